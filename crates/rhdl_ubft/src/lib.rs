@@ -1,0 +1,3 @@
+//! rhdl_ubft: uBFT's consensus controller as an FPGA kernel, in rust-hdl.
+pub mod layout;
+pub mod params;

@@ -1,0 +1,127 @@
+//! Params: every number of the design, in one place.
+//!
+//! The hardware, the simulator, the CLI and the docs import these; nothing
+//! else writes a width, a window or a default latency down a second time.
+
+/// The most replicas a default build supports (the kernel's `N`).
+pub const N: usize = 8;
+/// Slots in the window (the kernel's `G`): slot = (k - 1) mod G.
+pub const G: usize = 16;
+/// 512-bit beats per signature share: Ed25519 (64 bytes) is one beat.
+pub const SB_ED25519: usize = 1;
+/// DSig's share: 26 beats (layout only; the kernel is built for Ed25519).
+pub const SB_DSIG: usize = 26;
+/// The share size the kernel is built for.
+pub const SB: usize = SB_ED25519;
+
+/// Bits in a mailbox word.
+pub const WORD_BITS: usize = 32;
+/// Bytes in a mailbox word.
+pub const WORD_BYTES: u64 = 4;
+/// Bits in an HBM data beat (the kernel's `m_axi_hbm` width).
+pub const BEAT_BITS: usize = 512;
+/// Words in a beat.
+pub const BEAT_WORDS: usize = BEAT_BITS / WORD_BITS;
+/// Bytes in a beat; also AXI's `AxSIZE` = log2 of it.
+pub const BEAT_BYTES: u64 = (BEAT_BITS / 8) as u64;
+/// AXI `AxSIZE` for a full 512-bit beat (2^6 = 64 bytes).
+pub const AXI_SIZE_BEAT: u64 = 6;
+/// AXI `AxBURST` INCR.
+pub const AXI_BURST_INCR: u64 = 1;
+/// AXI bursts must not cross this many bytes.
+pub const AXI_BOUNDARY_BYTES: u64 = 4096;
+
+/// Bits of the poll counter and of the `wait` timeout register.
+pub const WAIT_BITS: usize = 16;
+/// Bits of the status counters.
+pub const COUNTER_BITS: usize = 32;
+
+/// Faults tolerated by `n` replicas: n = 2f + 1 (n odd).
+pub const fn faults(n: usize) -> usize {
+    (n - 1) / 2
+}
+
+/// Matching votes a replica needs: 2f + 1.
+pub const fn quorum(n: usize) -> usize {
+    2 * faults(n) + 1
+}
+
+/// Defaults of the performance model (DESIGN.md section 7), in kernel cycles.
+pub mod defaults {
+    /// L: one-way network latency, RDMA WRITE issue to landing in remote HBM.
+    pub const NET_LATENCY: u64 = 300;
+    /// H: HBM read latency, AR accepted to first R beat.
+    pub const HBM_READ_LATENCY: u64 = 80;
+    /// W: HBM write latency, last W beat to B response.
+    pub const HBM_WRITE_LATENCY: u64 = 20;
+    /// Polls a replica waits before it counts a timeout.
+    pub const WAIT_POLLS: u64 = 64;
+    /// ubft_new's cost per slot: 3.07 M cycles signing plus 10.4 M verifying.
+    pub const UBFT_NEW_CYCLES_PER_SLOT: u64 = 13_470_000;
+    /// The kernel clock the docs convert cycles at.
+    pub const KERNEL_MHZ: u64 = 300;
+}
+
+/// Why a configuration is refused: the code in the status register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ConfigError {
+    /// Accepted.
+    None = 0,
+    /// n is even (or zero): the claims cover n = 2f + 1 only.
+    EvenReplicas = 1,
+    /// n is above the build's N.
+    TooManyReplicas = 2,
+    /// The replica id is not below n.
+    IdOutOfRange = 3,
+}
+
+impl ConfigError {
+    /// All codes, in register order.
+    pub const ALL: [ConfigError; 4] = [
+        ConfigError::None,
+        ConfigError::EvenReplicas,
+        ConfigError::TooManyReplicas,
+        ConfigError::IdOutOfRange,
+    ];
+
+    /// The code as it reads in the status register.
+    pub const fn code(self) -> u64 {
+        self as u64
+    }
+
+    /// The code read back from the status register.
+    pub fn from_code(code: u64) -> Option<ConfigError> {
+        Self::ALL.iter().copied().find(|e| e.code() == code)
+    }
+
+    /// The rule that was broken, in words.
+    pub fn rule(self) -> &'static str {
+        match self {
+            ConfigError::None => "accepted",
+            ConfigError::EvenReplicas => "n must be odd (n = 2f + 1) and at least 1",
+            ConfigError::TooManyReplicas => "n must not exceed the build's N",
+            ConfigError::IdOutOfRange => "the replica id must be below n",
+        }
+    }
+
+    /// The check the kernel makes, in Rust, for the simulator and the CLI.
+    pub fn check(n: usize, id: usize, build_n: usize) -> ConfigError {
+        if n % 2 == 0 {
+            ConfigError::EvenReplicas
+        } else if n > build_n {
+            ConfigError::TooManyReplicas
+        } else if id >= n {
+            ConfigError::IdOutOfRange
+        } else {
+            ConfigError::None
+        }
+    }
+}
+
+/// The fast-path vote word for (view, k): view's low 8 bits over k's low 24.
+/// Never zero for k >= 1 (k's low 24 bits wrap after 16 M slots; the window
+/// is far smaller, so a wrapped tag cannot meet a live slot).
+pub const fn vote_tag(view: u32, k: u32) -> u32 {
+    ((view & 0xff) << 24) | (k & 0x00ff_ffff)
+}
