@@ -1,3 +1,4 @@
 //! rhdl_ubft: uBFT's consensus controller as an FPGA kernel, in rust-hdl.
 pub mod layout;
 pub mod params;
+pub mod roce;

@@ -1,1 +1,3 @@
-
+//! ubft_sim: the cluster simulator for rhdl_ubft.
+pub mod cluster;
+pub mod ports;

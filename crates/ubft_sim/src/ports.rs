@@ -1,0 +1,154 @@
+//! Ports: a kernel's ports as plain Rust values, one clock at a time.
+//!
+//! Every backend (rust-hdl's simulator, the exported Verilog under Verilator)
+//! implements [`KernelBackend`]; every model (HBM, network, client) reads a
+//! [`KernelOut`] and writes its part of a [`KernelIn`]. A cycle is:
+//!
+//! 1. each model drives its inputs from its own state (`KernelIn`);
+//! 2. `eval` settles the kernel's logic and returns its outputs (`KernelOut`);
+//! 3. each model observes the handshakes of this cycle (valid && ready, from
+//!    the same `KernelIn` and `KernelOut`) and updates its state;
+//! 4. `tick` is the rising edge of `ap_clk`.
+//!
+//! A 512-bit beat is `[u32; 16]`, word 0 in bits [31:0]. The send-queue word
+//! is `[u64; 4]`, bits [63:0] first.
+
+use rhdl_ubft::params::BEAT_WORDS;
+
+/// A 512-bit beat as sixteen 32-bit words, word 0 lowest.
+pub type Beat = [u32; BEAT_WORDS];
+
+/// The kernel's inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelIn {
+    /// `ap_rst_n`: active low, synchronous.
+    pub ap_rst_n: bool,
+    /// `ap_start`.
+    pub ap_start: bool,
+    // Configuration (plain inputs until the control-register block lands).
+    /// Byte address of the mailbox buffer in this card's HBM.
+    pub network_ptr: u64,
+    /// This replica's id.
+    pub id: u32,
+    /// Replicas in the cluster, n = 2f + 1.
+    pub n: u32,
+    /// Polls before a wait times out.
+    pub wait_polls: u32,
+    /// Slots to decide before `ap_done` (0: forever).
+    pub slots: u32,
+    /// Queue pair of peer p is `qpn_base + p`.
+    pub qpn_base: u32,
+    // m_axi_hbm, slave to master.
+    pub hbm_arready: bool,
+    pub hbm_rvalid: bool,
+    pub hbm_rdata: Beat,
+    pub hbm_rresp: u8,
+    pub hbm_rlast: bool,
+    pub hbm_awready: bool,
+    pub hbm_wready: bool,
+    pub hbm_bvalid: bool,
+    pub hbm_bresp: u8,
+    // RoCE send queue and completions.
+    pub sq_tready: bool,
+    pub cq_tvalid: bool,
+    pub cq_tdata: u64,
+    // Proposals in, decisions out.
+    pub prop_tvalid: bool,
+    pub prop_tdata: u32,
+    pub dec_tready: bool,
+}
+
+impl Default for KernelIn {
+    fn default() -> Self {
+        KernelIn {
+            ap_rst_n: true,
+            ap_start: false,
+            network_ptr: 0,
+            id: 0,
+            n: 1,
+            wait_polls: rhdl_ubft::params::defaults::WAIT_POLLS as u32,
+            slots: 0,
+            qpn_base: 0,
+            hbm_arready: false,
+            hbm_rvalid: false,
+            hbm_rdata: [0; BEAT_WORDS],
+            hbm_rresp: 0,
+            hbm_rlast: false,
+            hbm_awready: false,
+            hbm_wready: false,
+            hbm_bvalid: false,
+            hbm_bresp: 0,
+            sq_tready: false,
+            cq_tvalid: false,
+            cq_tdata: 0,
+            prop_tvalid: false,
+            prop_tdata: 0,
+            dec_tready: false,
+        }
+    }
+}
+
+/// The kernel's outputs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelOut {
+    pub ap_done: bool,
+    pub ap_idle: bool,
+    pub ap_ready: bool,
+    // m_axi_hbm, master to slave.
+    pub hbm_araddr: u64,
+    pub hbm_arlen: u8,
+    pub hbm_arsize: u8,
+    pub hbm_arburst: u8,
+    pub hbm_arvalid: bool,
+    pub hbm_rready: bool,
+    pub hbm_awaddr: u64,
+    pub hbm_awlen: u8,
+    pub hbm_awsize: u8,
+    pub hbm_awburst: u8,
+    pub hbm_awvalid: bool,
+    pub hbm_wdata: Beat,
+    pub hbm_wstrb: u64,
+    pub hbm_wlast: bool,
+    pub hbm_wvalid: bool,
+    pub hbm_bready: bool,
+    // RoCE.
+    pub sq_tvalid: bool,
+    pub sq_tdata: [u64; 4],
+    pub cq_tready: bool,
+    // Client.
+    pub prop_tready: bool,
+    pub dec_tvalid: bool,
+    /// The decided slot's sequence number k.
+    pub dec_k: u32,
+    /// The decided value m.
+    pub dec_m: u32,
+    /// `m_axis_dec_tuser`: the path, true for slow.
+    pub dec_slow: bool,
+    // Status (the `fresh_status` set).
+    pub status: Status,
+}
+
+/// The status counters, as the kernel reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    pub cycles: u32,
+    pub decisions: u32,
+    pub fast: u32,
+    pub slow: u32,
+    pub view_changes: u32,
+    pub view: u32,
+    pub timeouts: u32,
+    pub polls: u32,
+    /// A refused configuration's code (`params::ConfigError`), 0 if accepted.
+    pub error: u8,
+}
+
+/// A kernel, driven one clock at a time.
+pub trait KernelBackend {
+    /// Apply this cycle's inputs, settle the logic, return the outputs.
+    fn eval(&mut self, inp: &KernelIn) -> KernelOut;
+    /// The rising edge of `ap_clk`.
+    fn tick(&mut self);
+    /// The backend's name, for reports.
+    fn name(&self) -> &'static str;
+}
