@@ -2,3 +2,7 @@
 pub mod layout;
 pub mod params;
 pub mod roce;
+pub mod broadcast;
+pub mod fetch;
+pub mod protocol;
+pub mod kernel;

@@ -74,15 +74,19 @@ pub enum ConfigError {
     TooManyReplicas = 2,
     /// The replica id is not below n.
     IdOutOfRange = 3,
+    /// `network_ptr` is not 4 KiB aligned (the layout's bursts would cross
+    /// 4 KiB boundaries).
+    BufferMisaligned = 4,
 }
 
 impl ConfigError {
     /// All codes, in register order.
-    pub const ALL: [ConfigError; 4] = [
+    pub const ALL: [ConfigError; 5] = [
         ConfigError::None,
         ConfigError::EvenReplicas,
         ConfigError::TooManyReplicas,
         ConfigError::IdOutOfRange,
+        ConfigError::BufferMisaligned,
     ];
 
     /// The code as it reads in the status register.
@@ -102,17 +106,20 @@ impl ConfigError {
             ConfigError::EvenReplicas => "n must be odd (n = 2f + 1) and at least 1",
             ConfigError::TooManyReplicas => "n must not exceed the build's N",
             ConfigError::IdOutOfRange => "the replica id must be below n",
+            ConfigError::BufferMisaligned => "network_ptr must be 4 KiB aligned",
         }
     }
 
     /// The check the kernel makes, in Rust, for the simulator and the CLI.
-    pub fn check(n: usize, id: usize, build_n: usize) -> ConfigError {
+    pub fn check(n: usize, id: usize, build_n: usize, network_ptr: u64) -> ConfigError {
         if n % 2 == 0 {
             ConfigError::EvenReplicas
         } else if n > build_n {
             ConfigError::TooManyReplicas
         } else if id >= n {
             ConfigError::IdOutOfRange
+        } else if network_ptr % AXI_BOUNDARY_BYTES != 0 {
+            ConfigError::BufferMisaligned
         } else {
             ConfigError::None
         }

@@ -139,6 +139,10 @@ pub struct Status {
     pub view: u32,
     pub timeouts: u32,
     pub polls: u32,
+    /// RDMA WRITE completions received.
+    pub acks: u32,
+    /// Local HBM writes answered with an error response.
+    pub write_errors: u32,
     /// A refused configuration's code (`params::ConfigError`), 0 if accepted.
     pub error: u8,
 }

@@ -1,0 +1,303 @@
+//! Kernel: the top, wiring only.
+//!
+//! Connects Protocol, Fetch and Broadcast and exposes the ports of DESIGN.md
+//! section 4 with Vitis names (an interface prefix and the AXI suffix), so
+//! Vivado infers `m_axi_hbm`, `m_axis_sq`, `s_axis_cq`, `s_axis_prop` and
+//! `m_axis_dec`. Configuration is plain inputs (`cfg_*`) and status plain
+//! outputs (`sts_*`) until the AXI4-Lite control block lands.
+//!
+//! Fetch owns the read channels of `m_axi_hbm`, Broadcast the write
+//! channels; AXI's channels are independent, so both run at once.
+
+use crate::broadcast::Broadcast;
+use crate::fetch::Fetch;
+use crate::params::BEAT_BITS;
+use crate::protocol::Protocol;
+use crate::roce::{CQ_BITS, SQ_BITS};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Kernel<const N: usize> {
+    pub ap_clk: Signal<In, Clock>,
+    pub ap_rst_n: Signal<In, Bit>,
+    pub ap_start: Signal<In, Bit>,
+    pub ap_done: Signal<Out, Bit>,
+    pub ap_idle: Signal<Out, Bit>,
+    pub ap_ready: Signal<Out, Bit>,
+    // Configuration.
+    pub cfg_network_ptr: Signal<In, Bits<64>>,
+    pub cfg_id: Signal<In, Bits<8>>,
+    pub cfg_n: Signal<In, Bits<8>>,
+    pub cfg_wait_polls: Signal<In, Bits<16>>,
+    pub cfg_slots: Signal<In, Bits<32>>,
+    pub cfg_qpn_base: Signal<In, Bits<10>>,
+    // m_axi_hbm: AXI4 master, 512-bit data, 64-bit addresses.
+    pub m_axi_hbm_araddr: Signal<Out, Bits<64>>,
+    pub m_axi_hbm_arlen: Signal<Out, Bits<8>>,
+    pub m_axi_hbm_arsize: Signal<Out, Bits<3>>,
+    pub m_axi_hbm_arburst: Signal<Out, Bits<2>>,
+    pub m_axi_hbm_arvalid: Signal<Out, Bit>,
+    pub m_axi_hbm_arready: Signal<In, Bit>,
+    pub m_axi_hbm_rdata: Signal<In, Bits<BEAT_BITS>>,
+    pub m_axi_hbm_rresp: Signal<In, Bits<2>>,
+    pub m_axi_hbm_rlast: Signal<In, Bit>,
+    pub m_axi_hbm_rvalid: Signal<In, Bit>,
+    pub m_axi_hbm_rready: Signal<Out, Bit>,
+    pub m_axi_hbm_awaddr: Signal<Out, Bits<64>>,
+    pub m_axi_hbm_awlen: Signal<Out, Bits<8>>,
+    pub m_axi_hbm_awsize: Signal<Out, Bits<3>>,
+    pub m_axi_hbm_awburst: Signal<Out, Bits<2>>,
+    pub m_axi_hbm_awvalid: Signal<Out, Bit>,
+    pub m_axi_hbm_awready: Signal<In, Bit>,
+    pub m_axi_hbm_wdata: Signal<Out, Bits<BEAT_BITS>>,
+    pub m_axi_hbm_wstrb: Signal<Out, Bits<64>>,
+    pub m_axi_hbm_wlast: Signal<Out, Bit>,
+    pub m_axi_hbm_wvalid: Signal<Out, Bit>,
+    pub m_axi_hbm_wready: Signal<In, Bit>,
+    pub m_axi_hbm_bresp: Signal<In, Bits<2>>,
+    pub m_axi_hbm_bvalid: Signal<In, Bit>,
+    pub m_axi_hbm_bready: Signal<Out, Bit>,
+    // RoCE send queue and completions.
+    pub m_axis_sq_tdata: Signal<Out, Bits<SQ_BITS>>,
+    pub m_axis_sq_tvalid: Signal<Out, Bit>,
+    pub m_axis_sq_tready: Signal<In, Bit>,
+    pub s_axis_cq_tdata: Signal<In, Bits<CQ_BITS>>,
+    pub s_axis_cq_tvalid: Signal<In, Bit>,
+    pub s_axis_cq_tready: Signal<Out, Bit>,
+    // Proposals in, decisions out.
+    pub s_axis_prop_tdata: Signal<In, Bits<32>>,
+    pub s_axis_prop_tvalid: Signal<In, Bit>,
+    pub s_axis_prop_tready: Signal<Out, Bit>,
+    pub m_axis_dec_tdata: Signal<Out, Bits<64>>,
+    pub m_axis_dec_tuser: Signal<Out, Bit>,
+    pub m_axis_dec_tvalid: Signal<Out, Bit>,
+    pub m_axis_dec_tready: Signal<In, Bit>,
+    // Status.
+    pub sts_cycles: Signal<Out, Bits<32>>,
+    pub sts_decisions: Signal<Out, Bits<32>>,
+    pub sts_fast: Signal<Out, Bits<32>>,
+    pub sts_slow: Signal<Out, Bits<32>>,
+    pub sts_view_changes: Signal<Out, Bits<32>>,
+    pub sts_view: Signal<Out, Bits<32>>,
+    pub sts_timeouts: Signal<Out, Bits<32>>,
+    pub sts_polls: Signal<Out, Bits<32>>,
+    pub sts_acks: Signal<Out, Bits<32>>,
+    pub sts_write_errors: Signal<Out, Bits<32>>,
+    pub sts_error: Signal<Out, Bits<8>>,
+    protocol: Protocol<N>,
+    fetch: Fetch,
+    broadcast: Broadcast,
+}
+
+impl<const N: usize> Default for Kernel<N> {
+    fn default() -> Self {
+        Kernel {
+            ap_clk: Default::default(),
+            ap_rst_n: Default::default(),
+            ap_start: Default::default(),
+            ap_done: Default::default(),
+            ap_idle: Default::default(),
+            ap_ready: Default::default(),
+            cfg_network_ptr: Default::default(),
+            cfg_id: Default::default(),
+            cfg_n: Default::default(),
+            cfg_wait_polls: Default::default(),
+            cfg_slots: Default::default(),
+            cfg_qpn_base: Default::default(),
+            m_axi_hbm_araddr: Default::default(),
+            m_axi_hbm_arlen: Default::default(),
+            m_axi_hbm_arsize: Default::default(),
+            m_axi_hbm_arburst: Default::default(),
+            m_axi_hbm_arvalid: Default::default(),
+            m_axi_hbm_arready: Default::default(),
+            m_axi_hbm_rdata: Default::default(),
+            m_axi_hbm_rresp: Default::default(),
+            m_axi_hbm_rlast: Default::default(),
+            m_axi_hbm_rvalid: Default::default(),
+            m_axi_hbm_rready: Default::default(),
+            m_axi_hbm_awaddr: Default::default(),
+            m_axi_hbm_awlen: Default::default(),
+            m_axi_hbm_awsize: Default::default(),
+            m_axi_hbm_awburst: Default::default(),
+            m_axi_hbm_awvalid: Default::default(),
+            m_axi_hbm_awready: Default::default(),
+            m_axi_hbm_wdata: Default::default(),
+            m_axi_hbm_wstrb: Default::default(),
+            m_axi_hbm_wlast: Default::default(),
+            m_axi_hbm_wvalid: Default::default(),
+            m_axi_hbm_wready: Default::default(),
+            m_axi_hbm_bresp: Default::default(),
+            m_axi_hbm_bvalid: Default::default(),
+            m_axi_hbm_bready: Default::default(),
+            m_axis_sq_tdata: Default::default(),
+            m_axis_sq_tvalid: Default::default(),
+            m_axis_sq_tready: Default::default(),
+            s_axis_cq_tdata: Default::default(),
+            s_axis_cq_tvalid: Default::default(),
+            s_axis_cq_tready: Default::default(),
+            s_axis_prop_tdata: Default::default(),
+            s_axis_prop_tvalid: Default::default(),
+            s_axis_prop_tready: Default::default(),
+            m_axis_dec_tdata: Default::default(),
+            m_axis_dec_tuser: Default::default(),
+            m_axis_dec_tvalid: Default::default(),
+            m_axis_dec_tready: Default::default(),
+            sts_cycles: Default::default(),
+            sts_decisions: Default::default(),
+            sts_fast: Default::default(),
+            sts_slow: Default::default(),
+            sts_view_changes: Default::default(),
+            sts_view: Default::default(),
+            sts_timeouts: Default::default(),
+            sts_polls: Default::default(),
+            sts_acks: Default::default(),
+            sts_write_errors: Default::default(),
+            sts_error: Default::default(),
+            protocol: Protocol::new(),
+            fetch: Default::default(),
+            broadcast: Default::default(),
+        }
+    }
+}
+
+impl<const N: usize> Logic for Kernel<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Clock and reset.
+        self.protocol.clock.next = self.ap_clk.val();
+        self.fetch.clock.next = self.ap_clk.val();
+        self.broadcast.clock.next = self.ap_clk.val();
+        self.protocol.rst_n.next = self.ap_rst_n.val();
+        self.fetch.rst_n.next = self.ap_rst_n.val();
+        self.broadcast.rst_n.next = self.ap_rst_n.val();
+        // Control and configuration.
+        self.protocol.ap_start.next = self.ap_start.val();
+        self.ap_done.next = self.protocol.ap_done.val();
+        self.ap_idle.next = self.protocol.ap_idle.val();
+        self.ap_ready.next = self.protocol.ap_ready.val();
+        self.protocol.network_ptr.next = self.cfg_network_ptr.val();
+        self.protocol.id.next = self.cfg_id.val();
+        self.protocol.n.next = self.cfg_n.val();
+        self.protocol.wait_polls.next = self.cfg_wait_polls.val();
+        self.protocol.slots.next = self.cfg_slots.val();
+        self.broadcast.network_ptr.next = self.cfg_network_ptr.val();
+        self.broadcast.id.next = self.cfg_id.val();
+        self.broadcast.n.next = self.cfg_n.val();
+        self.broadcast.qpn_base.next = self.cfg_qpn_base.val();
+        // Protocol <-> Fetch.
+        self.fetch.start.next = self.protocol.fetch_start.val();
+        self.fetch.addr.next = self.protocol.fetch_addr.val();
+        self.fetch.len.next = self.protocol.fetch_len.val();
+        self.protocol.fetch_beat.next = self.fetch.beat.val();
+        self.protocol.fetch_done.next = self.fetch.done.val();
+        self.protocol.fetch_error.next = self.fetch.error.val();
+        // Protocol <-> Broadcast.
+        self.broadcast.start.next = self.protocol.bc_start.val();
+        self.broadcast.word.next = self.protocol.bc_word.val();
+        self.broadcast.words.next = self.protocol.bc_words.val();
+        self.broadcast.data.next = self.protocol.bc_data.val();
+        self.protocol.bc_done.next = self.broadcast.done.val();
+        // m_axi_hbm read channels: Fetch.
+        self.m_axi_hbm_araddr.next = self.fetch.araddr.val();
+        self.m_axi_hbm_arlen.next = self.fetch.arlen.val();
+        self.m_axi_hbm_arsize.next = self.fetch.arsize.val();
+        self.m_axi_hbm_arburst.next = self.fetch.arburst.val();
+        self.m_axi_hbm_arvalid.next = self.fetch.arvalid.val();
+        self.fetch.arready.next = self.m_axi_hbm_arready.val();
+        self.fetch.rdata.next = self.m_axi_hbm_rdata.val();
+        self.fetch.rresp.next = self.m_axi_hbm_rresp.val();
+        self.fetch.rlast.next = self.m_axi_hbm_rlast.val();
+        self.fetch.rvalid.next = self.m_axi_hbm_rvalid.val();
+        self.m_axi_hbm_rready.next = self.fetch.rready.val();
+        // m_axi_hbm write channels: Broadcast.
+        self.m_axi_hbm_awaddr.next = self.broadcast.awaddr.val();
+        self.m_axi_hbm_awlen.next = self.broadcast.awlen.val();
+        self.m_axi_hbm_awsize.next = self.broadcast.awsize.val();
+        self.m_axi_hbm_awburst.next = self.broadcast.awburst.val();
+        self.m_axi_hbm_awvalid.next = self.broadcast.awvalid.val();
+        self.broadcast.awready.next = self.m_axi_hbm_awready.val();
+        self.m_axi_hbm_wdata.next = self.broadcast.wdata.val();
+        self.m_axi_hbm_wstrb.next = self.broadcast.wstrb.val();
+        self.m_axi_hbm_wlast.next = self.broadcast.wlast.val();
+        self.m_axi_hbm_wvalid.next = self.broadcast.wvalid.val();
+        self.broadcast.wready.next = self.m_axi_hbm_wready.val();
+        self.broadcast.bresp.next = self.m_axi_hbm_bresp.val();
+        self.broadcast.bvalid.next = self.m_axi_hbm_bvalid.val();
+        self.m_axi_hbm_bready.next = self.broadcast.bready.val();
+        // RoCE.
+        self.m_axis_sq_tdata.next = self.broadcast.sq_tdata.val();
+        self.m_axis_sq_tvalid.next = self.broadcast.sq_tvalid.val();
+        self.broadcast.sq_tready.next = self.m_axis_sq_tready.val();
+        self.broadcast.cq_tdata.next = self.s_axis_cq_tdata.val();
+        self.broadcast.cq_tvalid.next = self.s_axis_cq_tvalid.val();
+        self.s_axis_cq_tready.next = self.broadcast.cq_tready.val();
+        // Client streams.
+        self.protocol.prop_tdata.next = self.s_axis_prop_tdata.val();
+        self.protocol.prop_tvalid.next = self.s_axis_prop_tvalid.val();
+        self.s_axis_prop_tready.next = self.protocol.prop_tready.val();
+        self.m_axis_dec_tdata.next = self.protocol.dec_tdata.val();
+        self.m_axis_dec_tuser.next = self.protocol.dec_tuser.val();
+        self.m_axis_dec_tvalid.next = self.protocol.dec_tvalid.val();
+        self.protocol.dec_tready.next = self.m_axis_dec_tready.val();
+        // Status.
+        self.sts_cycles.next = self.protocol.sts_cycles.val();
+        self.sts_decisions.next = self.protocol.sts_decisions.val();
+        self.sts_fast.next = self.protocol.sts_fast.val();
+        self.sts_slow.next = self.protocol.sts_slow.val();
+        self.sts_view_changes.next = self.protocol.sts_view_changes.val();
+        self.sts_view.next = self.protocol.sts_view.val();
+        self.sts_timeouts.next = self.protocol.sts_timeouts.val();
+        self.sts_polls.next = self.protocol.sts_polls.val();
+        self.sts_acks.next = self.broadcast.acks.val();
+        self.sts_write_errors.next = self.broadcast.write_errors.val();
+        self.sts_error.next = self.protocol.sts_error.val();
+    }
+}
+
+impl<const N: usize> Kernel<N> {
+    /// A kernel as a top level: its inputs are driven from outside.
+    pub fn top() -> Self {
+        let mut k = Self::default();
+        k.ap_clk.connect();
+        k.ap_rst_n.connect();
+        k.ap_start.connect();
+        k.cfg_network_ptr.connect();
+        k.cfg_id.connect();
+        k.cfg_n.connect();
+        k.cfg_wait_polls.connect();
+        k.cfg_slots.connect();
+        k.cfg_qpn_base.connect();
+        k.m_axi_hbm_arready.connect();
+        k.m_axi_hbm_rdata.connect();
+        k.m_axi_hbm_rresp.connect();
+        k.m_axi_hbm_rlast.connect();
+        k.m_axi_hbm_rvalid.connect();
+        k.m_axi_hbm_awready.connect();
+        k.m_axi_hbm_wready.connect();
+        k.m_axi_hbm_bresp.connect();
+        k.m_axi_hbm_bvalid.connect();
+        k.m_axis_sq_tready.connect();
+        k.s_axis_cq_tdata.connect();
+        k.s_axis_cq_tvalid.connect();
+        k.s_axis_prop_tdata.connect();
+        k.s_axis_prop_tvalid.connect();
+        k.m_axis_dec_tready.connect();
+        k.connect_all();
+        k
+    }
+}
+
+/// The kernel of the default build (N = `params::N`).
+pub type UbftKernel = Kernel<{ crate::params::N }>;
+
+/// The Verilog of a kernel of N replicas, top module renamed `rhdl_ubft`,
+/// with the "generated, do not edit" header.
+pub fn verilog<const N: usize>() -> String {
+    let uut = Kernel::<N>::top();
+    let body = generate_verilog(&uut);
+    let body = body.replace("module top(", "module rhdl_ubft(");
+    format!(
+        "// Generated by `cargo xtask verilog` from crates/rhdl_ubft (rust-hdl 0.46), N = {N}.\n\
+         // Do not edit: change the Rust source and regenerate.\n{body}"
+    )
+}

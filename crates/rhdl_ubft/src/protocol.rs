@@ -1,0 +1,496 @@
+//! Protocol: the consensus controller, machines LEADER and FAST.
+//!
+//! One state machine; its states are named for what they wait on, as in
+//! ubft_new (a `*_POLL_*` state starts a fetch, its `*_WAIT_*` state reads the
+//! result). The SLOW and VIEW machines join it in later slices.
+//!
+//! | state | leaves when | to |
+//! | --- | --- | --- |
+//! | Idle | `ap_start`, configuration refused | Done (error code set) |
+//! | Idle | `ap_start`, configuration accepted | LeaderCheck (k = 1, slot = 0, view = 0) |
+//! | LeaderCheck | id is the view's leader / is not | LeaderWaitValue / FastPollPrepare |
+//! | LeaderWaitValue | a proposal m is taken from `prop` | LeaderSendPrepare (broadcast (k, m, view, 0)) |
+//! | LeaderSendPrepare | the broadcast is done | FastPollPrepare |
+//! | FastPollPrepare | (a fetch of the slot's prepare starts) | FastWaitPrepare |
+//! | FastWaitPrepare | prepare holds (k, view) / not | FastSendCert (broadcast will_cert (tag, m)) / FastPollPrepare |
+//! | FastSendCert | the broadcast is done | FastPollCert |
+//! | FastPollCert | (a fetch of the slot's will_cert row starts) | FastWaitCert |
+//! | FastWaitCert | 2f + 1 votes for (tag, m) / fewer | FastSendCommit (broadcast will_commit) / FastPollCert |
+//! | FastSendCommit | the broadcast is done | FastPollCommit |
+//! | FastPollCommit | (a fetch of the slot's will_commit row starts) | FastWaitCommit |
+//! | FastWaitCommit | 2f + 1 votes for (tag, m) / fewer | Decide / FastPollCommit |
+//! | Decide | the decision (k, m) is taken from `dec` | LeaderCheck (k + 1), or Done after `slots` decisions |
+//! | Done | (ap_done for one cycle) | Idle |
+//!
+//! A poll that does not find what it waits for counts towards `wait`; after
+//! `wait_polls` such polls the replica counts a timeout (`timeouts`) and, in
+//! this slice, keeps polling the same slot (the slow path is the next
+//! slice's). k is the sequence number and slot = (k - 1) mod G; every vote
+//! carries tag(view, k), so a reused slot never counts a stale vote, and a
+//! quorum counts only votes for the replica's own m. The leader votes like
+//! everyone else and returns to LeaderCheck after every decision.
+//!
+//! Reset (`rst_n`, synchronous, active low): every register returns to its
+//! idle value (Idle, counters zero) the next cycle.
+
+use crate::params::{ConfigError, BEAT_BITS, G};
+use rust_hdl::prelude::*;
+
+pub use crate::params::vote_tag;
+
+/// Controller states (the spec's `st`).
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum St {
+    Idle,
+    LeaderCheck,
+    LeaderWaitValue,
+    LeaderSendPrepare,
+    FastPollPrepare,
+    FastWaitPrepare,
+    FastSendCert,
+    FastPollCert,
+    FastWaitCert,
+    FastSendCommit,
+    FastPollCommit,
+    FastWaitCommit,
+    Decide,
+    Done,
+}
+
+/// The controller. `N` is the most replicas the build supports (at most 8:
+/// a slot's row of votes must fit one beat).
+#[derive(LogicBlock)]
+pub struct Protocol<const N: usize> {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub ap_start: Signal<In, Bit>,
+    pub ap_done: Signal<Out, Bit>,
+    pub ap_idle: Signal<Out, Bit>,
+    pub ap_ready: Signal<Out, Bit>,
+    // Configuration.
+    pub network_ptr: Signal<In, Bits<64>>,
+    pub id: Signal<In, Bits<8>>,
+    pub n: Signal<In, Bits<8>>,
+    pub wait_polls: Signal<In, Bits<16>>,
+    pub slots: Signal<In, Bits<32>>,
+    // Fetch.
+    pub fetch_start: Signal<Out, Bit>,
+    pub fetch_addr: Signal<Out, Bits<64>>,
+    pub fetch_len: Signal<Out, Bits<8>>,
+    pub fetch_beat: Signal<In, Bits<BEAT_BITS>>,
+    pub fetch_done: Signal<In, Bit>,
+    pub fetch_error: Signal<In, Bit>,
+    // Broadcast.
+    pub bc_start: Signal<Out, Bit>,
+    pub bc_word: Signal<Out, Bits<32>>,
+    pub bc_words: Signal<Out, Bits<5>>,
+    pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
+    pub bc_done: Signal<In, Bit>,
+    // Proposals in, decisions out (AXI-Stream).
+    pub prop_tdata: Signal<In, Bits<32>>,
+    pub prop_tvalid: Signal<In, Bit>,
+    pub prop_tready: Signal<Out, Bit>,
+    pub dec_tdata: Signal<Out, Bits<64>>,
+    pub dec_tuser: Signal<Out, Bit>,
+    pub dec_tvalid: Signal<Out, Bit>,
+    pub dec_tready: Signal<In, Bit>,
+    // Status (the `fresh_status` set).
+    pub sts_cycles: Signal<Out, Bits<32>>,
+    pub sts_decisions: Signal<Out, Bits<32>>,
+    pub sts_fast: Signal<Out, Bits<32>>,
+    pub sts_slow: Signal<Out, Bits<32>>,
+    pub sts_view_changes: Signal<Out, Bits<32>>,
+    pub sts_view: Signal<Out, Bits<32>>,
+    pub sts_timeouts: Signal<Out, Bits<32>>,
+    pub sts_polls: Signal<Out, Bits<32>>,
+    pub sts_error: Signal<Out, Bits<8>>,
+    // Registers (the spec's ProtocolState).
+    st: DFF<St>,
+    view: DFF<Bits<32>>,
+    leader: DFF<Bits<8>>,
+    k: DFF<Bits<32>>,
+    slot: DFF<Bits<8>>,
+    m: DFF<Bits<32>>,
+    quorum: DFF<Bits<8>>,
+    active: DFF<Bits<N>>,
+    waited: DFF<Bits<16>>,
+    lane: DFF<Bits<4>>,
+    done_q: DFF<Bit>,
+    cycles: DFF<Bits<32>>,
+    decisions: DFF<Bits<32>>,
+    fast: DFF<Bits<32>>,
+    timeouts: DFF<Bits<32>>,
+    polls: DFF<Bits<32>>,
+    error: DFF<Bits<8>>,
+    // Combinational temporaries.
+    tag: Signal<Local, Bits<32>>,
+    prep_word: Signal<Local, Bits<32>>,
+    cert_row: Signal<Local, Bits<32>>,
+    commit_row: Signal<Local, Bits<32>>,
+    poll_word: Signal<Local, Bits<32>>,
+    row: Signal<Local, Bits<BEAT_BITS>>,
+    votes: Signal<Local, Bits<8>>,
+    missed: Signal<Local, Bit>,
+    // Constants from `layout` and `params`.
+    prepare_base: Constant<Bits<32>>,
+    will_cert_base: Constant<Bits<32>>,
+    will_commit_base: Constant<Bits<32>>,
+    row_shift: Constant<Bits<8>>,
+    last_slot: Constant<Bits<8>>,
+    build_n: Constant<Bits<8>>,
+    all_lanes: Constant<Bits<N>>,
+    beat_words: Constant<Bits<32>>,
+    page_mask: Constant<Bits<64>>,
+    err_even: Constant<Bits<8>>,
+    err_too_many: Constant<Bits<8>>,
+    err_id: Constant<Bits<8>>,
+    err_align: Constant<Bits<8>>,
+}
+
+impl<const N: usize> Protocol<N> {
+    /// The controller for the v2 layout of a build of N replicas.
+    pub fn new() -> Self {
+        assert!((1..=8).contains(&N), "a slot's row of votes must fit one beat: N <= 8");
+        let mb = crate::layout::Mailbox::v2(N, G, crate::params::SB);
+        use crate::layout::Region;
+        let row = mb.vote_row_words();
+        Protocol {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            ap_start: Default::default(),
+            ap_done: Default::default(),
+            ap_idle: Default::default(),
+            ap_ready: Default::default(),
+            network_ptr: Default::default(),
+            id: Default::default(),
+            n: Default::default(),
+            wait_polls: Default::default(),
+            slots: Default::default(),
+            fetch_start: Default::default(),
+            fetch_addr: Default::default(),
+            fetch_len: Default::default(),
+            fetch_beat: Default::default(),
+            fetch_done: Default::default(),
+            fetch_error: Default::default(),
+            bc_start: Default::default(),
+            bc_word: Default::default(),
+            bc_words: Default::default(),
+            bc_data: Default::default(),
+            bc_done: Default::default(),
+            prop_tdata: Default::default(),
+            prop_tvalid: Default::default(),
+            prop_tready: Default::default(),
+            dec_tdata: Default::default(),
+            dec_tuser: Default::default(),
+            dec_tvalid: Default::default(),
+            dec_tready: Default::default(),
+            sts_cycles: Default::default(),
+            sts_decisions: Default::default(),
+            sts_fast: Default::default(),
+            sts_slow: Default::default(),
+            sts_view_changes: Default::default(),
+            sts_view: Default::default(),
+            sts_timeouts: Default::default(),
+            sts_polls: Default::default(),
+            sts_error: Default::default(),
+            st: Default::default(),
+            view: Default::default(),
+            leader: Default::default(),
+            k: Default::default(),
+            slot: Default::default(),
+            m: Default::default(),
+            quorum: Default::default(),
+            active: Default::default(),
+            waited: Default::default(),
+            lane: Default::default(),
+            done_q: Default::default(),
+            cycles: Default::default(),
+            decisions: Default::default(),
+            fast: Default::default(),
+            timeouts: Default::default(),
+            polls: Default::default(),
+            error: Default::default(),
+            tag: Default::default(),
+            prep_word: Default::default(),
+            cert_row: Default::default(),
+            commit_row: Default::default(),
+            poll_word: Default::default(),
+            row: Default::default(),
+            votes: Default::default(),
+            missed: Default::default(),
+            prepare_base: Constant::new((mb.base(Region::Prepare) as u64).into()),
+            will_cert_base: Constant::new((mb.base(Region::WillCert) as u64).into()),
+            will_commit_base: Constant::new((mb.base(Region::WillCommit) as u64).into()),
+            row_shift: Constant::new((row.trailing_zeros() as u64).into()),
+            last_slot: Constant::new(((G - 1) as u64).into()),
+            build_n: Constant::new((N as u64).into()),
+            all_lanes: Constant::new(Bits::<N>::mask()),
+            beat_words: Constant::new((!15u64 & 0xffff_ffff).into()),
+            page_mask: Constant::new(4095u64.into()),
+            err_even: Constant::new(ConfigError::EvenReplicas.code().into()),
+            err_too_many: Constant::new(ConfigError::TooManyReplicas.code().into()),
+            err_id: Constant::new(ConfigError::IdOutOfRange.code().into()),
+            err_align: Constant::new(ConfigError::BufferMisaligned.code().into()),
+        }
+    }
+}
+
+impl<const N: usize> Default for Protocol<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> Logic for Protocol<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, st, view, leader, k, slot, m, quorum, active, waited, lane, done_q, cycles,
+            decisions, fast, timeouts, polls, error
+        );
+        // Where this slot's records are, and the vote word for (view, k).
+        self.tag.next = (bit_cast::<32, 8>(self.view.q.val().get_bits::<8>(0)) << 24)
+            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
+        self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 2);
+        self.cert_row.next = self.will_cert_base.val()
+            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
+        self.commit_row.next = self.will_commit_base.val()
+            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
+        self.poll_word.next = self.prep_word.val();
+        // The polled record, moved to lane 0 of the beat.
+        self.row.next = self.fetch_beat.val() >> (bit_cast::<10, 4>(self.lane.q.val()) << 5);
+        // count_votes: entries i < n holding (tag, m).
+        self.votes.next = 0.into();
+        for i in 0..N {
+            if self.active.q.val().get_bit(i)
+                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.m.q.val())
+            {
+                self.votes.next = self.votes.val() + 1;
+            }
+        }
+        self.missed.next = false;
+        self.fetch_start.next = false;
+        self.bc_start.next = false;
+        self.bc_word.next = self.prep_word.val();
+        self.bc_words.next = 2.into();
+        self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
+            | (bit_cast::<BEAT_BITS, 32>(self.m.q.val()) << 32);
+        self.prop_tready.next = false;
+        self.dec_tvalid.next = false;
+        self.done_q.d.next = false;
+        if (self.st.q.val() != St::Idle) & (self.st.q.val() != St::Done) {
+            self.cycles.d.next = self.cycles.q.val() + 1;
+        }
+        match self.st.q.val() {
+            St::Idle => {
+                if self.ap_start.val() {
+                    self.error.d.next = 0.into();
+                    self.cycles.d.next = 0.into();
+                    self.decisions.d.next = 0.into();
+                    self.fast.d.next = 0.into();
+                    self.timeouts.d.next = 0.into();
+                    self.polls.d.next = 0.into();
+                    self.view.d.next = 0.into();
+                    self.leader.d.next = 0.into();
+                    self.k.d.next = 1.into();
+                    self.slot.d.next = 0.into();
+                    self.waited.d.next = 0.into();
+                    self.quorum.d.next = ((self.n.val() - 1) & 0xfe) + 1;
+                    self.active.d.next = !(self.all_lanes.val() << self.n.val());
+                    self.st.d.next = St::LeaderCheck;
+                    if !self.n.val().get_bit(0) {
+                        self.error.d.next = self.err_even.val();
+                        self.st.d.next = St::Done;
+                    } else if self.n.val() > self.build_n.val() {
+                        self.error.d.next = self.err_too_many.val();
+                        self.st.d.next = St::Done;
+                    } else if self.id.val() >= self.n.val() {
+                        self.error.d.next = self.err_id.val();
+                        self.st.d.next = St::Done;
+                    } else if (self.network_ptr.val() & self.page_mask.val()) != 0 {
+                        self.error.d.next = self.err_align.val();
+                        self.st.d.next = St::Done;
+                    }
+                }
+            }
+            St::LeaderCheck => {
+                self.waited.d.next = 0.into();
+                if self.id.val() == self.leader.q.val() {
+                    self.st.d.next = St::LeaderWaitValue;
+                } else {
+                    self.st.d.next = St::FastPollPrepare;
+                }
+            }
+            St::LeaderWaitValue => {
+                self.prop_tready.next = true;
+                if self.prop_tvalid.val() {
+                    self.m.d.next = self.prop_tdata.val();
+                    self.bc_start.next = true;
+                    self.bc_word.next = self.prep_word.val();
+                    self.bc_words.next = 4.into();
+                    self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
+                        | (bit_cast::<BEAT_BITS, 32>(self.prop_tdata.val()) << 32)
+                        | (bit_cast::<BEAT_BITS, 32>(self.view.q.val()) << 64);
+                    self.st.d.next = St::LeaderSendPrepare;
+                }
+            }
+            St::LeaderSendPrepare => {
+                if self.bc_done.val() {
+                    self.st.d.next = St::FastPollPrepare;
+                }
+            }
+            St::FastPollPrepare => {
+                self.poll_word.next = self.prep_word.val();
+                self.fetch_start.next = true;
+                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
+                self.st.d.next = St::FastWaitPrepare;
+            }
+            St::FastWaitPrepare => {
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val()
+                        & (self.row.val().get_bits::<32>(0) == self.k.q.val())
+                        & (self.row.val().get_bits::<32>(64) == self.view.q.val())
+                    {
+                        self.m.d.next = self.row.val().get_bits::<32>(32);
+                        self.bc_start.next = true;
+                        self.bc_word.next = self.cert_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                        self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
+                            | (bit_cast::<BEAT_BITS, 32>(self.row.val().get_bits::<32>(32)) << 32);
+                        self.waited.d.next = 0.into();
+                        self.st.d.next = St::FastSendCert;
+                    } else {
+                        self.missed.next = true;
+                        self.st.d.next = St::FastPollPrepare;
+                    }
+                }
+            }
+            St::FastSendCert => {
+                if self.bc_done.val() {
+                    self.st.d.next = St::FastPollCert;
+                }
+            }
+            St::FastPollCert => {
+                self.poll_word.next = self.cert_row.val();
+                self.fetch_start.next = true;
+                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
+                self.st.d.next = St::FastWaitCert;
+            }
+            St::FastWaitCert => {
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & (self.votes.val() >= self.quorum.q.val()) {
+                        self.bc_start.next = true;
+                        self.bc_word.next =
+                            self.commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                        self.waited.d.next = 0.into();
+                        self.st.d.next = St::FastSendCommit;
+                    } else {
+                        self.missed.next = true;
+                        self.st.d.next = St::FastPollCert;
+                    }
+                }
+            }
+            St::FastSendCommit => {
+                if self.bc_done.val() {
+                    self.st.d.next = St::FastPollCommit;
+                }
+            }
+            St::FastPollCommit => {
+                self.poll_word.next = self.commit_row.val();
+                self.fetch_start.next = true;
+                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
+                self.st.d.next = St::FastWaitCommit;
+            }
+            St::FastWaitCommit => {
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & (self.votes.val() >= self.quorum.q.val()) {
+                        self.st.d.next = St::Decide;
+                    } else {
+                        self.missed.next = true;
+                        self.st.d.next = St::FastPollCommit;
+                    }
+                }
+            }
+            St::Decide => {
+                self.dec_tvalid.next = true;
+                if self.dec_tready.val() {
+                    self.decisions.d.next = self.decisions.q.val() + 1;
+                    self.fast.d.next = self.fast.q.val() + 1;
+                    self.k.d.next = self.k.q.val() + 1;
+                    if self.slot.q.val() == self.last_slot.val() {
+                        self.slot.d.next = 0.into();
+                    } else {
+                        self.slot.d.next = self.slot.q.val() + 1;
+                    }
+                    if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val()) {
+                        self.st.d.next = St::Done;
+                    } else {
+                        self.st.d.next = St::LeaderCheck;
+                    }
+                }
+            }
+            St::Done => {
+                self.done_q.d.next = true;
+                self.st.d.next = St::Idle;
+            }
+            _ => {
+                self.st.d.next = St::Idle;
+            }
+        }
+        // A poll that found nothing counts towards the timeout.
+        if self.fetch_start.val() {
+            self.polls.d.next = self.polls.q.val() + 1;
+        }
+        if self.missed.val() {
+            if (self.waited.q.val() + 1) >= self.wait_polls.val() {
+                self.timeouts.d.next = self.timeouts.q.val() + 1;
+                self.waited.d.next = 0.into();
+            } else {
+                self.waited.d.next = self.waited.q.val() + 1;
+            }
+        }
+        if !self.rst_n.val() {
+            self.st.d.next = St::Idle;
+            self.done_q.d.next = false;
+            self.error.d.next = 0.into();
+            self.cycles.d.next = 0.into();
+            self.decisions.d.next = 0.into();
+            self.fast.d.next = 0.into();
+            self.timeouts.d.next = 0.into();
+            self.polls.d.next = 0.into();
+            self.view.d.next = 0.into();
+            self.waited.d.next = 0.into();
+        }
+        self.fetch_addr.next =
+            self.network_ptr.val() + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
+        self.fetch_len.next = 0.into();
+        self.dec_tdata.next = bit_cast::<64, 32>(self.k.q.val())
+            | (bit_cast::<64, 32>(self.m.q.val()) << 32);
+        self.dec_tuser.next = false;
+        self.ap_idle.next = self.st.q.val() == St::Idle;
+        self.ap_done.next = self.done_q.q.val();
+        self.ap_ready.next = self.done_q.q.val();
+        self.sts_cycles.next = self.cycles.q.val();
+        self.sts_decisions.next = self.decisions.q.val();
+        self.sts_fast.next = self.fast.q.val();
+        self.sts_slow.next = 0.into();
+        self.sts_view_changes.next = 0.into();
+        self.sts_view.next = self.view.q.val();
+        self.sts_timeouts.next = self.timeouts.q.val();
+        self.sts_polls.next = self.polls.q.val();
+        self.sts_error.next = self.error.q.val();
+    }
+}
+
+/// count_votes: votes for (tag, m) among the first n two-word entries of a
+/// row (the reference the hardware's lane compare is tested against).
+pub fn count_votes(row: &[u32], n: usize, tag: u32, m: u32) -> usize {
+    (0..n)
+        .filter(|&i| row.get(2 * i) == Some(&tag) && row.get(2 * i + 1) == Some(&m))
+        .count()
+}
+
+/// count_flags: how many of the first n flags (two-word v2 entries) carry tag.
+pub fn count_flags(row: &[u32], n: usize, tag: u32) -> usize {
+    (0..n).filter(|&i| row.get(2 * i) == Some(&tag)).count()
+}

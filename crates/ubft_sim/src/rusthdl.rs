@@ -1,0 +1,153 @@
+//! The rust-hdl backend: a `Kernel<N>` in rust-hdl's own simulator.
+//!
+//! Each cycle settles the logic twice: once with the clock low and this
+//! cycle's inputs (`eval`), once on the rising edge (`tick`).
+
+use crate::ports::{Beat, KernelBackend, KernelIn, KernelOut, Status};
+use rhdl_ubft::kernel::Kernel;
+use rhdl_ubft::params::{BEAT_BITS, BEAT_WORDS};
+use rhdl_ubft::roce::SQ_BITS;
+use rust_hdl::prelude::*;
+
+/// Settling passes allowed per evaluation before the logic counts as a loop.
+const MAX_SETTLE: usize = 200;
+
+pub struct RustHdlKernel<const N: usize> {
+    k: Box<Kernel<N>>,
+}
+
+impl<const N: usize> Default for RustHdlKernel<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> RustHdlKernel<N> {
+    pub fn new() -> Self {
+        RustHdlKernel {
+            k: Box::new(Kernel::<N>::top()),
+        }
+    }
+}
+
+/// A beat as rust-hdl bits.
+pub fn beat_to_bits(b: &Beat) -> Bits<BEAT_BITS> {
+    let mut x = Bits::<BEAT_BITS>::default();
+    for (i, w) in b.iter().enumerate() {
+        if *w != 0 {
+            x.set_bits::<32>(i * 32, (*w as u64).into());
+        }
+    }
+    x
+}
+
+/// rust-hdl bits as a beat.
+pub fn bits_to_beat(x: Bits<BEAT_BITS>) -> Beat {
+    let mut b = [0u32; BEAT_WORDS];
+    for (i, w) in b.iter_mut().enumerate() {
+        *w = x.get_bits::<32>(i * 32).to_u32();
+    }
+    b
+}
+
+fn settle<B: Block>(b: &mut B) {
+    assert!(simulate(b, MAX_SETTLE), "the kernel's logic did not settle");
+}
+
+impl<const N: usize> KernelBackend for RustHdlKernel<N> {
+    fn eval(&mut self, i: &KernelIn) -> KernelOut {
+        let k = &mut self.k;
+        k.ap_clk.next = Clock::from(false);
+        k.ap_rst_n.next = i.ap_rst_n;
+        k.ap_start.next = i.ap_start;
+        k.cfg_network_ptr.next = i.network_ptr.into();
+        k.cfg_id.next = (i.id as u64).into();
+        k.cfg_n.next = (i.n as u64).into();
+        k.cfg_wait_polls.next = (i.wait_polls as u64).into();
+        k.cfg_slots.next = (i.slots as u64).into();
+        k.cfg_qpn_base.next = (i.qpn_base as u64).into();
+        k.m_axi_hbm_arready.next = i.hbm_arready;
+        k.m_axi_hbm_rvalid.next = i.hbm_rvalid;
+        if i.hbm_rvalid {
+            k.m_axi_hbm_rdata.next = beat_to_bits(&i.hbm_rdata);
+        }
+        k.m_axi_hbm_rresp.next = (i.hbm_rresp as u64).into();
+        k.m_axi_hbm_rlast.next = i.hbm_rlast;
+        k.m_axi_hbm_awready.next = i.hbm_awready;
+        k.m_axi_hbm_wready.next = i.hbm_wready;
+        k.m_axi_hbm_bvalid.next = i.hbm_bvalid;
+        k.m_axi_hbm_bresp.next = (i.hbm_bresp as u64).into();
+        k.m_axis_sq_tready.next = i.sq_tready;
+        k.s_axis_cq_tvalid.next = i.cq_tvalid;
+        k.s_axis_cq_tdata.next = i.cq_tdata.into();
+        k.s_axis_prop_tvalid.next = i.prop_tvalid;
+        k.s_axis_prop_tdata.next = (i.prop_tdata as u64).into();
+        k.m_axis_dec_tready.next = i.dec_tready;
+        settle(k.as_mut());
+        let sq: Bits<SQ_BITS> = k.m_axis_sq_tdata.val();
+        let dec: Bits<64> = k.m_axis_dec_tdata.val();
+        let wvalid = k.m_axi_hbm_wvalid.val();
+        KernelOut {
+            ap_done: k.ap_done.val(),
+            ap_idle: k.ap_idle.val(),
+            ap_ready: k.ap_ready.val(),
+            hbm_araddr: k.m_axi_hbm_araddr.val().to_u64(),
+            hbm_arlen: k.m_axi_hbm_arlen.val().to_u8(),
+            hbm_arsize: k.m_axi_hbm_arsize.val().to_u8(),
+            hbm_arburst: k.m_axi_hbm_arburst.val().to_u8(),
+            hbm_arvalid: k.m_axi_hbm_arvalid.val(),
+            hbm_rready: k.m_axi_hbm_rready.val(),
+            hbm_awaddr: k.m_axi_hbm_awaddr.val().to_u64(),
+            hbm_awlen: k.m_axi_hbm_awlen.val().to_u8(),
+            hbm_awsize: k.m_axi_hbm_awsize.val().to_u8(),
+            hbm_awburst: k.m_axi_hbm_awburst.val().to_u8(),
+            hbm_awvalid: k.m_axi_hbm_awvalid.val(),
+            // The 512-bit data is converted only while it is valid: the
+            // conversion is the slowest part of a cycle.
+            hbm_wdata: if wvalid {
+                bits_to_beat(k.m_axi_hbm_wdata.val())
+            } else {
+                [0; BEAT_WORDS]
+            },
+            hbm_wstrb: k.m_axi_hbm_wstrb.val().to_u64(),
+            hbm_wlast: k.m_axi_hbm_wlast.val(),
+            hbm_wvalid: wvalid,
+            hbm_bready: k.m_axi_hbm_bready.val(),
+            sq_tvalid: k.m_axis_sq_tvalid.val(),
+            sq_tdata: [
+                sq.get_bits::<64>(0).to_u64(),
+                sq.get_bits::<64>(64).to_u64(),
+                sq.get_bits::<64>(128).to_u64(),
+                sq.get_bits::<64>(192).to_u64(),
+            ],
+            cq_tready: k.s_axis_cq_tready.val(),
+            prop_tready: k.s_axis_prop_tready.val(),
+            dec_tvalid: k.m_axis_dec_tvalid.val(),
+            dec_k: dec.get_bits::<32>(0).to_u32(),
+            dec_m: dec.get_bits::<32>(32).to_u32(),
+            dec_slow: k.m_axis_dec_tuser.val(),
+            status: Status {
+                cycles: k.sts_cycles.val().to_u32(),
+                decisions: k.sts_decisions.val().to_u32(),
+                fast: k.sts_fast.val().to_u32(),
+                slow: k.sts_slow.val().to_u32(),
+                view_changes: k.sts_view_changes.val().to_u32(),
+                view: k.sts_view.val().to_u32(),
+                timeouts: k.sts_timeouts.val().to_u32(),
+                polls: k.sts_polls.val().to_u32(),
+                acks: k.sts_acks.val().to_u32(),
+                write_errors: k.sts_write_errors.val().to_u32(),
+                error: k.sts_error.val().to_u8(),
+            },
+        }
+    }
+
+    fn tick(&mut self) {
+        self.k.ap_clk.next = Clock::from(true);
+        settle(self.k.as_mut());
+    }
+
+    fn name(&self) -> &'static str {
+        "rust-hdl"
+    }
+}
