@@ -11,7 +11,7 @@
 //! Ports:
 //! - request: `start` (one-cycle pulse, ignored while `busy`), `word`,
 //!   `words` (1..=16), `data`; `network_ptr`, `n`, `id`, `qpn_base` are the
-//!   configuration. `done` pulses the cycle after the last command is taken.
+//!   configuration. `done` pulses two cycles after the last command is taken.
 //! - `m_axi` write channels: `awvalid` and `wvalid` rise together and each is
 //!   held, payload stable, until its ready; `bready` is high while waiting.
 //! - send queue (AXI-Stream): `sq_tvalid` is held with stable `sq_tdata`
