@@ -494,3 +494,27 @@ pub fn count_votes(row: &[u32], n: usize, tag: u32, m: u32) -> usize {
 pub fn count_flags(row: &[u32], n: usize, tag: u32) -> usize {
     (0..n).filter(|&i| row.get(2 * i) == Some(&tag)).count()
 }
+
+/// The status counters, as the kernel reports them (`sts_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    pub cycles: u32,
+    pub decisions: u32,
+    pub fast: u32,
+    pub slow: u32,
+    pub view_changes: u32,
+    pub view: u32,
+    pub timeouts: u32,
+    pub polls: u32,
+    /// RDMA WRITE completions received.
+    pub acks: u32,
+    /// Local HBM writes answered with an error response.
+    pub write_errors: u32,
+    /// A refused configuration's code (`params::ConfigError`), 0 if accepted.
+    pub error: u8,
+}
+
+/// fresh_status: a run's measurements before it starts.
+pub fn fresh_status() -> Status {
+    Status::default()
+}

@@ -128,24 +128,7 @@ pub struct KernelOut {
     pub status: Status,
 }
 
-/// The status counters, as the kernel reports them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Status {
-    pub cycles: u32,
-    pub decisions: u32,
-    pub fast: u32,
-    pub slow: u32,
-    pub view_changes: u32,
-    pub view: u32,
-    pub timeouts: u32,
-    pub polls: u32,
-    /// RDMA WRITE completions received.
-    pub acks: u32,
-    /// Local HBM writes answered with an error response.
-    pub write_errors: u32,
-    /// A refused configuration's code (`params::ConfigError`), 0 if accepted.
-    pub error: u8,
-}
+pub use rhdl_ubft::protocol::Status;
 
 /// A kernel, driven one clock at a time.
 pub trait KernelBackend {
