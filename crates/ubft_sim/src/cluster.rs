@@ -1,8 +1,33 @@
 //! Cluster: n kernels and the models around them, run one clock at a time.
 //!
-//! (Skeleton of the API; the run loop lands with the kernel.)
+//! Each replica is a kernel backend with its own HBM model and client; one
+//! network model connects them. A cycle follows `ports.rs`: every model
+//! drives its inputs, every kernel settles, every model observes the
+//! handshakes, every kernel takes the clock edge, and the network delivers
+//! the writes due. Replicas are held in reset for two cycles and started with
+//! a one-cycle `ap_start` pulse on cycle `START_CYCLE`.
+//!
+//! Every run checks itself ([`Checks`]): agreement among honest replicas,
+//! validity (every decided m was proposed), and k order from 1 without gaps.
 
+use crate::client::Client;
+use crate::hbm::{AxiViolation, Hbm};
+use crate::network::{Adversary, Equivocate, Network};
+use crate::ports::{KernelBackend, KernelIn, Status};
+use crate::rusthdl::RustHdlKernel;
+use rhdl_ubft::layout::Mailbox;
+use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
 use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Byte address of the mailbox buffer on every card (4 KiB aligned, above
+/// 4 GiB so the kernel's 64-bit address path is exercised).
+pub const NETWORK_PTR: u64 = 0x1_0000_0000;
+/// Queue pair of peer p on every card: `QPN_BASE + p`.
+pub const QPN_BASE: u32 = 16;
+/// The cycle of the `ap_start` pulse (after two cycles of reset).
+pub const START_CYCLE: u64 = 2;
 
 /// Which path decided a slot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -12,7 +37,8 @@ pub enum Path {
     Slow,
 }
 
-/// Extra latency on one link (src -> dst) in a window of cycles.
+/// Extra latency on one link (src -> dst) for writes sent in a window of
+/// cycles.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkDelay {
     pub src: usize,
@@ -34,9 +60,98 @@ pub struct ClusterConfig {
     pub wait_polls: u64,
     pub max_cycles: u64,
     pub delays: Vec<LinkDelay>,
-    /// Replicas whose leader role equivocates (a different m to each peer).
+    /// Replicas that equivocate while leader: a different m to each peer.
     pub equivocate: Vec<usize>,
 }
+
+impl ClusterConfig {
+    /// The performance model's defaults for `replicas` and `slots`.
+    pub fn new(replicas: usize, slots: u64) -> Self {
+        ClusterConfig {
+            replicas,
+            slots,
+            seed: 1,
+            net_latency: defaults::NET_LATENCY,
+            hbm_read_latency: defaults::HBM_READ_LATENCY,
+            hbm_write_latency: defaults::HBM_WRITE_LATENCY,
+            wait_polls: defaults::WAIT_POLLS,
+            max_cycles: 0,
+            delays: vec![],
+            equivocate: vec![],
+        }
+    }
+
+    /// The cycle budget: as given, or generous for the slots asked.
+    pub fn cycle_budget(&self) -> u64 {
+        if self.max_cycles > 0 {
+            self.max_cycles
+        } else {
+            let per_slot = 6 * (self.net_latency + self.hbm_read_latency + 40) + 200;
+            1_000 + self.slots.max(1) * per_slot
+        }
+    }
+
+    /// The rule a configuration breaks, if any: the kernel's own check
+    /// (`ConfigError`) and the simulator's.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let e = ConfigError::check(self.replicas, 0, BUILD_N, NETWORK_PTR);
+        if e != ConfigError::None {
+            return Err(SimError::Config(e));
+        }
+        if self.slots == 0 {
+            return Err(SimError::Invalid("slots must be at least 1".into()));
+        }
+        if self.hbm_read_latency == 0 || self.hbm_write_latency == 0 {
+            return Err(SimError::Invalid("HBM latencies must be at least 1 cycle".into()));
+        }
+        if self.wait_polls == 0 || self.wait_polls > 0xffff {
+            return Err(SimError::Invalid("wait polls must be in 1..=65535".into()));
+        }
+        for d in &self.delays {
+            if d.src >= self.replicas || d.dst >= self.replicas || d.src == d.dst {
+                return Err(SimError::Invalid(format!(
+                    "a delay names link {}:{}; replicas are 0..{} and a link joins two",
+                    d.src, d.dst, self.replicas
+                )));
+            }
+        }
+        if self.equivocate.iter().any(|&r| r >= self.replicas) {
+            return Err(SimError::Invalid("an equivocating replica id is not below n".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Why a run could not be made or was stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimError {
+    /// The kernel refuses this configuration (its status register's code).
+    Config(ConfigError),
+    /// The simulator refuses this configuration.
+    Invalid(String),
+    /// A kernel broke an AXI rule on its HBM port.
+    Axi { replica: usize, violation: AxiViolation },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Config(e) => write!(
+                f,
+                "configuration refused (status code {}): {}; this build's N is {}",
+                e.code(),
+                e.rule(),
+                BUILD_N
+            ),
+            SimError::Invalid(s) => write!(f, "invalid run: {s}"),
+            SimError::Axi { replica, violation } => {
+                write!(f, "replica {replica} broke an AXI rule: {violation}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
 
 /// One decision as the client saw it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -54,11 +169,305 @@ pub struct ReplicaReport {
     pub honest: bool,
     pub view: u32,
     pub decided: Vec<Decision>,
+    pub status: StatusReport,
+}
+
+/// The kernel's status counters at the end of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct StatusReport {
+    pub cycles: u32,
+    pub decisions: u32,
+    pub fast: u32,
+    pub slow: u32,
+    pub view_changes: u32,
+    pub timeouts: u32,
+    pub polls: u32,
+    pub acks: u32,
+    pub error: u8,
+}
+
+impl From<Status> for StatusReport {
+    fn from(s: Status) -> Self {
+        StatusReport {
+            cycles: s.cycles,
+            decisions: s.decisions,
+            fast: s.fast,
+            slow: s.slow,
+            view_changes: s.view_changes,
+            timeouts: s.timeouts,
+            polls: s.polls,
+            acks: s.acks,
+            error: s.error,
+        }
+    }
+}
+
+/// The checks every run makes of itself.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Checks {
+    /// No two honest replicas decided different values for the same k.
+    pub agreement: bool,
+    /// Every value an honest replica decided was proposed by a client.
+    pub validity: bool,
+    /// Every honest replica decided k = 1, 2, 3, ... without gaps or repeats.
+    pub order: bool,
+    /// What failed, in words.
+    pub failures: Vec<String>,
+}
+
+impl Checks {
+    pub fn ok(&self) -> bool {
+        self.agreement && self.validity && self.order
+    }
+}
+
+/// What the network model counted.
+#[derive(Clone, Debug, Serialize)]
+pub struct NetworkReport {
+    /// RDMA WRITEs accepted per queue pair, `writes[src][dst]`.
+    pub writes: Vec<Vec<u64>>,
+    /// Writes the slot guard refused, per sender.
+    pub refused: Vec<u64>,
 }
 
 /// A run's outcome.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunReport {
     pub cycles: u64,
+    pub backend: String,
     pub replicas: Vec<ReplicaReport>,
+    /// Proposal values in the order the leaders took them.
+    pub proposed: Vec<u32>,
+    pub network: NetworkReport,
+    pub checks: Checks,
+}
+
+impl RunReport {
+    /// The honest replicas' reports.
+    pub fn honest(&self) -> impl Iterator<Item = &ReplicaReport> {
+        self.replicas.iter().filter(|r| r.honest)
+    }
+
+    /// As JSON (the CLI's `simulate --json`).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report serializes")
+    }
+
+    /// A short human summary.
+    pub fn summary(&self) -> String {
+        let mut s = format!("{} cycles on {}\n", self.cycles, self.backend);
+        for r in &self.replicas {
+            let fast = r.decided.iter().filter(|d| d.path == Path::Fast).count();
+            s += &format!(
+                "replica {}{}: view {}, {} decided ({} fast, {} slow), {} timeouts, last k {}\n",
+                r.id,
+                if r.honest { "" } else { " (faulty)" },
+                r.view,
+                r.decided.len(),
+                fast,
+                r.decided.len() - fast,
+                r.status.timeouts,
+                r.decided.last().map_or(0, |d| d.k)
+            );
+        }
+        s += &format!(
+            "checks: agreement {}, validity {}, order {}\n",
+            self.checks.agreement, self.checks.validity, self.checks.order
+        );
+        for f in &self.checks.failures {
+            s += &format!("  FAILED: {f}\n");
+        }
+        s
+    }
+}
+
+/// Checks agreement, validity and order over the honest replicas.
+pub fn check(replicas: &[ReplicaReport], proposed: &[u32]) -> Checks {
+    let mut failures = vec![];
+    let proposed: BTreeSet<u32> = proposed.iter().copied().collect();
+    let mut by_k: BTreeMap<u64, (usize, u32)> = BTreeMap::new();
+    let (mut agreement, mut validity, mut order) = (true, true, true);
+    for r in replicas.iter().filter(|r| r.honest) {
+        for (i, d) in r.decided.iter().enumerate() {
+            if d.k != i as u64 + 1 {
+                if order {
+                    failures.push(format!(
+                        "replica {} decided k = {} as its decision #{}",
+                        r.id,
+                        d.k,
+                        i + 1
+                    ));
+                }
+                order = false;
+            }
+            if !proposed.contains(&d.m) {
+                failures.push(format!("replica {} decided m = {:#x} at k = {}, never proposed", r.id, d.m, d.k));
+                validity = false;
+            }
+            match by_k.get(&d.k) {
+                Some(&(other, m)) if m != d.m => {
+                    failures.push(format!(
+                        "k = {}: replica {} decided {:#x}, replica {} decided {:#x}",
+                        d.k, other, m, r.id, d.m
+                    ));
+                    agreement = false;
+                }
+                Some(_) => {}
+                None => {
+                    by_k.insert(d.k, (r.id, d.m));
+                }
+            }
+        }
+    }
+    Checks { agreement, validity, order, failures }
+}
+
+/// A cluster being simulated.
+pub struct Cluster {
+    pub cfg: ClusterConfig,
+    pub kernels: Vec<Box<dyn KernelBackend>>,
+    pub hbms: Vec<Hbm>,
+    pub clients: Vec<Client>,
+    pub net: Network,
+    pub cycle: u64,
+    last_status: Vec<Status>,
+}
+
+impl Cluster {
+    /// A cluster of the default build's kernels in rust-hdl's simulator.
+    pub fn new(cfg: ClusterConfig) -> Result<Cluster, SimError> {
+        cfg.validate()?;
+        let kernels: Vec<Box<dyn KernelBackend>> = (0..cfg.replicas)
+            .map(|_| Box::new(RustHdlKernel::<BUILD_N>::new()) as Box<dyn KernelBackend>)
+            .collect();
+        Ok(Self::with_kernels(cfg, kernels))
+    }
+
+    /// A cluster of the given kernels.
+    pub fn with_kernels(cfg: ClusterConfig, kernels: Vec<Box<dyn KernelBackend>>) -> Cluster {
+        let n = cfg.replicas;
+        let hbms = (0..n)
+            .map(|_| Hbm::new(cfg.hbm_read_latency, cfg.hbm_write_latency))
+            .collect();
+        let clients = (0..n).map(|_| Client::new(cfg.seed)).collect();
+        let layout = Mailbox::v2(BUILD_N, G, SB);
+        let mut net = Network::new(n, cfg.net_latency, layout.clone(), NETWORK_PTR, QPN_BASE as u64);
+        for d in &cfg.delays {
+            net.add_delay(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle);
+        }
+        for &r in &cfg.equivocate {
+            let adv: Box<dyn Adversary> = Box::new(Equivocate::new(n, layout.clone()));
+            net.set_adversary(r, adv);
+        }
+        Cluster {
+            cfg,
+            kernels,
+            hbms,
+            clients,
+            net,
+            cycle: 0,
+            last_status: vec![Status::default(); n],
+        }
+    }
+
+    /// The inputs of replica r before the models drive theirs.
+    fn config_in(&self, r: usize) -> KernelIn {
+        KernelIn {
+            ap_rst_n: self.cycle >= START_CYCLE,
+            ap_start: self.cycle == START_CYCLE,
+            network_ptr: NETWORK_PTR,
+            id: r as u32,
+            n: self.cfg.replicas as u32,
+            wait_polls: self.cfg.wait_polls as u32,
+            slots: self.cfg.slots as u32,
+            qpn_base: QPN_BASE,
+            ..KernelIn::default()
+        }
+    }
+
+    /// One clock cycle of the whole cluster.
+    pub fn step(&mut self) -> Result<(), SimError> {
+        let cycle = self.cycle;
+        for r in 0..self.kernels.len() {
+            let mut inp = self.config_in(r);
+            self.hbms[r].drive(&mut inp);
+            self.net.drive(r, &mut inp);
+            self.clients[r].drive(&mut inp);
+            let out = self.kernels[r].eval(&inp);
+            self.hbms[r]
+                .observe(&inp, &out, cycle)
+                .map_err(|violation| SimError::Axi { replica: r, violation })?;
+            self.net.observe(r, &inp, &out, cycle, &self.hbms);
+            self.clients[r].observe(&inp, &out, cycle);
+            self.last_status[r] = out.status;
+        }
+        for k in self.kernels.iter_mut() {
+            k.tick();
+        }
+        self.net.deliver(cycle, &mut self.hbms);
+        self.cycle += 1;
+        Ok(())
+    }
+
+    /// True once every honest replica decided the slots asked for.
+    pub fn finished(&self) -> bool {
+        (0..self.kernels.len())
+            .filter(|&r| self.is_honest(r))
+            .all(|r| self.clients[r].decisions().len() as u64 >= self.cfg.slots)
+    }
+
+    pub fn is_honest(&self, r: usize) -> bool {
+        !self.cfg.equivocate.contains(&r)
+    }
+
+    /// Runs until every honest replica decided, or the cycle budget is spent.
+    pub fn run(&mut self) -> Result<RunReport, SimError> {
+        let budget = self.cfg.cycle_budget();
+        while self.cycle < budget && !self.finished() {
+            self.step()?;
+        }
+        Ok(self.report())
+    }
+
+    /// The outcome so far.
+    pub fn report(&self) -> RunReport {
+        let replicas: Vec<ReplicaReport> = (0..self.kernels.len())
+            .map(|r| ReplicaReport {
+                id: r,
+                honest: self.is_honest(r),
+                view: self.last_status[r].view,
+                decided: self.clients[r]
+                    .decisions()
+                    .iter()
+                    .map(|d| Decision {
+                        k: d.k as u64,
+                        m: d.m,
+                        cycle: d.cycle,
+                        path: if d.slow { Path::Slow } else { Path::Fast },
+                    })
+                    .collect(),
+                status: self.last_status[r].into(),
+            })
+            .collect();
+        let proposed: Vec<u32> = self.clients.iter().flat_map(|c| c.taken().iter().map(|t| t.m)).collect();
+        let n = self.kernels.len();
+        let network = NetworkReport {
+            writes: (0..n).map(|s| (0..n).map(|d| self.net.writes(s, d)).collect()).collect(),
+            refused: (0..n).map(|s| self.net.refused(s)).collect(),
+        };
+        let checks = check(&replicas, &proposed);
+        RunReport {
+            cycles: self.cycle,
+            backend: self.kernels.first().map_or("none", |k| k.name()).to_string(),
+            replicas,
+            proposed,
+            network,
+            checks,
+        }
+    }
+}
+
+/// Builds and runs a cluster on rust-hdl's simulator.
+pub fn run(cfg: &ClusterConfig) -> Result<RunReport, SimError> {
+    Cluster::new(cfg.clone())?.run()
 }

@@ -1,0 +1,1046 @@
+//! Network: the RoCE stacks and links of a cluster of n replicas.
+//!
+//! What it models: each replica's fpga-network-stack RoCE v2 core (its send
+//! queue `sq_*` and completion queue `cq_*`, see `rhdl_ubft::roce`) and the
+//! links between the cards. A replica's command on queue pair `q` goes to
+//! replica `q - qpn_base`; a stack has no connection to its own card, so a
+//! queue pair naming no replica, or the sender itself, is refused. Only a
+//! single-packet RDMA WRITE (`RC_RDMA_WRITE_ONLY`, card memory, 4 to 64 bytes
+//! in whole words, `laddr == raddr`, inside the mailbox buffer) is taken; any
+//! other command is counted as [`Malformed`] and dropped.
+//!
+//! Timing, in kernel cycles:
+//!
+//! - A command accepted (`sq_tvalid && sq_tready`) at cycle `c` reads its
+//!   payload from the sender's HBM at `c` (the stack pulls the payload) and
+//!   lands in the receiver's HBM at `max(c + L + extra, previous landing on
+//!   the same queue pair)`: in order per queue pair. `extra` is the sum of the
+//!   link delays ([`Network::add_delay`]) whose window holds `c`.
+//! - A command sent with `last = 1` (the stack acknowledges only those) gets a
+//!   completion (`ssn` = the command's number on its queue pair from 0,
+//!   `cmplt` = 1) that becomes valid on the sender's `cq` L cycles after the
+//!   landing (the ack's way back), and is held until `cq_tready`. Completions
+//!   are presented in the order they become valid.
+//!
+//! The slot guard (the trust model): a replica writes only its own vote and
+//! record slots in a peer's mailbox. At landing every word of a write must be
+//! owned by the sender (`Mailbox::owner`), except in prepare, newview and
+//! newview_valid, which belong to the view's leader: a write there must lie in
+//! one record whose view word (v2 prepare (k, m, view, 0): word 2; newview
+//! (view, slot, k, m): word 0) it carries, with `view mod n == src`; a
+//! newview_valid flag takes its view from the newview record already in the
+//! receiver's HBM (the leader writes the record first; in order per queue
+//! pair). Anything else (padding, reserved, outside the mailboxes, a v1
+//! prepare, which names no view) is refused whole and counted per sender.
+//!
+//! Knobs: L, `qpn_base`, `network_ptr` and the layout ([`Network::new`]);
+//! per-replica `sq_tready` patterns ([`Network::set_sq_ready`]); link delays;
+//! and adversaries ([`Network::set_adversary`]), which sit behind a faulty
+//! replica's stack: they see each outgoing write and return what is sent
+//! instead, while the faulty kernel sees its commands complete as usual.
+
+use std::collections::BTreeMap;
+
+use rhdl_ubft::layout::{prepare_words, vote_words, Mailbox, Region, Version};
+use rhdl_ubft::params::{defaults, BEAT_BYTES, WORD_BYTES};
+use rhdl_ubft::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};
+
+use crate::hbm::Hbm;
+use crate::ports::{KernelIn, KernelOut};
+
+/// When a ready signal is high: the back-pressure knob shared by the models.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Ready {
+    /// Every cycle.
+    #[default]
+    Always,
+    /// Never (a stalled slave).
+    Never,
+    /// Only on cycles with `cycle % period == phase`.
+    Every { period: u64, phase: u64 },
+    /// Every cycle except those in `from..to`.
+    LowDuring { from: u64, to: u64 },
+}
+
+impl Ready {
+    /// Whether the signal is high at `cycle`.
+    pub fn at(&self, cycle: u64) -> bool {
+        match *self {
+            Ready::Always => true,
+            Ready::Never => false,
+            Ready::Every { period, phase } => cycle % period == phase,
+            Ready::LowDuring { from, to } => !(from..to).contains(&cycle),
+        }
+    }
+}
+
+/// One RDMA write as it crosses the wire: a word index from `network_ptr`
+/// (the same on every card) and the words written there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Write {
+    pub word: usize,
+    pub data: Vec<u32>,
+}
+
+/// A Byzantine replica, as a transformation of its outgoing writes: it may
+/// drop a write (return nothing), change it, or add writes of its own. What
+/// it returns still passes the slot guard at the receiver.
+pub trait Adversary {
+    fn transform(&mut self, src: usize, dst: usize, write: Write, cycle: u64) -> Vec<Write>;
+}
+
+/// The equivocating leader: every peer is sent a different value m for the
+/// same slot. In prepare (v2 (k, m, view, 0), v1 (k, m)) and in every vote
+/// region (v2 entries (tag, m)), word 1 of the slot or entry is replaced by
+/// `m ^ (dst + 1) << 20`, so each destination sees its own m and none sees
+/// the true one (the faulty replica's own HBM keeps the true m, since the
+/// kernel writes it locally). Other words pass unchanged.
+#[derive(Clone, Debug)]
+pub struct Equivocate {
+    /// Replicas in the cluster.
+    pub n: usize,
+    pub mailbox: Mailbox,
+}
+
+impl Equivocate {
+    pub fn new(n: usize, mailbox: Mailbox) -> Self {
+        Equivocate { n, mailbox }
+    }
+
+    /// The value `dst` is sent instead of `m`.
+    pub fn forged(m: u32, dst: usize) -> u32 {
+        m ^ ((dst as u32 + 1) << 20)
+    }
+
+    fn is_m_word(&self, word: usize) -> bool {
+        let Some((region, off)) = self.mailbox.locate(word) else {
+            return false;
+        };
+        let version = self.mailbox.version;
+        if region == Region::Prepare {
+            off % prepare_words(version) == 1
+        } else if region.is_vote() && version == Version::V2 {
+            let col = off % self.mailbox.vote_row_words();
+            col < self.mailbox.n * vote_words(version) && col % vote_words(version) == 1
+        } else {
+            false
+        }
+    }
+}
+
+impl Adversary for Equivocate {
+    fn transform(&mut self, _src: usize, dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
+        debug_assert!(dst < self.n);
+        let first = write.word;
+        for (i, v) in write.data.iter_mut().enumerate() {
+            if self.is_m_word(first + i) {
+                *v = Self::forged(*v, dst);
+            }
+        }
+        vec![write]
+    }
+}
+
+/// Why a command never became a write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MalformedKind {
+    /// The queue pair names no replica, or the sender itself.
+    NoConnection { qpn: u64 },
+    /// Not `RC_RDMA_WRITE_ONLY`.
+    Opcode(u64),
+    /// `host = 1`: host memory, which this cluster has none of.
+    HostMemory,
+    /// Length not 4 to 64 bytes in whole words.
+    Length(u64),
+    /// Local address not word-aligned.
+    Unaligned(u64),
+    /// Local and remote address differ (every card has the same layout).
+    AddrMismatch { laddr: u64, raddr: u64 },
+    /// Some byte lies outside `[network_ptr, network_ptr + buffer bytes)`.
+    OutsideBuffer { laddr: u64, length: u64 },
+}
+
+/// A refused command, as logged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Malformed {
+    pub src: usize,
+    pub cycle: u64,
+    pub kind: MalformedKind,
+}
+
+/// Why the slot guard refused a write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RefuseReason {
+    /// A word the sender does not own (`owner` is who does, if anyone).
+    NotOwner { word: usize, owner: Option<usize> },
+    /// A leader's region written by a replica that does not lead `view`.
+    NotLeader { region: Region, view: u32 },
+    /// A leader's region written across records or without its view word.
+    Shape { region: Region },
+    /// An empty write.
+    Empty,
+}
+
+/// A write the slot guard refused, as logged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub src: usize,
+    pub dst: usize,
+    pub cycle: u64,
+    pub word: usize,
+    pub reason: RefuseReason,
+}
+
+/// The network's counters; `[src][dst]` per queue pair, `[r]` per replica.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetStats {
+    /// Commands accepted and well formed.
+    pub accepted: Vec<Vec<u64>>,
+    /// Writes landed (after adversaries and the slot guard).
+    pub delivered: Vec<Vec<u64>>,
+    /// Writes refused by the slot guard, per sender.
+    pub refused: Vec<u64>,
+    /// Commands refused as malformed, per sender.
+    pub malformed: Vec<u64>,
+    /// Completions taken by each replica's kernel.
+    pub completions: Vec<u64>,
+    pub malformed_log: Vec<Malformed>,
+    pub refusal_log: Vec<Refusal>,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Delay {
+    src: usize,
+    dst: usize,
+    extra: u64,
+    from: u64,
+    to: u64,
+}
+
+struct Flight {
+    src: usize,
+    dst: usize,
+    writes: Vec<Write>,
+}
+
+/// One replica's completion queue: entries by (valid-from cycle, order), and
+/// the one on the wire, which must not change until it is taken.
+#[derive(Default)]
+struct CqQueue {
+    pending: BTreeMap<(u64, u64), CqCompletion>,
+    presenting: Option<CqCompletion>,
+}
+
+/// The RoCE stacks and links of an n-replica cluster (see the module header).
+pub struct Network {
+    n: usize,
+    latency: u64,
+    qpn_base: u64,
+    network_ptr: u64,
+    buffer_bytes: u64,
+    mailbox: Mailbox,
+    sq_ready: Vec<Ready>,
+    /// Per replica, the cycle its next `drive` is for.
+    now: Vec<u64>,
+    delays: Vec<Delay>,
+    adversaries: Vec<Option<Box<dyn Adversary>>>,
+    next_ssn: Vec<Vec<u64>>,
+    last_landing: Vec<Vec<u64>>,
+    /// Writes in flight by (landing cycle, order of acceptance).
+    flights: BTreeMap<(u64, u64), Flight>,
+    cqs: Vec<CqQueue>,
+    order: u64,
+    pub stats: NetStats,
+}
+
+impl Network {
+    /// A cluster of `n` replicas with one-way latency L (at least 1). The
+    /// buffer runs from `network_ptr` to the end of `mailbox`, which may be
+    /// sized for more replicas than `n` (a build's N).
+    pub fn new(n: usize, latency: u64, mailbox: Mailbox, network_ptr: u64, qpn_base: u64) -> Self {
+        assert!(latency >= 1, "network latency must be at least 1");
+        assert_eq!(
+            network_ptr % BEAT_BYTES,
+            0,
+            "network_ptr must be beat-aligned"
+        );
+        let grid = vec![vec![0; n]; n];
+        Network {
+            n,
+            latency,
+            qpn_base,
+            network_ptr,
+            buffer_bytes: mailbox.end() as u64 * WORD_BYTES,
+            mailbox,
+            sq_ready: vec![Ready::Always; n],
+            now: vec![0; n],
+            delays: Vec::new(),
+            adversaries: (0..n).map(|_| None).collect(),
+            next_ssn: grid.clone(),
+            last_landing: grid.clone(),
+            flights: BTreeMap::new(),
+            cqs: (0..n).map(|_| CqQueue::default()).collect(),
+            order: 0,
+            stats: NetStats {
+                accepted: grid.clone(),
+                delivered: grid,
+                refused: vec![0; n],
+                malformed: vec![0; n],
+                completions: vec![0; n],
+                ..Default::default()
+            },
+        }
+    }
+
+    /// The default latency L of the performance model.
+    pub fn with_default_latency(
+        n: usize,
+        mailbox: Mailbox,
+        network_ptr: u64,
+        qpn_base: u64,
+    ) -> Self {
+        Self::new(n, defaults::NET_LATENCY, mailbox, network_ptr, qpn_base)
+    }
+
+    /// The one-way latency L.
+    pub fn latency(&self) -> u64 {
+        self.latency
+    }
+
+    /// Replica `r`'s `sq_tready` pattern.
+    pub fn set_sq_ready(&mut self, r: usize, ready: Ready) {
+        self.sq_ready[r] = ready;
+    }
+
+    /// `extra` cycles on link src -> dst for commands accepted in
+    /// `from_cycle..to_cycle`. Windows that overlap add up.
+    pub fn add_delay(
+        &mut self,
+        src: usize,
+        dst: usize,
+        extra: u64,
+        from_cycle: u64,
+        to_cycle: u64,
+    ) {
+        self.delays.push(Delay {
+            src,
+            dst,
+            extra,
+            from: from_cycle,
+            to: to_cycle,
+        });
+    }
+
+    /// Make replica `r` faulty: its outgoing writes pass through `adversary`.
+    pub fn set_adversary(&mut self, r: usize, adversary: Box<dyn Adversary>) {
+        self.adversaries[r] = Some(adversary);
+    }
+
+    /// Commands accepted on queue pair src -> dst.
+    pub fn writes(&self, src: usize, dst: usize) -> u64 {
+        self.stats.accepted[src][dst]
+    }
+
+    /// Writes landed from src in dst's HBM.
+    pub fn delivered(&self, src: usize, dst: usize) -> u64 {
+        self.stats.delivered[src][dst]
+    }
+
+    /// Writes from `src` the slot guard refused.
+    pub fn refused(&self, src: usize) -> u64 {
+        self.stats.refused[src]
+    }
+
+    /// Commands from `src` refused as malformed.
+    pub fn malformed(&self, src: usize) -> u64 {
+        self.stats.malformed[src]
+    }
+
+    /// Completions replica `r`'s kernel took.
+    pub fn completions(&self, r: usize) -> u64 {
+        self.stats.completions[r]
+    }
+
+    /// True while a write or a completion is still on its way.
+    pub fn busy(&self) -> bool {
+        !self.flights.is_empty()
+            || self
+                .cqs
+                .iter()
+                .any(|q| q.presenting.is_some() || !q.pending.is_empty())
+    }
+
+    /// Drive replica `r`'s `sq_tready` and `cq_*` for its current cycle
+    /// (kept per replica: the cluster steps the replicas one after another).
+    pub fn drive(&mut self, r: usize, inp: &mut KernelIn) {
+        let cycle = self.now[r];
+        inp.sq_tready = self.sq_ready[r].at(cycle);
+        let q = &mut self.cqs[r];
+        if q.presenting.is_none() {
+            if let Some(entry) = q.pending.first_entry() {
+                if entry.key().0 <= cycle {
+                    q.presenting = Some(entry.remove());
+                }
+            }
+        }
+        inp.cq_tvalid = q.presenting.is_some();
+        inp.cq_tdata = q.presenting.map_or(0, |c| c.pack());
+    }
+
+    /// Take replica `r`'s handshakes of `cycle` and advance `r` to the next
+    /// cycle. An accepted command's payload is read from `hbms[r]` now.
+    pub fn observe(&mut self, r: usize, inp: &KernelIn, out: &KernelOut, cycle: u64, hbms: &[Hbm]) {
+        self.now[r] = cycle + 1;
+        if inp.cq_tvalid && out.cq_tready {
+            self.cqs[r].presenting = None;
+            self.stats.completions[r] += 1;
+        }
+        if out.sq_tvalid && inp.sq_tready {
+            let cmd = SqCommand::unpack(&out.sq_tdata);
+            match self.check(r, &cmd) {
+                Ok(dst) => self.send(r, dst, &cmd, cycle, &hbms[r]),
+                Err(kind) => {
+                    self.stats.malformed[r] += 1;
+                    self.stats.malformed_log.push(Malformed {
+                        src: r,
+                        cycle,
+                        kind,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The destination of a well-formed command.
+    fn check(&self, src: usize, cmd: &SqCommand) -> Result<usize, MalformedKind> {
+        let dst = cmd
+            .qpn
+            .checked_sub(self.qpn_base)
+            .map(|d| d as usize)
+            .filter(|&d| d < self.n && d != src)
+            .ok_or(MalformedKind::NoConnection { qpn: cmd.qpn })?;
+        if cmd.opcode != RC_RDMA_WRITE_ONLY {
+            return Err(MalformedKind::Opcode(cmd.opcode));
+        }
+        if cmd.host {
+            return Err(MalformedKind::HostMemory);
+        }
+        if cmd.length == 0 || cmd.length % WORD_BYTES != 0 || cmd.length > BEAT_BYTES {
+            return Err(MalformedKind::Length(cmd.length));
+        }
+        if cmd.laddr % WORD_BYTES != 0 {
+            return Err(MalformedKind::Unaligned(cmd.laddr));
+        }
+        if cmd.laddr != cmd.raddr {
+            return Err(MalformedKind::AddrMismatch {
+                laddr: cmd.laddr,
+                raddr: cmd.raddr,
+            });
+        }
+        let end = self.network_ptr + self.buffer_bytes;
+        if cmd.laddr < self.network_ptr || cmd.laddr.saturating_add(cmd.length) > end {
+            return Err(MalformedKind::OutsideBuffer {
+                laddr: cmd.laddr,
+                length: cmd.length,
+            });
+        }
+        Ok(dst)
+    }
+
+    fn send(&mut self, src: usize, dst: usize, cmd: &SqCommand, cycle: u64, hbm: &Hbm) {
+        self.stats.accepted[src][dst] += 1;
+        let extra: u64 = self
+            .delays
+            .iter()
+            .filter(|d| d.src == src && d.dst == dst && (d.from..d.to).contains(&cycle))
+            .map(|d| d.extra)
+            .sum();
+        let landing = (cycle + self.latency + extra).max(self.last_landing[src][dst]);
+        self.last_landing[src][dst] = landing;
+        let ssn = self.next_ssn[src][dst];
+        self.next_ssn[src][dst] += 1;
+
+        let write = Write {
+            word: ((cmd.laddr - self.network_ptr) / WORD_BYTES) as usize,
+            data: hbm.read_words(cmd.laddr, (cmd.length / WORD_BYTES) as usize),
+        };
+        let writes = match &mut self.adversaries[src] {
+            Some(adv) => adv.transform(src, dst, write, cycle),
+            None => vec![write],
+        };
+        self.order += 1;
+        self.flights
+            .insert((landing, self.order), Flight { src, dst, writes });
+        if cmd.last {
+            let c = CqCompletion {
+                ssn: ssn & 0xff_ffff,
+                cmplt: true,
+                ..Default::default()
+            };
+            self.cqs[src]
+                .pending
+                .insert((landing + self.latency, self.order), c);
+        }
+    }
+
+    /// Land every write due by `cycle` in its receiver's HBM, oldest first.
+    pub fn deliver(&mut self, cycle: u64, hbms: &mut [Hbm]) {
+        while let Some(entry) = self.flights.first_entry() {
+            if entry.key().0 > cycle {
+                break;
+            }
+            let Flight { src, dst, writes } = entry.remove();
+            for w in writes {
+                match self.guard(src, &w, &hbms[dst]) {
+                    Ok(()) => {
+                        let addr = self.network_ptr + w.word as u64 * WORD_BYTES;
+                        hbms[dst].write_words(addr, &w.data);
+                        self.stats.delivered[src][dst] += 1;
+                    }
+                    Err(reason) => {
+                        self.stats.refused[src] += 1;
+                        self.stats.refusal_log.push(Refusal {
+                            src,
+                            dst,
+                            cycle,
+                            word: w.word,
+                            reason,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The slot guard (see the module header); `dst_hbm` is the receiver's.
+    fn guard(&self, src: usize, w: &Write, dst_hbm: &Hbm) -> Result<(), RefuseReason> {
+        if w.data.is_empty() {
+            return Err(RefuseReason::Empty);
+        }
+        let words = w.word..w.word + w.data.len();
+        let leader_check = |region: Region, view: u32| {
+            if view as usize % self.n == src {
+                Ok(())
+            } else {
+                Err(RefuseReason::NotLeader { region, view })
+            }
+        };
+        // A leader's record: `start..start + len` must hold the whole write
+        // and its view word at `start + view_at`.
+        let record = |region: Region, start: usize, len: usize, view_at: usize| {
+            let view_word = start + view_at;
+            if words.start < start || words.end > start + len || !words.contains(&view_word) {
+                return Err(RefuseReason::Shape { region });
+            }
+            leader_check(region, w.data[view_word - w.word])
+        };
+        match self.mailbox.locate(w.word) {
+            Some((Region::Prepare, off)) if self.mailbox.version == Version::V2 => {
+                let pw = prepare_words(Version::V2);
+                record(Region::Prepare, w.word - off % pw, pw, 2)
+            }
+            Some((Region::Newview, _)) => {
+                let span = self.mailbox.span(Region::Newview);
+                record(Region::Newview, span.start, span.words, 0)
+            }
+            Some((Region::NewviewValid, _)) => {
+                let span = self.mailbox.span(Region::NewviewValid);
+                if words.end > span.start + span.words {
+                    return Err(RefuseReason::Shape {
+                        region: Region::NewviewValid,
+                    });
+                }
+                let at = self.mailbox.base(Region::Newview) as u64 * WORD_BYTES;
+                let view = dst_hbm.read_words(self.network_ptr + at, 1)[0];
+                leader_check(Region::NewviewValid, view)
+            }
+            _ => match words.clone().find(|&x| self.mailbox.owner(x) != Some(src)) {
+                Some(word) => Err(RefuseReason::NotOwner {
+                    word,
+                    owner: self.mailbox.owner(word),
+                }),
+                None => Ok(()),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rhdl_ubft::params::vote_tag;
+
+    const N: usize = 3;
+    const L: u64 = 10;
+    const QPN_BASE: u64 = 16;
+    const PTR: u64 = 0x1_0000_0000;
+
+    fn mailbox() -> Mailbox {
+        Mailbox::v2(N, 16, 1)
+    }
+
+    fn setup() -> (Network, Vec<Hbm>) {
+        let net = Network::new(N, L, mailbox(), PTR, QPN_BASE);
+        (net, (0..N).map(|_| Hbm::new(5, 3)).collect())
+    }
+
+    fn addr(word: usize) -> u64 {
+        PTR + word as u64 * WORD_BYTES
+    }
+
+    fn cmd(dst: usize, word: usize, words: usize) -> SqCommand {
+        SqCommand {
+            opcode: RC_RDMA_WRITE_ONLY,
+            qpn: QPN_BASE + dst as u64,
+            last: true,
+            laddr: addr(word),
+            raddr: addr(word),
+            length: words as u64 * WORD_BYTES,
+            ..Default::default()
+        }
+    }
+
+    /// One cycle of the whole network with `sends[r]` on replica r's send
+    /// queue and cq_tready high; returns what each replica was driven.
+    fn cycle(
+        net: &mut Network,
+        hbms: &mut [Hbm],
+        c: u64,
+        sends: &[Option<SqCommand>],
+    ) -> Vec<KernelIn> {
+        net.deliver(c, hbms);
+        (0..N)
+            .map(|r| {
+                let mut inp = KernelIn::default();
+                net.drive(r, &mut inp);
+                let send = sends.get(r).copied().flatten();
+                let out = KernelOut {
+                    sq_tvalid: send.is_some(),
+                    sq_tdata: send.map_or([0; 4], |s| s.pack()),
+                    cq_tready: true,
+                    ..Default::default()
+                };
+                net.observe(r, &inp, &out, c, hbms);
+                inp
+            })
+            .collect()
+    }
+
+    /// Runs `from..to` idle; returns (cycle, replica, completion) seen.
+    fn idle(
+        net: &mut Network,
+        hbms: &mut [Hbm],
+        from: u64,
+        to: u64,
+    ) -> Vec<(u64, usize, CqCompletion)> {
+        let mut seen = Vec::new();
+        for c in from..to {
+            for (r, inp) in cycle(net, hbms, c, &[]).iter().enumerate() {
+                if inp.cq_tvalid {
+                    seen.push((c, r, CqCompletion::unpack(inp.cq_tdata)));
+                }
+            }
+        }
+        seen
+    }
+
+    fn one(net: &mut Network, hbms: &mut [Hbm], c: u64, src: usize, command: SqCommand) {
+        let mut sends = vec![None; N];
+        sends[src] = Some(command);
+        cycle(net, hbms, c, &sends);
+    }
+
+    #[test]
+    fn a_vote_lands_l_cycles_later_and_completes_l_after_that() {
+        let (mut net, mut hbms) = setup();
+        let mb = mailbox();
+        let w = mb.vote(Region::WillCert, 2, 1);
+        hbms[1].write_words(addr(w), &[vote_tag(0, 3), 42]);
+        idle(&mut net, &mut hbms, 0, 5);
+        one(&mut net, &mut hbms, 5, 1, cmd(0, w, 2));
+        // The payload was read at 5: a later local change is not sent.
+        hbms[1].write_words(addr(w), &[0, 0]);
+        idle(&mut net, &mut hbms, 6, 15);
+        assert_eq!(hbms[0].read_words(addr(w), 2), vec![0, 0]);
+        let cq = idle(&mut net, &mut hbms, 15, 40);
+        assert_eq!(hbms[0].read_words(addr(w), 2), vec![vote_tag(0, 3), 42]);
+        let done = CqCompletion {
+            ssn: 0,
+            cmplt: true,
+            ..Default::default()
+        };
+        assert_eq!(cq, vec![(25, 1, done)]); // landed at 15, + L
+        assert_eq!(net.stats.accepted[1][0], 1);
+        assert_eq!(net.stats.delivered[1][0], 1);
+        assert_eq!(net.stats.completions[1], 1);
+        assert!(!net.busy());
+    }
+
+    #[test]
+    fn completions_are_held_until_cq_tready_and_numbered_per_queue_pair() {
+        let (mut net, mut hbms) = setup();
+        let w = mailbox().vote(Region::Commit, 0, 2);
+        one(&mut net, &mut hbms, 0, 2, cmd(0, w, 2));
+        one(&mut net, &mut hbms, 1, 2, cmd(0, w, 2));
+        one(&mut net, &mut hbms, 2, 2, cmd(1, w, 2));
+        let mut no_last = cmd(1, w, 2);
+        no_last.last = false;
+        one(&mut net, &mut hbms, 3, 2, no_last);
+        idle(&mut net, &mut hbms, 4, 20);
+        // Valid from 20, 21, 22; cq_tready low until 24.
+        let mut seen = Vec::new();
+        for c in 20..30 {
+            net.deliver(c, &mut hbms);
+            let mut inp = KernelIn::default();
+            net.drive(2, &mut inp);
+            let out = KernelOut {
+                cq_tready: c >= 24,
+                ..Default::default()
+            };
+            net.observe(2, &inp, &out, c, &hbms);
+            if inp.cq_tvalid {
+                seen.push((c, CqCompletion::unpack(inp.cq_tdata).ssn));
+            }
+        }
+        assert_eq!(
+            seen,
+            vec![
+                (20, 0),
+                (21, 0),
+                (22, 0),
+                (23, 0),
+                (24, 0),
+                (25, 1),
+                (26, 0)
+            ]
+        );
+        assert_eq!(net.stats.completions[2], 3);
+    }
+
+    #[test]
+    fn delays_add_latency_and_keep_each_queue_pair_in_order() {
+        let (mut net, mut hbms) = setup();
+        net.add_delay(0, 1, 20, 0, 1);
+        let mb = mailbox();
+        let a = mb.vote(Region::WillCert, 0, 0);
+        let b = mb.vote(Region::WillCert, 1, 0);
+        hbms[0].write_words(addr(a), &[1, 1]);
+        hbms[0].write_words(addr(b), &[2, 2]);
+        // First cycle each of (1, a), (1, b), (2, a) holds its data.
+        let mut first = [None; 3];
+        for c in 0..40 {
+            let sends = match c {
+                0 => vec![Some(cmd(1, a, 2))], // delayed: 0 + L + 20 = 30
+                1 => vec![Some(cmd(1, b, 2))], // 11, but held behind a: 30
+                2 => vec![Some(cmd(2, a, 2))], // another pair: 12
+                _ => vec![],
+            };
+            cycle(&mut net, &mut hbms, c, &sends);
+            let seen = [
+                hbms[1].read_words(addr(a), 1)[0],
+                hbms[1].read_words(addr(b), 1)[0],
+                hbms[2].read_words(addr(a), 1)[0],
+            ];
+            for (f, v) in first.iter_mut().zip(seen) {
+                if v != 0 && f.is_none() {
+                    *f = Some(c);
+                }
+            }
+        }
+        assert_eq!(first, [Some(30), Some(30), Some(12)]);
+    }
+
+    #[test]
+    fn sq_tready_follows_its_pattern() {
+        let (mut net, mut hbms) = setup();
+        net.set_sq_ready(
+            0,
+            Ready::Every {
+                period: 3,
+                phase: 0,
+            },
+        );
+        net.set_sq_ready(1, Ready::LowDuring { from: 2, to: 4 });
+        let ready: Vec<(bool, bool)> = (0..7)
+            .map(|c| {
+                let i = cycle(&mut net, &mut hbms, c, &[]);
+                (i[0].sq_tready, i[1].sq_tready)
+            })
+            .collect();
+        let r0: Vec<bool> = ready.iter().map(|r| r.0).collect();
+        let r1: Vec<bool> = ready.iter().map(|r| r.1).collect();
+        assert_eq!(r0, [true, false, false, true, false, false, true]);
+        assert_eq!(r1, [true, true, false, false, true, true, true]);
+        // A command not accepted is not sent.
+        let w = mailbox().vote(Region::WillCert, 0, 0);
+        one(&mut net, &mut hbms, 7, 0, cmd(1, w, 2));
+        assert_eq!(net.stats.accepted[0][1], 0);
+    }
+
+    #[test]
+    fn malformed_commands_are_counted_by_kind() {
+        let (mut net, mut hbms) = setup();
+        let w = mailbox().vote(Region::WillCert, 0, 0);
+        let ok = cmd(1, w, 2);
+        let end = mailbox().end();
+        let bad = [
+            cmd(0, w, 2), // to itself
+            SqCommand {
+                qpn: QPN_BASE + 3,
+                ..ok
+            },
+            SqCommand { qpn: 2, ..ok },
+            SqCommand { opcode: 0x06, ..ok },
+            SqCommand { host: true, ..ok },
+            SqCommand { length: 6, ..ok },
+            SqCommand { length: 68, ..ok },
+            SqCommand { length: 0, ..ok },
+            SqCommand {
+                laddr: addr(w) + 2,
+                raddr: addr(w) + 2,
+                ..ok
+            },
+            SqCommand {
+                raddr: addr(w + 2),
+                ..ok
+            },
+            SqCommand {
+                laddr: PTR - 4,
+                raddr: PTR - 4,
+                ..ok
+            },
+            cmd(1, end - 1, 2),
+        ];
+        for (c, b) in bad.iter().enumerate() {
+            one(&mut net, &mut hbms, c as u64, 0, *b);
+        }
+        let kinds: Vec<MalformedKind> = net.stats.malformed_log.iter().map(|m| m.kind).collect();
+        use MalformedKind::*;
+        assert_eq!(
+            kinds,
+            vec![
+                NoConnection { qpn: QPN_BASE },
+                NoConnection { qpn: QPN_BASE + 3 },
+                NoConnection { qpn: 2 },
+                Opcode(0x06),
+                HostMemory,
+                Length(6),
+                Length(68),
+                Length(0),
+                Unaligned(addr(w) + 2),
+                AddrMismatch {
+                    laddr: addr(w),
+                    raddr: addr(w + 2)
+                },
+                OutsideBuffer {
+                    laddr: PTR - 4,
+                    length: 8
+                },
+                OutsideBuffer {
+                    laddr: addr(end - 1),
+                    length: 8
+                },
+            ]
+        );
+        assert_eq!(net.stats.malformed, vec![12, 0, 0]);
+        assert_eq!(net.stats.malformed_log[3].cycle, 3);
+        idle(&mut net, &mut hbms, 12, 40);
+        assert_eq!(net.stats.accepted[0], vec![0, 0, 0]);
+        assert!(!net.busy());
+    }
+
+    /// Sends `data` at `word` from `src` to `dst` at cycle 0 and runs past
+    /// the landing; returns the refusals.
+    fn try_write(
+        src: usize,
+        dst: usize,
+        word: usize,
+        data: &[u32],
+        pre: &[(usize, Vec<u32>)],
+    ) -> (Vec<RefuseReason>, Vec<u32>) {
+        let (mut net, mut hbms) = setup();
+        for (at, d) in pre {
+            hbms[dst].write_words(addr(*at), d);
+        }
+        hbms[src].write_words(addr(word), data);
+        one(&mut net, &mut hbms, 0, src, cmd(dst, word, data.len()));
+        idle(&mut net, &mut hbms, 1, L + 2);
+        let reasons = net.stats.refusal_log.iter().map(|r| r.reason).collect();
+        assert_eq!(net.stats.refused[src] as usize, net.stats.refusal_log.len());
+        (reasons, hbms[dst].read_words(addr(word), data.len()))
+    }
+
+    #[test]
+    fn slot_guard_lets_a_replica_write_only_its_own_slots() {
+        let mb = mailbox();
+        // Own vote, own share, own view-change record and flag: landed.
+        for w in [
+            mb.vote(Region::Commit, 4, 1),
+            mb.share(3, 1),
+            mb.vc(1),
+            mb.vc_valid(1),
+        ] {
+            assert_eq!(try_write(1, 0, w, &[5, 6], &[]), (vec![], vec![5, 6]));
+        }
+        // Another node's vote.
+        let other = mb.vote(Region::Commit, 4, 2);
+        assert_eq!(
+            try_write(1, 0, other, &[5, 6], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: other,
+                owner: Some(2)
+            }]
+        );
+        // Own vote spilling into the next node's.
+        let own = mb.vote(Region::WillCommit, 0, 1);
+        assert_eq!(
+            try_write(1, 0, own, &[1, 2, 3], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: own + 2,
+                owner: Some(2)
+            }]
+        );
+        // Padding after the row (R = 8 words for n = 3), reserved, outside.
+        let pad = mb.vote_row(Region::WillCert, 0) + 6;
+        assert_eq!(
+            try_write(1, 0, pad, &[1], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: pad,
+                owner: None
+            }]
+        );
+        let view = mb.base(Region::View);
+        assert_eq!(
+            try_write(1, 0, view, &[1], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: view,
+                owner: None
+            }]
+        );
+        assert_eq!(
+            try_write(1, 0, 100, &[1], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: 100,
+                owner: None
+            }]
+        );
+    }
+
+    #[test]
+    fn slot_guard_lets_only_the_views_leader_write_prepare_and_newview() {
+        let mb = mailbox();
+        let p = mb.prepare(5);
+        // View 4 is led by 4 mod 3 = 1.
+        assert_eq!(
+            try_write(1, 2, p, &[6, 99, 4, 0], &[]),
+            (vec![], vec![6, 99, 4, 0])
+        );
+        assert_eq!(
+            try_write(0, 2, p, &[6, 99, 4, 0], &[]),
+            (
+                vec![RefuseReason::NotLeader {
+                    region: Region::Prepare,
+                    view: 4
+                }],
+                vec![0; 4]
+            )
+        );
+        // Without its view word, or across two slots.
+        let shape = RefuseReason::Shape {
+            region: Region::Prepare,
+        };
+        assert_eq!(try_write(1, 2, p, &[6, 99], &[]).0, vec![shape]);
+        assert_eq!(try_write(1, 2, p + 2, &[4, 0, 7, 8], &[]).0, vec![shape]);
+        let nv = mb.base(Region::Newview);
+        assert_eq!(try_write(2, 0, nv, &[5, 1, 2, 3], &[]).0, vec![]);
+        assert_eq!(
+            try_write(1, 0, nv, &[5, 1, 2, 3], &[]).0,
+            vec![RefuseReason::NotLeader {
+                region: Region::Newview,
+                view: 5
+            }]
+        );
+        // The flag is the leader's of the newview record already there.
+        let flag = mb.base(Region::NewviewValid);
+        let record = vec![(nv, vec![5, 1, 2, 3])];
+        assert_eq!(
+            try_write(2, 0, flag, &[vote_tag(5, 2), 3], &record).0,
+            vec![]
+        );
+        assert_eq!(
+            try_write(1, 0, flag, &[vote_tag(5, 2), 3], &record).0,
+            vec![RefuseReason::NotLeader {
+                region: Region::NewviewValid,
+                view: 5
+            }]
+        );
+    }
+
+    #[test]
+    fn equivocate_sends_each_peer_its_own_m() {
+        let (mut net, mut hbms) = setup();
+        let mb = mailbox();
+        net.set_adversary(
+            0,
+            Box::new(Equivocate {
+                n: N,
+                mailbox: mb.clone(),
+            }),
+        );
+        let p = mb.prepare(1);
+        let v = mb.vote(Region::WillCert, 1, 0);
+        hbms[0].write_words(addr(p), &[2, 0xabc, 3, 0]);
+        hbms[0].write_words(addr(v), &[vote_tag(3, 2), 0xabc]);
+        one(&mut net, &mut hbms, 0, 0, cmd(1, p, 4));
+        one(&mut net, &mut hbms, 1, 0, cmd(2, p, 4));
+        one(&mut net, &mut hbms, 2, 0, cmd(1, v, 2));
+        one(&mut net, &mut hbms, 3, 0, cmd(2, v, 2));
+        idle(&mut net, &mut hbms, 4, 20);
+        assert_eq!(
+            hbms[1].read_words(addr(p), 4),
+            vec![2, 0xabc ^ 2 << 20, 3, 0]
+        );
+        assert_eq!(
+            hbms[2].read_words(addr(p), 4),
+            vec![2, 0xabc ^ 3 << 20, 3, 0]
+        );
+        assert_eq!(
+            hbms[1].read_words(addr(v), 2),
+            vec![vote_tag(3, 2), 0xabc ^ 2 << 20]
+        );
+        assert_eq!(
+            hbms[2].read_words(addr(v), 2),
+            vec![vote_tag(3, 2), 0xabc ^ 3 << 20]
+        );
+        assert_eq!(hbms[0].read_words(addr(p) + 4, 1), vec![0xabc]);
+        assert_eq!(net.stats.refused[0], 0);
+    }
+
+    /// Drops every write and adds one into another node's slot.
+    struct DropAndForge;
+    impl Adversary for DropAndForge {
+        fn transform(&mut self, _src: usize, _dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
+            let other = mailbox().vote(Region::Commit, 0, 2);
+            vec![Write {
+                word: other,
+                data: write.data,
+            }]
+        }
+    }
+
+    #[test]
+    fn adversary_writes_still_pass_the_guard_and_completions_still_come() {
+        let (mut net, mut hbms) = setup();
+        net.set_adversary(1, Box::new(DropAndForge));
+        let w = mailbox().vote(Region::Commit, 0, 1);
+        hbms[1].write_words(addr(w), &[9, 9]);
+        one(&mut net, &mut hbms, 0, 1, cmd(0, w, 2));
+        let cq = idle(&mut net, &mut hbms, 1, 30);
+        assert_eq!(cq.len(), 1);
+        assert_eq!(cq[0].0, 2 * L);
+        assert_eq!(net.stats.delivered[1][0], 0);
+        assert_eq!(net.stats.refused[1], 1);
+        assert_eq!(net.stats.refusal_log[0].cycle, L);
+        assert_eq!(hbms[0].read_words(addr(w), 2), vec![0, 0]);
+    }
+}
