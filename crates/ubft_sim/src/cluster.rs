@@ -29,6 +29,9 @@ pub const QPN_BASE: u32 = 16;
 /// The cycle of the `ap_start` pulse (after two cycles of reset).
 pub const START_CYCLE: u64 = 2;
 
+/// Cycles run after the last decision, so the status counters include it.
+pub const DRAIN_CYCLES: u64 = 2;
+
 /// Which path decided a slot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -424,6 +427,10 @@ impl Cluster {
     pub fn run(&mut self) -> Result<RunReport, SimError> {
         let budget = self.cfg.cycle_budget();
         while self.cycle < budget && !self.finished() {
+            self.step()?;
+        }
+        // The status counters count a decision on the edge that follows it.
+        for _ in 0..DRAIN_CYCLES {
             self.step()?;
         }
         Ok(self.report())

@@ -1,0 +1,244 @@
+//! The fast path, end to end, on simulated clusters of kernels in rust-hdl's
+//! simulator, and the ubft_new bugs this slice fixes (each test fails if its
+//! fix is undone).
+
+use rhdl_ubft::layout::{Mailbox, Region};
+use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
+use ubft_sim::client::proposal;
+use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
+
+/// Short links keep rust-hdl's simulator quick; the benchmark uses the
+/// performance model's L = 300, H = 80.
+fn quick(replicas: usize, slots: u64) -> ClusterConfig {
+    ClusterConfig {
+        net_latency: 40,
+        hbm_read_latency: 12,
+        hbm_write_latency: 6,
+        wait_polls: 64,
+        ..ClusterConfig::new(replicas, slots)
+    }
+}
+
+fn byte(word: usize) -> u64 {
+    NETWORK_PTR + 4 * word as u64
+}
+
+fn layout() -> Mailbox {
+    Mailbox::v2(N, G, SB)
+}
+
+/// Every replica decided k = 1..=slots on the fast path, the same values,
+/// equal to the client's proposals in order.
+fn assert_fast_path_agreement(report: &RunReport, slots: u64, seed: u64) {
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let expected: Vec<(u64, u32)> = (1..=slots).map(|k| (k, proposal(seed, k - 1))).collect();
+    for r in &report.replicas {
+        let got: Vec<(u64, u32)> = r.decided.iter().map(|d| (d.k, d.m)).collect();
+        assert_eq!(got, expected, "replica {}", r.id);
+        assert!(r.decided.iter().all(|d| d.path == Path::Fast), "replica {}", r.id);
+        assert_eq!(r.status.fast as u64, slots);
+        assert_eq!(r.status.timeouts, 0, "replica {} timed out", r.id);
+    }
+    // Decisions come out in time order too.
+    for r in &report.replicas {
+        assert!(r.decided.windows(2).all(|w| w[0].cycle < w[1].cycle));
+    }
+}
+
+fn fast_path_cluster(n: usize, seed: u64) {
+    let slots = 40;
+    assert!(slots as usize > G, "more slots than the window");
+    let report = Cluster::new(ClusterConfig { seed, ..quick(n, slots) }).unwrap().run().unwrap();
+    assert_fast_path_agreement(&report, slots, seed);
+}
+
+#[test]
+fn three_replicas_decide_40_slots_on_the_fast_path() {
+    fast_path_cluster(3, 11);
+}
+
+#[test]
+fn five_replicas_decide_40_slots_on_the_fast_path() {
+    fast_path_cluster(5, 12);
+}
+
+#[test]
+fn seven_replicas_decide_40_slots_on_the_fast_path() {
+    fast_path_cluster(7, 13);
+}
+
+/// ubft_new sent each vote to one queue pair. Every replica's records must
+/// reach every peer: per queue pair, the leader sends a prepare and two votes
+/// per slot, a follower two votes.
+#[test]
+fn every_vote_reaches_every_replica() {
+    let (n, slots) = (5, 6);
+    let report = Cluster::new(quick(n, slots)).unwrap().run().unwrap();
+    assert!(report.checks.ok());
+    for src in 0..n {
+        for dst in 0..n {
+            let expected = if src == dst {
+                0
+            } else if src == 0 {
+                3 * slots
+            } else {
+                2 * slots
+            };
+            assert_eq!(report.network.writes[src][dst], expected, "queue pair {src} -> {dst}");
+        }
+        assert_eq!(report.network.refused[src], 0);
+    }
+}
+
+/// ubft_new's leader never voted, so a quorum of all n was unreachable. The
+/// leader's will_cert and will_commit entries must be in every mailbox.
+#[test]
+fn the_leaders_votes_reach_every_mailbox() {
+    let (n, slots, seed) = (3, 3, 5);
+    let mut c = Cluster::new(ClusterConfig { seed, ..quick(n, slots) }).unwrap();
+    let report = c.run().unwrap();
+    assert!(report.checks.ok());
+    let mb = layout();
+    for r in 0..n {
+        for k in 1..=slots {
+            let slot = (k as usize - 1) % G;
+            let want = vec![vote_tag(0, k as u32), proposal(seed, k - 1)];
+            for region in [Region::WillCert, Region::WillCommit] {
+                let got = c.hbms[r].read_words(byte(mb.vote(region, slot, 0)), 2);
+                assert_eq!(got, want, "replica {r}'s {region:?} entry of leader 0, k = {k}");
+            }
+        }
+    }
+}
+
+/// ubft_new's k repeated every G_T slots and its mailboxes were never
+/// cleared, so a reused slot decided its stale value. Here the leader's
+/// client runs dry after G slots: slot 0 still holds k = 1's complete
+/// prepare and votes when k = G + 1 comes, and nobody may decide again.
+#[test]
+fn a_reused_slot_never_decides_its_old_value() {
+    let n = 3;
+    let slots = G as u64 + 1;
+    let mut c = Cluster::new(ClusterConfig { wait_polls: 16, max_cycles: 30_000, ..quick(n, slots) }).unwrap();
+    c.clients[0].limit = Some(G as u64);
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    for r in &report.replicas {
+        assert_eq!(r.decided.len(), G, "replica {} decided only the {} proposed slots", r.id, G);
+    }
+    // The leader waits for a value; the followers poll k = G + 1 and time out.
+    for r in &report.replicas[1..] {
+        assert!(r.status.timeouts > 0, "replica {} waited for k = {} and timed out", r.id, G + 1);
+    }
+    // Slot 0 still holds k = 1's complete, stale quorum.
+    let mb = layout();
+    let stale = c.hbms[1].read_words(byte(mb.vote(Region::WillCommit, 0, 2)), 2);
+    assert_eq!(stale[0], vote_tag(0, 1));
+}
+
+/// ubft_new's prepare carried no view, so an old view's proposal was voted
+/// on. A prepare naming another view is not voted on; the same prepare in
+/// the current view is.
+#[test]
+fn a_prepare_from_another_view_is_not_voted_on() {
+    let n = 3;
+    let mb = layout();
+    for (view, votes) in [(1u32, false), (0u32, true)] {
+        let mut c = Cluster::new(ClusterConfig { wait_polls: 8, max_cycles: 3_000, ..quick(n, 1) }).unwrap();
+        // The leader proposes nothing itself: the planted prepare is all the
+        // followers see.
+        c.clients[0].limit = Some(0);
+        for r in 0..n {
+            c.hbms[r].write_words(byte(mb.prepare(0)), &[1, 0xABCD, view, 0]);
+        }
+        let report = c.run().unwrap();
+        for r in 1..n {
+            let vote = c.hbms[r].read_words(byte(mb.vote(Region::WillCert, 0, r)), 2);
+            if votes {
+                assert_eq!(vote, vec![vote_tag(0, 1), 0xABCD], "replica {r} votes in its view");
+            } else {
+                assert_eq!(vote, vec![0, 0], "replica {r} voted on a view-{view} prepare");
+                assert!(report.replicas[r].decided.is_empty());
+                assert!(report.replicas[r].status.timeouts > 0);
+            }
+        }
+    }
+}
+
+/// ubft_new's vote was the word 1 and bound nothing. A follower that sends
+/// each peer a vote for a different m must not complete anyone's quorum of
+/// all n: nobody decides, and everybody times out.
+#[test]
+fn a_vote_for_another_m_does_not_count() {
+    let n = 3;
+    let cfg = ClusterConfig { equivocate: vec![2], wait_polls: 8, max_cycles: 4_000, ..quick(n, 2) };
+    let mut c = Cluster::new(cfg).unwrap();
+    let report = c.run().unwrap();
+    assert!(report.checks.ok());
+    for r in report.honest() {
+        assert!(r.decided.is_empty(), "replica {} decided on forged votes", r.id);
+        assert!(r.status.timeouts > 0);
+    }
+    // The forged votes did arrive: each honest replica holds replica 2's
+    // will_cert with an m that is not the proposal.
+    let mb = layout();
+    for r in 0..2 {
+        let v = c.hbms[r].read_words(byte(mb.vote(Region::WillCert, 0, 2)), 2);
+        assert_eq!(v[0], vote_tag(0, 1));
+        assert_ne!(v[1], report.proposed[0]);
+    }
+}
+
+/// An equivocating leader sends a different m to each replica: no two
+/// replicas decide differently (here nobody decides: the quorum is all n),
+/// and the timeout is counted.
+#[test]
+fn an_equivocating_leader_cannot_split_the_replicas() {
+    let n = 5;
+    let cfg = ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 6_000, ..quick(n, 3) };
+    let report = Cluster::new(cfg).unwrap().run().unwrap();
+    assert!(report.checks.agreement);
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    for r in report.honest() {
+        assert!(r.decided.is_empty());
+        assert!(r.status.timeouts > 0, "replica {} counts its timeout", r.id);
+    }
+}
+
+/// A configuration the kernel refuses is refused with a code in its status
+/// register, and `ap_done` follows.
+#[test]
+fn the_kernel_refuses_bad_configurations_with_a_status_code() {
+    use ubft_sim::ports::KernelIn;
+    use ubft_sim::rusthdl::RustHdlKernel;
+    use ubft_sim::ports::KernelBackend;
+    let cases = [
+        (4, 0, NETWORK_PTR, ConfigError::EvenReplicas),
+        (0, 0, NETWORK_PTR, ConfigError::EvenReplicas),
+        (9, 0, NETWORK_PTR, ConfigError::TooManyReplicas),
+        (3, 3, NETWORK_PTR, ConfigError::IdOutOfRange),
+        (3, 1, NETWORK_PTR + 64, ConfigError::BufferMisaligned),
+        (3, 1, NETWORK_PTR, ConfigError::None),
+    ];
+    for (n, id, ptr, want) in cases {
+        assert_eq!(ConfigError::check(n as usize, id as usize, N, ptr), want);
+        let mut k = RustHdlKernel::<N>::new();
+        let mut done_at = None;
+        let mut error = 0;
+        for cycle in 0..8 {
+            let inp = KernelIn { ap_rst_n: cycle >= 1, ap_start: cycle == 2, n, id, network_ptr: ptr, ..KernelIn::default() };
+            let out = k.eval(&inp);
+            if out.ap_done {
+                done_at.get_or_insert(cycle);
+            }
+            error = out.status.error;
+            k.tick();
+        }
+        assert_eq!(ConfigError::from_code(error as u64), Some(want), "n = {n}, id = {id}");
+        if want == ConfigError::None {
+            assert_eq!(done_at, None);
+        } else {
+            assert_eq!(done_at, Some(4), "refused in the cycle after ap_start, ap_done one later");
+        }
+    }
+}
