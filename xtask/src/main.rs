@@ -31,6 +31,13 @@ enum Cmd {
     },
     /// Lint rtl/rhdl_ubft.v with Verilator (-Wall) and Yosys.
     Lint,
+    /// Print the benchmark: decision latency in cycles against the bounds,
+    /// and simulation speed.
+    Bench {
+        /// Slots per run.
+        #[arg(long, default_value_t = 20)]
+        slots: u64,
+    },
     /// Write docs/layout.md (the mailbox layout page).
     Docs {
         /// Fail if the file on disk differs from what would be generated.
@@ -48,6 +55,7 @@ fn main() -> ExitCode {
         Cmd::Verilog { check } => verilog(check),
         Cmd::Lint => lint(),
         Cmd::Docs { check } => docs(check),
+        Cmd::Bench { slots } => bench(slots),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -204,5 +212,36 @@ fn lint() -> Result {
     println!(
         "yosys read/hierarchy/proc: OK (no latches, undriven or implicit wires, duplicate modules)"
     );
+    Ok(())
+}
+
+/// The benchmark of DESIGN.md section 7: fast-path decision latency for
+/// n = 3, 5, 7 at L = 300, H = 80 against the bound 3 (L + H), and against
+/// ubft_new's cost per slot; simulation speed.
+fn bench(slots: u64) -> Result {
+    use rhdl_ubft::params::defaults::UBFT_NEW_CYCLES_PER_SLOT;
+    use ubft_sim::bench::{fast_bound, measure};
+    use ubft_sim::cluster::{ClusterConfig, Path};
+    println!("fast path, L = 300, H = 80, {slots} slots per run (simulated cycles, exact)");
+    println!(
+        "{:>3} {:>10} {:>8} {:>7} {:>11} {:>10} {:>13} {:>12}",
+        "n", "mean", "max", "bound", "mean/bound", "max/bound", "ubft_new/mean", "sim cycles/s"
+    );
+    for n in [3, 5, 7] {
+        let cfg = ClusterConfig::new(n, slots);
+        let bound = fast_bound(&cfg);
+        let l = measure(cfg, Path::Fast, bound).map_err(|e| e.to_string())?;
+        println!(
+            "{:>3} {:>10.1} {:>8} {:>7} {:>11.3} {:>10.3} {:>13.0} {:>12.0}",
+            n,
+            l.mean,
+            l.max,
+            l.bound,
+            l.mean / l.bound as f64,
+            l.max as f64 / l.bound as f64,
+            UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean,
+            l.cycles_per_sec
+        );
+    }
     Ok(())
 }

@@ -241,6 +241,8 @@ pub struct RunReport {
     pub replicas: Vec<ReplicaReport>,
     /// Proposal values in the order the leaders took them.
     pub proposed: Vec<u32>,
+    /// The cycle each of those was taken off `s_axis_prop`.
+    pub taken_cycles: Vec<u64>,
     pub network: NetworkReport,
     pub checks: Checks,
 }
@@ -456,7 +458,14 @@ impl Cluster {
                 status: self.last_status[r].into(),
             })
             .collect();
-        let proposed: Vec<u32> = self.clients.iter().flat_map(|c| c.taken().iter().map(|t| t.m)).collect();
+        let mut taken: Vec<(u64, u32)> = self
+            .clients
+            .iter()
+            .flat_map(|c| c.taken().iter().map(|t| (t.cycle, t.m)))
+            .collect();
+        taken.sort();
+        let proposed: Vec<u32> = taken.iter().map(|t| t.1).collect();
+        let taken_cycles: Vec<u64> = taken.iter().map(|t| t.0).collect();
         let n = self.kernels.len();
         let network = NetworkReport {
             writes: (0..n).map(|s| (0..n).map(|d| self.net.writes(s, d)).collect()).collect(),
@@ -468,6 +477,7 @@ impl Cluster {
             backend: self.kernels.first().map_or("none", |k| k.name()).to_string(),
             replicas,
             proposed,
+            taken_cycles,
             network,
             checks,
         }

@@ -5,3 +5,4 @@ pub mod hbm;
 pub mod network;
 pub mod ports;
 pub mod rusthdl;
+pub mod bench;

@@ -1,0 +1,75 @@
+//! Bench: the measurements `cargo xtask bench` prints.
+//!
+//! Latencies are simulated kernel cycles, exact and repeatable. A slot's
+//! decision latency runs from the cycle the leader takes its proposal off
+//! `s_axis_prop` to the cycle the last honest replica's decision is taken
+//! off `m_axis_dec` (DESIGN.md section 7). Simulation speed is wall-clock and
+//! varies with the machine.
+
+use crate::cluster::{Cluster, ClusterConfig, Path, RunReport, SimError};
+use std::time::Instant;
+
+/// One configuration's measurements.
+#[derive(Clone, Debug)]
+pub struct Latency {
+    pub replicas: usize,
+    pub slots: u64,
+    pub path: Path,
+    /// Mean and maximum decision latency over the slots, in cycles.
+    pub mean: f64,
+    pub max: u64,
+    /// The bound of the performance model, in cycles.
+    pub bound: u64,
+    /// Cluster cycles simulated, and per wall-clock second.
+    pub cycles: u64,
+    pub cycles_per_sec: f64,
+}
+
+/// The fast-path bound: three network hops and three polls, 3 (L + H).
+pub fn fast_bound(cfg: &ClusterConfig) -> u64 {
+    3 * (cfg.net_latency + cfg.hbm_read_latency)
+}
+
+/// Per-slot decision latencies of a finished run, for the slots decided by
+/// every honest replica on `path`.
+pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
+    let mut out = vec![];
+    for (i, &taken) in report.taken_cycles.iter().enumerate() {
+        let k = i as u64 + 1;
+        let last = report
+            .honest()
+            .map(|r| r.decided.iter().find(|d| d.k == k && d.path == path).map(|d| d.cycle))
+            .collect::<Option<Vec<u64>>>();
+        if let Some(cycles) = last {
+            if let Some(&max) = cycles.iter().max() {
+                out.push(max - taken);
+            }
+        }
+    }
+    out
+}
+
+/// Runs `cfg` and measures its decision latency on `path`.
+pub fn measure(cfg: ClusterConfig, path: Path, bound: u64) -> Result<Latency, SimError> {
+    let mut c = Cluster::new(cfg.clone())?;
+    let t = Instant::now();
+    let report = c.run()?;
+    let secs = t.elapsed().as_secs_f64();
+    if !report.checks.ok() {
+        return Err(SimError::Invalid(format!("the run failed its checks: {:?}", report.checks.failures)));
+    }
+    let l = latencies(&report, path);
+    if l.is_empty() {
+        return Err(SimError::Invalid(format!("no slot was decided on the {path:?} path")));
+    }
+    Ok(Latency {
+        replicas: cfg.replicas,
+        slots: cfg.slots,
+        path,
+        mean: l.iter().sum::<u64>() as f64 / l.len() as f64,
+        max: *l.iter().max().unwrap(),
+        bound,
+        cycles: report.cycles,
+        cycles_per_sec: report.cycles as f64 / secs,
+    })
+}
