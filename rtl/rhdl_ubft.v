@@ -2,7 +2,7 @@
 // Do not edit: change the Rust source and regenerate.
 
 
-module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_ptr,cfg_id,cfg_n,cfg_wait_polls,cfg_slots,cfg_qpn_base,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_acks,sts_write_errors,sts_error);
+module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_ptr,cfg_id,cfg_n,cfg_wait_polls,cfg_slots,cfg_qpn_base,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error);
     
     // Module arguments
     input wire  ap_clk;
@@ -48,6 +48,17 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     input wire  [39:0] s_axis_cq_tdata;
     input wire  s_axis_cq_tvalid;
     output reg  s_axis_cq_tready;
+    output reg  [511:0] m_axis_sreq_tdata;
+    output reg  [63:0] m_axis_sreq_tkeep;
+    output reg  m_axis_sreq_tlast;
+    output reg  [15:0] m_axis_sreq_tuser;
+    output reg  m_axis_sreq_tvalid;
+    input wire  m_axis_sreq_tready;
+    input wire  [511:0] s_axis_sresp_tdata;
+    input wire  [7:0] s_axis_sresp_tuser;
+    input wire  s_axis_sresp_tlast;
+    input wire  s_axis_sresp_tvalid;
+    output reg  s_axis_sresp_tready;
     input wire  [31:0] s_axis_prop_tdata;
     input wire  s_axis_prop_tvalid;
     output reg  s_axis_prop_tready;
@@ -63,6 +74,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     output reg  [31:0] sts_view;
     output reg  [31:0] sts_timeouts;
     output reg  [31:0] sts_polls;
+    output reg  [31:0] sts_bad_shares;
     output reg  [31:0] sts_acks;
     output reg  [31:0] sts_write_errors;
     output reg  [7:0] sts_error;
@@ -90,6 +102,17 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     wire  [4:0] protocol$bc_words;
     wire  [511:0] protocol$bc_data;
     reg  protocol$bc_done;
+    wire  protocol$sg_sign;
+    wire  protocol$sg_verify;
+    wire  [127:0] protocol$sg_summary;
+    wire  [7:0] protocol$sg_signer;
+    wire  [511:0] protocol$sg_signature;
+    reg  protocol$sg_busy;
+    reg  protocol$sg_resp_valid;
+    reg  [7:0] protocol$sg_resp_status;
+    reg  [511:0] protocol$sg_resp_sig;
+    reg  protocol$sg_resp_sign;
+    wire  protocol$sg_resp_take;
     reg  [31:0] protocol$prop_tdata;
     reg  protocol$prop_tvalid;
     wire  protocol$prop_tready;
@@ -105,6 +128,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     wire  [31:0] protocol$sts_view;
     wire  [31:0] protocol$sts_timeouts;
     wire  [31:0] protocol$sts_polls;
+    wire  [31:0] protocol$sts_bad_shares;
     wire  [7:0] protocol$sts_error;
     reg  fetch$clock;
     reg  fetch$rst_n;
@@ -161,6 +185,30 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     wire  broadcast$cq_tready;
     wire  [31:0] broadcast$acks;
     wire  [31:0] broadcast$write_errors;
+    reg  setup$clock;
+    reg  setup$rst_n;
+    reg  setup$sign;
+    reg  setup$verify;
+    reg  [127:0] setup$summary;
+    reg  [7:0] setup$signer;
+    reg  [511:0] setup$signature;
+    wire  setup$busy;
+    wire  setup$resp_valid;
+    wire  [7:0] setup$resp_status;
+    wire  [511:0] setup$resp_sig;
+    wire  setup$resp_sign;
+    reg  setup$resp_take;
+    wire  [511:0] setup$sreq_tdata;
+    wire  [63:0] setup$sreq_tkeep;
+    wire  setup$sreq_tlast;
+    wire  [15:0] setup$sreq_tuser;
+    wire  setup$sreq_tvalid;
+    reg  setup$sreq_tready;
+    reg  [511:0] setup$sresp_tdata;
+    reg  [7:0] setup$sresp_tuser;
+    reg  setup$sresp_tlast;
+    reg  setup$sresp_tvalid;
+    wire  setup$sresp_tready;
     
     // Sub module instances
     rhdl_ubft$protocol protocol(
@@ -186,6 +234,17 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         .bc_words(protocol$bc_words),
         .bc_data(protocol$bc_data),
         .bc_done(protocol$bc_done),
+        .sg_sign(protocol$sg_sign),
+        .sg_verify(protocol$sg_verify),
+        .sg_summary(protocol$sg_summary),
+        .sg_signer(protocol$sg_signer),
+        .sg_signature(protocol$sg_signature),
+        .sg_busy(protocol$sg_busy),
+        .sg_resp_valid(protocol$sg_resp_valid),
+        .sg_resp_status(protocol$sg_resp_status),
+        .sg_resp_sig(protocol$sg_resp_sig),
+        .sg_resp_sign(protocol$sg_resp_sign),
+        .sg_resp_take(protocol$sg_resp_take),
         .prop_tdata(protocol$prop_tdata),
         .prop_tvalid(protocol$prop_tvalid),
         .prop_tready(protocol$prop_tready),
@@ -201,6 +260,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         .sts_view(protocol$sts_view),
         .sts_timeouts(protocol$sts_timeouts),
         .sts_polls(protocol$sts_polls),
+        .sts_bad_shares(protocol$sts_bad_shares),
         .sts_error(protocol$sts_error)
     );
     rhdl_ubft$fetch fetch(
@@ -262,6 +322,32 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         .acks(broadcast$acks),
         .write_errors(broadcast$write_errors)
     );
+    rhdl_ubft$setup setup(
+        .clock(setup$clock),
+        .rst_n(setup$rst_n),
+        .sign(setup$sign),
+        .verify(setup$verify),
+        .summary(setup$summary),
+        .signer(setup$signer),
+        .signature(setup$signature),
+        .busy(setup$busy),
+        .resp_valid(setup$resp_valid),
+        .resp_status(setup$resp_status),
+        .resp_sig(setup$resp_sig),
+        .resp_sign(setup$resp_sign),
+        .resp_take(setup$resp_take),
+        .sreq_tdata(setup$sreq_tdata),
+        .sreq_tkeep(setup$sreq_tkeep),
+        .sreq_tlast(setup$sreq_tlast),
+        .sreq_tuser(setup$sreq_tuser),
+        .sreq_tvalid(setup$sreq_tvalid),
+        .sreq_tready(setup$sreq_tready),
+        .sresp_tdata(setup$sresp_tdata),
+        .sresp_tuser(setup$sresp_tuser),
+        .sresp_tlast(setup$sresp_tlast),
+        .sresp_tvalid(setup$sresp_tvalid),
+        .sresp_tready(setup$sresp_tready)
+    );
     
     // Update code
     always @(*) begin
@@ -271,6 +357,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         protocol$rst_n = ap_rst_n;
         fetch$rst_n = ap_rst_n;
         broadcast$rst_n = ap_rst_n;
+        setup$clock = ap_clk;
+        setup$rst_n = ap_rst_n;
         protocol$ap_start = ap_start;
         ap_done = protocol$ap_done;
         ap_idle = protocol$ap_idle;
@@ -295,6 +383,28 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         broadcast$words = protocol$bc_words;
         broadcast$data = protocol$bc_data;
         protocol$bc_done = broadcast$done;
+        setup$sign = protocol$sg_sign;
+        setup$verify = protocol$sg_verify;
+        setup$summary = protocol$sg_summary;
+        setup$signer = protocol$sg_signer;
+        setup$signature = protocol$sg_signature;
+        protocol$sg_busy = setup$busy;
+        protocol$sg_resp_valid = setup$resp_valid;
+        protocol$sg_resp_status = setup$resp_status;
+        protocol$sg_resp_sig = setup$resp_sig;
+        protocol$sg_resp_sign = setup$resp_sign;
+        setup$resp_take = protocol$sg_resp_take;
+        m_axis_sreq_tdata = setup$sreq_tdata;
+        m_axis_sreq_tkeep = setup$sreq_tkeep;
+        m_axis_sreq_tlast = setup$sreq_tlast;
+        m_axis_sreq_tuser = setup$sreq_tuser;
+        m_axis_sreq_tvalid = setup$sreq_tvalid;
+        setup$sreq_tready = m_axis_sreq_tready;
+        setup$sresp_tdata = s_axis_sresp_tdata;
+        setup$sresp_tuser = s_axis_sresp_tuser;
+        setup$sresp_tlast = s_axis_sresp_tlast;
+        setup$sresp_tvalid = s_axis_sresp_tvalid;
+        s_axis_sresp_tready = setup$sresp_tready;
         m_axi_hbm_araddr = fetch$araddr;
         m_axi_hbm_arlen = fetch$arlen;
         m_axi_hbm_arsize = fetch$arsize;
@@ -341,6 +451,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         sts_view = protocol$sts_view;
         sts_timeouts = protocol$sts_timeouts;
         sts_polls = protocol$sts_polls;
+        sts_bad_shares = protocol$sts_bad_shares;
         sts_acks = broadcast$acks;
         sts_write_errors = broadcast$write_errors;
         sts_error = protocol$sts_error;
@@ -1144,7 +1255,7 @@ module rhdl_ubft$fetch$state(d,q,clock);
 endmodule // rhdl_ubft$fetch$state
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_done,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_error);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_done,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error);
     
     // Module arguments
     input wire  clock;
@@ -1169,6 +1280,17 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [4:0] bc_words;
     output reg  [511:0] bc_data;
     input wire  bc_done;
+    output reg  sg_sign;
+    output reg  sg_verify;
+    output reg  [127:0] sg_summary;
+    output reg  [7:0] sg_signer;
+    output reg  [511:0] sg_signature;
+    input wire  sg_busy;
+    input wire  sg_resp_valid;
+    input wire  [7:0] sg_resp_status;
+    input wire  [511:0] sg_resp_sig;
+    input wire  sg_resp_sign;
+    output reg  sg_resp_take;
     input wire  [31:0] prop_tdata;
     input wire  prop_tvalid;
     output reg  prop_tready;
@@ -1184,12 +1306,20 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [31:0] sts_view;
     output reg  [31:0] sts_timeouts;
     output reg  [31:0] sts_polls;
+    output reg  [31:0] sts_bad_shares;
     output reg  [7:0] sts_error;
     
     // Constant declarations
     localparam  prepare_base = 32'hd97090;
     localparam  will_cert_base = 32'hd970d0;
     localparam  will_commit_base = 32'hd971d0;
+    localparam  commit_base = 32'hd972d0;
+    localparam  certify_valid_base = 32'hd973d0;
+    localparam  certify_base = 32'hd974d0;
+    localparam  build_n16 = 16'h8;
+    localparam  last_slot_n = 16'h78;
+    localparam  lane_one = 8'h1;
+    localparam  status_ok = 8'h0;
     localparam  row_shift = 8'h4;
     localparam  last_slot = 8'hf;
     localparam  build_n = 8'h8;
@@ -1214,12 +1344,24 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam St$FastSendCommit = 9;
     localparam St$FastPollCommit = 10;
     localparam St$FastWaitCommit = 11;
-    localparam St$Decide = 12;
-    localparam St$Done = 13;
+    localparam St$SlowStart = 12;
+    localparam St$SlowStep = 13;
+    localparam St$SlowWaitShare = 14;
+    localparam St$SlowSendShare = 15;
+    localparam St$SlowSendFlag = 16;
+    localparam St$SlowPollFlags = 17;
+    localparam St$SlowWaitFlags = 18;
+    localparam St$SlowPollFast = 19;
+    localparam St$SlowWaitFast = 20;
+    localparam St$SlowSendCommit = 21;
+    localparam St$SlowPollCommit = 22;
+    localparam St$SlowWaitCommit = 23;
+    localparam St$Decide = 24;
+    localparam St$Done = 25;
     
     // Stub signals
-    reg  [3:0] st$d;
-    wire  [3:0] st$q;
+    reg  [4:0] st$d;
+    wire  [4:0] st$q;
     reg  st$clock;
     reg  [31:0] view$d;
     wire  [31:0] view$q;
@@ -1233,9 +1375,42 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] slot$d;
     wire  [7:0] slot$q;
     reg  slot$clock;
+    reg  [15:0] slot_n$d;
+    wire  [15:0] slot_n$q;
+    reg  slot_n$clock;
     reg  [31:0] m$d;
     wire  [31:0] m$q;
     reg  m$clock;
+    reg  slow$d;
+    wire  slow$q;
+    reg  slow$clock;
+    reg  [7:0] flagged$d;
+    wire  [7:0] flagged$q;
+    reg  flagged$clock;
+    reg  [7:0] verified$d;
+    wire  [7:0] verified$q;
+    reg  verified$clock;
+    reg  [7:0] bad$d;
+    wire  [7:0] bad$q;
+    reg  bad$clock;
+    reg  sign_sent$d;
+    wire  sign_sent$q;
+    reg  sign_sent$clock;
+    reg  [7:0] vp$d;
+    wire  [7:0] vp$q;
+    reg  vp$clock;
+    reg  [7:0] vq$d;
+    wire  [7:0] vq$q;
+    reg  vq$clock;
+    reg  progress$d;
+    wire  progress$q;
+    reg  progress$clock;
+    reg  [31:0] slow_count$d;
+    wire  [31:0] slow_count$q;
+    reg  slow_count$clock;
+    reg  [31:0] bad_shares$d;
+    wire  [31:0] bad_shares$q;
+    reg  bad_shares$clock;
     reg  [7:0] quorum$d;
     wire  [7:0] quorum$q;
     reg  quorum$clock;
@@ -1278,7 +1453,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] poll_word;
     reg  [511:0] row;
     reg  [7:0] votes;
+    reg  [7:0] flags;
+    reg  [7:0] valid_shares;
+    reg  [31:0] share_row;
+    reg  [31:0] flag_row;
+    reg  [31:0] slow_commit_row;
+    reg  candidate;
     reg  missed;
+    reg  timeout;
     
     // Sub module instances
     rhdl_ubft$protocol$st st(
@@ -1306,10 +1488,65 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(slot$q),
         .clock(slot$clock)
     );
+    rhdl_ubft$protocol$slot_n slot_n(
+        .d(slot_n$d),
+        .q(slot_n$q),
+        .clock(slot_n$clock)
+    );
     rhdl_ubft$protocol$m m(
         .d(m$d),
         .q(m$q),
         .clock(m$clock)
+    );
+    rhdl_ubft$protocol$slow slow(
+        .d(slow$d),
+        .q(slow$q),
+        .clock(slow$clock)
+    );
+    rhdl_ubft$protocol$flagged flagged(
+        .d(flagged$d),
+        .q(flagged$q),
+        .clock(flagged$clock)
+    );
+    rhdl_ubft$protocol$verified verified(
+        .d(verified$d),
+        .q(verified$q),
+        .clock(verified$clock)
+    );
+    rhdl_ubft$protocol$bad bad(
+        .d(bad$d),
+        .q(bad$q),
+        .clock(bad$clock)
+    );
+    rhdl_ubft$protocol$sign_sent sign_sent(
+        .d(sign_sent$d),
+        .q(sign_sent$q),
+        .clock(sign_sent$clock)
+    );
+    rhdl_ubft$protocol$vp vp(
+        .d(vp$d),
+        .q(vp$q),
+        .clock(vp$clock)
+    );
+    rhdl_ubft$protocol$vq vq(
+        .d(vq$d),
+        .q(vq$q),
+        .clock(vq$clock)
+    );
+    rhdl_ubft$protocol$progress progress(
+        .d(progress$d),
+        .q(progress$q),
+        .clock(progress$clock)
+    );
+    rhdl_ubft$protocol$slow_count slow_count(
+        .d(slow_count$d),
+        .q(slow_count$q),
+        .clock(slow_count$clock)
+    );
+    rhdl_ubft$protocol$bad_shares bad_shares(
+        .d(bad_shares$d),
+        .q(bad_shares$q),
+        .clock(bad_shares$clock)
     );
     rhdl_ubft$protocol$quorum quorum(
         .d(quorum$d),
@@ -1374,7 +1611,18 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         leader$clock = clock;
         k$clock = clock;
         slot$clock = clock;
+        slot_n$clock = clock;
         m$clock = clock;
+        slow$clock = clock;
+        flagged$clock = clock;
+        verified$clock = clock;
+        bad$clock = clock;
+        sign_sent$clock = clock;
+        vp$clock = clock;
+        vq$clock = clock;
+        progress$clock = clock;
+        slow_count$clock = clock;
+        bad_shares$clock = clock;
         quorum$clock = clock;
         active$clock = clock;
         waited$clock = clock;
@@ -1391,7 +1639,18 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         leader$d = leader$q;
         k$d = k$q;
         slot$d = slot$q;
+        slot_n$d = slot_n$q;
         m$d = m$q;
+        slow$d = slow$q;
+        flagged$d = flagged$q;
+        verified$d = verified$q;
+        bad$d = bad$q;
+        sign_sent$d = sign_sent$q;
+        vp$d = vp$q;
+        vq$d = vq$q;
+        progress$d = progress$q;
+        slow_count$d = slow_count$q;
+        bad_shares$d = bad_shares$q;
         quorum$d = quorum$q;
         active$d = active$q;
         waited$d = waited$q;
@@ -1407,34 +1666,79 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h2);
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
+        flag_row = certify_valid_base + (((slot$q) & 32'hffffffff) << row_shift);
+        slow_commit_row = commit_base + (((slot$q) & 32'hffffffff) << row_shift);
+        share_row = certify_base + (((slot_n$q) & 32'hffffffff) << 32'h4);
         poll_word = prep_word;
         row = fetch_beat >> (((lane$q) & 10'h3ff) << 32'h5);
         votes = 32'h0;
+        flags = 32'h0;
+        valid_shares = 32'h0;
         if (active$q[0] & (row[(0 * 32'h40)+:(32)] == tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
             votes = votes + 32'h1;
+            flags = (flags & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (verified$q[0]) begin
+            valid_shares = valid_shares + 32'h1;
         end
         if (active$q[1] & (row[(1 * 32'h40)+:(32)] == tag) & (row[(1 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
             votes = votes + 32'h1;
+            flags = (flags & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (verified$q[1]) begin
+            valid_shares = valid_shares + 32'h1;
         end
         if (active$q[2] & (row[(2 * 32'h40)+:(32)] == tag) & (row[(2 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
             votes = votes + 32'h1;
+            flags = (flags & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (verified$q[2]) begin
+            valid_shares = valid_shares + 32'h1;
         end
         if (active$q[3] & (row[(3 * 32'h40)+:(32)] == tag) & (row[(3 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
             votes = votes + 32'h1;
+            flags = (flags & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (verified$q[3]) begin
+            valid_shares = valid_shares + 32'h1;
         end
         if (active$q[4] & (row[(4 * 32'h40)+:(32)] == tag) & (row[(4 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
             votes = votes + 32'h1;
+            flags = (flags & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (verified$q[4]) begin
+            valid_shares = valid_shares + 32'h1;
         end
         if (active$q[5] & (row[(5 * 32'h40)+:(32)] == tag) & (row[(5 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
             votes = votes + 32'h1;
+            flags = (flags & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (verified$q[5]) begin
+            valid_shares = valid_shares + 32'h1;
         end
         if (active$q[6] & (row[(6 * 32'h40)+:(32)] == tag) & (row[(6 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
             votes = votes + 32'h1;
+            flags = (flags & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (verified$q[6]) begin
+            valid_shares = valid_shares + 32'h1;
         end
         if (active$q[7] & (row[(7 * 32'h40)+:(32)] == tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
             votes = votes + 32'h1;
+            flags = (flags & ~(1 << (7)) | ((1'b1) << (7)));
         end
+        if (verified$q[7]) begin
+            valid_shares = valid_shares + 32'h1;
+        end
+        candidate = flagged$q[vp$q] & ~verified$q[vp$q] & ~bad$q[vp$q] & (vp$q != id);
+        sg_sign = 1'b0;
+        sg_verify = 1'b0;
+        sg_resp_take = 1'b0;
+        sg_summary = ((view$q) & 128'hffffffffffffffffffffffffffffffff) | (((slot$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h60);
+        sg_signer = vp$q;
+        sg_signature = fetch_beat;
         missed = 1'b0;
+        timeout = 1'b0;
         fetch_start = 1'b0;
         bc_start = 1'b0;
         bc_word = prep_word;
@@ -1460,6 +1764,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         leader$d = 32'h0;
                         k$d = 32'h1;
                         slot$d = 32'h0;
+                        slot_n$d = 32'h0;
+                        slow_count$d = 32'h0;
+                        bad_shares$d = 32'h0;
                         waited$d = 32'h0;
                         quorum$d = ((n - 32'h1) & 32'hfe) + 32'h1;
                         active$d = ~(all_lanes << n);
@@ -1485,6 +1792,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             St$LeaderCheck:
                 begin
                     waited$d = 32'h0;
+                    slow$d = 1'b0;
                     if (id == leader$q) begin
                         st$d = St$LeaderWaitValue;
                     end
@@ -1587,18 +1895,177 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         end
                     end
                 end
+            St$SlowStart:
+                begin
+                    flagged$d = 32'h0;
+                    verified$d = 32'h0;
+                    bad$d = 32'h0;
+                    sign_sent$d = 1'b0;
+                    vp$d = 32'h0;
+                    progress$d = 1'b0;
+                    waited$d = 32'h0;
+                    st$d = St$SlowStep;
+                end
+            St$SlowStep:
+                begin
+                    if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_sign) begin
+                            if (sg_resp_status == status_ok) begin
+                                bc_start = 1'b1;
+                                bc_word = share_row + (((id) & 32'hffffffff) << 32'h4);
+                                bc_words = 32'h10;
+                                bc_data = sg_resp_sig;
+                                st$d = St$SlowSendShare;
+                            end
+                            else begin
+                                sign_sent$d = 1'b0;
+                            end
+                        end
+                        else if (sg_resp_status == status_ok) begin
+                            verified$d = verified$q | (lane_one << vq$q);
+                            progress$d = 1'b1;
+                        end
+                        else begin
+                            bad$d = bad$q | (lane_one << vq$q);
+                            bad_shares$d = bad_shares$q + 32'h1;
+                        end
+                    end
+                    else if (~sign_sent$q & ~sg_busy) begin
+                        sg_sign = 1'b1;
+                        sign_sent$d = 1'b1;
+                    end
+                    else if ((valid_shares >= quorum$q) & ~sg_busy) begin
+                        bc_start = 1'b1;
+                        bc_word = slow_commit_row + (((id) & 32'hffffffff) << 32'h1);
+                        st$d = St$SlowSendCommit;
+                    end
+                    else if (candidate & ~sg_busy) begin
+                        poll_word = share_row + (((vp$q) & 32'hffffffff) << 32'h4);
+                        fetch_start = 1'b1;
+                        lane$d = poll_word[(32'h0)+:(4)];
+                        st$d = St$SlowWaitShare;
+                    end
+                    else if ((vp$q + 32'h1) >= n) begin
+                        vp$d = 32'h0;
+                        st$d = St$SlowPollFlags;
+                    end
+                    else begin
+                        vp$d = vp$q + 32'h1;
+                    end
+                end
+            St$SlowWaitShare:
+                begin
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            bad$d = bad$q | (lane_one << vp$q);
+                        end
+                        else begin
+                            sg_verify = 1'b1;
+                            vq$d = vp$q;
+                        end
+                        st$d = St$SlowStep;
+                    end
+                end
+            St$SlowSendShare:
+                begin
+                    if (bc_done) begin
+                        bc_start = 1'b1;
+                        bc_word = flag_row + (((id) & 32'hffffffff) << 32'h1);
+                        st$d = St$SlowSendFlag;
+                    end
+                end
+            St$SlowSendFlag:
+                begin
+                    if (bc_done) begin
+                        verified$d = verified$q | (lane_one << id);
+                        progress$d = 1'b1;
+                        st$d = St$SlowStep;
+                    end
+                end
+            St$SlowPollFlags:
+                begin
+                    poll_word = flag_row;
+                    fetch_start = 1'b1;
+                    lane$d = poll_word[(32'h0)+:(4)];
+                    missed = ~progress$q;
+                    progress$d = 1'b0;
+                    st$d = St$SlowWaitFlags;
+                end
+            St$SlowWaitFlags:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error) begin
+                            flagged$d = flags;
+                        end
+                        st$d = St$SlowPollFast;
+                    end
+                end
+            St$SlowPollFast:
+                begin
+                    poll_word = commit_row;
+                    fetch_start = 1'b1;
+                    lane$d = poll_word[(32'h0)+:(4)];
+                    st$d = St$SlowWaitFast;
+                end
+            St$SlowWaitFast:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & (votes >= quorum$q) & ~sg_busy) begin
+                            slow$d = 1'b0;
+                            st$d = St$Decide;
+                        end
+                        else begin
+                            st$d = St$SlowStep;
+                        end
+                    end
+                end
+            St$SlowSendCommit:
+                begin
+                    if (bc_done) begin
+                        waited$d = 32'h0;
+                        st$d = St$SlowPollCommit;
+                    end
+                end
+            St$SlowPollCommit:
+                begin
+                    poll_word = slow_commit_row;
+                    fetch_start = 1'b1;
+                    lane$d = poll_word[(32'h0)+:(4)];
+                    st$d = St$SlowWaitCommit;
+                end
+            St$SlowWaitCommit:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & (votes >= quorum$q)) begin
+                            slow$d = 1'b1;
+                            st$d = St$Decide;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            st$d = St$SlowPollCommit;
+                        end
+                    end
+                end
             St$Decide:
                 begin
                     dec_tvalid = 1'b1;
                     if (dec_tready) begin
                         decisions$d = decisions$q + 32'h1;
-                        fast$d = fast$q + 32'h1;
+                        if (slow$q) begin
+                            slow_count$d = slow_count$q + 32'h1;
+                        end
+                        else begin
+                            fast$d = fast$q + 32'h1;
+                        end
                         k$d = k$q + 32'h1;
                         if (slot$q == last_slot) begin
                             slot$d = 32'h0;
+                            slot_n$d = 32'h0;
                         end
                         else begin
                             slot$d = slot$q + 32'h1;
+                            slot_n$d = slot_n$q + build_n16;
                         end
                         if ((slots != 32'h0) & ((decisions$q + 32'h1) == slots)) begin
                             st$d = St$Done;
@@ -1623,12 +2090,16 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         if (missed) begin
             if ((waited$q + 32'h1) >= wait_polls) begin
+                timeout = 1'b1;
                 timeouts$d = timeouts$q + 32'h1;
                 waited$d = 32'h0;
             end
             else begin
                 waited$d = waited$q + 32'h1;
             end
+        end
+        if (timeout & ((st$q == St$FastWaitCert) | (st$q == St$FastWaitCommit))) begin
+            st$d = St$SlowStart;
         end
         if (~rst_n) begin
             st$d = St$Idle;
@@ -1641,22 +2112,25 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             polls$d = 32'h0;
             view$d = 32'h0;
             waited$d = 32'h0;
+            slow_count$d = 32'h0;
+            bad_shares$d = 32'h0;
         end
         fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
         fetch_len = 32'h0;
         dec_tdata = ((k$q) & 64'hffffffffffffffff) | (((m$q) & 64'hffffffffffffffff) << 32'h20);
-        dec_tuser = 1'b0;
+        dec_tuser = slow$q;
         ap_idle = st$q == St$Idle;
         ap_done = done_q$q;
         ap_ready = done_q$q;
         sts_cycles = cycles$q;
         sts_decisions = decisions$q;
         sts_fast = fast$q;
-        sts_slow = 32'h0;
+        sts_slow = slow_count$q;
         sts_view_changes = 32'h0;
         sts_view = view$q;
         sts_timeouts = timeouts$q;
         sts_polls = polls$q;
+        sts_bad_shares = bad_shares$q;
         sts_error = error$q;
     end
     
@@ -1680,6 +2154,44 @@ module rhdl_ubft$protocol$active(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$active
+
+
+module rhdl_ubft$protocol$bad(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$bad
+
+
+module rhdl_ubft$protocol$bad_shares(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$bad_shares
 
 
 module rhdl_ubft$protocol$cycles(d,q,clock);
@@ -1777,6 +2289,25 @@ module rhdl_ubft$protocol$fast(d,q,clock);
 endmodule // rhdl_ubft$protocol$fast
 
 
+module rhdl_ubft$protocol$flagged(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$flagged
+
+
 module rhdl_ubft$protocol$k(d,q,clock);
     
     // Module arguments
@@ -1872,6 +2403,25 @@ module rhdl_ubft$protocol$polls(d,q,clock);
 endmodule // rhdl_ubft$protocol$polls
 
 
+module rhdl_ubft$protocol$progress(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$progress
+
+
 module rhdl_ubft$protocol$quorum(d,q,clock);
     
     // Module arguments
@@ -1889,6 +2439,25 @@ module rhdl_ubft$protocol$quorum(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$quorum
+
+
+module rhdl_ubft$protocol$sign_sent(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$sign_sent
 
 
 module rhdl_ubft$protocol$slot(d,q,clock);
@@ -1910,11 +2479,68 @@ module rhdl_ubft$protocol$slot(d,q,clock);
 endmodule // rhdl_ubft$protocol$slot
 
 
+module rhdl_ubft$protocol$slot_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slot_n
+
+
+module rhdl_ubft$protocol$slow(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow
+
+
+module rhdl_ubft$protocol$slow_count(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow_count
+
+
 module rhdl_ubft$protocol$st(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
     input wire  clock;
     
     // Enums
@@ -1930,8 +2556,20 @@ module rhdl_ubft$protocol$st(d,q,clock);
     localparam St$FastSendCommit = 9;
     localparam St$FastPollCommit = 10;
     localparam St$FastWaitCommit = 11;
-    localparam St$Decide = 12;
-    localparam St$Done = 13;
+    localparam St$SlowStart = 12;
+    localparam St$SlowStep = 13;
+    localparam St$SlowWaitShare = 14;
+    localparam St$SlowSendShare = 15;
+    localparam St$SlowSendFlag = 16;
+    localparam St$SlowPollFlags = 17;
+    localparam St$SlowWaitFlags = 18;
+    localparam St$SlowPollFast = 19;
+    localparam St$SlowWaitFast = 20;
+    localparam St$SlowSendCommit = 21;
+    localparam St$SlowPollCommit = 22;
+    localparam St$SlowWaitCommit = 23;
+    localparam St$Decide = 24;
+    localparam St$Done = 25;
     
     // Update code (custom)
     initial begin
@@ -1964,6 +2602,25 @@ module rhdl_ubft$protocol$timeouts(d,q,clock);
 endmodule // rhdl_ubft$protocol$timeouts
 
 
+module rhdl_ubft$protocol$verified(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$verified
+
+
 module rhdl_ubft$protocol$view(d,q,clock);
     
     // Module arguments
@@ -1983,6 +2640,44 @@ module rhdl_ubft$protocol$view(d,q,clock);
 endmodule // rhdl_ubft$protocol$view
 
 
+module rhdl_ubft$protocol$vp(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$vp
+
+
+module rhdl_ubft$protocol$vq(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$vq
+
+
 module rhdl_ubft$protocol$waited(d,q,clock);
     
     // Module arguments
@@ -2000,3 +2695,276 @@ module rhdl_ubft$protocol$waited(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$waited
+
+
+module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,resp_valid,resp_status,resp_sig,resp_sign,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  sign;
+    input wire  verify;
+    input wire  [127:0] summary;
+    input wire  [7:0] signer;
+    input wire  [511:0] signature;
+    output reg  busy;
+    output reg  resp_valid;
+    output reg  [7:0] resp_status;
+    output reg  [511:0] resp_sig;
+    output reg  resp_sign;
+    input wire  resp_take;
+    output reg  [511:0] sreq_tdata;
+    output reg  [63:0] sreq_tkeep;
+    output reg  sreq_tlast;
+    output reg  [15:0] sreq_tuser;
+    output reg  sreq_tvalid;
+    input wire  sreq_tready;
+    input wire  [511:0] sresp_tdata;
+    input wire  [7:0] sresp_tuser;
+    input wire  sresp_tlast;
+    input wire  sresp_tvalid;
+    output reg  sresp_tready;
+    
+    // Constant declarations
+    localparam  op_sign = 16'h1;
+    localparam  op_verify = 16'h2;
+    localparam  summary_keep = 64'hffff;
+    localparam  all_keep = 64'hffffffffffffffff;
+    localparam  malformed = 8'h2;
+    
+    // Enums
+    localparam SetupState$Idle = 0;
+    localparam SetupState$SendSummary = 1;
+    localparam SetupState$SendSignature = 2;
+    localparam SetupState$AwaitResponse = 3;
+    
+    // Stub signals
+    reg  [1:0] state$d;
+    wire  [1:0] state$q;
+    reg  state$clock;
+    reg  [127:0] summary_q$d;
+    wire  [127:0] summary_q$q;
+    reg  summary_q$clock;
+    reg  [511:0] signature_q$d;
+    wire  [511:0] signature_q$q;
+    reg  signature_q$clock;
+    reg  [15:0] user_q$d;
+    wire  [15:0] user_q$q;
+    reg  user_q$clock;
+    reg  is_sign$d;
+    wire  is_sign$q;
+    reg  is_sign$clock;
+    
+    // Sub module instances
+    rhdl_ubft$setup$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$setup$summary_q summary_q(
+        .d(summary_q$d),
+        .q(summary_q$q),
+        .clock(summary_q$clock)
+    );
+    rhdl_ubft$setup$signature_q signature_q(
+        .d(signature_q$d),
+        .q(signature_q$q),
+        .clock(signature_q$clock)
+    );
+    rhdl_ubft$setup$user_q user_q(
+        .d(user_q$d),
+        .q(user_q$q),
+        .clock(user_q$clock)
+    );
+    rhdl_ubft$setup$is_sign is_sign(
+        .d(is_sign$d),
+        .q(is_sign$q),
+        .clock(is_sign$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        summary_q$clock = clock;
+        signature_q$clock = clock;
+        user_q$clock = clock;
+        is_sign$clock = clock;
+        state$d = state$q;
+        summary_q$d = summary_q$q;
+        signature_q$d = signature_q$q;
+        user_q$d = user_q$q;
+        is_sign$d = is_sign$q;
+        sreq_tvalid = 1'b0;
+        sreq_tdata = ((summary_q$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        sreq_tkeep = summary_keep;
+        sreq_tlast = is_sign$q;
+        sreq_tuser = user_q$q;
+        resp_valid = 1'b0;
+        sresp_tready = 1'b0;
+        case (state$q)
+            SetupState$Idle:
+                begin
+                    if (sign | verify) begin
+                        summary_q$d = summary;
+                        signature_q$d = signature;
+                        is_sign$d = sign;
+                        if (sign) begin
+                            user_q$d = op_sign;
+                        end
+                        else begin
+                            user_q$d = op_verify | (((signer) & 16'hffff) << 32'h8);
+                        end
+                        state$d = SetupState$SendSummary;
+                    end
+                end
+            SetupState$SendSummary:
+                begin
+                    sreq_tvalid = 1'b1;
+                    if (sreq_tready) begin
+                        if (is_sign$q) begin
+                            state$d = SetupState$AwaitResponse;
+                        end
+                        else begin
+                            state$d = SetupState$SendSignature;
+                        end
+                    end
+                end
+            SetupState$SendSignature:
+                begin
+                    sreq_tvalid = 1'b1;
+                    sreq_tdata = signature_q$q;
+                    sreq_tkeep = all_keep;
+                    sreq_tlast = 1'b1;
+                    if (sreq_tready) begin
+                        state$d = SetupState$AwaitResponse;
+                    end
+                end
+            SetupState$AwaitResponse:
+                begin
+                    resp_valid = sresp_tvalid;
+                    sresp_tready = resp_take;
+                    if (sresp_tvalid & resp_take) begin
+                        state$d = SetupState$Idle;
+                    end
+                end
+            default:
+                begin
+                    state$d = SetupState$Idle;
+                end
+        endcase
+        if (~rst_n) begin
+            state$d = SetupState$Idle;
+        end
+        busy = state$q != SetupState$Idle;
+        if (sresp_tlast) begin
+            resp_status = sresp_tuser;
+        end
+        else begin
+            resp_status = malformed;
+        end
+        resp_sig = sresp_tdata;
+        resp_sign = is_sign$q;
+    end
+    
+endmodule // rhdl_ubft$setup
+
+
+module rhdl_ubft$setup$is_sign(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$is_sign
+
+
+module rhdl_ubft$setup$signature_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$signature_q
+
+
+module rhdl_ubft$setup$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam SetupState$Idle = 0;
+    localparam SetupState$SendSummary = 1;
+    localparam SetupState$SendSignature = 2;
+    localparam SetupState$AwaitResponse = 3;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$state
+
+
+module rhdl_ubft$setup$summary_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$summary_q
+
+
+module rhdl_ubft$setup$user_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$user_q

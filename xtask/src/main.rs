@@ -1,12 +1,21 @@
 //! Project chores, run as `cargo xtask <command>` (alias in .cargo/config.toml).
 //!
 //! - `verilog [--check]`: writes `rtl/rhdl_ubft.v` and `rtl/README.md` from the kernel.
-//! - `docs [--check]`: writes `docs/layout.md` from `rhdl_ubft::layout`.
+//! - `docs [--check]`: writes `docs/layout.md` (`rhdl_ubft::layout`) and `docs/registers.md` (`rhdl_ubft::regs`).
+//! - `vivado [--check] [--target xo|xclbin|hw_emu]`: writes vivado/kernel.xml,
+//!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
+//!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
+//! - `synth [--n 3,5,8] [--no-flatten]`: Yosys resource estimate, docs/resources.md.
+//! - `testbench [--run] [--backend B]`: self-checking testbenches of recorded
+//!   cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them in Icarus.
 //! - `lint`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`) and the
 //!   Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`.
 //!
 //! Generated files are committed; `--check` regenerates them in memory and
 //! fails when the committed copy is stale or missing (CI runs it via `.ci/run`).
+
+mod hw;
+mod testbench;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -38,7 +47,39 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         slots: u64,
     },
-    /// Write docs/layout.md (the mailbox layout page).
+    /// Record the standard scenarios and write self-checking testbenches of
+    /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them in Icarus.
+    Testbench {
+        /// Also run each testbench on rtl/rhdl_ubft.v with iverilog/vvp.
+        #[arg(long)]
+        run: bool,
+        /// The backend that records the expected values: rust-hdl or verilator.
+        #[arg(long, default_value = "rust-hdl")]
+        backend: String,
+    },
+    /// Write (or --check) vivado/kernel.xml, package_kernel.tcl and
+    /// rhdl_ubft_regs.h from the register table, check them with the open
+    /// tools, and run `make -C vivado <target>` when vivado and v++ are on
+    /// PATH (otherwise print what it would run and exit 0: "skipped").
+    Vivado {
+        /// Only check that the generated files are up to date (no flow).
+        #[arg(long)]
+        check: bool,
+        /// The Makefile target: xo, xclbin or hw_emu.
+        #[arg(long, default_value = "xclbin")]
+        target: String,
+    },
+    /// Yosys synth_xilinx (UltraScale+) of the kernel for each N: a LUT/FF
+    /// table, written to docs/resources.md (estimates, not Vivado).
+    Synth {
+        /// Builds to synthesize (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "3,5,8")]
+        n: Vec<usize>,
+        /// Synthesize hierarchically (no -flatten).
+        #[arg(long)]
+        no_flatten: bool,
+    },
+    /// Write docs/layout.md and docs/registers.md (generated pages).
     Docs {
         /// Fail if the file on disk differs from what would be generated.
         #[arg(long)]
@@ -56,6 +97,9 @@ fn main() -> ExitCode {
         Cmd::Lint => lint(),
         Cmd::Docs { check } => docs(check),
         Cmd::Bench { slots } => bench(slots),
+        Cmd::Testbench { run, backend } => testbench::testbench(&root(), run, &backend),
+        Cmd::Vivado { check, target } => hw::vivado(check, &target),
+        Cmd::Synth { n, no_flatten } => hw::synth(&n, !no_flatten),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -134,6 +178,12 @@ fn docs(check: bool) -> Result {
     write_or_check(
         "docs/layout.md",
         &rhdl_ubft::layout::markdown(),
+        check,
+        "cargo xtask docs",
+    )?;
+    write_or_check(
+        "docs/registers.md",
+        &rhdl_ubft::regs::markdown(),
         check,
         "cargo xtask docs",
     )

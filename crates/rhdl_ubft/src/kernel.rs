@@ -1,9 +1,9 @@
 //! Kernel: the top, wiring only.
 //!
-//! Connects Protocol, Fetch and Broadcast and exposes the ports of DESIGN.md
+//! Connects Protocol, Fetch, Broadcast and Setup and exposes the ports of DESIGN.md
 //! section 4 with Vitis names (an interface prefix and the AXI suffix), so
-//! Vivado infers `m_axi_hbm`, `m_axis_sq`, `s_axis_cq`, `s_axis_prop` and
-//! `m_axis_dec`. Configuration is plain inputs (`cfg_*`) and status plain
+//! Vivado infers `m_axi_hbm`, `m_axis_sq`, `s_axis_cq`, `m_axis_sreq`,
+//! `s_axis_sresp`, `s_axis_prop` and `m_axis_dec`. Configuration is plain inputs (`cfg_*`) and status plain
 //! outputs (`sts_*`) until the AXI4-Lite control block lands.
 //!
 //! Fetch owns the read channels of `m_axi_hbm`, Broadcast the write
@@ -14,6 +14,7 @@ use crate::fetch::Fetch;
 use crate::params::BEAT_BITS;
 use crate::protocol::Protocol;
 use crate::roce::{CQ_BITS, SQ_BITS};
+use crate::setup::Setup;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -64,6 +65,18 @@ pub struct Kernel<const N: usize> {
     pub s_axis_cq_tdata: Signal<In, Bits<CQ_BITS>>,
     pub s_axis_cq_tvalid: Signal<In, Bit>,
     pub s_axis_cq_tready: Signal<Out, Bit>,
+    // The signer service.
+    pub m_axis_sreq_tdata: Signal<Out, Bits<BEAT_BITS>>,
+    pub m_axis_sreq_tkeep: Signal<Out, Bits<64>>,
+    pub m_axis_sreq_tlast: Signal<Out, Bit>,
+    pub m_axis_sreq_tuser: Signal<Out, Bits<16>>,
+    pub m_axis_sreq_tvalid: Signal<Out, Bit>,
+    pub m_axis_sreq_tready: Signal<In, Bit>,
+    pub s_axis_sresp_tdata: Signal<In, Bits<BEAT_BITS>>,
+    pub s_axis_sresp_tuser: Signal<In, Bits<8>>,
+    pub s_axis_sresp_tlast: Signal<In, Bit>,
+    pub s_axis_sresp_tvalid: Signal<In, Bit>,
+    pub s_axis_sresp_tready: Signal<Out, Bit>,
     // Proposals in, decisions out.
     pub s_axis_prop_tdata: Signal<In, Bits<32>>,
     pub s_axis_prop_tvalid: Signal<In, Bit>,
@@ -81,12 +94,14 @@ pub struct Kernel<const N: usize> {
     pub sts_view: Signal<Out, Bits<32>>,
     pub sts_timeouts: Signal<Out, Bits<32>>,
     pub sts_polls: Signal<Out, Bits<32>>,
+    pub sts_bad_shares: Signal<Out, Bits<32>>,
     pub sts_acks: Signal<Out, Bits<32>>,
     pub sts_write_errors: Signal<Out, Bits<32>>,
     pub sts_error: Signal<Out, Bits<8>>,
     protocol: Protocol<N>,
     fetch: Fetch,
     broadcast: Broadcast,
+    setup: Setup,
 }
 
 impl<const N: usize> Default for Kernel<N> {
@@ -135,6 +150,17 @@ impl<const N: usize> Default for Kernel<N> {
             s_axis_cq_tdata: Default::default(),
             s_axis_cq_tvalid: Default::default(),
             s_axis_cq_tready: Default::default(),
+            m_axis_sreq_tdata: Default::default(),
+            m_axis_sreq_tkeep: Default::default(),
+            m_axis_sreq_tlast: Default::default(),
+            m_axis_sreq_tuser: Default::default(),
+            m_axis_sreq_tvalid: Default::default(),
+            m_axis_sreq_tready: Default::default(),
+            s_axis_sresp_tdata: Default::default(),
+            s_axis_sresp_tuser: Default::default(),
+            s_axis_sresp_tlast: Default::default(),
+            s_axis_sresp_tvalid: Default::default(),
+            s_axis_sresp_tready: Default::default(),
             s_axis_prop_tdata: Default::default(),
             s_axis_prop_tvalid: Default::default(),
             s_axis_prop_tready: Default::default(),
@@ -150,12 +176,14 @@ impl<const N: usize> Default for Kernel<N> {
             sts_view: Default::default(),
             sts_timeouts: Default::default(),
             sts_polls: Default::default(),
+            sts_bad_shares: Default::default(),
             sts_acks: Default::default(),
             sts_write_errors: Default::default(),
             sts_error: Default::default(),
             protocol: Protocol::new(),
             fetch: Default::default(),
             broadcast: Default::default(),
+            setup: Default::default(),
         }
     }
 }
@@ -170,6 +198,8 @@ impl<const N: usize> Logic for Kernel<N> {
         self.protocol.rst_n.next = self.ap_rst_n.val();
         self.fetch.rst_n.next = self.ap_rst_n.val();
         self.broadcast.rst_n.next = self.ap_rst_n.val();
+        self.setup.clock.next = self.ap_clk.val();
+        self.setup.rst_n.next = self.ap_rst_n.val();
         // Control and configuration.
         self.protocol.ap_start.next = self.ap_start.val();
         self.ap_done.next = self.protocol.ap_done.val();
@@ -197,6 +227,30 @@ impl<const N: usize> Logic for Kernel<N> {
         self.broadcast.words.next = self.protocol.bc_words.val();
         self.broadcast.data.next = self.protocol.bc_data.val();
         self.protocol.bc_done.next = self.broadcast.done.val();
+        // Protocol <-> Setup.
+        self.setup.sign.next = self.protocol.sg_sign.val();
+        self.setup.verify.next = self.protocol.sg_verify.val();
+        self.setup.summary.next = self.protocol.sg_summary.val();
+        self.setup.signer.next = self.protocol.sg_signer.val();
+        self.setup.signature.next = self.protocol.sg_signature.val();
+        self.protocol.sg_busy.next = self.setup.busy.val();
+        self.protocol.sg_resp_valid.next = self.setup.resp_valid.val();
+        self.protocol.sg_resp_status.next = self.setup.resp_status.val();
+        self.protocol.sg_resp_sig.next = self.setup.resp_sig.val();
+        self.protocol.sg_resp_sign.next = self.setup.resp_sign.val();
+        self.setup.resp_take.next = self.protocol.sg_resp_take.val();
+        // The signer streams: Setup.
+        self.m_axis_sreq_tdata.next = self.setup.sreq_tdata.val();
+        self.m_axis_sreq_tkeep.next = self.setup.sreq_tkeep.val();
+        self.m_axis_sreq_tlast.next = self.setup.sreq_tlast.val();
+        self.m_axis_sreq_tuser.next = self.setup.sreq_tuser.val();
+        self.m_axis_sreq_tvalid.next = self.setup.sreq_tvalid.val();
+        self.setup.sreq_tready.next = self.m_axis_sreq_tready.val();
+        self.setup.sresp_tdata.next = self.s_axis_sresp_tdata.val();
+        self.setup.sresp_tuser.next = self.s_axis_sresp_tuser.val();
+        self.setup.sresp_tlast.next = self.s_axis_sresp_tlast.val();
+        self.setup.sresp_tvalid.next = self.s_axis_sresp_tvalid.val();
+        self.s_axis_sresp_tready.next = self.setup.sresp_tready.val();
         // m_axi_hbm read channels: Fetch.
         self.m_axi_hbm_araddr.next = self.fetch.araddr.val();
         self.m_axi_hbm_arlen.next = self.fetch.arlen.val();
@@ -248,6 +302,7 @@ impl<const N: usize> Logic for Kernel<N> {
         self.sts_view.next = self.protocol.sts_view.val();
         self.sts_timeouts.next = self.protocol.sts_timeouts.val();
         self.sts_polls.next = self.protocol.sts_polls.val();
+        self.sts_bad_shares.next = self.protocol.sts_bad_shares.val();
         self.sts_acks.next = self.broadcast.acks.val();
         self.sts_write_errors.next = self.broadcast.write_errors.val();
         self.sts_error.next = self.protocol.sts_error.val();
@@ -279,6 +334,11 @@ impl<const N: usize> Kernel<N> {
         k.m_axis_sq_tready.connect();
         k.s_axis_cq_tdata.connect();
         k.s_axis_cq_tvalid.connect();
+        k.m_axis_sreq_tready.connect();
+        k.s_axis_sresp_tdata.connect();
+        k.s_axis_sresp_tuser.connect();
+        k.s_axis_sresp_tlast.connect();
+        k.s_axis_sresp_tvalid.connect();
         k.s_axis_prop_tdata.connect();
         k.s_axis_prop_tvalid.connect();
         k.m_axis_dec_tready.connect();

@@ -6,3 +6,7 @@ pub mod broadcast;
 pub mod fetch;
 pub mod protocol;
 pub mod kernel;
+pub mod regs;
+pub mod control;
+pub mod vitis;
+pub mod setup;

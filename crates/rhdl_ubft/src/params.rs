@@ -56,6 +56,14 @@ pub mod defaults {
     pub const HBM_WRITE_LATENCY: u64 = 20;
     /// Polls a replica waits before it counts a timeout.
     pub const WAIT_POLLS: u64 = 64;
+    /// The signer model's sign latency (tests; ubft_new's was 3.07 M).
+    pub const SIGN_LATENCY: u64 = 2_000;
+    /// The signer model's verify latency (tests; ubft_new's was 10.4 M).
+    pub const VERIFY_LATENCY: u64 = 4_000;
+    /// ubft_new's stop to sign, in cycles.
+    pub const UBFT_NEW_SIGN_CYCLES: u64 = 3_070_000;
+    /// ubft_new's stop to verify, in cycles.
+    pub const UBFT_NEW_VERIFY_CYCLES: u64 = 10_400_000;
     /// ubft_new's cost per slot: 3.07 M cycles signing plus 10.4 M verifying.
     pub const UBFT_NEW_CYCLES_PER_SLOT: u64 = 13_470_000;
     /// The kernel clock the docs convert cycles at.

@@ -53,6 +53,18 @@ pub enum St {
     FastSendCommit,
     FastPollCommit,
     FastWaitCommit,
+    SlowStart,
+    SlowStep,
+    SlowWaitShare,
+    SlowSendShare,
+    SlowSendFlag,
+    SlowPollFlags,
+    SlowWaitFlags,
+    SlowPollFast,
+    SlowWaitFast,
+    SlowSendCommit,
+    SlowPollCommit,
+    SlowWaitCommit,
     Decide,
     Done,
 }
@@ -86,6 +98,18 @@ pub struct Protocol<const N: usize> {
     pub bc_words: Signal<Out, Bits<5>>,
     pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
     pub bc_done: Signal<In, Bit>,
+    // The signer service (crate::setup).
+    pub sg_sign: Signal<Out, Bit>,
+    pub sg_verify: Signal<Out, Bit>,
+    pub sg_summary: Signal<Out, Bits<128>>,
+    pub sg_signer: Signal<Out, Bits<8>>,
+    pub sg_signature: Signal<Out, Bits<BEAT_BITS>>,
+    pub sg_busy: Signal<In, Bit>,
+    pub sg_resp_valid: Signal<In, Bit>,
+    pub sg_resp_status: Signal<In, Bits<8>>,
+    pub sg_resp_sig: Signal<In, Bits<BEAT_BITS>>,
+    pub sg_resp_sign: Signal<In, Bit>,
+    pub sg_resp_take: Signal<Out, Bit>,
     // Proposals in, decisions out (AXI-Stream).
     pub prop_tdata: Signal<In, Bits<32>>,
     pub prop_tvalid: Signal<In, Bit>,
@@ -103,6 +127,7 @@ pub struct Protocol<const N: usize> {
     pub sts_view: Signal<Out, Bits<32>>,
     pub sts_timeouts: Signal<Out, Bits<32>>,
     pub sts_polls: Signal<Out, Bits<32>>,
+    pub sts_bad_shares: Signal<Out, Bits<32>>,
     pub sts_error: Signal<Out, Bits<8>>,
     // Registers (the spec's ProtocolState).
     st: DFF<St>,
@@ -110,7 +135,18 @@ pub struct Protocol<const N: usize> {
     leader: DFF<Bits<8>>,
     k: DFF<Bits<32>>,
     slot: DFF<Bits<8>>,
+    slot_n: DFF<Bits<16>>,
     m: DFF<Bits<32>>,
+    slow: DFF<Bit>,
+    flagged: DFF<Bits<N>>,
+    verified: DFF<Bits<N>>,
+    bad: DFF<Bits<N>>,
+    sign_sent: DFF<Bit>,
+    vp: DFF<Bits<8>>,
+    vq: DFF<Bits<8>>,
+    progress: DFF<Bit>,
+    slow_count: DFF<Bits<32>>,
+    bad_shares: DFF<Bits<32>>,
     quorum: DFF<Bits<8>>,
     active: DFF<Bits<N>>,
     waited: DFF<Bits<16>>,
@@ -130,11 +166,25 @@ pub struct Protocol<const N: usize> {
     poll_word: Signal<Local, Bits<32>>,
     row: Signal<Local, Bits<BEAT_BITS>>,
     votes: Signal<Local, Bits<8>>,
+    flags: Signal<Local, Bits<N>>,
+    valid_shares: Signal<Local, Bits<8>>,
+    share_row: Signal<Local, Bits<32>>,
+    flag_row: Signal<Local, Bits<32>>,
+    slow_commit_row: Signal<Local, Bits<32>>,
+    candidate: Signal<Local, Bit>,
     missed: Signal<Local, Bit>,
+    timeout: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
     prepare_base: Constant<Bits<32>>,
     will_cert_base: Constant<Bits<32>>,
     will_commit_base: Constant<Bits<32>>,
+    commit_base: Constant<Bits<32>>,
+    certify_valid_base: Constant<Bits<32>>,
+    certify_base: Constant<Bits<32>>,
+    build_n16: Constant<Bits<16>>,
+    last_slot_n: Constant<Bits<16>>,
+    lane_one: Constant<Bits<N>>,
+    status_ok: Constant<Bits<8>>,
     row_shift: Constant<Bits<8>>,
     last_slot: Constant<Bits<8>>,
     build_n: Constant<Bits<8>>,
@@ -154,6 +204,11 @@ impl<const N: usize> Protocol<N> {
         let mb = crate::layout::Mailbox::v2(N, G, crate::params::SB);
         use crate::layout::Region;
         let row = mb.vote_row_words();
+        assert_eq!(
+            mb.share(1, 0) - mb.share(0, 0),
+            N * crate::layout::share_words(crate::params::SB),
+            "one beat per share"
+        );
         Protocol {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -192,13 +247,36 @@ impl<const N: usize> Protocol<N> {
             sts_view: Default::default(),
             sts_timeouts: Default::default(),
             sts_polls: Default::default(),
+            sts_bad_shares: Default::default(),
             sts_error: Default::default(),
+            sg_sign: Default::default(),
+            sg_verify: Default::default(),
+            sg_summary: Default::default(),
+            sg_signer: Default::default(),
+            sg_signature: Default::default(),
+            sg_busy: Default::default(),
+            sg_resp_valid: Default::default(),
+            sg_resp_status: Default::default(),
+            sg_resp_sig: Default::default(),
+            sg_resp_sign: Default::default(),
+            sg_resp_take: Default::default(),
             st: Default::default(),
             view: Default::default(),
             leader: Default::default(),
             k: Default::default(),
             slot: Default::default(),
+            slot_n: Default::default(),
             m: Default::default(),
+            slow: Default::default(),
+            flagged: Default::default(),
+            verified: Default::default(),
+            bad: Default::default(),
+            sign_sent: Default::default(),
+            vp: Default::default(),
+            vq: Default::default(),
+            progress: Default::default(),
+            slow_count: Default::default(),
+            bad_shares: Default::default(),
             quorum: Default::default(),
             active: Default::default(),
             waited: Default::default(),
@@ -217,10 +295,24 @@ impl<const N: usize> Protocol<N> {
             poll_word: Default::default(),
             row: Default::default(),
             votes: Default::default(),
+            flags: Default::default(),
+            valid_shares: Default::default(),
+            share_row: Default::default(),
+            flag_row: Default::default(),
+            slow_commit_row: Default::default(),
+            candidate: Default::default(),
             missed: Default::default(),
+            timeout: Default::default(),
             prepare_base: Constant::new((mb.base(Region::Prepare) as u64).into()),
             will_cert_base: Constant::new((mb.base(Region::WillCert) as u64).into()),
             will_commit_base: Constant::new((mb.base(Region::WillCommit) as u64).into()),
+            commit_base: Constant::new((mb.base(Region::Commit) as u64).into()),
+            certify_valid_base: Constant::new((mb.base(Region::CertifyValid) as u64).into()),
+            certify_base: Constant::new((mb.base(Region::Certify) as u64).into()),
+            build_n16: Constant::new((N as u64).into()),
+            last_slot_n: Constant::new((((G - 1) * N) as u64).into()),
+            lane_one: Constant::new(1u64.into()),
+            status_ok: Constant::new(crate::setup::code::OK.into()),
             row_shift: Constant::new((row.trailing_zeros() as u64).into()),
             last_slot: Constant::new(((G - 1) as u64).into()),
             build_n: Constant::new((N as u64).into()),
@@ -245,8 +337,9 @@ impl<const N: usize> Logic for Protocol<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, view, leader, k, slot, m, quorum, active, waited, lane, done_q, cycles,
-            decisions, fast, timeouts, polls, error
+            self, clock, st, view, leader, k, slot, slot_n, m, slow, flagged, verified, bad,
+            sign_sent, vp, vq, progress, slow_count, bad_shares, quorum, active, waited, lane, done_q,
+            cycles, decisions, fast, timeouts, polls, error
         );
         // Where this slot's records are, and the vote word for (view, k).
         self.tag.next = (bit_cast::<32, 8>(self.view.q.val().get_bits::<8>(0)) << 24)
@@ -256,20 +349,47 @@ impl<const N: usize> Logic for Protocol<N> {
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
         self.commit_row.next = self.will_commit_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
+        self.flag_row.next = self.certify_valid_base.val()
+            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
+        self.slow_commit_row.next = self.commit_base.val()
+            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
+        // A share is one beat: certify + (slot * N + node) * 16 words.
+        self.share_row.next = self.certify_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 4);
         self.poll_word.next = self.prep_word.val();
         // The polled record, moved to lane 0 of the beat.
         self.row.next = self.fetch_beat.val() >> (bit_cast::<10, 4>(self.lane.q.val()) << 5);
         // count_votes: entries i < n holding (tag, m).
         self.votes.next = 0.into();
+        self.flags.next = 0.into();
+        self.valid_shares.next = 0.into();
         for i in 0..N {
             if self.active.q.val().get_bit(i)
                 & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
                 & (self.row.val().get_bits::<32>(i * 64 + 32) == self.m.q.val())
             {
                 self.votes.next = self.votes.val() + 1;
+                self.flags.next = self.flags.val().replace_bit(i, true);
+            }
+            if self.verified.q.val().get_bit(i) {
+                self.valid_shares.next = self.valid_shares.val() + 1;
             }
         }
+        // Peer vp's share is flagged and neither verified nor refused yet.
+        self.candidate.next = self.flagged.q.val().get_bit(self.vp.q.val().index())
+            & !self.verified.q.val().get_bit(self.vp.q.val().index())
+            & !self.bad.q.val().get_bit(self.vp.q.val().index())
+            & (self.vp.q.val() != self.id.val());
+        self.sg_sign.next = false;
+        self.sg_verify.next = false;
+        self.sg_resp_take.next = false;
+        self.sg_summary.next = bit_cast::<128, 32>(self.view.q.val())
+            | (bit_cast::<128, 8>(self.slot.q.val()) << 32)
+            | (bit_cast::<128, 32>(self.k.q.val()) << 64)
+            | (bit_cast::<128, 32>(self.m.q.val()) << 96);
+        self.sg_signer.next = self.vp.q.val();
+        self.sg_signature.next = self.fetch_beat.val();
         self.missed.next = false;
+        self.timeout.next = false;
         self.fetch_start.next = false;
         self.bc_start.next = false;
         self.bc_word.next = self.prep_word.val();
@@ -295,6 +415,9 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.leader.d.next = 0.into();
                     self.k.d.next = 1.into();
                     self.slot.d.next = 0.into();
+                    self.slot_n.d.next = 0.into();
+                    self.slow_count.d.next = 0.into();
+                    self.bad_shares.d.next = 0.into();
                     self.waited.d.next = 0.into();
                     self.quorum.d.next = ((self.n.val() - 1) & 0xfe) + 1;
                     self.active.d.next = !(self.all_lanes.val() << self.n.val());
@@ -316,6 +439,7 @@ impl<const N: usize> Logic for Protocol<N> {
             }
             St::LeaderCheck => {
                 self.waited.d.next = 0.into();
+                self.slow.d.next = false;
                 if self.id.val() == self.leader.q.val() {
                     self.st.d.next = St::LeaderWaitValue;
                 } else {
@@ -411,16 +535,165 @@ impl<const N: usize> Logic for Protocol<N> {
                     }
                 }
             }
+            St::SlowStart => {
+                self.flagged.d.next = 0.into();
+                self.verified.d.next = 0.into();
+                self.bad.d.next = 0.into();
+                self.sign_sent.d.next = false;
+                self.vp.d.next = 0.into();
+                self.progress.d.next = false;
+                self.waited.d.next = 0.into();
+                self.st.d.next = St::SlowStep;
+            }
+            St::SlowStep => {
+                if self.sg_resp_valid.val() {
+                    // A response waits: take it first.
+                    self.sg_resp_take.next = true;
+                    if self.sg_resp_sign.val() {
+                        if self.sg_resp_status.val() == self.status_ok.val() {
+                            // Our share: into certify on every replica.
+                            self.bc_start.next = true;
+                            self.bc_word.next =
+                                self.share_row.val() + (bit_cast::<32, 8>(self.id.val()) << 4);
+                            self.bc_words.next = 16.into();
+                            self.bc_data.next = self.sg_resp_sig.val();
+                            self.st.d.next = St::SlowSendShare;
+                        } else {
+                            self.sign_sent.d.next = false;
+                        }
+                    } else if self.sg_resp_status.val() == self.status_ok.val() {
+                        self.verified.d.next =
+                            self.verified.q.val() | (self.lane_one.val() << self.vq.q.val());
+                        self.progress.d.next = true;
+                    } else {
+                        self.bad.d.next = self.bad.q.val() | (self.lane_one.val() << self.vq.q.val());
+                        self.bad_shares.d.next = self.bad_shares.q.val() + 1;
+                    }
+                } else if !self.sign_sent.q.val() & !self.sg_busy.val() {
+                    self.sg_sign.next = true;
+                    self.sign_sent.d.next = true;
+                } else if (self.valid_shares.val() >= self.quorum.q.val()) & !self.sg_busy.val() {
+                    self.bc_start.next = true;
+                    self.bc_word.next =
+                        self.slow_commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                    self.st.d.next = St::SlowSendCommit;
+                } else if self.candidate.val() & !self.sg_busy.val() {
+                    // Fetch peer vp's share, then verify it.
+                    self.poll_word.next =
+                        self.share_row.val() + (bit_cast::<32, 8>(self.vp.q.val()) << 4);
+                    self.fetch_start.next = true;
+                    self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
+                    self.st.d.next = St::SlowWaitShare;
+                } else if (self.vp.q.val() + 1) >= self.n.val() {
+                    self.vp.d.next = 0.into();
+                    self.st.d.next = St::SlowPollFlags;
+                } else {
+                    self.vp.d.next = self.vp.q.val() + 1;
+                }
+            }
+            St::SlowWaitShare => {
+                if self.fetch_done.val() {
+                    if self.fetch_error.val() {
+                        self.bad.d.next = self.bad.q.val() | (self.lane_one.val() << self.vp.q.val());
+                    } else {
+                        self.sg_verify.next = true;
+                        self.vq.d.next = self.vp.q.val();
+                    }
+                    self.st.d.next = St::SlowStep;
+                }
+            }
+            St::SlowSendShare => {
+                if self.bc_done.val() {
+                    // Then the flag that says the share is in place.
+                    self.bc_start.next = true;
+                    self.bc_word.next = self.flag_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                    self.st.d.next = St::SlowSendFlag;
+                }
+            }
+            St::SlowSendFlag => {
+                if self.bc_done.val() {
+                    self.verified.d.next =
+                        self.verified.q.val() | (self.lane_one.val() << self.id.val());
+                    self.progress.d.next = true;
+                    self.st.d.next = St::SlowStep;
+                }
+            }
+            St::SlowPollFlags => {
+                self.poll_word.next = self.flag_row.val();
+                self.fetch_start.next = true;
+                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
+                // A round of the slow loop without progress counts as a miss.
+                self.missed.next = !self.progress.q.val();
+                self.progress.d.next = false;
+                self.st.d.next = St::SlowWaitFlags;
+            }
+            St::SlowWaitFlags => {
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() {
+                        self.flagged.d.next = self.flags.val();
+                    }
+                    self.st.d.next = St::SlowPollFast;
+                }
+            }
+            St::SlowPollFast => {
+                // A fast quorum may still have formed (a peer decided fast).
+                self.poll_word.next = self.commit_row.val();
+                self.fetch_start.next = true;
+                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
+                self.st.d.next = St::SlowWaitFast;
+            }
+            St::SlowWaitFast => {
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val()
+                        & (self.votes.val() >= self.quorum.q.val())
+                        & !self.sg_busy.val()
+                    {
+                        self.slow.d.next = false;
+                        self.st.d.next = St::Decide;
+                    } else {
+                        self.st.d.next = St::SlowStep;
+                    }
+                }
+            }
+            St::SlowSendCommit => {
+                if self.bc_done.val() {
+                    self.waited.d.next = 0.into();
+                    self.st.d.next = St::SlowPollCommit;
+                }
+            }
+            St::SlowPollCommit => {
+                self.poll_word.next = self.slow_commit_row.val();
+                self.fetch_start.next = true;
+                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
+                self.st.d.next = St::SlowWaitCommit;
+            }
+            St::SlowWaitCommit => {
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & (self.votes.val() >= self.quorum.q.val()) {
+                        self.slow.d.next = true;
+                        self.st.d.next = St::Decide;
+                    } else {
+                        self.missed.next = true;
+                        self.st.d.next = St::SlowPollCommit;
+                    }
+                }
+            }
             St::Decide => {
                 self.dec_tvalid.next = true;
                 if self.dec_tready.val() {
                     self.decisions.d.next = self.decisions.q.val() + 1;
-                    self.fast.d.next = self.fast.q.val() + 1;
+                    if self.slow.q.val() {
+                        self.slow_count.d.next = self.slow_count.q.val() + 1;
+                    } else {
+                        self.fast.d.next = self.fast.q.val() + 1;
+                    }
                     self.k.d.next = self.k.q.val() + 1;
                     if self.slot.q.val() == self.last_slot.val() {
                         self.slot.d.next = 0.into();
+                        self.slot_n.d.next = 0.into();
                     } else {
                         self.slot.d.next = self.slot.q.val() + 1;
+                        self.slot_n.d.next = self.slot_n.q.val() + self.build_n16.val();
                     }
                     if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val()) {
                         self.st.d.next = St::Done;
@@ -443,11 +716,19 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         if self.missed.val() {
             if (self.waited.q.val() + 1) >= self.wait_polls.val() {
+                self.timeout.next = true;
                 self.timeouts.d.next = self.timeouts.q.val() + 1;
                 self.waited.d.next = 0.into();
             } else {
                 self.waited.d.next = self.waited.q.val() + 1;
             }
+        }
+        // Past the wait, a replica that holds the slot's value falls back
+        // to the slow path for the same slot.
+        if self.timeout.val()
+            & ((self.st.q.val() == St::FastWaitCert) | (self.st.q.val() == St::FastWaitCommit))
+        {
+            self.st.d.next = St::SlowStart;
         }
         if !self.rst_n.val() {
             self.st.d.next = St::Idle;
@@ -460,24 +741,27 @@ impl<const N: usize> Logic for Protocol<N> {
             self.polls.d.next = 0.into();
             self.view.d.next = 0.into();
             self.waited.d.next = 0.into();
+            self.slow_count.d.next = 0.into();
+            self.bad_shares.d.next = 0.into();
         }
         self.fetch_addr.next =
             self.network_ptr.val() + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
         self.fetch_len.next = 0.into();
         self.dec_tdata.next = bit_cast::<64, 32>(self.k.q.val())
             | (bit_cast::<64, 32>(self.m.q.val()) << 32);
-        self.dec_tuser.next = false;
+        self.dec_tuser.next = self.slow.q.val();
         self.ap_idle.next = self.st.q.val() == St::Idle;
         self.ap_done.next = self.done_q.q.val();
         self.ap_ready.next = self.done_q.q.val();
         self.sts_cycles.next = self.cycles.q.val();
         self.sts_decisions.next = self.decisions.q.val();
         self.sts_fast.next = self.fast.q.val();
-        self.sts_slow.next = 0.into();
+        self.sts_slow.next = self.slow_count.q.val();
         self.sts_view_changes.next = 0.into();
         self.sts_view.next = self.view.q.val();
         self.sts_timeouts.next = self.timeouts.q.val();
         self.sts_polls.next = self.polls.q.val();
+        self.sts_bad_shares.next = self.bad_shares.q.val();
         self.sts_error.next = self.error.q.val();
     }
 }
@@ -506,6 +790,8 @@ pub struct Status {
     pub view: u32,
     pub timeouts: u32,
     pub polls: u32,
+    /// Peer shares the signer found invalid.
+    pub bad_shares: u32,
     /// RDMA WRITE completions received.
     pub acks: u32,
     /// Local HBM writes answered with an error response.

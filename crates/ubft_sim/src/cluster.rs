@@ -15,6 +15,7 @@ use crate::hbm::{AxiViolation, Hbm};
 use crate::network::{Adversary, Equivocate, Network};
 use crate::ports::{KernelBackend, KernelIn, Status};
 use crate::rusthdl::RustHdlKernel;
+use crate::signer::Signer;
 use rhdl_ubft::layout::Mailbox;
 use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
 use serde::Serialize;
@@ -61,6 +62,9 @@ pub struct ClusterConfig {
     pub hbm_read_latency: u64,
     pub hbm_write_latency: u64,
     pub wait_polls: u64,
+    /// Signer service latencies, in cycles.
+    pub sign_latency: u64,
+    pub verify_latency: u64,
     pub max_cycles: u64,
     pub delays: Vec<LinkDelay>,
     /// Replicas that equivocate while leader: a different m to each peer.
@@ -78,6 +82,8 @@ impl ClusterConfig {
             hbm_read_latency: defaults::HBM_READ_LATENCY,
             hbm_write_latency: defaults::HBM_WRITE_LATENCY,
             wait_polls: defaults::WAIT_POLLS,
+            sign_latency: defaults::SIGN_LATENCY,
+            verify_latency: defaults::VERIFY_LATENCY,
             max_cycles: 0,
             delays: vec![],
             equivocate: vec![],
@@ -89,9 +95,22 @@ impl ClusterConfig {
         if self.max_cycles > 0 {
             self.max_cycles
         } else {
-            let per_slot = 6 * (self.net_latency + self.hbm_read_latency + 40) + 200;
+            let per_slot = 6 * (self.net_latency + self.hbm_read_latency + 40)
+                + 200
+                + if self.delays.is_empty() { 0 } else { self.slow_budget() };
             1_000 + self.slots.max(1) * per_slot
         }
+    }
+
+    /// A slow-path slot's generous cycle budget: the wait, a signature,
+    /// n verifications and network rounds.
+    fn slow_budget(&self) -> u64 {
+        let poll = self.hbm_read_latency + 8;
+        self.wait_polls * 2 * poll
+            + self.sign_latency
+            + self.replicas as u64 * (self.verify_latency + 2 * poll)
+            + 6 * (self.net_latency + poll)
+            + self.delays.iter().map(|d| d.extra).max().unwrap_or(0)
     }
 
     /// The rule a configuration breaks, if any: the kernel's own check
@@ -185,6 +204,7 @@ pub struct StatusReport {
     pub view_changes: u32,
     pub timeouts: u32,
     pub polls: u32,
+    pub bad_shares: u32,
     pub acks: u32,
     pub error: u8,
 }
@@ -199,6 +219,7 @@ impl From<Status> for StatusReport {
             view_changes: s.view_changes,
             timeouts: s.timeouts,
             polls: s.polls,
+            bad_shares: s.bad_shares,
             acks: s.acks,
             error: s.error,
         }
@@ -333,8 +354,11 @@ pub struct Cluster {
     pub kernels: Vec<Box<dyn KernelBackend>>,
     pub hbms: Vec<Hbm>,
     pub clients: Vec<Client>,
+    pub signers: Vec<Signer>,
     pub net: Network,
     pub cycle: u64,
+    /// Replicas whose writes an adversary transforms.
+    faulty: Vec<usize>,
     last_status: Vec<Status>,
 }
 
@@ -351,10 +375,14 @@ impl Cluster {
     /// A cluster of the given kernels.
     pub fn with_kernels(cfg: ClusterConfig, kernels: Vec<Box<dyn KernelBackend>>) -> Cluster {
         let n = cfg.replicas;
+        let faulty = cfg.equivocate.clone();
         let hbms = (0..n)
             .map(|_| Hbm::new(cfg.hbm_read_latency, cfg.hbm_write_latency))
             .collect();
         let clients = (0..n).map(|_| Client::new(cfg.seed)).collect();
+        let signers = (0..n)
+            .map(|r| Signer::new(cfg.seed, r, n, cfg.sign_latency, cfg.verify_latency))
+            .collect();
         let layout = Mailbox::v2(BUILD_N, G, SB);
         let mut net = Network::new(n, cfg.net_latency, layout.clone(), NETWORK_PTR, QPN_BASE as u64);
         for d in &cfg.delays {
@@ -369,8 +397,10 @@ impl Cluster {
             kernels,
             hbms,
             clients,
+            signers,
             net,
             cycle: 0,
+            faulty,
             last_status: vec![Status::default(); n],
         }
     }
@@ -398,12 +428,14 @@ impl Cluster {
             self.hbms[r].drive(&mut inp);
             self.net.drive(r, &mut inp);
             self.clients[r].drive(&mut inp);
+            self.signers[r].drive(&mut inp);
             let out = self.kernels[r].eval(&inp);
             self.hbms[r]
                 .observe(&inp, &out, cycle)
                 .map_err(|violation| SimError::Axi { replica: r, violation })?;
             self.net.observe(r, &inp, &out, cycle, &self.hbms);
             self.clients[r].observe(&inp, &out, cycle);
+            self.signers[r].observe(&inp, &out, cycle);
             self.last_status[r] = out.status;
         }
         for k in self.kernels.iter_mut() {
@@ -422,7 +454,15 @@ impl Cluster {
     }
 
     pub fn is_honest(&self, r: usize) -> bool {
-        !self.cfg.equivocate.contains(&r)
+        !self.faulty.contains(&r)
+    }
+
+    /// Makes replica r Byzantine: `adversary` transforms its writes.
+    pub fn set_adversary(&mut self, r: usize, adversary: Box<dyn Adversary>) {
+        self.net.set_adversary(r, adversary);
+        if !self.faulty.contains(&r) {
+            self.faulty.push(r);
+        }
     }
 
     /// Runs until every honest replica decided, or the cycle budget is spent.

@@ -52,6 +52,12 @@ pub struct KernelIn {
     pub sq_tready: bool,
     pub cq_tvalid: bool,
     pub cq_tdata: u64,
+    // The signer service's streams.
+    pub sreq_tready: bool,
+    pub sresp_tvalid: bool,
+    pub sresp_tdata: Beat,
+    pub sresp_tuser: u8,
+    pub sresp_tlast: bool,
     // Proposals in, decisions out.
     pub prop_tvalid: bool,
     pub prop_tdata: u32,
@@ -81,6 +87,11 @@ impl Default for KernelIn {
             sq_tready: false,
             cq_tvalid: false,
             cq_tdata: 0,
+            sreq_tready: false,
+            sresp_tvalid: false,
+            sresp_tdata: [0; BEAT_WORDS],
+            sresp_tuser: 0,
+            sresp_tlast: false,
             prop_tvalid: false,
             prop_tdata: 0,
             dec_tready: false,
@@ -115,6 +126,13 @@ pub struct KernelOut {
     pub sq_tvalid: bool,
     pub sq_tdata: [u64; 4],
     pub cq_tready: bool,
+    // The signer service's streams.
+    pub sreq_tvalid: bool,
+    pub sreq_tdata: Beat,
+    pub sreq_tkeep: u64,
+    pub sreq_tlast: bool,
+    pub sreq_tuser: u16,
+    pub sresp_tready: bool,
     // Client.
     pub prop_tready: bool,
     pub dec_tvalid: bool,

@@ -80,6 +80,13 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
         k.m_axis_sq_tready.next = i.sq_tready;
         k.s_axis_cq_tvalid.next = i.cq_tvalid;
         k.s_axis_cq_tdata.next = i.cq_tdata.into();
+        k.m_axis_sreq_tready.next = i.sreq_tready;
+        k.s_axis_sresp_tvalid.next = i.sresp_tvalid;
+        if i.sresp_tvalid {
+            k.s_axis_sresp_tdata.next = beat_to_bits(&i.sresp_tdata);
+        }
+        k.s_axis_sresp_tuser.next = (i.sresp_tuser as u64).into();
+        k.s_axis_sresp_tlast.next = i.sresp_tlast;
         k.s_axis_prop_tvalid.next = i.prop_tvalid;
         k.s_axis_prop_tdata.next = (i.prop_tdata as u64).into();
         k.m_axis_dec_tready.next = i.dec_tready;
@@ -121,6 +128,16 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
                 sq.get_bits::<64>(192).to_u64(),
             ],
             cq_tready: k.s_axis_cq_tready.val(),
+            sreq_tvalid: k.m_axis_sreq_tvalid.val(),
+            sreq_tdata: if k.m_axis_sreq_tvalid.val() {
+                bits_to_beat(k.m_axis_sreq_tdata.val())
+            } else {
+                [0; BEAT_WORDS]
+            },
+            sreq_tkeep: k.m_axis_sreq_tkeep.val().to_u64(),
+            sreq_tlast: k.m_axis_sreq_tlast.val(),
+            sreq_tuser: k.m_axis_sreq_tuser.val().to_u16(),
+            sresp_tready: k.s_axis_sresp_tready.val(),
             prop_tready: k.s_axis_prop_tready.val(),
             dec_tvalid: k.m_axis_dec_tvalid.val(),
             dec_k: dec.get_bits::<32>(0).to_u32(),
@@ -135,6 +152,7 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
                 view: k.sts_view.val().to_u32(),
                 timeouts: k.sts_timeouts.val().to_u32(),
                 polls: k.sts_polls.val().to_u32(),
+                bad_shares: k.sts_bad_shares.val().to_u32(),
                 acks: k.sts_acks.val().to_u32(),
                 write_errors: k.sts_write_errors.val().to_u32(),
                 error: k.sts_error.val().to_u8(),

@@ -3,7 +3,9 @@
 //!
 //! `rhdl-ubft layout --replicas N --window G --sig ed25519|dsig --version v1|v2 [--json]`
 //! `rhdl-ubft simulate --replicas N --slots S --seed X [--net-latency L]
-//!     [--hbm-read-latency H] [--wait-polls P] [--max-cycles C] [--json]`
+//!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
+//!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
+//!     [--backend rust-hdl|verilator] [--json]`
 //!
 //! A refused argument exits with status 2 and names the rule it breaks; a run
 //! whose own checks fail (agreement, validity, order) exits with status 1.
@@ -12,7 +14,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rhdl_ubft::layout::{Mailbox, Version};
 use rhdl_ubft::params::{defaults, SB_DSIG, SB_ED25519};
 use std::process::ExitCode;
-use ubft_sim::cluster::{self, ClusterConfig, LinkDelay};
+use ubft_sim::backend::Backend;
+use ubft_sim::cluster::{ClusterConfig, LinkDelay};
 
 #[derive(Parser)]
 #[command(name = "rhdl-ubft", version, about = "uBFT's consensus kernel: layout and cluster simulation")]
@@ -64,6 +67,12 @@ enum Cmd {
         hbm_write_latency: u64,
         #[arg(long, default_value_t = defaults::WAIT_POLLS)]
         wait_polls: u64,
+        /// Signer latency of a sign, in cycles (ubft_new: 3070000).
+        #[arg(long, default_value_t = defaults::SIGN_LATENCY)]
+        sign_latency: u64,
+        /// Signer latency of a verify, in cycles (ubft_new: 10400000).
+        #[arg(long, default_value_t = defaults::VERIFY_LATENCY)]
+        verify_latency: u64,
         /// Stop after this many cycles (default: a budget from the slots).
         #[arg(long, default_value_t = 0)]
         max_cycles: u64,
@@ -73,6 +82,10 @@ enum Cmd {
         /// A replica that equivocates while it leads (repeatable).
         #[arg(long)]
         equivocate: Vec<usize>,
+        /// Kernel simulator: rust-hdl (its own simulator) or verilator (the
+        /// exported Verilog, built on first use; needs verilator, g++, make).
+        #[arg(long, default_value = "rust-hdl")]
+        backend: Backend,
         #[arg(long)]
         json: bool,
     },
@@ -124,9 +137,12 @@ fn main() -> ExitCode {
             hbm_read_latency,
             hbm_write_latency,
             wait_polls,
+            sign_latency,
+            verify_latency,
             max_cycles,
             delay,
             equivocate,
+            backend,
             json,
         } => {
             let cfg = ClusterConfig {
@@ -137,11 +153,13 @@ fn main() -> ExitCode {
                 hbm_read_latency,
                 hbm_write_latency,
                 wait_polls,
+                sign_latency,
+                verify_latency,
                 max_cycles,
                 delays: delay,
                 equivocate,
             };
-            match cluster::run(&cfg) {
+            match ubft_sim::backend::run(&cfg, backend) {
                 Err(e) => {
                     eprintln!("error: {e}");
                     ExitCode::from(2)

@@ -1,0 +1,318 @@
+//! Vitis: the kernel's bus interfaces, and the packaging files rendered from
+//! them and from the register map (`regs`).
+//!
+//! [`INTERFACES`] is the one list of the kernel's Vitis-visible interfaces
+//! (names, widths, direction). It renders `vivado/kernel.xml`
+//! ([`kernel_xml`]) and `vivado/package_kernel.tcl` ([`package_kernel_tcl`]),
+//! and the tests check it against the ports of the generated top module.
+//! Interfaces the top does not have yet are marked `wired: false`
+//! ([`pending`]): the test asserts they are still absent, so it fails (and
+//! asks for the flag to be flipped) the day they are wired.
+//!
+//! The signer streams' widths are placeholders (512-bit TDATA with TKEEP,
+//! TLAST and an 8-bit TUSER) until the signer kernel is designed: change
+//! [`SIGNER_TDATA_BITS`] / [`SIGNER_TUSER_BITS`] here and everything follows.
+
+use crate::params::BEAT_BITS;
+use crate::regs::{self, Access};
+use crate::roce::{CQ_BITS, SQ_BITS};
+
+/// The kernel (and top module) name.
+pub const KERNEL: &str = "rhdl_ubft";
+/// IP-XACT vendor of the packaged kernel.
+pub const VENDOR: &str = "rhdl-ubft.org";
+/// The kernel clock the package declares (`FREQ_HZ`); v++ --kernel_frequency may override.
+pub const FREQ_HZ: u64 = 300_000_000;
+/// The U280 part, for the packaging project.
+pub const PART: &str = "xcu280-fsvh2892-2L-e";
+/// The Vitis platform.
+pub const PLATFORM: &str = "xilinx_u280_gen3x16_xdma_1_202211_1";
+
+/// Signer request/response TDATA bits (placeholder: one 512-bit beat).
+pub const SIGNER_TDATA_BITS: usize = 512;
+/// Signer TUSER bits (placeholder: a request tag).
+pub const SIGNER_TUSER_BITS: usize = 8;
+
+/// What kind of interface.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// AXI4-Lite slave (`s_axi_control`).
+    AxiLiteSlave,
+    /// AXI4 master, addressable memory.
+    AxiMaster { data_bits: usize, addr_bits: usize },
+    /// AXI4-Stream out of the kernel.
+    StreamOut { tdata_bits: usize, tuser_bits: usize, tkeep_tlast: bool },
+    /// AXI4-Stream into the kernel.
+    StreamIn { tdata_bits: usize, tuser_bits: usize, tkeep_tlast: bool },
+}
+
+/// One Vitis bus interface of the kernel.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Interface {
+    pub name: &'static str,
+    pub kind: Kind,
+    /// The kernel.xml argument name for a stream (its C-side name).
+    pub arg: &'static str,
+    /// Is it on `rhdl_ubft::kernel::Kernel` today?
+    pub wired: bool,
+    pub desc: &'static str,
+}
+
+/// The kernel's interfaces, in kernel.xml order.
+pub const INTERFACES: [Interface; 8] = [
+    Interface {
+        name: "s_axi_control",
+        kind: Kind::AxiLiteSlave,
+        arg: "",
+        wired: false,
+        desc: "registers (docs/registers.md)",
+    },
+    Interface {
+        name: "m_axi_hbm",
+        kind: Kind::AxiMaster { data_bits: BEAT_BITS, addr_bits: 64 },
+        arg: "network_ptr",
+        wired: true,
+        desc: "HBM: mailbox polls (read bursts) and local writes",
+    },
+    Interface {
+        name: "m_axis_sq",
+        kind: Kind::StreamOut { tdata_bits: SQ_BITS, tuser_bits: 0, tkeep_tlast: false },
+        arg: "sq",
+        wired: true,
+        desc: "RoCE send queue: RDMA WRITE commands (roce.rs)",
+    },
+    Interface {
+        name: "s_axis_cq",
+        kind: Kind::StreamIn { tdata_bits: CQ_BITS, tuser_bits: 0, tkeep_tlast: false },
+        arg: "cq",
+        wired: true,
+        desc: "RoCE completions (roce.rs)",
+    },
+    Interface {
+        name: "s_axis_prop",
+        kind: Kind::StreamIn { tdata_bits: 32, tuser_bits: 0, tkeep_tlast: false },
+        arg: "prop",
+        wired: true,
+        desc: "proposals m (the leader takes one per slot)",
+    },
+    Interface {
+        name: "m_axis_dec",
+        kind: Kind::StreamOut { tdata_bits: 64, tuser_bits: 1, tkeep_tlast: false },
+        arg: "dec",
+        wired: true,
+        desc: "decisions (k, m); tuser 1 = slow path",
+    },
+    Interface {
+        name: "m_axis_sreq",
+        kind: Kind::StreamOut {
+            tdata_bits: SIGNER_TDATA_BITS,
+            tuser_bits: SIGNER_TUSER_BITS,
+            tkeep_tlast: true,
+        },
+        arg: "sreq",
+        wired: false,
+        desc: "signer requests (placeholder widths)",
+    },
+    Interface {
+        name: "s_axis_sresp",
+        kind: Kind::StreamIn {
+            tdata_bits: SIGNER_TDATA_BITS,
+            tuser_bits: SIGNER_TUSER_BITS,
+            tkeep_tlast: true,
+        },
+        arg: "sresp",
+        wired: false,
+        desc: "signer responses (placeholder widths)",
+    },
+];
+
+/// Top-level ports that are not part of any interface but belong to the
+/// kernel: the clock, the reset and the interrupt. `interrupt` comes with
+/// Control, so it is pending too.
+pub const SIDEBAND: [(&str, bool); 3] = [("ap_clk", true), ("ap_rst_n", true), ("interrupt", false)];
+
+/// Ports the top has now that must go when Control is wired (they become
+/// registers): every `cfg_*` and `sts_*`, and the bare `ap_*` handshake.
+pub fn is_pre_control_port(p: &str) -> bool {
+    p.starts_with("cfg_")
+        || p.starts_with("sts_")
+        || matches!(p, "ap_start" | "ap_done" | "ap_idle" | "ap_ready")
+}
+
+/// The interfaces and sideband ports not on the top yet.
+pub fn pending() -> Vec<&'static str> {
+    INTERFACES
+        .iter()
+        .filter(|i| !i.wired)
+        .map(|i| i.name)
+        .chain(SIDEBAND.iter().filter(|s| !s.1).map(|s| s.0))
+        .collect()
+}
+
+/// The top-level port names an interface needs.
+pub fn port_names(i: &Interface) -> Vec<String> {
+    let p = i.name;
+    let sfx: Vec<&str> = match i.kind {
+        Kind::AxiLiteSlave => vec![
+            "awaddr", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp",
+            "bvalid", "bready", "araddr", "arvalid", "arready", "rdata", "rresp", "rvalid",
+            "rready",
+        ],
+        Kind::AxiMaster { .. } => vec![
+            "araddr", "arlen", "arsize", "arburst", "arvalid", "arready", "rdata", "rresp",
+            "rlast", "rvalid", "rready", "awaddr", "awlen", "awsize", "awburst", "awvalid",
+            "awready", "wdata", "wstrb", "wlast", "wvalid", "wready", "bresp", "bvalid",
+            "bready",
+        ],
+        Kind::StreamOut { tuser_bits, tkeep_tlast, .. }
+        | Kind::StreamIn { tuser_bits, tkeep_tlast, .. } => {
+            let mut v = vec!["tdata", "tvalid", "tready"];
+            if tuser_bits > 0 {
+                v.push("tuser");
+            }
+            if tkeep_tlast {
+                v.push("tkeep");
+                v.push("tlast");
+            }
+            v
+        }
+    };
+    sfx.iter().map(|s| format!("{p}_{s}")).collect()
+}
+
+/// The port names of `module rhdl_ubft(` in generated Verilog.
+pub fn top_ports(verilog: &str) -> Vec<String> {
+    let start = verilog
+        .find(&format!("module {KERNEL}("))
+        .expect("no `module rhdl_ubft(` in the Verilog");
+    let rest = &verilog[start + KERNEL.len() + 8..];
+    let end = rest.find(')').expect("unterminated port list");
+    rest[..end]
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// `vivado/kernel.xml`: the kernel description `package_xo -kernel_xml` reads.
+pub fn kernel_xml() -> String {
+    let mut s = String::new();
+    s += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    s += "<!-- Generated by `cargo xtask vivado` from crates/rhdl_ubft/src/{regs,vitis}.rs; do not edit. -->\n";
+    s += "<root versionMajor=\"1\" versionMinor=\"6\">\n";
+    s += &format!(
+        "  <kernel name=\"{KERNEL}\" language=\"ip_c\" vlnv=\"{VENDOR}:RTLKernel:{KERNEL}:1.0\" \
+attributes=\"\" preferredWorkGroupSizeMultiple=\"0\" workGroupSize=\"1\" interrupt=\"true\" \
+hwControlProtocol=\"ap_ctrl_hs\">\n"
+    );
+    s += "    <ports>\n";
+    for i in &INTERFACES {
+        s += &match i.kind {
+            Kind::AxiLiteSlave => format!(
+                "      <port name=\"{}\" mode=\"slave\" range=\"0x{:X}\" dataWidth=\"32\" portType=\"addressable\" base=\"0x0\"/>\n",
+                i.name,
+                regs::RANGE
+            ),
+            Kind::AxiMaster { data_bits, .. } => format!(
+                "      <port name=\"{}\" mode=\"master\" range=\"0xFFFFFFFFFFFFFFFF\" dataWidth=\"{data_bits}\" portType=\"addressable\" base=\"0x0\"/>\n",
+                i.name
+            ),
+            Kind::StreamOut { tdata_bits, .. } => format!(
+                "      <port name=\"{}\" mode=\"write_only\" dataWidth=\"{tdata_bits}\" portType=\"stream\"/>\n",
+                i.name
+            ),
+            Kind::StreamIn { tdata_bits, .. } => format!(
+                "      <port name=\"{}\" mode=\"read_only\" dataWidth=\"{tdata_bits}\" portType=\"stream\"/>\n",
+                i.name
+            ),
+        };
+    }
+    s += "    </ports>\n    <args>\n";
+    let mut id = 0;
+    for (name, off, r) in regs::expanded() {
+        if r.access != Access::Arg {
+            continue;
+        }
+        if r.bits > 32 {
+            // The pointer: its memory is behind m_axi_hbm.
+            s += &format!(
+                "      <arg name=\"{name}\" addressQualifier=\"1\" id=\"{id}\" port=\"m_axi_hbm\" size=\"0x8\" offset=\"0x{off:03X}\" type=\"void*\" hostOffset=\"0x0\" hostSize=\"0x8\"/>\n"
+            );
+        } else {
+            s += &format!(
+                "      <arg name=\"{name}\" addressQualifier=\"0\" id=\"{id}\" port=\"s_axi_control\" size=\"0x4\" offset=\"0x{off:03X}\" type=\"uint\" hostOffset=\"0x0\" hostSize=\"0x4\"/>\n"
+            );
+        }
+        id += 1;
+    }
+    for i in &INTERFACES {
+        let (bits, user) = match i.kind {
+            Kind::StreamOut { tdata_bits, tuser_bits, .. }
+            | Kind::StreamIn { tdata_bits, tuser_bits, .. } => (tdata_bits, tuser_bits),
+            _ => continue,
+        };
+        let ty = xml_escape(&format!("stream<ap_axiu<{bits},{user},0,0>>&"));
+        s += &format!(
+            "      <arg name=\"{}\" addressQualifier=\"4\" id=\"{id}\" port=\"{}\" size=\"0x8\" offset=\"0x0\" type=\"{ty}\" hostOffset=\"0x0\" hostSize=\"0x8\" memSize=\"{}\" origName=\"{}\" origUse=\"variable\"/>\n",
+            i.arg,
+            i.name,
+            bits / 8,
+            i.arg
+        );
+        id += 1;
+    }
+    s += "    </args>\n  </kernel>\n</root>\n";
+    s
+}
+
+/// `vivado/package_kernel.tcl`: packages rtl/rhdl_ubft.v as a Vitis RTL
+/// kernel IP. Sourced by gen_xo.tcl with `$rtl_file` and `$ip_dir` set.
+pub fn package_kernel_tcl() -> String {
+    let mut s = String::new();
+    s += "# Generated by `cargo xtask vivado` from crates/rhdl_ubft/src/{regs,vitis}.rs; do not edit.\n";
+    s += "# Packages the kernel Verilog as a Vitis RTL kernel (UG1393 \"Package the RTL Code as a Vivado IP\").\n";
+    s += "# Sourced by gen_xo.tcl, which sets rtl_file (the Verilog) and ip_dir (the IP output folder).\n\n";
+    s += &format!("set kernel {KERNEL}\nset part {PART}\nset freq_hz {FREQ_HZ}\n\n");
+    s += "create_project -force kernel_pack ./tmp_kernel_pack -part $part\n";
+    s += "add_files -norecurse $rtl_file\n";
+    s += "set_property top $kernel [current_fileset]\n";
+    s += "update_compile_order -fileset sources_1\n";
+    s += &format!(
+        "ipx::package_project -root_dir $ip_dir -vendor {VENDOR} -library RTLKernel -taxonomy /KernelIP -import_files -set_current false\n"
+    );
+    s += "ipx::unload_core $ip_dir/component.xml\n";
+    s += "ipx::edit_ip_in_project -upgrade true -name tmp_edit_project -directory $ip_dir $ip_dir/component.xml\n";
+    s += "set core [ipx::current_core]\n";
+    s += "set_property core_revision 1 $core\n";
+    s += "foreach up [ipx::get_user_parameters -of_objects $core] {\n  ipx::remove_user_parameter [get_property NAME $up] $core\n}\n\n";
+    s += "# Bus interfaces (inferred from the <prefix>_<signal> port names) on ap_clk.\n";
+    for i in INTERFACES.iter() {
+        s += &format!("ipx::associate_bus_interfaces -busif {} -clock ap_clk $core\n", i.name);
+    }
+    s += "ipx::associate_bus_interfaces -clock ap_clk -reset ap_rst_n $core\n";
+    s += "set clkif [ipx::get_bus_interfaces -of_objects $core ap_clk]\n";
+    s += "set freq [ipx::get_bus_parameters -quiet -of_objects $clkif FREQ_HZ]\n";
+    s += "if {$freq eq \"\"} { set freq [ipx::add_bus_parameter FREQ_HZ $clkif] }\n";
+    s += "set_property value $freq_hz $freq\n\n";
+    s += "# s_axi_control's memory map.\n";
+    s += "set mem_map [::ipx::add_memory_map -quiet s_axi_control $core]\n";
+    s += "set addr_block [::ipx::add_address_block -quiet reg0 $mem_map]\n";
+    s += &format!("set_property range 0x{:X} $addr_block\n", regs::RANGE);
+    s += &regs::tcl_registers();
+    s += "set_property slave_memory_map_ref s_axi_control [::ipx::get_bus_interfaces -of_objects $core s_axi_control]\n\n";
+    s += "set_property xpm_libraries {XPM_CDC XPM_MEMORY XPM_FIFO} $core\n";
+    s += "set_property sdx_kernel true $core\n";
+    s += "set_property sdx_kernel_type rtl $core\n";
+    s += "set_property supported_families { } $core\n";
+    s += "set_property auto_family_support_level level_2 $core\n";
+    s += "ipx::create_xgui_files $core\n";
+    s += "ipx::update_checksums $core\n";
+    s += "ipx::check_integrity -kernel $core\n";
+    s += "ipx::save_core $core\n";
+    s += "close_project -delete\n";
+    s
+}

@@ -1,0 +1,423 @@
+//! Self-checking Verilog testbenches that replay recorded cluster runs on
+//! the exported RTL (`cargo xtask testbench`, docs/testbench.md).
+//!
+//! A [`Scenario`] is a cluster run recorded port by port: every replica's
+//! inputs and outputs on every cycle, from a [`Recorder`] around each kernel
+//! (rust-hdl's simulator by default, so the RTL is checked against the Rust
+//! design). [`write`] turns it into
+//!
+//! - `<name>_r<i>_in.hex`: replica i's inputs, one `$readmemh` record per
+//!   cycle on which they change: `{cycle[31:0], inputs}`;
+//! - `<name>_r<i>_out.hex`: replica i's expected outputs, the same way;
+//! - `tb_<name>.v`: n `rhdl_ubft` instances, each fed its recorded inputs
+//!   (the HBM, network and client behaviour as recorded), every output
+//!   compared with `!==` on every cycle; it prints `TESTBENCH OK` or
+//!   `TESTBENCH MISMATCH: cycle C, replica R, port P: expected E, got G` for
+//!   the first difference, then `$finish`es.
+//!
+//! Inputs and outputs are packed as `PortMap` packs them: every port but the
+//! clock in header order, each starting on a 32-bit word. The testbench is
+//! plain Verilog-2001 (Icarus `-g2005`, Vivado xsim).
+
+use crate::backend::{self, Backend};
+use crate::cluster::{Cluster, ClusterConfig};
+use crate::ports::{KernelBackend, KernelIn, KernelOut};
+use crate::verilator::harness::{CLOCK, TOP};
+use crate::verilator::portmap::{hex, PortMap};
+use std::cell::RefCell;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::rc::Rc;
+
+/// One replica's cycles: (inputs, outputs).
+pub type Trace = Vec<(KernelIn, KernelOut)>;
+
+/// A backend that records every cycle's inputs and outputs.
+pub struct Recorder {
+    inner: Box<dyn KernelBackend>,
+    log: Rc<RefCell<Trace>>,
+}
+
+impl Recorder {
+    pub fn new(inner: Box<dyn KernelBackend>) -> (Recorder, Rc<RefCell<Trace>>) {
+        let log = Rc::new(RefCell::new(vec![]));
+        (Recorder { inner, log: log.clone() }, log)
+    }
+}
+
+impl KernelBackend for Recorder {
+    fn eval(&mut self, inp: &KernelIn) -> KernelOut {
+        let out = self.inner.eval(inp);
+        self.log.borrow_mut().push((inp.clone(), out.clone()));
+        out
+    }
+    fn tick(&mut self) {
+        self.inner.tick()
+    }
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+}
+
+/// A recorded run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// File-name stem, e.g. `fast3`.
+    pub name: String,
+    /// One line on what the run does (a comment in the testbench).
+    pub about: String,
+    pub backend: Backend,
+    /// Per replica, every cycle.
+    pub replicas: Vec<Trace>,
+}
+
+impl Scenario {
+    pub fn cycles(&self) -> usize {
+        self.replicas.first().map_or(0, |t| t.len())
+    }
+}
+
+/// Records `cfg` on `backend` (run to the end as `Cluster::run`, or
+/// `max_cycles` if that is smaller).
+pub fn record(name: &str, about: &str, cfg: &ClusterConfig, backend: Backend) -> Result<Scenario, String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    let mut logs = vec![];
+    let kernels: Vec<Box<dyn KernelBackend>> = backend::kernels(backend, cfg.replicas)?
+        .into_iter()
+        .map(|k| {
+            let (r, log) = Recorder::new(k);
+            logs.push(log);
+            Box::new(r) as Box<dyn KernelBackend>
+        })
+        .collect();
+    let mut c = Cluster::with_kernels(cfg.clone(), kernels);
+    let report = c.run().map_err(|e| e.to_string())?;
+    if !report.checks.ok() {
+        return Err(format!("scenario {name}: the run's own checks failed: {:?}", report.checks.failures));
+    }
+    drop(c);
+    Ok(Scenario {
+        name: name.to_string(),
+        about: about.to_string(),
+        backend,
+        replicas: logs.into_iter().map(|l| l.take()).collect(),
+    })
+}
+
+/// The scenarios `cargo xtask testbench` writes: 3 replicas on the fast path,
+/// and 3 replicas under an equivocating leader (timeouts, view changes).
+pub fn standard() -> Vec<(&'static str, &'static str, ClusterConfig)> {
+    let quick = |n, slots| ClusterConfig {
+        net_latency: 40,
+        hbm_read_latency: 12,
+        hbm_write_latency: 6,
+        wait_polls: 64,
+        ..ClusterConfig::new(n, slots)
+    };
+    vec![
+        (
+            "fast3",
+            "3 replicas decide 6 slots on the fast path (net 40, HBM 12/6 cycles)",
+            ClusterConfig { seed: 7, ..quick(3, 6) },
+        ),
+        (
+            "equivocate3",
+            "3 replicas, replica 0 equivocates while leader: timeouts and view changes, 2,500 cycles",
+            ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 2_500, ..quick(3, 2) },
+        ),
+    ]
+}
+
+/// A deliberately wrong expected value, to show a testbench fails: bit 0 of
+/// output `port` of `replica` flipped on `cycle`.
+#[derive(Clone, Debug)]
+pub struct Corrupt {
+    pub cycle: u64,
+    pub replica: usize,
+    pub port: String,
+}
+
+/// Ports up to this width go in the narrow record files.
+const NARROW: usize = 64;
+
+/// One direction's ports for the writer: (name, width, words, offset in the
+/// packed buffer, qualifier index).
+struct Col {
+    name: String,
+    width: usize,
+    offset: usize,
+    qualifier: Option<usize>,
+}
+
+fn in_cols(map: &PortMap) -> Vec<Col> {
+    map.inputs
+        .iter()
+        .map(|b| Col { name: b.port.name.clone(), width: b.port.width, offset: b.offset, qualifier: None })
+        .collect()
+}
+
+fn out_cols(map: &PortMap) -> Vec<Col> {
+    map.outputs
+        .iter()
+        .map(|b| Col { name: b.port.name.clone(), width: b.port.width, offset: b.offset, qualifier: b.qualifier })
+        .collect()
+}
+
+/// The value width of the wide records (0 if no port is wider than NARROW).
+fn wide_width(cols: &[Col]) -> usize {
+    cols.iter().filter(|c| c.width > NARROW).map(|c| c.width.div_ceil(32) * 32).max().unwrap_or(0)
+}
+
+/// Change records `{cycle[31:0], port[31:0], value}` as `$readmemh` lines:
+/// every port on cycle 0, then a port on each cycle its value changes.
+/// Returns (narrow text, narrow count, wide text, wide count).
+fn records(rows: impl Iterator<Item = Vec<u32>>, cols: &[Col]) -> (String, usize, String, usize) {
+    let ww = wide_width(cols);
+    let (mut ns, mut nn, mut ws, mut wn) = (String::new(), 0, String::new(), 0);
+    let mut last: Option<Vec<u32>> = None;
+    for (cycle, w) in rows.enumerate() {
+        for (i, c) in cols.iter().enumerate() {
+            let r = c.offset..c.offset + c.width.div_ceil(32);
+            if last.as_ref().map_or(false, |l| l[r.clone()] == w[r.clone()]) {
+                continue;
+            }
+            let vw = if c.width > NARROW { ww } else { NARROW };
+            let mut rec = w[r].to_vec();
+            rec.resize(vw / 32, 0);
+            rec.push(i as u32);
+            rec.push(cycle as u32);
+            let line = hex(&rec, vw + 64);
+            if c.width > NARROW {
+                ws += &line;
+                ws.push('\n');
+                wn += 1;
+            } else {
+                ns += &line;
+                ns.push('\n');
+                nn += 1;
+            }
+        }
+        last = Some(w);
+    }
+    (ns, nn, ws, wn)
+}
+
+/// Record counts of one replica: [in narrow, in wide, out narrow, out wide].
+type Counts = [usize; 4];
+
+/// Writes `tb_<name>.v` and its vector files into `dir`; returns the paths.
+pub fn write(dir: &Path, sc: &Scenario, map: &PortMap, corrupt: Option<&Corrupt>) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let name = &sc.name;
+    let n = sc.replicas.len();
+    let cycles = sc.cycles();
+    if let Some(c) = corrupt {
+        if !map.outputs.iter().any(|o| o.port.name == c.port) || c.replica >= n || c.cycle as usize >= cycles {
+            return Err(format!("cannot corrupt {c:?}: no such output, replica or cycle"));
+        }
+    }
+    let (ic, oc) = (in_cols(map), out_cols(map));
+    let mut files = vec![];
+    let mut counts: Vec<Counts> = vec![];
+    let mut put = |file: String, text: String| -> Result<(), String> {
+        let p = dir.join(file);
+        std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+        files.push(p);
+        Ok(())
+    };
+    for (r, trace) in sc.replicas.iter().enumerate() {
+        let mut buf = vec![0u32; map.in_words];
+        let ins = trace.iter().map(|(i, _)| {
+            map.encode_in(i, &mut buf);
+            buf.clone()
+        });
+        let (ins_n, cin_n, ins_w, cin_w) = records(ins, &ic);
+        let outs = trace.iter().enumerate().map(|(cy, (_, o))| {
+            let mut w = map.encode_out(o);
+            if let Some(c) = corrupt.filter(|c| c.replica == r && c.cycle as usize == cy) {
+                let b = map.outputs.iter().find(|b| b.port.name == c.port).unwrap();
+                w[b.offset] ^= 1;
+            }
+            w
+        });
+        let (outs_n, cout_n, outs_w, cout_w) = records(outs, &oc);
+        put(format!("{name}_r{r}_in.hex"), ins_n)?;
+        if cin_w > 0 {
+            put(format!("{name}_r{r}_in_wide.hex"), ins_w)?;
+        }
+        put(format!("{name}_r{r}_out.hex"), outs_n)?;
+        if cout_w > 0 {
+            put(format!("{name}_r{r}_out_wide.hex"), outs_w)?;
+        }
+        counts.push([cin_n, cin_w, cout_n, cout_w]);
+    }
+    put(format!("tb_{name}.v"), verilog(sc, &ic, &oc, &counts))?;
+    Ok(files)
+}
+
+/// Declarations and the per-cycle loader of one record stream.
+struct Stream {
+    mem: String,
+    ptr: String,
+    count: usize,
+    vw: usize,
+    file: String,
+}
+
+/// The testbench text.
+fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
+    let name = &sc.name;
+    let n = sc.replicas.len();
+    let (iww, oww) = (wide_width(ic), wide_width(oc));
+    let mut v = String::new();
+    let _ = write!(
+        v,
+        "// Generated by `cargo xtask testbench` (ubft_sim::testbench); do not edit.\n\
+         // Scenario {name}: {about}.\n\
+         // Recorded on the {backend} backend: {cycles} cycles, {n} replicas.\n\
+         // Each `{TOP}` instance replays its replica's recorded inputs (the HBM,\n\
+         // network, signer and client behaviour as recorded) and every output is\n\
+         // compared with !== on every cycle. Vectors ({name}_r<i>_{{in,out}}[_wide].hex)\n\
+         // hold records {{cycle[31:0], port[31:0], value}}: every port on cycle 0,\n\
+         // then a port on each cycle its value changes; they are read from the\n\
+         // simulator's working directory. Plain Verilog-2001 (iverilog -g2005, xsim).\n\
+         `timescale 1ns/1ps\n\
+         module tb_{name};\n\
+         \x20 localparam CYCLES = {cycles};\n\
+         \x20 reg {CLOCK};\n\
+         \x20 integer cycle;\n\
+         \x20 reg failed;\n",
+        about = sc.about,
+        backend = sc.backend,
+        cycles = sc.cycles(),
+    );
+    let mut streams: Vec<Vec<(Stream, bool, bool)>> = vec![];
+    for (r, c) in counts.iter().enumerate() {
+        let _ = writeln!(v, "\n  // replica {r}");
+        let mut ss = vec![];
+        for (k, (dir, wide)) in [("in", false), ("in", true), ("out", false), ("out", true)].into_iter().enumerate() {
+            if c[k] == 0 {
+                continue;
+            }
+            let vw = match (dir, wide) {
+                (_, false) => NARROW,
+                ("in", true) => iww,
+                _ => oww,
+            };
+            let suffix = if wide { "_wide" } else { "" };
+            let s = Stream {
+                mem: format!("v{dir}{suffix}_{r}"),
+                ptr: format!("p{dir}{suffix}_{r}"),
+                count: c[k],
+                vw,
+                file: format!("{name}_r{r}_{dir}{suffix}.hex"),
+            };
+            let _ = writeln!(v, "  reg [{}:0] {} [0:{}];\n  integer {};", vw + 63, s.mem, s.count - 1, s.ptr);
+            ss.push((s, dir == "in", wide));
+        }
+        for c in ic {
+            let _ = writeln!(v, "  reg [{}:0] i{r}_{};", c.width - 1, c.name);
+        }
+        for c in oc {
+            let _ = writeln!(v, "  reg [{}:0] e{r}_{};", c.width - 1, c.name);
+            let _ = writeln!(v, "  wire [{}:0] r{r}_{};", c.width - 1, c.name);
+        }
+        let mut conns = vec![format!("    .{CLOCK}({CLOCK})")];
+        conns.extend(ic.iter().map(|c| format!("    .{0}(i{r}_{0})", c.name)));
+        conns.extend(oc.iter().map(|c| format!("    .{0}(r{r}_{0})", c.name)));
+        let _ = writeln!(v, "  {TOP} k{r} (\n{}\n  );", conns.join(",\n"));
+        streams.push(ss);
+    }
+    let _ = writeln!(v, "\n  initial begin");
+    for ss in &streams {
+        for (s, _, _) in ss {
+            let _ = writeln!(v, "    $readmemh(\"{}\", {});\n    {} = 0;", s.file, s.mem, s.ptr);
+        }
+    }
+    let _ = writeln!(
+        v,
+        "    {CLOCK} = 0;\n    failed = 0;\n    for (cycle = 0; cycle < CYCLES && !failed; cycle = cycle + 1) begin\n      {CLOCK} = 0;"
+    );
+    for (r, ss) in streams.iter().enumerate() {
+        for (s, input, wide) in ss {
+            let (m, p, vw) = (&s.mem, &s.ptr, s.vw);
+            let cols = if *input { ic } else { oc };
+            let _ = writeln!(
+                v,
+                "      while ({p} < {} && {m}[{p}][{}:{}] == cycle) begin\n        case ({m}[{p}][{}:{vw}])",
+                s.count,
+                vw + 63,
+                vw + 32,
+                vw + 31
+            );
+            for (i, c) in cols.iter().enumerate().filter(|(_, c)| (c.width > NARROW) == *wide) {
+                let pre = if *input { 'i' } else { 'e' };
+                let _ = writeln!(v, "          {i}: {pre}{r}_{} = {m}[{p}][{}:0];", c.name, c.width - 1);
+            }
+            let _ = writeln!(v, "          default: ;\n        endcase\n        {p} = {p} + 1;\n      end");
+        }
+    }
+    let _ = writeln!(v, "      #5;");
+    for r in 0..n {
+        for c in oc {
+            let cond = match c.qualifier {
+                Some(q) => format!("e{r}_{} && ", oc[q].name),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                v,
+                "      if (!failed && {cond}r{r}_{p} !== e{r}_{p}) begin\n        \
+                 $display(\"TESTBENCH MISMATCH: cycle %0d, replica {r}, port {p}: expected %h, got %h\", cycle, e{r}_{p}, r{r}_{p});\n        \
+                 failed = 1;\n      end",
+                p = c.name
+            );
+        }
+    }
+    let _ = writeln!(
+        v,
+        "      {CLOCK} = 1;\n      #5;\n    end\n    \
+         if (!failed) $display(\"TESTBENCH OK: {name}, %0d cycles, {n} replicas, every output compared\", CYCLES);\n    \
+         $finish;\n  end\nendmodule"
+    );
+    v
+}
+
+/// Compiles `tb_<name>.v` in `dir` with the RTL at `rtl` under Icarus
+/// Verilog (`iverilog -g2005`, the image in `build`), runs it with `vvp`
+/// from `dir`, and returns its output if it printed `TESTBENCH OK`.
+pub fn run_iverilog(dir: &Path, name: &str, rtl: &Path, build: &Path) -> Result<String, String> {
+    std::fs::create_dir_all(build).map_err(|e| format!("{}: {e}", build.display()))?;
+    let image = build.join(format!("tb_{name}.vvp"));
+    let tb = dir.join(format!("tb_{name}.v"));
+    let tool = |t: &str, e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!("`{t}` not found: install Debian's iverilog (apt-get install iverilog; .ci/run does it)")
+        } else {
+            format!("{t}: {e}")
+        }
+    };
+    let out = Command::new("iverilog")
+        .args(["-g2005", "-s", &format!("tb_{name}"), "-o"])
+        .arg(&image)
+        .arg(&tb)
+        .arg(rtl)
+        .output()
+        .map_err(|e| tool("iverilog", e))?;
+    if !out.status.success() {
+        return Err(format!("iverilog failed on {}:\n{}", tb.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    let out = Command::new("vvp")
+        .arg("-n")
+        .arg(std::fs::canonicalize(&image).map_err(|e| e.to_string())?)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| tool("vvp", e))?;
+    let log = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    if out.status.success() && log.lines().any(|l| l.starts_with("TESTBENCH OK")) {
+        Ok(log)
+    } else {
+        let first = log.lines().find(|l| l.contains("TESTBENCH MISMATCH")).unwrap_or("no TESTBENCH OK line");
+        Err(format!("tb_{name}: {first}\n{log}"))
+    }
+}

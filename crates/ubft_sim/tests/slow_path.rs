@@ -1,0 +1,155 @@
+//! The slow path and the signer service on streams: signed shares, commit,
+//! decisions on the slow path, and a kernel that never stops for a signature.
+
+use ed25519_dalek::{Signature, Verifier};
+use rhdl_ubft::layout::{Mailbox, Region};
+use rhdl_ubft::params::{vote_tag, G, N, SB};
+use ubft_sim::adversary::ForgeShares;
+use ubft_sim::client::proposal;
+use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path, NETWORK_PTR};
+use ubft_sim::signer::{beat_bytes, signing_key, summary};
+
+fn quick(replicas: usize, slots: u64) -> ClusterConfig {
+    ClusterConfig {
+        net_latency: 40,
+        hbm_read_latency: 12,
+        hbm_write_latency: 6,
+        wait_polls: 16,
+        sign_latency: 300,
+        verify_latency: 500,
+        ..ClusterConfig::new(replicas, slots)
+    }
+}
+
+fn byte(word: usize) -> u64 {
+    NETWORK_PTR + 4 * word as u64
+}
+
+/// One link slow enough to defeat the fast path for the first slot: every
+/// replica decides it on the slow path, with the same value; the leader
+/// keeps proposing and the following slots go back to the fast path.
+#[test]
+fn a_slow_link_sends_one_slot_to_the_slow_path_and_the_next_come_back_fast() {
+    let n = 3;
+    let slots = 5;
+    let cfg = ClusterConfig {
+        delays: vec![LinkDelay { src: 0, dst: 1, extra: 3_000, from_cycle: 0, to_cycle: 1_000 }],
+        ..quick(n, slots)
+    };
+    let seed = cfg.seed;
+    let report = Cluster::new(cfg).unwrap().run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    for r in &report.replicas {
+        let got: Vec<(u64, u32, Path)> = r.decided.iter().map(|d| (d.k, d.m, d.path)).collect();
+        let mut want = vec![(1, proposal(seed, 0), Path::Slow)];
+        want.extend((2..=slots).map(|k| (k, proposal(seed, k - 1), Path::Fast)));
+        assert_eq!(got, want, "replica {}", r.id);
+        assert_eq!((r.status.slow, r.status.fast), (1, slots as u32 - 1));
+        assert!(r.status.timeouts > 0);
+    }
+    assert_eq!(report.proposed.len(), slots as usize, "the leader kept proposing");
+}
+
+/// A share in a replica's HBM is an Ed25519 signature, by that replica's
+/// key, of the spec's 16-byte summary (view, slot, k, m).
+#[test]
+fn a_share_in_hbm_verifies_against_the_16_byte_summary() {
+    let n = 3;
+    let cfg = ClusterConfig {
+        delays: vec![LinkDelay { src: 0, dst: 2, extra: 3_000, from_cycle: 0, to_cycle: 1_000 }],
+        ..quick(n, 1)
+    };
+    let seed = cfg.seed;
+    let mut c = Cluster::new(cfg).unwrap();
+    let report = c.run().unwrap();
+    assert_eq!(report.replicas[0].decided[0].path, Path::Slow);
+    let m = report.replicas[0].decided[0].m;
+    let mb = Mailbox::v2(N, G, SB);
+    let msg = summary(0, 0, 1, m);
+    for holder in 0..n {
+        for signer in 0..n {
+            let words = c.hbms[holder].read_words(byte(mb.share(0, signer)), 16);
+            let mut beat = [0u32; 16];
+            beat.copy_from_slice(&words);
+            let sig = Signature::from_bytes(&beat_bytes(&beat));
+            let key = signing_key(seed, signer).verifying_key();
+            assert!(key.verify(&msg, &sig).is_ok(), "replica {holder}'s copy of {signer}'s share");
+            // Any other summary fails: all 16 bytes are signed.
+            assert!(key.verify(&summary(0, 0, 1, m ^ 1), &sig).is_err());
+            assert!(key.verify(&summary(1, 0, 1, m), &sig).is_err());
+            // And its certify_valid flag is (tag, m).
+            let flag = c.hbms[holder].read_words(byte(mb.vote(Region::CertifyValid, 0, signer)), 2);
+            assert_eq!(flag, vec![vote_tag(0, 1), m]);
+        }
+    }
+}
+
+/// ubft_new signed view<<48 ^ slot<<32 ^ k<<16 ^ m, where (k = 1, m = 0) and
+/// (k = 2, m = 196608) collide in the same view and slot. The summary the
+/// kernel signs now tells them apart.
+#[test]
+fn the_summaries_that_collided_in_ubft_new_now_differ() {
+    let old = |view: u64, slot: u64, k: u64, m: u64| (view << 48) ^ (slot << 32) ^ (k << 16) ^ m;
+    assert_eq!(old(0, 5, 1, 0), old(0, 5, 2, 196_608), "ubft_new's collision");
+    assert_ne!(summary(0, 5, 1, 0), summary(0, 5, 2, 196_608));
+    let key = signing_key(1, 0);
+    use ed25519_dalek::Signer;
+    let sig = key.sign(&summary(0, 5, 1, 0));
+    assert!(key.verifying_key().verify(&summary(0, 5, 2, 196_608), &sig).is_err());
+}
+
+/// A faulty replica writes corrupted shares (and no fast votes): they are
+/// not counted, nobody decides a wrong value, and the honest replicas do not
+/// hang: they go on polling, count the invalid shares and time out.
+#[test]
+fn a_forged_share_is_not_counted_and_the_controller_times_out() {
+    let n = 3;
+    let cfg = ClusterConfig { max_cycles: 12_000, ..quick(n, 2) };
+    let mut c = Cluster::new(cfg).unwrap();
+    c.set_adversary(2, Box::new(ForgeShares { mailbox: Mailbox::v2(N, G, SB) }));
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    for r in report.honest() {
+        assert!(r.decided.is_empty(), "replica {} decided without a valid quorum", r.id);
+        assert!(r.status.bad_shares >= 1, "replica {} found the forged share invalid", r.id);
+        assert!(r.status.timeouts > 0, "replica {} says it timed out", r.id);
+    }
+    // Still polling at the end: the controller did not hang.
+    let polls: Vec<u32> = report.replicas.iter().map(|r| r.status.polls).collect();
+    for _ in 0..400 {
+        c.step().unwrap();
+    }
+    let later = c.report();
+    for r in 0..2 {
+        assert!(later.replicas[r].status.polls > polls[r] + 2, "replica {r} stopped polling");
+    }
+}
+
+/// The kernel keeps polling while a signature is computed: between the sign
+/// request and its response, the replica's HBM keeps seeing read bursts.
+#[test]
+fn fetches_continue_while_the_signer_is_busy() {
+    let n = 3;
+    let cfg = ClusterConfig {
+        sign_latency: 5_000,
+        delays: vec![LinkDelay { src: 0, dst: 1, extra: 8_000, from_cycle: 0, to_cycle: 1_000 }],
+        max_cycles: 40_000,
+        ..quick(n, 1)
+    };
+    let mut c = Cluster::new(cfg).unwrap();
+    while c.signers[0].request_cycles.is_empty() {
+        c.step().unwrap();
+        assert!(c.cycle < 20_000, "replica 0 never asked for a signature");
+    }
+    let asked = c.cycle;
+    let reads = c.hbms[0].counters().reads;
+    let polls = c.report().replicas[0].status.polls;
+    for _ in 0..4_000 {
+        c.step().unwrap();
+    }
+    assert!(c.signers[0].busy(), "the signature is still being computed");
+    let more = c.hbms[0].counters().reads - reads;
+    // A poll takes about H + 4 = 16 cycles: 4,000 cycles hold well over 100.
+    assert!(more > 100, "only {more} reads in the 4,000 cycles after the request at {asked}");
+    assert!(c.report().replicas[0].status.polls > polls + 100);
+}

@@ -1,0 +1,108 @@
+//! The Verilator backend: built from the current design's Verilog, its
+//! ports bound by name, and a cluster of Verilated kernels reaching the same
+//! decisions as the Rust models expect.
+
+use ubft_sim::backend::{self, Backend};
+use ubft_sim::client::proposal;
+use ubft_sim::cluster::{ClusterConfig, Path};
+use ubft_sim::ports::{KernelBackend, KernelIn};
+use ubft_sim::verilator::harness::{parse_ports, TOP};
+use ubft_sim::verilator::portmap::PortMap;
+use ubft_sim::verilator::{kernel_ports, kernel_verilog, Library, VerilatorKernel};
+
+fn quick(replicas: usize, slots: u64) -> ClusterConfig {
+    ClusterConfig {
+        net_latency: 40,
+        hbm_read_latency: 12,
+        hbm_write_latency: 6,
+        wait_polls: 64,
+        ..ClusterConfig::new(replicas, slots)
+    }
+}
+
+#[test]
+fn every_port_of_the_verilog_is_bound_to_a_field() {
+    let ports = kernel_ports().unwrap();
+    assert!(ports.iter().any(|p| p.name == "m_axi_hbm_rdata" && p.input && p.width == 512));
+    PortMap::new(&ports).unwrap();
+}
+
+#[test]
+fn a_renamed_or_new_port_is_a_clear_error() {
+    let v = kernel_verilog().replace("s_axis_prop_tready", "s_axis_prop_tready2");
+    let e = PortMap::new(&parse_ports(&v, TOP).unwrap()).err().unwrap();
+    assert!(e.contains("output port `s_axis_prop_tready2` (1 bits) has no KernelOut field"), "{e}");
+    assert!(e.contains("names output `s_axis_prop_tready`, which the Verilog lacks"), "{e}");
+}
+
+#[test]
+fn ports_by_index_match_the_packed_eval() {
+    let lib = Library::get().unwrap();
+    let mut k = VerilatorKernel::with_library(lib.clone());
+    let inp = KernelIn { ap_rst_n: false, ..KernelIn::default() };
+    for _ in 0..3 {
+        k.eval(&inp);
+        k.tick();
+    }
+    let out = k.eval(&KernelIn { n: 3, id: 1, ..KernelIn::default() });
+    assert!(out.ap_idle);
+    // Every output read by index equals the packed read.
+    let (_, packed) = k.port_words();
+    let packed = packed.to_vec();
+    for (i, p) in lib.ports.clone().iter().enumerate().filter(|(_, p)| !p.input) {
+        let b = lib.map.outputs.iter().find(|o| o.port.name == p.name).unwrap();
+        assert_eq!(k.get_port(i), packed[b.offset..b.offset + p.words()], "{}", p.name);
+    }
+    // An input set by index reads back (masked to its width).
+    let id = lib.ports.iter().position(|p| p.name == "cfg_id").unwrap();
+    k.set_port(id, &[0x1ff]);
+    assert_eq!(k.get_port(id), [0xff]);
+}
+
+#[test]
+fn three_verilated_kernels_decide_40_slots_on_the_fast_path() {
+    let seed = 11;
+    let slots = 40;
+    let report = backend::run(&ClusterConfig { seed, ..quick(3, slots) }, Backend::Verilator).unwrap();
+    assert_eq!(report.backend, "verilator");
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let expected: Vec<(u64, u32)> = (1..=slots).map(|k| (k, proposal(seed, k - 1))).collect();
+    for r in &report.replicas {
+        let got: Vec<(u64, u32)> = r.decided.iter().map(|d| (d.k, d.m)).collect();
+        assert_eq!(got, expected, "replica {}", r.id);
+        assert!(r.decided.iter().all(|d| d.path == Path::Fast));
+    }
+}
+
+#[test]
+fn an_equivocating_leader_times_out_on_verilator_too() {
+    let cfg = ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 6_000, ..quick(5, 3) };
+    let report = backend::run(&cfg, Backend::Verilator).unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    for r in report.honest() {
+        assert!(r.decided.is_empty());
+        assert!(r.status.timeouts > 0, "replica {} counts its timeout", r.id);
+    }
+}
+
+#[test]
+fn the_cli_backend_names_parse() {
+    assert_eq!("verilator".parse::<Backend>().unwrap(), Backend::Verilator);
+    assert_eq!("rust-hdl".parse::<Backend>().unwrap(), Backend::RustHdl);
+    assert!("icarus".parse::<Backend>().is_err());
+    let _ = KernelBackend::name(&VerilatorKernel::new().unwrap());
+}
+
+/// Cluster cycles per second on each backend (run with `--ignored
+/// --nocapture`; docs/verilator.md lists the numbers).
+#[test]
+#[ignore]
+fn speed() {
+    use ubft_sim::verilator::measure_speed;
+    for n in [3, 5] {
+        for (b, cycles) in [(Backend::RustHdl, 20_000), (Backend::Verilator, 500_000)] {
+            let (c, s) = measure_speed(b, n, cycles).unwrap();
+            eprintln!("{n} replicas, {b}: {c} cycles, {s:.0} cluster cycles/s");
+        }
+    }
+}

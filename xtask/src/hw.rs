@@ -1,0 +1,256 @@
+//! `cargo xtask vivado` and `cargo xtask synth`: the card flow and the
+//! resource estimate.
+
+use crate::{root, write_or_check, Result};
+use std::process::Command;
+use std::time::Instant;
+
+/// The generated files of vivado/ (the rest of the folder is hand-written).
+pub fn vivado_files() -> Vec<(&'static str, String)> {
+    vec![
+        ("vivado/kernel.xml", rhdl_ubft::vitis::kernel_xml()),
+        ("vivado/package_kernel.tcl", rhdl_ubft::vitis::package_kernel_tcl()),
+        ("vivado/rhdl_ubft_regs.h", rhdl_ubft::regs::c_header()),
+    ]
+}
+
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+        .unwrap_or(false)
+}
+
+/// Writes (or checks) the generated vivado/ files, checks what open tools
+/// can check, and runs the Vitis flow when Vivado and v++ are installed.
+/// Without them it prints what it would run and succeeds ("skipped"), so CI
+/// on a machine without Xilinx tools stays green.
+pub fn vivado(check: bool, target: &str) -> Result {
+    for (rel, text) in vivado_files() {
+        write_or_check(rel, &text, check, "cargo xtask vivado")?;
+    }
+    // Tcl syntax (balanced braces, quotes and brackets) of every script.
+    if on_path("tclsh") {
+        for f in ["vivado/package_kernel.tcl", "vivado/gen_xo.tcl"] {
+            let script = format!(
+                "set f [open {{{}}}]; set src [read $f]; close $f\n\
+                 set cmd {{}}; set line 0; set start 0\n\
+                 foreach l [split $src \"\\n\"] {{ incr line; if {{$cmd eq {{}}}} {{ set start $line }}; append cmd $l \"\\n\"; if {{[info complete $cmd]}} {{ set cmd {{}} }} }}\n\
+                 if {{$cmd ne {{}}}} {{ puts \"incomplete command from line $start\"; exit 1 }}\n",
+                root().join(f).display()
+            );
+            let out = Command::new("tclsh")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .and_then(|mut c| {
+                    use std::io::Write;
+                    c.stdin.take().unwrap().write_all(script.as_bytes())?;
+                    c.wait_with_output()
+                })
+                .map_err(|e| format!("tclsh: {e}"))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "{f}: Tcl syntax: {}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            println!("{f}: Tcl syntax OK (tclsh)");
+        }
+    } else {
+        println!("tclsh not found: Tcl syntax not checked (apt-get install tcl)");
+    }
+    if on_path("xmllint") {
+        let out = Command::new("xmllint")
+            .args(["--noout", "vivado/kernel.xml"])
+            .current_dir(root())
+            .output()
+            .map_err(|e| format!("xmllint: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("vivado/kernel.xml: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        println!("vivado/kernel.xml: well-formed (xmllint)");
+    } else {
+        println!("vivado/kernel.xml: parsed and checked against the top by `cargo test -p rhdl_ubft --test vitis`");
+    }
+    let pending = rhdl_ubft::vitis::pending();
+    if !pending.is_empty() {
+        println!("pending wiring (not on the top yet): {}", pending.join(", "));
+    }
+    if check {
+        return Ok(());
+    }
+    let missing: Vec<&str> = ["vivado", "v++"].into_iter().filter(|t| !on_path(t)).collect();
+    let cmds = format!(
+        "  cargo xtask verilog\n  make -C vivado {target}    # xo: vivado -mode batch -source gen_xo.tcl -tclargs …; xclbin/hw_emu: v++ --link …"
+    );
+    if !missing.is_empty() {
+        println!(
+            "skipped: {} not found (source the Vitis/XRT settings64.sh). With them, this runs:\n{cmds}",
+            missing.join(" and ")
+        );
+        return Ok(());
+    }
+    if !pending.is_empty() {
+        println!("warning: the package will fail ipx::check_integrity until {} are wired", pending.join(", "));
+    }
+    let status = Command::new("make")
+        .args(["-C", "vivado", target])
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("make: {e}"))?;
+    if !status.success() {
+        return Err(format!("make -C vivado {target} failed"));
+    }
+    Ok(())
+}
+
+/// U280 (XCU280) resources, for the share columns.
+const U280_LUTS: u64 = 1_303_680;
+const U280_FFS: u64 = 2_607_360;
+
+#[derive(Default, Debug, Clone)]
+struct Stat {
+    n: usize,
+    lut: u64,
+    ff: u64,
+    lutram: u64,
+    bram: u64,
+    carry: u64,
+    muxf: u64,
+    dsp: u64,
+    secs: f64,
+}
+
+fn parse_stat(text: &str) -> Stat {
+    let mut s = Stat::default();
+    // Only the last `stat` block (the flattened top).
+    let body = text.rsplit("=== ").next().unwrap_or(text);
+    for line in body.lines() {
+        let mut it = line.split_whitespace();
+        let (Some(cell), Some(count), None) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        let Ok(count) = count.parse::<u64>() else { continue };
+        let c = cell.trim_start_matches('$');
+        if c.starts_with("LUT") && c.len() == 4 {
+            s.lut += count;
+        } else if matches!(c, "FDRE" | "FDSE" | "FDCE" | "FDPE") {
+            s.ff += count;
+        } else if c.starts_with("RAMB18") || c.starts_with("RAMB36") {
+            s.bram += count;
+        } else if c.starts_with("RAM") {
+            s.lutram += count;
+        } else if c.starts_with("CARRY") {
+            s.carry += count;
+        } else if c.starts_with("MUXF") {
+            s.muxf += count;
+        } else if c.starts_with("DSP") {
+            s.dsp += count;
+        }
+    }
+    s
+}
+
+fn kernel_verilog(n: usize) -> Result<String> {
+    use rhdl_ubft::kernel::verilog;
+    let v = match n {
+        1 => verilog::<1>(),
+        3 => verilog::<3>(),
+        5 => verilog::<5>(),
+        7 => verilog::<7>(),
+        8 => verilog::<8>(),
+        _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
+    };
+    Ok(v.replace("top$", "rhdl_ubft$"))
+}
+
+/// Synthesizes the kernel with Yosys for each N, prints the table and
+/// writes docs/resources.md.
+pub fn synth(ns: &[usize], flatten: bool) -> Result {
+    let version = Command::new("yosys")
+        .arg("-V")
+        .output()
+        .map_err(|e| format!("`yosys` not found: apt-get install yosys ({e})"))?;
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    let dir = root().join("target/synth");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let mut rows = vec![];
+    for &n in ns {
+        let v = kernel_verilog(n)?;
+        let vf = dir.join(format!("rhdl_ubft_n{n}.v"));
+        let sf = dir.join(format!("stat_n{n}.txt"));
+        let lf = dir.join(format!("yosys_n{n}.log"));
+        std::fs::write(&vf, v).map_err(|e| e.to_string())?;
+        let script = format!(
+            "read_verilog {}; synth_xilinx -family xcup {}-noiopad -top rhdl_ubft; tee -q -o {} stat",
+            vf.display(),
+            if flatten { "-flatten " } else { "" },
+            sf.display()
+        );
+        println!("N = {n}: yosys synth_xilinx -family xcup{} …", if flatten { " -flatten" } else { "" });
+        let t = Instant::now();
+        let out = Command::new("yosys")
+            .args(["-q", "-l", &lf.display().to_string(), "-p", &script])
+            .output()
+            .map_err(|e| format!("yosys: {e}"))?;
+        let secs = t.elapsed().as_secs_f64();
+        if !out.status.success() {
+            return Err(format!("yosys failed for N = {n} (log: {})", lf.display()));
+        }
+        let text = std::fs::read_to_string(&sf).map_err(|e| e.to_string())?;
+        let mut s = parse_stat(&text);
+        s.n = n;
+        s.secs = secs;
+        rows.push(s);
+    }
+    let table = resources_table(&rows);
+    print!("{table}");
+    let date = Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let md = format!(
+        "<!-- written by `cargo xtask synth`; rerun it to refresh -->\n\
+# Resources (estimates)\n\n\
+**Estimates from Yosys, not Vivado.** `cargo xtask synth` runs `synth_xilinx -family xcup{} -noiopad` \
+(UltraScale+ cells, no I/O buffers: a Vitis kernel's ports are internal) on the kernel Verilog for each N. \
+Yosys maps to CARRY4 rather than CARRY8 and does no timing-driven optimisation or cross-boundary \
+retiming, so Vivado's figures will differ; use these for scale and trends only.\n\n\
+- date: {date}\n- tool: {version}\n- machine: 2 cores; time is the Yosys run per N\n\n{table}\n\
+LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB18/36; BRAM = RAMB18/RAMB36; \
+CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
+The kernel measured is `rhdl_ubft::kernel::Kernel<N>` as it is today (without the AXI4-Lite control \
+block, which is not wired into it yet).\n",
+        if flatten { " -flatten" } else { "" },
+        U280_LUTS,
+        U280_FFS
+    );
+    write_or_check("docs/resources.md", &md, false, "cargo xtask synth")
+}
+
+fn resources_table(rows: &[Stat]) -> String {
+    let mut t = String::from(
+        "| N | LUT | LUT % U280 | FF | FF % U280 | LUTRAM | BRAM | CARRY | MUXF | DSP | yosys time |\n\
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+    );
+    for s in rows {
+        t += &format!(
+            "| {} | {} | {:.3} % | {} | {:.3} % | {} | {} | {} | {} | {} | {:.0} s |\n",
+            s.n,
+            s.lut,
+            100.0 * s.lut as f64 / U280_LUTS as f64,
+            s.ff,
+            100.0 * s.ff as f64 / U280_FFS as f64,
+            s.lutram,
+            s.bram,
+            s.carry,
+            s.muxf,
+            s.dsp,
+            s.secs
+        );
+    }
+    t
+}
