@@ -6,7 +6,7 @@
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
 //! - `synth [--n 3,5,8] [--no-flatten]`: Yosys resource estimate, docs/resources.md.
-//! - `testbench [--run] [--backend B]`: self-checking testbenches of recorded
+//! - `testbench [--check] [--run] [--backend B]`: self-checking testbenches of recorded
 //!   cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them in Icarus.
 //! - `lint`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`) and the
 //!   Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`.
@@ -50,6 +50,9 @@ enum Cmd {
     /// Record the standard scenarios and write self-checking testbenches of
     /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them in Icarus.
     Testbench {
+        /// Fail if rtl/tb/ differs from what would be written (writes nothing there).
+        #[arg(long)]
+        check: bool,
         /// Also run each testbench on rtl/rhdl_ubft.v with iverilog/vvp.
         #[arg(long)]
         run: bool,
@@ -97,7 +100,7 @@ fn main() -> ExitCode {
         Cmd::Lint => lint(),
         Cmd::Docs { check } => docs(check),
         Cmd::Bench { slots } => bench(slots),
-        Cmd::Testbench { run, backend } => testbench::testbench(&root(), run, &backend),
+        Cmd::Testbench { check, run, backend } => testbench::testbench(&root(), check, run, &backend),
         Cmd::Vivado { check, target } => hw::vivado(check, &target),
         Cmd::Synth { n, no_flatten } => hw::synth(&n, !no_flatten),
     };
@@ -270,7 +273,8 @@ fn lint() -> Result {
 /// ubft_new's cost per slot; simulation speed.
 fn bench(slots: u64) -> Result {
     use rhdl_ubft::params::defaults::UBFT_NEW_CYCLES_PER_SLOT;
-    use ubft_sim::bench::{fast_bound, measure};
+    use rhdl_ubft::params::defaults::{UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES};
+    use ubft_sim::bench::{fast_bound, measure, slow_bound};
     use ubft_sim::cluster::{ClusterConfig, Path};
     println!("fast path, L = 300, H = 80, {slots} slots per run (simulated cycles, exact)");
     println!(
@@ -293,5 +297,38 @@ fn bench(slots: u64) -> Result {
             l.cycles_per_sec
         );
     }
+    println!();
+    println!(
+        "slow path (one replica writes no fast votes), L = 300, H = 80, sign {} and verify {} cycles, wait 64 polls, {} slots",
+        rhdl_ubft::params::defaults::SIGN_LATENCY,
+        rhdl_ubft::params::defaults::VERIFY_LATENCY,
+        slots.min(5)
+    );
+    println!("bound = wait·(H + 4) + sign + (n - 1)·verify + 4·(L + H)");
+    println!(
+        "{:>3} {:>10} {:>8} {:>7} {:>11} {:>10} {:>13} {:>12}",
+        "n", "mean", "max", "bound", "mean/bound", "max/bound", "ubft_new/mean", "sim cycles/s"
+    );
+    for n in [3, 5, 7] {
+        let cfg = ClusterConfig::new(n, slots.min(5));
+        let bound = slow_bound(&cfg);
+        let l = measure(cfg, Path::Slow, bound).map_err(|e| e.to_string())?;
+        println!(
+            "{:>3} {:>10.1} {:>8} {:>7} {:>11.3} {:>10.3} {:>13.0} {:>12.0}",
+            n,
+            l.mean,
+            l.max,
+            l.bound,
+            l.mean / l.bound as f64,
+            l.max as f64 / l.bound as f64,
+            UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean,
+            l.cycles_per_sec
+        );
+    }
+    println!();
+    println!(
+        "ubft_new: at least {} cycles per slot ({} signing + {} verifying, kernel stopped)",
+        UBFT_NEW_CYCLES_PER_SLOT, UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES
+    );
     Ok(())
 }

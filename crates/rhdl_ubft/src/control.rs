@@ -89,6 +89,7 @@ pub struct Control<const N: usize> {
     pub sts_view: Signal<In, Bits<32>>,
     pub sts_timeouts: Signal<In, Bits<32>>,
     pub sts_polls: Signal<In, Bits<32>>,
+    pub sts_bad_shares: Signal<In, Bits<32>>,
     pub sts_acks: Signal<In, Bits<32>>,
     pub sts_write_errors: Signal<In, Bits<32>>,
     pub sts_error: Signal<In, Bits<8>>,
@@ -150,6 +151,7 @@ pub struct Control<const N: usize> {
     a_view: Constant<Bits<12>>,
     a_timeouts: Constant<Bits<12>>,
     a_polls: Constant<Bits<12>>,
+    a_bad_shares: Constant<Bits<12>>,
     a_acks: Constant<Bits<12>>,
     a_write_errors: Constant<Bits<12>>,
     a_error: Constant<Bits<12>>,
@@ -202,6 +204,7 @@ impl<const N: usize> Control<N> {
             sts_view: Default::default(),
             sts_timeouts: Default::default(),
             sts_polls: Default::default(),
+            sts_bad_shares: Default::default(),
             sts_acks: Default::default(),
             sts_write_errors: Default::default(),
             sts_error: Default::default(),
@@ -258,6 +261,7 @@ impl<const N: usize> Control<N> {
             a_view: a(regs::VIEW),
             a_timeouts: a(regs::TIMEOUTS),
             a_polls: a(regs::POLLS),
+            a_bad_shares: a(regs::BAD_SHARES),
             a_acks: a(regs::ACKS),
             a_write_errors: a(regs::WRITE_ERRORS),
             a_error: a(regs::ERROR_CODE),
@@ -506,6 +510,9 @@ impl<const N: usize> Logic for Control<N> {
         if self.ra.val() == self.a_polls.val() {
             self.rmux.next = self.sts_polls.val();
         }
+        if self.ra.val() == self.a_bad_shares.val() {
+            self.rmux.next = self.sts_bad_shares.val();
+        }
         if self.ra.val() == self.a_acks.val() {
             self.rmux.next = self.sts_acks.val();
         }
@@ -577,6 +584,7 @@ impl<const N: usize> Control<N> {
         self.sts_view.connect();
         self.sts_timeouts.connect();
         self.sts_polls.connect();
+        self.sts_bad_shares.connect();
         self.sts_acks.connect();
         self.sts_write_errors.connect();
         self.sts_error.connect();

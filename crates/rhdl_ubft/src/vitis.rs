@@ -9,9 +9,11 @@
 //! ([`pending`]): the test asserts they are still absent, so it fails (and
 //! asks for the flag to be flipped) the day they are wired.
 //!
-//! The signer streams' widths are placeholders (512-bit TDATA with TKEEP,
-//! TLAST and an 8-bit TUSER) until the signer kernel is designed: change
-//! [`SIGNER_TDATA_BITS`] / [`SIGNER_TUSER_BITS`] here and everything follows.
+//! The signer streams' widths (512-bit TDATA; requests with TKEEP, TLAST and
+//! a 16-bit TUSER, responses with TLAST and an 8-bit TUSER) follow the
+//! kernel top as it is being wired; they are provisional until the signer
+//! kernel is designed: change the `SREQ_*`/`SRESP_*` constants here (the
+//! tests compare them with the top's port widths).
 
 use crate::params::BEAT_BITS;
 use crate::regs::{self, Access};
@@ -28,10 +30,12 @@ pub const PART: &str = "xcu280-fsvh2892-2L-e";
 /// The Vitis platform.
 pub const PLATFORM: &str = "xilinx_u280_gen3x16_xdma_1_202211_1";
 
-/// Signer request/response TDATA bits (placeholder: one 512-bit beat).
-pub const SIGNER_TDATA_BITS: usize = 512;
-/// Signer TUSER bits (placeholder: a request tag).
-pub const SIGNER_TUSER_BITS: usize = 8;
+/// Signer request/response TDATA bits (one 512-bit beat).
+pub const SIGNER_TDATA_BITS: usize = BEAT_BITS;
+/// Signer request TUSER bits.
+pub const SREQ_TUSER_BITS: usize = 16;
+/// Signer response TUSER bits.
+pub const SRESP_TUSER_BITS: usize = 8;
 
 /// What kind of interface.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -41,9 +45,23 @@ pub enum Kind {
     /// AXI4 master, addressable memory.
     AxiMaster { data_bits: usize, addr_bits: usize },
     /// AXI4-Stream out of the kernel.
-    StreamOut { tdata_bits: usize, tuser_bits: usize, tkeep_tlast: bool },
+    StreamOut(Stream),
     /// AXI4-Stream into the kernel.
-    StreamIn { tdata_bits: usize, tuser_bits: usize, tkeep_tlast: bool },
+    StreamIn(Stream),
+}
+
+/// An AXI4-Stream's optional signals.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Stream {
+    pub tdata_bits: usize,
+    /// 0: no TUSER.
+    pub tuser_bits: usize,
+    pub tkeep: bool,
+    pub tlast: bool,
+}
+
+const fn stream(tdata_bits: usize, tuser_bits: usize, tkeep: bool, tlast: bool) -> Stream {
+    Stream { tdata_bits, tuser_bits, tkeep, tlast }
 }
 
 /// One Vitis bus interface of the kernel.
@@ -76,53 +94,45 @@ pub const INTERFACES: [Interface; 8] = [
     },
     Interface {
         name: "m_axis_sq",
-        kind: Kind::StreamOut { tdata_bits: SQ_BITS, tuser_bits: 0, tkeep_tlast: false },
+        kind: Kind::StreamOut(stream(SQ_BITS, 0, false, false)),
         arg: "sq",
         wired: true,
         desc: "RoCE send queue: RDMA WRITE commands (roce.rs)",
     },
     Interface {
         name: "s_axis_cq",
-        kind: Kind::StreamIn { tdata_bits: CQ_BITS, tuser_bits: 0, tkeep_tlast: false },
+        kind: Kind::StreamIn(stream(CQ_BITS, 0, false, false)),
         arg: "cq",
         wired: true,
         desc: "RoCE completions (roce.rs)",
     },
     Interface {
         name: "s_axis_prop",
-        kind: Kind::StreamIn { tdata_bits: 32, tuser_bits: 0, tkeep_tlast: false },
+        kind: Kind::StreamIn(stream(32, 0, false, false)),
         arg: "prop",
         wired: true,
         desc: "proposals m (the leader takes one per slot)",
     },
     Interface {
         name: "m_axis_dec",
-        kind: Kind::StreamOut { tdata_bits: 64, tuser_bits: 1, tkeep_tlast: false },
+        kind: Kind::StreamOut(stream(64, 1, false, false)),
         arg: "dec",
         wired: true,
         desc: "decisions (k, m); tuser 1 = slow path",
     },
     Interface {
         name: "m_axis_sreq",
-        kind: Kind::StreamOut {
-            tdata_bits: SIGNER_TDATA_BITS,
-            tuser_bits: SIGNER_TUSER_BITS,
-            tkeep_tlast: true,
-        },
+        kind: Kind::StreamOut(stream(SIGNER_TDATA_BITS, SREQ_TUSER_BITS, true, true)),
         arg: "sreq",
-        wired: false,
-        desc: "signer requests (placeholder widths)",
+        wired: true,
+        desc: "signer requests (provisional widths)",
     },
     Interface {
         name: "s_axis_sresp",
-        kind: Kind::StreamIn {
-            tdata_bits: SIGNER_TDATA_BITS,
-            tuser_bits: SIGNER_TUSER_BITS,
-            tkeep_tlast: true,
-        },
+        kind: Kind::StreamIn(stream(SIGNER_TDATA_BITS, SRESP_TUSER_BITS, false, true)),
         arg: "sresp",
-        wired: false,
-        desc: "signer responses (placeholder widths)",
+        wired: true,
+        desc: "signer responses (provisional widths)",
     },
 ];
 
@@ -164,14 +174,15 @@ pub fn port_names(i: &Interface) -> Vec<String> {
             "awready", "wdata", "wstrb", "wlast", "wvalid", "wready", "bresp", "bvalid",
             "bready",
         ],
-        Kind::StreamOut { tuser_bits, tkeep_tlast, .. }
-        | Kind::StreamIn { tuser_bits, tkeep_tlast, .. } => {
+        Kind::StreamOut(st) | Kind::StreamIn(st) => {
             let mut v = vec!["tdata", "tvalid", "tready"];
-            if tuser_bits > 0 {
+            if st.tuser_bits > 0 {
                 v.push("tuser");
             }
-            if tkeep_tlast {
+            if st.tkeep {
                 v.push("tkeep");
+            }
+            if st.tlast {
                 v.push("tlast");
             }
             v
@@ -221,13 +232,13 @@ hwControlProtocol=\"ap_ctrl_hs\">\n"
                 "      <port name=\"{}\" mode=\"master\" range=\"0xFFFFFFFFFFFFFFFF\" dataWidth=\"{data_bits}\" portType=\"addressable\" base=\"0x0\"/>\n",
                 i.name
             ),
-            Kind::StreamOut { tdata_bits, .. } => format!(
-                "      <port name=\"{}\" mode=\"write_only\" dataWidth=\"{tdata_bits}\" portType=\"stream\"/>\n",
-                i.name
+            Kind::StreamOut(st) => format!(
+                "      <port name=\"{}\" mode=\"write_only\" dataWidth=\"{}\" portType=\"stream\"/>\n",
+                i.name, st.tdata_bits
             ),
-            Kind::StreamIn { tdata_bits, .. } => format!(
-                "      <port name=\"{}\" mode=\"read_only\" dataWidth=\"{tdata_bits}\" portType=\"stream\"/>\n",
-                i.name
+            Kind::StreamIn(st) => format!(
+                "      <port name=\"{}\" mode=\"read_only\" dataWidth=\"{}\" portType=\"stream\"/>\n",
+                i.name, st.tdata_bits
             ),
         };
     }
@@ -251,8 +262,7 @@ hwControlProtocol=\"ap_ctrl_hs\">\n"
     }
     for i in &INTERFACES {
         let (bits, user) = match i.kind {
-            Kind::StreamOut { tdata_bits, tuser_bits, .. }
-            | Kind::StreamIn { tdata_bits, tuser_bits, .. } => (tdata_bits, tuser_bits),
+            Kind::StreamOut(st) | Kind::StreamIn(st) => (st.tdata_bits, st.tuser_bits),
             _ => continue,
         };
         let ty = xml_escape(&format!("stream<ap_axiu<{bits},{user},0,0>>&"));
@@ -295,7 +305,7 @@ pub fn package_kernel_tcl() -> String {
     }
     s += "ipx::associate_bus_interfaces -clock ap_clk -reset ap_rst_n $core\n";
     s += "set clkif [ipx::get_bus_interfaces -of_objects $core ap_clk]\n";
-    s += "set freq [ipx::get_bus_parameters -quiet -of_objects $clkif FREQ_HZ]\n";
+    s += "set freq [ipx::get_bus_parameters -quiet FREQ_HZ -of_objects $clkif]\n";
     s += "if {$freq eq \"\"} { set freq [ipx::add_bus_parameter FREQ_HZ $clkif] }\n";
     s += "set_property value $freq_hz $freq\n\n";
     s += "# s_axi_control's memory map.\n";

@@ -78,9 +78,10 @@ impl<const N: usize> Tb<N> {
         c.sts_view.next = (base as u64 + 5).into();
         c.sts_timeouts.next = (base as u64 + 6).into();
         c.sts_polls.next = (base as u64 + 7).into();
-        c.sts_acks.next = (base as u64 + 8).into();
-        c.sts_write_errors.next = (base as u64 + 9).into();
-        c.sts_error.next = ((base as u64 + 10) & 0xff).into();
+        c.sts_bad_shares.next = (base as u64 + 8).into();
+        c.sts_acks.next = (base as u64 + 9).into();
+        c.sts_write_errors.next = (base as u64 + 10).into();
+        c.sts_error.next = ((base as u64 + 11) & 0xff).into();
     }
 
     /// Applies the kernel-side inputs, settles with the clock low (the
@@ -286,7 +287,7 @@ fn every_register_is_written_and_read_back_at_its_table_offset() {
             }
             regs::Access::Status => {
                 tb.write(off, pattern); // ignored
-                let i = ["cycles", "decisions", "fast", "slow", "view_changes", "view", "timeouts", "polls", "acks", "write_errors", "error"]
+                let i = ["cycles", "decisions", "fast", "slow", "view_changes", "view", "timeouts", "polls", "bad_shares", "acks", "write_errors", "error"]
                     .iter()
                     .position(|s| *s == name)
                     .unwrap() as u32;

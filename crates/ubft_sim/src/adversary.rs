@@ -32,3 +32,19 @@ impl Adversary for ForgeShares {
         }
     }
 }
+
+/// Writes no fast-path votes (will_cert, will_commit) and follows the rest
+/// of the protocol: the fast path cannot complete, the slow path can.
+#[derive(Clone, Debug)]
+pub struct MuteFast {
+    pub mailbox: Mailbox,
+}
+
+impl Adversary for MuteFast {
+    fn transform(&mut self, _src: usize, _dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
+        match self.mailbox.locate(write.word).map(|(r, _)| r) {
+            Some(Region::WillCert | Region::WillCommit) => vec![],
+            _ => vec![write],
+        }
+    }
+}

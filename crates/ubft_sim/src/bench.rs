@@ -30,6 +30,18 @@ pub fn fast_bound(cfg: &ClusterConfig) -> u64 {
     3 * (cfg.net_latency + cfg.hbm_read_latency)
 }
 
+/// The slow-path bound used by the benchmark (docs/performance.md): the
+/// fast path's wait (`wait_polls` polls of H + 4 cycles), one signature,
+/// the n - 1 peer verifications one at a time, and four network rounds with
+/// their polls (prepare, the failed will_cert, share and flag, commit).
+pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
+    let poll = cfg.hbm_read_latency + 4;
+    cfg.wait_polls * poll
+        + cfg.sign_latency
+        + (cfg.replicas as u64 - 1) * cfg.verify_latency
+        + 4 * (cfg.net_latency + cfg.hbm_read_latency)
+}
+
 /// Per-slot decision latencies of a finished run, for the slots decided by
 /// every honest replica on `path`.
 pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
@@ -49,9 +61,15 @@ pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
     out
 }
 
-/// Runs `cfg` and measures its decision latency on `path`.
+/// Runs `cfg` and measures its decision latency on `path`. For the slow
+/// path, the last replica writes no fast-path votes (`MuteFast`), so every
+/// slot takes the slow path without any delay added to its critical path.
 pub fn measure(cfg: ClusterConfig, path: Path, bound: u64) -> Result<Latency, SimError> {
     let mut c = Cluster::new(cfg.clone())?;
+    if path == Path::Slow {
+        let mailbox = c.net.mailbox().clone();
+        c.set_adversary(cfg.replicas - 1, Box::new(crate::adversary::MuteFast { mailbox }));
+    }
     let t = Instant::now();
     let report = c.run()?;
     let secs = t.elapsed().as_secs_f64();

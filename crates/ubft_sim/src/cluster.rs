@@ -97,7 +97,7 @@ impl ClusterConfig {
         } else {
             let per_slot = 6 * (self.net_latency + self.hbm_read_latency + 40)
                 + 200
-                + if self.delays.is_empty() { 0 } else { self.slow_budget() };
+                + self.slow_budget();
             1_000 + self.slots.max(1) * per_slot
         }
     }

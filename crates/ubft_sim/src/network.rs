@@ -303,6 +303,11 @@ impl Network {
     }
 
     /// The one-way latency L.
+    /// The layout the slot guard enforces.
+    pub fn mailbox(&self) -> &Mailbox {
+        &self.mailbox
+    }
+
     pub fn latency(&self) -> u64 {
         self.latency
     }

@@ -179,7 +179,7 @@ fn records(rows: impl Iterator<Item = Vec<u32>>, cols: &[Col]) -> (String, usize
     for (cycle, w) in rows.enumerate() {
         for (i, c) in cols.iter().enumerate() {
             let r = c.offset..c.offset + c.width.div_ceil(32);
-            if last.as_ref().map_or(false, |l| l[r.clone()] == w[r.clone()]) {
+            if last.as_ref().is_some_and(|l| l[r.clone()] == w[r.clone()]) {
                 continue;
             }
             let vw = if c.width > NARROW { ww } else { NARROW };
@@ -281,8 +281,8 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
          // compared with !== on every cycle. Vectors ({name}_r<i>_{{in,out}}[_wide].hex)\n\
          // hold records {{cycle[31:0], port[31:0], value}}: every port on cycle 0,\n\
          // then a port on each cycle its value changes; they are read from the\n\
-         // simulator's working directory. Plain Verilog-2001 (iverilog -g2005, xsim).\n\
-         `timescale 1ns/1ps\n\
+         // simulator's working directory. Plain Verilog-2001 (iverilog -g2005, xsim);\n\
+         // no `timescale, like the RTL: one delay unit is half a clock.\n\
          module tb_{name};\n\
          \x20 localparam CYCLES = {cycles};\n\
          \x20 reg {CLOCK};\n\

@@ -368,7 +368,10 @@ impl PortMap {
     pub fn decode_out(&self, buf: &[u32]) -> KernelOut {
         let mut o = KernelOut::default();
         for b in &self.outputs {
-            let q = b.qualifier.map_or(true, |q| buf[self.outputs[q].offset] & 1 != 0);
+            let q = match b.qualifier {
+                Some(q) => buf[self.outputs[q].offset] & 1 != 0,
+                None => true,
+            };
             if q {
                 (b.get)(&buf[b.offset..b.offset + b.port.words()], &mut o);
             }
