@@ -10,3 +10,4 @@ pub mod regs;
 pub mod control;
 pub mod vitis;
 pub mod setup;
+pub mod choose;

@@ -1,0 +1,131 @@
+//! Choose: the view change's rule, as combinational logic.
+//!
+//! Inputs are what a replica fetched in a view change: its vc region (the
+//! records (view, slot | phase << 16, k, m) of up to eight replicas, four per
+//! beat: `rec_lo` holds replicas 0-3, `rec_hi` 4-7) and its vc_valid region
+//! (`flags`: one (tag(view, k), m) per replica). A record counts only when
+//! its replica is one of the first n (`active`), it names the current view,
+//! and its flag is there and matches it (tag(view, k) and m).
+//!
+//! Outputs: `valid` (how many records count) and, among the records with
+//! phase >= 1, the (k, m) reported by at least `support` (f + 1) of them, the
+//! highest such k (`chosen`, `chosen_k`, `chosen_m`). At most one value per
+//! k can have f + 1 reports among 2f + 1 records (2(f + 1) > n).
+//!
+//! Timing: combinational; the controller registers what it uses.
+
+use rust_hdl::prelude::*;
+
+/// Replicas the rule looks at: the most a build supports.
+pub const LANES: usize = 8;
+
+#[derive(LogicBlock, Default)]
+pub struct Choose {
+    pub rec_lo: Signal<In, Bits<512>>,
+    pub rec_hi: Signal<In, Bits<512>>,
+    pub flags: Signal<In, Bits<512>>,
+    pub view: Signal<In, Bits<32>>,
+    pub active: Signal<In, Bits<8>>,
+    pub support: Signal<In, Bits<8>>,
+    pub valid: Signal<Out, Bits<8>>,
+    pub chosen: Signal<Out, Bit>,
+    pub chosen_k: Signal<Out, Bits<32>>,
+    pub chosen_m: Signal<Out, Bits<32>>,
+    rv: [Signal<Local, Bits<32>>; LANES],
+    rp: [Signal<Local, Bits<32>>; LANES],
+    rk: [Signal<Local, Bits<32>>; LANES],
+    rm: [Signal<Local, Bits<32>>; LANES],
+    rt: [Signal<Local, Bits<32>>; LANES],
+    sup: [Signal<Local, Bits<8>>; LANES],
+    ok: Signal<Local, Bits<8>>,
+    elig: Signal<Local, Bits<8>>,
+    tag_hi: Signal<Local, Bits<32>>,
+}
+
+impl Logic for Choose {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..4 {
+            self.rv[i].next = self.rec_lo.val().get_bits::<32>(i * 128);
+            self.rp[i].next = self.rec_lo.val().get_bits::<32>(i * 128 + 32);
+            self.rk[i].next = self.rec_lo.val().get_bits::<32>(i * 128 + 64);
+            self.rm[i].next = self.rec_lo.val().get_bits::<32>(i * 128 + 96);
+            self.rv[i + 4].next = self.rec_hi.val().get_bits::<32>(i * 128);
+            self.rp[i + 4].next = self.rec_hi.val().get_bits::<32>(i * 128 + 32);
+            self.rk[i + 4].next = self.rec_hi.val().get_bits::<32>(i * 128 + 64);
+            self.rm[i + 4].next = self.rec_hi.val().get_bits::<32>(i * 128 + 96);
+        }
+        self.tag_hi.next = bit_cast::<32, 8>(self.view.val().get_bits::<8>(0)) << 24;
+        self.ok.next = 0.into();
+        self.elig.next = 0.into();
+        self.valid.next = 0.into();
+        for i in 0..LANES {
+            self.rt[i].next = self.tag_hi.val() | (self.rk[i].val() & 0x00ff_ffff);
+        }
+        for i in 0..LANES {
+            if self.active.val().get_bit(i)
+                & (self.rv[i].val() == self.view.val())
+                & (self.flags.val().get_bits::<32>(i * 64) == self.rt[i].val())
+                & (self.flags.val().get_bits::<32>(i * 64 + 32) == self.rm[i].val())
+            {
+                self.ok.next = self.ok.val().replace_bit(i, true);
+                self.valid.next = self.valid.val() + 1;
+                if self.rp[i].val().get_bits::<2>(16) != 0 {
+                    self.elig.next = self.elig.val().replace_bit(i, true);
+                }
+            }
+        }
+        for i in 0..LANES {
+            self.sup[i].next = 0.into();
+            for j in 0..LANES {
+                if self.elig.val().get_bit(j)
+                    & (self.rk[j].val() == self.rk[i].val())
+                    & (self.rm[j].val() == self.rm[i].val())
+                {
+                    self.sup[i].next = self.sup[i].val() + 1;
+                }
+            }
+        }
+        self.chosen.next = false;
+        self.chosen_k.next = 0.into();
+        self.chosen_m.next = 0.into();
+        for i in 0..LANES {
+            if self.elig.val().get_bit(i)
+                & (self.sup[i].val() >= self.support.val())
+                & (!self.chosen.val() | (self.rk[i].val() > self.chosen_k.val()))
+            {
+                self.chosen.next = true;
+                self.chosen_k.next = self.rk[i].val();
+                self.chosen_m.next = self.rm[i].val();
+            }
+        }
+    }
+}
+
+/// A view-change record as a replica posts it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct VcRecord {
+    pub view: u32,
+    pub slot: u32,
+    pub phase: u32,
+    pub k: u32,
+    pub m: u32,
+}
+
+impl VcRecord {
+    /// The four words in the vc region.
+    pub fn words(&self) -> [u32; 4] {
+        [self.view, self.slot | (self.phase << 16), self.k, self.m]
+    }
+}
+
+/// choose: the (k, m) reported by at least `support` of the records with
+/// phase >= 1, the highest such k, if any (the reference the block is
+/// tested against; records are the valid ones).
+pub fn choose(records: &[VcRecord], support: usize) -> Option<(u32, u32)> {
+    let elig: Vec<&VcRecord> = records.iter().filter(|r| r.phase >= 1).collect();
+    elig.iter()
+        .filter(|r| elig.iter().filter(|o| o.k == r.k && o.m == r.m).count() >= support)
+        .map(|r| (r.k, r.m))
+        .max_by_key(|&(k, _)| k)
+}
