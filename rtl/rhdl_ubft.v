@@ -96,12 +96,15 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     wire  [7:0] protocol$fetch_len;
     reg  [511:0] protocol$fetch_beat;
     reg  protocol$fetch_done;
+    reg  protocol$fetch_beat_valid;
     reg  protocol$fetch_error;
     wire  protocol$bc_start;
     wire  [31:0] protocol$bc_word;
     wire  [4:0] protocol$bc_words;
     wire  [511:0] protocol$bc_data;
+    wire  protocol$bc_local_only;
     reg  protocol$bc_done;
+    reg  protocol$bc_busy;
     wire  protocol$sg_sign;
     wire  protocol$sg_verify;
     wire  [127:0] protocol$sg_summary;
@@ -157,6 +160,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     reg  [31:0] broadcast$word;
     reg  [4:0] broadcast$words;
     reg  [511:0] broadcast$data;
+    reg  broadcast$local_only;
     wire  broadcast$busy;
     wire  broadcast$done;
     reg  [63:0] broadcast$network_ptr;
@@ -228,12 +232,15 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         .fetch_len(protocol$fetch_len),
         .fetch_beat(protocol$fetch_beat),
         .fetch_done(protocol$fetch_done),
+        .fetch_beat_valid(protocol$fetch_beat_valid),
         .fetch_error(protocol$fetch_error),
         .bc_start(protocol$bc_start),
         .bc_word(protocol$bc_word),
         .bc_words(protocol$bc_words),
         .bc_data(protocol$bc_data),
+        .bc_local_only(protocol$bc_local_only),
         .bc_done(protocol$bc_done),
+        .bc_busy(protocol$bc_busy),
         .sg_sign(protocol$sg_sign),
         .sg_verify(protocol$sg_verify),
         .sg_summary(protocol$sg_summary),
@@ -293,6 +300,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         .word(broadcast$word),
         .words(broadcast$words),
         .data(broadcast$data),
+        .local_only(broadcast$local_only),
         .busy(broadcast$busy),
         .done(broadcast$done),
         .network_ptr(broadcast$network_ptr),
@@ -377,12 +385,15 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         fetch$len = protocol$fetch_len;
         protocol$fetch_beat = fetch$beat;
         protocol$fetch_done = fetch$done;
+        protocol$fetch_beat_valid = fetch$beat_valid;
         protocol$fetch_error = fetch$error;
         broadcast$start = protocol$bc_start;
         broadcast$word = protocol$bc_word;
         broadcast$words = protocol$bc_words;
         broadcast$data = protocol$bc_data;
         protocol$bc_done = broadcast$done;
+        protocol$bc_busy = broadcast$busy;
+        broadcast$local_only = protocol$bc_local_only;
         setup$sign = protocol$sg_sign;
         setup$verify = protocol$sg_verify;
         setup$summary = protocol$sg_summary;
@@ -460,7 +471,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
 endmodule // top
 
 
-module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,busy,done,network_ptr,n,id,qpn_base,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready,acks,write_errors);
+module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpn_base,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready,acks,write_errors);
     
     // Module arguments
     input wire  clock;
@@ -469,6 +480,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,busy,done,network_p
     input wire  [31:0] word;
     input wire  [4:0] words;
     input wire  [511:0] data;
+    input wire  local_only;
     output reg  busy;
     output reg  done;
     input wire  [63:0] network_ptr;
@@ -542,6 +554,9 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,busy,done,network_p
     reg  [7:0] peer$d;
     wire  [7:0] peer$q;
     reg  peer$clock;
+    reg  local_q$d;
+    wire  local_q$q;
+    reg  local_q$clock;
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
@@ -598,6 +613,11 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,busy,done,network_p
         .q(peer$q),
         .clock(peer$clock)
     );
+    rhdl_ubft$broadcast$local_q local_q(
+        .d(local_q$d),
+        .q(local_q$q),
+        .clock(local_q$clock)
+    );
     rhdl_ubft$broadcast$done_q done_q(
         .d(done_q$d),
         .q(done_q$q),
@@ -624,6 +644,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,busy,done,network_p
         aw_done$clock = clock;
         w_done$clock = clock;
         peer$clock = clock;
+        local_q$clock = clock;
         done_q$clock = clock;
         acks_q$clock = clock;
         errors_q$clock = clock;
@@ -635,6 +656,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,busy,done,network_p
         aw_done$d = aw_done$q;
         w_done$d = w_done$q;
         peer$d = peer$q;
+        local_q$d = local_q$q;
         done_q$d = done_q$q;
         acks_q$d = acks_q$q;
         errors_q$d = errors_q$q;
@@ -656,6 +678,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,busy,done,network_p
                         wstrb_q$d = (ones >> (32'h40 - (((words) & 8'hff) << 32'h2))) << strb_shift;
                         aw_done$d = 1'b0;
                         w_done$d = 1'b0;
+                        local_q$d = local_only;
                         state$d = BroadcastState$Local;
                     end
                 end
@@ -681,7 +704,13 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,busy,done,network_p
                             errors_q$d = errors_q$q + 32'h1;
                         end
                         peer$d = 32'h0;
-                        state$d = BroadcastState$Send;
+                        if (local_q$q) begin
+                            done_q$d = 1'b1;
+                            state$d = BroadcastState$Idle;
+                        end
+                        else begin
+                            state$d = BroadcastState$Send;
+                        end
                     end
                 end
             BroadcastState$Send:
@@ -844,6 +873,25 @@ module rhdl_ubft$broadcast$length(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$length
+
+
+module rhdl_ubft$broadcast$local_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$local_q
 
 
 module rhdl_ubft$broadcast$peer(d,q,clock);
@@ -1255,7 +1303,7 @@ module rhdl_ubft$fetch$state(d,q,clock);
 endmodule // rhdl_ubft$fetch$state
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_done,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error);
     
     // Module arguments
     input wire  clock;
@@ -1274,12 +1322,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [7:0] fetch_len;
     input wire  [511:0] fetch_beat;
     input wire  fetch_done;
+    input wire  fetch_beat_valid;
     input wire  fetch_error;
     output reg  bc_start;
     output reg  [31:0] bc_word;
     output reg  [4:0] bc_words;
     output reg  [511:0] bc_data;
+    output reg  bc_local_only;
     input wire  bc_done;
+    input wire  bc_busy;
     output reg  sg_sign;
     output reg  sg_verify;
     output reg  [127:0] sg_summary;
@@ -1316,6 +1367,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  commit_base = 32'hd972d0;
     localparam  certify_valid_base = 32'hd973d0;
     localparam  certify_base = 32'hd974d0;
+    localparam  vc_base = 32'hd97cd0;
+    localparam  vc_valid_base = 32'hd97cf0;
+    localparam  vc_len = 8'h1;
     localparam  build_n16 = 16'h8;
     localparam  last_slot_n = 16'h78;
     localparam  lane_one = 8'h1;
@@ -1335,33 +1389,47 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam St$Idle = 0;
     localparam St$LeaderCheck = 1;
     localparam St$LeaderWaitValue = 2;
-    localparam St$LeaderSendPrepare = 3;
-    localparam St$FastPollPrepare = 4;
-    localparam St$FastWaitPrepare = 5;
-    localparam St$FastSendCert = 6;
-    localparam St$FastPollCert = 7;
-    localparam St$FastWaitCert = 8;
-    localparam St$FastSendCommit = 9;
-    localparam St$FastPollCommit = 10;
-    localparam St$FastWaitCommit = 11;
-    localparam St$SlowStart = 12;
-    localparam St$SlowStep = 13;
-    localparam St$SlowWaitShare = 14;
-    localparam St$SlowSendShare = 15;
-    localparam St$SlowSendFlag = 16;
-    localparam St$SlowPollFlags = 17;
-    localparam St$SlowWaitFlags = 18;
-    localparam St$SlowPollFast = 19;
-    localparam St$SlowWaitFast = 20;
-    localparam St$SlowSendCommit = 21;
-    localparam St$SlowPollCommit = 22;
-    localparam St$SlowWaitCommit = 23;
-    localparam St$Decide = 24;
-    localparam St$Done = 25;
+    localparam St$LeaderIdle = 3;
+    localparam St$LeaderSendPrepare = 4;
+    localparam St$FastPollPrepare = 5;
+    localparam St$FastWaitPrepare = 6;
+    localparam St$FastSendCert = 7;
+    localparam St$FastPollCert = 8;
+    localparam St$FastWaitCert = 9;
+    localparam St$FastSendCommit = 10;
+    localparam St$FastPollCommit = 11;
+    localparam St$FastWaitCommit = 12;
+    localparam St$SlowStart = 13;
+    localparam St$SlowStep = 14;
+    localparam St$SlowWaitShare = 15;
+    localparam St$SlowSendShare = 16;
+    localparam St$SlowSendFlag = 17;
+    localparam St$SlowPollFlags = 18;
+    localparam St$SlowWaitFlags = 19;
+    localparam St$SlowPollFast = 20;
+    localparam St$SlowWaitFast = 21;
+    localparam St$SlowSendCommit = 22;
+    localparam St$SlowPollCommit = 23;
+    localparam St$SlowWaitCommit = 24;
+    localparam St$VcStart = 25;
+    localparam St$VcSendRecord = 26;
+    localparam St$VcSendFlag = 27;
+    localparam St$VcPollFlags = 28;
+    localparam St$VcWaitFlags = 29;
+    localparam St$VcPollRecords = 30;
+    localparam St$VcWaitRecords = 31;
+    localparam St$VcDecide = 32;
+    localparam St$VcInstall = 33;
+    localparam St$VcPollCatch = 34;
+    localparam St$VcWaitCatch = 35;
+    localparam St$VcPollCatchSlow = 36;
+    localparam St$VcWaitCatchSlow = 37;
+    localparam St$Decide = 38;
+    localparam St$Done = 39;
     
     // Stub signals
-    reg  [4:0] st$d;
-    wire  [4:0] st$q;
+    reg  [5:0] st$d;
+    wire  [5:0] st$q;
     reg  st$clock;
     reg  [31:0] view$d;
     wire  [31:0] view$q;
@@ -1384,6 +1452,43 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow$d;
     wire  slow$q;
     reg  slow$clock;
+    reg  [1:0] phase$d;
+    wire  [1:0] phase$q;
+    reg  phase$clock;
+    reg  [31:0] vote_view$d;
+    wire  [31:0] vote_view$q;
+    reg  vote_view$clock;
+    reg  [7:0] vote_leader$d;
+    wire  [7:0] vote_leader$q;
+    reg  vote_leader$clock;
+    reg  [511:0] vc_lo$d;
+    wire  [511:0] vc_lo$q;
+    reg  vc_lo$clock;
+    reg  [511:0] vc_hi$d;
+    wire  [511:0] vc_hi$q;
+    reg  vc_hi$clock;
+    reg  [511:0] vc_flags$d;
+    wire  [511:0] vc_flags$q;
+    reg  vc_flags$clock;
+    reg  beat_ix$d;
+    wire  beat_ix$q;
+    reg  beat_ix$clock;
+    reg  [31:0] view_changes$d;
+    wire  [31:0] view_changes$q;
+    reg  view_changes$clock;
+    reg  [7:0] support$d;
+    wire  [7:0] support$q;
+    reg  support$clock;
+    reg  [511:0] choose$rec_lo;
+    reg  [511:0] choose$rec_hi;
+    reg  [511:0] choose$flags;
+    reg  [31:0] choose$view;
+    reg  [7:0] choose$active;
+    reg  [7:0] choose$support;
+    wire  [7:0] choose$valid;
+    wire  choose$chosen;
+    wire  [31:0] choose$chosen_k;
+    wire  [31:0] choose$chosen_m;
     reg  [7:0] flagged$d;
     wire  [7:0] flagged$q;
     reg  flagged$clock;
@@ -1447,6 +1552,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     
     // Local signals
     reg  [31:0] tag;
+    reg  [31:0] vc_tag;
+    reg  [7:0] next_leader;
+    reg  probe_found;
+    reg  [31:0] probe_m;
+    reg  [7:0] probe_votes;
     reg  [31:0] prep_word;
     reg  [31:0] cert_row;
     reg  [31:0] commit_row;
@@ -1502,6 +1612,63 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .d(slow$d),
         .q(slow$q),
         .clock(slow$clock)
+    );
+    rhdl_ubft$protocol$phase phase(
+        .d(phase$d),
+        .q(phase$q),
+        .clock(phase$clock)
+    );
+    rhdl_ubft$protocol$vote_view vote_view(
+        .d(vote_view$d),
+        .q(vote_view$q),
+        .clock(vote_view$clock)
+    );
+    rhdl_ubft$protocol$vote_leader vote_leader(
+        .d(vote_leader$d),
+        .q(vote_leader$q),
+        .clock(vote_leader$clock)
+    );
+    rhdl_ubft$protocol$vc_lo vc_lo(
+        .d(vc_lo$d),
+        .q(vc_lo$q),
+        .clock(vc_lo$clock)
+    );
+    rhdl_ubft$protocol$vc_hi vc_hi(
+        .d(vc_hi$d),
+        .q(vc_hi$q),
+        .clock(vc_hi$clock)
+    );
+    rhdl_ubft$protocol$vc_flags vc_flags(
+        .d(vc_flags$d),
+        .q(vc_flags$q),
+        .clock(vc_flags$clock)
+    );
+    rhdl_ubft$protocol$beat_ix beat_ix(
+        .d(beat_ix$d),
+        .q(beat_ix$q),
+        .clock(beat_ix$clock)
+    );
+    rhdl_ubft$protocol$view_changes view_changes(
+        .d(view_changes$d),
+        .q(view_changes$q),
+        .clock(view_changes$clock)
+    );
+    rhdl_ubft$protocol$support support(
+        .d(support$d),
+        .q(support$q),
+        .clock(support$clock)
+    );
+    rhdl_ubft$protocol$choose choose(
+        .rec_lo(choose$rec_lo),
+        .rec_hi(choose$rec_hi),
+        .flags(choose$flags),
+        .view(choose$view),
+        .active(choose$active),
+        .support(choose$support),
+        .valid(choose$valid),
+        .chosen(choose$chosen),
+        .chosen_k(choose$chosen_k),
+        .chosen_m(choose$chosen_m)
     );
     rhdl_ubft$protocol$flagged flagged(
         .d(flagged$d),
@@ -1614,6 +1781,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slot_n$clock = clock;
         m$clock = clock;
         slow$clock = clock;
+        phase$clock = clock;
+        vote_view$clock = clock;
+        vote_leader$clock = clock;
+        vc_lo$clock = clock;
+        vc_hi$clock = clock;
+        vc_flags$clock = clock;
+        beat_ix$clock = clock;
+        view_changes$clock = clock;
+        support$clock = clock;
         flagged$clock = clock;
         verified$clock = clock;
         bad$clock = clock;
@@ -1642,6 +1818,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slot_n$d = slot_n$q;
         m$d = m$q;
         slow$d = slow$q;
+        phase$d = phase$q;
+        vote_view$d = vote_view$q;
+        vote_leader$d = vote_leader$q;
+        vc_lo$d = vc_lo$q;
+        vc_hi$d = vc_hi$q;
+        vc_flags$d = vc_flags$q;
+        beat_ix$d = beat_ix$q;
+        view_changes$d = view_changes$q;
+        support$d = support$q;
         flagged$d = flagged$q;
         verified$d = verified$q;
         bad$d = bad$q;
@@ -1662,7 +1847,20 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timeouts$d = timeouts$q;
         polls$d = polls$q;
         error$d = error$q;
-        tag = (((view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
+        tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
+        vc_tag = (((view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
+        if ((leader$q + 32'h1) >= n) begin
+            next_leader = 32'h0;
+        end
+        else begin
+            next_leader = leader$q + 32'h1;
+        end
+        choose$rec_lo = vc_lo$q;
+        choose$rec_hi = vc_hi$q;
+        choose$flags = vc_flags$q;
+        choose$view = view$q;
+        choose$active = ((active$q) & 8'hff);
+        choose$support = support$q;
         prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h2);
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
@@ -1730,6 +1928,65 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (verified$q[7]) begin
             valid_shares = valid_shares + 32'h1;
         end
+        probe_found = 1'b0;
+        probe_m = 32'h0;
+        if (active$q[0] & (row[(0 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(0 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active$q[1] & (row[(1 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(1 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active$q[2] & (row[(2 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(2 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active$q[3] & (row[(3 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(3 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active$q[4] & (row[(4 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(4 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active$q[5] & (row[(5 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(5 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active$q[6] & (row[(6 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(6 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active$q[7] & (row[(7 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(7 * 32'h40 + 32'h20)+:(32)];
+        end
+        probe_votes = 32'h0;
+        if (active$q[0] & (row[(0 * 32'h40)+:(32)] == tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active$q[1] & (row[(1 * 32'h40)+:(32)] == tag) & (row[(1 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active$q[2] & (row[(2 * 32'h40)+:(32)] == tag) & (row[(2 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active$q[3] & (row[(3 * 32'h40)+:(32)] == tag) & (row[(3 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active$q[4] & (row[(4 * 32'h40)+:(32)] == tag) & (row[(4 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active$q[5] & (row[(5 * 32'h40)+:(32)] == tag) & (row[(5 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active$q[6] & (row[(6 * 32'h40)+:(32)] == tag) & (row[(6 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active$q[7] & (row[(7 * 32'h40)+:(32)] == tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
         candidate = flagged$q[vp$q] & ~verified$q[vp$q] & ~bad$q[vp$q] & (vp$q != id);
         sg_sign = 1'b0;
         sg_verify = 1'b0;
@@ -1740,9 +1997,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         missed = 1'b0;
         timeout = 1'b0;
         fetch_start = 1'b0;
+        fetch_len = 32'h0;
         bc_start = 1'b0;
         bc_word = prep_word;
         bc_words = 32'h2;
+        bc_local_only = 1'b0;
         bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
         prop_tready = 1'b0;
         dec_tvalid = 1'b0;
@@ -1767,6 +2026,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         slot_n$d = 32'h0;
                         slow_count$d = 32'h0;
                         bad_shares$d = 32'h0;
+                        view_changes$d = 32'h0;
+                        support$d = ((n - 32'h1) >> 32'h1) + 32'h1;
                         waited$d = 32'h0;
                         quorum$d = ((n - 32'h1) & 32'hfe) + 32'h1;
                         active$d = ~(all_lanes << n);
@@ -1793,6 +2054,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 begin
                     waited$d = 32'h0;
                     slow$d = 1'b0;
+                    phase$d = 32'h0;
+                    vote_view$d = view$q;
+                    vote_leader$d = leader$q;
                     if (id == leader$q) begin
                         st$d = St$LeaderWaitValue;
                     end
@@ -1810,6 +2074,17 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         bc_words = 32'h4;
                         bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((prop_tdata) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
                         st$d = St$LeaderSendPrepare;
+                    end
+                    else begin
+                        fetch_start = 1'b1;
+                        st$d = St$LeaderIdle;
+                    end
+                end
+            St$LeaderIdle:
+                begin
+                    if (fetch_done) begin
+                        missed = 1'b1;
+                        st$d = St$LeaderWaitValue;
                     end
                 end
             St$LeaderSendPrepare:
@@ -1830,6 +2105,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     if (fetch_done) begin
                         if (~fetch_error & (row[(32'h0)+:(32)] == k$q) & (row[(32'h40)+:(32)] == view$q)) begin
                             m$d = row[(32'h20)+:(32)];
+                            phase$d = 32'h1;
                             bc_start = 1'b1;
                             bc_word = cert_row + (((id) & 32'hffffffff) << 32'h1);
                             bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((row[(32'h20)+:(32)]) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
@@ -1859,6 +2135,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 begin
                     if (fetch_done) begin
                         if (~fetch_error & (votes >= quorum$q)) begin
+                            phase$d = 32'h2;
                             bc_start = 1'b1;
                             bc_word = commit_row + (((id) & 32'hffffffff) << 32'h1);
                             waited$d = 32'h0;
@@ -1936,6 +2213,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         sign_sent$d = 1'b1;
                     end
                     else if ((valid_shares >= quorum$q) & ~sg_busy) begin
+                        phase$d = 32'h2;
                         bc_start = 1'b1;
                         bc_word = slow_commit_row + (((id) & 32'hffffffff) << 32'h1);
                         st$d = St$SlowSendCommit;
@@ -1988,13 +2266,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     poll_word = flag_row;
                     fetch_start = 1'b1;
                     lane$d = poll_word[(32'h0)+:(4)];
-                    missed = ~progress$q;
-                    progress$d = 1'b0;
                     st$d = St$SlowWaitFlags;
                 end
             St$SlowWaitFlags:
                 begin
                     if (fetch_done) begin
+                        missed = ~progress$q & ~sg_busy;
+                        progress$d = 1'b0;
                         if (~fetch_error) begin
                             flagged$d = flags;
                         end
@@ -2045,6 +2323,146 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             missed = 1'b1;
                             st$d = St$SlowPollCommit;
                         end
+                    end
+                end
+            St$VcStart:
+                begin
+                    view$d = view$q + 32'h1;
+                    leader$d = next_leader;
+                    view_changes$d = view_changes$q + 32'h1;
+                    waited$d = 32'h0;
+                    st$d = St$VcSendRecord;
+                end
+            St$VcSendRecord:
+                begin
+                    bc_start = 1'b1;
+                    bc_word = vc_base + (((id) & 32'hffffffff) << 32'h2);
+                    bc_words = 32'h4;
+                    bc_data = ((view$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slot$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((phase$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h30) | (((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
+                    st$d = St$VcSendFlag;
+                end
+            St$VcSendFlag:
+                begin
+                    if (bc_done) begin
+                        bc_start = 1'b1;
+                        bc_word = vc_valid_base + (((id) & 32'hffffffff) << 32'h1);
+                        bc_data = ((vc_tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+                        st$d = St$VcPollCatch;
+                    end
+                end
+            St$VcPollCatch:
+                begin
+                    poll_word = commit_row;
+                    fetch_start = 1'b1;
+                    lane$d = poll_word[(32'h0)+:(4)];
+                    st$d = St$VcWaitCatch;
+                end
+            St$VcWaitCatch:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & (probe_votes >= quorum$q)) begin
+                            m$d = probe_m;
+                            slow$d = 1'b0;
+                            view$d = vote_view$q;
+                            leader$d = vote_leader$q;
+                            st$d = St$Decide;
+                        end
+                        else begin
+                            st$d = St$VcPollCatchSlow;
+                        end
+                    end
+                end
+            St$VcPollCatchSlow:
+                begin
+                    poll_word = slow_commit_row;
+                    fetch_start = 1'b1;
+                    lane$d = poll_word[(32'h0)+:(4)];
+                    st$d = St$VcWaitCatchSlow;
+                end
+            St$VcWaitCatchSlow:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & (probe_votes >= quorum$q)) begin
+                            m$d = probe_m;
+                            slow$d = 1'b1;
+                            view$d = vote_view$q;
+                            leader$d = vote_leader$q;
+                            st$d = St$Decide;
+                        end
+                        else begin
+                            st$d = St$VcPollFlags;
+                        end
+                    end
+                end
+            St$VcPollFlags:
+                begin
+                    poll_word = vc_valid_base;
+                    fetch_start = 1'b1;
+                    lane$d = 32'h0;
+                    st$d = St$VcWaitFlags;
+                end
+            St$VcWaitFlags:
+                begin
+                    if (fetch_done) begin
+                        vc_flags$d = fetch_beat;
+                        st$d = St$VcPollRecords;
+                    end
+                end
+            St$VcPollRecords:
+                begin
+                    poll_word = vc_base;
+                    fetch_start = 1'b1;
+                    fetch_len = vc_len;
+                    lane$d = 32'h0;
+                    beat_ix$d = 1'b0;
+                    vc_hi$d = 32'h0;
+                    st$d = St$VcWaitRecords;
+                end
+            St$VcWaitRecords:
+                begin
+                    if (fetch_beat_valid) begin
+                        if (beat_ix$q) begin
+                            vc_hi$d = fetch_beat;
+                        end
+                        else begin
+                            vc_lo$d = fetch_beat;
+                        end
+                        beat_ix$d = 1'b1;
+                    end
+                    if (fetch_done) begin
+                        st$d = St$VcDecide;
+                    end
+                end
+            St$VcDecide:
+                begin
+                    sg_resp_take = 1'b1;
+                    if (sg_busy | bc_busy) begin
+                    end
+                    else if (choose$valid < quorum$q) begin
+                        missed = 1'b1;
+                        st$d = St$VcPollCatch;
+                    end
+                    else if (choose$chosen & (choose$chosen_k == k$q)) begin
+                        m$d = choose$chosen_m;
+                        bc_start = 1'b1;
+                        bc_local_only = 1'b1;
+                        bc_word = prep_word;
+                        bc_words = 32'h4;
+                        bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((choose$chosen_m) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+                        st$d = St$VcInstall;
+                    end
+                    else begin
+                        st$d = St$LeaderCheck;
+                    end
+                end
+            St$VcInstall:
+                begin
+                    if (bc_done) begin
+                        waited$d = 32'h0;
+                        phase$d = 32'h0;
+                        vote_view$d = view$q;
+                        vote_leader$d = leader$q;
+                        st$d = St$FastPollPrepare;
                     end
                 end
             St$Decide:
@@ -2101,6 +2519,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (timeout & ((st$q == St$FastWaitCert) | (st$q == St$FastWaitCommit))) begin
             st$d = St$SlowStart;
         end
+        if (timeout & ((st$q == St$FastWaitPrepare) | (st$q == St$LeaderIdle) | (st$q == St$SlowWaitFlags) | (st$q == St$SlowWaitCommit) | (st$q == St$VcDecide))) begin
+            st$d = St$VcStart;
+        end
         if (~rst_n) begin
             st$d = St$Idle;
             done_q$d = 1'b0;
@@ -2114,9 +2535,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             waited$d = 32'h0;
             slow_count$d = 32'h0;
             bad_shares$d = 32'h0;
+            view_changes$d = 32'h0;
         end
         fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
-        fetch_len = 32'h0;
         dec_tdata = ((k$q) & 64'hffffffffffffffff) | (((m$q) & 64'hffffffffffffffff) << 32'h20);
         dec_tuser = slow$q;
         ap_idle = st$q == St$Idle;
@@ -2126,7 +2547,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         sts_decisions = decisions$q;
         sts_fast = fast$q;
         sts_slow = slow_count$q;
-        sts_view_changes = 32'h0;
+        sts_view_changes = view_changes$q;
         sts_view = view$q;
         sts_timeouts = timeouts$q;
         sts_polls = polls$q;
@@ -2192,6 +2613,442 @@ module rhdl_ubft$protocol$bad_shares(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$bad_shares
+
+
+module rhdl_ubft$protocol$beat_ix(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$beat_ix
+
+
+module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,chosen,chosen_k,chosen_m);
+    
+    // Module arguments
+    input wire  [511:0] rec_lo;
+    input wire  [511:0] rec_hi;
+    input wire  [511:0] flags;
+    input wire  [31:0] view;
+    input wire  [7:0] active;
+    input wire  [7:0] support;
+    output reg  [7:0] valid;
+    output reg  chosen;
+    output reg  [31:0] chosen_k;
+    output reg  [31:0] chosen_m;
+    
+    // Local signals
+    reg  [31:0] rv$0;
+    reg  [31:0] rv$1;
+    reg  [31:0] rv$2;
+    reg  [31:0] rv$3;
+    reg  [31:0] rv$4;
+    reg  [31:0] rv$5;
+    reg  [31:0] rv$6;
+    reg  [31:0] rv$7;
+    reg  [31:0] rp$0;
+    reg  [31:0] rp$1;
+    reg  [31:0] rp$2;
+    reg  [31:0] rp$3;
+    reg  [31:0] rp$4;
+    reg  [31:0] rp$5;
+    reg  [31:0] rp$6;
+    reg  [31:0] rp$7;
+    reg  [31:0] rk$0;
+    reg  [31:0] rk$1;
+    reg  [31:0] rk$2;
+    reg  [31:0] rk$3;
+    reg  [31:0] rk$4;
+    reg  [31:0] rk$5;
+    reg  [31:0] rk$6;
+    reg  [31:0] rk$7;
+    reg  [31:0] rm$0;
+    reg  [31:0] rm$1;
+    reg  [31:0] rm$2;
+    reg  [31:0] rm$3;
+    reg  [31:0] rm$4;
+    reg  [31:0] rm$5;
+    reg  [31:0] rm$6;
+    reg  [31:0] rm$7;
+    reg  [31:0] rt$0;
+    reg  [31:0] rt$1;
+    reg  [31:0] rt$2;
+    reg  [31:0] rt$3;
+    reg  [31:0] rt$4;
+    reg  [31:0] rt$5;
+    reg  [31:0] rt$6;
+    reg  [31:0] rt$7;
+    reg  [7:0] sup$0;
+    reg  [7:0] sup$1;
+    reg  [7:0] sup$2;
+    reg  [7:0] sup$3;
+    reg  [7:0] sup$4;
+    reg  [7:0] sup$5;
+    reg  [7:0] sup$6;
+    reg  [7:0] sup$7;
+    reg  [7:0] ok;
+    reg  [7:0] elig;
+    reg  [31:0] tag_hi;
+    
+    // Update code
+    always @(*) begin
+        rv$0 = rec_lo[(0 * 32'h80)+:(32)];
+        rp$0 = rec_lo[(0 * 32'h80 + 32'h20)+:(32)];
+        rk$0 = rec_lo[(0 * 32'h80 + 32'h40)+:(32)];
+        rm$0 = rec_lo[(0 * 32'h80 + 32'h60)+:(32)];
+        rv$4 = rec_hi[(0 * 32'h80)+:(32)];
+        rp$4 = rec_hi[(0 * 32'h80 + 32'h20)+:(32)];
+        rk$4 = rec_hi[(0 * 32'h80 + 32'h40)+:(32)];
+        rm$4 = rec_hi[(0 * 32'h80 + 32'h60)+:(32)];
+        rv$1 = rec_lo[(1 * 32'h80)+:(32)];
+        rp$1 = rec_lo[(1 * 32'h80 + 32'h20)+:(32)];
+        rk$1 = rec_lo[(1 * 32'h80 + 32'h40)+:(32)];
+        rm$1 = rec_lo[(1 * 32'h80 + 32'h60)+:(32)];
+        rv$5 = rec_hi[(1 * 32'h80)+:(32)];
+        rp$5 = rec_hi[(1 * 32'h80 + 32'h20)+:(32)];
+        rk$5 = rec_hi[(1 * 32'h80 + 32'h40)+:(32)];
+        rm$5 = rec_hi[(1 * 32'h80 + 32'h60)+:(32)];
+        rv$2 = rec_lo[(2 * 32'h80)+:(32)];
+        rp$2 = rec_lo[(2 * 32'h80 + 32'h20)+:(32)];
+        rk$2 = rec_lo[(2 * 32'h80 + 32'h40)+:(32)];
+        rm$2 = rec_lo[(2 * 32'h80 + 32'h60)+:(32)];
+        rv$6 = rec_hi[(2 * 32'h80)+:(32)];
+        rp$6 = rec_hi[(2 * 32'h80 + 32'h20)+:(32)];
+        rk$6 = rec_hi[(2 * 32'h80 + 32'h40)+:(32)];
+        rm$6 = rec_hi[(2 * 32'h80 + 32'h60)+:(32)];
+        rv$3 = rec_lo[(3 * 32'h80)+:(32)];
+        rp$3 = rec_lo[(3 * 32'h80 + 32'h20)+:(32)];
+        rk$3 = rec_lo[(3 * 32'h80 + 32'h40)+:(32)];
+        rm$3 = rec_lo[(3 * 32'h80 + 32'h60)+:(32)];
+        rv$7 = rec_hi[(3 * 32'h80)+:(32)];
+        rp$7 = rec_hi[(3 * 32'h80 + 32'h20)+:(32)];
+        rk$7 = rec_hi[(3 * 32'h80 + 32'h40)+:(32)];
+        rm$7 = rec_hi[(3 * 32'h80 + 32'h60)+:(32)];
+        tag_hi = ((view[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18;
+        ok = 32'h0;
+        elig = 32'h0;
+        valid = 32'h0;
+        rt$0 = tag_hi | (rk$0 & 32'hffffff);
+        rt$1 = tag_hi | (rk$1 & 32'hffffff);
+        rt$2 = tag_hi | (rk$2 & 32'hffffff);
+        rt$3 = tag_hi | (rk$3 & 32'hffffff);
+        rt$4 = tag_hi | (rk$4 & 32'hffffff);
+        rt$5 = tag_hi | (rk$5 & 32'hffffff);
+        rt$6 = tag_hi | (rk$6 & 32'hffffff);
+        rt$7 = tag_hi | (rk$7 & 32'hffffff);
+        if (active[0] & (rv$0 == view) & (flags[(0 * 32'h40)+:(32)] == rt$0) & (flags[(0 * 32'h40 + 32'h20)+:(32)] == rm$0)) begin
+            ok = (ok & ~(1 << (0)) | ((1'b1) << (0)));
+            valid = valid + 32'h1;
+            if (rp$0[(32'h10)+:(2)] != 32'h0) begin
+                elig = (elig & ~(1 << (0)) | ((1'b1) << (0)));
+            end
+        end
+        if (active[1] & (rv$1 == view) & (flags[(1 * 32'h40)+:(32)] == rt$1) & (flags[(1 * 32'h40 + 32'h20)+:(32)] == rm$1)) begin
+            ok = (ok & ~(1 << (1)) | ((1'b1) << (1)));
+            valid = valid + 32'h1;
+            if (rp$1[(32'h10)+:(2)] != 32'h0) begin
+                elig = (elig & ~(1 << (1)) | ((1'b1) << (1)));
+            end
+        end
+        if (active[2] & (rv$2 == view) & (flags[(2 * 32'h40)+:(32)] == rt$2) & (flags[(2 * 32'h40 + 32'h20)+:(32)] == rm$2)) begin
+            ok = (ok & ~(1 << (2)) | ((1'b1) << (2)));
+            valid = valid + 32'h1;
+            if (rp$2[(32'h10)+:(2)] != 32'h0) begin
+                elig = (elig & ~(1 << (2)) | ((1'b1) << (2)));
+            end
+        end
+        if (active[3] & (rv$3 == view) & (flags[(3 * 32'h40)+:(32)] == rt$3) & (flags[(3 * 32'h40 + 32'h20)+:(32)] == rm$3)) begin
+            ok = (ok & ~(1 << (3)) | ((1'b1) << (3)));
+            valid = valid + 32'h1;
+            if (rp$3[(32'h10)+:(2)] != 32'h0) begin
+                elig = (elig & ~(1 << (3)) | ((1'b1) << (3)));
+            end
+        end
+        if (active[4] & (rv$4 == view) & (flags[(4 * 32'h40)+:(32)] == rt$4) & (flags[(4 * 32'h40 + 32'h20)+:(32)] == rm$4)) begin
+            ok = (ok & ~(1 << (4)) | ((1'b1) << (4)));
+            valid = valid + 32'h1;
+            if (rp$4[(32'h10)+:(2)] != 32'h0) begin
+                elig = (elig & ~(1 << (4)) | ((1'b1) << (4)));
+            end
+        end
+        if (active[5] & (rv$5 == view) & (flags[(5 * 32'h40)+:(32)] == rt$5) & (flags[(5 * 32'h40 + 32'h20)+:(32)] == rm$5)) begin
+            ok = (ok & ~(1 << (5)) | ((1'b1) << (5)));
+            valid = valid + 32'h1;
+            if (rp$5[(32'h10)+:(2)] != 32'h0) begin
+                elig = (elig & ~(1 << (5)) | ((1'b1) << (5)));
+            end
+        end
+        if (active[6] & (rv$6 == view) & (flags[(6 * 32'h40)+:(32)] == rt$6) & (flags[(6 * 32'h40 + 32'h20)+:(32)] == rm$6)) begin
+            ok = (ok & ~(1 << (6)) | ((1'b1) << (6)));
+            valid = valid + 32'h1;
+            if (rp$6[(32'h10)+:(2)] != 32'h0) begin
+                elig = (elig & ~(1 << (6)) | ((1'b1) << (6)));
+            end
+        end
+        if (active[7] & (rv$7 == view) & (flags[(7 * 32'h40)+:(32)] == rt$7) & (flags[(7 * 32'h40 + 32'h20)+:(32)] == rm$7)) begin
+            ok = (ok & ~(1 << (7)) | ((1'b1) << (7)));
+            valid = valid + 32'h1;
+            if (rp$7[(32'h10)+:(2)] != 32'h0) begin
+                elig = (elig & ~(1 << (7)) | ((1'b1) << (7)));
+            end
+        end
+        sup$0 = 32'h0;
+        if (elig[0] & (rk$0 == rk$0) & (rm$0 == rm$0)) begin
+            sup$0 = sup$0 + 32'h1;
+        end
+        if (elig[1] & (rk$1 == rk$0) & (rm$1 == rm$0)) begin
+            sup$0 = sup$0 + 32'h1;
+        end
+        if (elig[2] & (rk$2 == rk$0) & (rm$2 == rm$0)) begin
+            sup$0 = sup$0 + 32'h1;
+        end
+        if (elig[3] & (rk$3 == rk$0) & (rm$3 == rm$0)) begin
+            sup$0 = sup$0 + 32'h1;
+        end
+        if (elig[4] & (rk$4 == rk$0) & (rm$4 == rm$0)) begin
+            sup$0 = sup$0 + 32'h1;
+        end
+        if (elig[5] & (rk$5 == rk$0) & (rm$5 == rm$0)) begin
+            sup$0 = sup$0 + 32'h1;
+        end
+        if (elig[6] & (rk$6 == rk$0) & (rm$6 == rm$0)) begin
+            sup$0 = sup$0 + 32'h1;
+        end
+        if (elig[7] & (rk$7 == rk$0) & (rm$7 == rm$0)) begin
+            sup$0 = sup$0 + 32'h1;
+        end
+        sup$1 = 32'h0;
+        if (elig[0] & (rk$0 == rk$1) & (rm$0 == rm$1)) begin
+            sup$1 = sup$1 + 32'h1;
+        end
+        if (elig[1] & (rk$1 == rk$1) & (rm$1 == rm$1)) begin
+            sup$1 = sup$1 + 32'h1;
+        end
+        if (elig[2] & (rk$2 == rk$1) & (rm$2 == rm$1)) begin
+            sup$1 = sup$1 + 32'h1;
+        end
+        if (elig[3] & (rk$3 == rk$1) & (rm$3 == rm$1)) begin
+            sup$1 = sup$1 + 32'h1;
+        end
+        if (elig[4] & (rk$4 == rk$1) & (rm$4 == rm$1)) begin
+            sup$1 = sup$1 + 32'h1;
+        end
+        if (elig[5] & (rk$5 == rk$1) & (rm$5 == rm$1)) begin
+            sup$1 = sup$1 + 32'h1;
+        end
+        if (elig[6] & (rk$6 == rk$1) & (rm$6 == rm$1)) begin
+            sup$1 = sup$1 + 32'h1;
+        end
+        if (elig[7] & (rk$7 == rk$1) & (rm$7 == rm$1)) begin
+            sup$1 = sup$1 + 32'h1;
+        end
+        sup$2 = 32'h0;
+        if (elig[0] & (rk$0 == rk$2) & (rm$0 == rm$2)) begin
+            sup$2 = sup$2 + 32'h1;
+        end
+        if (elig[1] & (rk$1 == rk$2) & (rm$1 == rm$2)) begin
+            sup$2 = sup$2 + 32'h1;
+        end
+        if (elig[2] & (rk$2 == rk$2) & (rm$2 == rm$2)) begin
+            sup$2 = sup$2 + 32'h1;
+        end
+        if (elig[3] & (rk$3 == rk$2) & (rm$3 == rm$2)) begin
+            sup$2 = sup$2 + 32'h1;
+        end
+        if (elig[4] & (rk$4 == rk$2) & (rm$4 == rm$2)) begin
+            sup$2 = sup$2 + 32'h1;
+        end
+        if (elig[5] & (rk$5 == rk$2) & (rm$5 == rm$2)) begin
+            sup$2 = sup$2 + 32'h1;
+        end
+        if (elig[6] & (rk$6 == rk$2) & (rm$6 == rm$2)) begin
+            sup$2 = sup$2 + 32'h1;
+        end
+        if (elig[7] & (rk$7 == rk$2) & (rm$7 == rm$2)) begin
+            sup$2 = sup$2 + 32'h1;
+        end
+        sup$3 = 32'h0;
+        if (elig[0] & (rk$0 == rk$3) & (rm$0 == rm$3)) begin
+            sup$3 = sup$3 + 32'h1;
+        end
+        if (elig[1] & (rk$1 == rk$3) & (rm$1 == rm$3)) begin
+            sup$3 = sup$3 + 32'h1;
+        end
+        if (elig[2] & (rk$2 == rk$3) & (rm$2 == rm$3)) begin
+            sup$3 = sup$3 + 32'h1;
+        end
+        if (elig[3] & (rk$3 == rk$3) & (rm$3 == rm$3)) begin
+            sup$3 = sup$3 + 32'h1;
+        end
+        if (elig[4] & (rk$4 == rk$3) & (rm$4 == rm$3)) begin
+            sup$3 = sup$3 + 32'h1;
+        end
+        if (elig[5] & (rk$5 == rk$3) & (rm$5 == rm$3)) begin
+            sup$3 = sup$3 + 32'h1;
+        end
+        if (elig[6] & (rk$6 == rk$3) & (rm$6 == rm$3)) begin
+            sup$3 = sup$3 + 32'h1;
+        end
+        if (elig[7] & (rk$7 == rk$3) & (rm$7 == rm$3)) begin
+            sup$3 = sup$3 + 32'h1;
+        end
+        sup$4 = 32'h0;
+        if (elig[0] & (rk$0 == rk$4) & (rm$0 == rm$4)) begin
+            sup$4 = sup$4 + 32'h1;
+        end
+        if (elig[1] & (rk$1 == rk$4) & (rm$1 == rm$4)) begin
+            sup$4 = sup$4 + 32'h1;
+        end
+        if (elig[2] & (rk$2 == rk$4) & (rm$2 == rm$4)) begin
+            sup$4 = sup$4 + 32'h1;
+        end
+        if (elig[3] & (rk$3 == rk$4) & (rm$3 == rm$4)) begin
+            sup$4 = sup$4 + 32'h1;
+        end
+        if (elig[4] & (rk$4 == rk$4) & (rm$4 == rm$4)) begin
+            sup$4 = sup$4 + 32'h1;
+        end
+        if (elig[5] & (rk$5 == rk$4) & (rm$5 == rm$4)) begin
+            sup$4 = sup$4 + 32'h1;
+        end
+        if (elig[6] & (rk$6 == rk$4) & (rm$6 == rm$4)) begin
+            sup$4 = sup$4 + 32'h1;
+        end
+        if (elig[7] & (rk$7 == rk$4) & (rm$7 == rm$4)) begin
+            sup$4 = sup$4 + 32'h1;
+        end
+        sup$5 = 32'h0;
+        if (elig[0] & (rk$0 == rk$5) & (rm$0 == rm$5)) begin
+            sup$5 = sup$5 + 32'h1;
+        end
+        if (elig[1] & (rk$1 == rk$5) & (rm$1 == rm$5)) begin
+            sup$5 = sup$5 + 32'h1;
+        end
+        if (elig[2] & (rk$2 == rk$5) & (rm$2 == rm$5)) begin
+            sup$5 = sup$5 + 32'h1;
+        end
+        if (elig[3] & (rk$3 == rk$5) & (rm$3 == rm$5)) begin
+            sup$5 = sup$5 + 32'h1;
+        end
+        if (elig[4] & (rk$4 == rk$5) & (rm$4 == rm$5)) begin
+            sup$5 = sup$5 + 32'h1;
+        end
+        if (elig[5] & (rk$5 == rk$5) & (rm$5 == rm$5)) begin
+            sup$5 = sup$5 + 32'h1;
+        end
+        if (elig[6] & (rk$6 == rk$5) & (rm$6 == rm$5)) begin
+            sup$5 = sup$5 + 32'h1;
+        end
+        if (elig[7] & (rk$7 == rk$5) & (rm$7 == rm$5)) begin
+            sup$5 = sup$5 + 32'h1;
+        end
+        sup$6 = 32'h0;
+        if (elig[0] & (rk$0 == rk$6) & (rm$0 == rm$6)) begin
+            sup$6 = sup$6 + 32'h1;
+        end
+        if (elig[1] & (rk$1 == rk$6) & (rm$1 == rm$6)) begin
+            sup$6 = sup$6 + 32'h1;
+        end
+        if (elig[2] & (rk$2 == rk$6) & (rm$2 == rm$6)) begin
+            sup$6 = sup$6 + 32'h1;
+        end
+        if (elig[3] & (rk$3 == rk$6) & (rm$3 == rm$6)) begin
+            sup$6 = sup$6 + 32'h1;
+        end
+        if (elig[4] & (rk$4 == rk$6) & (rm$4 == rm$6)) begin
+            sup$6 = sup$6 + 32'h1;
+        end
+        if (elig[5] & (rk$5 == rk$6) & (rm$5 == rm$6)) begin
+            sup$6 = sup$6 + 32'h1;
+        end
+        if (elig[6] & (rk$6 == rk$6) & (rm$6 == rm$6)) begin
+            sup$6 = sup$6 + 32'h1;
+        end
+        if (elig[7] & (rk$7 == rk$6) & (rm$7 == rm$6)) begin
+            sup$6 = sup$6 + 32'h1;
+        end
+        sup$7 = 32'h0;
+        if (elig[0] & (rk$0 == rk$7) & (rm$0 == rm$7)) begin
+            sup$7 = sup$7 + 32'h1;
+        end
+        if (elig[1] & (rk$1 == rk$7) & (rm$1 == rm$7)) begin
+            sup$7 = sup$7 + 32'h1;
+        end
+        if (elig[2] & (rk$2 == rk$7) & (rm$2 == rm$7)) begin
+            sup$7 = sup$7 + 32'h1;
+        end
+        if (elig[3] & (rk$3 == rk$7) & (rm$3 == rm$7)) begin
+            sup$7 = sup$7 + 32'h1;
+        end
+        if (elig[4] & (rk$4 == rk$7) & (rm$4 == rm$7)) begin
+            sup$7 = sup$7 + 32'h1;
+        end
+        if (elig[5] & (rk$5 == rk$7) & (rm$5 == rm$7)) begin
+            sup$7 = sup$7 + 32'h1;
+        end
+        if (elig[6] & (rk$6 == rk$7) & (rm$6 == rm$7)) begin
+            sup$7 = sup$7 + 32'h1;
+        end
+        if (elig[7] & (rk$7 == rk$7) & (rm$7 == rm$7)) begin
+            sup$7 = sup$7 + 32'h1;
+        end
+        chosen = 1'b0;
+        chosen_k = 32'h0;
+        chosen_m = 32'h0;
+        if (elig[0] & (sup$0 >= support) & (~chosen | (rk$0 > chosen_k))) begin
+            chosen = 1'b1;
+            chosen_k = rk$0;
+            chosen_m = rm$0;
+        end
+        if (elig[1] & (sup$1 >= support) & (~chosen | (rk$1 > chosen_k))) begin
+            chosen = 1'b1;
+            chosen_k = rk$1;
+            chosen_m = rm$1;
+        end
+        if (elig[2] & (sup$2 >= support) & (~chosen | (rk$2 > chosen_k))) begin
+            chosen = 1'b1;
+            chosen_k = rk$2;
+            chosen_m = rm$2;
+        end
+        if (elig[3] & (sup$3 >= support) & (~chosen | (rk$3 > chosen_k))) begin
+            chosen = 1'b1;
+            chosen_k = rk$3;
+            chosen_m = rm$3;
+        end
+        if (elig[4] & (sup$4 >= support) & (~chosen | (rk$4 > chosen_k))) begin
+            chosen = 1'b1;
+            chosen_k = rk$4;
+            chosen_m = rm$4;
+        end
+        if (elig[5] & (sup$5 >= support) & (~chosen | (rk$5 > chosen_k))) begin
+            chosen = 1'b1;
+            chosen_k = rk$5;
+            chosen_m = rm$5;
+        end
+        if (elig[6] & (sup$6 >= support) & (~chosen | (rk$6 > chosen_k))) begin
+            chosen = 1'b1;
+            chosen_k = rk$6;
+            chosen_m = rm$6;
+        end
+        if (elig[7] & (sup$7 >= support) & (~chosen | (rk$7 > chosen_k))) begin
+            chosen = 1'b1;
+            chosen_k = rk$7;
+            chosen_m = rm$7;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$choose
 
 
 module rhdl_ubft$protocol$cycles(d,q,clock);
@@ -2384,6 +3241,25 @@ module rhdl_ubft$protocol$m(d,q,clock);
 endmodule // rhdl_ubft$protocol$m
 
 
+module rhdl_ubft$protocol$phase(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$phase
+
+
 module rhdl_ubft$protocol$polls(d,q,clock);
     
     // Module arguments
@@ -2539,37 +3415,51 @@ endmodule // rhdl_ubft$protocol$slow_count
 module rhdl_ubft$protocol$st(d,q,clock);
     
     // Module arguments
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     input wire  clock;
     
     // Enums
     localparam St$Idle = 0;
     localparam St$LeaderCheck = 1;
     localparam St$LeaderWaitValue = 2;
-    localparam St$LeaderSendPrepare = 3;
-    localparam St$FastPollPrepare = 4;
-    localparam St$FastWaitPrepare = 5;
-    localparam St$FastSendCert = 6;
-    localparam St$FastPollCert = 7;
-    localparam St$FastWaitCert = 8;
-    localparam St$FastSendCommit = 9;
-    localparam St$FastPollCommit = 10;
-    localparam St$FastWaitCommit = 11;
-    localparam St$SlowStart = 12;
-    localparam St$SlowStep = 13;
-    localparam St$SlowWaitShare = 14;
-    localparam St$SlowSendShare = 15;
-    localparam St$SlowSendFlag = 16;
-    localparam St$SlowPollFlags = 17;
-    localparam St$SlowWaitFlags = 18;
-    localparam St$SlowPollFast = 19;
-    localparam St$SlowWaitFast = 20;
-    localparam St$SlowSendCommit = 21;
-    localparam St$SlowPollCommit = 22;
-    localparam St$SlowWaitCommit = 23;
-    localparam St$Decide = 24;
-    localparam St$Done = 25;
+    localparam St$LeaderIdle = 3;
+    localparam St$LeaderSendPrepare = 4;
+    localparam St$FastPollPrepare = 5;
+    localparam St$FastWaitPrepare = 6;
+    localparam St$FastSendCert = 7;
+    localparam St$FastPollCert = 8;
+    localparam St$FastWaitCert = 9;
+    localparam St$FastSendCommit = 10;
+    localparam St$FastPollCommit = 11;
+    localparam St$FastWaitCommit = 12;
+    localparam St$SlowStart = 13;
+    localparam St$SlowStep = 14;
+    localparam St$SlowWaitShare = 15;
+    localparam St$SlowSendShare = 16;
+    localparam St$SlowSendFlag = 17;
+    localparam St$SlowPollFlags = 18;
+    localparam St$SlowWaitFlags = 19;
+    localparam St$SlowPollFast = 20;
+    localparam St$SlowWaitFast = 21;
+    localparam St$SlowSendCommit = 22;
+    localparam St$SlowPollCommit = 23;
+    localparam St$SlowWaitCommit = 24;
+    localparam St$VcStart = 25;
+    localparam St$VcSendRecord = 26;
+    localparam St$VcSendFlag = 27;
+    localparam St$VcPollFlags = 28;
+    localparam St$VcWaitFlags = 29;
+    localparam St$VcPollRecords = 30;
+    localparam St$VcWaitRecords = 31;
+    localparam St$VcDecide = 32;
+    localparam St$VcInstall = 33;
+    localparam St$VcPollCatch = 34;
+    localparam St$VcWaitCatch = 35;
+    localparam St$VcPollCatchSlow = 36;
+    localparam St$VcWaitCatchSlow = 37;
+    localparam St$Decide = 38;
+    localparam St$Done = 39;
     
     // Update code (custom)
     initial begin
@@ -2581,6 +3471,25 @@ module rhdl_ubft$protocol$st(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$st
+
+
+module rhdl_ubft$protocol$support(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$support
 
 
 module rhdl_ubft$protocol$timeouts(d,q,clock);
@@ -2600,6 +3509,63 @@ module rhdl_ubft$protocol$timeouts(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$timeouts
+
+
+module rhdl_ubft$protocol$vc_flags(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$vc_flags
+
+
+module rhdl_ubft$protocol$vc_hi(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$vc_hi
+
+
+module rhdl_ubft$protocol$vc_lo(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$vc_lo
 
 
 module rhdl_ubft$protocol$verified(d,q,clock);
@@ -2638,6 +3604,63 @@ module rhdl_ubft$protocol$view(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view
+
+
+module rhdl_ubft$protocol$view_changes(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view_changes
+
+
+module rhdl_ubft$protocol$vote_leader(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$vote_leader
+
+
+module rhdl_ubft$protocol$vote_view(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$vote_view
 
 
 module rhdl_ubft$protocol$vp(d,q,clock);

@@ -30,7 +30,7 @@ ipx::associate_bus_interfaces -busif m_axis_sreq -clock ap_clk $core
 ipx::associate_bus_interfaces -busif s_axis_sresp -clock ap_clk $core
 ipx::associate_bus_interfaces -clock ap_clk -reset ap_rst_n $core
 set clkif [ipx::get_bus_interfaces -of_objects $core ap_clk]
-set freq [ipx::get_bus_parameters -quiet -of_objects $clkif FREQ_HZ]
+set freq [ipx::get_bus_parameters -quiet FREQ_HZ -of_objects $clkif]
 if {$freq eq ""} { set freq [ipx::add_bus_parameter FREQ_HZ $clkif] }
 set_property value $freq_hz $freq
 

@@ -10,7 +10,8 @@
 //!
 //! Ports:
 //! - request: `start` (one-cycle pulse, ignored while `busy`), `word`,
-//!   `words` (1..=16), `data`; `network_ptr`, `n`, `id`, `qpn_base` are the
+//!   `words` (1..=16), `data`, `local_only` (write the replica's own HBM
+//!   only: the view change installs a chosen value in its own prepare); `network_ptr`, `n`, `id`, `qpn_base` are the
 //!   configuration. `done` pulses two cycles after the last command is taken.
 //! - `m_axi` write channels: `awvalid` and `wvalid` rise together and each is
 //!   held, payload stable, until its ready; `bready` is high while waiting.
@@ -51,6 +52,7 @@ pub struct Broadcast {
     pub word: Signal<In, Bits<32>>,
     pub words: Signal<In, Bits<5>>,
     pub data: Signal<In, Bits<BEAT_BITS>>,
+    pub local_only: Signal<In, Bit>,
     pub busy: Signal<Out, Bit>,
     pub done: Signal<Out, Bit>,
     // Configuration.
@@ -90,6 +92,7 @@ pub struct Broadcast {
     aw_done: DFF<Bit>,
     w_done: DFF<Bit>,
     peer: DFF<Bits<8>>,
+    local_q: DFF<Bit>,
     done_q: DFF<Bit>,
     acks_q: DFF<Bits<32>>,
     errors_q: DFF<Bits<32>>,
@@ -120,6 +123,7 @@ impl Default for Broadcast {
             word: Default::default(),
             words: Default::default(),
             data: Default::default(),
+            local_only: Default::default(),
             busy: Default::default(),
             done: Default::default(),
             network_ptr: Default::default(),
@@ -156,6 +160,7 @@ impl Default for Broadcast {
             aw_done: Default::default(),
             w_done: Default::default(),
             peer: Default::default(),
+            local_q: Default::default(),
             done_q: Default::default(),
             acks_q: Default::default(),
             errors_q: Default::default(),
@@ -182,7 +187,7 @@ impl Logic for Broadcast {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, byte_addr, length, wdata_q, wstrb_q, aw_done, w_done, peer,
-            done_q, acks_q, errors_q
+            local_q, done_q, acks_q, errors_q
         );
         // The record's lane in the beat: word mod 16.
         self.lane_shift.next = bit_cast::<10, 4>(self.word.val().get_bits::<4>(0)) << 5;
@@ -205,6 +210,7 @@ impl Logic for Broadcast {
                         << self.strb_shift.val();
                     self.aw_done.d.next = false;
                     self.w_done.d.next = false;
+                    self.local_q.d.next = self.local_only.val();
                     self.state.d.next = BroadcastState::Local;
                 }
             }
@@ -230,7 +236,12 @@ impl Logic for Broadcast {
                         self.errors_q.d.next = self.errors_q.q.val() + 1;
                     }
                     self.peer.d.next = 0.into();
-                    self.state.d.next = BroadcastState::Send;
+                    if self.local_q.q.val() {
+                        self.done_q.d.next = true;
+                        self.state.d.next = BroadcastState::Idle;
+                    } else {
+                        self.state.d.next = BroadcastState::Send;
+                    }
                 }
             }
             BroadcastState::Send => {

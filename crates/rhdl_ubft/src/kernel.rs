@@ -220,6 +220,7 @@ impl<const N: usize> Logic for Kernel<N> {
         self.fetch.len.next = self.protocol.fetch_len.val();
         self.protocol.fetch_beat.next = self.fetch.beat.val();
         self.protocol.fetch_done.next = self.fetch.done.val();
+        self.protocol.fetch_beat_valid.next = self.fetch.beat_valid.val();
         self.protocol.fetch_error.next = self.fetch.error.val();
         // Protocol <-> Broadcast.
         self.broadcast.start.next = self.protocol.bc_start.val();
@@ -227,6 +228,8 @@ impl<const N: usize> Logic for Kernel<N> {
         self.broadcast.words.next = self.protocol.bc_words.val();
         self.broadcast.data.next = self.protocol.bc_data.val();
         self.protocol.bc_done.next = self.broadcast.done.val();
+        self.protocol.bc_busy.next = self.broadcast.busy.val();
+        self.broadcast.local_only.next = self.protocol.bc_local_only.val();
         // Protocol <-> Setup.
         self.setup.sign.next = self.protocol.sg_sign.val();
         self.setup.verify.next = self.protocol.sg_verify.val();

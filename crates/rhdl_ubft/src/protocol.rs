@@ -33,7 +33,8 @@
 //! Reset (`rst_n`, synchronous, active low): every register returns to its
 //! idle value (Idle, counters zero) the next cycle.
 
-use crate::params::{ConfigError, BEAT_BITS, G};
+use crate::choose::Choose;
+use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G};
 use rust_hdl::prelude::*;
 
 pub use crate::params::vote_tag;
@@ -44,6 +45,7 @@ pub enum St {
     Idle,
     LeaderCheck,
     LeaderWaitValue,
+    LeaderIdle,
     LeaderSendPrepare,
     FastPollPrepare,
     FastWaitPrepare,
@@ -65,6 +67,19 @@ pub enum St {
     SlowSendCommit,
     SlowPollCommit,
     SlowWaitCommit,
+    VcStart,
+    VcSendRecord,
+    VcSendFlag,
+    VcPollFlags,
+    VcWaitFlags,
+    VcPollRecords,
+    VcWaitRecords,
+    VcDecide,
+    VcInstall,
+    VcPollCatch,
+    VcWaitCatch,
+    VcPollCatchSlow,
+    VcWaitCatchSlow,
     Decide,
     Done,
 }
@@ -91,13 +106,16 @@ pub struct Protocol<const N: usize> {
     pub fetch_len: Signal<Out, Bits<8>>,
     pub fetch_beat: Signal<In, Bits<BEAT_BITS>>,
     pub fetch_done: Signal<In, Bit>,
+    pub fetch_beat_valid: Signal<In, Bit>,
     pub fetch_error: Signal<In, Bit>,
     // Broadcast.
     pub bc_start: Signal<Out, Bit>,
     pub bc_word: Signal<Out, Bits<32>>,
     pub bc_words: Signal<Out, Bits<5>>,
     pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
+    pub bc_local_only: Signal<Out, Bit>,
     pub bc_done: Signal<In, Bit>,
+    pub bc_busy: Signal<In, Bit>,
     // The signer service (crate::setup).
     pub sg_sign: Signal<Out, Bit>,
     pub sg_verify: Signal<Out, Bit>,
@@ -138,6 +156,16 @@ pub struct Protocol<const N: usize> {
     slot_n: DFF<Bits<16>>,
     m: DFF<Bits<32>>,
     slow: DFF<Bit>,
+    phase: DFF<Bits<2>>,
+    vote_view: DFF<Bits<32>>,
+    vote_leader: DFF<Bits<8>>,
+    vc_lo: DFF<Bits<BEAT_BITS>>,
+    vc_hi: DFF<Bits<BEAT_BITS>>,
+    vc_flags: DFF<Bits<BEAT_BITS>>,
+    beat_ix: DFF<Bit>,
+    view_changes: DFF<Bits<32>>,
+    support: DFF<Bits<8>>,
+    choose: Choose,
     flagged: DFF<Bits<N>>,
     verified: DFF<Bits<N>>,
     bad: DFF<Bits<N>>,
@@ -160,6 +188,11 @@ pub struct Protocol<const N: usize> {
     error: DFF<Bits<8>>,
     // Combinational temporaries.
     tag: Signal<Local, Bits<32>>,
+    vc_tag: Signal<Local, Bits<32>>,
+    next_leader: Signal<Local, Bits<8>>,
+    probe_found: Signal<Local, Bit>,
+    probe_m: Signal<Local, Bits<32>>,
+    probe_votes: Signal<Local, Bits<8>>,
     prep_word: Signal<Local, Bits<32>>,
     cert_row: Signal<Local, Bits<32>>,
     commit_row: Signal<Local, Bits<32>>,
@@ -181,6 +214,9 @@ pub struct Protocol<const N: usize> {
     commit_base: Constant<Bits<32>>,
     certify_valid_base: Constant<Bits<32>>,
     certify_base: Constant<Bits<32>>,
+    vc_base: Constant<Bits<32>>,
+    vc_valid_base: Constant<Bits<32>>,
+    vc_len: Constant<Bits<8>>,
     build_n16: Constant<Bits<16>>,
     last_slot_n: Constant<Bits<16>>,
     lane_one: Constant<Bits<N>>,
@@ -226,12 +262,15 @@ impl<const N: usize> Protocol<N> {
             fetch_len: Default::default(),
             fetch_beat: Default::default(),
             fetch_done: Default::default(),
+            fetch_beat_valid: Default::default(),
             fetch_error: Default::default(),
             bc_start: Default::default(),
             bc_word: Default::default(),
             bc_words: Default::default(),
             bc_data: Default::default(),
+            bc_local_only: Default::default(),
             bc_done: Default::default(),
+            bc_busy: Default::default(),
             prop_tdata: Default::default(),
             prop_tvalid: Default::default(),
             prop_tready: Default::default(),
@@ -268,6 +307,16 @@ impl<const N: usize> Protocol<N> {
             slot_n: Default::default(),
             m: Default::default(),
             slow: Default::default(),
+            phase: Default::default(),
+            vote_view: Default::default(),
+            vote_leader: Default::default(),
+            vc_lo: Default::default(),
+            vc_hi: Default::default(),
+            vc_flags: Default::default(),
+            beat_ix: Default::default(),
+            view_changes: Default::default(),
+            support: Default::default(),
+            choose: Default::default(),
             flagged: Default::default(),
             verified: Default::default(),
             bad: Default::default(),
@@ -289,6 +338,11 @@ impl<const N: usize> Protocol<N> {
             polls: Default::default(),
             error: Default::default(),
             tag: Default::default(),
+            vc_tag: Default::default(),
+            next_leader: Default::default(),
+            probe_found: Default::default(),
+            probe_m: Default::default(),
+            probe_votes: Default::default(),
             prep_word: Default::default(),
             cert_row: Default::default(),
             commit_row: Default::default(),
@@ -309,6 +363,9 @@ impl<const N: usize> Protocol<N> {
             commit_base: Constant::new((mb.base(Region::Commit) as u64).into()),
             certify_valid_base: Constant::new((mb.base(Region::CertifyValid) as u64).into()),
             certify_base: Constant::new((mb.base(Region::Certify) as u64).into()),
+            vc_base: Constant::new((mb.base(Region::Vc) as u64).into()),
+            vc_valid_base: Constant::new((mb.base(Region::VcValid) as u64).into()),
+            vc_len: Constant::new((((N * crate::layout::VC_WORDS - 1) / BEAT_WORDS) as u64).into()),
             build_n16: Constant::new((N as u64).into()),
             last_slot_n: Constant::new((((G - 1) * N) as u64).into()),
             lane_one: Constant::new(1u64.into()),
@@ -337,13 +394,30 @@ impl<const N: usize> Logic for Protocol<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, view, leader, k, slot, slot_n, m, slow, flagged, verified, bad,
+            self, clock, st, view, leader, k, slot, slot_n, m, slow, phase, vote_view, vote_leader,
+            vc_lo, vc_hi, vc_flags, beat_ix, view_changes, support, flagged, verified, bad,
             sign_sent, vp, vq, progress, slow_count, bad_shares, quorum, active, waited, lane, done_q,
             cycles, decisions, fast, timeouts, polls, error
         );
         // Where this slot's records are, and the vote word for (view, k).
-        self.tag.next = (bit_cast::<32, 8>(self.view.q.val().get_bits::<8>(0)) << 24)
+        // Votes of this slot carry the view they were cast in; a view
+        // change's flag carries the new view.
+        self.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
             | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
+        self.vc_tag.next = (bit_cast::<32, 8>(self.view.q.val().get_bits::<8>(0)) << 24)
+            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
+        if (self.leader.q.val() + 1) >= self.n.val() {
+            self.next_leader.next = 0.into();
+        } else {
+            self.next_leader.next = self.leader.q.val() + 1;
+        }
+        // The view change's rule, on what was fetched.
+        self.choose.rec_lo.next = self.vc_lo.q.val();
+        self.choose.rec_hi.next = self.vc_hi.q.val();
+        self.choose.flags.next = self.vc_flags.q.val();
+        self.choose.view.next = self.view.q.val();
+        self.choose.active.next = bit_cast::<8, N>(self.active.q.val());
+        self.choose.support.next = self.support.q.val();
         self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 2);
         self.cert_row.next = self.will_cert_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
@@ -374,6 +448,28 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.valid_shares.next = self.valid_shares.val() + 1;
             }
         }
+        // A full quorum for some m in the polled row (the catch-up of a
+        // replica that fell behind: it may not know the slot's m).
+        self.probe_found.next = false;
+        self.probe_m.next = 0.into();
+        for i in 0..N {
+            if self.active.q.val().get_bit(i)
+                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
+                & !self.probe_found.val()
+            {
+                self.probe_found.next = true;
+                self.probe_m.next = self.row.val().get_bits::<32>(i * 64 + 32);
+            }
+        }
+        self.probe_votes.next = 0.into();
+        for i in 0..N {
+            if self.active.q.val().get_bit(i)
+                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.probe_m.val())
+            {
+                self.probe_votes.next = self.probe_votes.val() + 1;
+            }
+        }
         // Peer vp's share is flagged and neither verified nor refused yet.
         self.candidate.next = self.flagged.q.val().get_bit(self.vp.q.val().index())
             & !self.verified.q.val().get_bit(self.vp.q.val().index())
@@ -391,9 +487,11 @@ impl<const N: usize> Logic for Protocol<N> {
         self.missed.next = false;
         self.timeout.next = false;
         self.fetch_start.next = false;
+        self.fetch_len.next = 0.into();
         self.bc_start.next = false;
         self.bc_word.next = self.prep_word.val();
         self.bc_words.next = 2.into();
+        self.bc_local_only.next = false;
         self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
             | (bit_cast::<BEAT_BITS, 32>(self.m.q.val()) << 32);
         self.prop_tready.next = false;
@@ -418,6 +516,8 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.slot_n.d.next = 0.into();
                     self.slow_count.d.next = 0.into();
                     self.bad_shares.d.next = 0.into();
+                    self.view_changes.d.next = 0.into();
+                    self.support.d.next = ((self.n.val() - 1) >> 1) + 1;
                     self.waited.d.next = 0.into();
                     self.quorum.d.next = ((self.n.val() - 1) & 0xfe) + 1;
                     self.active.d.next = !(self.all_lanes.val() << self.n.val());
@@ -440,6 +540,9 @@ impl<const N: usize> Logic for Protocol<N> {
             St::LeaderCheck => {
                 self.waited.d.next = 0.into();
                 self.slow.d.next = false;
+                self.phase.d.next = 0.into();
+                self.vote_view.d.next = self.view.q.val();
+                self.vote_leader.d.next = self.leader.q.val();
                 if self.id.val() == self.leader.q.val() {
                     self.st.d.next = St::LeaderWaitValue;
                 } else {
@@ -457,6 +560,17 @@ impl<const N: usize> Logic for Protocol<N> {
                         | (bit_cast::<BEAT_BITS, 32>(self.prop_tdata.val()) << 32)
                         | (bit_cast::<BEAT_BITS, 32>(self.view.q.val()) << 64);
                     self.st.d.next = St::LeaderSendPrepare;
+                } else {
+                    // No value yet: an idle poll, so the wait counts in polls
+                    // and a leader with nothing to propose times out too.
+                    self.fetch_start.next = true;
+                    self.st.d.next = St::LeaderIdle;
+                }
+            }
+            St::LeaderIdle => {
+                if self.fetch_done.val() {
+                    self.missed.next = true;
+                    self.st.d.next = St::LeaderWaitValue;
                 }
             }
             St::LeaderSendPrepare => {
@@ -477,6 +591,7 @@ impl<const N: usize> Logic for Protocol<N> {
                         & (self.row.val().get_bits::<32>(64) == self.view.q.val())
                     {
                         self.m.d.next = self.row.val().get_bits::<32>(32);
+                        self.phase.d.next = 1.into();
                         self.bc_start.next = true;
                         self.bc_word.next = self.cert_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
                         self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
@@ -503,6 +618,7 @@ impl<const N: usize> Logic for Protocol<N> {
             St::FastWaitCert => {
                 if self.fetch_done.val() {
                     if !self.fetch_error.val() & (self.votes.val() >= self.quorum.q.val()) {
+                        self.phase.d.next = 2.into();
                         self.bc_start.next = true;
                         self.bc_word.next =
                             self.commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
@@ -573,6 +689,7 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.sg_sign.next = true;
                     self.sign_sent.d.next = true;
                 } else if (self.valid_shares.val() >= self.quorum.q.val()) & !self.sg_busy.val() {
+                    self.phase.d.next = 2.into();
                     self.bc_start.next = true;
                     self.bc_word.next =
                         self.slow_commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
@@ -622,13 +739,15 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.poll_word.next = self.flag_row.val();
                 self.fetch_start.next = true;
                 self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                // A round of the slow loop without progress counts as a miss.
-                self.missed.next = !self.progress.q.val();
-                self.progress.d.next = false;
                 self.st.d.next = St::SlowWaitFlags;
             }
             St::SlowWaitFlags => {
                 if self.fetch_done.val() {
+                    // A round of the slow loop without progress counts as a
+                    // miss, unless the signer is still working for us: the
+                    // wait measures the network, not the signer's latency.
+                    self.missed.next = !self.progress.q.val() & !self.sg_busy.val();
+                    self.progress.d.next = false;
                     if !self.fetch_error.val() {
                         self.flagged.d.next = self.flags.val();
                     }
@@ -676,6 +795,146 @@ impl<const N: usize> Logic for Protocol<N> {
                         self.missed.next = true;
                         self.st.d.next = St::SlowPollCommit;
                     }
+                }
+            }
+            St::VcStart => {
+                // The view advances, the leader rotates; post what this
+                // replica voted for in the slot: (view, slot | phase << 16, k, m).
+                self.view.d.next = self.view.q.val() + 1;
+                self.leader.d.next = self.next_leader.val();
+                self.view_changes.d.next = self.view_changes.q.val() + 1;
+                self.waited.d.next = 0.into();
+                self.st.d.next = St::VcSendRecord;
+            }
+            St::VcSendRecord => {
+                // (the view register already holds the new view)
+                self.bc_start.next = true;
+                self.bc_word.next = self.vc_base.val() + (bit_cast::<32, 8>(self.id.val()) << 2);
+                self.bc_words.next = 4.into();
+                self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view.q.val())
+                    | (bit_cast::<BEAT_BITS, 8>(self.slot.q.val()) << 32)
+                    | (bit_cast::<BEAT_BITS, 2>(self.phase.q.val()) << 48)
+                    | (bit_cast::<BEAT_BITS, 32>(self.k.q.val()) << 64)
+                    | (bit_cast::<BEAT_BITS, 32>(self.m.q.val()) << 96);
+                self.st.d.next = St::VcSendFlag;
+            }
+            St::VcSendFlag => {
+                if self.bc_done.val() {
+                    // Then its valid flag: (tag(view, k), m).
+                    self.bc_start.next = true;
+                    self.bc_word.next =
+                        self.vc_valid_base.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                    self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.vc_tag.val())
+                        | (bit_cast::<BEAT_BITS, 32>(self.m.q.val()) << 32);
+                    self.st.d.next = St::VcPollCatch;
+                }
+            }
+            St::VcPollCatch => {
+                // Did the slot decide without this replica (a full quorum of
+                // will_commit in the view its votes were cast in)?
+                self.poll_word.next = self.commit_row.val();
+                self.fetch_start.next = true;
+                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
+                self.st.d.next = St::VcWaitCatch;
+            }
+            St::VcWaitCatch => {
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.q.val()) {
+                        self.m.d.next = self.probe_m.val();
+                        self.slow.d.next = false;
+                        self.view.d.next = self.vote_view.q.val();
+                        self.leader.d.next = self.vote_leader.q.val();
+                        self.st.d.next = St::Decide;
+                    } else {
+                        self.st.d.next = St::VcPollCatchSlow;
+                    }
+                }
+            }
+            St::VcPollCatchSlow => {
+                self.poll_word.next = self.slow_commit_row.val();
+                self.fetch_start.next = true;
+                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
+                self.st.d.next = St::VcWaitCatchSlow;
+            }
+            St::VcWaitCatchSlow => {
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.q.val()) {
+                        self.m.d.next = self.probe_m.val();
+                        self.slow.d.next = true;
+                        self.view.d.next = self.vote_view.q.val();
+                        self.leader.d.next = self.vote_leader.q.val();
+                        self.st.d.next = St::Decide;
+                    } else {
+                        self.st.d.next = St::VcPollFlags;
+                    }
+                }
+            }
+            St::VcPollFlags => {
+                self.poll_word.next = self.vc_valid_base.val();
+                self.fetch_start.next = true;
+                self.lane.d.next = 0.into();
+                self.st.d.next = St::VcWaitFlags;
+            }
+            St::VcWaitFlags => {
+                if self.fetch_done.val() {
+                    self.vc_flags.d.next = self.fetch_beat.val();
+                    self.st.d.next = St::VcPollRecords;
+                }
+            }
+            St::VcPollRecords => {
+                self.poll_word.next = self.vc_base.val();
+                self.fetch_start.next = true;
+                self.fetch_len.next = self.vc_len.val();
+                self.lane.d.next = 0.into();
+                self.beat_ix.d.next = false;
+                self.vc_hi.d.next = 0.into();
+                self.st.d.next = St::VcWaitRecords;
+            }
+            St::VcWaitRecords => {
+                if self.fetch_beat_valid.val() {
+                    if self.beat_ix.q.val() {
+                        self.vc_hi.d.next = self.fetch_beat.val();
+                    } else {
+                        self.vc_lo.d.next = self.fetch_beat.val();
+                    }
+                    self.beat_ix.d.next = true;
+                }
+                if self.fetch_done.val() {
+                    self.st.d.next = St::VcDecide;
+                }
+            }
+            St::VcDecide => {
+                // Any signer response still due belongs to the old slot.
+                self.sg_resp_take.next = true;
+                if self.sg_busy.val() | self.bc_busy.val() {
+                    // Wait for the signer and the record's broadcast to drain.
+                } else if self.choose.valid.val() < self.quorum.q.val() {
+                    self.missed.next = true;
+                    self.st.d.next = St::VcPollCatch;
+                } else if self.choose.chosen.val() & (self.choose.chosen_k.val() == self.k.q.val()) {
+                    // Install the value reported by f + 1 in our own prepare
+                    // and run the slot again on the fast path.
+                    self.m.d.next = self.choose.chosen_m.val();
+                    self.bc_start.next = true;
+                    self.bc_local_only.next = true;
+                    self.bc_word.next = self.prep_word.val();
+                    self.bc_words.next = 4.into();
+                    self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
+                        | (bit_cast::<BEAT_BITS, 32>(self.choose.chosen_m.val()) << 32)
+                        | (bit_cast::<BEAT_BITS, 32>(self.view.q.val()) << 64);
+                    self.st.d.next = St::VcInstall;
+                } else {
+                    // No value can have been decided: the new leader proposes.
+                    self.st.d.next = St::LeaderCheck;
+                }
+            }
+            St::VcInstall => {
+                if self.bc_done.val() {
+                    self.waited.d.next = 0.into();
+                    self.phase.d.next = 0.into();
+                    self.vote_view.d.next = self.view.q.val();
+                    self.vote_leader.d.next = self.leader.q.val();
+                    self.st.d.next = St::FastPollPrepare;
                 }
             }
             St::Decide => {
@@ -730,6 +989,17 @@ impl<const N: usize> Logic for Protocol<N> {
         {
             self.st.d.next = St::SlowStart;
         }
+        // A timeout without the slot's value, in the slow path, or in a view
+        // change starts a view change.
+        if self.timeout.val()
+            & ((self.st.q.val() == St::FastWaitPrepare)
+                | (self.st.q.val() == St::LeaderIdle)
+                | (self.st.q.val() == St::SlowWaitFlags)
+                | (self.st.q.val() == St::SlowWaitCommit)
+                | (self.st.q.val() == St::VcDecide))
+        {
+            self.st.d.next = St::VcStart;
+        }
         if !self.rst_n.val() {
             self.st.d.next = St::Idle;
             self.done_q.d.next = false;
@@ -743,10 +1013,11 @@ impl<const N: usize> Logic for Protocol<N> {
             self.waited.d.next = 0.into();
             self.slow_count.d.next = 0.into();
             self.bad_shares.d.next = 0.into();
+            self.view_changes.d.next = 0.into();
         }
         self.fetch_addr.next =
             self.network_ptr.val() + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
-        self.fetch_len.next = 0.into();
+
         self.dec_tdata.next = bit_cast::<64, 32>(self.k.q.val())
             | (bit_cast::<64, 32>(self.m.q.val()) << 32);
         self.dec_tuser.next = self.slow.q.val();
@@ -757,7 +1028,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.sts_decisions.next = self.decisions.q.val();
         self.sts_fast.next = self.fast.q.val();
         self.sts_slow.next = self.slow_count.q.val();
-        self.sts_view_changes.next = 0.into();
+        self.sts_view_changes.next = self.view_changes.q.val();
         self.sts_view.next = self.view.q.val();
         self.sts_timeouts.next = self.timeouts.q.val();
         self.sts_polls.next = self.polls.q.val();

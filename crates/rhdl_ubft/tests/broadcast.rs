@@ -13,6 +13,7 @@ fn block() -> Broadcast {
     b.word.connect();
     b.words.connect();
     b.data.connect();
+    b.local_only.connect();
     b.network_ptr.connect();
     b.n.connect();
     b.id.connect();

@@ -1,10 +1,13 @@
 //! Client: one replica's proposal stream in and decision stream out.
 //!
-//! What it models: the uBFT client sends every request to every replica and
-//! the view's leader takes the next one, so every replica's `Client` offers
-//! the same sequence, [`proposal`]`(seed, 0)`, `(seed, 1)`, ... on
-//! `prop_tvalid`/`prop_tdata`; a replica that never raises `prop_tready` (a
-//! follower) simply never takes one. The values are nonzero (a cleared
+//! What it models: the requests the host feeds one replica's kernel. Each
+//! replica has its own stream, [`proposal`]`(s, 0)`, `(s, 1)`, ... with
+//! s = [`stream_seed`]`(seed, r)` (replica 0's is the run's seed), offered
+//! on `prop_tvalid`/`prop_tdata`; a replica that never raises `prop_tready`
+//! (a follower) simply never takes one. Only the view's leader takes
+//! values, so a decided value names the leader that proposed it. The model
+//! does not drop a request another leader already proposed: after a view
+//! change the new leader starts from the head of its own stream. The values are nonzero (a cleared
 //! mailbox word is never a proposal) and distinct for a seed, so a decided m
 //! names the one request it came from. Decisions (`dec_k`, `dec_m`,
 //! `dec_slow`) are recorded when `dec_tvalid && dec_tready`.
@@ -21,6 +24,13 @@
 
 use crate::network::Ready;
 use crate::ports::{KernelIn, KernelOut};
+
+/// The seed of replica r's request stream in a run with `seed`: each
+/// replica is fed by its own clients, so a decided value tells which leader
+/// proposed it (replica 0's stream is the run's seed itself).
+pub fn stream_seed(seed: u64, r: usize) -> u64 {
+    seed ^ ((r as u64) << 48)
+}
 
 /// The `index`-th request of the stream with `seed` (index 0 first): nonzero,
 /// and distinct from every other index below `u32::MAX` for the same seed.

@@ -10,7 +10,7 @@
 //! Every run checks itself ([`Checks`]): agreement among honest replicas,
 //! validity (every decided m was proposed), and k order from 1 without gaps.
 
-use crate::client::Client;
+use crate::client::{stream_seed, Client};
 use crate::hbm::{AxiViolation, Hbm};
 use crate::network::{Adversary, Equivocate, Network};
 use crate::ports::{KernelBackend, KernelIn, Status};
@@ -379,7 +379,7 @@ impl Cluster {
         let hbms = (0..n)
             .map(|_| Hbm::new(cfg.hbm_read_latency, cfg.hbm_write_latency))
             .collect();
-        let clients = (0..n).map(|_| Client::new(cfg.seed)).collect();
+        let clients = (0..n).map(|r| Client::new(stream_seed(cfg.seed, r))).collect();
         let signers = (0..n)
             .map(|r| Signer::new(cfg.seed, r, n, cfg.sign_latency, cfg.verify_latency))
             .collect();

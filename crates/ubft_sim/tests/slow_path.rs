@@ -25,15 +25,17 @@ fn byte(word: usize) -> u64 {
     NETWORK_PTR + 4 * word as u64
 }
 
-/// One link slow enough to defeat the fast path for the first slot: every
-/// replica decides it on the slow path, with the same value; the leader
-/// keeps proposing and the following slots go back to the fast path.
+/// One link slow enough to defeat the fast path for the first slot (replica
+/// 1's votes reach replica 0 late): every replica decides it on the slow
+/// path, with the same value; the leader keeps proposing and the following
+/// slots go back to the fast path.
 #[test]
 fn a_slow_link_sends_one_slot_to_the_slow_path_and_the_next_come_back_fast() {
     let n = 3;
     let slots = 5;
     let cfg = ClusterConfig {
-        delays: vec![LinkDelay { src: 0, dst: 1, extra: 3_000, from_cycle: 0, to_cycle: 1_000 }],
+        delays: vec![LinkDelay { src: 1, dst: 0, extra: 1_500, from_cycle: 0, to_cycle: 1_000 }],
+        wait_polls: 40,
         ..quick(n, slots)
     };
     let seed = cfg.seed;
@@ -56,7 +58,8 @@ fn a_slow_link_sends_one_slot_to_the_slow_path_and_the_next_come_back_fast() {
 fn a_share_in_hbm_verifies_against_the_16_byte_summary() {
     let n = 3;
     let cfg = ClusterConfig {
-        delays: vec![LinkDelay { src: 0, dst: 2, extra: 3_000, from_cycle: 0, to_cycle: 1_000 }],
+        delays: vec![LinkDelay { src: 2, dst: 0, extra: 1_500, from_cycle: 0, to_cycle: 1_000 }],
+        wait_polls: 40,
         ..quick(n, 1)
     };
     let seed = cfg.seed;
@@ -132,7 +135,7 @@ fn fetches_continue_while_the_signer_is_busy() {
     let n = 3;
     let cfg = ClusterConfig {
         sign_latency: 5_000,
-        delays: vec![LinkDelay { src: 0, dst: 1, extra: 8_000, from_cycle: 0, to_cycle: 1_000 }],
+        delays: vec![LinkDelay { src: 1, dst: 0, extra: 8_000, from_cycle: 0, to_cycle: 1_000 }],
         max_cycles: 40_000,
         ..quick(n, 1)
     };
