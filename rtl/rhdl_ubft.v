@@ -2657,14 +2657,14 @@ module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,c
     reg  [31:0] rv$5;
     reg  [31:0] rv$6;
     reg  [31:0] rv$7;
-    reg  [31:0] rp$0;
-    reg  [31:0] rp$1;
-    reg  [31:0] rp$2;
-    reg  [31:0] rp$3;
-    reg  [31:0] rp$4;
-    reg  [31:0] rp$5;
-    reg  [31:0] rp$6;
-    reg  [31:0] rp$7;
+    reg  [1:0] rp$0;
+    reg  [1:0] rp$1;
+    reg  [1:0] rp$2;
+    reg  [1:0] rp$3;
+    reg  [1:0] rp$4;
+    reg  [1:0] rp$5;
+    reg  [1:0] rp$6;
+    reg  [1:0] rp$7;
     reg  [31:0] rk$0;
     reg  [31:0] rk$1;
     reg  [31:0] rk$2;
@@ -2704,35 +2704,35 @@ module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,c
     // Update code
     always @(*) begin
         rv$0 = rec_lo[(0 * 32'h80)+:(32)];
-        rp$0 = rec_lo[(0 * 32'h80 + 32'h20)+:(32)];
+        rp$0 = rec_lo[(0 * 32'h80 + 32'h30)+:(2)];
         rk$0 = rec_lo[(0 * 32'h80 + 32'h40)+:(32)];
         rm$0 = rec_lo[(0 * 32'h80 + 32'h60)+:(32)];
         rv$4 = rec_hi[(0 * 32'h80)+:(32)];
-        rp$4 = rec_hi[(0 * 32'h80 + 32'h20)+:(32)];
+        rp$4 = rec_hi[(0 * 32'h80 + 32'h30)+:(2)];
         rk$4 = rec_hi[(0 * 32'h80 + 32'h40)+:(32)];
         rm$4 = rec_hi[(0 * 32'h80 + 32'h60)+:(32)];
         rv$1 = rec_lo[(1 * 32'h80)+:(32)];
-        rp$1 = rec_lo[(1 * 32'h80 + 32'h20)+:(32)];
+        rp$1 = rec_lo[(1 * 32'h80 + 32'h30)+:(2)];
         rk$1 = rec_lo[(1 * 32'h80 + 32'h40)+:(32)];
         rm$1 = rec_lo[(1 * 32'h80 + 32'h60)+:(32)];
         rv$5 = rec_hi[(1 * 32'h80)+:(32)];
-        rp$5 = rec_hi[(1 * 32'h80 + 32'h20)+:(32)];
+        rp$5 = rec_hi[(1 * 32'h80 + 32'h30)+:(2)];
         rk$5 = rec_hi[(1 * 32'h80 + 32'h40)+:(32)];
         rm$5 = rec_hi[(1 * 32'h80 + 32'h60)+:(32)];
         rv$2 = rec_lo[(2 * 32'h80)+:(32)];
-        rp$2 = rec_lo[(2 * 32'h80 + 32'h20)+:(32)];
+        rp$2 = rec_lo[(2 * 32'h80 + 32'h30)+:(2)];
         rk$2 = rec_lo[(2 * 32'h80 + 32'h40)+:(32)];
         rm$2 = rec_lo[(2 * 32'h80 + 32'h60)+:(32)];
         rv$6 = rec_hi[(2 * 32'h80)+:(32)];
-        rp$6 = rec_hi[(2 * 32'h80 + 32'h20)+:(32)];
+        rp$6 = rec_hi[(2 * 32'h80 + 32'h30)+:(2)];
         rk$6 = rec_hi[(2 * 32'h80 + 32'h40)+:(32)];
         rm$6 = rec_hi[(2 * 32'h80 + 32'h60)+:(32)];
         rv$3 = rec_lo[(3 * 32'h80)+:(32)];
-        rp$3 = rec_lo[(3 * 32'h80 + 32'h20)+:(32)];
+        rp$3 = rec_lo[(3 * 32'h80 + 32'h30)+:(2)];
         rk$3 = rec_lo[(3 * 32'h80 + 32'h40)+:(32)];
         rm$3 = rec_lo[(3 * 32'h80 + 32'h60)+:(32)];
         rv$7 = rec_hi[(3 * 32'h80)+:(32)];
-        rp$7 = rec_hi[(3 * 32'h80 + 32'h20)+:(32)];
+        rp$7 = rec_hi[(3 * 32'h80 + 32'h30)+:(2)];
         rk$7 = rec_hi[(3 * 32'h80 + 32'h40)+:(32)];
         rm$7 = rec_hi[(3 * 32'h80 + 32'h60)+:(32)];
         tag_hi = ((view[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18;
@@ -2750,56 +2750,56 @@ module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,c
         if (active[0] & (rv$0 == view) & (flags[(0 * 32'h40)+:(32)] == rt$0) & (flags[(0 * 32'h40 + 32'h20)+:(32)] == rm$0)) begin
             ok = (ok & ~(1 << (0)) | ((1'b1) << (0)));
             valid = valid + 32'h1;
-            if (rp$0[(32'h10)+:(2)] != 32'h0) begin
+            if (rp$0 != 32'h0) begin
                 elig = (elig & ~(1 << (0)) | ((1'b1) << (0)));
             end
         end
         if (active[1] & (rv$1 == view) & (flags[(1 * 32'h40)+:(32)] == rt$1) & (flags[(1 * 32'h40 + 32'h20)+:(32)] == rm$1)) begin
             ok = (ok & ~(1 << (1)) | ((1'b1) << (1)));
             valid = valid + 32'h1;
-            if (rp$1[(32'h10)+:(2)] != 32'h0) begin
+            if (rp$1 != 32'h0) begin
                 elig = (elig & ~(1 << (1)) | ((1'b1) << (1)));
             end
         end
         if (active[2] & (rv$2 == view) & (flags[(2 * 32'h40)+:(32)] == rt$2) & (flags[(2 * 32'h40 + 32'h20)+:(32)] == rm$2)) begin
             ok = (ok & ~(1 << (2)) | ((1'b1) << (2)));
             valid = valid + 32'h1;
-            if (rp$2[(32'h10)+:(2)] != 32'h0) begin
+            if (rp$2 != 32'h0) begin
                 elig = (elig & ~(1 << (2)) | ((1'b1) << (2)));
             end
         end
         if (active[3] & (rv$3 == view) & (flags[(3 * 32'h40)+:(32)] == rt$3) & (flags[(3 * 32'h40 + 32'h20)+:(32)] == rm$3)) begin
             ok = (ok & ~(1 << (3)) | ((1'b1) << (3)));
             valid = valid + 32'h1;
-            if (rp$3[(32'h10)+:(2)] != 32'h0) begin
+            if (rp$3 != 32'h0) begin
                 elig = (elig & ~(1 << (3)) | ((1'b1) << (3)));
             end
         end
         if (active[4] & (rv$4 == view) & (flags[(4 * 32'h40)+:(32)] == rt$4) & (flags[(4 * 32'h40 + 32'h20)+:(32)] == rm$4)) begin
             ok = (ok & ~(1 << (4)) | ((1'b1) << (4)));
             valid = valid + 32'h1;
-            if (rp$4[(32'h10)+:(2)] != 32'h0) begin
+            if (rp$4 != 32'h0) begin
                 elig = (elig & ~(1 << (4)) | ((1'b1) << (4)));
             end
         end
         if (active[5] & (rv$5 == view) & (flags[(5 * 32'h40)+:(32)] == rt$5) & (flags[(5 * 32'h40 + 32'h20)+:(32)] == rm$5)) begin
             ok = (ok & ~(1 << (5)) | ((1'b1) << (5)));
             valid = valid + 32'h1;
-            if (rp$5[(32'h10)+:(2)] != 32'h0) begin
+            if (rp$5 != 32'h0) begin
                 elig = (elig & ~(1 << (5)) | ((1'b1) << (5)));
             end
         end
         if (active[6] & (rv$6 == view) & (flags[(6 * 32'h40)+:(32)] == rt$6) & (flags[(6 * 32'h40 + 32'h20)+:(32)] == rm$6)) begin
             ok = (ok & ~(1 << (6)) | ((1'b1) << (6)));
             valid = valid + 32'h1;
-            if (rp$6[(32'h10)+:(2)] != 32'h0) begin
+            if (rp$6 != 32'h0) begin
                 elig = (elig & ~(1 << (6)) | ((1'b1) << (6)));
             end
         end
         if (active[7] & (rv$7 == view) & (flags[(7 * 32'h40)+:(32)] == rt$7) & (flags[(7 * 32'h40 + 32'h20)+:(32)] == rm$7)) begin
             ok = (ok & ~(1 << (7)) | ((1'b1) << (7)));
             valid = valid + 32'h1;
-            if (rp$7[(32'h10)+:(2)] != 32'h0) begin
+            if (rp$7 != 32'h0) begin
                 elig = (elig & ~(1 << (7)) | ((1'b1) << (7)));
             end
         end

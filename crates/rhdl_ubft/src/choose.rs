@@ -32,7 +32,7 @@ pub struct Choose {
     pub chosen_k: Signal<Out, Bits<32>>,
     pub chosen_m: Signal<Out, Bits<32>>,
     rv: [Signal<Local, Bits<32>>; LANES],
-    rp: [Signal<Local, Bits<32>>; LANES],
+    rp: [Signal<Local, Bits<2>>; LANES],
     rk: [Signal<Local, Bits<32>>; LANES],
     rm: [Signal<Local, Bits<32>>; LANES],
     rt: [Signal<Local, Bits<32>>; LANES],
@@ -47,11 +47,11 @@ impl Logic for Choose {
     fn update(&mut self) {
         for i in 0..4 {
             self.rv[i].next = self.rec_lo.val().get_bits::<32>(i * 128);
-            self.rp[i].next = self.rec_lo.val().get_bits::<32>(i * 128 + 32);
+            self.rp[i].next = self.rec_lo.val().get_bits::<2>(i * 128 + 48);
             self.rk[i].next = self.rec_lo.val().get_bits::<32>(i * 128 + 64);
             self.rm[i].next = self.rec_lo.val().get_bits::<32>(i * 128 + 96);
             self.rv[i + 4].next = self.rec_hi.val().get_bits::<32>(i * 128);
-            self.rp[i + 4].next = self.rec_hi.val().get_bits::<32>(i * 128 + 32);
+            self.rp[i + 4].next = self.rec_hi.val().get_bits::<2>(i * 128 + 48);
             self.rk[i + 4].next = self.rec_hi.val().get_bits::<32>(i * 128 + 64);
             self.rm[i + 4].next = self.rec_hi.val().get_bits::<32>(i * 128 + 96);
         }
@@ -70,7 +70,7 @@ impl Logic for Choose {
             {
                 self.ok.next = self.ok.val().replace_bit(i, true);
                 self.valid.next = self.valid.val() + 1;
-                if self.rp[i].val().get_bits::<2>(16) != 0 {
+                if self.rp[i].val() != 0 {
                     self.elig.next = self.elig.val().replace_bit(i, true);
                 }
             }
