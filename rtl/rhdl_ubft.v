@@ -2,7 +2,7 @@
 // Do not edit: change the Rust source and regenerate.
 
 
-module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_ptr,cfg_id,cfg_n,cfg_wait_polls,cfg_slots,cfg_qpn_base,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error);
+module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_ptr,cfg_id,cfg_n,cfg_wait_polls,cfg_slots,cfg_qpn_base,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state);
     
     // Module arguments
     input wire  ap_clk;
@@ -78,6 +78,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     output reg  [31:0] sts_acks;
     output reg  [31:0] sts_write_errors;
     output reg  [7:0] sts_error;
+    output reg  [7:0] sts_state;
     
     // Stub signals
     reg  protocol$clock;
@@ -133,6 +134,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     wire  [31:0] protocol$sts_polls;
     wire  [31:0] protocol$sts_bad_shares;
     wire  [7:0] protocol$sts_error;
+    wire  [7:0] protocol$sts_state;
     reg  fetch$clock;
     reg  fetch$rst_n;
     reg  fetch$start;
@@ -268,7 +270,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         .sts_timeouts(protocol$sts_timeouts),
         .sts_polls(protocol$sts_polls),
         .sts_bad_shares(protocol$sts_bad_shares),
-        .sts_error(protocol$sts_error)
+        .sts_error(protocol$sts_error),
+        .sts_state(protocol$sts_state)
     );
     rhdl_ubft$fetch fetch(
         .clock(fetch$clock),
@@ -466,6 +469,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         sts_acks = broadcast$acks;
         sts_write_errors = broadcast$write_errors;
         sts_error = protocol$sts_error;
+        sts_state = protocol$sts_state;
     end
     
 endmodule // top
@@ -1303,7 +1307,7 @@ module rhdl_ubft$fetch$state(d,q,clock);
 endmodule // rhdl_ubft$fetch$state
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -1359,6 +1363,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [31:0] sts_polls;
     output reg  [31:0] sts_bad_shares;
     output reg  [7:0] sts_error;
+    output reg  [7:0] sts_state;
     
     // Constant declarations
     localparam  prepare_base = 32'hd97090;
@@ -1489,6 +1494,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  choose$chosen;
     wire  [31:0] choose$chosen_k;
     wire  [31:0] choose$chosen_m;
+    wire  choose$higher;
     reg  [7:0] flagged$d;
     wire  [7:0] flagged$q;
     reg  flagged$clock;
@@ -1668,7 +1674,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .valid(choose$valid),
         .chosen(choose$chosen),
         .chosen_k(choose$chosen_k),
-        .chosen_m(choose$chosen_m)
+        .chosen_m(choose$chosen_m),
+        .higher(choose$higher)
     );
     rhdl_ubft$protocol$flagged flagged(
         .d(flagged$d),
@@ -2438,6 +2445,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     sg_resp_take = 1'b1;
                     if (sg_busy | bc_busy) begin
                     end
+                    else if (choose$higher) begin
+                        st$d = St$VcStart;
+                    end
                     else if (choose$valid < quorum$q) begin
                         missed = 1'b1;
                         st$d = St$VcPollCatch;
@@ -2519,7 +2529,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (timeout & ((st$q == St$FastWaitCert) | (st$q == St$FastWaitCommit))) begin
             st$d = St$SlowStart;
         end
-        if (timeout & ((st$q == St$FastWaitPrepare) | (st$q == St$LeaderIdle) | (st$q == St$SlowWaitFlags) | (st$q == St$SlowWaitCommit) | (st$q == St$VcDecide))) begin
+        if (timeout & ((st$q == St$FastWaitPrepare) | (st$q == St$LeaderIdle) | (st$q == St$SlowWaitFlags) | (st$q == St$SlowWaitCommit))) begin
             st$d = St$VcStart;
         end
         if (~rst_n) begin
@@ -2553,6 +2563,172 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         sts_polls = polls$q;
         sts_bad_shares = bad_shares$q;
         sts_error = error$q;
+        case (st$q)
+            St$Idle:
+                begin
+                    sts_state = 32'h0;
+                end
+            St$LeaderCheck:
+                begin
+                    sts_state = 32'h1;
+                end
+            St$LeaderWaitValue:
+                begin
+                    sts_state = 32'h2;
+                end
+            St$LeaderIdle:
+                begin
+                    sts_state = 32'h3;
+                end
+            St$LeaderSendPrepare:
+                begin
+                    sts_state = 32'h4;
+                end
+            St$FastPollPrepare:
+                begin
+                    sts_state = 32'h5;
+                end
+            St$FastWaitPrepare:
+                begin
+                    sts_state = 32'h6;
+                end
+            St$FastSendCert:
+                begin
+                    sts_state = 32'h7;
+                end
+            St$FastPollCert:
+                begin
+                    sts_state = 32'h8;
+                end
+            St$FastWaitCert:
+                begin
+                    sts_state = 32'h9;
+                end
+            St$FastSendCommit:
+                begin
+                    sts_state = 32'ha;
+                end
+            St$FastPollCommit:
+                begin
+                    sts_state = 32'hb;
+                end
+            St$FastWaitCommit:
+                begin
+                    sts_state = 32'hc;
+                end
+            St$SlowStart:
+                begin
+                    sts_state = 32'hd;
+                end
+            St$SlowStep:
+                begin
+                    sts_state = 32'he;
+                end
+            St$SlowWaitShare:
+                begin
+                    sts_state = 32'hf;
+                end
+            St$SlowSendShare:
+                begin
+                    sts_state = 32'h10;
+                end
+            St$SlowSendFlag:
+                begin
+                    sts_state = 32'h11;
+                end
+            St$SlowPollFlags:
+                begin
+                    sts_state = 32'h12;
+                end
+            St$SlowWaitFlags:
+                begin
+                    sts_state = 32'h13;
+                end
+            St$SlowPollFast:
+                begin
+                    sts_state = 32'h14;
+                end
+            St$SlowWaitFast:
+                begin
+                    sts_state = 32'h15;
+                end
+            St$SlowSendCommit:
+                begin
+                    sts_state = 32'h16;
+                end
+            St$SlowPollCommit:
+                begin
+                    sts_state = 32'h17;
+                end
+            St$SlowWaitCommit:
+                begin
+                    sts_state = 32'h18;
+                end
+            St$VcStart:
+                begin
+                    sts_state = 32'h19;
+                end
+            St$VcSendRecord:
+                begin
+                    sts_state = 32'h1a;
+                end
+            St$VcSendFlag:
+                begin
+                    sts_state = 32'h1b;
+                end
+            St$VcPollFlags:
+                begin
+                    sts_state = 32'h1c;
+                end
+            St$VcWaitFlags:
+                begin
+                    sts_state = 32'h1d;
+                end
+            St$VcPollRecords:
+                begin
+                    sts_state = 32'h1e;
+                end
+            St$VcWaitRecords:
+                begin
+                    sts_state = 32'h1f;
+                end
+            St$VcDecide:
+                begin
+                    sts_state = 32'h20;
+                end
+            St$VcInstall:
+                begin
+                    sts_state = 32'h21;
+                end
+            St$VcPollCatch:
+                begin
+                    sts_state = 32'h22;
+                end
+            St$VcWaitCatch:
+                begin
+                    sts_state = 32'h23;
+                end
+            St$VcPollCatchSlow:
+                begin
+                    sts_state = 32'h24;
+                end
+            St$VcWaitCatchSlow:
+                begin
+                    sts_state = 32'h25;
+                end
+            St$Decide:
+                begin
+                    sts_state = 32'h26;
+                end
+            St$Done:
+                begin
+                    sts_state = 32'h27;
+                end
+            default:
+                begin
+                    sts_state = 32'hff;
+                end
+        endcase
     end
     
 endmodule // rhdl_ubft$protocol
@@ -2634,7 +2810,7 @@ module rhdl_ubft$protocol$beat_ix(d,q,clock);
 endmodule // rhdl_ubft$protocol$beat_ix
 
 
-module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,chosen,chosen_k,chosen_m);
+module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,chosen,chosen_k,chosen_m,higher);
     
     // Module arguments
     input wire  [511:0] rec_lo;
@@ -2647,6 +2823,7 @@ module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,c
     output reg  chosen;
     output reg  [31:0] chosen_k;
     output reg  [31:0] chosen_m;
+    output reg  higher;
     
     // Local signals
     reg  [31:0] rv$0;
@@ -2689,6 +2866,14 @@ module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,c
     reg  [31:0] rt$5;
     reg  [31:0] rt$6;
     reg  [31:0] rt$7;
+    reg  [31:0] ht$0;
+    reg  [31:0] ht$1;
+    reg  [31:0] ht$2;
+    reg  [31:0] ht$3;
+    reg  [31:0] ht$4;
+    reg  [31:0] ht$5;
+    reg  [31:0] ht$6;
+    reg  [31:0] ht$7;
     reg  [7:0] sup$0;
     reg  [7:0] sup$1;
     reg  [7:0] sup$2;
@@ -2740,13 +2925,46 @@ module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,c
         elig = 32'h0;
         valid = 32'h0;
         rt$0 = tag_hi | (rk$0 & 32'hffffff);
+        ht$0 = ((rv$0 & 32'hff) << 32'h18) | (rk$0 & 32'hffffff);
         rt$1 = tag_hi | (rk$1 & 32'hffffff);
+        ht$1 = ((rv$1 & 32'hff) << 32'h18) | (rk$1 & 32'hffffff);
         rt$2 = tag_hi | (rk$2 & 32'hffffff);
+        ht$2 = ((rv$2 & 32'hff) << 32'h18) | (rk$2 & 32'hffffff);
         rt$3 = tag_hi | (rk$3 & 32'hffffff);
+        ht$3 = ((rv$3 & 32'hff) << 32'h18) | (rk$3 & 32'hffffff);
         rt$4 = tag_hi | (rk$4 & 32'hffffff);
+        ht$4 = ((rv$4 & 32'hff) << 32'h18) | (rk$4 & 32'hffffff);
         rt$5 = tag_hi | (rk$5 & 32'hffffff);
+        ht$5 = ((rv$5 & 32'hff) << 32'h18) | (rk$5 & 32'hffffff);
         rt$6 = tag_hi | (rk$6 & 32'hffffff);
+        ht$6 = ((rv$6 & 32'hff) << 32'h18) | (rk$6 & 32'hffffff);
         rt$7 = tag_hi | (rk$7 & 32'hffffff);
+        ht$7 = ((rv$7 & 32'hff) << 32'h18) | (rk$7 & 32'hffffff);
+        higher = 1'b0;
+        if (active[0] & (rv$0 > view) & (flags[(0 * 32'h40)+:(32)] == ht$0) & (flags[(0 * 32'h40 + 32'h20)+:(32)] == rm$0)) begin
+            higher = 1'b1;
+        end
+        if (active[1] & (rv$1 > view) & (flags[(1 * 32'h40)+:(32)] == ht$1) & (flags[(1 * 32'h40 + 32'h20)+:(32)] == rm$1)) begin
+            higher = 1'b1;
+        end
+        if (active[2] & (rv$2 > view) & (flags[(2 * 32'h40)+:(32)] == ht$2) & (flags[(2 * 32'h40 + 32'h20)+:(32)] == rm$2)) begin
+            higher = 1'b1;
+        end
+        if (active[3] & (rv$3 > view) & (flags[(3 * 32'h40)+:(32)] == ht$3) & (flags[(3 * 32'h40 + 32'h20)+:(32)] == rm$3)) begin
+            higher = 1'b1;
+        end
+        if (active[4] & (rv$4 > view) & (flags[(4 * 32'h40)+:(32)] == ht$4) & (flags[(4 * 32'h40 + 32'h20)+:(32)] == rm$4)) begin
+            higher = 1'b1;
+        end
+        if (active[5] & (rv$5 > view) & (flags[(5 * 32'h40)+:(32)] == ht$5) & (flags[(5 * 32'h40 + 32'h20)+:(32)] == rm$5)) begin
+            higher = 1'b1;
+        end
+        if (active[6] & (rv$6 > view) & (flags[(6 * 32'h40)+:(32)] == ht$6) & (flags[(6 * 32'h40 + 32'h20)+:(32)] == rm$6)) begin
+            higher = 1'b1;
+        end
+        if (active[7] & (rv$7 > view) & (flags[(7 * 32'h40)+:(32)] == ht$7) & (flags[(7 * 32'h40 + 32'h20)+:(32)] == rm$7)) begin
+            higher = 1'b1;
+        end
         if (active[0] & (rv$0 == view) & (flags[(0 * 32'h40)+:(32)] == rt$0) & (flags[(0 * 32'h40 + 32'h20)+:(32)] == rm$0)) begin
             ok = (ok & ~(1 << (0)) | ((1'b1) << (0)));
             valid = valid + 32'h1;

@@ -15,13 +15,13 @@ module tb_equivocate3;
   reg failed;
 
   // replica 0
-  reg [127:0] vin_0 [0:653];
+  reg [127:0] vin_0 [0:651];
   integer pin_0;
-  reg [575:0] vin_wide_0 [0:23];
+  reg [575:0] vin_wide_0 [0:22];
   integer pin_wide_0;
-  reg [127:0] vout_0 [0:3493];
+  reg [127:0] vout_0 [0:3882];
   integer pout_0;
-  reg [575:0] vout_wide_0 [0:31];
+  reg [575:0] vout_wide_0 [0:41];
   integer pout_wide_0;
   reg [0:0] i0_ap_rst_n;
   reg [0:0] i0_ap_start;
@@ -139,6 +139,8 @@ module tb_equivocate3;
   wire [31:0] r0_sts_write_errors;
   reg [7:0] e0_sts_error;
   wire [7:0] r0_sts_error;
+  reg [7:0] e0_sts_state;
+  wire [7:0] r0_sts_state;
   rhdl_ubft k0 (
     .ap_clk(ap_clk),
     .ap_rst_n(i0_ap_rst_n),
@@ -212,7 +214,8 @@ module tb_equivocate3;
     .sts_bad_shares(r0_sts_bad_shares),
     .sts_acks(r0_sts_acks),
     .sts_write_errors(r0_sts_write_errors),
-    .sts_error(r0_sts_error)
+    .sts_error(r0_sts_error),
+    .sts_state(r0_sts_state)
   );
 
   // replica 1
@@ -220,7 +223,7 @@ module tb_equivocate3;
   integer pin_1;
   reg [575:0] vin_wide_1 [0:21];
   integer pin_wide_1;
-  reg [127:0] vout_1 [0:3498];
+  reg [127:0] vout_1 [0:3868];
   integer pout_1;
   reg [575:0] vout_wide_1 [0:27];
   integer pout_wide_1;
@@ -340,6 +343,8 @@ module tb_equivocate3;
   wire [31:0] r1_sts_write_errors;
   reg [7:0] e1_sts_error;
   wire [7:0] r1_sts_error;
+  reg [7:0] e1_sts_state;
+  wire [7:0] r1_sts_state;
   rhdl_ubft k1 (
     .ap_clk(ap_clk),
     .ap_rst_n(i1_ap_rst_n),
@@ -413,7 +418,8 @@ module tb_equivocate3;
     .sts_bad_shares(r1_sts_bad_shares),
     .sts_acks(r1_sts_acks),
     .sts_write_errors(r1_sts_write_errors),
-    .sts_error(r1_sts_error)
+    .sts_error(r1_sts_error),
+    .sts_state(r1_sts_state)
   );
 
   // replica 2
@@ -421,7 +427,7 @@ module tb_equivocate3;
   integer pin_2;
   reg [575:0] vin_wide_2 [0:21];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:3492];
+  reg [127:0] vout_2 [0:3862];
   integer pout_2;
   reg [575:0] vout_wide_2 [0:27];
   integer pout_wide_2;
@@ -541,6 +547,8 @@ module tb_equivocate3;
   wire [31:0] r2_sts_write_errors;
   reg [7:0] e2_sts_error;
   wire [7:0] r2_sts_error;
+  reg [7:0] e2_sts_state;
+  wire [7:0] r2_sts_state;
   rhdl_ubft k2 (
     .ap_clk(ap_clk),
     .ap_rst_n(i2_ap_rst_n),
@@ -614,7 +622,8 @@ module tb_equivocate3;
     .sts_bad_shares(r2_sts_bad_shares),
     .sts_acks(r2_sts_acks),
     .sts_write_errors(r2_sts_write_errors),
-    .sts_error(r2_sts_error)
+    .sts_error(r2_sts_error),
+    .sts_state(r2_sts_state)
   );
 
   initial begin
@@ -646,7 +655,7 @@ module tb_equivocate3;
     failed = 0;
     for (cycle = 0; cycle < CYCLES && !failed; cycle = cycle + 1) begin
       ap_clk = 0;
-      while (pin_0 < 654 && vin_0[pin_0][127:96] == cycle) begin
+      while (pin_0 < 652 && vin_0[pin_0][127:96] == cycle) begin
         case (vin_0[pin_0][95:64])
           0: i0_ap_rst_n = vin_0[pin_0][0:0];
           1: i0_ap_start = vin_0[pin_0][0:0];
@@ -678,7 +687,7 @@ module tb_equivocate3;
         endcase
         pin_0 = pin_0 + 1;
       end
-      while (pin_wide_0 < 24 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
+      while (pin_wide_0 < 23 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
         case (vin_wide_0[pin_wide_0][543:512])
           9: i0_m_axi_hbm_rdata = vin_wide_0[pin_wide_0][511:0];
           21: i0_s_axis_sresp_tdata = vin_wide_0[pin_wide_0][511:0];
@@ -686,7 +695,7 @@ module tb_equivocate3;
         endcase
         pin_wide_0 = pin_wide_0 + 1;
       end
-      while (pout_0 < 3494 && vout_0[pout_0][127:96] == cycle) begin
+      while (pout_0 < 3883 && vout_0[pout_0][127:96] == cycle) begin
         case (vout_0[pout_0][95:64])
           0: e0_ap_done = vout_0[pout_0][0:0];
           1: e0_ap_idle = vout_0[pout_0][0:0];
@@ -729,11 +738,12 @@ module tb_equivocate3;
           41: e0_sts_acks = vout_0[pout_0][31:0];
           42: e0_sts_write_errors = vout_0[pout_0][31:0];
           43: e0_sts_error = vout_0[pout_0][7:0];
+          44: e0_sts_state = vout_0[pout_0][7:0];
           default: ;
         endcase
         pout_0 = pout_0 + 1;
       end
-      while (pout_wide_0 < 32 && vout_wide_0[pout_wide_0][575:544] == cycle) begin
+      while (pout_wide_0 < 42 && vout_wide_0[pout_wide_0][575:544] == cycle) begin
         case (vout_wide_0[pout_wide_0][543:512])
           14: e0_m_axi_hbm_wdata = vout_wide_0[pout_wide_0][511:0];
           19: e0_m_axis_sq_tdata = vout_wide_0[pout_wide_0][255:0];
@@ -782,7 +792,7 @@ module tb_equivocate3;
         endcase
         pin_wide_1 = pin_wide_1 + 1;
       end
-      while (pout_1 < 3499 && vout_1[pout_1][127:96] == cycle) begin
+      while (pout_1 < 3869 && vout_1[pout_1][127:96] == cycle) begin
         case (vout_1[pout_1][95:64])
           0: e1_ap_done = vout_1[pout_1][0:0];
           1: e1_ap_idle = vout_1[pout_1][0:0];
@@ -825,6 +835,7 @@ module tb_equivocate3;
           41: e1_sts_acks = vout_1[pout_1][31:0];
           42: e1_sts_write_errors = vout_1[pout_1][31:0];
           43: e1_sts_error = vout_1[pout_1][7:0];
+          44: e1_sts_state = vout_1[pout_1][7:0];
           default: ;
         endcase
         pout_1 = pout_1 + 1;
@@ -878,7 +889,7 @@ module tb_equivocate3;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 3493 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 3863 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_ap_done = vout_2[pout_2][0:0];
           1: e2_ap_idle = vout_2[pout_2][0:0];
@@ -921,6 +932,7 @@ module tb_equivocate3;
           41: e2_sts_acks = vout_2[pout_2][31:0];
           42: e2_sts_write_errors = vout_2[pout_2][31:0];
           43: e2_sts_error = vout_2[pout_2][7:0];
+          44: e2_sts_state = vout_2[pout_2][7:0];
           default: ;
         endcase
         pout_2 = pout_2 + 1;
@@ -1111,6 +1123,10 @@ module tb_equivocate3;
         $display("TESTBENCH MISMATCH: cycle %0d, replica 0, port sts_error: expected %h, got %h", cycle, e0_sts_error, r0_sts_error);
         failed = 1;
       end
+      if (!failed && r0_sts_state !== e0_sts_state) begin
+        $display("TESTBENCH MISMATCH: cycle %0d, replica 0, port sts_state: expected %h, got %h", cycle, e0_sts_state, r0_sts_state);
+        failed = 1;
+      end
       if (!failed && r1_ap_done !== e1_ap_done) begin
         $display("TESTBENCH MISMATCH: cycle %0d, replica 1, port ap_done: expected %h, got %h", cycle, e1_ap_done, r1_ap_done);
         failed = 1;
@@ -1287,6 +1303,10 @@ module tb_equivocate3;
         $display("TESTBENCH MISMATCH: cycle %0d, replica 1, port sts_error: expected %h, got %h", cycle, e1_sts_error, r1_sts_error);
         failed = 1;
       end
+      if (!failed && r1_sts_state !== e1_sts_state) begin
+        $display("TESTBENCH MISMATCH: cycle %0d, replica 1, port sts_state: expected %h, got %h", cycle, e1_sts_state, r1_sts_state);
+        failed = 1;
+      end
       if (!failed && r2_ap_done !== e2_ap_done) begin
         $display("TESTBENCH MISMATCH: cycle %0d, replica 2, port ap_done: expected %h, got %h", cycle, e2_ap_done, r2_ap_done);
         failed = 1;
@@ -1461,6 +1481,10 @@ module tb_equivocate3;
       end
       if (!failed && r2_sts_error !== e2_sts_error) begin
         $display("TESTBENCH MISMATCH: cycle %0d, replica 2, port sts_error: expected %h, got %h", cycle, e2_sts_error, r2_sts_error);
+        failed = 1;
+      end
+      if (!failed && r2_sts_state !== e2_sts_state) begin
+        $display("TESTBENCH MISMATCH: cycle %0d, replica 2, port sts_state: expected %h, got %h", cycle, e2_sts_state, r2_sts_state);
         failed = 1;
       end
       ap_clk = 1;

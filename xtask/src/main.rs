@@ -8,6 +8,9 @@
 //! - `synth [--n 3,5,8] [--no-flatten]`: Yosys resource estimate, docs/resources.md.
 //! - `testbench [--check] [--run] [--backend B]`: self-checking testbenches of recorded
 //!   cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them in Icarus.
+//! - `soak --runs N [--seed S] [--max-cycles C] [--jobs J]`: N random Byzantine
+//!   scenarios (`ubft_sim::scenario::Scenario::random`) on Verilator; prints the
+//!   count and every failing seed with its scenario as TOML (docs/scenarios.md).
 //! - `lint`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`) and the
 //!   Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`.
 //!
@@ -82,6 +85,22 @@ enum Cmd {
         #[arg(long)]
         no_flatten: bool,
     },
+    /// Run N random Byzantine scenarios on Verilator and print every failing
+    /// seed with its scenario as TOML (replay: rhdl-ubft simulate --scenario).
+    Soak {
+        /// How many scenarios.
+        #[arg(long, default_value_t = 100)]
+        runs: u64,
+        /// The first scenario's seed; run i uses seed + i.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Cycle budget of each run.
+        #[arg(long, default_value_t = 40_000)]
+        max_cycles: u64,
+        /// Runs at once (threads).
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+    },
     /// Write docs/layout.md and docs/registers.md (generated pages).
     Docs {
         /// Fail if the file on disk differs from what would be generated.
@@ -103,6 +122,7 @@ fn main() -> ExitCode {
         Cmd::Testbench { check, run, backend } => testbench::testbench(&root(), check, run, &backend),
         Cmd::Vivado { check, target } => hw::vivado(check, &target),
         Cmd::Synth { n, no_flatten } => hw::synth(&n, !no_flatten),
+        Cmd::Soak { runs, seed, max_cycles, jobs } => soak(runs, seed, max_cycles, jobs),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -331,4 +351,58 @@ fn bench(slots: u64) -> Result {
         UBFT_NEW_CYCLES_PER_SLOT, UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES
     );
     Ok(())
+}
+
+/// `cargo xtask soak`: `runs` random scenarios from `seed` on Verilator.
+fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
+    use ubft_sim::backend::Backend;
+    use ubft_sim::scenario::Scenario;
+    ubft_sim::verilator::Library::get().map_err(|e| format!("verilator backend: {e}"))?;
+    let start = std::time::Instant::now();
+    let next = AtomicU64::new(0);
+    let failures: Mutex<Vec<(u64, String, String)>> = Mutex::new(vec![]);
+    let (decided, cycles) = (AtomicU64::new(0), AtomicU64::new(0));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= runs {
+                    break;
+                }
+                let s = Scenario::random(seed + i, max_cycles);
+                let why = match s.run(Backend::Verilator) {
+                    Ok(r) if r.checks.ok() => {
+                        let d = r.honest().map(|h| h.decided.len() as u64).min().unwrap_or(0);
+                        decided.fetch_add(d, Ordering::Relaxed);
+                        cycles.fetch_add(r.cycles, Ordering::Relaxed);
+                        continue;
+                    }
+                    Ok(r) => r.checks.failures.join("; "),
+                    Err(e) => format!("could not run: {e}"),
+                };
+                eprintln!("seed {}: FAILED: {why}", seed + i);
+                failures.lock().unwrap().push((seed + i, why, s.to_toml()));
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort();
+    println!(
+        "soak: {runs} random scenarios (seeds {seed}..{}), {} failed, {} cycles simulated, {} slots decided by every honest replica, {:.1} s",
+        seed + runs,
+        failures.len(),
+        cycles.into_inner(),
+        decided.into_inner(),
+        start.elapsed().as_secs_f64()
+    );
+    for (s, why, toml) in &failures {
+        println!("\n# failing seed {s}: {why}\n# replay: save as FILE.toml, then rhdl-ubft simulate --scenario FILE.toml\n{toml}");
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} of {runs} scenarios failed their checks", failures.len()))
+    }
 }

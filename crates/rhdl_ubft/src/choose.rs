@@ -12,6 +12,10 @@
 //! highest such k (`chosen`, `chosen_k`, `chosen_m`). At most one value per
 //! k can have f + 1 reports among 2f + 1 records (2(f + 1) > n).
 //!
+//! `higher`: some replica posted a record, with its flag, for a later view
+//! than ours (it completed our view and moved on; we follow one view at a
+//! time, since the leader rotates with each).
+//!
 //! Timing: combinational; the controller registers what it uses.
 
 use rust_hdl::prelude::*;
@@ -31,11 +35,14 @@ pub struct Choose {
     pub chosen: Signal<Out, Bit>,
     pub chosen_k: Signal<Out, Bits<32>>,
     pub chosen_m: Signal<Out, Bits<32>>,
+    /// A replica posted a valid record for a later view than ours.
+    pub higher: Signal<Out, Bit>,
     rv: [Signal<Local, Bits<32>>; LANES],
     rp: [Signal<Local, Bits<2>>; LANES],
     rk: [Signal<Local, Bits<32>>; LANES],
     rm: [Signal<Local, Bits<32>>; LANES],
     rt: [Signal<Local, Bits<32>>; LANES],
+    ht: [Signal<Local, Bits<32>>; LANES],
     sup: [Signal<Local, Bits<8>>; LANES],
     ok: Signal<Local, Bits<8>>,
     elig: Signal<Local, Bits<8>>,
@@ -61,6 +68,18 @@ impl Logic for Choose {
         self.valid.next = 0.into();
         for i in 0..LANES {
             self.rt[i].next = self.tag_hi.val() | (self.rk[i].val() & 0x00ff_ffff);
+            self.ht[i].next = ((self.rv[i].val() & 0xff) << 24) | (self.rk[i].val() & 0x00ff_ffff);
+        }
+        // A record of a later view, with its flag: the others have moved on.
+        self.higher.next = false;
+        for i in 0..LANES {
+            if self.active.val().get_bit(i)
+                & (self.rv[i].val() > self.view.val())
+                & (self.flags.val().get_bits::<32>(i * 64) == self.ht[i].val())
+                & (self.flags.val().get_bits::<32>(i * 64 + 32) == self.rm[i].val())
+            {
+                self.higher.next = true;
+            }
         }
         for i in 0..LANES {
             if self.active.val().get_bit(i)

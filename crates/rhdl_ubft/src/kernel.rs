@@ -98,6 +98,7 @@ pub struct Kernel<const N: usize> {
     pub sts_acks: Signal<Out, Bits<32>>,
     pub sts_write_errors: Signal<Out, Bits<32>>,
     pub sts_error: Signal<Out, Bits<8>>,
+    pub sts_state: Signal<Out, Bits<8>>,
     protocol: Protocol<N>,
     fetch: Fetch,
     broadcast: Broadcast,
@@ -180,6 +181,7 @@ impl<const N: usize> Default for Kernel<N> {
             sts_acks: Default::default(),
             sts_write_errors: Default::default(),
             sts_error: Default::default(),
+            sts_state: Default::default(),
             protocol: Protocol::new(),
             fetch: Default::default(),
             broadcast: Default::default(),
@@ -309,6 +311,7 @@ impl<const N: usize> Logic for Kernel<N> {
         self.sts_acks.next = self.broadcast.acks.val();
         self.sts_write_errors.next = self.broadcast.write_errors.val();
         self.sts_error.next = self.protocol.sts_error.val();
+        self.sts_state.next = self.protocol.sts_state.val();
     }
 }
 

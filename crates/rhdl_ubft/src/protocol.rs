@@ -39,7 +39,8 @@ use rust_hdl::prelude::*;
 
 pub use crate::params::vote_tag;
 
-/// Controller states (the spec's `st`).
+/// Controller states (the spec's `st`); `sts_state` reports them in this
+/// order.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum St {
     Idle,
@@ -147,6 +148,8 @@ pub struct Protocol<const N: usize> {
     pub sts_polls: Signal<Out, Bits<32>>,
     pub sts_bad_shares: Signal<Out, Bits<32>>,
     pub sts_error: Signal<Out, Bits<8>>,
+    /// The controller's state, `St` in declaration order.
+    pub sts_state: Signal<Out, Bits<8>>,
     // Registers (the spec's ProtocolState).
     st: DFF<St>,
     view: DFF<Bits<32>>,
@@ -288,6 +291,7 @@ impl<const N: usize> Protocol<N> {
             sts_polls: Default::default(),
             sts_bad_shares: Default::default(),
             sts_error: Default::default(),
+            sts_state: Default::default(),
             sg_sign: Default::default(),
             sg_verify: Default::default(),
             sg_summary: Default::default(),
@@ -908,7 +912,13 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.sg_resp_take.next = true;
                 if self.sg_busy.val() | self.bc_busy.val() {
                     // Wait for the signer and the record's broadcast to drain.
+                } else if self.choose.higher.val() {
+                    // Others are in a later view: follow them, one view at a time.
+                    self.st.d.next = St::VcStart;
                 } else if self.choose.valid.val() < self.quorum.q.val() {
+                    // Not all records of this view are in yet: wait (a miss;
+                    // a view change does not time out into the next view:
+                    // the replicas would chase each other through the views).
                     self.missed.next = true;
                     self.st.d.next = St::VcPollCatch;
                 } else if self.choose.chosen.val() & (self.choose.chosen_k.val() == self.k.q.val()) {
@@ -995,8 +1005,7 @@ impl<const N: usize> Logic for Protocol<N> {
             & ((self.st.q.val() == St::FastWaitPrepare)
                 | (self.st.q.val() == St::LeaderIdle)
                 | (self.st.q.val() == St::SlowWaitFlags)
-                | (self.st.q.val() == St::SlowWaitCommit)
-                | (self.st.q.val() == St::VcDecide))
+                | (self.st.q.val() == St::SlowWaitCommit))
         {
             self.st.d.next = St::VcStart;
         }
@@ -1034,6 +1043,133 @@ impl<const N: usize> Logic for Protocol<N> {
         self.sts_polls.next = self.polls.q.val();
         self.sts_bad_shares.next = self.bad_shares.q.val();
         self.sts_error.next = self.error.q.val();
+        // The state as a number (declaration order), for the status registers.
+        match self.st.q.val() {
+            St::Idle => {
+                self.sts_state.next = 0.into();
+            }
+            St::LeaderCheck => {
+                self.sts_state.next = 1.into();
+            }
+            St::LeaderWaitValue => {
+                self.sts_state.next = 2.into();
+            }
+            St::LeaderIdle => {
+                self.sts_state.next = 3.into();
+            }
+            St::LeaderSendPrepare => {
+                self.sts_state.next = 4.into();
+            }
+            St::FastPollPrepare => {
+                self.sts_state.next = 5.into();
+            }
+            St::FastWaitPrepare => {
+                self.sts_state.next = 6.into();
+            }
+            St::FastSendCert => {
+                self.sts_state.next = 7.into();
+            }
+            St::FastPollCert => {
+                self.sts_state.next = 8.into();
+            }
+            St::FastWaitCert => {
+                self.sts_state.next = 9.into();
+            }
+            St::FastSendCommit => {
+                self.sts_state.next = 10.into();
+            }
+            St::FastPollCommit => {
+                self.sts_state.next = 11.into();
+            }
+            St::FastWaitCommit => {
+                self.sts_state.next = 12.into();
+            }
+            St::SlowStart => {
+                self.sts_state.next = 13.into();
+            }
+            St::SlowStep => {
+                self.sts_state.next = 14.into();
+            }
+            St::SlowWaitShare => {
+                self.sts_state.next = 15.into();
+            }
+            St::SlowSendShare => {
+                self.sts_state.next = 16.into();
+            }
+            St::SlowSendFlag => {
+                self.sts_state.next = 17.into();
+            }
+            St::SlowPollFlags => {
+                self.sts_state.next = 18.into();
+            }
+            St::SlowWaitFlags => {
+                self.sts_state.next = 19.into();
+            }
+            St::SlowPollFast => {
+                self.sts_state.next = 20.into();
+            }
+            St::SlowWaitFast => {
+                self.sts_state.next = 21.into();
+            }
+            St::SlowSendCommit => {
+                self.sts_state.next = 22.into();
+            }
+            St::SlowPollCommit => {
+                self.sts_state.next = 23.into();
+            }
+            St::SlowWaitCommit => {
+                self.sts_state.next = 24.into();
+            }
+            St::VcStart => {
+                self.sts_state.next = 25.into();
+            }
+            St::VcSendRecord => {
+                self.sts_state.next = 26.into();
+            }
+            St::VcSendFlag => {
+                self.sts_state.next = 27.into();
+            }
+            St::VcPollFlags => {
+                self.sts_state.next = 28.into();
+            }
+            St::VcWaitFlags => {
+                self.sts_state.next = 29.into();
+            }
+            St::VcPollRecords => {
+                self.sts_state.next = 30.into();
+            }
+            St::VcWaitRecords => {
+                self.sts_state.next = 31.into();
+            }
+            St::VcDecide => {
+                self.sts_state.next = 32.into();
+            }
+            St::VcInstall => {
+                self.sts_state.next = 33.into();
+            }
+            St::VcPollCatch => {
+                self.sts_state.next = 34.into();
+            }
+            St::VcWaitCatch => {
+                self.sts_state.next = 35.into();
+            }
+            St::VcPollCatchSlow => {
+                self.sts_state.next = 36.into();
+            }
+            St::VcWaitCatchSlow => {
+                self.sts_state.next = 37.into();
+            }
+            St::Decide => {
+                self.sts_state.next = 38.into();
+            }
+            St::Done => {
+                self.sts_state.next = 39.into();
+            }
+            _ => {
+                self.sts_state.next = 255.into();
+            }
+        }
+
     }
 }
 
@@ -1069,7 +1205,12 @@ pub struct Status {
     pub write_errors: u32,
     /// A refused configuration's code (`params::ConfigError`), 0 if accepted.
     pub error: u8,
+    /// The controller's state (`St` in declaration order).
+    pub state: u8,
 }
+
+/// The names of the states, in `sts_state` order.
+pub const STATE_NAMES: [&str; 40] = ["Idle", "LeaderCheck", "LeaderWaitValue", "LeaderIdle", "LeaderSendPrepare", "FastPollPrepare", "FastWaitPrepare", "FastSendCert", "FastPollCert", "FastWaitCert", "FastSendCommit", "FastPollCommit", "FastWaitCommit", "SlowStart", "SlowStep", "SlowWaitShare", "SlowSendShare", "SlowSendFlag", "SlowPollFlags", "SlowWaitFlags", "SlowPollFast", "SlowWaitFast", "SlowSendCommit", "SlowPollCommit", "SlowWaitCommit", "VcStart", "VcSendRecord", "VcSendFlag", "VcPollFlags", "VcWaitFlags", "VcPollRecords", "VcWaitRecords", "VcDecide", "VcInstall", "VcPollCatch", "VcWaitCatch", "VcPollCatchSlow", "VcWaitCatchSlow", "Decide", "Done"];
 
 /// fresh_status: a run's measurements before it starts.
 pub fn fresh_status() -> Status {

@@ -207,6 +207,8 @@ pub struct StatusReport {
     pub bad_shares: u32,
     pub acks: u32,
     pub error: u8,
+    /// The controller's state at the end (`rhdl_ubft::protocol::STATE_NAMES`).
+    pub state: u8,
 }
 
 impl From<Status> for StatusReport {
@@ -222,6 +224,7 @@ impl From<Status> for StatusReport {
             bad_shares: s.bad_shares,
             acks: s.acks,
             error: s.error,
+            state: s.state,
         }
     }
 }

@@ -12,3 +12,4 @@ pub mod testbench;
 pub mod verilator;
 pub mod signer;
 pub mod adversary;
+pub mod scenario;

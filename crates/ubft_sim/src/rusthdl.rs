@@ -156,6 +156,7 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
                 acks: k.sts_acks.val().to_u32(),
                 write_errors: k.sts_write_errors.val().to_u32(),
                 error: k.sts_error.val().to_u8(),
+                state: k.sts_state.val().to_u8(),
             },
         }
     }

@@ -6,6 +6,15 @@
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
 //!     [--backend rust-hdl|verilator] [--json]`
+//! `rhdl-ubft simulate --scenario FILE.toml [--seed X] [--max-cycles C]
+//!     [--backend B] [--json]`
+//!
+//! With `--scenario` the file supplies every parameter and fault
+//! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`
+//! and `--backend` may be given with it, and override the file's values (to
+//! replay a scenario under another seed, budget or simulator); every other
+//! run flag (--replicas, --slots, the latencies, --wait-polls, --delay,
+//! --equivocate) is refused together with `--scenario`.
 //!
 //! A refused argument exits with status 2 and names the rule it breaks; a run
 //! whose own checks fail (agreement, validity, order) exits with status 1.
@@ -13,9 +22,11 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use rhdl_ubft::layout::{Mailbox, Version};
 use rhdl_ubft::params::{defaults, SB_DSIG, SB_ED25519};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{ClusterConfig, LinkDelay};
+use ubft_sim::scenario::Scenario;
 
 #[derive(Parser)]
 #[command(name = "rhdl-ubft", version, about = "uBFT's consensus kernel: layout and cluster simulation")]
@@ -53,12 +64,20 @@ enum Cmd {
     },
     /// Simulate a cluster of kernels and print what each replica decided.
     Simulate {
+        /// A scenario file (TOML, docs/scenarios.md) with every parameter and
+        /// fault; only --seed, --max-cycles and --backend may override it.
+        #[arg(long, conflicts_with_all = [
+            "replicas", "slots", "net_latency", "hbm_read_latency", "hbm_write_latency",
+            "wait_polls", "sign_latency", "verify_latency", "delay", "equivocate",
+        ])]
+        scenario: Option<PathBuf>,
+        #[arg(long, required_unless_present = "scenario")]
+        replicas: Option<usize>,
+        #[arg(long, required_unless_present = "scenario")]
+        slots: Option<u64>,
+        /// The run's seed (default 1; with --scenario, overrides the file's).
         #[arg(long)]
-        replicas: usize,
-        #[arg(long)]
-        slots: u64,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
+        seed: Option<u64>,
         #[arg(long, default_value_t = defaults::NET_LATENCY)]
         net_latency: u64,
         #[arg(long, default_value_t = defaults::HBM_READ_LATENCY)]
@@ -73,9 +92,10 @@ enum Cmd {
         /// Signer latency of a verify, in cycles (ubft_new: 10400000).
         #[arg(long, default_value_t = defaults::VERIFY_LATENCY)]
         verify_latency: u64,
-        /// Stop after this many cycles (default: a budget from the slots).
-        #[arg(long, default_value_t = 0)]
-        max_cycles: u64,
+        /// Stop after this many cycles (default: a budget from the slots;
+        /// with --scenario, overrides the file's).
+        #[arg(long)]
+        max_cycles: Option<u64>,
         /// Extra latency on one link: SRC:DST:EXTRA (repeatable).
         #[arg(long, value_parser = parse_delay)]
         delay: Vec<LinkDelay>,
@@ -84,8 +104,9 @@ enum Cmd {
         equivocate: Vec<usize>,
         /// Kernel simulator: rust-hdl (its own simulator) or verilator (the
         /// exported Verilog, built on first use; needs verilator, g++, make).
-        #[arg(long, default_value = "rust-hdl")]
-        backend: Backend,
+        /// Default rust-hdl, or the scenario's `backend` key.
+        #[arg(long)]
+        backend: Option<Backend>,
         #[arg(long)]
         json: bool,
     },
@@ -130,6 +151,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Cmd::Simulate {
+            scenario,
             replicas,
             slots,
             seed,
@@ -145,37 +167,64 @@ fn main() -> ExitCode {
             backend,
             json,
         } => {
+            if let Some(path) = scenario {
+                let mut sc = match Scenario::from_file(&path) {
+                    Ok(sc) => sc,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                sc.seed = seed.unwrap_or(sc.seed);
+                sc.max_cycles = max_cycles.unwrap_or(sc.max_cycles);
+                let backend = match backend.map_or_else(|| sc.backend(), Ok) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                return finish(sc.run(backend).map_err(|e| e.to_string()), json);
+            }
             let cfg = ClusterConfig {
-                replicas,
-                slots,
-                seed,
+                replicas: replicas.expect("clap requires --replicas"),
+                slots: slots.expect("clap requires --slots"),
+                seed: seed.unwrap_or(1),
                 net_latency,
                 hbm_read_latency,
                 hbm_write_latency,
                 wait_polls,
                 sign_latency,
                 verify_latency,
-                max_cycles,
+                max_cycles: max_cycles.unwrap_or(0),
                 delays: delay,
                 equivocate,
             };
-            match ubft_sim::backend::run(&cfg, backend) {
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(2)
-                }
-                Ok(report) => {
-                    if json {
-                        println!("{}", report.to_json());
-                    } else {
-                        print!("{}", report.summary());
-                    }
-                    if report.checks.ok() {
-                        ExitCode::SUCCESS
-                    } else {
-                        ExitCode::from(1)
-                    }
-                }
+            finish(
+                ubft_sim::backend::run(&cfg, backend.unwrap_or(Backend::RustHdl)).map_err(|e| e.to_string()),
+                json,
+            )
+        }
+    }
+}
+
+/// Prints a run's report; exits 2 if it could not run, 1 if a check failed.
+fn finish(result: Result<ubft_sim::cluster::RunReport, String>, json: bool) -> ExitCode {
+    match result {
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        Ok(report) => {
+            if json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{}", report.summary());
+            }
+            if report.checks.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
             }
         }
     }

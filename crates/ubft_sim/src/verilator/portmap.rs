@@ -255,6 +255,7 @@ pub fn outputs() -> Vec<OutPort> {
         outp!("sts_acks", status.acks),
         outp!("sts_write_errors", status.write_errors),
         outp!("sts_error", status.error),
+        outp!("sts_state", status.state),
     ]
 }
 

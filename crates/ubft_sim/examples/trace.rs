@@ -1,0 +1,48 @@
+//! Prints each replica's state changes during a run (a debugging aid):
+//! `cargo run --release -p ubft_sim --example trace -- N SLOTS MAX_CYCLES [SRC:DST:EXTRA:TO]...`
+use rhdl_ubft::protocol::STATE_NAMES;
+use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
+
+fn main() {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    let n: usize = a[0].parse().unwrap();
+    let slots: u64 = a[1].parse().unwrap();
+    let max: u64 = a[2].parse().unwrap();
+    let delays = a[3..]
+        .iter()
+        .map(|d| {
+            let v: Vec<u64> = d.split(':').map(|x| x.parse().unwrap()).collect();
+            LinkDelay { src: v[0] as usize, dst: v[1] as usize, extra: v[2], from_cycle: 0, to_cycle: v[3] }
+        })
+        .collect();
+    let cfg = ClusterConfig {
+        net_latency: 40,
+        hbm_read_latency: 12,
+        hbm_write_latency: 6,
+        wait_polls: 16,
+        sign_latency: 300,
+        verify_latency: 500,
+        max_cycles: max,
+        delays,
+        ..ClusterConfig::new(n, slots)
+    };
+    let mut c = Cluster::new(cfg).unwrap();
+    let mut last = vec![255u8; n];
+    let skip = ["FastPollPrepare", "FastWaitPrepare", "FastPollCert", "FastWaitCert", "FastPollCommit", "FastWaitCommit", "SlowStep", "SlowPollFlags", "SlowWaitFlags", "SlowPollFast", "SlowWaitFast", "LeaderIdle", "LeaderWaitValue", "SlowPollCommit", "SlowWaitCommit", "VcPollFlags", "VcWaitFlags", "VcPollRecords", "VcWaitRecords", "VcPollCatch", "VcWaitCatch", "VcPollCatchSlow", "VcWaitCatchSlow", "VcDecide"];
+    while c.cycle < max && !c.finished() {
+        c.step().unwrap();
+        let rep = c.report();
+        for r in 0..n {
+            let s = rep.replicas[r].status.state;
+            if s != last[r] {
+                let name = STATE_NAMES.get(s as usize).copied().unwrap_or("?");
+                let prev = STATE_NAMES.get(last[r] as usize).copied().unwrap_or("?");
+                if !(skip.contains(&name) && skip.contains(&prev)) || std::env::var("ALL").is_ok() {
+                    println!("{:>6} r{} {:<18} view {} k? dec {} to {}", c.cycle, r, prev, rep.replicas[r].view, rep.replicas[r].decided.len(), name);
+                }
+                last[r] = s;
+            }
+        }
+    }
+    println!("{}", c.report().summary());
+}

@@ -1,0 +1,604 @@
+//! Scenarios: a run's parameters and faults as data (TOML).
+//!
+//! ```toml
+//! replicas = 3
+//! slots = 100
+//! seed = 1
+//! net_latency = 300
+//! hbm_read_latency = 80
+//! hbm_write_latency = 40   # optional, as every key but replicas and slots
+//! wait_polls = 64
+//! sign_latency = 2000
+//! verify_latency = 4000
+//! max_cycles = 5000000     # 0 or absent: the cluster's budget for the slots
+//! backend = "verilator"    # "rust-hdl" (default) or "verilator"
+//!
+//! [[fault]]
+//! kind = "delay"           # extra latency on src -> dst for writes sent in a window
+//! src = 0
+//! dst = 1
+//! extra = 5000
+//! from_cycle = 0           # optional, 0
+//! to_cycle = 20000         # optional, forever
+//!
+//! [[fault]]
+//! kind = "silent"          # replica's writes reach nobody from from_cycle on
+//! replica = 2
+//! from_cycle = 10000       # optional, 0
+//! ```
+//!
+//! Kinds (`kind`, then the keys): `delay` (src, dst, extra, from_cycle,
+//! to_cycle), `silent` (replica, from_cycle), `equivocate`, `lie_vc`,
+//! `forge`, `forge_shares`, `mute_fast` (replica), `random` (replica, and
+//! optional `seed` and per-mille rates `drop`, `flip`, `rewrite`,
+//! `duplicate`, `extra`). Every kind but `delay` makes its replica faulty
+//! (`"honest": false` in the report, left out of the checks); at most
+//! f = (n - 1) / 2 replicas may be faulty. Several faults on one replica
+//! compose in file order ([`Chain`]). Unknown keys and kinds, replica ids
+//! not below n, and too many faulty replicas are refused with a message
+//! naming the problem.
+
+use crate::adversary::{Chain, Forge, ForgeShares, LieVc, MuteFast, RandomFaults, RandomRates, Rng, Silent};
+use crate::backend::{self, Backend};
+use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError};
+use crate::network::{Adversary, Equivocate};
+use rhdl_ubft::layout::Mailbox;
+use rhdl_ubft::params::{defaults, G, N as BUILD_N, SB};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+fn one() -> u64 {
+    1
+}
+fn d_net() -> u64 {
+    defaults::NET_LATENCY
+}
+fn d_hbm_read() -> u64 {
+    defaults::HBM_READ_LATENCY
+}
+fn d_hbm_write() -> u64 {
+    defaults::HBM_WRITE_LATENCY
+}
+fn d_wait() -> u64 {
+    defaults::WAIT_POLLS
+}
+fn d_sign() -> u64 {
+    defaults::SIGN_LATENCY
+}
+fn d_verify() -> u64 {
+    defaults::VERIFY_LATENCY
+}
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+/// A run as data: [`ClusterConfig`]'s parameters and a list of faults.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub replicas: usize,
+    pub slots: u64,
+    #[serde(default = "one")]
+    pub seed: u64,
+    #[serde(default = "d_net")]
+    pub net_latency: u64,
+    #[serde(default = "d_hbm_read")]
+    pub hbm_read_latency: u64,
+    #[serde(default = "d_hbm_write")]
+    pub hbm_write_latency: u64,
+    #[serde(default = "d_wait")]
+    pub wait_polls: u64,
+    #[serde(default = "d_sign")]
+    pub sign_latency: u64,
+    #[serde(default = "d_verify")]
+    pub verify_latency: u64,
+    /// 0: the cluster's own budget for the slots.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_cycles: u64,
+    /// "rust-hdl" or "verilator"; absent: rust-hdl.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    #[serde(default, rename = "fault", skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<Fault>,
+}
+
+/// One fault (`[[fault]]`, tagged by `kind`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fault {
+    /// Network: `extra` cycles on link src -> dst for writes sent in
+    /// `from_cycle..to_cycle` (absent `to_cycle`: forever). Nobody is faulty.
+    Delay {
+        src: usize,
+        dst: usize,
+        extra: u64,
+        #[serde(default)]
+        from_cycle: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_cycle: Option<u64>,
+    },
+    /// The replica's writes reach nobody from `from_cycle` on ([`Silent`]).
+    Silent {
+        replica: usize,
+        #[serde(default)]
+        from_cycle: u64,
+    },
+    /// While leader, a different m to each peer, in prepare and in its votes
+    /// ([`Equivocate`]).
+    Equivocate { replica: usize },
+    /// A different, self-consistent view-change record and flag to each peer
+    /// ([`LieVc`]).
+    LieVc { replica: usize },
+    /// Copies of its writes aimed at other replicas' entries (refused by the
+    /// slot guard) and garbage in its own ([`Forge`]).
+    Forge { replica: usize },
+    /// Forged slow-path shares and no fast votes ([`ForgeShares`]).
+    ForgeShares { replica: usize },
+    /// No fast-path votes, the rest as the protocol says ([`MuteFast`]).
+    MuteFast { replica: usize },
+    /// Arbitrary drops, bit flips, rewrites, duplicates and extra writes,
+    /// deterministic from `seed` (absent: from the scenario's seed and the
+    /// replica) ([`RandomFaults`]). Rates per mille, defaults in
+    /// [`RandomRates`].
+    Random {
+        replica: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seed: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        drop: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        flip: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rewrite: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duplicate: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extra: Option<u32>,
+    },
+}
+
+/// The kinds that make a replica faulty (every kind but `delay`).
+pub const BYZANTINE_KINDS: [&str; 7] =
+    ["silent", "equivocate", "lie_vc", "forge", "forge_shares", "mute_fast", "random"];
+
+impl Fault {
+    /// The `kind` key.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Fault::Delay { .. } => "delay",
+            Fault::Silent { .. } => "silent",
+            Fault::Equivocate { .. } => "equivocate",
+            Fault::LieVc { .. } => "lie_vc",
+            Fault::Forge { .. } => "forge",
+            Fault::ForgeShares { .. } => "forge_shares",
+            Fault::MuteFast { .. } => "mute_fast",
+            Fault::Random { .. } => "random",
+        }
+    }
+
+    /// The replica this fault makes faulty (`None` for a network delay).
+    pub fn replica(&self) -> Option<usize> {
+        match *self {
+            Fault::Delay { .. } => None,
+            Fault::Silent { replica, .. }
+            | Fault::Equivocate { replica }
+            | Fault::LieVc { replica }
+            | Fault::Forge { replica }
+            | Fault::ForgeShares { replica }
+            | Fault::MuteFast { replica }
+            | Fault::Random { replica, .. } => Some(replica),
+        }
+    }
+
+    /// A Byzantine fault of `kind` on `replica` with its defaults.
+    pub fn byzantine(kind: &str, replica: usize) -> Option<Fault> {
+        Some(match kind {
+            "silent" => Fault::Silent { replica, from_cycle: 0 },
+            "equivocate" => Fault::Equivocate { replica },
+            "lie_vc" => Fault::LieVc { replica },
+            "forge" => Fault::Forge { replica },
+            "forge_shares" => Fault::ForgeShares { replica },
+            "mute_fast" => Fault::MuteFast { replica },
+            "random" => Fault::Random {
+                replica,
+                seed: None,
+                drop: None,
+                flip: None,
+                rewrite: None,
+                duplicate: None,
+                extra: None,
+            },
+            _ => return None,
+        })
+    }
+}
+
+impl Scenario {
+    /// A fault-free scenario with the performance model's defaults.
+    pub fn new(replicas: usize, slots: u64) -> Scenario {
+        Scenario {
+            replicas,
+            slots,
+            seed: 1,
+            net_latency: d_net(),
+            hbm_read_latency: d_hbm_read(),
+            hbm_write_latency: d_hbm_write(),
+            wait_polls: d_wait(),
+            sign_latency: d_sign(),
+            verify_latency: d_verify(),
+            max_cycles: 0,
+            backend: None,
+            faults: vec![],
+        }
+    }
+
+    /// Parses and checks a scenario (see the module header); the error names
+    /// the problem.
+    pub fn from_toml(text: &str) -> Result<Scenario, String> {
+        let s: Scenario = toml::from_str(text).map_err(|e| format!("scenario: {}", e.to_string().trim_end()))?;
+        s.check()?;
+        Ok(s)
+    }
+
+    /// Reads and parses a scenario file.
+    pub fn from_file(path: &std::path::Path) -> Result<Scenario, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Self::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// As TOML, which [`Scenario::from_toml`] reads back to the same value.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a scenario serializes")
+    }
+
+    /// f = (n - 1) / 2.
+    pub fn f(&self) -> usize {
+        self.replicas.saturating_sub(1) / 2
+    }
+
+    /// The faulty replicas, in order.
+    pub fn faulty(&self) -> BTreeSet<usize> {
+        self.faults.iter().filter_map(Fault::replica).collect()
+    }
+
+    /// The scenario's backend key (rust-hdl when absent).
+    pub fn backend(&self) -> Result<Backend, String> {
+        match &self.backend {
+            None => Ok(Backend::RustHdl),
+            Some(b) => b.parse(),
+        }
+    }
+
+    /// The rules `from_toml` enforces beyond the format: ids below n, at
+    /// most f faulty replicas, a known backend, and the cluster's own rules.
+    pub fn check(&self) -> Result<(), String> {
+        let n = self.replicas;
+        for (i, fault) in self.faults.iter().enumerate() {
+            let which = format!("fault #{} (kind = \"{}\")", i + 1, fault.kind());
+            match *fault {
+                Fault::Delay { src, dst, from_cycle, to_cycle, .. } => {
+                    if src >= n || dst >= n {
+                        return Err(format!(
+                            "{which}: link {src} -> {dst} names a replica not below replicas = {n}"
+                        ));
+                    }
+                    if src == dst {
+                        return Err(format!("{which}: src and dst are both {src}; a link joins two replicas"));
+                    }
+                    if to_cycle.is_some_and(|t| t < from_cycle) {
+                        return Err(format!("{which}: to_cycle is before from_cycle"));
+                    }
+                }
+                _ => {
+                    let r = fault.replica().expect("a Byzantine fault names its replica");
+                    if r >= n {
+                        return Err(format!("{which}: replica = {r} is not below replicas = {n}"));
+                    }
+                }
+            }
+        }
+        let faulty = self.faulty();
+        if faulty.len() > self.f() {
+            return Err(format!(
+                "{} faulty replicas {:?}, but replicas = {n} tolerates at most f = (n - 1) / 2 = {}",
+                faulty.len(),
+                faulty.iter().collect::<Vec<_>>(),
+                self.f()
+            ));
+        }
+        self.backend()?;
+        self.config().validate().map_err(|e| e.to_string())
+    }
+
+    /// The cluster's configuration (delays included; adversaries are set on
+    /// the cluster by [`Scenario::cluster`]).
+    pub fn config(&self) -> ClusterConfig {
+        ClusterConfig {
+            seed: self.seed,
+            net_latency: self.net_latency,
+            hbm_read_latency: self.hbm_read_latency,
+            hbm_write_latency: self.hbm_write_latency,
+            wait_polls: self.wait_polls,
+            sign_latency: self.sign_latency,
+            verify_latency: self.verify_latency,
+            max_cycles: self.max_cycles,
+            delays: self
+                .faults
+                .iter()
+                .filter_map(|f| match *f {
+                    Fault::Delay { src, dst, extra, from_cycle, to_cycle } => Some(LinkDelay {
+                        src,
+                        dst,
+                        extra,
+                        from_cycle,
+                        to_cycle: to_cycle.unwrap_or(u64::MAX),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+            equivocate: vec![],
+            ..ClusterConfig::new(self.replicas, self.slots)
+        }
+    }
+
+    /// The adversary of one fault (`None` for a delay).
+    fn adversary(&self, fault: &Fault) -> Option<Box<dyn Adversary>> {
+        let n = self.replicas;
+        let mb = Mailbox::v2(BUILD_N, G, SB);
+        let per_replica = |r: usize| self.seed ^ (r as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        Some(match fault {
+            Fault::Delay { .. } => return None,
+            Fault::Silent { from_cycle, .. } => Box::new(Silent { from_cycle: *from_cycle }),
+            Fault::Equivocate { .. } => Box::new(Equivocate::new(n, mb)),
+            Fault::LieVc { .. } => Box::new(LieVc::new(mb)),
+            Fault::Forge { replica } => Box::new(Forge::new(n, mb, per_replica(*replica))),
+            Fault::ForgeShares { .. } => Box::new(ForgeShares { mailbox: mb }),
+            Fault::MuteFast { .. } => Box::new(MuteFast { mailbox: mb }),
+            Fault::Random { replica, seed, drop, flip, rewrite, duplicate, extra } => {
+                let d = RandomRates::default();
+                let rates = RandomRates {
+                    drop: drop.unwrap_or(d.drop),
+                    flip: flip.unwrap_or(d.flip),
+                    rewrite: rewrite.unwrap_or(d.rewrite),
+                    duplicate: duplicate.unwrap_or(d.duplicate),
+                    extra: extra.unwrap_or(d.extra),
+                };
+                let seed = seed.unwrap_or_else(|| per_replica(*replica));
+                Box::new(RandomFaults::with_rates(n, mb, seed, rates))
+            }
+        })
+    }
+
+    /// A cluster of this scenario on `backend`, adversaries in place, not
+    /// yet run (for tests that step it).
+    pub fn cluster(&self, backend: Backend) -> Result<Cluster, SimError> {
+        self.check().map_err(SimError::Invalid)?;
+        let mut cluster = backend::cluster(&self.config(), backend).map_err(|e| match e {
+            backend::RunError::Sim(e) => e,
+            backend::RunError::Backend(e) => SimError::Invalid(format!("backend {backend}: {e}")),
+        })?;
+        for r in self.faulty() {
+            let chain: Vec<Box<dyn Adversary>> = self
+                .faults
+                .iter()
+                .filter(|f| f.replica() == Some(r))
+                .filter_map(|f| self.adversary(f))
+                .collect();
+            let adv: Box<dyn Adversary> = if chain.len() == 1 {
+                chain.into_iter().next().unwrap()
+            } else {
+                Box::new(Chain(chain))
+            };
+            cluster.set_adversary(r, adv);
+        }
+        Ok(cluster)
+    }
+
+    /// Runs the scenario on `backend` (the scenario's own `backend` key is
+    /// what [`Scenario::backend`] returns; the caller chooses).
+    pub fn run(&self, backend: Backend) -> Result<RunReport, SimError> {
+        self.cluster(backend)?.run()
+    }
+
+    /// A random scenario from `seed` (what `cargo xtask soak` runs): n = 3
+    /// or 5, quick random latencies, up to f Byzantine replicas of random
+    /// kinds (sometimes two kinds on one replica), sometimes a link delay,
+    /// and a cycle budget of `max_cycles`.
+    pub fn random(seed: u64, max_cycles: u64) -> Scenario {
+        let mut rng = Rng::new(seed ^ 0x5ce7_a810);
+        let n = if rng.chance(500) { 3 } else { 5 };
+        let pick = |rng: &mut Rng, lo: u64, hi: u64| lo + rng.below(hi - lo + 1);
+        let mut s = Scenario {
+            seed,
+            net_latency: pick(&mut rng, 10, 120),
+            hbm_read_latency: pick(&mut rng, 4, 30),
+            hbm_write_latency: pick(&mut rng, 2, 15),
+            wait_polls: pick(&mut rng, 4, 48),
+            sign_latency: pick(&mut rng, 50, 800),
+            verify_latency: pick(&mut rng, 50, 1200),
+            max_cycles,
+            backend: Some("verilator".into()),
+            ..Scenario::new(n, pick(&mut rng, 3, 12))
+        };
+        let f = s.f();
+        let faulty = rng.below(f as u64 + 1) as usize;
+        let mut ids: Vec<usize> = (0..n).collect();
+        for i in 0..faulty {
+            let j = i + rng.below((n - i) as u64) as usize;
+            ids.swap(i, j);
+            let r = ids[i];
+            let kinds = 1 + rng.chance(250) as usize;
+            for _ in 0..kinds {
+                let kind = BYZANTINE_KINDS[rng.below(BYZANTINE_KINDS.len() as u64) as usize];
+                let mut fault = Fault::byzantine(kind, r).unwrap();
+                if let Fault::Silent { from_cycle, .. } = &mut fault {
+                    *from_cycle = rng.below(max_cycles.max(1) / 2);
+                }
+                s.faults.push(fault);
+            }
+        }
+        if rng.chance(300) {
+            let src = rng.below(n as u64) as usize;
+            let dst = (src + 1 + rng.below(n as u64 - 1) as usize) % n;
+            let from = rng.below(20_000);
+            s.faults.push(Fault::Delay {
+                src,
+                dst,
+                extra: pick(&mut rng, 100, 3000),
+                from_cycle: from,
+                to_cycle: Some(from + pick(&mut rng, 1000, 20_000)),
+            });
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FULL: &str = r#"
+replicas = 5
+slots = 100
+seed = 1
+net_latency = 300
+hbm_read_latency = 80
+hbm_write_latency = 40
+wait_polls = 64
+sign_latency = 2000
+verify_latency = 4000
+max_cycles = 5000000
+backend = "verilator"
+
+[[fault]]
+kind = "delay"
+src = 0
+dst = 1
+extra = 5000
+from_cycle = 0
+to_cycle = 20000
+
+[[fault]]
+kind = "silent"
+replica = 2
+from_cycle = 10000
+
+[[fault]]
+kind = "equivocate"
+replica = 0
+
+[[fault]]
+kind = "lie_vc"
+replica = 2
+
+[[fault]]
+kind = "mute_fast"
+replica = 0
+
+[[fault]]
+kind = "random"
+replica = 0
+"#;
+
+    #[test]
+    fn the_documented_format_parses_and_round_trips() {
+        let s = Scenario::from_toml(FULL).unwrap();
+        assert_eq!((s.replicas, s.slots, s.max_cycles), (5, 100, 5_000_000));
+        assert_eq!(s.backend().unwrap(), Backend::Verilator);
+        assert_eq!(s.faults.len(), 6);
+        assert_eq!(s.faults[1], Fault::Silent { replica: 2, from_cycle: 10_000 });
+        assert_eq!(s.faulty().into_iter().collect::<Vec<_>>(), vec![0, 2]);
+        let cfg = s.config();
+        assert_eq!(cfg.delays.len(), 1);
+        assert_eq!(cfg.delays[0].to_cycle, 20_000);
+        assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+    }
+
+    #[test]
+    fn defaults_fill_every_key_but_replicas_and_slots() {
+        let s = Scenario::from_toml("replicas = 3\nslots = 4\n").unwrap();
+        assert_eq!(s, Scenario::new(3, 4));
+        assert_eq!(s.backend().unwrap(), Backend::RustHdl);
+        let err = Scenario::from_toml("replicas = 3\n").unwrap_err();
+        assert!(err.contains("slots"), "{err}");
+    }
+
+    #[test]
+    fn every_byzantine_kind_parses_with_its_defaults() {
+        for kind in BYZANTINE_KINDS {
+            let s = Scenario::from_toml(&format!(
+                "replicas = 3\nslots = 1\n[[fault]]\nkind = \"{kind}\"\nreplica = 1\n"
+            ))
+            .unwrap();
+            assert_eq!(s.faults, vec![Fault::byzantine(kind, 1).unwrap()], "{kind}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_is_refused_by_name() {
+        let err = Scenario::from_toml("replicas = 3\nslots = 1\nlatency = 5\n").unwrap_err();
+        assert!(err.contains("unknown field") && err.contains("latency"), "{err}");
+        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"forge\"\nreplica = 1\nhow = 2\n")
+            .unwrap_err();
+        assert!(err.contains("unknown field") && err.contains("how"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_kind_is_refused_by_name() {
+        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"crash\"\nreplica = 1\n")
+            .unwrap_err();
+        assert!(err.contains("unknown variant") && err.contains("crash"), "{err}");
+        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nreplica = 1\n").unwrap_err();
+        assert!(err.contains("kind"), "{err}");
+    }
+
+    #[test]
+    fn more_than_f_faulty_replicas_are_refused() {
+        let two = "replicas = 3\nslots = 1\n[[fault]]\nkind = \"forge\"\nreplica = 1\n[[fault]]\nkind = \"silent\"\nreplica = 2\n";
+        let err = Scenario::from_toml(two).unwrap_err();
+        assert!(err.contains("at most f") && err.contains("[1, 2]"), "{err}");
+        // Two faults on one replica are one faulty replica; delays are none.
+        let ok = "replicas = 3\nslots = 1\n[[fault]]\nkind = \"forge\"\nreplica = 1\n[[fault]]\nkind = \"silent\"\nreplica = 1\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 2\nextra = 9\n";
+        let s = Scenario::from_toml(ok).unwrap();
+        assert_eq!(s.faulty().len(), 1);
+        assert!(Scenario::from_toml(&two.replace("replicas = 3", "replicas = 5")).is_ok());
+    }
+
+    #[test]
+    fn out_of_range_ids_are_refused() {
+        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"lie_vc\"\nreplica = 3\n")
+            .unwrap_err();
+        assert!(err.contains("replica = 3 is not below replicas = 3"), "{err}");
+        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 7\nextra = 1\n")
+            .unwrap_err();
+        assert!(err.contains("0 -> 7"), "{err}");
+        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"delay\"\nsrc = 1\ndst = 1\nextra = 1\n")
+            .unwrap_err();
+        assert!(err.contains("link joins two"), "{err}");
+    }
+
+    #[test]
+    fn the_cluster_rules_and_the_backend_are_checked() {
+        let err = Scenario::from_toml("replicas = 3\nslots = 0\n").unwrap_err();
+        assert!(err.contains("slots"), "{err}");
+        let err = Scenario::from_toml("replicas = 3\nslots = 1\nbackend = \"iverilog\"\n").unwrap_err();
+        assert!(err.contains("unknown backend"), "{err}");
+        let err = Scenario::from_toml("replicas = 9\nslots = 1\n").unwrap_err();
+        assert!(err.contains("configuration refused"), "{err}");
+        let err = Scenario::from_toml("replicas = 3\nslots = -1\n").unwrap_err();
+        assert!(err.contains("slots"), "{err}");
+    }
+
+    #[test]
+    fn random_scenarios_are_valid_deterministic_and_varied() {
+        let mut kinds = BTreeSet::new();
+        for seed in 0..200 {
+            let s = Scenario::random(seed, 100_000);
+            s.check().unwrap();
+            assert_eq!(s, Scenario::random(seed, 100_000));
+            assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+            kinds.extend(s.faults.iter().map(|f| f.kind()));
+        }
+        assert_eq!(kinds.len(), BYZANTINE_KINDS.len() + 1, "{kinds:?}");
+    }
+}

@@ -1,0 +1,232 @@
+//! Safety under Byzantine replicas (issue 4): under every fault kind of
+//! `ubft_sim::scenario`, alone and combined (up to f faulty replicas), for
+//! n = 3 and 5, no two honest replicas decide differently and every decided
+//! value was proposed (the report's checks: agreement, validity, order).
+//! Quick latencies and bounded cycle budgets, on the Verilator backend.
+//!
+//! Also: a proptest over random seeds, latencies and adversaries (the long
+//! version is `cargo xtask soak --runs N`), and the liveness the spec admits
+//! losing: one silent replica under the all-n quorum.
+
+use proptest::prelude::*;
+use ubft_sim::backend::Backend;
+use ubft_sim::cluster::RunReport;
+use ubft_sim::scenario::{Fault, Scenario, BYZANTINE_KINDS};
+
+/// The quick latencies: net 40, HBM 12/6, wait 16, sign 300, verify 500.
+fn quick(replicas: usize, slots: u64, seed: u64) -> Scenario {
+    Scenario {
+        seed,
+        net_latency: 40,
+        hbm_read_latency: 12,
+        hbm_write_latency: 6,
+        wait_polls: 16,
+        sign_latency: 300,
+        verify_latency: 500,
+        max_cycles: 60_000,
+        backend: Some("verilator".into()),
+        ..Scenario::new(replicas, slots)
+    }
+}
+
+fn with(mut s: Scenario, faults: Vec<Fault>) -> Scenario {
+    s.faults = faults;
+    s.check().unwrap_or_else(|e| panic!("{e}\n{}", s.to_toml()));
+    s
+}
+
+fn byz(kind: &str, replica: usize) -> Fault {
+    Fault::byzantine(kind, replica).unwrap()
+}
+
+/// Runs `s` on Verilator; fails with the scenario as TOML (replay it with
+/// `rhdl-ubft simulate --scenario`) when a check fails.
+fn run_safe(s: &Scenario) -> RunReport {
+    let report = s.run(Backend::Verilator).unwrap_or_else(|e| panic!("{e}\n{}", s.to_toml()));
+    assert!(
+        report.checks.ok(),
+        "checks failed: {:?}\nscenario:\n{}\n{}",
+        report.checks.failures,
+        s.to_toml(),
+        report.summary()
+    );
+    for r in &report.replicas {
+        assert_eq!(r.honest, !s.faulty().contains(&r.id));
+    }
+    report
+}
+
+/// Each kind alone on the first leader (replica 0) and on a follower, n = 3.
+#[test]
+fn every_kind_alone_is_safe_with_3_replicas() {
+    for kind in BYZANTINE_KINDS {
+        for replica in [0, 1] {
+            let s = with(quick(3, 8, 11 + replica as u64), vec![byz(kind, replica)]);
+            let report = run_safe(&s);
+            let faulty = &report.replicas[replica];
+            assert!(!faulty.honest);
+            if kind == "forge" {
+                assert!(report.network.refused[replica] > 0, "the slot guard refused forge's copies");
+            }
+        }
+    }
+}
+
+/// Each kind alone on replica 0 (first leader) and on replica 3, n = 5.
+#[test]
+fn every_kind_alone_is_safe_with_5_replicas() {
+    for kind in BYZANTINE_KINDS {
+        for replica in [0, 3] {
+            let s = with(quick(5, 6, 21 + replica as u64), vec![byz(kind, replica)]);
+            let report = run_safe(&s);
+            if kind == "forge" {
+                assert!(report.network.refused[replica] > 0);
+            }
+        }
+    }
+}
+
+/// n = 3 tolerates one faulty replica: it runs several kinds at once
+/// (chained), with and without a slow link between the honest ones.
+#[test]
+fn combined_kinds_on_one_of_3_replicas_are_safe() {
+    let combos: [&[&str]; 4] = [
+        &["equivocate", "lie_vc"],
+        &["equivocate", "lie_vc", "forge"],
+        &["lie_vc", "mute_fast", "random"],
+        &["equivocate", "forge_shares", "lie_vc"],
+    ];
+    for (i, combo) in combos.iter().enumerate() {
+        let mut faults: Vec<Fault> = combo.iter().map(|k| byz(k, 0)).collect();
+        if i % 2 == 1 {
+            faults.push(Fault::Delay { src: 1, dst: 2, extra: 800, from_cycle: 0, to_cycle: Some(5_000) });
+        }
+        run_safe(&with(quick(3, 8, 31 + i as u64), faults));
+    }
+}
+
+/// n = 5 tolerates two: pairs of kinds on two replicas, the first leader
+/// among them in half the runs.
+#[test]
+fn combined_kinds_on_two_of_5_replicas_are_safe() {
+    let k = BYZANTINE_KINDS;
+    for i in 0..k.len() {
+        let (a, b) = if i % 2 == 0 { (0, 2) } else { (1, 4) };
+        let faults = vec![byz(k[i], a), byz("lie_vc", a), byz(k[(i + 3) % k.len()], b)];
+        run_safe(&with(quick(5, 6, 41 + i as u64), faults));
+    }
+}
+
+/// The forged copies are refused and counted, and garbage in the forger's
+/// own entries never becomes a decision.
+#[test]
+fn forge_is_refused_by_the_slot_guard() {
+    let s = with(quick(3, 6, 5), vec![byz("forge", 2)]);
+    let report = run_safe(&s);
+    assert!(report.network.refused[2] > 0);
+    assert_eq!(report.network.refused[0] + report.network.refused[1], 0);
+}
+
+fn fault_strategy(n: usize) -> impl Strategy<Value = Vec<Fault>> {
+    let f = (n - 1) / 2;
+    let one = (0..BYZANTINE_KINDS.len(), 0u64..40_000);
+    (proptest::sample::subsequence((0..n).collect::<Vec<_>>(), 0..=f), proptest::collection::vec(one, 1..=2)).prop_map(
+        |(replicas, kinds)| {
+            let mut faults = vec![];
+            for (j, r) in replicas.into_iter().enumerate() {
+                for (i, (k, from)) in kinds.iter().enumerate() {
+                    if i > 0 && j % 2 == 1 {
+                        break;
+                    }
+                    let kind = BYZANTINE_KINDS[(k + j) % BYZANTINE_KINDS.len()];
+                    let mut fault = Fault::byzantine(kind, r).unwrap();
+                    if let Fault::Silent { from_cycle, .. } = &mut fault {
+                        *from_cycle = *from;
+                    }
+                    faults.push(fault);
+                }
+            }
+            faults
+        },
+    )
+}
+
+fn scenario_strategy() -> impl Strategy<Value = Scenario> {
+    prop_oneof![Just(3usize), Just(5usize)].prop_flat_map(|n| {
+        (
+            any::<u64>(),
+            10u64..100,
+            4u64..24,
+            2u64..12,
+            4u64..40,
+            50u64..600,
+            50u64..900,
+            2u64..6,
+            fault_strategy(n),
+        )
+            .prop_map(move |(seed, net, hr, hw, wait, sign, verify, slots, faults)| Scenario {
+                seed,
+                net_latency: net,
+                hbm_read_latency: hr,
+                hbm_write_latency: hw,
+                wait_polls: wait,
+                sign_latency: sign,
+                verify_latency: verify,
+                max_cycles: 25_000,
+                backend: Some("verilator".into()),
+                faults,
+                ..Scenario::new(n, slots)
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 50, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random seeds, latencies and adversaries (kinds and replicas within
+    /// f): the honest replicas agree and decide only proposed values.
+    #[test]
+    fn random_adversaries_never_break_safety(s in scenario_strategy()) {
+        s.check().unwrap();
+        let report = s.run(Backend::Verilator).unwrap();
+        prop_assert!(
+            report.checks.ok(),
+            "checks failed: {:?}\nscenario (replay with rhdl-ubft simulate --scenario):\n{}",
+            report.checks.failures,
+            s.to_toml()
+        );
+    }
+}
+
+/// The liveness the spec admits losing: under the all-n quorum one silent
+/// replica stops every decision from the cycle it goes quiet. The run stays
+/// safe, and the status says why: the honest replicas keep timing out and
+/// changing views, and keep polling (no hang).
+#[test]
+fn a_silent_replica_stops_decisions_but_not_safety_or_progress_of_the_kernel() {
+    let s = with(
+        Scenario { max_cycles: 0, ..quick(3, 1_000, 3) },
+        vec![Fault::Silent { replica: 2, from_cycle: 3_000 }],
+    );
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    let mut samples = vec![];
+    for until in [20_000u64, 40_000, 60_000] {
+        while c.cycle < until {
+            c.step().unwrap();
+        }
+        samples.push(c.report());
+    }
+    for rep in &samples {
+        assert!(rep.checks.ok(), "{:?}", rep.checks.failures);
+    }
+    let (a, b, z) = (&samples[0], &samples[1], &samples[2]);
+    for r in [0, 1] {
+        let (sa, sb, sz) = (&a.replicas[r].status, &b.replicas[r].status, &z.replicas[r].status);
+        assert_eq!(sa.decisions, sz.decisions, "replica {r} decided nothing after the silence");
+        assert!(a.replicas[r].decided.iter().all(|d| d.cycle < 3_000 + 2_000));
+        assert!(sa.timeouts < sb.timeouts && sb.timeouts < sz.timeouts, "replica {r}: timeouts {} {} {}", sa.timeouts, sb.timeouts, sz.timeouts);
+        assert!(sa.view_changes < sz.view_changes, "replica {r}: view changes {} {}", sa.view_changes, sz.view_changes);
+        assert!(sa.polls < sb.polls && sb.polls < sz.polls, "replica {r} keeps polling");
+        assert_eq!(sz.error, 0);
+    }
+}
