@@ -2,21 +2,29 @@
 // Do not edit: change the Rust source and regenerate.
 
 
-module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_ptr,cfg_id,cfg_n,cfg_wait_polls,cfg_slots,cfg_qpn_base,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state);
+module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready);
     
     // Module arguments
     input wire  ap_clk;
     input wire  ap_rst_n;
-    input wire  ap_start;
-    output reg  ap_done;
-    output reg  ap_idle;
-    output reg  ap_ready;
-    input wire  [63:0] cfg_network_ptr;
-    input wire  [7:0] cfg_id;
-    input wire  [7:0] cfg_n;
-    input wire  [15:0] cfg_wait_polls;
-    input wire  [31:0] cfg_slots;
-    input wire  [9:0] cfg_qpn_base;
+    input wire  [11:0] s_axi_control_awaddr;
+    input wire  s_axi_control_awvalid;
+    output reg  s_axi_control_awready;
+    input wire  [31:0] s_axi_control_wdata;
+    input wire  [3:0] s_axi_control_wstrb;
+    input wire  s_axi_control_wvalid;
+    output reg  s_axi_control_wready;
+    output reg  [1:0] s_axi_control_bresp;
+    output reg  s_axi_control_bvalid;
+    input wire  s_axi_control_bready;
+    input wire  [11:0] s_axi_control_araddr;
+    input wire  s_axi_control_arvalid;
+    output reg  s_axi_control_arready;
+    output reg  [31:0] s_axi_control_rdata;
+    output reg  [1:0] s_axi_control_rresp;
+    output reg  s_axi_control_rvalid;
+    input wire  s_axi_control_rready;
+    output reg  interrupt;
     output reg  [63:0] m_axi_hbm_araddr;
     output reg  [7:0] m_axi_hbm_arlen;
     output reg  [2:0] m_axi_hbm_arsize;
@@ -66,19 +74,6 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     output reg  m_axis_dec_tuser;
     output reg  m_axis_dec_tvalid;
     input wire  m_axis_dec_tready;
-    output reg  [31:0] sts_cycles;
-    output reg  [31:0] sts_decisions;
-    output reg  [31:0] sts_fast;
-    output reg  [31:0] sts_slow;
-    output reg  [31:0] sts_view_changes;
-    output reg  [31:0] sts_view;
-    output reg  [31:0] sts_timeouts;
-    output reg  [31:0] sts_polls;
-    output reg  [31:0] sts_bad_shares;
-    output reg  [31:0] sts_acks;
-    output reg  [31:0] sts_write_errors;
-    output reg  [7:0] sts_error;
-    output reg  [7:0] sts_state;
     
     // Stub signals
     reg  protocol$clock;
@@ -168,7 +163,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     reg  [63:0] broadcast$network_ptr;
     reg  [7:0] broadcast$n;
     reg  [7:0] broadcast$id;
-    reg  [9:0] broadcast$qpn_base;
+    reg  [79:0] broadcast$qpns;
     wire  [63:0] broadcast$awaddr;
     wire  [7:0] broadcast$awlen;
     wire  [2:0] broadcast$awsize;
@@ -215,6 +210,49 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
     reg  setup$sresp_tlast;
     reg  setup$sresp_tvalid;
     wire  setup$sresp_tready;
+    reg  control$clock;
+    reg  control$rst_n;
+    reg  [11:0] control$s_axi_control_awaddr;
+    reg  control$s_axi_control_awvalid;
+    wire  control$s_axi_control_awready;
+    reg  [31:0] control$s_axi_control_wdata;
+    reg  [3:0] control$s_axi_control_wstrb;
+    reg  control$s_axi_control_wvalid;
+    wire  control$s_axi_control_wready;
+    wire  [1:0] control$s_axi_control_bresp;
+    wire  control$s_axi_control_bvalid;
+    reg  control$s_axi_control_bready;
+    reg  [11:0] control$s_axi_control_araddr;
+    reg  control$s_axi_control_arvalid;
+    wire  control$s_axi_control_arready;
+    wire  [31:0] control$s_axi_control_rdata;
+    wire  [1:0] control$s_axi_control_rresp;
+    wire  control$s_axi_control_rvalid;
+    reg  control$s_axi_control_rready;
+    wire  control$interrupt;
+    wire  control$ap_start;
+    wire  [63:0] control$network_ptr;
+    wire  [7:0] control$id;
+    wire  [7:0] control$n;
+    wire  [15:0] control$wait_polls;
+    wire  [31:0] control$slots;
+    wire  [79:0] control$qpns;
+    reg  control$ap_done;
+    reg  control$ap_idle;
+    reg  control$ap_ready;
+    reg  [31:0] control$sts_cycles;
+    reg  [31:0] control$sts_decisions;
+    reg  [31:0] control$sts_fast;
+    reg  [31:0] control$sts_slow;
+    reg  [31:0] control$sts_view_changes;
+    reg  [31:0] control$sts_view;
+    reg  [31:0] control$sts_timeouts;
+    reg  [31:0] control$sts_polls;
+    reg  [31:0] control$sts_bad_shares;
+    reg  [31:0] control$sts_acks;
+    reg  [31:0] control$sts_write_errors;
+    reg  [7:0] control$sts_error;
+    reg  [7:0] control$sts_state;
     
     // Sub module instances
     rhdl_ubft$protocol protocol(
@@ -309,7 +347,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         .network_ptr(broadcast$network_ptr),
         .n(broadcast$n),
         .id(broadcast$id),
-        .qpn_base(broadcast$qpn_base),
+        .qpns(broadcast$qpns),
         .awaddr(broadcast$awaddr),
         .awlen(broadcast$awlen),
         .awsize(broadcast$awsize),
@@ -359,6 +397,51 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         .sresp_tvalid(setup$sresp_tvalid),
         .sresp_tready(setup$sresp_tready)
     );
+    rhdl_ubft$control control(
+        .clock(control$clock),
+        .rst_n(control$rst_n),
+        .s_axi_control_awaddr(control$s_axi_control_awaddr),
+        .s_axi_control_awvalid(control$s_axi_control_awvalid),
+        .s_axi_control_awready(control$s_axi_control_awready),
+        .s_axi_control_wdata(control$s_axi_control_wdata),
+        .s_axi_control_wstrb(control$s_axi_control_wstrb),
+        .s_axi_control_wvalid(control$s_axi_control_wvalid),
+        .s_axi_control_wready(control$s_axi_control_wready),
+        .s_axi_control_bresp(control$s_axi_control_bresp),
+        .s_axi_control_bvalid(control$s_axi_control_bvalid),
+        .s_axi_control_bready(control$s_axi_control_bready),
+        .s_axi_control_araddr(control$s_axi_control_araddr),
+        .s_axi_control_arvalid(control$s_axi_control_arvalid),
+        .s_axi_control_arready(control$s_axi_control_arready),
+        .s_axi_control_rdata(control$s_axi_control_rdata),
+        .s_axi_control_rresp(control$s_axi_control_rresp),
+        .s_axi_control_rvalid(control$s_axi_control_rvalid),
+        .s_axi_control_rready(control$s_axi_control_rready),
+        .interrupt(control$interrupt),
+        .ap_start(control$ap_start),
+        .network_ptr(control$network_ptr),
+        .id(control$id),
+        .n(control$n),
+        .wait_polls(control$wait_polls),
+        .slots(control$slots),
+        .qpns(control$qpns),
+        .ap_done(control$ap_done),
+        .ap_idle(control$ap_idle),
+        .ap_ready(control$ap_ready),
+        .sts_cycles(control$sts_cycles),
+        .sts_decisions(control$sts_decisions),
+        .sts_fast(control$sts_fast),
+        .sts_slow(control$sts_slow),
+        .sts_view_changes(control$sts_view_changes),
+        .sts_view(control$sts_view),
+        .sts_timeouts(control$sts_timeouts),
+        .sts_polls(control$sts_polls),
+        .sts_bad_shares(control$sts_bad_shares),
+        .sts_acks(control$sts_acks),
+        .sts_write_errors(control$sts_write_errors),
+        .sts_error(control$sts_error),
+        .sts_state(control$sts_state)
+    );
     
     // Update code
     always @(*) begin
@@ -370,19 +453,39 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         broadcast$rst_n = ap_rst_n;
         setup$clock = ap_clk;
         setup$rst_n = ap_rst_n;
-        protocol$ap_start = ap_start;
-        ap_done = protocol$ap_done;
-        ap_idle = protocol$ap_idle;
-        ap_ready = protocol$ap_ready;
-        protocol$network_ptr = cfg_network_ptr;
-        protocol$id = cfg_id;
-        protocol$n = cfg_n;
-        protocol$wait_polls = cfg_wait_polls;
-        protocol$slots = cfg_slots;
-        broadcast$network_ptr = cfg_network_ptr;
-        broadcast$id = cfg_id;
-        broadcast$n = cfg_n;
-        broadcast$qpn_base = cfg_qpn_base;
+        control$clock = ap_clk;
+        control$rst_n = ap_rst_n;
+        control$s_axi_control_awaddr = s_axi_control_awaddr;
+        control$s_axi_control_awvalid = s_axi_control_awvalid;
+        s_axi_control_awready = control$s_axi_control_awready;
+        control$s_axi_control_wdata = s_axi_control_wdata;
+        control$s_axi_control_wstrb = s_axi_control_wstrb;
+        control$s_axi_control_wvalid = s_axi_control_wvalid;
+        s_axi_control_wready = control$s_axi_control_wready;
+        s_axi_control_bresp = control$s_axi_control_bresp;
+        s_axi_control_bvalid = control$s_axi_control_bvalid;
+        control$s_axi_control_bready = s_axi_control_bready;
+        control$s_axi_control_araddr = s_axi_control_araddr;
+        control$s_axi_control_arvalid = s_axi_control_arvalid;
+        s_axi_control_arready = control$s_axi_control_arready;
+        s_axi_control_rdata = control$s_axi_control_rdata;
+        s_axi_control_rresp = control$s_axi_control_rresp;
+        s_axi_control_rvalid = control$s_axi_control_rvalid;
+        control$s_axi_control_rready = s_axi_control_rready;
+        interrupt = control$interrupt;
+        protocol$ap_start = control$ap_start;
+        control$ap_done = protocol$ap_done;
+        control$ap_idle = protocol$ap_idle;
+        control$ap_ready = protocol$ap_ready;
+        protocol$network_ptr = control$network_ptr;
+        protocol$id = control$id;
+        protocol$n = control$n;
+        protocol$wait_polls = control$wait_polls;
+        protocol$slots = control$slots;
+        broadcast$network_ptr = control$network_ptr;
+        broadcast$id = control$id;
+        broadcast$n = control$n;
+        broadcast$qpns = control$qpns;
         fetch$start = protocol$fetch_start;
         fetch$addr = protocol$fetch_addr;
         fetch$len = protocol$fetch_len;
@@ -457,25 +560,25 @@ module rhdl_ubft(ap_clk,ap_rst_n,ap_start,ap_done,ap_idle,ap_ready,cfg_network_p
         m_axis_dec_tuser = protocol$dec_tuser;
         m_axis_dec_tvalid = protocol$dec_tvalid;
         protocol$dec_tready = m_axis_dec_tready;
-        sts_cycles = protocol$sts_cycles;
-        sts_decisions = protocol$sts_decisions;
-        sts_fast = protocol$sts_fast;
-        sts_slow = protocol$sts_slow;
-        sts_view_changes = protocol$sts_view_changes;
-        sts_view = protocol$sts_view;
-        sts_timeouts = protocol$sts_timeouts;
-        sts_polls = protocol$sts_polls;
-        sts_bad_shares = protocol$sts_bad_shares;
-        sts_acks = broadcast$acks;
-        sts_write_errors = broadcast$write_errors;
-        sts_error = protocol$sts_error;
-        sts_state = protocol$sts_state;
+        control$sts_cycles = protocol$sts_cycles;
+        control$sts_decisions = protocol$sts_decisions;
+        control$sts_fast = protocol$sts_fast;
+        control$sts_slow = protocol$sts_slow;
+        control$sts_view_changes = protocol$sts_view_changes;
+        control$sts_view = protocol$sts_view;
+        control$sts_timeouts = protocol$sts_timeouts;
+        control$sts_polls = protocol$sts_polls;
+        control$sts_bad_shares = protocol$sts_bad_shares;
+        control$sts_acks = broadcast$acks;
+        control$sts_write_errors = broadcast$write_errors;
+        control$sts_error = protocol$sts_error;
+        control$sts_state = protocol$sts_state;
     end
     
 endmodule // top
 
 
-module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpn_base,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready,acks,write_errors);
+module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready,acks,write_errors);
     
     // Module arguments
     input wire  clock;
@@ -490,7 +593,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     input wire  [63:0] network_ptr;
     input wire  [7:0] n;
     input wire  [7:0] id;
-    input wire  [9:0] qpn_base;
+    input wire  [79:0] qpns;
     output reg  [63:0] awaddr;
     output reg  [7:0] awlen;
     output reg  [2:0] awsize;
@@ -575,6 +678,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     reg  [9:0] lane_shift;
     reg  [6:0] strb_shift;
     reg  [9:0] qpn;
+    reg  [6:0] qpn_off;
     
     // Sub module instances
     rhdl_ubft$broadcast$state state(
@@ -666,7 +770,8 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         errors_q$d = errors_q$q;
         lane_shift = ((word[(32'h0)+:(4)]) & 10'h3ff) << 32'h5;
         strb_shift = ((word[(32'h0)+:(4)]) & 7'h7f) << 32'h2;
-        qpn = qpn_base + ((peer$q) & 10'h3ff);
+        qpn_off = (((peer$q << 32'h3) + (peer$q << 32'h1)) & 7'h7f);
+        qpn = qpns[(qpn_off)+:(10)];
         done_q$d = 1'b0;
         awvalid = 1'b0;
         wvalid = 1'b0;
@@ -997,6 +1102,990 @@ module rhdl_ubft$broadcast$wstrb_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$wstrb_q
+
+
+module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,ap_start,network_ptr,id,n,wait_polls,slots,qpns,ap_done,ap_idle,ap_ready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [11:0] s_axi_control_awaddr;
+    input wire  s_axi_control_awvalid;
+    output reg  s_axi_control_awready;
+    input wire  [31:0] s_axi_control_wdata;
+    input wire  [3:0] s_axi_control_wstrb;
+    input wire  s_axi_control_wvalid;
+    output reg  s_axi_control_wready;
+    output reg  [1:0] s_axi_control_bresp;
+    output reg  s_axi_control_bvalid;
+    input wire  s_axi_control_bready;
+    input wire  [11:0] s_axi_control_araddr;
+    input wire  s_axi_control_arvalid;
+    output reg  s_axi_control_arready;
+    output reg  [31:0] s_axi_control_rdata;
+    output reg  [1:0] s_axi_control_rresp;
+    output reg  s_axi_control_rvalid;
+    input wire  s_axi_control_rready;
+    output reg  interrupt;
+    output reg  ap_start;
+    output reg  [63:0] network_ptr;
+    output reg  [7:0] id;
+    output reg  [7:0] n;
+    output reg  [15:0] wait_polls;
+    output reg  [31:0] slots;
+    output reg  [79:0] qpns;
+    input wire  ap_done;
+    input wire  ap_idle;
+    input wire  ap_ready;
+    input wire  [31:0] sts_cycles;
+    input wire  [31:0] sts_decisions;
+    input wire  [31:0] sts_fast;
+    input wire  [31:0] sts_slow;
+    input wire  [31:0] sts_view_changes;
+    input wire  [31:0] sts_view;
+    input wire  [31:0] sts_timeouts;
+    input wire  [31:0] sts_polls;
+    input wire  [31:0] sts_bad_shares;
+    input wire  [31:0] sts_acks;
+    input wire  [31:0] sts_write_errors;
+    input wire  [7:0] sts_error;
+    input wire  [7:0] sts_state;
+    
+    // Constant declarations
+    localparam  a_ctrl = 12'h0;
+    localparam  a_gier = 12'h4;
+    localparam  a_ier = 12'h8;
+    localparam  a_isr = 12'hc;
+    localparam  a_ptr_lo = 12'h10;
+    localparam  a_ptr_hi = 12'h14;
+    localparam  a_id = 12'h18;
+    localparam  a_n = 12'h1c;
+    localparam  a_wait = 12'h20;
+    localparam  a_slots = 12'h24;
+    localparam  a_qpn = 12'h28;
+    localparam  a_qpn_end = 12'h48;
+    localparam  a_cycles = 12'h48;
+    localparam  a_decisions = 12'h4c;
+    localparam  a_fast = 12'h50;
+    localparam  a_slow = 12'h54;
+    localparam  a_view_changes = 12'h58;
+    localparam  a_view = 12'h5c;
+    localparam  a_timeouts = 12'h60;
+    localparam  a_polls = 12'h64;
+    localparam  a_bad_shares = 12'h68;
+    localparam  a_acks = 12'h6c;
+    localparam  a_write_errors = 12'h70;
+    localparam  a_error = 12'h74;
+    localparam  a_state = 12'h78;
+    localparam  qpn_mask = 80'h3ff;
+    
+    // Stub signals
+    reg  aw_full$d;
+    wire  aw_full$q;
+    reg  aw_full$clock;
+    reg  [11:0] aw_addr$d;
+    wire  [11:0] aw_addr$q;
+    reg  aw_addr$clock;
+    reg  w_full$d;
+    wire  w_full$q;
+    reg  w_full$clock;
+    reg  [31:0] w_data$d;
+    wire  [31:0] w_data$q;
+    reg  w_data$clock;
+    reg  [3:0] w_strb$d;
+    wire  [3:0] w_strb$q;
+    reg  w_strb$clock;
+    reg  bvalid_q$d;
+    wire  bvalid_q$q;
+    reg  bvalid_q$clock;
+    reg  rvalid_q$d;
+    wire  rvalid_q$q;
+    reg  rvalid_q$clock;
+    reg  [31:0] rdata_q$d;
+    wire  [31:0] rdata_q$q;
+    reg  rdata_q$clock;
+    reg  start_q$d;
+    wire  start_q$q;
+    reg  start_q$clock;
+    reg  done_q$d;
+    wire  done_q$q;
+    reg  done_q$clock;
+    reg  ready_q$d;
+    wire  ready_q$q;
+    reg  ready_q$clock;
+    reg  idle_q$d;
+    wire  idle_q$q;
+    reg  idle_q$clock;
+    reg  auto_restart_q$d;
+    wire  auto_restart_q$q;
+    reg  auto_restart_q$clock;
+    reg  gie_q$d;
+    wire  gie_q$q;
+    reg  gie_q$clock;
+    reg  [1:0] ier_q$d;
+    wire  [1:0] ier_q$q;
+    reg  ier_q$clock;
+    reg  [1:0] isr_q$d;
+    wire  [1:0] isr_q$q;
+    reg  isr_q$clock;
+    reg  [31:0] ptr_lo$d;
+    wire  [31:0] ptr_lo$q;
+    reg  ptr_lo$clock;
+    reg  [31:0] ptr_hi$d;
+    wire  [31:0] ptr_hi$q;
+    reg  ptr_hi$clock;
+    reg  [7:0] id_q$d;
+    wire  [7:0] id_q$q;
+    reg  id_q$clock;
+    reg  [7:0] n_q$d;
+    wire  [7:0] n_q$q;
+    reg  n_q$clock;
+    reg  [15:0] wait_q$d;
+    wire  [15:0] wait_q$q;
+    reg  wait_q$clock;
+    reg  [31:0] slots_q$d;
+    wire  [31:0] slots_q$q;
+    reg  slots_q$clock;
+    reg  [79:0] qpns_q$d;
+    wire  [79:0] qpns_q$q;
+    reg  qpns_q$clock;
+    
+    // Local signals
+    reg  do_write;
+    reg  ar_hs;
+    reg  [11:0] wa;
+    reg  [11:0] ra;
+    reg  [31:0] wmask;
+    reg  [11:0] wsh;
+    reg  [6:0] rsh;
+    reg  [31:0] wq;
+    reg  [1:0] isr_n;
+    reg  [31:0] rmux;
+    
+    // Sub module instances
+    rhdl_ubft$control$aw_full aw_full(
+        .d(aw_full$d),
+        .q(aw_full$q),
+        .clock(aw_full$clock)
+    );
+    rhdl_ubft$control$aw_addr aw_addr(
+        .d(aw_addr$d),
+        .q(aw_addr$q),
+        .clock(aw_addr$clock)
+    );
+    rhdl_ubft$control$w_full w_full(
+        .d(w_full$d),
+        .q(w_full$q),
+        .clock(w_full$clock)
+    );
+    rhdl_ubft$control$w_data w_data(
+        .d(w_data$d),
+        .q(w_data$q),
+        .clock(w_data$clock)
+    );
+    rhdl_ubft$control$w_strb w_strb(
+        .d(w_strb$d),
+        .q(w_strb$q),
+        .clock(w_strb$clock)
+    );
+    rhdl_ubft$control$bvalid_q bvalid_q(
+        .d(bvalid_q$d),
+        .q(bvalid_q$q),
+        .clock(bvalid_q$clock)
+    );
+    rhdl_ubft$control$rvalid_q rvalid_q(
+        .d(rvalid_q$d),
+        .q(rvalid_q$q),
+        .clock(rvalid_q$clock)
+    );
+    rhdl_ubft$control$rdata_q rdata_q(
+        .d(rdata_q$d),
+        .q(rdata_q$q),
+        .clock(rdata_q$clock)
+    );
+    rhdl_ubft$control$start_q start_q(
+        .d(start_q$d),
+        .q(start_q$q),
+        .clock(start_q$clock)
+    );
+    rhdl_ubft$control$done_q done_q(
+        .d(done_q$d),
+        .q(done_q$q),
+        .clock(done_q$clock)
+    );
+    rhdl_ubft$control$ready_q ready_q(
+        .d(ready_q$d),
+        .q(ready_q$q),
+        .clock(ready_q$clock)
+    );
+    rhdl_ubft$control$idle_q idle_q(
+        .d(idle_q$d),
+        .q(idle_q$q),
+        .clock(idle_q$clock)
+    );
+    rhdl_ubft$control$auto_restart_q auto_restart_q(
+        .d(auto_restart_q$d),
+        .q(auto_restart_q$q),
+        .clock(auto_restart_q$clock)
+    );
+    rhdl_ubft$control$gie_q gie_q(
+        .d(gie_q$d),
+        .q(gie_q$q),
+        .clock(gie_q$clock)
+    );
+    rhdl_ubft$control$ier_q ier_q(
+        .d(ier_q$d),
+        .q(ier_q$q),
+        .clock(ier_q$clock)
+    );
+    rhdl_ubft$control$isr_q isr_q(
+        .d(isr_q$d),
+        .q(isr_q$q),
+        .clock(isr_q$clock)
+    );
+    rhdl_ubft$control$ptr_lo ptr_lo(
+        .d(ptr_lo$d),
+        .q(ptr_lo$q),
+        .clock(ptr_lo$clock)
+    );
+    rhdl_ubft$control$ptr_hi ptr_hi(
+        .d(ptr_hi$d),
+        .q(ptr_hi$q),
+        .clock(ptr_hi$clock)
+    );
+    rhdl_ubft$control$id_q id_q(
+        .d(id_q$d),
+        .q(id_q$q),
+        .clock(id_q$clock)
+    );
+    rhdl_ubft$control$n_q n_q(
+        .d(n_q$d),
+        .q(n_q$q),
+        .clock(n_q$clock)
+    );
+    rhdl_ubft$control$wait_q wait_q(
+        .d(wait_q$d),
+        .q(wait_q$q),
+        .clock(wait_q$clock)
+    );
+    rhdl_ubft$control$slots_q slots_q(
+        .d(slots_q$d),
+        .q(slots_q$q),
+        .clock(slots_q$clock)
+    );
+    rhdl_ubft$control$qpns_q qpns_q(
+        .d(qpns_q$d),
+        .q(qpns_q$q),
+        .clock(qpns_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        aw_full$clock = clock;
+        aw_addr$clock = clock;
+        w_full$clock = clock;
+        w_data$clock = clock;
+        w_strb$clock = clock;
+        bvalid_q$clock = clock;
+        rvalid_q$clock = clock;
+        rdata_q$clock = clock;
+        start_q$clock = clock;
+        done_q$clock = clock;
+        ready_q$clock = clock;
+        idle_q$clock = clock;
+        auto_restart_q$clock = clock;
+        gie_q$clock = clock;
+        ier_q$clock = clock;
+        isr_q$clock = clock;
+        ptr_lo$clock = clock;
+        ptr_hi$clock = clock;
+        id_q$clock = clock;
+        n_q$clock = clock;
+        wait_q$clock = clock;
+        slots_q$clock = clock;
+        qpns_q$clock = clock;
+        aw_full$d = aw_full$q;
+        aw_addr$d = aw_addr$q;
+        w_full$d = w_full$q;
+        w_data$d = w_data$q;
+        w_strb$d = w_strb$q;
+        bvalid_q$d = bvalid_q$q;
+        rvalid_q$d = rvalid_q$q;
+        rdata_q$d = rdata_q$q;
+        start_q$d = start_q$q;
+        done_q$d = done_q$q;
+        ready_q$d = ready_q$q;
+        idle_q$d = idle_q$q;
+        auto_restart_q$d = auto_restart_q$q;
+        gie_q$d = gie_q$q;
+        ier_q$d = ier_q$q;
+        isr_q$d = isr_q$q;
+        ptr_lo$d = ptr_lo$q;
+        ptr_hi$d = ptr_hi$q;
+        id_q$d = id_q$q;
+        n_q$d = n_q$q;
+        wait_q$d = wait_q$q;
+        slots_q$d = slots_q$q;
+        qpns_q$d = qpns_q$q;
+        s_axi_control_awready = (~aw_full$q) & rst_n;
+        s_axi_control_wready = (~w_full$q) & rst_n;
+        s_axi_control_bvalid = bvalid_q$q;
+        s_axi_control_bresp = 32'h0;
+        s_axi_control_arready = (~rvalid_q$q) & rst_n;
+        s_axi_control_rvalid = rvalid_q$q;
+        s_axi_control_rdata = rdata_q$q;
+        s_axi_control_rresp = 32'h0;
+        if (s_axi_control_awvalid & (~aw_full$q)) begin
+            aw_full$d = 1'b1;
+            aw_addr$d = s_axi_control_awaddr;
+        end
+        if (s_axi_control_wvalid & (~w_full$q)) begin
+            w_full$d = 1'b1;
+            w_data$d = s_axi_control_wdata;
+            w_strb$d = s_axi_control_wstrb;
+        end
+        if (bvalid_q$q & s_axi_control_bready) begin
+            bvalid_q$d = 1'b0;
+        end
+        do_write = aw_full$q & w_full$q & (~bvalid_q$q);
+        wa = aw_addr$q & 32'hffc;
+        wmask = 32'h0;
+        if (w_strb$q[32'h0]) begin
+            wmask = wmask | 32'hff;
+        end
+        if (w_strb$q[32'h1]) begin
+            wmask = wmask | 32'hff00;
+        end
+        if (w_strb$q[32'h2]) begin
+            wmask = wmask | 32'hff0000;
+        end
+        if (w_strb$q[32'h3]) begin
+            wmask = wmask | 64'hff000000;
+        end
+        if (do_write) begin
+            aw_full$d = 1'b0;
+            w_full$d = 1'b0;
+            bvalid_q$d = 1'b1;
+        end
+        ar_hs = s_axi_control_arvalid & (~rvalid_q$q);
+        ra = s_axi_control_araddr & 32'hffc;
+        if (rvalid_q$q & s_axi_control_rready) begin
+            rvalid_q$d = 1'b0;
+        end
+        idle_q$d = ap_idle;
+        if (ap_ready) begin
+            start_q$d = auto_restart_q$q;
+        end
+        if (do_write & (wa == a_ctrl) & w_strb$q[32'h0]) begin
+            auto_restart_q$d = w_data$q[32'h7];
+            if (w_data$q[32'h0]) begin
+                start_q$d = 1'b1;
+            end
+        end
+        if (ar_hs & (ra == a_ctrl)) begin
+            done_q$d = 1'b0;
+            ready_q$d = 1'b0;
+        end
+        if (ap_done) begin
+            done_q$d = 1'b1;
+        end
+        if (ap_ready) begin
+            ready_q$d = 1'b1;
+        end
+        if (do_write & (wa == a_gier) & w_strb$q[32'h0]) begin
+            gie_q$d = w_data$q[32'h0];
+        end
+        if (do_write & (wa == a_ier) & w_strb$q[32'h0]) begin
+            ier_q$d = w_data$q[(32'h0)+:(2)];
+        end
+        isr_n = isr_q$q;
+        if (do_write & (wa == a_isr) & w_strb$q[32'h0]) begin
+            isr_n = isr_n ^ w_data$q[(32'h0)+:(2)];
+        end
+        if (ier_q$q[32'h0] & ap_done) begin
+            isr_n = isr_n | 32'h1;
+        end
+        if (ier_q$q[32'h1] & ap_ready) begin
+            isr_n = isr_n | 32'h2;
+        end
+        isr_q$d = isr_n;
+        interrupt = gie_q$q & |isr_q$q;
+        if (do_write & (wa == a_ptr_lo)) begin
+            ptr_lo$d = (ptr_lo$q & (~wmask)) | (w_data$q & wmask);
+        end
+        if (do_write & (wa == a_ptr_hi)) begin
+            ptr_hi$d = (ptr_hi$q & (~wmask)) | (w_data$q & wmask);
+        end
+        if (do_write & (wa == a_id)) begin
+            id_q$d = (((((id_q$q) & 32'hffffffff) & (~wmask)) | (w_data$q & wmask)) & 8'hff);
+        end
+        if (do_write & (wa == a_n)) begin
+            n_q$d = (((((n_q$q) & 32'hffffffff) & (~wmask)) | (w_data$q & wmask)) & 8'hff);
+        end
+        if (do_write & (wa == a_wait)) begin
+            wait_q$d = (((((wait_q$q) & 32'hffffffff) & (~wmask)) | (w_data$q & wmask)) & 16'hffff);
+        end
+        if (do_write & (wa == a_slots)) begin
+            slots_q$d = (slots_q$q & (~wmask)) | (w_data$q & wmask);
+        end
+        wsh = (((wa - a_qpn) >> 32'h2) << 32'h3) + (((wa - a_qpn) >> 32'h2) << 32'h1);
+        rsh = (((((ra - a_qpn) >> 32'h2) << 32'h3) + (((ra - a_qpn) >> 32'h2) << 32'h1)) & 7'h7f);
+        wq = 32'h0;
+        if (do_write & (wa >= a_qpn) & (wa < a_qpn_end)) begin
+            wq = ((((qpns_q$q[(wsh)+:(10)]) & 32'hffffffff) & (~wmask)) | (w_data$q & wmask)) & 32'h3ff;
+            qpns_q$d = (qpns_q$q & (~(qpn_mask << wsh))) | (((wq) & 80'hffffffffffffffffffff) << wsh);
+        end
+        rmux = 32'h0;
+        if (ra == a_ctrl) begin
+            if (start_q$q) begin
+                rmux = rmux | 32'h1;
+            end
+            if (done_q$q) begin
+                rmux = rmux | 32'h2;
+            end
+            if (idle_q$q) begin
+                rmux = rmux | 32'h4;
+            end
+            if (ready_q$q) begin
+                rmux = rmux | 32'h8;
+            end
+            if (auto_restart_q$q) begin
+                rmux = rmux | 32'h80;
+            end
+        end
+        if ((ra == a_gier) & gie_q$q) begin
+            rmux = 32'h1;
+        end
+        if (ra == a_ier) begin
+            rmux = ((ier_q$q) & 32'hffffffff);
+        end
+        if (ra == a_isr) begin
+            rmux = ((isr_q$q) & 32'hffffffff);
+        end
+        if (ra == a_ptr_lo) begin
+            rmux = ptr_lo$q;
+        end
+        if (ra == a_ptr_hi) begin
+            rmux = ptr_hi$q;
+        end
+        if (ra == a_id) begin
+            rmux = ((id_q$q) & 32'hffffffff);
+        end
+        if (ra == a_n) begin
+            rmux = ((n_q$q) & 32'hffffffff);
+        end
+        if (ra == a_wait) begin
+            rmux = ((wait_q$q) & 32'hffffffff);
+        end
+        if (ra == a_slots) begin
+            rmux = slots_q$q;
+        end
+        if ((ra >= a_qpn) & (ra < a_qpn_end)) begin
+            rmux = ((qpns_q$q[(rsh)+:(10)]) & 32'hffffffff);
+        end
+        if (ra == a_cycles) begin
+            rmux = sts_cycles;
+        end
+        if (ra == a_decisions) begin
+            rmux = sts_decisions;
+        end
+        if (ra == a_fast) begin
+            rmux = sts_fast;
+        end
+        if (ra == a_slow) begin
+            rmux = sts_slow;
+        end
+        if (ra == a_view_changes) begin
+            rmux = sts_view_changes;
+        end
+        if (ra == a_view) begin
+            rmux = sts_view;
+        end
+        if (ra == a_timeouts) begin
+            rmux = sts_timeouts;
+        end
+        if (ra == a_polls) begin
+            rmux = sts_polls;
+        end
+        if (ra == a_bad_shares) begin
+            rmux = sts_bad_shares;
+        end
+        if (ra == a_acks) begin
+            rmux = sts_acks;
+        end
+        if (ra == a_write_errors) begin
+            rmux = sts_write_errors;
+        end
+        if (ra == a_error) begin
+            rmux = ((sts_error) & 32'hffffffff);
+        end
+        if (ra == a_state) begin
+            rmux = ((sts_state) & 32'hffffffff);
+        end
+        if (ar_hs) begin
+            rvalid_q$d = 1'b1;
+            rdata_q$d = rmux;
+        end
+        ap_start = start_q$q;
+        network_ptr = (((ptr_hi$q) & 64'hffffffffffffffff) << 32'h20) | ((ptr_lo$q) & 64'hffffffffffffffff);
+        id = id_q$q;
+        n = n_q$q;
+        wait_polls = wait_q$q;
+        slots = slots_q$q;
+        qpns = qpns_q$q;
+        if (~rst_n) begin
+            aw_full$d = 1'b0;
+            w_full$d = 1'b0;
+            bvalid_q$d = 1'b0;
+            rvalid_q$d = 1'b0;
+            start_q$d = 1'b0;
+            done_q$d = 1'b0;
+            ready_q$d = 1'b0;
+            auto_restart_q$d = 1'b0;
+            gie_q$d = 1'b0;
+            ier_q$d = 32'h0;
+            isr_q$d = 32'h0;
+        end
+    end
+    
+endmodule // rhdl_ubft$control
+
+
+module rhdl_ubft$control$auto_restart_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$auto_restart_q
+
+
+module rhdl_ubft$control$aw_addr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$aw_addr
+
+
+module rhdl_ubft$control$aw_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$aw_full
+
+
+module rhdl_ubft$control$bvalid_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$bvalid_q
+
+
+module rhdl_ubft$control$done_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$done_q
+
+
+module rhdl_ubft$control$gie_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$gie_q
+
+
+module rhdl_ubft$control$id_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$id_q
+
+
+module rhdl_ubft$control$idle_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$idle_q
+
+
+module rhdl_ubft$control$ier_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$ier_q
+
+
+module rhdl_ubft$control$isr_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$isr_q
+
+
+module rhdl_ubft$control$n_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$n_q
+
+
+module rhdl_ubft$control$ptr_hi(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$ptr_hi
+
+
+module rhdl_ubft$control$ptr_lo(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$ptr_lo
+
+
+module rhdl_ubft$control$qpns_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [79:0] d;
+    output reg  [79:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 80'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$qpns_q
+
+
+module rhdl_ubft$control$rdata_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$rdata_q
+
+
+module rhdl_ubft$control$ready_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$ready_q
+
+
+module rhdl_ubft$control$rvalid_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$rvalid_q
+
+
+module rhdl_ubft$control$slots_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$slots_q
+
+
+module rhdl_ubft$control$start_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$start_q
+
+
+module rhdl_ubft$control$w_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$w_data
+
+
+module rhdl_ubft$control$w_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$w_full
+
+
+module rhdl_ubft$control$w_strb(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$w_strb
+
+
+module rhdl_ubft$control$wait_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$control$wait_q
 
 
 module rhdl_ubft$fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,done,error,araddr,arlen,arsize,arburst,arvalid,arready,rdata,rresp,rlast,rvalid,rready);
@@ -1537,6 +2626,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
+    reg  ready_q$d;
+    wire  ready_q$q;
+    reg  ready_q$clock;
     reg  [31:0] cycles$d;
     wire  [31:0] cycles$q;
     reg  cycles$clock;
@@ -1747,6 +2839,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(done_q$q),
         .clock(done_q$clock)
     );
+    rhdl_ubft$protocol$ready_q ready_q(
+        .d(ready_q$d),
+        .q(ready_q$q),
+        .clock(ready_q$clock)
+    );
     rhdl_ubft$protocol$cycles cycles(
         .d(cycles$d),
         .q(cycles$q),
@@ -1811,6 +2908,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         waited$clock = clock;
         lane$clock = clock;
         done_q$clock = clock;
+        ready_q$clock = clock;
         cycles$clock = clock;
         decisions$clock = clock;
         fast$clock = clock;
@@ -1848,6 +2946,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         waited$d = waited$q;
         lane$d = lane$q;
         done_q$d = done_q$q;
+        ready_q$d = ready_q$q;
         cycles$d = cycles$q;
         decisions$d = decisions$q;
         fast$d = fast$q;
@@ -2013,6 +3112,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prop_tready = 1'b0;
         dec_tvalid = 1'b0;
         done_q$d = 1'b0;
+        ready_q$d = 1'b0;
         if ((st$q != St$Idle) & (st$q != St$Done)) begin
             cycles$d = cycles$q + 32'h1;
         end
@@ -2020,6 +3120,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             St$Idle:
                 begin
                     if (ap_start) begin
+                        ready_q$d = 1'b1;
                         error$d = 32'h0;
                         cycles$d = 32'h0;
                         decisions$d = 32'h0;
@@ -2552,7 +3653,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         dec_tuser = slow$q;
         ap_idle = st$q == St$Idle;
         ap_done = done_q$q;
-        ap_ready = done_q$q;
+        ap_ready = ready_q$q;
         sts_cycles = cycles$q;
         sts_decisions = decisions$q;
         sts_fast = fast$q;
@@ -3533,6 +4634,25 @@ module rhdl_ubft$protocol$quorum(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$quorum
+
+
+module rhdl_ubft$protocol$ready_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ready_q
 
 
 module rhdl_ubft$protocol$sign_sent(d,q,clock);

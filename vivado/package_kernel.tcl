@@ -186,6 +186,11 @@ set reg [::ipx::add_register -quiet "error" $addr_block]
   set_property size [expr {32}] $reg
   set_property access read-only $reg
   set_property description {why the configuration was refused (0: accepted; see params::ConfigError)} $reg
+set reg [::ipx::add_register -quiet "state" $addr_block]
+  set_property address_offset 0x078 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {the controller's state (protocol::STATE_NAMES), for bring-up and debugging} $reg
 # --- end of generated register map ---
 set_property slave_memory_map_ref s_axi_control [::ipx::get_bus_interfaces -of_objects $core s_axi_control]
 

@@ -103,6 +103,10 @@
 #define RHDL_UBFT_ERROR 0x74
 #define RHDL_UBFT_ERROR_BITS 8
 
+/* state [8 bits, RO (status)]: the controller's state (protocol::STATE_NAMES), for bring-up and debugging */
+#define RHDL_UBFT_STATE 0x78
+#define RHDL_UBFT_STATE_BITS 8
+
 #define RHDL_UBFT_CTRL_AP_START 0x1
 #define RHDL_UBFT_CTRL_AP_DONE 0x2
 #define RHDL_UBFT_CTRL_AP_IDLE 0x4

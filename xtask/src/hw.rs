@@ -9,7 +9,10 @@ use std::time::Instant;
 pub fn vivado_files() -> Vec<(&'static str, String)> {
     vec![
         ("vivado/kernel.xml", rhdl_ubft::vitis::kernel_xml()),
-        ("vivado/package_kernel.tcl", rhdl_ubft::vitis::package_kernel_tcl()),
+        (
+            "vivado/package_kernel.tcl",
+            rhdl_ubft::vitis::package_kernel_tcl(),
+        ),
         ("vivado/rhdl_ubft_regs.h", rhdl_ubft::regs::c_header()),
     ]
 }
@@ -68,7 +71,10 @@ pub fn vivado(check: bool, target: &str) -> Result {
             .output()
             .map_err(|e| format!("xmllint: {e}"))?;
         if !out.status.success() {
-            return Err(format!("vivado/kernel.xml: {}", String::from_utf8_lossy(&out.stderr)));
+            return Err(format!(
+                "vivado/kernel.xml: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
         println!("vivado/kernel.xml: well-formed (xmllint)");
     } else {
@@ -76,12 +82,18 @@ pub fn vivado(check: bool, target: &str) -> Result {
     }
     let pending = rhdl_ubft::vitis::pending();
     if !pending.is_empty() {
-        println!("pending wiring (not on the top yet): {}", pending.join(", "));
+        println!(
+            "pending wiring (not on the top yet): {}",
+            pending.join(", ")
+        );
     }
     if check {
         return Ok(());
     }
-    let missing: Vec<&str> = ["vivado", "v++"].into_iter().filter(|t| !on_path(t)).collect();
+    let missing: Vec<&str> = ["vivado", "v++"]
+        .into_iter()
+        .filter(|t| !on_path(t))
+        .collect();
     let cmds = format!(
         "  cargo xtask verilog\n  make -C vivado {target}    # xo: vivado -mode batch -source gen_xo.tcl -tclargs …; xclbin/hw_emu: v++ --link …"
     );
@@ -93,7 +105,10 @@ pub fn vivado(check: bool, target: &str) -> Result {
         return Ok(());
     }
     if !pending.is_empty() {
-        println!("warning: the package will fail ipx::check_integrity until {} are wired", pending.join(", "));
+        println!(
+            "warning: the package will fail ipx::check_integrity until {} are wired",
+            pending.join(", ")
+        );
     }
     let status = Command::new("make")
         .args(["-C", "vivado", target])
@@ -132,7 +147,9 @@ fn parse_stat(text: &str) -> Stat {
         let (Some(cell), Some(count), None) = (it.next(), it.next(), it.next()) else {
             continue;
         };
-        let Ok(count) = count.parse::<u64>() else { continue };
+        let Ok(count) = count.parse::<u64>() else {
+            continue;
+        };
         let c = cell.trim_start_matches('$');
         if c.starts_with("LUT") && c.len() == 4 {
             s.lut += count;
@@ -189,7 +206,10 @@ pub fn synth(ns: &[usize], flatten: bool) -> Result {
             if flatten { "-flatten " } else { "" },
             sf.display()
         );
-        println!("N = {n}: yosys synth_xilinx -family xcup{} …", if flatten { " -flatten" } else { "" });
+        println!(
+            "N = {n}: yosys synth_xilinx -family xcup{} …",
+            if flatten { " -flatten" } else { "" }
+        );
         let t = Instant::now();
         let out = Command::new("yosys")
             .args(["-q", "-l", &lf.display().to_string(), "-p", &script])

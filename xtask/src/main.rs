@@ -119,10 +119,19 @@ fn main() -> ExitCode {
         Cmd::Lint => lint(),
         Cmd::Docs { check } => docs(check),
         Cmd::Bench { slots } => bench(slots),
-        Cmd::Testbench { check, run, backend } => testbench::testbench(&root(), check, run, &backend),
+        Cmd::Testbench {
+            check,
+            run,
+            backend,
+        } => testbench::testbench(&root(), check, run, &backend),
         Cmd::Vivado { check, target } => hw::vivado(check, &target),
         Cmd::Synth { n, no_flatten } => hw::synth(&n, !no_flatten),
-        Cmd::Soak { runs, seed, max_cycles, jobs } => soak(runs, seed, max_cycles, jobs),
+        Cmd::Soak {
+            runs,
+            seed,
+            max_cycles,
+            jobs,
+        } => soak(runs, seed, max_cycles, jobs),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -374,7 +383,11 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                 let s = Scenario::random(seed + i, max_cycles);
                 let why = match s.run(Backend::Verilator) {
                     Ok(r) if r.checks.ok() => {
-                        let d = r.honest().map(|h| h.decided.len() as u64).min().unwrap_or(0);
+                        let d = r
+                            .honest()
+                            .map(|h| h.decided.len() as u64)
+                            .min()
+                            .unwrap_or(0);
                         decided.fetch_add(d, Ordering::Relaxed);
                         cycles.fetch_add(r.cycles, Ordering::Relaxed);
                         continue;
@@ -403,6 +416,9 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     if failures.is_empty() {
         Ok(())
     } else {
-        Err(format!("{} of {runs} scenarios failed their checks", failures.len()))
+        Err(format!(
+            "{} of {runs} scenarios failed their checks",
+            failures.len()
+        ))
     }
 }

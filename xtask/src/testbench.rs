@@ -32,8 +32,15 @@ pub fn testbench(root: &Path, check: bool, run: bool, backend: &str) -> Result<(
     let backend: Backend = backend.parse()?;
     let map = kernel_port_map()?;
     let dir = root.join(TB_DIR);
-    let scratch = cache_dir().parent().map(|t| t.join("testbench")).unwrap_or_else(|| root.join("target/testbench"));
-    let out = if check { scratch.join("check") } else { dir.clone() };
+    let scratch = cache_dir()
+        .parent()
+        .map(|t| t.join("testbench"))
+        .unwrap_or_else(|| root.join("target/testbench"));
+    let out = if check {
+        scratch.join("check")
+    } else {
+        dir.clone()
+    };
     for f in generated(&out) {
         std::fs::remove_file(&f).map_err(|e| format!("{}: {e}", f.display()))?;
     }
@@ -41,7 +48,11 @@ pub fn testbench(root: &Path, check: bool, run: bool, backend: &str) -> Result<(
     for (name, about, cfg) in testbench::standard() {
         let sc = testbench::record(name, about, &cfg, backend)?;
         let files = testbench::write(&out, &sc, &map, None)?;
-        let bytes: u64 = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
+        let bytes: u64 = files
+            .iter()
+            .filter_map(|f| std::fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum();
         println!(
             "{TB_DIR}/tb_{name}.v: {} cycles x {} replicas recorded on {backend}, {} files, {} KiB{}",
             sc.cycles(),
@@ -59,11 +70,16 @@ pub fn testbench(root: &Path, check: bool, run: bool, backend: &str) -> Result<(
         let names_w: Vec<String> = want.iter().map(rel).collect();
         let names_h: Vec<String> = have.iter().map(rel).collect();
         if names_w != names_h {
-            return Err(format!("{TB_DIR} is stale (files differ); run `cargo xtask testbench` and commit it"));
+            return Err(format!(
+                "{TB_DIR} is stale (files differ); run `cargo xtask testbench` and commit it"
+            ));
         }
         for (w, h) in want.iter().zip(&have) {
             if std::fs::read(w).ok() != std::fs::read(h).ok() {
-                return Err(format!("{TB_DIR}/{} is stale; run `cargo xtask testbench` and commit it", rel(h)));
+                return Err(format!(
+                    "{TB_DIR}/{} is stale; run `cargo xtask testbench` and commit it",
+                    rel(h)
+                ));
             }
         }
         println!("{TB_DIR}: up to date");
@@ -73,7 +89,10 @@ pub fn testbench(root: &Path, check: bool, run: bool, backend: &str) -> Result<(
     }
     let rtl = root.join(super::VERILOG);
     if std::fs::read_to_string(&rtl).ok().as_deref() != Some(kernel_verilog().as_str()) {
-        return Err(format!("{} is stale or missing; run `cargo xtask verilog` first", super::VERILOG));
+        return Err(format!(
+            "{} is stale or missing; run `cargo xtask verilog` first",
+            super::VERILOG
+        ));
     }
     for name in names {
         let log = testbench::run_iverilog(&dir, name, &rtl, &scratch)?;

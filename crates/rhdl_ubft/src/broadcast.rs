@@ -6,12 +6,13 @@
 //! payload from local HBM when it sends it, so Broadcast first writes the
 //! record into its own HBM (one AXI4 write of one beat with byte strobes),
 //! waits for the write response, then issues one RDMA WRITE command per peer
-//! (`roce.rs` format, queue pair `qpn_base + peer`), in peer order.
+//! (`roce.rs` format, on the queue pair configured for that peer), in peer
+//! order.
 //!
 //! Ports:
 //! - request: `start` (one-cycle pulse, ignored while `busy`), `word`,
 //!   `words` (1..=16), `data`, `local_only` (write the replica's own HBM
-//!   only: the view change installs a chosen value in its own prepare); `network_ptr`, `n`, `id`, `qpn_base` are the
+//!   only: the view change installs a chosen value in its own prepare); `network_ptr`, `n`, `id`, `qpns` (peer i's queue pair in bits [10 i + 9 : 10 i]) are the
 //!   configuration. `done` pulses two cycles after the last command is taken.
 //! - `m_axi` write channels: `awvalid` and `wvalid` rise together and each is
 //!   held, payload stable, until its ready; `bready` is high while waiting.
@@ -29,9 +30,9 @@
 //! falls the next cycle.
 
 use crate::params::{AXI_BURST_INCR, AXI_SIZE_BEAT, BEAT_BITS};
+use crate::regs::QPNS_BITS;
 use crate::roce::{
-    CQ_BITS, CQ_CMPLT, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_LADDR, SQ_LAST, SQ_LENGTH, SQ_QPN,
-    SQ_RADDR,
+    CQ_BITS, CQ_CMPLT, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_LADDR, SQ_LAST, SQ_LENGTH, SQ_QPN, SQ_RADDR,
 };
 use rust_hdl::prelude::*;
 
@@ -59,7 +60,7 @@ pub struct Broadcast {
     pub network_ptr: Signal<In, Bits<64>>,
     pub n: Signal<In, Bits<8>>,
     pub id: Signal<In, Bits<8>>,
-    pub qpn_base: Signal<In, Bits<10>>,
+    pub qpns: Signal<In, Bits<QPNS_BITS>>,
     // AXI4 write channels.
     pub awaddr: Signal<Out, Bits<64>>,
     pub awlen: Signal<Out, Bits<8>>,
@@ -99,6 +100,7 @@ pub struct Broadcast {
     lane_shift: Signal<Local, Bits<10>>,
     strb_shift: Signal<Local, Bits<7>>,
     qpn: Signal<Local, Bits<10>>,
+    qpn_off: Signal<Local, Bits<7>>,
     size: Constant<Bits<3>>,
     burst: Constant<Bits<2>>,
     opcode: Constant<Bits<SQ_BITS>>,
@@ -129,7 +131,7 @@ impl Default for Broadcast {
             network_ptr: Default::default(),
             n: Default::default(),
             id: Default::default(),
-            qpn_base: Default::default(),
+            qpns: Default::default(),
             awaddr: Default::default(),
             awlen: Default::default(),
             awsize: Default::default(),
@@ -167,6 +169,7 @@ impl Default for Broadcast {
             lane_shift: Default::default(),
             strb_shift: Default::default(),
             qpn: Default::default(),
+            qpn_off: Default::default(),
             size: Constant::new(AXI_SIZE_BEAT.into()),
             burst: Constant::new(AXI_BURST_INCR.into()),
             opcode: Constant::new(RC_RDMA_WRITE_ONLY.into()),
@@ -192,7 +195,10 @@ impl Logic for Broadcast {
         // The record's lane in the beat: word mod 16.
         self.lane_shift.next = bit_cast::<10, 4>(self.word.val().get_bits::<4>(0)) << 5;
         self.strb_shift.next = bit_cast::<7, 4>(self.word.val().get_bits::<4>(0)) << 2;
-        self.qpn.next = self.qpn_base.val() + bit_cast::<10, 8>(self.peer.q.val());
+        // Peer p's queue pair: bits [10 p + 9 : 10 p] of qpns.
+        // (below 10 N <= 80: seven bits)
+        self.qpn_off.next = bit_cast::<7, 8>((self.peer.q.val() << 3) + (self.peer.q.val() << 1));
+        self.qpn.next = self.qpns.val().get_bits::<10>(self.qpn_off.val().index());
         self.done_q.d.next = false;
         self.awvalid.next = false;
         self.wvalid.next = false;
@@ -201,8 +207,8 @@ impl Logic for Broadcast {
         match self.state.q.val() {
             BroadcastState::Idle => {
                 if self.start.val() {
-                    self.byte_addr.d.next = self.network_ptr.val()
-                        + (bit_cast::<64, 32>(self.word.val()) << 2);
+                    self.byte_addr.d.next =
+                        self.network_ptr.val() + (bit_cast::<64, 32>(self.word.val()) << 2);
                     self.length.d.next = bit_cast::<8, 5>(self.words.val()) << 2;
                     self.wdata_q.d.next = self.data.val() << self.lane_shift.val();
                     self.wstrb_q.d.next = (self.ones.val()

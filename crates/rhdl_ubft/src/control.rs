@@ -93,6 +93,7 @@ pub struct Control<const N: usize> {
     pub sts_acks: Signal<In, Bits<32>>,
     pub sts_write_errors: Signal<In, Bits<32>>,
     pub sts_error: Signal<In, Bits<8>>,
+    pub sts_state: Signal<In, Bits<8>>,
     // AXI state.
     aw_full: DFF<Bit>,
     aw_addr: DFF<Bits<12>>,
@@ -126,7 +127,7 @@ pub struct Control<const N: usize> {
     ra: Signal<Local, Bits<12>>,
     wmask: Signal<Local, Bits<32>>,
     wsh: Signal<Local, Bits<12>>,
-    rsh: Signal<Local, Bits<12>>,
+    rsh: Signal<Local, Bits<7>>,
     wq: Signal<Local, Bits<32>>,
     isr_n: Signal<Local, Bits<2>>,
     rmux: Signal<Local, Bits<32>>,
@@ -155,6 +156,7 @@ pub struct Control<const N: usize> {
     a_acks: Constant<Bits<12>>,
     a_write_errors: Constant<Bits<12>>,
     a_error: Constant<Bits<12>>,
+    a_state: Constant<Bits<12>>,
     qpn_mask: Constant<Bits<QPNS_BITS>>,
 }
 
@@ -208,6 +210,7 @@ impl<const N: usize> Control<N> {
             sts_acks: Default::default(),
             sts_write_errors: Default::default(),
             sts_error: Default::default(),
+            sts_state: Default::default(),
             aw_full: Default::default(),
             aw_addr: Default::default(),
             w_full: Default::default(),
@@ -265,6 +268,7 @@ impl<const N: usize> Control<N> {
             a_acks: a(regs::ACKS),
             a_write_errors: a(regs::WRITE_ERRORS),
             a_error: a(regs::ERROR_CODE),
+            a_state: a(regs::STATE),
             qpn_mask: Constant::new(((1u64 << QPN_BITS) - 1).into()),
         }
     }
@@ -280,9 +284,31 @@ impl<const N: usize> Logic for Control<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, aw_full, aw_addr, w_full, w_data, w_strb, bvalid_q, rvalid_q, rdata_q,
-            start_q, done_q, ready_q, idle_q, auto_restart_q, gie_q, ier_q, isr_q, ptr_lo,
-            ptr_hi, id_q, n_q, wait_q, slots_q, qpns_q
+            self,
+            clock,
+            aw_full,
+            aw_addr,
+            w_full,
+            w_data,
+            w_strb,
+            bvalid_q,
+            rvalid_q,
+            rdata_q,
+            start_q,
+            done_q,
+            ready_q,
+            idle_q,
+            auto_restart_q,
+            gie_q,
+            ier_q,
+            isr_q,
+            ptr_lo,
+            ptr_hi,
+            id_q,
+            n_q,
+            wait_q,
+            slots_q,
+            qpns_q
         );
         // AXI outputs, all from registers.
         self.s_axi_control_awready.next = (!self.aw_full.q.val()) & self.rst_n.val();
@@ -307,8 +333,7 @@ impl<const N: usize> Logic for Control<N> {
             self.bvalid_q.d.next = false;
         }
         // The write: both held, no B pending.
-        self.do_write.next =
-            self.aw_full.q.val() & self.w_full.q.val() & (!self.bvalid_q.q.val());
+        self.do_write.next = self.aw_full.q.val() & self.w_full.q.val() & (!self.bvalid_q.q.val());
         self.wa.next = self.aw_addr.q.val() & 0xffc;
         self.wmask.next = 0.into();
         if self.w_strb.q.val().get_bit(0) {
@@ -420,20 +445,22 @@ impl<const N: usize> Logic for Control<N> {
         // qpn_i: 10 bits at 10 i of the packed field; shift = 10 i = 8 i + 2 i.
         self.wsh.next = (((self.wa.val() - self.a_qpn.val()) >> 2) << 3)
             + (((self.wa.val() - self.a_qpn.val()) >> 2) << 1);
-        self.rsh.next = (((self.ra.val() - self.a_qpn.val()) >> 2) << 3)
-            + (((self.ra.val() - self.a_qpn.val()) >> 2) << 1);
+        // (an index into qpns, below 10 N <= 80: seven bits)
+        self.rsh.next = bit_cast::<7, 12>(
+            (((self.ra.val() - self.a_qpn.val()) >> 2) << 3)
+                + (((self.ra.val() - self.a_qpn.val()) >> 2) << 1),
+        );
         self.wq.next = 0.into();
         if self.do_write.val()
             & (self.wa.val() >= self.a_qpn.val())
             & (self.wa.val() < self.a_qpn_end.val())
         {
-            self.wq.next = ((bit_cast::<32, 10>(
-                self.qpns_q.q.val().get_bits::<10>(self.wsh.val().index()),
-            ) & (!self.wmask.val()))
-                | (self.w_data.q.val() & self.wmask.val()))
-                & 0x3ff;
-            self.qpns_q.d.next = (self.qpns_q.q.val()
-                & (!(self.qpn_mask.val() << self.wsh.val())))
+            self.wq.next =
+                ((bit_cast::<32, 10>(self.qpns_q.q.val().get_bits::<10>(self.wsh.val().index()))
+                    & (!self.wmask.val()))
+                    | (self.w_data.q.val() & self.wmask.val()))
+                    & 0x3ff;
+            self.qpns_q.d.next = (self.qpns_q.q.val() & (!(self.qpn_mask.val() << self.wsh.val())))
                 | (bit_cast::<QPNS_BITS, 32>(self.wq.val()) << self.wsh.val());
         }
         // Read mux.
@@ -522,14 +549,17 @@ impl<const N: usize> Logic for Control<N> {
         if self.ra.val() == self.a_error.val() {
             self.rmux.next = bit_cast::<32, 8>(self.sts_error.val());
         }
+        if self.ra.val() == self.a_state.val() {
+            self.rmux.next = bit_cast::<32, 8>(self.sts_state.val());
+        }
         if self.ar_hs.val() {
             self.rvalid_q.d.next = true;
             self.rdata_q.d.next = self.rmux.val();
         }
         // To the kernel.
         self.ap_start.next = self.start_q.q.val();
-        self.network_ptr.next =
-            (bit_cast::<64, 32>(self.ptr_hi.q.val()) << 32) | bit_cast::<64, 32>(self.ptr_lo.q.val());
+        self.network_ptr.next = (bit_cast::<64, 32>(self.ptr_hi.q.val()) << 32)
+            | bit_cast::<64, 32>(self.ptr_lo.q.val());
         self.id.next = self.id_q.q.val();
         self.n.next = self.n_q.q.val();
         self.wait_polls.next = self.wait_q.q.val();
@@ -588,6 +618,7 @@ impl<const N: usize> Control<N> {
         self.sts_acks.connect();
         self.sts_write_errors.connect();
         self.sts_error.connect();
+        self.sts_state.connect();
         self.connect_all();
     }
 }

@@ -113,7 +113,17 @@ impl Default for Fetch {
 impl Logic for Fetch {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, addr_q, len_q, beat_q, beat_valid_q, done_q, error_q);
+        dff_setup!(
+            self,
+            clock,
+            state,
+            addr_q,
+            len_q,
+            beat_q,
+            beat_valid_q,
+            done_q,
+            error_q
+        );
         self.beat_valid_q.d.next = false;
         self.done_q.d.next = false;
         self.arvalid.next = false;

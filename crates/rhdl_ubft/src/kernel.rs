@@ -1,15 +1,17 @@
 //! Kernel: the top, wiring only.
 //!
-//! Connects Protocol, Fetch, Broadcast and Setup and exposes the ports of DESIGN.md
+//! Connects Control, Protocol, Fetch, Broadcast and Setup and exposes the ports of DESIGN.md
 //! section 4 with Vitis names (an interface prefix and the AXI suffix), so
-//! Vivado infers `m_axi_hbm`, `m_axis_sq`, `s_axis_cq`, `m_axis_sreq`,
-//! `s_axis_sresp`, `s_axis_prop` and `m_axis_dec`. Configuration is plain inputs (`cfg_*`) and status plain
-//! outputs (`sts_*`) until the AXI4-Lite control block lands.
+//! Vivado infers `s_axi_control`, `m_axi_hbm`, `m_axis_sq`, `s_axis_cq`,
+//! `m_axis_sreq`, `s_axis_sresp`, `s_axis_prop` and `m_axis_dec`. The host
+//! configures, starts and reads the kernel through `s_axi_control` (Control,
+//! register map in `regs`).
 //!
 //! Fetch owns the read channels of `m_axi_hbm`, Broadcast the write
 //! channels; AXI's channels are independent, so both run at once.
 
 use crate::broadcast::Broadcast;
+use crate::control::Control;
 use crate::fetch::Fetch;
 use crate::params::BEAT_BITS;
 use crate::protocol::Protocol;
@@ -21,17 +23,25 @@ use rust_hdl::prelude::*;
 pub struct Kernel<const N: usize> {
     pub ap_clk: Signal<In, Clock>,
     pub ap_rst_n: Signal<In, Bit>,
-    pub ap_start: Signal<In, Bit>,
-    pub ap_done: Signal<Out, Bit>,
-    pub ap_idle: Signal<Out, Bit>,
-    pub ap_ready: Signal<Out, Bit>,
-    // Configuration.
-    pub cfg_network_ptr: Signal<In, Bits<64>>,
-    pub cfg_id: Signal<In, Bits<8>>,
-    pub cfg_n: Signal<In, Bits<8>>,
-    pub cfg_wait_polls: Signal<In, Bits<16>>,
-    pub cfg_slots: Signal<In, Bits<32>>,
-    pub cfg_qpn_base: Signal<In, Bits<10>>,
+    // s_axi_control: AXI4-Lite slave (crate::control, map in crate::regs).
+    pub s_axi_control_awaddr: Signal<In, Bits<12>>,
+    pub s_axi_control_awvalid: Signal<In, Bit>,
+    pub s_axi_control_awready: Signal<Out, Bit>,
+    pub s_axi_control_wdata: Signal<In, Bits<32>>,
+    pub s_axi_control_wstrb: Signal<In, Bits<4>>,
+    pub s_axi_control_wvalid: Signal<In, Bit>,
+    pub s_axi_control_wready: Signal<Out, Bit>,
+    pub s_axi_control_bresp: Signal<Out, Bits<2>>,
+    pub s_axi_control_bvalid: Signal<Out, Bit>,
+    pub s_axi_control_bready: Signal<In, Bit>,
+    pub s_axi_control_araddr: Signal<In, Bits<12>>,
+    pub s_axi_control_arvalid: Signal<In, Bit>,
+    pub s_axi_control_arready: Signal<Out, Bit>,
+    pub s_axi_control_rdata: Signal<Out, Bits<32>>,
+    pub s_axi_control_rresp: Signal<Out, Bits<2>>,
+    pub s_axi_control_rvalid: Signal<Out, Bit>,
+    pub s_axi_control_rready: Signal<In, Bit>,
+    pub interrupt: Signal<Out, Bit>,
     // m_axi_hbm: AXI4 master, 512-bit data, 64-bit addresses.
     pub m_axi_hbm_araddr: Signal<Out, Bits<64>>,
     pub m_axi_hbm_arlen: Signal<Out, Bits<8>>,
@@ -85,24 +95,11 @@ pub struct Kernel<const N: usize> {
     pub m_axis_dec_tuser: Signal<Out, Bit>,
     pub m_axis_dec_tvalid: Signal<Out, Bit>,
     pub m_axis_dec_tready: Signal<In, Bit>,
-    // Status.
-    pub sts_cycles: Signal<Out, Bits<32>>,
-    pub sts_decisions: Signal<Out, Bits<32>>,
-    pub sts_fast: Signal<Out, Bits<32>>,
-    pub sts_slow: Signal<Out, Bits<32>>,
-    pub sts_view_changes: Signal<Out, Bits<32>>,
-    pub sts_view: Signal<Out, Bits<32>>,
-    pub sts_timeouts: Signal<Out, Bits<32>>,
-    pub sts_polls: Signal<Out, Bits<32>>,
-    pub sts_bad_shares: Signal<Out, Bits<32>>,
-    pub sts_acks: Signal<Out, Bits<32>>,
-    pub sts_write_errors: Signal<Out, Bits<32>>,
-    pub sts_error: Signal<Out, Bits<8>>,
-    pub sts_state: Signal<Out, Bits<8>>,
     protocol: Protocol<N>,
     fetch: Fetch,
     broadcast: Broadcast,
     setup: Setup,
+    control: Control<N>,
 }
 
 impl<const N: usize> Default for Kernel<N> {
@@ -110,16 +107,24 @@ impl<const N: usize> Default for Kernel<N> {
         Kernel {
             ap_clk: Default::default(),
             ap_rst_n: Default::default(),
-            ap_start: Default::default(),
-            ap_done: Default::default(),
-            ap_idle: Default::default(),
-            ap_ready: Default::default(),
-            cfg_network_ptr: Default::default(),
-            cfg_id: Default::default(),
-            cfg_n: Default::default(),
-            cfg_wait_polls: Default::default(),
-            cfg_slots: Default::default(),
-            cfg_qpn_base: Default::default(),
+            s_axi_control_awaddr: Default::default(),
+            s_axi_control_awvalid: Default::default(),
+            s_axi_control_awready: Default::default(),
+            s_axi_control_wdata: Default::default(),
+            s_axi_control_wstrb: Default::default(),
+            s_axi_control_wvalid: Default::default(),
+            s_axi_control_wready: Default::default(),
+            s_axi_control_bresp: Default::default(),
+            s_axi_control_bvalid: Default::default(),
+            s_axi_control_bready: Default::default(),
+            s_axi_control_araddr: Default::default(),
+            s_axi_control_arvalid: Default::default(),
+            s_axi_control_arready: Default::default(),
+            s_axi_control_rdata: Default::default(),
+            s_axi_control_rresp: Default::default(),
+            s_axi_control_rvalid: Default::default(),
+            s_axi_control_rready: Default::default(),
+            interrupt: Default::default(),
             m_axi_hbm_araddr: Default::default(),
             m_axi_hbm_arlen: Default::default(),
             m_axi_hbm_arsize: Default::default(),
@@ -169,23 +174,11 @@ impl<const N: usize> Default for Kernel<N> {
             m_axis_dec_tuser: Default::default(),
             m_axis_dec_tvalid: Default::default(),
             m_axis_dec_tready: Default::default(),
-            sts_cycles: Default::default(),
-            sts_decisions: Default::default(),
-            sts_fast: Default::default(),
-            sts_slow: Default::default(),
-            sts_view_changes: Default::default(),
-            sts_view: Default::default(),
-            sts_timeouts: Default::default(),
-            sts_polls: Default::default(),
-            sts_bad_shares: Default::default(),
-            sts_acks: Default::default(),
-            sts_write_errors: Default::default(),
-            sts_error: Default::default(),
-            sts_state: Default::default(),
             protocol: Protocol::new(),
             fetch: Default::default(),
             broadcast: Default::default(),
             setup: Default::default(),
+            control: Control::new(),
         }
     }
 }
@@ -202,20 +195,41 @@ impl<const N: usize> Logic for Kernel<N> {
         self.broadcast.rst_n.next = self.ap_rst_n.val();
         self.setup.clock.next = self.ap_clk.val();
         self.setup.rst_n.next = self.ap_rst_n.val();
-        // Control and configuration.
-        self.protocol.ap_start.next = self.ap_start.val();
-        self.ap_done.next = self.protocol.ap_done.val();
-        self.ap_idle.next = self.protocol.ap_idle.val();
-        self.ap_ready.next = self.protocol.ap_ready.val();
-        self.protocol.network_ptr.next = self.cfg_network_ptr.val();
-        self.protocol.id.next = self.cfg_id.val();
-        self.protocol.n.next = self.cfg_n.val();
-        self.protocol.wait_polls.next = self.cfg_wait_polls.val();
-        self.protocol.slots.next = self.cfg_slots.val();
-        self.broadcast.network_ptr.next = self.cfg_network_ptr.val();
-        self.broadcast.id.next = self.cfg_id.val();
-        self.broadcast.n.next = self.cfg_n.val();
-        self.broadcast.qpn_base.next = self.cfg_qpn_base.val();
+        self.control.clock.next = self.ap_clk.val();
+        self.control.rst_n.next = self.ap_rst_n.val();
+        // s_axi_control: Control.
+        self.control.s_axi_control_awaddr.next = self.s_axi_control_awaddr.val();
+        self.control.s_axi_control_awvalid.next = self.s_axi_control_awvalid.val();
+        self.s_axi_control_awready.next = self.control.s_axi_control_awready.val();
+        self.control.s_axi_control_wdata.next = self.s_axi_control_wdata.val();
+        self.control.s_axi_control_wstrb.next = self.s_axi_control_wstrb.val();
+        self.control.s_axi_control_wvalid.next = self.s_axi_control_wvalid.val();
+        self.s_axi_control_wready.next = self.control.s_axi_control_wready.val();
+        self.s_axi_control_bresp.next = self.control.s_axi_control_bresp.val();
+        self.s_axi_control_bvalid.next = self.control.s_axi_control_bvalid.val();
+        self.control.s_axi_control_bready.next = self.s_axi_control_bready.val();
+        self.control.s_axi_control_araddr.next = self.s_axi_control_araddr.val();
+        self.control.s_axi_control_arvalid.next = self.s_axi_control_arvalid.val();
+        self.s_axi_control_arready.next = self.control.s_axi_control_arready.val();
+        self.s_axi_control_rdata.next = self.control.s_axi_control_rdata.val();
+        self.s_axi_control_rresp.next = self.control.s_axi_control_rresp.val();
+        self.s_axi_control_rvalid.next = self.control.s_axi_control_rvalid.val();
+        self.control.s_axi_control_rready.next = self.s_axi_control_rready.val();
+        self.interrupt.next = self.control.interrupt.val();
+        // Control <-> Protocol: ap_ctrl_hs and the arguments.
+        self.protocol.ap_start.next = self.control.ap_start.val();
+        self.control.ap_done.next = self.protocol.ap_done.val();
+        self.control.ap_idle.next = self.protocol.ap_idle.val();
+        self.control.ap_ready.next = self.protocol.ap_ready.val();
+        self.protocol.network_ptr.next = self.control.network_ptr.val();
+        self.protocol.id.next = self.control.id.val();
+        self.protocol.n.next = self.control.n.val();
+        self.protocol.wait_polls.next = self.control.wait_polls.val();
+        self.protocol.slots.next = self.control.slots.val();
+        self.broadcast.network_ptr.next = self.control.network_ptr.val();
+        self.broadcast.id.next = self.control.id.val();
+        self.broadcast.n.next = self.control.n.val();
+        self.broadcast.qpns.next = self.control.qpns.val();
         // Protocol <-> Fetch.
         self.fetch.start.next = self.protocol.fetch_start.val();
         self.fetch.addr.next = self.protocol.fetch_addr.val();
@@ -298,20 +312,20 @@ impl<const N: usize> Logic for Kernel<N> {
         self.m_axis_dec_tuser.next = self.protocol.dec_tuser.val();
         self.m_axis_dec_tvalid.next = self.protocol.dec_tvalid.val();
         self.protocol.dec_tready.next = self.m_axis_dec_tready.val();
-        // Status.
-        self.sts_cycles.next = self.protocol.sts_cycles.val();
-        self.sts_decisions.next = self.protocol.sts_decisions.val();
-        self.sts_fast.next = self.protocol.sts_fast.val();
-        self.sts_slow.next = self.protocol.sts_slow.val();
-        self.sts_view_changes.next = self.protocol.sts_view_changes.val();
-        self.sts_view.next = self.protocol.sts_view.val();
-        self.sts_timeouts.next = self.protocol.sts_timeouts.val();
-        self.sts_polls.next = self.protocol.sts_polls.val();
-        self.sts_bad_shares.next = self.protocol.sts_bad_shares.val();
-        self.sts_acks.next = self.broadcast.acks.val();
-        self.sts_write_errors.next = self.broadcast.write_errors.val();
-        self.sts_error.next = self.protocol.sts_error.val();
-        self.sts_state.next = self.protocol.sts_state.val();
+        // Status registers: Control reads them live.
+        self.control.sts_cycles.next = self.protocol.sts_cycles.val();
+        self.control.sts_decisions.next = self.protocol.sts_decisions.val();
+        self.control.sts_fast.next = self.protocol.sts_fast.val();
+        self.control.sts_slow.next = self.protocol.sts_slow.val();
+        self.control.sts_view_changes.next = self.protocol.sts_view_changes.val();
+        self.control.sts_view.next = self.protocol.sts_view.val();
+        self.control.sts_timeouts.next = self.protocol.sts_timeouts.val();
+        self.control.sts_polls.next = self.protocol.sts_polls.val();
+        self.control.sts_bad_shares.next = self.protocol.sts_bad_shares.val();
+        self.control.sts_acks.next = self.broadcast.acks.val();
+        self.control.sts_write_errors.next = self.broadcast.write_errors.val();
+        self.control.sts_error.next = self.protocol.sts_error.val();
+        self.control.sts_state.next = self.protocol.sts_state.val();
     }
 }
 
@@ -321,13 +335,15 @@ impl<const N: usize> Kernel<N> {
         let mut k = Self::default();
         k.ap_clk.connect();
         k.ap_rst_n.connect();
-        k.ap_start.connect();
-        k.cfg_network_ptr.connect();
-        k.cfg_id.connect();
-        k.cfg_n.connect();
-        k.cfg_wait_polls.connect();
-        k.cfg_slots.connect();
-        k.cfg_qpn_base.connect();
+        k.s_axi_control_awaddr.connect();
+        k.s_axi_control_awvalid.connect();
+        k.s_axi_control_wdata.connect();
+        k.s_axi_control_wstrb.connect();
+        k.s_axi_control_wvalid.connect();
+        k.s_axi_control_bready.connect();
+        k.s_axi_control_araddr.connect();
+        k.s_axi_control_arvalid.connect();
+        k.s_axi_control_rready.connect();
         k.m_axi_hbm_arready.connect();
         k.m_axi_hbm_rdata.connect();
         k.m_axi_hbm_rresp.connect();
@@ -350,6 +366,15 @@ impl<const N: usize> Kernel<N> {
         k.m_axis_dec_tready.connect();
         k.connect_all();
         k
+    }
+}
+
+impl<const N: usize> Kernel<N> {
+    /// The controller's state (`protocol::STATE_NAMES`), read from inside
+    /// the simulated kernel: a debugging aid for the rust-hdl backend (on
+    /// the card, the host reads the `state` register).
+    pub fn debug_state(&self) -> u8 {
+        self.protocol.sts_state.val().to_u8()
     }
 }
 

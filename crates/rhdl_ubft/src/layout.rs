@@ -369,7 +369,10 @@ impl Mailbox {
             Region::Prepare if v2 => "slot·4 + {0: k, 1: m, 2: view, 3: 0}".into(),
             Region::Prepare => "slot·2 + {0: k, 1: m}".into(),
             r if r.is_vote() && v2 => {
-                format!("slot·R + node·2 + {{0: tag(view, k), 1: m}}, R = {}", self.vote_row_words())
+                format!(
+                    "slot·R + node·2 + {{0: tag(view, k), 1: m}}, R = {}",
+                    self.vote_row_words()
+                )
             }
             r if r.is_vote() => "slot·N + node".into(),
             Region::Certify => "(slot·N + node)·16·SB + word".into(),
@@ -384,7 +387,8 @@ impl Mailbox {
 
     /// A markdown table of this layout.
     pub fn markdown_table(&self) -> String {
-        let mut s = String::from("| mailbox | start (word) | words | index | what a peer writes there |\n");
+        let mut s =
+            String::from("| mailbox | start (word) | words | index | what a peer writes there |\n");
         s += "| --- | ---: | ---: | --- | --- |\n";
         for span in &self.spans {
             s += &format!(
@@ -459,7 +463,10 @@ mod tests {
         }
         assert_eq!(m.span(Region::WillCert).words, 16 * 5);
         assert_eq!(m.span(Region::Certify).words, 16 * 5 * 16);
-        assert_eq!(m.vote(Region::Commit, 3, 2), m.base(Region::Commit) + 3 * 5 + 2);
+        assert_eq!(
+            m.vote(Region::Commit, 3, 2),
+            m.base(Region::Commit) + 3 * 5 + 2
+        );
     }
 
     #[test]
@@ -470,7 +477,11 @@ mod tests {
                 for slot in 0..64 {
                     let first = m.vote_row(r, slot) as u64 * WORD_BYTES;
                     let last = first + m.vote_row_words() as u64 * WORD_BYTES - 1;
-                    assert_eq!(first / BEAT_BYTES, last / BEAT_BYTES, "n={n} {r:?} slot {slot}");
+                    assert_eq!(
+                        first / BEAT_BYTES,
+                        last / BEAT_BYTES,
+                        "n={n} {r:?} slot {slot}"
+                    );
                     assert_eq!(first / AXI_BOUNDARY_BYTES, last / AXI_BOUNDARY_BYTES);
                 }
             }

@@ -1,13 +1,13 @@
 //! rhdl_ubft: uBFT's consensus controller as an FPGA kernel, in rust-hdl.
+pub mod broadcast;
+pub mod choose;
+pub mod control;
+pub mod fetch;
+pub mod kernel;
 pub mod layout;
 pub mod params;
-pub mod roce;
-pub mod broadcast;
-pub mod fetch;
 pub mod protocol;
-pub mod kernel;
 pub mod regs;
-pub mod control;
-pub mod vitis;
+pub mod roce;
 pub mod setup;
-pub mod choose;
+pub mod vitis;

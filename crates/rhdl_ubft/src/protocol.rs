@@ -183,6 +183,7 @@ pub struct Protocol<const N: usize> {
     waited: DFF<Bits<16>>,
     lane: DFF<Bits<4>>,
     done_q: DFF<Bit>,
+    ready_q: DFF<Bit>,
     cycles: DFF<Bits<32>>,
     decisions: DFF<Bits<32>>,
     fast: DFF<Bits<32>>,
@@ -239,7 +240,10 @@ pub struct Protocol<const N: usize> {
 impl<const N: usize> Protocol<N> {
     /// The controller for the v2 layout of a build of N replicas.
     pub fn new() -> Self {
-        assert!((1..=8).contains(&N), "a slot's row of votes must fit one beat: N <= 8");
+        assert!(
+            (1..=8).contains(&N),
+            "a slot's row of votes must fit one beat: N <= 8"
+        );
         let mb = crate::layout::Mailbox::v2(N, G, crate::params::SB);
         use crate::layout::Region;
         let row = mb.vote_row_words();
@@ -335,6 +339,7 @@ impl<const N: usize> Protocol<N> {
             waited: Default::default(),
             lane: Default::default(),
             done_q: Default::default(),
+            ready_q: Default::default(),
             cycles: Default::default(),
             decisions: Default::default(),
             fast: Default::default(),
@@ -398,10 +403,46 @@ impl<const N: usize> Logic for Protocol<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, view, leader, k, slot, slot_n, m, slow, phase, vote_view, vote_leader,
-            vc_lo, vc_hi, vc_flags, beat_ix, view_changes, support, flagged, verified, bad,
-            sign_sent, vp, vq, progress, slow_count, bad_shares, quorum, active, waited, lane, done_q,
-            cycles, decisions, fast, timeouts, polls, error
+            self,
+            clock,
+            st,
+            view,
+            leader,
+            k,
+            slot,
+            slot_n,
+            m,
+            slow,
+            phase,
+            vote_view,
+            vote_leader,
+            vc_lo,
+            vc_hi,
+            vc_flags,
+            beat_ix,
+            view_changes,
+            support,
+            flagged,
+            verified,
+            bad,
+            sign_sent,
+            vp,
+            vq,
+            progress,
+            slow_count,
+            bad_shares,
+            quorum,
+            active,
+            waited,
+            lane,
+            done_q,
+            ready_q,
+            cycles,
+            decisions,
+            fast,
+            timeouts,
+            polls,
+            error
         );
         // Where this slot's records are, and the vote word for (view, k).
         // Votes of this slot carry the view they were cast in; a view
@@ -429,10 +470,11 @@ impl<const N: usize> Logic for Protocol<N> {
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
         self.flag_row.next = self.certify_valid_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
-        self.slow_commit_row.next = self.commit_base.val()
-            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
+        self.slow_commit_row.next =
+            self.commit_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
         // A share is one beat: certify + (slot * N + node) * 16 words.
-        self.share_row.next = self.certify_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 4);
+        self.share_row.next =
+            self.certify_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 4);
         self.poll_word.next = self.prep_word.val();
         // The polled record, moved to lane 0 of the beat.
         self.row.next = self.fetch_beat.val() >> (bit_cast::<10, 4>(self.lane.q.val()) << 5);
@@ -501,12 +543,15 @@ impl<const N: usize> Logic for Protocol<N> {
         self.prop_tready.next = false;
         self.dec_tvalid.next = false;
         self.done_q.d.next = false;
+        self.ready_q.d.next = false;
         if (self.st.q.val() != St::Idle) & (self.st.q.val() != St::Done) {
             self.cycles.d.next = self.cycles.q.val() + 1;
         }
         match self.st.q.val() {
             St::Idle => {
                 if self.ap_start.val() {
+                    // ap_ctrl_hs: the arguments are taken, a new start may come.
+                    self.ready_q.d.next = true;
                     self.error.d.next = 0.into();
                     self.cycles.d.next = 0.into();
                     self.decisions.d.next = 0.into();
@@ -597,7 +642,8 @@ impl<const N: usize> Logic for Protocol<N> {
                         self.m.d.next = self.row.val().get_bits::<32>(32);
                         self.phase.d.next = 1.into();
                         self.bc_start.next = true;
-                        self.bc_word.next = self.cert_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                        self.bc_word.next =
+                            self.cert_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
                         self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
                             | (bit_cast::<BEAT_BITS, 32>(self.row.val().get_bits::<32>(32)) << 32);
                         self.waited.d.next = 0.into();
@@ -686,7 +732,8 @@ impl<const N: usize> Logic for Protocol<N> {
                             self.verified.q.val() | (self.lane_one.val() << self.vq.q.val());
                         self.progress.d.next = true;
                     } else {
-                        self.bad.d.next = self.bad.q.val() | (self.lane_one.val() << self.vq.q.val());
+                        self.bad.d.next =
+                            self.bad.q.val() | (self.lane_one.val() << self.vq.q.val());
                         self.bad_shares.d.next = self.bad_shares.q.val() + 1;
                     }
                 } else if !self.sign_sent.q.val() & !self.sg_busy.val() {
@@ -715,7 +762,8 @@ impl<const N: usize> Logic for Protocol<N> {
             St::SlowWaitShare => {
                 if self.fetch_done.val() {
                     if self.fetch_error.val() {
-                        self.bad.d.next = self.bad.q.val() | (self.lane_one.val() << self.vp.q.val());
+                        self.bad.d.next =
+                            self.bad.q.val() | (self.lane_one.val() << self.vp.q.val());
                     } else {
                         self.sg_verify.next = true;
                         self.vq.d.next = self.vp.q.val();
@@ -727,7 +775,8 @@ impl<const N: usize> Logic for Protocol<N> {
                 if self.bc_done.val() {
                     // Then the flag that says the share is in place.
                     self.bc_start.next = true;
-                    self.bc_word.next = self.flag_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                    self.bc_word.next =
+                        self.flag_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
                     self.st.d.next = St::SlowSendFlag;
                 }
             }
@@ -921,7 +970,8 @@ impl<const N: usize> Logic for Protocol<N> {
                     // the replicas would chase each other through the views).
                     self.missed.next = true;
                     self.st.d.next = St::VcPollCatch;
-                } else if self.choose.chosen.val() & (self.choose.chosen_k.val() == self.k.q.val()) {
+                } else if self.choose.chosen.val() & (self.choose.chosen_k.val() == self.k.q.val())
+                {
                     // Install the value reported by f + 1 in our own prepare
                     // and run the slot again on the fast path.
                     self.m.d.next = self.choose.chosen_m.val();
@@ -964,7 +1014,8 @@ impl<const N: usize> Logic for Protocol<N> {
                         self.slot.d.next = self.slot.q.val() + 1;
                         self.slot_n.d.next = self.slot_n.q.val() + self.build_n16.val();
                     }
-                    if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val()) {
+                    if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val())
+                    {
                         self.st.d.next = St::Done;
                     } else {
                         self.st.d.next = St::LeaderCheck;
@@ -1024,15 +1075,15 @@ impl<const N: usize> Logic for Protocol<N> {
             self.bad_shares.d.next = 0.into();
             self.view_changes.d.next = 0.into();
         }
-        self.fetch_addr.next =
-            self.network_ptr.val() + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
+        self.fetch_addr.next = self.network_ptr.val()
+            + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
 
-        self.dec_tdata.next = bit_cast::<64, 32>(self.k.q.val())
-            | (bit_cast::<64, 32>(self.m.q.val()) << 32);
+        self.dec_tdata.next =
+            bit_cast::<64, 32>(self.k.q.val()) | (bit_cast::<64, 32>(self.m.q.val()) << 32);
         self.dec_tuser.next = self.slow.q.val();
         self.ap_idle.next = self.st.q.val() == St::Idle;
         self.ap_done.next = self.done_q.q.val();
-        self.ap_ready.next = self.done_q.q.val();
+        self.ap_ready.next = self.ready_q.q.val();
         self.sts_cycles.next = self.cycles.q.val();
         self.sts_decisions.next = self.decisions.q.val();
         self.sts_fast.next = self.fast.q.val();
@@ -1169,7 +1220,6 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.sts_state.next = 255.into();
             }
         }
-
     }
 }
 
@@ -1210,7 +1260,48 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 40] = ["Idle", "LeaderCheck", "LeaderWaitValue", "LeaderIdle", "LeaderSendPrepare", "FastPollPrepare", "FastWaitPrepare", "FastSendCert", "FastPollCert", "FastWaitCert", "FastSendCommit", "FastPollCommit", "FastWaitCommit", "SlowStart", "SlowStep", "SlowWaitShare", "SlowSendShare", "SlowSendFlag", "SlowPollFlags", "SlowWaitFlags", "SlowPollFast", "SlowWaitFast", "SlowSendCommit", "SlowPollCommit", "SlowWaitCommit", "VcStart", "VcSendRecord", "VcSendFlag", "VcPollFlags", "VcWaitFlags", "VcPollRecords", "VcWaitRecords", "VcDecide", "VcInstall", "VcPollCatch", "VcWaitCatch", "VcPollCatchSlow", "VcWaitCatchSlow", "Decide", "Done"];
+pub const STATE_NAMES: [&str; 40] = [
+    "Idle",
+    "LeaderCheck",
+    "LeaderWaitValue",
+    "LeaderIdle",
+    "LeaderSendPrepare",
+    "FastPollPrepare",
+    "FastWaitPrepare",
+    "FastSendCert",
+    "FastPollCert",
+    "FastWaitCert",
+    "FastSendCommit",
+    "FastPollCommit",
+    "FastWaitCommit",
+    "SlowStart",
+    "SlowStep",
+    "SlowWaitShare",
+    "SlowSendShare",
+    "SlowSendFlag",
+    "SlowPollFlags",
+    "SlowWaitFlags",
+    "SlowPollFast",
+    "SlowWaitFast",
+    "SlowSendCommit",
+    "SlowPollCommit",
+    "SlowWaitCommit",
+    "VcStart",
+    "VcSendRecord",
+    "VcSendFlag",
+    "VcPollFlags",
+    "VcWaitFlags",
+    "VcPollRecords",
+    "VcWaitRecords",
+    "VcDecide",
+    "VcInstall",
+    "VcPollCatch",
+    "VcWaitCatch",
+    "VcPollCatchSlow",
+    "VcWaitCatchSlow",
+    "Decide",
+    "Done",
+];
 
 /// fresh_status: a run's measurements before it starts.
 pub fn fresh_status() -> Status {

@@ -165,7 +165,13 @@ mod tests {
         };
         assert_eq!(SqCommand::unpack(&c.pack()), c);
         assert_eq!(c.pack()[0] & 0x1f, 0x0A);
-        let a = CqCompletion { ssn: 77, vfid: 1, pid: 2, cmplt: true, rd: false };
+        let a = CqCompletion {
+            ssn: 77,
+            vfid: 1,
+            pid: 2,
+            cmplt: true,
+            rd: false,
+        };
         assert_eq!(CqCompletion::unpack(a.pack()), a);
     }
 }

@@ -61,7 +61,12 @@ pub struct Stream {
 }
 
 const fn stream(tdata_bits: usize, tuser_bits: usize, tkeep: bool, tlast: bool) -> Stream {
-    Stream { tdata_bits, tuser_bits, tkeep, tlast }
+    Stream {
+        tdata_bits,
+        tuser_bits,
+        tkeep,
+        tlast,
+    }
 }
 
 /// One Vitis bus interface of the kernel.
@@ -82,12 +87,15 @@ pub const INTERFACES: [Interface; 8] = [
         name: "s_axi_control",
         kind: Kind::AxiLiteSlave,
         arg: "",
-        wired: false,
+        wired: true,
         desc: "registers (docs/registers.md)",
     },
     Interface {
         name: "m_axi_hbm",
-        kind: Kind::AxiMaster { data_bits: BEAT_BITS, addr_bits: 64 },
+        kind: Kind::AxiMaster {
+            data_bits: BEAT_BITS,
+            addr_bits: 64,
+        },
         arg: "network_ptr",
         wired: true,
         desc: "HBM: mailbox polls (read bursts) and local writes",
@@ -139,7 +147,7 @@ pub const INTERFACES: [Interface; 8] = [
 /// Top-level ports that are not part of any interface but belong to the
 /// kernel: the clock, the reset and the interrupt. `interrupt` comes with
 /// Control, so it is pending too.
-pub const SIDEBAND: [(&str, bool); 3] = [("ap_clk", true), ("ap_rst_n", true), ("interrupt", false)];
+pub const SIDEBAND: [(&str, bool); 3] = [("ap_clk", true), ("ap_rst_n", true), ("interrupt", true)];
 
 /// Ports the top has now that must go when Control is wired (they become
 /// registers): every `cfg_*` and `sts_*`, and the bare `ap_*` handshake.
@@ -171,8 +179,7 @@ pub fn port_names(i: &Interface) -> Vec<String> {
         Kind::AxiMaster { .. } => vec![
             "araddr", "arlen", "arsize", "arburst", "arvalid", "arready", "rdata", "rresp",
             "rlast", "rvalid", "rready", "awaddr", "awlen", "awsize", "awburst", "awvalid",
-            "awready", "wdata", "wstrb", "wlast", "wvalid", "wready", "bresp", "bvalid",
-            "bready",
+            "awready", "wdata", "wstrb", "wlast", "wvalid", "wready", "bresp", "bvalid", "bready",
         ],
         Kind::StreamOut(st) | Kind::StreamIn(st) => {
             let mut v = vec!["tdata", "tvalid", "tready"];
@@ -206,7 +213,10 @@ pub fn top_ports(verilog: &str) -> Vec<String> {
 }
 
 fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// `vivado/kernel.xml`: the kernel description `package_xo -kernel_xml` reads.
@@ -301,7 +311,10 @@ pub fn package_kernel_tcl() -> String {
     s += "foreach up [ipx::get_user_parameters -of_objects $core] {\n  ipx::remove_user_parameter [get_property NAME $up] $core\n}\n\n";
     s += "# Bus interfaces (inferred from the <prefix>_<signal> port names) on ap_clk.\n";
     for i in INTERFACES.iter() {
-        s += &format!("ipx::associate_bus_interfaces -busif {} -clock ap_clk $core\n", i.name);
+        s += &format!(
+            "ipx::associate_bus_interfaces -busif {} -clock ap_clk $core\n",
+            i.name
+        );
     }
     s += "ipx::associate_bus_interfaces -clock ap_clk -reset ap_rst_n $core\n";
     s += "set clkif [ipx::get_bus_interfaces -of_objects $core ap_clk]\n";

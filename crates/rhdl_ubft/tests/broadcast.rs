@@ -2,6 +2,8 @@
 //! peer in the RoCE stack's format, held under back-pressure, nothing dropped.
 
 use rhdl_ubft::broadcast::Broadcast;
+use rhdl_ubft::params::N;
+use rhdl_ubft::regs::QPNS_BITS;
 use rhdl_ubft::roce::{SqCommand, RC_RDMA_WRITE_ONLY};
 use rust_hdl::prelude::*;
 
@@ -17,7 +19,7 @@ fn block() -> Broadcast {
     b.network_ptr.connect();
     b.n.connect();
     b.id.connect();
-    b.qpn_base.connect();
+    b.qpns.connect();
     b.awready.connect();
     b.wready.connect();
     b.bresp.connect();
@@ -60,7 +62,12 @@ struct Trace {
 /// the write response `wlat` cycles after the write and `sq_ready(cycle)`.
 fn run(n: u64, id: u64, wlat: u64, sq_ready: impl Fn(u64) -> bool) -> Trace {
     let mut b = block();
-    let mut t = Trace { aw: None, w: None, commands: vec![], done: None };
+    let mut t = Trace {
+        aw: None,
+        w: None,
+        commands: vec![],
+        done: None,
+    };
     let mut held: Option<SqCommand> = None;
     for cycle in 0..60u64 {
         b.start.next = cycle == 1;
@@ -73,10 +80,16 @@ fn run(n: u64, id: u64, wlat: u64, sq_ready: impl Fn(u64) -> bool) -> Trace {
         b.network_ptr.next = 0x8000_0000u64.into();
         b.n.next = n.into();
         b.id.next = id.into();
-        b.qpn_base.next = 16.into();
+        // Peer p on queue pair 16 + p.
+        let mut qpns = Bits::<QPNS_BITS>::default();
+        for p in 0..N {
+            qpns.set_bits::<10>(10 * p, (16 + p as u64).into());
+        }
+        b.qpns.next = qpns;
         b.awready.next = cycle >= 3; // AW waits a cycle; W is taken at once
         b.wready.next = true;
-        b.bvalid.next = t.aw.is_some_and(|a| cycle == a.max(t.w.unwrap_or(a)) + wlat);
+        b.bvalid.next =
+            t.aw.is_some_and(|a| cycle == a.max(t.w.unwrap_or(a)) + wlat);
         b.bresp.next = 0.into();
         b.sq_tready.next = sq_ready(cycle);
         b.cq_tvalid.next = false;
@@ -87,16 +100,26 @@ fn run(n: u64, id: u64, wlat: u64, sq_ready: impl Fn(u64) -> bool) -> Trace {
             assert_eq!(b.awaddr.val().to_u64(), byte & !63, "beat-aligned address");
             assert_eq!(b.awlen.val().to_u64(), 0);
             let lane = (byte % 64) / 4;
-            assert_eq!(b.wstrb.val().to_u64(), 0xffu64 << (lane * 4), "strobes cover the record");
+            assert_eq!(
+                b.wstrb.val().to_u64(),
+                0xffu64 << (lane * 4),
+                "strobes cover the record"
+            );
         }
         if b.wvalid.val() && b.wready.val() {
             t.w = Some(cycle);
             assert!(b.wlast.val());
             let lane = ((48 + 2 * id) % 16) as usize;
-            assert_eq!(b.wdata.val().get_bits::<32>(lane * 32 + 32).to_u64(), 0xCAFE_F00D);
+            assert_eq!(
+                b.wdata.val().get_bits::<32>(lane * 32 + 32).to_u64(),
+                0xCAFE_F00D
+            );
         }
         if b.sq_tvalid.val() {
-            assert!(t.aw.is_some() && t.w.is_some(), "commands only after the local write");
+            assert!(
+                t.aw.is_some() && t.w.is_some(),
+                "commands only after the local write"
+            );
             let c = sq(&b);
             if let Some(h) = held {
                 assert_eq!(h, c, "payload stable while tvalid waits for tready");

@@ -37,7 +37,11 @@ fn the_block_chooses_what_the_reference_chooses() {
     for _ in 0..3000 {
         let n = [1usize, 3, 5, 7][rng.below(4) as usize];
         let view = rng.below(4) as u32;
-        let (mut lo, mut hi, mut flags) = (Bits::<512>::default(), Bits::<512>::default(), Bits::<512>::default());
+        let (mut lo, mut hi, mut flags) = (
+            Bits::<512>::default(),
+            Bits::<512>::default(),
+            Bits::<512>::default(),
+        );
         let mut valid = vec![];
         for i in 0..8 {
             // Few distinct values, so that f + 1 reports happen.
@@ -57,7 +61,11 @@ fn the_block_chooses_what_the_reference_chooses() {
                 }
             }
             let flag_ok = rng.below(8) != 0;
-            let (ft, fm) = if flag_ok { (vote_tag(view, r.k), r.m) } else { (vote_tag(view, r.k), r.m ^ 1) };
+            let (ft, fm) = if flag_ok {
+                (vote_tag(view, r.k), r.m)
+            } else {
+                (vote_tag(view, r.k), r.m ^ 1)
+            };
             put(&mut flags, 2 * i, ft);
             put(&mut flags, 2 * i + 1, fm);
             if i < n && r.view == view && flag_ok {
@@ -74,9 +82,15 @@ fn the_block_chooses_what_the_reference_chooses() {
         assert!(simulate(&mut block, 20));
         assert_eq!(block.valid.val().to_u32() as usize, valid.len());
         let want = choose(&valid, f1);
-        let got = block.chosen.val().then(|| (block.chosen_k.val().to_u32(), block.chosen_m.val().to_u32()));
+        let got = block
+            .chosen
+            .val()
+            .then(|| (block.chosen_k.val().to_u32(), block.chosen_m.val().to_u32()));
         assert_eq!(got, want, "records {valid:?}");
         chosen_some += want.is_some() as u32;
     }
-    assert!(chosen_some > 300, "the random cases exercise a choice ({chosen_some})");
+    assert!(
+        chosen_some > 300,
+        "the random cases exercise a choice ({chosen_some})"
+    );
 }

@@ -82,6 +82,7 @@ impl<const N: usize> Tb<N> {
         c.sts_acks.next = (base as u64 + 9).into();
         c.sts_write_errors.next = (base as u64 + 10).into();
         c.sts_error.next = ((base as u64 + 11) & 0xff).into();
+        c.sts_state.next = ((base as u64 + 12) & 0xff).into();
     }
 
     /// Applies the kernel-side inputs, settles with the clock low (the
@@ -122,7 +123,14 @@ impl<const N: usize> Tb<N> {
 
     /// One AXI4-Lite write; bready is held low for `b_stall` cycles after
     /// bvalid rises. Asserts the handshake rules on the way.
-    fn write_with(&mut self, addr: u64, data: u32, strb: u64, order: Order, b_stall: u64) -> WriteCycles {
+    fn write_with(
+        &mut self,
+        addr: u64,
+        data: u32,
+        strb: u64,
+        order: Order,
+        b_stall: u64,
+    ) -> WriteCycles {
         let (mut aw, mut w, mut b, mut bvalid) = (None, None, None, None);
         let mut bdata_stable = None;
         for _ in 0..100 {
@@ -156,7 +164,10 @@ impl<const N: usize> Tb<N> {
                 w = Some(cy);
             }
             if c.s_axi_control_bvalid.val() {
-                assert!(aw.is_some() && w.is_some(), "B before AW and W at cycle {cy}");
+                assert!(
+                    aw.is_some() && w.is_some(),
+                    "B before AW and W at cycle {cy}"
+                );
                 assert_eq!(c.s_axi_control_bresp.val().to_u64(), 0, "bresp OKAY");
                 bvalid.get_or_insert(cy);
                 bdata_stable.get_or_insert(true);
@@ -164,7 +175,10 @@ impl<const N: usize> Tb<N> {
                     b = Some(cy);
                 }
             } else {
-                assert!(bvalid.is_none(), "bvalid dropped before bready at cycle {cy}");
+                assert!(
+                    bvalid.is_none(),
+                    "bvalid dropped before bready at cycle {cy}"
+                );
             }
             self.edge();
             if b.is_some() {
@@ -206,7 +220,10 @@ impl<const N: usize> Tb<N> {
             }
             if c.s_axi_control_rvalid.val() {
                 assert!(ar.is_some(), "R before AR");
-                assert!(!c.s_axi_control_arready.val(), "arready while an R is pending");
+                assert!(
+                    !c.s_axi_control_arready.val(),
+                    "arready while an R is pending"
+                );
                 assert_eq!(c.s_axi_control_rresp.val().to_u64(), 0, "rresp OKAY");
                 let d = c.s_axi_control_rdata.val().to_u64() as u32;
                 if let Some(prev) = data {
@@ -253,13 +270,23 @@ fn after_reset_the_slave_is_ready_and_quiet() {
     tb.reset_at = vec![0, 1];
     tb.master_idle();
     tb.settle();
-    assert!(!tb.c.s_axi_control_awready.val(), "no AW taken during reset");
-    assert!(!tb.c.s_axi_control_arready.val(), "no AR taken during reset");
+    assert!(
+        !tb.c.s_axi_control_awready.val(),
+        "no AW taken during reset"
+    );
+    assert!(
+        !tb.c.s_axi_control_arready.val(),
+        "no AR taken during reset"
+    );
     tb.edge();
     tb.idle_cycles(2);
     tb.settle();
     let c = &tb.c;
-    assert!(c.s_axi_control_awready.val() && c.s_axi_control_wready.val() && c.s_axi_control_arready.val());
+    assert!(
+        c.s_axi_control_awready.val()
+            && c.s_axi_control_wready.val()
+            && c.s_axi_control_arready.val()
+    );
     assert!(!c.s_axi_control_bvalid.val() && !c.s_axi_control_rvalid.val());
     assert!(!c.interrupt.val() && !c.ap_start.val());
     tb.edge();
@@ -287,10 +314,24 @@ fn every_register_is_written_and_read_back_at_its_table_offset() {
             }
             regs::Access::Status => {
                 tb.write(off, pattern); // ignored
-                let i = ["cycles", "decisions", "fast", "slow", "view_changes", "view", "timeouts", "polls", "bad_shares", "acks", "write_errors", "error"]
-                    .iter()
-                    .position(|s| *s == name)
-                    .unwrap() as u32;
+                let i = [
+                    "cycles",
+                    "decisions",
+                    "fast",
+                    "slow",
+                    "view_changes",
+                    "view",
+                    "timeouts",
+                    "polls",
+                    "bad_shares",
+                    "acks",
+                    "write_errors",
+                    "error",
+                    "state",
+                ]
+                .iter()
+                .position(|s| *s == name)
+                .unwrap() as u32;
                 assert_eq!(tb.read(off), (0x1000 + i) & mask(r.bits), "{name}");
             }
             _ => {}
@@ -305,7 +346,10 @@ fn every_register_is_written_and_read_back_at_its_table_offset() {
     assert_eq!(c.network_ptr.val().to_u64(), (hi << 32) | lo);
     assert_eq!(c.id.val().to_u64(), (pat(regs::ID) & 0xff) as u64);
     assert_eq!(c.n.val().to_u64(), (pat(regs::NREPL) & 0xff) as u64);
-    assert_eq!(c.wait_polls.val().to_u64(), (pat(regs::WAIT_POLLS) & 0xffff) as u64);
+    assert_eq!(
+        c.wait_polls.val().to_u64(),
+        (pat(regs::WAIT_POLLS) & 0xffff) as u64
+    );
     assert_eq!(c.slots.val().to_u64(), pat(regs::SLOTS) as u64);
     for i in 0..8 {
         let q = c.qpns.val().get_bits::<10>(10 * i).to_u64();
@@ -368,7 +412,11 @@ fn holding_registers_block_a_second_aw_until_its_w_comes() {
         c.s_axi_control_bready.next = true;
         tb.settle();
         let c = &tb.c;
-        assert_eq!(c.s_axi_control_awready.val(), i == 0 || i >= 7, "awready at t + {i}");
+        assert_eq!(
+            c.s_axi_control_awready.val(),
+            i == 0 || i >= 7,
+            "awready at t + {i}"
+        );
         assert!(c.s_axi_control_wready.val() || i == 6, "wready at t + {i}");
         assert_eq!(c.s_axi_control_bvalid.val(), i == 7, "bvalid at t + {i}");
         tb.edge();
@@ -402,11 +450,18 @@ fn b_back_pressure_holds_bvalid_and_delays_the_next_write() {
         tb.settle();
         let c = &tb.c;
         if i == 3 {
-            assert!(c.s_axi_control_awready.val() && c.s_axi_control_wready.val(), "second write held");
+            assert!(
+                c.s_axi_control_awready.val() && c.s_axi_control_wready.val(),
+                "second write held"
+            );
         }
         if (2..=8).contains(&i) {
             assert!(c.s_axi_control_bvalid.val(), "first B held at t + {i}");
-            assert_eq!(c.slots.val().to_u64(), 100, "second write waits for the first B");
+            assert_eq!(
+                c.slots.val().to_u64(),
+                100,
+                "second write waits for the first B"
+            );
         }
         if i == 10 {
             assert!(c.s_axi_control_bvalid.val(), "second B");
@@ -424,10 +479,17 @@ fn r_comes_one_cycle_after_ar_and_is_held_under_back_pressure() {
     tb.write(regs::SLOTS, 0xdead_beef);
     let t = tb.cycle;
     let r = tb.read_with(regs::SLOTS, 0);
-    assert_eq!((r.ar, r.rvalid, r.r, r.data), (t, t + 1, t + 1, 0xdead_beef));
+    assert_eq!(
+        (r.ar, r.rvalid, r.r, r.data),
+        (t, t + 1, t + 1, 0xdead_beef)
+    );
     let t = tb.cycle;
     let r = tb.read_with(regs::SLOTS, 4);
-    assert_eq!((r.ar, r.rvalid, r.r), (t, t + 1, t + 5), "rvalid held four cycles");
+    assert_eq!(
+        (r.ar, r.rvalid, r.r),
+        (t, t + 1, t + 5),
+        "rvalid held four cycles"
+    );
     assert_eq!(r.data, 0xdead_beef);
 }
 
@@ -454,7 +516,13 @@ fn byte_strobes_write_only_their_bytes() {
     assert_eq!(tb.read(regs::ID), 0);
     // The 64-bit pointer's words, byte by byte.
     tb.write(regs::NETWORK_PTR_HI, 0x0000_0001);
-    tb.write_with(regs::NETWORK_PTR_LO, 0x0000_4000, 0b0010, Order::Together, 0);
+    tb.write_with(
+        regs::NETWORK_PTR_LO,
+        0x0000_4000,
+        0b0010,
+        Order::Together,
+        0,
+    );
     tb.settle();
     assert_eq!(tb.c.network_ptr.val().to_u64(), 0x1_0000_4000);
     tb.edge();
@@ -480,7 +548,10 @@ fn ap_start_is_held_until_ap_ready_and_ap_done_is_cleared_on_read() {
         if tb.cycle == start + 3 {
             // CTRL while running: ap_start set, not idle (ap_idle reads one cycle late).
             let v = tb.read(regs::CTRL);
-            assert_eq!(v & (ctrl::AP_START | ctrl::AP_DONE | ctrl::AP_IDLE), ctrl::AP_START);
+            assert_eq!(
+                v & (ctrl::AP_START | ctrl::AP_DONE | ctrl::AP_IDLE),
+                ctrl::AP_START
+            );
         }
     }
     for (cy, s) in seen {
@@ -489,7 +560,11 @@ fn ap_start_is_held_until_ap_ready_and_ap_done_is_cleared_on_read() {
     tb.idle = true;
     tb.idle_cycles(1);
     let v = tb.read(regs::CTRL);
-    assert_eq!(v, ctrl::AP_DONE | ctrl::AP_IDLE | ctrl::AP_READY, "done and ready latched");
+    assert_eq!(
+        v,
+        ctrl::AP_DONE | ctrl::AP_IDLE | ctrl::AP_READY,
+        "done and ready latched"
+    );
     assert_eq!(tb.read(regs::CTRL), ctrl::AP_IDLE, "cleared by the read");
 }
 
@@ -517,8 +592,16 @@ fn a_done_pulse_during_the_read_of_ctrl_is_not_lost() {
     tb.idle_cycles(1);
     tb.done_at = vec![tb.cycle]; // AR of CTRL is accepted this same cycle
     let r = tb.read_with(regs::CTRL, 0);
-    assert_eq!(r.data & ctrl::AP_DONE, 0, "R carries the value before the pulse");
-    assert_eq!(tb.read(regs::CTRL) & ctrl::AP_DONE, ctrl::AP_DONE, "the pulse is kept");
+    assert_eq!(
+        r.data & ctrl::AP_DONE,
+        0,
+        "R carries the value before the pulse"
+    );
+    assert_eq!(
+        tb.read(regs::CTRL) & ctrl::AP_DONE,
+        ctrl::AP_DONE,
+        "the pulse is kept"
+    );
     assert_eq!(tb.read(regs::CTRL) & ctrl::AP_DONE, 0);
 }
 
@@ -531,12 +614,19 @@ fn auto_restart_sets_ap_start_again_at_ap_ready() {
     for _ in 0..15 {
         tb.master_idle();
         tb.settle();
-        assert!(tb.c.ap_start.val(), "auto_restart keeps ap_start at cycle {}", tb.cycle);
+        assert!(
+            tb.c.ap_start.val(),
+            "auto_restart keeps ap_start at cycle {}",
+            tb.cycle
+        );
         tb.edge();
     }
     // Clearing auto_restart: ap_start falls at the next ap_ready.
     tb.write(regs::CTRL, 0);
-    assert_eq!(tb.read(regs::CTRL) & (ctrl::AP_START | ctrl::AUTO_RESTART), ctrl::AP_START);
+    assert_eq!(
+        tb.read(regs::CTRL) & (ctrl::AP_START | ctrl::AUTO_RESTART),
+        ctrl::AP_START
+    );
     tb.ready_at = vec![tb.cycle + 2];
     tb.idle_cycles(4);
     tb.settle();
@@ -622,7 +712,10 @@ fn reset_drops_a_half_done_write_and_clears_control_but_keeps_arguments() {
     }
     assert_eq!(tb.read(regs::SLOTS), 42, "arguments survive reset");
     assert_eq!(tb.read(regs::GIER), 0);
-    assert_eq!(tb.read(regs::CTRL) & (ctrl::AP_START | ctrl::AUTO_RESTART), 0);
+    assert_eq!(
+        tb.read(regs::CTRL) & (ctrl::AP_START | ctrl::AUTO_RESTART),
+        0
+    );
     // The held W pairs with the next AW.
     tb.c.s_axi_control_awvalid.next = true;
     tb.c.s_axi_control_awaddr.next = regs::ID.into();
@@ -631,7 +724,11 @@ fn reset_drops_a_half_done_write_and_clears_control_but_keeps_arguments() {
     tb.edge();
     tb.c.s_axi_control_awvalid.next = false;
     tb.idle_cycles(2);
-    assert_eq!(tb.read(regs::ID), 0x77, "the W accepted after reset met this AW");
+    assert_eq!(
+        tb.read(regs::ID),
+        0x77,
+        "the W accepted after reset met this AW"
+    );
 }
 
 #[test]
@@ -656,7 +753,11 @@ fn a_smaller_build_keeps_the_map_and_ignores_missing_qpns() {
 fn the_verilog_passes_yosys_checks() {
     let v = rhdl_ubft::control::verilog::<8>();
     assert!(v.contains("module top("));
-    if std::process::Command::new("yosys").arg("-V").output().is_ok() {
+    if std::process::Command::new("yosys")
+        .arg("-V")
+        .output()
+        .is_ok()
+    {
         yosys_validate("control", &v).expect("yosys: latches, undriven or implicit wires");
     }
 }

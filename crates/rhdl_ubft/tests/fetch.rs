@@ -50,7 +50,7 @@ fn ar_goes_out_the_cycle_after_start_and_beats_are_handed_over_one_cycle_later()
         f.start.next = cycle == 2;
         f.addr.next = 0x4000_0040u64.into();
         f.len.next = 1.into(); // two beats
-        // arready is low for two cycles after AR rises: arvalid must hold.
+                               // arready is low for two cycles after AR rises: arvalid must hold.
         let ar_rise = ar_cycle.unwrap_or(u64::MAX);
         f.arready.next = cycle >= ar_rise.saturating_add(2);
         // R beats: H cycles after AR accepted, one per cycle.
@@ -72,7 +72,10 @@ fn ar_goes_out_the_cycle_after_start_and_beats_are_handed_over_one_cycle_later()
             }
         }
         if f.rvalid.val() {
-            assert!(f.rready.val(), "rready is high while the burst is in flight");
+            assert!(
+                f.rready.val(),
+                "rready is high while the burst is in flight"
+            );
         }
         if f.beat_valid.val() {
             beats.push((cycle, f.beat.val().get_bits::<64>(448).to_u64()));
@@ -85,7 +88,11 @@ fn ar_goes_out_the_cycle_after_start_and_beats_are_handed_over_one_cycle_later()
     }
     assert_eq!(ar_cycle, Some(3), "AR goes out the cycle after start");
     assert_eq!(ar_accept, Some(5), "arvalid held until arready");
-    assert_eq!(beats, vec![(11, 100), (12, 101)], "each beat one cycle after R");
+    assert_eq!(
+        beats,
+        vec![(11, 100), (12, 101)],
+        "each beat one cycle after R"
+    );
     assert_eq!(done_cycle, Some(12), "done with the last beat");
 }
 
@@ -102,10 +109,17 @@ fn a_start_while_busy_is_ignored_and_reset_abandons_the_burst() {
         settle(&mut f);
         if f.arvalid.val() && f.arready.val() {
             ars += 1;
-            assert_eq!(f.araddr.val().to_u64(), 0x1000, "the second start was ignored");
+            assert_eq!(
+                f.araddr.val().to_u64(),
+                0x1000,
+                "the second start was ignored"
+            );
         }
         if cycle == 9 {
-            assert!(!f.busy.val() && !f.rready.val(), "reset returns Fetch to idle");
+            assert!(
+                !f.busy.val() && !f.rready.val(),
+                "reset returns Fetch to idle"
+            );
         }
         edge(&mut f);
     }

@@ -46,7 +46,10 @@ fn stream_widths(k: &Kind) -> Vec<(&'static str, usize)> {
             }
             v
         }
-        Kind::AxiMaster { data_bits, addr_bits } => vec![
+        Kind::AxiMaster {
+            data_bits,
+            addr_bits,
+        } => vec![
             ("araddr", *addr_bits),
             ("awaddr", *addr_bits),
             ("rdata", *data_bits),
@@ -67,10 +70,16 @@ fn stream_widths(k: &Kind) -> Vec<(&'static str, usize)> {
 fn kernel_xml_parses_and_matches_the_register_table_and_interfaces() {
     let xml = vitis::kernel_xml();
     let doc = roxmltree::Document::parse(&xml).expect("kernel.xml is well-formed");
-    let kernel = doc.descendants().find(|n| n.has_tag_name("kernel")).unwrap();
+    let kernel = doc
+        .descendants()
+        .find(|n| n.has_tag_name("kernel"))
+        .unwrap();
     assert_eq!(kernel.attribute("name"), Some(vitis::KERNEL));
     assert_eq!(kernel.attribute("hwControlProtocol"), Some("ap_ctrl_hs"));
-    let ports: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("port")).collect();
+    let ports: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("port"))
+        .collect();
     assert_eq!(ports.len(), INTERFACES.len());
     for (p, i) in ports.iter().zip(INTERFACES.iter()) {
         assert_eq!(p.attribute("name"), Some(i.name));
@@ -81,23 +90,37 @@ fn kernel_xml_parses_and_matches_the_register_table_and_interfaces() {
             }
             Kind::AxiMaster { data_bits, .. } => {
                 assert_eq!(p.attribute("mode"), Some("master"));
-                assert_eq!(p.attribute("dataWidth"), Some(data_bits.to_string().as_str()));
+                assert_eq!(
+                    p.attribute("dataWidth"),
+                    Some(data_bits.to_string().as_str())
+                );
             }
             Kind::StreamOut(s) => {
                 assert_eq!(p.attribute("mode"), Some("write_only"));
-                assert_eq!(p.attribute("dataWidth"), Some(s.tdata_bits.to_string().as_str()));
+                assert_eq!(
+                    p.attribute("dataWidth"),
+                    Some(s.tdata_bits.to_string().as_str())
+                );
                 assert_eq!(s.tdata_bits % 8, 0, "AXIS tdata is whole bytes");
             }
             Kind::StreamIn(s) => {
                 assert_eq!(p.attribute("mode"), Some("read_only"));
-                assert_eq!(p.attribute("dataWidth"), Some(s.tdata_bits.to_string().as_str()));
+                assert_eq!(
+                    p.attribute("dataWidth"),
+                    Some(s.tdata_bits.to_string().as_str())
+                );
                 assert_eq!(s.tdata_bits % 8, 0, "AXIS tdata is whole bytes");
             }
         }
     }
-    let args: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("arg")).collect();
-    let want: Vec<(String, u64, &regs::Reg)> =
-        regs::expanded().into_iter().filter(|r| r.2.access == Access::Arg).collect();
+    let args: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("arg"))
+        .collect();
+    let want: Vec<(String, u64, &regs::Reg)> = regs::expanded()
+        .into_iter()
+        .filter(|r| r.2.access == Access::Arg)
+        .collect();
     let streams: Vec<_> = INTERFACES
         .iter()
         .filter(|i| matches!(i.kind, Kind::StreamIn(_) | Kind::StreamOut(_)))
@@ -135,7 +158,11 @@ fn interfaces_match_the_top_modules_ports() {
         let names = vitis::port_names(i);
         if i.wired {
             for p in &names {
-                assert!(ports.contains(p), "{}: port {p} missing from module rhdl_ubft", i.name);
+                assert!(
+                    ports.contains(p),
+                    "{}: port {p} missing from module rhdl_ubft",
+                    i.name
+                );
             }
             for (sfx, w) in stream_widths(&i.kind) {
                 let p = format!("{}_{sfx}", i.name);
@@ -153,12 +180,18 @@ fn interfaces_match_the_top_modules_ports() {
         }
     }
     for (p, wired) in SIDEBAND {
-        assert_eq!(ports.iter().any(|q| q == p), wired, "sideband port {p}: flip its flag in vitis::SIDEBAND");
+        assert_eq!(
+            ports.iter().any(|q| q == p),
+            wired,
+            "sideband port {p}: flip its flag in vitis::SIDEBAND"
+        );
         if wired {
             claimed.push(p.to_string());
         }
     }
-    let control_wired = INTERFACES.iter().any(|i| i.name == "s_axi_control" && i.wired);
+    let control_wired = INTERFACES
+        .iter()
+        .any(|i| i.name == "s_axi_control" && i.wired);
     for p in &ports {
         if claimed.contains(p) {
             continue;
@@ -176,7 +209,10 @@ fn interfaces_match_the_top_modules_ports() {
 fn the_control_block_carries_s_axi_control_and_interrupt() {
     let v = rhdl_ubft::control::verilog::<8>();
     let widths = port_widths(&v, "top");
-    let axil = INTERFACES.iter().find(|i| i.name == "s_axi_control").unwrap();
+    let axil = INTERFACES
+        .iter()
+        .find(|i| i.name == "s_axi_control")
+        .unwrap();
     for p in vitis::port_names(axil) {
         assert!(widths.contains_key(&p), "Control lacks {p}");
     }
@@ -203,8 +239,14 @@ fn the_register_header_compiles_without_clashes() {
 fn package_tcl_registers_every_table_entry() {
     let tcl = vitis::package_kernel_tcl();
     for (name, off, _) in regs::expanded() {
-        assert!(tcl.contains(&format!("add_register -quiet \"{name}\"")), "{name}");
-        assert!(tcl.contains(&format!("address_offset 0x{off:03X}")), "{name} offset");
+        assert!(
+            tcl.contains(&format!("add_register -quiet \"{name}\"")),
+            "{name}"
+        );
+        assert!(
+            tcl.contains(&format!("address_offset 0x{off:03X}")),
+            "{name} offset"
+        );
     }
     for i in &INTERFACES {
         assert!(tcl.contains(&format!("-busif {} -clock ap_clk", i.name)));

@@ -12,7 +12,13 @@ fn main() {
         .iter()
         .map(|d| {
             let v: Vec<u64> = d.split(':').map(|x| x.parse().unwrap()).collect();
-            LinkDelay { src: v[0] as usize, dst: v[1] as usize, extra: v[2], from_cycle: 0, to_cycle: v[3] }
+            LinkDelay {
+                src: v[0] as usize,
+                dst: v[1] as usize,
+                extra: v[2],
+                from_cycle: 0,
+                to_cycle: v[3],
+            }
         })
         .collect();
     let cfg = ClusterConfig {
@@ -28,17 +34,50 @@ fn main() {
     };
     let mut c = Cluster::new(cfg).unwrap();
     let mut last = vec![255u8; n];
-    let skip = ["FastPollPrepare", "FastWaitPrepare", "FastPollCert", "FastWaitCert", "FastPollCommit", "FastWaitCommit", "SlowStep", "SlowPollFlags", "SlowWaitFlags", "SlowPollFast", "SlowWaitFast", "LeaderIdle", "LeaderWaitValue", "SlowPollCommit", "SlowWaitCommit", "VcPollFlags", "VcWaitFlags", "VcPollRecords", "VcWaitRecords", "VcPollCatch", "VcWaitCatch", "VcPollCatchSlow", "VcWaitCatchSlow", "VcDecide"];
+    let skip = [
+        "FastPollPrepare",
+        "FastWaitPrepare",
+        "FastPollCert",
+        "FastWaitCert",
+        "FastPollCommit",
+        "FastWaitCommit",
+        "SlowStep",
+        "SlowPollFlags",
+        "SlowWaitFlags",
+        "SlowPollFast",
+        "SlowWaitFast",
+        "LeaderIdle",
+        "LeaderWaitValue",
+        "SlowPollCommit",
+        "SlowWaitCommit",
+        "VcPollFlags",
+        "VcWaitFlags",
+        "VcPollRecords",
+        "VcWaitRecords",
+        "VcPollCatch",
+        "VcWaitCatch",
+        "VcPollCatchSlow",
+        "VcWaitCatchSlow",
+        "VcDecide",
+    ];
     while c.cycle < max && !c.finished() {
         c.step().unwrap();
         let rep = c.report();
         for r in 0..n {
-            let s = rep.replicas[r].status.state;
+            let s = c.kernels[r].debug_state().unwrap_or(255);
             if s != last[r] {
                 let name = STATE_NAMES.get(s as usize).copied().unwrap_or("?");
                 let prev = STATE_NAMES.get(last[r] as usize).copied().unwrap_or("?");
                 if !(skip.contains(&name) && skip.contains(&prev)) || std::env::var("ALL").is_ok() {
-                    println!("{:>6} r{} {:<18} view {} k? dec {} to {}", c.cycle, r, prev, rep.replicas[r].view, rep.replicas[r].decided.len(), name);
+                    println!(
+                        "{:>6} r{} {:<18} view {} k? dec {} to {}",
+                        c.cycle,
+                        r,
+                        prev,
+                        rep.replicas[r].view,
+                        rep.replicas[r].decided.len(),
+                        name
+                    );
                 }
                 last[r] = s;
             }

@@ -190,7 +190,11 @@ pub struct Forge {
 
 impl Forge {
     pub fn new(n: usize, mailbox: Mailbox, seed: u64) -> Self {
-        Forge { n, mailbox, rng: Rng::new(seed ^ 0xf0f0_5eed) }
+        Forge {
+            n,
+            mailbox,
+            rng: Rng::new(seed ^ 0xf0f0_5eed),
+        }
     }
 
     /// The victim of a forged copy: never `src` itself (n >= 2).
@@ -215,7 +219,10 @@ impl Adversary for Forge {
             vec![copy, garbage]
         } else {
             let len = write.data.len().min(VC_WORDS);
-            let copy = Write { word: self.mailbox.vc(victim), data: write.data[..len].to_vec() };
+            let copy = Write {
+                word: self.mailbox.vc(victim),
+                data: write.data[..len].to_vec(),
+            };
             vec![copy, write]
         }
     }
@@ -233,7 +240,13 @@ pub struct RandomRates {
 
 impl Default for RandomRates {
     fn default() -> Self {
-        RandomRates { drop: 100, flip: 100, rewrite: 100, duplicate: 100, extra: 150 }
+        RandomRates {
+            drop: 100,
+            flip: 100,
+            rewrite: 100,
+            duplicate: 100,
+            extra: 150,
+        }
     }
 }
 
@@ -258,7 +271,12 @@ impl RandomFaults {
     }
 
     pub fn with_rates(n: usize, mailbox: Mailbox, seed: u64, rates: RandomRates) -> Self {
-        RandomFaults { n, mailbox, rates, rng: Rng::new(seed) }
+        RandomFaults {
+            n,
+            mailbox,
+            rates,
+            rng: Rng::new(seed),
+        }
     }
 
     /// A random word from which `len` words stay inside the mailboxes.
@@ -326,6 +344,28 @@ impl Adversary for RandomFaults {
     }
 }
 
+/// Votes, in every slot, for a different m at each peer: the m word of every
+/// vote and flag it writes (v2 entries (tag, m)) becomes `m ^ (dst + 1) << 20`.
+/// A quorum counts only votes for the replica's own m, so these never count.
+#[derive(Clone, Debug)]
+pub struct WrongVotes {
+    pub mailbox: Mailbox,
+}
+
+impl Adversary for WrongVotes {
+    fn transform(&mut self, _src: usize, dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
+        if self
+            .mailbox
+            .locate(write.word)
+            .is_some_and(|(r, _)| r.is_vote())
+            && write.data.len() == 2
+        {
+            write.data[1] = Equivocate::forged(write.data[1], dst);
+        }
+        vec![write]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,7 +378,10 @@ mod tests {
     }
 
     fn w(word: usize, data: &[u32]) -> Write {
-        Write { word, data: data.to_vec() }
+        Write {
+            word,
+            data: data.to_vec(),
+        }
     }
 
     #[test]
@@ -358,11 +401,17 @@ mod tests {
         let share = w(m.share(3, 2), &[0x1111_1111; 16]);
         let mut mute = MuteFast { mailbox: m.clone() };
         assert_eq!(mute.transform(2, 0, wc.clone(), 0), vec![]);
-        assert_eq!(mute.transform(2, 0, commit.clone(), 0), vec![commit.clone()]);
+        assert_eq!(
+            mute.transform(2, 0, commit.clone(), 0),
+            vec![commit.clone()]
+        );
         let mut fs = ForgeShares { mailbox: m.clone() };
         assert_eq!(fs.transform(2, 0, wc, 0), vec![]);
         assert_eq!(fs.transform(2, 0, commit.clone(), 0), vec![commit]);
-        assert_eq!(fs.transform(2, 0, share, 0), vec![w(m.share(3, 2), &[0x1111_1011; 16])]);
+        assert_eq!(
+            fs.transform(2, 0, share, 0),
+            vec![w(m.share(3, 2), &[0x1111_1011; 16])]
+        );
     }
 
     #[test]
@@ -380,11 +429,23 @@ mod tests {
             assert_eq!(r.len(), 1);
             assert_eq!(f.len(), 1);
             let (r, f) = (&r[0].data, &f[0].data);
-            assert_eq!((r[0], r[1], r[2]), (5, 2 | 2 << 16, 3), "view, slot, phase 2, k");
-            assert_eq!(f, &vec![vote_tag(r[0], r[2]), r[3]], "the flag matches the record");
+            assert_eq!(
+                (r[0], r[1], r[2]),
+                (5, 2 | 2 << 16, 3),
+                "view, slot, phase 2, k"
+            );
+            assert_eq!(
+                f,
+                &vec![vote_tag(r[0], r[2]), r[3]],
+                "the flag matches the record"
+            );
             seen.push(r[3]);
         }
-        assert_eq!(seen, vec![0xabc, 0xabc ^ 1 << 20], "one peer the truth, one a lie");
+        assert_eq!(
+            seen,
+            vec![0xabc, 0xabc ^ 1 << 20],
+            "one peer the truth, one a lie"
+        );
         // Other regions pass unchanged.
         let vote = w(m.vote(Region::Commit, 0, src), &[vote_tag(5, 3), 0xabc]);
         assert_eq!(lie.transform(src, 2, vote.clone(), 0), vec![vote]);
@@ -432,7 +493,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(moved_to(&m, m.vote(Region::Commit, 5, 2) + 1, 0), Some(m.vote(Region::Commit, 5, 0) + 1));
+        assert_eq!(
+            moved_to(&m, m.vote(Region::Commit, 5, 2) + 1, 0),
+            Some(m.vote(Region::Commit, 5, 0) + 1)
+        );
         assert_eq!(moved_to(&m, m.share(5, 1) + 3, 2), Some(m.share(5, 2) + 3));
         assert_eq!(moved_to(&m, m.prepare(1), 2), None);
     }
@@ -445,13 +509,25 @@ mod tests {
             Box::new(Equivocate::new(N, m.clone())),
             Box::new(Silent { from_cycle: 10 }),
         ]);
+        // It proposed k = 1 itself (its prepare), so it equivocates its votes.
+        let prepare = w(m.prepare(0), &[1, 0xabc, 0, 0]);
+        assert_eq!(
+            c.transform(0, 1, prepare, 0)[0].data[1],
+            Equivocate::forged(0xabc, 1)
+        );
         assert_eq!(
             c.transform(0, 1, vote.clone(), 0),
-            vec![w(vote.word, &[vote_tag(0, 1), Equivocate::forged(0xabc, 1)])]
+            vec![w(
+                vote.word,
+                &[vote_tag(0, 1), Equivocate::forged(0xabc, 1)]
+            )]
         );
         assert_eq!(c.transform(0, 1, vote.clone(), 10), vec![]);
         // Forge's two writes each go through the next one.
-        let mut c = Chain(vec![Box::new(Forge::new(N, m.clone(), 1)), Box::new(MuteFast { mailbox: m.clone() })]);
+        let mut c = Chain(vec![
+            Box::new(Forge::new(N, m.clone(), 1)),
+            Box::new(MuteFast { mailbox: m.clone() }),
+        ]);
         assert_eq!(c.transform(0, 1, vote, 0), vec![]);
     }
 
@@ -472,10 +548,19 @@ mod tests {
 
     fn run_random(m: &Mailbox, seed: u64, rates: RandomRates) -> Vec<Vec<Write>> {
         let mut r = RandomFaults::with_rates(N, m.clone(), seed, rates);
-        sample_writes(m).into_iter().map(|(d, x)| r.transform(0, d, x, 0)).collect()
+        sample_writes(m)
+            .into_iter()
+            .map(|(d, x)| r.transform(0, d, x, 0))
+            .collect()
     }
 
-    const NONE: RandomRates = RandomRates { drop: 0, flip: 0, rewrite: 0, duplicate: 0, extra: 0 };
+    const NONE: RandomRates = RandomRates {
+        drop: 0,
+        flip: 0,
+        rewrite: 0,
+        duplicate: 0,
+        extra: 0,
+    };
 
     #[test]
     fn random_is_deterministic_and_stays_in_the_mailboxes() {
@@ -485,12 +570,28 @@ mod tests {
         assert_ne!(a, run_random(&m, 43, RandomRates::default()));
         let lo = m.base(Region::Prepare);
         for x in a.iter().flatten() {
-            assert!(x.word >= lo && x.word + x.data.len() <= m.end(), "inside the mailboxes");
+            assert!(
+                x.word >= lo && x.word + x.data.len() <= m.end(),
+                "inside the mailboxes"
+            );
             assert!(!x.data.is_empty() && x.data.len() <= 16);
         }
-        let unchanged = sample_writes(&m).iter().zip(&a).filter(|((_, o), out)| out == &&vec![o.clone()]).count();
-        assert!((700..1400).contains(&unchanged), "about half pass untouched: {unchanged}");
-        assert_eq!(run_random(&m, 1, NONE), sample_writes(&m).into_iter().map(|(_, x)| vec![x]).collect::<Vec<_>>());
+        let unchanged = sample_writes(&m)
+            .iter()
+            .zip(&a)
+            .filter(|((_, o), out)| out == &&vec![o.clone()])
+            .count();
+        assert!(
+            (700..1400).contains(&unchanged),
+            "about half pass untouched: {unchanged}"
+        );
+        assert_eq!(
+            run_random(&m, 1, NONE),
+            sample_writes(&m)
+                .into_iter()
+                .map(|(_, x)| vec![x])
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -504,19 +605,63 @@ mod tests {
         let out = run_random(&m, 5, RandomRates { flip: 1000, ..NONE });
         for ((_, o), x) in orig.iter().zip(&out) {
             assert_eq!((x.len(), x[0].word), (1, o.word));
-            let bits: u32 = o.data.iter().zip(&x[0].data).map(|(a, b)| (a ^ b).count_ones()).sum();
+            let bits: u32 = o
+                .data
+                .iter()
+                .zip(&x[0].data)
+                .map(|(a, b)| (a ^ b).count_ones())
+                .sum();
             assert!((1..=3).contains(&bits) || bits == 0, "{bits}");
         }
-        assert!(orig.iter().zip(&out).filter(|((_, o), x)| x[0].data != o.data).count() > 1900);
+        assert!(
+            orig.iter()
+                .zip(&out)
+                .filter(|((_, o), x)| x[0].data != o.data)
+                .count()
+                > 1900
+        );
         // Rewrite to a random address.
-        let out = run_random(&m, 5, RandomRates { rewrite: 1000, ..NONE });
-        assert!(orig.iter().zip(&out).all(|((_, o), x)| x.len() == 1 && x[0].data == o.data));
-        assert!(orig.iter().zip(&out).filter(|((_, o), x)| x[0].word != o.word).count() > 1990);
+        let out = run_random(
+            &m,
+            5,
+            RandomRates {
+                rewrite: 1000,
+                ..NONE
+            },
+        );
+        assert!(orig
+            .iter()
+            .zip(&out)
+            .all(|((_, o), x)| x.len() == 1 && x[0].data == o.data));
+        assert!(
+            orig.iter()
+                .zip(&out)
+                .filter(|((_, o), x)| x[0].word != o.word)
+                .count()
+                > 1990
+        );
         // Duplicate.
-        let out = run_random(&m, 5, RandomRates { duplicate: 1000, ..NONE });
-        assert!(orig.iter().zip(&out).all(|((_, o), x)| x == &vec![o.clone(), o.clone()]));
+        let out = run_random(
+            &m,
+            5,
+            RandomRates {
+                duplicate: 1000,
+                ..NONE
+            },
+        );
+        assert!(orig
+            .iter()
+            .zip(&out)
+            .all(|((_, o), x)| x == &vec![o.clone(), o.clone()]));
         // An extra write: into its own entries about half the time.
-        let out = run_random(&m, 5, RandomRates { extra: 1000, ..NONE });
+        let out = run_random(
+            &m,
+            5,
+            RandomRates {
+                extra: 1000,
+                ..NONE
+            },
+        );
         let mut own = 0;
         for ((_, o), x) in orig.iter().zip(&out) {
             assert_eq!(x.len(), 2);

@@ -38,7 +38,9 @@ impl FromStr for Backend {
         match s {
             "rust-hdl" | "rusthdl" => Ok(Backend::RustHdl),
             "verilator" => Ok(Backend::Verilator),
-            _ => Err(format!("unknown backend {s:?}: expected rust-hdl or verilator")),
+            _ => Err(format!(
+                "unknown backend {s:?}: expected rust-hdl or verilator"
+            )),
         }
     }
 }
@@ -52,7 +54,9 @@ pub fn kernels(backend: Backend, n: usize) -> Result<Vec<Box<dyn KernelBackend>>
         Backend::Verilator => {
             let lib = Library::get()?;
             (0..n)
-                .map(|_| Box::new(VerilatorKernel::with_library(lib.clone())) as Box<dyn KernelBackend>)
+                .map(|_| {
+                    Box::new(VerilatorKernel::with_library(lib.clone())) as Box<dyn KernelBackend>
+                })
                 .collect()
         }
     })

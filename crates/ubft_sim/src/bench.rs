@@ -50,7 +50,12 @@ pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
         let k = i as u64 + 1;
         let last = report
             .honest()
-            .map(|r| r.decided.iter().find(|d| d.k == k && d.path == path).map(|d| d.cycle))
+            .map(|r| {
+                r.decided
+                    .iter()
+                    .find(|d| d.k == k && d.path == path)
+                    .map(|d| d.cycle)
+            })
             .collect::<Option<Vec<u64>>>();
         if let Some(cycles) = last {
             if let Some(&max) = cycles.iter().max() {
@@ -68,17 +73,25 @@ pub fn measure(cfg: ClusterConfig, path: Path, bound: u64) -> Result<Latency, Si
     let mut c = Cluster::new(cfg.clone())?;
     if path == Path::Slow {
         let mailbox = c.net.mailbox().clone();
-        c.set_adversary(cfg.replicas - 1, Box::new(crate::adversary::MuteFast { mailbox }));
+        c.set_adversary(
+            cfg.replicas - 1,
+            Box::new(crate::adversary::MuteFast { mailbox }),
+        );
     }
     let t = Instant::now();
     let report = c.run()?;
     let secs = t.elapsed().as_secs_f64();
     if !report.checks.ok() {
-        return Err(SimError::Invalid(format!("the run failed its checks: {:?}", report.checks.failures)));
+        return Err(SimError::Invalid(format!(
+            "the run failed its checks: {:?}",
+            report.checks.failures
+        )));
     }
     let l = latencies(&report, path);
     if l.is_empty() {
-        return Err(SimError::Invalid(format!("no slot was decided on the {path:?} path")));
+        return Err(SimError::Invalid(format!(
+            "no slot was decided on the {path:?} path"
+        )));
     }
     Ok(Latency {
         replicas: cfg.replicas,

@@ -4,19 +4,22 @@
 //! network model connects them. A cycle follows `ports.rs`: every model
 //! drives its inputs, every kernel settles, every model observes the
 //! handshakes, every kernel takes the clock edge, and the network delivers
-//! the writes due. Replicas are held in reset for two cycles and started with
-//! a one-cycle `ap_start` pulse on cycle `START_CYCLE`.
+//! the writes due. Replicas are held in reset for `START_CYCLE` cycles; then
+//! each replica's host (`host.rs`) writes the arguments through
+//! `s_axi_control` and sets ap_start, as an XRT run does. At the end the
+//! hosts read every status register back.
 //!
 //! Every run checks itself ([`Checks`]): agreement among honest replicas,
 //! validity (every decided m was proposed), and k order from 1 without gaps.
 
 use crate::client::{stream_seed, Client};
 use crate::hbm::{AxiViolation, Hbm};
+use crate::host::{Args, Host};
 use crate::network::{Adversary, Equivocate, Network};
 use crate::ports::{KernelBackend, KernelIn, Status};
 use crate::rusthdl::RustHdlKernel;
 use crate::signer::Signer;
-use rhdl_ubft::layout::Mailbox;
+use rhdl_ubft::layout::{Mailbox, UBFT_BASE_PTR};
 use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,11 +30,10 @@ use std::fmt;
 pub const NETWORK_PTR: u64 = 0x1_0000_0000;
 /// Queue pair of peer p on every card: `QPN_BASE + p`.
 pub const QPN_BASE: u32 = 16;
-/// The cycle of the `ap_start` pulse (after two cycles of reset).
+/// The first cycle out of reset, when the hosts start programming.
 pub const START_CYCLE: u64 = 2;
-
-/// Cycles run after the last decision, so the status counters include it.
-pub const DRAIN_CYCLES: u64 = 2;
+/// Cycles allowed for the hosts' final status reads.
+pub const STATUS_READ_CYCLES: u64 = 200;
 
 /// Which path decided a slot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -95,9 +97,8 @@ impl ClusterConfig {
         if self.max_cycles > 0 {
             self.max_cycles
         } else {
-            let per_slot = 6 * (self.net_latency + self.hbm_read_latency + 40)
-                + 200
-                + self.slow_budget();
+            let per_slot =
+                6 * (self.net_latency + self.hbm_read_latency + 40) + 200 + self.slow_budget();
             1_000 + self.slots.max(1) * per_slot
         }
     }
@@ -124,7 +125,9 @@ impl ClusterConfig {
             return Err(SimError::Invalid("slots must be at least 1".into()));
         }
         if self.hbm_read_latency == 0 || self.hbm_write_latency == 0 {
-            return Err(SimError::Invalid("HBM latencies must be at least 1 cycle".into()));
+            return Err(SimError::Invalid(
+                "HBM latencies must be at least 1 cycle".into(),
+            ));
         }
         if self.wait_polls == 0 || self.wait_polls > 0xffff {
             return Err(SimError::Invalid("wait polls must be in 1..=65535".into()));
@@ -138,7 +141,9 @@ impl ClusterConfig {
             }
         }
         if self.equivocate.iter().any(|&r| r >= self.replicas) {
-            return Err(SimError::Invalid("an equivocating replica id is not below n".into()));
+            return Err(SimError::Invalid(
+                "an equivocating replica id is not below n".into(),
+            ));
         }
         Ok(())
     }
@@ -152,7 +157,17 @@ pub enum SimError {
     /// The simulator refuses this configuration.
     Invalid(String),
     /// A kernel broke an AXI rule on its HBM port.
-    Axi { replica: usize, violation: AxiViolation },
+    Axi {
+        replica: usize,
+        violation: AxiViolation,
+    },
+    /// A kernel broke an AXI4-Lite rule on `s_axi_control`, or its
+    /// registers did not answer.
+    Control {
+        replica: usize,
+        cycle: u64,
+        message: String,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -168,6 +183,16 @@ impl fmt::Display for SimError {
             SimError::Invalid(s) => write!(f, "invalid run: {s}"),
             SimError::Axi { replica, violation } => {
                 write!(f, "replica {replica} broke an AXI rule: {violation}")
+            }
+            SimError::Control {
+                replica,
+                cycle,
+                message,
+            } => {
+                write!(
+                    f,
+                    "replica {replica}, s_axi_control, cycle {cycle}: {message}"
+                )
             }
         }
     }
@@ -330,7 +355,10 @@ pub fn check(replicas: &[ReplicaReport], proposed: &[u32]) -> Checks {
                 order = false;
             }
             if !proposed.contains(&d.m) {
-                failures.push(format!("replica {} decided m = {:#x} at k = {}, never proposed", r.id, d.m, d.k));
+                failures.push(format!(
+                    "replica {} decided m = {:#x} at k = {}, never proposed",
+                    r.id, d.m, d.k
+                ));
                 validity = false;
             }
             match by_k.get(&d.k) {
@@ -348,7 +376,12 @@ pub fn check(replicas: &[ReplicaReport], proposed: &[u32]) -> Checks {
             }
         }
     }
-    Checks { agreement, validity, order, failures }
+    Checks {
+        agreement,
+        validity,
+        order,
+        failures,
+    }
 }
 
 /// A cluster being simulated.
@@ -358,10 +391,15 @@ pub struct Cluster {
     pub hbms: Vec<Hbm>,
     pub clients: Vec<Client>,
     pub signers: Vec<Signer>,
+    pub hosts: Vec<Host>,
     pub net: Network,
     pub cycle: u64,
     /// Replicas whose writes an adversary transforms.
     faulty: Vec<usize>,
+    /// `ap_rst_n` is low before this cycle; the hosts start the kernels then.
+    start_at: u64,
+    /// Zero the mailboxes at `start_at` (a restart after `reset`).
+    clear_at_start: bool,
     last_status: Vec<Status>,
 }
 
@@ -382,12 +420,20 @@ impl Cluster {
         let hbms = (0..n)
             .map(|_| Hbm::new(cfg.hbm_read_latency, cfg.hbm_write_latency))
             .collect();
-        let clients = (0..n).map(|r| Client::new(stream_seed(cfg.seed, r))).collect();
+        let clients = (0..n)
+            .map(|r| Client::new(stream_seed(cfg.seed, r)))
+            .collect();
         let signers = (0..n)
             .map(|r| Signer::new(cfg.seed, r, n, cfg.sign_latency, cfg.verify_latency))
             .collect();
         let layout = Mailbox::v2(BUILD_N, G, SB);
-        let mut net = Network::new(n, cfg.net_latency, layout.clone(), NETWORK_PTR, QPN_BASE as u64);
+        let mut net = Network::new(
+            n,
+            cfg.net_latency,
+            layout.clone(),
+            NETWORK_PTR,
+            QPN_BASE as u64,
+        );
         for d in &cfg.delays {
             net.add_delay(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle);
         }
@@ -401,33 +447,50 @@ impl Cluster {
             hbms,
             clients,
             signers,
+            hosts: (0..n).map(|_| Host::new()).collect(),
             net,
             cycle: 0,
             faulty,
+            start_at: START_CYCLE,
+            clear_at_start: false,
             last_status: vec![Status::default(); n],
         }
     }
 
-    /// The inputs of replica r before the models drive theirs.
-    fn config_in(&self, r: usize) -> KernelIn {
-        KernelIn {
-            ap_rst_n: self.cycle >= START_CYCLE,
-            ap_start: self.cycle == START_CYCLE,
+    /// Replica r's arguments.
+    pub fn args(&self, r: usize) -> Args {
+        Args {
             network_ptr: NETWORK_PTR,
             id: r as u32,
             n: self.cfg.replicas as u32,
             wait_polls: self.cfg.wait_polls as u32,
             slots: self.cfg.slots as u32,
             qpn_base: QPN_BASE,
-            ..KernelIn::default()
         }
     }
 
     /// One clock cycle of the whole cluster.
     pub fn step(&mut self) -> Result<(), SimError> {
         let cycle = self.cycle;
+        if cycle == self.start_at {
+            if std::mem::take(&mut self.clear_at_start) {
+                let mb = self.net.mailbox().clone();
+                let zeros = vec![0u32; mb.end() - UBFT_BASE_PTR];
+                for hbm in self.hbms.iter_mut() {
+                    hbm.write_words(NETWORK_PTR + 4 * UBFT_BASE_PTR as u64, &zeros);
+                }
+            }
+            for r in 0..self.kernels.len() {
+                let args = self.args(r);
+                self.hosts[r].configure(&args);
+            }
+        }
         for r in 0..self.kernels.len() {
-            let mut inp = self.config_in(r);
+            let mut inp = KernelIn {
+                ap_rst_n: cycle >= self.start_at,
+                ..KernelIn::default()
+            };
+            self.hosts[r].drive(&mut inp);
             self.hbms[r].drive(&mut inp);
             self.net.drive(r, &mut inp);
             self.clients[r].drive(&mut inp);
@@ -435,11 +498,23 @@ impl Cluster {
             let out = self.kernels[r].eval(&inp);
             self.hbms[r]
                 .observe(&inp, &out, cycle)
-                .map_err(|violation| SimError::Axi { replica: r, violation })?;
+                .map_err(|violation| SimError::Axi {
+                    replica: r,
+                    violation,
+                })?;
             self.net.observe(r, &inp, &out, cycle, &self.hbms);
             self.clients[r].observe(&inp, &out, cycle);
             self.signers[r].observe(&inp, &out, cycle);
-            self.last_status[r] = out.status;
+            let before = self.hosts[r].violations().len();
+            self.hosts[r].observe(&inp, &out, cycle);
+            if let Some((cycle, message)) = self.hosts[r].violations().get(before) {
+                return Err(SimError::Control {
+                    replica: r,
+                    cycle: *cycle,
+                    message: message.clone(),
+                });
+            }
+            self.last_status[r] = self.hosts[r].status();
         }
         for k in self.kernels.iter_mut() {
             k.tick();
@@ -474,11 +549,46 @@ impl Cluster {
         while self.cycle < budget && !self.finished() {
             self.step()?;
         }
-        // The status counters count a decision on the edge that follows it.
-        for _ in 0..DRAIN_CYCLES {
+        self.read_status()?;
+        Ok(self.report())
+    }
+
+    /// Resets every kernel (`ap_rst_n` low for `cycles` cycles from now, with
+    /// its AXI interconnect and signer service), as a host does between runs;
+    /// the hosts then program and start the kernels again. With
+    /// `clear_mailboxes` the hosts first zero every mailbox (XRT writes the
+    /// buffer before a new run; writes still in the network when the reset
+    /// began have landed by then if `cycles` exceeds two network latencies),
+    /// so no record of the old run is polled.
+    pub fn reset(&mut self, cycles: u64, clear_mailboxes: bool) {
+        self.start_at = self.cycle + cycles.max(1);
+        self.clear_at_start = clear_mailboxes;
+        for h in self.hosts.iter_mut() {
+            h.abandon();
+        }
+    }
+
+    /// Has every host read every status register, as a host does at the end
+    /// of a run (the report's status is from these reads).
+    pub fn read_status(&mut self) -> Result<(), SimError> {
+        for h in self.hosts.iter_mut() {
+            h.read_status();
+        }
+        let deadline = self.cycle + STATUS_READ_CYCLES;
+        while !self.hosts.iter().all(|h| h.idle()) {
+            if self.cycle >= deadline {
+                let r = self.hosts.iter().position(|h| !h.idle()).unwrap();
+                return Err(SimError::Control {
+                    replica: r,
+                    cycle: self.cycle,
+                    message: format!(
+                        "status reads not answered within {STATUS_READ_CYCLES} cycles"
+                    ),
+                });
+            }
             self.step()?;
         }
-        Ok(self.report())
+        Ok(())
     }
 
     /// The outcome so far.
@@ -511,13 +621,19 @@ impl Cluster {
         let taken_cycles: Vec<u64> = taken.iter().map(|t| t.0).collect();
         let n = self.kernels.len();
         let network = NetworkReport {
-            writes: (0..n).map(|s| (0..n).map(|d| self.net.writes(s, d)).collect()).collect(),
+            writes: (0..n)
+                .map(|s| (0..n).map(|d| self.net.writes(s, d)).collect())
+                .collect(),
             refused: (0..n).map(|s| self.net.refused(s)).collect(),
         };
         let checks = check(&replicas, &proposed);
         RunReport {
             cycles: self.cycle,
-            backend: self.kernels.first().map_or("none", |k| k.name()).to_string(),
+            backend: self
+                .kernels
+                .first()
+                .map_or("none", |k| k.name())
+                .to_string(),
             replicas,
             proposed,
             taken_cycles,

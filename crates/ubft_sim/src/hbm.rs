@@ -26,7 +26,8 @@
 //! INCR; a burst does not cross a 4 KiB boundary; `wlast` is high exactly on a
 //! burst's last beat. AxLEN <= 255 holds by its 8-bit type. While `ap_rst_n`
 //! is low the stability rules are not checked (a master may drop its valids
-//! in reset). After a violation the model's state is unspecified: stop.
+//! in reset) and transactions in flight are abandoned, as the interconnect
+//! is reset with the kernel; memory keeps its contents. After a violation the model's state is unspecified: stop.
 //!
 //! Knobs: H and W ([`Hbm::new`]), and the ready patterns `ar_ready`,
 //! `aw_ready`, `w_ready` (always ready by default) to exercise back-pressure.
@@ -366,6 +367,14 @@ impl Hbm {
             last: out.hbm_wlast,
         };
 
+        if !inp.ap_rst_n {
+            // The kernel's AXI interconnect is reset with it: transactions in
+            // flight are abandoned (memory keeps what was written).
+            self.reads.clear();
+            self.aws.clear();
+            self.ws.clear();
+            self.bresps.clear();
+        }
         if inp.ap_rst_n {
             stable(self.ar_waiting, out.hbm_arvalid, ar, cycle, Channel::Ar)?;
             stable(self.aw_waiting, out.hbm_awvalid, aw, cycle, Channel::Aw)?;

@@ -1,15 +1,16 @@
 //! ubft_sim: the cluster simulator for rhdl_ubft.
+pub mod adversary;
+pub mod backend;
+pub mod bench;
 pub mod client;
 pub mod cluster;
 pub mod hbm;
+pub mod host;
+pub mod lockstep;
 pub mod network;
 pub mod ports;
 pub mod rusthdl;
-pub mod bench;
-pub mod backend;
-pub mod lockstep;
+pub mod scenario;
+pub mod signer;
 pub mod testbench;
 pub mod verilator;
-pub mod signer;
-pub mod adversary;
-pub mod scenario;

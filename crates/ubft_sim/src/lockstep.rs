@@ -63,7 +63,15 @@ impl Lockstep {
         replica: usize,
         watch: Watch,
     ) -> Lockstep {
-        Lockstep { a, b, map, replica, cycle: 0, watch, compared: 0 }
+        Lockstep {
+            a,
+            b,
+            map,
+            replica,
+            cycle: 0,
+            watch,
+            compared: 0,
+        }
     }
 }
 
@@ -80,7 +88,11 @@ impl KernelBackend for Lockstep {
                     (p.name.clone(), hex(&x, p.width), hex(&y, p.width))
                 }
                 // Every KernelOut field is a port; this is a safety net.
-                None => ("(a KernelOut field on no port)".into(), format!("{oa:?}"), format!("{ob:?}")),
+                None => (
+                    "(a KernelOut field on no port)".into(),
+                    format!("{oa:?}"),
+                    format!("{ob:?}"),
+                ),
             };
             *self.watch.borrow_mut() = Some(Mismatch {
                 cycle: self.cycle,
@@ -132,7 +144,9 @@ pub fn differential(
         .into_iter()
         .zip(kb)
         .enumerate()
-        .map(|(r, (x, y))| Box::new(Lockstep::new(x, y, map.clone(), r, watch.clone())) as Box<dyn KernelBackend>)
+        .map(|(r, (x, y))| {
+            Box::new(Lockstep::new(x, y, map.clone(), r, watch.clone())) as Box<dyn KernelBackend>
+        })
         .collect();
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
     let budget = cfg.cycle_budget().max(min_cycles);
@@ -143,6 +157,11 @@ pub fn differential(
         }
     }
     let cycles = c.cycle;
+    // The hosts read the status registers back, still in lockstep.
+    c.read_status().map_err(|e| e.to_string())?;
+    if let Some(m) = watch.borrow().clone() {
+        return Ok(Err(m));
+    }
     let mut report = c.report();
     report.backend = format!("{a} and {b} in lockstep");
     Ok(Ok(Agreement { cycles, report }))

@@ -89,22 +89,30 @@ pub trait Adversary {
     fn transform(&mut self, src: usize, dst: usize, write: Write, cycle: u64) -> Vec<Write>;
 }
 
-/// The equivocating leader: every peer is sent a different value m for the
-/// same slot. In prepare (v2 (k, m, view, 0), v1 (k, m)) and in every vote
-/// region (v2 entries (tag, m)), word 1 of the slot or entry is replaced by
-/// `m ^ (dst + 1) << 20`, so each destination sees its own m and none sees
-/// the true one (the faulty replica's own HBM keeps the true m, since the
-/// kernel writes it locally). Other words pass unchanged.
+/// The equivocating leader: while it leads, every peer is sent a different
+/// value m for the same slot. In its prepare (v2 (k, m, view, 0), v1 (k, m))
+/// word 1 is replaced by `m ^ (dst + 1) << 20`, so each destination sees its
+/// own m and none sees the true one (the faulty replica's own HBM keeps the
+/// true m, since the kernel writes it locally); so is the m word of its
+/// votes (v2 entries (tag, m)) for the sequence numbers it proposed, which it
+/// learns from its own prepares. Other writes, and its votes in slots other
+/// leaders proposed, pass unchanged.
 #[derive(Clone, Debug)]
 pub struct Equivocate {
     /// Replicas in the cluster.
     pub n: usize,
     pub mailbox: Mailbox,
+    /// Sequence numbers (low 24 bits) this replica proposed.
+    pub led: Vec<u32>,
 }
 
 impl Equivocate {
     pub fn new(n: usize, mailbox: Mailbox) -> Self {
-        Equivocate { n, mailbox }
+        Equivocate {
+            n,
+            mailbox,
+            led: vec![],
+        }
     }
 
     /// The value `dst` is sent instead of `m`.
@@ -132,6 +140,20 @@ impl Adversary for Equivocate {
     fn transform(&mut self, _src: usize, dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
         debug_assert!(dst < self.n);
         let first = write.word;
+        let region = self.mailbox.locate(first).map(|(r, _)| r);
+        if region == Some(Region::Prepare) {
+            if let Some(&k) = write.data.first() {
+                if !self.led.contains(&(k & 0x00ff_ffff)) {
+                    self.led.push(k & 0x00ff_ffff);
+                }
+            }
+        } else if region.is_some_and(|r| r.is_vote()) {
+            // A vote (tag, m): forged only in a slot this replica proposed.
+            let k = write.data.first().map_or(0, |tag| tag & 0x00ff_ffff);
+            if !self.led.contains(&k) {
+                return vec![write];
+            }
+        }
         for (i, v) in write.data.iter_mut().enumerate() {
             if self.is_m_word(first + i) {
                 *v = Self::forged(*v, dst);
@@ -985,13 +1007,7 @@ mod tests {
     fn equivocate_sends_each_peer_its_own_m() {
         let (mut net, mut hbms) = setup();
         let mb = mailbox();
-        net.set_adversary(
-            0,
-            Box::new(Equivocate {
-                n: N,
-                mailbox: mb.clone(),
-            }),
-        );
+        net.set_adversary(0, Box::new(Equivocate::new(N, mb.clone())));
         let p = mb.prepare(1);
         let v = mb.vote(Region::WillCert, 1, 0);
         hbms[0].write_words(addr(p), &[2, 0xabc, 3, 0]);

@@ -23,21 +23,16 @@ pub type Beat = [u32; BEAT_WORDS];
 pub struct KernelIn {
     /// `ap_rst_n`: active low, synchronous.
     pub ap_rst_n: bool,
-    /// `ap_start`.
-    pub ap_start: bool,
-    // Configuration (plain inputs until the control-register block lands).
-    /// Byte address of the mailbox buffer in this card's HBM.
-    pub network_ptr: u64,
-    /// This replica's id.
-    pub id: u32,
-    /// Replicas in the cluster, n = 2f + 1.
-    pub n: u32,
-    /// Polls before a wait times out.
-    pub wait_polls: u32,
-    /// Slots to decide before `ap_done` (0: forever).
-    pub slots: u32,
-    /// Queue pair of peer p is `qpn_base + p`.
-    pub qpn_base: u32,
+    // s_axi_control, master to slave (the host; see `host.rs`).
+    pub ctl_awaddr: u16,
+    pub ctl_awvalid: bool,
+    pub ctl_wdata: u32,
+    pub ctl_wstrb: u8,
+    pub ctl_wvalid: bool,
+    pub ctl_bready: bool,
+    pub ctl_araddr: u16,
+    pub ctl_arvalid: bool,
+    pub ctl_rready: bool,
     // m_axi_hbm, slave to master.
     pub hbm_arready: bool,
     pub hbm_rvalid: bool,
@@ -68,13 +63,15 @@ impl Default for KernelIn {
     fn default() -> Self {
         KernelIn {
             ap_rst_n: true,
-            ap_start: false,
-            network_ptr: 0,
-            id: 0,
-            n: 1,
-            wait_polls: rhdl_ubft::params::defaults::WAIT_POLLS as u32,
-            slots: 0,
-            qpn_base: 0,
+            ctl_awaddr: 0,
+            ctl_awvalid: false,
+            ctl_wdata: 0,
+            ctl_wstrb: 0,
+            ctl_wvalid: false,
+            ctl_bready: false,
+            ctl_araddr: 0,
+            ctl_arvalid: false,
+            ctl_rready: false,
             hbm_arready: false,
             hbm_rvalid: false,
             hbm_rdata: [0; BEAT_WORDS],
@@ -102,9 +99,16 @@ impl Default for KernelIn {
 /// The kernel's outputs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KernelOut {
-    pub ap_done: bool,
-    pub ap_idle: bool,
-    pub ap_ready: bool,
+    // s_axi_control, slave to master.
+    pub ctl_awready: bool,
+    pub ctl_wready: bool,
+    pub ctl_bresp: u8,
+    pub ctl_bvalid: bool,
+    pub ctl_arready: bool,
+    pub ctl_rdata: u32,
+    pub ctl_rresp: u8,
+    pub ctl_rvalid: bool,
+    pub interrupt: bool,
     // m_axi_hbm, master to slave.
     pub hbm_araddr: u64,
     pub hbm_arlen: u8,
@@ -142,8 +146,6 @@ pub struct KernelOut {
     pub dec_m: u32,
     /// `m_axis_dec_tuser`: the path, true for slow.
     pub dec_slow: bool,
-    // Status (the `fresh_status` set).
-    pub status: Status,
 }
 
 pub use rhdl_ubft::protocol::Status;
@@ -156,4 +158,10 @@ pub trait KernelBackend {
     fn tick(&mut self);
     /// The backend's name, for reports.
     fn name(&self) -> &'static str;
+    /// The controller's state (`protocol::STATE_NAMES`), where the backend
+    /// can see inside the kernel (a debugging aid; the host reads the
+    /// `state` register instead).
+    fn debug_state(&self) -> Option<u8> {
+        None
+    }
 }

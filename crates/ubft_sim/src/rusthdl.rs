@@ -3,7 +3,7 @@
 //! Each cycle settles the logic twice: once with the clock low and this
 //! cycle's inputs (`eval`), once on the rising edge (`tick`).
 
-use crate::ports::{Beat, KernelBackend, KernelIn, KernelOut, Status};
+use crate::ports::{Beat, KernelBackend, KernelIn, KernelOut};
 use rhdl_ubft::kernel::Kernel;
 use rhdl_ubft::params::{BEAT_BITS, BEAT_WORDS};
 use rhdl_ubft::roce::SQ_BITS;
@@ -59,13 +59,15 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
         let k = &mut self.k;
         k.ap_clk.next = Clock::from(false);
         k.ap_rst_n.next = i.ap_rst_n;
-        k.ap_start.next = i.ap_start;
-        k.cfg_network_ptr.next = i.network_ptr.into();
-        k.cfg_id.next = (i.id as u64).into();
-        k.cfg_n.next = (i.n as u64).into();
-        k.cfg_wait_polls.next = (i.wait_polls as u64).into();
-        k.cfg_slots.next = (i.slots as u64).into();
-        k.cfg_qpn_base.next = (i.qpn_base as u64).into();
+        k.s_axi_control_awaddr.next = (i.ctl_awaddr as u64).into();
+        k.s_axi_control_awvalid.next = i.ctl_awvalid;
+        k.s_axi_control_wdata.next = (i.ctl_wdata as u64).into();
+        k.s_axi_control_wstrb.next = (i.ctl_wstrb as u64).into();
+        k.s_axi_control_wvalid.next = i.ctl_wvalid;
+        k.s_axi_control_bready.next = i.ctl_bready;
+        k.s_axi_control_araddr.next = (i.ctl_araddr as u64).into();
+        k.s_axi_control_arvalid.next = i.ctl_arvalid;
+        k.s_axi_control_rready.next = i.ctl_rready;
         k.m_axi_hbm_arready.next = i.hbm_arready;
         k.m_axi_hbm_rvalid.next = i.hbm_rvalid;
         if i.hbm_rvalid {
@@ -95,9 +97,15 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
         let dec: Bits<64> = k.m_axis_dec_tdata.val();
         let wvalid = k.m_axi_hbm_wvalid.val();
         KernelOut {
-            ap_done: k.ap_done.val(),
-            ap_idle: k.ap_idle.val(),
-            ap_ready: k.ap_ready.val(),
+            ctl_awready: k.s_axi_control_awready.val(),
+            ctl_wready: k.s_axi_control_wready.val(),
+            ctl_bresp: k.s_axi_control_bresp.val().to_u8(),
+            ctl_bvalid: k.s_axi_control_bvalid.val(),
+            ctl_arready: k.s_axi_control_arready.val(),
+            ctl_rdata: k.s_axi_control_rdata.val().to_u32(),
+            ctl_rresp: k.s_axi_control_rresp.val().to_u8(),
+            ctl_rvalid: k.s_axi_control_rvalid.val(),
+            interrupt: k.interrupt.val(),
             hbm_araddr: k.m_axi_hbm_araddr.val().to_u64(),
             hbm_arlen: k.m_axi_hbm_arlen.val().to_u8(),
             hbm_arsize: k.m_axi_hbm_arsize.val().to_u8(),
@@ -143,21 +151,6 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
             dec_k: dec.get_bits::<32>(0).to_u32(),
             dec_m: dec.get_bits::<32>(32).to_u32(),
             dec_slow: k.m_axis_dec_tuser.val(),
-            status: Status {
-                cycles: k.sts_cycles.val().to_u32(),
-                decisions: k.sts_decisions.val().to_u32(),
-                fast: k.sts_fast.val().to_u32(),
-                slow: k.sts_slow.val().to_u32(),
-                view_changes: k.sts_view_changes.val().to_u32(),
-                view: k.sts_view.val().to_u32(),
-                timeouts: k.sts_timeouts.val().to_u32(),
-                polls: k.sts_polls.val().to_u32(),
-                bad_shares: k.sts_bad_shares.val().to_u32(),
-                acks: k.sts_acks.val().to_u32(),
-                write_errors: k.sts_write_errors.val().to_u32(),
-                error: k.sts_error.val().to_u8(),
-                state: k.sts_state.val().to_u8(),
-            },
         }
     }
 
@@ -168,5 +161,9 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
 
     fn name(&self) -> &'static str {
         "rust-hdl"
+    }
+
+    fn debug_state(&self) -> Option<u8> {
+        Some(self.k.debug_state())
     }
 }

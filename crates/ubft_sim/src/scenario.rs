@@ -38,7 +38,9 @@
 //! not below n, and too many faulty replicas are refused with a message
 //! naming the problem.
 
-use crate::adversary::{Chain, Forge, ForgeShares, LieVc, MuteFast, RandomFaults, RandomRates, Rng, Silent};
+use crate::adversary::{
+    Chain, Forge, ForgeShares, LieVc, MuteFast, RandomFaults, RandomRates, Rng, Silent,
+};
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError};
 use crate::network::{Adversary, Equivocate};
@@ -158,8 +160,15 @@ pub enum Fault {
 }
 
 /// The kinds that make a replica faulty (every kind but `delay`).
-pub const BYZANTINE_KINDS: [&str; 7] =
-    ["silent", "equivocate", "lie_vc", "forge", "forge_shares", "mute_fast", "random"];
+pub const BYZANTINE_KINDS: [&str; 7] = [
+    "silent",
+    "equivocate",
+    "lie_vc",
+    "forge",
+    "forge_shares",
+    "mute_fast",
+    "random",
+];
 
 impl Fault {
     /// The `kind` key.
@@ -193,7 +202,10 @@ impl Fault {
     /// A Byzantine fault of `kind` on `replica` with its defaults.
     pub fn byzantine(kind: &str, replica: usize) -> Option<Fault> {
         Some(match kind {
-            "silent" => Fault::Silent { replica, from_cycle: 0 },
+            "silent" => Fault::Silent {
+                replica,
+                from_cycle: 0,
+            },
             "equivocate" => Fault::Equivocate { replica },
             "lie_vc" => Fault::LieVc { replica },
             "forge" => Fault::Forge { replica },
@@ -235,7 +247,8 @@ impl Scenario {
     /// Parses and checks a scenario (see the module header); the error names
     /// the problem.
     pub fn from_toml(text: &str) -> Result<Scenario, String> {
-        let s: Scenario = toml::from_str(text).map_err(|e| format!("scenario: {}", e.to_string().trim_end()))?;
+        let s: Scenario =
+            toml::from_str(text).map_err(|e| format!("scenario: {}", e.to_string().trim_end()))?;
         s.check()?;
         Ok(s)
     }
@@ -276,23 +289,35 @@ impl Scenario {
         for (i, fault) in self.faults.iter().enumerate() {
             let which = format!("fault #{} (kind = \"{}\")", i + 1, fault.kind());
             match *fault {
-                Fault::Delay { src, dst, from_cycle, to_cycle, .. } => {
+                Fault::Delay {
+                    src,
+                    dst,
+                    from_cycle,
+                    to_cycle,
+                    ..
+                } => {
                     if src >= n || dst >= n {
                         return Err(format!(
                             "{which}: link {src} -> {dst} names a replica not below replicas = {n}"
                         ));
                     }
                     if src == dst {
-                        return Err(format!("{which}: src and dst are both {src}; a link joins two replicas"));
+                        return Err(format!(
+                            "{which}: src and dst are both {src}; a link joins two replicas"
+                        ));
                     }
                     if to_cycle.is_some_and(|t| t < from_cycle) {
                         return Err(format!("{which}: to_cycle is before from_cycle"));
                     }
                 }
                 _ => {
-                    let r = fault.replica().expect("a Byzantine fault names its replica");
+                    let r = fault
+                        .replica()
+                        .expect("a Byzantine fault names its replica");
                     if r >= n {
-                        return Err(format!("{which}: replica = {r} is not below replicas = {n}"));
+                        return Err(format!(
+                            "{which}: replica = {r} is not below replicas = {n}"
+                        ));
                     }
                 }
             }
@@ -326,7 +351,13 @@ impl Scenario {
                 .faults
                 .iter()
                 .filter_map(|f| match *f {
-                    Fault::Delay { src, dst, extra, from_cycle, to_cycle } => Some(LinkDelay {
+                    Fault::Delay {
+                        src,
+                        dst,
+                        extra,
+                        from_cycle,
+                        to_cycle,
+                    } => Some(LinkDelay {
                         src,
                         dst,
                         extra,
@@ -348,13 +379,23 @@ impl Scenario {
         let per_replica = |r: usize| self.seed ^ (r as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         Some(match fault {
             Fault::Delay { .. } => return None,
-            Fault::Silent { from_cycle, .. } => Box::new(Silent { from_cycle: *from_cycle }),
+            Fault::Silent { from_cycle, .. } => Box::new(Silent {
+                from_cycle: *from_cycle,
+            }),
             Fault::Equivocate { .. } => Box::new(Equivocate::new(n, mb)),
             Fault::LieVc { .. } => Box::new(LieVc::new(mb)),
             Fault::Forge { replica } => Box::new(Forge::new(n, mb, per_replica(*replica))),
             Fault::ForgeShares { .. } => Box::new(ForgeShares { mailbox: mb }),
             Fault::MuteFast { .. } => Box::new(MuteFast { mailbox: mb }),
-            Fault::Random { replica, seed, drop, flip, rewrite, duplicate, extra } => {
+            Fault::Random {
+                replica,
+                seed,
+                drop,
+                flip,
+                rewrite,
+                duplicate,
+                extra,
+            } => {
                 let d = RandomRates::default();
                 let rates = RandomRates {
                     drop: drop.unwrap_or(d.drop),
@@ -506,7 +547,13 @@ replica = 0
         assert_eq!((s.replicas, s.slots, s.max_cycles), (5, 100, 5_000_000));
         assert_eq!(s.backend().unwrap(), Backend::Verilator);
         assert_eq!(s.faults.len(), 6);
-        assert_eq!(s.faults[1], Fault::Silent { replica: 2, from_cycle: 10_000 });
+        assert_eq!(
+            s.faults[1],
+            Fault::Silent {
+                replica: 2,
+                from_cycle: 10_000
+            }
+        );
         assert_eq!(s.faulty().into_iter().collect::<Vec<_>>(), vec![0, 2]);
         let cfg = s.config();
         assert_eq!(cfg.delays.len(), 1);
@@ -537,18 +584,32 @@ replica = 0
     #[test]
     fn an_unknown_key_is_refused_by_name() {
         let err = Scenario::from_toml("replicas = 3\nslots = 1\nlatency = 5\n").unwrap_err();
-        assert!(err.contains("unknown field") && err.contains("latency"), "{err}");
-        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"forge\"\nreplica = 1\nhow = 2\n")
-            .unwrap_err();
-        assert!(err.contains("unknown field") && err.contains("how"), "{err}");
+        assert!(
+            err.contains("unknown field") && err.contains("latency"),
+            "{err}"
+        );
+        let err = Scenario::from_toml(
+            "replicas = 3\nslots = 1\n[[fault]]\nkind = \"forge\"\nreplica = 1\nhow = 2\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("unknown field") && err.contains("how"),
+            "{err}"
+        );
     }
 
     #[test]
     fn an_unknown_kind_is_refused_by_name() {
-        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"crash\"\nreplica = 1\n")
-            .unwrap_err();
-        assert!(err.contains("unknown variant") && err.contains("crash"), "{err}");
-        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nreplica = 1\n").unwrap_err();
+        let err = Scenario::from_toml(
+            "replicas = 3\nslots = 1\n[[fault]]\nkind = \"crash\"\nreplica = 1\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("unknown variant") && err.contains("crash"),
+            "{err}"
+        );
+        let err =
+            Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nreplica = 1\n").unwrap_err();
         assert!(err.contains("kind"), "{err}");
     }
 
@@ -566,14 +627,23 @@ replica = 0
 
     #[test]
     fn out_of_range_ids_are_refused() {
-        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"lie_vc\"\nreplica = 3\n")
-            .unwrap_err();
-        assert!(err.contains("replica = 3 is not below replicas = 3"), "{err}");
-        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 7\nextra = 1\n")
-            .unwrap_err();
+        let err = Scenario::from_toml(
+            "replicas = 3\nslots = 1\n[[fault]]\nkind = \"lie_vc\"\nreplica = 3\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("replica = 3 is not below replicas = 3"),
+            "{err}"
+        );
+        let err = Scenario::from_toml(
+            "replicas = 3\nslots = 1\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 7\nextra = 1\n",
+        )
+        .unwrap_err();
         assert!(err.contains("0 -> 7"), "{err}");
-        let err = Scenario::from_toml("replicas = 3\nslots = 1\n[[fault]]\nkind = \"delay\"\nsrc = 1\ndst = 1\nextra = 1\n")
-            .unwrap_err();
+        let err = Scenario::from_toml(
+            "replicas = 3\nslots = 1\n[[fault]]\nkind = \"delay\"\nsrc = 1\ndst = 1\nextra = 1\n",
+        )
+        .unwrap_err();
         assert!(err.contains("link joins two"), "{err}");
     }
 
@@ -581,7 +651,8 @@ replica = 0
     fn the_cluster_rules_and_the_backend_are_checked() {
         let err = Scenario::from_toml("replicas = 3\nslots = 0\n").unwrap_err();
         assert!(err.contains("slots"), "{err}");
-        let err = Scenario::from_toml("replicas = 3\nslots = 1\nbackend = \"iverilog\"\n").unwrap_err();
+        let err =
+            Scenario::from_toml("replicas = 3\nslots = 1\nbackend = \"iverilog\"\n").unwrap_err();
         assert!(err.contains("unknown backend"), "{err}");
         let err = Scenario::from_toml("replicas = 9\nslots = 1\n").unwrap_err();
         assert!(err.contains("configuration refused"), "{err}");

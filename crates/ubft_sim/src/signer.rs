@@ -112,7 +112,9 @@ impl Signer {
     pub fn new(seed: u64, id: usize, n: usize, sign_latency: u64, verify_latency: u64) -> Signer {
         Signer {
             key: signing_key(seed, id),
-            publics: (0..n).map(|j| signing_key(seed, j).verifying_key()).collect(),
+            publics: (0..n)
+                .map(|j| signing_key(seed, j).verifying_key())
+                .collect(),
             sign_latency: sign_latency.max(1),
             verify_latency: verify_latency.max(1),
             req_ready: Ready::Always,
@@ -154,18 +156,34 @@ impl Signer {
 
     pub fn observe(&mut self, inp: &KernelIn, out: &KernelOut, cycle: u64) {
         self.now = cycle + 1;
+        if !inp.ap_rst_n {
+            // The service shares the kernel's reset: requests and responses
+            // in flight are dropped.
+            self.beats.clear();
+            self.responses.clear();
+            self.free_at = cycle;
+            return;
+        }
         if inp.sresp_tvalid && out.sresp_tready {
             self.responses.pop_front();
         }
         if out.sreq_tvalid && inp.sreq_tready {
-            self.beats.push(ReqBeat { data: out.sreq_tdata, keep: out.sreq_tkeep, user: out.sreq_tuser });
+            self.beats.push(ReqBeat {
+                data: out.sreq_tdata,
+                keep: out.sreq_tkeep,
+                user: out.sreq_tuser,
+            });
             if out.sreq_tlast {
                 let beats = std::mem::take(&mut self.beats);
                 self.request_cycles.push(cycle);
                 let (status, data, latency) = self.serve(&beats);
                 let start = self.free_at.max(cycle);
                 self.free_at = start + latency;
-                self.responses.push_back(Response { ready_at: start + latency, data, status });
+                self.responses.push_back(Response {
+                    ready_at: start + latency,
+                    data,
+                    status,
+                });
             }
         }
     }
@@ -181,7 +199,11 @@ impl Signer {
             code::OP_SIGN if beats.len() == 1 && summary_ok => {
                 self.counters.signs += 1;
                 let sig = self.key.sign(summary);
-                (code::OK as u8, bytes_beat(&sig.to_bytes()), self.sign_latency)
+                (
+                    code::OK as u8,
+                    bytes_beat(&sig.to_bytes()),
+                    self.sign_latency,
+                )
             }
             code::OP_VERIFY if beats.len() == 2 && summary_ok && beats[1].keep == u64::MAX => {
                 let Some(public) = self.publics.get(signer) else {
@@ -231,7 +253,10 @@ mod tests {
         for _ in 0..100_000 {
             let mut inp = KernelIn::default();
             s.drive(&mut inp);
-            let out = KernelOut { sresp_tready: true, ..KernelOut::default() };
+            let out = KernelOut {
+                sresp_tready: true,
+                ..KernelOut::default()
+            };
             s.observe(&inp, &out, *cycle);
             *cycle += 1;
             if inp.sresp_tvalid {
@@ -247,24 +272,53 @@ mod tests {
         let mut b = Signer::new(7, 1, 3, 10, 20);
         let s = summary(0, 3, 4, 0xdead);
         let mut cycle = 0;
-        send(&mut a, &[(bytes_beat(&s), 0xffff, code::OP_SIGN as u16, true)], &mut cycle);
+        send(
+            &mut a,
+            &[(bytes_beat(&s), 0xffff, code::OP_SIGN as u16, true)],
+            &mut cycle,
+        );
         let (at, status, sig) = take(&mut a, &mut cycle);
-        assert_eq!((at, status), (10, 0), "valid sign_latency cycles after the last beat");
+        assert_eq!(
+            (at, status),
+            (10, 0),
+            "valid sign_latency cycles after the last beat"
+        );
         let expected = signing_key(7, 0).sign(&s);
         assert_eq!(beat_bytes(&sig), expected.to_bytes());
         // Replica 1's service verifies replica 0's share.
         let user = code::OP_VERIFY as u16;
         let mut c = 0;
-        send(&mut b, &[(bytes_beat(&s), 0xffff, user, false), (sig, u64::MAX, user, true)], &mut c);
+        send(
+            &mut b,
+            &[
+                (bytes_beat(&s), 0xffff, user, false),
+                (sig, u64::MAX, user, true),
+            ],
+            &mut c,
+        );
         let (at, status, _) = take(&mut b, &mut c);
         assert_eq!((at, status), (21, code::OK as u8));
         // A corrupted signature is invalid; a verify naming replica 1 fails.
         let mut bad = sig;
         bad[3] ^= 1;
-        send(&mut b, &[(bytes_beat(&s), 0xffff, user, false), (bad, u64::MAX, user, true)], &mut c);
+        send(
+            &mut b,
+            &[
+                (bytes_beat(&s), 0xffff, user, false),
+                (bad, u64::MAX, user, true),
+            ],
+            &mut c,
+        );
         assert_eq!(take(&mut b, &mut c).1, code::INVALID as u8);
         let as_1 = user | (1 << 8);
-        send(&mut b, &[(bytes_beat(&s), 0xffff, as_1, false), (sig, u64::MAX, as_1, true)], &mut c);
+        send(
+            &mut b,
+            &[
+                (bytes_beat(&s), 0xffff, as_1, false),
+                (sig, u64::MAX, as_1, true),
+            ],
+            &mut c,
+        );
         assert_eq!(take(&mut b, &mut c).1, code::INVALID as u8);
         assert_eq!(b.counters().invalid, 2);
     }
@@ -275,17 +329,29 @@ mod tests {
         let mut c = 0;
         let sum = bytes_beat(&summary(0, 0, 1, 2));
         // A sign of 17 bytes.
-        send(&mut s, &[(sum, 0x1ffff, code::OP_SIGN as u16, true)], &mut c);
+        send(
+            &mut s,
+            &[(sum, 0x1ffff, code::OP_SIGN as u16, true)],
+            &mut c,
+        );
         assert_eq!(take(&mut s, &mut c).1, code::MALFORMED as u8);
         // A verify of one beat.
-        send(&mut s, &[(sum, 0xffff, code::OP_VERIFY as u16, true)], &mut c);
+        send(
+            &mut s,
+            &[(sum, 0xffff, code::OP_VERIFY as u16, true)],
+            &mut c,
+        );
         assert_eq!(take(&mut s, &mut c).1, code::MALFORMED as u8);
         // An unknown op.
         send(&mut s, &[(sum, 0xffff, 9, true)], &mut c);
         assert_eq!(take(&mut s, &mut c).1, code::MALFORMED as u8);
         // A verify naming signer 5 of 3.
         let user = code::OP_VERIFY as u16 | (5 << 8);
-        send(&mut s, &[(sum, 0xffff, user, false), (sum, u64::MAX, user, true)], &mut c);
+        send(
+            &mut s,
+            &[(sum, 0xffff, user, false), (sum, u64::MAX, user, true)],
+            &mut c,
+        );
         assert_eq!(take(&mut s, &mut c).1, code::UNKNOWN_SIGNER as u8);
         assert_eq!(s.counters().malformed, 3);
         assert_eq!(s.counters().unknown_signer, 1);

@@ -42,7 +42,13 @@ pub struct Recorder {
 impl Recorder {
     pub fn new(inner: Box<dyn KernelBackend>) -> (Recorder, Rc<RefCell<Trace>>) {
         let log = Rc::new(RefCell::new(vec![]));
-        (Recorder { inner, log: log.clone() }, log)
+        (
+            Recorder {
+                inner,
+                log: log.clone(),
+            },
+            log,
+        )
     }
 }
 
@@ -80,7 +86,12 @@ impl Scenario {
 
 /// Records `cfg` on `backend` (run to the end as `Cluster::run`, or
 /// `max_cycles` if that is smaller).
-pub fn record(name: &str, about: &str, cfg: &ClusterConfig, backend: Backend) -> Result<Scenario, String> {
+pub fn record(
+    name: &str,
+    about: &str,
+    cfg: &ClusterConfig,
+    backend: Backend,
+) -> Result<Scenario, String> {
     cfg.validate().map_err(|e| e.to_string())?;
     let mut logs = vec![];
     let kernels: Vec<Box<dyn KernelBackend>> = backend::kernels(backend, cfg.replicas)?
@@ -94,7 +105,10 @@ pub fn record(name: &str, about: &str, cfg: &ClusterConfig, backend: Backend) ->
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
     let report = c.run().map_err(|e| e.to_string())?;
     if !report.checks.ok() {
-        return Err(format!("scenario {name}: the run's own checks failed: {:?}", report.checks.failures));
+        return Err(format!(
+            "scenario {name}: the run's own checks failed: {:?}",
+            report.checks.failures
+        ));
     }
     drop(c);
     Ok(Scenario {
@@ -153,20 +167,34 @@ struct Col {
 fn in_cols(map: &PortMap) -> Vec<Col> {
     map.inputs
         .iter()
-        .map(|b| Col { name: b.port.name.clone(), width: b.port.width, offset: b.offset, qualifier: None })
+        .map(|b| Col {
+            name: b.port.name.clone(),
+            width: b.port.width,
+            offset: b.offset,
+            qualifier: None,
+        })
         .collect()
 }
 
 fn out_cols(map: &PortMap) -> Vec<Col> {
     map.outputs
         .iter()
-        .map(|b| Col { name: b.port.name.clone(), width: b.port.width, offset: b.offset, qualifier: b.qualifier })
+        .map(|b| Col {
+            name: b.port.name.clone(),
+            width: b.port.width,
+            offset: b.offset,
+            qualifier: b.qualifier,
+        })
         .collect()
 }
 
 /// The value width of the wide records (0 if no port is wider than NARROW).
 fn wide_width(cols: &[Col]) -> usize {
-    cols.iter().filter(|c| c.width > NARROW).map(|c| c.width.div_ceil(32) * 32).max().unwrap_or(0)
+    cols.iter()
+        .filter(|c| c.width > NARROW)
+        .map(|c| c.width.div_ceil(32) * 32)
+        .max()
+        .unwrap_or(0)
 }
 
 /// Change records `{cycle[31:0], port[31:0], value}` as `$readmemh` lines:
@@ -207,14 +235,24 @@ fn records(rows: impl Iterator<Item = Vec<u32>>, cols: &[Col]) -> (String, usize
 type Counts = [usize; 4];
 
 /// Writes `tb_<name>.v` and its vector files into `dir`; returns the paths.
-pub fn write(dir: &Path, sc: &Scenario, map: &PortMap, corrupt: Option<&Corrupt>) -> Result<Vec<PathBuf>, String> {
+pub fn write(
+    dir: &Path,
+    sc: &Scenario,
+    map: &PortMap,
+    corrupt: Option<&Corrupt>,
+) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let name = &sc.name;
     let n = sc.replicas.len();
     let cycles = sc.cycles();
     if let Some(c) = corrupt {
-        if !map.outputs.iter().any(|o| o.port.name == c.port) || c.replica >= n || c.cycle as usize >= cycles {
-            return Err(format!("cannot corrupt {c:?}: no such output, replica or cycle"));
+        if !map.outputs.iter().any(|o| o.port.name == c.port)
+            || c.replica >= n
+            || c.cycle as usize >= cycles
+        {
+            return Err(format!(
+                "cannot corrupt {c:?}: no such output, replica or cycle"
+            ));
         }
     }
     let (ic, oc) = (in_cols(map), out_cols(map));
@@ -296,7 +334,10 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
     for (r, c) in counts.iter().enumerate() {
         let _ = writeln!(v, "\n  // replica {r}");
         let mut ss = vec![];
-        for (k, (dir, wide)) in [("in", false), ("in", true), ("out", false), ("out", true)].into_iter().enumerate() {
+        for (k, (dir, wide)) in [("in", false), ("in", true), ("out", false), ("out", true)]
+            .into_iter()
+            .enumerate()
+        {
             if c[k] == 0 {
                 continue;
             }
@@ -313,7 +354,14 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
                 vw,
                 file: format!("{name}_r{r}_{dir}{suffix}.hex"),
             };
-            let _ = writeln!(v, "  reg [{}:0] {} [0:{}];\n  integer {};", vw + 63, s.mem, s.count - 1, s.ptr);
+            let _ = writeln!(
+                v,
+                "  reg [{}:0] {} [0:{}];\n  integer {};",
+                vw + 63,
+                s.mem,
+                s.count - 1,
+                s.ptr
+            );
             ss.push((s, dir == "in", wide));
         }
         for c in ic {
@@ -332,7 +380,11 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
     let _ = writeln!(v, "\n  initial begin");
     for ss in &streams {
         for (s, _, _) in ss {
-            let _ = writeln!(v, "    $readmemh(\"{}\", {});\n    {} = 0;", s.file, s.mem, s.ptr);
+            let _ = writeln!(
+                v,
+                "    $readmemh(\"{}\", {});\n    {} = 0;",
+                s.file, s.mem, s.ptr
+            );
         }
     }
     let _ = writeln!(
@@ -351,11 +403,23 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
                 vw + 32,
                 vw + 31
             );
-            for (i, c) in cols.iter().enumerate().filter(|(_, c)| (c.width > NARROW) == *wide) {
+            for (i, c) in cols
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| (c.width > NARROW) == *wide)
+            {
                 let pre = if *input { 'i' } else { 'e' };
-                let _ = writeln!(v, "          {i}: {pre}{r}_{} = {m}[{p}][{}:0];", c.name, c.width - 1);
+                let _ = writeln!(
+                    v,
+                    "          {i}: {pre}{r}_{} = {m}[{p}][{}:0];",
+                    c.name,
+                    c.width - 1
+                );
             }
-            let _ = writeln!(v, "          default: ;\n        endcase\n        {p} = {p} + 1;\n      end");
+            let _ = writeln!(
+                v,
+                "          default: ;\n        endcase\n        {p} = {p} + 1;\n      end"
+            );
         }
     }
     let _ = writeln!(v, "      #5;");
@@ -405,7 +469,11 @@ pub fn run_iverilog(dir: &Path, name: &str, rtl: &Path, build: &Path) -> Result<
         .output()
         .map_err(|e| tool("iverilog", e))?;
     if !out.status.success() {
-        return Err(format!("iverilog failed on {}:\n{}", tb.display(), String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "iverilog failed on {}:\n{}",
+            tb.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let out = Command::new("vvp")
         .arg("-n")
@@ -413,11 +481,15 @@ pub fn run_iverilog(dir: &Path, name: &str, rtl: &Path, build: &Path) -> Result<
         .current_dir(dir)
         .output()
         .map_err(|e| tool("vvp", e))?;
-    let log = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let log =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     if out.status.success() && log.lines().any(|l| l.starts_with("TESTBENCH OK")) {
         Ok(log)
     } else {
-        let first = log.lines().find(|l| l.contains("TESTBENCH MISMATCH")).unwrap_or("no TESTBENCH OK line");
+        let first = log
+            .lines()
+            .find(|l| l.contains("TESTBENCH MISMATCH"))
+            .unwrap_or("no TESTBENCH OK line");
         Err(format!("tb_{name}: {first}\n{log}"))
     }
 }

@@ -98,7 +98,9 @@ static BUILD_LOCK: Mutex<()> = Mutex::new(());
 impl Library {
     /// The current design's library, built on first use (cached on disk).
     pub fn get() -> Result<Arc<Library>, String> {
-        LIBRARY.get_or_init(|| Library::build(&kernel_verilog()).map(Arc::new)).clone()
+        LIBRARY
+            .get_or_init(|| Library::build(&kernel_verilog()).map(Arc::new))
+            .clone()
     }
 
     /// Builds (or finds in the cache) and loads the library for `verilog`.
@@ -121,7 +123,8 @@ impl Library {
         unsafe {
             macro_rules! sym {
                 ($t:ty, $n:literal) => {
-                    *lib.get::<$t>($n).map_err(|e| format!("{}: {e}", so.display()))?
+                    *lib.get::<$t>($n)
+                        .map_err(|e| format!("{}: {e}", so.display()))?
                 };
             }
             let count: CountFn = sym!(CountFn, b"ubft_port_count\0");
@@ -134,10 +137,16 @@ impl Library {
             let same = n == ports.len()
                 && ports.iter().enumerate().all(|(i, p)| {
                     let nm = CStr::from_ptr(name(i as u32)).to_string_lossy();
-                    nm == p.name && width(i as u32) as usize == p.width && (is_input(i as u32) == 1) == p.input
+                    nm == p.name
+                        && width(i as u32) as usize == p.width
+                        && (is_input(i as u32) == 1) == p.input
                 });
             if !same {
-                return Err(format!("{}: its port table differs from the Verilog's; delete {}", so.display(), dir.display()));
+                return Err(format!(
+                    "{}: its port table differs from the Verilog's; delete {}",
+                    so.display(),
+                    dir.display()
+                ));
             }
             Ok(Library {
                 create: sym!(CreateFn, b"ubft_create\0"),
@@ -187,7 +196,10 @@ pub fn cache_dir() -> PathBuf {
 }
 
 fn tool_output(tool: &str, args: &[&str]) -> Result<String, String> {
-    let out = Command::new(tool).args(args).output().map_err(|e| missing(tool, e))?;
+    let out = Command::new(tool)
+        .args(args)
+        .output()
+        .map_err(|e| missing(tool, e))?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
@@ -209,11 +221,20 @@ fn run(dir: &Path, tool: &str, args: &[&str]) -> Result<(), String> {
         .output()
         .map_err(|e| missing(tool, e))?;
     if !out.status.success() {
-        let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let _ = std::fs::write(dir.join("build-error.log"), &log);
         let tail: Vec<&str> = log.lines().rev().take(30).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(format!("`{tool} {}` failed in {}:\n{}", args.join(" "), dir.display(), tail.join("\n")));
+        return Err(format!(
+            "`{tool} {}` failed in {}:\n{}",
+            args.join(" "),
+            dir.display(),
+            tail.join("\n")
+        ));
     }
     Ok(())
 }
@@ -231,14 +252,26 @@ fn compile(dir: &Path, verilog: &str, cpp: &str) -> Result<(), String> {
     ));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).map_err(|e| format!("{name}: {e}"));
+    let w = |name: &str, text: &str| {
+        std::fs::write(tmp.join(name), text).map_err(|e| format!("{name}: {e}"))
+    };
     w("rhdl_ubft.v", verilog)?;
     w("harness.cpp", cpp)?;
     let prefix = format!("V{TOP}");
     let mut args: Vec<&str> = VERILATOR_FLAGS.to_vec();
-    args.extend(["--top-module", TOP, "--prefix", &prefix, "-Mdir", "obj", "rhdl_ubft.v"]);
+    args.extend([
+        "--top-module",
+        TOP,
+        "--prefix",
+        &prefix,
+        "-Mdir",
+        "obj",
+        "rhdl_ubft.v",
+    ]);
     run(&tmp, "verilator", &args)?;
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get()).to_string();
+    let jobs = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .to_string();
     let cxx = format!("CXXFLAGS=-fPIC {OPT}");
     let opt = format!("OPT_FAST={OPT}");
     let mk = format!("{prefix}.mk");
@@ -246,7 +279,22 @@ fn compile(dir: &Path, verilog: &str, cpp: &str) -> Result<(), String> {
     run(
         &tmp,
         "make",
-        &["-s", "-C", "obj", "-j", &jobs, "-f", &mk, &cxx, &opt, "OPT_SLOW=-O1", "OPT_GLOBAL=-O2", &all, "verilated.o", "verilated_threads.o"],
+        &[
+            "-s",
+            "-C",
+            "obj",
+            "-j",
+            &jobs,
+            "-f",
+            &mk,
+            &cxx,
+            &opt,
+            "OPT_SLOW=-O1",
+            "OPT_GLOBAL=-O2",
+            &all,
+            "verilated.o",
+            "verilated_threads.o",
+        ],
     )?;
     let include = tool_output("verilator", &["--getenv", "VERILATOR_ROOT"])? + "/include";
     let vltstd = format!("{include}/vltstd");
@@ -257,9 +305,23 @@ fn compile(dir: &Path, verilog: &str, cpp: &str) -> Result<(), String> {
         &tmp,
         "g++",
         &[
-            "-shared", "-fPIC", OPT, "-std=c++17", &inc1, &inc2, "-Iobj", "-o", "libubft_model.so", "harness.cpp",
-            "-Wl,--whole-archive", &all_path, "-Wl,--no-whole-archive", "obj/verilated.o", "obj/verilated_threads.o",
-            "-pthread", "-latomic",
+            "-shared",
+            "-fPIC",
+            OPT,
+            "-std=c++17",
+            &inc1,
+            &inc2,
+            "-Iobj",
+            "-o",
+            "libubft_model.so",
+            "harness.cpp",
+            "-Wl,--whole-archive",
+            &all_path,
+            "-Wl,--no-whole-archive",
+            "obj/verilated.o",
+            "obj/verilated_threads.o",
+            "-pthread",
+            "-latomic",
         ],
     )?;
     match std::fs::rename(&tmp, dir) {
@@ -292,7 +354,12 @@ impl VerilatorKernel {
         let model = unsafe { (lib.create)() };
         let inbuf = vec![0; lib.map.in_words.max(1)];
         let outbuf = vec![0; lib.map.out_words.max(1)];
-        VerilatorKernel { lib, model, inbuf, outbuf }
+        VerilatorKernel {
+            lib,
+            model,
+            inbuf,
+            outbuf,
+        }
     }
 
     /// The raw port buffers after the last `eval`: (inputs, outputs), packed
@@ -351,7 +418,11 @@ impl KernelBackend for VerilatorKernel {
 /// Cluster cycles per wall-clock second of a fast-path run of `replicas`
 /// kernels on `backend` for at most `cycles` cycles (quick latencies: net 40,
 /// HBM read 12, write 6). Returns (cycles run, cycles per second).
-pub fn measure_speed(backend: crate::backend::Backend, replicas: usize, cycles: u64) -> Result<(u64, f64), String> {
+pub fn measure_speed(
+    backend: crate::backend::Backend,
+    replicas: usize,
+    cycles: u64,
+) -> Result<(u64, f64), String> {
     use crate::cluster::{Cluster, ClusterConfig};
     let cfg = ClusterConfig {
         net_latency: 40,

@@ -24,21 +24,38 @@ fn quick(replicas: usize, slots: u64) -> ClusterConfig {
 
 #[test]
 fn fast_path_agrees_on_both_backends_for_20k_cycles() {
-    let cfg = ClusterConfig { seed: 5, ..quick(3, 100) };
+    let cfg = ClusterConfig {
+        seed: 5,
+        ..quick(3, 100)
+    };
     let a = differential(&cfg, Backend::RustHdl, Backend::Verilator, 20_000)
         .unwrap()
         .unwrap_or_else(|m| panic!("{m}"));
     assert!(a.cycles >= 20_000, "only {} cycles", a.cycles);
     assert!(a.report.checks.ok(), "{:?}", a.report.checks.failures);
     for r in &a.report.replicas {
-        assert!(r.decided.len() >= 40, "replica {} decided {}", r.id, r.decided.len());
+        assert!(
+            r.decided.len() >= 40,
+            "replica {} decided {}",
+            r.id,
+            r.decided.len()
+        );
     }
-    eprintln!("{} cycles compared, {} decisions each", a.cycles, a.report.replicas[0].decided.len());
+    eprintln!(
+        "{} cycles compared, {} decisions each",
+        a.cycles,
+        a.report.replicas[0].decided.len()
+    );
 }
 
 #[test]
 fn an_equivocating_leader_agrees_on_both_backends() {
-    let cfg = ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 6_000, ..quick(5, 3) };
+    let cfg = ClusterConfig {
+        equivocate: vec![0],
+        wait_polls: 8,
+        max_cycles: 6_000,
+        ..quick(5, 3)
+    };
     let a = differential(&cfg, Backend::RustHdl, Backend::Verilator, 0)
         .unwrap()
         .unwrap_or_else(|m| panic!("{m}"));
@@ -86,7 +103,15 @@ fn a_difference_names_the_first_cycle_replica_and_port() {
         .zip(b)
         .enumerate()
         .map(|(r, (x, y))| {
-            let y: Box<dyn KernelBackend> = if r == 1 { Box::new(Faulty { inner: y, cycle: 0, at: 123 }) } else { y };
+            let y: Box<dyn KernelBackend> = if r == 1 {
+                Box::new(Faulty {
+                    inner: y,
+                    cycle: 0,
+                    at: 123,
+                })
+            } else {
+                y
+            };
             Box::new(Lockstep::new(x, y, map.clone(), r, watch.clone())) as Box<dyn KernelBackend>
         })
         .collect();
@@ -95,9 +120,20 @@ fn a_difference_names_the_first_cycle_replica_and_port() {
         c.step().unwrap();
     }
     let m: Mismatch = watch.borrow().clone().expect("the fault was not seen");
-    assert_eq!((m.cycle, m.replica, m.port.as_str()), (123, 1, "m_axi_hbm_araddr"));
+    assert_eq!(
+        (m.cycle, m.replica, m.port.as_str()),
+        (123, 1, "m_axi_hbm_araddr")
+    );
     assert_eq!(m.b_name, "faulty");
-    assert_eq!(u64::from_str_radix(&m.a, 16).unwrap() ^ u64::from_str_radix(&m.b, 16).unwrap(), 0x40);
+    assert_eq!(
+        u64::from_str_radix(&m.a, 16).unwrap() ^ u64::from_str_radix(&m.b, 16).unwrap(),
+        0x40
+    );
     let text = m.to_string();
-    assert!(text.starts_with("first difference at cycle 123, replica 1, port m_axi_hbm_araddr: verilator 'h"), "{text}");
+    assert!(
+        text.starts_with(
+            "first difference at cycle 123, replica 1, port m_axi_hbm_araddr: verilator 'h"
+        ),
+        "{text}"
+    );
 }

@@ -4,6 +4,7 @@
 
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
+use ubft_sim::adversary::WrongVotes;
 use ubft_sim::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
 
@@ -35,7 +36,11 @@ fn assert_fast_path_agreement(report: &RunReport, slots: u64, seed: u64) {
     for r in &report.replicas {
         let got: Vec<(u64, u32)> = r.decided.iter().map(|d| (d.k, d.m)).collect();
         assert_eq!(got, expected, "replica {}", r.id);
-        assert!(r.decided.iter().all(|d| d.path == Path::Fast), "replica {}", r.id);
+        assert!(
+            r.decided.iter().all(|d| d.path == Path::Fast),
+            "replica {}",
+            r.id
+        );
         assert_eq!(r.status.fast as u64, slots);
         assert_eq!(r.status.timeouts, 0, "replica {} timed out", r.id);
     }
@@ -48,7 +53,13 @@ fn assert_fast_path_agreement(report: &RunReport, slots: u64, seed: u64) {
 fn fast_path_cluster(n: usize, seed: u64) {
     let slots = 40;
     assert!(slots as usize > G, "more slots than the window");
-    let report = Cluster::new(ClusterConfig { seed, ..quick(n, slots) }).unwrap().run().unwrap();
+    let report = Cluster::new(ClusterConfig {
+        seed,
+        ..quick(n, slots)
+    })
+    .unwrap()
+    .run()
+    .unwrap();
     assert_fast_path_agreement(&report, slots, seed);
 }
 
@@ -84,7 +95,10 @@ fn every_vote_reaches_every_replica() {
             } else {
                 2 * slots
             };
-            assert_eq!(report.network.writes[src][dst], expected, "queue pair {src} -> {dst}");
+            assert_eq!(
+                report.network.writes[src][dst], expected,
+                "queue pair {src} -> {dst}"
+            );
         }
         assert_eq!(report.network.refused[src], 0);
     }
@@ -95,7 +109,11 @@ fn every_vote_reaches_every_replica() {
 #[test]
 fn the_leaders_votes_reach_every_mailbox() {
     let (n, slots, seed) = (3, 3, 5);
-    let mut c = Cluster::new(ClusterConfig { seed, ..quick(n, slots) }).unwrap();
+    let mut c = Cluster::new(ClusterConfig {
+        seed,
+        ..quick(n, slots)
+    })
+    .unwrap();
     let report = c.run().unwrap();
     assert!(report.checks.ok());
     let mb = layout();
@@ -105,7 +123,10 @@ fn the_leaders_votes_reach_every_mailbox() {
             let want = vec![vote_tag(0, k as u32), proposal(seed, k - 1)];
             for region in [Region::WillCert, Region::WillCommit] {
                 let got = c.hbms[r].read_words(byte(mb.vote(region, slot, 0)), 2);
-                assert_eq!(got, want, "replica {r}'s {region:?} entry of leader 0, k = {k}");
+                assert_eq!(
+                    got, want,
+                    "replica {r}'s {region:?} entry of leader 0, k = {k}"
+                );
             }
         }
     }
@@ -119,7 +140,12 @@ fn the_leaders_votes_reach_every_mailbox() {
 fn a_reused_slot_never_decides_its_old_value() {
     let n = 3;
     let slots = G as u64 + 1;
-    let mut c = Cluster::new(ClusterConfig { wait_polls: 16, max_cycles: 30_000, ..quick(n, slots) }).unwrap();
+    let mut c = Cluster::new(ClusterConfig {
+        wait_polls: 16,
+        max_cycles: 30_000,
+        ..quick(n, slots)
+    })
+    .unwrap();
     c.clients[0].limit = Some(G as u64);
     // The next leaders (after view changes) have nothing to propose either.
     for r in 1..n {
@@ -128,11 +154,22 @@ fn a_reused_slot_never_decides_its_old_value() {
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     for r in &report.replicas {
-        assert_eq!(r.decided.len(), G, "replica {} decided only the {} proposed slots", r.id, G);
+        assert_eq!(
+            r.decided.len(),
+            G,
+            "replica {} decided only the {} proposed slots",
+            r.id,
+            G
+        );
     }
     // The leader waits for a value; the followers poll k = G + 1 and time out.
     for r in &report.replicas[1..] {
-        assert!(r.status.timeouts > 0, "replica {} waited for k = {} and timed out", r.id, G + 1);
+        assert!(
+            r.status.timeouts > 0,
+            "replica {} waited for k = {} and timed out",
+            r.id,
+            G + 1
+        );
     }
     // Slot 0 still holds k = 1's complete, stale quorum.
     let mb = layout();
@@ -148,7 +185,12 @@ fn a_prepare_from_another_view_is_not_voted_on() {
     let n = 3;
     let mb = layout();
     for (view, votes) in [(100u32, false), (0u32, true)] {
-        let mut c = Cluster::new(ClusterConfig { wait_polls: 8, max_cycles: 3_000, ..quick(n, 1) }).unwrap();
+        let mut c = Cluster::new(ClusterConfig {
+            wait_polls: 8,
+            max_cycles: 3_000,
+            ..quick(n, 1)
+        })
+        .unwrap();
         // Nobody proposes anything itself (nor after a view change): the
         // planted prepare is all the replicas see.
         for r in 0..n {
@@ -161,9 +203,17 @@ fn a_prepare_from_another_view_is_not_voted_on() {
         for r in 1..n {
             let vote = c.hbms[r].read_words(byte(mb.vote(Region::WillCert, 0, r)), 2);
             if votes {
-                assert_eq!(vote, vec![vote_tag(0, 1), 0xABCD], "replica {r} votes in its view");
+                assert_eq!(
+                    vote,
+                    vec![vote_tag(0, 1), 0xABCD],
+                    "replica {r} votes in its view"
+                );
             } else {
-                assert_eq!(vote, vec![0, 0], "replica {r} voted on a view-{view} prepare");
+                assert_eq!(
+                    vote,
+                    vec![0, 0],
+                    "replica {r} voted on a view-{view} prepare"
+                );
                 assert!(report.replicas[r].decided.is_empty());
                 assert!(report.replicas[r].status.timeouts > 0);
             }
@@ -177,12 +227,21 @@ fn a_prepare_from_another_view_is_not_voted_on() {
 #[test]
 fn a_vote_for_another_m_does_not_count() {
     let n = 3;
-    let cfg = ClusterConfig { equivocate: vec![2], wait_polls: 8, max_cycles: 4_000, ..quick(n, 2) };
+    let cfg = ClusterConfig {
+        wait_polls: 8,
+        max_cycles: 4_000,
+        ..quick(n, 2)
+    };
     let mut c = Cluster::new(cfg).unwrap();
+    c.set_adversary(2, Box::new(WrongVotes { mailbox: layout() }));
     let report = c.run().unwrap();
     assert!(report.checks.ok());
     for r in report.honest() {
-        assert!(r.decided.is_empty(), "replica {} decided on forged votes", r.id);
+        assert!(
+            r.decided.is_empty(),
+            "replica {} decided on forged votes",
+            r.id
+        );
         assert!(r.status.timeouts > 0);
     }
     // The forged votes did arrive: each honest replica holds replica 2's
@@ -202,7 +261,12 @@ fn a_vote_for_another_m_does_not_count() {
 #[test]
 fn an_equivocating_leader_cannot_split_the_replicas() {
     let n = 5;
-    let cfg = ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 6_000, ..quick(n, 3) };
+    let cfg = ClusterConfig {
+        equivocate: vec![0],
+        wait_polls: 8,
+        max_cycles: 6_000,
+        ..quick(n, 3)
+    };
     let report = Cluster::new(cfg).unwrap().run().unwrap();
     assert!(report.checks.agreement);
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
@@ -213,12 +277,14 @@ fn an_equivocating_leader_cannot_split_the_replicas() {
 }
 
 /// A configuration the kernel refuses is refused with a code in its status
-/// register, and `ap_done` follows.
+/// register, and ap_done follows: the host writes the arguments through
+/// s_axi_control, starts the kernel, polls CTRL and reads the error code.
 #[test]
 fn the_kernel_refuses_bad_configurations_with_a_status_code() {
-    use ubft_sim::ports::KernelIn;
+    use rhdl_ubft::regs;
+    use ubft_sim::host::{Args, Host, Op};
+    use ubft_sim::ports::{KernelBackend, KernelIn};
     use ubft_sim::rusthdl::RustHdlKernel;
-    use ubft_sim::ports::KernelBackend;
     let cases = [
         (4, 0, NETWORK_PTR, ConfigError::EvenReplicas),
         (0, 0, NETWORK_PTR, ConfigError::EvenReplicas),
@@ -230,22 +296,58 @@ fn the_kernel_refuses_bad_configurations_with_a_status_code() {
     for (n, id, ptr, want) in cases {
         assert_eq!(ConfigError::check(n as usize, id as usize, N, ptr), want);
         let mut k = RustHdlKernel::<N>::new();
+        let mut host = Host::new();
+        host.configure(&Args {
+            network_ptr: ptr,
+            id,
+            n,
+            wait_polls: 8,
+            slots: 1,
+            qpn_base: 0,
+        });
         let mut done_at = None;
-        let mut error = 0;
-        for cycle in 0..8 {
-            let inp = KernelIn { ap_rst_n: cycle >= 1, ap_start: cycle == 2, n, id, network_ptr: ptr, ..KernelIn::default() };
-            let out = k.eval(&inp);
-            if out.ap_done {
-                done_at.get_or_insert(cycle);
+        for cycle in 0..200u64 {
+            if host.idle() {
+                if done_at.is_none() {
+                    host.poll_ctrl();
+                } else {
+                    break;
+                }
             }
-            error = out.status.error;
+            let mut inp = KernelIn {
+                ap_rst_n: cycle >= 1,
+                ..KernelIn::default()
+            };
+            host.drive(&mut inp);
+            let out = k.eval(&inp);
+            host.observe(&inp, &out, cycle);
+            if host.ctrl() & regs::ctrl::AP_DONE != 0 && done_at.is_none() {
+                done_at = Some(cycle);
+                host.push(Op::Read {
+                    addr: regs::ERROR_CODE,
+                });
+            }
             k.tick();
         }
-        assert_eq!(ConfigError::from_code(error as u64), Some(want), "n = {n}, id = {id}");
+        assert!(host.violations().is_empty(), "{:?}", host.violations());
+        let error = host
+            .reads
+            .iter()
+            .rev()
+            .find(|r| r.0 == regs::ERROR_CODE)
+            .map(|r| r.1);
         if want == ConfigError::None {
-            assert_eq!(done_at, None);
+            assert_eq!(
+                done_at, None,
+                "an accepted configuration runs (n = {n}, id = {id})"
+            );
         } else {
-            assert_eq!(done_at, Some(4), "refused in the cycle after ap_start, ap_done one later");
+            assert!(done_at.is_some(), "ap_done after a refused configuration");
+            assert_eq!(
+                error.and_then(|e| ConfigError::from_code(e as u64)),
+                Some(want),
+                "n = {n}, id = {id}"
+            );
         }
     }
 }

@@ -23,19 +23,40 @@ fn files() -> Vec<PathBuf> {
 #[test]
 fn every_scenario_file_parses_runs_and_passes_its_checks() {
     let files = files();
-    let names: Vec<String> = files.iter().map(|p| p.file_stem().unwrap().to_string_lossy().into()).collect();
-    for kind in ["delay", "silent", "equivocate", "lie_vc", "forge", "mute_fast", "random", "combined"] {
-        assert!(names.iter().any(|n| n == kind), "scenarios/{kind}.toml is missing");
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into())
+        .collect();
+    for kind in [
+        "delay",
+        "silent",
+        "equivocate",
+        "lie_vc",
+        "forge",
+        "mute_fast",
+        "random",
+        "combined",
+    ] {
+        assert!(
+            names.iter().any(|n| n == kind),
+            "scenarios/{kind}.toml is missing"
+        );
     }
     for path in &files {
         let mut s = Scenario::from_file(path).unwrap();
         let text = std::fs::read_to_string(path).unwrap();
-        assert!(text.trim_start().starts_with('#'), "{}: starts with a comment saying what it shows", path.display());
+        assert!(
+            text.trim_start().starts_with('#'),
+            "{}: starts with a comment saying what it shows",
+            path.display()
+        );
         if s.max_cycles == 0 || s.max_cycles > MAX_CYCLES {
             s.max_cycles = MAX_CYCLES;
         }
         let t = std::time::Instant::now();
-        let report = s.run(Backend::Verilator).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let report = s
+            .run(Backend::Verilator)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(
             report.checks.ok(),
             "{}: {:?}\n{}",

@@ -34,7 +34,13 @@ fn a_slow_link_sends_one_slot_to_the_slow_path_and_the_next_come_back_fast() {
     let n = 3;
     let slots = 5;
     let cfg = ClusterConfig {
-        delays: vec![LinkDelay { src: 1, dst: 0, extra: 1_500, from_cycle: 0, to_cycle: 1_000 }],
+        delays: vec![LinkDelay {
+            src: 1,
+            dst: 0,
+            extra: 1_500,
+            from_cycle: 0,
+            to_cycle: 1_000,
+        }],
         wait_polls: 40,
         ..quick(n, slots)
     };
@@ -49,7 +55,11 @@ fn a_slow_link_sends_one_slot_to_the_slow_path_and_the_next_come_back_fast() {
         assert_eq!((r.status.slow, r.status.fast), (1, slots as u32 - 1));
         assert!(r.status.timeouts > 0);
     }
-    assert_eq!(report.proposed.len(), slots as usize, "the leader kept proposing");
+    assert_eq!(
+        report.proposed.len(),
+        slots as usize,
+        "the leader kept proposing"
+    );
 }
 
 /// A share in a replica's HBM is an Ed25519 signature, by that replica's
@@ -58,7 +68,13 @@ fn a_slow_link_sends_one_slot_to_the_slow_path_and_the_next_come_back_fast() {
 fn a_share_in_hbm_verifies_against_the_16_byte_summary() {
     let n = 3;
     let cfg = ClusterConfig {
-        delays: vec![LinkDelay { src: 2, dst: 0, extra: 1_500, from_cycle: 0, to_cycle: 1_000 }],
+        delays: vec![LinkDelay {
+            src: 2,
+            dst: 0,
+            extra: 1_500,
+            from_cycle: 0,
+            to_cycle: 1_000,
+        }],
         wait_polls: 40,
         ..quick(n, 1)
     };
@@ -76,7 +92,10 @@ fn a_share_in_hbm_verifies_against_the_16_byte_summary() {
             beat.copy_from_slice(&words);
             let sig = Signature::from_bytes(&beat_bytes(&beat));
             let key = signing_key(seed, signer).verifying_key();
-            assert!(key.verify(&msg, &sig).is_ok(), "replica {holder}'s copy of {signer}'s share");
+            assert!(
+                key.verify(&msg, &sig).is_ok(),
+                "replica {holder}'s copy of {signer}'s share"
+            );
             // Any other summary fails: all 16 bytes are signed.
             assert!(key.verify(&summary(0, 0, 1, m ^ 1), &sig).is_err());
             assert!(key.verify(&summary(1, 0, 1, m), &sig).is_err());
@@ -93,12 +112,19 @@ fn a_share_in_hbm_verifies_against_the_16_byte_summary() {
 #[test]
 fn the_summaries_that_collided_in_ubft_new_now_differ() {
     let old = |view: u64, slot: u64, k: u64, m: u64| (view << 48) ^ (slot << 32) ^ (k << 16) ^ m;
-    assert_eq!(old(0, 5, 1, 0), old(0, 5, 2, 196_608), "ubft_new's collision");
+    assert_eq!(
+        old(0, 5, 1, 0),
+        old(0, 5, 2, 196_608),
+        "ubft_new's collision"
+    );
     assert_ne!(summary(0, 5, 1, 0), summary(0, 5, 2, 196_608));
     let key = signing_key(1, 0);
     use ed25519_dalek::Signer;
     let sig = key.sign(&summary(0, 5, 1, 0));
-    assert!(key.verifying_key().verify(&summary(0, 5, 2, 196_608), &sig).is_err());
+    assert!(key
+        .verifying_key()
+        .verify(&summary(0, 5, 2, 196_608), &sig)
+        .is_err());
 }
 
 /// A faulty replica writes corrupted shares (and no fast votes): they are
@@ -107,14 +133,30 @@ fn the_summaries_that_collided_in_ubft_new_now_differ() {
 #[test]
 fn a_forged_share_is_not_counted_and_the_controller_times_out() {
     let n = 3;
-    let cfg = ClusterConfig { max_cycles: 12_000, ..quick(n, 2) };
+    let cfg = ClusterConfig {
+        max_cycles: 12_000,
+        ..quick(n, 2)
+    };
     let mut c = Cluster::new(cfg).unwrap();
-    c.set_adversary(2, Box::new(ForgeShares { mailbox: Mailbox::v2(N, G, SB) }));
+    c.set_adversary(
+        2,
+        Box::new(ForgeShares {
+            mailbox: Mailbox::v2(N, G, SB),
+        }),
+    );
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     for r in report.honest() {
-        assert!(r.decided.is_empty(), "replica {} decided without a valid quorum", r.id);
-        assert!(r.status.bad_shares >= 1, "replica {} found the forged share invalid", r.id);
+        assert!(
+            r.decided.is_empty(),
+            "replica {} decided without a valid quorum",
+            r.id
+        );
+        assert!(
+            r.status.bad_shares >= 1,
+            "replica {} found the forged share invalid",
+            r.id
+        );
         assert!(r.status.timeouts > 0, "replica {} says it timed out", r.id);
     }
     // Still polling at the end: the controller did not hang.
@@ -122,9 +164,13 @@ fn a_forged_share_is_not_counted_and_the_controller_times_out() {
     for _ in 0..400 {
         c.step().unwrap();
     }
+    c.read_status().unwrap();
     let later = c.report();
     for r in 0..2 {
-        assert!(later.replicas[r].status.polls > polls[r] + 2, "replica {r} stopped polling");
+        assert!(
+            later.replicas[r].status.polls > polls[r] + 2,
+            "replica {r} stopped polling"
+        );
     }
 }
 
@@ -135,7 +181,13 @@ fn fetches_continue_while_the_signer_is_busy() {
     let n = 3;
     let cfg = ClusterConfig {
         sign_latency: 5_000,
-        delays: vec![LinkDelay { src: 1, dst: 0, extra: 8_000, from_cycle: 0, to_cycle: 1_000 }],
+        delays: vec![LinkDelay {
+            src: 1,
+            dst: 0,
+            extra: 8_000,
+            from_cycle: 0,
+            to_cycle: 1_000,
+        }],
         max_cycles: 40_000,
         ..quick(n, 1)
     };
@@ -146,6 +198,7 @@ fn fetches_continue_while_the_signer_is_busy() {
     }
     let asked = c.cycle;
     let reads = c.hbms[0].counters().reads;
+    c.read_status().unwrap(); // through s_axi_control, while the kernel runs
     let polls = c.report().replicas[0].status.polls;
     for _ in 0..4_000 {
         c.step().unwrap();
@@ -153,6 +206,10 @@ fn fetches_continue_while_the_signer_is_busy() {
     assert!(c.signers[0].busy(), "the signature is still being computed");
     let more = c.hbms[0].counters().reads - reads;
     // A poll takes about H + 4 = 16 cycles: 4,000 cycles hold well over 100.
-    assert!(more > 100, "only {more} reads in the 4,000 cycles after the request at {asked}");
+    assert!(
+        more > 100,
+        "only {more} reads in the 4,000 cycles after the request at {asked}"
+    );
+    c.read_status().unwrap();
     assert!(c.report().replicas[0].status.polls > polls + 100);
 }

@@ -12,7 +12,11 @@ use ubft_sim::verilator::{cache_dir, kernel_port_map, kernel_verilog};
 /// A scratch directory under the target directory, with the current
 /// design's Verilog in it.
 fn scratch(tag: &str) -> (PathBuf, PathBuf) {
-    let dir = cache_dir().parent().unwrap().join("testbench-tests").join(tag);
+    let dir = cache_dir()
+        .parent()
+        .unwrap()
+        .join("testbench-tests")
+        .join(tag);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let rtl = dir.join("rhdl_ubft.v");
@@ -29,7 +33,13 @@ fn short_run() -> Scenario {
         seed: 3,
         ..ClusterConfig::new(3, 3)
     };
-    testbench::record("short3", "3 replicas decide 3 slots", &cfg, Backend::RustHdl).unwrap()
+    testbench::record(
+        "short3",
+        "3 replicas decide 3 slots",
+        &cfg,
+        Backend::RustHdl,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -39,14 +49,24 @@ fn a_recorded_run_replays_ok_on_the_rtl() {
     assert!(sc.cycles() > 500);
     testbench::write(&dir, &sc, &kernel_port_map().unwrap(), None).unwrap();
     let log = testbench::run_iverilog(&dir, "short3", &rtl, &dir).unwrap_or_else(|e| panic!("{e}"));
-    assert!(log.contains(&format!("TESTBENCH OK: short3, {} cycles, 3 replicas", sc.cycles())), "{log}");
+    assert!(
+        log.contains(&format!(
+            "TESTBENCH OK: short3, {} cycles, 3 replicas",
+            sc.cycles()
+        )),
+        "{log}"
+    );
 }
 
 #[test]
 fn a_broken_expected_value_fails_naming_cycle_replica_and_port() {
     let (dir, rtl) = scratch("broken");
     let sc = short_run();
-    let bad = Corrupt { cycle: 400, replica: 2, port: "m_axi_hbm_arvalid".into() };
+    let bad = Corrupt {
+        cycle: 400,
+        replica: 2,
+        port: "m_axi_hbm_arvalid".into(),
+    };
     testbench::write(&dir, &sc, &kernel_port_map().unwrap(), Some(&bad)).unwrap();
     let e = testbench::run_iverilog(&dir, "short3", &rtl, &dir).unwrap_err();
     let first = e.lines().next().unwrap();

@@ -23,7 +23,9 @@ fn quick(replicas: usize, slots: u64) -> ClusterConfig {
 #[test]
 fn every_port_of_the_verilog_is_bound_to_a_field() {
     let ports = kernel_ports().unwrap();
-    assert!(ports.iter().any(|p| p.name == "m_axi_hbm_rdata" && p.input && p.width == 512));
+    assert!(ports
+        .iter()
+        .any(|p| p.name == "m_axi_hbm_rdata" && p.input && p.width == 512));
     PortMap::new(&ports).unwrap();
 }
 
@@ -31,39 +33,82 @@ fn every_port_of_the_verilog_is_bound_to_a_field() {
 fn a_renamed_or_new_port_is_a_clear_error() {
     let v = kernel_verilog().replace("s_axis_prop_tready", "s_axis_prop_tready2");
     let e = PortMap::new(&parse_ports(&v, TOP).unwrap()).err().unwrap();
-    assert!(e.contains("output port `s_axis_prop_tready2` (1 bits) has no KernelOut field"), "{e}");
-    assert!(e.contains("names output `s_axis_prop_tready`, which the Verilog lacks"), "{e}");
+    assert!(
+        e.contains("output port `s_axis_prop_tready2` (1 bits) has no KernelOut field"),
+        "{e}"
+    );
+    assert!(
+        e.contains("names output `s_axis_prop_tready`, which the Verilog lacks"),
+        "{e}"
+    );
 }
 
 #[test]
 fn ports_by_index_match_the_packed_eval() {
     let lib = Library::get().unwrap();
     let mut k = VerilatorKernel::with_library(lib.clone());
-    let inp = KernelIn { ap_rst_n: false, ..KernelIn::default() };
+    let inp = KernelIn {
+        ap_rst_n: false,
+        ..KernelIn::default()
+    };
     for _ in 0..3 {
         k.eval(&inp);
         k.tick();
     }
-    let out = k.eval(&KernelIn { n: 3, id: 1, ..KernelIn::default() });
-    assert!(out.ap_idle);
+    let out = k.eval(&KernelIn {
+        ctl_awaddr: 0x18,
+        ctl_awvalid: true,
+        ..KernelIn::default()
+    });
+    assert!(
+        out.ctl_awready,
+        "s_axi_control takes an address out of reset"
+    );
     // Every output read by index equals the packed read.
     let (_, packed) = k.port_words();
     let packed = packed.to_vec();
-    for (i, p) in lib.ports.clone().iter().enumerate().filter(|(_, p)| !p.input) {
-        let b = lib.map.outputs.iter().find(|o| o.port.name == p.name).unwrap();
-        assert_eq!(k.get_port(i), packed[b.offset..b.offset + p.words()], "{}", p.name);
+    for (i, p) in lib
+        .ports
+        .clone()
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.input)
+    {
+        let b = lib
+            .map
+            .outputs
+            .iter()
+            .find(|o| o.port.name == p.name)
+            .unwrap();
+        assert_eq!(
+            k.get_port(i),
+            packed[b.offset..b.offset + p.words()],
+            "{}",
+            p.name
+        );
     }
     // An input set by index reads back (masked to its width).
-    let id = lib.ports.iter().position(|p| p.name == "cfg_id").unwrap();
-    k.set_port(id, &[0x1ff]);
-    assert_eq!(k.get_port(id), [0xff]);
+    let id = lib
+        .ports
+        .iter()
+        .position(|p| p.name == "s_axi_control_awaddr")
+        .unwrap();
+    k.set_port(id, &[0x1fff]);
+    assert_eq!(k.get_port(id), [0xfff]);
 }
 
 #[test]
 fn three_verilated_kernels_decide_40_slots_on_the_fast_path() {
     let seed = 11;
     let slots = 40;
-    let report = backend::run(&ClusterConfig { seed, ..quick(3, slots) }, Backend::Verilator).unwrap();
+    let report = backend::run(
+        &ClusterConfig {
+            seed,
+            ..quick(3, slots)
+        },
+        Backend::Verilator,
+    )
+    .unwrap();
     assert_eq!(report.backend, "verilator");
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     let expected: Vec<(u64, u32)> = (1..=slots).map(|k| (k, proposal(seed, k - 1))).collect();
@@ -76,7 +121,12 @@ fn three_verilated_kernels_decide_40_slots_on_the_fast_path() {
 
 #[test]
 fn an_equivocating_leader_times_out_on_verilator_too() {
-    let cfg = ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 6_000, ..quick(5, 3) };
+    let cfg = ClusterConfig {
+        equivocate: vec![0],
+        wait_polls: 8,
+        max_cycles: 6_000,
+        ..quick(5, 3)
+    };
     let report = backend::run(&cfg, Backend::Verilator).unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     for r in report.honest() {

@@ -28,7 +28,13 @@ fn a_late_prepare_is_recovered_by_the_f_plus_1_rule_and_decided_once() {
     let n = 3;
     let slots = 4;
     let cfg = ClusterConfig {
-        delays: vec![LinkDelay { src: 0, dst: 1, extra: 3_000, from_cycle: 0, to_cycle: 200 }],
+        delays: vec![LinkDelay {
+            src: 0,
+            dst: 1,
+            extra: 3_000,
+            from_cycle: 0,
+            to_cycle: 200,
+        }],
         ..quick(n, slots)
     };
     let seed = cfg.seed;
@@ -39,15 +45,32 @@ fn a_late_prepare_is_recovered_by_the_f_plus_1_rule_and_decided_once() {
         assert!(r.status.view_changes >= 1, "replica {} changed view", r.id);
         assert!(r.view >= 1);
         let ks: Vec<u64> = r.decided.iter().map(|d| d.k).collect();
-        assert_eq!(ks, (1..=slots).collect::<Vec<_>>(), "replica {}: each k once", r.id);
-        assert_eq!(r.decided[0].m, leader0, "replica {} recovered the old leader's value", r.id);
-        assert_eq!(r.decided.iter().filter(|d| d.m == leader0).count(), 1, "decided once");
+        assert_eq!(
+            ks,
+            (1..=slots).collect::<Vec<_>>(),
+            "replica {}: each k once",
+            r.id
+        );
+        assert_eq!(
+            r.decided[0].m, leader0,
+            "replica {} recovered the old leader's value",
+            r.id
+        );
+        assert_eq!(
+            r.decided.iter().filter(|d| d.m == leader0).count(),
+            1,
+            "decided once"
+        );
         // Later slots: proposals of the final view's leader.
         let leader = r.view as usize % n;
         assert_ne!(leader, 0);
         for d in &r.decided[1..] {
             let by_leader = (0..slots).any(|i| proposal(stream_seed(seed, leader), i) == d.m);
-            assert!(by_leader, "replica {}: k = {} was proposed by replica {leader}", r.id, d.k);
+            assert!(
+                by_leader,
+                "replica {}: k = {} was proposed by replica {leader}",
+                r.id, d.k
+            );
         }
     }
     assert!(report.proposed.len() as u64 >= slots);
@@ -61,8 +84,20 @@ fn with_no_value_reported_by_f_plus_1_the_new_leader_proposes_from_its_queue() {
     let n = 3;
     let cfg = ClusterConfig {
         delays: vec![
-            LinkDelay { src: 0, dst: 1, extra: 3_000, from_cycle: 0, to_cycle: 200 },
-            LinkDelay { src: 0, dst: 2, extra: 3_000, from_cycle: 0, to_cycle: 200 },
+            LinkDelay {
+                src: 0,
+                dst: 1,
+                extra: 3_000,
+                from_cycle: 0,
+                to_cycle: 200,
+            },
+            LinkDelay {
+                src: 0,
+                dst: 2,
+                extra: 3_000,
+                from_cycle: 0,
+                to_cycle: 200,
+            },
         ],
         ..quick(n, 2)
     };
@@ -73,8 +108,15 @@ fn with_no_value_reported_by_f_plus_1_the_new_leader_proposes_from_its_queue() {
         assert!(r.status.view_changes >= 1);
         assert_eq!(r.decided[0].k, 1);
         let by_new_leader = (1..n).any(|l| proposal(stream_seed(seed, l), 0) == r.decided[0].m);
-        assert!(by_new_leader, "replica {}: k = 1 is a new leader's first value", r.id);
-        assert!(!r.decided.iter().any(|d| d.m == proposal(stream_seed(seed, 0), 0)));
+        assert!(
+            by_new_leader,
+            "replica {}: k = 1 is a new leader's first value",
+            r.id
+        );
+        assert!(!r
+            .decided
+            .iter()
+            .any(|d| d.m == proposal(stream_seed(seed, 0), 0)));
     }
 }
 
@@ -84,7 +126,11 @@ fn with_no_value_reported_by_f_plus_1_the_new_leader_proposes_from_its_queue() {
 #[test]
 fn leaders_with_nothing_to_propose_rotate_the_view_without_deciding() {
     let n = 3;
-    let mut c = Cluster::new(ClusterConfig { max_cycles: 8_000, ..quick(n, 1) }).unwrap();
+    let mut c = Cluster::new(ClusterConfig {
+        max_cycles: 8_000,
+        ..quick(n, 1)
+    })
+    .unwrap();
     for r in 0..n {
         c.clients[r].limit = Some(0);
     }
@@ -93,7 +139,10 @@ fn leaders_with_nothing_to_propose_rotate_the_view_without_deciding() {
     let views: Vec<u32> = report.replicas.iter().map(|r| r.view).collect();
     assert!(views.iter().all(|&v| v >= 2), "views {views:?}");
     let spread = views.iter().max().unwrap() - views.iter().min().unwrap();
-    assert!(spread <= 1, "replicas move through the views together: {views:?}");
+    assert!(
+        spread <= 1,
+        "replicas move through the views together: {views:?}"
+    );
     for r in &report.replicas {
         assert!(r.decided.is_empty());
         assert!(r.status.timeouts >= r.status.view_changes);

@@ -29,7 +29,11 @@ use ubft_sim::cluster::{ClusterConfig, LinkDelay};
 use ubft_sim::scenario::Scenario;
 
 #[derive(Parser)]
-#[command(name = "rhdl-ubft", version, about = "uBFT's consensus kernel: layout and cluster simulation")]
+#[command(
+    name = "rhdl-ubft",
+    version,
+    about = "uBFT's consensus kernel: layout and cluster simulation"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -129,7 +133,13 @@ fn parse_delay(s: &str) -> Result<LinkDelay, String> {
 
 fn main() -> ExitCode {
     match Cli::parse().cmd {
-        Cmd::Layout { replicas, window, sig, version, json } => {
+        Cmd::Layout {
+            replicas,
+            window,
+            sig,
+            version,
+            json,
+        } => {
             if replicas == 0 || window == 0 {
                 eprintln!("error: --replicas and --window must be at least 1");
                 return ExitCode::from(2);
@@ -201,7 +211,8 @@ fn main() -> ExitCode {
                 equivocate,
             };
             finish(
-                ubft_sim::backend::run(&cfg, backend.unwrap_or(Backend::RustHdl)).map_err(|e| e.to_string()),
+                ubft_sim::backend::run(&cfg, backend.unwrap_or(Backend::RustHdl))
+                    .map_err(|e| e.to_string()),
                 json,
             )
         }

@@ -75,12 +75,20 @@ pub fn parse_ports(verilog: &str, top: &str) -> Result<Vec<Port>, String> {
             .trim_start();
         let t = t.strip_prefix("signed").unwrap_or(t).trim_start();
         let (width, t) = if let Some(r) = t.strip_prefix('[') {
-            let end = r.find(']').ok_or_else(|| format!("bad range in `{line}`"))?;
+            let end = r
+                .find(']')
+                .ok_or_else(|| format!("bad range in `{line}`"))?;
             let (msb, lsb) = r[..end]
                 .split_once(':')
                 .ok_or_else(|| format!("bad range in `{line}`"))?;
-            let msb: usize = msb.trim().parse().map_err(|_| format!("bad range in `{line}`"))?;
-            let lsb: usize = lsb.trim().parse().map_err(|_| format!("bad range in `{line}`"))?;
+            let msb: usize = msb
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad range in `{line}`"))?;
+            let lsb: usize = lsb
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad range in `{line}`"))?;
             if lsb != 0 || msb < lsb {
                 return Err(format!("module {top}: ranges must be [msb:0]: `{line}`"));
             }
@@ -98,7 +106,11 @@ pub fn parse_ports(verilog: &str, top: &str) -> Result<Vec<Port>, String> {
             decls
                 .iter()
                 .find(|d| d.0 == n)
-                .map(|d| Port { name: n.to_string(), input: d.1, width: d.2 })
+                .map(|d| Port {
+                    name: n.to_string(),
+                    input: d.1,
+                    width: d.2,
+                })
                 .ok_or_else(|| format!("module {top}: port `{n}` has no input/output declaration"))
         })
         .collect()
@@ -171,28 +183,38 @@ pub fn harness_cpp(ports: &[Port], top: &str) -> String {
     );
     // Per-port set/get bodies.
     let set = |p: &Port, m: &str, w: &str| -> String {
-        let n = &p.name;
+        let n = &member(&p.name);
         let mask = p.last_mask();
         match ctype(p.width) {
             "QData" => {
-                let hi = if p.words() > 1 { format!("((QData)({w}[1] & {mask}u) << 32)") } else { "0".into() };
+                let hi = if p.words() > 1 {
+                    format!("((QData)({w}[1] & {mask}u) << 32)")
+                } else {
+                    "0".into()
+                };
                 let lo_mask = if p.words() > 1 { u32::MAX } else { mask };
                 format!("{m}->{n} = (QData)({w}[0] & {lo_mask}u) | {hi};")
             }
             "VlWide" => {
                 let k = p.words();
-                format!("for (int j = 0; j < {k}; j++) {m}->{n}[j] = {w}[j]; {m}->{n}[{}] &= {mask}u;", k - 1)
+                format!(
+                    "for (int j = 0; j < {k}; j++) {m}->{n}[j] = {w}[j]; {m}->{n}[{}] &= {mask}u;",
+                    k - 1
+                )
             }
             t => format!("{m}->{n} = ({t})({w}[0] & {mask}u);"),
         }
     };
     let get = |p: &Port, m: &str, w: &str| -> String {
-        let n = &p.name;
+        let n = &member(&p.name);
         match ctype(p.width) {
             "QData" if p.words() > 1 => {
                 format!("{w}[0] = (uint32_t){m}->{n}; {w}[1] = (uint32_t)({m}->{n} >> 32);")
             }
-            "VlWide" => format!("for (int j = 0; j < {}; j++) {w}[j] = {m}->{n}[j];", p.words()),
+            "VlWide" => format!(
+                "for (int j = 0; j < {}; j++) {w}[j] = {m}->{n}[j];",
+                p.words()
+            ),
             _ => format!("{w}[0] = (uint32_t){m}->{n};"),
         }
     };
@@ -206,7 +228,10 @@ pub fn harness_cpp(ports: &[Port], top: &str) -> String {
         let _ = writeln!(s, "  case {i}: {} break;", get(p, "m", "w"));
     }
     let _ = writeln!(s, "  default: break;\n  }}\n}}\n");
-    let _ = writeln!(s, "void ubft_settle(void* p) {{ ((Model*)p)->m->eval(); }}\n");
+    let _ = writeln!(
+        s,
+        "void ubft_settle(void* p) {{ ((Model*)p)->m->eval(); }}\n"
+    );
     let _ = writeln!(
         s,
         "void ubft_eval(void* p, const uint32_t* in, uint32_t* out) {{\n  {v}* m = ((Model*)p)->m;\n  m->{CLOCK} = 0;"
@@ -241,17 +266,45 @@ mod tests {
     #[test]
     fn ports_come_from_the_header_and_declarations() {
         let p = parse_ports(V, TOP).unwrap();
-        let got: Vec<(&str, bool, usize)> = p.iter().map(|p| (p.name.as_str(), p.input, p.width)).collect();
-        assert_eq!(got, [("ap_clk", true, 1), ("x", true, 40), ("y", false, 512), ("z", false, 1)]);
+        let got: Vec<(&str, bool, usize)> = p
+            .iter()
+            .map(|p| (p.name.as_str(), p.input, p.width))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("ap_clk", true, 1),
+                ("x", true, 40),
+                ("y", false, 512),
+                ("z", false, 1)
+            ]
+        );
         assert_eq!(p[1].words(), 2);
         assert_eq!(p[1].last_mask(), 0xff);
         let cpp = harness_cpp(&p, TOP);
-        assert!(cpp.contains("m->x = (QData)((in + 0)[0] & 4294967295u) | ((QData)((in + 0)[1] & 255u) << 32);"), "{cpp}");
+        assert!(
+            cpp.contains(
+                "m->x = (QData)((in + 0)[0] & 4294967295u) | ((QData)((in + 0)[1] & 255u) << 32);"
+            ),
+            "{cpp}"
+        );
     }
 
     #[test]
     fn an_undeclared_port_is_an_error() {
         let v = V.replace("    output reg  z;\n", "");
         assert!(parse_ports(&v, TOP).unwrap_err().contains("`z`"));
+    }
+}
+
+/// The C++ member Verilator gives a port: names it reserves (SystemVerilog
+/// keywords such as `interrupt`, which Vitis requires as a port name) are
+/// prefixed with `__SYM__`.
+fn member(name: &str) -> String {
+    const RESERVED: [&str; 1] = ["interrupt"];
+    if RESERVED.contains(&name) {
+        format!("__SYM__{name}")
+    } else {
+        name.to_string()
     }
 }

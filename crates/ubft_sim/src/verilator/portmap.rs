@@ -148,13 +148,15 @@ macro_rules! outp {
 pub fn inputs() -> Vec<InPort> {
     vec![
         inp!("ap_rst_n", ap_rst_n),
-        inp!("ap_start", ap_start),
-        inp!("cfg_network_ptr", network_ptr),
-        inp!("cfg_id", id),
-        inp!("cfg_n", n),
-        inp!("cfg_wait_polls", wait_polls),
-        inp!("cfg_slots", slots),
-        inp!("cfg_qpn_base", qpn_base),
+        inp!("s_axi_control_awaddr", ctl_awaddr),
+        inp!("s_axi_control_awvalid", ctl_awvalid),
+        inp!("s_axi_control_wdata", ctl_wdata),
+        inp!("s_axi_control_wstrb", ctl_wstrb),
+        inp!("s_axi_control_wvalid", ctl_wvalid),
+        inp!("s_axi_control_bready", ctl_bready),
+        inp!("s_axi_control_araddr", ctl_araddr),
+        inp!("s_axi_control_arvalid", ctl_arvalid),
+        inp!("s_axi_control_rready", ctl_rready),
         inp!("m_axi_hbm_arready", hbm_arready),
         // Read data is applied only with rvalid, as the rust-hdl backend
         // does; the port holds its last value otherwise.
@@ -198,9 +200,15 @@ pub fn inputs() -> Vec<InPort> {
 /// Output ports.
 pub fn outputs() -> Vec<OutPort> {
     vec![
-        outp!("ap_done", ap_done),
-        outp!("ap_idle", ap_idle),
-        outp!("ap_ready", ap_ready),
+        outp!("s_axi_control_awready", ctl_awready),
+        outp!("s_axi_control_wready", ctl_wready),
+        outp!("s_axi_control_bresp", ctl_bresp),
+        outp!("s_axi_control_bvalid", ctl_bvalid),
+        outp!("s_axi_control_arready", ctl_arready),
+        outp!("s_axi_control_rdata", ctl_rdata),
+        outp!("s_axi_control_rresp", ctl_rresp),
+        outp!("s_axi_control_rvalid", ctl_rvalid),
+        outp!("interrupt", interrupt),
         outp!("m_axi_hbm_araddr", hbm_araddr),
         outp!("m_axi_hbm_arlen", hbm_arlen),
         outp!("m_axi_hbm_arsize", hbm_arsize),
@@ -213,7 +221,10 @@ pub fn outputs() -> Vec<OutPort> {
         outp!("m_axi_hbm_awburst", hbm_awburst),
         outp!("m_axi_hbm_awvalid", hbm_awvalid),
         // Write data is reported only with wvalid (see `PortMap::decode_out`).
-        OutPort { qualifier: Some("m_axi_hbm_wvalid"), ..outp!("m_axi_hbm_wdata", hbm_wdata) },
+        OutPort {
+            qualifier: Some("m_axi_hbm_wvalid"),
+            ..outp!("m_axi_hbm_wdata", hbm_wdata)
+        },
         outp!("m_axi_hbm_wstrb", hbm_wstrb),
         outp!("m_axi_hbm_wlast", hbm_wlast),
         outp!("m_axi_hbm_wvalid", hbm_wvalid),
@@ -221,7 +232,10 @@ pub fn outputs() -> Vec<OutPort> {
         outp!("m_axis_sq_tdata", sq_tdata),
         outp!("m_axis_sq_tvalid", sq_tvalid),
         outp!("s_axis_cq_tready", cq_tready),
-        OutPort { qualifier: Some("m_axis_sreq_tvalid"), ..outp!("m_axis_sreq_tdata", sreq_tdata) },
+        OutPort {
+            qualifier: Some("m_axis_sreq_tvalid"),
+            ..outp!("m_axis_sreq_tdata", sreq_tdata)
+        },
         outp!("m_axis_sreq_tkeep", sreq_tkeep),
         outp!("m_axis_sreq_tlast", sreq_tlast),
         outp!("m_axis_sreq_tuser", sreq_tuser),
@@ -243,19 +257,6 @@ pub fn outputs() -> Vec<OutPort> {
         },
         outp!("m_axis_dec_tuser", dec_slow),
         outp!("m_axis_dec_tvalid", dec_tvalid),
-        outp!("sts_cycles", status.cycles),
-        outp!("sts_decisions", status.decisions),
-        outp!("sts_fast", status.fast),
-        outp!("sts_slow", status.slow),
-        outp!("sts_view_changes", status.view_changes),
-        outp!("sts_view", status.view),
-        outp!("sts_timeouts", status.timeouts),
-        outp!("sts_polls", status.polls),
-        outp!("sts_bad_shares", status.bad_shares),
-        outp!("sts_acks", status.acks),
-        outp!("sts_write_errors", status.write_errors),
-        outp!("sts_error", status.error),
-        outp!("sts_state", status.state),
     ]
 }
 
@@ -294,14 +295,21 @@ impl PortMap {
         let mut errors = vec![];
         let (mut inputs, mut outputs) = (vec![], vec![]);
         let (mut in_words, mut out_words) = (0, 0);
-        if !ports.iter().any(|p| p.name == CLOCK && p.input && p.width == 1) {
+        if !ports
+            .iter()
+            .any(|p| p.name == CLOCK && p.input && p.width == 1)
+        {
             errors.push(format!("the Verilog has no 1-bit input `{CLOCK}`"));
         }
         for p in ports.iter().filter(|p| p.name != CLOCK) {
             if p.input {
                 match ins.iter().find(|i| i.name == p.name) {
                     Some(i) => {
-                        inputs.push(BoundIn { port: p.clone(), offset: in_words, put: i.put });
+                        inputs.push(BoundIn {
+                            port: p.clone(),
+                            offset: in_words,
+                            put: i.put,
+                        });
                         in_words += p.words();
                     }
                     None => errors.push(format!(
@@ -313,13 +321,16 @@ impl PortMap {
             } else {
                 match outs.iter().find(|o| o.name == p.name) {
                     Some(o) => {
-                        outputs.push((o, BoundOut {
-                            port: p.clone(),
-                            offset: out_words,
-                            get: o.get,
-                            put: o.put,
-                            qualifier: None,
-                        }));
+                        outputs.push((
+                            o,
+                            BoundOut {
+                                port: p.clone(),
+                                offset: out_words,
+                                get: o.get,
+                                put: o.put,
+                                qualifier: None,
+                            },
+                        ));
                         out_words += p.words();
                     }
                     None => errors.push(format!(
@@ -332,16 +343,25 @@ impl PortMap {
         }
         for i in &ins {
             if !ports.iter().any(|p| p.input && p.name == i.name) {
-                errors.push(format!("portmap.rs names input `{}`, which the Verilog lacks", i.name));
+                errors.push(format!(
+                    "portmap.rs names input `{}`, which the Verilog lacks",
+                    i.name
+                ));
             }
         }
         for o in &outs {
             if !ports.iter().any(|p| !p.input && p.name == o.name) {
-                errors.push(format!("portmap.rs names output `{}`, which the Verilog lacks", o.name));
+                errors.push(format!(
+                    "portmap.rs names output `{}`, which the Verilog lacks",
+                    o.name
+                ));
             }
         }
         if !errors.is_empty() {
-            return Err(format!("the kernel's ports do not match the port map:\n  {}", errors.join("\n  ")));
+            return Err(format!(
+                "the kernel's ports do not match the port map:\n  {}",
+                errors.join("\n  ")
+            ));
         }
         let names: Vec<String> = outputs.iter().map(|(_, b)| b.port.name.clone()).collect();
         let outputs: Vec<BoundOut> = outputs
@@ -351,7 +371,12 @@ impl PortMap {
                 b
             })
             .collect();
-        Ok(PortMap { inputs, outputs, in_words, out_words })
+        Ok(PortMap {
+            inputs,
+            outputs,
+            in_words,
+            out_words,
+        })
     }
 
     /// Writes a cycle's inputs into the packed buffer `buf` (which keeps the

@@ -1,0 +1,119 @@
+//! The kernel as a Vitis RTL kernel: the hosts program and start a cluster
+//! through s_axi_control (AXI4-Lite), read the status counters and see
+//! ap_done; a reset in the middle of a run restarts every machine cleanly.
+
+use rhdl_ubft::regs::ctrl;
+use ubft_sim::cluster::{Cluster, ClusterConfig, Path};
+
+fn quick(replicas: usize, slots: u64) -> ClusterConfig {
+    ClusterConfig {
+        net_latency: 40,
+        hbm_read_latency: 12,
+        hbm_write_latency: 6,
+        wait_polls: 16,
+        sign_latency: 300,
+        verify_latency: 500,
+        ..ClusterConfig::new(replicas, slots)
+    }
+}
+
+#[test]
+fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
+    let slots = 3;
+    let mut c = Cluster::new(quick(3, slots)).unwrap();
+    let report = c.run().unwrap();
+    assert!(report.checks.ok());
+    for (r, h) in c.hosts.iter().enumerate() {
+        assert!(h.violations().is_empty(), "{:?}", h.violations());
+        // Ten argument words, then CTRL: every write answered.
+        assert!(h.writes >= 7);
+        let s = h.status();
+        assert_eq!(
+            (s.decisions, s.fast, s.slow),
+            (slots as u32, slots as u32, 0),
+            "replica {r}"
+        );
+        assert_eq!(s.error, 0);
+        assert!(s.cycles > 0 && s.polls > 0 && s.acks > 0);
+        assert_ne!(
+            h.ctrl() & ctrl::AP_DONE,
+            0,
+            "replica {r}: ap_done after {slots} slots"
+        );
+        assert_ne!(h.ctrl() & ctrl::AP_IDLE, 0);
+        assert_eq!(h.ctrl() & ctrl::AP_START, 0, "one start, one run");
+    }
+    // ap_done is cleared by the read that saw it.
+    for h in c.hosts.iter_mut() {
+        h.poll_ctrl();
+    }
+    for _ in 0..20 {
+        c.step().unwrap();
+    }
+    for h in &c.hosts {
+        assert_eq!(h.ctrl() & ctrl::AP_DONE, 0);
+    }
+}
+
+#[test]
+fn a_reset_in_the_middle_of_a_run_restarts_cleanly() {
+    let n = 3;
+    let mut c = Cluster::new(quick(n, 1_000)).unwrap();
+    // Run until every replica decided 3 slots, and stop in the middle of
+    // the 4th.
+    while c.clients.iter().any(|cl| cl.decisions().len() < 3) {
+        c.step().unwrap();
+        assert!(c.cycle < 20_000);
+    }
+    for _ in 0..60 {
+        c.step().unwrap();
+    }
+    let before: Vec<usize> = c.clients.iter().map(|cl| cl.decisions().len()).collect();
+    let taken_before = c.clients[0].taken().len();
+    c.reset(200, true);
+    while c
+        .clients
+        .iter()
+        .zip(&before)
+        .any(|(cl, &b)| cl.decisions().len() < b + 5)
+    {
+        c.step().unwrap();
+        assert!(c.cycle < 40_000, "the cluster did not restart");
+    }
+    c.read_status().unwrap();
+    let report = c.report();
+    for (r, rep) in report.replicas.iter().enumerate() {
+        // The new run starts again at k = 1 and decides the values the
+        // leader takes after the restart, on the fast path, in agreement.
+        let after = &rep.decided[before[r]..];
+        let ks: Vec<u64> = after.iter().map(|d| d.k).collect();
+        assert_eq!(&ks[..5], &[1, 2, 3, 4, 5], "replica {r}");
+        assert!(after.iter().all(|d| d.path == Path::Fast));
+        let leader_values: Vec<u32> = c.clients[0].taken()[taken_before..]
+            .iter()
+            .map(|t| t.m)
+            .collect();
+        for d in &after[..5] {
+            assert!(
+                leader_values.contains(&d.m),
+                "replica {r}: k = {} decided a value taken after the restart",
+                d.k
+            );
+        }
+        let s = &rep.status;
+        assert_eq!(s.error, 0);
+        assert!(s.decisions >= 5, "the counters restarted with the run");
+        assert!(s.decisions < before[r] as u32 + 5);
+    }
+    for k in 0..5 {
+        let m: Vec<u32> = report
+            .replicas
+            .iter()
+            .map(|rep| rep.decided[before[rep.id] + k].m)
+            .collect();
+        assert!(
+            m.windows(2).all(|w| w[0] == w[1]),
+            "agreement after the restart"
+        );
+    }
+}
