@@ -185,7 +185,19 @@ fn kernel_verilog(n: usize) -> Result<String> {
 
 /// Synthesizes the kernel with Yosys for each N, prints the table and
 /// writes docs/resources.md.
+/// Synthesises the kernel for each N, prints the table and writes
+/// docs/resources.md.
 pub fn synth(ns: &[usize], flatten: bool) -> Result {
+    let (rows, version) = synth_stats(ns, flatten)?;
+    write_resources(&rows, &version, flatten)
+}
+
+/// Synthesises and prints the table only (the benchmark's resources line).
+pub fn synth_rows(ns: &[usize], flatten: bool) -> Result {
+    synth_stats(ns, flatten).map(|_| ())
+}
+
+fn synth_stats(ns: &[usize], flatten: bool) -> Result<(Vec<Stat>, String)> {
     let version = Command::new("yosys")
         .arg("-V")
         .output()
@@ -225,8 +237,12 @@ pub fn synth(ns: &[usize], flatten: bool) -> Result {
         s.secs = secs;
         rows.push(s);
     }
-    let table = resources_table(&rows);
-    print!("{table}");
+    print!("{}", resources_table(&rows));
+    Ok((rows, version))
+}
+
+fn write_resources(rows: &[Stat], version: &str, flatten: bool) -> Result {
+    let table = resources_table(rows);
     let date = Command::new("date")
         .args(["-u", "+%Y-%m-%d"])
         .output()
@@ -242,8 +258,8 @@ retiming, so Vivado's figures will differ; use these for scale and trends only.\
 - date: {date}\n- tool: {version}\n- machine: 2 cores; time is the Yosys run per N\n\n{table}\n\
 LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB18/36; BRAM = RAMB18/RAMB36; \
 CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
-The kernel measured is `rhdl_ubft::kernel::Kernel<N>` as it is today (without the AXI4-Lite control \
-block, which is not wired into it yet).\n",
+The kernel measured is `rhdl_ubft::kernel::Kernel<N>`, the whole top: Control (AXI4-Lite), \
+Protocol with Choose, Fetch, Broadcast and Setup.\n",
         if flatten { " -flatten" } else { "" },
         U280_LUTS,
         U280_FFS

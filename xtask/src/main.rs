@@ -49,6 +49,9 @@ enum Cmd {
         /// Slots per run.
         #[arg(long, default_value_t = 20)]
         slots: u64,
+        /// Skip the yosys resource estimate.
+        #[arg(long)]
+        no_synth: bool,
     },
     /// Record the standard scenarios and write self-checking testbenches of
     /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them in Icarus.
@@ -118,7 +121,7 @@ fn main() -> ExitCode {
         Cmd::Verilog { check } => verilog(check),
         Cmd::Lint => lint(),
         Cmd::Docs { check } => docs(check),
-        Cmd::Bench { slots } => bench(slots),
+        Cmd::Bench { slots, no_synth } => bench(slots, !no_synth),
         Cmd::Testbench {
             check,
             run,
@@ -300,65 +303,70 @@ fn lint() -> Result {
 /// The benchmark of DESIGN.md section 7: fast-path decision latency for
 /// n = 3, 5, 7 at L = 300, H = 80 against the bound 3 (L + H), and against
 /// ubft_new's cost per slot; simulation speed.
-fn bench(slots: u64) -> Result {
-    use rhdl_ubft::params::defaults::UBFT_NEW_CYCLES_PER_SLOT;
-    use rhdl_ubft::params::defaults::{UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES};
-    use ubft_sim::bench::{fast_bound, measure, slow_bound};
+fn bench(slots: u64, synth: bool) -> Result {
+    use rhdl_ubft::params::defaults::{
+        SIGN_LATENCY, UBFT_NEW_CYCLES_PER_SLOT, UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES,
+        VERIFY_LATENCY,
+    };
+    use ubft_sim::backend::Backend;
+    use ubft_sim::bench::{fast_bound, measure, slow_bound, Latency};
     use ubft_sim::cluster::{ClusterConfig, Path};
-    println!("fast path, L = 300, H = 80, {slots} slots per run (simulated cycles, exact)");
-    println!(
-        "{:>3} {:>10} {:>8} {:>7} {:>11} {:>10} {:>13} {:>12}",
-        "n", "mean", "max", "bound", "mean/bound", "max/bound", "ubft_new/mean", "sim cycles/s"
-    );
+    let header = || {
+        println!(
+            "{:>3} {:>10} {:>8} {:>7} {:>11} {:>10} {:>14}",
+            "n", "mean", "max", "bound", "mean/bound", "max/bound", "ubft_new/mean"
+        )
+    };
+    let row = |l: &Latency| {
+        println!(
+            "{:>3} {:>10.1} {:>8} {:>7} {:>11.3} {:>10.3} {:>14.0}",
+            l.replicas,
+            l.mean,
+            l.max,
+            l.bound,
+            l.mean / l.bound as f64,
+            l.max as f64 / l.bound as f64,
+            UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean
+        )
+    };
+    println!("Decision latency in simulated kernel cycles (exact and repeatable; Verilator backend,");
+    println!("which agrees cycle for cycle with rust-hdl's simulator: tests/differential.rs).");
+    println!();
+    println!("fast path, L = 300, H = 80, {slots} slots; bound 3 (L + H)");
+    header();
     for n in [3, 5, 7] {
         let cfg = ClusterConfig::new(n, slots);
         let bound = fast_bound(&cfg);
-        let l = measure(cfg, Path::Fast, bound).map_err(|e| e.to_string())?;
-        println!(
-            "{:>3} {:>10.1} {:>8} {:>7} {:>11.3} {:>10.3} {:>13.0} {:>12.0}",
-            n,
-            l.mean,
-            l.max,
-            l.bound,
-            l.mean / l.bound as f64,
-            l.max as f64 / l.bound as f64,
-            UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean,
-            l.cycles_per_sec
-        );
+        row(&measure(cfg, Path::Fast, bound, Backend::Verilator).map_err(|e| e.to_string())?);
     }
     println!();
+    let slow_slots = slots.min(5);
     println!(
-        "slow path (one replica writes no fast votes), L = 300, H = 80, sign {} and verify {} cycles, wait 64 polls, {} slots",
-        rhdl_ubft::params::defaults::SIGN_LATENCY,
-        rhdl_ubft::params::defaults::VERIFY_LATENCY,
-        slots.min(5)
+        "slow path (one replica writes no fast votes), L = 300, H = 80, sign {SIGN_LATENCY}, verify {VERIFY_LATENCY}, wait 64 polls, {slow_slots} slots"
     );
-    println!("bound = wait·(H + 4) + sign + (n - 1)·verify + 4·(L + H)");
-    println!(
-        "{:>3} {:>10} {:>8} {:>7} {:>11} {:>10} {:>13} {:>12}",
-        "n", "mean", "max", "bound", "mean/bound", "max/bound", "ubft_new/mean", "sim cycles/s"
-    );
+    println!("bound wait (H + 4) + sign + (n - 1) verify + 4 (L + H)");
+    header();
     for n in [3, 5, 7] {
-        let cfg = ClusterConfig::new(n, slots.min(5));
+        let cfg = ClusterConfig::new(n, slow_slots);
         let bound = slow_bound(&cfg);
-        let l = measure(cfg, Path::Slow, bound).map_err(|e| e.to_string())?;
-        println!(
-            "{:>3} {:>10.1} {:>8} {:>7} {:>11.3} {:>10.3} {:>13.0} {:>12.0}",
-            n,
-            l.mean,
-            l.max,
-            l.bound,
-            l.mean / l.bound as f64,
-            l.max as f64 / l.bound as f64,
-            UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean,
-            l.cycles_per_sec
-        );
+        row(&measure(cfg, Path::Slow, bound, Backend::Verilator).map_err(|e| e.to_string())?);
     }
-    println!();
     println!(
-        "ubft_new: at least {} cycles per slot ({} signing + {} verifying, kernel stopped)",
-        UBFT_NEW_CYCLES_PER_SLOT, UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES
+        "ubft_new: at least {UBFT_NEW_CYCLES_PER_SLOT} cycles per slot ({UBFT_NEW_SIGN_CYCLES} signing + {UBFT_NEW_VERIFY_CYCLES} verifying, kernel stopped)"
     );
+    println!();
+    println!("simulation speed, whole-cluster cycles per wall-clock second (this machine)");
+    println!("{:>3} {:>12} {:>12} {:>8}", "n", "rust-hdl", "verilator", "ratio");
+    for n in [3, 5] {
+        let (_, a) = ubft_sim::verilator::measure_speed(Backend::RustHdl, n, 20_000)?;
+        let (_, b) = ubft_sim::verilator::measure_speed(Backend::Verilator, n, 400_000)?;
+        println!("{n:>3} {a:>12.0} {b:>12.0} {:>8.1}", b / a);
+    }
+    if synth {
+        println!();
+        println!("resources of the default build (N = {}), yosys estimates:", rhdl_ubft::params::N);
+        hw::synth_rows(&[rhdl_ubft::params::N], true)?;
+    }
     Ok(())
 }
 

@@ -18,6 +18,11 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// The CLI's and scenarios' default: the exported Verilog under
+    /// Verilator, about 300 times faster than rust-hdl's simulator and equal
+    /// to it cycle for cycle (tests/differential.rs).
+    pub const DEFAULT: Backend = Backend::Verilator;
+
     pub fn name(self) -> &'static str {
         match self {
             Backend::RustHdl => "rust-hdl",

@@ -69,8 +69,15 @@ pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
 /// Runs `cfg` and measures its decision latency on `path`. For the slow
 /// path, the last replica writes no fast-path votes (`MuteFast`), so every
 /// slot takes the slow path without any delay added to its critical path.
-pub fn measure(cfg: ClusterConfig, path: Path, bound: u64) -> Result<Latency, SimError> {
-    let mut c = Cluster::new(cfg.clone())?;
+pub fn measure(
+    cfg: ClusterConfig,
+    path: Path,
+    bound: u64,
+    backend: crate::backend::Backend,
+) -> Result<Latency, SimError> {
+    cfg.validate()?;
+    let kernels = crate::backend::kernels(backend, cfg.replicas).map_err(SimError::Invalid)?;
+    let mut c = Cluster::with_kernels(cfg.clone(), kernels);
     if path == Path::Slow {
         let mailbox = c.net.mailbox().clone();
         c.set_adversary(

@@ -11,7 +11,7 @@
 //! sign_latency = 2000
 //! verify_latency = 4000
 //! max_cycles = 5000000     # 0 or absent: the cluster's budget for the slots
-//! backend = "verilator"    # "rust-hdl" (default) or "verilator"
+//! backend = "verilator"    # "verilator" (default) or "rust-hdl"
 //!
 //! [[fault]]
 //! kind = "delay"           # extra latency on src -> dst for writes sent in a window
@@ -277,7 +277,7 @@ impl Scenario {
     /// The scenario's backend key (rust-hdl when absent).
     pub fn backend(&self) -> Result<Backend, String> {
         match &self.backend {
-            None => Ok(Backend::RustHdl),
+            None => Ok(Backend::DEFAULT),
             Some(b) => b.parse(),
         }
     }

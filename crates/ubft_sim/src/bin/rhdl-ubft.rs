@@ -108,7 +108,7 @@ enum Cmd {
         equivocate: Vec<usize>,
         /// Kernel simulator: rust-hdl (its own simulator) or verilator (the
         /// exported Verilog, built on first use; needs verilator, g++, make).
-        /// Default rust-hdl, or the scenario's `backend` key.
+        /// Default verilator, or the scenario's `backend` key.
         #[arg(long)]
         backend: Option<Backend>,
         #[arg(long)]
@@ -211,7 +211,7 @@ fn main() -> ExitCode {
                 equivocate,
             };
             finish(
-                ubft_sim::backend::run(&cfg, backend.unwrap_or(Backend::RustHdl))
+                ubft_sim::backend::run(&cfg, backend.unwrap_or(Backend::DEFAULT))
                     .map_err(|e| e.to_string()),
                 json,
             )

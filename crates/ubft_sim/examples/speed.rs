@@ -1,0 +1,9 @@
+//! Cluster simulation speed on a backend: `cargo run --release -p ubft_sim --example speed -- verilator 3 200000`
+fn main() {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    let backend = a[0].parse().expect("backend");
+    let n: usize = a[1].parse().unwrap();
+    let cycles: u64 = a[2].parse().unwrap();
+    let (c, s) = ubft_sim::verilator::measure_speed(backend, n, cycles).unwrap();
+    println!("{c} cycles, {s:.0} cluster cycles/s");
+}
