@@ -178,12 +178,12 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [1:0] broadcast$bresp;
     reg  broadcast$bvalid;
     wire  broadcast$bready;
-    wire  [255:0] broadcast$sq_tdata;
-    wire  broadcast$sq_tvalid;
-    reg  broadcast$sq_tready;
-    reg  [39:0] broadcast$cq_tdata;
-    reg  broadcast$cq_tvalid;
-    wire  broadcast$cq_tready;
+    wire  [9:0] broadcast$cmd_qpn;
+    wire  [63:0] broadcast$cmd_addr;
+    wire  [7:0] broadcast$cmd_len;
+    wire  broadcast$cmd_valid;
+    reg  broadcast$cmd_ready;
+    reg  broadcast$ack;
     wire  [31:0] broadcast$acks;
     wire  [31:0] broadcast$write_errors;
     reg  setup$clock;
@@ -253,6 +253,18 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [31:0] control$sts_write_errors;
     reg  [7:0] control$sts_error;
     reg  [7:0] control$sts_state;
+    reg  [9:0] roce$cmd_qpn;
+    reg  [63:0] roce$cmd_addr;
+    reg  [7:0] roce$cmd_len;
+    reg  roce$cmd_valid;
+    wire  roce$cmd_ready;
+    wire  roce$ack;
+    wire  [255:0] roce$sq_tdata;
+    wire  roce$sq_tvalid;
+    reg  roce$sq_tready;
+    reg  [39:0] roce$cq_tdata;
+    reg  roce$cq_tvalid;
+    wire  roce$cq_tready;
     
     // Sub module instances
     rhdl_ubft$protocol protocol(
@@ -362,12 +374,12 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .bresp(broadcast$bresp),
         .bvalid(broadcast$bvalid),
         .bready(broadcast$bready),
-        .sq_tdata(broadcast$sq_tdata),
-        .sq_tvalid(broadcast$sq_tvalid),
-        .sq_tready(broadcast$sq_tready),
-        .cq_tdata(broadcast$cq_tdata),
-        .cq_tvalid(broadcast$cq_tvalid),
-        .cq_tready(broadcast$cq_tready),
+        .cmd_qpn(broadcast$cmd_qpn),
+        .cmd_addr(broadcast$cmd_addr),
+        .cmd_len(broadcast$cmd_len),
+        .cmd_valid(broadcast$cmd_valid),
+        .cmd_ready(broadcast$cmd_ready),
+        .ack(broadcast$ack),
         .acks(broadcast$acks),
         .write_errors(broadcast$write_errors)
     );
@@ -441,6 +453,20 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_write_errors(control$sts_write_errors),
         .sts_error(control$sts_error),
         .sts_state(control$sts_state)
+    );
+    rhdl_ubft$roce roce(
+        .cmd_qpn(roce$cmd_qpn),
+        .cmd_addr(roce$cmd_addr),
+        .cmd_len(roce$cmd_len),
+        .cmd_valid(roce$cmd_valid),
+        .cmd_ready(roce$cmd_ready),
+        .ack(roce$ack),
+        .sq_tdata(roce$sq_tdata),
+        .sq_tvalid(roce$sq_tvalid),
+        .sq_tready(roce$sq_tready),
+        .cq_tdata(roce$cq_tdata),
+        .cq_tvalid(roce$cq_tvalid),
+        .cq_tready(roce$cq_tready)
     );
     
     // Update code
@@ -547,12 +573,18 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         broadcast$bresp = m_axi_hbm_bresp;
         broadcast$bvalid = m_axi_hbm_bvalid;
         m_axi_hbm_bready = broadcast$bready;
-        m_axis_sq_tdata = broadcast$sq_tdata;
-        m_axis_sq_tvalid = broadcast$sq_tvalid;
-        broadcast$sq_tready = m_axis_sq_tready;
-        broadcast$cq_tdata = s_axis_cq_tdata;
-        broadcast$cq_tvalid = s_axis_cq_tvalid;
-        s_axis_cq_tready = broadcast$cq_tready;
+        roce$cmd_qpn = broadcast$cmd_qpn;
+        roce$cmd_addr = broadcast$cmd_addr;
+        roce$cmd_len = broadcast$cmd_len;
+        roce$cmd_valid = broadcast$cmd_valid;
+        broadcast$cmd_ready = roce$cmd_ready;
+        broadcast$ack = roce$ack;
+        m_axis_sq_tdata = roce$sq_tdata;
+        m_axis_sq_tvalid = roce$sq_tvalid;
+        roce$sq_tready = m_axis_sq_tready;
+        roce$cq_tdata = s_axis_cq_tdata;
+        roce$cq_tvalid = s_axis_cq_tvalid;
+        s_axis_cq_tready = roce$cq_tready;
         protocol$prop_tdata = s_axis_prop_tdata;
         protocol$prop_tvalid = s_axis_prop_tvalid;
         s_axis_prop_tready = protocol$prop_tready;
@@ -578,7 +610,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
 endmodule // top
 
 
-module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready,acks,write_errors);
+module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,acks,write_errors);
     
     // Module arguments
     input wire  clock;
@@ -608,26 +640,19 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     input wire  [1:0] bresp;
     input wire  bvalid;
     output reg  bready;
-    output reg  [255:0] sq_tdata;
-    output reg  sq_tvalid;
-    input wire  sq_tready;
-    input wire  [39:0] cq_tdata;
-    input wire  cq_tvalid;
-    output reg  cq_tready;
+    output reg  [9:0] cmd_qpn;
+    output reg  [63:0] cmd_addr;
+    output reg  [7:0] cmd_len;
+    output reg  cmd_valid;
+    input wire  cmd_ready;
+    input wire  ack;
     output reg  [31:0] acks;
     output reg  [31:0] write_errors;
     
     // Constant declarations
     localparam  size = 3'b110;
     localparam  burst = 2'b1;
-    localparam  opcode = 256'ha;
-    localparam  last = 256'h80000000000;
     localparam  ones = 64'hffffffffffffffff;
-    localparam  qpn_at = 8'h20;
-    localparam  laddr_at = 8'h30;
-    localparam  raddr_at = 8'h70;
-    localparam  length_at = 8'hb0;
-    localparam  cmplt_mask = 40'h400000000;
     localparam  beat_mask = 64'hffffffffffffffc0;
     
     // Enums
@@ -776,7 +801,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         awvalid = 1'b0;
         wvalid = 1'b0;
         bready = 1'b0;
-        sq_tvalid = 1'b0;
+        cmd_valid = 1'b0;
         case (state$q)
             BroadcastState$Idle:
                 begin
@@ -832,8 +857,8 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
                         peer$d = peer$q + 32'h1;
                     end
                     else begin
-                        sq_tvalid = 1'b1;
-                        if (sq_tready) begin
+                        cmd_valid = 1'b1;
+                        if (cmd_ready) begin
                             peer$d = peer$q + 32'h1;
                         end
                     end
@@ -843,8 +868,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
                     state$d = BroadcastState$Idle;
                 end
         endcase
-        cq_tready = 1'b1;
-        if (cq_tvalid & ((cq_tdata & cmplt_mask) != 32'h0)) begin
+        if (ack) begin
             acks_q$d = acks_q$q + 32'h1;
         end
         if (~rst_n) begin
@@ -860,7 +884,9 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         wdata = wdata_q$q;
         wstrb = wstrb_q$q;
         wlast = 1'b1;
-        sq_tdata = opcode | (((qpn) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << qpn_at) | last | (((byte_addr$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << laddr_at) | (((byte_addr$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << raddr_at) | (((length$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << length_at);
+        cmd_qpn = qpn;
+        cmd_addr = byte_addr$q;
+        cmd_len = length$q;
         busy = state$q != BroadcastState$Idle;
         done = done_q$q;
         acks = acks_q$q;
@@ -5056,6 +5082,43 @@ module rhdl_ubft$protocol$waited(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$waited
+
+
+module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready);
+    
+    // Module arguments
+    input wire  [9:0] cmd_qpn;
+    input wire  [63:0] cmd_addr;
+    input wire  [7:0] cmd_len;
+    input wire  cmd_valid;
+    output reg  cmd_ready;
+    output reg  ack;
+    output reg  [255:0] sq_tdata;
+    output reg  sq_tvalid;
+    input wire  sq_tready;
+    input wire  [39:0] cq_tdata;
+    input wire  cq_tvalid;
+    output reg  cq_tready;
+    
+    // Constant declarations
+    localparam  opcode = 256'ha;
+    localparam  last = 256'h80000000000;
+    localparam  qpn_at = 8'h20;
+    localparam  laddr_at = 8'h30;
+    localparam  raddr_at = 8'h70;
+    localparam  length_at = 8'hb0;
+    localparam  cmplt_mask = 40'h400000000;
+    
+    // Update code
+    always @(*) begin
+        sq_tvalid = cmd_valid;
+        cmd_ready = sq_tready;
+        sq_tdata = opcode | (((cmd_qpn) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << qpn_at) | last | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << laddr_at) | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << raddr_at) | (((cmd_len) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << length_at);
+        cq_tready = 1'b1;
+        ack = cq_tvalid & ((cq_tdata & cmplt_mask) != 32'h0);
+    end
+    
+endmodule // rhdl_ubft$roce
 
 
 module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,resp_valid,resp_status,resp_sig,resp_sign,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);

@@ -6,8 +6,7 @@
 //! payload from local HBM when it sends it, so Broadcast first writes the
 //! record into its own HBM (one AXI4 write of one beat with byte strobes),
 //! waits for the write response, then issues one RDMA WRITE command per peer
-//! (`roce.rs` format, on the queue pair configured for that peer), in peer
-//! order.
+//! (on the queue pair configured for that peer), in peer order.
 //!
 //! Ports:
 //! - request: `start` (one-cycle pulse, ignored while `busy`), `word`,
@@ -16,10 +15,14 @@
 //!   configuration. `done` pulses two cycles after the last command is taken.
 //! - `m_axi` write channels: `awvalid` and `wvalid` rise together and each is
 //!   held, payload stable, until its ready; `bready` is high while waiting.
-//! - send queue (AXI-Stream): `sq_tvalid` is held with stable `sq_tdata`
-//!   until `sq_tready`. Back-pressure holds the record: nothing is dropped.
-//! - completions (AXI-Stream): always ready; `acks` counts completions with
-//!   `cmplt` set, `write_errors` counts non-OKAY write responses.
+//! - RDMA WRITE commands, stack-neutral (`cmd_*`, a valid/ready handshake):
+//!   `cmd_qpn`, `cmd_addr` (local and remote byte address: every card has
+//!   the same layout) and `cmd_len` (bytes) are held stable with
+//!   `cmd_valid` until `cmd_ready`. Back-pressure holds the record: nothing
+//!   is dropped. `roce_adapter` turns them into a RoCE stack's send-queue
+//!   words, so another stack needs another adapter only.
+//! - `ack`: a completion pulse from the adapter; `acks` counts them,
+//!   `write_errors` counts non-OKAY write responses.
 //!
 //! Timing: AW and W go out the cycle after `start`; with W the HBM write
 //! latency and the send queue ready, the first command is valid W + 2 cycles
@@ -31,9 +34,6 @@
 
 use crate::params::{AXI_BURST_INCR, AXI_SIZE_BEAT, BEAT_BITS};
 use crate::regs::QPNS_BITS;
-use crate::roce::{
-    CQ_BITS, CQ_CMPLT, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_LADDR, SQ_LAST, SQ_LENGTH, SQ_QPN, SQ_RADDR,
-};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -77,12 +77,12 @@ pub struct Broadcast {
     pub bvalid: Signal<In, Bit>,
     pub bready: Signal<Out, Bit>,
     // RoCE send queue and completions.
-    pub sq_tdata: Signal<Out, Bits<SQ_BITS>>,
-    pub sq_tvalid: Signal<Out, Bit>,
-    pub sq_tready: Signal<In, Bit>,
-    pub cq_tdata: Signal<In, Bits<CQ_BITS>>,
-    pub cq_tvalid: Signal<In, Bit>,
-    pub cq_tready: Signal<Out, Bit>,
+    pub cmd_qpn: Signal<Out, Bits<10>>,
+    pub cmd_addr: Signal<Out, Bits<64>>,
+    pub cmd_len: Signal<Out, Bits<8>>,
+    pub cmd_valid: Signal<Out, Bit>,
+    pub cmd_ready: Signal<In, Bit>,
+    pub ack: Signal<In, Bit>,
     pub acks: Signal<Out, Bits<32>>,
     pub write_errors: Signal<Out, Bits<32>>,
     state: DFF<BroadcastState>,
@@ -103,21 +103,12 @@ pub struct Broadcast {
     qpn_off: Signal<Local, Bits<7>>,
     size: Constant<Bits<3>>,
     burst: Constant<Bits<2>>,
-    opcode: Constant<Bits<SQ_BITS>>,
-    last: Constant<Bits<SQ_BITS>>,
     ones: Constant<Bits<64>>,
-    qpn_at: Constant<Bits<8>>,
-    laddr_at: Constant<Bits<8>>,
-    raddr_at: Constant<Bits<8>>,
-    length_at: Constant<Bits<8>>,
-    cmplt_mask: Constant<Bits<CQ_BITS>>,
     beat_mask: Constant<Bits<64>>,
 }
 
 impl Default for Broadcast {
     fn default() -> Self {
-        let mut last = Bits::<SQ_BITS>::default();
-        last.set_bits::<1>(SQ_LAST, 1u64.into());
         Broadcast {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -146,12 +137,12 @@ impl Default for Broadcast {
             bresp: Default::default(),
             bvalid: Default::default(),
             bready: Default::default(),
-            sq_tdata: Default::default(),
-            sq_tvalid: Default::default(),
-            sq_tready: Default::default(),
-            cq_tdata: Default::default(),
-            cq_tvalid: Default::default(),
-            cq_tready: Default::default(),
+            cmd_qpn: Default::default(),
+            cmd_addr: Default::default(),
+            cmd_len: Default::default(),
+            cmd_valid: Default::default(),
+            cmd_ready: Default::default(),
+            ack: Default::default(),
             acks: Default::default(),
             write_errors: Default::default(),
             state: Default::default(),
@@ -172,14 +163,7 @@ impl Default for Broadcast {
             qpn_off: Default::default(),
             size: Constant::new(AXI_SIZE_BEAT.into()),
             burst: Constant::new(AXI_BURST_INCR.into()),
-            opcode: Constant::new(RC_RDMA_WRITE_ONLY.into()),
-            last: Constant::new(last),
             ones: Constant::new(u64::MAX.into()),
-            qpn_at: Constant::new((SQ_QPN as u64).into()),
-            laddr_at: Constant::new((SQ_LADDR as u64).into()),
-            raddr_at: Constant::new((SQ_RADDR as u64).into()),
-            length_at: Constant::new((SQ_LENGTH as u64).into()),
-            cmplt_mask: Constant::new((1u64 << CQ_CMPLT).into()),
             beat_mask: Constant::new((!63u64).into()),
         }
     }
@@ -203,7 +187,7 @@ impl Logic for Broadcast {
         self.awvalid.next = false;
         self.wvalid.next = false;
         self.bready.next = false;
-        self.sq_tvalid.next = false;
+        self.cmd_valid.next = false;
         match self.state.q.val() {
             BroadcastState::Idle => {
                 if self.start.val() {
@@ -257,8 +241,8 @@ impl Logic for Broadcast {
                 } else if self.peer.q.val() == self.id.val() {
                     self.peer.d.next = self.peer.q.val() + 1;
                 } else {
-                    self.sq_tvalid.next = true;
-                    if self.sq_tready.val() {
+                    self.cmd_valid.next = true;
+                    if self.cmd_ready.val() {
                         self.peer.d.next = self.peer.q.val() + 1;
                     }
                 }
@@ -267,8 +251,7 @@ impl Logic for Broadcast {
                 self.state.d.next = BroadcastState::Idle;
             }
         }
-        self.cq_tready.next = true;
-        if self.cq_tvalid.val() & ((self.cq_tdata.val() & self.cmplt_mask.val()) != 0) {
+        if self.ack.val() {
             self.acks_q.d.next = self.acks_q.q.val() + 1;
         }
         if !self.rst_n.val() {
@@ -284,12 +267,9 @@ impl Logic for Broadcast {
         self.wdata.next = self.wdata_q.q.val();
         self.wstrb.next = self.wstrb_q.q.val();
         self.wlast.next = true;
-        self.sq_tdata.next = self.opcode.val()
-            | (bit_cast::<SQ_BITS, 10>(self.qpn.val()) << self.qpn_at.val())
-            | self.last.val()
-            | (bit_cast::<SQ_BITS, 64>(self.byte_addr.q.val()) << self.laddr_at.val())
-            | (bit_cast::<SQ_BITS, 64>(self.byte_addr.q.val()) << self.raddr_at.val())
-            | (bit_cast::<SQ_BITS, 8>(self.length.q.val()) << self.length_at.val());
+        self.cmd_qpn.next = self.qpn.val();
+        self.cmd_addr.next = self.byte_addr.q.val();
+        self.cmd_len.next = self.length.q.val();
         self.busy.next = self.state.q.val() != BroadcastState::Idle;
         self.done.next = self.done_q.q.val();
         self.acks.next = self.acks_q.q.val();

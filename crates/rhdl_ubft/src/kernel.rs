@@ -1,6 +1,6 @@
 //! Kernel: the top, wiring only.
 //!
-//! Connects Control, Protocol, Fetch, Broadcast and Setup and exposes the ports of DESIGN.md
+//! Connects Control, Protocol, Fetch, Broadcast, RoceAdapter and Setup and exposes the ports of DESIGN.md
 //! section 4 with Vitis names (an interface prefix and the AXI suffix), so
 //! Vivado infers `s_axi_control`, `m_axi_hbm`, `m_axis_sq`, `s_axis_cq`,
 //! `m_axis_sreq`, `s_axis_sresp`, `s_axis_prop` and `m_axis_dec`. The host
@@ -16,6 +16,7 @@ use crate::fetch::Fetch;
 use crate::params::BEAT_BITS;
 use crate::protocol::Protocol;
 use crate::roce::{CQ_BITS, SQ_BITS};
+use crate::roce_adapter::RoceAdapter;
 use crate::setup::Setup;
 use rust_hdl::prelude::*;
 
@@ -100,6 +101,7 @@ pub struct Kernel<const N: usize> {
     broadcast: Broadcast,
     setup: Setup,
     control: Control<N>,
+    roce: RoceAdapter,
 }
 
 impl<const N: usize> Default for Kernel<N> {
@@ -179,6 +181,7 @@ impl<const N: usize> Default for Kernel<N> {
             broadcast: Default::default(),
             setup: Default::default(),
             control: Control::new(),
+            roce: Default::default(),
         }
     }
 }
@@ -297,13 +300,19 @@ impl<const N: usize> Logic for Kernel<N> {
         self.broadcast.bresp.next = self.m_axi_hbm_bresp.val();
         self.broadcast.bvalid.next = self.m_axi_hbm_bvalid.val();
         self.m_axi_hbm_bready.next = self.broadcast.bready.val();
-        // RoCE.
-        self.m_axis_sq_tdata.next = self.broadcast.sq_tdata.val();
-        self.m_axis_sq_tvalid.next = self.broadcast.sq_tvalid.val();
-        self.broadcast.sq_tready.next = self.m_axis_sq_tready.val();
-        self.broadcast.cq_tdata.next = self.s_axis_cq_tdata.val();
-        self.broadcast.cq_tvalid.next = self.s_axis_cq_tvalid.val();
-        self.s_axis_cq_tready.next = self.broadcast.cq_tready.val();
+        // Broadcast <-> RoceAdapter <-> the RoCE stack.
+        self.roce.cmd_qpn.next = self.broadcast.cmd_qpn.val();
+        self.roce.cmd_addr.next = self.broadcast.cmd_addr.val();
+        self.roce.cmd_len.next = self.broadcast.cmd_len.val();
+        self.roce.cmd_valid.next = self.broadcast.cmd_valid.val();
+        self.broadcast.cmd_ready.next = self.roce.cmd_ready.val();
+        self.broadcast.ack.next = self.roce.ack.val();
+        self.m_axis_sq_tdata.next = self.roce.sq_tdata.val();
+        self.m_axis_sq_tvalid.next = self.roce.sq_tvalid.val();
+        self.roce.sq_tready.next = self.m_axis_sq_tready.val();
+        self.roce.cq_tdata.next = self.s_axis_cq_tdata.val();
+        self.roce.cq_tvalid.next = self.s_axis_cq_tvalid.val();
+        self.s_axis_cq_tready.next = self.roce.cq_tready.val();
         // Client streams.
         self.protocol.prop_tdata.next = self.s_axis_prop_tdata.val();
         self.protocol.prop_tvalid.next = self.s_axis_prop_tvalid.val();

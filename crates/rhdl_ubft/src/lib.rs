@@ -11,3 +11,4 @@ pub mod regs;
 pub mod roce;
 pub mod setup;
 pub mod vitis;
+pub mod roce_adapter;

@@ -1,34 +1,53 @@
-//! Protocol: the consensus controller, machines LEADER and FAST.
+//! Protocol: the consensus controller, machines LEADER, FAST, SLOW and VIEW.
 //!
 //! One state machine; its states are named for what they wait on, as in
-//! ubft_new (a `*_POLL_*` state starts a fetch, its `*_WAIT_*` state reads the
-//! result). The SLOW and VIEW machines join it in later slices.
+//! ubft_new (a `*Poll*` state starts a fetch, its `*Wait*` state reads the
+//! result; a `*Send*` state waits for a broadcast). docs/protocol.md has the
+//! full account; the transitions:
 //!
 //! | state | leaves when | to |
 //! | --- | --- | --- |
-//! | Idle | `ap_start`, configuration refused | Done (error code set) |
-//! | Idle | `ap_start`, configuration accepted | LeaderCheck (k = 1, slot = 0, view = 0) |
+//! | Idle | `ap_start`, configuration refused / accepted | Done (error code) / LeaderCheck (k = 1, view = 0) |
 //! | LeaderCheck | id is the view's leader / is not | LeaderWaitValue / FastPollPrepare |
-//! | LeaderWaitValue | a proposal m is taken from `prop` | LeaderSendPrepare (broadcast (k, m, view, 0)) |
+//! | LeaderWaitValue | a proposal m is taken / none offered | LeaderSendPrepare (broadcast (k, m, view, 0)) / LeaderIdle (an idle poll) |
+//! | LeaderIdle | the idle poll is back | LeaderWaitValue (a miss) |
 //! | LeaderSendPrepare | the broadcast is done | FastPollPrepare |
-//! | FastPollPrepare | (a fetch of the slot's prepare starts) | FastWaitPrepare |
-//! | FastWaitPrepare | prepare holds (k, view) / not | FastSendCert (broadcast will_cert (tag, m)) / FastPollPrepare |
-//! | FastSendCert | the broadcast is done | FastPollCert |
-//! | FastPollCert | (a fetch of the slot's will_cert row starts) | FastWaitCert |
-//! | FastWaitCert | 2f + 1 votes for (tag, m) / fewer | FastSendCommit (broadcast will_commit) / FastPollCert |
-//! | FastSendCommit | the broadcast is done | FastPollCommit |
-//! | FastPollCommit | (a fetch of the slot's will_commit row starts) | FastWaitCommit |
-//! | FastWaitCommit | 2f + 1 votes for (tag, m) / fewer | Decide / FastPollCommit |
+//! | FastWaitPrepare | prepare holds (k, view) / not | FastSendCert (broadcast will_cert (tag, m)) / FastPollPrepare (a miss) |
+//! | FastWaitCert | 2f + 1 will_cert for (tag, m) / fewer | FastSendCommit (broadcast will_commit) / FastPollCert (a miss) |
+//! | FastWaitCommit | 2f + 1 will_commit for (tag, m) / fewer | Decide / FastPollCommit (a miss) |
+//! | SlowStart | (the slot's slow-path registers cleared) | SlowStep |
+//! | SlowStep | a signer response waits | take it: own signature → SlowSendShare; a verify marks the peer valid or bad |
+//! | SlowStep | own share not asked for, signer idle | ask for it (sign the summary) |
+//! | SlowStep | 2f + 1 valid shares, signer idle | SlowSendCommit (broadcast commit (tag, m)) |
+//! | SlowStep | peer vp flagged, not yet checked, signer idle | SlowWaitShare (fetch vp's share) |
+//! | SlowStep | otherwise | vp + 1, or SlowPollFlags after the last peer |
+//! | SlowWaitShare | the share is back | SlowStep (verify it through the signer) |
+//! | SlowSendShare / SlowSendFlag | the broadcast is done | SlowSendFlag (broadcast certify_valid) / SlowStep |
+//! | SlowWaitFlags | the certify_valid row is back | SlowPollFast (a miss if nothing progressed and the signer is idle) |
+//! | SlowWaitFast | a fast quorum of will_commit / none | Decide (fast) / SlowStep |
+//! | SlowWaitCommit | 2f + 1 commits for (tag, m) / fewer | Decide (slow) / SlowPollCommit (a miss) |
+//! | VcStart | (view + 1, the leader rotates) | VcSendRecord (broadcast (view, slot \| phase << 16, k, m)) |
+//! | VcSendFlag | the record is sent | VcPollCatch (broadcast the flag (tag(view, k), m)) |
+//! | VcWaitCatch / VcWaitCatchSlow | a full quorum of will_commit / commit in the votes' view | Decide, back in that view |
+//! | VcWaitFlags / VcWaitRecords | the vc_valid row / the vc records are back | VcPollRecords / VcDecide |
+//! | VcDecide | signer or broadcast busy | stays (drains) |
+//! | VcDecide | a valid record of a later view | VcStart (follow it) |
+//! | VcDecide | fewer than 2f + 1 valid records | VcPollCatch (a miss) |
+//! | VcDecide | Choose found (k, m) for this k / nothing | VcInstall (write (k, m, view, 0) into own prepare) / LeaderCheck |
+//! | VcInstall | the local write is done | FastPollPrepare |
 //! | Decide | the decision (k, m) is taken from `dec` | LeaderCheck (k + 1), or Done after `slots` decisions |
 //! | Done | (ap_done for one cycle) | Idle |
 //!
-//! A poll that does not find what it waits for counts towards `wait`; after
-//! `wait_polls` such polls the replica counts a timeout (`timeouts`) and, in
-//! this slice, keeps polling the same slot (the slow path is the next
-//! slice's). k is the sequence number and slot = (k - 1) mod G; every vote
-//! carries tag(view, k), so a reused slot never counts a stale vote, and a
-//! quorum counts only votes for the replica's own m. The leader votes like
-//! everyone else and returns to LeaderCheck after every decision.
+//! Timeouts: a miss counts towards `waited`; after `wait_polls` misses a
+//! timeout is counted. In FastWaitCert or FastWaitCommit it starts the slow
+//! path for the same slot; in FastWaitPrepare, LeaderIdle, SlowWaitFlags or
+//! SlowWaitCommit it starts a view change. A view change does not time out
+//! into the next view (the replicas would chase each other through views).
+//!
+//! k is the sequence number and slot = (k - 1) mod G; every vote carries
+//! tag(view, k), so a reused slot never counts a stale vote, and a quorum
+//! counts only votes for the replica's own m. The leader votes like everyone
+//! else and returns to LeaderCheck after every decision.
 //!
 //! Reset (`rst_n`, synchronous, active low): every register returns to its
 //! idle value (Idle, counters zero) the next cycle.

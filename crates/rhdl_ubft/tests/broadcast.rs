@@ -1,10 +1,10 @@
-//! Broadcast, cycle by cycle: the local write first, then one RDMA WRITE per
-//! peer in the RoCE stack's format, held under back-pressure, nothing dropped.
+//! Broadcast, cycle by cycle: the local write first, then one RDMA WRITE
+//! command per peer, held under back-pressure, nothing dropped; and the RoCE
+//! adapter that puts a command into the stack's format.
 
 use rhdl_ubft::broadcast::Broadcast;
 use rhdl_ubft::params::N;
 use rhdl_ubft::regs::QPNS_BITS;
-use rhdl_ubft::roce::{SqCommand, RC_RDMA_WRITE_ONLY};
 use rust_hdl::prelude::*;
 
 fn block() -> Broadcast {
@@ -24,9 +24,8 @@ fn block() -> Broadcast {
     b.wready.connect();
     b.bresp.connect();
     b.bvalid.connect();
-    b.sq_tready.connect();
-    b.cq_tdata.connect();
-    b.cq_tvalid.connect();
+    b.cmd_ready.connect();
+    b.ack.connect();
     b.connect_all();
     b.rst_n.next = true;
     b
@@ -41,20 +40,22 @@ fn edge(b: &mut Broadcast) {
     assert!(simulate(b, 100));
 }
 
-fn sq(b: &Broadcast) -> SqCommand {
-    let t = b.sq_tdata.val();
-    SqCommand::unpack(&[
-        t.get_bits::<64>(0).to_u64(),
-        t.get_bits::<64>(64).to_u64(),
-        t.get_bits::<64>(128).to_u64(),
-        t.get_bits::<64>(192).to_u64(),
-    ])
+/// A command as Broadcast hands it to the RoCE adapter.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Cmd {
+    qpn: u64,
+    addr: u64,
+    len: u64,
+}
+
+fn cmd(b: &Broadcast) -> Cmd {
+    Cmd { qpn: b.cmd_qpn.val().to_u64(), addr: b.cmd_addr.val().to_u64(), len: b.cmd_len.val().to_u64() }
 }
 
 struct Trace {
     aw: Option<u64>,
     w: Option<u64>,
-    commands: Vec<(u64, SqCommand)>,
+    commands: Vec<(u64, Cmd)>,
     done: Option<u64>,
 }
 
@@ -68,7 +69,7 @@ fn run(n: u64, id: u64, wlat: u64, sq_ready: impl Fn(u64) -> bool) -> Trace {
         commands: vec![],
         done: None,
     };
-    let mut held: Option<SqCommand> = None;
+    let mut held: Option<Cmd> = None;
     for cycle in 0..60u64 {
         b.start.next = cycle == 1;
         b.word.next = (0x0100_0000u64 + 16 * 3 + 2 * id).into();
@@ -91,8 +92,8 @@ fn run(n: u64, id: u64, wlat: u64, sq_ready: impl Fn(u64) -> bool) -> Trace {
         b.bvalid.next =
             t.aw.is_some_and(|a| cycle == a.max(t.w.unwrap_or(a)) + wlat);
         b.bresp.next = 0.into();
-        b.sq_tready.next = sq_ready(cycle);
-        b.cq_tvalid.next = false;
+        b.cmd_ready.next = sq_ready(cycle);
+        b.ack.next = false;
         settle(&mut b);
         if b.awvalid.val() && b.awready.val() {
             t.aw = Some(cycle);
@@ -115,16 +116,16 @@ fn run(n: u64, id: u64, wlat: u64, sq_ready: impl Fn(u64) -> bool) -> Trace {
                 0xCAFE_F00D
             );
         }
-        if b.sq_tvalid.val() {
+        if b.cmd_valid.val() {
             assert!(
                 t.aw.is_some() && t.w.is_some(),
                 "commands only after the local write"
             );
-            let c = sq(&b);
+            let c = cmd(&b);
             if let Some(h) = held {
                 assert_eq!(h, c, "payload stable while tvalid waits for tready");
             }
-            if b.sq_tready.val() {
+            if b.cmd_ready.val() {
                 t.commands.push((cycle, c));
                 held = None;
             } else {
@@ -152,11 +153,8 @@ fn the_record_reaches_every_peer_after_the_local_write() {
     assert_eq!(cycles, vec![8, 9, 11, 12]);
     assert_eq!(t.done, Some(14));
     for (_, c) in &t.commands {
-        assert_eq!(c.opcode, RC_RDMA_WRITE_ONLY);
-        assert!(c.last, "a completion is asked for");
-        assert_eq!(c.length, 8);
-        assert_eq!(c.laddr, c.raddr);
-        assert_eq!(c.laddr, 0x8000_0000 + (0x0100_0000 + 48 + 4) * 4);
+        assert_eq!(c.len, 8);
+        assert_eq!(c.addr, 0x8000_0000 + (0x0100_0000 + 48 + 4) * 4);
     }
 }
 
@@ -171,4 +169,51 @@ fn back_pressure_holds_the_command_and_drops_nothing() {
     }
     let last = t.commands.last().unwrap().0;
     assert_eq!(t.done, Some(last + 2));
+}
+
+/// The adapter packs a command into fpga-network-stack's send-queue word and
+/// turns a completion with `cmplt` into an `ack`, combinationally.
+#[test]
+fn the_roce_adapter_speaks_the_stacks_format() {
+    use rhdl_ubft::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};
+    use rhdl_ubft::roce_adapter::RoceAdapter;
+    let mut a = RoceAdapter::default();
+    a.cmd_qpn.connect();
+    a.cmd_addr.connect();
+    a.cmd_len.connect();
+    a.cmd_valid.connect();
+    a.sq_tready.connect();
+    a.cq_tdata.connect();
+    a.cq_tvalid.connect();
+    a.connect_all();
+    a.cmd_qpn.next = 0x2a5.into();
+    a.cmd_addr.next = 0x1_0380_0040u64.into();
+    a.cmd_len.next = 64.into();
+    a.cmd_valid.next = true;
+    a.sq_tready.next = false;
+    a.cq_tvalid.next = true;
+    a.cq_tdata.next = CqCompletion { ssn: 7, cmplt: true, ..Default::default() }.pack().into();
+    assert!(simulate(&mut a, 20));
+    let t = a.sq_tdata.val();
+    let words = [0, 64, 128, 192].map(|o| t.get_bits::<64>(o).to_u64());
+    let c = SqCommand::unpack(&words);
+    assert_eq!(
+        c,
+        SqCommand {
+            opcode: RC_RDMA_WRITE_ONLY,
+            qpn: 0x2a5,
+            host: false,
+            last: true,
+            offs: 0,
+            laddr: 0x1_0380_0040,
+            raddr: 0x1_0380_0040,
+            length: 64,
+            params: 0
+        }
+    );
+    assert!(a.sq_tvalid.val() && !a.cmd_ready.val(), "back-pressure passes through");
+    assert!(a.ack.val() && a.cq_tready.val());
+    a.cq_tdata.next = CqCompletion { ssn: 8, cmplt: false, ..Default::default() }.pack().into();
+    assert!(simulate(&mut a, 20));
+    assert!(!a.ack.val(), "only completions count");
 }

@@ -66,6 +66,53 @@ fn an_equivocating_leader_agrees_on_both_backends() {
     }
 }
 
+/// The slow path on both backends: replica 1's writes reach replica 0 late
+/// for the whole run, so every slot times out on the fast path and is decided
+/// with signatures.
+#[test]
+fn slow_path_agrees_on_both_backends_for_20k_cycles() {
+    use ubft_sim::cluster::{LinkDelay, Path};
+    let cfg = ClusterConfig {
+        wait_polls: 32,
+        sign_latency: 300,
+        verify_latency: 500,
+        delays: vec![LinkDelay { src: 1, dst: 0, extra: 600, from_cycle: 0, to_cycle: u64::MAX }],
+        ..quick(3, 4)
+    };
+    let a = differential(&cfg, Backend::RustHdl, Backend::Verilator, 20_000)
+        .unwrap()
+        .unwrap_or_else(|m| panic!("{m}"));
+    assert!(a.cycles >= 20_000);
+    assert!(a.report.checks.ok(), "{:?}", a.report.checks.failures);
+    for r in &a.report.replicas {
+        let slow = r.decided.iter().filter(|d| d.path == Path::Slow).count();
+        assert!(slow >= 3, "replica {} decided {slow} of 4 slots on the slow path", r.id);
+    }
+}
+
+/// A view change on both backends: the leader's first prepare reaches
+/// replica 1 too late for both paths.
+#[test]
+fn a_view_change_agrees_on_both_backends_for_20k_cycles() {
+    use ubft_sim::cluster::LinkDelay;
+    let cfg = ClusterConfig {
+        wait_polls: 16,
+        sign_latency: 300,
+        verify_latency: 500,
+        delays: vec![LinkDelay { src: 0, dst: 1, extra: 3_000, from_cycle: 0, to_cycle: 200 }],
+        ..quick(3, 5)
+    };
+    let a = differential(&cfg, Backend::RustHdl, Backend::Verilator, 20_000)
+        .unwrap()
+        .unwrap_or_else(|m| panic!("{m}"));
+    assert!(a.cycles >= 20_000);
+    assert!(a.report.checks.ok(), "{:?}", a.report.checks.failures);
+    for r in &a.report.replicas {
+        assert!(r.status.view_changes >= 1 && r.view >= 1, "replica {} changed view", r.id);
+        assert_eq!(r.decided.len(), 5);
+    }
+}
+
 /// A backend that misbehaves once: bit 6 of `m_axi_hbm_araddr` flipped on
 /// one cycle.
 struct Faulty {
