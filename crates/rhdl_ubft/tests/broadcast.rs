@@ -61,7 +61,7 @@ struct Trace {
 
 /// Runs one broadcast of a two-word record from replica `id` of `n`, with
 /// the write response `wlat` cycles after the write and `sq_ready(cycle)`.
-fn run(n: u64, id: u64, wlat: u64, sq_ready: impl Fn(u64) -> bool) -> Trace {
+fn run(n: u64, id: u64, wlat: u64, local_only: bool, sq_ready: impl Fn(u64) -> bool) -> Trace {
     let mut b = block();
     let mut t = Trace {
         aw: None,
@@ -74,6 +74,7 @@ fn run(n: u64, id: u64, wlat: u64, sq_ready: impl Fn(u64) -> bool) -> Trace {
         b.start.next = cycle == 1;
         b.word.next = (0x0100_0000u64 + 16 * 3 + 2 * id).into();
         b.words.next = 2.into();
+        b.local_only.next = local_only;
         let mut data = Bits::<512>::default();
         data.set_bits::<32>(0, 0x0000_0007.into());
         data.set_bits::<32>(32, 0xCAFE_F00D.into());
@@ -142,7 +143,7 @@ fn run(n: u64, id: u64, wlat: u64, sq_ready: impl Fn(u64) -> bool) -> Trace {
 
 #[test]
 fn the_record_reaches_every_peer_after_the_local_write() {
-    let t = run(5, 2, 4, |_| true);
+    let t = run(5, 2, 4, false, |_| true);
     // AW held from cycle 2 until awready at 3; W taken at 2; B at 3 + 4 = 7.
     assert_eq!(t.aw, Some(3));
     assert_eq!(t.w, Some(2));
@@ -161,7 +162,7 @@ fn the_record_reaches_every_peer_after_the_local_write() {
 #[test]
 fn back_pressure_holds_the_command_and_drops_nothing() {
     // The send queue is ready only on every third cycle.
-    let t = run(7, 0, 2, |c| c % 3 == 0);
+    let t = run(7, 0, 2, false, |c| c % 3 == 0);
     let peers: Vec<u64> = t.commands.iter().map(|(_, c)| c.qpn - 16).collect();
     assert_eq!(peers, vec![1, 2, 3, 4, 5, 6]);
     for (c, _) in &t.commands {
@@ -169,6 +170,17 @@ fn back_pressure_holds_the_command_and_drops_nothing() {
     }
     let last = t.commands.last().unwrap().0;
     assert_eq!(t.done, Some(last + 2));
+}
+
+/// `local_only` (the view change installing a chosen value in its own
+/// prepare) writes the replica's HBM and sends nothing.
+#[test]
+fn a_local_only_record_is_written_locally_and_sent_nowhere() {
+    let t = run(5, 2, 4, true, |_| true);
+    assert_eq!((t.aw, t.w), (Some(3), Some(2)));
+    assert!(t.commands.is_empty());
+    // B accepted at 7; done the cycle after it is seen.
+    assert_eq!(t.done, Some(8));
 }
 
 /// The adapter packs a command into fpga-network-stack's send-queue word and
