@@ -329,7 +329,9 @@ fn bench(slots: u64, synth: bool) -> Result {
             UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean
         )
     };
-    println!("Decision latency in simulated kernel cycles (exact and repeatable; Verilator backend,");
+    println!(
+        "Decision latency in simulated kernel cycles (exact and repeatable; Verilator backend,"
+    );
     println!("which agrees cycle for cycle with rust-hdl's simulator: tests/differential.rs).");
     println!();
     println!("fast path, L = 300, H = 80, {slots} slots; bound 3 (L + H)");
@@ -356,7 +358,10 @@ fn bench(slots: u64, synth: bool) -> Result {
     );
     println!();
     println!("simulation speed, whole-cluster cycles per wall-clock second (this machine)");
-    println!("{:>3} {:>12} {:>12} {:>8}", "n", "rust-hdl", "verilator", "ratio");
+    println!(
+        "{:>3} {:>12} {:>12} {:>8}",
+        "n", "rust-hdl", "verilator", "ratio"
+    );
     for n in [3, 5] {
         let (_, a) = ubft_sim::verilator::measure_speed(Backend::RustHdl, n, 20_000)?;
         let (_, b) = ubft_sim::verilator::measure_speed(Backend::Verilator, n, 400_000)?;
@@ -364,7 +369,10 @@ fn bench(slots: u64, synth: bool) -> Result {
     }
     if synth {
         println!();
-        println!("resources of the default build (N = {}), yosys estimates:", rhdl_ubft::params::N);
+        println!(
+            "resources of the default build (N = {}), yosys estimates:",
+            rhdl_ubft::params::N
+        );
         hw::synth_rows(&[rhdl_ubft::params::N], true)?;
     }
     Ok(())

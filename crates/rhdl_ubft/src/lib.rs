@@ -9,6 +9,6 @@ pub mod params;
 pub mod protocol;
 pub mod regs;
 pub mod roce;
+pub mod roce_adapter;
 pub mod setup;
 pub mod vitis;
-pub mod roce_adapter;

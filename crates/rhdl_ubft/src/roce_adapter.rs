@@ -16,7 +16,9 @@
 //!
 //! Reset: none needed (no state).
 
-use crate::roce::{CQ_BITS, CQ_CMPLT, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_LADDR, SQ_LAST, SQ_LENGTH, SQ_QPN, SQ_RADDR};
+use crate::roce::{
+    CQ_BITS, CQ_CMPLT, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_LADDR, SQ_LAST, SQ_LENGTH, SQ_QPN, SQ_RADDR,
+};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

@@ -49,7 +49,11 @@ struct Cmd {
 }
 
 fn cmd(b: &Broadcast) -> Cmd {
-    Cmd { qpn: b.cmd_qpn.val().to_u64(), addr: b.cmd_addr.val().to_u64(), len: b.cmd_len.val().to_u64() }
+    Cmd {
+        qpn: b.cmd_qpn.val().to_u64(),
+        addr: b.cmd_addr.val().to_u64(),
+        len: b.cmd_len.val().to_u64(),
+    }
 }
 
 struct Trace {
@@ -204,7 +208,13 @@ fn the_roce_adapter_speaks_the_stacks_format() {
     a.cmd_valid.next = true;
     a.sq_tready.next = false;
     a.cq_tvalid.next = true;
-    a.cq_tdata.next = CqCompletion { ssn: 7, cmplt: true, ..Default::default() }.pack().into();
+    a.cq_tdata.next = CqCompletion {
+        ssn: 7,
+        cmplt: true,
+        ..Default::default()
+    }
+    .pack()
+    .into();
     assert!(simulate(&mut a, 20));
     let t = a.sq_tdata.val();
     let words = [0, 64, 128, 192].map(|o| t.get_bits::<64>(o).to_u64());
@@ -223,9 +233,18 @@ fn the_roce_adapter_speaks_the_stacks_format() {
             params: 0
         }
     );
-    assert!(a.sq_tvalid.val() && !a.cmd_ready.val(), "back-pressure passes through");
+    assert!(
+        a.sq_tvalid.val() && !a.cmd_ready.val(),
+        "back-pressure passes through"
+    );
     assert!(a.ack.val() && a.cq_tready.val());
-    a.cq_tdata.next = CqCompletion { ssn: 8, cmplt: false, ..Default::default() }.pack().into();
+    a.cq_tdata.next = CqCompletion {
+        ssn: 8,
+        cmplt: false,
+        ..Default::default()
+    }
+    .pack()
+    .into();
     assert!(simulate(&mut a, 20));
     assert!(!a.ack.val(), "only completions count");
 }

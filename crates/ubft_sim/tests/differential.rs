@@ -76,7 +76,13 @@ fn slow_path_agrees_on_both_backends_for_20k_cycles() {
         wait_polls: 32,
         sign_latency: 300,
         verify_latency: 500,
-        delays: vec![LinkDelay { src: 1, dst: 0, extra: 600, from_cycle: 0, to_cycle: u64::MAX }],
+        delays: vec![LinkDelay {
+            src: 1,
+            dst: 0,
+            extra: 600,
+            from_cycle: 0,
+            to_cycle: u64::MAX,
+        }],
         ..quick(3, 4)
     };
     let a = differential(&cfg, Backend::RustHdl, Backend::Verilator, 20_000)
@@ -86,7 +92,11 @@ fn slow_path_agrees_on_both_backends_for_20k_cycles() {
     assert!(a.report.checks.ok(), "{:?}", a.report.checks.failures);
     for r in &a.report.replicas {
         let slow = r.decided.iter().filter(|d| d.path == Path::Slow).count();
-        assert!(slow >= 3, "replica {} decided {slow} of 4 slots on the slow path", r.id);
+        assert!(
+            slow >= 3,
+            "replica {} decided {slow} of 4 slots on the slow path",
+            r.id
+        );
     }
 }
 
@@ -99,7 +109,13 @@ fn a_view_change_agrees_on_both_backends_for_20k_cycles() {
         wait_polls: 16,
         sign_latency: 300,
         verify_latency: 500,
-        delays: vec![LinkDelay { src: 0, dst: 1, extra: 3_000, from_cycle: 0, to_cycle: 200 }],
+        delays: vec![LinkDelay {
+            src: 0,
+            dst: 1,
+            extra: 3_000,
+            from_cycle: 0,
+            to_cycle: 200,
+        }],
         ..quick(3, 5)
     };
     let a = differential(&cfg, Backend::RustHdl, Backend::Verilator, 20_000)
@@ -108,7 +124,11 @@ fn a_view_change_agrees_on_both_backends_for_20k_cycles() {
     assert!(a.cycles >= 20_000);
     assert!(a.report.checks.ok(), "{:?}", a.report.checks.failures);
     for r in &a.report.replicas {
-        assert!(r.status.view_changes >= 1 && r.view >= 1, "replica {} changed view", r.id);
+        assert!(
+            r.status.view_changes >= 1 && r.view >= 1,
+            "replica {} changed view",
+            r.id
+        );
         assert_eq!(r.decided.len(), 5);
     }
 }
