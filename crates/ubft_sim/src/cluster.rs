@@ -92,6 +92,20 @@ impl ClusterConfig {
         }
     }
 
+    /// Short links and a quick signer, for tests on rust-hdl's simulator:
+    /// L = 40, H = 12, W = 6, a wait of 16 polls, sign 300 and verify 500.
+    pub fn quick(replicas: usize, slots: u64) -> Self {
+        ClusterConfig {
+            net_latency: 40,
+            hbm_read_latency: 12,
+            hbm_write_latency: 6,
+            wait_polls: 16,
+            sign_latency: 300,
+            verify_latency: 500,
+            ..ClusterConfig::new(replicas, slots)
+        }
+    }
+
     /// The cycle budget: as given, or generous for the slots asked.
     pub fn cycle_budget(&self) -> u64 {
         if self.max_cycles > 0 {

@@ -6,15 +6,7 @@ use rhdl_ubft::regs::ctrl;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
-    ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
-        wait_polls: 16,
-        sign_latency: 300,
-        verify_latency: 500,
-        ..ClusterConfig::new(replicas, slots)
-    }
+    ClusterConfig::quick(replicas, slots)
 }
 
 #[test]

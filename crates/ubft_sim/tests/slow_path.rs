@@ -10,15 +10,7 @@ use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path, NETWORK_PTR};
 use ubft_sim::signer::{beat_bytes, signing_key, summary};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
-    ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
-        wait_polls: 16,
-        sign_latency: 300,
-        verify_latency: 500,
-        ..ClusterConfig::new(replicas, slots)
-    }
+    ClusterConfig::quick(replicas, slots)
 }
 
 fn byte(word: usize) -> u64 {

@@ -5,15 +5,7 @@ use ubft_sim::client::{proposal, stream_seed};
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
-    ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
-        wait_polls: 16,
-        sign_latency: 300,
-        verify_latency: 500,
-        ..ClusterConfig::new(replicas, slots)
-    }
+    ClusterConfig::quick(replicas, slots)
 }
 
 /// The leader's prepare reaches replica 1 too late for both paths. Replicas
