@@ -366,6 +366,49 @@ impl Adversary for WrongVotes {
     }
 }
 
+/// The spec's known weakness, made concrete (Atlas's counterexample): a
+/// leader that equivocates (each peer gets its own m, `Equivocate`) and then
+/// tells each peer, in the view change, that it voted for that peer's own m
+/// (phase 2, with a matching flag). Each honest replica then sees f + 1
+/// reports (its own and the liar's) for a different value, and honest
+/// replicas choose different candidates. The all-n quorum keeps them from
+/// deciding differently; they lose liveness instead.
+#[derive(Clone, Debug)]
+pub struct SplitView {
+    equivocate: Equivocate,
+}
+
+impl SplitView {
+    pub fn new(n: usize, mailbox: Mailbox) -> Self {
+        SplitView {
+            equivocate: Equivocate::new(n, mailbox),
+        }
+    }
+}
+
+impl Adversary for SplitView {
+    fn transform(&mut self, src: usize, dst: usize, write: Write, cycle: u64) -> Vec<Write> {
+        let mut out = self.equivocate.transform(src, dst, write, cycle);
+        let mb = &self.equivocate.mailbox;
+        for w in out.iter_mut() {
+            for i in 0..w.data.len() {
+                match mb.locate(w.word + i) {
+                    Some((Region::Vc, off)) => match off % VC_WORDS {
+                        1 => w.data[i] = (w.data[i] & 0xffff) | (2 << 16),
+                        3 => w.data[i] = Equivocate::forged(w.data[i], dst),
+                        _ => {}
+                    },
+                    Some((Region::VcValid, off)) if off % 2 == 1 => {
+                        w.data[i] = Equivocate::forged(w.data[i], dst)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

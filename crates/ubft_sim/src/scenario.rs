@@ -28,7 +28,7 @@
 //! ```
 //!
 //! Kinds (`kind`, then the keys): `delay` (src, dst, extra, from_cycle,
-//! to_cycle), `silent` (replica, from_cycle), `equivocate`, `lie_vc`,
+//! to_cycle), `silent` (replica, from_cycle), `equivocate`, `lie_vc`, `split_view`,
 //! `forge`, `forge_shares`, `mute_fast` (replica), `random` (replica, and
 //! optional `seed` and per-mille rates `drop`, `flip`, `rewrite`,
 //! `duplicate`, `extra`). Every kind but `delay` makes its replica faulty
@@ -39,7 +39,7 @@
 //! naming the problem.
 
 use crate::adversary::{
-    Chain, Forge, ForgeShares, LieVc, MuteFast, RandomFaults, RandomRates, Rng, Silent,
+    Chain, Forge, ForgeShares, LieVc, MuteFast, RandomFaults, RandomRates, Rng, Silent, SplitView,
 };
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError};
@@ -131,6 +131,10 @@ pub enum Fault {
     /// A different, self-consistent view-change record and flag to each peer
     /// ([`LieVc`]).
     LieVc { replica: usize },
+    /// Equivocates while it leads, then tells each peer in the view change
+    /// that it voted for that peer's m: honest replicas choose different
+    /// candidates, the spec's known weakness ([`SplitView`]).
+    SplitView { replica: usize },
     /// Copies of its writes aimed at other replicas' entries (refused by the
     /// slot guard) and garbage in its own ([`Forge`]).
     Forge { replica: usize },
@@ -160,10 +164,11 @@ pub enum Fault {
 }
 
 /// The kinds that make a replica faulty (every kind but `delay`).
-pub const BYZANTINE_KINDS: [&str; 7] = [
+pub const BYZANTINE_KINDS: [&str; 8] = [
     "silent",
     "equivocate",
     "lie_vc",
+    "split_view",
     "forge",
     "forge_shares",
     "mute_fast",
@@ -178,6 +183,7 @@ impl Fault {
             Fault::Silent { .. } => "silent",
             Fault::Equivocate { .. } => "equivocate",
             Fault::LieVc { .. } => "lie_vc",
+            Fault::SplitView { .. } => "split_view",
             Fault::Forge { .. } => "forge",
             Fault::ForgeShares { .. } => "forge_shares",
             Fault::MuteFast { .. } => "mute_fast",
@@ -192,6 +198,7 @@ impl Fault {
             Fault::Silent { replica, .. }
             | Fault::Equivocate { replica }
             | Fault::LieVc { replica }
+            | Fault::SplitView { replica }
             | Fault::Forge { replica }
             | Fault::ForgeShares { replica }
             | Fault::MuteFast { replica }
@@ -208,6 +215,7 @@ impl Fault {
             },
             "equivocate" => Fault::Equivocate { replica },
             "lie_vc" => Fault::LieVc { replica },
+            "split_view" => Fault::SplitView { replica },
             "forge" => Fault::Forge { replica },
             "forge_shares" => Fault::ForgeShares { replica },
             "mute_fast" => Fault::MuteFast { replica },
@@ -384,6 +392,7 @@ impl Scenario {
             }),
             Fault::Equivocate { .. } => Box::new(Equivocate::new(n, mb)),
             Fault::LieVc { .. } => Box::new(LieVc::new(mb)),
+            Fault::SplitView { .. } => Box::new(SplitView::new(n, mb)),
             Fault::Forge { replica } => Box::new(Forge::new(n, mb, per_replica(*replica))),
             Fault::ForgeShares { .. } => Box::new(ForgeShares { mailbox: mb }),
             Fault::MuteFast { .. } => Box::new(MuteFast { mailbox: mb }),
@@ -565,7 +574,7 @@ replica = 0
     fn defaults_fill_every_key_but_replicas_and_slots() {
         let s = Scenario::from_toml("replicas = 3\nslots = 4\n").unwrap();
         assert_eq!(s, Scenario::new(3, 4));
-        assert_eq!(s.backend().unwrap(), Backend::RustHdl);
+        assert_eq!(s.backend().unwrap(), Backend::DEFAULT);
         let err = Scenario::from_toml("replicas = 3\n").unwrap_err();
         assert!(err.contains("slots"), "{err}");
     }
