@@ -40,8 +40,9 @@ pub const VERILATOR_FLAGS: &[&str] = &[
     "-Wno-style",
     "--noassert",
 ];
-/// C++ optimisation of the model (part of the cache key).
-pub const OPT: &str = "-O2";
+/// C++ optimisation of the model (part of the cache key); -O3 measured
+/// about 10 % faster than -O2 on the 3-replica cluster.
+pub const OPT: &str = "-O3";
 
 /// The Verilog the backend simulates: the current Rust design, as
 /// `cargo xtask verilog` writes it to `rtl/rhdl_ubft.v`.
