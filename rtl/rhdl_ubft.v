@@ -834,11 +834,13 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
                 begin
                     bready = 1'b1;
                     if (bvalid) begin
+                        peer$d = 32'h0;
                         if (bresp != 32'h0) begin
                             errors_q$d = errors_q$q + 32'h1;
+                            done_q$d = 1'b1;
+                            state$d = BroadcastState$Idle;
                         end
-                        peer$d = 32'h0;
-                        if (local_q$q) begin
+                        else if (local_q$q) begin
                             done_q$d = 1'b1;
                             state$d = BroadcastState$Idle;
                         end
@@ -2487,8 +2489,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  commit_base = 32'hd972d0;
     localparam  certify_valid_base = 32'hd973d0;
     localparam  certify_base = 32'hd974d0;
-    localparam  vc_base = 32'hd97cd0;
-    localparam  vc_valid_base = 32'hd97cf0;
+    localparam  vc_base = 32'hd97ce0;
+    localparam  vc_valid_base = 32'hd97d00;
     localparam  vc_len = 8'h1;
     localparam  build_n16 = 16'h8;
     localparam  last_slot_n = 16'h78;
@@ -2652,9 +2654,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
-    reg  ready_q$d;
-    wire  ready_q$q;
-    reg  ready_q$clock;
     reg  [31:0] cycles$d;
     wire  [31:0] cycles$q;
     reg  cycles$clock;
@@ -2865,11 +2864,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(done_q$q),
         .clock(done_q$clock)
     );
-    rhdl_ubft$protocol$ready_q ready_q(
-        .d(ready_q$d),
-        .q(ready_q$q),
-        .clock(ready_q$clock)
-    );
     rhdl_ubft$protocol$cycles cycles(
         .d(cycles$d),
         .q(cycles$q),
@@ -2934,7 +2928,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         waited$clock = clock;
         lane$clock = clock;
         done_q$clock = clock;
-        ready_q$clock = clock;
         cycles$clock = clock;
         decisions$clock = clock;
         fast$clock = clock;
@@ -2972,7 +2965,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         waited$d = waited$q;
         lane$d = lane$q;
         done_q$d = done_q$q;
-        ready_q$d = ready_q$q;
         cycles$d = cycles$q;
         decisions$d = decisions$q;
         fast$d = fast$q;
@@ -3138,15 +3130,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prop_tready = 1'b0;
         dec_tvalid = 1'b0;
         done_q$d = 1'b0;
-        ready_q$d = 1'b0;
         if ((st$q != St$Idle) & (st$q != St$Done)) begin
             cycles$d = cycles$q + 32'h1;
         end
         case (st$q)
             St$Idle:
                 begin
-                    if (ap_start) begin
-                        ready_q$d = 1'b1;
+                    if (ap_start & ~done_q$q) begin
                         error$d = 32'h0;
                         cycles$d = 32'h0;
                         decisions$d = 32'h0;
@@ -3538,8 +3528,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             St$VcWaitFlags:
                 begin
                     if (fetch_done) begin
-                        vc_flags$d = fetch_beat;
-                        st$d = St$VcPollRecords;
+                        if (fetch_error) begin
+                            missed = 1'b1;
+                            st$d = St$VcPollCatch;
+                        end
+                        else begin
+                            vc_flags$d = fetch_beat;
+                            st$d = St$VcPollRecords;
+                        end
                     end
                 end
             St$VcPollRecords:
@@ -3564,7 +3560,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         beat_ix$d = 1'b1;
                     end
                     if (fetch_done) begin
-                        st$d = St$VcDecide;
+                        if (fetch_error) begin
+                            vc_flags$d = 32'h0;
+                            missed = 1'b1;
+                            st$d = St$VcPollCatch;
+                        end
+                        else begin
+                            st$d = St$VcDecide;
+                        end
                     end
                 end
             St$VcDecide:
@@ -3679,7 +3682,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         dec_tuser = slow$q;
         ap_idle = st$q == St$Idle;
         ap_done = done_q$q;
-        ap_ready = ready_q$q;
+        ap_ready = done_q$q;
         sts_cycles = cycles$q;
         sts_decisions = decisions$q;
         sts_fast = fast$q;
@@ -4660,25 +4663,6 @@ module rhdl_ubft$protocol$quorum(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$quorum
-
-
-module rhdl_ubft$protocol$ready_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$ready_q
 
 
 module rhdl_ubft$protocol$sign_sent(d,q,clock);

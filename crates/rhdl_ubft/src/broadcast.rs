@@ -22,7 +22,8 @@
 //!   is dropped. `roce_adapter` turns them into a RoCE stack's send-queue
 //!   words, so another stack needs another adapter only.
 //! - `ack`: a completion pulse from the adapter; `acks` counts them,
-//!   `write_errors` counts non-OKAY write responses.
+//!   `write_errors` counts non-OKAY write responses (after one, the record
+//!   is not sent: the stack would read it from local HBM).
 //!
 //! Timing: AW and W go out the cycle after `start`; with W the HBM write
 //! latency and the send queue ready, the first command is valid W + 2 cycles
@@ -222,11 +223,15 @@ impl Logic for Broadcast {
             BroadcastState::Resp => {
                 self.bready.next = true;
                 if self.bvalid.val() {
-                    if self.bresp.val() != 0 {
-                        self.errors_q.d.next = self.errors_q.q.val() + 1;
-                    }
                     self.peer.d.next = 0.into();
-                    if self.local_q.q.val() {
+                    if self.bresp.val() != 0 {
+                        // The record is not in local HBM, from where the
+                        // stack would read it: send nothing (the peers'
+                        // quorums time out rather than count garbage).
+                        self.errors_q.d.next = self.errors_q.q.val() + 1;
+                        self.done_q.d.next = true;
+                        self.state.d.next = BroadcastState::Idle;
+                    } else if self.local_q.q.val() {
                         self.done_q.d.next = true;
                         self.state.d.next = BroadcastState::Idle;
                     } else {

@@ -229,7 +229,14 @@ impl Mailbox {
         let mut spans = Vec::new();
         for region in Region::ALL {
             if version == Version::V2 {
-                at = at.next_multiple_of(BEAT_WORDS);
+                // Every region on a beat; vc, read whole in one burst of up
+                // to two beats, on its own power-of-two size, so that the
+                // burst never crosses a 4 KiB boundary.
+                let align = match region {
+                    Region::Vc => (n * VC_WORDS).next_power_of_two().max(BEAT_WORDS),
+                    _ => BEAT_WORDS,
+                };
+                at = at.next_multiple_of(align);
             }
             let words = Self::words(version, region, n, g, sb);
             spans.push(Span {
@@ -442,9 +449,10 @@ running next to ubft_new's host.\n\n";
     s += "- prepare is (k, m, view, 0): a proposal names its view, so an old view's proposal is not voted on.\n";
     s += "- every vote and flag is (tag(view, k), m): a vote binds the value it is for and the slot's sequence \
 number, so a reused slot never counts a stale vote and a quorum counts only votes for the replica's own m.\n";
-    s += "- v2 starts each region on a 64-byte beat and pads a slot's row of votes to a power of two words \
-(R above; R = 2N when N is a power of two): one slot's row is one aligned burst of one beat for N <= 8, and \
-never crosses a 4 KiB boundary, as AXI requires.\n";
+    s += "- v2 starts each region on a 64-byte beat (vc on its own power-of-two size, since the view change reads \
+it whole in one burst) and pads a slot's row of votes to a power of two words (R above; R = 2N when N is a \
+power of two): one slot's row is one aligned burst of one beat for N <= 8, and no burst crosses a 4 KiB \
+boundary, as AXI requires.\n";
     s += "- The host reads none of the widened regions.\n";
     s
 }
@@ -489,6 +497,16 @@ mod tests {
                 let p = m.prepare(slot) as u64 * WORD_BYTES;
                 assert_eq!(p / BEAT_BYTES, (p + 15) / BEAT_BYTES);
             }
+            // The view change reads the whole vc region in one burst.
+            let vc = m.span(Region::Vc);
+            let first = vc.start as u64 * WORD_BYTES;
+            let last = first + vc.words as u64 * WORD_BYTES - 1;
+            assert_eq!(first % BEAT_BYTES, 0, "n={n}: vc starts on a beat");
+            assert_eq!(
+                first / AXI_BOUNDARY_BYTES,
+                last / AXI_BOUNDARY_BYTES,
+                "n={n}: vc crosses 4 KiB"
+            );
         }
     }
 

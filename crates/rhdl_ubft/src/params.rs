@@ -65,7 +65,7 @@ pub mod defaults {
     /// ubft_new's stop to verify, in cycles.
     pub const UBFT_NEW_VERIFY_CYCLES: u64 = 10_400_000;
     /// ubft_new's cost per slot: 3.07 M cycles signing plus 10.4 M verifying.
-    pub const UBFT_NEW_CYCLES_PER_SLOT: u64 = 13_470_000;
+    pub const UBFT_NEW_CYCLES_PER_SLOT: u64 = UBFT_NEW_SIGN_CYCLES + UBFT_NEW_VERIFY_CYCLES;
     /// The kernel clock the docs convert cycles at.
     pub const KERNEL_MHZ: u64 = 300;
 }
@@ -135,8 +135,9 @@ impl ConfigError {
 }
 
 /// The fast-path vote word for (view, k): view's low 8 bits over k's low 24.
-/// Never zero for k >= 1 (k's low 24 bits wrap after 16 M slots; the window
-/// is far smaller, so a wrapped tag cannot meet a live slot).
+/// Never zero for 1 <= k < 2^24, so a cleared mailbox is never a vote. At
+/// k = 2^24 (16.7 M slots into one run) k's field wraps; a run that long
+/// must be restarted (reset and cleared mailboxes) before it gets there.
 pub const fn vote_tag(view: u32, k: u32) -> u32 {
     ((view & 0xff) << 24) | (k & 0x00ff_ffff)
 }

@@ -49,8 +49,9 @@
 //! counts only votes for the replica's own m. The leader votes like everyone
 //! else and returns to LeaderCheck after every decision.
 //!
-//! Reset (`rst_n`, synchronous, active low): every register returns to its
-//! idle value (Idle, counters zero) the next cycle.
+//! Reset (`rst_n`, synchronous, active low): the state returns to Idle and
+//! the status counters to zero the next cycle; the slot registers (k, view,
+//! m, ...) are set afresh by the next `ap_start`.
 
 use crate::choose::Choose;
 use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G};
@@ -202,7 +203,6 @@ pub struct Protocol<const N: usize> {
     waited: DFF<Bits<16>>,
     lane: DFF<Bits<4>>,
     done_q: DFF<Bit>,
-    ready_q: DFF<Bit>,
     cycles: DFF<Bits<32>>,
     decisions: DFF<Bits<32>>,
     fast: DFF<Bits<32>>,
@@ -358,7 +358,6 @@ impl<const N: usize> Protocol<N> {
             waited: Default::default(),
             lane: Default::default(),
             done_q: Default::default(),
-            ready_q: Default::default(),
             cycles: Default::default(),
             decisions: Default::default(),
             fast: Default::default(),
@@ -455,7 +454,6 @@ impl<const N: usize> Logic for Protocol<N> {
             waited,
             lane,
             done_q,
-            ready_q,
             cycles,
             decisions,
             fast,
@@ -562,15 +560,15 @@ impl<const N: usize> Logic for Protocol<N> {
         self.prop_tready.next = false;
         self.dec_tvalid.next = false;
         self.done_q.d.next = false;
-        self.ready_q.d.next = false;
         if (self.st.q.val() != St::Idle) & (self.st.q.val() != St::Done) {
             self.cycles.d.next = self.cycles.q.val() + 1;
         }
         match self.st.q.val() {
             St::Idle => {
-                if self.ap_start.val() {
-                    // ap_ctrl_hs: the arguments are taken, a new start may come.
-                    self.ready_q.d.next = true;
+                // ap_ctrl_hs for a kernel that reads its arguments for the
+                // whole run: ap_ready comes with ap_done, and the start that
+                // is still high in that cycle is not a new one.
+                if self.ap_start.val() & !self.done_q.q.val() {
                     self.error.d.next = 0.into();
                     self.cycles.d.next = 0.into();
                     self.decisions.d.next = 0.into();
@@ -949,8 +947,13 @@ impl<const N: usize> Logic for Protocol<N> {
             }
             St::VcWaitFlags => {
                 if self.fetch_done.val() {
-                    self.vc_flags.d.next = self.fetch_beat.val();
-                    self.st.d.next = St::VcPollRecords;
+                    if self.fetch_error.val() {
+                        self.missed.next = true;
+                        self.st.d.next = St::VcPollCatch;
+                    } else {
+                        self.vc_flags.d.next = self.fetch_beat.val();
+                        self.st.d.next = St::VcPollRecords;
+                    }
                 }
             }
             St::VcPollRecords => {
@@ -972,7 +975,14 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.beat_ix.d.next = true;
                 }
                 if self.fetch_done.val() {
-                    self.st.d.next = St::VcDecide;
+                    if self.fetch_error.val() {
+                        // A failed read holds no records: poll again.
+                        self.vc_flags.d.next = 0.into();
+                        self.missed.next = true;
+                        self.st.d.next = St::VcPollCatch;
+                    } else {
+                        self.st.d.next = St::VcDecide;
+                    }
                 }
             }
             St::VcDecide => {
@@ -1102,7 +1112,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.dec_tuser.next = self.slow.q.val();
         self.ap_idle.next = self.st.q.val() == St::Idle;
         self.ap_done.next = self.done_q.q.val();
-        self.ap_ready.next = self.ready_q.q.val();
+        self.ap_ready.next = self.done_q.q.val();
         self.sts_cycles.next = self.cycles.q.val();
         self.sts_decisions.next = self.decisions.q.val();
         self.sts_fast.next = self.fast.q.val();

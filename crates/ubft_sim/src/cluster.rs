@@ -143,6 +143,11 @@ impl ClusterConfig {
                 "HBM latencies must be at least 1 cycle".into(),
             ));
         }
+        if self.sign_latency == 0 || self.verify_latency == 0 || self.net_latency == 0 {
+            return Err(SimError::Invalid(
+                "network, sign and verify latencies must be at least 1 cycle".into(),
+            ));
+        }
         if self.wait_polls == 0 || self.wait_polls > 0xffff {
             return Err(SimError::Invalid("wait polls must be in 1..=65535".into()));
         }

@@ -1,5 +1,5 @@
 //! The fast path, end to end, on simulated clusters of kernels in rust-hdl's
-//! simulator, and the ubft_new bugs this slice fixes (each test fails if its
+//! simulator, and the ubft_new bugs the fast path fixes (each test fails if its
 //! fix is undone).
 
 use rhdl_ubft::layout::{Mailbox, Region};
