@@ -94,15 +94,15 @@ pub trait Adversary {
 /// word 1 is replaced by `m ^ (dst + 1) << 20`, so each destination sees its
 /// own m and none sees the true one (the faulty replica's own HBM keeps the
 /// true m, since the kernel writes it locally); so is the m word of its
-/// votes (v2 entries (tag, m)) for the sequence numbers it proposed, which it
-/// learns from its own prepares. Other writes, and its votes in slots other
-/// leaders proposed, pass unchanged.
+/// votes (v2 entries (tag(view, k), m)) for the slots and views it proposed,
+/// which it learns from its own prepares. Other writes, and its votes in
+/// slots other leaders proposed, pass unchanged.
 #[derive(Clone, Debug)]
 pub struct Equivocate {
     /// Replicas in the cluster.
     pub n: usize,
     pub mailbox: Mailbox,
-    /// Sequence numbers (low 24 bits) this replica proposed.
+    /// The vote tags tag(view, k) of the slots this replica proposed.
     pub led: Vec<u32>,
 }
 
@@ -142,15 +142,17 @@ impl Adversary for Equivocate {
         let first = write.word;
         let region = self.mailbox.locate(first).map(|(r, _)| r);
         if region == Some(Region::Prepare) {
-            if let Some(&k) = write.data.first() {
-                if !self.led.contains(&(k & 0x00ff_ffff)) {
-                    self.led.push(k & 0x00ff_ffff);
+            // v2 prepare (k, m, view, 0): remember tag(view, k).
+            if let (Some(&k), Some(&view)) = (write.data.first(), write.data.get(2)) {
+                let tag = rhdl_ubft::params::vote_tag(view, k);
+                if !self.led.contains(&tag) {
+                    self.led.push(tag);
                 }
             }
         } else if region.is_some_and(|r| r.is_vote()) {
-            // A vote (tag, m): forged only in a slot this replica proposed.
-            let k = write.data.first().map_or(0, |tag| tag & 0x00ff_ffff);
-            if !self.led.contains(&k) {
+            // A vote (tag, m): forged only in a slot and view it proposed.
+            let tag = write.data.first().copied().unwrap_or(0);
+            if !self.led.contains(&tag) {
                 return vec![write];
             }
         }

@@ -100,6 +100,10 @@ pub struct Scenario {
     /// "rust-hdl" or "verilator"; absent: rust-hdl.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<String>,
+    /// The fewest slots every honest replica must decide (a liveness
+    /// expectation the scenario tests check; 0: safety only).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub expect_decided: u64,
     #[serde(default, rename = "fault", skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
 }
@@ -248,6 +252,7 @@ impl Scenario {
             verify_latency: d_verify(),
             max_cycles: 0,
             backend: None,
+            expect_decided: 0,
             faults: vec![],
         }
     }

@@ -69,6 +69,12 @@ fn every_scenario_file_parses_runs_and_passes_its_checks() {
             assert_eq!(r.honest, !faulty.contains(&r.id), "{}", path.display());
         }
         let decided = report.honest().map(|r| r.decided.len()).min().unwrap_or(0);
+        assert!(
+            decided as u64 >= s.expect_decided,
+            "{}: an honest replica decided {decided}, the scenario expects at least {}",
+            path.display(),
+            s.expect_decided
+        );
         eprintln!(
             "{}: {} cycles, every honest replica decided {decided} of {}, refused {:?}, {:.2} s",
             path.file_name().unwrap().to_string_lossy(),
