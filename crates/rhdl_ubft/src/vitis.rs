@@ -24,7 +24,7 @@ pub const KERNEL: &str = "rhdl_ubft";
 /// IP-XACT vendor of the packaged kernel.
 pub const VENDOR: &str = "rhdl-ubft.org";
 /// The kernel clock the package declares (`FREQ_HZ`); v++ --kernel_frequency may override.
-pub const FREQ_HZ: u64 = 300_000_000;
+pub const FREQ_HZ: u64 = crate::params::defaults::KERNEL_MHZ * 1_000_000;
 /// The U280 part, for the packaging project.
 pub const PART: &str = "xcu280-fsvh2892-2L-e";
 /// The Vitis platform.
