@@ -58,6 +58,9 @@ fn run_safe(s: &Scenario) -> RunReport {
     report
 }
 
+/// The kinds under which the honest replicas still decide every slot.
+const LIVE_KINDS: [&str; 4] = ["equivocate", "lie_vc", "split_view", "mute_fast"];
+
 /// Each kind alone on the first leader (replica 0) and on a follower, n = 3.
 #[test]
 fn every_kind_alone_is_safe_with_3_replicas() {
@@ -67,6 +70,19 @@ fn every_kind_alone_is_safe_with_3_replicas() {
             let report = run_safe(&s);
             let faulty = &report.replicas[replica];
             assert!(!faulty.honest);
+            // These faults cost views, not liveness: the honest replicas
+            // decide every slot (the others stall the all-n quorum).
+            if LIVE_KINDS.contains(&kind) {
+                for r in report.honest() {
+                    assert_eq!(
+                        r.decided.len(),
+                        8,
+                        "{kind} on {replica}: replica {} decided {}",
+                        r.id,
+                        r.decided.len()
+                    );
+                }
+            }
             if kind == "forge" {
                 assert!(
                     report.network.refused[replica] > 0,
