@@ -271,6 +271,23 @@ impl<const N: usize> Protocol<N> {
             N * crate::layout::share_words(crate::params::SB),
             "one beat per share"
         );
+        // The shifts and record sizes written in `update` (hdl_gen takes no
+        // computed shift amounts there) are the layout's: checked here, so a
+        // change of layout fails at construction, not silently.
+        use crate::layout::{prepare_words, share_words, vote_words, Version, VC_WORDS};
+        assert_eq!(prepare_words(Version::V2), 4, "prepare: slot << 2, 4 words");
+        assert_eq!(
+            vote_words(Version::V2),
+            2,
+            "votes and flags: id << 1, 2 words"
+        );
+        assert_eq!(
+            share_words(crate::params::SB),
+            BEAT_WORDS,
+            "shares: << 4, one beat"
+        );
+        assert_eq!(VC_WORDS, 4, "vc records: id << 2, 4 words");
+        assert_eq!(BEAT_WORDS, 16, "a beat is 16 words");
         Protocol {
             clock: Default::default(),
             rst_n: Default::default(),
