@@ -35,6 +35,7 @@
 
 use crate::params::{AXI_BURST_INCR, AXI_SIZE_BEAT, BEAT_BITS};
 use crate::regs::QPNS_BITS;
+use crate::roce::QPN_BITS;
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -78,7 +79,7 @@ pub struct Broadcast {
     pub bvalid: Signal<In, Bit>,
     pub bready: Signal<Out, Bit>,
     // RoCE send queue and completions.
-    pub cmd_qpn: Signal<Out, Bits<10>>,
+    pub cmd_qpn: Signal<Out, Bits<QPN_BITS>>,
     pub cmd_addr: Signal<Out, Bits<64>>,
     pub cmd_len: Signal<Out, Bits<8>>,
     pub cmd_valid: Signal<Out, Bit>,
@@ -100,7 +101,7 @@ pub struct Broadcast {
     errors_q: DFF<Bits<32>>,
     lane_shift: Signal<Local, Bits<10>>,
     strb_shift: Signal<Local, Bits<7>>,
-    qpn: Signal<Local, Bits<10>>,
+    qpn: Signal<Local, Bits<QPN_BITS>>,
     qpn_off: Signal<Local, Bits<7>>,
     size: Constant<Bits<3>>,
     burst: Constant<Bits<2>>,

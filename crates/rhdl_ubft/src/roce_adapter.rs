@@ -17,14 +17,15 @@
 //! Reset: none needed (no state).
 
 use crate::roce::{
-    CQ_BITS, CQ_CMPLT, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_LADDR, SQ_LAST, SQ_LENGTH, SQ_QPN, SQ_RADDR,
+    CQ_BITS, CQ_CMPLT, QPN_BITS, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_LADDR, SQ_LAST, SQ_LENGTH, SQ_QPN,
+    SQ_RADDR,
 };
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct RoceAdapter {
     // Stack-neutral side (Broadcast).
-    pub cmd_qpn: Signal<In, Bits<10>>,
+    pub cmd_qpn: Signal<In, Bits<QPN_BITS>>,
     pub cmd_addr: Signal<In, Bits<64>>,
     pub cmd_len: Signal<In, Bits<8>>,
     pub cmd_valid: Signal<In, Bit>,
