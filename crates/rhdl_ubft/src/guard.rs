@@ -595,9 +595,9 @@ pub struct RowCheck {
     vidx4: DFF<Bits<16>>,
     rel: Signal<Local, Bits<32>>,
     prod_e: Signal<Local, Bits<32>>,
-    back_e: Signal<Local, Bits<32>>,
+    back_e: Signal<Local, Bits<16>>,
     prod_q: Signal<Local, Bits<32>>,
-    back_q: Signal<Local, Bits<32>>,
+    back_q: Signal<Local, Bits<16>>,
     owner: Signal<Local, Bits<16>>,
     span_end: Signal<Local, Bits<17>>,
     fits: Signal<Local, Bit>,
@@ -686,17 +686,17 @@ impl Logic for RowCheck {
         self.prod_e.next = self.off1.q.val() * self.entry_mul.val();
         self.hit2.d.next = self.hit1.q.val();
         self.off2.d.next = self.off1.q.val();
-        self.e2.d.next = (self.prod_e.val() >> self.entry_shift.val()).get_bits::<16>(0);
+        self.e2.d.next = bit_cast::<16, 32>(self.prod_e.val() >> self.entry_shift.val());
         // Stage 3: the offset in the entry, and the period the entry is in.
-        self.back_e.next = self.e2.q.val() * self.entry_words.val();
+        self.back_e.next = bit_cast::<16, 32>(self.e2.q.val() * self.entry_words.val());
         self.prod_q.next = self.e2.q.val() * self.period_mul.val();
         self.hit3.d.next = self.hit2.q.val();
         self.e3.d.next = self.e2.q.val();
-        self.eo3.d.next = self.off2.q.val() - self.back_e.val().get_bits::<16>(0);
-        self.q3.d.next = (self.prod_q.val() >> self.period_shift.val()).get_bits::<16>(0);
+        self.eo3.d.next = self.off2.q.val() - self.back_e.val();
+        self.q3.d.next = bit_cast::<16, 32>(self.prod_q.val() >> self.period_shift.val());
         // Stage 4: the owner, and whether the write fits the entry.
-        self.back_q.next = self.q3.q.val() * self.period.val();
-        self.owner.next = self.e3.q.val() - self.back_q.val().get_bits::<16>(0);
+        self.back_q.next = bit_cast::<16, 32>(self.q3.q.val() * self.period.val());
+        self.owner.next = self.e3.q.val() - self.back_q.val();
         self.span_end.next =
             bit_cast::<17, 16>(self.eo3.q.val()) + bit_cast::<17, 16>(self.words.val());
         self.fits.next = self.span_end.val() <= self.entry_end.val();
@@ -833,7 +833,7 @@ pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
     r_code: Signal<Local, Bits<4>>,
     r_vidx: Signal<Local, Bits<16>>,
     vbeat: Signal<Local, Bits<BEAT_BITS>>,
-    vword: Signal<Local, Bits<10>>,
+    vword: Signal<Local, Bits<9>>,
     view: Signal<Local, Bits<32>>,
     n9: Signal<Local, Bits<9>>,
     t1: Signal<Local, Bits<9>>,
@@ -862,6 +862,7 @@ pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
     at_qpn: Constant<Bits<8>>,
     ids: Constant<Bits<64>>,
     reason_ids: Constant<Bits<64>>,
+    beat_ids: Constant<Bits<1024>>,
     end_bytes: Constant<Bits<64>>,
     max_bytes: Constant<Bits<32>>,
     ready_age: Constant<Bits<4>>,
@@ -898,6 +899,10 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
         let mut ids = Bits::<64>::default();
         for i in 0..8 {
             ids.set_bits::<8>(8 * i, (i as u64).into());
+        }
+        let mut beat_ids = Bits::<1024>::default();
+        for i in 0..64 {
+            beat_ids.set_bits::<16>(16 * i, (i as u64).into());
         }
         let mut reason_ids = Bits::<64>::default();
         for (i, r) in Refusal::ALL.iter().enumerate() {
@@ -1021,6 +1026,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
             at_qpn: konst(WR_QPN as u64),
             ids: Constant::new(ids),
             reason_ids: Constant::new(reason_ids),
+            beat_ids: Constant::new(beat_ids),
             end_bytes: konst(table.end as u64 * WORD_BYTES),
             max_bytes: konst(table.max_words as u64 * WORD_BYTES),
             ready_age: konst(CHECK_CYCLES),
@@ -1123,7 +1129,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
         // word k of a beat is kept at word (k + lane) mod 16, where it sits
         // in HBM's beat.
         self.lane.next = self.vaddr_q.q.val().get_bits::<4>(2);
-        self.expect_m1.next = ((self.len_q.q.val() - 1) >> 6).get_bits::<8>(0);
+        self.expect_m1.next = bit_cast::<8, 32>((self.len_q.q.val() - 1) >> 6);
         if self.lane.val().get_bit(0) {
             self.rot1.next = (self.wr_data_tdata.val() << 32) | (self.wr_data_tdata.val() >> 480);
         } else {
@@ -1148,12 +1154,12 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
         // word (vidx + lane) mod 16.
         self.vbeat.next = 0.into();
         for i in 0..BEATS {
-            if self.r_vidx.val().get_bits::<8>(4) == self.ids.val().get_bits::<8>(i * 8) {
+            if (self.r_vidx.val() >> 4) == self.beat_ids.val().get_bits::<16>(i * 16) {
                 self.vbeat.next = self.buf[i].q.val();
             }
         }
         self.vword.next =
-            bit_cast::<10, 4>(self.r_vidx.val().get_bits::<4>(0) + self.lane.val()) << 5;
+            bit_cast::<9, 4>(self.r_vidx.val().get_bits::<4>(0) + self.lane.val()) << 5;
         self.view.next = self.vbeat.val().get_bits::<32>(self.vword.val().index());
         // view mod n, restoring division, four bits of the view a cycle.
         self.n9.next = bit_cast::<9, 8>(self.n.val());
