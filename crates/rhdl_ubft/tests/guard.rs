@@ -530,6 +530,46 @@ fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
     }
 }
 
+/// The counters add up by reason and by sender; a refusal whose queue
+/// pair names no replica is counted by reason only.
+#[test]
+fn refusals_are_counted_by_reason_and_by_sender() {
+    let m = mb();
+    let mut b = bench(5, 3);
+    let other = m.vote(Region::Commit, 1, 0);
+    b.send(Packet::write(1, other, &[1, 2])); // 1: not its entry
+    b.send(Packet::write(1, other + 2, &[1, 2])); // 1: its own: lands
+    b.send(Packet::write(2, other, &[1, 2])); // 2: not its entry
+    b.send(Packet::write(2, m.prepare(0), &[1, 2, 7, 0])); // 2: view 7 is 2's: lands
+    b.send(Packet::write(4, m.prepare(0), &[1, 2, 7, 0])); // 4: view 7 is not 4's
+    b.send(Packet::write(4, m.prepare(0) + 1, &[2])); // 4: no view word
+    b.send(Packet::write(4, m.share(0, 4), &[0; 17])); // 4: too long
+    b.send(Packet::raw(
+        WrCommand::write(qpn(3), addr(other), 8),
+        &[1, 2],
+    )); // own QP
+    b.send(Packet::raw(WrCommand::write(999, addr(other), 8), &[1, 2])); // nobody's
+    b.send(Packet::write(0, m.base(Region::NewviewValid), &[1, 2])); // 0: unchecked
+    b.run(300);
+    let end = b.trace.counters.last().unwrap().clone();
+    let mut want = [0; REASONS];
+    for (r, k) in [
+        (Refusal::NotOwner, 2),
+        (Refusal::NotLeader, 1),
+        (Refusal::Shape, 1),
+        (Refusal::Length, 1),
+        (Refusal::UnknownQp, 2),
+        (Refusal::Unchecked, 1),
+    ] {
+        want[r.code() as usize - 1] = k;
+    }
+    assert_eq!(end.refused, want);
+    assert_eq!(end.by, vec![1, 1, 1, 0, 3, 0, 0, 0]);
+    assert_eq!(end.accepted, 2);
+    assert_eq!(b.read(other + 2, 2), vec![1, 2]);
+    assert_eq!(b.read(m.prepare(0), 4), vec![1, 2, 7, 0]);
+}
+
 #[test]
 fn a_payload_whose_last_beat_disagrees_with_the_length_is_refused() {
     let mut b = bench(3, 0);
@@ -869,7 +909,8 @@ impl Rng {
 /// A random write aimed at the layout's edges: every region, each node's
 /// entries, off by a word or two, short and long, leaders' records with
 /// views led and not, and malformed commands.
-fn adversarial(rng: &mut Rng, m: &Mailbox, n: usize) -> Packet {
+fn adversarial(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
+    let n = cfg.n;
     let from = rng.below(n + 1); // n: a queue pair of no replica
     let leaders = [Region::Prepare, Region::Newview];
     let region = if rng.below(4) == 0 {
@@ -903,14 +944,14 @@ fn adversarial(rng: &mut Rng, m: &Mailbox, n: usize) -> Packet {
             *v = if rng.below(3) > 0 { led } else { led + 1 };
         }
     }
-    let mut cmd = WrCommand::write(qpn(from), addr(word), 4 * len as u64);
+    let mut cmd = WrCommand::write(cfg.qpns[from], addr(word), 4 * len as u64);
     match rng.below(24) {
         0 => cmd.len = 4 * len as u64 - 2,
         1 => cmd.vaddr += 2,
         2 => cmd.vaddr = PTR - 4 * (1 + rng.below(8)) as u64,
         3 => cmd.host = false,
         4 => cmd.dest = 1,
-        5 => cmd.qpn = qpn(BUILD_N) + 1,
+        5 => cmd.qpn = 1000 + rng.below(24) as u64,
         6 => cmd.vaddr = addr(m.end() - rng.below(4)),
         _ => {}
     }
@@ -929,8 +970,11 @@ fn adversarial(rng: &mut Rng, m: &Mailbox, n: usize) -> Packet {
 fn the_block_agrees_with_the_reference_on_random_and_adversarial_writes() {
     let m = mb();
     let mut rng = Rng(0x5eed);
-    for (n, id, writes) in [(3usize, 1usize, 250usize), (5, 4, 200), (7, 0, 150)] {
+    for (n, id, writes) in [(3usize, 1usize, 300usize), (5, 4, 300), (7, 0, 300)] {
         let mut b = bench(n, id);
+        // Which replica is on which queue pair is configuration: permuted.
+        b.cfg.qpns.rotate_left(n / 2);
+        b.cfg.qpns.reverse();
         let mut state = rng.next();
         b.awready = Box::new(move |c| (c ^ state) % 5 != 0);
         state = rng.next();
@@ -944,7 +988,7 @@ fn the_block_agrees_with_the_reference_on_random_and_adversarial_writes() {
         let mut hbm: BTreeMap<u64, u32> = BTreeMap::new();
         let mut outcomes = BTreeMap::new();
         for _ in 0..writes {
-            let p = adversarial(&mut rng, &m, n);
+            let p = adversarial(&mut rng, &m, &b.cfg);
             let beats = p.beats.len();
             let verdict = decide(&m, &b.cfg, &p.cmd, &p.payload, beats);
             match verdict {
