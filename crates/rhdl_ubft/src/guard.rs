@@ -415,6 +415,58 @@ impl GuardTable {
     }
 }
 
+impl GuardTable {
+    /// The table as docs/guard.md shows it (a test checks the page holds the
+    /// default build's).
+    pub fn markdown(&self) -> String {
+        let mut s = String::from(
+            "| region | first word | words | rule | entry words | owner of entry e | view word | hardware divisions (mul, shift) |\n\
+             | --- | ---: | ---: | --- | ---: | --- | ---: | --- |\n",
+        );
+        for r in &self.rows {
+            let (rule, owner, view) = match r.rule {
+                Rule::Owned { period, .. } => {
+                    ("owned".to_string(), format!("e mod {period}"), "".into())
+                }
+                Rule::Leader { view_at, .. } => (
+                    "leader's record".into(),
+                    "view mod n".into(),
+                    view_at.to_string(),
+                ),
+                Rule::Closed(why) => (
+                    format!("closed: `{}`", why.name()),
+                    "nobody".into(),
+                    "".into(),
+                ),
+            };
+            let div = match r.rule {
+                Rule::Closed(_) => String::new(),
+                _ => format!(
+                    "/{}: ({}, {}); /{}: ({}, {})",
+                    r.entry_words,
+                    r.entry_div.mul,
+                    r.entry_div.shift,
+                    r.period,
+                    r.period_div.mul,
+                    r.period_div.shift
+                ),
+            };
+            s += &format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                r.region.name(),
+                r.base,
+                r.words,
+                rule,
+                r.entry_words,
+                owner,
+                view,
+                div
+            );
+        }
+        s
+    }
+}
+
 /// The configuration the guard reads (the kernel's control registers).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GuardConfig {
@@ -825,8 +877,8 @@ pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
     expect_m1: Signal<Local, Bits<8>>,
     rot1: Signal<Local, Bits<BEAT_BITS>>,
     rot2: Signal<Local, Bits<BEAT_BITS>>,
-    rot3: Signal<Local, Bits<BEAT_BITS>>,
-    rot4: Signal<Local, Bits<BEAT_BITS>>,
+    lane_lo: Signal<Local, Bits<2>>,
+    lane_hi: Signal<Local, Bits<2>>,
     r_hit: Signal<Local, Bit>,
     r_pass: Signal<Local, Bit>,
     r_leader: Signal<Local, Bit>,
@@ -990,8 +1042,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
             expect_m1: Default::default(),
             rot1: Default::default(),
             rot2: Default::default(),
-            rot3: Default::default(),
-            rot4: Default::default(),
+            lane_lo: Default::default(),
+            lane_hi: Default::default(),
             r_hit: Default::default(),
             r_pass: Default::default(),
             r_leader: Default::default(),
@@ -1130,25 +1182,40 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
         // in HBM's beat.
         self.lane.next = self.vaddr_q.q.val().get_bits::<4>(2);
         self.expect_m1.next = bit_cast::<8, 32>((self.len_q.q.val() - 1) >> 6);
-        if self.lane.val().get_bit(0) {
-            self.rot1.next = (self.wr_data_tdata.val() << 32) | (self.wr_data_tdata.val() >> 480);
-        } else {
-            self.rot1.next = self.wr_data_tdata.val();
+        // Two stages of 4:1 multiplexers: by lane mod 4 words, then by
+        // 4 (lane / 4) words.
+        self.lane_lo.next = self.lane.val().get_bits::<2>(0);
+        self.lane_hi.next = self.lane.val().get_bits::<2>(2);
+        match self.lane_lo.val().index() {
+            0 => {
+                self.rot1.next = self.wr_data_tdata.val();
+            }
+            1 => {
+                self.rot1.next =
+                    (self.wr_data_tdata.val() << 32) | (self.wr_data_tdata.val() >> 480);
+            }
+            2 => {
+                self.rot1.next =
+                    (self.wr_data_tdata.val() << 64) | (self.wr_data_tdata.val() >> 448);
+            }
+            _ => {
+                self.rot1.next =
+                    (self.wr_data_tdata.val() << 96) | (self.wr_data_tdata.val() >> 416);
+            }
         }
-        if self.lane.val().get_bit(1) {
-            self.rot2.next = (self.rot1.val() << 64) | (self.rot1.val() >> 448);
-        } else {
-            self.rot2.next = self.rot1.val();
-        }
-        if self.lane.val().get_bit(2) {
-            self.rot3.next = (self.rot2.val() << 128) | (self.rot2.val() >> 384);
-        } else {
-            self.rot3.next = self.rot2.val();
-        }
-        if self.lane.val().get_bit(3) {
-            self.rot4.next = (self.rot3.val() << 256) | (self.rot3.val() >> 256);
-        } else {
-            self.rot4.next = self.rot3.val();
+        match self.lane_hi.val().index() {
+            0 => {
+                self.rot2.next = self.rot1.val();
+            }
+            1 => {
+                self.rot2.next = (self.rot1.val() << 128) | (self.rot1.val() >> 384);
+            }
+            2 => {
+                self.rot2.next = (self.rot1.val() << 256) | (self.rot1.val() >> 256);
+            }
+            _ => {
+                self.rot2.next = (self.rot1.val() << 384) | (self.rot1.val() >> 128);
+            }
         }
         // A leader's view word: payload word vidx, kept in beat vidx / 16 at
         // word (vidx + lane) mod 16.
@@ -1267,7 +1334,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                 if self.wr_data_tvalid.val() {
                     for i in 0..BEATS {
                         if self.csel.q.val().get_bit(i) {
-                            self.buf[i].d.next = self.rot4.val();
+                            self.buf[i].d.next = self.rot2.val();
                         }
                     }
                     self.csel.d.next = self.csel.q.val() << 1;

@@ -1028,3 +1028,16 @@ fn the_block_agrees_with_the_reference_on_random_and_adversarial_writes() {
         }
     }
 }
+
+/// docs/guard.md shows the default build's table as `GuardTable::markdown`
+/// renders it.
+#[test]
+fn the_docs_show_the_default_builds_table() {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/guard.md"))
+        .unwrap_or_default();
+    let table = rhdl_ubft::guard::v2_table(BUILD_N).markdown();
+    assert!(
+        page.contains(&table),
+        "docs/guard.md lacks the table of the default build; paste:\n{table}"
+    );
+}
