@@ -41,9 +41,21 @@
 //! a + 7 and the next command is taken at a + 8. A record in a leader's
 //! region adds eight cycles (view mod n, four bits a cycle): AW at a + 15.
 //! A refusal is decided at a + 6 (leader: a + 14) and the next command is
-//! taken the cycle after. A payload of b beats arriving without gaps adds
-//! b - 1; each cycle `awready` or `wready` stays low adds one. `bvalid`
-//! never holds the guard up.
+//! taken the cycle after. A payload whose last beat comes at t is decided
+//! at max(a + 6, t + 1); a record touching k HBM beats is k AXI writes, one
+//! a cycle, and each cycle `awready` or `wready` stays low adds one.
+//! `bvalid` never holds the guard up.
+//!
+//! States, named for what they wait on:
+//!
+//! | state | waits for | then |
+//! | --- | --- | --- |
+//! | Idle | a command | Collect (Check when its length is 0: no payload follows) |
+//! | Collect | the payload's beats, until `tlast` | Check |
+//! | Check | the row checks (`CHECK_CYCLES` after the command) | Idle (refused), Leader, or Write |
+//! | Leader | view mod n (`LEADER_CYCLES`) | Write, or Idle (refused) |
+//! | Write | AWREADY and WREADY, beat by beat | Idle after the last beat |
+//! | Drain | `tlast` of a payload abandoned by a reset | Idle |
 //!
 //! Reset (`rst_n`, synchronous, active low): clears the counters and
 //! abandons a write that has not reached AXI: nothing of it is written. A

@@ -447,6 +447,12 @@ fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
             None,
         ),
         (
+            "length zero (no payload follows)",
+            Packet::raw(WrCommand::write(qpn(2), addr(vote), 0), &[]),
+            Refusal::Length,
+            Some(2),
+        ),
+        (
             "length not whole words",
             Packet::raw(WrCommand::write(qpn(2), addr(vote), 6), &[1, 2]),
             Refusal::Length,
@@ -953,10 +959,14 @@ fn adversarial(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
         4 => cmd.dest = 1,
         5 => cmd.qpn = 1000 + rng.below(24) as u64,
         6 => cmd.vaddr = addr(m.end() - rng.below(4)),
+        7 => {
+            cmd.len = 0;
+            payload.clear();
+        }
         _ => {}
     }
     let mut p = Packet::raw(cmd, &payload);
-    if rng.below(30) == 0 {
+    if rng.below(30) == 0 && !p.beats.is_empty() {
         p.beats.push(([0; 16], true));
         let k = p.beats.len() - 2;
         p.beats[k].1 = false;
