@@ -897,6 +897,7 @@ pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
     r_code: Signal<Local, Bits<4>>,
     r_vidx: Signal<Local, Bits<16>>,
     vbeat: Signal<Local, Bits<BEAT_BITS>>,
+    vlane: Signal<Local, Bits<4>>,
     vword: Signal<Local, Bits<9>>,
     view: Signal<Local, Bits<32>>,
     n9: Signal<Local, Bits<9>>,
@@ -1062,6 +1063,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
             r_code: Default::default(),
             r_vidx: Default::default(),
             vbeat: Default::default(),
+            vlane: Default::default(),
             vword: Default::default(),
             view: Default::default(),
             n9: Default::default(),
@@ -1237,8 +1239,9 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                 self.vbeat.next = self.buf[i].q.val();
             }
         }
-        self.vword.next =
-            bit_cast::<9, 4>(self.r_vidx.val().get_bits::<4>(0) + self.lane.val()) << 5;
+        // (A four-bit signal, so that Verilog wraps the sum as Rust does.)
+        self.vlane.next = self.r_vidx.val().get_bits::<4>(0) + self.lane.val();
+        self.vword.next = bit_cast::<9, 4>(self.vlane.val()) << 5;
         self.view.next = self.vbeat.val().get_bits::<32>(self.vword.val().index());
         // view mod n, restoring division, four bits of the view a cycle.
         self.n9.next = bit_cast::<9, 8>(self.n.val());
@@ -1452,10 +1455,12 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
             }
         }
         self.by_off.next = bit_cast::<16, 8>(self.sender_q.q.val()) << 5;
-        self.by_field.next = self.by_q.q.val().get_bits::<32>(self.by_off.val().index());
+        // The field's next value in a 32-bit signal: it wraps there, in
+        // Verilog as in Rust, and never carries into the next sender's.
+        self.by_field.next = self.by_q.q.val().get_bits::<32>(self.by_off.val().index()) + 1;
         if self.refuse.val() & self.known_q.q.val() {
             self.by_q.d.next = (self.by_q.q.val() & !(self.mask32.val() << self.by_off.val()))
-                | (bit_cast::<REFUSED_BY_BITS, 32>(self.by_field.val() + 1) << self.by_off.val());
+                | (bit_cast::<REFUSED_BY_BITS, 32>(self.by_field.val()) << self.by_off.val());
         }
         if self.bvalid.val() & (self.bresp.val() != 0) {
             self.werr_q.d.next = self.werr_q.q.val() + 1;
