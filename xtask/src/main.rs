@@ -5,14 +5,16 @@
 //! - `vivado [--check] [--target xo|xclbin|hw_emu]`: writes vivado/kernel.xml,
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
-//! - `synth [--n 3,5,8] [--no-flatten]`: Yosys resource estimate, docs/resources.md.
+//! - `synth [--n 3,5,8] [--no-flatten] [--block guard]`: Yosys resource estimate,
+//!   docs/resources.md (the kernel, or one block alone in its own section).
 //! - `testbench [--check] [--run] [--backend B]`: self-checking testbenches of recorded
 //!   cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them in Icarus.
 //! - `soak --runs N [--seed S] [--max-cycles C] [--jobs J]`: N random Byzantine
 //!   scenarios (`ubft_sim::scenario::Scenario::random`) on Verilator; prints the
 //!   count and every failing seed with its scenario as TOML (docs/scenarios.md).
-//! - `lint`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`) and the
-//!   Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`.
+//! - `lint [--block guard]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
+//!   and the Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`,
+//!   or on one block's Verilog alone (generated into `target/lint/`).
 //!
 //! Generated files are committed; `--check` regenerates them in memory and
 //! fails when the committed copy is stale or missing (CI runs it via `.ci/run`).
@@ -42,7 +44,12 @@ enum Cmd {
         check: bool,
     },
     /// Lint rtl/rhdl_ubft.v with Verilator (-Wall) and Yosys.
-    Lint,
+    Lint {
+        /// Lint this block's Verilog alone instead (`guard`), written to
+        /// target/lint/ for the build's N.
+        #[arg(long)]
+        block: Option<String>,
+    },
     /// Print the benchmark: decision latency in cycles against the bounds,
     /// and simulation speed.
     Bench {
@@ -87,6 +94,10 @@ enum Cmd {
         /// Synthesize hierarchically (no -flatten).
         #[arg(long)]
         no_flatten: bool,
+        /// Synthesize this block alone instead of the kernel (`guard`); its
+        /// table goes into its own section of docs/resources.md.
+        #[arg(long)]
+        block: Option<String>,
     },
     /// Run N random Byzantine scenarios on Verilator and print every failing
     /// seed with its scenario as TOML (replay: rhdl-ubft simulate --scenario).
@@ -119,7 +130,7 @@ const WAIVERS: &str = "rtl/lint_waivers.vlt";
 fn main() -> ExitCode {
     let result = match Cli::parse().cmd {
         Cmd::Verilog { check } => verilog(check),
-        Cmd::Lint => lint(),
+        Cmd::Lint { block } => lint(block.as_deref()),
         Cmd::Docs { check } => docs(check),
         Cmd::Bench { slots, no_synth } => bench(slots, !no_synth),
         Cmd::Testbench {
@@ -128,7 +139,11 @@ fn main() -> ExitCode {
             backend,
         } => testbench::testbench(&root(), check, run, &backend),
         Cmd::Vivado { check, target } => hw::vivado(check, &target),
-        Cmd::Synth { n, no_flatten } => hw::synth(&n, !no_flatten),
+        Cmd::Synth {
+            n,
+            no_flatten,
+            block,
+        } => hw::synth(&n, !no_flatten, block.as_deref()),
         Cmd::Soak {
             runs,
             seed,
@@ -235,20 +250,45 @@ fn run(tool: &str, args: &[&str]) -> Result<Output> {
     })
 }
 
-fn lint() -> Result {
-    if !root().join(VERILOG).exists() {
-        return Err(format!("{VERILOG} is missing; run `cargo xtask verilog`"));
+/// The Verilog of a block linted or synthesized alone: (top module, text).
+pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
+    use rhdl_ubft::guard::verilog;
+    match block {
+        "guard" => Ok((
+            "rhdl_ubft_guard",
+            match n {
+                1 => verilog::<1>(),
+                3 => verilog::<3>(),
+                5 => verilog::<5>(),
+                7 => verilog::<7>(),
+                8 => verilog::<8>(),
+                _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
+            },
+        )),
+        _ => Err(format!("--block {block}: the blocks are: guard")),
+    }
+}
+
+fn lint(block: Option<&str>) -> Result {
+    let (top, file) = match block {
+        None => (TOP.to_string(), VERILOG.to_string()),
+        Some(b) => {
+            let (top, text) = block_verilog(b, rhdl_ubft::params::N)?;
+            let rel = format!("target/lint/{top}.v");
+            let path = root().join(&rel);
+            std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+            std::fs::write(&path, text).map_err(|e| format!("{rel}: {e}"))?;
+            println!("{rel}: written ({b}, N = {})", rhdl_ubft::params::N);
+            (top.to_string(), rel)
+        }
+    };
+    let (top, file) = (top.as_str(), file.as_str());
+    if !root().join(file).exists() {
+        return Err(format!("{file} is missing; run `cargo xtask verilog`"));
     }
     let out = run(
         "verilator",
-        &[
-            "--lint-only",
-            "-Wall",
-            "--top-module",
-            TOP,
-            WAIVERS,
-            VERILOG,
-        ],
+        &["--lint-only", "-Wall", "--top-module", top, WAIVERS, file],
     )?;
     let log = String::from_utf8_lossy(&out.stderr);
     let errors = log.lines().filter(|l| l.starts_with("%Error")).count();
@@ -262,7 +302,7 @@ fn lint() -> Result {
     println!("verilator -Wall: OK (0 errors, 0 unwaived warnings; waivers in {WAIVERS})");
 
     // The checks of rust-hdl's `yosys_validate`, on the committed file.
-    let script = format!("read -vlog95 {VERILOG}; hierarchy -check -top {TOP}; proc");
+    let script = format!("read -vlog95 {file}; hierarchy -check -top {top}; proc");
     let out = run("yosys", &["-p", &script])?;
     let log = format!(
         "{}{}",

@@ -3,6 +3,7 @@ pub mod broadcast;
 pub mod choose;
 pub mod control;
 pub mod fetch;
+pub mod guard;
 pub mod kernel;
 pub mod layout;
 pub mod params;
