@@ -6,6 +6,10 @@ fn main() {
     cfg.silent = a[5];
     cfg.early_timeouts = a[6] as u8;
     cfg.delays = a[7] as u8;
-    let r = run_named("current", cfg, &RunOpts { threads: 2, max_states: a.get(8).copied().unwrap_or(0) }).unwrap();
+    if a.len() > 10 {
+        cfg.byzantine = Some(a[9]);
+        cfg.byz_writes = a[10] as u8;
+    }
+    let r = run_named("current", cfg, &RunOpts { threads: 1, max_states: a.get(8).copied().unwrap_or(0) }).unwrap();
     print!("{}", r.text());
 }

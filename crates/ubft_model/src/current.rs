@@ -95,12 +95,45 @@ impl Row {
 }
 
 /// The mailbox words that matter, in one replica's HBM.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Hbm {
     pub prepare: [Prep; MAX_WINDOW],
     pub rows: [[[Vote; MAX_N]; MAX_WINDOW]; 3],
     pub certify: [[Share; MAX_N]; MAX_WINDOW],
     pub vc: [Rec; MAX_N],
+}
+
+const HBM_BYTES: usize = 3 * MAX_WINDOW + 3 * 3 * MAX_WINDOW * MAX_N + 3 * MAX_WINDOW * MAX_N + 4 * MAX_N;
+
+impl std::hash::Hash for Hbm {
+    // One byte string: hashing field by field was half the checker's time.
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let mut b = [0u8; HBM_BYTES];
+        let mut i = 0;
+        let mut put = |x: &[u8]| {
+            b[i..i + x.len()].copy_from_slice(x);
+            i += x.len();
+        };
+        for p in &self.prepare {
+            put(&[p.k, p.m, p.view]);
+        }
+        for row in &self.rows {
+            for slot in row {
+                for v in slot {
+                    put(&[v.view, v.k, v.m]);
+                }
+            }
+        }
+        for slot in &self.certify {
+            for c in slot {
+                put(&[c.view, c.k, c.m]);
+            }
+        }
+        for r in &self.vc {
+            put(&[r.view, r.phase, r.k, r.m]);
+        }
+        h.write(&b);
+    }
 }
 
 /// A write: which entry, and what goes there.
@@ -411,7 +444,7 @@ impl Design for Current {
     fn steps(&self, cfg: &Config, _id: usize, rep: &Rep, hbm: &Hbm, out: &mut Vec<Step>) {
         let q = quorum(cfg.n);
         match rep.pc {
-            Pc::LeaderWait => out.extend((1..=cfg.values).map(Step::Propose)),
+            Pc::LeaderWait => out.extend(cfg.proposals(_id, rep.k).into_iter().map(Step::Propose)),
             Pc::FastPrepare => {
                 if Self::prepared(cfg, rep, hbm) {
                     out.push(Step::Vote)
@@ -551,9 +584,13 @@ impl Design for Current {
             }
             Step::Timeout => match rep.pc {
                 Pc::FastCert | Pc::FastCommit => {
-                    rep.verified = 0;
-                    rep.pc = Pc::SlowSign;
-                    vec![]
+                    // SlowStart, and the signature: nothing in between is
+                    // observable (the signer is busy, so no miss, no verify,
+                    // no decision).
+                    rep.verified = 1 << id;
+                    rep.pc = Pc::Slow;
+                    let s = Share { view: rep.view, k: rep.k, m: rep.m };
+                    vec![Out::All(Write::Share { slot, node, s })]
                 }
                 _ => Self::vc_start(cfg, id, rep),
             },
@@ -574,39 +611,71 @@ impl Design for Current {
         }
     }
 
-    fn forgeries(&self, cfg: &Config, byz: usize, d: &Rep, out: &mut Vec<Write>) {
-        if matches!(d.pc, Pc::Done | Pc::Capped) {
-            return;
-        }
+    /// Just in time: what the Byzantine replica may write into the entry
+    /// that `d`'s next poll reads (its own vote, share or record, or the
+    /// prepare of a view it leads). An entry it wrote earlier would be read
+    /// at that same poll, so this loses no behaviour, only budget: a write
+    /// that two polls read costs two here.
+    fn forgeries(&self, cfg: &Config, byz: usize, d: &Rep, h: &Hbm, out: &mut Vec<Write>) {
         let node = byz as u8;
         let slot = cfg.slot(d.k) as u8;
-        let mut views = vec![d.view];
-        if d.view < cfg.views {
-            views.push(d.view + 1);
-        }
-        let mut vote_views = vec![d.vote_view];
-        if d.view != d.vote_view {
-            vote_views.push(d.view);
-        }
         let ms: Vec<Val> = (1..=cfg.values).chain(std::iter::once(FORGED)).collect();
-        for &m in &ms {
-            for &v in &views {
-                if cfg.leader(v) == byz {
-                    out.push(Write::Prepare { slot, p: Prep { k: d.k, m, view: v } });
+        // A vote or a share either matches d's value (and counts) or does
+        // not (and any other value is the same to d's count and probe).
+        let spoil = if d.m == FORGED { 1 } else { FORGED };
+        let vote_ms = [d.m.max(1), spoil];
+        let vote = |row: Row, out: &mut Vec<Write>| {
+            for &m in &vote_ms {
+                out.push(Write::Vote { row, slot, node, v: Vote { view: d.vote_view, k: d.k, m } });
+            }
+        };
+        let start = out.len();
+        match d.pc {
+            Pc::FastPrepare if cfg.leader(d.view) == byz => {
+                for &m in &ms {
+                    out.push(Write::Prepare { slot, p: Prep { k: d.k, m, view: d.view } });
                 }
             }
-            for row in [Row::WillCert, Row::WillCommit, Row::Commit] {
-                for &v in &vote_views {
-                    out.push(Write::Vote { row, slot, node, v: Vote { view: v, k: d.k, m } });
+            Pc::FastCert => vote(Row::WillCert, out),
+            Pc::FastCommit | Pc::VcCatch => vote(Row::WillCommit, out),
+            Pc::SlowCommit | Pc::VcCatchSlow => vote(Row::Commit, out),
+            Pc::Slow => {
+                vote(Row::WillCommit, out);
+                for &m in &vote_ms {
+                    out.push(Write::Share { slot, node, s: Share { view: d.view, k: d.k, m } });
                 }
             }
-            out.push(Write::Share { slot, node, s: Share { view: d.view, k: d.k, m } });
-            for &v in views.iter().filter(|&&v| v >= 1) {
-                out.push(Write::Vc { node, r: Rec { view: v, phase: 1, k: d.k, m } });
+            Pc::VcRecords => {
+                // A record of this view (phase 0, or a vote for some (k, m)),
+                // or of the next (which makes d follow).
+                out.push(Write::Vc { node, r: Rec { view: d.view, phase: 0, k: d.k, m: 0 } });
+                for k in [d.k, d.k + 1] {
+                    if k as usize <= cfg.slots {
+                        for &m in &ms {
+                            out.push(Write::Vc { node, r: Rec { view: d.view, phase: 1, k, m } });
+                        }
+                    }
+                }
+                if d.view < cfg.views {
+                    out.push(Write::Vc { node, r: Rec { view: d.view + 1, phase: 0, k: d.k, m: 0 } });
+                }
             }
+            _ => {}
         }
-        for &v in views.iter().filter(|&&v| v >= 1) {
-            out.push(Write::Vc { node, r: Rec { view: v, phase: 0, k: d.k, m: 0 } });
+        // Only writes that change something.
+        let mut i = start;
+        while i < out.len() {
+            let same = match out[i] {
+                Write::Prepare { slot, p } => h.prepare[slot as usize] == p,
+                Write::Vote { row, slot, node, v } => h.rows[row as usize][slot as usize][node as usize] == v,
+                Write::Share { slot, node, s } => h.certify[slot as usize][node as usize] == s,
+                Write::Vc { node, r } => h.vc[node as usize] == r,
+            };
+            if same {
+                out.remove(i);
+            } else {
+                i += 1;
+            }
         }
     }
 
@@ -763,8 +832,11 @@ impl Design for Current {
                 };
                 let to = if t.pc == Pc::Capped {
                     "view bound reached: stops".to_string()
-                } else if t.pc == Pc::SlowSign {
-                    "SlowStart (same slot)".into()
+                } else if t.pc == Pc::Slow {
+                    format!(
+                        "SlowStart (same slot), signs (view {}, slot {slot}, k {}, m {m}), writes its share and certify_valid",
+                        rep.view, rep.k
+                    )
                 } else {
                     format!("VcStart: view {}", t.view)
                 };
@@ -774,7 +846,7 @@ impl Design for Current {
         let writes: Vec<String> = outs
             .iter()
             .filter_map(|o| match o {
-                Out::All(w) if *step == Step::Timeout || *step == Step::Records => {
+                Out::All(w) if *step == Step::Records || (*step == Step::Timeout && matches!(t.pc, Pc::VcCatch)) => {
                     Some(format!("writes {}", self.describe_write(cfg, id, w)))
                 }
                 Out::Local(w) => Some(format!("writes locally {}", self.describe_write(cfg, id, w))),
@@ -797,7 +869,10 @@ impl Design for Current {
         let at = |words: &[(usize, Vec<u32>)]| {
             words
                 .iter()
-                .map(|(a, ws)| format!("@{a}: {ws:x?}"))
+                .map(|(a, ws)| {
+                    let ws: Vec<String> = ws.iter().map(|w| format!("{w:#x}")).collect();
+                    format!("@{a}: [{}]", ws.join(", "))
+                })
                 .collect::<Vec<_>>()
                 .join(" ")
         };

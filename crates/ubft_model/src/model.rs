@@ -21,10 +21,12 @@
 //!   earlier, at most `Config::early_timeouts` times in a run.
 //! - `Land(src, dst)`: the held write at the head of queue pair src → dst
 //!   lands, and the writes queued behind it with it (any time).
-//! - `Forge(dst, w)`: the Byzantine replica writes w straight into dst's HBM
-//!   (anything in its own entries, different per receiver: the design's
-//!   `forgeries`, which `allowed`, the per-sender slot guard, accepts). At
-//!   most `Config::byz_writes` of them.
+//! - `Forge(dst, w, step..)`: the Byzantine replica writes w straight into
+//!   dst's HBM (anything in its own entries, different per receiver: the
+//!   design's `forgeries`, which `allowed`, the per-sender slot guard,
+//!   accepts), and dst takes a step on it. A forged write matters only to
+//!   dst's polls and commutes with everything else, so it is placed right
+//!   before the step of dst it is for. At most `Config::byz_writes` of them.
 //! - `Silence(r)`: replica r is silent from the start. A silent replica takes
 //!   no step; writes it already handed to the NIC still land (the NIC is
 //!   trusted); its own mailbox still takes writes, but nobody reads it again,
@@ -82,6 +84,9 @@ pub struct Config {
     pub views: u8,
     /// Client values: 1..=values.
     pub values: u8,
+    /// What a leader may propose: any client value (`true`), or the one its
+    /// stream holds for k: value 1 + (leader + k - 1) mod values.
+    pub any_value: bool,
     /// At most this many honest replicas fall silent (default f).
     pub silent: usize,
     /// The Byzantine replica, if any.
@@ -113,6 +118,7 @@ impl Config {
             window,
             views,
             values: 2,
+            any_value: false,
             silent: faults(n),
             byzantine: None,
             byz_writes: 0,
@@ -134,6 +140,15 @@ impl Config {
     /// The mailbox slot of sequence number k.
     pub fn slot(&self, k: u8) -> usize {
         (k as usize + self.window - 1) % self.window
+    }
+
+    /// The values leader `id` may propose for k.
+    pub fn proposals(&self, id: usize, k: u8) -> Vec<Val> {
+        if self.any_value {
+            (1..=self.values).collect()
+        } else {
+            vec![1 + ((id + k as usize - 1) % self.values as usize) as Val]
+        }
     }
 
     /// The leader of a view (view mod n).
@@ -185,7 +200,7 @@ pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// records about landings).
     fn land(&self, cfg: &Config, dst: usize, rep: &mut Self::Replica, hbm: &mut Self::Hbm, src: usize, w: &Self::Write);
     /// What the Byzantine replica `byz` may write into `dst`'s HBM now.
-    fn forgeries(&self, cfg: &Config, byz: usize, dst: &Self::Replica, out: &mut Vec<Self::Write>);
+    fn forgeries(&self, cfg: &Config, byz: usize, dst: &Self::Replica, hbm: &Self::Hbm, out: &mut Vec<Self::Write>);
     /// The per-sender slot guard: may `src` write `w`?
     fn allowed(&self, cfg: &Config, src: usize, w: &Self::Write) -> bool;
     /// The replica's decisions (k, m), in order.
@@ -243,7 +258,9 @@ pub enum Action<D: Design> {
     /// The held write at the head of queue pair src → dst lands (and those
     /// queued behind it).
     Land(usize, usize),
-    Forge(usize, D::Write),
+    /// The Byzantine replica writes into dst's HBM, then dst steps (as in
+    /// `Step`).
+    Forge(usize, D::Write, D::Step, bool, u8),
     /// Replica r is silent from the start.
     Silence(usize),
 }
@@ -357,6 +374,15 @@ impl<D: Design> UbftModel<D> {
             .unwrap_or(0)
     }
 
+    /// `s` with the Byzantine replica's write `w` in dst's HBM.
+    fn forge(&self, s: &State<D>, dst: usize, w: &D::Write) -> State<D> {
+        let mut t = s.clone();
+        let b = self.cfg.byzantine.expect("a Byzantine replica");
+        self.design.land(&self.cfg, dst, &mut t.reps[dst], &mut t.hbm[dst], b, w);
+        t.forged += 1;
+        t
+    }
+
     fn silence(&self, t: &mut State<D>, r: usize) {
         t.silent |= 1 << r;
         // Its mailbox still takes writes, but nobody reads it again.
@@ -366,6 +392,19 @@ impl<D: Design> UbftModel<D> {
 
     /// No action at all is enabled.
     pub fn terminal(&self, s: &State<D>) -> bool {
+        if !s.net.is_empty() {
+            return false;
+        }
+        let mut steps = Vec::new();
+        for r in 0..self.cfg.n {
+            if self.live(s, r) {
+                self.design.steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                self.design.timeouts(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                if !steps.is_empty() {
+                    return false;
+                }
+            }
+        }
         let mut a = Vec::new();
         self.actions(s, &mut a);
         a.is_empty()
@@ -477,9 +516,14 @@ impl<D: Design> UbftModel<D> {
                     if behind > 0 { format!(", and the {behind} write(s) queued behind it") } else { String::new() }
                 )
             }
-            Action::Forge(dst, w) => {
+            Action::Forge(dst, w, st, silent, hold) => {
                 let b = self.cfg.byzantine.unwrap();
-                format!("forge r{b}→r{dst} (Byzantine): {}", self.design.describe_write(&self.cfg, b, w))
+                let t = self.forge(s, *dst, w);
+                format!(
+                    "forge r{b}→r{dst} (Byzantine): {}; then {}",
+                    self.design.describe_write(&self.cfg, b, w),
+                    self.describe(&t, &Action::Step(*dst, st.clone(), *silent, *hold))
+                )
             }
             Action::Silence(r) => format!("r{r} is silent from the start (its mailbox still takes writes)"),
         }
@@ -533,12 +577,21 @@ impl<D: Design> Model for UbftModel<D> {
         if let Some(b) = self.cfg.byzantine {
             if s.forged < self.cfg.byz_writes {
                 let mut ws = Vec::new();
+                let mut after = Vec::new();
                 for dst in 0..self.cfg.n {
-                    if dst != b && s.silent & (1 << dst) == 0 {
-                        self.design.forgeries(&self.cfg, b, &s.reps[dst], &mut ws);
+                    if dst != b && self.live(s, dst) {
+                        self.design.forgeries(&self.cfg, b, &s.reps[dst], &s.hbm[dst], &mut ws);
                         for w in ws.drain(..) {
                             debug_assert!(self.design.allowed(&self.cfg, b, &w));
-                            out.push(Action::Forge(dst, w));
+                            let t = self.forge(s, dst, &w);
+                            self.progress_actions(&t, &mut after);
+                            for a in after.drain(..) {
+                                if let Action::Step(r, st, silent, hold) = a {
+                                    if r == dst {
+                                        out.push(Action::Forge(dst, w.clone(), st, silent, hold));
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -613,10 +666,9 @@ impl<D: Design> Model for UbftModel<D> {
                 }
                 t.net = rest;
             }
-            Action::Forge(dst, w) => {
-                let b = self.cfg.byzantine?;
-                self.design.land(&self.cfg, dst, &mut t.reps[dst], &mut t.hbm[dst], b, &w);
-                t.forged += 1;
+            Action::Forge(dst, w, st, silent, hold) => {
+                let t = self.forge(s, dst, &w);
+                return self.next_state(&t, Action::Step(dst, st, silent, hold));
             }
             Action::Silence(r) => self.silence(&mut t, r),
         }
