@@ -15,9 +15,8 @@
 //! | --- | --- | --- | --- |
 //! | LeaderWait | LeaderCheck, LeaderWaitValue, LeaderIdle, LeaderSendPrepare | Propose(v): writes prepare (k, v, view) | no value: VcStart |
 //! | FastPrepare | FastPollPrepare, FastWaitPrepare, FastSendCert | Vote: prepare holds (k, view): will_cert (tag, m) | VcStart |
-//! | FastCert | FastPollCert, FastWaitCert, FastSendCommit | CertQuorum: n will_cert for (tag, m): will_commit | SlowStart |
-//! | FastCommit | FastPollCommit, FastWaitCommit | CommitQuorum: n will_commit: Decide | SlowStart |
-//! | SlowSign | SlowStart, SlowStep (sign), SlowSendShare, SlowSendFlag | Sign: share + certify_valid | (the signer is busy: no miss) |
+//! | FastCert | FastPollCert, FastWaitCert, FastSendCommit | CertQuorum: n will_cert for (tag, m): will_commit | SlowStart + sign: share + certify_valid |
+//! | FastCommit | FastPollCommit, FastWaitCommit | CommitQuorum: n will_commit: Decide | SlowStart + sign |
 //! | Slow | SlowStep, SlowWaitShare, SlowPollFlags/SlowWaitFlags, SlowPollFast/SlowWaitFast | Verify: new valid shares; SlowFast: n will_commit; SlowSendCommit: n valid shares | VcStart |
 //! | SlowCommit | SlowPollCommit, SlowWaitCommit | SlowDecide: n commits | VcStart |
 //! | VcCatch | VcStart.. VcSendFlag, VcPollCatch, VcWaitCatch | Catch: full quorum in will_commit under tag(vote_view, k): Decide; else on | (none) |
@@ -152,7 +151,6 @@ pub enum Pc {
     FastPrepare,
     FastCert,
     FastCommit,
-    SlowSign,
     Slow,
     SlowCommit,
     VcCatch,
@@ -170,7 +168,6 @@ impl Pc {
             Pc::FastPrepare => "FastWaitPrepare",
             Pc::FastCert => "FastWaitCert",
             Pc::FastCommit => "FastWaitCommit",
-            Pc::SlowSign => "SlowStep (sign)",
             Pc::Slow => "SlowWaitFlags",
             Pc::SlowCommit => "SlowWaitCommit",
             Pc::VcCatch => "VcWaitCatch",
@@ -208,7 +205,6 @@ pub enum Step {
     Vote,
     CertQuorum,
     CommitQuorum,
-    Sign,
     Verify,
     SlowFast,
     SlowSendCommit,
@@ -460,7 +456,6 @@ impl Design for Current {
                     out.push(Step::CommitQuorum)
                 }
             }
-            Pc::SlowSign => out.push(Step::Sign),
             Pc::Slow => {
                 if rep.verified == Self::all(cfg) {
                     out.push(Step::SlowSendCommit);
@@ -531,12 +526,6 @@ impl Design for Current {
                 let m = rep.m;
                 Self::decide(cfg, id, rep, m);
                 vec![]
-            }
-            Step::Sign => {
-                rep.verified = 1 << id;
-                rep.pc = Pc::Slow;
-                let s = Share { view: rep.view, k: rep.k, m: rep.m };
-                vec![Out::All(Write::Share { slot, node, s })]
             }
             Step::Verify => {
                 rep.verified |= Self::verifiable(cfg, rep, hbm);
@@ -739,10 +728,6 @@ impl Design for Current {
                 "{st} polls will_commit[slot {slot}] → {} of {n} votes for ({tag}, m={m}) → decides k {} = {m} (fast)",
                 rows(Row::WillCommit),
                 rep.k
-            ),
-            Step::Sign => format!(
-                "SlowStart/SlowStep signs (view {}, slot {slot}, k {}, m {m}), writes its share and certify_valid",
-                rep.view, rep.k
             ),
             Step::Verify => format!(
                 "SlowStep verifies the shares of {:?} for (view {}, k {}, m {m})",
