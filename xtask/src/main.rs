@@ -578,14 +578,21 @@ fn model(a: ModelArgs) -> ExitCode {
     cfg.values = a.values;
     cfg.any_value = a.any_value;
     cfg.byzantine = a.byzantine;
-    cfg.byz_writes = if a.byzantine.is_some() { a.byz_writes } else { 0 };
+    cfg.byz_writes = if a.byzantine.is_some() {
+        a.byz_writes
+    } else {
+        0
+    };
     cfg.silent = a.silent.unwrap_or(cfg.f() - a.byzantine.is_some() as usize);
     cfg.early_timeouts = a.early_timeouts;
     cfg.delays = a.delays;
     if let Some(l) = a.live_views {
         cfg.live_views = l;
     }
-    let opts = RunOpts { threads: a.threads, max_states: a.max_states };
+    let opts = RunOpts {
+        threads: a.threads,
+        max_states: a.max_states,
+    };
     match run_named(&a.design, cfg, &opts) {
         Ok(report) => {
             if a.json {

@@ -21,7 +21,10 @@ pub struct RunOpts {
 
 impl Default for RunOpts {
     fn default() -> Self {
-        RunOpts { threads: 1, max_states: 0 }
+        RunOpts {
+            threads: 1,
+            max_states: 0,
+        }
     }
 }
 
@@ -61,7 +64,10 @@ pub struct CheckReport {
 
 impl CheckReport {
     pub fn property(&self, name: &str) -> &PropertyReport {
-        self.properties.iter().find(|p| p.name == name).expect("a known property")
+        self.properties
+            .iter()
+            .find(|p| p.name == name)
+            .expect("a known property")
     }
 
     pub fn all_hold(&self) -> bool {
@@ -92,11 +98,19 @@ impl CheckReport {
             self.states,
             self.generated,
             self.max_depth,
-            if self.complete { "complete" } else { "NOT complete" },
+            if self.complete {
+                "complete"
+            } else {
+                "NOT complete"
+            },
             self.seconds
         );
         for p in &self.properties {
-            s += &format!("{:<20} {}\n", p.name, if p.holds { "holds" } else { "FAILS" });
+            s += &format!(
+                "{:<20} {}\n",
+                p.name,
+                if p.holds { "holds" } else { "FAILS" }
+            );
             if let Some(ce) = &p.counterexample {
                 for (i, line) in ce.iter().enumerate() {
                     s += &format!("    {:>3}. {line}\n", i + 1);
@@ -107,7 +121,10 @@ impl CheckReport {
     }
 }
 
-fn trace<D: Design>(model: &UbftModel<D>, path: stateright::Path<<UbftModel<D> as Model>::State, <UbftModel<D> as Model>::Action>) -> Vec<String> {
+fn trace<D: Design>(
+    model: &UbftModel<D>,
+    path: stateright::Path<<UbftModel<D> as Model>::State, <UbftModel<D> as Model>::Action>,
+) -> Vec<String> {
     let steps = path.into_vec();
     let mut lines = vec![];
     for (s, a) in &steps {
@@ -117,7 +134,12 @@ fn trace<D: Design>(model: &UbftModel<D>, path: stateright::Path<<UbftModel<D> a
     }
     let last = &steps.last().expect("a path has a state").0;
     lines.push("final state:".into());
-    lines.extend(model.describe_state(last).into_iter().map(|l| format!("  {l}")));
+    lines.extend(
+        model
+            .describe_state(last)
+            .into_iter()
+            .map(|l| format!("  {l}")),
+    );
     if model.terminal(last) {
         let why = if model.all_decided(last) {
             "every live honest replica decided every slot".to_string()
@@ -157,7 +179,10 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
         let counterexample = found.get(name).map(|_| {
             // The first counterexample breadth-first, for this property
             // alone (the full run keeps the last one it met).
-            let only = UbftModel { only: Some(name), ..model.clone() };
+            let only = UbftModel {
+                only: Some(name),
+                ..model.clone()
+            };
             let c = only
                 .clone()
                 .checker()
@@ -168,7 +193,11 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
             let path = c.discovery(name).expect("found again on its own");
             trace(&only, path)
         });
-        properties.push(PropertyReport { name: name.into(), holds: counterexample.is_none(), counterexample });
+        properties.push(PropertyReport {
+            name: name.into(),
+            holds: counterexample.is_none(),
+            counterexample,
+        });
     }
     CheckReport {
         design: design.name().into(),
@@ -194,7 +223,12 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
 pub fn run_named(name: &str, cfg: Config, opts: &RunOpts) -> Result<CheckReport, String> {
     match name {
         "current" => Ok(run(Current, cfg, opts)),
-        "recovery" => Err("design `recovery` is not yet implemented (docs/recovery.md; the lead adds it)".into()),
-        other => Err(format!("unknown design `{other}` (known: {:?})", crate::DESIGNS)),
+        "recovery" => Err(
+            "design `recovery` is not yet implemented (docs/recovery.md; the lead adds it)".into(),
+        ),
+        other => Err(format!(
+            "unknown design `{other}` (known: {:?})",
+            crate::DESIGNS
+        )),
     }
 }

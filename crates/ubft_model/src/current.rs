@@ -102,7 +102,8 @@ pub struct Hbm {
     pub vc: [Rec; MAX_N],
 }
 
-const HBM_BYTES: usize = 3 * MAX_WINDOW + 3 * 3 * MAX_WINDOW * MAX_N + 3 * MAX_WINDOW * MAX_N + 4 * MAX_N;
+const HBM_BYTES: usize =
+    3 * MAX_WINDOW + 3 * 3 * MAX_WINDOW * MAX_N + 3 * MAX_WINDOW * MAX_N + 4 * MAX_N;
 
 impl std::hash::Hash for Hbm {
     // One byte string: hashing field by field was half the checker's time.
@@ -138,10 +139,25 @@ impl std::hash::Hash for Hbm {
 /// A write: which entry, and what goes there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Write {
-    Prepare { slot: u8, p: Prep },
-    Vote { row: Row, slot: u8, node: u8, v: Vote },
-    Share { slot: u8, node: u8, s: Share },
-    Vc { node: u8, r: Rec },
+    Prepare {
+        slot: u8,
+        p: Prep,
+    },
+    Vote {
+        row: Row,
+        slot: u8,
+        node: u8,
+        v: Vote,
+    },
+    Share {
+        slot: u8,
+        node: u8,
+        s: Share,
+    },
+    Vc {
+        node: u8,
+        r: Rec,
+    },
 }
 
 /// The controller's abstract state (see the table above).
@@ -236,7 +252,9 @@ pub fn count(row: &[Vote], n: usize, view: u8, k: u8, m: Val) -> usize {
 /// n entries hold it.
 pub fn probe(row: &[Vote], n: usize, view: u8, k: u8) -> Option<Val> {
     let tag = vote_tag(view as u32, k as u32);
-    let first = row[..n].iter().find(|e| vote_tag(e.view as u32, e.k as u32) == tag)?;
+    let first = row[..n]
+        .iter()
+        .find(|e| vote_tag(e.view as u32, e.k as u32) == tag)?;
     (count(row, n, view, k, first.m) >= quorum(n)).then_some(first.m)
 }
 
@@ -256,7 +274,11 @@ pub fn read_records(vc: &[Rec], n: usize, view: u8, window: usize) -> Chosen {
         })
         .collect();
     let chosen = choose(&valid, faults(n) + 1).map(|(k, m)| (k as u8, m as Val));
-    Chosen { valid: valid.len(), higher, chosen }
+    Chosen {
+        valid: valid.len(),
+        higher,
+        chosen,
+    }
 }
 
 impl Prep {
@@ -296,18 +318,28 @@ impl Write {
         match *self {
             Write::Prepare { slot, p } => vec![(mb.prepare(slot as usize), p.words().to_vec())],
             Write::Vote { row, slot, node, v } => {
-                vec![(mb.vote(row.region(), slot as usize, node as usize), v.words().to_vec())]
+                vec![(
+                    mb.vote(row.region(), slot as usize, node as usize),
+                    v.words().to_vec(),
+                )]
             }
             Write::Share { slot, node, s } => {
                 // The share's words are a signature over (view, slot, k, m);
                 // the flag is (tag, m).
-                let flag = Vote { view: s.view, k: s.k, m: s.m };
+                let flag = Vote {
+                    view: s.view,
+                    k: s.k,
+                    m: s.m,
+                };
                 vec![
                     (
                         mb.share(slot as usize, node as usize),
                         vec![s.view as u32, slot as u32, s.k as u32, s.m as u32],
                     ),
-                    (mb.vote(Region::CertifyValid, slot as usize, node as usize), flag.words().to_vec()),
+                    (
+                        mb.vote(Region::CertifyValid, slot as usize, node as usize),
+                        flag.words().to_vec(),
+                    ),
                 ]
             }
             Write::Vc { node, r } => vec![
@@ -344,7 +376,13 @@ fn vote_text(v: &Vote) -> String {
 }
 
 fn rec_text(r: &Rec) -> String {
-    format!("(view {}, phase {}, k {}, m {})", r.view, r.phase, r.k, val_name(r.m))
+    format!(
+        "(view {}, phase {}, k {}, m {})",
+        r.view,
+        r.phase,
+        r.k,
+        val_name(r.m)
+    )
 }
 
 impl Current {
@@ -354,7 +392,11 @@ impl Current {
 
     fn verifiable(cfg: &Config, rep: &Rep, hbm: &Hbm) -> u8 {
         let slot = cfg.slot(rep.k);
-        let want = Share { view: rep.view, k: rep.k, m: rep.m };
+        let want = Share {
+            view: rep.view,
+            k: rep.k,
+            m: rep.m,
+        };
         let mut bits = 0u8;
         for i in 0..cfg.n {
             if hbm.certify[slot][i] == want {
@@ -369,7 +411,13 @@ impl Current {
     }
 
     fn votes(cfg: &Config, rep: &Rep, hbm: &Hbm, row: Row) -> usize {
-        count(Self::row(cfg, hbm, row, rep.k), cfg.n, rep.vote_view, rep.k, rep.m)
+        count(
+            Self::row(cfg, hbm, row, rep.k),
+            cfg.n,
+            rep.vote_view,
+            rep.k,
+            rep.m,
+        )
     }
 
     fn prepared(cfg: &Config, rep: &Rep, hbm: &Hbm) -> bool {
@@ -381,7 +429,11 @@ impl Current {
         rep.phase = 0;
         rep.vote_view = rep.view;
         rep.dirty = false;
-        rep.pc = if cfg.leader(rep.view) == id { Pc::LeaderWait } else { Pc::FastPrepare };
+        rep.pc = if cfg.leader(rep.view) == id {
+            Pc::LeaderWait
+        } else {
+            Pc::FastPrepare
+        };
     }
 
     fn decide(cfg: &Config, id: usize, rep: &mut Rep, m: Val) {
@@ -405,7 +457,12 @@ impl Current {
         rep.view += 1;
         rep.pc = Pc::VcCatch;
         rep.dirty = false;
-        let r = Rec { view: rep.view, phase: rep.phase, k: rep.k, m: rep.m };
+        let r = Rec {
+            view: rep.view,
+            phase: rep.phase,
+            k: rep.k,
+            m: rep.m,
+        };
         vec![Out::All(Write::Vc { node: id as u8, r })]
     }
 }
@@ -500,27 +557,59 @@ impl Design for Current {
         }
     }
 
-    fn apply(&self, cfg: &Config, id: usize, rep: &mut Rep, hbm: &mut Hbm, step: &Step) -> Vec<Out<Write>> {
+    fn apply(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &mut Rep,
+        hbm: &mut Hbm,
+        step: &Step,
+    ) -> Vec<Out<Write>> {
         let slot = cfg.slot(rep.k) as u8;
         let node = id as u8;
         match *step {
             Step::Propose(v) => {
                 rep.m = v;
                 rep.pc = Pc::FastPrepare;
-                vec![Out::All(Write::Prepare { slot, p: Prep { k: rep.k, m: v, view: rep.view } })]
+                vec![Out::All(Write::Prepare {
+                    slot,
+                    p: Prep {
+                        k: rep.k,
+                        m: v,
+                        view: rep.view,
+                    },
+                })]
             }
             Step::Vote => {
                 rep.m = hbm.prepare[slot as usize].m;
                 rep.phase = 1;
                 rep.pc = Pc::FastCert;
-                let v = Vote { view: rep.vote_view, k: rep.k, m: rep.m };
-                vec![Out::All(Write::Vote { row: Row::WillCert, slot, node, v })]
+                let v = Vote {
+                    view: rep.vote_view,
+                    k: rep.k,
+                    m: rep.m,
+                };
+                vec![Out::All(Write::Vote {
+                    row: Row::WillCert,
+                    slot,
+                    node,
+                    v,
+                })]
             }
             Step::CertQuorum => {
                 rep.phase = 2;
                 rep.pc = Pc::FastCommit;
-                let v = Vote { view: rep.vote_view, k: rep.k, m: rep.m };
-                vec![Out::All(Write::Vote { row: Row::WillCommit, slot, node, v })]
+                let v = Vote {
+                    view: rep.vote_view,
+                    k: rep.k,
+                    m: rep.m,
+                };
+                vec![Out::All(Write::Vote {
+                    row: Row::WillCommit,
+                    slot,
+                    node,
+                    v,
+                })]
             }
             Step::CommitQuorum | Step::SlowFast | Step::SlowDecide => {
                 let m = rep.m;
@@ -534,11 +623,24 @@ impl Design for Current {
             Step::SlowSendCommit => {
                 rep.phase = 2;
                 rep.pc = Pc::SlowCommit;
-                let v = Vote { view: rep.vote_view, k: rep.k, m: rep.m };
-                vec![Out::All(Write::Vote { row: Row::Commit, slot, node, v })]
+                let v = Vote {
+                    view: rep.vote_view,
+                    k: rep.k,
+                    m: rep.m,
+                };
+                vec![Out::All(Write::Vote {
+                    row: Row::Commit,
+                    slot,
+                    node,
+                    v,
+                })]
             }
             Step::Catch | Step::CatchSlow => {
-                let row = if *step == Step::Catch { Row::WillCommit } else { Row::Commit };
+                let row = if *step == Step::Catch {
+                    Row::WillCommit
+                } else {
+                    Row::Commit
+                };
                 match probe(Self::row(cfg, hbm, row, rep.k), cfg.n, rep.vote_view, rep.k) {
                     Some(m) => {
                         rep.m = m;
@@ -546,7 +648,11 @@ impl Design for Current {
                         Self::decide(cfg, id, rep, m);
                     }
                     None => {
-                        rep.pc = if *step == Step::Catch { Pc::VcCatchSlow } else { Pc::VcRecords };
+                        rep.pc = if *step == Step::Catch {
+                            Pc::VcCatchSlow
+                        } else {
+                            Pc::VcRecords
+                        };
                     }
                 }
                 vec![]
@@ -565,7 +671,14 @@ impl Design for Current {
                     rep.vote_view = rep.view;
                     rep.dirty = false;
                     rep.pc = Pc::FastPrepare;
-                    vec![Out::Local(Write::Prepare { slot, p: Prep { k, m, view: rep.view } })]
+                    vec![Out::Local(Write::Prepare {
+                        slot,
+                        p: Prep {
+                            k,
+                            m,
+                            view: rep.view,
+                        },
+                    })]
                 } else {
                     Self::leader_check(cfg, id, rep);
                     vec![]
@@ -578,7 +691,11 @@ impl Design for Current {
                     // no decision).
                     rep.verified = 1 << id;
                     rep.pc = Pc::Slow;
-                    let s = Share { view: rep.view, k: rep.k, m: rep.m };
+                    let s = Share {
+                        view: rep.view,
+                        k: rep.k,
+                        m: rep.m,
+                    };
                     vec![Out::All(Write::Share { slot, node, s })]
                 }
                 _ => Self::vc_start(cfg, id, rep),
@@ -586,13 +703,25 @@ impl Design for Current {
         }
     }
 
-    fn land(&self, _cfg: &Config, _dst: usize, rep: &mut Rep, hbm: &mut Hbm, _src: usize, w: &Write) {
+    fn land(
+        &self,
+        _cfg: &Config,
+        _dst: usize,
+        rep: &mut Rep,
+        hbm: &mut Hbm,
+        _src: usize,
+        w: &Write,
+    ) {
         let changed = match *w {
-            Write::Prepare { slot, p } => std::mem::replace(&mut hbm.prepare[slot as usize], p) != p,
+            Write::Prepare { slot, p } => {
+                std::mem::replace(&mut hbm.prepare[slot as usize], p) != p
+            }
             Write::Vote { row, slot, node, v } => {
                 std::mem::replace(&mut hbm.rows[row as usize][slot as usize][node as usize], v) != v
             }
-            Write::Share { slot, node, s } => std::mem::replace(&mut hbm.certify[slot as usize][node as usize], s) != s,
+            Write::Share { slot, node, s } => {
+                std::mem::replace(&mut hbm.certify[slot as usize][node as usize], s) != s
+            }
             Write::Vc { node, r } => std::mem::replace(&mut hbm.vc[node as usize], r) != r,
         };
         if changed && matches!(rep.pc, Pc::VcCatchSlow | Pc::VcRecords) {
@@ -615,14 +744,30 @@ impl Design for Current {
         let vote_ms = [d.m.max(1), spoil];
         let vote = |row: Row, out: &mut Vec<Write>| {
             for &m in &vote_ms {
-                out.push(Write::Vote { row, slot, node, v: Vote { view: d.vote_view, k: d.k, m } });
+                out.push(Write::Vote {
+                    row,
+                    slot,
+                    node,
+                    v: Vote {
+                        view: d.vote_view,
+                        k: d.k,
+                        m,
+                    },
+                });
             }
         };
         let start = out.len();
         match d.pc {
             Pc::FastPrepare if cfg.leader(d.view) == byz => {
                 for &m in &ms {
-                    out.push(Write::Prepare { slot, p: Prep { k: d.k, m, view: d.view } });
+                    out.push(Write::Prepare {
+                        slot,
+                        p: Prep {
+                            k: d.k,
+                            m,
+                            view: d.view,
+                        },
+                    });
                 }
             }
             Pc::FastCert => vote(Row::WillCert, out),
@@ -631,22 +776,54 @@ impl Design for Current {
             Pc::Slow => {
                 vote(Row::WillCommit, out);
                 for &m in &vote_ms {
-                    out.push(Write::Share { slot, node, s: Share { view: d.view, k: d.k, m } });
+                    out.push(Write::Share {
+                        slot,
+                        node,
+                        s: Share {
+                            view: d.view,
+                            k: d.k,
+                            m,
+                        },
+                    });
                 }
             }
             Pc::VcRecords => {
                 // A record of this view (phase 0, or a vote for some (k, m)),
                 // or of the next (which makes d follow).
-                out.push(Write::Vc { node, r: Rec { view: d.view, phase: 0, k: d.k, m: 0 } });
+                out.push(Write::Vc {
+                    node,
+                    r: Rec {
+                        view: d.view,
+                        phase: 0,
+                        k: d.k,
+                        m: 0,
+                    },
+                });
                 for k in [d.k, d.k + 1] {
                     if k as usize <= cfg.slots {
                         for &m in &ms {
-                            out.push(Write::Vc { node, r: Rec { view: d.view, phase: 1, k, m } });
+                            out.push(Write::Vc {
+                                node,
+                                r: Rec {
+                                    view: d.view,
+                                    phase: 1,
+                                    k,
+                                    m,
+                                },
+                            });
                         }
                     }
                 }
                 if d.view < cfg.views {
-                    out.push(Write::Vc { node, r: Rec { view: d.view + 1, phase: 0, k: d.k, m: 0 } });
+                    out.push(Write::Vc {
+                        node,
+                        r: Rec {
+                            view: d.view + 1,
+                            phase: 0,
+                            k: d.k,
+                            m: 0,
+                        },
+                    });
                 }
             }
             _ => {}
@@ -656,7 +833,9 @@ impl Design for Current {
         while i < out.len() {
             let same = match out[i] {
                 Write::Prepare { slot, p } => h.prepare[slot as usize] == p,
-                Write::Vote { row, slot, node, v } => h.rows[row as usize][slot as usize][node as usize] == v,
+                Write::Vote { row, slot, node, v } => {
+                    h.rows[row as usize][slot as usize][node as usize] == v
+                }
                 Write::Share { slot, node, s } => h.certify[slot as usize][node as usize] == s,
                 Write::Vc { node, r } => h.vc[node as usize] == r,
             };
@@ -674,7 +853,9 @@ impl Design for Current {
             Write::Prepare { p, .. } => cfg.leader(p.view) == src,
             _ => {
                 let mb = mailbox(cfg);
-                w.placed(&mb, cfg.window).iter().all(|(word, _)| mb.owner(*word) == Some(src))
+                w.placed(&mb, cfg.window)
+                    .iter()
+                    .all(|(word, _)| mb.owner(*word) == Some(src))
             }
         }
     }
@@ -831,10 +1012,16 @@ impl Design for Current {
         let writes: Vec<String> = outs
             .iter()
             .filter_map(|o| match o {
-                Out::All(w) if *step == Step::Records || (*step == Step::Timeout && matches!(t.pc, Pc::VcCatch)) => {
+                Out::All(w)
+                    if *step == Step::Records
+                        || (*step == Step::Timeout && matches!(t.pc, Pc::VcCatch)) =>
+                {
                     Some(format!("writes {}", self.describe_write(cfg, id, w)))
                 }
-                Out::Local(w) => Some(format!("writes locally {}", self.describe_write(cfg, id, w))),
+                Out::Local(w) => Some(format!(
+                    "writes locally {}",
+                    self.describe_write(cfg, id, w)
+                )),
                 _ => None,
             })
             .collect();

@@ -109,9 +109,15 @@ impl Config {
     /// n replicas, S slots, window G, views 0..=V, two client values, f
     /// silent, no Byzantine replica, L = f + 2.
     pub fn new(n: usize, slots: usize, window: usize, views: u8) -> Config {
-        assert!(n % 2 == 1 && n <= MAX_N, "n must be odd and at most {MAX_N}");
-        assert!(slots >= 1 && slots <= MAX_SLOTS, "slots in 1..={MAX_SLOTS}");
-        assert!(window >= 1 && window <= MAX_WINDOW, "window in 1..={MAX_WINDOW}");
+        assert!(
+            n % 2 == 1 && n <= MAX_N,
+            "n must be odd and at most {MAX_N}"
+        );
+        assert!((1..=MAX_SLOTS).contains(&slots), "slots in 1..={MAX_SLOTS}");
+        assert!(
+            (1..=MAX_WINDOW).contains(&window),
+            "window in 1..={MAX_WINDOW}"
+        );
         Config {
             n,
             slots,
@@ -184,9 +190,23 @@ pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     fn init(&self, cfg: &Config, id: usize) -> (Self::Replica, Self::Hbm);
     /// The steps `id` can take now that change something (a poll that finds
     /// nothing is not a step).
-    fn steps(&self, cfg: &Config, id: usize, rep: &Self::Replica, hbm: &Self::Hbm, out: &mut Vec<Self::Step>);
+    fn steps(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &Self::Replica,
+        hbm: &Self::Hbm,
+        out: &mut Vec<Self::Step>,
+    );
     /// The timeouts that could fire now (each on a poll that misses).
-    fn timeouts(&self, cfg: &Config, id: usize, rep: &Self::Replica, hbm: &Self::Hbm, out: &mut Vec<Self::Step>);
+    fn timeouts(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &Self::Replica,
+        hbm: &Self::Hbm,
+        out: &mut Vec<Self::Step>,
+    );
     /// Takes a step (or a timeout); returns its writes.
     fn apply(
         &self,
@@ -198,9 +218,24 @@ pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     ) -> Vec<Out<Self::Write>>;
     /// A write from `src` lands in `dst`'s HBM (`rep` is `dst`'s, for what it
     /// records about landings).
-    fn land(&self, cfg: &Config, dst: usize, rep: &mut Self::Replica, hbm: &mut Self::Hbm, src: usize, w: &Self::Write);
+    fn land(
+        &self,
+        cfg: &Config,
+        dst: usize,
+        rep: &mut Self::Replica,
+        hbm: &mut Self::Hbm,
+        src: usize,
+        w: &Self::Write,
+    );
     /// What the Byzantine replica `byz` may write into `dst`'s HBM now.
-    fn forgeries(&self, cfg: &Config, byz: usize, dst: &Self::Replica, hbm: &Self::Hbm, out: &mut Vec<Self::Write>);
+    fn forgeries(
+        &self,
+        cfg: &Config,
+        byz: usize,
+        dst: &Self::Replica,
+        hbm: &Self::Hbm,
+        out: &mut Vec<Self::Write>,
+    );
     /// The per-sender slot guard: may `src` write `w`?
     fn allowed(&self, cfg: &Config, src: usize, w: &Self::Write) -> bool;
     /// The replica's decisions (k, m), in order.
@@ -210,7 +245,14 @@ pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// It stopped at the view bound.
     fn capped(&self, rep: &Self::Replica) -> bool;
     /// A line for a trace: what the step read and did (`rep`, `hbm` before it).
-    fn describe_step(&self, cfg: &Config, id: usize, rep: &Self::Replica, hbm: &Self::Hbm, step: &Self::Step) -> String;
+    fn describe_step(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &Self::Replica,
+        hbm: &Self::Hbm,
+        step: &Self::Step,
+    ) -> String;
     /// Whether a step is a timeout.
     fn is_timeout(&self, step: &Self::Step) -> bool;
     /// A write, with its words and address from the layout.
@@ -279,7 +321,11 @@ pub const PROPERTIES: [&str; 4] = ["agreement", "validity", "integrity", "live_w
 
 impl<D: Design> UbftModel<D> {
     pub fn new(design: D, cfg: Config) -> Self {
-        UbftModel { design, cfg, only: None }
+        UbftModel {
+            design,
+            cfg,
+            only: None,
+        }
     }
 
     /// Replica r takes steps: honest, not silent.
@@ -304,7 +350,8 @@ impl<D: Design> UbftModel<D> {
         let mut busy = false;
         for r in 0..n {
             if self.live(s, r) {
-                self.design.steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                self.design
+                    .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
                 busy |= !steps.is_empty();
                 self.push_steps(s, r, &mut steps, may_silence, holds, out);
             }
@@ -312,7 +359,8 @@ impl<D: Design> UbftModel<D> {
         if !busy || s.early < self.cfg.early_timeouts {
             for r in 0..n {
                 if self.live(s, r) {
-                    self.design.timeouts(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                    self.design
+                        .timeouts(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
                     self.push_steps(s, r, &mut steps, may_silence, holds, out);
                 }
             }
@@ -331,7 +379,13 @@ impl<D: Design> UbftModel<D> {
         // Peers a write can be held back for: live, not already blocked.
         let mut peers = 0u8;
         for d in 0..self.cfg.n {
-            if d != r && self.live(s, d) && !s.net.iter().any(|m| m.src as usize == r && m.dst as usize == d) {
+            if d != r
+                && self.live(s, d)
+                && !s
+                    .net
+                    .iter()
+                    .any(|m| m.src as usize == r && m.dst as usize == d)
+            {
                 peers |= 1 << d;
             }
         }
@@ -360,7 +414,8 @@ impl<D: Design> UbftModel<D> {
         let mut steps = Vec::new();
         (0..self.cfg.n).any(|r| {
             self.live(s, r) && {
-                self.design.steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                self.design
+                    .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
                 !steps.is_empty()
             }
         })
@@ -378,7 +433,8 @@ impl<D: Design> UbftModel<D> {
     fn forge(&self, s: &State<D>, dst: usize, w: &D::Write) -> State<D> {
         let mut t = s.clone();
         let b = self.cfg.byzantine.expect("a Byzantine replica");
-        self.design.land(&self.cfg, dst, &mut t.reps[dst], &mut t.hbm[dst], b, w);
+        self.design
+            .land(&self.cfg, dst, &mut t.reps[dst], &mut t.hbm[dst], b, w);
         t.forged += 1;
         t
     }
@@ -398,8 +454,10 @@ impl<D: Design> UbftModel<D> {
         let mut steps = Vec::new();
         for r in 0..self.cfg.n {
             if self.live(s, r) {
-                self.design.steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
-                self.design.timeouts(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                self.design
+                    .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                self.design
+                    .timeouts(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
                 if !steps.is_empty() {
                     return false;
                 }
@@ -442,7 +500,9 @@ impl<D: Design> UbftModel<D> {
     pub fn integrity(&self, s: &State<D>) -> bool {
         self.honest().all(|r| {
             let d = self.design.decisions(&s.reps[r]);
-            d.iter().enumerate().all(|(i, a)| d[..i].iter().all(|b| b.0 != a.0))
+            d.iter()
+                .enumerate()
+                .all(|(i, a)| d[..i].iter().all(|b| b.0 != a.0))
         })
     }
 
@@ -457,12 +517,17 @@ impl<D: Design> UbftModel<D> {
     /// liveness, if it does not: a bound cut the run.
     pub fn excuse(&self, s: &State<D>) -> Option<&'static str> {
         let live: Vec<usize> = (0..self.cfg.n).filter(|&r| self.live(s, r)).collect();
-        if live.iter().any(|&r| self.design.decisions(&s.reps[r]).len() >= self.cfg.slots) {
+        if live
+            .iter()
+            .any(|&r| self.design.decisions(&s.reps[r]).len() >= self.cfg.slots)
+        {
             // A replica that decided S slots stops, so a laggard may wait for
             // it where an unbounded run would go on to slot S + 1.
             return Some("a replica finished the S slots and stopped");
         }
-        if live.iter().any(|&r| self.design.capped(&s.reps[r])) && self.views_since_gst(s) < self.cfg.live_views {
+        if live.iter().any(|&r| self.design.capped(&s.reps[r]))
+            && self.views_since_gst(s) < self.cfg.live_views
+        {
             return Some("the view bound cut the run before L synchronous views");
         }
         None
@@ -491,7 +556,8 @@ impl<D: Design> UbftModel<D> {
                 };
                 let mut line = format!(
                     "r{r} {what}: {}",
-                    self.design.describe_step(&self.cfg, *r, &s.reps[*r], &s.hbm[*r], st)
+                    self.design
+                        .describe_step(&self.cfg, *r, &s.reps[*r], &s.hbm[*r], st)
                 );
                 for d in 0..self.cfg.n {
                     if hold & (1 << d) != 0 {
@@ -509,11 +575,20 @@ impl<D: Design> UbftModel<D> {
                     .iter()
                     .find(|m| m.src as usize == *src && m.dst as usize == *dst)
                     .expect("a landing has a write in flight");
-                let behind = s.net.iter().filter(|m| m.src as usize == *src && m.dst as usize == *dst).count() - 1;
+                let behind = s
+                    .net
+                    .iter()
+                    .filter(|m| m.src as usize == *src && m.dst as usize == *dst)
+                    .count()
+                    - 1;
                 format!(
                     "land r{src}→r{dst} (held back until now): {}{}",
                     self.design.describe_write(&self.cfg, *src, &m.w),
-                    if behind > 0 { format!(", and the {behind} write(s) queued behind it") } else { String::new() }
+                    if behind > 0 {
+                        format!(", and the {behind} write(s) queued behind it")
+                    } else {
+                        String::new()
+                    }
                 )
             }
             Action::Forge(dst, w, st, silent, hold) => {
@@ -525,7 +600,9 @@ impl<D: Design> UbftModel<D> {
                     self.describe(&t, &Action::Step(*dst, st.clone(), *silent, *hold))
                 )
             }
-            Action::Silence(r) => format!("r{r} is silent from the start (its mailbox still takes writes)"),
+            Action::Silence(r) => {
+                format!("r{r} is silent from the start (its mailbox still takes writes)")
+            }
         }
     }
 
@@ -568,8 +645,19 @@ impl<D: Design> Model for UbftModel<D> {
     type Action = Action<D>;
 
     fn init_states(&self) -> Vec<State<D>> {
-        let (reps, hbm) = (0..self.cfg.n).map(|r| self.design.init(&self.cfg, r)).unzip();
-        vec![State { reps, hbm, net: vec![], silent: 0, early: 0, held: 0, gst: 0, forged: 0 }]
+        let (reps, hbm) = (0..self.cfg.n)
+            .map(|r| self.design.init(&self.cfg, r))
+            .unzip();
+        vec![State {
+            reps,
+            hbm,
+            net: vec![],
+            silent: 0,
+            early: 0,
+            held: 0,
+            gst: 0,
+            forged: 0,
+        }]
     }
 
     fn actions(&self, s: &State<D>, out: &mut Vec<Action<D>>) {
@@ -580,7 +668,8 @@ impl<D: Design> Model for UbftModel<D> {
                 let mut after = Vec::new();
                 for dst in 0..self.cfg.n {
                     if dst != b && self.live(s, dst) {
-                        self.design.forgeries(&self.cfg, b, &s.reps[dst], &s.hbm[dst], &mut ws);
+                        self.design
+                            .forgeries(&self.cfg, b, &s.reps[dst], &s.hbm[dst], &mut ws);
                         for w in ws.drain(..) {
                             debug_assert!(self.design.allowed(&self.cfg, b, &w));
                             let t = self.forge(s, dst, &w);
@@ -615,15 +704,21 @@ impl<D: Design> Model for UbftModel<D> {
                     t.early += 1;
                     t.gst = self.top_view(s);
                 }
-                let outs = self.design.apply(&self.cfg, r, &mut t.reps[r], &mut t.hbm[r], &st);
+                let outs = self
+                    .design
+                    .apply(&self.cfg, r, &mut t.reps[r], &mut t.hbm[r], &st);
                 let mut sent = false;
                 for o in outs {
                     let (w, all) = match o {
                         Out::All(w) => (w, true),
                         Out::Local(w) => (w, false),
                     };
-                    debug_assert!(self.design.allowed(&self.cfg, r, &w), "r{r} writes outside its entries: {w:?}");
-                    self.design.land(&self.cfg, r, &mut t.reps[r], &mut t.hbm[r], r, &w);
+                    debug_assert!(
+                        self.design.allowed(&self.cfg, r, &w),
+                        "r{r} writes outside its entries: {w:?}"
+                    );
+                    self.design
+                        .land(&self.cfg, r, &mut t.reps[r], &mut t.hbm[r], r, &w);
                     if !all {
                         continue;
                     }
@@ -633,13 +728,28 @@ impl<D: Design> Model for UbftModel<D> {
                         if dst == r || !self.live(&t, dst) {
                             continue;
                         }
-                        let blocked = t.net.iter().any(|m| m.src as usize == r && m.dst as usize == dst);
+                        let blocked = t
+                            .net
+                            .iter()
+                            .any(|m| m.src as usize == r && m.dst as usize == dst);
                         if hold & (1 << dst) != 0 || blocked {
                             let held = hold & (1 << dst) != 0 && !blocked;
                             t.held += held as u8;
-                            t.net.push(Msg { src: r as u8, dst: dst as u8, held, w: w.clone() });
+                            t.net.push(Msg {
+                                src: r as u8,
+                                dst: dst as u8,
+                                held,
+                                w: w.clone(),
+                            });
                         } else {
-                            self.design.land(&self.cfg, dst, &mut t.reps[dst], &mut t.hbm[dst], r, &w);
+                            self.design.land(
+                                &self.cfg,
+                                dst,
+                                &mut t.reps[dst],
+                                &mut t.hbm[dst],
+                                r,
+                                &w,
+                            );
                         }
                     }
                 }
@@ -659,7 +769,14 @@ impl<D: Design> Model for UbftModel<D> {
                 let mut rest = vec![];
                 for m in std::mem::take(&mut t.net) {
                     if m.src as usize == src && m.dst as usize == dst {
-                        self.design.land(&self.cfg, dst, &mut t.reps[dst], &mut t.hbm[dst], src, &m.w);
+                        self.design.land(
+                            &self.cfg,
+                            dst,
+                            &mut t.reps[dst],
+                            &mut t.hbm[dst],
+                            src,
+                            &m.w,
+                        );
                     } else {
                         rest.push(m);
                     }
@@ -680,7 +797,9 @@ impl<D: Design> Model for UbftModel<D> {
             Property::always("agreement", |m: &Self, s: &State<D>| m.agreement(s)),
             Property::always("validity", |m: &Self, s: &State<D>| m.validity(s)),
             Property::always("integrity", |m: &Self, s: &State<D>| m.integrity(s)),
-            Property::always("live_with_f_silent", |m: &Self, s: &State<D>| m.live_with_f_silent(s)),
+            Property::always("live_with_f_silent", |m: &Self, s: &State<D>| {
+                m.live_with_f_silent(s)
+            }),
         ];
         match self.only {
             Some(name) => all.into_iter().filter(|p| p.name == name).collect(),

@@ -16,7 +16,10 @@ use ubft_model::model::{Action, UbftModel};
 use ubft_model::{run, Config};
 
 fn opts() -> RunOpts {
-    RunOpts { threads: 1, max_states: 0 }
+    RunOpts {
+        threads: 1,
+        max_states: 0,
+    }
 }
 
 /// n = 3, S slots, window 1 (slot 2 reuses slot 1's entries), views 0..=V,
@@ -43,7 +46,10 @@ fn a_silent_replica_stops_every_decision() {
     // Someone falls silent, the others start a view change, and the view
     // change waits for all n records for good: a terminal state with
     // nothing decided.
-    assert!(ce.contains("falls silent") || ce.contains("silent from the start"), "{ce}");
+    assert!(
+        ce.contains("falls silent") || ce.contains("silent from the start"),
+        "{ce}"
+    );
     assert!(ce.contains("VcStart: view 1"), "{ce}");
     assert!(ce.contains("2 of 3 valid records"), "{ce}");
     assert!(!ce.contains("decides"), "{ce}");
@@ -83,7 +89,14 @@ fn one_held_will_commit_stalls_an_honest_cluster_for_good() {
     let mut c = cfg(2, 3);
     c.delays = 1;
     c.live_views = 2;
-    let r = run(Current, c, &RunOpts { threads: 2, max_states: 0 });
+    let r = run(
+        Current,
+        c,
+        &RunOpts {
+            threads: 2,
+            max_states: 0,
+        },
+    );
     assert!(r.property("agreement").holds);
     let live = r.property("live_with_f_silent");
     assert!(!live.holds);
@@ -93,8 +106,15 @@ fn one_held_will_commit_stalls_an_honest_cluster_for_good() {
     // The held write is a will_commit for k = 1, the laggard's own HBM ends
     // up holding the full view-0 quorum, and it never decides k = 1.
     assert!(ce.contains("the network holds back its write"), "{ce}");
-    assert!(ce.contains("land r") && ce.contains("will_commit[0]"), "{ce}");
-    assert!(ce.contains("no full quorum under tag(1,1)") || ce.contains("no full quorum under tag(2,1)"), "{ce}");
+    assert!(
+        ce.contains("land r") && ce.contains("will_commit[0]"),
+        "{ce}"
+    );
+    assert!(
+        ce.contains("no full quorum under tag(1,1)")
+            || ce.contains("no full quorum under tag(2,1)"),
+        "{ce}"
+    );
     assert!(ce.contains("without a decision"), "{ce}");
 }
 
@@ -106,41 +126,82 @@ fn the_models_records_are_the_layouts() {
     assert_eq!(prep, layout::prepare_words(Version::V2));
     assert_eq!(vote, layout::vote_words(Version::V2));
     assert_eq!(vc, VC_WORDS);
-    let p = Prep { k: 2, m: 1, view: 1 };
+    let p = Prep {
+        k: 2,
+        m: 1,
+        view: 1,
+    };
     assert_eq!(p.words().len(), prep);
     assert_eq!(p.words(), [2, 1, 1, 0]);
-    let v = Vote { view: 1, k: 2, m: 2 };
+    let v = Vote {
+        view: 1,
+        k: 2,
+        m: 2,
+    };
     assert_eq!(v.words(), [vote_tag(1, 2), 2]);
-    let r = Rec { view: 2, phase: 1, k: 2, m: 1 };
+    let r = Rec {
+        view: 2,
+        phase: 1,
+        k: 2,
+        m: 1,
+    };
     assert_eq!(
         r.record(1).words(),
-        VcRecord { view: 2, slot: 0, phase: 1, k: 2, m: 1 }.words()
+        VcRecord {
+            view: 2,
+            slot: 0,
+            phase: 1,
+            k: 2,
+            m: 1
+        }
+        .words()
     );
     assert_eq!(r.flag(), [vote_tag(2, 2), 1]);
     // Every entry a replica writes is its own under the layout's slot guard
     // (Mailbox::owner), in the region the model says.
     for node in 0..3u8 {
         for row in [Row::WillCert, Row::WillCommit, Row::Commit] {
-            let w = Write::Vote { row, slot: 0, node, v };
+            let w = Write::Vote {
+                row,
+                slot: 0,
+                node,
+                v,
+            };
             let placed = w.placed(&mb, 1);
             assert_eq!(placed[0].0, mb.vote(row.region(), 0, node as usize));
             assert_eq!(mb.locate(placed[0].0).unwrap().0, row.region());
             assert_eq!(mb.owner(placed[0].0), Some(node as usize));
         }
-        let w = Write::Share { slot: 0, node, s: Share { view: 1, k: 2, m: 1 } };
+        let w = Write::Share {
+            slot: 0,
+            node,
+            s: Share {
+                view: 1,
+                k: 2,
+                m: 1,
+            },
+        };
         let placed = w.placed(&mb, 1);
         assert_eq!(mb.locate(placed[0].0).unwrap().0, Region::Certify);
         assert_eq!(mb.locate(placed[1].0).unwrap().0, Region::CertifyValid);
-        assert!(placed.iter().all(|(a, _)| mb.owner(*a) == Some(node as usize)));
+        assert!(placed
+            .iter()
+            .all(|(a, _)| mb.owner(*a) == Some(node as usize)));
         let w = Write::Vc { node, r };
         let placed = w.placed(&mb, 1);
         assert_eq!(placed[0].0, mb.vc(node as usize));
         assert_eq!(placed[1].0, mb.vc_valid(node as usize));
-        assert!(placed.iter().all(|(a, _)| mb.owner(*a) == Some(node as usize)));
+        assert!(placed
+            .iter()
+            .all(|(a, _)| mb.owner(*a) == Some(node as usize)));
     }
     let w = Write::Prepare { slot: 0, p };
     assert_eq!(w.placed(&mb, 1)[0].0, mb.prepare(0));
-    assert_eq!(mb.owner(mb.prepare(0)), None, "prepare is the leader's region, not a node's");
+    assert_eq!(
+        mb.owner(mb.prepare(0)),
+        None,
+        "prepare is the leader's region, not a node's"
+    );
 }
 
 fn fp<T: std::hash::Hash>(t: &T) -> u64 {
@@ -224,7 +285,10 @@ fn a_byzantine_leader_gets_a_forged_value_decided() {
     assert!(!v.holds);
     let ce = v.counterexample.as_ref().unwrap().join("\n");
     println!("{ce}");
-    assert!(ce.contains("forge r0→r1 (Byzantine): prepare[0] = (k 1, m X"), "{ce}");
+    assert!(
+        ce.contains("forge r0→r1 (Byzantine): prepare[0] = (k 1, m X"),
+        "{ce}"
+    );
     assert!(ce.contains("decides k 1 = X"), "{ce}");
 }
 

@@ -28,13 +28,20 @@ fn the_json_report_has_the_issues_fields() {
     assert_eq!(v["complete"], true);
     let props = v["properties"].as_array().unwrap();
     let names: Vec<&str> = props.iter().map(|p| p["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["agreement", "validity", "integrity", "live_with_f_silent"]);
+    assert_eq!(
+        names,
+        ["agreement", "validity", "integrity", "live_with_f_silent"]
+    );
     for p in props {
         let holds = p["holds"].as_bool().unwrap();
         // A counterexample exactly when the property fails: a list of lines.
         assert_eq!(p["counterexample"].is_null(), holds, "{p}");
         if !holds {
-            assert!(p["counterexample"].as_array().unwrap().iter().all(|l| l.is_string()));
+            assert!(p["counterexample"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|l| l.is_string()));
         }
     }
     assert_eq!(props[3]["holds"], false, "a silent replica stops current");
