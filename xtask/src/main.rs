@@ -12,6 +12,9 @@
 //! - `soak --runs N [--seed S] [--max-cycles C] [--jobs J]`: N random Byzantine
 //!   scenarios (`ubft_sim::scenario::Scenario::random`) on Verilator; prints the
 //!   count and every failing seed with its scenario as TOML (docs/scenarios.md).
+//! - `model --design current|recovery [--replicas N] [--slots S] [--views V] [--json]`:
+//!   checks a design of the protocol over every interleaving (crates/ubft_model,
+//!   docs/model.md); exit status 1 when a property fails, 2 when it cannot run.
 //! - `lint [--block guard]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
 //!   and the Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`,
 //!   or on one block's Verilog alone (generated into `target/lint/`).
@@ -115,6 +118,59 @@ enum Cmd {
         #[arg(long, default_value_t = 2)]
         jobs: usize,
     },
+    /// Check a design of the protocol over every interleaving (stateright;
+    /// docs/model.md). Exit status 1 when a property fails.
+    Model {
+        /// The design: current (the kernel today) or recovery.
+        #[arg(long, default_value = "current")]
+        design: String,
+        /// n = 2f + 1 replicas.
+        #[arg(long, default_value_t = 3)]
+        replicas: usize,
+        /// Slots every live honest replica must decide.
+        #[arg(long, default_value_t = 2)]
+        slots: usize,
+        /// The highest view (views 0..=V).
+        #[arg(long, default_value_t = 2)]
+        views: u8,
+        /// The model's window G (slot = (k - 1) mod G; G < slots wraps).
+        #[arg(long, default_value_t = 1)]
+        window: usize,
+        /// Client values.
+        #[arg(long, default_value_t = 2)]
+        values: u8,
+        /// A leader may propose any client value (default: its stream's one).
+        #[arg(long)]
+        any_value: bool,
+        /// At most this many replicas fall silent (default f, less the Byzantine one).
+        #[arg(long)]
+        silent: Option<usize>,
+        /// The Byzantine replica's id.
+        #[arg(long)]
+        byzantine: Option<usize>,
+        /// Writes the Byzantine replica may make.
+        #[arg(long, default_value_t = 4)]
+        byz_writes: u8,
+        /// Timeouts that may fire while something else can still happen.
+        #[arg(long, default_value_t = 0)]
+        early_timeouts: u8,
+        /// Writes the network may hold back.
+        #[arg(long, default_value_t = 1)]
+        delays: u8,
+        /// Views after GST without a decision that count as a liveness failure
+        /// (default f + 2).
+        #[arg(long)]
+        live_views: Option<u8>,
+        /// Checker threads.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Stop after this many generated states (0: no limit).
+        #[arg(long, default_value_t = 0)]
+        max_states: usize,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write docs/layout.md and docs/registers.md (generated pages).
     Docs {
         /// Fail if the file on disk differs from what would be generated.
@@ -129,6 +185,43 @@ const WAIVERS: &str = "rtl/lint_waivers.vlt";
 
 fn main() -> ExitCode {
     let result = match Cli::parse().cmd {
+        Cmd::Model {
+            design,
+            replicas,
+            slots,
+            views,
+            window,
+            values,
+            any_value,
+            silent,
+            byzantine,
+            byz_writes,
+            early_timeouts,
+            delays,
+            live_views,
+            threads,
+            max_states,
+            json,
+        } => {
+            return model(ModelArgs {
+                design,
+                replicas,
+                slots,
+                views,
+                window,
+                values,
+                any_value,
+                silent,
+                byzantine,
+                byz_writes,
+                early_timeouts,
+                delays,
+                live_views,
+                threads,
+                max_states,
+                json,
+            })
+        }
         Cmd::Verilog { check } => verilog(check),
         Cmd::Lint { block } => lint(block.as_deref()),
         Cmd::Docs { check } => docs(check),
@@ -476,5 +569,86 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
             "{} of {runs} scenarios failed their checks",
             failures.len()
         ))
+    }
+}
+
+struct ModelArgs {
+    design: String,
+    replicas: usize,
+    slots: usize,
+    views: u8,
+    window: usize,
+    values: u8,
+    any_value: bool,
+    silent: Option<usize>,
+    byzantine: Option<usize>,
+    byz_writes: u8,
+    early_timeouts: u8,
+    delays: u8,
+    live_views: Option<u8>,
+    threads: usize,
+    max_states: usize,
+    json: bool,
+}
+
+/// `cargo xtask model`: exit 0 when every property holds, 1 when one fails,
+/// 2 when the check cannot run (a design not yet implemented, bad bounds).
+fn model(a: ModelArgs) -> ExitCode {
+    use ubft_model::model::{MAX_N, MAX_SLOTS, MAX_WINDOW};
+    use ubft_model::{run_named, Config, RunOpts};
+    let n = a.replicas;
+    let bad = if n % 2 == 0 || n > MAX_N {
+        Some(format!("--replicas must be odd and at most {MAX_N}"))
+    } else if a.slots == 0 || a.slots > MAX_SLOTS {
+        Some(format!("--slots must be in 1..={MAX_SLOTS}"))
+    } else if a.window == 0 || a.window > MAX_WINDOW {
+        Some(format!("--window must be in 1..={MAX_WINDOW}"))
+    } else if a.values == 0 || a.values > 13 {
+        Some("--values must be in 1..=13".into())
+    } else if a.byzantine.is_some_and(|b| b >= n) {
+        Some("--byzantine must name a replica below --replicas".into())
+    } else {
+        None
+    };
+    if let Some(e) = bad {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let mut cfg = Config::new(n, a.slots, a.window, a.views);
+    cfg.values = a.values;
+    cfg.any_value = a.any_value;
+    cfg.byzantine = a.byzantine;
+    cfg.byz_writes = if a.byzantine.is_some() {
+        a.byz_writes
+    } else {
+        0
+    };
+    cfg.silent = a.silent.unwrap_or(cfg.f() - a.byzantine.is_some() as usize);
+    cfg.early_timeouts = a.early_timeouts;
+    cfg.delays = a.delays;
+    if let Some(l) = a.live_views {
+        cfg.live_views = l;
+    }
+    let opts = RunOpts {
+        threads: a.threads,
+        max_states: a.max_states,
+    };
+    match run_named(&a.design, cfg, &opts) {
+        Ok(report) => {
+            if a.json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{}", report.text());
+            }
+            if report.all_hold() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
     }
 }
