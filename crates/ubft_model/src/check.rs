@@ -232,9 +232,10 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
 pub fn run_named(name: &str, cfg: Config, opts: &RunOpts) -> Result<CheckReport, String> {
     match name {
         "current" => Ok(run(Current, cfg, opts)),
-        "recovery" => Err(
-            "design `recovery` is not yet implemented (docs/recovery.md; the lead adds it)".into(),
-        ),
+        name if crate::recovery::Variant::by_name(name).is_some() => {
+            let variant = crate::recovery::Variant::by_name(name).unwrap();
+            Ok(run(crate::recovery::Recovery { variant }, cfg, opts))
+        }
         other => Err(format!(
             "unknown design `{other}` (known: {:?})",
             crate::DESIGNS

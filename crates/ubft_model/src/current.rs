@@ -734,7 +734,16 @@ impl Design for Current {
     /// prepare of a view it leads). An entry it wrote earlier would be read
     /// at that same poll, so this loses no behaviour, only budget: a write
     /// that two polls read costs two here.
-    fn forgeries(&self, cfg: &Config, byz: usize, d: &Rep, h: &Hbm, out: &mut Vec<Write>) {
+    fn forgeries(
+        &self,
+        cfg: &Config,
+        byz: usize,
+        dst: usize,
+        reps: &[Rep],
+        hbms: &[Hbm],
+        out: &mut Vec<Write>,
+    ) {
+        let (d, h) = (&reps[dst], &hbms[dst]);
         let node = byz as u8;
         let slot = cfg.slot(d.k) as u8;
         let ms: Vec<Val> = (1..=cfg.values).chain(std::iter::once(FORGED)).collect();

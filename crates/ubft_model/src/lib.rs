@@ -11,18 +11,27 @@
 //! and the point after which the network is synchronous (GST).
 //!
 //! The protocol itself is a [`Design`], selected by name ([`DESIGNS`]):
-//! `current` (what the kernel does today, [`current::Current`]) and, once the
-//! lead adds it, `recovery`. The harness ([`model`], [`check`]) is shared:
+//! `current` (what the kernel does today, [`current::Current`]) and
+//! `recovery` (docs/recovery.md, design v3, [`recovery::Recovery`]), with its
+//! variants `recovery:no_bridge`, `recovery:cert_f`, `recovery:decide_f` and
+//! `recovery:no_cross_check`, each of which removes one safety rule. The harness ([`model`], [`check`]) is shared:
 //! the properties and their names, the synchrony rule, the bounds, the JSON
 //! report and the counterexample text. docs/model.md has the full account.
 
 pub mod check;
 pub mod current;
 pub mod model;
+pub mod recovery;
 
 pub use check::{run, run_named, CheckReport, PropertyReport, RunOpts};
 pub use model::{Config, Design, UbftModel};
 
-/// The designs the checker knows, by name; `recovery` is the lead's, still
-/// to come.
-pub const DESIGNS: [&str; 2] = ["current", "recovery"];
+/// The designs the checker knows, by name.
+pub const DESIGNS: [&str; 6] = [
+    "current",
+    "recovery",
+    "recovery:no_bridge",
+    "recovery:cert_f",
+    "recovery:decide_f",
+    "recovery:no_cross_check",
+];

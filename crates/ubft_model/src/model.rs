@@ -228,14 +228,26 @@ pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
         w: &Self::Write,
     );
     /// What the Byzantine replica `byz` may write into `dst`'s HBM now.
+    /// `reps` and `hbms` are the whole cluster's (the Byzantine replica's
+    /// own entries are not kept): what it has seen, so it may copy any signed
+    /// record that exists (signatures are unforgeable, not secret).
     fn forgeries(
         &self,
         cfg: &Config,
         byz: usize,
-        dst: &Self::Replica,
-        hbm: &Self::Hbm,
+        dst: usize,
+        reps: &[Self::Replica],
+        hbms: &[Self::Hbm],
         out: &mut Vec<Self::Write>,
     );
+    /// Rounds (docs/recovery.md R13): the replica's next step follows a
+    /// round, so it takes no step and no timeout while any write it sent is
+    /// still in flight (a write to a silent or Byzantine replica's HBM lands
+    /// at once: that memory is trusted and takes writes). `current` has no
+    /// rounds.
+    fn in_round(&self, _rep: &Self::Replica) -> bool {
+        false
+    }
     /// The per-sender slot guard: may `src` write `w`?
     fn allowed(&self, cfg: &Config, src: usize, w: &Self::Write) -> bool;
     /// The replica's decisions (k, m), in order.
@@ -333,6 +345,13 @@ impl<D: Design> UbftModel<D> {
         self.cfg.honest(r) && s.silent & (1 << r) == 0
     }
 
+    /// Replica r can take a step or a timeout now: live, and not waiting for
+    /// a round of its own to land (R13).
+    pub fn acts(&self, s: &State<D>, r: usize) -> bool {
+        self.live(s, r)
+            && !(self.design.in_round(&s.reps[r]) && s.net.iter().any(|m| m.src as usize == r))
+    }
+
     /// Landings, steps, then the timeouts the synchrony rule allows.
     fn progress_actions(&self, s: &State<D>, out: &mut Vec<Action<D>>) {
         let n = self.cfg.n;
@@ -349,7 +368,7 @@ impl<D: Design> UbftModel<D> {
         let mut steps = Vec::new();
         let mut busy = false;
         for r in 0..n {
-            if self.live(s, r) {
+            if self.acts(s, r) {
                 self.design
                     .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
                 busy |= !steps.is_empty();
@@ -358,7 +377,7 @@ impl<D: Design> UbftModel<D> {
         }
         if !busy || s.early < self.cfg.early_timeouts {
             for r in 0..n {
-                if self.live(s, r) {
+                if self.acts(s, r) {
                     self.design
                         .timeouts(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
                     self.push_steps(s, r, &mut steps, may_silence, holds, out);
@@ -413,7 +432,7 @@ impl<D: Design> UbftModel<D> {
     pub fn busy(&self, s: &State<D>) -> bool {
         let mut steps = Vec::new();
         (0..self.cfg.n).any(|r| {
-            self.live(s, r) && {
+            self.acts(s, r) && {
                 self.design
                     .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
                 !steps.is_empty()
@@ -453,7 +472,7 @@ impl<D: Design> UbftModel<D> {
         }
         let mut steps = Vec::new();
         for r in 0..self.cfg.n {
-            if self.live(s, r) {
+            if self.acts(s, r) {
                 self.design
                     .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
                 self.design
@@ -669,7 +688,7 @@ impl<D: Design> Model for UbftModel<D> {
                 for dst in 0..self.cfg.n {
                     if dst != b && self.live(s, dst) {
                         self.design
-                            .forgeries(&self.cfg, b, &s.reps[dst], &s.hbm[dst], &mut ws);
+                            .forgeries(&self.cfg, b, dst, &s.reps, &s.hbm, &mut ws);
                         for w in ws.drain(..) {
                             debug_assert!(self.design.allowed(&self.cfg, b, &w));
                             let t = self.forge(s, dst, &w);

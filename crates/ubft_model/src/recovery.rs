@@ -1,0 +1,1951 @@
+//! `recovery`: docs/recovery.md (design v3) at the level of the mailboxes.
+//!
+//! uBFT's slow path (f + 1 certificates, f + 1 commits), the fast-to-slow
+//! bridge, the signed seal with its echo registers and the NEW_VIEW with one
+//! carried slot, adapted to a kernel that works one slot at a time and talks
+//! only through trusted mailboxes. Rule numbers (R1 ...) are the doc's.
+//!
+//! Each model step is one atomic poll of a record or row of the replica's own
+//! HBM and what the controller does on it (signing and verifying are
+//! instantaneous: the signer is a service, its latency a timing matter). A
+//! step that follows a round (R13) is enabled only when every write the
+//! replica sent has landed in every HBM (`Design::in_round`; the harness
+//! checks the network). The D_land wait of R13 is part of the round.
+//!
+//! | model `Pc` / step | rule | poll finds ... | does ... |
+//! | --- | --- | --- | --- |
+//! | Propose: `Propose(m)` | R3, R1, R2 | leader(v), NEW_VIEW(v) accepted (none in view 0), k ≥ c* | writes PREPARE (k, m, v, dec[k−1]); m = m* at c*, else the head of B (by default its preferred value in B; `--any-value`: any value in B); its PREPARE is its lock (R5) → Cert |
+//! | Prepare: `Lock` | R4, R2 | prepare[s] = (k, m, v, prev), prev = dec[k−1], m valid, no lock at (v, k) | writes will_cert (tag(v, k), m), phase 1 → Cert |
+//! | Cert: `FastDeliver` (also in Slow with phase 1) | R5 | n locks for (tag(v, k), m), the leader's lane being its PREPARE | delivered (fast); writes will_commit, phase 2 → CommitWait |
+//! | any waiting state: `FastDecide` | R6, R26 | a full will_commit row for (tag(w, k), m), any w | decides (k, m) |
+//! | Prepare, Cert, CommitWait, Slow: `Echo` | R8.1 | prep_sig[s] = σ_leader(PREP, v, k, m, prev), m = its lock or no lock, m valid | writes echo_prep[s][i] in a round |
+//! | (round) `EchoCheck` | R8.2–3, R9 | echo_prep[s][*] after the round | another valid block for (v, k): never delivers (v, k); else delivered: writes its CERT share |
+//! | Prepare, Cert, CommitWait, Slow, Bridge: `Commit` | R10 | a certificate for (v, k, m, prev) (f + 1 shares in certify[s], or inside a COMMIT in commit[s]) | writes COMMIT; L := (v, k, m, prev) if higher; counts its own COMMIT (R12) |
+//! | any waiting state: `DeliverCommit(x)` | R11.1–2 | commit[s][x] = a COMMIT of x for its slot k (any view w), not yet processed | writes echo_commit[x][i] (if higher) in a round |
+//! | (round) `CommitCheck` | R11.3–4, R12, R25 | echo_seal[x][*] and seal[x] | a SEAL of x of a view ≥ w: never counts it; else counts it; f + 1 for one block: decides |
+//! | any waiting state: `CatchAbove` | R24 | a certificate for (w′, k + 1, m′, p): in a COMMIT, f + 1 shares, or the NEW_VIEW's | decides (k, p) |
+//! | any waiting state: `Behind` | R27 | a COMMIT or certificate for a slot ≥ k + G that R24 cannot use | stops: BEHIND_WINDOW |
+//! | Cert, CommitWait: timeout | R7, R9, slow path | (the fast path missed) | leader: writes prep_sig; delivered fast: writes its share → Slow |
+//! | Propose, Prepare, Slow, AwaitNv: timeout | R14 | (nothing locked, slow path missed, no NEW_VIEW within T_vc) | R15, R16 (shares for what it delivered, the leader's prep_sig) → Bridge |
+//! | working or AwaitNv: `Trigger` | R14 | f + 1 SEALs of views ≥ v in its HBM | as the timeout |
+//! | Bridge: `BridgeCommit` | R17, R10 | its highest will_commit (w, b, m) is not covered by a commit at a slot ≥ b, and the certificate of (w, b, m, dec[b−1]) is visible | writes COMMIT (w, b, m, dec[b−1]) |
+//! | Bridge: `Seal` | R17, R18 | no bridge obligation left, or a certificate for b + 1 with prev = m discharges it | writes SEAL (i, v, L) → view v + 1, AwaitNv |
+//! | AwaitNv, leader(v + 1): `Collect` | R19, R21 | f others' SEALs of views ≥ v (its own is in) | writes echo_seal[x][i] for them in a round |
+//! | (round) `CollectCheck` | R19, R21, R20, R22 | echo_commit[x][*] | f that pass, and the certificate of the highest L found in its HBM: writes NEW_VIEW, installs it |
+//! | AwaitNv (or working, for v′ > v + 1): `ReadNv` | R22, R14 | new_view = NEW_VIEW(v′): f + 1 SEALs of views ≥ v′ − 1, a valid certificate | writes echo_seal[x][i] for its seals in a round (refuses at once when malformed) |
+//! | (round) `NvCheck` | R21, R22, R23, R14 | echo_commit[x][*] | every seal passes: installs (c*, m*, prev*) (stepping back to c* from c* + 1, R23; sealing the views between first, R14); else seals v |
+//!
+//! Abstractions: values are small numbers; a signature is "this replica
+//! signed this block" (unforgeable: an honest replica's signature exists
+//! only on what it signed; the Byzantine replica signs anything of its own,
+//! copies any signed record it has seen, and assembles a certificate only
+//! from shares that exist); hashes are the blocks themselves. Every client
+//! value is in every replica's buffer B from the start (R1: every request
+//! goes to every replica; a value leaves B when the replica decides it), so
+//! B is "the values it has not decided" and a made-up value (`FORGED`) is
+//! never valid (R2). T_vc's doubling has no meaning here: a timer fires only
+//! when nothing else can happen (or, within `--early-timeouts`, earlier), so
+//! every timer is already "long enough" after GST.
+//!
+//! Record formats: [`Write::words`] gives each record's words as section 3
+//! and the signed blocks of docs/recovery.md define them, and [`V3`] places
+//! them (section 13's sizes). The v3 layout does not exist in rhdl_ubft
+//! yet: a later test ties these words, addresses and owners to
+//! `Mailbox::v3`.
+
+use rhdl_ubft::params::{faults, vote_tag};
+
+use crate::model::{val_name, Config, Design, Out, Val, FORGED, MAX_N, MAX_SLOTS, MAX_WINDOW};
+
+/// f + 1 for the largest cluster (n = 5).
+pub const MAX_F1: usize = 3;
+
+/// The variants of section 12: each removes one safety rule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// The design as written.
+    #[default]
+    Full,
+    /// Seal without R17 (no bridge).
+    NoBridge,
+    /// f shares make a certificate.
+    CertF,
+    /// f COMMITs decide.
+    DecideF,
+    /// R11 step 3 and R21's echo_commit check removed.
+    NoCrossCheck,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 5] = [
+        Variant::Full,
+        Variant::NoBridge,
+        Variant::CertF,
+        Variant::DecideF,
+        Variant::NoCrossCheck,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Full => "recovery",
+            Variant::NoBridge => "recovery:no_bridge",
+            Variant::CertF => "recovery:cert_f",
+            Variant::DecideF => "recovery:decide_f",
+            Variant::NoCrossCheck => "recovery:no_cross_check",
+        }
+    }
+    pub fn by_name(name: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == name)
+    }
+}
+
+/// The design, with the variant it runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Recovery {
+    pub variant: Variant,
+}
+
+/// A signed block's contents (v, k, m, prev): a PREPARE, a CERT share, a
+/// COMMIT, a latest commit L. `k == 0` is "none".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Block {
+    pub v: u8,
+    pub k: u8,
+    pub m: Val,
+    pub prev: Val,
+}
+
+impl Block {
+    pub const NONE: Block = Block {
+        v: 0,
+        k: 0,
+        m: 0,
+        prev: 0,
+    };
+    pub fn is(&self) -> bool {
+        self.k != 0
+    }
+    /// The order of commits: slot first, then view.
+    pub fn key(&self) -> (u8, u8) {
+        (self.k, self.v)
+    }
+    pub fn above(&self, other: &Block) -> bool {
+        self.is() && self.key() > other.key()
+    }
+}
+
+/// A vote entry (tag(v, k), m); `k == 0` is empty.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Vote {
+    pub v: u8,
+    pub k: u8,
+    pub m: Val,
+}
+
+/// A SEAL (j, v, L) with j's signature (j is where it is kept).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Seal {
+    pub v: u8,
+    pub l: Block,
+}
+
+/// A NEW_VIEW: the view, f + 1 seals (with their signers), and whether the
+/// certificate of their highest L it carries is valid.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Nv {
+    pub view: u8,
+    pub len: u8,
+    pub who: [u8; MAX_F1],
+    pub seals: [Seal; MAX_F1],
+    pub cert_ok: bool,
+}
+
+impl Nv {
+    pub fn seals(&self) -> impl Iterator<Item = (usize, Seal)> + '_ {
+        (0..self.len as usize).map(|i| (self.who[i] as usize, self.seals[i]))
+    }
+    /// R20: the highest L among the seals (slot first, then view; the first
+    /// of equals), or none.
+    pub fn constraint(&self) -> Block {
+        let mut c = Block::NONE;
+        for (_, s) in self.seals() {
+            if s.l.above(&c) {
+                c = s.l;
+            }
+        }
+        c
+    }
+}
+
+/// The mailbox records that matter, in one replica's HBM (section 3).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Hbm {
+    pub prepare: [Block; MAX_WINDOW],
+    pub prep_sig: [Block; MAX_WINDOW],
+    pub will_cert: [[Vote; MAX_N]; MAX_WINDOW],
+    pub will_commit: [[Vote; MAX_N]; MAX_WINDOW],
+    pub echo_prep: [[Block; MAX_N]; MAX_WINDOW],
+    pub certify: [[Block; MAX_N]; MAX_WINDOW],
+    pub commit: [[Block; MAX_N]; MAX_WINDOW],
+    /// echo_commit[x][j]
+    pub echo_commit: [[Block; MAX_N]; MAX_N],
+    pub seal: [Option<Seal>; MAX_N],
+    /// echo_seal[x][j]
+    pub echo_seal: [[Option<Seal>; MAX_N]; MAX_N],
+    pub new_view: Option<Nv>,
+}
+
+/// A write: which record, and what goes there. `node` is the owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Write {
+    Prepare { slot: u8, b: Block },
+    PrepSig { slot: u8, b: Block },
+    WillCert { slot: u8, node: u8, v: Vote },
+    WillCommit { slot: u8, node: u8, v: Vote },
+    EchoPrep { slot: u8, node: u8, b: Block },
+    Certify { slot: u8, node: u8, b: Block },
+    Commit { slot: u8, node: u8, b: Block },
+    EchoCommit { x: u8, node: u8, b: Block },
+    Seal { node: u8, s: Seal },
+    EchoSeal { x: u8, node: u8, s: Seal },
+    NewView { nv: Nv },
+}
+
+/// The controller's abstract state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pc {
+    /// The leader of the view, with its NEW_VIEW accepted: R3.
+    Propose,
+    /// Waiting for the PREPARE (no lock): R4.
+    Prepare,
+    /// Locked, waiting for n locks: R5.
+    Cert,
+    /// will_commit sent, waiting for n: R6.
+    CommitWait,
+    /// The slow path for (view, k): R7–R12.
+    Slow,
+    /// Sealing the view: R16 done, R17 then R18.
+    Bridge,
+    /// Sealed view − 1, waiting for NEW_VIEW(view) (or collecting it, as
+    /// its leader): R19–R22.
+    AwaitNv,
+    /// Decided S slots.
+    Done,
+    /// The model's view bound.
+    Capped,
+    /// R27: BEHIND_WINDOW.
+    Behind,
+}
+
+/// A round in progress (R13): what was written, to be checked when it has
+/// landed everywhere.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Round {
+    #[default]
+    Idle,
+    /// R8: echo_prep written for this block.
+    Echo(Block),
+    /// R11: echo_commit[x] written for x's COMMIT.
+    Commit(u8, Block),
+    /// R22: echo_seal written for this NEW_VIEW's seals.
+    Nv(Nv),
+    /// R19: echo_seal written for these candidate seals.
+    Collect([Option<Seal>; MAX_N]),
+}
+
+/// What an honest replica has signed (kept only when a Byzantine replica
+/// is checked: what it may copy).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Signed {
+    pub shares: Vec<Block>,
+    pub commits: Vec<Block>,
+    pub seals: Vec<Seal>,
+    pub preps: Vec<Block>,
+}
+
+fn add<T: Ord + Copy>(v: &mut Vec<T>, t: T) {
+    if let Err(i) = v.binary_search(&t) {
+        v.insert(i, t);
+    }
+}
+
+/// One replica's controller state (section 8) and bookkeeping.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Rep {
+    pub pc: Pc,
+    pub round: Round,
+    pub view: u8,
+    pub k: u8,
+    /// Its lock at (view, k) (0: none).
+    pub m: Val,
+    /// 0 no vote, 1 will_cert sent (or proposed), 2 will_commit sent.
+    pub phase: u8,
+    /// What it proposed at (view, k), as leader (0: nothing).
+    pub proposed: Val,
+    /// What it delivered at (view, k) (R5 or R8), and how.
+    pub dlv: Block,
+    pub fast: bool,
+    pub cert_done: bool,
+    /// R8 found the leader's equivocation at (view, k).
+    pub refused: bool,
+    /// Its COMMIT at (view, k).
+    pub committed: Block,
+    /// Slot k − 1, delivered fast and not certified (R16).
+    pub prev1: Block,
+    /// Its highest will_commit (w, b, m), and whether R17 is done with it.
+    pub wc: Vote,
+    pub wc_done: bool,
+    /// Its latest commit L.
+    pub l: Block,
+    /// NEW_VIEW(view) accepted (always in view 0), and its constraint
+    /// (c*, w*, m*, prev*) (none: every slot open).
+    pub nv_ok: bool,
+    pub cons: Block,
+    /// Rerunning the carried slot (R23): its decision is not emitted again.
+    pub rerun: bool,
+    /// R11 at its slot: the COMMIT of each x it processed, and which of them
+    /// it counted.
+    pub dseen: [Block; MAX_N],
+    pub dcount: u8,
+    /// An accepted NEW_VIEW(v′) it seals its way up to (R14).
+    pub pend: Option<Nv>,
+    /// A NEW_VIEW it refused (it does not read it again).
+    pub nv_refused: Option<Nv>,
+    /// R19: seals that failed R21 at it, as leader, in this view.
+    pub failed: [Option<Seal>; MAX_N],
+    pub log: [(u8, Val); MAX_SLOTS + 1],
+    pub nlog: u8,
+    pub signed: Signed,
+}
+
+/// What a replica does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    Propose(Val),
+    Lock,
+    FastDeliver,
+    FastDecide,
+    Echo,
+    EchoCheck,
+    Commit,
+    DeliverCommit(u8),
+    CommitCheck,
+    CatchAbove,
+    Behind,
+    Trigger,
+    BridgeCommit,
+    Seal,
+    Collect,
+    CollectCheck,
+    ReadNv,
+    NvCheck,
+    Timeout,
+}
+
+fn vote_matches(e: &Vote, v: u8, k: u8, m: Val) -> bool {
+    e.k != 0 && vote_tag(e.v as u32, e.k as u32) == vote_tag(v as u32, k as u32) && e.m == m
+}
+
+/// The decided value of slot k at this replica (0: none; k = 0 is "before
+/// slot 1", prev 0).
+pub fn dec(rep: &Rep, k: u8) -> Val {
+    rep.log[..rep.nlog as usize]
+        .iter()
+        .find(|&&(kk, _)| kk == k)
+        .map(|&(_, m)| m)
+        .unwrap_or(0)
+}
+
+impl Rep {
+    fn working(&self) -> bool {
+        matches!(
+            self.pc,
+            Pc::Propose | Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow
+        )
+    }
+    fn waiting(&self) -> bool {
+        !matches!(self.pc, Pc::Done | Pc::Capped | Pc::Behind)
+    }
+    /// R1: the buffer B, the client values it has not decided.
+    fn in_b(&self, m: Val, cfg: &Config) -> bool {
+        m >= 1 && m <= cfg.values && self.log[..self.nlog as usize].iter().all(|&(_, d)| d != m)
+    }
+    fn reset_view(&mut self) {
+        self.m = 0;
+        self.phase = 0;
+        self.proposed = 0;
+        self.dlv = Block::NONE;
+        self.fast = false;
+        self.cert_done = false;
+        self.refused = false;
+        self.committed = Block::NONE;
+    }
+    fn reset_slot(&mut self) {
+        self.reset_view();
+        self.dseen = [Block::NONE; MAX_N];
+        self.dcount = 0;
+    }
+}
+
+impl Recovery {
+    fn cert_need(&self, cfg: &Config) -> usize {
+        match self.variant {
+            Variant::CertF => cfg.f(),
+            _ => cfg.f() + 1,
+        }
+    }
+    fn decide_need(&self, cfg: &Config) -> usize {
+        match self.variant {
+            Variant::DecideF => cfg.f(),
+            _ => cfg.f() + 1,
+        }
+    }
+    fn cross_check(&self) -> bool {
+        self.variant != Variant::NoCrossCheck
+    }
+
+    /// R2: m is valid for slot k in the replica's view.
+    fn valid(&self, cfg: &Config, rep: &Rep, k: u8, m: Val) -> bool {
+        if rep.nv_ok && rep.cons.is() {
+            if k == rep.cons.k {
+                return m == rep.cons.m;
+            }
+            if k < rep.cons.k {
+                return false;
+            }
+        }
+        rep.in_b(m, cfg)
+    }
+
+    /// A certificate for `b` in the slot's rows: f + 1 shares, or a COMMIT
+    /// (which carries one).
+    fn cert_visible(&self, cfg: &Config, h: &Hbm, b: &Block) -> bool {
+        let s = cfg.slot(b.k);
+        h.commit[s][..cfg.n].iter().any(|c| c == b)
+            || h.certify[s][..cfg.n].iter().filter(|c| *c == b).count() >= self.cert_need(cfg)
+    }
+
+    /// Every block with a certificate visible for slot k (COMMITs, f + 1
+    /// shares), and the NEW_VIEW's when `nv` is set.
+    fn certs_for(&self, cfg: &Config, h: &Hbm, k: u8, nv: bool) -> Vec<Block> {
+        let s = cfg.slot(k);
+        let mut out = vec![];
+        for c in &h.commit[s][..cfg.n] {
+            if c.k == k {
+                add(&mut out, *c);
+            }
+        }
+        for c in &h.certify[s][..cfg.n] {
+            if c.k == k && self.cert_visible(cfg, h, c) {
+                add(&mut out, *c);
+            }
+        }
+        if nv {
+            if let Some(n) = &h.new_view {
+                let c = n.constraint();
+                if n.cert_ok && c.k == k {
+                    add(&mut out, c);
+                }
+            }
+        }
+        out
+    }
+
+    /// The will_cert row holds n locks for (tag(v, k), m), the leader's lane
+    /// being its PREPARE (R5).
+    fn n_locks(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> bool {
+        let s = cfg.slot(rep.k);
+        let ld = cfg.leader(rep.view);
+        let p = h.prepare[s];
+        (0..cfg.n).all(|j| {
+            if j == ld {
+                p.k == rep.k && p.v == rep.view && p.m == rep.m && p.prev == dec(rep, rep.k - 1)
+            } else {
+                vote_matches(&h.will_cert[s][j], rep.view, rep.k, rep.m)
+            }
+        })
+    }
+
+    /// R6, R26: a full will_commit row for the slot, under any view.
+    fn full_row(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Val> {
+        let row = &h.will_commit[cfg.slot(rep.k)][..cfg.n];
+        let e = row[0];
+        (e.k == rep.k && row.iter().all(|x| vote_matches(x, e.v, e.k, e.m))).then_some(e.m)
+    }
+
+    /// R8.1: the leader's signed block it can echo.
+    fn echoable(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> Option<Block> {
+        if !matches!(rep.pc, Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow)
+            || rep.dlv.is()
+            || rep.refused
+        {
+            return None;
+        }
+        let s = cfg.slot(rep.k);
+        let b = h.prep_sig[s];
+        let ok = b.k == rep.k
+            && b.v == rep.view
+            && (rep.m == 0 || b.m == rep.m)
+            && self.valid(cfg, rep, rep.k, b.m)
+            && h.echo_prep[s][id] != b;
+        ok.then_some(b)
+    }
+
+    /// R10: a certificate it should commit now.
+    fn commit_candidate(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
+        if !matches!(
+            rep.pc,
+            Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow | Pc::Bridge
+        ) || rep.committed.is()
+        {
+            return None;
+        }
+        self.certs_for(cfg, h, rep.k, false)
+            .into_iter()
+            .find(|c| c.v == rep.view)
+    }
+
+    /// R11: the lowest x whose COMMIT for its slot it has not processed.
+    fn commit_to_deliver(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> Option<u8> {
+        let s = cfg.slot(rep.k);
+        (0..cfg.n)
+            .find(|&x| {
+                x != id && h.commit[s][x].k == rep.k && h.commit[s][x] != rep.dseen[x]
+            })
+            .map(|x| x as u8)
+    }
+
+    /// R24: dec[k] from a certificate for slot k + 1.
+    fn above(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Val> {
+        if rep.k as usize >= cfg.slots + 1 {
+            return None;
+        }
+        let mut ps: Vec<Val> = self
+            .certs_for(cfg, h, rep.k + 1, true)
+            .iter()
+            .map(|c| c.prev)
+            .collect();
+        if rep.nv_ok && rep.cons.is() && rep.cons.k == rep.k + 1 {
+            ps.push(rep.cons.prev);
+        }
+        ps.sort();
+        ps.dedup();
+        ps.first().copied()
+    }
+
+    /// R27: a COMMIT or certificate for a slot ≥ k + G that R24 cannot use.
+    fn behind(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> bool {
+        let lim = (rep.k as usize + cfg.window).max(rep.k as usize + 2);
+        let far = |k: u8| k as usize >= lim;
+        (0..cfg.window).any(|s| {
+            h.commit[s][..cfg.n].iter().any(|c| far(c.k))
+                || h.certify[s][..cfg.n]
+                    .iter()
+                    .any(|c| far(c.k) && self.cert_visible(cfg, h, c))
+        }) || h
+            .new_view
+            .is_some_and(|n| n.cert_ok && far(n.constraint().k))
+    }
+
+    /// R14: f + 1 SEALs of views ≥ v in its HBM.
+    fn seal_trigger(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> bool {
+        (rep.working() || rep.pc == Pc::AwaitNv)
+            && h.seal[..cfg.n]
+                .iter()
+                .filter(|s| s.is_some_and(|s| s.v >= rep.view))
+                .count()
+                >= cfg.f() + 1
+    }
+
+    /// R17: the bridge obligation (its highest will_commit not covered by a
+    /// commit at a slot ≥ b).
+    fn obligation(&self, rep: &Rep) -> bool {
+        self.variant != Variant::NoBridge && rep.wc.k != 0 && !rep.wc_done && rep.l.k < rep.wc.k
+    }
+
+    /// R17: the certificate of slot b + 1 whose prev is its value for b.
+    fn discharged(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> bool {
+        self.certs_for(cfg, h, rep.wc.k + 1, true)
+            .iter()
+            .any(|c| c.prev == rep.wc.m)
+    }
+
+    fn bridge_block(&self, rep: &Rep) -> Block {
+        Block {
+            v: rep.wc.v,
+            k: rep.wc.k,
+            m: rep.wc.m,
+            prev: dec(rep, rep.wc.k - 1),
+        }
+    }
+
+    /// The NEW_VIEW it may read now (R14, R22).
+    fn readable_nv(&self, rep: &Rep, h: &Hbm) -> Option<Nv> {
+        let nv = h.new_view?;
+        if rep.nv_refused == Some(nv) || rep.pend.is_some() {
+            return None;
+        }
+        let ok = match rep.pc {
+            Pc::AwaitNv => nv.view >= rep.view,
+            _ if rep.working() => nv.view > rep.view + 1,
+            _ => false,
+        };
+        ok.then_some(nv)
+    }
+
+    /// R22's checks that need no round: f + 1 seals of distinct replicas,
+    /// of views ≥ v′ − 1, and a valid certificate.
+    fn nv_wellformed(&self, cfg: &Config, nv: &Nv) -> bool {
+        let mut seen = 0u8;
+        nv.cert_ok
+            && nv.len as usize == cfg.f() + 1
+            && nv.seals().all(|(x, s)| {
+                let fresh = seen & (1 << x) == 0;
+                seen |= 1 << x;
+                fresh && x < cfg.n && s.v + 1 >= nv.view
+            })
+    }
+
+    /// R21's register check at u: no echo_commit[x][*] holds a COMMIT of x
+    /// above L_s.
+    fn seal_passes(&self, cfg: &Config, h: &Hbm, x: usize, s: &Seal) -> bool {
+        !self.cross_check() || h.echo_commit[x][..cfg.n].iter().all(|c| !c.above(&s.l))
+    }
+
+    /// R19: the leader's candidate seals (of others, views ≥ view − 1, not
+    /// failed).
+    fn candidates(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> [Option<Seal>; MAX_N] {
+        let mut c = [None; MAX_N];
+        for x in 0..cfg.n {
+            if x != id {
+                if let Some(s) = h.seal[x] {
+                    if s.v + 1 >= rep.view && rep.failed[x] != Some(s) {
+                        c[x] = Some(s);
+                    }
+                }
+            }
+        }
+        c
+    }
+
+    fn leader_check(&self, cfg: &Config, id: usize, rep: &mut Rep) {
+        rep.pc = if cfg.leader(rep.view) == id {
+            Pc::Propose
+        } else {
+            Pc::Prepare
+        };
+    }
+
+    fn sign_share(&self, cfg: &Config, rep: &mut Rep, b: Block) {
+        if cfg.byzantine.is_some() {
+            add(&mut rep.signed.shares, b);
+        }
+    }
+
+    /// Decides (k, m) at its slot and moves on (R23: a rerun emits nothing,
+    /// unless the value differs, which integrity then shows).
+    fn decide(&self, cfg: &Config, id: usize, rep: &mut Rep, m: Val) {
+        let k = rep.k;
+        if !rep.rerun || dec(rep, k) != m {
+            rep.log[rep.nlog as usize] = (k, m);
+            rep.nlog += 1;
+        }
+        rep.rerun = false;
+        rep.prev1 = if rep.dlv.k == k && rep.fast && !rep.cert_done {
+            rep.dlv
+        } else {
+            Block::NONE
+        };
+        rep.reset_slot();
+        rep.k = k + 1;
+        if rep.nlog as usize >= cfg.slots {
+            rep.pc = Pc::Done;
+            rep.round = Round::Idle;
+        } else if rep.working() {
+            self.leader_check(cfg, id, rep);
+        }
+    }
+
+    /// Counts its own COMMIT, and decides on f + 1 for one block (R12).
+    fn count(&self, cfg: &Config, id: usize, rep: &mut Rep, x: usize, c: Block) {
+        rep.dseen[x] = c;
+        rep.dcount |= 1 << x;
+        let n = (0..cfg.n)
+            .filter(|&y| rep.dcount & (1 << y) != 0 && rep.dseen[y] == c)
+            .count();
+        if c.k == rep.k && n >= self.decide_need(cfg) {
+            self.decide(cfg, id, rep, c.m);
+        }
+    }
+
+    /// Writes its COMMIT of c (R10).
+    fn commit(&self, cfg: &Config, id: usize, rep: &mut Rep, c: Block) -> Vec<Out<Write>> {
+        if c.above(&rep.l) {
+            rep.l = c;
+        }
+        if cfg.byzantine.is_some() {
+            add(&mut rep.signed.commits, c);
+        }
+        let w = Write::Commit {
+            slot: cfg.slot(c.k) as u8,
+            node: id as u8,
+            b: c,
+        };
+        if c.k == rep.k {
+            if c.v == rep.view {
+                rep.committed = c;
+            }
+            self.count(cfg, id, rep, id, c);
+        }
+        vec![Out::All(w)]
+    }
+
+    /// R14–R16: the trigger. Stops voting, certifies what it delivered, the
+    /// leader signs its PREPARE; then the bridge (or the view bound).
+    fn vc_start(&self, cfg: &Config, id: usize, rep: &mut Rep) -> Vec<Out<Write>> {
+        rep.round = Round::Idle;
+        if rep.view >= cfg.views {
+            rep.pc = Pc::Capped;
+            return vec![];
+        }
+        let mut out = vec![];
+        if rep.prev1.is() {
+            let b = rep.prev1;
+            self.sign_share(cfg, rep, b);
+            out.push(Out::All(Write::Certify {
+                slot: cfg.slot(b.k) as u8,
+                node: id as u8,
+                b,
+            }));
+            rep.prev1 = Block::NONE;
+        }
+        if rep.dlv.is() && rep.dlv.v == rep.view && rep.dlv.k == rep.k && !rep.cert_done {
+            let b = rep.dlv;
+            self.sign_share(cfg, rep, b);
+            rep.cert_done = true;
+            out.push(Out::All(Write::Certify {
+                slot: cfg.slot(b.k) as u8,
+                node: id as u8,
+                b,
+            }));
+        }
+        if rep.proposed != 0 && rep.working() {
+            out.extend(self.sign_prepare(cfg, id, rep));
+        }
+        rep.pc = Pc::Bridge;
+        out
+    }
+
+    /// R7: the leader signs its PREPARE.
+    fn sign_prepare(&self, cfg: &Config, _id: usize, rep: &mut Rep) -> Vec<Out<Write>> {
+        let b = Block {
+            v: rep.view,
+            k: rep.k,
+            m: rep.proposed,
+            prev: dec(rep, rep.k - 1),
+        };
+        if cfg.byzantine.is_some() {
+            add(&mut rep.signed.preps, b);
+        }
+        vec![Out::All(Write::PrepSig {
+            slot: cfg.slot(rep.k) as u8,
+            b,
+        })]
+    }
+
+    /// R22, R23: installs an accepted NEW_VIEW (false: R23's check fails).
+    fn install(&self, cfg: &Config, id: usize, rep: &mut Rep, nv: &Nv) -> bool {
+        let c = nv.constraint();
+        let step_back = c.is() && rep.k == c.k + 1;
+        if step_back && (dec(rep, c.k) != c.m || dec(rep, c.k - 1) != c.prev) {
+            return false;
+        }
+        rep.view = nv.view;
+        rep.nv_ok = true;
+        rep.cons = c;
+        rep.pend = None;
+        rep.nv_refused = None;
+        rep.failed = [None; MAX_N];
+        rep.round = Round::Idle;
+        rep.reset_view();
+        if step_back {
+            rep.rerun = true;
+            rep.k = c.k;
+            rep.reset_slot();
+            rep.prev1 = Block::NONE;
+        }
+        self.leader_check(cfg, id, rep);
+        true
+    }
+
+    /// R18: seals (every view up to an accepted NEW_VIEW's, R14), then
+    /// installs that NEW_VIEW or waits for one.
+    fn seal(&self, cfg: &Config, id: usize, rep: &mut Rep) -> Vec<Out<Write>> {
+        let target = rep.pend.map(|n| n.view).unwrap_or(rep.view + 1);
+        let mut last = None;
+        while rep.view < target {
+            let s = Seal {
+                v: rep.view,
+                l: rep.l,
+            };
+            if cfg.byzantine.is_some() {
+                add(&mut rep.signed.seals, s);
+            }
+            last = Some(s);
+            rep.view += 1;
+        }
+        rep.nv_ok = false;
+        rep.cons = Block::NONE;
+        rep.reset_view();
+        rep.failed = [None; MAX_N];
+        rep.pc = Pc::AwaitNv;
+        if let Some(nv) = rep.pend {
+            if !self.install(cfg, id, rep, &nv) {
+                rep.pend = None;
+                rep.nv_refused = Some(nv);
+            }
+        }
+        last.map(|s| Out::All(Write::Seal { node: id as u8, s }))
+            .into_iter()
+            .collect()
+    }
+}
+
+impl Design for Recovery {
+    type Replica = Rep;
+    type Hbm = Hbm;
+    type Write = Write;
+    type Step = Step;
+
+    fn name(&self) -> &'static str {
+        self.variant.name()
+    }
+
+    fn init(&self, cfg: &Config, id: usize) -> (Rep, Hbm) {
+        let mut rep = Rep {
+            pc: Pc::Prepare,
+            round: Round::Idle,
+            view: 0,
+            k: 1,
+            m: 0,
+            phase: 0,
+            proposed: 0,
+            dlv: Block::NONE,
+            fast: false,
+            cert_done: false,
+            refused: false,
+            committed: Block::NONE,
+            prev1: Block::NONE,
+            wc: Vote::default(),
+            wc_done: false,
+            l: Block::NONE,
+            nv_ok: true,
+            cons: Block::NONE,
+            rerun: false,
+            dseen: [Block::NONE; MAX_N],
+            dcount: 0,
+            pend: None,
+            nv_refused: None,
+            failed: [None; MAX_N],
+            log: [(0, 0); MAX_SLOTS + 1],
+            nlog: 0,
+            signed: Signed::default(),
+        };
+        self.leader_check(cfg, id, &mut rep);
+        (rep, Hbm::default())
+    }
+
+    fn in_round(&self, rep: &Rep) -> bool {
+        rep.round != Round::Idle
+    }
+
+    fn steps(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm, out: &mut Vec<Step>) {
+        match rep.round {
+            Round::Echo(_) => return out.push(Step::EchoCheck),
+            Round::Commit(..) => return out.push(Step::CommitCheck),
+            Round::Nv(_) => return out.push(Step::NvCheck),
+            Round::Collect(_) => return out.push(Step::CollectCheck),
+            Round::Idle => {}
+        }
+        if !rep.waiting() {
+            return;
+        }
+        let s = cfg.slot(rep.k);
+        // Catching up and delivering COMMITs: in every waiting state.
+        if self.full_row(cfg, rep, h).is_some() {
+            out.push(Step::FastDecide);
+        }
+        if self.above(cfg, rep, h).is_some() {
+            out.push(Step::CatchAbove);
+        } else if self.behind(cfg, rep, h) {
+            out.push(Step::Behind);
+        }
+        if let Some(x) = self.commit_to_deliver(cfg, id, rep, h) {
+            out.push(Step::DeliverCommit(x));
+        }
+        match rep.pc {
+            Pc::Propose => {
+                if rep.cons.is() && rep.k == rep.cons.k {
+                    out.push(Step::Propose(rep.cons.m));
+                } else if !rep.cons.is() || rep.k > rep.cons.k {
+                    let first = (id + rep.k as usize - 1) % cfg.values as usize;
+                    let order = (0..cfg.values as usize).map(|i| 1 + ((first + i) % cfg.values as usize) as Val);
+                    let mut b = order.filter(|&m| rep.in_b(m, cfg));
+                    if cfg.any_value {
+                        out.extend(b.map(Step::Propose));
+                    } else if let Some(m) = b.next() {
+                        out.push(Step::Propose(m));
+                    }
+                }
+            }
+            Pc::Prepare => {
+                let p = h.prepare[s];
+                if p.k == rep.k
+                    && p.v == rep.view
+                    && p.prev == dec(rep, rep.k - 1)
+                    && self.valid(cfg, rep, rep.k, p.m)
+                {
+                    out.push(Step::Lock);
+                }
+            }
+            Pc::Cert => {
+                if self.n_locks(cfg, rep, h) {
+                    out.push(Step::FastDeliver);
+                }
+            }
+            Pc::Slow => {
+                if rep.phase == 1 && self.n_locks(cfg, rep, h) {
+                    out.push(Step::FastDeliver);
+                }
+            }
+            Pc::Bridge => {
+                if self.obligation(rep) && !self.discharged(cfg, rep, h) {
+                    if rep.wc.v == rep.view && self.cert_visible(cfg, h, &self.bridge_block(rep)) {
+                        out.push(Step::BridgeCommit);
+                    }
+                } else {
+                    out.push(Step::Seal);
+                }
+            }
+            Pc::AwaitNv => {
+                if cfg.leader(rep.view) == id && rep.pend.is_none() {
+                    let c = self.candidates(cfg, id, rep, h);
+                    if c.iter().filter(|s| s.is_some()).count() >= cfg.f() {
+                        out.push(Step::Collect);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if self.echoable(cfg, id, rep, h).is_some() {
+            out.push(Step::Echo);
+        }
+        if self.commit_candidate(cfg, rep, h).is_some() {
+            out.push(Step::Commit);
+        }
+        if self.seal_trigger(cfg, rep, h) {
+            out.push(Step::Trigger);
+        }
+        if self.readable_nv(rep, h).is_some() {
+            out.push(Step::ReadNv);
+        }
+    }
+
+    fn timeouts(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm, out: &mut Vec<Step>) {
+        if rep.round != Round::Idle
+            || !matches!(
+                rep.pc,
+                Pc::Propose | Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow | Pc::AwaitNv
+            )
+        {
+            return;
+        }
+        let mut s = Vec::new();
+        self.steps(cfg, id, rep, h, &mut s);
+        if s.is_empty() {
+            out.push(Step::Timeout);
+        }
+    }
+
+    fn apply(&self, cfg: &Config, id: usize, rep: &mut Rep, h: &mut Hbm, step: &Step) -> Vec<Out<Write>> {
+        let s = cfg.slot(rep.k) as u8;
+        let node = id as u8;
+        match *step {
+            Step::Propose(m) => {
+                let b = Block {
+                    v: rep.view,
+                    k: rep.k,
+                    m,
+                    prev: dec(rep, rep.k - 1),
+                };
+                rep.m = m;
+                rep.phase = 1;
+                rep.proposed = m;
+                rep.pc = Pc::Cert;
+                vec![Out::All(Write::Prepare { slot: s, b })]
+            }
+            Step::Lock => {
+                let p = h.prepare[s as usize];
+                rep.m = p.m;
+                rep.phase = 1;
+                rep.pc = Pc::Cert;
+                vec![Out::All(Write::WillCert {
+                    slot: s,
+                    node,
+                    v: Vote {
+                        v: rep.view,
+                        k: rep.k,
+                        m: p.m,
+                    },
+                })]
+            }
+            Step::FastDeliver => {
+                rep.dlv = Block {
+                    v: rep.view,
+                    k: rep.k,
+                    m: rep.m,
+                    prev: dec(rep, rep.k - 1),
+                };
+                rep.fast = true;
+                rep.phase = 2;
+                let v = Vote {
+                    v: rep.view,
+                    k: rep.k,
+                    m: rep.m,
+                };
+                rep.wc = v;
+                rep.wc_done = false;
+                if rep.pc == Pc::Cert {
+                    rep.pc = Pc::CommitWait;
+                }
+                vec![Out::All(Write::WillCommit { slot: s, node, v })]
+            }
+            Step::FastDecide => {
+                let m = self.full_row(cfg, rep, h).expect("a full row");
+                self.decide(cfg, id, rep, m);
+                vec![]
+            }
+            Step::Echo => {
+                let b = self.echoable(cfg, id, rep, h).expect("echoable");
+                rep.round = Round::Echo(b);
+                vec![Out::All(Write::EchoPrep { slot: s, node, b })]
+            }
+            Step::EchoCheck => {
+                let Round::Echo(b) = rep.round else { unreachable!() };
+                rep.round = Round::Idle;
+                let conflict = h.echo_prep[s as usize][..cfg.n]
+                    .iter()
+                    .any(|e| e.v == b.v && e.k == b.k && *e != b);
+                // Moved on meanwhile (a catch-up decided the slot): nothing.
+                if b.k != rep.k || b.v != rep.view {
+                    return vec![];
+                }
+                if conflict {
+                    rep.refused = true;
+                    return vec![];
+                }
+                rep.dlv = b;
+                rep.fast = false;
+                rep.cert_done = true;
+                self.sign_share(cfg, rep, b);
+                vec![Out::All(Write::Certify { slot: s, node, b })]
+            }
+            Step::Commit => {
+                let c = self.commit_candidate(cfg, rep, h).expect("a certificate");
+                self.commit(cfg, id, rep, c)
+            }
+            Step::BridgeCommit => {
+                let c = self.bridge_block(rep);
+                self.commit(cfg, id, rep, c)
+            }
+            Step::DeliverCommit(x) => {
+                let c = h.commit[s as usize][x as usize];
+                if !self.cross_check() {
+                    self.count(cfg, id, rep, x as usize, c);
+                    return vec![];
+                }
+                rep.round = Round::Commit(x, c);
+                if c.above(&h.echo_commit[x as usize][id]) {
+                    vec![Out::All(Write::EchoCommit { x, node, b: c })]
+                } else {
+                    vec![]
+                }
+            }
+            Step::CommitCheck => {
+                let Round::Commit(x, c) = rep.round else { unreachable!() };
+                rep.round = Round::Idle;
+                let x = x as usize;
+                let sealed = h.seal[x].is_some_and(|z| z.v >= c.v)
+                    || h.echo_seal[x][..cfg.n].iter().any(|z| z.is_some_and(|z| z.v >= c.v));
+                if c.k != rep.k || !rep.waiting() {
+                    return vec![];
+                }
+                if sealed {
+                    rep.dseen[x] = c;
+                    rep.dcount &= !(1 << x);
+                } else {
+                    self.count(cfg, id, rep, x, c);
+                }
+                vec![]
+            }
+            Step::CatchAbove => {
+                let p = self.above(cfg, rep, h).expect("a certificate above");
+                self.decide(cfg, id, rep, p);
+                vec![]
+            }
+            Step::Behind => {
+                rep.pc = Pc::Behind;
+                vec![]
+            }
+            Step::Trigger => self.vc_start(cfg, id, rep),
+            Step::Timeout if !matches!(rep.pc, Pc::Cert | Pc::CommitWait) => self.vc_start(cfg, id, rep),
+            Step::Timeout => {
+                // Cert or CommitWait: the slow path for the same (v, k).
+                let mut out = vec![];
+                if rep.proposed != 0 {
+                    out.extend(self.sign_prepare(cfg, id, rep));
+                }
+                if rep.phase == 2 && !rep.cert_done {
+                    let b = rep.dlv;
+                    rep.cert_done = true;
+                    self.sign_share(cfg, rep, b);
+                    out.push(Out::All(Write::Certify { slot: s, node, b }));
+                }
+                rep.pc = Pc::Slow;
+                out
+            }
+            Step::Seal => {
+                if self.obligation(rep) {
+                    rep.wc_done = true; // discharged (R17)
+                }
+                self.seal(cfg, id, rep)
+            }
+            Step::Collect => {
+                let c = self.candidates(cfg, id, rep, h);
+                rep.round = Round::Collect(c);
+                let mut out = vec![];
+                for (x, sl) in c.iter().enumerate() {
+                    if let Some(sl) = sl {
+                        if h.echo_seal[x][id].is_none_or(|e| e.v < sl.v) {
+                            out.push(Out::All(Write::EchoSeal {
+                                x: x as u8,
+                                node,
+                                s: *sl,
+                            }));
+                        }
+                    }
+                }
+                out
+            }
+            Step::CollectCheck => {
+                let Round::Collect(c) = rep.round else { unreachable!() };
+                rep.round = Round::Idle;
+                let own = h.seal[id].expect("it sealed");
+                let mut pass = vec![];
+                for (x, sl) in c.iter().enumerate() {
+                    if let Some(sl) = sl {
+                        if self.seal_passes(cfg, h, x, sl) {
+                            pass.push((x, *sl));
+                        } else {
+                            rep.failed[x] = Some(*sl);
+                        }
+                    }
+                }
+                // Own + the first f that pass whose highest L's certificate
+                // it holds (in a COMMIT or f + 1 shares in its HBM).
+                let f = cfg.f();
+                let mut chosen = None;
+                for combo in combos(pass.len(), f) {
+                    let mut nv = Nv {
+                        view: rep.view,
+                        len: 0,
+                        who: [0; MAX_F1],
+                        seals: [Seal::default(); MAX_F1],
+                        cert_ok: true,
+                    };
+                    let mut all: Vec<(usize, Seal)> = vec![(id, own)];
+                    all.extend(combo.iter().map(|&i| pass[i]));
+                    all.sort();
+                    for (i, (x, sl)) in all.iter().enumerate() {
+                        nv.who[i] = *x as u8;
+                        nv.seals[i] = *sl;
+                    }
+                    nv.len = all.len() as u8;
+                    let c = nv.constraint();
+                    if !c.is() || self.cert_visible(cfg, h, &c) {
+                        chosen = Some(nv);
+                        break;
+                    }
+                }
+                match chosen {
+                    Some(nv) => {
+                        let ok = self.install(cfg, id, rep, &nv);
+                        if !ok {
+                            // Its own R23 check failed: it cannot happen
+                            // when Lemma 2 holds; the leader seals on.
+                            let mut out = vec![Out::All(Write::NewView { nv })];
+                            out.extend(self.vc_start(cfg, id, rep));
+                            return out;
+                        }
+                        vec![Out::All(Write::NewView { nv })]
+                    }
+                    None => {
+                        // No certificate for the highest L: those seals
+                        // fail here; it waits for others.
+                        for (x, sl) in &pass {
+                            if sl.l.is() && !self.cert_visible(cfg, h, &sl.l) {
+                                rep.failed[*x] = Some(*sl);
+                            }
+                        }
+                        vec![]
+                    }
+                }
+            }
+            Step::ReadNv => {
+                let nv = self.readable_nv(rep, h).expect("a NEW_VIEW");
+                if !self.nv_wellformed(cfg, &nv) {
+                    return self.refuse_nv(cfg, id, rep, nv);
+                }
+                rep.round = Round::Nv(nv);
+                let mut out = vec![];
+                for (x, sl) in nv.seals() {
+                    if x != id && h.echo_seal[x][id].is_none_or(|e| e.v < sl.v) {
+                        out.push(Out::All(Write::EchoSeal {
+                            x: x as u8,
+                            node,
+                            s: sl,
+                        }));
+                    }
+                }
+                out
+            }
+            Step::NvCheck => {
+                let Round::Nv(nv) = rep.round else { unreachable!() };
+                rep.round = Round::Idle;
+                let pass = nv.seals().all(|(x, sl)| self.seal_passes(cfg, h, x, &sl));
+                if !pass {
+                    return self.refuse_nv(cfg, id, rep, nv);
+                }
+                if rep.pc == Pc::AwaitNv && nv.view == rep.view {
+                    if self.install(cfg, id, rep, &nv) {
+                        vec![]
+                    } else {
+                        self.refuse_nv(cfg, id, rep, nv)
+                    }
+                } else {
+                    // R14: an accepted NEW_VIEW(v′ > v + 1): seal every view
+                    // up to v′ − 1 on the way.
+                    rep.pend = Some(nv);
+                    if rep.pc == Pc::AwaitNv {
+                        rep.pc = Pc::Bridge;
+                        if rep.view >= cfg.views {
+                            rep.pc = Pc::Capped;
+                        }
+                        vec![]
+                    } else {
+                        self.vc_start(cfg, id, rep)
+                    }
+                }
+            }
+        }
+    }
+
+    fn land(&self, _cfg: &Config, _dst: usize, _rep: &mut Rep, h: &mut Hbm, _src: usize, w: &Write) {
+        match *w {
+            Write::Prepare { slot, b } => h.prepare[slot as usize] = b,
+            Write::PrepSig { slot, b } => h.prep_sig[slot as usize] = b,
+            Write::WillCert { slot, node, v } => h.will_cert[slot as usize][node as usize] = v,
+            Write::WillCommit { slot, node, v } => h.will_commit[slot as usize][node as usize] = v,
+            Write::EchoPrep { slot, node, b } => h.echo_prep[slot as usize][node as usize] = b,
+            Write::Certify { slot, node, b } => h.certify[slot as usize][node as usize] = b,
+            Write::Commit { slot, node, b } => h.commit[slot as usize][node as usize] = b,
+            Write::EchoCommit { x, node, b } => h.echo_commit[x as usize][node as usize] = b,
+            Write::Seal { node, s } => h.seal[node as usize] = Some(s),
+            Write::EchoSeal { x, node, s } => h.echo_seal[x as usize][node as usize] = Some(s),
+            Write::NewView { nv } => h.new_view = Some(nv),
+        }
+    }
+
+    /// Just in time: what the Byzantine replica may write into the records
+    /// `dst`'s next poll reads. Its own entries only (the guard), anything
+    /// it signs itself, and copies of what honest replicas signed (their
+    /// `signed` logs): never an honest signature on something unsigned. A
+    /// certificate it assembles needs f + 1 signers of the block, itself
+    /// included.
+    fn forgeries(&self, cfg: &Config, byz: usize, dst: usize, reps: &[Rep], hbms: &[Hbm], out: &mut Vec<Write>) {
+        let d = &reps[dst];
+        let h = &hbms[dst];
+        let b = byz as u8;
+        let start = out.len();
+        let honest = |j: usize| j != byz;
+        // Honest signers of a CERT block.
+        let signers = |blk: &Block| {
+            (0..cfg.n)
+                .filter(|&j| honest(j) && reps[j].signed.shares.contains(blk))
+                .count()
+        };
+        let certifiable = |blk: &Block| signers(blk) + 1 >= self.cert_need(cfg);
+        let mut shared: Vec<Block> = vec![];
+        for j in (0..cfg.n).filter(|&j| honest(j)) {
+            for s in &reps[j].signed.shares {
+                add(&mut shared, *s);
+            }
+        }
+        let certified: Vec<Block> = shared.iter().copied().filter(|x| certifiable(x)).collect();
+        let s = cfg.slot(d.k);
+        match d.round {
+            Round::Echo(blk) => {
+                // A conflicting block the leader signed (only if it leads).
+                if cfg.leader(blk.v) == byz {
+                    for m in 1..=cfg.values {
+                        if m != blk.m {
+                            out.push(Write::EchoPrep {
+                                slot: s as u8,
+                                node: b,
+                                b: Block { m, ..blk },
+                            });
+                        }
+                    }
+                }
+            }
+            Round::Commit(x, c) => {
+                // A SEAL of x of a view ≥ w, echoed: x's own if x is honest.
+                let x = x as usize;
+                if x == byz {
+                    out.push(Write::EchoSeal {
+                        x: b,
+                        node: b,
+                        s: Seal { v: c.v, l: Block::NONE },
+                    });
+                } else {
+                    for sl in reps[x].signed.seals.iter().filter(|sl| sl.v >= c.v) {
+                        out.push(Write::EchoSeal { x: x as u8, node: b, s: *sl });
+                    }
+                }
+            }
+            Round::Nv(_) | Round::Collect(_) => {
+                // A COMMIT of x above the seal's L, echoed.
+                let seals: Vec<(usize, Seal)> = match d.round {
+                    Round::Nv(nv) => nv.seals().collect(),
+                    Round::Collect(c) => c
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(x, s)| s.map(|s| (x, s)))
+                        .collect(),
+                    _ => unreachable!(),
+                };
+                for (x, sl) in seals {
+                    let cands: Vec<Block> = if x == byz {
+                        certified.clone()
+                    } else {
+                        reps[x].signed.commits.clone()
+                    };
+                    for c in cands.into_iter().filter(|c| c.above(&sl.l)) {
+                        out.push(Write::EchoCommit { x: x as u8, node: b, b: c });
+                    }
+                }
+            }
+            Round::Idle if d.waiting() => {
+                // A will_commit that completes a full row.
+                let row = &h.will_commit[s][..cfg.n];
+                let others: Vec<&Vote> = (0..cfg.n).filter(|&j| j != byz).map(|j| &row[j]).collect();
+                if let Some(e) = others.first() {
+                    if e.k == d.k && others.iter().all(|x| vote_matches(x, e.v, e.k, e.m)) {
+                        out.push(Write::WillCommit { slot: s as u8, node: b, v: **e });
+                    }
+                }
+                // Its COMMIT of a certified block of slot k or k + 1; its
+                // share on a block other replicas certified there.
+                for c in certified.iter().filter(|c| c.k == d.k || c.k == d.k + 1) {
+                    out.push(Write::Commit {
+                        slot: cfg.slot(c.k) as u8,
+                        node: b,
+                        b: *c,
+                    });
+                }
+                for c in shared.iter().filter(|c| c.k == d.k || c.k == d.k + 1) {
+                    out.push(Write::Certify {
+                        slot: cfg.slot(c.k) as u8,
+                        node: b,
+                        b: *c,
+                    });
+                }
+                // Its SEAL of this view (the f + 1 trigger).
+                if d.view <= cfg.views {
+                    out.push(Write::Seal {
+                        node: b,
+                        s: Seal { v: d.view, l: Block::NONE },
+                    });
+                }
+                let leads = cfg.leader(d.view) == byz;
+                if d.working() && leads {
+                    let prev = dec(d, d.k - 1);
+                    let ms: Vec<Val> = (1..=cfg.values).chain(std::iter::once(FORGED)).collect();
+                    for &m in &ms {
+                        out.push(Write::Prepare {
+                            slot: s as u8,
+                            b: Block { v: d.view, k: d.k, m, prev },
+                        });
+                    }
+                    let wrong = if prev == 1 { 2 } else { 1 };
+                    for m in 1..=cfg.values {
+                        for p in [prev, wrong] {
+                            out.push(Write::PrepSig {
+                                slot: s as u8,
+                                b: Block { v: d.view, k: d.k, m, prev: p },
+                            });
+                        }
+                    }
+                }
+                if matches!(d.pc, Pc::Cert | Pc::Slow) && !leads {
+                    for m in [d.m, FORGED] {
+                        out.push(Write::WillCert {
+                            slot: s as u8,
+                            node: b,
+                            v: Vote { v: d.view, k: d.k, m },
+                        });
+                    }
+                }
+                if d.pc == Pc::AwaitNv {
+                    // Its SEAL for the new leader's collection.
+                    if cfg.leader(d.view) == dst {
+                        for l in std::iter::once(Block::NONE).chain(certified.iter().copied()) {
+                            out.push(Write::Seal {
+                                node: b,
+                                s: Seal { v: d.view - 1, l },
+                            });
+                        }
+                    }
+                    if leads {
+                        self.forge_new_views(cfg, byz, d.view, reps, &certified, out);
+                    }
+                }
+            }
+            Round::Idle => {}
+        }
+        // Only writes that change something.
+        let mut i = start;
+        while i < out.len() {
+            let mut t = h.clone();
+            let mut r = d.clone();
+            self.land(cfg, dst, &mut r, &mut t, byz, &out[i]);
+            if t == *h || out[start..i].contains(&out[i]) {
+                out.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn allowed(&self, cfg: &Config, src: usize, w: &Write) -> bool {
+        let s = src as u8;
+        match *w {
+            Write::Prepare { b, .. } | Write::PrepSig { b, .. } => cfg.leader(b.v) == src,
+            Write::NewView { nv } => cfg.leader(nv.view) == src,
+            Write::WillCert { node, .. }
+            | Write::WillCommit { node, .. }
+            | Write::EchoPrep { node, .. }
+            | Write::Certify { node, .. }
+            | Write::Commit { node, .. }
+            | Write::EchoCommit { node, .. }
+            | Write::Seal { node, .. }
+            | Write::EchoSeal { node, .. } => node == s,
+        }
+    }
+
+    fn decisions<'a>(&self, rep: &'a Rep) -> &'a [(u8, Val)] {
+        &rep.log[..rep.nlog as usize]
+    }
+
+    fn view(&self, rep: &Rep) -> u8 {
+        rep.view
+    }
+
+    fn capped(&self, rep: &Rep) -> bool {
+        rep.pc == Pc::Capped
+    }
+
+    fn is_timeout(&self, step: &Step) -> bool {
+        *step == Step::Timeout
+    }
+
+    fn describe_step(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm, step: &Step) -> String {
+        let s = cfg.slot(rep.k);
+        let mut t = rep.clone();
+        let mut th = h.clone();
+        let outs = self.apply(cfg, id, &mut t, &mut th, step);
+        let at = format!("{:?} (view {}, k {})", rep.pc, rep.view, rep.k);
+        let head = match *step {
+            Step::Propose(m) => format!("{at} R3: proposes {}", val_name(m)),
+            Step::Lock => format!("{at} R4 reads prepare[{s}] = {} → locks", blk(&h.prepare[s])),
+            Step::FastDeliver => format!(
+                "{at} R5 reads will_cert[{s}] = [{}] with prepare[{s}] = {} → n locks for (tag({},{}), {}): delivered (fast)",
+                votes(&h.will_cert[s][..cfg.n]),
+                blk(&h.prepare[s]),
+                rep.view,
+                rep.k,
+                val_name(rep.m)
+            ),
+            Step::FastDecide => format!(
+                "{at} R6/R26 reads will_commit[{s}] = [{}] → full row",
+                votes(&h.will_commit[s][..cfg.n])
+            ),
+            Step::Echo => format!(
+                "{at} R8.1 reads prep_sig[{s}] = σ_r{}{} → echoes it (round)",
+                cfg.leader(rep.view),
+                blk(&h.prep_sig[s])
+            ),
+            Step::EchoCheck => {
+                let Round::Echo(b) = rep.round else { unreachable!() };
+                format!(
+                    "{at} R8.2 reads echo_prep[{s}] = [{}] after its round → {}",
+                    blocks(&h.echo_prep[s][..cfg.n]),
+                    if t.refused {
+                        "another valid block for the same (v, k): the leader equivocated, never delivers".to_string()
+                    } else {
+                        format!("delivered {} (slow), R9 certifies", blk(&b))
+                    }
+                )
+            }
+            Step::Commit | Step::BridgeCommit => {
+                let c = if *step == Step::Commit {
+                    self.commit_candidate(cfg, rep, h).unwrap()
+                } else {
+                    self.bridge_block(rep)
+                };
+                format!(
+                    "{at} {} reads certify[{}] = [{}], commit[{}] = [{}] → certificate for {} → commits",
+                    if *step == Step::Commit { "R10" } else { "R17 bridge" },
+                    cfg.slot(c.k),
+                    blocks(&h.certify[cfg.slot(c.k)][..cfg.n]),
+                    cfg.slot(c.k),
+                    blocks(&h.commit[cfg.slot(c.k)][..cfg.n]),
+                    blk(&c)
+                )
+            }
+            Step::DeliverCommit(x) => format!(
+                "{at} R11.1 reads commit[{s}][{x}] = COMMIT {} by r{x} → echoes it (round)",
+                blk(&h.commit[s][x as usize])
+            ),
+            Step::CommitCheck => {
+                let Round::Commit(x, c) = rep.round else { unreachable!() };
+                let x = x as usize;
+                let sealed = t.dcount & (1 << x) == 0;
+                format!(
+                    "{at} R11.3 reads seal[{x}] = {}, echo_seal[{x}] = [{}] after its round → {} r{x}'s COMMIT {}",
+                    seal_text(&h.seal[x]),
+                    h.echo_seal[x][..cfg.n].iter().map(seal_text).collect::<Vec<_>>().join(", "),
+                    if sealed { "r{x} sealed its view: never counts" } else { "counts" },
+                    blk(&c)
+                )
+                .replace("r{x}", &format!("r{x}"))
+            }
+            Step::CatchAbove => format!(
+                "{at} R24 finds a certificate for slot {} (commit[{}] = [{}], certify = [{}], new_view {}) → dec[{}] = its prev",
+                rep.k + 1,
+                cfg.slot(rep.k + 1),
+                blocks(&h.commit[cfg.slot(rep.k + 1)][..cfg.n]),
+                blocks(&h.certify[cfg.slot(rep.k + 1)][..cfg.n]),
+                nv_text(&h.new_view),
+                rep.k
+            ),
+            Step::Behind => format!("{at} R27 sees a COMMIT or certificate outside its window → BEHIND_WINDOW"),
+            Step::Trigger => format!(
+                "{at} R14 reads seal = [{}] → f + 1 SEALs of views ≥ {}: view change (R15, R16)",
+                h.seal[..cfg.n].iter().map(seal_text).collect::<Vec<_>>().join(", "),
+                rep.view
+            ),
+            Step::Seal => format!(
+                "{at} R18{} → seals with L = {}",
+                if self.obligation(rep) { " (R17 discharged by a certificate for slot b + 1)" } else { "" },
+                blk(&rep.l)
+            ),
+            Step::Collect => format!(
+                "{at} R19 reads seal = [{}] → checks them (R21 round)",
+                h.seal[..cfg.n].iter().map(seal_text).collect::<Vec<_>>().join(", ")
+            ),
+            Step::CollectCheck => format!(
+                "{at} R19/R21 reads echo_commit = [{}] after its round → {}",
+                (0..cfg.n)
+                    .map(|x| format!("r{x}: {}", blocks(&h.echo_commit[x][..cfg.n])))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                if t.nv_ok { "writes NEW_VIEW and installs it" } else { "too few seals pass (or no certificate for the highest L)" }
+            ),
+            Step::ReadNv => format!("{at} R22 reads new_view = {}", nv_text(&h.new_view)),
+            Step::NvCheck => {
+                let Round::Nv(nv) = rep.round else { unreachable!() };
+                format!(
+                    "{at} R21/R22 reads echo_commit of the seals' signers = [{}] after its round → {}",
+                    nv.seals()
+                        .map(|(x, _)| format!("r{x}: {}", blocks(&h.echo_commit[x][..cfg.n])))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    if t.nv_ok && t.view == nv.view {
+                        format!("accepts NEW_VIEW({}): constraint {}", nv.view, blk(&nv.constraint()))
+                    } else if t.pend.is_some() {
+                        format!("accepts NEW_VIEW({}), seals its way up to it (R14)", nv.view)
+                    } else {
+                        "refuses it".to_string()
+                    }
+                )
+            }
+            Step::Timeout => format!(
+                "{at}{} → {}",
+                if rep.pc == Pc::AwaitNv { " (no NEW_VIEW within T_vc)" } else { "" },
+                if t.pc == Pc::Slow {
+                    "the slow path (R7, R9)".to_string()
+                } else if t.pc == Pc::Capped {
+                    "view bound reached: stops".to_string()
+                } else {
+                    "view change (R14, R15, R16)".to_string()
+                }
+            ),
+        };
+        let mut line = head;
+        for o in &outs {
+            let (Out::All(w) | Out::Local(w)) = o;
+            line += &format!("; writes {}", self.describe_write(cfg, id, w));
+        }
+        if t.nlog > rep.nlog {
+            let (k, m) = t.log[t.nlog as usize - 1];
+            line += &format!("; decides k {k} = {}", val_name(m));
+        } else if t.k > rep.k && rep.rerun {
+            line += &format!("; reran k {} (no second decision, R23)", rep.k);
+        }
+        if t.rerun && !rep.rerun {
+            line += &format!("; steps back to k {} (R23 rerun)", t.k);
+        }
+        if t.pc != rep.pc || t.view != rep.view {
+            line += &format!(" [→ {:?}, view {}]", t.pc, t.view);
+        }
+        line
+    }
+
+    fn describe_write(&self, cfg: &Config, _src: usize, w: &Write) -> String {
+        let v3 = V3::new(cfg);
+        let (addr, words) = (v3.address(w), w.words(cfg));
+        let ws: Vec<String> = words.iter().map(|x| format!("{x:#x}")).collect();
+        let at = format!("{{@{addr}: [{}]}}", ws.join(", "));
+        match *w {
+            Write::Prepare { slot, b } => format!("prepare[{slot}] = {} {at}", blk(&b)),
+            Write::PrepSig { slot, b } => format!("prep_sig[{slot}] = σ(PREP {}) {at}", blk(&b)),
+            Write::WillCert { slot, node, v } => format!("will_cert[{slot}][{node}] = {} {at}", vote(&v)),
+            Write::WillCommit { slot, node, v } => format!("will_commit[{slot}][{node}] = {} {at}", vote(&v)),
+            Write::EchoPrep { slot, node, b } => format!("echo_prep[{slot}][{node}] = {} {at}", blk(&b)),
+            Write::Certify { slot, node, b } => format!("certify[{slot}][{node}] = share {} {at}", blk(&b)),
+            Write::Commit { slot, node, b } => format!("commit[{slot}][{node}] = COMMIT {} {at}", blk(&b)),
+            Write::EchoCommit { x, node, b } => format!("echo_commit[{x}][{node}] = COMMIT {} {at}", blk(&b)),
+            Write::Seal { node, s } => format!("seal[{node}] = SEAL(r{node}, view {}, L {}) {at}", s.v, blk(&s.l)),
+            Write::EchoSeal { x, node, s } => {
+                format!("echo_seal[{x}][{node}] = SEAL(r{x}, view {}, L {}) {at}", s.v, blk(&s.l))
+            }
+            Write::NewView { nv } => format!("new_view = {} {at}", nv_text(&Some(nv))),
+        }
+    }
+
+    fn describe_replica(&self, _cfg: &Config, rep: &Rep) -> String {
+        format!(
+            "{:?}{} view {} k {} m {} phase {} delivered {} L {} will_commit {} constraint {}{}",
+            rep.pc,
+            if rep.round != Round::Idle { " (in a round)" } else { "" },
+            rep.view,
+            rep.k,
+            val_name(rep.m),
+            rep.phase,
+            blk(&rep.dlv),
+            blk(&rep.l),
+            vote(&rep.wc),
+            if rep.nv_ok { blk(&rep.cons) } else { "(no NEW_VIEW yet)".into() },
+            if rep.rerun { " (rerun)" } else { "" }
+        )
+    }
+}
+
+fn blk(b: &Block) -> String {
+    if !b.is() {
+        "-".into()
+    } else {
+        format!("(v{}, k{}, {}, prev {})", b.v, b.k, val_name(b.m), val_name(b.prev))
+    }
+}
+
+fn blocks(bs: &[Block]) -> String {
+    bs.iter().map(blk).collect::<Vec<_>>().join(", ")
+}
+
+fn vote(v: &Vote) -> String {
+    if v.k == 0 {
+        "-".into()
+    } else {
+        format!("(tag({},{}), {})", v.v, v.k, val_name(v.m))
+    }
+}
+
+fn votes(vs: &[Vote]) -> String {
+    vs.iter().map(vote).collect::<Vec<_>>().join(", ")
+}
+
+fn seal_text(s: &Option<Seal>) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) => format!("(view {}, L {})", s.v, blk(&s.l)),
+    }
+}
+
+fn nv_text(nv: &Option<Nv>) -> String {
+    match nv {
+        None => "-".into(),
+        Some(nv) => format!(
+            "NEW_VIEW({}) [{}]{}",
+            nv.view,
+            nv.seals()
+                .map(|(x, s)| format!("r{x}: {}", seal_text(&Some(s))))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if nv.cert_ok { "" } else { " (invalid certificate)" }
+        ),
+    }
+}
+
+/// The f-subsets of 0..len, in order.
+fn combos(len: usize, f: usize) -> Vec<Vec<usize>> {
+    let mut out = vec![];
+    let mut cur = vec![];
+    fn go(i: usize, len: usize, f: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if cur.len() == f {
+            out.push(cur.clone());
+            return;
+        }
+        for j in i..len {
+            cur.push(j);
+            go(j + 1, len, f, cur, out);
+            cur.pop();
+        }
+    }
+    go(0, len, f, &mut cur, &mut out);
+    out
+}
+
+impl Recovery {
+    /// R22 answered at `dst` after the Byzantine replica wrote NEW_VIEW(v):
+    /// malformed (at once), or not.
+    fn refuse_nv(&self, cfg: &Config, id: usize, rep: &mut Rep, nv: Nv) -> Vec<Out<Write>> {
+        rep.nv_refused = Some(nv);
+        rep.pend = None;
+        if rep.pc == Pc::AwaitNv && nv.view == rep.view {
+            self.vc_start(cfg, id, rep)
+        } else {
+            vec![]
+        }
+    }
+
+    /// The NEW_VIEW(v)s a Byzantine leader of v may write: f + 1 seals of
+    /// distinct replicas of views ≥ v − 1 (its own with any certified L or
+    /// none; honest ones it has seen), with the certificate of the highest
+    /// L if it can assemble one; and one malformed NEW_VIEW.
+    fn forge_new_views(&self, cfg: &Config, byz: usize, v: u8, reps: &[Rep], certified: &[Block], out: &mut Vec<Write>) {
+        let mut per: Vec<Vec<Seal>> = vec![vec![]; cfg.n];
+        for x in 0..cfg.n {
+            if x == byz {
+                per[x].push(Seal { v: v - 1, l: Block::NONE });
+                for c in certified {
+                    per[x].push(Seal { v: v - 1, l: *c });
+                }
+            } else {
+                per[x] = reps[x].signed.seals.iter().copied().filter(|s| s.v + 1 >= v).collect();
+            }
+        }
+        for who in combos(cfg.n, cfg.f() + 1) {
+            let mut sets: Vec<Vec<Seal>> = vec![vec![]];
+            for &x in &who {
+                let mut next = vec![];
+                for pre in &sets {
+                    for s in &per[x] {
+                        let mut p = pre.clone();
+                        p.push(*s);
+                        next.push(p);
+                    }
+                }
+                sets = next;
+            }
+            for set in sets {
+                let mut nv = Nv {
+                    view: v,
+                    len: who.len() as u8,
+                    who: [0; MAX_F1],
+                    seals: [Seal::default(); MAX_F1],
+                    cert_ok: true,
+                };
+                for (i, (&x, s)) in who.iter().zip(set.iter()).enumerate() {
+                    nv.who[i] = x as u8;
+                    nv.seals[i] = *s;
+                }
+                let c = nv.constraint();
+                nv.cert_ok = !c.is() || certified.contains(&c);
+                out.push(Write::NewView { nv });
+            }
+        }
+        out.push(Write::NewView {
+            nv: Nv {
+                view: v,
+                len: 0,
+                who: [0; MAX_F1],
+                seals: [Seal::default(); MAX_F1],
+                cert_ok: false,
+            },
+        });
+    }
+}
+
+/// The v3 mailbox as section 13 sizes it, for this model's n and G (one
+/// beat = 16 words): where each record goes. A sketch until
+/// `rhdl_ubft::layout::Mailbox::v3` exists; a later test ties the two.
+pub struct V3 {
+    n: usize,
+    g: usize,
+    f1: usize,
+}
+
+/// Words in a beat.
+const BEAT: usize = 16;
+
+impl V3 {
+    pub fn new(cfg: &Config) -> V3 {
+        V3 {
+            n: cfg.n,
+            g: cfg.window,
+            f1: cfg.f() + 1,
+        }
+    }
+    /// The regions in order, with their sizes in beats.
+    pub fn regions(&self) -> Vec<(&'static str, usize)> {
+        let (n, g, f1) = (self.n, self.g, self.f1);
+        vec![
+            ("prepare", g),
+            ("prep_sig", g),
+            ("will_cert", g),
+            ("will_commit", g),
+            ("echo_prep", g * n * 2),
+            ("certify", g * n * 2),
+            ("commit", g * n * 6),
+            ("echo_commit", n * n * 2),
+            ("seal", n * 2),
+            ("echo_seal", n * n * 2),
+            ("new_view", 1 + 2 * f1 + f1),
+        ]
+    }
+    pub fn base(&self, name: &str) -> usize {
+        let mut at = 0;
+        for (r, beats) in self.regions() {
+            if r == name {
+                return at;
+            }
+            at += beats * BEAT;
+        }
+        panic!("no region {name}")
+    }
+    pub fn end(&self) -> usize {
+        self.regions().iter().map(|(_, b)| b * BEAT).sum()
+    }
+    /// The first word a write lands on.
+    pub fn address(&self, w: &Write) -> usize {
+        let n = self.n;
+        match *w {
+            Write::Prepare { slot, .. } => self.base("prepare") + slot as usize * BEAT,
+            Write::PrepSig { slot, .. } => self.base("prep_sig") + slot as usize * BEAT,
+            Write::WillCert { slot, node, .. } => self.base("will_cert") + slot as usize * BEAT + 2 * node as usize,
+            Write::WillCommit { slot, node, .. } => self.base("will_commit") + slot as usize * BEAT + 2 * node as usize,
+            Write::EchoPrep { slot, node, .. } => self.base("echo_prep") + (slot as usize * n + node as usize) * 2 * BEAT,
+            Write::Certify { slot, node, .. } => self.base("certify") + (slot as usize * n + node as usize) * 2 * BEAT,
+            Write::Commit { slot, node, .. } => self.base("commit") + (slot as usize * n + node as usize) * 6 * BEAT,
+            Write::EchoCommit { x, node, .. } => self.base("echo_commit") + (x as usize * n + node as usize) * 2 * BEAT,
+            Write::Seal { node, .. } => self.base("seal") + node as usize * 2 * BEAT,
+            Write::EchoSeal { x, node, .. } => self.base("echo_seal") + (x as usize * n + node as usize) * 2 * BEAT,
+            Write::NewView { .. } => self.base("new_view"),
+        }
+    }
+    /// The replica owning a word (the guard's rule), or None for the
+    /// leader's regions (prepare, prep_sig, new_view: the record's view
+    /// names its leader).
+    pub fn owner(&self, word: usize) -> Option<usize> {
+        let n = self.n;
+        let mut at = 0;
+        for (r, beats) in self.regions() {
+            let len = beats * BEAT;
+            if word < at + len {
+                let off = word - at;
+                return match r {
+                    "prepare" | "prep_sig" | "new_view" => None,
+                    "will_cert" | "will_commit" => {
+                        let w = off % BEAT;
+                        (w < 2 * n).then_some(w / 2)
+                    }
+                    "echo_prep" | "certify" | "echo_commit" | "echo_seal" | "seal" => Some((off / (2 * BEAT)) % n),
+                    "commit" => Some((off / (6 * BEAT)) % n),
+                    _ => None,
+                };
+            }
+            at += len;
+        }
+        None
+    }
+}
+
+impl Write {
+    /// The record's words (section 3; a signature is shown as the signed
+    /// block's kind and signer, `0x5160_0000 | kind << 8 | signer`).
+    pub fn words(&self, _cfg: &Config) -> Vec<u32> {
+        let bw = |b: &Block| [b.v as u32, b.k as u32, b.m as u32, b.prev as u32];
+        let sig = |kind: u32, who: u8| 0x5160_0000 | kind << 8 | who as u32;
+        match *self {
+            // (k, m, v, prev)
+            Write::Prepare { b, .. } => vec![b.k as u32, b.m as u32, b.v as u32, b.prev as u32],
+            // The PREP block [1, v, k, m, prev, 0, 0, 0], signed.
+            Write::PrepSig { b, .. } => {
+                let [v, k, m, p] = bw(&b);
+                vec![1, v, k, m, p, 0, 0, 0, sig(1, 0xff)]
+            }
+            Write::WillCert { v, .. } | Write::WillCommit { v, .. } => {
+                vec![vote_tag(v.v as u32, v.k as u32), v.m as u32]
+            }
+            Write::EchoPrep { b, .. } => {
+                let mut w = bw(&b).to_vec();
+                w.push(sig(1, 0xff));
+                w
+            }
+            Write::Certify { node, b, .. } => {
+                let mut w = bw(&b).to_vec();
+                w.push(sig(2, node));
+                w
+            }
+            Write::Commit { node, b, .. } | Write::EchoCommit { x: node, b, .. } => {
+                let mut w = bw(&b).to_vec();
+                w.push(sig(3, node));
+                w
+            }
+            Write::Seal { node, s } | Write::EchoSeal { x: node, s, .. } => vec![
+                node as u32,
+                s.v as u32,
+                s.l.v as u32,
+                s.l.k as u32,
+                s.l.m as u32,
+                s.l.prev as u32,
+                s.l.is() as u32,
+                sig(4, node),
+            ],
+            Write::NewView { nv } => {
+                let mut w = vec![nv.view as u32, nv.len as u32];
+                for (x, s) in nv.seals() {
+                    w.extend([x as u32, s.v as u32, s.l.k as u32, s.l.v as u32, s.l.m as u32, s.l.prev as u32]);
+                }
+                w.push(nv.cert_ok as u32);
+                w
+            }
+        }
+    }
+}
+
+/// f as the model uses it (re-exported for tests).
+pub fn f_of(n: usize) -> usize {
+    faults(n)
+}
