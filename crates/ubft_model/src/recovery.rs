@@ -291,6 +291,9 @@ pub struct Rep {
     pub committed: Block,
     /// Slot k − 1, delivered fast and not certified (R16).
     pub prev1: Block,
+    /// It delivered (and so certified, by the time it seals) its slot k, in
+    /// some view: R16 then writes no share for k − 1 (finding 1).
+    pub dk: bool,
     /// Its highest will_commit (w, b, m), and whether R17 is done with it.
     pub wc: Vote,
     pub wc_done: bool,
@@ -383,6 +386,7 @@ impl Rep {
         self.reset_view();
         self.dseen = [Block::NONE; MAX_N];
         self.dcount = 0;
+        self.dk = false;
     }
 }
 
@@ -474,8 +478,11 @@ impl Recovery {
 
     /// R8.1: the leader's signed block it can echo.
     fn echoable(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> Option<Block> {
-        if !matches!(rep.pc, Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow)
-            || rep.dlv.is()
+        // R8 runs while the replica seals too (Bridge): finding 2.
+        if !matches!(
+            rep.pc,
+            Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow | Pc::Bridge
+        ) || rep.dlv.is()
             || rep.refused
         {
             return None;
@@ -708,7 +715,10 @@ impl Recovery {
             return vec![];
         }
         let mut out = vec![];
-        if rep.prev1.is() {
+        // R16 (changed after the model found finding 1): not over a share
+        // for slot k, which carries prev = dec[k − 1] and so discharges
+        // k − 1's bridge (R17); with G = 1 the two share one entry.
+        if rep.prev1.is() && !rep.dk {
             let b = rep.prev1;
             self.sign_share(cfg, rep, b);
             out.push(Out::All(Write::Certify {
@@ -728,9 +738,11 @@ impl Recovery {
                 b,
             }));
         }
-        if rep.proposed != 0 && rep.working() {
+        if rep.proposed != 0 && rep.working() && rep.pc != Pc::Slow {
+            // (In the slow path it signed it already, R7.)
             out.extend(self.sign_prepare(cfg, id, rep));
         }
+        rep.prev1 = Block::NONE;
         rep.pc = Pc::Bridge;
         out
     }
@@ -835,6 +847,7 @@ impl Design for Recovery {
             refused: false,
             committed: Block::NONE,
             prev1: Block::NONE,
+            dk: false,
             wc: Vote::default(),
             wc_done: false,
             l: Block::NONE,
@@ -1006,6 +1019,7 @@ impl Design for Recovery {
                     prev: dec(rep, rep.k - 1),
                 };
                 rep.fast = true;
+                rep.dk = true;
                 rep.phase = 2;
                 let v = Vote {
                     v: rep.view,
@@ -1045,6 +1059,7 @@ impl Design for Recovery {
                 }
                 rep.dlv = b;
                 rep.fast = false;
+                rep.dk = true;
                 rep.cert_done = true;
                 self.sign_share(cfg, rep, b);
                 vec![Out::All(Write::Certify { slot: s, node, b })]
