@@ -167,6 +167,12 @@ enum Cmd {
         /// Stop after this many generated states (0: no limit).
         #[arg(long, default_value_t = 0)]
         max_states: usize,
+        /// Explore no deeper than this many actions (0: no limit).
+        #[arg(long, default_value_t = 0)]
+        max_depth: usize,
+        /// Depth-first (less memory; counterexamples not the shortest).
+        #[arg(long)]
+        dfs: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -201,6 +207,8 @@ fn main() -> ExitCode {
             live_views,
             threads,
             max_states,
+            max_depth,
+            dfs,
             json,
         } => {
             return model(ModelArgs {
@@ -219,6 +227,8 @@ fn main() -> ExitCode {
                 live_views,
                 threads,
                 max_states,
+                max_depth,
+                dfs,
                 json,
             })
         }
@@ -588,6 +598,8 @@ struct ModelArgs {
     live_views: Option<u8>,
     threads: usize,
     max_states: usize,
+    max_depth: usize,
+    dfs: bool,
     json: bool,
 }
 
@@ -632,6 +644,8 @@ fn model(a: ModelArgs) -> ExitCode {
     let opts = RunOpts {
         threads: a.threads,
         max_states: a.max_states,
+        dfs: a.dfs,
+        max_depth: a.max_depth,
     };
     match run_named(&a.design, cfg, &opts) {
         Ok(report) => {

@@ -17,6 +17,13 @@ pub struct RunOpts {
     /// Stop after this many unique states (0: no limit); the report then
     /// says `complete: false`.
     pub max_states: usize,
+    /// Explore depth-first (memory: the visited fingerprints and one path,
+    /// not a breadth-first frontier of whole states); counterexamples are
+    /// then not the shortest.
+    pub dfs: bool,
+    /// Explore no deeper than this many actions (0: no limit); the report
+    /// then says `complete: false` if a state at that depth had successors.
+    pub max_depth: usize,
 }
 
 impl Default for RunOpts {
@@ -24,6 +31,8 @@ impl Default for RunOpts {
         RunOpts {
             threads: 1,
             max_states: 0,
+            dfs: false,
+            max_depth: 0,
         }
     }
 }
@@ -173,30 +182,57 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
     if opts.max_states > 0 {
         b = b.target_state_count(opts.max_states);
     }
-    let checker = b.spawn_bfs().join();
-    let states = checker.unique_state_count();
-    let generated = checker.state_count();
-    let max_depth = checker.max_depth();
-    let found = checker.discoveries();
-    let limited = opts.max_states > 0 && generated >= opts.max_states;
+    if opts.max_depth > 0 {
+        b = b.target_max_depth(opts.max_depth);
+    }
+    type Found<D> = (
+        usize,
+        usize,
+        usize,
+        Vec<&'static str>,
+        std::marker::PhantomData<D>,
+    );
+    fn counts<D: Design, C: Checker<UbftModel<D>>>(c: C) -> Found<D> {
+        let found = c.discoveries().keys().copied().collect();
+        (
+            c.unique_state_count(),
+            c.state_count(),
+            c.max_depth(),
+            found,
+            std::marker::PhantomData,
+        )
+    }
+    let (states, generated, max_depth, found, _) = if opts.dfs {
+        counts(b.spawn_dfs().join())
+    } else {
+        counts(b.spawn_bfs().join())
+    };
+    let limited = (opts.max_states > 0 && generated >= opts.max_states)
+        || (opts.max_depth > 0 && max_depth >= opts.max_depth);
     let complete = found.len() < PROPERTIES.len() && !limited;
     let mut properties = vec![];
     for name in PROPERTIES {
-        let counterexample = found.get(name).map(|_| {
+        let counterexample = found.contains(&name).then(|| {
             // The first counterexample breadth-first, for this property
             // alone (the full run keeps the last one it met).
             let only = UbftModel {
                 only: Some(name),
                 ..model.clone()
             };
-            let c = only
+            let mut cb = only
                 .clone()
                 .checker()
                 .threads(1)
-                .finish_when(HasDiscoveries::Any)
-                .spawn_bfs()
-                .join();
-            let path = c.discovery(name).expect("found again on its own");
+                .finish_when(HasDiscoveries::Any);
+            if opts.max_depth > 0 {
+                cb = cb.target_max_depth(opts.max_depth);
+            }
+            let path = if opts.dfs {
+                cb.spawn_dfs().join().discovery(name)
+            } else {
+                cb.spawn_bfs().join().discovery(name)
+            }
+            .expect("found again on its own");
             trace(&only, path)
         });
         properties.push(PropertyReport {

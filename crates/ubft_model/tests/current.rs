@@ -18,7 +18,7 @@ use ubft_model::{run, Config};
 fn opts() -> RunOpts {
     RunOpts {
         threads: 1,
-        max_states: 0,
+        ..RunOpts::default()
     }
 }
 
@@ -94,7 +94,7 @@ fn one_held_will_commit_stalls_an_honest_cluster_for_good() {
         c,
         &RunOpts {
             threads: 2,
-            max_states: 0,
+            ..RunOpts::default()
         },
     );
     assert!(r.property("agreement").holds);
