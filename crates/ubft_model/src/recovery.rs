@@ -1305,7 +1305,19 @@ impl Design for Recovery {
                 add(&mut shared, *s);
             }
         }
-        let certified: Vec<Block> = shared.iter().copied().filter(|x| certifiable(x)).collect();
+        let mut certified: Vec<Block> = shared.iter().copied().filter(|x| certifiable(x)).collect();
+        if self.cert_need(cfg) <= 1 {
+            // Its own share alone is a certificate (variant cert_f, f = 1):
+            // any block of its choosing for the slots dst reads.
+            for k in [d.k, d.k + 1] {
+                for m in 1..=cfg.values {
+                    for prev in 0..=cfg.values {
+                        add(&mut certified, Block { v: d.view, k, m, prev });
+                        add(&mut shared, Block { v: d.view, k, m, prev });
+                    }
+                }
+            }
+        }
         let s = cfg.slot(d.k);
         match d.round {
             Round::Echo(blk) => {
