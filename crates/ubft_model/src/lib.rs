@@ -23,7 +23,7 @@ pub mod current;
 pub mod model;
 pub mod recovery;
 
-pub use check::{run, run_named, CheckReport, PropertyReport, RunOpts};
+pub use check::{find, run, run_named, CheckReport, PropertyReport, RunOpts};
 pub use model::{Config, Design, UbftModel};
 
 /// The designs the checker knows, by name.

@@ -980,303 +980,30 @@ impl Design for Recovery {
     }
 
     fn apply(&self, cfg: &Config, id: usize, rep: &mut Rep, h: &mut Hbm, step: &Step) -> Vec<Out<Write>> {
-        let s = cfg.slot(rep.k) as u8;
-        let node = id as u8;
-        match *step {
-            Step::Propose(m) => {
-                let b = Block {
-                    v: rep.view,
-                    k: rep.k,
-                    m,
-                    prev: dec(rep, rep.k - 1),
-                };
-                rep.m = m;
-                rep.phase = 1;
-                rep.proposed = m;
-                rep.pc = Pc::Cert;
-                vec![Out::All(Write::Prepare { slot: s, b })]
-            }
-            Step::Lock => {
-                let p = h.prepare[s as usize];
-                rep.m = p.m;
-                rep.phase = 1;
-                rep.pc = Pc::Cert;
-                vec![Out::All(Write::WillCert {
-                    slot: s,
-                    node,
-                    v: Vote {
-                        v: rep.view,
-                        k: rep.k,
-                        m: p.m,
-                    },
-                })]
-            }
-            Step::FastDeliver => {
-                rep.dlv = Block {
-                    v: rep.view,
-                    k: rep.k,
-                    m: rep.m,
-                    prev: dec(rep, rep.k - 1),
-                };
-                rep.fast = true;
-                rep.dk = true;
-                rep.phase = 2;
-                let v = Vote {
-                    v: rep.view,
-                    k: rep.k,
-                    m: rep.m,
-                };
-                rep.wc = v;
-                rep.wc_done = false;
-                if rep.pc == Pc::Cert {
-                    rep.pc = Pc::CommitWait;
-                }
-                vec![Out::All(Write::WillCommit { slot: s, node, v })]
-            }
-            Step::FastDecide => {
-                let m = self.full_row(cfg, rep, h).expect("a full row");
-                self.decide(cfg, id, rep, m);
-                vec![]
-            }
-            Step::Echo => {
-                let b = self.echoable(cfg, id, rep, h).expect("echoable");
-                rep.round = Round::Echo(b);
-                vec![Out::All(Write::EchoPrep { slot: s, node, b })]
-            }
-            Step::EchoCheck => {
-                let Round::Echo(b) = rep.round else { unreachable!() };
-                rep.round = Round::Idle;
-                let conflict = h.echo_prep[s as usize][..cfg.n]
-                    .iter()
-                    .any(|e| e.v == b.v && e.k == b.k && *e != b);
-                // Moved on meanwhile (a catch-up decided the slot): nothing.
-                if b.k != rep.k || b.v != rep.view {
-                    return vec![];
-                }
-                if conflict {
-                    rep.refused = true;
-                    return vec![];
-                }
-                rep.dlv = b;
-                rep.fast = false;
-                rep.dk = true;
-                rep.cert_done = true;
-                self.sign_share(cfg, rep, b);
-                vec![Out::All(Write::Certify { slot: s, node, b })]
-            }
-            Step::Commit => {
-                let c = self.commit_candidate(cfg, rep, h).expect("a certificate");
-                self.commit(cfg, id, rep, c)
-            }
-            Step::BridgeCommit => {
-                let c = self.bridge_block(rep);
-                self.commit(cfg, id, rep, c)
-            }
-            Step::DeliverCommit(x) => {
-                let c = h.commit[s as usize][x as usize];
-                if !self.cross_check() {
-                    self.count(cfg, id, rep, x as usize, c);
-                    return vec![];
-                }
-                rep.round = Round::Commit(x, c);
-                if c.above(&h.echo_commit[x as usize][id]) {
-                    vec![Out::All(Write::EchoCommit { x, node, b: c })]
-                } else {
-                    vec![]
-                }
-            }
-            Step::CommitCheck => {
-                let Round::Commit(x, c) = rep.round else { unreachable!() };
-                rep.round = Round::Idle;
-                let x = x as usize;
-                let sealed = h.seal[x].is_some_and(|z| z.v >= c.v)
-                    || h.echo_seal[x][..cfg.n].iter().any(|z| z.is_some_and(|z| z.v >= c.v));
-                if c.k != rep.k || !rep.waiting() {
-                    return vec![];
-                }
-                if sealed {
-                    rep.dseen[x] = c;
-                    rep.dcount &= !(1 << x);
-                } else {
-                    self.count(cfg, id, rep, x, c);
-                }
-                vec![]
-            }
-            Step::CatchAbove => {
-                let p = self.above(cfg, rep, h).expect("a certificate above");
-                self.decide(cfg, id, rep, p);
-                vec![]
-            }
-            Step::Behind => {
-                rep.pc = Pc::Behind;
-                vec![]
-            }
-            Step::Trigger => self.vc_start(cfg, id, rep),
-            Step::Timeout if !matches!(rep.pc, Pc::Cert | Pc::CommitWait) => self.vc_start(cfg, id, rep),
-            Step::Timeout => {
-                // Cert or CommitWait: the slow path for the same (v, k).
-                let mut out = vec![];
-                if rep.proposed != 0 {
-                    out.extend(self.sign_prepare(cfg, id, rep));
-                }
-                if rep.phase == 2 && !rep.cert_done {
-                    let b = rep.dlv;
-                    rep.cert_done = true;
-                    self.sign_share(cfg, rep, b);
-                    out.push(Out::All(Write::Certify { slot: s, node, b }));
-                }
-                rep.pc = Pc::Slow;
-                out
-            }
-            Step::Seal => {
-                if self.obligation(rep) {
-                    rep.wc_done = true; // discharged (R17)
-                }
-                self.seal(cfg, id, rep)
-            }
-            Step::Collect => {
-                let c = self.candidates(cfg, id, rep, h);
-                rep.round = Round::Collect(c);
-                let mut out = vec![];
-                for (x, sl) in c.iter().enumerate() {
-                    if let Some(sl) = sl {
-                        if h.echo_seal[x][id].is_none_or(|e| e.v < sl.v) {
-                            out.push(Out::All(Write::EchoSeal {
-                                x: x as u8,
-                                node,
-                                s: *sl,
-                            }));
-                        }
-                    }
-                }
-                out
-            }
-            Step::CollectCheck => {
-                let Round::Collect(c) = rep.round else { unreachable!() };
-                rep.round = Round::Idle;
-                let own = h.seal[id].expect("it sealed");
-                let mut pass = vec![];
-                for (x, sl) in c.iter().enumerate() {
-                    if let Some(sl) = sl {
-                        if self.seal_passes(cfg, h, x, sl) {
-                            pass.push((x, *sl));
-                        } else {
-                            rep.failed[x] = Some(*sl);
-                        }
-                    }
-                }
-                // Own + the first f that pass whose highest L's certificate
-                // it holds (in a COMMIT or f + 1 shares in its HBM).
-                let f = cfg.f();
-                let mut chosen = None;
-                for combo in combos(pass.len(), f) {
-                    let mut nv = Nv {
-                        view: rep.view,
-                        len: 0,
-                        who: [0; MAX_F1],
-                        seals: [Seal::default(); MAX_F1],
-                        cert_ok: true,
-                    };
-                    let mut all: Vec<(usize, Seal)> = vec![(id, own)];
-                    all.extend(combo.iter().map(|&i| pass[i]));
-                    all.sort();
-                    for (i, (x, sl)) in all.iter().enumerate() {
-                        nv.who[i] = *x as u8;
-                        nv.seals[i] = *sl;
-                    }
-                    nv.len = all.len() as u8;
-                    let c = nv.constraint();
-                    if !c.is() || self.cert_visible(cfg, h, &c) {
-                        chosen = Some(nv);
-                        break;
-                    }
-                }
-                match chosen {
-                    Some(nv) => {
-                        let ok = self.install(cfg, id, rep, &nv);
-                        if !ok {
-                            // Its own R23 check failed: it cannot happen
-                            // when Lemma 2 holds; the leader seals on.
-                            let mut out = vec![Out::All(Write::NewView { nv })];
-                            out.extend(self.vc_start(cfg, id, rep));
-                            return out;
-                        }
-                        vec![Out::All(Write::NewView { nv })]
-                    }
-                    None => {
-                        // No certificate for the highest L: those seals
-                        // fail here; it waits for others.
-                        for (x, sl) in &pass {
-                            if sl.l.is() && !self.cert_visible(cfg, h, &sl.l) {
-                                rep.failed[*x] = Some(*sl);
-                            }
-                        }
-                        vec![]
-                    }
-                }
-            }
-            Step::ReadNv => {
-                let nv = self.readable_nv(rep, h).expect("a NEW_VIEW");
-                if !self.nv_wellformed(cfg, &nv) {
-                    return self.refuse_nv(cfg, id, rep, nv);
-                }
-                rep.round = Round::Nv(nv);
-                let mut out = vec![];
-                for (x, sl) in nv.seals() {
-                    if x != id && h.echo_seal[x][id].is_none_or(|e| e.v < sl.v) {
-                        out.push(Out::All(Write::EchoSeal {
-                            x: x as u8,
-                            node,
-                            s: sl,
-                        }));
-                    }
-                }
-                out
-            }
-            Step::NvCheck => {
-                let Round::Nv(nv) = rep.round else { unreachable!() };
-                rep.round = Round::Idle;
-                let pass = nv.seals().all(|(x, sl)| self.seal_passes(cfg, h, x, &sl));
-                if !pass {
-                    return self.refuse_nv(cfg, id, rep, nv);
-                }
-                if rep.pc == Pc::AwaitNv && nv.view == rep.view {
-                    if self.install(cfg, id, rep, &nv) {
-                        vec![]
-                    } else {
-                        self.refuse_nv(cfg, id, rep, nv)
-                    }
-                } else {
-                    // R14: an accepted NEW_VIEW(v′ > v + 1): seal every view
-                    // up to v′ − 1 on the way.
-                    rep.pend = Some(nv);
-                    if rep.pc == Pc::AwaitNv {
-                        rep.pc = Pc::Bridge;
-                        if rep.view >= cfg.views {
-                            rep.pc = Pc::Capped;
-                        }
-                        vec![]
-                    } else {
-                        self.vc_start(cfg, id, rep)
-                    }
-                }
-            }
+        let out = self.apply_step(cfg, id, rep, h, step);
+        if !rep.waiting() {
+            // Stopped (Done, Capped, Behind): it never polls again and
+            // nobody reads its HBM, so the model keeps neither its mailbox
+            // nor its working registers (one state for every way of
+            // stopping with the same decisions; `land` ignores it from now).
+            *h = Hbm::default();
+            let (init, _) = self.init(cfg, id);
+            *rep = Rep {
+                pc: rep.pc,
+                view: rep.view,
+                k: rep.k,
+                log: rep.log,
+                nlog: rep.nlog,
+                signed: std::mem::take(&mut rep.signed),
+                ..init
+            };
         }
+        out
     }
 
-    fn land(&self, _cfg: &Config, _dst: usize, _rep: &mut Rep, h: &mut Hbm, _src: usize, w: &Write) {
-        match *w {
-            Write::Prepare { slot, b } => h.prepare[slot as usize] = b,
-            Write::PrepSig { slot, b } => h.prep_sig[slot as usize] = b,
-            Write::WillCert { slot, node, v } => h.will_cert[slot as usize][node as usize] = v,
-            Write::WillCommit { slot, node, v } => h.will_commit[slot as usize][node as usize] = v,
-            Write::EchoPrep { slot, node, b } => h.echo_prep[slot as usize][node as usize] = b,
-            Write::Certify { slot, node, b } => h.certify[slot as usize][node as usize] = b,
-            Write::Commit { slot, node, b } => h.commit[slot as usize][node as usize] = b,
-            Write::EchoCommit { x, node, b } => h.echo_commit[x as usize][node as usize] = b,
-            Write::Seal { node, s } => h.seal[node as usize] = Some(s),
-            Write::EchoSeal { x, node, s } => h.echo_seal[x as usize][node as usize] = Some(s),
-            Write::NewView { nv } => h.new_view = Some(nv),
+    fn land(&self, _cfg: &Config, _dst: usize, rep: &mut Rep, h: &mut Hbm, _src: usize, w: &Write) {
+        if rep.waiting() {
+            land_write(h, w); // a stopped replica's mailbox is not kept
         }
     }
 
@@ -1833,16 +1560,16 @@ pub struct V3 {
     f1: usize,
 }
 
-/// Words in a beat.
-const BEAT: usize = 16;
+/// Words in a beat (the kernel's: 512 bits of 32-bit words).
+pub const BEAT: usize = rhdl_ubft::params::BEAT_WORDS;
 
 impl V3 {
     pub fn new(cfg: &Config) -> V3 {
-        V3 {
-            n: cfg.n,
-            g: cfg.window,
-            f1: cfg.f() + 1,
-        }
+        V3::with(cfg.n, cfg.window, cfg.f() + 1)
+    }
+    /// Any cluster: n replicas, window g, certificates of f1 shares.
+    pub fn with(n: usize, g: usize, f1: usize) -> V3 {
+        V3 { n, g, f1 }
     }
     /// The regions in order, with their sizes in beats.
     pub fn regions(&self) -> Vec<(&'static str, usize)> {
@@ -1975,4 +1702,309 @@ impl Write {
 /// f as the model uses it (re-exported for tests).
 pub fn f_of(n: usize) -> usize {
     faults(n)
+}
+
+/// A write lands in a mailbox.
+fn land_write(h: &mut Hbm, w: &Write) {
+    match *w {
+        Write::Prepare { slot, b } => h.prepare[slot as usize] = b,
+        Write::PrepSig { slot, b } => h.prep_sig[slot as usize] = b,
+        Write::WillCert { slot, node, v } => h.will_cert[slot as usize][node as usize] = v,
+        Write::WillCommit { slot, node, v } => h.will_commit[slot as usize][node as usize] = v,
+        Write::EchoPrep { slot, node, b } => h.echo_prep[slot as usize][node as usize] = b,
+        Write::Certify { slot, node, b } => h.certify[slot as usize][node as usize] = b,
+        Write::Commit { slot, node, b } => h.commit[slot as usize][node as usize] = b,
+        Write::EchoCommit { x, node, b } => h.echo_commit[x as usize][node as usize] = b,
+        Write::Seal { node, s } => h.seal[node as usize] = Some(s),
+        Write::EchoSeal { x, node, s } => h.echo_seal[x as usize][node as usize] = Some(s),
+        Write::NewView { nv } => h.new_view = Some(nv),
+    }
+}
+
+impl Recovery {
+    fn apply_step(&self, cfg: &Config, id: usize, rep: &mut Rep, h: &mut Hbm, step: &Step) -> Vec<Out<Write>> {
+        let s = cfg.slot(rep.k) as u8;
+        let node = id as u8;
+        match *step {
+            Step::Propose(m) => {
+                let b = Block {
+                    v: rep.view,
+                    k: rep.k,
+                    m,
+                    prev: dec(rep, rep.k - 1),
+                };
+                rep.m = m;
+                rep.phase = 1;
+                rep.proposed = m;
+                rep.pc = Pc::Cert;
+                vec![Out::All(Write::Prepare { slot: s, b })]
+            }
+            Step::Lock => {
+                let p = h.prepare[s as usize];
+                rep.m = p.m;
+                rep.phase = 1;
+                rep.pc = Pc::Cert;
+                vec![Out::All(Write::WillCert {
+                    slot: s,
+                    node,
+                    v: Vote {
+                        v: rep.view,
+                        k: rep.k,
+                        m: p.m,
+                    },
+                })]
+            }
+            Step::FastDeliver => {
+                rep.dlv = Block {
+                    v: rep.view,
+                    k: rep.k,
+                    m: rep.m,
+                    prev: dec(rep, rep.k - 1),
+                };
+                rep.fast = true;
+                rep.dk = true;
+                rep.phase = 2;
+                let v = Vote {
+                    v: rep.view,
+                    k: rep.k,
+                    m: rep.m,
+                };
+                rep.wc = v;
+                rep.wc_done = false;
+                if rep.pc == Pc::Cert {
+                    rep.pc = Pc::CommitWait;
+                }
+                vec![Out::All(Write::WillCommit { slot: s, node, v })]
+            }
+            Step::FastDecide => {
+                let m = self.full_row(cfg, rep, h).expect("a full row");
+                self.decide(cfg, id, rep, m);
+                vec![]
+            }
+            Step::Echo => {
+                let b = self.echoable(cfg, id, rep, h).expect("echoable");
+                rep.round = Round::Echo(b);
+                vec![Out::All(Write::EchoPrep { slot: s, node, b })]
+            }
+            Step::EchoCheck => {
+                let Round::Echo(b) = rep.round else { unreachable!() };
+                rep.round = Round::Idle;
+                let conflict = h.echo_prep[s as usize][..cfg.n]
+                    .iter()
+                    .any(|e| e.v == b.v && e.k == b.k && *e != b);
+                // Moved on meanwhile (a catch-up decided the slot): nothing.
+                if b.k != rep.k || b.v != rep.view {
+                    return vec![];
+                }
+                if conflict {
+                    rep.refused = true;
+                    return vec![];
+                }
+                rep.dlv = b;
+                rep.fast = false;
+                rep.dk = true;
+                rep.cert_done = true;
+                self.sign_share(cfg, rep, b);
+                vec![Out::All(Write::Certify { slot: s, node, b })]
+            }
+            Step::Commit => {
+                let c = self.commit_candidate(cfg, rep, h).expect("a certificate");
+                self.commit(cfg, id, rep, c)
+            }
+            Step::BridgeCommit => {
+                let c = self.bridge_block(rep);
+                self.commit(cfg, id, rep, c)
+            }
+            Step::DeliverCommit(x) => {
+                let c = h.commit[s as usize][x as usize];
+                if !self.cross_check() {
+                    self.count(cfg, id, rep, x as usize, c);
+                    return vec![];
+                }
+                rep.round = Round::Commit(x, c);
+                if c.above(&h.echo_commit[x as usize][id]) {
+                    vec![Out::All(Write::EchoCommit { x, node, b: c })]
+                } else {
+                    vec![]
+                }
+            }
+            Step::CommitCheck => {
+                let Round::Commit(x, c) = rep.round else { unreachable!() };
+                rep.round = Round::Idle;
+                let x = x as usize;
+                let sealed = h.seal[x].is_some_and(|z| z.v >= c.v)
+                    || h.echo_seal[x][..cfg.n].iter().any(|z| z.is_some_and(|z| z.v >= c.v));
+                if c.k != rep.k || !rep.waiting() {
+                    return vec![];
+                }
+                if sealed {
+                    rep.dseen[x] = c;
+                    rep.dcount &= !(1 << x);
+                } else {
+                    self.count(cfg, id, rep, x, c);
+                }
+                vec![]
+            }
+            Step::CatchAbove => {
+                let p = self.above(cfg, rep, h).expect("a certificate above");
+                self.decide(cfg, id, rep, p);
+                vec![]
+            }
+            Step::Behind => {
+                rep.pc = Pc::Behind;
+                vec![]
+            }
+            Step::Trigger => self.vc_start(cfg, id, rep),
+            Step::Timeout if !matches!(rep.pc, Pc::Cert | Pc::CommitWait) => self.vc_start(cfg, id, rep),
+            Step::Timeout => {
+                // Cert or CommitWait: the slow path for the same (v, k).
+                let mut out = vec![];
+                if rep.proposed != 0 {
+                    out.extend(self.sign_prepare(cfg, id, rep));
+                }
+                if rep.phase == 2 && !rep.cert_done {
+                    let b = rep.dlv;
+                    rep.cert_done = true;
+                    self.sign_share(cfg, rep, b);
+                    out.push(Out::All(Write::Certify { slot: s, node, b }));
+                }
+                rep.pc = Pc::Slow;
+                out
+            }
+            Step::Seal => {
+                if self.obligation(rep) {
+                    rep.wc_done = true; // discharged (R17)
+                }
+                self.seal(cfg, id, rep)
+            }
+            Step::Collect => {
+                let c = self.candidates(cfg, id, rep, h);
+                rep.round = Round::Collect(c);
+                let mut out = vec![];
+                for (x, sl) in c.iter().enumerate() {
+                    if let Some(sl) = sl {
+                        if h.echo_seal[x][id].is_none_or(|e| e.v < sl.v) {
+                            out.push(Out::All(Write::EchoSeal {
+                                x: x as u8,
+                                node,
+                                s: *sl,
+                            }));
+                        }
+                    }
+                }
+                out
+            }
+            Step::CollectCheck => {
+                let Round::Collect(c) = rep.round else { unreachable!() };
+                rep.round = Round::Idle;
+                let own = h.seal[id].expect("it sealed");
+                let mut pass = vec![];
+                for (x, sl) in c.iter().enumerate() {
+                    if let Some(sl) = sl {
+                        if self.seal_passes(cfg, h, x, sl) {
+                            pass.push((x, *sl));
+                        } else {
+                            rep.failed[x] = Some(*sl);
+                        }
+                    }
+                }
+                // Own + the first f that pass whose highest L's certificate
+                // it holds (in a COMMIT or f + 1 shares in its HBM).
+                let f = cfg.f();
+                let mut chosen = None;
+                for combo in combos(pass.len(), f) {
+                    let mut nv = Nv {
+                        view: rep.view,
+                        len: 0,
+                        who: [0; MAX_F1],
+                        seals: [Seal::default(); MAX_F1],
+                        cert_ok: true,
+                    };
+                    let mut all: Vec<(usize, Seal)> = vec![(id, own)];
+                    all.extend(combo.iter().map(|&i| pass[i]));
+                    all.sort();
+                    for (i, (x, sl)) in all.iter().enumerate() {
+                        nv.who[i] = *x as u8;
+                        nv.seals[i] = *sl;
+                    }
+                    nv.len = all.len() as u8;
+                    let c = nv.constraint();
+                    if !c.is() || self.cert_visible(cfg, h, &c) {
+                        chosen = Some(nv);
+                        break;
+                    }
+                }
+                match chosen {
+                    Some(nv) => {
+                        let ok = self.install(cfg, id, rep, &nv);
+                        if !ok {
+                            // Its own R23 check failed: it cannot happen
+                            // when Lemma 2 holds; the leader seals on.
+                            let mut out = vec![Out::All(Write::NewView { nv })];
+                            out.extend(self.vc_start(cfg, id, rep));
+                            return out;
+                        }
+                        vec![Out::All(Write::NewView { nv })]
+                    }
+                    None => {
+                        // No certificate for the highest L: those seals
+                        // fail here; it waits for others.
+                        for (x, sl) in &pass {
+                            if sl.l.is() && !self.cert_visible(cfg, h, &sl.l) {
+                                rep.failed[*x] = Some(*sl);
+                            }
+                        }
+                        vec![]
+                    }
+                }
+            }
+            Step::ReadNv => {
+                let nv = self.readable_nv(rep, h).expect("a NEW_VIEW");
+                if !self.nv_wellformed(cfg, &nv) {
+                    return self.refuse_nv(cfg, id, rep, nv);
+                }
+                rep.round = Round::Nv(nv);
+                let mut out = vec![];
+                for (x, sl) in nv.seals() {
+                    if x != id && h.echo_seal[x][id].is_none_or(|e| e.v < sl.v) {
+                        out.push(Out::All(Write::EchoSeal {
+                            x: x as u8,
+                            node,
+                            s: sl,
+                        }));
+                    }
+                }
+                out
+            }
+            Step::NvCheck => {
+                let Round::Nv(nv) = rep.round else { unreachable!() };
+                rep.round = Round::Idle;
+                let pass = nv.seals().all(|(x, sl)| self.seal_passes(cfg, h, x, &sl));
+                if !pass {
+                    return self.refuse_nv(cfg, id, rep, nv);
+                }
+                if rep.pc == Pc::AwaitNv && nv.view == rep.view {
+                    if self.install(cfg, id, rep, &nv) {
+                        vec![]
+                    } else {
+                        self.refuse_nv(cfg, id, rep, nv)
+                    }
+                } else {
+                    // R14: an accepted NEW_VIEW(v′ > v + 1): seal every view
+                    // up to v′ − 1 on the way.
+                    rep.pend = Some(nv);
+                    if rep.pc == Pc::AwaitNv {
+                        rep.pc = Pc::Bridge;
+                        if rep.view >= cfg.views {
+                            rep.pc = Pc::Capped;
+                        }
+                        vec![]
+                    } else {
+                        self.vc_start(cfg, id, rep)
+                    }
+                }
+            }
+        }
+    }
+
 }

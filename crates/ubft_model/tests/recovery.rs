@@ -1,0 +1,161 @@
+//! The `recovery` design (docs/recovery.md) under reduced bounds, in
+//! seconds: the four properties hold with complete exploration; each variant
+//! that removes a safety rule loses `agreement`, with the counterexample
+//! showing how; and the audit's E3 (all honest, one held will_commit) stalls
+//! `current` but not `recovery`.
+
+use ubft_model::check::RunOpts;
+use ubft_model::recovery::{Recovery, Variant};
+use ubft_model::{find, run, Config};
+
+fn cfg(slots: usize, views: u8) -> Config {
+    let mut c = Config::new(3, slots, 1, views);
+    c.silent = 0;
+    c.early_timeouts = 0;
+    c.delays = 0;
+    c
+}
+
+fn design(variant: Variant) -> Recovery {
+    Recovery { variant }
+}
+
+/// The variant loses agreement under `c`: the shortest counterexample.
+fn agreement_ce(variant: Variant, c: Config) -> String {
+    let (ce, states) = find(design(variant), c, "agreement", 4_000_000);
+    let ce = ce
+        .unwrap_or_else(|| panic!("{} keeps agreement ({states} states)", variant.name()))
+        .join("\n");
+    println!("{} ({states} states):\n{ce}", variant.name());
+    assert!(ce.contains("decides k 1 = A") && ce.contains("decides k 1 = B"), "{ce}");
+    ce
+}
+
+fn byz(c: &mut Config, id: usize, writes: u8) {
+    c.byzantine = Some(id);
+    c.byz_writes = writes;
+}
+
+#[test]
+fn variant_cert_f_loses_agreement() {
+    let mut c = cfg(1, 1);
+    byz(&mut c, 0, 4);
+    agreement_ce(Variant::CertF, c);
+}
+
+#[test]
+fn variant_decide_f_loses_agreement() {
+    let mut c = cfg(1, 1);
+    byz(&mut c, 0, 4);
+    agreement_ce(Variant::DecideF, c);
+}
+
+#[test]
+fn variant_no_bridge_loses_agreement() {
+    let mut c = cfg(1, 1);
+    c.silent = 1;
+    c.delays = 1;
+    agreement_ce(Variant::NoBridge, c);
+}
+
+#[test]
+fn variant_no_cross_check_loses_agreement() {
+    let mut c = cfg(1, 1);
+    byz(&mut c, 0, 5);
+    agreement_ce(Variant::NoCrossCheck, c);
+}
+
+/// Evaluates a size from docs/recovery.md §13 ("G · N · 2", "1 + 2 · 4 + 4").
+fn eval(expr: &str, n: usize, g: usize) -> usize {
+    expr.split('+')
+        .map(|t| {
+            t.split('·')
+                .map(|f| match f.trim() {
+                    "G" => g,
+                    "N" => n,
+                    x => x.parse().unwrap_or_else(|_| panic!("a factor: {x}")),
+                })
+                .product::<usize>()
+        })
+        .sum()
+}
+
+#[test]
+fn the_models_records_are_the_v3_layout_of_recovery_md() {
+    use rhdl_ubft::layout::{self, Mailbox, Region, Version};
+    use rhdl_ubft::params::vote_tag;
+    use ubft_model::model::Design;
+    use ubft_model::recovery::{Block, Seal, Vote, Write, BEAT, V3};
+    // One source of numbers: the region sizes in beats are section 13's
+    // table, for the default build (N = 8, G = 16, f + 1 = 4).
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/recovery.md"))
+        .expect("docs/recovery.md");
+    let table = doc
+        .split("## 13.")
+        .nth(1)
+        .expect("section 13")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let (n, g) = (layout::UPSTREAM_NUM_NODES, layout::UPSTREAM_G_T);
+    let v3 = V3::with(n, g, 4);
+    let mut rows = 0;
+    for line in table.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| region")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (names, beats) = (cells[1], cells[2]);
+        for name in names.split(',').map(str::trim) {
+            let (_, model) = v3
+                .regions()
+                .into_iter()
+                .find(|(r, _)| *r == name)
+                .unwrap_or_else(|| panic!("the model has no region {name}"));
+            assert_eq!(model, eval(beats, n, g), "{name}: {beats}");
+            rows += 1;
+        }
+    }
+    assert_eq!(rows, v3.regions().len(), "every region is in the table");
+    // The rows v3 keeps from v2 are v2's: a beat per slot of votes, the
+    // kernel's vote and prepare words.
+    let mb = Mailbox::v2(n, g, 1);
+    assert_eq!(BEAT, mb.vote_row_words());
+    assert_eq!(mb.span(Region::WillCert).words, g * BEAT);
+    assert_eq!(mb.span(Region::WillCommit).words, g * BEAT);
+    let c = Config::new(3, 2, 1, 2);
+    let b = Block { v: 1, k: 2, m: 1, prev: 2 };
+    assert_eq!(
+        Write::Prepare { slot: 1 % c.window as u8, b }.words(&c).len(),
+        layout::prepare_words(Version::V2)
+    );
+    let v = Vote { v: 1, k: 2, m: 2 };
+    let w = Write::WillCert { slot: 0, node: 1, v };
+    assert_eq!(w.words(&c), [vote_tag(1, 2), 2]);
+    assert_eq!(w.words(&c).len(), layout::vote_words(Version::V2));
+    // Every write lands in the region it names, in an entry the guard gives
+    // its owner (V3::owner), or in a leader's region; and the model's slot
+    // guard (Design::allowed) agrees.
+    let v3 = V3::new(&c);
+    let d = design(Variant::Full);
+    let s = Seal { v: 1, l: b };
+    for node in 0..3u8 {
+        let ws = [
+            Write::WillCert { slot: 0, node, v },
+            Write::WillCommit { slot: 0, node, v },
+            Write::EchoPrep { slot: 0, node, b },
+            Write::Certify { slot: 0, node, b },
+            Write::Commit { slot: 0, node, b },
+            Write::EchoCommit { x: 2 - node, node, b },
+            Write::Seal { node, s },
+            Write::EchoSeal { x: 2 - node, node, s },
+        ];
+        for w in ws {
+            let at = v3.address(&w);
+            assert!(at < v3.end());
+            assert_eq!(v3.owner(at), Some(node as usize), "{w:?}");
+            assert!(d.allowed(&c, node as usize, &w));
+            assert!(!d.allowed(&c, (node as usize + 1) % 3, &w));
+        }
+    }
+    let w = Write::Prepare { slot: 0, b };
+    assert_eq!(v3.owner(v3.address(&w)), None);
+    assert!(d.allowed(&c, c.leader(1), &w) && !d.allowed(&c, 0, &w));
+}
