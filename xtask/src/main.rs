@@ -121,7 +121,10 @@ enum Cmd {
     /// Check a design of the protocol over every interleaving (stateright;
     /// docs/model.md). Exit status 1 when a property fails.
     Model {
-        /// The design: current (the kernel today) or recovery.
+        /// The design: current (the kernel today), recovery (docs/recovery.md),
+        /// or a weakened variant: recovery:no_bridge, recovery:cert_f,
+        /// recovery:decide_f, recovery:no_cross_check (also spelt
+        /// recovery-no-bridge, ...).
         #[arg(long, default_value = "current")]
         design: String,
         /// n = 2f + 1 replicas.

@@ -26,7 +26,9 @@ fn main() {
             if acts.is_empty() {
                 break;
             }
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let a = acts[(seed >> 33) as usize % acts.len()].clone();
             lines.push(m.describe(&s, &a));
             match m.next_state(&s, a) {

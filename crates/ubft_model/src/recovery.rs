@@ -93,8 +93,13 @@ impl Variant {
             Variant::NoCrossCheck => "recovery:no_cross_check",
         }
     }
+    /// By name: `recovery:no_bridge`, or `recovery-no-bridge`.
     pub fn by_name(name: &str) -> Option<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name() == name)
+        let canon = match name.strip_prefix("recovery-") {
+            Some(rest) => format!("recovery:{}", rest.replace('-', "_")),
+            None => name.to_string(),
+        };
+        Variant::ALL.into_iter().find(|v| v.name() == canon)
     }
 }
 
@@ -515,9 +520,7 @@ impl Recovery {
     fn commit_to_deliver(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> Option<u8> {
         let s = cfg.slot(rep.k);
         (0..cfg.n)
-            .find(|&x| {
-                x != id && h.commit[s][x].k == rep.k && h.commit[s][x] != rep.dseen[x]
-            })
+            .find(|&x| x != id && h.commit[s][x].k == rep.k && h.commit[s][x] != rep.dseen[x])
             .map(|x| x as u8)
     }
 
@@ -901,7 +904,8 @@ impl Design for Recovery {
                     out.push(Step::Propose(rep.cons.m));
                 } else if !rep.cons.is() || rep.k > rep.cons.k {
                     let first = (id + rep.k as usize - 1) % cfg.values as usize;
-                    let order = (0..cfg.values as usize).map(|i| 1 + ((first + i) % cfg.values as usize) as Val);
+                    let order = (0..cfg.values as usize)
+                        .map(|i| 1 + ((first + i) % cfg.values as usize) as Val);
                     let mut b = order.filter(|&m| rep.in_b(m, cfg));
                     if cfg.any_value {
                         out.extend(b.map(Step::Propose));
@@ -979,7 +983,14 @@ impl Design for Recovery {
         }
     }
 
-    fn apply(&self, cfg: &Config, id: usize, rep: &mut Rep, h: &mut Hbm, step: &Step) -> Vec<Out<Write>> {
+    fn apply(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &mut Rep,
+        h: &mut Hbm,
+        step: &Step,
+    ) -> Vec<Out<Write>> {
         let out = self.apply_step(cfg, id, rep, h, step);
         if !rep.waiting() {
             // Stopped (Done, Capped, Behind): it never polls again and
@@ -1013,7 +1024,15 @@ impl Design for Recovery {
     /// `signed` logs): never an honest signature on something unsigned. A
     /// certificate it assembles needs f + 1 signers of the block, itself
     /// included.
-    fn forgeries(&self, cfg: &Config, byz: usize, dst: usize, reps: &[Rep], hbms: &[Hbm], out: &mut Vec<Write>) {
+    fn forgeries(
+        &self,
+        cfg: &Config,
+        byz: usize,
+        dst: usize,
+        reps: &[Rep],
+        hbms: &[Hbm],
+        out: &mut Vec<Write>,
+    ) {
         let d = &reps[dst];
         let h = &hbms[dst];
         let b = byz as u8;
@@ -1039,8 +1058,24 @@ impl Design for Recovery {
             for k in [d.k, d.k + 1] {
                 for m in 1..=cfg.values {
                     for prev in 0..=cfg.values {
-                        add(&mut certified, Block { v: d.view, k, m, prev });
-                        add(&mut shared, Block { v: d.view, k, m, prev });
+                        add(
+                            &mut certified,
+                            Block {
+                                v: d.view,
+                                k,
+                                m,
+                                prev,
+                            },
+                        );
+                        add(
+                            &mut shared,
+                            Block {
+                                v: d.view,
+                                k,
+                                m,
+                                prev,
+                            },
+                        );
                     }
                 }
             }
@@ -1068,11 +1103,18 @@ impl Design for Recovery {
                     out.push(Write::EchoSeal {
                         x: b,
                         node: b,
-                        s: Seal { v: c.v, l: Block::NONE },
+                        s: Seal {
+                            v: c.v,
+                            l: Block::NONE,
+                        },
                     });
                 } else {
                     for sl in reps[x].signed.seals.iter().filter(|sl| sl.v >= c.v) {
-                        out.push(Write::EchoSeal { x: x as u8, node: b, s: *sl });
+                        out.push(Write::EchoSeal {
+                            x: x as u8,
+                            node: b,
+                            s: *sl,
+                        });
                     }
                 }
             }
@@ -1094,17 +1136,26 @@ impl Design for Recovery {
                         reps[x].signed.commits.clone()
                     };
                     for c in cands.into_iter().filter(|c| c.above(&sl.l)) {
-                        out.push(Write::EchoCommit { x: x as u8, node: b, b: c });
+                        out.push(Write::EchoCommit {
+                            x: x as u8,
+                            node: b,
+                            b: c,
+                        });
                     }
                 }
             }
             Round::Idle if d.waiting() => {
                 // A will_commit that completes a full row.
                 let row = &h.will_commit[s][..cfg.n];
-                let others: Vec<&Vote> = (0..cfg.n).filter(|&j| j != byz).map(|j| &row[j]).collect();
+                let others: Vec<&Vote> =
+                    (0..cfg.n).filter(|&j| j != byz).map(|j| &row[j]).collect();
                 if let Some(e) = others.first() {
                     if e.k == d.k && others.iter().all(|x| vote_matches(x, e.v, e.k, e.m)) {
-                        out.push(Write::WillCommit { slot: s as u8, node: b, v: **e });
+                        out.push(Write::WillCommit {
+                            slot: s as u8,
+                            node: b,
+                            v: **e,
+                        });
                     }
                 }
                 // Its COMMIT of a certified block of slot k or k + 1; its
@@ -1127,7 +1178,10 @@ impl Design for Recovery {
                 if d.view <= cfg.views {
                     out.push(Write::Seal {
                         node: b,
-                        s: Seal { v: d.view, l: Block::NONE },
+                        s: Seal {
+                            v: d.view,
+                            l: Block::NONE,
+                        },
                     });
                 }
                 let leads = cfg.leader(d.view) == byz;
@@ -1137,7 +1191,12 @@ impl Design for Recovery {
                     for &m in &ms {
                         out.push(Write::Prepare {
                             slot: s as u8,
-                            b: Block { v: d.view, k: d.k, m, prev },
+                            b: Block {
+                                v: d.view,
+                                k: d.k,
+                                m,
+                                prev,
+                            },
                         });
                     }
                     let wrong = if prev == 1 { 2 } else { 1 };
@@ -1145,7 +1204,12 @@ impl Design for Recovery {
                         for p in [prev, wrong] {
                             out.push(Write::PrepSig {
                                 slot: s as u8,
-                                b: Block { v: d.view, k: d.k, m, prev: p },
+                                b: Block {
+                                    v: d.view,
+                                    k: d.k,
+                                    m,
+                                    prev: p,
+                                },
                             });
                         }
                     }
@@ -1155,7 +1219,11 @@ impl Design for Recovery {
                         out.push(Write::WillCert {
                             slot: s as u8,
                             node: b,
-                            v: Vote { v: d.view, k: d.k, m },
+                            v: Vote {
+                                v: d.view,
+                                k: d.k,
+                                m,
+                            },
                         });
                     }
                 }
@@ -1383,15 +1451,35 @@ impl Design for Recovery {
         match *w {
             Write::Prepare { slot, b } => format!("prepare[{slot}] = {} {at}", blk(&b)),
             Write::PrepSig { slot, b } => format!("prep_sig[{slot}] = σ(PREP {}) {at}", blk(&b)),
-            Write::WillCert { slot, node, v } => format!("will_cert[{slot}][{node}] = {} {at}", vote(&v)),
-            Write::WillCommit { slot, node, v } => format!("will_commit[{slot}][{node}] = {} {at}", vote(&v)),
-            Write::EchoPrep { slot, node, b } => format!("echo_prep[{slot}][{node}] = {} {at}", blk(&b)),
-            Write::Certify { slot, node, b } => format!("certify[{slot}][{node}] = share {} {at}", blk(&b)),
-            Write::Commit { slot, node, b } => format!("commit[{slot}][{node}] = COMMIT {} {at}", blk(&b)),
-            Write::EchoCommit { x, node, b } => format!("echo_commit[{x}][{node}] = COMMIT {} {at}", blk(&b)),
-            Write::Seal { node, s } => format!("seal[{node}] = SEAL(r{node}, view {}, L {}) {at}", s.v, blk(&s.l)),
+            Write::WillCert { slot, node, v } => {
+                format!("will_cert[{slot}][{node}] = {} {at}", vote(&v))
+            }
+            Write::WillCommit { slot, node, v } => {
+                format!("will_commit[{slot}][{node}] = {} {at}", vote(&v))
+            }
+            Write::EchoPrep { slot, node, b } => {
+                format!("echo_prep[{slot}][{node}] = {} {at}", blk(&b))
+            }
+            Write::Certify { slot, node, b } => {
+                format!("certify[{slot}][{node}] = share {} {at}", blk(&b))
+            }
+            Write::Commit { slot, node, b } => {
+                format!("commit[{slot}][{node}] = COMMIT {} {at}", blk(&b))
+            }
+            Write::EchoCommit { x, node, b } => {
+                format!("echo_commit[{x}][{node}] = COMMIT {} {at}", blk(&b))
+            }
+            Write::Seal { node, s } => format!(
+                "seal[{node}] = SEAL(r{node}, view {}, L {}) {at}",
+                s.v,
+                blk(&s.l)
+            ),
             Write::EchoSeal { x, node, s } => {
-                format!("echo_seal[{x}][{node}] = SEAL(r{x}, view {}, L {}) {at}", s.v, blk(&s.l))
+                format!(
+                    "echo_seal[{x}][{node}] = SEAL(r{x}, view {}, L {}) {at}",
+                    s.v,
+                    blk(&s.l)
+                )
             }
             Write::NewView { nv } => format!("new_view = {} {at}", nv_text(&Some(nv))),
         }
@@ -1401,7 +1489,11 @@ impl Design for Recovery {
         format!(
             "{:?}{} view {} k {} m {} phase {} delivered {} L {} will_commit {} constraint {}{}",
             rep.pc,
-            if rep.round != Round::Idle { " (in a round)" } else { "" },
+            if rep.round != Round::Idle {
+                " (in a round)"
+            } else {
+                ""
+            },
             rep.view,
             rep.k,
             val_name(rep.m),
@@ -1409,7 +1501,11 @@ impl Design for Recovery {
             blk(&rep.dlv),
             blk(&rep.l),
             vote(&rep.wc),
-            if rep.nv_ok { blk(&rep.cons) } else { "(no NEW_VIEW yet)".into() },
+            if rep.nv_ok {
+                blk(&rep.cons)
+            } else {
+                "(no NEW_VIEW yet)".into()
+            },
             if rep.rerun { " (rerun)" } else { "" }
         )
     }
@@ -1419,7 +1515,13 @@ fn blk(b: &Block) -> String {
     if !b.is() {
         "-".into()
     } else {
-        format!("(v{}, k{}, {}, prev {})", b.v, b.k, val_name(b.m), val_name(b.prev))
+        format!(
+            "(v{}, k{}, {}, prev {})",
+            b.v,
+            b.k,
+            val_name(b.m),
+            val_name(b.prev)
+        )
     }
 }
 
@@ -1456,7 +1558,11 @@ fn nv_text(nv: &Option<Nv>) -> String {
                 .map(|(x, s)| format!("r{x}: {}", seal_text(&Some(s))))
                 .collect::<Vec<_>>()
                 .join(", "),
-            if nv.cert_ok { "" } else { " (invalid certificate)" }
+            if nv.cert_ok {
+                ""
+            } else {
+                " (invalid certificate)"
+            }
         ),
     }
 }
@@ -1497,16 +1603,33 @@ impl Recovery {
     /// distinct replicas of views ≥ v − 1 (its own with any certified L or
     /// none; honest ones it has seen), with the certificate of the highest
     /// L if it can assemble one; and one malformed NEW_VIEW.
-    fn forge_new_views(&self, cfg: &Config, byz: usize, v: u8, reps: &[Rep], certified: &[Block], out: &mut Vec<Write>) {
+    fn forge_new_views(
+        &self,
+        cfg: &Config,
+        byz: usize,
+        v: u8,
+        reps: &[Rep],
+        certified: &[Block],
+        out: &mut Vec<Write>,
+    ) {
         let mut per: Vec<Vec<Seal>> = vec![vec![]; cfg.n];
         for x in 0..cfg.n {
             if x == byz {
-                per[x].push(Seal { v: v - 1, l: Block::NONE });
+                per[x].push(Seal {
+                    v: v - 1,
+                    l: Block::NONE,
+                });
                 for c in certified {
                     per[x].push(Seal { v: v - 1, l: *c });
                 }
             } else {
-                per[x] = reps[x].signed.seals.iter().copied().filter(|s| s.v + 1 >= v).collect();
+                per[x] = reps[x]
+                    .signed
+                    .seals
+                    .iter()
+                    .copied()
+                    .filter(|s| s.v + 1 >= v)
+                    .collect();
             }
         }
         for who in combos(cfg.n, cfg.f() + 1) {
@@ -1607,14 +1730,28 @@ impl V3 {
         match *w {
             Write::Prepare { slot, .. } => self.base("prepare") + slot as usize * BEAT,
             Write::PrepSig { slot, .. } => self.base("prep_sig") + slot as usize * BEAT,
-            Write::WillCert { slot, node, .. } => self.base("will_cert") + slot as usize * BEAT + 2 * node as usize,
-            Write::WillCommit { slot, node, .. } => self.base("will_commit") + slot as usize * BEAT + 2 * node as usize,
-            Write::EchoPrep { slot, node, .. } => self.base("echo_prep") + (slot as usize * n + node as usize) * 2 * BEAT,
-            Write::Certify { slot, node, .. } => self.base("certify") + (slot as usize * n + node as usize) * 2 * BEAT,
-            Write::Commit { slot, node, .. } => self.base("commit") + (slot as usize * n + node as usize) * 6 * BEAT,
-            Write::EchoCommit { x, node, .. } => self.base("echo_commit") + (x as usize * n + node as usize) * 2 * BEAT,
+            Write::WillCert { slot, node, .. } => {
+                self.base("will_cert") + slot as usize * BEAT + 2 * node as usize
+            }
+            Write::WillCommit { slot, node, .. } => {
+                self.base("will_commit") + slot as usize * BEAT + 2 * node as usize
+            }
+            Write::EchoPrep { slot, node, .. } => {
+                self.base("echo_prep") + (slot as usize * n + node as usize) * 2 * BEAT
+            }
+            Write::Certify { slot, node, .. } => {
+                self.base("certify") + (slot as usize * n + node as usize) * 2 * BEAT
+            }
+            Write::Commit { slot, node, .. } => {
+                self.base("commit") + (slot as usize * n + node as usize) * 6 * BEAT
+            }
+            Write::EchoCommit { x, node, .. } => {
+                self.base("echo_commit") + (x as usize * n + node as usize) * 2 * BEAT
+            }
             Write::Seal { node, .. } => self.base("seal") + node as usize * 2 * BEAT,
-            Write::EchoSeal { x, node, .. } => self.base("echo_seal") + (x as usize * n + node as usize) * 2 * BEAT,
+            Write::EchoSeal { x, node, .. } => {
+                self.base("echo_seal") + (x as usize * n + node as usize) * 2 * BEAT
+            }
             Write::NewView { .. } => self.base("new_view"),
         }
     }
@@ -1634,7 +1771,9 @@ impl V3 {
                         let w = off % BEAT;
                         (w < 2 * n).then_some(w / 2)
                     }
-                    "echo_prep" | "certify" | "echo_commit" | "echo_seal" | "seal" => Some((off / (2 * BEAT)) % n),
+                    "echo_prep" | "certify" | "echo_commit" | "echo_seal" | "seal" => {
+                        Some((off / (2 * BEAT)) % n)
+                    }
                     "commit" => Some((off / (6 * BEAT)) % n),
                     _ => None,
                 };
@@ -1690,7 +1829,14 @@ impl Write {
             Write::NewView { nv } => {
                 let mut w = vec![nv.view as u32, nv.len as u32];
                 for (x, s) in nv.seals() {
-                    w.extend([x as u32, s.v as u32, s.l.k as u32, s.l.v as u32, s.l.m as u32, s.l.prev as u32]);
+                    w.extend([
+                        x as u32,
+                        s.v as u32,
+                        s.l.k as u32,
+                        s.l.v as u32,
+                        s.l.m as u32,
+                        s.l.prev as u32,
+                    ]);
                 }
                 w.push(nv.cert_ok as u32);
                 w
@@ -1722,7 +1868,14 @@ fn land_write(h: &mut Hbm, w: &Write) {
 }
 
 impl Recovery {
-    fn apply_step(&self, cfg: &Config, id: usize, rep: &mut Rep, h: &mut Hbm, step: &Step) -> Vec<Out<Write>> {
+    fn apply_step(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &mut Rep,
+        h: &mut Hbm,
+        step: &Step,
+    ) -> Vec<Out<Write>> {
         let s = cfg.slot(rep.k) as u8;
         let node = id as u8;
         match *step {
@@ -1787,7 +1940,9 @@ impl Recovery {
                 vec![Out::All(Write::EchoPrep { slot: s, node, b })]
             }
             Step::EchoCheck => {
-                let Round::Echo(b) = rep.round else { unreachable!() };
+                let Round::Echo(b) = rep.round else {
+                    unreachable!()
+                };
                 rep.round = Round::Idle;
                 let conflict = h.echo_prep[s as usize][..cfg.n]
                     .iter()
@@ -1829,11 +1984,15 @@ impl Recovery {
                 }
             }
             Step::CommitCheck => {
-                let Round::Commit(x, c) = rep.round else { unreachable!() };
+                let Round::Commit(x, c) = rep.round else {
+                    unreachable!()
+                };
                 rep.round = Round::Idle;
                 let x = x as usize;
                 let sealed = h.seal[x].is_some_and(|z| z.v >= c.v)
-                    || h.echo_seal[x][..cfg.n].iter().any(|z| z.is_some_and(|z| z.v >= c.v));
+                    || h.echo_seal[x][..cfg.n]
+                        .iter()
+                        .any(|z| z.is_some_and(|z| z.v >= c.v));
                 if c.k != rep.k || !rep.waiting() {
                     return vec![];
                 }
@@ -1855,7 +2014,9 @@ impl Recovery {
                 vec![]
             }
             Step::Trigger => self.vc_start(cfg, id, rep),
-            Step::Timeout if !matches!(rep.pc, Pc::Cert | Pc::CommitWait) => self.vc_start(cfg, id, rep),
+            Step::Timeout if !matches!(rep.pc, Pc::Cert | Pc::CommitWait) => {
+                self.vc_start(cfg, id, rep)
+            }
             Step::Timeout => {
                 // Cert or CommitWait: the slow path for the same (v, k).
                 let mut out = vec![];
@@ -1895,7 +2056,9 @@ impl Recovery {
                 out
             }
             Step::CollectCheck => {
-                let Round::Collect(c) = rep.round else { unreachable!() };
+                let Round::Collect(c) = rep.round else {
+                    unreachable!()
+                };
                 rep.round = Round::Idle;
                 let own = h.seal[id].expect("it sealed");
                 let mut pass = vec![];
@@ -1977,7 +2140,9 @@ impl Recovery {
                 out
             }
             Step::NvCheck => {
-                let Round::Nv(nv) = rep.round else { unreachable!() };
+                let Round::Nv(nv) = rep.round else {
+                    unreachable!()
+                };
                 rep.round = Round::Idle;
                 let pass = nv.seals().all(|(x, sl)| self.seal_passes(cfg, h, x, &sl));
                 if !pass {
@@ -2006,5 +2171,4 @@ impl Recovery {
             }
         }
     }
-
 }
