@@ -428,10 +428,27 @@ impl Scenario {
     /// yet run (for tests that step it).
     pub fn cluster(&self, backend: Backend) -> Result<Cluster, SimError> {
         self.check().map_err(SimError::Invalid)?;
-        let mut cluster = backend::cluster(&self.config(), backend).map_err(|e| match e {
+        let cluster = backend::cluster(&self.config(), backend).map_err(|e| match e {
             backend::RunError::Sim(e) => e,
             backend::RunError::Backend(e) => SimError::Invalid(format!("backend {backend}: {e}")),
         })?;
+        Ok(self.with_adversaries(cluster))
+    }
+
+    /// A cluster of this scenario on the given kernels (one per replica),
+    /// adversaries in place, not yet run: for runs on other builds of the
+    /// kernel, such as `examples/equivalence.rs`.
+    pub fn cluster_with_kernels(
+        &self,
+        kernels: Vec<Box<dyn crate::ports::KernelBackend>>,
+    ) -> Result<Cluster, SimError> {
+        self.check().map_err(SimError::Invalid)?;
+        let cfg = self.config();
+        cfg.validate()?;
+        Ok(self.with_adversaries(Cluster::with_kernels(cfg, kernels)))
+    }
+
+    fn with_adversaries(&self, mut cluster: Cluster) -> Cluster {
         for r in self.faulty() {
             let chain: Vec<Box<dyn Adversary>> = self
                 .faults
@@ -446,7 +463,7 @@ impl Scenario {
             };
             cluster.set_adversary(r, adv);
         }
-        Ok(cluster)
+        cluster
     }
 
     /// Runs the scenario on `backend` (the scenario's own `backend` key is

@@ -1,0 +1,96 @@
+//! Tally: what a polled row holds, as combinational logic.
+//!
+//! Protocol owns the fetch port, so it owns the read side too: every
+//! machine that polls a row reads the count from here, and the comparators
+//! exist once, not once per machine.
+//!
+//! Inputs: the beat Fetch hands over (`beat`), the lane of the record polled
+//! in it (`lane`: the polled word's offset in the beat, in words; a row of
+//! votes starts at lane 0), the lanes of the first n replicas (`active`),
+//! and the slot's vote: `tag` = tag(vote_view, k) and the replica's own `m`.
+//!
+//! Outputs:
+//! - `record`: the first three words of the polled record (a prepare is
+//!   (k, m, view, 0)).
+//! - `votes`, `flags`: how many of the first n two-word entries equal
+//!   (tag, m), and which (`count_votes`; `flags` is a bitmap over lanes).
+//! - `probe_m`, `probe_votes`: the m of the first entry carrying `tag`, and
+//!   how many entries hold (tag, probe_m): the catch-up of a replica that
+//!   fell behind in a view change may not know the slot's m.
+//!
+//! Timing: combinational; the machines decide on it in the cycle Fetch
+//! raises `done`.
+
+use crate::params::BEAT_BITS;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct Tally<const N: usize> {
+    pub beat: Signal<In, Bits<BEAT_BITS>>,
+    pub lane: Signal<In, Bits<4>>,
+    pub active: Signal<In, Bits<N>>,
+    pub tag: Signal<In, Bits<32>>,
+    pub m: Signal<In, Bits<32>>,
+    pub record: Signal<Out, Bits<96>>,
+    pub votes: Signal<Out, Bits<8>>,
+    pub flags: Signal<Out, Bits<N>>,
+    pub probe_m: Signal<Out, Bits<32>>,
+    pub probe_votes: Signal<Out, Bits<8>>,
+    row: Signal<Local, Bits<BEAT_BITS>>,
+    probe_found: Signal<Local, Bit>,
+}
+
+impl<const N: usize> Logic for Tally<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // The polled record, moved to lane 0 of the beat.
+        self.row.next = self.beat.val() >> (bit_cast::<10, 4>(self.lane.val()) << 5);
+        self.record.next = self.row.val().get_bits::<96>(0);
+        // count_votes: entries i < n holding (tag, m).
+        self.votes.next = 0.into();
+        self.flags.next = 0.into();
+        for i in 0..N {
+            if self.active.val().get_bit(i)
+                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.m.val())
+            {
+                self.votes.next = self.votes.val() + 1;
+                self.flags.next = self.flags.val().replace_bit(i, true);
+            }
+        }
+        // The first entry carrying the tag names the m to count.
+        self.probe_found.next = false;
+        self.probe_m.next = 0.into();
+        for i in 0..N {
+            if self.active.val().get_bit(i)
+                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
+                & !self.probe_found.val()
+            {
+                self.probe_found.next = true;
+                self.probe_m.next = self.row.val().get_bits::<32>(i * 64 + 32);
+            }
+        }
+        self.probe_votes.next = 0.into();
+        for i in 0..N {
+            if self.active.val().get_bit(i)
+                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.probe_m.val())
+            {
+                self.probe_votes.next = self.probe_votes.val() + 1;
+            }
+        }
+    }
+}
+
+/// count_votes: votes for (tag, m) among the first n two-word entries of a
+/// row (the reference the hardware's lane compare is tested against).
+pub fn count_votes(row: &[u32], n: usize, tag: u32, m: u32) -> usize {
+    (0..n)
+        .filter(|&i| row.get(2 * i) == Some(&tag) && row.get(2 * i + 1) == Some(&m))
+        .count()
+}
+
+/// count_flags: how many of the first n flags (two-word v2 entries) carry tag.
+pub fn count_flags(row: &[u32], n: usize, tag: u32) -> usize {
+    (0..n).filter(|&i| row.get(2 * i) == Some(&tag)).count()
+}
