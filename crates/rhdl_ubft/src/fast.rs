@@ -118,6 +118,11 @@ pub struct Fast {
 }
 
 impl Fast {
+    /// The state register.
+    pub fn state(&self) -> FastSt {
+        self.state.q.val()
+    }
+
     /// Is the machine holding the slot (not Off)?
     pub fn active(&self) -> bool {
         self.state.q.val() != FastSt::Off

@@ -385,6 +385,12 @@ impl<const N: usize> Kernel<N> {
     pub fn debug_state(&self) -> u8 {
         self.protocol.sts_state.val().to_u8()
     }
+
+    /// The controller itself, for tests that look inside it (which of its
+    /// machines is active, the state registers).
+    pub fn debug_protocol(&self) -> &Protocol<N> {
+        &self.protocol
+    }
 }
 
 /// The kernel of the default build (N = `params::N`).

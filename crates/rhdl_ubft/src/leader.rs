@@ -94,6 +94,11 @@ pub struct Leader {
 }
 
 impl Leader {
+    /// The state register.
+    pub fn state(&self) -> LeaderSt {
+        self.state.q.val()
+    }
+
     /// Is the machine holding the slot (not Off)?
     pub fn active(&self) -> bool {
         self.state.q.val() != LeaderSt::Off

@@ -400,6 +400,23 @@ impl<const N: usize> Protocol<N> {
         self.state.q.val()
     }
 
+    /// The state's name, read from the state registers (the active
+    /// machine's, else Protocol's own): what `sts_state` should name.
+    pub fn state_name(&self) -> String {
+        let [l, f, s, v] = self.machines();
+        if l {
+            format!("{:?}", self.leader.state())
+        } else if f {
+            format!("{:?}", self.fast.state())
+        } else if s {
+            format!("{:?}", self.slow.state())
+        } else if v {
+            format!("{:?}", self.view.state())
+        } else {
+            format!("{:?}", self.own_state())
+        }
+    }
+
     /// The number `sts_state` reports in Protocol's own state `st` (Run
     /// reports 0: the active machine's number is ORed in), read from the
     /// logic with every machine Off.

@@ -217,6 +217,11 @@ impl<const N: usize> Slow<N> {
         }
     }
 
+    /// The state register.
+    pub fn state(&self) -> SlowSt {
+        self.state.q.val()
+    }
+
     /// Is the machine holding the slot (not Off)?
     pub fn active(&self) -> bool {
         self.state.q.val() != SlowSt::Off

@@ -225,6 +225,11 @@ impl<const N: usize> View<N> {
         }
     }
 
+    /// The state register.
+    pub fn state(&self) -> ViewSt {
+        self.state.q.val()
+    }
+
     /// Is the machine holding the slot (not Off)?
     pub fn active(&self) -> bool {
         self.state.q.val() != ViewSt::Off

@@ -28,6 +28,11 @@ impl<const N: usize> RustHdlKernel<N> {
             k: Box::new(Kernel::<N>::top()),
         }
     }
+
+    /// The simulated kernel, for tests that look inside it.
+    pub fn kernel(&self) -> &Kernel<N> {
+        &self.k
+    }
 }
 
 /// A beat as rust-hdl bits.
