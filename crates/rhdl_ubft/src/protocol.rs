@@ -10,7 +10,7 @@
 //!   the configuration derived from n (quorum 2f + 1, support f + 1, the
 //!   active lanes); the wait (`waited`);
 //! - the ports to Fetch, Broadcast and the signer service, and the read
-//!   side of the fetch port (crate::tally, on the lane polled);
+//!   side of the fetch port (crate::tally);
 //! - ap_ctrl_hs, the decision stream and the status counters.
 //!
 //! Its own states bracket the machines':
@@ -179,8 +179,7 @@ pub struct Protocol<const N: usize> {
     quorum: DFF<Bits<8>>,
     support: DFF<Bits<8>>,
     active: DFF<Bits<N>>,
-    // The fetch port's lane and the wait.
-    lane: DFF<Bits<4>>,
+    // The wait.
     waited: DFF<Bits<16>>,
     done_q: DFF<Bit>,
     // Status counters.
@@ -261,6 +260,21 @@ impl<const N: usize> Protocol<N> {
             "shares: << 4, one beat"
         );
         assert_eq!(VC_WORDS, 4, "vc records: id << 2, 4 words");
+        // Tally reads a row of votes or flags from lane 0 of the beat.
+        for region in [
+            Region::WillCert,
+            Region::WillCommit,
+            Region::Commit,
+            Region::CertifyValid,
+        ] {
+            assert_eq!(mb.base(region) % BEAT_WORDS, 0, "{region:?}: rows start a beat");
+        }
+        assert_eq!(row % BEAT_WORDS, 0, "a row of votes is whole beats");
+        assert_eq!(
+            mb.base(Region::Prepare) % 4,
+            0,
+            "a prepare sits in a quarter of its beat"
+        );
         assert_eq!(BEAT_WORDS, 16, "a beat is 16 words");
         Protocol {
             clock: Default::default(),
@@ -336,7 +350,6 @@ impl<const N: usize> Protocol<N> {
             quorum: Default::default(),
             support: Default::default(),
             active: Default::default(),
-            lane: Default::default(),
             waited: Default::default(),
             done_q: Default::default(),
             cycles: Default::default(),
@@ -457,7 +470,6 @@ impl<const N: usize> Logic for Protocol<N> {
             quorum,
             support,
             active,
-            lane,
             waited,
             done_q,
             cycles,
@@ -497,7 +509,7 @@ impl<const N: usize> Logic for Protocol<N> {
 
         // The read side of the fetch port.
         self.tally.beat.next = self.fetch_beat.val();
-        self.tally.lane.next = self.lane.q.val();
+        self.tally.quarter.next = self.prep_word.val().get_bits::<2>(2);
         self.tally.active.next = self.active.q.val();
         self.tally.tag.next = self.tag.val();
         self.tally.m.next = self.m.q.val();
@@ -634,10 +646,6 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.view.missed.val();
 
         // The machines' requests on the slot's registers.
-        if self.fetch_start.val() {
-            // The record polled sits at this lane of the beat.
-            self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-        }
         if self.leader.open_round.val() | self.view.open_round.val() {
             // Votes from here on are cast in this view, from phase 0.
             self.waited.d.next = 0.into();
@@ -846,7 +854,7 @@ pub struct Status {
     pub write_errors: u32,
     /// A refused configuration's code (`params::ConfigError`), 0 if accepted.
     pub error: u8,
-    /// The controller's state (`St` in declaration order).
+    /// The controller's state (`STATE_NAMES`).
     pub state: u8,
 }
 

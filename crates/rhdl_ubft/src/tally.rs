@@ -1,17 +1,20 @@
-//! Tally: what a polled row holds, as combinational logic.
+//! Tally: what a polled beat holds, as combinational logic.
 //!
 //! Protocol owns the fetch port, so it owns the read side too: every
 //! machine that polls a row reads the count from here, and the comparators
 //! exist once, not once per machine.
 //!
-//! Inputs: the beat Fetch hands over (`beat`), the lane of the record polled
-//! in it (`lane`: the polled word's offset in the beat, in words; a row of
-//! votes starts at lane 0), the lanes of the first n replicas (`active`),
-//! and the slot's vote: `tag` = tag(vote_view, k) and the replica's own `m`.
+//! Inputs: the beat Fetch hands over (`beat`), the quarter of its beat the
+//! slot's prepare sits in (`quarter`: a prepare is four words, so
+//! prepare[slot] starts at lane 0, 4, 8 or 12), the lanes of the first n
+//! replicas (`active`), and the slot's vote: `tag` = tag(vote_view, k) and
+//! the replica's own `m`. A row of votes or flags is one beat from lane 0
+//! (the layout aligns every row to a beat; Protocol checks it at
+//! construction), so only the prepare is moved: a 96-bit 4-way mux rather
+//! than a 512-bit shifter.
 //!
 //! Outputs:
-//! - `record`: the first three words of the polled record (a prepare is
-//!   (k, m, view, 0)).
+//! - `record`: the prepare's first three words, (k, m, view).
 //! - `votes`, `flags`: how many of the first n two-word entries equal
 //!   (tag, m), and which (`count_votes`; `flags` is a bitmap over lanes).
 //! - `probe_m`, `probe_votes`: the m of the first entry carrying `tag`, and
@@ -27,7 +30,7 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock, Default)]
 pub struct Tally<const N: usize> {
     pub beat: Signal<In, Bits<BEAT_BITS>>,
-    pub lane: Signal<In, Bits<4>>,
+    pub quarter: Signal<In, Bits<2>>,
     pub active: Signal<In, Bits<N>>,
     pub tag: Signal<In, Bits<32>>,
     pub m: Signal<In, Bits<32>>,
@@ -36,23 +39,32 @@ pub struct Tally<const N: usize> {
     pub flags: Signal<Out, Bits<N>>,
     pub probe_m: Signal<Out, Bits<32>>,
     pub probe_votes: Signal<Out, Bits<8>>,
-    row: Signal<Local, Bits<BEAT_BITS>>,
     probe_found: Signal<Local, Bit>,
 }
 
 impl<const N: usize> Logic for Tally<N> {
     #[hdl_gen]
     fn update(&mut self) {
-        // The polled record, moved to lane 0 of the beat.
-        self.row.next = self.beat.val() >> (bit_cast::<10, 4>(self.lane.val()) << 5);
-        self.record.next = self.row.val().get_bits::<96>(0);
+        // The prepare, from its quarter of the beat. (A chain of 2:1
+        // selections: as a `match`, Yosys turns the 4-way choice into a
+        // 480-bit shifter.)
+        self.record.next = self.beat.val().get_bits::<96>(0);
+        if self.quarter.val() == 1 {
+            self.record.next = self.beat.val().get_bits::<96>(128);
+        }
+        if self.quarter.val() == 2 {
+            self.record.next = self.beat.val().get_bits::<96>(256);
+        }
+        if self.quarter.val() == 3 {
+            self.record.next = self.beat.val().get_bits::<96>(384);
+        }
         // count_votes: entries i < n holding (tag, m).
         self.votes.next = 0.into();
         self.flags.next = 0.into();
         for i in 0..N {
             if self.active.val().get_bit(i)
-                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
-                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.m.val())
+                & (self.beat.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.beat.val().get_bits::<32>(i * 64 + 32) == self.m.val())
             {
                 self.votes.next = self.votes.val() + 1;
                 self.flags.next = self.flags.val().replace_bit(i, true);
@@ -63,18 +75,18 @@ impl<const N: usize> Logic for Tally<N> {
         self.probe_m.next = 0.into();
         for i in 0..N {
             if self.active.val().get_bit(i)
-                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.beat.val().get_bits::<32>(i * 64) == self.tag.val())
                 & !self.probe_found.val()
             {
                 self.probe_found.next = true;
-                self.probe_m.next = self.row.val().get_bits::<32>(i * 64 + 32);
+                self.probe_m.next = self.beat.val().get_bits::<32>(i * 64 + 32);
             }
         }
         self.probe_votes.next = 0.into();
         for i in 0..N {
             if self.active.val().get_bit(i)
-                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
-                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.probe_m.val())
+                & (self.beat.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.beat.val().get_bits::<32>(i * 64 + 32) == self.probe_m.val())
             {
                 self.probe_votes.next = self.probe_votes.val() + 1;
             }
