@@ -2515,8 +2515,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  leader$start_view;
     reg  [7:0] leader$id;
     reg  [7:0] leader$leader_id;
-    reg  [31:0] leader$k;
-    reg  [31:0] leader$view_no;
     reg  [31:0] leader$prep_word;
     reg  leader$expiring;
     wire  leader$open_round;
@@ -2531,8 +2529,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  leader$fetch_done;
     wire  leader$bc_start;
     wire  [31:0] leader$bc_word;
-    wire  [4:0] leader$bc_words;
-    wire  [511:0] leader$bc_data;
+    wire  leader$bc_prepare;
     reg  leader$bc_done;
     wire  [7:0] leader$sts_state;
     reg  fast$clock;
@@ -2548,8 +2545,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] fast$prep_word;
     reg  [31:0] fast$cert_row;
     reg  [31:0] fast$commit_row;
-    reg  [31:0] fast$tag;
-    reg  [63:0] fast$vote;
     reg  [95:0] fast$record;
     reg  [7:0] fast$votes;
     reg  fast$expiring;
@@ -2565,8 +2560,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  fast$fetch_error;
     wire  fast$bc_start;
     wire  [31:0] fast$bc_word;
-    wire  [4:0] fast$bc_words;
-    wire  [511:0] fast$bc_data;
     reg  fast$bc_done;
     wire  [7:0] fast$sts_state;
     reg  slow$clock;
@@ -2582,7 +2575,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] slow$flag_row;
     reg  [31:0] slow$commit_row;
     reg  [31:0] slow$slow_commit_row;
-    reg  [63:0] slow$vote;
     reg  [7:0] slow$votes;
     reg  [7:0] slow$flags;
     reg  slow$expiring;
@@ -2597,8 +2589,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow$fetch_error;
     wire  slow$bc_start;
     wire  [31:0] slow$bc_word;
-    wire  [4:0] slow$bc_words;
-    wire  [511:0] slow$bc_data;
+    wire  slow$bc_share;
     reg  slow$bc_done;
     wire  slow$sg_sign;
     wire  slow$sg_verify;
@@ -2606,7 +2597,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow$sg_busy;
     reg  slow$sg_resp_valid;
     reg  [7:0] slow$sg_resp_status;
-    reg  [511:0] slow$sg_resp_sig;
     reg  slow$sg_resp_sign;
     wire  slow$sg_resp_take;
     wire  [7:0] slow$sts_state;
@@ -2619,10 +2609,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  view$start_leader;
     reg  [7:0] view$id;
     reg  [31:0] view$k;
-    reg  [31:0] view$m;
     reg  [31:0] view$view_no;
-    reg  [7:0] view$slot;
-    reg  [1:0] view$phase;
     reg  [7:0] view$quorum;
     reg  [7:0] view$support;
     reg  [7:0] view$active;
@@ -2647,8 +2634,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  view$fetch_error;
     wire  view$bc_start;
     wire  [31:0] view$bc_word;
-    wire  [4:0] view$bc_words;
-    wire  [511:0] view$bc_data;
+    wire  view$bc_record;
+    wire  view$bc_vc_flag;
+    wire  view$bc_prepare;
     wire  view$bc_local_only;
     reg  view$bc_done;
     reg  view$bc_busy;
@@ -2657,6 +2645,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [7:0] view$sts_state;
     reg  [511:0] tally$beat;
     reg  [3:0] tally$lane;
+    reg  [1:0] tally$quarter;
     reg  [7:0] tally$active;
     reg  [31:0] tally$tag;
     reg  [31:0] tally$m;
@@ -2707,9 +2696,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] active$d;
     wire  [7:0] active$q;
     reg  active$clock;
-    reg  [3:0] lane$d;
-    wire  [3:0] lane$q;
-    reg  lane$clock;
     reg  [15:0] waited$d;
     wire  [15:0] waited$q;
     reg  waited$clock;
@@ -2746,7 +2732,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     
     // Local signals
     reg  [31:0] tag;
-    reg  [63:0] vote;
+    reg  [31:0] vc_tag;
+    reg  [31:0] m_new;
     reg  [7:0] next_leader;
     reg  [31:0] prep_word;
     reg  [31:0] cert_row;
@@ -2770,8 +2757,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .start_view(leader$start_view),
         .id(leader$id),
         .leader_id(leader$leader_id),
-        .k(leader$k),
-        .view_no(leader$view_no),
         .prep_word(leader$prep_word),
         .expiring(leader$expiring),
         .open_round(leader$open_round),
@@ -2786,8 +2771,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .fetch_done(leader$fetch_done),
         .bc_start(leader$bc_start),
         .bc_word(leader$bc_word),
-        .bc_words(leader$bc_words),
-        .bc_data(leader$bc_data),
+        .bc_prepare(leader$bc_prepare),
         .bc_done(leader$bc_done),
         .sts_state(leader$sts_state)
     );
@@ -2805,8 +2789,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .prep_word(fast$prep_word),
         .cert_row(fast$cert_row),
         .commit_row(fast$commit_row),
-        .tag(fast$tag),
-        .vote(fast$vote),
         .record(fast$record),
         .votes(fast$votes),
         .expiring(fast$expiring),
@@ -2822,8 +2804,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .fetch_error(fast$fetch_error),
         .bc_start(fast$bc_start),
         .bc_word(fast$bc_word),
-        .bc_words(fast$bc_words),
-        .bc_data(fast$bc_data),
         .bc_done(fast$bc_done),
         .sts_state(fast$sts_state)
     );
@@ -2841,7 +2821,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .flag_row(slow$flag_row),
         .commit_row(slow$commit_row),
         .slow_commit_row(slow$slow_commit_row),
-        .vote(slow$vote),
         .votes(slow$votes),
         .flags(slow$flags),
         .expiring(slow$expiring),
@@ -2856,8 +2835,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .fetch_error(slow$fetch_error),
         .bc_start(slow$bc_start),
         .bc_word(slow$bc_word),
-        .bc_words(slow$bc_words),
-        .bc_data(slow$bc_data),
+        .bc_share(slow$bc_share),
         .bc_done(slow$bc_done),
         .sg_sign(slow$sg_sign),
         .sg_verify(slow$sg_verify),
@@ -2865,7 +2843,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .sg_busy(slow$sg_busy),
         .sg_resp_valid(slow$sg_resp_valid),
         .sg_resp_status(slow$sg_resp_status),
-        .sg_resp_sig(slow$sg_resp_sig),
         .sg_resp_sign(slow$sg_resp_sign),
         .sg_resp_take(slow$sg_resp_take),
         .sts_state(slow$sts_state)
@@ -2880,10 +2857,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .start_leader(view$start_leader),
         .id(view$id),
         .k(view$k),
-        .m(view$m),
         .view_no(view$view_no),
-        .slot(view$slot),
-        .phase(view$phase),
         .quorum(view$quorum),
         .support(view$support),
         .active(view$active),
@@ -2908,8 +2882,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .fetch_error(view$fetch_error),
         .bc_start(view$bc_start),
         .bc_word(view$bc_word),
-        .bc_words(view$bc_words),
-        .bc_data(view$bc_data),
+        .bc_record(view$bc_record),
+        .bc_vc_flag(view$bc_vc_flag),
+        .bc_prepare(view$bc_prepare),
         .bc_local_only(view$bc_local_only),
         .bc_done(view$bc_done),
         .bc_busy(view$bc_busy),
@@ -2920,6 +2895,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     rhdl_ubft$protocol$tally tally(
         .beat(tally$beat),
         .lane(tally$lane),
+        .quarter(tally$quarter),
         .active(tally$active),
         .tag(tally$tag),
         .m(tally$m),
@@ -2999,11 +2975,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(active$q),
         .clock(active$clock)
     );
-    rhdl_ubft$protocol$lane lane(
-        .d(lane$d),
-        .q(lane$q),
-        .clock(lane$clock)
-    );
     rhdl_ubft$protocol$waited waited(
         .d(waited$d),
         .q(waited$q),
@@ -3076,7 +3047,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         quorum$clock = clock;
         support$clock = clock;
         active$clock = clock;
-        lane$clock = clock;
         waited$clock = clock;
         done_q$clock = clock;
         cycles$clock = clock;
@@ -3102,7 +3072,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         quorum$d = quorum$q;
         support$d = support$q;
         active$d = active$q;
-        lane$d = lane$q;
         waited$d = waited$q;
         done_q$d = done_q$q;
         cycles$d = cycles$q;
@@ -3115,7 +3084,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         bad_shares$d = bad_shares$q;
         error$d = error$q;
         tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
-        vote = ((tag) & 64'hffffffffffffffff) | (((m$q) & 64'hffffffffffffffff) << 32'h20);
+        vc_tag = (((view_no$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         if ((leader_id$q + 32'h1) >= n) begin
             next_leader = 32'h0;
         end
@@ -3130,16 +3099,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         share_row = certify_base + (((slot_n$q) & 32'hffffffff) << 32'h4);
         expiring = (waited$q + 32'h1) >= wait_polls;
         tally$beat = fetch_beat;
-        tally$lane = lane$q;
+        tally$lane = cert_row[(32'h0)+:(4)];
+        tally$quarter = prep_word[(32'h2)+:(2)];
         tally$active = active$q;
-        tally$tag = tag;
+        tally$tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         tally$m = m$q;
         leader$clock = clock;
         leader$rst_n = rst_n;
         leader$id = id;
         leader$leader_id = leader_id$q;
-        leader$k = k$q;
-        leader$view_no = view_no$q;
         leader$prep_word = prep_word;
         leader$expiring = expiring;
         leader$prop_tdata = prop_tdata;
@@ -3155,8 +3123,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$prep_word = prep_word;
         fast$cert_row = cert_row;
         fast$commit_row = commit_row;
-        fast$tag = tag;
-        fast$vote = vote;
         fast$record = tally$record;
         fast$votes = tally$votes;
         fast$expiring = expiring;
@@ -3172,7 +3138,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$flag_row = flag_row;
         slow$commit_row = commit_row;
         slow$slow_commit_row = slow_commit_row;
-        slow$vote = vote;
         slow$votes = tally$votes;
         slow$flags = tally$flags;
         slow$expiring = expiring;
@@ -3182,16 +3147,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$sg_busy = sg_busy;
         slow$sg_resp_valid = sg_resp_valid;
         slow$sg_resp_status = sg_resp_status;
-        slow$sg_resp_sig = sg_resp_sig;
         slow$sg_resp_sign = sg_resp_sign;
         view$clock = clock;
         view$rst_n = rst_n;
         view$id = id;
         view$k = k$q;
-        view$m = m$q;
         view$view_no = view_no$q;
-        view$slot = slot$q;
-        view$phase = phase$q;
         view$quorum = quorum$q;
         view$support = support$q;
         view$active = active$q;
@@ -3211,15 +3172,36 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$start = fast$start_slow;
         view$start = leader$start_view | fast$start_view | slow$start_view;
         decided = fast$decide | slow$decide | view$decide;
+        if (leader$set_m | fast$set_m | view$set_m) begin
+            m_new = leader$m_next | fast$m_next | view$m_next;
+        end
+        else begin
+            m_new = m$q;
+        end
         fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | view$fetch_start;
         poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | view$fetch_word;
         fetch_len = view$fetch_len;
         fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
         bc_start = leader$bc_start | fast$bc_start | slow$bc_start | view$bc_start;
         bc_word = leader$bc_word | fast$bc_word | slow$bc_word | view$bc_word;
-        bc_words = leader$bc_words | fast$bc_words | slow$bc_words | view$bc_words;
-        bc_data = leader$bc_data | fast$bc_data | slow$bc_data | view$bc_data;
         bc_local_only = view$bc_local_only;
+        bc_words = 32'h2;
+        bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+        if (leader$bc_prepare | view$bc_prepare) begin
+            bc_words = 32'h4;
+            bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+        end
+        if (view$bc_record) begin
+            bc_words = 32'h4;
+            bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slot$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((phase$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h30) | (((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
+        end
+        if (view$bc_vc_flag) begin
+            bc_data = ((vc_tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+        end
+        if (slow$bc_share) begin
+            bc_words = 32'h10;
+            bc_data = sg_resp_sig;
+        end
         sg_sign = slow$sg_sign;
         sg_verify = slow$sg_verify;
         sg_signer = slow$sg_signer;
@@ -3228,9 +3210,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         sg_resp_take = slow$sg_resp_take | view$sg_resp_take;
         prop_tready = leader$prop_tready;
         missed = leader$missed | fast$missed | slow$missed | view$missed;
-        if (fetch_start) begin
-            lane$d = poll_word[(32'h0)+:(4)];
-        end
         if (leader$open_round | view$open_round) begin
             waited$d = 32'h0;
             slow_path$d = 1'b0;
@@ -3241,9 +3220,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (fast$clear_wait | slow$clear_wait | view$clear_wait) begin
             waited$d = 32'h0;
         end
-        if (leader$set_m | fast$set_m | view$set_m) begin
-            m$d = leader$m_next | fast$m_next | view$m_next;
-        end
+        m$d = m_new;
         if (fast$set_phase | slow$set_phase) begin
             phase$d = fast$phase_next | slow$phase_next;
         end
@@ -3534,7 +3511,7 @@ module rhdl_ubft$protocol$error(d,q,clock);
 endmodule // rhdl_ubft$protocol$error
 
 
-module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,tag,vote,record,votes,expiring,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_done,sts_state);
+module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,expiring,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -3550,8 +3527,6 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
     input wire  [31:0] prep_word;
     input wire  [31:0] cert_row;
     input wire  [31:0] commit_row;
-    input wire  [31:0] tag;
-    input wire  [63:0] vote;
     input wire  [95:0] record;
     input wire  [7:0] votes;
     input wire  expiring;
@@ -3567,8 +3542,6 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
     input wire  fetch_error;
     output reg  bc_start;
     output reg  [31:0] bc_word;
-    output reg  [4:0] bc_words;
-    output reg  [511:0] bc_data;
     input wire  bc_done;
     output reg  [7:0] sts_state;
     
@@ -3612,8 +3585,6 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
         fetch_word = 32'h0;
         bc_start = 1'b0;
         bc_word = 32'h0;
-        bc_words = 32'h0;
-        bc_data = 32'h0;
         case (state$q)
             FastSt$Off:
                 begin
@@ -3629,16 +3600,14 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
                 end
             FastSt$FastWaitPrepare:
                 begin
+                    m_next = record[(32'h20)+:(32)];
+                    bc_word = cert_row + (((id) & 32'hffffffff) << 32'h1);
                     if (fetch_done) begin
                         if (~fetch_error & (record[(32'h0)+:(32)] == k) & (record[(32'h40)+:(32)] == view_no)) begin
                             set_m = 1'b1;
-                            m_next = record[(32'h20)+:(32)];
                             set_phase = 1'b1;
                             phase_next = 32'h1;
                             bc_start = 1'b1;
-                            bc_word = cert_row + (((id) & 32'hffffffff) << 32'h1);
-                            bc_words = 32'h2;
-                            bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((record[(32'h20)+:(32)]) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
                             clear_wait = 1'b1;
                             state$d = FastSt$FastSendCert;
                         end
@@ -3668,14 +3637,12 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
                 end
             FastSt$FastWaitCert:
                 begin
+                    bc_word = commit_row + (((id) & 32'hffffffff) << 32'h1);
                     if (fetch_done) begin
                         if (~fetch_error & (votes >= quorum)) begin
                             set_phase = 1'b1;
                             phase_next = 32'h2;
                             bc_start = 1'b1;
-                            bc_word = commit_row + (((id) & 32'hffffffff) << 32'h1);
-                            bc_words = 32'h2;
-                            bc_data = ((vote) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
                             clear_wait = 1'b1;
                             state$d = FastSt$FastSendCommit;
                         end
@@ -3841,26 +3808,7 @@ module rhdl_ubft$protocol$k(d,q,clock);
 endmodule // rhdl_ubft$protocol$k
 
 
-module rhdl_ubft$protocol$lane(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$lane
-
-
-module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,k,view_no,prep_word,expiring,open_round,set_m,m_next,missed,prop_tdata,prop_tvalid,prop_tready,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_words,bc_data,bc_done,sts_state);
+module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,prep_word,expiring,open_round,set_m,m_next,missed,prop_tdata,prop_tvalid,prop_tready,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_prepare,bc_done,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -3870,8 +3818,6 @@ module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,lead
     output reg  start_view;
     input wire  [7:0] id;
     input wire  [7:0] leader_id;
-    input wire  [31:0] k;
-    input wire  [31:0] view_no;
     input wire  [31:0] prep_word;
     input wire  expiring;
     output reg  open_round;
@@ -3886,8 +3832,7 @@ module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,lead
     input wire  fetch_done;
     output reg  bc_start;
     output reg  [31:0] bc_word;
-    output reg  [4:0] bc_words;
-    output reg  [511:0] bc_data;
+    output reg  bc_prepare;
     input wire  bc_done;
     output reg  [7:0] sts_state;
     
@@ -3925,8 +3870,7 @@ module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,lead
         fetch_word = 32'h0;
         bc_start = 1'b0;
         bc_word = 32'h0;
-        bc_words = 32'h0;
-        bc_data = 32'h0;
+        bc_prepare = 1'b0;
         case (state$q)
             LeaderSt$Off:
                 begin
@@ -3948,18 +3892,17 @@ module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,lead
             LeaderSt$LeaderWaitValue:
                 begin
                     prop_tready = 1'b1;
+                    m_next = prop_tdata;
+                    bc_word = prep_word;
+                    fetch_word = prep_word;
                     if (prop_tvalid) begin
                         set_m = 1'b1;
-                        m_next = prop_tdata;
                         bc_start = 1'b1;
-                        bc_word = prep_word;
-                        bc_words = 32'h4;
-                        bc_data = ((k) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((prop_tdata) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+                        bc_prepare = 1'b1;
                         state$d = LeaderSt$LeaderSendPrepare;
                     end
                     else begin
                         fetch_start = 1'b1;
-                        fetch_word = prep_word;
                         state$d = LeaderSt$LeaderIdle;
                     end
                 end
@@ -4177,7 +4120,7 @@ module rhdl_ubft$protocol$slot_n(d,q,clock);
 endmodule // rhdl_ubft$protocol$slot_n
 
 
-module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,id,n,quorum,share_row,flag_row,commit_row,slow_commit_row,vote,votes,flags,expiring,set_phase,phase_next,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_done,sg_sign,sg_verify,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,sts_state);
+module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,id,n,quorum,share_row,flag_row,commit_row,slow_commit_row,votes,flags,expiring,set_phase,phase_next,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_share,bc_done,sg_sign,sg_verify,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sign,sg_resp_take,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -4193,7 +4136,6 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
     input wire  [31:0] flag_row;
     input wire  [31:0] commit_row;
     input wire  [31:0] slow_commit_row;
-    input wire  [63:0] vote;
     input wire  [7:0] votes;
     input wire  [7:0] flags;
     input wire  expiring;
@@ -4208,8 +4150,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
     input wire  fetch_error;
     output reg  bc_start;
     output reg  [31:0] bc_word;
-    output reg  [4:0] bc_words;
-    output reg  [511:0] bc_data;
+    output reg  bc_share;
     input wire  bc_done;
     output reg  sg_sign;
     output reg  sg_verify;
@@ -4217,7 +4158,6 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
     input wire  sg_busy;
     input wire  sg_resp_valid;
     input wire  [7:0] sg_resp_status;
-    input wire  [511:0] sg_resp_sig;
     input wire  sg_resp_sign;
     output reg  sg_resp_take;
     output reg  [7:0] sts_state;
@@ -4369,8 +4309,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
         fetch_word = 32'h0;
         bc_start = 1'b0;
         bc_word = 32'h0;
-        bc_words = 32'h0;
-        bc_data = 32'h0;
+        bc_share = 1'b0;
         sg_sign = 1'b0;
         sg_verify = 1'b0;
         sg_signer = vp$q;
@@ -4395,14 +4334,19 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
                 end
             SlowSt$SlowStep:
                 begin
+                    fetch_word = share_row + (((vp$q) & 32'hffffffff) << 32'h4);
+                    if (sg_resp_valid) begin
+                        bc_word = share_row + (((id) & 32'hffffffff) << 32'h4);
+                    end
+                    else begin
+                        bc_word = slow_commit_row + (((id) & 32'hffffffff) << 32'h1);
+                    end
                     if (sg_resp_valid) begin
                         sg_resp_take = 1'b1;
                         if (sg_resp_sign) begin
                             if (sg_resp_status == status_ok) begin
                                 bc_start = 1'b1;
-                                bc_word = share_row + (((id) & 32'hffffffff) << 32'h4);
-                                bc_words = 32'h10;
-                                bc_data = sg_resp_sig;
+                                bc_share = 1'b1;
                                 state$d = SlowSt$SlowSendShare;
                             end
                             else begin
@@ -4426,14 +4370,10 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
                         set_phase = 1'b1;
                         phase_next = 32'h2;
                         bc_start = 1'b1;
-                        bc_word = slow_commit_row + (((id) & 32'hffffffff) << 32'h1);
-                        bc_words = 32'h2;
-                        bc_data = ((vote) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
                         state$d = SlowSt$SlowSendCommit;
                     end
                     else if (candidate & ~sg_busy) begin
                         fetch_start = 1'b1;
-                        fetch_word = share_row + (((vp$q) & 32'hffffffff) << 32'h4);
                         state$d = SlowSt$SlowWaitShare;
                     end
                     else if ((vp$q + 32'h1) >= n) begin
@@ -4459,11 +4399,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
                 end
             SlowSt$SlowSendShare:
                 begin
+                    bc_word = flag_row + (((id) & 32'hffffffff) << 32'h1);
                     if (bc_done) begin
                         bc_start = 1'b1;
-                        bc_word = flag_row + (((id) & 32'hffffffff) << 32'h1);
-                        bc_words = 32'h2;
-                        bc_data = ((vote) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
                         state$d = SlowSt$SlowSendFlag;
                     end
                 end
@@ -4866,11 +4804,12 @@ module rhdl_ubft$protocol$support(d,q,clock);
 endmodule // rhdl_ubft$protocol$support
 
 
-module rhdl_ubft$protocol$tally(beat,lane,active,tag,m,record,votes,flags,probe_m,probe_votes);
+module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flags,probe_m,probe_votes);
     
     // Module arguments
     input wire  [511:0] beat;
     input wire  [3:0] lane;
+    input wire  [1:0] quarter;
     input wire  [7:0] active;
     input wire  [31:0] tag;
     input wire  [31:0] m;
@@ -4886,8 +4825,17 @@ module rhdl_ubft$protocol$tally(beat,lane,active,tag,m,record,votes,flags,probe_
     
     // Update code
     always @(*) begin
+        record = beat[(32'h0)+:(96)];
+        if (quarter == 32'h1) begin
+            record = beat[(32'h80)+:(96)];
+        end
+        if (quarter == 32'h2) begin
+            record = beat[(32'h100)+:(96)];
+        end
+        if (quarter == 32'h3) begin
+            record = beat[(32'h180)+:(96)];
+        end
         row = beat >> (((lane) & 10'h3ff) << 32'h5);
-        record = row[(32'h0)+:(96)];
         votes = 32'h0;
         flags = 32'h0;
         if (active[0] & (row[(0 * 32'h40)+:(32)] == tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == m)) begin
@@ -5005,7 +4953,7 @@ module rhdl_ubft$protocol$timeouts(d,q,clock);
 endmodule // rhdl_ubft$protocol$timeouts
 
 
-module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,start_leader,id,k,m,view_no,slot,phase,quorum,support,active,prep_word,commit_row,slow_commit_row,probe_m,probe_votes,next_view,restore_view,open_round,set_m,m_next,clear_wait,missed,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_busy,sg_resp_take,sts_state);
+module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,start_leader,id,k,view_no,quorum,support,active,prep_word,commit_row,slow_commit_row,probe_m,probe_votes,next_view,restore_view,open_round,set_m,m_next,clear_wait,missed,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,bc_start,bc_word,bc_record,bc_vc_flag,bc_prepare,bc_local_only,bc_done,bc_busy,sg_busy,sg_resp_take,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -5017,10 +4965,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
     output reg  start_leader;
     input wire  [7:0] id;
     input wire  [31:0] k;
-    input wire  [31:0] m;
     input wire  [31:0] view_no;
-    input wire  [7:0] slot;
-    input wire  [1:0] phase;
     input wire  [7:0] quorum;
     input wire  [7:0] support;
     input wire  [7:0] active;
@@ -5045,8 +4990,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
     input wire  fetch_error;
     output reg  bc_start;
     output reg  [31:0] bc_word;
-    output reg  [4:0] bc_words;
-    output reg  [511:0] bc_data;
+    output reg  bc_record;
+    output reg  bc_vc_flag;
+    output reg  bc_prepare;
     output reg  bc_local_only;
     input wire  bc_done;
     input wire  bc_busy;
@@ -5103,9 +5049,6 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
     wire  [31:0] choose$chosen_m;
     wire  choose$higher;
     
-    // Local signals
-    reg  [31:0] vc_tag;
-    
     // Sub module instances
     rhdl_ubft$protocol$view$state state(
         .d(state$d),
@@ -5158,7 +5101,6 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
         vc_hi$d = vc_hi$q;
         vc_flags$d = vc_flags$q;
         beat_ix$d = beat_ix$q;
-        vc_tag = (((view_no[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k[(32'h0)+:(24)]) & 32'hffffffff);
         choose$rec_lo = vc_lo$q;
         choose$rec_hi = vc_hi$q;
         choose$flags = vc_flags$q;
@@ -5181,8 +5123,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
         fetch_len = 32'h0;
         bc_start = 1'b0;
         bc_word = 32'h0;
-        bc_words = 32'h0;
-        bc_data = 32'h0;
+        bc_record = 1'b0;
+        bc_vc_flag = 1'b0;
+        bc_prepare = 1'b0;
         bc_local_only = 1'b0;
         sg_resp_take = 1'b0;
         case (state$q)
@@ -5202,17 +5145,15 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
                 begin
                     bc_start = 1'b1;
                     bc_word = vc_base + (((id) & 32'hffffffff) << 32'h2);
-                    bc_words = 32'h4;
-                    bc_data = ((view_no) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slot) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((phase) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h30) | (((k) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
+                    bc_record = 1'b1;
                     state$d = ViewSt$VcSendFlag;
                 end
             ViewSt$VcSendFlag:
                 begin
+                    bc_word = vc_valid_base + (((id) & 32'hffffffff) << 32'h1);
                     if (bc_done) begin
                         bc_start = 1'b1;
-                        bc_word = vc_valid_base + (((id) & 32'hffffffff) << 32'h1);
-                        bc_words = 32'h2;
-                        bc_data = ((vc_tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+                        bc_vc_flag = 1'b1;
                         state$d = ViewSt$VcPollCatch;
                     end
                 end
@@ -5224,10 +5165,10 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
                 end
             ViewSt$VcWaitCatch:
                 begin
+                    m_next = probe_m;
                     if (fetch_done) begin
                         if (~fetch_error & (probe_votes >= quorum)) begin
                             set_m = 1'b1;
-                            m_next = probe_m;
                             restore_view = 1'b1;
                             decide = 1'b1;
                             decide_slow = 1'b0;
@@ -5246,10 +5187,10 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
                 end
             ViewSt$VcWaitCatchSlow:
                 begin
+                    m_next = probe_m;
                     if (fetch_done) begin
                         if (~fetch_error & (probe_votes >= quorum)) begin
                             set_m = 1'b1;
-                            m_next = probe_m;
                             restore_view = 1'b1;
                             decide = 1'b1;
                             decide_slow = 1'b1;
@@ -5313,6 +5254,8 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
             ViewSt$VcDecide:
                 begin
                     sg_resp_take = 1'b1;
+                    m_next = choose$chosen_m;
+                    bc_word = prep_word;
                     if (sg_busy | bc_busy) begin
                     end
                     else if (choose$higher) begin
@@ -5324,12 +5267,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
                     end
                     else if (choose$chosen & (choose$chosen_k == k)) begin
                         set_m = 1'b1;
-                        m_next = choose$chosen_m;
                         bc_start = 1'b1;
                         bc_local_only = 1'b1;
-                        bc_word = prep_word;
-                        bc_words = 32'h4;
-                        bc_data = ((k) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((choose$chosen_m) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+                        bc_prepare = 1'b1;
                         state$d = ViewSt$VcInstall;
                     end
                     else begin

@@ -27,8 +27,9 @@
 //! Requests to Protocol: `set_m` (the prepare's m), `set_phase` (1 with
 //! will_cert, 2 with will_commit), `clear_wait` at each step forward,
 //! `missed` for each poll that did not find what it waits for. Inputs from
-//! Protocol: the slot's registers, its row addresses, `vote` = (tag, m) as
-//! two words, and the polled row's `record` and `votes` (crate::tally).
+//! Protocol: the slot's registers, its row addresses, and the polled row's
+//! `record` and `votes` (crate::tally). A broadcast request says where
+//! (`bc_word`); Protocol lays out what, here always the vote (tag, m).
 //!
 //! Timing: a poll is Poll (one cycle, `fetch_start`) then Wait until Fetch's
 //! `done`; the Wait state decides in the `done` cycle, starting the next
@@ -37,7 +38,6 @@
 //!
 //! Reset (`rst_n`, synchronous, active low): Off the next cycle.
 
-use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
 
 /// FAST's states; `Off` while another machine holds the slot.
@@ -86,9 +86,6 @@ pub struct Fast {
     pub prep_word: Signal<In, Bits<32>>,
     pub cert_row: Signal<In, Bits<32>>,
     pub commit_row: Signal<In, Bits<32>>,
-    /// tag(vote_view, k), and (tag, m) as a vote's two words.
-    pub tag: Signal<In, Bits<32>>,
-    pub vote: Signal<In, Bits<64>>,
     /// The polled row (crate::tally): its first record, and its votes for
     /// (tag, m).
     pub record: Signal<In, Bits<96>>,
@@ -107,10 +104,9 @@ pub struct Fast {
     pub fetch_word: Signal<Out, Bits<32>>,
     pub fetch_done: Signal<In, Bit>,
     pub fetch_error: Signal<In, Bit>,
+    /// With `bc_start`: write the vote (tag, m) at `bc_word`.
     pub bc_start: Signal<Out, Bit>,
     pub bc_word: Signal<Out, Bits<32>>,
-    pub bc_words: Signal<Out, Bits<5>>,
-    pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
     pub bc_done: Signal<In, Bit>,
     /// The state's number (`STATE_NAMES`), 0 when Off.
     pub sts_state: Signal<Out, Bits<8>>,
@@ -156,8 +152,6 @@ impl Logic for Fast {
         self.fetch_word.next = 0.into();
         self.bc_start.next = false;
         self.bc_word.next = 0.into();
-        self.bc_words.next = 0.into();
-        self.bc_data.next = 0.into();
         match self.state.q.val() {
             FastSt::Off => {
                 if self.start.val() {
@@ -170,23 +164,20 @@ impl Logic for Fast {
                 self.state.d.next = FastSt::FastWaitPrepare;
             }
             FastSt::FastWaitPrepare => {
+                // (Values for the strobes below, by state: see leader.rs.)
+                self.m_next.next = self.record.val().get_bits::<32>(32);
+                self.bc_word.next = self.cert_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
                 if self.fetch_done.val() {
                     if !self.fetch_error.val()
                         & (self.record.val().get_bits::<32>(0) == self.k.val())
                         & (self.record.val().get_bits::<32>(64) == self.view_no.val())
                     {
-                        // The prepare of this k in this view: vote for its m.
+                        // The prepare of this k in this view: vote for its m
+                        // (the vote carries the m taken in this cycle).
                         self.set_m.next = true;
-                        self.m_next.next = self.record.val().get_bits::<32>(32);
                         self.set_phase.next = true;
                         self.phase_next.next = 1.into();
                         self.bc_start.next = true;
-                        self.bc_word.next =
-                            self.cert_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                        self.bc_words.next = 2.into();
-                        self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
-                            | (bit_cast::<BEAT_BITS, 32>(self.record.val().get_bits::<32>(32))
-                                << 32);
                         self.clear_wait.next = true;
                         self.state.d.next = FastSt::FastSendCert;
                     } else {
@@ -212,15 +203,12 @@ impl Logic for Fast {
                 self.state.d.next = FastSt::FastWaitCert;
             }
             FastSt::FastWaitCert => {
+                self.bc_word.next = self.commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
                 if self.fetch_done.val() {
                     if !self.fetch_error.val() & (self.votes.val() >= self.quorum.val()) {
                         self.set_phase.next = true;
                         self.phase_next.next = 2.into();
                         self.bc_start.next = true;
-                        self.bc_word.next =
-                            self.commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                        self.bc_words.next = 2.into();
-                        self.bc_data.next = bit_cast::<BEAT_BITS, 64>(self.vote.val());
                         self.clear_wait.next = true;
                         self.state.d.next = FastSt::FastSendCommit;
                     } else {

@@ -21,7 +21,9 @@
 //! LeaderCheck (votes from here on carry this view; phase 0; the wait and
 //! the decision path cleared), `set_m` with the proposal, `missed` for each
 //! idle poll. Ports: `prop` (the client's AXI-Stream), one fetch and one
-//! broadcast request at a time through Protocol.
+//! broadcast request at a time through Protocol; the broadcast request says
+//! where (`bc_word`) and what (`bc_prepare`), and Protocol lays the
+//! prepare out from the slot's registers and the m taken.
 //!
 //! Timing: every handover is combinational. The receiving machine leaves Off
 //! at the clock edge at which this one enters it, so a handover costs no
@@ -30,7 +32,6 @@
 //!
 //! Reset (`rst_n`, synchronous, active low): Off the next cycle.
 
-use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
 
 /// LEADER's states; `Off` while another machine holds the slot.
@@ -64,8 +65,6 @@ pub struct Leader {
     pub id: Signal<In, Bits<8>>,
     /// The view's leader.
     pub leader_id: Signal<In, Bits<8>>,
-    pub k: Signal<In, Bits<32>>,
-    pub view_no: Signal<In, Bits<32>>,
     /// prepare[slot], in words from the mailbox's base.
     pub prep_word: Signal<In, Bits<32>>,
     /// The next miss is the `wait_polls`-th in a row.
@@ -83,10 +82,10 @@ pub struct Leader {
     pub fetch_start: Signal<Out, Bit>,
     pub fetch_word: Signal<Out, Bits<32>>,
     pub fetch_done: Signal<In, Bit>,
+    /// With `bc_start`: write the prepare (k, m, view, 0) at `bc_word`.
     pub bc_start: Signal<Out, Bit>,
     pub bc_word: Signal<Out, Bits<32>>,
-    pub bc_words: Signal<Out, Bits<5>>,
-    pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
+    pub bc_prepare: Signal<Out, Bit>,
     pub bc_done: Signal<In, Bit>,
     /// The state's number (`STATE_NAMES`), 0 when Off.
     pub sts_state: Signal<Out, Bits<8>>,
@@ -119,7 +118,10 @@ impl Logic for Leader {
     fn update(&mut self) {
         dff_setup!(self, clock, state);
         // Outputs are zero unless a state drives them: Protocol ORs the
-        // machines' requests, and only one machine is out of Off.
+        // machines' requests, and only one machine is out of Off. A value
+        // (`m_next`, `bc_word`, `fetch_word`) may be driven for the whole
+        // state; its strobe (`set_m`, `bc_start`, `fetch_start`) says when
+        // it counts.
         self.start_fast.next = false;
         self.start_view.next = false;
         self.open_round.next = false;
@@ -131,8 +133,7 @@ impl Logic for Leader {
         self.fetch_word.next = 0.into();
         self.bc_start.next = false;
         self.bc_word.next = 0.into();
-        self.bc_words.next = 0.into();
-        self.bc_data.next = 0.into();
+        self.bc_prepare.next = false;
         match self.state.q.val() {
             LeaderSt::Off => {
                 if self.start.val() {
@@ -150,21 +151,22 @@ impl Logic for Leader {
             }
             LeaderSt::LeaderWaitValue => {
                 self.prop_tready.next = true;
+                // Values for the requests below (Protocol reads them only
+                // with their strobes): gated by the state alone, they keep
+                // the offer's handshake out of the datapath.
+                self.m_next.next = self.prop_tdata.val();
+                self.bc_word.next = self.prep_word.val();
+                self.fetch_word.next = self.prep_word.val();
                 if self.prop_tvalid.val() {
+                    // The prepare carries the m taken in this cycle.
                     self.set_m.next = true;
-                    self.m_next.next = self.prop_tdata.val();
                     self.bc_start.next = true;
-                    self.bc_word.next = self.prep_word.val();
-                    self.bc_words.next = 4.into();
-                    self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.val())
-                        | (bit_cast::<BEAT_BITS, 32>(self.prop_tdata.val()) << 32)
-                        | (bit_cast::<BEAT_BITS, 32>(self.view_no.val()) << 64);
+                    self.bc_prepare.next = true;
                     self.state.d.next = LeaderSt::LeaderSendPrepare;
                 } else {
                     // No value yet: an idle poll, so the wait counts in polls
                     // and a leader with nothing to propose times out too.
                     self.fetch_start.next = true;
-                    self.fetch_word.next = self.prep_word.val();
                     self.state.d.next = LeaderSt::LeaderIdle;
                 }
             }

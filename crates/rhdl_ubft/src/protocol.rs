@@ -194,7 +194,8 @@ pub struct Protocol<const N: usize> {
     error: DFF<Bits<8>>,
     // Combinational temporaries.
     tag: Signal<Local, Bits<32>>,
-    vote: Signal<Local, Bits<64>>,
+    vc_tag: Signal<Local, Bits<32>>,
+    m_new: Signal<Local, Bits<32>>,
     next_leader: Signal<Local, Bits<8>>,
     prep_word: Signal<Local, Bits<32>>,
     cert_row: Signal<Local, Bits<32>>,
@@ -260,16 +261,21 @@ impl<const N: usize> Protocol<N> {
             "shares: << 4, one beat"
         );
         assert_eq!(VC_WORDS, 4, "vc records: id << 2, 4 words");
-        // Tally reads a row of votes or flags from lane 0 of the beat.
+        // Tally finds the slot's rows at (slot << row_shift) mod 16 in their
+        // beats: the regions start a beat, and a row never straddles one.
         for region in [
             Region::WillCert,
             Region::WillCommit,
             Region::Commit,
             Region::CertifyValid,
         ] {
-            assert_eq!(mb.base(region) % BEAT_WORDS, 0, "{region:?}: rows start a beat");
+            assert_eq!(
+                mb.base(region) % BEAT_WORDS,
+                0,
+                "{region:?}: rows start a beat"
+            );
         }
-        assert_eq!(row % BEAT_WORDS, 0, "a row of votes is whole beats");
+        assert_eq!(BEAT_WORDS % row, 0, "a row of votes never straddles a beat");
         assert_eq!(
             mb.base(Region::Prepare) % 4,
             0,
@@ -362,7 +368,8 @@ impl<const N: usize> Protocol<N> {
             bad_shares: Default::default(),
             error: Default::default(),
             tag: Default::default(),
-            vote: Default::default(),
+            vc_tag: Default::default(),
+            m_new: Default::default(),
             next_leader: Default::default(),
             prep_word: Default::default(),
             cert_row: Default::default(),
@@ -482,11 +489,12 @@ impl<const N: usize> Logic for Protocol<N> {
             bad_shares,
             error
         );
-        // Where this slot's records are, and its vote: (tag(vote_view, k), m).
+        // Where this slot's records are, and its votes' tag: tag(vote_view,
+        // k); a view change's flag carries the new view instead.
         self.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
             | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
-        self.vote.next =
-            bit_cast::<64, 32>(self.tag.val()) | (bit_cast::<64, 32>(self.m.q.val()) << 32);
+        self.vc_tag.next = (bit_cast::<32, 8>(self.view_no.q.val().get_bits::<8>(0)) << 24)
+            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
         if (self.leader_id.q.val() + 1) >= self.n.val() {
             self.next_leader.next = 0.into();
         } else {
@@ -509,9 +517,15 @@ impl<const N: usize> Logic for Protocol<N> {
 
         // The read side of the fetch port.
         self.tally.beat.next = self.fetch_beat.val();
+        self.tally.lane.next = self.cert_row.val().get_bits::<4>(0);
         self.tally.quarter.next = self.prep_word.val().get_bits::<2>(2);
         self.tally.active.next = self.active.q.val();
-        self.tally.tag.next = self.tag.val();
+        // (tag(vote_view, k) again, from the registers rather than `tag`:
+        // Verilator orders this block by the variables its statements share,
+        // and sharing `tag` with the broadcast's data, which depends on the
+        // machines, would make a false loop through Tally: UNOPTFLAT.)
+        self.tally.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
+            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
         self.tally.m.next = self.m.q.val();
 
         // The machines' inputs: the slot's registers, read only.
@@ -519,8 +533,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.leader.rst_n.next = self.rst_n.val();
         self.leader.id.next = self.id.val();
         self.leader.leader_id.next = self.leader_id.q.val();
-        self.leader.k.next = self.k.q.val();
-        self.leader.view_no.next = self.view_no.q.val();
         self.leader.prep_word.next = self.prep_word.val();
         self.leader.expiring.next = self.expiring.val();
         self.leader.prop_tdata.next = self.prop_tdata.val();
@@ -537,8 +549,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.prep_word.next = self.prep_word.val();
         self.fast.cert_row.next = self.cert_row.val();
         self.fast.commit_row.next = self.commit_row.val();
-        self.fast.tag.next = self.tag.val();
-        self.fast.vote.next = self.vote.val();
         self.fast.record.next = self.tally.record.val();
         self.fast.votes.next = self.tally.votes.val();
         self.fast.expiring.next = self.expiring.val();
@@ -555,7 +565,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.flag_row.next = self.flag_row.val();
         self.slow.commit_row.next = self.commit_row.val();
         self.slow.slow_commit_row.next = self.slow_commit_row.val();
-        self.slow.vote.next = self.vote.val();
         self.slow.votes.next = self.tally.votes.val();
         self.slow.flags.next = self.tally.flags.val();
         self.slow.expiring.next = self.expiring.val();
@@ -565,17 +574,13 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.sg_busy.next = self.sg_busy.val();
         self.slow.sg_resp_valid.next = self.sg_resp_valid.val();
         self.slow.sg_resp_status.next = self.sg_resp_status.val();
-        self.slow.sg_resp_sig.next = self.sg_resp_sig.val();
         self.slow.sg_resp_sign.next = self.sg_resp_sign.val();
 
         self.view.clock.next = self.clock.val();
         self.view.rst_n.next = self.rst_n.val();
         self.view.id.next = self.id.val();
         self.view.k.next = self.k.q.val();
-        self.view.m.next = self.m.q.val();
         self.view.view_no.next = self.view_no.q.val();
-        self.view.slot.next = self.slot.q.val();
-        self.view.phase.next = self.phase.q.val();
         self.view.quorum.next = self.quorum.q.val();
         self.view.support.next = self.support.q.val();
         self.view.active.next = self.active.q.val();
@@ -601,6 +606,15 @@ impl<const N: usize> Logic for Protocol<N> {
         self.decided.next =
             self.fast.decide.val() | self.slow.decide.val() | self.view.decide.val();
 
+        // m as it will be: a machine that takes a value sends it in the
+        // same cycle (the proposal, the prepare's m, the chosen m).
+        if self.leader.set_m.val() | self.fast.set_m.val() | self.view.set_m.val() {
+            self.m_new.next =
+                self.leader.m_next.val() | self.fast.m_next.val() | self.view.m_next.val();
+        } else {
+            self.m_new.next = self.m.q.val();
+        }
+
         // The shared ports: only the machine out of Off drives them.
         self.fetch_start.next = self.leader.fetch_start.val()
             | self.fast.fetch_start.val()
@@ -621,15 +635,38 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.fast.bc_word.val()
             | self.slow.bc_word.val()
             | self.view.bc_word.val();
-        self.bc_words.next = self.leader.bc_words.val()
-            | self.fast.bc_words.val()
-            | self.slow.bc_words.val()
-            | self.view.bc_words.val();
-        self.bc_data.next = self.leader.bc_data.val()
-            | self.fast.bc_data.val()
-            | self.slow.bc_data.val()
-            | self.view.bc_data.val();
         self.bc_local_only.next = self.view.bc_local_only.val();
+        // What the machine sends, laid out here once: a vote or a flag
+        // (tag, m) unless it asks for another record.
+        self.bc_words.next = 2.into();
+        self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
+            | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32);
+        if self.leader.bc_prepare.val() | self.view.bc_prepare.val() {
+            // The prepare (k, m, view, 0).
+            self.bc_words.next = 4.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
+                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32)
+                | (bit_cast::<BEAT_BITS, 32>(self.view_no.q.val()) << 64);
+        }
+        if self.view.bc_record.val() {
+            // The view change's record (view, slot | phase << 16, k, m).
+            self.bc_words.next = 4.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view_no.q.val())
+                | (bit_cast::<BEAT_BITS, 8>(self.slot.q.val()) << 32)
+                | (bit_cast::<BEAT_BITS, 2>(self.phase.q.val()) << 48)
+                | (bit_cast::<BEAT_BITS, 32>(self.k.q.val()) << 64)
+                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 96);
+        }
+        if self.view.bc_vc_flag.val() {
+            // Its flag (tag(view, k), m).
+            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.vc_tag.val())
+                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32);
+        }
+        if self.slow.bc_share.val() {
+            // The share: the signer's response, one beat.
+            self.bc_words.next = 16.into();
+            self.bc_data.next = self.sg_resp_sig.val();
+        }
         self.sg_sign.next = self.slow.sg_sign.val();
         self.sg_verify.next = self.slow.sg_verify.val();
         self.sg_signer.next = self.slow.sg_signer.val();
@@ -657,10 +694,7 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.fast.clear_wait.val() | self.slow.clear_wait.val() | self.view.clear_wait.val() {
             self.waited.d.next = 0.into();
         }
-        if self.leader.set_m.val() | self.fast.set_m.val() | self.view.set_m.val() {
-            self.m.d.next =
-                self.leader.m_next.val() | self.fast.m_next.val() | self.view.m_next.val();
-        }
+        self.m.d.next = self.m_new.val();
         if self.fast.set_phase.val() | self.slow.set_phase.val() {
             self.phase.d.next = self.fast.phase_next.val() | self.slow.phase_next.val();
         }

@@ -36,8 +36,10 @@
 //! `missed`, `bad_share` (a peer share refused: the `bad_shares` counter).
 //! The signer service (crate::setup) is this machine's alone, except that
 //! VIEW drops responses still due in VcDecide. Inputs from Protocol: the
-//! slot's rows and shares' address, `vote` = (tag, m), and the polled row's
-//! `votes` and `flags` (crate::tally).
+//! slot's rows and shares' address, and the polled row's `votes` and
+//! `flags` (crate::tally). A broadcast request says where (`bc_word`) and,
+//! with `bc_share`, that it is the share (the signer's response, which
+//! Protocol sends); otherwise Protocol sends (tag, m).
 //!
 //! Registers, this machine's own: the bitmaps `flagged` (certify_valid
 //! seen), `verified` and `bad`, `sign_sent`, the peer `vp` under
@@ -48,7 +50,6 @@
 //!
 //! Reset (`rst_n`, synchronous, active low): Off the next cycle.
 
-use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
 
 /// SLOW's states; `Off` while another machine holds the slot.
@@ -108,8 +109,6 @@ pub struct Slow<const N: usize> {
     pub flag_row: Signal<In, Bits<32>>,
     pub commit_row: Signal<In, Bits<32>>,
     pub slow_commit_row: Signal<In, Bits<32>>,
-    /// (tag, m) as a vote's two words.
-    pub vote: Signal<In, Bits<64>>,
     /// The polled row (crate::tally): its votes for (tag, m), and where.
     pub votes: Signal<In, Bits<8>>,
     pub flags: Signal<In, Bits<N>>,
@@ -126,10 +125,11 @@ pub struct Slow<const N: usize> {
     pub fetch_word: Signal<Out, Bits<32>>,
     pub fetch_done: Signal<In, Bit>,
     pub fetch_error: Signal<In, Bit>,
+    /// With `bc_start`: write at `bc_word` the vote or flag (tag, m), or
+    /// with `bc_share` the signer's response (the share, one beat).
     pub bc_start: Signal<Out, Bit>,
     pub bc_word: Signal<Out, Bits<32>>,
-    pub bc_words: Signal<Out, Bits<5>>,
-    pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
+    pub bc_share: Signal<Out, Bit>,
     pub bc_done: Signal<In, Bit>,
     // The signer service (crate::setup); the summary and the signature to
     // verify come from Protocol.
@@ -139,7 +139,6 @@ pub struct Slow<const N: usize> {
     pub sg_busy: Signal<In, Bit>,
     pub sg_resp_valid: Signal<In, Bit>,
     pub sg_resp_status: Signal<In, Bits<8>>,
-    pub sg_resp_sig: Signal<In, Bits<BEAT_BITS>>,
     pub sg_resp_sign: Signal<In, Bit>,
     pub sg_resp_take: Signal<Out, Bit>,
     /// The state's number (`STATE_NAMES`), 0 when Off.
@@ -174,7 +173,6 @@ impl<const N: usize> Slow<N> {
             flag_row: Default::default(),
             commit_row: Default::default(),
             slow_commit_row: Default::default(),
-            vote: Default::default(),
             votes: Default::default(),
             flags: Default::default(),
             expiring: Default::default(),
@@ -189,8 +187,7 @@ impl<const N: usize> Slow<N> {
             fetch_error: Default::default(),
             bc_start: Default::default(),
             bc_word: Default::default(),
-            bc_words: Default::default(),
-            bc_data: Default::default(),
+            bc_share: Default::default(),
             bc_done: Default::default(),
             sg_sign: Default::default(),
             sg_verify: Default::default(),
@@ -198,7 +195,6 @@ impl<const N: usize> Slow<N> {
             sg_busy: Default::default(),
             sg_resp_valid: Default::default(),
             sg_resp_status: Default::default(),
-            sg_resp_sig: Default::default(),
             sg_resp_sign: Default::default(),
             sg_resp_take: Default::default(),
             sts_state: Default::default(),
@@ -271,8 +267,7 @@ impl<const N: usize> Logic for Slow<N> {
         self.fetch_word.next = 0.into();
         self.bc_start.next = false;
         self.bc_word.next = 0.into();
-        self.bc_words.next = 0.into();
-        self.bc_data.next = 0.into();
+        self.bc_share.next = false;
         self.sg_sign.next = false;
         self.sg_verify.next = false;
         self.sg_signer.next = self.vp.q.val();
@@ -294,6 +289,16 @@ impl<const N: usize> Logic for Slow<N> {
                 self.state.d.next = SlowSt::SlowStep;
             }
             SlowSt::SlowStep => {
+                // (Values for the strobes below, by state: see leader.rs.)
+                self.fetch_word.next =
+                    self.share_row.val() + (bit_cast::<32, 8>(self.vp.q.val()) << 4);
+                if self.sg_resp_valid.val() {
+                    self.bc_word.next =
+                        self.share_row.val() + (bit_cast::<32, 8>(self.id.val()) << 4);
+                } else {
+                    self.bc_word.next =
+                        self.slow_commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                }
                 if self.sg_resp_valid.val() {
                     // A response waits: take it first.
                     self.sg_resp_take.next = true;
@@ -301,10 +306,7 @@ impl<const N: usize> Logic for Slow<N> {
                         if self.sg_resp_status.val() == self.status_ok.val() {
                             // Our share: into certify on every replica.
                             self.bc_start.next = true;
-                            self.bc_word.next =
-                                self.share_row.val() + (bit_cast::<32, 8>(self.id.val()) << 4);
-                            self.bc_words.next = 16.into();
-                            self.bc_data.next = self.sg_resp_sig.val();
+                            self.bc_share.next = true;
                             self.state.d.next = SlowSt::SlowSendShare;
                         } else {
                             self.sign_sent.d.next = false;
@@ -325,16 +327,10 @@ impl<const N: usize> Logic for Slow<N> {
                     self.set_phase.next = true;
                     self.phase_next.next = 2.into();
                     self.bc_start.next = true;
-                    self.bc_word.next =
-                        self.slow_commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                    self.bc_words.next = 2.into();
-                    self.bc_data.next = bit_cast::<BEAT_BITS, 64>(self.vote.val());
                     self.state.d.next = SlowSt::SlowSendCommit;
                 } else if self.candidate.val() & !self.sg_busy.val() {
                     // Fetch peer vp's share, then verify it.
                     self.fetch_start.next = true;
-                    self.fetch_word.next =
-                        self.share_row.val() + (bit_cast::<32, 8>(self.vp.q.val()) << 4);
                     self.state.d.next = SlowSt::SlowWaitShare;
                 } else if (self.vp.q.val() + 1) >= self.n.val() {
                     self.vp.d.next = 0.into();
@@ -357,13 +353,10 @@ impl<const N: usize> Logic for Slow<N> {
                 }
             }
             SlowSt::SlowSendShare => {
+                self.bc_word.next = self.flag_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
                 if self.bc_done.val() {
                     // Then the flag that says the share is in place.
                     self.bc_start.next = true;
-                    self.bc_word.next =
-                        self.flag_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                    self.bc_words.next = 2.into();
-                    self.bc_data.next = bit_cast::<BEAT_BITS, 64>(self.vote.val());
                     self.state.d.next = SlowSt::SlowSendFlag;
                 }
             }

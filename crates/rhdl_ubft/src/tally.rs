@@ -4,19 +4,20 @@
 //! machine that polls a row reads the count from here, and the comparators
 //! exist once, not once per machine.
 //!
-//! Inputs: the beat Fetch hands over (`beat`), the quarter of its beat the
-//! slot's prepare sits in (`quarter`: a prepare is four words, so
-//! prepare[slot] starts at lane 0, 4, 8 or 12), the lanes of the first n
-//! replicas (`active`), and the slot's vote: `tag` = tag(vote_view, k) and
-//! the replica's own `m`. A row of votes or flags is one beat from lane 0
-//! (the layout aligns every row to a beat; Protocol checks it at
-//! construction), so only the prepare is moved: a 96-bit 4-way mux rather
-//! than a 512-bit shifter.
+//! Inputs: the beat Fetch hands over (`beat`); where the slot's rows start
+//! in their beats (`lane`, in words: a row of votes or flags is 2N words
+//! rounded up to a power of two, so with N = 8 every row is a whole beat
+//! and `lane` is 0); the quarter of its beat the slot's prepare sits in
+//! (`quarter`: a prepare is four words); the lanes of the first n replicas
+//! (`active`); and the slot's vote: `tag` = tag(vote_view, k) and the
+//! replica's own `m`. Protocol derives `lane` and `quarter` from the slot,
+//! so synthesis sees which lanes are possible.
 //!
 //! Outputs:
 //! - `record`: the prepare's first three words, (k, m, view).
-//! - `votes`, `flags`: how many of the first n two-word entries equal
-//!   (tag, m), and which (`count_votes`; `flags` is a bitmap over lanes).
+//! - `votes`, `flags`: how many of the first n two-word entries of the row
+//!   equal (tag, m), and which (`count_votes`; `flags` is a bitmap over
+//!   lanes).
 //! - `probe_m`, `probe_votes`: the m of the first entry carrying `tag`, and
 //!   how many entries hold (tag, probe_m): the catch-up of a replica that
 //!   fell behind in a view change may not know the slot's m.
@@ -30,6 +31,7 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock, Default)]
 pub struct Tally<const N: usize> {
     pub beat: Signal<In, Bits<BEAT_BITS>>,
+    pub lane: Signal<In, Bits<4>>,
     pub quarter: Signal<In, Bits<2>>,
     pub active: Signal<In, Bits<N>>,
     pub tag: Signal<In, Bits<32>>,
@@ -39,6 +41,8 @@ pub struct Tally<const N: usize> {
     pub flags: Signal<Out, Bits<N>>,
     pub probe_m: Signal<Out, Bits<32>>,
     pub probe_votes: Signal<Out, Bits<8>>,
+    /// The beat moved so that the row starts at lane 0.
+    row: Signal<Local, Bits<BEAT_BITS>>,
     probe_found: Signal<Local, Bit>,
 }
 
@@ -58,13 +62,15 @@ impl<const N: usize> Logic for Tally<N> {
         if self.quarter.val() == 3 {
             self.record.next = self.beat.val().get_bits::<96>(384);
         }
+        // The row, moved to lane 0 of the beat.
+        self.row.next = self.beat.val() >> (bit_cast::<10, 4>(self.lane.val()) << 5);
         // count_votes: entries i < n holding (tag, m).
         self.votes.next = 0.into();
         self.flags.next = 0.into();
         for i in 0..N {
             if self.active.val().get_bit(i)
-                & (self.beat.val().get_bits::<32>(i * 64) == self.tag.val())
-                & (self.beat.val().get_bits::<32>(i * 64 + 32) == self.m.val())
+                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.m.val())
             {
                 self.votes.next = self.votes.val() + 1;
                 self.flags.next = self.flags.val().replace_bit(i, true);
@@ -75,18 +81,18 @@ impl<const N: usize> Logic for Tally<N> {
         self.probe_m.next = 0.into();
         for i in 0..N {
             if self.active.val().get_bit(i)
-                & (self.beat.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
                 & !self.probe_found.val()
             {
                 self.probe_found.next = true;
-                self.probe_m.next = self.beat.val().get_bits::<32>(i * 64 + 32);
+                self.probe_m.next = self.row.val().get_bits::<32>(i * 64 + 32);
             }
         }
         self.probe_votes.next = 0.into();
         for i in 0..N {
             if self.active.val().get_bit(i)
-                & (self.beat.val().get_bits::<32>(i * 64) == self.tag.val())
-                & (self.beat.val().get_bits::<32>(i * 64 + 32) == self.probe_m.val())
+                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
+                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.probe_m.val())
             {
                 self.probe_votes.next = self.probe_votes.val() + 1;
             }

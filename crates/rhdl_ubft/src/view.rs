@@ -36,9 +36,11 @@
 //! Requests to Protocol: `next_view` (view + 1, leader + 1 mod n, count a
 //! view change), `restore_view` (back to the view the votes were cast in,
 //! with a catch-up decision), `open_round` (VcInstall: votes now carry the
-//! new view), `set_m`, `clear_wait`, `missed`. It reads the slot's k, m,
-//! phase and view, and the polled row's probe (crate::tally) for the
-//! catch-up.
+//! new view), `set_m`, `clear_wait`, `missed`. It reads the slot's k and
+//! view, and the polled row's probe (crate::tally) for the catch-up. A
+//! broadcast request says where (`bc_word`) and what (`bc_record`,
+//! `bc_vc_flag`, `bc_prepare`); Protocol lays the record out from the
+//! slot's registers.
 //!
 //! Registers, this machine's own: the fetched vc_valid beat (`vc_flags`)
 //! and vc beats (`vc_lo`, `vc_hi`: records 0-3 and 4-7), on which Choose
@@ -105,10 +107,7 @@ pub struct View<const N: usize> {
     // The slot (Protocol's registers) and the configuration.
     pub id: Signal<In, Bits<8>>,
     pub k: Signal<In, Bits<32>>,
-    pub m: Signal<In, Bits<32>>,
     pub view_no: Signal<In, Bits<32>>,
-    pub slot: Signal<In, Bits<8>>,
-    pub phase: Signal<In, Bits<2>>,
     /// 2f + 1, f + 1, and the lanes of the first n replicas.
     pub quorum: Signal<In, Bits<8>>,
     pub support: Signal<In, Bits<8>>,
@@ -137,10 +136,14 @@ pub struct View<const N: usize> {
     pub fetch_beat_valid: Signal<In, Bit>,
     pub fetch_done: Signal<In, Bit>,
     pub fetch_error: Signal<In, Bit>,
+    /// With `bc_start`: write at `bc_word` the record (`bc_record`), its
+    /// flag (`bc_vc_flag`) or, into the replica's own HBM only
+    /// (`bc_local_only`), the prepare (`bc_prepare`).
     pub bc_start: Signal<Out, Bit>,
     pub bc_word: Signal<Out, Bits<32>>,
-    pub bc_words: Signal<Out, Bits<5>>,
-    pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
+    pub bc_record: Signal<Out, Bit>,
+    pub bc_vc_flag: Signal<Out, Bit>,
+    pub bc_prepare: Signal<Out, Bit>,
     pub bc_local_only: Signal<Out, Bit>,
     pub bc_done: Signal<In, Bit>,
     pub bc_busy: Signal<In, Bit>,
@@ -154,7 +157,6 @@ pub struct View<const N: usize> {
     vc_flags: DFF<Bits<BEAT_BITS>>,
     beat_ix: DFF<Bit>,
     choose: Choose,
-    vc_tag: Signal<Local, Bits<32>>,
     // Constants from `layout`.
     vc_base: Constant<Bits<32>>,
     vc_valid_base: Constant<Bits<32>>,
@@ -176,10 +178,7 @@ impl<const N: usize> View<N> {
             start_leader: Default::default(),
             id: Default::default(),
             k: Default::default(),
-            m: Default::default(),
             view_no: Default::default(),
-            slot: Default::default(),
-            phase: Default::default(),
             quorum: Default::default(),
             support: Default::default(),
             active: Default::default(),
@@ -204,8 +203,9 @@ impl<const N: usize> View<N> {
             fetch_error: Default::default(),
             bc_start: Default::default(),
             bc_word: Default::default(),
-            bc_words: Default::default(),
-            bc_data: Default::default(),
+            bc_record: Default::default(),
+            bc_vc_flag: Default::default(),
+            bc_prepare: Default::default(),
             bc_local_only: Default::default(),
             bc_done: Default::default(),
             bc_busy: Default::default(),
@@ -218,7 +218,6 @@ impl<const N: usize> View<N> {
             vc_flags: Default::default(),
             beat_ix: Default::default(),
             choose: Default::default(),
-            vc_tag: Default::default(),
             vc_base: Constant::new((mb.base(Region::Vc) as u64).into()),
             vc_valid_base: Constant::new((mb.base(Region::VcValid) as u64).into()),
             vc_len: Constant::new((((N * VC_WORDS - 1) / BEAT_WORDS) as u64).into()),
@@ -255,9 +254,6 @@ impl<const N: usize> Logic for View<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, vc_lo, vc_hi, vc_flags, beat_ix);
-        // A view change's flag carries the new view.
-        self.vc_tag.next = (bit_cast::<32, 8>(self.view_no.val().get_bits::<8>(0)) << 24)
-            | bit_cast::<32, 24>(self.k.val().get_bits::<24>(0));
         // The view change's rule, on what was fetched.
         self.choose.rec_lo.next = self.vc_lo.q.val();
         self.choose.rec_hi.next = self.vc_hi.q.val();
@@ -282,8 +278,9 @@ impl<const N: usize> Logic for View<N> {
         self.fetch_len.next = 0.into();
         self.bc_start.next = false;
         self.bc_word.next = 0.into();
-        self.bc_words.next = 0.into();
-        self.bc_data.next = 0.into();
+        self.bc_record.next = false;
+        self.bc_vc_flag.next = false;
+        self.bc_prepare.next = false;
         self.bc_local_only.next = false;
         self.sg_resp_take.next = false;
         match self.state.q.val() {
@@ -299,27 +296,22 @@ impl<const N: usize> Logic for View<N> {
                 self.state.d.next = ViewSt::VcSendRecord;
             }
             ViewSt::VcSendRecord => {
-                // What this replica voted for in the slot (view_no already
-                // holds the new view): (view, slot | phase << 16, k, m).
+                // What this replica voted for in the slot (the view
+                // register already holds the new view): (view, slot |
+                // phase << 16, k, m).
                 self.bc_start.next = true;
                 self.bc_word.next = self.vc_base.val() + (bit_cast::<32, 8>(self.id.val()) << 2);
-                self.bc_words.next = 4.into();
-                self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view_no.val())
-                    | (bit_cast::<BEAT_BITS, 8>(self.slot.val()) << 32)
-                    | (bit_cast::<BEAT_BITS, 2>(self.phase.val()) << 48)
-                    | (bit_cast::<BEAT_BITS, 32>(self.k.val()) << 64)
-                    | (bit_cast::<BEAT_BITS, 32>(self.m.val()) << 96);
+                self.bc_record.next = true;
                 self.state.d.next = ViewSt::VcSendFlag;
             }
             ViewSt::VcSendFlag => {
+                // (Values for the strobes below, by state: see leader.rs.)
+                self.bc_word.next =
+                    self.vc_valid_base.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
                 if self.bc_done.val() {
                     // Then its valid flag: (tag(view, k), m).
                     self.bc_start.next = true;
-                    self.bc_word.next =
-                        self.vc_valid_base.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                    self.bc_words.next = 2.into();
-                    self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.vc_tag.val())
-                        | (bit_cast::<BEAT_BITS, 32>(self.m.val()) << 32);
+                    self.bc_vc_flag.next = true;
                     self.state.d.next = ViewSt::VcPollCatch;
                 }
             }
@@ -331,10 +323,10 @@ impl<const N: usize> Logic for View<N> {
                 self.state.d.next = ViewSt::VcWaitCatch;
             }
             ViewSt::VcWaitCatch => {
+                self.m_next.next = self.probe_m.val();
                 if self.fetch_done.val() {
                     if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.val()) {
                         self.set_m.next = true;
-                        self.m_next.next = self.probe_m.val();
                         self.restore_view.next = true;
                         self.decide.next = true;
                         self.decide_slow.next = false;
@@ -350,10 +342,10 @@ impl<const N: usize> Logic for View<N> {
                 self.state.d.next = ViewSt::VcWaitCatchSlow;
             }
             ViewSt::VcWaitCatchSlow => {
+                self.m_next.next = self.probe_m.val();
                 if self.fetch_done.val() {
                     if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.val()) {
                         self.set_m.next = true;
-                        self.m_next.next = self.probe_m.val();
                         self.restore_view.next = true;
                         self.decide.next = true;
                         self.decide_slow.next = true;
@@ -410,6 +402,8 @@ impl<const N: usize> Logic for View<N> {
             ViewSt::VcDecide => {
                 // Any signer response still due belongs to the old slot.
                 self.sg_resp_take.next = true;
+                self.m_next.next = self.choose.chosen_m.val();
+                self.bc_word.next = self.prep_word.val();
                 if self.sg_busy.val() | self.bc_busy.val() {
                     // Wait for the signer and the record's broadcast to drain.
                 } else if self.choose.higher.val() {
@@ -425,14 +419,9 @@ impl<const N: usize> Logic for View<N> {
                     // Install the value reported by f + 1 in our own prepare
                     // and run the slot again on the fast path.
                     self.set_m.next = true;
-                    self.m_next.next = self.choose.chosen_m.val();
                     self.bc_start.next = true;
                     self.bc_local_only.next = true;
-                    self.bc_word.next = self.prep_word.val();
-                    self.bc_words.next = 4.into();
-                    self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.val())
-                        | (bit_cast::<BEAT_BITS, 32>(self.choose.chosen_m.val()) << 32)
-                        | (bit_cast::<BEAT_BITS, 32>(self.view_no.val()) << 64);
+                    self.bc_prepare.next = true;
                     self.state.d.next = ViewSt::VcInstall;
                 } else {
                     // No value can have been decided: the new leader proposes.

@@ -1,8 +1,8 @@
-//! Tally against its reference: random rows of votes, some for the
-//! replica's (tag, m), some for another m or another tag, and the prepare
-//! at each lane it can sit at.
+//! Tally against its reference: random rows of votes at each lane a row can
+//! start at, some for the replica's (tag, m), some for another m or another
+//! tag, and the prepare at each lane it can sit at.
 
-use rhdl_ubft::params::{vote_tag, BEAT_WORDS, N};
+use rhdl_ubft::params::{vote_tag, BEAT_WORDS, N as BUILD_N};
 use rhdl_ubft::tally::{count_votes, Tally};
 use rust_hdl::prelude::*;
 
@@ -21,8 +21,16 @@ impl Rng {
 
 #[test]
 fn the_block_counts_what_count_votes_counts() {
+    // The default build (N = 8: a row is a whole beat) and a build of 3
+    // (a row is half a beat, at lane 0 or 8).
+    check::<BUILD_N>();
+    check::<3>();
+}
+
+fn check<const N: usize>() {
     let mut block = Tally::<N>::default();
     block.beat.connect();
+    block.lane.connect();
     block.quarter.connect();
     block.active.connect();
     block.tag.connect();
@@ -31,10 +39,13 @@ fn the_block_counts_what_count_votes_counts() {
     let mut rng = Rng(0x9e37_79b9);
     let mut quorums = 0;
     for _ in 0..3000 {
-        let n = [1usize, 3, 5, 7][rng.below(4) as usize];
+        let n = [1usize, 3, 5, 7][rng.below(4) as usize].min(N);
         let (tag, m) = (vote_tag(rng.below(3) as u32, 1 + rng.below(3) as u32), 7);
-        // A row of votes starts at lane 0; the prepare (four words) sits at
-        // a multiple of four.
+        // A row of votes (2n words rounded up to a power of two) starts at
+        // a multiple of its length; the prepare (four words) sits at a
+        // multiple of four.
+        let row_words = (2 * N).next_power_of_two();
+        let row_lane = row_words * rng.below((BEAT_WORDS / row_words) as u64) as usize;
         let lane = [0usize, 4, 8, 12][rng.below(4) as usize];
         let mut beat = [0u32; BEAT_WORDS];
         for w in beat.iter_mut() {
@@ -42,8 +53,8 @@ fn the_block_counts_what_count_votes_counts() {
         }
         for i in 0..N {
             if rng.below(4) != 0 {
-                beat[2 * i] = if rng.below(6) == 0 { tag ^ 1 } else { tag };
-                beat[2 * i + 1] = if rng.below(5) == 0 { 8 } else { m };
+                beat[row_lane + 2 * i] = if rng.below(6) == 0 { tag ^ 1 } else { tag };
+                beat[row_lane + 2 * i + 1] = if rng.below(5) == 0 { 8 } else { m };
             }
         }
         let mut bits = Bits::<512>::default();
@@ -51,12 +62,13 @@ fn the_block_counts_what_count_votes_counts() {
             bits.set_bits::<32>(32 * i, (*w as u64).into());
         }
         block.beat.next = bits;
+        block.lane.next = (row_lane as u64).into();
         block.quarter.next = (lane as u64 / 4).into();
         block.active.next = ((1u64 << n) - 1).into();
         block.tag.next = (tag as u64).into();
         block.m.next = (m as u64).into();
         assert!(simulate(&mut block, 20));
-        let row = &beat[..];
+        let row = &beat[row_lane..];
         let want = count_votes(row, n, tag, m);
         assert_eq!(block.votes.val().to_u32() as usize, want, "row {row:x?}");
         // `flags` marks the lanes counted.
@@ -84,5 +96,8 @@ fn the_block_counts_what_count_votes_counts() {
         }
         quorums += (want == n) as u32;
     }
-    assert!(quorums > 100, "the random cases reach a quorum ({quorums})");
+    assert!(
+        quorums > 100,
+        "N = {N}: the random cases reach a quorum ({quorums})"
+    );
 }
