@@ -241,6 +241,10 @@ fn synth_stats(ns: &[usize], flatten: bool) -> Result<(Vec<Stat>, String)> {
     Ok((rows, version))
 }
 
+/// The heading of docs/resources.md's hand-written section, which
+/// `cargo xtask synth` keeps when it rewrites the page.
+const CHANGES: &str = "## Changes";
+
 fn write_resources(rows: &[Stat], version: &str, flatten: bool) -> Result {
     let table = resources_table(rows);
     let date = Command::new("date")
@@ -259,12 +263,24 @@ retiming, so Vivado's figures will differ; use these for scale and trends only.\
 LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB18/36; BRAM = RAMB18/RAMB36; \
 CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
 The kernel measured is `rhdl_ubft::kernel::Kernel<N>`, the whole top: Control (AXI4-Lite), \
-Protocol with Choose, Fetch, Broadcast and Setup.\n",
+Protocol (its LEADER, FAST, SLOW and VIEW machines, Choose inside VIEW, Tally), Fetch, Broadcast \
+and Setup.\n",
         if flatten { " -flatten" } else { "" },
         U280_LUTS,
         U280_FFS
     );
-    write_or_check("docs/resources.md", &md, false, "cargo xtask synth")
+    // The hand-written record of what design changes cost is kept.
+    let old = std::fs::read_to_string(root().join("docs/resources.md")).unwrap_or_default();
+    let kept = old
+        .find(CHANGES)
+        .map(|i| format!("\n{}", &old[i..]))
+        .unwrap_or_default();
+    write_or_check(
+        "docs/resources.md",
+        &(md + &kept),
+        false,
+        "cargo xtask synth",
+    )
 }
 
 fn resources_table(rows: &[Stat]) -> String {
