@@ -44,7 +44,10 @@
 //! another's registers; a machine asks Protocol to change the slot's
 //! registers (`set_m`, `set_phase`, `open_round`, `next_view`, ...), and
 //! Protocol ORs the requests and port outputs of the machines, since all
-//! but one are Off and drive zeros.
+//! but one are Off and drive zeros. A broadcast request says where and
+//! what (a vote or flag, `bc_prepare`, `bc_record`, `bc_vc_flag`,
+//! `bc_share`); Protocol lays the record out once, from the slot's
+//! registers and the m taken in that cycle.
 //!
 //! Timeouts: a machine reports each poll that found nothing (`missed`);
 //! Protocol counts them in `waited` and tells the machines when the next
