@@ -198,11 +198,8 @@ pub fn synth_rows(ns: &[usize], flatten: bool) -> Result {
 }
 
 fn synth_stats(ns: &[usize], flatten: bool) -> Result<(Vec<Stat>, String)> {
-    let version = Command::new("yosys")
-        .arg("-V")
-        .output()
-        .map_err(|e| format!("`yosys` not found: apt-get install yosys ({e})"))?;
-    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    let yosys = hdl_tools::Yosys::get()?;
+    let version = yosys.version.clone();
     let dir = root().join("target/synth");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut rows = vec![];
@@ -223,7 +220,8 @@ fn synth_stats(ns: &[usize], flatten: bool) -> Result<(Vec<Stat>, String)> {
             if flatten { " -flatten" } else { "" }
         );
         let t = Instant::now();
-        let out = Command::new("yosys")
+        let out = yosys
+            .command()
             .args(["-q", "-l", &lf.display().to_string(), "-p", &script])
             .output()
             .map_err(|e| format!("yosys: {e}"))?;

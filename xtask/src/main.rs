@@ -6,8 +6,9 @@
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
 //! - `synth [--n 3,5,8] [--no-flatten]`: Yosys resource estimate, docs/resources.md.
-//! - `testbench [--check] [--run] [--backend B]`: self-checking testbenches of recorded
-//!   cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them in Icarus.
+//! - `testbench [--check] [--run] [--sim S] [--backend B]`: self-checking testbenches of
+//!   recorded cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them
+//!   under Verilator, or Icarus with `--sim icarus`.
 //! - `soak --runs N [--seed S] [--max-cycles C] [--jobs J]`: N random Byzantine
 //!   scenarios (`ubft_sim::scenario::Scenario::random`) on Verilator; prints the
 //!   count and every failing seed with its scenario as TOML (docs/scenarios.md).
@@ -22,7 +23,7 @@ mod testbench;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Output};
+use std::process::ExitCode;
 
 type Result<T = ()> = std::result::Result<T, String>;
 
@@ -54,14 +55,18 @@ enum Cmd {
         no_synth: bool,
     },
     /// Record the standard scenarios and write self-checking testbenches of
-    /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them in Icarus.
+    /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them.
     Testbench {
         /// Fail if rtl/tb/ differs from what would be written (writes nothing there).
         #[arg(long)]
         check: bool,
-        /// Also run each testbench on rtl/rhdl_ubft.v with iverilog/vvp.
+        /// Also run each testbench on rtl/rhdl_ubft.v.
         #[arg(long)]
         run: bool,
+        /// The simulator of --run: verilator (the one on PATH, or the pinned
+        /// one installed on first use) or icarus (iverilog/vvp on PATH).
+        #[arg(long, default_value = "verilator")]
+        sim: String,
         /// The backend that records the expected values: rust-hdl or verilator.
         #[arg(long, default_value = "rust-hdl")]
         backend: String,
@@ -125,8 +130,9 @@ fn main() -> ExitCode {
         Cmd::Testbench {
             check,
             run,
+            sim,
             backend,
-        } => testbench::testbench(&root(), check, run, &backend),
+        } => testbench::testbench(&root(), check, run, &sim, &backend),
         Cmd::Vivado { check, target } => hw::vivado(check, &target),
         Cmd::Synth { n, no_flatten } => hw::synth(&n, !no_flatten),
         Cmd::Soak {
@@ -224,78 +230,46 @@ fn docs(check: bool) -> Result {
     )
 }
 
-/// Runs a tool from the repo root; a missing binary names its Debian package.
-fn run(tool: &str, args: &[&str]) -> Result<Output> {
-    Command::new(tool).args(args).current_dir(root()).output().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            format!("`{tool}` not found: install the Debian package `{tool}` (apt-get install {tool}; .ci/run does it)")
-        } else {
-            format!("{tool}: {e}")
-        }
-    })
-}
-
 fn lint() -> Result {
     if !root().join(VERILOG).exists() {
         return Err(format!("{VERILOG} is missing; run `cargo xtask verilog`"));
     }
-    let out = run(
-        "verilator",
-        &[
+    let verilator = hdl_tools::Verilator::get()?;
+    let out = verilator
+        .command()
+        .args([
             "--lint-only",
             "-Wall",
             "--top-module",
             TOP,
             WAIVERS,
             VERILOG,
-        ],
-    )?;
+        ])
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("verilator: {e}"))?;
     let log = String::from_utf8_lossy(&out.stderr);
     let errors = log.lines().filter(|l| l.starts_with("%Error")).count();
     let warnings = log.lines().filter(|l| l.starts_with("%Warning")).count();
     if errors + warnings > 0 || !out.status.success() {
         eprint!("{log}");
         return Err(format!(
-            "verilator: {errors} errors, {warnings} warnings not waived in {WAIVERS}"
-        ));
-    }
-    println!("verilator -Wall: OK (0 errors, 0 unwaived warnings; waivers in {WAIVERS})");
-
-    // The checks of rust-hdl's `yosys_validate`, on the committed file.
-    let script = format!("read -vlog95 {VERILOG}; hierarchy -check -top {TOP}; proc");
-    let out = run("yosys", &["-p", &script])?;
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    const BAD: [&str; 6] = [
-        "Latch inferred",
-        "is used but has no driver",
-        "implicitly declared",
-        "Re-definition of module",
-        "is not part of the design",
-        "ERROR:",
-    ];
-    let bad: Vec<&str> = log
-        .lines()
-        .filter(|l| BAD.iter().any(|b| l.contains(b)))
-        .collect();
-    if !bad.is_empty() || !out.status.success() || !log.contains("End of script.") {
-        let saved = root().join("target/yosys-lint.log");
-        let _ = std::fs::create_dir_all(saved.parent().unwrap());
-        let _ = std::fs::write(&saved, &log);
-        for l in &bad {
-            eprintln!("{l}");
-        }
-        return Err(format!(
-            "yosys: {} problems (full log: {})",
-            bad.len(),
-            saved.display()
+            "{}: {errors} errors, {warnings} warnings not waived in {WAIVERS}",
+            verilator.version
         ));
     }
     println!(
-        "yosys read/hierarchy/proc: OK (no latches, undriven or implicit wires, duplicate modules)"
+        "verilator -Wall ({}): OK (0 errors, 0 unwaived warnings; waivers in {WAIVERS})",
+        verilator.version
+    );
+
+    // The checks of rust-hdl's `yosys_validate`, on the committed file.
+    let yosys = hdl_tools::Yosys::get()?;
+    let text = std::fs::read_to_string(root().join(VERILOG)).map_err(|e| e.to_string())?;
+    yosys.check(&text, TOP, &root().join("target/yosys-lint"))?;
+    println!(
+        "yosys read/hierarchy/proc ({}): OK (no latches, undriven or implicit wires, duplicate modules)",
+        yosys.version
     );
     Ok(())
 }
