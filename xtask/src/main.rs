@@ -352,6 +352,9 @@ fn bench(slots: u64, synth: bool) -> Result {
     Ok(())
 }
 
+/// How often `cargo xtask soak` prints its progress line.
+const SOAK_PROGRESS: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// `cargo xtask soak`: `runs` random scenarios from `seed` on Verilator.
 fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -363,6 +366,26 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     let next = AtomicU64::new(0);
     let failures: Mutex<Vec<(u64, String, String)>> = Mutex::new(vec![]);
     let (decided, cycles) = (AtomicU64::new(0), AtomicU64::new(0));
+    let done = AtomicU64::new(0);
+    let last_line = Mutex::new(start);
+    // A progress line on stderr after a run, at most every few seconds: runs
+    // done, failures, and the time left at the rate so far.
+    let progress = || {
+        let d = done.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut last = last_line.lock().unwrap();
+        if last.elapsed() < SOAK_PROGRESS && d < runs {
+            return;
+        }
+        *last = std::time::Instant::now();
+        let secs = start.elapsed().as_secs_f64();
+        let left = secs / d as f64 * (runs - d) as f64;
+        eprintln!(
+            "soak: {d}/{runs} runs, {} failed, {:.0} s elapsed, about {:.0} s left",
+            failures.lock().unwrap().len(),
+            secs,
+            left
+        );
+    };
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
             scope.spawn(|| loop {
@@ -380,6 +403,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                             .unwrap_or(0);
                         decided.fetch_add(d, Ordering::Relaxed);
                         cycles.fetch_add(r.cycles, Ordering::Relaxed);
+                        progress();
                         continue;
                     }
                     Ok(r) => r.checks.failures.join("; "),
@@ -387,6 +411,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                 };
                 eprintln!("seed {}: FAILED: {why}", seed + i);
                 failures.lock().unwrap().push((seed + i, why, s.to_toml()));
+                progress();
             });
         }
     });
