@@ -63,10 +63,11 @@ enum Cmd {
         /// Also run each testbench on rtl/rhdl_ubft.v.
         #[arg(long)]
         run: bool,
-        /// The simulator of --run: verilator (the one on PATH, or the pinned
-        /// one installed on first use) or icarus (iverilog/vvp on PATH).
-        #[arg(long, default_value = "verilator")]
-        sim: String,
+        /// The simulators of --run, comma-separated: verilator (the one on
+        /// PATH, or the pinned one installed on first use) and icarus
+        /// (iverilog/vvp on PATH).
+        #[arg(long, value_delimiter = ',', default_value = "verilator")]
+        sim: Vec<String>,
         /// The backend that records the expected values: rust-hdl or verilator.
         #[arg(long, default_value = "rust-hdl")]
         backend: String,

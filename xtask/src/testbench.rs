@@ -34,11 +34,11 @@ pub fn testbench(
     root: &Path,
     check: bool,
     run: bool,
-    sim: &str,
+    sims: &[String],
     backend: &str,
 ) -> Result<(), String> {
     let backend: Backend = backend.parse()?;
-    let sim: Sim = sim.parse()?;
+    let sims: Vec<Sim> = sims.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
     let map = kernel_port_map()?;
     let dir = root.join(TB_DIR);
     let scratch = scratch_dir("testbench");
@@ -100,10 +100,12 @@ pub fn testbench(
             super::VERILOG
         ));
     }
-    for name in names {
-        let log = testbench::run(sim, &dir, name, &rtl, &scratch)?;
-        for l in log.lines().filter(|l| l.starts_with("TESTBENCH")) {
-            println!("{sim} tb_{name}: {l}");
+    for &sim in &sims {
+        for &name in &names {
+            let log = testbench::run(sim, &dir, name, &rtl, &scratch)?;
+            for l in log.lines().filter(|l| l.starts_with("TESTBENCH")) {
+                println!("{sim} tb_{name}: {l}");
+            }
         }
     }
     Ok(())

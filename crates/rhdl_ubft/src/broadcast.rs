@@ -23,7 +23,9 @@
 //!   words, so another stack needs another adapter only.
 //! - `ack`: a completion pulse from the adapter; `acks` counts them,
 //!   `write_errors` counts non-OKAY write responses (after one, the record
-//!   is not sent: the stack would read it from local HBM).
+//!   is not sent to any peer and not retried: the stack would read it from
+//!   local HBM). Both count from reset (lifetime counters): Broadcast does
+//!   not see ap_start.
 //!
 //! Timing: AW and W go out the cycle after `start`; with W the HBM write
 //! latency and the send queue ready, the first command is valid W + 2 cycles
