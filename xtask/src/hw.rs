@@ -80,13 +80,6 @@ pub fn vivado(check: bool, target: &str) -> Result {
     } else {
         println!("vivado/kernel.xml: parsed and checked against the top by `cargo test -p rhdl_ubft --test vitis`");
     }
-    let pending = rhdl_ubft::vitis::pending();
-    if !pending.is_empty() {
-        println!(
-            "pending wiring (not on the top yet): {}",
-            pending.join(", ")
-        );
-    }
     if check {
         return Ok(());
     }
@@ -103,12 +96,6 @@ pub fn vivado(check: bool, target: &str) -> Result {
             missing.join(" and ")
         );
         return Ok(());
-    }
-    if !pending.is_empty() {
-        println!(
-            "warning: the package will fail ipx::check_integrity until {} are wired",
-            pending.join(", ")
-        );
     }
     let status = Command::new("make")
         .args(["-C", "vivado", target])

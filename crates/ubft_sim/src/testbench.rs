@@ -123,11 +123,8 @@ pub fn record(
 /// and 3 replicas under an equivocating leader (timeouts, view changes).
 pub fn standard() -> Vec<(&'static str, &'static str, ClusterConfig)> {
     let quick = |n, slots| ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
-        ..ClusterConfig::new(n, slots)
+        ..ClusterConfig::quick(n, slots)
     };
     vec![
         (

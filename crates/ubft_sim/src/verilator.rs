@@ -292,12 +292,9 @@ pub fn measure_speed(
 ) -> Result<(u64, f64), String> {
     use crate::cluster::{Cluster, ClusterConfig};
     let cfg = ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
         max_cycles: cycles,
-        ..ClusterConfig::new(replicas, 1_000_000)
+        ..ClusterConfig::quick(replicas, 1_000_000)
     };
     let kernels = crate::backend::kernels(backend, replicas)?;
     let mut c = Cluster::with_kernels(cfg, kernels);

@@ -10,19 +10,20 @@
 
 use proptest::prelude::*;
 use ubft_sim::backend::Backend;
-use ubft_sim::cluster::RunReport;
+use ubft_sim::cluster::{ClusterConfig, RunReport};
 use ubft_sim::scenario::{Fault, Scenario, BYZANTINE_KINDS, MAX_SEED};
 
-/// The quick latencies: net 40, HBM 12/6, wait 16, sign 300, verify 500.
+/// The tests' quick latencies (`ClusterConfig::quick`) as a scenario.
 fn quick(replicas: usize, slots: u64, seed: u64) -> Scenario {
+    let q = ClusterConfig::quick(replicas, slots);
     Scenario {
         seed,
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
-        wait_polls: 16,
-        sign_latency: 300,
-        verify_latency: 500,
+        net_latency: q.net_latency,
+        hbm_read_latency: q.hbm_read_latency,
+        hbm_write_latency: q.hbm_write_latency,
+        wait_polls: q.wait_polls,
+        sign_latency: q.sign_latency,
+        verify_latency: q.verify_latency,
         max_cycles: 100_000,
         backend: Some("verilator".into()),
         ..Scenario::new(replicas, slots)

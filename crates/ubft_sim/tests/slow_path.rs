@@ -117,7 +117,12 @@ fn a_share_signed_after_a_view_change_at_a_later_slot_covers_view_and_slot() {
     let seed = cfg.seed;
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
     let mb = Mailbox::v2(N, G, SB);
-    c.set_adversary(4, Box::new(MuteFast { mailbox: mb.clone() }));
+    c.set_adversary(
+        4,
+        Box::new(MuteFast {
+            mailbox: mb.clone(),
+        }),
+    );
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     let (view, slot, k) = (1u32, 1usize, 2u64);
@@ -141,7 +146,9 @@ fn a_share_signed_after_a_view_change_at_a_later_slot_covers_view_and_slot() {
                 "replica {holder}'s copy of {signer}'s share of k = {k}"
             );
             // With the view or the slot word zeroed it fails.
-            assert!(key.verify(&summary(0, slot as u32, k as u32, m), &sig).is_err());
+            assert!(key
+                .verify(&summary(0, slot as u32, k as u32, m), &sig)
+                .is_err());
             assert!(key.verify(&summary(view, 0, k as u32, m), &sig).is_err());
         }
     }

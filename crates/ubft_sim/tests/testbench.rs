@@ -34,12 +34,9 @@ fn build_dir() -> PathBuf {
 
 fn short_run() -> Scenario {
     let cfg = ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
         seed: 3,
-        ..ClusterConfig::new(3, 3)
+        ..ClusterConfig::quick(3, 3)
     };
     testbench::record(
         "short3",

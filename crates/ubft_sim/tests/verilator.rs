@@ -11,12 +11,10 @@ use ubft_sim::verilator::portmap::PortMap;
 use ubft_sim::verilator::{kernel_ports, kernel_verilog, Library, VerilatorKernel};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
+    // The tests' short links, with a longer wait: 64 polls.
     ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
-        ..ClusterConfig::new(replicas, slots)
+        ..ClusterConfig::quick(replicas, slots)
     }
 }
 
