@@ -134,7 +134,7 @@ pub fn standard() -> Vec<(&'static str, &'static str, ClusterConfig)> {
         ),
         (
             "equivocate3",
-            "3 replicas, replica 0 equivocates while leader: timeouts, a view change, both slots decided in the next view",
+            "3 replicas, replica 0 equivocates while leader: timeouts and view changes, 2,500 cycles",
             ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 2_500, ..quick(3, 2) },
         ),
     ]

@@ -283,13 +283,16 @@ impl KernelBackend for VerilatorKernel {
 }
 
 /// Cluster cycles per wall-clock second of a fast-path run of `replicas`
-/// kernels on `backend` for at most `cycles` cycles (quick latencies: net 40,
-/// HBM read 12, write 6). Returns (cycles run, cycles per second).
+/// kernels on `backend` for at most `cycles` cycles (the tests' short links,
+/// `ClusterConfig::quick`, with a wait of 64 polls). Returns (cycles run,
+/// cycles per wall-clock second, cycles per CPU-second of this thread, if
+/// Linux reports it): on an idle machine the two agree, and the difference
+/// is other processes' load.
 pub fn measure_speed(
     backend: crate::backend::Backend,
     replicas: usize,
     cycles: u64,
-) -> Result<(u64, f64), String> {
+) -> Result<(u64, f64, Option<f64>), String> {
     use crate::cluster::{Cluster, ClusterConfig};
     let cfg = ClusterConfig {
         wait_polls: 64,
@@ -298,9 +301,26 @@ pub fn measure_speed(
     };
     let kernels = crate::backend::kernels(backend, replicas)?;
     let mut c = Cluster::with_kernels(cfg, kernels);
+    let cpu0 = thread_cpu_seconds();
     let t = std::time::Instant::now();
     while c.cycle < cycles {
         c.step().map_err(|e| e.to_string())?;
     }
-    Ok((c.cycle, c.cycle as f64 / t.elapsed().as_secs_f64()))
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = match (cpu0, thread_cpu_seconds()) {
+        (Some(a), Some(b)) if b > a => Some(c.cycle as f64 / (b - a)),
+        _ => None,
+    };
+    Ok((c.cycle, c.cycle as f64 / wall, cpu))
+}
+
+/// This thread's user + system CPU time, from `/proc/thread-self/stat`
+/// (fields 14 and 15, in the kernel's USER_HZ = 100 ticks a second).
+fn thread_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The command name (field 2) may hold spaces; fields restart after ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }
