@@ -230,6 +230,15 @@ pub fn depths(n: usize) -> Result<Vec<Depth>> {
         };
         let tag = if block.is_empty() { "kernel" } else { block }.replace('$', "_");
         let lf = dir.join(format!("ltp_n{n}_{tag}.txt"));
+        // The whole kernel's was written by `synth_stats`' run (flattened).
+        if block.is_empty() && lf.exists() {
+            let text = std::fs::read_to_string(&lf).map_err(|e| e.to_string())?;
+            if let Some(d) = parse_ltp(&text, about) {
+                println!("N = {n}: deepest path of {top}: {} cells: {} -> {}", d.cells, d.from, d.to);
+                out.push(d);
+                continue;
+            }
+        }
         let script = format!(
             "read_verilog {}; synth_xilinx -family xcup -flatten -noiopad -top {top}; \
              tee -q -o {} ltp -noff * t:FD* %d",
@@ -301,11 +310,20 @@ fn synth_stats(ns: &[usize], flatten: bool) -> Result<(Vec<Stat>, String)> {
         let sf = dir.join(format!("stat_n{n}.txt"));
         let lf = dir.join(format!("yosys_n{n}.log"));
         std::fs::write(&vf, v).map_err(|e| e.to_string())?;
+        // The whole kernel's deepest path comes from this run too (`depths`),
+        // when it is flattened.
+        let ltp = dir.join(format!("ltp_n{n}_kernel.txt"));
+        let _ = std::fs::remove_file(&ltp);
+        let ltp_cmd = if flatten {
+            format!("; tee -q -o {} ltp -noff * t:FD* %d", ltp.display())
+        } else {
+            String::new()
+        };
         let script = format!(
-            "read_verilog {}; synth_xilinx -family xcup {}-noiopad -top rhdl_ubft; tee -q -o {} stat",
+            "read_verilog {}; synth_xilinx -family xcup {}-noiopad -top rhdl_ubft; tee -q -o {} stat{ltp_cmd}",
             vf.display(),
             if flatten { "-flatten " } else { "" },
-            sf.display()
+            sf.display(),
         );
         println!(
             "N = {n}: yosys synth_xilinx -family xcup{} …",
