@@ -108,6 +108,11 @@ pub fn vivado(check: bool, target: &str) -> Result {
     Ok(())
 }
 
+/// A file's name alone (the runs use the directory as working directory).
+fn file_name(p: &std::path::Path) -> String {
+    p.file_name().unwrap().to_string_lossy().to_string()
+}
+
 /// U280 (XCU280) resources, for the share columns.
 const U280_LUTS: u64 = 1_303_680;
 const U280_FFS: u64 = 2_607_360;
@@ -234,21 +239,26 @@ pub fn depths(n: usize) -> Result<Vec<Depth>> {
         if block.is_empty() && lf.exists() {
             let text = std::fs::read_to_string(&lf).map_err(|e| e.to_string())?;
             if let Some(d) = parse_ltp(&text, about) {
-                println!("N = {n}: deepest path of {top}: {} cells: {} -> {}", d.cells, d.from, d.to);
+                println!(
+                    "N = {n}: deepest path of {top}: {} cells: {} -> {}",
+                    d.cells, d.from, d.to
+                );
                 out.push(d);
                 continue;
             }
         }
+        // Relative names, run from target/synth (see `synth_stats`).
         let script = format!(
             "read_verilog {}; synth_xilinx -family xcup -flatten -noiopad -top {top}; \
              tee -q -o {} ltp -noff * t:FD* %d",
-            vf.display(),
-            lf.display()
+            file_name(&vf),
+            file_name(&lf)
         );
         println!("N = {n}: deepest path of {top} (yosys synth_xilinx; ltp -noff) …");
         let o = yosys
             .command()
             .args(["-q", "-p", &script])
+            .current_dir(&dir)
             .output()
             .map_err(|e| format!("yosys: {e}"))?;
         if !o.status.success() {
@@ -315,15 +325,17 @@ fn synth_stats(ns: &[usize], flatten: bool) -> Result<(Vec<Stat>, String)> {
         let ltp = dir.join(format!("ltp_n{n}_kernel.txt"));
         let _ = std::fs::remove_file(&ltp);
         let ltp_cmd = if flatten {
-            format!("; tee -q -o {} ltp -noff * t:FD* %d", ltp.display())
+            format!("; tee -q -o {} ltp -noff * t:FD* %d", file_name(&ltp))
         } else {
             String::new()
         };
+        // Relative names, run from target/synth: the YoWASP Yosys sees the
+        // working directory but mounts its own directory over /tmp.
         let script = format!(
             "read_verilog {}; synth_xilinx -family xcup {}-noiopad -top rhdl_ubft; tee -q -o {} stat{ltp_cmd}",
-            vf.display(),
+            file_name(&vf),
             if flatten { "-flatten " } else { "" },
-            sf.display(),
+            file_name(&sf),
         );
         println!(
             "N = {n}: yosys synth_xilinx -family xcup{} …",
@@ -332,7 +344,8 @@ fn synth_stats(ns: &[usize], flatten: bool) -> Result<(Vec<Stat>, String)> {
         let t = Instant::now();
         let out = yosys
             .command()
-            .args(["-q", "-l", &lf.display().to_string(), "-p", &script])
+            .args(["-q", "-l", &file_name(&lf), "-p", &script])
+            .current_dir(&dir)
             .output()
             .map_err(|e| format!("yosys: {e}"))?;
         let secs = t.elapsed().as_secs_f64();

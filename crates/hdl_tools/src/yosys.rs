@@ -98,20 +98,21 @@ impl Yosys {
     }
 
     /// The structural checks of `verilog` (top `top`), written to
-    /// `scratch/<top>.v`: `read -vlog95; hierarchy -check; proc`, then the
+    /// `scratch/<top>.v` and read from there by a relative name (the YoWASP
+    /// build cannot see /tmp, which it replaces with its own): `read -vlog95; hierarchy -check; proc`, then the
     /// log must hold none of [`BAD`]. Returns the log, or the lines that
     /// failed (the full log is kept as `scratch/<top>-yosys.log`).
     pub fn check(&self, verilog: &str, top: &str, scratch: &Path) -> Result<String, String> {
         std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
         let file = scratch.join(format!("{top}.v"));
         std::fs::write(&file, verilog).map_err(|e| format!("{}: {e}", file.display()))?;
-        let script = format!(
-            "read -vlog95 {}; hierarchy -check -top {top}; proc",
-            file.display()
-        );
+        // A relative name, run from `scratch`: YoWASP's sandbox sees the
+        // working directory but mounts its own directory over /tmp.
+        let script = format!("read -vlog95 {top}.v; hierarchy -check -top {top}; proc");
         let out = self
             .command()
             .args(["-p", &script])
+            .current_dir(scratch)
             .output()
             .map_err(|e| format!("yosys: {e}"))?;
         let log = format!(

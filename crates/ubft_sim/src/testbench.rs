@@ -122,8 +122,11 @@ pub fn record(
 /// The scenarios `cargo xtask testbench` writes: 3 replicas on the fast path,
 /// and 3 replicas under an equivocating leader (timeouts, view changes).
 pub fn standard() -> Vec<(&'static str, &'static str, ClusterConfig)> {
+    // The tests' short links, a wait of 64 polls and the default signer.
     let quick = |n, slots| ClusterConfig {
         wait_polls: 64,
+        sign_latency: rhdl_ubft::params::defaults::SIGN_LATENCY,
+        verify_latency: rhdl_ubft::params::defaults::VERIFY_LATENCY,
         ..ClusterConfig::quick(n, slots)
     };
     vec![

@@ -6,6 +6,7 @@
 //! the committed testbenches in Icarus (`cargo xtask testbench --run --sim
 //! icarus`).
 
+use rhdl_ubft::params::defaults;
 use std::path::PathBuf;
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::ClusterConfig;
@@ -35,6 +36,8 @@ fn build_dir() -> PathBuf {
 fn short_run() -> Scenario {
     let cfg = ClusterConfig {
         wait_polls: 64,
+        sign_latency: defaults::SIGN_LATENCY,
+        verify_latency: defaults::VERIFY_LATENCY,
         seed: 3,
         ..ClusterConfig::quick(3, 3)
     };

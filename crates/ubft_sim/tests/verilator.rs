@@ -2,6 +2,7 @@
 //! ports bound by name, and a cluster of Verilated kernels reaching the same
 //! decisions as the Rust models expect.
 
+use rhdl_ubft::params::defaults;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::client::proposal;
 use ubft_sim::cluster::{ClusterConfig, Path};
@@ -11,9 +12,12 @@ use ubft_sim::verilator::portmap::PortMap;
 use ubft_sim::verilator::{kernel_ports, kernel_verilog, Library, VerilatorKernel};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
-    // The tests' short links, with a longer wait: 64 polls.
+    // The tests' short links, with the longer wait (64 polls) and the
+    // default signer these tests were written for.
     ClusterConfig {
         wait_polls: 64,
+        sign_latency: defaults::SIGN_LATENCY,
+        verify_latency: defaults::VERIFY_LATENCY,
         ..ClusterConfig::quick(replicas, slots)
     }
 }
