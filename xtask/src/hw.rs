@@ -299,7 +299,8 @@ fn parse_ltp(text: &str, about: &'static str) -> Option<Depth> {
         about,
         cells,
         from: named(nodes.iter().find(is_named)),
-        to: named(nodes.iter().rev().find(is_named)),
+        // The path's end: the last named wire after its start.
+        to: named(nodes.iter().skip(1).rev().find(is_named)),
     })
 }
 
