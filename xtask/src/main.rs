@@ -5,14 +5,20 @@
 //! - `vivado [--check] [--target xo|xclbin|hw_emu]`: writes vivado/kernel.xml,
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
-//! - `synth [--n 3,5,8] [--no-flatten]`: Yosys resource estimate, docs/resources.md.
-//! - `testbench [--check] [--run] [--backend B]`: self-checking testbenches of recorded
-//!   cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them in Icarus.
+//! - `synth [--n 3,5,8] [--no-flatten] [--block guard]`: Yosys resource estimate and
+//!   logic depth, docs/resources.md (the kernel, or one block alone in its own section).
+//! - `testbench [--check] [--run] [--sim S] [--backend B]`: self-checking testbenches of
+//!   recorded cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them
+//!   under Verilator, or Icarus with `--sim icarus`.
 //! - `soak --runs N [--seed S] [--max-cycles C] [--jobs J]`: N random Byzantine
 //!   scenarios (`ubft_sim::scenario::Scenario::random`) on Verilator; prints the
 //!   count and every failing seed with its scenario as TOML (docs/scenarios.md).
-//! - `lint`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`) and the
-//!   Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`.
+//! - `model --design current|recovery [--replicas N] [--slots S] [--views V] [--json]`:
+//!   checks a design of the protocol over every interleaving (crates/ubft_model,
+//!   docs/model.md); exit status 1 when a property fails, 2 when it cannot run.
+//! - `lint [--block guard]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
+//!   and the Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`,
+//!   or on one block's Verilog alone (generated into `target/lint/`).
 //!
 //! Generated files are committed; `--check` regenerates them in memory and
 //! fails when the committed copy is stale or missing (CI runs it via `.ci/run`).
@@ -22,7 +28,7 @@ mod testbench;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Output};
+use std::process::ExitCode;
 
 type Result<T = ()> = std::result::Result<T, String>;
 
@@ -42,7 +48,12 @@ enum Cmd {
         check: bool,
     },
     /// Lint rtl/rhdl_ubft.v with Verilator (-Wall) and Yosys.
-    Lint,
+    Lint {
+        /// Lint this block's Verilog alone instead (`guard`), written to
+        /// target/lint/ for the build's N.
+        #[arg(long)]
+        block: Option<String>,
+    },
     /// Print the benchmark: decision latency in cycles against the bounds,
     /// and simulation speed.
     Bench {
@@ -54,14 +65,19 @@ enum Cmd {
         no_synth: bool,
     },
     /// Record the standard scenarios and write self-checking testbenches of
-    /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them in Icarus.
+    /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them.
     Testbench {
         /// Fail if rtl/tb/ differs from what would be written (writes nothing there).
         #[arg(long)]
         check: bool,
-        /// Also run each testbench on rtl/rhdl_ubft.v with iverilog/vvp.
+        /// Also run each testbench on rtl/rhdl_ubft.v.
         #[arg(long)]
         run: bool,
+        /// The simulators of --run, comma-separated: verilator (the one on
+        /// PATH, or the pinned one installed on first use) and icarus
+        /// (iverilog/vvp on PATH).
+        #[arg(long, value_delimiter = ',', default_value = "verilator")]
+        sim: Vec<String>,
         /// The backend that records the expected values: rust-hdl or verilator.
         #[arg(long, default_value = "rust-hdl")]
         backend: String,
@@ -87,6 +103,10 @@ enum Cmd {
         /// Synthesize hierarchically (no -flatten).
         #[arg(long)]
         no_flatten: bool,
+        /// Synthesize this block alone instead of the kernel (`guard`); its
+        /// table goes into its own section of docs/resources.md.
+        #[arg(long)]
+        block: Option<String>,
     },
     /// Run N random Byzantine scenarios on Verilator and print every failing
     /// seed with its scenario as TOML (replay: rhdl-ubft simulate --scenario).
@@ -104,6 +124,59 @@ enum Cmd {
         #[arg(long, default_value_t = 2)]
         jobs: usize,
     },
+    /// Check a design of the protocol over every interleaving (stateright;
+    /// docs/model.md). Exit status 1 when a property fails.
+    Model {
+        /// The design: current (the kernel today) or recovery.
+        #[arg(long, default_value = "current")]
+        design: String,
+        /// n = 2f + 1 replicas.
+        #[arg(long, default_value_t = 3)]
+        replicas: usize,
+        /// Slots every live honest replica must decide.
+        #[arg(long, default_value_t = 2)]
+        slots: usize,
+        /// The highest view (views 0..=V).
+        #[arg(long, default_value_t = 2)]
+        views: u8,
+        /// The model's window G (slot = (k - 1) mod G; G < slots wraps).
+        #[arg(long, default_value_t = 1)]
+        window: usize,
+        /// Client values.
+        #[arg(long, default_value_t = 2)]
+        values: u8,
+        /// A leader may propose any client value (default: its stream's one).
+        #[arg(long)]
+        any_value: bool,
+        /// At most this many replicas fall silent (default f, less the Byzantine one).
+        #[arg(long)]
+        silent: Option<usize>,
+        /// The Byzantine replica's id.
+        #[arg(long)]
+        byzantine: Option<usize>,
+        /// Writes the Byzantine replica may make.
+        #[arg(long, default_value_t = 4)]
+        byz_writes: u8,
+        /// Timeouts that may fire while something else can still happen.
+        #[arg(long, default_value_t = 0)]
+        early_timeouts: u8,
+        /// Writes the network may hold back.
+        #[arg(long, default_value_t = 1)]
+        delays: u8,
+        /// Views after GST without a decision that count as a liveness failure
+        /// (default f + 2).
+        #[arg(long)]
+        live_views: Option<u8>,
+        /// Checker threads.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Stop after this many generated states (0: no limit).
+        #[arg(long, default_value_t = 0)]
+        max_states: usize,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write docs/layout.md and docs/registers.md (generated pages).
     Docs {
         /// Fail if the file on disk differs from what would be generated.
@@ -118,17 +191,59 @@ const WAIVERS: &str = "rtl/lint_waivers.vlt";
 
 fn main() -> ExitCode {
     let result = match Cli::parse().cmd {
+        Cmd::Model {
+            design,
+            replicas,
+            slots,
+            views,
+            window,
+            values,
+            any_value,
+            silent,
+            byzantine,
+            byz_writes,
+            early_timeouts,
+            delays,
+            live_views,
+            threads,
+            max_states,
+            json,
+        } => {
+            return model(ModelArgs {
+                design,
+                replicas,
+                slots,
+                views,
+                window,
+                values,
+                any_value,
+                silent,
+                byzantine,
+                byz_writes,
+                early_timeouts,
+                delays,
+                live_views,
+                threads,
+                max_states,
+                json,
+            })
+        }
         Cmd::Verilog { check } => verilog(check),
-        Cmd::Lint => lint(),
+        Cmd::Lint { block } => lint(block.as_deref()),
         Cmd::Docs { check } => docs(check),
         Cmd::Bench { slots, no_synth } => bench(slots, !no_synth),
         Cmd::Testbench {
             check,
             run,
+            sim,
             backend,
-        } => testbench::testbench(&root(), check, run, &backend),
+        } => testbench::testbench(&root(), check, run, &sim, &backend),
         Cmd::Vivado { check, target } => hw::vivado(check, &target),
-        Cmd::Synth { n, no_flatten } => hw::synth(&n, !no_flatten),
+        Cmd::Synth {
+            n,
+            no_flatten,
+            block,
+        } => hw::synth(&n, !no_flatten, block.as_deref()),
         Cmd::Soak {
             runs,
             seed,
@@ -224,78 +339,71 @@ fn docs(check: bool) -> Result {
     )
 }
 
-/// Runs a tool from the repo root; a missing binary names its Debian package.
-fn run(tool: &str, args: &[&str]) -> Result<Output> {
-    Command::new(tool).args(args).current_dir(root()).output().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            format!("`{tool}` not found: install the Debian package `{tool}` (apt-get install {tool}; .ci/run does it)")
-        } else {
-            format!("{tool}: {e}")
-        }
-    })
+/// The Verilog of a block linted or synthesized alone: (top module, text).
+pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
+    use rhdl_ubft::guard::verilog;
+    match block {
+        "guard" => Ok((
+            "rhdl_ubft_guard",
+            match n {
+                1 => verilog::<1>(),
+                3 => verilog::<3>(),
+                5 => verilog::<5>(),
+                7 => verilog::<7>(),
+                8 => verilog::<8>(),
+                _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
+            },
+        )),
+        _ => Err(format!("--block {block}: the blocks are: guard")),
+    }
 }
 
-fn lint() -> Result {
-    if !root().join(VERILOG).exists() {
-        return Err(format!("{VERILOG} is missing; run `cargo xtask verilog`"));
+fn lint(block: Option<&str>) -> Result {
+    let (top, file) = match block {
+        None => (TOP.to_string(), VERILOG.to_string()),
+        Some(b) => {
+            let (top, text) = block_verilog(b, rhdl_ubft::params::N)?;
+            let rel = format!("target/lint/{top}.v");
+            let path = root().join(&rel);
+            std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+            std::fs::write(&path, text).map_err(|e| format!("{rel}: {e}"))?;
+            println!("{rel}: written ({b}, N = {})", rhdl_ubft::params::N);
+            (top.to_string(), rel)
+        }
+    };
+    let (top, file) = (top.as_str(), file.as_str());
+    if !root().join(file).exists() {
+        return Err(format!("{file} is missing; run `cargo xtask verilog`"));
     }
-    let out = run(
-        "verilator",
-        &[
-            "--lint-only",
-            "-Wall",
-            "--top-module",
-            TOP,
-            WAIVERS,
-            VERILOG,
-        ],
-    )?;
+    let verilator = hdl_tools::Verilator::get()?;
+    let out = verilator
+        .command()
+        .args(["--lint-only", "-Wall", "--top-module", top, WAIVERS, file])
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("verilator: {e}"))?;
     let log = String::from_utf8_lossy(&out.stderr);
     let errors = log.lines().filter(|l| l.starts_with("%Error")).count();
     let warnings = log.lines().filter(|l| l.starts_with("%Warning")).count();
     if errors + warnings > 0 || !out.status.success() {
         eprint!("{log}");
         return Err(format!(
-            "verilator: {errors} errors, {warnings} warnings not waived in {WAIVERS}"
-        ));
-    }
-    println!("verilator -Wall: OK (0 errors, 0 unwaived warnings; waivers in {WAIVERS})");
-
-    // The checks of rust-hdl's `yosys_validate`, on the committed file.
-    let script = format!("read -vlog95 {VERILOG}; hierarchy -check -top {TOP}; proc");
-    let out = run("yosys", &["-p", &script])?;
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    const BAD: [&str; 6] = [
-        "Latch inferred",
-        "is used but has no driver",
-        "implicitly declared",
-        "Re-definition of module",
-        "is not part of the design",
-        "ERROR:",
-    ];
-    let bad: Vec<&str> = log
-        .lines()
-        .filter(|l| BAD.iter().any(|b| l.contains(b)))
-        .collect();
-    if !bad.is_empty() || !out.status.success() || !log.contains("End of script.") {
-        let saved = root().join("target/yosys-lint.log");
-        let _ = std::fs::create_dir_all(saved.parent().unwrap());
-        let _ = std::fs::write(&saved, &log);
-        for l in &bad {
-            eprintln!("{l}");
-        }
-        return Err(format!(
-            "yosys: {} problems (full log: {})",
-            bad.len(),
-            saved.display()
+            "{}: {errors} errors, {warnings} warnings not waived in {WAIVERS}",
+            verilator.version
         ));
     }
     println!(
-        "yosys read/hierarchy/proc: OK (no latches, undriven or implicit wires, duplicate modules)"
+        "verilator -Wall ({}): OK (0 errors, 0 unwaived warnings; waivers in {WAIVERS})",
+        verilator.version
+    );
+
+    // The checks of rust-hdl's `yosys_validate`, on the committed file.
+    let yosys = hdl_tools::Yosys::get()?;
+    let text = std::fs::read_to_string(root().join(file)).map_err(|e| e.to_string())?;
+    yosys.check(&text, top, &root().join("target/yosys-lint"))?;
+    println!(
+        "yosys read/hierarchy/proc ({}): OK (no latches, undriven or implicit wires, duplicate modules)",
+        yosys.version
     );
     Ok(())
 }
@@ -357,15 +465,17 @@ fn bench(slots: u64, synth: bool) -> Result {
         "ubft_new: at least {UBFT_NEW_CYCLES_PER_SLOT} cycles per slot ({UBFT_NEW_SIGN_CYCLES} signing + {UBFT_NEW_VERIFY_CYCLES} verifying, kernel stopped)"
     );
     println!();
-    println!("simulation speed, whole-cluster cycles per wall-clock second (this machine)");
+    println!("simulation speed, whole-cluster cycles per wall-clock second (this machine),");
+    println!("and per CPU-second of the simulating thread (the same when the machine is idle)");
     println!(
-        "{:>3} {:>12} {:>12} {:>8}",
-        "n", "rust-hdl", "verilator", "ratio"
+        "{:>3} {:>12} {:>12} {:>14} {:>8}",
+        "n", "rust-hdl", "verilator", "verilator/CPU", "ratio"
     );
     for n in [3, 5] {
-        let (_, a) = ubft_sim::verilator::measure_speed(Backend::RustHdl, n, 20_000)?;
-        let (_, b) = ubft_sim::verilator::measure_speed(Backend::Verilator, n, 400_000)?;
-        println!("{n:>3} {a:>12.0} {b:>12.0} {:>8.1}", b / a);
+        let (_, a, _) = ubft_sim::verilator::measure_speed(Backend::RustHdl, n, 20_000)?;
+        let (_, b, cpu) = ubft_sim::verilator::measure_speed(Backend::Verilator, n, 1_000_000)?;
+        let cpu = cpu.map_or("-".to_string(), |r| format!("{r:.0}"));
+        println!("{n:>3} {a:>12.0} {b:>12.0} {cpu:>14} {:>8.1}", b / a);
     }
     if synth {
         println!();
@@ -378,6 +488,9 @@ fn bench(slots: u64, synth: bool) -> Result {
     Ok(())
 }
 
+/// How often `cargo xtask soak` prints its progress line.
+const SOAK_PROGRESS: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// `cargo xtask soak`: `runs` random scenarios from `seed` on Verilator.
 fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -389,6 +502,26 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     let next = AtomicU64::new(0);
     let failures: Mutex<Vec<(u64, String, String)>> = Mutex::new(vec![]);
     let (decided, cycles) = (AtomicU64::new(0), AtomicU64::new(0));
+    let done = AtomicU64::new(0);
+    let last_line = Mutex::new(start);
+    // A progress line on stderr after a run, at most every few seconds: runs
+    // done, failures, and the time left at the rate so far.
+    let progress = || {
+        let d = done.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut last = last_line.lock().unwrap();
+        if last.elapsed() < SOAK_PROGRESS && d < runs {
+            return;
+        }
+        *last = std::time::Instant::now();
+        let secs = start.elapsed().as_secs_f64();
+        let left = secs / d as f64 * (runs - d) as f64;
+        eprintln!(
+            "soak: {d}/{runs} runs, {} failed, {:.0} s elapsed, about {:.0} s left",
+            failures.lock().unwrap().len(),
+            secs,
+            left
+        );
+    };
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
             scope.spawn(|| loop {
@@ -406,6 +539,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                             .unwrap_or(0);
                         decided.fetch_add(d, Ordering::Relaxed);
                         cycles.fetch_add(r.cycles, Ordering::Relaxed);
+                        progress();
                         continue;
                     }
                     Ok(r) => r.checks.failures.join("; "),
@@ -413,6 +547,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                 };
                 eprintln!("seed {}: FAILED: {why}", seed + i);
                 failures.lock().unwrap().push((seed + i, why, s.to_toml()));
+                progress();
             });
         }
     });
@@ -436,5 +571,86 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
             "{} of {runs} scenarios failed their checks",
             failures.len()
         ))
+    }
+}
+
+struct ModelArgs {
+    design: String,
+    replicas: usize,
+    slots: usize,
+    views: u8,
+    window: usize,
+    values: u8,
+    any_value: bool,
+    silent: Option<usize>,
+    byzantine: Option<usize>,
+    byz_writes: u8,
+    early_timeouts: u8,
+    delays: u8,
+    live_views: Option<u8>,
+    threads: usize,
+    max_states: usize,
+    json: bool,
+}
+
+/// `cargo xtask model`: exit 0 when every property holds, 1 when one fails,
+/// 2 when the check cannot run (a design not yet implemented, bad bounds).
+fn model(a: ModelArgs) -> ExitCode {
+    use ubft_model::model::{MAX_N, MAX_SLOTS, MAX_WINDOW};
+    use ubft_model::{run_named, Config, RunOpts};
+    let n = a.replicas;
+    let bad = if n % 2 == 0 || n > MAX_N {
+        Some(format!("--replicas must be odd and at most {MAX_N}"))
+    } else if a.slots == 0 || a.slots > MAX_SLOTS {
+        Some(format!("--slots must be in 1..={MAX_SLOTS}"))
+    } else if a.window == 0 || a.window > MAX_WINDOW {
+        Some(format!("--window must be in 1..={MAX_WINDOW}"))
+    } else if a.values == 0 || a.values > 13 {
+        Some("--values must be in 1..=13".into())
+    } else if a.byzantine.is_some_and(|b| b >= n) {
+        Some("--byzantine must name a replica below --replicas".into())
+    } else {
+        None
+    };
+    if let Some(e) = bad {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let mut cfg = Config::new(n, a.slots, a.window, a.views);
+    cfg.values = a.values;
+    cfg.any_value = a.any_value;
+    cfg.byzantine = a.byzantine;
+    cfg.byz_writes = if a.byzantine.is_some() {
+        a.byz_writes
+    } else {
+        0
+    };
+    cfg.silent = a.silent.unwrap_or(cfg.f() - a.byzantine.is_some() as usize);
+    cfg.early_timeouts = a.early_timeouts;
+    cfg.delays = a.delays;
+    if let Some(l) = a.live_views {
+        cfg.live_views = l;
+    }
+    let opts = RunOpts {
+        threads: a.threads,
+        max_states: a.max_states,
+    };
+    match run_named(&a.design, cfg, &opts) {
+        Ok(report) => {
+            if a.json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{}", report.text());
+            }
+            if report.all_hold() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
     }
 }

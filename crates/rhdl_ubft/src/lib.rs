@@ -4,6 +4,7 @@ pub mod choose;
 pub mod control;
 pub mod fast;
 pub mod fetch;
+pub mod guard;
 pub mod kernel;
 pub mod layout;
 pub mod leader;

@@ -3,6 +3,7 @@
 //! fix is undone).
 
 use rhdl_ubft::layout::{Mailbox, Region};
+use rhdl_ubft::params::defaults;
 use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
 use ubft_sim::adversary::WrongVotes;
 use ubft_sim::client::proposal;
@@ -11,12 +12,13 @@ use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
 /// Short links keep rust-hdl's simulator quick; the benchmark uses the
 /// performance model's L = 300, H = 80.
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
+    // The tests' short links, with the longer wait (64 polls) and the
+    // default signer these tests were written for.
     ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
-        ..ClusterConfig::new(replicas, slots)
+        sign_latency: defaults::SIGN_LATENCY,
+        verify_latency: defaults::VERIFY_LATENCY,
+        ..ClusterConfig::quick(replicas, slots)
     }
 }
 

@@ -1,0 +1,1644 @@
+//! Guard: the slot guard on the receive path, the trust model in hardware.
+//!
+//! Every incoming RDMA WRITE, as fpga-network-stack's RoCE core hands it to
+//! card memory (a memory-write command on `wr_cmd_*` and its payload on
+//! `wr_data_*`, formats in `roce.rs`), is checked against the replica its
+//! queue pair names before any of it reaches HBM. A write must lie wholly in
+//! the sender's own entries of the mailbox (`layout::Mailbox::owner`); the
+//! leader's regions take only a record whose view the sender leads (view mod
+//! n = sender); anything else, and any malformed command, is refused whole
+//! and counted by reason and by sender. What passes is written to HBM through
+//! the block's own AXI4 write master (`aw*`, `w*`, `b*`), one single-beat
+//! write per 64-byte beat it touches, byte strobes covering only the record.
+//!
+//! The rules are table-driven: [`GuardTable`] turns a [`Mailbox`] into one
+//! [`Row`] per region (base, size, entry size, owner rule, leader flag, view
+//! word), computed and checked at construction; each row becomes one
+//! [`RowCheck`] sub-block with the row's numbers as constants. A new layout
+//! adds rows, not logic. [`check`] is the same rule in plain Rust, the
+//! reference the block is tested against (and the simulator's checker).
+//!
+//! Ports and handshakes:
+//! - `wr_cmd_tdata/tvalid/tready`: AXI-Stream, one command per packet.
+//!   `tready` is high only in Idle (not during reset).
+//! - `wr_data_tdata/tkeep/tlast/tvalid/tready`: AXI-Stream, the payload of
+//!   the command last taken, lane 0 first, `tlast` on its last beat. `tready`
+//!   is high from the cycle after the command is taken until `tlast`, and
+//!   while draining after a reset. `tkeep` is not used: the command's length
+//!   decides which bytes are written.
+//! - AXI4 write master: AWLEN 0, AWSIZE 6 (64 bytes), INCR, WLAST 1.
+//!   `awvalid` and `wvalid` rise together for each beat and each is held,
+//!   payload stable, until its ready. `bready` is always high; a non-OKAY
+//!   BRESP is counted in `sts_write_errors`.
+//! - configuration: `network_ptr`, `n`, `id`, `qpns` (as for Broadcast: the
+//!   local queue pair connected to peer i in bits [10 i + 9 : 10 i]).
+//! - status: `sts_accepted`, `sts_write_errors`, one `sts_refused_*` per
+//!   [`Refusal`], and `sts_refused_by` (refusals of sender i in bits
+//!   [32 i + 31 : 32 i]); 32-bit counters that wrap.
+//!
+//! Timing (command taken at cycle a, one-beat payload at a + 1, `awready` and
+//! `wready` high): the checks take five cycles, so AW and W are valid at
+//! a + 7 and the next command is taken at a + 8. A record in a leader's
+//! region adds eight cycles (view mod n, four bits a cycle): AW at a + 15.
+//! A refusal is decided at a + 6 (leader: a + 14) and the next command is
+//! taken the cycle after. A payload whose last beat comes at t is decided
+//! at max(a + 6, t + 1); a record touching k HBM beats is k AXI writes, one
+//! a cycle, and each cycle `awready` or `wready` stays low adds one.
+//! `bvalid` never holds the guard up.
+//!
+//! States, named for what they wait on:
+//!
+//! | state | waits for | then |
+//! | --- | --- | --- |
+//! | Idle | a command | Collect (Check when its length is 0: no payload follows) |
+//! | Collect | the payload's beats, until `tlast` | Check |
+//! | Check | the row checks (`CHECK_CYCLES` after the command) | Idle (refused), Leader, or Write |
+//! | Leader | view mod n (`LEADER_CYCLES`) | Write, or Idle (refused) |
+//! | Write | AWREADY and WREADY, beat by beat | Idle after the last beat |
+//! | Drain | `tlast` of a payload abandoned by a reset | Idle |
+//!
+//! Reset (`rst_n`, synchronous, active low): clears the counters and
+//! abandons a write that has not reached AXI: nothing of it is written. A
+//! write whose AW and W are already valid is finished, all of its beats:
+//! AXI cannot take back a valid, and stopping would leave a partial record.
+//! If the abandoned command's payload is still coming, the guard drains it
+//! (`wr_data_tready` high until `tlast`, the beats dropped) before it takes
+//! the next command, so the stack's streams stay in step.
+
+use crate::layout::{
+    prepare_words, share_words, vote_row_words, vote_words, Mailbox, Region, Version, VC_WORDS,
+};
+use crate::params::{BEAT_BITS, BEAT_WORDS, COUNTER_BITS, WORD_BYTES};
+use crate::regs::QPNS_BITS;
+use crate::roce::{
+    WrCommand, QPN_BITS, WR_CMD_BITS, WR_DEST, WR_HOST, WR_LEN, WR_LEN_BITS, WR_QPN, WR_STRM,
+    WR_VADDR, WR_VADDR_BITS,
+};
+
+// The queue pairs of `qpns` are 10 bits apart (the loop below writes it out).
+const _: () = assert!(QPN_BITS == 10);
+use rust_hdl::prelude::*;
+
+/// Why a write was refused: the code the block counts it under.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Refusal {
+    /// The queue pair is none of peer i's (i < n, i ≠ id).
+    UnknownQp = 1,
+    /// Length zero, not a whole number of words, or longer than the largest
+    /// record of the layout.
+    Length = 2,
+    /// The address is not on a word.
+    Unaligned = 3,
+    /// Some byte lies outside the mailbox buffer `[network_ptr, network_ptr +
+    /// 4 · end)`, or the address has bits above 47, or the payload is a
+    /// SEND's (no address).
+    Outside = 4,
+    /// The payload's `tlast` did not come on the beat the length implies.
+    Data = 5,
+    /// A word the sender does not own (another node's entry, padding,
+    /// reserved, a gap between regions), or a write across two entries.
+    NotOwner = 6,
+    /// A leader's record whose view the sender does not lead.
+    NotLeader = 7,
+    /// A write in a leader's region across two records or without the
+    /// record's view word.
+    Shape = 8,
+    /// A region the guard cannot check (v2's newview_valid, whose flag does
+    /// not carry the view it is for).
+    Unchecked = 9,
+}
+
+/// Refusal reasons, and counters of them.
+pub const REASONS: usize = 9;
+
+impl Refusal {
+    /// In code order.
+    pub const ALL: [Refusal; REASONS] = [
+        Refusal::UnknownQp,
+        Refusal::Length,
+        Refusal::Unaligned,
+        Refusal::Outside,
+        Refusal::Data,
+        Refusal::NotOwner,
+        Refusal::NotLeader,
+        Refusal::Shape,
+        Refusal::Unchecked,
+    ];
+
+    /// The code (1 ..= REASONS; 0 is "accepted").
+    pub const fn code(self) -> u64 {
+        self as u64
+    }
+
+    /// The reason with this code.
+    pub fn from_code(code: u64) -> Option<Refusal> {
+        Self::ALL.iter().copied().find(|r| r.code() == code)
+    }
+
+    /// The counter's name: the block's port is `sts_refused_<name>`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Refusal::UnknownQp => "unknown_qp",
+            Refusal::Length => "length",
+            Refusal::Unaligned => "unaligned",
+            Refusal::Outside => "outside",
+            Refusal::Data => "data",
+            Refusal::NotOwner => "not_owner",
+            Refusal::NotLeader => "not_leader",
+            Refusal::Shape => "shape",
+            Refusal::Unchecked => "unchecked",
+        }
+    }
+
+    /// Is this a malformed command (refused before any rule is looked at)?
+    pub const fn is_malformed(self) -> bool {
+        matches!(
+            self,
+            Refusal::UnknownQp
+                | Refusal::Length
+                | Refusal::Unaligned
+                | Refusal::Outside
+                | Refusal::Data
+        )
+    }
+}
+
+/// Who may write a region, and how its entries are laid out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// Entry e = offset / `entry_words` belongs to node e mod `period`
+    /// (nobody when that is not below the layout's n: padding).
+    Owned { entry_words: usize, period: usize },
+    /// One record every `record_words`, its view at word `view_at`: only
+    /// leader(view) = view mod n writes it, a whole write inside one record
+    /// and holding the view word.
+    Leader { record_words: usize, view_at: usize },
+    /// Nobody writes here; a write is refused with this reason.
+    Closed(Refusal),
+}
+
+/// The rule of a region under the trust model (docs/guard.md, "Rules").
+pub fn rule_for(mb: &Mailbox, region: Region) -> Rule {
+    let v = mb.version;
+    let n = mb.n;
+    match region {
+        r if r.is_vote() => Rule::Owned {
+            entry_words: vote_words(v),
+            period: vote_row_words(v, n) / vote_words(v),
+        },
+        Region::Certify => Rule::Owned {
+            entry_words: share_words(mb.sb),
+            period: n,
+        },
+        Region::Vc => Rule::Owned {
+            entry_words: VC_WORDS,
+            period: n,
+        },
+        Region::VcValid => Rule::Owned {
+            entry_words: vote_words(v),
+            period: n,
+        },
+        // v2's prepare (k, m, view, 0) names its view; v1's (k, m) does not.
+        Region::Prepare if v == Version::V2 => Rule::Leader {
+            record_words: prepare_words(v),
+            view_at: 2,
+        },
+        Region::Prepare => Rule::Closed(Refusal::NotOwner),
+        // (view, slot, k, m)
+        Region::Newview => Rule::Leader {
+            record_words: VC_WORDS,
+            view_at: 0,
+        },
+        // The flag carries tag(view, k), eight bits of the view: not enough
+        // to name the leader, and the newview record in HBM is not the
+        // guard's to read (docs/guard.md).
+        Region::NewviewValid => Rule::Closed(Refusal::Unchecked),
+        // Reserved.
+        _ => Rule::Closed(Refusal::NotOwner),
+    }
+}
+
+/// The largest record of the layout, in words: the longest write the guard
+/// takes.
+pub fn max_record_words(mb: &Mailbox) -> usize {
+    Region::ALL
+        .iter()
+        .map(|&r| match rule_for(mb, r) {
+            Rule::Owned { entry_words, .. } => entry_words,
+            Rule::Leader { record_words, .. } => record_words,
+            Rule::Closed(_) => 0,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// `x / divisor == (x · mul) >> shift` for every x below the limit it was
+/// made for: a division by a constant with one 16 × 16 multiply.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Divider {
+    pub divisor: usize,
+    pub mul: u64,
+    pub shift: u64,
+}
+
+impl Divider {
+    /// The smallest shift whose multiplier fits 16 bits and is exact for
+    /// every x < `limit` (checked exhaustively); a power of two gets
+    /// mul = 1.
+    pub fn new(divisor: usize, limit: usize) -> Divider {
+        assert!(divisor >= 1 && divisor < 1 << 16, "divisor {divisor}");
+        assert!(limit <= 1 << 16, "offsets must fit 16 bits ({limit})");
+        for shift in 0..32u64 {
+            let mul = (1u64 << shift).div_ceil(divisor as u64);
+            if mul >= 1 << 16 {
+                break;
+            }
+            let d = Divider {
+                divisor,
+                mul,
+                shift,
+            };
+            if (0..limit).all(|x| d.apply(x) == x / divisor) {
+                return d;
+            }
+        }
+        panic!("no 16-bit multiplier divides by {divisor} below {limit}")
+    }
+
+    /// The hardware's arithmetic: a 16 × 16 product, shifted, 16 bits kept.
+    pub fn apply(&self, x: usize) -> usize {
+        ((((x as u64) & 0xffff) * self.mul) >> self.shift) as usize & 0xffff
+    }
+}
+
+/// One region as the block sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub region: Region,
+    /// First word (an index from `network_ptr`).
+    pub base: usize,
+    /// Words.
+    pub words: usize,
+    pub rule: Rule,
+    /// Entry (or record) words, and entries per period of owners; 1 and 1
+    /// for a closed row.
+    pub entry_words: usize,
+    pub period: usize,
+    /// offset / entry_words, and entry / period, as the hardware divides.
+    pub entry_div: Divider,
+    pub period_div: Divider,
+}
+
+impl Row {
+    fn new(mb: &Mailbox, region: Region) -> Row {
+        let span = mb.span(region);
+        let rule = rule_for(mb, region);
+        let (entry_words, mut period) = match rule {
+            Rule::Owned {
+                entry_words,
+                period,
+            } => (entry_words, period),
+            Rule::Leader { record_words, .. } => (record_words, 1),
+            Rule::Closed(_) => (1, 1),
+        };
+        let entries = span.words.div_ceil(entry_words);
+        // A region of one period (vc, vc_valid): any power of two at least
+        // as large gives the same owners, and a free division.
+        if entries <= period {
+            period = period.next_power_of_two();
+        }
+        Row {
+            region,
+            base: span.start,
+            words: span.words,
+            rule,
+            entry_words,
+            period,
+            entry_div: Divider::new(entry_words, span.words),
+            period_div: Divider::new(period, entries),
+        }
+    }
+
+    /// (entry, offset in the entry, owner) of the word at `off`, computed as
+    /// the block computes it.
+    pub fn decompose(&self, off: usize) -> (usize, usize, usize) {
+        let e = self.entry_div.apply(off);
+        let eo = (off - e * self.entry_words) & 0xffff;
+        let q = self.period_div.apply(e);
+        (e, eo, (e - q * self.period) & 0xffff)
+    }
+
+    pub fn contains(&self, word: usize) -> bool {
+        word >= self.base && word < self.base + self.words
+    }
+}
+
+/// The guard's view of a layout: one row per region, in the layout's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuardTable {
+    pub version: Version,
+    /// The layout's n: the build's N.
+    pub n: usize,
+    pub rows: Vec<Row>,
+    /// The word after the last region: the buffer is `[0, end)`.
+    pub end: usize,
+    /// The longest write taken, in words.
+    pub max_words: usize,
+}
+
+impl GuardTable {
+    /// The table of `mb`, checked word by word against `Mailbox::owner`.
+    pub fn new(mb: &Mailbox) -> GuardTable {
+        let rows: Vec<Row> = Region::ALL.iter().map(|&r| Row::new(mb, r)).collect();
+        let t = GuardTable {
+            version: mb.version,
+            n: mb.n,
+            rows,
+            end: mb.end(),
+            max_words: max_record_words(mb),
+        };
+        t.verify(mb);
+        t
+    }
+
+    /// The row holding `word`.
+    pub fn row_of(&self, word: usize) -> Option<&Row> {
+        self.rows.iter().find(|r| r.contains(word))
+    }
+
+    /// The checks that let the block's arithmetic stand for the rule.
+    fn verify(&self, mb: &Mailbox) {
+        for w in self.rows.windows(2) {
+            assert!(
+                w[0].base + w[0].words <= w[1].base,
+                "rows overlap: {:?}",
+                w[1].region
+            );
+        }
+        let last = self.rows.last().expect("a layout has regions");
+        assert!(
+            last.base + last.words == self.end,
+            "the last row ends the buffer"
+        );
+        assert!(self.end < 1 << 30, "word indices fit 32 bits as bytes / 4");
+        // (row, entry) of each word an owner holds, to find adjacent entries.
+        let mut prev: Option<(usize, Option<(usize, usize)>)> = None;
+        for word in self.rows[0].base..self.end {
+            let owner = mb.owner(word);
+            let entry = self.rows.iter().enumerate().find_map(|(i, r)| {
+                if !r.contains(word) {
+                    return None;
+                }
+                let (e, eo, o) = r.decompose(word - r.base);
+                assert_eq!(
+                    e * r.entry_words + eo,
+                    word - r.base,
+                    "{:?}: the entry division is exact",
+                    r.region
+                );
+                assert!(eo < r.entry_words);
+                match r.rule {
+                    Rule::Owned { .. } => {
+                        let hw = (o < self.n).then_some(o);
+                        assert_eq!(hw, owner, "{:?} word {word}: owner", r.region);
+                    }
+                    _ => assert_eq!(owner, None, "{:?} word {word}", r.region),
+                }
+                Some((i, e))
+            });
+            if entry.is_none() {
+                assert_eq!(owner, None, "word {word} lies in no row");
+            }
+            // The block refuses a write across two entries; the rule refuses
+            // one across two owners. They agree when no two adjacent
+            // entries share an owner, which holds for every layout of two
+            // or more nodes (with one node there is no peer to refuse).
+            if let (Some((p_owner, p_entry)), Some(o)) = (prev, owner) {
+                if self.n >= 2 && p_owner == o {
+                    assert_eq!(
+                        p_entry, entry,
+                        "word {word}: two adjacent entries of node {o}"
+                    );
+                }
+            }
+            prev = owner.map(|o| (o, entry));
+        }
+    }
+}
+
+impl GuardTable {
+    /// The table as docs/guard.md shows it (a test checks the page holds the
+    /// default build's).
+    pub fn markdown(&self) -> String {
+        let mut s = String::from(
+            "| region | first word | words | rule | entry words | owner of entry e | view word | hardware divisions (mul, shift) |\n\
+             | --- | ---: | ---: | --- | ---: | --- | ---: | --- |\n",
+        );
+        for r in &self.rows {
+            let (rule, owner, view) = match r.rule {
+                Rule::Owned { period, .. } => {
+                    ("owned".to_string(), format!("e mod {period}"), "".into())
+                }
+                Rule::Leader { view_at, .. } => (
+                    "leader's record".into(),
+                    "view mod n".into(),
+                    view_at.to_string(),
+                ),
+                Rule::Closed(why) => (
+                    format!("closed: `{}`", why.name()),
+                    "nobody".into(),
+                    "".into(),
+                ),
+            };
+            let div = match r.rule {
+                Rule::Closed(_) => String::new(),
+                _ => format!(
+                    "/{}: ({}, {}); /{}: ({}, {})",
+                    r.entry_words,
+                    r.entry_div.mul,
+                    r.entry_div.shift,
+                    r.period,
+                    r.period_div.mul,
+                    r.period_div.shift
+                ),
+            };
+            s += &format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                r.region.name(),
+                r.base,
+                r.words,
+                rule,
+                r.entry_words,
+                owner,
+                view,
+                div
+            );
+        }
+        s
+    }
+}
+
+/// The configuration the guard reads (the kernel's control registers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuardConfig {
+    pub network_ptr: u64,
+    pub n: usize,
+    pub id: usize,
+    /// `qpns[i]`: the local queue pair connected to peer i.
+    pub qpns: Vec<u64>,
+}
+
+/// The replica whose writes arrive on queue pair `qpn`: the first i < n,
+/// i ≠ id, with `qpns[i] == qpn`.
+pub fn sender_of(cfg: &GuardConfig, qpn: u64) -> Option<usize> {
+    (0..cfg.n.min(cfg.qpns.len())).find(|&i| i != cfg.id && cfg.qpns[i] == qpn)
+}
+
+/// The slot guard's rule, the reference: may `sender` (< n, the replicas
+/// of the cluster) write `data` at word index `word` of a mailbox laid out
+/// as `mb`? This is `ubft_sim`'s `Network::guard`, except that a write to
+/// newview_valid is refused (`Unchecked`: docs/guard.md) and that an empty,
+/// too long or out-of-buffer write is refused here too.
+pub fn check(
+    mb: &Mailbox,
+    n: usize,
+    sender: usize,
+    word: usize,
+    data: &[u32],
+) -> Result<(), Refusal> {
+    assert!(sender < n, "the sender is a replica of the cluster");
+    if data.is_empty() || data.len() > max_record_words(mb) {
+        return Err(Refusal::Length);
+    }
+    if word + data.len() > mb.end() {
+        return Err(Refusal::Outside);
+    }
+    let words = word..word + data.len();
+    let rule = mb
+        .locate(word)
+        .map(|(region, off)| (rule_for(mb, region), off));
+    match rule {
+        Some((
+            Rule::Leader {
+                record_words,
+                view_at,
+            },
+            off,
+        )) => {
+            let start = word - off % record_words;
+            let view_word = start + view_at;
+            if words.end > start + record_words || !words.contains(&view_word) {
+                return Err(Refusal::Shape);
+            }
+            let view = data[view_word - word] as usize;
+            if view % n == sender {
+                Ok(())
+            } else {
+                Err(Refusal::NotLeader)
+            }
+        }
+        Some((Rule::Closed(reason), _)) => Err(reason),
+        _ => {
+            if words.into_iter().all(|w| mb.owner(w) == Some(sender)) {
+                Ok(())
+            } else {
+                Err(Refusal::NotOwner)
+            }
+        }
+    }
+}
+
+/// The checks of a command alone, in the block's order: the sender and the
+/// word index, or the refusal (with the sender when the queue pair named
+/// one).
+pub fn check_command(
+    mb: &Mailbox,
+    cfg: &GuardConfig,
+    cmd: &WrCommand,
+) -> Result<(usize, usize), (Refusal, Option<usize>)> {
+    let sender = sender_of(cfg, cmd.qpn).ok_or((Refusal::UnknownQp, None))?;
+    let refuse = |r| Err((r, Some(sender)));
+    let max_bytes = max_record_words(mb) as u64 * WORD_BYTES;
+    if cmd.len == 0 || cmd.len % WORD_BYTES != 0 || cmd.len > max_bytes {
+        return refuse(Refusal::Length);
+    }
+    if cmd.vaddr % WORD_BYTES != 0 {
+        return refuse(Refusal::Unaligned);
+    }
+    let end = mb.end() as u64 * WORD_BYTES;
+    if !cmd.host
+        || cmd.strm
+        || cmd.dest != 0
+        || cmd.vaddr < cfg.network_ptr
+        || cmd.vaddr - cfg.network_ptr + cmd.len > end
+    {
+        return refuse(Refusal::Outside);
+    }
+    Ok((
+        sender,
+        ((cmd.vaddr - cfg.network_ptr) / WORD_BYTES) as usize,
+    ))
+}
+
+/// The whole decision for a command whose payload came in `beats` beats
+/// (the beat with `tlast` included): (sender, word) to write, or the
+/// refusal and the sender it is counted for.
+pub fn decide(
+    mb: &Mailbox,
+    cfg: &GuardConfig,
+    cmd: &WrCommand,
+    payload: &[u32],
+    beats: usize,
+) -> Result<(usize, usize), (Refusal, Option<usize>)> {
+    let (sender, word) = check_command(mb, cfg, cmd)?;
+    if beats as u64 != cmd.len.div_ceil(64) {
+        return Err((Refusal::Data, Some(sender)));
+    }
+    check(mb, cfg.n, sender, word, payload).map_err(|r| (r, Some(sender)))?;
+    Ok((sender, word))
+}
+
+/// Cycles from the command taken to the row checks' results (docs/guard.md,
+/// "Timing").
+pub const CHECK_CYCLES: u64 = 5;
+/// Cycles of the leader check (32 bits of view, four a cycle).
+pub const LEADER_CYCLES: u64 = 8;
+
+/// Bits of `sts_refused_by`: a counter per possible sender of the build.
+pub const REFUSED_BY_BITS: usize = crate::params::N * COUNTER_BITS;
+
+/// The rows of a v1 or v2 layout (one per region).
+pub const V2_ROWS: usize = Region::ALL.len();
+/// Payload beats the default build buffers: its largest record (an Ed25519
+/// share, 16 words) is one beat.
+pub const V2_BEATS: usize = 1;
+
+/// A constant of the block.
+fn konst<const B: usize>(x: u64) -> Constant<Bits<B>> {
+    Constant::new(x.into())
+}
+
+/// One row of the table in hardware: is the write's first word in this
+/// region, and may the sender write there?
+///
+/// A four-stage pipeline on the guard's registered word, length and sender
+/// (which stay put while a command is checked): stage 1 finds the row
+/// (`hit`) and the offset; 2 the entry, offset / entry words; 3 the offset
+/// in the entry and the period; 4 the owner, entry − period · period
+/// length, and the verdict. The divisions are multiplications by the row's
+/// constants ([`Divider`]), so a row of powers of two costs shifts only.
+#[derive(LogicBlock)]
+pub struct RowCheck {
+    pub clock: Signal<In, Clock>,
+    pub word: Signal<In, Bits<32>>,
+    pub words: Signal<In, Bits<16>>,
+    pub sender: Signal<In, Bits<8>>,
+    /// The first word is in this row.
+    pub hit: Signal<Out, Bit>,
+    /// Owned: the write lies in one entry, the sender's. Leader: it lies in
+    /// one record and holds the record's view word. Closed: never.
+    pub pass: Signal<Out, Bit>,
+    /// A leader's row: the view still has to be checked.
+    pub leader: Signal<Out, Bit>,
+    /// The refusal when not `pass`.
+    pub code: Signal<Out, Bits<4>>,
+    /// Leader: the index of the view word in the payload.
+    pub vidx: Signal<Out, Bits<16>>,
+    hit1: DFF<Bit>,
+    off1: DFF<Bits<16>>,
+    hit2: DFF<Bit>,
+    off2: DFF<Bits<16>>,
+    e2: DFF<Bits<16>>,
+    hit3: DFF<Bit>,
+    e3: DFF<Bits<16>>,
+    eo3: DFF<Bits<16>>,
+    q3: DFF<Bits<16>>,
+    hit4: DFF<Bit>,
+    pass4: DFF<Bit>,
+    vidx4: DFF<Bits<16>>,
+    rel: Signal<Local, Bits<32>>,
+    prod_e: Signal<Local, Bits<32>>,
+    back_e: Signal<Local, Bits<16>>,
+    prod_q: Signal<Local, Bits<32>>,
+    back_q: Signal<Local, Bits<16>>,
+    owner: Signal<Local, Bits<16>>,
+    span_end: Signal<Local, Bits<17>>,
+    fits: Signal<Local, Bit>,
+    base: Constant<Bits<32>>,
+    size: Constant<Bits<32>>,
+    entry_words: Constant<Bits<16>>,
+    entry_end: Constant<Bits<17>>,
+    entry_mul: Constant<Bits<16>>,
+    entry_shift: Constant<Bits<6>>,
+    period: Constant<Bits<16>>,
+    period_mul: Constant<Bits<16>>,
+    period_shift: Constant<Bits<6>>,
+    view_at: Constant<Bits<16>>,
+    view_at17: Constant<Bits<17>>,
+    is_owned: Constant<Bit>,
+    is_leader: Constant<Bit>,
+    refusal: Constant<Bits<4>>,
+}
+
+impl RowCheck {
+    pub fn new(row: &Row) -> RowCheck {
+        let (is_owned, is_leader, view_at, refusal) = match row.rule {
+            Rule::Owned { .. } => (true, false, 0, Refusal::NotOwner),
+            Rule::Leader { view_at, .. } => (false, true, view_at, Refusal::Shape),
+            Rule::Closed(r) => (false, false, 0, r),
+        };
+        assert!(row.entry_words < 1 << 16 && row.period < 1 << 16);
+        RowCheck {
+            clock: Default::default(),
+            word: Default::default(),
+            words: Default::default(),
+            sender: Default::default(),
+            hit: Default::default(),
+            pass: Default::default(),
+            leader: Default::default(),
+            code: Default::default(),
+            vidx: Default::default(),
+            hit1: Default::default(),
+            off1: Default::default(),
+            hit2: Default::default(),
+            off2: Default::default(),
+            e2: Default::default(),
+            hit3: Default::default(),
+            e3: Default::default(),
+            eo3: Default::default(),
+            q3: Default::default(),
+            hit4: Default::default(),
+            pass4: Default::default(),
+            vidx4: Default::default(),
+            rel: Default::default(),
+            prod_e: Default::default(),
+            back_e: Default::default(),
+            prod_q: Default::default(),
+            back_q: Default::default(),
+            owner: Default::default(),
+            span_end: Default::default(),
+            fits: Default::default(),
+            base: konst(row.base as u64),
+            size: konst(row.words as u64),
+            entry_words: konst(row.entry_words as u64),
+            entry_end: konst(row.entry_words as u64),
+            entry_mul: Constant::new(row.entry_div.mul.into()),
+            entry_shift: Constant::new(row.entry_div.shift.into()),
+            period: konst(row.period as u64),
+            period_mul: Constant::new(row.period_div.mul.into()),
+            period_shift: Constant::new(row.period_div.shift.into()),
+            view_at: konst(view_at as u64),
+            view_at17: konst(view_at as u64),
+            is_owned: Constant::new(is_owned),
+            is_leader: Constant::new(is_leader),
+            refusal: Constant::new(refusal.code().into()),
+        }
+    }
+}
+
+impl Logic for RowCheck {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, hit1, off1, hit2, off2, e2, hit3, e3, eo3, q3, hit4, pass4, vidx4);
+        // Stage 1: the row, and the offset in it.
+        self.rel.next = self.word.val() - self.base.val();
+        self.hit1.d.next =
+            (self.word.val() >= self.base.val()) & (self.rel.val() < self.size.val());
+        self.off1.d.next = self.rel.val().get_bits::<16>(0);
+        // Stage 2: the entry.
+        self.prod_e.next = self.off1.q.val() * self.entry_mul.val();
+        self.hit2.d.next = self.hit1.q.val();
+        self.off2.d.next = self.off1.q.val();
+        self.e2.d.next = bit_cast::<16, 32>(self.prod_e.val() >> self.entry_shift.val());
+        // Stage 3: the offset in the entry, and the period the entry is in.
+        self.back_e.next = bit_cast::<16, 32>(self.e2.q.val() * self.entry_words.val());
+        self.prod_q.next = self.e2.q.val() * self.period_mul.val();
+        self.hit3.d.next = self.hit2.q.val();
+        self.e3.d.next = self.e2.q.val();
+        self.eo3.d.next = self.off2.q.val() - self.back_e.val();
+        self.q3.d.next = bit_cast::<16, 32>(self.prod_q.val() >> self.period_shift.val());
+        // Stage 4: the owner, and whether the write fits the entry.
+        self.back_q.next = bit_cast::<16, 32>(self.q3.q.val() * self.period.val());
+        self.owner.next = self.e3.q.val() - self.back_q.val();
+        self.span_end.next =
+            bit_cast::<17, 16>(self.eo3.q.val()) + bit_cast::<17, 16>(self.words.val());
+        self.fits.next = self.span_end.val() <= self.entry_end.val();
+        self.hit4.d.next = self.hit3.q.val();
+        self.pass4.d.next = (self.is_owned.val()
+            & self.fits.val()
+            & (self.owner.val() == bit_cast::<16, 8>(self.sender.val())))
+            | (self.is_leader.val()
+                & self.fits.val()
+                & (self.eo3.q.val() <= self.view_at.val())
+                & (self.view_at17.val() < self.span_end.val()));
+        self.vidx4.d.next = self.view_at.val() - self.eo3.q.val();
+        self.hit.next = self.hit4.q.val();
+        self.pass.next = self.pass4.q.val();
+        self.leader.next = self.is_leader.val();
+        self.code.next = self.refusal.val();
+        self.vidx.next = self.vidx4.q.val();
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum GuardState {
+    /// Waiting for a command.
+    Idle,
+    /// Taking the payload, until `tlast`.
+    Collect,
+    /// Dropping the rest of an abandoned payload (after a reset).
+    Drain,
+    /// Waiting for the row checks; then refuse, write, or check the view.
+    Check,
+    /// view mod n, four bits a cycle.
+    Leader,
+    /// One AW and one W per beat.
+    Write,
+}
+
+/// The slot guard for a build of `N` replicas, a table of `ROWS` rows and a
+/// payload buffer of `BEATS` beats (module header; docs/guard.md).
+#[derive(LogicBlock)]
+pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    // Configuration.
+    pub network_ptr: Signal<In, Bits<64>>,
+    pub n: Signal<In, Bits<8>>,
+    pub id: Signal<In, Bits<8>>,
+    pub qpns: Signal<In, Bits<QPNS_BITS>>,
+    // The stack's memory-write commands and data.
+    pub wr_cmd_tdata: Signal<In, Bits<WR_CMD_BITS>>,
+    pub wr_cmd_tvalid: Signal<In, Bit>,
+    pub wr_cmd_tready: Signal<Out, Bit>,
+    pub wr_data_tdata: Signal<In, Bits<BEAT_BITS>>,
+    pub wr_data_tkeep: Signal<In, Bits<64>>,
+    pub wr_data_tlast: Signal<In, Bit>,
+    pub wr_data_tvalid: Signal<In, Bit>,
+    pub wr_data_tready: Signal<Out, Bit>,
+    // AXI4 write master.
+    pub awaddr: Signal<Out, Bits<64>>,
+    pub awlen: Signal<Out, Bits<8>>,
+    pub awsize: Signal<Out, Bits<3>>,
+    pub awburst: Signal<Out, Bits<2>>,
+    pub awvalid: Signal<Out, Bit>,
+    pub awready: Signal<In, Bit>,
+    pub wdata: Signal<Out, Bits<BEAT_BITS>>,
+    pub wstrb: Signal<Out, Bits<64>>,
+    pub wlast: Signal<Out, Bit>,
+    pub wvalid: Signal<Out, Bit>,
+    pub wready: Signal<In, Bit>,
+    pub bresp: Signal<In, Bits<2>>,
+    pub bvalid: Signal<In, Bit>,
+    pub bready: Signal<Out, Bit>,
+    // Status.
+    pub sts_accepted: Signal<Out, Bits<32>>,
+    pub sts_write_errors: Signal<Out, Bits<32>>,
+    pub sts_refused_unknown_qp: Signal<Out, Bits<32>>,
+    pub sts_refused_length: Signal<Out, Bits<32>>,
+    pub sts_refused_unaligned: Signal<Out, Bits<32>>,
+    pub sts_refused_outside: Signal<Out, Bits<32>>,
+    pub sts_refused_data: Signal<Out, Bits<32>>,
+    pub sts_refused_not_owner: Signal<Out, Bits<32>>,
+    pub sts_refused_not_leader: Signal<Out, Bits<32>>,
+    pub sts_refused_shape: Signal<Out, Bits<32>>,
+    pub sts_refused_unchecked: Signal<Out, Bits<32>>,
+    pub sts_refused_by: Signal<Out, Bits<REFUSED_BY_BITS>>,
+    rows: [RowCheck; ROWS],
+    state: DFF<GuardState>,
+    // The command.
+    vaddr_q: DFF<Bits<64>>,
+    len_q: DFF<Bits<32>>,
+    qpn_q: DFF<Bits<QPN_BITS>>,
+    high_q: DFF<Bit>,
+    age: DFF<Bits<4>>,
+    // What the command alone says (one cycle after it is taken).
+    word_q: DFF<Bits<32>>,
+    words_q: DFF<Bits<16>>,
+    sender_q: DFF<Bits<8>>,
+    known_q: DFF<Bit>,
+    mal_q: DFF<Bits<4>>,
+    // The payload.
+    buf: [DFF<Bits<BEAT_BITS>>; BEATS],
+    csel: DFF<Bits<64>>,
+    beat_n: DFF<Bits<8>>,
+    data_bad: DFF<Bit>,
+    // The leader check.
+    vsh: DFF<Bits<32>>,
+    rem: DFF<Bits<9>>,
+    step: DFF<Bits<4>>,
+    // The HBM write.
+    wad: DFF<Bits<64>>,
+    wrem: DFF<Bits<32>>,
+    wsel: DFF<Bits<64>>,
+    first: DFF<Bit>,
+    aw_done: DFF<Bit>,
+    w_done: DFF<Bit>,
+    // Counters.
+    accepted_q: DFF<Bits<32>>,
+    werr_q: DFF<Bits<32>>,
+    refused_q: [DFF<Bits<32>>; REASONS],
+    by_q: DFF<Bits<REFUSED_BY_BITS>>,
+    // Combinational.
+    diff: Signal<Local, Bits<64>>,
+    found: Signal<Local, Bit>,
+    who: Signal<Local, Bits<8>>,
+    mal: Signal<Local, Bits<4>>,
+    lane: Signal<Local, Bits<4>>,
+    expect_m1: Signal<Local, Bits<8>>,
+    rot1: Signal<Local, Bits<BEAT_BITS>>,
+    rot2: Signal<Local, Bits<BEAT_BITS>>,
+    lane_lo: Signal<Local, Bits<2>>,
+    lane_hi: Signal<Local, Bits<2>>,
+    r_hit: Signal<Local, Bit>,
+    r_pass: Signal<Local, Bit>,
+    r_leader: Signal<Local, Bit>,
+    r_code: Signal<Local, Bits<4>>,
+    r_vidx: Signal<Local, Bits<16>>,
+    vbeat: Signal<Local, Bits<BEAT_BITS>>,
+    vlane: Signal<Local, Bits<4>>,
+    vword: Signal<Local, Bits<9>>,
+    view: Signal<Local, Bits<32>>,
+    n9: Signal<Local, Bits<9>>,
+    t1: Signal<Local, Bits<9>>,
+    m1: Signal<Local, Bits<9>>,
+    t2: Signal<Local, Bits<9>>,
+    m2: Signal<Local, Bits<9>>,
+    t3: Signal<Local, Bits<9>>,
+    m3: Signal<Local, Bits<9>>,
+    t4: Signal<Local, Bits<9>>,
+    m4: Signal<Local, Bits<9>>,
+    cur: Signal<Local, Bits<BEAT_BITS>>,
+    prev: Signal<Local, Bits<BEAT_BITS>>,
+    lane_mask: Signal<Local, Bits<BEAT_BITS>>,
+    lo: Signal<Local, Bits<7>>,
+    hi: Signal<Local, Bits<7>>,
+    refuse: Signal<Local, Bit>,
+    why: Signal<Local, Bits<4>>,
+    by_off: Signal<Local, Bits<16>>,
+    by_field: Signal<Local, Bits<32>>,
+    // Constants.
+    at_vaddr: Constant<Bits<8>>,
+    at_len: Constant<Bits<8>>,
+    at_strm: Constant<Bits<8>>,
+    at_host: Constant<Bits<8>>,
+    at_dest: Constant<Bits<8>>,
+    at_qpn: Constant<Bits<8>>,
+    ids: Constant<Bits<64>>,
+    reason_ids: Constant<Bits<64>>,
+    beat_ids: Constant<Bits<1024>>,
+    end_bytes: Constant<Bits<64>>,
+    max_bytes: Constant<Bits<32>>,
+    ready_age: Constant<Bits<4>>,
+    c_length: Constant<Bits<4>>,
+    c_unknown: Constant<Bits<4>>,
+    c_unaligned: Constant<Bits<4>>,
+    c_outside: Constant<Bits<4>>,
+    c_data: Constant<Bits<4>>,
+    c_not_owner: Constant<Bits<4>>,
+    c_not_leader: Constant<Bits<4>>,
+    ones: Constant<Bits<BEAT_BITS>>,
+    ones64: Constant<Bits<64>>,
+    mask32: Constant<Bits<REFUSED_BY_BITS>>,
+    beat_mask: Constant<Bits<64>>,
+    size: Constant<Bits<3>>,
+    burst: Constant<Bits<2>>,
+}
+
+impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS> {
+    /// The guard of `table`, which must be the layout of this build: n = N,
+    /// ROWS rows, records of at most BEATS beats.
+    pub fn new(table: &GuardTable) -> Self {
+        assert!(
+            N >= 1 && N <= crate::params::N,
+            "Guard<N>: qpns and sts_refused_by are sized for params::N"
+        );
+        assert_eq!(table.n, N, "the table's layout is for N replicas");
+        assert_eq!(table.rows.len(), ROWS, "one RowCheck per row");
+        assert!(
+            BEATS >= 1 && BEATS < 64 && table.max_words <= BEATS * BEAT_WORDS,
+            "the buffer holds the largest record ({} words)",
+            table.max_words
+        );
+        let mut ids = Bits::<64>::default();
+        for i in 0..8 {
+            ids.set_bits::<8>(8 * i, (i as u64).into());
+        }
+        let mut beat_ids = Bits::<1024>::default();
+        for i in 0..64 {
+            beat_ids.set_bits::<16>(16 * i, (i as u64).into());
+        }
+        let mut reason_ids = Bits::<64>::default();
+        for (i, r) in Refusal::ALL.iter().enumerate() {
+            reason_ids.set_bits::<4>(4 * i, r.code().into());
+        }
+        let mut ones = Bits::<BEAT_BITS>::default();
+        for i in 0..BEAT_BITS / 64 {
+            ones.set_bits::<64>(64 * i, u64::MAX.into());
+        }
+        Guard {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            network_ptr: Default::default(),
+            n: Default::default(),
+            id: Default::default(),
+            qpns: Default::default(),
+            wr_cmd_tdata: Default::default(),
+            wr_cmd_tvalid: Default::default(),
+            wr_cmd_tready: Default::default(),
+            wr_data_tdata: Default::default(),
+            wr_data_tkeep: Default::default(),
+            wr_data_tlast: Default::default(),
+            wr_data_tvalid: Default::default(),
+            wr_data_tready: Default::default(),
+            awaddr: Default::default(),
+            awlen: Default::default(),
+            awsize: Default::default(),
+            awburst: Default::default(),
+            awvalid: Default::default(),
+            awready: Default::default(),
+            wdata: Default::default(),
+            wstrb: Default::default(),
+            wlast: Default::default(),
+            wvalid: Default::default(),
+            wready: Default::default(),
+            bresp: Default::default(),
+            bvalid: Default::default(),
+            bready: Default::default(),
+            sts_accepted: Default::default(),
+            sts_write_errors: Default::default(),
+            sts_refused_unknown_qp: Default::default(),
+            sts_refused_length: Default::default(),
+            sts_refused_unaligned: Default::default(),
+            sts_refused_outside: Default::default(),
+            sts_refused_data: Default::default(),
+            sts_refused_not_owner: Default::default(),
+            sts_refused_not_leader: Default::default(),
+            sts_refused_shape: Default::default(),
+            sts_refused_unchecked: Default::default(),
+            sts_refused_by: Default::default(),
+            rows: std::array::from_fn(|i| RowCheck::new(&table.rows[i])),
+            state: Default::default(),
+            vaddr_q: Default::default(),
+            len_q: Default::default(),
+            qpn_q: Default::default(),
+            high_q: Default::default(),
+            age: Default::default(),
+            word_q: Default::default(),
+            words_q: Default::default(),
+            sender_q: Default::default(),
+            known_q: Default::default(),
+            mal_q: Default::default(),
+            buf: std::array::from_fn(|_| Default::default()),
+            csel: Default::default(),
+            beat_n: Default::default(),
+            data_bad: Default::default(),
+            vsh: Default::default(),
+            rem: Default::default(),
+            step: Default::default(),
+            wad: Default::default(),
+            wrem: Default::default(),
+            wsel: Default::default(),
+            first: Default::default(),
+            aw_done: Default::default(),
+            w_done: Default::default(),
+            accepted_q: Default::default(),
+            werr_q: Default::default(),
+            refused_q: std::array::from_fn(|_| Default::default()),
+            by_q: Default::default(),
+            diff: Default::default(),
+            found: Default::default(),
+            who: Default::default(),
+            mal: Default::default(),
+            lane: Default::default(),
+            expect_m1: Default::default(),
+            rot1: Default::default(),
+            rot2: Default::default(),
+            lane_lo: Default::default(),
+            lane_hi: Default::default(),
+            r_hit: Default::default(),
+            r_pass: Default::default(),
+            r_leader: Default::default(),
+            r_code: Default::default(),
+            r_vidx: Default::default(),
+            vbeat: Default::default(),
+            vlane: Default::default(),
+            vword: Default::default(),
+            view: Default::default(),
+            n9: Default::default(),
+            t1: Default::default(),
+            m1: Default::default(),
+            t2: Default::default(),
+            m2: Default::default(),
+            t3: Default::default(),
+            m3: Default::default(),
+            t4: Default::default(),
+            m4: Default::default(),
+            cur: Default::default(),
+            prev: Default::default(),
+            lane_mask: Default::default(),
+            lo: Default::default(),
+            hi: Default::default(),
+            refuse: Default::default(),
+            why: Default::default(),
+            by_off: Default::default(),
+            by_field: Default::default(),
+            at_vaddr: konst(WR_VADDR as u64),
+            at_len: konst(WR_LEN as u64),
+            at_strm: konst(WR_STRM as u64),
+            at_host: konst(WR_HOST as u64),
+            at_dest: konst(WR_DEST as u64),
+            at_qpn: konst(WR_QPN as u64),
+            ids: Constant::new(ids),
+            reason_ids: Constant::new(reason_ids),
+            beat_ids: Constant::new(beat_ids),
+            end_bytes: konst(table.end as u64 * WORD_BYTES),
+            max_bytes: konst(table.max_words as u64 * WORD_BYTES),
+            ready_age: konst(CHECK_CYCLES),
+            c_length: konst(Refusal::Length.code()),
+            c_unknown: konst(Refusal::UnknownQp.code()),
+            c_unaligned: konst(Refusal::Unaligned.code()),
+            c_outside: konst(Refusal::Outside.code()),
+            c_data: konst(Refusal::Data.code()),
+            c_not_owner: konst(Refusal::NotOwner.code()),
+            c_not_leader: konst(Refusal::NotLeader.code()),
+            ones: Constant::new(ones),
+            ones64: konst(u64::MAX),
+            mask32: konst(u32::MAX as u64),
+            beat_mask: konst(!63u64),
+            size: konst(crate::params::AXI_SIZE_BEAT),
+            burst: konst(crate::params::AXI_BURST_INCR),
+        }
+    }
+}
+
+impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, ROWS, BEATS> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, vaddr_q, len_q, qpn_q, high_q, age, word_q, words_q, sender_q,
+            known_q, mal_q, csel, beat_n, data_bad, vsh, rem, step, wad, wrem, wsel, first,
+            aw_done, w_done, accepted_q, werr_q, by_q
+        );
+        for i in 0..BEATS {
+            self.buf[i].clock.next = self.clock.val();
+            self.buf[i].d.next = self.buf[i].q.val();
+        }
+        for i in 0..REASONS {
+            self.refused_q[i].clock.next = self.clock.val();
+            self.refused_q[i].d.next = self.refused_q[i].q.val();
+        }
+        // What the command alone says, registered the cycle after it is
+        // taken: the word index, the sender its queue pair names, and
+        // whether it is malformed.
+        self.diff.next = self.vaddr_q.q.val() - self.network_ptr.val();
+        self.found.next = false;
+        self.who.next = 0.into();
+        for i in 0..N {
+            if !self.found.val()
+                & (self.ids.val().get_bits::<8>(i * 8) < self.n.val())
+                & (self.ids.val().get_bits::<8>(i * 8) != self.id.val())
+                & (self.qpns.val().get_bits::<QPN_BITS>(i * 10) == self.qpn_q.q.val())
+            {
+                self.found.next = true;
+                self.who.next = self.ids.val().get_bits::<8>(i * 8);
+            }
+        }
+        if !self.found.val() {
+            self.mal.next = self.c_unknown.val();
+        } else if (self.len_q.q.val() == 0)
+            | (self.len_q.q.val().get_bits::<2>(0) != 0)
+            | (self.len_q.q.val() > self.max_bytes.val())
+        {
+            self.mal.next = self.c_length.val();
+        } else if self.vaddr_q.q.val().get_bits::<2>(0) != 0 {
+            self.mal.next = self.c_unaligned.val();
+        } else if self.high_q.q.val()
+            | (self.vaddr_q.q.val() < self.network_ptr.val())
+            | ((self.diff.val() + bit_cast::<64, 32>(self.len_q.q.val())) > self.end_bytes.val())
+        {
+            self.mal.next = self.c_outside.val();
+        } else {
+            self.mal.next = 0.into();
+        }
+        self.word_q.d.next = self.diff.val().get_bits::<32>(2);
+        self.words_q.d.next = self.len_q.q.val().get_bits::<16>(2);
+        self.sender_q.d.next = self.who.val();
+        self.known_q.d.next = self.found.val();
+        self.mal_q.d.next = self.mal.val();
+        if self.age.q.val() != 15 {
+            self.age.d.next = self.age.q.val() + 1;
+        }
+        // The row checks, on the registered command; at most one row hits.
+        for i in 0..ROWS {
+            self.rows[i].clock.next = self.clock.val();
+            self.rows[i].word.next = self.word_q.q.val();
+            self.rows[i].words.next = self.words_q.q.val();
+            self.rows[i].sender.next = self.sender_q.q.val();
+        }
+        self.r_hit.next = false;
+        self.r_pass.next = false;
+        self.r_leader.next = false;
+        self.r_code.next = self.c_not_owner.val();
+        self.r_vidx.next = 0.into();
+        for i in 0..ROWS {
+            if self.rows[i].hit.val() {
+                self.r_hit.next = true;
+                self.r_pass.next = self.rows[i].pass.val();
+                self.r_leader.next = self.rows[i].leader.val();
+                self.r_code.next = self.rows[i].code.val();
+                self.r_vidx.next = self.rows[i].vidx.val();
+            }
+        }
+        // The payload, rotated by the write's lane as it arrives: payload
+        // word k of a beat is kept at word (k + lane) mod 16, where it sits
+        // in HBM's beat.
+        self.lane.next = self.vaddr_q.q.val().get_bits::<4>(2);
+        self.expect_m1.next = bit_cast::<8, 32>((self.len_q.q.val() - 1) >> 6);
+        // Two stages of 4:1 multiplexers: by lane mod 4 words, then by
+        // 4 (lane / 4) words.
+        self.lane_lo.next = self.lane.val().get_bits::<2>(0);
+        self.lane_hi.next = self.lane.val().get_bits::<2>(2);
+        match self.lane_lo.val().index() {
+            0 => {
+                self.rot1.next = self.wr_data_tdata.val();
+            }
+            1 => {
+                self.rot1.next =
+                    (self.wr_data_tdata.val() << 32) | (self.wr_data_tdata.val() >> 480);
+            }
+            2 => {
+                self.rot1.next =
+                    (self.wr_data_tdata.val() << 64) | (self.wr_data_tdata.val() >> 448);
+            }
+            _ => {
+                self.rot1.next =
+                    (self.wr_data_tdata.val() << 96) | (self.wr_data_tdata.val() >> 416);
+            }
+        }
+        match self.lane_hi.val().index() {
+            0 => {
+                self.rot2.next = self.rot1.val();
+            }
+            1 => {
+                self.rot2.next = (self.rot1.val() << 128) | (self.rot1.val() >> 384);
+            }
+            2 => {
+                self.rot2.next = (self.rot1.val() << 256) | (self.rot1.val() >> 256);
+            }
+            _ => {
+                self.rot2.next = (self.rot1.val() << 384) | (self.rot1.val() >> 128);
+            }
+        }
+        // A leader's view word: payload word vidx, kept in beat vidx / 16 at
+        // word (vidx + lane) mod 16.
+        self.vbeat.next = 0.into();
+        for i in 0..BEATS {
+            if (self.r_vidx.val() >> 4) == self.beat_ids.val().get_bits::<16>(i * 16) {
+                self.vbeat.next = self.buf[i].q.val();
+            }
+        }
+        // (A four-bit signal, so that Verilog wraps the sum as Rust does.)
+        self.vlane.next = self.r_vidx.val().get_bits::<4>(0) + self.lane.val();
+        self.vword.next = bit_cast::<9, 4>(self.vlane.val()) << 5;
+        self.view.next = self.vbeat.val().get_bits::<32>(self.vword.val().index());
+        // view mod n, restoring division, four bits of the view a cycle.
+        self.n9.next = bit_cast::<9, 8>(self.n.val());
+        self.t1.next =
+            (self.rem.q.val() << 1) | bit_cast::<9, 1>(self.vsh.q.val().get_bits::<1>(31));
+        if self.t1.val() >= self.n9.val() {
+            self.m1.next = self.t1.val() - self.n9.val();
+        } else {
+            self.m1.next = self.t1.val();
+        }
+        self.t2.next = (self.m1.val() << 1) | bit_cast::<9, 1>(self.vsh.q.val().get_bits::<1>(30));
+        if self.t2.val() >= self.n9.val() {
+            self.m2.next = self.t2.val() - self.n9.val();
+        } else {
+            self.m2.next = self.t2.val();
+        }
+        self.t3.next = (self.m2.val() << 1) | bit_cast::<9, 1>(self.vsh.q.val().get_bits::<1>(29));
+        if self.t3.val() >= self.n9.val() {
+            self.m3.next = self.t3.val() - self.n9.val();
+        } else {
+            self.m3.next = self.t3.val();
+        }
+        self.t4.next = (self.m3.val() << 1) | bit_cast::<9, 1>(self.vsh.q.val().get_bits::<1>(28));
+        if self.t4.val() >= self.n9.val() {
+            self.m4.next = self.t4.val() - self.n9.val();
+        } else {
+            self.m4.next = self.t4.val();
+        }
+        // The HBM beat being written: words at or above the lane come from
+        // payload beat j, those below from beat j - 1 (strobes keep the rest).
+        self.cur.next = 0.into();
+        self.prev.next = 0.into();
+        for i in 0..BEATS {
+            if self.wsel.q.val().get_bit(i) {
+                self.cur.next = self.buf[i].q.val();
+            }
+            if self.wsel.q.val().get_bit(i + 1) {
+                self.prev.next = self.buf[i].q.val();
+            }
+        }
+        self.lane_mask.next = self.ones.val() << (bit_cast::<10, 4>(self.lane.val()) << 5);
+        if self.first.q.val() {
+            self.lo.next = bit_cast::<7, 6>(self.vaddr_q.q.val().get_bits::<6>(0));
+        } else {
+            self.lo.next = 0.into();
+        }
+        if self.wrem.q.val() >= 64 {
+            self.hi.next = 64.into();
+        } else {
+            self.hi.next = self.wrem.q.val().get_bits::<7>(0);
+        }
+        // The FSM.
+        self.refuse.next = false;
+        self.why.next = 0.into();
+        self.wr_cmd_tready.next = false;
+        self.wr_data_tready.next = false;
+        self.awvalid.next = false;
+        self.wvalid.next = false;
+        match self.state.q.val() {
+            GuardState::Idle => {
+                self.wr_cmd_tready.next = self.rst_n.val();
+                if self.wr_cmd_tvalid.val() & self.rst_n.val() {
+                    self.vaddr_q.d.next = bit_cast::<64, WR_VADDR_BITS>(
+                        self.wr_cmd_tdata
+                            .val()
+                            .get_bits::<WR_VADDR_BITS>(self.at_vaddr.val().index()),
+                    );
+                    self.len_q.d.next = bit_cast::<32, WR_LEN_BITS>(
+                        self.wr_cmd_tdata
+                            .val()
+                            .get_bits::<WR_LEN_BITS>(self.at_len.val().index()),
+                    );
+                    self.qpn_q.d.next = self
+                        .wr_cmd_tdata
+                        .val()
+                        .get_bits::<QPN_BITS>(self.at_qpn.val().index());
+                    // Address bits above 47, or a SEND's payload: no mailbox.
+                    self.high_q.d.next =
+                        self.wr_cmd_tdata.val().get_bit(self.at_strm.val().index())
+                            | (self
+                                .wr_cmd_tdata
+                                .val()
+                                .get_bits::<4>(self.at_dest.val().index())
+                                != 0)
+                            | !self.wr_cmd_tdata.val().get_bit(self.at_host.val().index());
+                    self.age.d.next = 0.into();
+                    self.csel.d.next = 1.into();
+                    self.beat_n.d.next = 0.into();
+                    self.data_bad.d.next = false;
+                    if self
+                        .wr_cmd_tdata
+                        .val()
+                        .get_bits::<WR_LEN_BITS>(self.at_len.val().index())
+                        == 0
+                    {
+                        // No payload follows an empty write.
+                        self.state.d.next = GuardState::Check;
+                    } else {
+                        self.state.d.next = GuardState::Collect;
+                    }
+                }
+            }
+            GuardState::Collect => {
+                self.wr_data_tready.next = true;
+                if self.wr_data_tvalid.val() {
+                    for i in 0..BEATS {
+                        if self.csel.q.val().get_bit(i) {
+                            self.buf[i].d.next = self.rot2.val();
+                        }
+                    }
+                    self.csel.d.next = self.csel.q.val() << 1;
+                    if self.beat_n.q.val() != 255 {
+                        self.beat_n.d.next = self.beat_n.q.val() + 1;
+                    }
+                    if self.wr_data_tlast.val() {
+                        self.data_bad.d.next = self.beat_n.q.val() != self.expect_m1.val();
+                        self.state.d.next = GuardState::Check;
+                    }
+                }
+            }
+            GuardState::Drain => {
+                self.wr_data_tready.next = true;
+                if self.wr_data_tvalid.val() & self.wr_data_tlast.val() {
+                    self.state.d.next = GuardState::Idle;
+                }
+            }
+            GuardState::Check => {
+                if self.age.q.val() >= self.ready_age.val() {
+                    if self.mal_q.q.val() != 0 {
+                        self.refuse.next = true;
+                        self.why.next = self.mal_q.q.val();
+                    } else if self.data_bad.q.val() {
+                        self.refuse.next = true;
+                        self.why.next = self.c_data.val();
+                    } else if !self.r_hit.val() {
+                        self.refuse.next = true;
+                        self.why.next = self.c_not_owner.val();
+                    } else if !self.r_pass.val() {
+                        self.refuse.next = true;
+                        self.why.next = self.r_code.val();
+                    } else if self.r_leader.val() {
+                        self.vsh.d.next = self.view.val();
+                        self.rem.d.next = 0.into();
+                        self.step.d.next = 0.into();
+                        self.state.d.next = GuardState::Leader;
+                    } else {
+                        self.state.d.next = GuardState::Write;
+                    }
+                    if self.refuse.val() {
+                        self.state.d.next = GuardState::Idle;
+                    }
+                    // The write's first beat: its address and its bytes from
+                    // the beat's start to the record's end.
+                    self.wad.d.next = self.vaddr_q.q.val() & self.beat_mask.val();
+                    self.wrem.d.next = bit_cast::<32, 6>(self.vaddr_q.q.val().get_bits::<6>(0))
+                        + self.len_q.q.val();
+                    self.wsel.d.next = 1.into();
+                    self.first.d.next = true;
+                    self.aw_done.d.next = false;
+                    self.w_done.d.next = false;
+                }
+            }
+            GuardState::Leader => {
+                self.rem.d.next = self.m4.val();
+                self.vsh.d.next = self.vsh.q.val() << 4;
+                self.step.d.next = self.step.q.val() + 1;
+                if self.step.q.val() == 7 {
+                    if self.m4.val() == bit_cast::<9, 8>(self.sender_q.q.val()) {
+                        self.state.d.next = GuardState::Write;
+                    } else {
+                        self.refuse.next = true;
+                        self.why.next = self.c_not_leader.val();
+                        self.state.d.next = GuardState::Idle;
+                    }
+                }
+            }
+            GuardState::Write => {
+                self.awvalid.next = !self.aw_done.q.val();
+                self.wvalid.next = !self.w_done.q.val();
+                if self.awready.val() {
+                    self.aw_done.d.next = true;
+                }
+                if self.wready.val() {
+                    self.w_done.d.next = true;
+                }
+                if (self.aw_done.q.val() | self.awready.val())
+                    & (self.w_done.q.val() | self.wready.val())
+                {
+                    if self.wrem.q.val() <= 64 {
+                        self.accepted_q.d.next = self.accepted_q.q.val() + 1;
+                        self.state.d.next = GuardState::Idle;
+                    } else {
+                        self.wad.d.next = self.wad.q.val() + 64;
+                        self.wrem.d.next = self.wrem.q.val() - 64;
+                        self.wsel.d.next = self.wsel.q.val() << 1;
+                        self.first.d.next = false;
+                        self.aw_done.d.next = false;
+                        self.w_done.d.next = false;
+                    }
+                }
+            }
+            _ => {
+                self.state.d.next = GuardState::Idle;
+            }
+        }
+        // Counting: a refusal by its reason, and by its sender when the
+        // queue pair named one.
+        for i in 0..REASONS {
+            if self.refuse.val() & (self.why.val() == self.reason_ids.val().get_bits::<4>(i * 4)) {
+                self.refused_q[i].d.next = self.refused_q[i].q.val() + 1;
+            }
+        }
+        self.by_off.next = bit_cast::<16, 8>(self.sender_q.q.val()) << 5;
+        // The field's next value in a 32-bit signal: it wraps there, in
+        // Verilog as in Rust, and never carries into the next sender's.
+        self.by_field.next = self.by_q.q.val().get_bits::<32>(self.by_off.val().index()) + 1;
+        if self.refuse.val() & self.known_q.q.val() {
+            self.by_q.d.next = (self.by_q.q.val() & !(self.mask32.val() << self.by_off.val()))
+                | (bit_cast::<REFUSED_BY_BITS, 32>(self.by_field.val()) << self.by_off.val());
+        }
+        if self.bvalid.val() & (self.bresp.val() != 0) {
+            self.werr_q.d.next = self.werr_q.q.val() + 1;
+        }
+        if !self.rst_n.val() {
+            // A write on AXI is finished; a payload still coming is drained.
+            if self.state.q.val() == GuardState::Collect {
+                if self.wr_data_tvalid.val() & self.wr_data_tlast.val() {
+                    self.state.d.next = GuardState::Idle;
+                } else {
+                    self.state.d.next = GuardState::Drain;
+                }
+            } else if (self.state.q.val() != GuardState::Write)
+                & (self.state.q.val() != GuardState::Drain)
+            {
+                self.state.d.next = GuardState::Idle;
+            }
+            self.accepted_q.d.next = 0.into();
+            self.werr_q.d.next = 0.into();
+            self.by_q.d.next = 0.into();
+            for i in 0..REASONS {
+                self.refused_q[i].d.next = 0.into();
+            }
+        }
+        self.awaddr.next = self.wad.q.val();
+        self.awlen.next = 0.into();
+        self.awsize.next = self.size.val();
+        self.awburst.next = self.burst.val();
+        self.wdata.next =
+            (self.cur.val() & self.lane_mask.val()) | (self.prev.val() & !self.lane_mask.val());
+        self.wstrb.next =
+            (self.ones64.val() << self.lo.val()) & (self.ones64.val() >> (64 - self.hi.val()));
+        self.wlast.next = true;
+        self.bready.next = true;
+        self.sts_accepted.next = self.accepted_q.q.val();
+        self.sts_write_errors.next = self.werr_q.q.val();
+        self.sts_refused_unknown_qp.next = self.refused_q[0].q.val();
+        self.sts_refused_length.next = self.refused_q[1].q.val();
+        self.sts_refused_unaligned.next = self.refused_q[2].q.val();
+        self.sts_refused_outside.next = self.refused_q[3].q.val();
+        self.sts_refused_data.next = self.refused_q[4].q.val();
+        self.sts_refused_not_owner.next = self.refused_q[5].q.val();
+        self.sts_refused_not_leader.next = self.refused_q[6].q.val();
+        self.sts_refused_shape.next = self.refused_q[7].q.val();
+        self.sts_refused_unchecked.next = self.refused_q[8].q.val();
+        self.sts_refused_by.next = self.by_q.q.val();
+    }
+}
+
+/// The guard of a v2 build of `N` replicas (window `params::G`, shares of
+/// `params::SB` beats): the kernel's.
+pub type GuardV2<const N: usize> = Guard<N, V2_ROWS, V2_BEATS>;
+
+/// The table of the v2 build of `N` replicas.
+pub fn v2_table(n: usize) -> GuardTable {
+    GuardTable::new(&Mailbox::v2(n, crate::params::G, crate::params::SB))
+}
+
+/// The guard of the v2 build of `N` replicas.
+pub fn v2<const N: usize>() -> GuardV2<N> {
+    GuardV2::<N>::new(&v2_table(N))
+}
+
+/// Verilog of the v2 guard of N replicas alone (for lint and synthesis),
+/// top module `rhdl_ubft_guard`, submodules `rhdl_ubft_guard$<path>`.
+pub fn verilog<const N: usize>() -> String {
+    let mut uut = v2::<N>();
+    uut.connect_all();
+    let body = generate_verilog(&uut)
+        .replace("module top(", "module rhdl_ubft_guard(")
+        .replace("top$", "rhdl_ubft_guard$");
+    format!(
+        "// Generated from crates/rhdl_ubft/src/guard.rs (rust-hdl 0.46), v2 layout, N = {N}.\n\
+         // Do not edit: change the Rust source and regenerate.\n{body}"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::G;
+
+    #[test]
+    fn the_table_matches_the_layout_for_every_build() {
+        for n in 1..=8 {
+            for sb in [1, 2] {
+                let mb = Mailbox::v2(n, G, sb);
+                let t = GuardTable::new(&mb);
+                assert_eq!(t.rows.len(), V2_ROWS);
+                assert_eq!(t.max_words, 16 * sb);
+            }
+            GuardTable::new(&Mailbox::new(n, G, 1));
+        }
+    }
+
+    #[test]
+    fn dividers_are_exact_and_free_for_powers_of_two() {
+        let d = Divider::new(16, 4096);
+        assert_eq!((d.mul, d.shift), (1, 4));
+        for (div, limit) in [(5, 80), (3, 48), (7, 112), (80, 1280), (416, 1 << 16)] {
+            let d = Divider::new(div, limit);
+            assert!(d.mul < 1 << 16);
+            assert!((0..limit).all(|x| d.apply(x) == x / div));
+        }
+    }
+
+    #[test]
+    fn the_reference_rule() {
+        let mb = Mailbox::v2(3, 16, 1);
+        let vote = mb.vote(Region::WillCert, 2, 1);
+        assert_eq!(check(&mb, 3, 1, vote, &[7, 8]), Ok(()));
+        assert_eq!(check(&mb, 3, 2, vote, &[7, 8]), Err(Refusal::NotOwner));
+        assert_eq!(check(&mb, 3, 1, vote, &[7, 8, 9]), Err(Refusal::NotOwner));
+        assert_eq!(check(&mb, 3, 1, vote, &[]), Err(Refusal::Length));
+        assert_eq!(check(&mb, 3, 1, vote, &[0; 17]), Err(Refusal::Length));
+        let p = mb.prepare(5);
+        assert_eq!(check(&mb, 3, 1, p, &[6, 9, 4, 0]), Ok(()));
+        assert_eq!(check(&mb, 3, 0, p, &[6, 9, 4, 0]), Err(Refusal::NotLeader));
+        assert_eq!(check(&mb, 3, 1, p, &[6, 9]), Err(Refusal::Shape));
+        assert_eq!(check(&mb, 3, 1, p + 2, &[4, 0, 7, 8]), Err(Refusal::Shape));
+        assert_eq!(check(&mb, 3, 1, p + 2, &[4]), Ok(()));
+        let nv = mb.base(Region::Newview);
+        assert_eq!(check(&mb, 3, 2, nv, &[5, 1, 2, 3]), Ok(()));
+        let flag = mb.base(Region::NewviewValid);
+        assert_eq!(check(&mb, 3, 2, flag, &[5, 3]), Err(Refusal::Unchecked));
+        let view = mb.base(Region::View);
+        assert_eq!(check(&mb, 3, 2, view, &[1]), Err(Refusal::NotOwner));
+        assert_eq!(check(&mb, 3, 2, 100, &[1]), Err(Refusal::NotOwner));
+        assert_eq!(
+            check(&mb, 3, 2, mb.end() - 1, &[1, 2]),
+            Err(Refusal::Outside)
+        );
+    }
+
+    #[test]
+    fn command_checks_come_in_the_blocks_order() {
+        let mb = Mailbox::v2(3, 16, 1);
+        let cfg = GuardConfig {
+            network_ptr: 0x1_0000_0000,
+            n: 3,
+            id: 0,
+            qpns: vec![16, 17, 18],
+        };
+        let at = |w: usize| cfg.network_ptr + 4 * w as u64;
+        let vote = mb.vote(Region::Commit, 0, 2);
+        let ok = WrCommand::write(18, at(vote), 8);
+        assert_eq!(check_command(&mb, &cfg, &ok), Ok((2, vote)));
+        let own = WrCommand::write(16, at(vote), 8);
+        assert_eq!(
+            check_command(&mb, &cfg, &own),
+            Err((Refusal::UnknownQp, None)),
+            "the replica's own queue pair names no peer"
+        );
+        let bad = |c: WrCommand| check_command(&mb, &cfg, &c).unwrap_err().0;
+        assert_eq!(bad(WrCommand { len: 0, ..ok }), Refusal::Length);
+        assert_eq!(bad(WrCommand { len: 6, ..ok }), Refusal::Length);
+        assert_eq!(bad(WrCommand { len: 68, ..ok }), Refusal::Length);
+        assert_eq!(
+            bad(WrCommand {
+                vaddr: ok.vaddr + 2,
+                ..ok
+            }),
+            Refusal::Unaligned
+        );
+        assert_eq!(bad(WrCommand { host: false, ..ok }), Refusal::Outside);
+        assert_eq!(bad(WrCommand { dest: 1, ..ok }), Refusal::Outside);
+        assert_eq!(
+            bad(WrCommand::write(18, cfg.network_ptr - 4, 8)),
+            Refusal::Outside
+        );
+        assert_eq!(
+            bad(WrCommand::write(18, at(mb.end() - 1), 8)),
+            Refusal::Outside
+        );
+        assert_eq!(
+            decide(&mb, &cfg, &ok, &[1, 2], 2),
+            Err((Refusal::Data, Some(2)))
+        );
+        assert_eq!(decide(&mb, &cfg, &ok, &[1, 2], 1), Ok((2, vote)));
+    }
+}

@@ -1,0 +1,809 @@
+//! The harness: the cluster around a design, as a stateright model.
+//!
+//! The state is every replica's controller state and HBM (the mailbox words
+//! that matter, as the design defines them), the writes the network holds
+//! back, and the environment's choices so far (who fell silent, how much
+//! asynchrony was spent, how many writes the Byzantine replica made).
+//!
+//! Actions:
+//!
+//! - `Step(r, s, silent, hold)`: replica r takes step s of its design: one
+//!   atomic poll of its own HBM and what the kernel does on it. Its writes go
+//!   to its own HBM first, then to every peer. A write lands at once unless
+//!   the network holds it back (`hold`: a mask of peers, within
+//!   `Config::delays`) or an earlier held write blocks its queue pair (FIFO
+//!   per src → dst). `silent`: r falls silent right after this step (silence
+//!   commutes with everything but r's own steps, so this reaches every point
+//!   a replica can stop at). A poll that finds nothing changes nothing, so it
+//!   is no action (a stutter).
+//! - A timeout is a step too (the design lists it apart). It fires when no
+//!   replica can step (nothing else can happen but held writes landing); or
+//!   earlier, at most `Config::early_timeouts` times in a run.
+//! - `Land(src, dst)`: the held write at the head of queue pair src → dst
+//!   lands, and the writes queued behind it with it (any time).
+//! - `Forge(dst, w, step..)`: the Byzantine replica writes w straight into
+//!   dst's HBM (anything in its own entries, different per receiver: the
+//!   design's `forgeries`, which `allowed`, the per-sender slot guard,
+//!   accepts), and dst takes a step on it. A forged write matters only to
+//!   dst's polls and commutes with everything else, so it is placed right
+//!   before the step of dst it is for. At most `Config::byz_writes` of them.
+//! - `Silence(r)`: replica r is silent from the start. A silent replica takes
+//!   no step; writes it already handed to the NIC still land (the NIC is
+//!   trusted); its own mailbox still takes writes, but nobody reads it again,
+//!   so the model drops them.
+//!
+//! So the network is synchronous except for at most `delays` held writes and
+//! `early_timeouts` early timers: eventual synchrony with a bounded amount of
+//! asynchrony before GST (docs/model.md says what that can miss). GST is
+//! taken as the last asynchronous event (an early timeout or a held write
+//! landing).
+//!
+//! Properties (names fixed for every design): `agreement`, `validity`,
+//! `integrity` (invariants over the honest replicas' decisions) and
+//! `live_with_f_silent` (every terminal state reached is one where every live
+//! honest replica decided every slot, unless a bound cut the run).
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use rhdl_ubft::params::faults;
+use stateright::{Model, Property};
+
+/// A value in the model's small domain. 0 is "nothing" (a cleared word),
+/// 1..=`Config::values` are the clients' values (A, B, ...), [`FORGED`] is a
+/// value no client proposed, [`NOOP`] the no-op a design may decide.
+pub type Val = u8;
+/// A value only a Byzantine replica writes.
+pub const FORGED: Val = 15;
+/// The no-op (a design that fills a slot with nothing decides it).
+pub const NOOP: Val = 14;
+
+/// How a value reads in a trace.
+pub fn val_name(v: Val) -> String {
+    match v {
+        0 => "-".into(),
+        FORGED => "X".into(),
+        NOOP => "noop".into(),
+        v if v <= 13 => ((b'A' + v - 1) as char).to_string(),
+        v => format!("?{v}"),
+    }
+}
+
+/// The bounds and the environment of one check.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Config {
+    /// n = 2f + 1 replicas.
+    pub n: usize,
+    /// Slots every live honest replica must decide (k = 1..=slots); a replica
+    /// that decided them stops, as the kernel does with `slots` = S.
+    pub slots: usize,
+    /// The model's window G: slot = (k - 1) mod G, so with G < S slot k + G
+    /// reuses slot k's mailbox entries.
+    pub window: usize,
+    /// The highest view: a replica that would go past it stops ("capped").
+    pub views: u8,
+    /// Client values: 1..=values.
+    pub values: u8,
+    /// What a leader may propose: any client value (`true`), or the one its
+    /// stream holds for k: value 1 + (leader + k - 1) mod values.
+    pub any_value: bool,
+    /// At most this many honest replicas fall silent (default f).
+    pub silent: usize,
+    /// The Byzantine replica, if any.
+    pub byzantine: Option<usize>,
+    /// Writes the Byzantine replica may make.
+    pub byz_writes: u8,
+    /// Liveness: a run cut by the view bound counts as a failure once the
+    /// views advanced this many times after GST with a slot undecided.
+    pub live_views: u8,
+    /// Asynchrony: timeouts that may fire while something else can still
+    /// happen (a write can land, a replica can step). After them, a timeout
+    /// fires only when nothing else can.
+    pub early_timeouts: u8,
+    /// Asynchrony: writes the network may hold back (a held write does not
+    /// keep timeouts from firing; writes behind it on its queue pair wait).
+    pub delays: u8,
+}
+
+impl Config {
+    /// n replicas, S slots, window G, views 0..=V, two client values, f
+    /// silent, no Byzantine replica, L = f + 2.
+    pub fn new(n: usize, slots: usize, window: usize, views: u8) -> Config {
+        assert!(
+            n % 2 == 1 && n <= MAX_N,
+            "n must be odd and at most {MAX_N}"
+        );
+        assert!((1..=MAX_SLOTS).contains(&slots), "slots in 1..={MAX_SLOTS}");
+        assert!(
+            (1..=MAX_WINDOW).contains(&window),
+            "window in 1..={MAX_WINDOW}"
+        );
+        Config {
+            n,
+            slots,
+            window,
+            views,
+            values: 2,
+            any_value: false,
+            silent: faults(n),
+            byzantine: None,
+            byz_writes: 0,
+            live_views: faults(n) as u8 + 2,
+            early_timeouts: 2,
+            delays: 1,
+        }
+    }
+
+    pub fn f(&self) -> usize {
+        faults(self.n)
+    }
+
+    /// Whether replica r is honest (it may still fall silent).
+    pub fn honest(&self, r: usize) -> bool {
+        self.byzantine != Some(r)
+    }
+
+    /// The mailbox slot of sequence number k.
+    pub fn slot(&self, k: u8) -> usize {
+        (k as usize + self.window - 1) % self.window
+    }
+
+    /// The values leader `id` may propose for k.
+    pub fn proposals(&self, id: usize, k: u8) -> Vec<Val> {
+        if self.any_value {
+            (1..=self.values).collect()
+        } else {
+            vec![1 + ((id + k as usize - 1) % self.values as usize) as Val]
+        }
+    }
+
+    /// The leader of a view (view mod n).
+    pub fn leader(&self, view: u8) -> usize {
+        view as usize % self.n
+    }
+}
+
+/// The most replicas, window slots and decisions the fixed-size records hold.
+pub const MAX_N: usize = 5;
+pub const MAX_WINDOW: usize = 4;
+pub const MAX_SLOTS: usize = 4;
+
+/// What a step writes: onto every queue pair (after its own HBM), or into
+/// its own HBM only.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Out<W> {
+    All(W),
+    Local(W),
+}
+
+/// A protocol to check: its replica state, its mailbox, its writes and its
+/// steps. The harness supplies everything else.
+pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
+    type Replica: Clone + Debug + Hash + Eq + Send + Sync;
+    type Hbm: Clone + Debug + Hash + Eq + Send + Sync;
+    type Write: Clone + Debug + Hash + Eq + Send + Sync;
+    type Step: Clone + Debug + Hash + Eq + Send + Sync;
+
+    /// The name the CLI selects it by.
+    fn name(&self) -> &'static str;
+    /// Replica `id`'s state and HBM at `ap_start`.
+    fn init(&self, cfg: &Config, id: usize) -> (Self::Replica, Self::Hbm);
+    /// The steps `id` can take now that change something (a poll that finds
+    /// nothing is not a step).
+    fn steps(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &Self::Replica,
+        hbm: &Self::Hbm,
+        out: &mut Vec<Self::Step>,
+    );
+    /// The timeouts that could fire now (each on a poll that misses).
+    fn timeouts(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &Self::Replica,
+        hbm: &Self::Hbm,
+        out: &mut Vec<Self::Step>,
+    );
+    /// Takes a step (or a timeout); returns its writes.
+    fn apply(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &mut Self::Replica,
+        hbm: &mut Self::Hbm,
+        step: &Self::Step,
+    ) -> Vec<Out<Self::Write>>;
+    /// A write from `src` lands in `dst`'s HBM (`rep` is `dst`'s, for what it
+    /// records about landings).
+    fn land(
+        &self,
+        cfg: &Config,
+        dst: usize,
+        rep: &mut Self::Replica,
+        hbm: &mut Self::Hbm,
+        src: usize,
+        w: &Self::Write,
+    );
+    /// What the Byzantine replica `byz` may write into `dst`'s HBM now.
+    fn forgeries(
+        &self,
+        cfg: &Config,
+        byz: usize,
+        dst: &Self::Replica,
+        hbm: &Self::Hbm,
+        out: &mut Vec<Self::Write>,
+    );
+    /// The per-sender slot guard: may `src` write `w`?
+    fn allowed(&self, cfg: &Config, src: usize, w: &Self::Write) -> bool;
+    /// The replica's decisions (k, m), in order.
+    fn decisions<'a>(&self, rep: &'a Self::Replica) -> &'a [(u8, Val)];
+    /// Its current view.
+    fn view(&self, rep: &Self::Replica) -> u8;
+    /// It stopped at the view bound.
+    fn capped(&self, rep: &Self::Replica) -> bool;
+    /// A line for a trace: what the step read and did (`rep`, `hbm` before it).
+    fn describe_step(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &Self::Replica,
+        hbm: &Self::Hbm,
+        step: &Self::Step,
+    ) -> String;
+    /// Whether a step is a timeout.
+    fn is_timeout(&self, step: &Self::Step) -> bool;
+    /// A write, with its words and address from the layout.
+    fn describe_write(&self, cfg: &Config, src: usize, w: &Self::Write) -> String;
+    /// A replica's state in a line.
+    fn describe_replica(&self, cfg: &Config, rep: &Self::Replica) -> String;
+}
+
+/// A write in flight on queue pair src → dst.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Msg<W> {
+    pub src: u8,
+    pub dst: u8,
+    /// Held back by the network: it does not count against quiescence.
+    pub held: bool,
+    pub w: W,
+}
+
+/// The whole cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State<D: Design> {
+    pub reps: Vec<D::Replica>,
+    pub hbm: Vec<D::Hbm>,
+    /// In send order; a pair's oldest is the first with that (src, dst).
+    pub net: Vec<Msg<D::Write>>,
+    /// Bit r: replica r fell silent.
+    pub silent: u8,
+    /// Early timeouts so far.
+    pub early: u8,
+    /// Writes held back so far.
+    pub held: u8,
+    /// The highest live honest view at the last asynchronous event (an early
+    /// timeout, or a held write landing): GST is no earlier.
+    pub gst: u8,
+    /// Writes the Byzantine replica made.
+    pub forged: u8,
+}
+
+/// What happens next.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Action<D: Design> {
+    /// Replica r's step; then whether r falls silent right after it, and the
+    /// peers (a bit mask) for which the network holds back its writes.
+    Step(usize, D::Step, bool, u8),
+    /// The held write at the head of queue pair src → dst lands (and those
+    /// queued behind it).
+    Land(usize, usize),
+    /// The Byzantine replica writes into dst's HBM, then dst steps (as in
+    /// `Step`).
+    Forge(usize, D::Write, D::Step, bool, u8),
+    /// Replica r is silent from the start.
+    Silence(usize),
+}
+
+/// The cluster around design `D` with bounds `cfg`, as a stateright model.
+#[derive(Clone, Debug)]
+pub struct UbftModel<D: Design> {
+    pub design: D,
+    pub cfg: Config,
+    /// Check only this property (to find a short counterexample for it).
+    pub only: Option<&'static str>,
+}
+
+/// The property names, in report order.
+pub const PROPERTIES: [&str; 4] = ["agreement", "validity", "integrity", "live_with_f_silent"];
+
+impl<D: Design> UbftModel<D> {
+    pub fn new(design: D, cfg: Config) -> Self {
+        UbftModel {
+            design,
+            cfg,
+            only: None,
+        }
+    }
+
+    /// Replica r takes steps: honest, not silent.
+    pub fn live(&self, s: &State<D>, r: usize) -> bool {
+        self.cfg.honest(r) && s.silent & (1 << r) == 0
+    }
+
+    /// Landings, steps, then the timeouts the synchrony rule allows.
+    fn progress_actions(&self, s: &State<D>, out: &mut Vec<Action<D>>) {
+        let n = self.cfg.n;
+        let mut seen = 0u32;
+        for m in &s.net {
+            let bit = 1u32 << (m.src as usize * n + m.dst as usize);
+            if seen & bit == 0 {
+                seen |= bit;
+                out.push(Action::Land(m.src as usize, m.dst as usize));
+            }
+        }
+        let may_silence = (s.silent.count_ones() as usize) < self.cfg.silent;
+        let holds = self.cfg.delays - s.held;
+        let mut steps = Vec::new();
+        let mut busy = false;
+        for r in 0..n {
+            if self.live(s, r) {
+                self.design
+                    .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                busy |= !steps.is_empty();
+                self.push_steps(s, r, &mut steps, may_silence, holds, out);
+            }
+        }
+        if !busy || s.early < self.cfg.early_timeouts {
+            for r in 0..n {
+                if self.live(s, r) {
+                    self.design
+                        .timeouts(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                    self.push_steps(s, r, &mut steps, may_silence, holds, out);
+                }
+            }
+        }
+    }
+
+    fn push_steps(
+        &self,
+        s: &State<D>,
+        r: usize,
+        steps: &mut Vec<D::Step>,
+        may_silence: bool,
+        holds: u8,
+        out: &mut Vec<Action<D>>,
+    ) {
+        // Peers a write can be held back for: live, not already blocked.
+        let mut peers = 0u8;
+        for d in 0..self.cfg.n {
+            if d != r
+                && self.live(s, d)
+                && !s
+                    .net
+                    .iter()
+                    .any(|m| m.src as usize == r && m.dst as usize == d)
+            {
+                peers |= 1 << d;
+            }
+        }
+        for st in steps.drain(..) {
+            for silent in [false, true] {
+                if silent && !may_silence {
+                    continue;
+                }
+                // Every subset of those peers within the budget.
+                let mut mask = peers;
+                loop {
+                    if mask.count_ones() as u8 <= holds {
+                        out.push(Action::Step(r, st.clone(), silent, mask));
+                    }
+                    if mask == 0 {
+                        break;
+                    }
+                    mask = (mask - 1) & peers;
+                }
+            }
+        }
+    }
+
+    /// A live replica can step (so a timeout now is an early one).
+    pub fn busy(&self, s: &State<D>) -> bool {
+        let mut steps = Vec::new();
+        (0..self.cfg.n).any(|r| {
+            self.live(s, r) && {
+                self.design
+                    .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                !steps.is_empty()
+            }
+        })
+    }
+
+    fn top_view(&self, s: &State<D>) -> u8 {
+        (0..self.cfg.n)
+            .filter(|&r| self.live(s, r))
+            .map(|r| self.design.view(&s.reps[r]))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// `s` with the Byzantine replica's write `w` in dst's HBM.
+    fn forge(&self, s: &State<D>, dst: usize, w: &D::Write) -> State<D> {
+        let mut t = s.clone();
+        let b = self.cfg.byzantine.expect("a Byzantine replica");
+        self.design
+            .land(&self.cfg, dst, &mut t.reps[dst], &mut t.hbm[dst], b, w);
+        t.forged += 1;
+        t
+    }
+
+    fn silence(&self, t: &mut State<D>, r: usize) {
+        t.silent |= 1 << r;
+        // Its mailbox still takes writes, but nobody reads it again.
+        t.hbm[r] = self.design.init(&self.cfg, r).1;
+        t.net.retain(|m| m.dst as usize != r);
+    }
+
+    /// No action at all is enabled.
+    pub fn terminal(&self, s: &State<D>) -> bool {
+        if !s.net.is_empty() {
+            return false;
+        }
+        let mut steps = Vec::new();
+        for r in 0..self.cfg.n {
+            if self.live(s, r) {
+                self.design
+                    .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                self.design
+                    .timeouts(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                if !steps.is_empty() {
+                    return false;
+                }
+            }
+        }
+        let mut a = Vec::new();
+        self.actions(s, &mut a);
+        a.is_empty()
+    }
+
+    /// The honest replicas (silent ones included: they were honest).
+    fn honest(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.cfg.n).filter(|&r| self.cfg.honest(r))
+    }
+
+    pub fn agreement(&self, s: &State<D>) -> bool {
+        let mut by_k = [0 as Val; 256];
+        for r in self.honest() {
+            for &(k, m) in self.design.decisions(&s.reps[r]) {
+                let e = &mut by_k[k as usize];
+                if *e == 0 {
+                    *e = m;
+                } else if *e != m {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    pub fn validity(&self, s: &State<D>) -> bool {
+        self.honest().all(|r| {
+            self.design
+                .decisions(&s.reps[r])
+                .iter()
+                .all(|&(_, m)| (m >= 1 && m <= self.cfg.values) || m == NOOP)
+        })
+    }
+
+    pub fn integrity(&self, s: &State<D>) -> bool {
+        self.honest().all(|r| {
+            let d = self.design.decisions(&s.reps[r]);
+            d.iter()
+                .enumerate()
+                .all(|(i, a)| d[..i].iter().all(|b| b.0 != a.0))
+        })
+    }
+
+    /// Every live honest replica decided every slot.
+    pub fn all_decided(&self, s: &State<D>) -> bool {
+        (0..self.cfg.n)
+            .filter(|&r| self.live(s, r))
+            .all(|r| self.design.decisions(&s.reps[r]).len() >= self.cfg.slots)
+    }
+
+    /// Why a terminal state with a slot undecided does not count against
+    /// liveness, if it does not: a bound cut the run.
+    pub fn excuse(&self, s: &State<D>) -> Option<&'static str> {
+        let live: Vec<usize> = (0..self.cfg.n).filter(|&r| self.live(s, r)).collect();
+        if live
+            .iter()
+            .any(|&r| self.design.decisions(&s.reps[r]).len() >= self.cfg.slots)
+        {
+            // A replica that decided S slots stops, so a laggard may wait for
+            // it where an unbounded run would go on to slot S + 1.
+            return Some("a replica finished the S slots and stopped");
+        }
+        if live.iter().any(|&r| self.design.capped(&s.reps[r]))
+            && self.views_since_gst(s) < self.cfg.live_views
+        {
+            return Some("the view bound cut the run before L synchronous views");
+        }
+        None
+    }
+
+    /// Views the live honest replicas advanced after the last asynchronous
+    /// event (their highest).
+    pub fn views_since_gst(&self, s: &State<D>) -> u8 {
+        self.top_view(s).saturating_sub(s.gst)
+    }
+
+    pub fn live_with_f_silent(&self, s: &State<D>) -> bool {
+        self.all_decided(s) || !self.terminal(s) || self.excuse(s).is_some()
+    }
+
+    /// A line for an action taken from `s`.
+    pub fn describe(&self, s: &State<D>, a: &Action<D>) -> String {
+        match a {
+            Action::Step(r, st, silent, hold) => {
+                let what = if !self.design.is_timeout(st) {
+                    "step"
+                } else if self.busy(s) {
+                    "timeout (early)"
+                } else {
+                    "timeout"
+                };
+                let mut line = format!(
+                    "r{r} {what}: {}",
+                    self.design
+                        .describe_step(&self.cfg, *r, &s.reps[*r], &s.hbm[*r], st)
+                );
+                for d in 0..self.cfg.n {
+                    if hold & (1 << d) != 0 {
+                        line += &format!("; the network holds back its write to r{d}");
+                    }
+                }
+                if *silent {
+                    line += &format!("; then r{r} falls silent (its mailbox still takes writes)");
+                }
+                line
+            }
+            Action::Land(src, dst) => {
+                let m = s
+                    .net
+                    .iter()
+                    .find(|m| m.src as usize == *src && m.dst as usize == *dst)
+                    .expect("a landing has a write in flight");
+                let behind = s
+                    .net
+                    .iter()
+                    .filter(|m| m.src as usize == *src && m.dst as usize == *dst)
+                    .count()
+                    - 1;
+                format!(
+                    "land r{src}→r{dst} (held back until now): {}{}",
+                    self.design.describe_write(&self.cfg, *src, &m.w),
+                    if behind > 0 {
+                        format!(", and the {behind} write(s) queued behind it")
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+            Action::Forge(dst, w, st, silent, hold) => {
+                let b = self.cfg.byzantine.unwrap();
+                let t = self.forge(s, *dst, w);
+                format!(
+                    "forge r{b}→r{dst} (Byzantine): {}; then {}",
+                    self.design.describe_write(&self.cfg, b, w),
+                    self.describe(&t, &Action::Step(*dst, st.clone(), *silent, *hold))
+                )
+            }
+            Action::Silence(r) => {
+                format!("r{r} is silent from the start (its mailbox still takes writes)")
+            }
+        }
+    }
+
+    /// The state in a few lines (for the end of a trace).
+    pub fn describe_state(&self, s: &State<D>) -> Vec<String> {
+        let mut out = vec![];
+        for r in 0..self.cfg.n {
+            let who = if !self.cfg.honest(r) {
+                " (Byzantine)"
+            } else if s.silent & (1 << r) != 0 {
+                " (silent)"
+            } else {
+                ""
+            };
+            let dec: Vec<String> = self
+                .design
+                .decisions(&s.reps[r])
+                .iter()
+                .map(|&(k, m)| format!("k{k}={}", val_name(m)))
+                .collect();
+            out.push(format!(
+                "r{r}{who}: {}; decided [{}]",
+                self.design.describe_replica(&self.cfg, &s.reps[r]),
+                dec.join(", ")
+            ));
+        }
+        out.push(format!(
+            "in flight: {}; early timeouts {}, held writes {}; last asynchronous event at view {}",
+            s.net.len(),
+            s.early,
+            s.held,
+            s.gst
+        ));
+        out
+    }
+}
+
+impl<D: Design> Model for UbftModel<D> {
+    type State = State<D>;
+    type Action = Action<D>;
+
+    fn init_states(&self) -> Vec<State<D>> {
+        let (reps, hbm) = (0..self.cfg.n)
+            .map(|r| self.design.init(&self.cfg, r))
+            .unzip();
+        vec![State {
+            reps,
+            hbm,
+            net: vec![],
+            silent: 0,
+            early: 0,
+            held: 0,
+            gst: 0,
+            forged: 0,
+        }]
+    }
+
+    fn actions(&self, s: &State<D>, out: &mut Vec<Action<D>>) {
+        self.progress_actions(s, out);
+        if let Some(b) = self.cfg.byzantine {
+            if s.forged < self.cfg.byz_writes {
+                let mut ws = Vec::new();
+                let mut after = Vec::new();
+                for dst in 0..self.cfg.n {
+                    if dst != b && self.live(s, dst) {
+                        self.design
+                            .forgeries(&self.cfg, b, &s.reps[dst], &s.hbm[dst], &mut ws);
+                        for w in ws.drain(..) {
+                            debug_assert!(self.design.allowed(&self.cfg, b, &w));
+                            let t = self.forge(s, dst, &w);
+                            self.progress_actions(&t, &mut after);
+                            for a in after.drain(..) {
+                                if let Action::Step(r, st, silent, hold) = a {
+                                    if r == dst {
+                                        out.push(Action::Forge(dst, w.clone(), st, silent, hold));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Silent from the start (later points come with the steps).
+        if s.net.is_empty() && s.early == 0 && s.silent == 0 && s == &self.init_states()[0] {
+            for r in 0..self.cfg.n {
+                if self.live(s, r) && self.cfg.silent > 0 {
+                    out.push(Action::Silence(r));
+                }
+            }
+        }
+    }
+
+    fn next_state(&self, s: &State<D>, a: Action<D>) -> Option<State<D>> {
+        let mut t = s.clone();
+        match a {
+            Action::Step(r, st, silent, hold) => {
+                if self.design.is_timeout(&st) && self.busy(s) {
+                    t.early += 1;
+                    t.gst = self.top_view(s);
+                }
+                let outs = self
+                    .design
+                    .apply(&self.cfg, r, &mut t.reps[r], &mut t.hbm[r], &st);
+                let mut sent = false;
+                for o in outs {
+                    let (w, all) = match o {
+                        Out::All(w) => (w, true),
+                        Out::Local(w) => (w, false),
+                    };
+                    debug_assert!(
+                        self.design.allowed(&self.cfg, r, &w),
+                        "r{r} writes outside its entries: {w:?}"
+                    );
+                    self.design
+                        .land(&self.cfg, r, &mut t.reps[r], &mut t.hbm[r], r, &w);
+                    if !all {
+                        continue;
+                    }
+                    sent = true;
+                    for dst in 0..self.cfg.n {
+                        // Nobody reads a Byzantine or silent replica's HBM.
+                        if dst == r || !self.live(&t, dst) {
+                            continue;
+                        }
+                        let blocked = t
+                            .net
+                            .iter()
+                            .any(|m| m.src as usize == r && m.dst as usize == dst);
+                        if hold & (1 << dst) != 0 || blocked {
+                            let held = hold & (1 << dst) != 0 && !blocked;
+                            t.held += held as u8;
+                            t.net.push(Msg {
+                                src: r as u8,
+                                dst: dst as u8,
+                                held,
+                                w: w.clone(),
+                            });
+                        } else {
+                            self.design.land(
+                                &self.cfg,
+                                dst,
+                                &mut t.reps[dst],
+                                &mut t.hbm[dst],
+                                r,
+                                &w,
+                            );
+                        }
+                    }
+                }
+                if hold != 0 && !sent {
+                    return None; // nothing to hold back: the same as hold = 0
+                }
+                // One order for the same queues: by queue pair, each pair's
+                // writes in the order sent (a stable sort).
+                t.net.sort_by_key(|m| (m.src, m.dst));
+                if silent {
+                    self.silence(&mut t, r);
+                }
+            }
+            Action::Land(src, dst) => {
+                // The held head, and every write queued behind it.
+                t.gst = self.top_view(s);
+                let mut rest = vec![];
+                for m in std::mem::take(&mut t.net) {
+                    if m.src as usize == src && m.dst as usize == dst {
+                        self.design.land(
+                            &self.cfg,
+                            dst,
+                            &mut t.reps[dst],
+                            &mut t.hbm[dst],
+                            src,
+                            &m.w,
+                        );
+                    } else {
+                        rest.push(m);
+                    }
+                }
+                t.net = rest;
+            }
+            Action::Forge(dst, w, st, silent, hold) => {
+                let t = self.forge(s, dst, &w);
+                return self.next_state(&t, Action::Step(dst, st, silent, hold));
+            }
+            Action::Silence(r) => self.silence(&mut t, r),
+        }
+        Some(t)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        let all = vec![
+            Property::always("agreement", |m: &Self, s: &State<D>| m.agreement(s)),
+            Property::always("validity", |m: &Self, s: &State<D>| m.validity(s)),
+            Property::always("integrity", |m: &Self, s: &State<D>| m.integrity(s)),
+            Property::always("live_with_f_silent", |m: &Self, s: &State<D>| {
+                m.live_with_f_silent(s)
+            }),
+        ];
+        match self.only {
+            Some(name) => all.into_iter().filter(|p| p.name == name).collect(),
+            None => all,
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! The `current` design under reduced bounds: the checker can fail (a silent
+//! replica stops every decision; one held write stalls an honest cluster, E3),
+//! agreement holds in the explored space, the model's records are the
+//! layout's, and its state graph has no cycle (so "terminal" covers every
+//! run's end).
+
+use std::collections::HashMap;
+
+use rhdl_ubft::choose::VcRecord;
+use rhdl_ubft::layout::{self, Region, Version, VC_WORDS};
+use rhdl_ubft::params::vote_tag;
+use stateright::Model;
+use ubft_model::check::RunOpts;
+use ubft_model::current::{self, mailbox, Current, Prep, Rec, Row, Share, Vote, Write};
+use ubft_model::model::{Action, UbftModel};
+use ubft_model::{run, Config};
+
+fn opts() -> RunOpts {
+    RunOpts {
+        threads: 1,
+        max_states: 0,
+    }
+}
+
+/// n = 3, S slots, window 1 (slot 2 reuses slot 1's entries), views 0..=V,
+/// with no asynchrony and no silence unless a test adds it.
+fn cfg(slots: usize, views: u8) -> Config {
+    let mut c = Config::new(3, slots, 1, views);
+    c.silent = 0;
+    c.early_timeouts = 0;
+    c.delays = 0;
+    c
+}
+
+#[test]
+fn a_silent_replica_stops_every_decision() {
+    let mut c = cfg(1, 1);
+    c.silent = 1;
+    let r = run(Current, c, &opts());
+    assert!(r.complete);
+    assert!(r.property("agreement").holds);
+    let live = r.property("live_with_f_silent");
+    assert!(!live.holds);
+    let ce = live.counterexample.as_ref().unwrap().join("\n");
+    println!("{ce}");
+    // Someone falls silent, the others start a view change, and the view
+    // change waits for all n records for good: a terminal state with
+    // nothing decided.
+    assert!(
+        ce.contains("falls silent") || ce.contains("silent from the start"),
+        "{ce}"
+    );
+    assert!(ce.contains("VcStart: view 1"), "{ce}");
+    assert!(ce.contains("2 of 3 valid records"), "{ce}");
+    assert!(!ce.contains("decides"), "{ce}");
+    assert!(ce.contains("terminal: no action is enabled"), "{ce}");
+    assert!(ce.contains("decided []"), "{ce}");
+}
+
+#[test]
+fn with_everyone_timely_every_slot_is_decided() {
+    // Synchronous, nobody silent: every run decides both slots (the
+    // checker passes what it should).
+    let r = run(Current, cfg(2, 2), &opts());
+    assert!(r.complete);
+    assert!(r.all_hold(), "{}", r.text());
+}
+
+#[test]
+fn agreement_holds_with_a_held_write_a_silent_replica_and_a_reused_slot() {
+    let mut c = cfg(2, 1);
+    c.silent = 1;
+    c.delays = 1;
+    let r = run(Current, c, &opts());
+    println!("{}", r.text());
+    assert!(r.complete);
+    assert!(r.property("agreement").holds);
+    assert!(r.property("validity").holds);
+    assert!(r.property("integrity").holds);
+    assert!(!r.property("live_with_f_silent").holds);
+}
+
+#[test]
+fn one_held_will_commit_stalls_an_honest_cluster_for_good() {
+    // Audit E3, with every replica honest and nobody silent: one write held
+    // back once, everything else synchronous.
+    // Views 0..=3; a run cut there after L = 2 views without a decision
+    // since the held write landed counts against liveness.
+    let mut c = cfg(2, 3);
+    c.delays = 1;
+    c.live_views = 2;
+    let r = run(
+        Current,
+        c,
+        &RunOpts {
+            threads: 2,
+            max_states: 0,
+        },
+    );
+    assert!(r.property("agreement").holds);
+    let live = r.property("live_with_f_silent");
+    assert!(!live.holds);
+    let ce = live.counterexample.as_ref().unwrap().join("\n");
+    println!("{ce}");
+    assert!(!ce.contains("silent"), "{ce}");
+    // The held write is a will_commit for k = 1, the laggard's own HBM ends
+    // up holding the full view-0 quorum, and it never decides k = 1.
+    assert!(ce.contains("the network holds back its write"), "{ce}");
+    assert!(
+        ce.contains("land r") && ce.contains("will_commit[0]"),
+        "{ce}"
+    );
+    assert!(
+        ce.contains("no full quorum under tag(1,1)")
+            || ce.contains("no full quorum under tag(2,1)"),
+        "{ce}"
+    );
+    assert!(ce.contains("without a decision"), "{ce}");
+}
+
+#[test]
+fn the_models_records_are_the_layouts() {
+    let c = Config::new(3, 2, 1, 2);
+    let mb = mailbox(&c);
+    let (prep, vote, vc) = current::layout_words();
+    assert_eq!(prep, layout::prepare_words(Version::V2));
+    assert_eq!(vote, layout::vote_words(Version::V2));
+    assert_eq!(vc, VC_WORDS);
+    let p = Prep {
+        k: 2,
+        m: 1,
+        view: 1,
+    };
+    assert_eq!(p.words().len(), prep);
+    assert_eq!(p.words(), [2, 1, 1, 0]);
+    let v = Vote {
+        view: 1,
+        k: 2,
+        m: 2,
+    };
+    assert_eq!(v.words(), [vote_tag(1, 2), 2]);
+    let r = Rec {
+        view: 2,
+        phase: 1,
+        k: 2,
+        m: 1,
+    };
+    assert_eq!(
+        r.record(1).words(),
+        VcRecord {
+            view: 2,
+            slot: 0,
+            phase: 1,
+            k: 2,
+            m: 1
+        }
+        .words()
+    );
+    assert_eq!(r.flag(), [vote_tag(2, 2), 1]);
+    // Every entry a replica writes is its own under the layout's slot guard
+    // (Mailbox::owner), in the region the model says.
+    for node in 0..3u8 {
+        for row in [Row::WillCert, Row::WillCommit, Row::Commit] {
+            let w = Write::Vote {
+                row,
+                slot: 0,
+                node,
+                v,
+            };
+            let placed = w.placed(&mb, 1);
+            assert_eq!(placed[0].0, mb.vote(row.region(), 0, node as usize));
+            assert_eq!(mb.locate(placed[0].0).unwrap().0, row.region());
+            assert_eq!(mb.owner(placed[0].0), Some(node as usize));
+        }
+        let w = Write::Share {
+            slot: 0,
+            node,
+            s: Share {
+                view: 1,
+                k: 2,
+                m: 1,
+            },
+        };
+        let placed = w.placed(&mb, 1);
+        assert_eq!(mb.locate(placed[0].0).unwrap().0, Region::Certify);
+        assert_eq!(mb.locate(placed[1].0).unwrap().0, Region::CertifyValid);
+        assert!(placed
+            .iter()
+            .all(|(a, _)| mb.owner(*a) == Some(node as usize)));
+        let w = Write::Vc { node, r };
+        let placed = w.placed(&mb, 1);
+        assert_eq!(placed[0].0, mb.vc(node as usize));
+        assert_eq!(placed[1].0, mb.vc_valid(node as usize));
+        assert!(placed
+            .iter()
+            .all(|(a, _)| mb.owner(*a) == Some(node as usize)));
+    }
+    let w = Write::Prepare { slot: 0, p };
+    assert_eq!(w.placed(&mb, 1)[0].0, mb.prepare(0));
+    assert_eq!(
+        mb.owner(mb.prepare(0)),
+        None,
+        "prepare is the leader's region, not a node's"
+    );
+}
+
+fn fp<T: std::hash::Hash>(t: &T) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+/// Depth-first search for a cycle in the reachable graph (states by a
+/// 64-bit fingerprint, as the checker itself keeps them). Returns the states
+/// visited, or `None` on a cycle.
+fn acyclic<M>(m: &M) -> Option<usize>
+where
+    M: Model,
+    M::State: std::hash::Hash,
+{
+    // 1: on the stack, 2: done.
+    let mut color: HashMap<u64, u8> = HashMap::new();
+    for init in m.init_states() {
+        let f = fp(&init);
+        if color.contains_key(&f) {
+            continue;
+        }
+        color.insert(f, 1);
+        let mut stack = vec![(f, m.next_states(&init), 0usize)];
+        while let Some((f, next, i)) = stack.last_mut() {
+            if *i < next.len() {
+                let t = &next[*i];
+                *i += 1;
+                let g = fp(t);
+                match color.get(&g) {
+                    Some(1) => return None,
+                    Some(_) => {}
+                    None => {
+                        color.insert(g, 1);
+                        let nt = m.next_states(t);
+                        stack.push((g, nt, 0));
+                    }
+                }
+            } else {
+                color.insert(*f, 2);
+                stack.pop();
+            }
+        }
+    }
+    Some(color.len())
+}
+
+#[test]
+fn the_state_graph_has_no_cycle() {
+    // So every run ends in a terminal state, which is where liveness is
+    // judged (docs/model.md).
+    let mut c = cfg(2, 1);
+    c.silent = 1;
+    c.early_timeouts = 1;
+    let m = UbftModel::new(Current, c.clone());
+    let visited = acyclic(&m).expect("no cycle");
+    println!("{visited} states, no cycle");
+    let mut c = cfg(1, 1);
+    c.delays = 1;
+    c.byzantine = Some(1);
+    c.byz_writes = 2;
+    assert!(acyclic(&UbftModel::new(Current, c)).is_some());
+}
+
+#[test]
+fn a_byzantine_leader_gets_a_forged_value_decided() {
+    // Validity as the simulator checks it (a decided value was proposed by a
+    // client): the kernel does not authenticate client values, so a
+    // Byzantine leader that proposes one of its own, and votes for it, gets
+    // it decided.
+    // Views 0..=0: the lie needs no view change.
+    let mut c = cfg(1, 0);
+    c.values = 1;
+    c.byzantine = Some(0);
+    c.byz_writes = 5;
+    let r = run(Current, c, &opts());
+    assert!(r.property("agreement").holds);
+    let v = r.property("validity");
+    assert!(!v.holds);
+    let ce = v.counterexample.as_ref().unwrap().join("\n");
+    println!("{ce}");
+    assert!(
+        ce.contains("forge r0→r1 (Byzantine): prepare[0] = (k 1, m X"),
+        "{ce}"
+    );
+    assert!(ce.contains("decides k 1 = X"), "{ce}");
+}
+
+#[test]
+fn every_action_the_harness_offers_changes_the_state() {
+    // A stutter would be a cycle; the checker's actions are all real steps.
+    let mut c = cfg(2, 1);
+    c.silent = 1;
+    c.delays = 1;
+    let m = UbftModel::new(Current, c);
+    let s = &m.init_states()[0];
+    let mut a = vec![];
+    m.actions(s, &mut a);
+    assert!(a.iter().any(|a| matches!(a, Action::Silence(0))));
+    for act in a {
+        let t = m.next_state(s, act.clone());
+        assert!(t.as_ref() != Some(s), "{act:?} changes nothing");
+    }
+}

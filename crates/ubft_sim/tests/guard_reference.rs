@@ -1,0 +1,136 @@
+//! `rhdl_ubft::guard::check`, the hardware guard's reference rule, against
+//! the network model's slot guard (`Network::guard`, reached through the
+//! model's public interface): the same verdict for every well-formed write,
+//! except the one documented difference, newview_valid, which the hardware
+//! refuses (`Unchecked`, docs/guard.md) and the model checks against the
+//! newview record in the receiver's HBM.
+
+use rhdl_ubft::guard::{check, Refusal};
+use rhdl_ubft::layout::{Mailbox, Region};
+use rhdl_ubft::params::{G, N as BUILD_N, SB};
+use rhdl_ubft::roce::{SqCommand, RC_RDMA_WRITE_ONLY};
+use ubft_sim::hbm::Hbm;
+use ubft_sim::network::{Network, RefuseReason};
+use ubft_sim::ports::{KernelIn, KernelOut};
+
+const PTR: u64 = 0x1_0000_0000;
+const QPN_BASE: u64 = 16;
+const L: u64 = 4;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Sends `data` at `word` from `src` to `dst` through the model and
+/// returns what its guard said.
+fn model(
+    n: usize,
+    mb: &Mailbox,
+    src: usize,
+    dst: usize,
+    word: usize,
+    data: &[u32],
+) -> Option<RefuseReason> {
+    let mut net = Network::new(n, L, mb.clone(), PTR, QPN_BASE);
+    let mut hbms: Vec<Hbm> = (0..n).map(|_| Hbm::new(5, 3)).collect();
+    let at = PTR + 4 * word as u64;
+    hbms[src].write_words(at, data);
+    let cmd = SqCommand {
+        opcode: RC_RDMA_WRITE_ONLY,
+        qpn: QPN_BASE + dst as u64,
+        last: true,
+        laddr: at,
+        raddr: at,
+        length: 4 * data.len() as u64,
+        ..Default::default()
+    };
+    for c in 0..L + 3 {
+        net.deliver(c, &mut hbms);
+        for r in 0..n {
+            let mut inp = KernelIn::default();
+            net.drive(r, &mut inp);
+            let send = c == 0 && r == src;
+            let out = KernelOut {
+                sq_tvalid: send,
+                sq_tdata: if send { cmd.pack() } else { [0; 4] },
+                cq_tready: true,
+                ..Default::default()
+            };
+            net.observe(r, &inp, &out, c, &hbms);
+        }
+    }
+    assert_eq!(
+        net.malformed(src),
+        0,
+        "a well-formed command: {:?}",
+        net.stats.malformed_log
+    );
+    assert_eq!(net.delivered(src, dst) + net.refused(src), 1);
+    net.stats.refusal_log.first().map(|r| r.reason)
+}
+
+#[test]
+fn the_reference_rule_is_the_network_models_slot_guard() {
+    let mb = Mailbox::v2(BUILD_N, G, SB);
+    let mut rng = Rng(0xfeed);
+    let mut compared = 0;
+    for n in [3usize, 5, 7] {
+        for _ in 0..1500 {
+            let src = rng.below(n);
+            let dst = (src + 1 + rng.below(n - 1)) % n;
+            let region = if rng.below(3) == 0 {
+                [Region::Prepare, Region::Newview, Region::NewviewValid][rng.below(3)]
+            } else {
+                Region::ALL[rng.below(Region::ALL.len())]
+            };
+            let slot = rng.below(G);
+            let node = rng.below(BUILD_N);
+            let base = match region {
+                Region::Prepare => mb.prepare(slot),
+                r if r.is_vote() => mb.vote(r, slot, node),
+                Region::Certify => mb.share(slot, node),
+                Region::Vc => mb.vc(node),
+                Region::VcValid => mb.vc_valid(node),
+                r => mb.base(r) + rng.below(mb.span(r).words),
+            };
+            let word =
+                ((base as i64 + [0, 0, 0, 1, -1, 2][rng.below(6)]) as usize).min(mb.end() - 1);
+            let len = [1, 2, 4, 4, 3, 16, 5][rng.below(7)].min(mb.end() - word);
+            let led = (rng.below(100) * n + src) as u32;
+            let data: Vec<u32> = (0..len)
+                .map(|i| match (i, rng.below(3)) {
+                    (0 | 2, 0 | 1) => led + rng.below(2) as u32,
+                    _ => rng.next() as u32,
+                })
+                .collect();
+            let hw = check(&mb, n, src, word, &data);
+            if mb.locate(word).map(|(r, _)| r) == Some(Region::NewviewValid) {
+                assert_eq!(hw, Err(Refusal::Unchecked));
+                continue;
+            }
+            let sim = model(n, &mb, src, dst, word, &data).map(|r| match r {
+                RefuseReason::NotOwner { .. } => Refusal::NotOwner,
+                RefuseReason::NotLeader { .. } => Refusal::NotLeader,
+                RefuseReason::Shape { .. } => Refusal::Shape,
+                RefuseReason::Empty => Refusal::Length,
+            });
+            assert_eq!(
+                hw.err(),
+                sim,
+                "n = {n}: {src} writes {data:x?} at word {word} ({:?})",
+                mb.locate(word)
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 4000);
+}
