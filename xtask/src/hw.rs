@@ -339,7 +339,8 @@ fn synth_stats(ns: &[usize], flatten: bool, block: Option<&str>) -> Result<(Vec<
         };
         // Relative names, run from target/synth: the YoWASP Yosys sees the
         // working directory but mounts its own directory over /tmp.
-        let script = format!(
+        let script =
+            format!(
             "read_verilog {}; synth_xilinx -family xcup {}-noiopad -top {top}; tee -q -o {} stat{}",
             file_name(&vf),
             if flatten { "-flatten " } else { "" },

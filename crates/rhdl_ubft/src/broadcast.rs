@@ -24,8 +24,10 @@
 //! - `ack`: a completion pulse from the adapter; `acks` counts them,
 //!   `write_errors` counts non-OKAY write responses (after one, the record
 //!   is not sent to any peer and not retried: the stack would read it from
-//!   local HBM). Both count from reset (lifetime counters): Broadcast does
-//!   not see ap_start.
+//!   local HBM). `clear` (Protocol's `started`: the cycle it takes an
+//!   `ap_start`) zeroes both, so they count one run, as the other status
+//!   counters do; a completion in that very cycle (of the run before) is
+//!   not counted.
 //!
 //! Timing: AW and W go out the cycle after `start`; with W the HBM write
 //! latency and the send queue ready, the first command is valid W + 2 cycles
@@ -87,6 +89,8 @@ pub struct Broadcast {
     pub cmd_valid: Signal<Out, Bit>,
     pub cmd_ready: Signal<In, Bit>,
     pub ack: Signal<In, Bit>,
+    /// Zero `acks` and `write_errors` (a run starts).
+    pub clear: Signal<In, Bit>,
     pub acks: Signal<Out, Bits<32>>,
     pub write_errors: Signal<Out, Bits<32>>,
     state: DFF<BroadcastState>,
@@ -172,6 +176,7 @@ impl Default for Broadcast {
             cmd_valid: Default::default(),
             cmd_ready: Default::default(),
             ack: Default::default(),
+            clear: Default::default(),
             acks: Default::default(),
             write_errors: Default::default(),
             state: Default::default(),
@@ -286,6 +291,10 @@ impl Logic for Broadcast {
         }
         if self.ack.val() {
             self.acks_q.d.next = self.acks_q.q.val() + 1;
+        }
+        if self.clear.val() {
+            self.acks_q.d.next = 0.into();
+            self.errors_q.d.next = 0.into();
         }
         if !self.rst_n.val() {
             self.state.d.next = BroadcastState::Idle;

@@ -113,6 +113,30 @@ pub struct Fast {
     state: DFF<FastSt>,
 }
 
+/// The literals `update` holds, checked against the layout (called by
+/// `protocol::check_literals` whenever a Protocol is built): the prepare's
+/// fields in `record` (k at bit 0, m at 32, view at 64) and a vote's size
+/// (`id << 1`: two words).
+pub fn check_literals() {
+    use crate::layout::{field, vote_words, Version};
+    use crate::params::WORD_BITS;
+    assert_eq!(
+        [
+            field::PREPARE_K * WORD_BITS,
+            field::PREPARE_M * WORD_BITS,
+            field::PREPARE_VIEW * WORD_BITS
+        ],
+        [0, 32, 64],
+        "fast.rs: record.get_bits::<32>(0 / 32 / 64) are the prepare's k, m, view"
+    );
+    assert_eq!(WORD_BITS, 32, "fast.rs: get_bits::<32> reads a word");
+    assert_eq!(
+        vote_words(Version::V2),
+        1 << 1,
+        "fast.rs: a vote entry at row + (id << 1)"
+    );
+}
+
 impl Fast {
     /// The state register.
     pub fn state(&self) -> FastSt {

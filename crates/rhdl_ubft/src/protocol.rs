@@ -66,14 +66,14 @@
 
 use crate::fast::Fast;
 use crate::leader::Leader;
-use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G};
+use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP};
 use crate::slow::Slow;
 use crate::tally::Tally;
 use crate::view::View;
 use rust_hdl::prelude::*;
 
 pub use crate::params::vote_tag;
-pub use crate::tally::{count_flags, count_votes};
+pub use crate::tally::count_votes;
 
 /// Protocol's own states, around the machines'.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -145,7 +145,7 @@ pub struct Protocol<const N: usize> {
     pub dec_tuser: Signal<Out, Bit>,
     pub dec_tvalid: Signal<Out, Bit>,
     pub dec_tready: Signal<In, Bit>,
-    // Status (the `fresh_status` set).
+    // Status (`Status`; cleared on ap_start and on reset).
     pub sts_cycles: Signal<Out, Bits<32>>,
     pub sts_decisions: Signal<Out, Bits<32>>,
     pub sts_fast: Signal<Out, Bits<32>>,
@@ -158,6 +158,9 @@ pub struct Protocol<const N: usize> {
     pub sts_error: Signal<Out, Bits<8>>,
     /// The controller's state, as numbered in `STATE_NAMES`.
     pub sts_state: Signal<Out, Bits<8>>,
+    /// High for the cycle Protocol takes an `ap_start` in Idle (accepted or
+    /// refused): Broadcast clears its counters (`acks`, `write_errors`).
+    pub started: Signal<Out, Bit>,
     // The four machines, and the read side of the fetch port.
     leader: Leader,
     fast: Fast,
@@ -230,6 +233,131 @@ pub struct Protocol<const N: usize> {
     err_too_many: Constant<Bits<8>>,
     err_id: Constant<Bits<8>>,
     err_align: Constant<Bits<8>>,
+    err_slots: Constant<Bits<8>>,
+    err_k_wrapped: Constant<Bits<8>>,
+    /// 2^24 and 2^24 - 1 (`params::K_WRAP`, `K_LAST`): vote_tag's k field.
+    k_wrap: Constant<Bits<32>>,
+    k_last: Constant<Bits<32>>,
+}
+
+/// The literals `update` holds (hdl_gen takes no constants in `get_bits`
+/// widths and offsets, and the machines' shifts by a record's size are
+/// written out), checked against the layout and params constants they
+/// stand for whenever a Protocol is built: a change of layout fails here,
+/// not silently in the hardware. `tests/protocol.rs` calls it too.
+pub fn check_literals<const N: usize>() {
+    use crate::layout::{field, prepare_words, share_words, vote_words, Version, VC_WORDS};
+    use crate::layout::{Mailbox, Region};
+    use crate::params::{
+        check_tag_literals, faults, quorum, AXI_BOUNDARY_BYTES, SB, WORD_BITS, WORD_BYTES,
+    };
+    let w = WORD_BITS;
+    let mb = Mailbox::v2(N, G, SB);
+    let row = mb.vote_row_words();
+    // tag, vc_tag, tally.tag: (view[7:0] << 24) | k[23:0].
+    check_tag_literals("protocol.rs");
+    assert_eq!(
+        mb.share(1, 0) - mb.share(0, 0),
+        N * share_words(SB),
+        "one beat per share"
+    );
+    // The shifts and record sizes written in `update` and the machines'.
+    assert_eq!(prepare_words(Version::V2), 4, "prepare: slot << 2, 4 words");
+    assert_eq!(
+        vote_words(Version::V2),
+        2,
+        "votes and flags: id << 1, bc_words 2"
+    );
+    assert_eq!(share_words(SB), BEAT_WORDS, "shares: << 4, one beat");
+    assert_eq!(
+        BEAT_WORDS, 16,
+        "shares: << 4 and bc_words 16: a beat is 16 words"
+    );
+    assert_eq!(VC_WORDS, 4, "vc records: id << 2, bc_words 4");
+    assert_eq!(WORD_BYTES, 4, "fetch_addr: word << 2 bytes");
+    assert_eq!(w, 32, "records: a field every 32 bits");
+    // Records as `update` lays them out in bc_data, at these bit offsets.
+    let at = |word: usize| word * w;
+    assert_eq!(
+        [at(field::VOTE_TAG), at(field::VOTE_M)],
+        [0, 32],
+        "votes and flags: (tag, m << 32)"
+    );
+    assert_eq!(
+        [
+            at(field::PREPARE_K),
+            at(field::PREPARE_M),
+            at(field::PREPARE_VIEW)
+        ],
+        [0, 32, 64],
+        "prepare: (k, m << 32, view << 64)"
+    );
+    assert_eq!(
+        [
+            at(field::VC_VIEW),
+            at(field::VC_SLOT),
+            at(field::VC_SLOT) + field::VC_PHASE_SHIFT,
+            at(field::VC_K),
+            at(field::VC_M)
+        ],
+        [0, 32, 48, 64, 96],
+        "vc record: (view, slot << 32, phase << 48, k << 64, m << 96)"
+    );
+    assert_eq!(
+        [
+            at(field::SUMMARY_VIEW),
+            at(field::SUMMARY_SLOT),
+            at(field::SUMMARY_K),
+            at(field::SUMMARY_M)
+        ],
+        [0, 32, 64, 96],
+        "sg_summary: (view, slot << 32, k << 64, m << 96)"
+    );
+    // Tally's inputs: the row's lane is the polled word's get_bits::<4>(0)
+    // (16 words a beat); the prepare's quarter is get_bits::<2>(2) (four
+    // words, four to a beat).
+    assert_eq!(BEAT_WORDS, 1 << 4, "tally.lane: get_bits::<4>(0)");
+    assert_eq!(
+        (
+            prepare_words(Version::V2),
+            BEAT_WORDS / prepare_words(Version::V2)
+        ),
+        (1 << 2, 1 << 2),
+        "tally.quarter: get_bits::<2>(2)"
+    );
+    // quorum = ((n - 1) & 0xfe) + 1 and support = ((n - 1) >> 1) + 1.
+    for n in (1..=255usize).step_by(2) {
+        assert_eq!(((n - 1) & 0xfe) + 1, quorum(n), "quorum for n = {n}");
+        assert_eq!(((n - 1) >> 1) + 1, faults(n) + 1, "support for n = {n}");
+    }
+    // Tally finds the slot's rows at (slot << row_shift) mod 16 in their
+    // beats: the regions start a beat, and a row never straddles one.
+    for region in [
+        Region::WillCert,
+        Region::WillCommit,
+        Region::Commit,
+        Region::CertifyValid,
+    ] {
+        assert_eq!(
+            mb.base(region) % BEAT_WORDS,
+            0,
+            "{region:?}: rows start a beat"
+        );
+    }
+    assert_eq!(BEAT_WORDS % row, 0, "a row of votes never straddles a beat");
+    assert_eq!(
+        mb.base(Region::Prepare) % prepare_words(Version::V2),
+        0,
+        "a prepare sits in a quarter of its beat"
+    );
+    assert!(
+        AXI_BOUNDARY_BYTES.is_power_of_two(),
+        "page_mask is AXI_BOUNDARY_BYTES - 1"
+    );
+    crate::tally::check_literals();
+    crate::fast::check_literals();
+    crate::slow::check_literals();
+    crate::view::check_literals::<N>();
 }
 
 impl<const N: usize> Protocol<N> {
@@ -239,52 +367,10 @@ impl<const N: usize> Protocol<N> {
             (1..=8).contains(&N),
             "a slot's row of votes must fit one beat: N <= 8"
         );
+        check_literals::<N>();
         let mb = crate::layout::Mailbox::v2(N, G, crate::params::SB);
         use crate::layout::Region;
         let row = mb.vote_row_words();
-        assert_eq!(
-            mb.share(1, 0) - mb.share(0, 0),
-            N * crate::layout::share_words(crate::params::SB),
-            "one beat per share"
-        );
-        // The shifts and record sizes written in the machines' `update`
-        // (hdl_gen takes no computed shift amounts there) are the layout's:
-        // checked here, so a change of layout fails at construction, not
-        // silently.
-        use crate::layout::{prepare_words, share_words, vote_words, Version, VC_WORDS};
-        assert_eq!(prepare_words(Version::V2), 4, "prepare: slot << 2, 4 words");
-        assert_eq!(
-            vote_words(Version::V2),
-            2,
-            "votes and flags: id << 1, 2 words"
-        );
-        assert_eq!(
-            share_words(crate::params::SB),
-            BEAT_WORDS,
-            "shares: << 4, one beat"
-        );
-        assert_eq!(VC_WORDS, 4, "vc records: id << 2, 4 words");
-        // Tally finds the slot's rows at (slot << row_shift) mod 16 in their
-        // beats: the regions start a beat, and a row never straddles one.
-        for region in [
-            Region::WillCert,
-            Region::WillCommit,
-            Region::Commit,
-            Region::CertifyValid,
-        ] {
-            assert_eq!(
-                mb.base(region) % BEAT_WORDS,
-                0,
-                "{region:?}: rows start a beat"
-            );
-        }
-        assert_eq!(BEAT_WORDS % row, 0, "a row of votes never straddles a beat");
-        assert_eq!(
-            mb.base(Region::Prepare) % 4,
-            0,
-            "a prepare sits in a quarter of its beat"
-        );
-        assert_eq!(BEAT_WORDS, 16, "a beat is 16 words");
         Protocol {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -340,6 +426,7 @@ impl<const N: usize> Protocol<N> {
             sts_bad_shares: Default::default(),
             sts_error: Default::default(),
             sts_state: Default::default(),
+            started: Default::default(),
             leader: Default::default(),
             fast: Default::default(),
             slow: Slow::new(),
@@ -397,12 +484,16 @@ impl<const N: usize> Protocol<N> {
             last_slot: Constant::new(((G - 1) as u64).into()),
             build_n: Constant::new((N as u64).into()),
             all_lanes: Constant::new(Bits::<N>::mask()),
-            beat_words: Constant::new((!15u64 & 0xffff_ffff).into()),
-            page_mask: Constant::new(4095u64.into()),
+            beat_words: Constant::new((!(BEAT_WORDS as u64 - 1) & 0xffff_ffff).into()),
+            page_mask: Constant::new((crate::params::AXI_BOUNDARY_BYTES - 1).into()),
             err_even: Constant::new(ConfigError::EvenReplicas.code().into()),
             err_too_many: Constant::new(ConfigError::TooManyReplicas.code().into()),
             err_id: Constant::new(ConfigError::IdOutOfRange.code().into()),
             err_align: Constant::new(ConfigError::BufferMisaligned.code().into()),
+            err_slots: Constant::new(ConfigError::SlotsWrap.code().into()),
+            err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
+            k_wrap: Constant::new(K_WRAP.into()),
+            k_last: Constant::new(K_LAST.into()),
         }
     }
 
@@ -416,6 +507,27 @@ impl<const N: usize> Protocol<N> {
             self.slow.active(),
             self.view.active(),
         ]
+    }
+
+    /// Starts the slot registers at sequence number `k` (slot (k - 1) mod
+    /// G) as if the run had begun there: a test aid (not hardware) that
+    /// reaches the k at which a run stops (`params::K_LAST`) without 16.7 M
+    /// decisions. Call it between clock edges, before the slot's first poll
+    /// (the cycle Protocol enters Run); the decision counters are left alone.
+    pub fn preset_k(&mut self, k: u32) {
+        assert!(k >= 1, "k starts at 1");
+        let slot = (k as u64 - 1) % G as u64;
+        self.k.q.next = (k as u64).into();
+        self.k.q.update_all();
+        self.slot.q.next = slot.into();
+        self.slot.q.update_all();
+        self.slot_n.q.next = (slot * N as u64).into();
+        self.slot_n.q.update_all();
+    }
+
+    /// The sequence number register.
+    pub fn k(&self) -> u32 {
+        self.k.q.val().to_u32()
     }
 
     /// Protocol's own state.
@@ -719,6 +831,7 @@ impl<const N: usize> Logic for Protocol<N> {
 
         // Protocol's own states.
         self.start_leader.next = false;
+        self.started.next = false;
         self.dec_tvalid.next = false;
         self.done_q.d.next = false;
         if (self.state.q.val() != ProtocolSt::Idle) & (self.state.q.val() != ProtocolSt::Done) {
@@ -730,6 +843,7 @@ impl<const N: usize> Logic for Protocol<N> {
                 // whole run: ap_ready comes with ap_done, and the start that
                 // is still high in that cycle is not a new one.
                 if self.ap_start.val() & !self.done_q.q.val() {
+                    self.started.next = true;
                     self.error.d.next = 0.into();
                     self.cycles.d.next = 0.into();
                     self.decisions.d.next = 0.into();
@@ -759,6 +873,10 @@ impl<const N: usize> Logic for Protocol<N> {
                         self.state.d.next = ProtocolSt::Done;
                     } else if (self.network_ptr.val() & self.page_mask.val()) != 0 {
                         self.error.d.next = self.err_align.val();
+                        self.state.d.next = ProtocolSt::Done;
+                    } else if self.slots.val() >= self.k_wrap.val() {
+                        // k would reach 2^24, where vote_tag's k field is 0.
+                        self.error.d.next = self.err_slots.val();
                         self.state.d.next = ProtocolSt::Done;
                     } else {
                         self.start_leader.next = true;
@@ -790,6 +908,11 @@ impl<const N: usize> Logic for Protocol<N> {
                     }
                     if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val())
                     {
+                        self.state.d.next = ProtocolSt::Done;
+                    } else if self.k.q.val() == self.k_last.val() {
+                        // The next k would be 2^24, whose vote tag has k's
+                        // field at zero: stop (a run without a slot limit).
+                        self.error.d.next = self.err_k_wrapped.val();
                         self.state.d.next = ProtocolSt::Done;
                     } else {
                         self.start_leader.next = true;
@@ -885,11 +1008,12 @@ pub struct Status {
     pub polls: u32,
     /// Peer shares the signer found invalid.
     pub bad_shares: u32,
-    /// RDMA WRITE completions received.
+    /// RDMA WRITE completions received in this run.
     pub acks: u32,
-    /// Local HBM writes answered with an error response.
+    /// Local HBM writes answered with an error response in this run.
     pub write_errors: u32,
-    /// A refused configuration's code (`params::ConfigError`), 0 if accepted.
+    /// A refused configuration's code, or why a run stopped early
+    /// (`params::ConfigError`), 0 if accepted and not stopped.
     pub error: u8,
     /// The controller's state (`STATE_NAMES`).
     pub state: u8,
@@ -938,8 +1062,3 @@ pub const STATE_NAMES: [&str; 40] = [
     "Decide",
     "Done",
 ];
-
-/// fresh_status: a run's measurements before it starts.
-pub fn fresh_status() -> Status {
-    Status::default()
-}

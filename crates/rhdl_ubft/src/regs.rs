@@ -145,10 +145,10 @@ pub const REGS: [Reg; ROWS] = place([
     reg("timeouts", COUNTER_BITS, 1, Access::Status, "timeouts (wait_polls fruitless polls in a row)"),
     reg("polls", COUNTER_BITS, 1, Access::Status, "HBM polls issued"),
     reg("bad_shares", COUNTER_BITS, 1, Access::Status, "signature shares that failed verification"),
-    reg("acks", COUNTER_BITS, 1, Access::Status, "RDMA WRITE completions received, since reset (a lifetime counter: ap_start does not clear it)"),
-    reg("write_errors", COUNTER_BITS, 1, Access::Status, "local HBM writes answered with an error BRESP (their records were not sent), since reset (a lifetime counter: ap_start does not clear it)"),
+    reg("acks", COUNTER_BITS, 1, Access::Status, "RDMA WRITE completions received in this run (cleared on ap_start, as the other counters)"),
+    reg("write_errors", COUNTER_BITS, 1, Access::Status, "local HBM writes answered with an error BRESP (their records were not sent) in this run (cleared on ap_start)"),
     reg("error", 8, 1, Access::Status,
-        "why the configuration was refused (0: accepted; see params::ConfigError)"),
+        "why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; see params::ConfigError and protocol.md)"),
     reg("state", 8, 1, Access::Status,
         "the controller's state (protocol::STATE_NAMES), for bring-up and debugging"),
 ]);

@@ -157,8 +157,26 @@ pub struct Slow<const N: usize> {
     status_ok: Constant<Bits<8>>,
 }
 
+/// The literals `update` holds, checked against the layout whenever a Slow
+/// is built: a share is one beat (`<< 4`: 16 words), a flag or commit vote
+/// two words (`id << 1`).
+pub fn check_literals() {
+    use crate::layout::{share_words, vote_words, Version};
+    assert_eq!(
+        share_words(crate::params::SB),
+        1 << 4,
+        "slow.rs: a share at share_row + (node << 4)"
+    );
+    assert_eq!(
+        vote_words(Version::V2),
+        1 << 1,
+        "slow.rs: a flag or vote at row + (id << 1)"
+    );
+}
+
 impl<const N: usize> Slow<N> {
     pub fn new() -> Self {
+        check_literals();
         Slow {
             clock: Default::default(),
             rst_n: Default::default(),

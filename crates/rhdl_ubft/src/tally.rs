@@ -28,6 +28,41 @@
 use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
 
+/// The literals `update` holds, checked against the layout (called by
+/// `protocol::check_literals` whenever a Protocol is built): entries of two
+/// words (tag at `i * 64`, m at `+ 32`); a prepare's quarter at 128, 256,
+/// 384 and its first three words (k, m, view: `get_bits::<96>`); a lane of
+/// one word (`lane << 5`) among 16 (`lane` is 4 bits).
+pub fn check_literals() {
+    use crate::layout::{field, prepare_words, vote_words, Version};
+    use crate::params::{BEAT_WORDS, WORD_BITS};
+    let w = WORD_BITS;
+    assert_eq!(
+        (
+            vote_words(Version::V2) * w,
+            field::VOTE_TAG * w,
+            field::VOTE_M * w
+        ),
+        (64, 0, 32),
+        "tally.rs: entries at i * 64, tag at + 0, m at + 32"
+    );
+    assert_eq!(
+        prepare_words(Version::V2) * w,
+        128,
+        "tally.rs: a prepare's quarters at 128, 256, 384"
+    );
+    assert_eq!(
+        (field::PREPARE_VIEW + 1) * w,
+        96,
+        "tally.rs: record = get_bits::<96>: (k, m, view)"
+    );
+    assert_eq!(
+        (w, BEAT_WORDS),
+        (1 << 5, 1 << 4),
+        "tally.rs: lane << 5 bits, lane is 4 bits"
+    );
+}
+
 #[derive(LogicBlock, Default)]
 pub struct Tally<const N: usize> {
     pub beat: Signal<In, Bits<BEAT_BITS>>,
@@ -101,14 +136,11 @@ impl<const N: usize> Logic for Tally<N> {
 }
 
 /// count_votes: votes for (tag, m) among the first n two-word entries of a
-/// row (the reference the hardware's lane compare is tested against).
+/// row (the reference the hardware's lane compare is tested against). It
+/// counts flags too: a v2 flag is (tag, m) like a vote, and SLOW counts
+/// certify_valid's flags with the same comparators (`votes`, `flags`).
 pub fn count_votes(row: &[u32], n: usize, tag: u32, m: u32) -> usize {
     (0..n)
         .filter(|&i| row.get(2 * i) == Some(&tag) && row.get(2 * i + 1) == Some(&m))
         .count()
-}
-
-/// count_flags: how many of the first n flags (two-word v2 entries) carry tag.
-pub fn count_flags(row: &[u32], n: usize, tag: u32) -> usize {
-    (0..n).filter(|&i| row.get(2 * i) == Some(&tag)).count()
 }

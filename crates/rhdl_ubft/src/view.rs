@@ -163,9 +163,31 @@ pub struct View<const N: usize> {
     vc_len: Constant<Bits<8>>,
 }
 
+/// The literals `update` holds, checked against the layout whenever a View
+/// is built: a record is four words (`id << 2`), a flag two (`id << 1`);
+/// the vc region of N records is read in at most two beats (`vc_lo`,
+/// `vc_hi`, four records each), and Choose looks at 8 lanes
+/// (`bit_cast::<8, N>`). Choose's own are checked with them.
+pub fn check_literals<const N: usize>() {
+    use crate::layout::{vote_words, Version, VC_WORDS};
+    assert_eq!(VC_WORDS, 1 << 2, "view.rs: a record at vc + (id << 2)");
+    assert_eq!(
+        vote_words(Version::V2),
+        1 << 1,
+        "view.rs: a flag at vc_valid + (id << 1)"
+    );
+    assert!(
+        N * VC_WORDS <= 2 * BEAT_WORDS,
+        "view.rs: the records fit vc_lo and vc_hi"
+    );
+    assert!(N <= crate::choose::LANES, "view.rs: bit_cast::<8, N>");
+    crate::choose::check_literals();
+}
+
 impl<const N: usize> View<N> {
     /// The view change for the v2 layout of a build of N replicas.
     pub fn new() -> Self {
+        check_literals::<N>();
         use crate::layout::{Mailbox, Region, VC_WORDS};
         let mb = Mailbox::v2(N, crate::params::G, crate::params::SB);
         View {

@@ -26,6 +26,7 @@ fn block() -> Broadcast {
     b.bvalid.connect();
     b.cmd_ready.connect();
     b.ack.connect();
+    b.clear.connect();
     b.connect_all();
     b.rst_n.next = true;
     b
@@ -222,6 +223,43 @@ fn a_failed_local_write_sends_nothing() {
 
 /// The adapter packs a command into fpga-network-stack's send-queue word and
 /// turns a completion with `cmplt` into an `ack`, combinationally.
+#[test]
+fn the_counters_count_one_run_and_clear_on_start() {
+    let mut b = block();
+    b.n.next = 3.into();
+    b.id.next = 0.into();
+    b.words.next = 2.into();
+    b.local_only.next = true;
+    b.awready.next = true;
+    b.wready.next = true;
+    b.bresp.next = 2.into(); // SLVERR: the record is not sent
+    let cycle = |b: &mut Broadcast, start: bool, bvalid: bool, ack: bool, clear: bool| {
+        b.start.next = start;
+        b.bvalid.next = bvalid;
+        b.ack.next = ack;
+        b.clear.next = clear;
+        settle(b);
+        edge(b);
+        b.start.next = false;
+        b.bvalid.next = false;
+        b.ack.next = false;
+        b.clear.next = false;
+        settle(b);
+        (b.acks.val().to_u64(), b.write_errors.val().to_u64())
+    };
+    // Three completions and one failed local write.
+    for _ in 0..3 {
+        cycle(&mut b, false, false, true, false);
+    }
+    cycle(&mut b, true, false, false, false); // Idle -> Local
+    cycle(&mut b, false, false, false, false); // AW, W taken -> Resp
+    assert_eq!(cycle(&mut b, false, true, false, false), (3, 1));
+    // A run starts (Protocol's `started`): both read 0 from the next cycle,
+    // a completion in that same cycle included.
+    assert_eq!(cycle(&mut b, false, false, true, true), (0, 0));
+    assert_eq!(cycle(&mut b, false, false, true, false), (1, 0));
+}
+
 #[test]
 fn the_roce_adapter_speaks_the_stacks_format() {
     use rhdl_ubft::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};

@@ -161,3 +161,27 @@ fn the_state_tables_of_the_docs_and_the_headers_match_the_blocks() {
         }
     }
 }
+
+#[test]
+fn the_hdl_literals_match_the_layout() {
+    // Every numeric literal inside the protocol blocks' `#[hdl_gen]` code
+    // (record shifts and sizes, the tag's masks and shifts, Tally's and
+    // Choose's lane offsets) is checked against the layout and params
+    // constants it stands for; a layout change without the literals fails
+    // here (and at every Protocol's construction).
+    rhdl_ubft::protocol::check_literals::<N>();
+    rhdl_ubft::protocol::check_literals::<3>();
+    // The tag those literals build is vote_tag's.
+    use rhdl_ubft::params::{vote_tag, TAG_K_BITS, TAG_K_MASK, TAG_VIEW_MASK};
+    for (view, k) in [
+        (0, 1),
+        (0xff, 0x00ff_ffff),
+        (0x1_02, 0x0100_0003),
+        (7, 1 << 24),
+    ] {
+        let t = vote_tag(view, k);
+        assert_eq!(t >> TAG_K_BITS, view & TAG_VIEW_MASK);
+        assert_eq!(t & TAG_K_MASK, k & TAG_K_MASK);
+        assert_eq!(t, ((view & 0xff) << 24) | (k & 0x00ff_ffff));
+    }
+}

@@ -134,7 +134,7 @@ impl ClusterConfig {
     /// The rule a configuration breaks, if any: the kernel's own check
     /// (`ConfigError`) and the simulator's.
     pub fn validate(&self) -> Result<(), SimError> {
-        let e = ConfigError::check(self.replicas, 0, BUILD_N, NETWORK_PTR);
+        let e = ConfigError::check(self.replicas, 0, BUILD_N, NETWORK_PTR, self.slots);
         if e != ConfigError::None {
             return Err(SimError::Config(e));
         }
@@ -345,6 +345,23 @@ impl RunReport {
                 r.status.timeouts,
                 r.decided.last().map_or(0, |d| d.k)
             );
+            // A refused configuration, or a run the kernel stopped: say
+            // which rule (the `error` status register).
+            if let Some(e) = ConfigError::from_code(r.status.error as u64) {
+                if e != ConfigError::None {
+                    s += &format!(
+                        "  replica {} {} (status code {}): {}\n",
+                        r.id,
+                        if e.is_stop() {
+                            "stopped"
+                        } else {
+                            "refused its configuration"
+                        },
+                        e.code(),
+                        e.rule()
+                    );
+                }
+            }
         }
         s += &format!(
             "checks: agreement {}, validity {}, order {}\n",

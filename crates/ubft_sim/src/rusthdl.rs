@@ -33,6 +33,11 @@ impl<const N: usize> RustHdlKernel<N> {
     pub fn kernel(&self) -> &Kernel<N> {
         &self.k
     }
+
+    /// The simulated kernel, for tests that change its registers.
+    pub fn kernel_mut(&mut self) -> &mut Kernel<N> {
+        &mut self.k
+    }
 }
 
 /// A beat as rust-hdl bits.
