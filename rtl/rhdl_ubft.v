@@ -130,6 +130,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [31:0] protocol$sts_bad_shares;
     wire  [7:0] protocol$sts_error;
     wire  [7:0] protocol$sts_state;
+    wire  protocol$started;
     reg  fetch$clock;
     reg  fetch$rst_n;
     reg  fetch$start;
@@ -184,6 +185,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  broadcast$cmd_valid;
     reg  broadcast$cmd_ready;
     reg  broadcast$ack;
+    reg  broadcast$clear;
     wire  [31:0] broadcast$acks;
     wire  [31:0] broadcast$write_errors;
     reg  setup$clock;
@@ -321,7 +323,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_polls(protocol$sts_polls),
         .sts_bad_shares(protocol$sts_bad_shares),
         .sts_error(protocol$sts_error),
-        .sts_state(protocol$sts_state)
+        .sts_state(protocol$sts_state),
+        .started(protocol$started)
     );
     rhdl_ubft$fetch fetch(
         .clock(fetch$clock),
@@ -380,6 +383,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .cmd_valid(broadcast$cmd_valid),
         .cmd_ready(broadcast$cmd_ready),
         .ack(broadcast$ack),
+        .clear(broadcast$clear),
         .acks(broadcast$acks),
         .write_errors(broadcast$write_errors)
     );
@@ -579,6 +583,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         roce$cmd_valid = broadcast$cmd_valid;
         broadcast$cmd_ready = roce$cmd_ready;
         broadcast$ack = roce$ack;
+        broadcast$clear = protocol$started;
         m_axis_sq_tdata = roce$sq_tdata;
         m_axis_sq_tvalid = roce$sq_tvalid;
         roce$sq_tready = m_axis_sq_tready;
@@ -610,7 +615,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
 endmodule // top
 
 
-module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,acks,write_errors);
+module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors);
     
     // Module arguments
     input wire  clock;
@@ -646,6 +651,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     output reg  cmd_valid;
     input wire  cmd_ready;
     input wire  ack;
+    input wire  clear;
     output reg  [31:0] acks;
     output reg  [31:0] write_errors;
     
@@ -872,6 +878,10 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         endcase
         if (ack) begin
             acks_q$d = acks_q$q + 32'h1;
+        end
+        if (clear) begin
+            acks_q$d = 32'h0;
+            errors_q$d = 32'h0;
         end
         if (~rst_n) begin
             state$d = BroadcastState$Idle;
@@ -2424,7 +2434,7 @@ module rhdl_ubft$fetch$state(d,q,clock);
 endmodule // rhdl_ubft$fetch$state
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -2481,6 +2491,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [31:0] sts_bad_shares;
     output reg  [7:0] sts_error;
     output reg  [7:0] sts_state;
+    output reg  started;
     
     // Constant declarations
     localparam  prepare_base = 32'hd97090;
@@ -2500,6 +2511,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  err_too_many = 8'h2;
     localparam  err_id = 8'h3;
     localparam  err_align = 8'h4;
+    localparam  err_slots = 8'h5;
+    localparam  err_k_wrapped = 8'h6;
+    localparam  k_wrap = 32'h1000000;
+    localparam  k_last = 32'hffffff;
     
     // Enums
     localparam ProtocolSt$Idle = 0;
@@ -3240,6 +3255,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             bad_shares$d = bad_shares$q + 32'h1;
         end
         start_leader = 1'b0;
+        started = 1'b0;
         dec_tvalid = 1'b0;
         done_q$d = 1'b0;
         if ((state$q != ProtocolSt$Idle) & (state$q != ProtocolSt$Done)) begin
@@ -3249,6 +3265,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             ProtocolSt$Idle:
                 begin
                     if (ap_start & ~done_q$q) begin
+                        started = 1'b1;
                         error$d = 32'h0;
                         cycles$d = 32'h0;
                         decisions$d = 32'h0;
@@ -3281,6 +3298,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         end
                         else if ((network_ptr & page_mask) != 32'h0) begin
                             error$d = err_align;
+                            state$d = ProtocolSt$Done;
+                        end
+                        else if (slots >= k_wrap) begin
+                            error$d = err_slots;
                             state$d = ProtocolSt$Done;
                         end
                         else begin
@@ -3316,6 +3337,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             slot_n$d = slot_n$q + build_n16;
                         end
                         if ((slots != 32'h0) & ((decisions$q + 32'h1) == slots)) begin
+                            state$d = ProtocolSt$Done;
+                        end
+                        else if (k$q == k_last) begin
+                            error$d = err_k_wrapped;
                             state$d = ProtocolSt$Done;
                         end
                         else begin
