@@ -175,17 +175,17 @@ set reg [::ipx::add_register -quiet "acks" $addr_block]
   set_property address_offset 0x06C $reg
   set_property size [expr {32}] $reg
   set_property access read-only $reg
-  set_property description {RDMA WRITE completions received, since reset (a lifetime counter: ap_start does not clear it)} $reg
+  set_property description {RDMA WRITE completions received in this run (cleared on ap_start, as the other counters)} $reg
 set reg [::ipx::add_register -quiet "write_errors" $addr_block]
   set_property address_offset 0x070 $reg
   set_property size [expr {32}] $reg
   set_property access read-only $reg
-  set_property description {local HBM writes answered with an error BRESP (their records were not sent), since reset (a lifetime counter: ap_start does not clear it)} $reg
+  set_property description {local HBM writes answered with an error BRESP (their records were not sent) in this run (cleared on ap_start)} $reg
 set reg [::ipx::add_register -quiet "error" $addr_block]
   set_property address_offset 0x074 $reg
   set_property size [expr {32}] $reg
   set_property access read-only $reg
-  set_property description {why the configuration was refused (0: accepted; see params::ConfigError)} $reg
+  set_property description {why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; see params::ConfigError and protocol.md)} $reg
 set reg [::ipx::add_register -quiet "state" $addr_block]
   set_property address_offset 0x078 $reg
   set_property size [expr {32}] $reg

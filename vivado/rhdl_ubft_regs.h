@@ -91,15 +91,15 @@
 #define RHDL_UBFT_BAD_SHARES 0x68
 #define RHDL_UBFT_BAD_SHARES_BITS 32
 
-/* acks [32 bits, RO (status)]: RDMA WRITE completions received, since reset (a lifetime counter: ap_start does not clear it) */
+/* acks [32 bits, RO (status)]: RDMA WRITE completions received in this run (cleared on ap_start, as the other counters) */
 #define RHDL_UBFT_ACKS 0x6C
 #define RHDL_UBFT_ACKS_BITS 32
 
-/* write_errors [32 bits, RO (status)]: local HBM writes answered with an error BRESP (their records were not sent), since reset (a lifetime counter: ap_start does not clear it) */
+/* write_errors [32 bits, RO (status)]: local HBM writes answered with an error BRESP (their records were not sent) in this run (cleared on ap_start) */
 #define RHDL_UBFT_WRITE_ERRORS 0x70
 #define RHDL_UBFT_WRITE_ERRORS_BITS 32
 
-/* error [8 bits, RO (status)]: why the configuration was refused (0: accepted; see params::ConfigError) */
+/* error [8 bits, RO (status)]: why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; see params::ConfigError and protocol.md) */
 #define RHDL_UBFT_ERROR 0x74
 #define RHDL_UBFT_ERROR_BITS 8
 
