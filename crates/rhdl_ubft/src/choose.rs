@@ -26,10 +26,10 @@ pub const LANES: usize = 8;
 
 /// The literals `update` holds, checked against the layout (called by
 /// `view::check_literals` whenever a View is built): records of four words
-/// (`i * 128`; view at + 0, phase at + 48, k at + 64, m at + 96), four to
-/// a beat (`rec_lo` 0-3, `rec_hi` 4-7); flags of two words (`i * 64`, m at
-/// + 32); and the tags (`& 0xff` and `<< 24` of the view, `& 0x00ff_ffff`
-/// of k).
+/// (`i * 128`; view at `+ 0`, phase at `+ 48`, k at `+ 64`, m at `+ 96`),
+/// four to a beat (`rec_lo` 0-3, `rec_hi` 4-7); flags of two words
+/// (`i * 64`, m at `+ 32`); and the tags (`& 0xff` and `<< 24` of the
+/// view, `& 0x00ff_ffff` of k).
 pub fn check_literals() {
     use crate::layout::{vote_words, Version, VC_WORDS};
     use crate::params::{check_tag_literals, BEAT_BITS, WORD_BITS};
