@@ -130,6 +130,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [31:0] protocol$sts_bad_shares;
     wire  [7:0] protocol$sts_error;
     wire  [7:0] protocol$sts_state;
+    wire  protocol$started;
     reg  fetch$clock;
     reg  fetch$rst_n;
     reg  fetch$start;
@@ -184,6 +185,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  broadcast$cmd_valid;
     reg  broadcast$cmd_ready;
     reg  broadcast$ack;
+    reg  broadcast$clear;
     wire  [31:0] broadcast$acks;
     wire  [31:0] broadcast$write_errors;
     reg  setup$clock;
@@ -321,7 +323,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_polls(protocol$sts_polls),
         .sts_bad_shares(protocol$sts_bad_shares),
         .sts_error(protocol$sts_error),
-        .sts_state(protocol$sts_state)
+        .sts_state(protocol$sts_state),
+        .started(protocol$started)
     );
     rhdl_ubft$fetch fetch(
         .clock(fetch$clock),
@@ -380,6 +383,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .cmd_valid(broadcast$cmd_valid),
         .cmd_ready(broadcast$cmd_ready),
         .ack(broadcast$ack),
+        .clear(broadcast$clear),
         .acks(broadcast$acks),
         .write_errors(broadcast$write_errors)
     );
@@ -579,6 +583,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         roce$cmd_valid = broadcast$cmd_valid;
         broadcast$cmd_ready = roce$cmd_ready;
         broadcast$ack = roce$ack;
+        broadcast$clear = protocol$started;
         m_axis_sq_tdata = roce$sq_tdata;
         m_axis_sq_tvalid = roce$sq_tvalid;
         roce$sq_tready = m_axis_sq_tready;
@@ -610,7 +615,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
 endmodule // top
 
 
-module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,acks,write_errors);
+module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors);
     
     // Module arguments
     input wire  clock;
@@ -646,6 +651,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     output reg  cmd_valid;
     input wire  cmd_ready;
     input wire  ack;
+    input wire  clear;
     output reg  [31:0] acks;
     output reg  [31:0] write_errors;
     
@@ -872,6 +878,10 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         endcase
         if (ack) begin
             acks_q$d = acks_q$q + 32'h1;
+        end
+        if (clear) begin
+            acks_q$d = 32'h0;
+            errors_q$d = 32'h0;
         end
         if (~rst_n) begin
             state$d = BroadcastState$Idle;
@@ -2424,7 +2434,7 @@ module rhdl_ubft$fetch$state(d,q,clock);
 endmodule // rhdl_ubft$fetch$state
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -2481,6 +2491,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [31:0] sts_bad_shares;
     output reg  [7:0] sts_error;
     output reg  [7:0] sts_state;
+    output reg  started;
     
     // Constant declarations
     localparam  prepare_base = 32'hd97090;
@@ -2489,13 +2500,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  commit_base = 32'hd972d0;
     localparam  certify_valid_base = 32'hd973d0;
     localparam  certify_base = 32'hd974d0;
-    localparam  vc_base = 32'hd97ce0;
-    localparam  vc_valid_base = 32'hd97d00;
-    localparam  vc_len = 8'h1;
     localparam  build_n16 = 16'h8;
-    localparam  last_slot_n = 16'h78;
-    localparam  lane_one = 8'h1;
-    localparam  status_ok = 8'h0;
     localparam  row_shift = 8'h4;
     localparam  last_slot = 8'hf;
     localparam  build_n = 8'h8;
@@ -2506,59 +2511,173 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  err_too_many = 8'h2;
     localparam  err_id = 8'h3;
     localparam  err_align = 8'h4;
+    localparam  err_slots = 8'h5;
+    localparam  err_k_wrapped = 8'h6;
+    localparam  k_wrap = 32'h1000000;
+    localparam  k_last = 32'hffffff;
     
     // Enums
-    localparam St$Idle = 0;
-    localparam St$LeaderCheck = 1;
-    localparam St$LeaderWaitValue = 2;
-    localparam St$LeaderIdle = 3;
-    localparam St$LeaderSendPrepare = 4;
-    localparam St$FastPollPrepare = 5;
-    localparam St$FastWaitPrepare = 6;
-    localparam St$FastSendCert = 7;
-    localparam St$FastPollCert = 8;
-    localparam St$FastWaitCert = 9;
-    localparam St$FastSendCommit = 10;
-    localparam St$FastPollCommit = 11;
-    localparam St$FastWaitCommit = 12;
-    localparam St$SlowStart = 13;
-    localparam St$SlowStep = 14;
-    localparam St$SlowWaitShare = 15;
-    localparam St$SlowSendShare = 16;
-    localparam St$SlowSendFlag = 17;
-    localparam St$SlowPollFlags = 18;
-    localparam St$SlowWaitFlags = 19;
-    localparam St$SlowPollFast = 20;
-    localparam St$SlowWaitFast = 21;
-    localparam St$SlowSendCommit = 22;
-    localparam St$SlowPollCommit = 23;
-    localparam St$SlowWaitCommit = 24;
-    localparam St$VcStart = 25;
-    localparam St$VcSendRecord = 26;
-    localparam St$VcSendFlag = 27;
-    localparam St$VcPollFlags = 28;
-    localparam St$VcWaitFlags = 29;
-    localparam St$VcPollRecords = 30;
-    localparam St$VcWaitRecords = 31;
-    localparam St$VcDecide = 32;
-    localparam St$VcInstall = 33;
-    localparam St$VcPollCatch = 34;
-    localparam St$VcWaitCatch = 35;
-    localparam St$VcPollCatchSlow = 36;
-    localparam St$VcWaitCatchSlow = 37;
-    localparam St$Decide = 38;
-    localparam St$Done = 39;
+    localparam ProtocolSt$Idle = 0;
+    localparam ProtocolSt$Run = 1;
+    localparam ProtocolSt$Decide = 2;
+    localparam ProtocolSt$Done = 3;
     
     // Stub signals
-    reg  [5:0] st$d;
-    wire  [5:0] st$q;
-    reg  st$clock;
-    reg  [31:0] view$d;
-    wire  [31:0] view$q;
-    reg  view$clock;
-    reg  [7:0] leader$d;
-    wire  [7:0] leader$q;
     reg  leader$clock;
+    reg  leader$rst_n;
+    reg  leader$start;
+    wire  leader$start_fast;
+    wire  leader$start_view;
+    reg  [7:0] leader$id;
+    reg  [7:0] leader$leader_id;
+    reg  [31:0] leader$prep_word;
+    reg  leader$expiring;
+    wire  leader$open_round;
+    wire  leader$set_m;
+    wire  [31:0] leader$m_next;
+    wire  leader$missed;
+    reg  [31:0] leader$prop_tdata;
+    reg  leader$prop_tvalid;
+    wire  leader$prop_tready;
+    wire  leader$fetch_start;
+    wire  [31:0] leader$fetch_word;
+    reg  leader$fetch_done;
+    wire  leader$bc_start;
+    wire  [31:0] leader$bc_word;
+    wire  leader$bc_prepare;
+    reg  leader$bc_done;
+    wire  [7:0] leader$sts_state;
+    reg  fast$clock;
+    reg  fast$rst_n;
+    reg  fast$start;
+    wire  fast$decide;
+    wire  fast$start_slow;
+    wire  fast$start_view;
+    reg  [7:0] fast$id;
+    reg  [31:0] fast$k;
+    reg  [31:0] fast$view_no;
+    reg  [7:0] fast$quorum;
+    reg  [31:0] fast$prep_word;
+    reg  [31:0] fast$cert_row;
+    reg  [31:0] fast$commit_row;
+    reg  [95:0] fast$record;
+    reg  [7:0] fast$votes;
+    reg  fast$expiring;
+    wire  fast$set_m;
+    wire  [31:0] fast$m_next;
+    wire  fast$set_phase;
+    wire  [1:0] fast$phase_next;
+    wire  fast$clear_wait;
+    wire  fast$missed;
+    wire  fast$fetch_start;
+    wire  [31:0] fast$fetch_word;
+    reg  fast$fetch_done;
+    reg  fast$fetch_error;
+    wire  fast$bc_start;
+    wire  [31:0] fast$bc_word;
+    reg  fast$bc_done;
+    wire  [7:0] fast$sts_state;
+    reg  slow$clock;
+    reg  slow$rst_n;
+    reg  slow$start;
+    wire  slow$decide;
+    wire  slow$decide_slow;
+    wire  slow$start_view;
+    reg  [7:0] slow$id;
+    reg  [7:0] slow$n;
+    reg  [7:0] slow$quorum;
+    reg  [31:0] slow$share_row;
+    reg  [31:0] slow$flag_row;
+    reg  [31:0] slow$commit_row;
+    reg  [31:0] slow$slow_commit_row;
+    reg  [7:0] slow$votes;
+    reg  [7:0] slow$flags;
+    reg  slow$expiring;
+    wire  slow$set_phase;
+    wire  [1:0] slow$phase_next;
+    wire  slow$clear_wait;
+    wire  slow$missed;
+    wire  slow$bad_share;
+    wire  slow$fetch_start;
+    wire  [31:0] slow$fetch_word;
+    reg  slow$fetch_done;
+    reg  slow$fetch_error;
+    wire  slow$bc_start;
+    wire  [31:0] slow$bc_word;
+    wire  slow$bc_share;
+    reg  slow$bc_done;
+    wire  slow$sg_sign;
+    wire  slow$sg_verify;
+    wire  [7:0] slow$sg_signer;
+    reg  slow$sg_busy;
+    reg  slow$sg_resp_valid;
+    reg  [7:0] slow$sg_resp_status;
+    reg  slow$sg_resp_sign;
+    wire  slow$sg_resp_take;
+    wire  [7:0] slow$sts_state;
+    reg  view$clock;
+    reg  view$rst_n;
+    reg  view$start;
+    wire  view$decide;
+    wire  view$decide_slow;
+    wire  view$start_fast;
+    wire  view$start_leader;
+    reg  [7:0] view$id;
+    reg  [31:0] view$k;
+    reg  [31:0] view$view_no;
+    reg  [7:0] view$quorum;
+    reg  [7:0] view$support;
+    reg  [7:0] view$active;
+    reg  [31:0] view$prep_word;
+    reg  [31:0] view$commit_row;
+    reg  [31:0] view$slow_commit_row;
+    reg  [31:0] view$probe_m;
+    reg  [7:0] view$probe_votes;
+    wire  view$next_view;
+    wire  view$restore_view;
+    wire  view$open_round;
+    wire  view$set_m;
+    wire  [31:0] view$m_next;
+    wire  view$clear_wait;
+    wire  view$missed;
+    wire  view$fetch_start;
+    wire  [31:0] view$fetch_word;
+    wire  [7:0] view$fetch_len;
+    reg  [511:0] view$fetch_beat;
+    reg  view$fetch_beat_valid;
+    reg  view$fetch_done;
+    reg  view$fetch_error;
+    wire  view$bc_start;
+    wire  [31:0] view$bc_word;
+    wire  view$bc_record;
+    wire  view$bc_vc_flag;
+    wire  view$bc_prepare;
+    wire  view$bc_local_only;
+    reg  view$bc_done;
+    reg  view$bc_busy;
+    reg  view$sg_busy;
+    wire  view$sg_resp_take;
+    wire  [7:0] view$sts_state;
+    reg  [511:0] tally$beat;
+    reg  [3:0] tally$lane;
+    reg  [1:0] tally$quarter;
+    reg  [7:0] tally$active;
+    reg  [31:0] tally$tag;
+    reg  [31:0] tally$m;
+    wire  [95:0] tally$record;
+    wire  [7:0] tally$votes;
+    wire  [7:0] tally$flags;
+    wire  [31:0] tally$probe_m;
+    wire  [7:0] tally$probe_votes;
+    reg  [1:0] state$d;
+    wire  [1:0] state$q;
+    reg  state$clock;
+    reg  [31:0] view_no$d;
+    wire  [31:0] view_no$q;
+    reg  view_no$clock;
+    reg  [7:0] leader_id$d;
+    wire  [7:0] leader_id$q;
+    reg  leader_id$clock;
     reg  [31:0] k$d;
     wire  [31:0] k$q;
     reg  k$clock;
@@ -2571,9 +2690,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] m$d;
     wire  [31:0] m$q;
     reg  m$clock;
-    reg  slow$d;
-    wire  slow$q;
-    reg  slow$clock;
     reg  [1:0] phase$d;
     wire  [1:0] phase$q;
     reg  phase$clock;
@@ -2583,74 +2699,21 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] vote_leader$d;
     wire  [7:0] vote_leader$q;
     reg  vote_leader$clock;
-    reg  [511:0] vc_lo$d;
-    wire  [511:0] vc_lo$q;
-    reg  vc_lo$clock;
-    reg  [511:0] vc_hi$d;
-    wire  [511:0] vc_hi$q;
-    reg  vc_hi$clock;
-    reg  [511:0] vc_flags$d;
-    wire  [511:0] vc_flags$q;
-    reg  vc_flags$clock;
-    reg  beat_ix$d;
-    wire  beat_ix$q;
-    reg  beat_ix$clock;
-    reg  [31:0] view_changes$d;
-    wire  [31:0] view_changes$q;
-    reg  view_changes$clock;
-    reg  [7:0] support$d;
-    wire  [7:0] support$q;
-    reg  support$clock;
-    reg  [511:0] choose$rec_lo;
-    reg  [511:0] choose$rec_hi;
-    reg  [511:0] choose$flags;
-    reg  [31:0] choose$view;
-    reg  [7:0] choose$active;
-    reg  [7:0] choose$support;
-    wire  [7:0] choose$valid;
-    wire  choose$chosen;
-    wire  [31:0] choose$chosen_k;
-    wire  [31:0] choose$chosen_m;
-    wire  choose$higher;
-    reg  [7:0] flagged$d;
-    wire  [7:0] flagged$q;
-    reg  flagged$clock;
-    reg  [7:0] verified$d;
-    wire  [7:0] verified$q;
-    reg  verified$clock;
-    reg  [7:0] bad$d;
-    wire  [7:0] bad$q;
-    reg  bad$clock;
-    reg  sign_sent$d;
-    wire  sign_sent$q;
-    reg  sign_sent$clock;
-    reg  [7:0] vp$d;
-    wire  [7:0] vp$q;
-    reg  vp$clock;
-    reg  [7:0] vq$d;
-    wire  [7:0] vq$q;
-    reg  vq$clock;
-    reg  progress$d;
-    wire  progress$q;
-    reg  progress$clock;
-    reg  [31:0] slow_count$d;
-    wire  [31:0] slow_count$q;
-    reg  slow_count$clock;
-    reg  [31:0] bad_shares$d;
-    wire  [31:0] bad_shares$q;
-    reg  bad_shares$clock;
+    reg  slow_path$d;
+    wire  slow_path$q;
+    reg  slow_path$clock;
     reg  [7:0] quorum$d;
     wire  [7:0] quorum$q;
     reg  quorum$clock;
+    reg  [7:0] support$d;
+    wire  [7:0] support$q;
+    reg  support$clock;
     reg  [7:0] active$d;
     wire  [7:0] active$q;
     reg  active$clock;
     reg  [15:0] waited$d;
     wire  [15:0] waited$q;
     reg  waited$clock;
-    reg  [3:0] lane$d;
-    wire  [3:0] lane$q;
-    reg  lane$clock;
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
@@ -2660,15 +2723,24 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] decisions$d;
     wire  [31:0] decisions$q;
     reg  decisions$clock;
-    reg  [31:0] fast$d;
-    wire  [31:0] fast$q;
-    reg  fast$clock;
+    reg  [31:0] fast_count$d;
+    wire  [31:0] fast_count$q;
+    reg  fast_count$clock;
+    reg  [31:0] slow_count$d;
+    wire  [31:0] slow_count$q;
+    reg  slow_count$clock;
+    reg  [31:0] view_changes$d;
+    wire  [31:0] view_changes$q;
+    reg  view_changes$clock;
     reg  [31:0] timeouts$d;
     wire  [31:0] timeouts$q;
     reg  timeouts$clock;
     reg  [31:0] polls$d;
     wire  [31:0] polls$q;
     reg  polls$clock;
+    reg  [31:0] bad_shares$d;
+    wire  [31:0] bad_shares$q;
+    reg  bad_shares$clock;
     reg  [7:0] error$d;
     wire  [7:0] error$q;
     reg  error$clock;
@@ -2676,40 +2748,192 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     // Local signals
     reg  [31:0] tag;
     reg  [31:0] vc_tag;
+    reg  [31:0] m_new;
     reg  [7:0] next_leader;
-    reg  probe_found;
-    reg  [31:0] probe_m;
-    reg  [7:0] probe_votes;
     reg  [31:0] prep_word;
     reg  [31:0] cert_row;
     reg  [31:0] commit_row;
-    reg  [31:0] poll_word;
-    reg  [511:0] row;
-    reg  [7:0] votes;
-    reg  [7:0] flags;
-    reg  [7:0] valid_shares;
-    reg  [31:0] share_row;
     reg  [31:0] flag_row;
     reg  [31:0] slow_commit_row;
-    reg  candidate;
+    reg  [31:0] share_row;
+    reg  [31:0] poll_word;
+    reg  expiring;
     reg  missed;
-    reg  timeout;
+    reg  decided;
+    reg  start_leader;
+    reg  [7:0] own_state;
     
     // Sub module instances
-    rhdl_ubft$protocol$st st(
-        .d(st$d),
-        .q(st$q),
-        .clock(st$clock)
+    rhdl_ubft$protocol$leader leader(
+        .clock(leader$clock),
+        .rst_n(leader$rst_n),
+        .start(leader$start),
+        .start_fast(leader$start_fast),
+        .start_view(leader$start_view),
+        .id(leader$id),
+        .leader_id(leader$leader_id),
+        .prep_word(leader$prep_word),
+        .expiring(leader$expiring),
+        .open_round(leader$open_round),
+        .set_m(leader$set_m),
+        .m_next(leader$m_next),
+        .missed(leader$missed),
+        .prop_tdata(leader$prop_tdata),
+        .prop_tvalid(leader$prop_tvalid),
+        .prop_tready(leader$prop_tready),
+        .fetch_start(leader$fetch_start),
+        .fetch_word(leader$fetch_word),
+        .fetch_done(leader$fetch_done),
+        .bc_start(leader$bc_start),
+        .bc_word(leader$bc_word),
+        .bc_prepare(leader$bc_prepare),
+        .bc_done(leader$bc_done),
+        .sts_state(leader$sts_state)
+    );
+    rhdl_ubft$protocol$fast fast(
+        .clock(fast$clock),
+        .rst_n(fast$rst_n),
+        .start(fast$start),
+        .decide(fast$decide),
+        .start_slow(fast$start_slow),
+        .start_view(fast$start_view),
+        .id(fast$id),
+        .k(fast$k),
+        .view_no(fast$view_no),
+        .quorum(fast$quorum),
+        .prep_word(fast$prep_word),
+        .cert_row(fast$cert_row),
+        .commit_row(fast$commit_row),
+        .record(fast$record),
+        .votes(fast$votes),
+        .expiring(fast$expiring),
+        .set_m(fast$set_m),
+        .m_next(fast$m_next),
+        .set_phase(fast$set_phase),
+        .phase_next(fast$phase_next),
+        .clear_wait(fast$clear_wait),
+        .missed(fast$missed),
+        .fetch_start(fast$fetch_start),
+        .fetch_word(fast$fetch_word),
+        .fetch_done(fast$fetch_done),
+        .fetch_error(fast$fetch_error),
+        .bc_start(fast$bc_start),
+        .bc_word(fast$bc_word),
+        .bc_done(fast$bc_done),
+        .sts_state(fast$sts_state)
+    );
+    rhdl_ubft$protocol$slow slow(
+        .clock(slow$clock),
+        .rst_n(slow$rst_n),
+        .start(slow$start),
+        .decide(slow$decide),
+        .decide_slow(slow$decide_slow),
+        .start_view(slow$start_view),
+        .id(slow$id),
+        .n(slow$n),
+        .quorum(slow$quorum),
+        .share_row(slow$share_row),
+        .flag_row(slow$flag_row),
+        .commit_row(slow$commit_row),
+        .slow_commit_row(slow$slow_commit_row),
+        .votes(slow$votes),
+        .flags(slow$flags),
+        .expiring(slow$expiring),
+        .set_phase(slow$set_phase),
+        .phase_next(slow$phase_next),
+        .clear_wait(slow$clear_wait),
+        .missed(slow$missed),
+        .bad_share(slow$bad_share),
+        .fetch_start(slow$fetch_start),
+        .fetch_word(slow$fetch_word),
+        .fetch_done(slow$fetch_done),
+        .fetch_error(slow$fetch_error),
+        .bc_start(slow$bc_start),
+        .bc_word(slow$bc_word),
+        .bc_share(slow$bc_share),
+        .bc_done(slow$bc_done),
+        .sg_sign(slow$sg_sign),
+        .sg_verify(slow$sg_verify),
+        .sg_signer(slow$sg_signer),
+        .sg_busy(slow$sg_busy),
+        .sg_resp_valid(slow$sg_resp_valid),
+        .sg_resp_status(slow$sg_resp_status),
+        .sg_resp_sign(slow$sg_resp_sign),
+        .sg_resp_take(slow$sg_resp_take),
+        .sts_state(slow$sts_state)
     );
     rhdl_ubft$protocol$view view(
-        .d(view$d),
-        .q(view$q),
-        .clock(view$clock)
+        .clock(view$clock),
+        .rst_n(view$rst_n),
+        .start(view$start),
+        .decide(view$decide),
+        .decide_slow(view$decide_slow),
+        .start_fast(view$start_fast),
+        .start_leader(view$start_leader),
+        .id(view$id),
+        .k(view$k),
+        .view_no(view$view_no),
+        .quorum(view$quorum),
+        .support(view$support),
+        .active(view$active),
+        .prep_word(view$prep_word),
+        .commit_row(view$commit_row),
+        .slow_commit_row(view$slow_commit_row),
+        .probe_m(view$probe_m),
+        .probe_votes(view$probe_votes),
+        .next_view(view$next_view),
+        .restore_view(view$restore_view),
+        .open_round(view$open_round),
+        .set_m(view$set_m),
+        .m_next(view$m_next),
+        .clear_wait(view$clear_wait),
+        .missed(view$missed),
+        .fetch_start(view$fetch_start),
+        .fetch_word(view$fetch_word),
+        .fetch_len(view$fetch_len),
+        .fetch_beat(view$fetch_beat),
+        .fetch_beat_valid(view$fetch_beat_valid),
+        .fetch_done(view$fetch_done),
+        .fetch_error(view$fetch_error),
+        .bc_start(view$bc_start),
+        .bc_word(view$bc_word),
+        .bc_record(view$bc_record),
+        .bc_vc_flag(view$bc_vc_flag),
+        .bc_prepare(view$bc_prepare),
+        .bc_local_only(view$bc_local_only),
+        .bc_done(view$bc_done),
+        .bc_busy(view$bc_busy),
+        .sg_busy(view$sg_busy),
+        .sg_resp_take(view$sg_resp_take),
+        .sts_state(view$sts_state)
     );
-    rhdl_ubft$protocol$leader leader(
-        .d(leader$d),
-        .q(leader$q),
-        .clock(leader$clock)
+    rhdl_ubft$protocol$tally tally(
+        .beat(tally$beat),
+        .lane(tally$lane),
+        .quarter(tally$quarter),
+        .active(tally$active),
+        .tag(tally$tag),
+        .m(tally$m),
+        .record(tally$record),
+        .votes(tally$votes),
+        .flags(tally$flags),
+        .probe_m(tally$probe_m),
+        .probe_votes(tally$probe_votes)
+    );
+    rhdl_ubft$protocol$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$protocol$view_no view_no(
+        .d(view_no$d),
+        .q(view_no$q),
+        .clock(view_no$clock)
+    );
+    rhdl_ubft$protocol$leader_id leader_id(
+        .d(leader_id$d),
+        .q(leader_id$q),
+        .clock(leader_id$clock)
     );
     rhdl_ubft$protocol$k k(
         .d(k$d),
@@ -2731,11 +2955,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(m$q),
         .clock(m$clock)
     );
-    rhdl_ubft$protocol$slow slow(
-        .d(slow$d),
-        .q(slow$q),
-        .clock(slow$clock)
-    );
     rhdl_ubft$protocol$phase phase(
         .d(phase$d),
         .q(phase$q),
@@ -2751,98 +2970,20 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(vote_leader$q),
         .clock(vote_leader$clock)
     );
-    rhdl_ubft$protocol$vc_lo vc_lo(
-        .d(vc_lo$d),
-        .q(vc_lo$q),
-        .clock(vc_lo$clock)
-    );
-    rhdl_ubft$protocol$vc_hi vc_hi(
-        .d(vc_hi$d),
-        .q(vc_hi$q),
-        .clock(vc_hi$clock)
-    );
-    rhdl_ubft$protocol$vc_flags vc_flags(
-        .d(vc_flags$d),
-        .q(vc_flags$q),
-        .clock(vc_flags$clock)
-    );
-    rhdl_ubft$protocol$beat_ix beat_ix(
-        .d(beat_ix$d),
-        .q(beat_ix$q),
-        .clock(beat_ix$clock)
-    );
-    rhdl_ubft$protocol$view_changes view_changes(
-        .d(view_changes$d),
-        .q(view_changes$q),
-        .clock(view_changes$clock)
-    );
-    rhdl_ubft$protocol$support support(
-        .d(support$d),
-        .q(support$q),
-        .clock(support$clock)
-    );
-    rhdl_ubft$protocol$choose choose(
-        .rec_lo(choose$rec_lo),
-        .rec_hi(choose$rec_hi),
-        .flags(choose$flags),
-        .view(choose$view),
-        .active(choose$active),
-        .support(choose$support),
-        .valid(choose$valid),
-        .chosen(choose$chosen),
-        .chosen_k(choose$chosen_k),
-        .chosen_m(choose$chosen_m),
-        .higher(choose$higher)
-    );
-    rhdl_ubft$protocol$flagged flagged(
-        .d(flagged$d),
-        .q(flagged$q),
-        .clock(flagged$clock)
-    );
-    rhdl_ubft$protocol$verified verified(
-        .d(verified$d),
-        .q(verified$q),
-        .clock(verified$clock)
-    );
-    rhdl_ubft$protocol$bad bad(
-        .d(bad$d),
-        .q(bad$q),
-        .clock(bad$clock)
-    );
-    rhdl_ubft$protocol$sign_sent sign_sent(
-        .d(sign_sent$d),
-        .q(sign_sent$q),
-        .clock(sign_sent$clock)
-    );
-    rhdl_ubft$protocol$vp vp(
-        .d(vp$d),
-        .q(vp$q),
-        .clock(vp$clock)
-    );
-    rhdl_ubft$protocol$vq vq(
-        .d(vq$d),
-        .q(vq$q),
-        .clock(vq$clock)
-    );
-    rhdl_ubft$protocol$progress progress(
-        .d(progress$d),
-        .q(progress$q),
-        .clock(progress$clock)
-    );
-    rhdl_ubft$protocol$slow_count slow_count(
-        .d(slow_count$d),
-        .q(slow_count$q),
-        .clock(slow_count$clock)
-    );
-    rhdl_ubft$protocol$bad_shares bad_shares(
-        .d(bad_shares$d),
-        .q(bad_shares$q),
-        .clock(bad_shares$clock)
+    rhdl_ubft$protocol$slow_path slow_path(
+        .d(slow_path$d),
+        .q(slow_path$q),
+        .clock(slow_path$clock)
     );
     rhdl_ubft$protocol$quorum quorum(
         .d(quorum$d),
         .q(quorum$q),
         .clock(quorum$clock)
+    );
+    rhdl_ubft$protocol$support support(
+        .d(support$d),
+        .q(support$q),
+        .clock(support$clock)
     );
     rhdl_ubft$protocol$active active(
         .d(active$d),
@@ -2853,11 +2994,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .d(waited$d),
         .q(waited$q),
         .clock(waited$clock)
-    );
-    rhdl_ubft$protocol$lane lane(
-        .d(lane$d),
-        .q(lane$q),
-        .clock(lane$clock)
     );
     rhdl_ubft$protocol$done_q done_q(
         .d(done_q$d),
@@ -2874,10 +3010,20 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(decisions$q),
         .clock(decisions$clock)
     );
-    rhdl_ubft$protocol$fast fast(
-        .d(fast$d),
-        .q(fast$q),
-        .clock(fast$clock)
+    rhdl_ubft$protocol$fast_count fast_count(
+        .d(fast_count$d),
+        .q(fast_count$q),
+        .clock(fast_count$clock)
+    );
+    rhdl_ubft$protocol$slow_count slow_count(
+        .d(slow_count$d),
+        .q(slow_count$q),
+        .clock(slow_count$clock)
+    );
+    rhdl_ubft$protocol$view_changes view_changes(
+        .d(view_changes$d),
+        .q(view_changes$q),
+        .clock(view_changes$clock)
     );
     rhdl_ubft$protocol$timeouts timeouts(
         .d(timeouts$d),
@@ -2889,6 +3035,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(polls$q),
         .clock(polls$clock)
     );
+    rhdl_ubft$protocol$bad_shares bad_shares(
+        .d(bad_shares$d),
+        .q(bad_shares$q),
+        .clock(bad_shares$clock)
+    );
     rhdl_ubft$protocol$error error(
         .d(error$d),
         .q(error$q),
@@ -2897,254 +3048,232 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     
     // Update code
     always @(*) begin
-        st$clock = clock;
-        view$clock = clock;
-        leader$clock = clock;
+        state$clock = clock;
+        view_no$clock = clock;
+        leader_id$clock = clock;
         k$clock = clock;
         slot$clock = clock;
         slot_n$clock = clock;
         m$clock = clock;
-        slow$clock = clock;
         phase$clock = clock;
         vote_view$clock = clock;
         vote_leader$clock = clock;
-        vc_lo$clock = clock;
-        vc_hi$clock = clock;
-        vc_flags$clock = clock;
-        beat_ix$clock = clock;
-        view_changes$clock = clock;
-        support$clock = clock;
-        flagged$clock = clock;
-        verified$clock = clock;
-        bad$clock = clock;
-        sign_sent$clock = clock;
-        vp$clock = clock;
-        vq$clock = clock;
-        progress$clock = clock;
-        slow_count$clock = clock;
-        bad_shares$clock = clock;
+        slow_path$clock = clock;
         quorum$clock = clock;
+        support$clock = clock;
         active$clock = clock;
         waited$clock = clock;
-        lane$clock = clock;
         done_q$clock = clock;
         cycles$clock = clock;
         decisions$clock = clock;
-        fast$clock = clock;
+        fast_count$clock = clock;
+        slow_count$clock = clock;
+        view_changes$clock = clock;
         timeouts$clock = clock;
         polls$clock = clock;
+        bad_shares$clock = clock;
         error$clock = clock;
-        st$d = st$q;
-        view$d = view$q;
-        leader$d = leader$q;
+        state$d = state$q;
+        view_no$d = view_no$q;
+        leader_id$d = leader_id$q;
         k$d = k$q;
         slot$d = slot$q;
         slot_n$d = slot_n$q;
         m$d = m$q;
-        slow$d = slow$q;
         phase$d = phase$q;
         vote_view$d = vote_view$q;
         vote_leader$d = vote_leader$q;
-        vc_lo$d = vc_lo$q;
-        vc_hi$d = vc_hi$q;
-        vc_flags$d = vc_flags$q;
-        beat_ix$d = beat_ix$q;
-        view_changes$d = view_changes$q;
-        support$d = support$q;
-        flagged$d = flagged$q;
-        verified$d = verified$q;
-        bad$d = bad$q;
-        sign_sent$d = sign_sent$q;
-        vp$d = vp$q;
-        vq$d = vq$q;
-        progress$d = progress$q;
-        slow_count$d = slow_count$q;
-        bad_shares$d = bad_shares$q;
+        slow_path$d = slow_path$q;
         quorum$d = quorum$q;
+        support$d = support$q;
         active$d = active$q;
         waited$d = waited$q;
-        lane$d = lane$q;
         done_q$d = done_q$q;
         cycles$d = cycles$q;
         decisions$d = decisions$q;
-        fast$d = fast$q;
+        fast_count$d = fast_count$q;
+        slow_count$d = slow_count$q;
+        view_changes$d = view_changes$q;
         timeouts$d = timeouts$q;
         polls$d = polls$q;
+        bad_shares$d = bad_shares$q;
         error$d = error$q;
         tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
-        vc_tag = (((view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
-        if ((leader$q + 32'h1) >= n) begin
+        vc_tag = (((view_no$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
+        if ((leader_id$q + 32'h1) >= n) begin
             next_leader = 32'h0;
         end
         else begin
-            next_leader = leader$q + 32'h1;
+            next_leader = leader_id$q + 32'h1;
         end
-        choose$rec_lo = vc_lo$q;
-        choose$rec_hi = vc_hi$q;
-        choose$flags = vc_flags$q;
-        choose$view = view$q;
-        choose$active = ((active$q) & 8'hff);
-        choose$support = support$q;
         prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h2);
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
         flag_row = certify_valid_base + (((slot$q) & 32'hffffffff) << row_shift);
         slow_commit_row = commit_base + (((slot$q) & 32'hffffffff) << row_shift);
         share_row = certify_base + (((slot_n$q) & 32'hffffffff) << 32'h4);
-        poll_word = prep_word;
-        row = fetch_beat >> (((lane$q) & 10'h3ff) << 32'h5);
-        votes = 32'h0;
-        flags = 32'h0;
-        valid_shares = 32'h0;
-        if (active$q[0] & (row[(0 * 32'h40)+:(32)] == tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
-            votes = votes + 32'h1;
-            flags = (flags & ~(1 << (0)) | ((1'b1) << (0)));
+        expiring = (waited$q + 32'h1) >= wait_polls;
+        tally$beat = fetch_beat;
+        tally$lane = cert_row[(32'h0)+:(4)];
+        tally$quarter = prep_word[(32'h2)+:(2)];
+        tally$active = active$q;
+        tally$tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
+        tally$m = m$q;
+        leader$clock = clock;
+        leader$rst_n = rst_n;
+        leader$id = id;
+        leader$leader_id = leader_id$q;
+        leader$prep_word = prep_word;
+        leader$expiring = expiring;
+        leader$prop_tdata = prop_tdata;
+        leader$prop_tvalid = prop_tvalid;
+        leader$fetch_done = fetch_done;
+        leader$bc_done = bc_done;
+        fast$clock = clock;
+        fast$rst_n = rst_n;
+        fast$id = id;
+        fast$k = k$q;
+        fast$view_no = view_no$q;
+        fast$quorum = quorum$q;
+        fast$prep_word = prep_word;
+        fast$cert_row = cert_row;
+        fast$commit_row = commit_row;
+        fast$record = tally$record;
+        fast$votes = tally$votes;
+        fast$expiring = expiring;
+        fast$fetch_done = fetch_done;
+        fast$fetch_error = fetch_error;
+        fast$bc_done = bc_done;
+        slow$clock = clock;
+        slow$rst_n = rst_n;
+        slow$id = id;
+        slow$n = n;
+        slow$quorum = quorum$q;
+        slow$share_row = share_row;
+        slow$flag_row = flag_row;
+        slow$commit_row = commit_row;
+        slow$slow_commit_row = slow_commit_row;
+        slow$votes = tally$votes;
+        slow$flags = tally$flags;
+        slow$expiring = expiring;
+        slow$fetch_done = fetch_done;
+        slow$fetch_error = fetch_error;
+        slow$bc_done = bc_done;
+        slow$sg_busy = sg_busy;
+        slow$sg_resp_valid = sg_resp_valid;
+        slow$sg_resp_status = sg_resp_status;
+        slow$sg_resp_sign = sg_resp_sign;
+        view$clock = clock;
+        view$rst_n = rst_n;
+        view$id = id;
+        view$k = k$q;
+        view$view_no = view_no$q;
+        view$quorum = quorum$q;
+        view$support = support$q;
+        view$active = active$q;
+        view$prep_word = prep_word;
+        view$commit_row = commit_row;
+        view$slow_commit_row = slow_commit_row;
+        view$probe_m = tally$probe_m;
+        view$probe_votes = tally$probe_votes;
+        view$fetch_beat = fetch_beat;
+        view$fetch_beat_valid = fetch_beat_valid;
+        view$fetch_done = fetch_done;
+        view$fetch_error = fetch_error;
+        view$bc_done = bc_done;
+        view$bc_busy = bc_busy;
+        view$sg_busy = sg_busy;
+        fast$start = leader$start_fast | view$start_fast;
+        slow$start = fast$start_slow;
+        view$start = leader$start_view | fast$start_view | slow$start_view;
+        decided = fast$decide | slow$decide | view$decide;
+        if (leader$set_m | fast$set_m | view$set_m) begin
+            m_new = leader$m_next | fast$m_next | view$m_next;
         end
-        if (verified$q[0]) begin
-            valid_shares = valid_shares + 32'h1;
+        else begin
+            m_new = m$q;
         end
-        if (active$q[1] & (row[(1 * 32'h40)+:(32)] == tag) & (row[(1 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
-            votes = votes + 32'h1;
-            flags = (flags & ~(1 << (1)) | ((1'b1) << (1)));
-        end
-        if (verified$q[1]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (active$q[2] & (row[(2 * 32'h40)+:(32)] == tag) & (row[(2 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
-            votes = votes + 32'h1;
-            flags = (flags & ~(1 << (2)) | ((1'b1) << (2)));
-        end
-        if (verified$q[2]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (active$q[3] & (row[(3 * 32'h40)+:(32)] == tag) & (row[(3 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
-            votes = votes + 32'h1;
-            flags = (flags & ~(1 << (3)) | ((1'b1) << (3)));
-        end
-        if (verified$q[3]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (active$q[4] & (row[(4 * 32'h40)+:(32)] == tag) & (row[(4 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
-            votes = votes + 32'h1;
-            flags = (flags & ~(1 << (4)) | ((1'b1) << (4)));
-        end
-        if (verified$q[4]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (active$q[5] & (row[(5 * 32'h40)+:(32)] == tag) & (row[(5 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
-            votes = votes + 32'h1;
-            flags = (flags & ~(1 << (5)) | ((1'b1) << (5)));
-        end
-        if (verified$q[5]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (active$q[6] & (row[(6 * 32'h40)+:(32)] == tag) & (row[(6 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
-            votes = votes + 32'h1;
-            flags = (flags & ~(1 << (6)) | ((1'b1) << (6)));
-        end
-        if (verified$q[6]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (active$q[7] & (row[(7 * 32'h40)+:(32)] == tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == m$q)) begin
-            votes = votes + 32'h1;
-            flags = (flags & ~(1 << (7)) | ((1'b1) << (7)));
-        end
-        if (verified$q[7]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        probe_found = 1'b0;
-        probe_m = 32'h0;
-        if (active$q[0] & (row[(0 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(0 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active$q[1] & (row[(1 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(1 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active$q[2] & (row[(2 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(2 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active$q[3] & (row[(3 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(3 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active$q[4] & (row[(4 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(4 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active$q[5] & (row[(5 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(5 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active$q[6] & (row[(6 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(6 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active$q[7] & (row[(7 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(7 * 32'h40 + 32'h20)+:(32)];
-        end
-        probe_votes = 32'h0;
-        if (active$q[0] & (row[(0 * 32'h40)+:(32)] == tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (active$q[1] & (row[(1 * 32'h40)+:(32)] == tag) & (row[(1 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (active$q[2] & (row[(2 * 32'h40)+:(32)] == tag) & (row[(2 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (active$q[3] & (row[(3 * 32'h40)+:(32)] == tag) & (row[(3 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (active$q[4] & (row[(4 * 32'h40)+:(32)] == tag) & (row[(4 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (active$q[5] & (row[(5 * 32'h40)+:(32)] == tag) & (row[(5 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (active$q[6] & (row[(6 * 32'h40)+:(32)] == tag) & (row[(6 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (active$q[7] & (row[(7 * 32'h40)+:(32)] == tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        candidate = flagged$q[vp$q] & ~verified$q[vp$q] & ~bad$q[vp$q] & (vp$q != id);
-        sg_sign = 1'b0;
-        sg_verify = 1'b0;
-        sg_resp_take = 1'b0;
-        sg_summary = ((view$q) & 128'hffffffffffffffffffffffffffffffff) | (((slot$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h60);
-        sg_signer = vp$q;
-        sg_signature = fetch_beat;
-        missed = 1'b0;
-        timeout = 1'b0;
-        fetch_start = 1'b0;
-        fetch_len = 32'h0;
-        bc_start = 1'b0;
-        bc_word = prep_word;
+        fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | view$fetch_start;
+        poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | view$fetch_word;
+        fetch_len = view$fetch_len;
+        fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
+        bc_start = leader$bc_start | fast$bc_start | slow$bc_start | view$bc_start;
+        bc_word = leader$bc_word | fast$bc_word | slow$bc_word | view$bc_word;
+        bc_local_only = view$bc_local_only;
         bc_words = 32'h2;
-        bc_local_only = 1'b0;
-        bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
-        prop_tready = 1'b0;
+        bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+        if (leader$bc_prepare | view$bc_prepare) begin
+            bc_words = 32'h4;
+            bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+        end
+        if (view$bc_record) begin
+            bc_words = 32'h4;
+            bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slot$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((phase$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h30) | (((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
+        end
+        if (view$bc_vc_flag) begin
+            bc_data = ((vc_tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+        end
+        if (slow$bc_share) begin
+            bc_words = 32'h10;
+            bc_data = sg_resp_sig;
+        end
+        sg_sign = slow$sg_sign;
+        sg_verify = slow$sg_verify;
+        sg_signer = slow$sg_signer;
+        sg_summary = ((view_no$q) & 128'hffffffffffffffffffffffffffffffff) | (((slot$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h60);
+        sg_signature = fetch_beat;
+        sg_resp_take = slow$sg_resp_take | view$sg_resp_take;
+        prop_tready = leader$prop_tready;
+        missed = leader$missed | fast$missed | slow$missed | view$missed;
+        if (leader$open_round | view$open_round) begin
+            waited$d = 32'h0;
+            slow_path$d = 1'b0;
+            phase$d = 32'h0;
+            vote_view$d = view_no$q;
+            vote_leader$d = leader_id$q;
+        end
+        if (fast$clear_wait | slow$clear_wait | view$clear_wait) begin
+            waited$d = 32'h0;
+        end
+        m$d = m_new;
+        if (fast$set_phase | slow$set_phase) begin
+            phase$d = fast$phase_next | slow$phase_next;
+        end
+        if (view$next_view) begin
+            view_no$d = view_no$q + 32'h1;
+            leader_id$d = next_leader;
+            view_changes$d = view_changes$q + 32'h1;
+        end
+        if (view$restore_view) begin
+            view_no$d = vote_view$q;
+            leader_id$d = vote_leader$q;
+        end
+        if (decided) begin
+            slow_path$d = slow$decide_slow | view$decide_slow;
+        end
+        if (slow$bad_share) begin
+            bad_shares$d = bad_shares$q + 32'h1;
+        end
+        start_leader = 1'b0;
+        started = 1'b0;
         dec_tvalid = 1'b0;
         done_q$d = 1'b0;
-        if ((st$q != St$Idle) & (st$q != St$Done)) begin
+        if ((state$q != ProtocolSt$Idle) & (state$q != ProtocolSt$Done)) begin
             cycles$d = cycles$q + 32'h1;
         end
-        case (st$q)
-            St$Idle:
+        case (state$q)
+            ProtocolSt$Idle:
                 begin
                     if (ap_start & ~done_q$q) begin
+                        started = 1'b1;
                         error$d = 32'h0;
                         cycles$d = 32'h0;
                         decisions$d = 32'h0;
-                        fast$d = 32'h0;
+                        fast_count$d = 32'h0;
                         timeouts$d = 32'h0;
                         polls$d = 32'h0;
-                        view$d = 32'h0;
-                        leader$d = 32'h0;
+                        view_no$d = 32'h0;
+                        leader_id$d = 32'h0;
                         k$d = 32'h1;
                         slot$d = 32'h0;
                         slot_n$d = 32'h0;
@@ -3155,466 +3284,48 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         waited$d = 32'h0;
                         quorum$d = ((n - 32'h1) & 32'hfe) + 32'h1;
                         active$d = ~(all_lanes << n);
-                        st$d = St$LeaderCheck;
                         if (~n[32'h0]) begin
                             error$d = err_even;
-                            st$d = St$Done;
+                            state$d = ProtocolSt$Done;
                         end
                         else if (n > build_n) begin
                             error$d = err_too_many;
-                            st$d = St$Done;
+                            state$d = ProtocolSt$Done;
                         end
                         else if (id >= n) begin
                             error$d = err_id;
-                            st$d = St$Done;
+                            state$d = ProtocolSt$Done;
                         end
                         else if ((network_ptr & page_mask) != 32'h0) begin
                             error$d = err_align;
-                            st$d = St$Done;
+                            state$d = ProtocolSt$Done;
                         end
-                    end
-                end
-            St$LeaderCheck:
-                begin
-                    waited$d = 32'h0;
-                    slow$d = 1'b0;
-                    phase$d = 32'h0;
-                    vote_view$d = view$q;
-                    vote_leader$d = leader$q;
-                    if (id == leader$q) begin
-                        st$d = St$LeaderWaitValue;
-                    end
-                    else begin
-                        st$d = St$FastPollPrepare;
-                    end
-                end
-            St$LeaderWaitValue:
-                begin
-                    prop_tready = 1'b1;
-                    if (prop_tvalid) begin
-                        m$d = prop_tdata;
-                        bc_start = 1'b1;
-                        bc_word = prep_word;
-                        bc_words = 32'h4;
-                        bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((prop_tdata) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
-                        st$d = St$LeaderSendPrepare;
-                    end
-                    else begin
-                        fetch_start = 1'b1;
-                        st$d = St$LeaderIdle;
-                    end
-                end
-            St$LeaderIdle:
-                begin
-                    if (fetch_done) begin
-                        missed = 1'b1;
-                        st$d = St$LeaderWaitValue;
-                    end
-                end
-            St$LeaderSendPrepare:
-                begin
-                    if (bc_done) begin
-                        st$d = St$FastPollPrepare;
-                    end
-                end
-            St$FastPollPrepare:
-                begin
-                    poll_word = prep_word;
-                    fetch_start = 1'b1;
-                    lane$d = poll_word[(32'h0)+:(4)];
-                    st$d = St$FastWaitPrepare;
-                end
-            St$FastWaitPrepare:
-                begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (row[(32'h0)+:(32)] == k$q) & (row[(32'h40)+:(32)] == view$q)) begin
-                            m$d = row[(32'h20)+:(32)];
-                            phase$d = 32'h1;
-                            bc_start = 1'b1;
-                            bc_word = cert_row + (((id) & 32'hffffffff) << 32'h1);
-                            bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((row[(32'h20)+:(32)]) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
-                            waited$d = 32'h0;
-                            st$d = St$FastSendCert;
+                        else if (slots >= k_wrap) begin
+                            error$d = err_slots;
+                            state$d = ProtocolSt$Done;
                         end
                         else begin
-                            missed = 1'b1;
-                            st$d = St$FastPollPrepare;
+                            start_leader = 1'b1;
+                            state$d = ProtocolSt$Run;
                         end
                     end
                 end
-            St$FastSendCert:
+            ProtocolSt$Run:
                 begin
-                    if (bc_done) begin
-                        st$d = St$FastPollCert;
+                    if (decided) begin
+                        state$d = ProtocolSt$Decide;
                     end
                 end
-            St$FastPollCert:
-                begin
-                    poll_word = cert_row;
-                    fetch_start = 1'b1;
-                    lane$d = poll_word[(32'h0)+:(4)];
-                    st$d = St$FastWaitCert;
-                end
-            St$FastWaitCert:
-                begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (votes >= quorum$q)) begin
-                            phase$d = 32'h2;
-                            bc_start = 1'b1;
-                            bc_word = commit_row + (((id) & 32'hffffffff) << 32'h1);
-                            waited$d = 32'h0;
-                            st$d = St$FastSendCommit;
-                        end
-                        else begin
-                            missed = 1'b1;
-                            st$d = St$FastPollCert;
-                        end
-                    end
-                end
-            St$FastSendCommit:
-                begin
-                    if (bc_done) begin
-                        st$d = St$FastPollCommit;
-                    end
-                end
-            St$FastPollCommit:
-                begin
-                    poll_word = commit_row;
-                    fetch_start = 1'b1;
-                    lane$d = poll_word[(32'h0)+:(4)];
-                    st$d = St$FastWaitCommit;
-                end
-            St$FastWaitCommit:
-                begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (votes >= quorum$q)) begin
-                            st$d = St$Decide;
-                        end
-                        else begin
-                            missed = 1'b1;
-                            st$d = St$FastPollCommit;
-                        end
-                    end
-                end
-            St$SlowStart:
-                begin
-                    flagged$d = 32'h0;
-                    verified$d = 32'h0;
-                    bad$d = 32'h0;
-                    sign_sent$d = 1'b0;
-                    vp$d = 32'h0;
-                    progress$d = 1'b0;
-                    waited$d = 32'h0;
-                    st$d = St$SlowStep;
-                end
-            St$SlowStep:
-                begin
-                    if (sg_resp_valid) begin
-                        sg_resp_take = 1'b1;
-                        if (sg_resp_sign) begin
-                            if (sg_resp_status == status_ok) begin
-                                bc_start = 1'b1;
-                                bc_word = share_row + (((id) & 32'hffffffff) << 32'h4);
-                                bc_words = 32'h10;
-                                bc_data = sg_resp_sig;
-                                st$d = St$SlowSendShare;
-                            end
-                            else begin
-                                sign_sent$d = 1'b0;
-                            end
-                        end
-                        else if (sg_resp_status == status_ok) begin
-                            verified$d = verified$q | (lane_one << vq$q);
-                            progress$d = 1'b1;
-                        end
-                        else begin
-                            bad$d = bad$q | (lane_one << vq$q);
-                            bad_shares$d = bad_shares$q + 32'h1;
-                        end
-                    end
-                    else if (~sign_sent$q & ~sg_busy) begin
-                        sg_sign = 1'b1;
-                        sign_sent$d = 1'b1;
-                    end
-                    else if ((valid_shares >= quorum$q) & ~sg_busy) begin
-                        phase$d = 32'h2;
-                        bc_start = 1'b1;
-                        bc_word = slow_commit_row + (((id) & 32'hffffffff) << 32'h1);
-                        st$d = St$SlowSendCommit;
-                    end
-                    else if (candidate & ~sg_busy) begin
-                        poll_word = share_row + (((vp$q) & 32'hffffffff) << 32'h4);
-                        fetch_start = 1'b1;
-                        lane$d = poll_word[(32'h0)+:(4)];
-                        st$d = St$SlowWaitShare;
-                    end
-                    else if ((vp$q + 32'h1) >= n) begin
-                        vp$d = 32'h0;
-                        st$d = St$SlowPollFlags;
-                    end
-                    else begin
-                        vp$d = vp$q + 32'h1;
-                    end
-                end
-            St$SlowWaitShare:
-                begin
-                    if (fetch_done) begin
-                        if (fetch_error) begin
-                            bad$d = bad$q | (lane_one << vp$q);
-                        end
-                        else begin
-                            sg_verify = 1'b1;
-                            vq$d = vp$q;
-                        end
-                        st$d = St$SlowStep;
-                    end
-                end
-            St$SlowSendShare:
-                begin
-                    if (bc_done) begin
-                        bc_start = 1'b1;
-                        bc_word = flag_row + (((id) & 32'hffffffff) << 32'h1);
-                        st$d = St$SlowSendFlag;
-                    end
-                end
-            St$SlowSendFlag:
-                begin
-                    if (bc_done) begin
-                        verified$d = verified$q | (lane_one << id);
-                        progress$d = 1'b1;
-                        st$d = St$SlowStep;
-                    end
-                end
-            St$SlowPollFlags:
-                begin
-                    poll_word = flag_row;
-                    fetch_start = 1'b1;
-                    lane$d = poll_word[(32'h0)+:(4)];
-                    st$d = St$SlowWaitFlags;
-                end
-            St$SlowWaitFlags:
-                begin
-                    if (fetch_done) begin
-                        missed = ~progress$q & ~sg_busy;
-                        progress$d = 1'b0;
-                        if (~fetch_error) begin
-                            flagged$d = flags;
-                        end
-                        st$d = St$SlowPollFast;
-                    end
-                end
-            St$SlowPollFast:
-                begin
-                    poll_word = commit_row;
-                    fetch_start = 1'b1;
-                    lane$d = poll_word[(32'h0)+:(4)];
-                    st$d = St$SlowWaitFast;
-                end
-            St$SlowWaitFast:
-                begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (votes >= quorum$q) & ~sg_busy) begin
-                            slow$d = 1'b0;
-                            st$d = St$Decide;
-                        end
-                        else begin
-                            st$d = St$SlowStep;
-                        end
-                    end
-                end
-            St$SlowSendCommit:
-                begin
-                    if (bc_done) begin
-                        waited$d = 32'h0;
-                        st$d = St$SlowPollCommit;
-                    end
-                end
-            St$SlowPollCommit:
-                begin
-                    poll_word = slow_commit_row;
-                    fetch_start = 1'b1;
-                    lane$d = poll_word[(32'h0)+:(4)];
-                    st$d = St$SlowWaitCommit;
-                end
-            St$SlowWaitCommit:
-                begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (votes >= quorum$q)) begin
-                            slow$d = 1'b1;
-                            st$d = St$Decide;
-                        end
-                        else begin
-                            missed = 1'b1;
-                            st$d = St$SlowPollCommit;
-                        end
-                    end
-                end
-            St$VcStart:
-                begin
-                    view$d = view$q + 32'h1;
-                    leader$d = next_leader;
-                    view_changes$d = view_changes$q + 32'h1;
-                    waited$d = 32'h0;
-                    st$d = St$VcSendRecord;
-                end
-            St$VcSendRecord:
-                begin
-                    bc_start = 1'b1;
-                    bc_word = vc_base + (((id) & 32'hffffffff) << 32'h2);
-                    bc_words = 32'h4;
-                    bc_data = ((view$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slot$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((phase$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h30) | (((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
-                    st$d = St$VcSendFlag;
-                end
-            St$VcSendFlag:
-                begin
-                    if (bc_done) begin
-                        bc_start = 1'b1;
-                        bc_word = vc_valid_base + (((id) & 32'hffffffff) << 32'h1);
-                        bc_data = ((vc_tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
-                        st$d = St$VcPollCatch;
-                    end
-                end
-            St$VcPollCatch:
-                begin
-                    poll_word = commit_row;
-                    fetch_start = 1'b1;
-                    lane$d = poll_word[(32'h0)+:(4)];
-                    st$d = St$VcWaitCatch;
-                end
-            St$VcWaitCatch:
-                begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (probe_votes >= quorum$q)) begin
-                            m$d = probe_m;
-                            slow$d = 1'b0;
-                            view$d = vote_view$q;
-                            leader$d = vote_leader$q;
-                            st$d = St$Decide;
-                        end
-                        else begin
-                            st$d = St$VcPollCatchSlow;
-                        end
-                    end
-                end
-            St$VcPollCatchSlow:
-                begin
-                    poll_word = slow_commit_row;
-                    fetch_start = 1'b1;
-                    lane$d = poll_word[(32'h0)+:(4)];
-                    st$d = St$VcWaitCatchSlow;
-                end
-            St$VcWaitCatchSlow:
-                begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (probe_votes >= quorum$q)) begin
-                            m$d = probe_m;
-                            slow$d = 1'b1;
-                            view$d = vote_view$q;
-                            leader$d = vote_leader$q;
-                            st$d = St$Decide;
-                        end
-                        else begin
-                            st$d = St$VcPollFlags;
-                        end
-                    end
-                end
-            St$VcPollFlags:
-                begin
-                    poll_word = vc_valid_base;
-                    fetch_start = 1'b1;
-                    lane$d = 32'h0;
-                    st$d = St$VcWaitFlags;
-                end
-            St$VcWaitFlags:
-                begin
-                    if (fetch_done) begin
-                        if (fetch_error) begin
-                            missed = 1'b1;
-                            st$d = St$VcPollCatch;
-                        end
-                        else begin
-                            vc_flags$d = fetch_beat;
-                            st$d = St$VcPollRecords;
-                        end
-                    end
-                end
-            St$VcPollRecords:
-                begin
-                    poll_word = vc_base;
-                    fetch_start = 1'b1;
-                    fetch_len = vc_len;
-                    lane$d = 32'h0;
-                    beat_ix$d = 1'b0;
-                    vc_hi$d = 32'h0;
-                    st$d = St$VcWaitRecords;
-                end
-            St$VcWaitRecords:
-                begin
-                    if (fetch_beat_valid) begin
-                        if (beat_ix$q) begin
-                            vc_hi$d = fetch_beat;
-                        end
-                        else begin
-                            vc_lo$d = fetch_beat;
-                        end
-                        beat_ix$d = 1'b1;
-                    end
-                    if (fetch_done) begin
-                        if (fetch_error) begin
-                            vc_flags$d = 32'h0;
-                            missed = 1'b1;
-                            st$d = St$VcPollCatch;
-                        end
-                        else begin
-                            st$d = St$VcDecide;
-                        end
-                    end
-                end
-            St$VcDecide:
-                begin
-                    sg_resp_take = 1'b1;
-                    if (sg_busy | bc_busy) begin
-                    end
-                    else if (choose$higher) begin
-                        st$d = St$VcStart;
-                    end
-                    else if (choose$valid < quorum$q) begin
-                        missed = 1'b1;
-                        st$d = St$VcPollCatch;
-                    end
-                    else if (choose$chosen & (choose$chosen_k == k$q)) begin
-                        m$d = choose$chosen_m;
-                        bc_start = 1'b1;
-                        bc_local_only = 1'b1;
-                        bc_word = prep_word;
-                        bc_words = 32'h4;
-                        bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((choose$chosen_m) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
-                        st$d = St$VcInstall;
-                    end
-                    else begin
-                        st$d = St$LeaderCheck;
-                    end
-                end
-            St$VcInstall:
-                begin
-                    if (bc_done) begin
-                        waited$d = 32'h0;
-                        phase$d = 32'h0;
-                        vote_view$d = view$q;
-                        vote_leader$d = leader$q;
-                        st$d = St$FastPollPrepare;
-                    end
-                end
-            St$Decide:
+            ProtocolSt$Decide:
                 begin
                     dec_tvalid = 1'b1;
                     if (dec_tready) begin
                         decisions$d = decisions$q + 32'h1;
-                        if (slow$q) begin
+                        if (slow_path$q) begin
                             slow_count$d = slow_count$q + 32'h1;
                         end
                         else begin
-                            fast$d = fast$q + 32'h1;
+                            fast_count$d = fast_count$q + 32'h1;
                         end
                         k$d = k$q + 32'h1;
                         if (slot$q == last_slot) begin
@@ -3626,29 +3337,34 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             slot_n$d = slot_n$q + build_n16;
                         end
                         if ((slots != 32'h0) & ((decisions$q + 32'h1) == slots)) begin
-                            st$d = St$Done;
+                            state$d = ProtocolSt$Done;
+                        end
+                        else if (k$q == k_last) begin
+                            error$d = err_k_wrapped;
+                            state$d = ProtocolSt$Done;
                         end
                         else begin
-                            st$d = St$LeaderCheck;
+                            start_leader = 1'b1;
+                            state$d = ProtocolSt$Run;
                         end
                     end
                 end
-            St$Done:
+            ProtocolSt$Done:
                 begin
                     done_q$d = 1'b1;
-                    st$d = St$Idle;
+                    state$d = ProtocolSt$Idle;
                 end
             default:
                 begin
-                    st$d = St$Idle;
+                    state$d = ProtocolSt$Idle;
                 end
         endcase
+        leader$start = start_leader | view$start_leader;
         if (fetch_start) begin
             polls$d = polls$q + 32'h1;
         end
         if (missed) begin
-            if ((waited$q + 32'h1) >= wait_polls) begin
-                timeout = 1'b1;
+            if (expiring) begin
                 timeouts$d = timeouts$q + 32'h1;
                 waited$d = 32'h0;
             end
@@ -3656,209 +3372,51 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 waited$d = waited$q + 32'h1;
             end
         end
-        if (timeout & ((st$q == St$FastWaitCert) | (st$q == St$FastWaitCommit))) begin
-            st$d = St$SlowStart;
-        end
-        if (timeout & ((st$q == St$FastWaitPrepare) | (st$q == St$LeaderIdle) | (st$q == St$SlowWaitFlags) | (st$q == St$SlowWaitCommit))) begin
-            st$d = St$VcStart;
-        end
         if (~rst_n) begin
-            st$d = St$Idle;
+            state$d = ProtocolSt$Idle;
             done_q$d = 1'b0;
             error$d = 32'h0;
             cycles$d = 32'h0;
             decisions$d = 32'h0;
-            fast$d = 32'h0;
+            fast_count$d = 32'h0;
             timeouts$d = 32'h0;
             polls$d = 32'h0;
-            view$d = 32'h0;
+            view_no$d = 32'h0;
             waited$d = 32'h0;
             slow_count$d = 32'h0;
             bad_shares$d = 32'h0;
             view_changes$d = 32'h0;
         end
-        fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
         dec_tdata = ((k$q) & 64'hffffffffffffffff) | (((m$q) & 64'hffffffffffffffff) << 32'h20);
-        dec_tuser = slow$q;
-        ap_idle = st$q == St$Idle;
+        dec_tuser = slow_path$q;
+        ap_idle = state$q == ProtocolSt$Idle;
         ap_done = done_q$q;
         ap_ready = done_q$q;
         sts_cycles = cycles$q;
         sts_decisions = decisions$q;
-        sts_fast = fast$q;
+        sts_fast = fast_count$q;
         sts_slow = slow_count$q;
         sts_view_changes = view_changes$q;
-        sts_view = view$q;
+        sts_view = view_no$q;
         sts_timeouts = timeouts$q;
         sts_polls = polls$q;
         sts_bad_shares = bad_shares$q;
         sts_error = error$q;
-        case (st$q)
-            St$Idle:
+        case (state$q)
+            ProtocolSt$Decide:
                 begin
-                    sts_state = 32'h0;
+                    own_state = 32'h26;
                 end
-            St$LeaderCheck:
+            ProtocolSt$Done:
                 begin
-                    sts_state = 32'h1;
-                end
-            St$LeaderWaitValue:
-                begin
-                    sts_state = 32'h2;
-                end
-            St$LeaderIdle:
-                begin
-                    sts_state = 32'h3;
-                end
-            St$LeaderSendPrepare:
-                begin
-                    sts_state = 32'h4;
-                end
-            St$FastPollPrepare:
-                begin
-                    sts_state = 32'h5;
-                end
-            St$FastWaitPrepare:
-                begin
-                    sts_state = 32'h6;
-                end
-            St$FastSendCert:
-                begin
-                    sts_state = 32'h7;
-                end
-            St$FastPollCert:
-                begin
-                    sts_state = 32'h8;
-                end
-            St$FastWaitCert:
-                begin
-                    sts_state = 32'h9;
-                end
-            St$FastSendCommit:
-                begin
-                    sts_state = 32'ha;
-                end
-            St$FastPollCommit:
-                begin
-                    sts_state = 32'hb;
-                end
-            St$FastWaitCommit:
-                begin
-                    sts_state = 32'hc;
-                end
-            St$SlowStart:
-                begin
-                    sts_state = 32'hd;
-                end
-            St$SlowStep:
-                begin
-                    sts_state = 32'he;
-                end
-            St$SlowWaitShare:
-                begin
-                    sts_state = 32'hf;
-                end
-            St$SlowSendShare:
-                begin
-                    sts_state = 32'h10;
-                end
-            St$SlowSendFlag:
-                begin
-                    sts_state = 32'h11;
-                end
-            St$SlowPollFlags:
-                begin
-                    sts_state = 32'h12;
-                end
-            St$SlowWaitFlags:
-                begin
-                    sts_state = 32'h13;
-                end
-            St$SlowPollFast:
-                begin
-                    sts_state = 32'h14;
-                end
-            St$SlowWaitFast:
-                begin
-                    sts_state = 32'h15;
-                end
-            St$SlowSendCommit:
-                begin
-                    sts_state = 32'h16;
-                end
-            St$SlowPollCommit:
-                begin
-                    sts_state = 32'h17;
-                end
-            St$SlowWaitCommit:
-                begin
-                    sts_state = 32'h18;
-                end
-            St$VcStart:
-                begin
-                    sts_state = 32'h19;
-                end
-            St$VcSendRecord:
-                begin
-                    sts_state = 32'h1a;
-                end
-            St$VcSendFlag:
-                begin
-                    sts_state = 32'h1b;
-                end
-            St$VcPollFlags:
-                begin
-                    sts_state = 32'h1c;
-                end
-            St$VcWaitFlags:
-                begin
-                    sts_state = 32'h1d;
-                end
-            St$VcPollRecords:
-                begin
-                    sts_state = 32'h1e;
-                end
-            St$VcWaitRecords:
-                begin
-                    sts_state = 32'h1f;
-                end
-            St$VcDecide:
-                begin
-                    sts_state = 32'h20;
-                end
-            St$VcInstall:
-                begin
-                    sts_state = 32'h21;
-                end
-            St$VcPollCatch:
-                begin
-                    sts_state = 32'h22;
-                end
-            St$VcWaitCatch:
-                begin
-                    sts_state = 32'h23;
-                end
-            St$VcPollCatchSlow:
-                begin
-                    sts_state = 32'h24;
-                end
-            St$VcWaitCatchSlow:
-                begin
-                    sts_state = 32'h25;
-                end
-            St$Decide:
-                begin
-                    sts_state = 32'h26;
-                end
-            St$Done:
-                begin
-                    sts_state = 32'h27;
+                    own_state = 32'h27;
                 end
             default:
                 begin
-                    sts_state = 32'hff;
+                    own_state = 32'h0;
                 end
         endcase
+        sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | view$sts_state;
     end
     
 endmodule // rhdl_ubft$protocol
@@ -3883,25 +3441,6 @@ module rhdl_ubft$protocol$active(d,q,clock);
 endmodule // rhdl_ubft$protocol$active
 
 
-module rhdl_ubft$protocol$bad(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$bad
-
-
 module rhdl_ubft$protocol$bad_shares(d,q,clock);
     
     // Module arguments
@@ -3921,7 +3460,45 @@ module rhdl_ubft$protocol$bad_shares(d,q,clock);
 endmodule // rhdl_ubft$protocol$bad_shares
 
 
-module rhdl_ubft$protocol$beat_ix(d,q,clock);
+module rhdl_ubft$protocol$cycles(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cycles
+
+
+module rhdl_ubft$protocol$decisions(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$decisions
+
+
+module rhdl_ubft$protocol$done_q(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3937,10 +3514,1893 @@ module rhdl_ubft$protocol$beat_ix(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$beat_ix
+endmodule // rhdl_ubft$protocol$done_q
 
 
-module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,chosen,chosen_k,chosen_m,higher);
+module rhdl_ubft$protocol$error(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$error
+
+
+module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,expiring,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    output reg  decide;
+    output reg  start_slow;
+    output reg  start_view;
+    input wire  [7:0] id;
+    input wire  [31:0] k;
+    input wire  [31:0] view_no;
+    input wire  [7:0] quorum;
+    input wire  [31:0] prep_word;
+    input wire  [31:0] cert_row;
+    input wire  [31:0] commit_row;
+    input wire  [95:0] record;
+    input wire  [7:0] votes;
+    input wire  expiring;
+    output reg  set_m;
+    output reg  [31:0] m_next;
+    output reg  set_phase;
+    output reg  [1:0] phase_next;
+    output reg  clear_wait;
+    output reg  missed;
+    output reg  fetch_start;
+    output reg  [31:0] fetch_word;
+    input wire  fetch_done;
+    input wire  fetch_error;
+    output reg  bc_start;
+    output reg  [31:0] bc_word;
+    input wire  bc_done;
+    output reg  [7:0] sts_state;
+    
+    // Enums
+    localparam FastSt$Off = 0;
+    localparam FastSt$FastPollPrepare = 1;
+    localparam FastSt$FastWaitPrepare = 2;
+    localparam FastSt$FastSendCert = 3;
+    localparam FastSt$FastPollCert = 4;
+    localparam FastSt$FastWaitCert = 5;
+    localparam FastSt$FastSendCommit = 6;
+    localparam FastSt$FastPollCommit = 7;
+    localparam FastSt$FastWaitCommit = 8;
+    
+    // Stub signals
+    reg  [3:0] state$d;
+    wire  [3:0] state$q;
+    reg  state$clock;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$fast$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        state$d = state$q;
+        decide = 1'b0;
+        start_slow = 1'b0;
+        start_view = 1'b0;
+        set_m = 1'b0;
+        m_next = 32'h0;
+        set_phase = 1'b0;
+        phase_next = 32'h0;
+        clear_wait = 1'b0;
+        missed = 1'b0;
+        fetch_start = 1'b0;
+        fetch_word = 32'h0;
+        bc_start = 1'b0;
+        bc_word = 32'h0;
+        case (state$q)
+            FastSt$Off:
+                begin
+                    if (start) begin
+                        state$d = FastSt$FastPollPrepare;
+                    end
+                end
+            FastSt$FastPollPrepare:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = prep_word;
+                    state$d = FastSt$FastWaitPrepare;
+                end
+            FastSt$FastWaitPrepare:
+                begin
+                    m_next = record[(32'h20)+:(32)];
+                    bc_word = cert_row + (((id) & 32'hffffffff) << 32'h1);
+                    if (fetch_done) begin
+                        if (~fetch_error & (record[(32'h0)+:(32)] == k) & (record[(32'h40)+:(32)] == view_no)) begin
+                            set_m = 1'b1;
+                            set_phase = 1'b1;
+                            phase_next = 32'h1;
+                            bc_start = 1'b1;
+                            clear_wait = 1'b1;
+                            state$d = FastSt$FastSendCert;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                start_view = 1'b1;
+                                state$d = FastSt$Off;
+                            end
+                            else begin
+                                state$d = FastSt$FastPollPrepare;
+                            end
+                        end
+                    end
+                end
+            FastSt$FastSendCert:
+                begin
+                    if (bc_done) begin
+                        state$d = FastSt$FastPollCert;
+                    end
+                end
+            FastSt$FastPollCert:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = cert_row;
+                    state$d = FastSt$FastWaitCert;
+                end
+            FastSt$FastWaitCert:
+                begin
+                    bc_word = commit_row + (((id) & 32'hffffffff) << 32'h1);
+                    if (fetch_done) begin
+                        if (~fetch_error & (votes >= quorum)) begin
+                            set_phase = 1'b1;
+                            phase_next = 32'h2;
+                            bc_start = 1'b1;
+                            clear_wait = 1'b1;
+                            state$d = FastSt$FastSendCommit;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                start_slow = 1'b1;
+                                state$d = FastSt$Off;
+                            end
+                            else begin
+                                state$d = FastSt$FastPollCert;
+                            end
+                        end
+                    end
+                end
+            FastSt$FastSendCommit:
+                begin
+                    if (bc_done) begin
+                        state$d = FastSt$FastPollCommit;
+                    end
+                end
+            FastSt$FastPollCommit:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = commit_row;
+                    state$d = FastSt$FastWaitCommit;
+                end
+            FastSt$FastWaitCommit:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & (votes >= quorum)) begin
+                            decide = 1'b1;
+                            state$d = FastSt$Off;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                start_slow = 1'b1;
+                                state$d = FastSt$Off;
+                            end
+                            else begin
+                                state$d = FastSt$FastPollCommit;
+                            end
+                        end
+                    end
+                end
+            default:
+                begin
+                    state$d = FastSt$Off;
+                end
+        endcase
+        if (~rst_n) begin
+            state$d = FastSt$Off;
+        end
+        case (state$q)
+            FastSt$FastPollPrepare:
+                begin
+                    sts_state = 32'h5;
+                end
+            FastSt$FastWaitPrepare:
+                begin
+                    sts_state = 32'h6;
+                end
+            FastSt$FastSendCert:
+                begin
+                    sts_state = 32'h7;
+                end
+            FastSt$FastPollCert:
+                begin
+                    sts_state = 32'h8;
+                end
+            FastSt$FastWaitCert:
+                begin
+                    sts_state = 32'h9;
+                end
+            FastSt$FastSendCommit:
+                begin
+                    sts_state = 32'ha;
+                end
+            FastSt$FastPollCommit:
+                begin
+                    sts_state = 32'hb;
+                end
+            FastSt$FastWaitCommit:
+                begin
+                    sts_state = 32'hc;
+                end
+            default:
+                begin
+                    sts_state = 32'h0;
+                end
+        endcase
+    end
+    
+endmodule // rhdl_ubft$protocol$fast
+
+
+module rhdl_ubft$protocol$fast$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam FastSt$Off = 0;
+    localparam FastSt$FastPollPrepare = 1;
+    localparam FastSt$FastWaitPrepare = 2;
+    localparam FastSt$FastSendCert = 3;
+    localparam FastSt$FastPollCert = 4;
+    localparam FastSt$FastWaitCert = 5;
+    localparam FastSt$FastSendCommit = 6;
+    localparam FastSt$FastPollCommit = 7;
+    localparam FastSt$FastWaitCommit = 8;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$fast$state
+
+
+module rhdl_ubft$protocol$fast_count(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$fast_count
+
+
+module rhdl_ubft$protocol$k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$k
+
+
+module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,prep_word,expiring,open_round,set_m,m_next,missed,prop_tdata,prop_tvalid,prop_tready,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_prepare,bc_done,sts_state);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    output reg  start_fast;
+    output reg  start_view;
+    input wire  [7:0] id;
+    input wire  [7:0] leader_id;
+    input wire  [31:0] prep_word;
+    input wire  expiring;
+    output reg  open_round;
+    output reg  set_m;
+    output reg  [31:0] m_next;
+    output reg  missed;
+    input wire  [31:0] prop_tdata;
+    input wire  prop_tvalid;
+    output reg  prop_tready;
+    output reg  fetch_start;
+    output reg  [31:0] fetch_word;
+    input wire  fetch_done;
+    output reg  bc_start;
+    output reg  [31:0] bc_word;
+    output reg  bc_prepare;
+    input wire  bc_done;
+    output reg  [7:0] sts_state;
+    
+    // Enums
+    localparam LeaderSt$Off = 0;
+    localparam LeaderSt$LeaderCheck = 1;
+    localparam LeaderSt$LeaderWaitValue = 2;
+    localparam LeaderSt$LeaderIdle = 3;
+    localparam LeaderSt$LeaderSendPrepare = 4;
+    
+    // Stub signals
+    reg  [2:0] state$d;
+    wire  [2:0] state$q;
+    reg  state$clock;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$leader$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        state$d = state$q;
+        start_fast = 1'b0;
+        start_view = 1'b0;
+        open_round = 1'b0;
+        set_m = 1'b0;
+        m_next = 32'h0;
+        missed = 1'b0;
+        prop_tready = 1'b0;
+        fetch_start = 1'b0;
+        fetch_word = 32'h0;
+        bc_start = 1'b0;
+        bc_word = 32'h0;
+        bc_prepare = 1'b0;
+        case (state$q)
+            LeaderSt$Off:
+                begin
+                    if (start) begin
+                        state$d = LeaderSt$LeaderCheck;
+                    end
+                end
+            LeaderSt$LeaderCheck:
+                begin
+                    open_round = 1'b1;
+                    if (id == leader_id) begin
+                        state$d = LeaderSt$LeaderWaitValue;
+                    end
+                    else begin
+                        start_fast = 1'b1;
+                        state$d = LeaderSt$Off;
+                    end
+                end
+            LeaderSt$LeaderWaitValue:
+                begin
+                    prop_tready = 1'b1;
+                    m_next = prop_tdata;
+                    bc_word = prep_word;
+                    fetch_word = prep_word;
+                    if (prop_tvalid) begin
+                        set_m = 1'b1;
+                        bc_start = 1'b1;
+                        bc_prepare = 1'b1;
+                        state$d = LeaderSt$LeaderSendPrepare;
+                    end
+                    else begin
+                        fetch_start = 1'b1;
+                        state$d = LeaderSt$LeaderIdle;
+                    end
+                end
+            LeaderSt$LeaderIdle:
+                begin
+                    if (fetch_done) begin
+                        missed = 1'b1;
+                        if (expiring) begin
+                            start_view = 1'b1;
+                            state$d = LeaderSt$Off;
+                        end
+                        else begin
+                            state$d = LeaderSt$LeaderWaitValue;
+                        end
+                    end
+                end
+            LeaderSt$LeaderSendPrepare:
+                begin
+                    if (bc_done) begin
+                        start_fast = 1'b1;
+                        state$d = LeaderSt$Off;
+                    end
+                end
+            default:
+                begin
+                    state$d = LeaderSt$Off;
+                end
+        endcase
+        if (~rst_n) begin
+            state$d = LeaderSt$Off;
+        end
+        case (state$q)
+            LeaderSt$LeaderCheck:
+                begin
+                    sts_state = 32'h1;
+                end
+            LeaderSt$LeaderWaitValue:
+                begin
+                    sts_state = 32'h2;
+                end
+            LeaderSt$LeaderIdle:
+                begin
+                    sts_state = 32'h3;
+                end
+            LeaderSt$LeaderSendPrepare:
+                begin
+                    sts_state = 32'h4;
+                end
+            default:
+                begin
+                    sts_state = 32'h0;
+                end
+        endcase
+    end
+    
+endmodule // rhdl_ubft$protocol$leader
+
+
+module rhdl_ubft$protocol$leader$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam LeaderSt$Off = 0;
+    localparam LeaderSt$LeaderCheck = 1;
+    localparam LeaderSt$LeaderWaitValue = 2;
+    localparam LeaderSt$LeaderIdle = 3;
+    localparam LeaderSt$LeaderSendPrepare = 4;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$leader$state
+
+
+module rhdl_ubft$protocol$leader_id(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$leader_id
+
+
+module rhdl_ubft$protocol$m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$m
+
+
+module rhdl_ubft$protocol$phase(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$phase
+
+
+module rhdl_ubft$protocol$polls(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$polls
+
+
+module rhdl_ubft$protocol$quorum(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$quorum
+
+
+module rhdl_ubft$protocol$slot(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slot
+
+
+module rhdl_ubft$protocol$slot_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slot_n
+
+
+module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,id,n,quorum,share_row,flag_row,commit_row,slow_commit_row,votes,flags,expiring,set_phase,phase_next,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_share,bc_done,sg_sign,sg_verify,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sign,sg_resp_take,sts_state);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    output reg  decide;
+    output reg  decide_slow;
+    output reg  start_view;
+    input wire  [7:0] id;
+    input wire  [7:0] n;
+    input wire  [7:0] quorum;
+    input wire  [31:0] share_row;
+    input wire  [31:0] flag_row;
+    input wire  [31:0] commit_row;
+    input wire  [31:0] slow_commit_row;
+    input wire  [7:0] votes;
+    input wire  [7:0] flags;
+    input wire  expiring;
+    output reg  set_phase;
+    output reg  [1:0] phase_next;
+    output reg  clear_wait;
+    output reg  missed;
+    output reg  bad_share;
+    output reg  fetch_start;
+    output reg  [31:0] fetch_word;
+    input wire  fetch_done;
+    input wire  fetch_error;
+    output reg  bc_start;
+    output reg  [31:0] bc_word;
+    output reg  bc_share;
+    input wire  bc_done;
+    output reg  sg_sign;
+    output reg  sg_verify;
+    output reg  [7:0] sg_signer;
+    input wire  sg_busy;
+    input wire  sg_resp_valid;
+    input wire  [7:0] sg_resp_status;
+    input wire  sg_resp_sign;
+    output reg  sg_resp_take;
+    output reg  [7:0] sts_state;
+    
+    // Constant declarations
+    localparam  lane_one = 8'h1;
+    localparam  status_ok = 8'h0;
+    
+    // Enums
+    localparam SlowSt$Off = 0;
+    localparam SlowSt$SlowStart = 1;
+    localparam SlowSt$SlowStep = 2;
+    localparam SlowSt$SlowWaitShare = 3;
+    localparam SlowSt$SlowSendShare = 4;
+    localparam SlowSt$SlowSendFlag = 5;
+    localparam SlowSt$SlowPollFlags = 6;
+    localparam SlowSt$SlowWaitFlags = 7;
+    localparam SlowSt$SlowPollFast = 8;
+    localparam SlowSt$SlowWaitFast = 9;
+    localparam SlowSt$SlowSendCommit = 10;
+    localparam SlowSt$SlowPollCommit = 11;
+    localparam SlowSt$SlowWaitCommit = 12;
+    
+    // Stub signals
+    reg  [3:0] state$d;
+    wire  [3:0] state$q;
+    reg  state$clock;
+    reg  [7:0] flagged$d;
+    wire  [7:0] flagged$q;
+    reg  flagged$clock;
+    reg  [7:0] verified$d;
+    wire  [7:0] verified$q;
+    reg  verified$clock;
+    reg  [7:0] bad$d;
+    wire  [7:0] bad$q;
+    reg  bad$clock;
+    reg  sign_sent$d;
+    wire  sign_sent$q;
+    reg  sign_sent$clock;
+    reg  [7:0] vp$d;
+    wire  [7:0] vp$q;
+    reg  vp$clock;
+    reg  [7:0] vq$d;
+    wire  [7:0] vq$q;
+    reg  vq$clock;
+    reg  progress$d;
+    wire  progress$q;
+    reg  progress$clock;
+    
+    // Local signals
+    reg  [7:0] valid_shares;
+    reg  candidate;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$slow$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$protocol$slow$flagged flagged(
+        .d(flagged$d),
+        .q(flagged$q),
+        .clock(flagged$clock)
+    );
+    rhdl_ubft$protocol$slow$verified verified(
+        .d(verified$d),
+        .q(verified$q),
+        .clock(verified$clock)
+    );
+    rhdl_ubft$protocol$slow$bad bad(
+        .d(bad$d),
+        .q(bad$q),
+        .clock(bad$clock)
+    );
+    rhdl_ubft$protocol$slow$sign_sent sign_sent(
+        .d(sign_sent$d),
+        .q(sign_sent$q),
+        .clock(sign_sent$clock)
+    );
+    rhdl_ubft$protocol$slow$vp vp(
+        .d(vp$d),
+        .q(vp$q),
+        .clock(vp$clock)
+    );
+    rhdl_ubft$protocol$slow$vq vq(
+        .d(vq$d),
+        .q(vq$q),
+        .clock(vq$clock)
+    );
+    rhdl_ubft$protocol$slow$progress progress(
+        .d(progress$d),
+        .q(progress$q),
+        .clock(progress$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        flagged$clock = clock;
+        verified$clock = clock;
+        bad$clock = clock;
+        sign_sent$clock = clock;
+        vp$clock = clock;
+        vq$clock = clock;
+        progress$clock = clock;
+        state$d = state$q;
+        flagged$d = flagged$q;
+        verified$d = verified$q;
+        bad$d = bad$q;
+        sign_sent$d = sign_sent$q;
+        vp$d = vp$q;
+        vq$d = vq$q;
+        progress$d = progress$q;
+        valid_shares = 32'h0;
+        if (verified$q[0]) begin
+            valid_shares = valid_shares + 32'h1;
+        end
+        if (verified$q[1]) begin
+            valid_shares = valid_shares + 32'h1;
+        end
+        if (verified$q[2]) begin
+            valid_shares = valid_shares + 32'h1;
+        end
+        if (verified$q[3]) begin
+            valid_shares = valid_shares + 32'h1;
+        end
+        if (verified$q[4]) begin
+            valid_shares = valid_shares + 32'h1;
+        end
+        if (verified$q[5]) begin
+            valid_shares = valid_shares + 32'h1;
+        end
+        if (verified$q[6]) begin
+            valid_shares = valid_shares + 32'h1;
+        end
+        if (verified$q[7]) begin
+            valid_shares = valid_shares + 32'h1;
+        end
+        candidate = flagged$q[vp$q] & ~verified$q[vp$q] & ~bad$q[vp$q] & (vp$q != id);
+        decide = 1'b0;
+        decide_slow = 1'b0;
+        start_view = 1'b0;
+        set_phase = 1'b0;
+        phase_next = 32'h0;
+        clear_wait = 1'b0;
+        missed = 1'b0;
+        bad_share = 1'b0;
+        fetch_start = 1'b0;
+        fetch_word = 32'h0;
+        bc_start = 1'b0;
+        bc_word = 32'h0;
+        bc_share = 1'b0;
+        sg_sign = 1'b0;
+        sg_verify = 1'b0;
+        sg_signer = vp$q;
+        sg_resp_take = 1'b0;
+        case (state$q)
+            SlowSt$Off:
+                begin
+                    if (start) begin
+                        state$d = SlowSt$SlowStart;
+                    end
+                end
+            SlowSt$SlowStart:
+                begin
+                    flagged$d = 32'h0;
+                    verified$d = 32'h0;
+                    bad$d = 32'h0;
+                    sign_sent$d = 1'b0;
+                    vp$d = 32'h0;
+                    progress$d = 1'b0;
+                    clear_wait = 1'b1;
+                    state$d = SlowSt$SlowStep;
+                end
+            SlowSt$SlowStep:
+                begin
+                    fetch_word = share_row + (((vp$q) & 32'hffffffff) << 32'h4);
+                    if (sg_resp_valid) begin
+                        bc_word = share_row + (((id) & 32'hffffffff) << 32'h4);
+                    end
+                    else begin
+                        bc_word = slow_commit_row + (((id) & 32'hffffffff) << 32'h1);
+                    end
+                    if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_sign) begin
+                            if (sg_resp_status == status_ok) begin
+                                bc_start = 1'b1;
+                                bc_share = 1'b1;
+                                state$d = SlowSt$SlowSendShare;
+                            end
+                            else begin
+                                sign_sent$d = 1'b0;
+                            end
+                        end
+                        else if (sg_resp_status == status_ok) begin
+                            verified$d = verified$q | (lane_one << vq$q);
+                            progress$d = 1'b1;
+                        end
+                        else begin
+                            bad$d = bad$q | (lane_one << vq$q);
+                            bad_share = 1'b1;
+                        end
+                    end
+                    else if (~sign_sent$q & ~sg_busy) begin
+                        sg_sign = 1'b1;
+                        sign_sent$d = 1'b1;
+                    end
+                    else if ((valid_shares >= quorum) & ~sg_busy) begin
+                        set_phase = 1'b1;
+                        phase_next = 32'h2;
+                        bc_start = 1'b1;
+                        state$d = SlowSt$SlowSendCommit;
+                    end
+                    else if (candidate & ~sg_busy) begin
+                        fetch_start = 1'b1;
+                        state$d = SlowSt$SlowWaitShare;
+                    end
+                    else if ((vp$q + 32'h1) >= n) begin
+                        vp$d = 32'h0;
+                        state$d = SlowSt$SlowPollFlags;
+                    end
+                    else begin
+                        vp$d = vp$q + 32'h1;
+                    end
+                end
+            SlowSt$SlowWaitShare:
+                begin
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            bad$d = bad$q | (lane_one << vp$q);
+                        end
+                        else begin
+                            sg_verify = 1'b1;
+                            vq$d = vp$q;
+                        end
+                        state$d = SlowSt$SlowStep;
+                    end
+                end
+            SlowSt$SlowSendShare:
+                begin
+                    bc_word = flag_row + (((id) & 32'hffffffff) << 32'h1);
+                    if (bc_done) begin
+                        bc_start = 1'b1;
+                        state$d = SlowSt$SlowSendFlag;
+                    end
+                end
+            SlowSt$SlowSendFlag:
+                begin
+                    if (bc_done) begin
+                        verified$d = verified$q | (lane_one << id);
+                        progress$d = 1'b1;
+                        state$d = SlowSt$SlowStep;
+                    end
+                end
+            SlowSt$SlowPollFlags:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = flag_row;
+                    state$d = SlowSt$SlowWaitFlags;
+                end
+            SlowSt$SlowWaitFlags:
+                begin
+                    if (fetch_done) begin
+                        missed = ~progress$q & ~sg_busy;
+                        progress$d = 1'b0;
+                        if (~fetch_error) begin
+                            flagged$d = flags;
+                        end
+                        if (~progress$q & ~sg_busy & expiring) begin
+                            start_view = 1'b1;
+                            state$d = SlowSt$Off;
+                        end
+                        else begin
+                            state$d = SlowSt$SlowPollFast;
+                        end
+                    end
+                end
+            SlowSt$SlowPollFast:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = commit_row;
+                    state$d = SlowSt$SlowWaitFast;
+                end
+            SlowSt$SlowWaitFast:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & (votes >= quorum) & ~sg_busy) begin
+                            decide = 1'b1;
+                            decide_slow = 1'b0;
+                            state$d = SlowSt$Off;
+                        end
+                        else begin
+                            state$d = SlowSt$SlowStep;
+                        end
+                    end
+                end
+            SlowSt$SlowSendCommit:
+                begin
+                    if (bc_done) begin
+                        clear_wait = 1'b1;
+                        state$d = SlowSt$SlowPollCommit;
+                    end
+                end
+            SlowSt$SlowPollCommit:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = slow_commit_row;
+                    state$d = SlowSt$SlowWaitCommit;
+                end
+            SlowSt$SlowWaitCommit:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & (votes >= quorum)) begin
+                            decide = 1'b1;
+                            decide_slow = 1'b1;
+                            state$d = SlowSt$Off;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                start_view = 1'b1;
+                                state$d = SlowSt$Off;
+                            end
+                            else begin
+                                state$d = SlowSt$SlowPollCommit;
+                            end
+                        end
+                    end
+                end
+            default:
+                begin
+                    state$d = SlowSt$Off;
+                end
+        endcase
+        if (~rst_n) begin
+            state$d = SlowSt$Off;
+        end
+        case (state$q)
+            SlowSt$SlowStart:
+                begin
+                    sts_state = 32'hd;
+                end
+            SlowSt$SlowStep:
+                begin
+                    sts_state = 32'he;
+                end
+            SlowSt$SlowWaitShare:
+                begin
+                    sts_state = 32'hf;
+                end
+            SlowSt$SlowSendShare:
+                begin
+                    sts_state = 32'h10;
+                end
+            SlowSt$SlowSendFlag:
+                begin
+                    sts_state = 32'h11;
+                end
+            SlowSt$SlowPollFlags:
+                begin
+                    sts_state = 32'h12;
+                end
+            SlowSt$SlowWaitFlags:
+                begin
+                    sts_state = 32'h13;
+                end
+            SlowSt$SlowPollFast:
+                begin
+                    sts_state = 32'h14;
+                end
+            SlowSt$SlowWaitFast:
+                begin
+                    sts_state = 32'h15;
+                end
+            SlowSt$SlowSendCommit:
+                begin
+                    sts_state = 32'h16;
+                end
+            SlowSt$SlowPollCommit:
+                begin
+                    sts_state = 32'h17;
+                end
+            SlowSt$SlowWaitCommit:
+                begin
+                    sts_state = 32'h18;
+                end
+            default:
+                begin
+                    sts_state = 32'h0;
+                end
+        endcase
+    end
+    
+endmodule // rhdl_ubft$protocol$slow
+
+
+module rhdl_ubft$protocol$slow$bad(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$bad
+
+
+module rhdl_ubft$protocol$slow$flagged(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$flagged
+
+
+module rhdl_ubft$protocol$slow$progress(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$progress
+
+
+module rhdl_ubft$protocol$slow$sign_sent(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$sign_sent
+
+
+module rhdl_ubft$protocol$slow$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam SlowSt$Off = 0;
+    localparam SlowSt$SlowStart = 1;
+    localparam SlowSt$SlowStep = 2;
+    localparam SlowSt$SlowWaitShare = 3;
+    localparam SlowSt$SlowSendShare = 4;
+    localparam SlowSt$SlowSendFlag = 5;
+    localparam SlowSt$SlowPollFlags = 6;
+    localparam SlowSt$SlowWaitFlags = 7;
+    localparam SlowSt$SlowPollFast = 8;
+    localparam SlowSt$SlowWaitFast = 9;
+    localparam SlowSt$SlowSendCommit = 10;
+    localparam SlowSt$SlowPollCommit = 11;
+    localparam SlowSt$SlowWaitCommit = 12;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$state
+
+
+module rhdl_ubft$protocol$slow$verified(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$verified
+
+
+module rhdl_ubft$protocol$slow$vp(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$vp
+
+
+module rhdl_ubft$protocol$slow$vq(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$vq
+
+
+module rhdl_ubft$protocol$slow_count(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow_count
+
+
+module rhdl_ubft$protocol$slow_path(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow_path
+
+
+module rhdl_ubft$protocol$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam ProtocolSt$Idle = 0;
+    localparam ProtocolSt$Run = 1;
+    localparam ProtocolSt$Decide = 2;
+    localparam ProtocolSt$Done = 3;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$state
+
+
+module rhdl_ubft$protocol$support(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$support
+
+
+module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flags,probe_m,probe_votes);
+    
+    // Module arguments
+    input wire  [511:0] beat;
+    input wire  [3:0] lane;
+    input wire  [1:0] quarter;
+    input wire  [7:0] active;
+    input wire  [31:0] tag;
+    input wire  [31:0] m;
+    output reg  [95:0] record;
+    output reg  [7:0] votes;
+    output reg  [7:0] flags;
+    output reg  [31:0] probe_m;
+    output reg  [7:0] probe_votes;
+    
+    // Local signals
+    reg  [511:0] row;
+    reg  probe_found;
+    
+    // Update code
+    always @(*) begin
+        record = beat[(32'h0)+:(96)];
+        if (quarter == 32'h1) begin
+            record = beat[(32'h80)+:(96)];
+        end
+        if (quarter == 32'h2) begin
+            record = beat[(32'h100)+:(96)];
+        end
+        if (quarter == 32'h3) begin
+            record = beat[(32'h180)+:(96)];
+        end
+        row = beat >> (((lane) & 10'h3ff) << 32'h5);
+        votes = 32'h0;
+        flags = 32'h0;
+        if (active[0] & (row[(0 * 32'h40)+:(32)] == tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == m)) begin
+            votes = votes + 32'h1;
+            flags = (flags & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (active[1] & (row[(1 * 32'h40)+:(32)] == tag) & (row[(1 * 32'h40 + 32'h20)+:(32)] == m)) begin
+            votes = votes + 32'h1;
+            flags = (flags & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (active[2] & (row[(2 * 32'h40)+:(32)] == tag) & (row[(2 * 32'h40 + 32'h20)+:(32)] == m)) begin
+            votes = votes + 32'h1;
+            flags = (flags & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (active[3] & (row[(3 * 32'h40)+:(32)] == tag) & (row[(3 * 32'h40 + 32'h20)+:(32)] == m)) begin
+            votes = votes + 32'h1;
+            flags = (flags & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (active[4] & (row[(4 * 32'h40)+:(32)] == tag) & (row[(4 * 32'h40 + 32'h20)+:(32)] == m)) begin
+            votes = votes + 32'h1;
+            flags = (flags & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (active[5] & (row[(5 * 32'h40)+:(32)] == tag) & (row[(5 * 32'h40 + 32'h20)+:(32)] == m)) begin
+            votes = votes + 32'h1;
+            flags = (flags & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (active[6] & (row[(6 * 32'h40)+:(32)] == tag) & (row[(6 * 32'h40 + 32'h20)+:(32)] == m)) begin
+            votes = votes + 32'h1;
+            flags = (flags & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (active[7] & (row[(7 * 32'h40)+:(32)] == tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == m)) begin
+            votes = votes + 32'h1;
+            flags = (flags & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        probe_found = 1'b0;
+        probe_m = 32'h0;
+        if (active[0] & (row[(0 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(0 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active[1] & (row[(1 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(1 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active[2] & (row[(2 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(2 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active[3] & (row[(3 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(3 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active[4] & (row[(4 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(4 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active[5] & (row[(5 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(5 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active[6] & (row[(6 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(6 * 32'h40 + 32'h20)+:(32)];
+        end
+        if (active[7] & (row[(7 * 32'h40)+:(32)] == tag) & ~probe_found) begin
+            probe_found = 1'b1;
+            probe_m = row[(7 * 32'h40 + 32'h20)+:(32)];
+        end
+        probe_votes = 32'h0;
+        if (active[0] & (row[(0 * 32'h40)+:(32)] == tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active[1] & (row[(1 * 32'h40)+:(32)] == tag) & (row[(1 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active[2] & (row[(2 * 32'h40)+:(32)] == tag) & (row[(2 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active[3] & (row[(3 * 32'h40)+:(32)] == tag) & (row[(3 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active[4] & (row[(4 * 32'h40)+:(32)] == tag) & (row[(4 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active[5] & (row[(5 * 32'h40)+:(32)] == tag) & (row[(5 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active[6] & (row[(6 * 32'h40)+:(32)] == tag) & (row[(6 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+        if (active[7] & (row[(7 * 32'h40)+:(32)] == tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+            probe_votes = probe_votes + 32'h1;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$tally
+
+
+module rhdl_ubft$protocol$timeouts(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$timeouts
+
+
+module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,start_leader,id,k,view_no,quorum,support,active,prep_word,commit_row,slow_commit_row,probe_m,probe_votes,next_view,restore_view,open_round,set_m,m_next,clear_wait,missed,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,bc_start,bc_word,bc_record,bc_vc_flag,bc_prepare,bc_local_only,bc_done,bc_busy,sg_busy,sg_resp_take,sts_state);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    output reg  decide;
+    output reg  decide_slow;
+    output reg  start_fast;
+    output reg  start_leader;
+    input wire  [7:0] id;
+    input wire  [31:0] k;
+    input wire  [31:0] view_no;
+    input wire  [7:0] quorum;
+    input wire  [7:0] support;
+    input wire  [7:0] active;
+    input wire  [31:0] prep_word;
+    input wire  [31:0] commit_row;
+    input wire  [31:0] slow_commit_row;
+    input wire  [31:0] probe_m;
+    input wire  [7:0] probe_votes;
+    output reg  next_view;
+    output reg  restore_view;
+    output reg  open_round;
+    output reg  set_m;
+    output reg  [31:0] m_next;
+    output reg  clear_wait;
+    output reg  missed;
+    output reg  fetch_start;
+    output reg  [31:0] fetch_word;
+    output reg  [7:0] fetch_len;
+    input wire  [511:0] fetch_beat;
+    input wire  fetch_beat_valid;
+    input wire  fetch_done;
+    input wire  fetch_error;
+    output reg  bc_start;
+    output reg  [31:0] bc_word;
+    output reg  bc_record;
+    output reg  bc_vc_flag;
+    output reg  bc_prepare;
+    output reg  bc_local_only;
+    input wire  bc_done;
+    input wire  bc_busy;
+    input wire  sg_busy;
+    output reg  sg_resp_take;
+    output reg  [7:0] sts_state;
+    
+    // Constant declarations
+    localparam  vc_base = 32'hd97ce0;
+    localparam  vc_valid_base = 32'hd97d00;
+    localparam  vc_len = 8'h1;
+    
+    // Enums
+    localparam ViewSt$Off = 0;
+    localparam ViewSt$VcStart = 1;
+    localparam ViewSt$VcSendRecord = 2;
+    localparam ViewSt$VcSendFlag = 3;
+    localparam ViewSt$VcPollFlags = 4;
+    localparam ViewSt$VcWaitFlags = 5;
+    localparam ViewSt$VcPollRecords = 6;
+    localparam ViewSt$VcWaitRecords = 7;
+    localparam ViewSt$VcDecide = 8;
+    localparam ViewSt$VcInstall = 9;
+    localparam ViewSt$VcPollCatch = 10;
+    localparam ViewSt$VcWaitCatch = 11;
+    localparam ViewSt$VcPollCatchSlow = 12;
+    localparam ViewSt$VcWaitCatchSlow = 13;
+    
+    // Stub signals
+    reg  [3:0] state$d;
+    wire  [3:0] state$q;
+    reg  state$clock;
+    reg  [511:0] vc_lo$d;
+    wire  [511:0] vc_lo$q;
+    reg  vc_lo$clock;
+    reg  [511:0] vc_hi$d;
+    wire  [511:0] vc_hi$q;
+    reg  vc_hi$clock;
+    reg  [511:0] vc_flags$d;
+    wire  [511:0] vc_flags$q;
+    reg  vc_flags$clock;
+    reg  beat_ix$d;
+    wire  beat_ix$q;
+    reg  beat_ix$clock;
+    reg  [511:0] choose$rec_lo;
+    reg  [511:0] choose$rec_hi;
+    reg  [511:0] choose$flags;
+    reg  [31:0] choose$view;
+    reg  [7:0] choose$active;
+    reg  [7:0] choose$support;
+    wire  [7:0] choose$valid;
+    wire  choose$chosen;
+    wire  [31:0] choose$chosen_k;
+    wire  [31:0] choose$chosen_m;
+    wire  choose$higher;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$view$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$protocol$view$vc_lo vc_lo(
+        .d(vc_lo$d),
+        .q(vc_lo$q),
+        .clock(vc_lo$clock)
+    );
+    rhdl_ubft$protocol$view$vc_hi vc_hi(
+        .d(vc_hi$d),
+        .q(vc_hi$q),
+        .clock(vc_hi$clock)
+    );
+    rhdl_ubft$protocol$view$vc_flags vc_flags(
+        .d(vc_flags$d),
+        .q(vc_flags$q),
+        .clock(vc_flags$clock)
+    );
+    rhdl_ubft$protocol$view$beat_ix beat_ix(
+        .d(beat_ix$d),
+        .q(beat_ix$q),
+        .clock(beat_ix$clock)
+    );
+    rhdl_ubft$protocol$view$choose choose(
+        .rec_lo(choose$rec_lo),
+        .rec_hi(choose$rec_hi),
+        .flags(choose$flags),
+        .view(choose$view),
+        .active(choose$active),
+        .support(choose$support),
+        .valid(choose$valid),
+        .chosen(choose$chosen),
+        .chosen_k(choose$chosen_k),
+        .chosen_m(choose$chosen_m),
+        .higher(choose$higher)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        vc_lo$clock = clock;
+        vc_hi$clock = clock;
+        vc_flags$clock = clock;
+        beat_ix$clock = clock;
+        state$d = state$q;
+        vc_lo$d = vc_lo$q;
+        vc_hi$d = vc_hi$q;
+        vc_flags$d = vc_flags$q;
+        beat_ix$d = beat_ix$q;
+        choose$rec_lo = vc_lo$q;
+        choose$rec_hi = vc_hi$q;
+        choose$flags = vc_flags$q;
+        choose$view = view_no;
+        choose$active = ((active) & 8'hff);
+        choose$support = support;
+        decide = 1'b0;
+        decide_slow = 1'b0;
+        start_fast = 1'b0;
+        start_leader = 1'b0;
+        next_view = 1'b0;
+        restore_view = 1'b0;
+        open_round = 1'b0;
+        set_m = 1'b0;
+        m_next = 32'h0;
+        clear_wait = 1'b0;
+        missed = 1'b0;
+        fetch_start = 1'b0;
+        fetch_word = 32'h0;
+        fetch_len = 32'h0;
+        bc_start = 1'b0;
+        bc_word = 32'h0;
+        bc_record = 1'b0;
+        bc_vc_flag = 1'b0;
+        bc_prepare = 1'b0;
+        bc_local_only = 1'b0;
+        sg_resp_take = 1'b0;
+        case (state$q)
+            ViewSt$Off:
+                begin
+                    if (start) begin
+                        state$d = ViewSt$VcStart;
+                    end
+                end
+            ViewSt$VcStart:
+                begin
+                    next_view = 1'b1;
+                    clear_wait = 1'b1;
+                    state$d = ViewSt$VcSendRecord;
+                end
+            ViewSt$VcSendRecord:
+                begin
+                    bc_start = 1'b1;
+                    bc_word = vc_base + (((id) & 32'hffffffff) << 32'h2);
+                    bc_record = 1'b1;
+                    state$d = ViewSt$VcSendFlag;
+                end
+            ViewSt$VcSendFlag:
+                begin
+                    bc_word = vc_valid_base + (((id) & 32'hffffffff) << 32'h1);
+                    if (bc_done) begin
+                        bc_start = 1'b1;
+                        bc_vc_flag = 1'b1;
+                        state$d = ViewSt$VcPollCatch;
+                    end
+                end
+            ViewSt$VcPollCatch:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = commit_row;
+                    state$d = ViewSt$VcWaitCatch;
+                end
+            ViewSt$VcWaitCatch:
+                begin
+                    m_next = probe_m;
+                    if (fetch_done) begin
+                        if (~fetch_error & (probe_votes >= quorum)) begin
+                            set_m = 1'b1;
+                            restore_view = 1'b1;
+                            decide = 1'b1;
+                            decide_slow = 1'b0;
+                            state$d = ViewSt$Off;
+                        end
+                        else begin
+                            state$d = ViewSt$VcPollCatchSlow;
+                        end
+                    end
+                end
+            ViewSt$VcPollCatchSlow:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = slow_commit_row;
+                    state$d = ViewSt$VcWaitCatchSlow;
+                end
+            ViewSt$VcWaitCatchSlow:
+                begin
+                    m_next = probe_m;
+                    if (fetch_done) begin
+                        if (~fetch_error & (probe_votes >= quorum)) begin
+                            set_m = 1'b1;
+                            restore_view = 1'b1;
+                            decide = 1'b1;
+                            decide_slow = 1'b1;
+                            state$d = ViewSt$Off;
+                        end
+                        else begin
+                            state$d = ViewSt$VcPollFlags;
+                        end
+                    end
+                end
+            ViewSt$VcPollFlags:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = vc_valid_base;
+                    state$d = ViewSt$VcWaitFlags;
+                end
+            ViewSt$VcWaitFlags:
+                begin
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            missed = 1'b1;
+                            state$d = ViewSt$VcPollCatch;
+                        end
+                        else begin
+                            vc_flags$d = fetch_beat;
+                            state$d = ViewSt$VcPollRecords;
+                        end
+                    end
+                end
+            ViewSt$VcPollRecords:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = vc_base;
+                    fetch_len = vc_len;
+                    beat_ix$d = 1'b0;
+                    vc_hi$d = 32'h0;
+                    state$d = ViewSt$VcWaitRecords;
+                end
+            ViewSt$VcWaitRecords:
+                begin
+                    if (fetch_beat_valid) begin
+                        if (beat_ix$q) begin
+                            vc_hi$d = fetch_beat;
+                        end
+                        else begin
+                            vc_lo$d = fetch_beat;
+                        end
+                        beat_ix$d = 1'b1;
+                    end
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            vc_flags$d = 32'h0;
+                            missed = 1'b1;
+                            state$d = ViewSt$VcPollCatch;
+                        end
+                        else begin
+                            state$d = ViewSt$VcDecide;
+                        end
+                    end
+                end
+            ViewSt$VcDecide:
+                begin
+                    sg_resp_take = 1'b1;
+                    m_next = choose$chosen_m;
+                    bc_word = prep_word;
+                    if (sg_busy | bc_busy) begin
+                    end
+                    else if (choose$higher) begin
+                        state$d = ViewSt$VcStart;
+                    end
+                    else if (choose$valid < quorum) begin
+                        missed = 1'b1;
+                        state$d = ViewSt$VcPollCatch;
+                    end
+                    else if (choose$chosen & (choose$chosen_k == k)) begin
+                        set_m = 1'b1;
+                        bc_start = 1'b1;
+                        bc_local_only = 1'b1;
+                        bc_prepare = 1'b1;
+                        state$d = ViewSt$VcInstall;
+                    end
+                    else begin
+                        start_leader = 1'b1;
+                        state$d = ViewSt$Off;
+                    end
+                end
+            ViewSt$VcInstall:
+                begin
+                    if (bc_done) begin
+                        open_round = 1'b1;
+                        start_fast = 1'b1;
+                        state$d = ViewSt$Off;
+                    end
+                end
+            default:
+                begin
+                    state$d = ViewSt$Off;
+                end
+        endcase
+        if (~rst_n) begin
+            state$d = ViewSt$Off;
+        end
+        case (state$q)
+            ViewSt$VcStart:
+                begin
+                    sts_state = 32'h19;
+                end
+            ViewSt$VcSendRecord:
+                begin
+                    sts_state = 32'h1a;
+                end
+            ViewSt$VcSendFlag:
+                begin
+                    sts_state = 32'h1b;
+                end
+            ViewSt$VcPollFlags:
+                begin
+                    sts_state = 32'h1c;
+                end
+            ViewSt$VcWaitFlags:
+                begin
+                    sts_state = 32'h1d;
+                end
+            ViewSt$VcPollRecords:
+                begin
+                    sts_state = 32'h1e;
+                end
+            ViewSt$VcWaitRecords:
+                begin
+                    sts_state = 32'h1f;
+                end
+            ViewSt$VcDecide:
+                begin
+                    sts_state = 32'h20;
+                end
+            ViewSt$VcInstall:
+                begin
+                    sts_state = 32'h21;
+                end
+            ViewSt$VcPollCatch:
+                begin
+                    sts_state = 32'h22;
+                end
+            ViewSt$VcWaitCatch:
+                begin
+                    sts_state = 32'h23;
+                end
+            ViewSt$VcPollCatchSlow:
+                begin
+                    sts_state = 32'h24;
+                end
+            ViewSt$VcWaitCatchSlow:
+                begin
+                    sts_state = 32'h25;
+                end
+            default:
+                begin
+                    sts_state = 32'h0;
+                end
+        endcase
+    end
+    
+endmodule // rhdl_ubft$protocol$view
+
+
+module rhdl_ubft$protocol$view$beat_ix(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view$beat_ix
+
+
+module rhdl_ubft$protocol$view$choose(rec_lo,rec_hi,flags,view,active,support,valid,chosen,chosen_k,chosen_m,higher);
     
     // Module arguments
     input wire  [511:0] rec_lo;
@@ -4396,418 +5856,31 @@ module rhdl_ubft$protocol$choose(rec_lo,rec_hi,flags,view,active,support,valid,c
         end
     end
     
-endmodule // rhdl_ubft$protocol$choose
+endmodule // rhdl_ubft$protocol$view$choose
 
 
-module rhdl_ubft$protocol$cycles(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$cycles
-
-
-module rhdl_ubft$protocol$decisions(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$decisions
-
-
-module rhdl_ubft$protocol$done_q(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$done_q
-
-
-module rhdl_ubft$protocol$error(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$error
-
-
-module rhdl_ubft$protocol$fast(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$fast
-
-
-module rhdl_ubft$protocol$flagged(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$flagged
-
-
-module rhdl_ubft$protocol$k(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$k
-
-
-module rhdl_ubft$protocol$lane(d,q,clock);
+module rhdl_ubft$protocol$view$state(d,q,clock);
     
     // Module arguments
     input wire  [3:0] d;
     output reg  [3:0] q;
     input wire  clock;
     
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$lane
-
-
-module rhdl_ubft$protocol$leader(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$leader
-
-
-module rhdl_ubft$protocol$m(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$m
-
-
-module rhdl_ubft$protocol$phase(d,q,clock);
-    
-    // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 2'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$phase
-
-
-module rhdl_ubft$protocol$polls(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$polls
-
-
-module rhdl_ubft$protocol$progress(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$progress
-
-
-module rhdl_ubft$protocol$quorum(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$quorum
-
-
-module rhdl_ubft$protocol$sign_sent(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$sign_sent
-
-
-module rhdl_ubft$protocol$slot(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slot
-
-
-module rhdl_ubft$protocol$slot_n(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slot_n
-
-
-module rhdl_ubft$protocol$slow(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow
-
-
-module rhdl_ubft$protocol$slow_count(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow_count
-
-
-module rhdl_ubft$protocol$st(d,q,clock);
-    
-    // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    input wire  clock;
-    
     // Enums
-    localparam St$Idle = 0;
-    localparam St$LeaderCheck = 1;
-    localparam St$LeaderWaitValue = 2;
-    localparam St$LeaderIdle = 3;
-    localparam St$LeaderSendPrepare = 4;
-    localparam St$FastPollPrepare = 5;
-    localparam St$FastWaitPrepare = 6;
-    localparam St$FastSendCert = 7;
-    localparam St$FastPollCert = 8;
-    localparam St$FastWaitCert = 9;
-    localparam St$FastSendCommit = 10;
-    localparam St$FastPollCommit = 11;
-    localparam St$FastWaitCommit = 12;
-    localparam St$SlowStart = 13;
-    localparam St$SlowStep = 14;
-    localparam St$SlowWaitShare = 15;
-    localparam St$SlowSendShare = 16;
-    localparam St$SlowSendFlag = 17;
-    localparam St$SlowPollFlags = 18;
-    localparam St$SlowWaitFlags = 19;
-    localparam St$SlowPollFast = 20;
-    localparam St$SlowWaitFast = 21;
-    localparam St$SlowSendCommit = 22;
-    localparam St$SlowPollCommit = 23;
-    localparam St$SlowWaitCommit = 24;
-    localparam St$VcStart = 25;
-    localparam St$VcSendRecord = 26;
-    localparam St$VcSendFlag = 27;
-    localparam St$VcPollFlags = 28;
-    localparam St$VcWaitFlags = 29;
-    localparam St$VcPollRecords = 30;
-    localparam St$VcWaitRecords = 31;
-    localparam St$VcDecide = 32;
-    localparam St$VcInstall = 33;
-    localparam St$VcPollCatch = 34;
-    localparam St$VcWaitCatch = 35;
-    localparam St$VcPollCatchSlow = 36;
-    localparam St$VcWaitCatchSlow = 37;
-    localparam St$Decide = 38;
-    localparam St$Done = 39;
+    localparam ViewSt$Off = 0;
+    localparam ViewSt$VcStart = 1;
+    localparam ViewSt$VcSendRecord = 2;
+    localparam ViewSt$VcSendFlag = 3;
+    localparam ViewSt$VcPollFlags = 4;
+    localparam ViewSt$VcWaitFlags = 5;
+    localparam ViewSt$VcPollRecords = 6;
+    localparam ViewSt$VcWaitRecords = 7;
+    localparam ViewSt$VcDecide = 8;
+    localparam ViewSt$VcInstall = 9;
+    localparam ViewSt$VcPollCatch = 10;
+    localparam ViewSt$VcWaitCatch = 11;
+    localparam ViewSt$VcPollCatchSlow = 12;
+    localparam ViewSt$VcWaitCatchSlow = 13;
     
     // Update code (custom)
     initial begin
@@ -4818,48 +5891,10 @@ module rhdl_ubft$protocol$st(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$st
+endmodule // rhdl_ubft$protocol$view$state
 
 
-module rhdl_ubft$protocol$support(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$support
-
-
-module rhdl_ubft$protocol$timeouts(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$timeouts
-
-
-module rhdl_ubft$protocol$vc_flags(d,q,clock);
+module rhdl_ubft$protocol$view$vc_flags(d,q,clock);
     
     // Module arguments
     input wire  [511:0] d;
@@ -4875,10 +5910,10 @@ module rhdl_ubft$protocol$vc_flags(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$vc_flags
+endmodule // rhdl_ubft$protocol$view$vc_flags
 
 
-module rhdl_ubft$protocol$vc_hi(d,q,clock);
+module rhdl_ubft$protocol$view$vc_hi(d,q,clock);
     
     // Module arguments
     input wire  [511:0] d;
@@ -4894,10 +5929,10 @@ module rhdl_ubft$protocol$vc_hi(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$vc_hi
+endmodule // rhdl_ubft$protocol$view$vc_hi
 
 
-module rhdl_ubft$protocol$vc_lo(d,q,clock);
+module rhdl_ubft$protocol$view$vc_lo(d,q,clock);
     
     // Module arguments
     input wire  [511:0] d;
@@ -4913,45 +5948,7 @@ module rhdl_ubft$protocol$vc_lo(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$vc_lo
-
-
-module rhdl_ubft$protocol$verified(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$verified
-
-
-module rhdl_ubft$protocol$view(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$view
+endmodule // rhdl_ubft$protocol$view$vc_lo
 
 
 module rhdl_ubft$protocol$view_changes(d,q,clock);
@@ -4971,6 +5968,25 @@ module rhdl_ubft$protocol$view_changes(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view_changes
+
+
+module rhdl_ubft$protocol$view_no(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view_no
 
 
 module rhdl_ubft$protocol$vote_leader(d,q,clock);
@@ -5009,44 +6025,6 @@ module rhdl_ubft$protocol$vote_view(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$vote_view
-
-
-module rhdl_ubft$protocol$vp(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$vp
-
-
-module rhdl_ubft$protocol$vq(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$vq
 
 
 module rhdl_ubft$protocol$waited(d,q,clock);

@@ -58,7 +58,7 @@ set reg [::ipx::add_register -quiet "IP_ISR" $addr_block]
   set_property address_offset 0x00C $reg
   set_property size [expr {32}] $reg
   set_property access read-write $reg
-  set_property description {bit 0: ap_done happened, bit 1: ap_ready happened (set only while enabled in IP_IER; write 1 to toggle, i.e. clear)} $reg
+  set_property description {bit 0: ap_done happened, bit 1: ap_ready happened (an event sets its bit only while enabled in IP_IER). Writing 1 toggles a bit: it clears a set bit, and sets a clear one, which raises `interrupt` if GIER is 1 (as in Vitis HLS's adapters; the driver writes back the bits it read)} $reg
 set reg [::ipx::add_register -quiet "network_ptr" $addr_block]
   set_property address_offset 0x010 $reg
   set_property size [expr {64}] $reg
@@ -175,17 +175,17 @@ set reg [::ipx::add_register -quiet "acks" $addr_block]
   set_property address_offset 0x06C $reg
   set_property size [expr {32}] $reg
   set_property access read-only $reg
-  set_property description {RDMA WRITE completions received} $reg
+  set_property description {RDMA WRITE completions received in this run (cleared on ap_start, as the other counters)} $reg
 set reg [::ipx::add_register -quiet "write_errors" $addr_block]
   set_property address_offset 0x070 $reg
   set_property size [expr {32}] $reg
   set_property access read-only $reg
-  set_property description {local HBM writes answered with an error BRESP} $reg
+  set_property description {local HBM writes answered with an error BRESP (their records were not sent) in this run (cleared on ap_start)} $reg
 set reg [::ipx::add_register -quiet "error" $addr_block]
   set_property address_offset 0x074 $reg
   set_property size [expr {32}] $reg
   set_property access read-only $reg
-  set_property description {why the configuration was refused (0: accepted; see params::ConfigError)} $reg
+  set_property description {why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; see params::ConfigError and protocol.md)} $reg
 set reg [::ipx::add_register -quiet "state" $addr_block]
   set_property address_offset 0x078 $reg
   set_property size [expr {32}] $reg

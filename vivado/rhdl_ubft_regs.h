@@ -18,7 +18,7 @@
 #define RHDL_UBFT_IP_IER 0x08
 #define RHDL_UBFT_IP_IER_BITS 2
 
-/* IP_ISR [2 bits, R/TOW]: bit 0: ap_done happened, bit 1: ap_ready happened (set only while enabled in IP_IER; write 1 to toggle, i.e. clear) */
+/* IP_ISR [2 bits, R/TOW]: bit 0: ap_done happened, bit 1: ap_ready happened (an event sets its bit only while enabled in IP_IER). Writing 1 toggles a bit: it clears a set bit, and sets a clear one, which raises `interrupt` if GIER is 1 (as in Vitis HLS's adapters; the driver writes back the bits it read) */
 #define RHDL_UBFT_IP_ISR 0x0C
 #define RHDL_UBFT_IP_ISR_BITS 2
 
@@ -91,15 +91,15 @@
 #define RHDL_UBFT_BAD_SHARES 0x68
 #define RHDL_UBFT_BAD_SHARES_BITS 32
 
-/* acks [32 bits, RO (status)]: RDMA WRITE completions received */
+/* acks [32 bits, RO (status)]: RDMA WRITE completions received in this run (cleared on ap_start, as the other counters) */
 #define RHDL_UBFT_ACKS 0x6C
 #define RHDL_UBFT_ACKS_BITS 32
 
-/* write_errors [32 bits, RO (status)]: local HBM writes answered with an error BRESP */
+/* write_errors [32 bits, RO (status)]: local HBM writes answered with an error BRESP (their records were not sent) in this run (cleared on ap_start) */
 #define RHDL_UBFT_WRITE_ERRORS 0x70
 #define RHDL_UBFT_WRITE_ERRORS_BITS 32
 
-/* error [8 bits, RO (status)]: why the configuration was refused (0: accepted; see params::ConfigError) */
+/* error [8 bits, RO (status)]: why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; see params::ConfigError and protocol.md) */
 #define RHDL_UBFT_ERROR 0x74
 #define RHDL_UBFT_ERROR_BITS 8
 

@@ -6,7 +6,7 @@
 // compared with !== on every cycle. Vectors (fast3_r<i>_{in,out}[_wide].hex)
 // hold records {cycle[31:0], port[31:0], value}: every port on cycle 0,
 // then a port on each cycle its value changes; they are read from the
-// simulator's working directory. Plain Verilog-2001 (iverilog -g2005, xsim);
+// simulator's working directory. Plain Verilog-2001 (iverilog -g2005, verilator --timing, xsim);
 // no `timescale, like the RTL: one delay unit is half a clock.
 module tb_fast3;
   localparam CYCLES = 1359;

@@ -80,13 +80,6 @@ pub fn vivado(check: bool, target: &str) -> Result {
     } else {
         println!("vivado/kernel.xml: parsed and checked against the top by `cargo test -p rhdl_ubft --test vitis`");
     }
-    let pending = rhdl_ubft::vitis::pending();
-    if !pending.is_empty() {
-        println!(
-            "pending wiring (not on the top yet): {}",
-            pending.join(", ")
-        );
-    }
     if check {
         return Ok(());
     }
@@ -104,12 +97,6 @@ pub fn vivado(check: bool, target: &str) -> Result {
         );
         return Ok(());
     }
-    if !pending.is_empty() {
-        println!(
-            "warning: the package will fail ipx::check_integrity until {} are wired",
-            pending.join(", ")
-        );
-    }
     let status = Command::new("make")
         .args(["-C", "vivado", target])
         .current_dir(root())
@@ -119,6 +106,11 @@ pub fn vivado(check: bool, target: &str) -> Result {
         return Err(format!("make -C vivado {target} failed"));
     }
     Ok(())
+}
+
+/// A file's name alone (the runs use the directory as working directory).
+fn file_name(p: &std::path::Path) -> String {
+    p.file_name().unwrap().to_string_lossy().to_string()
 }
 
 /// U280 (XCU280) resources, for the share columns.
@@ -184,13 +176,141 @@ fn kernel_verilog(n: usize) -> Result<String> {
 }
 
 /// Synthesises the kernel (or one block alone) for each N, prints the
-/// table and writes docs/resources.md (a block: its own section).
+/// table and writes docs/resources.md (a block: its own section; the
+/// kernel: also each block's deepest register-to-register path).
 pub fn synth(ns: &[usize], flatten: bool, block: Option<&str>) -> Result {
     let (rows, version) = synth_stats(ns, flatten, block)?;
     match block {
-        None => write_resources(&rows, &version, flatten),
         Some(b) => write_block_resources(b, &rows, &version, flatten),
+        None => {
+            let n = *ns.last().unwrap_or(&rhdl_ubft::params::N);
+            let depths = depths(n)?;
+            write_resources(&rows, &version, flatten, n, &depths)
+        }
     }
+}
+
+/// The blocks whose register-to-register depth `cargo xtask synth` reports:
+/// (module under the top, what it is).
+const BLOCKS: [(&str, &str); 13] = [
+    ("", "the whole kernel (paths across blocks)"),
+    ("control", "Control: s_axi_control"),
+    ("protocol", "Protocol, with its machines"),
+    ("protocol$leader", "LEADER"),
+    ("protocol$fast", "FAST"),
+    ("protocol$slow", "SLOW"),
+    ("protocol$view", "VIEW, with Choose"),
+    (
+        "protocol$view$choose",
+        "Choose alone (combinational: port to port)",
+    ),
+    ("protocol$tally", "Tally (combinational: port to port)"),
+    ("fetch", "Fetch"),
+    ("broadcast", "Broadcast"),
+    ("setup", "Setup"),
+    ("roce", "RoCE adapter (combinational: port to port)"),
+];
+
+/// One block's deepest path: cells on it, and its ends.
+#[derive(Clone, Debug)]
+pub struct Depth {
+    pub about: &'static str,
+    pub cells: usize,
+    pub from: String,
+    pub to: String,
+}
+
+/// Levels of logic above which a path is at risk at 300 MHz on UltraScale+
+/// (docs/resources.md says why).
+pub const RISK_LEVELS: usize = 8;
+
+/// The deepest register-to-register path of each block of the build N:
+/// `synth_xilinx -flatten` with the block as top, then `ltp -noff` on every
+/// cell but the flip-flops, so a path starts at a flip-flop's output or a
+/// port and ends at a flip-flop's input or a port. The length counts LUTs,
+/// MUXFs and CARRY4s alike.
+pub fn depths(n: usize) -> Result<Vec<Depth>> {
+    let yosys = hdl_tools::Yosys::get()?;
+    let dir = root().join("target/synth");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let vf = dir.join(format!("rhdl_ubft_n{n}.v"));
+    std::fs::write(&vf, kernel_verilog(n)?).map_err(|e| e.to_string())?;
+    let mut out = vec![];
+    for (block, about) in BLOCKS {
+        let top = if block.is_empty() {
+            "rhdl_ubft".to_string()
+        } else {
+            format!("rhdl_ubft${block}")
+        };
+        let tag = if block.is_empty() { "kernel" } else { block }.replace('$', "_");
+        let lf = dir.join(format!("ltp_n{n}_{tag}.txt"));
+        // The whole kernel's was written by `synth_stats`' run (flattened).
+        if block.is_empty() && lf.exists() {
+            let text = std::fs::read_to_string(&lf).map_err(|e| e.to_string())?;
+            if let Some(d) = parse_ltp(&text, about) {
+                println!(
+                    "N = {n}: deepest path of {top}: {} cells: {} -> {}",
+                    d.cells, d.from, d.to
+                );
+                out.push(d);
+                continue;
+            }
+        }
+        // Relative names, run from target/synth (see `synth_stats`).
+        let script = format!(
+            "read_verilog {}; synth_xilinx -family xcup -flatten -noiopad -top {top}; \
+             tee -q -o {} ltp -noff * t:FD* %d",
+            file_name(&vf),
+            file_name(&lf)
+        );
+        println!("N = {n}: deepest path of {top} (yosys synth_xilinx; ltp -noff) …");
+        let o = yosys
+            .command()
+            .args(["-q", "-p", &script])
+            .current_dir(&dir)
+            .output()
+            .map_err(|e| format!("yosys: {e}"))?;
+        if !o.status.success() {
+            return Err(format!(
+                "yosys failed on {top}: {}",
+                hdl_tools::tail(&String::from_utf8_lossy(&o.stderr), 20)
+            ));
+        }
+        let text = std::fs::read_to_string(&lf).map_err(|e| e.to_string())?;
+        let d =
+            parse_ltp(&text, about).ok_or_else(|| format!("no ltp result in {}", lf.display()))?;
+        println!("  {} cells: {} -> {}", d.cells, d.from, d.to);
+        out.push(d);
+    }
+    Ok(out)
+}
+
+/// `Longest topological path in M (length=L):` and its numbered nodes.
+fn parse_ltp(text: &str, about: &'static str) -> Option<Depth> {
+    let i = text.find("(length=")?;
+    let cells: usize = text[i + 8..].split(')').next()?.trim().parse().ok()?;
+    let nodes: Vec<String> = text[i..]
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (num, rest) = l.trim().split_once(": ")?;
+            num.parse::<usize>().ok()?;
+            Some(rest.split(" (via").next()?.trim().to_string())
+        })
+        .collect();
+    // Internal names (`$abc$...`) say nothing; show the nearest named wire.
+    let named = |w: Option<&String>| {
+        w.map(|w| w.trim_start_matches('\\').to_string())
+            .unwrap_or_else(|| "(unnamed)".into())
+    };
+    let is_named = |w: &&String| w.starts_with('\\');
+    Some(Depth {
+        about,
+        cells,
+        from: named(nodes.iter().find(is_named)),
+        // The path's end: the last named wire after its start.
+        to: named(nodes.iter().skip(1).rev().find(is_named)),
+    })
 }
 
 /// Synthesises and prints the table only (the benchmark's resources line).
@@ -199,11 +319,8 @@ pub fn synth_rows(ns: &[usize], flatten: bool) -> Result {
 }
 
 fn synth_stats(ns: &[usize], flatten: bool, block: Option<&str>) -> Result<(Vec<Stat>, String)> {
-    let version = Command::new("yosys")
-        .arg("-V")
-        .output()
-        .map_err(|e| format!("`yosys` not found: apt-get install yosys ({e})"))?;
-    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    let yosys = hdl_tools::Yosys::get()?;
+    let version = yosys.version.clone();
     let dir = root().join("target/synth");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut rows = vec![];
@@ -216,19 +333,34 @@ fn synth_stats(ns: &[usize], flatten: bool, block: Option<&str>) -> Result<(Vec<
         let sf = dir.join(format!("stat_{top}_n{n}.txt"));
         let lf = dir.join(format!("yosys_{top}_n{n}.log"));
         std::fs::write(&vf, v).map_err(|e| e.to_string())?;
-        let script = format!(
-            "read_verilog {}; synth_xilinx -family xcup {}-noiopad -top {top}; tee -q -o {} stat",
-            vf.display(),
+        // The whole kernel's deepest path comes from this run too (`depths`),
+        // when it is flattened.
+        let ltp = dir.join(format!("ltp_n{n}_kernel.txt"));
+        let _ = std::fs::remove_file(&ltp);
+        let ltp_cmd = if flatten {
+            format!("; tee -q -o {} ltp -noff * t:FD* %d", file_name(&ltp))
+        } else {
+            String::new()
+        };
+        // Relative names, run from target/synth: the YoWASP Yosys sees the
+        // working directory but mounts its own directory over /tmp.
+        let script =
+            format!(
+            "read_verilog {}; synth_xilinx -family xcup {}-noiopad -top {top}; tee -q -o {} stat{}",
+            file_name(&vf),
             if flatten { "-flatten " } else { "" },
-            sf.display()
+            file_name(&sf),
+            if block.is_none() { ltp_cmd.as_str() } else { "" },
         );
         println!(
             "{top}, N = {n}: yosys synth_xilinx -family xcup{} …",
             if flatten { " -flatten" } else { "" }
         );
         let t = Instant::now();
-        let out = Command::new("yosys")
-            .args(["-q", "-l", &lf.display().to_string(), "-p", &script])
+        let out = yosys
+            .command()
+            .args(["-q", "-l", &file_name(&lf), "-p", &script])
+            .current_dir(&dir)
             .output()
             .map_err(|e| format!("yosys: {e}"))?;
         let secs = t.elapsed().as_secs_f64();
@@ -245,14 +377,26 @@ fn synth_stats(ns: &[usize], flatten: bool, block: Option<&str>) -> Result<(Vec<
     Ok((rows, version))
 }
 
-/// Where the blocks' sections start in docs/resources.md; everything from
-/// the first one on is kept when the kernel's part is rewritten.
+/// Where the blocks' sections start in docs/resources.md.
 const BLOCKS_MARK: &str = "<!-- block: written by `cargo xtask synth --block";
 
+/// The heading of docs/resources.md's hand-written record of what design
+/// changes cost.
+const CHANGES: &str = "## Changes";
+
+/// What `cargo xtask synth` keeps when it rewrites the kernel's part of
+/// docs/resources.md: everything from the hand-written Changes section or
+/// the first block's section, whichever comes first.
 fn blocks_part() -> String {
     std::fs::read_to_string(root().join("docs/resources.md"))
         .ok()
-        .and_then(|t| t.find(BLOCKS_MARK).map(|i| t[i..].to_string()))
+        .and_then(|t| {
+            [t.find(CHANGES), t.find(BLOCKS_MARK)]
+                .into_iter()
+                .flatten()
+                .min()
+                .map(|i| t[i..].to_string())
+        })
         .unwrap_or_default()
 }
 
@@ -303,8 +447,38 @@ fn today() -> String {
         .unwrap_or_default()
 }
 
-fn write_resources(rows: &[Stat], version: &str, flatten: bool) -> Result {
+fn depth_table(depths: &[Depth]) -> String {
+    let mut t = String::from(
+        "| block | cells on the deepest path | at risk at 300 MHz (> RISK) | from | to |\n\
+         | --- | ---: | --- | --- | --- |\n",
+    )
+    .replace("RISK", &RISK_LEVELS.to_string());
+    for d in depths {
+        t += &format!(
+            "| {} | {} | {} | `{}` | `{}` |\n",
+            d.about,
+            d.cells,
+            if d.cells > RISK_LEVELS {
+                "**yes**"
+            } else {
+                "no"
+            },
+            d.from,
+            d.to
+        );
+    }
+    t
+}
+
+fn write_resources(
+    rows: &[Stat],
+    version: &str,
+    flatten: bool,
+    n: usize,
+    depths: &[Depth],
+) -> Result {
     let table = resources_table(rows);
+    let dtable = depth_table(depths);
     let date = Command::new("date")
         .args(["-u", "+%Y-%m-%d"])
         .output()
@@ -321,7 +495,23 @@ retiming, so Vivado's figures will differ; use these for scale and trends only.\
 LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB18/36; BRAM = RAMB18/RAMB36; \
 CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
 The kernel measured is `rhdl_ubft::kernel::Kernel<N>`, the whole top: Control (AXI4-Lite), \
-Protocol with Choose, Fetch, Broadcast and Setup.\n",
+Protocol (its LEADER, FAST, SLOW and VIEW machines, Choose inside VIEW, Tally), Fetch, Broadcast \
+and Setup.\n\n\
+## Logic depth (N = {n})\n\n\
+The deepest register-to-register path of each block: `synth_xilinx -family xcup -flatten -noiopad` \
+with the block as top, then `ltp -noff` over every cell but the flip-flops (FDRE/FDSE/FDCE/FDPE), so a \
+path runs from a flip-flop or an input port to a flip-flop or an output port. A block's ports are \
+path ends, so a path that crosses blocks shows whole only in the first row. \
+The count is of cells: LUTs, MUXF7/8 and CARRY4 alike.\n\n{dtable}\n\
+**What threatens 300 MHz.** A 300 MHz clock leaves 3.33 ns per cycle. On UltraScale+ (the U280 is \
+speed grade -2), a LUT costs about 0.1-0.15 ns and the route to the next one 0.2-0.4 ns, and clock \
+skew, setup and the flip-flop's clock-to-out take about 0.5 ns; so about 8 levels of LUT plus routing \
+fill the cycle, and more is at risk (the rule of thumb: more than 8-10 levels of logic). Assumed here: \
+every cell on the path is a level. That overstates paths through adders and comparators, whose \
+CARRY4 steps cost about 0.05 ns each on the dedicated carry chain (Vivado maps them to CARRY8, half \
+as many), and understates nothing that Yosys maps; Vivado's placement, retiming and its own LUT \
+packing will differ. Rows marked **yes** are the paths to watch in the first Vivado timing report \
+(`docs/vivado.md`).\n",
         if flatten { " -flatten" } else { "" },
         U280_LUTS,
         U280_FFS
@@ -357,4 +547,25 @@ fn resources_table(rows: &[Stat]) -> String {
         );
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every block `cargo xtask synth` reports a depth for is a module of
+    /// the kernel's Verilog (a renamed block would fail only in a long
+    /// Yosys run otherwise).
+    #[test]
+    fn the_depth_blocks_are_modules_of_the_kernel() {
+        let v = kernel_verilog(3).unwrap();
+        for (block, about) in BLOCKS {
+            let module = if block.is_empty() {
+                "module rhdl_ubft(".to_string()
+            } else {
+                format!("module rhdl_ubft${block}(")
+            };
+            assert!(v.contains(&module), "{about}: no `{module}` in the Verilog");
+        }
+    }
 }

@@ -5,10 +5,11 @@
 //! - `vivado [--check] [--target xo|xclbin|hw_emu]`: writes vivado/kernel.xml,
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
-//! - `synth [--n 3,5,8] [--no-flatten] [--block guard]`: Yosys resource estimate,
-//!   docs/resources.md (the kernel, or one block alone in its own section).
-//! - `testbench [--check] [--run] [--backend B]`: self-checking testbenches of recorded
-//!   cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them in Icarus.
+//! - `synth [--n 3,5,8] [--no-flatten] [--block guard]`: Yosys resource estimate and
+//!   logic depth, docs/resources.md (the kernel, or one block alone in its own section).
+//! - `testbench [--check] [--run] [--sim S] [--backend B]`: self-checking testbenches of
+//!   recorded cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them
+//!   under Verilator, or Icarus with `--sim icarus`.
 //! - `soak --runs N [--seed S] [--max-cycles C] [--jobs J]`: N random Byzantine
 //!   scenarios (`ubft_sim::scenario::Scenario::random`) on Verilator; prints the
 //!   count and every failing seed with its scenario as TOML (docs/scenarios.md).
@@ -27,7 +28,7 @@ mod testbench;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Output};
+use std::process::ExitCode;
 
 type Result<T = ()> = std::result::Result<T, String>;
 
@@ -64,14 +65,19 @@ enum Cmd {
         no_synth: bool,
     },
     /// Record the standard scenarios and write self-checking testbenches of
-    /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them in Icarus.
+    /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them.
     Testbench {
         /// Fail if rtl/tb/ differs from what would be written (writes nothing there).
         #[arg(long)]
         check: bool,
-        /// Also run each testbench on rtl/rhdl_ubft.v with iverilog/vvp.
+        /// Also run each testbench on rtl/rhdl_ubft.v.
         #[arg(long)]
         run: bool,
+        /// The simulators of --run, comma-separated: verilator (the one on
+        /// PATH, or the pinned one installed on first use) and icarus
+        /// (iverilog/vvp on PATH).
+        #[arg(long, value_delimiter = ',', default_value = "verilator")]
+        sim: Vec<String>,
         /// The backend that records the expected values: rust-hdl or verilator.
         #[arg(long, default_value = "rust-hdl")]
         backend: String,
@@ -242,8 +248,9 @@ fn main() -> ExitCode {
         Cmd::Testbench {
             check,
             run,
+            sim,
             backend,
-        } => testbench::testbench(&root(), check, run, &backend),
+        } => testbench::testbench(&root(), check, run, &sim, &backend),
         Cmd::Vivado { check, target } => hw::vivado(check, &target),
         Cmd::Synth {
             n,
@@ -345,17 +352,6 @@ fn docs(check: bool) -> Result {
     )
 }
 
-/// Runs a tool from the repo root; a missing binary names its Debian package.
-fn run(tool: &str, args: &[&str]) -> Result<Output> {
-    Command::new(tool).args(args).current_dir(root()).output().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            format!("`{tool}` not found: install the Debian package `{tool}` (apt-get install {tool}; .ci/run does it)")
-        } else {
-            format!("{tool}: {e}")
-        }
-    })
-}
-
 /// The Verilog of a block linted or synthesized alone: (top module, text).
 pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
     use rhdl_ubft::guard::verilog;
@@ -392,56 +388,35 @@ fn lint(block: Option<&str>) -> Result {
     if !root().join(file).exists() {
         return Err(format!("{file} is missing; run `cargo xtask verilog`"));
     }
-    let out = run(
-        "verilator",
-        &["--lint-only", "-Wall", "--top-module", top, WAIVERS, file],
-    )?;
+    let verilator = hdl_tools::Verilator::get()?;
+    let out = verilator
+        .command()
+        .args(["--lint-only", "-Wall", "--top-module", top, WAIVERS, file])
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("verilator: {e}"))?;
     let log = String::from_utf8_lossy(&out.stderr);
     let errors = log.lines().filter(|l| l.starts_with("%Error")).count();
     let warnings = log.lines().filter(|l| l.starts_with("%Warning")).count();
     if errors + warnings > 0 || !out.status.success() {
         eprint!("{log}");
         return Err(format!(
-            "verilator: {errors} errors, {warnings} warnings not waived in {WAIVERS}"
-        ));
-    }
-    println!("verilator -Wall: OK (0 errors, 0 unwaived warnings; waivers in {WAIVERS})");
-
-    // The checks of rust-hdl's `yosys_validate`, on the committed file.
-    let script = format!("read -vlog95 {file}; hierarchy -check -top {top}; proc");
-    let out = run("yosys", &["-p", &script])?;
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    const BAD: [&str; 6] = [
-        "Latch inferred",
-        "is used but has no driver",
-        "implicitly declared",
-        "Re-definition of module",
-        "is not part of the design",
-        "ERROR:",
-    ];
-    let bad: Vec<&str> = log
-        .lines()
-        .filter(|l| BAD.iter().any(|b| l.contains(b)))
-        .collect();
-    if !bad.is_empty() || !out.status.success() || !log.contains("End of script.") {
-        let saved = root().join("target/yosys-lint.log");
-        let _ = std::fs::create_dir_all(saved.parent().unwrap());
-        let _ = std::fs::write(&saved, &log);
-        for l in &bad {
-            eprintln!("{l}");
-        }
-        return Err(format!(
-            "yosys: {} problems (full log: {})",
-            bad.len(),
-            saved.display()
+            "{}: {errors} errors, {warnings} warnings not waived in {WAIVERS}",
+            verilator.version
         ));
     }
     println!(
-        "yosys read/hierarchy/proc: OK (no latches, undriven or implicit wires, duplicate modules)"
+        "verilator -Wall ({}): OK (0 errors, 0 unwaived warnings; waivers in {WAIVERS})",
+        verilator.version
+    );
+
+    // The checks of rust-hdl's `yosys_validate`, on the committed file.
+    let yosys = hdl_tools::Yosys::get()?;
+    let text = std::fs::read_to_string(root().join(file)).map_err(|e| e.to_string())?;
+    yosys.check(&text, top, &root().join("target/yosys-lint"))?;
+    println!(
+        "yosys read/hierarchy/proc ({}): OK (no latches, undriven or implicit wires, duplicate modules)",
+        yosys.version
     );
     Ok(())
 }
@@ -503,15 +478,17 @@ fn bench(slots: u64, synth: bool) -> Result {
         "ubft_new: at least {UBFT_NEW_CYCLES_PER_SLOT} cycles per slot ({UBFT_NEW_SIGN_CYCLES} signing + {UBFT_NEW_VERIFY_CYCLES} verifying, kernel stopped)"
     );
     println!();
-    println!("simulation speed, whole-cluster cycles per wall-clock second (this machine)");
+    println!("simulation speed, whole-cluster cycles per wall-clock second (this machine),");
+    println!("and per CPU-second of the simulating thread (the same when the machine is idle)");
     println!(
-        "{:>3} {:>12} {:>12} {:>8}",
-        "n", "rust-hdl", "verilator", "ratio"
+        "{:>3} {:>12} {:>12} {:>14} {:>8}",
+        "n", "rust-hdl", "verilator", "verilator/CPU", "ratio"
     );
     for n in [3, 5] {
-        let (_, a) = ubft_sim::verilator::measure_speed(Backend::RustHdl, n, 20_000)?;
-        let (_, b) = ubft_sim::verilator::measure_speed(Backend::Verilator, n, 400_000)?;
-        println!("{n:>3} {a:>12.0} {b:>12.0} {:>8.1}", b / a);
+        let (_, a, _) = ubft_sim::verilator::measure_speed(Backend::RustHdl, n, 20_000)?;
+        let (_, b, cpu) = ubft_sim::verilator::measure_speed(Backend::Verilator, n, 1_000_000)?;
+        let cpu = cpu.map_or("-".to_string(), |r| format!("{r:.0}"));
+        println!("{n:>3} {a:>12.0} {b:>12.0} {cpu:>14} {:>8.1}", b / a);
     }
     if synth {
         println!();
@@ -524,6 +501,9 @@ fn bench(slots: u64, synth: bool) -> Result {
     Ok(())
 }
 
+/// How often `cargo xtask soak` prints its progress line.
+const SOAK_PROGRESS: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// `cargo xtask soak`: `runs` random scenarios from `seed` on Verilator.
 fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -535,6 +515,26 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     let next = AtomicU64::new(0);
     let failures: Mutex<Vec<(u64, String, String)>> = Mutex::new(vec![]);
     let (decided, cycles) = (AtomicU64::new(0), AtomicU64::new(0));
+    let done = AtomicU64::new(0);
+    let last_line = Mutex::new(start);
+    // A progress line on stderr after a run, at most every few seconds: runs
+    // done, failures, and the time left at the rate so far.
+    let progress = || {
+        let d = done.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut last = last_line.lock().unwrap();
+        if last.elapsed() < SOAK_PROGRESS && d < runs {
+            return;
+        }
+        *last = std::time::Instant::now();
+        let secs = start.elapsed().as_secs_f64();
+        let left = secs / d as f64 * (runs - d) as f64;
+        eprintln!(
+            "soak: {d}/{runs} runs, {} failed, {:.0} s elapsed, about {:.0} s left",
+            failures.lock().unwrap().len(),
+            secs,
+            left
+        );
+    };
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
             scope.spawn(|| loop {
@@ -552,6 +552,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                             .unwrap_or(0);
                         decided.fetch_add(d, Ordering::Relaxed);
                         cycles.fetch_add(r.cycles, Ordering::Relaxed);
+                        progress();
                         continue;
                     }
                     Ok(r) => r.checks.failures.join("; "),
@@ -559,6 +560,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                 };
                 eprintln!("seed {}: FAILED: {why}", seed + i);
                 failures.lock().unwrap().push((seed + i, why, s.to_toml()));
+                progress();
             });
         }
     });

@@ -1,14 +1,16 @@
-//! `cargo xtask testbench [--check] [--run] [--backend rust-hdl|verilator]`:
-//! records the standard scenarios (`ubft_sim::testbench::standard`) and
-//! writes their self-checking testbenches and vectors into `rtl/tb/`;
-//! `--check` instead fails if `rtl/tb/` differs from what would be written;
-//! `--run` then replays each on `rtl/rhdl_ubft.v` in Icarus Verilog and fails
-//! unless it prints `TESTBENCH OK`. docs/testbench.md has the details.
+//! `cargo xtask testbench [--check] [--run] [--sim verilator|icarus]
+//! [--backend rust-hdl|verilator]`: records the standard scenarios
+//! (`ubft_sim::testbench::standard`) and writes their self-checking
+//! testbenches and vectors into `rtl/tb/`; `--check` instead fails if
+//! `rtl/tb/` differs from what would be written; `--run` then replays each
+//! on `rtl/rhdl_ubft.v` (Verilator by default, Icarus Verilog with `--sim
+//! icarus`) and fails unless it prints `TESTBENCH OK`. docs/testbench.md has
+//! the details.
 
 use std::path::{Path, PathBuf};
 use ubft_sim::backend::Backend;
-use ubft_sim::testbench;
-use ubft_sim::verilator::{cache_dir, kernel_port_map, kernel_verilog};
+use ubft_sim::testbench::{self, Sim};
+use ubft_sim::verilator::{kernel_port_map, kernel_verilog, scratch_dir};
 
 pub const TB_DIR: &str = "rtl/tb";
 
@@ -28,14 +30,18 @@ fn generated(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-pub fn testbench(root: &Path, check: bool, run: bool, backend: &str) -> Result<(), String> {
+pub fn testbench(
+    root: &Path,
+    check: bool,
+    run: bool,
+    sims: &[String],
+    backend: &str,
+) -> Result<(), String> {
     let backend: Backend = backend.parse()?;
+    let sims: Vec<Sim> = sims.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
     let map = kernel_port_map()?;
     let dir = root.join(TB_DIR);
-    let scratch = cache_dir()
-        .parent()
-        .map(|t| t.join("testbench"))
-        .unwrap_or_else(|| root.join("target/testbench"));
+    let scratch = scratch_dir("testbench");
     let out = if check {
         scratch.join("check")
     } else {
@@ -94,10 +100,12 @@ pub fn testbench(root: &Path, check: bool, run: bool, backend: &str) -> Result<(
             super::VERILOG
         ));
     }
-    for name in names {
-        let log = testbench::run_iverilog(&dir, name, &rtl, &scratch)?;
-        for l in log.lines().filter(|l| l.starts_with("TESTBENCH")) {
-            println!("iverilog tb_{name}: {l}");
+    for &sim in &sims {
+        for &name in &names {
+            let log = testbench::run(sim, &dir, name, &rtl, &scratch)?;
+            for l in log.lines().filter(|l| l.starts_with("TESTBENCH")) {
+                println!("{sim} tb_{name}: {l}");
+            }
         }
     }
     Ok(())

@@ -23,7 +23,11 @@
 //!   words, so another stack needs another adapter only.
 //! - `ack`: a completion pulse from the adapter; `acks` counts them,
 //!   `write_errors` counts non-OKAY write responses (after one, the record
-//!   is not sent: the stack would read it from local HBM).
+//!   is not sent to any peer and not retried: the stack would read it from
+//!   local HBM). `clear` (Protocol's `started`: the cycle it takes an
+//!   `ap_start`) zeroes both, so they count one run, as the other status
+//!   counters do; a completion in that very cycle (of the run before) is
+//!   not counted.
 //!
 //! Timing: AW and W go out the cycle after `start`; with W the HBM write
 //! latency and the send queue ready, the first command is valid W + 2 cycles
@@ -85,6 +89,8 @@ pub struct Broadcast {
     pub cmd_valid: Signal<Out, Bit>,
     pub cmd_ready: Signal<In, Bit>,
     pub ack: Signal<In, Bit>,
+    /// Zero `acks` and `write_errors` (a run starts).
+    pub clear: Signal<In, Bit>,
     pub acks: Signal<Out, Bits<32>>,
     pub write_errors: Signal<Out, Bits<32>>,
     state: DFF<BroadcastState>,
@@ -109,8 +115,33 @@ pub struct Broadcast {
     beat_mask: Constant<Bits<64>>,
 }
 
+/// The literals `update` cannot name (hdl_gen takes no constants in shifts
+/// or `get_bits` widths), checked against the constants they stand for
+/// whenever a Broadcast is built.
+fn check_literals() {
+    // qpn_off = (peer << 3) + (peer << 1) is peer × QPN_BITS, and
+    // get_bits::<10> reads one queue pair.
+    assert_eq!(
+        QPN_BITS, 10,
+        "broadcast.rs: qpn_off and get_bits::<10> assume 10-bit qpns"
+    );
+    // qpn_off is 7 bits: the highest offset, QPN_BITS (N - 1), must fit.
+    assert!(
+        QPNS_BITS <= 1 << 7,
+        "broadcast.rs: qpn_off (7 bits) cannot address qpns"
+    );
+    // lane_shift = lane << 5 (bits per word) and strb_shift = lane << 2
+    // (bytes per word), for the 16 lanes (4-bit lane) of a beat.
+    assert_eq!(
+        BEAT_BITS,
+        16 * 32,
+        "broadcast.rs: lane shifts assume 16 32-bit words a beat"
+    );
+}
+
 impl Default for Broadcast {
     fn default() -> Self {
+        check_literals();
         Broadcast {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -145,6 +176,7 @@ impl Default for Broadcast {
             cmd_valid: Default::default(),
             cmd_ready: Default::default(),
             ack: Default::default(),
+            clear: Default::default(),
             acks: Default::default(),
             write_errors: Default::default(),
             state: Default::default(),
@@ -259,6 +291,10 @@ impl Logic for Broadcast {
         }
         if self.ack.val() {
             self.acks_q.d.next = self.acks_q.q.val() + 1;
+        }
+        if self.clear.val() {
+            self.acks_q.d.next = 0.into();
+            self.errors_q.d.next = 0.into();
         }
         if !self.rst_n.val() {
             self.state.d.next = BroadcastState::Idle;

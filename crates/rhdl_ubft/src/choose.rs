@@ -18,10 +18,49 @@
 //!
 //! Timing: combinational; the controller registers what it uses.
 
+use crate::layout::field;
 use rust_hdl::prelude::*;
 
 /// Replicas the rule looks at: the most a build supports.
 pub const LANES: usize = 8;
+
+/// The literals `update` holds, checked against the layout (called by
+/// `view::check_literals` whenever a View is built): records of four words
+/// (`i * 128`; view at `+ 0`, phase at `+ 48`, k at `+ 64`, m at `+ 96`),
+/// four to a beat (`rec_lo` 0-3, `rec_hi` 4-7); flags of two words
+/// (`i * 64`, m at `+ 32`); and the tags (`& 0xff` and `<< 24` of the
+/// view, `& 0x00ff_ffff` of k).
+pub fn check_literals() {
+    use crate::layout::{vote_words, Version, VC_WORDS};
+    use crate::params::{check_tag_literals, BEAT_BITS, WORD_BITS};
+    let w = WORD_BITS;
+    assert_eq!(VC_WORDS * w, 128, "choose.rs: records at i * 128");
+    assert_eq!(
+        (BEAT_BITS / (VC_WORDS * w), 2 * 4),
+        (4, LANES),
+        "choose.rs: four records a beat, two beats"
+    );
+    assert_eq!(
+        [
+            field::VC_VIEW * w,
+            field::VC_SLOT * w + field::VC_PHASE_SHIFT,
+            field::VC_K * w,
+            field::VC_M * w
+        ],
+        [0, 48, 64, 96],
+        "choose.rs: a record's view, phase, k, m at + 0, 48, 64, 96"
+    );
+    assert_eq!(
+        (
+            vote_words(Version::V2) * w,
+            field::VOTE_TAG * w,
+            field::VOTE_M * w
+        ),
+        (64, 0, 32),
+        "choose.rs: flags at i * 64, tag at + 0, m at + 32"
+    );
+    check_tag_literals("choose.rs");
+}
 
 #[derive(LogicBlock, Default)]
 pub struct Choose {
@@ -133,8 +172,13 @@ pub struct VcRecord {
 
 impl VcRecord {
     /// The four words in the vc region.
-    pub fn words(&self) -> [u32; 4] {
-        [self.view, self.slot | (self.phase << 16), self.k, self.m]
+    pub fn words(&self) -> [u32; crate::layout::VC_WORDS] {
+        let mut w = [0; crate::layout::VC_WORDS];
+        w[field::VC_VIEW] = self.view;
+        w[field::VC_SLOT] = self.slot | (self.phase << field::VC_PHASE_SHIFT);
+        w[field::VC_K] = self.k;
+        w[field::VC_M] = self.m;
+        w
     }
 }
 

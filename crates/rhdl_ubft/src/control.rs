@@ -27,7 +27,8 @@
 //! write of 1 in the same cycle wins). `ap_done` and `ap_ready` are latched
 //! and cleared when a read of CTRL is accepted (a pulse in that cycle wins,
 //! so none is lost). IP_ISR bit 0/1 is set by `ap_done`/`ap_ready` while
-//! IP_IER bit 0/1 is set, and toggled by writing 1.
+//! IP_IER bit 0/1 is set, and toggled by writing 1: a 1 clears a set bit and
+//! sets a clear one (raising `interrupt` if GIER is 1), as in Vitis HLS.
 //!
 //! Timing: a write whose AW and W are accepted at cycle t lands at t + 1
 //! (the register's output changes at t + 2) and its B is valid at t + 2;
@@ -39,7 +40,8 @@
 //! Reset (`rst_n`, synchronous, active low): drops any half-done
 //! transaction and clears ap_start, the ap_done/ap_ready latches,
 //! auto_restart, GIER, IP_IER and IP_ISR; `awready`, `wready` and `arready`
-//! are low during reset. Arguments keep their values (as in Vitis HLS).
+//! are low during reset. Arguments keep their values (Vitis HLS's adapters
+//! reset them to 0; XRT writes them before every start, docs/control.md).
 
 use crate::regs::{self, QPNS_BITS};
 use crate::roce::QPN_BITS;

@@ -307,6 +307,8 @@ impl<const N: usize> Logic for Kernel<N> {
         self.roce.cmd_valid.next = self.broadcast.cmd_valid.val();
         self.broadcast.cmd_ready.next = self.roce.cmd_ready.val();
         self.broadcast.ack.next = self.roce.ack.val();
+        // A run's counters start at zero: Broadcast's too.
+        self.broadcast.clear.next = self.protocol.started.val();
         self.m_axis_sq_tdata.next = self.roce.sq_tdata.val();
         self.m_axis_sq_tvalid.next = self.roce.sq_tvalid.val();
         self.roce.sq_tready.next = self.m_axis_sq_tready.val();
@@ -384,6 +386,18 @@ impl<const N: usize> Kernel<N> {
     /// the card, the host reads the `state` register).
     pub fn debug_state(&self) -> u8 {
         self.protocol.sts_state.val().to_u8()
+    }
+
+    /// The controller itself, for tests that look inside it (which of its
+    /// machines is active, the state registers).
+    pub fn debug_protocol(&self) -> &Protocol<N> {
+        &self.protocol
+    }
+
+    /// The controller, to change its registers from a test
+    /// (`Protocol::preset_k`).
+    pub fn debug_protocol_mut(&mut self) -> &mut Protocol<N> {
+        &mut self.protocol
     }
 }
 

@@ -182,6 +182,32 @@ pub const fn vote_row_words(v: Version, n: usize) -> usize {
 /// Words in one view-change record (view, slot | phase << 16, k, m).
 pub const VC_WORDS: usize = 4;
 
+/// Where each field sits in the v2 records, as word indices into the
+/// record (the bit shifts inside `#[hdl_gen]` code are these times
+/// `params::WORD_BITS`, checked by each block's `check_literals`).
+pub mod field {
+    /// prepare: (k, m, view, 0).
+    pub const PREPARE_K: usize = 0;
+    pub const PREPARE_M: usize = 1;
+    pub const PREPARE_VIEW: usize = 2;
+    /// A vote or flag: (tag(view, k), m).
+    pub const VOTE_TAG: usize = 0;
+    pub const VOTE_M: usize = 1;
+    /// A view-change record: (view, slot | phase << 16, k, m).
+    pub const VC_VIEW: usize = 0;
+    pub const VC_SLOT: usize = 1;
+    /// The phase's bit offset in the slot word.
+    pub const VC_PHASE_SHIFT: usize = 16;
+    pub const VC_K: usize = 2;
+    pub const VC_M: usize = 3;
+    /// The summary a share signs (Setup's `summary`, 128 bits):
+    /// (view, slot, k, m).
+    pub const SUMMARY_VIEW: usize = 0;
+    pub const SUMMARY_SLOT: usize = 1;
+    pub const SUMMARY_K: usize = 2;
+    pub const SUMMARY_M: usize = 3;
+}
+
 /// Words of one node's signature share.
 pub const fn share_words(sb: usize) -> usize {
     sb * BEAT_WORDS

@@ -70,7 +70,8 @@ pub mod defaults {
     pub const KERNEL_MHZ: u64 = 300;
 }
 
-/// Why a configuration is refused: the code in the status register.
+/// Why a configuration is refused, or a run stopped: the code in the status
+/// register (`error`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum ConfigError {
@@ -85,16 +86,25 @@ pub enum ConfigError {
     /// `network_ptr` is not 4 KiB aligned (the layout's bursts would cross
     /// 4 KiB boundaries).
     BufferMisaligned = 4,
+    /// `slots` is [`K_WRAP`] or more: the run would reach k = 2^24, whose
+    /// vote tag has k's field at zero (refused at `ap_start`).
+    SlotsWrap = 5,
+    /// Not a refusal: a run without a slot limit (`slots` = 0) decided
+    /// k = [`K_LAST`] and stopped there, before k's field of the vote tag
+    /// wraps. Restart it (reset, clear the mailboxes) to go on.
+    KWrapped = 6,
 }
 
 impl ConfigError {
     /// All codes, in register order.
-    pub const ALL: [ConfigError; 5] = [
+    pub const ALL: [ConfigError; 7] = [
         ConfigError::None,
         ConfigError::EvenReplicas,
         ConfigError::TooManyReplicas,
         ConfigError::IdOutOfRange,
         ConfigError::BufferMisaligned,
+        ConfigError::SlotsWrap,
+        ConfigError::KWrapped,
     ];
 
     /// The code as it reads in the status register.
@@ -115,11 +125,26 @@ impl ConfigError {
             ConfigError::TooManyReplicas => "n must not exceed the build's N",
             ConfigError::IdOutOfRange => "the replica id must be below n",
             ConfigError::BufferMisaligned => "network_ptr must be 4 KiB aligned",
+            ConfigError::SlotsWrap => {
+                "slots must be below 2^24 (16,777,216): vote_tag keeps k's low 24 bits, \
+                 which wrap to zero at k = 2^24; split the run"
+            }
+            ConfigError::KWrapped => {
+                "k must stay below 2^24: the run (slots = 0, no limit) stopped after \
+                 deciding k = 2^24 - 1, where vote_tag's k field would wrap to zero; \
+                 restart it (reset, clear the mailboxes) to go on"
+            }
         }
     }
 
-    /// The check the kernel makes, in Rust, for the simulator and the CLI.
-    pub fn check(n: usize, id: usize, build_n: usize, network_ptr: u64) -> ConfigError {
+    /// Is this the stop of a run that had started (not a refusal)?
+    pub const fn is_stop(self) -> bool {
+        matches!(self, ConfigError::KWrapped)
+    }
+
+    /// The check the kernel makes at `ap_start`, in Rust, for the simulator
+    /// and the CLI.
+    pub fn check(n: usize, id: usize, build_n: usize, network_ptr: u64, slots: u64) -> ConfigError {
         if n % 2 == 0 {
             ConfigError::EvenReplicas
         } else if n > build_n {
@@ -128,16 +153,52 @@ impl ConfigError {
             ConfigError::IdOutOfRange
         } else if network_ptr % AXI_BOUNDARY_BYTES != 0 {
             ConfigError::BufferMisaligned
+        } else if slots >= K_WRAP {
+            ConfigError::SlotsWrap
         } else {
             ConfigError::None
         }
     }
 }
 
+/// Bits of k in a vote tag: its low bits (the vote tag is one word).
+pub const TAG_K_BITS: usize = 24;
+/// Bits of the view in a vote tag, above k's.
+pub const TAG_VIEW_BITS: usize = WORD_BITS - TAG_K_BITS;
+/// The mask of k's field in a vote tag.
+pub const TAG_K_MASK: u32 = (1 << TAG_K_BITS) - 1;
+/// The mask of the view's field, before it is shifted into place.
+pub const TAG_VIEW_MASK: u32 = (1 << TAG_VIEW_BITS) - 1;
+/// The first k whose tag has k's field at zero: 2^24. A run stops before it
+/// (`ConfigError::KWrapped`) and refuses `slots` this large
+/// (`ConfigError::SlotsWrap`).
+pub const K_WRAP: u64 = 1 << TAG_K_BITS;
+/// The last k a run decides: 2^24 - 1.
+pub const K_LAST: u64 = K_WRAP - 1;
+
+/// Checks the literals with which `#[hdl_gen]` code builds a vote tag
+/// (`get_bits::<8>` or `& 0xff` of the view, `<< 24`, `get_bits::<24>` or
+/// `& 0x00ff_ffff` of k) against the tag's layout; `block` names the file.
+/// hdl_gen takes no constants in `get_bits` widths, so the literals stay
+/// and this check ties them to [`vote_tag`].
+pub fn check_tag_literals(block: &str) {
+    assert_eq!(
+        (TAG_VIEW_BITS, TAG_VIEW_MASK),
+        (8, 0xff),
+        "{block}: the view's field of a tag is written get_bits::<8> / & 0xff"
+    );
+    assert_eq!(
+        (TAG_K_BITS, TAG_K_MASK),
+        (24, 0x00ff_ffff),
+        "{block}: k's field of a tag is written get_bits::<24> / & 0x00ff_ffff, the view's << 24"
+    );
+}
+
 /// The fast-path vote word for (view, k): view's low 8 bits over k's low 24.
 /// Never zero for 1 <= k < 2^24, so a cleared mailbox is never a vote. At
-/// k = 2^24 (16.7 M slots into one run) k's field wraps; a run that long
-/// must be restarted (reset and cleared mailboxes) before it gets there.
+/// k = 2^24 (16.7 M slots into one run) k's field wraps: the kernel stops a
+/// run after deciding k = 2^24 - 1 and refuses a `slots` of 2^24 or more
+/// (`ConfigError::KWrapped`, `ConfigError::SlotsWrap`).
 pub const fn vote_tag(view: u32, k: u32) -> u32 {
-    ((view & 0xff) << 24) | (k & 0x00ff_ffff)
+    ((view & TAG_VIEW_MASK) << TAG_K_BITS) | (k & TAG_K_MASK)
 }

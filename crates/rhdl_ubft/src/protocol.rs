@@ -1,109 +1,97 @@
-//! Protocol: the consensus controller, machines LEADER, FAST, SLOW and VIEW.
+//! Protocol: the consensus controller, as the spec's four machines.
 //!
-//! One state machine; its states are named for what they wait on, as in
-//! ubft_new (a `*Poll*` state starts a fetch, its `*Wait*` state reads the
-//! result; a `*Send*` state waits for a broadcast). docs/protocol.md has the
-//! full account; the transitions:
+//! LEADER proposes (crate::leader), FAST runs two rounds of votes
+//! (crate::fast), SLOW runs signed shares and commits (crate::slow) and
+//! VIEW runs the view change (crate::view). Protocol holds them as the
+//! fields `leader`, `fast`, `slow` and `view`, and owns what they share:
 //!
-//! | state | leaves when | to |
-//! | --- | --- | --- |
-//! | Idle | `ap_start`, configuration refused / accepted | Done (error code) / LeaderCheck (k = 1, view = 0) |
-//! | LeaderCheck | id is the view's leader / is not | LeaderWaitValue / FastPollPrepare |
-//! | LeaderWaitValue | a proposal m is taken / none offered | LeaderSendPrepare (broadcast (k, m, view, 0)) / LeaderIdle (an idle poll) |
-//! | LeaderIdle | the idle poll is back | LeaderWaitValue (a miss) |
-//! | LeaderSendPrepare | the broadcast is done | FastPollPrepare |
-//! | FastWaitPrepare | prepare holds (k, view) / not | FastSendCert (broadcast will_cert (tag, m)) / FastPollPrepare (a miss) |
-//! | FastWaitCert | 2f + 1 will_cert for (tag, m) / fewer | FastSendCommit (broadcast will_commit) / FastPollCert (a miss) |
-//! | FastWaitCommit | 2f + 1 will_commit for (tag, m) / fewer | Decide / FastPollCommit (a miss) |
-//! | SlowStart | (the slot's slow-path registers cleared) | SlowStep |
-//! | SlowStep | a signer response waits | take it: own signature → SlowSendShare; a verify marks the peer valid or bad |
-//! | SlowStep | own share not asked for, signer idle | ask for it (sign the summary) |
-//! | SlowStep | 2f + 1 valid shares, signer idle | SlowSendCommit (broadcast commit (tag, m)) |
-//! | SlowStep | peer vp flagged, not yet checked, signer idle | SlowWaitShare (fetch vp's share) |
-//! | SlowStep | otherwise | vp + 1, or SlowPollFlags after the last peer |
-//! | SlowWaitShare | the share is back | SlowStep (verify it through the signer) |
-//! | SlowSendShare / SlowSendFlag | the broadcast is done | SlowSendFlag (broadcast certify_valid) / SlowStep |
-//! | SlowWaitFlags | the certify_valid row is back | SlowPollFast (a miss if nothing progressed and the signer is idle) |
-//! | SlowWaitFast | a fast quorum of will_commit / none | Decide (fast) / SlowStep |
-//! | SlowWaitCommit | 2f + 1 commits for (tag, m) / fewer | Decide (slow) / SlowPollCommit (a miss) |
-//! | VcStart | (view + 1, the leader rotates) | VcSendRecord (broadcast (view, slot \| phase << 16, k, m)) |
-//! | VcSendFlag | the record is sent | VcPollCatch (broadcast the flag (tag(view, k), m)) |
-//! | VcWaitCatch / VcWaitCatchSlow | a full quorum of will_commit / commit in the votes' view | Decide, back in that view |
-//! | VcWaitFlags / VcWaitRecords | the vc_valid row / the vc records are back | VcPollRecords / VcDecide |
-//! | VcDecide | signer or broadcast busy | stays (drains) |
-//! | VcDecide | a valid record of a later view | VcStart (follow it) |
-//! | VcDecide | fewer than 2f + 1 valid records | VcPollCatch (a miss) |
-//! | VcDecide | Choose found (k, m) for this k / nothing | VcInstall (write (k, m, view, 0) into own prepare) / LeaderCheck |
-//! | VcInstall | the local write is done | FastPollPrepare |
-//! | Decide | the decision (k, m) is taken from `dec` | LeaderCheck (k + 1), or Done after `slots` decisions |
-//! | Done | (ap_done for one cycle) | Idle |
+//! - the slot's registers: k, slot, the view and its leader, m, the phase,
+//!   the vote view (the view the slot's votes carry), the decision path;
+//!   the configuration derived from n (quorum 2f + 1, support f + 1, the
+//!   active lanes); the wait (`waited`);
+//! - the ports to Fetch, Broadcast and the signer service, and the read
+//!   side of the fetch port (crate::tally);
+//! - ap_ctrl_hs, the decision stream and the status counters.
 //!
-//! Timeouts: a miss counts towards `waited`; after `wait_polls` misses a
-//! timeout is counted. In FastWaitCert or FastWaitCommit it starts the slow
-//! path for the same slot; in FastWaitPrepare, LeaderIdle, SlowWaitFlags or
-//! SlowWaitCommit it starts a view change. A view change does not time out
-//! into the next view (the replicas would chase each other through views).
+//! Its own states bracket the machines':
+//!
+//! | # | state | leaves when | to |
+//! | ---: | --- | --- | --- |
+//! | 0 | Idle | `ap_start`, configuration refused / accepted | Done (error code) / Run, LEADER started (k = 1, view = 0) |
+//! | – | Run | a machine decides (`decide`) | Decide |
+//! | 38 | Decide | the decision (k, m) is taken from `dec` | Run, LEADER started (k + 1), or Done after `slots` decisions |
+//! | 39 | Done | (ap_done for one cycle) | Idle |
+//!
+//! In Run exactly one machine is out of its Off state, and `sts_state` is
+//! that machine's state number (Run itself reports 0). The handovers:
+//!
+//! | from | signal | to | when |
+//! | --- | --- | --- | --- |
+//! | Protocol | (start) | LEADER | a run starts, or a slot was decided |
+//! | LEADER | `start_fast` | FAST | LeaderCheck on a follower; the leader's prepare is sent |
+//! | LEADER | `start_view` | VIEW | the leader's idle polls time out |
+//! | FAST | `start_slow` | SLOW | FastWaitCert or FastWaitCommit times out |
+//! | FAST | `start_view` | VIEW | FastWaitPrepare times out |
+//! | SLOW | `start_view` | VIEW | SlowWaitFlags or SlowWaitCommit times out |
+//! | VIEW | `start_fast` | FAST | a recovered value is installed |
+//! | VIEW | `start_leader` | LEADER | no value can have been decided |
+//! | FAST, SLOW, VIEW | `decide` | Protocol | the slot is decided |
+//!
+//! A handover is combinational: the machine handing over goes Off while it
+//! raises `start_*`, and the receiving machine's next state sees it in the
+//! same cycle, so its first state begins at the very clock edge at which
+//! the single 40-state machine this replaces entered it. No machine writes
+//! another's registers; a machine asks Protocol to change the slot's
+//! registers (`set_m`, `set_phase`, `open_round`, `next_view`, ...), and
+//! Protocol ORs the requests and port outputs of the machines, since all
+//! but one are Off and drive zeros. A broadcast request says where and
+//! what (a vote or flag, `bc_prepare`, `bc_record`, `bc_vc_flag`,
+//! `bc_share`); Protocol lays the record out once, from the slot's
+//! registers and the m taken in that cycle.
+//!
+//! Timeouts: a machine reports each poll that found nothing (`missed`);
+//! Protocol counts them in `waited` and tells the machines when the next
+//! miss is the `wait_polls`-th in a row (`expiring`), so the machine that
+//! misses then hands over itself (and Protocol counts a timeout).
 //!
 //! k is the sequence number and slot = (k - 1) mod G; every vote carries
-//! tag(view, k), so a reused slot never counts a stale vote, and a quorum
-//! counts only votes for the replica's own m. The leader votes like everyone
-//! else and returns to LeaderCheck after every decision.
+//! tag(vote_view, k), so a reused slot never counts a stale vote, and a
+//! quorum counts only votes for the replica's own m. docs/protocol.md has
+//! the full account.
 //!
-//! Reset (`rst_n`, synchronous, active low): the state returns to Idle and
-//! the status counters to zero the next cycle; the slot registers (k, view,
-//! m, ...) are set afresh by the next `ap_start`.
+//! Reset (`rst_n`, synchronous, active low): Protocol returns to Idle and
+//! every machine to Off, and the status counters to zero, the next cycle;
+//! the slot registers (k, view, m, ...) are set afresh by the next
+//! `ap_start`.
 
-use crate::choose::Choose;
-use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G};
+use crate::fast::Fast;
+use crate::leader::Leader;
+use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP};
+use crate::slow::Slow;
+use crate::tally::Tally;
+use crate::view::View;
 use rust_hdl::prelude::*;
 
 pub use crate::params::vote_tag;
+pub use crate::tally::count_votes;
 
-/// Controller states (the spec's `st`); `sts_state` reports them in this
-/// order.
+/// Protocol's own states, around the machines'.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
-pub enum St {
+pub enum ProtocolSt {
     Idle,
-    LeaderCheck,
-    LeaderWaitValue,
-    LeaderIdle,
-    LeaderSendPrepare,
-    FastPollPrepare,
-    FastWaitPrepare,
-    FastSendCert,
-    FastPollCert,
-    FastWaitCert,
-    FastSendCommit,
-    FastPollCommit,
-    FastWaitCommit,
-    SlowStart,
-    SlowStep,
-    SlowWaitShare,
-    SlowSendShare,
-    SlowSendFlag,
-    SlowPollFlags,
-    SlowWaitFlags,
-    SlowPollFast,
-    SlowWaitFast,
-    SlowSendCommit,
-    SlowPollCommit,
-    SlowWaitCommit,
-    VcStart,
-    VcSendRecord,
-    VcSendFlag,
-    VcPollFlags,
-    VcWaitFlags,
-    VcPollRecords,
-    VcWaitRecords,
-    VcDecide,
-    VcInstall,
-    VcPollCatch,
-    VcWaitCatch,
-    VcPollCatchSlow,
-    VcWaitCatchSlow,
+    /// A machine holds the slot.
+    Run,
     Decide,
     Done,
 }
+
+/// Every state, in declaration order.
+pub const PROTOCOL_STATES: [ProtocolSt; 4] = [
+    ProtocolSt::Idle,
+    ProtocolSt::Run,
+    ProtocolSt::Decide,
+    ProtocolSt::Done,
+];
 
 /// The controller. `N` is the most replicas the build supports (at most 8:
 /// a slot's row of votes must fit one beat).
@@ -157,7 +145,7 @@ pub struct Protocol<const N: usize> {
     pub dec_tuser: Signal<Out, Bit>,
     pub dec_tvalid: Signal<Out, Bit>,
     pub dec_tready: Signal<In, Bit>,
-    // Status (the `fresh_status` set).
+    // Status (`Status`; cleared on ap_start and on reset).
     pub sts_cycles: Signal<Out, Bits<32>>,
     pub sts_decisions: Signal<Out, Bits<32>>,
     pub sts_fast: Signal<Out, Bits<32>>,
@@ -168,68 +156,65 @@ pub struct Protocol<const N: usize> {
     pub sts_polls: Signal<Out, Bits<32>>,
     pub sts_bad_shares: Signal<Out, Bits<32>>,
     pub sts_error: Signal<Out, Bits<8>>,
-    /// The controller's state, `St` in declaration order.
+    /// The controller's state, as numbered in `STATE_NAMES`.
     pub sts_state: Signal<Out, Bits<8>>,
-    // Registers (the spec's ProtocolState).
-    st: DFF<St>,
-    view: DFF<Bits<32>>,
-    leader: DFF<Bits<8>>,
+    /// High for the cycle Protocol takes an `ap_start` in Idle (accepted or
+    /// refused): Broadcast clears its counters (`acks`, `write_errors`).
+    pub started: Signal<Out, Bit>,
+    // The four machines, and the read side of the fetch port.
+    leader: Leader,
+    fast: Fast,
+    slow: Slow<N>,
+    view: View<N>,
+    tally: Tally<N>,
+    // Protocol's own state.
+    state: DFF<ProtocolSt>,
+    // The slot's registers (the spec's ProtocolState).
+    view_no: DFF<Bits<32>>,
+    leader_id: DFF<Bits<8>>,
     k: DFF<Bits<32>>,
     slot: DFF<Bits<8>>,
     slot_n: DFF<Bits<16>>,
     m: DFF<Bits<32>>,
-    slow: DFF<Bit>,
     phase: DFF<Bits<2>>,
     vote_view: DFF<Bits<32>>,
     vote_leader: DFF<Bits<8>>,
-    vc_lo: DFF<Bits<BEAT_BITS>>,
-    vc_hi: DFF<Bits<BEAT_BITS>>,
-    vc_flags: DFF<Bits<BEAT_BITS>>,
-    beat_ix: DFF<Bit>,
-    view_changes: DFF<Bits<32>>,
-    support: DFF<Bits<8>>,
-    choose: Choose,
-    flagged: DFF<Bits<N>>,
-    verified: DFF<Bits<N>>,
-    bad: DFF<Bits<N>>,
-    sign_sent: DFF<Bit>,
-    vp: DFF<Bits<8>>,
-    vq: DFF<Bits<8>>,
-    progress: DFF<Bit>,
-    slow_count: DFF<Bits<32>>,
-    bad_shares: DFF<Bits<32>>,
+    /// The decision's path (TUSER): 1 slow.
+    slow_path: DFF<Bit>,
+    // From n, at ap_start.
     quorum: DFF<Bits<8>>,
+    support: DFF<Bits<8>>,
     active: DFF<Bits<N>>,
+    // The wait.
     waited: DFF<Bits<16>>,
-    lane: DFF<Bits<4>>,
     done_q: DFF<Bit>,
+    // Status counters.
     cycles: DFF<Bits<32>>,
     decisions: DFF<Bits<32>>,
-    fast: DFF<Bits<32>>,
+    fast_count: DFF<Bits<32>>,
+    slow_count: DFF<Bits<32>>,
+    view_changes: DFF<Bits<32>>,
     timeouts: DFF<Bits<32>>,
     polls: DFF<Bits<32>>,
+    bad_shares: DFF<Bits<32>>,
     error: DFF<Bits<8>>,
     // Combinational temporaries.
     tag: Signal<Local, Bits<32>>,
     vc_tag: Signal<Local, Bits<32>>,
+    m_new: Signal<Local, Bits<32>>,
     next_leader: Signal<Local, Bits<8>>,
-    probe_found: Signal<Local, Bit>,
-    probe_m: Signal<Local, Bits<32>>,
-    probe_votes: Signal<Local, Bits<8>>,
     prep_word: Signal<Local, Bits<32>>,
     cert_row: Signal<Local, Bits<32>>,
     commit_row: Signal<Local, Bits<32>>,
-    poll_word: Signal<Local, Bits<32>>,
-    row: Signal<Local, Bits<BEAT_BITS>>,
-    votes: Signal<Local, Bits<8>>,
-    flags: Signal<Local, Bits<N>>,
-    valid_shares: Signal<Local, Bits<8>>,
-    share_row: Signal<Local, Bits<32>>,
     flag_row: Signal<Local, Bits<32>>,
     slow_commit_row: Signal<Local, Bits<32>>,
-    candidate: Signal<Local, Bit>,
+    share_row: Signal<Local, Bits<32>>,
+    poll_word: Signal<Local, Bits<32>>,
+    expiring: Signal<Local, Bit>,
     missed: Signal<Local, Bit>,
-    timeout: Signal<Local, Bit>,
+    decided: Signal<Local, Bit>,
+    start_leader: Signal<Local, Bit>,
+    own_state: Signal<Local, Bits<8>>,
     // Constants from `layout` and `params`.
     prepare_base: Constant<Bits<32>>,
     will_cert_base: Constant<Bits<32>>,
@@ -237,13 +222,7 @@ pub struct Protocol<const N: usize> {
     commit_base: Constant<Bits<32>>,
     certify_valid_base: Constant<Bits<32>>,
     certify_base: Constant<Bits<32>>,
-    vc_base: Constant<Bits<32>>,
-    vc_valid_base: Constant<Bits<32>>,
-    vc_len: Constant<Bits<8>>,
     build_n16: Constant<Bits<16>>,
-    last_slot_n: Constant<Bits<16>>,
-    lane_one: Constant<Bits<N>>,
-    status_ok: Constant<Bits<8>>,
     row_shift: Constant<Bits<8>>,
     last_slot: Constant<Bits<8>>,
     build_n: Constant<Bits<8>>,
@@ -254,6 +233,131 @@ pub struct Protocol<const N: usize> {
     err_too_many: Constant<Bits<8>>,
     err_id: Constant<Bits<8>>,
     err_align: Constant<Bits<8>>,
+    err_slots: Constant<Bits<8>>,
+    err_k_wrapped: Constant<Bits<8>>,
+    /// 2^24 and 2^24 - 1 (`params::K_WRAP`, `K_LAST`): vote_tag's k field.
+    k_wrap: Constant<Bits<32>>,
+    k_last: Constant<Bits<32>>,
+}
+
+/// The literals `update` holds (hdl_gen takes no constants in `get_bits`
+/// widths and offsets, and the machines' shifts by a record's size are
+/// written out), checked against the layout and params constants they
+/// stand for whenever a Protocol is built: a change of layout fails here,
+/// not silently in the hardware. `tests/protocol.rs` calls it too.
+pub fn check_literals<const N: usize>() {
+    use crate::layout::{field, prepare_words, share_words, vote_words, Version, VC_WORDS};
+    use crate::layout::{Mailbox, Region};
+    use crate::params::{
+        check_tag_literals, faults, quorum, AXI_BOUNDARY_BYTES, SB, WORD_BITS, WORD_BYTES,
+    };
+    let w = WORD_BITS;
+    let mb = Mailbox::v2(N, G, SB);
+    let row = mb.vote_row_words();
+    // tag, vc_tag, tally.tag: (view[7:0] << 24) | k[23:0].
+    check_tag_literals("protocol.rs");
+    assert_eq!(
+        mb.share(1, 0) - mb.share(0, 0),
+        N * share_words(SB),
+        "one beat per share"
+    );
+    // The shifts and record sizes written in `update` and the machines'.
+    assert_eq!(prepare_words(Version::V2), 4, "prepare: slot << 2, 4 words");
+    assert_eq!(
+        vote_words(Version::V2),
+        2,
+        "votes and flags: id << 1, bc_words 2"
+    );
+    assert_eq!(share_words(SB), BEAT_WORDS, "shares: << 4, one beat");
+    assert_eq!(
+        BEAT_WORDS, 16,
+        "shares: << 4 and bc_words 16: a beat is 16 words"
+    );
+    assert_eq!(VC_WORDS, 4, "vc records: id << 2, bc_words 4");
+    assert_eq!(WORD_BYTES, 4, "fetch_addr: word << 2 bytes");
+    assert_eq!(w, 32, "records: a field every 32 bits");
+    // Records as `update` lays them out in bc_data, at these bit offsets.
+    let at = |word: usize| word * w;
+    assert_eq!(
+        [at(field::VOTE_TAG), at(field::VOTE_M)],
+        [0, 32],
+        "votes and flags: (tag, m << 32)"
+    );
+    assert_eq!(
+        [
+            at(field::PREPARE_K),
+            at(field::PREPARE_M),
+            at(field::PREPARE_VIEW)
+        ],
+        [0, 32, 64],
+        "prepare: (k, m << 32, view << 64)"
+    );
+    assert_eq!(
+        [
+            at(field::VC_VIEW),
+            at(field::VC_SLOT),
+            at(field::VC_SLOT) + field::VC_PHASE_SHIFT,
+            at(field::VC_K),
+            at(field::VC_M)
+        ],
+        [0, 32, 48, 64, 96],
+        "vc record: (view, slot << 32, phase << 48, k << 64, m << 96)"
+    );
+    assert_eq!(
+        [
+            at(field::SUMMARY_VIEW),
+            at(field::SUMMARY_SLOT),
+            at(field::SUMMARY_K),
+            at(field::SUMMARY_M)
+        ],
+        [0, 32, 64, 96],
+        "sg_summary: (view, slot << 32, k << 64, m << 96)"
+    );
+    // Tally's inputs: the row's lane is the polled word's get_bits::<4>(0)
+    // (16 words a beat); the prepare's quarter is get_bits::<2>(2) (four
+    // words, four to a beat).
+    assert_eq!(BEAT_WORDS, 1 << 4, "tally.lane: get_bits::<4>(0)");
+    assert_eq!(
+        (
+            prepare_words(Version::V2),
+            BEAT_WORDS / prepare_words(Version::V2)
+        ),
+        (1 << 2, 1 << 2),
+        "tally.quarter: get_bits::<2>(2)"
+    );
+    // quorum = ((n - 1) & 0xfe) + 1 and support = ((n - 1) >> 1) + 1.
+    for n in (1..=255usize).step_by(2) {
+        assert_eq!(((n - 1) & 0xfe) + 1, quorum(n), "quorum for n = {n}");
+        assert_eq!(((n - 1) >> 1) + 1, faults(n) + 1, "support for n = {n}");
+    }
+    // Tally finds the slot's rows at (slot << row_shift) mod 16 in their
+    // beats: the regions start a beat, and a row never straddles one.
+    for region in [
+        Region::WillCert,
+        Region::WillCommit,
+        Region::Commit,
+        Region::CertifyValid,
+    ] {
+        assert_eq!(
+            mb.base(region) % BEAT_WORDS,
+            0,
+            "{region:?}: rows start a beat"
+        );
+    }
+    assert_eq!(BEAT_WORDS % row, 0, "a row of votes never straddles a beat");
+    assert_eq!(
+        mb.base(Region::Prepare) % prepare_words(Version::V2),
+        0,
+        "a prepare sits in a quarter of its beat"
+    );
+    assert!(
+        AXI_BOUNDARY_BYTES.is_power_of_two(),
+        "page_mask is AXI_BOUNDARY_BYTES - 1"
+    );
+    crate::tally::check_literals();
+    crate::fast::check_literals();
+    crate::slow::check_literals();
+    crate::view::check_literals::<N>();
 }
 
 impl<const N: usize> Protocol<N> {
@@ -263,31 +367,10 @@ impl<const N: usize> Protocol<N> {
             (1..=8).contains(&N),
             "a slot's row of votes must fit one beat: N <= 8"
         );
+        check_literals::<N>();
         let mb = crate::layout::Mailbox::v2(N, G, crate::params::SB);
         use crate::layout::Region;
         let row = mb.vote_row_words();
-        assert_eq!(
-            mb.share(1, 0) - mb.share(0, 0),
-            N * crate::layout::share_words(crate::params::SB),
-            "one beat per share"
-        );
-        // The shifts and record sizes written in `update` (hdl_gen takes no
-        // computed shift amounts there) are the layout's: checked here, so a
-        // change of layout fails at construction, not silently.
-        use crate::layout::{prepare_words, share_words, vote_words, Version, VC_WORDS};
-        assert_eq!(prepare_words(Version::V2), 4, "prepare: slot << 2, 4 words");
-        assert_eq!(
-            vote_words(Version::V2),
-            2,
-            "votes and flags: id << 1, 2 words"
-        );
-        assert_eq!(
-            share_words(crate::params::SB),
-            BEAT_WORDS,
-            "shares: << 4, one beat"
-        );
-        assert_eq!(VC_WORDS, 4, "vc records: id << 2, 4 words");
-        assert_eq!(BEAT_WORDS, 16, "a beat is 16 words");
         Protocol {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -314,6 +397,17 @@ impl<const N: usize> Protocol<N> {
             bc_local_only: Default::default(),
             bc_done: Default::default(),
             bc_busy: Default::default(),
+            sg_sign: Default::default(),
+            sg_verify: Default::default(),
+            sg_summary: Default::default(),
+            sg_signer: Default::default(),
+            sg_signature: Default::default(),
+            sg_busy: Default::default(),
+            sg_resp_valid: Default::default(),
+            sg_resp_status: Default::default(),
+            sg_resp_sig: Default::default(),
+            sg_resp_sign: Default::default(),
+            sg_resp_take: Default::default(),
             prop_tdata: Default::default(),
             prop_tvalid: Default::default(),
             prop_tready: Default::default(),
@@ -332,99 +426,143 @@ impl<const N: usize> Protocol<N> {
             sts_bad_shares: Default::default(),
             sts_error: Default::default(),
             sts_state: Default::default(),
-            sg_sign: Default::default(),
-            sg_verify: Default::default(),
-            sg_summary: Default::default(),
-            sg_signer: Default::default(),
-            sg_signature: Default::default(),
-            sg_busy: Default::default(),
-            sg_resp_valid: Default::default(),
-            sg_resp_status: Default::default(),
-            sg_resp_sig: Default::default(),
-            sg_resp_sign: Default::default(),
-            sg_resp_take: Default::default(),
-            st: Default::default(),
-            view: Default::default(),
+            started: Default::default(),
             leader: Default::default(),
+            fast: Default::default(),
+            slow: Slow::new(),
+            view: View::new(),
+            tally: Default::default(),
+            state: Default::default(),
+            view_no: Default::default(),
+            leader_id: Default::default(),
             k: Default::default(),
             slot: Default::default(),
             slot_n: Default::default(),
             m: Default::default(),
-            slow: Default::default(),
             phase: Default::default(),
             vote_view: Default::default(),
             vote_leader: Default::default(),
-            vc_lo: Default::default(),
-            vc_hi: Default::default(),
-            vc_flags: Default::default(),
-            beat_ix: Default::default(),
-            view_changes: Default::default(),
-            support: Default::default(),
-            choose: Default::default(),
-            flagged: Default::default(),
-            verified: Default::default(),
-            bad: Default::default(),
-            sign_sent: Default::default(),
-            vp: Default::default(),
-            vq: Default::default(),
-            progress: Default::default(),
-            slow_count: Default::default(),
-            bad_shares: Default::default(),
+            slow_path: Default::default(),
             quorum: Default::default(),
+            support: Default::default(),
             active: Default::default(),
             waited: Default::default(),
-            lane: Default::default(),
             done_q: Default::default(),
             cycles: Default::default(),
             decisions: Default::default(),
-            fast: Default::default(),
+            fast_count: Default::default(),
+            slow_count: Default::default(),
+            view_changes: Default::default(),
             timeouts: Default::default(),
             polls: Default::default(),
+            bad_shares: Default::default(),
             error: Default::default(),
             tag: Default::default(),
             vc_tag: Default::default(),
+            m_new: Default::default(),
             next_leader: Default::default(),
-            probe_found: Default::default(),
-            probe_m: Default::default(),
-            probe_votes: Default::default(),
             prep_word: Default::default(),
             cert_row: Default::default(),
             commit_row: Default::default(),
-            poll_word: Default::default(),
-            row: Default::default(),
-            votes: Default::default(),
-            flags: Default::default(),
-            valid_shares: Default::default(),
-            share_row: Default::default(),
             flag_row: Default::default(),
             slow_commit_row: Default::default(),
-            candidate: Default::default(),
+            share_row: Default::default(),
+            poll_word: Default::default(),
+            expiring: Default::default(),
             missed: Default::default(),
-            timeout: Default::default(),
+            decided: Default::default(),
+            start_leader: Default::default(),
+            own_state: Default::default(),
             prepare_base: Constant::new((mb.base(Region::Prepare) as u64).into()),
             will_cert_base: Constant::new((mb.base(Region::WillCert) as u64).into()),
             will_commit_base: Constant::new((mb.base(Region::WillCommit) as u64).into()),
             commit_base: Constant::new((mb.base(Region::Commit) as u64).into()),
             certify_valid_base: Constant::new((mb.base(Region::CertifyValid) as u64).into()),
             certify_base: Constant::new((mb.base(Region::Certify) as u64).into()),
-            vc_base: Constant::new((mb.base(Region::Vc) as u64).into()),
-            vc_valid_base: Constant::new((mb.base(Region::VcValid) as u64).into()),
-            vc_len: Constant::new((((N * crate::layout::VC_WORDS - 1) / BEAT_WORDS) as u64).into()),
             build_n16: Constant::new((N as u64).into()),
-            last_slot_n: Constant::new((((G - 1) * N) as u64).into()),
-            lane_one: Constant::new(1u64.into()),
-            status_ok: Constant::new(crate::setup::code::OK.into()),
             row_shift: Constant::new((row.trailing_zeros() as u64).into()),
             last_slot: Constant::new(((G - 1) as u64).into()),
             build_n: Constant::new((N as u64).into()),
             all_lanes: Constant::new(Bits::<N>::mask()),
-            beat_words: Constant::new((!15u64 & 0xffff_ffff).into()),
-            page_mask: Constant::new(4095u64.into()),
+            beat_words: Constant::new((!(BEAT_WORDS as u64 - 1) & 0xffff_ffff).into()),
+            page_mask: Constant::new((crate::params::AXI_BOUNDARY_BYTES - 1).into()),
             err_even: Constant::new(ConfigError::EvenReplicas.code().into()),
             err_too_many: Constant::new(ConfigError::TooManyReplicas.code().into()),
             err_id: Constant::new(ConfigError::IdOutOfRange.code().into()),
             err_align: Constant::new(ConfigError::BufferMisaligned.code().into()),
+            err_slots: Constant::new(ConfigError::SlotsWrap.code().into()),
+            err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
+            k_wrap: Constant::new(K_WRAP.into()),
+            k_last: Constant::new(K_LAST.into()),
         }
+    }
+
+    /// Which machines are out of Off: LEADER, FAST, SLOW, VIEW (a debugging
+    /// aid and the single-active-machine check of the tests; Protocol's own
+    /// state is Run exactly when one of them is).
+    pub fn machines(&self) -> [bool; 4] {
+        [
+            self.leader.active(),
+            self.fast.active(),
+            self.slow.active(),
+            self.view.active(),
+        ]
+    }
+
+    /// Starts the slot registers at sequence number `k` (slot (k - 1) mod
+    /// G) as if the run had begun there: a test aid (not hardware) that
+    /// reaches the k at which a run stops (`params::K_LAST`) without 16.7 M
+    /// decisions. Call it between clock edges, before the slot's first poll
+    /// (the cycle Protocol enters Run); the decision counters are left alone.
+    pub fn preset_k(&mut self, k: u32) {
+        assert!(k >= 1, "k starts at 1");
+        let slot = (k as u64 - 1) % G as u64;
+        self.k.q.next = (k as u64).into();
+        self.k.q.update_all();
+        self.slot.q.next = slot.into();
+        self.slot.q.update_all();
+        self.slot_n.q.next = (slot * N as u64).into();
+        self.slot_n.q.update_all();
+    }
+
+    /// The sequence number register.
+    pub fn k(&self) -> u32 {
+        self.k.q.val().to_u32()
+    }
+
+    /// Protocol's own state.
+    pub fn own_state(&self) -> ProtocolSt {
+        self.state.q.val()
+    }
+
+    /// The state's name, read from the state registers (the active
+    /// machine's, else Protocol's own): what `sts_state` should name.
+    pub fn state_name(&self) -> String {
+        let [l, f, s, v] = self.machines();
+        if l {
+            format!("{:?}", self.leader.state())
+        } else if f {
+            format!("{:?}", self.fast.state())
+        } else if s {
+            format!("{:?}", self.slow.state())
+        } else if v {
+            format!("{:?}", self.view.state())
+        } else {
+            format!("{:?}", self.own_state())
+        }
+    }
+
+    /// The number `sts_state` reports in Protocol's own state `st` (Run
+    /// reports 0: the active machine's number is ORed in), read from the
+    /// logic with every machine Off.
+    pub fn reported(st: ProtocolSt) -> u8 {
+        let mut b = Self::new();
+        b.state.q.next = st;
+        b.state.q.update_all();
+        b.update();
+        b.own_state.update_all();
+        b.update();
+        b.sts_state.next.to_u8()
     }
 }
 
@@ -440,63 +578,43 @@ impl<const N: usize> Logic for Protocol<N> {
         dff_setup!(
             self,
             clock,
-            st,
-            view,
-            leader,
+            state,
+            view_no,
+            leader_id,
             k,
             slot,
             slot_n,
             m,
-            slow,
             phase,
             vote_view,
             vote_leader,
-            vc_lo,
-            vc_hi,
-            vc_flags,
-            beat_ix,
-            view_changes,
-            support,
-            flagged,
-            verified,
-            bad,
-            sign_sent,
-            vp,
-            vq,
-            progress,
-            slow_count,
-            bad_shares,
+            slow_path,
             quorum,
+            support,
             active,
             waited,
-            lane,
             done_q,
             cycles,
             decisions,
-            fast,
+            fast_count,
+            slow_count,
+            view_changes,
             timeouts,
             polls,
+            bad_shares,
             error
         );
-        // Where this slot's records are, and the vote word for (view, k).
-        // Votes of this slot carry the view they were cast in; a view
-        // change's flag carries the new view.
+        // Where this slot's records are, and its votes' tag: tag(vote_view,
+        // k); a view change's flag carries the new view instead.
         self.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
             | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
-        self.vc_tag.next = (bit_cast::<32, 8>(self.view.q.val().get_bits::<8>(0)) << 24)
+        self.vc_tag.next = (bit_cast::<32, 8>(self.view_no.q.val().get_bits::<8>(0)) << 24)
             | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
-        if (self.leader.q.val() + 1) >= self.n.val() {
+        if (self.leader_id.q.val() + 1) >= self.n.val() {
             self.next_leader.next = 0.into();
         } else {
-            self.next_leader.next = self.leader.q.val() + 1;
+            self.next_leader.next = self.leader_id.q.val() + 1;
         }
-        // The view change's rule, on what was fetched.
-        self.choose.rec_lo.next = self.vc_lo.q.val();
-        self.choose.rec_hi.next = self.vc_hi.q.val();
-        self.choose.flags.next = self.vc_flags.q.val();
-        self.choose.view.next = self.view.q.val();
-        self.choose.active.next = bit_cast::<8, N>(self.active.q.val());
-        self.choose.support.next = self.support.q.val();
         self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 2);
         self.cert_row.next = self.will_cert_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
@@ -509,91 +627,231 @@ impl<const N: usize> Logic for Protocol<N> {
         // A share is one beat: certify + (slot * N + node) * 16 words.
         self.share_row.next =
             self.certify_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 4);
-        self.poll_word.next = self.prep_word.val();
-        // The polled record, moved to lane 0 of the beat.
-        self.row.next = self.fetch_beat.val() >> (bit_cast::<10, 4>(self.lane.q.val()) << 5);
-        // count_votes: entries i < n holding (tag, m).
-        self.votes.next = 0.into();
-        self.flags.next = 0.into();
-        self.valid_shares.next = 0.into();
-        for i in 0..N {
-            if self.active.q.val().get_bit(i)
-                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
-                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.m.q.val())
-            {
-                self.votes.next = self.votes.val() + 1;
-                self.flags.next = self.flags.val().replace_bit(i, true);
-            }
-            if self.verified.q.val().get_bit(i) {
-                self.valid_shares.next = self.valid_shares.val() + 1;
-            }
+        // The next miss times out.
+        self.expiring.next = (self.waited.q.val() + 1) >= self.wait_polls.val();
+
+        // The read side of the fetch port.
+        self.tally.beat.next = self.fetch_beat.val();
+        self.tally.lane.next = self.cert_row.val().get_bits::<4>(0);
+        self.tally.quarter.next = self.prep_word.val().get_bits::<2>(2);
+        self.tally.active.next = self.active.q.val();
+        // (tag(vote_view, k) again, from the registers rather than `tag`:
+        // Verilator orders this block by the variables its statements share,
+        // and sharing `tag` with the broadcast's data, which depends on the
+        // machines, would make a false loop through Tally: UNOPTFLAT.)
+        self.tally.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
+            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
+        self.tally.m.next = self.m.q.val();
+
+        // The machines' inputs: the slot's registers, read only.
+        self.leader.clock.next = self.clock.val();
+        self.leader.rst_n.next = self.rst_n.val();
+        self.leader.id.next = self.id.val();
+        self.leader.leader_id.next = self.leader_id.q.val();
+        self.leader.prep_word.next = self.prep_word.val();
+        self.leader.expiring.next = self.expiring.val();
+        self.leader.prop_tdata.next = self.prop_tdata.val();
+        self.leader.prop_tvalid.next = self.prop_tvalid.val();
+        self.leader.fetch_done.next = self.fetch_done.val();
+        self.leader.bc_done.next = self.bc_done.val();
+
+        self.fast.clock.next = self.clock.val();
+        self.fast.rst_n.next = self.rst_n.val();
+        self.fast.id.next = self.id.val();
+        self.fast.k.next = self.k.q.val();
+        self.fast.view_no.next = self.view_no.q.val();
+        self.fast.quorum.next = self.quorum.q.val();
+        self.fast.prep_word.next = self.prep_word.val();
+        self.fast.cert_row.next = self.cert_row.val();
+        self.fast.commit_row.next = self.commit_row.val();
+        self.fast.record.next = self.tally.record.val();
+        self.fast.votes.next = self.tally.votes.val();
+        self.fast.expiring.next = self.expiring.val();
+        self.fast.fetch_done.next = self.fetch_done.val();
+        self.fast.fetch_error.next = self.fetch_error.val();
+        self.fast.bc_done.next = self.bc_done.val();
+
+        self.slow.clock.next = self.clock.val();
+        self.slow.rst_n.next = self.rst_n.val();
+        self.slow.id.next = self.id.val();
+        self.slow.n.next = self.n.val();
+        self.slow.quorum.next = self.quorum.q.val();
+        self.slow.share_row.next = self.share_row.val();
+        self.slow.flag_row.next = self.flag_row.val();
+        self.slow.commit_row.next = self.commit_row.val();
+        self.slow.slow_commit_row.next = self.slow_commit_row.val();
+        self.slow.votes.next = self.tally.votes.val();
+        self.slow.flags.next = self.tally.flags.val();
+        self.slow.expiring.next = self.expiring.val();
+        self.slow.fetch_done.next = self.fetch_done.val();
+        self.slow.fetch_error.next = self.fetch_error.val();
+        self.slow.bc_done.next = self.bc_done.val();
+        self.slow.sg_busy.next = self.sg_busy.val();
+        self.slow.sg_resp_valid.next = self.sg_resp_valid.val();
+        self.slow.sg_resp_status.next = self.sg_resp_status.val();
+        self.slow.sg_resp_sign.next = self.sg_resp_sign.val();
+
+        self.view.clock.next = self.clock.val();
+        self.view.rst_n.next = self.rst_n.val();
+        self.view.id.next = self.id.val();
+        self.view.k.next = self.k.q.val();
+        self.view.view_no.next = self.view_no.q.val();
+        self.view.quorum.next = self.quorum.q.val();
+        self.view.support.next = self.support.q.val();
+        self.view.active.next = self.active.q.val();
+        self.view.prep_word.next = self.prep_word.val();
+        self.view.commit_row.next = self.commit_row.val();
+        self.view.slow_commit_row.next = self.slow_commit_row.val();
+        self.view.probe_m.next = self.tally.probe_m.val();
+        self.view.probe_votes.next = self.tally.probe_votes.val();
+        self.view.fetch_beat.next = self.fetch_beat.val();
+        self.view.fetch_beat_valid.next = self.fetch_beat_valid.val();
+        self.view.fetch_done.next = self.fetch_done.val();
+        self.view.fetch_error.next = self.fetch_error.val();
+        self.view.bc_done.next = self.bc_done.val();
+        self.view.bc_busy.next = self.bc_busy.val();
+        self.view.sg_busy.next = self.sg_busy.val();
+
+        // Handovers (combinational: see the header). LEADER's, which
+        // Protocol also starts, is wired after Protocol's own states.
+        self.fast.start.next = self.leader.start_fast.val() | self.view.start_fast.val();
+        self.slow.start.next = self.fast.start_slow.val();
+        self.view.start.next =
+            self.leader.start_view.val() | self.fast.start_view.val() | self.slow.start_view.val();
+        self.decided.next =
+            self.fast.decide.val() | self.slow.decide.val() | self.view.decide.val();
+
+        // m as it will be: a machine that takes a value sends it in the
+        // same cycle (the proposal, the prepare's m, the chosen m).
+        if self.leader.set_m.val() | self.fast.set_m.val() | self.view.set_m.val() {
+            self.m_new.next =
+                self.leader.m_next.val() | self.fast.m_next.val() | self.view.m_next.val();
+        } else {
+            self.m_new.next = self.m.q.val();
         }
-        // A full quorum for some m in the polled row (the catch-up of a
-        // replica that fell behind: it may not know the slot's m).
-        self.probe_found.next = false;
-        self.probe_m.next = 0.into();
-        for i in 0..N {
-            if self.active.q.val().get_bit(i)
-                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
-                & !self.probe_found.val()
-            {
-                self.probe_found.next = true;
-                self.probe_m.next = self.row.val().get_bits::<32>(i * 64 + 32);
-            }
+
+        // The shared ports: only the machine out of Off drives them.
+        self.fetch_start.next = self.leader.fetch_start.val()
+            | self.fast.fetch_start.val()
+            | self.slow.fetch_start.val()
+            | self.view.fetch_start.val();
+        self.poll_word.next = self.leader.fetch_word.val()
+            | self.fast.fetch_word.val()
+            | self.slow.fetch_word.val()
+            | self.view.fetch_word.val();
+        self.fetch_len.next = self.view.fetch_len.val();
+        self.fetch_addr.next = self.network_ptr.val()
+            + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
+        self.bc_start.next = self.leader.bc_start.val()
+            | self.fast.bc_start.val()
+            | self.slow.bc_start.val()
+            | self.view.bc_start.val();
+        self.bc_word.next = self.leader.bc_word.val()
+            | self.fast.bc_word.val()
+            | self.slow.bc_word.val()
+            | self.view.bc_word.val();
+        self.bc_local_only.next = self.view.bc_local_only.val();
+        // What the machine sends, laid out here once: a vote or a flag
+        // (tag, m) unless it asks for another record.
+        self.bc_words.next = 2.into();
+        self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
+            | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32);
+        if self.leader.bc_prepare.val() | self.view.bc_prepare.val() {
+            // The prepare (k, m, view, 0).
+            self.bc_words.next = 4.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
+                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32)
+                | (bit_cast::<BEAT_BITS, 32>(self.view_no.q.val()) << 64);
         }
-        self.probe_votes.next = 0.into();
-        for i in 0..N {
-            if self.active.q.val().get_bit(i)
-                & (self.row.val().get_bits::<32>(i * 64) == self.tag.val())
-                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.probe_m.val())
-            {
-                self.probe_votes.next = self.probe_votes.val() + 1;
-            }
+        if self.view.bc_record.val() {
+            // The view change's record (view, slot | phase << 16, k, m).
+            self.bc_words.next = 4.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view_no.q.val())
+                | (bit_cast::<BEAT_BITS, 8>(self.slot.q.val()) << 32)
+                | (bit_cast::<BEAT_BITS, 2>(self.phase.q.val()) << 48)
+                | (bit_cast::<BEAT_BITS, 32>(self.k.q.val()) << 64)
+                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 96);
         }
-        // Peer vp's share is flagged and neither verified nor refused yet.
-        self.candidate.next = self.flagged.q.val().get_bit(self.vp.q.val().index())
-            & !self.verified.q.val().get_bit(self.vp.q.val().index())
-            & !self.bad.q.val().get_bit(self.vp.q.val().index())
-            & (self.vp.q.val() != self.id.val());
-        self.sg_sign.next = false;
-        self.sg_verify.next = false;
-        self.sg_resp_take.next = false;
-        self.sg_summary.next = bit_cast::<128, 32>(self.view.q.val())
+        if self.view.bc_vc_flag.val() {
+            // Its flag (tag(view, k), m).
+            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.vc_tag.val())
+                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32);
+        }
+        if self.slow.bc_share.val() {
+            // The share: the signer's response, one beat.
+            self.bc_words.next = 16.into();
+            self.bc_data.next = self.sg_resp_sig.val();
+        }
+        self.sg_sign.next = self.slow.sg_sign.val();
+        self.sg_verify.next = self.slow.sg_verify.val();
+        self.sg_signer.next = self.slow.sg_signer.val();
+        self.sg_summary.next = bit_cast::<128, 32>(self.view_no.q.val())
             | (bit_cast::<128, 8>(self.slot.q.val()) << 32)
             | (bit_cast::<128, 32>(self.k.q.val()) << 64)
             | (bit_cast::<128, 32>(self.m.q.val()) << 96);
-        self.sg_signer.next = self.vp.q.val();
         self.sg_signature.next = self.fetch_beat.val();
-        self.missed.next = false;
-        self.timeout.next = false;
-        self.fetch_start.next = false;
-        self.fetch_len.next = 0.into();
-        self.bc_start.next = false;
-        self.bc_word.next = self.prep_word.val();
-        self.bc_words.next = 2.into();
-        self.bc_local_only.next = false;
-        self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
-            | (bit_cast::<BEAT_BITS, 32>(self.m.q.val()) << 32);
-        self.prop_tready.next = false;
+        self.sg_resp_take.next = self.slow.sg_resp_take.val() | self.view.sg_resp_take.val();
+        self.prop_tready.next = self.leader.prop_tready.val();
+        self.missed.next = self.leader.missed.val()
+            | self.fast.missed.val()
+            | self.slow.missed.val()
+            | self.view.missed.val();
+
+        // The machines' requests on the slot's registers.
+        if self.leader.open_round.val() | self.view.open_round.val() {
+            // Votes from here on are cast in this view, from phase 0.
+            self.waited.d.next = 0.into();
+            self.slow_path.d.next = false;
+            self.phase.d.next = 0.into();
+            self.vote_view.d.next = self.view_no.q.val();
+            self.vote_leader.d.next = self.leader_id.q.val();
+        }
+        if self.fast.clear_wait.val() | self.slow.clear_wait.val() | self.view.clear_wait.val() {
+            self.waited.d.next = 0.into();
+        }
+        self.m.d.next = self.m_new.val();
+        if self.fast.set_phase.val() | self.slow.set_phase.val() {
+            self.phase.d.next = self.fast.phase_next.val() | self.slow.phase_next.val();
+        }
+        if self.view.next_view.val() {
+            self.view_no.d.next = self.view_no.q.val() + 1;
+            self.leader_id.d.next = self.next_leader.val();
+            self.view_changes.d.next = self.view_changes.q.val() + 1;
+        }
+        if self.view.restore_view.val() {
+            self.view_no.d.next = self.vote_view.q.val();
+            self.leader_id.d.next = self.vote_leader.q.val();
+        }
+        if self.decided.val() {
+            self.slow_path.d.next = self.slow.decide_slow.val() | self.view.decide_slow.val();
+        }
+        if self.slow.bad_share.val() {
+            self.bad_shares.d.next = self.bad_shares.q.val() + 1;
+        }
+
+        // Protocol's own states.
+        self.start_leader.next = false;
+        self.started.next = false;
         self.dec_tvalid.next = false;
         self.done_q.d.next = false;
-        if (self.st.q.val() != St::Idle) & (self.st.q.val() != St::Done) {
+        if (self.state.q.val() != ProtocolSt::Idle) & (self.state.q.val() != ProtocolSt::Done) {
             self.cycles.d.next = self.cycles.q.val() + 1;
         }
-        match self.st.q.val() {
-            St::Idle => {
+        match self.state.q.val() {
+            ProtocolSt::Idle => {
                 // ap_ctrl_hs for a kernel that reads its arguments for the
                 // whole run: ap_ready comes with ap_done, and the start that
                 // is still high in that cycle is not a new one.
                 if self.ap_start.val() & !self.done_q.q.val() {
+                    self.started.next = true;
                     self.error.d.next = 0.into();
                     self.cycles.d.next = 0.into();
                     self.decisions.d.next = 0.into();
-                    self.fast.d.next = 0.into();
+                    self.fast_count.d.next = 0.into();
                     self.timeouts.d.next = 0.into();
                     self.polls.d.next = 0.into();
-                    self.view.d.next = 0.into();
-                    self.leader.d.next = 0.into();
+                    self.view_no.d.next = 0.into();
+                    self.leader_id.d.next = 0.into();
                     self.k.d.next = 1.into();
                     self.slot.d.next = 0.into();
                     self.slot_n.d.next = 0.into();
@@ -604,453 +862,41 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.waited.d.next = 0.into();
                     self.quorum.d.next = ((self.n.val() - 1) & 0xfe) + 1;
                     self.active.d.next = !(self.all_lanes.val() << self.n.val());
-                    self.st.d.next = St::LeaderCheck;
                     if !self.n.val().get_bit(0) {
                         self.error.d.next = self.err_even.val();
-                        self.st.d.next = St::Done;
+                        self.state.d.next = ProtocolSt::Done;
                     } else if self.n.val() > self.build_n.val() {
                         self.error.d.next = self.err_too_many.val();
-                        self.st.d.next = St::Done;
+                        self.state.d.next = ProtocolSt::Done;
                     } else if self.id.val() >= self.n.val() {
                         self.error.d.next = self.err_id.val();
-                        self.st.d.next = St::Done;
+                        self.state.d.next = ProtocolSt::Done;
                     } else if (self.network_ptr.val() & self.page_mask.val()) != 0 {
                         self.error.d.next = self.err_align.val();
-                        self.st.d.next = St::Done;
-                    }
-                }
-            }
-            St::LeaderCheck => {
-                self.waited.d.next = 0.into();
-                self.slow.d.next = false;
-                self.phase.d.next = 0.into();
-                self.vote_view.d.next = self.view.q.val();
-                self.vote_leader.d.next = self.leader.q.val();
-                if self.id.val() == self.leader.q.val() {
-                    self.st.d.next = St::LeaderWaitValue;
-                } else {
-                    self.st.d.next = St::FastPollPrepare;
-                }
-            }
-            St::LeaderWaitValue => {
-                self.prop_tready.next = true;
-                if self.prop_tvalid.val() {
-                    self.m.d.next = self.prop_tdata.val();
-                    self.bc_start.next = true;
-                    self.bc_word.next = self.prep_word.val();
-                    self.bc_words.next = 4.into();
-                    self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
-                        | (bit_cast::<BEAT_BITS, 32>(self.prop_tdata.val()) << 32)
-                        | (bit_cast::<BEAT_BITS, 32>(self.view.q.val()) << 64);
-                    self.st.d.next = St::LeaderSendPrepare;
-                } else {
-                    // No value yet: an idle poll, so the wait counts in polls
-                    // and a leader with nothing to propose times out too.
-                    self.fetch_start.next = true;
-                    self.st.d.next = St::LeaderIdle;
-                }
-            }
-            St::LeaderIdle => {
-                if self.fetch_done.val() {
-                    self.missed.next = true;
-                    self.st.d.next = St::LeaderWaitValue;
-                }
-            }
-            St::LeaderSendPrepare => {
-                if self.bc_done.val() {
-                    self.st.d.next = St::FastPollPrepare;
-                }
-            }
-            St::FastPollPrepare => {
-                self.poll_word.next = self.prep_word.val();
-                self.fetch_start.next = true;
-                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                self.st.d.next = St::FastWaitPrepare;
-            }
-            St::FastWaitPrepare => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val()
-                        & (self.row.val().get_bits::<32>(0) == self.k.q.val())
-                        & (self.row.val().get_bits::<32>(64) == self.view.q.val())
-                    {
-                        self.m.d.next = self.row.val().get_bits::<32>(32);
-                        self.phase.d.next = 1.into();
-                        self.bc_start.next = true;
-                        self.bc_word.next =
-                            self.cert_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                        self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
-                            | (bit_cast::<BEAT_BITS, 32>(self.row.val().get_bits::<32>(32)) << 32);
-                        self.waited.d.next = 0.into();
-                        self.st.d.next = St::FastSendCert;
+                        self.state.d.next = ProtocolSt::Done;
+                    } else if self.slots.val() >= self.k_wrap.val() {
+                        // k would reach 2^24, where vote_tag's k field is 0.
+                        self.error.d.next = self.err_slots.val();
+                        self.state.d.next = ProtocolSt::Done;
                     } else {
-                        self.missed.next = true;
-                        self.st.d.next = St::FastPollPrepare;
+                        self.start_leader.next = true;
+                        self.state.d.next = ProtocolSt::Run;
                     }
                 }
             }
-            St::FastSendCert => {
-                if self.bc_done.val() {
-                    self.st.d.next = St::FastPollCert;
+            ProtocolSt::Run => {
+                if self.decided.val() {
+                    self.state.d.next = ProtocolSt::Decide;
                 }
             }
-            St::FastPollCert => {
-                self.poll_word.next = self.cert_row.val();
-                self.fetch_start.next = true;
-                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                self.st.d.next = St::FastWaitCert;
-            }
-            St::FastWaitCert => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.votes.val() >= self.quorum.q.val()) {
-                        self.phase.d.next = 2.into();
-                        self.bc_start.next = true;
-                        self.bc_word.next =
-                            self.commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                        self.waited.d.next = 0.into();
-                        self.st.d.next = St::FastSendCommit;
-                    } else {
-                        self.missed.next = true;
-                        self.st.d.next = St::FastPollCert;
-                    }
-                }
-            }
-            St::FastSendCommit => {
-                if self.bc_done.val() {
-                    self.st.d.next = St::FastPollCommit;
-                }
-            }
-            St::FastPollCommit => {
-                self.poll_word.next = self.commit_row.val();
-                self.fetch_start.next = true;
-                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                self.st.d.next = St::FastWaitCommit;
-            }
-            St::FastWaitCommit => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.votes.val() >= self.quorum.q.val()) {
-                        self.st.d.next = St::Decide;
-                    } else {
-                        self.missed.next = true;
-                        self.st.d.next = St::FastPollCommit;
-                    }
-                }
-            }
-            St::SlowStart => {
-                self.flagged.d.next = 0.into();
-                self.verified.d.next = 0.into();
-                self.bad.d.next = 0.into();
-                self.sign_sent.d.next = false;
-                self.vp.d.next = 0.into();
-                self.progress.d.next = false;
-                self.waited.d.next = 0.into();
-                self.st.d.next = St::SlowStep;
-            }
-            St::SlowStep => {
-                if self.sg_resp_valid.val() {
-                    // A response waits: take it first.
-                    self.sg_resp_take.next = true;
-                    if self.sg_resp_sign.val() {
-                        if self.sg_resp_status.val() == self.status_ok.val() {
-                            // Our share: into certify on every replica.
-                            self.bc_start.next = true;
-                            self.bc_word.next =
-                                self.share_row.val() + (bit_cast::<32, 8>(self.id.val()) << 4);
-                            self.bc_words.next = 16.into();
-                            self.bc_data.next = self.sg_resp_sig.val();
-                            self.st.d.next = St::SlowSendShare;
-                        } else {
-                            self.sign_sent.d.next = false;
-                        }
-                    } else if self.sg_resp_status.val() == self.status_ok.val() {
-                        self.verified.d.next =
-                            self.verified.q.val() | (self.lane_one.val() << self.vq.q.val());
-                        self.progress.d.next = true;
-                    } else {
-                        self.bad.d.next =
-                            self.bad.q.val() | (self.lane_one.val() << self.vq.q.val());
-                        self.bad_shares.d.next = self.bad_shares.q.val() + 1;
-                    }
-                } else if !self.sign_sent.q.val() & !self.sg_busy.val() {
-                    self.sg_sign.next = true;
-                    self.sign_sent.d.next = true;
-                } else if (self.valid_shares.val() >= self.quorum.q.val()) & !self.sg_busy.val() {
-                    self.phase.d.next = 2.into();
-                    self.bc_start.next = true;
-                    self.bc_word.next =
-                        self.slow_commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                    self.st.d.next = St::SlowSendCommit;
-                } else if self.candidate.val() & !self.sg_busy.val() {
-                    // Fetch peer vp's share, then verify it.
-                    self.poll_word.next =
-                        self.share_row.val() + (bit_cast::<32, 8>(self.vp.q.val()) << 4);
-                    self.fetch_start.next = true;
-                    self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                    self.st.d.next = St::SlowWaitShare;
-                } else if (self.vp.q.val() + 1) >= self.n.val() {
-                    self.vp.d.next = 0.into();
-                    self.st.d.next = St::SlowPollFlags;
-                } else {
-                    self.vp.d.next = self.vp.q.val() + 1;
-                }
-            }
-            St::SlowWaitShare => {
-                if self.fetch_done.val() {
-                    if self.fetch_error.val() {
-                        self.bad.d.next =
-                            self.bad.q.val() | (self.lane_one.val() << self.vp.q.val());
-                    } else {
-                        self.sg_verify.next = true;
-                        self.vq.d.next = self.vp.q.val();
-                    }
-                    self.st.d.next = St::SlowStep;
-                }
-            }
-            St::SlowSendShare => {
-                if self.bc_done.val() {
-                    // Then the flag that says the share is in place.
-                    self.bc_start.next = true;
-                    self.bc_word.next =
-                        self.flag_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                    self.st.d.next = St::SlowSendFlag;
-                }
-            }
-            St::SlowSendFlag => {
-                if self.bc_done.val() {
-                    self.verified.d.next =
-                        self.verified.q.val() | (self.lane_one.val() << self.id.val());
-                    self.progress.d.next = true;
-                    self.st.d.next = St::SlowStep;
-                }
-            }
-            St::SlowPollFlags => {
-                self.poll_word.next = self.flag_row.val();
-                self.fetch_start.next = true;
-                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                self.st.d.next = St::SlowWaitFlags;
-            }
-            St::SlowWaitFlags => {
-                if self.fetch_done.val() {
-                    // A round of the slow loop without progress counts as a
-                    // miss, unless the signer is still working for us: the
-                    // wait measures the network, not the signer's latency.
-                    self.missed.next = !self.progress.q.val() & !self.sg_busy.val();
-                    self.progress.d.next = false;
-                    if !self.fetch_error.val() {
-                        self.flagged.d.next = self.flags.val();
-                    }
-                    self.st.d.next = St::SlowPollFast;
-                }
-            }
-            St::SlowPollFast => {
-                // A fast quorum may still have formed (a peer decided fast).
-                self.poll_word.next = self.commit_row.val();
-                self.fetch_start.next = true;
-                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                self.st.d.next = St::SlowWaitFast;
-            }
-            St::SlowWaitFast => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val()
-                        & (self.votes.val() >= self.quorum.q.val())
-                        & !self.sg_busy.val()
-                    {
-                        self.slow.d.next = false;
-                        self.st.d.next = St::Decide;
-                    } else {
-                        self.st.d.next = St::SlowStep;
-                    }
-                }
-            }
-            St::SlowSendCommit => {
-                if self.bc_done.val() {
-                    self.waited.d.next = 0.into();
-                    self.st.d.next = St::SlowPollCommit;
-                }
-            }
-            St::SlowPollCommit => {
-                self.poll_word.next = self.slow_commit_row.val();
-                self.fetch_start.next = true;
-                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                self.st.d.next = St::SlowWaitCommit;
-            }
-            St::SlowWaitCommit => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.votes.val() >= self.quorum.q.val()) {
-                        self.slow.d.next = true;
-                        self.st.d.next = St::Decide;
-                    } else {
-                        self.missed.next = true;
-                        self.st.d.next = St::SlowPollCommit;
-                    }
-                }
-            }
-            St::VcStart => {
-                // The view advances, the leader rotates; post what this
-                // replica voted for in the slot: (view, slot | phase << 16, k, m).
-                self.view.d.next = self.view.q.val() + 1;
-                self.leader.d.next = self.next_leader.val();
-                self.view_changes.d.next = self.view_changes.q.val() + 1;
-                self.waited.d.next = 0.into();
-                self.st.d.next = St::VcSendRecord;
-            }
-            St::VcSendRecord => {
-                // (the view register already holds the new view)
-                self.bc_start.next = true;
-                self.bc_word.next = self.vc_base.val() + (bit_cast::<32, 8>(self.id.val()) << 2);
-                self.bc_words.next = 4.into();
-                self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view.q.val())
-                    | (bit_cast::<BEAT_BITS, 8>(self.slot.q.val()) << 32)
-                    | (bit_cast::<BEAT_BITS, 2>(self.phase.q.val()) << 48)
-                    | (bit_cast::<BEAT_BITS, 32>(self.k.q.val()) << 64)
-                    | (bit_cast::<BEAT_BITS, 32>(self.m.q.val()) << 96);
-                self.st.d.next = St::VcSendFlag;
-            }
-            St::VcSendFlag => {
-                if self.bc_done.val() {
-                    // Then its valid flag: (tag(view, k), m).
-                    self.bc_start.next = true;
-                    self.bc_word.next =
-                        self.vc_valid_base.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                    self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.vc_tag.val())
-                        | (bit_cast::<BEAT_BITS, 32>(self.m.q.val()) << 32);
-                    self.st.d.next = St::VcPollCatch;
-                }
-            }
-            St::VcPollCatch => {
-                // Did the slot decide without this replica (a full quorum of
-                // will_commit in the view its votes were cast in)?
-                self.poll_word.next = self.commit_row.val();
-                self.fetch_start.next = true;
-                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                self.st.d.next = St::VcWaitCatch;
-            }
-            St::VcWaitCatch => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.q.val()) {
-                        self.m.d.next = self.probe_m.val();
-                        self.slow.d.next = false;
-                        self.view.d.next = self.vote_view.q.val();
-                        self.leader.d.next = self.vote_leader.q.val();
-                        self.st.d.next = St::Decide;
-                    } else {
-                        self.st.d.next = St::VcPollCatchSlow;
-                    }
-                }
-            }
-            St::VcPollCatchSlow => {
-                self.poll_word.next = self.slow_commit_row.val();
-                self.fetch_start.next = true;
-                self.lane.d.next = self.poll_word.val().get_bits::<4>(0);
-                self.st.d.next = St::VcWaitCatchSlow;
-            }
-            St::VcWaitCatchSlow => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.q.val()) {
-                        self.m.d.next = self.probe_m.val();
-                        self.slow.d.next = true;
-                        self.view.d.next = self.vote_view.q.val();
-                        self.leader.d.next = self.vote_leader.q.val();
-                        self.st.d.next = St::Decide;
-                    } else {
-                        self.st.d.next = St::VcPollFlags;
-                    }
-                }
-            }
-            St::VcPollFlags => {
-                self.poll_word.next = self.vc_valid_base.val();
-                self.fetch_start.next = true;
-                self.lane.d.next = 0.into();
-                self.st.d.next = St::VcWaitFlags;
-            }
-            St::VcWaitFlags => {
-                if self.fetch_done.val() {
-                    if self.fetch_error.val() {
-                        self.missed.next = true;
-                        self.st.d.next = St::VcPollCatch;
-                    } else {
-                        self.vc_flags.d.next = self.fetch_beat.val();
-                        self.st.d.next = St::VcPollRecords;
-                    }
-                }
-            }
-            St::VcPollRecords => {
-                self.poll_word.next = self.vc_base.val();
-                self.fetch_start.next = true;
-                self.fetch_len.next = self.vc_len.val();
-                self.lane.d.next = 0.into();
-                self.beat_ix.d.next = false;
-                self.vc_hi.d.next = 0.into();
-                self.st.d.next = St::VcWaitRecords;
-            }
-            St::VcWaitRecords => {
-                if self.fetch_beat_valid.val() {
-                    if self.beat_ix.q.val() {
-                        self.vc_hi.d.next = self.fetch_beat.val();
-                    } else {
-                        self.vc_lo.d.next = self.fetch_beat.val();
-                    }
-                    self.beat_ix.d.next = true;
-                }
-                if self.fetch_done.val() {
-                    if self.fetch_error.val() {
-                        // A failed read holds no records: poll again.
-                        self.vc_flags.d.next = 0.into();
-                        self.missed.next = true;
-                        self.st.d.next = St::VcPollCatch;
-                    } else {
-                        self.st.d.next = St::VcDecide;
-                    }
-                }
-            }
-            St::VcDecide => {
-                // Any signer response still due belongs to the old slot.
-                self.sg_resp_take.next = true;
-                if self.sg_busy.val() | self.bc_busy.val() {
-                    // Wait for the signer and the record's broadcast to drain.
-                } else if self.choose.higher.val() {
-                    // Others are in a later view: follow them, one view at a time.
-                    self.st.d.next = St::VcStart;
-                } else if self.choose.valid.val() < self.quorum.q.val() {
-                    // Not all records of this view are in yet: wait (a miss;
-                    // a view change does not time out into the next view:
-                    // the replicas would chase each other through the views).
-                    self.missed.next = true;
-                    self.st.d.next = St::VcPollCatch;
-                } else if self.choose.chosen.val() & (self.choose.chosen_k.val() == self.k.q.val())
-                {
-                    // Install the value reported by f + 1 in our own prepare
-                    // and run the slot again on the fast path.
-                    self.m.d.next = self.choose.chosen_m.val();
-                    self.bc_start.next = true;
-                    self.bc_local_only.next = true;
-                    self.bc_word.next = self.prep_word.val();
-                    self.bc_words.next = 4.into();
-                    self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
-                        | (bit_cast::<BEAT_BITS, 32>(self.choose.chosen_m.val()) << 32)
-                        | (bit_cast::<BEAT_BITS, 32>(self.view.q.val()) << 64);
-                    self.st.d.next = St::VcInstall;
-                } else {
-                    // No value can have been decided: the new leader proposes.
-                    self.st.d.next = St::LeaderCheck;
-                }
-            }
-            St::VcInstall => {
-                if self.bc_done.val() {
-                    self.waited.d.next = 0.into();
-                    self.phase.d.next = 0.into();
-                    self.vote_view.d.next = self.view.q.val();
-                    self.vote_leader.d.next = self.leader.q.val();
-                    self.st.d.next = St::FastPollPrepare;
-                }
-            }
-            St::Decide => {
+            ProtocolSt::Decide => {
                 self.dec_tvalid.next = true;
                 if self.dec_tready.val() {
                     self.decisions.d.next = self.decisions.q.val() + 1;
-                    if self.slow.q.val() {
+                    if self.slow_path.q.val() {
                         self.slow_count.d.next = self.slow_count.q.val() + 1;
                     } else {
-                        self.fast.d.next = self.fast.q.val() + 1;
+                        self.fast_count.d.next = self.fast_count.q.val() + 1;
                     }
                     self.k.d.next = self.k.q.val() + 1;
                     if self.slot.q.val() == self.last_slot.val() {
@@ -1062,224 +908,91 @@ impl<const N: usize> Logic for Protocol<N> {
                     }
                     if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val())
                     {
-                        self.st.d.next = St::Done;
+                        self.state.d.next = ProtocolSt::Done;
+                    } else if self.k.q.val() == self.k_last.val() {
+                        // The next k would be 2^24, whose vote tag has k's
+                        // field at zero: stop (a run without a slot limit).
+                        self.error.d.next = self.err_k_wrapped.val();
+                        self.state.d.next = ProtocolSt::Done;
                     } else {
-                        self.st.d.next = St::LeaderCheck;
+                        self.start_leader.next = true;
+                        self.state.d.next = ProtocolSt::Run;
                     }
                 }
             }
-            St::Done => {
+            ProtocolSt::Done => {
                 self.done_q.d.next = true;
-                self.st.d.next = St::Idle;
+                self.state.d.next = ProtocolSt::Idle;
             }
             _ => {
-                self.st.d.next = St::Idle;
+                self.state.d.next = ProtocolSt::Idle;
             }
         }
-        // A poll that found nothing counts towards the timeout.
+        self.leader.start.next = self.start_leader.val() | self.view.start_leader.val();
+        // Every fetch is a poll; a poll that found nothing counts towards
+        // the timeout (the machine that missed acts on `expiring` itself).
         if self.fetch_start.val() {
             self.polls.d.next = self.polls.q.val() + 1;
         }
         if self.missed.val() {
-            if (self.waited.q.val() + 1) >= self.wait_polls.val() {
-                self.timeout.next = true;
+            if self.expiring.val() {
                 self.timeouts.d.next = self.timeouts.q.val() + 1;
                 self.waited.d.next = 0.into();
             } else {
                 self.waited.d.next = self.waited.q.val() + 1;
             }
         }
-        // Past the wait, a replica that holds the slot's value falls back
-        // to the slow path for the same slot.
-        if self.timeout.val()
-            & ((self.st.q.val() == St::FastWaitCert) | (self.st.q.val() == St::FastWaitCommit))
-        {
-            self.st.d.next = St::SlowStart;
-        }
-        // A timeout without the slot's value, in the slow path, or in a view
-        // change starts a view change.
-        if self.timeout.val()
-            & ((self.st.q.val() == St::FastWaitPrepare)
-                | (self.st.q.val() == St::LeaderIdle)
-                | (self.st.q.val() == St::SlowWaitFlags)
-                | (self.st.q.val() == St::SlowWaitCommit))
-        {
-            self.st.d.next = St::VcStart;
-        }
         if !self.rst_n.val() {
-            self.st.d.next = St::Idle;
+            self.state.d.next = ProtocolSt::Idle;
             self.done_q.d.next = false;
             self.error.d.next = 0.into();
             self.cycles.d.next = 0.into();
             self.decisions.d.next = 0.into();
-            self.fast.d.next = 0.into();
+            self.fast_count.d.next = 0.into();
             self.timeouts.d.next = 0.into();
             self.polls.d.next = 0.into();
-            self.view.d.next = 0.into();
+            self.view_no.d.next = 0.into();
             self.waited.d.next = 0.into();
             self.slow_count.d.next = 0.into();
             self.bad_shares.d.next = 0.into();
             self.view_changes.d.next = 0.into();
         }
-        self.fetch_addr.next = self.network_ptr.val()
-            + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
 
         self.dec_tdata.next =
             bit_cast::<64, 32>(self.k.q.val()) | (bit_cast::<64, 32>(self.m.q.val()) << 32);
-        self.dec_tuser.next = self.slow.q.val();
-        self.ap_idle.next = self.st.q.val() == St::Idle;
+        self.dec_tuser.next = self.slow_path.q.val();
+        self.ap_idle.next = self.state.q.val() == ProtocolSt::Idle;
         self.ap_done.next = self.done_q.q.val();
         self.ap_ready.next = self.done_q.q.val();
         self.sts_cycles.next = self.cycles.q.val();
         self.sts_decisions.next = self.decisions.q.val();
-        self.sts_fast.next = self.fast.q.val();
+        self.sts_fast.next = self.fast_count.q.val();
         self.sts_slow.next = self.slow_count.q.val();
         self.sts_view_changes.next = self.view_changes.q.val();
-        self.sts_view.next = self.view.q.val();
+        self.sts_view.next = self.view_no.q.val();
         self.sts_timeouts.next = self.timeouts.q.val();
         self.sts_polls.next = self.polls.q.val();
         self.sts_bad_shares.next = self.bad_shares.q.val();
         self.sts_error.next = self.error.q.val();
-        // The state as a number (declaration order), for the status registers.
-        match self.st.q.val() {
-            St::Idle => {
-                self.sts_state.next = 0.into();
+        // The state as a number: Protocol's own, or (in Run, which reports
+        // 0) the active machine's; machines that are Off report 0.
+        match self.state.q.val() {
+            ProtocolSt::Decide => {
+                self.own_state.next = 38.into();
             }
-            St::LeaderCheck => {
-                self.sts_state.next = 1.into();
-            }
-            St::LeaderWaitValue => {
-                self.sts_state.next = 2.into();
-            }
-            St::LeaderIdle => {
-                self.sts_state.next = 3.into();
-            }
-            St::LeaderSendPrepare => {
-                self.sts_state.next = 4.into();
-            }
-            St::FastPollPrepare => {
-                self.sts_state.next = 5.into();
-            }
-            St::FastWaitPrepare => {
-                self.sts_state.next = 6.into();
-            }
-            St::FastSendCert => {
-                self.sts_state.next = 7.into();
-            }
-            St::FastPollCert => {
-                self.sts_state.next = 8.into();
-            }
-            St::FastWaitCert => {
-                self.sts_state.next = 9.into();
-            }
-            St::FastSendCommit => {
-                self.sts_state.next = 10.into();
-            }
-            St::FastPollCommit => {
-                self.sts_state.next = 11.into();
-            }
-            St::FastWaitCommit => {
-                self.sts_state.next = 12.into();
-            }
-            St::SlowStart => {
-                self.sts_state.next = 13.into();
-            }
-            St::SlowStep => {
-                self.sts_state.next = 14.into();
-            }
-            St::SlowWaitShare => {
-                self.sts_state.next = 15.into();
-            }
-            St::SlowSendShare => {
-                self.sts_state.next = 16.into();
-            }
-            St::SlowSendFlag => {
-                self.sts_state.next = 17.into();
-            }
-            St::SlowPollFlags => {
-                self.sts_state.next = 18.into();
-            }
-            St::SlowWaitFlags => {
-                self.sts_state.next = 19.into();
-            }
-            St::SlowPollFast => {
-                self.sts_state.next = 20.into();
-            }
-            St::SlowWaitFast => {
-                self.sts_state.next = 21.into();
-            }
-            St::SlowSendCommit => {
-                self.sts_state.next = 22.into();
-            }
-            St::SlowPollCommit => {
-                self.sts_state.next = 23.into();
-            }
-            St::SlowWaitCommit => {
-                self.sts_state.next = 24.into();
-            }
-            St::VcStart => {
-                self.sts_state.next = 25.into();
-            }
-            St::VcSendRecord => {
-                self.sts_state.next = 26.into();
-            }
-            St::VcSendFlag => {
-                self.sts_state.next = 27.into();
-            }
-            St::VcPollFlags => {
-                self.sts_state.next = 28.into();
-            }
-            St::VcWaitFlags => {
-                self.sts_state.next = 29.into();
-            }
-            St::VcPollRecords => {
-                self.sts_state.next = 30.into();
-            }
-            St::VcWaitRecords => {
-                self.sts_state.next = 31.into();
-            }
-            St::VcDecide => {
-                self.sts_state.next = 32.into();
-            }
-            St::VcInstall => {
-                self.sts_state.next = 33.into();
-            }
-            St::VcPollCatch => {
-                self.sts_state.next = 34.into();
-            }
-            St::VcWaitCatch => {
-                self.sts_state.next = 35.into();
-            }
-            St::VcPollCatchSlow => {
-                self.sts_state.next = 36.into();
-            }
-            St::VcWaitCatchSlow => {
-                self.sts_state.next = 37.into();
-            }
-            St::Decide => {
-                self.sts_state.next = 38.into();
-            }
-            St::Done => {
-                self.sts_state.next = 39.into();
+            ProtocolSt::Done => {
+                self.own_state.next = 39.into();
             }
             _ => {
-                self.sts_state.next = 255.into();
+                self.own_state.next = 0.into();
             }
         }
+        self.sts_state.next = self.own_state.val()
+            | self.leader.sts_state.val()
+            | self.fast.sts_state.val()
+            | self.slow.sts_state.val()
+            | self.view.sts_state.val();
     }
-}
-
-/// count_votes: votes for (tag, m) among the first n two-word entries of a
-/// row (the reference the hardware's lane compare is tested against).
-pub fn count_votes(row: &[u32], n: usize, tag: u32, m: u32) -> usize {
-    (0..n)
-        .filter(|&i| row.get(2 * i) == Some(&tag) && row.get(2 * i + 1) == Some(&m))
-        .count()
-}
-
-/// count_flags: how many of the first n flags (two-word v2 entries) carry tag.
-pub fn count_flags(row: &[u32], n: usize, tag: u32) -> usize {
-    (0..n).filter(|&i| row.get(2 * i) == Some(&tag)).count()
 }
 
 /// The status counters, as the kernel reports them (`sts_*`).
@@ -1295,13 +1008,14 @@ pub struct Status {
     pub polls: u32,
     /// Peer shares the signer found invalid.
     pub bad_shares: u32,
-    /// RDMA WRITE completions received.
+    /// RDMA WRITE completions received in this run.
     pub acks: u32,
-    /// Local HBM writes answered with an error response.
+    /// Local HBM writes answered with an error response in this run.
     pub write_errors: u32,
-    /// A refused configuration's code (`params::ConfigError`), 0 if accepted.
+    /// A refused configuration's code, or why a run stopped early
+    /// (`params::ConfigError`), 0 if accepted and not stopped.
     pub error: u8,
-    /// The controller's state (`St` in declaration order).
+    /// The controller's state (`STATE_NAMES`).
     pub state: u8,
 }
 
@@ -1348,8 +1062,3 @@ pub const STATE_NAMES: [&str; 40] = [
     "Decide",
     "Done",
 ];
-
-/// fresh_status: a run's measurements before it starts.
-pub fn fresh_status() -> Status {
-    Status::default()
-}

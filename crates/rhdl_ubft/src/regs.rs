@@ -29,7 +29,8 @@ pub enum Access {
     Ctrl,
     /// GIER and IP_IER: read/write interrupt enables.
     IntEnable,
-    /// IP_ISR: read, toggle on write (TOW).
+    /// IP_ISR: read, toggle on write (TOW): a 1 clears a set bit and sets a
+    /// clear one.
     IntStatus,
     /// A kernel argument: read/write, held while the kernel runs.
     Arg,
@@ -126,7 +127,7 @@ pub const REGS: [Reg; ROWS] = place([
     reg("GIER", 1, 1, Access::IntEnable, "bit 0: global interrupt enable"),
     reg("IP_IER", 2, 1, Access::IntEnable, "bit 0: interrupt on ap_done, bit 1: interrupt on ap_ready"),
     reg("IP_ISR", 2, 1, Access::IntStatus,
-        "bit 0: ap_done happened, bit 1: ap_ready happened (set only while enabled in IP_IER; write 1 to toggle, i.e. clear)"),
+        "bit 0: ap_done happened, bit 1: ap_ready happened (an event sets its bit only while enabled in IP_IER). Writing 1 toggles a bit: it clears a set bit, and sets a clear one, which raises `interrupt` if GIER is 1 (as in Vitis HLS's adapters; the driver writes back the bits it read)"),
     reg("network_ptr", 64, 1, Access::Arg,
         "HBM byte address of this replica's mailbox buffer (4 KiB aligned); low word at the offset, high word at offset + 4"),
     reg("id", 8, 1, Access::Arg, "this replica's id, below n"),
@@ -144,10 +145,10 @@ pub const REGS: [Reg; ROWS] = place([
     reg("timeouts", COUNTER_BITS, 1, Access::Status, "timeouts (wait_polls fruitless polls in a row)"),
     reg("polls", COUNTER_BITS, 1, Access::Status, "HBM polls issued"),
     reg("bad_shares", COUNTER_BITS, 1, Access::Status, "signature shares that failed verification"),
-    reg("acks", COUNTER_BITS, 1, Access::Status, "RDMA WRITE completions received"),
-    reg("write_errors", COUNTER_BITS, 1, Access::Status, "local HBM writes answered with an error BRESP"),
+    reg("acks", COUNTER_BITS, 1, Access::Status, "RDMA WRITE completions received in this run (cleared on ap_start, as the other counters)"),
+    reg("write_errors", COUNTER_BITS, 1, Access::Status, "local HBM writes answered with an error BRESP (their records were not sent) in this run (cleared on ap_start)"),
     reg("error", 8, 1, Access::Status,
-        "why the configuration was refused (0: accepted; see params::ConfigError)"),
+        "why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; see params::ConfigError and protocol.md)"),
     reg("state", 8, 1, Access::Status,
         "the controller's state (protocol::STATE_NAMES), for bring-up and debugging"),
 ]);

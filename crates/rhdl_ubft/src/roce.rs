@@ -2,8 +2,10 @@
 //!
 //! The stack is fpga-network-stack's RoCE v2 core (the "Balboa" stack), whose
 //! `hdl/common/roce_stack.sv` (VITIS_HLS branch) takes send-queue commands on
-//! `s_rdma_sq` and returns completions on `m_rdma_ack` (see
-//! `../shared/research/u280-shell.md`, section 1). The kernel's
+//! `s_rdma_sq` and returns completions on `m_rdma_ack` (fpga-network-stack
+//! @75c32ba: the TDATA packing in `roce_stack.sv`, the fields in
+//! `hls/ib_transport_protocol/ib_transport_protocol.cpp`'s `txMeta` and
+//! `ackMeta`; `docs/roce.md` has the tables). The kernel's
 //! `m_axis_sq_*` and `s_axis_cq_*` ports carry exactly these words, so the
 //! stack's ports connect with a `stream_connect`. The payload is pulled: the
 //! stack reads `laddr` from the sender's own HBM when it sends the WRITE, so

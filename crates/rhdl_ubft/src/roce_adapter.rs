@@ -17,8 +17,8 @@
 //! Reset: none needed (no state).
 
 use crate::roce::{
-    CQ_BITS, CQ_CMPLT, QPN_BITS, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_LADDR, SQ_LAST, SQ_LENGTH, SQ_QPN,
-    SQ_RADDR,
+    CQ_BITS, CQ_CMPLT, QPN_BITS, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_HOST, SQ_LADDR, SQ_LAST,
+    SQ_LENGTH, SQ_PARAMS, SQ_QPN, SQ_RADDR,
 };
 use rust_hdl::prelude::*;
 
@@ -49,6 +49,18 @@ pub struct RoceAdapter {
 
 impl Default for RoceAdapter {
     fn default() -> Self {
+        // The widths `update` writes as literals (hdl_gen takes no constants
+        // in `bit_cast`), against the format's constants: the fields must
+        // fit the word and not overlap.
+        assert_eq!(
+            QPN_BITS, 10,
+            "roce_adapter.rs: bit_cast::<_, 10> of cmd_qpn"
+        );
+        assert!(SQ_QPN + QPN_BITS <= SQ_BITS.min(SQ_LADDR).min(SQ_HOST));
+        assert!(SQ_LADDR + 64 <= SQ_RADDR && SQ_RADDR + 64 <= SQ_LENGTH);
+        // cmd_len is 8 bits, in a 32-bit length field.
+        assert!(SQ_LENGTH + 8 <= SQ_BITS && SQ_LENGTH + 32 <= SQ_PARAMS);
+        assert!(CQ_CMPLT < 64 && CQ_CMPLT < CQ_BITS);
         let mut last = Bits::<SQ_BITS>::default();
         last.set_bits::<1>(SQ_LAST, 1u64.into());
         RoceAdapter {

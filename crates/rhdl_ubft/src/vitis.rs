@@ -4,10 +4,9 @@
 //! [`INTERFACES`] is the one list of the kernel's Vitis-visible interfaces
 //! (names, widths, direction). It renders `vivado/kernel.xml`
 //! ([`kernel_xml`]) and `vivado/package_kernel.tcl` ([`package_kernel_tcl`]),
-//! and the tests check it against the ports of the generated top module.
-//! Interfaces the top does not have yet are marked `wired: false`
-//! ([`pending`]): the test asserts they are still absent, so it fails (and
-//! asks for the flag to be flipped) the day they are wired.
+//! and the tests check it against the ports of the generated top module:
+//! every interface's ports are there with their widths, and every port of the
+//! top belongs to an interface or to [`SIDEBAND`].
 //!
 //! The signer streams' widths (512-bit TDATA; requests with TKEEP, TLAST and
 //! a 16-bit TUSER, responses with TLAST and an 8-bit TUSER) follow the
@@ -76,8 +75,6 @@ pub struct Interface {
     pub kind: Kind,
     /// The kernel.xml argument name for a stream (its C-side name).
     pub arg: &'static str,
-    /// Is it on `rhdl_ubft::kernel::Kernel` today?
-    pub wired: bool,
     pub desc: &'static str,
 }
 
@@ -87,7 +84,6 @@ pub const INTERFACES: [Interface; 8] = [
         name: "s_axi_control",
         kind: Kind::AxiLiteSlave,
         arg: "",
-        wired: true,
         desc: "registers (docs/registers.md)",
     },
     Interface {
@@ -97,75 +93,49 @@ pub const INTERFACES: [Interface; 8] = [
             addr_bits: 64,
         },
         arg: "network_ptr",
-        wired: true,
         desc: "HBM: mailbox polls (read bursts) and local writes",
     },
     Interface {
         name: "m_axis_sq",
         kind: Kind::StreamOut(stream(SQ_BITS, 0, false, false)),
         arg: "sq",
-        wired: true,
         desc: "RoCE send queue: RDMA WRITE commands (roce.rs)",
     },
     Interface {
         name: "s_axis_cq",
         kind: Kind::StreamIn(stream(CQ_BITS, 0, false, false)),
         arg: "cq",
-        wired: true,
         desc: "RoCE completions (roce.rs)",
     },
     Interface {
         name: "s_axis_prop",
         kind: Kind::StreamIn(stream(32, 0, false, false)),
         arg: "prop",
-        wired: true,
         desc: "proposals m (the leader takes one per slot)",
     },
     Interface {
         name: "m_axis_dec",
         kind: Kind::StreamOut(stream(64, 1, false, false)),
         arg: "dec",
-        wired: true,
         desc: "decisions (k, m); tuser 1 = slow path",
     },
     Interface {
         name: "m_axis_sreq",
         kind: Kind::StreamOut(stream(SIGNER_TDATA_BITS, SREQ_TUSER_BITS, true, true)),
         arg: "sreq",
-        wired: true,
         desc: "signer requests (provisional widths)",
     },
     Interface {
         name: "s_axis_sresp",
         kind: Kind::StreamIn(stream(SIGNER_TDATA_BITS, SRESP_TUSER_BITS, false, true)),
         arg: "sresp",
-        wired: true,
         desc: "signer responses (provisional widths)",
     },
 ];
 
 /// Top-level ports that are not part of any interface but belong to the
-/// kernel: the clock, the reset and the interrupt. `interrupt` comes with
-/// Control, so it is pending too.
-pub const SIDEBAND: [(&str, bool); 3] = [("ap_clk", true), ("ap_rst_n", true), ("interrupt", true)];
-
-/// Ports the top has now that must go when Control is wired (they become
-/// registers): every `cfg_*` and `sts_*`, and the bare `ap_*` handshake.
-pub fn is_pre_control_port(p: &str) -> bool {
-    p.starts_with("cfg_")
-        || p.starts_with("sts_")
-        || matches!(p, "ap_start" | "ap_done" | "ap_idle" | "ap_ready")
-}
-
-/// The interfaces and sideband ports not on the top yet.
-pub fn pending() -> Vec<&'static str> {
-    INTERFACES
-        .iter()
-        .filter(|i| !i.wired)
-        .map(|i| i.name)
-        .chain(SIDEBAND.iter().filter(|s| !s.1).map(|s| s.0))
-        .collect()
-}
+/// kernel: the clock, the reset and the interrupt.
+pub const SIDEBAND: [&str; 3] = ["ap_clk", "ap_rst_n", "interrupt"];
 
 /// The top-level port names an interface needs.
 pub fn port_names(i: &Interface) -> Vec<String> {

@@ -26,6 +26,7 @@ fn block() -> Broadcast {
     b.bvalid.connect();
     b.cmd_ready.connect();
     b.ack.connect();
+    b.clear.connect();
     b.connect_all();
     b.rst_n.next = true;
     b
@@ -61,17 +62,32 @@ struct Trace {
     w: Option<u64>,
     commands: Vec<(u64, Cmd)>,
     done: Option<u64>,
+    /// `write_errors` at the end.
+    errors: u64,
 }
 
 /// Runs one broadcast of a two-word record from replica `id` of `n`, with
 /// the write response `wlat` cycles after the write and `sq_ready(cycle)`.
 fn run(n: u64, id: u64, wlat: u64, local_only: bool, sq_ready: impl Fn(u64) -> bool) -> Trace {
+    run_bresp(n, id, wlat, local_only, 0, sq_ready)
+}
+
+/// As `run`, with the write answered by `bresp`.
+fn run_bresp(
+    n: u64,
+    id: u64,
+    wlat: u64,
+    local_only: bool,
+    bresp: u64,
+    sq_ready: impl Fn(u64) -> bool,
+) -> Trace {
     let mut b = block();
     let mut t = Trace {
         aw: None,
         w: None,
         commands: vec![],
         done: None,
+        errors: 0,
     };
     let mut held: Option<Cmd> = None;
     for cycle in 0..60u64 {
@@ -96,7 +112,7 @@ fn run(n: u64, id: u64, wlat: u64, local_only: bool, sq_ready: impl Fn(u64) -> b
         b.wready.next = true;
         b.bvalid.next =
             t.aw.is_some_and(|a| cycle == a.max(t.w.unwrap_or(a)) + wlat);
-        b.bresp.next = 0.into();
+        b.bresp.next = bresp.into();
         b.cmd_ready.next = sq_ready(cycle);
         b.ack.next = false;
         settle(&mut b);
@@ -142,6 +158,8 @@ fn run(n: u64, id: u64, wlat: u64, local_only: bool, sq_ready: impl Fn(u64) -> b
         }
         edge(&mut b);
     }
+    settle(&mut b);
+    t.errors = b.write_errors.val().to_u64();
     t
 }
 
@@ -187,8 +205,61 @@ fn a_local_only_record_is_written_locally_and_sent_nowhere() {
     assert_eq!(t.done, Some(8));
 }
 
+/// A local write answered with an error (SLVERR) leaves the record out of
+/// local HBM, from where the stack would read the payload: no RDMA WRITE to
+/// any peer, no retry; `write_errors` counts it and `done` pulses as after
+/// a local-only record.
+#[test]
+fn a_failed_local_write_sends_nothing() {
+    let ok = run(5, 2, 4, false, |_| true);
+    assert_eq!(ok.errors, 0);
+    assert_eq!(ok.commands.len(), 4);
+    let t = run_bresp(5, 2, 4, false, 2, |_| true);
+    assert_eq!((t.aw, t.w), (Some(3), Some(2)));
+    assert!(t.commands.is_empty(), "{:?}", t.commands);
+    assert_eq!(t.done, Some(8));
+    assert_eq!(t.errors, 1);
+}
+
 /// The adapter packs a command into fpga-network-stack's send-queue word and
 /// turns a completion with `cmplt` into an `ack`, combinationally.
+#[test]
+fn the_counters_count_one_run_and_clear_on_start() {
+    let mut b = block();
+    b.n.next = 3.into();
+    b.id.next = 0.into();
+    b.words.next = 2.into();
+    b.local_only.next = true;
+    b.awready.next = true;
+    b.wready.next = true;
+    b.bresp.next = 2.into(); // SLVERR: the record is not sent
+    let cycle = |b: &mut Broadcast, start: bool, bvalid: bool, ack: bool, clear: bool| {
+        b.start.next = start;
+        b.bvalid.next = bvalid;
+        b.ack.next = ack;
+        b.clear.next = clear;
+        settle(b);
+        edge(b);
+        b.start.next = false;
+        b.bvalid.next = false;
+        b.ack.next = false;
+        b.clear.next = false;
+        settle(b);
+        (b.acks.val().to_u64(), b.write_errors.val().to_u64())
+    };
+    // Three completions and one failed local write.
+    for _ in 0..3 {
+        cycle(&mut b, false, false, true, false);
+    }
+    cycle(&mut b, true, false, false, false); // Idle -> Local
+    cycle(&mut b, false, false, false, false); // AW, W taken -> Resp
+    assert_eq!(cycle(&mut b, false, true, false, false), (3, 1));
+    // A run starts (Protocol's `started`): both read 0 from the next cycle,
+    // a completion in that same cycle included.
+    assert_eq!(cycle(&mut b, false, false, true, true), (0, 0));
+    assert_eq!(cycle(&mut b, false, false, true, false), (1, 0));
+}
+
 #[test]
 fn the_roce_adapter_speaks_the_stacks_format() {
     use rhdl_ubft::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};

@@ -24,6 +24,19 @@ fn put(b: &mut Bits<512>, word: usize, v: u32) {
 
 #[test]
 fn the_block_chooses_what_the_reference_chooses() {
+    check(0, 0, 0x1234_5678);
+}
+
+#[test]
+fn the_block_tags_any_view_and_k_as_vote_tag_does() {
+    // Views whose low byte wraps and k around and above 2^24: the block's
+    // tag masks and shifts (hdl_gen literals) must agree with vote_tag.
+    check(0x0123_45fd, 0x00ff_fffc, 0x0bad_cafe);
+    check(0xffff_fffa, 0x7f00_0000, 0x5eed_0001);
+}
+
+/// Random cases with views base_view + 0..4 and k = base_k + 1..=3.
+fn check(base_view: u32, base_k: u32, seed: u64) {
     let mut block = Choose::default();
     block.rec_lo.connect();
     block.rec_hi.connect();
@@ -32,11 +45,11 @@ fn the_block_chooses_what_the_reference_chooses() {
     block.active.connect();
     block.support.connect();
     block.connect_all();
-    let mut rng = Rng(0x1234_5678);
+    let mut rng = Rng(seed);
     let mut chosen_some = 0;
     for _ in 0..3000 {
         let n = [1usize, 3, 5, 7][rng.below(4) as usize];
-        let view = rng.below(4) as u32;
+        let view = base_view.wrapping_add(rng.below(4) as u32);
         let (mut lo, mut hi, mut flags) = (
             Bits::<512>::default(),
             Bits::<512>::default(),
@@ -46,10 +59,14 @@ fn the_block_chooses_what_the_reference_chooses() {
         for i in 0..8 {
             // Few distinct values, so that f + 1 reports happen.
             let r = VcRecord {
-                view: if rng.below(6) == 0 { view + 1 } else { view },
+                view: if rng.below(6) == 0 {
+                    view.wrapping_add(1)
+                } else {
+                    view
+                },
                 slot: rng.below(16) as u32,
                 phase: rng.below(3) as u32,
-                k: 1 + rng.below(3) as u32,
+                k: base_k.wrapping_add(1 + rng.below(3) as u32),
                 m: 100 + rng.below(2) as u32,
             };
             let words = r.words();

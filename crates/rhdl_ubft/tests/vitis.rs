@@ -1,9 +1,9 @@
 //! The packaging files against their sources: kernel.xml parses and lists
 //! exactly the register table's arguments and the interfaces of
 //! `vitis::INTERFACES`; those interfaces match the ports (names and widths)
-//! of the generated top module; the Control block carries `s_axi_control`.
-//! Interfaces not wired yet (`vitis::pending()`) must still be absent: when
-//! one appears, flip its `wired` flag and this test tightens itself.
+//! of the generated top module, and every port of the top belongs to one of
+//! them or to the sideband (clock, reset, interrupt); the Control block
+//! carries `s_axi_control`.
 
 use rhdl_ubft::regs::{self, Access};
 use rhdl_ubft::vitis::{self, Kind, INTERFACES, SIDEBAND};
@@ -156,53 +156,29 @@ fn interfaces_match_the_top_modules_ports() {
     let mut claimed = vec![];
     for i in &INTERFACES {
         let names = vitis::port_names(i);
-        if i.wired {
-            for p in &names {
-                assert!(
-                    ports.contains(p),
-                    "{}: port {p} missing from module rhdl_ubft",
-                    i.name
-                );
-            }
-            for (sfx, w) in stream_widths(&i.kind) {
-                let p = format!("{}_{sfx}", i.name);
-                assert_eq!(widths[&p], w, "width of {p}");
-            }
-            claimed.extend(names);
-        } else {
-            for p in &names {
-                assert!(
-                    !ports.contains(p),
-                    "{p} is on the top now: set `wired: true` for {} in vitis::INTERFACES",
-                    i.name
-                );
-            }
+        for p in &names {
+            assert!(
+                ports.contains(p),
+                "{}: port {p} missing from module rhdl_ubft",
+                i.name
+            );
         }
-    }
-    for (p, wired) in SIDEBAND {
-        assert_eq!(
-            ports.iter().any(|q| q == p),
-            wired,
-            "sideband port {p}: flip its flag in vitis::SIDEBAND"
-        );
-        if wired {
-            claimed.push(p.to_string());
+        for (sfx, w) in stream_widths(&i.kind) {
+            let p = format!("{}_{sfx}", i.name);
+            assert_eq!(widths[&p], w, "width of {p}");
         }
+        claimed.extend(names);
     }
-    let control_wired = INTERFACES
-        .iter()
-        .any(|i| i.name == "s_axi_control" && i.wired);
+    for p in SIDEBAND {
+        assert!(ports.iter().any(|q| q == p), "sideband port {p} missing");
+        claimed.push(p.to_string());
+    }
     for p in &ports {
-        if claimed.contains(p) {
-            continue;
-        }
         assert!(
-            !control_wired && vitis::is_pre_control_port(p),
+            claimed.contains(p),
             "port {p} belongs to no Vitis interface (every kernel port must)"
         );
     }
-    // Today's pending list, for the report.
-    eprintln!("pending wiring: {:?}", vitis::pending());
 }
 
 #[test]

@@ -4,6 +4,7 @@ fn main() {
     let backend = a[0].parse().expect("backend");
     let n: usize = a[1].parse().unwrap();
     let cycles: u64 = a[2].parse().unwrap();
-    let (c, s) = ubft_sim::verilator::measure_speed(backend, n, cycles).unwrap();
-    println!("{c} cycles, {s:.0} cluster cycles/s");
+    let (c, s, cpu) = ubft_sim::verilator::measure_speed(backend, n, cycles).unwrap();
+    let cpu = cpu.map_or("-".to_string(), |r| format!("{r:.0}"));
+    println!("{c} cycles, {s:.0} cluster cycles/s (wall), {cpu} per CPU-second");
 }

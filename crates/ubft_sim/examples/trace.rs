@@ -22,15 +22,9 @@ fn main() {
         })
         .collect();
     let cfg = ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
-        wait_polls: 16,
-        sign_latency: 300,
-        verify_latency: 500,
         max_cycles: max,
         delays,
-        ..ClusterConfig::new(n, slots)
+        ..ClusterConfig::quick(n, slots)
     };
     let mut c = Cluster::new(cfg).unwrap();
     let mut last = vec![255u8; n];

@@ -34,6 +34,9 @@ pub const QPN_BASE: u32 = 16;
 pub const START_CYCLE: u64 = 2;
 /// Cycles allowed for the hosts' final status reads.
 pub const STATUS_READ_CYCLES: u64 = 200;
+/// `Cluster::run_with` reports progress this often: a power of two (a mask
+/// test per cycle), a few times a second at simulation speed.
+pub const PROGRESS_CYCLES: u64 = 1 << 17;
 
 /// Which path decided a slot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
@@ -131,7 +134,7 @@ impl ClusterConfig {
     /// The rule a configuration breaks, if any: the kernel's own check
     /// (`ConfigError`) and the simulator's.
     pub fn validate(&self) -> Result<(), SimError> {
-        let e = ConfigError::check(self.replicas, 0, BUILD_N, NETWORK_PTR);
+        let e = ConfigError::check(self.replicas, 0, BUILD_N, NETWORK_PTR, self.slots);
         if e != ConfigError::None {
             return Err(SimError::Config(e));
         }
@@ -342,6 +345,23 @@ impl RunReport {
                 r.status.timeouts,
                 r.decided.last().map_or(0, |d| d.k)
             );
+            // A refused configuration, or a run the kernel stopped: say
+            // which rule (the `error` status register).
+            if let Some(e) = ConfigError::from_code(r.status.error as u64) {
+                if e != ConfigError::None {
+                    s += &format!(
+                        "  replica {} {} (status code {}): {}\n",
+                        r.id,
+                        if e.is_stop() {
+                            "stopped"
+                        } else {
+                            "refused its configuration"
+                        },
+                        e.code(),
+                        e.rule()
+                    );
+                }
+            }
         }
         s += &format!(
             "checks: agreement {}, validity {}, order {}\n",
@@ -564,12 +584,30 @@ impl Cluster {
 
     /// Runs until every honest replica decided, or the cycle budget is spent.
     pub fn run(&mut self) -> Result<RunReport, SimError> {
+        self.run_with(|_| {})
+    }
+
+    /// As [`run`](Self::run), calling `progress` every [`PROGRESS_CYCLES`]
+    /// cycles (the CLI's progress line).
+    pub fn run_with(&mut self, mut progress: impl FnMut(&Cluster)) -> Result<RunReport, SimError> {
         let budget = self.cfg.cycle_budget();
         while self.cycle < budget && !self.finished() {
             self.step()?;
+            if self.cycle % PROGRESS_CYCLES == 0 {
+                progress(self);
+            }
         }
         self.read_status()?;
         Ok(self.report())
+    }
+
+    /// The fewest slots an honest replica has decided so far.
+    pub fn decided(&self) -> u64 {
+        (0..self.kernels.len())
+            .filter(|&r| self.is_honest(r))
+            .map(|r| self.clients[r].decisions().len() as u64)
+            .min()
+            .unwrap_or(0)
     }
 
     /// Resets every kernel (`ap_rst_n` low for `cycles` cycles from now, with

@@ -18,8 +18,10 @@ use rhdl_ubft::params::BEAT_WORDS;
 /// A 512-bit beat as sixteen 32-bit words, word 0 lowest.
 pub type Beat = [u32; BEAT_WORDS];
 
-/// The kernel's inputs.
+/// The kernel's inputs. `repr(C)`: the Verilator harness reads the fields
+/// at their offsets (`verilator/portmap.rs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct KernelIn {
     /// `ap_rst_n`: active low, synchronous.
     pub ap_rst_n: bool,
@@ -96,8 +98,10 @@ impl Default for KernelIn {
     }
 }
 
-/// The kernel's outputs.
+/// The kernel's outputs. `repr(C)`: the Verilator harness writes the fields
+/// at their offsets.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct KernelOut {
     // s_axi_control, slave to master.
     pub ctl_awready: bool,

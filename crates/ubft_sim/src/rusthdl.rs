@@ -28,6 +28,16 @@ impl<const N: usize> RustHdlKernel<N> {
             k: Box::new(Kernel::<N>::top()),
         }
     }
+
+    /// The simulated kernel, for tests that look inside it.
+    pub fn kernel(&self) -> &Kernel<N> {
+        &self.k
+    }
+
+    /// The simulated kernel, for tests that change its registers.
+    pub fn kernel_mut(&mut self) -> &mut Kernel<N> {
+        &mut self.k
+    }
 }
 
 /// A beat as rust-hdl bits.

@@ -74,6 +74,10 @@ fn is_zero(x: &u64) -> bool {
     *x == 0
 }
 
+/// The largest seed a scenario may have: TOML integers are signed 64-bit
+/// (`to_toml` could not write a larger one, `from_toml` could not read it).
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
 /// A run as data: [`ClusterConfig`]'s parameters and a list of faults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -296,9 +300,23 @@ impl Scenario {
     }
 
     /// The rules `from_toml` enforces beyond the format: ids below n, at
-    /// most f faulty replicas, a known backend, and the cluster's own rules.
+    /// most f faulty replicas, a known backend, seeds a file can hold, and
+    /// the cluster's own rules.
     pub fn check(&self) -> Result<(), String> {
         let n = self.replicas;
+        let seeds = self.faults.iter().filter_map(|f| match f {
+            Fault::Random { seed, .. } => *seed,
+            _ => None,
+        });
+        if let Some(s) = std::iter::once(self.seed)
+            .chain(seeds)
+            .find(|&s| s > MAX_SEED)
+        {
+            return Err(format!(
+                "seed {s} is above {MAX_SEED}: TOML integers are signed 64-bit, \
+                 so a scenario file could not hold it"
+            ));
+        }
         for (i, fault) in self.faults.iter().enumerate() {
             let which = format!("fault #{} (kind = \"{}\")", i + 1, fault.kind());
             match *fault {
@@ -428,10 +446,27 @@ impl Scenario {
     /// yet run (for tests that step it).
     pub fn cluster(&self, backend: Backend) -> Result<Cluster, SimError> {
         self.check().map_err(SimError::Invalid)?;
-        let mut cluster = backend::cluster(&self.config(), backend).map_err(|e| match e {
+        let cluster = backend::cluster(&self.config(), backend).map_err(|e| match e {
             backend::RunError::Sim(e) => e,
             backend::RunError::Backend(e) => SimError::Invalid(format!("backend {backend}: {e}")),
         })?;
+        Ok(self.with_adversaries(cluster))
+    }
+
+    /// A cluster of this scenario on the given kernels (one per replica),
+    /// adversaries in place, not yet run: for runs on other builds of the
+    /// kernel, such as `examples/equivalence.rs`.
+    pub fn cluster_with_kernels(
+        &self,
+        kernels: Vec<Box<dyn crate::ports::KernelBackend>>,
+    ) -> Result<Cluster, SimError> {
+        self.check().map_err(SimError::Invalid)?;
+        let cfg = self.config();
+        cfg.validate()?;
+        Ok(self.with_adversaries(Cluster::with_kernels(cfg, kernels)))
+    }
+
+    fn with_adversaries(&self, mut cluster: Cluster) -> Cluster {
         for r in self.faulty() {
             let chain: Vec<Box<dyn Adversary>> = self
                 .faults
@@ -446,7 +481,7 @@ impl Scenario {
             };
             cluster.set_adversary(r, adv);
         }
-        Ok(cluster)
+        cluster
     }
 
     /// Runs the scenario on `backend` (the scenario's own `backend` key is
@@ -461,6 +496,8 @@ impl Scenario {
     /// and a cycle budget of `max_cycles`.
     pub fn random(seed: u64, max_cycles: u64) -> Scenario {
         let mut rng = Rng::new(seed ^ 0x5ce7_a810);
+        // A seed a scenario file can hold (see `MAX_SEED`).
+        let seed = seed & MAX_SEED;
         let n = if rng.chance(500) { 3 } else { 5 };
         let pick = |rng: &mut Rng, lo: u64, hi: u64| lo + rng.below(hi - lo + 1);
         let mut s = Scenario {
@@ -672,6 +709,35 @@ replica = 0
         assert!(err.contains("configuration refused"), "{err}");
         let err = Scenario::from_toml("replicas = 3\nslots = -1\n").unwrap_err();
         assert!(err.contains("slots"), "{err}");
+    }
+
+    /// A seed is a u64 but TOML integers are i64: every seed a scenario
+    /// may have round-trips through its file, and a larger one is refused
+    /// with the reason (before, a proptest seed above i64::MAX made
+    /// `to_toml` panic while reporting a failure).
+    #[test]
+    fn seeds_round_trip_through_toml_and_larger_ones_are_refused() {
+        for seed in [0, 1, MAX_SEED / 3, MAX_SEED] {
+            let mut s = Scenario::new(3, 2);
+            s.seed = seed;
+            s.faults.push(Fault::Random {
+                replica: 1,
+                seed: Some(seed),
+                drop: None,
+                flip: None,
+                rewrite: None,
+                duplicate: None,
+                extra: None,
+            });
+            s.check().unwrap();
+            assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+        }
+        let mut s = Scenario::new(3, 2);
+        s.seed = MAX_SEED + 1;
+        assert!(s.check().unwrap_err().contains("TOML integers are signed"));
+        let r = Scenario::random(u64::MAX, 10_000);
+        assert!(r.seed <= MAX_SEED);
+        assert_eq!(Scenario::from_toml(&r.to_toml()).unwrap(), r);
     }
 
     #[test]

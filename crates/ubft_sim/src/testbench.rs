@@ -122,12 +122,12 @@ pub fn record(
 /// The scenarios `cargo xtask testbench` writes: 3 replicas on the fast path,
 /// and 3 replicas under an equivocating leader (timeouts, view changes).
 pub fn standard() -> Vec<(&'static str, &'static str, ClusterConfig)> {
+    // The tests' short links, a wait of 64 polls and the default signer.
     let quick = |n, slots| ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
-        ..ClusterConfig::new(n, slots)
+        sign_latency: rhdl_ubft::params::defaults::SIGN_LATENCY,
+        verify_latency: rhdl_ubft::params::defaults::VERIFY_LATENCY,
+        ..ClusterConfig::quick(n, slots)
     };
     vec![
         (
@@ -319,7 +319,7 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
          // compared with !== on every cycle. Vectors ({name}_r<i>_{{in,out}}[_wide].hex)\n\
          // hold records {{cycle[31:0], port[31:0], value}}: every port on cycle 0,\n\
          // then a port on each cycle its value changes; they are read from the\n\
-         // simulator's working directory. Plain Verilog-2001 (iverilog -g2005, xsim);\n\
+         // simulator's working directory. Plain Verilog-2001 (iverilog -g2005, verilator --timing, xsim);\n\
          // no `timescale, like the RTL: one delay unit is half a clock.\n\
          module tb_{name};\n\
          \x20 localparam CYCLES = {cycles};\n\
@@ -447,6 +447,107 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
     v
 }
 
+/// A simulator that replays testbenches.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Sim {
+    /// `verilator --timing --main` (the one on PATH, or the pinned one
+    /// installed on first use: always available). Two-state: `!==` compares
+    /// as `!=`, so an X does not show.
+    Verilator,
+    /// Icarus Verilog (`iverilog -g2005`, `vvp`), where installed: four-state,
+    /// an X in an output fails the comparison.
+    Icarus,
+}
+
+impl std::str::FromStr for Sim {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Sim, String> {
+        match s {
+            "verilator" => Ok(Sim::Verilator),
+            "icarus" => Ok(Sim::Icarus),
+            _ => Err(format!("unknown simulator `{s}`: verilator or icarus")),
+        }
+    }
+}
+
+impl std::fmt::Display for Sim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Sim::Verilator => "verilator",
+            Sim::Icarus => "icarus",
+        })
+    }
+}
+
+/// Replays `tb_<name>.v` in `dir` on the RTL at `rtl` with `sim`, building
+/// in `build`; returns the log if it printed `TESTBENCH OK`.
+pub fn run(sim: Sim, dir: &Path, name: &str, rtl: &Path, build: &Path) -> Result<String, String> {
+    match sim {
+        Sim::Verilator => run_verilator(dir, name, rtl, build),
+        Sim::Icarus => run_iverilog(dir, name, rtl, build),
+    }
+}
+
+/// The testbench's verdict from its output.
+fn verdict(name: &str, ok: bool, log: String) -> Result<String, String> {
+    if ok && log.lines().any(|l| l.starts_with("TESTBENCH OK")) {
+        Ok(log)
+    } else {
+        let first = log
+            .lines()
+            .find(|l| l.contains("TESTBENCH MISMATCH"))
+            .unwrap_or("no TESTBENCH OK line");
+        Err(format!("tb_{name}: {first}\n{log}"))
+    }
+}
+
+/// Builds `tb_<name>.v` with the RTL under Verilator (`--timing --main`,
+/// `hdl_tools::build`) and runs it from `dir`. The executable depends only
+/// on the two Verilog files (the vectors are read at run time), so it is
+/// cached under `build/verilator/<hash>/`: a testbench replayed with other
+/// vectors, or by both the tests and `cargo xtask testbench`, is built once.
+pub fn run_verilator(dir: &Path, name: &str, rtl: &Path, build: &Path) -> Result<String, String> {
+    let tb_path = dir.join(format!("tb_{name}.v"));
+    let tb =
+        std::fs::read_to_string(&tb_path).map_err(|e| format!("{}: {e}", tb_path.display()))?;
+    let rtl_text = std::fs::read_to_string(rtl).map_err(|e| format!("{}: {e}", rtl.display()))?;
+    let v = hdl_tools::Verilator::get()?;
+    let top = format!("tb_{name}");
+    let b = hdl_tools::build::Build {
+        top: top.clone(),
+        sources: vec!["tb.v".into(), "rtl.v".into()],
+        flags: ["-Wno-fatal", "-Wno-lint", "-Wno-style"]
+            .iter()
+            .map(|f| f.to_string())
+            .collect(),
+        cpp: vec![],
+        // A replay runs a few thousand cycles: compile time is what counts.
+        opt_fast: "-O0".into(),
+        opt_slow: "-O0".into(),
+        output: hdl_tools::build::Output::Executable(top.clone()),
+    };
+    let key = hdl_tools::fnv1a(&[&tb, &rtl_text, &b.key(), &v.version]);
+    let out_dir = build.join("verilator").join(format!("{key:016x}"));
+    let exe = out_dir.join(&top);
+    // One build at a time: tests replaying the same testbench build it once.
+    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    if !exe.exists() {
+        hdl_tools::build_atomically(&out_dir, |tmp| {
+            std::fs::write(tmp.join("tb.v"), &tb).map_err(|e| e.to_string())?;
+            std::fs::write(tmp.join("rtl.v"), &rtl_text).map_err(|e| e.to_string())?;
+            hdl_tools::build::build(v, tmp, &b).map(|_| ())
+        })?;
+    }
+    let out = Command::new(&exe)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    let log =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    verdict(name, out.status.success(), log)
+}
+
 /// Compiles `tb_<name>.v` in `dir` with the RTL at `rtl` under Icarus
 /// Verilog (`iverilog -g2005`, the image in `build`), runs it with `vvp`
 /// from `dir`, and returns its output if it printed `TESTBENCH OK`.
@@ -456,7 +557,7 @@ pub fn run_iverilog(dir: &Path, name: &str, rtl: &Path, build: &Path) -> Result<
     let tb = dir.join(format!("tb_{name}.v"));
     let tool = |t: &str, e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            format!("`{t}` not found: install Debian's iverilog (apt-get install iverilog; .ci/run does it)")
+            format!("`{t}` not found: Icarus Verilog is used only where installed (apt-get install iverilog); `--sim verilator` needs nothing installed")
         } else {
             format!("{t}: {e}")
         }
@@ -483,13 +584,5 @@ pub fn run_iverilog(dir: &Path, name: &str, rtl: &Path, build: &Path) -> Result<
         .map_err(|e| tool("vvp", e))?;
     let log =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    if out.status.success() && log.lines().any(|l| l.starts_with("TESTBENCH OK")) {
-        Ok(log)
-    } else {
-        let first = log
-            .lines()
-            .find(|l| l.contains("TESTBENCH MISMATCH"))
-            .unwrap_or("no TESTBENCH OK line");
-        Err(format!("tb_{name}: {first}\n{log}"))
-    }
+    verdict(name, out.status.success(), log)
 }

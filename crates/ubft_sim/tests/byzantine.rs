@@ -10,19 +10,20 @@
 
 use proptest::prelude::*;
 use ubft_sim::backend::Backend;
-use ubft_sim::cluster::RunReport;
-use ubft_sim::scenario::{Fault, Scenario, BYZANTINE_KINDS};
+use ubft_sim::cluster::{ClusterConfig, RunReport};
+use ubft_sim::scenario::{Fault, Scenario, BYZANTINE_KINDS, MAX_SEED};
 
-/// The quick latencies: net 40, HBM 12/6, wait 16, sign 300, verify 500.
+/// The tests' quick latencies (`ClusterConfig::quick`) as a scenario.
 fn quick(replicas: usize, slots: u64, seed: u64) -> Scenario {
+    let q = ClusterConfig::quick(replicas, slots);
     Scenario {
         seed,
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
-        wait_polls: 16,
-        sign_latency: 300,
-        verify_latency: 500,
+        net_latency: q.net_latency,
+        hbm_read_latency: q.hbm_read_latency,
+        hbm_write_latency: q.hbm_write_latency,
+        wait_polls: q.wait_polls,
+        sign_latency: q.sign_latency,
+        verify_latency: q.verify_latency,
         max_cycles: 100_000,
         backend: Some("verilator".into()),
         ..Scenario::new(replicas, slots)
@@ -217,10 +218,14 @@ fn fault_strategy(n: usize) -> impl Strategy<Value = Vec<Fault>> {
         })
 }
 
+/// The proptest's RNG seed.
+const PROPTEST_SEED: u64 = 13;
+
 fn scenario_strategy() -> impl Strategy<Value = Scenario> {
     prop_oneof![Just(3usize), Just(5usize)].prop_flat_map(|n| {
         (
-            any::<u64>(),
+            // Seeds a scenario file can hold (TOML integers are i64).
+            0..=MAX_SEED,
             10u64..100,
             4u64..24,
             2u64..12,
@@ -262,7 +267,15 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+    // A fixed seed: the same 96 scenarios on every run, so CI does not flake
+    // on a new draw; `PROPTEST_RNG_SEED` does not override a fixed seed, so
+    // explore others by changing this one (or with `cargo xtask soak`).
+    #![proptest_config(ProptestConfig {
+        cases: 96,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(PROPTEST_SEED),
+        ..ProptestConfig::default()
+    })]
 
     /// Random seeds, latencies and adversaries (kinds and replicas within
     /// f): the honest replicas agree and decide only proposed values.

@@ -109,3 +109,60 @@ fn a_reset_in_the_middle_of_a_run_restarts_cleanly() {
         );
     }
 }
+
+#[test]
+fn acks_count_one_run_and_ap_start_clears_them() {
+    // Three RDMA completions reach an idle kernel; ACKS reads 3. Then a
+    // start (refused: n = 4, so no run adds completions of its own), and
+    // ACKS reads 0: Broadcast's counters clear on ap_start as the others do.
+    use rhdl_ubft::params::ConfigError;
+    use rhdl_ubft::regs;
+    use rhdl_ubft::roce::CQ_CMPLT;
+    use ubft_sim::cluster::NETWORK_PTR;
+    use ubft_sim::host::{Args, Host, Op};
+    use ubft_sim::ports::{KernelBackend, KernelIn};
+    use ubft_sim::rusthdl::RustHdlKernel;
+    let mut k = RustHdlKernel::<{ rhdl_ubft::params::N }>::new();
+    let mut host = Host::new();
+    let mut taken = 0;
+    for cycle in 0..300u64 {
+        if cycle == 20 {
+            host.push(Op::Read { addr: regs::ACKS });
+            host.configure(&Args {
+                network_ptr: NETWORK_PTR,
+                id: 0,
+                n: 4,
+                wait_polls: 8,
+                slots: 1,
+                qpn_base: 0,
+            });
+            host.poll_ctrl();
+            host.push(Op::Read { addr: regs::ACKS });
+            host.push(Op::Read {
+                addr: regs::ERROR_CODE,
+            });
+        }
+        let mut inp = KernelIn {
+            ap_rst_n: cycle >= 1,
+            cq_tvalid: (2..5).contains(&cycle),
+            cq_tdata: 1 << CQ_CMPLT,
+            ..KernelIn::default()
+        };
+        host.drive(&mut inp);
+        let out = k.eval(&inp);
+        taken += (inp.cq_tvalid && out.cq_tready) as u32;
+        host.observe(&inp, &out, cycle);
+        k.tick();
+    }
+    assert!(host.violations().is_empty(), "{:?}", host.violations());
+    assert_eq!(taken, 3, "the adapter takes one completion a cycle");
+    let reads: Vec<(u64, u32)> = host.reads.iter().map(|r| (r.0, r.1)).collect();
+    let acks: Vec<u32> = reads
+        .iter()
+        .filter(|r| r.0 == regs::ACKS)
+        .map(|r| r.1)
+        .collect();
+    assert_eq!(acks, vec![3, 0], "before and after ap_start");
+    let error = reads.iter().find(|r| r.0 == regs::ERROR_CODE).map(|r| r.1);
+    assert_eq!(error, Some(ConfigError::EvenReplicas.code() as u32));
+}

@@ -3,6 +3,7 @@
 //! replica compared on every cycle. A difference names the first cycle,
 //! replica and port.
 
+use rhdl_ubft::params::defaults;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -13,12 +14,13 @@ use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
 use ubft_sim::verilator::kernel_port_map;
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
+    // The tests' short links, with the longer wait (64 polls) and the
+    // default signer these tests were written for.
     ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
-        ..ClusterConfig::new(replicas, slots)
+        sign_latency: defaults::SIGN_LATENCY,
+        verify_latency: defaults::VERIFY_LATENCY,
+        ..ClusterConfig::quick(replicas, slots)
     }
 }
 

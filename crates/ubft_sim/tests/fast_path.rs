@@ -3,6 +3,7 @@
 //! fix is undone).
 
 use rhdl_ubft::layout::{Mailbox, Region};
+use rhdl_ubft::params::defaults;
 use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
 use ubft_sim::adversary::WrongVotes;
 use ubft_sim::client::proposal;
@@ -11,12 +12,13 @@ use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
 /// Short links keep rust-hdl's simulator quick; the benchmark uses the
 /// performance model's L = 300, H = 80.
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
+    // The tests' short links, with the longer wait (64 polls) and the
+    // default signer these tests were written for.
     ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
-        ..ClusterConfig::new(replicas, slots)
+        sign_latency: defaults::SIGN_LATENCY,
+        verify_latency: defaults::VERIFY_LATENCY,
+        ..ClusterConfig::quick(replicas, slots)
     }
 }
 
@@ -281,20 +283,29 @@ fn an_equivocating_leader_cannot_split_the_replicas() {
 /// s_axi_control, starts the kernel, polls CTRL and reads the error code.
 #[test]
 fn the_kernel_refuses_bad_configurations_with_a_status_code() {
+    use rhdl_ubft::params::K_WRAP;
     use rhdl_ubft::regs;
     use ubft_sim::host::{Args, Host, Op};
     use ubft_sim::ports::{KernelBackend, KernelIn};
     use ubft_sim::rusthdl::RustHdlKernel;
+    let wrap = K_WRAP as u32;
     let cases = [
-        (4, 0, NETWORK_PTR, ConfigError::EvenReplicas),
-        (0, 0, NETWORK_PTR, ConfigError::EvenReplicas),
-        (9, 0, NETWORK_PTR, ConfigError::TooManyReplicas),
-        (3, 3, NETWORK_PTR, ConfigError::IdOutOfRange),
-        (3, 1, NETWORK_PTR + 64, ConfigError::BufferMisaligned),
-        (3, 1, NETWORK_PTR, ConfigError::None),
+        (4, 0, NETWORK_PTR, 1, ConfigError::EvenReplicas),
+        (0, 0, NETWORK_PTR, 1, ConfigError::EvenReplicas),
+        (9, 0, NETWORK_PTR, 1, ConfigError::TooManyReplicas),
+        (3, 3, NETWORK_PTR, 1, ConfigError::IdOutOfRange),
+        (3, 1, NETWORK_PTR + 64, 1, ConfigError::BufferMisaligned),
+        (3, 1, NETWORK_PTR, wrap, ConfigError::SlotsWrap),
+        (3, 1, NETWORK_PTR, u32::MAX, ConfigError::SlotsWrap),
+        (3, 1, NETWORK_PTR, wrap - 1, ConfigError::None),
+        (3, 1, NETWORK_PTR, 0, ConfigError::None),
+        (3, 1, NETWORK_PTR, 1, ConfigError::None),
     ];
-    for (n, id, ptr, want) in cases {
-        assert_eq!(ConfigError::check(n as usize, id as usize, N, ptr), want);
+    for (n, id, ptr, slots, want) in cases {
+        assert_eq!(
+            ConfigError::check(n as usize, id as usize, N, ptr, slots as u64),
+            want
+        );
         let mut k = RustHdlKernel::<N>::new();
         let mut host = Host::new();
         host.configure(&Args {
@@ -302,7 +313,7 @@ fn the_kernel_refuses_bad_configurations_with_a_status_code() {
             id,
             n,
             wait_polls: 8,
-            slots: 1,
+            slots,
             qpn_base: 0,
         });
         let mut done_at = None;
@@ -339,15 +350,122 @@ fn the_kernel_refuses_bad_configurations_with_a_status_code() {
         if want == ConfigError::None {
             assert_eq!(
                 done_at, None,
-                "an accepted configuration runs (n = {n}, id = {id})"
+                "an accepted configuration runs (n = {n}, id = {id}, slots = {slots})"
             );
         } else {
             assert!(done_at.is_some(), "ap_done after a refused configuration");
             assert_eq!(
                 error.and_then(|e| ConfigError::from_code(e as u64)),
                 Some(want),
-                "n = {n}, id = {id}"
+                "n = {n}, id = {id}, slots = {slots}"
             );
         }
     }
+}
+
+/// A rust-hdl kernel whose run starts at sequence number `k0` instead of 1
+/// (`Protocol::preset_k`, set on the edge at which Protocol enters Run), so
+/// a test reaches the k at which vote_tag's k field wraps without 16.7 M
+/// decisions. It notes the cycle at which Protocol reaches Done.
+struct StartAt {
+    k: ubft_sim::rusthdl::RustHdlKernel<N>,
+    k0: u32,
+    preset: bool,
+    cycle: u64,
+    done_at: std::rc::Rc<std::cell::Cell<Option<u64>>>,
+}
+
+impl ubft_sim::ports::KernelBackend for StartAt {
+    fn eval(&mut self, inp: &ubft_sim::ports::KernelIn) -> ubft_sim::ports::KernelOut {
+        self.k.eval(inp)
+    }
+    fn tick(&mut self) {
+        use rhdl_ubft::protocol::ProtocolSt;
+        self.k.tick();
+        self.cycle += 1;
+        let st = self.k.kernel().debug_protocol().own_state();
+        if !self.preset && st == ProtocolSt::Run {
+            self.k.kernel_mut().debug_protocol_mut().preset_k(self.k0);
+            self.preset = true;
+        }
+        if st == ProtocolSt::Done && self.done_at.get().is_none() {
+            self.done_at.set(Some(self.cycle));
+        }
+    }
+    fn name(&self) -> &'static str {
+        "rust-hdl"
+    }
+}
+
+#[test]
+fn a_run_stops_before_k_wraps_with_a_status_code() {
+    use rhdl_ubft::params::{K_LAST, K_WRAP};
+    // Started at k = 2^24 - 3 with room for 5 slots: the run decides
+    // 2^24 - 3, 2^24 - 2 and 2^24 - 1, then stops (Done, ap_done) in the
+    // cycle after the last decision, with code 6 (KWrapped) in `error`;
+    // nothing is decided at k = 2^24, whose tag has k's field at zero.
+    let k0 = (K_LAST - 2) as u32;
+    let cfg = quick(3, 5);
+    let done: Vec<_> = (0..3)
+        .map(|_| std::rc::Rc::new(std::cell::Cell::new(None)))
+        .collect();
+    let kernels: Vec<Box<dyn ubft_sim::ports::KernelBackend>> = done
+        .iter()
+        .map(|d| {
+            Box::new(StartAt {
+                k: ubft_sim::rusthdl::RustHdlKernel::<N>::new(),
+                k0,
+                preset: false,
+                cycle: 0,
+                done_at: d.clone(),
+            }) as Box<dyn ubft_sim::ports::KernelBackend>
+        })
+        .collect();
+    let mut c = Cluster::with_kernels(cfg.clone(), kernels);
+    let budget = cfg.cycle_budget();
+    while c.cycle < budget && done.iter().any(|d| d.get().is_none()) {
+        c.step().unwrap();
+    }
+    // Three times as long as a slot took, for a decision had the run gone on.
+    let d = c.report().replicas[0].decided.clone();
+    assert_eq!(d.len(), 3, "the run stops after three decisions");
+    for _ in 0..3 * (d[2].cycle - d[1].cycle) {
+        c.step().unwrap();
+    }
+    c.read_status().unwrap();
+    let report = c.report();
+    for (r, d) in report.replicas.iter().zip(&done) {
+        let ks: Vec<u64> = r.decided.iter().map(|d| d.k).collect();
+        assert_eq!(ks, vec![K_LAST - 2, K_LAST - 1, K_LAST], "replica {}", r.id);
+        assert!(ks.iter().all(|&k| k < K_WRAP));
+        let last = r.decided.last().unwrap();
+        assert_eq!(
+            d.get(),
+            Some(last.cycle + 1),
+            "replica {}: Done the cycle after deciding k = 2^24 - 1",
+            r.id
+        );
+        assert_eq!(
+            ConfigError::from_code(r.status.error as u64),
+            Some(ConfigError::KWrapped),
+            "replica {}",
+            r.id
+        );
+        assert_eq!(r.status.decisions, 3);
+        assert_eq!(r.status.state, 0, "back in Idle");
+    }
+    // Every replica decided the same values, each a proposal.
+    let ms: Vec<Vec<u32>> = report
+        .replicas
+        .iter()
+        .map(|r| r.decided.iter().map(|d| d.m).collect())
+        .collect();
+    assert!(ms.iter().all(|m| *m == ms[0]));
+    // The report says which rule stopped the run.
+    let summary = report.summary();
+    assert!(
+        summary.contains("stopped (status code 6)")
+            && summary.contains(ConfigError::KWrapped.rule()),
+        "{summary}"
+    );
 }

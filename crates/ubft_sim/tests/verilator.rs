@@ -2,6 +2,7 @@
 //! ports bound by name, and a cluster of Verilated kernels reaching the same
 //! decisions as the Rust models expect.
 
+use rhdl_ubft::params::defaults;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::client::proposal;
 use ubft_sim::cluster::{ClusterConfig, Path};
@@ -11,12 +12,13 @@ use ubft_sim::verilator::portmap::PortMap;
 use ubft_sim::verilator::{kernel_ports, kernel_verilog, Library, VerilatorKernel};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
+    // The tests' short links, with the longer wait (64 polls) and the
+    // default signer these tests were written for.
     ClusterConfig {
-        net_latency: 40,
-        hbm_read_latency: 12,
-        hbm_write_latency: 6,
         wait_polls: 64,
-        ..ClusterConfig::new(replicas, slots)
+        sign_latency: defaults::SIGN_LATENCY,
+        verify_latency: defaults::VERIFY_LATENCY,
+        ..ClusterConfig::quick(replicas, slots)
     }
 }
 
@@ -64,16 +66,9 @@ fn ports_by_index_match_the_packed_eval() {
         out.ctl_awready,
         "s_axi_control takes an address out of reset"
     );
-    // Every output read by index equals the packed read.
-    let (_, packed) = k.port_words();
-    let packed = packed.to_vec();
-    for (i, p) in lib
-        .ports
-        .clone()
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| !p.input)
-    {
+    // Every output read by index equals the port map's words of `out`.
+    let packed = lib.map.encode_out(&out);
+    for (i, p) in lib.ports.iter().enumerate().filter(|(_, p)| !p.input) {
         let b = lib
             .map
             .outputs
@@ -95,6 +90,100 @@ fn ports_by_index_match_the_packed_eval() {
         .unwrap();
     k.set_port(id, &[0x1fff]);
     assert_eq!(k.get_port(id), [0xfff]);
+}
+
+/// The harness copies `KernelIn` fields into the ports and ports into
+/// `KernelOut` fields itself (C++ generated from the port map's offsets);
+/// the port map's Rust packing says what each port must hold. They agree on
+/// inputs with every bit pattern, the held data ports included.
+#[test]
+fn the_harness_copies_fields_as_the_port_map_packs_them() {
+    let lib = Library::get().unwrap();
+    let mut k = VerilatorKernel::with_library(lib.clone());
+    let mut packed = vec![0u32; lib.map.in_words];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rnd = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for cycle in 0..200 {
+        let mut inp = KernelIn::default();
+        // Random bits in every field (bools 0 or 1), through the Rust
+        // struct so every value is one the simulator can make.
+        let r = rnd();
+        inp.ap_rst_n = cycle % 7 != 0;
+        inp.ctl_awaddr = r as u16;
+        inp.ctl_awvalid = r & 1 != 0;
+        inp.ctl_wdata = (r >> 16) as u32;
+        inp.ctl_wstrb = (r >> 8) as u8;
+        inp.ctl_wvalid = r & 2 != 0;
+        inp.ctl_bready = r & 4 != 0;
+        inp.ctl_araddr = (r >> 20) as u16;
+        inp.ctl_arvalid = r & 8 != 0;
+        inp.ctl_rready = r & 16 != 0;
+        inp.hbm_arready = r & 32 != 0;
+        inp.hbm_rvalid = r & 64 != 0;
+        for w in inp.hbm_rdata.iter_mut() {
+            *w = rnd() as u32;
+        }
+        inp.hbm_rresp = (r >> 30) as u8;
+        inp.hbm_rlast = r & 128 != 0;
+        inp.hbm_awready = r & 256 != 0;
+        inp.hbm_wready = r & 512 != 0;
+        inp.hbm_bvalid = r & 1024 != 0;
+        inp.hbm_bresp = (r >> 40) as u8;
+        inp.sq_tready = r & 2048 != 0;
+        inp.cq_tvalid = r & 4096 != 0;
+        inp.cq_tdata = rnd();
+        inp.sreq_tready = r & 8192 != 0;
+        inp.sresp_tvalid = r & 16384 != 0;
+        for w in inp.sresp_tdata.iter_mut() {
+            *w = rnd() as u32;
+        }
+        inp.sresp_tuser = (r >> 48) as u8;
+        inp.sresp_tlast = r & (1 << 15) != 0;
+        inp.prop_tvalid = r & (1 << 16) != 0;
+        inp.prop_tdata = (r >> 32) as u32;
+        inp.dec_tready = r & (1 << 17) != 0;
+        let out = k.eval(&inp);
+        k.tick();
+        lib.map.encode_in(&inp, &mut packed);
+        for b in &lib.map.inputs {
+            let i = lib
+                .ports
+                .iter()
+                .position(|p| p.name == b.port.name)
+                .unwrap();
+            assert_eq!(
+                k.get_port(i),
+                packed[b.offset..b.offset + b.port.words()],
+                "cycle {cycle}, input {}",
+                b.port.name
+            );
+        }
+        let words = lib.map.encode_out(&out);
+        assert_eq!(lib.map.decode_out(&words), out, "cycle {cycle}");
+        for b in &lib.map.outputs {
+            let i = lib
+                .ports
+                .iter()
+                .position(|p| p.name == b.port.name)
+                .unwrap();
+            let q = b
+                .qualifier
+                .map_or(true, |q| words[lib.map.outputs[q].offset] & 1 != 0);
+            if q {
+                assert_eq!(
+                    k.get_port(i),
+                    words[b.offset..b.offset + b.port.words()],
+                    "cycle {cycle}, output {}",
+                    b.port.name
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -151,8 +240,10 @@ fn speed() {
     use ubft_sim::verilator::measure_speed;
     for n in [3, 5] {
         for (b, cycles) in [(Backend::RustHdl, 20_000), (Backend::Verilator, 500_000)] {
-            let (c, s) = measure_speed(b, n, cycles).unwrap();
-            eprintln!("{n} replicas, {b}: {c} cycles, {s:.0} cluster cycles/s");
+            let (c, s, cpu) = measure_speed(b, n, cycles).unwrap();
+            eprintln!(
+                "{n} replicas, {b}: {c} cycles, {s:.0} cluster cycles/s, {cpu:?} per CPU-second"
+            );
         }
     }
 }

