@@ -47,6 +47,9 @@
 
 use crate::guard::REFUSED_BY_BITS;
 use crate::regs::{self, QPNS_BITS};
+
+// `gsh`, the bit offset of guard_refused_by_i, is eight bits.
+const _: () = assert!(REFUSED_BY_BITS <= 256);
 use crate::roce::QPN_BITS;
 use rust_hdl::prelude::*;
 
@@ -149,7 +152,7 @@ pub struct Control<const N: usize> {
     wq: Signal<Local, Bits<32>>,
     isr_n: Signal<Local, Bits<2>>,
     rmux: Signal<Local, Bits<32>>,
-    gsh: Signal<Local, Bits<9>>,
+    gsh: Signal<Local, Bits<8>>,
     // Offsets (regs::REGS) and masks.
     a_ctrl: Constant<Bits<12>>,
     a_gier: Constant<Bits<12>>,
@@ -643,9 +646,9 @@ impl<const N: usize> Logic for Control<N> {
         if self.ra.val() == self.a_guard_refused_unchecked.val() {
             self.rmux.next = self.sts_guard_refused_unchecked.val();
         }
-        // guard_refused_by_i: 32 bits at 32 i of the packed field (below
-        // 32 N <= 256: nine bits).
-        self.gsh.next = bit_cast::<9, 12>(((self.ra.val() - self.a_guard_by.val()) >> 2) << 5);
+        // guard_refused_by_i: 32 bits at 32 i of the packed field (i < N <= 8,
+        // so 32 i <= 224: eight bits).
+        self.gsh.next = bit_cast::<8, 12>(((self.ra.val() - self.a_guard_by.val()) >> 2) << 5);
         if (self.ra.val() >= self.a_guard_by.val()) & (self.ra.val() < self.a_guard_by_end.val()) {
             self.rmux.next = self.sts_guard_refused_by.val().get_bits::<32>(self.gsh.val().index());
         }
