@@ -537,9 +537,17 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                 let run = s.run(Backend::Verilator);
                 if let Ok(r) = &run {
                     let n = &r.network;
-                    checked.fetch_add(n.guard_agreements + n.guard_disagreements, Ordering::Relaxed);
+                    checked.fetch_add(
+                        n.guard_agreements + n.guard_disagreements,
+                        Ordering::Relaxed,
+                    );
                     disagreed.fetch_add(n.guard_disagreements, Ordering::Relaxed);
-                    let g: u64 = r.replicas.iter().filter(|x| x.honest).map(|x| x.guard.refused).sum();
+                    let g: u64 = r
+                        .replicas
+                        .iter()
+                        .filter(|x| x.honest)
+                        .map(|x| x.guard.refused)
+                        .sum();
                     refused.fetch_add(g, Ordering::Relaxed);
                 }
                 let why = match run {

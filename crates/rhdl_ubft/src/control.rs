@@ -650,7 +650,10 @@ impl<const N: usize> Logic for Control<N> {
         // so 32 i <= 224: eight bits).
         self.gsh.next = bit_cast::<8, 12>(((self.ra.val() - self.a_guard_by.val()) >> 2) << 5);
         if (self.ra.val() >= self.a_guard_by.val()) & (self.ra.val() < self.a_guard_by_end.val()) {
-            self.rmux.next = self.sts_guard_refused_by.val().get_bits::<32>(self.gsh.val().index());
+            self.rmux.next = self
+                .sts_guard_refused_by
+                .val()
+                .get_bits::<32>(self.gsh.val().index());
         }
         if self.ar_hs.val() {
             self.rvalid_q.d.next = true;

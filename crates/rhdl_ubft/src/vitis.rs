@@ -175,8 +175,8 @@ pub fn port_names(i: &Interface) -> Vec<String> {
             "awready", "wdata", "wstrb", "wlast", "wvalid", "wready", "bresp", "bvalid", "bready",
         ],
         Kind::AxiWriteMaster { .. } => vec![
-            "awaddr", "awlen", "awsize", "awburst", "awvalid", "awready", "wdata", "wstrb", "wlast",
-            "wvalid", "wready", "bresp", "bvalid", "bready",
+            "awaddr", "awlen", "awsize", "awburst", "awvalid", "awready", "wdata", "wstrb",
+            "wlast", "wvalid", "wready", "bresp", "bvalid", "bready",
         ],
         Kind::StreamOut(st) | Kind::StreamIn(st) => {
             let mut v = vec!["tdata", "tvalid", "tready"];

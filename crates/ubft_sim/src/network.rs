@@ -60,9 +60,9 @@
 
 use std::collections::BTreeMap;
 
+use rhdl_ubft::guard::{max_record_words, Refusal as GuardRefusal};
 use rhdl_ubft::layout::{prepare_words, vote_words, Mailbox, Region, Version};
 use rhdl_ubft::params::{defaults, BEAT_BYTES, WORD_BYTES};
-use rhdl_ubft::guard::{max_record_words, Refusal as GuardRefusal};
 use rhdl_ubft::roce::{wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_WRITE_ONLY};
 use std::collections::VecDeque;
 

@@ -65,8 +65,14 @@ fn the_guards_refusals_agree_on_both_backends() {
     };
     let a = differential_with(&cfg, Backend::RustHdl, Backend::Verilator, 0, |c| {
         c.set_adversary(2, Box::new(Forge::new(3, Mailbox::v2(N, G, SB), 9)));
-        c.hbms[0].rx_aw_ready = Ready::Every { period: 3, phase: 1 };
-        c.hbms[1].rx_w_ready = Ready::Every { period: 2, phase: 0 };
+        c.hbms[0].rx_aw_ready = Ready::Every {
+            period: 3,
+            phase: 1,
+        };
+        c.hbms[1].rx_w_ready = Ready::Every {
+            period: 2,
+            phase: 0,
+        };
     })
     .unwrap()
     .unwrap_or_else(|m| panic!("{m}"));

@@ -34,7 +34,10 @@ fn e1(delivery: Delivery) -> (RunReport, ubft_sim::network::NetStats) {
         ..ClusterConfig::quick(3, 2)
     };
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-    c.set_adversary(0, Box::new(ForgeQuorum::new(3, Mailbox::v2(BUILD_N, G, SB))));
+    c.set_adversary(
+        0,
+        Box::new(ForgeQuorum::new(3, Mailbox::v2(BUILD_N, G, SB))),
+    );
     let report = c.run().unwrap();
     (report, c.net.stats.clone())
 }
