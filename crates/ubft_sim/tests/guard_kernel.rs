@@ -226,3 +226,34 @@ fn the_guard_checks_writes_while_the_kernel_is_idle_on_both_backends() {
     idle_kernel(Backend::RustHdl);
     idle_kernel(Backend::Verilator);
 }
+
+/// What the guard costs the fast path, at the performance model's defaults
+/// (L = 300, H = 80, n = 3 and 5, 20 slots): the same runs with the network
+/// model writing HBM directly (`Delivery::Model`) and through the kernels'
+/// guards. A write lands 8 cycles later through the guard (presented the
+/// cycle after landing, AW and W 7 cycles after the command is taken), and
+/// a slot has three hops, so about 24 cycles, plus the poll that catches
+/// it and the queueing of writes that arrive together.
+#[test]
+fn the_guard_costs_the_fast_path_a_few_dozen_cycles_a_slot() {
+    use ubft_sim::bench::{fast_bound, measure};
+    use ubft_sim::cluster::Path;
+    for n in [3, 5] {
+        let mean = |delivery| {
+            let cfg = ClusterConfig {
+                delivery,
+                ..ClusterConfig::new(n, 20)
+            };
+            let bound = fast_bound(&cfg);
+            measure(cfg, Path::Fast, bound, Backend::Verilator)
+                .unwrap()
+                .mean
+        };
+        let (direct, guarded) = (mean(Delivery::Model), mean(Delivery::Kernel));
+        println!(
+            "n = {n}: fast-path mean latency {direct:.1} cycles without the guard, {guarded:.1} through it (+{:.1})",
+            guarded - direct
+        );
+        assert!(guarded > direct && guarded - direct < 120.0);
+    }
+}
