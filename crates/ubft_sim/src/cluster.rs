@@ -570,6 +570,9 @@ impl Cluster {
                 for hbm in self.hbms.iter_mut() {
                     hbm.write_words(NETWORK_PTR + 4 * UBFT_BASE_PTR as u64, &zeros);
                 }
+                // Old writes still waiting in the stacks for the guards
+                // (in reset until now) are cleared with the mailboxes.
+                self.net.discard_waiting_writes();
             }
             for r in 0..self.kernels.len() {
                 let args = self.args(r);
@@ -668,7 +671,9 @@ impl Cluster {
     /// `clear_mailboxes` the hosts first zero every mailbox (XRT writes the
     /// buffer before a new run; writes still in the network when the reset
     /// began have landed by then if `cycles` exceeds two network latencies),
-    /// so no record of the old run is polled.
+    /// so no record of the old run is polled. The writes that the receiving
+    /// stacks still hold for the kernels' guards, which were in reset, are
+    /// dropped with the clear (`Network::discard_waiting_writes`).
     pub fn reset(&mut self, cycles: u64, clear_mailboxes: bool) {
         self.start_at = self.cycle + cycles.max(1);
         self.clear_at_start = clear_mailboxes;

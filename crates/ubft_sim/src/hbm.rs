@@ -1,4 +1,9 @@
-//! HBM: an AXI4 slave model of one card's HBM behind the kernel's `m_axi_hbm`.
+//! HBM: an AXI4 slave model of one card's HBM behind the kernel's `m_axi_hbm`,
+//! with a second, write-only port behind `m_axi_rx` (the guard's accepted
+//! writes) into the same memory. The second port follows the same write
+//! timing and rules, with its own ready patterns (`rx_aw_ready`,
+//! `rx_w_ready`) and counters (`rx_counters`); on the U280 both ports map to
+//! one pseudo-channel, where the platform's crossbar serialises them.
 //!
 //! What it models: 512-bit data, 64-bit byte addresses, a single ID (so every
 //! response comes back in request order), INCR bursts of up to 256 beats.

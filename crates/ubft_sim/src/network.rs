@@ -753,6 +753,27 @@ impl Network {
         Ok(())
     }
 
+    /// `Delivery::Kernel`: drops the writes every stack holds that no guard
+    /// has taken yet (their commands and whole payloads; a payload the
+    /// guard is taking or draining stays). A host that zeroes the mailboxes
+    /// before a new run (`Cluster::reset`) calls it: with the guards in
+    /// reset these writes wait in the stacks, and would land on the cleared
+    /// mailboxes, where the old model had landed them before the clear.
+    /// Returns how many were dropped (counted as abandoned).
+    pub fn discard_waiting_writes(&mut self) -> u64 {
+        let mut dropped = 0;
+        for rx in self.rx.iter_mut() {
+            let beats: usize = rx.waiting.iter().map(|w| w.words.div_ceil(16).max(1)).sum();
+            let keep = rx.beats.len().saturating_sub(beats);
+            rx.beats.truncate(keep);
+            dropped += rx.waiting.len() as u64;
+            rx.waiting.clear();
+            rx.cmds.clear();
+        }
+        self.stats.abandoned += dropped;
+        dropped
+    }
+
     /// `Delivery::Kernel`: replica `r`'s receive-path handshakes of `cycle`,
     /// and the guard's decisions as they show on the ports.
     fn observe_rx(&mut self, r: usize, inp: &KernelIn, out: &KernelOut, cycle: u64) {
