@@ -303,7 +303,9 @@ pub struct NetStats {
     pub disagreements: u64,
     pub disagreement_log: Vec<Disagreement>,
     /// `Delivery::Kernel`: writes whose command the guard took but a reset
-    /// abandoned before they reached AXI (neither written nor counted).
+    /// abandoned before they reached AXI (neither written nor counted), and
+    /// writes the stacks dropped at a mailbox clear
+    /// ([`Network::discard_waiting_writes`]).
     pub abandoned: u64,
 }
 
