@@ -2,7 +2,7 @@
 // Do not edit: change the Rust source and regenerate.
 
 
-module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready);
+module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,s_axis_rx_cmd_tdata,s_axis_rx_cmd_tvalid,s_axis_rx_cmd_tready,s_axis_rx_data_tdata,s_axis_rx_data_tkeep,s_axis_rx_data_tlast,s_axis_rx_data_tvalid,s_axis_rx_data_tready,m_axi_rx_awaddr,m_axi_rx_awlen,m_axi_rx_awsize,m_axi_rx_awburst,m_axi_rx_awvalid,m_axi_rx_awready,m_axi_rx_wdata,m_axi_rx_wstrb,m_axi_rx_wlast,m_axi_rx_wvalid,m_axi_rx_wready,m_axi_rx_bresp,m_axi_rx_bvalid,m_axi_rx_bready);
     
     // Module arguments
     input wire  ap_clk;
@@ -74,6 +74,28 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     output reg  m_axis_dec_tuser;
     output reg  m_axis_dec_tvalid;
     input wire  m_axis_dec_tready;
+    input wire  [95:0] s_axis_rx_cmd_tdata;
+    input wire  s_axis_rx_cmd_tvalid;
+    output reg  s_axis_rx_cmd_tready;
+    input wire  [511:0] s_axis_rx_data_tdata;
+    input wire  [63:0] s_axis_rx_data_tkeep;
+    input wire  s_axis_rx_data_tlast;
+    input wire  s_axis_rx_data_tvalid;
+    output reg  s_axis_rx_data_tready;
+    output reg  [63:0] m_axi_rx_awaddr;
+    output reg  [7:0] m_axi_rx_awlen;
+    output reg  [2:0] m_axi_rx_awsize;
+    output reg  [1:0] m_axi_rx_awburst;
+    output reg  m_axi_rx_awvalid;
+    input wire  m_axi_rx_awready;
+    output reg  [511:0] m_axi_rx_wdata;
+    output reg  [63:0] m_axi_rx_wstrb;
+    output reg  m_axi_rx_wlast;
+    output reg  m_axi_rx_wvalid;
+    input wire  m_axi_rx_wready;
+    input wire  [1:0] m_axi_rx_bresp;
+    input wire  m_axi_rx_bvalid;
+    output reg  m_axi_rx_bready;
     
     // Stub signals
     reg  protocol$clock;
@@ -255,6 +277,18 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [31:0] control$sts_write_errors;
     reg  [7:0] control$sts_error;
     reg  [7:0] control$sts_state;
+    reg  [31:0] control$sts_guard_accepted;
+    reg  [31:0] control$sts_guard_write_errors;
+    reg  [31:0] control$sts_guard_refused_unknown_qp;
+    reg  [31:0] control$sts_guard_refused_length;
+    reg  [31:0] control$sts_guard_refused_unaligned;
+    reg  [31:0] control$sts_guard_refused_outside;
+    reg  [31:0] control$sts_guard_refused_data;
+    reg  [31:0] control$sts_guard_refused_not_owner;
+    reg  [31:0] control$sts_guard_refused_not_leader;
+    reg  [31:0] control$sts_guard_refused_shape;
+    reg  [31:0] control$sts_guard_refused_unchecked;
+    reg  [255:0] control$sts_guard_refused_by;
     reg  [9:0] roce$cmd_qpn;
     reg  [63:0] roce$cmd_addr;
     reg  [7:0] roce$cmd_len;
@@ -267,6 +301,46 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [39:0] roce$cq_tdata;
     reg  roce$cq_tvalid;
     wire  roce$cq_tready;
+    reg  guard$clock;
+    reg  guard$rst_n;
+    reg  [63:0] guard$network_ptr;
+    reg  [7:0] guard$n;
+    reg  [7:0] guard$id;
+    reg  [79:0] guard$qpns;
+    reg  [95:0] guard$wr_cmd_tdata;
+    reg  guard$wr_cmd_tvalid;
+    wire  guard$wr_cmd_tready;
+    reg  [511:0] guard$wr_data_tdata;
+    reg  [63:0] guard$wr_data_tkeep;
+    reg  guard$wr_data_tlast;
+    reg  guard$wr_data_tvalid;
+    wire  guard$wr_data_tready;
+    wire  [63:0] guard$awaddr;
+    wire  [7:0] guard$awlen;
+    wire  [2:0] guard$awsize;
+    wire  [1:0] guard$awburst;
+    wire  guard$awvalid;
+    reg  guard$awready;
+    wire  [511:0] guard$wdata;
+    wire  [63:0] guard$wstrb;
+    wire  guard$wlast;
+    wire  guard$wvalid;
+    reg  guard$wready;
+    reg  [1:0] guard$bresp;
+    reg  guard$bvalid;
+    wire  guard$bready;
+    wire  [31:0] guard$sts_accepted;
+    wire  [31:0] guard$sts_write_errors;
+    wire  [31:0] guard$sts_refused_unknown_qp;
+    wire  [31:0] guard$sts_refused_length;
+    wire  [31:0] guard$sts_refused_unaligned;
+    wire  [31:0] guard$sts_refused_outside;
+    wire  [31:0] guard$sts_refused_data;
+    wire  [31:0] guard$sts_refused_not_owner;
+    wire  [31:0] guard$sts_refused_not_leader;
+    wire  [31:0] guard$sts_refused_shape;
+    wire  [31:0] guard$sts_refused_unchecked;
+    wire  [255:0] guard$sts_refused_by;
     
     // Sub module instances
     rhdl_ubft$protocol protocol(
@@ -456,7 +530,19 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_acks(control$sts_acks),
         .sts_write_errors(control$sts_write_errors),
         .sts_error(control$sts_error),
-        .sts_state(control$sts_state)
+        .sts_state(control$sts_state),
+        .sts_guard_accepted(control$sts_guard_accepted),
+        .sts_guard_write_errors(control$sts_guard_write_errors),
+        .sts_guard_refused_unknown_qp(control$sts_guard_refused_unknown_qp),
+        .sts_guard_refused_length(control$sts_guard_refused_length),
+        .sts_guard_refused_unaligned(control$sts_guard_refused_unaligned),
+        .sts_guard_refused_outside(control$sts_guard_refused_outside),
+        .sts_guard_refused_data(control$sts_guard_refused_data),
+        .sts_guard_refused_not_owner(control$sts_guard_refused_not_owner),
+        .sts_guard_refused_not_leader(control$sts_guard_refused_not_leader),
+        .sts_guard_refused_shape(control$sts_guard_refused_shape),
+        .sts_guard_refused_unchecked(control$sts_guard_refused_unchecked),
+        .sts_guard_refused_by(control$sts_guard_refused_by)
     );
     rhdl_ubft$roce roce(
         .cmd_qpn(roce$cmd_qpn),
@@ -471,6 +557,48 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .cq_tdata(roce$cq_tdata),
         .cq_tvalid(roce$cq_tvalid),
         .cq_tready(roce$cq_tready)
+    );
+    rhdl_ubft$guard guard(
+        .clock(guard$clock),
+        .rst_n(guard$rst_n),
+        .network_ptr(guard$network_ptr),
+        .n(guard$n),
+        .id(guard$id),
+        .qpns(guard$qpns),
+        .wr_cmd_tdata(guard$wr_cmd_tdata),
+        .wr_cmd_tvalid(guard$wr_cmd_tvalid),
+        .wr_cmd_tready(guard$wr_cmd_tready),
+        .wr_data_tdata(guard$wr_data_tdata),
+        .wr_data_tkeep(guard$wr_data_tkeep),
+        .wr_data_tlast(guard$wr_data_tlast),
+        .wr_data_tvalid(guard$wr_data_tvalid),
+        .wr_data_tready(guard$wr_data_tready),
+        .awaddr(guard$awaddr),
+        .awlen(guard$awlen),
+        .awsize(guard$awsize),
+        .awburst(guard$awburst),
+        .awvalid(guard$awvalid),
+        .awready(guard$awready),
+        .wdata(guard$wdata),
+        .wstrb(guard$wstrb),
+        .wlast(guard$wlast),
+        .wvalid(guard$wvalid),
+        .wready(guard$wready),
+        .bresp(guard$bresp),
+        .bvalid(guard$bvalid),
+        .bready(guard$bready),
+        .sts_accepted(guard$sts_accepted),
+        .sts_write_errors(guard$sts_write_errors),
+        .sts_refused_unknown_qp(guard$sts_refused_unknown_qp),
+        .sts_refused_length(guard$sts_refused_length),
+        .sts_refused_unaligned(guard$sts_refused_unaligned),
+        .sts_refused_outside(guard$sts_refused_outside),
+        .sts_refused_data(guard$sts_refused_data),
+        .sts_refused_not_owner(guard$sts_refused_not_owner),
+        .sts_refused_not_leader(guard$sts_refused_not_leader),
+        .sts_refused_shape(guard$sts_refused_shape),
+        .sts_refused_unchecked(guard$sts_refused_unchecked),
+        .sts_refused_by(guard$sts_refused_by)
     );
     
     // Update code
@@ -590,6 +718,34 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         roce$cq_tdata = s_axis_cq_tdata;
         roce$cq_tvalid = s_axis_cq_tvalid;
         s_axis_cq_tready = roce$cq_tready;
+        guard$clock = ap_clk;
+        guard$rst_n = ap_rst_n;
+        guard$network_ptr = control$network_ptr;
+        guard$n = control$n;
+        guard$id = control$id;
+        guard$qpns = control$qpns;
+        guard$wr_cmd_tdata = s_axis_rx_cmd_tdata;
+        guard$wr_cmd_tvalid = s_axis_rx_cmd_tvalid;
+        s_axis_rx_cmd_tready = guard$wr_cmd_tready;
+        guard$wr_data_tdata = s_axis_rx_data_tdata;
+        guard$wr_data_tkeep = s_axis_rx_data_tkeep;
+        guard$wr_data_tlast = s_axis_rx_data_tlast;
+        guard$wr_data_tvalid = s_axis_rx_data_tvalid;
+        s_axis_rx_data_tready = guard$wr_data_tready;
+        m_axi_rx_awaddr = guard$awaddr;
+        m_axi_rx_awlen = guard$awlen;
+        m_axi_rx_awsize = guard$awsize;
+        m_axi_rx_awburst = guard$awburst;
+        m_axi_rx_awvalid = guard$awvalid;
+        guard$awready = m_axi_rx_awready;
+        m_axi_rx_wdata = guard$wdata;
+        m_axi_rx_wstrb = guard$wstrb;
+        m_axi_rx_wlast = guard$wlast;
+        m_axi_rx_wvalid = guard$wvalid;
+        guard$wready = m_axi_rx_wready;
+        guard$bresp = m_axi_rx_bresp;
+        guard$bvalid = m_axi_rx_bvalid;
+        m_axi_rx_bready = guard$bready;
         protocol$prop_tdata = s_axis_prop_tdata;
         protocol$prop_tvalid = s_axis_prop_tvalid;
         s_axis_prop_tready = protocol$prop_tready;
@@ -610,6 +766,18 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         control$sts_write_errors = broadcast$write_errors;
         control$sts_error = protocol$sts_error;
         control$sts_state = protocol$sts_state;
+        control$sts_guard_accepted = guard$sts_accepted;
+        control$sts_guard_write_errors = guard$sts_write_errors;
+        control$sts_guard_refused_unknown_qp = guard$sts_refused_unknown_qp;
+        control$sts_guard_refused_length = guard$sts_refused_length;
+        control$sts_guard_refused_unaligned = guard$sts_refused_unaligned;
+        control$sts_guard_refused_outside = guard$sts_refused_outside;
+        control$sts_guard_refused_data = guard$sts_refused_data;
+        control$sts_guard_refused_not_owner = guard$sts_refused_not_owner;
+        control$sts_guard_refused_not_leader = guard$sts_refused_not_leader;
+        control$sts_guard_refused_shape = guard$sts_refused_shape;
+        control$sts_guard_refused_unchecked = guard$sts_refused_unchecked;
+        control$sts_guard_refused_by = guard$sts_refused_by;
     end
     
 endmodule // top
@@ -1142,7 +1310,7 @@ module rhdl_ubft$broadcast$wstrb_q(d,q,clock);
 endmodule // rhdl_ubft$broadcast$wstrb_q
 
 
-module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,ap_start,network_ptr,id,n,wait_polls,slots,qpns,ap_done,ap_idle,ap_ready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state);
+module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,ap_start,network_ptr,id,n,wait_polls,slots,qpns,ap_done,ap_idle,ap_ready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state,sts_guard_accepted,sts_guard_write_errors,sts_guard_refused_unknown_qp,sts_guard_refused_length,sts_guard_refused_unaligned,sts_guard_refused_outside,sts_guard_refused_data,sts_guard_refused_not_owner,sts_guard_refused_not_leader,sts_guard_refused_shape,sts_guard_refused_unchecked,sts_guard_refused_by);
     
     // Module arguments
     input wire  clock;
@@ -1188,6 +1356,18 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
     input wire  [31:0] sts_write_errors;
     input wire  [7:0] sts_error;
     input wire  [7:0] sts_state;
+    input wire  [31:0] sts_guard_accepted;
+    input wire  [31:0] sts_guard_write_errors;
+    input wire  [31:0] sts_guard_refused_unknown_qp;
+    input wire  [31:0] sts_guard_refused_length;
+    input wire  [31:0] sts_guard_refused_unaligned;
+    input wire  [31:0] sts_guard_refused_outside;
+    input wire  [31:0] sts_guard_refused_data;
+    input wire  [31:0] sts_guard_refused_not_owner;
+    input wire  [31:0] sts_guard_refused_not_leader;
+    input wire  [31:0] sts_guard_refused_shape;
+    input wire  [31:0] sts_guard_refused_unchecked;
+    input wire  [255:0] sts_guard_refused_by;
     
     // Constant declarations
     localparam  a_ctrl = 12'h0;
@@ -1215,6 +1395,19 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
     localparam  a_write_errors = 12'h70;
     localparam  a_error = 12'h74;
     localparam  a_state = 12'h78;
+    localparam  a_guard_accepted = 12'h7c;
+    localparam  a_guard_write_errors = 12'h80;
+    localparam  a_guard_refused_unknown_qp = 12'h84;
+    localparam  a_guard_refused_length = 12'h88;
+    localparam  a_guard_refused_unaligned = 12'h8c;
+    localparam  a_guard_refused_outside = 12'h90;
+    localparam  a_guard_refused_data = 12'h94;
+    localparam  a_guard_refused_not_owner = 12'h98;
+    localparam  a_guard_refused_not_leader = 12'h9c;
+    localparam  a_guard_refused_shape = 12'ha0;
+    localparam  a_guard_refused_unchecked = 12'ha4;
+    localparam  a_guard_by = 12'ha8;
+    localparam  a_guard_by_end = 12'hc8;
     localparam  qpn_mask = 80'h3ff;
     
     // Stub signals
@@ -1299,6 +1492,7 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
     reg  [31:0] wq;
     reg  [1:0] isr_n;
     reg  [31:0] rmux;
+    reg  [7:0] gsh;
     
     // Sub module instances
     rhdl_ubft$control$aw_full aw_full(
@@ -1659,6 +1853,43 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
         end
         if (ra == a_state) begin
             rmux = ((sts_state) & 32'hffffffff);
+        end
+        if (ra == a_guard_accepted) begin
+            rmux = sts_guard_accepted;
+        end
+        if (ra == a_guard_write_errors) begin
+            rmux = sts_guard_write_errors;
+        end
+        if (ra == a_guard_refused_unknown_qp) begin
+            rmux = sts_guard_refused_unknown_qp;
+        end
+        if (ra == a_guard_refused_length) begin
+            rmux = sts_guard_refused_length;
+        end
+        if (ra == a_guard_refused_unaligned) begin
+            rmux = sts_guard_refused_unaligned;
+        end
+        if (ra == a_guard_refused_outside) begin
+            rmux = sts_guard_refused_outside;
+        end
+        if (ra == a_guard_refused_data) begin
+            rmux = sts_guard_refused_data;
+        end
+        if (ra == a_guard_refused_not_owner) begin
+            rmux = sts_guard_refused_not_owner;
+        end
+        if (ra == a_guard_refused_not_leader) begin
+            rmux = sts_guard_refused_not_leader;
+        end
+        if (ra == a_guard_refused_shape) begin
+            rmux = sts_guard_refused_shape;
+        end
+        if (ra == a_guard_refused_unchecked) begin
+            rmux = sts_guard_refused_unchecked;
+        end
+        gsh = ((((ra - a_guard_by) >> 32'h2) << 32'h5) & 8'hff);
+        if ((ra >= a_guard_by) & (ra < a_guard_by_end)) begin
+            rmux = sts_guard_refused_by[(gsh)+:(32)];
         end
         if (ar_hs) begin
             rvalid_q$d = 1'b1;
@@ -2432,6 +2663,6557 @@ module rhdl_ubft$fetch$state(d,q,clock);
     end
           
 endmodule // rhdl_ubft$fetch$state
+
+
+module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tvalid,wr_cmd_tready,wr_data_tdata,wr_data_tkeep,wr_data_tlast,wr_data_tvalid,wr_data_tready,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,sts_accepted,sts_write_errors,sts_refused_unknown_qp,sts_refused_length,sts_refused_unaligned,sts_refused_outside,sts_refused_data,sts_refused_not_owner,sts_refused_not_leader,sts_refused_shape,sts_refused_unchecked,sts_refused_by);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [63:0] network_ptr;
+    input wire  [7:0] n;
+    input wire  [7:0] id;
+    input wire  [79:0] qpns;
+    input wire  [95:0] wr_cmd_tdata;
+    input wire  wr_cmd_tvalid;
+    output reg  wr_cmd_tready;
+    input wire  [511:0] wr_data_tdata;
+    input wire  [63:0] wr_data_tkeep;
+    input wire  wr_data_tlast;
+    input wire  wr_data_tvalid;
+    output reg  wr_data_tready;
+    output reg  [63:0] awaddr;
+    output reg  [7:0] awlen;
+    output reg  [2:0] awsize;
+    output reg  [1:0] awburst;
+    output reg  awvalid;
+    input wire  awready;
+    output reg  [511:0] wdata;
+    output reg  [63:0] wstrb;
+    output reg  wlast;
+    output reg  wvalid;
+    input wire  wready;
+    input wire  [1:0] bresp;
+    input wire  bvalid;
+    output reg  bready;
+    output reg  [31:0] sts_accepted;
+    output reg  [31:0] sts_write_errors;
+    output reg  [31:0] sts_refused_unknown_qp;
+    output reg  [31:0] sts_refused_length;
+    output reg  [31:0] sts_refused_unaligned;
+    output reg  [31:0] sts_refused_outside;
+    output reg  [31:0] sts_refused_data;
+    output reg  [31:0] sts_refused_not_owner;
+    output reg  [31:0] sts_refused_not_leader;
+    output reg  [31:0] sts_refused_shape;
+    output reg  [31:0] sts_refused_unchecked;
+    output reg  [255:0] sts_refused_by;
+    
+    // Constant declarations
+    localparam  at_vaddr = 8'h0;
+    localparam  at_len = 8'h30;
+    localparam  at_strm = 8'h4d;
+    localparam  at_host = 8'h4f;
+    localparam  at_dest = 8'h50;
+    localparam  at_qpn = 8'h54;
+    localparam  ids = 64'h706050403020100;
+    localparam  reason_ids = 64'h987654321;
+    localparam  beat_ids = 1024'h3f003e003d003c003b003a0039003800370036003500340033003200310030002f002e002d002c002b002a0029002800270026002500240023002200210020001f001e001d001c001b001a0019001800170016001500140013001200110010000f000e000d000c000b000a0009000800070006000500040003000200010000;
+    localparam  end_bytes = 64'h365f540;
+    localparam  max_bytes = 32'h40;
+    localparam  ready_age = 4'h5;
+    localparam  c_length = 4'h2;
+    localparam  c_unknown = 4'h1;
+    localparam  c_unaligned = 4'h3;
+    localparam  c_outside = 4'h4;
+    localparam  c_data = 4'h5;
+    localparam  c_not_owner = 4'h6;
+    localparam  c_not_leader = 4'h7;
+    localparam  ones = 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
+    localparam  ones64 = 64'hffffffffffffffff;
+    localparam  mask32 = 256'hffffffff;
+    localparam  beat_mask = 64'hffffffffffffffc0;
+    localparam  size = 3'b110;
+    localparam  burst = 2'b1;
+    
+    // Enums
+    localparam GuardState$Idle = 0;
+    localparam GuardState$Collect = 1;
+    localparam GuardState$Drain = 2;
+    localparam GuardState$Check = 3;
+    localparam GuardState$Leader = 4;
+    localparam GuardState$Write = 5;
+    
+    // Stub signals
+    reg  rows$0$clock;
+    reg  [31:0] rows$0$word;
+    reg  [15:0] rows$0$words;
+    reg  [7:0] rows$0$sender;
+    wire  rows$0$hit;
+    wire  rows$0$pass;
+    wire  rows$0$leader;
+    wire  [3:0] rows$0$code;
+    wire  [15:0] rows$0$vidx;
+    reg  rows$1$clock;
+    reg  [31:0] rows$1$word;
+    reg  [15:0] rows$1$words;
+    reg  [7:0] rows$1$sender;
+    wire  rows$1$hit;
+    wire  rows$1$pass;
+    wire  rows$1$leader;
+    wire  [3:0] rows$1$code;
+    wire  [15:0] rows$1$vidx;
+    reg  rows$2$clock;
+    reg  [31:0] rows$2$word;
+    reg  [15:0] rows$2$words;
+    reg  [7:0] rows$2$sender;
+    wire  rows$2$hit;
+    wire  rows$2$pass;
+    wire  rows$2$leader;
+    wire  [3:0] rows$2$code;
+    wire  [15:0] rows$2$vidx;
+    reg  rows$3$clock;
+    reg  [31:0] rows$3$word;
+    reg  [15:0] rows$3$words;
+    reg  [7:0] rows$3$sender;
+    wire  rows$3$hit;
+    wire  rows$3$pass;
+    wire  rows$3$leader;
+    wire  [3:0] rows$3$code;
+    wire  [15:0] rows$3$vidx;
+    reg  rows$4$clock;
+    reg  [31:0] rows$4$word;
+    reg  [15:0] rows$4$words;
+    reg  [7:0] rows$4$sender;
+    wire  rows$4$hit;
+    wire  rows$4$pass;
+    wire  rows$4$leader;
+    wire  [3:0] rows$4$code;
+    wire  [15:0] rows$4$vidx;
+    reg  rows$5$clock;
+    reg  [31:0] rows$5$word;
+    reg  [15:0] rows$5$words;
+    reg  [7:0] rows$5$sender;
+    wire  rows$5$hit;
+    wire  rows$5$pass;
+    wire  rows$5$leader;
+    wire  [3:0] rows$5$code;
+    wire  [15:0] rows$5$vidx;
+    reg  rows$6$clock;
+    reg  [31:0] rows$6$word;
+    reg  [15:0] rows$6$words;
+    reg  [7:0] rows$6$sender;
+    wire  rows$6$hit;
+    wire  rows$6$pass;
+    wire  rows$6$leader;
+    wire  [3:0] rows$6$code;
+    wire  [15:0] rows$6$vidx;
+    reg  rows$7$clock;
+    reg  [31:0] rows$7$word;
+    reg  [15:0] rows$7$words;
+    reg  [7:0] rows$7$sender;
+    wire  rows$7$hit;
+    wire  rows$7$pass;
+    wire  rows$7$leader;
+    wire  [3:0] rows$7$code;
+    wire  [15:0] rows$7$vidx;
+    reg  rows$8$clock;
+    reg  [31:0] rows$8$word;
+    reg  [15:0] rows$8$words;
+    reg  [7:0] rows$8$sender;
+    wire  rows$8$hit;
+    wire  rows$8$pass;
+    wire  rows$8$leader;
+    wire  [3:0] rows$8$code;
+    wire  [15:0] rows$8$vidx;
+    reg  rows$9$clock;
+    reg  [31:0] rows$9$word;
+    reg  [15:0] rows$9$words;
+    reg  [7:0] rows$9$sender;
+    wire  rows$9$hit;
+    wire  rows$9$pass;
+    wire  rows$9$leader;
+    wire  [3:0] rows$9$code;
+    wire  [15:0] rows$9$vidx;
+    reg  rows$10$clock;
+    reg  [31:0] rows$10$word;
+    reg  [15:0] rows$10$words;
+    reg  [7:0] rows$10$sender;
+    wire  rows$10$hit;
+    wire  rows$10$pass;
+    wire  rows$10$leader;
+    wire  [3:0] rows$10$code;
+    wire  [15:0] rows$10$vidx;
+    reg  [2:0] state$d;
+    wire  [2:0] state$q;
+    reg  state$clock;
+    reg  [63:0] vaddr_q$d;
+    wire  [63:0] vaddr_q$q;
+    reg  vaddr_q$clock;
+    reg  [31:0] len_q$d;
+    wire  [31:0] len_q$q;
+    reg  len_q$clock;
+    reg  [9:0] qpn_q$d;
+    wire  [9:0] qpn_q$q;
+    reg  qpn_q$clock;
+    reg  high_q$d;
+    wire  high_q$q;
+    reg  high_q$clock;
+    reg  [3:0] age$d;
+    wire  [3:0] age$q;
+    reg  age$clock;
+    reg  [31:0] word_q$d;
+    wire  [31:0] word_q$q;
+    reg  word_q$clock;
+    reg  [15:0] words_q$d;
+    wire  [15:0] words_q$q;
+    reg  words_q$clock;
+    reg  [7:0] sender_q$d;
+    wire  [7:0] sender_q$q;
+    reg  sender_q$clock;
+    reg  known_q$d;
+    wire  known_q$q;
+    reg  known_q$clock;
+    reg  [3:0] mal_q$d;
+    wire  [3:0] mal_q$q;
+    reg  mal_q$clock;
+    reg  [511:0] buf$0$d;
+    wire  [511:0] buf$0$q;
+    reg  buf$0$clock;
+    reg  [63:0] csel$d;
+    wire  [63:0] csel$q;
+    reg  csel$clock;
+    reg  [7:0] beat_n$d;
+    wire  [7:0] beat_n$q;
+    reg  beat_n$clock;
+    reg  data_bad$d;
+    wire  data_bad$q;
+    reg  data_bad$clock;
+    reg  [31:0] vsh$d;
+    wire  [31:0] vsh$q;
+    reg  vsh$clock;
+    reg  [8:0] rem$d;
+    wire  [8:0] rem$q;
+    reg  rem$clock;
+    reg  [3:0] step$d;
+    wire  [3:0] step$q;
+    reg  step$clock;
+    reg  [63:0] wad$d;
+    wire  [63:0] wad$q;
+    reg  wad$clock;
+    reg  [31:0] wrem$d;
+    wire  [31:0] wrem$q;
+    reg  wrem$clock;
+    reg  [63:0] wsel$d;
+    wire  [63:0] wsel$q;
+    reg  wsel$clock;
+    reg  first$d;
+    wire  first$q;
+    reg  first$clock;
+    reg  aw_done$d;
+    wire  aw_done$q;
+    reg  aw_done$clock;
+    reg  w_done$d;
+    wire  w_done$q;
+    reg  w_done$clock;
+    reg  [31:0] accepted_q$d;
+    wire  [31:0] accepted_q$q;
+    reg  accepted_q$clock;
+    reg  [31:0] werr_q$d;
+    wire  [31:0] werr_q$q;
+    reg  werr_q$clock;
+    reg  [31:0] refused_q$0$d;
+    wire  [31:0] refused_q$0$q;
+    reg  refused_q$0$clock;
+    reg  [31:0] refused_q$1$d;
+    wire  [31:0] refused_q$1$q;
+    reg  refused_q$1$clock;
+    reg  [31:0] refused_q$2$d;
+    wire  [31:0] refused_q$2$q;
+    reg  refused_q$2$clock;
+    reg  [31:0] refused_q$3$d;
+    wire  [31:0] refused_q$3$q;
+    reg  refused_q$3$clock;
+    reg  [31:0] refused_q$4$d;
+    wire  [31:0] refused_q$4$q;
+    reg  refused_q$4$clock;
+    reg  [31:0] refused_q$5$d;
+    wire  [31:0] refused_q$5$q;
+    reg  refused_q$5$clock;
+    reg  [31:0] refused_q$6$d;
+    wire  [31:0] refused_q$6$q;
+    reg  refused_q$6$clock;
+    reg  [31:0] refused_q$7$d;
+    wire  [31:0] refused_q$7$q;
+    reg  refused_q$7$clock;
+    reg  [31:0] refused_q$8$d;
+    wire  [31:0] refused_q$8$q;
+    reg  refused_q$8$clock;
+    reg  [255:0] by_q$d;
+    wire  [255:0] by_q$q;
+    reg  by_q$clock;
+    
+    // Local signals
+    reg  [63:0] diff;
+    reg  found;
+    reg  [7:0] who;
+    reg  [3:0] mal;
+    reg  [3:0] lane;
+    reg  [7:0] expect_m1;
+    reg  [511:0] rot1;
+    reg  [511:0] rot2;
+    reg  [1:0] lane_lo;
+    reg  [1:0] lane_hi;
+    reg  r_hit;
+    reg  r_pass;
+    reg  r_leader;
+    reg  [3:0] r_code;
+    reg  [15:0] r_vidx;
+    reg  [511:0] vbeat;
+    reg  [3:0] vlane;
+    reg  [8:0] vword;
+    reg  [31:0] view;
+    reg  [8:0] n9;
+    reg  [8:0] t1;
+    reg  [8:0] m1;
+    reg  [8:0] t2;
+    reg  [8:0] m2;
+    reg  [8:0] t3;
+    reg  [8:0] m3;
+    reg  [8:0] t4;
+    reg  [8:0] m4;
+    reg  [511:0] cur;
+    reg  [511:0] prev;
+    reg  [511:0] lane_mask;
+    reg  [6:0] lo;
+    reg  [6:0] hi;
+    reg  refuse;
+    reg  [3:0] why;
+    reg  [15:0] by_off;
+    reg  [31:0] by_field;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$0 rows$0(
+        .clock(rows$0$clock),
+        .word(rows$0$word),
+        .words(rows$0$words),
+        .sender(rows$0$sender),
+        .hit(rows$0$hit),
+        .pass(rows$0$pass),
+        .leader(rows$0$leader),
+        .code(rows$0$code),
+        .vidx(rows$0$vidx)
+    );
+    rhdl_ubft$guard$rows$1 rows$1(
+        .clock(rows$1$clock),
+        .word(rows$1$word),
+        .words(rows$1$words),
+        .sender(rows$1$sender),
+        .hit(rows$1$hit),
+        .pass(rows$1$pass),
+        .leader(rows$1$leader),
+        .code(rows$1$code),
+        .vidx(rows$1$vidx)
+    );
+    rhdl_ubft$guard$rows$2 rows$2(
+        .clock(rows$2$clock),
+        .word(rows$2$word),
+        .words(rows$2$words),
+        .sender(rows$2$sender),
+        .hit(rows$2$hit),
+        .pass(rows$2$pass),
+        .leader(rows$2$leader),
+        .code(rows$2$code),
+        .vidx(rows$2$vidx)
+    );
+    rhdl_ubft$guard$rows$3 rows$3(
+        .clock(rows$3$clock),
+        .word(rows$3$word),
+        .words(rows$3$words),
+        .sender(rows$3$sender),
+        .hit(rows$3$hit),
+        .pass(rows$3$pass),
+        .leader(rows$3$leader),
+        .code(rows$3$code),
+        .vidx(rows$3$vidx)
+    );
+    rhdl_ubft$guard$rows$4 rows$4(
+        .clock(rows$4$clock),
+        .word(rows$4$word),
+        .words(rows$4$words),
+        .sender(rows$4$sender),
+        .hit(rows$4$hit),
+        .pass(rows$4$pass),
+        .leader(rows$4$leader),
+        .code(rows$4$code),
+        .vidx(rows$4$vidx)
+    );
+    rhdl_ubft$guard$rows$5 rows$5(
+        .clock(rows$5$clock),
+        .word(rows$5$word),
+        .words(rows$5$words),
+        .sender(rows$5$sender),
+        .hit(rows$5$hit),
+        .pass(rows$5$pass),
+        .leader(rows$5$leader),
+        .code(rows$5$code),
+        .vidx(rows$5$vidx)
+    );
+    rhdl_ubft$guard$rows$6 rows$6(
+        .clock(rows$6$clock),
+        .word(rows$6$word),
+        .words(rows$6$words),
+        .sender(rows$6$sender),
+        .hit(rows$6$hit),
+        .pass(rows$6$pass),
+        .leader(rows$6$leader),
+        .code(rows$6$code),
+        .vidx(rows$6$vidx)
+    );
+    rhdl_ubft$guard$rows$7 rows$7(
+        .clock(rows$7$clock),
+        .word(rows$7$word),
+        .words(rows$7$words),
+        .sender(rows$7$sender),
+        .hit(rows$7$hit),
+        .pass(rows$7$pass),
+        .leader(rows$7$leader),
+        .code(rows$7$code),
+        .vidx(rows$7$vidx)
+    );
+    rhdl_ubft$guard$rows$8 rows$8(
+        .clock(rows$8$clock),
+        .word(rows$8$word),
+        .words(rows$8$words),
+        .sender(rows$8$sender),
+        .hit(rows$8$hit),
+        .pass(rows$8$pass),
+        .leader(rows$8$leader),
+        .code(rows$8$code),
+        .vidx(rows$8$vidx)
+    );
+    rhdl_ubft$guard$rows$9 rows$9(
+        .clock(rows$9$clock),
+        .word(rows$9$word),
+        .words(rows$9$words),
+        .sender(rows$9$sender),
+        .hit(rows$9$hit),
+        .pass(rows$9$pass),
+        .leader(rows$9$leader),
+        .code(rows$9$code),
+        .vidx(rows$9$vidx)
+    );
+    rhdl_ubft$guard$rows$10 rows$10(
+        .clock(rows$10$clock),
+        .word(rows$10$word),
+        .words(rows$10$words),
+        .sender(rows$10$sender),
+        .hit(rows$10$hit),
+        .pass(rows$10$pass),
+        .leader(rows$10$leader),
+        .code(rows$10$code),
+        .vidx(rows$10$vidx)
+    );
+    rhdl_ubft$guard$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$guard$vaddr_q vaddr_q(
+        .d(vaddr_q$d),
+        .q(vaddr_q$q),
+        .clock(vaddr_q$clock)
+    );
+    rhdl_ubft$guard$len_q len_q(
+        .d(len_q$d),
+        .q(len_q$q),
+        .clock(len_q$clock)
+    );
+    rhdl_ubft$guard$qpn_q qpn_q(
+        .d(qpn_q$d),
+        .q(qpn_q$q),
+        .clock(qpn_q$clock)
+    );
+    rhdl_ubft$guard$high_q high_q(
+        .d(high_q$d),
+        .q(high_q$q),
+        .clock(high_q$clock)
+    );
+    rhdl_ubft$guard$age age(
+        .d(age$d),
+        .q(age$q),
+        .clock(age$clock)
+    );
+    rhdl_ubft$guard$word_q word_q(
+        .d(word_q$d),
+        .q(word_q$q),
+        .clock(word_q$clock)
+    );
+    rhdl_ubft$guard$words_q words_q(
+        .d(words_q$d),
+        .q(words_q$q),
+        .clock(words_q$clock)
+    );
+    rhdl_ubft$guard$sender_q sender_q(
+        .d(sender_q$d),
+        .q(sender_q$q),
+        .clock(sender_q$clock)
+    );
+    rhdl_ubft$guard$known_q known_q(
+        .d(known_q$d),
+        .q(known_q$q),
+        .clock(known_q$clock)
+    );
+    rhdl_ubft$guard$mal_q mal_q(
+        .d(mal_q$d),
+        .q(mal_q$q),
+        .clock(mal_q$clock)
+    );
+    rhdl_ubft$guard$buf$0 buf$0(
+        .d(buf$0$d),
+        .q(buf$0$q),
+        .clock(buf$0$clock)
+    );
+    rhdl_ubft$guard$csel csel(
+        .d(csel$d),
+        .q(csel$q),
+        .clock(csel$clock)
+    );
+    rhdl_ubft$guard$beat_n beat_n(
+        .d(beat_n$d),
+        .q(beat_n$q),
+        .clock(beat_n$clock)
+    );
+    rhdl_ubft$guard$data_bad data_bad(
+        .d(data_bad$d),
+        .q(data_bad$q),
+        .clock(data_bad$clock)
+    );
+    rhdl_ubft$guard$vsh vsh(
+        .d(vsh$d),
+        .q(vsh$q),
+        .clock(vsh$clock)
+    );
+    rhdl_ubft$guard$rem rem(
+        .d(rem$d),
+        .q(rem$q),
+        .clock(rem$clock)
+    );
+    rhdl_ubft$guard$step step(
+        .d(step$d),
+        .q(step$q),
+        .clock(step$clock)
+    );
+    rhdl_ubft$guard$wad wad(
+        .d(wad$d),
+        .q(wad$q),
+        .clock(wad$clock)
+    );
+    rhdl_ubft$guard$wrem wrem(
+        .d(wrem$d),
+        .q(wrem$q),
+        .clock(wrem$clock)
+    );
+    rhdl_ubft$guard$wsel wsel(
+        .d(wsel$d),
+        .q(wsel$q),
+        .clock(wsel$clock)
+    );
+    rhdl_ubft$guard$first first(
+        .d(first$d),
+        .q(first$q),
+        .clock(first$clock)
+    );
+    rhdl_ubft$guard$aw_done aw_done(
+        .d(aw_done$d),
+        .q(aw_done$q),
+        .clock(aw_done$clock)
+    );
+    rhdl_ubft$guard$w_done w_done(
+        .d(w_done$d),
+        .q(w_done$q),
+        .clock(w_done$clock)
+    );
+    rhdl_ubft$guard$accepted_q accepted_q(
+        .d(accepted_q$d),
+        .q(accepted_q$q),
+        .clock(accepted_q$clock)
+    );
+    rhdl_ubft$guard$werr_q werr_q(
+        .d(werr_q$d),
+        .q(werr_q$q),
+        .clock(werr_q$clock)
+    );
+    rhdl_ubft$guard$refused_q$0 refused_q$0(
+        .d(refused_q$0$d),
+        .q(refused_q$0$q),
+        .clock(refused_q$0$clock)
+    );
+    rhdl_ubft$guard$refused_q$1 refused_q$1(
+        .d(refused_q$1$d),
+        .q(refused_q$1$q),
+        .clock(refused_q$1$clock)
+    );
+    rhdl_ubft$guard$refused_q$2 refused_q$2(
+        .d(refused_q$2$d),
+        .q(refused_q$2$q),
+        .clock(refused_q$2$clock)
+    );
+    rhdl_ubft$guard$refused_q$3 refused_q$3(
+        .d(refused_q$3$d),
+        .q(refused_q$3$q),
+        .clock(refused_q$3$clock)
+    );
+    rhdl_ubft$guard$refused_q$4 refused_q$4(
+        .d(refused_q$4$d),
+        .q(refused_q$4$q),
+        .clock(refused_q$4$clock)
+    );
+    rhdl_ubft$guard$refused_q$5 refused_q$5(
+        .d(refused_q$5$d),
+        .q(refused_q$5$q),
+        .clock(refused_q$5$clock)
+    );
+    rhdl_ubft$guard$refused_q$6 refused_q$6(
+        .d(refused_q$6$d),
+        .q(refused_q$6$q),
+        .clock(refused_q$6$clock)
+    );
+    rhdl_ubft$guard$refused_q$7 refused_q$7(
+        .d(refused_q$7$d),
+        .q(refused_q$7$q),
+        .clock(refused_q$7$clock)
+    );
+    rhdl_ubft$guard$refused_q$8 refused_q$8(
+        .d(refused_q$8$d),
+        .q(refused_q$8$q),
+        .clock(refused_q$8$clock)
+    );
+    rhdl_ubft$guard$by_q by_q(
+        .d(by_q$d),
+        .q(by_q$q),
+        .clock(by_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        vaddr_q$clock = clock;
+        len_q$clock = clock;
+        qpn_q$clock = clock;
+        high_q$clock = clock;
+        age$clock = clock;
+        word_q$clock = clock;
+        words_q$clock = clock;
+        sender_q$clock = clock;
+        known_q$clock = clock;
+        mal_q$clock = clock;
+        csel$clock = clock;
+        beat_n$clock = clock;
+        data_bad$clock = clock;
+        vsh$clock = clock;
+        rem$clock = clock;
+        step$clock = clock;
+        wad$clock = clock;
+        wrem$clock = clock;
+        wsel$clock = clock;
+        first$clock = clock;
+        aw_done$clock = clock;
+        w_done$clock = clock;
+        accepted_q$clock = clock;
+        werr_q$clock = clock;
+        by_q$clock = clock;
+        state$d = state$q;
+        vaddr_q$d = vaddr_q$q;
+        len_q$d = len_q$q;
+        qpn_q$d = qpn_q$q;
+        high_q$d = high_q$q;
+        age$d = age$q;
+        word_q$d = word_q$q;
+        words_q$d = words_q$q;
+        sender_q$d = sender_q$q;
+        known_q$d = known_q$q;
+        mal_q$d = mal_q$q;
+        csel$d = csel$q;
+        beat_n$d = beat_n$q;
+        data_bad$d = data_bad$q;
+        vsh$d = vsh$q;
+        rem$d = rem$q;
+        step$d = step$q;
+        wad$d = wad$q;
+        wrem$d = wrem$q;
+        wsel$d = wsel$q;
+        first$d = first$q;
+        aw_done$d = aw_done$q;
+        w_done$d = w_done$q;
+        accepted_q$d = accepted_q$q;
+        werr_q$d = werr_q$q;
+        by_q$d = by_q$q;
+        buf$0$clock = clock;
+        buf$0$d = buf$0$q;
+        refused_q$0$clock = clock;
+        refused_q$0$d = refused_q$0$q;
+        refused_q$1$clock = clock;
+        refused_q$1$d = refused_q$1$q;
+        refused_q$2$clock = clock;
+        refused_q$2$d = refused_q$2$q;
+        refused_q$3$clock = clock;
+        refused_q$3$d = refused_q$3$q;
+        refused_q$4$clock = clock;
+        refused_q$4$d = refused_q$4$q;
+        refused_q$5$clock = clock;
+        refused_q$5$d = refused_q$5$q;
+        refused_q$6$clock = clock;
+        refused_q$6$d = refused_q$6$q;
+        refused_q$7$clock = clock;
+        refused_q$7$d = refused_q$7$q;
+        refused_q$8$clock = clock;
+        refused_q$8$d = refused_q$8$q;
+        diff = vaddr_q$q - network_ptr;
+        found = 1'b0;
+        who = 32'h0;
+        if (~found & (ids[(0 * 32'h8)+:(8)] < n) & (ids[(0 * 32'h8)+:(8)] != id) & (qpns[(0 * 32'ha)+:(10)] == qpn_q$q)) begin
+            found = 1'b1;
+            who = ids[(0 * 32'h8)+:(8)];
+        end
+        if (~found & (ids[(1 * 32'h8)+:(8)] < n) & (ids[(1 * 32'h8)+:(8)] != id) & (qpns[(1 * 32'ha)+:(10)] == qpn_q$q)) begin
+            found = 1'b1;
+            who = ids[(1 * 32'h8)+:(8)];
+        end
+        if (~found & (ids[(2 * 32'h8)+:(8)] < n) & (ids[(2 * 32'h8)+:(8)] != id) & (qpns[(2 * 32'ha)+:(10)] == qpn_q$q)) begin
+            found = 1'b1;
+            who = ids[(2 * 32'h8)+:(8)];
+        end
+        if (~found & (ids[(3 * 32'h8)+:(8)] < n) & (ids[(3 * 32'h8)+:(8)] != id) & (qpns[(3 * 32'ha)+:(10)] == qpn_q$q)) begin
+            found = 1'b1;
+            who = ids[(3 * 32'h8)+:(8)];
+        end
+        if (~found & (ids[(4 * 32'h8)+:(8)] < n) & (ids[(4 * 32'h8)+:(8)] != id) & (qpns[(4 * 32'ha)+:(10)] == qpn_q$q)) begin
+            found = 1'b1;
+            who = ids[(4 * 32'h8)+:(8)];
+        end
+        if (~found & (ids[(5 * 32'h8)+:(8)] < n) & (ids[(5 * 32'h8)+:(8)] != id) & (qpns[(5 * 32'ha)+:(10)] == qpn_q$q)) begin
+            found = 1'b1;
+            who = ids[(5 * 32'h8)+:(8)];
+        end
+        if (~found & (ids[(6 * 32'h8)+:(8)] < n) & (ids[(6 * 32'h8)+:(8)] != id) & (qpns[(6 * 32'ha)+:(10)] == qpn_q$q)) begin
+            found = 1'b1;
+            who = ids[(6 * 32'h8)+:(8)];
+        end
+        if (~found & (ids[(7 * 32'h8)+:(8)] < n) & (ids[(7 * 32'h8)+:(8)] != id) & (qpns[(7 * 32'ha)+:(10)] == qpn_q$q)) begin
+            found = 1'b1;
+            who = ids[(7 * 32'h8)+:(8)];
+        end
+        if (~found) begin
+            mal = c_unknown;
+        end
+        else if ((len_q$q == 32'h0) | (len_q$q[(32'h0)+:(2)] != 32'h0) | (len_q$q > max_bytes)) begin
+            mal = c_length;
+        end
+        else if (vaddr_q$q[(32'h0)+:(2)] != 32'h0) begin
+            mal = c_unaligned;
+        end
+        else if (high_q$q | (vaddr_q$q < network_ptr) | ((diff + ((len_q$q) & 64'hffffffffffffffff)) > end_bytes)) begin
+            mal = c_outside;
+        end
+        else begin
+            mal = 32'h0;
+        end
+        word_q$d = diff[(32'h2)+:(32)];
+        words_q$d = len_q$q[(32'h2)+:(16)];
+        sender_q$d = who;
+        known_q$d = found;
+        mal_q$d = mal;
+        if (age$q != 32'hf) begin
+            age$d = age$q + 32'h1;
+        end
+        rows$0$clock = clock;
+        rows$0$word = word_q$q;
+        rows$0$words = words_q$q;
+        rows$0$sender = sender_q$q;
+        rows$1$clock = clock;
+        rows$1$word = word_q$q;
+        rows$1$words = words_q$q;
+        rows$1$sender = sender_q$q;
+        rows$2$clock = clock;
+        rows$2$word = word_q$q;
+        rows$2$words = words_q$q;
+        rows$2$sender = sender_q$q;
+        rows$3$clock = clock;
+        rows$3$word = word_q$q;
+        rows$3$words = words_q$q;
+        rows$3$sender = sender_q$q;
+        rows$4$clock = clock;
+        rows$4$word = word_q$q;
+        rows$4$words = words_q$q;
+        rows$4$sender = sender_q$q;
+        rows$5$clock = clock;
+        rows$5$word = word_q$q;
+        rows$5$words = words_q$q;
+        rows$5$sender = sender_q$q;
+        rows$6$clock = clock;
+        rows$6$word = word_q$q;
+        rows$6$words = words_q$q;
+        rows$6$sender = sender_q$q;
+        rows$7$clock = clock;
+        rows$7$word = word_q$q;
+        rows$7$words = words_q$q;
+        rows$7$sender = sender_q$q;
+        rows$8$clock = clock;
+        rows$8$word = word_q$q;
+        rows$8$words = words_q$q;
+        rows$8$sender = sender_q$q;
+        rows$9$clock = clock;
+        rows$9$word = word_q$q;
+        rows$9$words = words_q$q;
+        rows$9$sender = sender_q$q;
+        rows$10$clock = clock;
+        rows$10$word = word_q$q;
+        rows$10$words = words_q$q;
+        rows$10$sender = sender_q$q;
+        r_hit = 1'b0;
+        r_pass = 1'b0;
+        r_leader = 1'b0;
+        r_code = c_not_owner;
+        r_vidx = 32'h0;
+        if (rows$0$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$0$pass;
+            r_leader = rows$0$leader;
+            r_code = rows$0$code;
+            r_vidx = rows$0$vidx;
+        end
+        if (rows$1$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$1$pass;
+            r_leader = rows$1$leader;
+            r_code = rows$1$code;
+            r_vidx = rows$1$vidx;
+        end
+        if (rows$2$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$2$pass;
+            r_leader = rows$2$leader;
+            r_code = rows$2$code;
+            r_vidx = rows$2$vidx;
+        end
+        if (rows$3$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$3$pass;
+            r_leader = rows$3$leader;
+            r_code = rows$3$code;
+            r_vidx = rows$3$vidx;
+        end
+        if (rows$4$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$4$pass;
+            r_leader = rows$4$leader;
+            r_code = rows$4$code;
+            r_vidx = rows$4$vidx;
+        end
+        if (rows$5$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$5$pass;
+            r_leader = rows$5$leader;
+            r_code = rows$5$code;
+            r_vidx = rows$5$vidx;
+        end
+        if (rows$6$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$6$pass;
+            r_leader = rows$6$leader;
+            r_code = rows$6$code;
+            r_vidx = rows$6$vidx;
+        end
+        if (rows$7$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$7$pass;
+            r_leader = rows$7$leader;
+            r_code = rows$7$code;
+            r_vidx = rows$7$vidx;
+        end
+        if (rows$8$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$8$pass;
+            r_leader = rows$8$leader;
+            r_code = rows$8$code;
+            r_vidx = rows$8$vidx;
+        end
+        if (rows$9$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$9$pass;
+            r_leader = rows$9$leader;
+            r_code = rows$9$code;
+            r_vidx = rows$9$vidx;
+        end
+        if (rows$10$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$10$pass;
+            r_leader = rows$10$leader;
+            r_code = rows$10$code;
+            r_vidx = rows$10$vidx;
+        end
+        lane = vaddr_q$q[(32'h2)+:(4)];
+        expect_m1 = (((len_q$q - 32'h1) >> 32'h6) & 8'hff);
+        lane_lo = lane[(32'h0)+:(2)];
+        lane_hi = lane[(32'h2)+:(2)];
+        case (lane_lo)
+            0:
+                begin
+                    rot1 = wr_data_tdata;
+                end
+            1:
+                begin
+                    rot1 = (wr_data_tdata << 32'h20) | (wr_data_tdata >> 32'h1e0);
+                end
+            2:
+                begin
+                    rot1 = (wr_data_tdata << 32'h40) | (wr_data_tdata >> 32'h1c0);
+                end
+            default:
+                begin
+                    rot1 = (wr_data_tdata << 32'h60) | (wr_data_tdata >> 32'h1a0);
+                end
+        endcase
+        case (lane_hi)
+            0:
+                begin
+                    rot2 = rot1;
+                end
+            1:
+                begin
+                    rot2 = (rot1 << 32'h80) | (rot1 >> 32'h180);
+                end
+            2:
+                begin
+                    rot2 = (rot1 << 32'h100) | (rot1 >> 32'h100);
+                end
+            default:
+                begin
+                    rot2 = (rot1 << 32'h180) | (rot1 >> 32'h80);
+                end
+        endcase
+        vbeat = 32'h0;
+        if ((r_vidx >> 32'h4) == beat_ids[(0 * 32'h10)+:(16)]) begin
+            vbeat = buf$0$q;
+        end
+        vlane = r_vidx[(32'h0)+:(4)] + lane;
+        vword = ((vlane) & 9'h1ff) << 32'h5;
+        view = vbeat[(vword)+:(32)];
+        n9 = ((n) & 9'h1ff);
+        t1 = (rem$q << 32'h1) | ((vsh$q[(32'h1f)+:(1)]) & 9'h1ff);
+        if (t1 >= n9) begin
+            m1 = t1 - n9;
+        end
+        else begin
+            m1 = t1;
+        end
+        t2 = (m1 << 32'h1) | ((vsh$q[(32'h1e)+:(1)]) & 9'h1ff);
+        if (t2 >= n9) begin
+            m2 = t2 - n9;
+        end
+        else begin
+            m2 = t2;
+        end
+        t3 = (m2 << 32'h1) | ((vsh$q[(32'h1d)+:(1)]) & 9'h1ff);
+        if (t3 >= n9) begin
+            m3 = t3 - n9;
+        end
+        else begin
+            m3 = t3;
+        end
+        t4 = (m3 << 32'h1) | ((vsh$q[(32'h1c)+:(1)]) & 9'h1ff);
+        if (t4 >= n9) begin
+            m4 = t4 - n9;
+        end
+        else begin
+            m4 = t4;
+        end
+        cur = 32'h0;
+        prev = 32'h0;
+        if (wsel$q[0]) begin
+            cur = buf$0$q;
+        end
+        if (wsel$q[0 + 32'h1]) begin
+            prev = buf$0$q;
+        end
+        lane_mask = ones << (((lane) & 10'h3ff) << 32'h5);
+        if (first$q) begin
+            lo = ((vaddr_q$q[(32'h0)+:(6)]) & 7'h7f);
+        end
+        else begin
+            lo = 32'h0;
+        end
+        if (wrem$q >= 32'h40) begin
+            hi = 32'h40;
+        end
+        else begin
+            hi = wrem$q[(32'h0)+:(7)];
+        end
+        refuse = 1'b0;
+        why = 32'h0;
+        wr_cmd_tready = 1'b0;
+        wr_data_tready = 1'b0;
+        awvalid = 1'b0;
+        wvalid = 1'b0;
+        case (state$q)
+            GuardState$Idle:
+                begin
+                    wr_cmd_tready = rst_n;
+                    if (wr_cmd_tvalid & rst_n) begin
+                        vaddr_q$d = ((wr_cmd_tdata[(at_vaddr)+:(48)]) & 64'hffffffffffffffff);
+                        len_q$d = ((wr_cmd_tdata[(at_len)+:(28)]) & 32'hffffffff);
+                        qpn_q$d = wr_cmd_tdata[(at_qpn)+:(10)];
+                        high_q$d = wr_cmd_tdata[at_strm] | (wr_cmd_tdata[(at_dest)+:(4)] != 32'h0) | ~wr_cmd_tdata[at_host];
+                        age$d = 32'h0;
+                        csel$d = 32'h1;
+                        beat_n$d = 32'h0;
+                        data_bad$d = 1'b0;
+                        if (wr_cmd_tdata[(at_len)+:(28)] == 32'h0) begin
+                            state$d = GuardState$Check;
+                        end
+                        else begin
+                            state$d = GuardState$Collect;
+                        end
+                    end
+                end
+            GuardState$Collect:
+                begin
+                    wr_data_tready = 1'b1;
+                    if (wr_data_tvalid) begin
+                        if (csel$q[0]) begin
+                            buf$0$d = rot2;
+                        end
+                        csel$d = csel$q << 32'h1;
+                        if (beat_n$q != 32'hff) begin
+                            beat_n$d = beat_n$q + 32'h1;
+                        end
+                        if (wr_data_tlast) begin
+                            data_bad$d = beat_n$q != expect_m1;
+                            state$d = GuardState$Check;
+                        end
+                    end
+                end
+            GuardState$Drain:
+                begin
+                    wr_data_tready = 1'b1;
+                    if (wr_data_tvalid & wr_data_tlast) begin
+                        state$d = GuardState$Idle;
+                    end
+                end
+            GuardState$Check:
+                begin
+                    if (age$q >= ready_age) begin
+                        if (mal_q$q != 32'h0) begin
+                            refuse = 1'b1;
+                            why = mal_q$q;
+                        end
+                        else if (data_bad$q) begin
+                            refuse = 1'b1;
+                            why = c_data;
+                        end
+                        else if (~r_hit) begin
+                            refuse = 1'b1;
+                            why = c_not_owner;
+                        end
+                        else if (~r_pass) begin
+                            refuse = 1'b1;
+                            why = r_code;
+                        end
+                        else if (r_leader) begin
+                            vsh$d = view;
+                            rem$d = 32'h0;
+                            step$d = 32'h0;
+                            state$d = GuardState$Leader;
+                        end
+                        else begin
+                            state$d = GuardState$Write;
+                        end
+                        if (refuse) begin
+                            state$d = GuardState$Idle;
+                        end
+                        wad$d = vaddr_q$q & beat_mask;
+                        wrem$d = ((vaddr_q$q[(32'h0)+:(6)]) & 32'hffffffff) + len_q$q;
+                        wsel$d = 32'h1;
+                        first$d = 1'b1;
+                        aw_done$d = 1'b0;
+                        w_done$d = 1'b0;
+                    end
+                end
+            GuardState$Leader:
+                begin
+                    rem$d = m4;
+                    vsh$d = vsh$q << 32'h4;
+                    step$d = step$q + 32'h1;
+                    if (step$q == 32'h7) begin
+                        if (m4 == ((sender_q$q) & 9'h1ff)) begin
+                            state$d = GuardState$Write;
+                        end
+                        else begin
+                            refuse = 1'b1;
+                            why = c_not_leader;
+                            state$d = GuardState$Idle;
+                        end
+                    end
+                end
+            GuardState$Write:
+                begin
+                    awvalid = ~aw_done$q;
+                    wvalid = ~w_done$q;
+                    if (awready) begin
+                        aw_done$d = 1'b1;
+                    end
+                    if (wready) begin
+                        w_done$d = 1'b1;
+                    end
+                    if ((aw_done$q | awready) & (w_done$q | wready)) begin
+                        if (wrem$q <= 32'h40) begin
+                            accepted_q$d = accepted_q$q + 32'h1;
+                            state$d = GuardState$Idle;
+                        end
+                        else begin
+                            wad$d = wad$q + 32'h40;
+                            wrem$d = wrem$q - 32'h40;
+                            wsel$d = wsel$q << 32'h1;
+                            first$d = 1'b0;
+                            aw_done$d = 1'b0;
+                            w_done$d = 1'b0;
+                        end
+                    end
+                end
+            default:
+                begin
+                    state$d = GuardState$Idle;
+                end
+        endcase
+        if (refuse & (why == reason_ids[(0 * 32'h4)+:(4)])) begin
+            refused_q$0$d = refused_q$0$q + 32'h1;
+        end
+        if (refuse & (why == reason_ids[(1 * 32'h4)+:(4)])) begin
+            refused_q$1$d = refused_q$1$q + 32'h1;
+        end
+        if (refuse & (why == reason_ids[(2 * 32'h4)+:(4)])) begin
+            refused_q$2$d = refused_q$2$q + 32'h1;
+        end
+        if (refuse & (why == reason_ids[(3 * 32'h4)+:(4)])) begin
+            refused_q$3$d = refused_q$3$q + 32'h1;
+        end
+        if (refuse & (why == reason_ids[(4 * 32'h4)+:(4)])) begin
+            refused_q$4$d = refused_q$4$q + 32'h1;
+        end
+        if (refuse & (why == reason_ids[(5 * 32'h4)+:(4)])) begin
+            refused_q$5$d = refused_q$5$q + 32'h1;
+        end
+        if (refuse & (why == reason_ids[(6 * 32'h4)+:(4)])) begin
+            refused_q$6$d = refused_q$6$q + 32'h1;
+        end
+        if (refuse & (why == reason_ids[(7 * 32'h4)+:(4)])) begin
+            refused_q$7$d = refused_q$7$q + 32'h1;
+        end
+        if (refuse & (why == reason_ids[(8 * 32'h4)+:(4)])) begin
+            refused_q$8$d = refused_q$8$q + 32'h1;
+        end
+        by_off = ((sender_q$q) & 16'hffff) << 32'h5;
+        by_field = by_q$q[(by_off)+:(32)] + 32'h1;
+        if (refuse & known_q$q) begin
+            by_q$d = (by_q$q & ~(mask32 << by_off)) | (((by_field) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << by_off);
+        end
+        if (bvalid & (bresp != 32'h0)) begin
+            werr_q$d = werr_q$q + 32'h1;
+        end
+        if (~rst_n) begin
+            if (state$q == GuardState$Collect) begin
+                if (wr_data_tvalid & wr_data_tlast) begin
+                    state$d = GuardState$Idle;
+                end
+                else begin
+                    state$d = GuardState$Drain;
+                end
+            end
+            else if ((state$q != GuardState$Write) & (state$q != GuardState$Drain)) begin
+                state$d = GuardState$Idle;
+            end
+            accepted_q$d = 32'h0;
+            werr_q$d = 32'h0;
+            by_q$d = 32'h0;
+            refused_q$0$d = 32'h0;
+            refused_q$1$d = 32'h0;
+            refused_q$2$d = 32'h0;
+            refused_q$3$d = 32'h0;
+            refused_q$4$d = 32'h0;
+            refused_q$5$d = 32'h0;
+            refused_q$6$d = 32'h0;
+            refused_q$7$d = 32'h0;
+            refused_q$8$d = 32'h0;
+        end
+        awaddr = wad$q;
+        awlen = 32'h0;
+        awsize = size;
+        awburst = burst;
+        wdata = (cur & lane_mask) | (prev & ~lane_mask);
+        wstrb = (ones64 << lo) & (ones64 >> (32'h40 - hi));
+        wlast = 1'b1;
+        bready = 1'b1;
+        sts_accepted = accepted_q$q;
+        sts_write_errors = werr_q$q;
+        sts_refused_unknown_qp = refused_q$0$q;
+        sts_refused_length = refused_q$1$q;
+        sts_refused_unaligned = refused_q$2$q;
+        sts_refused_outside = refused_q$3$q;
+        sts_refused_data = refused_q$4$q;
+        sts_refused_not_owner = refused_q$5$q;
+        sts_refused_not_leader = refused_q$6$q;
+        sts_refused_shape = refused_q$7$q;
+        sts_refused_unchecked = refused_q$8$q;
+        sts_refused_by = by_q$q;
+    end
+    
+endmodule // rhdl_ubft$guard
+
+
+module rhdl_ubft$guard$accepted_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$accepted_q
+
+
+module rhdl_ubft$guard$age(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$age
+
+
+module rhdl_ubft$guard$aw_done(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$aw_done
+
+
+module rhdl_ubft$guard$beat_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$beat_n
+
+
+module rhdl_ubft$guard$buf$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$buf$0
+
+
+module rhdl_ubft$guard$by_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$by_q
+
+
+module rhdl_ubft$guard$csel(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$csel
+
+
+module rhdl_ubft$guard$data_bad(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$data_bad
+
+
+module rhdl_ubft$guard$first(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$first
+
+
+module rhdl_ubft$guard$high_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$high_q
+
+
+module rhdl_ubft$guard$known_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$known_q
+
+
+module rhdl_ubft$guard$len_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$len_q
+
+
+module rhdl_ubft$guard$mal_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$mal_q
+
+
+module rhdl_ubft$guard$qpn_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$qpn_q
+
+
+module rhdl_ubft$guard$refused_q$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$refused_q$0
+
+
+module rhdl_ubft$guard$refused_q$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$refused_q$1
+
+
+module rhdl_ubft$guard$refused_q$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$refused_q$2
+
+
+module rhdl_ubft$guard$refused_q$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$refused_q$3
+
+
+module rhdl_ubft$guard$refused_q$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$refused_q$4
+
+
+module rhdl_ubft$guard$refused_q$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$refused_q$5
+
+
+module rhdl_ubft$guard$refused_q$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$refused_q$6
+
+
+module rhdl_ubft$guard$refused_q$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$refused_q$7
+
+
+module rhdl_ubft$guard$refused_q$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$refused_q$8
+
+
+module rhdl_ubft$guard$rem(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rem
+
+
+module rhdl_ubft$guard$rows$0(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd97090;
+    localparam  size = 32'h40;
+    localparam  entry_words = 16'h4;
+    localparam  entry_end = 17'b100;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b10;
+    localparam  period = 16'h1;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b0;
+    localparam  view_at = 16'h2;
+    localparam  view_at17 = 17'b10;
+    localparam  is_owned = 1'b0;
+    localparam  is_leader = 1'b1;
+    localparam  refusal = 4'h8;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$0$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$0$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$0$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$0$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$0$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$0$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$0$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$0$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$0$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$0$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$0$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$0$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$0
+
+
+module rhdl_ubft$guard$rows$0$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$e2
+
+
+module rhdl_ubft$guard$rows$0$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$e3
+
+
+module rhdl_ubft$guard$rows$0$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$eo3
+
+
+module rhdl_ubft$guard$rows$0$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$hit1
+
+
+module rhdl_ubft$guard$rows$0$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$hit2
+
+
+module rhdl_ubft$guard$rows$0$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$hit3
+
+
+module rhdl_ubft$guard$rows$0$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$hit4
+
+
+module rhdl_ubft$guard$rows$0$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$off1
+
+
+module rhdl_ubft$guard$rows$0$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$off2
+
+
+module rhdl_ubft$guard$rows$0$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$pass4
+
+
+module rhdl_ubft$guard$rows$0$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$q3
+
+
+module rhdl_ubft$guard$rows$0$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$0$vidx4
+
+
+module rhdl_ubft$guard$rows$1(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd970d0;
+    localparam  size = 32'h100;
+    localparam  entry_words = 16'h2;
+    localparam  entry_end = 17'b10;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b1;
+    localparam  period = 16'h8;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b11;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b1;
+    localparam  is_leader = 1'b0;
+    localparam  refusal = 4'h6;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$1$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$1$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$1$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$1$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$1$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$1$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$1$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$1$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$1$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$1$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$1$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$1$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$1
+
+
+module rhdl_ubft$guard$rows$1$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$e2
+
+
+module rhdl_ubft$guard$rows$1$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$e3
+
+
+module rhdl_ubft$guard$rows$1$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$eo3
+
+
+module rhdl_ubft$guard$rows$1$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$hit1
+
+
+module rhdl_ubft$guard$rows$1$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$hit2
+
+
+module rhdl_ubft$guard$rows$1$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$hit3
+
+
+module rhdl_ubft$guard$rows$1$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$hit4
+
+
+module rhdl_ubft$guard$rows$1$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$off1
+
+
+module rhdl_ubft$guard$rows$1$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$off2
+
+
+module rhdl_ubft$guard$rows$1$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$pass4
+
+
+module rhdl_ubft$guard$rows$1$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$q3
+
+
+module rhdl_ubft$guard$rows$1$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$1$vidx4
+
+
+module rhdl_ubft$guard$rows$10(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd97d30;
+    localparam  size = 32'h20;
+    localparam  entry_words = 16'h1;
+    localparam  entry_end = 17'b1;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b0;
+    localparam  period = 16'h1;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b0;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b0;
+    localparam  is_leader = 1'b0;
+    localparam  refusal = 4'h6;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$10$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$10$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$10$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$10$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$10$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$10$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$10$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$10$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$10$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$10$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$10$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$10$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$10
+
+
+module rhdl_ubft$guard$rows$10$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$e2
+
+
+module rhdl_ubft$guard$rows$10$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$e3
+
+
+module rhdl_ubft$guard$rows$10$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$eo3
+
+
+module rhdl_ubft$guard$rows$10$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$hit1
+
+
+module rhdl_ubft$guard$rows$10$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$hit2
+
+
+module rhdl_ubft$guard$rows$10$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$hit3
+
+
+module rhdl_ubft$guard$rows$10$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$hit4
+
+
+module rhdl_ubft$guard$rows$10$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$off1
+
+
+module rhdl_ubft$guard$rows$10$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$off2
+
+
+module rhdl_ubft$guard$rows$10$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$pass4
+
+
+module rhdl_ubft$guard$rows$10$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$q3
+
+
+module rhdl_ubft$guard$rows$10$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$10$vidx4
+
+
+module rhdl_ubft$guard$rows$2(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd971d0;
+    localparam  size = 32'h100;
+    localparam  entry_words = 16'h2;
+    localparam  entry_end = 17'b10;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b1;
+    localparam  period = 16'h8;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b11;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b1;
+    localparam  is_leader = 1'b0;
+    localparam  refusal = 4'h6;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$2$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$2$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$2$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$2$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$2$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$2$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$2$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$2$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$2$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$2$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$2$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$2$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$2
+
+
+module rhdl_ubft$guard$rows$2$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$e2
+
+
+module rhdl_ubft$guard$rows$2$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$e3
+
+
+module rhdl_ubft$guard$rows$2$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$eo3
+
+
+module rhdl_ubft$guard$rows$2$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$hit1
+
+
+module rhdl_ubft$guard$rows$2$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$hit2
+
+
+module rhdl_ubft$guard$rows$2$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$hit3
+
+
+module rhdl_ubft$guard$rows$2$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$hit4
+
+
+module rhdl_ubft$guard$rows$2$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$off1
+
+
+module rhdl_ubft$guard$rows$2$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$off2
+
+
+module rhdl_ubft$guard$rows$2$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$pass4
+
+
+module rhdl_ubft$guard$rows$2$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$q3
+
+
+module rhdl_ubft$guard$rows$2$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$2$vidx4
+
+
+module rhdl_ubft$guard$rows$3(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd972d0;
+    localparam  size = 32'h100;
+    localparam  entry_words = 16'h2;
+    localparam  entry_end = 17'b10;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b1;
+    localparam  period = 16'h8;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b11;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b1;
+    localparam  is_leader = 1'b0;
+    localparam  refusal = 4'h6;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$3$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$3$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$3$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$3$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$3$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$3$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$3$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$3$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$3$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$3$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$3$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$3$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$3
+
+
+module rhdl_ubft$guard$rows$3$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$e2
+
+
+module rhdl_ubft$guard$rows$3$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$e3
+
+
+module rhdl_ubft$guard$rows$3$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$eo3
+
+
+module rhdl_ubft$guard$rows$3$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$hit1
+
+
+module rhdl_ubft$guard$rows$3$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$hit2
+
+
+module rhdl_ubft$guard$rows$3$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$hit3
+
+
+module rhdl_ubft$guard$rows$3$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$hit4
+
+
+module rhdl_ubft$guard$rows$3$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$off1
+
+
+module rhdl_ubft$guard$rows$3$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$off2
+
+
+module rhdl_ubft$guard$rows$3$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$pass4
+
+
+module rhdl_ubft$guard$rows$3$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$q3
+
+
+module rhdl_ubft$guard$rows$3$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$3$vidx4
+
+
+module rhdl_ubft$guard$rows$4(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd973d0;
+    localparam  size = 32'h100;
+    localparam  entry_words = 16'h2;
+    localparam  entry_end = 17'b10;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b1;
+    localparam  period = 16'h8;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b11;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b1;
+    localparam  is_leader = 1'b0;
+    localparam  refusal = 4'h6;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$4$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$4$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$4$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$4$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$4$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$4$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$4$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$4$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$4$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$4$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$4$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$4$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$4
+
+
+module rhdl_ubft$guard$rows$4$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$e2
+
+
+module rhdl_ubft$guard$rows$4$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$e3
+
+
+module rhdl_ubft$guard$rows$4$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$eo3
+
+
+module rhdl_ubft$guard$rows$4$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$hit1
+
+
+module rhdl_ubft$guard$rows$4$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$hit2
+
+
+module rhdl_ubft$guard$rows$4$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$hit3
+
+
+module rhdl_ubft$guard$rows$4$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$hit4
+
+
+module rhdl_ubft$guard$rows$4$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$off1
+
+
+module rhdl_ubft$guard$rows$4$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$off2
+
+
+module rhdl_ubft$guard$rows$4$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$pass4
+
+
+module rhdl_ubft$guard$rows$4$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$q3
+
+
+module rhdl_ubft$guard$rows$4$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$4$vidx4
+
+
+module rhdl_ubft$guard$rows$5(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd974d0;
+    localparam  size = 32'h800;
+    localparam  entry_words = 16'h10;
+    localparam  entry_end = 17'b10000;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b100;
+    localparam  period = 16'h8;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b11;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b1;
+    localparam  is_leader = 1'b0;
+    localparam  refusal = 4'h6;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$5$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$5$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$5$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$5$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$5$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$5$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$5$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$5$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$5$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$5$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$5$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$5$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$5
+
+
+module rhdl_ubft$guard$rows$5$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$e2
+
+
+module rhdl_ubft$guard$rows$5$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$e3
+
+
+module rhdl_ubft$guard$rows$5$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$eo3
+
+
+module rhdl_ubft$guard$rows$5$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$hit1
+
+
+module rhdl_ubft$guard$rows$5$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$hit2
+
+
+module rhdl_ubft$guard$rows$5$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$hit3
+
+
+module rhdl_ubft$guard$rows$5$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$hit4
+
+
+module rhdl_ubft$guard$rows$5$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$off1
+
+
+module rhdl_ubft$guard$rows$5$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$off2
+
+
+module rhdl_ubft$guard$rows$5$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$pass4
+
+
+module rhdl_ubft$guard$rows$5$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$q3
+
+
+module rhdl_ubft$guard$rows$5$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$5$vidx4
+
+
+module rhdl_ubft$guard$rows$6(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd97ce0;
+    localparam  size = 32'h20;
+    localparam  entry_words = 16'h4;
+    localparam  entry_end = 17'b100;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b10;
+    localparam  period = 16'h8;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b11;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b1;
+    localparam  is_leader = 1'b0;
+    localparam  refusal = 4'h6;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$6$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$6$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$6$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$6$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$6$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$6$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$6$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$6$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$6$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$6$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$6$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$6$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$6
+
+
+module rhdl_ubft$guard$rows$6$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$e2
+
+
+module rhdl_ubft$guard$rows$6$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$e3
+
+
+module rhdl_ubft$guard$rows$6$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$eo3
+
+
+module rhdl_ubft$guard$rows$6$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$hit1
+
+
+module rhdl_ubft$guard$rows$6$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$hit2
+
+
+module rhdl_ubft$guard$rows$6$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$hit3
+
+
+module rhdl_ubft$guard$rows$6$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$hit4
+
+
+module rhdl_ubft$guard$rows$6$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$off1
+
+
+module rhdl_ubft$guard$rows$6$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$off2
+
+
+module rhdl_ubft$guard$rows$6$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$pass4
+
+
+module rhdl_ubft$guard$rows$6$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$q3
+
+
+module rhdl_ubft$guard$rows$6$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$6$vidx4
+
+
+module rhdl_ubft$guard$rows$7(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd97d00;
+    localparam  size = 32'h10;
+    localparam  entry_words = 16'h2;
+    localparam  entry_end = 17'b10;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b1;
+    localparam  period = 16'h8;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b11;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b1;
+    localparam  is_leader = 1'b0;
+    localparam  refusal = 4'h6;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$7$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$7$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$7$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$7$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$7$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$7$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$7$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$7$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$7$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$7$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$7$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$7$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$7
+
+
+module rhdl_ubft$guard$rows$7$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$e2
+
+
+module rhdl_ubft$guard$rows$7$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$e3
+
+
+module rhdl_ubft$guard$rows$7$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$eo3
+
+
+module rhdl_ubft$guard$rows$7$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$hit1
+
+
+module rhdl_ubft$guard$rows$7$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$hit2
+
+
+module rhdl_ubft$guard$rows$7$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$hit3
+
+
+module rhdl_ubft$guard$rows$7$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$hit4
+
+
+module rhdl_ubft$guard$rows$7$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$off1
+
+
+module rhdl_ubft$guard$rows$7$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$off2
+
+
+module rhdl_ubft$guard$rows$7$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$pass4
+
+
+module rhdl_ubft$guard$rows$7$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$q3
+
+
+module rhdl_ubft$guard$rows$7$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$7$vidx4
+
+
+module rhdl_ubft$guard$rows$8(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd97d10;
+    localparam  size = 32'h4;
+    localparam  entry_words = 16'h4;
+    localparam  entry_end = 17'b100;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b10;
+    localparam  period = 16'h1;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b0;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b0;
+    localparam  is_leader = 1'b1;
+    localparam  refusal = 4'h8;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$8$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$8$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$8$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$8$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$8$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$8$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$8$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$8$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$8$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$8$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$8$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$8$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$8
+
+
+module rhdl_ubft$guard$rows$8$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$e2
+
+
+module rhdl_ubft$guard$rows$8$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$e3
+
+
+module rhdl_ubft$guard$rows$8$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$eo3
+
+
+module rhdl_ubft$guard$rows$8$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$hit1
+
+
+module rhdl_ubft$guard$rows$8$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$hit2
+
+
+module rhdl_ubft$guard$rows$8$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$hit3
+
+
+module rhdl_ubft$guard$rows$8$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$hit4
+
+
+module rhdl_ubft$guard$rows$8$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$off1
+
+
+module rhdl_ubft$guard$rows$8$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$off2
+
+
+module rhdl_ubft$guard$rows$8$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$pass4
+
+
+module rhdl_ubft$guard$rows$8$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$q3
+
+
+module rhdl_ubft$guard$rows$8$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$8$vidx4
+
+
+module rhdl_ubft$guard$rows$9(clock,word,words,sender,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd97d20;
+    localparam  size = 32'h2;
+    localparam  entry_words = 16'h1;
+    localparam  entry_end = 17'b1;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b0;
+    localparam  period = 16'h1;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b0;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b0;
+    localparam  is_leader = 1'b0;
+    localparam  refusal = 4'h9;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$9$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$9$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$9$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$9$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$9$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$9$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$9$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$9$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$9$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$9$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$9$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$9$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$9
+
+
+module rhdl_ubft$guard$rows$9$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$e2
+
+
+module rhdl_ubft$guard$rows$9$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$e3
+
+
+module rhdl_ubft$guard$rows$9$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$eo3
+
+
+module rhdl_ubft$guard$rows$9$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$hit1
+
+
+module rhdl_ubft$guard$rows$9$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$hit2
+
+
+module rhdl_ubft$guard$rows$9$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$hit3
+
+
+module rhdl_ubft$guard$rows$9$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$hit4
+
+
+module rhdl_ubft$guard$rows$9$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$off1
+
+
+module rhdl_ubft$guard$rows$9$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$off2
+
+
+module rhdl_ubft$guard$rows$9$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$pass4
+
+
+module rhdl_ubft$guard$rows$9$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$q3
+
+
+module rhdl_ubft$guard$rows$9$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$9$vidx4
+
+
+module rhdl_ubft$guard$sender_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$sender_q
+
+
+module rhdl_ubft$guard$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam GuardState$Idle = 0;
+    localparam GuardState$Collect = 1;
+    localparam GuardState$Drain = 2;
+    localparam GuardState$Check = 3;
+    localparam GuardState$Leader = 4;
+    localparam GuardState$Write = 5;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$state
+
+
+module rhdl_ubft$guard$step(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$step
+
+
+module rhdl_ubft$guard$vaddr_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$vaddr_q
+
+
+module rhdl_ubft$guard$vsh(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$vsh
+
+
+module rhdl_ubft$guard$w_done(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$w_done
+
+
+module rhdl_ubft$guard$wad(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$wad
+
+
+module rhdl_ubft$guard$werr_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$werr_q
+
+
+module rhdl_ubft$guard$word_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$word_q
+
+
+module rhdl_ubft$guard$words_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$words_q
+
+
+module rhdl_ubft$guard$wrem(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$wrem
+
+
+module rhdl_ubft$guard$wsel(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$wsel
 
 
 module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);

@@ -22,8 +22,11 @@ foreach up [ipx::get_user_parameters -of_objects $core] {
 # Bus interfaces (inferred from the <prefix>_<signal> port names) on ap_clk.
 ipx::associate_bus_interfaces -busif s_axi_control -clock ap_clk $core
 ipx::associate_bus_interfaces -busif m_axi_hbm -clock ap_clk $core
+ipx::associate_bus_interfaces -busif m_axi_rx -clock ap_clk $core
 ipx::associate_bus_interfaces -busif m_axis_sq -clock ap_clk $core
 ipx::associate_bus_interfaces -busif s_axis_cq -clock ap_clk $core
+ipx::associate_bus_interfaces -busif s_axis_rx_cmd -clock ap_clk $core
+ipx::associate_bus_interfaces -busif s_axis_rx_data -clock ap_clk $core
 ipx::associate_bus_interfaces -busif s_axis_prop -clock ap_clk $core
 ipx::associate_bus_interfaces -busif m_axis_dec -clock ap_clk $core
 ipx::associate_bus_interfaces -busif m_axis_sreq -clock ap_clk $core
@@ -65,7 +68,7 @@ set reg [::ipx::add_register -quiet "network_ptr" $addr_block]
   set_property access read-write $reg
   set_property description {HBM byte address of this replica's mailbox buffer (4 KiB aligned); low word at the offset, high word at offset + 4} $reg
   set regparam [::ipx::add_register_parameter -quiet {ASSOCIATED_BUSIF} $reg]
-  set_property value {m_axi_hbm} $regparam
+  set_property value {m_axi_hbm:m_axi_rx} $regparam
 set reg [::ipx::add_register -quiet "id" $addr_block]
   set_property address_offset 0x018 $reg
   set_property size [expr {32}] $reg
@@ -191,6 +194,101 @@ set reg [::ipx::add_register -quiet "state" $addr_block]
   set_property size [expr {32}] $reg
   set_property access read-only $reg
   set_property description {the controller's state (protocol::STATE_NAMES), for bring-up and debugging} $reg
+set reg [::ipx::add_register -quiet "guard_accepted" $addr_block]
+  set_property address_offset 0x07C $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming RDMA WRITEs the slot guard passed to HBM (m_axi_rx), since reset (a lifetime counter: the guard runs whenever the card is out of reset)} $reg
+set reg [::ipx::add_register -quiet "guard_write_errors" $addr_block]
+  set_property address_offset 0x080 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {the guard's HBM writes answered with an error BRESP, since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_0" $addr_block]
+  set_property address_offset 0x084 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_1" $addr_block]
+  set_property address_offset 0x088 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_2" $addr_block]
+  set_property address_offset 0x08C $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_3" $addr_block]
+  set_property address_offset 0x090 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_4" $addr_block]
+  set_property address_offset 0x094 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_5" $addr_block]
+  set_property address_offset 0x098 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_6" $addr_block]
+  set_property address_offset 0x09C $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_7" $addr_block]
+  set_property address_offset 0x0A0 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_8" $addr_block]
+  set_property address_offset 0x0A4 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_by_0" $addr_block]
+  set_property address_offset 0x0A8 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_by_1" $addr_block]
+  set_property address_offset 0x0AC $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_by_2" $addr_block]
+  set_property address_offset 0x0B0 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_by_3" $addr_block]
+  set_property address_offset 0x0B4 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_by_4" $addr_block]
+  set_property address_offset 0x0B8 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_by_5" $addr_block]
+  set_property address_offset 0x0BC $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_by_6" $addr_block]
+  set_property address_offset 0x0C0 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset} $reg
+set reg [::ipx::add_register -quiet "guard_refused_by_7" $addr_block]
+  set_property address_offset 0x0C4 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset} $reg
 # --- end of generated register map ---
 set_property slave_memory_map_ref s_axi_control [::ipx::get_bus_interfaces -of_objects $core s_axi_control]
 

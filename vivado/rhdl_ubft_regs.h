@@ -107,6 +107,39 @@
 #define RHDL_UBFT_STATE 0x78
 #define RHDL_UBFT_STATE_BITS 8
 
+/* guard_accepted [32 bits, RO (status)]: incoming RDMA WRITEs the slot guard passed to HBM (m_axi_rx), since reset (a lifetime counter: the guard runs whenever the card is out of reset) */
+#define RHDL_UBFT_GUARD_ACCEPTED 0x7C
+#define RHDL_UBFT_GUARD_ACCEPTED_BITS 32
+
+/* guard_write_errors [32 bits, RO (status)]: the guard's HBM writes answered with an error BRESP, since reset */
+#define RHDL_UBFT_GUARD_WRITE_ERRORS 0x80
+#define RHDL_UBFT_GUARD_WRITE_ERRORS_BITS 32
+
+/* guard_refused [32 bits, RO (status)]: incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset */
+#define RHDL_UBFT_GUARD_REFUSED(i) (0x84 + 4 * (i))
+#define RHDL_UBFT_GUARD_REFUSED_0 0x84
+#define RHDL_UBFT_GUARD_REFUSED_1 0x88
+#define RHDL_UBFT_GUARD_REFUSED_2 0x8C
+#define RHDL_UBFT_GUARD_REFUSED_3 0x90
+#define RHDL_UBFT_GUARD_REFUSED_4 0x94
+#define RHDL_UBFT_GUARD_REFUSED_5 0x98
+#define RHDL_UBFT_GUARD_REFUSED_6 0x9C
+#define RHDL_UBFT_GUARD_REFUSED_7 0xA0
+#define RHDL_UBFT_GUARD_REFUSED_8 0xA4
+#define RHDL_UBFT_GUARD_REFUSED_BITS 32
+
+/* guard_refused_by [32 bits, RO (status)]: incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset */
+#define RHDL_UBFT_GUARD_REFUSED_BY(i) (0xA8 + 4 * (i))
+#define RHDL_UBFT_GUARD_REFUSED_BY_0 0xA8
+#define RHDL_UBFT_GUARD_REFUSED_BY_1 0xAC
+#define RHDL_UBFT_GUARD_REFUSED_BY_2 0xB0
+#define RHDL_UBFT_GUARD_REFUSED_BY_3 0xB4
+#define RHDL_UBFT_GUARD_REFUSED_BY_4 0xB8
+#define RHDL_UBFT_GUARD_REFUSED_BY_5 0xBC
+#define RHDL_UBFT_GUARD_REFUSED_BY_6 0xC0
+#define RHDL_UBFT_GUARD_REFUSED_BY_7 0xC4
+#define RHDL_UBFT_GUARD_REFUSED_BY_BITS 32
+
 #define RHDL_UBFT_CTRL_AP_START 0x1
 #define RHDL_UBFT_CTRL_AP_DONE 0x2
 #define RHDL_UBFT_CTRL_AP_IDLE 0x4

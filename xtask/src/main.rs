@@ -515,6 +515,10 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     let next = AtomicU64::new(0);
     let failures: Mutex<Vec<(u64, String, String)>> = Mutex::new(vec![]);
     let (decided, cycles) = (AtomicU64::new(0), AtomicU64::new(0));
+    // Writes the kernels' guards decided, checked against the model's rule,
+    // and the disagreements (a run with one fails its checks).
+    let (checked, disagreed) = (AtomicU64::new(0), AtomicU64::new(0));
+    let refused = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let last_line = Mutex::new(start);
     // A progress line on stderr after a run, at most every few seconds: runs
@@ -543,7 +547,23 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                     break;
                 }
                 let s = Scenario::random(seed + i, max_cycles);
-                let why = match s.run(Backend::Verilator) {
+                let run = s.run(Backend::Verilator);
+                if let Ok(r) = &run {
+                    let n = &r.network;
+                    checked.fetch_add(
+                        n.guard_agreements + n.guard_disagreements,
+                        Ordering::Relaxed,
+                    );
+                    disagreed.fetch_add(n.guard_disagreements, Ordering::Relaxed);
+                    let g: u64 = r
+                        .replicas
+                        .iter()
+                        .filter(|x| x.honest)
+                        .map(|x| x.guard.refused)
+                        .sum();
+                    refused.fetch_add(g, Ordering::Relaxed);
+                }
+                let why = match run {
                     Ok(r) if r.checks.ok() => {
                         let d = r
                             .honest()
@@ -573,6 +593,12 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
         cycles.into_inner(),
         decided.into_inner(),
         start.elapsed().as_secs_f64()
+    );
+    println!(
+        "soak: the kernels' guards decided {} incoming writes, {} disagreements with the network model's rule; honest guards refused {}",
+        checked.into_inner(),
+        disagreed.into_inner(),
+        refused.into_inner()
     );
     for (s, why, toml) in &failures {
         println!("\n# failing seed {s}: {why}\n# replay: save as FILE.toml, then rhdl-ubft simulate --scenario FILE.toml\n{toml}");

@@ -20,7 +20,9 @@
 //!   10, packed: `qpn_i` is bits [10 i + 9 : 10 i]; Control<N> implements
 //!   `qpn_0` … `qpn_{N-1}`, the rest of the field is 0).
 //! - from the kernel: `ap_done`, `ap_ready` (pulses), `ap_idle` (level), and
-//!   the status values `sts_*`, read live.
+//!   the status values `sts_*`, read live; from the guard, its counters
+//!   `sts_guard_*` (`sts_guard_refused_by`: sender i's in bits
+//!   [32 i + 31 : 32 i], `guard::REFUSED_BY_BITS` = params::N × 32).
 //!
 //! ap_ctrl_hs: writing 1 to CTRL bit 0 sets `ap_start`; it stays high until
 //! the kernel's `ap_ready`, when it takes the value of `auto_restart` (a
@@ -43,7 +45,11 @@
 //! are low during reset. Arguments keep their values (Vitis HLS's adapters
 //! reset them to 0; XRT writes them before every start, docs/control.md).
 
+use crate::guard::REFUSED_BY_BITS;
 use crate::regs::{self, QPNS_BITS};
+
+// `gsh`, the bit offset of guard_refused_by_i, is eight bits.
+const _: () = assert!(REFUSED_BY_BITS <= 256);
 use crate::roce::QPN_BITS;
 use rust_hdl::prelude::*;
 
@@ -96,6 +102,19 @@ pub struct Control<const N: usize> {
     pub sts_write_errors: Signal<In, Bits<32>>,
     pub sts_error: Signal<In, Bits<8>>,
     pub sts_state: Signal<In, Bits<8>>,
+    // From the guard (lifetime counters).
+    pub sts_guard_accepted: Signal<In, Bits<32>>,
+    pub sts_guard_write_errors: Signal<In, Bits<32>>,
+    pub sts_guard_refused_unknown_qp: Signal<In, Bits<32>>,
+    pub sts_guard_refused_length: Signal<In, Bits<32>>,
+    pub sts_guard_refused_unaligned: Signal<In, Bits<32>>,
+    pub sts_guard_refused_outside: Signal<In, Bits<32>>,
+    pub sts_guard_refused_data: Signal<In, Bits<32>>,
+    pub sts_guard_refused_not_owner: Signal<In, Bits<32>>,
+    pub sts_guard_refused_not_leader: Signal<In, Bits<32>>,
+    pub sts_guard_refused_shape: Signal<In, Bits<32>>,
+    pub sts_guard_refused_unchecked: Signal<In, Bits<32>>,
+    pub sts_guard_refused_by: Signal<In, Bits<REFUSED_BY_BITS>>,
     // AXI state.
     aw_full: DFF<Bit>,
     aw_addr: DFF<Bits<12>>,
@@ -133,6 +152,7 @@ pub struct Control<const N: usize> {
     wq: Signal<Local, Bits<32>>,
     isr_n: Signal<Local, Bits<2>>,
     rmux: Signal<Local, Bits<32>>,
+    gsh: Signal<Local, Bits<8>>,
     // Offsets (regs::REGS) and masks.
     a_ctrl: Constant<Bits<12>>,
     a_gier: Constant<Bits<12>>,
@@ -159,6 +179,19 @@ pub struct Control<const N: usize> {
     a_write_errors: Constant<Bits<12>>,
     a_error: Constant<Bits<12>>,
     a_state: Constant<Bits<12>>,
+    a_guard_accepted: Constant<Bits<12>>,
+    a_guard_write_errors: Constant<Bits<12>>,
+    a_guard_refused_unknown_qp: Constant<Bits<12>>,
+    a_guard_refused_length: Constant<Bits<12>>,
+    a_guard_refused_unaligned: Constant<Bits<12>>,
+    a_guard_refused_outside: Constant<Bits<12>>,
+    a_guard_refused_data: Constant<Bits<12>>,
+    a_guard_refused_not_owner: Constant<Bits<12>>,
+    a_guard_refused_not_leader: Constant<Bits<12>>,
+    a_guard_refused_shape: Constant<Bits<12>>,
+    a_guard_refused_unchecked: Constant<Bits<12>>,
+    a_guard_by: Constant<Bits<12>>,
+    a_guard_by_end: Constant<Bits<12>>,
     qpn_mask: Constant<Bits<QPNS_BITS>>,
 }
 
@@ -213,6 +246,18 @@ impl<const N: usize> Control<N> {
             sts_write_errors: Default::default(),
             sts_error: Default::default(),
             sts_state: Default::default(),
+            sts_guard_accepted: Default::default(),
+            sts_guard_write_errors: Default::default(),
+            sts_guard_refused_unknown_qp: Default::default(),
+            sts_guard_refused_length: Default::default(),
+            sts_guard_refused_unaligned: Default::default(),
+            sts_guard_refused_outside: Default::default(),
+            sts_guard_refused_data: Default::default(),
+            sts_guard_refused_not_owner: Default::default(),
+            sts_guard_refused_not_leader: Default::default(),
+            sts_guard_refused_shape: Default::default(),
+            sts_guard_refused_unchecked: Default::default(),
+            sts_guard_refused_by: Default::default(),
             aw_full: Default::default(),
             aw_addr: Default::default(),
             w_full: Default::default(),
@@ -246,6 +291,7 @@ impl<const N: usize> Control<N> {
             wq: Default::default(),
             isr_n: Default::default(),
             rmux: Default::default(),
+            gsh: Default::default(),
             a_ctrl: a(regs::CTRL),
             a_gier: a(regs::GIER),
             a_ier: a(regs::IP_IER),
@@ -271,6 +317,19 @@ impl<const N: usize> Control<N> {
             a_write_errors: a(regs::WRITE_ERRORS),
             a_error: a(regs::ERROR_CODE),
             a_state: a(regs::STATE),
+            a_guard_accepted: a(regs::GUARD_ACCEPTED),
+            a_guard_write_errors: a(regs::GUARD_WRITE_ERRORS),
+            a_guard_refused_unknown_qp: a(regs::GUARD_REFUSED + 4 * 0),
+            a_guard_refused_length: a(regs::GUARD_REFUSED + 4 * 1),
+            a_guard_refused_unaligned: a(regs::GUARD_REFUSED + 4 * 2),
+            a_guard_refused_outside: a(regs::GUARD_REFUSED + 4 * 3),
+            a_guard_refused_data: a(regs::GUARD_REFUSED + 4 * 4),
+            a_guard_refused_not_owner: a(regs::GUARD_REFUSED + 4 * 5),
+            a_guard_refused_not_leader: a(regs::GUARD_REFUSED + 4 * 6),
+            a_guard_refused_shape: a(regs::GUARD_REFUSED + 4 * 7),
+            a_guard_refused_unchecked: a(regs::GUARD_REFUSED + 4 * 8),
+            a_guard_by: a(regs::GUARD_REFUSED_BY),
+            a_guard_by_end: a(regs::GUARD_REFUSED_BY + 4 * N as u64),
             qpn_mask: Constant::new(((1u64 << QPN_BITS) - 1).into()),
         }
     }
@@ -554,6 +613,48 @@ impl<const N: usize> Logic for Control<N> {
         if self.ra.val() == self.a_state.val() {
             self.rmux.next = bit_cast::<32, 8>(self.sts_state.val());
         }
+        if self.ra.val() == self.a_guard_accepted.val() {
+            self.rmux.next = self.sts_guard_accepted.val();
+        }
+        if self.ra.val() == self.a_guard_write_errors.val() {
+            self.rmux.next = self.sts_guard_write_errors.val();
+        }
+        if self.ra.val() == self.a_guard_refused_unknown_qp.val() {
+            self.rmux.next = self.sts_guard_refused_unknown_qp.val();
+        }
+        if self.ra.val() == self.a_guard_refused_length.val() {
+            self.rmux.next = self.sts_guard_refused_length.val();
+        }
+        if self.ra.val() == self.a_guard_refused_unaligned.val() {
+            self.rmux.next = self.sts_guard_refused_unaligned.val();
+        }
+        if self.ra.val() == self.a_guard_refused_outside.val() {
+            self.rmux.next = self.sts_guard_refused_outside.val();
+        }
+        if self.ra.val() == self.a_guard_refused_data.val() {
+            self.rmux.next = self.sts_guard_refused_data.val();
+        }
+        if self.ra.val() == self.a_guard_refused_not_owner.val() {
+            self.rmux.next = self.sts_guard_refused_not_owner.val();
+        }
+        if self.ra.val() == self.a_guard_refused_not_leader.val() {
+            self.rmux.next = self.sts_guard_refused_not_leader.val();
+        }
+        if self.ra.val() == self.a_guard_refused_shape.val() {
+            self.rmux.next = self.sts_guard_refused_shape.val();
+        }
+        if self.ra.val() == self.a_guard_refused_unchecked.val() {
+            self.rmux.next = self.sts_guard_refused_unchecked.val();
+        }
+        // guard_refused_by_i: 32 bits at 32 i of the packed field (i < N <= 8,
+        // so 32 i <= 224: eight bits).
+        self.gsh.next = bit_cast::<8, 12>(((self.ra.val() - self.a_guard_by.val()) >> 2) << 5);
+        if (self.ra.val() >= self.a_guard_by.val()) & (self.ra.val() < self.a_guard_by_end.val()) {
+            self.rmux.next = self
+                .sts_guard_refused_by
+                .val()
+                .get_bits::<32>(self.gsh.val().index());
+        }
         if self.ar_hs.val() {
             self.rvalid_q.d.next = true;
             self.rdata_q.d.next = self.rmux.val();
@@ -621,6 +722,18 @@ impl<const N: usize> Control<N> {
         self.sts_write_errors.connect();
         self.sts_error.connect();
         self.sts_state.connect();
+        self.sts_guard_accepted.connect();
+        self.sts_guard_write_errors.connect();
+        self.sts_guard_refused_unknown_qp.connect();
+        self.sts_guard_refused_length.connect();
+        self.sts_guard_refused_unaligned.connect();
+        self.sts_guard_refused_outside.connect();
+        self.sts_guard_refused_data.connect();
+        self.sts_guard_refused_not_owner.connect();
+        self.sts_guard_refused_not_leader.connect();
+        self.sts_guard_refused_shape.connect();
+        self.sts_guard_refused_unchecked.connect();
+        self.sts_guard_refused_by.connect();
         self.connect_all();
     }
 }

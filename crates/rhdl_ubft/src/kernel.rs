@@ -1,21 +1,28 @@
 //! Kernel: the top, wiring only.
 //!
-//! Connects Control, Protocol, Fetch, Broadcast, RoceAdapter and Setup and exposes the ports of DESIGN.md
-//! section 4 with Vitis names (an interface prefix and the AXI suffix), so
-//! Vivado infers `s_axi_control`, `m_axi_hbm`, `m_axis_sq`, `s_axis_cq`,
-//! `m_axis_sreq`, `s_axis_sresp`, `s_axis_prop` and `m_axis_dec`. The host
+//! Connects Control, Protocol, Fetch, Broadcast, RoceAdapter, Setup and Guard
+//! and exposes the ports of DESIGN.md section 4 with Vitis names (an
+//! interface prefix and the AXI suffix), so Vivado infers `s_axi_control`,
+//! `m_axi_hbm`, `m_axi_rx`, `m_axis_sq`, `s_axis_cq`, `s_axis_rx_cmd`,
+//! `s_axis_rx_data`, `m_axis_sreq`, `s_axis_sresp`, `s_axis_prop` and
+//! `m_axis_dec`. The host
 //! configures, starts and reads the kernel through `s_axi_control` (Control,
 //! register map in `regs`).
 //!
 //! Fetch owns the read channels of `m_axi_hbm`, Broadcast the write
-//! channels; AXI's channels are independent, so both run at once.
+//! channels; AXI's channels are independent, so both run at once. Guard
+//! owns `m_axi_rx`, a second, write-only master for the peers' writes it
+//! accepts (docs/guard.md: no arbiter on Broadcast's path). Guard's reset is
+//! `ap_rst_n` alone: it checks incoming writes whenever the card is out of
+//! reset, before `ap_start` and after `ap_done` too.
 
 use crate::broadcast::Broadcast;
 use crate::control::Control;
 use crate::fetch::Fetch;
+use crate::guard::{self, GuardV2};
 use crate::params::BEAT_BITS;
 use crate::protocol::Protocol;
-use crate::roce::{CQ_BITS, SQ_BITS};
+use crate::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 use crate::roce_adapter::RoceAdapter;
 use crate::setup::Setup;
 use rust_hdl::prelude::*;
@@ -96,12 +103,38 @@ pub struct Kernel<const N: usize> {
     pub m_axis_dec_tuser: Signal<Out, Bit>,
     pub m_axis_dec_tvalid: Signal<Out, Bit>,
     pub m_axis_dec_tready: Signal<In, Bit>,
+    // The RoCE stack's receive path: incoming RDMA WRITEs (Guard).
+    pub s_axis_rx_cmd_tdata: Signal<In, Bits<WR_CMD_BITS>>,
+    pub s_axis_rx_cmd_tvalid: Signal<In, Bit>,
+    pub s_axis_rx_cmd_tready: Signal<Out, Bit>,
+    pub s_axis_rx_data_tdata: Signal<In, Bits<WR_DATA_BITS>>,
+    pub s_axis_rx_data_tkeep: Signal<In, Bits<64>>,
+    pub s_axis_rx_data_tlast: Signal<In, Bit>,
+    pub s_axis_rx_data_tvalid: Signal<In, Bit>,
+    pub s_axis_rx_data_tready: Signal<Out, Bit>,
+    // m_axi_rx: AXI4 write master of the guard's accepted writes (no read
+    // channels: the port is write-only).
+    pub m_axi_rx_awaddr: Signal<Out, Bits<64>>,
+    pub m_axi_rx_awlen: Signal<Out, Bits<8>>,
+    pub m_axi_rx_awsize: Signal<Out, Bits<3>>,
+    pub m_axi_rx_awburst: Signal<Out, Bits<2>>,
+    pub m_axi_rx_awvalid: Signal<Out, Bit>,
+    pub m_axi_rx_awready: Signal<In, Bit>,
+    pub m_axi_rx_wdata: Signal<Out, Bits<BEAT_BITS>>,
+    pub m_axi_rx_wstrb: Signal<Out, Bits<64>>,
+    pub m_axi_rx_wlast: Signal<Out, Bit>,
+    pub m_axi_rx_wvalid: Signal<Out, Bit>,
+    pub m_axi_rx_wready: Signal<In, Bit>,
+    pub m_axi_rx_bresp: Signal<In, Bits<2>>,
+    pub m_axi_rx_bvalid: Signal<In, Bit>,
+    pub m_axi_rx_bready: Signal<Out, Bit>,
     protocol: Protocol<N>,
     fetch: Fetch,
     broadcast: Broadcast,
     setup: Setup,
     control: Control<N>,
     roce: RoceAdapter,
+    guard: GuardV2<N>,
 }
 
 impl<const N: usize> Default for Kernel<N> {
@@ -176,12 +209,35 @@ impl<const N: usize> Default for Kernel<N> {
             m_axis_dec_tuser: Default::default(),
             m_axis_dec_tvalid: Default::default(),
             m_axis_dec_tready: Default::default(),
+            s_axis_rx_cmd_tdata: Default::default(),
+            s_axis_rx_cmd_tvalid: Default::default(),
+            s_axis_rx_cmd_tready: Default::default(),
+            s_axis_rx_data_tdata: Default::default(),
+            s_axis_rx_data_tkeep: Default::default(),
+            s_axis_rx_data_tlast: Default::default(),
+            s_axis_rx_data_tvalid: Default::default(),
+            s_axis_rx_data_tready: Default::default(),
+            m_axi_rx_awaddr: Default::default(),
+            m_axi_rx_awlen: Default::default(),
+            m_axi_rx_awsize: Default::default(),
+            m_axi_rx_awburst: Default::default(),
+            m_axi_rx_awvalid: Default::default(),
+            m_axi_rx_awready: Default::default(),
+            m_axi_rx_wdata: Default::default(),
+            m_axi_rx_wstrb: Default::default(),
+            m_axi_rx_wlast: Default::default(),
+            m_axi_rx_wvalid: Default::default(),
+            m_axi_rx_wready: Default::default(),
+            m_axi_rx_bresp: Default::default(),
+            m_axi_rx_bvalid: Default::default(),
+            m_axi_rx_bready: Default::default(),
             protocol: Protocol::new(),
             fetch: Default::default(),
             broadcast: Default::default(),
             setup: Default::default(),
             control: Control::new(),
             roce: Default::default(),
+            guard: guard::v2::<N>(),
         }
     }
 }
@@ -315,6 +371,36 @@ impl<const N: usize> Logic for Kernel<N> {
         self.roce.cq_tdata.next = self.s_axis_cq_tdata.val();
         self.roce.cq_tvalid.next = self.s_axis_cq_tvalid.val();
         self.s_axis_cq_tready.next = self.roce.cq_tready.val();
+        // The receive path: Guard, whenever the card is out of reset (its
+        // reset is ap_rst_n; ap_start does not gate it).
+        self.guard.clock.next = self.ap_clk.val();
+        self.guard.rst_n.next = self.ap_rst_n.val();
+        self.guard.network_ptr.next = self.control.network_ptr.val();
+        self.guard.n.next = self.control.n.val();
+        self.guard.id.next = self.control.id.val();
+        self.guard.qpns.next = self.control.qpns.val();
+        self.guard.wr_cmd_tdata.next = self.s_axis_rx_cmd_tdata.val();
+        self.guard.wr_cmd_tvalid.next = self.s_axis_rx_cmd_tvalid.val();
+        self.s_axis_rx_cmd_tready.next = self.guard.wr_cmd_tready.val();
+        self.guard.wr_data_tdata.next = self.s_axis_rx_data_tdata.val();
+        self.guard.wr_data_tkeep.next = self.s_axis_rx_data_tkeep.val();
+        self.guard.wr_data_tlast.next = self.s_axis_rx_data_tlast.val();
+        self.guard.wr_data_tvalid.next = self.s_axis_rx_data_tvalid.val();
+        self.s_axis_rx_data_tready.next = self.guard.wr_data_tready.val();
+        self.m_axi_rx_awaddr.next = self.guard.awaddr.val();
+        self.m_axi_rx_awlen.next = self.guard.awlen.val();
+        self.m_axi_rx_awsize.next = self.guard.awsize.val();
+        self.m_axi_rx_awburst.next = self.guard.awburst.val();
+        self.m_axi_rx_awvalid.next = self.guard.awvalid.val();
+        self.guard.awready.next = self.m_axi_rx_awready.val();
+        self.m_axi_rx_wdata.next = self.guard.wdata.val();
+        self.m_axi_rx_wstrb.next = self.guard.wstrb.val();
+        self.m_axi_rx_wlast.next = self.guard.wlast.val();
+        self.m_axi_rx_wvalid.next = self.guard.wvalid.val();
+        self.guard.wready.next = self.m_axi_rx_wready.val();
+        self.guard.bresp.next = self.m_axi_rx_bresp.val();
+        self.guard.bvalid.next = self.m_axi_rx_bvalid.val();
+        self.m_axi_rx_bready.next = self.guard.bready.val();
         // Client streams.
         self.protocol.prop_tdata.next = self.s_axis_prop_tdata.val();
         self.protocol.prop_tvalid.next = self.s_axis_prop_tvalid.val();
@@ -337,6 +423,18 @@ impl<const N: usize> Logic for Kernel<N> {
         self.control.sts_write_errors.next = self.broadcast.write_errors.val();
         self.control.sts_error.next = self.protocol.sts_error.val();
         self.control.sts_state.next = self.protocol.sts_state.val();
+        self.control.sts_guard_accepted.next = self.guard.sts_accepted.val();
+        self.control.sts_guard_write_errors.next = self.guard.sts_write_errors.val();
+        self.control.sts_guard_refused_unknown_qp.next = self.guard.sts_refused_unknown_qp.val();
+        self.control.sts_guard_refused_length.next = self.guard.sts_refused_length.val();
+        self.control.sts_guard_refused_unaligned.next = self.guard.sts_refused_unaligned.val();
+        self.control.sts_guard_refused_outside.next = self.guard.sts_refused_outside.val();
+        self.control.sts_guard_refused_data.next = self.guard.sts_refused_data.val();
+        self.control.sts_guard_refused_not_owner.next = self.guard.sts_refused_not_owner.val();
+        self.control.sts_guard_refused_not_leader.next = self.guard.sts_refused_not_leader.val();
+        self.control.sts_guard_refused_shape.next = self.guard.sts_refused_shape.val();
+        self.control.sts_guard_refused_unchecked.next = self.guard.sts_refused_unchecked.val();
+        self.control.sts_guard_refused_by.next = self.guard.sts_refused_by.val();
     }
 }
 
@@ -375,6 +473,16 @@ impl<const N: usize> Kernel<N> {
         k.s_axis_prop_tdata.connect();
         k.s_axis_prop_tvalid.connect();
         k.m_axis_dec_tready.connect();
+        k.s_axis_rx_cmd_tdata.connect();
+        k.s_axis_rx_cmd_tvalid.connect();
+        k.s_axis_rx_data_tdata.connect();
+        k.s_axis_rx_data_tkeep.connect();
+        k.s_axis_rx_data_tlast.connect();
+        k.s_axis_rx_data_tvalid.connect();
+        k.m_axi_rx_awready.connect();
+        k.m_axi_rx_wready.connect();
+        k.m_axi_rx_bresp.connect();
+        k.m_axi_rx_bvalid.connect();
         k.connect_all();
         k
     }

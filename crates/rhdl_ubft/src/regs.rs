@@ -18,6 +18,7 @@
 //! keeps the same map (the unused `qpn_i` read 0 and ignore writes), so host
 //! code has a single map.
 
+use crate::guard::REASONS;
 use crate::params::{COUNTER_BITS, N, WAIT_BITS};
 use crate::roce::QPN_BITS;
 
@@ -118,7 +119,7 @@ const fn reg(
 }
 
 /// Rows in [`REGS`].
-pub const ROWS: usize = 23;
+pub const ROWS: usize = 27;
 
 /// The register map, in address order. THE source of every offset.
 pub const REGS: [Reg; ROWS] = place([
@@ -151,6 +152,14 @@ pub const REGS: [Reg; ROWS] = place([
         "why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; see params::ConfigError and protocol.md)"),
     reg("state", 8, 1, Access::Status,
         "the controller's state (protocol::STATE_NAMES), for bring-up and debugging"),
+    reg("guard_accepted", COUNTER_BITS, 1, Access::Status,
+        "incoming RDMA WRITEs the slot guard passed to HBM (m_axi_rx), since reset (a lifetime counter: the guard runs whenever the card is out of reset)"),
+    reg("guard_write_errors", COUNTER_BITS, 1, Access::Status,
+        "the guard's HBM writes answered with an error BRESP, since reset"),
+    reg("guard_refused", COUNTER_BITS, REASONS, Access::Status,
+        "incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset"),
+    reg("guard_refused_by", COUNTER_BITS, N, Access::Status,
+        "incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset"),
 ]);
 
 /// Packs the rows word after word from 0x00.
@@ -228,6 +237,13 @@ pub const ACKS: u64 = offset("acks");
 pub const WRITE_ERRORS: u64 = offset("write_errors");
 pub const ERROR_CODE: u64 = offset("error");
 pub const STATE: u64 = offset("state");
+pub const GUARD_ACCEPTED: u64 = offset("guard_accepted");
+pub const GUARD_WRITE_ERRORS: u64 = offset("guard_write_errors");
+/// `guard_refused_0`; `guard_refused_i` (reason code i + 1) is at
+/// `GUARD_REFUSED + 4 i`.
+pub const GUARD_REFUSED: u64 = offset("guard_refused");
+/// `guard_refused_by_0`; sender i's is at `GUARD_REFUSED_BY + 4 i`.
+pub const GUARD_REFUSED_BY: u64 = offset("guard_refused_by");
 /// One past the last register.
 pub const END: u64 = REGS[ROWS - 1].offset + REGS[ROWS - 1].bytes();
 
@@ -379,7 +395,8 @@ pub fn tcl_registers() -> String {
         );
         if r.name == "network_ptr" {
             s += "  set regparam [::ipx::add_register_parameter -quiet {ASSOCIATED_BUSIF} $reg]\n";
-            s += "  set_property value {m_axi_hbm} $regparam\n";
+            // m_axi_rx writes the same buffer (docs/vivado.md).
+            s += "  set_property value {m_axi_hbm:m_axi_rx} $regparam\n";
         }
     }
     s += "# --- end of generated register map ---\n";
@@ -400,6 +417,16 @@ mod tests {
         }
         assert!(next <= RANGE);
         assert_eq!(QPN, 0x28);
-        assert_eq!(expanded().len(), 4 + 5 + N + 13);
+        assert_eq!(expanded().len(), 4 + 5 + N + 13 + 2 + REASONS + N);
+        // The guard's rows come last, so adding them moved no older offset.
+        assert_eq!(STATE, 0x28 + 4 * N as u64 + 4 * 12);
+        assert_eq!(GUARD_ACCEPTED, STATE + 4);
+        assert_eq!(GUARD_REFUSED, GUARD_ACCEPTED + 8);
+        assert_eq!(GUARD_REFUSED_BY, GUARD_REFUSED + 4 * REASONS as u64);
+        assert_eq!(END, GUARD_REFUSED_BY + 4 * N as u64);
+        // guard_refused_i counts Refusal code i + 1.
+        for (i, r) in crate::guard::Refusal::ALL.iter().enumerate() {
+            assert_eq!(r.code(), i as u64 + 1);
+        }
     }
 }

@@ -16,7 +16,7 @@
 
 use crate::params::BEAT_BITS;
 use crate::regs::{self, Access};
-use crate::roce::{CQ_BITS, SQ_BITS};
+use crate::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 
 /// The kernel (and top module) name.
 pub const KERNEL: &str = "rhdl_ubft";
@@ -43,6 +43,8 @@ pub enum Kind {
     AxiLiteSlave,
     /// AXI4 master, addressable memory.
     AxiMaster { data_bits: usize, addr_bits: usize },
+    /// AXI4 master with write channels only (AW, W, B): `m_axi_rx`.
+    AxiWriteMaster { data_bits: usize, addr_bits: usize },
     /// AXI4-Stream out of the kernel.
     StreamOut(Stream),
     /// AXI4-Stream into the kernel.
@@ -79,7 +81,7 @@ pub struct Interface {
 }
 
 /// The kernel's interfaces, in kernel.xml order.
-pub const INTERFACES: [Interface; 8] = [
+pub const INTERFACES: [Interface; 11] = [
     Interface {
         name: "s_axi_control",
         kind: Kind::AxiLiteSlave,
@@ -96,6 +98,15 @@ pub const INTERFACES: [Interface; 8] = [
         desc: "HBM: mailbox polls (read bursts) and local writes",
     },
     Interface {
+        name: "m_axi_rx",
+        kind: Kind::AxiWriteMaster {
+            data_bits: BEAT_BITS,
+            addr_bits: 64,
+        },
+        arg: "network_ptr",
+        desc: "HBM: the peers' RDMA WRITEs the guard accepted (same buffer as m_axi_hbm)",
+    },
+    Interface {
         name: "m_axis_sq",
         kind: Kind::StreamOut(stream(SQ_BITS, 0, false, false)),
         arg: "sq",
@@ -106,6 +117,18 @@ pub const INTERFACES: [Interface; 8] = [
         kind: Kind::StreamIn(stream(CQ_BITS, 0, false, false)),
         arg: "cq",
         desc: "RoCE completions (roce.rs)",
+    },
+    Interface {
+        name: "s_axis_rx_cmd",
+        kind: Kind::StreamIn(stream(WR_CMD_BITS, 0, false, false)),
+        arg: "rx_cmd",
+        desc: "RoCE receive path: memory-write commands of incoming RDMA WRITEs (roce.rs WrCommand), into the guard",
+    },
+    Interface {
+        name: "s_axis_rx_data",
+        kind: Kind::StreamIn(stream(WR_DATA_BITS, 0, true, true)),
+        arg: "rx_data",
+        desc: "RoCE receive path: their payloads, into the guard",
     },
     Interface {
         name: "s_axis_prop",
@@ -150,6 +173,10 @@ pub fn port_names(i: &Interface) -> Vec<String> {
             "araddr", "arlen", "arsize", "arburst", "arvalid", "arready", "rdata", "rresp",
             "rlast", "rvalid", "rready", "awaddr", "awlen", "awsize", "awburst", "awvalid",
             "awready", "wdata", "wstrb", "wlast", "wvalid", "wready", "bresp", "bvalid", "bready",
+        ],
+        Kind::AxiWriteMaster { .. } => vec![
+            "awaddr", "awlen", "awsize", "awburst", "awvalid", "awready", "wdata", "wstrb",
+            "wlast", "wvalid", "wready", "bresp", "bvalid", "bready",
         ],
         Kind::StreamOut(st) | Kind::StreamIn(st) => {
             let mut v = vec!["tdata", "tvalid", "tready"];
@@ -208,7 +235,7 @@ hwControlProtocol=\"ap_ctrl_hs\">\n"
                 i.name,
                 regs::RANGE
             ),
-            Kind::AxiMaster { data_bits, .. } => format!(
+            Kind::AxiMaster { data_bits, .. } | Kind::AxiWriteMaster { data_bits, .. } => format!(
                 "      <port name=\"{}\" mode=\"master\" range=\"0xFFFFFFFFFFFFFFFF\" dataWidth=\"{data_bits}\" portType=\"addressable\" base=\"0x0\"/>\n",
                 i.name
             ),

@@ -83,6 +83,23 @@ impl<const N: usize> Tb<N> {
         c.sts_write_errors.next = (base as u64 + 10).into();
         c.sts_error.next = ((base as u64 + 11) & 0xff).into();
         c.sts_state.next = ((base as u64 + 12) & 0xff).into();
+        c.sts_guard_accepted.next = (base as u64 + 13).into();
+        c.sts_guard_write_errors.next = (base as u64 + 14).into();
+        c.sts_guard_refused_unknown_qp.next = (base as u64 + 15).into();
+        c.sts_guard_refused_length.next = (base as u64 + 16).into();
+        c.sts_guard_refused_unaligned.next = (base as u64 + 17).into();
+        c.sts_guard_refused_outside.next = (base as u64 + 18).into();
+        c.sts_guard_refused_data.next = (base as u64 + 19).into();
+        c.sts_guard_refused_not_owner.next = (base as u64 + 20).into();
+        c.sts_guard_refused_not_leader.next = (base as u64 + 21).into();
+        c.sts_guard_refused_shape.next = (base as u64 + 22).into();
+        c.sts_guard_refused_unchecked.next = (base as u64 + 23).into();
+        // guard_refused_by_i: base + 24 + i, packed 32 bits per sender.
+        let mut by = Bits::<{ rhdl_ubft::guard::REFUSED_BY_BITS }>::default();
+        for i in 0..rhdl_ubft::params::N {
+            by.set_bits::<32>(32 * i, (base as u64 + 24 + i as u64).into());
+        }
+        c.sts_guard_refused_by.next = by;
     }
 
     /// Applies the kernel-side inputs, settles with the clock low (the
@@ -328,6 +345,25 @@ fn every_register_is_written_and_read_back_at_its_table_offset() {
                     "write_errors",
                     "error",
                     "state",
+                    "guard_accepted",
+                    "guard_write_errors",
+                    "guard_refused_0",
+                    "guard_refused_1",
+                    "guard_refused_2",
+                    "guard_refused_3",
+                    "guard_refused_4",
+                    "guard_refused_5",
+                    "guard_refused_6",
+                    "guard_refused_7",
+                    "guard_refused_8",
+                    "guard_refused_by_0",
+                    "guard_refused_by_1",
+                    "guard_refused_by_2",
+                    "guard_refused_by_3",
+                    "guard_refused_by_4",
+                    "guard_refused_by_5",
+                    "guard_refused_by_6",
+                    "guard_refused_by_7",
                 ]
                 .iter()
                 .position(|s| *s == name)

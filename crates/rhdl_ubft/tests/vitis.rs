@@ -56,6 +56,14 @@ fn stream_widths(k: &Kind) -> Vec<(&'static str, usize)> {
             ("wdata", *data_bits),
             ("wstrb", data_bits / 8),
         ],
+        Kind::AxiWriteMaster {
+            data_bits,
+            addr_bits,
+        } => vec![
+            ("awaddr", *addr_bits),
+            ("wdata", *data_bits),
+            ("wstrb", data_bits / 8),
+        ],
         Kind::AxiLiteSlave => vec![
             ("awaddr", regs::ADDR_BITS),
             ("araddr", regs::ADDR_BITS),
@@ -88,7 +96,7 @@ fn kernel_xml_parses_and_matches_the_register_table_and_interfaces() {
                 assert_eq!(p.attribute("range"), Some("0x1000"));
                 assert_eq!(p.attribute("dataWidth"), Some("32"));
             }
-            Kind::AxiMaster { data_bits, .. } => {
+            Kind::AxiMaster { data_bits, .. } | Kind::AxiWriteMaster { data_bits, .. } => {
                 assert_eq!(p.attribute("mode"), Some("master"));
                 assert_eq!(
                     p.attribute("dataWidth"),

@@ -228,6 +228,75 @@ impl Adversary for Forge {
     }
 }
 
+/// The audit's E1 (`protocol-audit.md`): a leader that forges a fast-path
+/// quorum at each peer. Replica 1 is sent the true prepare and replica d > 1
+/// a forged m (`Equivocate::forged`); with every prepare and every vote it
+/// sends, it also writes, for that destination, every node's will_cert and
+/// will_commit entries of the slot as (tag, that destination's m). Those
+/// entries belong to the other replicas, so each forged write is refused by
+/// the receiver's guard (`not_owner`). Without a guard the honest replicas
+/// each see a full quorum for a different m and decide differently.
+#[derive(Clone, Debug)]
+pub struct ForgeQuorum {
+    pub n: usize,
+    pub mailbox: Mailbox,
+}
+
+impl ForgeQuorum {
+    pub fn new(n: usize, mailbox: Mailbox) -> Self {
+        ForgeQuorum { n, mailbox }
+    }
+
+    /// The m destination `dst` is made to see.
+    pub fn value_for(m: u32, dst: usize) -> u32 {
+        if dst == 1 {
+            m
+        } else {
+            Equivocate::forged(m, dst)
+        }
+    }
+
+    fn forged_row(&self, slot: usize, tag: u32, m: u32) -> Vec<Write> {
+        let mut out = vec![];
+        for region in [Region::WillCert, Region::WillCommit] {
+            for node in 0..self.n {
+                out.push(Write {
+                    word: self.mailbox.vote(region, slot, node),
+                    data: vec![tag, m],
+                });
+            }
+        }
+        out
+    }
+}
+
+impl Adversary for ForgeQuorum {
+    fn transform(&mut self, _src: usize, dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
+        match self.mailbox.locate(write.word) {
+            Some((Region::Prepare, off)) if write.data.len() >= 3 => {
+                let (k, m, view) = (write.data[0], write.data[1], write.data[2]);
+                let mv = Self::value_for(m, dst);
+                let mut p = write.clone();
+                p.data[1] = mv;
+                let slot = off / rhdl_ubft::layout::prepare_words(self.mailbox.version);
+                let mut out = vec![p];
+                out.extend(self.forged_row(slot, rhdl_ubft::params::vote_tag(view, k), mv));
+                out
+            }
+            Some((r, off)) if r.is_vote() && write.data.len() == 2 => {
+                let slot = off / self.mailbox.vote_row_words();
+                let mv = Self::value_for(write.data[1], dst);
+                let mut w = write.clone();
+                w.data[1] = mv;
+                let mut out = vec![w];
+                out.extend(self.forged_row(slot, write.data[0], mv));
+                out
+            }
+            _ => vec![write],
+        }
+    }
+}
+
 /// How often [`RandomFaults`] does each thing to a write, per mille.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RandomRates {

@@ -14,8 +14,8 @@
 
 use crate::client::{stream_seed, Client};
 use crate::hbm::{AxiViolation, Hbm};
-use crate::host::{Args, Host};
-use crate::network::{Adversary, Equivocate, Network};
+use crate::host::{Args, GuardStatus, Host};
+use crate::network::{Adversary, Delivery, Equivocate, Network};
 use crate::ports::{KernelBackend, KernelIn, Status};
 use crate::rusthdl::RustHdlKernel;
 use crate::signer::Signer;
@@ -74,6 +74,10 @@ pub struct ClusterConfig {
     pub delays: Vec<LinkDelay>,
     /// Replicas that equivocate while leader: a different m to each peer.
     pub equivocate: Vec<usize>,
+    /// How landing writes reach HBM: through each kernel's guard (the
+    /// default), or the network model's filter (the recorded testbenches),
+    /// or unchecked (`Bypass`, tests only).
+    pub delivery: Delivery,
 }
 
 impl ClusterConfig {
@@ -92,6 +96,7 @@ impl ClusterConfig {
             max_cycles: 0,
             delays: vec![],
             equivocate: vec![],
+            delivery: Delivery::Kernel,
         }
     }
 
@@ -239,6 +244,47 @@ pub struct ReplicaReport {
     pub view: u32,
     pub decided: Vec<Decision>,
     pub status: StatusReport,
+    /// The kernel's guard counters, read through `s_axi_control`.
+    pub guard: GuardReport,
+}
+
+/// A replica's guard counters at the end of the run, as its host read them
+/// from the `guard_*` status registers (lifetime counters: since reset).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct GuardReport {
+    /// Incoming writes the guard passed to HBM.
+    pub accepted: u32,
+    /// Incoming writes it refused, all reasons.
+    pub refused: u64,
+    /// Refusals by reason (`guard::Refusal::name`), every reason listed.
+    pub refused_by_reason: BTreeMap<String, u32>,
+    /// Refusals by sender, replicas 0..n.
+    pub refused_by_sender: Vec<u32>,
+    /// The guard's HBM writes answered with an error.
+    pub write_errors: u32,
+}
+
+impl GuardReport {
+    fn new(g: &GuardStatus, n: usize) -> GuardReport {
+        GuardReport {
+            accepted: g.accepted,
+            refused: g.refused_total(),
+            refused_by_reason: rhdl_ubft::guard::Refusal::ALL
+                .iter()
+                .map(|r| (r.name().to_string(), g.refused_for(*r)))
+                .collect(),
+            refused_by_sender: g.refused_by[..n.min(BUILD_N)].to_vec(),
+            write_errors: g.write_errors,
+        }
+    }
+
+    /// Refusals for `reason`.
+    pub fn refused_for(&self, reason: rhdl_ubft::guard::Refusal) -> u32 {
+        self.refused_by_reason
+            .get(reason.name())
+            .copied()
+            .unwrap_or(0)
+    }
 }
 
 /// The kernel's status counters at the end of the run.
@@ -285,13 +331,16 @@ pub struct Checks {
     pub validity: bool,
     /// Every honest replica decided k = 1, 2, 3, ... without gaps or repeats.
     pub order: bool,
+    /// Every kernel's guard decided every write as the network model's rule
+    /// does (`Delivery::Kernel`; true otherwise).
+    pub guard: bool,
     /// What failed, in words.
     pub failures: Vec<String>,
 }
 
 impl Checks {
     pub fn ok(&self) -> bool {
-        self.agreement && self.validity && self.order
+        self.agreement && self.validity && self.order && self.guard
     }
 }
 
@@ -300,8 +349,17 @@ impl Checks {
 pub struct NetworkReport {
     /// RDMA WRITEs accepted per queue pair, `writes[src][dst]`.
     pub writes: Vec<Vec<u64>>,
-    /// Writes the slot guard refused, per sender.
+    /// Writes refused, per sender: by the kernels' guards (`Delivery::Kernel`,
+    /// as seen on their ports) or by the model's rule (`Delivery::Model`).
     pub refused: Vec<u64>,
+    /// How writes reached HBM in this run.
+    pub delivery: Delivery,
+    /// `Delivery::Kernel`: writes on which the kernels' guards and the
+    /// model's rule agreed, and disagreed (must be 0).
+    pub guard_agreements: u64,
+    pub guard_disagreements: u64,
+    /// Writes a kernel reset abandoned inside a guard.
+    pub guard_abandoned: u64,
 }
 
 /// A run's outcome.
@@ -364,9 +422,18 @@ impl RunReport {
             }
         }
         s += &format!(
-            "checks: agreement {}, validity {}, order {}\n",
-            self.checks.agreement, self.checks.validity, self.checks.order
+            "checks: agreement {}, validity {}, order {}, guard {}\n",
+            self.checks.agreement, self.checks.validity, self.checks.order, self.checks.guard
         );
+        if self.network.delivery == Delivery::Kernel {
+            let refused: Vec<u64> = self.replicas.iter().map(|r| r.guard.refused).collect();
+            s += &format!(
+                "guards: {} writes checked against the model, {} disagreements; refused per receiver {:?}\n",
+                self.network.guard_agreements + self.network.guard_disagreements,
+                self.network.guard_disagreements,
+                refused
+            );
+        }
         for f in &self.checks.failures {
             s += &format!("  FAILED: {f}\n");
         }
@@ -419,6 +486,7 @@ pub fn check(replicas: &[ReplicaReport], proposed: &[u32]) -> Checks {
         agreement,
         validity,
         order,
+        guard: true,
         failures,
     }
 }
@@ -480,6 +548,7 @@ impl Cluster {
             let adv: Box<dyn Adversary> = Box::new(Equivocate::new(n, layout.clone()));
             net.set_adversary(r, adv);
         }
+        net.set_delivery(cfg.delivery);
         Cluster {
             cfg,
             kernels,
@@ -518,6 +587,9 @@ impl Cluster {
                 for hbm in self.hbms.iter_mut() {
                     hbm.write_words(NETWORK_PTR + 4 * UBFT_BASE_PTR as u64, &zeros);
                 }
+                // Old writes still waiting in the stacks for the guards
+                // (in reset until now) are cleared with the mailboxes.
+                self.net.discard_waiting_writes();
             }
             for r in 0..self.kernels.len() {
                 let args = self.args(r);
@@ -616,7 +688,9 @@ impl Cluster {
     /// `clear_mailboxes` the hosts first zero every mailbox (XRT writes the
     /// buffer before a new run; writes still in the network when the reset
     /// began have landed by then if `cycles` exceeds two network latencies),
-    /// so no record of the old run is polled.
+    /// so no record of the old run is polled. The writes that the receiving
+    /// stacks still hold for the kernels' guards, which were in reset, are
+    /// dropped with the clear (`Network::discard_waiting_writes`).
     pub fn reset(&mut self, cycles: u64, clear_mailboxes: bool) {
         self.start_at = self.cycle + cycles.max(1);
         self.clear_at_start = clear_mailboxes;
@@ -666,6 +740,7 @@ impl Cluster {
                     })
                     .collect(),
                 status: self.last_status[r].into(),
+                guard: GuardReport::new(&self.hosts[r].guard(), self.kernels.len()),
             })
             .collect();
         let mut taken: Vec<(u64, u32)> = self
@@ -682,8 +757,25 @@ impl Cluster {
                 .map(|s| (0..n).map(|d| self.net.writes(s, d)).collect())
                 .collect(),
             refused: (0..n).map(|s| self.net.refused(s)).collect(),
+            delivery: self.net.delivery(),
+            guard_agreements: self.net.stats.agreements,
+            guard_disagreements: self.net.stats.disagreements,
+            guard_abandoned: self.net.stats.abandoned,
         };
-        let checks = check(&replicas, &proposed);
+        let mut checks = check(&replicas, &proposed);
+        for d in self.net.stats.disagreement_log.iter().take(5) {
+            checks.failures.push(format!(
+                "guard of replica {} {} a write of {} words at word {} from replica {} (cycle {}); the model's rule says {:?}",
+                d.dst,
+                if d.kernel_accepted { "accepted" } else { "refused" },
+                d.words,
+                d.word,
+                d.src,
+                d.cycle,
+                d.model
+            ));
+        }
+        checks.guard = self.net.stats.disagreements == 0;
         RunReport {
             cycles: self.cycle,
             backend: self

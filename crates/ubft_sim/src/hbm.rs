@@ -1,4 +1,9 @@
-//! HBM: an AXI4 slave model of one card's HBM behind the kernel's `m_axi_hbm`.
+//! HBM: an AXI4 slave model of one card's HBM behind the kernel's `m_axi_hbm`,
+//! with a second, write-only port behind `m_axi_rx` (the guard's accepted
+//! writes) into the same memory. The second port follows the same write
+//! timing and rules, with its own ready patterns (`rx_aw_ready`,
+//! `rx_w_ready`) and counters (`rx_counters`); on the U280 both ports map to
+//! one pseudo-channel, where the platform's crossbar serialises them.
 //!
 //! What it models: 512-bit data, 64-bit byte addresses, a single ID (so every
 //! response comes back in request order), INCR bursts of up to 256 beats.
@@ -48,6 +53,10 @@ pub enum Channel {
     Ar,
     Aw,
     W,
+    /// `m_axi_rx`'s write address channel (the guard's port).
+    RxAw,
+    /// `m_axi_rx`'s write data channel.
+    RxW,
 }
 
 impl fmt::Display for Channel {
@@ -56,6 +65,8 @@ impl fmt::Display for Channel {
             Channel::Ar => "AR",
             Channel::Aw => "AW",
             Channel::W => "W",
+            Channel::RxAw => "m_axi_rx AW",
+            Channel::RxW => "m_axi_rx W",
         })
     }
 }
@@ -251,15 +262,56 @@ pub struct Hbm {
     /// The cycle the next `drive` is for.
     now: u64,
     reads: VecDeque<ReadBurst>,
+    /// `m_axi_hbm`'s write channels.
+    wr: WritePort,
+    /// `m_axi_rx`'s write channels (the guard's port into the same memory).
+    rx: WritePort,
+    /// AW of `m_axi_rx` accepted on cycles where this is ready.
+    pub rx_aw_ready: Ready,
+    /// W of `m_axi_rx` accepted on cycles where this is ready.
+    pub rx_w_ready: Ready,
+    // Valid-and-not-accepted AR payload of the last cycle, for stability.
+    ar_waiting: Option<AddrReq>,
+    counters: HbmCounters,
+    /// What `m_axi_rx` wrote.
+    rx_counters: HbmCounters,
+}
+
+/// One AXI4 write port's state: accepted AWs and W beats not yet paired,
+/// pending B responses (the cycles they become valid), and last cycle's
+/// valid-and-not-accepted payloads.
+#[derive(Default)]
+struct WritePort {
     aws: VecDeque<AddrReq>,
     ws: VecDeque<WBeat>,
-    /// Cycles at which queued B responses become valid, in order.
     bresps: VecDeque<u64>,
-    // Valid-and-not-accepted payloads of the last cycle, for stability.
-    ar_waiting: Option<AddrReq>,
     aw_waiting: Option<AddrReq>,
     w_waiting: Option<WBeat>,
-    counters: HbmCounters,
+}
+
+impl WritePort {
+    fn busy(&self) -> bool {
+        !(self.aws.is_empty() && self.ws.is_empty() && self.bresps.is_empty())
+    }
+
+    fn clear(&mut self) {
+        self.aws.clear();
+        self.ws.clear();
+        self.bresps.clear();
+    }
+}
+
+/// One cycle of a write port as the master drove it.
+struct WriteCycle {
+    aw: AddrReq,
+    awvalid: bool,
+    awready: bool,
+    w: WBeat,
+    wvalid: bool,
+    wready: bool,
+    bvalid: bool,
+    bready: bool,
+    channels: (Channel, Channel),
 }
 
 impl Default for Hbm {
@@ -284,13 +336,13 @@ impl Hbm {
             mem: HashMap::new(),
             now: 0,
             reads: VecDeque::new(),
-            aws: VecDeque::new(),
-            ws: VecDeque::new(),
-            bresps: VecDeque::new(),
+            wr: WritePort::default(),
+            rx: WritePort::default(),
+            rx_aw_ready: Ready::Always,
+            rx_w_ready: Ready::Always,
             ar_waiting: None,
-            aw_waiting: None,
-            w_waiting: None,
             counters: HbmCounters::default(),
+            rx_counters: HbmCounters::default(),
         }
     }
 
@@ -309,12 +361,14 @@ impl Hbm {
         self.counters
     }
 
+    /// What `m_axi_rx` (the guard's port) has written.
+    pub fn rx_counters(&self) -> HbmCounters {
+        self.rx_counters
+    }
+
     /// True while a read, a write or a B response is still in flight.
     pub fn busy(&self) -> bool {
-        !(self.reads.is_empty()
-            && self.aws.is_empty()
-            && self.ws.is_empty()
-            && self.bresps.is_empty())
+        !self.reads.is_empty() || self.wr.busy() || self.rx.busy()
     }
 
     /// Drive the slave's side of `m_axi_hbm` for the current cycle.
@@ -336,8 +390,12 @@ impl Hbm {
             }
         }
         inp.hbm_rresp = 0;
-        inp.hbm_bvalid = self.bresps.front().is_some_and(|&t| now >= t);
+        inp.hbm_bvalid = self.wr.bresps.front().is_some_and(|&t| now >= t);
         inp.hbm_bresp = 0;
+        inp.rx_awready = self.rx_aw_ready.at(now);
+        inp.rx_wready = self.rx_w_ready.at(now);
+        inp.rx_bvalid = self.rx.bresps.front().is_some_and(|&t| now >= t);
+        inp.rx_bresp = 0;
     }
 
     /// Take this cycle's handshakes (`inp` as driven, `out` as the kernel
@@ -355,36 +413,17 @@ impl Hbm {
             size: out.hbm_arsize,
             burst: out.hbm_arburst,
         };
-        let aw = AddrReq {
-            addr: out.hbm_awaddr,
-            len: out.hbm_awlen,
-            size: out.hbm_awsize,
-            burst: out.hbm_awburst,
-        };
-        let w = WBeat {
-            data: out.hbm_wdata,
-            strb: out.hbm_wstrb,
-            last: out.hbm_wlast,
-        };
-
         if !inp.ap_rst_n {
             // The kernel's AXI interconnect is reset with it: transactions in
             // flight are abandoned (memory keeps what was written).
             self.reads.clear();
-            self.aws.clear();
-            self.ws.clear();
-            self.bresps.clear();
+            self.wr.clear();
+            self.rx.clear();
         }
         if inp.ap_rst_n {
             stable(self.ar_waiting, out.hbm_arvalid, ar, cycle, Channel::Ar)?;
-            stable(self.aw_waiting, out.hbm_awvalid, aw, cycle, Channel::Aw)?;
-            stable(self.w_waiting, out.hbm_wvalid, w, cycle, Channel::W)?;
         }
-        let waiting = |valid: bool, ready: bool| valid && !ready && inp.ap_rst_n;
-        self.ar_waiting = waiting(out.hbm_arvalid, inp.hbm_arready).then_some(ar);
-        self.aw_waiting = waiting(out.hbm_awvalid, inp.hbm_awready).then_some(aw);
-        self.w_waiting = waiting(out.hbm_wvalid, inp.hbm_wready).then_some(w);
-
+        self.ar_waiting = (out.hbm_arvalid && !inp.hbm_arready && inp.ap_rst_n).then_some(ar);
         if inp.hbm_rvalid && out.hbm_rready {
             let head = self.reads.front_mut().expect("rvalid without a read");
             head.beats.pop_front();
@@ -392,9 +431,6 @@ impl Hbm {
                 self.reads.pop_front();
             }
             self.counters.read_beats += 1;
-        }
-        if inp.hbm_bvalid && out.hbm_bready {
-            self.bresps.pop_front();
         }
         if out.hbm_arvalid && inp.hbm_arready {
             ar.check(cycle, Channel::Ar)?;
@@ -407,22 +443,96 @@ impl Hbm {
             });
             self.counters.reads += 1;
         }
-        if out.hbm_awvalid && inp.hbm_awready {
-            aw.check(cycle, Channel::Aw)?;
-            self.aws.push_back(aw);
+        let hbm = WriteCycle {
+            aw: AddrReq {
+                addr: out.hbm_awaddr,
+                len: out.hbm_awlen,
+                size: out.hbm_awsize,
+                burst: out.hbm_awburst,
+            },
+            awvalid: out.hbm_awvalid,
+            awready: inp.hbm_awready,
+            w: WBeat {
+                data: out.hbm_wdata,
+                strb: out.hbm_wstrb,
+                last: out.hbm_wlast,
+            },
+            wvalid: out.hbm_wvalid,
+            wready: inp.hbm_wready,
+            bvalid: inp.hbm_bvalid,
+            bready: out.hbm_bready,
+            channels: (Channel::Aw, Channel::W),
+        };
+        let rx = WriteCycle {
+            aw: AddrReq {
+                addr: out.rx_awaddr,
+                len: out.rx_awlen,
+                size: out.rx_awsize,
+                burst: out.rx_awburst,
+            },
+            awvalid: out.rx_awvalid,
+            awready: inp.rx_awready,
+            w: WBeat {
+                data: out.rx_wdata,
+                strb: out.rx_wstrb,
+                last: out.rx_wlast,
+            },
+            wvalid: out.rx_wvalid,
+            wready: inp.rx_wready,
+            bvalid: inp.rx_bvalid,
+            bready: out.rx_bready,
+            channels: (Channel::RxAw, Channel::RxW),
+        };
+        let mut wr = std::mem::take(&mut self.wr);
+        let r = self.write_cycle(&mut wr, &hbm, inp.ap_rst_n, cycle, false);
+        self.wr = wr;
+        r?;
+        let mut rxp = std::mem::take(&mut self.rx);
+        let r = self.write_cycle(&mut rxp, &rx, inp.ap_rst_n, cycle, true);
+        self.rx = rxp;
+        r
+    }
+
+    /// One cycle of a write port: the stability rules, the handshakes, and
+    /// the bursts completed.
+    fn write_cycle(
+        &mut self,
+        port: &mut WritePort,
+        c: &WriteCycle,
+        rst_n: bool,
+        cycle: u64,
+        rx: bool,
+    ) -> Result<(), AxiViolation> {
+        if rst_n {
+            stable(port.aw_waiting, c.awvalid, c.aw, cycle, c.channels.0)?;
+            stable(port.w_waiting, c.wvalid, c.w, cycle, c.channels.1)?;
         }
-        if out.hbm_wvalid && inp.hbm_wready {
-            self.ws.push_back(w);
+        port.aw_waiting = (c.awvalid && !c.awready && rst_n).then_some(c.aw);
+        port.w_waiting = (c.wvalid && !c.wready && rst_n).then_some(c.w);
+        if c.bvalid && c.bready {
+            port.bresps.pop_front();
         }
-        self.commit_writes(cycle)
+        if c.awvalid && c.awready {
+            c.aw.check(cycle, c.channels.0)?;
+            port.aws.push_back(c.aw);
+        }
+        if c.wvalid && c.wready {
+            port.ws.push_back(c.w);
+        }
+        self.commit_writes(port, cycle, rx)
     }
 
     /// Pair accepted AWs with their W beats (in order: a single ID) and write
     /// every burst that is complete.
-    fn commit_writes(&mut self, cycle: u64) -> Result<(), AxiViolation> {
-        while let Some(&aw) = self.aws.front() {
+    fn commit_writes(
+        &mut self,
+        port: &mut WritePort,
+        cycle: u64,
+        rx: bool,
+    ) -> Result<(), AxiViolation> {
+        while let Some(&aw) = port.aws.front() {
             let beats = aw.beats();
-            for (i, b) in self.ws.iter().take(beats).enumerate() {
+            for (i, b) in port.ws.iter().take(beats).enumerate() {
                 if b.last != (i + 1 == beats) {
                     return Err(AxiViolation::WlastMismatch {
                         cycle,
@@ -432,17 +542,22 @@ impl Hbm {
                     });
                 }
             }
-            if self.ws.len() < beats {
+            if port.ws.len() < beats {
                 break;
             }
-            self.aws.pop_front();
+            port.aws.pop_front();
             for i in 0..beats {
-                let b = self.ws.pop_front().expect("counted above");
+                let b = port.ws.pop_front().expect("counted above");
                 self.write_beat(aw.transfer_addr(i) / BEAT_BYTES, &b.data, b.strb);
             }
-            self.counters.writes += 1;
-            self.counters.write_beats += beats as u64;
-            self.bresps.push_back(cycle + self.write_latency);
+            let counters = if rx {
+                &mut self.rx_counters
+            } else {
+                &mut self.counters
+            };
+            counters.writes += 1;
+            counters.write_beats += beats as u64;
+            port.bresps.push_back(cycle + self.write_latency);
         }
         Ok(())
     }

@@ -10,10 +10,11 @@
 //! before AR, a response other than OKAY.
 //!
 //! On top of the queue: [`Host::configure`] (the arguments, then CTRL.ap_start,
-//! as an XRT run does), [`Host::read_status`] (every status register) and
-//! [`Host::poll_ctrl`].
+//! as an XRT run does), [`Host::read_status`] (every status register, the
+//! guard's counters last: [`Host::guard`]) and [`Host::poll_ctrl`].
 
 use crate::ports::{KernelIn, KernelOut, Status};
+use rhdl_ubft::guard::{Refusal, REASONS};
 use rhdl_ubft::params::N as BUILD_N;
 use rhdl_ubft::regs;
 use std::collections::VecDeque;
@@ -45,6 +46,29 @@ struct InFlight {
     ar_done: bool,
 }
 
+/// The guard's counters as the host read them (`guard_*` registers).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GuardStatus {
+    pub accepted: u32,
+    pub write_errors: u32,
+    /// `refused[i]`: reason code i + 1 (`guard::Refusal::ALL[i]`).
+    pub refused: [u32; REASONS],
+    /// `refused_by[i]`: refusals of writes from peer i.
+    pub refused_by: [u32; BUILD_N],
+}
+
+impl GuardStatus {
+    /// Refusals, all reasons.
+    pub fn refused_total(&self) -> u64 {
+        self.refused.iter().map(|&x| x as u64).sum()
+    }
+
+    /// Refusals for `reason`.
+    pub fn refused_for(&self, reason: Refusal) -> u32 {
+        self.refused[reason.code() as usize - 1]
+    }
+}
+
 /// One replica's host.
 #[derive(Clone, Debug, Default)]
 pub struct Host {
@@ -57,6 +81,7 @@ pub struct Host {
     violations: Vec<(u64, String)>,
     /// The last status read back whole.
     status: Status,
+    guard: GuardStatus,
     ctrl: u32,
 }
 
@@ -89,6 +114,11 @@ impl Host {
     /// The status registers as last read by [`Host::read_status`].
     pub fn status(&self) -> Status {
         self.status
+    }
+
+    /// The guard's counters as last read by [`Host::read_status`].
+    pub fn guard(&self) -> GuardStatus {
+        self.guard
     }
 
     /// CTRL as last read.
@@ -124,9 +154,12 @@ impl Host {
         self.push(Op::Read { addr: regs::CTRL });
     }
 
-    /// Reads every status register.
+    /// Reads every status register, then the guard's.
     pub fn read_status(&mut self) {
         for addr in STATUS_REGS {
+            self.push(Op::Read { addr });
+        }
+        for addr in guard_regs() {
             self.push(Op::Read { addr });
         }
     }
@@ -222,9 +255,28 @@ impl Host {
             regs::WRITE_ERRORS => s.write_errors = v,
             regs::ERROR_CODE => s.error = v as u8,
             regs::STATE => s.state = v as u8,
+            regs::GUARD_ACCEPTED => self.guard.accepted = v,
+            regs::GUARD_WRITE_ERRORS => self.guard.write_errors = v,
+            a if (regs::GUARD_REFUSED..regs::GUARD_REFUSED + 4 * REASONS as u64).contains(&a) => {
+                self.guard.refused[((a - regs::GUARD_REFUSED) / 4) as usize] = v
+            }
+            a if (regs::GUARD_REFUSED_BY..regs::GUARD_REFUSED_BY + 4 * BUILD_N as u64)
+                .contains(&a) =>
+            {
+                self.guard.refused_by[((a - regs::GUARD_REFUSED_BY) / 4) as usize] = v
+            }
             _ => {}
         }
     }
+}
+
+/// The guard's status registers, in map order: accepted, write errors,
+/// refused by reason, refused by sender.
+pub fn guard_regs() -> Vec<u64> {
+    let mut v = vec![regs::GUARD_ACCEPTED, regs::GUARD_WRITE_ERRORS];
+    v.extend((0..REASONS as u64).map(|i| regs::GUARD_REFUSED + 4 * i));
+    v.extend((0..BUILD_N as u64).map(|i| regs::GUARD_REFUSED_BY + 4 * i));
+    v
 }
 
 /// The status registers, in map order.

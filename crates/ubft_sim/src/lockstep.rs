@@ -135,6 +135,18 @@ pub fn differential(
     b: Backend,
     min_cycles: u64,
 ) -> Result<Result<Agreement, Mismatch>, String> {
+    differential_with(cfg, a, b, min_cycles, |_| {})
+}
+
+/// As [`differential`], with `setup` applied to the cluster before it runs
+/// (adversaries, back-pressure knobs).
+pub fn differential_with(
+    cfg: &ClusterConfig,
+    a: Backend,
+    b: Backend,
+    min_cycles: u64,
+    setup: impl FnOnce(&mut Cluster),
+) -> Result<Result<Agreement, Mismatch>, String> {
     cfg.validate().map_err(|e| e.to_string())?;
     let map = Arc::new(crate::verilator::kernel_port_map()?);
     let watch: Watch = Rc::new(RefCell::new(None));
@@ -149,6 +161,7 @@ pub fn differential(
         })
         .collect();
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
+    setup(&mut c);
     let budget = cfg.cycle_budget().max(min_cycles);
     while c.cycle < budget && (!c.finished() || c.cycle < min_cycles) {
         c.step().map_err(|e| e.to_string())?;

@@ -22,6 +22,25 @@
 //!   landing (the ack's way back), and is held until `cq_tready`. Completions
 //!   are presented in the order they become valid.
 //!
+//! Delivery ([`Delivery`]): by default a landing write is handed, as a real
+//! network does, to the receiver's RoCE stack, which presents it to the
+//! kernel as fpga-network-stack does: a memory-write command on
+//! `s_axis_rx_cmd` (`WrCommand`: the address, the length and the queue pair
+//! it arrived on, `qpn_base + src`) and its payload on `s_axis_rx_data`
+//! (`wr_data_beats`), in landing order, each stream on its own. The kernel's
+//! guard decides; what it accepts reaches HBM through `m_axi_rx` (the HBM
+//! model's second write port). The network does not filter. Its old rule,
+//! [`Network::guard`], stays as a checker: the guard's decision, seen on the
+//! ports (an AW on `m_axi_rx` between taking the command and being ready
+//! for the next one means accepted), must agree with it write by write, and
+//! every disagreement is counted ([`NetStats::disagreements`]). Two
+//! documented differences are expected, not counted: the kernel refuses
+//! newview_valid (`unchecked`) and records longer than the layout's largest
+//! (`length`). `Delivery::Model` is the old behaviour (the rule filters and
+//! lands directly; the receive ports stay idle), which the recorded
+//! testbenches keep; `Delivery::Bypass` (tests only) lands every write
+//! unchecked, as a card without a guard would.
+//!
 //! The slot guard (the trust model): a replica writes only its own vote and
 //! record slots in a peer's mailbox. At landing every word of a write must be
 //! owned by the sender (`Mailbox::owner`), except in prepare, newview and
@@ -41,12 +60,30 @@
 
 use std::collections::BTreeMap;
 
+use rhdl_ubft::guard::{max_record_words, Refusal as GuardRefusal};
 use rhdl_ubft::layout::{prepare_words, vote_words, Mailbox, Region, Version};
 use rhdl_ubft::params::{defaults, BEAT_BYTES, WORD_BYTES};
-use rhdl_ubft::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};
+use rhdl_ubft::roce::{wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_WRITE_ONLY};
+use std::collections::VecDeque;
 
 use crate::hbm::Hbm;
-use crate::ports::{KernelIn, KernelOut};
+use crate::ports::{Beat, KernelIn, KernelOut};
+
+/// How a landing write reaches the receiver's HBM (see the module header).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Delivery {
+    /// Through the receiving kernel's guard (`s_axis_rx_cmd`,
+    /// `s_axis_rx_data`, then `m_axi_rx`); the model's rule checks it.
+    #[default]
+    Kernel,
+    /// The model's rule filters and the write lands directly; the kernel's
+    /// receive ports stay idle (the recorded testbenches).
+    Model,
+    /// Every write lands directly, unchecked: no guard at all. For tests
+    /// that show what the guard prevents.
+    Bypass,
+}
 
 /// When a ready signal is high: the back-pressure knob shared by the models.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -205,6 +242,33 @@ pub enum RefuseReason {
     Empty,
 }
 
+impl RefuseReason {
+    /// The guard's reason for the same refusal.
+    pub fn refusal(&self) -> GuardRefusal {
+        match self {
+            RefuseReason::NotOwner { .. } => GuardRefusal::NotOwner,
+            RefuseReason::NotLeader { .. } => GuardRefusal::NotLeader,
+            RefuseReason::Shape { .. } => GuardRefusal::Shape,
+            RefuseReason::Empty => GuardRefusal::Length,
+        }
+    }
+}
+
+/// A write on which the kernel's guard and the model's rule disagreed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Disagreement {
+    pub src: usize,
+    pub dst: usize,
+    /// The cycle the guard's decision was seen.
+    pub cycle: u64,
+    pub word: usize,
+    pub words: usize,
+    /// The guard wrote it to HBM.
+    pub kernel_accepted: bool,
+    /// The model's verdict (with the documented differences applied).
+    pub model: Result<(), GuardRefusal>,
+}
+
 /// A write the slot guard refused, as logged.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
@@ -224,12 +288,25 @@ pub struct NetStats {
     pub delivered: Vec<Vec<u64>>,
     /// Writes refused by the slot guard, per sender.
     pub refused: Vec<u64>,
+    /// Writes refused by the slot guard, per receiver.
+    pub refused_at: Vec<u64>,
     /// Commands refused as malformed, per sender.
     pub malformed: Vec<u64>,
     /// Completions taken by each replica's kernel.
     pub completions: Vec<u64>,
     pub malformed_log: Vec<Malformed>,
     pub refusal_log: Vec<Refusal>,
+    /// `Delivery::Kernel`: writes whose guard decision agreed with the
+    /// model's rule.
+    pub agreements: u64,
+    /// `Delivery::Kernel`: writes on which they disagreed (must stay 0).
+    pub disagreements: u64,
+    pub disagreement_log: Vec<Disagreement>,
+    /// `Delivery::Kernel`: writes whose command the guard took but a reset
+    /// abandoned before they reached AXI (neither written nor counted), and
+    /// writes the stacks dropped at a mailbox clear
+    /// ([`Network::discard_waiting_writes`]).
+    pub abandoned: u64,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -245,6 +322,45 @@ struct Flight {
     src: usize,
     dst: usize,
     writes: Vec<Write>,
+}
+
+/// A write handed to a receiving stack, waiting for the guard's decision.
+#[derive(Clone, Debug)]
+struct RxWrite {
+    src: usize,
+    word: usize,
+    words: usize,
+    /// The model's verdict.
+    model: Result<(), GuardRefusal>,
+    /// The model's reason, for the refusal log.
+    reason: Option<RefuseReason>,
+}
+
+/// The write the guard took, until its decision shows.
+#[derive(Clone, Debug)]
+struct Deciding {
+    w: RxWrite,
+    taken: u64,
+    written: bool,
+}
+
+/// One replica's RoCE stack's receive path (`Delivery::Kernel`): commands
+/// and payload beats not yet taken, and the writes behind them.
+#[derive(Default)]
+struct RxStack {
+    cmds: VecDeque<[u32; 3]>,
+    beats: VecDeque<(Beat, u64, bool)>,
+    waiting: VecDeque<RxWrite>,
+    deciding: Option<Deciding>,
+}
+
+impl RxStack {
+    fn busy(&self) -> bool {
+        !self.cmds.is_empty()
+            || !self.beats.is_empty()
+            || !self.waiting.is_empty()
+            || self.deciding.is_some()
+    }
 }
 
 /// One replica's completion queue: entries by (valid-from cycle, order), and
@@ -274,6 +390,8 @@ pub struct Network {
     flights: BTreeMap<(u64, u64), Flight>,
     cqs: Vec<CqQueue>,
     order: u64,
+    delivery: Delivery,
+    rx: Vec<RxStack>,
     pub stats: NetStats,
 }
 
@@ -305,10 +423,13 @@ impl Network {
             flights: BTreeMap::new(),
             cqs: (0..n).map(|_| CqQueue::default()).collect(),
             order: 0,
+            delivery: Delivery::Kernel,
+            rx: (0..n).map(|_| RxStack::default()).collect(),
             stats: NetStats {
                 accepted: grid.clone(),
                 delivered: grid,
                 refused: vec![0; n],
+                refused_at: vec![0; n],
                 malformed: vec![0; n],
                 completions: vec![0; n],
                 ..Default::default()
@@ -334,6 +455,15 @@ impl Network {
 
     pub fn latency(&self) -> u64 {
         self.latency
+    }
+
+    /// How landing writes reach HBM (`Delivery::Kernel` by default).
+    pub fn set_delivery(&mut self, delivery: Delivery) {
+        self.delivery = delivery;
+    }
+
+    pub fn delivery(&self) -> Delivery {
+        self.delivery
     }
 
     /// Replica `r`'s `sq_tready` pattern.
@@ -393,6 +523,7 @@ impl Network {
     /// True while a write or a completion is still on its way.
     pub fn busy(&self) -> bool {
         !self.flights.is_empty()
+            || self.rx.iter().any(|x| x.busy())
             || self
                 .cqs
                 .iter()
@@ -414,12 +545,30 @@ impl Network {
         }
         inp.cq_tvalid = q.presenting.is_some();
         inp.cq_tdata = q.presenting.map_or(0, |c| c.pack());
+        // The receive path: the head command and the head payload beat.
+        let rx = &self.rx[r];
+        inp.rx_cmd_tvalid = !rx.cmds.is_empty();
+        inp.rx_cmd_tdata = rx.cmds.front().copied().unwrap_or([0; 3]);
+        match rx.beats.front() {
+            Some(&(data, keep, last)) => {
+                inp.rx_data_tvalid = true;
+                inp.rx_data_tdata = data;
+                inp.rx_data_tkeep = keep;
+                inp.rx_data_tlast = last;
+            }
+            None => {
+                inp.rx_data_tvalid = false;
+                inp.rx_data_tkeep = 0;
+                inp.rx_data_tlast = false;
+            }
+        }
     }
 
     /// Take replica `r`'s handshakes of `cycle` and advance `r` to the next
     /// cycle. An accepted command's payload is read from `hbms[r]` now.
     pub fn observe(&mut self, r: usize, inp: &KernelIn, out: &KernelOut, cycle: u64, hbms: &[Hbm]) {
         self.now[r] = cycle + 1;
+        self.observe_rx(r, inp, out, cycle);
         if inp.cq_tvalid && out.cq_tready {
             self.cqs[r].presenting = None;
             self.stats.completions[r] += 1;
@@ -520,7 +669,15 @@ impl Network {
             }
             let Flight { src, dst, writes } = entry.remove();
             for w in writes {
-                match self.guard(src, &w, &hbms[dst]) {
+                if self.delivery == Delivery::Kernel {
+                    self.hand_to_stack(src, dst, w, &hbms[dst]);
+                    continue;
+                }
+                let verdict = match self.delivery {
+                    Delivery::Bypass => Ok(()),
+                    _ => self.guard(src, &w, &hbms[dst]),
+                };
+                match verdict {
                     Ok(()) => {
                         let addr = self.network_ptr + w.word as u64 * WORD_BYTES;
                         hbms[dst].write_words(addr, &w.data);
@@ -528,6 +685,7 @@ impl Network {
                     }
                     Err(reason) => {
                         self.stats.refused[src] += 1;
+                        self.stats.refused_at[dst] += 1;
                         self.stats.refusal_log.push(Refusal {
                             src,
                             dst,
@@ -541,8 +699,159 @@ impl Network {
         }
     }
 
-    /// The slot guard (see the module header); `dst_hbm` is the receiver's.
-    fn guard(&self, src: usize, w: &Write, dst_hbm: &Hbm) -> Result<(), RefuseReason> {
+    /// `Delivery::Kernel`: queue `w` on `dst`'s receive path, as the stack
+    /// presents it, with the model's verdict for the check. An empty write
+    /// never gets there (the model refuses it; a zero-length WRITE carries
+    /// no memory command here).
+    fn hand_to_stack(&mut self, src: usize, dst: usize, w: Write, dst_hbm: &Hbm) {
+        let reason = self.guard(src, &w, dst_hbm).err();
+        if w.data.is_empty() {
+            self.stats.refused[src] += 1;
+            self.stats.refused_at[dst] += 1;
+            self.stats.refusal_log.push(Refusal {
+                src,
+                dst,
+                cycle: self.now[dst],
+                word: w.word,
+                reason: RefuseReason::Empty,
+            });
+            return;
+        }
+        let model = self.expected(&w, reason);
+        let vaddr = self.network_ptr + w.word as u64 * WORD_BYTES;
+        let cmd = WrCommand::write(
+            self.qpn_base + src as u64,
+            vaddr,
+            w.data.len() as u64 * WORD_BYTES,
+        )
+        .pack();
+        let rx = &mut self.rx[dst];
+        rx.cmds
+            .push_back([cmd as u32, (cmd >> 32) as u32, (cmd >> 64) as u32]);
+        rx.beats.extend(wr_data_beats(&w.data));
+        rx.waiting.push_back(RxWrite {
+            src,
+            word: w.word,
+            words: w.data.len(),
+            model,
+            reason,
+        });
+    }
+
+    /// The verdict the kernel's guard must reach, from the model's rule and
+    /// the two documented differences (docs/guard.md): newview_valid is
+    /// refused as `unchecked`, and a record longer than the layout's largest
+    /// as `length`.
+    fn expected(&self, w: &Write, reason: Option<RefuseReason>) -> Result<(), GuardRefusal> {
+        if let Some(r) = reason {
+            return Err(r.refusal());
+        }
+        if w.data.len() > max_record_words(&self.mailbox) {
+            return Err(GuardRefusal::Length);
+        }
+        if self.mailbox.locate(w.word).map(|(r, _)| r) == Some(Region::NewviewValid) {
+            return Err(GuardRefusal::Unchecked);
+        }
+        Ok(())
+    }
+
+    /// `Delivery::Kernel`: drops the writes every stack holds that no guard
+    /// has taken yet (their commands and whole payloads; a payload the
+    /// guard is taking or draining stays). A host that zeroes the mailboxes
+    /// before a new run (`Cluster::reset`) calls it: with the guards in
+    /// reset these writes wait in the stacks, and would land on the cleared
+    /// mailboxes, where the old model had landed them before the clear.
+    /// Returns how many were dropped (counted as abandoned).
+    pub fn discard_waiting_writes(&mut self) -> u64 {
+        let mut dropped = 0;
+        for rx in self.rx.iter_mut() {
+            let beats: usize = rx.waiting.iter().map(|w| w.words.div_ceil(16).max(1)).sum();
+            let keep = rx.beats.len().saturating_sub(beats);
+            rx.beats.truncate(keep);
+            dropped += rx.waiting.len() as u64;
+            rx.waiting.clear();
+            rx.cmds.clear();
+        }
+        self.stats.abandoned += dropped;
+        dropped
+    }
+
+    /// `Delivery::Kernel`: replica `r`'s receive-path handshakes of `cycle`,
+    /// and the guard's decisions as they show on the ports.
+    fn observe_rx(&mut self, r: usize, inp: &KernelIn, out: &KernelOut, cycle: u64) {
+        let rx = &mut self.rx[r];
+        // The guard is ready for a command again: the last one is decided.
+        let decided = rx
+            .deciding
+            .as_ref()
+            .is_some_and(|d| out.rx_cmd_tready && cycle > d.taken);
+        let abandoned = !inp.ap_rst_n && rx.deciding.as_ref().is_some_and(|d| !d.written);
+        if abandoned {
+            rx.deciding = None;
+            self.stats.abandoned += 1;
+        } else if decided {
+            let d = rx.deciding.take().expect("checked");
+            self.decided(r, d, cycle);
+        }
+        let rx = &mut self.rx[r];
+        if out.rx_awvalid && inp.rx_awready {
+            if let Some(d) = rx.deciding.as_mut() {
+                d.written = true;
+            }
+        }
+        if inp.rx_cmd_tvalid && out.rx_cmd_tready {
+            rx.cmds.pop_front();
+            let w = rx.waiting.pop_front().expect("a command per write");
+            rx.deciding = Some(Deciding {
+                w,
+                taken: cycle,
+                written: false,
+            });
+        }
+        if inp.rx_data_tvalid && out.rx_data_tready {
+            rx.beats.pop_front();
+        }
+    }
+
+    /// The guard decided `d` (it wrote it to HBM, or not): count it, and
+    /// compare with the model.
+    fn decided(&mut self, dst: usize, d: Deciding, cycle: u64) {
+        let w = &d.w;
+        if d.written {
+            self.stats.delivered[w.src][dst] += 1;
+        } else {
+            self.stats.refused[w.src] += 1;
+            self.stats.refused_at[dst] += 1;
+            if let Some(reason) = w.reason {
+                self.stats.refusal_log.push(Refusal {
+                    src: w.src,
+                    dst,
+                    cycle,
+                    word: w.word,
+                    reason,
+                });
+            }
+        }
+        if d.written == w.model.is_ok() {
+            self.stats.agreements += 1;
+        } else {
+            self.stats.disagreements += 1;
+            self.stats.disagreement_log.push(Disagreement {
+                src: w.src,
+                dst,
+                cycle,
+                word: w.word,
+                words: w.words,
+                kernel_accepted: d.written,
+                model: w.model,
+            });
+        }
+    }
+
+    /// The model's slot guard (see the module header): the filter of
+    /// `Delivery::Model`, the checker of `Delivery::Kernel`; `dst_hbm` is the
+    /// receiver's.
+    pub fn guard(&self, src: usize, w: &Write, dst_hbm: &Hbm) -> Result<(), RefuseReason> {
         if w.data.is_empty() {
             return Err(RefuseReason::Empty);
         }
@@ -609,7 +918,9 @@ mod tests {
     }
 
     fn setup() -> (Network, Vec<Hbm>) {
-        let net = Network::new(N, L, mailbox(), PTR, QPN_BASE);
+        let mut net = Network::new(N, L, mailbox(), PTR, QPN_BASE);
+        // These tests have no kernels: the model's rule filters.
+        net.set_delivery(Delivery::Model);
         (net, (0..N).map(|_| Hbm::new(5, 3)).collect())
     }
 

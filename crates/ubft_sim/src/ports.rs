@@ -59,6 +59,20 @@ pub struct KernelIn {
     pub prop_tvalid: bool,
     pub prop_tdata: u32,
     pub dec_tready: bool,
+    // The RoCE stack's receive path (`s_axis_rx_cmd`, `s_axis_rx_data`):
+    // incoming RDMA WRITEs, into the kernel's guard.
+    pub rx_cmd_tvalid: bool,
+    /// A `WrCommand`, packed (96 bits: words 0..3).
+    pub rx_cmd_tdata: [u32; 3],
+    pub rx_data_tvalid: bool,
+    pub rx_data_tdata: Beat,
+    pub rx_data_tkeep: u64,
+    pub rx_data_tlast: bool,
+    // m_axi_rx (the guard's HBM writes), slave to master.
+    pub rx_awready: bool,
+    pub rx_wready: bool,
+    pub rx_bvalid: bool,
+    pub rx_bresp: u8,
 }
 
 impl Default for KernelIn {
@@ -94,6 +108,16 @@ impl Default for KernelIn {
             prop_tvalid: false,
             prop_tdata: 0,
             dec_tready: false,
+            rx_cmd_tvalid: false,
+            rx_cmd_tdata: [0; 3],
+            rx_data_tvalid: false,
+            rx_data_tdata: [0; BEAT_WORDS],
+            rx_data_tkeep: 0,
+            rx_data_tlast: false,
+            rx_awready: false,
+            rx_wready: false,
+            rx_bvalid: false,
+            rx_bresp: 0,
         }
     }
 }
@@ -150,6 +174,20 @@ pub struct KernelOut {
     pub dec_m: u32,
     /// `m_axis_dec_tuser`: the path, true for slow.
     pub dec_slow: bool,
+    // The receive path's ready signals.
+    pub rx_cmd_tready: bool,
+    pub rx_data_tready: bool,
+    // m_axi_rx, master to slave (write channels only).
+    pub rx_awaddr: u64,
+    pub rx_awlen: u8,
+    pub rx_awsize: u8,
+    pub rx_awburst: u8,
+    pub rx_awvalid: bool,
+    pub rx_wdata: Beat,
+    pub rx_wstrb: u64,
+    pub rx_wlast: bool,
+    pub rx_wvalid: bool,
+    pub rx_bready: bool,
 }
 
 pub use rhdl_ubft::protocol::Status;

@@ -6,7 +6,7 @@
 use crate::ports::{Beat, KernelBackend, KernelIn, KernelOut};
 use rhdl_ubft::kernel::Kernel;
 use rhdl_ubft::params::{BEAT_BITS, BEAT_WORDS};
-use rhdl_ubft::roce::SQ_BITS;
+use rhdl_ubft::roce::{SQ_BITS, WR_CMD_BITS};
 use rust_hdl::prelude::*;
 
 /// Settling passes allowed per evaluation before the logic counts as a loop.
@@ -60,6 +60,17 @@ pub fn bits_to_beat(x: Bits<BEAT_BITS>) -> Beat {
     b
 }
 
+/// A packed memory-write command (three words) as rust-hdl bits.
+pub fn cmd_to_bits(c: &[u32; 3]) -> Bits<WR_CMD_BITS> {
+    let mut x = Bits::<WR_CMD_BITS>::default();
+    for (i, w) in c.iter().enumerate() {
+        if *w != 0 {
+            x.set_bits::<32>(i * 32, (*w as u64).into());
+        }
+    }
+    x
+}
+
 fn settle<B: Block>(b: &mut B) {
     assert!(simulate(b, MAX_SETTLE), "the kernel's logic did not settle");
 }
@@ -102,10 +113,23 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
         k.s_axis_prop_tvalid.next = i.prop_tvalid;
         k.s_axis_prop_tdata.next = (i.prop_tdata as u64).into();
         k.m_axis_dec_tready.next = i.dec_tready;
+        k.s_axis_rx_cmd_tvalid.next = i.rx_cmd_tvalid;
+        k.s_axis_rx_cmd_tdata.next = cmd_to_bits(&i.rx_cmd_tdata);
+        k.s_axis_rx_data_tvalid.next = i.rx_data_tvalid;
+        if i.rx_data_tvalid {
+            k.s_axis_rx_data_tdata.next = beat_to_bits(&i.rx_data_tdata);
+        }
+        k.s_axis_rx_data_tkeep.next = i.rx_data_tkeep.into();
+        k.s_axis_rx_data_tlast.next = i.rx_data_tlast;
+        k.m_axi_rx_awready.next = i.rx_awready;
+        k.m_axi_rx_wready.next = i.rx_wready;
+        k.m_axi_rx_bvalid.next = i.rx_bvalid;
+        k.m_axi_rx_bresp.next = (i.rx_bresp as u64).into();
         settle(k.as_mut());
         let sq: Bits<SQ_BITS> = k.m_axis_sq_tdata.val();
         let dec: Bits<64> = k.m_axis_dec_tdata.val();
         let wvalid = k.m_axi_hbm_wvalid.val();
+        let rx_wvalid = k.m_axi_rx_wvalid.val();
         KernelOut {
             ctl_awready: k.s_axi_control_awready.val(),
             ctl_wready: k.s_axi_control_wready.val(),
@@ -161,6 +185,22 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
             dec_k: dec.get_bits::<32>(0).to_u32(),
             dec_m: dec.get_bits::<32>(32).to_u32(),
             dec_slow: k.m_axis_dec_tuser.val(),
+            rx_cmd_tready: k.s_axis_rx_cmd_tready.val(),
+            rx_data_tready: k.s_axis_rx_data_tready.val(),
+            rx_awaddr: k.m_axi_rx_awaddr.val().to_u64(),
+            rx_awlen: k.m_axi_rx_awlen.val().to_u8(),
+            rx_awsize: k.m_axi_rx_awsize.val().to_u8(),
+            rx_awburst: k.m_axi_rx_awburst.val().to_u8(),
+            rx_awvalid: k.m_axi_rx_awvalid.val(),
+            rx_wdata: if rx_wvalid {
+                bits_to_beat(k.m_axi_rx_wdata.val())
+            } else {
+                [0; BEAT_WORDS]
+            },
+            rx_wstrb: k.m_axi_rx_wstrb.val().to_u64(),
+            rx_wlast: k.m_axi_rx_wlast.val(),
+            rx_wvalid,
+            rx_bready: k.m_axi_rx_bready.val(),
         }
     }
 

@@ -120,10 +120,19 @@ pub fn record(
 }
 
 /// The scenarios `cargo xtask testbench` writes: 3 replicas on the fast path,
-/// and 3 replicas under an equivocating leader (timeouts, view changes).
+/// 3 replicas under an equivocating leader (timeouts, view changes), and 3
+/// replicas on the fast path with every write through the kernels' guards.
+///
+/// The first two keep the network model's filter (`Delivery::Model`): the kernels'
+/// receive ports (`s_axis_rx_cmd`, `s_axis_rx_data`) are driven idle and
+/// `m_axi_rx` stays quiet, so every output the recordings had before the
+/// guard was wired has the same value on every cycle (the recordings grew
+/// only by the guard's ports and by the host's final reads of the guard's
+/// registers, at the end).
 pub fn standard() -> Vec<(&'static str, &'static str, ClusterConfig)> {
     // The tests' short links, a wait of 64 polls and the default signer.
     let quick = |n, slots| ClusterConfig {
+        delivery: crate::network::Delivery::Model,
         wait_polls: 64,
         sign_latency: rhdl_ubft::params::defaults::SIGN_LATENCY,
         verify_latency: rhdl_ubft::params::defaults::VERIFY_LATENCY,
@@ -139,6 +148,11 @@ pub fn standard() -> Vec<(&'static str, &'static str, ClusterConfig)> {
             "equivocate3",
             "3 replicas, replica 0 equivocates while leader: timeouts and view changes, 2,500 cycles",
             ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 2_500, ..quick(3, 2) },
+        ),
+        (
+            "guard3",
+            "3 replicas decide 3 slots on the fast path; every landing write goes through the receiving kernel's guard (s_axis_rx_cmd, s_axis_rx_data, m_axi_rx)",
+            ClusterConfig { seed: 11, delivery: crate::network::Delivery::Kernel, ..quick(3, 3) },
         ),
     ]
 }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::cluster::{Cluster, ClusterConfig};
-use ubft_sim::lockstep::{differential, Lockstep, Mismatch, Watch};
+use ubft_sim::lockstep::{differential, differential_with, Lockstep, Mismatch, Watch};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
 use ubft_sim::verilator::kernel_port_map;
 
@@ -48,6 +48,40 @@ fn fast_path_agrees_on_both_backends_for_20k_cycles() {
         a.cycles,
         a.report.replicas[0].decided.len()
     );
+}
+
+/// A forger's writes into other replicas' entries, refused by the receivers'
+/// guards, under HBM back-pressure on `m_axi_rx`: both backends agree on
+/// every port (the receive streams, `m_axi_rx` and the counters read back).
+#[test]
+fn the_guards_refusals_agree_on_both_backends() {
+    use rhdl_ubft::layout::Mailbox;
+    use rhdl_ubft::params::{G, N, SB};
+    use ubft_sim::adversary::Forge;
+    use ubft_sim::network::Ready;
+    let cfg = ClusterConfig {
+        max_cycles: 4_000,
+        ..quick(3, 2)
+    };
+    let a = differential_with(&cfg, Backend::RustHdl, Backend::Verilator, 0, |c| {
+        c.set_adversary(2, Box::new(Forge::new(3, Mailbox::v2(N, G, SB), 9)));
+        c.hbms[0].rx_aw_ready = Ready::Every {
+            period: 3,
+            phase: 1,
+        };
+        c.hbms[1].rx_w_ready = Ready::Every {
+            period: 2,
+            phase: 0,
+        };
+    })
+    .unwrap()
+    .unwrap_or_else(|m| panic!("{m}"));
+    assert!(a.report.checks.ok(), "{:?}", a.report.checks.failures);
+    assert_eq!(a.report.network.guard_disagreements, 0);
+    for r in [0, 1] {
+        let g = &a.report.replicas[r].guard;
+        assert!(g.refused > 0 && g.accepted > 0, "replica {r}: {g:?}");
+    }
 }
 
 #[test]

@@ -10,7 +10,7 @@ use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{G, N as BUILD_N, SB};
 use rhdl_ubft::roce::{SqCommand, RC_RDMA_WRITE_ONLY};
 use ubft_sim::hbm::Hbm;
-use ubft_sim::network::{Network, RefuseReason};
+use ubft_sim::network::{Delivery, Network, RefuseReason};
 use ubft_sim::ports::{KernelIn, KernelOut};
 
 const PTR: u64 = 0x1_0000_0000;
@@ -41,6 +41,8 @@ fn model(
     data: &[u32],
 ) -> Option<RefuseReason> {
     let mut net = Network::new(n, L, mb.clone(), PTR, QPN_BASE);
+    // No kernels here: the model's own rule filters (`Delivery::Model`).
+    net.set_delivery(Delivery::Model);
     let mut hbms: Vec<Hbm> = (0..n).map(|_| Hbm::new(5, 3)).collect();
     let at = PTR + 4 * word as u64;
     hbms[src].write_words(at, data);

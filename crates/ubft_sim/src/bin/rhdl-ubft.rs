@@ -276,6 +276,8 @@ fn main() -> ExitCode {
                 max_cycles: max_cycles.unwrap_or(0),
                 delays: delay,
                 equivocate,
+                // Every landing write goes through the receiver's guard.
+                delivery: ubft_sim::network::Delivery::Kernel,
             };
             finish(
                 run(

@@ -288,6 +288,26 @@ pub fn inputs() -> Vec<InPort> {
         inp!("s_axis_prop_tdata", prop_tdata),
         inp!("s_axis_prop_tvalid", prop_tvalid),
         inp!("m_axis_dec_tready", dec_tready),
+        inp!("s_axis_rx_cmd_tdata", rx_cmd_tdata),
+        inp!("s_axis_rx_cmd_tvalid", rx_cmd_tvalid),
+        // Payload beats, like read data, are applied only with tvalid.
+        InPort {
+            name: "s_axis_rx_data_tdata",
+            put: |i, w| {
+                if i.rx_data_tvalid {
+                    i.rx_data_tdata.put(w)
+                }
+            },
+            field: field!(KernelIn, rx_data_tdata),
+            when: Some(field!(KernelIn, rx_data_tvalid)),
+        },
+        inp!("s_axis_rx_data_tkeep", rx_data_tkeep),
+        inp!("s_axis_rx_data_tlast", rx_data_tlast),
+        inp!("s_axis_rx_data_tvalid", rx_data_tvalid),
+        inp!("m_axi_rx_awready", rx_awready),
+        inp!("m_axi_rx_wready", rx_wready),
+        inp!("m_axi_rx_bresp", rx_bresp),
+        inp!("m_axi_rx_bvalid", rx_bvalid),
     ]
 }
 
@@ -355,6 +375,21 @@ pub fn outputs() -> Vec<OutPort> {
         },
         outp!("m_axis_dec_tuser", dec_slow),
         outp!("m_axis_dec_tvalid", dec_tvalid),
+        outp!("s_axis_rx_cmd_tready", rx_cmd_tready),
+        outp!("s_axis_rx_data_tready", rx_data_tready),
+        outp!("m_axi_rx_awaddr", rx_awaddr),
+        outp!("m_axi_rx_awlen", rx_awlen),
+        outp!("m_axi_rx_awsize", rx_awsize),
+        outp!("m_axi_rx_awburst", rx_awburst),
+        outp!("m_axi_rx_awvalid", rx_awvalid),
+        OutPort {
+            qualifier: Some("m_axi_rx_wvalid"),
+            ..outp!("m_axi_rx_wdata", rx_wdata)
+        },
+        outp!("m_axi_rx_wstrb", rx_wstrb),
+        outp!("m_axi_rx_wlast", rx_wlast),
+        outp!("m_axi_rx_wvalid", rx_wvalid),
+        outp!("m_axi_rx_bready", rx_bready),
     ]
 }
 
