@@ -15,7 +15,8 @@
 use crate::client::{stream_seed, Client};
 use crate::hbm::{AxiViolation, Hbm};
 use crate::host::{Args, GuardStatus, Host};
-use crate::network::{Adversary, Delivery, Equivocate, Network};
+use crate::network::{Adversary, Delivery, Equivocate, Flight, Links, Network, Stack};
+use crate::parallel;
 use crate::ports::{KernelBackend, KernelIn, Status};
 use crate::rusthdl::RustHdlKernel;
 use crate::signer::Signer;
@@ -508,6 +509,10 @@ pub struct Cluster {
     /// Zero the mailboxes at `start_at` (a restart after `reset`).
     clear_at_start: bool,
     last_status: Vec<Status>,
+    /// Every replica's arguments, as its host writes them.
+    run_args: Vec<Args>,
+    /// Threads `run` uses (`set_threads`).
+    threads: usize,
 }
 
 impl Cluster {
@@ -549,6 +554,7 @@ impl Cluster {
             net.set_adversary(r, adv);
         }
         net.set_delivery(cfg.delivery);
+        let run_args = (0..n).map(|r| args_of(&cfg, r)).collect();
         Cluster {
             cfg,
             kernels,
@@ -562,77 +568,79 @@ impl Cluster {
             start_at: START_CYCLE,
             clear_at_start: false,
             last_status: vec![Status::default(); n],
+            run_args,
+            threads: 1,
         }
     }
 
     /// Replica r's arguments.
     pub fn args(&self, r: usize) -> Args {
-        Args {
-            network_ptr: NETWORK_PTR,
-            id: r as u32,
-            n: self.cfg.replicas as u32,
-            wait_polls: self.cfg.wait_polls as u32,
-            slots: self.cfg.slots as u32,
-            qpn_base: QPN_BASE,
-        }
+        args_of(&self.cfg, r)
     }
 
-    /// One clock cycle of the whole cluster.
+    /// One clock cycle of the whole cluster: each replica's part of it
+    /// ([`Replica::cycle`]), in replica order, then the writes sent handed to
+    /// their receivers' stacks (they land L cycles later at the earliest).
     pub fn step(&mut self) -> Result<(), SimError> {
         let cycle = self.cycle;
-        if cycle == self.start_at {
-            if std::mem::take(&mut self.clear_at_start) {
-                let mb = self.net.mailbox().clone();
-                let zeros = vec![0u32; mb.end() - UBFT_BASE_PTR];
-                for hbm in self.hbms.iter_mut() {
-                    hbm.write_words(NETWORK_PTR + 4 * UBFT_BASE_PTR as u64, &zeros);
-                }
-                // Old writes still waiting in the stacks for the guards
-                // (in reset until now) are cleared with the mailboxes.
-                self.net.discard_waiting_writes();
-            }
-            for r in 0..self.kernels.len() {
-                let args = self.args(r);
-                self.hosts[r].configure(&args);
-            }
-        }
-        for r in 0..self.kernels.len() {
-            let mut inp = KernelIn {
-                ap_rst_n: cycle >= self.start_at,
-                ..KernelIn::default()
+        let (links, stacks) = self.net.split();
+        let frame = Frame {
+            links,
+            start_at: self.start_at,
+            clear: self.clear_at_start,
+            args: &self.run_args,
+        };
+        let parts = self
+            .kernels
+            .iter_mut()
+            .zip(self.hbms.iter_mut())
+            .zip(self.clients.iter_mut())
+            .zip(self.signers.iter_mut())
+            .zip(self.hosts.iter_mut())
+            .zip(stacks.iter_mut())
+            .zip(self.last_status.iter_mut());
+        for (r, ((((((kernel, hbm), client), signer), host), stack), status)) in parts.enumerate() {
+            let mut x = Replica {
+                r,
+                kernel: kernel.as_mut(),
+                hbm,
+                client,
+                signer,
+                host,
+                stack,
+                status,
             };
-            self.hosts[r].drive(&mut inp);
-            self.hbms[r].drive(&mut inp);
-            self.net.drive(r, &mut inp);
-            self.clients[r].drive(&mut inp);
-            self.signers[r].drive(&mut inp);
-            let out = self.kernels[r].eval(&inp);
-            self.hbms[r]
-                .observe(&inp, &out, cycle)
-                .map_err(|violation| SimError::Axi {
-                    replica: r,
-                    violation,
-                })?;
-            self.net.observe(r, &inp, &out, cycle, &self.hbms);
-            self.clients[r].observe(&inp, &out, cycle);
-            self.signers[r].observe(&inp, &out, cycle);
-            let before = self.hosts[r].violations().len();
-            self.hosts[r].observe(&inp, &out, cycle);
-            if let Some((cycle, message)) = self.hosts[r].violations().get(before) {
-                return Err(SimError::Control {
-                    replica: r,
-                    cycle: *cycle,
-                    message: message.clone(),
-                });
+            x.cycle(&frame, cycle)?;
+        }
+        for r in 0..stacks.len() {
+            let sent: Vec<Flight> = stacks[r].sent().collect();
+            for f in sent {
+                stacks[f.dst()].receive(f);
             }
-            self.last_status[r] = self.hosts[r].status();
         }
-        for k in self.kernels.iter_mut() {
-            k.tick();
+        if cycle == self.start_at {
+            self.clear_at_start = false;
         }
-        self.net.deliver(cycle, &mut self.hbms);
         self.cycle += 1;
         Ok(())
+    }
+
+    /// Runs the replicas on this many threads (1, the default, steps them
+    /// one after another). A run on several threads is the same run, cycle
+    /// for cycle (`Cluster::run_with`); only backends that can move between
+    /// threads ([`KernelBackend::as_send`]) take part, others run on one.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.clamp(1, self.kernels.len().max(1));
+    }
+
+    /// The threads a run will use.
+    pub fn threads(&mut self) -> usize {
+        let movable = self.kernels.iter_mut().all(|k| k.as_send().is_some());
+        if movable {
+            self.threads
+        } else {
+            1
+        }
     }
 
     /// True once every honest replica decided the slots asked for.
@@ -663,14 +671,65 @@ impl Cluster {
     /// cycles (the CLI's progress line).
     pub fn run_with(&mut self, mut progress: impl FnMut(&Cluster)) -> Result<RunReport, SimError> {
         let budget = self.cfg.cycle_budget();
+        let threads = self.threads();
         while self.cycle < budget && !self.finished() {
-            self.step()?;
+            if threads > 1 {
+                let next = (self.cycle / PROGRESS_CYCLES + 1) * PROGRESS_CYCLES;
+                self.run_parallel(threads, next.min(budget))?;
+            } else {
+                self.step()?;
+            }
             if self.cycle % PROGRESS_CYCLES == 0 {
                 progress(self);
             }
         }
         self.read_status()?;
         Ok(self.report())
+    }
+
+    /// Steps the cluster on `threads` threads until cycle `until`, or until
+    /// every honest replica has decided, stopping at the very cycle at which
+    /// [`step`](Self::step)s would have (see `parallel.rs`).
+    fn run_parallel(&mut self, threads: usize, until: u64) -> Result<(), SimError> {
+        let n = self.kernels.len();
+        let honest: Vec<bool> = (0..n).map(|r| self.is_honest(r)).collect();
+        let slots = self.cfg.slots;
+        let (links, stacks) = self.net.split();
+        let frame = Frame {
+            links,
+            start_at: self.start_at,
+            clear: self.clear_at_start,
+            args: &self.run_args,
+        };
+        let parts = self
+            .kernels
+            .iter_mut()
+            .zip(self.hbms.iter_mut())
+            .zip(self.clients.iter_mut())
+            .zip(self.signers.iter_mut())
+            .zip(self.hosts.iter_mut())
+            .zip(stacks.iter_mut())
+            .zip(self.last_status.iter_mut());
+        let mut replicas = Vec::with_capacity(n);
+        for (r, ((((((kernel, hbm), client), signer), host), stack), status)) in parts.enumerate() {
+            replicas.push(Replica {
+                r,
+                kernel: kernel.as_send().expect("checked by threads()"),
+                hbm,
+                client,
+                signer,
+                host,
+                stack,
+                status,
+            });
+        }
+        let from = self.cycle;
+        let reached = parallel::run(&frame, replicas, &honest, slots, threads, from, until)?;
+        if from <= self.start_at && self.start_at < reached {
+            self.clear_at_start = false;
+        }
+        self.cycle = reached;
+        Ok(())
     }
 
     /// The fewest slots an honest replica has decided so far.
@@ -752,18 +811,19 @@ impl Cluster {
         let proposed: Vec<u32> = taken.iter().map(|t| t.1).collect();
         let taken_cycles: Vec<u64> = taken.iter().map(|t| t.0).collect();
         let n = self.kernels.len();
+        let stats = self.net.stats();
         let network = NetworkReport {
             writes: (0..n)
                 .map(|s| (0..n).map(|d| self.net.writes(s, d)).collect())
                 .collect(),
             refused: (0..n).map(|s| self.net.refused(s)).collect(),
             delivery: self.net.delivery(),
-            guard_agreements: self.net.stats.agreements,
-            guard_disagreements: self.net.stats.disagreements,
-            guard_abandoned: self.net.stats.abandoned,
+            guard_agreements: stats.agreements,
+            guard_disagreements: stats.disagreements,
+            guard_abandoned: stats.abandoned,
         };
         let mut checks = check(&replicas, &proposed);
-        for d in self.net.stats.disagreement_log.iter().take(5) {
+        for d in stats.disagreement_log.iter().take(5) {
             checks.failures.push(format!(
                 "guard of replica {} {} a write of {} words at word {} from replica {} (cycle {}); the model's rule says {:?}",
                 d.dst,
@@ -775,7 +835,7 @@ impl Cluster {
                 d.model
             ));
         }
-        checks.guard = self.net.stats.disagreements == 0;
+        checks.guard = stats.disagreements == 0;
         RunReport {
             cycles: self.cycle,
             backend: self
@@ -789,6 +849,100 @@ impl Cluster {
             network,
             checks,
         }
+    }
+}
+
+/// Replica r's arguments in a run of `cfg`.
+fn args_of(cfg: &ClusterConfig, r: usize) -> Args {
+    Args {
+        network_ptr: NETWORK_PTR,
+        id: r as u32,
+        n: cfg.replicas as u32,
+        wait_polls: cfg.wait_polls as u32,
+        slots: cfg.slots as u32,
+        qpn_base: QPN_BASE,
+    }
+}
+
+/// What stepping a replica needs from the rest of the cluster: the links,
+/// and when the hosts start the kernels (and whether they clear the
+/// mailboxes first).
+pub(crate) struct Frame<'a> {
+    pub links: &'a Links,
+    pub start_at: u64,
+    pub clear: bool,
+    pub args: &'a [Args],
+}
+
+/// One replica of a cluster, its kernel and the models around it, borrowed
+/// to be stepped. `K` is `dyn KernelBackend`, or `dyn KernelBackend + Send`
+/// on a thread of its own.
+pub(crate) struct Replica<'a, K: KernelBackend + ?Sized> {
+    pub r: usize,
+    pub kernel: &'a mut K,
+    pub hbm: &'a mut Hbm,
+    pub client: &'a mut Client,
+    pub signer: &'a mut Signer,
+    pub host: &'a mut Host,
+    pub stack: &'a mut Stack,
+    pub status: &'a mut Status,
+}
+
+impl<K: KernelBackend + ?Sized> Replica<'_, K> {
+    /// This replica's part of cycle `cycle`, following `ports.rs`: its models
+    /// drive the inputs, the kernel settles, the models observe the
+    /// handshakes, the kernel takes the clock edge, and the writes due land.
+    /// A replica's cycle touches nothing of another's: what it sends waits
+    /// in its stack ([`Stack::sent`]) and lands L cycles later at the
+    /// earliest, so the replicas of a cycle may be stepped in any order, or
+    /// up to L cycles apart.
+    pub fn cycle(&mut self, f: &Frame, cycle: u64) -> Result<(), SimError> {
+        if cycle == f.start_at {
+            if f.clear {
+                let zeros = vec![0u32; f.links.mailbox().end() - UBFT_BASE_PTR];
+                self.hbm
+                    .write_words(NETWORK_PTR + 4 * UBFT_BASE_PTR as u64, &zeros);
+                // Old writes still waiting in the stack for the guard (in
+                // reset until now) are cleared with the mailbox.
+                self.stack.discard_waiting();
+            }
+            self.host.configure(&f.args[self.r]);
+        }
+        let mut inp = KernelIn {
+            ap_rst_n: cycle >= f.start_at,
+            ..KernelIn::default()
+        };
+        self.host.drive(&mut inp);
+        self.hbm.drive(&mut inp);
+        self.stack.drive(&mut inp);
+        self.client.drive(&mut inp);
+        self.signer.drive(&mut inp);
+        let out = self.kernel.eval(&inp);
+        let replica = self.r;
+        self.hbm
+            .observe(&inp, &out, cycle)
+            .map_err(|violation| SimError::Axi { replica, violation })?;
+        self.stack.observe(f.links, &inp, &out, cycle, self.hbm);
+        self.client.observe(&inp, &out, cycle);
+        self.signer.observe(&inp, &out, cycle);
+        let before = self.host.violations().len();
+        self.host.observe(&inp, &out, cycle);
+        if let Some((cycle, message)) = self.host.violations().get(before) {
+            return Err(SimError::Control {
+                replica,
+                cycle: *cycle,
+                message: message.clone(),
+            });
+        }
+        *self.status = self.host.status();
+        self.kernel.tick();
+        self.stack.land(f.links, cycle, self.hbm);
+        Ok(())
+    }
+
+    /// True once this replica has decided `slots` slots.
+    pub fn decided(&self, slots: u64) -> bool {
+        self.client.decisions().len() as u64 >= slots
     }
 }
 

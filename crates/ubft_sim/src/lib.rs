@@ -8,6 +8,7 @@ pub mod hbm;
 pub mod host;
 pub mod lockstep;
 pub mod network;
+mod parallel;
 pub mod ports;
 pub mod rusthdl;
 pub mod scenario;

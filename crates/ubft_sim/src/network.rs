@@ -122,7 +122,7 @@ pub struct Write {
 /// A Byzantine replica, as a transformation of its outgoing writes: it may
 /// drop a write (return nothing), change it, or add writes of its own. What
 /// it returns still passes the slot guard at the receiver.
-pub trait Adversary {
+pub trait Adversary: Send {
     fn transform(&mut self, src: usize, dst: usize, write: Write, cycle: u64) -> Vec<Write>;
 }
 
@@ -309,6 +309,43 @@ pub struct NetStats {
     pub abandoned: u64,
 }
 
+impl NetStats {
+    /// Zeroed counters for `n` replicas.
+    fn new(n: usize) -> Self {
+        let grid = vec![vec![0; n]; n];
+        NetStats {
+            accepted: grid.clone(),
+            delivered: grid,
+            refused: vec![0; n],
+            refused_at: vec![0; n],
+            malformed: vec![0; n],
+            completions: vec![0; n],
+            ..Default::default()
+        }
+    }
+
+    /// Adds `o`'s counters and logs to these.
+    fn add(&mut self, o: &NetStats) {
+        let add = |a: &mut Vec<u64>, b: &Vec<u64>| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        for (a, b) in self.accepted.iter_mut().zip(&o.accepted) {
+            add(a, b);
+        }
+        for (a, b) in self.delivered.iter_mut().zip(&o.delivered) {
+            add(a, b);
+        }
+        add(&mut self.refused, &o.refused);
+        add(&mut self.refused_at, &o.refused_at);
+        add(&mut self.malformed, &o.malformed);
+        add(&mut self.completions, &o.completions);
+        self.malformed_log.extend_from_slice(&o.malformed_log);
+        self.refusal_log.extend_from_slice(&o.refusal_log);
+        self.agreements += o.agreements;
+        self.disagreements += o.disagreements;
+        self.disagreement_log.extend_from_slice(&o.disagreement_log);
+        self.abandoned += o.abandoned;
+    }
+}
+
 #[derive(Copy, Clone, Debug)]
 struct Delay {
     src: usize,
@@ -318,10 +355,26 @@ struct Delay {
     to: u64,
 }
 
-struct Flight {
-    src: usize,
+/// Where a write in flight stands among those to the same receiver: its
+/// landing cycle, then the cycle it was sent, then its sender (the order in
+/// which the cluster steps the replicas, so the same on one thread or many).
+type FlightKey = (u64, u64, usize);
+
+/// The writes one command became (after its sender's adversary), on their
+/// way to `dst`. Between [`Stack::sent`] and [`Stack::receive`] it belongs to
+/// nobody: a cluster run on several threads carries it from the sender's
+/// thread to the receiver's.
+pub struct Flight {
     dst: usize,
+    key: FlightKey,
     writes: Vec<Write>,
+}
+
+impl Flight {
+    /// The receiver.
+    pub fn dst(&self) -> usize {
+        self.dst
+    }
 }
 
 /// A write handed to a receiving stack, waiting for the guard's decision.
@@ -363,36 +416,54 @@ impl RxStack {
     }
 }
 
-/// One replica's completion queue: entries by (valid-from cycle, order), and
-/// the one on the wire, which must not change until it is taken.
+/// One replica's completion queue: entries by (valid-from cycle, cycle
+/// sent), and the one on the wire, which must not change until it is taken.
 #[derive(Default)]
 struct CqQueue {
     pending: BTreeMap<(u64, u64), CqCompletion>,
     presenting: Option<CqCompletion>,
 }
 
-/// The RoCE stacks and links of an n-replica cluster (see the module header).
-pub struct Network {
+/// What the stacks of a cluster share, fixed for a run: the links and the
+/// layout the guard's checker enforces.
+pub struct Links {
     n: usize,
     latency: u64,
     qpn_base: u64,
     network_ptr: u64,
     buffer_bytes: u64,
     mailbox: Mailbox,
-    sq_ready: Vec<Ready>,
-    /// Per replica, the cycle its next `drive` is for.
-    now: Vec<u64>,
     delays: Vec<Delay>,
-    adversaries: Vec<Option<Box<dyn Adversary>>>,
-    next_ssn: Vec<Vec<u64>>,
-    last_landing: Vec<Vec<u64>>,
-    /// Writes in flight by (landing cycle, order of acceptance).
-    flights: BTreeMap<(u64, u64), Flight>,
-    cqs: Vec<CqQueue>,
-    order: u64,
     delivery: Delivery,
-    rx: Vec<RxStack>,
-    pub stats: NetStats,
+}
+
+/// One replica's RoCE stack: its send queue, its queue pairs to the peers
+/// and its completion queue; the writes on their way to it and its receive
+/// path; its counters (the cluster's are their sum, [`Network::stats`]).
+/// A stack touches only its own replica's HBM, so the replicas of a cluster
+/// can be stepped on different threads, exchanging [`Flight`]s.
+pub struct Stack {
+    r: usize,
+    sq_ready: Ready,
+    /// The cycle its next `drive` is for.
+    now: u64,
+    adversary: Option<Box<dyn Adversary>>,
+    /// Per peer: the next command's sequence number and the last landing.
+    next_ssn: Vec<u64>,
+    last_landing: Vec<u64>,
+    /// Writes sent and not yet handed to their receivers.
+    outbox: Vec<Flight>,
+    /// Writes on their way to this replica, with their senders.
+    inbox: BTreeMap<FlightKey, Vec<Write>>,
+    cq: CqQueue,
+    rx: RxStack,
+    stats: NetStats,
+}
+
+/// The RoCE stacks and links of an n-replica cluster (see the module header).
+pub struct Network {
+    links: Links,
+    stacks: Vec<Stack>,
 }
 
 impl Network {
@@ -406,34 +477,32 @@ impl Network {
             0,
             "network_ptr must be beat-aligned"
         );
-        let grid = vec![vec![0; n]; n];
         Network {
-            n,
-            latency,
-            qpn_base,
-            network_ptr,
-            buffer_bytes: mailbox.end() as u64 * WORD_BYTES,
-            mailbox,
-            sq_ready: vec![Ready::Always; n],
-            now: vec![0; n],
-            delays: Vec::new(),
-            adversaries: (0..n).map(|_| None).collect(),
-            next_ssn: grid.clone(),
-            last_landing: grid.clone(),
-            flights: BTreeMap::new(),
-            cqs: (0..n).map(|_| CqQueue::default()).collect(),
-            order: 0,
-            delivery: Delivery::Kernel,
-            rx: (0..n).map(|_| RxStack::default()).collect(),
-            stats: NetStats {
-                accepted: grid.clone(),
-                delivered: grid,
-                refused: vec![0; n],
-                refused_at: vec![0; n],
-                malformed: vec![0; n],
-                completions: vec![0; n],
-                ..Default::default()
+            links: Links {
+                n,
+                latency,
+                qpn_base,
+                network_ptr,
+                buffer_bytes: mailbox.end() as u64 * WORD_BYTES,
+                mailbox,
+                delays: Vec::new(),
+                delivery: Delivery::Kernel,
             },
+            stacks: (0..n)
+                .map(|r| Stack {
+                    r,
+                    sq_ready: Ready::Always,
+                    now: 0,
+                    adversary: None,
+                    next_ssn: vec![0; n],
+                    last_landing: vec![0; n],
+                    outbox: Vec::new(),
+                    inbox: BTreeMap::new(),
+                    cq: CqQueue::default(),
+                    rx: RxStack::default(),
+                    stats: NetStats::new(n),
+                })
+                .collect(),
         }
     }
 
@@ -447,28 +516,28 @@ impl Network {
         Self::new(n, defaults::NET_LATENCY, mailbox, network_ptr, qpn_base)
     }
 
-    /// The one-way latency L.
     /// The layout the slot guard enforces.
     pub fn mailbox(&self) -> &Mailbox {
-        &self.mailbox
+        &self.links.mailbox
     }
 
+    /// The one-way latency L: no write lands sooner after it is sent.
     pub fn latency(&self) -> u64 {
-        self.latency
+        self.links.latency
     }
 
     /// How landing writes reach HBM (`Delivery::Kernel` by default).
     pub fn set_delivery(&mut self, delivery: Delivery) {
-        self.delivery = delivery;
+        self.links.delivery = delivery;
     }
 
     pub fn delivery(&self) -> Delivery {
-        self.delivery
+        self.links.delivery
     }
 
     /// Replica `r`'s `sq_tready` pattern.
     pub fn set_sq_ready(&mut self, r: usize, ready: Ready) {
-        self.sq_ready[r] = ready;
+        self.stacks[r].sq_ready = ready;
     }
 
     /// `extra` cycles on link src -> dst for commands accepted in
@@ -481,7 +550,7 @@ impl Network {
         from_cycle: u64,
         to_cycle: u64,
     ) {
-        self.delays.push(Delay {
+        self.links.delays.push(Delay {
             src,
             dst,
             extra,
@@ -492,50 +561,123 @@ impl Network {
 
     /// Make replica `r` faulty: its outgoing writes pass through `adversary`.
     pub fn set_adversary(&mut self, r: usize, adversary: Box<dyn Adversary>) {
-        self.adversaries[r] = Some(adversary);
+        self.stacks[r].adversary = Some(adversary);
+    }
+
+    /// The counters, summed over the stacks; the logs in cycle order.
+    pub fn stats(&self) -> NetStats {
+        let mut t = NetStats::new(self.links.n);
+        for s in &self.stacks {
+            t.add(&s.stats);
+        }
+        t.malformed_log.sort_by_key(|x| x.cycle);
+        t.refusal_log.sort_by_key(|x| x.cycle);
+        t.disagreement_log.sort_by_key(|x| x.cycle);
+        t
     }
 
     /// Commands accepted on queue pair src -> dst.
     pub fn writes(&self, src: usize, dst: usize) -> u64 {
-        self.stats.accepted[src][dst]
+        self.stacks[src].stats.accepted[src][dst]
     }
 
     /// Writes landed from src in dst's HBM.
     pub fn delivered(&self, src: usize, dst: usize) -> u64 {
-        self.stats.delivered[src][dst]
+        self.stacks[dst].stats.delivered[src][dst]
     }
 
     /// Writes from `src` the slot guard refused.
     pub fn refused(&self, src: usize) -> u64 {
-        self.stats.refused[src]
+        self.stacks.iter().map(|s| s.stats.refused[src]).sum()
     }
 
     /// Commands from `src` refused as malformed.
     pub fn malformed(&self, src: usize) -> u64 {
-        self.stats.malformed[src]
+        self.stacks[src].stats.malformed[src]
     }
 
     /// Completions replica `r`'s kernel took.
     pub fn completions(&self, r: usize) -> u64 {
-        self.stats.completions[r]
+        self.stacks[r].stats.completions[r]
     }
 
     /// True while a write or a completion is still on its way.
     pub fn busy(&self) -> bool {
-        !self.flights.is_empty()
-            || self.rx.iter().any(|x| x.busy())
-            || self
-                .cqs
-                .iter()
-                .any(|q| q.presenting.is_some() || !q.pending.is_empty())
+        self.stacks.iter().any(|s| s.busy())
     }
 
-    /// Drive replica `r`'s `sq_tready` and `cq_*` for its current cycle
-    /// (kept per replica: the cluster steps the replicas one after another).
+    /// Drive replica `r`'s `sq_tready`, `cq_*` and receive path for its
+    /// current cycle (kept per replica: the cluster steps the replicas one
+    /// after another).
     pub fn drive(&mut self, r: usize, inp: &mut KernelIn) {
-        let cycle = self.now[r];
-        inp.sq_tready = self.sq_ready[r].at(cycle);
-        let q = &mut self.cqs[r];
+        self.stacks[r].drive(inp);
+    }
+
+    /// Take replica `r`'s handshakes of `cycle` and advance `r` to the next
+    /// cycle. An accepted command's payload is read from `hbms[r]` now.
+    pub fn observe(&mut self, r: usize, inp: &KernelIn, out: &KernelOut, cycle: u64, hbms: &[Hbm]) {
+        self.stacks[r].observe(&self.links, inp, out, cycle, &hbms[r]);
+        self.post(r);
+    }
+
+    /// Hands the writes replica `r` sent to their receivers' stacks.
+    fn post(&mut self, r: usize) {
+        let sent: Vec<Flight> = self.stacks[r].sent().collect();
+        for f in sent {
+            self.stacks[f.dst].receive(f);
+        }
+    }
+
+    /// Land every write due by `cycle` in its receiver's HBM, oldest first.
+    pub fn deliver(&mut self, cycle: u64, hbms: &mut [Hbm]) {
+        for (s, hbm) in self.stacks.iter_mut().zip(hbms.iter_mut()) {
+            s.land(&self.links, cycle, hbm);
+        }
+    }
+
+    /// `Delivery::Kernel`: drops the writes every stack holds that no guard
+    /// has taken yet (their commands and whole payloads; a payload the
+    /// guard is taking or draining stays). A host that zeroes the mailboxes
+    /// before a new run (`Cluster::reset`) calls it: with the guards in
+    /// reset these writes wait in the stacks, and would land on the cleared
+    /// mailboxes, where the old model had landed them before the clear.
+    /// Returns how many were dropped (counted as abandoned).
+    pub fn discard_waiting_writes(&mut self) -> u64 {
+        self.stacks.iter_mut().map(|s| s.discard_waiting()).sum()
+    }
+
+    /// The model's slot guard (see the module header): the filter of
+    /// `Delivery::Model`, the checker of `Delivery::Kernel`; `dst_hbm` is the
+    /// receiver's.
+    pub fn guard(&self, src: usize, w: &Write, dst_hbm: &Hbm) -> Result<(), RefuseReason> {
+        self.links.guard(src, w, dst_hbm)
+    }
+
+    /// The links and every replica's stack, to step the replicas apart (on
+    /// several threads); the caller carries each [`Flight`] from
+    /// [`Stack::sent`] to its receiver's [`Stack::receive`] before the
+    /// receiver's clock reaches the flight's landing, at least
+    /// [`latency`](Self::latency) cycles after it was sent.
+    pub fn split(&mut self) -> (&Links, &mut [Stack]) {
+        (&self.links, &mut self.stacks)
+    }
+}
+
+impl Stack {
+    /// True while a write or a completion of this replica's is on its way.
+    fn busy(&self) -> bool {
+        !self.outbox.is_empty()
+            || !self.inbox.is_empty()
+            || self.rx.busy()
+            || self.cq.presenting.is_some()
+            || !self.cq.pending.is_empty()
+    }
+
+    /// Drive `sq_tready`, `cq_*` and the receive path for the current cycle.
+    pub fn drive(&mut self, inp: &mut KernelIn) {
+        let cycle = self.now;
+        inp.sq_tready = self.sq_ready.at(cycle);
+        let q = &mut self.cq;
         if q.presenting.is_none() {
             if let Some(entry) = q.pending.first_entry() {
                 if entry.key().0 <= cycle {
@@ -546,7 +688,7 @@ impl Network {
         inp.cq_tvalid = q.presenting.is_some();
         inp.cq_tdata = q.presenting.map_or(0, |c| c.pack());
         // The receive path: the head command and the head payload beat.
-        let rx = &self.rx[r];
+        let rx = &self.rx;
         inp.rx_cmd_tvalid = !rx.cmds.is_empty();
         inp.rx_cmd_tdata = rx.cmds.front().copied().unwrap_or([0; 3]);
         match rx.beats.front() {
@@ -564,19 +706,28 @@ impl Network {
         }
     }
 
-    /// Take replica `r`'s handshakes of `cycle` and advance `r` to the next
-    /// cycle. An accepted command's payload is read from `hbms[r]` now.
-    pub fn observe(&mut self, r: usize, inp: &KernelIn, out: &KernelOut, cycle: u64, hbms: &[Hbm]) {
-        self.now[r] = cycle + 1;
-        self.observe_rx(r, inp, out, cycle);
+    /// Take the handshakes of `cycle` and advance to the next cycle. An
+    /// accepted command's payload is read from `hbm`, this replica's, now;
+    /// the writes it becomes wait in [`sent`](Self::sent).
+    pub fn observe(
+        &mut self,
+        links: &Links,
+        inp: &KernelIn,
+        out: &KernelOut,
+        cycle: u64,
+        hbm: &Hbm,
+    ) {
+        self.now = cycle + 1;
+        self.observe_rx(inp, out, cycle);
+        let r = self.r;
         if inp.cq_tvalid && out.cq_tready {
-            self.cqs[r].presenting = None;
+            self.cq.presenting = None;
             self.stats.completions[r] += 1;
         }
         if out.sq_tvalid && inp.sq_tready {
             let cmd = SqCommand::unpack(&out.sq_tdata);
-            match self.check(r, &cmd) {
-                Ok(dst) => self.send(r, dst, &cmd, cycle, &hbms[r]),
+            match links.check(r, &cmd) {
+                Ok(dst) => self.send(links, dst, &cmd, cycle, hbm),
                 Err(kind) => {
                     self.stats.malformed[r] += 1;
                     self.stats.malformed_log.push(Malformed {
@@ -587,6 +738,234 @@ impl Network {
                 }
             }
         }
+    }
+
+    /// The writes sent since the last call, for their receivers.
+    pub fn sent(&mut self) -> std::vec::Drain<'_, Flight> {
+        self.outbox.drain(..)
+    }
+
+    /// Takes a write on its way here (from [`sent`](Self::sent) of its
+    /// sender's stack).
+    pub fn receive(&mut self, f: Flight) {
+        debug_assert_eq!(f.dst, self.r);
+        debug_assert!(f.key.0 >= self.now, "a flight received after its landing");
+        self.inbox.insert(f.key, f.writes);
+    }
+
+    fn send(&mut self, links: &Links, dst: usize, cmd: &SqCommand, cycle: u64, hbm: &Hbm) {
+        let src = self.r;
+        self.stats.accepted[src][dst] += 1;
+        let extra: u64 = links
+            .delays
+            .iter()
+            .filter(|d| d.src == src && d.dst == dst && (d.from..d.to).contains(&cycle))
+            .map(|d| d.extra)
+            .sum();
+        let landing = (cycle + links.latency + extra).max(self.last_landing[dst]);
+        self.last_landing[dst] = landing;
+        let ssn = self.next_ssn[dst];
+        self.next_ssn[dst] += 1;
+
+        let write = Write {
+            word: ((cmd.laddr - links.network_ptr) / WORD_BYTES) as usize,
+            data: hbm.read_words(cmd.laddr, (cmd.length / WORD_BYTES) as usize),
+        };
+        let writes = match &mut self.adversary {
+            Some(adv) => adv.transform(src, dst, write, cycle),
+            None => vec![write],
+        };
+        self.outbox.push(Flight {
+            dst,
+            key: (landing, cycle, src),
+            writes,
+        });
+        if cmd.last {
+            let c = CqCompletion {
+                ssn: ssn & 0xff_ffff,
+                cmplt: true,
+                ..Default::default()
+            };
+            self.cq.pending.insert((landing + links.latency, cycle), c);
+        }
+    }
+
+    /// Land every write due by `cycle` in this replica's HBM, oldest first.
+    pub fn land(&mut self, links: &Links, cycle: u64, hbm: &mut Hbm) {
+        let dst = self.r;
+        while let Some(entry) = self.inbox.first_entry() {
+            if entry.key().0 > cycle {
+                break;
+            }
+            let ((_, _, src), writes) = entry.remove_entry();
+            for w in writes {
+                if links.delivery == Delivery::Kernel {
+                    self.hand_to_stack(links, src, w, hbm);
+                    continue;
+                }
+                let verdict = match links.delivery {
+                    Delivery::Bypass => Ok(()),
+                    _ => links.guard(src, &w, hbm),
+                };
+                match verdict {
+                    Ok(()) => {
+                        let addr = links.network_ptr + w.word as u64 * WORD_BYTES;
+                        hbm.write_words(addr, &w.data);
+                        self.stats.delivered[src][dst] += 1;
+                    }
+                    Err(reason) => {
+                        self.stats.refused[src] += 1;
+                        self.stats.refused_at[dst] += 1;
+                        self.stats.refusal_log.push(Refusal {
+                            src,
+                            dst,
+                            cycle,
+                            word: w.word,
+                            reason,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// `Delivery::Kernel`: queue `w` on the receive path, as the stack
+    /// presents it, with the model's verdict for the check. An empty write
+    /// never gets there (the model refuses it; a zero-length WRITE carries
+    /// no memory command here).
+    fn hand_to_stack(&mut self, links: &Links, src: usize, w: Write, hbm: &Hbm) {
+        let dst = self.r;
+        let reason = links.guard(src, &w, hbm).err();
+        if w.data.is_empty() {
+            self.stats.refused[src] += 1;
+            self.stats.refused_at[dst] += 1;
+            self.stats.refusal_log.push(Refusal {
+                src,
+                dst,
+                cycle: self.now,
+                word: w.word,
+                reason: RefuseReason::Empty,
+            });
+            return;
+        }
+        let model = links.expected(&w, reason);
+        let vaddr = links.network_ptr + w.word as u64 * WORD_BYTES;
+        let cmd = WrCommand::write(
+            links.qpn_base + src as u64,
+            vaddr,
+            w.data.len() as u64 * WORD_BYTES,
+        )
+        .pack();
+        let rx = &mut self.rx;
+        rx.cmds
+            .push_back([cmd as u32, (cmd >> 32) as u32, (cmd >> 64) as u32]);
+        rx.beats.extend(wr_data_beats(&w.data));
+        rx.waiting.push_back(RxWrite {
+            src,
+            word: w.word,
+            words: w.data.len(),
+            model,
+            reason,
+        });
+    }
+
+    /// A host's mailbox clear (`Cluster::reset`) for this replica:
+    /// [`Network::discard_waiting_writes`] for its stack alone.
+    pub fn discard_waiting(&mut self) -> u64 {
+        let rx = &mut self.rx;
+        let beats: usize = rx.waiting.iter().map(|w| w.words.div_ceil(16).max(1)).sum();
+        let keep = rx.beats.len().saturating_sub(beats);
+        rx.beats.truncate(keep);
+        let dropped = rx.waiting.len() as u64;
+        rx.waiting.clear();
+        rx.cmds.clear();
+        self.stats.abandoned += dropped;
+        dropped
+    }
+
+    /// `Delivery::Kernel`: the receive-path handshakes of `cycle`, and the
+    /// guard's decisions as they show on the ports.
+    fn observe_rx(&mut self, inp: &KernelIn, out: &KernelOut, cycle: u64) {
+        let rx = &mut self.rx;
+        // The guard is ready for a command again: the last one is decided.
+        let decided = rx
+            .deciding
+            .as_ref()
+            .is_some_and(|d| out.rx_cmd_tready && cycle > d.taken);
+        let abandoned = !inp.ap_rst_n && rx.deciding.as_ref().is_some_and(|d| !d.written);
+        if abandoned {
+            rx.deciding = None;
+            self.stats.abandoned += 1;
+        } else if decided {
+            let d = rx.deciding.take().expect("checked");
+            self.decided(d, cycle);
+        }
+        let rx = &mut self.rx;
+        if out.rx_awvalid && inp.rx_awready {
+            if let Some(d) = rx.deciding.as_mut() {
+                d.written = true;
+            }
+        }
+        if inp.rx_cmd_tvalid && out.rx_cmd_tready {
+            rx.cmds.pop_front();
+            let w = rx.waiting.pop_front().expect("a command per write");
+            rx.deciding = Some(Deciding {
+                w,
+                taken: cycle,
+                written: false,
+            });
+        }
+        if inp.rx_data_tvalid && out.rx_data_tready {
+            rx.beats.pop_front();
+        }
+    }
+
+    /// The guard decided `d` (it wrote it to HBM, or not): count it, and
+    /// compare with the model.
+    fn decided(&mut self, d: Deciding, cycle: u64) {
+        let dst = self.r;
+        let w = &d.w;
+        if d.written {
+            self.stats.delivered[w.src][dst] += 1;
+        } else {
+            self.stats.refused[w.src] += 1;
+            self.stats.refused_at[dst] += 1;
+            if let Some(reason) = w.reason {
+                self.stats.refusal_log.push(Refusal {
+                    src: w.src,
+                    dst,
+                    cycle,
+                    word: w.word,
+                    reason,
+                });
+            }
+        }
+        if d.written == w.model.is_ok() {
+            self.stats.agreements += 1;
+        } else {
+            self.stats.disagreements += 1;
+            self.stats.disagreement_log.push(Disagreement {
+                src: w.src,
+                dst,
+                cycle,
+                word: w.word,
+                words: w.words,
+                kernel_accepted: d.written,
+                model: w.model,
+            });
+        }
+    }
+}
+
+impl Links {
+    /// The layout the slot guard enforces.
+    pub fn mailbox(&self) -> &Mailbox {
+        &self.mailbox
+    }
+
+    /// The one-way latency L: no write lands sooner after it is sent.
+    pub fn latency(&self) -> u64 {
+        self.latency
     }
 
     /// The destination of a well-formed command.
@@ -625,119 +1004,6 @@ impl Network {
         Ok(dst)
     }
 
-    fn send(&mut self, src: usize, dst: usize, cmd: &SqCommand, cycle: u64, hbm: &Hbm) {
-        self.stats.accepted[src][dst] += 1;
-        let extra: u64 = self
-            .delays
-            .iter()
-            .filter(|d| d.src == src && d.dst == dst && (d.from..d.to).contains(&cycle))
-            .map(|d| d.extra)
-            .sum();
-        let landing = (cycle + self.latency + extra).max(self.last_landing[src][dst]);
-        self.last_landing[src][dst] = landing;
-        let ssn = self.next_ssn[src][dst];
-        self.next_ssn[src][dst] += 1;
-
-        let write = Write {
-            word: ((cmd.laddr - self.network_ptr) / WORD_BYTES) as usize,
-            data: hbm.read_words(cmd.laddr, (cmd.length / WORD_BYTES) as usize),
-        };
-        let writes = match &mut self.adversaries[src] {
-            Some(adv) => adv.transform(src, dst, write, cycle),
-            None => vec![write],
-        };
-        self.order += 1;
-        self.flights
-            .insert((landing, self.order), Flight { src, dst, writes });
-        if cmd.last {
-            let c = CqCompletion {
-                ssn: ssn & 0xff_ffff,
-                cmplt: true,
-                ..Default::default()
-            };
-            self.cqs[src]
-                .pending
-                .insert((landing + self.latency, self.order), c);
-        }
-    }
-
-    /// Land every write due by `cycle` in its receiver's HBM, oldest first.
-    pub fn deliver(&mut self, cycle: u64, hbms: &mut [Hbm]) {
-        while let Some(entry) = self.flights.first_entry() {
-            if entry.key().0 > cycle {
-                break;
-            }
-            let Flight { src, dst, writes } = entry.remove();
-            for w in writes {
-                if self.delivery == Delivery::Kernel {
-                    self.hand_to_stack(src, dst, w, &hbms[dst]);
-                    continue;
-                }
-                let verdict = match self.delivery {
-                    Delivery::Bypass => Ok(()),
-                    _ => self.guard(src, &w, &hbms[dst]),
-                };
-                match verdict {
-                    Ok(()) => {
-                        let addr = self.network_ptr + w.word as u64 * WORD_BYTES;
-                        hbms[dst].write_words(addr, &w.data);
-                        self.stats.delivered[src][dst] += 1;
-                    }
-                    Err(reason) => {
-                        self.stats.refused[src] += 1;
-                        self.stats.refused_at[dst] += 1;
-                        self.stats.refusal_log.push(Refusal {
-                            src,
-                            dst,
-                            cycle,
-                            word: w.word,
-                            reason,
-                        });
-                    }
-                }
-            }
-        }
-    }
-
-    /// `Delivery::Kernel`: queue `w` on `dst`'s receive path, as the stack
-    /// presents it, with the model's verdict for the check. An empty write
-    /// never gets there (the model refuses it; a zero-length WRITE carries
-    /// no memory command here).
-    fn hand_to_stack(&mut self, src: usize, dst: usize, w: Write, dst_hbm: &Hbm) {
-        let reason = self.guard(src, &w, dst_hbm).err();
-        if w.data.is_empty() {
-            self.stats.refused[src] += 1;
-            self.stats.refused_at[dst] += 1;
-            self.stats.refusal_log.push(Refusal {
-                src,
-                dst,
-                cycle: self.now[dst],
-                word: w.word,
-                reason: RefuseReason::Empty,
-            });
-            return;
-        }
-        let model = self.expected(&w, reason);
-        let vaddr = self.network_ptr + w.word as u64 * WORD_BYTES;
-        let cmd = WrCommand::write(
-            self.qpn_base + src as u64,
-            vaddr,
-            w.data.len() as u64 * WORD_BYTES,
-        )
-        .pack();
-        let rx = &mut self.rx[dst];
-        rx.cmds
-            .push_back([cmd as u32, (cmd >> 32) as u32, (cmd >> 64) as u32]);
-        rx.beats.extend(wr_data_beats(&w.data));
-        rx.waiting.push_back(RxWrite {
-            src,
-            word: w.word,
-            words: w.data.len(),
-            model,
-            reason,
-        });
-    }
-
     /// The verdict the kernel's guard must reach, from the model's rule and
     /// the two documented differences (docs/guard.md): newview_valid is
     /// refused as `unchecked`, and a record longer than the layout's largest
@@ -753,99 +1019,6 @@ impl Network {
             return Err(GuardRefusal::Unchecked);
         }
         Ok(())
-    }
-
-    /// `Delivery::Kernel`: drops the writes every stack holds that no guard
-    /// has taken yet (their commands and whole payloads; a payload the
-    /// guard is taking or draining stays). A host that zeroes the mailboxes
-    /// before a new run (`Cluster::reset`) calls it: with the guards in
-    /// reset these writes wait in the stacks, and would land on the cleared
-    /// mailboxes, where the old model had landed them before the clear.
-    /// Returns how many were dropped (counted as abandoned).
-    pub fn discard_waiting_writes(&mut self) -> u64 {
-        let mut dropped = 0;
-        for rx in self.rx.iter_mut() {
-            let beats: usize = rx.waiting.iter().map(|w| w.words.div_ceil(16).max(1)).sum();
-            let keep = rx.beats.len().saturating_sub(beats);
-            rx.beats.truncate(keep);
-            dropped += rx.waiting.len() as u64;
-            rx.waiting.clear();
-            rx.cmds.clear();
-        }
-        self.stats.abandoned += dropped;
-        dropped
-    }
-
-    /// `Delivery::Kernel`: replica `r`'s receive-path handshakes of `cycle`,
-    /// and the guard's decisions as they show on the ports.
-    fn observe_rx(&mut self, r: usize, inp: &KernelIn, out: &KernelOut, cycle: u64) {
-        let rx = &mut self.rx[r];
-        // The guard is ready for a command again: the last one is decided.
-        let decided = rx
-            .deciding
-            .as_ref()
-            .is_some_and(|d| out.rx_cmd_tready && cycle > d.taken);
-        let abandoned = !inp.ap_rst_n && rx.deciding.as_ref().is_some_and(|d| !d.written);
-        if abandoned {
-            rx.deciding = None;
-            self.stats.abandoned += 1;
-        } else if decided {
-            let d = rx.deciding.take().expect("checked");
-            self.decided(r, d, cycle);
-        }
-        let rx = &mut self.rx[r];
-        if out.rx_awvalid && inp.rx_awready {
-            if let Some(d) = rx.deciding.as_mut() {
-                d.written = true;
-            }
-        }
-        if inp.rx_cmd_tvalid && out.rx_cmd_tready {
-            rx.cmds.pop_front();
-            let w = rx.waiting.pop_front().expect("a command per write");
-            rx.deciding = Some(Deciding {
-                w,
-                taken: cycle,
-                written: false,
-            });
-        }
-        if inp.rx_data_tvalid && out.rx_data_tready {
-            rx.beats.pop_front();
-        }
-    }
-
-    /// The guard decided `d` (it wrote it to HBM, or not): count it, and
-    /// compare with the model.
-    fn decided(&mut self, dst: usize, d: Deciding, cycle: u64) {
-        let w = &d.w;
-        if d.written {
-            self.stats.delivered[w.src][dst] += 1;
-        } else {
-            self.stats.refused[w.src] += 1;
-            self.stats.refused_at[dst] += 1;
-            if let Some(reason) = w.reason {
-                self.stats.refusal_log.push(Refusal {
-                    src: w.src,
-                    dst,
-                    cycle,
-                    word: w.word,
-                    reason,
-                });
-            }
-        }
-        if d.written == w.model.is_ok() {
-            self.stats.agreements += 1;
-        } else {
-            self.stats.disagreements += 1;
-            self.stats.disagreement_log.push(Disagreement {
-                src: w.src,
-                dst,
-                cycle,
-                word: w.word,
-                words: w.words,
-                kernel_accepted: d.written,
-                model: w.model,
-            });
-        }
     }
 
     /// The model's slot guard (see the module header): the filter of
@@ -1010,9 +1183,9 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(cq, vec![(25, 1, done)]); // landed at 15, + L
-        assert_eq!(net.stats.accepted[1][0], 1);
-        assert_eq!(net.stats.delivered[1][0], 1);
-        assert_eq!(net.stats.completions[1], 1);
+        assert_eq!(net.stats().accepted[1][0], 1);
+        assert_eq!(net.stats().delivered[1][0], 1);
+        assert_eq!(net.stats().completions[1], 1);
         assert!(!net.busy());
     }
 
@@ -1054,7 +1227,7 @@ mod tests {
                 (26, 0)
             ]
         );
-        assert_eq!(net.stats.completions[2], 3);
+        assert_eq!(net.stats().completions[2], 3);
     }
 
     #[test]
@@ -1114,7 +1287,7 @@ mod tests {
         // A command not accepted is not sent.
         let w = mailbox().vote(Region::WillCert, 0, 0);
         one(&mut net, &mut hbms, 7, 0, cmd(1, w, 2));
-        assert_eq!(net.stats.accepted[0][1], 0);
+        assert_eq!(net.stats().accepted[0][1], 0);
     }
 
     #[test]
@@ -1154,7 +1327,7 @@ mod tests {
         for (c, b) in bad.iter().enumerate() {
             one(&mut net, &mut hbms, c as u64, 0, *b);
         }
-        let kinds: Vec<MalformedKind> = net.stats.malformed_log.iter().map(|m| m.kind).collect();
+        let kinds: Vec<MalformedKind> = net.stats().malformed_log.iter().map(|m| m.kind).collect();
         use MalformedKind::*;
         assert_eq!(
             kinds,
@@ -1182,10 +1355,10 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(net.stats.malformed, vec![12, 0, 0]);
-        assert_eq!(net.stats.malformed_log[3].cycle, 3);
+        assert_eq!(net.stats().malformed, vec![12, 0, 0]);
+        assert_eq!(net.stats().malformed_log[3].cycle, 3);
         idle(&mut net, &mut hbms, 12, 40);
-        assert_eq!(net.stats.accepted[0], vec![0, 0, 0]);
+        assert_eq!(net.stats().accepted[0], vec![0, 0, 0]);
         assert!(!net.busy());
     }
 
@@ -1205,8 +1378,11 @@ mod tests {
         hbms[src].write_words(addr(word), data);
         one(&mut net, &mut hbms, 0, src, cmd(dst, word, data.len()));
         idle(&mut net, &mut hbms, 1, L + 2);
-        let reasons = net.stats.refusal_log.iter().map(|r| r.reason).collect();
-        assert_eq!(net.stats.refused[src] as usize, net.stats.refusal_log.len());
+        let reasons = net.stats().refusal_log.iter().map(|r| r.reason).collect();
+        assert_eq!(
+            net.stats().refused[src] as usize,
+            net.stats().refusal_log.len()
+        );
         (reasons, hbms[dst].read_words(addr(word), data.len()))
     }
 
@@ -1347,7 +1523,7 @@ mod tests {
             vec![vote_tag(3, 2), 0xabc ^ 3 << 20]
         );
         assert_eq!(hbms[0].read_words(addr(p) + 4, 1), vec![0xabc]);
-        assert_eq!(net.stats.refused[0], 0);
+        assert_eq!(net.stats().refused[0], 0);
     }
 
     /// Drops every write and adds one into another node's slot.
@@ -1372,9 +1548,9 @@ mod tests {
         let cq = idle(&mut net, &mut hbms, 1, 30);
         assert_eq!(cq.len(), 1);
         assert_eq!(cq[0].0, 2 * L);
-        assert_eq!(net.stats.delivered[1][0], 0);
-        assert_eq!(net.stats.refused[1], 1);
-        assert_eq!(net.stats.refusal_log[0].cycle, L);
+        assert_eq!(net.stats().delivered[1][0], 0);
+        assert_eq!(net.stats().refused[1], 1);
+        assert_eq!(net.stats().refusal_log[0].cycle, L);
         assert_eq!(hbms[0].read_words(addr(w), 2), vec![0, 0]);
     }
 }

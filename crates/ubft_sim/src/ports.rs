@@ -206,4 +206,10 @@ pub trait KernelBackend {
     fn debug_state(&self) -> Option<u8> {
         None
     }
+    /// This backend, if it may move to another thread (a cluster run on
+    /// several threads needs every kernel to); `None` for backends that share
+    /// state with their creator (recorders, lockstep pairs).
+    fn as_send(&mut self) -> Option<&mut (dyn KernelBackend + Send)> {
+        None
+    }
 }

@@ -260,6 +260,13 @@ impl Drop for VerilatorKernel {
     }
 }
 
+// SAFETY: the model behind `model` belongs to this value alone (created
+// by `ubft_create` with its own VerilatedContext, freed in `drop`), and a
+// model without Verilator's own threads may be evaluated from any thread,
+// one at a time; `&mut self` on every call gives that. `Library` is shared
+// through an `Arc` and only read after it is loaded.
+unsafe impl Send for VerilatorKernel {}
+
 impl KernelBackend for VerilatorKernel {
     fn eval(&mut self, inp: &KernelIn) -> KernelOut {
         let mut out = KernelOut::default();
@@ -280,18 +287,24 @@ impl KernelBackend for VerilatorKernel {
     fn name(&self) -> &'static str {
         "verilator"
     }
+    fn as_send(&mut self) -> Option<&mut (dyn KernelBackend + Send)> {
+        Some(self)
+    }
 }
 
 /// Cluster cycles per wall-clock second of a fast-path run of `replicas`
-/// kernels on `backend` for at most `cycles` cycles (the tests' short links,
-/// `ClusterConfig::quick`, with a wait of 64 polls). Returns (cycles run,
-/// cycles per wall-clock second, cycles per CPU-second of this thread, if
-/// Linux reports it): on an idle machine the two agree, and the difference
-/// is other processes' load.
+/// kernels on `backend`, stepped on `threads` threads (`Cluster::set_threads`),
+/// for `cycles` cycles (the tests' short links, `ClusterConfig::quick`, with
+/// a wait of 64 polls; the run never finishes its slots, and ends with the
+/// hosts' status reads). Returns (cycles run, cycles per wall-clock second,
+/// cycles per CPU-second of this process, if Linux reports it): with one
+/// thread on an idle machine the two agree, and the difference is other
+/// processes' load; with more, the CPU figure counts every thread's time.
 pub fn measure_speed(
     backend: crate::backend::Backend,
     replicas: usize,
     cycles: u64,
+    threads: usize,
 ) -> Result<(u64, f64, Option<f64>), String> {
     use crate::cluster::{Cluster, ClusterConfig};
     let cfg = ClusterConfig {
@@ -301,23 +314,27 @@ pub fn measure_speed(
     };
     let kernels = crate::backend::kernels(backend, replicas)?;
     let mut c = Cluster::with_kernels(cfg, kernels);
-    let cpu0 = thread_cpu_seconds();
+    c.set_threads(threads);
+    let cpu0 = process_cpu_seconds();
     let t = std::time::Instant::now();
-    while c.cycle < cycles {
-        c.step().map_err(|e| e.to_string())?;
-    }
+    let report = c.run().map_err(|e| e.to_string())?;
     let wall = t.elapsed().as_secs_f64();
-    let cpu = match (cpu0, thread_cpu_seconds()) {
+    if !report.checks.ok() {
+        return Err(format!(
+            "the speed run failed its checks: {:?}",
+            report.checks.failures
+        ));
+    }
+    let cpu = match (cpu0, process_cpu_seconds()) {
         (Some(a), Some(b)) if b > a => Some(c.cycle as f64 / (b - a)),
         _ => None,
     };
     Ok((c.cycle, c.cycle as f64 / wall, cpu))
 }
 
-/// This thread's user + system CPU time, from `/proc/thread-self/stat`
-/// (fields 14 and 15, in the kernel's USER_HZ = 100 ticks a second).
-fn thread_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+/// CPU time of this process (every thread), user and system, in seconds.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // The command name (field 2) may hold spaces; fields restart after ')'.
     let rest = &stat[stat.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split_whitespace().collect();

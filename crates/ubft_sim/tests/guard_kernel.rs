@@ -39,7 +39,7 @@ fn e1(delivery: Delivery) -> (RunReport, ubft_sim::network::NetStats) {
         Box::new(ForgeQuorum::new(3, Mailbox::v2(BUILD_N, G, SB))),
     );
     let report = c.run().unwrap();
-    (report, c.net.stats.clone())
+    (report, c.net.stats())
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn an_honest_cluster_lands_every_write_through_the_guard() {
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     assert_eq!(report.network.delivery, Delivery::Kernel);
-    let stats = &c.net.stats;
+    let stats = c.net.stats();
     for r in 0..3 {
         let g = &report.replicas[r].guard;
         assert_eq!(g.refused, 0, "replica {r}: {g:?}");

@@ -74,10 +74,10 @@ fn model(
         net.malformed(src),
         0,
         "a well-formed command: {:?}",
-        net.stats.malformed_log
+        net.stats().malformed_log
     );
     assert_eq!(net.delivered(src, dst) + net.refused(src), 1);
-    net.stats.refusal_log.first().map(|r| r.reason)
+    net.stats().refusal_log.first().map(|r| r.reason)
 }
 
 #[test]

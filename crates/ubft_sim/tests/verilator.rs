@@ -240,7 +240,7 @@ fn speed() {
     use ubft_sim::verilator::measure_speed;
     for n in [3, 5] {
         for (b, cycles) in [(Backend::RustHdl, 20_000), (Backend::Verilator, 500_000)] {
-            let (c, s, cpu) = measure_speed(b, n, cycles).unwrap();
+            let (c, s, cpu) = measure_speed(b, n, cycles, 1).unwrap();
             eprintln!(
                 "{n} replicas, {b}: {c} cycles, {s:.0} cluster cycles/s, {cpu:?} per CPU-second"
             );

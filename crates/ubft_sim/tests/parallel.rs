@@ -1,0 +1,139 @@
+//! A cluster stepped on several threads (`Cluster::set_threads`,
+//! `parallel.rs`) is the same run as one stepped on one: for each
+//! configuration, the whole JSON report (every decision and its cycle, the
+//! status registers the hosts read at the end, the network's and guards'
+//! counters, the checks) and the cycle the run ended at are identical. The
+//! configurations cover the ways a parallel run could drift: the fast path,
+//! view changes, Byzantine writes, link delays, a thread holding only a
+//! faulty replica, the model's delivery, a budget that ends the run, and a
+//! reset with a mailbox clear in the middle.
+
+use std::path::PathBuf;
+use ubft_sim::backend::{self, Backend};
+use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
+use ubft_sim::network::Delivery;
+use ubft_sim::scenario::Scenario;
+
+/// Runs `make()` on 1 thread and on each of `threads`; asserts the reports
+/// and end cycles agree. Returns the report (JSON) for further checks.
+fn same_run(name: &str, make: impl Fn() -> Cluster, threads: &[usize]) -> serde_json::Value {
+    let mut one = make();
+    one.set_threads(1);
+    let base = one.run().unwrap_or_else(|e| panic!("{name}: {e}"));
+    let base_json = serde_json::to_value(&base).unwrap();
+    for &t in threads {
+        let mut c = make();
+        c.set_threads(t);
+        assert_eq!(c.threads(), t, "{name}: the Verilator kernels can move");
+        let r = c
+            .run()
+            .unwrap_or_else(|e| panic!("{name}, {t} threads: {e}"));
+        assert_eq!(
+            c.cycle, one.cycle,
+            "{name}, {t} threads: the run ended elsewhere"
+        );
+        let json = serde_json::to_value(&r).unwrap();
+        if json != base_json {
+            panic!(
+                "{name}, {t} threads: the report differs\n1 thread: {}\n{t} threads: {}",
+                serde_json::to_string(&base_json).unwrap(),
+                serde_json::to_string(&json).unwrap()
+            );
+        }
+    }
+    base_json
+}
+
+fn verilator(cfg: ClusterConfig) -> Cluster {
+    backend::cluster(&cfg, Backend::Verilator).expect("a Verilator cluster")
+}
+
+fn scenario(file: &str, max_cycles: u64) -> Scenario {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(file);
+    let mut sc = Scenario::from_file(&path).unwrap();
+    sc.max_cycles = max_cycles;
+    sc
+}
+
+#[test]
+fn the_fast_path_on_two_and_three_threads() {
+    let cfg = ClusterConfig::quick(3, 12);
+    let r = same_run("fast n=3", || verilator(cfg.clone()), &[2, 3]);
+    assert_eq!(r["replicas"][0]["decided"].as_array().unwrap().len(), 12);
+    let cfg = ClusterConfig::quick(5, 6);
+    same_run("fast n=5", || verilator(cfg.clone()), &[2]);
+}
+
+#[test]
+fn an_equivocating_leader_and_the_view_change() {
+    let cfg = ClusterConfig {
+        equivocate: vec![0],
+        wait_polls: 8,
+        ..ClusterConfig::quick(3, 4)
+    };
+    // Replica 0 is faulty: with 3 threads it runs on a thread of its own,
+    // which can never stop early.
+    same_run("equivocate", || verilator(cfg.clone()), &[2, 3]);
+}
+
+#[test]
+fn link_delays_the_default_latencies_and_the_models_delivery() {
+    let cfg = ClusterConfig {
+        delays: vec![LinkDelay {
+            src: 1,
+            dst: 2,
+            extra: 2_000,
+            from_cycle: 1_500,
+            to_cycle: 4_000,
+        }],
+        ..ClusterConfig::quick(3, 8)
+    };
+    same_run("delay", || verilator(cfg.clone()), &[2]);
+    let cfg = ClusterConfig::new(3, 3);
+    same_run("defaults", || verilator(cfg.clone()), &[2]);
+    let cfg = ClusterConfig {
+        delivery: Delivery::Model,
+        seed: 5,
+        ..ClusterConfig::quick(3, 5)
+    };
+    same_run("model delivery", || verilator(cfg.clone()), &[2]);
+}
+
+#[test]
+fn byzantine_scenarios_and_a_budget_that_ends_the_run() {
+    for (file, budget) in [
+        ("silent.toml", 30_000),
+        ("lie_vc.toml", 40_000),
+        ("split_view.toml", 40_000),
+        ("random.toml", 40_000),
+    ] {
+        let sc = scenario(file, budget);
+        same_run(file, || sc.cluster(Backend::Verilator).unwrap(), &[2]);
+    }
+}
+
+#[test]
+fn a_reset_with_a_mailbox_clear_in_the_middle() {
+    let run = |threads: usize| {
+        let mut c = verilator(ClusterConfig::quick(3, 1_000));
+        c.set_threads(threads);
+        // Step to the middle of a slot, reset, then run to a budget.
+        while c.clients.iter().any(|cl| cl.decisions().len() < 3) {
+            c.step().unwrap();
+        }
+        for _ in 0..60 {
+            c.step().unwrap();
+        }
+        c.reset(200, true);
+        c.cfg.max_cycles = c.cycle + 20_000;
+        let r = c.run().unwrap();
+        (c.cycle, serde_json::to_value(&r).unwrap())
+    };
+    let (one, two) = (run(1), run(2));
+    assert_eq!(one.0, two.0);
+    assert_eq!(one.1, two.1);
+    let decided = one.1["replicas"][0]["decided"].as_array().unwrap().len();
+    assert!(decided > 8, "the cluster restarted and decided again");
+}
