@@ -478,17 +478,37 @@ fn bench(slots: u64, synth: bool) -> Result {
         "ubft_new: at least {UBFT_NEW_CYCLES_PER_SLOT} cycles per slot ({UBFT_NEW_SIGN_CYCLES} signing + {UBFT_NEW_VERIFY_CYCLES} verifying, kernel stopped)"
     );
     println!();
-    println!("simulation speed, whole-cluster cycles per wall-clock second (this machine),");
-    println!("and per CPU-second of the simulating thread (the same when the machine is idle)");
+    let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
+    let threads = cores.min(3);
+    println!("simulation speed, whole-cluster cycles per wall-clock second (this machine, {cores} cores),");
+    println!("on rust-hdl, and on Verilator on 1 and {threads} threads (Cluster::set_threads; the same run);");
     println!(
-        "{:>3} {:>12} {:>12} {:>14} {:>8}",
-        "n", "rust-hdl", "verilator", "verilator/CPU", "ratio"
+        "per CPU-second of the process (every thread), the same as wall on one thread when idle"
+    );
+    println!(
+        "{:>3} {:>10} {:>11} {:>11} {:>11} {:>11} {:>7} {:>9}",
+        "n",
+        "rust-hdl",
+        "verilator",
+        "per CPU-s",
+        format!("{threads} threads"),
+        "per CPU-s",
+        "speedup",
+        "V/rusthdl"
     );
     for n in [3, 5] {
-        let (_, a, _) = ubft_sim::verilator::measure_speed(Backend::RustHdl, n, 20_000)?;
-        let (_, b, cpu) = ubft_sim::verilator::measure_speed(Backend::Verilator, n, 1_000_000)?;
-        let cpu = cpu.map_or("-".to_string(), |r| format!("{r:.0}"));
-        println!("{n:>3} {a:>12.0} {b:>12.0} {cpu:>14} {:>8.1}", b / a);
+        let (_, a, _) = ubft_sim::verilator::measure_speed(Backend::RustHdl, n, 20_000, 1)?;
+        let (_, b, cpu) = ubft_sim::verilator::measure_speed(Backend::Verilator, n, 1_000_000, 1)?;
+        let (_, p, pcpu) =
+            ubft_sim::verilator::measure_speed(Backend::Verilator, n, 1_000_000, threads)?;
+        let f = |x: Option<f64>| x.map_or("-".to_string(), |r| format!("{r:.0}"));
+        println!(
+            "{n:>3} {a:>10.0} {b:>11.0} {:>11} {p:>11.0} {:>11} {:>7.2} {:>9.0}",
+            f(cpu),
+            f(pcpu),
+            p / b,
+            b / a
+        );
     }
     if synth {
         println!();

@@ -52,6 +52,16 @@
 //! pair). Anything else (padding, reserved, outside the mailboxes, a v1
 //! prepare, which names no view) is refused whole and counted per sender.
 //!
+//! Structure: one [`Stack`] per replica holds everything of that replica's
+//! (its queue pairs' numbering and landings, its adversary, its completion
+//! queue, the writes on their way to it, its receive path, its counters) and
+//! touches only its own replica's HBM; the [`Links`] are shared and fixed. A
+//! command becomes a [`Flight`] in its sender's stack, which the cluster
+//! hands to the receiver's stack before its landing; the receiver lands
+//! flights by (landing, cycle sent, sender). So replicas can be stepped
+//! apart, on several threads (`parallel.rs`), and [`Network::stats`] sums
+//! the stacks' counters.
+//!
 //! Knobs: L, `qpn_base`, `network_ptr` and the layout ([`Network::new`]);
 //! per-replica `sq_tready` patterns ([`Network::set_sq_ready`]); link delays;
 //! and adversaries ([`Network::set_adversary`]), which sit behind a faulty

@@ -5,31 +5,33 @@
 //! only its own kernel, HBM, client, signer, host and RoCE stack. Replicas
 //! meet only through RDMA writes, and a write sent at cycle c lands at
 //! c + L at the earliest (L, the network's latency; link delays only add).
-//! So in a window of at most L cycles from cycle s, every write that lands
-//! was sent before s: each thread steps its replicas through the window on
-//! its own, and the writes sent in the window ([`Flight`]s) are handed to
-//! their receivers' stacks at its end, before any of them can land. A
-//! receiver orders what it receives by (landing, cycle sent, sender), which
-//! does not depend on when it was handed over.
+//! A receiver orders the writes it holds by (landing, cycle sent, sender),
+//! which does not depend on when they were handed over. So a replica may
+//! step cycle c as soon as every other replica has stepped, and handed over
+//! what it sent in, every cycle before c − L + 1: it may run up to L − 1
+//! cycles ahead of the slowest of the others (the conservative rule of
+//! parallel discrete-event simulation, with the network's latency as the
+//! lookahead).
 //!
-//! Where it stops. A serial run stops at the first cycle at which every
-//! honest replica has decided every slot; a thread cannot see the others'
-//! replicas mid-window. So in each window every thread stops early at the
-//! first cycle at which its own honest replicas have all decided. If every
-//! thread stopped early, the run's last cycle is the latest of their stops
-//! (decisions are never taken back), and the threads that stopped sooner
-//! step on to it; otherwise all of them step on to the window's end. Both
-//! stay inside the window, so no write crosses between threads meanwhile.
-//! An error (an AXI or control violation) stops the run with the earliest
-//! one by (cycle, replica), the one a serial run reports.
+//! Where it stops. A serial run stops at the first cycle C at which every
+//! honest replica has decided every slot, and no replica may step past it.
+//! An honest replica that has stepped to cycle c without having decided
+//! them all shows that C > c; one that has shows that C is at least the
+//! cycle it first had. So every replica may step up to the largest of these
+//! bounds ([`Shared::bound`]), which grows as the others progress and ends
+//! at C exactly once every honest replica has decided.
 //!
-//! Threads meet twice a window at most, on a spinning gate (a few hundred
-//! nanoseconds, against tens of microseconds of simulation a window at the
-//! tests' L = 40). Honest replicas are dealt to the threads first, so that
-//! each thread has one if it can: a thread of faulty replicas only could
-//! never stop early, and would be stepped on its own after the others.
+//! An error (an AXI or control violation) stops the run: the others step on
+//! to the error's cycle, and the earliest error by (cycle, replica), the one
+//! a serial run reports, is returned.
+//!
+//! Scheduling: any thread takes any replica that may step, the least
+//! advanced first, for a chunk of at most L / 2 cycles, so n replicas share
+//! the threads evenly (three replicas on two threads are 1.5 each, not 2 and
+//! 1). A replica's models, kernel and stack move with it (everything in a
+//! [`Replica`] is `Send`).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::Mutex;
 
 use crate::cluster::{Frame, Replica, SimError};
@@ -38,101 +40,168 @@ use crate::ports::KernelBackend;
 
 type Member<'a> = Replica<'a, dyn KernelBackend + Send + 'a>;
 
-/// A thread's replicas and the cycle they reached.
-struct Group<'a> {
-    members: Vec<(Member<'a>, bool)>,
-    cur: u64,
+/// Not yet (an honest replica that has not decided every slot).
+const NOT_YET: u64 = u64::MAX;
+
+/// What the threads share: each replica, where it stands, and the mail.
+struct Shared<'a> {
+    replicas: Vec<Mutex<Member<'a>>>,
+    honest: Vec<bool>,
+    /// Cycles each replica has stepped (its next cycle).
+    cur: Vec<AtomicU64>,
+    /// The cycle at which each honest replica first had decided every slot.
+    fin: Vec<AtomicU64>,
+    /// Writes on their way to each replica, not yet in its stack.
+    mail: Vec<Mutex<Vec<Flight>>>,
+    /// No replica steps to or past this cycle.
+    cap: AtomicU64,
+    /// The earliest error so far, by (cycle, replica).
+    error: Mutex<Option<(u64, usize, SimError)>>,
+    failed: Vec<AtomicU64>,
+    /// Threads holding a replica.
+    active: AtomicUsize,
+    latency: u64,
+    chunk: u64,
+    slots: u64,
 }
 
-/// What a thread reports after a round.
-struct Outcome {
-    cur: u64,
-    finished: bool,
-    error: Option<(u64, usize, SimError)>,
-}
-
-impl<'a> Group<'a> {
-    /// Every honest replica of this group has decided `slots` slots.
-    fn finished(&self, slots: u64) -> bool {
-        self.members
-            .iter()
-            .all(|(x, honest)| !honest || x.decided(slots))
+impl<'a> Shared<'a> {
+    /// No replica may step to or past this cycle: the serial run's last
+    /// cycle is at least this.
+    fn bound(&self) -> u64 {
+        let mut b = 0;
+        for (r, _) in self.honest.iter().enumerate().filter(|(_, &h)| h) {
+            // `step` publishes fin, then cur: read cur first, so that an
+            // unset fin read after it means "undecided at that cur".
+            let cur = self.cur[r].load(SeqCst);
+            let fin = self.fin[r].load(SeqCst);
+            b = b.max(if fin == NOT_YET { cur + 1 } else { fin });
+        }
+        b
     }
 
-    /// Takes the writes on their way to this group's replicas.
-    fn take_mail(&mut self, mail: &[Mutex<Vec<Flight>>]) {
-        for (x, _) in self.members.iter_mut() {
-            let mut m = mail[x.r].lock().expect("mail");
-            for f in m.drain(..) {
-                x.stack.receive(f);
+    /// An honest replica that has not decided every slot: while it has not,
+    /// its next cycle is inside the serial run.
+    fn undecided(&self, r: usize) -> bool {
+        self.honest[r] && self.fin[r].load(SeqCst) == NOT_YET
+    }
+
+    /// How far replica r may step now, by the lookahead (L − 1 cycles past
+    /// the slowest of the others) and the cap.
+    fn limit(&self, r: usize) -> u64 {
+        let mut l = self.cap.load(SeqCst);
+        for (q, c) in self.cur.iter().enumerate() {
+            if q != r {
+                l = l.min(c.load(SeqCst) + self.latency);
             }
         }
+        l
     }
 
-    /// Steps the replicas to cycle `target` (stopping as soon as they have
-    /// all decided, with `stop_early`), then posts what they sent.
-    fn advance(
-        &mut self,
-        frame: &Frame,
-        target: u64,
-        stop_early: bool,
-        slots: u64,
-        mail: &[Mutex<Vec<Flight>>],
-    ) -> Outcome {
-        self.take_mail(mail);
-        let mut error = None;
-        'cycles: while self.cur < target {
-            if stop_early && self.finished(slots) {
-                break;
+    fn can_step(&self, r: usize, bound: u64) -> bool {
+        let cur = self.cur[r].load(SeqCst);
+        self.failed[r].load(SeqCst) == 0
+            && cur < self.limit(r)
+            && (self.undecided(r) || cur < bound)
+    }
+
+    /// Takes a replica that may step, the least advanced first.
+    fn take(&self) -> Option<(usize, std::sync::MutexGuard<'_, Member<'a>>)> {
+        let bound = self.bound();
+        let mut order: Vec<(u64, usize)> = (0..self.cur.len())
+            .filter(|&r| self.can_step(r, bound))
+            .map(|r| (self.cur[r].load(SeqCst), r))
+            .collect();
+        order.sort_unstable();
+        for (_, r) in order {
+            if let Ok(g) = self.replicas[r].try_lock() {
+                self.active.fetch_add(1, SeqCst);
+                return Some((r, g));
             }
-            for (x, _) in self.members.iter_mut() {
-                if let Err(e) = x.cycle(frame, self.cur) {
-                    error = Some((self.cur, x.r, e));
-                    break 'cycles;
+        }
+        None
+    }
+
+    /// Steps replica r for a chunk of cycles within its limit, then hands
+    /// over what it sent and publishes where it stands.
+    fn step(&self, r: usize, x: &mut Member<'a>, frame: &Frame) {
+        let mut m = self.mail[r].lock().expect("mail");
+        for f in m.drain(..) {
+            x.stack.receive(f);
+        }
+        drop(m);
+        let mut cur = self.cur[r].load(SeqCst);
+        let end = self.limit(r).min(cur + self.chunk);
+        let honest = self.honest[r];
+        let mut fin = self.fin[r].load(SeqCst);
+        let mut bound = 0;
+        while cur < end {
+            // Undecided, the next cycle is inside the serial run; decided
+            // (or faulty), only up to the bound.
+            if !(honest && fin == NOT_YET) && cur >= bound {
+                bound = self.bound();
+                if cur >= bound {
+                    break;
                 }
             }
-            self.cur += 1;
-        }
-        for (x, _) in self.members.iter_mut() {
-            for f in x.stack.sent() {
-                mail[f.dst()].lock().expect("mail").push(f);
+            if let Err(e) = x.cycle(frame, cur) {
+                let mut err = self.error.lock().expect("error");
+                if err.as_ref().is_none_or(|(c, q, _)| (cur, r) < (*c, *q)) {
+                    *err = Some((cur, r, e));
+                }
+                self.cap.fetch_min(cur + 1, SeqCst);
+                self.failed[r].store(1, SeqCst);
+                break;
+            }
+            cur += 1;
+            if honest && fin == NOT_YET && x.decided(self.slots) {
+                fin = cur;
             }
         }
-        Outcome {
-            cur: self.cur,
-            finished: self.finished(slots),
-            error,
+        for f in x.stack.sent() {
+            self.mail[f.dst()].lock().expect("mail").push(f);
+        }
+        self.fin[r].store(fin, SeqCst);
+        self.cur[r].store(cur, SeqCst);
+    }
+
+    /// True when no replica may step, and no thread holds one.
+    fn settled(&self) -> bool {
+        if self.active.load(SeqCst) != 0 {
+            return false;
+        }
+        let bound = self.bound();
+        !(0..self.cur.len()).any(|r| self.can_step(r, bound))
+    }
+
+    /// A thread's loop: step replicas until the run has settled.
+    fn work(&self, frame: &Frame) {
+        let mut idle = 0u32;
+        loop {
+            if let Some((r, mut g)) = self.take() {
+                self.step(r, &mut g, frame);
+                drop(g);
+                self.active.fetch_sub(1, SeqCst);
+                idle = 0;
+                continue;
+            }
+            if self.settled() {
+                return;
+            }
+            idle += 1;
+            if idle < 1 << 10 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
         }
     }
 }
 
-/// The rendezvous of the threads: a round is published by bumping `gen`,
-/// and each worker counts itself `done`.
-#[derive(Default)]
-struct Gate {
-    gen: AtomicU64,
-    target: AtomicU64,
-    stop_early: AtomicBool,
-    quit: AtomicBool,
-    done: AtomicUsize,
-}
-
-/// Spins, then yields, until `cond` holds.
-fn wait_until(cond: impl Fn() -> bool) {
-    let mut spins = 0u32;
-    while !cond() {
-        if spins < 1 << 12 {
-            std::hint::spin_loop();
-            spins += 1;
-        } else {
-            std::thread::yield_now();
-        }
-    }
-}
-
-/// Steps `replicas` (all of a cluster's, at cycle `from`) on `threads`
-/// threads until cycle `until` or until every honest replica has decided
-/// `slots` slots; returns the cycle reached. Every write sent is in its
+/// Steps `replicas` (all of a cluster's, at cycle `from`, every one of them
+/// with its kernel movable) on `threads` threads until cycle `until` or the
+/// cycle at which every honest replica has decided `slots` slots, whichever
+/// comes first; returns the cycle reached. Every write sent is in its
 /// receiver's stack on return.
 pub(crate) fn run<'a>(
     frame: &Frame,
@@ -144,114 +213,47 @@ pub(crate) fn run<'a>(
     until: u64,
 ) -> Result<u64, SimError> {
     let n = replicas.len();
-    let window = frame.links.latency().max(1);
-    // Deal the honest replicas round-robin, then the faulty ones to the
-    // smallest groups.
-    let mut groups: Vec<Group<'a>> = (0..threads.clamp(1, n.max(1)))
-        .map(|_| Group {
-            members: vec![],
-            cur: from,
+    let latency = frame.links.latency().max(1);
+    let fin = replicas
+        .iter()
+        .map(|x| {
+            AtomicU64::new(if honest[x.r] && x.decided(slots) {
+                from
+            } else {
+                NOT_YET
+            })
         })
         .collect();
-    let (good, bad): (Vec<_>, Vec<_>) = replicas.into_iter().partition(|x| honest[x.r]);
-    let t = groups.len();
-    for (i, x) in good.into_iter().enumerate() {
-        groups[i % t].members.push((x, true));
-    }
-    for x in bad {
-        let g = groups
-            .iter_mut()
-            .min_by_key(|g| g.members.len())
-            .expect("a group");
-        g.members.push((x, false));
-    }
-    groups.retain(|g| !g.members.is_empty());
-    for g in groups.iter_mut() {
-        g.members.sort_by_key(|(x, _)| x.r);
-    }
-
-    let mail: Vec<Mutex<Vec<Flight>>> = (0..n).map(|_| Mutex::new(vec![])).collect();
-    let gate = Gate::default();
-    let mut first = groups.remove(0);
-    let workers = groups.len();
-    let results: Vec<Mutex<Option<Outcome>>> = (0..workers).map(|_| Mutex::new(None)).collect();
-
+    let shared = Shared {
+        replicas: replicas.into_iter().map(Mutex::new).collect(),
+        honest: honest.to_vec(),
+        cur: (0..n).map(|_| AtomicU64::new(from)).collect(),
+        fin,
+        mail: (0..n).map(|_| Mutex::new(vec![])).collect(),
+        cap: AtomicU64::new(until),
+        error: Mutex::new(None),
+        failed: (0..n).map(|_| AtomicU64::new(0)).collect(),
+        active: AtomicUsize::new(0),
+        latency,
+        chunk: (latency / 2).clamp(1, 64),
+        slots,
+    };
     std::thread::scope(|s| {
-        for (i, mut g) in groups.into_iter().enumerate() {
-            let (gate, mail, results) = (&gate, &mail, &results);
-            s.spawn(move || {
-                let mut seen = 0;
-                loop {
-                    wait_until(|| gate.gen.load(Ordering::Acquire) != seen);
-                    seen = gate.gen.load(Ordering::Acquire);
-                    if gate.quit.load(Ordering::Relaxed) {
-                        g.take_mail(mail);
-                        gate.done.fetch_add(1, Ordering::Release);
-                        break;
-                    }
-                    let target = gate.target.load(Ordering::Relaxed);
-                    let stop_early = gate.stop_early.load(Ordering::Relaxed);
-                    let out = g.advance(frame, target, stop_early, slots, mail);
-                    *results[i].lock().expect("result") = Some(out);
-                    gate.done.fetch_add(1, Ordering::Release);
-                }
-            });
+        for _ in 1..threads.clamp(1, n.max(1)) {
+            s.spawn(|| shared.work(frame));
         }
-
-        // One round: every group steps to `target`; the outcomes, the
-        // coordinator's group first.
-        let round = |target: u64, stop_early: bool, first: &mut Group<'a>| {
-            gate.target.store(target, Ordering::Relaxed);
-            gate.stop_early.store(stop_early, Ordering::Relaxed);
-            gate.done.store(0, Ordering::Relaxed);
-            gate.gen.fetch_add(1, Ordering::Release);
-            let mut outs = vec![first.advance(frame, target, stop_early, slots, &mail)];
-            wait_until(|| gate.done.load(Ordering::Acquire) == workers);
-            for r in results.iter() {
-                outs.push(r.lock().expect("result").take().expect("an outcome"));
-            }
-            outs
-        };
-        // The earliest error of a round, by (cycle, replica).
-        let earliest = |outs: &mut Vec<Outcome>| {
-            outs.iter_mut()
-                .filter_map(|o| o.error.take())
-                .min_by_key(|(cycle, r, _)| (*cycle, *r))
-                .map(|(_, _, e)| e)
-        };
-
-        let mut at = from;
-        let result = loop {
-            if at >= until {
-                break Ok(at);
-            }
-            let end = (at + window).min(until);
-            let mut outs = round(end, true, &mut first);
-            if let Some(e) = earliest(&mut outs) {
-                break Err(e);
-            }
-            let all_finished = outs.iter().all(|o| o.finished);
-            let stop = if all_finished {
-                outs.iter().map(|o| o.cur).max().unwrap_or(end)
-            } else {
-                end
-            };
-            if outs.iter().any(|o| o.cur < stop) {
-                let mut outs = round(stop, false, &mut first);
-                if let Some(e) = earliest(&mut outs) {
-                    break Err(e);
-                }
-            }
-            at = stop;
-            if all_finished {
-                break Ok(at);
-            }
-        };
-        gate.quit.store(true, Ordering::Relaxed);
-        gate.done.store(0, Ordering::Relaxed);
-        gate.gen.fetch_add(1, Ordering::Release);
-        wait_until(|| gate.done.load(Ordering::Acquire) == workers);
-        first.take_mail(&mail);
-        result
-    })
+        shared.work(frame);
+    });
+    for (r, x) in shared.replicas.iter().enumerate() {
+        let mut x = x.lock().expect("replica");
+        for f in shared.mail[r].lock().expect("mail").drain(..) {
+            x.stack.receive(f);
+        }
+    }
+    if let Some((_, _, e)) = shared.error.into_inner().expect("error") {
+        return Err(e);
+    }
+    let reached = shared.cur[0].load(SeqCst);
+    debug_assert!(shared.cur.iter().all(|c| c.load(SeqCst) == reached));
+    Ok(reached)
 }

@@ -5,12 +5,14 @@
 //! `rhdl-ubft simulate --replicas N --slots S --seed X [--net-latency L]
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
-//!     [--backend rust-hdl|verilator] [--json] [--quiet]`
+//!     [--backend rust-hdl|verilator] [--json] [--quiet] [--threads T]`
 //! `rhdl-ubft simulate --scenario FILE.toml [--seed X] [--max-cycles C]
-//!     [--backend B] [--json] [--quiet]`
+//!     [--backend B] [--json] [--quiet] [--threads T]`
 //!
 //! On a terminal a run shows a progress line on stderr (cycles, decisions,
-//! speed) about once a second; `--quiet` turns it off.
+//! speed) about once a second; `--quiet` turns it off. The replicas are
+//! stepped on one thread per core (`--threads`); the run is the same on any
+//! number of threads.
 //!
 //! With `--scenario` the file supplies every parameter and fault
 //! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`
@@ -122,6 +124,11 @@ enum Cmd {
         /// No progress line (it is shown on a terminal only, on stderr).
         #[arg(long)]
         quiet: bool,
+        /// Threads to step the replicas on (default: one per core, at most
+        /// one per replica). The run is the same on any number: every
+        /// decision, cycle and counter.
+        #[arg(long)]
+        threads: Option<usize>,
     },
 }
 
@@ -169,10 +176,12 @@ impl Progress {
     }
 }
 
-/// Runs a cluster with a progress line.
-fn run(cluster: Result<Cluster, String>, quiet: bool) -> Result<RunReport, String> {
+/// Runs a cluster on `threads` threads with a progress line.
+fn run(cluster: Result<Cluster, String>, quiet: bool, threads: usize) -> Result<RunReport, String> {
     let mut progress = Progress::new(quiet);
-    let r = cluster?
+    let mut cluster = cluster?;
+    cluster.set_threads(threads);
+    let r = cluster
         .run_with(|c| progress.show(c))
         .map_err(|e| e.to_string());
     progress.done();
@@ -240,7 +249,14 @@ fn main() -> ExitCode {
             backend,
             json,
             quiet,
+            threads,
         } => {
+            if threads == Some(0) {
+                eprintln!("error: --threads must be at least 1");
+                return ExitCode::from(2);
+            }
+            let threads = threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |p| p.get()));
             if let Some(path) = scenario {
                 let mut sc = match Scenario::from_file(&path) {
                     Ok(sc) => sc,
@@ -259,7 +275,11 @@ fn main() -> ExitCode {
                     }
                 };
                 return finish(
-                    run(sc.cluster(backend).map_err(|e| e.to_string()), quiet),
+                    run(
+                        sc.cluster(backend).map_err(|e| e.to_string()),
+                        quiet,
+                        threads,
+                    ),
                     json,
                 );
             }
@@ -284,6 +304,7 @@ fn main() -> ExitCode {
                     ubft_sim::backend::cluster(&cfg, backend.unwrap_or(Backend::DEFAULT))
                         .map_err(|e| e.to_string()),
                     quiet,
+                    threads,
                 ),
                 json,
             )
