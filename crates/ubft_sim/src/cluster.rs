@@ -583,6 +583,30 @@ impl Cluster {
     /// their receivers' stacks (they land L cycles later at the earliest).
     pub fn step(&mut self) -> Result<(), SimError> {
         let cycle = self.cycle;
+        let (frame, replicas) = self.parts(|k| Some(k.as_mut()));
+        for mut x in replicas.into_iter().flatten() {
+            x.cycle(&frame, cycle)?;
+        }
+        let stacks = self.net.split().1;
+        for r in 0..stacks.len() {
+            let sent: Vec<Flight> = stacks[r].sent().collect();
+            for f in sent {
+                stacks[f.dst()].receive(f);
+            }
+        }
+        if cycle == self.start_at {
+            self.clear_at_start = false;
+        }
+        self.cycle += 1;
+        Ok(())
+    }
+
+    /// The frame every replica's cycle reads, and each replica's parts,
+    /// with its kernel as `kernel` gives it (`None` if it cannot).
+    fn parts<'a, K: KernelBackend + ?Sized + 'a>(
+        &'a mut self,
+        kernel: impl Fn(&'a mut Box<dyn KernelBackend>) -> Option<&'a mut K>,
+    ) -> (Frame<'a>, Vec<Option<Replica<'a, K>>>) {
         let (links, stacks) = self.net.split();
         let frame = Frame {
             links,
@@ -599,30 +623,24 @@ impl Cluster {
             .zip(self.hosts.iter_mut())
             .zip(stacks.iter_mut())
             .zip(self.last_status.iter_mut());
-        for (r, ((((((kernel, hbm), client), signer), host), stack), status)) in parts.enumerate() {
-            let mut x = Replica {
-                r,
-                kernel: kernel.as_mut(),
-                hbm,
-                client,
-                signer,
-                host,
-                stack,
-                status,
-            };
-            x.cycle(&frame, cycle)?;
-        }
-        for r in 0..stacks.len() {
-            let sent: Vec<Flight> = stacks[r].sent().collect();
-            for f in sent {
-                stacks[f.dst()].receive(f);
-            }
-        }
-        if cycle == self.start_at {
-            self.clear_at_start = false;
-        }
-        self.cycle += 1;
-        Ok(())
+        let replicas = parts
+            .enumerate()
+            .map(
+                |(r, ((((((k, hbm), client), signer), host), stack), status))| {
+                    Some(Replica {
+                        r,
+                        kernel: kernel(k)?,
+                        hbm,
+                        client,
+                        signer,
+                        host,
+                        stack,
+                        status,
+                    })
+                },
+            )
+            .collect();
+        (frame, replicas)
     }
 
     /// Runs the replicas on this many threads (1, the default, steps them
@@ -694,38 +712,14 @@ impl Cluster {
         let n = self.kernels.len();
         let honest: Vec<bool> = (0..n).map(|r| self.is_honest(r)).collect();
         let slots = self.cfg.slots;
-        let (links, stacks) = self.net.split();
-        let frame = Frame {
-            links,
-            start_at: self.start_at,
-            clear: self.clear_at_start,
-            args: &self.run_args,
-        };
-        let parts = self
-            .kernels
-            .iter_mut()
-            .zip(self.hbms.iter_mut())
-            .zip(self.clients.iter_mut())
-            .zip(self.signers.iter_mut())
-            .zip(self.hosts.iter_mut())
-            .zip(stacks.iter_mut())
-            .zip(self.last_status.iter_mut());
-        let mut replicas = Vec::with_capacity(n);
-        for (r, ((((((kernel, hbm), client), signer), host), stack), status)) in parts.enumerate() {
-            replicas.push(Replica {
-                r,
-                kernel: kernel.as_send().expect("checked by threads()"),
-                hbm,
-                client,
-                signer,
-                host,
-                stack,
-                status,
-            });
-        }
-        let from = self.cycle;
+        let (start_at, from) = (self.start_at, self.cycle);
+        let (frame, replicas) = self.parts(|k| k.as_send());
+        let replicas: Vec<_> = replicas
+            .into_iter()
+            .map(|x| x.expect("checked by threads()"))
+            .collect();
         let reached = parallel::run(&frame, replicas, &honest, slots, threads, from, until)?;
-        if from <= self.start_at && self.start_at < reached {
+        if from <= start_at && start_at < reached {
             self.clear_at_start = false;
         }
         self.cycle = reached;
