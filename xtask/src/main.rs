@@ -182,6 +182,10 @@ enum Cmd {
         /// Depth-first (less memory; counterexamples not the shortest).
         #[arg(long)]
         dfs: bool,
+        /// Partial-order reduction: explore a persistent set of each state's
+        /// actions (sound for the four properties; docs/model.md).
+        #[arg(long)]
+        por: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -218,6 +222,7 @@ fn main() -> ExitCode {
             max_states,
             max_depth,
             dfs,
+            por,
             json,
         } => {
             return model(ModelArgs {
@@ -238,6 +243,7 @@ fn main() -> ExitCode {
                 max_states,
                 max_depth,
                 dfs,
+                por,
                 json,
             })
         }
@@ -651,6 +657,7 @@ struct ModelArgs {
     max_states: usize,
     max_depth: usize,
     dfs: bool,
+    por: bool,
     json: bool,
 }
 
@@ -697,6 +704,7 @@ fn model(a: ModelArgs) -> ExitCode {
         max_states: a.max_states,
         dfs: a.dfs,
         max_depth: a.max_depth,
+        por: a.por,
     };
     match run_named(&a.design, cfg, &opts) {
         Ok(report) => {

@@ -24,6 +24,9 @@ pub struct RunOpts {
     /// Explore no deeper than this many actions (0: no limit); the report
     /// then says `complete: false` if a state at that depth had successors.
     pub max_depth: usize,
+    /// Partial-order reduction: explore a persistent set of each state's
+    /// actions (docs/model.md, "Partial-order reduction").
+    pub por: bool,
 }
 
 impl Default for RunOpts {
@@ -33,6 +36,7 @@ impl Default for RunOpts {
             max_states: 0,
             dfs: false,
             max_depth: 0,
+            por: false,
         }
     }
 }
@@ -63,6 +67,8 @@ pub struct CheckReport {
     pub byzantine: Option<usize>,
     pub byz_writes: u8,
     pub live_views: u8,
+    /// Explored with the partial-order reduction.
+    pub por: bool,
     /// Unique states explored.
     pub states: usize,
     /// States generated, repeats included.
@@ -109,10 +115,15 @@ impl CheckReport {
             self.live_views
         );
         s += &format!(
-            "{} states ({} generated, depth {}), {}, {:.1} s\n",
+            "{} states ({} generated, depth {}){}, {}, {:.1} s\n",
             self.states,
             self.generated,
             self.max_depth,
+            if self.por {
+                " with the partial-order reduction"
+            } else {
+                ""
+            },
             if self.complete {
                 "complete"
             } else {
@@ -177,7 +188,10 @@ fn trace<D: Design>(
 /// Checks `design` under `cfg`.
 pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
     let start = Instant::now();
-    let model = UbftModel::new(design.clone(), cfg.clone());
+    let model = UbftModel {
+        por: opts.por,
+        ..UbftModel::new(design.clone(), cfg.clone())
+    };
     let mut b = model.clone().checker().threads(opts.threads.max(1));
     if opts.max_states > 0 {
         b = b.target_state_count(opts.max_states);
@@ -255,6 +269,7 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
         byzantine: cfg.byzantine,
         byz_writes: cfg.byz_writes,
         live_views: cfg.live_views,
+        por: opts.por,
         states,
         generated,
         max_depth,

@@ -45,6 +45,7 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::rc::Rc;
 
 use rhdl_ubft::params::faults;
 use stateright::{Model, Property};
@@ -248,6 +249,11 @@ pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     fn in_round(&self, _rep: &Self::Replica) -> bool {
         false
     }
+    /// Replica `id` fell silent: it never steps again and nobody reads its
+    /// HBM, so a design may forget what only its own steps read (keeping
+    /// what the properties, the harness and the Byzantine replica read: its
+    /// decisions and signatures). The default keeps everything.
+    fn silenced(&self, _cfg: &Config, _id: usize, _rep: &mut Self::Replica) {}
     /// The per-sender slot guard: may `src` write `w`?
     fn allowed(&self, cfg: &Config, src: usize, w: &Self::Write) -> bool;
     /// The replica's decisions (k, m), in order.
@@ -326,6 +332,10 @@ pub struct UbftModel<D: Design> {
     pub cfg: Config,
     /// Check only this property (to find a short counterexample for it).
     pub only: Option<&'static str>,
+    /// Explore a persistent set of each state's actions instead of all of
+    /// them (see [`UbftModel::stubborn`] and docs/model.md, "Partial-order
+    /// reduction"). Off by default.
+    pub por: bool,
 }
 
 /// The property names, in report order.
@@ -337,6 +347,7 @@ impl<D: Design> UbftModel<D> {
             design,
             cfg,
             only: None,
+            por: false,
         }
     }
 
@@ -462,6 +473,7 @@ impl<D: Design> UbftModel<D> {
         t.silent |= 1 << r;
         // Its mailbox still takes writes, but nobody reads it again.
         t.hbm[r] = self.design.init(&self.cfg, r).1;
+        self.design.silenced(&self.cfg, r, &mut t.reps[r]);
         t.net.retain(|m| m.dst as usize != r);
     }
 
@@ -483,7 +495,7 @@ impl<D: Design> UbftModel<D> {
             }
         }
         let mut a = Vec::new();
-        self.actions(s, &mut a);
+        self.all_actions(s, &mut a);
         a.is_empty()
     }
 
@@ -680,6 +692,37 @@ impl<D: Design> Model for UbftModel<D> {
     }
 
     fn actions(&self, s: &State<D>, out: &mut Vec<Action<D>>) {
+        if self.por {
+            out.extend(self.reduced_actions(s));
+        } else {
+            self.all_actions(s, out);
+        }
+    }
+
+    fn next_state(&self, s: &State<D>, a: Action<D>) -> Option<State<D>> {
+        self.step(s, a)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        let all = vec![
+            Property::always("agreement", |m: &Self, s: &State<D>| m.agreement(s)),
+            Property::always("validity", |m: &Self, s: &State<D>| m.validity(s)),
+            Property::always("integrity", |m: &Self, s: &State<D>| m.integrity(s)),
+            Property::always("live_with_f_silent", |m: &Self, s: &State<D>| {
+                m.live_with_f_silent(s)
+            }),
+        ];
+        match self.only {
+            Some(name) => all.into_iter().filter(|p| p.name == name).collect(),
+            None => all,
+        }
+    }
+}
+
+impl<D: Design> UbftModel<D> {
+    /// Every action the model offers in `s` (some may turn out to change
+    /// nothing: `step` then returns `None`).
+    pub fn all_actions(&self, s: &State<D>, out: &mut Vec<Action<D>>) {
         self.progress_actions(s, out);
         if let Some(b) = self.cfg.byzantine {
             if s.forged < self.cfg.byz_writes {
@@ -715,7 +758,8 @@ impl<D: Design> Model for UbftModel<D> {
         }
     }
 
-    fn next_state(&self, s: &State<D>, a: Action<D>) -> Option<State<D>> {
+    /// The state after action `a` (`None`: it changes nothing).
+    pub fn step(&self, s: &State<D>, a: Action<D>) -> Option<State<D>> {
         let mut t = s.clone();
         match a {
             Action::Step(r, st, silent, hold) => {
@@ -806,25 +850,165 @@ impl<D: Design> Model for UbftModel<D> {
             }
             Action::Forge(dst, w, st, silent, hold) => {
                 let t = self.forge(s, dst, &w);
-                return self.next_state(&t, Action::Step(dst, st, silent, hold));
+                return self.step(&t, Action::Step(dst, st, silent, hold));
             }
             Action::Silence(r) => self.silence(&mut t, r),
         }
         Some(t)
     }
 
-    fn properties(&self) -> Vec<Property<Self>> {
-        let all = vec![
-            Property::always("agreement", |m: &Self, s: &State<D>| m.agreement(s)),
-            Property::always("validity", |m: &Self, s: &State<D>| m.validity(s)),
-            Property::always("integrity", |m: &Self, s: &State<D>| m.integrity(s)),
-            Property::always("live_with_f_silent", |m: &Self, s: &State<D>| {
-                m.live_with_f_silent(s)
-            }),
-        ];
-        match self.only {
-            Some(name) => all.into_iter().filter(|p| p.name == name).collect(),
-            None => all,
-        }
+    /// The actions `step` takes somewhere, with the states they lead to.
+    pub fn enabled(&self, s: &State<D>) -> Vec<(Action<D>, State<D>)> {
+        let mut acts = Vec::new();
+        self.all_actions(s, &mut acts);
+        acts.into_iter()
+            .filter_map(|a| self.step(s, a.clone()).map(|t| (a, t)))
+            .collect()
     }
+
+    /// The actions the reduced search explores in `s`: the enabled actions
+    /// of one or two replicas (or queue pairs) when every action of those
+    /// is a stubborn set ([`UbftModel::stubborn`]), else every action.
+    pub fn reduced_actions(&self, s: &State<D>) -> Vec<Action<D>> {
+        let en = self.enabled(s);
+        let mut groups: Vec<Group> = vec![];
+        for (a, _) in &en {
+            let g = group(a);
+            if !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+        if groups.len() > 1 {
+            // Candidate sets of groups: one group, then two, each by the
+            // enabled actions they hold, fewest first.
+            let mut cands: Vec<(usize, Vec<Group>)> = vec![];
+            for mask in 1u32..(1 << groups.len()) - 1 {
+                if mask.count_ones() > 2 {
+                    continue;
+                }
+                let gs: Vec<Group> = (0..groups.len())
+                    .filter(|i| mask & (1 << i) != 0)
+                    .map(|i| groups[i])
+                    .collect();
+                let size = en.iter().filter(|(a, _)| gs.contains(&group(a))).count();
+                cands.push((size, gs));
+            }
+            cands.sort_by_key(|(size, gs)| (gs.len(), *size));
+            let mut cache = Cache::new();
+            cache.insert(fingerprint(s), Rc::new(en.clone()));
+            for (_, gs) in cands {
+                if self.stubborn(s, &gs, &mut cache) {
+                    return en
+                        .into_iter()
+                        .filter(|(a, _)| gs.contains(&group(a)))
+                        .map(|(a, _)| a)
+                        .collect();
+                }
+            }
+        }
+        en.into_iter().map(|(a, _)| a).collect()
+    }
+
+    fn enabled_cached(&self, u: &State<D>, cache: &mut Cache<D>) -> Rc<Enabled<D>> {
+        cache
+            .entry(fingerprint(u))
+            .or_insert_with(|| Rc::new(self.enabled(u)))
+            .clone()
+    }
+
+    /// Whether T, every action of the groups `gs` (those replicas' or
+    /// queue pairs', enabled or not), is a stubborn set of `s` for terminal
+    /// states (Valmari's D1 and D2), checked exhaustively over every state
+    /// `u` reachable from `s` by actions not in T (at most [`POR_BUDGET`]
+    /// of them, else the answer is no):
+    ///
+    /// - D1: for every action `c` not in T enabled in `u`, and every `a` in
+    ///   T enabled after `c`: `a` is enabled in `u`, `c` after `a`, and both
+    ///   orders reach the same state. By induction, an action of T that
+    ///   follows a sequence of actions not in T can be moved ahead of them,
+    ///   to the same state.
+    /// - D2: some action of T enabled in `s` (a key action) is enabled in
+    ///   every such `u`, so no terminal state is reached from `s` without an
+    ///   action of T.
+    ///
+    /// Then the search that takes only T's enabled actions in `s` still
+    /// reaches every terminal state reachable from `s` (docs/model.md,
+    /// "Partial-order reduction").
+    pub fn stubborn(&self, s: &State<D>, gs: &[Group], cache: &mut Cache<D>) -> bool {
+        use std::collections::HashSet;
+        let in_t = |a: &Action<D>| gs.contains(&group(a));
+        let en = self.enabled_cached(s, cache);
+        // Key candidates: the actions of T enabled in every u so far.
+        let mut key: Vec<Action<D>> = en
+            .iter()
+            .filter(|(a, _)| in_t(a))
+            .map(|(a, _)| a.clone())
+            .collect();
+        let mut seen: HashSet<u64> = HashSet::from([fingerprint(s)]);
+        let mut queue = vec![s.clone()];
+        while let Some(u) = queue.pop() {
+            let en = self.enabled_cached(&u, cache);
+            key.retain(|k| en.iter().any(|(b, _)| b == k));
+            if key.is_empty() {
+                return false; // D2
+            }
+            for (c, uc) in en.iter().filter(|(c, _)| !in_t(c)) {
+                let en_c = self.enabled_cached(uc, cache);
+                for (a, uca) in en_c.iter().filter(|(a, _)| in_t(a)) {
+                    // D1: a after c is a before c.
+                    let Some((_, ua)) = en.iter().find(|(b, _)| b == a) else {
+                        return false;
+                    };
+                    let mut after_a = Vec::new();
+                    self.all_actions(ua, &mut after_a);
+                    if !after_a.contains(c) {
+                        return false;
+                    }
+                    match self.step(ua, c.clone()) {
+                        Some(uac) if &uac == uca => {}
+                        _ => return false,
+                    }
+                }
+                if seen.insert(fingerprint(uc)) {
+                    if seen.len() > POR_BUDGET {
+                        return false;
+                    }
+                    queue.push(uc.clone());
+                }
+            }
+        }
+        true
+    }
+}
+
+/// A state's enabled actions with their successors.
+pub type Enabled<D> = Vec<(Action<D>, State<D>)>;
+/// Enabled actions by state fingerprint, while one state's candidate sets
+/// are checked.
+pub type Cache<D> = std::collections::HashMap<u64, Rc<Enabled<D>>>;
+
+/// The most states [`UbftModel::stubborn`] visits before it gives up on a
+/// candidate set (the search then takes every action of that state).
+pub const POR_BUDGET: usize = 32;
+
+/// Whose action it is: a replica's (its steps and timeouts, the Byzantine
+/// writes that precede its steps, its silence), or a queue pair's landing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    Replica(usize),
+    Pair(usize, usize),
+}
+
+pub fn group<D: Design>(a: &Action<D>) -> Group {
+    match a {
+        Action::Step(r, ..) | Action::Forge(r, ..) | Action::Silence(r) => Group::Replica(*r),
+        Action::Land(src, dst) => Group::Pair(*src, *dst),
+    }
+}
+
+fn fingerprint<T: Hash>(t: &T) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
 }

@@ -1012,6 +1012,20 @@ impl Design for Recovery {
         out
     }
 
+    /// A silent replica keeps only its decisions and signatures (what the
+    /// properties and the Byzantine replica read); its view, slot and
+    /// working registers are read by nobody (the harness counts views and
+    /// liveness over live replicas only).
+    fn silenced(&self, cfg: &Config, id: usize, rep: &mut Rep) {
+        let (init, _) = self.init(cfg, id);
+        *rep = Rep {
+            log: rep.log,
+            nlog: rep.nlog,
+            signed: std::mem::take(&mut rep.signed),
+            ..init
+        };
+    }
+
     fn land(&self, _cfg: &Config, _dst: usize, rep: &mut Rep, h: &mut Hbm, _src: usize, w: &Write) {
         if rep.waiting() {
             land_write(h, w); // a stopped replica's mailbox is not kept

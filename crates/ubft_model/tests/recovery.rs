@@ -4,7 +4,9 @@
 //! `agreement`, with the counterexample showing how (no_bridge through a
 //! targeted search; no_cross_check has none yet, its test is ignored); and
 //! the audit's E3 (all honest, one held will_commit) stalls `current`, while
-//! `recovery` shows no stall in a bounded part of the same space.
+//! `recovery` shows no stall in a bounded part of the same space; and
+//! with the view-0 leader silent as well, `recovery` stalls in its bridges
+//! (docs/model.md, findings 4: open).
 
 use ubft_model::check::RunOpts;
 use ubft_model::model::Action;
@@ -380,4 +382,29 @@ fn safety_holds_with_a_byzantine_replica() {
             assert!(r.property(p).holds, "{}", r.text());
         }
     }
+}
+
+/// docs/model.md, findings 4: with the view-0 leader silent after it
+/// proposes k 2, and one will_commit of k 1 held back, r1 and r2 end in
+/// Bridge waiting for certificates only the other could complete (a
+/// liveness failure at f = 1). A targeted search: one silent replica, the
+/// network holds back only will_commits. This asserts the failure, which is
+/// open: when recovery.md fixes it, this test should assert the opposite.
+#[test]
+fn a_late_will_commit_and_a_silent_leader_stall_the_bridges() {
+    let mut c = cfg(2, 1);
+    c.silent = 1;
+    c.delays = 1;
+    let m = ubft_model::UbftModel::new(design(Variant::Full), c);
+    let (states, ce) = targeted(
+        &m,
+        3_000_000,
+        |s, a, _| m.describe(s, a).contains("writes will_commit"),
+        |m, s| !m.live_with_f_silent(s),
+    );
+    let ce = ce
+        .unwrap_or_else(|| panic!("no stall in {states} states"))
+        .join("\n");
+    println!("recovery ({states} states):\n{ce}");
+    assert!(ce.contains("Bridge"), "{ce}");
 }
