@@ -28,6 +28,7 @@
 //! | Cert, CommitWait: timeout | R7, R9, slow path | (the fast path missed) | leader: writes prep_sig; delivered fast: writes its share → Slow |
 //! | Propose, Prepare, Slow, AwaitNv: timeout | R14 | (nothing locked, slow path missed, no NEW_VIEW within T_vc) | R15, R16 (shares for what it delivered, the leader's prep_sig) → Bridge |
 //! | working or AwaitNv: `Trigger` | R14 | f + 1 SEALs of views ≥ v in its HBM | as the timeout |
+//! | Bridge: `SealDeliver` | R16 (findings 4), R5, R9 | locked, not delivered, n locks for (tag(v, k), m) | delivered (fast) with no will_commit (R15); writes its CERT share |
 //! | Bridge: `BridgeCommit` | R17, R10 | its highest will_commit (w, b, m) is not covered by a commit at a slot ≥ b, and the certificate of (w, b, m, dec[b−1]) is visible | writes COMMIT (w, b, m, dec[b−1]) |
 //! | Bridge: `Seal` | R17, R18 | no bridge obligation left, or a certificate for b + 1 with prev = m discharges it | writes SEAL (i, v, L) → view v + 1, AwaitNv |
 //! | AwaitNv, leader(v + 1): `Collect` | R19, R21 | f others' SEALs of views ≥ v (its own is in) | writes echo_seal[x][i] for them in a round |
@@ -74,15 +75,19 @@ pub enum Variant {
     DecideF,
     /// R11 step 3 and R21's echo_commit check removed.
     NoCrossCheck,
+    /// No fast delivery while sealing (R16 before finding 4): a liveness
+    /// variant, which stalls.
+    NoSealDeliver,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 5] = [
+    pub const ALL: [Variant; 6] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
         Variant::DecideF,
         Variant::NoCrossCheck,
+        Variant::NoSealDeliver,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -91,6 +96,7 @@ impl Variant {
             Variant::CertF => "recovery:cert_f",
             Variant::DecideF => "recovery:decide_f",
             Variant::NoCrossCheck => "recovery:no_cross_check",
+            Variant::NoSealDeliver => "recovery:no_seal_deliver",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`.
@@ -331,6 +337,7 @@ pub enum Step {
     Propose(Val),
     Lock,
     FastDeliver,
+    SealDeliver,
     FastDecide,
     Echo,
     EchoCheck,
@@ -935,6 +942,16 @@ impl Design for Recovery {
                 }
             }
             Pc::Bridge => {
+                // R16 (changed after finding 4): n locks seen while sealing
+                // still deliver, with no will_commit (R15).
+                if self.variant != Variant::NoSealDeliver
+                    && rep.phase == 1
+                    && !rep.dlv.is()
+                    && !rep.refused
+                    && self.n_locks(cfg, rep, h)
+                {
+                    out.push(Step::SealDeliver);
+                }
                 if self.obligation(rep) && !self.discharged(cfg, rep, h) {
                     if rep.wc.v == rep.view && self.cert_visible(cfg, h, &self.bridge_block(rep)) {
                         out.push(Step::BridgeCommit);
@@ -1315,6 +1332,14 @@ impl Design for Recovery {
             Step::Lock => format!("{at} R4 reads prepare[{s}] = {} → locks", blk(&h.prepare[s])),
             Step::FastDeliver => format!(
                 "{at} R5 reads will_cert[{s}] = [{}] with prepare[{s}] = {} → n locks for (tag({},{}), {}): delivered (fast)",
+                votes(&h.will_cert[s][..cfg.n]),
+                blk(&h.prepare[s]),
+                rep.view,
+                rep.k,
+                val_name(rep.m)
+            ),
+            Step::SealDeliver => format!(
+                "{at} R16 (sealing) reads will_cert[{s}] = [{}] with prepare[{s}] = {} → n locks for (tag({},{}), {}): delivered (fast, no will_commit), R9 certifies",
                 votes(&h.will_cert[s][..cfg.n]),
                 blk(&h.prepare[s]),
                 rep.view,
@@ -1942,6 +1967,21 @@ impl Recovery {
                     rep.pc = Pc::CommitWait;
                 }
                 vec![Out::All(Write::WillCommit { slot: s, node, v })]
+            }
+            Step::SealDeliver => {
+                let b = Block {
+                    v: rep.view,
+                    k: rep.k,
+                    m: rep.m,
+                    prev: dec(rep, rep.k - 1),
+                };
+                rep.dlv = b;
+                rep.fast = true;
+                rep.dk = true;
+                rep.phase = 2;
+                rep.cert_done = true;
+                self.sign_share(cfg, rep, b);
+                vec![Out::All(Write::Certify { slot: s, node, b })]
             }
             Step::FastDecide => {
                 let m = self.full_row(cfg, rep, h).expect("a full row");
