@@ -1330,22 +1330,24 @@ impl Design for Recovery {
         let head = match *step {
             Step::Propose(m) => format!("{at} R3: proposes {}", val_name(m)),
             Step::Lock => format!("{at} R4 reads prepare[{s}] = {} → locks", blk(&h.prepare[s])),
-            Step::FastDeliver => format!(
-                "{at} R5 reads will_cert[{s}] = [{}] with prepare[{s}] = {} → n locks for (tag({},{}), {}): delivered (fast)",
-                votes(&h.will_cert[s][..cfg.n]),
-                blk(&h.prepare[s]),
-                rep.view,
-                rep.k,
-                val_name(rep.m)
-            ),
-            Step::SealDeliver => format!(
-                "{at} R16 (sealing) reads will_cert[{s}] = [{}] with prepare[{s}] = {} → n locks for (tag({},{}), {}): delivered (fast, no will_commit), R9 certifies",
-                votes(&h.will_cert[s][..cfg.n]),
-                blk(&h.prepare[s]),
-                rep.view,
-                rep.k,
-                val_name(rep.m)
-            ),
+            Step::FastDeliver | Step::SealDeliver => {
+                let (rule, what) = if *step == Step::FastDeliver {
+                    ("R5", "delivered (fast)")
+                } else {
+                    (
+                        "R16 (sealing)",
+                        "delivered (fast, no will_commit), R9 certifies",
+                    )
+                };
+                format!(
+                    "{at} {rule} reads will_cert[{s}] = [{}] with prepare[{s}] = {} → n locks for (tag({},{}), {}): {what}",
+                    votes(&h.will_cert[s][..cfg.n]),
+                    blk(&h.prepare[s]),
+                    rep.view,
+                    rep.k,
+                    val_name(rep.m)
+                )
+            }
             Step::FastDecide => format!(
                 "{at} R6/R26 reads will_commit[{s}] = [{}] → full row",
                 votes(&h.will_commit[s][..cfg.n])
@@ -1946,16 +1948,24 @@ impl Recovery {
                     },
                 })]
             }
-            Step::FastDeliver => {
-                rep.dlv = Block {
+            Step::FastDeliver | Step::SealDeliver => {
+                // R5 (n locks), while working or (R16) while sealing.
+                let b = Block {
                     v: rep.view,
                     k: rep.k,
                     m: rep.m,
                     prev: dec(rep, rep.k - 1),
                 };
+                rep.dlv = b;
                 rep.fast = true;
                 rep.dk = true;
                 rep.phase = 2;
+                if *step == Step::SealDeliver {
+                    // No vote while sealing (R15): certify at once (R9).
+                    rep.cert_done = true;
+                    self.sign_share(cfg, rep, b);
+                    return vec![Out::All(Write::Certify { slot: s, node, b })];
+                }
                 let v = Vote {
                     v: rep.view,
                     k: rep.k,
@@ -1967,21 +1977,6 @@ impl Recovery {
                     rep.pc = Pc::CommitWait;
                 }
                 vec![Out::All(Write::WillCommit { slot: s, node, v })]
-            }
-            Step::SealDeliver => {
-                let b = Block {
-                    v: rep.view,
-                    k: rep.k,
-                    m: rep.m,
-                    prev: dec(rep, rep.k - 1),
-                };
-                rep.dlv = b;
-                rep.fast = true;
-                rep.dk = true;
-                rep.phase = 2;
-                rep.cert_done = true;
-                self.sign_share(cfg, rep, b);
-                vec![Out::All(Write::Certify { slot: s, node, b })]
             }
             Step::FastDecide => {
                 let m = self.full_row(cfg, rep, h).expect("a full row");
