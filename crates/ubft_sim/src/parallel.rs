@@ -26,9 +26,9 @@
 //! a serial run reports, is returned.
 //!
 //! Scheduling: any thread takes any replica that may step, the least
-//! advanced first, for a chunk of at most L / 2 cycles, so n replicas share
-//! the threads evenly (three replicas on two threads are 1.5 each, not 2 and
-//! 1). A replica's models, kernel and stack move with it (everything in a
+//! advanced first, for a chunk of at most L / 2 cycles (and 64), so n
+//! replicas share the threads evenly (three replicas on two threads are 1.5
+//! each, not 2 and 1). A replica's models, kernel and stack move with it (everything in a
 //! [`Replica`] is `Send`).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
