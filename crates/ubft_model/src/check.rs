@@ -315,3 +315,54 @@ pub fn find<D: Design>(
     let states = c.unique_state_count();
     (c.discovery(property).map(|p| trace(&only, p)), states)
 }
+
+/// A state's 64-bit fingerprint, as the checker keeps states.
+pub fn fingerprint<T: std::hash::Hash>(t: &T) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+/// Depth-first search for a cycle in `m`'s reachable graph (states by their
+/// [`fingerprint`]). Returns the states visited, or `None` on a cycle. Every
+/// run of an acyclic model ends in a terminal state, which is where
+/// liveness is judged, and the partial-order reduction's argument needs it
+/// (docs/model.md).
+pub fn acyclic<M>(m: &M) -> Option<usize>
+where
+    M: Model,
+    M::State: std::hash::Hash,
+{
+    use std::collections::HashMap;
+    // 1: on the stack, 2: done.
+    let mut color: HashMap<u64, u8> = HashMap::new();
+    for init in m.init_states() {
+        let f = fingerprint(&init);
+        if color.contains_key(&f) {
+            continue;
+        }
+        color.insert(f, 1);
+        let mut stack = vec![(f, m.next_states(&init), 0usize)];
+        while let Some((f, next, i)) = stack.last_mut() {
+            if *i < next.len() {
+                let t = &next[*i];
+                *i += 1;
+                let g = fingerprint(t);
+                match color.get(&g) {
+                    Some(1) => return None,
+                    Some(_) => {}
+                    None => {
+                        color.insert(g, 1);
+                        let nt = m.next_states(t);
+                        stack.push((g, nt, 0));
+                    }
+                }
+            } else {
+                color.insert(*f, 2);
+                stack.pop();
+            }
+        }
+    }
+    Some(color.len())
+}

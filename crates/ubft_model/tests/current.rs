@@ -4,13 +4,11 @@
 //! layout's, and its state graph has no cycle (so "terminal" covers every
 //! run's end).
 
-use std::collections::HashMap;
-
 use rhdl_ubft::choose::VcRecord;
 use rhdl_ubft::layout::{self, Region, Version, VC_WORDS};
 use rhdl_ubft::params::vote_tag;
 use stateright::Model;
-use ubft_model::check::RunOpts;
+use ubft_model::check::{acyclic, RunOpts};
 use ubft_model::current::{self, mailbox, Current, Prep, Rec, Row, Share, Vote, Write};
 use ubft_model::model::{Action, UbftModel};
 use ubft_model::{run, Config};
@@ -202,53 +200,6 @@ fn the_models_records_are_the_layouts() {
         None,
         "prepare is the leader's region, not a node's"
     );
-}
-
-fn fp<T: std::hash::Hash>(t: &T) -> u64 {
-    use std::hash::Hasher;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    t.hash(&mut h);
-    h.finish()
-}
-
-/// Depth-first search for a cycle in the reachable graph (states by a
-/// 64-bit fingerprint, as the checker itself keeps them). Returns the states
-/// visited, or `None` on a cycle.
-fn acyclic<M>(m: &M) -> Option<usize>
-where
-    M: Model,
-    M::State: std::hash::Hash,
-{
-    // 1: on the stack, 2: done.
-    let mut color: HashMap<u64, u8> = HashMap::new();
-    for init in m.init_states() {
-        let f = fp(&init);
-        if color.contains_key(&f) {
-            continue;
-        }
-        color.insert(f, 1);
-        let mut stack = vec![(f, m.next_states(&init), 0usize)];
-        while let Some((f, next, i)) = stack.last_mut() {
-            if *i < next.len() {
-                let t = &next[*i];
-                *i += 1;
-                let g = fp(t);
-                match color.get(&g) {
-                    Some(1) => return None,
-                    Some(_) => {}
-                    None => {
-                        color.insert(g, 1);
-                        let nt = m.next_states(t);
-                        stack.push((g, nt, 0));
-                    }
-                }
-            } else {
-                color.insert(*f, 2);
-                stack.pop();
-            }
-        }
-    }
-    Some(color.len())
 }
 
 #[test]

@@ -4,27 +4,20 @@
 //! and the same counterexample found where a variant loses agreement.
 
 use std::collections::{BTreeSet, HashSet};
-use std::hash::{Hash, Hasher};
 
 use stateright::Model;
-use ubft_model::check::RunOpts;
+use ubft_model::check::{acyclic, fingerprint, RunOpts};
 use ubft_model::current::Current;
 use ubft_model::model::State;
 use ubft_model::recovery::{Recovery, Variant};
 use ubft_model::{run, Config, Design, UbftModel};
-
-fn fp<T: Hash>(t: &T) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    t.hash(&mut h);
-    h.finish()
-}
 
 /// Every state reachable in `m` (its own actions: reduced when `m.por`),
 /// by hand: the number of states, the terminal states' fingerprints, and
 /// the decision vectors (each replica's decisions) of the terminal states.
 fn terminals<D: Design>(m: &UbftModel<D>) -> (usize, HashSet<u64>, BTreeSet<String>) {
     let init = m.init_states().remove(0);
-    let mut seen = HashSet::from([fp(&init)]);
+    let mut seen = HashSet::from([fingerprint(&init)]);
     let mut stack: Vec<State<D>> = vec![init];
     let mut term = HashSet::new();
     let mut vectors = BTreeSet::new();
@@ -35,7 +28,7 @@ fn terminals<D: Design>(m: &UbftModel<D>) -> (usize, HashSet<u64>, BTreeSet<Stri
         for a in acts {
             if let Some(t) = m.next_state(&s, a) {
                 any = true;
-                if seen.insert(fp(&t)) {
+                if seen.insert(fingerprint(&t)) {
                     stack.push(t);
                 }
             }
@@ -45,7 +38,7 @@ fn terminals<D: Design>(m: &UbftModel<D>) -> (usize, HashSet<u64>, BTreeSet<Stri
                 m.terminal(&s),
                 "a reduced state with no successor is terminal"
             );
-            term.insert(fp(&s));
+            term.insert(fingerprint(&s));
             let v: Vec<String> = (0..m.cfg.n)
                 .map(|r| format!("{:?}", m.design.decisions(&s.reps[r])))
                 .collect();
@@ -156,37 +149,6 @@ fn the_reduction_finds_cert_fs_counterexample() {
         },
     );
     assert!(!r.property("agreement").holds, "{}", r.text());
-}
-
-/// Depth-first search for a cycle in the reachable graph of the full model
-/// (as in tests/current.rs): the states visited, or `None` on a cycle.
-fn acyclic<D: Design>(m: &UbftModel<D>) -> Option<usize> {
-    use std::collections::HashMap;
-    // 1: on the stack, 2: done.
-    let mut color: HashMap<u64, u8> = HashMap::new();
-    let init = m.init_states().remove(0);
-    color.insert(fp(&init), 1);
-    let mut stack = vec![(fp(&init), m.next_states(&init), 0usize)];
-    while let Some((f, next, i)) = stack.last_mut() {
-        if *i < next.len() {
-            let t = &next[*i];
-            *i += 1;
-            let g = fp(t);
-            match color.get(&g) {
-                Some(1) => return None,
-                Some(_) => {}
-                None => {
-                    color.insert(g, 1);
-                    let nt = m.next_states(t);
-                    stack.push((g, nt, 0));
-                }
-            }
-        } else {
-            color.insert(*f, 2);
-            stack.pop();
-        }
-    }
-    Some(color.len())
 }
 
 #[test]
