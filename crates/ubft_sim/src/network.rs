@@ -528,12 +528,12 @@ impl Network {
 
     /// The layout the slot guard enforces.
     pub fn mailbox(&self) -> &Mailbox {
-        &self.links.mailbox
+        self.links.mailbox()
     }
 
-    /// The one-way latency L: no write lands sooner after it is sent.
+    /// The one-way latency L.
     pub fn latency(&self) -> u64 {
-        self.links.latency
+        self.links.latency()
     }
 
     /// How landing writes reach HBM (`Delivery::Kernel` by default).

@@ -31,7 +31,7 @@
 //! each, not 2 and 1). A replica's models, kernel and stack move with it (everything in a
 //! [`Replica`] is `Send`).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::Mutex;
 
 use crate::cluster::{Frame, Replica, SimError};
@@ -57,7 +57,8 @@ struct Shared<'a> {
     cap: AtomicU64,
     /// The earliest error so far, by (cycle, replica).
     error: Mutex<Option<(u64, usize, SimError)>>,
-    failed: Vec<AtomicU64>,
+    /// Replicas stopped by an error of their own.
+    failed: Vec<AtomicBool>,
     /// Threads holding a replica.
     active: AtomicUsize,
     latency: u64,
@@ -100,9 +101,7 @@ impl<'a> Shared<'a> {
 
     fn can_step(&self, r: usize, bound: u64) -> bool {
         let cur = self.cur[r].load(SeqCst);
-        self.failed[r].load(SeqCst) == 0
-            && cur < self.limit(r)
-            && (self.undecided(r) || cur < bound)
+        !self.failed[r].load(SeqCst) && cur < self.limit(r) && (self.undecided(r) || cur < bound)
     }
 
     /// Takes a replica that may step, the least advanced first.
@@ -150,7 +149,7 @@ impl<'a> Shared<'a> {
                     *err = Some((cur, r, e));
                 }
                 self.cap.fetch_min(cur + 1, SeqCst);
-                self.failed[r].store(1, SeqCst);
+                self.failed[r].store(true, SeqCst);
                 break;
             }
             cur += 1;
@@ -232,7 +231,7 @@ pub(crate) fn run<'a>(
         mail: (0..n).map(|_| Mutex::new(vec![])).collect(),
         cap: AtomicU64::new(until),
         error: Mutex::new(None),
-        failed: (0..n).map(|_| AtomicU64::new(0)).collect(),
+        failed: (0..n).map(|_| AtomicBool::new(false)).collect(),
         active: AtomicUsize::new(0),
         latency,
         chunk: (latency / 2).clamp(1, 64),
