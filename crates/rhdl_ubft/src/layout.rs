@@ -38,7 +38,9 @@ pub const UBFT_BASE_PTR: usize = base::HEARTBEAT_WORDS
     + base::LOG_QUEUE_WORDS
     + base::DEPOSIT_WORDS;
 
-/// The mailbox regions, in the spec's order.
+/// The mailbox regions of every version. v1 and v2 have the spec's eleven
+/// ([`Region::ALL`]); v3 (docs/recovery.md, section 13) keeps five of them
+/// and adds six ([`Region::V3`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Region {
     Prepare,
@@ -52,10 +54,23 @@ pub enum Region {
     Newview,
     NewviewValid,
     View,
+    /// v3: the leader's signature over the PREP block of a slot.
+    PrepSig,
+    /// v3: the PREPARE and its signature as each replica read them.
+    EchoPrep,
+    /// v3: the highest COMMIT of each replica that each replica delivered.
+    EchoCommit,
+    /// v3: each replica's SEAL (replaces vc and vc_valid).
+    Seal,
+    /// v3: the latest SEAL of each replica that each replica accepted.
+    EchoSeal,
+    /// v3: the new leader's NEW_VIEW record (replaces newview and
+    /// newview_valid; spelled `new_view`).
+    NewViewRecord,
 }
 
 impl Region {
-    /// All regions, in the spec's order.
+    /// The regions of v1 and v2, in the spec's order.
     pub const ALL: [Region; 11] = [
         Region::Prepare,
         Region::WillCert,
@@ -68,6 +83,21 @@ impl Region {
         Region::Newview,
         Region::NewviewValid,
         Region::View,
+    ];
+
+    /// The regions of v3, in docs/recovery.md's order (section 13).
+    pub const V3: [Region; 11] = [
+        Region::Prepare,
+        Region::PrepSig,
+        Region::WillCert,
+        Region::WillCommit,
+        Region::EchoPrep,
+        Region::Certify,
+        Region::Commit,
+        Region::EchoCommit,
+        Region::Seal,
+        Region::EchoSeal,
+        Region::NewViewRecord,
     ];
 
     /// The spec's name.
@@ -84,10 +114,39 @@ impl Region {
             Region::Newview => "newview",
             Region::NewviewValid => "newview_valid",
             Region::View => "view",
+            Region::PrepSig => "prep_sig",
+            Region::EchoPrep => "echo_prep",
+            Region::EchoCommit => "echo_commit",
+            Region::Seal => "seal",
+            Region::EchoSeal => "echo_seal",
+            Region::NewViewRecord => "new_view",
         }
     }
 
-    /// What a peer writes there (the spec's column).
+    /// What a peer writes there in `version` (the spec's column for v1 and
+    /// v2; docs/recovery.md's section 3 for v3).
+    pub fn what_in(self, version: Version) -> &'static str {
+        if version == Version::V3 {
+            match self {
+                Region::Prepare => "the leader's PREPARE (k, m, v, prev)",
+                Region::PrepSig => "the leader's signature over the slot's PREP block",
+                Region::WillCert => "fast path: the lock on (v, k, m), and the PREPARE's echo",
+                Region::WillCommit => "fast path: delivered, a COMMIT promised before sealing v",
+                Region::EchoPrep => "the PREPARE and its signature as the node read them",
+                Region::Certify => "the node's CERT block and its signature (share)",
+                Region::Commit => "COMMIT block, signer bitmap, signature, f + 1 CERT shares",
+                Region::EchoCommit => "the highest COMMIT of x the node delivered, x's signature",
+                Region::Seal => "the node's SEAL block (its latest commit) and signature",
+                Region::EchoSeal => "the latest SEAL of x the node accepted, x's signature",
+                Region::NewViewRecord => "the new leader's f + 1 SEALs and the carried certificate",
+                _ => "(not in v3)",
+            }
+        } else {
+            self.what()
+        }
+    }
+
+    /// What a peer writes there in v1 and v2 (the spec's column).
     pub fn what(self) -> &'static str {
         match self {
             Region::Prepare => "the leader's proposal",
@@ -101,10 +160,12 @@ impl Region {
             Region::Newview => "the new leader's decision",
             Region::NewviewValid => "new view present",
             Region::View => "reserved",
+            _ => "(v3 only)",
         }
     }
 
-    /// Regions with one row of per-node entries per slot.
+    /// Regions with one row of per-node entries per slot, as in v1 and v2.
+    /// (In v3, only will_cert and will_commit are: [`Mailbox::is_vote`].)
     pub fn is_vote(self) -> bool {
         matches!(
             self,
@@ -123,6 +184,11 @@ pub enum Version {
     /// slot's row of votes is padded to a power of two words, so one slot's
     /// votes are one aligned burst that never crosses a 4 KiB boundary.
     V2,
+    /// The recovery's (docs/recovery.md, section 13): v2's prepare widened to
+    /// (k, m, v, prev) on a beat of its own, v2's will_cert and will_commit,
+    /// and records of whole beats whose first beat is the block their
+    /// signature covers. Not run by the kernel yet (issue 11 builds it).
+    V3,
 }
 
 impl Version {
@@ -130,6 +196,15 @@ impl Version {
         match self {
             Version::V1 => "v1",
             Version::V2 => "v2",
+            Version::V3 => "v3",
+        }
+    }
+
+    /// The version's regions, in address order.
+    pub fn regions(self) -> &'static [Region] {
+        match self {
+            Version::V1 | Version::V2 => &Region::ALL,
+            Version::V3 => &Region::V3,
         }
     }
 }
@@ -155,11 +230,12 @@ pub struct Mailbox {
     spans: Vec<Span>,
 }
 
-/// Words per slot in prepare.
+/// Words per slot in prepare (v3: the record's words; its slot's stride is
+/// a beat, [`Mailbox::prepare`]).
 pub const fn prepare_words(v: Version) -> usize {
     match v {
         Version::V1 => 2,
-        Version::V2 => 4,
+        Version::V2 | Version::V3 => 4,
     }
 }
 
@@ -167,7 +243,7 @@ pub const fn prepare_words(v: Version) -> usize {
 pub const fn vote_words(v: Version) -> usize {
     match v {
         Version::V1 => 1,
-        Version::V2 => 2,
+        Version::V2 | Version::V3 => 2,
     }
 }
 
@@ -175,7 +251,7 @@ pub const fn vote_words(v: Version) -> usize {
 pub const fn vote_row_words(v: Version, n: usize) -> usize {
     match v {
         Version::V1 => n,
-        Version::V2 => (2 * n).next_power_of_two(),
+        Version::V2 | Version::V3 => (2 * n).next_power_of_two(),
     }
 }
 
@@ -213,6 +289,91 @@ pub const fn share_words(sb: usize) -> usize {
     sb * BEAT_WORDS
 }
 
+/// Where each field sits in the v3 records (docs/recovery.md, sections 3
+/// and 13). A record's first beat starts with the eight-word block its
+/// signature covers, word 0 naming the block's kind, so a verify request
+/// reads the block as it lies in HBM; the signatures follow on beats of
+/// their own.
+pub mod field3 {
+    /// Words in a signed block.
+    pub const BLOCK_WORDS: usize = 8;
+    /// Word 0 of every signed block: its kind.
+    pub const KIND: usize = 0;
+    pub const KIND_PREP: u32 = 1;
+    pub const KIND_CERT: u32 = 2;
+    pub const KIND_COMMIT: u32 = 3;
+    pub const KIND_SEAL: u32 = 4;
+    /// PREP and CERT blocks: [kind, v, k, m, prev, 0, 0, 0].
+    pub const BLOCK_V: usize = 1;
+    pub const BLOCK_K: usize = 2;
+    pub const BLOCK_M: usize = 3;
+    pub const BLOCK_PREV: usize = 4;
+    /// COMMIT block: [3, j, v, k, m, prev, 0, 0].
+    pub const COMMIT_J: usize = 1;
+    pub const COMMIT_V: usize = 2;
+    pub const COMMIT_K: usize = 3;
+    pub const COMMIT_M: usize = 4;
+    pub const COMMIT_PREV: usize = 5;
+    /// A commit record's signer bitmap (bit i: replica i's CERT share is
+    /// among the f + 1 that follow, in ascending i), after its block.
+    pub const COMMIT_BITMAP: usize = 8;
+    /// SEAL block: [4, j, v, L.w, L.c, L.m, L.prev, L present].
+    pub const SEAL_J: usize = 1;
+    pub const SEAL_V: usize = 2;
+    pub const SEAL_LW: usize = 3;
+    pub const SEAL_LC: usize = 4;
+    pub const SEAL_LM: usize = 5;
+    pub const SEAL_LPREV: usize = 6;
+    pub const SEAL_LPRESENT: usize = 7;
+    /// prepare (unsigned; its block is PREP's): (k, m, v, prev).
+    pub const PREPARE_K: usize = 0;
+    pub const PREPARE_M: usize = 1;
+    pub const PREPARE_V: usize = 2;
+    pub const PREPARE_PREV: usize = 3;
+    /// new_view's first beat (unsigned): [v + 1, seal bitmap, certificate
+    /// bitmap]; then the f + 1 seals in ascending replica order (each a SEAL
+    /// beat and its signature, as in seal), then the certificate's f + 1
+    /// shares in ascending replica order, over the CERT block of the highest
+    /// commit the seals carry.
+    pub const NV_VIEW: usize = 0;
+    pub const NV_SEALS: usize = 1;
+    pub const NV_CERT: usize = 2;
+}
+
+/// Beats of one v3 record of `region` (its words are a whole number of
+/// beats), for n replicas (certificates of f + 1 shares) and shares of `sb`
+/// beats. Regions that hold no record of their own (the vote rows) give 0.
+pub const fn record3_beats(region: Region, n: usize, sb: usize) -> usize {
+    let f1 = crate::params::faults(n) + 1;
+    match region {
+        Region::Prepare => 1,
+        Region::PrepSig => sb,
+        Region::EchoPrep
+        | Region::Certify
+        | Region::EchoCommit
+        | Region::Seal
+        | Region::EchoSeal => 1 + sb,
+        Region::Commit => 1 + sb + f1 * sb,
+        Region::NewViewRecord => 1 + f1 * (1 + sb) + f1 * sb,
+        _ => 0,
+    }
+}
+
+/// Beats between two v3 records of `region` (and the alignment of the
+/// region): the record rounded up to a power of two while it fits in 4 KiB
+/// (64 beats), so that a record aligned to its stride is one burst that
+/// never crosses a 4 KiB boundary; a longer record (DSig's shares) is
+/// rounded up to whole 4 KiB pages and read in several bursts.
+pub const fn stride3_beats(region: Region, n: usize, sb: usize) -> usize {
+    let beats = record3_beats(region, n, sb);
+    let page = (crate::params::AXI_BOUNDARY_BYTES / crate::params::BEAT_BYTES) as usize;
+    if beats <= page {
+        beats.next_power_of_two()
+    } else {
+        beats.next_multiple_of(page)
+    }
+}
+
 impl Mailbox {
     /// ubft_new's layout, computed exactly as its ubft() does at init.
     pub fn new(n: usize, g: usize, sb: usize) -> Mailbox {
@@ -224,7 +385,13 @@ impl Mailbox {
         Self::build(Version::V2, n, g, sb)
     }
 
-    /// Either version.
+    /// The recovery's layout (see [`Version::V3`]; docs/recovery.md,
+    /// section 13). Not run by the kernel yet.
+    pub fn v3(n: usize, g: usize, sb: usize) -> Mailbox {
+        Self::build(Version::V3, n, g, sb)
+    }
+
+    /// Any version.
     pub fn with_version(version: Version, n: usize, g: usize, sb: usize) -> Mailbox {
         Self::build(version, n, g, sb)
     }
@@ -235,6 +402,18 @@ impl Mailbox {
     }
 
     fn words(version: Version, region: Region, n: usize, g: usize, sb: usize) -> usize {
+        if version == Version::V3 {
+            let stride = stride3_beats(region, n, sb) * BEAT_WORDS;
+            return match region {
+                Region::WillCert | Region::WillCommit => g * vote_row_words(version, n),
+                Region::Prepare | Region::PrepSig => g * stride,
+                Region::EchoPrep | Region::Certify | Region::Commit => g * n * stride,
+                Region::EchoCommit | Region::EchoSeal => n * n * stride,
+                Region::Seal => n * stride,
+                Region::NewViewRecord => stride,
+                r => panic!("layout v3 has no region {}", r.name()),
+            };
+        }
         match region {
             Region::Prepare => g * prepare_words(version),
             Region::WillCert | Region::WillCommit | Region::Commit | Region::CertifyValid => {
@@ -246,6 +425,7 @@ impl Mailbox {
             Region::Newview => VC_WORDS,
             Region::NewviewValid => vote_words(version),
             Region::View => 32,
+            r => panic!("layout {} has no region {}", version.name(), r.name()),
         }
     }
 
@@ -253,17 +433,22 @@ impl Mailbox {
         assert!(n >= 1 && g >= 1 && sb >= 1, "layout needs n, g, sb >= 1");
         let mut at = UBFT_BASE_PTR;
         let mut spans = Vec::new();
-        for region in Region::ALL {
-            if version == Version::V2 {
+        for &region in version.regions() {
+            let page = (crate::params::AXI_BOUNDARY_BYTES / crate::params::BEAT_BYTES) as usize;
+            let align = match version {
+                Version::V1 => 1,
                 // Every region on a beat; vc, read whole in one burst of up
                 // to two beats, on its own power-of-two size, so that the
                 // burst never crosses a 4 KiB boundary.
-                let align = match region {
+                Version::V2 => match region {
                     Region::Vc => (n * VC_WORDS).next_power_of_two().max(BEAT_WORDS),
                     _ => BEAT_WORDS,
-                };
-                at = at.next_multiple_of(align);
-            }
+                },
+                // Every region on its records' stride (at most a 4 KiB
+                // page), so that no record crosses a 4 KiB boundary.
+                Version::V3 => stride3_beats(region, n, sb).clamp(1, page) * BEAT_WORDS,
+            };
+            at = at.next_multiple_of(align);
             let words = Self::words(version, region, n, g, sb);
             spans.push(Span {
                 region,
@@ -286,9 +471,28 @@ impl Mailbox {
         &self.spans
     }
 
-    /// A region's place.
+    /// A region's place. Panics when this version has no such region.
     pub fn span(&self, region: Region) -> Span {
-        self.spans[region as usize]
+        *self
+            .spans
+            .iter()
+            .find(|s| s.region == region)
+            .unwrap_or_else(|| {
+                panic!(
+                    "layout {} has no region {}",
+                    self.version.name(),
+                    region.name()
+                )
+            })
+    }
+
+    /// Whether `region` is a row of per-node votes per slot in this version
+    /// (v3 keeps only will_cert and will_commit as rows).
+    pub fn is_vote(&self, region: Region) -> bool {
+        match self.version {
+            Version::V3 => matches!(region, Region::WillCert | Region::WillCommit),
+            _ => region.is_vote(),
+        }
     }
 
     /// A region's first word.
@@ -310,12 +514,16 @@ impl Mailbox {
     /// First word of the prepare of `slot`.
     pub fn prepare(&self, slot: usize) -> usize {
         assert!(slot < self.g);
-        self.base(Region::Prepare) + slot * prepare_words(self.version)
+        let stride = match self.version {
+            Version::V3 => BEAT_WORDS,
+            v => prepare_words(v),
+        };
+        self.base(Region::Prepare) + slot * stride
     }
 
     /// First word of the row of `slot` in a vote region.
     pub fn vote_row(&self, region: Region, slot: usize) -> usize {
-        assert!(region.is_vote() && slot < self.g);
+        assert!(self.is_vote(region) && slot < self.g);
         self.base(region) + slot * self.vote_row_words()
     }
 
@@ -325,10 +533,47 @@ impl Mailbox {
         self.vote_row(region, slot) + node * vote_words(self.version)
     }
 
-    /// First word of `node`'s share for `slot`.
+    /// First word of `node`'s share for `slot` (v3: the share after the
+    /// certify record's block beat).
     pub fn share(&self, slot: usize, node: usize) -> usize {
         assert!(slot < self.g && node < self.n);
-        self.base(Region::Certify) + (slot * self.n + node) * share_words(self.sb)
+        match self.version {
+            Version::V3 => self.record(Region::Certify, slot, node) + BEAT_WORDS,
+            _ => self.base(Region::Certify) + (slot * self.n + node) * share_words(self.sb),
+        }
+    }
+
+    /// Words between two records of a v3 region.
+    pub fn stride3(&self, region: Region) -> usize {
+        assert_eq!(self.version, Version::V3, "records are v3's");
+        stride3_beats(region, self.n, self.sb) * BEAT_WORDS
+    }
+
+    /// First word of a v3 record: `record(region, i, j)` is
+    /// - prepare\[i\], prep_sig\[i\] (slot i; j = 0);
+    /// - echo_prep\[i\]\[j\], certify\[i\]\[j\], commit\[i\]\[j\] (slot i, written by j);
+    /// - echo_commit\[i\]\[j\], echo_seal\[i\]\[j\] (about replica i, written by j);
+    /// - seal\[j\] (i = 0);
+    /// - new_view (i = j = 0).
+    pub fn record(&self, region: Region, i: usize, j: usize) -> usize {
+        assert_eq!(self.version, Version::V3, "records are v3's");
+        let (n, g) = (self.n, self.g);
+        let index = match region {
+            Region::Prepare | Region::PrepSig if i < g && j == 0 => i,
+            Region::EchoPrep | Region::Certify | Region::Commit if i < g && j < n => i * n + j,
+            Region::EchoCommit | Region::EchoSeal if i < n && j < n => i * n + j,
+            Region::Seal if i == 0 && j < n => j,
+            Region::NewViewRecord if i == 0 && j == 0 => 0,
+            _ => panic!(
+                "no v3 record {}[{i}][{j}] (n = {n}, G = {g})",
+                region.name()
+            ),
+        };
+        let stride = match region {
+            Region::Prepare => BEAT_WORDS,
+            r => self.stride3(r),
+        };
+        self.base(region) + index * stride
     }
 
     /// First word of `node`'s view-change record.
@@ -357,6 +602,23 @@ impl Mailbox {
     pub fn owner(&self, word: usize) -> Option<usize> {
         let (region, off) = self.locate(word)?;
         let vw = vote_words(self.version);
+        if self.version == Version::V3 {
+            return match region {
+                Region::WillCert | Region::WillCommit => {
+                    let node = (off % self.vote_row_words()) / vw;
+                    (node < self.n).then_some(node)
+                }
+                Region::EchoPrep
+                | Region::Certify
+                | Region::Commit
+                | Region::EchoCommit
+                | Region::EchoSeal
+                | Region::Seal => Some((off / self.stride3(region)) % self.n),
+                // prepare, prep_sig, new_view: the leader of the record's
+                // view.
+                _ => None,
+            };
+        }
         match region {
             r if r.is_vote() => {
                 let col = off % self.vote_row_words();
@@ -397,6 +659,25 @@ impl Mailbox {
 
     /// The index formula of each region, for the docs.
     fn formula(&self, region: Region) -> String {
+        if self.version == Version::V3 {
+            let s = |r: Region| self.stride3(r);
+            return match region {
+                Region::Prepare => format!("slot·{BEAT_WORDS} + {{0: k, 1: m, 2: v, 3: prev}}"),
+                Region::PrepSig => format!("slot·{} + word", s(region)),
+                Region::WillCert | Region::WillCommit => format!(
+                    "slot·R + node·2 + {{0: tag(v, k), 1: m}}, R = {}",
+                    self.vote_row_words()
+                ),
+                Region::EchoPrep | Region::Certify | Region::Commit => {
+                    format!("(slot·N + node)·{} + word", s(region))
+                }
+                Region::EchoCommit | Region::EchoSeal => {
+                    format!("(x·N + node)·{} + word", s(region))
+                }
+                Region::Seal => format!("node·{} + word", s(region)),
+                _ => "word".into(),
+            };
+        }
         let v2 = self.version == Version::V2;
         match region {
             Region::Prepare if v2 => "slot·4 + {0: k, 1: m, 2: view, 3: 0}".into(),
@@ -430,7 +711,7 @@ impl Mailbox {
                 span.start,
                 span.words,
                 self.formula(span.region),
-                span.region.what()
+                span.region.what_in(self.version)
             );
         }
         s
@@ -480,13 +761,114 @@ it whole in one burst) and pads a slot's row of votes to a power of two words (R
 power of two): one slot's row is one aligned burst of one beat for N <= 8, and no burst crosses a 4 KiB \
 boundary, as AXI requires.\n";
     s += "- The host reads none of the widened regions.\n";
+    s += &v3_markdown();
+    s
+}
+
+/// The v3 part of `docs/layout.md`.
+fn v3_markdown() -> String {
+    use field3::*;
+    let b = Mailbox::v3(BUILD_N, crate::params::G, crate::params::SB);
+    let f1 = crate::params::faults(b.n) + 1;
+    let mut s = format!(
+        "\n## Mailbox::v3 (the recovery's; not run by the kernel yet), the default build: N = {}, G = {}, SB = {}\n\n",
+        b.n, b.g, b.sb
+    );
+    s += "The layout of docs/recovery.md (section 13), which issue 11 builds into the kernel; v2 above is what \
+the kernel runs until then. `rhdl-ubft layout --version v3` prints it for any n, G and signature.\n\n";
+    s += &b.markdown_table();
+    s += "\n### The records\n\n";
+    s += &format!(
+        "A record is whole beats. Its first beat starts with the {BLOCK_WORDS}-word block its signature covers \
+(docs/recovery.md, section 3), word {KIND} naming the kind (PREP = {KIND_PREP}, CERT = {KIND_CERT}, \
+COMMIT = {KIND_COMMIT}, SEAL = {KIND_SEAL}), so a verify request reads the block as it lies in HBM. Each \
+signature ({} here) follows on beats of its own. Certificates here have f + 1 = {f1} shares.\n\n",
+        if b.sb == 1 { "one beat".to_string() } else { format!("{} beats", b.sb) }
+    );
+    let beats = |r: Region| record3_beats(r, b.n, b.sb);
+    let stride = |r: Region| stride3_beats(r, b.n, b.sb);
+    s += "| record | beats (stride) | first beat | then |\n| --- | ---: | --- | --- |\n";
+    let rows: [(Region, String, &str); 10] = [
+        (
+            Region::Prepare,
+            format!("words {PREPARE_K}..={PREPARE_PREV}: (k, m, v, prev), unsigned"),
+            "",
+        ),
+        (Region::PrepSig, "σ_leader(PREP block)".into(), ""),
+        (
+            Region::EchoPrep,
+            format!("PREP block [1, v, k, m, prev, 0, 0, 0] (v at word {BLOCK_V}) as j read it"),
+            "the leader's signature",
+        ),
+        (
+            Region::Certify,
+            format!("CERT block [2, v, k, m, prev, 0, 0, 0] (m at word {BLOCK_M})"),
+            "σ_j(CERT block): the share",
+        ),
+        (
+            Region::Commit,
+            format!(
+                "COMMIT block [3, j, v, k, m, prev, 0, 0] (v at word {COMMIT_V}); word {COMMIT_BITMAP}: the bitmap of the shares' signers"
+            ),
+            "σ_j(COMMIT block), then the f + 1 CERT shares in ascending signer order",
+        ),
+        (
+            Region::EchoCommit,
+            "x's COMMIT block, the highest j delivered".into(),
+            "σ_x(COMMIT block)",
+        ),
+        (
+            Region::Seal,
+            format!(
+                "SEAL block [4, j, v, L.w, L.c, L.m, L.prev, L present] (L.c at word {SEAL_LC})"
+            ),
+            "σ_j(SEAL block)",
+        ),
+        (
+            Region::EchoSeal,
+            "x's SEAL block, the latest j accepted".into(),
+            "σ_x(SEAL block)",
+        ),
+        (
+            Region::NewViewRecord,
+            format!(
+                "word {NV_VIEW}: v + 1; word {NV_SEALS}: the seals' bitmap; word {NV_CERT}: the certificate's bitmap; unsigned"
+            ),
+            "f + 1 seals (a SEAL block beat and its signature each), then the f + 1 CERT shares over the highest commit they carry",
+        ),
+        (
+            Region::WillCert,
+            "(tag(v, k), m) per node, as v2 (the row is not a record)".into(),
+            "",
+        ),
+    ];
+    for (r, first, then) in rows {
+        let size = if r == Region::WillCert {
+            "-".to_string()
+        } else {
+            format!("{} ({})", beats(r), stride(r))
+        };
+        s += &format!("| {} | {size} | {first} | {then} |\n", r.name());
+    }
+    s += "\n### What changed from v2, and why\n\n";
+    s += "- prepare gains prev (the decided value of k − 1) and takes a beat per slot; its signature is a \
+region of its own (prep_sig), written by the same leader.\n";
+    s += "- certify_valid, vc, vc_valid, newview and newview_valid go: a record is present when its block \
+is (its kind word is set and its signature verifies), and the view change is seal, echo_seal and new_view.\n";
+    s += "- commit grows from a vote into a record that carries its certificate; a replica decides on f + 1 \
+verified COMMITs.\n";
+    s += "- the echo regions (echo_prep, echo_commit, echo_seal) are the registers of consistent broadcast's \
+slow path: j writes what it read from x, and a reader compares them with its own copy.\n";
+    s += "- Each record's stride is its size rounded up to a power of two beats, and each region is aligned \
+to its stride (commit's 6 beats take 8, new_view's 13 take 16 at the default build), so no record crosses a \
+4 KiB boundary and each is one burst; the pad beats are the record's owner's.\n";
     s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::{AXI_BOUNDARY_BYTES, BEAT_BYTES, WORD_BYTES};
+    use crate::params::{AXI_BOUNDARY_BYTES, BEAT_BYTES, SB_DSIG, WORD_BYTES};
 
     #[test]
     fn v1_regions_are_contiguous_from_the_base_in_spec_order() {
@@ -534,6 +916,125 @@ mod tests {
                 "n={n}: vc crosses 4 KiB"
             );
         }
+    }
+
+    /// Every v3 record: (region, i, j, writer), the writer being None for
+    /// the leader's records.
+    fn v3_records(m: &Mailbox) -> Vec<(Region, usize, usize, Option<usize>)> {
+        let (n, g) = (m.n, m.g);
+        let mut out = vec![(Region::NewViewRecord, 0, 0, None)];
+        for i in 0..g {
+            out.push((Region::Prepare, i, 0, None));
+            out.push((Region::PrepSig, i, 0, None));
+            for j in 0..n {
+                for r in [Region::EchoPrep, Region::Certify, Region::Commit] {
+                    out.push((r, i, j, Some(j)));
+                }
+            }
+        }
+        for j in 0..n {
+            out.push((Region::Seal, 0, j, Some(j)));
+            for x in 0..n {
+                out.push((Region::EchoCommit, x, j, Some(j)));
+                out.push((Region::EchoSeal, x, j, Some(j)));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn v3_records_are_aligned_bursts_disjoint_and_owned_by_their_writer() {
+        for (n, g, sb) in [
+            (1, 1, 1),
+            (3, 1, 1),
+            (3, 16, 1),
+            (5, 16, 1),
+            (7, 16, 1),
+            (8, 16, 1),
+            (8, 64, 1),
+            (5, 4, SB_DSIG),
+        ] {
+            let m = Mailbox::v3(n, g, sb);
+            assert_eq!(
+                m.spans().iter().map(|s| s.region).collect::<Vec<_>>(),
+                Region::V3,
+                "v3's regions in section 13's order"
+            );
+            assert!(m.spans()[0].start >= UBFT_BASE_PTR);
+            for w in m.spans().windows(2) {
+                assert!(
+                    w[0].start + w[0].words <= w[1].start,
+                    "{:?} overlaps",
+                    w[1].region
+                );
+            }
+            let mut ranges = Vec::new();
+            for (r, i, j, writer) in v3_records(&m) {
+                let at = m.record(r, i, j);
+                let words = record3_beats(r, n, sb) * BEAT_WORDS;
+                let span = m.span(r);
+                assert!(
+                    at >= span.start && at + words <= span.start + span.words,
+                    "{r:?}[{i}][{j}] outside its region"
+                );
+                assert_eq!(m.locate(at), Some((r, at - span.start)));
+                let first = at as u64 * WORD_BYTES;
+                let last = first + words as u64 * WORD_BYTES - 1;
+                assert_eq!(first % BEAT_BYTES, 0, "{r:?} starts on a beat");
+                if sb == 1 {
+                    // Ed25519: every record is one burst inside a 4 KiB page.
+                    assert_eq!(
+                        first / AXI_BOUNDARY_BYTES,
+                        last / AXI_BOUNDARY_BYTES,
+                        "n={n} {r:?}[{i}][{j}] crosses 4 KiB"
+                    );
+                } else if words as u64 * WORD_BYTES > AXI_BOUNDARY_BYTES {
+                    assert_eq!(
+                        first % AXI_BOUNDARY_BYTES,
+                        0,
+                        "a record of several pages starts on one"
+                    );
+                }
+                for w in [at, at + words - 1] {
+                    assert_eq!(m.owner(w), writer, "n={n} {r:?}[{i}][{j}] word {w}");
+                }
+                ranges.push((at, at + words, r, i, j));
+            }
+            ranges.sort();
+            for p in ranges.windows(2) {
+                assert!(p[0].1 <= p[1].0, "n={n}: {:?} and {:?} overlap", p[0], p[1]);
+            }
+            // The vote rows are v2's.
+            for slot in 0..g {
+                for node in 0..n {
+                    let w = m.vote(Region::WillCert, slot, node);
+                    assert_eq!(m.owner(w + 1), Some(node));
+                    assert_eq!(m.locate(w).map(|l| l.0), Some(Region::WillCert));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn v3_sizes_are_recovery_md_section_13_for_the_default_build() {
+        // N = 8, G = 16, Ed25519, f + 1 = 4: the record sizes that section 13
+        // derives (certify 2 beats, commit 6, new_view 1 + 2·4 + 4), and
+        // their strides.
+        let (n, sb) = (UPSTREAM_NUM_NODES, 1);
+        let r = |x| (record3_beats(x, n, sb), stride3_beats(x, n, sb));
+        assert_eq!(r(Region::Certify), (2, 2));
+        assert_eq!(r(Region::EchoPrep), (2, 2));
+        assert_eq!(r(Region::Commit), (6, 8));
+        assert_eq!(r(Region::NewViewRecord), (13, 16));
+        assert_eq!(r(Region::PrepSig), (1, 1));
+        // A DSig commit (1 + 26 + 4·26 beats) takes whole 4 KiB pages.
+        assert_eq!(stride3_beats(Region::Commit, n, SB_DSIG), 192);
+    }
+
+    #[test]
+    #[should_panic(expected = "layout v3 has no region vc")]
+    fn v3_refuses_v2_regions_by_name() {
+        Mailbox::v3(3, 4, 1).span(Region::Vc);
     }
 
     #[test]

@@ -49,11 +49,11 @@
 //! every timer is already "long enough" after GST.
 //!
 //! Record formats: [`Write::words`] gives each record's words as section 3
-//! and the signed blocks of docs/recovery.md define them, and [`V3`] places
-//! them (section 13's sizes). The v3 layout does not exist in rhdl_ubft
-//! yet: a later test ties these words, addresses and owners to
-//! `Mailbox::v3`.
+//! and the signed blocks of docs/recovery.md define them, in the field
+//! positions of `rhdl_ubft::layout::field3`, and [`address`] places them in
+//! `rhdl_ubft::layout::Mailbox::v3` (section 13).
 
+use rhdl_ubft::layout::{field3, Mailbox, Region};
 use rhdl_ubft::params::{faults, vote_tag};
 
 use crate::model::{val_name, Config, Design, Out, Val, FORGED, MAX_N, MAX_SLOTS, MAX_WINDOW};
@@ -1485,8 +1485,7 @@ impl Design for Recovery {
     }
 
     fn describe_write(&self, cfg: &Config, _src: usize, w: &Write) -> String {
-        let v3 = V3::new(cfg);
-        let (addr, words) = (v3.address(w), w.words(cfg));
+        let (addr, words) = (address(&mailbox(cfg), w), w.words(cfg));
         let ws: Vec<String> = words.iter().map(|x| format!("{x:#x}")).collect();
         let at = format!("{{@{addr}: [{}]}}", ws.join(", "));
         match *w {
@@ -1715,171 +1714,119 @@ impl Recovery {
     }
 }
 
-/// The v3 mailbox as section 13 sizes it, for this model's n and G (one
-/// beat = 16 words): where each record goes. A sketch until
-/// `rhdl_ubft::layout::Mailbox::v3` exists; a later test ties the two.
-pub struct V3 {
-    n: usize,
-    g: usize,
-    f1: usize,
+/// The v3 mailbox (`rhdl_ubft::layout::Mailbox::v3`, section 13) for this
+/// model's n and G, with Ed25519 shares of one beat.
+pub fn mailbox(cfg: &Config) -> Mailbox {
+    Mailbox::v3(cfg.n, cfg.window, 1)
 }
 
-/// Words in a beat (the kernel's: 512 bits of 32-bit words).
-pub const BEAT: usize = rhdl_ubft::params::BEAT_WORDS;
-
-impl V3 {
-    pub fn new(cfg: &Config) -> V3 {
-        V3::with(cfg.n, cfg.window, cfg.f() + 1)
-    }
-    /// Any cluster: n replicas, window g, certificates of f1 shares.
-    pub fn with(n: usize, g: usize, f1: usize) -> V3 {
-        V3 { n, g, f1 }
-    }
-    /// The regions in order, with their sizes in beats.
-    pub fn regions(&self) -> Vec<(&'static str, usize)> {
-        let (n, g, f1) = (self.n, self.g, self.f1);
-        vec![
-            ("prepare", g),
-            ("prep_sig", g),
-            ("will_cert", g),
-            ("will_commit", g),
-            ("echo_prep", g * n * 2),
-            ("certify", g * n * 2),
-            ("commit", g * n * 6),
-            ("echo_commit", n * n * 2),
-            ("seal", n * 2),
-            ("echo_seal", n * n * 2),
-            ("new_view", 1 + 2 * f1 + f1),
-        ]
-    }
-    pub fn base(&self, name: &str) -> usize {
-        let mut at = 0;
-        for (r, beats) in self.regions() {
-            if r == name {
-                return at;
-            }
-            at += beats * BEAT;
+/// The first word a write lands on in `mb` (a v3 mailbox).
+pub fn address(mb: &Mailbox, w: &Write) -> usize {
+    let (r, i, j) = match *w {
+        Write::Prepare { slot, .. } => (Region::Prepare, slot as usize, 0),
+        Write::PrepSig { slot, .. } => (Region::PrepSig, slot as usize, 0),
+        Write::WillCert { slot, node, .. } => {
+            return mb.vote(Region::WillCert, slot as usize, node as usize)
         }
-        panic!("no region {name}")
-    }
-    pub fn end(&self) -> usize {
-        self.regions().iter().map(|(_, b)| b * BEAT).sum()
-    }
-    /// The first word a write lands on.
-    pub fn address(&self, w: &Write) -> usize {
-        let n = self.n;
-        match *w {
-            Write::Prepare { slot, .. } => self.base("prepare") + slot as usize * BEAT,
-            Write::PrepSig { slot, .. } => self.base("prep_sig") + slot as usize * BEAT,
-            Write::WillCert { slot, node, .. } => {
-                self.base("will_cert") + slot as usize * BEAT + 2 * node as usize
-            }
-            Write::WillCommit { slot, node, .. } => {
-                self.base("will_commit") + slot as usize * BEAT + 2 * node as usize
-            }
-            Write::EchoPrep { slot, node, .. } => {
-                self.base("echo_prep") + (slot as usize * n + node as usize) * 2 * BEAT
-            }
-            Write::Certify { slot, node, .. } => {
-                self.base("certify") + (slot as usize * n + node as usize) * 2 * BEAT
-            }
-            Write::Commit { slot, node, .. } => {
-                self.base("commit") + (slot as usize * n + node as usize) * 6 * BEAT
-            }
-            Write::EchoCommit { x, node, .. } => {
-                self.base("echo_commit") + (x as usize * n + node as usize) * 2 * BEAT
-            }
-            Write::Seal { node, .. } => self.base("seal") + node as usize * 2 * BEAT,
-            Write::EchoSeal { x, node, .. } => {
-                self.base("echo_seal") + (x as usize * n + node as usize) * 2 * BEAT
-            }
-            Write::NewView { .. } => self.base("new_view"),
+        Write::WillCommit { slot, node, .. } => {
+            return mb.vote(Region::WillCommit, slot as usize, node as usize)
         }
-    }
-    /// The replica owning a word (the guard's rule), or None for the
-    /// leader's regions (prepare, prep_sig, new_view: the record's view
-    /// names its leader).
-    pub fn owner(&self, word: usize) -> Option<usize> {
-        let n = self.n;
-        let mut at = 0;
-        for (r, beats) in self.regions() {
-            let len = beats * BEAT;
-            if word < at + len {
-                let off = word - at;
-                return match r {
-                    "prepare" | "prep_sig" | "new_view" => None,
-                    "will_cert" | "will_commit" => {
-                        let w = off % BEAT;
-                        (w < 2 * n).then_some(w / 2)
-                    }
-                    "echo_prep" | "certify" | "echo_commit" | "echo_seal" | "seal" => {
-                        Some((off / (2 * BEAT)) % n)
-                    }
-                    "commit" => Some((off / (6 * BEAT)) % n),
-                    _ => None,
-                };
-            }
-            at += len;
-        }
-        None
-    }
+        Write::EchoPrep { slot, node, .. } => (Region::EchoPrep, slot as usize, node as usize),
+        Write::Certify { slot, node, .. } => (Region::Certify, slot as usize, node as usize),
+        Write::Commit { slot, node, .. } => (Region::Commit, slot as usize, node as usize),
+        Write::EchoCommit { x, node, .. } => (Region::EchoCommit, x as usize, node as usize),
+        Write::Seal { node, .. } => (Region::Seal, 0, node as usize),
+        Write::EchoSeal { x, node, .. } => (Region::EchoSeal, x as usize, node as usize),
+        Write::NewView { .. } => (Region::NewViewRecord, 0, 0),
+    };
+    mb.record(r, i, j)
 }
 
 impl Write {
-    /// The record's words (section 3; a signature is shown as the signed
-    /// block's kind and signer, `0x5160_0000 | kind << 8 | signer`).
+    /// The record's words as v3 lays them out (`rhdl_ubft::layout::field3`:
+    /// the first beat starts with the signed block of section 3, kind first),
+    /// up to the first signature, which is shown as one word
+    /// `0x5160_0000 | kind << 8 | signer` standing for its beats (0xff: the
+    /// leader of the block's view). A commit shows its own signature only (the
+    /// shares follow it in HBM); a NEW_VIEW its first beat and its seals.
     pub fn words(&self, _cfg: &Config) -> Vec<u32> {
-        let bw = |b: &Block| [b.v as u32, b.k as u32, b.m as u32, b.prev as u32];
         let sig = |kind: u32, who: u8| 0x5160_0000 | kind << 8 | who as u32;
+        let block = |kind: u32, b: &Block| {
+            let mut w = vec![0u32; field3::BLOCK_WORDS];
+            w[field3::KIND] = kind;
+            w[field3::BLOCK_V] = b.v as u32;
+            w[field3::BLOCK_K] = b.k as u32;
+            w[field3::BLOCK_M] = b.m as u32;
+            w[field3::BLOCK_PREV] = b.prev as u32;
+            w
+        };
+        let commit = |j: u8, b: &Block| {
+            let mut w = vec![0u32; field3::BLOCK_WORDS];
+            w[field3::KIND] = field3::KIND_COMMIT;
+            w[field3::COMMIT_J] = j as u32;
+            w[field3::COMMIT_V] = b.v as u32;
+            w[field3::COMMIT_K] = b.k as u32;
+            w[field3::COMMIT_M] = b.m as u32;
+            w[field3::COMMIT_PREV] = b.prev as u32;
+            w
+        };
+        let seal = |j: u32, s: &Seal| {
+            let mut w = vec![0u32; field3::BLOCK_WORDS];
+            w[field3::KIND] = field3::KIND_SEAL;
+            w[field3::SEAL_J] = j;
+            w[field3::SEAL_V] = s.v as u32;
+            w[field3::SEAL_LW] = s.l.v as u32;
+            w[field3::SEAL_LC] = s.l.k as u32;
+            w[field3::SEAL_LM] = s.l.m as u32;
+            w[field3::SEAL_LPREV] = s.l.prev as u32;
+            w[field3::SEAL_LPRESENT] = s.l.is() as u32;
+            w
+        };
         match *self {
-            // (k, m, v, prev)
-            Write::Prepare { b, .. } => vec![b.k as u32, b.m as u32, b.v as u32, b.prev as u32],
-            // The PREP block [1, v, k, m, prev, 0, 0, 0], signed.
-            Write::PrepSig { b, .. } => {
-                let [v, k, m, p] = bw(&b);
-                vec![1, v, k, m, p, 0, 0, 0, sig(1, 0xff)]
+            Write::Prepare { b, .. } => {
+                let mut w = vec![0u32; 4];
+                w[field3::PREPARE_K] = b.k as u32;
+                w[field3::PREPARE_M] = b.m as u32;
+                w[field3::PREPARE_V] = b.v as u32;
+                w[field3::PREPARE_PREV] = b.prev as u32;
+                w
             }
+            // The signature alone: its block is the prepare's.
+            Write::PrepSig { .. } => vec![sig(field3::KIND_PREP, 0xff)],
             Write::WillCert { v, .. } | Write::WillCommit { v, .. } => {
                 vec![vote_tag(v.v as u32, v.k as u32), v.m as u32]
             }
             Write::EchoPrep { b, .. } => {
-                let mut w = bw(&b).to_vec();
-                w.push(sig(1, 0xff));
+                let mut w = block(field3::KIND_PREP, &b);
+                w.push(sig(field3::KIND_PREP, 0xff));
                 w
             }
             Write::Certify { node, b, .. } => {
-                let mut w = bw(&b).to_vec();
-                w.push(sig(2, node));
+                let mut w = block(field3::KIND_CERT, &b);
+                w.push(sig(field3::KIND_CERT, node));
                 w
             }
             Write::Commit { node, b, .. } | Write::EchoCommit { x: node, b, .. } => {
-                let mut w = bw(&b).to_vec();
-                w.push(sig(3, node));
+                let mut w = commit(node, &b);
+                w.push(sig(field3::KIND_COMMIT, node));
                 w
             }
-            Write::Seal { node, s } | Write::EchoSeal { x: node, s, .. } => vec![
-                node as u32,
-                s.v as u32,
-                s.l.v as u32,
-                s.l.k as u32,
-                s.l.m as u32,
-                s.l.prev as u32,
-                s.l.is() as u32,
-                sig(4, node),
-            ],
+            Write::Seal { node, s } | Write::EchoSeal { x: node, s, .. } => {
+                let mut w = seal(node as u32, &s);
+                w.push(sig(field3::KIND_SEAL, node));
+                w
+            }
             Write::NewView { nv } => {
-                let mut w = vec![nv.view as u32, nv.len as u32];
+                let mut w = vec![0u32; 3];
+                w[field3::NV_VIEW] = nv.view as u32;
+                w[field3::NV_SEALS] = nv.seals().map(|(x, _)| 1u32 << x).fold(0, |a, b| a | b);
+                // The model keeps whether the carried certificate checks out,
+                // not its signers: bit 31 stands for a valid one.
+                w[field3::NV_CERT] = (nv.cert_ok as u32) << 31;
                 for (x, s) in nv.seals() {
-                    w.extend([
-                        x as u32,
-                        s.v as u32,
-                        s.l.k as u32,
-                        s.l.v as u32,
-                        s.l.m as u32,
-                        s.l.prev as u32,
-                    ]);
+                    w.extend(seal(x as u32, &s));
+                    w.push(sig(field3::KIND_SEAL, x as u8));
                 }
-                w.push(nv.cert_ok as u32);
                 w
             }
         }

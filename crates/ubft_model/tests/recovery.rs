@@ -138,12 +138,13 @@ fn eval(expr: &str, n: usize, g: usize) -> usize {
 
 #[test]
 fn the_models_records_are_the_v3_layout_of_recovery_md() {
-    use rhdl_ubft::layout::{self, Mailbox, Region, Version};
-    use rhdl_ubft::params::vote_tag;
+    use rhdl_ubft::layout::{self, field3, record3_beats, Mailbox, Region, Version};
+    use rhdl_ubft::params::{vote_tag, BEAT_WORDS};
     use ubft_model::model::Design;
-    use ubft_model::recovery::{Block, Seal, Vote, Write, BEAT, V3};
-    // One source of numbers: the region sizes in beats are section 13's
-    // table, for the default build (N = 8, G = 16, f + 1 = 4).
+    use ubft_model::recovery::{address, mailbox, Block, Seal, Vote, Write};
+    // One source of numbers: section 13's table gives each region's size in
+    // beats for the default build (N = 8, G = 16, f + 1 = 4), and
+    // `Mailbox::v3` must give the same.
     let doc = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../docs/recovery.md"
@@ -157,7 +158,7 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         .next()
         .unwrap();
     let (n, g) = (layout::UPSTREAM_NUM_NODES, layout::UPSTREAM_G_T);
-    let v3 = V3::with(n, g, 4);
+    let mb = Mailbox::v3(n, g, 1);
     let mut rows = 0;
     for line in table
         .lines()
@@ -166,22 +167,32 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         let (names, beats) = (cells[1], cells[2]);
         for name in names.split(',').map(str::trim) {
-            let (_, model) = v3
-                .regions()
-                .into_iter()
-                .find(|(r, _)| *r == name)
-                .unwrap_or_else(|| panic!("the model has no region {name}"));
-            assert_eq!(model, eval(beats, n, g), "{name}: {beats}");
+            let span = mb
+                .spans()
+                .iter()
+                .find(|s| s.region.name() == name)
+                .unwrap_or_else(|| panic!("Mailbox::v3 has no region {name}"));
+            assert_eq!(
+                span.words,
+                eval(beats, n, g) * BEAT_WORDS,
+                "{name}: {beats}"
+            );
             rows += 1;
         }
     }
-    assert_eq!(rows, v3.regions().len(), "every region is in the table");
+    assert_eq!(rows, mb.spans().len(), "every region is in the table");
     // The rows v3 keeps from v2 are v2's: a beat per slot of votes, the
     // kernel's vote and prepare words.
-    let mb = Mailbox::v2(n, g, 1);
-    assert_eq!(BEAT, mb.vote_row_words());
-    assert_eq!(mb.span(Region::WillCert).words, g * BEAT);
-    assert_eq!(mb.span(Region::WillCommit).words, g * BEAT);
+    let v2 = Mailbox::v2(n, g, 1);
+    assert_eq!(BEAT_WORDS, v2.vote_row_words());
+    assert_eq!(
+        v2.span(Region::WillCert).words,
+        mb.span(Region::WillCert).words
+    );
+    assert_eq!(
+        v2.span(Region::WillCommit).words,
+        mb.span(Region::WillCommit).words
+    );
     let c = Config::new(3, 2, 1, 2);
     let b = Block {
         v: 1,
@@ -189,15 +200,12 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         m: 1,
         prev: 2,
     };
-    assert_eq!(
-        Write::Prepare {
-            slot: 1 % c.window as u8,
-            b
-        }
-        .words(&c)
-        .len(),
-        layout::prepare_words(Version::V2)
-    );
+    let p = Write::Prepare {
+        slot: 1 % c.window as u8,
+        b,
+    };
+    assert_eq!(p.words(&c).len(), layout::prepare_words(Version::V3));
+    assert_eq!(p.words(&c)[field3::PREPARE_PREV], 2);
     let v = Vote { v: 1, k: 2, m: 2 };
     let w = Write::WillCert {
         slot: 0,
@@ -205,43 +213,88 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         v,
     };
     assert_eq!(w.words(&c), [vote_tag(1, 2), 2]);
-    assert_eq!(w.words(&c).len(), layout::vote_words(Version::V2));
+    assert_eq!(w.words(&c).len(), layout::vote_words(Version::V3));
     // Every write lands in the region it names, in an entry the guard gives
-    // its owner (V3::owner), or in a leader's region; and the model's slot
-    // guard (Design::allowed) agrees.
-    let v3 = V3::new(&c);
+    // its owner (Mailbox::owner), or in a leader's region; its first beat's
+    // words fit its record; and the model's slot guard (Design::allowed)
+    // agrees.
+    let mb = mailbox(&c);
     let d = design(Variant::Full);
     let s = Seal { v: 1, l: b };
     for node in 0..3u8 {
         let ws = [
-            Write::WillCert { slot: 0, node, v },
-            Write::WillCommit { slot: 0, node, v },
-            Write::EchoPrep { slot: 0, node, b },
-            Write::Certify { slot: 0, node, b },
-            Write::Commit { slot: 0, node, b },
-            Write::EchoCommit {
-                x: 2 - node,
-                node,
-                b,
-            },
-            Write::Seal { node, s },
-            Write::EchoSeal {
-                x: 2 - node,
-                node,
-                s,
-            },
+            (Region::WillCert, Write::WillCert { slot: 0, node, v }),
+            (Region::WillCommit, Write::WillCommit { slot: 0, node, v }),
+            (Region::EchoPrep, Write::EchoPrep { slot: 0, node, b }),
+            (Region::Certify, Write::Certify { slot: 0, node, b }),
+            (Region::Commit, Write::Commit { slot: 0, node, b }),
+            (
+                Region::EchoCommit,
+                Write::EchoCommit {
+                    x: 2 - node,
+                    node,
+                    b,
+                },
+            ),
+            (Region::Seal, Write::Seal { node, s }),
+            (
+                Region::EchoSeal,
+                Write::EchoSeal {
+                    x: 2 - node,
+                    node,
+                    s,
+                },
+            ),
         ];
-        for w in ws {
-            let at = v3.address(&w);
-            assert!(at < v3.end());
-            assert_eq!(v3.owner(at), Some(node as usize), "{w:?}");
+        for (r, w) in ws {
+            let at = address(&mb, &w);
+            assert_eq!(mb.locate(at).map(|l| l.0), Some(r), "{w:?}");
+            assert_eq!(mb.owner(at), Some(node as usize), "{w:?}");
+            let words = w.words(&c);
+            if r != Region::WillCert && r != Region::WillCommit {
+                // The block, then (one word standing for) the signature.
+                assert_eq!(words.len(), field3::BLOCK_WORDS + 1, "{w:?}");
+                assert!(words.len() <= record3_beats(r, c.n, 1) * BEAT_WORDS);
+                assert_eq!(
+                    mb.owner(at + record3_beats(r, c.n, 1) * BEAT_WORDS - 1),
+                    Some(node as usize)
+                );
+            }
             assert!(d.allowed(&c, node as usize, &w));
             assert!(!d.allowed(&c, (node as usize + 1) % 3, &w));
         }
     }
-    let w = Write::Prepare { slot: 0, b };
-    assert_eq!(v3.owner(v3.address(&w)), None);
-    assert!(d.allowed(&c, c.leader(1), &w) && !d.allowed(&c, 0, &w));
+    // The kinds are the signed blocks' (section 3).
+    let kind = |w: Write| w.words(&c)[field3::KIND];
+    assert_eq!(
+        kind(Write::Certify {
+            slot: 0,
+            node: 0,
+            b
+        }),
+        2
+    );
+    assert_eq!(
+        kind(Write::Commit {
+            slot: 0,
+            node: 0,
+            b
+        }),
+        3
+    );
+    assert_eq!(kind(Write::Seal { node: 0, s }), 4);
+    assert_eq!(
+        kind(Write::EchoPrep {
+            slot: 0,
+            node: 0,
+            b
+        }),
+        1
+    );
+    for w in [Write::Prepare { slot: 0, b }, Write::PrepSig { slot: 0, b }] {
+        assert_eq!(mb.owner(address(&mb, &w)), None);
+        assert!(d.allowed(&c, c.leader(1), &w) && !d.allowed(&c, 0, &w));
+    }
 }
 
 /// Every state reachable under `m`'s bounds in which a step's writes are

@@ -1,5 +1,6 @@
 //! `rhdl-ubft simulate --threads`: refused at 0 with a clear message, and
-//! the same report (byte for byte) on one thread and on two.
+//! the same report (byte for byte) on one thread and on two;
+//! `rhdl-ubft layout --version v3`: the recovery's layout.
 
 use std::process::Command;
 
@@ -47,4 +48,33 @@ fn one_thread_and_two_print_the_same_report() {
     let (one, two) = (run("1"), run("2"));
     assert!(!one.is_empty());
     assert_eq!(String::from_utf8_lossy(&one), String::from_utf8_lossy(&two));
+}
+
+#[test]
+fn layout_v3_prints_the_recoverys_regions_as_the_library_places_them() {
+    use rhdl_ubft::layout::{Mailbox, Region};
+    let out = Command::new(env!("CARGO_BIN_EXE_rhdl-ubft"))
+        .args([
+            "layout",
+            "--replicas",
+            "3",
+            "--window",
+            "4",
+            "--version",
+            "v3",
+            "--json",
+        ])
+        .output()
+        .expect("rhdl-ubft runs");
+    assert_eq!(out.status.code(), Some(0));
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(json.trim(), Mailbox::v3(3, 4, 1).to_json());
+    assert!(json.contains("\"version\": \"v3\""), "{json}");
+    for r in Region::V3 {
+        assert!(
+            json.contains(&format!("\"name\": \"{}\"", r.name())),
+            "{json}"
+        );
+    }
+    assert!(!json.contains("\"vc\""), "v3 has no vc: {json}");
 }

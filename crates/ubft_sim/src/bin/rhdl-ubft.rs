@@ -1,7 +1,7 @@
 //! rhdl-ubft: the mailbox layout and simulated consensus runs, from the
 //! command line.
 //!
-//! `rhdl-ubft layout --replicas N --window G --sig ed25519|dsig --version v1|v2 [--json]`
+//! `rhdl-ubft layout --replicas N --window G --sig ed25519|dsig --version v1|v2|v3 [--json]`
 //! `rhdl-ubft simulate --replicas N --slots S --seed X [--net-latency L]
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
@@ -54,8 +54,12 @@ enum Sig {
 
 #[derive(Copy, Clone, ValueEnum)]
 enum LayoutVersion {
+    /// ubft_new's, word for word.
     V1,
+    /// What the kernel runs.
     V2,
+    /// The recovery's (docs/recovery.md, section 13); not run yet.
+    V3,
 }
 
 #[derive(Subcommand)]
@@ -223,6 +227,7 @@ fn main() -> ExitCode {
             let v = match version {
                 LayoutVersion::V1 => Version::V1,
                 LayoutVersion::V2 => Version::V2,
+                LayoutVersion::V3 => Version::V3,
             };
             let mb = Mailbox::with_version(v, replicas, window, sb);
             if json {
