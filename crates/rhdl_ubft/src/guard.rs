@@ -182,6 +182,9 @@ pub enum Rule {
 pub fn rule_for(mb: &Mailbox, region: Region) -> Rule {
     let v = mb.version;
     let n = mb.n;
+    if v == Version::V3 {
+        return rule_for_v3(mb, region);
+    }
     match region {
         r if r.is_vote() => Rule::Owned {
             entry_words: vote_words(v),
@@ -219,10 +222,49 @@ pub fn rule_for(mb: &Mailbox, region: Region) -> Rule {
     }
 }
 
+/// v3's rules (docs/recovery.md, sections 3 and 13): will_cert and
+/// will_commit as in v2; every other record is its writer's entry, one per
+/// stride; prepare, prep_sig and new_view are the leader's, each record's
+/// view word naming it.
+fn rule_for_v3(mb: &Mailbox, region: Region) -> Rule {
+    use crate::layout::field3;
+    let v = mb.version;
+    match region {
+        Region::WillCert | Region::WillCommit => Rule::Owned {
+            entry_words: vote_words(v),
+            period: vote_row_words(v, mb.n) / vote_words(v),
+        },
+        Region::EchoPrep
+        | Region::Certify
+        | Region::Commit
+        | Region::EchoCommit
+        | Region::Seal
+        | Region::EchoSeal => Rule::Owned {
+            entry_words: mb.stride3(region),
+            period: mb.n,
+        },
+        Region::Prepare => Rule::Leader {
+            record_words: BEAT_WORDS,
+            view_at: field3::PREPARE_V,
+        },
+        Region::PrepSig => Rule::Leader {
+            record_words: mb.stride3(region),
+            view_at: field3::BLOCK_V,
+        },
+        // v + 1, the view the record's writer leads.
+        Region::NewViewRecord => Rule::Leader {
+            record_words: mb.stride3(region),
+            view_at: field3::NV_VIEW,
+        },
+        _ => Rule::Closed(Refusal::NotOwner),
+    }
+}
+
 /// The largest record of the layout, in words: the longest write the guard
 /// takes.
 pub fn max_record_words(mb: &Mailbox) -> usize {
-    Region::ALL
+    mb.version
+        .regions()
         .iter()
         .map(|&r| match rule_for(mb, r) {
             Rule::Owned { entry_words, .. } => entry_words,
@@ -350,7 +392,12 @@ pub struct GuardTable {
 impl GuardTable {
     /// The table of `mb`, checked word by word against `Mailbox::owner`.
     pub fn new(mb: &Mailbox) -> GuardTable {
-        let rows: Vec<Row> = Region::ALL.iter().map(|&r| Row::new(mb, r)).collect();
+        let rows: Vec<Row> = mb
+            .version
+            .regions()
+            .iter()
+            .map(|&r| Row::new(mb, r))
+            .collect();
         let t = GuardTable {
             version: mb.version,
             n: mb.n,
@@ -955,6 +1002,12 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
             "Guard<N>: qpns and sts_refused_by are sized for params::N"
         );
         assert_eq!(table.n, N, "the table's layout is for N replicas");
+        assert!(
+            table.version != Version::V3,
+            "Guard: the block buffers a whole record before it writes; v3's records \
+             (up to {} words) are to be streamed instead (docs/recovery.md, section 16, step 2)",
+            table.max_words
+        );
         assert_eq!(table.rows.len(), ROWS, "one RowCheck per row");
         assert!(
             BEATS >= 1 && BEATS < 64 && table.max_words <= BEATS * BEAT_WORDS,
@@ -1553,7 +1606,86 @@ mod tests {
                 assert_eq!(t.max_words, 16 * sb);
             }
             GuardTable::new(&Mailbox::new(n, G, 1));
+            // v3: the reference's table, checked word by word against
+            // Mailbox::owner by GuardTable::new; the longest write is a
+            // new_view record's stride.
+            let mb = Mailbox::v3(n, G, 1);
+            let t = GuardTable::new(&mb);
+            assert_eq!(t.rows.len(), Region::V3.len());
+            assert_eq!(t.max_words, mb.stride3(Region::NewViewRecord));
         }
+    }
+
+    #[test]
+    fn the_reference_rule_on_v3() {
+        use crate::layout::field3;
+        let n = 3;
+        let mb = Mailbox::v3(n, 4, 1);
+        // Each replica's records: the whole record (its stride) or a part of
+        // one, by its writer only.
+        for (r, i) in [
+            (Region::EchoPrep, 2),
+            (Region::Certify, 3),
+            (Region::Commit, 1),
+            (Region::EchoCommit, 2),
+            (Region::EchoSeal, 0),
+        ] {
+            for j in 0..n {
+                let at = mb.record(r, i, j);
+                let whole = vec![1; mb.stride3(r)];
+                assert_eq!(check(&mb, n, j, at, &whole), Ok(()), "{r:?}");
+                assert_eq!(check(&mb, n, j, at + 16, &whole[..16]), Ok(()));
+                let other = (j + 1) % n;
+                assert_eq!(check(&mb, n, other, at, &whole), Err(Refusal::NotOwner));
+                // One word into the next record: another writer's.
+                let mut long = whole.clone();
+                long.push(1);
+                let expect = if long.len() > max_record_words(&mb) {
+                    Refusal::Length
+                } else {
+                    Refusal::NotOwner
+                };
+                assert_eq!(check(&mb, n, j, at, &long), Err(expect), "{r:?}");
+            }
+        }
+        let seal = mb.record(Region::Seal, 0, 2);
+        assert_eq!(check(&mb, n, 2, seal, &[4; 32]), Ok(()));
+        assert_eq!(check(&mb, n, 1, seal, &[4; 32]), Err(Refusal::NotOwner));
+        // The leader's records: the view word names the writer.
+        let p = mb.record(Region::Prepare, 3, 0);
+        let mut prep = [6, 9, 4, 1];
+        assert_eq!(check(&mb, n, 1, p, &prep), Ok(()), "view 4 is 1's");
+        assert_eq!(check(&mb, n, 0, p, &prep), Err(Refusal::NotLeader));
+        assert_eq!(check(&mb, n, 1, p, &prep[..2]), Err(Refusal::Shape));
+        prep[field3::PREPARE_V] = 5;
+        assert_eq!(check(&mb, n, 2, p, &prep), Ok(()));
+        let ps = mb.record(Region::PrepSig, 1, 0);
+        let mut block = vec![0; 32];
+        block[field3::KIND] = field3::KIND_PREP;
+        block[field3::BLOCK_V] = 7;
+        assert_eq!(check(&mb, n, 1, ps, &block), Ok(()));
+        assert_eq!(check(&mb, n, 2, ps, &block), Err(Refusal::NotLeader));
+        assert_eq!(
+            check(&mb, n, 1, ps + 16, &block[16..]),
+            Err(Refusal::Shape),
+            "the signature alone names no view"
+        );
+        let nv = mb.record(Region::NewViewRecord, 0, 0);
+        let mut rec = vec![0; mb.stride3(Region::NewViewRecord)];
+        rec[field3::NV_VIEW] = 2;
+        assert_eq!(check(&mb, n, 2, nv, &rec), Ok(()));
+        assert_eq!(check(&mb, n, 0, nv, &rec), Err(Refusal::NotLeader));
+        // Votes as in v2.
+        let vote = mb.vote(Region::WillCommit, 3, 2);
+        assert_eq!(check(&mb, n, 2, vote, &[7, 8]), Ok(()));
+        assert_eq!(check(&mb, n, 1, vote, &[7, 8]), Err(Refusal::NotOwner));
+    }
+
+    #[test]
+    #[should_panic(expected = "v3's records")]
+    fn the_block_refuses_a_v3_table() {
+        let t = GuardTable::new(&Mailbox::v3(3, G, 1));
+        let _ = Guard::<3, 11, 16>::new(&t);
     }
 
     #[test]

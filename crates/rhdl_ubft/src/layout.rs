@@ -54,7 +54,7 @@ pub enum Region {
     Newview,
     NewviewValid,
     View,
-    /// v3: the leader's signature over the PREP block of a slot.
+    /// v3: the PREP block of a slot and the leader's signature over it.
     PrepSig,
     /// v3: the PREPARE and its signature as each replica read them.
     EchoPrep,
@@ -129,7 +129,7 @@ impl Region {
         if version == Version::V3 {
             match self {
                 Region::Prepare => "the leader's PREPARE (k, m, v, prev)",
-                Region::PrepSig => "the leader's signature over the slot's PREP block",
+                Region::PrepSig => "the slot's PREP block and the leader's signature",
                 Region::WillCert => "fast path: the lock on (v, k, m), and the PREPARE's echo",
                 Region::WillCommit => "fast path: delivered, a COMMIT promised before sealing v",
                 Region::EchoPrep => "the PREPARE and its signature as the node read them",
@@ -347,8 +347,8 @@ pub const fn record3_beats(region: Region, n: usize, sb: usize) -> usize {
     let f1 = crate::params::faults(n) + 1;
     match region {
         Region::Prepare => 1,
-        Region::PrepSig => sb,
-        Region::EchoPrep
+        Region::PrepSig
+        | Region::EchoPrep
         | Region::Certify
         | Region::EchoCommit
         | Region::Seal
@@ -794,7 +794,11 @@ signature ({} here) follows on beats of its own. Certificates here have f + 1 = 
             format!("words {PREPARE_K}..={PREPARE_PREV}: (k, m, v, prev), unsigned"),
             "",
         ),
-        (Region::PrepSig, "σ_leader(PREP block)".into(), ""),
+        (
+            Region::PrepSig,
+            format!("PREP block [1, v, k, m, prev, 0, 0, 0] (v at word {BLOCK_V})"),
+            "σ_leader(PREP block)",
+        ),
         (
             Region::EchoPrep,
             format!("PREP block [1, v, k, m, prev, 0, 0, 0] (v at word {BLOCK_V}) as j read it"),
@@ -852,7 +856,8 @@ signature ({} here) follows on beats of its own. Certificates here have f + 1 = 
     }
     s += "\n### What changed from v2, and why\n\n";
     s += "- prepare gains prev (the decided value of k − 1) and takes a beat per slot; its signature is a \
-region of its own (prep_sig), written by the same leader.\n";
+record of its own (prep_sig: the PREP block again, then the signature), written later by the same leader, \
+since the fast path does not wait for it; the block's view word lets the guard check the leader.\n";
     s += "- certify_valid, vc, vc_valid, newview and newview_valid go: a record is present when its block \
 is (its kind word is set and its signature verifies), and the view change is seal, echo_seal and new_view.\n";
     s += "- commit grows from a vote into a record that carries its certificate; a replica decides on f + 1 \
@@ -1026,7 +1031,7 @@ mod tests {
         assert_eq!(r(Region::EchoPrep), (2, 2));
         assert_eq!(r(Region::Commit), (6, 8));
         assert_eq!(r(Region::NewViewRecord), (13, 16));
-        assert_eq!(r(Region::PrepSig), (1, 1));
+        assert_eq!(r(Region::PrepSig), (2, 2));
         // A DSig commit (1 + 26 + 4·26 beats) takes whole 4 KiB pages.
         assert_eq!(stride3_beats(Region::Commit, n, SB_DSIG), 192);
     }

@@ -1791,12 +1791,10 @@ impl Write {
                 w[field3::PREPARE_PREV] = b.prev as u32;
                 w
             }
-            // The signature alone: its block is the prepare's.
-            Write::PrepSig { .. } => vec![sig(field3::KIND_PREP, 0xff)],
             Write::WillCert { v, .. } | Write::WillCommit { v, .. } => {
                 vec![vote_tag(v.v as u32, v.k as u32), v.m as u32]
             }
-            Write::EchoPrep { b, .. } => {
+            Write::PrepSig { b, .. } | Write::EchoPrep { b, .. } => {
                 let mut w = block(field3::KIND_PREP, &b);
                 w.push(sig(field3::KIND_PREP, 0xff));
                 w

@@ -138,10 +138,22 @@ fn eval(expr: &str, n: usize, g: usize) -> usize {
 
 #[test]
 fn the_models_records_are_the_v3_layout_of_recovery_md() {
+    use rhdl_ubft::guard;
     use rhdl_ubft::layout::{self, field3, record3_beats, Mailbox, Region, Version};
     use rhdl_ubft::params::{vote_tag, BEAT_WORDS};
     use ubft_model::model::Design;
     use ubft_model::recovery::{address, mailbox, Block, Seal, Vote, Write};
+    // A write's whole record as it crosses the wire: its words, padded to
+    // the record's beats (a vote is its two words).
+    let record = |w: &Write, r: Region| {
+        let c = Config::new(3, 2, 1, 2);
+        let mut words = w.words(&c);
+        let beats = record3_beats(r, c.n, 1);
+        if beats > 0 {
+            words.resize(beats * BEAT_WORDS, 0);
+        }
+        words
+    };
     // One source of numbers: section 13's table gives each region's size in
     // beats for the default build (N = 8, G = 16, f + 1 = 4), and
     // `Mailbox::v3` must give the same.
@@ -262,6 +274,18 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
             }
             assert!(d.allowed(&c, node as usize, &w));
             assert!(!d.allowed(&c, (node as usize + 1) % 3, &w));
+            // The kernel's guard (its reference rule on v3) agrees.
+            let rec = record(&w, r);
+            assert_eq!(
+                guard::check(&mb, 3, node as usize, at, &rec),
+                Ok(()),
+                "{w:?}"
+            );
+            assert_eq!(
+                guard::check(&mb, 3, (node as usize + 1) % 3, at, &rec),
+                Err(guard::Refusal::NotOwner),
+                "{w:?}"
+            );
         }
     }
     // The kinds are the signed blocks' (section 3).
@@ -291,9 +315,20 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         }),
         1
     );
-    for w in [Write::Prepare { slot: 0, b }, Write::PrepSig { slot: 0, b }] {
-        assert_eq!(mb.owner(address(&mb, &w)), None);
+    for (r, w) in [
+        (Region::Prepare, Write::Prepare { slot: 0, b }),
+        (Region::PrepSig, Write::PrepSig { slot: 0, b }),
+    ] {
+        let at = address(&mb, &w);
+        assert_eq!(mb.owner(at), None);
         assert!(d.allowed(&c, c.leader(1), &w) && !d.allowed(&c, 0, &w));
+        let rec = record(&w, r);
+        assert_eq!(guard::check(&mb, 3, c.leader(1), at, &rec), Ok(()), "{w:?}");
+        assert_eq!(
+            guard::check(&mb, 3, 0, at, &rec),
+            Err(guard::Refusal::NotLeader),
+            "{w:?}"
+        );
     }
 }
 
