@@ -338,6 +338,48 @@ pub mod field3 {
     pub const NV_VIEW: usize = 0;
     pub const NV_SEALS: usize = 1;
     pub const NV_CERT: usize = 2;
+
+    /// The PREP (`kind` = [`KIND_PREP`]) or CERT ([`KIND_CERT`]) block of
+    /// (v, k, m, prev).
+    pub fn block(kind: u32, v: u32, k: u32, m: u32, prev: u32) -> [u32; BLOCK_WORDS] {
+        assert!(kind == KIND_PREP || kind == KIND_CERT, "kind {kind}");
+        let mut w = [0; BLOCK_WORDS];
+        w[KIND] = kind;
+        w[BLOCK_V] = v;
+        w[BLOCK_K] = k;
+        w[BLOCK_M] = m;
+        w[BLOCK_PREV] = prev;
+        w
+    }
+
+    /// Replica j's COMMIT block of (v, k, m, prev).
+    pub fn commit_block(j: u32, v: u32, k: u32, m: u32, prev: u32) -> [u32; BLOCK_WORDS] {
+        let mut w = [0; BLOCK_WORDS];
+        w[KIND] = KIND_COMMIT;
+        w[COMMIT_J] = j;
+        w[COMMIT_V] = v;
+        w[COMMIT_K] = k;
+        w[COMMIT_M] = m;
+        w[COMMIT_PREV] = prev;
+        w
+    }
+
+    /// Replica j's SEAL block of view v, with its latest commit L = (w, c,
+    /// m, prev) or none.
+    pub fn seal_block(j: u32, v: u32, l: Option<[u32; 4]>) -> [u32; BLOCK_WORDS] {
+        let mut w = [0; BLOCK_WORDS];
+        w[KIND] = KIND_SEAL;
+        w[SEAL_J] = j;
+        w[SEAL_V] = v;
+        if let Some([lw, lc, lm, lprev]) = l {
+            w[SEAL_LW] = lw;
+            w[SEAL_LC] = lc;
+            w[SEAL_LM] = lm;
+            w[SEAL_LPREV] = lprev;
+            w[SEAL_LPRESENT] = 1;
+        }
+        w
+    }
 }
 
 /// Beats of one v3 record of `region` (its words are a whole number of
@@ -1034,6 +1076,19 @@ mod tests {
         assert_eq!(r(Region::PrepSig), (2, 2));
         // A DSig commit (1 + 26 + 4·26 beats) takes whole 4 KiB pages.
         assert_eq!(stride3_beats(Region::Commit, n, SB_DSIG), 192);
+    }
+
+    #[test]
+    fn v3_blocks_are_recovery_md_section_3s() {
+        use field3::*;
+        assert_eq!(block(KIND_PREP, 5, 6, 7, 8), [1, 5, 6, 7, 8, 0, 0, 0]);
+        assert_eq!(block(KIND_CERT, 5, 6, 7, 8), [2, 5, 6, 7, 8, 0, 0, 0]);
+        assert_eq!(commit_block(2, 5, 6, 7, 8), [3, 2, 5, 6, 7, 8, 0, 0]);
+        assert_eq!(
+            seal_block(2, 9, Some([5, 6, 7, 8])),
+            [4, 2, 9, 5, 6, 7, 8, 1]
+        );
+        assert_eq!(seal_block(2, 9, None), [4, 2, 9, 0, 0, 0, 0, 0]);
     }
 
     #[test]

@@ -1752,35 +1752,18 @@ impl Write {
     pub fn words(&self, _cfg: &Config) -> Vec<u32> {
         let sig = |kind: u32, who: u8| 0x5160_0000 | kind << 8 | who as u32;
         let block = |kind: u32, b: &Block| {
-            let mut w = vec![0u32; field3::BLOCK_WORDS];
-            w[field3::KIND] = kind;
-            w[field3::BLOCK_V] = b.v as u32;
-            w[field3::BLOCK_K] = b.k as u32;
-            w[field3::BLOCK_M] = b.m as u32;
-            w[field3::BLOCK_PREV] = b.prev as u32;
-            w
+            field3::block(kind, b.v as u32, b.k as u32, b.m as u32, b.prev as u32).to_vec()
         };
         let commit = |j: u8, b: &Block| {
-            let mut w = vec![0u32; field3::BLOCK_WORDS];
-            w[field3::KIND] = field3::KIND_COMMIT;
-            w[field3::COMMIT_J] = j as u32;
-            w[field3::COMMIT_V] = b.v as u32;
-            w[field3::COMMIT_K] = b.k as u32;
-            w[field3::COMMIT_M] = b.m as u32;
-            w[field3::COMMIT_PREV] = b.prev as u32;
-            w
+            field3::commit_block(j as u32, b.v as u32, b.k as u32, b.m as u32, b.prev as u32)
+                .to_vec()
         };
         let seal = |j: u32, s: &Seal| {
-            let mut w = vec![0u32; field3::BLOCK_WORDS];
-            w[field3::KIND] = field3::KIND_SEAL;
-            w[field3::SEAL_J] = j;
-            w[field3::SEAL_V] = s.v as u32;
-            w[field3::SEAL_LW] = s.l.v as u32;
-            w[field3::SEAL_LC] = s.l.k as u32;
-            w[field3::SEAL_LM] = s.l.m as u32;
-            w[field3::SEAL_LPREV] = s.l.prev as u32;
-            w[field3::SEAL_LPRESENT] = s.l.is() as u32;
-            w
+            let l = s.l;
+            let l = l
+                .is()
+                .then_some([l.v as u32, l.k as u32, l.m as u32, l.prev as u32]);
+            field3::seal_block(j, s.v as u32, l).to_vec()
         };
         match *self {
             Write::Prepare { b, .. } => {
