@@ -845,9 +845,12 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     reg  [7:0] length$d;
     wire  [7:0] length$q;
     reg  length$clock;
-    reg  [511:0] wdata_q$d;
-    wire  [511:0] wdata_q$q;
-    reg  wdata_q$clock;
+    reg  [511:0] data_q$d;
+    wire  [511:0] data_q$q;
+    reg  data_q$clock;
+    reg  [2:0] pair_q$d;
+    wire  [2:0] pair_q$q;
+    reg  pair_q$clock;
     reg  [63:0] wstrb_q$d;
     wire  [63:0] wstrb_q$q;
     reg  wstrb_q$clock;
@@ -874,7 +877,9 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     reg  errors_q$clock;
     
     // Local signals
-    reg  [9:0] lane_shift;
+    reg  [9:0] pair_shift;
+    reg  [9:0] quad_shift;
+    reg  [63:0] upper;
     reg  [6:0] strb_shift;
     reg  [9:0] qpn;
     reg  [6:0] qpn_off;
@@ -895,10 +900,15 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         .q(length$q),
         .clock(length$clock)
     );
-    rhdl_ubft$broadcast$wdata_q wdata_q(
-        .d(wdata_q$d),
-        .q(wdata_q$q),
-        .clock(wdata_q$clock)
+    rhdl_ubft$broadcast$data_q data_q(
+        .d(data_q$d),
+        .q(data_q$q),
+        .clock(data_q$clock)
+    );
+    rhdl_ubft$broadcast$pair_q pair_q(
+        .d(pair_q$d),
+        .q(pair_q$q),
+        .clock(pair_q$clock)
     );
     rhdl_ubft$broadcast$wstrb_q wstrb_q(
         .d(wstrb_q$d),
@@ -946,7 +956,8 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         state$clock = clock;
         byte_addr$clock = clock;
         length$clock = clock;
-        wdata_q$clock = clock;
+        data_q$clock = clock;
+        pair_q$clock = clock;
         wstrb_q$clock = clock;
         aw_done$clock = clock;
         w_done$clock = clock;
@@ -958,7 +969,8 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         state$d = state$q;
         byte_addr$d = byte_addr$q;
         length$d = length$q;
-        wdata_q$d = wdata_q$q;
+        data_q$d = data_q$q;
+        pair_q$d = pair_q$q;
         wstrb_q$d = wstrb_q$q;
         aw_done$d = aw_done$q;
         w_done$d = w_done$q;
@@ -967,7 +979,16 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         done_q$d = done_q$q;
         acks_q$d = acks_q$q;
         errors_q$d = errors_q$q;
-        lane_shift = ((word[(32'h0)+:(4)]) & 10'h3ff) << 32'h5;
+        pair_shift = ((pair_q$q) & 10'h3ff) << 32'h6;
+        quad_shift = (((pair_q$q[(32'h1)+:(2)]) & 10'h3ff) << 32'h7) + 32'h40;
+        upper = 32'h0;
+        if (length$q[32'h4]) begin
+            upper = data_q$q[(32'h40)+:(64)];
+        end
+        wdata = (((data_q$q[(32'h0)+:(64)]) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << pair_shift) | (((upper) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << quad_shift);
+        if (length$q[32'h6]) begin
+            wdata = data_q$q;
+        end
         strb_shift = ((word[(32'h0)+:(4)]) & 7'h7f) << 32'h2;
         qpn_off = (((peer$q << 32'h3) + (peer$q << 32'h1)) & 7'h7f);
         qpn = qpns[(qpn_off)+:(10)];
@@ -982,7 +1003,8 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
                     if (start) begin
                         byte_addr$d = network_ptr + (((word) & 64'hffffffffffffffff) << 32'h2);
                         length$d = ((words) & 8'hff) << 32'h2;
-                        wdata_q$d = data << lane_shift;
+                        data_q$d = data;
+                        pair_q$d = word[(32'h1)+:(3)];
                         wstrb_q$d = (ones >> (32'h40 - (((words) & 8'hff) << 32'h2))) << strb_shift;
                         aw_done$d = 1'b0;
                         w_done$d = 1'b0;
@@ -1061,7 +1083,6 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         awlen = 32'h0;
         awsize = size;
         awburst = burst;
-        wdata = wdata_q$q;
         wstrb = wstrb_q$q;
         wlast = 1'b1;
         cmd_qpn = qpn;
@@ -1131,6 +1152,25 @@ module rhdl_ubft$broadcast$byte_addr(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$byte_addr
+
+
+module rhdl_ubft$broadcast$data_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$data_q
 
 
 module rhdl_ubft$broadcast$done_q(d,q,clock);
@@ -1209,6 +1249,25 @@ module rhdl_ubft$broadcast$local_q(d,q,clock);
 endmodule // rhdl_ubft$broadcast$local_q
 
 
+module rhdl_ubft$broadcast$pair_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$pair_q
+
+
 module rhdl_ubft$broadcast$peer(d,q,clock);
     
     // Module arguments
@@ -1270,25 +1329,6 @@ module rhdl_ubft$broadcast$w_done(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$w_done
-
-
-module rhdl_ubft$broadcast$wdata_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [511:0] d;
-    output reg  [511:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 512'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$broadcast$wdata_q
 
 
 module rhdl_ubft$broadcast$wstrb_q(d,q,clock);

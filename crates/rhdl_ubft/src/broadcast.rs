@@ -10,7 +10,8 @@
 //!
 //! Ports:
 //! - request: `start` (one-cycle pulse, ignored while `busy`), `word`,
-//!   `words` (1..=16), `data`, `local_only` (write the replica's own HBM
+//!   `words` (2, 4 or 16, at a `word` that is a multiple of it: see
+//!   `check_lanes`), `data` (zero above the record), `local_only` (write the replica's own HBM
 //!   only: the view change installs a chosen value in its own prepare); `network_ptr`, `n`, `id`, `qpns` (peer i's queue pair in bits [10 i + 9 : 10 i]) are the
 //!   configuration. `done` pulses two cycles after the last command is taken.
 //! - `m_axi` write channels: `awvalid` and `wvalid` rise together and each is
@@ -37,10 +38,12 @@
 //! Reset (`rst_n`, synchronous, active low): abandons the record; `busy`
 //! falls the next cycle.
 
-use crate::params::{AXI_BURST_INCR, AXI_SIZE_BEAT, BEAT_BITS};
+use crate::layout::{prepare_words, share_words, vote_words, Mailbox, Region, VC_WORDS};
+use crate::params::{AXI_BURST_INCR, AXI_SIZE_BEAT, BEAT_BITS, BEAT_WORDS, WORD_BITS, WORD_BYTES};
 use crate::regs::QPNS_BITS;
 use crate::roce::QPN_BITS;
 use rust_hdl::prelude::*;
+use std::collections::BTreeSet;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum BroadcastState {
@@ -96,7 +99,8 @@ pub struct Broadcast {
     state: DFF<BroadcastState>,
     byte_addr: DFF<Bits<64>>,
     length: DFF<Bits<8>>,
-    wdata_q: DFF<Bits<BEAT_BITS>>,
+    data_q: DFF<Bits<BEAT_BITS>>,
+    pair_q: DFF<Bits<3>>,
     wstrb_q: DFF<Bits<64>>,
     aw_done: DFF<Bit>,
     w_done: DFF<Bit>,
@@ -105,7 +109,9 @@ pub struct Broadcast {
     done_q: DFF<Bit>,
     acks_q: DFF<Bits<32>>,
     errors_q: DFF<Bits<32>>,
-    lane_shift: Signal<Local, Bits<10>>,
+    pair_shift: Signal<Local, Bits<10>>,
+    quad_shift: Signal<Local, Bits<10>>,
+    upper: Signal<Local, Bits<64>>,
     strb_shift: Signal<Local, Bits<7>>,
     qpn: Signal<Local, Bits<QPN_BITS>>,
     qpn_off: Signal<Local, Bits<7>>,
@@ -130,13 +136,89 @@ fn check_literals() {
         QPNS_BITS <= 1 << 7,
         "broadcast.rs: qpn_off (7 bits) cannot address qpns"
     );
-    // lane_shift = lane << 5 (bits per word) and strb_shift = lane << 2
-    // (bytes per word), for the 16 lanes (4-bit lane) of a beat.
+    // strb_shift = lane << 2 (bytes per word), for the 16 lanes (4-bit
+    // lane) of a beat; pair_q = word[3:1] and pair_shift = pair_q << 6
+    // (64 bits a pair of words), quad_shift = (pair_q[2:1] << 7) + 64 (128
+    // bits a quad, its upper pair 64 bits in), the record's second pair is
+    // data_q.get_bits::<64>(64).
     assert_eq!(
-        BEAT_BITS,
-        16 * 32,
+        (BEAT_BITS, WORD_BITS, BEAT_WORDS),
+        (16 * 32, 32, 16),
         "broadcast.rs: lane shifts assume 16 32-bit words a beat"
     );
+    // length = words << 2 (bytes): its bit 4 is a four-word record, its
+    // bit 6 a sixteen-word one (RECORD_WORDS: 2, 4, 16).
+    assert_eq!(WORD_BYTES, 4, "broadcast.rs: length = words << 2");
+    assert_eq!(
+        RECORD_WORDS.map(|w| w as u64 * WORD_BYTES),
+        [1 << 3, 1 << 4, 1 << 6],
+        "broadcast.rs: length.get_bit(4) and get_bit(6) name the record sizes"
+    );
+}
+
+/// The record sizes Broadcast places, in words: a vote or flag, a prepare
+/// or view-change record, a share (one beat).
+pub const RECORD_WORDS: [usize; 3] = [2, 4, BEAT_WORDS];
+
+/// Every record the kernel can broadcast in layout `mb`, as (region, first
+/// word, words): every slot's prepare, every node's vote and flag in every
+/// slot's rows, every node's share, view-change record and flag, and the
+/// newview record and flag (which no machine writes today). A superset of
+/// what the machines address: they take the bases and strides from the
+/// same layout (Protocol's `prep_word`, `cert_row`, ..., `share_row`,
+/// View's `vc_base`), with their own id as the node.
+pub fn records(mb: &Mailbox) -> Vec<(Region, usize, usize)> {
+    let mut r = Vec::new();
+    for slot in 0..mb.g {
+        r.push((Region::Prepare, mb.prepare(slot), prepare_words(mb.version)));
+        for node in 0..mb.n {
+            for region in Region::ALL.into_iter().filter(|r| r.is_vote()) {
+                r.push((region, mb.vote(region, slot, node), vote_words(mb.version)));
+            }
+            r.push((Region::Certify, mb.share(slot, node), share_words(mb.sb)));
+        }
+    }
+    for node in 0..mb.n {
+        r.push((Region::Vc, mb.vc(node), VC_WORDS));
+        r.push((Region::VcValid, mb.vc_valid(node), vote_words(mb.version)));
+    }
+    r.push((Region::Newview, mb.base(Region::Newview), VC_WORDS));
+    r.push((
+        Region::NewviewValid,
+        mb.base(Region::NewviewValid),
+        vote_words(mb.version),
+    ));
+    r
+}
+
+/// The (lane, words) pairs of the records in `mb`: where in a beat a
+/// record starts (word mod 16) and its size. Broadcast's shifter serves
+/// exactly the records aligned to their size, which [`check_lanes`]
+/// asserts these are.
+pub fn lane_positions(mb: &Mailbox) -> BTreeSet<(usize, usize)> {
+    records(mb)
+        .into_iter()
+        .map(|(_, word, words)| (word % BEAT_WORDS, words))
+        .collect()
+}
+
+/// Asserts that every record the kernel broadcasts in `mb` is one
+/// Broadcast places as its old 16-lane shifter (`data << 32 lane`) did: 2,
+/// 4 or 16 words, at a lane that is a multiple of its size (so within one
+/// beat). Protocol's `check_literals` calls it for the build's layout.
+pub fn check_lanes(mb: &Mailbox) {
+    for (region, word, words) in records(mb) {
+        assert!(
+            RECORD_WORDS.contains(&words),
+            "broadcast.rs: a {region:?} record of {words} words (2, 4 or 16 only)"
+        );
+        assert_eq!(
+            word % words,
+            0,
+            "broadcast.rs: the {region:?} record at word {word} ({words} words) is not \
+             aligned to its size: Broadcast's pair and quad shifts cannot place it"
+        );
+    }
 }
 
 impl Default for Broadcast {
@@ -182,7 +264,8 @@ impl Default for Broadcast {
             state: Default::default(),
             byte_addr: Default::default(),
             length: Default::default(),
-            wdata_q: Default::default(),
+            data_q: Default::default(),
+            pair_q: Default::default(),
             wstrb_q: Default::default(),
             aw_done: Default::default(),
             w_done: Default::default(),
@@ -191,7 +274,9 @@ impl Default for Broadcast {
             done_q: Default::default(),
             acks_q: Default::default(),
             errors_q: Default::default(),
-            lane_shift: Default::default(),
+            pair_shift: Default::default(),
+            quad_shift: Default::default(),
+            upper: Default::default(),
             strb_shift: Default::default(),
             qpn: Default::default(),
             qpn_off: Default::default(),
@@ -207,11 +292,31 @@ impl Logic for Broadcast {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, byte_addr, length, wdata_q, wstrb_q, aw_done, w_done, peer,
+            self, clock, state, byte_addr, length, data_q, pair_q, wstrb_q, aw_done, w_done, peer,
             local_q, done_q, acks_q, errors_q
         );
-        // The record's lane in the beat: word mod 16.
-        self.lane_shift.next = bit_cast::<10, 4>(self.word.val().get_bits::<4>(0)) << 5;
+        // The beat written, from the record as taken at `start` (`data_q`,
+        // its pair of lanes `pair_q` = word[3:1], its size in `length`):
+        // a record is aligned to its size (`check_lanes`), so its first
+        // pair of words goes to pair word[3:1] (64 bits a pair), a
+        // four-word record's second pair to the upper pair of its quad
+        // word[3:2] (128 bits a quad), and a sixteen-word record is the
+        // beat. Shifting the registered record, rather than registering
+        // the shifted one, keeps the shifter off Protocol's request logic.
+        self.pair_shift.next = bit_cast::<10, 3>(self.pair_q.q.val()) << 6;
+        self.quad_shift.next = (bit_cast::<10, 2>(self.pair_q.q.val().get_bits::<2>(1)) << 7) + 64;
+        self.upper.next = 0.into();
+        if self.length.q.val().get_bit(4) {
+            // Four words (16 bytes): the second pair.
+            self.upper.next = self.data_q.q.val().get_bits::<64>(64);
+        }
+        self.wdata.next = (bit_cast::<BEAT_BITS, 64>(self.data_q.q.val().get_bits::<64>(0))
+            << self.pair_shift.val())
+            | (bit_cast::<BEAT_BITS, 64>(self.upper.val()) << self.quad_shift.val());
+        if self.length.q.val().get_bit(6) {
+            // Sixteen words (64 bytes): the beat, at lane 0.
+            self.wdata.next = self.data_q.q.val();
+        }
         self.strb_shift.next = bit_cast::<7, 4>(self.word.val().get_bits::<4>(0)) << 2;
         // Peer p's queue pair: bits [10 p + 9 : 10 p] of qpns.
         // (below 10 N <= 80: seven bits)
@@ -228,7 +333,8 @@ impl Logic for Broadcast {
                     self.byte_addr.d.next =
                         self.network_ptr.val() + (bit_cast::<64, 32>(self.word.val()) << 2);
                     self.length.d.next = bit_cast::<8, 5>(self.words.val()) << 2;
-                    self.wdata_q.d.next = self.data.val() << self.lane_shift.val();
+                    self.data_q.d.next = self.data.val();
+                    self.pair_q.d.next = self.word.val().get_bits::<3>(1);
                     self.wstrb_q.d.next = (self.ones.val()
                         >> (64 - (bit_cast::<8, 5>(self.words.val()) << 2)))
                         << self.strb_shift.val();
@@ -306,7 +412,6 @@ impl Logic for Broadcast {
         self.awlen.next = 0.into();
         self.awsize.next = self.size.val();
         self.awburst.next = self.burst.val();
-        self.wdata.next = self.wdata_q.q.val();
         self.wstrb.next = self.wstrb_q.q.val();
         self.wlast.next = true;
         self.cmd_qpn.next = self.qpn.val();

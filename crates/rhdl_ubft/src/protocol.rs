@@ -358,6 +358,8 @@ pub fn check_literals<const N: usize>() {
     crate::fast::check_literals();
     crate::slow::check_literals();
     crate::view::check_literals::<N>();
+    // Broadcast places records aligned to their size only.
+    crate::broadcast::check_lanes(&mb);
 }
 
 impl<const N: usize> Protocol<N> {

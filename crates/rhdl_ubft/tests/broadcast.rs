@@ -260,6 +260,90 @@ fn the_counters_count_one_run_and_clear_on_start() {
     assert_eq!(cycle(&mut b, false, false, true, false), (1, 0));
 }
 
+/// Every record the kernel broadcasts is 2, 4 or 16 words at a lane that
+/// is a multiple of its size, for every build size (Protocol asserts it
+/// for its own N when it is built).
+#[test]
+fn every_broadcast_record_is_aligned_to_its_size() {
+    use rhdl_ubft::broadcast::{check_lanes, lane_positions, RECORD_WORDS};
+    use rhdl_ubft::layout::Mailbox;
+    use rhdl_ubft::params::{G, SB};
+    for n in 1..=N {
+        let mb = Mailbox::v2(n, G, SB);
+        check_lanes(&mb);
+        for (lane, words) in lane_positions(&mb) {
+            assert!(RECORD_WORDS.contains(&words) && lane % words == 0);
+        }
+    }
+}
+
+/// For every record the kernel can send (2, 4 or 16 words at a lane that
+/// is a multiple of its size, the words above the record zero), the beat
+/// and strobes written are the old 16-lane shifter's: `data << 32 lane`
+/// and the record's bytes; held from the cycle after `start` on.
+#[test]
+fn the_beat_is_the_record_at_its_lanes() {
+    let mut b = block();
+    b.network_ptr.next = 0x8000_0000u64.into();
+    b.n.next = 3.into();
+    b.id.next = 0.into();
+    b.local_only.next = true;
+    b.awready.next = true;
+    b.wready.next = true;
+    b.bresp.next = 0.into();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for words in [2usize, 4, 16] {
+        for lane in (0..16).step_by(words) {
+            for beat in [5u64, 6] {
+                // The record in data's low words, zero above it.
+                let mut data = Bits::<512>::default();
+                for w in 0..words {
+                    data.set_bits::<32>(32 * w, (next() & 0xffff_ffff).into());
+                }
+                let word = 0x0100_0000u64 + 16 * beat + lane as u64;
+                b.word.next = word.into();
+                b.words.next = (words as u64).into();
+                b.data.next = data;
+                b.start.next = true;
+                b.bvalid.next = false;
+                settle(&mut b);
+                edge(&mut b);
+                // Inputs move on once the record is taken.
+                b.start.next = false;
+                b.data.next = Bits::<512>::default();
+                b.word.next = 0x0100_0001u64.into();
+                b.words.next = 2.into();
+                settle(&mut b);
+                let want = data << ((32 * lane) as u64);
+                let strb = (u64::MAX >> (64 - 4 * words)) << (4 * lane);
+                for _ in 0..2 {
+                    assert!(b.wvalid.val() || b.busy.val());
+                    assert_eq!(b.wdata.val(), want, "{words} words at lane {lane}");
+                    assert_eq!(b.wstrb.val().to_u64(), strb, "{words} words at lane {lane}");
+                    edge(&mut b);
+                    settle(&mut b);
+                }
+                // The write response: back to Idle (local only).
+                b.bvalid.next = true;
+                settle(&mut b);
+                edge(&mut b);
+                b.bvalid.next = false;
+                settle(&mut b);
+                edge(&mut b);
+                settle(&mut b);
+                assert!(!b.busy.val());
+                assert_eq!(b.wdata.val(), want, "held after the write");
+            }
+        }
+    }
+}
+
 #[test]
 fn the_roce_adapter_speaks_the_stacks_format() {
     use rhdl_ubft::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};
