@@ -227,32 +227,27 @@ pub fn rule_for(mb: &Mailbox, region: Region) -> Rule {
 /// stride; prepare, prep_sig and new_view are the leader's, each record's
 /// view word naming it.
 fn rule_for_v3(mb: &Mailbox, region: Region) -> Rule {
-    use crate::layout::field3;
+    use crate::layout::{field3, Shape3};
     let v = mb.version;
-    match region {
-        Region::WillCert | Region::WillCommit => Rule::Owned {
+    match (region, Shape3::of(region)) {
+        (_, Some(Shape3::VoteRows)) => Rule::Owned {
             entry_words: vote_words(v),
             period: vote_row_words(v, mb.n) / vote_words(v),
         },
-        Region::EchoPrep
-        | Region::Certify
-        | Region::Commit
-        | Region::EchoCommit
-        | Region::Seal
-        | Region::EchoSeal => Rule::Owned {
+        (_, Some(s)) if s.per_node() => Rule::Owned {
             entry_words: mb.stride3(region),
             period: mb.n,
         },
-        Region::Prepare => Rule::Leader {
-            record_words: BEAT_WORDS,
+        (Region::Prepare, _) => Rule::Leader {
+            record_words: mb.stride3(region),
             view_at: field3::PREPARE_V,
         },
-        Region::PrepSig => Rule::Leader {
+        (Region::PrepSig, _) => Rule::Leader {
             record_words: mb.stride3(region),
             view_at: field3::BLOCK_V,
         },
         // v + 1, the view the record's writer leads.
-        Region::NewViewRecord => Rule::Leader {
+        (Region::NewViewRecord, _) => Rule::Leader {
             record_words: mb.stride3(region),
             view_at: field3::NV_VIEW,
         },

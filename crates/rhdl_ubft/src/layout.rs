@@ -382,6 +382,61 @@ pub mod field3 {
     }
 }
 
+/// How a v3 region's records are indexed: record \[i\]\[j\] is the
+/// (i · cols + j)-th of the region ([`Shape3::dims`]), and in the per-node
+/// shapes j is its writer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Shape3 {
+    /// A row of per-node votes per slot, as in v2: will_cert, will_commit.
+    VoteRows,
+    /// One record per slot, the leader's: prepare, prep_sig.
+    PerSlot,
+    /// Per slot, one record per writer j: echo_prep, certify, commit.
+    SlotByNode,
+    /// Per replica x, one record per writer j: echo_commit, echo_seal.
+    PeerByNode,
+    /// One record per writer j: seal.
+    PerNode,
+    /// One record, the leader's: new_view.
+    Single,
+}
+
+impl Shape3 {
+    /// The shape of a v3 region (None: not a v3 region).
+    pub const fn of(region: Region) -> Option<Shape3> {
+        Some(match region {
+            Region::WillCert | Region::WillCommit => Shape3::VoteRows,
+            Region::Prepare | Region::PrepSig => Shape3::PerSlot,
+            Region::EchoPrep | Region::Certify | Region::Commit => Shape3::SlotByNode,
+            Region::EchoCommit | Region::EchoSeal => Shape3::PeerByNode,
+            Region::Seal => Shape3::PerNode,
+            Region::NewViewRecord => Shape3::Single,
+            _ => return None,
+        })
+    }
+
+    /// (rows, cols) of records, for n replicas and a window of g slots.
+    pub const fn dims(self, n: usize, g: usize) -> (usize, usize) {
+        match self {
+            Shape3::VoteRows => (g, n),
+            Shape3::PerSlot => (g, 1),
+            Shape3::SlotByNode => (g, n),
+            Shape3::PeerByNode => (n, n),
+            Shape3::PerNode => (1, n),
+            Shape3::Single => (1, 1),
+        }
+    }
+
+    /// Whether record \[i\]\[j\] is replica j's (else the leader's, named
+    /// by the record's view; the vote rows have their own rule).
+    pub const fn per_node(self) -> bool {
+        matches!(
+            self,
+            Shape3::SlotByNode | Shape3::PeerByNode | Shape3::PerNode
+        )
+    }
+}
+
 /// Beats of one v3 record of `region` (its words are a whole number of
 /// beats), for n replicas (certificates of f + 1 shares) and shares of `sb`
 /// beats. Regions that hold no record of their own (the vote rows) give 0.
@@ -445,15 +500,12 @@ impl Mailbox {
 
     fn words(version: Version, region: Region, n: usize, g: usize, sb: usize) -> usize {
         if version == Version::V3 {
-            let stride = stride3_beats(region, n, sb) * BEAT_WORDS;
-            return match region {
-                Region::WillCert | Region::WillCommit => g * vote_row_words(version, n),
-                Region::Prepare | Region::PrepSig => g * stride,
-                Region::EchoPrep | Region::Certify | Region::Commit => g * n * stride,
-                Region::EchoCommit | Region::EchoSeal => n * n * stride,
-                Region::Seal => n * stride,
-                Region::NewViewRecord => stride,
-                r => panic!("layout v3 has no region {}", r.name()),
+            let shape = Shape3::of(region)
+                .unwrap_or_else(|| panic!("layout v3 has no region {}", region.name()));
+            let (rows, cols) = shape.dims(n, g);
+            return match shape {
+                Shape3::VoteRows => rows * vote_row_words(version, n),
+                _ => rows * cols * stride3_beats(region, n, sb) * BEAT_WORDS,
             };
         }
         match region {
@@ -600,22 +652,16 @@ impl Mailbox {
     pub fn record(&self, region: Region, i: usize, j: usize) -> usize {
         assert_eq!(self.version, Version::V3, "records are v3's");
         let (n, g) = (self.n, self.g);
-        let index = match region {
-            Region::Prepare | Region::PrepSig if i < g && j == 0 => i,
-            Region::EchoPrep | Region::Certify | Region::Commit if i < g && j < n => i * n + j,
-            Region::EchoCommit | Region::EchoSeal if i < n && j < n => i * n + j,
-            Region::Seal if i == 0 && j < n => j,
-            Region::NewViewRecord if i == 0 && j == 0 => 0,
-            _ => panic!(
-                "no v3 record {}[{i}][{j}] (n = {n}, G = {g})",
-                region.name()
-            ),
+        let (rows, cols) = match Shape3::of(region) {
+            Some(Shape3::VoteRows) | None => (0, 0),
+            Some(shape) => shape.dims(n, g),
         };
-        let stride = match region {
-            Region::Prepare => BEAT_WORDS,
-            r => self.stride3(r),
-        };
-        self.base(region) + index * stride
+        assert!(
+            i < rows && j < cols,
+            "no v3 record {}[{i}][{j}] (n = {n}, G = {g})",
+            region.name()
+        );
+        self.base(region) + (i * cols + j) * self.stride3(region)
     }
 
     /// First word of `node`'s view-change record.
@@ -645,17 +691,12 @@ impl Mailbox {
         let (region, off) = self.locate(word)?;
         let vw = vote_words(self.version);
         if self.version == Version::V3 {
-            return match region {
-                Region::WillCert | Region::WillCommit => {
+            return match Shape3::of(region) {
+                Some(s) if s.per_node() => Some((off / self.stride3(region)) % self.n),
+                Some(Shape3::VoteRows) => {
                     let node = (off % self.vote_row_words()) / vw;
                     (node < self.n).then_some(node)
                 }
-                Region::EchoPrep
-                | Region::Certify
-                | Region::Commit
-                | Region::EchoCommit
-                | Region::EchoSeal
-                | Region::Seal => Some((off / self.stride3(region)) % self.n),
                 // prepare, prep_sig, new_view: the leader of the record's
                 // view.
                 _ => None,
@@ -702,21 +743,17 @@ impl Mailbox {
     /// The index formula of each region, for the docs.
     fn formula(&self, region: Region) -> String {
         if self.version == Version::V3 {
-            let s = |r: Region| self.stride3(r);
-            return match region {
-                Region::Prepare => format!("slot·{BEAT_WORDS} + {{0: k, 1: m, 2: v, 3: prev}}"),
-                Region::PrepSig => format!("slot·{} + word", s(region)),
-                Region::WillCert | Region::WillCommit => format!(
+            let s = self.stride3(region);
+            return match (region, Shape3::of(region)) {
+                (Region::Prepare, _) => format!("slot·{s} + {{0: k, 1: m, 2: v, 3: prev}}"),
+                (_, Some(Shape3::VoteRows)) => format!(
                     "slot·R + node·2 + {{0: tag(v, k), 1: m}}, R = {}",
                     self.vote_row_words()
                 ),
-                Region::EchoPrep | Region::Certify | Region::Commit => {
-                    format!("(slot·N + node)·{} + word", s(region))
-                }
-                Region::EchoCommit | Region::EchoSeal => {
-                    format!("(x·N + node)·{} + word", s(region))
-                }
-                Region::Seal => format!("node·{} + word", s(region)),
+                (_, Some(Shape3::PerSlot)) => format!("slot·{s} + word"),
+                (_, Some(Shape3::SlotByNode)) => format!("(slot·N + node)·{s} + word"),
+                (_, Some(Shape3::PeerByNode)) => format!("(x·N + node)·{s} + word"),
+                (_, Some(Shape3::PerNode)) => format!("node·{s} + word"),
                 _ => "word".into(),
             };
         }
