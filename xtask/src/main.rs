@@ -127,7 +127,8 @@ enum Cmd {
     /// Check a design of the protocol over every interleaving (stateright;
     /// docs/model.md). Exit status 1 when a property fails.
     Model {
-        /// The design: current (the kernel today), recovery (docs/recovery.md),
+        /// The design: current (the kernel today), current:no_requests (the
+        /// kernel before its requests block), recovery (docs/recovery.md),
         /// or a weakened variant: recovery:no_bridge, recovery:cert_f,
         /// recovery:decide_f, recovery:no_cross_check (also spelt
         /// recovery-no-bridge, ...).

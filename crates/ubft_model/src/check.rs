@@ -282,7 +282,8 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
 /// Checks the design called `name` (see [`crate::DESIGNS`]).
 pub fn run_named(name: &str, cfg: Config, opts: &RunOpts) -> Result<CheckReport, String> {
     match name {
-        "current" => Ok(run(Current, cfg, opts)),
+        "current" => Ok(run(Current::KERNEL, cfg, opts)),
+        "current:no_requests" | "current-no-requests" => Ok(run(Current::NO_REQUESTS, cfg, opts)),
         name if crate::recovery::Variant::by_name(name).is_some() => {
             let variant = crate::recovery::Variant::by_name(name).unwrap();
             Ok(run(crate::recovery::Recovery { variant }, cfg, opts))

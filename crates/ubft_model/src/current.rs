@@ -31,9 +31,30 @@ use rhdl_ubft::params::{faults, quorum, vote_tag, SB};
 
 use crate::model::{val_name, Config, Design, Out, Val, FORGED, MAX_N, MAX_SLOTS, MAX_WINDOW};
 
-/// The design (no parameters: everything is in `Config`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Current;
+/// The design. Its one parameter is whether replicas check client values
+/// (recovery.md R2, built by the kernel's `requests` block): with
+/// `requests`, a replica votes for a prepare (its own installed one
+/// included) only when its m is a client value it has not decided, and a
+/// prepare that fails the check is a miss, so the wait times out as for no
+/// prepare. Everything else is in `Config`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Current {
+    pub requests: bool,
+}
+
+impl Current {
+    /// The kernel as built: R2 in FastWaitPrepare (`current`).
+    pub const KERNEL: Current = Current { requests: true };
+    /// The kernel before the `requests` block: any prepare of the view's
+    /// leader is voted for (`current:no_requests`).
+    pub const NO_REQUESTS: Current = Current { requests: false };
+}
+
+impl Default for Current {
+    fn default() -> Self {
+        Current::KERNEL
+    }
+}
 
 /// prepare[slot]: the words (k, m, view, 0).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -425,6 +446,37 @@ impl Current {
         p.k == rep.k && p.view == rep.view
     }
 
+    /// What leader `id` may propose: `Config::proposals`; with `requests`,
+    /// those in its B, or else B's head (its lowest value not decided), or
+    /// nothing when B is empty (it idles and times out, as the kernel's
+    /// leader does).
+    fn proposals(&self, cfg: &Config, id: usize, rep: &Rep) -> Vec<Val> {
+        let all = cfg.proposals(id, rep.k);
+        if !self.requests {
+            return all;
+        }
+        let ok: Vec<Val> = all
+            .into_iter()
+            .filter(|&m| self.valid(cfg, rep, m))
+            .collect();
+        if !ok.is_empty() {
+            return ok;
+        }
+        (1..=cfg.values)
+            .find(|&m| self.valid(cfg, rep, m))
+            .into_iter()
+            .collect()
+    }
+
+    /// R2 as the kernel checks it: m is in the replica's buffer B, i.e. a
+    /// client value (every request reaches every replica, R1) that it has
+    /// not decided. Always true without `requests`.
+    fn valid(&self, cfg: &Config, rep: &Rep, m: Val) -> bool {
+        !self.requests
+            || ((1..=cfg.values).contains(&m)
+                && !rep.log[..rep.nlog as usize].iter().any(|&(_, d)| d == m))
+    }
+
     fn leader_check(cfg: &Config, id: usize, rep: &mut Rep) {
         rep.phase = 0;
         rep.vote_view = rep.view;
@@ -474,7 +526,11 @@ impl Design for Current {
     type Step = Step;
 
     fn name(&self) -> &'static str {
-        "current"
+        if self.requests {
+            "current"
+        } else {
+            "current:no_requests"
+        }
     }
 
     fn init(&self, cfg: &Config, id: usize) -> (Rep, Hbm) {
@@ -497,9 +553,13 @@ impl Design for Current {
     fn steps(&self, cfg: &Config, _id: usize, rep: &Rep, hbm: &Hbm, out: &mut Vec<Step>) {
         let q = quorum(cfg.n);
         match rep.pc {
-            Pc::LeaderWait => out.extend(cfg.proposals(_id, rep.k).into_iter().map(Step::Propose)),
+            Pc::LeaderWait => {
+                out.extend(self.proposals(cfg, _id, rep).into_iter().map(Step::Propose))
+            }
             Pc::FastPrepare => {
-                if Self::prepared(cfg, rep, hbm) {
+                if Self::prepared(cfg, rep, hbm)
+                    && self.valid(cfg, rep, hbm.prepare[cfg.slot(rep.k)].m)
+                {
                     out.push(Step::Vote)
                 }
             }

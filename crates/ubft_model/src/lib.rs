@@ -27,8 +27,9 @@ pub use check::{find, run, run_named, CheckReport, PropertyReport, RunOpts};
 pub use model::{Config, Design, UbftModel};
 
 /// The designs the checker knows, by name.
-pub const DESIGNS: [&str; 6] = [
+pub const DESIGNS: [&str; 7] = [
     "current",
+    "current:no_requests",
     "recovery",
     "recovery:no_bridge",
     "recovery:cert_f",

@@ -34,7 +34,7 @@ fn cfg(slots: usize, views: u8) -> Config {
 fn a_silent_replica_stops_every_decision() {
     let mut c = cfg(1, 1);
     c.silent = 1;
-    let r = run(Current, c, &opts());
+    let r = run(Current::KERNEL, c, &opts());
     assert!(r.complete);
     assert!(r.property("agreement").holds);
     let live = r.property("live_with_f_silent");
@@ -59,7 +59,7 @@ fn a_silent_replica_stops_every_decision() {
 fn with_everyone_timely_every_slot_is_decided() {
     // Synchronous, nobody silent: every run decides both slots (the
     // checker passes what it should).
-    let r = run(Current, cfg(2, 2), &opts());
+    let r = run(Current::KERNEL, cfg(2, 2), &opts());
     assert!(r.complete);
     assert!(r.all_hold(), "{}", r.text());
 }
@@ -69,7 +69,7 @@ fn agreement_holds_with_a_held_write_a_silent_replica_and_a_reused_slot() {
     let mut c = cfg(2, 1);
     c.silent = 1;
     c.delays = 1;
-    let r = run(Current, c, &opts());
+    let r = run(Current::KERNEL, c, &opts());
     println!("{}", r.text());
     assert!(r.complete);
     assert!(r.property("agreement").holds);
@@ -88,7 +88,7 @@ fn one_held_will_commit_stalls_an_honest_cluster_for_good() {
     c.delays = 1;
     c.live_views = 2;
     let r = run(
-        Current,
+        Current::KERNEL,
         c,
         &RunOpts {
             threads: 2,
@@ -209,28 +209,33 @@ fn the_state_graph_has_no_cycle() {
     let mut c = cfg(2, 1);
     c.silent = 1;
     c.early_timeouts = 1;
-    let m = UbftModel::new(Current, c.clone());
+    let m = UbftModel::new(Current::KERNEL, c.clone());
     let visited = acyclic(&m).expect("no cycle");
     println!("{visited} states, no cycle");
     let mut c = cfg(1, 1);
     c.delays = 1;
     c.byzantine = Some(1);
     c.byz_writes = 2;
-    assert!(acyclic(&UbftModel::new(Current, c)).is_some());
+    assert!(acyclic(&UbftModel::new(Current::KERNEL, c)).is_some());
 }
 
-#[test]
-fn a_byzantine_leader_gets_a_forged_value_decided() {
-    // Validity as the simulator checks it (a decided value was proposed by a
-    // client): the kernel does not authenticate client values, so a
-    // Byzantine leader that proposes one of its own, and votes for it, gets
-    // it decided.
-    // Views 0..=0: the lie needs no view change.
+/// A Byzantine r0 that may write 5 times, one slot, views 0..=0, one value.
+fn forging_leader() -> Config {
     let mut c = cfg(1, 0);
     c.values = 1;
     c.byzantine = Some(0);
     c.byz_writes = 5;
-    let r = run(Current, c, &opts());
+    c
+}
+
+#[test]
+fn without_requests_a_byzantine_leader_gets_a_forged_value_decided() {
+    // Validity as the simulator checks it (a decided value was proposed by a
+    // client): before the `requests` block the kernel did not check client
+    // values, so a Byzantine leader that proposes one of its own, and votes
+    // for it, gets it decided.
+    // Views 0..=0: the lie needs no view change.
+    let r = run(Current::NO_REQUESTS, forging_leader(), &opts());
     assert!(r.property("agreement").holds);
     let v = r.property("validity");
     assert!(!v.holds);
@@ -244,12 +249,33 @@ fn a_byzantine_leader_gets_a_forged_value_decided() {
 }
 
 #[test]
+fn with_requests_a_forged_value_is_never_decided() {
+    // R2 (recovery.md section 4), as the kernel checks it: an honest replica
+    // votes only for a client value it holds, so the same budget forges
+    // nothing. With a view change the forger can also lie in its records;
+    // the installed prepare is checked the same way.
+    let r = run(Current::KERNEL, forging_leader(), &opts());
+    assert!(r.complete);
+    assert!(r.property("agreement").holds);
+    assert!(r.property("validity").holds, "{}", r.text());
+    assert!(r.property("integrity").holds);
+    let mut c = cfg(1, 2);
+    c.byzantine = Some(0);
+    c.byz_writes = 3;
+    let r = run(Current::KERNEL, c, &opts());
+    assert!(r.complete);
+    assert!(r.property("agreement").holds);
+    assert!(r.property("validity").holds, "{}", r.text());
+    assert!(r.property("integrity").holds);
+}
+
+#[test]
 fn every_action_the_harness_offers_changes_the_state() {
     // A stutter would be a cycle; the checker's actions are all real steps.
     let mut c = cfg(2, 1);
     c.silent = 1;
     c.delays = 1;
-    let m = UbftModel::new(Current, c);
+    let m = UbftModel::new(Current::KERNEL, c);
     let s = &m.init_states()[0];
     let mut a = vec![];
     m.actions(s, &mut a);
