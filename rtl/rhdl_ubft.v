@@ -9358,9 +9358,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  leader$set_m;
     wire  [31:0] leader$m_next;
     wire  leader$missed;
-    reg  [31:0] leader$prop_tdata;
-    reg  leader$prop_tvalid;
-    wire  leader$prop_tready;
+    reg  leader$head_valid;
+    reg  [31:0] leader$head_m;
     wire  leader$fetch_start;
     wire  [31:0] leader$fetch_word;
     reg  leader$fetch_done;
@@ -9384,6 +9383,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] fast$commit_row;
     reg  [95:0] fast$record;
     reg  [7:0] fast$votes;
+    reg  fast$m_held;
     reg  fast$expiring;
     wire  fast$set_m;
     wire  [31:0] fast$m_next;
@@ -9491,6 +9491,18 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [7:0] tally$flags;
     wire  [31:0] tally$probe_m;
     wire  [7:0] tally$probe_votes;
+    reg  requests$clock;
+    reg  requests$rst_n;
+    reg  [31:0] requests$prop_tdata;
+    reg  requests$prop_tvalid;
+    wire  requests$prop_tready;
+    wire  requests$head_valid;
+    wire  [31:0] requests$head_m;
+    reg  [31:0] requests$probe_m;
+    wire  requests$holds;
+    reg  requests$retire;
+    reg  [31:0] requests$retire_m;
+    wire  [7:0] requests$count;
     reg  [1:0] state$d;
     wire  [1:0] state$q;
     reg  state$clock;
@@ -9600,9 +9612,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .set_m(leader$set_m),
         .m_next(leader$m_next),
         .missed(leader$missed),
-        .prop_tdata(leader$prop_tdata),
-        .prop_tvalid(leader$prop_tvalid),
-        .prop_tready(leader$prop_tready),
+        .head_valid(leader$head_valid),
+        .head_m(leader$head_m),
         .fetch_start(leader$fetch_start),
         .fetch_word(leader$fetch_word),
         .fetch_done(leader$fetch_done),
@@ -9628,6 +9639,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .commit_row(fast$commit_row),
         .record(fast$record),
         .votes(fast$votes),
+        .m_held(fast$m_held),
         .expiring(fast$expiring),
         .set_m(fast$set_m),
         .m_next(fast$m_next),
@@ -9741,6 +9753,20 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .flags(tally$flags),
         .probe_m(tally$probe_m),
         .probe_votes(tally$probe_votes)
+    );
+    rhdl_ubft$protocol$requests requests(
+        .clock(requests$clock),
+        .rst_n(requests$rst_n),
+        .prop_tdata(requests$prop_tdata),
+        .prop_tvalid(requests$prop_tvalid),
+        .prop_tready(requests$prop_tready),
+        .head_valid(requests$head_valid),
+        .head_m(requests$head_m),
+        .probe_m(requests$probe_m),
+        .holds(requests$holds),
+        .retire(requests$retire),
+        .retire_m(requests$retire_m),
+        .count(requests$count)
     );
     rhdl_ubft$protocol$state state(
         .d(state$d),
@@ -9947,8 +9973,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         leader$leader_id = leader_id$q;
         leader$prep_word = prep_word;
         leader$expiring = expiring;
-        leader$prop_tdata = prop_tdata;
-        leader$prop_tvalid = prop_tvalid;
+        leader$head_valid = requests$head_valid;
+        leader$head_m = requests$head_m;
         leader$fetch_done = fetch_done;
         leader$bc_done = bc_done;
         fast$clock = clock;
@@ -9962,6 +9988,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$commit_row = commit_row;
         fast$record = tally$record;
         fast$votes = tally$votes;
+        fast$m_held = requests$holds;
         fast$expiring = expiring;
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
@@ -10045,7 +10072,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         sg_summary = ((view_no$q) & 128'hffffffffffffffffffffffffffffffff) | (((slot$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h60);
         sg_signature = fetch_beat;
         sg_resp_take = slow$sg_resp_take | view$sg_resp_take;
-        prop_tready = leader$prop_tready;
+        requests$clock = clock;
+        requests$rst_n = rst_n;
+        requests$prop_tdata = prop_tdata;
+        requests$prop_tvalid = prop_tvalid;
+        prop_tready = requests$prop_tready;
+        requests$probe_m = tally$record[(32'h20)+:(32)];
+        requests$retire = 1'b0;
+        requests$retire_m = m$q;
         missed = leader$missed | fast$missed | slow$missed | view$missed;
         if (leader$open_round | view$open_round) begin
             waited$d = 32'h0;
@@ -10142,6 +10176,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 begin
                     dec_tvalid = 1'b1;
                     if (dec_tready) begin
+                        requests$retire = 1'b1;
                         decisions$d = decisions$q + 32'h1;
                         if (slow_path$q) begin
                             slow_count$d = slow_count$q + 32'h1;
@@ -10358,7 +10393,7 @@ module rhdl_ubft$protocol$error(d,q,clock);
 endmodule // rhdl_ubft$protocol$error
 
 
-module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,expiring,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
+module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,expiring,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -10376,6 +10411,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
     input wire  [31:0] commit_row;
     input wire  [95:0] record;
     input wire  [7:0] votes;
+    input wire  m_held;
     input wire  expiring;
     output reg  set_m;
     output reg  [31:0] m_next;
@@ -10450,7 +10486,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
                     m_next = record[(32'h20)+:(32)];
                     bc_word = cert_row + (((id) & 32'hffffffff) << 32'h1);
                     if (fetch_done) begin
-                        if (~fetch_error & (record[(32'h0)+:(32)] == k) & (record[(32'h40)+:(32)] == view_no)) begin
+                        if (~fetch_error & (record[(32'h0)+:(32)] == k) & (record[(32'h40)+:(32)] == view_no) & m_held) begin
                             set_m = 1'b1;
                             set_phase = 1'b1;
                             phase_next = 32'h1;
@@ -10655,7 +10691,7 @@ module rhdl_ubft$protocol$k(d,q,clock);
 endmodule // rhdl_ubft$protocol$k
 
 
-module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,prep_word,expiring,open_round,set_m,m_next,missed,prop_tdata,prop_tvalid,prop_tready,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_prepare,bc_done,sts_state);
+module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,prep_word,expiring,open_round,set_m,m_next,missed,head_valid,head_m,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_prepare,bc_done,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -10671,9 +10707,8 @@ module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,lead
     output reg  set_m;
     output reg  [31:0] m_next;
     output reg  missed;
-    input wire  [31:0] prop_tdata;
-    input wire  prop_tvalid;
-    output reg  prop_tready;
+    input wire  head_valid;
+    input wire  [31:0] head_m;
     output reg  fetch_start;
     output reg  [31:0] fetch_word;
     input wire  fetch_done;
@@ -10712,7 +10747,6 @@ module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,lead
         set_m = 1'b0;
         m_next = 32'h0;
         missed = 1'b0;
-        prop_tready = 1'b0;
         fetch_start = 1'b0;
         fetch_word = 32'h0;
         bc_start = 1'b0;
@@ -10738,11 +10772,10 @@ module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,lead
                 end
             LeaderSt$LeaderWaitValue:
                 begin
-                    prop_tready = 1'b1;
-                    m_next = prop_tdata;
+                    m_next = head_m;
                     bc_word = prep_word;
                     fetch_word = prep_word;
-                    if (prop_tvalid) begin
+                    if (head_valid) begin
                         set_m = 1'b1;
                         bc_start = 1'b1;
                         bc_prepare = 1'b1;
@@ -10927,6 +10960,554 @@ module rhdl_ubft$protocol$quorum(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$quorum
+
+
+module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tready,head_valid,head_m,probe_m,holds,retire,retire_m,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] prop_tdata;
+    input wire  prop_tvalid;
+    output reg  prop_tready;
+    output reg  head_valid;
+    output reg  [31:0] head_m;
+    input wire  [31:0] probe_m;
+    output reg  holds;
+    input wire  retire;
+    input wire  [31:0] retire_m;
+    output reg  [7:0] count;
+    
+    // Constant declarations
+    localparam  all = 8'hff;
+    
+    // Stub signals
+    reg  [31:0] ent$0$d;
+    wire  [31:0] ent$0$q;
+    reg  ent$0$clock;
+    reg  [31:0] ent$1$d;
+    wire  [31:0] ent$1$q;
+    reg  ent$1$clock;
+    reg  [31:0] ent$2$d;
+    wire  [31:0] ent$2$q;
+    reg  ent$2$clock;
+    reg  [31:0] ent$3$d;
+    wire  [31:0] ent$3$q;
+    reg  ent$3$clock;
+    reg  [31:0] ent$4$d;
+    wire  [31:0] ent$4$q;
+    reg  ent$4$clock;
+    reg  [31:0] ent$5$d;
+    wire  [31:0] ent$5$q;
+    reg  ent$5$clock;
+    reg  [31:0] ent$6$d;
+    wire  [31:0] ent$6$q;
+    reg  ent$6$clock;
+    reg  [31:0] ent$7$d;
+    wire  [31:0] ent$7$q;
+    reg  ent$7$clock;
+    reg  [7:0] valid$d;
+    wire  [7:0] valid$q;
+    reg  valid$clock;
+    
+    // Local signals
+    reg  room;
+    reg  take;
+    reg  gone;
+    reg  hole$0;
+    reg  hole$1;
+    reg  hole$2;
+    reg  hole$3;
+    reg  hole$4;
+    reg  hole$5;
+    reg  hole$6;
+    reg  hole$7;
+    reg  [31:0] mid$0;
+    reg  [31:0] mid$1;
+    reg  [31:0] mid$2;
+    reg  [31:0] mid$3;
+    reg  [31:0] mid$4;
+    reg  [31:0] mid$5;
+    reg  [31:0] mid$6;
+    reg  [31:0] mid$7;
+    reg  midv$0;
+    reg  midv$1;
+    reg  midv$2;
+    reg  midv$3;
+    reg  midv$4;
+    reg  midv$5;
+    reg  midv$6;
+    reg  midv$7;
+    reg  placed;
+    reg  [7:0] nv;
+    reg  [7:0] held;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$requests$ent$0 ent$0(
+        .d(ent$0$d),
+        .q(ent$0$q),
+        .clock(ent$0$clock)
+    );
+    rhdl_ubft$protocol$requests$ent$1 ent$1(
+        .d(ent$1$d),
+        .q(ent$1$q),
+        .clock(ent$1$clock)
+    );
+    rhdl_ubft$protocol$requests$ent$2 ent$2(
+        .d(ent$2$d),
+        .q(ent$2$q),
+        .clock(ent$2$clock)
+    );
+    rhdl_ubft$protocol$requests$ent$3 ent$3(
+        .d(ent$3$d),
+        .q(ent$3$q),
+        .clock(ent$3$clock)
+    );
+    rhdl_ubft$protocol$requests$ent$4 ent$4(
+        .d(ent$4$d),
+        .q(ent$4$q),
+        .clock(ent$4$clock)
+    );
+    rhdl_ubft$protocol$requests$ent$5 ent$5(
+        .d(ent$5$d),
+        .q(ent$5$q),
+        .clock(ent$5$clock)
+    );
+    rhdl_ubft$protocol$requests$ent$6 ent$6(
+        .d(ent$6$d),
+        .q(ent$6$q),
+        .clock(ent$6$clock)
+    );
+    rhdl_ubft$protocol$requests$ent$7 ent$7(
+        .d(ent$7$d),
+        .q(ent$7$q),
+        .clock(ent$7$clock)
+    );
+    rhdl_ubft$protocol$requests$valid valid(
+        .d(valid$d),
+        .q(valid$q),
+        .clock(valid$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        valid$clock = clock;
+        valid$d = valid$q;
+        ent$0$clock = clock;
+        ent$0$d = ent$0$q;
+        ent$1$clock = clock;
+        ent$1$d = ent$1$q;
+        ent$2$clock = clock;
+        ent$2$d = ent$2$q;
+        ent$3$clock = clock;
+        ent$3$d = ent$3$q;
+        ent$4$clock = clock;
+        ent$4$d = ent$4$q;
+        ent$5$clock = clock;
+        ent$5$d = ent$5$q;
+        ent$6$clock = clock;
+        ent$6$d = ent$6$q;
+        ent$7$clock = clock;
+        ent$7$d = ent$7$q;
+        room = rst_n & (valid$q != all);
+        take = prop_tvalid & room;
+        prop_tready = room;
+        head_valid = valid$q[32'h0];
+        head_m = ent$0$q;
+        holds = 1'b0;
+        held = 32'h0;
+        if (valid$q[0]) begin
+            held = held + 32'h1;
+            if (ent$0$q == probe_m) begin
+                holds = 1'b1;
+            end
+        end
+        if (valid$q[1]) begin
+            held = held + 32'h1;
+            if (ent$1$q == probe_m) begin
+                holds = 1'b1;
+            end
+        end
+        if (valid$q[2]) begin
+            held = held + 32'h1;
+            if (ent$2$q == probe_m) begin
+                holds = 1'b1;
+            end
+        end
+        if (valid$q[3]) begin
+            held = held + 32'h1;
+            if (ent$3$q == probe_m) begin
+                holds = 1'b1;
+            end
+        end
+        if (valid$q[4]) begin
+            held = held + 32'h1;
+            if (ent$4$q == probe_m) begin
+                holds = 1'b1;
+            end
+        end
+        if (valid$q[5]) begin
+            held = held + 32'h1;
+            if (ent$5$q == probe_m) begin
+                holds = 1'b1;
+            end
+        end
+        if (valid$q[6]) begin
+            held = held + 32'h1;
+            if (ent$6$q == probe_m) begin
+                holds = 1'b1;
+            end
+        end
+        if (valid$q[7]) begin
+            held = held + 32'h1;
+            if (ent$7$q == probe_m) begin
+                holds = 1'b1;
+            end
+        end
+        count = held;
+        gone = 1'b0;
+        if (retire & valid$q[0] & (ent$0$q == retire_m)) begin
+            gone = 1'b1;
+        end
+        hole$0 = gone;
+        if (retire & valid$q[1] & (ent$1$q == retire_m)) begin
+            gone = 1'b1;
+        end
+        hole$1 = gone;
+        if (retire & valid$q[2] & (ent$2$q == retire_m)) begin
+            gone = 1'b1;
+        end
+        hole$2 = gone;
+        if (retire & valid$q[3] & (ent$3$q == retire_m)) begin
+            gone = 1'b1;
+        end
+        hole$3 = gone;
+        if (retire & valid$q[4] & (ent$4$q == retire_m)) begin
+            gone = 1'b1;
+        end
+        hole$4 = gone;
+        if (retire & valid$q[5] & (ent$5$q == retire_m)) begin
+            gone = 1'b1;
+        end
+        hole$5 = gone;
+        if (retire & valid$q[6] & (ent$6$q == retire_m)) begin
+            gone = 1'b1;
+        end
+        hole$6 = gone;
+        if (retire & valid$q[7] & (ent$7$q == retire_m)) begin
+            gone = 1'b1;
+        end
+        hole$7 = gone;
+        if (hole$0) begin
+            mid$0 = ent$1$q;
+            midv$0 = valid$q[0 + 32'h1];
+        end
+        else begin
+            mid$0 = ent$0$q;
+            midv$0 = valid$q[0];
+        end
+        if (hole$1) begin
+            mid$1 = ent$2$q;
+            midv$1 = valid$q[1 + 32'h1];
+        end
+        else begin
+            mid$1 = ent$1$q;
+            midv$1 = valid$q[1];
+        end
+        if (hole$2) begin
+            mid$2 = ent$3$q;
+            midv$2 = valid$q[2 + 32'h1];
+        end
+        else begin
+            mid$2 = ent$2$q;
+            midv$2 = valid$q[2];
+        end
+        if (hole$3) begin
+            mid$3 = ent$4$q;
+            midv$3 = valid$q[3 + 32'h1];
+        end
+        else begin
+            mid$3 = ent$3$q;
+            midv$3 = valid$q[3];
+        end
+        if (hole$4) begin
+            mid$4 = ent$5$q;
+            midv$4 = valid$q[4 + 32'h1];
+        end
+        else begin
+            mid$4 = ent$4$q;
+            midv$4 = valid$q[4];
+        end
+        if (hole$5) begin
+            mid$5 = ent$6$q;
+            midv$5 = valid$q[5 + 32'h1];
+        end
+        else begin
+            mid$5 = ent$5$q;
+            midv$5 = valid$q[5];
+        end
+        if (hole$6) begin
+            mid$6 = ent$7$q;
+            midv$6 = valid$q[6 + 32'h1];
+        end
+        else begin
+            mid$6 = ent$6$q;
+            midv$6 = valid$q[6];
+        end
+        mid$7 = ent$7$q;
+        midv$7 = valid$q[7] & ~hole$7;
+        placed = 1'b0;
+        nv = 32'h0;
+        ent$0$d = mid$0;
+        if (midv$0) begin
+            nv = (nv & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        else if (take & ~placed) begin
+            ent$0$d = prop_tdata;
+            nv = (nv & ~(1 << (0)) | ((1'b1) << (0)));
+            placed = 1'b1;
+        end
+        ent$1$d = mid$1;
+        if (midv$1) begin
+            nv = (nv & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        else if (take & ~placed) begin
+            ent$1$d = prop_tdata;
+            nv = (nv & ~(1 << (1)) | ((1'b1) << (1)));
+            placed = 1'b1;
+        end
+        ent$2$d = mid$2;
+        if (midv$2) begin
+            nv = (nv & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        else if (take & ~placed) begin
+            ent$2$d = prop_tdata;
+            nv = (nv & ~(1 << (2)) | ((1'b1) << (2)));
+            placed = 1'b1;
+        end
+        ent$3$d = mid$3;
+        if (midv$3) begin
+            nv = (nv & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        else if (take & ~placed) begin
+            ent$3$d = prop_tdata;
+            nv = (nv & ~(1 << (3)) | ((1'b1) << (3)));
+            placed = 1'b1;
+        end
+        ent$4$d = mid$4;
+        if (midv$4) begin
+            nv = (nv & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        else if (take & ~placed) begin
+            ent$4$d = prop_tdata;
+            nv = (nv & ~(1 << (4)) | ((1'b1) << (4)));
+            placed = 1'b1;
+        end
+        ent$5$d = mid$5;
+        if (midv$5) begin
+            nv = (nv & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        else if (take & ~placed) begin
+            ent$5$d = prop_tdata;
+            nv = (nv & ~(1 << (5)) | ((1'b1) << (5)));
+            placed = 1'b1;
+        end
+        ent$6$d = mid$6;
+        if (midv$6) begin
+            nv = (nv & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        else if (take & ~placed) begin
+            ent$6$d = prop_tdata;
+            nv = (nv & ~(1 << (6)) | ((1'b1) << (6)));
+            placed = 1'b1;
+        end
+        ent$7$d = mid$7;
+        if (midv$7) begin
+            nv = (nv & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        else if (take & ~placed) begin
+            ent$7$d = prop_tdata;
+            nv = (nv & ~(1 << (7)) | ((1'b1) << (7)));
+            placed = 1'b1;
+        end
+        valid$d = nv;
+        if (~rst_n) begin
+            valid$d = 32'h0;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$requests
+
+
+module rhdl_ubft$protocol$requests$ent$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$requests$ent$0
+
+
+module rhdl_ubft$protocol$requests$ent$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$requests$ent$1
+
+
+module rhdl_ubft$protocol$requests$ent$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$requests$ent$2
+
+
+module rhdl_ubft$protocol$requests$ent$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$requests$ent$3
+
+
+module rhdl_ubft$protocol$requests$ent$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$requests$ent$4
+
+
+module rhdl_ubft$protocol$requests$ent$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$requests$ent$5
+
+
+module rhdl_ubft$protocol$requests$ent$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$requests$ent$6
+
+
+module rhdl_ubft$protocol$requests$ent$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$requests$ent$7
+
+
+module rhdl_ubft$protocol$requests$valid(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$requests$valid
 
 
 module rhdl_ubft$protocol$slot(d,q,clock);

@@ -15,9 +15,9 @@ module tb_equivocate3;
   reg failed;
 
   // replica 0
-  reg [127:0] vin_0 [0:951];
+  reg [127:0] vin_0 [0:958];
   integer pin_0;
-  reg [575:0] vin_wide_0 [0:25];
+  reg [575:0] vin_wide_0 [0:24];
   integer pin_wide_0;
   reg [127:0] vout_0 [0:1091];
   integer pout_0;
@@ -258,13 +258,13 @@ module tb_equivocate3;
   );
 
   // replica 1
-  reg [127:0] vin_1 [0:959];
+  reg [127:0] vin_1 [0:993];
   integer pin_1;
-  reg [575:0] vin_wide_1 [0:24];
+  reg [575:0] vin_wide_1 [0:119];
   integer pin_wide_1;
-  reg [127:0] vout_1 [0:1079];
+  reg [127:0] vout_1 [0:1185];
   integer pout_1;
-  reg [575:0] vout_wide_1 [0:29];
+  reg [575:0] vout_wide_1 [0:17];
   integer pout_wide_1;
   reg [0:0] i1_ap_rst_n;
   reg [11:0] i1_s_axi_control_awaddr;
@@ -501,13 +501,13 @@ module tb_equivocate3;
   );
 
   // replica 2
-  reg [127:0] vin_2 [0:948];
+  reg [127:0] vin_2 [0:986];
   integer pin_2;
-  reg [575:0] vin_wide_2 [0:24];
+  reg [575:0] vin_wide_2 [0:119];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:1073];
+  reg [127:0] vout_2 [0:1181];
   integer pout_2;
-  reg [575:0] vout_wide_2 [0:29];
+  reg [575:0] vout_wide_2 [0:17];
   integer pout_wide_2;
   reg [0:0] i2_ap_rst_n;
   reg [11:0] i2_s_axi_control_awaddr;
@@ -772,7 +772,7 @@ module tb_equivocate3;
     failed = 0;
     for (cycle = 0; cycle < CYCLES && !failed; cycle = cycle + 1) begin
       ap_clk = 0;
-      while (pin_0 < 952 && vin_0[pin_0][127:96] == cycle) begin
+      while (pin_0 < 959 && vin_0[pin_0][127:96] == cycle) begin
         case (vin_0[pin_0][95:64])
           0: i0_ap_rst_n = vin_0[pin_0][0:0];
           1: i0_s_axi_control_awaddr = vin_0[pin_0][11:0];
@@ -814,7 +814,7 @@ module tb_equivocate3;
         endcase
         pin_0 = pin_0 + 1;
       end
-      while (pin_wide_0 < 26 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
+      while (pin_wide_0 < 25 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
         case (vin_wide_0[pin_wide_0][543:512])
           11: i0_m_axi_hbm_rdata = vin_wide_0[pin_wide_0][511:0];
           23: i0_s_axis_sresp_tdata = vin_wide_0[pin_wide_0][511:0];
@@ -886,7 +886,7 @@ module tb_equivocate3;
         endcase
         pout_wide_0 = pout_wide_0 + 1;
       end
-      while (pin_1 < 960 && vin_1[pin_1][127:96] == cycle) begin
+      while (pin_1 < 994 && vin_1[pin_1][127:96] == cycle) begin
         case (vin_1[pin_1][95:64])
           0: i1_ap_rst_n = vin_1[pin_1][0:0];
           1: i1_s_axi_control_awaddr = vin_1[pin_1][11:0];
@@ -928,7 +928,7 @@ module tb_equivocate3;
         endcase
         pin_1 = pin_1 + 1;
       end
-      while (pin_wide_1 < 25 && vin_wide_1[pin_wide_1][575:544] == cycle) begin
+      while (pin_wide_1 < 120 && vin_wide_1[pin_wide_1][575:544] == cycle) begin
         case (vin_wide_1[pin_wide_1][543:512])
           11: i1_m_axi_hbm_rdata = vin_wide_1[pin_wide_1][511:0];
           23: i1_s_axis_sresp_tdata = vin_wide_1[pin_wide_1][511:0];
@@ -938,7 +938,7 @@ module tb_equivocate3;
         endcase
         pin_wide_1 = pin_wide_1 + 1;
       end
-      while (pout_1 < 1080 && vout_1[pout_1][127:96] == cycle) begin
+      while (pout_1 < 1186 && vout_1[pout_1][127:96] == cycle) begin
         case (vout_1[pout_1][95:64])
           0: e1_s_axi_control_awready = vout_1[pout_1][0:0];
           1: e1_s_axi_control_wready = vout_1[pout_1][0:0];
@@ -990,7 +990,7 @@ module tb_equivocate3;
         endcase
         pout_1 = pout_1 + 1;
       end
-      while (pout_wide_1 < 30 && vout_wide_1[pout_wide_1][575:544] == cycle) begin
+      while (pout_wide_1 < 18 && vout_wide_1[pout_wide_1][575:544] == cycle) begin
         case (vout_wide_1[pout_wide_1][543:512])
           20: e1_m_axi_hbm_wdata = vout_wide_1[pout_wide_1][511:0];
           25: e1_m_axis_sq_tdata = vout_wide_1[pout_wide_1][255:0];
@@ -1000,7 +1000,7 @@ module tb_equivocate3;
         endcase
         pout_wide_1 = pout_wide_1 + 1;
       end
-      while (pin_2 < 949 && vin_2[pin_2][127:96] == cycle) begin
+      while (pin_2 < 987 && vin_2[pin_2][127:96] == cycle) begin
         case (vin_2[pin_2][95:64])
           0: i2_ap_rst_n = vin_2[pin_2][0:0];
           1: i2_s_axi_control_awaddr = vin_2[pin_2][11:0];
@@ -1042,7 +1042,7 @@ module tb_equivocate3;
         endcase
         pin_2 = pin_2 + 1;
       end
-      while (pin_wide_2 < 25 && vin_wide_2[pin_wide_2][575:544] == cycle) begin
+      while (pin_wide_2 < 120 && vin_wide_2[pin_wide_2][575:544] == cycle) begin
         case (vin_wide_2[pin_wide_2][543:512])
           11: i2_m_axi_hbm_rdata = vin_wide_2[pin_wide_2][511:0];
           23: i2_s_axis_sresp_tdata = vin_wide_2[pin_wide_2][511:0];
@@ -1052,7 +1052,7 @@ module tb_equivocate3;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 1074 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 1182 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_s_axi_control_awready = vout_2[pout_2][0:0];
           1: e2_s_axi_control_wready = vout_2[pout_2][0:0];
@@ -1104,7 +1104,7 @@ module tb_equivocate3;
         endcase
         pout_2 = pout_2 + 1;
       end
-      while (pout_wide_2 < 30 && vout_wide_2[pout_wide_2][575:544] == cycle) begin
+      while (pout_wide_2 < 18 && vout_wide_2[pout_wide_2][575:544] == cycle) begin
         case (vout_wide_2[pout_wide_2][543:512])
           20: e2_m_axi_hbm_wdata = vout_wide_2[pout_wide_2][511:0];
           25: e2_m_axis_sq_tdata = vout_wide_2[pout_wide_2][255:0];

@@ -15,11 +15,11 @@ module tb_guard3;
   reg failed;
 
   // replica 0
-  reg [127:0] vin_0 [0:619];
+  reg [127:0] vin_0 [0:627];
   integer pin_0;
   reg [575:0] vin_wide_0 [0:40];
   integer pin_wide_0;
-  reg [127:0] vout_0 [0:687];
+  reg [127:0] vout_0 [0:689];
   integer pout_0;
   reg [575:0] vout_wide_0 [0:90];
   integer pout_wide_0;
@@ -258,11 +258,11 @@ module tb_guard3;
   );
 
   // replica 1
-  reg [127:0] vin_1 [0:711];
+  reg [127:0] vin_1 [0:722];
   integer pin_1;
   reg [575:0] vin_wide_1 [0:56];
   integer pin_wide_1;
-  reg [127:0] vout_1 [0:699];
+  reg [127:0] vout_1 [0:707];
   integer pout_1;
   reg [575:0] vout_wide_1 [0:75];
   integer pout_wide_1;
@@ -501,11 +501,11 @@ module tb_guard3;
   );
 
   // replica 2
-  reg [127:0] vin_2 [0:688];
+  reg [127:0] vin_2 [0:699];
   integer pin_2;
   reg [575:0] vin_wide_2 [0:56];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:687];
+  reg [127:0] vout_2 [0:695];
   integer pout_2;
   reg [575:0] vout_wide_2 [0:75];
   integer pout_wide_2;
@@ -772,7 +772,7 @@ module tb_guard3;
     failed = 0;
     for (cycle = 0; cycle < CYCLES && !failed; cycle = cycle + 1) begin
       ap_clk = 0;
-      while (pin_0 < 620 && vin_0[pin_0][127:96] == cycle) begin
+      while (pin_0 < 628 && vin_0[pin_0][127:96] == cycle) begin
         case (vin_0[pin_0][95:64])
           0: i0_ap_rst_n = vin_0[pin_0][0:0];
           1: i0_s_axi_control_awaddr = vin_0[pin_0][11:0];
@@ -824,7 +824,7 @@ module tb_guard3;
         endcase
         pin_wide_0 = pin_wide_0 + 1;
       end
-      while (pout_0 < 688 && vout_0[pout_0][127:96] == cycle) begin
+      while (pout_0 < 690 && vout_0[pout_0][127:96] == cycle) begin
         case (vout_0[pout_0][95:64])
           0: e0_s_axi_control_awready = vout_0[pout_0][0:0];
           1: e0_s_axi_control_wready = vout_0[pout_0][0:0];
@@ -886,7 +886,7 @@ module tb_guard3;
         endcase
         pout_wide_0 = pout_wide_0 + 1;
       end
-      while (pin_1 < 712 && vin_1[pin_1][127:96] == cycle) begin
+      while (pin_1 < 723 && vin_1[pin_1][127:96] == cycle) begin
         case (vin_1[pin_1][95:64])
           0: i1_ap_rst_n = vin_1[pin_1][0:0];
           1: i1_s_axi_control_awaddr = vin_1[pin_1][11:0];
@@ -938,7 +938,7 @@ module tb_guard3;
         endcase
         pin_wide_1 = pin_wide_1 + 1;
       end
-      while (pout_1 < 700 && vout_1[pout_1][127:96] == cycle) begin
+      while (pout_1 < 708 && vout_1[pout_1][127:96] == cycle) begin
         case (vout_1[pout_1][95:64])
           0: e1_s_axi_control_awready = vout_1[pout_1][0:0];
           1: e1_s_axi_control_wready = vout_1[pout_1][0:0];
@@ -1000,7 +1000,7 @@ module tb_guard3;
         endcase
         pout_wide_1 = pout_wide_1 + 1;
       end
-      while (pin_2 < 689 && vin_2[pin_2][127:96] == cycle) begin
+      while (pin_2 < 700 && vin_2[pin_2][127:96] == cycle) begin
         case (vin_2[pin_2][95:64])
           0: i2_ap_rst_n = vin_2[pin_2][0:0];
           1: i2_s_axi_control_awaddr = vin_2[pin_2][11:0];
@@ -1052,7 +1052,7 @@ module tb_guard3;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 688 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 696 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_s_axi_control_awready = vout_2[pout_2][0:0];
           1: e2_s_axi_control_wready = vout_2[pout_2][0:0];

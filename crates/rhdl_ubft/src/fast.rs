@@ -8,7 +8,7 @@
 //! | ---: | --- | --- | --- |
 //! | – | Off | `start` | FastPollPrepare |
 //! | 5 | FastPollPrepare | (fetch of prepare[slot]) | FastWaitPrepare |
-//! | 6 | FastWaitPrepare | holds (k, view) / not / and it times out | FastSendCert (broadcast will_cert (tag, m)) / FastPollPrepare (a miss) / Off, `start_view` |
+//! | 6 | FastWaitPrepare | holds (k, view) and an m this replica holds as a request / not / and it times out | FastSendCert (broadcast will_cert (tag, m)) / FastPollPrepare (a miss) / Off, `start_view` |
 //! | 7 | FastSendCert | the broadcast is done | FastPollCert |
 //! | 8 | FastPollCert | (fetch of the will_cert row) | FastWaitCert |
 //! | 9 | FastWaitCert | 2f + 1 for (tag, m) / fewer / and it times out | FastSendCommit (broadcast will_commit) / FastPollCert (a miss) / Off, `start_slow` |
@@ -23,6 +23,14 @@
 //! handing the same slot to SLOW (`start_slow`: it holds the slot's value,
 //! and the slow path can still decide it) or to VIEW (`start_view`: no value
 //! in this view), and goes Off in the same cycle.
+//!
+//! The prepare's m must be a client request this replica holds (`m_held`,
+//! from crate::requests: recovery.md R2). A prepare of the right (k, view)
+//! with any other m, a value the leader made up or one already decided, is
+//! a miss like no prepare at all: the poll is tried again (the request may
+//! not have arrived yet) and the wait times out into a view change. The
+//! same check covers a value VIEW installed (VcInstall writes it into this
+//! replica's own prepare).
 //!
 //! Requests to Protocol: `set_m` (the prepare's m), `set_phase` (1 with
 //! will_cert, 2 with will_commit), `clear_wait` at each step forward,
@@ -90,6 +98,8 @@ pub struct Fast {
     /// (tag, m).
     pub record: Signal<In, Bits<96>>,
     pub votes: Signal<In, Bits<8>>,
+    /// The polled prepare's m is a request this replica holds (R2).
+    pub m_held: Signal<In, Bit>,
     /// The next miss is the `wait_polls`-th in a row.
     pub expiring: Signal<In, Bit>,
     // Requests to Protocol.
@@ -195,9 +205,11 @@ impl Logic for Fast {
                     if !self.fetch_error.val()
                         & (self.record.val().get_bits::<32>(0) == self.k.val())
                         & (self.record.val().get_bits::<32>(64) == self.view_no.val())
+                        & self.m_held.val()
                     {
-                        // The prepare of this k in this view: vote for its m
-                        // (the vote carries the m taken in this cycle).
+                        // The prepare of this k in this view, with a value a
+                        // client sent: vote for its m (the vote carries the
+                        // m taken in this cycle).
                         self.set_m.next = true;
                         self.set_phase.next = true;
                         self.phase_next.next = 1.into();

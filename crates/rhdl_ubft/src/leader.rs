@@ -7,7 +7,7 @@
 //! | ---: | --- | --- | --- |
 //! | – | Off | `start` | LeaderCheck |
 //! | 1 | LeaderCheck | id is the view's leader / is not | LeaderWaitValue / Off, `start_fast` |
-//! | 2 | LeaderWaitValue | a proposal m is taken / none offered | LeaderSendPrepare (broadcast (k, m, view, 0)) / LeaderIdle (an idle poll) |
+//! | 2 | LeaderWaitValue | a request is held / none | LeaderSendPrepare (broadcast (k, m, view, 0), m the oldest request) / LeaderIdle (an idle poll) |
 //! | 3 | LeaderIdle | the idle poll is back (a miss) / and it times out | LeaderWaitValue / Off, `start_view` |
 //! | 4 | LeaderSendPrepare | the broadcast is done | Off, `start_fast` |
 //!
@@ -20,8 +20,10 @@
 //! Requests to Protocol, which owns the slot's registers: `open_round` in
 //! LeaderCheck (votes from here on carry this view; phase 0; the wait and
 //! the decision path cleared), `set_m` with the proposal, `missed` for each
-//! idle poll. Ports: `prop` (the client's AXI-Stream), one fetch and one
-//! broadcast request at a time through Protocol; the broadcast request says
+//! idle poll. Inputs: the oldest request this replica holds (`head_valid`,
+//! `head_m`, from crate::requests: it stays there until decided, so a
+//! proposal a view change dropped is proposed again). Ports: one fetch and
+//! one broadcast request at a time through Protocol; the broadcast request says
 //! where (`bc_word`) and what (`bc_prepare`), and Protocol lays the
 //! prepare out from the slot's registers and the m taken.
 //!
@@ -74,10 +76,9 @@ pub struct Leader {
     pub set_m: Signal<Out, Bit>,
     pub m_next: Signal<Out, Bits<32>>,
     pub missed: Signal<Out, Bit>,
-    // Proposals (AXI-Stream).
-    pub prop_tdata: Signal<In, Bits<32>>,
-    pub prop_tvalid: Signal<In, Bit>,
-    pub prop_tready: Signal<Out, Bit>,
+    /// The oldest request held (crate::requests).
+    pub head_valid: Signal<In, Bit>,
+    pub head_m: Signal<In, Bits<32>>,
     // Fetch and Broadcast, through Protocol.
     pub fetch_start: Signal<Out, Bit>,
     pub fetch_word: Signal<Out, Bits<32>>,
@@ -128,7 +129,6 @@ impl Logic for Leader {
         self.set_m.next = false;
         self.m_next.next = 0.into();
         self.missed.next = false;
-        self.prop_tready.next = false;
         self.fetch_start.next = false;
         self.fetch_word.next = 0.into();
         self.bc_start.next = false;
@@ -150,15 +150,13 @@ impl Logic for Leader {
                 }
             }
             LeaderSt::LeaderWaitValue => {
-                self.prop_tready.next = true;
                 // Values for the requests below (Protocol reads them only
-                // with their strobes): gated by the state alone, they keep
-                // the offer's handshake out of the datapath.
-                self.m_next.next = self.prop_tdata.val();
+                // with their strobes): gated by the state alone.
+                self.m_next.next = self.head_m.val();
                 self.bc_word.next = self.prep_word.val();
                 self.fetch_word.next = self.prep_word.val();
-                if self.prop_tvalid.val() {
-                    // The prepare carries the m taken in this cycle.
+                if self.head_valid.val() {
+                    // The prepare carries the oldest request.
                     self.set_m.next = true;
                     self.bc_start.next = true;
                     self.bc_prepare.next = true;

@@ -11,6 +11,7 @@ pub mod leader;
 pub mod params;
 pub mod protocol;
 pub mod regs;
+pub mod requests;
 pub mod roce;
 pub mod roce_adapter;
 pub mod setup;

@@ -7,6 +7,9 @@
 pub const N: usize = 8;
 /// Slots in the window (the kernel's `G`): slot = (k - 1) mod G.
 pub const G: usize = 16;
+/// Client requests a replica holds and has not seen decided (the buffer B of
+/// docs/recovery.md R1; `crate::requests`).
+pub const REQUESTS: usize = 8;
 /// 512-bit beats per signature share: Ed25519 (64 bytes) is one beat.
 pub const SB_ED25519: usize = 1;
 /// DSig's share: 26 beats (layout only; the kernel is built for Ed25519).

@@ -11,6 +11,10 @@
 //!   active lanes); the wait (`waited`);
 //! - the ports to Fetch, Broadcast and the signer service, and the read
 //!   side of the fetch port (crate::tally);
+//! - the client requests held (crate::requests, recovery.md R1 and R2):
+//!   every request reaches every replica's `prop` stream; LEADER proposes
+//!   the oldest held, FAST votes only for a prepare whose m is held, and a
+//!   decision taken retires its value;
 //! - ap_ctrl_hs, the decision stream and the status counters.
 //!
 //! Its own states bracket the machines':
@@ -67,6 +71,7 @@
 use crate::fast::Fast;
 use crate::leader::Leader;
 use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP};
+use crate::requests::Requests;
 use crate::slow::Slow;
 use crate::tally::Tally;
 use crate::view::View;
@@ -167,6 +172,9 @@ pub struct Protocol<const N: usize> {
     slow: Slow<N>,
     view: View<N>,
     tally: Tally<N>,
+    /// The client requests held (B): LEADER proposes the oldest, FAST votes
+    /// only for a held one, and a decision retires its value.
+    requests: Requests,
     // Protocol's own state.
     state: DFF<ProtocolSt>,
     // The slot's registers (the spec's ProtocolState).
@@ -434,6 +442,7 @@ impl<const N: usize> Protocol<N> {
             slow: Slow::new(),
             view: View::new(),
             tally: Default::default(),
+            requests: Default::default(),
             state: Default::default(),
             view_no: Default::default(),
             leader_id: Default::default(),
@@ -652,8 +661,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.leader.leader_id.next = self.leader_id.q.val();
         self.leader.prep_word.next = self.prep_word.val();
         self.leader.expiring.next = self.expiring.val();
-        self.leader.prop_tdata.next = self.prop_tdata.val();
-        self.leader.prop_tvalid.next = self.prop_tvalid.val();
+        self.leader.head_valid.next = self.requests.head_valid.val();
+        self.leader.head_m.next = self.requests.head_m.val();
         self.leader.fetch_done.next = self.fetch_done.val();
         self.leader.bc_done.next = self.bc_done.val();
 
@@ -668,6 +677,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.commit_row.next = self.commit_row.val();
         self.fast.record.next = self.tally.record.val();
         self.fast.votes.next = self.tally.votes.val();
+        self.fast.m_held.next = self.requests.holds.val();
         self.fast.expiring.next = self.expiring.val();
         self.fast.fetch_done.next = self.fetch_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
@@ -793,7 +803,17 @@ impl<const N: usize> Logic for Protocol<N> {
             | (bit_cast::<128, 32>(self.m.q.val()) << 96);
         self.sg_signature.next = self.fetch_beat.val();
         self.sg_resp_take.next = self.slow.sg_resp_take.val() | self.view.sg_resp_take.val();
-        self.prop_tready.next = self.leader.prop_tready.val();
+        // The client's requests: every one goes to every replica (R1).
+        self.requests.clock.next = self.clock.val();
+        self.requests.rst_n.next = self.rst_n.val();
+        self.requests.prop_tdata.next = self.prop_tdata.val();
+        self.requests.prop_tvalid.next = self.prop_tvalid.val();
+        self.prop_tready.next = self.requests.prop_tready.val();
+        // The prepare's m (FastWaitPrepare reads `holds` with the record).
+        self.requests.probe_m.next = self.tally.record.val().get_bits::<32>(32);
+        // A decision taken retires its value, whoever proposed it.
+        self.requests.retire.next = false;
+        self.requests.retire_m.next = self.m.q.val();
         self.missed.next = self.leader.missed.val()
             | self.fast.missed.val()
             | self.slow.missed.val()
@@ -894,6 +914,7 @@ impl<const N: usize> Logic for Protocol<N> {
             ProtocolSt::Decide => {
                 self.dec_tvalid.next = true;
                 if self.dec_tready.val() {
+                    self.requests.retire.next = true;
                     self.decisions.d.next = self.decisions.q.val() + 1;
                     if self.slow_path.q.val() {
                         self.slow_count.d.next = self.slow_count.q.val() + 1;

@@ -1,9 +1,11 @@
 //! Bench: the measurements `cargo xtask bench` prints.
 //!
 //! Latencies are simulated kernel cycles, exact and repeatable. A slot's
-//! decision latency runs from the cycle the leader takes its proposal off
-//! `s_axis_prop` to the cycle the last honest replica's decision is taken
-//! off `m_axis_dec` (DESIGN.md section 7). Simulation speed is wall-clock and
+//! decision latency runs from the cycle the leader's kernel writes its
+//! prepare into its own HBM (the AW handshake on `m_axi_hbm`, one cycle
+//! after it chose the request) to the cycle the last honest replica's
+//! decision is taken off `m_axis_dec` (DESIGN.md section 7). The benchmark's
+//! runs have no view change, so the i-th prepare written is k = i + 1's. Simulation speed is wall-clock and
 //! varies with the machine.
 
 use crate::cluster::{Cluster, ClusterConfig, Path, RunReport, SimError};
@@ -46,7 +48,7 @@ pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
 /// every honest replica on `path`.
 pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
     let mut out = vec![];
-    for (i, &taken) in report.taken_cycles.iter().enumerate() {
+    for (i, &taken) in report.proposal_cycles.iter().enumerate() {
         let k = i as u64 + 1;
         let last = report
             .honest()

@@ -1,16 +1,17 @@
-//! Client: one replica's proposal stream in and decision stream out.
+//! Client: the request stream into one replica's kernel, and its decision
+//! stream out.
 //!
-//! What it models: the requests the host feeds one replica's kernel. Each
-//! replica has its own stream, [`proposal`]`(s, 0)`, `(s, 1)`, ... with
-//! s = [`stream_seed`]`(seed, r)` (replica 0's is the run's seed), offered
-//! on `prop_tvalid`/`prop_tdata`; a replica that never raises `prop_tready`
-//! (a follower) simply never takes one. Only the view's leader takes
-//! values, so a decided value names the leader that proposed it. The model
-//! does not drop a request another leader already proposed: after a view
-//! change the new leader starts from the head of its own stream. The values are nonzero (a cleared
-//! mailbox word is never a proposal) and distinct for a seed, so a decided m
-//! names the one request it came from. Decisions (`dec_k`, `dec_m`,
-//! `dec_slow`) are recorded when `dec_tvalid && dec_tready`.
+//! What it models: the clients' requests, which go to every replica
+//! (docs/recovery.md, R1): every replica's client offers the same stream,
+//! [`proposal`]`(seed, 0)`, `(seed, 1)`, ... with the run's seed, on
+//! `prop_tvalid`/`prop_tdata`, and each replica takes it at its own pace
+//! (the kernel's `requests` block takes a request whenever it has a free
+//! entry). Whichever replica leads proposes the oldest request it holds,
+//! and a decided request leaves every replica's buffer when that replica
+//! decides it. The values are nonzero (a cleared mailbox word is never a
+//! proposal) and distinct for a seed, so a decided m names the one request
+//! it came from. Decisions (`dec_k`, `dec_m`, `dec_slow`) are recorded when
+//! `dec_tvalid && dec_tready`.
 //!
 //! Timing: a value offered at cycle c is taken at c if `prop_tready` is high
 //! then, and the next value is offered from c + 1. A decision is recorded at
@@ -24,13 +25,6 @@
 
 use crate::network::Ready;
 use crate::ports::{KernelIn, KernelOut};
-
-/// The seed of replica r's request stream in a run with `seed`: each
-/// replica is fed by its own clients, so a decided value tells which leader
-/// proposed it (replica 0's stream is the run's seed itself).
-pub fn stream_seed(seed: u64, r: usize) -> u64 {
-    seed ^ ((r as u64) << 48)
-}
 
 /// The `index`-th request of the stream with `seed` (index 0 first): nonzero,
 /// and distinct from every other index below `u32::MAX` for the same seed.

@@ -12,7 +12,7 @@
 //! Every run checks itself ([`Checks`]): agreement among honest replicas,
 //! validity (every decided m was proposed), and k order from 1 without gaps.
 
-use crate::client::{stream_seed, Client};
+use crate::client::Client;
 use crate::hbm::{AxiViolation, Hbm};
 use crate::host::{Args, GuardStatus, Host};
 use crate::network::{Adversary, Delivery, Equivocate, Flight, Links, Network, Stack};
@@ -20,7 +20,7 @@ use crate::parallel;
 use crate::ports::{KernelBackend, KernelIn, Status};
 use crate::rusthdl::RustHdlKernel;
 use crate::signer::Signer;
-use rhdl_ubft::layout::{Mailbox, UBFT_BASE_PTR};
+use rhdl_ubft::layout::{prepare_words, Mailbox, Region, Version, UBFT_BASE_PTR};
 use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -369,10 +369,14 @@ pub struct RunReport {
     pub cycles: u64,
     pub backend: String,
     pub replicas: Vec<ReplicaReport>,
-    /// Proposal values in the order the leaders took them.
+    /// The client requests, each once, in the order a replica first took
+    /// one off `s_axis_prop` (every replica takes the same requests).
     pub proposed: Vec<u32>,
-    /// The cycle each of those was taken off `s_axis_prop`.
-    pub taken_cycles: Vec<u64>,
+    /// The cycles at which a kernel wrote a prepare into its own HBM (the
+    /// AW handshake on `m_axi_hbm`), all replicas merged, in order: in a
+    /// run without view changes, the leader's proposal of k = 1, 2, ...
+    /// (a view change adds the prepares VIEW installs).
+    pub proposal_cycles: Vec<u64>,
     pub network: NetworkReport,
     pub checks: Checks,
 }
@@ -532,13 +536,19 @@ impl Cluster {
         let hbms = (0..n)
             .map(|_| Hbm::new(cfg.hbm_read_latency, cfg.hbm_write_latency))
             .collect();
-        let clients = (0..n)
-            .map(|r| Client::new(stream_seed(cfg.seed, r)))
-            .collect();
+        // Every request goes to every replica (recovery.md R1).
+        let clients = (0..n).map(|_| Client::new(cfg.seed)).collect();
         let signers = (0..n)
             .map(|r| Signer::new(cfg.seed, r, n, cfg.sign_latency, cfg.verify_latency))
             .collect();
         let layout = Mailbox::v2(BUILD_N, G, SB);
+        // A proposal is the kernel writing a prepare into its own HBM.
+        let prepares = NETWORK_PTR + 4 * layout.base(Region::Prepare) as u64
+            ..NETWORK_PTR + 4 * (layout.prepare(G - 1) + prepare_words(Version::V2)) as u64;
+        let mut hbms: Vec<Hbm> = hbms;
+        for h in &mut hbms {
+            h.watch_writes(prepares.clone());
+        }
         let mut net = Network::new(
             n,
             cfg.net_latency,
@@ -801,9 +811,17 @@ impl Cluster {
             .iter()
             .flat_map(|c| c.taken().iter().map(|t| (t.cycle, t.m)))
             .collect();
+        // Every replica takes the same requests: each once, at its first take.
         taken.sort();
+        let mut seen = BTreeSet::new();
+        taken.retain(|t| seen.insert(t.1));
         let proposed: Vec<u32> = taken.iter().map(|t| t.1).collect();
-        let taken_cycles: Vec<u64> = taken.iter().map(|t| t.0).collect();
+        let mut proposal_cycles: Vec<u64> = self
+            .hbms
+            .iter()
+            .flat_map(|h| h.watched_writes().iter().copied())
+            .collect();
+        proposal_cycles.sort();
         let n = self.kernels.len();
         let stats = self.net.stats();
         let network = NetworkReport {
@@ -839,7 +857,7 @@ impl Cluster {
                 .to_string(),
             replicas,
             proposed,
-            taken_cycles,
+            proposal_cycles,
             network,
             checks,
         }

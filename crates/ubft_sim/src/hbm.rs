@@ -275,6 +275,10 @@ pub struct Hbm {
     counters: HbmCounters,
     /// What `m_axi_rx` wrote.
     rx_counters: HbmCounters,
+    /// A byte range whose writes by the kernel itself (`m_axi_hbm`) are
+    /// logged, and the cycles of their AW handshakes.
+    watch: Option<std::ops::Range<u64>>,
+    watched: Vec<u64>,
 }
 
 /// One AXI4 write port's state: accepted AWs and W beats not yet paired,
@@ -343,7 +347,20 @@ impl Hbm {
             ar_waiting: None,
             counters: HbmCounters::default(),
             rx_counters: HbmCounters::default(),
+            watch: None,
+            watched: Vec::new(),
         }
+    }
+
+    /// Logs the cycle of every AW handshake of `m_axi_hbm` (the kernel's own
+    /// writes, not the guard's) whose address is in `bytes`.
+    pub fn watch_writes(&mut self, bytes: std::ops::Range<u64>) {
+        self.watch = Some(bytes);
+    }
+
+    /// The cycles logged by [`Hbm::watch_writes`], in order.
+    pub fn watched_writes(&self) -> &[u64] {
+        &self.watched
     }
 
     /// The read latency H.
@@ -483,6 +500,13 @@ impl Hbm {
             bready: out.rx_bready,
             channels: (Channel::RxAw, Channel::RxW),
         };
+        if out.hbm_awvalid && inp.hbm_awready && inp.ap_rst_n {
+            if let Some(w) = &self.watch {
+                if w.contains(&out.hbm_awaddr) {
+                    self.watched.push(cycle);
+                }
+            }
+        }
         let mut wr = std::mem::take(&mut self.wr);
         let r = self.write_cycle(&mut wr, &hbm, inp.ap_rst_n, cycle, false);
         self.wr = wr;

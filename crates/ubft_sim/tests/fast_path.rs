@@ -5,7 +5,7 @@
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::defaults;
 use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
-use ubft_sim::adversary::WrongVotes;
+use ubft_sim::adversary::{Silent, WrongVotes};
 use ubft_sim::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
 
@@ -148,10 +148,10 @@ fn a_reused_slot_never_decides_its_old_value() {
         ..quick(n, slots)
     })
     .unwrap();
-    c.clients[0].limit = Some(G as u64);
-    // The next leaders (after view changes) have nothing to propose either.
-    for r in 1..n {
-        c.clients[r].limit = Some(0);
+    // The clients send G requests in all (to every replica, so the next
+    // leaders, after view changes, have nothing to propose either).
+    for r in 0..n {
+        c.clients[r].limit = Some(G as u64);
     }
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
@@ -180,43 +180,54 @@ fn a_reused_slot_never_decides_its_old_value() {
 }
 
 /// ubft_new's prepare carried no view, so an old view's proposal was voted
-/// on. A prepare naming another view is not voted on; the same prepare in
-/// the current view is.
+/// on; and followers voted for any value. A prepare is voted on only in the
+/// current view and only with a value a client sent (a request the replica
+/// holds, recovery.md R2): the same prepare in another view, or with a
+/// made-up value, is not.
 #[test]
-fn a_prepare_from_another_view_is_not_voted_on() {
+fn a_prepare_is_voted_on_only_in_its_view_and_with_a_clients_value() {
     let n = 3;
     let mb = layout();
-    for (view, votes) in [(100u32, false), (0u32, true)] {
+    let seed = quick(n, 1).seed;
+    let request = proposal(seed, 0);
+    for (view, m, votes) in [
+        (100u32, request, false),
+        (0u32, request, true),
+        (0u32, 0xABCD, false),
+    ] {
         let mut c = Cluster::new(ClusterConfig {
             wait_polls: 8,
             max_cycles: 3_000,
             ..quick(n, 1)
         })
         .unwrap();
-        // Nobody proposes anything itself (nor after a view change): the
-        // planted prepare is all the replicas see.
+        // One request, which every replica holds. The view-0 leader is
+        // silent, so the planted prepare is all replicas 1 and 2 see (and
+        // after a view change, whatever they propose goes to a later view).
         for r in 0..n {
-            c.clients[r].limit = Some(0);
+            c.clients[r].limit = Some(1);
         }
+        c.set_adversary(0, Box::new(Silent { from_cycle: 0 }));
         for r in 0..n {
-            c.hbms[r].write_words(byte(mb.prepare(0)), &[1, 0xABCD, view, 0]);
+            c.hbms[r].write_words(byte(mb.prepare(0)), &[1, m, view, 0]);
         }
         let report = c.run().unwrap();
+        assert!(report.checks.ok(), "{:?}", report.checks.failures);
         for r in 1..n {
             let vote = c.hbms[r].read_words(byte(mb.vote(Region::WillCert, 0, r)), 2);
             if votes {
                 assert_eq!(
                     vote,
-                    vec![vote_tag(0, 1), 0xABCD],
-                    "replica {r} votes in its view"
+                    vec![vote_tag(0, 1), m],
+                    "replica {r} votes in its view for the client's value"
                 );
             } else {
-                assert_eq!(
+                assert_ne!(
                     vote,
-                    vec![0, 0],
-                    "replica {r} voted on a view-{view} prepare"
+                    vec![vote_tag(0, 1), m],
+                    "replica {r} voted on a view-{view} prepare of {m:#x}"
                 );
-                assert!(report.replicas[r].decided.is_empty());
+                assert!(report.replicas[r].decided.iter().all(|d| d.m == request));
                 assert!(report.replicas[r].status.timeouts > 0);
             }
         }
