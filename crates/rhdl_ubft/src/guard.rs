@@ -46,16 +46,27 @@
 //! a cycle, and each cycle `awready` or `wready` stays low adds one.
 //! `bvalid` never holds the guard up.
 //!
+//! Streaming (v3, `GuardV3`): a record longer than the `BEATS`-beat buffer
+//! is not held whole. Its first `BEATS` beats are taken and the rest are
+//! held back on `wr_data_tready` while the write is checked (every leader's
+//! record has its view word in its first beat); an accepted record is then
+//! written one HBM beat per payload beat, each later beat fetched from the
+//! stack after the HBM beat before it (two cycles a beat), and a refused
+//! one is drained. A payload whose `tlast` disagrees with its length on a
+//! streamed beat stops the write before that beat: it counts as `data`,
+//! and the HBM beats before it stay written (docs/guard.md, "v3").
+//!
 //! States, named for what they wait on:
 //!
 //! | state | waits for | then |
 //! | --- | --- | --- |
 //! | Idle | a command | Collect (Check when its length is 0: no payload follows) |
-//! | Collect | the payload's beats, until `tlast` | Check |
-//! | Check | the row checks (`CHECK_CYCLES` after the command) | Idle (refused), Leader, or Write |
-//! | Leader | view mod n (`LEADER_CYCLES`) | Write, or Idle (refused) |
-//! | Write | AWREADY and WREADY, beat by beat | Idle after the last beat |
-//! | Drain | `tlast` of a payload abandoned by a reset | Idle |
+//! | Collect | the payload's beats, until `tlast` (streaming: or a full buffer) | Check |
+//! | Check | the row checks (`CHECK_CYCLES` after the command) | Idle (refused; Drain if the payload is not all in), Leader, or Write |
+//! | Leader | view mod n (`LEADER_CYCLES`) | Write, or Idle/Drain (refused) |
+//! | Write | AWREADY and WREADY, beat by beat | Idle after the last beat; Fetch when the next HBM beat needs a payload beat not yet taken |
+//! | Fetch | streaming: the next payload beat | Write; Idle/Drain when its `tlast` disagrees with the length |
+//! | Drain | `tlast` of a payload abandoned by a reset or refused while streaming | Idle |
 //!
 //! Reset (`rst_n`, synchronous, active low): clears the counters and
 //! abandons a write that has not reached AXI: nothing of it is written. A
@@ -63,7 +74,8 @@
 //! AXI cannot take back a valid, and stopping would leave a partial record.
 //! If the abandoned command's payload is still coming, the guard drains it
 //! (`wr_data_tready` high until `tlast`, the beats dropped) before it takes
-//! the next command, so the stack's streams stay in step.
+//! the next command, so the stack's streams stay in step. A streamed
+//! record on AXI is finished too, fetching its beats through the reset.
 
 use crate::layout::{
     prepare_words, share_words, vote_row_words, vote_words, Mailbox, Region, Version, VC_WORDS,
