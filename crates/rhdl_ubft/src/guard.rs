@@ -1599,8 +1599,10 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                 }
             }
             GuardState::Fetch => {
-                self.wr_data_tready.next = true;
-                if self.wr_data_tvalid.val() {
+                // (Gated by `stream`, so that a build that never streams
+                // keeps none of it.)
+                self.wr_data_tready.next = self.stream.val();
+                if self.stream.val() & self.wr_data_tvalid.val() {
                     for i in 0..BEATS {
                         if self.wsel.q.val().get_bit(i) {
                             self.buf[i].d.next = self.rot2.val();

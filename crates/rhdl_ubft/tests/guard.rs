@@ -1717,6 +1717,7 @@ fn the_v3_block_agrees_with_the_reference_on_random_writes() {
             Err(Refusal::Shape),
             Err(Refusal::Length),
             Err(Refusal::Data),
+            Err(Refusal::Unaligned),
             Err(Refusal::Outside),
             Err(Refusal::UnknownQp),
         ] {
@@ -1772,4 +1773,62 @@ fn the_v3_verilog_replays_a_recorded_run_cycle_for_cycle() {
         b.trace.cmds.len() > 190,
         "most commands taken across the resets"
     );
+}
+
+/// A two-beat v3 record (certify: the CERT block and its share) fits the
+/// buffer and is held whole, as v2's two-beat records are.
+#[test]
+fn a_two_beat_v3_record_is_held_whole() {
+    let m = mb3();
+    let mut b = bench3(3, 0);
+    let at = m.record(Region::Certify, 4, 1);
+    let rec: Vec<u32> = (0..32).map(|i| 0x2200 + i).collect();
+    b.send(Packet::write(1, at, &rec));
+    b.send(Packet::write(1, at, &[1]));
+    b.run(60);
+    let t = &b.trace;
+    assert_eq!(t.beats, vec![1, 2, 10]);
+    assert_eq!(t.aws[..2], [(7, addr(at)), (8, addr(at) + 64)]);
+    assert_eq!(t.cmds, vec![0, 9]);
+    let mut want = rec.clone();
+    want[0] = 1;
+    assert_eq!(b.read(at, 32), want);
+}
+
+/// Reset and streaming: a streamed record not yet on AXI is abandoned and
+/// its waiting beats drained; one on AXI is finished, its later beats
+/// fetched through the reset.
+#[test]
+fn reset_abandons_a_streamed_record_before_axi_and_finishes_it_after() {
+    let m = mb3();
+    let at = m.record(Region::Commit, 3, 2);
+    let rec: Vec<u32> = (0..96).map(|i| 0x6600 + i).collect();
+    let vote = m.vote(Region::WillCommit, 0, 1);
+    let run = |rst: Vec<u64>| {
+        let mut b = bench3(3, 0);
+        b.send(Packet::write(2, at, &rec));
+        b.send(Packet::write(1, vote, &[8, 9]));
+        b.rst_at = rst;
+        b.run(100);
+        b
+    };
+    // Reset at 4, while the record is checked (its first two beats in):
+    // abandoned, beats 2..5 drained at 5..8, the vote taken at 9.
+    let b = run(vec![4]);
+    assert_eq!(b.trace.beats[..6], [1, 2, 5, 6, 7, 8]);
+    assert_eq!(b.trace.cmds, vec![0, 9]);
+    assert!(b.trace.aws.iter().all(|a| a.1 == addr(vote) & !63));
+    assert_eq!(b.read(at, 96), vec![0; 96]);
+    // Reset from 9 to 12, while beat 2 is fetched and HBM beats 2 and 3
+    // are written: the record goes on as without a reset and lands whole;
+    // the vote is taken after it, at 17.
+    let b = run(vec![9, 10, 11, 12]);
+    assert_eq!(b.trace.beats[..6], [1, 2, 9, 11, 13, 15]);
+    assert_eq!(
+        b.trace.aws.iter().map(|a| a.0).collect::<Vec<_>>()[..6],
+        [7, 8, 10, 12, 14, 16]
+    );
+    assert_eq!(b.read(at, 96), rec);
+    assert_eq!(b.trace.cmds, vec![0, 17]);
+    assert_eq!(b.trace.counters[1].accepted, 1, "counted after the reset");
 }
