@@ -3903,8 +3903,8 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                 end
             GuardState$Fetch:
                 begin
-                    wr_data_tready = 1'b1;
-                    if (wr_data_tvalid) begin
+                    wr_data_tready = stream;
+                    if (stream & wr_data_tvalid) begin
                         if (wsel$q[0]) begin
                             buf$0$d = rot2;
                         end
