@@ -54,7 +54,8 @@
 //! stack after the HBM beat before it (two cycles a beat), and a refused
 //! one is drained. A payload whose `tlast` disagrees with its length on a
 //! streamed beat stops the write before that beat: it counts as `data`,
-//! and the HBM beats before it stay written (docs/guard.md, "v3").
+//! and the HBM beats before it stay written (docs/guard.md, "v3: the rule,
+//! and the block streams").
 //!
 //! States, named for what they wait on:
 //!
@@ -1035,7 +1036,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
         assert!(BEATS >= 1 && BEATS < 64, "a buffer of 1 to 63 beats");
         // A record longer than the buffer is streamed: its first BEATS beats
         // are held while the write is checked, the rest taken one at a time
-        // as HBM takes the beats before them (docs/guard.md, "v3").
+        // as HBM takes the beats before them (docs/guard.md, "v3: the rule,
+        // and the block streams").
         let stream = table.max_words > BEATS * BEAT_WORDS;
         if stream {
             assert!(
