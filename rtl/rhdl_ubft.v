@@ -2775,6 +2775,8 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     localparam  beat_mask = 64'hffffffffffffffc0;
     localparam  size = 3'b110;
     localparam  burst = 2'b1;
+    localparam  stream = 1'b0;
+    localparam  last_slot = 64'h1;
     
     // Enums
     localparam GuardState$Idle = 0;
@@ -2783,6 +2785,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     localparam GuardState$Check = 3;
     localparam GuardState$Leader = 4;
     localparam GuardState$Write = 5;
+    localparam GuardState$Fetch = 6;
     
     // Stub signals
     reg  rows$0$clock;
@@ -2929,6 +2932,9 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  data_bad$d;
     wire  data_bad$q;
     reg  data_bad$clock;
+    reg  got_last$d;
+    wire  got_last$q;
+    reg  got_last$clock;
     reg  [31:0] vsh$d;
     wire  [31:0] vsh$q;
     reg  vsh$clock;
@@ -2947,6 +2953,12 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [63:0] wsel$d;
     wire  [63:0] wsel$q;
     reg  wsel$clock;
+    reg  [63:0] psel$d;
+    wire  [63:0] psel$q;
+    reg  psel$clock;
+    reg  [7:0] hb$d;
+    wire  [7:0] hb$q;
+    reg  hb$clock;
     reg  first$d;
     wire  first$q;
     reg  first$clock;
@@ -3029,6 +3041,8 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [6:0] hi;
     reg  refuse;
     reg  [3:0] why;
+    reg  [7:0] nxt;
+    reg  [63:0] rot_sel;
     reg  [15:0] by_off;
     reg  [31:0] by_field;
     
@@ -3229,6 +3243,11 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .q(data_bad$q),
         .clock(data_bad$clock)
     );
+    rhdl_ubft$guard$got_last got_last(
+        .d(got_last$d),
+        .q(got_last$q),
+        .clock(got_last$clock)
+    );
     rhdl_ubft$guard$vsh vsh(
         .d(vsh$d),
         .q(vsh$q),
@@ -3258,6 +3277,16 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .d(wsel$d),
         .q(wsel$q),
         .clock(wsel$clock)
+    );
+    rhdl_ubft$guard$psel psel(
+        .d(psel$d),
+        .q(psel$q),
+        .clock(psel$clock)
+    );
+    rhdl_ubft$guard$hb hb(
+        .d(hb$d),
+        .q(hb$q),
+        .clock(hb$clock)
     );
     rhdl_ubft$guard$first first(
         .d(first$d),
@@ -3351,12 +3380,15 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         csel$clock = clock;
         beat_n$clock = clock;
         data_bad$clock = clock;
+        got_last$clock = clock;
         vsh$clock = clock;
         rem$clock = clock;
         step$clock = clock;
         wad$clock = clock;
         wrem$clock = clock;
         wsel$clock = clock;
+        psel$clock = clock;
+        hb$clock = clock;
         first$clock = clock;
         aw_done$clock = clock;
         w_done$clock = clock;
@@ -3377,12 +3409,15 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         csel$d = csel$q;
         beat_n$d = beat_n$q;
         data_bad$d = data_bad$q;
+        got_last$d = got_last$q;
         vsh$d = vsh$q;
         rem$d = rem$q;
         step$d = step$q;
         wad$d = wad$q;
         wrem$d = wrem$q;
         wsel$d = wsel$q;
+        psel$d = psel$q;
+        hb$d = hb$q;
         first$d = first$q;
         aw_done$d = aw_done$q;
         w_done$d = w_done$q;
@@ -3674,7 +3709,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         if (wsel$q[0]) begin
             cur = buf$0$q;
         end
-        if (wsel$q[0 + 32'h1]) begin
+        if ((~stream & wsel$q[0 + 32'h1]) | (stream & psel$q[0])) begin
             prev = buf$0$q;
         end
         lane_mask = ones << (((lane) & 10'h3ff) << 32'h5);
@@ -3689,6 +3724,13 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         end
         else begin
             hi = wrem$q[(32'h0)+:(7)];
+        end
+        nxt = hb$q + 32'h1;
+        if ((wsel$q & last_slot) != 32'h0) begin
+            rot_sel = 32'h1;
+        end
+        else begin
+            rot_sel = wsel$q << 32'h1;
         end
         refuse = 1'b0;
         why = 32'h0;
@@ -3709,7 +3751,9 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                         csel$d = 32'h1;
                         beat_n$d = 32'h0;
                         data_bad$d = 1'b0;
+                        got_last$d = 1'b0;
                         if (wr_cmd_tdata[(at_len)+:(28)] == 32'h0) begin
+                            got_last$d = 1'b1;
                             state$d = GuardState$Check;
                         end
                         else begin
@@ -3728,9 +3772,18 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                         if (beat_n$q != 32'hff) begin
                             beat_n$d = beat_n$q + 32'h1;
                         end
+                        got_last$d = wr_data_tlast;
                         if (wr_data_tlast) begin
                             data_bad$d = beat_n$q != expect_m1;
                             state$d = GuardState$Check;
+                        end
+                        else if (stream) begin
+                            if (beat_n$q == expect_m1) begin
+                                data_bad$d = 1'b1;
+                            end
+                            if ((csel$q & last_slot) != 32'h0) begin
+                                state$d = GuardState$Check;
+                            end
                         end
                     end
                 end
@@ -3770,11 +3823,18 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                             state$d = GuardState$Write;
                         end
                         if (refuse) begin
-                            state$d = GuardState$Idle;
+                            if (stream & ~got_last$q) begin
+                                state$d = GuardState$Drain;
+                            end
+                            else begin
+                                state$d = GuardState$Idle;
+                            end
                         end
                         wad$d = vaddr_q$q & beat_mask;
                         wrem$d = ((vaddr_q$q[(32'h0)+:(6)]) & 32'hffffffff) + len_q$q;
                         wsel$d = 32'h1;
+                        psel$d = 32'h0;
+                        hb$d = 32'h0;
                         first$d = 1'b1;
                         aw_done$d = 1'b0;
                         w_done$d = 1'b0;
@@ -3792,7 +3852,12 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                         else begin
                             refuse = 1'b1;
                             why = c_not_leader;
-                            state$d = GuardState$Idle;
+                            if (stream & ~got_last$q) begin
+                                state$d = GuardState$Drain;
+                            end
+                            else begin
+                                state$d = GuardState$Idle;
+                            end
                         end
                     end
                 end
@@ -3814,10 +3879,51 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                         else begin
                             wad$d = wad$q + 32'h40;
                             wrem$d = wrem$q - 32'h40;
-                            wsel$d = wsel$q << 32'h1;
                             first$d = 1'b0;
                             aw_done$d = 1'b0;
                             w_done$d = 1'b0;
+                            if (stream) begin
+                                psel$d = wsel$q;
+                                hb$d = nxt;
+                                if (nxt > expect_m1) begin
+                                    wsel$d = 32'h0;
+                                end
+                                else begin
+                                    wsel$d = rot_sel;
+                                    if (beat_n$q <= nxt) begin
+                                        state$d = GuardState$Fetch;
+                                    end
+                                end
+                            end
+                            else begin
+                                wsel$d = wsel$q << 32'h1;
+                            end
+                        end
+                    end
+                end
+            GuardState$Fetch:
+                begin
+                    wr_data_tready = stream;
+                    if (stream & wr_data_tvalid) begin
+                        if (wsel$q[0]) begin
+                            buf$0$d = rot2;
+                        end
+                        if (beat_n$q != 32'hff) begin
+                            beat_n$d = beat_n$q + 32'h1;
+                        end
+                        got_last$d = wr_data_tlast;
+                        if ((wr_data_tlast & (beat_n$q != expect_m1)) | (~wr_data_tlast & (beat_n$q == expect_m1))) begin
+                            refuse = 1'b1;
+                            why = c_data;
+                            if (wr_data_tlast) begin
+                                state$d = GuardState$Idle;
+                            end
+                            else begin
+                                state$d = GuardState$Drain;
+                            end
+                        end
+                        else begin
+                            state$d = GuardState$Write;
                         end
                     end
                 end
@@ -3870,8 +3976,13 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                     state$d = GuardState$Drain;
                 end
             end
-            else if ((state$q != GuardState$Write) & (state$q != GuardState$Drain)) begin
-                state$d = GuardState$Idle;
+            else if ((state$q == GuardState$Check) | (state$q == GuardState$Leader)) begin
+                if (stream & ~got_last$q) begin
+                    state$d = GuardState$Drain;
+                end
+                else begin
+                    state$d = GuardState$Idle;
+                end
             end
             accepted_q$d = 32'h0;
             werr_q$d = 32'h0;
@@ -4082,6 +4193,44 @@ module rhdl_ubft$guard$first(d,q,clock);
 endmodule // rhdl_ubft$guard$first
 
 
+module rhdl_ubft$guard$got_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$got_last
+
+
+module rhdl_ubft$guard$hb(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$hb
+
+
 module rhdl_ubft$guard$high_q(d,q,clock);
     
     // Module arguments
@@ -4156,6 +4305,25 @@ module rhdl_ubft$guard$mal_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$guard$mal_q
+
+
+module rhdl_ubft$guard$psel(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$psel
 
 
 module rhdl_ubft$guard$qpn_q(d,q,clock);
@@ -9053,6 +9221,7 @@ module rhdl_ubft$guard$state(d,q,clock);
     localparam GuardState$Check = 3;
     localparam GuardState$Leader = 4;
     localparam GuardState$Write = 5;
+    localparam GuardState$Fetch = 6;
     
     // Update code (custom)
     initial begin

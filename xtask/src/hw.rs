@@ -411,10 +411,12 @@ fn write_block_resources(block: &str, rows: &[Stat], version: &str, flatten: boo
     let section = format!(
         "{start}\n## The {block} block alone\n\n\
 `cargo xtask synth --block {block}` runs the same Yosys script (`synth_xilinx -family xcup{} -noiopad`) \
-on the block's Verilog alone (`rhdl_ubft::{block}::verilog::<N>()`: the v2 layout of N replicas, \
+on the block's Verilog alone (`{}`: the {} layout of N replicas, \
 window G = {}, shares of SB = {} beat). {}\n\n\
 - date: {}\n- tool: {version}\n\n{}{end}",
         if flatten { " -flatten" } else { "" },
+        block_source(block).0,
+        block_source(block).1,
         rhdl_ubft::params::G,
         rhdl_ubft::params::SB,
         block_note(block),
@@ -436,7 +438,16 @@ window G = {}, shares of SB = {} beat). {}\n\n\
 fn block_note(block: &str) -> &'static str {
     match block {
         "guard" => "The guard is in the kernel (issue 10, phase 2): the kernel's table above counts it too.",
+        "guard_v3" => "The v3 guard streams records past its two-beat buffer; the kernel does not run it yet.",
         _ => "",
+    }
+}
+
+/// The function a block's Verilog comes from, and its layout.
+fn block_source(block: &str) -> (String, &'static str) {
+    match block {
+        "guard_v3" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), "v3"),
+        b => (format!("rhdl_ubft::{b}::verilog::<N>()"), "v2"),
     }
 }
 

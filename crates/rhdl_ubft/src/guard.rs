@@ -46,16 +46,28 @@
 //! a cycle, and each cycle `awready` or `wready` stays low adds one.
 //! `bvalid` never holds the guard up.
 //!
+//! Streaming (v3, `GuardV3`): a record longer than the `BEATS`-beat buffer
+//! is not held whole. Its first `BEATS` beats are taken and the rest are
+//! held back on `wr_data_tready` while the write is checked (every leader's
+//! record has its view word in its first beat); an accepted record is then
+//! written one HBM beat per payload beat, each later beat fetched from the
+//! stack after the HBM beat before it (two cycles a beat), and a refused
+//! one is drained. A payload whose `tlast` disagrees with its length on a
+//! streamed beat stops the write before that beat: it counts as `data`,
+//! and the HBM beats before it stay written (docs/guard.md, "v3: the rule,
+//! and the block streams").
+//!
 //! States, named for what they wait on:
 //!
 //! | state | waits for | then |
 //! | --- | --- | --- |
 //! | Idle | a command | Collect (Check when its length is 0: no payload follows) |
-//! | Collect | the payload's beats, until `tlast` | Check |
-//! | Check | the row checks (`CHECK_CYCLES` after the command) | Idle (refused), Leader, or Write |
-//! | Leader | view mod n (`LEADER_CYCLES`) | Write, or Idle (refused) |
-//! | Write | AWREADY and WREADY, beat by beat | Idle after the last beat |
-//! | Drain | `tlast` of a payload abandoned by a reset | Idle |
+//! | Collect | the payload's beats, until `tlast` (streaming: or a full buffer) | Check |
+//! | Check | the row checks (`CHECK_CYCLES` after the command) | Idle (refused; Drain if the payload is not all in), Leader, or Write |
+//! | Leader | view mod n (`LEADER_CYCLES`) | Write, or Idle/Drain (refused) |
+//! | Write | AWREADY and WREADY, beat by beat | Idle after the last beat; Fetch when the next HBM beat needs a payload beat not yet taken |
+//! | Fetch | streaming: the next payload beat | Write; Idle/Drain when its `tlast` disagrees with the length |
+//! | Drain | `tlast` of a payload abandoned by a reset or refused while streaming | Idle |
 //!
 //! Reset (`rst_n`, synchronous, active low): clears the counters and
 //! abandons a write that has not reached AXI: nothing of it is written. A
@@ -63,7 +75,8 @@
 //! AXI cannot take back a valid, and stopping would leave a partial record.
 //! If the abandoned command's payload is still coming, the guard drains it
 //! (`wr_data_tready` high until `tlast`, the beats dropped) before it takes
-//! the next command, so the stack's streams stay in step.
+//! the next command, so the stack's streams stay in step. A streamed
+//! record on AXI is finished too, fetching its beats through the reset.
 
 use crate::layout::{
     prepare_words, share_words, vote_row_words, vote_words, Mailbox, Region, Version, VC_WORDS,
@@ -656,6 +669,12 @@ pub const V2_ROWS: usize = Region::ALL.len();
 /// share, 16 words) is one beat.
 pub const V2_BEATS: usize = 1;
 
+/// The rows of a v3 layout.
+pub const V3_ROWS: usize = Region::V3.len();
+/// Payload beats the v3 guard buffers: a two-beat record (most of v3's) is
+/// held whole; commit and new_view are streamed after their first two.
+pub const V3_BEATS: usize = 2;
+
 /// A constant of the block.
 fn konst<const B: usize>(x: u64) -> Constant<Bits<B>> {
     Constant::new(x.into())
@@ -837,6 +856,9 @@ pub enum GuardState {
     Leader,
     /// One AW and one W per beat.
     Write,
+    /// Streaming: the next payload beat, into the buffer slot the HBM beat
+    /// after the one just written needs.
+    Fetch,
 }
 
 /// The slot guard for a build of `N` replicas, a table of `ROWS` rows and a
@@ -906,6 +928,9 @@ pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
     csel: DFF<Bits<64>>,
     beat_n: DFF<Bits<8>>,
     data_bad: DFF<Bit>,
+    // The payload's tlast has been taken (streaming: the rest is drained
+    // after a refusal when it has not).
+    got_last: DFF<Bit>,
     // The leader check.
     vsh: DFF<Bits<32>>,
     rem: DFF<Bits<9>>,
@@ -914,6 +939,10 @@ pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
     wad: DFF<Bits<64>>,
     wrem: DFF<Bits<32>>,
     wsel: DFF<Bits<64>>,
+    // Streaming: the slot of the previous payload beat, and the HBM beat's
+    // index.
+    psel: DFF<Bits<64>>,
+    hb: DFF<Bits<8>>,
     first: DFF<Bit>,
     aw_done: DFF<Bit>,
     w_done: DFF<Bit>,
@@ -958,6 +987,8 @@ pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
     hi: Signal<Local, Bits<7>>,
     refuse: Signal<Local, Bit>,
     why: Signal<Local, Bits<4>>,
+    nxt: Signal<Local, Bits<8>>,
+    rot_sel: Signal<Local, Bits<64>>,
     by_off: Signal<Local, Bits<16>>,
     by_field: Signal<Local, Bits<32>>,
     // Constants.
@@ -986,6 +1017,10 @@ pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
     beat_mask: Constant<Bits<64>>,
     size: Constant<Bits<3>>,
     burst: Constant<Bits<2>>,
+    // Records longer than the buffer are streamed (v3).
+    stream: Constant<Bit>,
+    // The buffer's last slot, one-hot.
+    last_slot: Constant<Bits<64>>,
 }
 
 impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS> {
@@ -997,18 +1032,35 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
             "Guard<N>: qpns and sts_refused_by are sized for params::N"
         );
         assert_eq!(table.n, N, "the table's layout is for N replicas");
-        assert!(
-            table.version != Version::V3,
-            "Guard: the block buffers a whole record before it writes; v3's records \
-             (up to {} words) are to be streamed instead (docs/recovery.md, section 16, step 2)",
-            table.max_words
-        );
         assert_eq!(table.rows.len(), ROWS, "one RowCheck per row");
-        assert!(
-            BEATS >= 1 && BEATS < 64 && table.max_words <= BEATS * BEAT_WORDS,
-            "the buffer holds the largest record ({} words)",
-            table.max_words
-        );
+        assert!(BEATS >= 1 && BEATS < 64, "a buffer of 1 to 63 beats");
+        // A record longer than the buffer is streamed: its first BEATS beats
+        // are held while the write is checked, the rest taken one at a time
+        // as HBM takes the beats before them (docs/guard.md, "v3: the rule,
+        // and the block streams").
+        let stream = table.max_words > BEATS * BEAT_WORDS;
+        if stream {
+            assert!(
+                BEATS >= 2,
+                "streaming records of up to {} words needs a buffer of two beats: \
+                 an HBM beat takes words from two payload beats",
+                table.max_words
+            );
+            assert!(
+                table.max_words.div_ceil(BEAT_WORDS) < 255,
+                "beat_n counts a record's beats"
+            );
+            for r in &table.rows {
+                if let Rule::Leader { view_at, .. } = r.rule {
+                    assert!(
+                        view_at < BEATS * BEAT_WORDS,
+                        "{:?}: the view word is checked before the write starts, \
+                         so it must lie in the buffered beats",
+                        r.region
+                    );
+                }
+            }
+        }
         let mut ids = Bits::<64>::default();
         for i in 0..8 {
             ids.set_bits::<8>(8 * i, (i as u64).into());
@@ -1082,12 +1134,15 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
             csel: Default::default(),
             beat_n: Default::default(),
             data_bad: Default::default(),
+            got_last: Default::default(),
             vsh: Default::default(),
             rem: Default::default(),
             step: Default::default(),
             wad: Default::default(),
             wrem: Default::default(),
             wsel: Default::default(),
+            psel: Default::default(),
+            hb: Default::default(),
             first: Default::default(),
             aw_done: Default::default(),
             w_done: Default::default(),
@@ -1130,6 +1185,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
             hi: Default::default(),
             refuse: Default::default(),
             why: Default::default(),
+            nxt: Default::default(),
+            rot_sel: Default::default(),
             by_off: Default::default(),
             by_field: Default::default(),
             at_vaddr: konst(WR_VADDR as u64),
@@ -1157,6 +1214,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
             beat_mask: konst(!63u64),
             size: konst(crate::params::AXI_SIZE_BEAT),
             burst: konst(crate::params::AXI_BURST_INCR),
+            stream: Constant::new(stream),
+            last_slot: konst(1 << (BEATS - 1)),
         }
     }
 }
@@ -1166,8 +1225,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, vaddr_q, len_q, qpn_q, high_q, age, word_q, words_q, sender_q,
-            known_q, mal_q, csel, beat_n, data_bad, vsh, rem, step, wad, wrem, wsel, first,
-            aw_done, w_done, accepted_q, werr_q, by_q
+            known_q, mal_q, csel, beat_n, data_bad, got_last, vsh, rem, step, wad, wrem, wsel,
+            psel, hb, first, aw_done, w_done, accepted_q, werr_q, by_q
         );
         for i in 0..BEATS {
             self.buf[i].clock.next = self.clock.val();
@@ -1326,7 +1385,11 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
             if self.wsel.q.val().get_bit(i) {
                 self.cur.next = self.buf[i].q.val();
             }
-            if self.wsel.q.val().get_bit(i + 1) {
+            // Buffered, beat j - 1 is slot j - 1; streamed, the buffer is a
+            // ring and psel names the slot.
+            if (!self.stream.val() & self.wsel.q.val().get_bit(i + 1))
+                | (self.stream.val() & self.psel.q.val().get_bit(i))
+            {
                 self.prev.next = self.buf[i].q.val();
             }
         }
@@ -1340,6 +1403,13 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
             self.hi.next = 64.into();
         } else {
             self.hi.next = self.wrem.q.val().get_bits::<7>(0);
+        }
+        // Streaming: the next HBM beat, and the buffer slot after wsel's.
+        self.nxt.next = self.hb.q.val() + 1;
+        if (self.wsel.q.val() & self.last_slot.val()) != 0 {
+            self.rot_sel.next = 1.into();
+        } else {
+            self.rot_sel.next = self.wsel.q.val() << 1;
         }
         // The FSM.
         self.refuse.next = false;
@@ -1379,6 +1449,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                     self.csel.d.next = 1.into();
                     self.beat_n.d.next = 0.into();
                     self.data_bad.d.next = false;
+                    self.got_last.d.next = false;
                     if self
                         .wr_cmd_tdata
                         .val()
@@ -1386,6 +1457,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                         == 0
                     {
                         // No payload follows an empty write.
+                        self.got_last.d.next = true;
                         self.state.d.next = GuardState::Check;
                     } else {
                         self.state.d.next = GuardState::Collect;
@@ -1404,9 +1476,20 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                     if self.beat_n.q.val() != 255 {
                         self.beat_n.d.next = self.beat_n.q.val() + 1;
                     }
+                    self.got_last.d.next = self.wr_data_tlast.val();
                     if self.wr_data_tlast.val() {
                         self.data_bad.d.next = self.beat_n.q.val() != self.expect_m1.val();
                         self.state.d.next = GuardState::Check;
+                    } else if self.stream.val() {
+                        // The beat the length says is the last lacks tlast.
+                        if self.beat_n.q.val() == self.expect_m1.val() {
+                            self.data_bad.d.next = true;
+                        }
+                        // The buffer is full: the rest waits for the
+                        // decision (wr_data_tready low).
+                        if (self.csel.q.val() & self.last_slot.val()) != 0 {
+                            self.state.d.next = GuardState::Check;
+                        }
                     }
                 }
             }
@@ -1439,7 +1522,11 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                         self.state.d.next = GuardState::Write;
                     }
                     if self.refuse.val() {
-                        self.state.d.next = GuardState::Idle;
+                        if self.stream.val() & !self.got_last.q.val() {
+                            self.state.d.next = GuardState::Drain;
+                        } else {
+                            self.state.d.next = GuardState::Idle;
+                        }
                     }
                     // The write's first beat: its address and its bytes from
                     // the beat's start to the record's end.
@@ -1447,6 +1534,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                     self.wrem.d.next = bit_cast::<32, 6>(self.vaddr_q.q.val().get_bits::<6>(0))
                         + self.len_q.q.val();
                     self.wsel.d.next = 1.into();
+                    self.psel.d.next = 0.into();
+                    self.hb.d.next = 0.into();
                     self.first.d.next = true;
                     self.aw_done.d.next = false;
                     self.w_done.d.next = false;
@@ -1462,7 +1551,11 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                     } else {
                         self.refuse.next = true;
                         self.why.next = self.c_not_leader.val();
-                        self.state.d.next = GuardState::Idle;
+                        if self.stream.val() & !self.got_last.q.val() {
+                            self.state.d.next = GuardState::Drain;
+                        } else {
+                            self.state.d.next = GuardState::Idle;
+                        }
                     }
                 }
             }
@@ -1484,10 +1577,59 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                     } else {
                         self.wad.d.next = self.wad.q.val() + 64;
                         self.wrem.d.next = self.wrem.q.val() - 64;
-                        self.wsel.d.next = self.wsel.q.val() << 1;
                         self.first.d.next = false;
                         self.aw_done.d.next = false;
                         self.w_done.d.next = false;
+                        if self.stream.val() {
+                            // HBM beat j + 1 takes payload beat j + 1 (if the
+                            // record has one) and beat j; the slot of j - 1
+                            // is free for j + 1.
+                            self.psel.d.next = self.wsel.q.val();
+                            self.hb.d.next = self.nxt.val();
+                            if self.nxt.val() > self.expect_m1.val() {
+                                self.wsel.d.next = 0.into();
+                            } else {
+                                self.wsel.d.next = self.rot_sel.val();
+                                if self.beat_n.q.val() <= self.nxt.val() {
+                                    self.state.d.next = GuardState::Fetch;
+                                }
+                            }
+                        } else {
+                            self.wsel.d.next = self.wsel.q.val() << 1;
+                        }
+                    }
+                }
+            }
+            GuardState::Fetch => {
+                // (Gated by `stream`, so that a build that never streams
+                // keeps none of it.)
+                self.wr_data_tready.next = self.stream.val();
+                if self.stream.val() & self.wr_data_tvalid.val() {
+                    for i in 0..BEATS {
+                        if self.wsel.q.val().get_bit(i) {
+                            self.buf[i].d.next = self.rot2.val();
+                        }
+                    }
+                    if self.beat_n.q.val() != 255 {
+                        self.beat_n.d.next = self.beat_n.q.val() + 1;
+                    }
+                    self.got_last.d.next = self.wr_data_tlast.val();
+                    // A payload that ends before, or goes on after, the beat
+                    // its length implies: the write stops here, before this
+                    // beat's HBM beat.
+                    if (self.wr_data_tlast.val() & (self.beat_n.q.val() != self.expect_m1.val()))
+                        | (!self.wr_data_tlast.val()
+                            & (self.beat_n.q.val() == self.expect_m1.val()))
+                    {
+                        self.refuse.next = true;
+                        self.why.next = self.c_data.val();
+                        if self.wr_data_tlast.val() {
+                            self.state.d.next = GuardState::Idle;
+                        } else {
+                            self.state.d.next = GuardState::Drain;
+                        }
+                    } else {
+                        self.state.d.next = GuardState::Write;
                     }
                 }
             }
@@ -1521,10 +1663,15 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                 } else {
                     self.state.d.next = GuardState::Drain;
                 }
-            } else if (self.state.q.val() != GuardState::Write)
-                & (self.state.q.val() != GuardState::Drain)
+            } else if (self.state.q.val() == GuardState::Check)
+                | (self.state.q.val() == GuardState::Leader)
             {
-                self.state.d.next = GuardState::Idle;
+                // Streaming, the rest of the payload may still be coming.
+                if self.stream.val() & !self.got_last.q.val() {
+                    self.state.d.next = GuardState::Drain;
+                } else {
+                    self.state.d.next = GuardState::Idle;
+                }
             }
             self.accepted_q.d.next = 0.into();
             self.werr_q.d.next = 0.into();
@@ -1572,16 +1719,38 @@ pub fn v2<const N: usize>() -> GuardV2<N> {
     GuardV2::<N>::new(&v2_table(N))
 }
 
+/// The guard of a v3 build of `N` replicas (`Mailbox::v3`, recovery.md
+/// section 13): records longer than its two-beat buffer are streamed.
+pub type GuardV3<const N: usize> = Guard<N, V3_ROWS, V3_BEATS>;
+
+/// The table of the v3 build of `N` replicas.
+pub fn v3_table(n: usize) -> GuardTable {
+    GuardTable::new(&Mailbox::v3(n, crate::params::G, crate::params::SB))
+}
+
+/// The guard of the v3 build of `N` replicas.
+pub fn v3<const N: usize>() -> GuardV3<N> {
+    GuardV3::<N>::new(&v3_table(N))
+}
+
 /// Verilog of the v2 guard of N replicas alone (for lint and synthesis),
 /// top module `rhdl_ubft_guard`, submodules `rhdl_ubft_guard$<path>`.
 pub fn verilog<const N: usize>() -> String {
-    let mut uut = v2::<N>();
+    block_verilog(v2::<N>(), &format!("v2 layout, N = {N}"))
+}
+
+/// Verilog of the v3 guard of N replicas alone, named as [`verilog`]'s.
+pub fn verilog_v3<const N: usize>() -> String {
+    block_verilog(v3::<N>(), &format!("v3 layout, N = {N}"))
+}
+
+fn block_verilog<B: Block>(mut uut: B, what: &str) -> String {
     uut.connect_all();
     let body = generate_verilog(&uut)
         .replace("module top(", "module rhdl_ubft_guard(")
         .replace("top$", "rhdl_ubft_guard$");
     format!(
-        "// Generated from crates/rhdl_ubft/src/guard.rs (rust-hdl 0.46), v2 layout, N = {N}.\n\
+        "// Generated from crates/rhdl_ubft/src/guard.rs (rust-hdl 0.46), {what}.\n\
          // Do not edit: change the Rust source and regenerate.\n{body}"
     )
 }
@@ -1677,10 +1846,23 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "v3's records")]
-    fn the_block_refuses_a_v3_table() {
+    fn the_block_takes_a_v3_table_and_streams_what_its_buffer_cannot_hold() {
+        for n in [3, 5, 8] {
+            let t = GuardTable::new(&Mailbox::v3(n, G, 1));
+            assert!(
+                t.max_words > V3_BEATS * BEAT_WORDS,
+                "n = {n}: new_view streams"
+            );
+        }
+        let _ = v3::<3>();
+        let _ = v3::<8>();
+    }
+
+    #[test]
+    #[should_panic(expected = "needs a buffer of two beats")]
+    fn streaming_needs_two_beats_of_buffer() {
         let t = GuardTable::new(&Mailbox::v3(3, G, 1));
-        let _ = Guard::<3, 11, 16>::new(&t);
+        let _ = Guard::<3, V3_ROWS, 1>::new(&t);
     }
 
     #[test]
