@@ -9624,6 +9624,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] view$slow_commit_row;
     reg  [31:0] view$probe_m;
     reg  [7:0] view$probe_votes;
+    reg  view$probe_same_view;
     wire  view$next_view;
     wire  view$restore_view;
     wire  view$open_round;
@@ -9660,6 +9661,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [7:0] tally$flags;
     wire  [31:0] tally$probe_m;
     wire  [7:0] tally$probe_votes;
+    wire  tally$probe_same_view;
     reg  requests$clock;
     reg  requests$rst_n;
     reg  [31:0] requests$prop_tdata;
@@ -9671,7 +9673,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  requests$holds;
     reg  requests$retire;
     reg  [31:0] requests$retire_m;
-    wire  [7:0] requests$count;
     reg  [1:0] state$d;
     wire  [1:0] state$q;
     reg  state$clock;
@@ -9884,6 +9885,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .slow_commit_row(view$slow_commit_row),
         .probe_m(view$probe_m),
         .probe_votes(view$probe_votes),
+        .probe_same_view(view$probe_same_view),
         .next_view(view$next_view),
         .restore_view(view$restore_view),
         .open_round(view$open_round),
@@ -9921,7 +9923,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .votes(tally$votes),
         .flags(tally$flags),
         .probe_m(tally$probe_m),
-        .probe_votes(tally$probe_votes)
+        .probe_votes(tally$probe_votes),
+        .probe_same_view(tally$probe_same_view)
     );
     rhdl_ubft$protocol$requests requests(
         .clock(requests$clock),
@@ -9934,8 +9937,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .probe_m(requests$probe_m),
         .holds(requests$holds),
         .retire(requests$retire),
-        .retire_m(requests$retire_m),
-        .count(requests$count)
+        .retire_m(requests$retire_m)
     );
     rhdl_ubft$protocol$state state(
         .d(state$d),
@@ -10194,6 +10196,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$slow_commit_row = slow_commit_row;
         view$probe_m = tally$probe_m;
         view$probe_votes = tally$probe_votes;
+        view$probe_same_view = tally$probe_same_view;
         view$fetch_beat = fetch_beat;
         view$fetch_beat_valid = fetch_beat_valid;
         view$fetch_done = fetch_done;
@@ -11131,7 +11134,7 @@ module rhdl_ubft$protocol$quorum(d,q,clock);
 endmodule // rhdl_ubft$protocol$quorum
 
 
-module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tready,head_valid,head_m,probe_m,holds,retire,retire_m,count);
+module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tready,head_valid,head_m,probe_m,holds,retire,retire_m);
     
     // Module arguments
     input wire  clock;
@@ -11145,7 +11148,6 @@ module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tread
     output reg  holds;
     input wire  retire;
     input wire  [31:0] retire_m;
-    output reg  [7:0] count;
     
     // Constant declarations
     localparam  all = 8'hff;
@@ -11209,7 +11211,6 @@ module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tread
     reg  midv$7;
     reg  placed;
     reg  [7:0] nv;
-    reg  [7:0] held;
     
     // Sub module instances
     rhdl_ubft$protocol$requests$ent$0 ent$0(
@@ -11284,56 +11285,30 @@ module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tread
         head_valid = valid$q[32'h0];
         head_m = ent$0$q;
         holds = 1'b0;
-        held = 32'h0;
-        if (valid$q[0]) begin
-            held = held + 32'h1;
-            if (ent$0$q == probe_m) begin
-                holds = 1'b1;
-            end
+        if (valid$q[0] & (ent$0$q == probe_m)) begin
+            holds = 1'b1;
         end
-        if (valid$q[1]) begin
-            held = held + 32'h1;
-            if (ent$1$q == probe_m) begin
-                holds = 1'b1;
-            end
+        if (valid$q[1] & (ent$1$q == probe_m)) begin
+            holds = 1'b1;
         end
-        if (valid$q[2]) begin
-            held = held + 32'h1;
-            if (ent$2$q == probe_m) begin
-                holds = 1'b1;
-            end
+        if (valid$q[2] & (ent$2$q == probe_m)) begin
+            holds = 1'b1;
         end
-        if (valid$q[3]) begin
-            held = held + 32'h1;
-            if (ent$3$q == probe_m) begin
-                holds = 1'b1;
-            end
+        if (valid$q[3] & (ent$3$q == probe_m)) begin
+            holds = 1'b1;
         end
-        if (valid$q[4]) begin
-            held = held + 32'h1;
-            if (ent$4$q == probe_m) begin
-                holds = 1'b1;
-            end
+        if (valid$q[4] & (ent$4$q == probe_m)) begin
+            holds = 1'b1;
         end
-        if (valid$q[5]) begin
-            held = held + 32'h1;
-            if (ent$5$q == probe_m) begin
-                holds = 1'b1;
-            end
+        if (valid$q[5] & (ent$5$q == probe_m)) begin
+            holds = 1'b1;
         end
-        if (valid$q[6]) begin
-            held = held + 32'h1;
-            if (ent$6$q == probe_m) begin
-                holds = 1'b1;
-            end
+        if (valid$q[6] & (ent$6$q == probe_m)) begin
+            holds = 1'b1;
         end
-        if (valid$q[7]) begin
-            held = held + 32'h1;
-            if (ent$7$q == probe_m) begin
-                holds = 1'b1;
-            end
+        if (valid$q[7] & (ent$7$q == probe_m)) begin
+            holds = 1'b1;
         end
-        count = held;
         gone = 1'b0;
         if (retire & valid$q[0] & (ent$0$q == retire_m)) begin
             gone = 1'b1;
@@ -12401,7 +12376,7 @@ module rhdl_ubft$protocol$support(d,q,clock);
 endmodule // rhdl_ubft$protocol$support
 
 
-module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flags,probe_m,probe_votes);
+module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flags,probe_m,probe_votes,probe_same_view);
     
     // Module arguments
     input wire  [511:0] beat;
@@ -12415,10 +12390,12 @@ module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flag
     output reg  [7:0] flags;
     output reg  [31:0] probe_m;
     output reg  [7:0] probe_votes;
+    output reg  probe_same_view;
     
     // Local signals
     reg  [511:0] row;
-    reg  probe_found;
+    reg  [31:0] probe_tag;
+    reg  probe_for_k;
     
     // Update code
     always @(*) begin
@@ -12467,63 +12444,33 @@ module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flag
             votes = votes + 32'h1;
             flags = (flags & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        probe_found = 1'b0;
-        probe_m = 32'h0;
-        if (active[0] & (row[(0 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(0 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active[1] & (row[(1 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(1 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active[2] & (row[(2 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(2 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active[3] & (row[(3 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(3 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active[4] & (row[(4 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(4 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active[5] & (row[(5 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(5 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active[6] & (row[(6 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(6 * 32'h40 + 32'h20)+:(32)];
-        end
-        if (active[7] & (row[(7 * 32'h40)+:(32)] == tag) & ~probe_found) begin
-            probe_found = 1'b1;
-            probe_m = row[(7 * 32'h40 + 32'h20)+:(32)];
-        end
+        probe_tag = row[(32'h0)+:(32)];
+        probe_m = row[(32'h20)+:(32)];
+        probe_for_k = (probe_tag & 32'hffffff) == (tag & 32'hffffff);
+        probe_same_view = probe_tag == tag;
         probe_votes = 32'h0;
-        if (active[0] & (row[(0 * 32'h40)+:(32)] == tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+        if (probe_for_k & active[0] & (row[(0 * 32'h40)+:(32)] == probe_tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
             probe_votes = probe_votes + 32'h1;
         end
-        if (active[1] & (row[(1 * 32'h40)+:(32)] == tag) & (row[(1 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+        if (probe_for_k & active[1] & (row[(1 * 32'h40)+:(32)] == probe_tag) & (row[(1 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
             probe_votes = probe_votes + 32'h1;
         end
-        if (active[2] & (row[(2 * 32'h40)+:(32)] == tag) & (row[(2 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+        if (probe_for_k & active[2] & (row[(2 * 32'h40)+:(32)] == probe_tag) & (row[(2 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
             probe_votes = probe_votes + 32'h1;
         end
-        if (active[3] & (row[(3 * 32'h40)+:(32)] == tag) & (row[(3 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+        if (probe_for_k & active[3] & (row[(3 * 32'h40)+:(32)] == probe_tag) & (row[(3 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
             probe_votes = probe_votes + 32'h1;
         end
-        if (active[4] & (row[(4 * 32'h40)+:(32)] == tag) & (row[(4 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+        if (probe_for_k & active[4] & (row[(4 * 32'h40)+:(32)] == probe_tag) & (row[(4 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
             probe_votes = probe_votes + 32'h1;
         end
-        if (active[5] & (row[(5 * 32'h40)+:(32)] == tag) & (row[(5 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+        if (probe_for_k & active[5] & (row[(5 * 32'h40)+:(32)] == probe_tag) & (row[(5 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
             probe_votes = probe_votes + 32'h1;
         end
-        if (active[6] & (row[(6 * 32'h40)+:(32)] == tag) & (row[(6 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+        if (probe_for_k & active[6] & (row[(6 * 32'h40)+:(32)] == probe_tag) & (row[(6 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
             probe_votes = probe_votes + 32'h1;
         end
-        if (active[7] & (row[(7 * 32'h40)+:(32)] == tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
+        if (probe_for_k & active[7] & (row[(7 * 32'h40)+:(32)] == probe_tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
             probe_votes = probe_votes + 32'h1;
         end
     end
@@ -12550,7 +12497,7 @@ module rhdl_ubft$protocol$timeouts(d,q,clock);
 endmodule // rhdl_ubft$protocol$timeouts
 
 
-module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,start_leader,id,k,view_no,quorum,support,active,prep_word,commit_row,slow_commit_row,probe_m,probe_votes,next_view,restore_view,open_round,set_m,m_next,clear_wait,missed,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,bc_start,bc_word,bc_record,bc_vc_flag,bc_prepare,bc_local_only,bc_done,bc_busy,sg_busy,sg_resp_take,sts_state);
+module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,start_leader,id,k,view_no,quorum,support,active,prep_word,commit_row,slow_commit_row,probe_m,probe_votes,probe_same_view,next_view,restore_view,open_round,set_m,m_next,clear_wait,missed,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,bc_start,bc_word,bc_record,bc_vc_flag,bc_prepare,bc_local_only,bc_done,bc_busy,sg_busy,sg_resp_take,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -12571,6 +12518,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
     input wire  [31:0] slow_commit_row;
     input wire  [31:0] probe_m;
     input wire  [7:0] probe_votes;
+    input wire  probe_same_view;
     output reg  next_view;
     output reg  restore_view;
     output reg  open_round;
@@ -12766,7 +12714,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
                     if (fetch_done) begin
                         if (~fetch_error & (probe_votes >= quorum)) begin
                             set_m = 1'b1;
-                            restore_view = 1'b1;
+                            restore_view = probe_same_view;
                             decide = 1'b1;
                             decide_slow = 1'b0;
                             state$d = ViewSt$Off;
@@ -12788,7 +12736,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
                     if (fetch_done) begin
                         if (~fetch_error & (probe_votes >= quorum)) begin
                             set_m = 1'b1;
-                            restore_view = 1'b1;
+                            restore_view = probe_same_view;
                             decide = 1'b1;
                             decide_slow = 1'b1;
                             state$d = ViewSt$Off;

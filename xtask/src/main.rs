@@ -127,8 +127,9 @@ enum Cmd {
     /// Check a design of the protocol over every interleaving (stateright;
     /// docs/model.md). Exit status 1 when a property fails.
     Model {
-        /// The design: current (the kernel today), current:no_requests (the
-        /// kernel before its requests block), recovery (docs/recovery.md),
+        /// The design: current (the kernel today), current:no_r26 (before
+        /// its any-view catch-up), current:no_requests (before its requests
+        /// block too), recovery (docs/recovery.md),
         /// or a weakened variant: recovery:no_bridge, recovery:cert_f,
         /// recovery:decide_f, recovery:no_cross_check (also spelt
         /// recovery-no-bridge, ...).

@@ -716,6 +716,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.slow_commit_row.next = self.slow_commit_row.val();
         self.view.probe_m.next = self.tally.probe_m.val();
         self.view.probe_votes.next = self.tally.probe_votes.val();
+        self.view.probe_same_view.next = self.tally.probe_same_view.val();
         self.view.fetch_beat.next = self.fetch_beat.val();
         self.view.fetch_beat_valid.next = self.fetch_beat_valid.val();
         self.view.fetch_done.next = self.fetch_done.val();

@@ -24,8 +24,7 @@
 //! Ports: `prop_tdata`, `prop_tvalid`, `prop_tready` (AXI-Stream from the
 //! client: `tready` is high whenever an entry is free and the block is not
 //! in reset, and does not depend on `tvalid`); `probe_m` → `holds` and
-//! `head_*` (combinational); `retire`, `retire_m` (one retirement a cycle);
-//! `count` (entries held, for status).
+//! `head_*` (combinational); `retire`, `retire_m` (one retirement a cycle).
 //!
 //! Timing: a request taken at cycle c is in `head_*` and `holds` from
 //! c + 1; a retirement at c is out of them from c + 1. B is full at
@@ -55,8 +54,6 @@ pub struct Requests {
     /// With `retire`: the value decided, removed (its oldest entry).
     pub retire: Signal<In, Bit>,
     pub retire_m: Signal<In, Bits<32>>,
-    /// Entries held.
-    pub count: Signal<Out, Bits<8>>,
     ent: [DFF<Bits<32>>; REQUESTS],
     valid: DFF<Bits<REQUESTS>>,
     // Combinational temporaries.
@@ -71,7 +68,6 @@ pub struct Requests {
     midv: [Signal<Local, Bit>; REQUESTS],
     placed: Signal<Local, Bit>,
     nv: Signal<Local, Bits<REQUESTS>>,
-    held: Signal<Local, Bits<8>>,
     all: Constant<Bits<REQUESTS>>,
 }
 
@@ -89,7 +85,6 @@ impl Default for Requests {
             holds: Default::default(),
             retire: Default::default(),
             retire_m: Default::default(),
-            count: Default::default(),
             ent: std::array::from_fn(|_| Default::default()),
             valid: Default::default(),
             room: Default::default(),
@@ -100,7 +95,6 @@ impl Default for Requests {
             midv: std::array::from_fn(|_| Default::default()),
             placed: Default::default(),
             nv: Default::default(),
-            held: Default::default(),
             all: Constant::new(((1u64 << REQUESTS) - 1).to_bits()),
         }
     }
@@ -134,18 +128,13 @@ impl Logic for Requests {
         self.prop_tready.next = self.room.val();
         self.head_valid.next = self.valid.q.val().get_bit(0);
         self.head_m.next = self.ent[0].q.val();
-        // Membership, and the count.
+        // Membership.
         self.holds.next = false;
-        self.held.next = 0.into();
         for i in 0..REQUESTS {
-            if self.valid.q.val().get_bit(i) {
-                self.held.next = self.held.val() + 1;
-                if self.ent[i].q.val() == self.probe_m.val() {
-                    self.holds.next = true;
-                }
+            if self.valid.q.val().get_bit(i) & (self.ent[i].q.val() == self.probe_m.val()) {
+                self.holds.next = true;
             }
         }
-        self.count.next = self.held.val();
         // The retirement: from the oldest match up, each entry takes the
         // one above it.
         self.gone.next = false;

@@ -9,9 +9,9 @@
 //! | 26 | VcSendRecord | (broadcast (view, slot \| phase << 16, k, m) into vc[id]) | VcSendFlag |
 //! | 27 | VcSendFlag | the record is sent (broadcast the flag (tag(view, k), m)) | VcPollCatch |
 //! | 34 | VcPollCatch | (fetch of the will_commit row) | VcWaitCatch |
-//! | 35 | VcWaitCatch | a full quorum for some m in vote_view / not | Off, `decide` (fast, back in that view) / VcPollCatchSlow |
+//! | 35 | VcWaitCatch | a full quorum for some m, in any view (R26) / not | Off, `decide` (fast; back in vote_view if the row is of it) / VcPollCatchSlow |
 //! | 36 | VcPollCatchSlow | (fetch of the commit row) | VcWaitCatchSlow |
-//! | 37 | VcWaitCatchSlow | a full quorum for some m in vote_view / not | Off, `decide` (slow, back in that view) / VcPollFlags |
+//! | 37 | VcWaitCatchSlow | a full quorum for some m, in any view (R26) / not | Off, `decide` (slow; back in vote_view if the row is of it) / VcPollFlags |
 //! | 28 | VcPollFlags | (fetch of vc_valid) | VcWaitFlags |
 //! | 29 | VcWaitFlags | the flags are back / a fetch error (a miss) | VcPollRecords / VcPollCatch |
 //! | 30 | VcPollRecords | (burst fetch of vc) | VcWaitRecords |
@@ -120,6 +120,8 @@ pub struct View<const N: usize> {
     /// (crate::tally).
     pub probe_m: Signal<In, Bits<32>>,
     pub probe_votes: Signal<In, Bits<8>>,
+    /// The probed row is of vote_view (else of another view, R26).
+    pub probe_same_view: Signal<In, Bit>,
     // Requests to Protocol.
     pub next_view: Signal<Out, Bit>,
     pub restore_view: Signal<Out, Bit>,
@@ -209,6 +211,7 @@ impl<const N: usize> View<N> {
             slow_commit_row: Default::default(),
             probe_m: Default::default(),
             probe_votes: Default::default(),
+            probe_same_view: Default::default(),
             next_view: Default::default(),
             restore_view: Default::default(),
             open_round: Default::default(),
@@ -348,8 +351,10 @@ impl<const N: usize> Logic for View<N> {
                 self.m_next.next = self.probe_m.val();
                 if self.fetch_done.val() {
                     if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.val()) {
+                        // Decided in the view the row names (R26): back
+                        // to vote_view if it is that one, else stay.
                         self.set_m.next = true;
-                        self.restore_view.next = true;
+                        self.restore_view.next = self.probe_same_view.val();
                         self.decide.next = true;
                         self.decide_slow.next = false;
                         self.state.d.next = ViewSt::Off;
@@ -368,7 +373,7 @@ impl<const N: usize> Logic for View<N> {
                 if self.fetch_done.val() {
                     if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.val()) {
                         self.set_m.next = true;
-                        self.restore_view.next = true;
+                        self.restore_view.next = self.probe_same_view.val();
                         self.decide.next = true;
                         self.decide_slow.next = true;
                         self.state.d.next = ViewSt::Off;

@@ -284,6 +284,7 @@ pub fn run_named(name: &str, cfg: Config, opts: &RunOpts) -> Result<CheckReport,
     match name {
         "current" => Ok(run(Current::KERNEL, cfg, opts)),
         "current:no_requests" | "current-no-requests" => Ok(run(Current::NO_REQUESTS, cfg, opts)),
+        "current:no_r26" | "current-no-r26" => Ok(run(Current::NO_R26, cfg, opts)),
         name if crate::recovery::Variant::by_name(name).is_some() => {
             let variant = crate::recovery::Variant::by_name(name).unwrap();
             Ok(run(crate::recovery::Recovery { variant }, cfg, opts))

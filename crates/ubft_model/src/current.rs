@@ -3,7 +3,9 @@
 //! All-n quorums for every path (2f + 1 = n), the f + 1 choose rule of the
 //! view change (`rhdl_ubft::choose::choose`, called as is), the catch-up as
 //! built (a full quorum in the slot's will_commit, then commit row, under
-//! tag(vote_view, k) only), the timeouts as built (fast → slow for the same
+//! any view of the slot's k: R26; `current:no_r26` looks under
+//! tag(vote_view, k) only), client values checked (R2: `requests`;
+//! `current:no_requests` does not), the timeouts as built (fast → slow for the same
 //! slot; prepare, leader idle and slow → view change; a view change never
 //! times out).
 //!
@@ -13,13 +15,13 @@
 //!
 //! | model | kernel states | step (poll finds ...) | timeout (poll misses) |
 //! | --- | --- | --- | --- |
-//! | LeaderWait | LeaderCheck, LeaderWaitValue, LeaderIdle, LeaderSendPrepare | Propose(v): writes prepare (k, v, view) | no value: VcStart |
-//! | FastPrepare | FastPollPrepare, FastWaitPrepare, FastSendCert | Vote: prepare holds (k, view): will_cert (tag, m) | VcStart |
+//! | LeaderWait | LeaderCheck, LeaderWaitValue, LeaderIdle, LeaderSendPrepare | Propose(v): a value it holds; writes prepare (k, v, view) | no value: VcStart |
+//! | FastPrepare | FastPollPrepare, FastWaitPrepare, FastSendCert | Vote: prepare holds (k, view) and a value it holds: will_cert (tag, m) | VcStart |
 //! | FastCert | FastPollCert, FastWaitCert, FastSendCommit | CertQuorum: n will_cert for (tag, m): will_commit | SlowStart + sign: share + certify_valid |
 //! | FastCommit | FastPollCommit, FastWaitCommit | CommitQuorum: n will_commit: Decide | SlowStart + sign |
 //! | Slow | SlowStep, SlowWaitShare, SlowPollFlags/SlowWaitFlags, SlowPollFast/SlowWaitFast | Verify: new valid shares; SlowFast: n will_commit; SlowSendCommit: n valid shares | VcStart |
 //! | SlowCommit | SlowPollCommit, SlowWaitCommit | SlowDecide: n commits | VcStart |
-//! | VcCatch | VcStart.. VcSendFlag, VcPollCatch, VcWaitCatch | Catch: full quorum in will_commit under tag(vote_view, k): Decide; else on | (none) |
+//! | VcCatch | VcStart.. VcSendFlag, VcPollCatch, VcWaitCatch | Catch: full quorum in will_commit for k, any view: Decide (back in vote_view if the row is of it); else on | (none) |
 //! | VcCatchSlow | VcPollCatchSlow, VcWaitCatchSlow | CatchSlow: the same in commit; else on | (none) |
 //! | VcRecords | VcPollFlags .. VcWaitRecords, VcDecide, VcInstall | Records: higher / install / LeaderCheck / too few (again, if something landed) | (none) |
 //! | Done | Done | (decided S slots) | |
@@ -40,14 +42,32 @@ use crate::model::{val_name, Config, Design, Out, Val, FORGED, MAX_N, MAX_SLOTS,
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Current {
     pub requests: bool,
+    /// R26 (recovery.md): the view change's catch-up decides on a full row
+    /// under any view of the slot's k (its first entry's), not only under
+    /// tag(vote_view, k). It goes back to vote_view when the row is of
+    /// vote_view (as without R26), and otherwise stays in its view.
+    pub any_view_catch: bool,
 }
 
 impl Current {
-    /// The kernel as built: R2 in FastWaitPrepare (`current`).
-    pub const KERNEL: Current = Current { requests: true };
-    /// The kernel before the `requests` block: any prepare of the view's
-    /// leader is voted for (`current:no_requests`).
-    pub const NO_REQUESTS: Current = Current { requests: false };
+    /// The kernel as built (`current`): R2 in FastWaitPrepare, and R26's
+    /// catch-up in VcWaitCatch and VcWaitCatchSlow.
+    pub const KERNEL: Current = Current {
+        requests: true,
+        any_view_catch: true,
+    };
+    /// The kernel with its requests block and the catch-up under
+    /// tag(vote_view, k) only (`current:no_r26`): E3 stalls it.
+    pub const NO_R26: Current = Current {
+        requests: true,
+        any_view_catch: false,
+    };
+    /// The kernel before the `requests` block and R26: any prepare of the
+    /// view's leader is voted for (`current:no_requests`).
+    pub const NO_REQUESTS: Current = Current {
+        requests: false,
+        any_view_catch: false,
+    };
 }
 
 impl Default for Current {
@@ -271,6 +291,13 @@ pub fn count(row: &[Vote], n: usize, view: u8, k: u8, m: Val) -> usize {
 
 /// The catch-up's probe: the m of the first entry with tag(view, k), if all
 /// n entries hold it.
+/// R26's probe: the row's first entry, if it is for k and all n entries
+/// hold it: its (view, m).
+pub fn probe_any(row: &[Vote], n: usize, k: u8) -> Option<(u8, Val)> {
+    let e = row[0];
+    (e.k == k && count(row, n, e.view, k, e.m) >= quorum(n)).then_some((e.view, e.m))
+}
+
 pub fn probe(row: &[Vote], n: usize, view: u8, k: u8) -> Option<Val> {
     let tag = vote_tag(view as u32, k as u32);
     let first = row[..n]
@@ -427,6 +454,22 @@ impl Current {
         bits & !rep.verified
     }
 
+    /// The catch-up's probe: (the view it continues in, m).
+    fn catch(&self, cfg: &Config, hbm: &Hbm, row: Row, rep: &Rep) -> Option<(u8, Val)> {
+        let r = Self::row(cfg, hbm, row, rep.k);
+        if self.any_view_catch {
+            probe_any(r, cfg.n, rep.k).map(|(w, m)| {
+                if w == rep.vote_view {
+                    (w, m)
+                } else {
+                    (rep.view, m)
+                }
+            })
+        } else {
+            probe(r, cfg.n, rep.vote_view, rep.k).map(|m| (rep.vote_view, m))
+        }
+    }
+
     fn row<'a>(cfg: &Config, hbm: &'a Hbm, row: Row, k: u8) -> &'a [Vote] {
         &hbm.rows[row as usize][cfg.slot(k)][..cfg.n]
     }
@@ -526,10 +569,10 @@ impl Design for Current {
     type Step = Step;
 
     fn name(&self) -> &'static str {
-        if self.requests {
-            "current"
-        } else {
-            "current:no_requests"
+        match (self.requests, self.any_view_catch) {
+            (true, true) => "current",
+            (true, false) => "current:no_r26",
+            (false, _) => "current:no_requests",
         }
     }
 
@@ -701,10 +744,10 @@ impl Design for Current {
                 } else {
                     Row::Commit
                 };
-                match probe(Self::row(cfg, hbm, row, rep.k), cfg.n, rep.vote_view, rep.k) {
-                    Some(m) => {
+                match self.catch(cfg, hbm, row, rep) {
+                    Some((w, m)) => {
                         rep.m = m;
-                        rep.view = rep.vote_view;
+                        rep.view = w;
                         Self::decide(cfg, id, rep, m);
                     }
                     None => {
@@ -1000,14 +1043,21 @@ impl Design for Current {
                 let row = if *step == Step::Catch { Row::WillCommit } else { Row::Commit };
                 let r = Self::row(cfg, hbm, row, rep.k);
                 let seen: Vec<String> = r.iter().map(vote_text).collect();
-                match probe(r, n, rep.vote_view, rep.k) {
-                    Some(pm) => format!(
-                        "{st} polls {}[slot {slot}] = [{}] → full quorum under {tag} → decides k {} = {} back in view {}",
+                match self.catch(cfg, hbm, row, rep) {
+                    Some((w, pm)) => format!(
+                        "{st} polls {}[slot {slot}] = [{}] → full quorum under {} → decides k {} = {} in view {}",
                         row.name(),
                         seen.join(", "),
+                        tag_text(if self.any_view_catch { r[0].view } else { rep.vote_view }, rep.k),
                         rep.k,
                         val_name(pm),
-                        rep.vote_view
+                        w
+                    ),
+                    None if self.any_view_catch => format!(
+                        "{st} polls {}[slot {slot}] = [{}] → no full quorum for k {} under any view (miss)",
+                        row.name(),
+                        seen.join(", "),
+                        rep.k
                     ),
                     None => format!(
                         "{st} polls {}[slot {slot}] = [{}] → no full quorum under {tag} (miss)",

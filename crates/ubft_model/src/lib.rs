@@ -27,9 +27,10 @@ pub use check::{find, run, run_named, CheckReport, PropertyReport, RunOpts};
 pub use model::{Config, Design, UbftModel};
 
 /// The designs the checker knows, by name.
-pub const DESIGNS: [&str; 7] = [
+pub const DESIGNS: [&str; 8] = [
     "current",
     "current:no_requests",
+    "current:no_r26",
     "recovery",
     "recovery:no_bridge",
     "recovery:cert_f",

@@ -1,5 +1,6 @@
 //! The `current` design under reduced bounds: the checker can fail (a silent
-//! replica stops every decision; one held write stalls an honest cluster, E3),
+//! replica stops every decision; before R26, one held write stalls an honest
+//! cluster, E3),
 //! agreement holds in the explored space, the model's records are the
 //! layout's, and its state graph has no cycle (so "terminal" covers every
 //! run's end).
@@ -79,16 +80,17 @@ fn agreement_holds_with_a_held_write_a_silent_replica_and_a_reused_slot() {
 }
 
 #[test]
-fn one_held_will_commit_stalls_an_honest_cluster_for_good() {
+fn without_r26_one_held_will_commit_stalls_an_honest_cluster_for_good() {
     // Audit E3, with every replica honest and nobody silent: one write held
-    // back once, everything else synchronous.
+    // back once, everything else synchronous. The kernel before R26 (its
+    // catch-up looked under tag(vote_view, k) only).
     // Views 0..=3; a run cut there after L = 2 views without a decision
     // since the held write landed counts against liveness.
     let mut c = cfg(2, 3);
     c.delays = 1;
     c.live_views = 2;
     let r = run(
-        Current::KERNEL,
+        Current::NO_R26,
         c,
         &RunOpts {
             threads: 2,
@@ -114,6 +116,26 @@ fn one_held_will_commit_stalls_an_honest_cluster_for_good() {
         "{ce}"
     );
     assert!(ce.contains("without a decision"), "{ce}");
+}
+
+#[test]
+fn with_r26_one_held_will_commit_no_longer_stalls_an_honest_cluster() {
+    // The same bounds as above, the kernel as built: the laggard's catch-up
+    // finds the full view-0 row for k = 1 under any view (R26), decides it,
+    // and every run decides both slots: complete, all four properties hold.
+    let mut c = cfg(2, 3);
+    c.delays = 1;
+    c.live_views = 2;
+    let r = run(Current::KERNEL, c.clone(), &opts());
+    assert!(r.complete);
+    assert!(r.all_hold(), "{}", r.text());
+    // And with a timeout that may fire at any time instead of views 0..=3.
+    let mut c = cfg(2, 2);
+    c.delays = 1;
+    c.early_timeouts = 1;
+    let r = run(Current::KERNEL, c, &opts());
+    assert!(r.complete);
+    assert!(r.all_hold(), "{}", r.text());
 }
 
 #[test]

@@ -425,7 +425,7 @@ fn e3_cfg() -> Config {
 #[test]
 fn one_late_will_commit_stalls_current_and_recovery_bounded() {
     let (states, ce) = e3(
-        &ubft_model::UbftModel::new(ubft_model::current::Current::KERNEL, e3_cfg()),
+        &ubft_model::UbftModel::new(ubft_model::current::Current::NO_R26, e3_cfg()),
         1_000_000,
     );
     let ce = ce.expect("current stalls").join("\n");

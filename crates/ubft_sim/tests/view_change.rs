@@ -2,7 +2,7 @@
 //! recovers the slot's value by itself with the f + 1 rule.
 
 use ubft_sim::client::proposal;
-use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
+use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     ClusterConfig::quick(replicas, slots)
@@ -193,5 +193,75 @@ fn a_split_view_no_longer_splits_the_honest_replicas() {
             "replica {}",
             r.id
         );
+    }
+}
+
+/// The audit's E3, on the kernels: one late message among honest replicas.
+/// Replica 1's will_commit for k = 1 reaches replica 0 late (everything
+/// else on time). Replicas 1 and 2 decide k = 1 on the fast path and wait
+/// at k = 2 for replica 0, the view's leader, which times out into the slow
+/// path and then into view changes. When the late will_commit lands,
+/// replica 0's HBM holds the full view-0 row for k = 1; if by then a view
+/// change has moved its vote view on, a catch-up that looks under
+/// tag(vote_view, k) only never finds it. The delays below are those of a
+/// sweep (500 to 12,000 cycles in steps of 37) for which the kernel before
+/// R26 stalled for good: replica 0 decided nothing and replicas 1 and 2
+/// only k = 1, through 42 views in 80,000 cycles (the model's
+/// `current:no_r26` counterexample, model.md). With R26 the catch-up finds
+/// the row under any view (tally.md), and every replica decides every
+/// slot, for each of them (the same sweep finds no stall).
+#[test]
+fn one_late_will_commit_among_honest_replicas_no_longer_stalls_the_cluster() {
+    use rhdl_ubft::layout::{Mailbox, Region};
+    use rhdl_ubft::params::{G, N, SB};
+    use ubft_sim::backend::{self, Backend};
+    use ubft_sim::cluster::NETWORK_PTR;
+    let n = 3;
+    let slots = 3;
+    let mb = Mailbox::v2(N, G, SB);
+    // When replica 1 sends its will_commit for k = 1: the cycle its kernel
+    // writes it into its own HBM, in a run without the delay.
+    let will_commit = NETWORK_PTR + 4 * mb.base(Region::WillCommit) as u64
+        ..NETWORK_PTR + 4 * mb.base(Region::Commit) as u64;
+    let mut probe = Cluster::new(quick(n, 1)).unwrap();
+    probe.hbms[1].watch_writes(will_commit);
+    probe.run().unwrap();
+    let sent = probe.hbms[1].watched_writes()[0];
+    for extra in [
+        1129u64, 1203, 1314, 1388, 1573, 1758, 1943, 2128, 2313, 2498, 2683, 2868, 3053,
+    ] {
+        // Its RDMA WRITEs follow the local write within a few cycles; the
+        // next write replica 1 makes comes after k = 2's prepare, later.
+        let cfg = ClusterConfig {
+            delays: vec![LinkDelay {
+                src: 1,
+                dst: 0,
+                extra,
+                from_cycle: sent,
+                to_cycle: sent + 30,
+            }],
+            max_cycles: 80_000,
+            ..quick(n, slots)
+        };
+        let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+        let report = c.run().unwrap();
+        assert!(report.checks.ok(), "{extra}: {:?}", report.checks.failures);
+        for r in &report.replicas {
+            assert_eq!(
+                r.decided.len() as u64,
+                slots,
+                "late by {extra}: replica {} decided every slot (view {}, {} view changes)",
+                r.id,
+                r.view,
+                r.status.view_changes
+            );
+        }
+        // Replicas 1 and 2 decided k = 1 on the fast path long before
+        // replica 0, which got there after the late write, through a view
+        // change.
+        let (r0, r1) = (&report.replicas[0], &report.replicas[1]);
+        assert_eq!(r1.decided[0].path, Path::Fast);
+        assert!(r0.decided[0].cycle > sent + extra, "late by {extra}");
+        assert!(r0.status.view_changes >= 1, "late by {extra}");
     }
 }
