@@ -40,6 +40,9 @@ use crate::layout::field3::{BLOCK_BITS, BLOCK_BYTES};
 use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
 
+// The block fits the first beat, and its TKEEP a u64.
+const _: () = assert!(BLOCK_BITS <= BEAT_BITS && BLOCK_BYTES < 64);
+
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum SetupState {
     Idle,
