@@ -125,7 +125,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  protocol$bc_busy;
     wire  protocol$sg_sign;
     wire  protocol$sg_verify;
-    wire  [127:0] protocol$sg_summary;
+    wire  [255:0] protocol$sg_block;
     wire  [7:0] protocol$sg_signer;
     wire  [511:0] protocol$sg_signature;
     reg  protocol$sg_busy;
@@ -214,7 +214,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  setup$rst_n;
     reg  setup$sign;
     reg  setup$verify;
-    reg  [127:0] setup$summary;
+    reg  [255:0] setup$block;
     reg  [7:0] setup$signer;
     reg  [511:0] setup$signature;
     wire  setup$busy;
@@ -371,7 +371,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .bc_busy(protocol$bc_busy),
         .sg_sign(protocol$sg_sign),
         .sg_verify(protocol$sg_verify),
-        .sg_summary(protocol$sg_summary),
+        .sg_block(protocol$sg_block),
         .sg_signer(protocol$sg_signer),
         .sg_signature(protocol$sg_signature),
         .sg_busy(protocol$sg_busy),
@@ -466,7 +466,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .rst_n(setup$rst_n),
         .sign(setup$sign),
         .verify(setup$verify),
-        .summary(setup$summary),
+        .block(setup$block),
         .signer(setup$signer),
         .signature(setup$signature),
         .busy(setup$busy),
@@ -660,7 +660,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         broadcast$local_only = protocol$bc_local_only;
         setup$sign = protocol$sg_sign;
         setup$verify = protocol$sg_verify;
-        setup$summary = protocol$sg_summary;
+        setup$block = protocol$sg_block;
         setup$signer = protocol$sg_signer;
         setup$signature = protocol$sg_signature;
         protocol$sg_busy = setup$busy;
@@ -9425,7 +9425,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_summary,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -9455,7 +9455,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     input wire  bc_busy;
     output reg  sg_sign;
     output reg  sg_verify;
-    output reg  [127:0] sg_summary;
+    output reg  [255:0] sg_block;
     output reg  [7:0] sg_signer;
     output reg  [511:0] sg_signature;
     input wire  sg_busy;
@@ -9506,6 +9506,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  err_k_wrapped = 8'h6;
     localparam  k_wrap = 32'h1000000;
     localparam  k_last = 32'hffffff;
+    localparam  cert_kind = 256'h2;
     
     // Enums
     localparam ProtocolSt$Idle = 0;
@@ -10241,7 +10242,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         sg_sign = slow$sg_sign;
         sg_verify = slow$sg_verify;
         sg_signer = slow$sg_signer;
-        sg_summary = ((view_no$q) & 128'hffffffffffffffffffffffffffffffff) | (((slot$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 128'hffffffffffffffffffffffffffffffff) << 32'h60);
+        sg_block = cert_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
         sg_signature = fetch_beat;
         sg_resp_take = slow$sg_resp_take | view$sg_resp_take;
         requests$clock = clock;
@@ -13603,14 +13604,14 @@ module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,
 endmodule // rhdl_ubft$roce
 
 
-module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,resp_valid,resp_status,resp_sig,resp_sign,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);
+module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_valid,resp_status,resp_sig,resp_sign,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  sign;
     input wire  verify;
-    input wire  [127:0] summary;
+    input wire  [255:0] block;
     input wire  [7:0] signer;
     input wire  [511:0] signature;
     output reg  busy;
@@ -13634,13 +13635,13 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,res
     // Constant declarations
     localparam  op_sign = 16'h1;
     localparam  op_verify = 16'h2;
-    localparam  summary_keep = 64'hffff;
+    localparam  block_keep = 64'hffffffff;
     localparam  all_keep = 64'hffffffffffffffff;
     localparam  malformed = 8'h2;
     
     // Enums
     localparam SetupState$Idle = 0;
-    localparam SetupState$SendSummary = 1;
+    localparam SetupState$SendBlock = 1;
     localparam SetupState$SendSignature = 2;
     localparam SetupState$AwaitResponse = 3;
     
@@ -13648,9 +13649,9 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,res
     reg  [1:0] state$d;
     wire  [1:0] state$q;
     reg  state$clock;
-    reg  [127:0] summary_q$d;
-    wire  [127:0] summary_q$q;
-    reg  summary_q$clock;
+    reg  [255:0] block_q$d;
+    wire  [255:0] block_q$q;
+    reg  block_q$clock;
     reg  [511:0] signature_q$d;
     wire  [511:0] signature_q$q;
     reg  signature_q$clock;
@@ -13667,10 +13668,10 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,res
         .q(state$q),
         .clock(state$clock)
     );
-    rhdl_ubft$setup$summary_q summary_q(
-        .d(summary_q$d),
-        .q(summary_q$q),
-        .clock(summary_q$clock)
+    rhdl_ubft$setup$block_q block_q(
+        .d(block_q$d),
+        .q(block_q$q),
+        .clock(block_q$clock)
     );
     rhdl_ubft$setup$signature_q signature_q(
         .d(signature_q$d),
@@ -13691,18 +13692,18 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,res
     // Update code
     always @(*) begin
         state$clock = clock;
-        summary_q$clock = clock;
+        block_q$clock = clock;
         signature_q$clock = clock;
         user_q$clock = clock;
         is_sign$clock = clock;
         state$d = state$q;
-        summary_q$d = summary_q$q;
+        block_q$d = block_q$q;
         signature_q$d = signature_q$q;
         user_q$d = user_q$q;
         is_sign$d = is_sign$q;
         sreq_tvalid = 1'b0;
-        sreq_tdata = ((summary_q$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-        sreq_tkeep = summary_keep;
+        sreq_tdata = ((block_q$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        sreq_tkeep = block_keep;
         sreq_tlast = is_sign$q;
         sreq_tuser = user_q$q;
         resp_valid = 1'b0;
@@ -13711,7 +13712,7 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,res
             SetupState$Idle:
                 begin
                     if (sign | verify) begin
-                        summary_q$d = summary;
+                        block_q$d = block;
                         signature_q$d = signature;
                         is_sign$d = sign;
                         if (sign) begin
@@ -13720,10 +13721,10 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,res
                         else begin
                             user_q$d = op_verify | (((signer) & 16'hffff) << 32'h8);
                         end
-                        state$d = SetupState$SendSummary;
+                        state$d = SetupState$SendBlock;
                     end
                 end
-            SetupState$SendSummary:
+            SetupState$SendBlock:
                 begin
                     sreq_tvalid = 1'b1;
                     if (sreq_tready) begin
@@ -13775,6 +13776,25 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,summary,signer,signature,busy,res
 endmodule // rhdl_ubft$setup
 
 
+module rhdl_ubft$setup$block_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$block_q
+
+
 module rhdl_ubft$setup$is_sign(d,q,clock);
     
     // Module arguments
@@ -13822,7 +13842,7 @@ module rhdl_ubft$setup$state(d,q,clock);
     
     // Enums
     localparam SetupState$Idle = 0;
-    localparam SetupState$SendSummary = 1;
+    localparam SetupState$SendBlock = 1;
     localparam SetupState$SendSignature = 2;
     localparam SetupState$AwaitResponse = 3;
     
@@ -13836,25 +13856,6 @@ module rhdl_ubft$setup$state(d,q,clock);
     end
           
 endmodule // rhdl_ubft$setup$state
-
-
-module rhdl_ubft$setup$summary_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 128'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$setup$summary_q
 
 
 module rhdl_ubft$setup$user_q(d,q,clock);

@@ -308,7 +308,7 @@ impl<const N: usize> Logic for Kernel<N> {
         // Protocol <-> Setup.
         self.setup.sign.next = self.protocol.sg_sign.val();
         self.setup.verify.next = self.protocol.sg_verify.val();
-        self.setup.summary.next = self.protocol.sg_summary.val();
+        self.setup.block.next = self.protocol.sg_block.val();
         self.setup.signer.next = self.protocol.sg_signer.val();
         self.setup.signature.next = self.protocol.sg_signature.val();
         self.protocol.sg_busy.next = self.setup.busy.val();

@@ -276,12 +276,8 @@ pub mod field {
     pub const VC_PHASE_SHIFT: usize = 16;
     pub const VC_K: usize = 2;
     pub const VC_M: usize = 3;
-    /// The summary a share signs (Setup's `summary`, 128 bits):
-    /// (view, slot, k, m).
-    pub const SUMMARY_VIEW: usize = 0;
-    pub const SUMMARY_SLOT: usize = 1;
-    pub const SUMMARY_K: usize = 2;
-    pub const SUMMARY_M: usize = 3;
+    // A share signs the CERT block of `field3` (recovery.md, section 3),
+    // with prev = 0: v2's prepare has no prev word.
 }
 
 /// Words of one node's signature share.
@@ -297,6 +293,12 @@ pub const fn share_words(sb: usize) -> usize {
 pub mod field3 {
     /// Words in a signed block.
     pub const BLOCK_WORDS: usize = 8;
+    /// Its bytes, as a sign or verify request carries them: the words in
+    /// order, each little-endian, in bytes [31:0] of the request's first
+    /// beat (TKEEP = `setup::code::BLOCK_KEEP`).
+    pub const BLOCK_BYTES: usize = BLOCK_WORDS * crate::params::WORD_BYTES as usize;
+    /// Its bits (Setup's `block`, Protocol's `sg_block`).
+    pub const BLOCK_BITS: usize = BLOCK_WORDS * crate::params::WORD_BITS;
     /// Word 0 of every signed block: its kind.
     pub const KIND: usize = 0;
     pub const KIND_PREP: u32 = 1;
@@ -350,6 +352,24 @@ pub mod field3 {
         w[BLOCK_M] = m;
         w[BLOCK_PREV] = prev;
         w
+    }
+
+    /// Whether `w` is a block of a known kind with zero where its kind has
+    /// no field (the signer service refuses any other as MALFORMED): PREP
+    /// and CERT end in three zero words, COMMIT in two, and a SEAL's last
+    /// word is 0 (no L, and then L's words are zero) or 1.
+    pub fn well_formed(w: &[u32; BLOCK_WORDS]) -> bool {
+        let zero_from = |i: usize| w[i..].iter().all(|&x| x == 0);
+        match w[KIND] {
+            KIND_PREP | KIND_CERT => zero_from(BLOCK_PREV + 1),
+            KIND_COMMIT => zero_from(COMMIT_PREV + 1),
+            KIND_SEAL => match w[SEAL_LPRESENT] {
+                0 => zero_from(SEAL_LW),
+                1 => true,
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// Replica j's COMMIT block of (v, k, m, prev).

@@ -69,6 +69,7 @@
 //! `ap_start`.
 
 use crate::fast::Fast;
+use crate::layout::field3::{BLOCK_BITS, KIND_CERT};
 use crate::leader::Leader;
 use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP};
 use crate::requests::Requests;
@@ -133,7 +134,10 @@ pub struct Protocol<const N: usize> {
     // The signer service (crate::setup).
     pub sg_sign: Signal<Out, Bit>,
     pub sg_verify: Signal<Out, Bit>,
-    pub sg_summary: Signal<Out, Bits<128>>,
+    /// The CERT block a share signs or is verified against (recovery.md,
+    /// section 3): [CERT, view, k, m, prev = 0, 0, 0, 0]; v2's prepare has
+    /// no prev, which arrives with v3.
+    pub sg_block: Signal<Out, Bits<BLOCK_BITS>>,
     pub sg_signer: Signal<Out, Bits<8>>,
     pub sg_signature: Signal<Out, Bits<BEAT_BITS>>,
     pub sg_busy: Signal<In, Bit>,
@@ -246,6 +250,8 @@ pub struct Protocol<const N: usize> {
     /// 2^24 and 2^24 - 1 (`params::K_WRAP`, `K_LAST`): vote_tag's k field.
     k_wrap: Constant<Bits<32>>,
     k_last: Constant<Bits<32>>,
+    /// The CERT block's word 0, its kind (`field3::KIND_CERT`).
+    cert_kind: Constant<Bits<BLOCK_BITS>>,
 }
 
 /// The literals `update` holds (hdl_gen takes no constants in `get_bits`
@@ -311,16 +317,20 @@ pub fn check_literals<const N: usize>() {
         [0, 32, 48, 64, 96],
         "vc record: (view, slot << 32, phase << 48, k << 64, m << 96)"
     );
-    assert_eq!(
-        [
-            at(field::SUMMARY_VIEW),
-            at(field::SUMMARY_SLOT),
-            at(field::SUMMARY_K),
-            at(field::SUMMARY_M)
-        ],
-        [0, 32, 64, 96],
-        "sg_summary: (view, slot << 32, k << 64, m << 96)"
-    );
+    {
+        use crate::layout::field3::{BLOCK_K, BLOCK_M, BLOCK_PREV, BLOCK_V, KIND};
+        assert_eq!(
+            [
+                at(KIND),
+                at(BLOCK_V),
+                at(BLOCK_K),
+                at(BLOCK_M),
+                at(BLOCK_PREV)
+            ],
+            [0, 32, 64, 96, 128],
+            "sg_block: (CERT, view << 32, k << 64, m << 96, prev << 128 = 0)"
+        );
+    }
     // Tally's inputs: the row's lane is the polled word's get_bits::<4>(0)
     // (16 words a beat); the prepare's quarter is get_bits::<2>(2) (four
     // words, four to a beat).
@@ -409,7 +419,7 @@ impl<const N: usize> Protocol<N> {
             bc_busy: Default::default(),
             sg_sign: Default::default(),
             sg_verify: Default::default(),
-            sg_summary: Default::default(),
+            sg_block: Default::default(),
             sg_signer: Default::default(),
             sg_signature: Default::default(),
             sg_busy: Default::default(),
@@ -505,6 +515,7 @@ impl<const N: usize> Protocol<N> {
             err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
             k_wrap: Constant::new(K_WRAP.into()),
             k_last: Constant::new(K_LAST.into()),
+            cert_kind: Constant::new((KIND_CERT as u64).into()),
         }
     }
 
@@ -798,10 +809,11 @@ impl<const N: usize> Logic for Protocol<N> {
         self.sg_sign.next = self.slow.sg_sign.val();
         self.sg_verify.next = self.slow.sg_verify.val();
         self.sg_signer.next = self.slow.sg_signer.val();
-        self.sg_summary.next = bit_cast::<128, 32>(self.view_no.q.val())
-            | (bit_cast::<128, 8>(self.slot.q.val()) << 32)
-            | (bit_cast::<128, 32>(self.k.q.val()) << 64)
-            | (bit_cast::<128, 32>(self.m.q.val()) << 96);
+        // The CERT block; its prev word (<< 128) stays 0 in v2.
+        self.sg_block.next = self.cert_kind.val()
+            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96);
         self.sg_signature.next = self.fetch_beat.val();
         self.sg_resp_take.next = self.slow.sg_resp_take.val() | self.view.sg_resp_take.val();
         // The client's requests: every one goes to every replica (R1).

@@ -5,20 +5,26 @@
 //! and Setup is the kernel's requester: it sends one request at a time and
 //! hands the response to the controller, which goes on polling meanwhile.
 //!
+//! Every signature covers one signed block (docs/recovery.md, section 3):
+//! eight 32-bit words, word 0 naming its kind (`layout::field3`), so a
+//! signature of one kind never verifies as another. Setup carries the block
+//! it is given and does not look inside it.
+//!
 //! Request stream `sreq` (512-bit TDATA, TKEEP, TLAST, TUSER = {signer[7:0],
 //! op[7:0]}):
-//! - sign (op 1): one beat; bytes [15:0] are the 16-byte summary
-//!   (view, slot, k, m as four little-endian 32-bit words), TKEEP = 0xFFFF.
-//! - verify (op 2): two beats; the summary as above, then the 64-byte
+//! - sign (op 1): one beat; bytes [31:0] are the block (its eight words in
+//!   order, each little-endian), TKEEP = `code::BLOCK_KEEP` (0xFFFF_FFFF).
+//! - verify (op 2): two beats; the block as above, then the 64-byte
 //!   signature (TKEEP all ones, TLAST); TUSER's signer names whose key.
 //!
 //! Response stream `sresp` (512-bit TDATA, TUSER = status[7:0], TLAST): one
 //! beat per request, in request order. Status 0: signed (TDATA holds the
 //! signature) or valid; 1: invalid signature; 2: malformed request (length,
-//! TKEEP or op); 3: unknown signer.
+//! TKEEP, op, or a block that is not one: `field3::well_formed`); 3:
+//! unknown signer.
 //!
 //! Controller side: `sign` or `verify` (one-cycle pulses, taken only when not
-//! `busy`) with `summary`, `signer`, `signature`; `resp_valid` with
+//! `busy`) with `block`, `signer`, `signature`; `resp_valid` with
 //! `resp_status`, `resp_sig`, `resp_sign` (the response is to a sign) while
 //! a response waits; `resp_take` consumes it (it drives `sresp_tready`, so a
 //! response waits in the service until the controller is ready for it).
@@ -30,13 +36,17 @@
 //! Reset (`rst_n` low): abandons the request; on the card the service is
 //! reset with the kernel.
 
+use crate::layout::field3::{BLOCK_BITS, BLOCK_BYTES};
 use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
+
+// The block fits the first beat, and its TKEEP a u64.
+const _: () = assert!(BLOCK_BITS <= BEAT_BITS && BLOCK_BYTES < 64);
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum SetupState {
     Idle,
-    SendSummary,
+    SendBlock,
     SendSignature,
     AwaitResponse,
 }
@@ -49,8 +59,9 @@ pub mod code {
     pub const INVALID: u64 = 1;
     pub const MALFORMED: u64 = 2;
     pub const UNKNOWN_SIGNER: u64 = 3;
-    /// TKEEP of a summary beat: 16 bytes.
-    pub const SUMMARY_KEEP: u64 = 0xffff;
+    /// TKEEP of a request's first beat: the signed block's bytes
+    /// (`layout::field3::BLOCK_BYTES`, 32).
+    pub const BLOCK_KEEP: u64 = (1u64 << super::BLOCK_BYTES) - 1;
 }
 
 #[derive(LogicBlock)]
@@ -60,7 +71,8 @@ pub struct Setup {
     // Controller side.
     pub sign: Signal<In, Bit>,
     pub verify: Signal<In, Bit>,
-    pub summary: Signal<In, Bits<128>>,
+    /// The signed block, word 0 in bits [31:0].
+    pub block: Signal<In, Bits<BLOCK_BITS>>,
     pub signer: Signal<In, Bits<8>>,
     pub signature: Signal<In, Bits<BEAT_BITS>>,
     pub busy: Signal<Out, Bit>,
@@ -83,13 +95,13 @@ pub struct Setup {
     pub sresp_tvalid: Signal<In, Bit>,
     pub sresp_tready: Signal<Out, Bit>,
     state: DFF<SetupState>,
-    summary_q: DFF<Bits<128>>,
+    block_q: DFF<Bits<BLOCK_BITS>>,
     signature_q: DFF<Bits<BEAT_BITS>>,
     user_q: DFF<Bits<16>>,
     is_sign: DFF<Bit>,
     op_sign: Constant<Bits<16>>,
     op_verify: Constant<Bits<16>>,
-    summary_keep: Constant<Bits<64>>,
+    block_keep: Constant<Bits<64>>,
     all_keep: Constant<Bits<64>>,
     malformed: Constant<Bits<8>>,
 }
@@ -101,7 +113,7 @@ impl Default for Setup {
             rst_n: Default::default(),
             sign: Default::default(),
             verify: Default::default(),
-            summary: Default::default(),
+            block: Default::default(),
             signer: Default::default(),
             signature: Default::default(),
             busy: Default::default(),
@@ -122,13 +134,13 @@ impl Default for Setup {
             sresp_tvalid: Default::default(),
             sresp_tready: Default::default(),
             state: Default::default(),
-            summary_q: Default::default(),
+            block_q: Default::default(),
             signature_q: Default::default(),
             user_q: Default::default(),
             is_sign: Default::default(),
             op_sign: Constant::new(code::OP_SIGN.into()),
             op_verify: Constant::new(code::OP_VERIFY.into()),
-            summary_keep: Constant::new(code::SUMMARY_KEEP.into()),
+            block_keep: Constant::new(code::BLOCK_KEEP.into()),
             all_keep: Constant::new(u64::MAX.into()),
             malformed: Constant::new(code::MALFORMED.into()),
         }
@@ -138,10 +150,10 @@ impl Default for Setup {
 impl Logic for Setup {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, summary_q, signature_q, user_q, is_sign);
+        dff_setup!(self, clock, state, block_q, signature_q, user_q, is_sign);
         self.sreq_tvalid.next = false;
-        self.sreq_tdata.next = bit_cast::<BEAT_BITS, 128>(self.summary_q.q.val());
-        self.sreq_tkeep.next = self.summary_keep.val();
+        self.sreq_tdata.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.block_q.q.val());
+        self.sreq_tkeep.next = self.block_keep.val();
         self.sreq_tlast.next = self.is_sign.q.val();
         self.sreq_tuser.next = self.user_q.q.val();
         self.resp_valid.next = false;
@@ -149,7 +161,7 @@ impl Logic for Setup {
         match self.state.q.val() {
             SetupState::Idle => {
                 if self.sign.val() | self.verify.val() {
-                    self.summary_q.d.next = self.summary.val();
+                    self.block_q.d.next = self.block.val();
                     self.signature_q.d.next = self.signature.val();
                     self.is_sign.d.next = self.sign.val();
                     if self.sign.val() {
@@ -158,10 +170,10 @@ impl Logic for Setup {
                         self.user_q.d.next =
                             self.op_verify.val() | (bit_cast::<16, 8>(self.signer.val()) << 8);
                     }
-                    self.state.d.next = SetupState::SendSummary;
+                    self.state.d.next = SetupState::SendBlock;
                 }
             }
-            SetupState::SendSummary => {
+            SetupState::SendBlock => {
                 self.sreq_tvalid.next = true;
                 if self.sreq_tready.val() {
                     if self.is_sign.q.val() {

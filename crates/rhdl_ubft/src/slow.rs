@@ -7,7 +7,7 @@
 //! | – | Off | `start` | SlowStart |
 //! | 13 | SlowStart | (the slot's bitmaps cleared) | SlowStep |
 //! | 14 | SlowStep | a signer response waits | take it: own signature → SlowSendShare; a verify marks the peer valid or bad |
-//! | 14 | SlowStep | own share not asked for, signer idle | ask for it (sign the summary) |
+//! | 14 | SlowStep | own share not asked for, signer idle | ask for it (sign the slot's CERT block) |
 //! | 14 | SlowStep | 2f + 1 valid shares, signer idle | SlowSendCommit (broadcast commit (tag, m)) |
 //! | 14 | SlowStep | peer vp flagged, not yet checked, signer idle | SlowWaitShare (fetch vp's share) |
 //! | 14 | SlowStep | otherwise | vp + 1, or SlowPollFlags after the last peer |
@@ -131,7 +131,7 @@ pub struct Slow<const N: usize> {
     pub bc_word: Signal<Out, Bits<32>>,
     pub bc_share: Signal<Out, Bit>,
     pub bc_done: Signal<In, Bit>,
-    // The signer service (crate::setup); the summary and the signature to
+    // The signer service (crate::setup); the CERT block and the signature to
     // verify come from Protocol.
     pub sg_sign: Signal<Out, Bit>,
     pub sg_verify: Signal<Out, Bit>,

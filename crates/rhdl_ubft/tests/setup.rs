@@ -1,7 +1,9 @@
-//! Setup, cycle by cycle: a sign is one request beat, a verify two; each
-//! beat is held until taken; the response waits until the controller takes
-//! it; a response without TLAST is MALFORMED; one request at a time.
+//! Setup, cycle by cycle: a sign is one request beat (the 32-byte signed
+//! block), a verify two; each beat is held until taken; the response waits
+//! until the controller takes it; a response without TLAST is MALFORMED;
+//! one request at a time.
 
+use rhdl_ubft::layout::field3::{self, BLOCK_BITS, BLOCK_WORDS, KIND_CERT};
 use rhdl_ubft::setup::{code, Setup};
 use rust_hdl::prelude::*;
 
@@ -11,7 +13,7 @@ fn block() -> Setup {
     s.rst_n.connect();
     s.sign.connect();
     s.verify.connect();
-    s.summary.connect();
+    s.block.connect();
     s.signer.connect();
     s.signature.connect();
     s.resp_take.connect();
@@ -34,9 +36,22 @@ fn edge(s: &mut Setup) {
     assert!(simulate(s, 100));
 }
 
-/// One request beat as seen on the stream: (cycle, tdata low 128 bits as
-/// u128, tkeep, tuser, tlast).
-type Beat = (u64, u128, u64, u64, bool);
+/// One request beat as seen on the stream: (cycle, tdata's 16 words, tkeep,
+/// tuser, tlast).
+type Beat = (u64, [u32; 16], u64, u64, bool);
+
+/// The block the tests send: CERT of (v, k, m, prev) = (7, 3, 0x1234, 9).
+fn cert() -> [u32; BLOCK_WORDS] {
+    field3::block(KIND_CERT, 7, 3, 0x1234, 9)
+}
+
+fn block_bits(w: &[u32; BLOCK_WORDS]) -> Bits<BLOCK_BITS> {
+    let mut b = Bits::<BLOCK_BITS>::default();
+    for (i, &x) in w.iter().enumerate() {
+        b.set_bits::<32>(32 * i, (x as u64).into());
+    }
+    b
+}
 
 struct Run {
     beats: Vec<Beat>,
@@ -54,18 +69,12 @@ fn run(verify: bool, ready: &[u64], resp_at: u64, tlast: bool, take_from: u64) -
         resp: None,
         busy_after: true,
     };
-    let summary: u128 = 0x0000_0007_0000_0003_0000_0002_0000_0001;
     let mut sig = Bits::<512>::default();
     sig.set_bits::<64>(0, 0x5151_5151u64.into());
     for cycle in 0..40u64 {
         s.sign.next = !verify && cycle == 1;
         s.verify.next = verify && cycle == 1;
-        s.summary.next = {
-            let mut b = Bits::<128>::default();
-            b.set_bits::<64>(0, (summary as u64).into());
-            b.set_bits::<64>(64, ((summary >> 64) as u64).into());
-            b
-        };
+        s.block.next = block_bits(&cert());
         s.signer.next = 2.into();
         s.signature.next = sig;
         s.sreq_tready.next = ready.contains(&cycle);
@@ -79,11 +88,13 @@ fn run(verify: bool, ready: &[u64], resp_at: u64, tlast: bool, take_from: u64) -
         settle(&mut s);
         if s.sreq_tvalid.val() && s.sreq_tready.val() {
             let d = s.sreq_tdata.val();
-            let lo = d.get_bits::<64>(0).to_u64() as u128
-                | ((d.get_bits::<64>(64).to_u64() as u128) << 64);
+            let mut words = [0u32; 16];
+            for (i, w) in words.iter_mut().enumerate() {
+                *w = d.get_bits::<32>(32 * i).to_u32();
+            }
             r.beats.push((
                 cycle,
-                lo,
+                words,
                 s.sreq_tkeep.val().to_u64(),
                 s.sreq_tuser.val().to_u64(),
                 s.sreq_tlast.val(),
@@ -105,17 +116,16 @@ fn run(verify: bool, ready: &[u64], resp_at: u64, tlast: bool, take_from: u64) -
 }
 
 #[test]
-fn a_sign_is_one_summary_beat_held_until_taken() {
+fn a_sign_is_one_block_beat_held_until_taken() {
     // Ready only from cycle 4: the beat, valid from cycle 2, is held.
     let r = run(false, &[4, 5, 6], 10, true, 0);
     assert_eq!(r.beats.len(), 1);
     let (cycle, data, keep, user, last) = r.beats[0];
     assert_eq!(cycle, 4);
-    assert_eq!(
-        data, 0x0000_0007_0000_0003_0000_0002_0000_0001,
-        "(view, slot, k, m), 16 bytes"
-    );
-    assert_eq!(keep, code::SUMMARY_KEEP);
+    assert_eq!(data[..BLOCK_WORDS], cert(), "the block, word 0 first");
+    assert_eq!(data[BLOCK_WORDS..], [0; 16 - BLOCK_WORDS]);
+    assert_eq!(keep, code::BLOCK_KEEP);
+    assert_eq!(keep, 0xffff_ffff, "32 bytes");
     assert_eq!(user, code::OP_SIGN);
     assert!(last);
     assert_eq!(r.resp, Some((10, code::OK)));
@@ -123,7 +133,7 @@ fn a_sign_is_one_summary_beat_held_until_taken() {
 }
 
 #[test]
-fn a_verify_is_the_summary_then_the_signature_naming_the_signer() {
+fn a_verify_is_the_block_then_the_signature_naming_the_signer() {
     let r = run(true, &(2..10).collect::<Vec<_>>(), 12, true, 0);
     assert_eq!(r.beats.len(), 2);
     assert_eq!(
@@ -131,10 +141,11 @@ fn a_verify_is_the_summary_then_the_signature_naming_the_signer() {
         (2, 3),
         "one beat per cycle when ready"
     );
-    assert_eq!(r.beats[0].2, code::SUMMARY_KEEP);
+    assert_eq!(r.beats[0].1[..BLOCK_WORDS], cert());
+    assert_eq!(r.beats[0].2, code::BLOCK_KEEP);
     assert!(!r.beats[0].4 && r.beats[1].4, "TLAST on the signature");
     assert_eq!(r.beats[1].2, u64::MAX, "64 signature bytes");
-    assert_eq!(r.beats[1].1 as u64, 0x5151_5151);
+    assert_eq!(r.beats[1].1[0], 0x5151_5151);
     for b in &r.beats {
         assert_eq!(b.3, code::OP_VERIFY | (2 << 8), "op and signer in TUSER");
     }
@@ -156,7 +167,7 @@ fn a_second_request_while_busy_is_ignored() {
     for cycle in 0..20u64 {
         s.sign.next = cycle == 1 || cycle == 5;
         s.verify.next = false;
-        s.summary.next = Bits::<128>::default();
+        s.block.next = Bits::<BLOCK_BITS>::default();
         s.signer.next = 0.into();
         s.signature.next = Bits::<512>::default();
         s.sreq_tready.next = true;

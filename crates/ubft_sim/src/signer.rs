@@ -8,14 +8,25 @@
 //! response is valid from the cycle its latency has passed after the
 //! request's last beat was accepted, and held until `sresp_tready`.
 //!
+//! What is signed is the request's signed block (docs/recovery.md, section
+//! 3; `rhdl_ubft::layout::field3`): eight 32-bit words, word 0 its kind,
+//! the 32 bytes of the first beat (TKEEP = `code::BLOCK_KEEP`), every byte
+//! of it. The service signs whatever well-formed block it is given; it is
+//! the kind word that keeps a signature of one kind from verifying as
+//! another.
+//!
 //! Refused requests get an error response instead of a hang: a sign of
-//! other than one 16-byte beat, a verify of other than a 16-byte beat and a
-//! 64-byte beat, or an unknown op answer MALFORMED; a verify naming a
-//! signer id with no key answers UNKNOWN_SIGNER.
+//! other than one block beat, a verify of other than a block beat and a
+//! 64-byte beat, a first beat whose TKEEP is not the block's 32 bytes, a
+//! block that is not one (`field3::well_formed`: an unknown kind, or a
+//! nonzero word where its kind has none), or an unknown op answer
+//! MALFORMED; a verify naming a signer id with no key answers
+//! UNKNOWN_SIGNER.
 
 use crate::network::Ready;
 use crate::ports::{Beat, KernelIn, KernelOut};
 use ed25519_dalek::{Signature, Signer as _, SigningKey, Verifier, VerifyingKey};
+use rhdl_ubft::layout::field3::{self, BLOCK_BYTES, BLOCK_WORDS};
 use rhdl_ubft::params::BEAT_WORDS;
 use rhdl_ubft::setup::code;
 use std::collections::VecDeque;
@@ -35,14 +46,56 @@ pub fn signing_key(seed: u64, id: usize) -> SigningKey {
     SigningKey::from_bytes(&bytes)
 }
 
-/// The 16 bytes the spec signs: (view, slot, k, m) as four little-endian
-/// 32-bit words.
-pub fn summary(view: u32, slot: u32, k: u32, m: u32) -> [u8; 16] {
-    let mut s = [0u8; 16];
-    for (i, w) in [view, slot, k, m].into_iter().enumerate() {
-        s[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+/// The 32 bytes a signature covers: a signed block's words in order, each
+/// little-endian (as they lie in a request's first beat and in HBM).
+pub fn block_bytes(w: &[u32; BLOCK_WORDS]) -> [u8; BLOCK_BYTES] {
+    let mut s = [0u8; BLOCK_BYTES];
+    for (i, x) in w.iter().enumerate() {
+        s[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
     }
     s
+}
+
+/// The CERT block a v2 kernel's share signs: [CERT, v, k, m, prev = 0, 0,
+/// 0, 0] (v2's prepare has no prev).
+pub fn cert_block(v: u32, k: u32, m: u32) -> [u32; BLOCK_WORDS] {
+    field3::block(field3::KIND_CERT, v, k, m, 0)
+}
+
+/// The M6a mutants of a signed block `w`, none of which a signature over
+/// `w` may verify as: the same words under each other kind (PREP, CERT,
+/// COMMIT, SEAL), and each word of `fields` (word indices, which must
+/// include the kind) changed in its bit 0 or its bit 31, or dropped (the
+/// words after it move down and a zero comes in at the end; skipped when
+/// that gives `w` back). Each comes with a name for failure messages.
+pub fn block_mutants(
+    w: &[u32; BLOCK_WORDS],
+    fields: &[usize],
+) -> Vec<(String, [u32; BLOCK_WORDS])> {
+    use field3::{KIND, KIND_CERT, KIND_COMMIT, KIND_PREP, KIND_SEAL};
+    assert!(fields.contains(&KIND), "the kind word is a field");
+    let mut out = vec![];
+    for kind in [KIND_PREP, KIND_CERT, KIND_COMMIT, KIND_SEAL] {
+        if kind != w[KIND] {
+            let mut x = *w;
+            x[KIND] = kind;
+            out.push((format!("the words as kind {kind}"), x));
+        }
+    }
+    for &i in fields {
+        for flip in [1u32, 0x8000_0000] {
+            let mut x = *w;
+            x[i] ^= flip;
+            out.push((format!("word {i} ^ {flip:#x}"), x));
+        }
+        let mut x = [0; BLOCK_WORDS];
+        let rest: Vec<u32> = (0..BLOCK_WORDS).filter(|&j| j != i).map(|j| w[j]).collect();
+        x[..BLOCK_WORDS - 1].copy_from_slice(&rest);
+        if x != *w {
+            out.push((format!("word {i} dropped"), x));
+        }
+    }
+    out
 }
 
 /// A beat's bytes, word 0 first, little-endian.
@@ -193,26 +246,28 @@ impl Signer {
         let zero = [0u32; BEAT_WORDS];
         let op = (beats[0].user & 0xff) as u64;
         let signer = (beats[0].user >> 8) as usize;
-        let summary_ok = beats[0].keep == code::SUMMARY_KEEP;
-        let summary = &beat_bytes(&beats[0].data)[..16];
+        let mut block = [0u32; BLOCK_WORDS];
+        block.copy_from_slice(&beats[0].data[..BLOCK_WORDS]);
+        let block_ok = beats[0].keep == code::BLOCK_KEEP && field3::well_formed(&block);
+        let msg = block_bytes(&block);
         match op {
-            code::OP_SIGN if beats.len() == 1 && summary_ok => {
+            code::OP_SIGN if beats.len() == 1 && block_ok => {
                 self.counters.signs += 1;
-                let sig = self.key.sign(summary);
+                let sig = self.key.sign(&msg);
                 (
                     code::OK as u8,
                     bytes_beat(&sig.to_bytes()),
                     self.sign_latency,
                 )
             }
-            code::OP_VERIFY if beats.len() == 2 && summary_ok && beats[1].keep == u64::MAX => {
+            code::OP_VERIFY if beats.len() == 2 && block_ok && beats[1].keep == u64::MAX => {
                 let Some(public) = self.publics.get(signer) else {
                     self.counters.unknown_signer += 1;
                     return (code::UNKNOWN_SIGNER as u8, zero, 1);
                 };
                 self.counters.verifies += 1;
                 let sig = Signature::from_bytes(&beat_bytes(&beats[1].data));
-                if public.verify(summary, &sig).is_ok() {
+                if public.verify(&msg, &sig).is_ok() {
                     (code::OK as u8, zero, self.verify_latency)
                 } else {
                     self.counters.invalid += 1;
@@ -230,6 +285,7 @@ impl Signer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rhdl_ubft::layout::field3::{block, commit_block, seal_block, KIND, KIND_CERT, KIND_PREP};
 
     fn send(s: &mut Signer, beats: &[(Beat, u64, u16, bool)], cycle: &mut u64) {
         for &(data, keep, user, last) in beats {
@@ -266,15 +322,41 @@ mod tests {
         panic!("no response: the service hung");
     }
 
+    fn beat_of(w: &[u32; BLOCK_WORDS]) -> Beat {
+        bytes_beat(&block_bytes(w))
+    }
+
+    /// Asks `s` to sign `w`; the response's status and data.
+    fn sign(s: &mut Signer, c: &mut u64, w: &[u32; BLOCK_WORDS]) -> (u8, Beat) {
+        let op = code::OP_SIGN as u16;
+        send(s, &[(beat_of(w), code::BLOCK_KEEP, op, true)], c);
+        let (_, status, data) = take(s, c);
+        (status, data)
+    }
+
+    /// Asks `s` to verify `sig` as replica `signer`'s over `w`: the status.
+    fn verify(s: &mut Signer, c: &mut u64, w: &[u32; BLOCK_WORDS], sig: Beat, signer: u16) -> u8 {
+        let user = code::OP_VERIFY as u16 | (signer << 8);
+        send(
+            s,
+            &[
+                (beat_of(w), code::BLOCK_KEEP, user, false),
+                (sig, u64::MAX, user, true),
+            ],
+            c,
+        );
+        take(s, c).1
+    }
+
     #[test]
     fn signs_and_verifies_with_real_ed25519_after_its_latencies() {
         let mut a = Signer::new(7, 0, 3, 10, 20);
         let mut b = Signer::new(7, 1, 3, 10, 20);
-        let s = summary(0, 3, 4, 0xdead);
+        let w = cert_block(0, 4, 0xdead);
         let mut cycle = 0;
         send(
             &mut a,
-            &[(bytes_beat(&s), 0xffff, code::OP_SIGN as u16, true)],
+            &[(beat_of(&w), 0xffff_ffff, code::OP_SIGN as u16, true)],
             &mut cycle,
         );
         let (at, status, sig) = take(&mut a, &mut cycle);
@@ -283,15 +365,15 @@ mod tests {
             (10, 0),
             "valid sign_latency cycles after the last beat"
         );
-        let expected = signing_key(7, 0).sign(&s);
-        assert_eq!(beat_bytes(&sig), expected.to_bytes());
+        let expected = signing_key(7, 0).sign(&block_bytes(&w));
+        assert_eq!(beat_bytes(&sig), expected.to_bytes(), "all 32 bytes signed");
         // Replica 1's service verifies replica 0's share.
         let user = code::OP_VERIFY as u16;
         let mut c = 0;
         send(
             &mut b,
             &[
-                (bytes_beat(&s), 0xffff, user, false),
+                (beat_of(&w), 0xffff_ffff, user, false),
                 (sig, u64::MAX, user, true),
             ],
             &mut c,
@@ -301,25 +383,8 @@ mod tests {
         // A corrupted signature is invalid; a verify naming replica 1 fails.
         let mut bad = sig;
         bad[3] ^= 1;
-        send(
-            &mut b,
-            &[
-                (bytes_beat(&s), 0xffff, user, false),
-                (bad, u64::MAX, user, true),
-            ],
-            &mut c,
-        );
-        assert_eq!(take(&mut b, &mut c).1, code::INVALID as u8);
-        let as_1 = user | (1 << 8);
-        send(
-            &mut b,
-            &[
-                (bytes_beat(&s), 0xffff, as_1, false),
-                (sig, u64::MAX, as_1, true),
-            ],
-            &mut c,
-        );
-        assert_eq!(take(&mut b, &mut c).1, code::INVALID as u8);
+        assert_eq!(verify(&mut b, &mut c, &w, bad, 0), code::INVALID as u8);
+        assert_eq!(verify(&mut b, &mut c, &w, sig, 1), code::INVALID as u8);
         assert_eq!(b.counters().invalid, 2);
     }
 
@@ -327,33 +392,159 @@ mod tests {
     fn malformed_requests_and_unknown_signers_get_an_error_response() {
         let mut s = Signer::new(1, 0, 3, 50, 50);
         let mut c = 0;
-        let sum = bytes_beat(&summary(0, 0, 1, 2));
-        // A sign of 17 bytes.
-        send(
-            &mut s,
-            &[(sum, 0x1ffff, code::OP_SIGN as u16, true)],
-            &mut c,
-        );
+        let w = cert_block(0, 1, 2);
+        let blk = beat_of(&w);
+        let op_sign = code::OP_SIGN as u16;
+        // A sign of 33 bytes, and of 28 (the block with its last word dropped).
+        send(&mut s, &[(blk, 0x1_ffff_ffff, op_sign, true)], &mut c);
         assert_eq!(take(&mut s, &mut c).1, code::MALFORMED as u8);
+        send(&mut s, &[(blk, 0x0fff_ffff, op_sign, true)], &mut c);
+        assert_eq!(take(&mut s, &mut c).1, code::MALFORMED as u8);
+        // The 16-byte summary the service signed before the block.
+        send(&mut s, &[(blk, 0xffff, op_sign, true)], &mut c);
+        assert_eq!(take(&mut s, &mut c).1, code::MALFORMED as u8);
+        // Blocks that are not one: kind 0 and 5; a CERT block with a word
+        // after prev; a SEAL without L but with L's words.
+        let mut not_blocks = vec![];
+        for kind in [0, 5] {
+            let mut x = w;
+            x[KIND] = kind;
+            not_blocks.push(x);
+        }
+        let mut x = w;
+        x[7] = 1;
+        not_blocks.push(x);
+        let mut x = seal_block(0, 1, Some([1, 2, 3, 4]));
+        x[7] = 0;
+        not_blocks.push(x);
+        let mut x = seal_block(0, 1, None);
+        x[7] = 2;
+        not_blocks.push(x);
+        for x in &not_blocks {
+            assert!(!field3::well_formed(x));
+            assert_eq!(sign(&mut s, &mut c, x).0, code::MALFORMED as u8, "{x:?}");
+            assert_eq!(
+                verify(&mut s, &mut c, x, blk, 0),
+                code::MALFORMED as u8,
+                "{x:?}"
+            );
+        }
         // A verify of one beat.
         send(
             &mut s,
-            &[(sum, 0xffff, code::OP_VERIFY as u16, true)],
+            &[(blk, code::BLOCK_KEEP, code::OP_VERIFY as u16, true)],
             &mut c,
         );
         assert_eq!(take(&mut s, &mut c).1, code::MALFORMED as u8);
         // An unknown op.
-        send(&mut s, &[(sum, 0xffff, 9, true)], &mut c);
+        send(&mut s, &[(blk, code::BLOCK_KEEP, 9, true)], &mut c);
         assert_eq!(take(&mut s, &mut c).1, code::MALFORMED as u8);
         // A verify naming signer 5 of 3.
-        let user = code::OP_VERIFY as u16 | (5 << 8);
-        send(
-            &mut s,
-            &[(sum, 0xffff, user, false), (sum, u64::MAX, user, true)],
-            &mut c,
+        assert_eq!(
+            verify(&mut s, &mut c, &w, blk, 5),
+            code::UNKNOWN_SIGNER as u8
         );
-        assert_eq!(take(&mut s, &mut c).1, code::UNKNOWN_SIGNER as u8);
-        assert_eq!(s.counters().malformed, 3);
+        assert_eq!(s.counters().malformed, 5 + 2 * not_blocks.len() as u64);
         assert_eq!(s.counters().unknown_signer, 1);
+        assert_eq!(s.counters().signs, 0, "nothing malformed was signed");
+    }
+
+    /// The M6a mutation test for one kind: replica 0's signature over `w`
+    /// verifies (through replica 1's service) as replica 0's over `w` only,
+    /// and as none of `block_mutants(w, fields)` (the same words under any
+    /// other kind, any word of `fields` changed or dropped). Each mutant is
+    /// refused either as INVALID (a well-formed block the signature does
+    /// not cover) or as MALFORMED (not a block), and in both cases the raw
+    /// Ed25519 check over its 32 bytes fails too, so the test does not rest
+    /// on the service's well-formedness rule.
+    fn one_kind_verifies_as_itself_only(w: [u32; BLOCK_WORDS], fields: &[usize]) {
+        assert!(field3::well_formed(&w));
+        let (mut a, mut b) = (Signer::new(3, 0, 3, 5, 7), Signer::new(3, 1, 3, 5, 7));
+        let (mut ca, mut cb) = (0, 0);
+        let (status, sig) = sign(&mut a, &mut ca, &w);
+        assert_eq!(status, code::OK as u8);
+        assert_eq!(verify(&mut b, &mut cb, &w, sig, 0), code::OK as u8);
+        let key = signing_key(3, 0).verifying_key();
+        let raw = Signature::from_bytes(&beat_bytes(&sig));
+        let mutants = block_mutants(&w, fields);
+        let mut invalid = 0;
+        for (what, x) in &mutants {
+            assert!(
+                key.verify(&block_bytes(x), &raw).is_err(),
+                "{what}: Ed25519 accepts it"
+            );
+            let want = if field3::well_formed(x) {
+                invalid += 1;
+                code::INVALID
+            } else {
+                code::MALFORMED
+            };
+            assert_eq!(
+                verify(&mut b, &mut cb, x, sig, 0),
+                want as u8,
+                "{what}: {x:?}"
+            );
+        }
+        assert!(
+            invalid > 0,
+            "some mutant is a well-formed block the signature does not cover"
+        );
+        // A word of `fields` dropped from the request itself: 28 bytes, which
+        // the service refuses, and over which the signature fails.
+        for &i in fields {
+            let mut short = block_bytes(&w).to_vec();
+            short.drain(4 * i..4 * i + 4);
+            assert!(key.verify(&short, &raw).is_err(), "word {i} dropped");
+            let user = code::OP_VERIFY as u16;
+            let data = bytes_beat(&short);
+            send(
+                &mut b,
+                &[
+                    (data, 0x0fff_ffff, user, false),
+                    (sig, u64::MAX, user, true),
+                ],
+                &mut cb,
+            );
+            assert_eq!(take(&mut b, &mut cb).1, code::MALFORMED as u8);
+        }
+        // Still valid afterwards, and not as another replica's.
+        assert_eq!(verify(&mut b, &mut cb, &w, sig, 0), code::OK as u8);
+        assert_eq!(verify(&mut b, &mut cb, &w, sig, 2), code::INVALID as u8);
+    }
+
+    #[test]
+    fn a_prep_signature_verifies_as_its_prep_block_only() {
+        // [PREP, v, k, m, prev]: as CERT with the same words it must fail.
+        let w = block(KIND_PREP, 3, 17, 0xbeef, 16);
+        one_kind_verifies_as_itself_only(w, &[0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_cert_signature_verifies_as_its_cert_block_only() {
+        let w = block(KIND_CERT, 3, 17, 0xbeef, 16);
+        one_kind_verifies_as_itself_only(w, &[0, 1, 2, 3, 4]);
+        // v2's CERT block, prev = 0, too.
+        one_kind_verifies_as_itself_only(cert_block(1, 2, 0x77), &[0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_commit_signature_verifies_as_its_commit_block_only() {
+        // [COMMIT, j, v, k, m, prev].
+        let w = commit_block(2, 3, 17, 0xbeef, 16);
+        one_kind_verifies_as_itself_only(w, &[0, 1, 2, 3, 4, 5]);
+        // With prev = 0 its words are a well-formed PREP or CERT block too
+        // ([k, j, v, k, m, 0, 0, 0]): only the signature tells them apart.
+        let w = commit_block(2, 3, 17, 0xbeef, 0);
+        assert!(field3::well_formed(&block(KIND_CERT, 2, 3, 17, 0xbeef)));
+        one_kind_verifies_as_itself_only(w, &[0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn a_seal_signature_verifies_as_its_seal_block_only() {
+        // [SEAL, j, v, L.w, L.c, L.m, L.prev, L present], with L and without.
+        let w = seal_block(2, 4, Some([3, 17, 0xbeef, 16]));
+        one_kind_verifies_as_itself_only(w, &[0, 1, 2, 3, 4, 5, 6, 7]);
+        let w = seal_block(2, 4, None);
+        one_kind_verifies_as_itself_only(w, &[0, 1, 2, 7]);
     }
 }

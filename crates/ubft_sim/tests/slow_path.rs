@@ -7,7 +7,7 @@ use rhdl_ubft::params::{vote_tag, G, N, SB};
 use ubft_sim::adversary::ForgeShares;
 use ubft_sim::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path, NETWORK_PTR};
-use ubft_sim::signer::{beat_bytes, signing_key, summary};
+use ubft_sim::signer::{beat_bytes, block_bytes, block_mutants, cert_block, signing_key};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     ClusterConfig::quick(replicas, slots)
@@ -54,10 +54,36 @@ fn a_slow_link_sends_one_slot_to_the_slow_path_and_the_next_come_back_fast() {
     );
 }
 
+/// ubft_new's 16-byte summary (view, slot, k, m), which v2 signed before the
+/// signed blocks: a share must not verify against it.
+fn old_summary(view: u32, slot: u32, k: u32, m: u32) -> [u8; 16] {
+    let mut s = [0u8; 16];
+    for (i, w) in [view, slot, k, m].into_iter().enumerate() {
+        s[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    s
+}
+
+/// The CERT block's words: kind, v, k, m, prev.
+const CERT_FIELDS: [usize; 5] = [0, 1, 2, 3, 4];
+
+/// Replica `holder`'s copy of replica `signer`'s share of `slot`, as an
+/// Ed25519 signature.
+fn share_in_hbm(c: &Cluster, holder: usize, signer: usize, slot: usize) -> Signature {
+    let mb = Mailbox::v2(N, G, SB);
+    let words = c.hbms[holder].read_words(byte(mb.share(slot, signer)), 16);
+    let mut beat = [0u32; 16];
+    beat.copy_from_slice(&words);
+    Signature::from_bytes(&beat_bytes(&beat))
+}
+
 /// A share in a replica's HBM is an Ed25519 signature, by that replica's
-/// key, of the spec's 16-byte summary (view, slot, k, m).
+/// key, of the CERT block [CERT, v, k, m, prev = 0, 0, 0, 0] (all 32 bytes),
+/// and of nothing else: not of the same words under another kind (PREP,
+/// COMMIT, SEAL), not with any of its words (kind, v, k, m, prev) changed
+/// or dropped, and not of the 16-byte summary it signed before.
 #[test]
-fn a_share_in_hbm_verifies_against_the_16_byte_summary() {
+fn a_share_in_hbm_verifies_against_its_cert_block_only() {
     let n = 3;
     let cfg = ClusterConfig {
         delays: vec![LinkDelay {
@@ -76,21 +102,31 @@ fn a_share_in_hbm_verifies_against_the_16_byte_summary() {
     assert_eq!(report.replicas[0].decided[0].path, Path::Slow);
     let m = report.replicas[0].decided[0].m;
     let mb = Mailbox::v2(N, G, SB);
-    let msg = summary(0, 0, 1, m);
+    let block = cert_block(0, 1, m);
+    let mutants = block_mutants(&block, &CERT_FIELDS);
+    let other_kinds = mutants.iter().filter(|(w, _)| w.contains("kind")).count();
+    assert_eq!(other_kinds, 3, "PREP, COMMIT and SEAL");
     for holder in 0..n {
         for signer in 0..n {
-            let words = c.hbms[holder].read_words(byte(mb.share(0, signer)), 16);
-            let mut beat = [0u32; 16];
-            beat.copy_from_slice(&words);
-            let sig = Signature::from_bytes(&beat_bytes(&beat));
+            let sig = share_in_hbm(&c, holder, signer, 0);
             let key = signing_key(seed, signer).verifying_key();
             assert!(
-                key.verify(&msg, &sig).is_ok(),
+                key.verify(&block_bytes(&block), &sig).is_ok(),
                 "replica {holder}'s copy of {signer}'s share"
             );
-            // Any other summary fails: all 16 bytes are signed.
-            assert!(key.verify(&summary(0, 0, 1, m ^ 1), &sig).is_err());
-            assert!(key.verify(&summary(1, 0, 1, m), &sig).is_err());
+            for (what, x) in &mutants {
+                assert!(
+                    key.verify(&block_bytes(x), &sig).is_err(),
+                    "{signer}'s share verifies with {what}: {x:?}"
+                );
+            }
+            // A word dropped from the message itself (28 bytes) fails too.
+            for i in CERT_FIELDS {
+                let mut short = block_bytes(&block).to_vec();
+                short.drain(4 * i..4 * i + 4);
+                assert!(key.verify(&short, &sig).is_err(), "word {i} dropped");
+            }
+            assert!(key.verify(&old_summary(0, 0, 1, m), &sig).is_err());
             // And its certify_valid flag is (tag, m).
             let flag = c.hbms[holder].read_words(byte(mb.vote(Region::CertifyValid, 0, signer)), 2);
             assert_eq!(flag, vec![vote_tag(0, 1), m]);
@@ -98,15 +134,16 @@ fn a_share_in_hbm_verifies_against_the_16_byte_summary() {
     }
 }
 
-/// The summary's view and slot words are signed too. In view 0 at slot 0
-/// they are zero, so a kernel that left them out of the signed block would
-/// pass the test above; here the share is signed after a view change
-/// (view 1) at the second slot of the window (slot 1): replica 0
-/// equivocates while it leads view 0, replica 4 writes no fast votes, so
-/// view 1 decides k = 1 and k = 2 on the slow path, and every honest
-/// replica's share of k = 2 verifies against summary(1, 1, 2, m) only.
+/// The block's view word is signed too, and its k. In view 0 the view word
+/// is zero, so a kernel that left it out of the signed block would pass the
+/// test above; here the share is signed after a view change (view 1) at
+/// k = 2, the second slot of the window: replica 0 equivocates while it
+/// leads view 0, replica 4 writes no fast votes, so view 1 decides k = 1
+/// and k = 2 on the slow path, and every honest replica's share of k = 2
+/// verifies against the CERT block of (1, 2, m) only. (The block has no
+/// slot word: the slot is (k - 1) mod G, so k covers it.)
 #[test]
-fn a_share_signed_after_a_view_change_at_a_later_slot_covers_view_and_slot() {
+fn a_share_signed_after_a_view_change_covers_view_and_k() {
     use ubft_sim::adversary::MuteFast;
     use ubft_sim::backend::{self, Backend};
     let n = 5;
@@ -132,47 +169,44 @@ fn a_share_signed_after_a_view_change_at_a_later_slot_covers_view_and_slot() {
         assert_eq!((d.k, d.path), (k, Path::Slow), "replica {}", r.id);
     }
     let m = report.honest().next().unwrap().decided[1].m;
-    let msg = summary(view, slot as u32, k as u32, m);
+    let block = cert_block(view, k as u32, m);
     let honest: Vec<usize> = report.honest().map(|r| r.id).collect();
     for &holder in &honest {
         for &signer in &honest {
-            let words = c.hbms[holder].read_words(byte(mb.share(slot, signer)), 16);
-            let mut beat = [0u32; 16];
-            beat.copy_from_slice(&words);
-            let sig = Signature::from_bytes(&beat_bytes(&beat));
+            let sig = share_in_hbm(&c, holder, signer, slot);
             let key = signing_key(seed, signer).verifying_key();
             assert!(
-                key.verify(&msg, &sig).is_ok(),
+                key.verify(&block_bytes(&block), &sig).is_ok(),
                 "replica {holder}'s copy of {signer}'s share of k = {k}"
             );
-            // With the view or the slot word zeroed it fails.
+            // With the view zeroed, or any word changed or dropped, it fails.
             assert!(key
-                .verify(&summary(0, slot as u32, k as u32, m), &sig)
+                .verify(&block_bytes(&cert_block(0, k as u32, m)), &sig)
                 .is_err());
-            assert!(key.verify(&summary(view, 0, k as u32, m), &sig).is_err());
+            for (what, x) in block_mutants(&block, &CERT_FIELDS) {
+                assert!(key.verify(&block_bytes(&x), &sig).is_err(), "{what}");
+            }
         }
     }
 }
 
 /// ubft_new signed view<<48 ^ slot<<32 ^ k<<16 ^ m, where (k = 1, m = 0) and
-/// (k = 2, m = 196608) collide in the same view and slot. The summary the
-/// kernel signs now tells them apart.
+/// (k = 2, m = 196608) collide in the same view and slot. The blocks the
+/// kernel signs for them differ, and one's signature fails on the other.
 #[test]
-fn the_summaries_that_collided_in_ubft_new_now_differ() {
+fn the_summaries_that_collided_in_ubft_new_are_different_blocks() {
     let old = |view: u64, slot: u64, k: u64, m: u64| (view << 48) ^ (slot << 32) ^ (k << 16) ^ m;
     assert_eq!(
         old(0, 5, 1, 0),
         old(0, 5, 2, 196_608),
         "ubft_new's collision"
     );
-    assert_ne!(summary(0, 5, 1, 0), summary(0, 5, 2, 196_608));
+    let (a, b) = (cert_block(0, 1, 0), cert_block(0, 2, 196_608));
+    assert_ne!(block_bytes(&a), block_bytes(&b));
     let key = signing_key(1, 0);
     use ed25519_dalek::Signer;
-    let sig = key.sign(&summary(0, 5, 1, 0));
-    assert!(key
-        .verifying_key()
-        .verify(&summary(0, 5, 2, 196_608), &sig)
-        .is_err());
+    let sig = key.sign(&block_bytes(&a));
+    assert!(key.verifying_key().verify(&block_bytes(&b), &sig).is_err());
 }
 
 /// A faulty replica writes corrupted shares (and no fast votes): they are
