@@ -544,6 +544,9 @@ fn bench(slots: u64, synth: bool) -> Result {
 
 /// How often `cargo xtask soak` prints its progress line.
 const SOAK_PROGRESS: std::time::Duration = std::time::Duration::from_secs(5);
+/// Short runs (an honest replica decided fewer than every slot) printed as
+/// TOML after the soak; every one is listed by seed and reason.
+const SOAK_SHORT_TOML: usize = 10;
 
 /// `cargo xtask soak`: `runs` random scenarios from `seed` on Verilator.
 fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
@@ -560,6 +563,10 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     // and the disagreements (a run with one fails its checks).
     let (checked, disagreed) = (AtomicU64::new(0), AtomicU64::new(0));
     let refused = AtomicU64::new(0);
+    // Runs that passed their checks, and those of them in which an honest
+    // replica decided fewer than the scenario's slots: (seed, why, TOML).
+    let passed = AtomicU64::new(0);
+    let short: Mutex<Vec<(u64, String, String)>> = Mutex::new(vec![]);
     let done = AtomicU64::new(0);
     let last_line = Mutex::new(start);
     // A progress line on stderr after a run, at most every few seconds: runs
@@ -613,6 +620,31 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                             .unwrap_or(0);
                         decided.fetch_add(d, Ordering::Relaxed);
                         cycles.fetch_add(r.cycles, Ordering::Relaxed);
+                        passed.fetch_add(1, Ordering::Relaxed);
+                        if d < s.slots {
+                            let kinds: Vec<&str> = s.faults.iter().map(|f| f.kind()).collect();
+                            let behind: Vec<String> = r
+                                .honest()
+                                .filter(|h| (h.decided.len() as u64) < s.slots)
+                                .map(|h| {
+                                    format!(
+                                        "replica {} decided {} (view {}, {} timeouts)",
+                                        h.id,
+                                        h.decided.len(),
+                                        h.view,
+                                        h.status.timeouts
+                                    )
+                                })
+                                .collect();
+                            let why = format!(
+                                "{} of {} slots in {} cycles, faults {kinds:?}: {}",
+                                d,
+                                s.slots,
+                                r.cycles,
+                                behind.join(", ")
+                            );
+                            short.lock().unwrap().push((seed + i, why, s.to_toml()));
+                        }
                         progress();
                         continue;
                     }
@@ -641,6 +673,28 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
         disagreed.into_inner(),
         refused.into_inner()
     );
+    // Liveness: the share of the runs that passed their checks in which
+    // every honest replica decided every slot within the budget.
+    let passed = passed.into_inner();
+    let mut short = short.into_inner().unwrap();
+    short.sort();
+    println!(
+        "soak: every honest replica decided every slot in {} of {passed} passing runs ({:.1} %); {} fell short",
+        passed - short.len() as u64,
+        100.0 * (passed - short.len() as u64) as f64 / passed.max(1) as f64,
+        short.len()
+    );
+    for (s, why, _) in &short {
+        println!("soak: short seed {s}: {why}");
+    }
+    for (s, why, toml) in short.iter().take(SOAK_SHORT_TOML) {
+        println!("\n# short seed {s}: {why}\n# replay: save as FILE.toml, then rhdl-ubft simulate --scenario FILE.toml\n{toml}");
+    }
+    if short.len() > SOAK_SHORT_TOML {
+        println!(
+            "\n# (the first {SOAK_SHORT_TOML} short runs as TOML; every seed is listed above and `Scenario::random(seed, max_cycles)` rebuilds it)"
+        );
+    }
     for (s, why, toml) in &failures {
         println!("\n# failing seed {s}: {why}\n# replay: save as FILE.toml, then rhdl-ubft simulate --scenario FILE.toml\n{toml}");
     }
