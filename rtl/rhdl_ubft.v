@@ -10251,7 +10251,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         requests$prop_tvalid = prop_tvalid;
         prop_tready = requests$prop_tready;
         requests$probe_m = tally$record[(32'h20)+:(32)];
-        requests$retire = 1'b0;
+        requests$retire = (state$q == ProtocolSt$Decide) & dec_tready;
         requests$retire_m = m$q;
         missed = leader$missed | fast$missed | slow$missed | view$missed;
         if (leader$open_round | view$open_round) begin
@@ -10349,7 +10349,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 begin
                     dec_tvalid = 1'b1;
                     if (dec_tready) begin
-                        requests$retire = 1'b1;
                         decisions$d = decisions$q + 32'h1;
                         if (slow_path$q) begin
                             slow_count$d = slow_count$q + 32'h1;
@@ -11211,6 +11210,7 @@ module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tread
     reg  midv$6;
     reg  midv$7;
     reg  placed;
+    reg  [7:0] hits;
     reg  [7:0] nv;
     
     // Sub module instances
@@ -11285,31 +11285,32 @@ module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tread
         prop_tready = room;
         head_valid = valid$q[32'h0];
         head_m = ent$0$q;
-        holds = 1'b0;
+        hits = 32'h0;
         if (valid$q[0] & (ent$0$q == probe_m)) begin
-            holds = 1'b1;
+            hits = (hits & ~(1 << (0)) | ((1'b1) << (0)));
         end
         if (valid$q[1] & (ent$1$q == probe_m)) begin
-            holds = 1'b1;
+            hits = (hits & ~(1 << (1)) | ((1'b1) << (1)));
         end
         if (valid$q[2] & (ent$2$q == probe_m)) begin
-            holds = 1'b1;
+            hits = (hits & ~(1 << (2)) | ((1'b1) << (2)));
         end
         if (valid$q[3] & (ent$3$q == probe_m)) begin
-            holds = 1'b1;
+            hits = (hits & ~(1 << (3)) | ((1'b1) << (3)));
         end
         if (valid$q[4] & (ent$4$q == probe_m)) begin
-            holds = 1'b1;
+            hits = (hits & ~(1 << (4)) | ((1'b1) << (4)));
         end
         if (valid$q[5] & (ent$5$q == probe_m)) begin
-            holds = 1'b1;
+            hits = (hits & ~(1 << (5)) | ((1'b1) << (5)));
         end
         if (valid$q[6] & (ent$6$q == probe_m)) begin
-            holds = 1'b1;
+            hits = (hits & ~(1 << (6)) | ((1'b1) << (6)));
         end
         if (valid$q[7] & (ent$7$q == probe_m)) begin
-            holds = 1'b1;
+            hits = (hits & ~(1 << (7)) | ((1'b1) << (7)));
         end
+        holds = |hits;
         gone = 1'b0;
         if (retire & valid$q[0] & (ent$0$q == retire_m)) begin
             gone = 1'b1;

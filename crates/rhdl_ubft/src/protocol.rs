@@ -824,8 +824,12 @@ impl<const N: usize> Logic for Protocol<N> {
         self.prop_tready.next = self.requests.prop_tready.val();
         // The prepare's m (FastWaitPrepare reads `holds` with the record).
         self.requests.probe_m.next = self.tally.record.val().get_bits::<32>(32);
-        // A decision taken retires its value, whoever proposed it.
-        self.requests.retire.next = false;
+        // A decision taken retires its value, whoever proposed it. (One
+        // assignment: a port set to a default and then overridden glitches
+        // in event-driven simulators, and `holds` comes back into this
+        // block: Icarus loops forever on such a pair.)
+        self.requests.retire.next =
+            (self.state.q.val() == ProtocolSt::Decide) & self.dec_tready.val();
         self.requests.retire_m.next = self.m.q.val();
         self.missed.next = self.leader.missed.val()
             | self.fast.missed.val()
@@ -927,7 +931,6 @@ impl<const N: usize> Logic for Protocol<N> {
             ProtocolSt::Decide => {
                 self.dec_tvalid.next = true;
                 if self.dec_tready.val() {
-                    self.requests.retire.next = true;
                     self.decisions.d.next = self.decisions.q.val() + 1;
                     if self.slow_path.q.val() {
                         self.slow_count.d.next = self.slow_count.q.val() + 1;

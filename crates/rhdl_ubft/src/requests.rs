@@ -67,6 +67,8 @@ pub struct Requests {
     mid: [Signal<Local, Bits<32>>; REQUESTS],
     midv: [Signal<Local, Bit>; REQUESTS],
     placed: Signal<Local, Bit>,
+    /// The entries that hold `probe_m`.
+    hits: Signal<Local, Bits<REQUESTS>>,
     nv: Signal<Local, Bits<REQUESTS>>,
     all: Constant<Bits<REQUESTS>>,
 }
@@ -94,6 +96,7 @@ impl Default for Requests {
             mid: std::array::from_fn(|_| Default::default()),
             midv: std::array::from_fn(|_| Default::default()),
             placed: Default::default(),
+            hits: Default::default(),
             nv: Default::default(),
             all: Constant::new(((1u64 << REQUESTS) - 1).to_bits()),
         }
@@ -128,13 +131,16 @@ impl Logic for Requests {
         self.prop_tready.next = self.room.val();
         self.head_valid.next = self.valid.q.val().get_bit(0);
         self.head_m.next = self.ent[0].q.val();
-        // Membership.
-        self.holds.next = false;
+        // Membership. Every output is assigned once per pass: a port set to
+        // a default and then overridden glitches in event-driven simulators
+        // (Icarus loops forever when two blocks glitch into each other).
+        self.hits.next = 0.into();
         for i in 0..REQUESTS {
             if self.valid.q.val().get_bit(i) & (self.ent[i].q.val() == self.probe_m.val()) {
-                self.holds.next = true;
+                self.hits.next = self.hits.val().replace_bit(i, true);
             }
         }
+        self.holds.next = self.hits.val().any();
         // The retirement: from the oldest match up, each entry takes the
         // one above it.
         self.gone.next = false;
