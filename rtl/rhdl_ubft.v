@@ -181,8 +181,16 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [4:0] broadcast$words;
     reg  [511:0] broadcast$data;
     reg  broadcast$local_only;
+    reg  broadcast$round;
+    reg  [4:0] broadcast$beats;
     wire  broadcast$busy;
     wire  broadcast$done;
+    wire  broadcast$round_done;
+    wire  broadcast$round_error;
+    reg  [511:0] broadcast$s_rec_tdata;
+    reg  broadcast$s_rec_tvalid;
+    reg  broadcast$s_rec_tlast;
+    wire  broadcast$s_rec_tready;
     reg  [63:0] broadcast$network_ptr;
     reg  [7:0] broadcast$n;
     reg  [7:0] broadcast$id;
@@ -203,7 +211,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  broadcast$bready;
     wire  [9:0] broadcast$cmd_qpn;
     wire  [63:0] broadcast$cmd_addr;
-    wire  [7:0] broadcast$cmd_len;
+    wire  [15:0] broadcast$cmd_len;
     wire  broadcast$cmd_valid;
     reg  broadcast$cmd_ready;
     reg  broadcast$ack;
@@ -291,7 +299,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [255:0] control$sts_guard_refused_by;
     reg  [9:0] roce$cmd_qpn;
     reg  [63:0] roce$cmd_addr;
-    reg  [7:0] roce$cmd_len;
+    reg  [15:0] roce$cmd_len;
     reg  roce$cmd_valid;
     wire  roce$cmd_ready;
     wire  roce$ack;
@@ -431,8 +439,16 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .words(broadcast$words),
         .data(broadcast$data),
         .local_only(broadcast$local_only),
+        .round(broadcast$round),
+        .beats(broadcast$beats),
         .busy(broadcast$busy),
         .done(broadcast$done),
+        .round_done(broadcast$round_done),
+        .round_error(broadcast$round_error),
+        .s_rec_tdata(broadcast$s_rec_tdata),
+        .s_rec_tvalid(broadcast$s_rec_tvalid),
+        .s_rec_tlast(broadcast$s_rec_tlast),
+        .s_rec_tready(broadcast$s_rec_tready),
         .network_ptr(broadcast$network_ptr),
         .n(broadcast$n),
         .id(broadcast$id),
@@ -658,6 +674,11 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         protocol$bc_done = broadcast$done;
         protocol$bc_busy = broadcast$busy;
         broadcast$local_only = protocol$bc_local_only;
+        broadcast$round = 1'b0;
+        broadcast$beats = 32'h1;
+        broadcast$s_rec_tdata = 32'h0;
+        broadcast$s_rec_tvalid = 1'b0;
+        broadcast$s_rec_tlast = 1'b0;
         setup$sign = protocol$sg_sign;
         setup$verify = protocol$sg_verify;
         setup$block = protocol$sg_block;
@@ -783,7 +804,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
 endmodule // top
 
 
-module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,done,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors);
+module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,beats,busy,done,round_done,round_error,s_rec_tdata,s_rec_tvalid,s_rec_tlast,s_rec_tready,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors);
     
     // Module arguments
     input wire  clock;
@@ -793,8 +814,16 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     input wire  [4:0] words;
     input wire  [511:0] data;
     input wire  local_only;
+    input wire  round;
+    input wire  [4:0] beats;
     output reg  busy;
     output reg  done;
+    output reg  round_done;
+    output reg  round_error;
+    input wire  [511:0] s_rec_tdata;
+    input wire  s_rec_tvalid;
+    input wire  s_rec_tlast;
+    output reg  s_rec_tready;
     input wire  [63:0] network_ptr;
     input wire  [7:0] n;
     input wire  [7:0] id;
@@ -815,7 +844,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     output reg  bready;
     output reg  [9:0] cmd_qpn;
     output reg  [63:0] cmd_addr;
-    output reg  [7:0] cmd_len;
+    output reg  [15:0] cmd_len;
     output reg  cmd_valid;
     input wire  cmd_ready;
     input wire  ack;
@@ -828,16 +857,18 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     localparam  burst = 2'b1;
     localparam  ones = 64'hffffffffffffffff;
     localparam  beat_mask = 64'hffffffffffffffc0;
+    localparam  d_land = 8'h25;
     
     // Enums
     localparam BroadcastState$Idle = 0;
     localparam BroadcastState$Local = 1;
     localparam BroadcastState$Resp = 2;
     localparam BroadcastState$Send = 3;
+    localparam BroadcastState$Land = 4;
     
     // Stub signals
-    reg  [1:0] state$d;
-    wire  [1:0] state$q;
+    reg  [2:0] state$d;
+    wire  [2:0] state$q;
     reg  state$clock;
     reg  [63:0] byte_addr$d;
     wire  [63:0] byte_addr$q;
@@ -875,8 +906,36 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
     reg  [31:0] errors_q$d;
     wire  [31:0] errors_q$q;
     reg  errors_q$clock;
+    reg  round_q$d;
+    wire  round_q$q;
+    reg  round_q$clock;
+    reg  [4:0] last_q$d;
+    wire  [4:0] last_q$q;
+    reg  last_q$clock;
+    reg  [4:0] wbeat$d;
+    wire  [4:0] wbeat$q;
+    reg  wbeat$clock;
+    reg  bad_q$d;
+    wire  bad_q$q;
+    reg  bad_q$clock;
+    reg  [15:0] outstanding$d;
+    wire  [15:0] outstanding$q;
+    reg  outstanding$clock;
+    reg  [7:0] land$d;
+    wire  [7:0] land$q;
+    reg  land$clock;
+    reg  round_done_q$d;
+    wire  round_done_q$q;
+    reg  round_done_q$clock;
+    reg  round_error_q$d;
+    wire  round_error_q$q;
+    reg  round_error_q$clock;
     
     // Local signals
+    reg  [4:0] words_eff;
+    reg  taken;
+    reg  w_take;
+    reg  w_last;
     reg  [9:0] pair_shift;
     reg  [9:0] quad_shift;
     reg  [63:0] upper;
@@ -950,6 +1009,46 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         .q(errors_q$q),
         .clock(errors_q$clock)
     );
+    rhdl_ubft$broadcast$round_q round_q(
+        .d(round_q$d),
+        .q(round_q$q),
+        .clock(round_q$clock)
+    );
+    rhdl_ubft$broadcast$last_q last_q(
+        .d(last_q$d),
+        .q(last_q$q),
+        .clock(last_q$clock)
+    );
+    rhdl_ubft$broadcast$wbeat wbeat(
+        .d(wbeat$d),
+        .q(wbeat$q),
+        .clock(wbeat$clock)
+    );
+    rhdl_ubft$broadcast$bad_q bad_q(
+        .d(bad_q$d),
+        .q(bad_q$q),
+        .clock(bad_q$clock)
+    );
+    rhdl_ubft$broadcast$outstanding outstanding(
+        .d(outstanding$d),
+        .q(outstanding$q),
+        .clock(outstanding$clock)
+    );
+    rhdl_ubft$broadcast$land land(
+        .d(land$d),
+        .q(land$q),
+        .clock(land$clock)
+    );
+    rhdl_ubft$broadcast$round_done_q round_done_q(
+        .d(round_done_q$d),
+        .q(round_done_q$q),
+        .clock(round_done_q$clock)
+    );
+    rhdl_ubft$broadcast$round_error_q round_error_q(
+        .d(round_error_q$d),
+        .q(round_error_q$q),
+        .clock(round_error_q$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -966,6 +1065,14 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         done_q$clock = clock;
         acks_q$clock = clock;
         errors_q$clock = clock;
+        round_q$clock = clock;
+        last_q$clock = clock;
+        wbeat$clock = clock;
+        bad_q$clock = clock;
+        outstanding$clock = clock;
+        land$clock = clock;
+        round_done_q$clock = clock;
+        round_error_q$clock = clock;
         state$d = state$q;
         byte_addr$d = byte_addr$q;
         length$d = length$q;
@@ -979,6 +1086,14 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         done_q$d = done_q$q;
         acks_q$d = acks_q$q;
         errors_q$d = errors_q$q;
+        round_q$d = round_q$q;
+        last_q$d = last_q$q;
+        wbeat$d = wbeat$q;
+        bad_q$d = bad_q$q;
+        outstanding$d = outstanding$q;
+        land$d = land$q;
+        round_done_q$d = round_done_q$q;
+        round_error_q$d = round_error_q$q;
         pair_shift = ((pair_q$q) & 10'h3ff) << 32'h6;
         quad_shift = (((pair_q$q[(32'h1)+:(2)]) & 10'h3ff) << 32'h7) + 32'h40;
         upper = 32'h0;
@@ -989,40 +1104,79 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         if (length$q[32'h6]) begin
             wdata = data_q$q;
         end
+        wstrb = wstrb_q$q;
+        if (wbeat$q != 32'h0) begin
+            wdata = s_rec_tdata;
+            wstrb = ones;
+        end
+        words_eff = words;
+        if (beats > 32'h1) begin
+            words_eff = 32'h10;
+        end
         strb_shift = ((word[(32'h0)+:(4)]) & 7'h7f) << 32'h2;
         qpn_off = (((peer$q << 32'h3) + (peer$q << 32'h1)) & 7'h7f);
         qpn = qpns[(qpn_off)+:(10)];
+        w_last = wbeat$q == last_q$q;
         done_q$d = 1'b0;
+        round_done_q$d = 1'b0;
+        round_error_q$d = 1'b0;
         awvalid = 1'b0;
         wvalid = 1'b0;
+        w_take = 1'b0;
+        s_rec_tready = 1'b0;
         bready = 1'b0;
         cmd_valid = 1'b0;
+        taken = 1'b0;
         case (state$q)
             BroadcastState$Idle:
                 begin
                     if (start) begin
                         byte_addr$d = network_ptr + (((word) & 64'hffffffffffffffff) << 32'h2);
-                        length$d = ((words) & 8'hff) << 32'h2;
+                        length$d = ((words_eff) & 8'hff) << 32'h2;
                         data_q$d = data;
                         pair_q$d = word[(32'h1)+:(3)];
-                        wstrb_q$d = (ones >> (32'h40 - (((words) & 8'hff) << 32'h2))) << strb_shift;
+                        wstrb_q$d = (ones >> (32'h40 - (((words_eff) & 8'hff) << 32'h2))) << strb_shift;
                         aw_done$d = 1'b0;
                         w_done$d = 1'b0;
                         local_q$d = local_only;
+                        round_q$d = round;
+                        last_q$d = 32'h0;
+                        if (beats > 32'h1) begin
+                            last_q$d = beats - 32'h1;
+                        end
+                        wbeat$d = 32'h0;
+                        bad_q$d = 1'b0;
+                        land$d = 32'h0;
                         state$d = BroadcastState$Local;
                     end
                 end
             BroadcastState$Local:
                 begin
                     awvalid = ~aw_done$q;
-                    wvalid = ~w_done$q;
+                    if (wbeat$q == 32'h0) begin
+                        wvalid = ~w_done$q;
+                        w_take = ~w_done$q & wready;
+                    end
+                    else begin
+                        wvalid = ~w_done$q & s_rec_tvalid;
+                        s_rec_tready = ~w_done$q & wready;
+                        w_take = ~w_done$q & s_rec_tvalid & wready;
+                        if (w_take & (s_rec_tlast != w_last)) begin
+                            bad_q$d = 1'b1;
+                        end
+                    end
                     if (awready) begin
                         aw_done$d = 1'b1;
                     end
-                    if (wready) begin
-                        w_done$d = 1'b1;
+                    if (w_take) begin
+                        if (w_last) begin
+                            w_done$d = 1'b1;
+                        end
+                        else begin
+                            wbeat$d = wbeat$q + 32'h1;
+                        end
                     end
-                    if ((aw_done$q | awready) & (w_done$q | wready)) begin
+                    if ((aw_done$q | awready) & (w_done$q | (w_take & w_last))) begin
                         state$d = BroadcastState$Resp;
                     end
                 end
@@ -1031,14 +1185,19 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
                     bready = 1'b1;
                     if (bvalid) begin
                         peer$d = 32'h0;
-                        if (bresp != 32'h0) begin
+                        if ((bresp != 32'h0) | bad_q$q) begin
                             errors_q$d = errors_q$q + 32'h1;
                             done_q$d = 1'b1;
+                            round_done_q$d = round_q$q;
+                            round_error_q$d = round_q$q;
                             state$d = BroadcastState$Idle;
                         end
                         else if (local_q$q) begin
                             done_q$d = 1'b1;
                             state$d = BroadcastState$Idle;
+                            if (round_q$q) begin
+                                state$d = BroadcastState$Land;
+                            end
                         end
                         else begin
                             state$d = BroadcastState$Send;
@@ -1050,6 +1209,9 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
                     if (peer$q >= n) begin
                         done_q$d = 1'b1;
                         state$d = BroadcastState$Idle;
+                        if (round_q$q) begin
+                            state$d = BroadcastState$Land;
+                        end
                     end
                     else if (peer$q == id) begin
                         peer$d = peer$q + 32'h1;
@@ -1057,8 +1219,22 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
                     else begin
                         cmd_valid = 1'b1;
                         if (cmd_ready) begin
+                            taken = 1'b1;
                             peer$d = peer$q + 32'h1;
                         end
+                    end
+                end
+            BroadcastState$Land:
+                begin
+                    if (outstanding$q != 32'h0) begin
+                        land$d = 32'h0;
+                    end
+                    else if (land$q == d_land) begin
+                        round_done_q$d = 1'b1;
+                        state$d = BroadcastState$Idle;
+                    end
+                    else begin
+                        land$d = land$q + 32'h1;
                     end
                 end
             default:
@@ -1066,6 +1242,12 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
                     state$d = BroadcastState$Idle;
                 end
         endcase
+        if (taken & ~ack) begin
+            outstanding$d = outstanding$q + 32'h1;
+        end
+        else if (~taken & ack & (outstanding$q != 32'h0)) begin
+            outstanding$d = outstanding$q - 32'h1;
+        end
         if (ack) begin
             acks_q$d = acks_q$q + 32'h1;
         end
@@ -1076,20 +1258,27 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,busy,don
         if (~rst_n) begin
             state$d = BroadcastState$Idle;
             done_q$d = 1'b0;
+            round_done_q$d = 1'b0;
+            round_error_q$d = 1'b0;
+            outstanding$d = 32'h0;
             acks_q$d = 32'h0;
             errors_q$d = 32'h0;
         end
         awaddr = byte_addr$q & beat_mask;
-        awlen = 32'h0;
+        awlen = ((last_q$q) & 8'hff);
         awsize = size;
         awburst = burst;
-        wstrb = wstrb_q$q;
-        wlast = 1'b1;
+        wlast = w_last;
         cmd_qpn = qpn;
         cmd_addr = byte_addr$q;
-        cmd_len = length$q;
+        cmd_len = ((length$q) & 16'hffff);
+        if (last_q$q != 32'h0) begin
+            cmd_len = (((last_q$q) & 16'hffff) + 32'h1) << 32'h6;
+        end
         busy = state$q != BroadcastState$Idle;
         done = done_q$q;
+        round_done = round_done_q$q;
+        round_error = round_error_q$q;
         acks = acks_q$q;
         write_errors = errors_q$q;
     end
@@ -1133,6 +1322,25 @@ module rhdl_ubft$broadcast$aw_done(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$aw_done
+
+
+module rhdl_ubft$broadcast$bad_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$bad_q
 
 
 module rhdl_ubft$broadcast$byte_addr(d,q,clock);
@@ -1211,6 +1419,44 @@ module rhdl_ubft$broadcast$errors_q(d,q,clock);
 endmodule // rhdl_ubft$broadcast$errors_q
 
 
+module rhdl_ubft$broadcast$land(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$land
+
+
+module rhdl_ubft$broadcast$last_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$last_q
+
+
 module rhdl_ubft$broadcast$length(d,q,clock);
     
     // Module arguments
@@ -1247,6 +1493,25 @@ module rhdl_ubft$broadcast$local_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$local_q
+
+
+module rhdl_ubft$broadcast$outstanding(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$outstanding
 
 
 module rhdl_ubft$broadcast$pair_q(d,q,clock);
@@ -1287,11 +1552,68 @@ module rhdl_ubft$broadcast$peer(d,q,clock);
 endmodule // rhdl_ubft$broadcast$peer
 
 
+module rhdl_ubft$broadcast$round_done_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$round_done_q
+
+
+module rhdl_ubft$broadcast$round_error_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$round_error_q
+
+
+module rhdl_ubft$broadcast$round_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$round_q
+
+
 module rhdl_ubft$broadcast$state(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     input wire  clock;
     
     // Enums
@@ -1299,6 +1621,7 @@ module rhdl_ubft$broadcast$state(d,q,clock);
     localparam BroadcastState$Local = 1;
     localparam BroadcastState$Resp = 2;
     localparam BroadcastState$Send = 3;
+    localparam BroadcastState$Land = 4;
     
     // Update code (custom)
     initial begin
@@ -1329,6 +1652,25 @@ module rhdl_ubft$broadcast$w_done(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$w_done
+
+
+module rhdl_ubft$broadcast$wbeat(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$wbeat
 
 
 module rhdl_ubft$broadcast$wstrb_q(d,q,clock);
@@ -13573,7 +13915,7 @@ module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,
     // Module arguments
     input wire  [9:0] cmd_qpn;
     input wire  [63:0] cmd_addr;
-    input wire  [7:0] cmd_len;
+    input wire  [15:0] cmd_len;
     input wire  cmd_valid;
     output reg  cmd_ready;
     output reg  ack;

@@ -305,6 +305,13 @@ impl<const N: usize> Logic for Kernel<N> {
         self.protocol.bc_done.next = self.broadcast.done.val();
         self.protocol.bc_busy.next = self.broadcast.busy.val();
         self.broadcast.local_only.next = self.protocol.bc_local_only.val();
+        // Rounds and records of more than one beat: tied off until the slow
+        // path uses them (docs/recovery.md section 16, step 7).
+        self.broadcast.round.next = false;
+        self.broadcast.beats.next = 1.into();
+        self.broadcast.s_rec_tdata.next = 0.into();
+        self.broadcast.s_rec_tvalid.next = false;
+        self.broadcast.s_rec_tlast.next = false;
         // Protocol <-> Setup.
         self.setup.sign.next = self.protocol.sg_sign.val();
         self.setup.verify.next = self.protocol.sg_verify.val();

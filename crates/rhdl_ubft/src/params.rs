@@ -34,6 +34,37 @@ pub const AXI_BURST_INCR: u64 = 1;
 /// AXI bursts must not cross this many bytes.
 pub const AXI_BOUNDARY_BYTES: u64 = 4096;
 
+/// The longest record Broadcast writes, in beats: v3's new_view stride
+/// (13 beats used of 16, docs/recovery.md section 13). A record of more
+/// than one beat is one AXI burst (AWLEN = beats - 1) and one RDMA WRITE of
+/// beats × 64 bytes.
+pub const RECORD_BEATS_MAX: usize = 16;
+/// Bits of an RDMA WRITE command's length in bytes (Broadcast's `cmd_len`,
+/// the RoCE adapter's input): 16 beats are 1,024 bytes, which 8 bits do
+/// not hold; the stack's own field is 32 bits (docs/roce.md).
+pub const CMD_LEN_BITS: usize = 16;
+/// D_land (docs/recovery.md section 2, R13): the cycles a round waits after
+/// the last completion of its RDMA WRITEs before it ends, so that each
+/// acknowledged write is in its receiver's HBM. The stack acknowledges a
+/// WRITE when it hands it to memory, not when it lands (docs/guard.md), so
+/// this is the receive path's bound from that hand-off, with the guard idle
+/// and HBM accepting AW and W at once:
+/// - 16: the guard takes the command at a and gives a leader's two-beat
+///   record (prep_sig; a round's own records, echo_prep, echo_commit and
+///   echo_seal, are two beats and land at a + 8) its last W beat at a + 16
+///   (1 + `CHECK_CYCLES` + `LEADER_CYCLES` + 2, docs/guard.md, Timing);
+/// - 20: HBM's answer to that write (`defaults::HBM_WRITE_LATENCY`), after
+///   which a read on the other port (`m_axi_hbm`) is ordered behind it;
+/// - 1: the read that follows the round goes out the cycle after.
+///
+/// Not included: cycles HBM holds AWREADY or WREADY low, and writes queued
+/// ahead of this one in the guard; on the card D_land must be measured or
+/// the stack changed to acknowledge after the guard's B (then D_land = 0).
+/// The sender sees a completion at least one network latency after the
+/// hand-off, which this bound does not count. A test in
+/// tests/broadcast.rs ties the 16 to the guard's constants.
+pub const D_LAND: u64 = 16 + defaults::HBM_WRITE_LATENCY + 1;
+
 /// Bits of the poll counter and of the `wait` timeout register.
 pub const WAIT_BITS: usize = 16;
 /// Bits of the status counters.

@@ -16,6 +16,7 @@
 //!
 //! Reset: none needed (no state).
 
+use crate::params::CMD_LEN_BITS;
 use crate::roce::{
     CQ_BITS, CQ_CMPLT, QPN_BITS, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_HOST, SQ_LADDR, SQ_LAST,
     SQ_LENGTH, SQ_PARAMS, SQ_QPN, SQ_RADDR,
@@ -27,7 +28,7 @@ pub struct RoceAdapter {
     // Stack-neutral side (Broadcast).
     pub cmd_qpn: Signal<In, Bits<QPN_BITS>>,
     pub cmd_addr: Signal<In, Bits<64>>,
-    pub cmd_len: Signal<In, Bits<8>>,
+    pub cmd_len: Signal<In, Bits<CMD_LEN_BITS>>,
     pub cmd_valid: Signal<In, Bit>,
     pub cmd_ready: Signal<Out, Bit>,
     pub ack: Signal<Out, Bit>,
@@ -58,8 +59,12 @@ impl Default for RoceAdapter {
         );
         assert!(SQ_QPN + QPN_BITS <= SQ_BITS.min(SQ_LADDR).min(SQ_HOST));
         assert!(SQ_LADDR + 64 <= SQ_RADDR && SQ_RADDR + 64 <= SQ_LENGTH);
-        // cmd_len is 8 bits, in a 32-bit length field.
-        assert!(SQ_LENGTH + 8 <= SQ_BITS && SQ_LENGTH + 32 <= SQ_PARAMS);
+        // cmd_len (bit_cast::<_, 16>) is 16 bits, in a 32-bit length field.
+        assert_eq!(
+            CMD_LEN_BITS, 16,
+            "roce_adapter.rs: bit_cast::<_, 16> of cmd_len"
+        );
+        assert!(SQ_LENGTH + CMD_LEN_BITS <= SQ_BITS && SQ_LENGTH + 32 <= SQ_PARAMS);
         assert!(CQ_CMPLT < 64 && CQ_CMPLT < CQ_BITS);
         let mut last = Bits::<SQ_BITS>::default();
         last.set_bits::<1>(SQ_LAST, 1u64.into());
@@ -97,7 +102,7 @@ impl Logic for RoceAdapter {
             | self.last.val()
             | (bit_cast::<SQ_BITS, 64>(self.cmd_addr.val()) << self.laddr_at.val())
             | (bit_cast::<SQ_BITS, 64>(self.cmd_addr.val()) << self.raddr_at.val())
-            | (bit_cast::<SQ_BITS, 8>(self.cmd_len.val()) << self.length_at.val());
+            | (bit_cast::<SQ_BITS, 16>(self.cmd_len.val()) << self.length_at.val());
         self.cq_tready.next = true;
         self.ack.next = self.cq_tvalid.val() & ((self.cq_tdata.val() & self.cmplt_mask.val()) != 0);
     }

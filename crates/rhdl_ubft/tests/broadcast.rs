@@ -16,6 +16,11 @@ fn block() -> Broadcast {
     b.words.connect();
     b.data.connect();
     b.local_only.connect();
+    b.round.connect();
+    b.beats.connect();
+    b.s_rec_tdata.connect();
+    b.s_rec_tvalid.connect();
+    b.s_rec_tlast.connect();
     b.network_ptr.connect();
     b.n.connect();
     b.id.connect();
@@ -29,6 +34,7 @@ fn block() -> Broadcast {
     b.clear.connect();
     b.connect_all();
     b.rst_n.next = true;
+    b.beats.next = 1.into();
     b
 }
 
@@ -402,4 +408,490 @@ fn the_roce_adapter_speaks_the_stacks_format() {
     .into();
     assert!(simulate(&mut a, 20));
     assert!(!a.ack.val(), "only completions count");
+}
+
+// Rounds (R13) and records of more than one beat.
+
+/// One broadcast request of a scripted run.
+#[derive(Copy, Clone, Debug)]
+struct Req {
+    at: u64,
+    round: bool,
+    local_only: bool,
+    beats: u64,
+}
+
+impl Req {
+    fn plain(at: u64) -> Req {
+        Req {
+            at,
+            round: false,
+            local_only: false,
+            beats: 1,
+        }
+    }
+    fn round(at: u64) -> Req {
+        Req {
+            round: true,
+            ..Req::plain(at)
+        }
+    }
+}
+
+/// A scripted run: requests, completions and the other side's readiness.
+struct Script {
+    n: u64,
+    id: u64,
+    reqs: Vec<Req>,
+    /// Cycles in which `ack` is high.
+    acks: Vec<u64>,
+    /// Write response latency after the last W beat (and AW).
+    wlat: u64,
+    bresp: u64,
+    awready: fn(u64) -> bool,
+    wready: fn(u64) -> bool,
+    tvalid: fn(u64) -> bool,
+    sq_ready: fn(u64) -> bool,
+    /// The stream raises `s_rec_tlast` on this beat (None: on the last).
+    tlast_at: Option<u64>,
+    cycles: u64,
+}
+
+impl Script {
+    fn new(n: u64, id: u64, reqs: Vec<Req>) -> Script {
+        Script {
+            n,
+            id,
+            reqs,
+            acks: vec![],
+            wlat: 4,
+            bresp: 0,
+            awready: |_| true,
+            wready: |_| true,
+            tvalid: |_| true,
+            sq_ready: |_| true,
+            tlast_at: None,
+            cycles: 300,
+        }
+    }
+}
+
+#[derive(Default, Debug)]
+struct RTrace {
+    /// (cycle, awaddr, awlen).
+    aw: Vec<(u64, u64, u64)>,
+    /// (cycle, wdata, wstrb, wlast).
+    w: Vec<(u64, Bits<512>, u64, bool)>,
+    /// Cycles in which a stream beat was taken.
+    taken: Vec<u64>,
+    commands: Vec<(u64, Cmd)>,
+    done: Vec<u64>,
+    round_done: Vec<u64>,
+    round_error: Vec<u64>,
+    /// Cycles in which `busy` was high.
+    busy: Vec<u64>,
+    errors: u64,
+}
+
+/// The record's beat `j` (for the stream and the check): word w of it is
+/// 0xB0000000 | j << 8 | w.
+fn rec_beat(j: u64) -> Bits<512> {
+    let mut b = Bits::<512>::default();
+    for w in 0..16u64 {
+        b.set_bits::<32>(32 * w as usize, (0xB000_0000u64 | j << 8 | w).into());
+    }
+    b
+}
+
+/// The record's first word: beat 5 of the mailbox buffer.
+const REC_WORD: u64 = 0x0100_0000 + 16 * 5;
+const REC_BYTE: u64 = 0x8000_0000 + REC_WORD * 4;
+
+fn script(s: &Script) -> RTrace {
+    let mut b = block();
+    let mut t = RTrace::default();
+    // The request in progress: its index, the stream beat next offered,
+    // the W beats so far, the cycle of its B.
+    let mut cur: Option<usize> = None;
+    let mut next_beat = 1u64;
+    let mut w_beats = 0u64;
+    let mut b_at: Option<u64> = None;
+    let mut aw_seen = false;
+    let mut last_w: Option<u64> = None;
+    let mut held_w: Option<(Bits<512>, u64, bool)> = None;
+    // A stream beat once offered stays offered until taken (AXI4-Stream).
+    let mut offered = false;
+    for cycle in 0..s.cycles {
+        let req = s.reqs.iter().position(|r| r.at == cycle);
+        b.start.next = req.is_some();
+        if let Some(i) = req {
+            let r = s.reqs[i];
+            assert!(!b.busy.val() || cur.is_none(), "test: a request while busy");
+            cur = Some(i);
+            next_beat = 1;
+            w_beats = 0;
+            b_at = None;
+            aw_seen = false;
+            last_w = None;
+            b.round.next = r.round;
+            b.local_only.next = r.local_only;
+            b.beats.next = r.beats.into();
+            b.word.next = REC_WORD.into();
+            b.words.next = if r.beats > 1 { 2.into() } else { 16.into() };
+            b.data.next = rec_beat(0);
+        } else {
+            // Inputs move on once the request is taken.
+            b.round.next = false;
+            b.local_only.next = false;
+            b.beats.next = 1.into();
+            b.data.next = Bits::<512>::default();
+        }
+        b.network_ptr.next = 0x8000_0000u64.into();
+        b.n.next = s.n.into();
+        b.id.next = s.id.into();
+        let mut qpns = Bits::<QPNS_BITS>::default();
+        for p in 0..N {
+            qpns.set_bits::<10>(10 * p, (16 + p as u64).into());
+        }
+        b.qpns.next = qpns;
+        b.awready.next = (s.awready)(cycle);
+        b.wready.next = (s.wready)(cycle);
+        let beats = cur.map_or(1, |i| s.reqs[i].beats);
+        let offer = next_beat < beats && (offered || (s.tvalid)(cycle));
+        b.s_rec_tvalid.next = offer;
+        b.s_rec_tdata.next = if offer {
+            rec_beat(next_beat)
+        } else {
+            Bits::<512>::default()
+        };
+        b.s_rec_tlast.next = offer && next_beat == s.tlast_at.unwrap_or(beats - 1);
+        b.bvalid.next = b_at == Some(cycle);
+        b.bresp.next = s.bresp.into();
+        b.cmd_ready.next = (s.sq_ready)(cycle);
+        b.ack.next = s.acks.contains(&cycle);
+        settle(&mut b);
+        if b.busy.val() {
+            t.busy.push(cycle);
+        }
+        if b.awvalid.val() && b.awready.val() {
+            t.aw.push((cycle, b.awaddr.val().to_u64(), b.awlen.val().to_u64()));
+            aw_seen = true;
+        }
+        if b.wvalid.val() {
+            let w = (b.wdata.val(), b.wstrb.val().to_u64(), b.wlast.val());
+            if let Some(h) = held_w {
+                assert_eq!(h, w, "W held stable until wready (cycle {cycle})");
+            }
+            held_w = Some(w);
+            if b.wready.val() {
+                t.w.push((cycle, w.0, w.1, w.2));
+                held_w = None;
+                w_beats += 1;
+                if w_beats == beats {
+                    last_w = Some(cycle);
+                }
+            }
+        } else {
+            assert!(
+                held_w.is_none(),
+                "wvalid fell before wready (cycle {cycle})"
+            );
+        }
+        offered = offer;
+        if b.s_rec_tready.val() && offer {
+            t.taken.push(cycle);
+            next_beat += 1;
+            offered = false;
+        }
+        if b_at.is_none() && aw_seen {
+            if let Some(l) = last_w {
+                let aw = t.aw.last().unwrap().0;
+                b_at = Some(l.max(aw) + s.wlat);
+            }
+        }
+        if b.cmd_valid.val() && b.cmd_ready.val() {
+            t.commands.push((cycle, cmd(&b)));
+        }
+        if b.done.val() {
+            t.done.push(cycle);
+        }
+        if b.round_done.val() {
+            t.round_done.push(cycle);
+        }
+        if b.round_error.val() {
+            t.round_error.push(cycle);
+        }
+        edge(&mut b);
+    }
+    settle(&mut b);
+    t.errors = b.write_errors.val().to_u64();
+    t
+}
+
+fn cycles(v: &[(u64, Cmd)]) -> Vec<u64> {
+    v.iter().map(|(c, _)| *c).collect()
+}
+
+/// A round writes as a broadcast does (the same cycles, `done` included),
+/// then stays busy until every command has its completion and D_LAND more
+/// cycles have passed: `round_done` pulses once, at the last completion +
+/// D_LAND + 2.
+#[test]
+fn a_round_ends_d_land_after_its_last_completion() {
+    use rhdl_ubft::params::D_LAND;
+    for last in [60u64, 200] {
+        let mut s = Script::new(5, 2, vec![Req::round(1)]);
+        // The four completions, in any order of queue pairs; the last at
+        // `last`.
+        s.acks = vec![30, 31, 45, last];
+        let t = script(&s);
+        // The broadcast's own cycles: W at 2, AW at 2, B at 6, commands
+        // from 7 (own id skipped at 9), done two cycles after the last.
+        assert_eq!(t.aw.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2]);
+        assert_eq!(cycles(&t.commands), vec![7, 8, 10, 11]);
+        assert_eq!(t.done, vec![13]);
+        let end = last + D_LAND + 2;
+        assert_eq!(t.round_done, vec![end], "last completion at {last}");
+        assert!(t.round_error.is_empty());
+        assert_eq!(
+            t.busy,
+            (2..end).collect::<Vec<_>>(),
+            "busy until round_done"
+        );
+    }
+    // The same broadcast as a plain one: the same cycles, not busy after
+    // done, no round_done.
+    let mut s = Script::new(5, 2, vec![Req::plain(1)]);
+    s.acks = vec![30, 31, 45, 60];
+    let t = script(&s);
+    assert_eq!(cycles(&t.commands), vec![7, 8, 10, 11]);
+    assert_eq!(t.done, vec![13]);
+    assert_eq!(t.busy, (2..13).collect::<Vec<_>>());
+    assert!(t.round_done.is_empty());
+}
+
+/// Completions of an earlier broadcast still outstanding when a round
+/// starts hold the round: it ends only when every command taken, earlier
+/// ones included, has its completion. Here the first two completions after
+/// the round's commands are the earlier broadcast's (one of them in the
+/// cycle the round's first command is taken): a round that counted its own
+/// n - 1 completions would end D_LAND after cycle 41.
+#[test]
+fn a_round_waits_for_the_completions_of_earlier_broadcasts() {
+    use rhdl_ubft::params::D_LAND;
+    // n = 3, id 0: two commands each (own id skipped first). The plain
+    // broadcast at 1 takes its commands at 8 and 9 and is done at 11; the
+    // round starts at 12 and takes its commands at 19 and 20.
+    let mut s = Script::new(3, 0, vec![Req::plain(1), Req::round(12)]);
+    let first = script(&s);
+    assert_eq!(cycles(&first.commands), vec![8, 9, 19, 20]);
+    assert_eq!(first.done, vec![11, 22]);
+    assert!(first.round_done.is_empty(), "no completion, no end");
+    s.acks = vec![19, 41, 90, 91];
+    let t = script(&s);
+    assert_eq!(cycles(&t.commands), vec![8, 9, 19, 20]);
+    assert_eq!(t.done, vec![11, 22]);
+    assert_eq!(t.round_done, vec![91 + D_LAND + 2]);
+    // A local-only round waits for them too, then D_LAND: it writes
+    // nothing remote, but the rule is the same.
+    let lo = Req {
+        local_only: true,
+        ..Req::round(12)
+    };
+    let mut s = Script::new(3, 0, vec![Req::plain(1), lo]);
+    s.acks = vec![50, 70];
+    let t = script(&s);
+    assert_eq!(cycles(&t.commands), vec![8, 9]);
+    // The local write's B at 17, done at 18, then the last completion.
+    assert_eq!(t.done, vec![11, 18]);
+    assert_eq!(t.round_done, vec![70 + D_LAND + 2]);
+    // With nothing outstanding, a local-only round ends D_LAND + 1 after
+    // its done.
+    let mut s = Script::new(3, 0, vec![lo]);
+    s.acks = vec![];
+    let t = script(&s);
+    assert_eq!(t.done, vec![18]);
+    assert_eq!(t.round_done, vec![18 + D_LAND + 1]);
+}
+
+/// A round whose local write fails sends nothing and ends at once, with
+/// `round_error` alongside `round_done` (and `done`), so a machine never
+/// waits for completions that will not come.
+#[test]
+fn a_round_whose_local_write_fails_ends_with_round_error() {
+    let mut s = Script::new(5, 2, vec![Req::round(1)]);
+    s.bresp = 2;
+    let t = script(&s);
+    assert!(t.commands.is_empty());
+    // W and AW at 2, B at 6, the end at 7.
+    assert_eq!(t.done, vec![7]);
+    assert_eq!(t.round_done, vec![7]);
+    assert_eq!(t.round_error, vec![7]);
+    assert_eq!(t.busy, (2..7).collect::<Vec<_>>());
+    assert_eq!(t.errors, 1);
+    // A failed plain broadcast raises neither.
+    let mut s = Script::new(5, 2, vec![Req::plain(1)]);
+    s.bresp = 2;
+    let t = script(&s);
+    assert_eq!(t.done, vec![7]);
+    assert!(t.round_done.is_empty() && t.round_error.is_empty());
+}
+
+/// Checks a record of `beats` beats as written: one AW (the record's
+/// address, AWLEN = beats - 1), the beats in order (the first `data`, the
+/// rest the stream's), full strobes, WLAST on the last only; one command
+/// per peer of beats × 64 bytes at the record's address.
+fn check_record(t: &RTrace, beats: u64, peers: usize) {
+    assert_eq!(t.aw.len(), 1);
+    assert_eq!(
+        (t.aw[0].1, t.aw[0].2),
+        (REC_BYTE, beats - 1),
+        "AWADDR, AWLEN"
+    );
+    assert_eq!(t.w.len() as u64, beats);
+    for (j, (_, data, strb, last)) in t.w.iter().enumerate() {
+        assert_eq!(*data, rec_beat(j as u64), "beat {j}");
+        assert_eq!(*strb, u64::MAX, "beat {j}'s strobes");
+        assert_eq!(*last, j as u64 == beats - 1, "WLAST on beat {j}");
+    }
+    assert_eq!(t.commands.len(), peers);
+    for (_, c) in &t.commands {
+        assert_eq!((c.addr, c.len), (REC_BYTE, 64 * beats));
+    }
+}
+
+fn multi(beats: u64) -> Req {
+    Req {
+        beats,
+        ..Req::plain(1)
+    }
+}
+
+/// A two-beat record (v3's prep_sig, echo_prep, certify, echo_commit,
+/// seal, echo_seal): one burst of two beats, the second from the stream in
+/// the cycle after the first; B, the commands and `done` one cycle later
+/// than a one-beat record's.
+#[test]
+fn a_two_beat_record_is_one_burst_and_one_write_of_128_bytes() {
+    let t = script(&Script::new(5, 2, vec![multi(2)]));
+    check_record(&t, 2, 4);
+    assert_eq!(t.aw[0].0, 2);
+    assert_eq!(t.w.iter().map(|w| w.0).collect::<Vec<_>>(), vec![2, 3]);
+    assert_eq!(t.taken, vec![3]);
+    // B at 3 + 4; commands from 8.
+    assert_eq!(cycles(&t.commands), vec![8, 9, 11, 12]);
+    assert_eq!(t.done, vec![14]);
+}
+
+/// A sixteen-beat record (v3's new_view stride): AWLEN 15, a beat a cycle
+/// from the stream, commands of 1,024 bytes (`cmd_len` is 16 bits).
+#[test]
+fn a_sixteen_beat_record_is_one_burst_and_one_write_of_1024_bytes() {
+    let t = script(&Script::new(3, 1, vec![multi(16)]));
+    check_record(&t, 16, 2);
+    assert_eq!(
+        t.w.iter().map(|w| w.0).collect::<Vec<_>>(),
+        (2..18).collect::<Vec<_>>()
+    );
+    assert_eq!(t.taken, (3..18).collect::<Vec<_>>());
+    // B at 17 + 4 = 21; peer 0 at 22, own id at 23, peer 2 at 24.
+    assert_eq!(cycles(&t.commands), vec![22, 24]);
+    assert_eq!(t.done, vec![26]);
+}
+
+/// Back-pressure on the stream (`s_rec_tvalid` low) and on HBM (`wready`
+/// low) holds the record: each low cycle delays its beat by one, W holds
+/// its payload until WREADY, and no beat is lost or repeated.
+#[test]
+fn back_pressure_on_the_stream_and_on_wready_holds_the_record() {
+    let mut s = Script::new(3, 1, vec![multi(6)]);
+    s.tvalid = |c| !matches!(c, 4 | 5 | 10);
+    s.wready = |c| !matches!(c, 2 | 7 | 8);
+    let t = script(&s);
+    check_record(&t, 6, 2);
+    // Beat 0 waits for wready (3). Beat 1, offered from 3 on (held while
+    // beat 0 goes), at 4; beat 2 waits for tvalid (low at 5: 6); beat 3,
+    // offered at 7, for wready (low at 7, 8: 9); beat 4 for tvalid (low at
+    // 10: 11); beat 5 at 12.
+    assert_eq!(
+        t.w.iter().map(|w| w.0).collect::<Vec<_>>(),
+        vec![3, 4, 6, 9, 11, 12]
+    );
+    assert_eq!(t.taken, vec![4, 6, 9, 11, 12], "stream beats taken with W");
+    // B at 12 + 4 = 16, peers 0 and 2 at 17 and 19.
+    assert_eq!(cycles(&t.commands), vec![17, 19]);
+}
+
+/// A stream whose TLAST disagrees with `beats` (early or missing): the
+/// burst still has `beats` beats (AXI needs them), the record goes to no
+/// peer, and it counts as a write error (a round ends with `round_error`).
+#[test]
+fn a_stream_that_disagrees_with_beats_sends_nothing() {
+    for tlast in [2u64, 9] {
+        let mut s = Script::new(
+            3,
+            1,
+            vec![Req {
+                round: true,
+                ..multi(4)
+            }],
+        );
+        s.tlast_at = Some(tlast);
+        let t = script(&s);
+        assert_eq!(t.w.len(), 4);
+        assert_eq!(
+            t.w.iter().map(|w| w.3).collect::<Vec<_>>(),
+            vec![false, false, false, true]
+        );
+        assert!(t.commands.is_empty());
+        assert_eq!(t.errors, 1);
+        // W at 2 to 5, B at 9, the end at 10.
+        assert_eq!(
+            (t.round_done.clone(), t.round_error.clone()),
+            (vec![10], vec![10])
+        );
+    }
+}
+
+/// D_LAND is the guard's own bound for the records a round writes plus
+/// HBM's answer (params.rs): a leader's two-beat record has its last W beat
+/// at a + 1 + CHECK_CYCLES + LEADER_CYCLES + 2 (guard.md, tested in
+/// tests/guard.rs), HBM answers HBM_WRITE_LATENCY later, and the read after
+/// the round goes out the cycle after.
+#[test]
+fn d_land_is_the_guards_bound_plus_hbms_answer() {
+    use rhdl_ubft::guard::{CHECK_CYCLES, LEADER_CYCLES};
+    use rhdl_ubft::params::{defaults::HBM_WRITE_LATENCY, D_LAND};
+    assert_eq!(1 + CHECK_CYCLES + LEADER_CYCLES + 2, 16);
+    assert_eq!(D_LAND, 16 + HBM_WRITE_LATENCY + 1);
+}
+
+/// Every v3 record of more than one beat starts on a beat, has at most 16
+/// beats and does not cross 4 KiB, for every build size; the checked
+/// records include v3's 2-, 6- and 13-beat ones.
+#[test]
+fn every_v3_record_of_more_than_one_beat_is_one_burst() {
+    use rhdl_ubft::broadcast::{check_beats, records3};
+    use rhdl_ubft::layout::Mailbox;
+    use rhdl_ubft::params::{G, SB};
+    for n in 1..=N {
+        let mb = Mailbox::v3(n, G, SB);
+        check_beats(&mb);
+    }
+    let sizes: std::collections::BTreeSet<usize> = records3(&Mailbox::v3(N, G, SB))
+        .into_iter()
+        .map(|r| r.2)
+        .collect();
+    assert_eq!(sizes.into_iter().collect::<Vec<_>>(), vec![1, 2, 6, 13]);
+}
+
+/// The check fails on a layout Broadcast could not write in one burst:
+/// v3 with DSig's 26-beat shares has 27-beat records.
+#[test]
+#[should_panic(expected = "at most 16")]
+fn check_beats_refuses_a_record_longer_than_16_beats() {
+    use rhdl_ubft::broadcast::check_beats;
+    use rhdl_ubft::layout::Mailbox;
+    use rhdl_ubft::params::{G, SB_DSIG};
+    check_beats(&Mailbox::v3(N, G, SB_DSIG));
 }
