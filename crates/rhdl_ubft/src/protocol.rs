@@ -55,8 +55,11 @@
 //!
 //! Timeouts: a machine reports each poll that found nothing (`missed`);
 //! Protocol counts them in `waited` and tells the machines when the next
-//! miss is the `wait_polls`-th in a row (`expiring`), so the machine that
-//! misses then hands over itself (and Protocol counts a timeout).
+//! miss is the (`wait_polls` << `streak`)-th in a row (`expiring`), so the
+//! machine that misses then hands over itself (and Protocol counts a
+//! timeout). `streak` counts the view changes since the last decision, up to
+//! `WAIT_DOUBLINGS`: each doubles the timeout, and each decision halves it
+//! (docs/recovery.md R14).
 //!
 //! k is the sequence number and slot = (k - 1) mod G; every vote carries
 //! tag(vote_view, k), so a reused slot never counts a stale vote, and a
