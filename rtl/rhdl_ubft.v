@@ -9848,6 +9848,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  err_k_wrapped = 8'h6;
     localparam  k_wrap = 32'h1000000;
     localparam  k_last = 32'hffffff;
+    localparam  max_streak = 4'h8;
     localparam  cert_kind = 256'h2;
     
     // Enums
@@ -10058,9 +10059,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] active$d;
     wire  [7:0] active$q;
     reg  active$clock;
-    reg  [15:0] waited$d;
-    wire  [15:0] waited$q;
+    reg  [23:0] waited$d;
+    wire  [23:0] waited$q;
     reg  waited$clock;
+    reg  [3:0] streak$d;
+    wire  [3:0] streak$q;
+    reg  streak$clock;
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
@@ -10105,6 +10109,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] share_row;
     reg  [31:0] poll_word;
     reg  expiring;
+    reg  [23:0] wait_limit;
     reg  missed;
     reg  decided;
     reg  start_leader;
@@ -10357,6 +10362,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(waited$q),
         .clock(waited$clock)
     );
+    rhdl_ubft$protocol$streak streak(
+        .d(streak$d),
+        .q(streak$q),
+        .clock(streak$clock)
+    );
     rhdl_ubft$protocol$done_q done_q(
         .d(done_q$d),
         .q(done_q$q),
@@ -10425,6 +10435,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         support$clock = clock;
         active$clock = clock;
         waited$clock = clock;
+        streak$clock = clock;
         done_q$clock = clock;
         cycles$clock = clock;
         decisions$clock = clock;
@@ -10450,6 +10461,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         support$d = support$q;
         active$d = active$q;
         waited$d = waited$q;
+        streak$d = streak$q;
         done_q$d = done_q$q;
         cycles$d = cycles$q;
         decisions$d = decisions$q;
@@ -10474,7 +10486,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         flag_row = certify_valid_base + (((slot$q) & 32'hffffffff) << row_shift);
         slow_commit_row = commit_base + (((slot$q) & 32'hffffffff) << row_shift);
         share_row = certify_base + (((slot_n$q) & 32'hffffffff) << 32'h4);
-        expiring = (waited$q + 32'h1) >= wait_polls;
+        wait_limit = ((wait_polls) & 24'hffffff) << streak$q;
+        expiring = (waited$q + 32'h1) >= wait_limit;
         tally$beat = fetch_beat;
         tally$lane = cert_row[(32'h0)+:(4)];
         tally$quarter = prep_word[(32'h2)+:(2)];
@@ -10614,12 +10627,18 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             view_no$d = view_no$q + 32'h1;
             leader_id$d = next_leader;
             view_changes$d = view_changes$q + 32'h1;
+            if (streak$q != max_streak) begin
+                streak$d = streak$q + 32'h1;
+            end
         end
         if (view$restore_view) begin
             view_no$d = vote_view$q;
             leader_id$d = vote_leader$q;
         end
         if (decided) begin
+            if (streak$q != 32'h0) begin
+                streak$d = streak$q - 32'h1;
+            end
             slow_path$d = slow$decide_slow | view$decide_slow;
         end
         if (slow$bad_share) begin
@@ -10653,6 +10672,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         view_changes$d = 32'h0;
                         support$d = ((n - 32'h1) >> 32'h1) + 32'h1;
                         waited$d = 32'h0;
+                        streak$d = 32'h0;
                         quorum$d = ((n - 32'h1) & 32'hfe) + 32'h1;
                         active$d = ~(all_lanes << n);
                         if (~n[32'h0]) begin
@@ -10754,6 +10774,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             polls$d = 32'h0;
             view_no$d = 32'h0;
             waited$d = 32'h0;
+            streak$d = 32'h0;
             slow_count$d = 32'h0;
             bad_shares$d = 32'h0;
             view_changes$d = 32'h0;
@@ -12701,6 +12722,25 @@ module rhdl_ubft$protocol$state(d,q,clock);
 endmodule // rhdl_ubft$protocol$state
 
 
+module rhdl_ubft$protocol$streak(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$streak
+
+
 module rhdl_ubft$protocol$support(d,q,clock);
     
     // Module arguments
@@ -13894,13 +13934,13 @@ endmodule // rhdl_ubft$protocol$vote_view
 module rhdl_ubft$protocol$waited(d,q,clock);
     
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [23:0] d;
+    output reg  [23:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 24'h0;
     end
     
     always @(posedge clock) begin

@@ -83,7 +83,7 @@ set reg [::ipx::add_register -quiet "wait_polls" $addr_block]
   set_property address_offset 0x020 $reg
   set_property size [expr {32}] $reg
   set_property access read-write $reg
-  set_property description {polls without progress before a timeout is counted} $reg
+  set_property description {polls without progress before a timeout, doubled per view change since the last decision} $reg
 set reg [::ipx::add_register -quiet "slots" $addr_block]
   set_property address_offset 0x024 $reg
   set_property size [expr {32}] $reg

@@ -35,7 +35,7 @@
 #define RHDL_UBFT_N 0x1C
 #define RHDL_UBFT_N_BITS 8
 
-/* wait_polls [16 bits, RW (argument)]: polls without progress before a timeout is counted */
+/* wait_polls [16 bits, RW (argument)]: polls without progress before a timeout, doubled per view change since the last decision */
 #define RHDL_UBFT_WAIT_POLLS 0x20
 #define RHDL_UBFT_WAIT_POLLS_BITS 16
 

@@ -117,7 +117,9 @@ enum Cmd {
         /// The first scenario's seed; run i uses seed + i.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Cycle budget of each run.
+        /// Cycle budget of each run, at least (a run gets the larger of this
+        /// and its scenario's `Scenario::sized_budget`); it also places the
+        /// silent faults in time.
         #[arg(long, default_value_t = 40_000)]
         max_cycles: u64,
         /// Runs at once (threads).

@@ -67,6 +67,15 @@ pub const D_LAND: u64 = 16 + defaults::HBM_WRITE_LATENCY + 1;
 
 /// Bits of the poll counter and of the `wait` timeout register.
 pub const WAIT_BITS: usize = 16;
+/// The most times the timeout doubles: each view change since the last
+/// decision doubles it (recovery.md R14, "T_vc doubles with every view
+/// change in a row"), up to `wait_polls` · 2^WAIT_DOUBLINGS polls.
+pub const WAIT_DOUBLINGS: usize = 8;
+/// Bits of the miss counter: `wait_polls` at its largest doubling.
+pub const WAITED_BITS: usize = WAIT_BITS + WAIT_DOUBLINGS;
+/// Bits of the count of view changes since the last decision.
+pub const STREAK_BITS: usize = 4;
+const _: () = assert!(WAIT_DOUBLINGS < (1 << STREAK_BITS));
 /// Bits of the status counters.
 pub const COUNTER_BITS: usize = 32;
 

@@ -55,8 +55,11 @@
 //!
 //! Timeouts: a machine reports each poll that found nothing (`missed`);
 //! Protocol counts them in `waited` and tells the machines when the next
-//! miss is the `wait_polls`-th in a row (`expiring`), so the machine that
-//! misses then hands over itself (and Protocol counts a timeout).
+//! miss is the (`wait_polls` << `streak`)-th in a row (`expiring`), so the
+//! machine that misses then hands over itself (and Protocol counts a
+//! timeout). `streak` counts the view changes since the last decision, up to
+//! `WAIT_DOUBLINGS`: each doubles the timeout, and each decision halves it
+//! (docs/recovery.md R14).
 //!
 //! k is the sequence number and slot = (k - 1) mod G; every vote carries
 //! tag(vote_view, k), so a reused slot never counts a stale vote, and a
@@ -71,7 +74,9 @@
 use crate::fast::Fast;
 use crate::layout::field3::{BLOCK_BITS, KIND_CERT};
 use crate::leader::Leader;
-use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP};
+use crate::params::{
+    ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP, STREAK_BITS, WAITED_BITS, WAIT_DOUBLINGS,
+};
 use crate::requests::Requests;
 use crate::slow::Slow;
 use crate::tally::Tally;
@@ -197,8 +202,10 @@ pub struct Protocol<const N: usize> {
     quorum: DFF<Bits<8>>,
     support: DFF<Bits<8>>,
     active: DFF<Bits<N>>,
-    // The wait.
-    waited: DFF<Bits<16>>,
+    // The wait: misses in a row, and view changes since the last decision
+    // (each doubles the timeout, up to WAIT_DOUBLINGS times).
+    waited: DFF<Bits<WAITED_BITS>>,
+    streak: DFF<Bits<STREAK_BITS>>,
     done_q: DFF<Bit>,
     // Status counters.
     cycles: DFF<Bits<32>>,
@@ -223,6 +230,7 @@ pub struct Protocol<const N: usize> {
     share_row: Signal<Local, Bits<32>>,
     poll_word: Signal<Local, Bits<32>>,
     expiring: Signal<Local, Bit>,
+    wait_limit: Signal<Local, Bits<WAITED_BITS>>,
     missed: Signal<Local, Bit>,
     decided: Signal<Local, Bit>,
     start_leader: Signal<Local, Bit>,
@@ -250,6 +258,7 @@ pub struct Protocol<const N: usize> {
     /// 2^24 and 2^24 - 1 (`params::K_WRAP`, `K_LAST`): vote_tag's k field.
     k_wrap: Constant<Bits<32>>,
     k_last: Constant<Bits<32>>,
+    max_streak: Constant<Bits<STREAK_BITS>>,
     /// The CERT block's word 0, its kind (`field3::KIND_CERT`).
     cert_kind: Constant<Bits<BLOCK_BITS>>,
 }
@@ -263,7 +272,8 @@ pub fn check_literals<const N: usize>() {
     use crate::layout::{field, prepare_words, share_words, vote_words, Version, VC_WORDS};
     use crate::layout::{Mailbox, Region};
     use crate::params::{
-        check_tag_literals, faults, quorum, AXI_BOUNDARY_BYTES, SB, WORD_BITS, WORD_BYTES,
+        check_tag_literals, faults, quorum, AXI_BOUNDARY_BYTES, SB, WAIT_BITS, WORD_BITS,
+        WORD_BYTES,
     };
     let w = WORD_BITS;
     let mb = Mailbox::v2(N, G, SB);
@@ -290,6 +300,11 @@ pub fn check_literals<const N: usize>() {
     assert_eq!(VC_WORDS, 4, "vc records: id << 2, bc_words 4");
     assert_eq!(WORD_BYTES, 4, "fetch_addr: word << 2 bytes");
     assert_eq!(w, 32, "records: a field every 32 bits");
+    assert_eq!(
+        [WAIT_BITS, WAITED_BITS],
+        [16, 24],
+        "wait_limit: bit_cast::<24, 16>(wait_polls) << streak"
+    );
     // Records as `update` lays them out in bc_data, at these bit offsets.
     let at = |word: usize| word * w;
     assert_eq!(
@@ -468,6 +483,7 @@ impl<const N: usize> Protocol<N> {
             support: Default::default(),
             active: Default::default(),
             waited: Default::default(),
+            streak: Default::default(),
             done_q: Default::default(),
             cycles: Default::default(),
             decisions: Default::default(),
@@ -490,6 +506,7 @@ impl<const N: usize> Protocol<N> {
             share_row: Default::default(),
             poll_word: Default::default(),
             expiring: Default::default(),
+            wait_limit: Default::default(),
             missed: Default::default(),
             decided: Default::default(),
             start_leader: Default::default(),
@@ -515,6 +532,7 @@ impl<const N: usize> Protocol<N> {
             err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
             k_wrap: Constant::new(K_WRAP.into()),
             k_last: Constant::new(K_LAST.into()),
+            max_streak: Constant::new((WAIT_DOUBLINGS as u64).into()),
             cert_kind: Constant::new((KIND_CERT as u64).into()),
         }
     }
@@ -615,6 +633,7 @@ impl<const N: usize> Logic for Protocol<N> {
             support,
             active,
             waited,
+            streak,
             done_q,
             cycles,
             decisions,
@@ -649,8 +668,11 @@ impl<const N: usize> Logic for Protocol<N> {
         // A share is one beat: certify + (slot * N + node) * 16 words.
         self.share_row.next =
             self.certify_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 4);
-        // The next miss times out.
-        self.expiring.next = (self.waited.q.val() + 1) >= self.wait_polls.val();
+        // The next miss times out: wait_polls, doubled for every view
+        // change since the last decision (24 = WAITED_BITS, 16 = WAIT_BITS:
+        // asserted below the block).
+        self.wait_limit.next = bit_cast::<24, 16>(self.wait_polls.val()) << self.streak.q.val();
+        self.expiring.next = (self.waited.q.val() + 1) >= self.wait_limit.val();
 
         // The read side of the fetch port.
         self.tally.beat.next = self.fetch_beat.val();
@@ -856,12 +878,19 @@ impl<const N: usize> Logic for Protocol<N> {
             self.view_no.d.next = self.view_no.q.val() + 1;
             self.leader_id.d.next = self.next_leader.val();
             self.view_changes.d.next = self.view_changes.q.val() + 1;
+            if self.streak.q.val() != self.max_streak.val() {
+                self.streak.d.next = self.streak.q.val() + 1;
+            }
         }
         if self.view.restore_view.val() {
             self.view_no.d.next = self.vote_view.q.val();
             self.leader_id.d.next = self.vote_leader.q.val();
         }
         if self.decided.val() {
+            // A decision halves the timeout, down to its base.
+            if self.streak.q.val() != 0 {
+                self.streak.d.next = self.streak.q.val() - 1;
+            }
             self.slow_path.d.next = self.slow.decide_slow.val() | self.view.decide_slow.val();
         }
         if self.slow.bad_share.val() {
@@ -899,6 +928,7 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.view_changes.d.next = 0.into();
                     self.support.d.next = ((self.n.val() - 1) >> 1) + 1;
                     self.waited.d.next = 0.into();
+                    self.streak.d.next = 0.into();
                     self.quorum.d.next = ((self.n.val() - 1) & 0xfe) + 1;
                     self.active.d.next = !(self.all_lanes.val() << self.n.val());
                     if !self.n.val().get_bit(0) {
@@ -992,6 +1022,7 @@ impl<const N: usize> Logic for Protocol<N> {
             self.polls.d.next = 0.into();
             self.view_no.d.next = 0.into();
             self.waited.d.next = 0.into();
+            self.streak.d.next = 0.into();
             self.slow_count.d.next = 0.into();
             self.bad_shares.d.next = 0.into();
             self.view_changes.d.next = 0.into();

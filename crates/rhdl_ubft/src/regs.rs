@@ -133,7 +133,7 @@ pub const REGS: [Reg; ROWS] = place([
         "HBM byte address of this replica's mailbox buffer (4 KiB aligned); low word at the offset, high word at offset + 4"),
     reg("id", 8, 1, Access::Arg, "this replica's id, below n"),
     reg("n", 8, 1, Access::Arg, "replicas in the cluster: odd, at most the build's N"),
-    reg("wait_polls", WAIT_BITS, 1, Access::Arg, "polls without progress before a timeout is counted"),
+    reg("wait_polls", WAIT_BITS, 1, Access::Arg, "polls without progress before a timeout, doubled per view change since the last decision"),
     reg("slots", 32, 1, Access::Arg, "slots to decide before ap_done (0: run until reset)"),
     reg("qpn", QPN_BITS, N, Access::Arg,
         "RoCE queue pair on which this replica RDMA-writes to peer i (qpn_i; the entry for the replica's own id is unused)"),

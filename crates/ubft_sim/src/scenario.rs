@@ -78,6 +78,12 @@ fn is_zero(x: &u64) -> bool {
 /// (`to_toml` could not write a larger one, `from_toml` could not read it).
 pub const MAX_SEED: u64 = i64::MAX as u64;
 
+/// Slow-path bounds per slot in [`Scenario::sized_budget`]: the slow path
+/// itself, and room for the view changes before it (each with a doubled
+/// timeout) and for a run's first slots, where a late request or a
+/// Byzantine leader's view costs a view change.
+pub const SLOW_BOUNDS_PER_SLOT: u64 = 4;
+
 /// A run as data: [`ClusterConfig`]'s parameters and a list of faults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -490,10 +496,20 @@ impl Scenario {
         self.cluster(backend)?.run()
     }
 
+    /// The cycle budget sized to this scenario: [`SLOW_BOUNDS_PER_SLOT`]
+    /// slow-path bounds (`bench::slow_bound`, docs/performance.md) per slot.
+    /// A slot that falls to the slow path after a view change or two, with
+    /// the timeout doubled by each (protocol.md, "Timeouts"), fits in it.
+    pub fn sized_budget(&self) -> u64 {
+        self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow_bound(&self.config())
+    }
+
     /// A random scenario from `seed` (what `cargo xtask soak` runs): n = 3
     /// or 5, quick random latencies, up to f Byzantine replicas of random
     /// kinds (sometimes two kinds on one replica), sometimes a link delay,
-    /// and a cycle budget of `max_cycles`.
+    /// and a cycle budget of `max_cycles` or [`Scenario::sized_budget`],
+    /// whichever is larger (`max_cycles` alone places the faults in time,
+    /// so a seed gives the same faults whatever the budget).
     pub fn random(seed: u64, max_cycles: u64) -> Scenario {
         let mut rng = Rng::new(seed ^ 0x5ce7_a810);
         // A seed a scenario file can hold (see `MAX_SEED`).
@@ -541,6 +557,7 @@ impl Scenario {
                 to_cycle: Some(from + pick(&mut rng, 1000, 20_000)),
             });
         }
+        s.max_cycles = max_cycles.max(s.sized_budget());
         s
     }
 }

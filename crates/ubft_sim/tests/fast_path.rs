@@ -269,8 +269,11 @@ fn a_vote_for_another_m_does_not_count() {
 }
 
 /// An equivocating leader sends a different m to each replica: no two
-/// replicas decide differently (here nobody decides: the quorum is all n),
-/// and the timeout is counted.
+/// replicas decide differently, and nobody decides in its view (the quorum
+/// is all n): the timeout is counted, and a replica decides only after a
+/// view change. (With a fixed timeout of 8 polls nobody decided within the
+/// run; now that each view change doubles the timeout, a later view's
+/// honest leader gets its slots decided.)
 #[test]
 fn an_equivocating_leader_cannot_split_the_replicas() {
     let n = 5;
@@ -284,8 +287,12 @@ fn an_equivocating_leader_cannot_split_the_replicas() {
     assert!(report.checks.agreement);
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     for r in report.honest() {
-        assert!(r.decided.is_empty());
         assert!(r.status.timeouts > 0, "replica {} counts its timeout", r.id);
+        assert!(
+            r.decided.is_empty() || r.status.view_changes > 0,
+            "replica {} decided in the equivocating leader's view",
+            r.id
+        );
     }
 }
 

@@ -218,9 +218,15 @@ fn an_equivocating_leader_times_out_on_verilator_too() {
     };
     let report = backend::run(&cfg, Backend::Verilator).unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    // (As `fast_path.rs`'s rust-hdl run: nothing is decided in the
+    // equivocating leader's view; a later view's honest leader may decide.)
     for r in report.honest() {
-        assert!(r.decided.is_empty());
         assert!(r.status.timeouts > 0, "replica {} counts its timeout", r.id);
+        assert!(
+            r.decided.is_empty() || r.status.view_changes > 0,
+            "replica {} decided in the equivocating leader's view",
+            r.id
+        );
     }
 }
 

@@ -265,3 +265,80 @@ fn one_late_will_commit_among_honest_replicas_no_longer_stalls_the_cluster() {
         assert!(r0.status.view_changes >= 1, "late by {extra}");
     }
 }
+
+/// Each view change since the last decision doubles the timeout (recovery.md
+/// R14; protocol.md, "Timeouts"). With nothing to propose, every view times
+/// out the same way (the leader idles, the followers wait for its prepare),
+/// so the cycles between a replica's view-change records grow by the
+/// doubled wait: the difference between consecutive gaps doubles too. The
+/// first gap is view 1's, which waits twice the base, the second view 2's,
+/// four times: their difference is twice the base, 2 · `wait_polls` polls
+/// of an idle poll's period, a one-beat fetch (H + 2 cycles) and the
+/// machine's turn around (up to 2 more).
+#[test]
+fn the_timeout_doubles_with_each_view_change_in_a_row() {
+    use rhdl_ubft::layout::{Mailbox, Region};
+    use rhdl_ubft::params::{G, N, SB};
+    let n = 3;
+    let cfg = ClusterConfig {
+        max_cycles: 14_000,
+        ..quick(n, 1)
+    };
+    let (wait_polls, fetch) = (cfg.wait_polls as i64, cfg.hbm_read_latency as i64 + 2);
+    let mut c = ubft_sim::backend::cluster(&cfg, ubft_sim::backend::Backend::Verilator).unwrap();
+    let layout = Mailbox::v2(N, G, SB);
+    let vc = ubft_sim::cluster::NETWORK_PTR + 4 * layout.base(Region::Vc) as u64
+        ..ubft_sim::cluster::NETWORK_PTR + 4 * layout.base(Region::VcValid) as u64;
+    for r in 0..n {
+        c.clients[r].limit = Some(0);
+        c.hbms[r].watch_writes(vc.clone());
+    }
+    let report = c.run().unwrap();
+    assert!(report.checks.ok());
+    for r in 0..n {
+        let at = c.hbms[r].watched_writes().to_vec();
+        assert!(at.len() >= 5, "replica {r}: view changes at {at:?}");
+        let gaps: Vec<u64> = at.windows(2).map(|w| w[1] - w[0]).collect();
+        let grows: Vec<i64> = gaps.windows(2).map(|w| w[1] as i64 - w[0] as i64).collect();
+        let poll = grows[0] / (2 * wait_polls);
+        assert!(
+            grows[0] % (2 * wait_polls) == 0 && (fetch..=fetch + 2).contains(&poll),
+            "replica {r}: gaps {gaps:?}"
+        );
+        for w in grows.windows(2) {
+            assert_eq!(w[1], 2 * w[0], "replica {r}: gaps {gaps:?}");
+        }
+    }
+}
+
+/// The soak's seed 152 (no fault at all): a wait of 4 polls is shorter than
+/// a round trip at L = 43, so with a fixed timeout every view timed out
+/// before its votes landed, and the cluster went through view after view
+/// (2 of 12 slots in 40,000 cycles, views past 12, and no end to it). Now
+/// each view change doubles the timeout until a view is long enough to
+/// decide, and each decision halves it again: every slot is decided, after
+/// view changes.
+#[test]
+fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
+    let cfg = ClusterConfig {
+        seed: 152,
+        net_latency: 43,
+        hbm_read_latency: 18,
+        hbm_write_latency: 5,
+        wait_polls: 4,
+        sign_latency: 345,
+        verify_latency: 1040,
+        max_cycles: 200_000,
+        ..ClusterConfig::new(5, 12)
+    };
+    let mut c = ubft_sim::backend::cluster(&cfg, ubft_sim::backend::Backend::Verilator).unwrap();
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks);
+    for r in &report.replicas {
+        assert_eq!(r.decided.len(), 12, "replica {}: {:?}", r.id, r.status);
+        assert!(
+            r.status.view_changes > 0,
+            "the short wait costs view changes"
+        );
+    }
+}
