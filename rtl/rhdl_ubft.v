@@ -225,11 +225,15 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [255:0] setup$block;
     reg  [7:0] setup$signer;
     reg  [511:0] setup$signature;
+    reg  [3:0] setup$tag;
     wire  setup$busy;
+    wire  setup$pending;
+    wire  [2:0] setup$in_flight;
     wire  setup$resp_valid;
     wire  [7:0] setup$resp_status;
     wire  [511:0] setup$resp_sig;
     wire  setup$resp_sign;
+    wire  [3:0] setup$resp_tag;
     reg  setup$resp_take;
     wire  [511:0] setup$sreq_tdata;
     wire  [63:0] setup$sreq_tkeep;
@@ -485,11 +489,15 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .block(setup$block),
         .signer(setup$signer),
         .signature(setup$signature),
+        .tag(setup$tag),
         .busy(setup$busy),
+        .pending(setup$pending),
+        .in_flight(setup$in_flight),
         .resp_valid(setup$resp_valid),
         .resp_status(setup$resp_status),
         .resp_sig(setup$resp_sig),
         .resp_sign(setup$resp_sign),
+        .resp_tag(setup$resp_tag),
         .resp_take(setup$resp_take),
         .sreq_tdata(setup$sreq_tdata),
         .sreq_tkeep(setup$sreq_tkeep),
@@ -684,7 +692,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         setup$block = protocol$sg_block;
         setup$signer = protocol$sg_signer;
         setup$signature = protocol$sg_signature;
-        protocol$sg_busy = setup$busy;
+        setup$tag = 32'h0;
+        protocol$sg_busy = setup$pending;
         protocol$sg_resp_valid = setup$resp_valid;
         protocol$sg_resp_status = setup$resp_status;
         protocol$sg_resp_sig = setup$resp_sig;
@@ -13987,7 +13996,7 @@ module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,
 endmodule // rhdl_ubft$roce
 
 
-module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_valid,resp_status,resp_sig,resp_sign,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);
+module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,tag,busy,pending,in_flight,resp_valid,resp_status,resp_sig,resp_sign,resp_tag,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);
     
     // Module arguments
     input wire  clock;
@@ -13997,11 +14006,15 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_
     input wire  [255:0] block;
     input wire  [7:0] signer;
     input wire  [511:0] signature;
+    input wire  [3:0] tag;
     output reg  busy;
+    output reg  pending;
+    output reg  [2:0] in_flight;
     output reg  resp_valid;
     output reg  [7:0] resp_status;
     output reg  [511:0] resp_sig;
     output reg  resp_sign;
+    output reg  [3:0] resp_tag;
     input wire  resp_take;
     output reg  [511:0] sreq_tdata;
     output reg  [63:0] sreq_tkeep;
@@ -14021,12 +14034,13 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_
     localparam  block_keep = 64'hffffffff;
     localparam  all_keep = 64'hffffffffffffffff;
     localparam  malformed = 8'h2;
+    localparam  full = 3'b100;
+    localparam  entry_bits = 8'h5;
     
     // Enums
     localparam SetupState$Idle = 0;
     localparam SetupState$SendBlock = 1;
     localparam SetupState$SendSignature = 2;
-    localparam SetupState$AwaitResponse = 3;
     
     // Stub signals
     reg  [1:0] state$d;
@@ -14044,6 +14058,26 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_
     reg  is_sign$d;
     wire  is_sign$q;
     reg  is_sign$clock;
+    reg  [2:0] count$d;
+    wire  [2:0] count$q;
+    reg  count$clock;
+    reg  [2:0] sent$d;
+    wire  [2:0] sent$q;
+    reg  sent$clock;
+    reg  [19:0] queue$d;
+    wire  [19:0] queue$q;
+    reg  queue$clock;
+    reg  [7:0] fill$d;
+    wire  [7:0] fill$q;
+    reg  fill$clock;
+    
+    // Local signals
+    reg  accept;
+    reg  last_beat;
+    reg  taken;
+    reg  [19:0] entry;
+    reg  [19:0] popped;
+    reg  [7:0] pos;
     
     // Sub module instances
     rhdl_ubft$setup$state state(
@@ -14071,6 +14105,26 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_
         .q(is_sign$q),
         .clock(is_sign$clock)
     );
+    rhdl_ubft$setup$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    rhdl_ubft$setup$sent sent(
+        .d(sent$d),
+        .q(sent$q),
+        .clock(sent$clock)
+    );
+    rhdl_ubft$setup$queue queue(
+        .d(queue$d),
+        .q(queue$q),
+        .clock(queue$clock)
+    );
+    rhdl_ubft$setup$fill fill(
+        .d(fill$d),
+        .q(fill$q),
+        .clock(fill$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -14079,22 +14133,45 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_
         signature_q$clock = clock;
         user_q$clock = clock;
         is_sign$clock = clock;
+        count$clock = clock;
+        sent$clock = clock;
+        queue$clock = clock;
+        fill$clock = clock;
         state$d = state$q;
         block_q$d = block_q$q;
         signature_q$d = signature_q$q;
         user_q$d = user_q$q;
         is_sign$d = is_sign$q;
+        count$d = count$q;
+        sent$d = sent$q;
+        queue$d = queue$q;
+        fill$d = fill$q;
+        busy = (state$q != SetupState$Idle) | (count$q == full);
+        pending = count$q != 32'h0;
+        in_flight = count$q;
+        accept = (sign | verify) & (state$q == SetupState$Idle) & (count$q != full);
+        resp_valid = sresp_tvalid & (sent$q != 32'h0);
+        sresp_tready = resp_take & (sent$q != 32'h0);
+        taken = sresp_tvalid & resp_take & (sent$q != 32'h0);
+        resp_sign = queue$q[32'h0];
+        resp_tag = ((queue$q >> 32'h1) & 4'hf);
+        if (sresp_tlast) begin
+            resp_status = sresp_tuser;
+        end
+        else begin
+            resp_status = malformed;
+        end
+        resp_sig = sresp_tdata;
         sreq_tvalid = 1'b0;
         sreq_tdata = ((block_q$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         sreq_tkeep = block_keep;
         sreq_tlast = is_sign$q;
         sreq_tuser = user_q$q;
-        resp_valid = 1'b0;
-        sresp_tready = 1'b0;
+        last_beat = 1'b0;
         case (state$q)
             SetupState$Idle:
                 begin
-                    if (sign | verify) begin
+                    if (accept) begin
                         block_q$d = block;
                         signature_q$d = signature;
                         is_sign$d = sign;
@@ -14112,7 +14189,8 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_
                     sreq_tvalid = 1'b1;
                     if (sreq_tready) begin
                         if (is_sign$q) begin
-                            state$d = SetupState$AwaitResponse;
+                            last_beat = 1'b1;
+                            state$d = SetupState$Idle;
                         end
                         else begin
                             state$d = SetupState$SendSignature;
@@ -14126,14 +14204,7 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_
                     sreq_tkeep = all_keep;
                     sreq_tlast = 1'b1;
                     if (sreq_tready) begin
-                        state$d = SetupState$AwaitResponse;
-                    end
-                end
-            SetupState$AwaitResponse:
-                begin
-                    resp_valid = sresp_tvalid;
-                    sresp_tready = resp_take;
-                    if (sresp_tvalid & resp_take) begin
+                        last_beat = 1'b1;
                         state$d = SetupState$Idle;
                     end
                 end
@@ -14142,18 +14213,47 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,busy,resp_
                     state$d = SetupState$Idle;
                 end
         endcase
-        if (~rst_n) begin
-            state$d = SetupState$Idle;
+        if (accept & ~taken) begin
+            count$d = count$q + 32'h1;
         end
-        busy = state$q != SetupState$Idle;
-        if (sresp_tlast) begin
-            resp_status = sresp_tuser;
+        else if (~accept & taken) begin
+            count$d = count$q - 32'h1;
+        end
+        if (last_beat & ~taken) begin
+            sent$d = sent$q + 32'h1;
+        end
+        else if (~last_beat & taken) begin
+            sent$d = sent$q - 32'h1;
+        end
+        if (taken) begin
+            popped = queue$q >> entry_bits;
+            pos = fill$q - entry_bits;
         end
         else begin
-            resp_status = malformed;
+            popped = queue$q;
+            pos = fill$q;
         end
-        resp_sig = sresp_tdata;
-        resp_sign = is_sign$q;
+        if (sign) begin
+            entry = (((tag) & 20'hfffff) << 32'h1) | 32'h1;
+        end
+        else begin
+            entry = ((tag) & 20'hfffff) << 32'h1;
+        end
+        if (accept) begin
+            queue$d = popped | (entry << pos);
+            fill$d = pos + entry_bits;
+        end
+        else begin
+            queue$d = popped;
+            fill$d = pos;
+        end
+        if (~rst_n) begin
+            state$d = SetupState$Idle;
+            count$d = 32'h0;
+            sent$d = 32'h0;
+            queue$d = 32'h0;
+            fill$d = 32'h0;
+        end
     end
     
 endmodule // rhdl_ubft$setup
@@ -14178,6 +14278,44 @@ module rhdl_ubft$setup$block_q(d,q,clock);
 endmodule // rhdl_ubft$setup$block_q
 
 
+module rhdl_ubft$setup$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$count
+
+
+module rhdl_ubft$setup$fill(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$fill
+
+
 module rhdl_ubft$setup$is_sign(d,q,clock);
     
     // Module arguments
@@ -14195,6 +14333,44 @@ module rhdl_ubft$setup$is_sign(d,q,clock);
     end
           
 endmodule // rhdl_ubft$setup$is_sign
+
+
+module rhdl_ubft$setup$queue(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$queue
+
+
+module rhdl_ubft$setup$sent(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$setup$sent
 
 
 module rhdl_ubft$setup$signature_q(d,q,clock);
@@ -14227,7 +14403,6 @@ module rhdl_ubft$setup$state(d,q,clock);
     localparam SetupState$Idle = 0;
     localparam SetupState$SendBlock = 1;
     localparam SetupState$SendSignature = 2;
-    localparam SetupState$AwaitResponse = 3;
     
     // Update code (custom)
     initial begin

@@ -318,7 +318,12 @@ impl<const N: usize> Logic for Kernel<N> {
         self.setup.block.next = self.protocol.sg_block.val();
         self.setup.signer.next = self.protocol.sg_signer.val();
         self.setup.signature.next = self.protocol.sg_signature.val();
-        self.protocol.sg_busy.next = self.setup.busy.val();
+        // v2's SLOW machine makes one request at a time and waits for its
+        // response: it waits on `pending` (a request outstanding), not on
+        // `busy` (Setup cannot take another). No tags until the f + 1 slow
+        // path issues several verifies (docs/recovery.md section 16, step 7).
+        self.setup.tag.next = 0.into();
+        self.protocol.sg_busy.next = self.setup.pending.val();
         self.protocol.sg_resp_valid.next = self.setup.resp_valid.val();
         self.protocol.sg_resp_status.next = self.setup.resp_status.val();
         self.protocol.sg_resp_sig.next = self.setup.resp_sig.val();

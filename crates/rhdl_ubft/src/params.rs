@@ -65,6 +65,24 @@ pub const CMD_LEN_BITS: usize = 16;
 /// tests/broadcast.rs ties the 16 to the guard's constants.
 pub const D_LAND: u64 = 16 + defaults::HBM_WRITE_LATENCY + 1;
 
+/// Signer requests Setup keeps outstanding: taken from the controller and
+/// not yet answered (docs/setup.md, In flight). The f + 1 slow path
+/// verifies a leader's PREP signature, f shares and f + 1 COMMITs per slot
+/// (docs/recovery.md sections 6 and 15): at n = 7 (f = 3) that is up to 8
+/// verifies, 4,000 cycles each one at a time. Four in flight keep a service
+/// of four engines busy and hold f + 1 COMMITs of n = 7 at once; each costs
+/// Setup one FIFO entry of `SIGNER_TAG_BITS` + 1 bits.
+pub const SIGNER_IN_FLIGHT: usize = 4;
+/// Bits of `in_flight`, Setup's count of outstanding requests (0 to
+/// `SIGNER_IN_FLIGHT`).
+pub const SIGNER_IN_FLIGHT_BITS: usize = 3;
+/// Bits of the caller's tag on a signer request (Setup's `tag`, returned as
+/// `resp_tag` with its response): enough for a peer id (N = 8) and one
+/// more bit, e.g. share or COMMIT.
+pub const SIGNER_TAG_BITS: usize = 4;
+const _: () = assert!(SIGNER_IN_FLIGHT >= 1 && SIGNER_IN_FLIGHT < (1 << SIGNER_IN_FLIGHT_BITS));
+const _: () = assert!(N <= (1 << (SIGNER_TAG_BITS - 1)));
+
 /// Bits of the poll counter and of the `wait` timeout register.
 pub const WAIT_BITS: usize = 16;
 /// The most times the timeout doubles: each view change since the last

@@ -71,6 +71,10 @@ pub struct ClusterConfig {
     /// Signer service latencies, in cycles.
     pub sign_latency: u64,
     pub verify_latency: u64,
+    /// Engines of each replica's signer service (`Signer::engines`; at
+    /// least 1). The v2 kernel makes one request at a time, so more change
+    /// nothing yet.
+    pub signer_engines: usize,
     pub max_cycles: u64,
     pub delays: Vec<LinkDelay>,
     /// Replicas that equivocate while leader: a different m to each peer.
@@ -94,6 +98,7 @@ impl ClusterConfig {
             wait_polls: defaults::WAIT_POLLS,
             sign_latency: defaults::SIGN_LATENCY,
             verify_latency: defaults::VERIFY_LATENCY,
+            signer_engines: 1,
             max_cycles: 0,
             delays: vec![],
             equivocate: vec![],
@@ -155,6 +160,11 @@ impl ClusterConfig {
         if self.sign_latency == 0 || self.verify_latency == 0 || self.net_latency == 0 {
             return Err(SimError::Invalid(
                 "network, sign and verify latencies must be at least 1 cycle".into(),
+            ));
+        }
+        if self.signer_engines == 0 {
+            return Err(SimError::Invalid(
+                "the signer needs at least 1 engine".into(),
             ));
         }
         if self.wait_polls == 0 || self.wait_polls > 0xffff {
@@ -539,7 +549,10 @@ impl Cluster {
         // Every request goes to every replica (recovery.md R1).
         let clients = (0..n).map(|_| Client::new(cfg.seed)).collect();
         let signers = (0..n)
-            .map(|r| Signer::new(cfg.seed, r, n, cfg.sign_latency, cfg.verify_latency))
+            .map(|r| {
+                Signer::new(cfg.seed, r, n, cfg.sign_latency, cfg.verify_latency)
+                    .with_engines(cfg.signer_engines)
+            })
             .collect();
         let layout = Mailbox::v2(BUILD_N, G, SB);
         // A proposal is the kernel writing a prepare into its own HBM.

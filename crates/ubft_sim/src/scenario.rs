@@ -10,6 +10,7 @@
 //! wait_polls = 64
 //! sign_latency = 2000
 //! verify_latency = 4000
+//! signer_engines = 1       # the signer service's parallel engines, default 1
 //! max_cycles = 5000000     # 0 or absent: the cluster's budget for the slots
 //! backend = "verilator"    # "verilator" (default) or "rust-hdl"
 //!
@@ -73,6 +74,12 @@ fn d_verify() -> u64 {
 fn is_zero(x: &u64) -> bool {
     *x == 0
 }
+fn one_engine() -> usize {
+    1
+}
+fn is_one_engine(x: &usize) -> bool {
+    *x == 1
+}
 
 /// The largest seed a scenario may have: TOML integers are signed 64-bit
 /// (`to_toml` could not write a larger one, `from_toml` could not read it).
@@ -104,6 +111,9 @@ pub struct Scenario {
     pub sign_latency: u64,
     #[serde(default = "d_verify")]
     pub verify_latency: u64,
+    /// The signer service's engines (`Signer::engines`); absent: 1.
+    #[serde(default = "one_engine", skip_serializing_if = "is_one_engine")]
+    pub signer_engines: usize,
     /// 0: the cluster's own budget for the slots.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub max_cycles: u64,
@@ -260,6 +270,7 @@ impl Scenario {
             wait_polls: d_wait(),
             sign_latency: d_sign(),
             verify_latency: d_verify(),
+            signer_engines: 1,
             max_cycles: 0,
             backend: None,
             expect_decided: 0,
@@ -383,6 +394,7 @@ impl Scenario {
             wait_polls: self.wait_polls,
             sign_latency: self.sign_latency,
             verify_latency: self.verify_latency,
+            signer_engines: self.signer_engines,
             max_cycles: self.max_cycles,
             delays: self
                 .faults
@@ -726,6 +738,21 @@ replica = 0
         assert!(err.contains("configuration refused"), "{err}");
         let err = Scenario::from_toml("replicas = 3\nslots = -1\n").unwrap_err();
         assert!(err.contains("slots"), "{err}");
+    }
+
+    #[test]
+    fn signer_engines_is_optional_and_at_least_one() {
+        let s = Scenario::from_toml("replicas = 3\nslots = 1\n").unwrap();
+        assert_eq!((s.signer_engines, s.config().signer_engines), (1, 1));
+        assert!(
+            !s.to_toml().contains("signer_engines"),
+            "the default is left out"
+        );
+        let s = Scenario::from_toml("replicas = 3\nslots = 1\nsigner_engines = 4\n").unwrap();
+        assert_eq!(s.config().signer_engines, 4);
+        assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+        let err = Scenario::from_toml("replicas = 3\nslots = 1\nsigner_engines = 0\n").unwrap_err();
+        assert!(err.contains("at least 1 engine"), "{err}");
     }
 
     /// A seed is a u64 but TOML integers are i64: every seed a scenario

@@ -3,10 +3,17 @@
 //!
 //! Real Ed25519 (ed25519-dalek): one key pair per replica, derived from the
 //! run's seed; every replica's service knows every public key. A sign takes
-//! `sign_latency` cycles and a verify `verify_latency` cycles, one request
-//! at a time in arrival order (a request waits for the one before it). The
-//! response is valid from the cycle its latency has passed after the
-//! request's last beat was accepted, and held until `sresp_tready`.
+//! `sign_latency` cycles and a verify `verify_latency` cycles on one of
+//! `engines` engines (default 1). A request whose last beat was accepted
+//! on cycle c goes to the first free engine (the lowest-numbered engine free
+//! at c, or, if none is, the one that frees first) and is done `latency`
+//! cycles after it starts (at max(c, that engine's free cycle)); with one
+//! engine, one request at a time in arrival order, as before engines were
+//! added. Responses leave in request order, one beat each: a response is
+//! valid from the cycle its request is done and every earlier response has
+//! been taken, and held, payload stable, until `sresp_tready` (a request
+//! that finishes before an earlier one waits for it). Setup matches
+//! responses to requests by order alone (`rhdl_ubft::setup`).
 //!
 //! What is signed is the request's signed block (docs/recovery.md, section
 //! 3; `rhdl_ubft::layout::field3`): eight 32-bit words, word 0 its kind,
@@ -127,6 +134,7 @@ struct ReqBeat {
 
 #[derive(Clone, Debug)]
 struct Response {
+    /// The cycle its engine is done with it.
     ready_at: u64,
     data: Beat,
     status: u8,
@@ -150,10 +158,12 @@ pub struct Signer {
     pub verify_latency: u64,
     /// `sreq_tready` pattern (back-pressure knob).
     pub req_ready: Ready,
+    /// Engines working in parallel (at least 1; 1 by default).
+    pub engines: usize,
     beats: Vec<ReqBeat>,
     responses: VecDeque<Response>,
-    /// The cycle the service is free again.
-    free_at: u64,
+    /// The cycle each engine is free again (as many as `engines`).
+    free_at: Vec<u64>,
     now: u64,
     counters: SignerCounters,
     /// Cycles at which a request's last beat was accepted.
@@ -171,17 +181,39 @@ impl Signer {
             sign_latency: sign_latency.max(1),
             verify_latency: verify_latency.max(1),
             req_ready: Ready::Always,
+            engines: 1,
             beats: vec![],
             responses: VecDeque::new(),
-            free_at: 0,
+            free_at: vec![0],
             now: 0,
             counters: SignerCounters::default(),
             request_cycles: vec![],
         }
     }
 
+    /// The same service with `engines` engines (at least 1).
+    pub fn with_engines(mut self, engines: usize) -> Signer {
+        self.engines = engines.max(1);
+        self
+    }
+
     pub fn counters(&self) -> SignerCounters {
         self.counters
+    }
+
+    /// The engine a request whose last beat is accepted on `cycle` goes to:
+    /// the first free at `cycle`, else the one free soonest (the lowest
+    /// numbered of those).
+    fn engine(&mut self, cycle: u64) -> usize {
+        let engines = self.engines.max(1);
+        if self.free_at.len() != engines {
+            // Engines added are free; set `engines` before the run.
+            self.free_at.resize(engines, 0);
+        }
+        match self.free_at.iter().position(|&f| f <= cycle) {
+            Some(e) => e,
+            None => (0..engines).min_by_key(|&e| self.free_at[e]).unwrap(),
+        }
     }
 
     /// True while a request is being computed or a response waits.
@@ -214,7 +246,9 @@ impl Signer {
             // in flight are dropped.
             self.beats.clear();
             self.responses.clear();
-            self.free_at = cycle;
+            for f in &mut self.free_at {
+                *f = cycle;
+            }
             return;
         }
         if inp.sresp_tvalid && out.sresp_tready {
@@ -230,8 +264,9 @@ impl Signer {
                 let beats = std::mem::take(&mut self.beats);
                 self.request_cycles.push(cycle);
                 let (status, data, latency) = self.serve(&beats);
-                let start = self.free_at.max(cycle);
-                self.free_at = start + latency;
+                let e = self.engine(cycle);
+                let start = self.free_at[e].max(cycle);
+                self.free_at[e] = start + latency;
                 self.responses.push_back(Response {
                     ready_at: start + latency,
                     data,
@@ -286,6 +321,7 @@ impl Signer {
 mod tests {
     use super::*;
     use rhdl_ubft::layout::field3::{block, commit_block, seal_block, KIND, KIND_CERT, KIND_PREP};
+    use rhdl_ubft::params::defaults;
 
     fn send(s: &mut Signer, beats: &[(Beat, u64, u16, bool)], cycle: &mut u64) {
         for &(data, keep, user, last) in beats {
@@ -346,6 +382,177 @@ mod tests {
             c,
         );
         take(s, c).1
+    }
+
+    /// Sends a verify of `sig` as replica `signer`'s over `w` (two beats, on
+    /// two cycles), taking no response meanwhile.
+    fn send_verify(s: &mut Signer, c: &mut u64, w: &[u32; BLOCK_WORDS], sig: Beat, signer: u16) {
+        let user = code::OP_VERIFY as u16 | (signer << 8);
+        send(
+            s,
+            &[
+                (beat_of(w), code::BLOCK_KEEP, user, false),
+                (sig, u64::MAX, user, true),
+            ],
+            c,
+        );
+    }
+
+    /// Replica 0's signature over `w`, from its own service.
+    fn signature_of(w: &[u32; BLOCK_WORDS]) -> Beat {
+        let (status, sig) = sign(&mut Signer::new(9, 0, 3, 1, 1), &mut 0, w);
+        assert_eq!(status, code::OK as u8);
+        sig
+    }
+
+    /// Four verifies sent back to back (last beats on cycles 1, 3, 5, 7) on a
+    /// service of `engines` engines with the default latencies: the cycles
+    /// their responses are taken, each as soon as it is valid.
+    fn four_verifies(engines: usize) -> Vec<(u64, u8)> {
+        let mut s = Signer::new(9, 1, 3, defaults::SIGN_LATENCY, defaults::VERIFY_LATENCY)
+            .with_engines(engines);
+        let mut c = 0;
+        let ws: Vec<_> = (0..4).map(|k| cert_block(0, k + 1, 0x40 + k)).collect();
+        for w in &ws {
+            send_verify(&mut s, &mut c, w, signature_of(w), 0);
+        }
+        assert_eq!(s.request_cycles, [1, 3, 5, 7]);
+        (0..4)
+            .map(|_| take(&mut s, &mut c))
+            .map(|(at, st, _)| (at, st))
+            .collect()
+    }
+
+    #[test]
+    fn four_engines_verify_four_requests_in_one_verify_latency() {
+        let v = defaults::VERIFY_LATENCY;
+        assert_eq!(v, 4_000);
+        let ok = code::OK as u8;
+        // Each on its own engine: done VERIFY_LATENCY after its last beat.
+        assert_eq!(
+            four_verifies(4),
+            [(v + 1, ok), (v + 3, ok), (v + 5, ok), (v + 7, ok)],
+            "4,001, 4,003, 4,005 and 4,007"
+        );
+        // One engine, one at a time: the last at 16,001.
+        assert_eq!(
+            four_verifies(1),
+            [
+                (v + 1, ok),
+                (2 * v + 1, ok),
+                (3 * v + 1, ok),
+                (4 * v + 1, ok)
+            ]
+        );
+        // Two engines: two at a time.
+        assert_eq!(
+            four_verifies(2),
+            [(v + 1, ok), (v + 3, ok), (2 * v + 1, ok), (2 * v + 3, ok)]
+        );
+    }
+
+    #[test]
+    fn a_sign_that_finishes_first_waits_behind_the_verify_before_it() {
+        // Two engines, sign 10 cycles, verify 50: a verify (last beat on 1,
+        // done 51), then a sign (beat on 2, done 12).
+        let mut s = Signer::new(9, 1, 3, 10, 50).with_engines(2);
+        let w = cert_block(0, 1, 0x77);
+        let mut c = 0;
+        send_verify(&mut s, &mut c, &w, signature_of(&w), 0);
+        send(
+            &mut s,
+            &[(beat_of(&w), code::BLOCK_KEEP, code::OP_SIGN as u16, true)],
+            &mut c,
+        );
+        // The controller is not ready until cycle 60: the verify's response
+        // is valid from 51 and held, the sign's not shown before it.
+        let mut shown = vec![];
+        while c < 60 {
+            let mut inp = KernelIn::default();
+            s.drive(&mut inp);
+            if inp.sresp_tvalid {
+                shown.push((c, inp.sresp_tuser, inp.sresp_tdata));
+            }
+            s.observe(&inp, &KernelOut::default(), c);
+            c += 1;
+        }
+        assert_eq!(shown.first().map(|x| x.0), Some(51));
+        assert_eq!(shown.len(), 9, "held from 51 to 59");
+        assert!(
+            shown
+                .iter()
+                .all(|x| (x.1, x.2) == (code::OK as u8, [0; BEAT_WORDS])),
+            "the verify's response, payload stable"
+        );
+        let (at, status, data) = take(&mut s, &mut c);
+        assert_eq!((at, status, data), (60, code::OK as u8, [0; BEAT_WORDS]));
+        let (at, status, sig) = take(&mut s, &mut c);
+        assert_eq!((at, status), (61, code::OK as u8), "then the sign's");
+        let expected = signing_key(9, 1).sign(&block_bytes(&w));
+        assert_eq!(beat_bytes(&sig), expected.to_bytes());
+    }
+
+    #[test]
+    fn malformed_and_unknown_signer_answers_keep_their_place() {
+        // Four engines; a verify (done 51), a malformed sign (one cycle,
+        // done 3), a verify naming signer 7 of 3 (done 5), a sign (done 15).
+        let mut s = Signer::new(9, 1, 3, 10, 50).with_engines(4);
+        let w = cert_block(0, 1, 0x77);
+        let mut c = 0;
+        send_verify(&mut s, &mut c, &w, signature_of(&w), 0);
+        send(
+            &mut s,
+            &[(beat_of(&w), 0xffff, code::OP_SIGN as u16, true)],
+            &mut c,
+        );
+        send_verify(&mut s, &mut c, &w, signature_of(&w), 7);
+        send(
+            &mut s,
+            &[(beat_of(&w), code::BLOCK_KEEP, code::OP_SIGN as u16, true)],
+            &mut c,
+        );
+        assert_eq!(s.request_cycles, [1, 2, 4, 5]);
+        let got: Vec<(u64, u8)> = (0..4)
+            .map(|_| take(&mut s, &mut c))
+            .map(|x| (x.0, x.1))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (51, code::OK as u8),
+                (52, code::MALFORMED as u8),
+                (53, code::UNKNOWN_SIGNER as u8),
+                (54, code::OK as u8)
+            ]
+        );
+        // With one engine the same answers, later: 51, 52, 53, 63.
+        let mut s = Signer::new(9, 1, 3, 10, 50);
+        let mut c = 0;
+        send_verify(&mut s, &mut c, &w, signature_of(&w), 0);
+        send(
+            &mut s,
+            &[(beat_of(&w), 0xffff, code::OP_SIGN as u16, true)],
+            &mut c,
+        );
+        send_verify(&mut s, &mut c, &w, signature_of(&w), 7);
+        send(
+            &mut s,
+            &[(beat_of(&w), code::BLOCK_KEEP, code::OP_SIGN as u16, true)],
+            &mut c,
+        );
+        let got: Vec<(u64, u8)> = (0..4)
+            .map(|_| take(&mut s, &mut c))
+            .map(|x| (x.0, x.1))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (51, code::OK as u8),
+                (52, code::MALFORMED as u8),
+                (53, code::UNKNOWN_SIGNER as u8),
+                (63, code::OK as u8)
+            ]
+        );
     }
 
     #[test]

@@ -83,7 +83,7 @@ enum Cmd {
         /// fault; only --seed, --max-cycles and --backend may override it.
         #[arg(long, conflicts_with_all = [
             "replicas", "slots", "net_latency", "hbm_read_latency", "hbm_write_latency",
-            "wait_polls", "sign_latency", "verify_latency", "delay", "equivocate",
+            "wait_polls", "sign_latency", "verify_latency", "signer_engines", "delay", "equivocate",
         ])]
         scenario: Option<PathBuf>,
         #[arg(long, required_unless_present = "scenario")]
@@ -107,6 +107,10 @@ enum Cmd {
         /// Signer latency of a verify, in cycles (ubft_new: 10400000).
         #[arg(long, default_value_t = defaults::VERIFY_LATENCY)]
         verify_latency: u64,
+        /// Engines of each replica's signer service, working in parallel
+        /// (responses still in request order).
+        #[arg(long, default_value_t = 1)]
+        signer_engines: usize,
         /// Stop after this many cycles (default: a budget from the slots;
         /// with --scenario, overrides the file's).
         #[arg(long)]
@@ -248,6 +252,7 @@ fn main() -> ExitCode {
             wait_polls,
             sign_latency,
             verify_latency,
+            signer_engines,
             max_cycles,
             delay,
             equivocate,
@@ -298,6 +303,7 @@ fn main() -> ExitCode {
                 wait_polls,
                 sign_latency,
                 verify_latency,
+                signer_engines,
                 max_cycles: max_cycles.unwrap_or(0),
                 delays: delay,
                 equivocate,
