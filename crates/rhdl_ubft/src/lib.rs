@@ -1,6 +1,7 @@
 //! rhdl_ubft: uBFT's consensus controller as an FPGA kernel, in rust-hdl.
 pub mod broadcast;
 pub mod choose;
+pub mod compose;
 pub mod control;
 pub mod fast;
 pub mod fetch;
