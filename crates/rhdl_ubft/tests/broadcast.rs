@@ -7,35 +7,10 @@ use rhdl_ubft::params::N;
 use rhdl_ubft::regs::QPNS_BITS;
 use rust_hdl::prelude::*;
 
+mod common;
+
 fn block() -> Broadcast {
-    let mut b = Broadcast::default();
-    b.clock.connect();
-    b.rst_n.connect();
-    b.start.connect();
-    b.word.connect();
-    b.words.connect();
-    b.data.connect();
-    b.local_only.connect();
-    b.round.connect();
-    b.beats.connect();
-    b.s_rec_tdata.connect();
-    b.s_rec_tvalid.connect();
-    b.s_rec_tlast.connect();
-    b.network_ptr.connect();
-    b.n.connect();
-    b.id.connect();
-    b.qpns.connect();
-    b.awready.connect();
-    b.wready.connect();
-    b.bresp.connect();
-    b.bvalid.connect();
-    b.cmd_ready.connect();
-    b.ack.connect();
-    b.clear.connect();
-    b.connect_all();
-    b.rst_n.next = true;
-    b.beats.next = 1.into();
-    b
+    common::broadcast()
 }
 
 fn settle(b: &mut Broadcast) {

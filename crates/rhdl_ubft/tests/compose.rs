@@ -2,9 +2,10 @@
 //! streamed to Broadcast in order, held under back-pressure; and the two
 //! together sending a six-beat record as one burst.
 
-use rhdl_ubft::broadcast::Broadcast;
 use rhdl_ubft::compose::Compose;
 use rust_hdl::prelude::*;
+
+mod common;
 
 fn block() -> Compose {
     let mut c = Compose::default();
@@ -205,32 +206,7 @@ fn reset_abandons_the_stream() {
 fn compose_and_broadcast_send_a_six_beat_record_as_one_burst() {
     let mut c = block();
     write_record(&mut c, 5, 1, 5);
-    let mut b = Broadcast::default();
-    b.clock.connect();
-    b.rst_n.connect();
-    b.start.connect();
-    b.word.connect();
-    b.words.connect();
-    b.data.connect();
-    b.local_only.connect();
-    b.round.connect();
-    b.beats.connect();
-    b.s_rec_tdata.connect();
-    b.s_rec_tvalid.connect();
-    b.s_rec_tlast.connect();
-    b.network_ptr.connect();
-    b.n.connect();
-    b.id.connect();
-    b.qpns.connect();
-    b.awready.connect();
-    b.wready.connect();
-    b.bresp.connect();
-    b.bvalid.connect();
-    b.cmd_ready.connect();
-    b.ack.connect();
-    b.clear.connect();
-    b.connect_all();
-    b.rst_n.next = true;
+    let mut b = common::broadcast();
     let mut w_beats = vec![];
     let mut awlen = None;
     let mut lens = vec![];

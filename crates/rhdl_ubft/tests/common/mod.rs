@@ -1,0 +1,37 @@
+//! What more than one block test needs.
+
+use rhdl_ubft::broadcast::Broadcast;
+use rust_hdl::prelude::*;
+
+/// A Broadcast block with every input connected for a test to drive, out
+/// of reset, sending one-beat records (`beats` = 1).
+pub fn broadcast() -> Broadcast {
+    let mut b = Broadcast::default();
+    b.clock.connect();
+    b.rst_n.connect();
+    b.start.connect();
+    b.word.connect();
+    b.words.connect();
+    b.data.connect();
+    b.local_only.connect();
+    b.round.connect();
+    b.beats.connect();
+    b.s_rec_tdata.connect();
+    b.s_rec_tvalid.connect();
+    b.s_rec_tlast.connect();
+    b.network_ptr.connect();
+    b.n.connect();
+    b.id.connect();
+    b.qpns.connect();
+    b.awready.connect();
+    b.wready.connect();
+    b.bresp.connect();
+    b.bvalid.connect();
+    b.cmd_ready.connect();
+    b.ack.connect();
+    b.clear.connect();
+    b.connect_all();
+    b.rst_n.next = true;
+    b.beats.next = 1.into();
+    b
+}
