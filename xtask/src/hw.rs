@@ -439,6 +439,7 @@ fn block_note(block: &str) -> &'static str {
     match block {
         "guard" => "The guard is in the kernel (issue 10, phase 2): the kernel's table above counts it too.",
         "guard_v3" => "The v3 guard streams records past its two-beat buffer; the kernel does not run it yet.",
+        "watch" => "WATCH, the v3 replica's background poller (docs/watch.md); the kernel does not run it yet.",
         _ => "",
     }
 }
@@ -447,6 +448,7 @@ fn block_note(block: &str) -> &'static str {
 fn block_source(block: &str) -> (String, &'static str) {
     match block {
         "guard_v3" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), "v3"),
+        "watch" => ("rhdl_ubft::watch::verilog::<N>()".into(), "v3"),
         b => (format!("rhdl_ubft::{b}::verilog::<N>()"), "v2"),
     }
 }

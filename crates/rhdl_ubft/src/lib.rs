@@ -19,3 +19,4 @@ pub mod slow;
 pub mod tally;
 pub mod view;
 pub mod vitis;
+pub mod watch;
