@@ -111,7 +111,13 @@ pub fn check_literals() {
     check_tag_literals("watch.rs");
     assert_eq!(TAG_K_MASK, 0x00ff_ffff, "watch.rs: tag_k_mask");
     assert_eq!(
-        (at(KIND), at(BLOCK_V), at(BLOCK_K), at(BLOCK_M), at(BLOCK_PREV)),
+        (
+            at(KIND),
+            at(BLOCK_V),
+            at(BLOCK_K),
+            at(BLOCK_M),
+            at(BLOCK_PREV)
+        ),
         (0, 32, 64, 96, 128),
         "watch.rs: CERT block words at 0, 32, 64, 96, 128"
     );
@@ -500,42 +506,10 @@ impl<const N: usize> Logic for Watch<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            state,
-            poll,
-            cx,
-            cur_x,
-            cnt_q,
-            rec,
-            sub,
-            pass,
-            err,
-            lane_q,
-            hit,
-            r_view,
-            r_m,
-            r_prev,
-            tally,
-            bits,
-            ev_valid_q,
-            ev_kind_q,
-            ev_view_q,
-            ev_m_q,
-            ev_prev_q,
-            ev_x_q,
-            ev_bits_q,
-            row_seen,
-            row_w,
-            row_m,
-            above_seen,
-            above_v,
-            above_m,
-            above_prev,
-            com_seen,
-            seal_last,
-            nv_seen,
-            nv_last
+            self, clock, state, poll, cx, cur_x, cnt_q, rec, sub, pass, err, lane_q, hit, r_view,
+            r_m, r_prev, tally, bits, ev_valid_q, ev_kind_q, ev_view_q, ev_m_q, ev_prev_q, ev_x_q,
+            ev_bits_q, row_seen, row_w, row_m, above_seen, above_v, above_m, above_prev, com_seen,
+            seal_last, nv_seen, nv_last
         );
         for i in 0..N {
             self.com_mem[i].clock.next = self.clock.val();
@@ -597,8 +571,7 @@ impl<const N: usize> Logic for Watch<N> {
             & self.rst_n.val()
             & !self.clear.val();
         self.fetch_start.next = self.go.val();
-        self.fetch_addr.next =
-            self.network_ptr.val() + (bit_cast::<64, 32>(self.word.val()) << 2);
+        self.fetch_addr.next = self.network_ptr.val() + (bit_cast::<64, 32>(self.word.val()) << 2);
         self.fetch_len.next = self.len.val();
 
         // The beat, decoded: a block's words.
