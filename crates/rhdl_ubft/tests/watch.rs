@@ -735,3 +735,25 @@ fn the_verilog_names_its_top_rhdl_ubft_watch() {
     assert!(v.contains("module rhdl_ubft_watch("));
     assert!(!v.contains("module top("));
 }
+
+#[test]
+fn the_certify_vote_finds_the_f_plus_one_value_when_another_comes_first() {
+    // n = 5: writers 0 and 4 hold another value, 1, 2 and 3 the f + 1.
+    let k = 5;
+    let mut b = Bench::<5>::new(k, 0);
+    for x in 0..5 {
+        let block = if (1..=3).contains(&x) {
+            cert(2, k + 1, 77, 55)
+        } else {
+            cert(3, k + 1, 70 + x as u32, 55)
+        };
+        b.cert(x, block);
+    }
+    b.run_to(300);
+    assert_eq!(b.events.len(), 1);
+    let e = b.events[0];
+    assert_eq!(
+        (e.kind, e.view, e.m, e.prev, e.bits),
+        (ev::ABOVE, 2, 77, 55, 0b01110)
+    );
+}
