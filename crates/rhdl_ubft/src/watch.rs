@@ -65,8 +65,8 @@
 
 use crate::layout::{field3, stride3_beats, Mailbox, Region};
 use crate::params::{
-    check_tag_literals, AXI_BOUNDARY_BYTES, BEAT_BITS, BEAT_WORDS, G, SB, TAG_K_MASK, WORD_BITS,
-    WORD_BYTES,
+    check_tag_literals, faults, AXI_BOUNDARY_BYTES, BEAT_BITS, BEAT_WORDS, G, SB, TAG_K_MASK,
+    WORD_BITS, WORD_BYTES,
 };
 use rust_hdl::prelude::*;
 
@@ -167,6 +167,22 @@ pub fn check_literals() {
         "watch.rs: lane << 5 bits, lane get_bits::<4>, word << 2 bytes"
     );
     assert_eq!(BEAT_BITS, 512, "watch.rs: Bits<512> beats");
+    // support = ((n - 1) >> 1) + 1 is f + 1; the tag's view field is
+    // tag >> 24 (check_tag_literals: k's field is 24 bits).
+    for n in (1..=255usize).step_by(2) {
+        assert_eq!(
+            ((n - 1) >> 1) + 1,
+            faults(n) + 1,
+            "watch.rs: support, n = {n}"
+        );
+    }
+    // A SEAL's L present is 0 or 1 (`field3::well_formed`).
+    assert!(field3::well_formed(&field3::seal_block(
+        0,
+        0,
+        Some([1, 1, 1, 1])
+    )));
+    assert!(!field3::well_formed(&[KIND_SEAL, 0, 0, 0, 0, 0, 0, 2]));
 }
 
 #[derive(LogicBlock)]
