@@ -136,11 +136,15 @@ fn parse_stat(text: &str) -> Stat {
     let body = text.rsplit("=== ").next().unwrap_or(text);
     for line in body.lines() {
         let mut it = line.split_whitespace();
-        let (Some(cell), Some(count), None) = (it.next(), it.next(), it.next()) else {
+        let (Some(a), Some(b), None) = (it.next(), it.next(), it.next()) else {
             continue;
         };
-        let Ok(count) = count.parse::<u64>() else {
-            continue;
+        // Yosys 0.23 (Debian) prints "cell count", newer Yosys (0.70, the
+        // pinned PyPI build) "count cell".
+        let (cell, count) = match (a.parse::<u64>(), b.parse::<u64>()) {
+            (Err(_), Ok(count)) => (a, count),
+            (Ok(count), Err(_)) => (b, count),
+            _ => continue,
         };
         let c = cell.trim_start_matches('$');
         if c.starts_with("LUT") && c.len() == 4 {
@@ -439,6 +443,8 @@ fn block_note(block: &str) -> &'static str {
     match block {
         "guard" => "The guard is in the kernel (issue 10, phase 2): the kernel's table above counts it too.",
         "guard_v3" => "The v3 guard streams records past its two-beat buffer; the kernel does not run it yet.",
+        "watch" => "WATCH, the v3 replica's background poller (docs/watch.md); the kernel does not run it yet.",
+        "compose" => "COMPOSE, the v3 record composer (docs/compose.md); one size for every n; the kernel does not run it yet.",
         _ => "",
     }
 }
@@ -447,6 +453,8 @@ fn block_note(block: &str) -> &'static str {
 fn block_source(block: &str) -> (String, &'static str) {
     match block {
         "guard_v3" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), "v3"),
+        "watch" => ("rhdl_ubft::watch::verilog::<N>()".into(), "v3"),
+        "compose" => ("rhdl_ubft::compose::verilog()".into(), "v3"),
         b => (format!("rhdl_ubft::{b}::verilog::<N>()"), "v2"),
     }
 }
@@ -578,6 +586,19 @@ mod tests {
                 format!("module rhdl_ubft${block}(")
             };
             assert!(v.contains(&module), "{about}: no `{module}` in the Verilog");
+        }
+    }
+
+    /// Both orders of Yosys's `stat` lines count: Debian's 0.23 ("FDRE 521")
+    /// and the pinned PyPI 0.70 ("521 FDRE"); a parser that knew only one
+    /// reported 0 LUT and 0 FF for the other.
+    #[test]
+    fn stat_lines_parse_in_both_yosys_orders() {
+        let old = "=== top ===\n   Number of cells: 9\n     FDRE   521\n     LUT6   5\n     RAM32M16   37\n";
+        let new = "=== top ===\n      579 cells\n      521   FDRE\n        5   LUT6\n       37   RAM32M16\n     2644 wire bits\n";
+        for text in [old, new] {
+            let s = parse_stat(text);
+            assert_eq!((s.ff, s.lut, s.lutram), (521, 5, 37), "{text}");
         }
     }
 }

@@ -20,3 +20,4 @@ pub mod slow;
 pub mod tally;
 pub mod view;
 pub mod vitis;
+pub mod watch;
