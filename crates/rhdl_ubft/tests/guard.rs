@@ -1194,7 +1194,7 @@ fn testbench(cycles: usize) -> String {
     let (outs, out_w) = ports(&OUT_PORTS);
     let mut t = String::from("`timescale 1ns/1ps\nmodule tb;\n  reg clock = 1'b0;\n");
     t += &format!(
-        "  reg [{}:0] inm [0:{}];\n  reg [{}:0] outm [0:{}];\n  reg [{}:0] got;\n  integer c;\n",
+        "  reg [{}:0] inm [0:{}];\n  reg [{}:0] outm [0:{}];\n  reg [{}:0] got;\n  integer c;\n  reg failed = 1'b0;\n",
         in_w - 1,
         cycles - 1,
         out_w - 1,
@@ -1227,24 +1227,21 @@ fn testbench(cycles: usize) -> String {
             "        if (got[{at} +: {bits}] !== outm[c][{at} +: {bits}]) $display(\"TESTBENCH MISMATCH: cycle %0d, port {name}: expected %h, got %h\", c, outm[c][{at} +: {bits}], got[{at} +: {bits}]);\n"
         );
     }
-    t += "        $finish;\n      end\n      clock = 1'b1;\n      #1;\n      clock = 1'b0;\n      #1;\n    end\n";
+    // Verilator runs on after a `$finish` until the process waits, so a
+    // flag, not the `$finish`, keeps a failed run from printing OK.
+    t += "        failed = 1;\n        $finish;\n      end\n      clock = 1'b1;\n      #1;\n      clock = 1'b0;\n      #1;\n    end\n";
     t += &format!(
-        "    $display(\"TESTBENCH OK ({cycles} cycles)\");\n    $finish;\n  end\nendmodule\n"
+        "    if (!failed) $display(\"TESTBENCH OK ({cycles} cycles)\");\n    $finish;\n  end\nendmodule\n"
     );
     t
 }
 
 /// The generated Verilog, driven by a recorded run (adversarial writes,
 /// back-pressure, resets), gives the rust-hdl outputs on every cycle:
-/// rust-hdl and Verilog agree (no precedence or width trap). Skipped when
-/// Icarus Verilog is not installed.
+/// rust-hdl and Verilog agree (no precedence or width trap). On Icarus
+/// where it is installed, else on Verilator (`replay`).
 #[test]
 fn the_verilog_replays_a_recorded_run_cycle_for_cycle() {
-    let has = |tool: &str| std::process::Command::new(tool).arg("-V").output().is_ok();
-    if !has("iverilog") || !has("vvp") {
-        eprintln!("skipped: iverilog/vvp not found (apt-get install iverilog)");
-        return;
-    }
     let m = mb();
     let mut rng = Rng(0xabcd);
     let mut b = bench(5, 2);
@@ -1262,13 +1259,13 @@ fn the_verilog_replays_a_recorded_run_cycle_for_cycle() {
     }
     b.run(4000);
     let rec = b.rec.take().unwrap();
-    let log = replay_on_icarus(
+    let log = replay(
         &rec,
         &rhdl_ubft::guard::verilog::<BUILD_N>(),
         "guard_replay",
     );
     assert!(
-        log.contains("TESTBENCH OK"),
+        log.contains("TESTBENCH OK") && !log.contains("TESTBENCH MISMATCH"),
         "{}",
         log.lines().take(20).collect::<Vec<_>>().join("\n")
     );
@@ -1280,8 +1277,11 @@ fn the_verilog_replays_a_recorded_run_cycle_for_cycle() {
 }
 
 /// Writes the recorded vectors, the testbench and `verilog` into
-/// `target/tmp/<dir>`, runs them in Icarus and returns what it printed.
-fn replay_on_icarus(rec: &[(Vec<u32>, Vec<u32>)], verilog: &str, dir: &str) -> String {
+/// `target/tmp/<dir>` and runs them: in Icarus (`iverilog -g2005`, `vvp`)
+/// where it is installed, else in Verilator (`--timing --main`, the one on
+/// PATH or the pinned one `hdl_tools` provisions), so the replay is never
+/// skipped for a missing tool. Returns what the testbench printed.
+fn replay(rec: &[(Vec<u32>, Vec<u32>)], verilog: &str, dir: &str) -> String {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
     std::fs::create_dir_all(&dir).unwrap();
     let lines = |f: fn(&(Vec<u32>, Vec<u32>)) -> &Vec<u32>| {
@@ -1293,22 +1293,53 @@ fn replay_on_icarus(rec: &[(Vec<u32>, Vec<u32>)], verilog: &str, dir: &str) -> S
     std::fs::write(dir.join("out.hex"), lines(|r| &r.1)).unwrap();
     std::fs::write(dir.join("tb.v"), testbench(rec.len())).unwrap();
     std::fs::write(dir.join("rhdl_ubft_guard.v"), verilog).unwrap();
-    let out = std::process::Command::new("iverilog")
-        .args(["-g2005", "-o", "sim", "tb.v", "rhdl_ubft_guard.v"])
+    let has = |tool: &str| hdl_tools::on_path(tool).is_some();
+    if has("iverilog") && has("vvp") {
+        eprintln!("replaying on Icarus Verilog");
+        let out = std::process::Command::new("iverilog")
+            .args(["-g2005", "-o", "sim", "tb.v", "rhdl_ubft_guard.v"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "iverilog: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = std::process::Command::new("vvp")
+            .arg("sim")
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        return String::from_utf8_lossy(&out.stdout).into_owned();
+    }
+    let v = hdl_tools::Verilator::get().unwrap_or_else(|e| panic!("no Icarus, and {e}"));
+    eprintln!("no Icarus on PATH: replaying on Verilator {}", v.version);
+    let build = dir.join("verilator");
+    let _ = std::fs::remove_dir_all(&build);
+    std::fs::create_dir_all(&build).unwrap();
+    for f in ["tb.v", "rhdl_ubft_guard.v"] {
+        std::fs::copy(dir.join(f), build.join(f)).unwrap();
+    }
+    let b = hdl_tools::build::Build {
+        top: "tb".into(),
+        sources: vec!["tb.v".into(), "rhdl_ubft_guard.v".into()],
+        flags: ["-Wno-fatal", "-Wno-lint", "-Wno-style"]
+            .iter()
+            .map(|f| f.to_string())
+            .collect(),
+        cpp: vec![],
+        // A few thousand cycles: compile time is what counts.
+        opt_fast: "-O0".into(),
+        opt_slow: "-O0".into(),
+        output: hdl_tools::build::Output::Executable("tb".into()),
+    };
+    let exe = hdl_tools::build::build(v, &build, &b).unwrap_or_else(|e| panic!("verilator: {e}"));
+    let out = std::process::Command::new(&exe)
         .current_dir(&dir)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "iverilog: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = std::process::Command::new("vvp")
-        .arg("sim")
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
 }
 
 // ---- v3: records longer than the buffer are streamed ----
@@ -1733,14 +1764,10 @@ fn the_v3_block_agrees_with_the_reference_on_random_writes() {
 
 /// The v3 guard's Verilog, driven by a recorded run of random v3 writes
 /// (streamed, refused and drained, back-pressure, payload gaps, resets),
-/// gives the rust-hdl outputs on every cycle. Skipped without Icarus.
+/// gives the rust-hdl outputs on every cycle, on Icarus or Verilator
+/// (`replay`).
 #[test]
 fn the_v3_verilog_replays_a_recorded_run_cycle_for_cycle() {
-    let has = |tool: &str| std::process::Command::new(tool).arg("-V").output().is_ok();
-    if !has("iverilog") || !has("vvp") {
-        eprintln!("skipped: iverilog/vvp not found (apt-get install iverilog)");
-        return;
-    }
     let m = mb3();
     let mut rng = Rng(0x77aa);
     let mut b = bench3(5, 2);
@@ -1757,13 +1784,13 @@ fn the_v3_verilog_replays_a_recorded_run_cycle_for_cycle() {
     }
     b.run(8000);
     let rec = b.rec.take().unwrap();
-    let log = replay_on_icarus(
+    let log = replay(
         &rec,
         &rhdl_ubft::guard::verilog_v3::<BUILD_N>(),
         "guard_replay_v3",
     );
     assert!(
-        log.contains("TESTBENCH OK"),
+        log.contains("TESTBENCH OK") && !log.contains("TESTBENCH MISMATCH"),
         "{}",
         log.lines().take(20).collect::<Vec<_>>().join("\n")
     );
