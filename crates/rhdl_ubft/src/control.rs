@@ -202,6 +202,8 @@ impl<const N: usize> Control<N> {
             "Control<N>: the register map has params::N qpn registers"
         );
         let a = |x: u64| Constant::new(x.into());
+        // The guard's per-reason counters: GUARD_REFUSED + 4 i for reason i + 1.
+        let refused = |i: u64| a(regs::GUARD_REFUSED + 4 * i);
         Control {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -319,15 +321,15 @@ impl<const N: usize> Control<N> {
             a_state: a(regs::STATE),
             a_guard_accepted: a(regs::GUARD_ACCEPTED),
             a_guard_write_errors: a(regs::GUARD_WRITE_ERRORS),
-            a_guard_refused_unknown_qp: a(regs::GUARD_REFUSED + 4 * 0),
-            a_guard_refused_length: a(regs::GUARD_REFUSED + 4 * 1),
-            a_guard_refused_unaligned: a(regs::GUARD_REFUSED + 4 * 2),
-            a_guard_refused_outside: a(regs::GUARD_REFUSED + 4 * 3),
-            a_guard_refused_data: a(regs::GUARD_REFUSED + 4 * 4),
-            a_guard_refused_not_owner: a(regs::GUARD_REFUSED + 4 * 5),
-            a_guard_refused_not_leader: a(regs::GUARD_REFUSED + 4 * 6),
-            a_guard_refused_shape: a(regs::GUARD_REFUSED + 4 * 7),
-            a_guard_refused_unchecked: a(regs::GUARD_REFUSED + 4 * 8),
+            a_guard_refused_unknown_qp: refused(0),
+            a_guard_refused_length: refused(1),
+            a_guard_refused_unaligned: refused(2),
+            a_guard_refused_outside: refused(3),
+            a_guard_refused_data: refused(4),
+            a_guard_refused_not_owner: refused(5),
+            a_guard_refused_not_leader: refused(6),
+            a_guard_refused_shape: refused(7),
+            a_guard_refused_unchecked: refused(8),
             a_guard_by: a(regs::GUARD_REFUSED_BY),
             a_guard_by_end: a(regs::GUARD_REFUSED_BY + 4 * N as u64),
             qpn_mask: Constant::new(((1u64 << QPN_BITS) - 1).into()),

@@ -478,20 +478,20 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
 impl<const N: usize> Kernel<N> {
     /// A v2 kernel as a top level: its inputs are driven from outside.
     pub fn top() -> Self {
-        Self::default().as_top()
+        Self::default().into_top()
     }
 }
 
 impl<const N: usize> KernelV3<N> {
     /// A v3 kernel as a top level: its inputs are driven from outside.
     pub fn top() -> Self {
-        Self::default().as_top()
+        Self::default().into_top()
     }
 }
 
 impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BEATS> {
     /// This kernel as a top level: its inputs are driven from outside.
-    fn as_top(self) -> Self {
+    fn into_top(self) -> Self {
         let mut k = self;
         k.ap_clk.connect();
         k.ap_rst_n.connect();
