@@ -121,6 +121,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [4:0] protocol$bc_words;
     wire  [511:0] protocol$bc_data;
     wire  protocol$bc_local_only;
+    wire  [4:0] protocol$bc_beats;
     reg  protocol$bc_done;
     reg  protocol$bc_busy;
     wire  protocol$sg_sign;
@@ -134,6 +135,12 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [511:0] protocol$sg_resp_sig;
     reg  protocol$sg_resp_sign;
     wire  protocol$sg_resp_take;
+    wire  protocol$cp_wr_en;
+    wire  [3:0] protocol$cp_wr_beat;
+    wire  [511:0] protocol$cp_wr_data;
+    wire  protocol$cp_start;
+    wire  [3:0] protocol$cp_first;
+    wire  [3:0] protocol$cp_last;
     reg  [31:0] protocol$prop_tdata;
     reg  protocol$prop_tvalid;
     wire  protocol$prop_tready;
@@ -353,6 +360,19 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [31:0] guard$sts_refused_shape;
     wire  [31:0] guard$sts_refused_unchecked;
     wire  [255:0] guard$sts_refused_by;
+    reg  compose$clock;
+    reg  compose$rst_n;
+    reg  compose$wr_en;
+    reg  [3:0] compose$wr_beat;
+    reg  [511:0] compose$wr_data;
+    reg  compose$start;
+    reg  [3:0] compose$first;
+    reg  [3:0] compose$last;
+    wire  compose$busy;
+    wire  [511:0] compose$m_rec_tdata;
+    wire  compose$m_rec_tvalid;
+    wire  compose$m_rec_tlast;
+    reg  compose$m_rec_tready;
     
     // Sub module instances
     rhdl_ubft$protocol protocol(
@@ -379,6 +399,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .bc_words(protocol$bc_words),
         .bc_data(protocol$bc_data),
         .bc_local_only(protocol$bc_local_only),
+        .bc_beats(protocol$bc_beats),
         .bc_done(protocol$bc_done),
         .bc_busy(protocol$bc_busy),
         .sg_sign(protocol$sg_sign),
@@ -392,6 +413,12 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sg_resp_sig(protocol$sg_resp_sig),
         .sg_resp_sign(protocol$sg_resp_sign),
         .sg_resp_take(protocol$sg_resp_take),
+        .cp_wr_en(protocol$cp_wr_en),
+        .cp_wr_beat(protocol$cp_wr_beat),
+        .cp_wr_data(protocol$cp_wr_data),
+        .cp_start(protocol$cp_start),
+        .cp_first(protocol$cp_first),
+        .cp_last(protocol$cp_last),
         .prop_tdata(protocol$prop_tdata),
         .prop_tvalid(protocol$prop_tvalid),
         .prop_tready(protocol$prop_tready),
@@ -624,6 +651,21 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_refused_unchecked(guard$sts_refused_unchecked),
         .sts_refused_by(guard$sts_refused_by)
     );
+    rhdl_ubft$compose compose(
+        .clock(compose$clock),
+        .rst_n(compose$rst_n),
+        .wr_en(compose$wr_en),
+        .wr_beat(compose$wr_beat),
+        .wr_data(compose$wr_data),
+        .start(compose$start),
+        .first(compose$first),
+        .last(compose$last),
+        .busy(compose$busy),
+        .m_rec_tdata(compose$m_rec_tdata),
+        .m_rec_tvalid(compose$m_rec_tvalid),
+        .m_rec_tlast(compose$m_rec_tlast),
+        .m_rec_tready(compose$m_rec_tready)
+    );
     
     // Update code
     always @(*) begin
@@ -683,10 +725,19 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         protocol$bc_busy = broadcast$busy;
         broadcast$local_only = protocol$bc_local_only;
         broadcast$round = 1'b0;
-        broadcast$beats = 32'h1;
-        broadcast$s_rec_tdata = 32'h0;
-        broadcast$s_rec_tvalid = 1'b0;
-        broadcast$s_rec_tlast = 1'b0;
+        broadcast$beats = protocol$bc_beats;
+        compose$clock = ap_clk;
+        compose$rst_n = ap_rst_n;
+        compose$wr_en = protocol$cp_wr_en;
+        compose$wr_beat = protocol$cp_wr_beat;
+        compose$wr_data = protocol$cp_wr_data;
+        compose$start = protocol$cp_start;
+        compose$first = protocol$cp_first;
+        compose$last = protocol$cp_last;
+        broadcast$s_rec_tdata = compose$m_rec_tdata;
+        broadcast$s_rec_tvalid = compose$m_rec_tvalid;
+        broadcast$s_rec_tlast = compose$m_rec_tlast;
+        compose$m_rec_tready = broadcast$s_rec_tready;
         setup$sign = protocol$sg_sign;
         setup$verify = protocol$sg_verify;
         setup$block = protocol$sg_block;
@@ -1699,6 +1750,220 @@ module rhdl_ubft$broadcast$wstrb_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$wstrb_q
+
+
+module rhdl_ubft$compose(clock,rst_n,wr_en,wr_beat,wr_data,start,first,last,busy,m_rec_tdata,m_rec_tvalid,m_rec_tlast,m_rec_tready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  wr_en;
+    input wire  [3:0] wr_beat;
+    input wire  [511:0] wr_data;
+    input wire  start;
+    input wire  [3:0] first;
+    input wire  [3:0] last;
+    output reg  busy;
+    output reg  [511:0] m_rec_tdata;
+    output reg  m_rec_tvalid;
+    output reg  m_rec_tlast;
+    input wire  m_rec_tready;
+    
+    // Enums
+    localparam ComposeState$Idle = 0;
+    localparam ComposeState$Stream = 1;
+    
+    // Stub signals
+    reg  [3:0] ram$read_address;
+    reg  ram$read_clock;
+    wire  [511:0] ram$read_data;
+    reg  [3:0] ram$write_address;
+    reg  ram$write_clock;
+    reg  [511:0] ram$write_data;
+    reg  ram$write_enable;
+    reg  state$d;
+    wire  state$q;
+    reg  state$clock;
+    reg  [3:0] at$d;
+    wire  [3:0] at$q;
+    reg  at$clock;
+    reg  [3:0] last_q$d;
+    wire  [3:0] last_q$q;
+    reg  last_q$clock;
+    
+    // Local signals
+    reg  [3:0] next_at;
+    
+    // Sub module instances
+    rhdl_ubft$compose$ram ram(
+        .read_address(ram$read_address),
+        .read_clock(ram$read_clock),
+        .read_data(ram$read_data),
+        .write_address(ram$write_address),
+        .write_clock(ram$write_clock),
+        .write_data(ram$write_data),
+        .write_enable(ram$write_enable)
+    );
+    rhdl_ubft$compose$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$compose$at at(
+        .d(at$d),
+        .q(at$q),
+        .clock(at$clock)
+    );
+    rhdl_ubft$compose$last_q last_q(
+        .d(last_q$d),
+        .q(last_q$q),
+        .clock(last_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        at$clock = clock;
+        last_q$clock = clock;
+        state$d = state$q;
+        at$d = at$q;
+        last_q$d = last_q$q;
+        ram$read_clock = clock;
+        ram$write_clock = clock;
+        ram$write_address = wr_beat;
+        ram$write_data = wr_data;
+        ram$write_enable = wr_en & (state$q == ComposeState$Idle);
+        m_rec_tdata = ram$read_data;
+        m_rec_tvalid = 1'b0;
+        m_rec_tlast = 1'b0;
+        next_at = at$q;
+        case (state$q)
+            ComposeState$Idle:
+                begin
+                    if (start) begin
+                        at$d = first;
+                        last_q$d = last;
+                        next_at = first;
+                        state$d = ComposeState$Stream;
+                    end
+                end
+            ComposeState$Stream:
+                begin
+                    m_rec_tvalid = 1'b1;
+                    m_rec_tlast = at$q == last_q$q;
+                    if (m_rec_tready) begin
+                        if (at$q == last_q$q) begin
+                            state$d = ComposeState$Idle;
+                        end
+                        else begin
+                            at$d = at$q + 32'h1;
+                            next_at = at$q + 32'h1;
+                        end
+                    end
+                end
+            default:
+                begin
+                    state$d = ComposeState$Idle;
+                end
+        endcase
+        ram$read_address = next_at;
+        if (~rst_n) begin
+            state$d = ComposeState$Idle;
+        end
+        busy = state$q != ComposeState$Idle;
+    end
+    
+endmodule // rhdl_ubft$compose
+
+
+module rhdl_ubft$compose$at(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$compose$at
+
+
+module rhdl_ubft$compose$last_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$compose$last_q
+
+
+module rhdl_ubft$compose$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [3:0] read_address;
+    input wire  read_clock;
+    output reg  [511:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  write_clock;
+    input wire  [511:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[511:0] mem[15:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // rhdl_ubft$compose$ram
+
+
+module rhdl_ubft$compose$state(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Enums
+    localparam ComposeState$Idle = 0;
+    localparam ComposeState$Stream = 1;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$compose$state
 
 
 module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,ap_start,network_ptr,id,n,wait_polls,slots,qpns,ap_done,ap_idle,ap_ready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state,sts_guard_accepted,sts_guard_write_errors,sts_guard_refused_unknown_qp,sts_guard_refused_length,sts_guard_refused_unaligned,sts_guard_refused_outside,sts_guard_refused_data,sts_guard_refused_not_owner,sts_guard_refused_not_leader,sts_guard_refused_shape,sts_guard_refused_unchecked,sts_guard_refused_by);
@@ -9776,7 +10041,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -9802,6 +10067,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [4:0] bc_words;
     output reg  [511:0] bc_data;
     output reg  bc_local_only;
+    output reg  [4:0] bc_beats;
     input wire  bc_done;
     input wire  bc_busy;
     output reg  sg_sign;
@@ -9815,6 +10081,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     input wire  [511:0] sg_resp_sig;
     input wire  sg_resp_sign;
     output reg  sg_resp_take;
+    output reg  cp_wr_en;
+    output reg  [3:0] cp_wr_beat;
+    output reg  [511:0] cp_wr_data;
+    output reg  cp_start;
+    output reg  [3:0] cp_first;
+    output reg  [3:0] cp_last;
     input wire  [31:0] prop_tdata;
     input wire  prop_tvalid;
     output reg  prop_tready;
@@ -9838,6 +10110,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     // Constant declarations
     localparam  v3 = 1'b0;
     localparam  err_recovery = 8'h7;
+    localparam  prep_sig_base = 32'h0;
+    localparam  prep_kind = 256'h1;
     localparam  prepare_base = 32'hd97090;
     localparam  will_cert_base = 32'hd970d0;
     localparam  will_commit_base = 32'hd971d0;
@@ -9962,6 +10236,26 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow$sg_resp_sign;
     wire  slow$sg_resp_take;
     wire  [7:0] slow$sts_state;
+    reg  slow3$clock;
+    reg  slow3$rst_n;
+    reg  slow3$start;
+    wire  slow3$stop;
+    reg  [7:0] slow3$id;
+    reg  [7:0] slow3$leader_id;
+    reg  [31:0] slow3$prep_sig_word;
+    wire  slow3$sg_sign;
+    wire  slow3$sg_prep;
+    reg  slow3$sg_busy;
+    reg  slow3$sg_resp_valid;
+    reg  [7:0] slow3$sg_resp_status;
+    wire  slow3$sg_resp_take;
+    wire  slow3$cp_wr_en;
+    wire  slow3$cp_start;
+    wire  slow3$bc_start;
+    wire  [31:0] slow3$bc_word;
+    wire  slow3$bc_prep_sig;
+    reg  slow3$bc_done;
+    wire  [7:0] slow3$sts_state;
     reg  view$clock;
     reg  view$rst_n;
     reg  view$start;
@@ -10130,6 +10424,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  start_leader;
     reg  [7:0] own_state;
     reg  [31:0] prev_word;
+    reg  [255:0] prep_block;
+    reg  [31:0] prep_sig_word;
     reg  hand_over;
     
     // Sub module instances
@@ -10231,6 +10527,28 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .sg_resp_sign(slow$sg_resp_sign),
         .sg_resp_take(slow$sg_resp_take),
         .sts_state(slow$sts_state)
+    );
+    rhdl_ubft$protocol$slow3 slow3(
+        .clock(slow3$clock),
+        .rst_n(slow3$rst_n),
+        .start(slow3$start),
+        .stop(slow3$stop),
+        .id(slow3$id),
+        .leader_id(slow3$leader_id),
+        .prep_sig_word(slow3$prep_sig_word),
+        .sg_sign(slow3$sg_sign),
+        .sg_prep(slow3$sg_prep),
+        .sg_busy(slow3$sg_busy),
+        .sg_resp_valid(slow3$sg_resp_valid),
+        .sg_resp_status(slow3$sg_resp_status),
+        .sg_resp_take(slow3$sg_resp_take),
+        .cp_wr_en(slow3$cp_wr_en),
+        .cp_start(slow3$cp_start),
+        .bc_start(slow3$bc_start),
+        .bc_word(slow3$bc_word),
+        .bc_prep_sig(slow3$bc_prep_sig),
+        .bc_done(slow3$bc_done),
+        .sts_state(slow3$sts_state)
     );
     rhdl_ubft$protocol$view view(
         .clock(view$clock),
@@ -10513,6 +10831,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h2);
             prev_word = 32'h0;
         end
+        prep_sig_word = prep_sig_base + (((slot$q) & 32'hffffffff) << 32'h5);
+        prep_block = prep_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
         flag_row = certify_valid_base + (((slot$q) & 32'hffffffff) << row_shift);
@@ -10572,6 +10892,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$sg_resp_valid = sg_resp_valid;
         slow$sg_resp_status = sg_resp_status;
         slow$sg_resp_sign = sg_resp_sign;
+        slow3$clock = clock;
+        slow3$rst_n = rst_n;
+        slow3$id = id;
+        slow3$leader_id = leader_id$q;
+        slow3$prep_sig_word = prep_sig_word;
+        slow3$sg_busy = sg_busy;
+        slow3$sg_resp_valid = sg_resp_valid;
+        slow3$sg_resp_status = sg_resp_status;
+        slow3$bc_done = bc_done;
         view$clock = clock;
         view$rst_n = rst_n;
         view$id = id;
@@ -10594,8 +10923,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$bc_busy = bc_busy;
         view$sg_busy = sg_busy;
         fast$start = leader$start_fast | view$start_fast;
-        hand_over = fast$start_slow | leader$start_view | fast$start_view | slow$start_view;
+        hand_over = leader$start_view | fast$start_view | slow3$stop;
         slow$start = fast$start_slow & ~v3;
+        slow3$start = fast$start_slow & v3;
         view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
         decided = fast$decide | slow$decide | view$decide;
         if (leader$set_m | fast$set_m | view$set_m) begin
@@ -10608,8 +10938,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | view$fetch_word;
         fetch_len = view$fetch_len;
         fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
-        bc_start = leader$bc_start | fast$bc_start | slow$bc_start | view$bc_start;
-        bc_word = leader$bc_word | fast$bc_word | slow$bc_word | view$bc_word;
+        bc_start = leader$bc_start | fast$bc_start | slow$bc_start | slow3$bc_start | view$bc_start;
+        bc_word = leader$bc_word | fast$bc_word | slow$bc_word | slow3$bc_word | view$bc_word;
         bc_local_only = view$bc_local_only;
         bc_words = 32'h2;
         bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
@@ -10628,12 +10958,29 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             bc_words = 32'h10;
             bc_data = sg_resp_sig;
         end
-        sg_sign = slow$sg_sign;
+        bc_beats = 32'h1;
+        if (slow3$bc_prep_sig) begin
+            bc_words = 32'h10;
+            bc_data = ((prep_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = 32'h2;
+        end
+        cp_wr_en = slow3$cp_wr_en;
+        cp_wr_beat = 32'h1;
+        cp_wr_data = sg_resp_sig;
+        cp_start = slow3$cp_start;
+        cp_first = 32'h1;
+        cp_last = 32'h1;
+        sg_sign = slow$sg_sign | slow3$sg_sign;
         sg_verify = slow$sg_verify;
         sg_signer = slow$sg_signer;
-        sg_block = cert_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
+        if (slow3$sg_prep) begin
+            sg_block = prep_block;
+        end
+        else begin
+            sg_block = cert_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        end
         sg_signature = fetch_beat;
-        sg_resp_take = slow$sg_resp_take | view$sg_resp_take;
+        sg_resp_take = slow$sg_resp_take | slow3$sg_resp_take | view$sg_resp_take;
         requests$clock = clock;
         requests$rst_n = rst_n;
         requests$prop_tdata = prop_tdata;
@@ -10848,7 +11195,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     own_state = 32'h0;
                 end
         endcase
-        sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | view$sts_state;
+        sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | slow3$sts_state | view$sts_state;
     end
     
 endmodule // rhdl_ubft$protocol
@@ -12717,6 +13064,210 @@ module rhdl_ubft$protocol$slow$vq(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow$vq
+
+
+module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,leader_id,prep_sig_word,sg_sign,sg_prep,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,cp_wr_en,cp_start,bc_start,bc_word,bc_prep_sig,bc_done,sts_state);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    output reg  stop;
+    input wire  [7:0] id;
+    input wire  [7:0] leader_id;
+    input wire  [31:0] prep_sig_word;
+    output reg  sg_sign;
+    output reg  sg_prep;
+    input wire  sg_busy;
+    input wire  sg_resp_valid;
+    input wire  [7:0] sg_resp_status;
+    output reg  sg_resp_take;
+    output reg  cp_wr_en;
+    output reg  cp_start;
+    output reg  bc_start;
+    output reg  [31:0] bc_word;
+    output reg  bc_prep_sig;
+    input wire  bc_done;
+    output reg  [7:0] sts_state;
+    
+    // Constant declarations
+    localparam  status_ok = 8'h0;
+    
+    // Enums
+    localparam Slow3St$Off = 0;
+    localparam Slow3St$S3Start = 1;
+    localparam Slow3St$S3SignPrep = 2;
+    localparam Slow3St$S3SendPrepSig = 3;
+    
+    // Stub signals
+    reg  [1:0] state$d;
+    wire  [1:0] state$q;
+    reg  state$clock;
+    reg  sign_sent$d;
+    wire  sign_sent$q;
+    reg  sign_sent$clock;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$slow3$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$protocol$slow3$sign_sent sign_sent(
+        .d(sign_sent$d),
+        .q(sign_sent$q),
+        .clock(sign_sent$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        sign_sent$clock = clock;
+        state$d = state$q;
+        sign_sent$d = sign_sent$q;
+        stop = 1'b0;
+        sg_sign = 1'b0;
+        sg_prep = 1'b0;
+        sg_resp_take = 1'b0;
+        cp_wr_en = 1'b0;
+        cp_start = 1'b0;
+        bc_start = 1'b0;
+        bc_word = 32'h0;
+        bc_prep_sig = 1'b0;
+        case (state$q)
+            Slow3St$Off:
+                begin
+                    if (start) begin
+                        state$d = Slow3St$S3Start;
+                    end
+                end
+            Slow3St$S3Start:
+                begin
+                    sign_sent$d = 1'b0;
+                    if (id == leader_id) begin
+                        sg_prep = 1'b1;
+                        if (~sg_busy) begin
+                            sg_sign = 1'b1;
+                            sign_sent$d = 1'b1;
+                        end
+                        state$d = Slow3St$S3SignPrep;
+                    end
+                    else begin
+                        stop = 1'b1;
+                        state$d = Slow3St$Off;
+                    end
+                end
+            Slow3St$S3SignPrep:
+                begin
+                    sg_prep = 1'b1;
+                    bc_word = prep_sig_word;
+                    if (~sign_sent$q) begin
+                        if (~sg_busy) begin
+                            sg_sign = 1'b1;
+                            sign_sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_status == status_ok) begin
+                            cp_wr_en = 1'b1;
+                            state$d = Slow3St$S3SendPrepSig;
+                        end
+                        else begin
+                            stop = 1'b1;
+                            state$d = Slow3St$Off;
+                        end
+                    end
+                end
+            Slow3St$S3SendPrepSig:
+                begin
+                    bc_word = prep_sig_word;
+                    bc_prep_sig = 1'b1;
+                    if (~sign_sent$q) begin
+                        if (bc_done) begin
+                            stop = 1'b1;
+                            state$d = Slow3St$Off;
+                        end
+                    end
+                    else begin
+                        bc_start = 1'b1;
+                        cp_start = 1'b1;
+                        sign_sent$d = 1'b0;
+                    end
+                end
+            default:
+                begin
+                    state$d = Slow3St$Off;
+                end
+        endcase
+        if (~rst_n) begin
+            state$d = Slow3St$Off;
+        end
+        case (state$q)
+            Slow3St$S3Start:
+                begin
+                    sts_state = 32'h28;
+                end
+            Slow3St$S3SignPrep:
+                begin
+                    sts_state = 32'h29;
+                end
+            Slow3St$S3SendPrepSig:
+                begin
+                    sts_state = 32'h2a;
+                end
+            default:
+                begin
+                    sts_state = 32'h0;
+                end
+        endcase
+    end
+    
+endmodule // rhdl_ubft$protocol$slow3
+
+
+module rhdl_ubft$protocol$slow3$sign_sent(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$sign_sent
+
+
+module rhdl_ubft$protocol$slow3$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam Slow3St$Off = 0;
+    localparam Slow3St$S3Start = 1;
+    localparam Slow3St$S3SignPrep = 2;
+    localparam Slow3St$S3SendPrepSig = 3;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$state
 
 
 module rhdl_ubft$protocol$slow_count(d,q,clock);

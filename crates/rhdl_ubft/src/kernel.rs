@@ -1,6 +1,6 @@
 //! Kernel: the top, wiring only.
 //!
-//! Connects Control, Protocol, Fetch, Broadcast, RoceAdapter, Setup and Guard
+//! Connects Control, Protocol, Fetch, Broadcast, Compose, RoceAdapter, Setup and Guard
 //! and exposes the ports of DESIGN.md section 4 with Vitis names (an
 //! interface prefix and the AXI suffix), so Vivado infers `s_axi_control`,
 //! `m_axi_hbm`, `m_axi_rx`, `m_axis_sq`, `s_axis_cq`, `s_axis_rx_cmd`,
@@ -17,6 +17,7 @@
 //! reset, before `ap_start` and after `ap_done` too.
 
 use crate::broadcast::Broadcast;
+use crate::compose::Compose;
 use crate::control::Control;
 use crate::fetch::Fetch;
 use crate::guard::{self, Guard, V2_BEATS, V2_ROWS, V3_BEATS, V3_ROWS};
@@ -140,6 +141,8 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     control: Control<N>,
     roce: RoceAdapter,
     guard: Guard<N, ROWS, BEATS>,
+    /// A record's later beats, for Broadcast's `s_rec` (v3; idle in v2).
+    compose: Compose,
 }
 
 /// The v2 kernel: what the card runs.
@@ -263,6 +266,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BE
             control: Control::new(),
             roce: Default::default(),
             guard,
+            compose: Default::default(),
         }
     }
 }
@@ -330,13 +334,24 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.protocol.bc_done.next = self.broadcast.done.val();
         self.protocol.bc_busy.next = self.broadcast.busy.val();
         self.broadcast.local_only.next = self.protocol.bc_local_only.val();
-        // Rounds and records of more than one beat: tied off until the slow
-        // path uses them (docs/recovery.md section 16, step 7).
+        // Rounds: tied off until the slow path uses them (docs/recovery.md
+        // section 16, step 7; D10).
         self.broadcast.round.next = false;
-        self.broadcast.beats.next = 1.into();
-        self.broadcast.s_rec_tdata.next = 0.into();
-        self.broadcast.s_rec_tvalid.next = false;
-        self.broadcast.s_rec_tlast.next = false;
+        self.broadcast.beats.next = self.protocol.bc_beats.val();
+        // A record's later beats: Protocol writes them into COMPOSE, which
+        // streams them to Broadcast (v3's prep_sig; v2 sends one beat).
+        self.compose.clock.next = self.ap_clk.val();
+        self.compose.rst_n.next = self.ap_rst_n.val();
+        self.compose.wr_en.next = self.protocol.cp_wr_en.val();
+        self.compose.wr_beat.next = self.protocol.cp_wr_beat.val();
+        self.compose.wr_data.next = self.protocol.cp_wr_data.val();
+        self.compose.start.next = self.protocol.cp_start.val();
+        self.compose.first.next = self.protocol.cp_first.val();
+        self.compose.last.next = self.protocol.cp_last.val();
+        self.broadcast.s_rec_tdata.next = self.compose.m_rec_tdata.val();
+        self.broadcast.s_rec_tvalid.next = self.compose.m_rec_tvalid.val();
+        self.broadcast.s_rec_tlast.next = self.compose.m_rec_tlast.val();
+        self.compose.m_rec_tready.next = self.broadcast.s_rec_tready.val();
         // Protocol <-> Setup.
         self.setup.sign.next = self.protocol.sg_sign.val();
         self.setup.verify.next = self.protocol.sg_verify.val();

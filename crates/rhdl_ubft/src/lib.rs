@@ -17,6 +17,7 @@ pub mod roce;
 pub mod roce_adapter;
 pub mod setup;
 pub mod slow;
+pub mod slow3;
 pub mod tally;
 pub mod view;
 pub mod vitis;

@@ -72,13 +72,14 @@
 //! `ap_start`.
 
 use crate::fast::Fast;
-use crate::layout::field3::{BLOCK_BITS, KIND_CERT};
+use crate::layout::field3::{BLOCK_BITS, KIND_CERT, KIND_PREP};
 use crate::leader::Leader;
 use crate::params::{
     ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP, STREAK_BITS, WAITED_BITS, WAIT_DOUBLINGS,
 };
 use crate::requests::Requests;
 use crate::slow::Slow;
+use crate::slow3::Slow3;
 use crate::tally::Tally;
 use crate::view::View;
 use rust_hdl::prelude::*;
@@ -134,6 +135,9 @@ pub struct Protocol<const N: usize> {
     pub bc_words: Signal<Out, Bits<5>>,
     pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
     pub bc_local_only: Signal<Out, Bit>,
+    /// The record's beats (1 to 16): the first is `bc_data`, the rest come
+    /// from COMPOSE's stream (v3; 1 in v2).
+    pub bc_beats: Signal<Out, Bits<5>>,
     pub bc_done: Signal<In, Bit>,
     pub bc_busy: Signal<In, Bit>,
     // The signer service (crate::setup).
@@ -151,6 +155,13 @@ pub struct Protocol<const N: usize> {
     pub sg_resp_sig: Signal<In, Bits<BEAT_BITS>>,
     pub sg_resp_sign: Signal<In, Bit>,
     pub sg_resp_take: Signal<Out, Bit>,
+    // COMPOSE (crate::compose): a record's later beats (v3; idle in v2).
+    pub cp_wr_en: Signal<Out, Bit>,
+    pub cp_wr_beat: Signal<Out, Bits<4>>,
+    pub cp_wr_data: Signal<Out, Bits<BEAT_BITS>>,
+    pub cp_start: Signal<Out, Bit>,
+    pub cp_first: Signal<Out, Bits<4>>,
+    pub cp_last: Signal<Out, Bits<4>>,
     // Proposals in, decisions out (AXI-Stream).
     pub prop_tdata: Signal<In, Bits<32>>,
     pub prop_tvalid: Signal<In, Bit>,
@@ -179,6 +190,8 @@ pub struct Protocol<const N: usize> {
     leader: Leader,
     fast: Fast,
     slow: Slow<N>,
+    /// The v3 build's SLOW, its first step (R7; never started in v2).
+    slow3: Slow3,
     view: View<N>,
     tally: Tally<N>,
     /// The client requests held (B): LEADER proposes the oldest, FAST votes
@@ -241,6 +254,10 @@ pub struct Protocol<const N: usize> {
     own_state: Signal<Local, Bits<8>>,
     /// The prev the prepare carries: `prev` in v3, 0 in v2.
     prev_word: Signal<Local, Bits<32>>,
+    /// The slot's PREP block [PREP, view, k, m, prev, 0, 0, 0] (v3).
+    prep_block: Signal<Local, Bits<BLOCK_BITS>>,
+    /// prep_sig[s(k)] in words (v3).
+    prep_sig_word: Signal<Local, Bits<32>>,
     /// A machine hands over to SLOW or VIEW (v3 stops there instead).
     hand_over: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
@@ -248,6 +265,8 @@ pub struct Protocol<const N: usize> {
     /// only, RecoveryNotBuilt where SLOW or VIEW would start.
     v3: Constant<Bit>,
     err_recovery: Constant<Bits<8>>,
+    prep_sig_base: Constant<Bits<32>>,
+    prep_kind: Constant<Bits<BLOCK_BITS>>,
     prepare_base: Constant<Bits<32>>,
     will_cert_base: Constant<Bits<32>>,
     will_commit_base: Constant<Bits<32>>,
@@ -451,6 +470,27 @@ pub fn check_literals_v3<const N: usize>() {
             "{region:?}: rows start a beat"
         );
     }
+    // prep_sig[s(k)] = prep_sig + (slot << 5): two beats a slot, the first
+    // the PREP block as `prep_block` lays it out.
+    assert_eq!(
+        mb.record(Region::PrepSig, 1, 0) - mb.record(Region::PrepSig, 0, 0),
+        2 * BEAT_WORDS,
+        "prep_sig: slot << 5, two beats"
+    );
+    assert_eq!(2 * BEAT_WORDS, 1 << 5, "prep_sig: slot << 5");
+    assert_eq!(
+        mb.base(Region::PrepSig) % BEAT_WORDS,
+        0,
+        "prep_sig starts a beat"
+    );
+    {
+        use crate::layout::field3::{BLOCK_K, BLOCK_M, BLOCK_PREV, BLOCK_V, KIND};
+        assert_eq!(
+            [KIND, BLOCK_V, BLOCK_K, BLOCK_M, BLOCK_PREV].map(|w| w * WORD_BITS),
+            [0, 32, 64, 96, 128],
+            "prep_block: (PREP, view << 32, k << 64, m << 96, prev << 128)"
+        );
+    }
     // Broadcast places a record aligned to its size (a prepare: 4 words).
     for slot in 0..G {
         assert_eq!(
@@ -602,7 +642,17 @@ impl<const N: usize> Protocol<N> {
             own_state: Default::default(),
             prev: Default::default(),
             prev_word: Default::default(),
+            prep_block: Default::default(),
+            prep_sig_word: Default::default(),
             hand_over: Default::default(),
+            slow3: Default::default(),
+            bc_beats: Default::default(),
+            cp_wr_en: Default::default(),
+            cp_wr_beat: Default::default(),
+            cp_wr_data: Default::default(),
+            cp_start: Default::default(),
+            cp_first: Default::default(),
+            cp_last: Default::default(),
             prepare_base: Constant::new(base(Region::Prepare).into()),
             will_cert_base: Constant::new(base(Region::WillCert).into()),
             will_commit_base: Constant::new(base(Region::WillCommit).into()),
@@ -626,19 +676,21 @@ impl<const N: usize> Protocol<N> {
             k_last: Constant::new(K_LAST.into()),
             max_streak: Constant::new((WAIT_DOUBLINGS as u64).into()),
             cert_kind: Constant::new((KIND_CERT as u64).into()),
+            prep_kind: Constant::new((KIND_PREP as u64).into()),
+            prep_sig_base: Constant::new(base(Region::PrepSig).into()),
             v3: Constant::new(v3),
             err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
         }
     }
 
-    /// Which machines are out of Off: LEADER, FAST, SLOW, VIEW (a debugging
+    /// Which machines are out of Off: LEADER, FAST, SLOW (or the v3 build's Slow3), VIEW (a debugging
     /// aid and the single-active-machine check of the tests; Protocol's own
     /// state is Run exactly when one of them is).
     pub fn machines(&self) -> [bool; 4] {
         [
             self.leader.active(),
             self.fast.active(),
-            self.slow.active(),
+            self.slow.active() | self.slow3.active(),
             self.view.active(),
         ]
     }
@@ -677,6 +729,8 @@ impl<const N: usize> Protocol<N> {
             format!("{:?}", self.leader.state())
         } else if f {
             format!("{:?}", self.fast.state())
+        } else if s && self.slow3.active() {
+            format!("{:?}", self.slow3.state())
         } else if s {
             format!("{:?}", self.slow.state())
         } else if v {
@@ -761,6 +815,14 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 2);
             self.prev_word.next = 0.into();
         }
+        // prep_sig[s(k)]: two beats a slot (v3).
+        self.prep_sig_word.next =
+            self.prep_sig_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 5);
+        self.prep_block.next = self.prep_kind.val()
+            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 128);
         self.cert_row.next = self.will_cert_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
         self.commit_row.next = self.will_commit_base.val()
@@ -844,6 +906,16 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.sg_resp_status.next = self.sg_resp_status.val();
         self.slow.sg_resp_sign.next = self.sg_resp_sign.val();
 
+        self.slow3.clock.next = self.clock.val();
+        self.slow3.rst_n.next = self.rst_n.val();
+        self.slow3.id.next = self.id.val();
+        self.slow3.leader_id.next = self.leader_id.q.val();
+        self.slow3.prep_sig_word.next = self.prep_sig_word.val();
+        self.slow3.sg_busy.next = self.sg_busy.val();
+        self.slow3.sg_resp_valid.next = self.sg_resp_valid.val();
+        self.slow3.sg_resp_status.next = self.sg_resp_status.val();
+        self.slow3.bc_done.next = self.bc_done.val();
+
         self.view.clock.next = self.clock.val();
         self.view.rst_n.next = self.rst_n.val();
         self.view.id.next = self.id.val();
@@ -869,12 +941,12 @@ impl<const N: usize> Logic for Protocol<N> {
         // Handovers (combinational: see the header). LEADER's, which
         // Protocol also starts, is wired after Protocol's own states.
         self.fast.start.next = self.leader.start_fast.val() | self.view.start_fast.val();
-        // (v3 has no SLOW or VIEW yet: Protocol stops there, below.)
-        self.hand_over.next = self.fast.start_slow.val()
-            | self.leader.start_view.val()
-            | self.fast.start_view.val()
-            | self.slow.start_view.val();
+        // v3: FAST's timeout holding the slot goes to Slow3; it has no VIEW
+        // yet, nor the slow path past R7: Protocol stops there, below.
+        self.hand_over.next =
+            self.leader.start_view.val() | self.fast.start_view.val() | self.slow3.stop.val();
         self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
+        self.slow3.start.next = self.fast.start_slow.val() & self.v3.val();
         self.view.start.next = (self.leader.start_view.val()
             | self.fast.start_view.val()
             | self.slow.start_view.val())
@@ -906,10 +978,12 @@ impl<const N: usize> Logic for Protocol<N> {
         self.bc_start.next = self.leader.bc_start.val()
             | self.fast.bc_start.val()
             | self.slow.bc_start.val()
+            | self.slow3.bc_start.val()
             | self.view.bc_start.val();
         self.bc_word.next = self.leader.bc_word.val()
             | self.fast.bc_word.val()
             | self.slow.bc_word.val()
+            | self.slow3.bc_word.val()
             | self.view.bc_word.val();
         self.bc_local_only.next = self.view.bc_local_only.val();
         // What the machine sends, laid out here once: a vote or a flag
@@ -944,16 +1018,38 @@ impl<const N: usize> Logic for Protocol<N> {
             self.bc_words.next = 16.into();
             self.bc_data.next = self.sg_resp_sig.val();
         }
-        self.sg_sign.next = self.slow.sg_sign.val();
+        // prep_sig (v3): the PREP block, then COMPOSE's beat 1 (the
+        // signature); every other record is one beat.
+        self.bc_beats.next = 1.into();
+        if self.slow3.bc_prep_sig.val() {
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.prep_block.val());
+            self.bc_beats.next = 2.into();
+        }
+        // COMPOSE's beat 1 takes the signer's response (Slow3's signature).
+        self.cp_wr_en.next = self.slow3.cp_wr_en.val();
+        self.cp_wr_beat.next = 1.into();
+        self.cp_wr_data.next = self.sg_resp_sig.val();
+        self.cp_start.next = self.slow3.cp_start.val();
+        self.cp_first.next = 1.into();
+        self.cp_last.next = 1.into();
+        self.sg_sign.next = self.slow.sg_sign.val() | self.slow3.sg_sign.val();
         self.sg_verify.next = self.slow.sg_verify.val();
         self.sg_signer.next = self.slow.sg_signer.val();
-        // The CERT block; its prev word (<< 128) stays 0 in v2.
-        self.sg_block.next = self.cert_kind.val()
-            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 32)
-            | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
-            | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96);
+        // The CERT block, or Slow3's PREP block; prev (<< 128) is 0 in v2.
+        if self.slow3.sg_prep.val() {
+            self.sg_block.next = self.prep_block.val();
+        } else {
+            self.sg_block.next = self.cert_kind.val()
+                | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 32)
+                | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
+                | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96)
+                | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 128);
+        }
         self.sg_signature.next = self.fetch_beat.val();
-        self.sg_resp_take.next = self.slow.sg_resp_take.val() | self.view.sg_resp_take.val();
+        self.sg_resp_take.next = self.slow.sg_resp_take.val()
+            | self.slow3.sg_resp_take.val()
+            | self.view.sg_resp_take.val();
         // The client's requests: every one goes to every replica (R1).
         self.requests.clock.next = self.clock.val();
         self.requests.rst_n.next = self.rst_n.val();
@@ -1183,6 +1279,7 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.leader.sts_state.val()
             | self.fast.sts_state.val()
             | self.slow.sts_state.val()
+            | self.slow3.sts_state.val()
             | self.view.sts_state.val();
     }
 }
@@ -1212,7 +1309,7 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 40] = [
+pub const STATE_NAMES: [&str; 43] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -1253,4 +1350,7 @@ pub const STATE_NAMES: [&str; 40] = [
     "VcWaitCatchSlow",
     "Decide",
     "Done",
+    "S3Start",
+    "S3SignPrep",
+    "S3SendPrepSig",
 ];

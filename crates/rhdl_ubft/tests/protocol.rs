@@ -7,6 +7,7 @@ use rhdl_ubft::leader::{Leader, LEADER_STATES};
 use rhdl_ubft::params::N;
 use rhdl_ubft::protocol::{Protocol, PROTOCOL_STATES, STATE_NAMES};
 use rhdl_ubft::slow::{Slow, SLOW_STATES};
+use rhdl_ubft::slow3::{Slow3, SLOW3_STATES};
 use rhdl_ubft::view::{View, VIEW_STATES};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -54,6 +55,14 @@ fn reported() -> Vec<(&'static str, String, Option<u8>)> {
             "slow",
             format!("{st:?}"),
             Slow::<N>::reported(st),
+            format!("{st:?}") == "Off",
+        );
+    }
+    for st in SLOW3_STATES {
+        add(
+            "slow3",
+            format!("{st:?}"),
+            Slow3::reported(st),
             format!("{st:?}") == "Off",
         );
     }
@@ -136,11 +145,13 @@ fn the_state_tables_of_the_docs_and_the_headers_match_the_blocks() {
         ("../../docs/fast.md", Some("fast")),
         ("../../docs/slow.md", Some("slow")),
         ("../../docs/view.md", Some("view")),
+        ("../../docs/slow3.md", Some("slow3")),
         ("src/protocol.rs", Some("protocol")),
         ("src/leader.rs", Some("leader")),
         ("src/fast.rs", Some("fast")),
         ("src/slow.rs", Some("slow")),
         ("src/view.rs", Some("view")),
+        ("src/slow3.rs", Some("slow3")),
     ];
     for (file, machine) in pages {
         let rows = table_rows(&root.join(file));
@@ -151,7 +162,7 @@ fn the_state_tables_of_the_docs_and_the_headers_match_the_blocks() {
                 "{file}: row {n} {name}"
             );
         }
-        // Every state of the page's machine (all 40 on protocol.md) has a row.
+        // Every state of the page's machine (all 43 on protocol.md) has a row.
         let want = match machine {
             None => all.clone(),
             Some(m) => by_machine(m),
