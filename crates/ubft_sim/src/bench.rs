@@ -78,7 +78,8 @@ pub fn measure(
     backend: crate::backend::Backend,
 ) -> Result<Latency, SimError> {
     cfg.validate()?;
-    let kernels = crate::backend::kernels(backend, cfg.replicas).map_err(SimError::Invalid)?;
+    let kernels = crate::backend::kernels_for(backend, cfg.replicas, cfg.layout)
+        .map_err(SimError::Invalid)?;
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
     if path == Path::Slow {
         let mailbox = c.net.mailbox().clone();
