@@ -78,6 +78,13 @@ pub fn measure(
     backend: crate::backend::Backend,
 ) -> Result<Latency, SimError> {
     cfg.validate()?;
+    if path == Path::Slow && cfg.layout == rhdl_ubft::layout::Version::V3 {
+        return Err(SimError::Invalid(
+            "no slow-path latency on layout v3: the v3 kernel runs the fast path only so far \
+             (issue 11, recovery.md section 16)"
+                .into(),
+        ));
+    }
     let kernels = crate::backend::kernels_for(backend, cfg.replicas, cfg.layout)
         .map_err(SimError::Invalid)?;
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
