@@ -9836,6 +9836,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  started;
     
     // Constant declarations
+    localparam  v3 = 1'b0;
+    localparam  err_recovery = 8'h7;
     localparam  prepare_base = 32'hd97090;
     localparam  will_cert_base = 32'hd970d0;
     localparam  will_commit_base = 32'hd971d0;
@@ -9906,6 +9908,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [95:0] fast$record;
     reg  [7:0] fast$votes;
     reg  fast$m_held;
+    reg  fast$prev_ok;
     reg  fast$expiring;
     wire  fast$set_m;
     wire  [31:0] fast$m_next;
@@ -10104,6 +10107,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] error$d;
     wire  [7:0] error$q;
     reg  error$clock;
+    reg  [31:0] prev$d;
+    wire  [31:0] prev$q;
+    reg  prev$clock;
     
     // Local signals
     reg  [31:0] tag;
@@ -10123,6 +10129,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  decided;
     reg  start_leader;
     reg  [7:0] own_state;
+    reg  [31:0] prev_word;
+    reg  hand_over;
     
     // Sub module instances
     rhdl_ubft$protocol$leader leader(
@@ -10167,6 +10175,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .record(fast$record),
         .votes(fast$votes),
         .m_held(fast$m_held),
+        .prev_ok(fast$prev_ok),
         .expiring(fast$expiring),
         .set_m(fast$set_m),
         .m_next(fast$m_next),
@@ -10426,6 +10435,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(error$q),
         .clock(error$clock)
     );
+    rhdl_ubft$protocol$prev prev(
+        .d(prev$d),
+        .q(prev$q),
+        .clock(prev$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -10455,6 +10469,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         polls$clock = clock;
         bad_shares$clock = clock;
         error$clock = clock;
+        prev$clock = clock;
         state$d = state$q;
         view_no$d = view_no$q;
         leader_id$d = leader_id$q;
@@ -10481,6 +10496,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         polls$d = polls$q;
         bad_shares$d = bad_shares$q;
         error$d = error$q;
+        prev$d = prev$q;
         tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         vc_tag = (((view_no$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         if ((leader_id$q + 32'h1) >= n) begin
@@ -10489,7 +10505,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             next_leader = leader_id$q + 32'h1;
         end
-        prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h2);
+        if (v3) begin
+            prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h4);
+            prev_word = prev$q;
+        end
+        else begin
+            prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h2);
+            prev_word = 32'h0;
+        end
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
         flag_row = certify_valid_base + (((slot$q) & 32'hffffffff) << row_shift);
@@ -10525,6 +10548,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$record = tally$record;
         fast$votes = tally$votes;
         fast$m_held = requests$holds;
+        fast$prev_ok = ~v3 | (fetch_beat[(32'h60)+:(32)] == prev$q);
         fast$expiring = expiring;
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
@@ -10570,8 +10594,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$bc_busy = bc_busy;
         view$sg_busy = sg_busy;
         fast$start = leader$start_fast | view$start_fast;
-        slow$start = fast$start_slow;
-        view$start = leader$start_view | fast$start_view | slow$start_view;
+        hand_over = fast$start_slow | leader$start_view | fast$start_view | slow$start_view;
+        slow$start = fast$start_slow & ~v3;
+        view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
         decided = fast$decide | slow$decide | view$decide;
         if (leader$set_m | fast$set_m | view$set_m) begin
             m_new = leader$m_next | fast$m_next | view$m_next;
@@ -10590,7 +10615,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
         if (leader$bc_prepare | view$bc_prepare) begin
             bc_words = 32'h4;
-            bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+            bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((prev_word) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
         end
         if (view$bc_record) begin
             bc_words = 32'h4;
@@ -10679,6 +10704,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         slow_count$d = 32'h0;
                         bad_shares$d = 32'h0;
                         view_changes$d = 32'h0;
+                        prev$d = 32'h0;
                         support$d = ((n - 32'h1) >> 32'h1) + 32'h1;
                         waited$d = 32'h0;
                         streak$d = 32'h0;
@@ -10715,6 +10741,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     if (decided) begin
                         state$d = ProtocolSt$Decide;
                     end
+                    else if (v3 & hand_over) begin
+                        error$d = err_recovery;
+                        state$d = ProtocolSt$Done;
+                    end
                 end
             ProtocolSt$Decide:
                 begin
@@ -10728,6 +10758,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             fast_count$d = fast_count$q + 32'h1;
                         end
                         k$d = k$q + 32'h1;
+                        prev$d = m$q;
                         if (slot$q == last_slot) begin
                             slot$d = 32'h0;
                             slot_n$d = 32'h0;
@@ -10937,7 +10968,7 @@ module rhdl_ubft$protocol$error(d,q,clock);
 endmodule // rhdl_ubft$protocol$error
 
 
-module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,expiring,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
+module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,prev_ok,expiring,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -10956,6 +10987,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
     input wire  [95:0] record;
     input wire  [7:0] votes;
     input wire  m_held;
+    input wire  prev_ok;
     input wire  expiring;
     output reg  set_m;
     output reg  [31:0] m_next;
@@ -11030,7 +11062,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
                     m_next = record[(32'h20)+:(32)];
                     bc_word = cert_row + (((id) & 32'hffffffff) << 32'h1);
                     if (fetch_done) begin
-                        if (~fetch_error & (record[(32'h0)+:(32)] == k) & (record[(32'h40)+:(32)] == view_no) & m_held) begin
+                        if (~fetch_error & (record[(32'h0)+:(32)] == k) & (record[(32'h40)+:(32)] == view_no) & m_held & prev_ok) begin
                             set_m = 1'b1;
                             set_phase = 1'b1;
                             phase_next = 32'h1;
@@ -11485,6 +11517,25 @@ module rhdl_ubft$protocol$polls(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$polls
+
+
+module rhdl_ubft$protocol$prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$prev
 
 
 module rhdl_ubft$protocol$quorum(d,q,clock);

@@ -100,6 +100,9 @@ pub struct Fast {
     pub votes: Signal<In, Bits<8>>,
     /// The polled prepare's m is a request this replica holds (R2).
     pub m_held: Signal<In, Bit>,
+    /// The polled prepare's prev is this replica's dec[k - 1] (R4; always
+    /// 1 in v2, whose prepare has no prev).
+    pub prev_ok: Signal<In, Bit>,
     /// The next miss is the `wait_polls`-th in a row.
     pub expiring: Signal<In, Bit>,
     // Requests to Protocol.
@@ -206,6 +209,7 @@ impl Logic for Fast {
                         & (self.record.val().get_bits::<32>(0) == self.k.val())
                         & (self.record.val().get_bits::<32>(64) == self.view_no.val())
                         & self.m_held.val()
+                        & self.prev_ok.val()
                     {
                         // The prepare of this k in this view, with a value a
                         // client sent: vote for its m (the vote carries the

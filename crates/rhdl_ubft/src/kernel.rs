@@ -19,7 +19,7 @@
 use crate::broadcast::Broadcast;
 use crate::control::Control;
 use crate::fetch::Fetch;
-use crate::guard::{self, GuardV2};
+use crate::guard::{self, Guard, V2_BEATS, V2_ROWS, V3_BEATS, V3_ROWS};
 use crate::params::BEAT_BITS;
 use crate::protocol::Protocol;
 use crate::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
@@ -27,8 +27,13 @@ use crate::roce_adapter::RoceAdapter;
 use crate::setup::Setup;
 use rust_hdl::prelude::*;
 
+/// The kernel of a build of N replicas whose guard has ROWS rows and a
+/// buffer of BEATS beats: [`Kernel`] runs the v2 mailbox layout,
+/// [`KernelV3`] the v3 one (docs/recovery.md section 16; the fast path only
+/// so far: Protocol stops with `RecoveryNotBuilt` where v2 would start the
+/// slow path or a view change).
 #[derive(LogicBlock)]
-pub struct Kernel<const N: usize> {
+pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     pub ap_clk: Signal<In, Clock>,
     pub ap_rst_n: Signal<In, Bit>,
     // s_axi_control: AXI4-Lite slave (crate::control, map in crate::regs).
@@ -134,12 +139,32 @@ pub struct Kernel<const N: usize> {
     setup: Setup,
     control: Control<N>,
     roce: RoceAdapter,
-    guard: GuardV2<N>,
+    guard: Guard<N, ROWS, BEATS>,
 }
+
+/// The v2 kernel: what the card runs.
+pub type Kernel<const N: usize> = KernelOf<N, V2_ROWS, V2_BEATS>;
+
+/// The v3 kernel: the v3 layout, its guard (`guard::v3`) and Protocol's v3
+/// fast path (`Protocol::new_v3`); not the card's yet.
+pub type KernelV3<const N: usize> = KernelOf<N, V3_ROWS, V3_BEATS>;
 
 impl<const N: usize> Default for Kernel<N> {
     fn default() -> Self {
-        Kernel {
+        Self::of(Protocol::new(), guard::v2::<N>())
+    }
+}
+
+impl<const N: usize> Default for KernelV3<N> {
+    fn default() -> Self {
+        Self::of(Protocol::new_v3(), guard::v3::<N>())
+    }
+}
+
+impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BEATS> {
+    /// The kernel around this controller and guard, its ports undriven.
+    fn of(protocol: Protocol<N>, guard: Guard<N, ROWS, BEATS>) -> Self {
+        KernelOf {
             ap_clk: Default::default(),
             ap_rst_n: Default::default(),
             s_axi_control_awaddr: Default::default(),
@@ -231,18 +256,18 @@ impl<const N: usize> Default for Kernel<N> {
             m_axi_rx_bresp: Default::default(),
             m_axi_rx_bvalid: Default::default(),
             m_axi_rx_bready: Default::default(),
-            protocol: Protocol::new(),
+            protocol,
             fetch: Default::default(),
             broadcast: Default::default(),
             setup: Default::default(),
             control: Control::new(),
             roce: Default::default(),
-            guard: guard::v2::<N>(),
+            guard,
         }
     }
 }
 
-impl<const N: usize> Logic for Kernel<N> {
+impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N, ROWS, BEATS> {
     #[hdl_gen]
     fn update(&mut self) {
         // Clock and reset.
@@ -451,9 +476,23 @@ impl<const N: usize> Logic for Kernel<N> {
 }
 
 impl<const N: usize> Kernel<N> {
-    /// A kernel as a top level: its inputs are driven from outside.
+    /// A v2 kernel as a top level: its inputs are driven from outside.
     pub fn top() -> Self {
-        let mut k = Self::default();
+        Self::default().as_top()
+    }
+}
+
+impl<const N: usize> KernelV3<N> {
+    /// A v3 kernel as a top level: its inputs are driven from outside.
+    pub fn top() -> Self {
+        Self::default().as_top()
+    }
+}
+
+impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BEATS> {
+    /// This kernel as a top level: its inputs are driven from outside.
+    fn as_top(self) -> Self {
+        let mut k = self;
         k.ap_clk.connect();
         k.ap_rst_n.connect();
         k.s_axi_control_awaddr.connect();
@@ -500,7 +539,7 @@ impl<const N: usize> Kernel<N> {
     }
 }
 
-impl<const N: usize> Kernel<N> {
+impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BEATS> {
     /// The controller's state (`protocol::STATE_NAMES`), read from inside
     /// the simulated kernel: a debugging aid for the rust-hdl backend (on
     /// the card, the host reads the `state` register).
@@ -527,11 +566,23 @@ pub type UbftKernel = Kernel<{ crate::params::N }>;
 /// The Verilog of a kernel of N replicas, top module renamed `rhdl_ubft`,
 /// with the "generated, do not edit" header.
 pub fn verilog<const N: usize>() -> String {
-    let uut = Kernel::<N>::top();
+    top_verilog(Kernel::<N>::top(), "")
+}
+
+/// The Verilog of the v3 kernel (`KernelV3`), as [`verilog`]: same module
+/// name and ports; not in `rtl/` (the card runs v2).
+pub fn verilog_v3<const N: usize>() -> String {
+    top_verilog(KernelV3::<N>::top(), ", the v3 layout (fast path only)")
+}
+
+fn top_verilog<const N: usize, const ROWS: usize, const BEATS: usize>(
+    uut: KernelOf<N, ROWS, BEATS>,
+    build: &str,
+) -> String {
     let body = generate_verilog(&uut);
     let body = body.replace("module top(", "module rhdl_ubft(");
     format!(
-        "// Generated by `cargo xtask verilog` from crates/rhdl_ubft (rust-hdl 0.46), N = {N}.\n\
+        "// Generated by `cargo xtask verilog` from crates/rhdl_ubft (rust-hdl 0.46), N = {N}{build}.\n\
          // Do not edit: change the Rust source and regenerate.\n{body}"
     )
 }

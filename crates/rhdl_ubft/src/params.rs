@@ -154,11 +154,16 @@ pub enum ConfigError {
     /// k = [`K_LAST`] and stopped there, before k's field of the vote tag
     /// wraps. Restart it (reset, clear the mailboxes) to go on.
     KWrapped = 6,
+    /// Not a refusal: the v3 kernel (`kernel::KernelV3`, which runs the
+    /// fast path only so far) timed out where the v2 kernel would start the
+    /// slow path or a view change, and stopped (docs/recovery.md section
+    /// 16). The v2 kernel never reports it.
+    RecoveryNotBuilt = 7,
 }
 
 impl ConfigError {
     /// All codes, in register order.
-    pub const ALL: [ConfigError; 7] = [
+    pub const ALL: [ConfigError; 8] = [
         ConfigError::None,
         ConfigError::EvenReplicas,
         ConfigError::TooManyReplicas,
@@ -166,6 +171,7 @@ impl ConfigError {
         ConfigError::BufferMisaligned,
         ConfigError::SlotsWrap,
         ConfigError::KWrapped,
+        ConfigError::RecoveryNotBuilt,
     ];
 
     /// The code as it reads in the status register.
@@ -195,12 +201,16 @@ impl ConfigError {
                  deciding k = 2^24 - 1, where vote_tag's k field would wrap to zero; \
                  restart it (reset, clear the mailboxes) to go on"
             }
+            ConfigError::RecoveryNotBuilt => {
+                "the v3 kernel runs the fast path only: it stopped at a timeout where the \
+                 slow path or a view change would start (issue 11, recovery.md section 16)"
+            }
         }
     }
 
     /// Is this the stop of a run that had started (not a refusal)?
     pub const fn is_stop(self) -> bool {
-        matches!(self, ConfigError::KWrapped)
+        matches!(self, ConfigError::KWrapped | ConfigError::RecoveryNotBuilt)
     }
 
     /// The check the kernel makes at `ap_start`, in Rust, for the simulator

@@ -217,6 +217,10 @@ pub struct Protocol<const N: usize> {
     polls: DFF<Bits<32>>,
     bad_shares: DFF<Bits<32>>,
     error: DFF<Bits<8>>,
+    /// dec[k - 1], the value decided at k - 1 (0 before the first
+    /// decision): the prev a v3 prepare carries and a v3 lock checks
+    /// (recovery.md R3, R4).
+    prev: DFF<Bits<32>>,
     // Combinational temporaries.
     tag: Signal<Local, Bits<32>>,
     vc_tag: Signal<Local, Bits<32>>,
@@ -235,7 +239,15 @@ pub struct Protocol<const N: usize> {
     decided: Signal<Local, Bit>,
     start_leader: Signal<Local, Bit>,
     own_state: Signal<Local, Bits<8>>,
+    /// The prev the prepare carries: `prev` in v3, 0 in v2.
+    prev_word: Signal<Local, Bits<32>>,
+    /// A machine hands over to SLOW or VIEW (v3 stops there instead).
+    hand_over: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
+    /// The v3 layout (`new_v3`): a prepare a beat, with prev; the fast path
+    /// only, RecoveryNotBuilt where SLOW or VIEW would start.
+    v3: Constant<Bit>,
+    err_recovery: Constant<Bits<8>>,
     prepare_base: Constant<Bits<32>>,
     will_cert_base: Constant<Bits<32>>,
     will_commit_base: Constant<Bits<32>>,
@@ -395,16 +407,93 @@ pub fn check_literals<const N: usize>() {
     crate::broadcast::check_lanes(&mb);
 }
 
+/// The literals `update` holds for the v3 layout (`Protocol::new_v3`):
+/// a prepare a beat (`slot << 4`, quarter 0 for Tally, prev at word 3:
+/// `fetch_beat.get_bits::<32>(96)`), and the will_cert and will_commit
+/// rows as in v2 (`row_shift`, lanes `id << 1`).
+pub fn check_literals_v3<const N: usize>() {
+    use crate::layout::{field, field3, prepare_words, vote_words, Mailbox, Region, Version};
+    use crate::params::{SB, WORD_BITS};
+    let mb = Mailbox::v3(N, G, SB);
+    let v2 = Mailbox::v2(N, G, SB);
+    assert_eq!(
+        mb.prepare(1) - mb.prepare(0),
+        BEAT_WORDS,
+        "v3 prepare: slot << 4, a beat"
+    );
+    assert_eq!(BEAT_WORDS, 1 << 4, "v3 prepare: slot << 4");
+    assert_eq!(
+        mb.base(Region::Prepare) % BEAT_WORDS,
+        0,
+        "v3 prepare: quarter 0 of its beat (prep_word bits 3:2 are 0)"
+    );
+    assert_eq!(
+        [
+            field3::PREPARE_K,
+            field3::PREPARE_M,
+            field3::PREPARE_V,
+            field3::PREPARE_PREV
+        ],
+        [field::PREPARE_K, field::PREPARE_M, field::PREPARE_VIEW, 3],
+        "v3 prepare: (k, m, v) where v2 has them, prev at word 3 (<< 96)"
+    );
+    assert_eq!(field3::PREPARE_PREV * WORD_BITS, 96, "prev at bit 96");
+    assert_eq!(prepare_words(Version::V3), 4, "bc_words 4 for the prepare");
+    assert_eq!(
+        (mb.vote_row_words(), vote_words(Version::V3)),
+        (v2.vote_row_words(), vote_words(Version::V2)),
+        "v3's will_cert and will_commit rows are v2's (row_shift, id << 1)"
+    );
+    for region in [Region::WillCert, Region::WillCommit] {
+        assert_eq!(
+            mb.base(region) % BEAT_WORDS,
+            0,
+            "{region:?}: rows start a beat"
+        );
+    }
+    // Broadcast places a record aligned to its size (a prepare: 4 words).
+    for slot in 0..G {
+        assert_eq!(
+            mb.prepare(slot) % 4,
+            0,
+            "v3 prepare of slot {slot}: 4-aligned"
+        );
+    }
+}
+
 impl<const N: usize> Protocol<N> {
     /// The controller for the v2 layout of a build of N replicas.
     pub fn new() -> Self {
+        check_literals::<N>();
+        Self::of(crate::layout::Mailbox::v2(N, G, crate::params::SB))
+    }
+
+    /// The controller for the v3 layout (`Mailbox::v3`): LEADER and FAST
+    /// as in v2, with a prepare a beat that carries prev = dec[k - 1]
+    /// (recovery.md R3, R4); where v2 would start SLOW or VIEW it stops
+    /// with `ConfigError::RecoveryNotBuilt` (issue 11 builds them).
+    pub fn new_v3() -> Self {
+        check_literals::<N>();
+        check_literals_v3::<N>();
+        Self::of(crate::layout::Mailbox::v3(N, G, crate::params::SB))
+    }
+
+    fn of(mb: crate::layout::Mailbox) -> Self {
+        use crate::layout::{Region, Version};
         assert!(
             (1..=8).contains(&N),
             "a slot's row of votes must fit one beat: N <= 8"
         );
-        check_literals::<N>();
-        let mb = crate::layout::Mailbox::v2(N, G, crate::params::SB);
-        use crate::layout::Region;
+        let v3 = mb.version == Version::V3;
+        // v3's regions for the fast path; v2's slow-path regions, which v3
+        // replaces, are 0 there (SLOW and VIEW never start in v3).
+        let base = |r: Region| {
+            if mb.spans().iter().any(|s| s.region == r) {
+                mb.base(r) as u64
+            } else {
+                0
+            }
+        };
         let row = mb.vote_row_words();
         Protocol {
             clock: Default::default(),
@@ -511,12 +600,15 @@ impl<const N: usize> Protocol<N> {
             decided: Default::default(),
             start_leader: Default::default(),
             own_state: Default::default(),
-            prepare_base: Constant::new((mb.base(Region::Prepare) as u64).into()),
-            will_cert_base: Constant::new((mb.base(Region::WillCert) as u64).into()),
-            will_commit_base: Constant::new((mb.base(Region::WillCommit) as u64).into()),
-            commit_base: Constant::new((mb.base(Region::Commit) as u64).into()),
-            certify_valid_base: Constant::new((mb.base(Region::CertifyValid) as u64).into()),
-            certify_base: Constant::new((mb.base(Region::Certify) as u64).into()),
+            prev: Default::default(),
+            prev_word: Default::default(),
+            hand_over: Default::default(),
+            prepare_base: Constant::new(base(Region::Prepare).into()),
+            will_cert_base: Constant::new(base(Region::WillCert).into()),
+            will_commit_base: Constant::new(base(Region::WillCommit).into()),
+            commit_base: Constant::new(if v3 { 0 } else { base(Region::Commit) }.into()),
+            certify_valid_base: Constant::new(base(Region::CertifyValid).into()),
+            certify_base: Constant::new(if v3 { 0 } else { base(Region::Certify) }.into()),
             build_n16: Constant::new((N as u64).into()),
             row_shift: Constant::new((row.trailing_zeros() as u64).into()),
             last_slot: Constant::new(((G - 1) as u64).into()),
@@ -534,6 +626,8 @@ impl<const N: usize> Protocol<N> {
             k_last: Constant::new(K_LAST.into()),
             max_streak: Constant::new((WAIT_DOUBLINGS as u64).into()),
             cert_kind: Constant::new((KIND_CERT as u64).into()),
+            v3: Constant::new(v3),
+            err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
         }
     }
 
@@ -643,7 +737,8 @@ impl<const N: usize> Logic for Protocol<N> {
             timeouts,
             polls,
             bad_shares,
-            error
+            error,
+            prev
         );
         // Where this slot's records are, and its votes' tag: tag(vote_view,
         // k); a view change's flag carries the new view instead.
@@ -656,7 +751,16 @@ impl<const N: usize> Logic for Protocol<N> {
         } else {
             self.next_leader.next = self.leader_id.q.val() + 1;
         }
-        self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 2);
+        // prepare[slot]: four words in v2, a beat in v3.
+        if self.v3.val() {
+            self.prep_word.next =
+                self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 4);
+            self.prev_word.next = self.prev.q.val();
+        } else {
+            self.prep_word.next =
+                self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 2);
+            self.prev_word.next = 0.into();
+        }
         self.cert_row.next = self.will_cert_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
         self.commit_row.next = self.will_commit_base.val()
@@ -711,6 +815,10 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.record.next = self.tally.record.val();
         self.fast.votes.next = self.tally.votes.val();
         self.fast.m_held.next = self.requests.holds.val();
+        // v3: the prepare's prev (word 3 of its beat, quarter 0) is this
+        // replica's dec[k - 1] (R4); v2's prepare has none.
+        self.fast.prev_ok.next =
+            !self.v3.val() | (self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val());
         self.fast.expiring.next = self.expiring.val();
         self.fast.fetch_done.next = self.fetch_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
@@ -761,9 +869,16 @@ impl<const N: usize> Logic for Protocol<N> {
         // Handovers (combinational: see the header). LEADER's, which
         // Protocol also starts, is wired after Protocol's own states.
         self.fast.start.next = self.leader.start_fast.val() | self.view.start_fast.val();
-        self.slow.start.next = self.fast.start_slow.val();
-        self.view.start.next =
-            self.leader.start_view.val() | self.fast.start_view.val() | self.slow.start_view.val();
+        // (v3 has no SLOW or VIEW yet: Protocol stops there, below.)
+        self.hand_over.next = self.fast.start_slow.val()
+            | self.leader.start_view.val()
+            | self.fast.start_view.val()
+            | self.slow.start_view.val();
+        self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
+        self.view.start.next = (self.leader.start_view.val()
+            | self.fast.start_view.val()
+            | self.slow.start_view.val())
+            & !self.v3.val();
         self.decided.next =
             self.fast.decide.val() | self.slow.decide.val() | self.view.decide.val();
 
@@ -803,11 +918,12 @@ impl<const N: usize> Logic for Protocol<N> {
         self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
             | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32);
         if self.leader.bc_prepare.val() | self.view.bc_prepare.val() {
-            // The prepare (k, m, view, 0).
+            // The prepare (k, m, view, prev): prev is 0 in v2.
             self.bc_words.next = 4.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
                 | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32)
-                | (bit_cast::<BEAT_BITS, 32>(self.view_no.q.val()) << 64);
+                | (bit_cast::<BEAT_BITS, 32>(self.view_no.q.val()) << 64)
+                | (bit_cast::<BEAT_BITS, 32>(self.prev_word.val()) << 96);
         }
         if self.view.bc_record.val() {
             // The view change's record (view, slot | phase << 16, k, m).
@@ -926,6 +1042,7 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.slow_count.d.next = 0.into();
                     self.bad_shares.d.next = 0.into();
                     self.view_changes.d.next = 0.into();
+                    self.prev.d.next = 0.into();
                     self.support.d.next = ((self.n.val() - 1) >> 1) + 1;
                     self.waited.d.next = 0.into();
                     self.streak.d.next = 0.into();
@@ -956,6 +1073,10 @@ impl<const N: usize> Logic for Protocol<N> {
             ProtocolSt::Run => {
                 if self.decided.val() {
                     self.state.d.next = ProtocolSt::Decide;
+                } else if self.v3.val() & self.hand_over.val() {
+                    // v3 runs the fast path only (recovery.md section 16).
+                    self.error.d.next = self.err_recovery.val();
+                    self.state.d.next = ProtocolSt::Done;
                 }
             }
             ProtocolSt::Decide => {
@@ -968,6 +1089,7 @@ impl<const N: usize> Logic for Protocol<N> {
                         self.fast_count.d.next = self.fast_count.q.val() + 1;
                     }
                     self.k.d.next = self.k.q.val() + 1;
+                    self.prev.d.next = self.m.q.val();
                     if self.slot.q.val() == self.last_slot.val() {
                         self.slot.d.next = 0.into();
                         self.slot_n.d.next = 0.into();

@@ -185,3 +185,34 @@ fn the_hdl_literals_match_the_layout() {
         assert_eq!(t, ((view & 0xff) << 24) | (k & 0x00ff_ffff));
     }
 }
+
+#[test]
+fn the_v3_hdl_literals_match_the_v3_layout() {
+    // Protocol::new_v3's prepare a beat (slot << 4, quarter 0, prev at bit
+    // 96) and v2's vote rows, for the default build and the smallest.
+    rhdl_ubft::protocol::check_literals_v3::<N>();
+    rhdl_ubft::protocol::check_literals_v3::<3>();
+}
+
+/// The top module's port declarations (name and width), in order.
+fn top_ports(verilog: &str) -> Vec<String> {
+    let start = verilog.find("module rhdl_ubft(").expect("top module");
+    let body = &verilog[start..];
+    let end = body.find("endmodule").unwrap();
+    body[..end]
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("input ") || l.starts_with("output "))
+        .map(|l| l.trim_end_matches(';').to_string())
+        .collect()
+}
+
+#[test]
+fn the_v3_kernel_has_the_v2_kernels_ports() {
+    // The simulator's harness and the card's packaging take either kernel:
+    // the v3 build changes what is inside, not the ports.
+    let v2 = top_ports(&rhdl_ubft::kernel::verilog::<N>());
+    let v3 = top_ports(&rhdl_ubft::kernel::verilog_v3::<N>());
+    assert!(v2.len() > 80, "{} ports found", v2.len());
+    assert_eq!(v2, v3);
+}
