@@ -418,6 +418,10 @@ pub struct NetworkReport {
 pub struct RunReport {
     pub cycles: u64,
     pub backend: String,
+    /// The mailbox layout the kernels ran ("v2", "v3"); in the JSON only
+    /// when it is not v2, so v2's reports are as before.
+    #[serde(skip_serializing_if = "is_v2_name")]
+    pub layout: &'static str,
     pub replicas: Vec<ReplicaReport>,
     /// The client requests, each once, in the order a replica first took
     /// one off `s_axis_prop` (every replica takes the same requests).
@@ -444,7 +448,11 @@ impl RunReport {
 
     /// A short human summary.
     pub fn summary(&self) -> String {
-        let mut s = format!("{} cycles on {}\n", self.cycles, self.backend);
+        let mut s = format!("{} cycles on {}", self.cycles, self.backend);
+        if !is_v2_name(&self.layout) {
+            s += &format!(", layout {}", self.layout);
+        }
+        s += "\n";
         for r in &self.replicas {
             let fast = r.decided.iter().filter(|d| d.path == Path::Fast).count();
             s += &format!(
@@ -494,6 +502,10 @@ impl RunReport {
         }
         s
     }
+}
+
+fn is_v2_name(layout: &&'static str) -> bool {
+    *layout == Version::V2.name()
 }
 
 /// Checks agreement, validity and order over the honest replicas.
@@ -933,6 +945,7 @@ impl Cluster {
                 .first()
                 .map_or("none", |k| k.name())
                 .to_string(),
+            layout: self.cfg.layout.name(),
             replicas,
             proposed,
             proposal_cycles,

@@ -5,7 +5,7 @@
 //! cycle's inputs (`eval`), once on the rising edge (`tick`).
 
 use crate::ports::{Beat, KernelBackend, KernelIn, KernelOut};
-use rhdl_ubft::kernel::Kernel;
+use rhdl_ubft::kernel::{Kernel, KernelV3};
 use rhdl_ubft::layout::Version;
 use rhdl_ubft::params::{BEAT_BITS, BEAT_WORDS};
 use rhdl_ubft::roce::{SQ_BITS, WR_CMD_BITS};
@@ -17,6 +17,7 @@ const MAX_SETTLE: usize = 200;
 /// The kernel simulated: the v2 build, or the v3 one.
 enum Inner<const N: usize> {
     V2(Box<Kernel<N>>),
+    V3(Box<KernelV3<N>>),
 }
 
 pub struct RustHdlKernel<const N: usize> {
@@ -42,7 +43,9 @@ impl<const N: usize> RustHdlKernel<N> {
     pub fn with_layout(layout: Version) -> Result<Self, String> {
         match layout {
             Version::V2 => Ok(Self::new()),
-            Version::V3 => Err(V3_MISSING.into()),
+            Version::V3 => Ok(RustHdlKernel {
+                k: Inner::V3(Box::new(KernelV3::<N>::top())),
+            }),
             Version::V1 => Err(crate::cluster::V1_REFUSED.into()),
         }
     }
@@ -51,6 +54,7 @@ impl<const N: usize> RustHdlKernel<N> {
     pub fn version(&self) -> Version {
         match self.k {
             Inner::V2(_) => Version::V2,
+            Inner::V3(_) => Version::V3,
         }
     }
 
@@ -59,6 +63,7 @@ impl<const N: usize> RustHdlKernel<N> {
     pub fn kernel(&self) -> &Kernel<N> {
         match &self.k {
             Inner::V2(k) => k,
+            Inner::V3(_) => panic!("kernel() is the v2 kernel's; this one runs v3 (kernel_v3())"),
         }
     }
 
@@ -67,12 +72,31 @@ impl<const N: usize> RustHdlKernel<N> {
     pub fn kernel_mut(&mut self) -> &mut Kernel<N> {
         match &mut self.k {
             Inner::V2(k) => k,
+            Inner::V3(_) => {
+                panic!("kernel_mut() is the v2 kernel's; this one runs v3 (kernel_v3_mut())")
+            }
+        }
+    }
+
+    /// The simulated v3 kernel. Panics on a v2 kernel.
+    pub fn kernel_v3(&self) -> &KernelV3<N> {
+        match &self.k {
+            Inner::V3(k) => k,
+            Inner::V2(_) => panic!("kernel_v3() is the v3 kernel's; this one runs v2 (kernel())"),
+        }
+    }
+
+    /// The simulated v3 kernel, to change its registers. Panics on a v2
+    /// kernel.
+    pub fn kernel_v3_mut(&mut self) -> &mut KernelV3<N> {
+        match &mut self.k {
+            Inner::V3(k) => k,
+            Inner::V2(_) => {
+                panic!("kernel_v3_mut() is the v3 kernel's; this one runs v2 (kernel_mut())")
+            }
         }
     }
 }
-
-/// Why a v3 kernel cannot be made yet.
-pub const V3_MISSING: &str = "the v3 kernel (rhdl_ubft::kernel::KernelV3, verilog_v3) is not in this build yet: the simulator is ready for it, the kernel is not";
 
 /// A beat as rust-hdl bits.
 pub fn beat_to_bits(b: &Beat) -> Bits<BEAT_BITS> {
@@ -246,12 +270,17 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
     fn eval(&mut self, i: &KernelIn) -> KernelOut {
         match &mut self.k {
             Inner::V2(k) => eval_kernel!(k, i),
+            Inner::V3(k) => eval_kernel!(k, i),
         }
     }
 
     fn tick(&mut self) {
         match &mut self.k {
             Inner::V2(k) => {
+                k.ap_clk.next = Clock::from(true);
+                settle(k.as_mut());
+            }
+            Inner::V3(k) => {
                 k.ap_clk.next = Clock::from(true);
                 settle(k.as_mut());
             }
@@ -265,6 +294,7 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
     fn debug_state(&self) -> Option<u8> {
         match &self.k {
             Inner::V2(k) => Some(k.debug_state()),
+            Inner::V3(k) => Some(k.debug_state()),
         }
     }
 

@@ -62,7 +62,8 @@ pub fn kernel_verilog() -> String {
 pub fn kernel_verilog_for(layout: Version) -> Result<String, String> {
     match layout {
         Version::V2 => Ok(kernel_verilog()),
-        Version::V3 => Err(crate::rusthdl::V3_MISSING.into()),
+        Version::V3 => Ok(rhdl_ubft::kernel::verilog_v3::<{ rhdl_ubft::params::N }>()
+            .replace("top$", "rhdl_ubft$")),
         Version::V1 => Err(crate::cluster::V1_REFUSED.into()),
     }
 }
