@@ -60,7 +60,8 @@ enum LayoutVersion {
     V1,
     /// What the kernel runs.
     V2,
-    /// The recovery's (docs/recovery.md, section 13); not run yet.
+    /// The recovery's (docs/recovery.md, section 13); its kernel runs the
+    /// fast path only (`simulate --layout v3`).
     V3,
 }
 
