@@ -643,6 +643,11 @@ impl Cluster {
         for d in &cfg.delays {
             net.add_delay(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle);
         }
+        assert!(
+            cfg.equivocate.is_empty() || cfg.layout != Version::V3,
+            "equivocate {:?} on a layout v3 cluster: {V3_BYZANTINE}",
+            cfg.equivocate
+        );
         for &r in &cfg.equivocate {
             let adv: Box<dyn Adversary> = Box::new(Equivocate::new(n, layout.clone()));
             net.set_adversary(r, adv);

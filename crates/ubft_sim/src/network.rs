@@ -1114,9 +1114,7 @@ impl Links {
         match verdict {
             Ok(()) => Ok(()),
             Err(GuardRefusal::NotOwner) => {
-                let words = w.word..w.word + w.data.len();
-                let word = words
-                    .clone()
+                let word = (w.word..w.word + w.data.len())
                     .find(|&x| mb.owner(x) != Some(src))
                     .unwrap_or(w.word);
                 Err(RefuseReason::NotOwner {

@@ -482,3 +482,21 @@ fn the_cli_runs_v3_and_names_it() {
     // Apart from the layout key, v3's report is v2's on this run.
     assert_eq!(v3_json.replace("  \"layout\": \"v3\",\n", ""), v2_json);
 }
+
+/// A test that makes a v3 cluster Byzantine by hand is stopped by name.
+#[test]
+#[should_panic(
+    expected = "an adversary on replica 1 of a layout v3 cluster: the v3 kernel runs the fast path only so far"
+)]
+fn an_adversary_set_by_hand_on_v3_panics_with_the_reason() {
+    let mut c = ubft_sim::cluster::Cluster::new(quick(3, 1, Version::V3)).unwrap();
+    c.set_adversary(1, Box::new(ubft_sim::adversary::Silent { from_cycle: 0 }));
+}
+
+/// Kernels of one layout in a cluster configured for the other.
+#[test]
+#[should_panic(expected = "replica 0's kernel runs layout v2 but the cluster is configured for v3")]
+fn v2_kernels_in_a_v3_cluster_are_refused() {
+    let kernels = backend::kernels(Backend::RustHdl, 3).unwrap();
+    ubft_sim::cluster::Cluster::with_kernels(quick(3, 1, Version::V3), kernels);
+}
