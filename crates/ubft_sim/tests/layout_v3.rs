@@ -500,3 +500,28 @@ fn v2_kernels_in_a_v3_cluster_are_refused() {
     let kernels = backend::kernels(Backend::RustHdl, 3).unwrap();
     ubft_sim::cluster::Cluster::with_kernels(quick(3, 1, Version::V3), kernels);
 }
+
+/// Five and seven replicas, 20 slots (past the window): v3 decides on the
+/// fast path what v2 decides, on the same cycles.
+#[test]
+fn five_and_seven_replicas_decide_as_on_v2() {
+    for (n, seed) in [(5, 12), (7, 13)] {
+        let run = |layout| {
+            let cfg = ClusterConfig {
+                seed,
+                ..quick(n, 20, layout)
+            };
+            backend::run(&cfg, Backend::Verilator).unwrap()
+        };
+        let (v3, v2) = (run(Version::V3), run(Version::V2));
+        assert!(v3.checks.ok(), "n = {n}: {:?}", v3.checks.failures);
+        for (a, b) in v2.replicas.iter().zip(&v3.replicas) {
+            assert_eq!(b.status.fast, 20, "n = {n}, replica {}", b.id);
+            assert_eq!(a.decided, b.decided, "n = {n}, replica {}", b.id);
+        }
+        eprintln!(
+            "n = {n}: {} cycles on v2 and {} on v3",
+            v2.cycles, v3.cycles
+        );
+    }
+}
