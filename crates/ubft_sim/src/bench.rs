@@ -78,7 +78,15 @@ pub fn measure(
     backend: crate::backend::Backend,
 ) -> Result<Latency, SimError> {
     cfg.validate()?;
-    let kernels = crate::backend::kernels(backend, cfg.replicas).map_err(SimError::Invalid)?;
+    if path == Path::Slow && cfg.layout == rhdl_ubft::layout::Version::V3 {
+        return Err(SimError::Invalid(
+            "no slow-path latency on layout v3: the v3 kernel runs the fast path only so far \
+             (issue 11, recovery.md section 16)"
+                .into(),
+        ));
+    }
+    let kernels = crate::backend::kernels_for(backend, cfg.replicas, cfg.layout)
+        .map_err(SimError::Invalid)?;
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
     if path == Path::Slow {
         let mailbox = c.net.mailbox().clone();

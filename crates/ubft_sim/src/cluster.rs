@@ -83,6 +83,27 @@ pub struct ClusterConfig {
     /// default), or the network model's filter (the recorded testbenches),
     /// or unchecked (`Bypass`, tests only).
     pub delivery: Delivery,
+    /// The mailbox layout the kernels run: v2 (the default, `Kernel<N>`) or
+    /// v3 (`KernelV3<N>`: the fast path only so far, and no Byzantine
+    /// replica, [`V3_BYZANTINE`]). v1 is refused ([`parse_layout`]).
+    pub layout: Version,
+}
+
+/// Why a v3 cluster refuses a Byzantine replica.
+pub const V3_BYZANTINE: &str = "the v3 kernel runs the fast path only so far (issue 11, recovery.md section 16): Byzantine kinds on v3 are not built yet";
+
+/// Why v1 is refused: no kernel of this project runs it.
+pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v2 (the default) or v3";
+
+/// A layout by name, as `--layout` and the scenario key `layout` take it:
+/// "v2" or "v3"; "v1" and anything else are refused with the reason.
+pub fn parse_layout(s: &str) -> Result<Version, String> {
+    match s {
+        "v2" => Ok(Version::V2),
+        "v3" => Ok(Version::V3),
+        "v1" => Err(V1_REFUSED.into()),
+        _ => Err(format!("unknown layout {s:?}: expected v2 or v3")),
+    }
 }
 
 impl ClusterConfig {
@@ -103,6 +124,7 @@ impl ClusterConfig {
             delays: vec![],
             equivocate: vec![],
             delivery: Delivery::Kernel,
+            layout: Version::V2,
         }
     }
 
@@ -118,6 +140,12 @@ impl ClusterConfig {
             verify_latency: 500,
             ..ClusterConfig::new(replicas, slots)
         }
+    }
+
+    /// The mailbox layout of the running cluster: `layout` for the build's
+    /// N, G and SB.
+    pub fn mailbox(&self) -> Mailbox {
+        Mailbox::with_version(self.layout, BUILD_N, G, SB)
     }
 
     /// The cycle budget: as given, or generous for the slots asked.
@@ -182,6 +210,18 @@ impl ClusterConfig {
             return Err(SimError::Invalid(
                 "an equivocating replica id is not below n".into(),
             ));
+        }
+        match self.layout {
+            Version::V2 => {}
+            Version::V1 => return Err(SimError::Invalid(V1_REFUSED.into())),
+            Version::V3 => {
+                if !self.equivocate.is_empty() {
+                    return Err(SimError::Invalid(format!(
+                        "equivocate {:?} on layout v3: {V3_BYZANTINE}",
+                        self.equivocate
+                    )));
+                }
+            }
         }
         Ok(())
     }
@@ -378,6 +418,10 @@ pub struct NetworkReport {
 pub struct RunReport {
     pub cycles: u64,
     pub backend: String,
+    /// The mailbox layout the kernels ran ("v2", "v3"); in the JSON only
+    /// when it is not v2, so v2's reports are as before.
+    #[serde(skip_serializing_if = "is_v2_name")]
+    pub layout: &'static str,
     pub replicas: Vec<ReplicaReport>,
     /// The client requests, each once, in the order a replica first took
     /// one off `s_axis_prop` (every replica takes the same requests).
@@ -404,7 +448,11 @@ impl RunReport {
 
     /// A short human summary.
     pub fn summary(&self) -> String {
-        let mut s = format!("{} cycles on {}\n", self.cycles, self.backend);
+        let mut s = format!("{} cycles on {}", self.cycles, self.backend);
+        if !is_v2_name(&self.layout) {
+            s += &format!(", layout {}", self.layout);
+        }
+        s += "\n";
         for r in &self.replicas {
             let fast = r.decided.iter().filter(|d| d.path == Path::Fast).count();
             s += &format!(
@@ -454,6 +502,10 @@ impl RunReport {
         }
         s
     }
+}
+
+fn is_v2_name(layout: &&'static str) -> bool {
+    *layout == Version::V2.name()
 }
 
 /// Checks agreement, validity and order over the honest replicas.
@@ -530,17 +582,35 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// A cluster of the default build's kernels in rust-hdl's simulator.
+    /// A cluster of the default build's kernels (of `cfg.layout`) in
+    /// rust-hdl's simulator.
     pub fn new(cfg: ClusterConfig) -> Result<Cluster, SimError> {
         cfg.validate()?;
-        let kernels: Vec<Box<dyn KernelBackend>> = (0..cfg.replicas)
-            .map(|_| Box::new(RustHdlKernel::<BUILD_N>::new()) as Box<dyn KernelBackend>)
-            .collect();
+        let kernels = (0..cfg.replicas)
+            .map(|_| {
+                RustHdlKernel::<BUILD_N>::with_layout(cfg.layout)
+                    .map(|k| Box::new(k) as Box<dyn KernelBackend>)
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(SimError::Invalid)?;
         Ok(Self::with_kernels(cfg, kernels))
     }
 
-    /// A cluster of the given kernels.
+    /// A cluster of the given kernels, which must run `cfg.layout` (a
+    /// kernel that names its layout, [`KernelBackend::layout`], is checked:
+    /// a mismatch panics).
     pub fn with_kernels(cfg: ClusterConfig, kernels: Vec<Box<dyn KernelBackend>>) -> Cluster {
+        for (r, k) in kernels.iter().enumerate() {
+            if let Some(v) = k.layout() {
+                assert_eq!(
+                    v,
+                    cfg.layout,
+                    "replica {r}'s kernel runs layout {} but the cluster is configured for {}",
+                    v.name(),
+                    cfg.layout.name()
+                );
+            }
+        }
         let n = cfg.replicas;
         let faulty = cfg.equivocate.clone();
         let hbms = (0..n)
@@ -554,10 +624,11 @@ impl Cluster {
                     .with_engines(cfg.signer_engines)
             })
             .collect();
-        let layout = Mailbox::v2(BUILD_N, G, SB);
-        // A proposal is the kernel writing a prepare into its own HBM.
+        let layout = cfg.mailbox();
+        // A proposal is the kernel writing a prepare into its own HBM (v3: a
+        // beat per slot, the record in its first four words).
         let prepares = NETWORK_PTR + 4 * layout.base(Region::Prepare) as u64
-            ..NETWORK_PTR + 4 * (layout.prepare(G - 1) + prepare_words(Version::V2)) as u64;
+            ..NETWORK_PTR + 4 * (layout.prepare(G - 1) + prepare_words(cfg.layout)) as u64;
         let mut hbms: Vec<Hbm> = hbms;
         for h in &mut hbms {
             h.watch_writes(prepares.clone());
@@ -572,6 +643,11 @@ impl Cluster {
         for d in &cfg.delays {
             net.add_delay(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle);
         }
+        assert!(
+            cfg.equivocate.is_empty() || cfg.layout != Version::V3,
+            "equivocate {:?} on a layout v3 cluster: {V3_BYZANTINE}",
+            cfg.equivocate
+        );
         for &r in &cfg.equivocate {
             let adv: Box<dyn Adversary> = Box::new(Equivocate::new(n, layout.clone()));
             net.set_adversary(r, adv);
@@ -695,8 +771,14 @@ impl Cluster {
         !self.faulty.contains(&r)
     }
 
-    /// Makes replica r Byzantine: `adversary` transforms its writes.
+    /// Makes replica r Byzantine: `adversary` transforms its writes. Panics
+    /// on a v3 cluster ([`V3_BYZANTINE`]); `Scenario::check` refuses such a
+    /// scenario before.
     pub fn set_adversary(&mut self, r: usize, adversary: Box<dyn Adversary>) {
+        assert!(
+            self.cfg.layout != Version::V3,
+            "an adversary on replica {r} of a layout v3 cluster: {V3_BYZANTINE}"
+        );
         self.net.set_adversary(r, adversary);
         if !self.faulty.contains(&r) {
             self.faulty.push(r);
@@ -868,6 +950,7 @@ impl Cluster {
                 .first()
                 .map_or("none", |k| k.name())
                 .to_string(),
+            layout: self.cfg.layout.name(),
             replicas,
             proposed,
             proposal_cycles,

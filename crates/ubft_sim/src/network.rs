@@ -52,6 +52,14 @@
 //! pair). Anything else (padding, reserved, outside the mailboxes, a v1
 //! prepare, which names no view) is refused whole and counted per sender.
 //!
+//! On layout v3 the rule is the reference's, `rhdl_ubft::guard::check` on
+//! `Mailbox::v3` (docs/guard.md, "v3: the rule, and the block streams"):
+//! prepare (v at word 2), prep_sig (v at word 1) and new_view (v + 1 at
+//! word 0) are the leader's records, every other region is owned per
+//! replica. It has no newview_valid, so the model's verdict and the
+//! kernel's guard's must agree on every write, with no documented
+//! difference.
+//!
 //! Structure: one [`Stack`] per replica holds everything of that replica's
 //! (its queue pairs' numbering and landings, its adversary, its completion
 //! queue, the writes on their way to it, its receive path, its counters) and
@@ -70,7 +78,9 @@
 
 use std::collections::BTreeMap;
 
-use rhdl_ubft::guard::{max_record_words, Refusal as GuardRefusal};
+use rhdl_ubft::guard::{
+    check as check_reference, max_record_words, rule_for, Refusal as GuardRefusal, Rule,
+};
 use rhdl_ubft::layout::{prepare_words, vote_words, Mailbox, Region, Version};
 use rhdl_ubft::params::{defaults, BEAT_BYTES, WORD_BYTES};
 use rhdl_ubft::roce::{wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_WRITE_ONLY};
@@ -250,6 +260,9 @@ pub enum RefuseReason {
     Shape { region: Region },
     /// An empty write.
     Empty,
+    /// Layout v3: another refusal of the reference rule (`guard::check`:
+    /// a write longer than the layout's longest record, or past its end).
+    Other(GuardRefusal),
 }
 
 impl RefuseReason {
@@ -260,6 +273,7 @@ impl RefuseReason {
             RefuseReason::NotLeader { .. } => GuardRefusal::NotLeader,
             RefuseReason::Shape { .. } => GuardRefusal::Shape,
             RefuseReason::Empty => GuardRefusal::Length,
+            RefuseReason::Other(r) => *r,
         }
     }
 }
@@ -1038,6 +1052,9 @@ impl Links {
         if w.data.is_empty() {
             return Err(RefuseReason::Empty);
         }
+        if self.mailbox.version == Version::V3 {
+            return self.guard_v3(src, w);
+        }
         let words = w.word..w.word + w.data.len();
         let leader_check = |region: Region, view: u32| {
             if view as usize % self.n == src {
@@ -1082,6 +1099,49 @@ impl Links {
                 }),
                 None => Ok(()),
             },
+        }
+    }
+
+    /// Layout v3's rule: the reference itself (`guard::check` on the v3
+    /// layout, docs/guard.md, "v3: the rule, and the block streams"), its
+    /// verdict detailed for the refusal log. v3 has no region whose view
+    /// lies elsewhere in HBM (new_view carries its own), so the receiver's
+    /// HBM is not read.
+    fn guard_v3(&self, src: usize, w: &Write) -> Result<(), RefuseReason> {
+        let mb = &self.mailbox;
+        let verdict = check_reference(mb, self.n, src, w.word, &w.data);
+        let region = mb.locate(w.word).map(|(r, _)| r);
+        match verdict {
+            Ok(()) => Ok(()),
+            Err(GuardRefusal::NotOwner) => {
+                let word = (w.word..w.word + w.data.len())
+                    .find(|&x| mb.owner(x) != Some(src))
+                    .unwrap_or(w.word);
+                Err(RefuseReason::NotOwner {
+                    word,
+                    owner: mb.owner(word),
+                })
+            }
+            Err(GuardRefusal::NotLeader) => {
+                let region = region.expect("a leader's record lies in a region");
+                let Rule::Leader {
+                    record_words,
+                    view_at,
+                } = rule_for(mb, region)
+                else {
+                    unreachable!("only a leader's region refuses as not_leader")
+                };
+                let off = w.word - mb.base(region);
+                let view_word = w.word - off % record_words + view_at;
+                Err(RefuseReason::NotLeader {
+                    region,
+                    view: w.data[view_word - w.word],
+                })
+            }
+            Err(GuardRefusal::Shape) => Err(RefuseReason::Shape {
+                region: region.expect("a leader's record lies in a region"),
+            }),
+            Err(other) => Err(RefuseReason::Other(other)),
         }
     }
 }

@@ -13,6 +13,7 @@
 //! signer_engines = 1       # the signer service's parallel engines, default 1
 //! max_cycles = 5000000     # 0 or absent: the cluster's budget for the slots
 //! backend = "verilator"    # "verilator" (default) or "rust-hdl"
+//! layout = "v3"            # the kernels' mailbox layout: "v2" (default) or "v3"
 //!
 //! [[fault]]
 //! kind = "delay"           # extra latency on src -> dst for writes sent in a window
@@ -37,15 +38,17 @@
 //! f = (n - 1) / 2 replicas may be faulty. Several faults on one replica
 //! compose in file order ([`Chain`]). Unknown keys and kinds, replica ids
 //! not below n, and too many faulty replicas are refused with a message
-//! naming the problem.
+//! naming the problem. On `layout = "v3"` (the v3 kernel: the fast path
+//! only so far) every kind but `delay` is refused
+//! ([`crate::cluster::V3_BYZANTINE`]), and `layout = "v1"` is refused.
 
 use crate::adversary::{
     Chain, Forge, ForgeShares, LieVc, MuteFast, RandomFaults, RandomRates, Rng, Silent, SplitView,
 };
 use crate::backend::{self, Backend};
-use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError};
+use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError, V3_BYZANTINE};
 use crate::network::{Adversary, Equivocate};
-use rhdl_ubft::layout::Mailbox;
+use rhdl_ubft::layout::{Mailbox, Version};
 use rhdl_ubft::params::{defaults, G, N as BUILD_N, SB};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -79,6 +82,28 @@ fn one_engine() -> usize {
 }
 fn is_one_engine(x: &usize) -> bool {
     *x == 1
+}
+fn v2() -> Version {
+    Version::V2
+}
+fn is_v2(v: &Version) -> bool {
+    *v == Version::V2
+}
+
+/// The `layout` key as a string ("v2", "v3"; "v1" and others refused by
+/// [`crate::cluster::parse_layout`] with the reason).
+mod layout_key {
+    use rhdl_ubft::layout::Version;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Version, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Version, D::Error> {
+        let s = String::deserialize(d)?;
+        crate::cluster::parse_layout(&s).map_err(serde::de::Error::custom)
+    }
 }
 
 /// The largest seed a scenario may have: TOML integers are signed 64-bit
@@ -120,6 +145,9 @@ pub struct Scenario {
     /// "rust-hdl" or "verilator"; absent: rust-hdl.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<String>,
+    /// The kernels' mailbox layout, "v2" or "v3"; absent: v2.
+    #[serde(default = "v2", with = "layout_key", skip_serializing_if = "is_v2")]
+    pub layout: Version,
     /// The fewest slots every honest replica must decide (a liveness
     /// expectation the scenario tests check; 0: safety only).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -273,6 +301,7 @@ impl Scenario {
             signer_engines: 1,
             max_cycles: 0,
             backend: None,
+            layout: Version::V2,
             expect_decided: 0,
             faults: vec![],
         }
@@ -370,6 +399,20 @@ impl Scenario {
                 }
             }
         }
+        if self.layout == Version::V3 {
+            if let Some((i, fault)) = self
+                .faults
+                .iter()
+                .enumerate()
+                .find(|(_, f)| f.replica().is_some())
+            {
+                return Err(format!(
+                    "fault #{} (kind = \"{}\") on layout = \"v3\": {V3_BYZANTINE}",
+                    i + 1,
+                    fault.kind()
+                ));
+            }
+        }
         let faulty = self.faulty();
         if faulty.len() > self.f() {
             return Err(format!(
@@ -417,6 +460,7 @@ impl Scenario {
                 })
                 .collect(),
             equivocate: vec![],
+            layout: self.layout,
             ..ClusterConfig::new(self.replicas, self.slots)
         }
     }
@@ -424,7 +468,7 @@ impl Scenario {
     /// The adversary of one fault (`None` for a delay).
     fn adversary(&self, fault: &Fault) -> Option<Box<dyn Adversary>> {
         let n = self.replicas;
-        let mb = Mailbox::v2(BUILD_N, G, SB);
+        let mb = Mailbox::with_version(self.layout, BUILD_N, G, SB);
         let per_replica = |r: usize| self.seed ^ (r as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         Some(match fault {
             Fault::Delay { .. } => return None,

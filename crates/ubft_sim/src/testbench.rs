@@ -64,6 +64,9 @@ impl KernelBackend for Recorder {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
+    fn layout(&self) -> Option<rhdl_ubft::layout::Version> {
+        self.inner.layout()
+    }
 }
 
 /// A recorded run.
@@ -94,14 +97,15 @@ pub fn record(
 ) -> Result<Scenario, String> {
     cfg.validate().map_err(|e| e.to_string())?;
     let mut logs = vec![];
-    let kernels: Vec<Box<dyn KernelBackend>> = backend::kernels(backend, cfg.replicas)?
-        .into_iter()
-        .map(|k| {
-            let (r, log) = Recorder::new(k);
-            logs.push(log);
-            Box::new(r) as Box<dyn KernelBackend>
-        })
-        .collect();
+    let kernels: Vec<Box<dyn KernelBackend>> =
+        backend::kernels_for(backend, cfg.replicas, cfg.layout)?
+            .into_iter()
+            .map(|k| {
+                let (r, log) = Recorder::new(k);
+                logs.push(log);
+                Box::new(r) as Box<dyn KernelBackend>
+            })
+            .collect();
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
     let report = c.run().map_err(|e| e.to_string())?;
     if !report.checks.ok() {

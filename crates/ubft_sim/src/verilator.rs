@@ -27,6 +27,7 @@ use harness::{Port, TOP};
 use hdl_tools::build::{Build, Output};
 use hdl_tools::Verilator;
 use portmap::PortMap;
+use rhdl_ubft::layout::Version;
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -50,9 +51,21 @@ pub const VERILATOR_FLAGS: &[&str] = &[
 pub const OPT: &str = "-O3";
 
 /// The Verilog the backend simulates: the current Rust design, as
-/// `cargo xtask verilog` writes it to `rtl/rhdl_ubft.v`.
+/// `cargo xtask verilog` writes it to `rtl/rhdl_ubft.v` (the v2 kernel).
 pub fn kernel_verilog() -> String {
     rhdl_ubft::kernel::verilog::<{ rhdl_ubft::params::N }>().replace("top$", "rhdl_ubft$")
+}
+
+/// The Verilog of the kernel of `layout`, renamed as [`kernel_verilog`]'s:
+/// v2's `verilog`, v3's `verilog_v3` (the same top module and ports); v1 is
+/// refused.
+pub fn kernel_verilog_for(layout: Version) -> Result<String, String> {
+    match layout {
+        Version::V2 => Ok(kernel_verilog()),
+        Version::V3 => Ok(rhdl_ubft::kernel::verilog_v3::<{ rhdl_ubft::params::N }>()
+            .replace("top$", "rhdl_ubft$")),
+        Version::V1 => Err(crate::cluster::V1_REFUSED.into()),
+    }
 }
 
 /// The ports of the current design's top module.
@@ -63,6 +76,11 @@ pub fn kernel_ports() -> Result<Vec<Port>, String> {
 /// The port map of the current design.
 pub fn kernel_port_map() -> Result<PortMap, String> {
     PortMap::new(&kernel_ports()?)
+}
+
+/// The port map of the kernel of `layout`, from its own Verilog.
+pub fn kernel_port_map_for(layout: Version) -> Result<PortMap, String> {
+    PortMap::new(&harness::parse_ports(&kernel_verilog_for(layout)?, TOP)?)
 }
 
 type CreateFn = unsafe extern "C" fn() -> *mut c_void;
@@ -91,6 +109,9 @@ pub struct Library {
     pub path: PathBuf,
     /// The Verilator that built it (`--version`, or the pin).
     pub verilator: String,
+    /// The layout its kernel runs, when it was built by
+    /// [`Library::get_for`] (`None`: other Verilog, `Library::build`).
+    pub layout: Option<Version>,
 }
 
 // The library's functions are plain C functions over separate models.
@@ -98,14 +119,33 @@ unsafe impl Send for Library {}
 unsafe impl Sync for Library {}
 
 static LIBRARY: OnceLock<Result<Arc<Library>, String>> = OnceLock::new();
+static LIBRARY_V3: OnceLock<Result<Arc<Library>, String>> = OnceLock::new();
 static BUILD_LOCK: Mutex<()> = Mutex::new(());
 
 impl Library {
-    /// The current design's library, built on first use (cached on disk).
+    /// The current design's library (the v2 kernel), built on first use
+    /// (cached on disk).
     pub fn get() -> Result<Arc<Library>, String> {
-        LIBRARY
-            .get_or_init(|| Library::build(&kernel_verilog()).map(Arc::new))
-            .clone()
+        Self::get_for(Version::V2)
+    }
+
+    /// The library of the kernel of `layout` ([`kernel_verilog_for`]),
+    /// built on first use; its ports and port map are parsed from that
+    /// Verilog.
+    pub fn get_for(layout: Version) -> Result<Arc<Library>, String> {
+        let cell = match layout {
+            Version::V2 => &LIBRARY,
+            Version::V3 => &LIBRARY_V3,
+            Version::V1 => return Err(crate::cluster::V1_REFUSED.into()),
+        };
+        cell.get_or_init(|| {
+            let verilog = kernel_verilog_for(layout)?;
+            Library::build(&verilog).map(|mut lib| {
+                lib.layout = Some(layout);
+                Arc::new(lib)
+            })
+        })
+        .clone()
     }
 
     /// Builds (or finds in the cache) and loads the library for `verilog`.
@@ -184,6 +224,7 @@ impl Library {
                 map,
                 path: so,
                 verilator: verilator.version.clone(),
+                layout: None,
             })
         }
     }
@@ -289,6 +330,9 @@ impl KernelBackend for VerilatorKernel {
     }
     fn as_send(&mut self) -> Option<&mut (dyn KernelBackend + Send)> {
         Some(self)
+    }
+    fn layout(&self) -> Option<Version> {
+        self.lib.layout
     }
 }
 

@@ -124,6 +124,7 @@ fn the_reference_rule_is_the_network_models_slot_guard() {
                 RefuseReason::NotLeader { .. } => Refusal::NotLeader,
                 RefuseReason::Shape { .. } => Refusal::Shape,
                 RefuseReason::Empty => Refusal::Length,
+                RefuseReason::Other(r) => r,
             });
             assert_eq!(
                 hw.err(),

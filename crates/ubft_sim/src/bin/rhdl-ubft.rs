@@ -5,9 +5,10 @@
 //! `rhdl-ubft simulate --replicas N --slots S --seed X [--net-latency L]
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
-//!     [--backend rust-hdl|verilator] [--json] [--quiet] [--threads T]`
+//!     [--backend rust-hdl|verilator] [--layout v2|v3] [--json] [--quiet]
+//!     [--threads T]`
 //! `rhdl-ubft simulate --scenario FILE.toml [--seed X] [--max-cycles C]
-//!     [--backend B] [--json] [--quiet] [--threads T]`
+//!     [--backend B] [--layout v2|v3] [--json] [--quiet] [--threads T]`
 //!
 //! On a terminal a run shows a progress line on stderr (cycles, decisions,
 //! speed) about once a second; `--quiet` turns it off. The replicas are
@@ -15,9 +16,10 @@
 //! number of threads.
 //!
 //! With `--scenario` the file supplies every parameter and fault
-//! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`
-//! and `--backend` may be given with it, and override the file's values (to
-//! replay a scenario under another seed, budget or simulator); every other
+//! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`,
+//! `--backend` and `--layout` may be given with it, and override the file's
+//! values (to replay a scenario under another seed, budget, simulator or
+//! kernel); every other
 //! run flag (--replicas, --slots, the latencies, --wait-polls, --delay,
 //! --equivocate) is refused together with `--scenario`.
 //!
@@ -58,7 +60,8 @@ enum LayoutVersion {
     V1,
     /// What the kernel runs.
     V2,
-    /// The recovery's (docs/recovery.md, section 13); not run yet.
+    /// The recovery's (docs/recovery.md, section 13); its kernel runs the
+    /// fast path only (`simulate --layout v3`).
     V3,
 }
 
@@ -80,7 +83,8 @@ enum Cmd {
     /// Simulate a cluster of kernels and print what each replica decided.
     Simulate {
         /// A scenario file (TOML, docs/scenarios.md) with every parameter and
-        /// fault; only --seed, --max-cycles and --backend may override it.
+        /// fault; only --seed, --max-cycles, --backend and --layout may
+        /// override it.
         #[arg(long, conflicts_with_all = [
             "replicas", "slots", "net_latency", "hbm_read_latency", "hbm_write_latency",
             "wait_polls", "sign_latency", "verify_latency", "signer_engines", "delay", "equivocate",
@@ -127,6 +131,12 @@ enum Cmd {
         /// Default verilator, or the scenario's `backend` key.
         #[arg(long)]
         backend: Option<Backend>,
+        /// Mailbox layout, and so the kernel: v2 (the default: the kernel
+        /// with every path) or v3 (the v3 kernel: fast path only so far, no
+        /// Byzantine replica). v1 is refused. With --scenario, overrides the
+        /// file's `layout` key.
+        #[arg(long, value_parser = ubft_sim::cluster::parse_layout)]
+        layout: Option<Version>,
         #[arg(long)]
         json: bool,
         /// No progress line (it is shown on a terminal only, on stderr).
@@ -257,6 +267,7 @@ fn main() -> ExitCode {
             delay,
             equivocate,
             backend,
+            layout,
             json,
             quiet,
             threads,
@@ -277,6 +288,7 @@ fn main() -> ExitCode {
                 };
                 sc.seed = seed.unwrap_or(sc.seed);
                 sc.max_cycles = max_cycles.unwrap_or(sc.max_cycles);
+                sc.layout = layout.unwrap_or(sc.layout);
                 let backend = match backend.map_or_else(|| sc.backend(), Ok) {
                     Ok(b) => b,
                     Err(e) => {
@@ -309,6 +321,7 @@ fn main() -> ExitCode {
                 equivocate,
                 // Every landing write goes through the receiver's guard.
                 delivery: ubft_sim::network::Delivery::Kernel,
+                layout: layout.unwrap_or(Version::V2),
             };
             finish(
                 run(

@@ -1,0 +1,527 @@
+//! Layout v3 in the simulator: the `layout` key of a configuration, a
+//! scenario and the CLI (v2 by default, v1 refused, Byzantine replicas
+//! refused on v3), the network model's v3 rule (the guard's reference), and
+//! a v3 cluster on the fast path.
+
+use rhdl_ubft::guard::Refusal;
+use rhdl_ubft::layout::{field3, Mailbox, Region, Version};
+use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
+use std::process::Command;
+use ubft_sim::backend::{self, Backend};
+use ubft_sim::client::proposal;
+use ubft_sim::cluster::{
+    parse_layout, ClusterConfig, LinkDelay, Path, SimError, NETWORK_PTR, V1_REFUSED, V3_BYZANTINE,
+};
+use ubft_sim::hbm::Hbm;
+use ubft_sim::lockstep::differential;
+use ubft_sim::network::{Delivery, Network, RefuseReason, Write};
+use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS};
+use ubft_sim::verilator::harness::{parse_ports, TOP};
+use ubft_sim::verilator::{kernel_verilog, kernel_verilog_for, Library};
+
+#[test]
+fn the_layout_is_v2_unless_asked_and_v1_is_refused() {
+    assert_eq!(ClusterConfig::new(3, 1).layout, Version::V2);
+    assert_eq!(ClusterConfig::quick(3, 1).layout, Version::V2);
+    assert_eq!(parse_layout("v2"), Ok(Version::V2));
+    assert_eq!(parse_layout("v3"), Ok(Version::V3));
+    assert_eq!(parse_layout("v1"), Err(V1_REFUSED.to_string()));
+    let err = parse_layout("v4").unwrap_err();
+    assert!(err.contains("unknown layout \"v4\""), "{err}");
+    let cfg = ClusterConfig {
+        layout: Version::V1,
+        ..ClusterConfig::quick(3, 1)
+    };
+    assert_eq!(cfg.validate(), Err(SimError::Invalid(V1_REFUSED.into())));
+    let cfg = ClusterConfig {
+        layout: Version::V3,
+        ..ClusterConfig::quick(3, 1)
+    };
+    assert_eq!(cfg.validate(), Ok(()));
+    assert_eq!(cfg.mailbox(), Mailbox::v3(BUILD_N, G, SB));
+    assert_eq!(
+        ClusterConfig::quick(3, 1).mailbox(),
+        Mailbox::v2(BUILD_N, G, SB)
+    );
+}
+
+#[test]
+fn an_equivocating_replica_is_refused_on_v3() {
+    let cfg = ClusterConfig {
+        layout: Version::V3,
+        equivocate: vec![1],
+        ..ClusterConfig::quick(3, 1)
+    };
+    let err = cfg.validate().unwrap_err().to_string();
+    assert!(
+        err.contains("equivocate [1] on layout v3") && err.contains(V3_BYZANTINE),
+        "{err}"
+    );
+    // The same on v2 is a run.
+    let cfg = ClusterConfig {
+        layout: Version::V2,
+        ..cfg
+    };
+    assert_eq!(cfg.validate(), Ok(()));
+}
+
+#[test]
+fn the_scenario_key_round_trips_and_is_left_out_at_v2() {
+    let s = Scenario::from_toml("replicas = 3\nslots = 2\n").unwrap();
+    assert_eq!(s.layout, Version::V2);
+    assert!(!s.to_toml().contains("layout"), "{}", s.to_toml());
+    let s = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v2\"\n").unwrap();
+    assert_eq!(s, Scenario::new(3, 2));
+    let s = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v3\"\n").unwrap();
+    assert_eq!(s.layout, Version::V3);
+    assert_eq!(s.config().layout, Version::V3);
+    assert!(s.to_toml().contains("layout = \"v3\""), "{}", s.to_toml());
+    assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+    // A delay is no Byzantine replica: allowed on v3.
+    let s = Scenario::from_toml(
+        "replicas = 3\nslots = 2\nlayout = \"v3\"\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 1\nextra = 100\n",
+    )
+    .unwrap();
+    assert_eq!(s.config().delays.len(), 1);
+}
+
+#[test]
+fn the_scenario_key_refuses_v1_and_unknown_layouts_by_name() {
+    let err = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v1\"\n").unwrap_err();
+    assert!(err.contains(V1_REFUSED), "{err}");
+    let err = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v9\"\n").unwrap_err();
+    assert!(err.contains("unknown layout \"v9\""), "{err}");
+    let err = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = 3\n").unwrap_err();
+    assert!(err.contains("layout"), "{err}");
+}
+
+#[test]
+fn every_byzantine_kind_is_refused_on_v3_with_the_reason() {
+    for kind in BYZANTINE_KINDS {
+        let text = format!(
+            "replicas = 3\nslots = 2\nlayout = \"v3\"\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 1\nextra = 9\n[[fault]]\nkind = \"{kind}\"\nreplica = 1\n"
+        );
+        let err = Scenario::from_toml(&text).unwrap_err();
+        assert!(
+            err.contains(&format!("fault #2 (kind = \"{kind}\") on layout = \"v3\""))
+                && err.contains(V3_BYZANTINE),
+            "{kind}: {err}"
+        );
+        // The same scenario on v2 is accepted.
+        let v2 = text.replace("layout = \"v3\"\n", "");
+        assert!(Scenario::from_toml(&v2).is_ok(), "{kind}");
+    }
+    // Switched to v3 after parsing (the CLI's --layout), `check` refuses it.
+    let mut s =
+        Scenario::from_toml("replicas = 3\nslots = 2\n[[fault]]\nkind = \"silent\"\nreplica = 2\n")
+            .unwrap();
+    s.layout = Version::V3;
+    assert!(s.check().unwrap_err().contains(V3_BYZANTINE));
+}
+
+fn rhdl_ubft(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rhdl-ubft"))
+        .args(args)
+        .output()
+        .expect("rhdl-ubft runs")
+}
+
+#[test]
+fn the_cli_refuses_v1_and_byzantine_replicas_on_v3() {
+    let out = rhdl_ubft(&[
+        "simulate",
+        "--replicas",
+        "3",
+        "--slots",
+        "2",
+        "--layout",
+        "v1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(V1_REFUSED), "{err}");
+    let out = rhdl_ubft(&[
+        "simulate",
+        "--replicas",
+        "3",
+        "--slots",
+        "2",
+        "--layout",
+        "v3",
+        "--equivocate",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(V3_BYZANTINE), "{err}");
+    // A scenario with a Byzantine replica, switched to v3 by the flag.
+    let dir = std::env::temp_dir().join(format!("layout_v3_cli_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("forge.toml");
+    std::fs::write(
+        &file,
+        "replicas = 3\nslots = 2\n[[fault]]\nkind = \"forge\"\nreplica = 1\n",
+    )
+    .unwrap();
+    let out = rhdl_ubft(&[
+        "simulate",
+        "--scenario",
+        file.to_str().unwrap(),
+        "--layout",
+        "v3",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("kind = \"forge\"") && err.contains(V3_BYZANTINE),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+const PTR: u64 = 0x1_0000_0000;
+
+/// The network model of a 3-replica v3 cluster filtering by its own rule,
+/// and the receiver's HBM.
+fn v3_network() -> (Network, Mailbox, Hbm) {
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let mut net = Network::new(3, 10, mb.clone(), PTR, 16);
+    net.set_delivery(Delivery::Model);
+    (net, mb, Hbm::new(5, 3))
+}
+
+#[test]
+fn the_network_model_checks_v3_writes_by_the_references_rule() {
+    let (net, mb, hbm) = v3_network();
+    let w = |word: usize, data: Vec<u32>| Write { word, data };
+    // A PREPARE (k, m, v, prev) of view 4 is its leader's, 4 mod 3 = 1.
+    let mut prepare = vec![0; 4];
+    prepare[field3::PREPARE_K] = 6;
+    prepare[field3::PREPARE_M] = 0x99;
+    prepare[field3::PREPARE_V] = 4;
+    let p = w(mb.prepare(5), prepare.clone());
+    assert_eq!(net.guard(1, &p, &hbm), Ok(()));
+    assert_eq!(
+        net.guard(0, &p, &hbm),
+        Err(RefuseReason::NotLeader {
+            region: Region::Prepare,
+            view: 4
+        })
+    );
+    // Without its view word.
+    assert_eq!(
+        net.guard(1, &w(mb.prepare(5), prepare[..2].to_vec()), &hbm),
+        Err(RefuseReason::Shape {
+            region: Region::Prepare
+        })
+    );
+    // The fast path's votes: each replica's own entry only.
+    let vote = mb.vote(Region::WillCert, 3, 2);
+    assert_eq!(net.guard(2, &w(vote, vec![1, 2]), &hbm), Ok(()));
+    assert_eq!(
+        net.guard(1, &w(vote, vec![1, 2]), &hbm),
+        Err(RefuseReason::NotOwner {
+            word: vote,
+            owner: Some(2)
+        })
+    );
+    // A v3 record owned per writer: certify[slot 2][writer 1].
+    let cert = mb.record(Region::Certify, 2, 1);
+    assert_eq!(net.guard(1, &w(cert, vec![7; 16]), &hbm), Ok(()));
+    assert_eq!(
+        net.guard(0, &w(cert, vec![7; 16]), &hbm),
+        Err(RefuseReason::NotOwner {
+            word: cert,
+            owner: Some(1)
+        })
+    );
+    // Each verdict is the reference's.
+    for (src, write) in [
+        (1, &p),
+        (0, &p),
+        (2, &w(vote, vec![1, 2])),
+        (1, &w(vote, vec![1, 2])),
+    ] {
+        let reference = rhdl_ubft::guard::check(&mb, 3, src, write.word, &write.data);
+        let model = net.guard(src, write, &hbm).map_err(|r| r.refusal());
+        assert_eq!(model, reference, "{src} writes at {}", write.word);
+    }
+    assert_eq!(
+        net.guard(1, &w(mb.end() - 1, vec![0, 0]), &hbm)
+            .map_err(|r| r.refusal()),
+        Err(Refusal::Outside)
+    );
+}
+
+/// The tests' short links, with the longer wait (64 polls) and the default
+/// signer, as fast_path.rs and verilator.rs run them.
+fn quick(replicas: usize, slots: u64, layout: Version) -> ClusterConfig {
+    ClusterConfig {
+        wait_polls: 64,
+        sign_latency: defaults::SIGN_LATENCY,
+        verify_latency: defaults::VERIFY_LATENCY,
+        layout,
+        ..ClusterConfig::quick(replicas, slots)
+    }
+}
+
+fn byte(word: usize) -> u64 {
+    NETWORK_PTR + 4 * word as u64
+}
+
+#[test]
+fn the_verilator_library_of_v3_is_the_v3_kernels_verilog() {
+    let v3 = kernel_verilog_for(Version::V3).unwrap();
+    assert_ne!(v3, kernel_verilog(), "v3 and v2 are different kernels");
+    assert!(v3.contains("the v3 layout"), "its header names it");
+    assert_eq!(kernel_verilog_for(Version::V2).unwrap(), kernel_verilog());
+    assert_eq!(kernel_verilog_for(Version::V1), Err(V1_REFUSED.to_string()));
+    let lib = Library::get_for(Version::V3).unwrap();
+    assert_eq!(lib.layout, Some(Version::V3));
+    assert_eq!(lib.ports, parse_ports(&v3, TOP).unwrap());
+    assert_ne!(lib.path, Library::get().unwrap().path);
+    assert_eq!(Library::get().unwrap().layout, Some(Version::V2));
+}
+
+/// Three timely replicas on v3 decide 8 slots, all on the fast path: the
+/// client's requests in order, the same decisions as a v2 cluster of the
+/// same seed, the guards agreeing with the model's v3 rule on every write,
+/// and each prepare in HBM where v3 puts it, (k, m, v, prev = dec[k - 1]).
+#[test]
+fn three_replicas_decide_8_slots_on_the_v3_fast_path_as_on_v2() {
+    let (n, slots, seed) = (3, 8, 5);
+    let run = |layout| {
+        let cfg = ClusterConfig {
+            seed,
+            ..quick(n, slots, layout)
+        };
+        let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+        let report = c.run().unwrap();
+        (c, report)
+    };
+    let (c3, v3) = run(Version::V3);
+    let (_, v2) = run(Version::V2);
+    let expected: Vec<(u64, u32)> = (1..=slots).map(|k| (k, proposal(seed, k - 1))).collect();
+    for report in [&v3, &v2] {
+        assert!(report.checks.ok(), "{:?}", report.checks.failures);
+        for r in &report.replicas {
+            let got: Vec<(u64, u32)> = r.decided.iter().map(|d| (d.k, d.m)).collect();
+            assert_eq!(got, expected, "replica {}", r.id);
+            assert!(r.decided.iter().all(|d| d.path == Path::Fast));
+            assert_eq!(r.status.fast as u64, slots, "replica {}", r.id);
+            assert_eq!((r.status.slow, r.status.timeouts), (0, 0));
+            assert_eq!(r.status.error, 0, "replica {}", r.id);
+            assert_eq!(r.guard.refused, 0, "replica {}", r.id);
+        }
+        assert!(report.network.guard_agreements > 0);
+        assert_eq!(report.network.guard_disagreements, 0);
+        // The leader's prepares, one per slot.
+        assert_eq!(report.proposal_cycles.len() as u64, slots);
+    }
+    assert_eq!(v3.proposed, v2.proposed);
+    // The prepares lie where v3 puts them: a beat per slot, (k, m, v, prev).
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let v2_layout = Mailbox::v2(BUILD_N, G, SB);
+    assert_eq!(c3.net.mailbox(), &mb);
+    for r in 0..n {
+        for (i, &(k, m)) in expected.iter().enumerate() {
+            let got = c3.hbms[r].read_words(byte(mb.prepare(i)), 4);
+            let prev = if i == 0 { 0 } else { expected[i - 1].1 };
+            let mut want = vec![0; 4];
+            want[field3::PREPARE_K] = k as u32;
+            want[field3::PREPARE_M] = m;
+            want[field3::PREPARE_V] = 0;
+            want[field3::PREPARE_PREV] = prev;
+            assert_eq!(got, want, "replica {r}, the prepare of k = {k}");
+        }
+        // Where v2 puts the second prepare, v3 has the first one's padding.
+        assert_eq!(
+            c3.hbms[r].read_words(byte(v2_layout.prepare(1)), 4),
+            vec![0; 4]
+        );
+    }
+    // The decision cycles: equal to v2's, cycle for cycle, on this run
+    // (the v3 guard buffers two beats, but a one-beat prepare and the
+    // two-word votes pass it as v2's; a change of v3's timing shows here).
+    for (a, b) in v2.replicas.iter().zip(&v3.replicas) {
+        let d: Vec<(u64, u64, u64)> = a
+            .decided
+            .iter()
+            .zip(&b.decided)
+            .map(|(x, y)| (x.k, x.cycle, y.cycle))
+            .collect();
+        eprintln!("replica {}: (k, v2 cycle, v3 cycle) {d:?}", a.id);
+        assert!(d.iter().all(|&(_, x, y)| x == y), "replica {}", a.id);
+    }
+    assert_eq!(v3.proposal_cycles, v2.proposal_cycles);
+    assert_eq!(v3.cycles, v2.cycles);
+    assert_eq!(v3.layout, Version::V3.name());
+    assert_eq!(v2.layout, Version::V2.name());
+    eprintln!(
+        "run: v2 {} cycles, v3 {} cycles; proposals v2 {:?}, v3 {:?}",
+        v2.cycles, v3.cycles, v2.proposal_cycles, v3.proposal_cycles
+    );
+}
+
+/// The v3 kernel on rust-hdl's simulator and on Verilator: every output
+/// port equal on every cycle of a 20-slot fast-path run (past the window of
+/// G = 16 slots).
+#[test]
+fn the_v3_kernel_agrees_on_both_backends() {
+    let cfg = ClusterConfig {
+        seed: 9,
+        ..quick(3, 20, Version::V3)
+    };
+    let a = differential(&cfg, Backend::RustHdl, Backend::Verilator, 0)
+        .unwrap()
+        .unwrap_or_else(|m| panic!("{m}"));
+    assert!(a.report.checks.ok(), "{:?}", a.report.checks.failures);
+    for r in &a.report.replicas {
+        assert_eq!(r.decided.len(), 20, "replica {}", r.id);
+        assert_eq!(r.status.fast, 20, "replica {}", r.id);
+    }
+    eprintln!("{} cycles compared", a.cycles);
+}
+
+/// A slot whose fast path times out stops the v3 kernel with
+/// `RecoveryNotBuilt` (it has no slow path yet), where v2 decides it on the
+/// slow path; what was decided before still agrees.
+#[test]
+fn a_timeout_stops_the_v3_kernel_where_v2_takes_the_slow_path() {
+    let run = |layout| {
+        let cfg = ClusterConfig {
+            seed: 3,
+            // The first slot's votes from 1 reach 0 late.
+            delays: vec![LinkDelay {
+                src: 1,
+                dst: 0,
+                extra: 3_000,
+                from_cycle: 0,
+                to_cycle: 2_000,
+            }],
+            ..quick(3, 2, layout)
+        };
+        backend::run(&cfg, Backend::Verilator).unwrap()
+    };
+    let v3 = run(Version::V3);
+    assert!(v3.checks.ok(), "{:?}", v3.checks.failures);
+    let stopped: Vec<usize> = v3
+        .replicas
+        .iter()
+        .filter(|r| r.status.error as u64 == ConfigError::RecoveryNotBuilt.code())
+        .map(|r| r.id)
+        .collect();
+    // Every replica timed out on k = 1 and stopped there.
+    assert_eq!(stopped, vec![0, 1, 2], "{}", v3.summary());
+    assert!(
+        v3.summary().contains("stopped (status code 7)"),
+        "{}",
+        v3.summary()
+    );
+    assert!(v3
+        .replicas
+        .iter()
+        .all(|r| r.decided.is_empty() && r.status.slow == 0 && r.status.timeouts == 1));
+    let v2 = run(Version::V2);
+    assert!(v2.checks.ok(), "{:?}", v2.checks.failures);
+    assert!(v2
+        .replicas
+        .iter()
+        .all(|r| r.decided.len() == 2 && r.status.error == 0));
+    assert!(v2.replicas.iter().any(|r| r.status.slow > 0));
+    eprintln!("v3 stopped replicas {stopped:?}:\n{}", v3.summary());
+}
+
+/// `simulate --layout v3` runs the v3 kernel and says so; without the flag
+/// (or with `--layout v2`) the report is v2's, byte for byte, with no
+/// `layout` key.
+#[test]
+fn the_cli_runs_v3_and_names_it() {
+    let args = |layout: Option<&'static str>| {
+        let mut a = vec![
+            "simulate",
+            "--replicas",
+            "3",
+            "--slots",
+            "3",
+            "--seed",
+            "2",
+            "--net-latency",
+            "40",
+            "--quiet",
+            "--threads",
+            "1",
+        ];
+        if let Some(l) = layout {
+            a.extend(["--layout", l]);
+        }
+        a
+    };
+    let run = |layout: Option<&'static str>, json: bool| {
+        let mut a = args(layout);
+        if json {
+            a.push("--json");
+        }
+        let out = rhdl_ubft(&a);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let v3 = run(Some("v3"), false);
+    assert!(v3.contains("cycles on verilator, layout v3\n"), "{v3}");
+    assert!(v3.contains("3 decided (3 fast, 0 slow)"), "{v3}");
+    let v3_json = run(Some("v3"), true);
+    assert!(v3_json.contains("\"layout\": \"v3\""), "{v3_json}");
+    let v2_json = run(None, true);
+    assert!(!v2_json.contains("\"layout\""), "{v2_json}");
+    assert_eq!(run(Some("v2"), true), v2_json);
+    // Apart from the layout key, v3's report is v2's on this run.
+    assert_eq!(v3_json.replace("  \"layout\": \"v3\",\n", ""), v2_json);
+}
+
+/// A test that makes a v3 cluster Byzantine by hand is stopped by name.
+#[test]
+#[should_panic(
+    expected = "an adversary on replica 1 of a layout v3 cluster: the v3 kernel runs the fast path only so far"
+)]
+fn an_adversary_set_by_hand_on_v3_panics_with_the_reason() {
+    let mut c = ubft_sim::cluster::Cluster::new(quick(3, 1, Version::V3)).unwrap();
+    c.set_adversary(1, Box::new(ubft_sim::adversary::Silent { from_cycle: 0 }));
+}
+
+/// Kernels of one layout in a cluster configured for the other.
+#[test]
+#[should_panic(expected = "replica 0's kernel runs layout v2 but the cluster is configured for v3")]
+fn v2_kernels_in_a_v3_cluster_are_refused() {
+    let kernels = backend::kernels(Backend::RustHdl, 3).unwrap();
+    ubft_sim::cluster::Cluster::with_kernels(quick(3, 1, Version::V3), kernels);
+}
+
+/// Five and seven replicas, 20 slots (past the window): v3 decides on the
+/// fast path what v2 decides, on the same cycles.
+#[test]
+fn five_and_seven_replicas_decide_as_on_v2() {
+    for (n, seed) in [(5, 12), (7, 13)] {
+        let run = |layout| {
+            let cfg = ClusterConfig {
+                seed,
+                ..quick(n, 20, layout)
+            };
+            backend::run(&cfg, Backend::Verilator).unwrap()
+        };
+        let (v3, v2) = (run(Version::V3), run(Version::V2));
+        assert!(v3.checks.ok(), "n = {n}: {:?}", v3.checks.failures);
+        for (a, b) in v2.replicas.iter().zip(&v3.replicas) {
+            assert_eq!(b.status.fast, 20, "n = {n}, replica {}", b.id);
+            assert_eq!(a.decided, b.decided, "n = {n}, replica {}", b.id);
+        }
+        eprintln!(
+            "n = {n}: {} cycles on v2 and {} on v3",
+            v2.cycles, v3.cycles
+        );
+    }
+}
