@@ -187,7 +187,8 @@ pub enum Version {
     /// The recovery's (docs/recovery.md, section 13): v2's prepare widened to
     /// (k, m, v, prev) on a beat of its own, v2's will_cert and will_commit,
     /// and records of whole beats whose first beat is the block their
-    /// signature covers. Not run by the kernel yet (issue 11 builds it).
+    /// signature covers. Run by the v3 build (`kernel::KernelV3`, the fast
+    /// path and R7 so far; issue 11 builds the rest); the card runs v2.
     V3,
 }
 
@@ -503,7 +504,7 @@ impl Mailbox {
     }
 
     /// The recovery's layout (see [`Version::V3`]; docs/recovery.md,
-    /// section 13). Not run by the kernel yet.
+    /// section 13). Run by the v3 build (`kernel::KernelV3`), not the card's.
     pub fn v3(n: usize, g: usize, sb: usize) -> Mailbox {
         Self::build(Version::V3, n, g, sb)
     }
@@ -870,7 +871,7 @@ fn v3_markdown() -> String {
     let b = Mailbox::v3(BUILD_N, crate::params::G, crate::params::SB);
     let f1 = crate::params::faults(b.n) + 1;
     let mut s = format!(
-        "\n## Mailbox::v3 (the recovery's; not run by the kernel yet), the default build: N = {}, G = {}, SB = {}\n\n",
+        "\n## Mailbox::v3 (the recovery's; run by the v3 build, KernelV3, not the card's yet), the default build: N = {}, G = {}, SB = {}\n\n",
         b.n, b.g, b.sb
     );
     s += "The layout of docs/recovery.md (section 13), which issue 11 builds into the kernel; v2 above is what \

@@ -5,9 +5,13 @@
 //! links between the cards. A replica's command on queue pair `q` goes to
 //! replica `q - qpn_base`; a stack has no connection to its own card, so a
 //! queue pair naming no replica, or the sender itself, is refused. Only a
-//! single-packet RDMA WRITE (`RC_RDMA_WRITE_ONLY`, card memory, 4 to 64 bytes
-//! in whole words, `laddr == raddr`, inside the mailbox buffer) is taken; any
-//! other command is counted as [`Malformed`] and dropped.
+//! single-packet RDMA WRITE (`RC_RDMA_WRITE_ONLY`, card memory, 4 bytes to
+//! the layout's longest record in whole words: 64 bytes in v2, 1 KiB in v3,
+//! `laddr == raddr`, inside the mailbox buffer) is taken; any other command
+//! is counted as [`Malformed`] and dropped. A v3 record of more than one beat
+//! is one packet on a path MTU of 1 KiB or more; a stack that split it into
+//! packets would hand the guard several memory-write commands, which this
+//! model does not do (docs/broadcast.md, Rounds: the PMTU is not checked).
 //!
 //! Timing, in kernel cycles:
 //!
@@ -231,7 +235,8 @@ pub enum MalformedKind {
     Opcode(u64),
     /// `host = 1`: host memory, which this cluster has none of.
     HostMemory,
-    /// Length not 4 to 64 bytes in whole words.
+    /// Length not 4 bytes to the layout's longest record (64 in v2, 1 KiB in
+    /// v3) in whole words.
     Length(u64),
     /// Local address not word-aligned.
     Unaligned(u64),
@@ -456,6 +461,9 @@ pub struct Links {
     qpn_base: u64,
     network_ptr: u64,
     buffer_bytes: u64,
+    /// The longest WRITE taken: the layout's longest record, at least a
+    /// beat (64 bytes in v2, 1 KiB in v3).
+    max_write_bytes: u64,
     mailbox: Mailbox,
     delays: Vec<Delay>,
     delivery: Delivery,
@@ -508,6 +516,7 @@ impl Network {
                 qpn_base,
                 network_ptr,
                 buffer_bytes: mailbox.end() as u64 * WORD_BYTES,
+                max_write_bytes: (max_record_words(&mailbox) as u64 * WORD_BYTES).max(BEAT_BYTES),
                 mailbox,
                 delays: Vec::new(),
                 delivery: Delivery::Kernel,
@@ -1006,7 +1015,7 @@ impl Links {
         if cmd.host {
             return Err(MalformedKind::HostMemory);
         }
-        if cmd.length == 0 || cmd.length % WORD_BYTES != 0 || cmd.length > BEAT_BYTES {
+        if cmd.length == 0 || cmd.length % WORD_BYTES != 0 || cmd.length > self.max_write_bytes {
             return Err(MalformedKind::Length(cmd.length));
         }
         if cmd.laddr % WORD_BYTES != 0 {

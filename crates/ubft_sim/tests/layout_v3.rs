@@ -525,3 +525,84 @@ fn five_and_seven_replicas_decide_as_on_v2() {
         );
     }
 }
+
+/// R7 (slow3.md): where the v3 leader's fast path times out holding the
+/// slot, it signs its PREPARE's PREP block [1, v, k, m, prev] and writes
+/// prep_sig[s(k)], the block and then the signature, into every replica's
+/// mailbox; the guards take it (a leader's record, checked by its view
+/// word) and the signature verifies as the leader's over that block only.
+/// The followers' Slow3 writes nothing. Then every replica stops with
+/// `RecoveryNotBuilt`.
+#[test]
+fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
+    use ubft_sim::signer::{block_bytes, block_mutants, signing_key};
+    let n = 3;
+    let cfg = ClusterConfig {
+        seed: 3,
+        // The first slot's votes from 1 reach 0 late: the leader, 0, times
+        // out in FastWaitCert; 1 and 2 in FastWaitCommit.
+        delays: vec![LinkDelay {
+            src: 1,
+            dst: 0,
+            extra: 3_000,
+            from_cycle: 0,
+            to_cycle: 2_000,
+        }],
+        ..quick(n, 2, Version::V3)
+    };
+    let seed = cfg.seed;
+    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    // The run ends when every replica has stopped; the leader stops with
+    // Broadcast's `done`, its WRITEs still on the wire: let them land.
+    for _ in 0..500 {
+        c.step().unwrap();
+    }
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let m = proposal(seed, 0);
+    let block = field3::block(field3::KIND_PREP, 0, 1, m, 0);
+    let key = signing_key(seed, 0).verifying_key();
+    let at = mb.record(Region::PrepSig, 0, 0);
+    for r in 0..n {
+        let st = &report.replicas[r].status;
+        assert_eq!(
+            st.error as u64,
+            ConfigError::RecoveryNotBuilt.code(),
+            "replica {r}: {}",
+            report.summary()
+        );
+        assert_eq!(report.replicas[r].guard.refused, 0, "replica {r}");
+        // Beat 0: the block, and nothing else in the beat.
+        let beat0 = c.hbms[r].read_words(byte(at), 16);
+        assert_eq!(&beat0[..8], &block[..], "replica {r}'s prep_sig block");
+        assert!(beat0[8..].iter().all(|&w| w == 0), "replica {r}: {beat0:?}");
+        // Beat 1: the leader's signature over exactly that block.
+        let words = c.hbms[r].read_words(byte(at + 16), 16);
+        let mut bytes = [0u8; 64];
+        for (i, w) in words.iter().enumerate() {
+            bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        let sig = ed25519_dalek::Signature::from_bytes(&bytes);
+        assert!(
+            key.verify_strict(&block_bytes(&block), &sig).is_ok(),
+            "replica {r}'s copy of the leader's PREP signature"
+        );
+        for (what, x) in block_mutants(&block, &[0, 1, 2, 3, 4]) {
+            assert!(
+                key.verify_strict(&block_bytes(&x), &sig).is_err(),
+                "it verifies with {what}"
+            );
+        }
+        // The followers sign no PREP: the second slot's prep_sig is empty
+        // and nobody wrote another (one write of two beats per replica).
+        assert_eq!(
+            c.hbms[r].read_words(byte(mb.record(Region::PrepSig, 1, 0)), 32),
+            vec![0; 32]
+        );
+    }
+    assert_eq!(report.network.guard_disagreements, 0);
+    // Each 128-byte WRITE was one well-formed command (v3's longest is 1 KiB).
+    assert_eq!(c.net.stats().malformed, vec![0; n]);
+    eprintln!("{}", report.summary());
+}
