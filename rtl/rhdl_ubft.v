@@ -10964,10 +10964,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             bc_data = ((prep_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
-        cp_wr_en = slow3$cp_wr_en;
+        cp_wr_en = slow3$cp_wr_en & v3;
         cp_wr_beat = 32'h1;
         cp_wr_data = sg_resp_sig;
-        cp_start = slow3$cp_start;
+        cp_start = slow3$cp_start & v3;
         cp_first = 32'h1;
         cp_last = 32'h1;
         sg_sign = slow$sg_sign | slow3$sg_sign;

@@ -1027,10 +1027,12 @@ impl<const N: usize> Logic for Protocol<N> {
             self.bc_beats.next = 2.into();
         }
         // COMPOSE's beat 1 takes the signer's response (Slow3's signature).
-        self.cp_wr_en.next = self.slow3.cp_wr_en.val();
+        // (Slow3 runs in v3 only; the constant in its write and start lets
+        // synthesis drop COMPOSE's RAM from the v2 build.)
+        self.cp_wr_en.next = self.slow3.cp_wr_en.val() & self.v3.val();
         self.cp_wr_beat.next = 1.into();
         self.cp_wr_data.next = self.sg_resp_sig.val();
-        self.cp_start.next = self.slow3.cp_start.val();
+        self.cp_start.next = self.slow3.cp_start.val() & self.v3.val();
         self.cp_first.next = 1.into();
         self.cp_last.next = 1.into();
         self.sg_sign.next = self.slow.sg_sign.val() | self.slow3.sg_sign.val();
