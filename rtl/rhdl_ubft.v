@@ -11058,12 +11058,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             bc_data = sg_resp_sig;
         end
         bc_beats = 32'h1;
-        if (slow3$bc_prep_sig) begin
+        if (slow3$bc_prep_sig & v3) begin
             bc_words = 32'h10;
             bc_data = ((prep_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
-        if (slow3$bc_cert) begin
+        if (slow3$bc_cert & v3) begin
             bc_words = 32'h10;
             bc_data = ((cert_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
@@ -11071,7 +11071,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         bc_round = slow3$bc_round & v3;
         cp_wr_en = slow3$cp_wr_en & v3;
         cp_wr_beat = 32'h1;
-        if (slow3$cp_from_fetch) begin
+        if (slow3$cp_from_fetch & v3) begin
             cp_wr_data = fetch_beat;
         end
         else begin
@@ -11083,7 +11083,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         sg_sign = slow$sg_sign | slow3$sg_sign;
         sg_verify = slow$sg_verify | slow3$sg_verify;
         sg_signer = slow$sg_signer | slow3$sg_signer;
-        if (slow3$sg_sus) begin
+        if (slow3$sg_sus & v3) begin
             sg_block = slow3$sus_block;
         end
         else if (slow3$sg_prep) begin
@@ -11092,7 +11092,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             sg_block = cert_block;
         end
-        if (slow3$sg_sus) begin
+        if (slow3$sg_sus & v3) begin
             sg_signature = slow3$sus_sig;
         end
         else begin

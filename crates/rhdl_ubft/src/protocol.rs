@@ -1099,13 +1099,13 @@ impl<const N: usize> Logic for Protocol<N> {
         // prep_sig (v3): the PREP block, then COMPOSE's beat 1 (the
         // signature); every other record is one beat.
         self.bc_beats.next = 1.into();
-        if self.slow3.bc_prep_sig.val() {
+        if self.slow3.bc_prep_sig.val() & self.v3.val() {
             // prep_sig, or its echo: B, then the signature.
             self.bc_words.next = 16.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.prep_block.val());
             self.bc_beats.next = 2.into();
         }
-        if self.slow3.bc_cert.val() {
+        if self.slow3.bc_cert.val() & self.v3.val() {
             // certify: C, then the share.
             self.bc_words.next = 16.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.cert_block.val());
@@ -1117,7 +1117,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // synthesis drop COMPOSE's RAM from the v2 build.)
         self.cp_wr_en.next = self.slow3.cp_wr_en.val() & self.v3.val();
         self.cp_wr_beat.next = 1.into();
-        if self.slow3.cp_from_fetch.val() {
+        if self.slow3.cp_from_fetch.val() & self.v3.val() {
             self.cp_wr_data.next = self.fetch_beat.val();
         } else {
             self.cp_wr_data.next = self.sg_resp_sig.val();
@@ -1129,14 +1129,16 @@ impl<const N: usize> Logic for Protocol<N> {
         self.sg_verify.next = self.slow.sg_verify.val() | self.slow3.sg_verify.val();
         self.sg_signer.next = self.slow.sg_signer.val() | self.slow3.sg_signer.val();
         // The CERT block, or Slow3's PREP block; prev (<< 128) is 0 in v2.
-        if self.slow3.sg_sus.val() {
+        // (Slow3's wide selects carry the v3 constant, so synthesis drops
+        // its suspect registers and selects from the v2 build.)
+        if self.slow3.sg_sus.val() & self.v3.val() {
             self.sg_block.next = self.slow3.sus_block.val();
         } else if self.slow3.sg_prep.val() {
             self.sg_block.next = self.prep_block.val();
         } else {
             self.sg_block.next = self.cert_block.val();
         }
-        if self.slow3.sg_sus.val() {
+        if self.slow3.sg_sus.val() & self.v3.val() {
             self.sg_signature.next = self.slow3.sus_sig.val();
         } else {
             self.sg_signature.next = self.fetch_beat.val();
