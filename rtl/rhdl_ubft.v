@@ -122,6 +122,9 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [511:0] protocol$bc_data;
     wire  protocol$bc_local_only;
     wire  [4:0] protocol$bc_beats;
+    wire  protocol$bc_round;
+    reg  protocol$bc_round_done;
+    reg  protocol$bc_round_error;
     reg  protocol$bc_done;
     reg  protocol$bc_busy;
     wire  protocol$sg_sign;
@@ -400,6 +403,9 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .bc_data(protocol$bc_data),
         .bc_local_only(protocol$bc_local_only),
         .bc_beats(protocol$bc_beats),
+        .bc_round(protocol$bc_round),
+        .bc_round_done(protocol$bc_round_done),
+        .bc_round_error(protocol$bc_round_error),
         .bc_done(protocol$bc_done),
         .bc_busy(protocol$bc_busy),
         .sg_sign(protocol$sg_sign),
@@ -724,7 +730,9 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         protocol$bc_done = broadcast$done;
         protocol$bc_busy = broadcast$busy;
         broadcast$local_only = protocol$bc_local_only;
-        broadcast$round = 1'b0;
+        broadcast$round = protocol$bc_round;
+        protocol$bc_round_done = broadcast$round_done;
+        protocol$bc_round_error = broadcast$round_error;
         broadcast$beats = protocol$bc_beats;
         compose$clock = ap_clk;
         compose$rst_n = ap_rst_n;
@@ -10041,7 +10049,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -10068,6 +10076,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [511:0] bc_data;
     output reg  bc_local_only;
     output reg  [4:0] bc_beats;
+    output reg  bc_round;
+    input wire  bc_round_done;
+    input wire  bc_round_error;
     input wire  bc_done;
     input wire  bc_busy;
     output reg  sg_sign;
@@ -10111,6 +10122,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  v3 = 1'b0;
     localparam  err_recovery = 8'h7;
     localparam  prep_sig_base = 32'h0;
+    localparam  echo_prep_base = 32'h0;
+    localparam  certify3_base = 32'h0;
+    localparam  row2_len = 8'hf;
     localparam  prep_kind = 256'h1;
     localparam  prepare_base = 32'hd97090;
     localparam  will_cert_base = 32'hd970d0;
@@ -10241,20 +10255,48 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow3$start;
     wire  slow3$stop;
     reg  [7:0] slow3$id;
+    reg  [7:0] slow3$n;
     reg  [7:0] slow3$leader_id;
+    reg  [1:0] slow3$phase;
+    reg  [255:0] slow3$prep_block;
     reg  [31:0] slow3$prep_sig_word;
+    reg  [31:0] slow3$echo_row_word;
+    reg  [31:0] slow3$echo_own_word;
+    reg  [31:0] slow3$certify_own_word;
+    reg  slow3$expiring;
+    wire  slow3$missed;
+    wire  slow3$clear_wait;
+    wire  slow3$bad_share;
+    wire  slow3$fetch_start;
+    wire  [31:0] slow3$fetch_word;
+    wire  slow3$fetch_pair;
+    wire  slow3$fetch_row;
+    reg  [511:0] slow3$fetch_beat;
+    reg  slow3$fetch_beat_valid;
+    reg  slow3$fetch_done;
+    reg  slow3$fetch_error;
     wire  slow3$sg_sign;
+    wire  slow3$sg_verify;
     wire  slow3$sg_prep;
+    wire  slow3$sg_sus;
+    wire  [7:0] slow3$sg_signer;
     reg  slow3$sg_busy;
     reg  slow3$sg_resp_valid;
     reg  [7:0] slow3$sg_resp_status;
     wire  slow3$sg_resp_take;
+    wire  [255:0] slow3$sus_block;
+    wire  [511:0] slow3$sus_sig;
     wire  slow3$cp_wr_en;
+    wire  slow3$cp_from_fetch;
     wire  slow3$cp_start;
     wire  slow3$bc_start;
     wire  [31:0] slow3$bc_word;
     wire  slow3$bc_prep_sig;
+    wire  slow3$bc_cert;
+    wire  slow3$bc_round;
     reg  slow3$bc_done;
+    reg  slow3$round_done;
+    reg  slow3$round_error;
     wire  [7:0] slow3$sts_state;
     reg  view$clock;
     reg  view$rst_n;
@@ -10426,6 +10468,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] prev_word;
     reg  [255:0] prep_block;
     reg  [31:0] prep_sig_word;
+    reg  [31:0] echo_row_word;
+    reg  [31:0] echo_own_word;
+    reg  [31:0] certify_own_word;
+    reg  [255:0] cert_block;
     reg  hand_over;
     
     // Sub module instances
@@ -10534,20 +10580,48 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .start(slow3$start),
         .stop(slow3$stop),
         .id(slow3$id),
+        .n(slow3$n),
         .leader_id(slow3$leader_id),
+        .phase(slow3$phase),
+        .prep_block(slow3$prep_block),
         .prep_sig_word(slow3$prep_sig_word),
+        .echo_row_word(slow3$echo_row_word),
+        .echo_own_word(slow3$echo_own_word),
+        .certify_own_word(slow3$certify_own_word),
+        .expiring(slow3$expiring),
+        .missed(slow3$missed),
+        .clear_wait(slow3$clear_wait),
+        .bad_share(slow3$bad_share),
+        .fetch_start(slow3$fetch_start),
+        .fetch_word(slow3$fetch_word),
+        .fetch_pair(slow3$fetch_pair),
+        .fetch_row(slow3$fetch_row),
+        .fetch_beat(slow3$fetch_beat),
+        .fetch_beat_valid(slow3$fetch_beat_valid),
+        .fetch_done(slow3$fetch_done),
+        .fetch_error(slow3$fetch_error),
         .sg_sign(slow3$sg_sign),
+        .sg_verify(slow3$sg_verify),
         .sg_prep(slow3$sg_prep),
+        .sg_sus(slow3$sg_sus),
+        .sg_signer(slow3$sg_signer),
         .sg_busy(slow3$sg_busy),
         .sg_resp_valid(slow3$sg_resp_valid),
         .sg_resp_status(slow3$sg_resp_status),
         .sg_resp_take(slow3$sg_resp_take),
+        .sus_block(slow3$sus_block),
+        .sus_sig(slow3$sus_sig),
         .cp_wr_en(slow3$cp_wr_en),
+        .cp_from_fetch(slow3$cp_from_fetch),
         .cp_start(slow3$cp_start),
         .bc_start(slow3$bc_start),
         .bc_word(slow3$bc_word),
         .bc_prep_sig(slow3$bc_prep_sig),
+        .bc_cert(slow3$bc_cert),
+        .bc_round(slow3$bc_round),
         .bc_done(slow3$bc_done),
+        .round_done(slow3$round_done),
+        .round_error(slow3$round_error),
         .sts_state(slow3$sts_state)
     );
     rhdl_ubft$protocol$view view(
@@ -10833,6 +10907,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         prep_sig_word = prep_sig_base + (((slot$q) & 32'hffffffff) << 32'h5);
         prep_block = prep_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        cert_block = cert_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        echo_row_word = echo_prep_base + (((slot_n$q) & 32'hffffffff) << 32'h5);
+        echo_own_word = echo_row_word + (((id) & 32'hffffffff) << 32'h5);
+        certify_own_word = certify3_base + (((slot_n$q) & 32'hffffffff) << 32'h5) + (((id) & 32'hffffffff) << 32'h5);
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
         flag_row = certify_valid_base + (((slot$q) & 32'hffffffff) << row_shift);
@@ -10869,7 +10947,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$votes = tally$votes;
         fast$m_held = requests$holds;
         fast$prev_ok = ~v3 | (fetch_beat[(32'h60)+:(32)] == prev$q);
-        fast$expiring = expiring;
+        fast$expiring = (waited$q + 32'h1) >= (((wait_polls) & 24'hffffff) << streak$q);
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
         fast$bc_done = bc_done;
@@ -10897,6 +10975,19 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$id = id;
         slow3$leader_id = leader_id$q;
         slow3$prep_sig_word = prep_sig_word;
+        slow3$n = n;
+        slow3$phase = phase$q;
+        slow3$prep_block = prep_block;
+        slow3$echo_row_word = echo_row_word;
+        slow3$echo_own_word = echo_own_word;
+        slow3$certify_own_word = certify_own_word;
+        slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 24'hffffff) << streak$q);
+        slow3$fetch_beat = fetch_beat;
+        slow3$fetch_beat_valid = fetch_beat_valid;
+        slow3$fetch_done = fetch_done;
+        slow3$fetch_error = fetch_error;
+        slow3$round_done = bc_round_done;
+        slow3$round_error = bc_round_error;
         slow3$sg_busy = sg_busy;
         slow3$sg_resp_valid = sg_resp_valid;
         slow3$sg_resp_status = sg_resp_status;
@@ -10934,9 +11025,17 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             m_new = m$q;
         end
-        fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | view$fetch_start;
-        poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | view$fetch_word;
-        fetch_len = view$fetch_len;
+        fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | slow3$fetch_start | view$fetch_start;
+        poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | slow3$fetch_word | view$fetch_word;
+        if (slow3$fetch_row) begin
+            fetch_len = row2_len;
+        end
+        else if (slow3$fetch_pair) begin
+            fetch_len = 32'h1;
+        end
+        else begin
+            fetch_len = view$fetch_len;
+        end
         fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
         bc_start = leader$bc_start | fast$bc_start | slow$bc_start | slow3$bc_start | view$bc_start;
         bc_word = leader$bc_word | fast$bc_word | slow$bc_word | slow3$bc_word | view$bc_word;
@@ -10959,27 +11058,46 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             bc_data = sg_resp_sig;
         end
         bc_beats = 32'h1;
-        if (slow3$bc_prep_sig) begin
+        if (slow3$bc_prep_sig & v3) begin
             bc_words = 32'h10;
             bc_data = ((prep_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
+        if (slow3$bc_cert & v3) begin
+            bc_words = 32'h10;
+            bc_data = ((cert_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = 32'h2;
+        end
+        bc_round = slow3$bc_round & v3;
         cp_wr_en = slow3$cp_wr_en & v3;
         cp_wr_beat = 32'h1;
-        cp_wr_data = sg_resp_sig;
+        if (slow3$cp_from_fetch & v3) begin
+            cp_wr_data = fetch_beat;
+        end
+        else begin
+            cp_wr_data = sg_resp_sig;
+        end
         cp_start = slow3$cp_start & v3;
         cp_first = 32'h1;
         cp_last = 32'h1;
         sg_sign = slow$sg_sign | slow3$sg_sign;
-        sg_verify = slow$sg_verify;
-        sg_signer = slow$sg_signer;
-        if (slow3$sg_prep) begin
+        sg_verify = slow$sg_verify | slow3$sg_verify;
+        sg_signer = slow$sg_signer | slow3$sg_signer;
+        if (slow3$sg_sus & v3) begin
+            sg_block = slow3$sus_block;
+        end
+        else if (slow3$sg_prep) begin
             sg_block = prep_block;
         end
         else begin
-            sg_block = cert_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+            sg_block = cert_block;
         end
-        sg_signature = fetch_beat;
+        if (slow3$sg_sus & v3) begin
+            sg_signature = slow3$sus_sig;
+        end
+        else begin
+            sg_signature = fetch_beat;
+        end
         sg_resp_take = slow$sg_resp_take | slow3$sg_resp_take | view$sg_resp_take;
         requests$clock = clock;
         requests$rst_n = rst_n;
@@ -10989,7 +11107,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         requests$probe_m = tally$record[(32'h20)+:(32)];
         requests$retire = (state$q == ProtocolSt$Decide) & dec_tready;
         requests$retire_m = m$q;
-        missed = leader$missed | fast$missed | slow$missed | view$missed;
+        missed = leader$missed | fast$missed | slow$missed | slow3$missed | view$missed;
         if (leader$open_round | view$open_round) begin
             waited$d = 32'h0;
             slow_path$d = 1'b0;
@@ -10997,7 +11115,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             vote_view$d = view_no$q;
             vote_leader$d = leader_id$q;
         end
-        if (fast$clear_wait | slow$clear_wait | view$clear_wait) begin
+        if (fast$clear_wait | slow$clear_wait | slow3$clear_wait | view$clear_wait) begin
             waited$d = 32'h0;
         end
         m$d = m_new;
@@ -11022,7 +11140,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             end
             slow_path$d = slow$decide_slow | view$decide_slow;
         end
-        if (slow$bad_share) begin
+        if (slow$bad_share | slow3$bad_share) begin
             bad_shares$d = bad_shares$q + 32'h1;
         end
         start_leader = 1'b0;
@@ -13066,7 +13184,7 @@ module rhdl_ubft$protocol$slow$vq(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$vq
 
 
-module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,leader_id,prep_sig_word,sg_sign,sg_prep,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,cp_wr_en,cp_start,bc_start,bc_word,bc_prep_sig,bc_done,sts_state);
+module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -13074,20 +13192,48 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,leader_id,prep_sig_wor
     input wire  start;
     output reg  stop;
     input wire  [7:0] id;
+    input wire  [7:0] n;
     input wire  [7:0] leader_id;
+    input wire  [1:0] phase;
+    input wire  [255:0] prep_block;
     input wire  [31:0] prep_sig_word;
+    input wire  [31:0] echo_row_word;
+    input wire  [31:0] echo_own_word;
+    input wire  [31:0] certify_own_word;
+    input wire  expiring;
+    output reg  missed;
+    output reg  clear_wait;
+    output reg  bad_share;
+    output reg  fetch_start;
+    output reg  [31:0] fetch_word;
+    output reg  fetch_pair;
+    output reg  fetch_row;
+    input wire  [511:0] fetch_beat;
+    input wire  fetch_beat_valid;
+    input wire  fetch_done;
+    input wire  fetch_error;
     output reg  sg_sign;
+    output reg  sg_verify;
     output reg  sg_prep;
+    output reg  sg_sus;
+    output reg  [7:0] sg_signer;
     input wire  sg_busy;
     input wire  sg_resp_valid;
     input wire  [7:0] sg_resp_status;
     output reg  sg_resp_take;
+    output reg  [255:0] sus_block;
+    output reg  [511:0] sus_sig;
     output reg  cp_wr_en;
+    output reg  cp_from_fetch;
     output reg  cp_start;
     output reg  bc_start;
     output reg  [31:0] bc_word;
     output reg  bc_prep_sig;
+    output reg  bc_cert;
+    output reg  bc_round;
     input wire  bc_done;
+    input wire  round_done;
+    input wire  round_error;
     output reg  [7:0] sts_state;
     
     // Constant declarations
@@ -13098,14 +13244,54 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,leader_id,prep_sig_wor
     localparam Slow3St$S3Start = 1;
     localparam Slow3St$S3SignPrep = 2;
     localparam Slow3St$S3SendPrepSig = 3;
+    localparam Slow3St$S3PollPrepSig = 4;
+    localparam Slow3St$S3WaitPrepSig = 5;
+    localparam Slow3St$S3VerifyPrep = 6;
+    localparam Slow3St$S3EchoPrep = 7;
+    localparam Slow3St$S3PollEchoPrep = 8;
+    localparam Slow3St$S3WaitEchoPrep = 9;
+    localparam Slow3St$S3VerifySuspect = 10;
+    localparam Slow3St$S3SignCert = 11;
+    localparam Slow3St$S3SendCert = 12;
     
     // Stub signals
-    reg  [1:0] state$d;
-    wire  [1:0] state$q;
+    reg  [3:0] state$d;
+    wire  [3:0] state$q;
     reg  state$clock;
-    reg  sign_sent$d;
-    wire  sign_sent$q;
-    reg  sign_sent$clock;
+    reg  sent$d;
+    wire  sent$q;
+    reg  sent$clock;
+    reg  [7:0] beat_i$d;
+    wire  [7:0] beat_i$q;
+    reg  beat_i$clock;
+    reg  blk_ok$d;
+    wire  blk_ok$q;
+    reg  blk_ok$clock;
+    reg  sus$d;
+    wire  sus$q;
+    reg  sus$clock;
+    reg  [7:0] sus_j$d;
+    wire  [7:0] sus_j$q;
+    reg  sus_j$clock;
+    reg  [255:0] sus_blk$d;
+    wire  [255:0] sus_blk$q;
+    reg  sus_blk$clock;
+    reg  [511:0] sus_sg$d;
+    wire  [511:0] sus_sg$q;
+    reg  sus_sg$clock;
+    reg  grab$d;
+    wire  grab$q;
+    reg  grab$clock;
+    reg  [7:0] checked$d;
+    wire  [7:0] checked$q;
+    reg  checked$clock;
+    reg  checked_any$d;
+    wire  checked_any$q;
+    reg  checked_any$clock;
+    
+    // Local signals
+    reg  [7:0] entry;
+    reg  suspect;
     
     // Sub module instances
     rhdl_ubft$protocol$slow3$state state(
@@ -13113,27 +13299,107 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,leader_id,prep_sig_wor
         .q(state$q),
         .clock(state$clock)
     );
-    rhdl_ubft$protocol$slow3$sign_sent sign_sent(
-        .d(sign_sent$d),
-        .q(sign_sent$q),
-        .clock(sign_sent$clock)
+    rhdl_ubft$protocol$slow3$sent sent(
+        .d(sent$d),
+        .q(sent$q),
+        .clock(sent$clock)
+    );
+    rhdl_ubft$protocol$slow3$beat_i beat_i(
+        .d(beat_i$d),
+        .q(beat_i$q),
+        .clock(beat_i$clock)
+    );
+    rhdl_ubft$protocol$slow3$blk_ok blk_ok(
+        .d(blk_ok$d),
+        .q(blk_ok$q),
+        .clock(blk_ok$clock)
+    );
+    rhdl_ubft$protocol$slow3$sus sus(
+        .d(sus$d),
+        .q(sus$q),
+        .clock(sus$clock)
+    );
+    rhdl_ubft$protocol$slow3$sus_j sus_j(
+        .d(sus_j$d),
+        .q(sus_j$q),
+        .clock(sus_j$clock)
+    );
+    rhdl_ubft$protocol$slow3$sus_blk sus_blk(
+        .d(sus_blk$d),
+        .q(sus_blk$q),
+        .clock(sus_blk$clock)
+    );
+    rhdl_ubft$protocol$slow3$sus_sg sus_sg(
+        .d(sus_sg$d),
+        .q(sus_sg$q),
+        .clock(sus_sg$clock)
+    );
+    rhdl_ubft$protocol$slow3$grab grab(
+        .d(grab$d),
+        .q(grab$q),
+        .clock(grab$clock)
+    );
+    rhdl_ubft$protocol$slow3$checked checked(
+        .d(checked$d),
+        .q(checked$q),
+        .clock(checked$clock)
+    );
+    rhdl_ubft$protocol$slow3$checked_any checked_any(
+        .d(checked_any$d),
+        .q(checked_any$q),
+        .clock(checked_any$clock)
     );
     
     // Update code
     always @(*) begin
         state$clock = clock;
-        sign_sent$clock = clock;
+        sent$clock = clock;
+        beat_i$clock = clock;
+        blk_ok$clock = clock;
+        sus$clock = clock;
+        sus_j$clock = clock;
+        sus_blk$clock = clock;
+        sus_sg$clock = clock;
+        grab$clock = clock;
+        checked$clock = clock;
+        checked_any$clock = clock;
         state$d = state$q;
-        sign_sent$d = sign_sent$q;
+        sent$d = sent$q;
+        beat_i$d = beat_i$q;
+        blk_ok$d = blk_ok$q;
+        sus$d = sus$q;
+        sus_j$d = sus_j$q;
+        sus_blk$d = sus_blk$q;
+        sus_sg$d = sus_sg$q;
+        grab$d = grab$q;
+        checked$d = checked$q;
+        checked_any$d = checked_any$q;
+        entry = beat_i$q >> 32'h1;
+        suspect = ~beat_i$q[32'h0] & (entry != id) & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(96)] == prep_block[(32'h0)+:(96)]) & (fetch_beat[(32'h0)+:(256)] != prep_block);
         stop = 1'b0;
+        missed = 1'b0;
+        clear_wait = 1'b0;
+        bad_share = 1'b0;
+        fetch_start = 1'b0;
+        fetch_word = 32'h0;
+        fetch_pair = 1'b0;
+        fetch_row = 1'b0;
         sg_sign = 1'b0;
+        sg_verify = 1'b0;
         sg_prep = 1'b0;
+        sg_sus = 1'b0;
+        sg_signer = 32'h0;
         sg_resp_take = 1'b0;
+        sus_block = sus_blk$q;
+        sus_sig = sus_sg$q;
         cp_wr_en = 1'b0;
+        cp_from_fetch = 1'b0;
         cp_start = 1'b0;
         bc_start = 1'b0;
         bc_word = 32'h0;
         bc_prep_sig = 1'b0;
+        bc_cert = 1'b0;
+        bc_round = 1'b0;
         case (state$q)
             Slow3St$Off:
                 begin
@@ -13143,28 +13409,35 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,leader_id,prep_sig_wor
                 end
             Slow3St$S3Start:
                 begin
-                    sign_sent$d = 1'b0;
+                    sent$d = 1'b0;
+                    checked_any$d = 1'b0;
+                    clear_wait = 1'b1;
                     if (id == leader_id) begin
                         sg_prep = 1'b1;
                         if (~sg_busy) begin
                             sg_sign = 1'b1;
-                            sign_sent$d = 1'b1;
+                            sent$d = 1'b1;
                         end
                         state$d = Slow3St$S3SignPrep;
                     end
+                    else if (phase == 32'h2) begin
+                        if (~sg_busy) begin
+                            sg_sign = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                        state$d = Slow3St$S3SignCert;
+                    end
                     else begin
-                        stop = 1'b1;
-                        state$d = Slow3St$Off;
+                        state$d = Slow3St$S3PollPrepSig;
                     end
                 end
             Slow3St$S3SignPrep:
                 begin
                     sg_prep = 1'b1;
-                    bc_word = prep_sig_word;
-                    if (~sign_sent$q) begin
+                    if (~sent$q) begin
                         if (~sg_busy) begin
                             sg_sign = 1'b1;
-                            sign_sent$d = 1'b1;
+                            sent$d = 1'b1;
                         end
                     end
                     else if (sg_resp_valid) begin
@@ -13183,16 +13456,200 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,leader_id,prep_sig_wor
                 begin
                     bc_word = prep_sig_word;
                     bc_prep_sig = 1'b1;
-                    if (~sign_sent$q) begin
-                        if (bc_done) begin
+                    if (sent$q) begin
+                        bc_start = 1'b1;
+                        cp_start = 1'b1;
+                        sent$d = 1'b0;
+                    end
+                    else if (bc_done) begin
+                        if (phase == 32'h2) begin
+                            if (~sg_busy) begin
+                                sg_sign = 1'b1;
+                                sent$d = 1'b1;
+                            end
+                            state$d = Slow3St$S3SignCert;
+                        end
+                        else begin
+                            state$d = Slow3St$S3PollPrepSig;
+                        end
+                    end
+                end
+            Slow3St$S3PollPrepSig:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_pair = 1'b1;
+                    fetch_word = prep_sig_word;
+                    beat_i$d = 32'h0;
+                    blk_ok$d = 1'b0;
+                    state$d = Slow3St$S3WaitPrepSig;
+                end
+            Slow3St$S3WaitPrepSig:
+                begin
+                    sg_prep = 1'b1;
+                    sg_signer = leader_id;
+                    cp_from_fetch = 1'b1;
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (beat_i$q == 32'h0) begin
+                            blk_ok$d = fetch_beat[(32'h0)+:(256)] == prep_block;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (~fetch_error & blk_ok$q & ~sg_busy) begin
+                            sg_verify = 1'b1;
+                            sent$d = 1'b1;
+                            cp_wr_en = 1'b1;
+                            state$d = Slow3St$S3VerifyPrep;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollPrepSig;
+                            end
+                        end
+                    end
+                end
+            Slow3St$S3VerifyPrep:
+                begin
+                    bc_word = echo_own_word;
+                    bc_prep_sig = 1'b1;
+                    if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_status == status_ok) begin
+                            bc_start = 1'b1;
+                            bc_round = 1'b1;
+                            cp_start = 1'b1;
+                            clear_wait = 1'b1;
+                            state$d = Slow3St$S3EchoPrep;
+                        end
+                        else begin
+                            bad_share = 1'b1;
+                            missed = 1'b1;
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollPrepSig;
+                            end
+                        end
+                    end
+                end
+            Slow3St$S3EchoPrep:
+                begin
+                    if (round_error) begin
+                        stop = 1'b1;
+                        state$d = Slow3St$Off;
+                    end
+                    else if (round_done) begin
+                        state$d = Slow3St$S3PollEchoPrep;
+                    end
+                end
+            Slow3St$S3PollEchoPrep:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_row = 1'b1;
+                    fetch_word = echo_row_word;
+                    beat_i$d = 32'h0;
+                    sus$d = 1'b0;
+                    grab$d = 1'b0;
+                    state$d = Slow3St$S3WaitEchoPrep;
+                end
+            Slow3St$S3WaitEchoPrep:
+                begin
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (grab$q) begin
+                            sus_sg$d = fetch_beat;
+                            grab$d = 1'b0;
+                        end
+                        else if (suspect & ~sus$q) begin
+                            sus$d = 1'b1;
+                            sus_j$d = entry;
+                            sus_blk$d = fetch_beat[(32'h0)+:(256)];
+                            grab$d = 1'b1;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            state$d = Slow3St$S3PollEchoPrep;
+                        end
+                        else if (sus$q | (suspect & ~grab$q)) begin
+                            sent$d = 1'b0;
+                            state$d = Slow3St$S3VerifySuspect;
+                        end
+                        else begin
+                            clear_wait = 1'b1;
+                            if (~sg_busy) begin
+                                sg_sign = 1'b1;
+                                sent$d = 1'b1;
+                            end
+                            else begin
+                                sent$d = 1'b0;
+                            end
+                            state$d = Slow3St$S3SignCert;
+                        end
+                    end
+                end
+            Slow3St$S3VerifySuspect:
+                begin
+                    sg_sus = 1'b1;
+                    sg_signer = leader_id;
+                    if (~sent$q) begin
+                        if (~sg_busy) begin
+                            sg_verify = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_status == status_ok) begin
+                            stop = 1'b1;
+                            state$d = Slow3St$Off;
+                        end
+                        else begin
+                            checked$d = sus_j$q;
+                            checked_any$d = 1'b1;
+                            state$d = Slow3St$S3PollEchoPrep;
+                        end
+                    end
+                end
+            Slow3St$S3SignCert:
+                begin
+                    if (~sent$q) begin
+                        if (~sg_busy) begin
+                            sg_sign = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_status == status_ok) begin
+                            cp_wr_en = 1'b1;
+                            state$d = Slow3St$S3SendCert;
+                        end
+                        else begin
                             stop = 1'b1;
                             state$d = Slow3St$Off;
                         end
                     end
-                    else begin
+                end
+            Slow3St$S3SendCert:
+                begin
+                    bc_word = certify_own_word;
+                    bc_cert = 1'b1;
+                    if (sent$q) begin
                         bc_start = 1'b1;
                         cp_start = 1'b1;
-                        sign_sent$d = 1'b0;
+                        sent$d = 1'b0;
+                    end
+                    else if (bc_done) begin
+                        stop = 1'b1;
+                        state$d = Slow3St$Off;
                     end
                 end
             default:
@@ -13216,6 +13673,42 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,leader_id,prep_sig_wor
                 begin
                     sts_state = 32'h2a;
                 end
+            Slow3St$S3PollPrepSig:
+                begin
+                    sts_state = 32'h2b;
+                end
+            Slow3St$S3WaitPrepSig:
+                begin
+                    sts_state = 32'h2c;
+                end
+            Slow3St$S3VerifyPrep:
+                begin
+                    sts_state = 32'h2d;
+                end
+            Slow3St$S3EchoPrep:
+                begin
+                    sts_state = 32'h2e;
+                end
+            Slow3St$S3PollEchoPrep:
+                begin
+                    sts_state = 32'h2f;
+                end
+            Slow3St$S3WaitEchoPrep:
+                begin
+                    sts_state = 32'h30;
+                end
+            Slow3St$S3VerifySuspect:
+                begin
+                    sts_state = 32'h31;
+                end
+            Slow3St$S3SignCert:
+                begin
+                    sts_state = 32'h32;
+                end
+            Slow3St$S3SendCert:
+                begin
+                    sts_state = 32'h33;
+                end
             default:
                 begin
                     sts_state = 32'h0;
@@ -13226,7 +13719,26 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,leader_id,prep_sig_wor
 endmodule // rhdl_ubft$protocol$slow3
 
 
-module rhdl_ubft$protocol$slow3$sign_sent(d,q,clock);
+module rhdl_ubft$protocol$slow3$beat_i(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$beat_i
+
+
+module rhdl_ubft$protocol$slow3$blk_ok(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -13242,14 +13754,90 @@ module rhdl_ubft$protocol$slow3$sign_sent(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$sign_sent
+endmodule // rhdl_ubft$protocol$slow3$blk_ok
+
+
+module rhdl_ubft$protocol$slow3$checked(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$checked
+
+
+module rhdl_ubft$protocol$slow3$checked_any(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$checked_any
+
+
+module rhdl_ubft$protocol$slow3$grab(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$grab
+
+
+module rhdl_ubft$protocol$slow3$sent(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$sent
 
 
 module rhdl_ubft$protocol$slow3$state(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
     input wire  clock;
     
     // Enums
@@ -13257,6 +13845,15 @@ module rhdl_ubft$protocol$slow3$state(d,q,clock);
     localparam Slow3St$S3Start = 1;
     localparam Slow3St$S3SignPrep = 2;
     localparam Slow3St$S3SendPrepSig = 3;
+    localparam Slow3St$S3PollPrepSig = 4;
+    localparam Slow3St$S3WaitPrepSig = 5;
+    localparam Slow3St$S3VerifyPrep = 6;
+    localparam Slow3St$S3EchoPrep = 7;
+    localparam Slow3St$S3PollEchoPrep = 8;
+    localparam Slow3St$S3WaitEchoPrep = 9;
+    localparam Slow3St$S3VerifySuspect = 10;
+    localparam Slow3St$S3SignCert = 11;
+    localparam Slow3St$S3SendCert = 12;
     
     // Update code (custom)
     initial begin
@@ -13268,6 +13865,82 @@ module rhdl_ubft$protocol$slow3$state(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow3$state
+
+
+module rhdl_ubft$protocol$slow3$sus(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$sus
+
+
+module rhdl_ubft$protocol$slow3$sus_blk(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$sus_blk
+
+
+module rhdl_ubft$protocol$slow3$sus_j(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$sus_j
+
+
+module rhdl_ubft$protocol$slow3$sus_sg(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$sus_sg
 
 
 module rhdl_ubft$protocol$slow_count(d,q,clock);

@@ -334,9 +334,10 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.protocol.bc_done.next = self.broadcast.done.val();
         self.protocol.bc_busy.next = self.broadcast.busy.val();
         self.broadcast.local_only.next = self.protocol.bc_local_only.val();
-        // Rounds: tied off until the slow path uses them (docs/recovery.md
-        // section 16, step 7; D10).
-        self.broadcast.round.next = false;
+        // Rounds (R13): Slow3's echo of prep_sig (v3; never in v2).
+        self.broadcast.round.next = self.protocol.bc_round.val();
+        self.protocol.bc_round_done.next = self.broadcast.round_done.val();
+        self.protocol.bc_round_error.next = self.broadcast.round_error.val();
         self.broadcast.beats.next = self.protocol.bc_beats.val();
         // A record's later beats: Protocol writes them into COMPOSE, which
         // streams them to Broadcast (v3's prep_sig; v2 sends one beat).

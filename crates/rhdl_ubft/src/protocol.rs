@@ -138,6 +138,10 @@ pub struct Protocol<const N: usize> {
     /// The record's beats (1 to 16): the first is `bc_data`, the rest come
     /// from COMPOSE's stream (v3; 1 in v2).
     pub bc_beats: Signal<Out, Bits<5>>,
+    /// A round (R13): Broadcast ends it with `bc_round_done` (v3; 0 in v2).
+    pub bc_round: Signal<Out, Bit>,
+    pub bc_round_done: Signal<In, Bit>,
+    pub bc_round_error: Signal<In, Bit>,
     pub bc_done: Signal<In, Bit>,
     pub bc_busy: Signal<In, Bit>,
     // The signer service (crate::setup).
@@ -258,6 +262,12 @@ pub struct Protocol<const N: usize> {
     prep_block: Signal<Local, Bits<BLOCK_BITS>>,
     /// prep_sig[s(k)] in words (v3).
     prep_sig_word: Signal<Local, Bits<32>>,
+    /// echo_prep[s(k)][0], echo_prep[s(k)][id], certify[s(k)][id] (v3).
+    echo_row_word: Signal<Local, Bits<32>>,
+    echo_own_word: Signal<Local, Bits<32>>,
+    certify_own_word: Signal<Local, Bits<32>>,
+    /// The slot's CERT block [CERT, view, k, m, prev, 0, 0, 0].
+    cert_block: Signal<Local, Bits<BLOCK_BITS>>,
     /// A machine hands over to SLOW or VIEW (v3 stops there instead).
     hand_over: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
@@ -266,6 +276,10 @@ pub struct Protocol<const N: usize> {
     v3: Constant<Bit>,
     err_recovery: Constant<Bits<8>>,
     prep_sig_base: Constant<Bits<32>>,
+    echo_prep_base: Constant<Bits<32>>,
+    certify3_base: Constant<Bits<32>>,
+    /// AxLEN of the echo_prep row: 2N beats.
+    row2_len: Constant<Bits<8>>,
     prep_kind: Constant<Bits<BLOCK_BITS>>,
     prepare_base: Constant<Bits<32>>,
     will_cert_base: Constant<Bits<32>>,
@@ -483,6 +497,18 @@ pub fn check_literals_v3<const N: usize>() {
         0,
         "prep_sig starts a beat"
     );
+    // echo_prep[s][j] and certify[s][j] = base + ((s * N + j) << 5): two
+    // beats a record (slot_n = s * N).
+    for region in [Region::EchoPrep, Region::Certify] {
+        for (slot, j) in [(0, 0), (0, N - 1), (G - 1, 0), (G - 1, N - 1)] {
+            assert_eq!(
+                mb.record(region, slot, j),
+                mb.base(region) + ((slot * N + j) << 5),
+                "{region:?}[{slot}][{j}]: base + ((slot_n + id) << 5)"
+            );
+        }
+    }
+    assert!(2 * N - 1 <= 255, "row2_len: AxLEN of 2N beats");
     {
         use crate::layout::field3::{BLOCK_K, BLOCK_M, BLOCK_PREV, BLOCK_V, KIND};
         assert_eq!(
@@ -644,6 +670,13 @@ impl<const N: usize> Protocol<N> {
             prev_word: Default::default(),
             prep_block: Default::default(),
             prep_sig_word: Default::default(),
+            echo_row_word: Default::default(),
+            echo_own_word: Default::default(),
+            certify_own_word: Default::default(),
+            cert_block: Default::default(),
+            bc_round: Default::default(),
+            bc_round_done: Default::default(),
+            bc_round_error: Default::default(),
             hand_over: Default::default(),
             slow3: Default::default(),
             bc_beats: Default::default(),
@@ -678,6 +711,9 @@ impl<const N: usize> Protocol<N> {
             cert_kind: Constant::new((KIND_CERT as u64).into()),
             prep_kind: Constant::new((KIND_PREP as u64).into()),
             prep_sig_base: Constant::new(base(Region::PrepSig).into()),
+            echo_prep_base: Constant::new(base(Region::EchoPrep).into()),
+            certify3_base: Constant::new(if v3 { base(Region::Certify) } else { 0 }.into()),
+            row2_len: Constant::new(((2 * N - 1) as u64).into()),
             v3: Constant::new(v3),
             err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
         }
@@ -823,6 +859,19 @@ impl<const N: usize> Logic for Protocol<N> {
             | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
             | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96)
             | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 128);
+        self.cert_block.next = self.cert_kind.val()
+            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 128);
+        // echo_prep and certify: N records of two beats a slot (v3).
+        self.echo_row_word.next =
+            self.echo_prep_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 5);
+        self.echo_own_word.next =
+            self.echo_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
+        self.certify_own_word.next = self.certify3_base.val()
+            + (bit_cast::<32, 16>(self.slot_n.q.val()) << 5)
+            + (bit_cast::<32, 8>(self.id.val()) << 5);
         self.cert_row.next = self.will_cert_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
         self.commit_row.next = self.will_commit_base.val()
@@ -881,7 +930,11 @@ impl<const N: usize> Logic for Protocol<N> {
         // replica's dec[k - 1] (R4); v2's prepare has none.
         self.fast.prev_ok.next =
             !self.v3.val() | (self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val());
-        self.fast.expiring.next = self.expiring.val();
+        // (From the registers, as Slow3's below: in the v3 build FAST's
+        // `start_slow` starts Slow3, whose requests come back into this
+        // block, and a shared local would close a false loop, UNOPTFLAT.)
+        self.fast.expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
         self.fast.fetch_done.next = self.fetch_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
         self.fast.bc_done.next = self.bc_done.val();
@@ -911,6 +964,23 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.id.next = self.id.val();
         self.slow3.leader_id.next = self.leader_id.q.val();
         self.slow3.prep_sig_word.next = self.prep_sig_word.val();
+        self.slow3.n.next = self.n.val();
+        self.slow3.phase.next = self.phase.q.val();
+        self.slow3.prep_block.next = self.prep_block.val();
+        self.slow3.echo_row_word.next = self.echo_row_word.val();
+        self.slow3.echo_own_word.next = self.echo_own_word.val();
+        self.slow3.certify_own_word.next = self.certify_own_word.val();
+        // (`expiring` again, from the registers: sharing the local with the
+        // statements that read Slow3's requests makes a false loop through
+        // Slow3 for Verilator, UNOPTFLAT, as Tally's tag below.)
+        self.slow3.expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
+        self.slow3.fetch_beat.next = self.fetch_beat.val();
+        self.slow3.fetch_beat_valid.next = self.fetch_beat_valid.val();
+        self.slow3.fetch_done.next = self.fetch_done.val();
+        self.slow3.fetch_error.next = self.fetch_error.val();
+        self.slow3.round_done.next = self.bc_round_done.val();
+        self.slow3.round_error.next = self.bc_round_error.val();
         self.slow3.sg_busy.next = self.sg_busy.val();
         self.slow3.sg_resp_valid.next = self.sg_resp_valid.val();
         self.slow3.sg_resp_status.next = self.sg_resp_status.val();
@@ -967,12 +1037,20 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fetch_start.next = self.leader.fetch_start.val()
             | self.fast.fetch_start.val()
             | self.slow.fetch_start.val()
+            | self.slow3.fetch_start.val()
             | self.view.fetch_start.val();
         self.poll_word.next = self.leader.fetch_word.val()
             | self.fast.fetch_word.val()
             | self.slow.fetch_word.val()
+            | self.slow3.fetch_word.val()
             | self.view.fetch_word.val();
-        self.fetch_len.next = self.view.fetch_len.val();
+        if self.slow3.fetch_row.val() {
+            self.fetch_len.next = self.row2_len.val();
+        } else if self.slow3.fetch_pair.val() {
+            self.fetch_len.next = 1.into();
+        } else {
+            self.fetch_len.next = self.view.fetch_len.val();
+        }
         self.fetch_addr.next = self.network_ptr.val()
             + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
         self.bc_start.next = self.leader.bc_start.val()
@@ -1021,34 +1099,50 @@ impl<const N: usize> Logic for Protocol<N> {
         // prep_sig (v3): the PREP block, then COMPOSE's beat 1 (the
         // signature); every other record is one beat.
         self.bc_beats.next = 1.into();
-        if self.slow3.bc_prep_sig.val() {
+        if self.slow3.bc_prep_sig.val() & self.v3.val() {
+            // prep_sig, or its echo: B, then the signature.
             self.bc_words.next = 16.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.prep_block.val());
             self.bc_beats.next = 2.into();
         }
+        if self.slow3.bc_cert.val() & self.v3.val() {
+            // certify: C, then the share.
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.cert_block.val());
+            self.bc_beats.next = 2.into();
+        }
+        self.bc_round.next = self.slow3.bc_round.val() & self.v3.val();
         // COMPOSE's beat 1 takes the signer's response (Slow3's signature).
         // (Slow3 runs in v3 only; the constant in its write and start lets
         // synthesis drop COMPOSE's RAM from the v2 build.)
         self.cp_wr_en.next = self.slow3.cp_wr_en.val() & self.v3.val();
         self.cp_wr_beat.next = 1.into();
-        self.cp_wr_data.next = self.sg_resp_sig.val();
+        if self.slow3.cp_from_fetch.val() & self.v3.val() {
+            self.cp_wr_data.next = self.fetch_beat.val();
+        } else {
+            self.cp_wr_data.next = self.sg_resp_sig.val();
+        }
         self.cp_start.next = self.slow3.cp_start.val() & self.v3.val();
         self.cp_first.next = 1.into();
         self.cp_last.next = 1.into();
         self.sg_sign.next = self.slow.sg_sign.val() | self.slow3.sg_sign.val();
-        self.sg_verify.next = self.slow.sg_verify.val();
-        self.sg_signer.next = self.slow.sg_signer.val();
+        self.sg_verify.next = self.slow.sg_verify.val() | self.slow3.sg_verify.val();
+        self.sg_signer.next = self.slow.sg_signer.val() | self.slow3.sg_signer.val();
         // The CERT block, or Slow3's PREP block; prev (<< 128) is 0 in v2.
-        if self.slow3.sg_prep.val() {
+        // (Slow3's wide selects carry the v3 constant, so synthesis drops
+        // its suspect registers and selects from the v2 build.)
+        if self.slow3.sg_sus.val() & self.v3.val() {
+            self.sg_block.next = self.slow3.sus_block.val();
+        } else if self.slow3.sg_prep.val() {
             self.sg_block.next = self.prep_block.val();
         } else {
-            self.sg_block.next = self.cert_kind.val()
-                | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 32)
-                | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
-                | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96)
-                | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 128);
+            self.sg_block.next = self.cert_block.val();
         }
-        self.sg_signature.next = self.fetch_beat.val();
+        if self.slow3.sg_sus.val() & self.v3.val() {
+            self.sg_signature.next = self.slow3.sus_sig.val();
+        } else {
+            self.sg_signature.next = self.fetch_beat.val();
+        }
         self.sg_resp_take.next = self.slow.sg_resp_take.val()
             | self.slow3.sg_resp_take.val()
             | self.view.sg_resp_take.val();
@@ -1070,6 +1164,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.missed.next = self.leader.missed.val()
             | self.fast.missed.val()
             | self.slow.missed.val()
+            | self.slow3.missed.val()
             | self.view.missed.val();
 
         // The machines' requests on the slot's registers.
@@ -1081,7 +1176,11 @@ impl<const N: usize> Logic for Protocol<N> {
             self.vote_view.d.next = self.view_no.q.val();
             self.vote_leader.d.next = self.leader_id.q.val();
         }
-        if self.fast.clear_wait.val() | self.slow.clear_wait.val() | self.view.clear_wait.val() {
+        if self.fast.clear_wait.val()
+            | self.slow.clear_wait.val()
+            | self.slow3.clear_wait.val()
+            | self.view.clear_wait.val()
+        {
             self.waited.d.next = 0.into();
         }
         self.m.d.next = self.m_new.val();
@@ -1107,7 +1206,7 @@ impl<const N: usize> Logic for Protocol<N> {
             }
             self.slow_path.d.next = self.slow.decide_slow.val() | self.view.decide_slow.val();
         }
-        if self.slow.bad_share.val() {
+        if self.slow.bad_share.val() | self.slow3.bad_share.val() {
             self.bad_shares.d.next = self.bad_shares.q.val() + 1;
         }
 
@@ -1311,7 +1410,7 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 43] = [
+pub const STATE_NAMES: [&str; 52] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -1355,4 +1454,13 @@ pub const STATE_NAMES: [&str; 43] = [
     "S3Start",
     "S3SignPrep",
     "S3SendPrepSig",
+    "S3PollPrepSig",
+    "S3WaitPrepSig",
+    "S3VerifyPrep",
+    "S3EchoPrep",
+    "S3PollEchoPrep",
+    "S3WaitEchoPrep",
+    "S3VerifySuspect",
+    "S3SignCert",
+    "S3SendCert",
 ];

@@ -606,3 +606,168 @@ fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
     assert_eq!(c.net.stats().malformed, vec![0; n]);
     eprintln!("{}", report.summary());
 }
+
+/// R8 and R9 (slow3.md), on the run of the test above: the leader, locked
+/// but not delivered (phase 1), reads its prep_sig back, verifies it,
+/// echoes it in a round into echo_prep[0][0] and, finding no other block
+/// of (v0, k1) in the row, delivers and certifies; the followers, which
+/// delivered on the fast path (phase 2), certify at once. So every
+/// mailbox holds three certify records of (C, share), each share verifying
+/// as its replica's over C = [2, 0, 1, m, 0, 0, 0, 0] only: the f + 1
+/// shares a certificate needs, and more. Then every replica stops with
+/// `RecoveryNotBuilt` (R10 on are not built).
+#[test]
+fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
+    use ubft_sim::signer::{block_bytes, block_mutants, signing_key};
+    let n = 3;
+    let cfg = ClusterConfig {
+        seed: 3,
+        delays: vec![LinkDelay {
+            src: 1,
+            dst: 0,
+            extra: 3_000,
+            from_cycle: 0,
+            to_cycle: 2_000,
+        }],
+        ..quick(n, 2, Version::V3)
+    };
+    let seed = cfg.seed;
+    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    for _ in 0..500 {
+        c.step().unwrap();
+    }
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let m = proposal(seed, 0);
+    let prep = field3::block(field3::KIND_PREP, 0, 1, m, 0);
+    let cert = field3::block(field3::KIND_CERT, 0, 1, m, 0);
+    let sig_at = |r: usize, word: usize| {
+        let words = c.hbms[r].read_words(byte(word), 16);
+        let mut bytes = [0u8; 64];
+        for (i, w) in words.iter().enumerate() {
+            bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        ed25519_dalek::Signature::from_bytes(&bytes)
+    };
+    for r in 0..n {
+        let st = &report.replicas[r].status;
+        assert_eq!(st.error as u64, ConfigError::RecoveryNotBuilt.code());
+        assert_eq!((st.bad_shares, st.decisions), (0, 0), "replica {r}");
+        assert_eq!(report.replicas[r].guard.refused, 0, "replica {r}");
+        // The leader's echo of its prep_sig, in a round; the followers
+        // delivered fast and echo nothing.
+        let echo = mb.record(Region::EchoPrep, 0, 0);
+        assert_eq!(c.hbms[r].read_words(byte(echo), 8), prep.to_vec());
+        assert!(signing_key(seed, 0)
+            .verifying_key()
+            .verify_strict(&block_bytes(&prep), &sig_at(r, echo + 16))
+            .is_ok());
+        for j in 1..n {
+            let e = mb.record(Region::EchoPrep, 0, j);
+            assert_eq!(c.hbms[r].read_words(byte(e), 32), vec![0; 32], "echo {j}");
+        }
+        // Every replica's share, in every mailbox.
+        for j in 0..n {
+            let at = mb.record(Region::Certify, 0, j);
+            assert_eq!(
+                c.hbms[r].read_words(byte(at), 16)[..8],
+                cert[..],
+                "replica {r}'s copy of {j}'s CERT block"
+            );
+            let key = signing_key(seed, j).verifying_key();
+            let share = sig_at(r, at + 16);
+            assert!(
+                key.verify_strict(&block_bytes(&cert), &share).is_ok(),
+                "replica {r}'s copy of {j}'s share"
+            );
+            for (what, x) in block_mutants(&cert, &[0, 1, 2, 3, 4]) {
+                assert!(
+                    key.verify_strict(&block_bytes(&x), &share).is_err(),
+                    "{j}'s share verifies with {what}"
+                );
+            }
+        }
+    }
+    assert_eq!(report.network.guard_disagreements, 0);
+    assert_eq!(c.net.stats().malformed, vec![0; n]);
+}
+
+/// R8's register check (slow3.md, S3WaitEchoPrep and S3VerifySuspect), on
+/// the run above with an echo planted in the leader's HBM at cycle 600 as
+/// replica 1's: a PREP block of the same (v0, k1) with another m.
+/// - Signed by the leader, it proves that the leader equivocated: the
+///   leader never delivers the slot and writes no share (its certify entry
+///   stays empty), while the followers, which delivered on the fast path,
+///   certify as before.
+/// - With a signature that does not verify, it is passed over, and the
+///   leader certifies as in the test above.
+#[test]
+fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
+    use ed25519_dalek::Signer as _;
+    use ubft_sim::signer::{block_bytes, signing_key};
+    let n = 3;
+    let run = |signed: bool| {
+        let cfg = ClusterConfig {
+            seed: 3,
+            delays: vec![LinkDelay {
+                src: 1,
+                dst: 0,
+                extra: 3_000,
+                from_cycle: 0,
+                to_cycle: 2_000,
+            }],
+            ..quick(n, 2, Version::V3)
+        };
+        let seed = cfg.seed;
+        let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+        for _ in 0..600 {
+            c.step().unwrap();
+        }
+        let mb = Mailbox::v3(BUILD_N, G, SB);
+        let other = field3::block(field3::KIND_PREP, 0, 1, proposal(seed, 0) ^ 1, 0);
+        let mut sig = signing_key(seed, 0).sign(&block_bytes(&other)).to_bytes();
+        if !signed {
+            sig[0] ^= 1;
+        }
+        let at = byte(mb.record(Region::EchoPrep, 0, 1));
+        c.hbms[0].write_words(at, &other);
+        let words: Vec<u32> = sig
+            .chunks(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        c.hbms[0].write_words(at + 64, &words);
+        let report = c.run().unwrap();
+        for _ in 0..500 {
+            c.step().unwrap();
+        }
+        assert!(report.checks.ok(), "{:?}", report.checks.failures);
+        let certified: Vec<bool> = (0..n)
+            .map(|j| {
+                let w = c.hbms[1].read_words(byte(mb.record(Region::Certify, 0, j)), 8);
+                w[0] == field3::KIND_CERT
+            })
+            .collect();
+        for r in 0..n {
+            assert_eq!(
+                report.replicas[r].status.error as u64,
+                ConfigError::RecoveryNotBuilt.code()
+            );
+        }
+        // The leader read its planted entry (the echo of its own record
+        // went into entry 0, which it wrote in a round first).
+        let echo0 = c.hbms[0].read_words(byte(mb.record(Region::EchoPrep, 0, 0)), 1);
+        assert_eq!(echo0, vec![field3::KIND_PREP]);
+        certified
+    };
+    assert_eq!(
+        run(true),
+        vec![false, true, true],
+        "refused: no share from 0"
+    );
+    assert_eq!(
+        run(false),
+        vec![true, true, true],
+        "passed over: 0 certifies"
+    );
+}
