@@ -526,6 +526,40 @@ fn five_and_seven_replicas_decide_as_on_v2() {
     }
 }
 
+/// Three replicas on v3 whose first slot's votes from 1 reach 0, the
+/// leader, late: the leader times out in FastWaitCert (locked, phase 1),
+/// 1 and 2 in FastWaitCommit (delivered fast, phase 2).
+fn late_votes_to_the_leader() -> ClusterConfig {
+    ClusterConfig {
+        seed: 3,
+        delays: vec![LinkDelay {
+            src: 1,
+            dst: 0,
+            extra: 3_000,
+            from_cycle: 0,
+            to_cycle: 2_000,
+        }],
+        ..quick(3, 2, Version::V3)
+    }
+}
+
+/// The run ends when every replica has stopped; a replica stops with
+/// Broadcast's `done`, its WRITEs still on the wire: let them land.
+fn settle(c: &mut ubft_sim::cluster::Cluster) {
+    for _ in 0..500 {
+        c.step().unwrap();
+    }
+}
+
+/// The signature in the beat at `word` of a replica's HBM.
+fn signature_at(hbm: &Hbm, word: usize) -> ed25519_dalek::Signature {
+    let mut bytes = [0u8; 64];
+    for (i, w) in hbm.read_words(byte(word), 16).iter().enumerate() {
+        bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    ed25519_dalek::Signature::from_bytes(&bytes)
+}
+
 /// R7 (slow3.md): where the v3 leader's fast path times out holding the
 /// slot, it signs its PREPARE's PREP block [1, v, k, m, prev] and writes
 /// prep_sig[s(k)], the block and then the signature, into every replica's
@@ -537,28 +571,12 @@ fn five_and_seven_replicas_decide_as_on_v2() {
 fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
     use ubft_sim::signer::{block_bytes, block_mutants, signing_key};
     let n = 3;
-    let cfg = ClusterConfig {
-        seed: 3,
-        // The first slot's votes from 1 reach 0 late: the leader, 0, times
-        // out in FastWaitCert; 1 and 2 in FastWaitCommit.
-        delays: vec![LinkDelay {
-            src: 1,
-            dst: 0,
-            extra: 3_000,
-            from_cycle: 0,
-            to_cycle: 2_000,
-        }],
-        ..quick(n, 2, Version::V3)
-    };
+    let cfg = late_votes_to_the_leader();
     let seed = cfg.seed;
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
-    // The run ends when every replica has stopped; the leader stops with
-    // Broadcast's `done`, its WRITEs still on the wire: let them land.
-    for _ in 0..500 {
-        c.step().unwrap();
-    }
+    settle(&mut c);
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let m = proposal(seed, 0);
     let block = field3::block(field3::KIND_PREP, 0, 1, m, 0);
@@ -578,12 +596,7 @@ fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
         assert_eq!(&beat0[..8], &block[..], "replica {r}'s prep_sig block");
         assert!(beat0[8..].iter().all(|&w| w == 0), "replica {r}: {beat0:?}");
         // Beat 1: the leader's signature over exactly that block.
-        let words = c.hbms[r].read_words(byte(at + 16), 16);
-        let mut bytes = [0u8; 64];
-        for (i, w) in words.iter().enumerate() {
-            bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        let sig = ed25519_dalek::Signature::from_bytes(&bytes);
+        let sig = signature_at(&c.hbms[r], at + 16);
         assert!(
             key.verify_strict(&block_bytes(&block), &sig).is_ok(),
             "replica {r}'s copy of the leader's PREP signature"
@@ -620,36 +633,17 @@ fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
 fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
     use ubft_sim::signer::{block_bytes, block_mutants, signing_key};
     let n = 3;
-    let cfg = ClusterConfig {
-        seed: 3,
-        delays: vec![LinkDelay {
-            src: 1,
-            dst: 0,
-            extra: 3_000,
-            from_cycle: 0,
-            to_cycle: 2_000,
-        }],
-        ..quick(n, 2, Version::V3)
-    };
+    let cfg = late_votes_to_the_leader();
     let seed = cfg.seed;
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
-    for _ in 0..500 {
-        c.step().unwrap();
-    }
+    settle(&mut c);
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let m = proposal(seed, 0);
     let prep = field3::block(field3::KIND_PREP, 0, 1, m, 0);
     let cert = field3::block(field3::KIND_CERT, 0, 1, m, 0);
-    let sig_at = |r: usize, word: usize| {
-        let words = c.hbms[r].read_words(byte(word), 16);
-        let mut bytes = [0u8; 64];
-        for (i, w) in words.iter().enumerate() {
-            bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        ed25519_dalek::Signature::from_bytes(&bytes)
-    };
+    let sig_at = |r: usize, word: usize| signature_at(&c.hbms[r], word);
     for r in 0..n {
         let st = &report.replicas[r].status;
         assert_eq!(st.error as u64, ConfigError::RecoveryNotBuilt.code());
@@ -708,17 +702,7 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
     use ubft_sim::signer::{block_bytes, signing_key};
     let n = 3;
     let run = |signed: bool| {
-        let cfg = ClusterConfig {
-            seed: 3,
-            delays: vec![LinkDelay {
-                src: 1,
-                dst: 0,
-                extra: 3_000,
-                from_cycle: 0,
-                to_cycle: 2_000,
-            }],
-            ..quick(n, 2, Version::V3)
-        };
+        let cfg = late_votes_to_the_leader();
         let seed = cfg.seed;
         let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
         for _ in 0..600 {
@@ -738,9 +722,7 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
             .collect();
         c.hbms[0].write_words(at + 64, &words);
         let report = c.run().unwrap();
-        for _ in 0..500 {
-            c.step().unwrap();
-        }
+        settle(&mut c);
         assert!(report.checks.ok(), "{:?}", report.checks.failures);
         let certified: Vec<bool> = (0..n)
             .map(|j| {
