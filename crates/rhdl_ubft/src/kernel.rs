@@ -30,9 +30,9 @@ use rust_hdl::prelude::*;
 
 /// The kernel of a build of N replicas whose guard has ROWS rows and a
 /// buffer of BEATS beats: [`Kernel`] runs the v2 mailbox layout,
-/// [`KernelV3`] the v3 one (docs/recovery.md section 16; the fast path only
-/// so far: Protocol stops with `RecoveryNotBuilt` where v2 would start the
-/// slow path or a view change).
+/// [`KernelV3`] the v3 one (docs/recovery.md section 16; so far the fast
+/// path and the slow path's R7 to R9, `slow3.md`: Protocol stops with
+/// `RecoveryNotBuilt` after R9 and where v2 would start a view change).
 #[derive(LogicBlock)]
 pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     pub ap_clk: Signal<In, Clock>,
@@ -588,7 +588,10 @@ pub fn verilog<const N: usize>() -> String {
 /// The Verilog of the v3 kernel (`KernelV3`), as [`verilog`]: same module
 /// name and ports; not in `rtl/` (the card runs v2).
 pub fn verilog_v3<const N: usize>() -> String {
-    top_verilog(KernelV3::<N>::top(), ", the v3 layout (fast path only)")
+    top_verilog(
+        KernelV3::<N>::top(),
+        ", the v3 layout (fast path, slow path R7 to R9)",
+    )
 }
 
 fn top_verilog<const N: usize, const ROWS: usize, const BEATS: usize>(

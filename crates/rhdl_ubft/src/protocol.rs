@@ -194,7 +194,7 @@ pub struct Protocol<const N: usize> {
     leader: Leader,
     fast: Fast,
     slow: Slow<N>,
-    /// The v3 build's SLOW, its first step (R7; never started in v2).
+    /// The v3 build's SLOW, R7 to R9 so far (never started in v2).
     slow3: Slow3,
     view: View<N>,
     tally: Tally<N>,
@@ -271,8 +271,8 @@ pub struct Protocol<const N: usize> {
     /// A machine hands over to SLOW or VIEW (v3 stops there instead).
     hand_over: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
-    /// The v3 layout (`new_v3`): a prepare a beat, with prev; the fast path
-    /// only, RecoveryNotBuilt where SLOW or VIEW would start.
+    /// The v3 layout (`new_v3`): a prepare a beat, with prev; Slow3 where
+    /// SLOW would start, RecoveryNotBuilt after it and where VIEW would.
     v3: Constant<Bit>,
     err_recovery: Constant<Bits<8>>,
     prep_sig_base: Constant<Bits<32>>,
@@ -536,8 +536,9 @@ impl<const N: usize> Protocol<N> {
 
     /// The controller for the v3 layout (`Mailbox::v3`): LEADER and FAST
     /// as in v2, with a prepare a beat that carries prev = dec[k - 1]
-    /// (recovery.md R3, R4); where v2 would start SLOW or VIEW it stops
-    /// with `ConfigError::RecoveryNotBuilt` (issue 11 builds them).
+    /// (recovery.md R3, R4); FAST's timeout holding the slot starts Slow3
+    /// (R7 to R9), after which, and where v2 would start VIEW, it stops
+    /// with `ConfigError::RecoveryNotBuilt` (issue 11 builds the rest).
     pub fn new_v3() -> Self {
         check_literals::<N>();
         check_literals_v3::<N>();
@@ -1271,7 +1272,7 @@ impl<const N: usize> Logic for Protocol<N> {
                 if self.decided.val() {
                     self.state.d.next = ProtocolSt::Decide;
                 } else if self.v3.val() & self.hand_over.val() {
-                    // v3 runs the fast path only (recovery.md section 16).
+                    // v3 has no VIEW, nor SLOW past R9 (recovery.md section 16).
                     self.error.d.next = self.err_recovery.val();
                     self.state.d.next = ProtocolSt::Done;
                 }

@@ -80,7 +80,7 @@ pub fn measure(
     cfg.validate()?;
     if path == Path::Slow && cfg.layout == rhdl_ubft::layout::Version::V3 {
         return Err(SimError::Invalid(
-            "no slow-path latency on layout v3: the v3 kernel runs the fast path only so far \
+            "no slow-path latency on layout v3: the v3 kernel runs the fast path and R7 to R9 only so far \
              (issue 11, recovery.md section 16)"
                 .into(),
         ));

@@ -84,13 +84,13 @@ pub struct ClusterConfig {
     /// or unchecked (`Bypass`, tests only).
     pub delivery: Delivery,
     /// The mailbox layout the kernels run: v2 (the default, `Kernel<N>`) or
-    /// v3 (`KernelV3<N>`: the fast path only so far, and no Byzantine
+    /// v3 (`KernelV3<N>`: the fast path and R7 to R9 only so far, and no Byzantine
     /// replica, [`V3_BYZANTINE`]). v1 is refused ([`parse_layout`]).
     pub layout: Version,
 }
 
 /// Why a v3 cluster refuses a Byzantine replica.
-pub const V3_BYZANTINE: &str = "the v3 kernel runs the fast path only so far (issue 11, recovery.md section 16): Byzantine kinds on v3 are not built yet";
+pub const V3_BYZANTINE: &str = "the v3 kernel runs the fast path and R7 to R9 of the slow path only so far (issue 11, recovery.md section 16): Byzantine kinds on v3 are not built yet";
 
 /// Why v1 is refused: no kernel of this project runs it.
 pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v2 (the default) or v3";

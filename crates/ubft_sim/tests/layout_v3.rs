@@ -486,7 +486,7 @@ fn the_cli_runs_v3_and_names_it() {
 /// A test that makes a v3 cluster Byzantine by hand is stopped by name.
 #[test]
 #[should_panic(
-    expected = "an adversary on replica 1 of a layout v3 cluster: the v3 kernel runs the fast path only so far"
+    expected = "an adversary on replica 1 of a layout v3 cluster: the v3 kernel runs the fast path and R7 to R9"
 )]
 fn an_adversary_set_by_hand_on_v3_panics_with_the_reason() {
     let mut c = ubft_sim::cluster::Cluster::new(quick(3, 1, Version::V3)).unwrap();

@@ -61,7 +61,7 @@ enum LayoutVersion {
     /// What the kernel runs.
     V2,
     /// The recovery's (docs/recovery.md, section 13); its kernel runs the
-    /// fast path only (`simulate --layout v3`).
+    /// fast path and the slow path up to R9 (`simulate --layout v3`).
     V3,
 }
 
@@ -132,8 +132,8 @@ enum Cmd {
         #[arg(long)]
         backend: Option<Backend>,
         /// Mailbox layout, and so the kernel: v2 (the default: the kernel
-        /// with every path) or v3 (the v3 kernel: fast path only so far, no
-        /// Byzantine replica). v1 is refused. With --scenario, overrides the
+        /// with every path) or v3 (the v3 kernel: the fast path and the
+        /// slow path up to R9 so far, no Byzantine replica). v1 is refused. With --scenario, overrides the
         /// file's `layout` key.
         #[arg(long, value_parser = ubft_sim::cluster::parse_layout)]
         layout: Option<Version>,
