@@ -149,7 +149,8 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
 pub type Kernel<const N: usize> = KernelOf<N, V2_ROWS, V2_BEATS>;
 
 /// The v3 kernel: the v3 layout, its guard (`guard::v3`) and Protocol's v3
-/// fast path (`Protocol::new_v3`); not the card's yet.
+/// build (`Protocol::new_v3`: the fast path, Slow3's R7 to R9); not the
+/// card's yet.
 pub type KernelV3<const N: usize> = KernelOf<N, V3_ROWS, V3_BEATS>;
 
 impl<const N: usize> Default for Kernel<N> {
