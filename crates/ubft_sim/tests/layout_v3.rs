@@ -551,6 +551,21 @@ fn settle(c: &mut ubft_sim::cluster::Cluster) {
     }
 }
 
+/// The run of [`late_votes_to_the_leader`] on Verilator, checked and
+/// settled: the cluster, its report and its seed.
+fn late_votes_run() -> (
+    ubft_sim::cluster::Cluster,
+    ubft_sim::cluster::RunReport,
+    u64,
+) {
+    let cfg = late_votes_to_the_leader();
+    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    settle(&mut c);
+    (c, report, cfg.seed)
+}
+
 /// The signature in the beat at `word` of a replica's HBM.
 fn signature_at(hbm: &Hbm, word: usize) -> ed25519_dalek::Signature {
     let mut bytes = [0u8; 64];
@@ -571,12 +586,7 @@ fn signature_at(hbm: &Hbm, word: usize) -> ed25519_dalek::Signature {
 fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
     use ubft_sim::signer::{block_bytes, block_mutants, signing_key};
     let n = 3;
-    let cfg = late_votes_to_the_leader();
-    let seed = cfg.seed;
-    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-    let report = c.run().unwrap();
-    assert!(report.checks.ok(), "{:?}", report.checks.failures);
-    settle(&mut c);
+    let (c, report, seed) = late_votes_run();
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let m = proposal(seed, 0);
     let block = field3::block(field3::KIND_PREP, 0, 1, m, 0);
@@ -633,12 +643,7 @@ fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
 fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
     use ubft_sim::signer::{block_bytes, block_mutants, signing_key};
     let n = 3;
-    let cfg = late_votes_to_the_leader();
-    let seed = cfg.seed;
-    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-    let report = c.run().unwrap();
-    assert!(report.checks.ok(), "{:?}", report.checks.failures);
-    settle(&mut c);
+    let (c, report, seed) = late_votes_run();
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let m = proposal(seed, 0);
     let prep = field3::block(field3::KIND_PREP, 0, 1, m, 0);
