@@ -111,10 +111,12 @@ impl Logic for Compose {
         self.next_at.next = self.at.q.val();
         match self.state.q.val() {
             ComposeState::Idle => {
+                // Idle, the RAM reads beat `first`: it is on TDATA (TVALID
+                // low) the next cycle, for a caller that reads the buffer.
+                self.next_at.next = self.first.val();
                 if self.start.val() {
                     self.at.d.next = self.first.val();
                     self.last_q.d.next = self.last.val();
-                    self.next_at.next = self.first.val();
                     self.state.d.next = ComposeState::Stream;
                 }
             }

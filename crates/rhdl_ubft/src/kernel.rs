@@ -351,6 +351,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.compose.first.next = self.protocol.cp_first.val();
         self.compose.last.next = self.protocol.cp_last.val();
         self.broadcast.s_rec_tdata.next = self.compose.m_rec_tdata.val();
+        self.protocol.cp_rd_data.next = self.compose.m_rec_tdata.val();
         self.broadcast.s_rec_tvalid.next = self.compose.m_rec_tvalid.val();
         self.broadcast.s_rec_tlast.next = self.compose.m_rec_tlast.val();
         self.compose.m_rec_tready.next = self.broadcast.s_rec_tready.val();

@@ -166,6 +166,9 @@ pub struct Protocol<const N: usize> {
     pub cp_start: Signal<Out, Bit>,
     pub cp_first: Signal<Out, Bits<4>>,
     pub cp_last: Signal<Out, Bits<4>>,
+    /// COMPOSE's read beat (`m_rec_tdata`): while it is idle, the beat
+    /// `cp_first` named the cycle before (Slow3 verifies shares from it).
+    pub cp_rd_data: Signal<In, Bits<BEAT_BITS>>,
     // Proposals in, decisions out (AXI-Stream).
     pub prop_tdata: Signal<In, Bits<32>>,
     pub prop_tvalid: Signal<In, Bit>,
@@ -268,6 +271,12 @@ pub struct Protocol<const N: usize> {
     certify_own_word: Signal<Local, Bits<32>>,
     /// The slot's CERT block [CERT, view, k, m, prev, 0, 0, 0].
     cert_block: Signal<Local, Bits<BLOCK_BITS>>,
+    /// The COMMIT block [COMMIT, j, view, k, m, prev, 0, 0], j = Slow3's
+    /// `blk_j` (v3).
+    commit_block: Signal<Local, Bits<BLOCK_BITS>>,
+    /// certify[s(k)][0] and commit[s(k)][0] in words (v3).
+    certify_row_word: Signal<Local, Bits<32>>,
+    commit_row_word: Signal<Local, Bits<32>>,
     /// A machine hands over to SLOW or VIEW (v3 stops there instead).
     hand_over: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
@@ -278,6 +287,14 @@ pub struct Protocol<const N: usize> {
     prep_sig_base: Constant<Bits<32>>,
     echo_prep_base: Constant<Bits<32>>,
     certify3_base: Constant<Bits<32>>,
+    commit3_base: Constant<Bits<32>>,
+    /// log2 of a v3 commit record's stride in words.
+    commit_shift: Constant<Bits<8>>,
+    echo_commit_base: Constant<Bits<32>>,
+    seal_base: Constant<Bits<32>>,
+    echo_seal_base: Constant<Bits<32>>,
+    /// The COMMIT block's word 0 (`field3::KIND_COMMIT`).
+    commit_kind: Constant<Bits<BLOCK_BITS>>,
     /// AxLEN of the echo_prep row: 2N beats.
     row2_len: Constant<Bits<8>>,
     prep_kind: Constant<Bits<BLOCK_BITS>>,
@@ -525,6 +542,55 @@ pub fn check_literals_v3<const N: usize>() {
             "v3 prepare of slot {slot}: 4-aligned"
         );
     }
+    // commit[s][j] = base + ((s * N + j) << commit_shift); echo_commit[x][j]
+    // and echo_seal[x][j] = base + ((x * N + j) << 5); seal[j] = base +
+    // (j << 5) (Slow3, R10 and R11).
+    let commit_shift =
+        (crate::layout::stride3_beats(Region::Commit, N, SB) * BEAT_WORDS).trailing_zeros();
+    for (a, b) in [(0, 0), (0, N - 1), (G - 1, 0), (G - 1, N - 1)] {
+        assert_eq!(
+            mb.record(Region::Commit, a, b),
+            mb.base(Region::Commit) + ((a * N + b) << commit_shift),
+            "commit[{a}][{b}]: base + ((slot_n + j) << commit_shift)"
+        );
+        if a < N {
+            for region in [Region::EchoCommit, Region::EchoSeal] {
+                assert_eq!(
+                    mb.record(region, a, b),
+                    mb.base(region) + ((a * N + b) << 5),
+                    "{region:?}[{a}][{b}]: base + ((x * N + j) << 5)"
+                );
+            }
+        }
+    }
+    for j in [0, N - 1] {
+        assert_eq!(
+            mb.record(Region::Seal, 0, j),
+            mb.base(Region::Seal) + (j << 5),
+            "seal[{j}]: base + (j << 5)"
+        );
+    }
+    // A COMMIT is 3 + f beats, streamed from COMPOSE beats 1 to f + 2
+    // (`bc_beats` = support + 2, Slow3's `cp_last` = support + 1); beat 15
+    // holds a peer's signature for its echo, apart from them.
+    let f1 = crate::params::faults(N) + 1;
+    assert_eq!(
+        crate::layout::record3_beats(Region::Commit, N, SB),
+        f1 + 2,
+        "commit: support + 2 beats"
+    );
+    assert!(f1 + 2 < 15, "COMPOSE beat 15 is not a COMMIT's");
+    {
+        use crate::layout::field3::{
+            COMMIT_BITMAP, COMMIT_J, COMMIT_K, COMMIT_M, COMMIT_PREV, COMMIT_V, KIND,
+        };
+        assert_eq!(
+            [KIND, COMMIT_J, COMMIT_V, COMMIT_K, COMMIT_M, COMMIT_PREV, COMMIT_BITMAP]
+                .map(|w| w * WORD_BITS),
+            [0, 32, 64, 96, 128, 160, 256],
+            "commit_block: (COMMIT, j << 32, view << 64, k << 96, m << 128, prev << 160), bitmap << 256"
+        );
+    }
 }
 
 impl<const N: usize> Protocol<N> {
@@ -687,6 +753,10 @@ impl<const N: usize> Protocol<N> {
             cp_start: Default::default(),
             cp_first: Default::default(),
             cp_last: Default::default(),
+            cp_rd_data: Default::default(),
+            commit_block: Default::default(),
+            certify_row_word: Default::default(),
+            commit_row_word: Default::default(),
             prepare_base: Constant::new(base(Region::Prepare).into()),
             will_cert_base: Constant::new(base(Region::WillCert).into()),
             will_commit_base: Constant::new(base(Region::WillCommit).into()),
@@ -714,6 +784,22 @@ impl<const N: usize> Protocol<N> {
             prep_sig_base: Constant::new(base(Region::PrepSig).into()),
             echo_prep_base: Constant::new(base(Region::EchoPrep).into()),
             certify3_base: Constant::new(if v3 { base(Region::Certify) } else { 0 }.into()),
+            commit3_base: Constant::new(if v3 { base(Region::Commit) } else { 0 }.into()),
+            commit_shift: Constant::new(
+                if v3 {
+                    let words = crate::layout::stride3_beats(Region::Commit, N, crate::params::SB)
+                        * BEAT_WORDS as usize;
+                    assert!(words.is_power_of_two(), "v3 commit stride: a power of two");
+                    words.trailing_zeros() as u64
+                } else {
+                    0
+                }
+                .into(),
+            ),
+            echo_commit_base: Constant::new(base(Region::EchoCommit).into()),
+            seal_base: Constant::new(base(Region::Seal).into()),
+            echo_seal_base: Constant::new(base(Region::EchoSeal).into()),
+            commit_kind: Constant::new((crate::layout::field3::KIND_COMMIT as u64).into()),
             row2_len: Constant::new(((2 * N - 1) as u64).into()),
             v3: Constant::new(v3),
             err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
@@ -865,11 +951,21 @@ impl<const N: usize> Logic for Protocol<N> {
             | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
             | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96)
             | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 128);
+        self.commit_block.next = self.commit_kind.val()
+            | (bit_cast::<BLOCK_BITS, 8>(self.slow3.blk_j.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 128)
+            | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 160);
         // echo_prep and certify: N records of two beats a slot (v3).
         self.echo_row_word.next =
             self.echo_prep_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 5);
         self.echo_own_word.next =
             self.echo_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
+        self.certify_row_word.next =
+            self.certify3_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 5);
+        self.commit_row_word.next = self.commit3_base.val()
+            + (bit_cast::<32, 16>(self.slot_n.q.val()) << self.commit_shift.val());
         self.certify_own_word.next = self.certify3_base.val()
             + (bit_cast::<32, 16>(self.slot_n.q.val()) << 5)
             + (bit_cast::<32, 8>(self.id.val()) << 5);
@@ -986,6 +1082,18 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.sg_resp_valid.next = self.sg_resp_valid.val();
         self.slow3.sg_resp_status.next = self.sg_resp_status.val();
         self.slow3.bc_done.next = self.bc_done.val();
+        self.slow3.support.next = self.support.q.val();
+        self.slow3.build_n.next = self.build_n.val();
+        self.slow3.view_no.next = self.view_no.q.val();
+        self.slow3.cert_block.next = self.cert_block.val();
+        self.slow3.commit_block.next = self.commit_block.val();
+        self.slow3.certify_row_word.next = self.certify_row_word.val();
+        self.slow3.commit_row_word.next = self.commit_row_word.val();
+        self.slow3.commit_shift.next = self.commit_shift.val();
+        self.slow3.echo_commit_base.next = self.echo_commit_base.val();
+        self.slow3.seal_base.next = self.seal_base.val();
+        self.slow3.echo_seal_base.next = self.echo_seal_base.val();
+        self.slow3.cp_rd_data.next = self.cp_rd_data.val();
 
         self.view.clock.next = self.clock.val();
         self.view.rst_n.next = self.rst_n.val();
@@ -1022,8 +1130,10 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.fast.start_view.val()
             | self.slow.start_view.val())
             & !self.v3.val();
-        self.decided.next =
-            self.fast.decide.val() | self.slow.decide.val() | self.view.decide.val();
+        self.decided.next = self.fast.decide.val()
+            | self.slow.decide.val()
+            | self.slow3.decide.val()
+            | self.view.decide.val();
 
         // m as it will be: a machine that takes a value sends it in the
         // same cycle (the proposal, the prepare's m, the chosen m).
@@ -1112,20 +1222,34 @@ impl<const N: usize> Logic for Protocol<N> {
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.cert_block.val());
             self.bc_beats.next = 2.into();
         }
+        if self.slow3.bc_commit.val() & self.v3.val() {
+            // commit: K and the signer bitmap (word 8), then COMPOSE's
+            // beats 1 to f + 2 (the signature and the f + 1 shares).
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.commit_block.val())
+                | (bit_cast::<BEAT_BITS, 8>(self.slow3.bitmap.val()) << 256);
+            self.bc_beats.next = bit_cast::<5, 8>(self.support.q.val()) + 2;
+        }
+        if self.slow3.bc_echo_commit.val() & self.v3.val() {
+            // echo_commit: x's block, then x's signature (COMPOSE beat 15).
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.commit_block.val());
+            self.bc_beats.next = 2.into();
+        }
         self.bc_round.next = self.slow3.bc_round.val() & self.v3.val();
         // COMPOSE's beat 1 takes the signer's response (Slow3's signature).
         // (Slow3 runs in v3 only; the constant in its write and start lets
         // synthesis drop COMPOSE's RAM from the v2 build.)
         self.cp_wr_en.next = self.slow3.cp_wr_en.val() & self.v3.val();
-        self.cp_wr_beat.next = 1.into();
+        self.cp_wr_beat.next = self.slow3.cp_wr_beat.val();
         if self.slow3.cp_from_fetch.val() & self.v3.val() {
             self.cp_wr_data.next = self.fetch_beat.val();
         } else {
             self.cp_wr_data.next = self.sg_resp_sig.val();
         }
         self.cp_start.next = self.slow3.cp_start.val() & self.v3.val();
-        self.cp_first.next = 1.into();
-        self.cp_last.next = 1.into();
+        self.cp_first.next = self.slow3.cp_first.val();
+        self.cp_last.next = self.slow3.cp_last.val();
         self.sg_sign.next = self.slow.sg_sign.val() | self.slow3.sg_sign.val();
         self.sg_verify.next = self.slow.sg_verify.val() | self.slow3.sg_verify.val();
         self.sg_signer.next = self.slow.sg_signer.val() | self.slow3.sg_signer.val();
@@ -1136,11 +1260,15 @@ impl<const N: usize> Logic for Protocol<N> {
             self.sg_block.next = self.slow3.sus_block.val();
         } else if self.slow3.sg_prep.val() {
             self.sg_block.next = self.prep_block.val();
+        } else if self.slow3.sg_commit.val() & self.v3.val() {
+            self.sg_block.next = self.commit_block.val();
         } else {
             self.sg_block.next = self.cert_block.val();
         }
         if self.slow3.sg_sus.val() & self.v3.val() {
             self.sg_signature.next = self.slow3.sus_sig.val();
+        } else if self.slow3.sg_compose.val() & self.v3.val() {
+            self.sg_signature.next = self.cp_rd_data.val();
         } else {
             self.sg_signature.next = self.fetch_beat.val();
         }
@@ -1205,7 +1333,9 @@ impl<const N: usize> Logic for Protocol<N> {
             if self.streak.q.val() != 0 {
                 self.streak.d.next = self.streak.q.val() - 1;
             }
-            self.slow_path.d.next = self.slow.decide_slow.val() | self.view.decide_slow.val();
+            self.slow_path.d.next = self.slow.decide_slow.val()
+                | self.slow3.decide.val()
+                | self.view.decide_slow.val();
         }
         if self.slow.bad_share.val() | self.slow3.bad_share.val() {
             self.bad_shares.d.next = self.bad_shares.q.val() + 1;
@@ -1411,7 +1541,7 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 52] = [
+pub const STATE_NAMES: [&str; 66] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -1464,4 +1594,18 @@ pub const STATE_NAMES: [&str; 52] = [
     "S3VerifySuspect",
     "S3SignCert",
     "S3SendCert",
+    "S3PollCertify",
+    "S3WaitCertify",
+    "S3VerifyShare",
+    "S3SignCommit",
+    "S3SendCommit",
+    "S3PollCommit",
+    "S3WaitCommit",
+    "S3VerifyCommit",
+    "S3EchoCommit",
+    "S3PollSeal",
+    "S3WaitSeal",
+    "S3PollEchoSeal",
+    "S3WaitEchoSeal",
+    "S3VerifySeal",
 ];

@@ -79,10 +79,24 @@ pub enum Slow3St {
     S3VerifySuspect,
     S3SignCert,
     S3SendCert,
+    S3PollCertify,
+    S3WaitCertify,
+    S3VerifyShare,
+    S3SignCommit,
+    S3SendCommit,
+    S3PollCommit,
+    S3WaitCommit,
+    S3VerifyCommit,
+    S3EchoCommit,
+    S3PollSeal,
+    S3WaitSeal,
+    S3PollEchoSeal,
+    S3WaitEchoSeal,
+    S3VerifySeal,
 }
 
 /// Every state, in declaration order.
-pub const SLOW3_STATES: [Slow3St; 13] = [
+pub const SLOW3_STATES: [Slow3St; 27] = [
     Slow3St::Off,
     Slow3St::S3Start,
     Slow3St::S3SignPrep,
@@ -96,6 +110,20 @@ pub const SLOW3_STATES: [Slow3St; 13] = [
     Slow3St::S3VerifySuspect,
     Slow3St::S3SignCert,
     Slow3St::S3SendCert,
+    Slow3St::S3PollCertify,
+    Slow3St::S3WaitCertify,
+    Slow3St::S3VerifyShare,
+    Slow3St::S3SignCommit,
+    Slow3St::S3SendCommit,
+    Slow3St::S3PollCommit,
+    Slow3St::S3WaitCommit,
+    Slow3St::S3VerifyCommit,
+    Slow3St::S3EchoCommit,
+    Slow3St::S3PollSeal,
+    Slow3St::S3WaitSeal,
+    Slow3St::S3PollEchoSeal,
+    Slow3St::S3WaitEchoSeal,
+    Slow3St::S3VerifySeal,
 ];
 
 /// The signed block's width (`layout::field3::BLOCK_BITS`).
@@ -167,6 +195,46 @@ pub struct Slow3 {
     pub bc_done: Signal<In, Bit>,
     pub round_done: Signal<In, Bit>,
     pub round_error: Signal<In, Bit>,
+    // R10 to R12.
+    /// f + 1 (Protocol's `support`) and the build's N.
+    pub support: Signal<In, Bits<8>>,
+    pub build_n: Signal<In, Bits<8>>,
+    pub view_no: Signal<In, Bits<32>>,
+    /// C, the slot's CERT block [2, v, k, m, prev, 0, 0, 0].
+    pub cert_block: Signal<In, Bits<BB>>,
+    /// The COMMIT block [3, `blk_j`, v, k, m, prev, 0, 0], from Protocol.
+    pub commit_block: Signal<In, Bits<BB>>,
+    /// certify[s(k)][0] and commit[s(k)][0] in words, commit's stride
+    /// (log2 of its words), and the bases of echo_commit, seal, echo_seal.
+    pub certify_row_word: Signal<In, Bits<32>>,
+    pub commit_row_word: Signal<In, Bits<32>>,
+    pub commit_shift: Signal<In, Bits<8>>,
+    pub echo_commit_base: Signal<In, Bits<32>>,
+    pub seal_base: Signal<In, Bits<32>>,
+    pub echo_seal_base: Signal<In, Bits<32>>,
+    /// One cycle, as the machine goes Off: the slot is decided (R12), on
+    /// the slow path, with the slot's m.
+    pub decide: Signal<Out, Bit>,
+    /// The COMMIT block's replica: this replica's, or the peer x's whose
+    /// COMMIT is being delivered.
+    pub blk_j: Signal<Out, Bits<8>>,
+    /// The COMMIT record's signer bitmap (word 8 of its first beat).
+    pub bitmap: Signal<Out, Bits<8>>,
+    /// With `sg_sign` or `sg_verify`: the block is `commit_block`.
+    pub sg_commit: Signal<Out, Bit>,
+    /// With `sg_verify`: the signature is COMPOSE's beat `cp_first`.
+    pub sg_compose: Signal<Out, Bit>,
+    /// COMPOSE: the beat written; the beats streamed (and, while COMPOSE
+    /// is idle, `cp_first` is the beat on `cp_rd_data` the next cycle).
+    pub cp_wr_beat: Signal<Out, Bits<4>>,
+    pub cp_first: Signal<Out, Bits<4>>,
+    pub cp_last: Signal<Out, Bits<4>>,
+    pub cp_rd_data: Signal<In, Bits<{ crate::params::BEAT_BITS }>>,
+    /// Broadcast: the COMMIT record (`commit_block` and the bitmap, then
+    /// COMPOSE beats 1 to 1 + f + 1), or x's COMMIT echoed (the block,
+    /// then COMPOSE beat 15).
+    pub bc_commit: Signal<Out, Bit>,
+    pub bc_echo_commit: Signal<Out, Bit>,
     /// The state's number (`STATE_NAMES`), 0 when Off.
     pub sts_state: Signal<Out, Bits<8>>,
     state: DFF<Slow3St>,
@@ -186,10 +254,43 @@ pub struct Slow3 {
     /// Entries up to `checked` were suspects whose signature failed.
     checked: DFF<Bits<8>>,
     checked_any: DFF<Bit>,
+    /// R10: shares copied into COMPOSE from the certify row, and whose;
+    /// the entry on the fetch is a candidate (its share comes next).
+    c: DFF<Bits<8>>,
+    bm: DFF<Bits<8>>,
+    take: DFF<Bit>,
+    /// Shares over C that verified, and that failed (this slot).
+    verified: DFF<Bits<8>>,
+    bad: DFF<Bits<8>>,
+    /// The share being checked: its replica, its place among the copied
+    /// ones, and COMPOSE's read of it settled.
+    sj: DFF<Bits<8>>,
+    so: DFF<Bits<8>>,
+    rd: DFF<Bit>,
+    /// R11: the peer x whose COMMIT is polled, and x * N.
+    x: DFF<Bits<8>>,
+    xn: DFF<Bits<16>>,
+    /// COMMITs of this replica's block delivered (its own counts, R12),
+    /// their count, and the peers found sealed (R11.3: never counted).
+    delivered: DFF<Bits<8>>,
+    dcount: DFF<Bits<8>>,
+    vetoed: DFF<Bits<8>>,
+    /// The suspect SEAL came from seal[x] (else from echo_seal[x][*]).
+    sus_seal: DFF<Bit>,
     /// The entry of the beat on `fetch_beat`, and whether it is a suspect.
     entry: Signal<Local, Bits<8>>,
     suspect: Signal<Local, Bit>,
+    /// The beat on `fetch_beat` is the C of a certify row's entry whose
+    /// share may be taken; a SEAL of x for a view >= ours.
+    cand: Signal<Local, Bit>,
+    seal_like: Signal<Local, Bit>,
+    /// The certify row gave f + 1 shares, counting the one on the fetch now.
+    full: Signal<Local, Bit>,
+    /// x * N + id: echo_commit[x][id]'s record.
+    xid: Signal<Local, Bits<16>>,
     status_ok: Constant<Bits<8>>,
+    kind_seal: Constant<Bits<32>>,
+    one8: Constant<Bits<8>>,
 }
 
 /// The literals `update` holds: a record of the echo_prep row is two
@@ -209,6 +310,20 @@ pub fn check_literals() {
         [0, 1, 2],
         "slow3.rs: kind, v, k are the block's first 96 bits"
     );
+    assert_eq!(
+        [field3::SEAL_J, field3::SEAL_V],
+        [1, 2],
+        "slow3.rs: a SEAL's replica and view are words 1 and 2 (bits 32, 64)"
+    );
+    for n in [1, 3, 5, 7, 8] {
+        for r in [Region::Certify, Region::EchoCommit, Region::Seal, Region::EchoSeal] {
+            assert_eq!(
+                stride3_beats(r, n, crate::params::SB),
+                2,
+                "slow3.rs: {r:?} entries of two beats (<< 5, beat_i >> 1)"
+            );
+        }
+    }
 }
 
 impl Default for Slow3 {
@@ -262,6 +377,28 @@ impl Default for Slow3 {
             bc_done: Default::default(),
             round_done: Default::default(),
             round_error: Default::default(),
+            support: Default::default(),
+            build_n: Default::default(),
+            view_no: Default::default(),
+            cert_block: Default::default(),
+            commit_block: Default::default(),
+            certify_row_word: Default::default(),
+            commit_row_word: Default::default(),
+            commit_shift: Default::default(),
+            echo_commit_base: Default::default(),
+            seal_base: Default::default(),
+            echo_seal_base: Default::default(),
+            decide: Default::default(),
+            blk_j: Default::default(),
+            bitmap: Default::default(),
+            sg_commit: Default::default(),
+            sg_compose: Default::default(),
+            cp_wr_beat: Default::default(),
+            cp_first: Default::default(),
+            cp_last: Default::default(),
+            cp_rd_data: Default::default(),
+            bc_commit: Default::default(),
+            bc_echo_commit: Default::default(),
             sts_state: Default::default(),
             state: Default::default(),
             sent: Default::default(),
@@ -276,7 +413,27 @@ impl Default for Slow3 {
             checked_any: Default::default(),
             entry: Default::default(),
             suspect: Default::default(),
+            c: Default::default(),
+            bm: Default::default(),
+            take: Default::default(),
+            verified: Default::default(),
+            bad: Default::default(),
+            sj: Default::default(),
+            so: Default::default(),
+            rd: Default::default(),
+            x: Default::default(),
+            xn: Default::default(),
+            delivered: Default::default(),
+            dcount: Default::default(),
+            vetoed: Default::default(),
+            sus_seal: Default::default(),
+            cand: Default::default(),
+            seal_like: Default::default(),
+            full: Default::default(),
+            xid: Default::default(),
             status_ok: Constant::new(crate::setup::code::OK.into()),
+            kind_seal: Constant::new((crate::layout::field3::KIND_SEAL as u64).into()),
+            one8: Constant::new(1u64.into()),
         }
     }
 }
@@ -318,7 +475,21 @@ impl Logic for Slow3 {
             sus_sg,
             grab,
             checked,
-            checked_any
+            checked_any,
+            c,
+            bm,
+            take,
+            verified,
+            bad,
+            sj,
+            so,
+            rd,
+            x,
+            xn,
+            delivered,
+            dcount,
+            vetoed,
+            sus_seal
         );
         // The echo_prep row's entry on `fetch_beat`, and whether it is a
         // suspect: another replica's, of the same (PREP, v, k) as B but not
@@ -330,6 +501,23 @@ impl Logic for Slow3 {
             & (!self.checked_any.q.val() | (self.entry.val() > self.checked.q.val()))
             & (self.fetch_beat.val().get_bits::<96>(0) == self.prep_block.val().get_bits::<96>(0))
             & (self.fetch_beat.val().get_bits::<BB>(0) != self.prep_block.val());
+        // The certify row's entry on `fetch_beat` (R10): C, from a replica
+        // whose share did not fail, while fewer than f + 1 are taken. (Bit
+        // j of a bitmap is tested by a shift, which is 0 past bit 7.)
+        self.cand.next = !self.beat_i.q.val().get_bit(0)
+            & (self.entry.val() < self.n.val())
+            & ((self.bad.q.val() & (self.one8.val() << self.entry.val())) == 0)
+            & (self.c.q.val() < self.support.val())
+            & (self.fetch_beat.val().get_bits::<BB>(0) == self.cert_block.val());
+        self.full.next = (self.c.q.val() == self.support.val())
+            | (((self.c.q.val() + 1) == self.support.val())
+                & self.take.q.val()
+                & self.fetch_beat_valid.val());
+        self.xid.next = self.xn.q.val() + bit_cast::<16, 8>(self.id.val());
+        // A SEAL block of x for a view >= this replica's (R11.3).
+        self.seal_like.next = (self.fetch_beat.val().get_bits::<32>(0) == self.kind_seal.val())
+            & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
+            & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_no.val());
         // Outputs are zero unless a state drives them (see leader.rs).
         self.stop.next = false;
         self.missed.next = false;
@@ -355,6 +543,16 @@ impl Logic for Slow3 {
         self.bc_prep_sig.next = false;
         self.bc_cert.next = false;
         self.bc_round.next = false;
+        self.decide.next = false;
+        self.blk_j.next = self.id.val();
+        self.bitmap.next = self.bm.q.val();
+        self.sg_commit.next = false;
+        self.sg_compose.next = false;
+        self.cp_wr_beat.next = 1.into();
+        self.cp_first.next = 1.into();
+        self.cp_last.next = 1.into();
+        self.bc_commit.next = false;
+        self.bc_echo_commit.next = false;
         match self.state.q.val() {
             Slow3St::Off => {
                 if self.start.val() {
@@ -364,6 +562,8 @@ impl Logic for Slow3 {
             Slow3St::S3Start => {
                 self.sent.d.next = false;
                 self.checked_any.d.next = false;
+                self.verified.d.next = 0.into();
+                self.bad.d.next = 0.into();
                 self.clear_wait.next = true;
                 if self.id.val() == self.leader_id.val() {
                     // R7: the leader signs its PREPARE.
@@ -587,9 +787,377 @@ impl Logic for Slow3 {
                     self.cp_start.next = true;
                     self.sent.d.next = false;
                 } else if self.bc_done.val() {
-                    // R10 on are not built.
+                    self.clear_wait.next = true;
+                    self.state.d.next = Slow3St::S3PollCertify;
+                }
+            }
+            Slow3St::S3PollCertify => {
+                // R10: the certify row, 2N beats.
+                self.fetch_start.next = true;
+                self.fetch_row.next = true;
+                self.fetch_word.next = self.certify_row_word.val();
+                self.beat_i.d.next = 0.into();
+                self.c.d.next = 0.into();
+                self.bm.d.next = 0.into();
+                self.take.d.next = false;
+                self.state.d.next = Slow3St::S3WaitCertify;
+            }
+            Slow3St::S3WaitCertify => {
+                // A candidate's share goes into COMPOSE beat 2 + c as it
+                // arrives: the COMMIT's shares, in ascending replica order.
+                self.cp_from_fetch.next = true;
+                self.cp_wr_beat.next = self.c.q.val().get_bits::<4>(0) + 2;
+                if self.fetch_beat_valid.val() {
+                    self.beat_i.d.next = self.beat_i.q.val() + 1;
+                    if self.take.q.val() {
+                        self.cp_wr_en.next = true;
+                        self.bm.d.next = self.bm.q.val() | (self.one8.val() << self.entry.val());
+                        self.c.d.next = self.c.q.val() + 1;
+                        self.take.d.next = false;
+                    } else if self.cand.val() {
+                        self.take.d.next = true;
+                    }
+                }
+                if self.fetch_done.val() {
+                    if self.fetch_error.val() {
+                        self.state.d.next = Slow3St::S3PollCertify;
+                    } else if self.full.val() {
+                        self.sj.d.next = 0.into();
+                        self.so.d.next = 0.into();
+                        self.rd.d.next = false;
+                        self.sent.d.next = false;
+                        self.state.d.next = Slow3St::S3VerifyShare;
+                    } else {
+                        self.missed.next = true;
+                        if self.expiring.val() {
+                            self.stop.next = true;
+                            self.state.d.next = Slow3St::Off;
+                        } else {
+                            self.state.d.next = Slow3St::S3PollCertify;
+                        }
+                    }
+                }
+            }
+            Slow3St::S3VerifyShare => {
+                // Each copied share not this replica's and not verified
+                // before, in turn: read from COMPOSE, verified over C.
+                self.cp_first.next = self.so.q.val().get_bits::<4>(0) + 2;
+                self.sg_compose.next = true;
+                self.sg_signer.next = self.sj.q.val();
+                if !self.sent.q.val() {
+                    if self.sj.q.val() >= self.n.val() {
+                        // f + 1 shares over C, each verified (R10).
+                        self.state.d.next = Slow3St::S3SignCommit;
+                    } else if (self.bm.q.val() & (self.one8.val() << self.sj.q.val())) == 0 {
+                        self.sj.d.next = self.sj.q.val() + 1;
+                    } else if (self.sj.q.val() == self.id.val())
+                        | ((self.verified.q.val() & (self.one8.val() << self.sj.q.val())) != 0)
+                    {
+                        self.sj.d.next = self.sj.q.val() + 1;
+                        self.so.d.next = self.so.q.val() + 1;
+                    } else if !self.rd.q.val() {
+                        // COMPOSE reads the beat at this edge.
+                        self.rd.d.next = true;
+                    } else if !self.sg_busy.val() {
+                        self.sg_verify.next = true;
+                        self.sent.d.next = true;
+                    }
+                } else if self.sg_resp_valid.val() {
+                    self.sg_resp_take.next = true;
+                    self.sent.d.next = false;
+                    self.rd.d.next = false;
+                    if self.sg_resp_status.val() == self.status_ok.val() {
+                        self.verified.d.next =
+                            self.verified.q.val() | (self.one8.val() << self.sj.q.val());
+                        self.sj.d.next = self.sj.q.val() + 1;
+                        self.so.d.next = self.so.q.val() + 1;
+                    } else {
+                        // Passed over from now on; the row is read again.
+                        self.bad.d.next = self.bad.q.val() | (self.one8.val() << self.sj.q.val());
+                        self.bad_share.next = true;
+                        self.missed.next = true;
+                        if self.expiring.val() {
+                            self.stop.next = true;
+                            self.state.d.next = Slow3St::Off;
+                        } else {
+                            self.state.d.next = Slow3St::S3PollCertify;
+                        }
+                    }
+                }
+            }
+            Slow3St::S3SignCommit => {
+                // R10: sign K = [3, id, v, k, m, prev]; COMPOSE beat 1.
+                self.sg_commit.next = true;
+                if !self.sent.q.val() {
+                    if !self.sg_busy.val() {
+                        self.sg_sign.next = true;
+                        self.sent.d.next = true;
+                    }
+                } else if self.sg_resp_valid.val() {
+                    self.sg_resp_take.next = true;
+                    if self.sg_resp_status.val() == self.status_ok.val() {
+                        self.cp_wr_en.next = true;
+                        self.state.d.next = Slow3St::S3SendCommit;
+                    } else {
+                        self.stop.next = true;
+                        self.state.d.next = Slow3St::Off;
+                    }
+                }
+            }
+            Slow3St::S3SendCommit => {
+                // commit[s(k)][id]: K and the bitmap, the signature, the
+                // f + 1 shares (3 + f beats).
+                self.bc_word.next =
+                    self.commit_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << self.commit_shift.val());
+                self.bc_commit.next = true;
+                self.cp_last.next = self.support.val().get_bits::<4>(0) + 1;
+                if self.sent.q.val() {
+                    self.bc_start.next = true;
+                    self.cp_start.next = true;
+                    self.sent.d.next = false;
+                } else if self.bc_done.val() {
+                    // Its own COMMIT counts (R12).
+                    self.clear_wait.next = true;
+                    self.delivered.d.next = self.one8.val() << self.id.val();
+                    self.dcount.d.next = 1.into();
+                    self.vetoed.d.next = 0.into();
+                    self.x.d.next = 0.into();
+                    self.xn.d.next = 0.into();
+                    if self.support.val() == 1 {
+                        self.decide.next = true;
+                        self.state.d.next = Slow3St::Off;
+                    } else {
+                        self.state.d.next = Slow3St::S3PollCommit;
+                    }
+                }
+            }
+            Slow3St::S3PollCommit => {
+                // R11: commit[s(k)][x] for each peer x in turn, its first
+                // two beats (the block and x's signature).
+                if self.x.q.val() >= self.n.val() {
+                    // A turn over every peer: a miss.
+                    self.x.d.next = 0.into();
+                    self.xn.d.next = 0.into();
+                    self.missed.next = true;
+                    if self.expiring.val() {
+                        self.stop.next = true;
+                        self.state.d.next = Slow3St::Off;
+                    }
+                } else if ((self.delivered.q.val() | self.vetoed.q.val())
+                    & (self.one8.val() << self.x.q.val()))
+                    != 0
+                {
+                    self.x.d.next = self.x.q.val() + 1;
+                    self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                } else {
+                    self.fetch_start.next = true;
+                    self.fetch_pair.next = true;
+                    self.fetch_word.next = self.commit_row_word.val()
+                        + (bit_cast::<32, 8>(self.x.q.val()) << self.commit_shift.val());
+                    self.beat_i.d.next = 0.into();
+                    self.blk_ok.d.next = false;
+                    self.state.d.next = Slow3St::S3WaitCommit;
+                }
+            }
+            Slow3St::S3WaitCommit => {
+                // x's block must be this replica's K with j = x; x's
+                // signature goes into COMPOSE beat 15.
+                self.blk_j.next = self.x.q.val();
+                self.cp_from_fetch.next = true;
+                self.cp_wr_beat.next = 15.into();
+                if self.fetch_beat_valid.val() {
+                    self.beat_i.d.next = self.beat_i.q.val() + 1;
+                    if self.beat_i.q.val() == 0 {
+                        self.blk_ok.d.next =
+                            self.fetch_beat.val().get_bits::<BB>(0) == self.commit_block.val();
+                    } else {
+                        self.cp_wr_en.next = true;
+                    }
+                }
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & self.blk_ok.q.val() {
+                        self.sent.d.next = false;
+                        self.rd.d.next = false;
+                        self.state.d.next = Slow3St::S3VerifyCommit;
+                    } else {
+                        self.missed.next = true;
+                        self.x.d.next = self.x.q.val() + 1;
+                        self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                        if self.expiring.val() {
+                            self.stop.next = true;
+                            self.state.d.next = Slow3St::Off;
+                        } else {
+                            self.state.d.next = Slow3St::S3PollCommit;
+                        }
+                    }
+                }
+            }
+            Slow3St::S3VerifyCommit => {
+                // R11.1: x's signature over its COMMIT block.
+                self.blk_j.next = self.x.q.val();
+                self.sg_commit.next = true;
+                self.sg_compose.next = true;
+                self.sg_signer.next = self.x.q.val();
+                self.cp_first.next = 15.into();
+                self.cp_last.next = 15.into();
+                self.bc_word.next =
+                    self.echo_commit_base.val() + (bit_cast::<32, 16>(self.xid.val()) << 5);
+                self.bc_echo_commit.next = true;
+                if !self.sent.q.val() {
+                    if !self.rd.q.val() {
+                        self.rd.d.next = true;
+                    } else if !self.sg_busy.val() {
+                        self.sg_verify.next = true;
+                        self.sent.d.next = true;
+                    }
+                } else if self.sg_resp_valid.val() {
+                    self.sg_resp_take.next = true;
+                    if self.sg_resp_status.val() == self.status_ok.val() {
+                        // R11.2: echo it in a round (the block, then x's
+                        // signature from COMPOSE beat 15).
+                        self.bc_start.next = true;
+                        self.bc_round.next = true;
+                        self.cp_start.next = true;
+                        self.state.d.next = Slow3St::S3EchoCommit;
+                    } else {
+                        self.bad_share.next = true;
+                        self.missed.next = true;
+                        self.x.d.next = self.x.q.val() + 1;
+                        self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                        if self.expiring.val() {
+                            self.stop.next = true;
+                            self.state.d.next = Slow3St::Off;
+                        } else {
+                            self.state.d.next = Slow3St::S3PollCommit;
+                        }
+                    }
+                }
+            }
+            Slow3St::S3EchoCommit => {
+                if self.round_error.val() {
                     self.stop.next = true;
                     self.state.d.next = Slow3St::Off;
+                } else if self.round_done.val() {
+                    self.state.d.next = Slow3St::S3PollSeal;
+                }
+            }
+            Slow3St::S3PollSeal => {
+                // R11.3: seal[x], then echo_seal[x][*].
+                self.fetch_start.next = true;
+                self.fetch_pair.next = true;
+                self.fetch_word.next =
+                    self.seal_base.val() + (bit_cast::<32, 8>(self.x.q.val()) << 5);
+                self.beat_i.d.next = 0.into();
+                self.sus.d.next = false;
+                self.grab.d.next = false;
+                self.state.d.next = Slow3St::S3WaitSeal;
+            }
+            Slow3St::S3WaitSeal => {
+                if self.fetch_beat_valid.val() {
+                    self.beat_i.d.next = self.beat_i.q.val() + 1;
+                    if self.grab.q.val() {
+                        self.sus_sg.d.next = self.fetch_beat.val();
+                        self.grab.d.next = false;
+                    } else if (self.beat_i.q.val() == 0) & self.seal_like.val() {
+                        self.sus.d.next = true;
+                        self.sus_blk.d.next = self.fetch_beat.val().get_bits::<BB>(0);
+                        self.grab.d.next = true;
+                    }
+                }
+                if self.fetch_done.val() {
+                    if self.fetch_error.val() {
+                        self.state.d.next = Slow3St::S3PollSeal;
+                    } else if self.sus.q.val() {
+                        self.sus_seal.d.next = true;
+                        self.sent.d.next = false;
+                        self.state.d.next = Slow3St::S3VerifySeal;
+                    } else {
+                        self.checked_any.d.next = false;
+                        self.state.d.next = Slow3St::S3PollEchoSeal;
+                    }
+                }
+            }
+            Slow3St::S3PollEchoSeal => {
+                self.fetch_start.next = true;
+                self.fetch_row.next = true;
+                self.fetch_word.next = self.echo_seal_base.val()
+                    + (bit_cast::<32, 16>(self.xn.q.val()) << 5);
+                self.beat_i.d.next = 0.into();
+                self.sus.d.next = false;
+                self.grab.d.next = false;
+                self.state.d.next = Slow3St::S3WaitEchoSeal;
+            }
+            Slow3St::S3WaitEchoSeal => {
+                if self.fetch_beat_valid.val() {
+                    self.beat_i.d.next = self.beat_i.q.val() + 1;
+                    if self.grab.q.val() {
+                        self.sus_sg.d.next = self.fetch_beat.val();
+                        self.grab.d.next = false;
+                    } else if !self.sus.q.val()
+                        & !self.beat_i.q.val().get_bit(0)
+                        & (self.entry.val() < self.n.val())
+                        & (!self.checked_any.q.val() | (self.entry.val() > self.checked.q.val()))
+                        & self.seal_like.val()
+                    {
+                        self.sus.d.next = true;
+                        self.sus_j.d.next = self.entry.val();
+                        self.sus_blk.d.next = self.fetch_beat.val().get_bits::<BB>(0);
+                        self.grab.d.next = true;
+                    }
+                }
+                if self.fetch_done.val() {
+                    if self.fetch_error.val() {
+                        self.state.d.next = Slow3St::S3PollEchoSeal;
+                    } else if self.sus.q.val() {
+                        self.sus_seal.d.next = false;
+                        self.sent.d.next = false;
+                        self.state.d.next = Slow3St::S3VerifySeal;
+                    } else {
+                        // R11.4: x's COMMIT is delivered. R12: f + 1 of
+                        // them for this replica's block decide the slot.
+                        self.clear_wait.next = true;
+                        self.delivered.d.next =
+                            self.delivered.q.val() | (self.one8.val() << self.x.q.val());
+                        self.dcount.d.next = self.dcount.q.val() + 1;
+                        if (self.dcount.q.val() + 1) >= self.support.val() {
+                            self.decide.next = true;
+                            self.state.d.next = Slow3St::Off;
+                        } else {
+                            self.x.d.next = self.x.q.val() + 1;
+                            self.xn.d.next =
+                                self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                            self.state.d.next = Slow3St::S3PollCommit;
+                        }
+                    }
+                }
+            }
+            Slow3St::S3VerifySeal => {
+                // A SEAL of x for a view >= w, signed by x, vetoes x's
+                // COMMIT (x sealed w); a forged one is passed over.
+                self.sg_sus.next = true;
+                self.sg_signer.next = self.x.q.val();
+                if !self.sent.q.val() {
+                    if !self.sg_busy.val() {
+                        self.sg_verify.next = true;
+                        self.sent.d.next = true;
+                    }
+                } else if self.sg_resp_valid.val() {
+                    self.sg_resp_take.next = true;
+                    if self.sg_resp_status.val() == self.status_ok.val() {
+                        self.vetoed.d.next =
+                            self.vetoed.q.val() | (self.one8.val() << self.x.q.val());
+                        self.x.d.next = self.x.q.val() + 1;
+                        self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                        self.state.d.next = Slow3St::S3PollCommit;
+                    } else {
+                        if self.sus_seal.q.val() {
+                            self.checked_any.d.next = false;
+                        } else {
+                            self.checked.d.next = self.sus_j.q.val();
+                            self.checked_any.d.next = true;
+                        }
+                        self.state.d.next = Slow3St::S3PollEchoSeal;
+                    }
                 }
             }
             _ => {
@@ -635,6 +1203,48 @@ impl Logic for Slow3 {
             }
             Slow3St::S3SendCert => {
                 self.sts_state.next = 51.into();
+            }
+            Slow3St::S3PollCertify => {
+                self.sts_state.next = 52.into();
+            }
+            Slow3St::S3WaitCertify => {
+                self.sts_state.next = 53.into();
+            }
+            Slow3St::S3VerifyShare => {
+                self.sts_state.next = 54.into();
+            }
+            Slow3St::S3SignCommit => {
+                self.sts_state.next = 55.into();
+            }
+            Slow3St::S3SendCommit => {
+                self.sts_state.next = 56.into();
+            }
+            Slow3St::S3PollCommit => {
+                self.sts_state.next = 57.into();
+            }
+            Slow3St::S3WaitCommit => {
+                self.sts_state.next = 58.into();
+            }
+            Slow3St::S3VerifyCommit => {
+                self.sts_state.next = 59.into();
+            }
+            Slow3St::S3EchoCommit => {
+                self.sts_state.next = 60.into();
+            }
+            Slow3St::S3PollSeal => {
+                self.sts_state.next = 61.into();
+            }
+            Slow3St::S3WaitSeal => {
+                self.sts_state.next = 62.into();
+            }
+            Slow3St::S3PollEchoSeal => {
+                self.sts_state.next = 63.into();
+            }
+            Slow3St::S3WaitEchoSeal => {
+                self.sts_state.next = 64.into();
+            }
+            Slow3St::S3VerifySeal => {
+                self.sts_state.next = 65.into();
             }
             _ => {
                 self.sts_state.next = 0.into();

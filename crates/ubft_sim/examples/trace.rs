@@ -1,5 +1,7 @@
 //! Prints each replica's state changes during a run (a debugging aid):
 //! `cargo run --release -p ubft_sim --example trace -- N SLOTS MAX_CYCLES [SRC:DST:EXTRA:TO]...`
+//! (`LAYOUT=v3` runs the v3 kernel, with `layout_v3.rs`'s timing: 64
+//! polls, the default signer latencies; `SEED=s` sets the seed.)
 use rhdl_ubft::protocol::STATE_NAMES;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
 
@@ -21,11 +23,21 @@ fn main() {
             }
         })
         .collect();
-    let cfg = ClusterConfig {
+    let mut cfg = ClusterConfig {
         max_cycles: max,
         delays,
         ..ClusterConfig::quick(n, slots)
     };
+    if let Ok(seed) = std::env::var("SEED") {
+        cfg.seed = seed.parse().unwrap();
+    }
+    if std::env::var("LAYOUT").as_deref() == Ok("v3") {
+        use rhdl_ubft::params::defaults;
+        cfg.layout = rhdl_ubft::layout::Version::V3;
+        cfg.wait_polls = 64;
+        cfg.sign_latency = defaults::SIGN_LATENCY;
+        cfg.verify_latency = defaults::VERIFY_LATENCY;
+    }
     let mut c = Cluster::new(cfg).unwrap();
     let mut last = vec![255u8; n];
     let skip = [
