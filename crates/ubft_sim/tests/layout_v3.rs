@@ -569,8 +569,8 @@ fn signature_at(hbm: &Hbm, word: usize) -> ed25519_dalek::Signature {
 /// prep_sig[s(k)], the block and then the signature, into every replica's
 /// mailbox; the guards take it (a leader's record, checked by its view
 /// word) and the signature verifies as the leader's over that block only.
-/// The followers' Slow3 writes nothing. Then every replica stops with
-/// `RecoveryNotBuilt`.
+/// The followers' Slow3 writes no prep_sig. The run then goes on (R8 to
+/// R12) and every replica decides both slots.
 #[test]
 fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
     use ubft_sim::signer::{block_bytes, block_mutants, signing_key};
@@ -584,8 +584,8 @@ fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
     for r in 0..n {
         let st = &report.replicas[r].status;
         assert_eq!(
-            st.error as u64,
-            ConfigError::RecoveryNotBuilt.code(),
+            (st.error, st.decisions),
+            (0, 2),
             "replica {r}: {}",
             report.summary()
         );
@@ -626,8 +626,7 @@ fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
 /// delivered on the fast path (phase 2), certify at once. So every
 /// mailbox holds three certify records of (C, share), each share verifying
 /// as its replica's over C = [2, 0, 1, m, 0, 0, 0, 0] only: the f + 1
-/// shares a certificate needs, and more. Then every replica stops with
-/// `RecoveryNotBuilt` (R10 on are not built).
+/// shares a certificate needs, and more.
 #[test]
 fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
     use ubft_sim::signer::{block_bytes, block_mutants, signing_key};
@@ -640,8 +639,7 @@ fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
     let sig_at = |r: usize, word: usize| signature_at(&c.hbms[r], word);
     for r in 0..n {
         let st = &report.replicas[r].status;
-        assert_eq!(st.error as u64, ConfigError::RecoveryNotBuilt.code());
-        assert_eq!((st.bad_shares, st.decisions), (0, 0), "replica {r}");
+        assert_eq!((st.error, st.bad_shares, st.decisions), (0, 0, 2), "replica {r}");
         assert_eq!(report.replicas[r].guard.refused, 0, "replica {r}");
         // The leader's echo of its prep_sig, in a round; the followers
         // delivered fast and echo nothing.
@@ -681,6 +679,86 @@ fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
     assert_eq!(c.net.stats().malformed, vec![0; n]);
 }
 
+/// R10 to R12 (slow3.md), on the run of the tests above. Every replica,
+/// delivered, read f + 1 = 2 shares over C from its certify row, signed
+/// its COMMIT block K = [3, j, 0, 1, m, 0] and wrote commit[s(1)][j]: K
+/// with a signer bitmap of exactly f + 1 replicas (word 8), j's signature
+/// over K only, then those replicas' shares over C in ascending order. It
+/// delivered the COMMITs of its peers' same block (x's signature, an echo
+/// into echo_commit[x][j] in a round, no SEAL of x) and decided slot 1 on
+/// the slow path on f + 1 of them, its own among them: the followers first
+/// (they were certified earliest), the leader last. Slot 2 is fast.
+#[test]
+fn a_v3_slot_that_times_out_is_decided_on_f_plus_1_commits() {
+    use ubft_sim::signer::{block_bytes, block_mutants, signing_key};
+    let n = 3;
+    let f1 = 2;
+    let (c, report, seed) = late_votes_run();
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let m = proposal(seed, 0);
+    let cert = field3::block(field3::KIND_CERT, 0, 1, m, 0);
+    let key = |j: usize| signing_key(seed, j).verifying_key();
+    for r in 0..n {
+        let rep = &report.replicas[r];
+        assert_eq!(rep.status.error, 0, "{}", report.summary());
+        assert_eq!(
+            rep.decided.iter().map(|d| (d.k, d.m, d.path)).collect::<Vec<_>>()[0],
+            (1, m, Path::Slow),
+            "replica {r}"
+        );
+        assert_eq!(rep.status.bad_shares, 0, "replica {r}");
+        for j in 0..n {
+            // j's COMMIT, in r's mailbox.
+            let at = mb.record(Region::Commit, 0, j);
+            let beat0 = c.hbms[r].read_words(byte(at), 16);
+            let k_j = field3::commit_block(j as u32, 0, 1, m, 0);
+            assert_eq!(&beat0[..8], &k_j[..], "replica {r}'s copy of {j}'s COMMIT block");
+            let bitmap = beat0[field3::COMMIT_BITMAP];
+            assert_eq!(bitmap.count_ones(), f1, "{j}'s signer bitmap {bitmap:#b}");
+            assert_eq!(bitmap >> n, 0, "{j}'s signers are replicas");
+            assert!(beat0[9..].iter().all(|&w| w == 0), "{beat0:?}");
+            let sig = signature_at(&c.hbms[r], at + 16);
+            assert!(key(j).verify_strict(&block_bytes(&k_j), &sig).is_ok());
+            for (what, x) in block_mutants(&k_j, &[0, 1, 2, 3, 4, 5]) {
+                assert!(
+                    key(j).verify_strict(&block_bytes(&x), &sig).is_err(),
+                    "{j}'s COMMIT signature verifies with {what}"
+                );
+            }
+            let signers: Vec<usize> = (0..n).filter(|s| bitmap >> s & 1 == 1).collect();
+            for (i, s) in signers.iter().enumerate() {
+                let share = signature_at(&c.hbms[r], at + 16 * (2 + i));
+                assert!(
+                    key(*s).verify_strict(&block_bytes(&cert), &share).is_ok(),
+                    "{j}'s COMMIT: share {i} is {s}'s over C"
+                );
+            }
+        }
+        // The COMMITs r delivered, echoed into echo_commit[x][r] (in every
+        // mailbox, by the round): at least f of its peers'.
+        let echoed: Vec<usize> = (0..n)
+            .filter(|&x| x != r)
+            .filter(|&x| {
+                let at = mb.record(Region::EchoCommit, x, r);
+                let k_x = field3::commit_block(x as u32, 0, 1, m, 0);
+                c.hbms[(r + 1) % n].read_words(byte(at), 8) == k_x.to_vec()
+                    && key(x)
+                        .verify_strict(&block_bytes(&k_x), &signature_at(&c.hbms[(r + 1) % n], at + 16))
+                        .is_ok()
+            })
+            .collect();
+        assert!(echoed.len() as u32 >= f1 - 1, "replica {r} echoed {echoed:?}");
+    }
+    let at = |r: usize| report.replicas[r].decided[0].cycle;
+    assert!(at(1) < at(0) && at(2) < at(0), "the leader decides last");
+    eprintln!(
+        "slot 1 decided slow at cycles {}, {}, {}",
+        at(0),
+        at(1),
+        at(2)
+    );
+}
+
 /// R8's register check (slow3.md, S3WaitEchoPrep and S3VerifySuspect), on
 /// the run above with an echo planted in the leader's HBM at cycle 600 as
 /// replica 1's: a PREP block of the same (v0, k1) with another m.
@@ -688,15 +766,24 @@ fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
 ///   leader never delivers the slot and writes no share (its certify entry
 ///   stays empty), while the followers, which delivered on the fast path,
 ///   certify as before.
+///   The followers decide the slot on their two COMMITs (f + 1 = 2); the
+///   leader, which refused it, stops with `RecoveryNotBuilt` when its
+///   timeout would start a view change, and the followers stop so at
+///   k = 2, whose prepare never comes.
 /// - With a signature that does not verify, it is passed over, and the
-///   leader certifies as in the test above.
+///   leader certifies as in the test above; every replica decides both
+///   slots. (The timeout is 1,024 polls: the leader's extra verify delays
+///   its proposal of k = 2.)
 #[test]
 fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
     use ed25519_dalek::Signer as _;
     use ubft_sim::signer::{block_bytes, signing_key};
     let n = 3;
     let run = |signed: bool| {
-        let cfg = late_votes_to_the_leader();
+        let cfg = ClusterConfig {
+            wait_polls: 1024,
+            ..late_votes_to_the_leader()
+        };
         let seed = cfg.seed;
         let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
         for _ in 0..600 {
@@ -724,11 +811,16 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
                 w[0] == field3::KIND_CERT
             })
             .collect();
-        for r in 0..n {
-            assert_eq!(
-                report.replicas[r].status.error as u64,
-                ConfigError::RecoveryNotBuilt.code()
-            );
+        let outcome: Vec<(u8, usize)> = report
+            .replicas
+            .iter()
+            .map(|r| (r.status.error, r.decided.len()))
+            .collect();
+        let seven = ConfigError::RecoveryNotBuilt.code() as u8;
+        if signed {
+            assert_eq!(outcome, vec![(seven, 0), (seven, 1), (seven, 1)], "{}", report.summary());
+        } else {
+            assert_eq!(outcome, vec![(0, 2); 3], "{}", report.summary());
         }
         // The leader read its planted entry (the echo of its own record
         // went into entry 0, which it wrote in a round first).
