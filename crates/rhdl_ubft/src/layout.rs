@@ -560,8 +560,21 @@ impl Mailbox {
                     _ => BEAT_WORDS,
                 },
                 // Every region on its records' stride (at most a 4 KiB
-                // page), so that no record crosses a 4 KiB boundary.
-                Version::V3 => stride3_beats(region, n, sb).clamp(1, page) * BEAT_WORDS,
+                // page), so that no record crosses a 4 KiB boundary; a
+                // region of rows of n records (one per writer), on the
+                // row's size rounded up to a power of two, so that a row
+                // read whole (echo_prep, certify, echo_seal: Slow3) is one
+                // burst inside a page.
+                Version::V3 => {
+                    let stride = stride3_beats(region, n, sb);
+                    let row = match Shape3::of(region) {
+                        Some(Shape3::SlotByNode | Shape3::PeerByNode) => {
+                            (n * stride).next_power_of_two()
+                        }
+                        _ => stride,
+                    };
+                    row.clamp(1, page) * BEAT_WORDS
+                }
             };
             at = at.next_multiple_of(align);
             let words = Self::words(version, region, n, g, sb);

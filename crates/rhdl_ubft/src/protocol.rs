@@ -580,6 +580,22 @@ pub fn check_literals_v3<const N: usize>() {
         "commit: support + 2 beats"
     );
     assert!(f1 + 2 < 15, "COMPOSE beat 15 is not a COMMIT's");
+    // The rows Slow3 reads whole, 2N beats (`row2_len`), are each one burst
+    // inside a 4 KiB page (an AXI burst must not cross one).
+    for (region, rows) in [
+        (Region::EchoPrep, G),
+        (Region::Certify, G),
+        (Region::EchoSeal, N),
+    ] {
+        for row in 0..rows {
+            let byte = mb.record(region, row, 0) as u64 * crate::params::WORD_BYTES;
+            assert!(
+                byte % crate::params::AXI_BOUNDARY_BYTES + (2 * N) as u64 * crate::params::BEAT_BYTES
+                    <= crate::params::AXI_BOUNDARY_BYTES,
+                "{region:?} row {row} at byte {byte:#x} crosses 4 KiB"
+            );
+        }
+    }
     {
         use crate::layout::field3::{
             COMMIT_BITMAP, COMMIT_J, COMMIT_K, COMMIT_M, COMMIT_PREV, COMMIT_V, KIND,

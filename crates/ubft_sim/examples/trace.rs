@@ -1,7 +1,9 @@
 //! Prints each replica's state changes during a run (a debugging aid):
 //! `cargo run --release -p ubft_sim --example trace -- N SLOTS MAX_CYCLES [SRC:DST:EXTRA:TO]...`
 //! (`LAYOUT=v3` runs the v3 kernel, with `layout_v3.rs`'s timing: 64
-//! polls, the default signer latencies; `SEED=s` sets the seed.)
+//! polls, the default signer latencies; `SEED=s` sets the seed, `WAIT=p`
+//! the polls, `LAT=sign:verify` the signer's latencies, `SILENT=r:cycle`
+//! silences replica r.)
 use rhdl_ubft::protocol::STATE_NAMES;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
 
@@ -38,7 +40,18 @@ fn main() {
         cfg.sign_latency = defaults::SIGN_LATENCY;
         cfg.verify_latency = defaults::VERIFY_LATENCY;
     }
+    if let Ok(w) = std::env::var("WAIT") {
+        cfg.wait_polls = w.parse().unwrap();
+    }
+    if let Ok(l) = std::env::var("LAT") {
+        let v: Vec<u64> = l.split(':').map(|x| x.parse().unwrap()).collect();
+        (cfg.sign_latency, cfg.verify_latency) = (v[0], v[1]);
+    }
     let mut c = Cluster::new(cfg).unwrap();
+    if let Ok(s) = std::env::var("SILENT") {
+        let v: Vec<u64> = s.split(':').map(|x| x.parse().unwrap()).collect();
+        c.set_adversary(v[0] as usize, Box::new(ubft_sim::adversary::Silent { from_cycle: v[1] }));
+    }
     let mut last = vec![255u8; n];
     let skip = [
         "FastPollPrepare",

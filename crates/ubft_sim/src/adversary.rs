@@ -65,6 +65,10 @@ impl Adversary for Chain {
         }
         writes
     }
+
+    fn only_drops(&self) -> bool {
+        self.0.iter().all(|a| a.only_drops())
+    }
 }
 
 /// Goes silent: every write sent at or after `from_cycle` is dropped (the
@@ -81,6 +85,10 @@ impl Adversary for Silent {
         } else {
             vec![write]
         }
+    }
+
+    fn only_drops(&self) -> bool {
+        true
     }
 }
 

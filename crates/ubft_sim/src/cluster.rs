@@ -84,13 +84,14 @@ pub struct ClusterConfig {
     /// or unchecked (`Bypass`, tests only).
     pub delivery: Delivery,
     /// The mailbox layout the kernels run: v2 (the default, `Kernel<N>`) or
-    /// v3 (`KernelV3<N>`: the fast path and R7 to R9 only so far, and no Byzantine
-    /// replica, [`V3_BYZANTINE`]). v1 is refused ([`parse_layout`]).
+    /// v3 (`KernelV3<N>`: the fast path and the slow path, R1 to R13, no
+    /// view change yet, and no Byzantine replica but a silent one,
+    /// [`V3_BYZANTINE`]). v1 is refused ([`parse_layout`]).
     pub layout: Version,
 }
 
 /// Why a v3 cluster refuses a Byzantine replica.
-pub const V3_BYZANTINE: &str = "the v3 kernel runs the fast path and R7 to R9 of the slow path only so far (issue 11, recovery.md section 16): Byzantine kinds on v3 are not built yet";
+pub const V3_BYZANTINE: &str = "the v3 kernel runs the fast path and the slow path, without a view change, so far (issue 11, recovery.md section 16): Byzantine kinds on v3 are not built yet (a silent replica is allowed)";
 
 /// Why v1 is refused: no kernel of this project runs it.
 pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v2 (the default) or v3";
@@ -771,12 +772,12 @@ impl Cluster {
         !self.faulty.contains(&r)
     }
 
-    /// Makes replica r Byzantine: `adversary` transforms its writes. Panics
-    /// on a v3 cluster ([`V3_BYZANTINE`]); `Scenario::check` refuses such a
-    /// scenario before.
+    /// Makes replica r faulty: `adversary` transforms its writes. Panics
+    /// on a v3 cluster unless it only drops writes (`silent`,
+    /// [`V3_BYZANTINE`]); `Scenario::check` refuses such a scenario before.
     pub fn set_adversary(&mut self, r: usize, adversary: Box<dyn Adversary>) {
         assert!(
-            self.cfg.layout != Version::V3,
+            self.cfg.layout != Version::V3 || adversary.only_drops(),
             "an adversary on replica {r} of a layout v3 cluster: {V3_BYZANTINE}"
         );
         self.net.set_adversary(r, adversary);

@@ -148,6 +148,14 @@ pub struct Write {
 /// it returns still passes the slot guard at the receiver.
 pub trait Adversary: Send {
     fn transform(&mut self, src: usize, dst: usize, write: Write, cycle: u64) -> Vec<Write>;
+
+    /// Whether it only drops writes (a crash, in any layout), and never
+    /// makes or changes one (a Byzantine kind, which must know the
+    /// layout's records: refused on v3 until they are built,
+    /// `cluster::V3_BYZANTINE`).
+    fn only_drops(&self) -> bool {
+        false
+    }
 }
 
 /// The equivocating leader: while it leads, every peer is sent a different

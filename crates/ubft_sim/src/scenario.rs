@@ -404,7 +404,7 @@ impl Scenario {
                 .faults
                 .iter()
                 .enumerate()
-                .find(|(_, f)| f.replica().is_some())
+                .find(|(_, f)| f.replica().is_some() && !matches!(f, Fault::Silent { .. }))
             {
                 return Err(format!(
                     "fault #{} (kind = \"{}\") on layout = \"v3\": {V3_BYZANTINE}",
