@@ -144,6 +144,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  protocol$cp_start;
     wire  [3:0] protocol$cp_first;
     wire  [3:0] protocol$cp_last;
+    reg  [511:0] protocol$cp_rd_data;
     reg  [31:0] protocol$prop_tdata;
     reg  protocol$prop_tvalid;
     wire  protocol$prop_tready;
@@ -425,6 +426,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .cp_start(protocol$cp_start),
         .cp_first(protocol$cp_first),
         .cp_last(protocol$cp_last),
+        .cp_rd_data(protocol$cp_rd_data),
         .prop_tdata(protocol$prop_tdata),
         .prop_tvalid(protocol$prop_tvalid),
         .prop_tready(protocol$prop_tready),
@@ -743,6 +745,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         compose$first = protocol$cp_first;
         compose$last = protocol$cp_last;
         broadcast$s_rec_tdata = compose$m_rec_tdata;
+        protocol$cp_rd_data = compose$m_rec_tdata;
         broadcast$s_rec_tvalid = compose$m_rec_tvalid;
         broadcast$s_rec_tlast = compose$m_rec_tlast;
         compose$m_rec_tready = broadcast$s_rec_tready;
@@ -1848,10 +1851,10 @@ module rhdl_ubft$compose(clock,rst_n,wr_en,wr_beat,wr_data,start,first,last,busy
         case (state$q)
             ComposeState$Idle:
                 begin
+                    next_at = first;
                     if (start) begin
                         at$d = first;
                         last_q$d = last;
-                        next_at = first;
                         state$d = ComposeState$Stream;
                     end
                 end
@@ -10049,7 +10052,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -10098,6 +10101,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  cp_start;
     output reg  [3:0] cp_first;
     output reg  [3:0] cp_last;
+    input wire  [511:0] cp_rd_data;
     input wire  [31:0] prop_tdata;
     input wire  prop_tvalid;
     output reg  prop_tready;
@@ -10124,6 +10128,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  prep_sig_base = 32'h0;
     localparam  echo_prep_base = 32'h0;
     localparam  certify3_base = 32'h0;
+    localparam  commit3_base = 32'h0;
+    localparam  commit_shift = 8'h0;
+    localparam  echo_commit_base = 32'h0;
+    localparam  seal_base = 32'h0;
+    localparam  echo_seal_base = 32'h0;
+    localparam  commit_kind = 256'h3;
     localparam  row2_len = 8'hf;
     localparam  prep_kind = 256'h1;
     localparam  prepare_base = 32'hd97090;
@@ -10132,7 +10142,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  commit_base = 32'hd972d0;
     localparam  certify_valid_base = 32'hd973d0;
     localparam  certify_base = 32'hd974d0;
-    localparam  build_n16 = 16'h8;
+    localparam  row_n16 = 16'h8;
+    localparam  row_n = 8'h8;
     localparam  row_shift = 8'h4;
     localparam  last_slot = 8'hf;
     localparam  build_n = 8'h8;
@@ -10297,6 +10308,28 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow3$bc_done;
     reg  slow3$round_done;
     reg  slow3$round_error;
+    reg  [7:0] slow3$support;
+    reg  [7:0] slow3$row_n;
+    reg  [31:0] slow3$view_no;
+    reg  [255:0] slow3$cert_block;
+    reg  [255:0] slow3$commit_block;
+    reg  [31:0] slow3$certify_row_word;
+    reg  [31:0] slow3$commit_row_word;
+    reg  [7:0] slow3$commit_shift;
+    reg  [31:0] slow3$echo_commit_base;
+    reg  [31:0] slow3$seal_base;
+    reg  [31:0] slow3$echo_seal_base;
+    wire  slow3$decide;
+    wire  [7:0] slow3$blk_j;
+    wire  [7:0] slow3$bitmap;
+    wire  slow3$sg_commit;
+    wire  slow3$sg_compose;
+    wire  [3:0] slow3$cp_wr_beat;
+    wire  [3:0] slow3$cp_first;
+    wire  [3:0] slow3$cp_last;
+    reg  [511:0] slow3$cp_rd_data;
+    wire  slow3$bc_commit;
+    wire  slow3$bc_echo_commit;
     wire  [7:0] slow3$sts_state;
     reg  view$clock;
     reg  view$rst_n;
@@ -10472,6 +10505,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] echo_own_word;
     reg  [31:0] certify_own_word;
     reg  [255:0] cert_block;
+    reg  [255:0] commit_block;
+    reg  [31:0] certify_row_word;
+    reg  [31:0] commit_row_word;
     reg  hand_over;
     
     // Sub module instances
@@ -10622,6 +10658,28 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .bc_done(slow3$bc_done),
         .round_done(slow3$round_done),
         .round_error(slow3$round_error),
+        .support(slow3$support),
+        .row_n(slow3$row_n),
+        .view_no(slow3$view_no),
+        .cert_block(slow3$cert_block),
+        .commit_block(slow3$commit_block),
+        .certify_row_word(slow3$certify_row_word),
+        .commit_row_word(slow3$commit_row_word),
+        .commit_shift(slow3$commit_shift),
+        .echo_commit_base(slow3$echo_commit_base),
+        .seal_base(slow3$seal_base),
+        .echo_seal_base(slow3$echo_seal_base),
+        .decide(slow3$decide),
+        .blk_j(slow3$blk_j),
+        .bitmap(slow3$bitmap),
+        .sg_commit(slow3$sg_commit),
+        .sg_compose(slow3$sg_compose),
+        .cp_wr_beat(slow3$cp_wr_beat),
+        .cp_first(slow3$cp_first),
+        .cp_last(slow3$cp_last),
+        .cp_rd_data(slow3$cp_rd_data),
+        .bc_commit(slow3$bc_commit),
+        .bc_echo_commit(slow3$bc_echo_commit),
         .sts_state(slow3$sts_state)
     );
     rhdl_ubft$protocol$view view(
@@ -10908,8 +10966,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prep_sig_word = prep_sig_base + (((slot$q) & 32'hffffffff) << 32'h5);
         prep_block = prep_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         cert_block = cert_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        commit_block = commit_kind | (((slow3$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
         echo_row_word = echo_prep_base + (((slot_n$q) & 32'hffffffff) << 32'h5);
         echo_own_word = echo_row_word + (((id) & 32'hffffffff) << 32'h5);
+        certify_row_word = certify3_base + (((slot_n$q) & 32'hffffffff) << 32'h5);
+        commit_row_word = commit3_base + (((slot_n$q) & 32'hffffffff) << commit_shift);
         certify_own_word = certify3_base + (((slot_n$q) & 32'hffffffff) << 32'h5) + (((id) & 32'hffffffff) << 32'h5);
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
@@ -10992,6 +11053,18 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$sg_resp_valid = sg_resp_valid;
         slow3$sg_resp_status = sg_resp_status;
         slow3$bc_done = bc_done;
+        slow3$support = support$q;
+        slow3$row_n = row_n;
+        slow3$view_no = view_no$q;
+        slow3$cert_block = cert_block;
+        slow3$commit_block = commit_block;
+        slow3$certify_row_word = certify_row_word;
+        slow3$commit_row_word = commit_row_word;
+        slow3$commit_shift = commit_shift;
+        slow3$echo_commit_base = echo_commit_base;
+        slow3$seal_base = seal_base;
+        slow3$echo_seal_base = echo_seal_base;
+        slow3$cp_rd_data = cp_rd_data;
         view$clock = clock;
         view$rst_n = rst_n;
         view$id = id;
@@ -11018,7 +11091,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$start = fast$start_slow & ~v3;
         slow3$start = fast$start_slow & v3;
         view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
-        decided = fast$decide | slow$decide | view$decide;
+        decided = fast$decide | slow$decide | slow3$decide | view$decide;
         if (leader$set_m | fast$set_m | view$set_m) begin
             m_new = leader$m_next | fast$m_next | view$m_next;
         end
@@ -11068,9 +11141,19 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             bc_data = ((cert_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
+        if (slow3$bc_commit & v3) begin
+            bc_words = 32'h10;
+            bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slow3$bitmap) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100);
+            bc_beats = ((support$q) & 5'h1f) + 32'h2;
+        end
+        if (slow3$bc_echo_commit & v3) begin
+            bc_words = 32'h10;
+            bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = 32'h2;
+        end
         bc_round = slow3$bc_round & v3;
         cp_wr_en = slow3$cp_wr_en & v3;
-        cp_wr_beat = 32'h1;
+        cp_wr_beat = slow3$cp_wr_beat;
         if (slow3$cp_from_fetch & v3) begin
             cp_wr_data = fetch_beat;
         end
@@ -11078,8 +11161,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             cp_wr_data = sg_resp_sig;
         end
         cp_start = slow3$cp_start & v3;
-        cp_first = 32'h1;
-        cp_last = 32'h1;
+        cp_first = slow3$cp_first;
+        cp_last = slow3$cp_last;
         sg_sign = slow$sg_sign | slow3$sg_sign;
         sg_verify = slow$sg_verify | slow3$sg_verify;
         sg_signer = slow$sg_signer | slow3$sg_signer;
@@ -11089,11 +11172,17 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else if (slow3$sg_prep) begin
             sg_block = prep_block;
         end
+        else if (slow3$sg_commit & v3) begin
+            sg_block = commit_block;
+        end
         else begin
             sg_block = cert_block;
         end
         if (slow3$sg_sus & v3) begin
             sg_signature = slow3$sus_sig;
+        end
+        else if (slow3$sg_compose & v3) begin
+            sg_signature = cp_rd_data;
         end
         else begin
             sg_signature = fetch_beat;
@@ -11138,7 +11227,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             if (streak$q != 32'h0) begin
                 streak$d = streak$q - 32'h1;
             end
-            slow_path$d = slow$decide_slow | view$decide_slow;
+            slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow;
         end
         if (slow$bad_share | slow3$bad_share) begin
             bad_shares$d = bad_shares$q + 32'h1;
@@ -11230,7 +11319,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         end
                         else begin
                             slot$d = slot$q + 32'h1;
-                            slot_n$d = slot_n$q + build_n16;
+                            slot_n$d = slot_n$q + row_n16;
                         end
                         if ((slots != 32'h0) & ((decisions$q + 32'h1) == slots)) begin
                             state$d = ProtocolSt$Done;
@@ -13184,7 +13273,7 @@ module rhdl_ubft$protocol$slow$vq(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$vq
 
 
-module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,sts_state);
+module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,cp_rd_data,bc_commit,bc_echo_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -13234,10 +13323,34 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
     input wire  bc_done;
     input wire  round_done;
     input wire  round_error;
+    input wire  [7:0] support;
+    input wire  [7:0] row_n;
+    input wire  [31:0] view_no;
+    input wire  [255:0] cert_block;
+    input wire  [255:0] commit_block;
+    input wire  [31:0] certify_row_word;
+    input wire  [31:0] commit_row_word;
+    input wire  [7:0] commit_shift;
+    input wire  [31:0] echo_commit_base;
+    input wire  [31:0] seal_base;
+    input wire  [31:0] echo_seal_base;
+    output reg  decide;
+    output reg  [7:0] blk_j;
+    output reg  [7:0] bitmap;
+    output reg  sg_commit;
+    output reg  sg_compose;
+    output reg  [3:0] cp_wr_beat;
+    output reg  [3:0] cp_first;
+    output reg  [3:0] cp_last;
+    input wire  [511:0] cp_rd_data;
+    output reg  bc_commit;
+    output reg  bc_echo_commit;
     output reg  [7:0] sts_state;
     
     // Constant declarations
     localparam  status_ok = 8'h0;
+    localparam  kind_seal = 32'h4;
+    localparam  one8 = 8'h1;
     
     // Enums
     localparam Slow3St$Off = 0;
@@ -13253,10 +13366,24 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
     localparam Slow3St$S3VerifySuspect = 10;
     localparam Slow3St$S3SignCert = 11;
     localparam Slow3St$S3SendCert = 12;
+    localparam Slow3St$S3PollCertify = 13;
+    localparam Slow3St$S3WaitCertify = 14;
+    localparam Slow3St$S3VerifyShare = 15;
+    localparam Slow3St$S3SignCommit = 16;
+    localparam Slow3St$S3SendCommit = 17;
+    localparam Slow3St$S3PollCommit = 18;
+    localparam Slow3St$S3WaitCommit = 19;
+    localparam Slow3St$S3VerifyCommit = 20;
+    localparam Slow3St$S3EchoCommit = 21;
+    localparam Slow3St$S3PollSeal = 22;
+    localparam Slow3St$S3WaitSeal = 23;
+    localparam Slow3St$S3PollEchoSeal = 24;
+    localparam Slow3St$S3WaitEchoSeal = 25;
+    localparam Slow3St$S3VerifySeal = 26;
     
     // Stub signals
-    reg  [3:0] state$d;
-    wire  [3:0] state$q;
+    reg  [4:0] state$d;
+    wire  [4:0] state$q;
     reg  state$clock;
     reg  sent$d;
     wire  sent$q;
@@ -13288,10 +13415,56 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
     reg  checked_any$d;
     wire  checked_any$q;
     reg  checked_any$clock;
+    reg  [7:0] c$d;
+    wire  [7:0] c$q;
+    reg  c$clock;
+    reg  [7:0] bm$d;
+    wire  [7:0] bm$q;
+    reg  bm$clock;
+    reg  take$d;
+    wire  take$q;
+    reg  take$clock;
+    reg  [7:0] verified$d;
+    wire  [7:0] verified$q;
+    reg  verified$clock;
+    reg  [7:0] bad$d;
+    wire  [7:0] bad$q;
+    reg  bad$clock;
+    reg  [7:0] sj$d;
+    wire  [7:0] sj$q;
+    reg  sj$clock;
+    reg  [7:0] so$d;
+    wire  [7:0] so$q;
+    reg  so$clock;
+    reg  rd$d;
+    wire  rd$q;
+    reg  rd$clock;
+    reg  [7:0] x$d;
+    wire  [7:0] x$q;
+    reg  x$clock;
+    reg  [15:0] xn$d;
+    wire  [15:0] xn$q;
+    reg  xn$clock;
+    reg  [7:0] delivered$d;
+    wire  [7:0] delivered$q;
+    reg  delivered$clock;
+    reg  [7:0] dcount$d;
+    wire  [7:0] dcount$q;
+    reg  dcount$clock;
+    reg  [7:0] vetoed$d;
+    wire  [7:0] vetoed$q;
+    reg  vetoed$clock;
+    reg  sus_seal$d;
+    wire  sus_seal$q;
+    reg  sus_seal$clock;
     
     // Local signals
     reg  [7:0] entry;
     reg  suspect;
+    reg  cand;
+    reg  seal_like;
+    reg  full;
+    reg  [15:0] xid;
     
     // Sub module instances
     rhdl_ubft$protocol$slow3$state state(
@@ -13349,6 +13522,76 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
         .q(checked_any$q),
         .clock(checked_any$clock)
     );
+    rhdl_ubft$protocol$slow3$c c(
+        .d(c$d),
+        .q(c$q),
+        .clock(c$clock)
+    );
+    rhdl_ubft$protocol$slow3$bm bm(
+        .d(bm$d),
+        .q(bm$q),
+        .clock(bm$clock)
+    );
+    rhdl_ubft$protocol$slow3$take take(
+        .d(take$d),
+        .q(take$q),
+        .clock(take$clock)
+    );
+    rhdl_ubft$protocol$slow3$verified verified(
+        .d(verified$d),
+        .q(verified$q),
+        .clock(verified$clock)
+    );
+    rhdl_ubft$protocol$slow3$bad bad(
+        .d(bad$d),
+        .q(bad$q),
+        .clock(bad$clock)
+    );
+    rhdl_ubft$protocol$slow3$sj sj(
+        .d(sj$d),
+        .q(sj$q),
+        .clock(sj$clock)
+    );
+    rhdl_ubft$protocol$slow3$so so(
+        .d(so$d),
+        .q(so$q),
+        .clock(so$clock)
+    );
+    rhdl_ubft$protocol$slow3$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    rhdl_ubft$protocol$slow3$x x(
+        .d(x$d),
+        .q(x$q),
+        .clock(x$clock)
+    );
+    rhdl_ubft$protocol$slow3$xn xn(
+        .d(xn$d),
+        .q(xn$q),
+        .clock(xn$clock)
+    );
+    rhdl_ubft$protocol$slow3$delivered delivered(
+        .d(delivered$d),
+        .q(delivered$q),
+        .clock(delivered$clock)
+    );
+    rhdl_ubft$protocol$slow3$dcount dcount(
+        .d(dcount$d),
+        .q(dcount$q),
+        .clock(dcount$clock)
+    );
+    rhdl_ubft$protocol$slow3$vetoed vetoed(
+        .d(vetoed$d),
+        .q(vetoed$q),
+        .clock(vetoed$clock)
+    );
+    rhdl_ubft$protocol$slow3$sus_seal sus_seal(
+        .d(sus_seal$d),
+        .q(sus_seal$q),
+        .clock(sus_seal$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -13363,6 +13606,20 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
         grab$clock = clock;
         checked$clock = clock;
         checked_any$clock = clock;
+        c$clock = clock;
+        bm$clock = clock;
+        take$clock = clock;
+        verified$clock = clock;
+        bad$clock = clock;
+        sj$clock = clock;
+        so$clock = clock;
+        rd$clock = clock;
+        x$clock = clock;
+        xn$clock = clock;
+        delivered$clock = clock;
+        dcount$clock = clock;
+        vetoed$clock = clock;
+        sus_seal$clock = clock;
         state$d = state$q;
         sent$d = sent$q;
         beat_i$d = beat_i$q;
@@ -13374,8 +13631,26 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
         grab$d = grab$q;
         checked$d = checked$q;
         checked_any$d = checked_any$q;
+        c$d = c$q;
+        bm$d = bm$q;
+        take$d = take$q;
+        verified$d = verified$q;
+        bad$d = bad$q;
+        sj$d = sj$q;
+        so$d = so$q;
+        rd$d = rd$q;
+        x$d = x$q;
+        xn$d = xn$q;
+        delivered$d = delivered$q;
+        dcount$d = dcount$q;
+        vetoed$d = vetoed$q;
+        sus_seal$d = sus_seal$q;
         entry = beat_i$q >> 32'h1;
         suspect = ~beat_i$q[32'h0] & (entry != id) & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(96)] == prep_block[(32'h0)+:(96)]) & (fetch_beat[(32'h0)+:(256)] != prep_block);
+        cand = ~beat_i$q[32'h0] & (entry < n) & ((bad$q & (one8 << entry)) == 32'h0) & (c$q < support) & (fetch_beat[(32'h0)+:(256)] == cert_block);
+        full = (c$q == support) | (((c$q + 32'h1) == support) & take$q & fetch_beat_valid);
+        xid = xn$q + ((id) & 16'hffff);
+        seal_like = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= view_no);
         stop = 1'b0;
         missed = 1'b0;
         clear_wait = 1'b0;
@@ -13400,6 +13675,16 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
         bc_prep_sig = 1'b0;
         bc_cert = 1'b0;
         bc_round = 1'b0;
+        decide = 1'b0;
+        blk_j = id;
+        bitmap = bm$q;
+        sg_commit = 1'b0;
+        sg_compose = 1'b0;
+        cp_wr_beat = 32'h1;
+        cp_first = 32'h1;
+        cp_last = 32'h1;
+        bc_commit = 1'b0;
+        bc_echo_commit = 1'b0;
         case (state$q)
             Slow3St$Off:
                 begin
@@ -13411,6 +13696,8 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
                 begin
                     sent$d = 1'b0;
                     checked_any$d = 1'b0;
+                    verified$d = 32'h0;
+                    bad$d = 32'h0;
                     clear_wait = 1'b1;
                     if (id == leader_id) begin
                         sg_prep = 1'b1;
@@ -13576,7 +13863,14 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
                     end
                     if (fetch_done) begin
                         if (fetch_error) begin
-                            state$d = Slow3St$S3PollEchoPrep;
+                            missed = 1'b1;
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollEchoPrep;
+                            end
                         end
                         else if (sus$q | (suspect & ~grab$q)) begin
                             sent$d = 1'b0;
@@ -13648,8 +13942,402 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
                         sent$d = 1'b0;
                     end
                     else if (bc_done) begin
+                        clear_wait = 1'b1;
+                        state$d = Slow3St$S3PollCertify;
+                    end
+                end
+            Slow3St$S3PollCertify:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_row = 1'b1;
+                    fetch_word = certify_row_word;
+                    beat_i$d = 32'h0;
+                    c$d = 32'h0;
+                    bm$d = 32'h0;
+                    take$d = 1'b0;
+                    state$d = Slow3St$S3WaitCertify;
+                end
+            Slow3St$S3WaitCertify:
+                begin
+                    cp_from_fetch = 1'b1;
+                    cp_wr_beat = c$q[(32'h0)+:(4)] + 32'h2;
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (take$q) begin
+                            cp_wr_en = 1'b1;
+                            bm$d = bm$q | (one8 << entry);
+                            c$d = c$q + 32'h1;
+                            take$d = 1'b0;
+                        end
+                        else if (cand) begin
+                            take$d = 1'b1;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollCertify;
+                            end
+                        end
+                        else if (full) begin
+                            sj$d = 32'h0;
+                            so$d = 32'h0;
+                            rd$d = 1'b0;
+                            sent$d = 1'b0;
+                            state$d = Slow3St$S3VerifyShare;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollCertify;
+                            end
+                        end
+                    end
+                end
+            Slow3St$S3VerifyShare:
+                begin
+                    cp_first = so$q[(32'h0)+:(4)] + 32'h2;
+                    sg_compose = 1'b1;
+                    sg_signer = sj$q;
+                    if (~sent$q) begin
+                        if (sj$q >= n) begin
+                            state$d = Slow3St$S3SignCommit;
+                        end
+                        else if ((bm$q & (one8 << sj$q)) == 32'h0) begin
+                            sj$d = sj$q + 32'h1;
+                        end
+                        else if ((sj$q == id) | ((verified$q & (one8 << sj$q)) != 32'h0)) begin
+                            sj$d = sj$q + 32'h1;
+                            so$d = so$q + 32'h1;
+                        end
+                        else if (~rd$q) begin
+                            rd$d = 1'b1;
+                        end
+                        else if (~sg_busy) begin
+                            sg_verify = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        sent$d = 1'b0;
+                        rd$d = 1'b0;
+                        if (sg_resp_status == status_ok) begin
+                            verified$d = verified$q | (one8 << sj$q);
+                            sj$d = sj$q + 32'h1;
+                            so$d = so$q + 32'h1;
+                        end
+                        else begin
+                            bad$d = bad$q | (one8 << sj$q);
+                            bad_share = 1'b1;
+                            missed = 1'b1;
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollCertify;
+                            end
+                        end
+                    end
+                end
+            Slow3St$S3SignCommit:
+                begin
+                    sg_commit = 1'b1;
+                    if (~sent$q) begin
+                        if (~sg_busy) begin
+                            sg_sign = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_status == status_ok) begin
+                            cp_wr_en = 1'b1;
+                            state$d = Slow3St$S3SendCommit;
+                        end
+                        else begin
+                            stop = 1'b1;
+                            state$d = Slow3St$Off;
+                        end
+                    end
+                end
+            Slow3St$S3SendCommit:
+                begin
+                    bc_word = commit_row_word + (((id) & 32'hffffffff) << commit_shift);
+                    bc_commit = 1'b1;
+                    cp_last = support[(32'h0)+:(4)] + 32'h1;
+                    if (sent$q) begin
+                        bc_start = 1'b1;
+                        cp_start = 1'b1;
+                        sent$d = 1'b0;
+                    end
+                    else if (bc_done) begin
+                        clear_wait = 1'b1;
+                        delivered$d = one8 << id;
+                        dcount$d = 32'h1;
+                        vetoed$d = 32'h0;
+                        x$d = 32'h0;
+                        xn$d = 32'h0;
+                        if (support == 32'h1) begin
+                            decide = 1'b1;
+                            state$d = Slow3St$Off;
+                        end
+                        else begin
+                            state$d = Slow3St$S3PollCommit;
+                        end
+                    end
+                end
+            Slow3St$S3PollCommit:
+                begin
+                    if (x$q >= n) begin
+                        x$d = 32'h0;
+                        xn$d = 32'h0;
+                        missed = 1'b1;
+                        if (expiring) begin
+                            stop = 1'b1;
+                            state$d = Slow3St$Off;
+                        end
+                    end
+                    else if (((delivered$q | vetoed$q) & (one8 << x$q)) != 32'h0) begin
+                        x$d = x$q + 32'h1;
+                        xn$d = xn$q + ((row_n) & 16'hffff);
+                    end
+                    else begin
+                        fetch_start = 1'b1;
+                        fetch_pair = 1'b1;
+                        fetch_word = commit_row_word + (((x$q) & 32'hffffffff) << commit_shift);
+                        beat_i$d = 32'h0;
+                        blk_ok$d = 1'b0;
+                        state$d = Slow3St$S3WaitCommit;
+                    end
+                end
+            Slow3St$S3WaitCommit:
+                begin
+                    blk_j = x$q;
+                    cp_from_fetch = 1'b1;
+                    cp_wr_beat = 32'hf;
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (beat_i$q == 32'h0) begin
+                            blk_ok$d = fetch_beat[(32'h0)+:(256)] == commit_block;
+                        end
+                        else begin
+                            cp_wr_en = 1'b1;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (~fetch_error & blk_ok$q) begin
+                            sent$d = 1'b0;
+                            rd$d = 1'b0;
+                            state$d = Slow3St$S3VerifyCommit;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            x$d = x$q + 32'h1;
+                            xn$d = xn$q + ((row_n) & 16'hffff);
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollCommit;
+                            end
+                        end
+                    end
+                end
+            Slow3St$S3VerifyCommit:
+                begin
+                    blk_j = x$q;
+                    sg_commit = 1'b1;
+                    sg_compose = 1'b1;
+                    sg_signer = x$q;
+                    cp_first = 32'hf;
+                    cp_last = 32'hf;
+                    bc_word = echo_commit_base + (((xid) & 32'hffffffff) << 32'h5);
+                    bc_echo_commit = 1'b1;
+                    if (~sent$q) begin
+                        if (~rd$q) begin
+                            rd$d = 1'b1;
+                        end
+                        else if (~sg_busy) begin
+                            sg_verify = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_status == status_ok) begin
+                            bc_start = 1'b1;
+                            bc_round = 1'b1;
+                            cp_start = 1'b1;
+                            state$d = Slow3St$S3EchoCommit;
+                        end
+                        else begin
+                            bad_share = 1'b1;
+                            missed = 1'b1;
+                            x$d = x$q + 32'h1;
+                            xn$d = xn$q + ((row_n) & 16'hffff);
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollCommit;
+                            end
+                        end
+                    end
+                end
+            Slow3St$S3EchoCommit:
+                begin
+                    if (round_error) begin
                         stop = 1'b1;
                         state$d = Slow3St$Off;
+                    end
+                    else if (round_done) begin
+                        state$d = Slow3St$S3PollSeal;
+                    end
+                end
+            Slow3St$S3PollSeal:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_pair = 1'b1;
+                    fetch_word = seal_base + (((x$q) & 32'hffffffff) << 32'h5);
+                    beat_i$d = 32'h0;
+                    sus$d = 1'b0;
+                    grab$d = 1'b0;
+                    state$d = Slow3St$S3WaitSeal;
+                end
+            Slow3St$S3WaitSeal:
+                begin
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (grab$q) begin
+                            sus_sg$d = fetch_beat;
+                            grab$d = 1'b0;
+                        end
+                        else if ((beat_i$q == 32'h0) & seal_like) begin
+                            sus$d = 1'b1;
+                            sus_blk$d = fetch_beat[(32'h0)+:(256)];
+                            grab$d = 1'b1;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollSeal;
+                            end
+                        end
+                        else if (sus$q) begin
+                            sus_seal$d = 1'b1;
+                            sent$d = 1'b0;
+                            state$d = Slow3St$S3VerifySeal;
+                        end
+                        else begin
+                            checked_any$d = 1'b0;
+                            state$d = Slow3St$S3PollEchoSeal;
+                        end
+                    end
+                end
+            Slow3St$S3PollEchoSeal:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_row = 1'b1;
+                    fetch_word = echo_seal_base + (((xn$q) & 32'hffffffff) << 32'h5);
+                    beat_i$d = 32'h0;
+                    sus$d = 1'b0;
+                    grab$d = 1'b0;
+                    state$d = Slow3St$S3WaitEchoSeal;
+                end
+            Slow3St$S3WaitEchoSeal:
+                begin
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (grab$q) begin
+                            sus_sg$d = fetch_beat;
+                            grab$d = 1'b0;
+                        end
+                        else if (~sus$q & ~beat_i$q[32'h0] & (entry < n) & (~checked_any$q | (entry > checked$q)) & seal_like) begin
+                            sus$d = 1'b1;
+                            sus_j$d = entry;
+                            sus_blk$d = fetch_beat[(32'h0)+:(256)];
+                            grab$d = 1'b1;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                stop = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollEchoSeal;
+                            end
+                        end
+                        else if (sus$q) begin
+                            sus_seal$d = 1'b0;
+                            sent$d = 1'b0;
+                            state$d = Slow3St$S3VerifySeal;
+                        end
+                        else begin
+                            clear_wait = 1'b1;
+                            delivered$d = delivered$q | (one8 << x$q);
+                            dcount$d = dcount$q + 32'h1;
+                            if ((dcount$q + 32'h1) >= support) begin
+                                decide = 1'b1;
+                                state$d = Slow3St$Off;
+                            end
+                            else begin
+                                x$d = x$q + 32'h1;
+                                xn$d = xn$q + ((row_n) & 16'hffff);
+                                state$d = Slow3St$S3PollCommit;
+                            end
+                        end
+                    end
+                end
+            Slow3St$S3VerifySeal:
+                begin
+                    sg_sus = 1'b1;
+                    sg_signer = x$q;
+                    if (~sent$q) begin
+                        if (~sg_busy) begin
+                            sg_verify = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_status == status_ok) begin
+                            vetoed$d = vetoed$q | (one8 << x$q);
+                            x$d = x$q + 32'h1;
+                            xn$d = xn$q + ((row_n) & 16'hffff);
+                            state$d = Slow3St$S3PollCommit;
+                        end
+                        else begin
+                            if (sus_seal$q) begin
+                                checked_any$d = 1'b0;
+                            end
+                            else begin
+                                checked$d = sus_j$q;
+                                checked_any$d = 1'b1;
+                            end
+                            state$d = Slow3St$S3PollEchoSeal;
+                        end
                     end
                 end
             default:
@@ -13709,6 +14397,62 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
                 begin
                     sts_state = 32'h33;
                 end
+            Slow3St$S3PollCertify:
+                begin
+                    sts_state = 32'h34;
+                end
+            Slow3St$S3WaitCertify:
+                begin
+                    sts_state = 32'h35;
+                end
+            Slow3St$S3VerifyShare:
+                begin
+                    sts_state = 32'h36;
+                end
+            Slow3St$S3SignCommit:
+                begin
+                    sts_state = 32'h37;
+                end
+            Slow3St$S3SendCommit:
+                begin
+                    sts_state = 32'h38;
+                end
+            Slow3St$S3PollCommit:
+                begin
+                    sts_state = 32'h39;
+                end
+            Slow3St$S3WaitCommit:
+                begin
+                    sts_state = 32'h3a;
+                end
+            Slow3St$S3VerifyCommit:
+                begin
+                    sts_state = 32'h3b;
+                end
+            Slow3St$S3EchoCommit:
+                begin
+                    sts_state = 32'h3c;
+                end
+            Slow3St$S3PollSeal:
+                begin
+                    sts_state = 32'h3d;
+                end
+            Slow3St$S3WaitSeal:
+                begin
+                    sts_state = 32'h3e;
+                end
+            Slow3St$S3PollEchoSeal:
+                begin
+                    sts_state = 32'h3f;
+                end
+            Slow3St$S3WaitEchoSeal:
+                begin
+                    sts_state = 32'h40;
+                end
+            Slow3St$S3VerifySeal:
+                begin
+                    sts_state = 32'h41;
+                end
             default:
                 begin
                     sts_state = 32'h0;
@@ -13717,6 +14461,25 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
     end
     
 endmodule // rhdl_ubft$protocol$slow3
+
+
+module rhdl_ubft$protocol$slow3$bad(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$bad
 
 
 module rhdl_ubft$protocol$slow3$beat_i(d,q,clock);
@@ -13757,6 +14520,44 @@ module rhdl_ubft$protocol$slow3$blk_ok(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow3$blk_ok
 
 
+module rhdl_ubft$protocol$slow3$bm(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$bm
+
+
+module rhdl_ubft$protocol$slow3$c(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$c
+
+
 module rhdl_ubft$protocol$slow3$checked(d,q,clock);
     
     // Module arguments
@@ -13795,6 +14596,44 @@ module rhdl_ubft$protocol$slow3$checked_any(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow3$checked_any
 
 
+module rhdl_ubft$protocol$slow3$dcount(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$dcount
+
+
+module rhdl_ubft$protocol$slow3$delivered(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$delivered
+
+
 module rhdl_ubft$protocol$slow3$grab(d,q,clock);
     
     // Module arguments
@@ -13812,6 +14651,25 @@ module rhdl_ubft$protocol$slow3$grab(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow3$grab
+
+
+module rhdl_ubft$protocol$slow3$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$rd
 
 
 module rhdl_ubft$protocol$slow3$sent(d,q,clock);
@@ -13833,11 +14691,49 @@ module rhdl_ubft$protocol$slow3$sent(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow3$sent
 
 
+module rhdl_ubft$protocol$slow3$sj(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$sj
+
+
+module rhdl_ubft$protocol$slow3$so(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$so
+
+
 module rhdl_ubft$protocol$slow3$state(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
     input wire  clock;
     
     // Enums
@@ -13854,6 +14750,20 @@ module rhdl_ubft$protocol$slow3$state(d,q,clock);
     localparam Slow3St$S3VerifySuspect = 10;
     localparam Slow3St$S3SignCert = 11;
     localparam Slow3St$S3SendCert = 12;
+    localparam Slow3St$S3PollCertify = 13;
+    localparam Slow3St$S3WaitCertify = 14;
+    localparam Slow3St$S3VerifyShare = 15;
+    localparam Slow3St$S3SignCommit = 16;
+    localparam Slow3St$S3SendCommit = 17;
+    localparam Slow3St$S3PollCommit = 18;
+    localparam Slow3St$S3WaitCommit = 19;
+    localparam Slow3St$S3VerifyCommit = 20;
+    localparam Slow3St$S3EchoCommit = 21;
+    localparam Slow3St$S3PollSeal = 22;
+    localparam Slow3St$S3WaitSeal = 23;
+    localparam Slow3St$S3PollEchoSeal = 24;
+    localparam Slow3St$S3WaitEchoSeal = 25;
+    localparam Slow3St$S3VerifySeal = 26;
     
     // Update code (custom)
     initial begin
@@ -13924,6 +14834,25 @@ module rhdl_ubft$protocol$slow3$sus_j(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow3$sus_j
 
 
+module rhdl_ubft$protocol$slow3$sus_seal(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$sus_seal
+
+
 module rhdl_ubft$protocol$slow3$sus_sg(d,q,clock);
     
     // Module arguments
@@ -13941,6 +14870,101 @@ module rhdl_ubft$protocol$slow3$sus_sg(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow3$sus_sg
+
+
+module rhdl_ubft$protocol$slow3$take(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$take
+
+
+module rhdl_ubft$protocol$slow3$verified(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$verified
+
+
+module rhdl_ubft$protocol$slow3$vetoed(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$vetoed
+
+
+module rhdl_ubft$protocol$slow3$x(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$x
+
+
+module rhdl_ubft$protocol$slow3$xn(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$xn
 
 
 module rhdl_ubft$protocol$slow_count(d,q,clock);

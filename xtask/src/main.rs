@@ -485,7 +485,7 @@ fn bench(slots: u64, synth: bool) -> Result {
         VERIFY_LATENCY,
     };
     use ubft_sim::backend::Backend;
-    use ubft_sim::bench::{fast_bound, measure, slow_bound, Latency};
+    use ubft_sim::bench::{fast_bound, measure, slow3_bound, slow_bound, Latency};
     use ubft_sim::cluster::{ClusterConfig, Path};
     let header = || {
         println!(
@@ -527,6 +527,20 @@ fn bench(slots: u64, synth: bool) -> Result {
     for n in [3, 5, 7] {
         let cfg = ClusterConfig::new(n, slow_slots);
         let bound = slow_bound(&cfg);
+        row(&measure(cfg, Path::Slow, bound, Backend::Verilator).map_err(|e| e.to_string())?);
+    }
+    println!();
+    println!(
+        "slow path on the v3 kernel, decided on f + 1 COMMITs (recovery.md R7-R12), the same runs"
+    );
+    println!("bound wait (H + 4) + 3 sign + (1 + 2f) verify + (4 + f) L + (3 + 3f) (H + 4)");
+    header();
+    for n in [3, 5, 7] {
+        let cfg = ClusterConfig {
+            layout: rhdl_ubft::layout::Version::V3,
+            ..ClusterConfig::new(n, slow_slots)
+        };
+        let bound = slow3_bound(&cfg);
         row(&measure(cfg, Path::Slow, bound, Backend::Verilator).map_err(|e| e.to_string())?);
     }
     println!(

@@ -249,7 +249,7 @@ fn rule_for_v3(mb: &Mailbox, region: Region) -> Rule {
         },
         (_, Some(s)) if s.per_node() => Rule::Owned {
             entry_words: mb.stride3(region),
-            period: mb.n,
+            period: s.row_records(mb.n, mb.g),
         },
         (Region::Prepare, _) => Rule::Leader {
             record_words: mb.stride3(region),

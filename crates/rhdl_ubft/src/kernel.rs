@@ -31,8 +31,8 @@ use rust_hdl::prelude::*;
 /// The kernel of a build of N replicas whose guard has ROWS rows and a
 /// buffer of BEATS beats: [`Kernel`] runs the v2 mailbox layout,
 /// [`KernelV3`] the v3 one (docs/recovery.md section 16; so far the fast
-/// path and the slow path's R7 to R9, `slow3.md`: Protocol stops with
-/// `RecoveryNotBuilt` after R9 and where v2 would start a view change).
+/// path and the slow path, R7 to R12, `slow3.md`: Protocol stops with
+/// `RecoveryNotBuilt` where v2 would start a view change).
 #[derive(LogicBlock)]
 pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     pub ap_clk: Signal<In, Clock>,
@@ -149,7 +149,7 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
 pub type Kernel<const N: usize> = KernelOf<N, V2_ROWS, V2_BEATS>;
 
 /// The v3 kernel: the v3 layout, its guard (`guard::v3`) and Protocol's v3
-/// build (`Protocol::new_v3`: the fast path, Slow3's R7 to R9); not the
+/// build (`Protocol::new_v3`: the fast path, Slow3's R7 to R12); not the
 /// card's yet.
 pub type KernelV3<const N: usize> = KernelOf<N, V3_ROWS, V3_BEATS>;
 
@@ -592,7 +592,7 @@ pub fn verilog<const N: usize>() -> String {
 pub fn verilog_v3<const N: usize>() -> String {
     top_verilog(
         KernelV3::<N>::top(),
-        ", the v3 layout (fast path, slow path R7 to R9)",
+        ", the v3 layout (fast path, slow path R7 to R12)",
     )
 }
 

@@ -448,6 +448,18 @@ impl Shape3 {
         }
     }
 
+    /// Records per row as laid out: a row of n records, one per writer
+    /// (slot by node, peer by node), takes n rounded up to a power of two,
+    /// so that a row read whole (Slow3: echo_prep, certify, echo_seal) is
+    /// one burst inside a 4 KiB page for any n; the other shapes take n.
+    /// The padding records have no owner.
+    pub const fn row_records(self, n: usize, g: usize) -> usize {
+        match self {
+            Shape3::SlotByNode | Shape3::PeerByNode => n.next_power_of_two(),
+            _ => self.dims(n, g).1,
+        }
+    }
+
     /// Whether record \[i\]\[j\] is replica j's (else the leader's, named
     /// by the record's view; the vote rows have their own rule).
     pub const fn per_node(self) -> bool {
@@ -523,10 +535,10 @@ impl Mailbox {
         if version == Version::V3 {
             let shape = Shape3::of(region)
                 .unwrap_or_else(|| panic!("layout v3 has no region {}", region.name()));
-            let (rows, cols) = shape.dims(n, g);
+            let (rows, _) = shape.dims(n, g);
             return match shape {
                 Shape3::VoteRows => rows * vote_row_words(version, n),
-                _ => rows * cols * stride3_beats(region, n, sb) * BEAT_WORDS,
+                _ => rows * shape.row_records(n, g) * stride3_beats(region, n, sb) * BEAT_WORDS,
             };
         }
         match region {
@@ -568,8 +580,8 @@ impl Mailbox {
                 Version::V3 => {
                     let stride = stride3_beats(region, n, sb);
                     let row = match Shape3::of(region) {
-                        Some(Shape3::SlotByNode | Shape3::PeerByNode) => {
-                            (n * stride).next_power_of_two()
+                        Some(shape @ (Shape3::SlotByNode | Shape3::PeerByNode)) => {
+                            shape.row_records(n, g) * stride
                         }
                         _ => stride,
                     };
@@ -695,7 +707,8 @@ impl Mailbox {
             "no v3 record {}[{i}][{j}] (n = {n}, G = {g})",
             region.name()
         );
-        self.base(region) + (i * cols + j) * self.stride3(region)
+        let row = Shape3::of(region).map_or(0, |shape| shape.row_records(n, g));
+        self.base(region) + (i * row + j) * self.stride3(region)
     }
 
     /// First word of `node`'s view-change record.
@@ -726,7 +739,10 @@ impl Mailbox {
         let vw = vote_words(self.version);
         if self.version == Version::V3 {
             return match Shape3::of(region) {
-                Some(s) if s.per_node() => Some((off / self.stride3(region)) % self.n),
+                Some(s) if s.per_node() => {
+                    let node = (off / self.stride3(region)) % s.row_records(self.n, self.g);
+                    (node < self.n).then_some(node)
+                }
                 Some(Shape3::VoteRows) => {
                     let node = (off % self.vote_row_words()) / vw;
                     (node < self.n).then_some(node)
@@ -785,8 +801,8 @@ impl Mailbox {
                     self.vote_row_words()
                 ),
                 (_, Some(Shape3::PerSlot)) => format!("slot·{s} + word"),
-                (_, Some(Shape3::SlotByNode)) => format!("(slot·N + node)·{s} + word"),
-                (_, Some(Shape3::PeerByNode)) => format!("(x·N + node)·{s} + word"),
+                (_, Some(Shape3::SlotByNode)) => format!("(slot·{} + node)·{s} + word", self.n.next_power_of_two()),
+                (_, Some(Shape3::PeerByNode)) => format!("(x·{} + node)·{s} + word", self.n.next_power_of_two()),
                 (_, Some(Shape3::PerNode)) => format!("node·{s} + word"),
                 _ => "word".into(),
             };

@@ -155,9 +155,10 @@ pub enum ConfigError {
     /// wraps. Restart it (reset, clear the mailboxes) to go on.
     KWrapped = 6,
     /// Not a refusal: the v3 kernel (`kernel::KernelV3`, which runs the
-    /// fast path and the slow path up to R9 so far) stopped where the rest
-    /// of the slow path or a view change would start (docs/recovery.md
-    /// section 16, `slow3.md`). The v2 kernel never reports it.
+    /// fast path and the slow path, R1 to R13, but no view change so far)
+    /// stopped where a view change would start: a slot it could not decide
+    /// in the view (docs/recovery.md section 16, `slow3.md`). The v2 kernel
+    /// never reports it.
     RecoveryNotBuilt = 7,
 }
 
@@ -202,9 +203,9 @@ impl ConfigError {
                  restart it (reset, clear the mailboxes) to go on"
             }
             ConfigError::RecoveryNotBuilt => {
-                "the v3 kernel runs the fast path and the slow path up to R9 only: it stopped \
-                 where the rest of the slow path or a view change would start (issue 11, \
-                 recovery.md section 16)"
+                "the v3 kernel runs the fast path and the slow path but no view change yet: \
+                 it stopped where a view change would start, at a slot it could not decide \
+                 in the view (issue 11, recovery.md section 16)"
             }
         }
     }

@@ -197,7 +197,7 @@ pub struct Protocol<const N: usize> {
     leader: Leader,
     fast: Fast,
     slow: Slow<N>,
-    /// The v3 build's SLOW, R7 to R9 so far (never started in v2).
+    /// The v3 build's SLOW, R7 to R12 (never started in v2).
     slow3: Slow3,
     view: View<N>,
     tally: Tally<N>,
@@ -211,6 +211,7 @@ pub struct Protocol<const N: usize> {
     leader_id: DFF<Bits<8>>,
     k: DFF<Bits<32>>,
     slot: DFF<Bits<8>>,
+    /// slot · R, R = `row_n16` (records per row).
     slot_n: DFF<Bits<16>>,
     m: DFF<Bits<32>>,
     phase: DFF<Bits<2>>,
@@ -304,7 +305,10 @@ pub struct Protocol<const N: usize> {
     commit_base: Constant<Bits<32>>,
     certify_valid_base: Constant<Bits<32>>,
     certify_base: Constant<Bits<32>>,
-    build_n16: Constant<Bits<16>>,
+    /// Records per slot's row in echo_prep, certify and commit: N in v2
+    /// (certify), N rounded up to a power of two in v3 (`Shape3::row_records`).
+    row_n16: Constant<Bits<16>>,
+    row_n: Constant<Bits<8>>,
     row_shift: Constant<Bits<8>>,
     last_slot: Constant<Bits<8>>,
     build_n: Constant<Bits<8>>,
@@ -514,13 +518,15 @@ pub fn check_literals_v3<const N: usize>() {
         0,
         "prep_sig starts a beat"
     );
-    // echo_prep[s][j] and certify[s][j] = base + ((s * N + j) << 5): two
-    // beats a record (slot_n = s * N).
+    // echo_prep[s][j] and certify[s][j] = base + ((s * R + j) << 5), R = N
+    // rounded up to a power of two (`Shape3::row_records`): two beats a
+    // record (slot_n = s * R, `row_n16`).
+    let r = N.next_power_of_two();
     for region in [Region::EchoPrep, Region::Certify] {
         for (slot, j) in [(0, 0), (0, N - 1), (G - 1, 0), (G - 1, N - 1)] {
             assert_eq!(
                 mb.record(region, slot, j),
-                mb.base(region) + ((slot * N + j) << 5),
+                mb.base(region) + ((slot * r + j) << 5),
                 "{region:?}[{slot}][{j}]: base + ((slot_n + id) << 5)"
             );
         }
@@ -542,23 +548,23 @@ pub fn check_literals_v3<const N: usize>() {
             "v3 prepare of slot {slot}: 4-aligned"
         );
     }
-    // commit[s][j] = base + ((s * N + j) << commit_shift); echo_commit[x][j]
-    // and echo_seal[x][j] = base + ((x * N + j) << 5); seal[j] = base +
+    // commit[s][j] = base + ((s * R + j) << commit_shift); echo_commit[x][j]
+    // and echo_seal[x][j] = base + ((x * R + j) << 5); seal[j] = base +
     // (j << 5) (Slow3, R10 and R11).
     let commit_shift =
         (crate::layout::stride3_beats(Region::Commit, N, SB) * BEAT_WORDS).trailing_zeros();
     for (a, b) in [(0, 0), (0, N - 1), (G - 1, 0), (G - 1, N - 1)] {
         assert_eq!(
             mb.record(Region::Commit, a, b),
-            mb.base(Region::Commit) + ((a * N + b) << commit_shift),
+            mb.base(Region::Commit) + ((a * r + b) << commit_shift),
             "commit[{a}][{b}]: base + ((slot_n + j) << commit_shift)"
         );
         if a < N {
             for region in [Region::EchoCommit, Region::EchoSeal] {
                 assert_eq!(
                     mb.record(region, a, b),
-                    mb.base(region) + ((a * N + b) << 5),
-                    "{region:?}[{a}][{b}]: base + ((x * N + j) << 5)"
+                    mb.base(region) + ((a * r + b) << 5),
+                    "{region:?}[{a}][{b}]: base + ((x * R + j) << 5)"
                 );
             }
         }
@@ -619,8 +625,9 @@ impl<const N: usize> Protocol<N> {
     /// The controller for the v3 layout (`Mailbox::v3`): LEADER and FAST
     /// as in v2, with a prepare a beat that carries prev = dec[k - 1]
     /// (recovery.md R3, R4); FAST's timeout holding the slot starts Slow3
-    /// (R7 to R9), after which, and where v2 would start VIEW, it stops
-    /// with `ConfigError::RecoveryNotBuilt` (issue 11 builds the rest).
+    /// (R7 to R12: the slot decided on f + 1 COMMITs). Where Slow3 gives
+    /// the slot up, and where v2 would start VIEW, it stops with
+    /// `ConfigError::RecoveryNotBuilt` (issue 11 builds VIEW).
     pub fn new_v3() -> Self {
         check_literals::<N>();
         check_literals_v3::<N>();
@@ -634,6 +641,7 @@ impl<const N: usize> Protocol<N> {
             "a slot's row of votes must fit one beat: N <= 8"
         );
         let v3 = mb.version == Version::V3;
+        let row_n = if v3 { N.next_power_of_two() } else { N };
         // v3's regions for the fast path; v2's slow-path regions, which v3
         // replaces, are 0 there (SLOW and VIEW never start in v3).
         let base = |r: Region| {
@@ -779,7 +787,8 @@ impl<const N: usize> Protocol<N> {
             commit_base: Constant::new(if v3 { 0 } else { base(Region::Commit) }.into()),
             certify_valid_base: Constant::new(base(Region::CertifyValid).into()),
             certify_base: Constant::new(if v3 { 0 } else { base(Region::Certify) }.into()),
-            build_n16: Constant::new((N as u64).into()),
+            row_n16: Constant::new((row_n as u64).into()),
+            row_n: Constant::new((row_n as u64).into()),
             row_shift: Constant::new((row.trailing_zeros() as u64).into()),
             last_slot: Constant::new(((G - 1) as u64).into()),
             build_n: Constant::new((N as u64).into()),
@@ -846,7 +855,7 @@ impl<const N: usize> Protocol<N> {
         self.k.q.update_all();
         self.slot.q.next = slot.into();
         self.slot.q.update_all();
-        self.slot_n.q.next = (slot * N as u64).into();
+        self.slot_n.q.next = (slot * self.row_n16.val().index() as u64).into();
         self.slot_n.q.update_all();
     }
 
@@ -1099,7 +1108,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.sg_resp_status.next = self.sg_resp_status.val();
         self.slow3.bc_done.next = self.bc_done.val();
         self.slow3.support.next = self.support.q.val();
-        self.slow3.build_n.next = self.build_n.val();
+        self.slow3.row_n.next = self.row_n.val();
         self.slow3.view_no.next = self.view_no.q.val();
         self.slow3.cert_block.next = self.cert_block.val();
         self.slow3.commit_block.next = self.commit_block.val();
@@ -1137,7 +1146,8 @@ impl<const N: usize> Logic for Protocol<N> {
         // Protocol also starts, is wired after Protocol's own states.
         self.fast.start.next = self.leader.start_fast.val() | self.view.start_fast.val();
         // v3: FAST's timeout holding the slot goes to Slow3; it has no VIEW
-        // yet, nor the slow path past R7: Protocol stops there, below.
+        // yet: where Slow3 gives the slot up, or a view change would start,
+        // Protocol stops, below.
         self.hand_over.next =
             self.leader.start_view.val() | self.fast.start_view.val() | self.slow3.stop.val();
         self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
@@ -1418,7 +1428,7 @@ impl<const N: usize> Logic for Protocol<N> {
                 if self.decided.val() {
                     self.state.d.next = ProtocolSt::Decide;
                 } else if self.v3.val() & self.hand_over.val() {
-                    // v3 has no VIEW, nor SLOW past R9 (recovery.md section 16).
+                    // v3 has no VIEW yet (recovery.md section 16).
                     self.error.d.next = self.err_recovery.val();
                     self.state.d.next = ProtocolSt::Done;
                 }
@@ -1439,7 +1449,7 @@ impl<const N: usize> Logic for Protocol<N> {
                         self.slot_n.d.next = 0.into();
                     } else {
                         self.slot.d.next = self.slot.q.val() + 1;
-                        self.slot_n.d.next = self.slot_n.q.val() + self.build_n16.val();
+                        self.slot_n.d.next = self.slot_n.q.val() + self.row_n16.val();
                     }
                     if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val())
                     {

@@ -1,9 +1,10 @@
-//! Slow3: the v3 build's SLOW machine, R7 to R9 so far.
+//! Slow3: the v3 build's SLOW machine, R7 to R12.
 //!
 //! The v3 build (`Protocol::new_v3`, `kernel::KernelV3`) hands a slot to
 //! this machine where FAST times out holding it (FastWaitCert with phase 1:
 //! locked; FastWaitCommit with phase 2: delivered fast). docs/recovery.md
-//! D10 designs the whole slow path; this block is built up to R9:
+//! D10 designs the slow path; this block builds R7 to R12 (docs/slow3.md,
+//! "Departures from recovery.md"):
 //!
 //! - R7: the view's leader signs its PREPARE's PREP block B = [1, v, k, m,
 //!   prev, 0, 0, 0] and writes prep_sig[s(k)] (B, then the signature: two
@@ -17,12 +18,32 @@
 //!   leader equivocated (the slot is refused); one that does not verify is
 //!   passed over (`checked`) and the row read again;
 //! - R9: having delivered (R5 or R8), sign the CERT block C = [2, v, k, m,
-//!   prev, 0, 0, 0] and write certify[s(k)][id] (C, then the share).
+//!   prev, 0, 0, 0] and write certify[s(k)][id] (C, then the share);
+//! - R10: read the certify row (2N beats); an entry j < n whose first beat
+//!   is C, j not in `bad`, is a candidate while fewer than f + 1 are taken:
+//!   its share goes into COMPOSE beat 2 + c (ascending replica order) and
+//!   bit j into `bm`. With f + 1, verify over C each copied share that is
+//!   not its own and not in `verified`, read back from COMPOSE (`sg_compose`,
+//!   `cp_rd_data`); one that fails goes into `bad` (`bad_share`, a miss)
+//!   and the row is read again. Then sign K = [3, id, v, k, m, prev, 0, 0]
+//!   and write commit[s(k)][id]: K with `bm` at word 8, the signature, the
+//!   f + 1 shares (3 + f beats). Its own COMMIT counts as delivered;
+//! - R11: for each peer x (x < n, not delivered, not vetoed) in turn,
+//!   fetch commit[s(k)][x]'s first two beats. The block must be K with
+//!   j = x (only COMMITs of this replica's block count; their shares are
+//!   not verified again: this replica verified f + 1 over C in R10). x's
+//!   signature goes into COMPOSE beat 15 and is verified under x; then it
+//!   is echoed in a round to echo_commit[x][id] (no "if higher" check: one
+//!   view only), and seal[x] and the echo_seal[x][*] row are read: a SEAL
+//!   of x (kind 4, word 1 = x) for a view >= the current one whose
+//!   signature verifies under x vetoes x; one that does not verify is
+//!   passed over (`checked`). Otherwise x's COMMIT is delivered;
+//! - R12: f + 1 delivered COMMITs (its own included) decide the slot
+//!   (`decide`: Protocol decides it with its m, on the slow path).
 //!
-//! Then, or when a wait times out, or when the slot is refused, it hands
-//! the slot back with `stop`: R10 to R12 (the certificate, COMMIT, the
-//! decision) and VIEW on v3 are not built, and Protocol stops the run with
-//! `RecoveryNotBuilt`.
+//! When a wait times out, a signature of its own or a round fails, or the
+//! slot is refused, it hands the slot back with `stop`: VIEW is not built
+//! on v3, and Protocol stops the run with `RecoveryNotBuilt` (error 7).
 //!
 //! States (`sts_state` number, as in `protocol::STATE_NAMES`):
 //!
@@ -40,24 +61,44 @@
 //! | 48 | S3WaitEchoPrep | the fetch is done: no suspect / a suspect (kept: its block and signature) / an error | S3SignCert (delivered) / S3VerifySuspect / S3PollEchoPrep |
 //! | 49 | S3VerifySuspect | the response: OK / an error | Off, `stop` (refused: the leader equivocated) / S3PollEchoPrep (`checked` := the suspect) |
 //! | 50 | S3SignCert | the signer's response: OK / an error | S3SendCert (COMPOSE beat 1 := the share) / Off, `stop` |
-//! | 51 | S3SendCert | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | Off, `stop` |
+//! | 51 | S3SendCert | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | S3PollCertify |
+//! | 52 | S3PollCertify | (fetch of the certify row, 2N beats; c, `bm` := 0) | S3WaitCertify |
+//! | 53 | S3WaitCertify | the fetch is done: an error / f + 1 candidates (shares copied as they arrived) / fewer / fewer, and it times out | S3PollCertify / S3VerifyShare / S3PollCertify (a miss) / Off, `stop` |
+//! | 54 | S3VerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | S3SignCommit / the next j (`verified` += j) / S3PollCertify (`bad` += j, `bad_share`, a miss) / Off, `stop` |
+//! | 55 | S3SignCommit | the signer's response (`sign` of K): OK / an error | S3SendCommit (COMPOSE beat 1 := the signature) / Off, `stop` |
+//! | 56 | S3SendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: f + 1 = 1 / else | Off, `decide` / S3PollCommit (`delivered` := {id}, x := 0) |
+//! | 57 | S3PollCommit | x >= n / x delivered or vetoed / else | S3PollCommit (x := 0, a miss; Off, `stop` if it times out) / S3PollCommit (x + 1) / S3WaitCommit (fetch of commit[s(k)][x], two beats) |
+//! | 58 | S3WaitCommit | the fetch is done: beat 0 is K with j = x / not / not, and it times out | S3VerifyCommit (beat 1 in COMPOSE beat 15) / S3PollCommit (x + 1, a miss) / Off, `stop` |
+//! | 59 | S3VerifyCommit | the response (`verify` under x, signature from COMPOSE beat 15): OK / an error / an error, and it times out | S3EchoCommit (a round to echo_commit[x][id]) / S3PollCommit (x + 1, `bad_share`, a miss) / Off, `stop` |
+//! | 60 | S3EchoCommit | `round_done` / `round_error` | S3PollSeal / Off, `stop` |
+//! | 61 | S3PollSeal | (fetch of seal[x], two beats) | S3WaitSeal |
+//! | 62 | S3WaitSeal | the fetch is done: an error / a SEAL of x (kept) / none | S3PollSeal / S3VerifySeal / S3PollEchoSeal |
+//! | 63 | S3PollEchoSeal | (fetch of the echo_seal[x] row, 2N beats) | S3WaitEchoSeal |
+//! | 64 | S3WaitEchoSeal | the fetch is done: an error / a SEAL of x above `checked` (kept) / none, and f + 1 delivered / none, fewer | S3PollEchoSeal / S3VerifySeal / Off, `decide` / S3PollCommit (`delivered` += x, x + 1) |
+//! | 65 | S3VerifySeal | the response (`verify` of the kept SEAL under x): OK / an error | S3PollCommit (`vetoed` += x, x + 1) / S3PollEchoSeal (`checked` := j, or the row from its start after seal[x]) |
 //!
-//! Requests to Protocol: `sg_sign` (C, or B with `sg_prep`), `sg_verify`
-//! (B with `sg_prep` and the fetched beat as the signature, or the suspect's
-//! block and signature with `sg_sus`), `sg_signer`, `sg_resp_take`;
-//! `cp_wr_en` (COMPOSE beat 1 := the signer's response, or with
-//! `cp_from_fetch` the fetched beat); `cp_start` (stream COMPOSE beat 1,
-//! with Broadcast's start); `bc_start` with `bc_prep_sig` (beat 0 is B) or
-//! `bc_cert` (beat 0 is C), two beats, and `bc_round` for echo_prep;
-//! `fetch_start` with `fetch_pair` (two beats) or `fetch_row` (2N beats);
-//! `missed`, `bad_share`.
+//! Requests to Protocol: `sg_sign` (C; B with `sg_prep`; K with
+//! `sg_commit`), `sg_verify` (B with `sg_prep` and the fetched beat as the
+//! signature; the suspect's block and signature with `sg_sus`; C, or K with
+//! `sg_commit`, and COMPOSE's beat `cp_first` as the signature with
+//! `sg_compose`), `sg_signer`, `sg_resp_take`; `cp_wr_en` with
+//! `cp_wr_beat` (the signer's response, or with `cp_from_fetch` the fetched
+//! beat); `cp_start` with `cp_first`, `cp_last` (with Broadcast's start);
+//! `bc_start` with `bc_prep_sig` (beat 0 is B), `bc_cert` (C), `bc_commit`
+//! (K and `bitmap`, f + 3 beats) or `bc_echo_commit` (`commit_block` with
+//! `blk_j` = x), and `bc_round` for the echoes; `fetch_start` with
+//! `fetch_pair` (two beats) or `fetch_row` (2N beats); `missed`,
+//! `clear_wait`, `bad_share`; `stop`, `decide`.
 //!
 //! Timing: a request leaves in the cycle its state is entered when the
-//! signer can take it (`sg_busy` low). A fetched record is checked beat by
-//! beat as it arrives; the verify of prep_sig leaves with the fetch's
-//! `done` (beat 1 is its signature). Broadcast and COMPOSE start together,
-//! the cycle after COMPOSE's beat 1 was written. Handovers are
-//! combinational.
+//! signer can take it (`sg_busy` low: one at a time). A fetched record is
+//! checked beat by beat as it arrives; the verify of prep_sig leaves with
+//! the fetch's `done` (beat 1 is its signature). A verify whose signature
+//! is in COMPOSE waits a cycle for COMPOSE's read (`rd`). Broadcast and
+//! COMPOSE start together, the cycle after COMPOSE's beat 1 was written.
+//! Handovers are combinational. On v3 `wait_polls` must exceed a signer
+//! step counted in polls: a replica waiting for a peer's record misses on
+//! every poll while the peer's signer works.
 //!
 //! Reset (`rst_n`, synchronous, active low): Off the next cycle.
 
@@ -135,8 +176,9 @@ pub struct Slow3 {
     pub rst_n: Signal<In, Bit>,
     // Handshakes.
     pub start: Signal<In, Bit>,
-    /// One cycle, as the machine goes Off: the slot goes no further (R10
-    /// on are not built).
+    /// One cycle, as the machine goes Off without a decision: the slot is
+    /// given up in this view (a wait ran out, the leader equivocated, or
+    /// the signer failed), where a view change would start (not built).
     pub stop: Signal<Out, Bit>,
     // The slot (Protocol's registers) and the configuration.
     pub id: Signal<In, Bits<8>>,
@@ -160,7 +202,8 @@ pub struct Slow3 {
     // Fetch, through Protocol.
     pub fetch_start: Signal<Out, Bit>,
     pub fetch_word: Signal<Out, Bits<32>>,
-    /// With `fetch_start`: two beats (a record), or 2N (the echo_prep row).
+    /// With `fetch_start`: two beats (a record, or a COMMIT's first two),
+    /// or 2N (the echo_prep, certify or echo_seal row).
     pub fetch_pair: Signal<Out, Bit>,
     pub fetch_row: Signal<Out, Bit>,
     pub fetch_beat: Signal<In, Bits<{ crate::params::BEAT_BITS }>>,
@@ -170,7 +213,8 @@ pub struct Slow3 {
     // The signer service (crate::setup), through Protocol.
     pub sg_sign: Signal<Out, Bit>,
     pub sg_verify: Signal<Out, Bit>,
-    /// The block is B (sign or verify); else C to sign.
+    /// The block is B (sign or verify); else C to sign (or K with
+    /// `sg_commit`, a signature from COMPOSE with `sg_compose`).
     pub sg_prep: Signal<Out, Bit>,
     /// The block and signature are the suspect's (`sus_block`, `sus_sig`).
     pub sg_sus: Signal<Out, Bit>,
@@ -181,12 +225,15 @@ pub struct Slow3 {
     pub sg_resp_take: Signal<Out, Bit>,
     pub sus_block: Signal<Out, Bits<BB>>,
     pub sus_sig: Signal<Out, Bits<{ crate::params::BEAT_BITS }>>,
-    // COMPOSE (crate::compose), through Protocol: beat 1.
+    // COMPOSE (crate::compose), through Protocol: beat 1 (a signature),
+    // beats 2.. (the COMMIT's shares, `cp_wr_beat`), beat 15 (a peer's
+    // COMMIT signature).
     pub cp_wr_en: Signal<Out, Bit>,
     /// With `cp_wr_en`: the fetched beat, not the signer's response.
     pub cp_from_fetch: Signal<Out, Bit>,
     pub cp_start: Signal<Out, Bit>,
-    // Broadcast, through Protocol: two beats, the first B or C.
+    // Broadcast, through Protocol: the first beat B, C or K (from
+    // Protocol), the rest from COMPOSE (`bc_beats`).
     pub bc_start: Signal<Out, Bit>,
     pub bc_word: Signal<Out, Bits<32>>,
     pub bc_prep_sig: Signal<Out, Bit>,
@@ -196,9 +243,10 @@ pub struct Slow3 {
     pub round_done: Signal<In, Bit>,
     pub round_error: Signal<In, Bit>,
     // R10 to R12.
-    /// f + 1 (Protocol's `support`) and the build's N.
+    /// f + 1 (Protocol's `support`), and records per row of echo_commit and echo_seal
+    /// (the build's N rounded up to a power of two, `Shape3::row_records`).
     pub support: Signal<In, Bits<8>>,
-    pub build_n: Signal<In, Bits<8>>,
+    pub row_n: Signal<In, Bits<8>>,
     pub view_no: Signal<In, Bits<32>>,
     /// C, the slot's CERT block [2, v, k, m, prev, 0, 0, 0].
     pub cert_block: Signal<In, Bits<BB>>,
@@ -267,7 +315,7 @@ pub struct Slow3 {
     sj: DFF<Bits<8>>,
     so: DFF<Bits<8>>,
     rd: DFF<Bit>,
-    /// R11: the peer x whose COMMIT is polled, and x * N.
+    /// R11: the peer x whose COMMIT is polled, and x * R (R = `row_n`).
     x: DFF<Bits<8>>,
     xn: DFF<Bits<16>>,
     /// COMMITs of this replica's block delivered (its own counts, R12),
@@ -286,7 +334,7 @@ pub struct Slow3 {
     seal_like: Signal<Local, Bit>,
     /// The certify row gave f + 1 shares, counting the one on the fetch now.
     full: Signal<Local, Bit>,
-    /// x * N + id: echo_commit[x][id]'s record.
+    /// x * R + id: echo_commit[x][id]'s record.
     xid: Signal<Local, Bits<16>>,
     status_ok: Constant<Bits<8>>,
     kind_seal: Constant<Bits<32>>,
@@ -378,7 +426,7 @@ impl Default for Slow3 {
             round_done: Default::default(),
             round_error: Default::default(),
             support: Default::default(),
-            build_n: Default::default(),
+            row_n: Default::default(),
             view_no: Default::default(),
             cert_block: Default::default(),
             commit_block: Default::default(),
@@ -720,7 +768,14 @@ impl Logic for Slow3 {
                 }
                 if self.fetch_done.val() {
                     if self.fetch_error.val() {
-                        self.state.d.next = Slow3St::S3PollEchoPrep;
+                        // A failed read finds nothing: a miss.
+                        self.missed.next = true;
+                        if self.expiring.val() {
+                            self.stop.next = true;
+                            self.state.d.next = Slow3St::Off;
+                        } else {
+                            self.state.d.next = Slow3St::S3PollEchoPrep;
+                        }
                     } else if self.sus.q.val() | (self.suspect.val() & !self.grab.q.val()) {
                         // (A suspect in the last block beat cannot be: the
                         // last beat of the row is a signature.)
@@ -820,7 +875,14 @@ impl Logic for Slow3 {
                 }
                 if self.fetch_done.val() {
                     if self.fetch_error.val() {
-                        self.state.d.next = Slow3St::S3PollCertify;
+                        // A failed read finds nothing: a miss.
+                        self.missed.next = true;
+                        if self.expiring.val() {
+                            self.stop.next = true;
+                            self.state.d.next = Slow3St::Off;
+                        } else {
+                            self.state.d.next = Slow3St::S3PollCertify;
+                        }
                     } else if self.full.val() {
                         self.sj.d.next = 0.into();
                         self.so.d.next = 0.into();
@@ -948,7 +1010,7 @@ impl Logic for Slow3 {
                     != 0
                 {
                     self.x.d.next = self.x.q.val() + 1;
-                    self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                    self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
                 } else {
                     self.fetch_start.next = true;
                     self.fetch_pair.next = true;
@@ -982,7 +1044,7 @@ impl Logic for Slow3 {
                     } else {
                         self.missed.next = true;
                         self.x.d.next = self.x.q.val() + 1;
-                        self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                        self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
                         if self.expiring.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
@@ -1023,7 +1085,7 @@ impl Logic for Slow3 {
                         self.bad_share.next = true;
                         self.missed.next = true;
                         self.x.d.next = self.x.q.val() + 1;
-                        self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                        self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
                         if self.expiring.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
@@ -1066,7 +1128,14 @@ impl Logic for Slow3 {
                 }
                 if self.fetch_done.val() {
                     if self.fetch_error.val() {
-                        self.state.d.next = Slow3St::S3PollSeal;
+                        // A failed read finds nothing: a miss.
+                        self.missed.next = true;
+                        if self.expiring.val() {
+                            self.stop.next = true;
+                            self.state.d.next = Slow3St::Off;
+                        } else {
+                            self.state.d.next = Slow3St::S3PollSeal;
+                        }
                     } else if self.sus.q.val() {
                         self.sus_seal.d.next = true;
                         self.sent.d.next = false;
@@ -1107,7 +1176,14 @@ impl Logic for Slow3 {
                 }
                 if self.fetch_done.val() {
                     if self.fetch_error.val() {
-                        self.state.d.next = Slow3St::S3PollEchoSeal;
+                        // A failed read finds nothing: a miss.
+                        self.missed.next = true;
+                        if self.expiring.val() {
+                            self.stop.next = true;
+                            self.state.d.next = Slow3St::Off;
+                        } else {
+                            self.state.d.next = Slow3St::S3PollEchoSeal;
+                        }
                     } else if self.sus.q.val() {
                         self.sus_seal.d.next = false;
                         self.sent.d.next = false;
@@ -1125,7 +1201,7 @@ impl Logic for Slow3 {
                         } else {
                             self.x.d.next = self.x.q.val() + 1;
                             self.xn.d.next =
-                                self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                                self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
                             self.state.d.next = Slow3St::S3PollCommit;
                         }
                     }
@@ -1147,7 +1223,7 @@ impl Logic for Slow3 {
                         self.vetoed.d.next =
                             self.vetoed.q.val() | (self.one8.val() << self.x.q.val());
                         self.x.d.next = self.x.q.val() + 1;
-                        self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.build_n.val());
+                        self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
                         self.state.d.next = Slow3St::S3PollCommit;
                     } else {
                         if self.sus_seal.q.val() {

@@ -317,7 +317,9 @@ pub struct Watch<const N: usize> {
     seal_shb: Constant<Bits<8>>,
     nv_base: Constant<Bits<32>>,
     slot_mask: Constant<Bits<16>>,
-    build_n16: Constant<Bits<16>>,
+    /// Records per row of certify and commit: N rounded up to a power of
+    /// two (`Shape3::row_records`).
+    row_n16: Constant<Bits<16>>,
     all_lanes: Constant<Bits<N>>,
     one_n: Constant<Bits<N>>,
     one8: Constant<Bits<8>>,
@@ -492,7 +494,7 @@ impl<const N: usize> Watch<N> {
             seal_shb: c8(log2(beats(Region::Seal))),
             nv_base: c(mb.record(Region::NewViewRecord, 0, 0) as u64),
             slot_mask: Constant::new(((G - 1) as u64).to_bits()),
-            build_n16: Constant::new((N as u64).to_bits()),
+            row_n16: Constant::new((N.next_power_of_two() as u64).to_bits()),
             all_lanes: Constant::new(((1u64 << N) - 1).to_bits()),
             one_n: Constant::new(1u64.to_bits()),
             one8: c8(1),
@@ -534,12 +536,13 @@ impl<const N: usize> Logic for Watch<N> {
         // The configuration: lanes of the first n replicas, f + 1.
         self.active.next = !(self.all_lanes.val() << self.n.val());
         self.support.next = ((self.n.val() - 1) >> 1) + 1;
-        // s(k) and s(k + 1), and their first records' indices (slot · N).
+        // s(k) and s(k + 1), and their first records' indices (slot · R, R
+        // = N rounded up to a power of two).
         // (G divides 2^16, so k's low 16 bits suffice.)
         self.s.next = (self.k.val().get_bits::<16>(0) - 1) & self.slot_mask.val();
         self.s1.next = self.k.val().get_bits::<16>(0) & self.slot_mask.val();
-        self.sn.next = self.s.val() * self.build_n16.val();
-        self.s1n.next = self.s1.val() * self.build_n16.val();
+        self.sn.next = self.s.val() * self.row_n16.val();
+        self.s1n.next = self.s1.val() * self.row_n16.val();
 
         // The next burst. A row of records (Cert, Seal) from record cur_x
         // to the last of the row or of the 4 KiB page, whichever is first.

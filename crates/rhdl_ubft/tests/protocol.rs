@@ -162,7 +162,7 @@ fn the_state_tables_of_the_docs_and_the_headers_match_the_blocks() {
                 "{file}: row {n} {name}"
             );
         }
-        // Every state of the page's machine (all 52 on protocol.md) has a row.
+        // Every state of the page's machine (all 66 on protocol.md) has a row.
         let want = match machine {
             None => all.clone(),
             Some(m) => by_machine(m),

@@ -372,20 +372,30 @@ fn the_rotation_n5_and_n3_with_awaiting_adds_the_new_view_poll() {
 }
 
 #[test]
-fn a_certify_row_across_4k_is_split_at_the_page_n8() {
-    // N = 8, slot 2 of certify starts 96 words before a page ends: three
-    // records, then five.
-    let mut b = Bench::<8>::new(2, 0);
-    let bursts = b.row_bursts(Region::Certify, 2);
-    assert_eq!(bursts.len(), 2);
-    assert_eq!((bursts[0].1, bursts[1].1), (4, 8));
-    assert_eq!(bursts[1].0 % AXI_BOUNDARY_BYTES, 0);
-    let (want, end) = expected_rotation(&b, 1, 0, false);
-    b.run_to(end + 1);
-    assert_eq!(b.bursts[..want.len()], want[..]);
-    // Slot 3 (k = 3) does not cross: one burst of 8 records.
-    let b3 = Bench::<8>::new(3, 0);
-    assert_eq!(b3.row_bursts(Region::Certify, 3).len(), 1);
+fn a_certify_row_is_one_burst_inside_a_page_at_every_slot() {
+    // The v3 layout pads a row to N rounded up to a power of two records
+    // and aligns the region to it (`Shape3::row_records`): no certify row
+    // crosses a 4 KiB page, so each is one burst (the split at a page
+    // boundary is left for records longer than a page, DSig's).
+    fn check<const N: usize>() {
+        for k in 1..=G as u32 {
+            let b = Bench::<N>::new(k, 0);
+            let s = (k as usize) % G;
+            let bursts = b.row_bursts(Region::Certify, s);
+            assert_eq!(bursts, vec![(bursts[0].0, 2 * (N as u64 - 1))], "N = {N}, slot {s}");
+            assert!(
+                bursts[0].0 % AXI_BOUNDARY_BYTES + 2 * N as u64 * 64 <= AXI_BOUNDARY_BYTES,
+                "N = {N}, slot {s}"
+            );
+        }
+        let mut b = Bench::<N>::new(2, 0);
+        let (want, end) = expected_rotation(&b, 1, 0, false);
+        b.run_to(end + 1);
+        assert_eq!(b.bursts[..want.len()], want[..]);
+    }
+    check::<3>();
+    check::<5>();
+    check::<8>();
 }
 
 fn full_row<const N: usize>() {

@@ -47,6 +47,10 @@ impl Adversary for MuteFast {
             _ => vec![write],
         }
     }
+
+    fn only_drops(&self) -> bool {
+        true
+    }
 }
 
 /// Several adversaries on one replica, applied in order: each write the

@@ -44,6 +44,29 @@ pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
         + 4 * (cfg.net_latency + cfg.hbm_read_latency)
 }
 
+/// The v3 slow-path bound (docs/performance.md, "The v3 slow path"): the
+/// fast path's wait, then the chain of recovery.md R7 to R12 on the
+/// critical path, each poll H + 4 cycles:
+/// - the leader signs its PREP block and writes prep_sig (S + L);
+/// - a replica polls it, verifies it, echoes it in a round and reads the
+///   echo row (H + V + L + H), signs its CERT share and writes it (S + L);
+/// - it reads the certify row and verifies f peers' shares (H + f V),
+///   signs its COMMIT and writes it (S + L);
+/// - for each of f peers: it reads the COMMIT and verifies it, echoes it in
+///   a round, and reads the peer's seal and echo_seal row (H + V + L + 2H).
+///
+/// That is W + 3 S + (1 + 2f) V + (4 + f) L + (3 + 3f) (H + 4), where f + 1
+/// COMMITs decide, against v2's n (`slow_bound`).
+pub fn slow3_bound(cfg: &ClusterConfig) -> u64 {
+    let poll = cfg.hbm_read_latency + 4;
+    let f = (cfg.replicas as u64 - 1) / 2;
+    cfg.wait_polls * poll
+        + 3 * cfg.sign_latency
+        + (1 + 2 * f) * cfg.verify_latency
+        + (4 + f) * cfg.net_latency
+        + (3 + 3 * f) * poll
+}
+
 /// Per-slot decision latencies of a finished run, for the slots decided by
 /// every honest replica on `path`.
 pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
@@ -78,13 +101,6 @@ pub fn measure(
     backend: crate::backend::Backend,
 ) -> Result<Latency, SimError> {
     cfg.validate()?;
-    if path == Path::Slow && cfg.layout == rhdl_ubft::layout::Version::V3 {
-        return Err(SimError::Invalid(
-            "no slow-path latency on layout v3: the v3 kernel runs the fast path and R7 to R9 only so far \
-             (issue 11, recovery.md section 16)"
-                .into(),
-        ));
-    }
     let kernels = crate::backend::kernels_for(backend, cfg.replicas, cfg.layout)
         .map_err(SimError::Invalid)?;
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);

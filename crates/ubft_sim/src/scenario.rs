@@ -39,7 +39,8 @@
 //! compose in file order ([`Chain`]). Unknown keys and kinds, replica ids
 //! not below n, and too many faulty replicas are refused with a message
 //! naming the problem. On `layout = "v3"` (the v3 kernel: the fast path
-//! only so far) every kind but `delay` is refused
+//! and the slow path, no view change yet) every kind but `delay`, `silent`
+//! and `mute_fast` (which only drop writes) is refused
 //! ([`crate::cluster::V3_BYZANTINE`]), and `layout = "v1"` is refused.
 
 use crate::adversary::{
@@ -404,7 +405,10 @@ impl Scenario {
                 .faults
                 .iter()
                 .enumerate()
-                .find(|(_, f)| f.replica().is_some() && !matches!(f, Fault::Silent { .. }))
+                .find(|(_, f)| {
+                    f.replica().is_some()
+                        && !matches!(f, Fault::Silent { .. } | Fault::MuteFast { .. })
+                })
             {
                 return Err(format!(
                     "fault #{} (kind = \"{}\") on layout = \"v3\": {V3_BYZANTINE}",

@@ -61,7 +61,7 @@ enum LayoutVersion {
     /// What the kernel runs.
     V2,
     /// The recovery's (docs/recovery.md, section 13); its kernel runs the
-    /// fast path and the slow path up to R9 (`simulate --layout v3`).
+    /// fast path and the slow path, no view change yet (`simulate --layout v3`).
     V3,
 }
 
@@ -133,7 +133,8 @@ enum Cmd {
         backend: Option<Backend>,
         /// Mailbox layout, and so the kernel: v2 (the default: the kernel
         /// with every path) or v3 (the v3 kernel: the fast path and the
-        /// slow path up to R9 so far, no Byzantine replica). v1 is refused. With --scenario, overrides the
+        /// slow path, no view change yet; a silent replica but no Byzantine
+        /// one). v1 is refused. With --scenario, overrides the
         /// file's `layout` key.
         #[arg(long, value_parser = ubft_sim::cluster::parse_layout)]
         layout: Option<Version>,
