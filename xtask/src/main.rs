@@ -533,7 +533,9 @@ fn bench(slots: u64, synth: bool) -> Result {
     println!(
         "slow path on the v3 kernel, decided on f + 1 COMMITs (recovery.md R7-R12), the same runs"
     );
-    println!("bound wait (H + 4) + 3 sign + (1 + 2f) verify + (4 + f) L + (3 + 3f) (H + 4)");
+    println!(
+        "bound wait (H + 4) + 3 sign + (1 + c + f) verify + (4 + f) L + (3 + 3f) (H + 4), c = f + 1 at n >= 5 (bench::slow3_bound)"
+    );
     header();
     for n in [3, 5, 7] {
         let cfg = ClusterConfig {

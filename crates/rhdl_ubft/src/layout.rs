@@ -801,8 +801,12 @@ impl Mailbox {
                     self.vote_row_words()
                 ),
                 (_, Some(Shape3::PerSlot)) => format!("slot·{s} + word"),
-                (_, Some(Shape3::SlotByNode)) => format!("(slot·{} + node)·{s} + word", self.n.next_power_of_two()),
-                (_, Some(Shape3::PeerByNode)) => format!("(x·{} + node)·{s} + word", self.n.next_power_of_two()),
+                (_, Some(Shape3::SlotByNode)) => {
+                    format!("(slot·{} + node)·{s} + word", self.n.next_power_of_two())
+                }
+                (_, Some(Shape3::PeerByNode)) => {
+                    format!("(x·{} + node)·{s} + word", self.n.next_power_of_two())
+                }
                 (_, Some(Shape3::PerNode)) => format!("node·{s} + word"),
                 _ => "word".into(),
             };

@@ -596,7 +596,8 @@ pub fn check_literals_v3<const N: usize>() {
         for row in 0..rows {
             let byte = mb.record(region, row, 0) as u64 * crate::params::WORD_BYTES;
             assert!(
-                byte % crate::params::AXI_BOUNDARY_BYTES + (2 * N) as u64 * crate::params::BEAT_BYTES
+                byte % crate::params::AXI_BOUNDARY_BYTES
+                    + (2 * N) as u64 * crate::params::BEAT_BYTES
                     <= crate::params::AXI_BOUNDARY_BYTES,
                 "{region:?} row {row} at byte {byte:#x} crosses 4 KiB"
             );
@@ -1359,9 +1360,8 @@ impl<const N: usize> Logic for Protocol<N> {
             if self.streak.q.val() != 0 {
                 self.streak.d.next = self.streak.q.val() - 1;
             }
-            self.slow_path.d.next = self.slow.decide_slow.val()
-                | self.slow3.decide.val()
-                | self.view.decide_slow.val();
+            self.slow_path.d.next =
+                self.slow.decide_slow.val() | self.slow3.decide.val() | self.view.decide_slow.val();
         }
         if self.slow.bad_share.val() | self.slow3.bad_share.val() {
             self.bad_shares.d.next = self.bad_shares.q.val() + 1;

@@ -364,7 +364,12 @@ pub fn check_literals() {
         "slow3.rs: a SEAL's replica and view are words 1 and 2 (bits 32, 64)"
     );
     for n in [1, 3, 5, 7, 8] {
-        for r in [Region::Certify, Region::EchoCommit, Region::Seal, Region::EchoSeal] {
+        for r in [
+            Region::Certify,
+            Region::EchoCommit,
+            Region::Seal,
+            Region::EchoSeal,
+        ] {
             assert_eq!(
                 stride3_beats(r, n, crate::params::SB),
                 2,
@@ -969,8 +974,8 @@ impl Logic for Slow3 {
             Slow3St::S3SendCommit => {
                 // commit[s(k)][id]: K and the bitmap, the signature, the
                 // f + 1 shares (3 + f beats).
-                self.bc_word.next =
-                    self.commit_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << self.commit_shift.val());
+                self.bc_word.next = self.commit_row_word.val()
+                    + (bit_cast::<32, 8>(self.id.val()) << self.commit_shift.val());
                 self.bc_commit.next = true;
                 self.cp_last.next = self.support.val().get_bits::<4>(0) + 1;
                 if self.sent.q.val() {
@@ -1149,8 +1154,8 @@ impl Logic for Slow3 {
             Slow3St::S3PollEchoSeal => {
                 self.fetch_start.next = true;
                 self.fetch_row.next = true;
-                self.fetch_word.next = self.echo_seal_base.val()
-                    + (bit_cast::<32, 16>(self.xn.q.val()) << 5);
+                self.fetch_word.next =
+                    self.echo_seal_base.val() + (bit_cast::<32, 16>(self.xn.q.val()) << 5);
                 self.beat_i.d.next = 0.into();
                 self.sus.d.next = false;
                 self.grab.d.next = false;
@@ -1200,8 +1205,7 @@ impl Logic for Slow3 {
                             self.state.d.next = Slow3St::Off;
                         } else {
                             self.x.d.next = self.x.q.val() + 1;
-                            self.xn.d.next =
-                                self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
+                            self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
                             self.state.d.next = Slow3St::S3PollCommit;
                         }
                     }

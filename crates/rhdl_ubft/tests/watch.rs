@@ -382,7 +382,11 @@ fn a_certify_row_is_one_burst_inside_a_page_at_every_slot() {
             let b = Bench::<N>::new(k, 0);
             let s = (k as usize) % G;
             let bursts = b.row_bursts(Region::Certify, s);
-            assert_eq!(bursts, vec![(bursts[0].0, 2 * (N as u64 - 1))], "N = {N}, slot {s}");
+            assert_eq!(
+                bursts,
+                vec![(bursts[0].0, 2 * (N as u64 - 1))],
+                "N = {N}, slot {s}"
+            );
             assert!(
                 bursts[0].0 % AXI_BOUNDARY_BYTES + 2 * N as u64 * 64 <= AXI_BOUNDARY_BYTES,
                 "N = {N}, slot {s}"

@@ -50,7 +50,10 @@ fn main() {
     let mut c = Cluster::new(cfg).unwrap();
     if let Ok(s) = std::env::var("SILENT") {
         let v: Vec<u64> = s.split(':').map(|x| x.parse().unwrap()).collect();
-        c.set_adversary(v[0] as usize, Box::new(ubft_sim::adversary::Silent { from_cycle: v[1] }));
+        c.set_adversary(
+            v[0] as usize,
+            Box::new(ubft_sim::adversary::Silent { from_cycle: v[1] }),
+        );
     }
     let mut last = vec![255u8; n];
     let skip = [

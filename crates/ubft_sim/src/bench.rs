@@ -50,19 +50,25 @@ pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
 /// - the leader signs its PREP block and writes prep_sig (S + L);
 /// - a replica polls it, verifies it, echoes it in a round and reads the
 ///   echo row (H + V + L + H), signs its CERT share and writes it (S + L);
-/// - it reads the certify row and verifies f peers' shares (H + f V),
-///   signs its COMMIT and writes it (S + L);
+/// - it reads the certify row and verifies the shares of the f + 1 lowest
+///   ids but its own (H + c V), signs its COMMIT and writes it (S + L);
 /// - for each of f peers: it reads the COMMIT and verifies it, echoes it in
 ///   a round, and reads the peer's seal and echo_seal row (H + V + L + 2H).
 ///
-/// That is W + 3 S + (1 + 2f) V + (4 + f) L + (3 + 3f) (H + 4), where f + 1
-/// COMMITs decide, against v2's n (`slow_bound`).
+/// That is W + 3 S + (1 + c + f) V + (4 + f) L + (3 + 3f) (H + 4), where
+/// f + 1 COMMITs decide, against v2's n (`slow_bound`). c, the shares a
+/// replica verifies, is f for a replica among the f + 1 lowest ids and
+/// f + 1 above them; the latency is the last honest replica's, and the
+/// bench's muted replica is the last (n − 1), so c = f + 1 once an honest
+/// id exceeds f (n ≥ 5).
 pub fn slow3_bound(cfg: &ClusterConfig) -> u64 {
     let poll = cfg.hbm_read_latency + 4;
-    let f = (cfg.replicas as u64 - 1) / 2;
+    let n = cfg.replicas as u64;
+    let f = (n - 1) / 2;
+    let c = if n - 2 > f { f + 1 } else { f };
     cfg.wait_polls * poll
         + 3 * cfg.sign_latency
-        + (1 + 2 * f) * cfg.verify_latency
+        + (1 + c + f) * cfg.verify_latency
         + (4 + f) * cfg.net_latency
         + (3 + 3 * f) * poll
 }

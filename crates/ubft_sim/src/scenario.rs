@@ -401,15 +401,9 @@ impl Scenario {
             }
         }
         if self.layout == Version::V3 {
-            if let Some((i, fault)) = self
-                .faults
-                .iter()
-                .enumerate()
-                .find(|(_, f)| {
-                    f.replica().is_some()
-                        && !matches!(f, Fault::Silent { .. } | Fault::MuteFast { .. })
-                })
-            {
+            if let Some((i, fault)) = self.faults.iter().enumerate().find(|(_, f)| {
+                f.replica().is_some() && !matches!(f, Fault::Silent { .. } | Fault::MuteFast { .. })
+            }) {
                 return Err(format!(
                     "fault #{} (kind = \"{}\") on layout = \"v3\": {V3_BYZANTINE}",
                     i + 1,

@@ -413,7 +413,12 @@ fn a_timeout_takes_the_v3_kernel_to_its_slow_path_as_v2() {
             "replica {}: slot 1 slow, slot 2 fast",
             a.id
         );
-        assert_eq!((a.status.slow, a.status.timeouts), (1, 1), "replica {}", a.id);
+        assert_eq!(
+            (a.status.slow, a.status.timeouts),
+            (1, 1),
+            "replica {}",
+            a.id
+        );
     }
     eprintln!("v3:\n{}\nv2:\n{}", v3.summary(), v2.summary());
 }
@@ -514,7 +519,12 @@ fn silent_run(
         c.set_adversary(r, Box::new(ubft_sim::adversary::Silent { from_cycle }));
     }
     let report = c.run().unwrap();
-    assert!(report.checks.ok(), "{:?}\n{}", report.checks.failures, report.summary());
+    assert!(
+        report.checks.ok(),
+        "{:?}\n{}",
+        report.checks.failures,
+        report.summary()
+    );
     report
 }
 
@@ -530,7 +540,11 @@ fn every_slot_decided(report: &ubft_sim::cluster::RunReport, slots: u64) -> (usi
         let want: Vec<u32> = first.decided.iter().map(|d| d.m).collect();
         assert_eq!(ms, want, "agreement");
     }
-    let fast = first.decided.iter().filter(|d| d.path == Path::Fast).count();
+    let fast = first
+        .decided
+        .iter()
+        .filter(|d| d.path == Path::Fast)
+        .count();
     (fast, first.decided.len() - fast)
 }
 
@@ -743,7 +757,11 @@ fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
     let sig_at = |r: usize, word: usize| signature_at(&c.hbms[r], word);
     for r in 0..n {
         let st = &report.replicas[r].status;
-        assert_eq!((st.error, st.bad_shares, st.decisions), (0, 0, 2), "replica {r}");
+        assert_eq!(
+            (st.error, st.bad_shares, st.decisions),
+            (0, 0, 2),
+            "replica {r}"
+        );
         assert_eq!(report.replicas[r].guard.refused, 0, "replica {r}");
         // The leader's echo of its prep_sig, in a round; the followers
         // delivered fast and echo nothing.
@@ -806,7 +824,10 @@ fn a_v3_slot_that_times_out_is_decided_on_f_plus_1_commits() {
         let rep = &report.replicas[r];
         assert_eq!(rep.status.error, 0, "{}", report.summary());
         assert_eq!(
-            rep.decided.iter().map(|d| (d.k, d.m, d.path)).collect::<Vec<_>>()[0],
+            rep.decided
+                .iter()
+                .map(|d| (d.k, d.m, d.path))
+                .collect::<Vec<_>>()[0],
             (1, m, Path::Slow),
             "replica {r}"
         );
@@ -816,7 +837,11 @@ fn a_v3_slot_that_times_out_is_decided_on_f_plus_1_commits() {
             let at = mb.record(Region::Commit, 0, j);
             let beat0 = c.hbms[r].read_words(byte(at), 16);
             let k_j = field3::commit_block(j as u32, 0, 1, m, 0);
-            assert_eq!(&beat0[..8], &k_j[..], "replica {r}'s copy of {j}'s COMMIT block");
+            assert_eq!(
+                &beat0[..8],
+                &k_j[..],
+                "replica {r}'s copy of {j}'s COMMIT block"
+            );
             let bitmap = beat0[field3::COMMIT_BITMAP];
             assert_eq!(bitmap.count_ones(), f1, "{j}'s signer bitmap {bitmap:#b}");
             assert_eq!(bitmap >> n, 0, "{j}'s signers are replicas");
@@ -847,11 +872,17 @@ fn a_v3_slot_that_times_out_is_decided_on_f_plus_1_commits() {
                 let k_x = field3::commit_block(x as u32, 0, 1, m, 0);
                 c.hbms[(r + 1) % n].read_words(byte(at), 8) == k_x.to_vec()
                     && key(x)
-                        .verify_strict(&block_bytes(&k_x), &signature_at(&c.hbms[(r + 1) % n], at + 16))
+                        .verify_strict(
+                            &block_bytes(&k_x),
+                            &signature_at(&c.hbms[(r + 1) % n], at + 16),
+                        )
                         .is_ok()
             })
             .collect();
-        assert!(echoed.len() as u32 >= f1 - 1, "replica {r} echoed {echoed:?}");
+        assert!(
+            echoed.len() as u32 >= f1 - 1,
+            "replica {r} echoed {echoed:?}"
+        );
     }
     let at = |r: usize| report.replicas[r].decided[0].cycle;
     assert!(at(1) < at(0) && at(2) < at(0), "the leader decides last");
@@ -922,7 +953,12 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
             .collect();
         let seven = ConfigError::RecoveryNotBuilt.code() as u8;
         if signed {
-            assert_eq!(outcome, vec![(seven, 0), (seven, 1), (seven, 1)], "{}", report.summary());
+            assert_eq!(
+                outcome,
+                vec![(seven, 0), (seven, 1), (seven, 1)],
+                "{}",
+                report.summary()
+            );
         } else {
             assert_eq!(outcome, vec![(0, 2); 3], "{}", report.summary());
         }
@@ -941,5 +977,65 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
         run(false),
         vec![true, true, true],
         "passed over: 0 certifies"
+    );
+}
+
+/// R11.3's seal veto (slow3.md, S3WaitSeal and S3VerifySeal), on the
+/// late-votes run with a SEAL planted at cycle 600 in replica 2's mailbox
+/// as replica 1's seal[1]: replica 1 sealed view 0.
+/// - Signed by replica 1, it vetoes 1's COMMIT at replica 2: replica 2
+///   echoes that COMMIT (the echo comes before the seal check) but does
+///   not count it, and decides slot 1 on the leader's COMMIT instead (its
+///   echo_commit[0][2] holds the leader's block).
+/// - With a signature that does not verify, the SEAL is passed over:
+///   replica 2 decides on 1's COMMIT, earlier, and never reads the
+///   leader's (echo_commit[0][2] stays empty).
+#[test]
+fn a_signed_seal_of_a_peer_vetoes_its_commit_and_a_forged_one_does_not() {
+    use ed25519_dalek::Signer as _;
+    use ubft_sim::signer::{block_bytes, signing_key};
+    let run = |signed: bool| {
+        let cfg = late_votes_to_the_leader();
+        let seed = cfg.seed;
+        let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+        for _ in 0..600 {
+            c.step().unwrap();
+        }
+        let mb = Mailbox::v3(BUILD_N, G, SB);
+        let seal = field3::seal_block(1, 0, None);
+        let mut sig = signing_key(seed, 1).sign(&block_bytes(&seal)).to_bytes();
+        if !signed {
+            sig[0] ^= 1;
+        }
+        let at = byte(mb.record(Region::Seal, 0, 1));
+        c.hbms[2].write_words(at, &seal);
+        let words: Vec<u32> = sig
+            .chunks(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        c.hbms[2].write_words(at + 64, &words);
+        let report = c.run().unwrap();
+        settle(&mut c);
+        assert!(report.checks.ok(), "{:?}", report.checks.failures);
+        let m = proposal(seed, 0);
+        for r in &report.replicas {
+            assert_eq!(r.status.error, 0, "{}", report.summary());
+            assert_eq!((r.decided[0].k, r.decided[0].m), (1, m));
+            assert_eq!(r.decided[0].path, Path::Slow);
+        }
+        let k0 = field3::commit_block(0, 0, 1, m, 0);
+        let k1 = field3::commit_block(1, 0, 1, m, 0);
+        let echo = |x: usize| c.hbms[1].read_words(byte(mb.record(Region::EchoCommit, x, 2)), 8);
+        assert_eq!(echo(1), k1.to_vec(), "replica 2 echoed 1's COMMIT");
+        let at = |r: usize| report.replicas[r].decided[0].cycle;
+        (echo(0) == k0.to_vec(), at(2))
+    };
+    let (vetoed, forged) = (run(true), run(false));
+    assert!(vetoed.0, "vetoed: decided on the leader's COMMIT");
+    assert!(!forged.0, "passed over: decided on 1's COMMIT");
+    assert!(forged.1 < vetoed.1, "{forged:?} {vetoed:?}");
+    eprintln!(
+        "replica 2 decides slot 1 at {} (vetoed), {} (forged SEAL)",
+        vetoed.1, forged.1
     );
 }
