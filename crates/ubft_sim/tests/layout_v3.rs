@@ -894,6 +894,38 @@ fn a_v3_slot_that_times_out_is_decided_on_f_plus_1_commits() {
     );
 }
 
+/// A cluster of `cfg` run to cycle 600, with a two-beat record planted in
+/// replica `r`'s HBM at word `at`: `block`, then its signature by
+/// `signer`'s key (`signed`), or that signature with a bit flipped.
+fn planted_at_600(
+    cfg: &ClusterConfig,
+    r: usize,
+    at: usize,
+    block: &[u32; 8],
+    signer: usize,
+    signed: bool,
+) -> ubft_sim::cluster::Cluster {
+    use ed25519_dalek::Signer as _;
+    use ubft_sim::signer::{block_bytes, signing_key};
+    let mut c = backend::cluster(cfg, Backend::Verilator).unwrap();
+    for _ in 0..600 {
+        c.step().unwrap();
+    }
+    let mut sig = signing_key(cfg.seed, signer)
+        .sign(&block_bytes(block))
+        .to_bytes();
+    if !signed {
+        sig[0] ^= 1;
+    }
+    c.hbms[r].write_words(byte(at), block);
+    let words: Vec<u32> = sig
+        .chunks(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    c.hbms[r].write_words(byte(at) + 64, &words);
+    c
+}
+
 /// R8's register check (slow3.md, S3WaitEchoPrep and S3VerifySuspect), on
 /// the run above with an echo planted in the leader's HBM at cycle 600 as
 /// replica 1's: a PREP block of the same (v0, k1) with another m.
@@ -911,8 +943,6 @@ fn a_v3_slot_that_times_out_is_decided_on_f_plus_1_commits() {
 ///   its proposal of k = 2.)
 #[test]
 fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
-    use ed25519_dalek::Signer as _;
-    use ubft_sim::signer::{block_bytes, signing_key};
     let n = 3;
     let run = |signed: bool| {
         let cfg = ClusterConfig {
@@ -920,23 +950,10 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
             ..late_votes_to_the_leader()
         };
         let seed = cfg.seed;
-        let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-        for _ in 0..600 {
-            c.step().unwrap();
-        }
         let mb = Mailbox::v3(BUILD_N, G, SB);
         let other = field3::block(field3::KIND_PREP, 0, 1, proposal(seed, 0) ^ 1, 0);
-        let mut sig = signing_key(seed, 0).sign(&block_bytes(&other)).to_bytes();
-        if !signed {
-            sig[0] ^= 1;
-        }
-        let at = byte(mb.record(Region::EchoPrep, 0, 1));
-        c.hbms[0].write_words(at, &other);
-        let words: Vec<u32> = sig
-            .chunks(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        c.hbms[0].write_words(at + 64, &words);
+        let at = mb.record(Region::EchoPrep, 0, 1);
+        let mut c = planted_at_600(&cfg, 0, at, &other, 0, signed);
         let report = c.run().unwrap();
         settle(&mut c);
         assert!(report.checks.ok(), "{:?}", report.checks.failures);
@@ -992,28 +1009,12 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
 ///   leader's (echo_commit[0][2] stays empty).
 #[test]
 fn a_signed_seal_of_a_peer_vetoes_its_commit_and_a_forged_one_does_not() {
-    use ed25519_dalek::Signer as _;
-    use ubft_sim::signer::{block_bytes, signing_key};
     let run = |signed: bool| {
         let cfg = late_votes_to_the_leader();
         let seed = cfg.seed;
-        let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-        for _ in 0..600 {
-            c.step().unwrap();
-        }
         let mb = Mailbox::v3(BUILD_N, G, SB);
         let seal = field3::seal_block(1, 0, None);
-        let mut sig = signing_key(seed, 1).sign(&block_bytes(&seal)).to_bytes();
-        if !signed {
-            sig[0] ^= 1;
-        }
-        let at = byte(mb.record(Region::Seal, 0, 1));
-        c.hbms[2].write_words(at, &seal);
-        let words: Vec<u32> = sig
-            .chunks(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        c.hbms[2].write_words(at + 64, &words);
+        let mut c = planted_at_600(&cfg, 2, mb.record(Region::Seal, 0, 1), &seal, 1, signed);
         let report = c.run().unwrap();
         settle(&mut c);
         assert!(report.checks.ok(), "{:?}", report.checks.failures);
