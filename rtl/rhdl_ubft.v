@@ -10327,7 +10327,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [3:0] slow3$cp_wr_beat;
     wire  [3:0] slow3$cp_first;
     wire  [3:0] slow3$cp_last;
-    reg  [511:0] slow3$cp_rd_data;
     wire  slow3$bc_commit;
     wire  slow3$bc_echo_commit;
     wire  [7:0] slow3$sts_state;
@@ -10677,7 +10676,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .cp_wr_beat(slow3$cp_wr_beat),
         .cp_first(slow3$cp_first),
         .cp_last(slow3$cp_last),
-        .cp_rd_data(slow3$cp_rd_data),
         .bc_commit(slow3$bc_commit),
         .bc_echo_commit(slow3$bc_echo_commit),
         .sts_state(slow3$sts_state)
@@ -11064,7 +11062,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$echo_commit_base = echo_commit_base;
         slow3$seal_base = seal_base;
         slow3$echo_seal_base = echo_seal_base;
-        slow3$cp_rd_data = cp_rd_data;
         view$clock = clock;
         view$rst_n = rst_n;
         view$id = id;
@@ -13273,7 +13270,7 @@ module rhdl_ubft$protocol$slow$vq(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$vq
 
 
-module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,cp_rd_data,bc_commit,bc_echo_commit,sts_state);
+module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -13342,7 +13339,6 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
     output reg  [3:0] cp_wr_beat;
     output reg  [3:0] cp_first;
     output reg  [3:0] cp_last;
-    input wire  [511:0] cp_rd_data;
     output reg  bc_commit;
     output reg  bc_echo_commit;
     output reg  [7:0] sts_state;

@@ -1119,7 +1119,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.echo_commit_base.next = self.echo_commit_base.val();
         self.slow3.seal_base.next = self.seal_base.val();
         self.slow3.echo_seal_base.next = self.echo_seal_base.val();
-        self.slow3.cp_rd_data.next = self.cp_rd_data.val();
 
         self.view.clock.next = self.clock.val();
         self.view.rst_n.next = self.rst_n.val();

@@ -273,11 +273,11 @@ pub struct Slow3 {
     /// With `sg_verify`: the signature is COMPOSE's beat `cp_first`.
     pub sg_compose: Signal<Out, Bit>,
     /// COMPOSE: the beat written; the beats streamed (and, while COMPOSE
-    /// is idle, `cp_first` is the beat on `cp_rd_data` the next cycle).
+    /// is idle, `cp_first` is the beat on Protocol's `cp_rd_data` the next
+    /// cycle, which Protocol sends to the signer with `sg_compose`).
     pub cp_wr_beat: Signal<Out, Bits<4>>,
     pub cp_first: Signal<Out, Bits<4>>,
     pub cp_last: Signal<Out, Bits<4>>,
-    pub cp_rd_data: Signal<In, Bits<{ crate::params::BEAT_BITS }>>,
     /// Broadcast: the COMMIT record (`commit_block` and the bitmap, then
     /// COMPOSE beats 1 to 1 + f + 1), or x's COMMIT echoed (the block,
     /// then COMPOSE beat 15).
@@ -449,7 +449,6 @@ impl Default for Slow3 {
             cp_wr_beat: Default::default(),
             cp_first: Default::default(),
             cp_last: Default::default(),
-            cp_rd_data: Default::default(),
             bc_commit: Default::default(),
             bc_echo_commit: Default::default(),
             sts_state: Default::default(),
