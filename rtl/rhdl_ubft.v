@@ -10143,7 +10143,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  certify_valid_base = 32'hd973d0;
     localparam  certify_base = 32'hd974d0;
     localparam  row_n16 = 16'h8;
-    localparam  row_n = 8'h8;
     localparam  row_shift = 8'h4;
     localparam  last_slot = 8'hf;
     localparam  build_n = 8'h8;
@@ -11052,7 +11051,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$sg_resp_status = sg_resp_status;
         slow3$bc_done = bc_done;
         slow3$support = support$q;
-        slow3$row_n = row_n;
+        slow3$row_n = row_n16[(32'h0)+:(8)];
         slow3$view_no = view_no$q;
         slow3$cert_block = cert_block;
         slow3$commit_block = commit_block;
@@ -13970,17 +13969,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
                         end
                     end
                     if (fetch_done) begin
-                        if (fetch_error) begin
-                            missed = 1'b1;
-                            if (expiring) begin
-                                stop = 1'b1;
-                                state$d = Slow3St$Off;
-                            end
-                            else begin
-                                state$d = Slow3St$S3PollCertify;
-                            end
-                        end
-                        else if (full) begin
+                        if (~fetch_error & full) begin
                             sj$d = 32'h0;
                             so$d = 32'h0;
                             rd$d = 1'b0;

@@ -305,10 +305,10 @@ pub struct Protocol<const N: usize> {
     commit_base: Constant<Bits<32>>,
     certify_valid_base: Constant<Bits<32>>,
     certify_base: Constant<Bits<32>>,
-    /// Records per slot's row in echo_prep, certify and commit: N in v2
-    /// (certify), N rounded up to a power of two in v3 (`Shape3::row_records`).
+    /// Records per row in echo_prep, certify and commit (and, its low 8
+    /// bits to Slow3, in echo_commit and echo_seal): N in v2 (certify), N
+    /// rounded up to a power of two in v3 (`Shape3::row_records`).
     row_n16: Constant<Bits<16>>,
-    row_n: Constant<Bits<8>>,
     row_shift: Constant<Bits<8>>,
     last_slot: Constant<Bits<8>>,
     build_n: Constant<Bits<8>>,
@@ -521,7 +521,7 @@ pub fn check_literals_v3<const N: usize>() {
     // echo_prep[s][j] and certify[s][j] = base + ((s * R + j) << 5), R = N
     // rounded up to a power of two (`Shape3::row_records`): two beats a
     // record (slot_n = s * R, `row_n16`).
-    let r = N.next_power_of_two();
+    let r = crate::layout::Shape3::SlotByNode.row_records(N, G);
     for region in [Region::EchoPrep, Region::Certify] {
         for (slot, j) in [(0, 0), (0, N - 1), (G - 1, 0), (G - 1, N - 1)] {
             assert_eq!(
@@ -642,7 +642,11 @@ impl<const N: usize> Protocol<N> {
             "a slot's row of votes must fit one beat: N <= 8"
         );
         let v3 = mb.version == Version::V3;
-        let row_n = if v3 { N.next_power_of_two() } else { N };
+        let row_n = if v3 {
+            crate::layout::Shape3::SlotByNode.row_records(N, G)
+        } else {
+            N
+        };
         // v3's regions for the fast path; v2's slow-path regions, which v3
         // replaces, are 0 there (SLOW and VIEW never start in v3).
         let base = |r: Region| {
@@ -789,7 +793,6 @@ impl<const N: usize> Protocol<N> {
             certify_valid_base: Constant::new(base(Region::CertifyValid).into()),
             certify_base: Constant::new(if v3 { 0 } else { base(Region::Certify) }.into()),
             row_n16: Constant::new((row_n as u64).into()),
-            row_n: Constant::new((row_n as u64).into()),
             row_shift: Constant::new((row.trailing_zeros() as u64).into()),
             last_slot: Constant::new(((G - 1) as u64).into()),
             build_n: Constant::new((N as u64).into()),
@@ -1109,7 +1112,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.sg_resp_status.next = self.sg_resp_status.val();
         self.slow3.bc_done.next = self.bc_done.val();
         self.slow3.support.next = self.support.q.val();
-        self.slow3.row_n.next = self.row_n.val();
+        self.slow3.row_n.next = self.row_n16.val().get_bits::<8>(0);
         self.slow3.view_no.next = self.view_no.q.val();
         self.slow3.cert_block.next = self.cert_block.val();
         self.slow3.commit_block.next = self.commit_block.val();

@@ -878,22 +878,15 @@ impl Logic for Slow3 {
                     }
                 }
                 if self.fetch_done.val() {
-                    if self.fetch_error.val() {
-                        // A failed read finds nothing: a miss.
-                        self.missed.next = true;
-                        if self.expiring.val() {
-                            self.stop.next = true;
-                            self.state.d.next = Slow3St::Off;
-                        } else {
-                            self.state.d.next = Slow3St::S3PollCertify;
-                        }
-                    } else if self.full.val() {
+                    if !self.fetch_error.val() & self.full.val() {
                         self.sj.d.next = 0.into();
                         self.so.d.next = 0.into();
                         self.rd.d.next = false;
                         self.sent.d.next = false;
                         self.state.d.next = Slow3St::S3VerifyShare;
                     } else {
+                        // Fewer than f + 1 candidates, or a failed read
+                        // (which finds nothing): a miss.
                         self.missed.next = true;
                         if self.expiring.val() {
                             self.stop.next = true;

@@ -494,7 +494,9 @@ impl<const N: usize> Watch<N> {
             seal_shb: c8(log2(beats(Region::Seal))),
             nv_base: c(mb.record(Region::NewViewRecord, 0, 0) as u64),
             slot_mask: Constant::new(((G - 1) as u64).to_bits()),
-            row_n16: Constant::new((N.next_power_of_two() as u64).to_bits()),
+            row_n16: Constant::new(
+                (crate::layout::Shape3::SlotByNode.row_records(N, G) as u64).to_bits(),
+            ),
             all_lanes: Constant::new(((1u64 << N) - 1).to_bits()),
             one_n: Constant::new(1u64.to_bits()),
             one8: c8(1),
