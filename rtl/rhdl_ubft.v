@@ -145,6 +145,14 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [3:0] protocol$cp_first;
     wire  [3:0] protocol$cp_last;
     reg  [511:0] protocol$cp_rd_data;
+    wire  protocol$wt_enable;
+    wire  protocol$wt_clear;
+    wire  [31:0] protocol$wt_k;
+    wire  [31:0] protocol$wt_view;
+    reg  protocol$wt_ev_valid;
+    reg  [2:0] protocol$wt_ev_kind;
+    reg  [31:0] protocol$wt_ev_m;
+    wire  protocol$wt_ev_take;
     reg  [31:0] protocol$prop_tdata;
     reg  protocol$prop_tvalid;
     wire  protocol$prop_tready;
@@ -377,6 +385,86 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  compose$m_rec_tvalid;
     wire  compose$m_rec_tlast;
     reg  compose$m_rec_tready;
+    reg  watch$clock;
+    reg  watch$rst_n;
+    reg  watch$enable;
+    reg  watch$clear;
+    reg  [63:0] watch$network_ptr;
+    reg  [7:0] watch$n;
+    reg  [31:0] watch$k;
+    reg  [31:0] watch$view;
+    reg  watch$awaiting;
+    wire  watch$fetch_start;
+    wire  [63:0] watch$fetch_addr;
+    wire  [7:0] watch$fetch_len;
+    reg  [511:0] watch$fetch_beat;
+    reg  watch$fetch_beat_valid;
+    reg  watch$fetch_done;
+    reg  watch$fetch_error;
+    wire  watch$ev_valid;
+    wire  [2:0] watch$ev_kind;
+    wire  [31:0] watch$ev_view;
+    wire  [31:0] watch$ev_m;
+    wire  [31:0] watch$ev_prev;
+    wire  [7:0] watch$ev_x;
+    wire  [7:0] watch$ev_bits;
+    reg  watch$ev_take;
+    reg  watch_fetch$clock;
+    reg  watch_fetch$rst_n;
+    reg  watch_fetch$start;
+    reg  [63:0] watch_fetch$addr;
+    reg  [7:0] watch_fetch$len;
+    wire  watch_fetch$busy;
+    wire  [511:0] watch_fetch$beat;
+    wire  watch_fetch$beat_valid;
+    wire  watch_fetch$done;
+    wire  watch_fetch$error;
+    wire  [63:0] watch_fetch$araddr;
+    wire  [7:0] watch_fetch$arlen;
+    wire  [2:0] watch_fetch$arsize;
+    wire  [1:0] watch_fetch$arburst;
+    wire  watch_fetch$arvalid;
+    reg  watch_fetch$arready;
+    reg  [511:0] watch_fetch$rdata;
+    reg  [1:0] watch_fetch$rresp;
+    reg  watch_fetch$rlast;
+    reg  watch_fetch$rvalid;
+    wire  watch_fetch$rready;
+    reg  rdmux$clock;
+    reg  rdmux$rst_n;
+    reg  [63:0] rdmux$a_araddr;
+    reg  [7:0] rdmux$a_arlen;
+    reg  [2:0] rdmux$a_arsize;
+    reg  [1:0] rdmux$a_arburst;
+    reg  rdmux$a_arvalid;
+    wire  rdmux$a_arready;
+    wire  [511:0] rdmux$a_rdata;
+    wire  [1:0] rdmux$a_rresp;
+    wire  rdmux$a_rlast;
+    wire  rdmux$a_rvalid;
+    reg  rdmux$a_rready;
+    reg  [63:0] rdmux$b_araddr;
+    reg  [7:0] rdmux$b_arlen;
+    reg  [2:0] rdmux$b_arsize;
+    reg  [1:0] rdmux$b_arburst;
+    reg  rdmux$b_arvalid;
+    wire  rdmux$b_arready;
+    wire  [511:0] rdmux$b_rdata;
+    wire  [1:0] rdmux$b_rresp;
+    wire  rdmux$b_rlast;
+    wire  rdmux$b_rvalid;
+    reg  rdmux$b_rready;
+    wire  [63:0] rdmux$m_araddr;
+    wire  [7:0] rdmux$m_arlen;
+    wire  [2:0] rdmux$m_arsize;
+    wire  [1:0] rdmux$m_arburst;
+    wire  rdmux$m_arvalid;
+    reg  rdmux$m_arready;
+    reg  [511:0] rdmux$m_rdata;
+    reg  [1:0] rdmux$m_rresp;
+    reg  rdmux$m_rlast;
+    reg  rdmux$m_rvalid;
+    wire  rdmux$m_rready;
     
     // Sub module instances
     rhdl_ubft$protocol protocol(
@@ -427,6 +515,14 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .cp_first(protocol$cp_first),
         .cp_last(protocol$cp_last),
         .cp_rd_data(protocol$cp_rd_data),
+        .wt_enable(protocol$wt_enable),
+        .wt_clear(protocol$wt_clear),
+        .wt_k(protocol$wt_k),
+        .wt_view(protocol$wt_view),
+        .wt_ev_valid(protocol$wt_ev_valid),
+        .wt_ev_kind(protocol$wt_ev_kind),
+        .wt_ev_m(protocol$wt_ev_m),
+        .wt_ev_take(protocol$wt_ev_take),
         .prop_tdata(protocol$prop_tdata),
         .prop_tvalid(protocol$prop_tvalid),
         .prop_tready(protocol$prop_tready),
@@ -674,6 +770,92 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .m_rec_tlast(compose$m_rec_tlast),
         .m_rec_tready(compose$m_rec_tready)
     );
+    rhdl_ubft$watch watch(
+        .clock(watch$clock),
+        .rst_n(watch$rst_n),
+        .enable(watch$enable),
+        .clear(watch$clear),
+        .network_ptr(watch$network_ptr),
+        .n(watch$n),
+        .k(watch$k),
+        .view(watch$view),
+        .awaiting(watch$awaiting),
+        .fetch_start(watch$fetch_start),
+        .fetch_addr(watch$fetch_addr),
+        .fetch_len(watch$fetch_len),
+        .fetch_beat(watch$fetch_beat),
+        .fetch_beat_valid(watch$fetch_beat_valid),
+        .fetch_done(watch$fetch_done),
+        .fetch_error(watch$fetch_error),
+        .ev_valid(watch$ev_valid),
+        .ev_kind(watch$ev_kind),
+        .ev_view(watch$ev_view),
+        .ev_m(watch$ev_m),
+        .ev_prev(watch$ev_prev),
+        .ev_x(watch$ev_x),
+        .ev_bits(watch$ev_bits),
+        .ev_take(watch$ev_take)
+    );
+    rhdl_ubft$watch_fetch watch_fetch(
+        .clock(watch_fetch$clock),
+        .rst_n(watch_fetch$rst_n),
+        .start(watch_fetch$start),
+        .addr(watch_fetch$addr),
+        .len(watch_fetch$len),
+        .busy(watch_fetch$busy),
+        .beat(watch_fetch$beat),
+        .beat_valid(watch_fetch$beat_valid),
+        .done(watch_fetch$done),
+        .error(watch_fetch$error),
+        .araddr(watch_fetch$araddr),
+        .arlen(watch_fetch$arlen),
+        .arsize(watch_fetch$arsize),
+        .arburst(watch_fetch$arburst),
+        .arvalid(watch_fetch$arvalid),
+        .arready(watch_fetch$arready),
+        .rdata(watch_fetch$rdata),
+        .rresp(watch_fetch$rresp),
+        .rlast(watch_fetch$rlast),
+        .rvalid(watch_fetch$rvalid),
+        .rready(watch_fetch$rready)
+    );
+    rhdl_ubft$rdmux rdmux(
+        .clock(rdmux$clock),
+        .rst_n(rdmux$rst_n),
+        .a_araddr(rdmux$a_araddr),
+        .a_arlen(rdmux$a_arlen),
+        .a_arsize(rdmux$a_arsize),
+        .a_arburst(rdmux$a_arburst),
+        .a_arvalid(rdmux$a_arvalid),
+        .a_arready(rdmux$a_arready),
+        .a_rdata(rdmux$a_rdata),
+        .a_rresp(rdmux$a_rresp),
+        .a_rlast(rdmux$a_rlast),
+        .a_rvalid(rdmux$a_rvalid),
+        .a_rready(rdmux$a_rready),
+        .b_araddr(rdmux$b_araddr),
+        .b_arlen(rdmux$b_arlen),
+        .b_arsize(rdmux$b_arsize),
+        .b_arburst(rdmux$b_arburst),
+        .b_arvalid(rdmux$b_arvalid),
+        .b_arready(rdmux$b_arready),
+        .b_rdata(rdmux$b_rdata),
+        .b_rresp(rdmux$b_rresp),
+        .b_rlast(rdmux$b_rlast),
+        .b_rvalid(rdmux$b_rvalid),
+        .b_rready(rdmux$b_rready),
+        .m_araddr(rdmux$m_araddr),
+        .m_arlen(rdmux$m_arlen),
+        .m_arsize(rdmux$m_arsize),
+        .m_arburst(rdmux$m_arburst),
+        .m_arvalid(rdmux$m_arvalid),
+        .m_arready(rdmux$m_arready),
+        .m_rdata(rdmux$m_rdata),
+        .m_rresp(rdmux$m_rresp),
+        .m_rlast(rdmux$m_rlast),
+        .m_rvalid(rdmux$m_rvalid),
+        .m_rready(rdmux$m_rready)
+    );
     
     // Update code
     always @(*) begin
@@ -772,17 +954,63 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         setup$sresp_tlast = s_axis_sresp_tlast;
         setup$sresp_tvalid = s_axis_sresp_tvalid;
         s_axis_sresp_tready = setup$sresp_tready;
-        m_axi_hbm_araddr = fetch$araddr;
-        m_axi_hbm_arlen = fetch$arlen;
-        m_axi_hbm_arsize = fetch$arsize;
-        m_axi_hbm_arburst = fetch$arburst;
-        m_axi_hbm_arvalid = fetch$arvalid;
-        fetch$arready = m_axi_hbm_arready;
-        fetch$rdata = m_axi_hbm_rdata;
-        fetch$rresp = m_axi_hbm_rresp;
-        fetch$rlast = m_axi_hbm_rlast;
-        fetch$rvalid = m_axi_hbm_rvalid;
-        m_axi_hbm_rready = fetch$rready;
+        watch$clock = ap_clk;
+        watch$rst_n = ap_rst_n;
+        watch_fetch$clock = ap_clk;
+        watch_fetch$rst_n = ap_rst_n;
+        watch$enable = protocol$wt_enable;
+        watch$clear = protocol$wt_clear;
+        watch$network_ptr = control$network_ptr;
+        watch$n = control$n;
+        watch$k = protocol$wt_k;
+        watch$view = protocol$wt_view;
+        watch$awaiting = 1'b0;
+        protocol$wt_ev_valid = watch$ev_valid;
+        protocol$wt_ev_kind = watch$ev_kind;
+        protocol$wt_ev_m = watch$ev_m;
+        watch$ev_take = protocol$wt_ev_take;
+        watch_fetch$start = watch$fetch_start;
+        watch_fetch$addr = watch$fetch_addr;
+        watch_fetch$len = watch$fetch_len;
+        watch$fetch_beat = watch_fetch$beat;
+        watch$fetch_beat_valid = watch_fetch$beat_valid;
+        watch$fetch_done = watch_fetch$done;
+        watch$fetch_error = watch_fetch$error;
+        rdmux$clock = ap_clk;
+        rdmux$rst_n = ap_rst_n;
+        rdmux$a_araddr = fetch$araddr;
+        rdmux$a_arlen = fetch$arlen;
+        rdmux$a_arsize = fetch$arsize;
+        rdmux$a_arburst = fetch$arburst;
+        rdmux$a_arvalid = fetch$arvalid;
+        fetch$arready = rdmux$a_arready;
+        fetch$rdata = rdmux$a_rdata;
+        fetch$rresp = rdmux$a_rresp;
+        fetch$rlast = rdmux$a_rlast;
+        fetch$rvalid = rdmux$a_rvalid;
+        rdmux$a_rready = fetch$rready;
+        rdmux$b_araddr = watch_fetch$araddr;
+        rdmux$b_arlen = watch_fetch$arlen;
+        rdmux$b_arsize = watch_fetch$arsize;
+        rdmux$b_arburst = watch_fetch$arburst;
+        rdmux$b_arvalid = watch_fetch$arvalid;
+        watch_fetch$arready = rdmux$b_arready;
+        watch_fetch$rdata = rdmux$b_rdata;
+        watch_fetch$rresp = rdmux$b_rresp;
+        watch_fetch$rlast = rdmux$b_rlast;
+        watch_fetch$rvalid = rdmux$b_rvalid;
+        rdmux$b_rready = watch_fetch$rready;
+        m_axi_hbm_araddr = rdmux$m_araddr;
+        m_axi_hbm_arlen = rdmux$m_arlen;
+        m_axi_hbm_arsize = rdmux$m_arsize;
+        m_axi_hbm_arburst = rdmux$m_arburst;
+        m_axi_hbm_arvalid = rdmux$m_arvalid;
+        rdmux$m_arready = m_axi_hbm_arready;
+        rdmux$m_rdata = m_axi_hbm_rdata;
+        rdmux$m_rresp = m_axi_hbm_rresp;
+        rdmux$m_rlast = m_axi_hbm_rlast;
+        rdmux$m_rvalid = m_axi_hbm_rvalid;
+        m_axi_hbm_rready = rdmux$m_rready;
         m_axi_hbm_awaddr = broadcast$awaddr;
         m_axi_hbm_awlen = broadcast$awlen;
         m_axi_hbm_awsize = broadcast$awsize;
@@ -10052,7 +10280,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_ev_valid,wt_ev_kind,wt_ev_m,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -10102,6 +10330,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [3:0] cp_first;
     output reg  [3:0] cp_last;
     input wire  [511:0] cp_rd_data;
+    output reg  wt_enable;
+    output reg  wt_clear;
+    output reg  [31:0] wt_k;
+    output reg  [31:0] wt_view;
+    input wire  wt_ev_valid;
+    input wire  [2:0] wt_ev_kind;
+    input wire  [31:0] wt_ev_m;
+    output reg  wt_ev_take;
     input wire  [31:0] prop_tdata;
     input wire  prop_tvalid;
     output reg  prop_tready;
@@ -10123,6 +10359,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  started;
     
     // Constant declarations
+    localparam  ev_full_row = 3'b1;
     localparam  v3 = 1'b0;
     localparam  err_recovery = 8'h7;
     localparam  prep_sig_base = 32'h0;
@@ -10263,6 +10500,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow3$clock;
     reg  slow3$rst_n;
     reg  slow3$start;
+    reg  slow3$abort;
+    wire  slow3$at_poll;
+    wire  slow3$holding;
     wire  slow3$stop;
     reg  [7:0] slow3$id;
     reg  [7:0] slow3$n;
@@ -10507,6 +10747,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] certify_row_word;
     reg  [31:0] commit_row_word;
     reg  hand_over;
+    reg  wt_grant;
     
     // Sub module instances
     rhdl_ubft$protocol$leader leader(
@@ -10612,6 +10853,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .clock(slow3$clock),
         .rst_n(slow3$rst_n),
         .start(slow3$start),
+        .abort(slow3$abort),
+        .at_poll(slow3$at_poll),
+        .holding(slow3$holding),
         .stop(slow3$stop),
         .id(slow3$id),
         .n(slow3$n),
@@ -11086,9 +11330,18 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         hand_over = leader$start_view | fast$start_view | slow3$stop;
         slow$start = fast$start_slow & ~v3;
         slow3$start = fast$start_slow & v3;
+        wt_enable = v3 & slow3$holding & (state$q == ProtocolSt$Run);
+        wt_k = k$q;
+        wt_view = view_no$q;
+        wt_grant = v3 & wt_ev_valid & (wt_ev_kind == ev_full_row) & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        slow3$abort = wt_grant;
+        wt_ev_take = wt_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row));
         view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
-        decided = fast$decide | slow$decide | slow3$decide | view$decide;
-        if (leader$set_m | fast$set_m | view$set_m) begin
+        decided = fast$decide | slow$decide | slow3$decide | view$decide | wt_grant;
+        if (wt_grant) begin
+            m_new = wt_ev_m;
+        end
+        else if (leader$set_m | fast$set_m | view$set_m) begin
             m_new = leader$m_next | fast$m_next | view$m_next;
         end
         else begin
@@ -11230,6 +11483,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         start_leader = 1'b0;
         started = 1'b0;
+        wt_clear = 1'b0;
         dec_tvalid = 1'b0;
         done_q$d = 1'b0;
         if ((state$q != ProtocolSt$Idle) & (state$q != ProtocolSt$Done)) begin
@@ -11240,6 +11494,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 begin
                     if (ap_start & ~done_q$q) begin
                         started = 1'b1;
+                        wt_clear = 1'b1;
                         error$d = 32'h0;
                         cycles$d = 32'h0;
                         decisions$d = 32'h0;
@@ -11301,6 +11556,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     dec_tvalid = 1'b1;
                     if (dec_tready) begin
                         decisions$d = decisions$q + 32'h1;
+                        wt_clear = 1'b1;
                         if (slow_path$q) begin
                             slow_count$d = slow_count$q + 32'h1;
                         end
@@ -13269,12 +13525,15 @@ module rhdl_ubft$protocol$slow$vq(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$vq
 
 
-module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,sts_state);
+module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,sts_state);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  start;
+    input wire  abort;
+    output reg  at_poll;
+    output reg  holding;
     output reg  stop;
     input wire  [7:0] id;
     input wire  [7:0] n;
@@ -14330,6 +14589,14 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,stop,id,n,leader_id,phase,prep
                     state$d = Slow3St$Off;
                 end
         endcase
+        at_poll = (state$q == Slow3St$S3PollPrepSig) | (state$q == Slow3St$S3PollEchoPrep) | (state$q == Slow3St$S3PollCertify) | (state$q == Slow3St$S3PollCommit) | (state$q == Slow3St$S3PollSeal) | (state$q == Slow3St$S3PollEchoSeal);
+        holding = state$q != Slow3St$Off;
+        if (abort & at_poll) begin
+            fetch_start = 1'b0;
+            missed = 1'b0;
+            stop = 1'b0;
+            state$d = Slow3St$Off;
+        end
         if (~rst_n) begin
             state$d = Slow3St$Off;
         end
@@ -16243,6 +16510,295 @@ module rhdl_ubft$protocol$waited(d,q,clock);
 endmodule // rhdl_ubft$protocol$waited
 
 
+module rhdl_ubft$rdmux(clock,rst_n,a_araddr,a_arlen,a_arsize,a_arburst,a_arvalid,a_arready,a_rdata,a_rresp,a_rlast,a_rvalid,a_rready,b_araddr,b_arlen,b_arsize,b_arburst,b_arvalid,b_arready,b_rdata,b_rresp,b_rlast,b_rvalid,b_rready,m_araddr,m_arlen,m_arsize,m_arburst,m_arvalid,m_arready,m_rdata,m_rresp,m_rlast,m_rvalid,m_rready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [63:0] a_araddr;
+    input wire  [7:0] a_arlen;
+    input wire  [2:0] a_arsize;
+    input wire  [1:0] a_arburst;
+    input wire  a_arvalid;
+    output reg  a_arready;
+    output reg  [511:0] a_rdata;
+    output reg  [1:0] a_rresp;
+    output reg  a_rlast;
+    output reg  a_rvalid;
+    input wire  a_rready;
+    input wire  [63:0] b_araddr;
+    input wire  [7:0] b_arlen;
+    input wire  [2:0] b_arsize;
+    input wire  [1:0] b_arburst;
+    input wire  b_arvalid;
+    output reg  b_arready;
+    output reg  [511:0] b_rdata;
+    output reg  [1:0] b_rresp;
+    output reg  b_rlast;
+    output reg  b_rvalid;
+    input wire  b_rready;
+    output reg  [63:0] m_araddr;
+    output reg  [7:0] m_arlen;
+    output reg  [2:0] m_arsize;
+    output reg  [1:0] m_arburst;
+    output reg  m_arvalid;
+    input wire  m_arready;
+    input wire  [511:0] m_rdata;
+    input wire  [1:0] m_rresp;
+    input wire  m_rlast;
+    input wire  m_rvalid;
+    output reg  m_rready;
+    
+    // Stub signals
+    reg  lock$d;
+    wire  lock$q;
+    reg  lock$clock;
+    reg  lock_b$d;
+    wire  lock_b$q;
+    reg  lock_b$clock;
+    reg  head$d;
+    wire  head$q;
+    reg  head$clock;
+    reg  tail$d;
+    wire  tail$q;
+    reg  tail$clock;
+    reg  [1:0] count$d;
+    wire  [1:0] count$q;
+    reg  count$clock;
+    
+    // Local signals
+    reg  grant_b;
+    reg  full;
+    reg  ar_valid;
+    reg  r_ready;
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    rhdl_ubft$rdmux$lock lock(
+        .d(lock$d),
+        .q(lock$q),
+        .clock(lock$clock)
+    );
+    rhdl_ubft$rdmux$lock_b lock_b(
+        .d(lock_b$d),
+        .q(lock_b$q),
+        .clock(lock_b$clock)
+    );
+    rhdl_ubft$rdmux$head head(
+        .d(head$d),
+        .q(head$q),
+        .clock(head$clock)
+    );
+    rhdl_ubft$rdmux$tail tail(
+        .d(tail$d),
+        .q(tail$q),
+        .clock(tail$clock)
+    );
+    rhdl_ubft$rdmux$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        lock$clock = clock;
+        lock_b$clock = clock;
+        head$clock = clock;
+        tail$clock = clock;
+        count$clock = clock;
+        lock$d = lock$q;
+        lock_b$d = lock_b$q;
+        head$d = head$q;
+        tail$d = tail$q;
+        count$d = count$q;
+        if (lock$q) begin
+            grant_b = lock_b$q;
+        end
+        else if (a_arvalid) begin
+            grant_b = 1'b0;
+        end
+        else if (b_arvalid) begin
+            grant_b = 1'b1;
+        end
+        else begin
+            grant_b = 1'b0;
+        end
+        full = count$q == 32'h2;
+        a_arready = 1'b0;
+        b_arready = 1'b0;
+        if (grant_b) begin
+            m_araddr = b_araddr;
+            m_arlen = b_arlen;
+            m_arsize = b_arsize;
+            m_arburst = b_arburst;
+            ar_valid = b_arvalid & ~full;
+            if (~full) begin
+                b_arready = m_arready;
+            end
+        end
+        else begin
+            m_araddr = a_araddr;
+            m_arlen = a_arlen;
+            m_arsize = a_arsize;
+            m_arburst = a_arburst;
+            ar_valid = a_arvalid & ~full;
+            if (~full) begin
+                a_arready = m_arready;
+            end
+        end
+        m_arvalid = ar_valid;
+        lock$d = ar_valid & ~m_arready;
+        lock_b$d = grant_b;
+        a_rdata = m_rdata;
+        a_rresp = m_rresp;
+        a_rlast = m_rlast;
+        b_rdata = m_rdata;
+        b_rresp = m_rresp;
+        b_rlast = m_rlast;
+        a_rvalid = 1'b0;
+        b_rvalid = 1'b0;
+        r_ready = 1'b0;
+        if (count$q != 32'h0) begin
+            if (head$q) begin
+                b_rvalid = m_rvalid;
+                r_ready = b_rready;
+            end
+            else begin
+                a_rvalid = m_rvalid;
+                r_ready = a_rready;
+            end
+        end
+        m_rready = r_ready;
+        push = ar_valid & m_arready;
+        pop = (m_rvalid & r_ready) & m_rlast;
+        if (push & ~pop) begin
+            if (count$q == 32'h0) begin
+                head$d = grant_b;
+            end
+            else begin
+                tail$d = grant_b;
+            end
+            count$d = count$q + 32'h1;
+        end
+        if (pop & ~push) begin
+            head$d = tail$q;
+            count$d = count$q - 32'h1;
+        end
+        if (push & pop) begin
+            if (count$q == 32'h1) begin
+                head$d = grant_b;
+            end
+            else begin
+                head$d = tail$q;
+                tail$d = grant_b;
+            end
+        end
+        if (~rst_n) begin
+            count$d = 32'h0;
+            lock$d = 1'b0;
+        end
+    end
+    
+endmodule // rhdl_ubft$rdmux
+
+
+module rhdl_ubft$rdmux$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rdmux$count
+
+
+module rhdl_ubft$rdmux$head(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rdmux$head
+
+
+module rhdl_ubft$rdmux$lock(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rdmux$lock
+
+
+module rhdl_ubft$rdmux$lock_b(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rdmux$lock_b
+
+
+module rhdl_ubft$rdmux$tail(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rdmux$tail
+
+
 module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready);
     
     // Module arguments
@@ -16717,3 +17273,2052 @@ module rhdl_ubft$setup$user_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$setup$user_q
+
+
+module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,ev_valid,ev_kind,ev_view,ev_m,ev_prev,ev_x,ev_bits,ev_take);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  enable;
+    input wire  clear;
+    input wire  [63:0] network_ptr;
+    input wire  [7:0] n;
+    input wire  [31:0] k;
+    input wire  [31:0] view;
+    input wire  awaiting;
+    output reg  fetch_start;
+    output reg  [63:0] fetch_addr;
+    output reg  [7:0] fetch_len;
+    input wire  [511:0] fetch_beat;
+    input wire  fetch_beat_valid;
+    input wire  fetch_done;
+    input wire  fetch_error;
+    output reg  ev_valid;
+    output reg  [2:0] ev_kind;
+    output reg  [31:0] ev_view;
+    output reg  [31:0] ev_m;
+    output reg  [31:0] ev_prev;
+    output reg  [7:0] ev_x;
+    output reg  [7:0] ev_bits;
+    input wire  ev_take;
+    
+    // Constant declarations
+    localparam  wc_base = 32'hd974a0;
+    localparam  row_shift = 8'h4;
+    localparam  cert_base = 32'hd98600;
+    localparam  cert_shw = 8'h5;
+    localparam  cert_shb = 8'h1;
+    localparam  commit_base = 32'hd99800;
+    localparam  commit_shw = 8'h7;
+    localparam  seal_base = 32'hd9e000;
+    localparam  seal_shw = 8'h5;
+    localparam  seal_shb = 8'h1;
+    localparam  nv_base = 32'hd9e900;
+    localparam  slot_mask = 16'hf;
+    localparam  row_n16 = 16'h8;
+    localparam  all_lanes = 8'hff;
+    localparam  one_n = 8'h1;
+    localparam  one8 = 8'h1;
+    localparam  page_words = 32'h400;
+    localparam  page_mask = 32'h3ff;
+    localparam  beat_mask = 32'hfffffff0;
+    localparam  tag_k_mask = 32'hffffff;
+    localparam  kind_cert = 32'h2;
+    localparam  kind_commit = 32'h3;
+    localparam  kind_seal = 32'h4;
+    localparam  ev_full_row = 3'b1;
+    localparam  ev_above = 3'b10;
+    localparam  ev_commit = 3'b11;
+    localparam  ev_seals = 3'b100;
+    localparam  ev_new_view = 3'b101;
+    
+    // Enums
+    localparam WatchState$Idle = 0;
+    localparam WatchState$Wait = 1;
+    localparam WatchState$Eval = 2;
+    localparam WatchState$Hold = 3;
+    localparam WatchState$Drain = 4;
+    localparam Poll$Row = 0;
+    localparam Poll$Cert = 1;
+    localparam Poll$Commit = 2;
+    localparam Poll$Seal = 3;
+    localparam Poll$NewView = 4;
+    
+    // Stub signals
+    reg  [2:0] state$d;
+    wire  [2:0] state$q;
+    reg  state$clock;
+    reg  [2:0] poll$d;
+    wire  [2:0] poll$q;
+    reg  poll$clock;
+    reg  [7:0] cx$d;
+    wire  [7:0] cx$q;
+    reg  cx$clock;
+    reg  [7:0] cur_x$d;
+    wire  [7:0] cur_x$q;
+    reg  cur_x$clock;
+    reg  [7:0] cnt_q$d;
+    wire  [7:0] cnt_q$q;
+    reg  cnt_q$clock;
+    reg  [7:0] rec$d;
+    wire  [7:0] rec$q;
+    reg  rec$clock;
+    reg  [7:0] sub$d;
+    wire  [7:0] sub$q;
+    reg  sub$clock;
+    reg  pass$d;
+    wire  pass$q;
+    reg  pass$clock;
+    reg  err$d;
+    wire  err$q;
+    reg  err$clock;
+    reg  [3:0] lane_q$d;
+    wire  [3:0] lane_q$q;
+    reg  lane_q$clock;
+    reg  hit$d;
+    wire  hit$q;
+    reg  hit$clock;
+    reg  [31:0] r_view$d;
+    wire  [31:0] r_view$q;
+    reg  r_view$clock;
+    reg  [31:0] r_m$d;
+    wire  [31:0] r_m$q;
+    reg  r_m$clock;
+    reg  [31:0] r_prev$d;
+    wire  [31:0] r_prev$q;
+    reg  r_prev$clock;
+    reg  [7:0] tally$d;
+    wire  [7:0] tally$q;
+    reg  tally$clock;
+    reg  [7:0] bits$d;
+    wire  [7:0] bits$q;
+    reg  bits$clock;
+    reg  ev_valid_q$d;
+    wire  ev_valid_q$q;
+    reg  ev_valid_q$clock;
+    reg  [2:0] ev_kind_q$d;
+    wire  [2:0] ev_kind_q$q;
+    reg  ev_kind_q$clock;
+    reg  [31:0] ev_view_q$d;
+    wire  [31:0] ev_view_q$q;
+    reg  ev_view_q$clock;
+    reg  [31:0] ev_m_q$d;
+    wire  [31:0] ev_m_q$q;
+    reg  ev_m_q$clock;
+    reg  [31:0] ev_prev_q$d;
+    wire  [31:0] ev_prev_q$q;
+    reg  ev_prev_q$clock;
+    reg  [7:0] ev_x_q$d;
+    wire  [7:0] ev_x_q$q;
+    reg  ev_x_q$clock;
+    reg  [7:0] ev_bits_q$d;
+    wire  [7:0] ev_bits_q$q;
+    reg  ev_bits_q$clock;
+    reg  row_seen$d;
+    wire  row_seen$q;
+    reg  row_seen$clock;
+    reg  [31:0] row_w$d;
+    wire  [31:0] row_w$q;
+    reg  row_w$clock;
+    reg  [31:0] row_m$d;
+    wire  [31:0] row_m$q;
+    reg  row_m$clock;
+    reg  above_seen$d;
+    wire  above_seen$q;
+    reg  above_seen$clock;
+    reg  [31:0] above_v$d;
+    wire  [31:0] above_v$q;
+    reg  above_v$clock;
+    reg  [31:0] above_m$d;
+    wire  [31:0] above_m$q;
+    reg  above_m$clock;
+    reg  [31:0] above_prev$d;
+    wire  [31:0] above_prev$q;
+    reg  above_prev$clock;
+    reg  [7:0] com_seen$d;
+    wire  [7:0] com_seen$q;
+    reg  com_seen$clock;
+    reg  [95:0] com_mem$0$d;
+    wire  [95:0] com_mem$0$q;
+    reg  com_mem$0$clock;
+    reg  [95:0] com_mem$1$d;
+    wire  [95:0] com_mem$1$q;
+    reg  com_mem$1$clock;
+    reg  [95:0] com_mem$2$d;
+    wire  [95:0] com_mem$2$q;
+    reg  com_mem$2$clock;
+    reg  [95:0] com_mem$3$d;
+    wire  [95:0] com_mem$3$q;
+    reg  com_mem$3$clock;
+    reg  [95:0] com_mem$4$d;
+    wire  [95:0] com_mem$4$q;
+    reg  com_mem$4$clock;
+    reg  [95:0] com_mem$5$d;
+    wire  [95:0] com_mem$5$q;
+    reg  com_mem$5$clock;
+    reg  [95:0] com_mem$6$d;
+    wire  [95:0] com_mem$6$q;
+    reg  com_mem$6$clock;
+    reg  [95:0] com_mem$7$d;
+    wire  [95:0] com_mem$7$q;
+    reg  com_mem$7$clock;
+    reg  [7:0] seal_last$d;
+    wire  [7:0] seal_last$q;
+    reg  seal_last$clock;
+    reg  nv_seen$d;
+    wire  nv_seen$q;
+    reg  nv_seen$clock;
+    reg  [31:0] nv_last$d;
+    wire  [31:0] nv_last$q;
+    reg  nv_last$clock;
+    
+    // Local signals
+    reg  [7:0] active;
+    reg  [7:0] support;
+    reg  [15:0] s;
+    reg  [15:0] s1;
+    reg  [31:0] sn;
+    reg  [31:0] s1n;
+    reg  [31:0] rb;
+    reg  [7:0] shw;
+    reg  [7:0] shb;
+    reg  [7:0] sub_mask;
+    reg  [31:0] rec_word;
+    reg  [31:0] in_page;
+    reg  [7:0] left;
+    reg  [7:0] count;
+    reg  [31:0] row_word;
+    reg  [31:0] word;
+    reg  [7:0] len;
+    reg  go;
+    reg  [31:0] w0;
+    reg  [31:0] w1;
+    reg  [31:0] w2;
+    reg  [31:0] w3;
+    reg  [31:0] w4;
+    reg  [31:0] w5;
+    reg  [31:0] w7;
+    reg  [511:0] row;
+    reg  [31:0] tag0;
+    reg  [31:0] m0;
+    reg  [7:0] same_lanes;
+    reg  full;
+    reg  cert_ok;
+    reg  same;
+    reg  com_ok;
+    reg  seal_ok;
+    reg  [7:0] rec_bit;
+    reg  advance;
+    reg  [7:0] x_sel;
+    reg  [95:0] com_old;
+    reg  [95:0] com_new;
+    reg  found;
+    
+    // Sub module instances
+    rhdl_ubft$watch$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$watch$poll poll(
+        .d(poll$d),
+        .q(poll$q),
+        .clock(poll$clock)
+    );
+    rhdl_ubft$watch$cx cx(
+        .d(cx$d),
+        .q(cx$q),
+        .clock(cx$clock)
+    );
+    rhdl_ubft$watch$cur_x cur_x(
+        .d(cur_x$d),
+        .q(cur_x$q),
+        .clock(cur_x$clock)
+    );
+    rhdl_ubft$watch$cnt_q cnt_q(
+        .d(cnt_q$d),
+        .q(cnt_q$q),
+        .clock(cnt_q$clock)
+    );
+    rhdl_ubft$watch$rec rec(
+        .d(rec$d),
+        .q(rec$q),
+        .clock(rec$clock)
+    );
+    rhdl_ubft$watch$sub sub(
+        .d(sub$d),
+        .q(sub$q),
+        .clock(sub$clock)
+    );
+    rhdl_ubft$watch$pass pass(
+        .d(pass$d),
+        .q(pass$q),
+        .clock(pass$clock)
+    );
+    rhdl_ubft$watch$err err(
+        .d(err$d),
+        .q(err$q),
+        .clock(err$clock)
+    );
+    rhdl_ubft$watch$lane_q lane_q(
+        .d(lane_q$d),
+        .q(lane_q$q),
+        .clock(lane_q$clock)
+    );
+    rhdl_ubft$watch$hit hit(
+        .d(hit$d),
+        .q(hit$q),
+        .clock(hit$clock)
+    );
+    rhdl_ubft$watch$r_view r_view(
+        .d(r_view$d),
+        .q(r_view$q),
+        .clock(r_view$clock)
+    );
+    rhdl_ubft$watch$r_m r_m(
+        .d(r_m$d),
+        .q(r_m$q),
+        .clock(r_m$clock)
+    );
+    rhdl_ubft$watch$r_prev r_prev(
+        .d(r_prev$d),
+        .q(r_prev$q),
+        .clock(r_prev$clock)
+    );
+    rhdl_ubft$watch$tally tally(
+        .d(tally$d),
+        .q(tally$q),
+        .clock(tally$clock)
+    );
+    rhdl_ubft$watch$bits bits(
+        .d(bits$d),
+        .q(bits$q),
+        .clock(bits$clock)
+    );
+    rhdl_ubft$watch$ev_valid_q ev_valid_q(
+        .d(ev_valid_q$d),
+        .q(ev_valid_q$q),
+        .clock(ev_valid_q$clock)
+    );
+    rhdl_ubft$watch$ev_kind_q ev_kind_q(
+        .d(ev_kind_q$d),
+        .q(ev_kind_q$q),
+        .clock(ev_kind_q$clock)
+    );
+    rhdl_ubft$watch$ev_view_q ev_view_q(
+        .d(ev_view_q$d),
+        .q(ev_view_q$q),
+        .clock(ev_view_q$clock)
+    );
+    rhdl_ubft$watch$ev_m_q ev_m_q(
+        .d(ev_m_q$d),
+        .q(ev_m_q$q),
+        .clock(ev_m_q$clock)
+    );
+    rhdl_ubft$watch$ev_prev_q ev_prev_q(
+        .d(ev_prev_q$d),
+        .q(ev_prev_q$q),
+        .clock(ev_prev_q$clock)
+    );
+    rhdl_ubft$watch$ev_x_q ev_x_q(
+        .d(ev_x_q$d),
+        .q(ev_x_q$q),
+        .clock(ev_x_q$clock)
+    );
+    rhdl_ubft$watch$ev_bits_q ev_bits_q(
+        .d(ev_bits_q$d),
+        .q(ev_bits_q$q),
+        .clock(ev_bits_q$clock)
+    );
+    rhdl_ubft$watch$row_seen row_seen(
+        .d(row_seen$d),
+        .q(row_seen$q),
+        .clock(row_seen$clock)
+    );
+    rhdl_ubft$watch$row_w row_w(
+        .d(row_w$d),
+        .q(row_w$q),
+        .clock(row_w$clock)
+    );
+    rhdl_ubft$watch$row_m row_m(
+        .d(row_m$d),
+        .q(row_m$q),
+        .clock(row_m$clock)
+    );
+    rhdl_ubft$watch$above_seen above_seen(
+        .d(above_seen$d),
+        .q(above_seen$q),
+        .clock(above_seen$clock)
+    );
+    rhdl_ubft$watch$above_v above_v(
+        .d(above_v$d),
+        .q(above_v$q),
+        .clock(above_v$clock)
+    );
+    rhdl_ubft$watch$above_m above_m(
+        .d(above_m$d),
+        .q(above_m$q),
+        .clock(above_m$clock)
+    );
+    rhdl_ubft$watch$above_prev above_prev(
+        .d(above_prev$d),
+        .q(above_prev$q),
+        .clock(above_prev$clock)
+    );
+    rhdl_ubft$watch$com_seen com_seen(
+        .d(com_seen$d),
+        .q(com_seen$q),
+        .clock(com_seen$clock)
+    );
+    rhdl_ubft$watch$com_mem$0 com_mem$0(
+        .d(com_mem$0$d),
+        .q(com_mem$0$q),
+        .clock(com_mem$0$clock)
+    );
+    rhdl_ubft$watch$com_mem$1 com_mem$1(
+        .d(com_mem$1$d),
+        .q(com_mem$1$q),
+        .clock(com_mem$1$clock)
+    );
+    rhdl_ubft$watch$com_mem$2 com_mem$2(
+        .d(com_mem$2$d),
+        .q(com_mem$2$q),
+        .clock(com_mem$2$clock)
+    );
+    rhdl_ubft$watch$com_mem$3 com_mem$3(
+        .d(com_mem$3$d),
+        .q(com_mem$3$q),
+        .clock(com_mem$3$clock)
+    );
+    rhdl_ubft$watch$com_mem$4 com_mem$4(
+        .d(com_mem$4$d),
+        .q(com_mem$4$q),
+        .clock(com_mem$4$clock)
+    );
+    rhdl_ubft$watch$com_mem$5 com_mem$5(
+        .d(com_mem$5$d),
+        .q(com_mem$5$q),
+        .clock(com_mem$5$clock)
+    );
+    rhdl_ubft$watch$com_mem$6 com_mem$6(
+        .d(com_mem$6$d),
+        .q(com_mem$6$q),
+        .clock(com_mem$6$clock)
+    );
+    rhdl_ubft$watch$com_mem$7 com_mem$7(
+        .d(com_mem$7$d),
+        .q(com_mem$7$q),
+        .clock(com_mem$7$clock)
+    );
+    rhdl_ubft$watch$seal_last seal_last(
+        .d(seal_last$d),
+        .q(seal_last$q),
+        .clock(seal_last$clock)
+    );
+    rhdl_ubft$watch$nv_seen nv_seen(
+        .d(nv_seen$d),
+        .q(nv_seen$q),
+        .clock(nv_seen$clock)
+    );
+    rhdl_ubft$watch$nv_last nv_last(
+        .d(nv_last$d),
+        .q(nv_last$q),
+        .clock(nv_last$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        poll$clock = clock;
+        cx$clock = clock;
+        cur_x$clock = clock;
+        cnt_q$clock = clock;
+        rec$clock = clock;
+        sub$clock = clock;
+        pass$clock = clock;
+        err$clock = clock;
+        lane_q$clock = clock;
+        hit$clock = clock;
+        r_view$clock = clock;
+        r_m$clock = clock;
+        r_prev$clock = clock;
+        tally$clock = clock;
+        bits$clock = clock;
+        ev_valid_q$clock = clock;
+        ev_kind_q$clock = clock;
+        ev_view_q$clock = clock;
+        ev_m_q$clock = clock;
+        ev_prev_q$clock = clock;
+        ev_x_q$clock = clock;
+        ev_bits_q$clock = clock;
+        row_seen$clock = clock;
+        row_w$clock = clock;
+        row_m$clock = clock;
+        above_seen$clock = clock;
+        above_v$clock = clock;
+        above_m$clock = clock;
+        above_prev$clock = clock;
+        com_seen$clock = clock;
+        seal_last$clock = clock;
+        nv_seen$clock = clock;
+        nv_last$clock = clock;
+        state$d = state$q;
+        poll$d = poll$q;
+        cx$d = cx$q;
+        cur_x$d = cur_x$q;
+        cnt_q$d = cnt_q$q;
+        rec$d = rec$q;
+        sub$d = sub$q;
+        pass$d = pass$q;
+        err$d = err$q;
+        lane_q$d = lane_q$q;
+        hit$d = hit$q;
+        r_view$d = r_view$q;
+        r_m$d = r_m$q;
+        r_prev$d = r_prev$q;
+        tally$d = tally$q;
+        bits$d = bits$q;
+        ev_valid_q$d = ev_valid_q$q;
+        ev_kind_q$d = ev_kind_q$q;
+        ev_view_q$d = ev_view_q$q;
+        ev_m_q$d = ev_m_q$q;
+        ev_prev_q$d = ev_prev_q$q;
+        ev_x_q$d = ev_x_q$q;
+        ev_bits_q$d = ev_bits_q$q;
+        row_seen$d = row_seen$q;
+        row_w$d = row_w$q;
+        row_m$d = row_m$q;
+        above_seen$d = above_seen$q;
+        above_v$d = above_v$q;
+        above_m$d = above_m$q;
+        above_prev$d = above_prev$q;
+        com_seen$d = com_seen$q;
+        seal_last$d = seal_last$q;
+        nv_seen$d = nv_seen$q;
+        nv_last$d = nv_last$q;
+        com_mem$0$clock = clock;
+        com_mem$0$d = com_mem$0$q;
+        com_mem$1$clock = clock;
+        com_mem$1$d = com_mem$1$q;
+        com_mem$2$clock = clock;
+        com_mem$2$d = com_mem$2$q;
+        com_mem$3$clock = clock;
+        com_mem$3$d = com_mem$3$q;
+        com_mem$4$clock = clock;
+        com_mem$4$d = com_mem$4$q;
+        com_mem$5$clock = clock;
+        com_mem$5$d = com_mem$5$q;
+        com_mem$6$clock = clock;
+        com_mem$6$d = com_mem$6$q;
+        com_mem$7$clock = clock;
+        com_mem$7$d = com_mem$7$q;
+        active = ~(all_lanes << n);
+        support = ((n - 32'h1) >> 32'h1) + 32'h1;
+        s = (k[(32'h0)+:(16)] - 32'h1) & slot_mask;
+        s1 = k[(32'h0)+:(16)] & slot_mask;
+        sn = s * row_n16;
+        s1n = s1 * row_n16;
+        rb = seal_base;
+        shw = seal_shw;
+        shb = seal_shb;
+        if (poll$q == Poll$Cert) begin
+            rb = cert_base + (s1n << cert_shw);
+            shw = cert_shw;
+            shb = cert_shb;
+        end
+        sub_mask = (one8 << shb) - 32'h1;
+        rec_word = rb + (((cur_x$q) & 32'hffffffff) << shw);
+        in_page = (page_words - (rec_word & page_mask)) >> shw;
+        left = n - cur_x$q;
+        count = left;
+        if (in_page < ((left) & 32'hffffffff)) begin
+            count = in_page[(32'h0)+:(8)];
+        end
+        if (count == 32'h0) begin
+            count = 32'h1;
+        end
+        row_word = wc_base + (((s) & 32'hffffffff) << row_shift);
+        word = rec_word;
+        len = (count - 32'h1) << shb;
+        if (poll$q == Poll$Row) begin
+            word = row_word & beat_mask;
+            len = 32'h0;
+        end
+        if (poll$q == Poll$Commit) begin
+            word = commit_base + ((sn + ((cx$q) & 32'hffffffff)) << commit_shw);
+            len = 32'h0;
+        end
+        if (poll$q == Poll$NewView) begin
+            word = nv_base;
+            len = 32'h0;
+        end
+        go = (state$q == WatchState$Idle) & enable & rst_n & ~clear;
+        fetch_start = go;
+        fetch_addr = network_ptr + (((word) & 64'hffffffffffffffff) << 32'h2);
+        fetch_len = len;
+        w0 = fetch_beat[(32'h0)+:(32)];
+        w1 = fetch_beat[(32'h20)+:(32)];
+        w2 = fetch_beat[(32'h40)+:(32)];
+        w3 = fetch_beat[(32'h60)+:(32)];
+        w4 = fetch_beat[(32'h80)+:(32)];
+        w5 = fetch_beat[(32'ha0)+:(32)];
+        w7 = fetch_beat[(32'he0)+:(32)];
+        row = fetch_beat >> (((lane_q$q) & 10'h3ff) << 32'h5);
+        tag0 = row[(32'h0)+:(32)];
+        m0 = row[(32'h20)+:(32)];
+        same_lanes = 32'h0;
+        if ((row[(0 * 32'h40)+:(32)] == tag0) & (row[(0 * 32'h40 + 32'h20)+:(32)] == m0)) begin
+            same_lanes = (same_lanes & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if ((row[(1 * 32'h40)+:(32)] == tag0) & (row[(1 * 32'h40 + 32'h20)+:(32)] == m0)) begin
+            same_lanes = (same_lanes & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if ((row[(2 * 32'h40)+:(32)] == tag0) & (row[(2 * 32'h40 + 32'h20)+:(32)] == m0)) begin
+            same_lanes = (same_lanes & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if ((row[(3 * 32'h40)+:(32)] == tag0) & (row[(3 * 32'h40 + 32'h20)+:(32)] == m0)) begin
+            same_lanes = (same_lanes & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if ((row[(4 * 32'h40)+:(32)] == tag0) & (row[(4 * 32'h40 + 32'h20)+:(32)] == m0)) begin
+            same_lanes = (same_lanes & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if ((row[(5 * 32'h40)+:(32)] == tag0) & (row[(5 * 32'h40 + 32'h20)+:(32)] == m0)) begin
+            same_lanes = (same_lanes & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if ((row[(6 * 32'h40)+:(32)] == tag0) & (row[(6 * 32'h40 + 32'h20)+:(32)] == m0)) begin
+            same_lanes = (same_lanes & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if ((row[(7 * 32'h40)+:(32)] == tag0) & (row[(7 * 32'h40 + 32'h20)+:(32)] == m0)) begin
+            same_lanes = (same_lanes & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        full = ((tag0 & tag_k_mask) == (k & tag_k_mask)) & ((same_lanes & active) == active);
+        cert_ok = (w0 == kind_cert) & (w2 == (k + 32'h1)) & (fetch_beat[(32'ha0)+:(96)] == 32'h0);
+        same = (w1 == r_view$q) & (w3 == r_m$q) & (w4 == r_prev$q);
+        com_ok = (w0 == kind_commit) & (w1 == ((cx$q) & 32'hffffffff)) & (w3 == k) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
+        seal_ok = (w0 == kind_seal) & (w1 == ((rec$q) & 32'hffffffff)) & (w2 >= view) & (((w7 == 32'h0) & (fetch_beat[(32'h60)+:(128)] == 32'h0)) | (w7 == 32'h1));
+        rec_bit = one_n << rec$q;
+        advance = 1'b0;
+        found = 1'b0;
+        x_sel = one_n << cx$q;
+        com_old = 32'h0;
+        if (x_sel[0]) begin
+            com_old = com_mem$0$q;
+        end
+        if (x_sel[1]) begin
+            com_old = com_mem$1$q;
+        end
+        if (x_sel[2]) begin
+            com_old = com_mem$2$q;
+        end
+        if (x_sel[3]) begin
+            com_old = com_mem$3$q;
+        end
+        if (x_sel[4]) begin
+            com_old = com_mem$4$q;
+        end
+        if (x_sel[5]) begin
+            com_old = com_mem$5$q;
+        end
+        if (x_sel[6]) begin
+            com_old = com_mem$6$q;
+        end
+        if (x_sel[7]) begin
+            com_old = com_mem$7$q;
+        end
+        com_new = ((r_view$q) & 96'hffffffffffffffffffffffff) | (((r_m$q) & 96'hffffffffffffffffffffffff) << 32'h20) | (((r_prev$q) & 96'hffffffffffffffffffffffff) << 32'h40);
+        case (state$q)
+            WatchState$Idle:
+                begin
+                    if (go) begin
+                        state$d = WatchState$Wait;
+                        cnt_q$d = count;
+                        rec$d = cur_x$q;
+                        sub$d = 32'h0;
+                        lane_q$d = row_word[(32'h0)+:(4)];
+                    end
+                end
+            WatchState$Wait:
+                begin
+                    if (fetch_beat_valid) begin
+                        sub$d = (sub$q + 32'h1) & sub_mask;
+                        if (((sub$q + 32'h1) & sub_mask) == 32'h0) begin
+                            rec$d = rec$q + 32'h1;
+                        end
+                        if (poll$q == Poll$Row) begin
+                            hit$d = full;
+                            r_view$d = tag0 >> 32'h18;
+                            r_m$d = m0;
+                        end
+                        if ((poll$q == Poll$Cert) & (sub$q == 32'h0) & cert_ok) begin
+                            if (~pass$q) begin
+                                if (tally$q == 32'h0) begin
+                                    r_view$d = w1;
+                                    r_m$d = w3;
+                                    r_prev$d = w4;
+                                    tally$d = 32'h1;
+                                end
+                                else if (same) begin
+                                    tally$d = tally$q + 32'h1;
+                                end
+                                else begin
+                                    tally$d = tally$q - 32'h1;
+                                end
+                            end
+                            else if (same) begin
+                                tally$d = tally$q + 32'h1;
+                                bits$d = bits$q | rec_bit;
+                            end
+                        end
+                        if (poll$q == Poll$Commit) begin
+                            hit$d = com_ok;
+                            r_view$d = w2;
+                            r_m$d = w4;
+                            r_prev$d = w5;
+                        end
+                        if ((poll$q == Poll$Seal) & (sub$q == 32'h0) & seal_ok) begin
+                            tally$d = tally$q + 32'h1;
+                            bits$d = bits$q | rec_bit;
+                        end
+                        if (poll$q == Poll$NewView) begin
+                            hit$d = w0 > view;
+                            r_view$d = w0;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            err$d = 1'b1;
+                        end
+                        cur_x$d = cur_x$q + cnt_q$q;
+                        state$d = WatchState$Eval;
+                    end
+                end
+            WatchState$Eval:
+                begin
+                    if (err$q) begin
+                        advance = 1'b1;
+                    end
+                    else if (((poll$q == Poll$Cert) | (poll$q == Poll$Seal)) & (cur_x$q < n)) begin
+                        state$d = WatchState$Idle;
+                    end
+                    else if ((poll$q == Poll$Cert) & ~pass$q) begin
+                        if (tally$q == 32'h0) begin
+                            advance = 1'b1;
+                        end
+                        else begin
+                            pass$d = 1'b1;
+                            cur_x$d = 32'h0;
+                            tally$d = 32'h0;
+                            state$d = WatchState$Idle;
+                        end
+                    end
+                    else begin
+                        ev_view_q$d = r_view$q;
+                        ev_m_q$d = r_m$q;
+                        ev_prev_q$d = 32'h0;
+                        ev_x_q$d = 32'h0;
+                        ev_bits_q$d = 32'h0;
+                        case (poll$q)
+                            Poll$Row:
+                                begin
+                                    ev_kind_q$d = ev_full_row;
+                                    if (hit$q & (~row_seen$q | (row_w$q != r_view$q) | (row_m$q != r_m$q))) begin
+                                        found = 1'b1;
+                                        row_seen$d = 1'b1;
+                                        row_w$d = r_view$q;
+                                        row_m$d = r_m$q;
+                                    end
+                                end
+                            Poll$Cert:
+                                begin
+                                    ev_kind_q$d = ev_above;
+                                    ev_prev_q$d = r_prev$q;
+                                    ev_bits_q$d = bits$q;
+                                    if ((tally$q >= support) & (~above_seen$q | (above_v$q != r_view$q) | (above_m$q != r_m$q) | (above_prev$q != r_prev$q))) begin
+                                        found = 1'b1;
+                                        above_seen$d = 1'b1;
+                                        above_v$d = r_view$q;
+                                        above_m$d = r_m$q;
+                                        above_prev$d = r_prev$q;
+                                    end
+                                end
+                            Poll$Commit:
+                                begin
+                                    ev_kind_q$d = ev_commit;
+                                    ev_prev_q$d = r_prev$q;
+                                    ev_x_q$d = cx$q;
+                                    if (hit$q & (((com_seen$q & x_sel) == 32'h0) | (com_old != com_new))) begin
+                                        found = 1'b1;
+                                        com_seen$d = com_seen$q | x_sel;
+                                        if (x_sel[0]) begin
+                                            com_mem$0$d = com_new;
+                                        end
+                                        if (x_sel[1]) begin
+                                            com_mem$1$d = com_new;
+                                        end
+                                        if (x_sel[2]) begin
+                                            com_mem$2$d = com_new;
+                                        end
+                                        if (x_sel[3]) begin
+                                            com_mem$3$d = com_new;
+                                        end
+                                        if (x_sel[4]) begin
+                                            com_mem$4$d = com_new;
+                                        end
+                                        if (x_sel[5]) begin
+                                            com_mem$5$d = com_new;
+                                        end
+                                        if (x_sel[6]) begin
+                                            com_mem$6$d = com_new;
+                                        end
+                                        if (x_sel[7]) begin
+                                            com_mem$7$d = com_new;
+                                        end
+                                    end
+                                end
+                            Poll$Seal:
+                                begin
+                                    ev_kind_q$d = ev_seals;
+                                    ev_view_q$d = 32'h0;
+                                    ev_m_q$d = 32'h0;
+                                    ev_bits_q$d = bits$q;
+                                    if ((tally$q >= support) & (bits$q != seal_last$q)) begin
+                                        found = 1'b1;
+                                        seal_last$d = bits$q;
+                                    end
+                                end
+                            default:
+                                begin
+                                    ev_kind_q$d = ev_new_view;
+                                    ev_m_q$d = 32'h0;
+                                    if (hit$q & (~nv_seen$q | (nv_last$q != r_view$q))) begin
+                                        found = 1'b1;
+                                        nv_seen$d = 1'b1;
+                                        nv_last$d = r_view$q;
+                                    end
+                                end
+                        endcase
+                        if (found) begin
+                            ev_valid_q$d = 1'b1;
+                            state$d = WatchState$Hold;
+                        end
+                        else begin
+                            advance = 1'b1;
+                        end
+                    end
+                end
+            WatchState$Hold:
+                begin
+                    if (ev_take) begin
+                        ev_valid_q$d = 1'b0;
+                        advance = 1'b1;
+                    end
+                end
+            WatchState$Drain:
+                begin
+                    if (fetch_done) begin
+                        state$d = WatchState$Idle;
+                    end
+                end
+            default:
+                begin
+                    state$d = WatchState$Idle;
+                end
+        endcase
+        if (advance) begin
+            state$d = WatchState$Idle;
+            cur_x$d = 32'h0;
+            pass$d = 1'b0;
+            err$d = 1'b0;
+            hit$d = 1'b0;
+            tally$d = 32'h0;
+            bits$d = 32'h0;
+            case (poll$q)
+                Poll$Row:
+                    begin
+                        poll$d = Poll$Cert;
+                    end
+                Poll$Cert:
+                    begin
+                        poll$d = Poll$Commit;
+                    end
+                Poll$Commit:
+                    begin
+                        poll$d = Poll$Seal;
+                        if ((cx$q + 32'h1) >= n) begin
+                            cx$d = 32'h0;
+                        end
+                        else begin
+                            cx$d = cx$q + 32'h1;
+                        end
+                    end
+                Poll$Seal:
+                    begin
+                        if (awaiting) begin
+                            poll$d = Poll$NewView;
+                        end
+                        else begin
+                            poll$d = Poll$Row;
+                        end
+                    end
+                default:
+                    begin
+                        poll$d = Poll$Row;
+                    end
+            endcase
+        end
+        if (clear | ~rst_n) begin
+            ev_valid_q$d = 1'b0;
+            poll$d = Poll$Row;
+            cx$d = 32'h0;
+            cur_x$d = 32'h0;
+            pass$d = 1'b0;
+            err$d = 1'b0;
+            hit$d = 1'b0;
+            tally$d = 32'h0;
+            bits$d = 32'h0;
+            row_seen$d = 1'b0;
+            above_seen$d = 1'b0;
+            com_seen$d = 32'h0;
+            seal_last$d = 32'h0;
+            nv_seen$d = 1'b0;
+            state$d = WatchState$Idle;
+            if ((state$q == WatchState$Wait) | (state$q == WatchState$Drain)) begin
+                if (~fetch_done) begin
+                    state$d = WatchState$Drain;
+                end
+            end
+        end
+        if (~rst_n) begin
+            state$d = WatchState$Idle;
+        end
+        ev_valid = ev_valid_q$q;
+        ev_kind = ev_kind_q$q;
+        ev_view = ev_view_q$q;
+        ev_m = ev_m_q$q;
+        ev_prev = ev_prev_q$q;
+        ev_x = ev_x_q$q;
+        ev_bits = ev_bits_q$q;
+    end
+    
+endmodule // rhdl_ubft$watch
+
+
+module rhdl_ubft$watch$above_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$above_m
+
+
+module rhdl_ubft$watch$above_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$above_prev
+
+
+module rhdl_ubft$watch$above_seen(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$above_seen
+
+
+module rhdl_ubft$watch$above_v(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$above_v
+
+
+module rhdl_ubft$watch$bits(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$bits
+
+
+module rhdl_ubft$watch$cnt_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$cnt_q
+
+
+module rhdl_ubft$watch$com_mem$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$com_mem$0
+
+
+module rhdl_ubft$watch$com_mem$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$com_mem$1
+
+
+module rhdl_ubft$watch$com_mem$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$com_mem$2
+
+
+module rhdl_ubft$watch$com_mem$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$com_mem$3
+
+
+module rhdl_ubft$watch$com_mem$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$com_mem$4
+
+
+module rhdl_ubft$watch$com_mem$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$com_mem$5
+
+
+module rhdl_ubft$watch$com_mem$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$com_mem$6
+
+
+module rhdl_ubft$watch$com_mem$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 96'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$com_mem$7
+
+
+module rhdl_ubft$watch$com_seen(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$com_seen
+
+
+module rhdl_ubft$watch$cur_x(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$cur_x
+
+
+module rhdl_ubft$watch$cx(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$cx
+
+
+module rhdl_ubft$watch$err(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$err
+
+
+module rhdl_ubft$watch$ev_bits_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$ev_bits_q
+
+
+module rhdl_ubft$watch$ev_kind_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$ev_kind_q
+
+
+module rhdl_ubft$watch$ev_m_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$ev_m_q
+
+
+module rhdl_ubft$watch$ev_prev_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$ev_prev_q
+
+
+module rhdl_ubft$watch$ev_valid_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$ev_valid_q
+
+
+module rhdl_ubft$watch$ev_view_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$ev_view_q
+
+
+module rhdl_ubft$watch$ev_x_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$ev_x_q
+
+
+module rhdl_ubft$watch$hit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$hit
+
+
+module rhdl_ubft$watch$lane_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$lane_q
+
+
+module rhdl_ubft$watch$nv_last(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$nv_last
+
+
+module rhdl_ubft$watch$nv_seen(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$nv_seen
+
+
+module rhdl_ubft$watch$pass(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$pass
+
+
+module rhdl_ubft$watch$poll(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam Poll$Row = 0;
+    localparam Poll$Cert = 1;
+    localparam Poll$Commit = 2;
+    localparam Poll$Seal = 3;
+    localparam Poll$NewView = 4;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$poll
+
+
+module rhdl_ubft$watch$r_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$r_m
+
+
+module rhdl_ubft$watch$r_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$r_prev
+
+
+module rhdl_ubft$watch$r_view(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$r_view
+
+
+module rhdl_ubft$watch$rec(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$rec
+
+
+module rhdl_ubft$watch$row_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$row_m
+
+
+module rhdl_ubft$watch$row_seen(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$row_seen
+
+
+module rhdl_ubft$watch$row_w(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$row_w
+
+
+module rhdl_ubft$watch$seal_last(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$seal_last
+
+
+module rhdl_ubft$watch$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam WatchState$Idle = 0;
+    localparam WatchState$Wait = 1;
+    localparam WatchState$Eval = 2;
+    localparam WatchState$Hold = 3;
+    localparam WatchState$Drain = 4;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$state
+
+
+module rhdl_ubft$watch$sub(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$sub
+
+
+module rhdl_ubft$watch$tally(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$tally
+
+
+module rhdl_ubft$watch_fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,done,error,araddr,arlen,arsize,arburst,arvalid,arready,rdata,rresp,rlast,rvalid,rready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [63:0] addr;
+    input wire  [7:0] len;
+    output reg  busy;
+    output reg  [511:0] beat;
+    output reg  beat_valid;
+    output reg  done;
+    output reg  error;
+    output reg  [63:0] araddr;
+    output reg  [7:0] arlen;
+    output reg  [2:0] arsize;
+    output reg  [1:0] arburst;
+    output reg  arvalid;
+    input wire  arready;
+    input wire  [511:0] rdata;
+    input wire  [1:0] rresp;
+    input wire  rlast;
+    input wire  rvalid;
+    output reg  rready;
+    
+    // Constant declarations
+    localparam  size = 3'b110;
+    localparam  burst = 2'b1;
+    
+    // Enums
+    localparam FetchState$Idle = 0;
+    localparam FetchState$Addr = 1;
+    localparam FetchState$Data = 2;
+    
+    // Stub signals
+    reg  [1:0] state$d;
+    wire  [1:0] state$q;
+    reg  state$clock;
+    reg  [63:0] addr_q$d;
+    wire  [63:0] addr_q$q;
+    reg  addr_q$clock;
+    reg  [7:0] len_q$d;
+    wire  [7:0] len_q$q;
+    reg  len_q$clock;
+    reg  [511:0] beat_q$d;
+    wire  [511:0] beat_q$q;
+    reg  beat_q$clock;
+    reg  beat_valid_q$d;
+    wire  beat_valid_q$q;
+    reg  beat_valid_q$clock;
+    reg  done_q$d;
+    wire  done_q$q;
+    reg  done_q$clock;
+    reg  error_q$d;
+    wire  error_q$q;
+    reg  error_q$clock;
+    
+    // Sub module instances
+    rhdl_ubft$watch_fetch$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$watch_fetch$addr_q addr_q(
+        .d(addr_q$d),
+        .q(addr_q$q),
+        .clock(addr_q$clock)
+    );
+    rhdl_ubft$watch_fetch$len_q len_q(
+        .d(len_q$d),
+        .q(len_q$q),
+        .clock(len_q$clock)
+    );
+    rhdl_ubft$watch_fetch$beat_q beat_q(
+        .d(beat_q$d),
+        .q(beat_q$q),
+        .clock(beat_q$clock)
+    );
+    rhdl_ubft$watch_fetch$beat_valid_q beat_valid_q(
+        .d(beat_valid_q$d),
+        .q(beat_valid_q$q),
+        .clock(beat_valid_q$clock)
+    );
+    rhdl_ubft$watch_fetch$done_q done_q(
+        .d(done_q$d),
+        .q(done_q$q),
+        .clock(done_q$clock)
+    );
+    rhdl_ubft$watch_fetch$error_q error_q(
+        .d(error_q$d),
+        .q(error_q$q),
+        .clock(error_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        addr_q$clock = clock;
+        len_q$clock = clock;
+        beat_q$clock = clock;
+        beat_valid_q$clock = clock;
+        done_q$clock = clock;
+        error_q$clock = clock;
+        state$d = state$q;
+        addr_q$d = addr_q$q;
+        len_q$d = len_q$q;
+        beat_q$d = beat_q$q;
+        beat_valid_q$d = beat_valid_q$q;
+        done_q$d = done_q$q;
+        error_q$d = error_q$q;
+        beat_valid_q$d = 1'b0;
+        done_q$d = 1'b0;
+        arvalid = 1'b0;
+        rready = 1'b0;
+        case (state$q)
+            FetchState$Idle:
+                begin
+                    if (start) begin
+                        addr_q$d = addr;
+                        len_q$d = len;
+                        error_q$d = 1'b0;
+                        state$d = FetchState$Addr;
+                    end
+                end
+            FetchState$Addr:
+                begin
+                    arvalid = 1'b1;
+                    if (arready) begin
+                        state$d = FetchState$Data;
+                    end
+                end
+            FetchState$Data:
+                begin
+                    rready = 1'b1;
+                    if (rvalid) begin
+                        beat_q$d = rdata;
+                        beat_valid_q$d = 1'b1;
+                        if (rresp != 32'h0) begin
+                            error_q$d = 1'b1;
+                        end
+                        if (rlast) begin
+                            done_q$d = 1'b1;
+                            state$d = FetchState$Idle;
+                        end
+                    end
+                end
+            default:
+                begin
+                    state$d = FetchState$Idle;
+                end
+        endcase
+        if (~rst_n) begin
+            state$d = FetchState$Idle;
+            beat_valid_q$d = 1'b0;
+            done_q$d = 1'b0;
+        end
+        araddr = addr_q$q;
+        arlen = len_q$q;
+        arsize = size;
+        arburst = burst;
+        busy = state$q != FetchState$Idle;
+        beat = beat_q$q;
+        beat_valid = beat_valid_q$q;
+        done = done_q$q;
+        error = error_q$q;
+    end
+    
+endmodule // rhdl_ubft$watch_fetch
+
+
+module rhdl_ubft$watch_fetch$addr_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$addr_q
+
+
+module rhdl_ubft$watch_fetch$beat_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$beat_q
+
+
+module rhdl_ubft$watch_fetch$beat_valid_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$beat_valid_q
+
+
+module rhdl_ubft$watch_fetch$done_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$done_q
+
+
+module rhdl_ubft$watch_fetch$error_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$error_q
+
+
+module rhdl_ubft$watch_fetch$len_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$len_q
+
+
+module rhdl_ubft$watch_fetch$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam FetchState$Idle = 0;
+    localparam FetchState$Addr = 1;
+    localparam FetchState$Data = 2;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$state

@@ -445,6 +445,7 @@ fn block_note(block: &str) -> &'static str {
         "guard_v3" => "The v3 guard streams records past its two-beat buffer; the kernel does not run it yet.",
         "watch" => "WATCH, the v3 replica's background poller (docs/watch.md); the kernel does not run it yet.",
         "compose" => "COMPOSE, the v3 record composer (docs/compose.md); one size for every n; the kernel does not run it yet.",
+        "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md); one size for every n.",
         "kernel_v3" => "The v3 kernel: the v2 kernel's blocks with the v3 guard and Protocol's v3 fast path (recovery.md section 16); the simulator runs it with `--layout v3`, the card runs v2.",
         _ => "",
     }
@@ -456,6 +457,7 @@ fn block_source(block: &str) -> (String, &'static str) {
         "guard_v3" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), "v3"),
         "watch" => ("rhdl_ubft::watch::verilog::<N>()".into(), "v3"),
         "compose" => ("rhdl_ubft::compose::verilog()".into(), "v3"),
+        "rdmux" => ("rhdl_ubft::rdmux::verilog()".into(), "v2"),
         "kernel_v3" => ("rhdl_ubft::kernel::verilog_v3::<N>()".into(), "v3"),
         b => (format!("rhdl_ubft::{b}::verilog::<N>()"), "v2"),
     }

@@ -1,7 +1,7 @@
 //! Kernel: the top, wiring only.
 //!
-//! Connects Control, Protocol, Fetch, Broadcast, Compose, RoceAdapter, Setup and Guard
-//! and exposes the ports of DESIGN.md section 4 with Vitis names (an
+//! Connects Control, Protocol, Fetch, Broadcast, Compose, RoceAdapter, Setup, Guard,
+//! and WATCH with its Fetch and the read multiplexer RdMux, and exposes the ports of DESIGN.md section 4 with Vitis names (an
 //! interface prefix and the AXI suffix), so Vivado infers `s_axi_control`,
 //! `m_axi_hbm`, `m_axi_rx`, `m_axis_sq`, `s_axis_cq`, `s_axis_rx_cmd`,
 //! `s_axis_rx_data`, `m_axis_sreq`, `s_axis_sresp`, `s_axis_prop` and
@@ -9,8 +9,10 @@
 //! configures, starts and reads the kernel through `s_axi_control` (Control,
 //! register map in `regs`).
 //!
-//! Fetch owns the read channels of `m_axi_hbm`, Broadcast the write
-//! channels; AXI's channels are independent, so both run at once. Guard
+//! Fetch owns the read channels of `m_axi_hbm` (through RdMux, which
+//! passes it through unchanged while WATCH is idle, as it always is in v2;
+//! in v3 WATCH's Fetch shares the channel, responses in order), Broadcast
+//! the write channels; AXI's channels are independent, so both run at once. Guard
 //! owns `m_axi_rx`, a second, write-only master for the peers' writes it
 //! accepts (docs/guard.md: no arbiter on Broadcast's path). Guard's reset is
 //! `ap_rst_n` alone: it checks incoming writes whenever the card is out of
@@ -23,9 +25,11 @@ use crate::fetch::Fetch;
 use crate::guard::{self, Guard, V2_BEATS, V2_ROWS, V3_BEATS, V3_ROWS};
 use crate::params::BEAT_BITS;
 use crate::protocol::Protocol;
+use crate::rdmux::RdMux;
 use crate::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 use crate::roce_adapter::RoceAdapter;
 use crate::setup::Setup;
+use crate::watch::Watch;
 use rust_hdl::prelude::*;
 
 /// The kernel of a build of N replicas whose guard has ROWS rows and a
@@ -143,6 +147,12 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     guard: Guard<N, ROWS, BEATS>,
     /// A record's later beats, for Broadcast's `s_rec` (v3; idle in v2).
     compose: Compose,
+    /// The background poller (D3), its own Fetch, and the read multiplexer
+    /// that puts both Fetches on `m_axi_hbm`'s read channels (v3; WATCH is
+    /// never enabled in v2, where RdMux passes Fetch through unchanged).
+    watch: Watch<N>,
+    watch_fetch: Fetch,
+    rdmux: RdMux,
 }
 
 /// The v2 kernel: what the card runs.
@@ -268,6 +278,9 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BE
             roce: Default::default(),
             guard,
             compose: Default::default(),
+            watch: Default::default(),
+            watch_fetch: Default::default(),
+            rdmux: Default::default(),
         }
     }
 }
@@ -384,18 +397,66 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.setup.sresp_tlast.next = self.s_axis_sresp_tlast.val();
         self.setup.sresp_tvalid.next = self.s_axis_sresp_tvalid.val();
         self.s_axis_sresp_tready.next = self.setup.sresp_tready.val();
-        // m_axi_hbm read channels: Fetch.
-        self.m_axi_hbm_araddr.next = self.fetch.araddr.val();
-        self.m_axi_hbm_arlen.next = self.fetch.arlen.val();
-        self.m_axi_hbm_arsize.next = self.fetch.arsize.val();
-        self.m_axi_hbm_arburst.next = self.fetch.arburst.val();
-        self.m_axi_hbm_arvalid.next = self.fetch.arvalid.val();
-        self.fetch.arready.next = self.m_axi_hbm_arready.val();
-        self.fetch.rdata.next = self.m_axi_hbm_rdata.val();
-        self.fetch.rresp.next = self.m_axi_hbm_rresp.val();
-        self.fetch.rlast.next = self.m_axi_hbm_rlast.val();
-        self.fetch.rvalid.next = self.m_axi_hbm_rvalid.val();
-        self.m_axi_hbm_rready.next = self.fetch.rready.val();
+        // Protocol <-> WATCH (v3) and WATCH <-> its Fetch.
+        self.watch.clock.next = self.ap_clk.val();
+        self.watch.rst_n.next = self.ap_rst_n.val();
+        self.watch_fetch.clock.next = self.ap_clk.val();
+        self.watch_fetch.rst_n.next = self.ap_rst_n.val();
+        self.watch.enable.next = self.protocol.wt_enable.val();
+        self.watch.clear.next = self.protocol.wt_clear.val();
+        self.watch.network_ptr.next = self.control.network_ptr.val();
+        self.watch.n.next = self.control.n.val();
+        self.watch.k.next = self.protocol.wt_k.val();
+        self.watch.view.next = self.protocol.wt_view.val();
+        self.watch.awaiting.next = false;
+        self.protocol.wt_ev_valid.next = self.watch.ev_valid.val();
+        self.protocol.wt_ev_kind.next = self.watch.ev_kind.val();
+        self.protocol.wt_ev_m.next = self.watch.ev_m.val();
+        self.watch.ev_take.next = self.protocol.wt_ev_take.val();
+        self.watch_fetch.start.next = self.watch.fetch_start.val();
+        self.watch_fetch.addr.next = self.watch.fetch_addr.val();
+        self.watch_fetch.len.next = self.watch.fetch_len.val();
+        self.watch.fetch_beat.next = self.watch_fetch.beat.val();
+        self.watch.fetch_beat_valid.next = self.watch_fetch.beat_valid.val();
+        self.watch.fetch_done.next = self.watch_fetch.done.val();
+        self.watch.fetch_error.next = self.watch_fetch.error.val();
+        // m_axi_hbm read channels: RdMux, Protocol's Fetch first (a),
+        // WATCH's second (b), responses in order.
+        self.rdmux.clock.next = self.ap_clk.val();
+        self.rdmux.rst_n.next = self.ap_rst_n.val();
+        self.rdmux.a_araddr.next = self.fetch.araddr.val();
+        self.rdmux.a_arlen.next = self.fetch.arlen.val();
+        self.rdmux.a_arsize.next = self.fetch.arsize.val();
+        self.rdmux.a_arburst.next = self.fetch.arburst.val();
+        self.rdmux.a_arvalid.next = self.fetch.arvalid.val();
+        self.fetch.arready.next = self.rdmux.a_arready.val();
+        self.fetch.rdata.next = self.rdmux.a_rdata.val();
+        self.fetch.rresp.next = self.rdmux.a_rresp.val();
+        self.fetch.rlast.next = self.rdmux.a_rlast.val();
+        self.fetch.rvalid.next = self.rdmux.a_rvalid.val();
+        self.rdmux.a_rready.next = self.fetch.rready.val();
+        self.rdmux.b_araddr.next = self.watch_fetch.araddr.val();
+        self.rdmux.b_arlen.next = self.watch_fetch.arlen.val();
+        self.rdmux.b_arsize.next = self.watch_fetch.arsize.val();
+        self.rdmux.b_arburst.next = self.watch_fetch.arburst.val();
+        self.rdmux.b_arvalid.next = self.watch_fetch.arvalid.val();
+        self.watch_fetch.arready.next = self.rdmux.b_arready.val();
+        self.watch_fetch.rdata.next = self.rdmux.b_rdata.val();
+        self.watch_fetch.rresp.next = self.rdmux.b_rresp.val();
+        self.watch_fetch.rlast.next = self.rdmux.b_rlast.val();
+        self.watch_fetch.rvalid.next = self.rdmux.b_rvalid.val();
+        self.rdmux.b_rready.next = self.watch_fetch.rready.val();
+        self.m_axi_hbm_araddr.next = self.rdmux.m_araddr.val();
+        self.m_axi_hbm_arlen.next = self.rdmux.m_arlen.val();
+        self.m_axi_hbm_arsize.next = self.rdmux.m_arsize.val();
+        self.m_axi_hbm_arburst.next = self.rdmux.m_arburst.val();
+        self.m_axi_hbm_arvalid.next = self.rdmux.m_arvalid.val();
+        self.rdmux.m_arready.next = self.m_axi_hbm_arready.val();
+        self.rdmux.m_rdata.next = self.m_axi_hbm_rdata.val();
+        self.rdmux.m_rresp.next = self.m_axi_hbm_rresp.val();
+        self.rdmux.m_rlast.next = self.m_axi_hbm_rlast.val();
+        self.rdmux.m_rvalid.next = self.m_axi_hbm_rvalid.val();
+        self.m_axi_hbm_rready.next = self.rdmux.m_rready.val();
         // m_axi_hbm write channels: Broadcast.
         self.m_axi_hbm_awaddr.next = self.broadcast.awaddr.val();
         self.m_axi_hbm_awlen.next = self.broadcast.awlen.val();

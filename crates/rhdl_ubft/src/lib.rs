@@ -11,6 +11,7 @@ pub mod layout;
 pub mod leader;
 pub mod params;
 pub mod protocol;
+pub mod rdmux;
 pub mod regs;
 pub mod requests;
 pub mod roce;

@@ -169,6 +169,17 @@ pub struct Protocol<const N: usize> {
     /// COMPOSE's read beat (`m_rec_tdata`): while it is idle, the beat
     /// `cp_first` named the cycle before (Slow3 verifies shares from it).
     pub cp_rd_data: Signal<In, Bits<BEAT_BITS>>,
+    // WATCH (crate::watch, v3; never enabled in v2): the background poller
+    // on its own Fetch. Protocol enables it while Slow3 holds the slot,
+    // clears it when k changes, and acts on its FULL_ROW event (R26).
+    pub wt_enable: Signal<Out, Bit>,
+    pub wt_clear: Signal<Out, Bit>,
+    pub wt_k: Signal<Out, Bits<32>>,
+    pub wt_view: Signal<Out, Bits<32>>,
+    pub wt_ev_valid: Signal<In, Bit>,
+    pub wt_ev_kind: Signal<In, Bits<3>>,
+    pub wt_ev_m: Signal<In, Bits<32>>,
+    pub wt_ev_take: Signal<Out, Bit>,
     // Proposals in, decisions out (AXI-Stream).
     pub prop_tdata: Signal<In, Bits<32>>,
     pub prop_tvalid: Signal<In, Bit>,
@@ -280,6 +291,10 @@ pub struct Protocol<const N: usize> {
     commit_row_word: Signal<Local, Bits<32>>,
     /// A machine hands over to SLOW or VIEW (v3 stops there instead).
     hand_over: Signal<Local, Bit>,
+    /// WATCH's FULL_ROW for k is taken: Slow3 gives the slot back at a
+    /// poll state and Protocol decides it (R26, v3).
+    wt_grant: Signal<Local, Bit>,
+    ev_full_row: Constant<Bits<3>>,
     // Constants from `layout` and `params`.
     /// The v3 layout (`new_v3`): a prepare a beat, with prev; Slow3 where
     /// SLOW would start, RecoveryNotBuilt after it and where VIEW would.
@@ -774,6 +789,16 @@ impl<const N: usize> Protocol<N> {
             bc_round_done: Default::default(),
             bc_round_error: Default::default(),
             hand_over: Default::default(),
+            wt_grant: Default::default(),
+            ev_full_row: Constant::new(crate::watch::ev::FULL_ROW.into()),
+            wt_enable: Default::default(),
+            wt_clear: Default::default(),
+            wt_k: Default::default(),
+            wt_view: Default::default(),
+            wt_ev_valid: Default::default(),
+            wt_ev_kind: Default::default(),
+            wt_ev_m: Default::default(),
+            wt_ev_take: Default::default(),
             slow3: Default::default(),
             bc_beats: Default::default(),
             cp_wr_en: Default::default(),
@@ -1155,6 +1180,27 @@ impl<const N: usize> Logic for Protocol<N> {
             self.leader.start_view.val() | self.fast.start_view.val() | self.slow3.stop.val();
         self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
         self.slow3.start.next = self.fast.start_slow.val() & self.v3.val();
+        // WATCH (v3): it polls while Slow3 holds the slot. A full
+        // will_commit row for k, in any view (R26), decides k: Slow3 gives
+        // the slot back at its next poll state, where nothing of its own is
+        // in flight (no fetch; no signer request, broadcast or round
+        // outstanding), and Protocol decides it with the row's m. Its other
+        // events are not acted on yet (VIEW on v3 is not built) and are
+        // taken as they come, so the rotation goes on.
+        self.wt_enable.next =
+            self.v3.val() & self.slow3.holding.val() & (self.state.q.val() == ProtocolSt::Run);
+        self.wt_k.next = self.k.q.val();
+        self.wt_view.next = self.view_no.q.val();
+        self.wt_grant.next = self.v3.val()
+            & self.wt_ev_valid.val()
+            & (self.wt_ev_kind.val() == self.ev_full_row.val())
+            & self.slow3.at_poll.val()
+            & !self.sg_busy.val()
+            & !self.bc_busy.val()
+            & (self.state.q.val() == ProtocolSt::Run);
+        self.slow3.abort.next = self.wt_grant.val();
+        self.wt_ev_take.next = self.wt_grant.val()
+            | (self.wt_ev_valid.val() & (self.wt_ev_kind.val() != self.ev_full_row.val()));
         self.view.start.next = (self.leader.start_view.val()
             | self.fast.start_view.val()
             | self.slow.start_view.val())
@@ -1162,11 +1208,16 @@ impl<const N: usize> Logic for Protocol<N> {
         self.decided.next = self.fast.decide.val()
             | self.slow.decide.val()
             | self.slow3.decide.val()
-            | self.view.decide.val();
+            | self.view.decide.val()
+            | self.wt_grant.val();
 
         // m as it will be: a machine that takes a value sends it in the
         // same cycle (the proposal, the prepare's m, the chosen m).
-        if self.leader.set_m.val() | self.fast.set_m.val() | self.view.set_m.val() {
+        if self.wt_grant.val() {
+            // R26: the full row's m (this replica's own lane is in the row,
+            // so it is the m it sent will_commit for).
+            self.m_new.next = self.wt_ev_m.val();
+        } else if self.leader.set_m.val() | self.fast.set_m.val() | self.view.set_m.val() {
             self.m_new.next =
                 self.leader.m_next.val() | self.fast.m_next.val() | self.view.m_next.val();
         } else {
@@ -1372,6 +1423,8 @@ impl<const N: usize> Logic for Protocol<N> {
         // Protocol's own states.
         self.start_leader.next = false;
         self.started.next = false;
+        // WATCH forgets what it reported when k changes (and at a start).
+        self.wt_clear.next = false;
         self.dec_tvalid.next = false;
         self.done_q.d.next = false;
         if (self.state.q.val() != ProtocolSt::Idle) & (self.state.q.val() != ProtocolSt::Done) {
@@ -1384,6 +1437,7 @@ impl<const N: usize> Logic for Protocol<N> {
                 // is still high in that cycle is not a new one.
                 if self.ap_start.val() & !self.done_q.q.val() {
                     self.started.next = true;
+                    self.wt_clear.next = true;
                     self.error.d.next = 0.into();
                     self.cycles.d.next = 0.into();
                     self.decisions.d.next = 0.into();
@@ -1439,6 +1493,7 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.dec_tvalid.next = true;
                 if self.dec_tready.val() {
                     self.decisions.d.next = self.decisions.q.val() + 1;
+                    self.wt_clear.next = true;
                     if self.slow_path.q.val() {
                         self.slow_count.d.next = self.slow_count.q.val() + 1;
                     } else {

@@ -176,6 +176,15 @@ pub struct Slow3 {
     pub rst_n: Signal<In, Bit>,
     // Handshakes.
     pub start: Signal<In, Bit>,
+    /// Protocol takes the slot back (a decision WATCH found, R26): honoured
+    /// in a poll state (`at_poll`), where nothing is in flight; the machine
+    /// goes Off the next cycle and starts no fetch.
+    pub abort: Signal<In, Bit>,
+    /// The machine is in a poll state (S3Poll*): no fetch, signer request,
+    /// broadcast or round of its own is outstanding, and `abort` is honoured.
+    pub at_poll: Signal<Out, Bit>,
+    /// The machine holds the slot (not Off).
+    pub holding: Signal<Out, Bit>,
     /// One cycle, as the machine goes Off without a decision: the slot is
     /// given up in this view (a wait ran out, the leader equivocated, or
     /// the signer failed), where a view change would start (not built).
@@ -386,6 +395,9 @@ impl Default for Slow3 {
             clock: Default::default(),
             rst_n: Default::default(),
             start: Default::default(),
+            abort: Default::default(),
+            at_poll: Default::default(),
+            holding: Default::default(),
             stop: Default::default(),
             id: Default::default(),
             n: Default::default(),
@@ -1235,6 +1247,21 @@ impl Logic for Slow3 {
             _ => {
                 self.state.d.next = Slow3St::Off;
             }
+        }
+        // R26 found by WATCH: Protocol takes the slot back at a poll state,
+        // before the poll starts (nothing of this machine is in flight).
+        self.at_poll.next = (self.state.q.val() == Slow3St::S3PollPrepSig)
+            | (self.state.q.val() == Slow3St::S3PollEchoPrep)
+            | (self.state.q.val() == Slow3St::S3PollCertify)
+            | (self.state.q.val() == Slow3St::S3PollCommit)
+            | (self.state.q.val() == Slow3St::S3PollSeal)
+            | (self.state.q.val() == Slow3St::S3PollEchoSeal);
+        self.holding.next = self.state.q.val() != Slow3St::Off;
+        if self.abort.val() & self.at_poll.val() {
+            self.fetch_start.next = false;
+            self.missed.next = false;
+            self.stop.next = false;
+            self.state.d.next = Slow3St::Off;
         }
         if !self.rst_n.val() {
             self.state.d.next = Slow3St::Off;

@@ -1040,3 +1040,99 @@ fn a_signed_seal_of_a_peer_vetoes_its_commit_and_a_forged_one_does_not() {
         vetoed.1, forged.1
     );
 }
+
+/// One late message among honest replicas on v3 (the audit's E3,
+/// scenarios/late_will_commit.toml's fault): replica `src`'s will_commit
+/// for k = 1 reaches replica `dst` `extra` cycles late; nobody is faulty.
+/// The others decide k = 1 fast and go on; `dst` times out holding the slot
+/// (phase 2) into Slow3, which certifies k = 1 and waits for f + 1 shares
+/// that the others, past k = 1, never write. WATCH (on the second Fetch,
+/// while Slow3 holds the slot) polls the will_commit row; once the late
+/// vote lands the row is full (R26, any view) and Protocol decides k = 1
+/// on the fast path at Slow3's next poll state. Returns the run and the
+/// cycle the late write was sent.
+fn late_will_commit_v3(
+    src: usize,
+    dst: usize,
+    extra: u64,
+    slots: u64,
+) -> (ubft_sim::cluster::RunReport, u64) {
+    let n = 3;
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let span = mb.span(Region::WillCommit);
+    let will_commit = byte(span.start)..byte(span.start + span.words);
+    let base = ClusterConfig {
+        sign_latency: 300,
+        verify_latency: 500,
+        max_cycles: 100_000,
+        ..quick(n, slots, Version::V3)
+    };
+    let mut probe = backend::cluster(
+        &ClusterConfig {
+            slots: 1,
+            ..base.clone()
+        },
+        Backend::Verilator,
+    )
+    .unwrap();
+    probe.hbms[src].watch_writes(will_commit);
+    probe.run().unwrap();
+    let sent = probe.hbms[src].watched_writes()[0];
+    let cfg = ClusterConfig {
+        delays: vec![LinkDelay {
+            src,
+            dst,
+            extra,
+            from_cycle: sent,
+            to_cycle: sent + 30,
+        }],
+        ..base
+    };
+    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    let report = c.run().unwrap();
+    assert!(
+        report.checks.ok(),
+        "{:?}\n{}",
+        report.checks.failures,
+        report.summary()
+    );
+    (report, sent)
+}
+
+/// E3 at a follower: replica 1's will_commit for k = 1 reaches replica 2
+/// 1,500 cycles late. Replicas 0 and 1 decide k = 1 fast and k = 2 on
+/// f + 1 COMMITs (replica 2 is not at k = 2 to lock it); replica 2 decides
+/// k = 1 through WATCH once the vote lands, then catches up with them.
+/// Every replica decides every slot.
+#[test]
+fn a_late_will_commit_to_a_follower_is_caught_up_by_watch_on_v3() {
+    let extra = 1_500;
+    let (report, sent) = late_will_commit_v3(1, 2, extra, 4);
+    eprintln!("{}", report.summary());
+    every_slot_decided(&report, 4);
+    let r2 = &report.replicas[2];
+    assert_eq!(r2.decided[0].path, Path::Fast);
+    assert!(r2.decided[0].cycle > sent + extra, "{}", report.summary());
+    assert!(r2.status.timeouts >= 1, "it timed out into Slow3 first");
+    assert!(report.replicas[1].decided[0].cycle < sent + extra);
+}
+
+/// E3 at the leader (the scenario's own link, 1 to 0): the leader decides
+/// k = 1 through WATCH after the late vote lands, but by then the
+/// followers, waiting at k = 2 for its prepare, have timed out, and with
+/// nothing locked that is a view change: every replica stops there with
+/// `RecoveryNotBuilt` (7), one slot decided. This E3 needs VIEW on v3.
+#[test]
+fn e3_at_the_leader_decides_k1_through_watch_and_then_needs_view_on_v3() {
+    let extra = 1_129;
+    let (report, sent) = late_will_commit_v3(1, 0, extra, 3);
+    let r0 = &report.replicas[0];
+    assert_eq!(r0.decided.len(), 1, "{}", report.summary());
+    assert_eq!(r0.decided[0].path, Path::Fast);
+    assert!(r0.decided[0].cycle > sent + extra);
+    assert!(r0.status.timeouts >= 1);
+    for r in &report.replicas {
+        assert_eq!(r.status.error, ConfigError::RecoveryNotBuilt.code() as u8);
+        assert_eq!(r.decided.len(), 1);
+    }
+}
