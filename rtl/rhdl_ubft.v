@@ -13711,6 +13711,15 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
     reg  sus_seal$d;
     wire  sus_seal$q;
     reg  sus_seal$clock;
+    reg  retry$d;
+    wire  retry$q;
+    reg  retry$clock;
+    reg  retry_seal$d;
+    wire  retry_seal$q;
+    reg  retry_seal$clock;
+    reg  [7:0] retry_j$d;
+    wire  [7:0] retry_j$q;
+    reg  retry_j$clock;
     
     // Local signals
     reg  [7:0] entry;
@@ -13846,6 +13855,21 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
         .q(sus_seal$q),
         .clock(sus_seal$clock)
     );
+    rhdl_ubft$protocol$slow3$retry retry(
+        .d(retry$d),
+        .q(retry$q),
+        .clock(retry$clock)
+    );
+    rhdl_ubft$protocol$slow3$retry_seal retry_seal(
+        .d(retry_seal$d),
+        .q(retry_seal$q),
+        .clock(retry_seal$clock)
+    );
+    rhdl_ubft$protocol$slow3$retry_j retry_j(
+        .d(retry_j$d),
+        .q(retry_j$q),
+        .clock(retry_j$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -13874,6 +13898,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
         dcount$clock = clock;
         vetoed$clock = clock;
         sus_seal$clock = clock;
+        retry$clock = clock;
+        retry_seal$clock = clock;
+        retry_j$clock = clock;
         state$d = state$q;
         sent$d = sent$q;
         beat_i$d = beat_i$q;
@@ -13899,6 +13926,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
         dcount$d = dcount$q;
         vetoed$d = vetoed$q;
         sus_seal$d = sus_seal$q;
+        retry$d = retry$q;
+        retry_seal$d = retry_seal$q;
+        retry_j$d = retry_j$q;
         entry = beat_i$q >> 32'h1;
         suspect = ~beat_i$q[32'h0] & (entry != id) & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(96)] == prep_block[(32'h0)+:(96)]) & (fetch_beat[(32'h0)+:(256)] != prep_block);
         cand = ~beat_i$q[32'h0] & (entry < n) & ((bad$q & (one8 << entry)) == 32'h0) & (c$q < support) & (fetch_beat[(32'h0)+:(256)] == cert_block);
@@ -14330,6 +14360,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                         delivered$d = one8 << id;
                         dcount$d = 32'h1;
                         vetoed$d = 32'h0;
+                        retry$d = 1'b0;
                         x$d = 32'h0;
                         xn$d = 32'h0;
                         if (support == 32'h1) begin
@@ -14540,6 +14571,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                         end
                         else begin
                             clear_wait = 1'b1;
+                            retry$d = 1'b0;
                             delivered$d = delivered$q | (one8 << x$q);
                             dcount$d = dcount$q + 32'h1;
                             if ((dcount$q + 32'h1) >= support) begin
@@ -14567,12 +14599,25 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                     else if (sg_resp_valid) begin
                         sg_resp_take = 1'b1;
                         if (sg_resp_status == status_ok) begin
+                            retry$d = 1'b0;
                             vetoed$d = vetoed$q | (one8 << x$q);
                             x$d = x$q + 32'h1;
                             xn$d = xn$q + ((row_n) & 16'hffff);
                             state$d = Slow3St$S3PollCommit;
                         end
+                        else if (~retry$q | (retry_seal$q != sus_seal$q) | (~sus_seal$q & (retry_j$q != sus_j$q))) begin
+                            retry$d = 1'b1;
+                            retry_seal$d = sus_seal$q;
+                            retry_j$d = sus_j$q;
+                            if (sus_seal$q) begin
+                                state$d = Slow3St$S3PollSeal;
+                            end
+                            else begin
+                                state$d = Slow3St$S3PollEchoSeal;
+                            end
+                        end
                         else begin
+                            retry$d = 1'b0;
                             if (sus_seal$q) begin
                                 checked_any$d = 1'b0;
                             end
@@ -14922,6 +14967,63 @@ module rhdl_ubft$protocol$slow3$rd(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow3$rd
+
+
+module rhdl_ubft$protocol$slow3$retry(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$retry
+
+
+module rhdl_ubft$protocol$slow3$retry_j(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$retry_j
+
+
+module rhdl_ubft$protocol$slow3$retry_seal(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$retry_seal
 
 
 module rhdl_ubft$protocol$slow3$sent(d,q,clock);

@@ -334,6 +334,13 @@ pub struct Slow3 {
     vetoed: DFF<Bits<8>>,
     /// The suspect SEAL came from seal[x] (else from echo_seal[x][*]).
     sus_seal: DFF<Bit>,
+    /// A SEAL whose signature failed once is read again before it is
+    /// passed over (a read may be torn: its block from a write landing
+    /// during the burst, its signature from the write before). `retry`:
+    /// the SEAL of (`retry_seal`, `retry_j`) failed once.
+    retry: DFF<Bit>,
+    retry_seal: DFF<Bit>,
+    retry_j: DFF<Bits<8>>,
     /// The entry of the beat on `fetch_beat`, and whether it is a suspect.
     entry: Signal<Local, Bits<8>>,
     suspect: Signal<Local, Bit>,
@@ -491,6 +498,9 @@ impl Default for Slow3 {
             dcount: Default::default(),
             vetoed: Default::default(),
             sus_seal: Default::default(),
+            retry: Default::default(),
+            retry_seal: Default::default(),
+            retry_j: Default::default(),
             cand: Default::default(),
             seal_like: Default::default(),
             full: Default::default(),
@@ -553,7 +563,10 @@ impl Logic for Slow3 {
             delivered,
             dcount,
             vetoed,
-            sus_seal
+            sus_seal,
+            retry,
+            retry_seal,
+            retry_j
         );
         // The echo_prep row's entry on `fetch_beat`, and whether it is a
         // suspect: another replica's, of the same (PREP, v, k) as B but not
@@ -992,6 +1005,7 @@ impl Logic for Slow3 {
                     self.delivered.d.next = self.one8.val() << self.id.val();
                     self.dcount.d.next = 1.into();
                     self.vetoed.d.next = 0.into();
+                    self.retry.d.next = false;
                     self.x.d.next = 0.into();
                     self.xn.d.next = 0.into();
                     if self.support.val() == 1 {
@@ -1201,6 +1215,7 @@ impl Logic for Slow3 {
                         // R11.4: x's COMMIT is delivered. R12: f + 1 of
                         // them for this replica's block decide the slot.
                         self.clear_wait.next = true;
+                        self.retry.d.next = false;
                         self.delivered.d.next =
                             self.delivered.q.val() | (self.one8.val() << self.x.q.val());
                         self.dcount.d.next = self.dcount.q.val() + 1;
@@ -1228,12 +1243,29 @@ impl Logic for Slow3 {
                 } else if self.sg_resp_valid.val() {
                     self.sg_resp_take.next = true;
                     if self.sg_resp_status.val() == self.status_ok.val() {
+                        self.retry.d.next = false;
                         self.vetoed.d.next =
                             self.vetoed.q.val() | (self.one8.val() << self.x.q.val());
                         self.x.d.next = self.x.q.val() + 1;
                         self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
                         self.state.d.next = Slow3St::S3PollCommit;
+                    } else if !self.retry.q.val()
+                        | (self.retry_seal.q.val() != self.sus_seal.q.val())
+                        | (!self.sus_seal.q.val() & (self.retry_j.q.val() != self.sus_j.q.val()))
+                    {
+                        // The first failure of this SEAL: read it again
+                        // (the same entry is the first suspect again).
+                        self.retry.d.next = true;
+                        self.retry_seal.d.next = self.sus_seal.q.val();
+                        self.retry_j.d.next = self.sus_j.q.val();
+                        if self.sus_seal.q.val() {
+                            self.state.d.next = Slow3St::S3PollSeal;
+                        } else {
+                            self.state.d.next = Slow3St::S3PollEchoSeal;
+                        }
                     } else {
+                        // Failed twice: forged (or torn twice), passed over.
+                        self.retry.d.next = false;
                         if self.sus_seal.q.val() {
                             self.checked_any.d.next = false;
                         } else {

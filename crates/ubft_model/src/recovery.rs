@@ -78,16 +78,45 @@ pub enum Variant {
     /// No fast delivery while sealing (R16 before finding 4): a liveness
     /// variant, which stalls.
     NoSealDeliver,
+    /// recovery.md D11.9 V2: no R11/R12 while sealing or awaiting
+    /// (`DeliverCommit` off in Bridge and AwaitNv; its own bridge COMMIT is
+    /// not counted).
+    RtlNoCommitSealing,
+    /// D11.9 V3: the discharge (R17) and R24 from certify rows only (f + 1
+    /// shares), plus the NEW_VIEW's constraint at k + 1 = c*; R24 waits for
+    /// the seal while bridging at b < k.
+    RtlCertRows,
+    /// D11.9 V4: the leader collects its own seal and the f lowest
+    /// candidates; the certificate only from `x_T`'s COMMIT record (or its
+    /// own); a failure marks the replica for the view.
+    RtlCollect,
+    /// D11.9 V5: a malformed NEW_VIEW is a miss (read again until T_vc), not
+    /// a refusal.
+    RtlNvRetry,
+    /// D11.9 V6: a NEW_VIEW is read only in AwaitNv.
+    RtlNvAwait,
+    /// D11.9 V7: no SEALS trigger, R24 or other-view FULL_ROW while LEADER
+    /// or FAST holds the slot (Propose, Prepare, Cert, CommitWait).
+    RtlWatchScope,
+    /// D11's RTL of VIEW on v3: V2 to V7 together.
+    Rtl,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 6] = [
+    pub const ALL: [Variant; 13] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
         Variant::DecideF,
         Variant::NoCrossCheck,
         Variant::NoSealDeliver,
+        Variant::RtlNoCommitSealing,
+        Variant::RtlCertRows,
+        Variant::RtlCollect,
+        Variant::RtlNvRetry,
+        Variant::RtlNvAwait,
+        Variant::RtlWatchScope,
+        Variant::Rtl,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -97,6 +126,13 @@ impl Variant {
             Variant::DecideF => "recovery:decide_f",
             Variant::NoCrossCheck => "recovery:no_cross_check",
             Variant::NoSealDeliver => "recovery:no_seal_deliver",
+            Variant::RtlNoCommitSealing => "recovery:rtl_no_commit_sealing",
+            Variant::RtlCertRows => "recovery:rtl_cert_rows",
+            Variant::RtlCollect => "recovery:rtl_collect",
+            Variant::RtlNvRetry => "recovery:rtl_nv_retry",
+            Variant::RtlNvAwait => "recovery:rtl_nv_await",
+            Variant::RtlWatchScope => "recovery:rtl_watch_scope",
+            Variant::Rtl => "recovery:rtl",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`.
@@ -418,6 +454,30 @@ impl Recovery {
     fn cross_check(&self) -> bool {
         self.variant != Variant::NoCrossCheck
     }
+    /// One of D11.9's departures (V2 to V7): its own variant, or `rtl`.
+    fn rtl(&self, v: Variant) -> bool {
+        self.variant == v || self.variant == Variant::Rtl
+    }
+    /// D11.9 V7: LEADER or FAST holds the slot (WATCH is off).
+    fn watch_off(&self, rep: &Rep) -> bool {
+        self.rtl(Variant::RtlWatchScope)
+            && matches!(
+                rep.pc,
+                Pc::Propose | Pc::Prepare | Pc::Cert | Pc::CommitWait
+            )
+    }
+    /// D11.9 V3: the blocks with f + 1 shares in certify[s(k)] (what WATCH's
+    /// ABOVE reads), no COMMIT record, no NEW_VIEW.
+    fn certs_in_rows(&self, cfg: &Config, h: &Hbm, k: u8) -> Vec<Block> {
+        let row = &h.certify[cfg.slot(k)][..cfg.n];
+        let mut out = vec![];
+        for c in row {
+            if c.k == k && row.iter().filter(|x| *x == c).count() >= self.cert_need(cfg) {
+                add(&mut out, *c);
+            }
+        }
+        out
+    }
 
     /// R2: m is valid for slot k in the replica's view.
     fn valid(&self, cfg: &Config, rep: &Rep, k: u8, m: Val) -> bool {
@@ -488,6 +548,14 @@ impl Recovery {
         (e.k == rep.k && row.iter().all(|x| vote_matches(x, e.v, e.k, e.m))).then_some(e.m)
     }
 
+    /// D11.9 V7: a full row FAST reads itself (of its vote view), or any
+    /// full row when WATCH is on.
+    fn full_row_seen(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Val> {
+        let m = self.full_row(cfg, rep, h)?;
+        let e = h.will_commit[cfg.slot(rep.k)][0];
+        (!self.watch_off(rep) || vote_matches(&e, rep.view, rep.k, m)).then_some(m)
+    }
+
     /// R8.1: the leader's signed block it can echo.
     fn echoable(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> Option<Block> {
         // R8 runs while the replica seals too (Bridge): finding 2.
@@ -536,11 +604,23 @@ impl Recovery {
         if rep.k as usize >= cfg.slots + 1 {
             return None;
         }
-        let mut ps: Vec<Val> = self
-            .certs_for(cfg, h, rep.k + 1, true)
-            .iter()
-            .map(|c| c.prev)
-            .collect();
+        let mut ps: Vec<Val> = if self.rtl(Variant::RtlCertRows) {
+            // WATCH's ABOVE: certify rows only; while bridging at b < k its
+            // Cert poll reads b + 1's row (wt_k = b), so R24 at k waits.
+            if rep.pc == Pc::Bridge && self.obligation(rep) && rep.wc.k < rep.k {
+                vec![]
+            } else {
+                self.certs_in_rows(cfg, h, rep.k + 1)
+                    .iter()
+                    .map(|c| c.prev)
+                    .collect()
+            }
+        } else {
+            self.certs_for(cfg, h, rep.k + 1, true)
+                .iter()
+                .map(|c| c.prev)
+                .collect()
+        };
         if rep.nv_ok && rep.cons.is() && rep.cons.k == rep.k + 1 {
             ps.push(rep.cons.prev);
         }
@@ -581,6 +661,13 @@ impl Recovery {
 
     /// R17: the certificate of slot b + 1 whose prev is its value for b.
     fn discharged(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> bool {
+        if self.rtl(Variant::RtlCertRows) {
+            // ABOVE with wt_k = b: f + 1 shares of b + 1 with prev = W.m.
+            return self
+                .certs_in_rows(cfg, h, rep.wc.k + 1)
+                .iter()
+                .any(|c| c.prev == rep.wc.m);
+        }
         self.certs_for(cfg, h, rep.wc.k + 1, true)
             .iter()
             .any(|c| c.prev == rep.wc.m)
@@ -596,9 +683,17 @@ impl Recovery {
     }
 
     /// The NEW_VIEW it may read now (R14, R22).
-    fn readable_nv(&self, rep: &Rep, h: &Hbm) -> Option<Nv> {
+    fn readable_nv(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Nv> {
         let nv = h.new_view?;
         if rep.nv_refused == Some(nv) || rep.pend.is_some() {
+            return None;
+        }
+        // D11.9 V6: read only in AwaitNv.
+        if self.rtl(Variant::RtlNvAwait) && rep.pc != Pc::AwaitNv {
+            return None;
+        }
+        // D11.9 V5: a malformed NEW_VIEW is a miss (V3WaitNvRec → V3PollNv).
+        if self.rtl(Variant::RtlNvRetry) && !self.nv_wellformed(cfg, &nv) {
             return None;
         }
         let ok = match rep.pc {
@@ -635,7 +730,13 @@ impl Recovery {
         for x in 0..cfg.n {
             if x != id {
                 if let Some(s) = h.seal[x] {
-                    if s.v + 1 >= rep.view && rep.failed[x] != Some(s) {
+                    // D11.9 V4: `failed` is a bit per replica (per view).
+                    let failed = if self.rtl(Variant::RtlCollect) {
+                        rep.failed[x].is_some()
+                    } else {
+                        rep.failed[x] == Some(s)
+                    };
+                    if s.v + 1 >= rep.view && !failed {
                         c[x] = Some(s);
                     }
                 }
@@ -711,7 +812,10 @@ impl Recovery {
             if c.v == rep.view {
                 rep.committed = c;
             }
-            self.count(cfg, id, rep, id, c);
+            // D11.9 V2: Slow3 in seal mode yields after its COMMIT (no R12).
+            if !(self.rtl(Variant::RtlNoCommitSealing) && rep.pc == Pc::Bridge) {
+                self.count(cfg, id, rep, id, c);
+            }
         }
         vec![Out::All(w)]
     }
@@ -894,16 +998,21 @@ impl Design for Recovery {
         }
         let s = cfg.slot(rep.k);
         // Catching up and delivering COMMITs: in every waiting state.
-        if self.full_row(cfg, rep, h).is_some() {
+        if self.full_row_seen(cfg, rep, h).is_some() {
             out.push(Step::FastDecide);
         }
         if self.above(cfg, rep, h).is_some() {
-            out.push(Step::CatchAbove);
+            if !self.watch_off(rep) {
+                out.push(Step::CatchAbove);
+            }
         } else if self.behind(cfg, rep, h) {
             out.push(Step::Behind);
         }
-        if let Some(x) = self.commit_to_deliver(cfg, id, rep, h) {
-            out.push(Step::DeliverCommit(x));
+        let sealing = matches!(rep.pc, Pc::Bridge | Pc::AwaitNv);
+        if !(sealing && self.rtl(Variant::RtlNoCommitSealing)) {
+            if let Some(x) = self.commit_to_deliver(cfg, id, rep, h) {
+                out.push(Step::DeliverCommit(x));
+            }
         }
         match rep.pc {
             Pc::Propose => {
@@ -976,10 +1085,10 @@ impl Design for Recovery {
         if self.commit_candidate(cfg, rep, h).is_some() {
             out.push(Step::Commit);
         }
-        if self.seal_trigger(cfg, rep, h) {
+        if self.seal_trigger(cfg, rep, h) && !self.watch_off(rep) {
             out.push(Step::Trigger);
         }
-        if self.readable_nv(rep, h).is_some() {
+        if self.readable_nv(cfg, rep, h).is_some() {
             out.push(Step::ReadNv);
         }
     }
@@ -1627,6 +1736,51 @@ fn combos(len: usize, f: usize) -> Vec<Vec<usize>> {
 }
 
 impl Recovery {
+    /// D11.9 V4, after the R21 round: every chosen seal passed (else it polls
+    /// the seal row again); the certificate of the highest L is `x_T`'s
+    /// COMMIT record, or its own COMMIT when `x_T` = id; else `x_T` fails.
+    fn collect_rtl(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &mut Rep,
+        h: &Hbm,
+        own: Seal,
+        pass: &[(usize, Seal)],
+    ) -> Vec<Out<Write>> {
+        if pass.len() < cfg.f() {
+            return vec![];
+        }
+        let mut nv = Nv {
+            view: rep.view,
+            len: 0,
+            who: [0; MAX_F1],
+            seals: [Seal::default(); MAX_F1],
+            cert_ok: true,
+        };
+        let mut all: Vec<(usize, Seal)> = vec![(id, own)];
+        all.extend(pass.iter().copied());
+        all.sort();
+        for (i, (x, sl)) in all.iter().enumerate() {
+            nv.who[i] = *x as u8;
+            nv.seals[i] = *sl;
+        }
+        nv.len = all.len() as u8;
+        let c = nv.constraint();
+        if c.is() {
+            let (xt, st) = *all.iter().find(|(_, s)| s.l == c).expect("x_T");
+            if xt != id && h.commit[cfg.slot(c.k)][xt] != c {
+                rep.failed[xt] = Some(st);
+                return vec![];
+            }
+        }
+        let mut out = vec![Out::All(Write::NewView { nv })];
+        if !self.install(cfg, id, rep, &nv) {
+            out.extend(self.vc_start(cfg, id, rep));
+        }
+        out
+    }
+
     /// R22 answered at `dst` after the Byzantine replica wrote NEW_VIEW(v):
     /// malformed (at once), or not.
     fn refuse_nv(&self, cfg: &Config, id: usize, rep: &mut Rep, nv: Nv) -> Vec<Out<Write>> {
@@ -1907,7 +2061,7 @@ impl Recovery {
                 vec![Out::All(Write::WillCommit { slot: s, node, v })]
             }
             Step::FastDecide => {
-                let m = self.full_row(cfg, rep, h).expect("a full row");
+                let m = self.full_row_seen(cfg, rep, h).expect("a full row");
                 self.decide(cfg, id, rep, m);
                 vec![]
             }
@@ -2016,7 +2170,20 @@ impl Recovery {
                 self.seal(cfg, id, rep)
             }
             Step::Collect => {
-                let c = self.candidates(cfg, id, rep, h);
+                let mut c = self.candidates(cfg, id, rep, h);
+                if self.rtl(Variant::RtlCollect) {
+                    // D11.9 V4: its own and the f lowest candidates (`sb`).
+                    let mut taken = 0;
+                    for s in c.iter_mut() {
+                        if s.is_some() {
+                            if taken == cfg.f() {
+                                *s = None;
+                            } else {
+                                taken += 1;
+                            }
+                        }
+                    }
+                }
                 rep.round = Round::Collect(c);
                 let mut out = vec![];
                 for (x, sl) in c.iter().enumerate() {
@@ -2047,6 +2214,9 @@ impl Recovery {
                             rep.failed[x] = Some(*sl);
                         }
                     }
+                }
+                if self.rtl(Variant::RtlCollect) {
+                    return self.collect_rtl(cfg, id, rep, h, own, &pass);
                 }
                 // Own + the first f that pass whose highest L's certificate
                 // it holds (in a COMMIT or f + 1 shares in its HBM).
@@ -2099,7 +2269,7 @@ impl Recovery {
                 }
             }
             Step::ReadNv => {
-                let nv = self.readable_nv(rep, h).expect("a NEW_VIEW");
+                let nv = self.readable_nv(cfg, rep, h).expect("a NEW_VIEW");
                 if !self.nv_wellformed(cfg, &nv) {
                     return self.refuse_nv(cfg, id, rep, nv);
                 }

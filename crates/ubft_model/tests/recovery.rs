@@ -506,3 +506,31 @@ fn a_late_will_commit_and_a_silent_leader_stall_the_bridges_only_without_seal_de
     assert!(ce.is_none(), "recovery stalls:\n{}", ce.unwrap().join("\n"));
     println!("recovery: no stall in {states} states");
 }
+
+/// recovery.md D11.9: the RTL's departures from the model (V2 to V7) and
+/// their combination `recovery:rtl` keep all four properties at run (i)
+/// (S = 2 with G = 1, views 0..=2, ≤ 1 silent, no held write), complete;
+/// docs/model.md, "Variants for the RTL of VIEW on v3".
+#[test]
+fn the_rtl_variants_of_d11_hold_at_run_i() {
+    let rtl = [
+        Variant::RtlNoCommitSealing,
+        Variant::RtlCertRows,
+        Variant::RtlCollect,
+        Variant::RtlNvRetry,
+        Variant::RtlNvAwait,
+        Variant::RtlWatchScope,
+        Variant::Rtl,
+    ];
+    for v in rtl {
+        assert_eq!(Variant::by_name(v.name()), Some(v));
+        let dashed = v.name().replace(':', "-").replace('_', "-");
+        assert_eq!(Variant::by_name(&dashed), Some(v));
+        let mut c = cfg(2, 2);
+        c.silent = 1;
+        let r = run(design(v), c, &RunOpts::default());
+        println!("{}", r.text());
+        assert!(r.complete);
+        assert!(r.all_hold(), "{}", r.text());
+    }
+}

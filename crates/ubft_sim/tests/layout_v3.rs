@@ -1136,3 +1136,67 @@ fn e3_at_the_leader_decides_k1_through_watch_and_then_needs_view_on_v3() {
         assert_eq!(r.decided.len(), 1);
     }
 }
+
+/// A torn read of a SEAL (recovery.md D1, D11.10 item 6): on the card a
+/// burst may return a record's block from a write landing during the read
+/// and its signature from the write before. Here replica 1's seal[1] is
+/// planted in replica 2's mailbox at cycle 600 with a signature that does
+/// not verify, and the right signature lands as replica 2's first verify
+/// of it fails (its signer's first INVALID). Slow3 reads a SEAL whose
+/// signature failed once again before it passes it over (S3VerifySeal),
+/// so the second read, whole, vetoes 1's COMMIT: replica 2 decides on the
+/// leader's COMMIT, as with a SEAL that was whole from the start. A forged
+/// SEAL fails twice and is passed over (the test above).
+#[test]
+fn a_torn_seal_is_read_again_and_vetoes() {
+    use ed25519_dalek::Signer as _;
+    use ubft_sim::signer::{block_bytes, signing_key};
+    let cfg = late_votes_to_the_leader();
+    let seed = cfg.seed;
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let seal = field3::seal_block(1, 0, None);
+    let at = mb.record(Region::Seal, 0, 1);
+    let mut c = planted_at_600(&cfg, 2, at, &seal, 1, false);
+    while c.signers[2].counters().invalid == 0 {
+        assert!(
+            c.cycle < cfg.cycle_budget(),
+            "replica 2 never verified the SEAL\n{}",
+            c.report().summary()
+        );
+        c.step().unwrap();
+    }
+    let failed_at = c.cycle;
+    let sig = signing_key(seed, 1).sign(&block_bytes(&seal)).to_bytes();
+    let words: Vec<u32> = sig
+        .chunks(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    c.hbms[2].write_words(byte(at) + 64, &words);
+    let report = c.run().unwrap();
+    settle(&mut c);
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let m = proposal(seed, 0);
+    let r2 = &report.replicas[2];
+    assert_eq!(
+        (r2.decided[0].k, r2.decided[0].m),
+        (1, m),
+        "{}",
+        report.summary()
+    );
+    let k0 = field3::commit_block(0, 0, 1, m, 0);
+    let echo0 = c.hbms[1].read_words(byte(mb.record(Region::EchoCommit, 0, 2)), 8);
+    assert_eq!(
+        echo0,
+        k0.to_vec(),
+        "vetoed: replica 2 went on to the leader's COMMIT"
+    );
+    assert_eq!(
+        c.signers[2].counters().invalid,
+        1,
+        "one failed verify, then a good one"
+    );
+    eprintln!(
+        "first verify failed at {failed_at}; replica 2 decides slot 1 at {}",
+        r2.decided[0].cycle
+    );
+}
