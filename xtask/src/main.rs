@@ -390,8 +390,8 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
                 _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
             },
         )),
-        // The v3 replica's background poller (recovery.md D3); not in the
-        // kernel yet.
+        // The v3 replica's background poller (recovery.md D3); in the
+        // kernel on a Fetch of its own through RdMux, acting on R26.
         "watch" => Ok((
             "rhdl_ubft_watch",
             match n {

@@ -534,3 +534,26 @@ fn the_rtl_variants_of_d11_hold_at_run_i() {
         assert!(r.all_hold(), "{}", r.text());
     }
 }
+
+/// recovery.md D11.9 V2 names finding 4's targeted search for
+/// `recovery:rtl_no_commit_sealing`: S = 2, views 0..=1, one silent
+/// replica, the network holds back only will_commits. No stall in the
+/// first 300,000 states, for the variant and for `recovery:rtl` (evidence,
+/// not the complete claim, as for the design itself).
+#[test]
+fn the_rtl_variants_show_no_bridge_stall_in_finding_4s_search() {
+    for v in [Variant::RtlNoCommitSealing, Variant::Rtl] {
+        let mut c = cfg(2, 1);
+        c.silent = 1;
+        c.delays = 1;
+        let m = ubft_model::UbftModel::new(design(v), c);
+        let (states, ce) = targeted(
+            &m,
+            300_000,
+            |s, a, _| m.describe(s, a).contains("writes will_commit"),
+            |m, s| !m.live_with_f_silent(s),
+        );
+        assert!(ce.is_none(), "{} stalls:\n{}", v.name(), ce.unwrap().join("\n"));
+        println!("{}: no stall in {states} states", v.name());
+    }
+}
