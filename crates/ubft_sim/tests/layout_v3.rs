@@ -518,6 +518,12 @@ fn silent_run(
     for &r in silent {
         c.set_adversary(r, Box::new(ubft_sim::adversary::Silent { from_cycle }));
     }
+    run_checked(&mut c)
+}
+
+/// Runs `c` to its end and checks agreement, validity, order and the
+/// guards (the report's checks), naming the failures.
+fn run_checked(c: &mut ubft_sim::cluster::Cluster) -> ubft_sim::cluster::RunReport {
     let report = c.run().unwrap();
     assert!(
         report.checks.ok(),
@@ -1089,14 +1095,7 @@ fn late_will_commit_v3(
         ..base
     };
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-    let report = c.run().unwrap();
-    assert!(
-        report.checks.ok(),
-        "{:?}\n{}",
-        report.checks.failures,
-        report.summary()
-    );
-    (report, sent)
+    (run_checked(&mut c), sent)
 }
 
 /// E3 at a follower: replica 1's will_commit for k = 1 reaches replica 2
