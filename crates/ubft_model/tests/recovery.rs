@@ -553,7 +553,12 @@ fn the_rtl_variants_show_no_bridge_stall_in_finding_4s_search() {
             |s, a, _| m.describe(s, a).contains("writes will_commit"),
             |m, s| !m.live_with_f_silent(s),
         );
-        assert!(ce.is_none(), "{} stalls:\n{}", v.name(), ce.unwrap().join("\n"));
+        assert!(
+            ce.is_none(),
+            "{} stalls:\n{}",
+            v.name(),
+            ce.unwrap().join("\n")
+        );
         println!("{}: no stall in {states} states", v.name());
     }
 }
