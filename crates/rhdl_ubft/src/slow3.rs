@@ -41,6 +41,14 @@
 //! - R12: f + 1 delivered COMMITs (its own included) decide the slot
 //!   (`decide`: Protocol decides it with its m, on the slow path).
 //!
+//! A SEAL whose signature fails is read again before it is passed over
+//! (`retry`): a read may be torn, the block of a write landing during the
+//! burst with the signature of the write before (docs/slow3.md).
+//!
+//! While the machine holds the slot Protocol runs WATCH; a full will_commit
+//! row for k (R26) makes Protocol take the slot back with `abort`, which the
+//! machine honours at a poll state (`at_poll`) and goes Off.
+//!
 //! When a wait times out, a signature of its own or a round fails, or the
 //! slot is refused, it hands the slot back with `stop`: VIEW is not built
 //! on v3, and Protocol stops the run with `RecoveryNotBuilt` (error 7).
@@ -75,7 +83,7 @@
 //! | 62 | S3WaitSeal | the fetch is done: an error / a SEAL of x (kept) / none | S3PollSeal / S3VerifySeal / S3PollEchoSeal |
 //! | 63 | S3PollEchoSeal | (fetch of the echo_seal[x] row, 2N beats) | S3WaitEchoSeal |
 //! | 64 | S3WaitEchoSeal | the fetch is done: an error / a SEAL of x above `checked` (kept) / none, and f + 1 delivered / none, fewer | S3PollEchoSeal / S3VerifySeal / Off, `decide` / S3PollCommit (`delivered` += x, x + 1) |
-//! | 65 | S3VerifySeal | the response (`verify` of the kept SEAL under x): OK / an error | S3PollCommit (`vetoed` += x, x + 1) / S3PollEchoSeal (`checked` := j, or the row from its start after seal[x]) |
+//! | 65 | S3VerifySeal | the response (`verify` of the kept SEAL under x): OK / an error, the SEAL's first / an error, its second | S3PollCommit (`vetoed` += x, x + 1) / read again (`retry`): S3PollSeal or S3PollEchoSeal / S3PollEchoSeal (`checked` := j, or the row from its start after seal[x]) |
 //!
 //! Requests to Protocol: `sg_sign` (C; B with `sg_prep`; K with
 //! `sg_commit`), `sg_verify` (B with `sg_prep` and the fetched beat as the
