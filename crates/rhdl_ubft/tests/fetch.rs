@@ -4,22 +4,8 @@
 use rhdl_ubft::fetch::Fetch;
 use rust_hdl::prelude::*;
 
-fn fetch() -> Fetch {
-    let mut f = Fetch::default();
-    f.clock.connect();
-    f.rst_n.connect();
-    f.start.connect();
-    f.addr.connect();
-    f.len.connect();
-    f.arready.connect();
-    f.rdata.connect();
-    f.rresp.connect();
-    f.rlast.connect();
-    f.rvalid.connect();
-    f.connect_all();
-    f.rst_n.next = true;
-    f
-}
+mod common;
+use common::fetch;
 
 /// Settle with the clock low (the cycle's inputs applied), then the edge.
 fn settle(f: &mut Fetch) {

@@ -13,6 +13,9 @@ use rhdl_ubft::fetch::Fetch;
 use rhdl_ubft::params::BEAT_BYTES;
 use rhdl_ubft::rdmux::RdMux;
 use rust_hdl::prelude::*;
+
+mod common;
+use common::fetch;
 use std::collections::{HashSet, VecDeque};
 
 /// HBM read latency in these tests.
@@ -106,23 +109,6 @@ fn pair() -> Pair {
     t.connect_all();
     t.rst_n.next = true;
     t
-}
-
-fn fetch() -> Fetch {
-    let mut f = Fetch::default();
-    f.clock.connect();
-    f.rst_n.connect();
-    f.start.connect();
-    f.addr.connect();
-    f.len.connect();
-    f.arready.connect();
-    f.rdata.connect();
-    f.rresp.connect();
-    f.rlast.connect();
-    f.rvalid.connect();
-    f.connect_all();
-    f.rst_n.next = true;
-    f
 }
 
 /// The beat at byte address `addr`: the address in bits 0..64, its

@@ -11,6 +11,8 @@ use rhdl_ubft::layout::{field3, Mailbox, Region};
 use rhdl_ubft::params::{faults, vote_tag, AXI_BOUNDARY_BYTES, BEAT_BYTES, G, SB};
 use rhdl_ubft::watch::{ev, Watch};
 use rust_hdl::prelude::*;
+
+mod common;
 use std::collections::{HashMap, HashSet};
 
 /// `network_ptr`: 4 KiB aligned, as Protocol requires.
@@ -89,18 +91,7 @@ impl<const N: usize> Bench<N> {
         w.view.connect();
         w.fetch_beat.connect();
         w.connect_all();
-        let mut f = Fetch::default();
-        f.clock.connect();
-        f.rst_n.connect();
-        f.start.connect();
-        f.addr.connect();
-        f.len.connect();
-        f.arready.connect();
-        f.rdata.connect();
-        f.rresp.connect();
-        f.rlast.connect();
-        f.rvalid.connect();
-        f.connect_all();
+        let f = common::fetch();
         Bench {
             w,
             f,

@@ -1717,6 +1717,27 @@ fn nv_text(nv: &Option<Nv>) -> String {
 }
 
 /// The f-subsets of 0..len, in order.
+/// The leader's NEW_VIEW(`view`) of its own seal and `others`, the seals
+/// in ascending replica order (R19).
+fn new_view(view: u8, own: (usize, Seal), others: impl Iterator<Item = (usize, Seal)>) -> Nv {
+    let mut nv = Nv {
+        view,
+        len: 0,
+        who: [0; MAX_F1],
+        seals: [Seal::default(); MAX_F1],
+        cert_ok: true,
+    };
+    let mut all: Vec<(usize, Seal)> = vec![own];
+    all.extend(others);
+    all.sort();
+    for (i, (x, sl)) in all.iter().enumerate() {
+        nv.who[i] = *x as u8;
+        nv.seals[i] = *sl;
+    }
+    nv.len = all.len() as u8;
+    nv
+}
+
 fn combos(len: usize, f: usize) -> Vec<Vec<usize>> {
     let mut out = vec![];
     let mut cur = vec![];
@@ -1751,24 +1772,10 @@ impl Recovery {
         if pass.len() < cfg.f() {
             return vec![];
         }
-        let mut nv = Nv {
-            view: rep.view,
-            len: 0,
-            who: [0; MAX_F1],
-            seals: [Seal::default(); MAX_F1],
-            cert_ok: true,
-        };
-        let mut all: Vec<(usize, Seal)> = vec![(id, own)];
-        all.extend(pass.iter().copied());
-        all.sort();
-        for (i, (x, sl)) in all.iter().enumerate() {
-            nv.who[i] = *x as u8;
-            nv.seals[i] = *sl;
-        }
-        nv.len = all.len() as u8;
+        let nv = new_view(rep.view, (id, own), pass.iter().copied());
         let c = nv.constraint();
         if c.is() {
-            let (xt, st) = *all.iter().find(|(_, s)| s.l == c).expect("x_T");
+            let (xt, st) = nv.seals().find(|(_, s)| s.l == c).expect("x_T");
             if xt != id && h.commit[cfg.slot(c.k)][xt] != c {
                 rep.failed[xt] = Some(st);
                 return vec![];
@@ -2223,21 +2230,7 @@ impl Recovery {
                 let f = cfg.f();
                 let mut chosen = None;
                 for combo in combos(pass.len(), f) {
-                    let mut nv = Nv {
-                        view: rep.view,
-                        len: 0,
-                        who: [0; MAX_F1],
-                        seals: [Seal::default(); MAX_F1],
-                        cert_ok: true,
-                    };
-                    let mut all: Vec<(usize, Seal)> = vec![(id, own)];
-                    all.extend(combo.iter().map(|&i| pass[i]));
-                    all.sort();
-                    for (i, (x, sl)) in all.iter().enumerate() {
-                        nv.who[i] = *x as u8;
-                        nv.seals[i] = *sl;
-                    }
-                    nv.len = all.len() as u8;
+                    let nv = new_view(rep.view, (id, own), combo.iter().map(|&i| pass[i]));
                     let c = nv.constraint();
                     if !c.is() || self.cert_visible(cfg, h, &c) {
                         chosen = Some(nv);

@@ -1,10 +1,12 @@
 //! What more than one block test needs.
 
 use rhdl_ubft::broadcast::Broadcast;
+use rhdl_ubft::fetch::Fetch;
 use rust_hdl::prelude::*;
 
 /// A Broadcast block with every input connected for a test to drive, out
 /// of reset, sending one-beat records (`beats` = 1).
+#[allow(dead_code)] // (each test crate uses what it needs)
 pub fn broadcast() -> Broadcast {
     let mut b = Broadcast::default();
     b.clock.connect();
@@ -34,4 +36,24 @@ pub fn broadcast() -> Broadcast {
     b.rst_n.next = true;
     b.beats.next = 1.into();
     b
+}
+
+/// A Fetch block with every input connected for a test to drive, out of
+/// reset.
+#[allow(dead_code)]
+pub fn fetch() -> Fetch {
+    let mut f = Fetch::default();
+    f.clock.connect();
+    f.rst_n.connect();
+    f.start.connect();
+    f.addr.connect();
+    f.len.connect();
+    f.arready.connect();
+    f.rdata.connect();
+    f.rresp.connect();
+    f.rlast.connect();
+    f.rvalid.connect();
+    f.connect_all();
+    f.rst_n.next = true;
+    f
 }
