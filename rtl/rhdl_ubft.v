@@ -10359,6 +10359,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  started;
     
     // Constant declarations
+    localparam  seal_kind = 256'h4;
+    localparam  one32 = 32'h1;
+    localparam  new_view_word = 32'h0;
+    localparam  row_log = 8'h3;
     localparam  ev_full_row = 3'b1;
     localparam  v3 = 1'b0;
     localparam  err_recovery = 8'h7;
@@ -10568,6 +10572,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [3:0] slow3$cp_last;
     wire  slow3$bc_commit;
     wire  slow3$bc_echo_commit;
+    wire  slow3$set_commit;
     wire  [7:0] slow3$sts_state;
     reg  view$clock;
     reg  view$rst_n;
@@ -10613,6 +10618,70 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  view$sg_busy;
     wire  view$sg_resp_take;
     wire  [7:0] view$sts_state;
+    reg  view3$clock;
+    reg  view3$rst_n;
+    reg  view3$start;
+    wire  view3$stop;
+    wire  view3$start_leader;
+    wire  view3$holding;
+    reg  [7:0] view3$id;
+    reg  [7:0] view3$n;
+    reg  [7:0] view3$support;
+    reg  [31:0] view3$view_no;
+    reg  [7:0] view3$next_leader;
+    reg  view3$ob;
+    reg  view3$expiring;
+    reg  [31:0] view3$seal_own_word;
+    reg  [31:0] view3$seal_row_word;
+    reg  [31:0] view3$new_view_word;
+    reg  [31:0] view3$echo_seal_base;
+    reg  [31:0] view3$echo_commit_base;
+    reg  [7:0] view3$row_log;
+    reg  [7:0] view3$row2_len;
+    wire  view3$next_view;
+    wire  view3$open_round;
+    wire  view3$clear_wait;
+    wire  view3$missed;
+    wire  view3$bad_share;
+    wire  view3$fetch_start;
+    wire  [31:0] view3$fetch_word;
+    wire  [7:0] view3$fetch_len;
+    reg  [255:0] view3$fetch_beat;
+    reg  view3$fetch_beat_valid;
+    reg  view3$fetch_done;
+    reg  view3$fetch_error;
+    wire  view3$sg_sign;
+    wire  view3$sg_verify;
+    wire  view3$sg_seal;
+    wire  view3$sg_blk;
+    wire  view3$sg_sus;
+    wire  [7:0] view3$sg_signer;
+    reg  view3$sg_busy;
+    reg  view3$sg_resp_valid;
+    reg  [7:0] view3$sg_resp_status;
+    wire  view3$sg_resp_take;
+    wire  [255:0] view3$blk_out;
+    wire  [255:0] view3$sus_block;
+    wire  view3$cp_wr_en;
+    wire  view3$cp_from_fetch;
+    wire  [3:0] view3$cp_wr_beat;
+    wire  view3$cp_start;
+    wire  [3:0] view3$cp_first;
+    wire  [3:0] view3$cp_last;
+    reg  [255:0] view3$cp_rd_data;
+    wire  view3$bc_start;
+    wire  [31:0] view3$bc_word;
+    wire  view3$bc_seal;
+    wire  view3$bc_echo_seal;
+    wire  view3$bc_nv;
+    wire  [4:0] view3$bc_beats;
+    wire  view3$bc_round;
+    reg  view3$bc_done;
+    reg  view3$bc_busy;
+    reg  view3$round_done;
+    reg  view3$round_error;
+    wire  [7:0] view3$sb_out;
+    wire  [7:0] view3$sts_state;
     reg  [511:0] tally$beat;
     reg  [3:0] tally$lane;
     reg  [1:0] tally$quarter;
@@ -10717,6 +10786,30 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] prev$d;
     wire  [31:0] prev$q;
     reg  prev$clock;
+    reg  wc_ok$d;
+    wire  wc_ok$q;
+    reg  wc_ok$clock;
+    reg  wc_done$d;
+    wire  wc_done$q;
+    reg  wc_done$clock;
+    reg  [31:0] wc_k$d;
+    wire  [31:0] wc_k$q;
+    reg  wc_k$clock;
+    reg  l_ok$d;
+    wire  l_ok$q;
+    reg  l_ok$clock;
+    reg  [31:0] l_w$d;
+    wire  [31:0] l_w$q;
+    reg  l_w$clock;
+    reg  [31:0] l_c$d;
+    wire  [31:0] l_c$q;
+    reg  l_c$clock;
+    reg  [31:0] l_m$d;
+    wire  [31:0] l_m$q;
+    reg  l_m$clock;
+    reg  [31:0] l_prev$d;
+    wire  [31:0] l_prev$q;
+    reg  l_prev$clock;
     
     // Local signals
     reg  [31:0] tag;
@@ -10747,6 +10840,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] certify_row_word;
     reg  [31:0] commit_row_word;
     reg  hand_over;
+    reg  [255:0] seal_block;
     reg  wt_grant;
     
     // Sub module instances
@@ -10921,6 +11015,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .cp_last(slow3$cp_last),
         .bc_commit(slow3$bc_commit),
         .bc_echo_commit(slow3$bc_echo_commit),
+        .set_commit(slow3$set_commit),
         .sts_state(slow3$sts_state)
     );
     rhdl_ubft$protocol$view view(
@@ -10968,6 +11063,72 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .sg_busy(view$sg_busy),
         .sg_resp_take(view$sg_resp_take),
         .sts_state(view$sts_state)
+    );
+    rhdl_ubft$protocol$view3 view3(
+        .clock(view3$clock),
+        .rst_n(view3$rst_n),
+        .start(view3$start),
+        .stop(view3$stop),
+        .start_leader(view3$start_leader),
+        .holding(view3$holding),
+        .id(view3$id),
+        .n(view3$n),
+        .support(view3$support),
+        .view_no(view3$view_no),
+        .next_leader(view3$next_leader),
+        .ob(view3$ob),
+        .expiring(view3$expiring),
+        .seal_own_word(view3$seal_own_word),
+        .seal_row_word(view3$seal_row_word),
+        .new_view_word(view3$new_view_word),
+        .echo_seal_base(view3$echo_seal_base),
+        .echo_commit_base(view3$echo_commit_base),
+        .row_log(view3$row_log),
+        .row2_len(view3$row2_len),
+        .next_view(view3$next_view),
+        .open_round(view3$open_round),
+        .clear_wait(view3$clear_wait),
+        .missed(view3$missed),
+        .bad_share(view3$bad_share),
+        .fetch_start(view3$fetch_start),
+        .fetch_word(view3$fetch_word),
+        .fetch_len(view3$fetch_len),
+        .fetch_beat(view3$fetch_beat),
+        .fetch_beat_valid(view3$fetch_beat_valid),
+        .fetch_done(view3$fetch_done),
+        .fetch_error(view3$fetch_error),
+        .sg_sign(view3$sg_sign),
+        .sg_verify(view3$sg_verify),
+        .sg_seal(view3$sg_seal),
+        .sg_blk(view3$sg_blk),
+        .sg_sus(view3$sg_sus),
+        .sg_signer(view3$sg_signer),
+        .sg_busy(view3$sg_busy),
+        .sg_resp_valid(view3$sg_resp_valid),
+        .sg_resp_status(view3$sg_resp_status),
+        .sg_resp_take(view3$sg_resp_take),
+        .blk_out(view3$blk_out),
+        .sus_block(view3$sus_block),
+        .cp_wr_en(view3$cp_wr_en),
+        .cp_from_fetch(view3$cp_from_fetch),
+        .cp_wr_beat(view3$cp_wr_beat),
+        .cp_start(view3$cp_start),
+        .cp_first(view3$cp_first),
+        .cp_last(view3$cp_last),
+        .cp_rd_data(view3$cp_rd_data),
+        .bc_start(view3$bc_start),
+        .bc_word(view3$bc_word),
+        .bc_seal(view3$bc_seal),
+        .bc_echo_seal(view3$bc_echo_seal),
+        .bc_nv(view3$bc_nv),
+        .bc_beats(view3$bc_beats),
+        .bc_round(view3$bc_round),
+        .bc_done(view3$bc_done),
+        .bc_busy(view3$bc_busy),
+        .round_done(view3$round_done),
+        .round_error(view3$round_error),
+        .sb_out(view3$sb_out),
+        .sts_state(view3$sts_state)
     );
     rhdl_ubft$protocol$tally tally(
         .beat(tally$beat),
@@ -11131,6 +11292,46 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(prev$q),
         .clock(prev$clock)
     );
+    rhdl_ubft$protocol$wc_ok wc_ok(
+        .d(wc_ok$d),
+        .q(wc_ok$q),
+        .clock(wc_ok$clock)
+    );
+    rhdl_ubft$protocol$wc_done wc_done(
+        .d(wc_done$d),
+        .q(wc_done$q),
+        .clock(wc_done$clock)
+    );
+    rhdl_ubft$protocol$wc_k wc_k(
+        .d(wc_k$d),
+        .q(wc_k$q),
+        .clock(wc_k$clock)
+    );
+    rhdl_ubft$protocol$l_ok l_ok(
+        .d(l_ok$d),
+        .q(l_ok$q),
+        .clock(l_ok$clock)
+    );
+    rhdl_ubft$protocol$l_w l_w(
+        .d(l_w$d),
+        .q(l_w$q),
+        .clock(l_w$clock)
+    );
+    rhdl_ubft$protocol$l_c l_c(
+        .d(l_c$d),
+        .q(l_c$q),
+        .clock(l_c$clock)
+    );
+    rhdl_ubft$protocol$l_m l_m(
+        .d(l_m$d),
+        .q(l_m$q),
+        .clock(l_m$clock)
+    );
+    rhdl_ubft$protocol$l_prev l_prev(
+        .d(l_prev$d),
+        .q(l_prev$q),
+        .clock(l_prev$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -11161,6 +11362,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         bad_shares$clock = clock;
         error$clock = clock;
         prev$clock = clock;
+        wc_ok$clock = clock;
+        wc_done$clock = clock;
+        wc_k$clock = clock;
+        l_ok$clock = clock;
+        l_w$clock = clock;
+        l_c$clock = clock;
+        l_m$clock = clock;
+        l_prev$clock = clock;
         state$d = state$q;
         view_no$d = view_no$q;
         leader_id$d = leader_id$q;
@@ -11188,6 +11397,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         bad_shares$d = bad_shares$q;
         error$d = error$q;
         prev$d = prev$q;
+        wc_ok$d = wc_ok$q;
+        wc_done$d = wc_done$q;
+        wc_k$d = wc_k$q;
+        l_ok$d = l_ok$q;
+        l_w$d = l_w$q;
+        l_c$d = l_c$q;
+        l_m$d = l_m$q;
+        l_prev$d = l_prev$q;
         tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         vc_tag = (((view_no$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         if ((leader_id$q + 32'h1) >= n) begin
@@ -11208,6 +11425,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prep_block = prep_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         cert_block = cert_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         commit_block = commit_kind | (((slow3$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
+        seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+        if (l_ok$q) begin
+            seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((l_w$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((l_c$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((l_m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((l_prev$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((one32) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
+        end
         echo_row_word = echo_prep_base + (((slot_n$q) & 32'hffffffff) << 32'h5);
         echo_own_word = echo_row_word + (((id) & 32'hffffffff) << 32'h5);
         certify_row_word = certify3_base + (((slot_n$q) & 32'hffffffff) << 32'h5);
@@ -11326,8 +11547,37 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$bc_done = bc_done;
         view$bc_busy = bc_busy;
         view$sg_busy = sg_busy;
+        view3$clock = clock;
+        view3$rst_n = rst_n;
+        view3$id = id;
+        view3$n = n;
+        view3$support = support$q;
+        view3$view_no = view_no$q;
+        view3$next_leader = next_leader;
+        view3$ob = wc_ok$q & ~wc_done$q & ~(l_ok$q & (l_c$q >= wc_k$q));
+        view3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 24'hffffff) << streak$q);
+        view3$seal_row_word = seal_base;
+        view3$seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
+        view3$new_view_word = new_view_word;
+        view3$echo_seal_base = echo_seal_base;
+        view3$echo_commit_base = echo_commit_base;
+        view3$row_log = row_log;
+        view3$row2_len = row2_len;
+        view3$fetch_beat = fetch_beat[(32'h0)+:(256)];
+        view3$fetch_beat_valid = fetch_beat_valid;
+        view3$fetch_done = fetch_done;
+        view3$fetch_error = fetch_error;
+        view3$sg_busy = sg_busy;
+        view3$sg_resp_valid = sg_resp_valid;
+        view3$sg_resp_status = sg_resp_status;
+        view3$cp_rd_data = cp_rd_data[(32'h0)+:(256)];
+        view3$bc_done = bc_done;
+        view3$bc_busy = bc_busy;
+        view3$round_done = bc_round_done;
+        view3$round_error = bc_round_error;
         fast$start = leader$start_fast | view$start_fast;
         hand_over = leader$start_view | fast$start_view | slow3$stop;
+        view3$start = hand_over & v3;
         slow$start = fast$start_slow & ~v3;
         slow3$start = fast$start_slow & v3;
         wt_enable = v3 & slow3$holding & (state$q == ProtocolSt$Run);
@@ -11347,8 +11597,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             m_new = m$q;
         end
-        fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | slow3$fetch_start | view$fetch_start;
-        poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | slow3$fetch_word | view$fetch_word;
+        fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | slow3$fetch_start | view$fetch_start | view3$fetch_start;
+        poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | slow3$fetch_word | view$fetch_word | view3$fetch_word;
         if (slow3$fetch_row) begin
             fetch_len = row2_len;
         end
@@ -11356,11 +11606,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             fetch_len = 32'h1;
         end
         else begin
-            fetch_len = view$fetch_len;
+            fetch_len = view$fetch_len | view3$fetch_len;
         end
         fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
-        bc_start = leader$bc_start | fast$bc_start | slow$bc_start | slow3$bc_start | view$bc_start;
-        bc_word = leader$bc_word | fast$bc_word | slow$bc_word | slow3$bc_word | view$bc_word;
+        bc_start = leader$bc_start | fast$bc_start | slow$bc_start | slow3$bc_start | view$bc_start | view3$bc_start;
+        bc_word = leader$bc_word | fast$bc_word | slow$bc_word | slow3$bc_word | view$bc_word | view3$bc_word;
         bc_local_only = view$bc_local_only;
         bc_words = 32'h2;
         bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
@@ -11400,23 +11650,54 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
-        bc_round = slow3$bc_round & v3;
-        cp_wr_en = slow3$cp_wr_en & v3;
-        cp_wr_beat = slow3$cp_wr_beat;
-        if (slow3$cp_from_fetch & v3) begin
+        if (view3$bc_seal & v3) begin
+            bc_words = 32'h10;
+            bc_data = ((seal_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = view3$bc_beats;
+        end
+        if (view3$bc_echo_seal & v3) begin
+            bc_words = 32'h10;
+            bc_data = ((view3$blk_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = view3$bc_beats;
+        end
+        if (view3$bc_nv & v3) begin
+            bc_words = 32'h10;
+            bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((view3$sb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+            bc_beats = view3$bc_beats;
+        end
+        bc_round = (slow3$bc_round | view3$bc_round) & v3;
+        cp_wr_en = (slow3$cp_wr_en | view3$cp_wr_en) & v3;
+        if (view3$holding) begin
+            cp_wr_beat = view3$cp_wr_beat;
+            cp_first = view3$cp_first;
+            cp_last = view3$cp_last;
+        end
+        else begin
+            cp_wr_beat = slow3$cp_wr_beat;
+            cp_first = slow3$cp_first;
+            cp_last = slow3$cp_last;
+        end
+        if ((slow3$cp_from_fetch | view3$cp_from_fetch) & v3) begin
             cp_wr_data = fetch_beat;
         end
         else begin
             cp_wr_data = sg_resp_sig;
         end
-        cp_start = slow3$cp_start & v3;
-        cp_first = slow3$cp_first;
-        cp_last = slow3$cp_last;
-        sg_sign = slow$sg_sign | slow3$sg_sign;
-        sg_verify = slow$sg_verify | slow3$sg_verify;
-        sg_signer = slow$sg_signer | slow3$sg_signer;
+        cp_start = (slow3$cp_start | view3$cp_start) & v3;
+        sg_sign = slow$sg_sign | slow3$sg_sign | view3$sg_sign;
+        sg_verify = slow$sg_verify | slow3$sg_verify | view3$sg_verify;
+        sg_signer = slow$sg_signer | slow3$sg_signer | view3$sg_signer;
         if (slow3$sg_sus & v3) begin
             sg_block = slow3$sus_block;
+        end
+        else if (view3$sg_seal & v3) begin
+            sg_block = seal_block;
+        end
+        else if (view3$sg_blk & v3) begin
+            sg_block = view3$blk_out;
+        end
+        else if (view3$sg_sus & v3) begin
+            sg_block = view3$sus_block;
         end
         else if (slow3$sg_prep) begin
             sg_block = prep_block;
@@ -11430,13 +11711,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (slow3$sg_sus & v3) begin
             sg_signature = slow3$sus_sig;
         end
-        else if (slow3$sg_compose & v3) begin
+        else if ((slow3$sg_compose | view3$sg_blk | view3$sg_sus) & v3) begin
             sg_signature = cp_rd_data;
         end
         else begin
             sg_signature = fetch_beat;
         end
-        sg_resp_take = slow$sg_resp_take | slow3$sg_resp_take | view$sg_resp_take;
+        sg_resp_take = slow$sg_resp_take | slow3$sg_resp_take | view$sg_resp_take | view3$sg_resp_take;
         requests$clock = clock;
         requests$rst_n = rst_n;
         requests$prop_tdata = prop_tdata;
@@ -11445,22 +11726,22 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         requests$probe_m = tally$record[(32'h20)+:(32)];
         requests$retire = (state$q == ProtocolSt$Decide) & dec_tready;
         requests$retire_m = m$q;
-        missed = leader$missed | fast$missed | slow$missed | slow3$missed | view$missed;
-        if (leader$open_round | view$open_round) begin
+        missed = leader$missed | fast$missed | slow$missed | slow3$missed | view$missed | view3$missed;
+        if (leader$open_round | view$open_round | view3$open_round) begin
             waited$d = 32'h0;
             slow_path$d = 1'b0;
             phase$d = 32'h0;
             vote_view$d = view_no$q;
             vote_leader$d = leader_id$q;
         end
-        if (fast$clear_wait | slow$clear_wait | slow3$clear_wait | view$clear_wait) begin
+        if (fast$clear_wait | slow$clear_wait | slow3$clear_wait | view$clear_wait | view3$clear_wait) begin
             waited$d = 32'h0;
         end
         m$d = m_new;
         if (fast$set_phase | slow$set_phase) begin
             phase$d = fast$phase_next | slow$phase_next;
         end
-        if (view$next_view) begin
+        if (view$next_view | view3$next_view) begin
             view_no$d = view_no$q + 32'h1;
             leader_id$d = next_leader;
             view_changes$d = view_changes$q + 32'h1;
@@ -11478,7 +11759,19 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             end
             slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow;
         end
-        if (slow$bad_share | slow3$bad_share) begin
+        if (fast$set_phase & (fast$phase_next == 32'h2) & v3) begin
+            wc_ok$d = 1'b1;
+            wc_done$d = 1'b0;
+            wc_k$d = k$q;
+        end
+        if (slow3$set_commit) begin
+            l_ok$d = 1'b1;
+            l_w$d = view_no$q;
+            l_c$d = k$q;
+            l_m$d = m$q;
+            l_prev$d = prev$q;
+        end
+        if (slow$bad_share | slow3$bad_share | view3$bad_share) begin
             bad_shares$d = bad_shares$q + 32'h1;
         end
         start_leader = 1'b0;
@@ -11510,6 +11803,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         bad_shares$d = 32'h0;
                         view_changes$d = 32'h0;
                         prev$d = 32'h0;
+                        wc_ok$d = 1'b0;
+                        l_ok$d = 1'b0;
                         support$d = ((n - 32'h1) >> 32'h1) + 32'h1;
                         waited$d = 32'h0;
                         streak$d = 32'h0;
@@ -11546,7 +11841,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     if (decided) begin
                         state$d = ProtocolSt$Decide;
                     end
-                    else if (v3 & hand_over) begin
+                    else if (v3 & view3$stop) begin
                         error$d = err_recovery;
                         state$d = ProtocolSt$Done;
                     end
@@ -11596,7 +11891,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     state$d = ProtocolSt$Idle;
                 end
         endcase
-        leader$start = start_leader | view$start_leader;
+        leader$start = start_leader | view$start_leader | view3$start_leader;
         if (fetch_start) begin
             polls$d = polls$q + 32'h1;
         end
@@ -11654,7 +11949,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     own_state = 32'h0;
                 end
         endcase
-        sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | slow3$sts_state | view$sts_state;
+        sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | slow3$sts_state | view$sts_state | view3$sts_state;
     end
     
 endmodule // rhdl_ubft$protocol
@@ -12071,6 +12366,101 @@ module rhdl_ubft$protocol$k(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$k
+
+
+module rhdl_ubft$protocol$l_c(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$l_c
+
+
+module rhdl_ubft$protocol$l_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$l_m
+
+
+module rhdl_ubft$protocol$l_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$l_ok
+
+
+module rhdl_ubft$protocol$l_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$l_prev
+
+
+module rhdl_ubft$protocol$l_w(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$l_w
 
 
 module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,prep_word,expiring,open_round,set_m,m_next,missed,head_valid,head_m,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_prepare,bc_done,sts_state);
@@ -13525,7 +13915,7 @@ module rhdl_ubft$protocol$slow$vq(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$vq
 
 
-module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,sts_state);
+module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -13599,6 +13989,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
     output reg  [3:0] cp_last;
     output reg  bc_commit;
     output reg  bc_echo_commit;
+    output reg  set_commit;
     output reg  [7:0] sts_state;
     
     // Constant declarations
@@ -13960,6 +14351,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
         bc_cert = 1'b0;
         bc_round = 1'b0;
         decide = 1'b0;
+        set_commit = 1'b0;
         blk_j = id;
         bitmap = bm$q;
         sg_commit = 1'b0;
@@ -14337,6 +14729,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                         sg_resp_take = 1'b1;
                         if (sg_resp_status == status_ok) begin
                             cp_wr_en = 1'b1;
+                            set_commit = 1'b1;
                             state$d = Slow3St$S3SendCommit;
                         end
                         else begin
@@ -16517,6 +16910,1476 @@ module rhdl_ubft$protocol$view$vc_lo(d,q,clock);
 endmodule // rhdl_ubft$protocol$view$vc_lo
 
 
+module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n,support,view_no,next_leader,ob,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    output reg  stop;
+    output reg  start_leader;
+    output reg  holding;
+    input wire  [7:0] id;
+    input wire  [7:0] n;
+    input wire  [7:0] support;
+    input wire  [31:0] view_no;
+    input wire  [7:0] next_leader;
+    input wire  ob;
+    input wire  expiring;
+    input wire  [31:0] seal_own_word;
+    input wire  [31:0] seal_row_word;
+    input wire  [31:0] new_view_word;
+    input wire  [31:0] echo_seal_base;
+    input wire  [31:0] echo_commit_base;
+    input wire  [7:0] row_log;
+    input wire  [7:0] row2_len;
+    output reg  next_view;
+    output reg  open_round;
+    output reg  clear_wait;
+    output reg  missed;
+    output reg  bad_share;
+    output reg  fetch_start;
+    output reg  [31:0] fetch_word;
+    output reg  [7:0] fetch_len;
+    input wire  [255:0] fetch_beat;
+    input wire  fetch_beat_valid;
+    input wire  fetch_done;
+    input wire  fetch_error;
+    output reg  sg_sign;
+    output reg  sg_verify;
+    output reg  sg_seal;
+    output reg  sg_blk;
+    output reg  sg_sus;
+    output reg  [7:0] sg_signer;
+    input wire  sg_busy;
+    input wire  sg_resp_valid;
+    input wire  [7:0] sg_resp_status;
+    output reg  sg_resp_take;
+    output reg  [255:0] blk_out;
+    output reg  [255:0] sus_block;
+    output reg  cp_wr_en;
+    output reg  cp_from_fetch;
+    output reg  [3:0] cp_wr_beat;
+    output reg  cp_start;
+    output reg  [3:0] cp_first;
+    output reg  [3:0] cp_last;
+    input wire  [255:0] cp_rd_data;
+    output reg  bc_start;
+    output reg  [31:0] bc_word;
+    output reg  bc_seal;
+    output reg  bc_echo_seal;
+    output reg  bc_nv;
+    output reg  [4:0] bc_beats;
+    output reg  bc_round;
+    input wire  bc_done;
+    input wire  bc_busy;
+    input wire  round_done;
+    input wire  round_error;
+    output reg  [7:0] sb_out;
+    output reg  [7:0] sts_state;
+    
+    // Constant declarations
+    localparam  status_ok = 8'h0;
+    localparam  kind_seal = 32'h4;
+    localparam  kind_commit = 32'h3;
+    localparam  one8 = 8'h1;
+    
+    // Enums
+    localparam View3St$Off = 0;
+    localparam View3St$V3Start = 1;
+    localparam View3St$V3Turn = 2;
+    localparam View3St$V3SignSeal = 3;
+    localparam View3St$V3SendSeal = 4;
+    localparam View3St$V3PollSeals = 5;
+    localparam View3St$V3WaitSeals = 6;
+    localparam View3St$V3Next = 7;
+    localparam View3St$V3Load = 8;
+    localparam View3St$V3Verify = 9;
+    localparam View3St$V3PollOwnEcho = 10;
+    localparam View3St$V3WaitOwnEcho = 11;
+    localparam View3St$V3SendEchoSeal = 12;
+    localparam View3St$V3PollEchoCommit = 13;
+    localparam View3St$V3WaitEchoCommit = 14;
+    localparam View3St$V3VerifySuspect = 15;
+    localparam View3St$V3SendNv = 16;
+    localparam View3St$V3PollNv = 17;
+    localparam View3St$V3WaitNv = 18;
+    localparam View3St$V3PollNvRec = 19;
+    localparam View3St$V3WaitNvRec = 20;
+    localparam View3St$V3Install = 21;
+    
+    // Stub signals
+    reg  [4:0] state$d;
+    wire  [4:0] state$q;
+    reg  state$clock;
+    reg  sent$d;
+    wire  sent$q;
+    reg  sent$clock;
+    reg  rd$d;
+    wire  rd$q;
+    reg  rd$clock;
+    reg  lead$d;
+    wire  lead$q;
+    reg  lead$clock;
+    reg  [7:0] beat_i$d;
+    wire  [7:0] beat_i$q;
+    reg  beat_i$clock;
+    reg  [7:0] cnt$d;
+    wire  [7:0] cnt$q;
+    reg  cnt$clock;
+    reg  [7:0] others$d;
+    wire  [7:0] others$q;
+    reg  others$clock;
+    reg  [7:0] sb$d;
+    wire  [7:0] sb$q;
+    reg  sb$clock;
+    reg  take$d;
+    wire  take$q;
+    reg  take$clock;
+    reg  has_l$d;
+    wire  has_l$q;
+    reg  has_l$clock;
+    reg  [7:0] once$d;
+    wire  [7:0] once$q;
+    reg  once$clock;
+    reg  [7:0] failed$d;
+    wire  [7:0] failed$q;
+    reg  failed$clock;
+    reg  nv_ok$d;
+    wire  nv_ok$q;
+    reg  nv_ok$clock;
+    reg  [7:0] last_x$d;
+    wire  [7:0] last_x$q;
+    reg  last_x$clock;
+    reg  [7:0] seen$d;
+    wire  [7:0] seen$q;
+    reg  seen$clock;
+    reg  [7:0] p$d;
+    wire  [7:0] p$q;
+    reg  p$clock;
+    reg  [255:0] blk$d;
+    wire  [255:0] blk$q;
+    reg  blk$clock;
+    reg  [7:0] x$d;
+    wire  [7:0] x$q;
+    reg  x$clock;
+    reg  sus$d;
+    wire  sus$q;
+    reg  sus$clock;
+    reg  [7:0] sus_j$d;
+    wire  [7:0] sus_j$q;
+    reg  sus_j$clock;
+    reg  [255:0] sus_blk$d;
+    wire  [255:0] sus_blk$q;
+    reg  sus_blk$clock;
+    reg  grab$d;
+    wire  grab$q;
+    reg  grab$clock;
+    reg  [7:0] checked$d;
+    wire  [7:0] checked$q;
+    reg  checked$clock;
+    reg  checked_any$d;
+    wire  checked_any$q;
+    reg  checked_any$clock;
+    reg  retry$d;
+    wire  retry$q;
+    reg  retry$clock;
+    
+    // Local signals
+    reg  [7:0] entry;
+    reg  wf_seal;
+    reg  seal_cand;
+    reg  nv_seal;
+    reg  suspect;
+    reg  own_echo;
+    reg  [31:0] x_row;
+    reg  [3:0] cnt2;
+    reg  [3:0] p2;
+    reg  [4:0] sup2;
+    reg  [31:0] view_m1;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$view3$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$protocol$view3$sent sent(
+        .d(sent$d),
+        .q(sent$q),
+        .clock(sent$clock)
+    );
+    rhdl_ubft$protocol$view3$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    rhdl_ubft$protocol$view3$lead lead(
+        .d(lead$d),
+        .q(lead$q),
+        .clock(lead$clock)
+    );
+    rhdl_ubft$protocol$view3$beat_i beat_i(
+        .d(beat_i$d),
+        .q(beat_i$q),
+        .clock(beat_i$clock)
+    );
+    rhdl_ubft$protocol$view3$cnt cnt(
+        .d(cnt$d),
+        .q(cnt$q),
+        .clock(cnt$clock)
+    );
+    rhdl_ubft$protocol$view3$others others(
+        .d(others$d),
+        .q(others$q),
+        .clock(others$clock)
+    );
+    rhdl_ubft$protocol$view3$sb sb(
+        .d(sb$d),
+        .q(sb$q),
+        .clock(sb$clock)
+    );
+    rhdl_ubft$protocol$view3$take take(
+        .d(take$d),
+        .q(take$q),
+        .clock(take$clock)
+    );
+    rhdl_ubft$protocol$view3$has_l has_l(
+        .d(has_l$d),
+        .q(has_l$q),
+        .clock(has_l$clock)
+    );
+    rhdl_ubft$protocol$view3$once once(
+        .d(once$d),
+        .q(once$q),
+        .clock(once$clock)
+    );
+    rhdl_ubft$protocol$view3$failed failed(
+        .d(failed$d),
+        .q(failed$q),
+        .clock(failed$clock)
+    );
+    rhdl_ubft$protocol$view3$nv_ok nv_ok(
+        .d(nv_ok$d),
+        .q(nv_ok$q),
+        .clock(nv_ok$clock)
+    );
+    rhdl_ubft$protocol$view3$last_x last_x(
+        .d(last_x$d),
+        .q(last_x$q),
+        .clock(last_x$clock)
+    );
+    rhdl_ubft$protocol$view3$seen seen(
+        .d(seen$d),
+        .q(seen$q),
+        .clock(seen$clock)
+    );
+    rhdl_ubft$protocol$view3$p p(
+        .d(p$d),
+        .q(p$q),
+        .clock(p$clock)
+    );
+    rhdl_ubft$protocol$view3$blk blk(
+        .d(blk$d),
+        .q(blk$q),
+        .clock(blk$clock)
+    );
+    rhdl_ubft$protocol$view3$x x(
+        .d(x$d),
+        .q(x$q),
+        .clock(x$clock)
+    );
+    rhdl_ubft$protocol$view3$sus sus(
+        .d(sus$d),
+        .q(sus$q),
+        .clock(sus$clock)
+    );
+    rhdl_ubft$protocol$view3$sus_j sus_j(
+        .d(sus_j$d),
+        .q(sus_j$q),
+        .clock(sus_j$clock)
+    );
+    rhdl_ubft$protocol$view3$sus_blk sus_blk(
+        .d(sus_blk$d),
+        .q(sus_blk$q),
+        .clock(sus_blk$clock)
+    );
+    rhdl_ubft$protocol$view3$grab grab(
+        .d(grab$d),
+        .q(grab$q),
+        .clock(grab$clock)
+    );
+    rhdl_ubft$protocol$view3$checked checked(
+        .d(checked$d),
+        .q(checked$q),
+        .clock(checked$clock)
+    );
+    rhdl_ubft$protocol$view3$checked_any checked_any(
+        .d(checked_any$d),
+        .q(checked_any$q),
+        .clock(checked_any$clock)
+    );
+    rhdl_ubft$protocol$view3$retry retry(
+        .d(retry$d),
+        .q(retry$q),
+        .clock(retry$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        sent$clock = clock;
+        rd$clock = clock;
+        lead$clock = clock;
+        beat_i$clock = clock;
+        cnt$clock = clock;
+        others$clock = clock;
+        sb$clock = clock;
+        take$clock = clock;
+        has_l$clock = clock;
+        once$clock = clock;
+        failed$clock = clock;
+        nv_ok$clock = clock;
+        last_x$clock = clock;
+        seen$clock = clock;
+        p$clock = clock;
+        blk$clock = clock;
+        x$clock = clock;
+        sus$clock = clock;
+        sus_j$clock = clock;
+        sus_blk$clock = clock;
+        grab$clock = clock;
+        checked$clock = clock;
+        checked_any$clock = clock;
+        retry$clock = clock;
+        state$d = state$q;
+        sent$d = sent$q;
+        rd$d = rd$q;
+        lead$d = lead$q;
+        beat_i$d = beat_i$q;
+        cnt$d = cnt$q;
+        others$d = others$q;
+        sb$d = sb$q;
+        take$d = take$q;
+        has_l$d = has_l$q;
+        once$d = once$q;
+        failed$d = failed$q;
+        nv_ok$d = nv_ok$q;
+        last_x$d = last_x$q;
+        seen$d = seen$q;
+        p$d = p$q;
+        blk$d = blk$q;
+        x$d = x$q;
+        sus$d = sus$q;
+        sus_j$d = sus_j$q;
+        sus_blk$d = sus_blk$q;
+        grab$d = grab$q;
+        checked$d = checked$q;
+        checked_any$d = checked_any$q;
+        retry$d = retry$q;
+        entry = beat_i$q >> 32'h1;
+        view_m1 = view_no - 32'h1;
+        cnt2 = ((cnt$q) & 4'hf) << 32'h1;
+        p2 = ((p$q) & 4'hf) << 32'h1;
+        sup2 = ((support) & 5'h1f) << 32'h1;
+        wf_seal = (fetch_beat[(32'h0)+:(32)] == kind_seal) & ((fetch_beat[(32'he0)+:(32)] == 32'h1) | ((fetch_beat[(32'he0)+:(32)] == 32'h0) & (fetch_beat[(32'h60)+:(128)] == 32'h0)));
+        seal_cand = ~beat_i$q[32'h0] & (entry < n) & wf_seal & (fetch_beat[(32'h20)+:(32)] == ((entry) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= view_m1) & ((failed$q & (one8 << entry)) == 32'h0);
+        nv_seal = wf_seal & (fetch_beat[(32'h20)+:(32)] < ((n) & 32'hffffffff)) & ((sb$q & (one8 << fetch_beat[(32'h20)+:(8)])) != 32'h0) & (fetch_beat[(32'h28)+:(24)] == 32'h0) & ((cnt$q == 32'h0) | (fetch_beat[(32'h20)+:(8)] > last_x$q)) & (fetch_beat[(32'h40)+:(32)] >= view_m1);
+        suspect = ~beat_i$q[32'h0] & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(32)] == kind_commit) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
+        own_echo = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= blk$q[(32'h40)+:(32)]);
+        x_row = ((x$q) & 32'hffffffff) << row_log;
+        stop = 1'b0;
+        start_leader = 1'b0;
+        holding = state$q != View3St$Off;
+        next_view = 1'b0;
+        open_round = 1'b0;
+        clear_wait = 1'b0;
+        missed = 1'b0;
+        bad_share = 1'b0;
+        fetch_start = 1'b0;
+        fetch_word = 32'h0;
+        fetch_len = 32'h0;
+        sg_sign = 1'b0;
+        sg_verify = 1'b0;
+        sg_seal = 1'b0;
+        sg_blk = 1'b0;
+        sg_sus = 1'b0;
+        sg_signer = 32'h0;
+        sg_resp_take = 1'b0;
+        blk_out = blk$q;
+        sus_block = sus_blk$q;
+        cp_wr_en = 1'b0;
+        cp_from_fetch = 1'b0;
+        cp_wr_beat = 32'h1;
+        cp_start = 1'b0;
+        cp_first = 32'h1;
+        cp_last = 32'h1;
+        bc_start = 1'b0;
+        bc_word = 32'h0;
+        bc_seal = 1'b0;
+        bc_echo_seal = 1'b0;
+        bc_nv = 1'b0;
+        bc_beats = 32'h2;
+        bc_round = 1'b0;
+        sb_out = sb$q;
+        case (state$q)
+            View3St$Off:
+                begin
+                    if (start) begin
+                        state$d = View3St$V3Start;
+                    end
+                end
+            View3St$V3Start:
+                begin
+                    sent$d = 1'b0;
+                    rd$d = 1'b0;
+                    clear_wait = 1'b1;
+                    if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                    end
+                    else if (~sg_busy & ~bc_busy) begin
+                        state$d = View3St$V3Turn;
+                    end
+                end
+            View3St$V3Turn:
+                begin
+                    if (ob) begin
+                        stop = 1'b1;
+                        state$d = View3St$Off;
+                    end
+                    else begin
+                        sg_seal = 1'b1;
+                        if (~sg_busy) begin
+                            sg_sign = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                        state$d = View3St$V3SignSeal;
+                    end
+                end
+            View3St$V3SignSeal:
+                begin
+                    sg_seal = 1'b1;
+                    if (~sent$q) begin
+                        if (~sg_busy) begin
+                            sg_sign = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_status == status_ok) begin
+                            cp_wr_en = 1'b1;
+                            state$d = View3St$V3SendSeal;
+                        end
+                        else begin
+                            sent$d = 1'b0;
+                        end
+                    end
+                end
+            View3St$V3SendSeal:
+                begin
+                    bc_word = seal_own_word;
+                    bc_seal = 1'b1;
+                    if (sent$q) begin
+                        bc_start = 1'b1;
+                        cp_start = 1'b1;
+                        sent$d = 1'b0;
+                    end
+                    else if (bc_done) begin
+                        next_view = 1'b1;
+                        clear_wait = 1'b1;
+                        once$d = 32'h0;
+                        failed$d = 32'h0;
+                        if (next_leader == id) begin
+                            lead$d = 1'b1;
+                            state$d = View3St$V3PollSeals;
+                        end
+                        else begin
+                            lead$d = 1'b0;
+                            state$d = View3St$V3PollNv;
+                        end
+                    end
+                end
+            View3St$V3PollSeals:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = seal_row_word;
+                    fetch_len = row2_len;
+                    beat_i$d = 32'h0;
+                    cnt$d = 32'h0;
+                    others$d = 32'h0;
+                    sb$d = 32'h0;
+                    take$d = 1'b0;
+                    has_l$d = 1'b0;
+                    state$d = View3St$V3WaitSeals;
+                end
+            View3St$V3WaitSeals:
+                begin
+                    cp_from_fetch = 1'b1;
+                    cp_wr_beat = cnt2 + 32'h1;
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (take$q) begin
+                            cp_wr_beat = cnt2;
+                            cp_wr_en = 1'b1;
+                            take$d = 1'b0;
+                        end
+                        else if (seal_cand & ((entry == id) | (others$q < (support - 32'h1)))) begin
+                            cp_wr_en = 1'b1;
+                            take$d = 1'b1;
+                            cnt$d = cnt$q + 32'h1;
+                            sb$d = sb$q | (one8 << entry);
+                            if (entry != id) begin
+                                others$d = others$q + 32'h1;
+                            end
+                            if (fetch_beat[(32'he0)+:(32)] != 32'h0) begin
+                                has_l$d = 1'b1;
+                            end
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (~fetch_error & (cnt$q == support)) begin
+                            if (has_l$q) begin
+                                stop = 1'b1;
+                                state$d = View3St$Off;
+                            end
+                            else begin
+                                p$d = 32'h0;
+                                state$d = View3St$V3Next;
+                            end
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                state$d = View3St$V3Start;
+                            end
+                            else begin
+                                state$d = View3St$V3PollSeals;
+                            end
+                        end
+                    end
+                end
+            View3St$V3Next:
+                begin
+                    rd$d = 1'b0;
+                    sent$d = 1'b0;
+                    checked_any$d = 1'b0;
+                    retry$d = 1'b0;
+                    if (p$q == support) begin
+                        if (lead$q) begin
+                            sent$d = 1'b1;
+                            state$d = View3St$V3SendNv;
+                        end
+                        else begin
+                            state$d = View3St$V3Install;
+                        end
+                    end
+                    else begin
+                        state$d = View3St$V3Load;
+                    end
+                end
+            View3St$V3Load:
+                begin
+                    cp_first = p2 + 32'h1;
+                    if (rd$q) begin
+                        cp_first = p2 + 32'h2;
+                        blk$d = cp_rd_data;
+                        x$d = cp_rd_data[(32'h20)+:(8)];
+                        rd$d = 1'b0;
+                        if (cp_rd_data[(32'h20)+:(8)] == id) begin
+                            p$d = p$q + 32'h1;
+                            state$d = View3St$V3Next;
+                        end
+                        else begin
+                            state$d = View3St$V3Verify;
+                        end
+                    end
+                    else begin
+                        rd$d = 1'b1;
+                    end
+                end
+            View3St$V3Verify:
+                begin
+                    cp_first = p2 + 32'h2;
+                    sg_blk = 1'b1;
+                    sg_signer = x$q;
+                    if (~sent$q) begin
+                        if (~sg_busy) begin
+                            sg_verify = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        sent$d = 1'b0;
+                        if (sg_resp_status == status_ok) begin
+                            state$d = View3St$V3PollOwnEcho;
+                        end
+                        else begin
+                            bad_share = 1'b1;
+                            missed = 1'b1;
+                            if (lead$q) begin
+                                if ((once$q & (one8 << x$q)) != 32'h0) begin
+                                    failed$d = failed$q | (one8 << x$q);
+                                end
+                                else begin
+                                    once$d = once$q | (one8 << x$q);
+                                end
+                                state$d = View3St$V3PollSeals;
+                            end
+                            else begin
+                                state$d = View3St$V3PollNv;
+                            end
+                            if (expiring) begin
+                                state$d = View3St$V3Start;
+                            end
+                        end
+                    end
+                end
+            View3St$V3PollOwnEcho:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = echo_seal_base + ((x_row + ((id) & 32'hffffffff)) << 32'h5);
+                    fetch_len = 32'h0;
+                    state$d = View3St$V3WaitOwnEcho;
+                end
+            View3St$V3WaitOwnEcho:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & own_echo) begin
+                            state$d = View3St$V3PollEchoCommit;
+                        end
+                        else begin
+                            sent$d = 1'b1;
+                            state$d = View3St$V3SendEchoSeal;
+                        end
+                    end
+                end
+            View3St$V3SendEchoSeal:
+                begin
+                    bc_word = echo_seal_base + ((x_row + ((id) & 32'hffffffff)) << 32'h5);
+                    bc_echo_seal = 1'b1;
+                    cp_first = p2 + 32'h2;
+                    cp_last = p2 + 32'h2;
+                    if (sent$q) begin
+                        bc_start = 1'b1;
+                        bc_round = 1'b1;
+                        cp_start = 1'b1;
+                        sent$d = 1'b0;
+                    end
+                    else if (round_error) begin
+                        missed = 1'b1;
+                        if (expiring) begin
+                            state$d = View3St$V3Start;
+                        end
+                        else if (lead$q) begin
+                            state$d = View3St$V3PollSeals;
+                        end
+                        else begin
+                            state$d = View3St$V3PollNv;
+                        end
+                    end
+                    else if (round_done) begin
+                        clear_wait = 1'b1;
+                        state$d = View3St$V3PollEchoCommit;
+                    end
+                end
+            View3St$V3PollEchoCommit:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = echo_commit_base + (x_row << 32'h5);
+                    fetch_len = row2_len;
+                    beat_i$d = 32'h0;
+                    sus$d = 1'b0;
+                    grab$d = 1'b0;
+                    state$d = View3St$V3WaitEchoCommit;
+                end
+            View3St$V3WaitEchoCommit:
+                begin
+                    cp_from_fetch = 1'b1;
+                    cp_wr_beat = 32'hf;
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (grab$q) begin
+                            cp_wr_en = 1'b1;
+                            grab$d = 1'b0;
+                        end
+                        else if (suspect & ~sus$q) begin
+                            sus$d = 1'b1;
+                            sus_j$d = entry;
+                            sus_blk$d = fetch_beat;
+                            grab$d = 1'b1;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                state$d = View3St$V3Start;
+                            end
+                            else begin
+                                state$d = View3St$V3PollEchoCommit;
+                            end
+                        end
+                        else if (sus$q) begin
+                            sent$d = 1'b0;
+                            rd$d = 1'b0;
+                            state$d = View3St$V3VerifySuspect;
+                        end
+                        else begin
+                            p$d = p$q + 32'h1;
+                            state$d = View3St$V3Next;
+                        end
+                    end
+                end
+            View3St$V3VerifySuspect:
+                begin
+                    cp_first = 32'hf;
+                    sg_sus = 1'b1;
+                    sg_signer = x$q;
+                    if (~sent$q) begin
+                        if (~rd$q) begin
+                            rd$d = 1'b1;
+                        end
+                        else if (~sg_busy) begin
+                            sg_verify = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        sent$d = 1'b0;
+                        rd$d = 1'b0;
+                        if (sg_resp_status == status_ok) begin
+                            if (lead$q) begin
+                                failed$d = failed$q | (one8 << x$q);
+                                state$d = View3St$V3PollSeals;
+                            end
+                            else begin
+                                state$d = View3St$V3Start;
+                            end
+                        end
+                        else if (~retry$q) begin
+                            retry$d = 1'b1;
+                            state$d = View3St$V3PollEchoCommit;
+                        end
+                        else begin
+                            retry$d = 1'b0;
+                            checked$d = sus_j$q;
+                            checked_any$d = 1'b1;
+                            state$d = View3St$V3PollEchoCommit;
+                        end
+                    end
+                end
+            View3St$V3SendNv:
+                begin
+                    bc_word = new_view_word;
+                    bc_nv = 1'b1;
+                    bc_beats = sup2 + 32'h1;
+                    cp_first = 32'h1;
+                    cp_last = ((sup2) & 4'hf);
+                    if (sent$q) begin
+                        bc_start = 1'b1;
+                        cp_start = 1'b1;
+                        sent$d = 1'b0;
+                    end
+                    else if (bc_done) begin
+                        state$d = View3St$V3Install;
+                    end
+                end
+            View3St$V3PollNv:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = new_view_word;
+                    fetch_len = 32'h0;
+                    state$d = View3St$V3WaitNv;
+                end
+            View3St$V3WaitNv:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & (fetch_beat[(32'h0)+:(32)] == view_no)) begin
+                            state$d = View3St$V3PollNvRec;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                state$d = View3St$V3Start;
+                            end
+                            else begin
+                                state$d = View3St$V3PollNv;
+                            end
+                        end
+                    end
+                end
+            View3St$V3PollNvRec:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = new_view_word;
+                    fetch_len = support << 32'h1;
+                    beat_i$d = 32'h0;
+                    cnt$d = 32'h0;
+                    seen$d = 32'h0;
+                    has_l$d = 1'b0;
+                    nv_ok$d = 1'b1;
+                    state$d = View3St$V3WaitNvRec;
+                end
+            View3St$V3WaitNvRec:
+                begin
+                    cp_from_fetch = 1'b1;
+                    cp_wr_beat = beat_i$q[(32'h0)+:(4)];
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        cp_wr_en = 1'b1;
+                        if (beat_i$q == 32'h0) begin
+                            sb$d = fetch_beat[(32'h20)+:(8)];
+                            if ((fetch_beat[(32'h0)+:(32)] != view_no) | (fetch_beat[(32'h28)+:(24)] != 32'h0)) begin
+                                nv_ok$d = 1'b0;
+                            end
+                        end
+                        else if (beat_i$q[32'h0]) begin
+                            if (nv_seal) begin
+                                cnt$d = cnt$q + 32'h1;
+                                last_x$d = fetch_beat[(32'h20)+:(8)];
+                                seen$d = seen$q | (one8 << fetch_beat[(32'h20)+:(8)]);
+                                if (fetch_beat[(32'he0)+:(32)] != 32'h0) begin
+                                    has_l$d = 1'b1;
+                                end
+                            end
+                            else begin
+                                nv_ok$d = 1'b0;
+                            end
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (~fetch_error & nv_ok$q & (cnt$q == support) & (seen$q == sb$q)) begin
+                            if (has_l$q) begin
+                                stop = 1'b1;
+                                state$d = View3St$Off;
+                            end
+                            else begin
+                                p$d = 32'h0;
+                                state$d = View3St$V3Next;
+                            end
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                state$d = View3St$V3Start;
+                            end
+                            else begin
+                                state$d = View3St$V3PollNv;
+                            end
+                        end
+                    end
+                end
+            View3St$V3Install:
+                begin
+                    open_round = 1'b1;
+                    start_leader = 1'b1;
+                    state$d = View3St$Off;
+                end
+            default:
+                begin
+                    state$d = View3St$Off;
+                end
+        endcase
+        if (~rst_n) begin
+            state$d = View3St$Off;
+        end
+        case (state$q)
+            View3St$V3Start:
+                begin
+                    sts_state = 32'h42;
+                end
+            View3St$V3Turn:
+                begin
+                    sts_state = 32'h43;
+                end
+            View3St$V3SignSeal:
+                begin
+                    sts_state = 32'h44;
+                end
+            View3St$V3SendSeal:
+                begin
+                    sts_state = 32'h45;
+                end
+            View3St$V3PollSeals:
+                begin
+                    sts_state = 32'h46;
+                end
+            View3St$V3WaitSeals:
+                begin
+                    sts_state = 32'h47;
+                end
+            View3St$V3Next:
+                begin
+                    sts_state = 32'h48;
+                end
+            View3St$V3Load:
+                begin
+                    sts_state = 32'h49;
+                end
+            View3St$V3Verify:
+                begin
+                    sts_state = 32'h4a;
+                end
+            View3St$V3PollOwnEcho:
+                begin
+                    sts_state = 32'h4b;
+                end
+            View3St$V3WaitOwnEcho:
+                begin
+                    sts_state = 32'h4c;
+                end
+            View3St$V3SendEchoSeal:
+                begin
+                    sts_state = 32'h4d;
+                end
+            View3St$V3PollEchoCommit:
+                begin
+                    sts_state = 32'h4e;
+                end
+            View3St$V3WaitEchoCommit:
+                begin
+                    sts_state = 32'h4f;
+                end
+            View3St$V3VerifySuspect:
+                begin
+                    sts_state = 32'h50;
+                end
+            View3St$V3SendNv:
+                begin
+                    sts_state = 32'h51;
+                end
+            View3St$V3PollNv:
+                begin
+                    sts_state = 32'h52;
+                end
+            View3St$V3WaitNv:
+                begin
+                    sts_state = 32'h53;
+                end
+            View3St$V3PollNvRec:
+                begin
+                    sts_state = 32'h54;
+                end
+            View3St$V3WaitNvRec:
+                begin
+                    sts_state = 32'h55;
+                end
+            View3St$V3Install:
+                begin
+                    sts_state = 32'h56;
+                end
+            default:
+                begin
+                    sts_state = 32'h0;
+                end
+        endcase
+    end
+    
+endmodule // rhdl_ubft$protocol$view3
+
+
+module rhdl_ubft$protocol$view3$beat_i(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$beat_i
+
+
+module rhdl_ubft$protocol$view3$blk(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$blk
+
+
+module rhdl_ubft$protocol$view3$checked(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$checked
+
+
+module rhdl_ubft$protocol$view3$checked_any(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$checked_any
+
+
+module rhdl_ubft$protocol$view3$cnt(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$cnt
+
+
+module rhdl_ubft$protocol$view3$failed(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$failed
+
+
+module rhdl_ubft$protocol$view3$grab(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$grab
+
+
+module rhdl_ubft$protocol$view3$has_l(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$has_l
+
+
+module rhdl_ubft$protocol$view3$last_x(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$last_x
+
+
+module rhdl_ubft$protocol$view3$lead(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$lead
+
+
+module rhdl_ubft$protocol$view3$nv_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$nv_ok
+
+
+module rhdl_ubft$protocol$view3$once(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$once
+
+
+module rhdl_ubft$protocol$view3$others(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$others
+
+
+module rhdl_ubft$protocol$view3$p(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$p
+
+
+module rhdl_ubft$protocol$view3$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$rd
+
+
+module rhdl_ubft$protocol$view3$retry(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$retry
+
+
+module rhdl_ubft$protocol$view3$sb(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$sb
+
+
+module rhdl_ubft$protocol$view3$seen(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$seen
+
+
+module rhdl_ubft$protocol$view3$sent(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$sent
+
+
+module rhdl_ubft$protocol$view3$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam View3St$Off = 0;
+    localparam View3St$V3Start = 1;
+    localparam View3St$V3Turn = 2;
+    localparam View3St$V3SignSeal = 3;
+    localparam View3St$V3SendSeal = 4;
+    localparam View3St$V3PollSeals = 5;
+    localparam View3St$V3WaitSeals = 6;
+    localparam View3St$V3Next = 7;
+    localparam View3St$V3Load = 8;
+    localparam View3St$V3Verify = 9;
+    localparam View3St$V3PollOwnEcho = 10;
+    localparam View3St$V3WaitOwnEcho = 11;
+    localparam View3St$V3SendEchoSeal = 12;
+    localparam View3St$V3PollEchoCommit = 13;
+    localparam View3St$V3WaitEchoCommit = 14;
+    localparam View3St$V3VerifySuspect = 15;
+    localparam View3St$V3SendNv = 16;
+    localparam View3St$V3PollNv = 17;
+    localparam View3St$V3WaitNv = 18;
+    localparam View3St$V3PollNvRec = 19;
+    localparam View3St$V3WaitNvRec = 20;
+    localparam View3St$V3Install = 21;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$state
+
+
+module rhdl_ubft$protocol$view3$sus(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$sus
+
+
+module rhdl_ubft$protocol$view3$sus_blk(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$sus_blk
+
+
+module rhdl_ubft$protocol$view3$sus_j(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$sus_j
+
+
+module rhdl_ubft$protocol$view3$take(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$take
+
+
+module rhdl_ubft$protocol$view3$x(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$x
+
+
 module rhdl_ubft$protocol$view_changes(d,q,clock);
     
     // Module arguments
@@ -16610,6 +18473,63 @@ module rhdl_ubft$protocol$waited(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$waited
+
+
+module rhdl_ubft$protocol$wc_done(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$wc_done
+
+
+module rhdl_ubft$protocol$wc_k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$wc_k
+
+
+module rhdl_ubft$protocol$wc_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$wc_ok
 
 
 module rhdl_ubft$rdmux(clock,rst_n,a_araddr,a_arlen,a_arsize,a_arburst,a_arvalid,a_arready,a_rdata,a_rresp,a_rlast,a_rvalid,a_rready,b_araddr,b_arlen,b_arsize,b_arburst,b_arvalid,b_arready,b_rdata,b_rresp,b_rlast,b_rvalid,b_rready,m_araddr,m_arlen,m_arsize,m_arburst,m_arvalid,m_arready,m_rdata,m_rresp,m_rlast,m_rvalid,m_rready);

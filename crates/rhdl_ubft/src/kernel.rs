@@ -35,8 +35,9 @@ use rust_hdl::prelude::*;
 /// The kernel of a build of N replicas whose guard has ROWS rows and a
 /// buffer of BEATS beats: [`Kernel`] runs the v2 mailbox layout,
 /// [`KernelV3`] the v3 one (docs/recovery.md section 16; so far the fast
-/// path and the slow path, R7 to R12, `slow3.md`: Protocol stops with
-/// `RecoveryNotBuilt` where v2 would start a view change).
+/// path, the slow path, R7 to R12, `slow3.md`, and the view change without
+/// a bridge or a carried value, `view3.md`: Protocol stops with
+/// `RecoveryNotBuilt` where those would be needed).
 #[derive(LogicBlock)]
 pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     pub ap_clk: Signal<In, Clock>,
@@ -159,8 +160,8 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
 pub type Kernel<const N: usize> = KernelOf<N, V2_ROWS, V2_BEATS>;
 
 /// The v3 kernel: the v3 layout, its guard (`guard::v3`) and Protocol's v3
-/// build (`Protocol::new_v3`: the fast path, Slow3's R7 to R12); not the
-/// card's yet.
+/// build (`Protocol::new_v3`: the fast path, Slow3's R7 to R12, View3's
+/// R14 to R22 without a carried value); not the card's yet.
 pub type KernelV3<const N: usize> = KernelOf<N, V3_ROWS, V3_BEATS>;
 
 impl<const N: usize> Default for Kernel<N> {
@@ -653,7 +654,7 @@ pub fn verilog<const N: usize>() -> String {
 pub fn verilog_v3<const N: usize>() -> String {
     top_verilog(
         KernelV3::<N>::top(),
-        ", the v3 layout (fast path, slow path R7 to R12)",
+        ", the v3 layout (fast path, slow path R7 to R12, view change without a carried value)",
     )
 }
 

@@ -21,5 +21,6 @@ pub mod slow;
 pub mod slow3;
 pub mod tally;
 pub mod view;
+pub mod view3;
 pub mod vitis;
 pub mod watch;

@@ -155,10 +155,11 @@ pub enum ConfigError {
     /// wraps. Restart it (reset, clear the mailboxes) to go on.
     KWrapped = 6,
     /// Not a refusal: the v3 kernel (`kernel::KernelV3`, which runs the
-    /// fast path and the slow path, R1 to R13, but no view change so far)
-    /// stopped where a view change would start: a slot it could not decide
-    /// in the view (docs/recovery.md section 16, `slow3.md`). The v2 kernel
-    /// never reports it.
+    /// fast path, the slow path, R1 to R13, and the view change where it
+    /// carries no value, R14 to R22) stopped where the view change would
+    /// need what is not built: the bridge (its will_commit not covered by
+    /// a COMMIT) or a carried value (a SEAL with a COMMIT; docs/recovery.md
+    /// D11.12, `view3.md`). The v2 kernel never reports it.
     RecoveryNotBuilt = 7,
 }
 
@@ -203,9 +204,10 @@ impl ConfigError {
                  restart it (reset, clear the mailboxes) to go on"
             }
             ConfigError::RecoveryNotBuilt => {
-                "the v3 kernel runs the fast path and the slow path but no view change yet: \
-                 it stopped where a view change would start, at a slot it could not decide \
-                 in the view (issue 11, recovery.md section 16)"
+                "the v3 kernel's view change is built only where nothing is carried: it \
+                 stopped where the bridge (a will_commit its latest COMMIT does not cover) \
+                 or a carried value (a SEAL with a COMMIT) would be needed (issue 11, \
+                 recovery.md D11.12, view3.md)"
             }
         }
     }

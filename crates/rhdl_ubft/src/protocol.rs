@@ -82,6 +82,7 @@ use crate::slow::Slow;
 use crate::slow3::Slow3;
 use crate::tally::Tally;
 use crate::view::View;
+use crate::view3::View3;
 use rust_hdl::prelude::*;
 
 pub use crate::params::vote_tag;
@@ -211,6 +212,9 @@ pub struct Protocol<const N: usize> {
     /// The v3 build's SLOW, R7 to R12 (never started in v2).
     slow3: Slow3,
     view: View<N>,
+    /// The v3 build's VIEW (R14 to R22 without a carried value; never
+    /// started in v2).
+    view3: View3,
     tally: Tally<N>,
     /// The client requests held (B): LEADER proposes the oldest, FAST votes
     /// only for a held one, and a decision retires its value.
@@ -253,6 +257,17 @@ pub struct Protocol<const N: usize> {
     /// decision): the prev a v3 prepare carries and a v3 lock checks
     /// (recovery.md R3, R4).
     prev: DFF<Bits<32>>,
+    /// W (recovery.md D11.2), so far its slot: this replica sent
+    /// will_commit at `wc_k` (`wc_ok`); `wc_done`: its obligation was met.
+    wc_ok: DFF<Bit>,
+    wc_done: DFF<Bit>,
+    wc_k: DFF<Bits<32>>,
+    /// L, its latest COMMIT (w, c, m, prev), which its SEAL carries.
+    l_ok: DFF<Bit>,
+    l_w: DFF<Bits<32>>,
+    l_c: DFF<Bits<32>>,
+    l_m: DFF<Bits<32>>,
+    l_prev: DFF<Bits<32>>,
     // Combinational temporaries.
     tag: Signal<Local, Bits<32>>,
     vc_tag: Signal<Local, Bits<32>>,
@@ -291,6 +306,15 @@ pub struct Protocol<const N: usize> {
     commit_row_word: Signal<Local, Bits<32>>,
     /// A machine hands over to SLOW or VIEW (v3 stops there instead).
     hand_over: Signal<Local, Bit>,
+    /// The SEAL block [SEAL, id, view, L.w, L.c, L.m, L.prev, L present]
+    /// (v3, R18).
+    seal_block: Signal<Local, Bits<BLOCK_BITS>>,
+    seal_kind: Constant<Bits<BLOCK_BITS>>,
+    one32: Constant<Bits<32>>,
+    /// new_view in words; log2 of R (the records of a row of echo_seal
+    /// and echo_commit).
+    new_view_word: Constant<Bits<32>>,
+    row_log: Constant<Bits<8>>,
     /// WATCH's FULL_ROW for k is taken: Slow3 gives the slot back at a
     /// poll state and Protocol decides it (R26, v3).
     wt_grant: Signal<Local, Bit>,
@@ -642,8 +666,10 @@ impl<const N: usize> Protocol<N> {
     /// as in v2, with a prepare a beat that carries prev = dec[k - 1]
     /// (recovery.md R3, R4); FAST's timeout holding the slot starts Slow3
     /// (R7 to R12: the slot decided on f + 1 COMMITs). Where Slow3 gives
-    /// the slot up, and where v2 would start VIEW, it stops with
-    /// `ConfigError::RecoveryNotBuilt` (issue 11 builds VIEW).
+    /// the slot up, and where v2 would start VIEW, View3 starts the view
+    /// change (R14 to R22, without a carried value); where that needs the
+    /// bridge or a carried value it stops with
+    /// `ConfigError::RecoveryNotBuilt` (issue 11, view3.md).
     pub fn new_v3() -> Self {
         check_literals::<N>();
         check_literals_v3::<N>();
@@ -672,6 +698,10 @@ impl<const N: usize> Protocol<N> {
             }
         };
         let row = mb.vote_row_words();
+        assert!(
+            !v3 || row_n.is_power_of_two(),
+            "v3 rows of echo_seal and echo_commit: R a power of two (row_log)"
+        );
         Protocol {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -732,6 +762,7 @@ impl<const N: usize> Protocol<N> {
             fast: Default::default(),
             slow: Slow::new(),
             view: View::new(),
+            view3: Default::default(),
             tally: Default::default(),
             requests: Default::default(),
             state: Default::default(),
@@ -778,6 +809,19 @@ impl<const N: usize> Protocol<N> {
             start_leader: Default::default(),
             own_state: Default::default(),
             prev: Default::default(),
+            wc_ok: Default::default(),
+            wc_done: Default::default(),
+            wc_k: Default::default(),
+            l_ok: Default::default(),
+            l_w: Default::default(),
+            l_c: Default::default(),
+            l_m: Default::default(),
+            l_prev: Default::default(),
+            seal_block: Default::default(),
+            seal_kind: Constant::new((crate::layout::field3::KIND_SEAL as u64).into()),
+            one32: Constant::new(1u64.into()),
+            new_view_word: Constant::new(base(Region::NewViewRecord).into()),
+            row_log: Constant::new((row_n.trailing_zeros() as u64).into()),
             prev_word: Default::default(),
             prep_block: Default::default(),
             prep_sig_word: Default::default(),
@@ -868,7 +912,7 @@ impl<const N: usize> Protocol<N> {
             self.leader.active(),
             self.fast.active(),
             self.slow.active() | self.slow3.active(),
-            self.view.active(),
+            self.view.active() | self.view3.active(),
         ]
     }
 
@@ -910,6 +954,8 @@ impl<const N: usize> Protocol<N> {
             format!("{:?}", self.slow3.state())
         } else if s {
             format!("{:?}", self.slow.state())
+        } else if v && self.view3.active() {
+            format!("{:?}", self.view3.state())
         } else if v {
             format!("{:?}", self.view.state())
         } else {
@@ -969,7 +1015,15 @@ impl<const N: usize> Logic for Protocol<N> {
             polls,
             bad_shares,
             error,
-            prev
+            prev,
+            wc_ok,
+            wc_done,
+            wc_k,
+            l_ok,
+            l_w,
+            l_c,
+            l_m,
+            l_prev
         );
         // Where this slot's records are, and its votes' tag: tag(vote_view,
         // k); a view change's flag carries the new view instead.
@@ -1011,6 +1065,20 @@ impl<const N: usize> Logic for Protocol<N> {
             | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 96)
             | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 128)
             | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 160);
+        // The SEAL block (v3, R18): L's words only with L.
+        self.seal_block.next = self.seal_kind.val()
+            | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64);
+        if self.l_ok.q.val() {
+            self.seal_block.next = self.seal_kind.val()
+                | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
+                | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64)
+                | (bit_cast::<BLOCK_BITS, 32>(self.l_w.q.val()) << 96)
+                | (bit_cast::<BLOCK_BITS, 32>(self.l_c.q.val()) << 128)
+                | (bit_cast::<BLOCK_BITS, 32>(self.l_m.q.val()) << 160)
+                | (bit_cast::<BLOCK_BITS, 32>(self.l_prev.q.val()) << 192)
+                | (bit_cast::<BLOCK_BITS, 32>(self.one32.val()) << 224);
+        }
         // echo_prep and certify: N records of two beats a slot (v3).
         self.echo_row_word.next =
             self.echo_prep_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 5);
@@ -1170,14 +1238,49 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.bc_busy.next = self.bc_busy.val();
         self.view.sg_busy.next = self.sg_busy.val();
 
+        self.view3.clock.next = self.clock.val();
+        self.view3.rst_n.next = self.rst_n.val();
+        self.view3.id.next = self.id.val();
+        self.view3.n.next = self.n.val();
+        self.view3.support.next = self.support.q.val();
+        self.view3.view_no.next = self.view_no.q.val();
+        self.view3.next_leader.next = self.next_leader.val();
+        // The obligation (D11.2): a will_commit that L does not cover.
+        self.view3.ob.next = self.wc_ok.q.val()
+            & !self.wc_done.q.val()
+            & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
+        // (`expiring` from the registers, as Slow3's.)
+        self.view3.expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
+        self.view3.seal_row_word.next = self.seal_base.val();
+        self.view3.seal_own_word.next =
+            self.seal_base.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
+        self.view3.new_view_word.next = self.new_view_word.val();
+        self.view3.echo_seal_base.next = self.echo_seal_base.val();
+        self.view3.echo_commit_base.next = self.echo_commit_base.val();
+        self.view3.row_log.next = self.row_log.val();
+        self.view3.row2_len.next = self.row2_len.val();
+        self.view3.fetch_beat.next = self.fetch_beat.val().get_bits::<BLOCK_BITS>(0);
+        self.view3.fetch_beat_valid.next = self.fetch_beat_valid.val();
+        self.view3.fetch_done.next = self.fetch_done.val();
+        self.view3.fetch_error.next = self.fetch_error.val();
+        self.view3.sg_busy.next = self.sg_busy.val();
+        self.view3.sg_resp_valid.next = self.sg_resp_valid.val();
+        self.view3.sg_resp_status.next = self.sg_resp_status.val();
+        self.view3.cp_rd_data.next = self.cp_rd_data.val().get_bits::<BLOCK_BITS>(0);
+        self.view3.bc_done.next = self.bc_done.val();
+        self.view3.bc_busy.next = self.bc_busy.val();
+        self.view3.round_done.next = self.bc_round_done.val();
+        self.view3.round_error.next = self.bc_round_error.val();
+
         // Handovers (combinational: see the header). LEADER's, which
         // Protocol also starts, is wired after Protocol's own states.
         self.fast.start.next = self.leader.start_fast.val() | self.view.start_fast.val();
-        // v3: FAST's timeout holding the slot goes to Slow3; it has no VIEW
-        // yet: where Slow3 gives the slot up, or a view change would start,
-        // Protocol stops, below.
+        // v3: FAST's timeout holding the slot goes to Slow3; where Slow3
+        // gives the slot up, or a view change would start, View3 starts.
         self.hand_over.next =
             self.leader.start_view.val() | self.fast.start_view.val() | self.slow3.stop.val();
+        self.view3.start.next = self.hand_over.val() & self.v3.val();
         self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
         self.slow3.start.next = self.fast.start_slow.val() & self.v3.val();
         // WATCH (v3): it polls while Slow3 holds the slot. A full
@@ -1229,18 +1332,20 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.fast.fetch_start.val()
             | self.slow.fetch_start.val()
             | self.slow3.fetch_start.val()
-            | self.view.fetch_start.val();
+            | self.view.fetch_start.val()
+            | self.view3.fetch_start.val();
         self.poll_word.next = self.leader.fetch_word.val()
             | self.fast.fetch_word.val()
             | self.slow.fetch_word.val()
             | self.slow3.fetch_word.val()
-            | self.view.fetch_word.val();
+            | self.view.fetch_word.val()
+            | self.view3.fetch_word.val();
         if self.slow3.fetch_row.val() {
             self.fetch_len.next = self.row2_len.val();
         } else if self.slow3.fetch_pair.val() {
             self.fetch_len.next = 1.into();
         } else {
-            self.fetch_len.next = self.view.fetch_len.val();
+            self.fetch_len.next = self.view.fetch_len.val() | self.view3.fetch_len.val();
         }
         self.fetch_addr.next = self.network_ptr.val()
             + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
@@ -1248,12 +1353,14 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.fast.bc_start.val()
             | self.slow.bc_start.val()
             | self.slow3.bc_start.val()
-            | self.view.bc_start.val();
+            | self.view.bc_start.val()
+            | self.view3.bc_start.val();
         self.bc_word.next = self.leader.bc_word.val()
             | self.fast.bc_word.val()
             | self.slow.bc_word.val()
             | self.slow3.bc_word.val()
-            | self.view.bc_word.val();
+            | self.view.bc_word.val()
+            | self.view3.bc_word.val();
         self.bc_local_only.next = self.view.bc_local_only.val();
         // What the machine sends, laid out here once: a vote or a flag
         // (tag, m) unless it asks for another record.
@@ -1316,28 +1423,65 @@ impl<const N: usize> Logic for Protocol<N> {
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.commit_block.val());
             self.bc_beats.next = 2.into();
         }
-        self.bc_round.next = self.slow3.bc_round.val() & self.v3.val();
+        if self.view3.bc_seal.val() & self.v3.val() {
+            // seal[id]: S, then its signature (COMPOSE beat 1).
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.seal_block.val());
+            self.bc_beats.next = self.view3.bc_beats.val();
+        }
+        if self.view3.bc_echo_seal.val() & self.v3.val() {
+            // echo_seal[x][id]: x's SEAL, then x's signature from COMPOSE.
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.view3.blk_out.val());
+            self.bc_beats.next = self.view3.bc_beats.val();
+        }
+        if self.view3.bc_nv.val() & self.v3.val() {
+            // NEW_VIEW: [view, sb, cb = 0], then the SEALs from COMPOSE.
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view_no.q.val())
+                | (bit_cast::<BEAT_BITS, 8>(self.view3.sb_out.val()) << 32);
+            self.bc_beats.next = self.view3.bc_beats.val();
+        }
+        self.bc_round.next = (self.slow3.bc_round.val() | self.view3.bc_round.val()) & self.v3.val();
         // COMPOSE's beat 1 takes the signer's response (Slow3's signature).
         // (Slow3 runs in v3 only; the constant in its write and start lets
         // synthesis drop COMPOSE's RAM from the v2 build.)
-        self.cp_wr_en.next = self.slow3.cp_wr_en.val() & self.v3.val();
-        self.cp_wr_beat.next = self.slow3.cp_wr_beat.val();
-        if self.slow3.cp_from_fetch.val() & self.v3.val() {
+        // (View3 and Slow3 never hold the slot at once; their beat indices
+        // are muxed, since both drive 1 when Off.)
+        self.cp_wr_en.next =
+            (self.slow3.cp_wr_en.val() | self.view3.cp_wr_en.val()) & self.v3.val();
+        if self.view3.holding.val() {
+            self.cp_wr_beat.next = self.view3.cp_wr_beat.val();
+            self.cp_first.next = self.view3.cp_first.val();
+            self.cp_last.next = self.view3.cp_last.val();
+        } else {
+            self.cp_wr_beat.next = self.slow3.cp_wr_beat.val();
+            self.cp_first.next = self.slow3.cp_first.val();
+            self.cp_last.next = self.slow3.cp_last.val();
+        }
+        if (self.slow3.cp_from_fetch.val() | self.view3.cp_from_fetch.val()) & self.v3.val() {
             self.cp_wr_data.next = self.fetch_beat.val();
         } else {
             self.cp_wr_data.next = self.sg_resp_sig.val();
         }
-        self.cp_start.next = self.slow3.cp_start.val() & self.v3.val();
-        self.cp_first.next = self.slow3.cp_first.val();
-        self.cp_last.next = self.slow3.cp_last.val();
-        self.sg_sign.next = self.slow.sg_sign.val() | self.slow3.sg_sign.val();
-        self.sg_verify.next = self.slow.sg_verify.val() | self.slow3.sg_verify.val();
-        self.sg_signer.next = self.slow.sg_signer.val() | self.slow3.sg_signer.val();
+        self.cp_start.next = (self.slow3.cp_start.val() | self.view3.cp_start.val()) & self.v3.val();
+        self.sg_sign.next =
+            self.slow.sg_sign.val() | self.slow3.sg_sign.val() | self.view3.sg_sign.val();
+        self.sg_verify.next =
+            self.slow.sg_verify.val() | self.slow3.sg_verify.val() | self.view3.sg_verify.val();
+        self.sg_signer.next =
+            self.slow.sg_signer.val() | self.slow3.sg_signer.val() | self.view3.sg_signer.val();
         // The CERT block, or Slow3's PREP block; prev (<< 128) is 0 in v2.
         // (Slow3's wide selects carry the v3 constant, so synthesis drops
         // its suspect registers and selects from the v2 build.)
         if self.slow3.sg_sus.val() & self.v3.val() {
             self.sg_block.next = self.slow3.sus_block.val();
+        } else if self.view3.sg_seal.val() & self.v3.val() {
+            self.sg_block.next = self.seal_block.val();
+        } else if self.view3.sg_blk.val() & self.v3.val() {
+            self.sg_block.next = self.view3.blk_out.val();
+        } else if self.view3.sg_sus.val() & self.v3.val() {
+            self.sg_block.next = self.view3.sus_block.val();
         } else if self.slow3.sg_prep.val() {
             self.sg_block.next = self.prep_block.val();
         } else if self.slow3.sg_commit.val() & self.v3.val() {
@@ -1347,14 +1491,17 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         if self.slow3.sg_sus.val() & self.v3.val() {
             self.sg_signature.next = self.slow3.sus_sig.val();
-        } else if self.slow3.sg_compose.val() & self.v3.val() {
+        } else if (self.slow3.sg_compose.val() | self.view3.sg_blk.val() | self.view3.sg_sus.val())
+            & self.v3.val()
+        {
             self.sg_signature.next = self.cp_rd_data.val();
         } else {
             self.sg_signature.next = self.fetch_beat.val();
         }
         self.sg_resp_take.next = self.slow.sg_resp_take.val()
             | self.slow3.sg_resp_take.val()
-            | self.view.sg_resp_take.val();
+            | self.view.sg_resp_take.val()
+            | self.view3.sg_resp_take.val();
         // The client's requests: every one goes to every replica (R1).
         self.requests.clock.next = self.clock.val();
         self.requests.rst_n.next = self.rst_n.val();
@@ -1374,10 +1521,11 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.fast.missed.val()
             | self.slow.missed.val()
             | self.slow3.missed.val()
-            | self.view.missed.val();
+            | self.view.missed.val()
+            | self.view3.missed.val();
 
         // The machines' requests on the slot's registers.
-        if self.leader.open_round.val() | self.view.open_round.val() {
+        if self.leader.open_round.val() | self.view.open_round.val() | self.view3.open_round.val() {
             // Votes from here on are cast in this view, from phase 0.
             self.waited.d.next = 0.into();
             self.slow_path.d.next = false;
@@ -1389,6 +1537,7 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.slow.clear_wait.val()
             | self.slow3.clear_wait.val()
             | self.view.clear_wait.val()
+            | self.view3.clear_wait.val()
         {
             self.waited.d.next = 0.into();
         }
@@ -1396,7 +1545,7 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.fast.set_phase.val() | self.slow.set_phase.val() {
             self.phase.d.next = self.fast.phase_next.val() | self.slow.phase_next.val();
         }
-        if self.view.next_view.val() {
+        if self.view.next_view.val() | self.view3.next_view.val() {
             self.view_no.d.next = self.view_no.q.val() + 1;
             self.leader_id.d.next = self.next_leader.val();
             self.view_changes.d.next = self.view_changes.q.val() + 1;
@@ -1416,7 +1565,20 @@ impl<const N: usize> Logic for Protocol<N> {
             self.slow_path.d.next =
                 self.slow.decide_slow.val() | self.slow3.decide.val() | self.view.decide_slow.val();
         }
-        if self.slow.bad_share.val() | self.slow3.bad_share.val() {
+        // W: this replica's will_commit (FAST's phase 2, v3); L: its COMMIT.
+        if self.fast.set_phase.val() & (self.fast.phase_next.val() == 2) & self.v3.val() {
+            self.wc_ok.d.next = true;
+            self.wc_done.d.next = false;
+            self.wc_k.d.next = self.k.q.val();
+        }
+        if self.slow3.set_commit.val() {
+            self.l_ok.d.next = true;
+            self.l_w.d.next = self.view_no.q.val();
+            self.l_c.d.next = self.k.q.val();
+            self.l_m.d.next = self.m.q.val();
+            self.l_prev.d.next = self.prev.q.val();
+        }
+        if self.slow.bad_share.val() | self.slow3.bad_share.val() | self.view3.bad_share.val() {
             self.bad_shares.d.next = self.bad_shares.q.val() + 1;
         }
 
@@ -1453,6 +1615,8 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.bad_shares.d.next = 0.into();
                     self.view_changes.d.next = 0.into();
                     self.prev.d.next = 0.into();
+                    self.wc_ok.d.next = false;
+                    self.l_ok.d.next = false;
                     self.support.d.next = ((self.n.val() - 1) >> 1) + 1;
                     self.waited.d.next = 0.into();
                     self.streak.d.next = 0.into();
@@ -1483,8 +1647,9 @@ impl<const N: usize> Logic for Protocol<N> {
             ProtocolSt::Run => {
                 if self.decided.val() {
                     self.state.d.next = ProtocolSt::Decide;
-                } else if self.v3.val() & self.hand_over.val() {
-                    // v3 has no VIEW yet (recovery.md section 16).
+                } else if self.v3.val() & self.view3.stop.val() {
+                    // What View3 would need next is not built: the bridge,
+                    // or a carried value (recovery.md D11.12).
                     self.error.d.next = self.err_recovery.val();
                     self.state.d.next = ProtocolSt::Done;
                 }
@@ -1530,7 +1695,8 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.state.d.next = ProtocolSt::Idle;
             }
         }
-        self.leader.start.next = self.start_leader.val() | self.view.start_leader.val();
+        self.leader.start.next =
+            self.start_leader.val() | self.view.start_leader.val() | self.view3.start_leader.val();
         // Every fetch is a poll; a poll that found nothing counts towards
         // the timeout (the machine that missed acts on `expiring` itself).
         if self.fetch_start.val() {
@@ -1595,7 +1761,8 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.fast.sts_state.val()
             | self.slow.sts_state.val()
             | self.slow3.sts_state.val()
-            | self.view.sts_state.val();
+            | self.view.sts_state.val()
+            | self.view3.sts_state.val();
     }
 }
 
@@ -1624,7 +1791,7 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 66] = [
+pub const STATE_NAMES: [&str; 87] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -1691,4 +1858,25 @@ pub const STATE_NAMES: [&str; 66] = [
     "S3PollEchoSeal",
     "S3WaitEchoSeal",
     "S3VerifySeal",
+    "V3Start",
+    "V3Turn",
+    "V3SignSeal",
+    "V3SendSeal",
+    "V3PollSeals",
+    "V3WaitSeals",
+    "V3Next",
+    "V3Load",
+    "V3Verify",
+    "V3PollOwnEcho",
+    "V3WaitOwnEcho",
+    "V3SendEchoSeal",
+    "V3PollEchoCommit",
+    "V3WaitEchoCommit",
+    "V3VerifySuspect",
+    "V3SendNv",
+    "V3PollNv",
+    "V3WaitNv",
+    "V3PollNvRec",
+    "V3WaitNvRec",
+    "V3Install",
 ];

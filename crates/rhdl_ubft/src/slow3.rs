@@ -300,6 +300,9 @@ pub struct Slow3 {
     /// then COMPOSE beat 15).
     pub bc_commit: Signal<Out, Bit>,
     pub bc_echo_commit: Signal<Out, Bit>,
+    /// One cycle, as its COMMIT of the slot is signed: Protocol's L (the
+    /// latest commit, which a SEAL carries) becomes the slot's block.
+    pub set_commit: Signal<Out, Bit>,
     /// The state's number (`STATE_NAMES`), 0 when Off.
     pub sts_state: Signal<Out, Bits<8>>,
     state: DFF<Slow3St>,
@@ -478,6 +481,7 @@ impl Default for Slow3 {
             cp_last: Default::default(),
             bc_commit: Default::default(),
             bc_echo_commit: Default::default(),
+            set_commit: Default::default(),
             sts_state: Default::default(),
             state: Default::default(),
             sent: Default::default(),
@@ -629,6 +633,7 @@ impl Logic for Slow3 {
         self.bc_cert.next = false;
         self.bc_round.next = false;
         self.decide.next = false;
+        self.set_commit.next = false;
         self.blk_j.next = self.id.val();
         self.bitmap.next = self.bm.q.val();
         self.sg_commit.next = false;
@@ -989,6 +994,7 @@ impl Logic for Slow3 {
                     self.sg_resp_take.next = true;
                     if self.sg_resp_status.val() == self.status_ok.val() {
                         self.cp_wr_en.next = true;
+                        self.set_commit.next = true;
                         self.state.d.next = Slow3St::S3SendCommit;
                     } else {
                         self.stop.next = true;

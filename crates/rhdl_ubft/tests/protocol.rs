@@ -9,6 +9,7 @@ use rhdl_ubft::protocol::{Protocol, PROTOCOL_STATES, STATE_NAMES};
 use rhdl_ubft::slow::{Slow, SLOW_STATES};
 use rhdl_ubft::slow3::{Slow3, SLOW3_STATES};
 use rhdl_ubft::view::{View, VIEW_STATES};
+use rhdl_ubft::view3::{View3, VIEW3_STATES};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -71,6 +72,14 @@ fn reported() -> Vec<(&'static str, String, Option<u8>)> {
             "view",
             format!("{st:?}"),
             View::<N>::reported(st),
+            format!("{st:?}") == "Off",
+        );
+    }
+    for st in VIEW3_STATES {
+        add(
+            "view3",
+            format!("{st:?}"),
+            View3::reported(st),
             format!("{st:?}") == "Off",
         );
     }
@@ -146,12 +155,14 @@ fn the_state_tables_of_the_docs_and_the_headers_match_the_blocks() {
         ("../../docs/slow.md", Some("slow")),
         ("../../docs/view.md", Some("view")),
         ("../../docs/slow3.md", Some("slow3")),
+        ("../../docs/view3.md", Some("view3")),
         ("src/protocol.rs", Some("protocol")),
         ("src/leader.rs", Some("leader")),
         ("src/fast.rs", Some("fast")),
         ("src/slow.rs", Some("slow")),
         ("src/view.rs", Some("view")),
         ("src/slow3.rs", Some("slow3")),
+        ("src/view3.rs", Some("view3")),
     ];
     for (file, machine) in pages {
         let rows = table_rows(&root.join(file));
@@ -162,7 +173,7 @@ fn the_state_tables_of_the_docs_and_the_headers_match_the_blocks() {
                 "{file}: row {n} {name}"
             );
         }
-        // Every state of the page's machine (all 66 on protocol.md) has a row.
+        // Every state of the page's machine (all of them on protocol.md) has a row.
         let want = match machine {
             None => all.clone(),
             Some(m) => by_machine(m),

@@ -38,8 +38,9 @@
 //! f = (n - 1) / 2 replicas may be faulty. Several faults on one replica
 //! compose in file order ([`Chain`]). Unknown keys and kinds, replica ids
 //! not below n, and too many faulty replicas are refused with a message
-//! naming the problem. On `layout = "v3"` (the v3 kernel: the fast path
-//! and the slow path, no view change yet) every kind but `delay`, `silent`
+//! naming the problem. On `layout = "v3"` (the v3 kernel: the fast path,
+//! the slow path and a view change that carries no value) every kind but
+//! `delay`, `silent`
 //! and `mute_fast` (which only drop writes) is refused
 //! ([`crate::cluster::V3_BYZANTINE`]), and `layout = "v1"` is refused.
 

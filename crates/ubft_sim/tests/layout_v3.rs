@@ -507,6 +507,17 @@ fn silent_run(
     from_cycle: u64,
     max_cycles: u64,
 ) -> ubft_sim::cluster::RunReport {
+    silent_cluster(n, slots, silent, from_cycle, max_cycles).1
+}
+
+/// [`silent_run`], with the cluster (its HBMs) after the run.
+fn silent_cluster(
+    n: usize,
+    slots: u64,
+    silent: &[usize],
+    from_cycle: u64,
+    max_cycles: u64,
+) -> (ubft_sim::cluster::Cluster, ubft_sim::cluster::RunReport) {
     let cfg = ClusterConfig {
         seed: 21,
         max_cycles,
@@ -518,7 +529,8 @@ fn silent_run(
     for &r in silent {
         c.set_adversary(r, Box::new(ubft_sim::adversary::Silent { from_cycle }));
     }
-    run_checked(&mut c)
+    let report = run_checked(&mut c);
+    (c, report)
 }
 
 /// Runs `c` to its end and checks agreement, validity, order and the
@@ -580,21 +592,110 @@ fn two_silent_followers_of_five_leave_every_v3_slot_decided() {
     eprintln!("{} cycles", report.cycles);
 }
 
-/// A crashed leader needs the view change, which v3 does not build yet:
-/// every honest replica stops with `RecoveryNotBuilt` (7) at slot 1,
-/// having decided nothing, and safety holds.
+/// The two-beat record at `word` in `hbm`: its block, and whether its
+/// signature (the second beat) verifies as `signer`'s over that block.
+fn signed_block_at(hbm: &Hbm, word: usize, signer: usize, seed: u64) -> ([u32; 8], bool) {
+    use ubft_sim::signer::{block_bytes, signing_key};
+    let block: [u32; 8] = hbm.read_words(byte(word), 8).try_into().unwrap();
+    let ok = signing_key(seed, signer)
+        .verifying_key()
+        .verify_strict(&block_bytes(&block), &signature_at(hbm, word + 16))
+        .is_ok();
+    (block, ok)
+}
+
+/// What a view change without a carried value leaves in every honest
+/// replica's HBM (view3.md): NEW_VIEW(`view`) = [view, sb, 0], then the
+/// SEAL of each replica of `sb`, in ascending order, each of view `view`
+/// - 1 with no L and signed by its replica; seal[j] and, written by every
+/// other honest replica in R21's register, echo_seal[j][i] hold the same.
+fn check_new_view(c: &ubft_sim::cluster::Cluster, honest: &[usize], view: u32, sb: &[usize]) {
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let seed = c.cfg.seed;
+    let bitmap = sb.iter().map(|&j| 1u32 << j).sum::<u32>();
+    for &r in honest {
+        let hbm = &c.hbms[r];
+        let nv = mb.record(Region::NewViewRecord, 0, 0);
+        assert_eq!(
+            hbm.read_words(byte(nv), 3),
+            vec![view, bitmap, 0],
+            "replica {r}'s new_view header"
+        );
+        for (i, &j) in sb.iter().enumerate() {
+            let seal = field3::seal_block(j as u32, view - 1, None);
+            assert_eq!(
+                signed_block_at(hbm, nv + 16 + 32 * i, j, seed),
+                (seal, true),
+                "replica {r}: NEW_VIEW's SEAL {i}, of replica {j}"
+            );
+            assert_eq!(
+                signed_block_at(hbm, mb.record(Region::Seal, 0, j), j, seed),
+                (seal, true),
+                "replica {r}: seal[{j}]"
+            );
+            // R21's register: every honest replica but j wrote j's SEAL
+            // into echo_seal[j][i] (the leader before writing the
+            // NEW_VIEW, the others before installing it).
+            for &i in honest.iter().filter(|&&i| i != j) {
+                assert_eq!(
+                    signed_block_at(hbm, mb.record(Region::EchoSeal, j, i), j, seed),
+                    (seal, true),
+                    "replica {r}: echo_seal[{j}][{i}]"
+                );
+            }
+        }
+    }
+}
+
+/// The view change on v3 without a carried value (recovery.md D11.12
+/// steps 1 and 2, view3.md). The leader is silent from the start (n = 3,
+/// f = 1). Replicas 1 and 2 time out in FastWaitPrepare having sent
+/// nothing, so neither has an obligation or an L: each seals view 0
+/// (R18). Replica 1, the leader of view 1, takes its own SEAL and 2's,
+/// verifies 2's, echoes it and finds no COMMIT of 2's (R19, R21), and
+/// writes NEW_VIEW(1); replica 2 reads it, checks 1's SEAL the same way,
+/// and installs view 1. Every slot is then decided on the slow path (f + 1
+/// = 2 COMMITs: the fast path needs all 3). Before View3 both stopped with
+/// `RecoveryNotBuilt` at slot 1, having decided nothing.
 #[test]
-fn a_silent_v3_leader_stops_the_followers_with_recovery_not_built() {
-    let report = silent_run(3, 4, &[0], 0, 40_000);
+fn a_silent_v3_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
+    let (c, report) = silent_cluster(3, 20, &[0], 0, 150_000);
+    assert_eq!(every_slot_decided(&report, 20), (0, 20), "fast, slow");
     for r in report.honest() {
         assert_eq!(
-            r.status.error,
-            rhdl_ubft::params::ConfigError::RecoveryNotBuilt.code() as u8,
-            "{}",
+            (r.view, r.status.view_changes),
+            (1, 1),
+            "replica {}: one view change, to view 1\n{}",
+            r.id,
             report.summary()
         );
-        assert!(r.decided.is_empty());
     }
+    check_new_view(&c, &[1, 2], 1, &[1, 2]);
+    let first = report.replicas[1].decided[0].cycle;
+    eprintln!("{} cycles; slot 1 decided at {first}", report.cycles);
+}
+
+/// The same at n = 5 (f = 2) with the leaders of views 0 and 1 silent:
+/// replicas 2, 3 and 4 seal view 0; the NEW_VIEW that replica 1 would
+/// write never comes, so each waits out T_vc (`wait_polls` << `streak`
+/// polls) and seals view 1 (R14); replica 2, the leader of view 2, takes
+/// three SEALs of view 1 and writes NEW_VIEW(2), and every slot is
+/// decided in view 2.
+#[test]
+fn two_silent_leaders_of_five_leave_every_v3_slot_decided_in_view_2() {
+    let (c, report) = silent_cluster(5, 8, &[0, 1], 0, 300_000);
+    assert_eq!(every_slot_decided(&report, 8), (0, 8), "fast, slow");
+    for r in report.honest() {
+        assert_eq!(
+            (r.view, r.status.view_changes),
+            (2, 2),
+            "replica {}: two view changes\n{}",
+            r.id,
+            report.summary()
+        );
+    }
+    check_new_view(&c, &[2, 3, 4], 2, &[2, 3, 4]);
+    eprintln!("{} cycles", report.cycles);
 }
 
 /// Kernels of one layout in a cluster configured for the other.
@@ -939,10 +1040,15 @@ fn planted_at_600(
 ///   leader never delivers the slot and writes no share (its certify entry
 ///   stays empty), while the followers, which delivered on the fast path,
 ///   certify as before.
-///   The followers decide the slot on their two COMMITs (f + 1 = 2); the
-///   leader, which refused it, stops with `RecoveryNotBuilt` when its
-///   timeout would start a view change, and the followers stop so at
-///   k = 2, whose prepare never comes.
+///   The followers decide the slot on their two COMMITs (f + 1 = 2). At
+///   k = 2, whose prepare never comes, they time out into View3 and seal
+///   view 0 carrying that COMMIT (L), which a NEW_VIEW would have to carry
+///   (R20, not built): replica 1, the leader of view 1, stops with
+///   `RecoveryNotBuilt` on taking its SEAL, and replica 2 when a NEW_VIEW
+///   would carry it (it seals view 1 and, leading view 2, takes 1's SEAL
+///   of view 0). The leader, which refused slot 1 and committed nothing,
+///   has nothing to carry: it seals view after view, waiting for a
+///   NEW_VIEW that nobody writes, until the run ends.
 /// - With a signature that does not verify, it is passed over, and the
 ///   leader certifies as in the test above; every replica decides both
 ///   slots. (The timeout is 1,024 polls: the leader's extra verify delays
@@ -978,10 +1084,11 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
         if signed {
             assert_eq!(
                 outcome,
-                vec![(seven, 0), (seven, 1), (seven, 1)],
+                vec![(0, 0), (seven, 1), (seven, 1)],
                 "{}",
                 report.summary()
             );
+            assert!(report.replicas[0].view >= 2, "{}", report.summary());
         } else {
             assert_eq!(outcome, vec![(0, 2); 3], "{}", report.summary());
         }

@@ -61,7 +61,8 @@ enum LayoutVersion {
     /// What the kernel runs.
     V2,
     /// The recovery's (docs/recovery.md, section 13); its kernel runs the
-    /// fast path and the slow path, no view change yet (`simulate --layout v3`).
+    /// fast path, the slow path and a view change that carries no value
+    /// (`simulate --layout v3`).
     V3,
 }
 
@@ -132,9 +133,9 @@ enum Cmd {
         #[arg(long)]
         backend: Option<Backend>,
         /// Mailbox layout, and so the kernel: v2 (the default: the kernel
-        /// with every path) or v3 (the v3 kernel: the fast path and the
-        /// slow path, no view change yet; a silent replica but no Byzantine
-        /// one). v1 is refused. With --scenario, overrides the
+        /// with every path) or v3 (the v3 kernel: the fast path, the slow
+        /// path and a view change that carries no value; a silent replica
+        /// but no Byzantine one). v1 is refused. With --scenario, overrides the
         /// file's `layout` key.
         #[arg(long, value_parser = ubft_sim::cluster::parse_layout)]
         layout: Option<Version>,
