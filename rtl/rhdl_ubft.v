@@ -17286,7 +17286,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         seal_cand = ~beat_i$q[32'h0] & (entry < n) & wf_seal & (fetch_beat[(32'h20)+:(32)] == ((entry) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= view_m1) & ((failed$q & (one8 << entry)) == 32'h0);
         nv_seal = wf_seal & (fetch_beat[(32'h20)+:(32)] < ((n) & 32'hffffffff)) & ((sb$q & (one8 << fetch_beat[(32'h20)+:(8)])) != 32'h0) & (fetch_beat[(32'h28)+:(24)] == 32'h0) & ((cnt$q == 32'h0) | (fetch_beat[(32'h20)+:(8)] > last_x$q)) & (fetch_beat[(32'h40)+:(32)] >= view_m1);
         suspect = ~beat_i$q[32'h0] & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(32)] == kind_commit) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
-        own_echo = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= blk$q[(32'h40)+:(32)]);
+        own_echo = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] > blk$q[(32'h40)+:(32)]);
         x_row = ((x$q) & 32'hffffffff) << row_log;
         stop = 1'b0;
         start_leader = 1'b0;

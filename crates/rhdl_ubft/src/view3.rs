@@ -18,8 +18,8 @@
 //!   writers have not failed, copying each (block, signature) into COMPOSE
 //!   beats 1 + 2p, 2 + 2p in ascending replica order (p its rank).
 //! - R21 for each taken SEAL of x != id, in rank order: verify x's
-//!   signature; make sure echo_seal[x][id] holds a SEAL of x of this view
-//!   or later (else write it there in a round, R13); read the
+//!   signature; unless echo_seal[x][id] holds a SEAL of x of a later
+//!   view, write the SEAL there in a round (R13); read the
 //!   echo_commit[x] row: a COMMIT of x that x signed, which a SEAL without
 //!   L does not cover, proves the SEAL false. The leader then drops x
 //!   (`failed`) and collects again; a follower refuses the NEW_VIEW and
@@ -60,7 +60,7 @@
 //! | 73 | V3Load | (two cycles: COMPOSE reads SEAL p's block, then points at its signature) x = id / else | V3Next (p + 1) / V3Verify |
 //! | 74 | V3Verify | (Setup `verify` of the block under x, signature from COMPOSE) OK / an error | V3PollOwnEcho / leader: `once` or `failed` += x, V3PollSeals; follower V3PollNv (a miss, `bad_share`) |
 //! | 75 | V3PollOwnEcho | (fetch of echo_seal[x][id], one beat) | V3WaitOwnEcho |
-//! | 76 | V3WaitOwnEcho | the fetch is done: it holds a SEAL of x of a view >= the block's / not | V3PollEchoCommit / V3SendEchoSeal |
+//! | 76 | V3WaitOwnEcho | the fetch is done: it holds a SEAL of x of a later view than the block's / not | V3PollEchoCommit / V3SendEchoSeal |
 //! | 77 | V3SendEchoSeal | (first cycle: a round of the block and its signature to echo_seal[x][id]) `round_done` / `round_error` | V3PollEchoCommit / leader V3PollSeals, follower V3PollNv (a miss) |
 //! | 78 | V3PollEchoCommit | (fetch of the echo_commit[x] row, 2N beats) | V3WaitEchoCommit |
 //! | 79 | V3WaitEchoCommit | the fetch is done: an error / a COMMIT of x above `checked` (kept; its signature into COMPOSE beat 15) / none | V3PollEchoCommit (a miss) / V3VerifySuspect / V3Next (p + 1) |
@@ -292,7 +292,7 @@ pub struct View3 {
     seal_cand: Signal<Local, Bit>,
     nv_seal: Signal<Local, Bit>,
     suspect: Signal<Local, Bit>,
-    /// The beat on the fetch is a SEAL of x of a view >= `blk`'s.
+    /// The beat on the fetch is a SEAL of x of a later view than `blk`'s.
     own_echo: Signal<Local, Bit>,
     /// x * R + id, and x * R (echo_seal[x][id], echo_commit[x][0]).
     x_row: Signal<Local, Bits<32>>,
@@ -552,7 +552,7 @@ impl Logic for View3 {
             & (self.fetch_beat.val().get_bits::<64>(192) == 0);
         self.own_echo.next = (self.fetch_beat.val().get_bits::<32>(0) == self.kind_seal.val())
             & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
-            & (self.fetch_beat.val().get_bits::<32>(64) >= self.blk.q.val().get_bits::<32>(64));
+            & (self.fetch_beat.val().get_bits::<32>(64) > self.blk.q.val().get_bits::<32>(64));
         self.x_row.next = bit_cast::<32, 8>(self.x.q.val()) << self.row_log.val();
         // Outputs are zero unless a state drives them (see leader.rs).
         self.stop.next = false;

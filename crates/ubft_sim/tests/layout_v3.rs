@@ -657,10 +657,46 @@ fn check_new_view(c: &ubft_sim::cluster::Cluster, honest: &[usize], view: u32, s
 /// and installs view 1. Every slot is then decided on the slow path (f + 1
 /// = 2 COMMITs: the fast path needs all 3). Before View3 both stopped with
 /// `RecoveryNotBuilt` at slot 1, having decided nothing.
+///
+/// The timeline, read from the HBMs as the run goes (exact cycles): the
+/// SEALs land before the NEW_VIEW, and slot 1 is decided after it.
 #[test]
 fn a_silent_v3_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
-    let (c, report) = silent_cluster(3, 20, &[0], 0, 150_000);
+    let cfg = ClusterConfig {
+        seed: 21,
+        max_cycles: 150_000,
+        sign_latency: 300,
+        verify_latency: 500,
+        ..quick(3, 20, Version::V3)
+    };
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    c.set_adversary(0, Box::new(ubft_sim::adversary::Silent { from_cycle: 0 }));
+    // First cycle at which replica 2's HBM holds each record.
+    let seal = |j: usize| mb.record(Region::Seal, 0, j);
+    let nv = mb.record(Region::NewViewRecord, 0, 0);
+    let mut landed = [None::<u64>; 3];
+    while c.cycle < 20_000 && landed.iter().any(Option::is_none) {
+        c.step().unwrap();
+        let hbm = &c.hbms[2];
+        for (i, (word, want)) in [
+            (seal(1), field3::KIND_SEAL),
+            (seal(2), field3::KIND_SEAL),
+            (nv, 1),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if landed[i].is_none() && hbm.read_words(byte(word), 1)[0] == want {
+                landed[i] = Some(c.cycle);
+            }
+        }
+    }
+    let [s1, s2, nv_at] = landed.map(|l| l.expect("landed by cycle 20,000"));
+    let report = run_checked(&mut c);
     assert_eq!(every_slot_decided(&report, 20), (0, 20), "fast, slow");
+    let first = report.replicas[1].decided[0].cycle;
+    assert!(s1.max(s2) < nv_at && nv_at < first, "{s1} {s2} {nv_at} {first}");
     for r in report.honest() {
         assert_eq!(
             (r.view, r.status.view_changes),
@@ -671,8 +707,12 @@ fn a_silent_v3_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
         );
     }
     check_new_view(&c, &[1, 2], 1, &[1, 2]);
-    let first = report.replicas[1].decided[0].cycle;
-    eprintln!("{} cycles; slot 1 decided at {first}", report.cycles);
+    eprintln!(
+        "{} cycles; at replica 2: seal[1] at {s1}, seal[2] at {s2}, NEW_VIEW(1) at {nv_at}; \
+         slot 1 decided at {first} (replica 1), {} (replica 2)",
+        report.cycles,
+        report.replicas[2].decided[0].cycle
+    );
 }
 
 /// The same at n = 5 (f = 2) with the leaders of views 0 and 1 silent:
