@@ -738,6 +738,78 @@ fn two_silent_leaders_of_five_leave_every_v3_slot_decided_in_view_2() {
     eprintln!("{} cycles", report.cycles);
 }
 
+/// R21 (view3.md): a SEAL without L is false if its writer signed a
+/// COMMIT, and a NEW_VIEW never carries a false SEAL. The silent-leader
+/// run of n = 3, with a COMMIT block of replica 2's for (v0, k1) planted at
+/// cycle 600 in replica 1's HBM as echo_commit[2][0] (replica 0 echoing
+/// it), which is what a Byzantine 2 that committed and sealed without L
+/// would leave.
+/// - Signed by replica 2, it proves 2's SEAL false: replica 1, leading
+///   view 1, drops 2's SEAL and never writes NEW_VIEW(1); when replica 2
+///   leads view 2, replica 1 reads the same proof and refuses its
+///   NEW_VIEW(2). With one replica of three taken for faulty and one
+///   silent, nothing is decided (and nothing unsafe is): the views go on
+///   past 2, and no replica stops.
+/// - With a signature that does not verify, the entry is read and verified
+///   twice (a torn read would pass the second time) and then passed over,
+///   and every slot is decided. The two verifies (500 cycles each) delay
+///   NEW_VIEW(1) past replica 2's T_vc (128 polls at `streak` 1), so
+///   replica 2 seals view 1 too and leads view 2, where the slots are
+///   decided after a second view change.
+#[test]
+fn a_seal_that_hides_a_signed_commit_is_never_carried_in_a_new_view() {
+    let run = |signed: bool| {
+        let cfg = ClusterConfig {
+            seed: 21,
+            max_cycles: if signed { 40_000 } else { 150_000 },
+            sign_latency: 300,
+            verify_latency: 500,
+            ..quick(3, 4, Version::V3)
+        };
+        let mb = Mailbox::v3(BUILD_N, G, SB);
+        let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+        c.set_adversary(0, Box::new(ubft_sim::adversary::Silent { from_cycle: 0 }));
+        for _ in 0..600 {
+            c.step().unwrap();
+        }
+        let hidden = field3::commit_block(2, 0, 1, proposal(cfg.seed, 0), 0);
+        let at = mb.record(Region::EchoCommit, 2, 0);
+        plant(&mut c, 1, at, &hidden, 2, signed);
+        let report = run_checked(&mut c);
+        (c, report)
+    };
+    let (c, report) = run(true);
+    for r in report.honest() {
+        assert_eq!(
+            (r.status.error, r.decided.len()),
+            (0, 0),
+            "replica {}\n{}",
+            r.id,
+            report.summary()
+        );
+        assert!(r.view >= 3, "replica {}\n{}", r.id, report.summary());
+    }
+    // Replica 1 wrote no NEW_VIEW(1); the one it holds is replica 2's.
+    let nv = mb_new_view(&c, 1);
+    assert_ne!(nv[0], 1, "NEW_VIEW(1) was written: {nv:?}");
+    let (_, report) = run(false);
+    assert_eq!(every_slot_decided(&report, 4), (0, 4), "fast, slow");
+    for r in report.honest() {
+        assert_eq!(
+            (r.view, r.status.view_changes),
+            (2, 2),
+            "{}",
+            report.summary()
+        );
+    }
+}
+
+/// The first three words of replica `r`'s new_view record.
+fn mb_new_view(c: &ubft_sim::cluster::Cluster, r: usize) -> Vec<u32> {
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    c.hbms[r].read_words(byte(mb.record(Region::NewViewRecord, 0, 0)), 3)
+}
+
 /// Kernels of one layout in a cluster configured for the other.
 #[test]
 #[should_panic(expected = "replica 0's kernel runs layout v2 but the cluster is configured for v3")]
@@ -1052,13 +1124,27 @@ fn planted_at_600(
     signer: usize,
     signed: bool,
 ) -> ubft_sim::cluster::Cluster {
-    use ed25519_dalek::Signer as _;
-    use ubft_sim::signer::{block_bytes, signing_key};
     let mut c = backend::cluster(cfg, Backend::Verilator).unwrap();
     for _ in 0..600 {
         c.step().unwrap();
     }
-    let mut sig = signing_key(cfg.seed, signer)
+    plant(&mut c, r, at, block, signer, signed);
+    c
+}
+
+/// Writes `block` and its signature by `signer` (or, unless `signed`, that
+/// signature with a bit flipped) into replica `r`'s HBM at word `at`.
+fn plant(
+    c: &mut ubft_sim::cluster::Cluster,
+    r: usize,
+    at: usize,
+    block: &[u32; 8],
+    signer: usize,
+    signed: bool,
+) {
+    use ed25519_dalek::Signer as _;
+    use ubft_sim::signer::{block_bytes, signing_key};
+    let mut sig = signing_key(c.cfg.seed, signer)
         .sign(&block_bytes(block))
         .to_bytes();
     if !signed {
@@ -1070,7 +1156,6 @@ fn planted_at_600(
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
     c.hbms[r].write_words(byte(at) + 64, &words);
-    c
 }
 
 /// R8's register check (slow3.md, S3WaitEchoPrep and S3VerifySuspect), on
