@@ -15,11 +15,11 @@
 //! | model `Pc` / step | rule | poll finds ... | does ... |
 //! | --- | --- | --- | --- |
 //! | Propose: `Propose(m)` | R3, R1, R2 | leader(v), NEW_VIEW(v) accepted (none in view 0), k ≥ c* | writes PREPARE (k, m, v, dec[k−1]); m = m* at c*, else the head of B (by default its preferred value in B; `--any-value`: any value in B); its PREPARE is its lock (R5) → Cert |
-//! | Prepare: `Lock` | R4, R2 | prepare[s] = (k, m, v, prev), prev = dec[k−1], m valid, no lock at (v, k) | writes will_cert (tag(v, k), m), phase 1 → Cert |
+//! | Prepare: `Lock` | R4, R2 | prepare[s] = (k, m, v, prev), prev = dec[k−1], m valid, no lock at (v, k) (or R8's lock on m) | writes will_cert (tag(v, k), m), phase 1 → Cert |
 //! | Cert: `FastDeliver` (also in Slow with phase 1) | R5 | n locks for (tag(v, k), m), the leader's lane being its PREPARE | delivered (fast); writes will_commit, phase 2 → CommitWait |
 //! | any waiting state: `FastDecide` | R6, R26 | a full will_commit row for (tag(w, k), m), any w | decides (k, m) |
-//! | Prepare, Cert, CommitWait, Slow: `Echo` | R8.1 | prep_sig[s] = σ_leader(PREP, v, k, m, prev), m = its lock or no lock, m valid | writes echo_prep[s][i] in a round |
-//! | (round) `EchoCheck` | R8.2–3, R9 | echo_prep[s][*] after the round | another valid block for (v, k): never delivers (v, k); else delivered: writes its CERT share |
+//! | Prepare, Cert, CommitWait, Slow: `Echo` | R8.1 | prep_sig[s] = σ_leader(PREP, v, k, m, prev), prev = dec[k−1], m = its lock or no lock, m valid | writes echo_prep[s][i] in a round |
+//! | (round) `EchoCheck` | R8.2–3, R9 | echo_prep[s][*] after the round | another valid block for (v, k): never delivers (v, k); else delivered (with nothing locked, m becomes its lock): writes its CERT share |
 //! | Prepare, Cert, CommitWait, Slow, Bridge: `Commit` | R10 | a certificate for (v, k, m, prev) (f + 1 shares in certify[s], or inside a COMMIT in commit[s]) | writes COMMIT; L := (v, k, m, prev) if higher; counts its own COMMIT (R12) |
 //! | any waiting state: `DeliverCommit(x)` | R11.1–2 | commit[s][x] = a COMMIT of x for its slot k (any view w), not yet processed | writes echo_commit[x][i] (if higher) in a round |
 //! | (round) `CommitCheck` | R11.3–4, R12, R25 | echo_seal[x][*] and seal[x] | a SEAL of x of a view ≥ w: never counts it; else counts it; f + 1 for one block: decides |
@@ -78,6 +78,12 @@ pub enum Variant {
     /// No fast delivery while sealing (R16 before finding 4): a liveness
     /// variant, which stalls.
     NoSealDeliver,
+    /// R8 as it was before the RTL session's fix (docs/model.md, "Variants
+    /// for the RTL of VIEW on v3"): the leader's signed block is echoed
+    /// whatever its prev, and a delivery with nothing locked is no lock, so
+    /// R4 may still lock another value at the same (v, k). It loses
+    /// `agreement` with a Byzantine leader.
+    LooseR8,
     /// recovery.md D11.9 V2: no R11/R12 while sealing or awaiting
     /// (`DeliverCommit` off in Bridge and AwaitNv; its own bridge COMMIT is
     /// not counted).
@@ -103,13 +109,14 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub const ALL: [Variant; 13] = [
+    pub const ALL: [Variant; 14] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
         Variant::DecideF,
         Variant::NoCrossCheck,
         Variant::NoSealDeliver,
+        Variant::LooseR8,
         Variant::RtlNoCommitSealing,
         Variant::RtlCertRows,
         Variant::RtlCollect,
@@ -126,6 +133,7 @@ impl Variant {
             Variant::DecideF => "recovery:decide_f",
             Variant::NoCrossCheck => "recovery:no_cross_check",
             Variant::NoSealDeliver => "recovery:no_seal_deliver",
+            Variant::LooseR8 => "recovery:loose_r8",
             Variant::RtlNoCommitSealing => "recovery:rtl_no_commit_sealing",
             Variant::RtlCertRows => "recovery:rtl_cert_rows",
             Variant::RtlCollect => "recovery:rtl_collect",
@@ -344,6 +352,11 @@ pub struct Rep {
     /// Its highest will_commit (w, b, m), and whether R17 is done with it.
     pub wc: Vote,
     pub wc_done: bool,
+    /// W.prev as the RTL keeps it (recovery.md D11.2): dec[k − 1] when the
+    /// will_commit was sent. The model's rules rebuild it as dec(wc.k − 1);
+    /// it is kept only for D11.9 V11's assertions (a function of the rest
+    /// of the state while they hold, so it adds no states).
+    pub wc_prev: Val,
     /// Its latest commit L.
     pub l: Block,
     /// NEW_VIEW(view) accepted (always in view 0), and its constraint
@@ -569,8 +582,15 @@ impl Recovery {
         }
         let s = cfg.slot(rep.k);
         let b = h.prep_sig[s];
+        // The block chains to what this replica decided (prev = dec[k − 1],
+        // as R4 checks the PREPARE and the RTL's S3WaitPrepSig compares
+        // beat 0 with B built from its own prev). Without it a Byzantine
+        // leader's PREP with a wrong prev got a share, and two honest
+        // replicas certified blocks that differ in prev: a bridge stall
+        // (docs/model.md, "Variants for the RTL of VIEW on v3").
         let ok = b.k == rep.k
             && b.v == rep.view
+            && (b.prev == dec(rep, rep.k - 1) || self.variant == Variant::LooseR8)
             && (rep.m == 0 || b.m == rep.m)
             && self.valid(cfg, rep, rep.k, b.m)
             && h.echo_prep[s][id] != b;
@@ -773,6 +793,7 @@ impl Recovery {
         } else {
             Block::NONE
         };
+        self.assert_v11(id, rep, k, m);
         rep.reset_slot();
         rep.k = k + 1;
         if rep.nlog as usize >= cfg.slots {
@@ -780,6 +801,100 @@ impl Recovery {
             rep.round = Round::Idle;
         } else if rep.working() {
             self.leader_check(cfg, id, rep);
+        }
+    }
+
+    /// The D11.9 assertions (V9, V11) state what the design guarantees, so
+    /// they are checked for the design, its liveness variant and the RTL's
+    /// variants, not for the variants that remove a safety rule (whose
+    /// counterexamples break them: `loose_r8`'s trace fails V11 before it
+    /// fails `agreement`).
+    fn asserts(&self) -> bool {
+        !matches!(
+            self.variant,
+            Variant::NoBridge
+                | Variant::CertF
+                | Variant::DecideF
+                | Variant::NoCrossCheck
+                | Variant::LooseR8
+        )
+    }
+
+    /// W as the RTL keeps it: (w, b, m, prev) of its highest will_commit.
+    fn w_block(&self, rep: &Rep) -> Block {
+        Block {
+            v: rep.wc.v,
+            k: rep.wc.k,
+            m: rep.wc.m,
+            prev: rep.wc_prev,
+        }
+    }
+
+    /// recovery.md D11.9 V11: the RTL builds prev1's share and the bridge
+    /// block from W (its highest will_commit, W.prev kept from when it was
+    /// sent), where the model rebuilds them from its delivered block and
+    /// dec(b − 1). Checked at every decision of slot k (the log already
+    /// holds (k, m)): when prev1 is set, prev1 = W = (wc.v, wc.k, wc.m,
+    /// dec(wc.k − 1)) and m = wc.m (so at k + 1, W is (view, k, dec[k],
+    /// dec[k − 1]), as D11.2 says). A failure stops the run (a panic, in
+    /// release builds too), naming the replica and its state.
+    ///
+    /// D11.9 V11 (d) also asks for "wc.k = k implies m = wc.m" at every
+    /// decision. That is false, and not only after a seal: with a Byzantine
+    /// view-0 leader, a replica that delivered A fast (W = (0, 1, A)) can
+    /// decide B at k 1 from view-1 COMMITs (R11, R12, R25), in view 0 with
+    /// its bridge obligation open, or after sealing with L = A. A was
+    /// decided by nobody; the bridge block is W either way, in the model
+    /// and in the RTL, so the equivalence does not need the clause
+    /// (docs/model.md, "Variants for the RTL of VIEW on v3"). The prev1
+    /// case's m = wc.m fails the same way with five Byzantine writes at
+    /// views 0..=1 (r2 decides B in CommitWait with prev1 = its fast A):
+    /// left in, so such a run stops on it.
+    fn assert_v11(&self, id: usize, rep: &Rep, k: u8, m: Val) {
+        if !self.asserts() || !rep.prev1.is() {
+            return;
+        }
+        let w = self.w_block(rep);
+        assert!(
+            rep.prev1 == w && w.prev == dec(rep, w.k.wrapping_sub(1)) && m == w.m,
+            "D11.9 V11: r{id} decides k {k} = {} with prev1 {} but W = {} (dec(b − 1) = {}): {rep:?}",
+            val_name(m),
+            blk(&rep.prev1),
+            blk(&w),
+            val_name(dec(rep, w.k.wrapping_sub(1)))
+        );
+    }
+
+    /// D11.9 V11 for the bridge block: the model's (wc.v, wc.k, wc.m,
+    /// dec(wc.k − 1)) is the RTL's W.
+    fn assert_v11_bridge(&self, id: usize, rep: &Rep, c: &Block) {
+        if self.asserts() {
+            assert!(
+                *c == self.w_block(rep),
+                "D11.9 V11: r{id}'s bridge block {} is not W = {}: {rep:?}",
+                blk(c),
+                blk(&self.w_block(rep))
+            );
+        }
+    }
+
+    /// recovery.md D11.9 V9: a follower does not R21-check its own seal in a
+    /// NEW_VIEW (the model checks every seal). Checked after the R22 round:
+    /// its own seal, if the NEW_VIEW carries one, passes R21 here, so
+    /// skipping it changes nothing. A failure stops the run (a panic).
+    fn assert_v9(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm, nv: &Nv) {
+        if !self.asserts() {
+            return;
+        }
+        for (x, sl) in nv.seals().filter(|&(x, _)| x == id) {
+            assert!(
+                self.seal_passes(cfg, h, x, &sl),
+                "D11.9 V9: r{id}'s own seal (view {}, L {}) in NEW_VIEW({}) fails R21: echo_commit[{id}] = [{}]; {rep:?}",
+                sl.v,
+                blk(&sl.l),
+                nv.view,
+                blocks(&h.echo_commit[id][..cfg.n])
+            );
         }
     }
 
@@ -963,6 +1078,7 @@ impl Design for Recovery {
             prev1: Block::NONE,
             dk: false,
             wc: Vote::default(),
+            wc_prev: 0,
             wc_done: false,
             l: Block::NONE,
             nv_ok: true,
@@ -1032,8 +1148,13 @@ impl Design for Recovery {
             }
             Pc::Prepare => {
                 let p = h.prepare[s];
+                // R4: one lock per (v, k). A delivery by R8 with nothing
+                // locked made its value the lock (`EchoCheck`), so only that
+                // value may still be locked (and voted for) here.
+                let unlocked = rep.m == 0 || p.m == rep.m || self.variant == Variant::LooseR8;
                 if p.k == rep.k
                     && p.v == rep.view
+                    && unlocked
                     && p.prev == dec(rep, rep.k - 1)
                     && self.valid(cfg, rep, rep.k, p.m)
                 {
@@ -2061,6 +2182,7 @@ impl Recovery {
                     m: rep.m,
                 };
                 rep.wc = v;
+                rep.wc_prev = dec(rep, rep.k - 1);
                 rep.wc_done = false;
                 if rep.pc == Pc::Cert {
                     rep.pc = Pc::CommitWait;
@@ -2097,6 +2219,14 @@ impl Recovery {
                 rep.fast = false;
                 rep.dk = true;
                 rep.cert_done = true;
+                // With nothing locked (phase 0), the delivered value is its
+                // lock from now on (the RTL's `set_m` := m′, recovery.md D11.3): else
+                // R4 could lock another value at (v, k) and so complete a
+                // fast delivery of it, against Lemma 1's fast/slow case
+                // ("R8 delivers only the locked value").
+                if rep.m == 0 && self.variant != Variant::LooseR8 {
+                    rep.m = b.m;
+                }
                 self.sign_share(cfg, rep, b);
                 vec![Out::All(Write::Certify { slot: s, node, b })]
             }
@@ -2106,6 +2236,7 @@ impl Recovery {
             }
             Step::BridgeCommit => {
                 let c = self.bridge_block(rep);
+                self.assert_v11_bridge(id, rep, &c);
                 self.commit(cfg, id, rep, c)
             }
             Step::DeliverCommit(x) => {
@@ -2284,6 +2415,7 @@ impl Recovery {
                     unreachable!()
                 };
                 rep.round = Round::Idle;
+                self.assert_v9(cfg, id, rep, h, &nv);
                 let pass = nv.seals().all(|(x, sl)| self.seal_passes(cfg, h, x, &sl));
                 if !pass {
                     return self.refuse_nv(cfg, id, rep, nv);

@@ -6,7 +6,10 @@
 //! the audit's E3 (all honest, one held will_commit) stalls `current`, while
 //! `recovery` shows no stall in a bounded part of the same space; and
 //! with the view-0 leader silent as well, `recovery` stalls in its bridges
-//! (docs/model.md, findings 4: open).
+//! (docs/model.md, findings 4: open). R8 as it was (`recovery:loose_r8`:
+//! no prev check, a delivery with nothing locked is no lock) stalls with a
+//! Byzantine view-0 leader and loses `agreement` with five Byzantine
+//! writes; the design, with R8 fixed, keeps all four properties there.
 
 use ubft_model::check::RunOpts;
 use ubft_model::model::Action;
@@ -470,6 +473,58 @@ fn safety_holds_with_a_byzantine_replica() {
             assert!(r.property(p).holds, "{}", r.text());
         }
     }
+}
+
+/// Run (ii) with the Byzantine view-0 leader (S = 1, views 0..=1, no held
+/// write, every honest replica live, 3 Byzantine writes; docs/model.md,
+/// "Variants for the RTL of VIEW on v3"). With R8 as it was
+/// (`recovery:loose_r8`) both honest replicas end in Bridge: one certified
+/// the leader's PREP with a wrong prev (or, with nothing locked, a value it
+/// then did not lock), so no certificate of their obligation forms. With
+/// R8 checking prev = dec[k − 1] and a slow delivery binding the lock, all
+/// four properties hold, liveness included, in the complete run.
+#[test]
+fn a_byzantine_view_0_leader_stalls_the_bridges_only_with_the_loose_r8() {
+    let mut c = cfg(1, 1);
+    byz(&mut c, 0, 3);
+    let (ce, states) = find(
+        design(Variant::LooseR8),
+        c.clone(),
+        "live_with_f_silent",
+        4_000_000,
+    );
+    let ce = ce
+        .unwrap_or_else(|| panic!("loose_r8 does not stall ({states} states)"))
+        .join("\n");
+    println!("recovery:loose_r8 ({states} states):\n{ce}");
+    assert!(ce.contains("R8.2") && ce.contains("Bridge"), "{ce}");
+    for v in [Variant::Full, Variant::Rtl] {
+        let r = run(design(v), c.clone(), &RunOpts::default());
+        println!("{}", r.text());
+        assert!(r.complete);
+        assert!(r.all_hold(), "{}", r.text());
+    }
+}
+
+/// R8 as it was loses agreement with a Byzantine view-0 leader and five
+/// writes (S = 1, views 0..=0): r2, with nothing locked, delivers the
+/// leader's signed B slowly and certifies it, then locks A (R4); r1 and r2
+/// see n locks for A; r1 commits B on the certificate of r2's and the
+/// leader's shares and decides B with the leader's COMMIT; r2 decides A on
+/// a full will_commit row. Lemma 1's fast/slow case assumes that R8
+/// delivers only the locked value. The design (a slow delivery with
+/// nothing locked makes that value the lock) keeps all four properties in
+/// the same bounds, complete.
+#[test]
+fn variant_loose_r8_loses_agreement_and_the_design_does_not() {
+    let mut c = cfg(1, 0);
+    byz(&mut c, 0, 5);
+    let ce = agreement_ce(Variant::LooseR8, c.clone());
+    assert!(ce.contains("R8.2") && ce.contains("R4"), "{ce}");
+    let r = run(design(Variant::Full), c, &RunOpts::default());
+    println!("{}", r.text());
+    assert!(r.complete);
+    assert!(r.all_hold(), "{}", r.text());
 }
 
 /// docs/model.md, findings 4: with the view-0 leader silent after it
