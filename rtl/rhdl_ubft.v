@@ -10789,9 +10789,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  wc_ok$d;
     wire  wc_ok$q;
     reg  wc_ok$clock;
-    reg  wc_done$d;
-    wire  wc_done$q;
-    reg  wc_done$clock;
     reg  [31:0] wc_k$d;
     wire  [31:0] wc_k$q;
     reg  wc_k$clock;
@@ -11297,11 +11294,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(wc_ok$q),
         .clock(wc_ok$clock)
     );
-    rhdl_ubft$protocol$wc_done wc_done(
-        .d(wc_done$d),
-        .q(wc_done$q),
-        .clock(wc_done$clock)
-    );
     rhdl_ubft$protocol$wc_k wc_k(
         .d(wc_k$d),
         .q(wc_k$q),
@@ -11363,7 +11355,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         error$clock = clock;
         prev$clock = clock;
         wc_ok$clock = clock;
-        wc_done$clock = clock;
         wc_k$clock = clock;
         l_ok$clock = clock;
         l_w$clock = clock;
@@ -11398,7 +11389,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         error$d = error$q;
         prev$d = prev$q;
         wc_ok$d = wc_ok$q;
-        wc_done$d = wc_done$q;
         wc_k$d = wc_k$q;
         l_ok$d = l_ok$q;
         l_w$d = l_w$q;
@@ -11554,7 +11544,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$support = support$q;
         view3$view_no = view_no$q;
         view3$next_leader = next_leader;
-        view3$ob = wc_ok$q & ~wc_done$q & ~(l_ok$q & (l_c$q >= wc_k$q));
+        view3$ob = wc_ok$q & ~(l_ok$q & (l_c$q >= wc_k$q));
         view3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 24'hffffff) << streak$q);
         view3$seal_row_word = seal_base;
         view3$seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
@@ -11761,7 +11751,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         if (fast$set_phase & (fast$phase_next == 32'h2) & v3) begin
             wc_ok$d = 1'b1;
-            wc_done$d = 1'b0;
             wc_k$d = k$q;
         end
         if (slow3$set_commit) begin
@@ -18473,25 +18462,6 @@ module rhdl_ubft$protocol$waited(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$waited
-
-
-module rhdl_ubft$protocol$wc_done(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$wc_done
 
 
 module rhdl_ubft$protocol$wc_k(d,q,clock);

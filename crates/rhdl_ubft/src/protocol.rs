@@ -40,6 +40,8 @@
 //! | VIEW | `start_fast` | FAST | a recovered value is installed |
 //! | VIEW | `start_leader` | LEADER | no value can have been decided |
 //! | FAST, SLOW, VIEW | `decide` | Protocol | the slot is decided |
+//! | LEADER, FAST, Slow3 (v3) | `start_view`, `stop` | View3 | where v2 would start VIEW (`view3.md`) |
+//! | View3 (v3) | `start_leader` | LEADER | a NEW_VIEW without a carried value is installed |
 //!
 //! A handover is combinational: the machine handing over goes Off while it
 //! raises `start_*`, and the receiving machine's next state sees it in the
@@ -258,9 +260,10 @@ pub struct Protocol<const N: usize> {
     /// (recovery.md R3, R4).
     prev: DFF<Bits<32>>,
     /// W (recovery.md D11.2), so far its slot: this replica sent
-    /// will_commit at `wc_k` (`wc_ok`); `wc_done`: its obligation was met.
+    /// will_commit at `wc_k` (`wc_ok`). (D11.2's `wc_done`, set where a
+    /// replica seals with an obligation met by the bridge, waits for the
+    /// bridge: without it View3 never seals with an obligation.)
     wc_ok: DFF<Bit>,
-    wc_done: DFF<Bit>,
     wc_k: DFF<Bits<32>>,
     /// L, its latest COMMIT (w, c, m, prev), which its SEAL carries.
     l_ok: DFF<Bit>,
@@ -304,7 +307,7 @@ pub struct Protocol<const N: usize> {
     /// certify[s(k)][0] and commit[s(k)][0] in words (v3).
     certify_row_word: Signal<Local, Bits<32>>,
     commit_row_word: Signal<Local, Bits<32>>,
-    /// A machine hands over to SLOW or VIEW (v3 stops there instead).
+    /// A machine hands over to VIEW (v3: to View3, as does Slow3's `stop`).
     hand_over: Signal<Local, Bit>,
     /// The SEAL block [SEAL, id, view, L.w, L.c, L.m, L.prev, L present]
     /// (v3, R18).
@@ -810,7 +813,6 @@ impl<const N: usize> Protocol<N> {
             own_state: Default::default(),
             prev: Default::default(),
             wc_ok: Default::default(),
-            wc_done: Default::default(),
             wc_k: Default::default(),
             l_ok: Default::default(),
             l_w: Default::default(),
@@ -1017,7 +1019,6 @@ impl<const N: usize> Logic for Protocol<N> {
             error,
             prev,
             wc_ok,
-            wc_done,
             wc_k,
             l_ok,
             l_w,
@@ -1065,11 +1066,16 @@ impl<const N: usize> Logic for Protocol<N> {
             | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 96)
             | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 128)
             | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 160);
-        // The SEAL block (v3, R18): L's words only with L.
-        self.seal_block.next = self.seal_kind.val()
-            | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
-            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64);
-        if self.l_ok.q.val() {
+        // The SEAL block (v3, R18): L's words only with L. (Built only while
+        // View3 holds the slot, the one time it is read: the simulator skips
+        // it otherwise.)
+        self.seal_block.next = 0.into();
+        if self.view3.holding.val() {
+            self.seal_block.next = self.seal_kind.val()
+                | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
+                | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64);
+        }
+        if self.view3.holding.val() & self.l_ok.q.val() {
             self.seal_block.next = self.seal_kind.val()
                 | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
                 | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64)
@@ -1246,9 +1252,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view3.view_no.next = self.view_no.q.val();
         self.view3.next_leader.next = self.next_leader.val();
         // The obligation (D11.2): a will_commit that L does not cover.
-        self.view3.ob.next = self.wc_ok.q.val()
-            & !self.wc_done.q.val()
-            & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
+        self.view3.ob.next =
+            self.wc_ok.q.val() & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
         // (`expiring` from the registers, as Slow3's.)
         self.view3.expiring.next = (self.waited.q.val() + 1)
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
@@ -1568,7 +1573,6 @@ impl<const N: usize> Logic for Protocol<N> {
         // W: this replica's will_commit (FAST's phase 2, v3); L: its COMMIT.
         if self.fast.set_phase.val() & (self.fast.phase_next.val() == 2) & self.v3.val() {
             self.wc_ok.d.next = true;
-            self.wc_done.d.next = false;
             self.wc_k.d.next = self.k.q.val();
         }
         if self.slow3.set_commit.val() {

@@ -517,42 +517,69 @@ impl Logic for View3 {
         self.cnt2.next = bit_cast::<4, 8>(self.cnt.q.val()) << 1;
         self.p2.next = bit_cast::<4, 8>(self.p.q.val()) << 1;
         self.sup2.next = bit_cast::<5, 8>(self.support.val()) << 1;
-        // A SEAL block on the fetch, well formed: L present is 1, or 0 with
-        // L's words zero (layout::field3::well_formed).
-        self.wf_seal.next = (self.fetch_beat.val().get_bits::<32>(0) == self.kind_seal.val())
-            & ((self.fetch_beat.val().get_bits::<32>(224) == 1)
-                | ((self.fetch_beat.val().get_bits::<32>(224) == 0)
-                    & (self.fetch_beat.val().get_bits::<128>(96) == 0)));
-        // R19: the seal row's entry on the fetch is a SEAL of its writer j,
-        // of a view >= view - 1, from a writer that has not failed twice.
-        self.seal_cand.next = !self.beat_i.q.val().get_bit(0)
-            & (self.entry.val() < self.n.val())
-            & self.wf_seal.val()
-            & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.entry.val()))
-            & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_m1.val())
-            & ((self.failed.q.val() & (self.one8.val() << self.entry.val())) == 0);
-        // R22's form: beat 1 + 2i is a SEAL of a replica x < n in the
-        // NEW_VIEW's bitmap, above the one before, of a view >= view - 1.
-        self.nv_seal.next = self.wf_seal.val()
-            & (self.fetch_beat.val().get_bits::<32>(32) < bit_cast::<32, 8>(self.n.val()))
-            & ((self.sb.q.val()
-                & (self.one8.val() << self.fetch_beat.val().get_bits::<8>(32)))
-                != 0)
-            & (self.fetch_beat.val().get_bits::<24>(40) == 0)
-            & ((self.cnt.q.val() == 0)
-                | (self.fetch_beat.val().get_bits::<8>(32) > self.last_x.q.val()))
-            & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_m1.val());
-        // R21: an echo_commit[x] entry above those passed over holding a
-        // COMMIT block of x (no L: any COMMIT of x is above the SEAL's).
-        self.suspect.next = !self.beat_i.q.val().get_bit(0)
-            & (self.entry.val() < self.n.val())
-            & (!self.checked_any.q.val() | (self.entry.val() > self.checked.q.val()))
-            & (self.fetch_beat.val().get_bits::<32>(0) == self.kind_commit.val())
-            & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
-            & (self.fetch_beat.val().get_bits::<64>(192) == 0);
-        self.own_echo.next = (self.fetch_beat.val().get_bits::<32>(0) == self.kind_seal.val())
-            & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
-            & (self.fetch_beat.val().get_bits::<32>(64) > self.blk.q.val().get_bits::<32>(64));
+        // The checks of a fetched beat, each computed only in the state that
+        // reads it (0 elsewhere): the simulator skips their 256-bit compares
+        // while the machine is Off, as it is in v2 and on the fast path
+        // (a small saving: performance.md, "Simulation cost of the v3
+        // machines").
+        self.wf_seal.next = false;
+        self.seal_cand.next = false;
+        self.nv_seal.next = false;
+        self.suspect.next = false;
+        self.own_echo.next = false;
+        if (self.state.q.val() == View3St::V3WaitSeals)
+            | (self.state.q.val() == View3St::V3WaitNvRec)
+        {
+            // A SEAL block on the fetch, well formed: L present is 1, or 0
+            // with L's words zero (layout::field3::well_formed).
+            self.wf_seal.next = (self.fetch_beat.val().get_bits::<32>(0) == self.kind_seal.val())
+                & ((self.fetch_beat.val().get_bits::<32>(224) == 1)
+                    | ((self.fetch_beat.val().get_bits::<32>(224) == 0)
+                        & (self.fetch_beat.val().get_bits::<128>(96) == 0)));
+        }
+        if self.state.q.val() == View3St::V3WaitSeals {
+            // R19: the seal row's entry on the fetch is a SEAL of its writer
+            // j, of a view >= view - 1, from a writer that has not failed
+            // twice.
+            self.seal_cand.next = !self.beat_i.q.val().get_bit(0)
+                & (self.entry.val() < self.n.val())
+                & self.wf_seal.val()
+                & (self.fetch_beat.val().get_bits::<32>(32)
+                    == bit_cast::<32, 8>(self.entry.val()))
+                & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_m1.val())
+                & ((self.failed.q.val() & (self.one8.val() << self.entry.val())) == 0);
+        }
+        if self.state.q.val() == View3St::V3WaitNvRec {
+            // R22's form: beat 1 + 2i is a SEAL of a replica x < n in the
+            // NEW_VIEW's bitmap, above the one before, of a view >= view - 1.
+            self.nv_seal.next = self.wf_seal.val()
+                & (self.fetch_beat.val().get_bits::<32>(32) < bit_cast::<32, 8>(self.n.val()))
+                & ((self.sb.q.val()
+                    & (self.one8.val() << self.fetch_beat.val().get_bits::<8>(32)))
+                    != 0)
+                & (self.fetch_beat.val().get_bits::<24>(40) == 0)
+                & ((self.cnt.q.val() == 0)
+                    | (self.fetch_beat.val().get_bits::<8>(32) > self.last_x.q.val()))
+                & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_m1.val());
+        }
+        if self.state.q.val() == View3St::V3WaitEchoCommit {
+            // R21: an echo_commit[x] entry above those passed over holding a
+            // COMMIT block of x (no L: any COMMIT of x is above the SEAL's).
+            self.suspect.next = !self.beat_i.q.val().get_bit(0)
+                & (self.entry.val() < self.n.val())
+                & (!self.checked_any.q.val() | (self.entry.val() > self.checked.q.val()))
+                & (self.fetch_beat.val().get_bits::<32>(0) == self.kind_commit.val())
+                & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
+                & (self.fetch_beat.val().get_bits::<64>(192) == 0);
+        }
+        if self.state.q.val() == View3St::V3WaitOwnEcho {
+            // echo_seal[x][id] holds a SEAL of x of a later view.
+            self.own_echo.next = (self.fetch_beat.val().get_bits::<32>(0)
+                == self.kind_seal.val())
+                & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
+                & (self.fetch_beat.val().get_bits::<32>(64)
+                    > self.blk.q.val().get_bits::<32>(64));
+        }
         self.x_row.next = bit_cast::<32, 8>(self.x.q.val()) << self.row_log.val();
         // Outputs are zero unless a state drives them (see leader.rs).
         self.stop.next = false;
