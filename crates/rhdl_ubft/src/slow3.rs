@@ -50,8 +50,8 @@
 //! machine honours at a poll state (`at_poll`) and goes Off.
 //!
 //! When a wait times out, a signature of its own or a round fails, or the
-//! slot is refused, it hands the slot back with `stop`: VIEW is not built
-//! on v3, and Protocol stops the run with `RecoveryNotBuilt` (error 7).
+//! slot is refused, it hands the slot back with `stop`, and Protocol
+//! starts the v3 view change (crate::view3).
 //!
 //! States (`sts_state` number, as in `protocol::STATE_NAMES`):
 //!
@@ -195,7 +195,7 @@ pub struct Slow3 {
     pub holding: Signal<Out, Bit>,
     /// One cycle, as the machine goes Off without a decision: the slot is
     /// given up in this view (a wait ran out, the leader equivocated, or
-    /// the signer failed), where a view change would start (not built).
+    /// the signer failed): Protocol starts View3.
     pub stop: Signal<Out, Bit>,
     // The slot (Protocol's registers) and the configuration.
     pub id: Signal<In, Bits<8>>,
