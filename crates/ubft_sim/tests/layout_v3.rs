@@ -1351,8 +1351,10 @@ fn a_late_will_commit_to_a_follower_is_caught_up_by_watch_on_v3() {
 /// E3 at the leader (the scenario's own link, 1 to 0): the leader decides
 /// k = 1 through WATCH after the late vote lands, but by then the
 /// followers, waiting at k = 2 for its prepare, have timed out, and with
-/// nothing locked that is a view change: every replica stops there with
-/// `RecoveryNotBuilt` (7), one slot decided. This E3 needs VIEW on v3.
+/// nothing locked that is a view change. Each sent will_commit at k = 1
+/// and holds no COMMIT that covers it (an obligation), so View3 would have
+/// to bridge first (R16, R17, not built): every replica stops there with
+/// `RecoveryNotBuilt` (7), one slot decided. This E3 needs the bridge.
 #[test]
 fn e3_at_the_leader_decides_k1_through_watch_and_then_needs_view_on_v3() {
     let extra = 1_129;
