@@ -23,8 +23,10 @@
 //!   echo_commit[x] row: a COMMIT of x that x signed, which a SEAL without
 //!   L does not cover, proves the SEAL false. The leader then drops x
 //!   (`failed`) and collects again; a follower refuses the NEW_VIEW and
-//!   seals the next view. A signature that fails is read again once before
-//!   the entry is passed over (a read may be torn, recovery.md D11.10).
+//!   seals the next view. A suspect COMMIT whose signature fails is read
+//!   again once before it is passed over (a read may be torn, recovery.md
+//!   D11.10); a SEAL whose signature fails is dropped by the leader after
+//!   its second failure (`once`, `failed`) and is a miss for a follower.
 //! - R19 (the new leader): write NEW_VIEW(view) = [view, sb, 0] and the
 //!   f + 1 SEALs from COMPOSE into every mailbox, and install.
 //! - R22 (a follower): poll new_view's first beat until it names this view,
