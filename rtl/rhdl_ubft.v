@@ -11415,8 +11415,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prep_block = prep_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         cert_block = cert_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         commit_block = commit_kind | (((slow3$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
-        seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
-        if (l_ok$q) begin
+        seal_block = 32'h0;
+        if (view3$holding) begin
+            seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+        end
+        if (view3$holding & l_ok$q) begin
             seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((l_w$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((l_c$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((l_m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((l_prev$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((one32) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
         end
         echo_row_word = echo_prep_base + (((slot_n$q) & 32'hffffffff) << 32'h5);
@@ -17271,11 +17274,26 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         cnt2 = ((cnt$q) & 4'hf) << 32'h1;
         p2 = ((p$q) & 4'hf) << 32'h1;
         sup2 = ((support) & 5'h1f) << 32'h1;
-        wf_seal = (fetch_beat[(32'h0)+:(32)] == kind_seal) & ((fetch_beat[(32'he0)+:(32)] == 32'h1) | ((fetch_beat[(32'he0)+:(32)] == 32'h0) & (fetch_beat[(32'h60)+:(128)] == 32'h0)));
-        seal_cand = ~beat_i$q[32'h0] & (entry < n) & wf_seal & (fetch_beat[(32'h20)+:(32)] == ((entry) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= view_m1) & ((failed$q & (one8 << entry)) == 32'h0);
-        nv_seal = wf_seal & (fetch_beat[(32'h20)+:(32)] < ((n) & 32'hffffffff)) & ((sb$q & (one8 << fetch_beat[(32'h20)+:(8)])) != 32'h0) & (fetch_beat[(32'h28)+:(24)] == 32'h0) & ((cnt$q == 32'h0) | (fetch_beat[(32'h20)+:(8)] > last_x$q)) & (fetch_beat[(32'h40)+:(32)] >= view_m1);
-        suspect = ~beat_i$q[32'h0] & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(32)] == kind_commit) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
-        own_echo = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] > blk$q[(32'h40)+:(32)]);
+        wf_seal = 1'b0;
+        seal_cand = 1'b0;
+        nv_seal = 1'b0;
+        suspect = 1'b0;
+        own_echo = 1'b0;
+        if ((state$q == View3St$V3WaitSeals) | (state$q == View3St$V3WaitNvRec)) begin
+            wf_seal = (fetch_beat[(32'h0)+:(32)] == kind_seal) & ((fetch_beat[(32'he0)+:(32)] == 32'h1) | ((fetch_beat[(32'he0)+:(32)] == 32'h0) & (fetch_beat[(32'h60)+:(128)] == 32'h0)));
+        end
+        if (state$q == View3St$V3WaitSeals) begin
+            seal_cand = ~beat_i$q[32'h0] & (entry < n) & wf_seal & (fetch_beat[(32'h20)+:(32)] == ((entry) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= view_m1) & ((failed$q & (one8 << entry)) == 32'h0);
+        end
+        if (state$q == View3St$V3WaitNvRec) begin
+            nv_seal = wf_seal & (fetch_beat[(32'h20)+:(32)] < ((n) & 32'hffffffff)) & ((sb$q & (one8 << fetch_beat[(32'h20)+:(8)])) != 32'h0) & (fetch_beat[(32'h28)+:(24)] == 32'h0) & ((cnt$q == 32'h0) | (fetch_beat[(32'h20)+:(8)] > last_x$q)) & (fetch_beat[(32'h40)+:(32)] >= view_m1);
+        end
+        if (state$q == View3St$V3WaitEchoCommit) begin
+            suspect = ~beat_i$q[32'h0] & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(32)] == kind_commit) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
+        end
+        if (state$q == View3St$V3WaitOwnEcho) begin
+            own_echo = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] > blk$q[(32'h40)+:(32)]);
+        end
         x_row = ((x$q) & 32'hffffffff) << row_log;
         stop = 1'b0;
         start_leader = 1'b0;
