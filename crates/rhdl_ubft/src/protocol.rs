@@ -1447,7 +1447,8 @@ impl<const N: usize> Logic for Protocol<N> {
                 | (bit_cast::<BEAT_BITS, 8>(self.view3.sb_out.val()) << 32);
             self.bc_beats.next = self.view3.bc_beats.val();
         }
-        self.bc_round.next = (self.slow3.bc_round.val() | self.view3.bc_round.val()) & self.v3.val();
+        self.bc_round.next =
+            (self.slow3.bc_round.val() | self.view3.bc_round.val()) & self.v3.val();
         // COMPOSE's beat 1 takes the signer's response (Slow3's signature).
         // (Slow3 runs in v3 only; the constant in its write and start lets
         // synthesis drop COMPOSE's RAM from the v2 build.)
@@ -1469,7 +1470,8 @@ impl<const N: usize> Logic for Protocol<N> {
         } else {
             self.cp_wr_data.next = self.sg_resp_sig.val();
         }
-        self.cp_start.next = (self.slow3.cp_start.val() | self.view3.cp_start.val()) & self.v3.val();
+        self.cp_start.next =
+            (self.slow3.cp_start.val() | self.view3.cp_start.val()) & self.v3.val();
         self.sg_sign.next =
             self.slow.sg_sign.val() | self.slow3.sg_sign.val() | self.view3.sg_sign.val();
         self.sg_verify.next =

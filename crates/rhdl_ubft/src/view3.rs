@@ -546,8 +546,7 @@ impl Logic for View3 {
             self.seal_cand.next = !self.beat_i.q.val().get_bit(0)
                 & (self.entry.val() < self.n.val())
                 & self.wf_seal.val()
-                & (self.fetch_beat.val().get_bits::<32>(32)
-                    == bit_cast::<32, 8>(self.entry.val()))
+                & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.entry.val()))
                 & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_m1.val())
                 & ((self.failed.q.val() & (self.one8.val() << self.entry.val())) == 0);
         }
@@ -576,11 +575,9 @@ impl Logic for View3 {
         }
         if self.state.q.val() == View3St::V3WaitOwnEcho {
             // echo_seal[x][id] holds a SEAL of x of a later view.
-            self.own_echo.next = (self.fetch_beat.val().get_bits::<32>(0)
-                == self.kind_seal.val())
+            self.own_echo.next = (self.fetch_beat.val().get_bits::<32>(0) == self.kind_seal.val())
                 & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
-                & (self.fetch_beat.val().get_bits::<32>(64)
-                    > self.blk.q.val().get_bits::<32>(64));
+                & (self.fetch_beat.val().get_bits::<32>(64) > self.blk.q.val().get_bits::<32>(64));
         }
         self.x_row.next = bit_cast::<32, 8>(self.x.q.val()) << self.row_log.val();
         // Outputs are zero unless a state drives them (see leader.rs).

@@ -696,7 +696,10 @@ fn a_silent_v3_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
     let report = run_checked(&mut c);
     assert_eq!(every_slot_decided(&report, 20), (0, 20), "fast, slow");
     let first = report.replicas[1].decided[0].cycle;
-    assert!(s1.max(s2) < nv_at && nv_at < first, "{s1} {s2} {nv_at} {first}");
+    assert!(
+        s1.max(s2) < nv_at && nv_at < first,
+        "{s1} {s2} {nv_at} {first}"
+    );
     for r in report.honest() {
         assert_eq!(
             (r.view, r.status.view_changes),
@@ -710,8 +713,7 @@ fn a_silent_v3_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
     eprintln!(
         "{} cycles; at replica 2: seal[1] at {s1}, seal[2] at {s2}, NEW_VIEW(1) at {nv_at}; \
          slot 1 decided at {first} (replica 1), {} (replica 2)",
-        report.cycles,
-        report.replicas[2].decided[0].cycle
+        report.cycles, report.replicas[2].decided[0].cycle
     );
 }
 
