@@ -152,6 +152,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  protocol$wt_ev_valid;
     reg  [2:0] protocol$wt_ev_kind;
     reg  [31:0] protocol$wt_ev_m;
+    reg  [31:0] protocol$wt_ev_prev;
     wire  protocol$wt_ev_take;
     reg  [31:0] protocol$prop_tdata;
     reg  protocol$prop_tvalid;
@@ -522,6 +523,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .wt_ev_valid(protocol$wt_ev_valid),
         .wt_ev_kind(protocol$wt_ev_kind),
         .wt_ev_m(protocol$wt_ev_m),
+        .wt_ev_prev(protocol$wt_ev_prev),
         .wt_ev_take(protocol$wt_ev_take),
         .prop_tdata(protocol$prop_tdata),
         .prop_tvalid(protocol$prop_tvalid),
@@ -968,6 +970,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         protocol$wt_ev_valid = watch$ev_valid;
         protocol$wt_ev_kind = watch$ev_kind;
         protocol$wt_ev_m = watch$ev_m;
+        protocol$wt_ev_prev = watch$ev_prev;
         watch$ev_take = protocol$wt_ev_take;
         watch_fetch$start = watch$fetch_start;
         watch_fetch$addr = watch$fetch_addr;
@@ -10280,7 +10283,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_ev_valid,wt_ev_kind,wt_ev_m,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_ev_valid,wt_ev_kind,wt_ev_m,wt_ev_prev,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -10337,6 +10340,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     input wire  wt_ev_valid;
     input wire  [2:0] wt_ev_kind;
     input wire  [31:0] wt_ev_m;
+    input wire  [31:0] wt_ev_prev;
     output reg  wt_ev_take;
     input wire  [31:0] prop_tdata;
     input wire  prop_tvalid;
@@ -10364,6 +10368,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  new_view_word = 32'h0;
     localparam  row_log = 8'h3;
     localparam  ev_full_row = 3'b1;
+    localparam  ev_above = 3'b10;
     localparam  v3 = 1'b0;
     localparam  err_recovery = 8'h7;
     localparam  prep_sig_base = 32'h0;
@@ -10386,6 +10391,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  row_n16 = 16'h8;
     localparam  row_shift = 8'h4;
     localparam  last_slot = 8'hf;
+    localparam  last_slot_n = 16'h78;
     localparam  build_n = 8'h8;
     localparam  all_lanes = 8'hff;
     localparam  beat_words = 32'hfffffff0;
@@ -10508,6 +10514,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  slow3$at_poll;
     wire  slow3$holding;
     wire  slow3$stop;
+    reg  slow3$seal_start;
+    wire  slow3$seal_mode;
     reg  [7:0] slow3$id;
     reg  [7:0] slow3$n;
     reg  [7:0] slow3$leader_id;
@@ -10630,6 +10638,22 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] view3$view_no;
     reg  [7:0] view3$next_leader;
     reg  view3$ob;
+    reg  view3$ob_near;
+    wire  view3$call_s3;
+    reg  view3$s3_done;
+    reg  [31:0] view3$k;
+    reg  [31:0] view3$prev;
+    reg  [31:0] view3$prev2;
+    reg  view3$prev2_ok;
+    reg  [31:0] view3$cert_word;
+    reg  [7:0] view3$fetch_hi;
+    wire  view3$cons_set;
+    wire  view3$step_back;
+    wire  [31:0] view3$cons_c_out;
+    wire  [31:0] view3$cons_m_out;
+    wire  [31:0] view3$cons_prev_out;
+    wire  [7:0] view3$x_t_out;
+    wire  [7:0] view3$cb_out;
     reg  view3$expiring;
     reg  [31:0] view3$seal_own_word;
     reg  [31:0] view3$seal_row_word;
@@ -10792,6 +10816,33 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] wc_k$d;
     wire  [31:0] wc_k$q;
     reg  wc_k$clock;
+    reg  [31:0] wc_w$d;
+    wire  [31:0] wc_w$q;
+    reg  wc_w$clock;
+    reg  [31:0] wc_m$d;
+    wire  [31:0] wc_m$q;
+    reg  wc_m$clock;
+    reg  [31:0] wc_prev$d;
+    wire  [31:0] wc_prev$q;
+    reg  wc_prev$clock;
+    reg  [31:0] prev2$d;
+    wire  [31:0] prev2$q;
+    reg  prev2$clock;
+    reg  prev2_ok$d;
+    wire  prev2_ok$q;
+    reg  prev2_ok$clock;
+    reg  cons_ok$d;
+    wire  cons_ok$q;
+    reg  cons_ok$clock;
+    reg  [31:0] cons_k$d;
+    wire  [31:0] cons_k$q;
+    reg  cons_k$clock;
+    reg  [31:0] cons_m$d;
+    wire  [31:0] cons_m$q;
+    reg  cons_m$clock;
+    reg  rerun$d;
+    wire  rerun$q;
+    reg  rerun$clock;
     reg  l_ok$d;
     wire  l_ok$q;
     reg  l_ok$clock;
@@ -10827,6 +10878,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  start_leader;
     reg  [7:0] own_state;
     reg  [31:0] prev_word;
+    reg  [31:0] t_view;
+    reg  [31:0] t_k;
+    reg  [31:0] t_m;
+    reg  [31:0] t_prev;
+    reg  [7:0] t_slot;
+    reg  [15:0] t_slot_n;
+    reg  constrained;
+    reg  [31:0] cert_word;
+    reg  [7:0] cert_slot;
     reg  [255:0] prep_block;
     reg  [31:0] prep_sig_word;
     reg  [31:0] echo_row_word;
@@ -10839,6 +10899,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  hand_over;
     reg  [255:0] seal_block;
     reg  wt_grant;
+    reg  wt_above;
     
     // Sub module instances
     rhdl_ubft$protocol$leader leader(
@@ -10948,6 +11009,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .at_poll(slow3$at_poll),
         .holding(slow3$holding),
         .stop(slow3$stop),
+        .seal_start(slow3$seal_start),
+        .seal_mode(slow3$seal_mode),
         .id(slow3$id),
         .n(slow3$n),
         .leader_id(slow3$leader_id),
@@ -11074,6 +11137,22 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .view_no(view3$view_no),
         .next_leader(view3$next_leader),
         .ob(view3$ob),
+        .ob_near(view3$ob_near),
+        .call_s3(view3$call_s3),
+        .s3_done(view3$s3_done),
+        .k(view3$k),
+        .prev(view3$prev),
+        .prev2(view3$prev2),
+        .prev2_ok(view3$prev2_ok),
+        .cert_word(view3$cert_word),
+        .fetch_hi(view3$fetch_hi),
+        .cons_set(view3$cons_set),
+        .step_back(view3$step_back),
+        .cons_c_out(view3$cons_c_out),
+        .cons_m_out(view3$cons_m_out),
+        .cons_prev_out(view3$cons_prev_out),
+        .x_t_out(view3$x_t_out),
+        .cb_out(view3$cb_out),
         .expiring(view3$expiring),
         .seal_own_word(view3$seal_own_word),
         .seal_row_word(view3$seal_row_word),
@@ -11299,6 +11378,51 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(wc_k$q),
         .clock(wc_k$clock)
     );
+    rhdl_ubft$protocol$wc_w wc_w(
+        .d(wc_w$d),
+        .q(wc_w$q),
+        .clock(wc_w$clock)
+    );
+    rhdl_ubft$protocol$wc_m wc_m(
+        .d(wc_m$d),
+        .q(wc_m$q),
+        .clock(wc_m$clock)
+    );
+    rhdl_ubft$protocol$wc_prev wc_prev(
+        .d(wc_prev$d),
+        .q(wc_prev$q),
+        .clock(wc_prev$clock)
+    );
+    rhdl_ubft$protocol$prev2 prev2(
+        .d(prev2$d),
+        .q(prev2$q),
+        .clock(prev2$clock)
+    );
+    rhdl_ubft$protocol$prev2_ok prev2_ok(
+        .d(prev2_ok$d),
+        .q(prev2_ok$q),
+        .clock(prev2_ok$clock)
+    );
+    rhdl_ubft$protocol$cons_ok cons_ok(
+        .d(cons_ok$d),
+        .q(cons_ok$q),
+        .clock(cons_ok$clock)
+    );
+    rhdl_ubft$protocol$cons_k cons_k(
+        .d(cons_k$d),
+        .q(cons_k$q),
+        .clock(cons_k$clock)
+    );
+    rhdl_ubft$protocol$cons_m cons_m(
+        .d(cons_m$d),
+        .q(cons_m$q),
+        .clock(cons_m$clock)
+    );
+    rhdl_ubft$protocol$rerun rerun(
+        .d(rerun$d),
+        .q(rerun$q),
+        .clock(rerun$clock)
+    );
     rhdl_ubft$protocol$l_ok l_ok(
         .d(l_ok$d),
         .q(l_ok$q),
@@ -11356,6 +11480,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prev$clock = clock;
         wc_ok$clock = clock;
         wc_k$clock = clock;
+        wc_w$clock = clock;
+        wc_m$clock = clock;
+        wc_prev$clock = clock;
+        prev2$clock = clock;
+        prev2_ok$clock = clock;
+        cons_ok$clock = clock;
+        cons_k$clock = clock;
+        cons_m$clock = clock;
+        rerun$clock = clock;
         l_ok$clock = clock;
         l_w$clock = clock;
         l_c$clock = clock;
@@ -11390,6 +11523,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prev$d = prev$q;
         wc_ok$d = wc_ok$q;
         wc_k$d = wc_k$q;
+        wc_w$d = wc_w$q;
+        wc_m$d = wc_m$q;
+        wc_prev$d = wc_prev$q;
+        prev2$d = prev2$q;
+        prev2_ok$d = prev2_ok$q;
+        cons_ok$d = cons_ok$q;
+        cons_k$d = cons_k$q;
+        cons_m$d = cons_m$q;
+        rerun$d = rerun$q;
         l_ok$d = l_ok$q;
         l_w$d = l_w$q;
         l_c$d = l_c$q;
@@ -11411,10 +11553,35 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h2);
             prev_word = 32'h0;
         end
-        prep_sig_word = prep_sig_base + (((slot$q) & 32'hffffffff) << 32'h5);
-        prep_block = prep_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        cert_block = cert_kind | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        commit_block = commit_kind | (((slow3$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((k$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((prev_word) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
+        t_view = view_no$q;
+        t_k = k$q;
+        t_m = m$q;
+        t_prev = prev_word;
+        t_slot = slot$q;
+        t_slot_n = slot_n$q;
+        if (slow3$seal_mode) begin
+            t_view = wc_w$q;
+            t_k = wc_k$q;
+            t_m = wc_m$q;
+            t_prev = wc_prev$q;
+            if (wc_k$q != k$q) begin
+                if (slot$q == 32'h0) begin
+                    t_slot = last_slot;
+                    t_slot_n = last_slot_n;
+                end
+                else begin
+                    t_slot = slot$q - 32'h1;
+                    t_slot_n = slot_n$q - row_n16;
+                end
+            end
+        end
+        prep_sig_word = prep_sig_base + (((t_slot) & 32'hffffffff) << 32'h5);
+        prep_block = prep_kind | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        cert_block = cert_kind | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        commit_block = commit_kind | (((slow3$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
+        cert_slot = (view3$cons_c_out[(32'h0)+:(8)] - 32'h1) & last_slot;
+        cert_word = commit3_base + (((((cert_slot) & 32'hffffffff) << row_log) + ((view3$x_t_out) & 32'hffffffff)) << commit_shift);
+        constrained = cons_ok$q & (cons_k$q == k$q);
         seal_block = 32'h0;
         if (view3$holding) begin
             seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
@@ -11422,11 +11589,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (view3$holding & l_ok$q) begin
             seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((l_w$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((l_c$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((l_m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((l_prev$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((one32) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
         end
-        echo_row_word = echo_prep_base + (((slot_n$q) & 32'hffffffff) << 32'h5);
+        echo_row_word = echo_prep_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
         echo_own_word = echo_row_word + (((id) & 32'hffffffff) << 32'h5);
-        certify_row_word = certify3_base + (((slot_n$q) & 32'hffffffff) << 32'h5);
-        commit_row_word = commit3_base + (((slot_n$q) & 32'hffffffff) << commit_shift);
-        certify_own_word = certify3_base + (((slot_n$q) & 32'hffffffff) << 32'h5) + (((id) & 32'hffffffff) << 32'h5);
+        certify_row_word = certify3_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
+        commit_row_word = commit3_base + (((t_slot_n) & 32'hffffffff) << commit_shift);
+        certify_own_word = certify3_base + (((t_slot_n) & 32'hffffffff) << 32'h5) + (((id) & 32'hffffffff) << 32'h5);
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
         flag_row = certify_valid_base + (((slot$q) & 32'hffffffff) << row_shift);
@@ -11448,6 +11615,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         leader$expiring = expiring;
         leader$head_valid = requests$head_valid;
         leader$head_m = requests$head_m;
+        if (constrained) begin
+            leader$head_valid = 1'b1;
+            leader$head_m = cons_m$q;
+        end
         leader$fetch_done = fetch_done;
         leader$bc_done = bc_done;
         fast$clock = clock;
@@ -11461,7 +11632,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$commit_row = commit_row;
         fast$record = tally$record;
         fast$votes = tally$votes;
-        fast$m_held = requests$holds;
+        if (constrained) begin
+            fast$m_held = tally$record[(32'h20)+:(32)] == cons_m$q;
+        end
+        else begin
+            fast$m_held = requests$holds;
+        end
         fast$prev_ok = ~v3 | (fetch_beat[(32'h60)+:(32)] == prev$q);
         fast$expiring = (waited$q + 32'h1) >= (((wait_polls) & 24'hffffff) << streak$q);
         fast$fetch_done = fetch_done;
@@ -11548,6 +11724,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$view_no = view_no$q;
         view3$next_leader = next_leader;
         view3$ob = wc_ok$q & ~(l_ok$q & (l_c$q >= wc_k$q));
+        view3$ob_near = (wc_k$q == k$q) | ((wc_k$q + 32'h1) == k$q);
+        view3$k = k$q;
+        view3$prev = prev$q;
+        view3$prev2 = prev2$q;
+        view3$prev2_ok = prev2_ok$q;
+        view3$cert_word = cert_word;
+        view3$fetch_hi = fetch_beat[(32'h100)+:(8)];
         view3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 24'hffffff) << streak$q);
         view3$seal_row_word = seal_base;
         view3$seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
@@ -11569,19 +11752,25 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$round_done = bc_round_done;
         view3$round_error = bc_round_error;
         fast$start = leader$start_fast | view$start_fast;
-        hand_over = leader$start_view | fast$start_view | slow3$stop;
+        hand_over = leader$start_view | fast$start_view | (slow3$stop & ~slow3$seal_mode);
         view3$start = hand_over & v3;
         slow$start = fast$start_slow & ~v3;
-        slow3$start = fast$start_slow & v3;
-        wt_enable = v3 & slow3$holding & (state$q == ProtocolSt$Run);
+        slow3$start = (fast$start_slow | view3$call_s3) & v3;
+        slow3$seal_start = view3$call_s3;
+        view3$s3_done = slow3$stop & slow3$seal_mode;
+        wt_enable = v3 & slow3$holding & ~slow3$seal_mode & (state$q == ProtocolSt$Run);
         wt_k = k$q;
         wt_view = view_no$q;
-        wt_grant = v3 & wt_ev_valid & (wt_ev_kind == ev_full_row) & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        wt_above = wt_ev_kind == ev_above;
+        wt_grant = v3 & wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above) & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         slow3$abort = wt_grant;
-        wt_ev_take = wt_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row));
+        wt_ev_take = wt_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row) & ~wt_above);
         view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
         decided = fast$decide | slow$decide | slow3$decide | view$decide | wt_grant;
-        if (wt_grant) begin
+        if (wt_grant & wt_above) begin
+            m_new = wt_ev_prev;
+        end
+        else if (wt_grant) begin
             m_new = wt_ev_m;
         end
         else if (leader$set_m | fast$set_m | view$set_m) begin
@@ -11655,12 +11844,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         if (view3$bc_nv & v3) begin
             bc_words = 32'h10;
-            bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((view3$sb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+            bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((view3$sb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view3$cb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
             bc_beats = view3$bc_beats;
         end
         bc_round = (slow3$bc_round | view3$bc_round) & v3;
         cp_wr_en = (slow3$cp_wr_en | view3$cp_wr_en) & v3;
-        if (view3$holding) begin
+        if (view3$holding & ~slow3$holding) begin
             cp_wr_beat = view3$cp_wr_beat;
             cp_first = view3$cp_first;
             cp_last = view3$cp_last;
@@ -11717,7 +11906,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         requests$prop_tvalid = prop_tvalid;
         prop_tready = requests$prop_tready;
         requests$probe_m = tally$record[(32'h20)+:(32)];
-        requests$retire = (state$q == ProtocolSt$Decide) & dec_tready;
+        requests$retire = (state$q == ProtocolSt$Decide) & dec_tready & ~rerun$q;
         requests$retire_m = m$q;
         missed = leader$missed | fast$missed | slow$missed | slow3$missed | view$missed | view3$missed;
         if (leader$open_round | view$open_round | view3$open_round) begin
@@ -11750,18 +11939,43 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             if (streak$q != 32'h0) begin
                 streak$d = streak$q - 32'h1;
             end
-            slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow;
+            slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow | (wt_grant & wt_above);
         end
         if (fast$set_phase & (fast$phase_next == 32'h2) & v3) begin
             wc_ok$d = 1'b1;
             wc_k$d = k$q;
+            wc_w$d = view_no$q;
+            wc_m$d = m$q;
+            wc_prev$d = prev$q;
         end
         if (slow3$set_commit) begin
             l_ok$d = 1'b1;
-            l_w$d = view_no$q;
-            l_c$d = k$q;
-            l_m$d = m$q;
-            l_prev$d = prev$q;
+            l_w$d = t_view;
+            l_c$d = t_k;
+            l_m$d = t_m;
+            l_prev$d = t_prev;
+        end
+        if (view3$cons_set) begin
+            cons_ok$d = 1'b1;
+            cons_k$d = view3$cons_c_out;
+            cons_m$d = view3$cons_m_out;
+        end
+        if (view3$step_back) begin
+            k$d = k$q - 32'h1;
+            prev$d = view3$cons_prev_out;
+            prev2_ok$d = 1'b0;
+            rerun$d = 1'b1;
+            if (slot$q == 32'h0) begin
+                slot$d = last_slot;
+                slot_n$d = last_slot_n;
+            end
+            else begin
+                slot$d = slot$q - 32'h1;
+                slot_n$d = slot_n$q - row_n16;
+            end
+        end
+        if (view3$next_view) begin
+            cons_ok$d = 1'b0;
         end
         if (slow$bad_share | slow3$bad_share | view3$bad_share) begin
             bad_shares$d = bad_shares$q + 32'h1;
@@ -11797,6 +12011,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         prev$d = 32'h0;
                         wc_ok$d = 1'b0;
                         l_ok$d = 1'b0;
+                        prev2_ok$d = 1'b0;
+                        cons_ok$d = 1'b0;
+                        rerun$d = 1'b0;
                         support$d = ((n - 32'h1) >> 32'h1) + 32'h1;
                         waited$d = 32'h0;
                         streak$d = 32'h0;
@@ -11840,8 +12057,30 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 end
             ProtocolSt$Decide:
                 begin
-                    dec_tvalid = 1'b1;
-                    if (dec_tready) begin
+                    dec_tvalid = ~rerun$q;
+                    if (rerun$q) begin
+                        rerun$d = 1'b0;
+                        cons_ok$d = 1'b0;
+                        wt_clear = 1'b1;
+                        k$d = k$q + 32'h1;
+                        prev$d = m$q;
+                        prev2$d = prev$q;
+                        prev2_ok$d = 1'b1;
+                        if (slot$q == last_slot) begin
+                            slot$d = 32'h0;
+                            slot_n$d = 32'h0;
+                        end
+                        else begin
+                            slot$d = slot$q + 32'h1;
+                            slot_n$d = slot_n$q + row_n16;
+                        end
+                        start_leader = 1'b1;
+                        state$d = ProtocolSt$Run;
+                    end
+                    else if (dec_tready) begin
+                        cons_ok$d = 1'b0;
+                        prev2$d = prev$q;
+                        prev2_ok$d = 1'b1;
                         decisions$d = decisions$q + 32'h1;
                         wt_clear = 1'b1;
                         if (slow_path$q) begin
@@ -11884,6 +12123,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 end
         endcase
         leader$start = start_leader | view$start_leader | view3$start_leader;
+        if (view3$start_leader) begin
+            wt_clear = 1'b1;
+        end
         if (fetch_start) begin
             polls$d = polls$q + 32'h1;
         end
@@ -11983,6 +12225,63 @@ module rhdl_ubft$protocol$bad_shares(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$bad_shares
+
+
+module rhdl_ubft$protocol$cons_k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cons_k
+
+
+module rhdl_ubft$protocol$cons_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cons_m
+
+
+module rhdl_ubft$protocol$cons_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cons_ok
 
 
 module rhdl_ubft$protocol$cycles(d,q,clock);
@@ -12726,6 +13025,44 @@ module rhdl_ubft$protocol$prev(d,q,clock);
 endmodule // rhdl_ubft$protocol$prev
 
 
+module rhdl_ubft$protocol$prev2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$prev2
+
+
+module rhdl_ubft$protocol$prev2_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$prev2_ok
+
+
 module rhdl_ubft$protocol$quorum(d,q,clock);
     
     // Module arguments
@@ -13265,6 +13602,25 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$requests$valid
+
+
+module rhdl_ubft$protocol$rerun(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rerun
 
 
 module rhdl_ubft$protocol$slot(d,q,clock);
@@ -13907,7 +14263,7 @@ module rhdl_ubft$protocol$slow$vq(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$vq
 
 
-module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,seal_start,seal_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -13917,6 +14273,8 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
     output reg  at_poll;
     output reg  holding;
     output reg  stop;
+    input wire  seal_start;
+    output reg  seal_mode;
     input wire  [7:0] id;
     input wire  [7:0] n;
     input wire  [7:0] leader_id;
@@ -14022,6 +14380,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
     reg  [4:0] state$d;
     wire  [4:0] state$q;
     reg  state$clock;
+    reg  sealing$d;
+    wire  sealing$q;
+    reg  sealing$clock;
     reg  sent$d;
     wire  sent$q;
     reg  sent$clock;
@@ -14105,6 +14466,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
     reg  retry_j$clock;
     
     // Local signals
+    reg  exp;
     reg  [7:0] entry;
     reg  suspect;
     reg  cand;
@@ -14117,6 +14479,11 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
         .d(state$d),
         .q(state$q),
         .clock(state$clock)
+    );
+    rhdl_ubft$protocol$slow3$sealing sealing(
+        .d(sealing$d),
+        .q(sealing$q),
+        .clock(sealing$clock)
     );
     rhdl_ubft$protocol$slow3$sent sent(
         .d(sent$d),
@@ -14257,6 +14624,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
     // Update code
     always @(*) begin
         state$clock = clock;
+        sealing$clock = clock;
         sent$clock = clock;
         beat_i$clock = clock;
         blk_ok$clock = clock;
@@ -14285,6 +14653,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
         retry_seal$clock = clock;
         retry_j$clock = clock;
         state$d = state$q;
+        sealing$d = sealing$q;
         sent$d = sent$q;
         beat_i$d = beat_i$q;
         blk_ok$d = blk_ok$q;
@@ -14312,6 +14681,8 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
         retry$d = retry$q;
         retry_seal$d = retry_seal$q;
         retry_j$d = retry_j$q;
+        exp = expiring & ~sealing$q;
+        seal_mode = sealing$q;
         entry = beat_i$q >> 32'h1;
         suspect = ~beat_i$q[32'h0] & (entry != id) & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(96)] == prep_block[(32'h0)+:(96)]) & (fetch_beat[(32'h0)+:(256)] != prep_block);
         cand = ~beat_i$q[32'h0] & (entry < n) & ((bad$q & (one8 << entry)) == 32'h0) & (c$q < support) & (fetch_beat[(32'h0)+:(256)] == cert_block);
@@ -14357,6 +14728,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
             Slow3St$Off:
                 begin
                     if (start) begin
+                        sealing$d = seal_start;
                         state$d = Slow3St$S3Start;
                     end
                 end
@@ -14367,7 +14739,14 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                     verified$d = 32'h0;
                     bad$d = 32'h0;
                     clear_wait = 1'b1;
-                    if (id == leader_id) begin
+                    if (sealing$q) begin
+                        if (~sg_busy) begin
+                            sg_sign = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                        state$d = Slow3St$S3SignCert;
+                    end
+                    else if (id == leader_id) begin
                         sg_prep = 1'b1;
                         if (~sg_busy) begin
                             sg_sign = 1'b1;
@@ -14458,7 +14837,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                         end
                         else begin
                             missed = 1'b1;
-                            if (expiring) begin
+                            if (exp) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -14484,7 +14863,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                         else begin
                             bad_share = 1'b1;
                             missed = 1'b1;
-                            if (expiring) begin
+                            if (exp) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -14532,7 +14911,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                     if (fetch_done) begin
                         if (fetch_error) begin
                             missed = 1'b1;
-                            if (expiring) begin
+                            if (exp) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -14651,7 +15030,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                         end
                         else begin
                             missed = 1'b1;
-                            if (expiring) begin
+                            if (exp) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -14698,7 +15077,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                             bad$d = bad$q | (one8 << sj$q);
                             bad_share = 1'b1;
                             missed = 1'b1;
-                            if (expiring) begin
+                            if (exp) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -14740,6 +15119,11 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                         cp_start = 1'b1;
                         sent$d = 1'b0;
                     end
+                    else if (bc_done & sealing$q) begin
+                        clear_wait = 1'b1;
+                        stop = 1'b1;
+                        state$d = Slow3St$Off;
+                    end
                     else if (bc_done) begin
                         clear_wait = 1'b1;
                         delivered$d = one8 << id;
@@ -14763,7 +15147,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                         x$d = 32'h0;
                         xn$d = 32'h0;
                         missed = 1'b1;
-                        if (expiring) begin
+                        if (exp) begin
                             stop = 1'b1;
                             state$d = Slow3St$Off;
                         end
@@ -14805,7 +15189,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                             missed = 1'b1;
                             x$d = x$q + 32'h1;
                             xn$d = xn$q + ((row_n) & 16'hffff);
-                            if (expiring) begin
+                            if (exp) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -14847,7 +15231,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                             missed = 1'b1;
                             x$d = x$q + 32'h1;
                             xn$d = xn$q + ((row_n) & 16'hffff);
-                            if (expiring) begin
+                            if (exp) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -14894,7 +15278,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                     if (fetch_done) begin
                         if (fetch_error) begin
                             missed = 1'b1;
-                            if (expiring) begin
+                            if (exp) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -14941,7 +15325,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,id,
                     if (fetch_done) begin
                         if (fetch_error) begin
                             missed = 1'b1;
-                            if (expiring) begin
+                            if (exp) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -15409,6 +15793,25 @@ module rhdl_ubft$protocol$slow3$retry_seal(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow3$retry_seal
+
+
+module rhdl_ubft$protocol$slow3$sealing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$sealing
 
 
 module rhdl_ubft$protocol$slow3$sent(d,q,clock);
@@ -16902,7 +17305,7 @@ module rhdl_ubft$protocol$view$vc_lo(d,q,clock);
 endmodule // rhdl_ubft$protocol$view$vc_lo
 
 
-module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n,support,view_no,next_leader,ob,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -16917,6 +17320,22 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
     input wire  [31:0] view_no;
     input wire  [7:0] next_leader;
     input wire  ob;
+    input wire  ob_near;
+    output reg  call_s3;
+    input wire  s3_done;
+    input wire  [31:0] k;
+    input wire  [31:0] prev;
+    input wire  [31:0] prev2;
+    input wire  prev2_ok;
+    input wire  [31:0] cert_word;
+    input wire  [7:0] fetch_hi;
+    output reg  cons_set;
+    output reg  step_back;
+    output reg  [31:0] cons_c_out;
+    output reg  [31:0] cons_m_out;
+    output reg  [31:0] cons_prev_out;
+    output reg  [7:0] x_t_out;
+    output reg  [7:0] cb_out;
     input wire  expiring;
     input wire  [31:0] seal_own_word;
     input wire  [31:0] seal_row_word;
@@ -16974,6 +17393,8 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
     localparam  status_ok = 8'h0;
     localparam  kind_seal = 32'h4;
     localparam  kind_commit = 32'h3;
+    localparam  kind_cert_b = 256'h2;
+    localparam  kind_commit_b = 256'h3;
     localparam  one8 = 8'h1;
     
     // Enums
@@ -16999,6 +17420,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
     localparam View3St$V3PollNvRec = 19;
     localparam View3St$V3WaitNvRec = 20;
     localparam View3St$V3Install = 21;
+    localparam View3St$V3Bridge = 22;
+    localparam View3St$V3PollCert = 23;
+    localparam View3St$V3WaitCert = 24;
+    localparam View3St$V3VerifyCert = 25;
     
     // Stub signals
     reg  [4:0] state$d;
@@ -17076,8 +17501,39 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
     reg  retry$d;
     wire  retry$q;
     reg  retry$clock;
+    reg  [31:0] cons_w$d;
+    wire  [31:0] cons_w$q;
+    reg  cons_w$clock;
+    reg  [31:0] cons_c$d;
+    wire  [31:0] cons_c$q;
+    reg  cons_c$clock;
+    reg  [31:0] cons_m$d;
+    wire  [31:0] cons_m$q;
+    reg  cons_m$clock;
+    reg  [31:0] cons_prev$d;
+    wire  [31:0] cons_prev$q;
+    reg  cons_prev$clock;
+    reg  [7:0] x_t$d;
+    wire  [7:0] x_t$q;
+    reg  x_t$clock;
+    reg  [7:0] cb$d;
+    wire  [7:0] cb$q;
+    reg  cb$clock;
+    reg  [7:0] nv_cb$d;
+    wire  [7:0] nv_cb$q;
+    reg  nv_cb$clock;
+    reg  [7:0] ci$d;
+    wire  [7:0] ci$q;
+    reg  ci$clock;
+    reg  [7:0] sj$d;
+    wire  [7:0] sj$q;
+    reg  sj$clock;
     
     // Local signals
+    reg  l_above;
+    reg  [255:0] cstar;
+    reg  [255:0] kstar;
+    reg  [4:0] sup3;
     reg  [7:0] entry;
     reg  wf_seal;
     reg  seal_cand;
@@ -17216,6 +17672,51 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         .q(retry$q),
         .clock(retry$clock)
     );
+    rhdl_ubft$protocol$view3$cons_w cons_w(
+        .d(cons_w$d),
+        .q(cons_w$q),
+        .clock(cons_w$clock)
+    );
+    rhdl_ubft$protocol$view3$cons_c cons_c(
+        .d(cons_c$d),
+        .q(cons_c$q),
+        .clock(cons_c$clock)
+    );
+    rhdl_ubft$protocol$view3$cons_m cons_m(
+        .d(cons_m$d),
+        .q(cons_m$q),
+        .clock(cons_m$clock)
+    );
+    rhdl_ubft$protocol$view3$cons_prev cons_prev(
+        .d(cons_prev$d),
+        .q(cons_prev$q),
+        .clock(cons_prev$clock)
+    );
+    rhdl_ubft$protocol$view3$x_t x_t(
+        .d(x_t$d),
+        .q(x_t$q),
+        .clock(x_t$clock)
+    );
+    rhdl_ubft$protocol$view3$cb cb(
+        .d(cb$d),
+        .q(cb$q),
+        .clock(cb$clock)
+    );
+    rhdl_ubft$protocol$view3$nv_cb nv_cb(
+        .d(nv_cb$d),
+        .q(nv_cb$q),
+        .clock(nv_cb$clock)
+    );
+    rhdl_ubft$protocol$view3$ci ci(
+        .d(ci$d),
+        .q(ci$q),
+        .clock(ci$clock)
+    );
+    rhdl_ubft$protocol$view3$sj sj(
+        .d(sj$d),
+        .q(sj$q),
+        .clock(sj$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -17244,6 +17745,15 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         checked$clock = clock;
         checked_any$clock = clock;
         retry$clock = clock;
+        cons_w$clock = clock;
+        cons_c$clock = clock;
+        cons_m$clock = clock;
+        cons_prev$clock = clock;
+        x_t$clock = clock;
+        cb$clock = clock;
+        nv_cb$clock = clock;
+        ci$clock = clock;
+        sj$clock = clock;
         state$d = state$q;
         sent$d = sent$q;
         rd$d = rd$q;
@@ -17269,11 +17779,21 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         checked$d = checked$q;
         checked_any$d = checked_any$q;
         retry$d = retry$q;
+        cons_w$d = cons_w$q;
+        cons_c$d = cons_c$q;
+        cons_m$d = cons_m$q;
+        cons_prev$d = cons_prev$q;
+        x_t$d = x_t$q;
+        cb$d = cb$q;
+        nv_cb$d = nv_cb$q;
+        ci$d = ci$q;
+        sj$d = sj$q;
         entry = beat_i$q >> 32'h1;
         view_m1 = view_no - 32'h1;
         cnt2 = ((cnt$q) & 4'hf) << 32'h1;
         p2 = ((p$q) & 4'hf) << 32'h1;
         sup2 = ((support) & 5'h1f) << 32'h1;
+        sup3 = sup2 + ((support) & 5'h1f);
         wf_seal = 1'b0;
         seal_cand = 1'b0;
         nv_seal = 1'b0;
@@ -17282,6 +17802,18 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         if ((state$q == View3St$V3WaitSeals) | (state$q == View3St$V3WaitNvRec)) begin
             wf_seal = (fetch_beat[(32'h0)+:(32)] == kind_seal) & ((fetch_beat[(32'he0)+:(32)] == 32'h1) | ((fetch_beat[(32'he0)+:(32)] == 32'h0) & (fetch_beat[(32'h60)+:(128)] == 32'h0)));
         end
+        l_above = 1'b0;
+        if ((state$q == View3St$V3WaitSeals) | (state$q == View3St$V3WaitNvRec)) begin
+            l_above = (fetch_beat[(32'he0)+:(32)] != 32'h0) & (~has_l$q | (fetch_beat[(32'h80)+:(32)] > cons_c$q) | ((fetch_beat[(32'h80)+:(32)] == cons_c$q) & (fetch_beat[(32'h60)+:(32)] > cons_w$q)));
+        end
+        cstar = 32'h0;
+        kstar = 32'h0;
+        if (state$q == View3St$V3VerifyCert) begin
+            cstar = kind_cert_b | (((cons_w$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((cons_c$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((cons_m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((cons_prev$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        end
+        if (state$q == View3St$V3WaitCert) begin
+            kstar = kind_commit_b | (((x_t$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((cons_w$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((cons_c$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((cons_m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((cons_prev$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
+        end
         if (state$q == View3St$V3WaitSeals) begin
             seal_cand = ~beat_i$q[32'h0] & (entry < n) & wf_seal & (fetch_beat[(32'h20)+:(32)] == ((entry) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= view_m1) & ((failed$q & (one8 << entry)) == 32'h0);
         end
@@ -17289,7 +17821,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
             nv_seal = wf_seal & (fetch_beat[(32'h20)+:(32)] < ((n) & 32'hffffffff)) & ((sb$q & (one8 << fetch_beat[(32'h20)+:(8)])) != 32'h0) & (fetch_beat[(32'h28)+:(24)] == 32'h0) & ((cnt$q == 32'h0) | (fetch_beat[(32'h20)+:(8)] > last_x$q)) & (fetch_beat[(32'h40)+:(32)] >= view_m1);
         end
         if (state$q == View3St$V3WaitEchoCommit) begin
-            suspect = ~beat_i$q[32'h0] & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(32)] == kind_commit) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
+            suspect = ~beat_i$q[32'h0] & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(32)] == kind_commit) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0) & (fetch_beat[(32'h40)+:(32)] <= blk$q[(32'h40)+:(32)]) & ((blk$q[(32'he0)+:(32)] == 32'h0) | (fetch_beat[(32'h60)+:(32)] > blk$q[(32'h80)+:(32)]) | ((fetch_beat[(32'h60)+:(32)] == blk$q[(32'h80)+:(32)]) & (fetch_beat[(32'h40)+:(32)] > blk$q[(32'h60)+:(32)])));
         end
         if (state$q == View3St$V3WaitOwnEcho) begin
             own_echo = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] > blk$q[(32'h40)+:(32)]);
@@ -17329,6 +17861,17 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         bc_beats = 32'h2;
         bc_round = 1'b0;
         sb_out = sb$q;
+        call_s3 = 1'b0;
+        cons_set = 1'b0;
+        step_back = 1'b0;
+        cons_c_out = cons_c$q;
+        cons_m_out = cons_m$q;
+        cons_prev_out = cons_prev$q;
+        x_t_out = x_t$q;
+        cb_out = 32'h0;
+        if (has_l$q) begin
+            cb_out = cb$q;
+        end
         case (state$q)
             View3St$Off:
                 begin
@@ -17350,7 +17893,11 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                 end
             View3St$V3Turn:
                 begin
-                    if (ob) begin
+                    if (ob & ob_near) begin
+                        call_s3 = 1'b1;
+                        state$d = View3St$V3Bridge;
+                    end
+                    else if (ob) begin
                         stop = 1'b1;
                         state$d = View3St$Off;
                     end
@@ -17442,18 +17989,19 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                             if (fetch_beat[(32'he0)+:(32)] != 32'h0) begin
                                 has_l$d = 1'b1;
                             end
+                            if (l_above) begin
+                                cons_w$d = fetch_beat[(32'h60)+:(32)];
+                                cons_c$d = fetch_beat[(32'h80)+:(32)];
+                                cons_m$d = fetch_beat[(32'ha0)+:(32)];
+                                cons_prev$d = fetch_beat[(32'hc0)+:(32)];
+                                x_t$d = entry;
+                            end
                         end
                     end
                     if (fetch_done) begin
                         if (~fetch_error & (cnt$q == support)) begin
-                            if (has_l$q) begin
-                                stop = 1'b1;
-                                state$d = View3St$Off;
-                            end
-                            else begin
-                                p$d = 32'h0;
-                                state$d = View3St$V3Next;
-                            end
+                            p$d = 32'h0;
+                            state$d = View3St$V3Next;
                         end
                         else begin
                             missed = 1'b1;
@@ -17472,10 +18020,18 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                     sent$d = 1'b0;
                     checked_any$d = 1'b0;
                     retry$d = 1'b0;
+                    ci$d = 32'h0;
+                    sj$d = 32'h0;
                     if (p$q == support) begin
-                        if (lead$q) begin
+                        if (lead$q & has_l$q) begin
+                            state$d = View3St$V3PollCert;
+                        end
+                        else if (lead$q) begin
                             sent$d = 1'b1;
                             state$d = View3St$V3SendNv;
+                        end
+                        else if (has_l$q) begin
+                            state$d = View3St$V3VerifyCert;
                         end
                         else begin
                             state$d = View3St$V3Install;
@@ -17682,9 +18238,15 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                 begin
                     bc_word = new_view_word;
                     bc_nv = 1'b1;
-                    bc_beats = sup2 + 32'h1;
                     cp_first = 32'h1;
-                    cp_last = ((sup2) & 4'hf);
+                    if (has_l$q) begin
+                        bc_beats = sup3 + 32'h1;
+                        cp_last = ((sup3) & 4'hf);
+                    end
+                    else begin
+                        bc_beats = sup2 + 32'h1;
+                        cp_last = ((sup2) & 4'hf);
+                    end
                     if (sent$q) begin
                         bc_start = 1'b1;
                         cp_start = 1'b1;
@@ -17705,6 +18267,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                 begin
                     if (fetch_done) begin
                         if (~fetch_error & (fetch_beat[(32'h0)+:(32)] == view_no)) begin
+                            nv_cb$d = fetch_beat[(32'h40)+:(8)];
                             state$d = View3St$V3PollNvRec;
                         end
                         else begin
@@ -17723,6 +18286,9 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                     fetch_start = 1'b1;
                     fetch_word = new_view_word;
                     fetch_len = support << 32'h1;
+                    if (nv_cb$q != 32'h0) begin
+                        fetch_len = ((sup3) & 8'hff);
+                    end
                     beat_i$d = 32'h0;
                     cnt$d = 32'h0;
                     seen$d = 32'h0;
@@ -17739,17 +18305,25 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                         cp_wr_en = 1'b1;
                         if (beat_i$q == 32'h0) begin
                             sb$d = fetch_beat[(32'h20)+:(8)];
-                            if ((fetch_beat[(32'h0)+:(32)] != view_no) | (fetch_beat[(32'h28)+:(24)] != 32'h0)) begin
+                            cb$d = fetch_beat[(32'h40)+:(8)];
+                            if ((fetch_beat[(32'h0)+:(32)] != view_no) | (fetch_beat[(32'h28)+:(24)] != 32'h0) | (fetch_beat[(32'h40)+:(8)] != nv_cb$q) | (fetch_beat[(32'h48)+:(24)] != 32'h0)) begin
                                 nv_ok$d = 1'b0;
                             end
                         end
-                        else if (beat_i$q[32'h0]) begin
+                        else if (beat_i$q[32'h0] & (beat_i$q <= ((sup2) & 8'hff))) begin
                             if (nv_seal) begin
                                 cnt$d = cnt$q + 32'h1;
                                 last_x$d = fetch_beat[(32'h20)+:(8)];
                                 seen$d = seen$q | (one8 << fetch_beat[(32'h20)+:(8)]);
                                 if (fetch_beat[(32'he0)+:(32)] != 32'h0) begin
                                     has_l$d = 1'b1;
+                                end
+                                if (l_above) begin
+                                    cons_w$d = fetch_beat[(32'h60)+:(32)];
+                                    cons_c$d = fetch_beat[(32'h80)+:(32)];
+                                    cons_m$d = fetch_beat[(32'ha0)+:(32)];
+                                    cons_prev$d = fetch_beat[(32'hc0)+:(32)];
+                                    x_t$d = fetch_beat[(32'h20)+:(8)];
                                 end
                             end
                             else begin
@@ -17758,15 +18332,9 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                         end
                     end
                     if (fetch_done) begin
-                        if (~fetch_error & nv_ok$q & (cnt$q == support) & (seen$q == sb$q)) begin
-                            if (has_l$q) begin
-                                stop = 1'b1;
-                                state$d = View3St$Off;
-                            end
-                            else begin
-                                p$d = 32'h0;
-                                state$d = View3St$V3Next;
-                            end
+                        if (~fetch_error & nv_ok$q & (cnt$q == support) & (seen$q == sb$q) & (has_l$q == (cb$q != 32'h0)) & ((((cb$q) & 16'hffff) >> n) == 32'h0)) begin
+                            p$d = 32'h0;
+                            state$d = View3St$V3Next;
                         end
                         else begin
                             missed = 1'b1;
@@ -17781,9 +18349,161 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                 end
             View3St$V3Install:
                 begin
-                    open_round = 1'b1;
-                    start_leader = 1'b1;
                     state$d = View3St$Off;
+                    if (~has_l$q) begin
+                        open_round = 1'b1;
+                        start_leader = 1'b1;
+                    end
+                    else if (k == cons_c$q) begin
+                        open_round = 1'b1;
+                        start_leader = 1'b1;
+                        cons_set = 1'b1;
+                    end
+                    else if (k == (cons_c$q + 32'h1)) begin
+                        if ((prev == cons_m$q) & (~prev2_ok | (prev2 == cons_prev$q))) begin
+                            open_round = 1'b1;
+                            start_leader = 1'b1;
+                            cons_set = 1'b1;
+                            step_back = 1'b1;
+                        end
+                        else begin
+                            state$d = View3St$V3Start;
+                        end
+                    end
+                    else if (k < cons_c$q) begin
+                        stop = 1'b1;
+                    end
+                    else begin
+                        open_round = 1'b1;
+                        start_leader = 1'b1;
+                    end
+                end
+            View3St$V3Bridge:
+                begin
+                    if (s3_done) begin
+                        clear_wait = 1'b1;
+                        state$d = View3St$V3Turn;
+                    end
+                end
+            View3St$V3PollCert:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = cert_word;
+                    fetch_len = support + 32'h1;
+                    beat_i$d = 32'h0;
+                    nv_ok$d = 1'b1;
+                    state$d = View3St$V3WaitCert;
+                end
+            View3St$V3WaitCert:
+                begin
+                    cp_from_fetch = 1'b1;
+                    cp_wr_beat = beat_i$q[(32'h0)+:(4)] + ((sup2) & 4'hf) - 32'h1;
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (beat_i$q == 32'h0) begin
+                            cb$d = fetch_hi;
+                            if ((fetch_beat != kstar) | ((((fetch_hi) & 16'hffff) >> n) != 32'h0)) begin
+                                nv_ok$d = 1'b0;
+                            end
+                        end
+                        else if (beat_i$q >= 32'h2) begin
+                            cp_wr_en = 1'b1;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (fetch_error) begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                state$d = View3St$V3Start;
+                            end
+                            else begin
+                                state$d = View3St$V3PollCert;
+                            end
+                        end
+                        else if (nv_ok$q) begin
+                            rd$d = 1'b0;
+                            sent$d = 1'b0;
+                            state$d = View3St$V3VerifyCert;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            failed$d = failed$q | (one8 << x_t$q);
+                            if (expiring | (x_t$q == id)) begin
+                                state$d = View3St$V3Start;
+                            end
+                            else begin
+                                state$d = View3St$V3PollSeals;
+                            end
+                        end
+                    end
+                end
+            View3St$V3VerifyCert:
+                begin
+                    cp_first = ((sup2) & 4'hf) + 32'h1 + ci$q[(32'h0)+:(4)];
+                    blk_out = cstar;
+                    sg_blk = 1'b1;
+                    sg_signer = sj$q;
+                    if (~sent$q) begin
+                        if (sj$q >= n) begin
+                            if (ci$q == support) begin
+                                if (lead$q) begin
+                                    sent$d = 1'b1;
+                                    state$d = View3St$V3SendNv;
+                                end
+                                else begin
+                                    state$d = View3St$V3Install;
+                                end
+                            end
+                            else begin
+                                missed = 1'b1;
+                                if (lead$q) begin
+                                    failed$d = failed$q | (one8 << x_t$q);
+                                    state$d = View3St$V3PollSeals;
+                                    if (x_t$q == id) begin
+                                        state$d = View3St$V3Start;
+                                    end
+                                end
+                                else begin
+                                    state$d = View3St$V3PollNv;
+                                end
+                                if (expiring) begin
+                                    state$d = View3St$V3Start;
+                                end
+                            end
+                        end
+                        else if ((cb$q & (one8 << sj$q)) == 32'h0) begin
+                            sj$d = sj$q + 32'h1;
+                        end
+                        else if (ci$q == support) begin
+                            sj$d = n;
+                            ci$d = 32'h0;
+                        end
+                        else if (lead$q & (x_t$q == id)) begin
+                            ci$d = ci$q + 32'h1;
+                            sj$d = sj$q + 32'h1;
+                        end
+                        else if (~rd$q) begin
+                            rd$d = 1'b1;
+                        end
+                        else if (~sg_busy) begin
+                            sg_verify = 1'b1;
+                            sent$d = 1'b1;
+                        end
+                    end
+                    else if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        sent$d = 1'b0;
+                        rd$d = 1'b0;
+                        if (sg_resp_status == status_ok) begin
+                            ci$d = ci$q + 32'h1;
+                            sj$d = sj$q + 32'h1;
+                        end
+                        else begin
+                            bad_share = 1'b1;
+                            sj$d = n;
+                            ci$d = 32'h0;
+                        end
+                    end
                 end
             default:
                 begin
@@ -17878,6 +18598,22 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                 begin
                     sts_state = 32'h56;
                 end
+            View3St$V3Bridge:
+                begin
+                    sts_state = 32'h57;
+                end
+            View3St$V3PollCert:
+                begin
+                    sts_state = 32'h58;
+                end
+            View3St$V3WaitCert:
+                begin
+                    sts_state = 32'h59;
+                end
+            View3St$V3VerifyCert:
+                begin
+                    sts_state = 32'h5a;
+                end
             default:
                 begin
                     sts_state = 32'h0;
@@ -17926,6 +18662,25 @@ module rhdl_ubft$protocol$view3$blk(d,q,clock);
 endmodule // rhdl_ubft$protocol$view3$blk
 
 
+module rhdl_ubft$protocol$view3$cb(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$cb
+
+
 module rhdl_ubft$protocol$view3$checked(d,q,clock);
     
     // Module arguments
@@ -17964,6 +18719,25 @@ module rhdl_ubft$protocol$view3$checked_any(d,q,clock);
 endmodule // rhdl_ubft$protocol$view3$checked_any
 
 
+module rhdl_ubft$protocol$view3$ci(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$ci
+
+
 module rhdl_ubft$protocol$view3$cnt(d,q,clock);
     
     // Module arguments
@@ -17981,6 +18755,82 @@ module rhdl_ubft$protocol$view3$cnt(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view3$cnt
+
+
+module rhdl_ubft$protocol$view3$cons_c(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$cons_c
+
+
+module rhdl_ubft$protocol$view3$cons_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$cons_m
+
+
+module rhdl_ubft$protocol$view3$cons_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$cons_prev
+
+
+module rhdl_ubft$protocol$view3$cons_w(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$cons_w
 
 
 module rhdl_ubft$protocol$view3$failed(d,q,clock);
@@ -18076,6 +18926,25 @@ module rhdl_ubft$protocol$view3$lead(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view3$lead
+
+
+module rhdl_ubft$protocol$view3$nv_cb(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$nv_cb
 
 
 module rhdl_ubft$protocol$view3$nv_ok(d,q,clock);
@@ -18249,6 +19118,25 @@ module rhdl_ubft$protocol$view3$sent(d,q,clock);
 endmodule // rhdl_ubft$protocol$view3$sent
 
 
+module rhdl_ubft$protocol$view3$sj(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$sj
+
+
 module rhdl_ubft$protocol$view3$state(d,q,clock);
     
     // Module arguments
@@ -18279,6 +19167,10 @@ module rhdl_ubft$protocol$view3$state(d,q,clock);
     localparam View3St$V3PollNvRec = 19;
     localparam View3St$V3WaitNvRec = 20;
     localparam View3St$V3Install = 21;
+    localparam View3St$V3Bridge = 22;
+    localparam View3St$V3PollCert = 23;
+    localparam View3St$V3WaitCert = 24;
+    localparam View3St$V3VerifyCert = 25;
     
     // Update code (custom)
     initial begin
@@ -18385,6 +19277,25 @@ module rhdl_ubft$protocol$view3$x(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view3$x
+
+
+module rhdl_ubft$protocol$view3$x_t(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$x_t
 
 
 module rhdl_ubft$protocol$view_changes(d,q,clock);
@@ -18501,6 +19412,25 @@ module rhdl_ubft$protocol$wc_k(d,q,clock);
 endmodule // rhdl_ubft$protocol$wc_k
 
 
+module rhdl_ubft$protocol$wc_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$wc_m
+
+
 module rhdl_ubft$protocol$wc_ok(d,q,clock);
     
     // Module arguments
@@ -18518,6 +19448,44 @@ module rhdl_ubft$protocol$wc_ok(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$wc_ok
+
+
+module rhdl_ubft$protocol$wc_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$wc_prev
+
+
+module rhdl_ubft$protocol$wc_w(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$wc_w
 
 
 module rhdl_ubft$rdmux(clock,rst_n,a_araddr,a_arlen,a_arsize,a_arburst,a_arvalid,a_arready,a_rdata,a_rresp,a_rlast,a_rvalid,a_rready,b_araddr,b_arlen,b_arsize,b_arburst,b_arvalid,b_arready,b_rdata,b_rresp,b_rlast,b_rvalid,b_rready,m_araddr,m_arlen,m_arsize,m_arburst,m_arvalid,m_arready,m_rdata,m_rresp,m_rlast,m_rvalid,m_rready);

@@ -413,6 +413,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.protocol.wt_ev_valid.next = self.watch.ev_valid.val();
         self.protocol.wt_ev_kind.next = self.watch.ev_kind.val();
         self.protocol.wt_ev_m.next = self.watch.ev_m.val();
+        self.protocol.wt_ev_prev.next = self.watch.ev_prev.val();
         self.watch.ev_take.next = self.protocol.wt_ev_take.val();
         self.watch_fetch.start.next = self.watch.fetch_start.val();
         self.watch_fetch.addr.next = self.watch.fetch_addr.val();

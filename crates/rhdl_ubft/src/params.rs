@@ -155,11 +155,12 @@ pub enum ConfigError {
     /// wraps. Restart it (reset, clear the mailboxes) to go on.
     KWrapped = 6,
     /// Not a refusal: the v3 kernel (`kernel::KernelV3`, which runs the
-    /// fast path, the slow path, R1 to R13, and the view change where it
-    /// carries no value, R14 to R22) stopped where the view change would
-    /// need what is not built: the bridge (its will_commit not covered by
-    /// a COMMIT) or a carried value (a SEAL with a COMMIT; docs/recovery.md
-    /// D11.12, `view3.md`). The v2 kernel never reports it.
+    /// fast path, the slow path, R1 to R13, and the view change with the
+    /// bridge and a carried value, R14 to R23) stopped where the view
+    /// change would need what is not built: catch-up to a carried slot c*
+    /// above its k (R24 at install), or a bridge to a will_commit older
+    /// than k - 1 (docs/recovery.md D11.12, `view3.md`). The v2 kernel
+    /// never reports it.
     RecoveryNotBuilt = 7,
 }
 
@@ -204,10 +205,10 @@ impl ConfigError {
                  restart it (reset, clear the mailboxes) to go on"
             }
             ConfigError::RecoveryNotBuilt => {
-                "the v3 kernel's view change is built only where nothing is carried: it \
-                 stopped where the bridge (a will_commit its latest COMMIT does not cover) \
-                 or a carried value (a SEAL with a COMMIT) would be needed (issue 11, \
-                 recovery.md D11.12, view3.md)"
+                "the v3 kernel's view change stopped where it would need what is not \
+                 built: catch-up to a carried slot above its own (R24 at install), or a \
+                 bridge to a will_commit older than k - 1 (issue 11, recovery.md D11.12, \
+                 view3.md)"
             }
         }
     }

@@ -182,6 +182,8 @@ pub struct Protocol<const N: usize> {
     pub wt_ev_valid: Signal<In, Bit>,
     pub wt_ev_kind: Signal<In, Bits<3>>,
     pub wt_ev_m: Signal<In, Bits<32>>,
+    /// ABOVE's prev: the value f + 1 CERT blocks of k + 1 carry for k (R24).
+    pub wt_ev_prev: Signal<In, Bits<32>>,
     pub wt_ev_take: Signal<Out, Bit>,
     // Proposals in, decisions out (AXI-Stream).
     pub prop_tdata: Signal<In, Bits<32>>,
@@ -259,12 +261,27 @@ pub struct Protocol<const N: usize> {
     /// decision): the prev a v3 prepare carries and a v3 lock checks
     /// (recovery.md R3, R4).
     prev: DFF<Bits<32>>,
-    /// W (recovery.md D11.2), so far its slot: this replica sent
-    /// will_commit at `wc_k` (`wc_ok`). (D11.2's `wc_done`, set where a
-    /// replica seals with an obligation met by the bridge, waits for the
-    /// bridge: without it View3 never seals with an obligation.)
+    /// W (recovery.md D11.2): this replica sent will_commit for (`wc_w`,
+    /// `wc_k`, `wc_m`, `wc_prev`) (`wc_ok`), the block View3's bridge
+    /// certifies and commits through Slow3's seal mode. (D11.2's `wc_done`
+    /// is not needed: the bridge's COMMIT makes L cover W.)
     wc_ok: DFF<Bit>,
     wc_k: DFF<Bits<32>>,
+    wc_w: DFF<Bits<32>>,
+    wc_m: DFF<Bits<32>>,
+    wc_prev: DFF<Bits<32>>,
+    /// dec[k - 2] (`prev2_ok`: known), R23's check of a carried prev.
+    prev2: DFF<Bits<32>>,
+    prev2_ok: DFF<Bit>,
+    /// The constraint a NEW_VIEW installed (R22): at slot `cons_k` only
+    /// `cons_m` is valid (LEADER proposes it, FAST locks only it). Cleared
+    /// by the slot's decision and by the next view change.
+    cons_ok: DFF<Bit>,
+    cons_k: DFF<Bits<32>>,
+    cons_m: DFF<Bits<32>>,
+    /// The slot is a rerun (R23): its decision was emitted before, so it
+    /// is not emitted, counted or retired again.
+    rerun: DFF<Bit>,
     /// L, its latest COMMIT (w, c, m, prev), which its SEAL carries.
     l_ok: DFF<Bit>,
     l_w: DFF<Bits<32>>,
@@ -291,6 +308,19 @@ pub struct Protocol<const N: usize> {
     own_state: Signal<Local, Bits<8>>,
     /// The prev the prepare carries: `prev` in v3, 0 in v2.
     prev_word: Signal<Local, Bits<32>>,
+    /// Slow3's target (v3): W while Slow3 runs in seal mode, else the
+    /// slot: its view, k, m, prev, slot and slot · R.
+    t_view: Signal<Local, Bits<32>>,
+    t_k: Signal<Local, Bits<32>>,
+    t_m: Signal<Local, Bits<32>>,
+    t_prev: Signal<Local, Bits<32>>,
+    t_slot: Signal<Local, Bits<8>>,
+    t_slot_n: Signal<Local, Bits<16>>,
+    /// The constraint applies to this slot (R22).
+    constrained: Signal<Local, Bit>,
+    /// commit[s(c*)][x_T] in words, for View3's certificate read (R19).
+    cert_word: Signal<Local, Bits<32>>,
+    cert_slot: Signal<Local, Bits<8>>,
     /// The slot's PREP block [PREP, view, k, m, prev, 0, 0, 0] (v3).
     prep_block: Signal<Local, Bits<BLOCK_BITS>>,
     /// prep_sig[s(k)] in words (v3).
@@ -322,6 +352,9 @@ pub struct Protocol<const N: usize> {
     /// poll state and Protocol decides it (R26, v3).
     wt_grant: Signal<Local, Bit>,
     ev_full_row: Constant<Bits<3>>,
+    ev_above: Constant<Bits<3>>,
+    /// WATCH's event is ABOVE (R24), else FULL_ROW (R26).
+    wt_above: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
     /// The v3 layout (`new_v3`): a prepare a beat, with prev; Slow3 where
     /// SLOW would start, RecoveryNotBuilt after it and where VIEW would.
@@ -353,6 +386,8 @@ pub struct Protocol<const N: usize> {
     row_n16: Constant<Bits<16>>,
     row_shift: Constant<Bits<8>>,
     last_slot: Constant<Bits<8>>,
+    /// (G - 1) · R: slot_n of the window's last slot.
+    last_slot_n: Constant<Bits<16>>,
     build_n: Constant<Bits<8>>,
     all_lanes: Constant<Bits<N>>,
     beat_words: Constant<Bits<32>>,
@@ -563,6 +598,14 @@ pub fn check_literals_v3<const N: usize>() {
     // echo_prep[s][j] and certify[s][j] = base + ((s * R + j) << 5), R = N
     // rounded up to a power of two (`Shape3::row_records`): two beats a
     // record (slot_n = s * R, `row_n16`).
+    // View3's certificate read: a COMMIT's signer bitmap at bit 256
+    // (`fetch_hi`), and s(c) = (c - 1) & (G - 1).
+    assert_eq!(
+        field3::COMMIT_BITMAP * WORD_BITS,
+        256,
+        "the COMMIT bitmap at bit 256 (view3 fetch_hi)"
+    );
+    assert!(G.is_power_of_two(), "s(c*) = (c* - 1) & (G - 1)");
     let r = crate::layout::Shape3::SlotByNode.row_records(N, G);
     for region in [Region::EchoPrep, Region::Certify] {
         for (slot, j) in [(0, 0), (0, N - 1), (G - 1, 0), (G - 1, N - 1)] {
@@ -814,6 +857,25 @@ impl<const N: usize> Protocol<N> {
             prev: Default::default(),
             wc_ok: Default::default(),
             wc_k: Default::default(),
+            wc_w: Default::default(),
+            wc_m: Default::default(),
+            wc_prev: Default::default(),
+            prev2: Default::default(),
+            prev2_ok: Default::default(),
+            cons_ok: Default::default(),
+            cons_k: Default::default(),
+            cons_m: Default::default(),
+            rerun: Default::default(),
+            t_view: Default::default(),
+            t_k: Default::default(),
+            t_m: Default::default(),
+            t_prev: Default::default(),
+            t_slot: Default::default(),
+            t_slot_n: Default::default(),
+            constrained: Default::default(),
+            cert_word: Default::default(),
+            cert_slot: Default::default(),
+            last_slot_n: Constant::new((((G - 1) * row_n) as u64).into()),
             l_ok: Default::default(),
             l_w: Default::default(),
             l_c: Default::default(),
@@ -844,6 +906,9 @@ impl<const N: usize> Protocol<N> {
             wt_ev_valid: Default::default(),
             wt_ev_kind: Default::default(),
             wt_ev_m: Default::default(),
+            wt_ev_prev: Default::default(),
+            wt_above: Default::default(),
+            ev_above: Constant::new(crate::watch::ev::ABOVE.into()),
             wt_ev_take: Default::default(),
             slow3: Default::default(),
             bc_beats: Default::default(),
@@ -1020,6 +1085,15 @@ impl<const N: usize> Logic for Protocol<N> {
             prev,
             wc_ok,
             wc_k,
+            wc_w,
+            wc_m,
+            wc_prev,
+            prev2,
+            prev2_ok,
+            cons_ok,
+            cons_k,
+            cons_m,
+            rerun,
             l_ok,
             l_w,
             l_c,
@@ -1047,25 +1121,59 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 2);
             self.prev_word.next = 0.into();
         }
+        // Slow3's target: W in seal mode (the bridge, R17: W.b is k, or
+        // k - 1 after a fast decision, whose slot is the one before), else
+        // the slot.
+        self.t_view.next = self.view_no.q.val();
+        self.t_k.next = self.k.q.val();
+        self.t_m.next = self.m.q.val();
+        self.t_prev.next = self.prev_word.val();
+        self.t_slot.next = self.slot.q.val();
+        self.t_slot_n.next = self.slot_n.q.val();
+        if self.slow3.seal_mode.val() {
+            self.t_view.next = self.wc_w.q.val();
+            self.t_k.next = self.wc_k.q.val();
+            self.t_m.next = self.wc_m.q.val();
+            self.t_prev.next = self.wc_prev.q.val();
+            if self.wc_k.q.val() != self.k.q.val() {
+                if self.slot.q.val() == 0 {
+                    self.t_slot.next = self.last_slot.val();
+                    self.t_slot_n.next = self.last_slot_n.val();
+                } else {
+                    self.t_slot.next = self.slot.q.val() - 1;
+                    self.t_slot_n.next = self.slot_n.q.val() - self.row_n16.val();
+                }
+            }
+        }
         // prep_sig[s(k)]: two beats a slot (v3).
         self.prep_sig_word.next =
-            self.prep_sig_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 5);
+            self.prep_sig_base.val() + (bit_cast::<32, 8>(self.t_slot.val()) << 5);
         self.prep_block.next = self.prep_kind.val()
-            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 32)
-            | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
-            | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96)
-            | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 128);
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_view.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_k.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_m.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_prev.val()) << 128);
         self.cert_block.next = self.cert_kind.val()
-            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 32)
-            | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 64)
-            | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 96)
-            | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 128);
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_view.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_k.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_m.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_prev.val()) << 128);
         self.commit_block.next = self.commit_kind.val()
             | (bit_cast::<BLOCK_BITS, 8>(self.slow3.blk_j.val()) << 32)
-            | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64)
-            | (bit_cast::<BLOCK_BITS, 32>(self.k.q.val()) << 96)
-            | (bit_cast::<BLOCK_BITS, 32>(self.m.q.val()) << 128)
-            | (bit_cast::<BLOCK_BITS, 32>(self.prev_word.val()) << 160);
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_view.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_k.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_m.val()) << 128)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_prev.val()) << 160);
+        // commit[s(c*)][x_T], the COMMIT whose certificate View3's NEW_VIEW
+        // carries (s(c) = (c - 1) mod G, G a power of two).
+        self.cert_slot.next =
+            (self.view3.cons_c_out.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+        self.cert_word.next = self.commit3_base.val()
+            + (((bit_cast::<32, 8>(self.cert_slot.val()) << self.row_log.val())
+                + bit_cast::<32, 8>(self.view3.x_t_out.val()))
+                << self.commit_shift.val());
+        // The constraint holds at this slot (R22, R23).
+        self.constrained.next = self.cons_ok.q.val() & (self.cons_k.q.val() == self.k.q.val());
         // The SEAL block (v3, R18): L's words only with L. (Built only while
         // View3 holds the slot, the one time it is read: the simulator skips
         // it otherwise.)
@@ -1087,15 +1195,15 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         // echo_prep and certify: N records of two beats a slot (v3).
         self.echo_row_word.next =
-            self.echo_prep_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 5);
+            self.echo_prep_base.val() + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5);
         self.echo_own_word.next =
             self.echo_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
         self.certify_row_word.next =
-            self.certify3_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 5);
+            self.certify3_base.val() + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5);
         self.commit_row_word.next = self.commit3_base.val()
-            + (bit_cast::<32, 16>(self.slot_n.q.val()) << self.commit_shift.val());
+            + (bit_cast::<32, 16>(self.t_slot_n.val()) << self.commit_shift.val());
         self.certify_own_word.next = self.certify3_base.val()
-            + (bit_cast::<32, 16>(self.slot_n.q.val()) << 5)
+            + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5)
             + (bit_cast::<32, 8>(self.id.val()) << 5);
         self.cert_row.next = self.will_cert_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
@@ -1134,8 +1242,13 @@ impl<const N: usize> Logic for Protocol<N> {
         self.leader.leader_id.next = self.leader_id.q.val();
         self.leader.prep_word.next = self.prep_word.val();
         self.leader.expiring.next = self.expiring.val();
+        // Under a constraint (R22, R23) the leader proposes only m*.
         self.leader.head_valid.next = self.requests.head_valid.val();
         self.leader.head_m.next = self.requests.head_m.val();
+        if self.constrained.val() {
+            self.leader.head_valid.next = true;
+            self.leader.head_m.next = self.cons_m.q.val();
+        }
         self.leader.fetch_done.next = self.fetch_done.val();
         self.leader.bc_done.next = self.bc_done.val();
 
@@ -1150,7 +1263,14 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.commit_row.next = self.commit_row.val();
         self.fast.record.next = self.tally.record.val();
         self.fast.votes.next = self.tally.votes.val();
-        self.fast.m_held.next = self.requests.holds.val();
+        // Under a constraint only m* is valid, held or not (it may have
+        // been decided and retired before: a rerun, R23).
+        if self.constrained.val() {
+            self.fast.m_held.next =
+                self.tally.record.val().get_bits::<32>(32) == self.cons_m.q.val();
+        } else {
+            self.fast.m_held.next = self.requests.holds.val();
+        }
         // v3: the prepare's prev (word 3 of its beat, quarter 0) is this
         // replica's dec[k - 1] (R4); v2's prepare has none.
         self.fast.prev_ok.next =
@@ -1254,6 +1374,16 @@ impl<const N: usize> Logic for Protocol<N> {
         // The obligation (D11.2): a will_commit that L does not cover.
         self.view3.ob.next =
             self.wc_ok.q.val() & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
+        // The bridge's target is in the window's last two slots: W.b is k,
+        // or k - 1 (Slow3's target mux).
+        self.view3.ob_near.next =
+            (self.wc_k.q.val() == self.k.q.val()) | ((self.wc_k.q.val() + 1) == self.k.q.val());
+        self.view3.k.next = self.k.q.val();
+        self.view3.prev.next = self.prev.q.val();
+        self.view3.prev2.next = self.prev2.q.val();
+        self.view3.prev2_ok.next = self.prev2_ok.q.val();
+        self.view3.cert_word.next = self.cert_word.val();
+        self.view3.fetch_hi.next = self.fetch_beat.val().get_bits::<8>(256);
         // (`expiring` from the registers, as Slow3's.)
         self.view3.expiring.next = (self.waited.q.val() + 1)
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
@@ -1283,11 +1413,16 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.start.next = self.leader.start_fast.val() | self.view.start_fast.val();
         // v3: FAST's timeout holding the slot goes to Slow3; where Slow3
         // gives the slot up, or a view change would start, View3 starts.
-        self.hand_over.next =
-            self.leader.start_view.val() | self.fast.start_view.val() | self.slow3.stop.val();
+        // (Slow3's `stop` in seal mode is a yield to View3, not a handover.)
+        self.hand_over.next = self.leader.start_view.val()
+            | self.fast.start_view.val()
+            | (self.slow3.stop.val() & !self.slow3.seal_mode.val());
         self.view3.start.next = self.hand_over.val() & self.v3.val();
         self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
-        self.slow3.start.next = self.fast.start_slow.val() & self.v3.val();
+        self.slow3.start.next =
+            (self.fast.start_slow.val() | self.view3.call_s3.val()) & self.v3.val();
+        self.slow3.seal_start.next = self.view3.call_s3.val();
+        self.view3.s3_done.next = self.slow3.stop.val() & self.slow3.seal_mode.val();
         // WATCH (v3): it polls while Slow3 holds the slot. A full
         // will_commit row for k, in any view (R26), decides k: Slow3 gives
         // the slot back at its next poll state, where nothing of its own is
@@ -1295,20 +1430,28 @@ impl<const N: usize> Logic for Protocol<N> {
         // outstanding), and Protocol decides it with the row's m. Its other
         // events are not acted on yet (VIEW on v3 is not built) and are
         // taken as they come, so the rotation goes on.
-        self.wt_enable.next =
-            self.v3.val() & self.slow3.holding.val() & (self.state.q.val() == ProtocolSt::Run);
+        self.wt_enable.next = self.v3.val()
+            & self.slow3.holding.val()
+            & !self.slow3.seal_mode.val()
+            & (self.state.q.val() == ProtocolSt::Run);
         self.wt_k.next = self.k.q.val();
         self.wt_view.next = self.view_no.q.val();
+        // ABOVE (R24): f + 1 CERT blocks of k + 1 with one prev, from f + 1
+        // writers (the guard makes certify entry j j's own), so an honest
+        // replica certified k + 1 on dec[k] = prev: k is decided as prev.
+        self.wt_above.next = self.wt_ev_kind.val() == self.ev_above.val();
         self.wt_grant.next = self.v3.val()
             & self.wt_ev_valid.val()
-            & (self.wt_ev_kind.val() == self.ev_full_row.val())
+            & ((self.wt_ev_kind.val() == self.ev_full_row.val()) | self.wt_above.val())
             & self.slow3.at_poll.val()
             & !self.sg_busy.val()
             & !self.bc_busy.val()
             & (self.state.q.val() == ProtocolSt::Run);
         self.slow3.abort.next = self.wt_grant.val();
         self.wt_ev_take.next = self.wt_grant.val()
-            | (self.wt_ev_valid.val() & (self.wt_ev_kind.val() != self.ev_full_row.val()));
+            | (self.wt_ev_valid.val()
+                & (self.wt_ev_kind.val() != self.ev_full_row.val())
+                & !self.wt_above.val());
         self.view.start.next = (self.leader.start_view.val()
             | self.fast.start_view.val()
             | self.slow.start_view.val())
@@ -1321,7 +1464,10 @@ impl<const N: usize> Logic for Protocol<N> {
 
         // m as it will be: a machine that takes a value sends it in the
         // same cycle (the proposal, the prepare's m, the chosen m).
-        if self.wt_grant.val() {
+        if self.wt_grant.val() & self.wt_above.val() {
+            // R24: the prev of k + 1's certificate.
+            self.m_new.next = self.wt_ev_prev.val();
+        } else if self.wt_grant.val() {
             // R26: the full row's m (this replica's own lane is in the row,
             // so it is the m it sent will_commit for).
             self.m_new.next = self.wt_ev_m.val();
@@ -1441,10 +1587,12 @@ impl<const N: usize> Logic for Protocol<N> {
             self.bc_beats.next = self.view3.bc_beats.val();
         }
         if self.view3.bc_nv.val() & self.v3.val() {
-            // NEW_VIEW: [view, sb, cb = 0], then the SEALs from COMPOSE.
+            // NEW_VIEW: [view, sb, cb], then the SEALs and, with a carried
+            // value, the certificate's f + 1 shares, from COMPOSE.
             self.bc_words.next = 16.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view_no.q.val())
-                | (bit_cast::<BEAT_BITS, 8>(self.view3.sb_out.val()) << 32);
+                | (bit_cast::<BEAT_BITS, 8>(self.view3.sb_out.val()) << 32)
+                | (bit_cast::<BEAT_BITS, 8>(self.view3.cb_out.val()) << 64);
             self.bc_beats.next = self.view3.bc_beats.val();
         }
         self.bc_round.next =
@@ -1456,7 +1604,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // are muxed, since both drive 1 when Off.)
         self.cp_wr_en.next =
             (self.slow3.cp_wr_en.val() | self.view3.cp_wr_en.val()) & self.v3.val();
-        if self.view3.holding.val() {
+        if self.view3.holding.val() & !self.slow3.holding.val() {
             self.cp_wr_beat.next = self.view3.cp_wr_beat.val();
             self.cp_first.next = self.view3.cp_first.val();
             self.cp_last.next = self.view3.cp_last.val();
@@ -1521,8 +1669,9 @@ impl<const N: usize> Logic for Protocol<N> {
         // assignment: a port set to a default and then overridden glitches
         // in event-driven simulators, and `holds` comes back into this
         // block: Icarus loops forever on such a pair.)
-        self.requests.retire.next =
-            (self.state.q.val() == ProtocolSt::Decide) & self.dec_tready.val();
+        self.requests.retire.next = (self.state.q.val() == ProtocolSt::Decide)
+            & self.dec_tready.val()
+            & !self.rerun.q.val();
         self.requests.retire_m.next = self.m.q.val();
         self.missed.next = self.leader.missed.val()
             | self.fast.missed.val()
@@ -1569,20 +1718,49 @@ impl<const N: usize> Logic for Protocol<N> {
             if self.streak.q.val() != 0 {
                 self.streak.d.next = self.streak.q.val() - 1;
             }
-            self.slow_path.d.next =
-                self.slow.decide_slow.val() | self.slow3.decide.val() | self.view.decide_slow.val();
+            self.slow_path.d.next = self.slow.decide_slow.val()
+                | self.slow3.decide.val()
+                | self.view.decide_slow.val()
+                | (self.wt_grant.val() & self.wt_above.val());
         }
         // W: this replica's will_commit (FAST's phase 2, v3); L: its COMMIT.
         if self.fast.set_phase.val() & (self.fast.phase_next.val() == 2) & self.v3.val() {
             self.wc_ok.d.next = true;
             self.wc_k.d.next = self.k.q.val();
+            self.wc_w.d.next = self.view_no.q.val();
+            self.wc_m.d.next = self.m.q.val();
+            self.wc_prev.d.next = self.prev.q.val();
         }
         if self.slow3.set_commit.val() {
+            // (Slow3's target: W in seal mode.)
             self.l_ok.d.next = true;
-            self.l_w.d.next = self.view_no.q.val();
-            self.l_c.d.next = self.k.q.val();
-            self.l_m.d.next = self.m.q.val();
-            self.l_prev.d.next = self.prev.q.val();
+            self.l_w.d.next = self.t_view.val();
+            self.l_c.d.next = self.t_k.val();
+            self.l_m.d.next = self.t_m.val();
+            self.l_prev.d.next = self.t_prev.val();
+        }
+        // A NEW_VIEW with a carried value (R22): the constraint at c*, and
+        // R23's step back when this replica decided c* already.
+        if self.view3.cons_set.val() {
+            self.cons_ok.d.next = true;
+            self.cons_k.d.next = self.view3.cons_c_out.val();
+            self.cons_m.d.next = self.view3.cons_m_out.val();
+        }
+        if self.view3.step_back.val() {
+            self.k.d.next = self.k.q.val() - 1;
+            self.prev.d.next = self.view3.cons_prev_out.val();
+            self.prev2_ok.d.next = false;
+            self.rerun.d.next = true;
+            if self.slot.q.val() == 0 {
+                self.slot.d.next = self.last_slot.val();
+                self.slot_n.d.next = self.last_slot_n.val();
+            } else {
+                self.slot.d.next = self.slot.q.val() - 1;
+                self.slot_n.d.next = self.slot_n.q.val() - self.row_n16.val();
+            }
+        }
+        if self.view3.next_view.val() {
+            self.cons_ok.d.next = false;
         }
         if self.slow.bad_share.val() | self.slow3.bad_share.val() | self.view3.bad_share.val() {
             self.bad_shares.d.next = self.bad_shares.q.val() + 1;
@@ -1623,6 +1801,9 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.prev.d.next = 0.into();
                     self.wc_ok.d.next = false;
                     self.l_ok.d.next = false;
+                    self.prev2_ok.d.next = false;
+                    self.cons_ok.d.next = false;
+                    self.rerun.d.next = false;
                     self.support.d.next = ((self.n.val() - 1) >> 1) + 1;
                     self.waited.d.next = 0.into();
                     self.streak.d.next = 0.into();
@@ -1661,8 +1842,31 @@ impl<const N: usize> Logic for Protocol<N> {
                 }
             }
             ProtocolSt::Decide => {
-                self.dec_tvalid.next = true;
-                if self.dec_tready.val() {
+                self.dec_tvalid.next = !self.rerun.q.val();
+                if self.rerun.q.val() {
+                    // R23: a rerun slot was decided and emitted before (with
+                    // the same m, checked at install): not emitted, counted
+                    // or retired again.
+                    self.rerun.d.next = false;
+                    self.cons_ok.d.next = false;
+                    self.wt_clear.next = true;
+                    self.k.d.next = self.k.q.val() + 1;
+                    self.prev.d.next = self.m.q.val();
+                    self.prev2.d.next = self.prev.q.val();
+                    self.prev2_ok.d.next = true;
+                    if self.slot.q.val() == self.last_slot.val() {
+                        self.slot.d.next = 0.into();
+                        self.slot_n.d.next = 0.into();
+                    } else {
+                        self.slot.d.next = self.slot.q.val() + 1;
+                        self.slot_n.d.next = self.slot_n.q.val() + self.row_n16.val();
+                    }
+                    self.start_leader.next = true;
+                    self.state.d.next = ProtocolSt::Run;
+                } else if self.dec_tready.val() {
+                    self.cons_ok.d.next = false;
+                    self.prev2.d.next = self.prev.q.val();
+                    self.prev2_ok.d.next = true;
                     self.decisions.d.next = self.decisions.q.val() + 1;
                     self.wt_clear.next = true;
                     if self.slow_path.q.val() {
@@ -1703,6 +1907,11 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         self.leader.start.next =
             self.start_leader.val() | self.view.start_leader.val() | self.view3.start_leader.val();
+        // WATCH forgets at an install too: the view changed, and with R23's
+        // step back k did (a full row of c* it reported is reported again).
+        if self.view3.start_leader.val() {
+            self.wt_clear.next = true;
+        }
         // Every fetch is a poll; a poll that found nothing counts towards
         // the timeout (the machine that missed acts on `expiring` itself).
         if self.fetch_start.val() {
@@ -1797,7 +2006,7 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 87] = [
+pub const STATE_NAMES: [&str; 91] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -1885,4 +2094,8 @@ pub const STATE_NAMES: [&str; 87] = [
     "V3PollNvRec",
     "V3WaitNvRec",
     "V3Install",
+    "V3Bridge",
+    "V3PollCert",
+    "V3WaitCert",
+    "V3VerifyCert",
 ];

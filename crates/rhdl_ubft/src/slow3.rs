@@ -197,6 +197,15 @@ pub struct Slow3 {
     /// given up in this view (a wait ran out, the leader equivocated, or
     /// the signer failed): Protocol starts View3.
     pub stop: Signal<Out, Bit>,
+    /// With `start`: seal mode (View3's bridge, R17). The machine certifies
+    /// and commits Protocol's W (its target, muxed by Protocol while
+    /// `seal_mode` is high) and goes Off with `stop` once the COMMIT is
+    /// written, or where it would otherwise stop; it ignores `expiring`
+    /// (the bridge has no timer, recovery.md D11.1) and never decides.
+    pub seal_start: Signal<In, Bit>,
+    /// The machine runs in seal mode (Protocol's target mux; its `stop` is
+    /// then a yield to View3, not a handover).
+    pub seal_mode: Signal<Out, Bit>,
     // The slot (Protocol's registers) and the configuration.
     pub id: Signal<In, Bits<8>>,
     pub n: Signal<In, Bits<8>>,
@@ -306,6 +315,10 @@ pub struct Slow3 {
     /// The state's number (`STATE_NAMES`), 0 when Off.
     pub sts_state: Signal<Out, Bits<8>>,
     state: DFF<Slow3St>,
+    /// Seal mode (latched at `start` from `seal_start`).
+    sealing: DFF<Bit>,
+    /// `expiring`, except in seal mode.
+    exp: Signal<Local, Bit>,
     /// A request is out (sign and verify states), or Broadcast not yet
     /// started (send states).
     sent: DFF<Bit>,
@@ -417,6 +430,8 @@ impl Default for Slow3 {
             at_poll: Default::default(),
             holding: Default::default(),
             stop: Default::default(),
+            seal_start: Default::default(),
+            seal_mode: Default::default(),
             id: Default::default(),
             n: Default::default(),
             leader_id: Default::default(),
@@ -484,6 +499,8 @@ impl Default for Slow3 {
             set_commit: Default::default(),
             sts_state: Default::default(),
             state: Default::default(),
+            sealing: Default::default(),
+            exp: Default::default(),
             sent: Default::default(),
             beat_i: Default::default(),
             blk_ok: Default::default(),
@@ -552,6 +569,7 @@ impl Logic for Slow3 {
             self,
             clock,
             state,
+            sealing,
             sent,
             beat_i,
             blk_ok,
@@ -583,6 +601,8 @@ impl Logic for Slow3 {
         // The echo_prep row's entry on `fetch_beat`, and whether it is a
         // suspect: another replica's, of the same (PREP, v, k) as B but not
         // B, above the entries passed over.
+        self.exp.next = self.expiring.val() & !self.sealing.q.val();
+        self.seal_mode.next = self.sealing.q.val();
         self.entry.next = self.beat_i.q.val() >> 1;
         self.suspect.next = !self.beat_i.q.val().get_bit(0)
             & (self.entry.val() != self.id.val())
@@ -646,6 +666,7 @@ impl Logic for Slow3 {
         match self.state.q.val() {
             Slow3St::Off => {
                 if self.start.val() {
+                    self.sealing.d.next = self.seal_start.val();
                     self.state.d.next = Slow3St::S3Start;
                 }
             }
@@ -655,7 +676,15 @@ impl Logic for Slow3 {
                 self.verified.d.next = 0.into();
                 self.bad.d.next = 0.into();
                 self.clear_wait.next = true;
-                if self.id.val() == self.leader_id.val() {
+                if self.sealing.q.val() {
+                    // Seal mode (R16, R17): W was delivered (FAST's will_commit
+                    // at W.b): certify it (R9), then R10.
+                    if !self.sg_busy.val() {
+                        self.sg_sign.next = true;
+                        self.sent.d.next = true;
+                    }
+                    self.state.d.next = Slow3St::S3SignCert;
+                } else if self.id.val() == self.leader_id.val() {
                     // R7: the leader signs its PREPARE.
                     self.sg_prep.next = true;
                     if !self.sg_busy.val() {
@@ -743,7 +772,7 @@ impl Logic for Slow3 {
                         self.state.d.next = Slow3St::S3VerifyPrep;
                     } else {
                         self.missed.next = true;
-                        if self.expiring.val() {
+                        if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {
@@ -768,7 +797,7 @@ impl Logic for Slow3 {
                     } else {
                         self.bad_share.next = true;
                         self.missed.next = true;
-                        if self.expiring.val() {
+                        if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {
@@ -812,7 +841,7 @@ impl Logic for Slow3 {
                     if self.fetch_error.val() {
                         // A failed read finds nothing: a miss.
                         self.missed.next = true;
-                        if self.expiring.val() {
+                        if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {
@@ -926,7 +955,7 @@ impl Logic for Slow3 {
                         // Fewer than f + 1 candidates, or a failed read
                         // (which finds nothing): a miss.
                         self.missed.next = true;
-                        if self.expiring.val() {
+                        if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {
@@ -973,7 +1002,7 @@ impl Logic for Slow3 {
                         self.bad.d.next = self.bad.q.val() | (self.one8.val() << self.sj.q.val());
                         self.bad_share.next = true;
                         self.missed.next = true;
-                        if self.expiring.val() {
+                        if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {
@@ -1013,6 +1042,12 @@ impl Logic for Slow3 {
                     self.bc_start.next = true;
                     self.cp_start.next = true;
                     self.sent.d.next = false;
+                } else if self.bc_done.val() & self.sealing.q.val() {
+                    // Seal mode: W is committed (L covers it); back to View3,
+                    // no R11 or R12 while sealing (recovery.md V2).
+                    self.clear_wait.next = true;
+                    self.stop.next = true;
+                    self.state.d.next = Slow3St::Off;
                 } else if self.bc_done.val() {
                     // Its own COMMIT counts (R12).
                     self.clear_wait.next = true;
@@ -1038,7 +1073,7 @@ impl Logic for Slow3 {
                     self.x.d.next = 0.into();
                     self.xn.d.next = 0.into();
                     self.missed.next = true;
-                    if self.expiring.val() {
+                    if self.exp.val() {
                         self.stop.next = true;
                         self.state.d.next = Slow3St::Off;
                     }
@@ -1082,7 +1117,7 @@ impl Logic for Slow3 {
                         self.missed.next = true;
                         self.x.d.next = self.x.q.val() + 1;
                         self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
-                        if self.expiring.val() {
+                        if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {
@@ -1123,7 +1158,7 @@ impl Logic for Slow3 {
                         self.missed.next = true;
                         self.x.d.next = self.x.q.val() + 1;
                         self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
-                        if self.expiring.val() {
+                        if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {
@@ -1167,7 +1202,7 @@ impl Logic for Slow3 {
                     if self.fetch_error.val() {
                         // A failed read finds nothing: a miss.
                         self.missed.next = true;
-                        if self.expiring.val() {
+                        if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {
@@ -1215,7 +1250,7 @@ impl Logic for Slow3 {
                     if self.fetch_error.val() {
                         // A failed read finds nothing: a miss.
                         self.missed.next = true;
-                        if self.expiring.val() {
+                        if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {

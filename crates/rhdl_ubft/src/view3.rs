@@ -1,51 +1,55 @@
-//! View3: the v3 build's VIEW machine, R14 to R22 without a carried value.
+//! View3: the v3 build's VIEW machine, R14 to R23.
 //!
 //! The v3 build (`Protocol::new_v3`) hands the slot to this machine where
 //! v2 would start VIEW: LEADER's idle timeout, FAST's timeout with nothing
 //! locked, and Slow3's `stop`. docs/recovery.md D11 designs the whole view
-//! change; this block builds the part that needs no bridge and carries no
-//! value (D11.12 steps 1 and 2; docs/view3.md, "What is built"):
+//! change; this block builds D11.12 steps 1 to 3 and R23's rerun
+//! (docs/view3.md, "What is built"):
 //!
-//! - R14, R18: with no obligation (Protocol's `ob`: no will_commit of its
-//!   own that its latest COMMIT L does not cover), sign the SEAL block
-//!   S = [4, id, v, L.w, L.c, L.m, L.prev, L present] and write seal[id]
-//!   (S, then the signature) into every mailbox; then view + 1. With an
-//!   obligation the bridge (R16, R17) would have to run first: it is not
-//!   built, and the machine hands back with `stop` (Protocol stops with
-//!   `RecoveryNotBuilt`, error 7).
+//! - R17, the bridge: with an obligation (Protocol's `ob`: a will_commit
+//!   for W = (w, b, m, prev) that its latest COMMIT L does not cover), call
+//!   Slow3 in seal mode (`call_s3`), which certifies and commits W (R9,
+//!   R10 on W's block; L := W) and yields (`s3_done`). W.b must be k or
+//!   k - 1 (`ob_near`); an older W hands back with `stop` (error 7).
+//! - R14, R18: with no obligation, sign the SEAL block S = [4, id, v, L.w,
+//!   L.c, L.m, L.prev, L present] and write seal[id] (S, then the
+//!   signature) into every mailbox; then view + 1.
 //! - R19 (the new leader): read the seal row (2N beats); take its own SEAL
 //!   and the first f other well-formed SEALs of views >= view - 1 whose
 //!   writers have not failed, copying each (block, signature) into COMPOSE
-//!   beats 1 + 2p, 2 + 2p in ascending replica order (p its rank).
+//!   beats 1 + 2p, 2 + 2p in ascending replica order (p its rank), and
+//!   keep their highest L (R20: (w*, c*, m*, prev*), its sealer x_T).
 //! - R21 for each taken SEAL of x != id, in rank order: verify x's
 //!   signature; unless echo_seal[x][id] holds a SEAL of x of a later
-//!   view, write the SEAL there in a round (R13); read the
-//!   echo_commit[x] row: a COMMIT of x that x signed, which a SEAL without
-//!   L does not cover, proves the SEAL false. The leader then drops x
+//!   view, write the SEAL there in a round (R13); read the echo_commit[x]
+//!   row: a COMMIT of x that x signed, of a view no later than the SEAL's
+//!   and above its L, proves the SEAL false. The leader then drops x
 //!   (`failed`) and collects again; a follower refuses the NEW_VIEW and
 //!   seals the next view. A suspect COMMIT whose signature fails is read
 //!   again once before it is passed over (a read may be torn, recovery.md
 //!   D11.10); a SEAL whose signature fails is dropped by the leader after
 //!   its second failure (`once`, `failed`) and is a miss for a follower.
-//! - R19 (the new leader): write NEW_VIEW(view) = [view, sb, 0] and the
-//!   f + 1 SEALs from COMPOSE into every mailbox, and install.
+//! - R19 (the new leader), with an L: read x_T's COMMIT (commit[s(c*)][x_T],
+//!   f + 3 beats); its block must be K* = [3, x_T, w*, c*, m*, prev*] with
+//!   a signer bitmap `cb` below n, and its f + 1 shares (into COMPOSE beats
+//!   2f + 3 ..) must verify over C* (not checked when x_T is itself).
+//! - R19: write NEW_VIEW(view) = [view, sb, cb], the f + 1 SEALs and, with
+//!   an L, the f + 1 shares from COMPOSE into every mailbox, and install.
 //! - R22 (a follower): poll new_view's first beat until it names this view,
-//!   then read it whole (2f + 3 beats) into COMPOSE, checking its form as it
-//!   arrives (f + 1 seals in ascending replica order, each of a replica in
-//!   its bitmap, of a view >= view - 1, well formed), then R21 for each
-//!   SEAL but its own (recovery.md V9), and install.
-//! - Install (R22 without c*): votes from here on are cast in the new
-//!   view (`open_round`), and LEADER starts at the same k.
-//!
-//! A SEAL that carries an L (a COMMIT of its writer) needs the carried
-//! certificate and the constraint (R20, R23, D11.12 step 3): not built, so
-//! a leader that takes one, or a follower that reads one in a NEW_VIEW,
-//! hands back with `stop` (error 7).
+//!   then read it whole (2f + 3 beats, 3f + 4 with a certificate) into
+//!   COMPOSE, checking its form as it arrives, then R21 for each SEAL but
+//!   its own (recovery.md V9) and, with an L, the f + 1 shares over C*.
+//! - Install (R22, R23): votes from here on are cast in the new view
+//!   (`open_round`), and LEADER starts. With a carried value: at k = c*
+//!   the constraint (`cons_set`: only m* at c*); at k = c* + 1, after
+//!   R23's check (m* = dec[c*], prev* = dec[c* - 1]), a step back to c*
+//!   (`step_back`: Protocol reruns c* without emitting it again); below
+//!   c*, `stop` (catch-up is not built).
 //!
 //! T_vc: every poll here that finds nothing is a miss, and the
 //! (`wait_polls` << `streak`)-th in a row (`expiring`) starts the machine
 //! again, sealing the view it is in (each SEAL also doubles the timeout:
-//! `next_view` adds one to `streak`).
+//! `next_view` adds one to `streak`). The bridge has no timer.
 //!
 //! States (`sts_state` number, as in `protocol::STATE_NAMES`):
 //!
@@ -53,26 +57,30 @@
 //! | ---: | --- | --- | --- |
 //! | – | Off | `start` | V3Start |
 //! | 66 | V3Start | a signer response due is dropped; Setup and Broadcast idle | V3Turn |
-//! | 67 | V3Turn | an obligation (`ob`) / none | Off, `stop` (the bridge is not built) / V3SignSeal (Setup `sign` of S) |
+//! | 67 | V3Turn | an obligation within reach / an older one / none | V3Bridge (`call_s3`) / Off, `stop` / V3SignSeal (Setup `sign` of S) |
 //! | 68 | V3SignSeal | the response: OK / an error | V3SendSeal (COMPOSE beat 1 := the signature) / V3SignSeal (again) |
 //! | 69 | V3SendSeal | (first cycle: Broadcast and COMPOSE start, 2 beats to seal[id]) Broadcast's `done` | `next_view`; this replica leads view + 1: V3PollSeals / else V3PollNv |
 //! | 70 | V3PollSeals | (fetch of the seal row, 2N beats) | V3WaitSeals |
-//! | 71 | V3WaitSeals | the fetch is done: f + 1 taken, none with L / one with L / fewer, or an error | V3Next (p := 0) / Off, `stop` / V3PollSeals (a miss; V3Start if it times out) |
-//! | 72 | V3Next | p = f + 1 / else | leader V3SendNv, follower V3Install / V3Load |
+//! | 71 | V3WaitSeals | the fetch is done: f + 1 taken / fewer, or an error | V3Next (p := 0) / V3PollSeals (a miss; V3Start if it times out) |
+//! | 72 | V3Next | p = f + 1: leader with L / leader / follower with L / follower; else | V3PollCert / V3SendNv / V3VerifyCert / V3Install; V3Load |
 //! | 73 | V3Load | (two cycles: COMPOSE reads SEAL p's block, then points at its signature) x = id / else | V3Next (p + 1) / V3Verify |
 //! | 74 | V3Verify | (Setup `verify` of the block under x, signature from COMPOSE) OK / an error | V3PollOwnEcho / leader: `once` or `failed` += x, V3PollSeals; follower V3PollNv (a miss, `bad_share`) |
 //! | 75 | V3PollOwnEcho | (fetch of echo_seal[x][id], one beat) | V3WaitOwnEcho |
 //! | 76 | V3WaitOwnEcho | the fetch is done: it holds a SEAL of x of a later view than the block's / not | V3PollEchoCommit / V3SendEchoSeal |
 //! | 77 | V3SendEchoSeal | (first cycle: a round of the block and its signature to echo_seal[x][id]) `round_done` / `round_error` | V3PollEchoCommit / leader V3PollSeals, follower V3PollNv (a miss) |
 //! | 78 | V3PollEchoCommit | (fetch of the echo_commit[x] row, 2N beats) | V3WaitEchoCommit |
-//! | 79 | V3WaitEchoCommit | the fetch is done: an error / a COMMIT of x above `checked` (kept; its signature into COMPOSE beat 15) / none | V3PollEchoCommit (a miss) / V3VerifySuspect / V3Next (p + 1) |
+//! | 79 | V3WaitEchoCommit | the fetch is done: an error / a COMMIT of x above `checked`, of a view <= the SEAL's, above its L (kept; its signature into COMPOSE beat 15) / none | V3PollEchoCommit (a miss) / V3VerifySuspect / V3Next (p + 1) |
 //! | 80 | V3VerifySuspect | the response (`verify` under x): OK / an error, the first / an error, the second | leader `failed` += x, V3PollSeals; follower V3Start (refused) / V3PollEchoCommit (read again) / V3PollEchoCommit (`checked` := the entry) |
-//! | 81 | V3SendNv | (first cycle: Broadcast and COMPOSE start, 2f + 3 beats to new_view) Broadcast's `done` | V3Install |
+//! | 81 | V3SendNv | (first cycle: Broadcast and COMPOSE start, 2f + 3 or 3f + 4 beats to new_view) Broadcast's `done` | V3Install |
 //! | 82 | V3PollNv | (fetch of new_view's first beat) | V3WaitNv |
-//! | 83 | V3WaitNv | the fetch is done: word 0 is this view / not / not, and it times out | V3PollNvRec / V3PollNv (a miss) / V3Start |
-//! | 84 | V3PollNvRec | (fetch of new_view, 2f + 3 beats, each into COMPOSE at its index) | V3WaitNvRec |
-//! | 85 | V3WaitNvRec | the fetch is done: well formed, no L / well formed, an L / not | V3Next (p := 0) / Off, `stop` / V3PollNv (a miss) |
-//! | 86 | V3Install | (`open_round`) | Off, `start_leader` |
+//! | 83 | V3WaitNv | the fetch is done: word 0 is this view (cb kept) / not / not, and it times out | V3PollNvRec / V3PollNv (a miss) / V3Start |
+//! | 84 | V3PollNvRec | (fetch of new_view, 2f + 3 beats, 3f + 4 when cb != 0, each into COMPOSE at its index) | V3WaitNvRec |
+//! | 85 | V3WaitNvRec | the fetch is done: well formed / not | V3Next (p := 0) / V3PollNv (a miss) |
+//! | 86 | V3Install | (`open_round`) no L, k = c*, k > c* + 1 / k = c* + 1, R23's check holds / fails / k < c* | Off, `start_leader` (`cons_set` at c*) / Off, `start_leader`, `cons_set`, `step_back` / V3Start / Off, `stop` |
+//! | 87 | V3Bridge | Slow3 yields (`s3_done`) | V3Turn |
+//! | 88 | V3PollCert | (fetch of commit[s(c*)][x_T], f + 3 beats) | V3WaitCert |
+//! | 89 | V3WaitCert | the fetch is done: K* and a bitmap below n / not / an error | V3VerifyCert / `failed` += x_T, V3PollSeals / V3PollCert (a miss) |
+//! | 90 | V3VerifyCert | f + 1 signers of cb, each share verified over C* (the leader's own COMMIT's are not) / not | leader V3SendNv, follower V3Install / leader `failed` += x_T, V3PollSeals; follower V3PollNv (a miss) |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
 //! out from its registers), `sg_verify` with `sg_blk` (the block `blk`:
@@ -121,10 +129,14 @@ pub enum View3St {
     V3PollNvRec,
     V3WaitNvRec,
     V3Install,
+    V3Bridge,
+    V3PollCert,
+    V3WaitCert,
+    V3VerifyCert,
 }
 
 /// Every state, in declaration order.
-pub const VIEW3_STATES: [View3St; 22] = [
+pub const VIEW3_STATES: [View3St; 26] = [
     View3St::Off,
     View3St::V3Start,
     View3St::V3Turn,
@@ -147,6 +159,10 @@ pub const VIEW3_STATES: [View3St; 22] = [
     View3St::V3PollNvRec,
     View3St::V3WaitNvRec,
     View3St::V3Install,
+    View3St::V3Bridge,
+    View3St::V3PollCert,
+    View3St::V3WaitCert,
+    View3St::V3VerifyCert,
 ];
 
 /// The signed block's width (`layout::field3::BLOCK_BITS`).
@@ -176,8 +192,35 @@ pub struct View3 {
     /// The leader of view + 1 (Protocol's `next_leader`).
     pub next_leader: Signal<In, Bits<8>>,
     /// The obligation (D11.2): a will_commit of this replica's that its
-    /// latest COMMIT does not cover.
+    /// latest COMMIT does not cover; W.b is k or k - 1 (`ob_near`: where
+    /// Slow3's seal mode can reach it).
     pub ob: Signal<In, Bit>,
+    pub ob_near: Signal<In, Bit>,
+    /// The bridge: start Slow3 in seal mode on W (one cycle); Slow3 is
+    /// back (its `stop` in seal mode: W committed, or a step failed).
+    pub call_s3: Signal<Out, Bit>,
+    pub s3_done: Signal<In, Bit>,
+    /// The slot (k), dec[k - 1] and dec[k - 2] (`prev2_ok`: known), for
+    /// R23's check at install.
+    pub k: Signal<In, Bits<32>>,
+    pub prev: Signal<In, Bits<32>>,
+    pub prev2: Signal<In, Bits<32>>,
+    pub prev2_ok: Signal<In, Bit>,
+    /// commit[s(c*)][x_T] in words (Protocol's, from `cons_c_out` and
+    /// `x_t_out`); the fetched beat's bits 256 to 263 (a COMMIT's bitmap).
+    pub cert_word: Signal<In, Bits<32>>,
+    pub fetch_hi: Signal<In, Bits<8>>,
+    /// At install (with `start_leader`), a carried value: the constraint
+    /// (c*, m*) for Protocol (`cons_set`), and R23's step back to c*
+    /// (`step_back`, prev := prev*).
+    pub cons_set: Signal<Out, Bit>,
+    pub step_back: Signal<Out, Bit>,
+    pub cons_c_out: Signal<Out, Bits<32>>,
+    pub cons_m_out: Signal<Out, Bits<32>>,
+    pub cons_prev_out: Signal<Out, Bits<32>>,
+    pub x_t_out: Signal<Out, Bits<8>>,
+    /// The certificate's signers (NEW_VIEW's word 2; 0 without L).
+    pub cb_out: Signal<Out, Bits<8>>,
     /// The next miss is the (`wait_polls` << `streak`)-th in a row.
     pub expiring: Signal<In, Bit>,
     /// seal[id], new_view and the bases of echo_seal and echo_commit, in
@@ -286,6 +329,27 @@ pub struct View3 {
     checked: DFF<Bits<8>>,
     checked_any: DFF<Bit>,
     retry: DFF<Bit>,
+    /// R20: the highest L among the taken (or read) SEALs, (w*, c*, m*,
+    /// prev*), and its sealer x_T; the certificate's signers (`cb`), as
+    /// the NEW_VIEW's header announced them (`nv_cb`); shares counted and
+    /// the replica whose share is checked (R22's certificate).
+    cons_w: DFF<Bits<32>>,
+    cons_c: DFF<Bits<32>>,
+    cons_m: DFF<Bits<32>>,
+    cons_prev: DFF<Bits<32>>,
+    x_t: DFF<Bits<8>>,
+    cb: DFF<Bits<8>>,
+    nv_cb: DFF<Bits<8>>,
+    ci: DFF<Bits<8>>,
+    sj: DFF<Bits<8>>,
+    /// The SEAL on the fetch carries an L above (c*, w*) so far.
+    l_above: Signal<Local, Bit>,
+    /// C* = [CERT, w*, c*, m*, prev*, 0, 0, 0] and x_T's COMMIT block
+    /// K* = [COMMIT, x_T, w*, c*, m*, prev*, 0, 0].
+    cstar: Signal<Local, Bits<BB>>,
+    kstar: Signal<Local, Bits<BB>>,
+    /// 3 (f + 1): the NEW_VIEW's beats after the header, with a certificate.
+    sup3: Signal<Local, Bits<5>>,
     /// The entry of the beat on `fetch_beat`; the beat is a SEAL block of
     /// that entry's writer, well formed (collection); a SEAL of x in the
     /// NEW_VIEW, well formed, in order; a suspect COMMIT of x.
@@ -307,6 +371,8 @@ pub struct View3 {
     status_ok: Constant<Bits<8>>,
     kind_seal: Constant<Bits<32>>,
     kind_commit: Constant<Bits<32>>,
+    kind_cert_b: Constant<Bits<BB>>,
+    kind_commit_b: Constant<Bits<BB>>,
     one8: Constant<Bits<8>>,
 }
 
@@ -365,6 +431,22 @@ impl Default for View3 {
             view_no: Default::default(),
             next_leader: Default::default(),
             ob: Default::default(),
+            ob_near: Default::default(),
+            call_s3: Default::default(),
+            s3_done: Default::default(),
+            k: Default::default(),
+            prev: Default::default(),
+            prev2: Default::default(),
+            prev2_ok: Default::default(),
+            cert_word: Default::default(),
+            fetch_hi: Default::default(),
+            cons_set: Default::default(),
+            step_back: Default::default(),
+            cons_c_out: Default::default(),
+            cons_m_out: Default::default(),
+            cons_prev_out: Default::default(),
+            x_t_out: Default::default(),
+            cb_out: Default::default(),
             expiring: Default::default(),
             seal_own_word: Default::default(),
             seal_row_word: Default::default(),
@@ -443,6 +525,19 @@ impl Default for View3 {
             checked: Default::default(),
             checked_any: Default::default(),
             retry: Default::default(),
+            cons_w: Default::default(),
+            cons_c: Default::default(),
+            cons_m: Default::default(),
+            cons_prev: Default::default(),
+            x_t: Default::default(),
+            cb: Default::default(),
+            nv_cb: Default::default(),
+            ci: Default::default(),
+            sj: Default::default(),
+            l_above: Default::default(),
+            cstar: Default::default(),
+            kstar: Default::default(),
+            sup3: Default::default(),
             entry: Default::default(),
             wf_seal: Default::default(),
             seal_cand: Default::default(),
@@ -456,6 +551,8 @@ impl Default for View3 {
             status_ok: Constant::new(crate::setup::code::OK.into()),
             kind_seal: Constant::new((crate::layout::field3::KIND_SEAL as u64).into()),
             kind_commit: Constant::new((crate::layout::field3::KIND_COMMIT as u64).into()),
+            kind_cert_b: Constant::new((crate::layout::field3::KIND_CERT as u64).into()),
+            kind_commit_b: Constant::new((crate::layout::field3::KIND_COMMIT as u64).into()),
             one8: Constant::new(1u64.into()),
         }
     }
@@ -512,13 +609,23 @@ impl Logic for View3 {
             grab,
             checked,
             checked_any,
-            retry
+            retry,
+            cons_w,
+            cons_c,
+            cons_m,
+            cons_prev,
+            x_t,
+            cb,
+            nv_cb,
+            ci,
+            sj
         );
         self.entry.next = self.beat_i.q.val() >> 1;
         self.view_m1.next = self.view_no.val() - 1;
         self.cnt2.next = bit_cast::<4, 8>(self.cnt.q.val()) << 1;
         self.p2.next = bit_cast::<4, 8>(self.p.q.val()) << 1;
         self.sup2.next = bit_cast::<5, 8>(self.support.val()) << 1;
+        self.sup3.next = self.sup2.val() + bit_cast::<5, 8>(self.support.val());
         // The checks of a fetched beat, each computed only in the state that
         // reads it (0 elsewhere): the simulator skips their 256-bit compares
         // while the machine is Off, as it is in v2 and on the fast path
@@ -538,6 +645,35 @@ impl Logic for View3 {
                 & ((self.fetch_beat.val().get_bits::<32>(224) == 1)
                     | ((self.fetch_beat.val().get_bits::<32>(224) == 0)
                         & (self.fetch_beat.val().get_bits::<128>(96) == 0)));
+        }
+        self.l_above.next = false;
+        if (self.state.q.val() == View3St::V3WaitSeals)
+            | (self.state.q.val() == View3St::V3WaitNvRec)
+        {
+            // R20: the SEAL on the fetch carries an L above the highest so
+            // far (slot first, then view; the first of equals is kept).
+            self.l_above.next = (self.fetch_beat.val().get_bits::<32>(224) != 0)
+                & (!self.has_l.q.val()
+                    | (self.fetch_beat.val().get_bits::<32>(128) > self.cons_c.q.val())
+                    | ((self.fetch_beat.val().get_bits::<32>(128) == self.cons_c.q.val())
+                        & (self.fetch_beat.val().get_bits::<32>(96) > self.cons_w.q.val())));
+        }
+        self.cstar.next = 0.into();
+        self.kstar.next = 0.into();
+        if self.state.q.val() == View3St::V3VerifyCert {
+            self.cstar.next = self.kind_cert_b.val()
+                | (bit_cast::<BB, 32>(self.cons_w.q.val()) << 32)
+                | (bit_cast::<BB, 32>(self.cons_c.q.val()) << 64)
+                | (bit_cast::<BB, 32>(self.cons_m.q.val()) << 96)
+                | (bit_cast::<BB, 32>(self.cons_prev.q.val()) << 128);
+        }
+        if self.state.q.val() == View3St::V3WaitCert {
+            self.kstar.next = self.kind_commit_b.val()
+                | (bit_cast::<BB, 8>(self.x_t.q.val()) << 32)
+                | (bit_cast::<BB, 32>(self.cons_w.q.val()) << 64)
+                | (bit_cast::<BB, 32>(self.cons_c.q.val()) << 96)
+                | (bit_cast::<BB, 32>(self.cons_m.q.val()) << 128)
+                | (bit_cast::<BB, 32>(self.cons_prev.q.val()) << 160);
         }
         if self.state.q.val() == View3St::V3WaitSeals {
             // R19: the seal row's entry on the fetch is a SEAL of its writer
@@ -565,13 +701,23 @@ impl Logic for View3 {
         }
         if self.state.q.val() == View3St::V3WaitEchoCommit {
             // R21: an echo_commit[x] entry above those passed over holding a
-            // COMMIT block of x (no L: any COMMIT of x is above the SEAL's).
+            // COMMIT block of x, of a view no later than the SEAL's, above
+            // the SEAL's L (no L: any such COMMIT of x; else (c, w) >
+            // (L.c, L.w)). (A COMMIT of a later view was made after the
+            // SEAL: recovery.md R21, the view bound.)
             self.suspect.next = !self.beat_i.q.val().get_bit(0)
                 & (self.entry.val() < self.n.val())
                 & (!self.checked_any.q.val() | (self.entry.val() > self.checked.q.val()))
                 & (self.fetch_beat.val().get_bits::<32>(0) == self.kind_commit.val())
                 & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
-                & (self.fetch_beat.val().get_bits::<64>(192) == 0);
+                & (self.fetch_beat.val().get_bits::<64>(192) == 0)
+                & (self.fetch_beat.val().get_bits::<32>(64) <= self.blk.q.val().get_bits::<32>(64))
+                & ((self.blk.q.val().get_bits::<32>(224) == 0)
+                    | (self.fetch_beat.val().get_bits::<32>(96) > self.blk.q.val().get_bits::<32>(128))
+                    | ((self.fetch_beat.val().get_bits::<32>(96)
+                        == self.blk.q.val().get_bits::<32>(128))
+                        & (self.fetch_beat.val().get_bits::<32>(64)
+                            > self.blk.q.val().get_bits::<32>(96))));
         }
         if self.state.q.val() == View3St::V3WaitOwnEcho {
             // echo_seal[x][id] holds a SEAL of x of a later view.
@@ -615,6 +761,17 @@ impl Logic for View3 {
         self.bc_beats.next = 2.into();
         self.bc_round.next = false;
         self.sb_out.next = self.sb.q.val();
+        self.call_s3.next = false;
+        self.cons_set.next = false;
+        self.step_back.next = false;
+        self.cons_c_out.next = self.cons_c.q.val();
+        self.cons_m_out.next = self.cons_m.q.val();
+        self.cons_prev_out.next = self.cons_prev.q.val();
+        self.x_t_out.next = self.x_t.q.val();
+        self.cb_out.next = 0.into();
+        if self.has_l.q.val() {
+            self.cb_out.next = self.cb.q.val();
+        }
         match self.state.q.val() {
             View3St::Off => {
                 if self.start.val() {
@@ -634,8 +791,13 @@ impl Logic for View3 {
                 }
             }
             View3St::V3Turn => {
-                if self.ob.val() {
-                    // R16, R17: the bridge is not built.
+                if self.ob.val() & self.ob_near.val() {
+                    // R17, the bridge: Slow3 certifies and commits W (seal
+                    // mode); back here when it yields.
+                    self.call_s3.next = true;
+                    self.state.d.next = View3St::V3Bridge;
+                } else if self.ob.val() {
+                    // W beyond Slow3's reach (not k or k - 1): not built.
                     self.stop.next = true;
                     self.state.d.next = View3St::Off;
                 } else {
@@ -726,18 +888,20 @@ impl Logic for View3 {
                         if self.fetch_beat.val().get_bits::<32>(224) != 0 {
                             self.has_l.d.next = true;
                         }
+                        if self.l_above.val() {
+                            // R20: the highest L so far, and its sealer.
+                            self.cons_w.d.next = self.fetch_beat.val().get_bits::<32>(96);
+                            self.cons_c.d.next = self.fetch_beat.val().get_bits::<32>(128);
+                            self.cons_m.d.next = self.fetch_beat.val().get_bits::<32>(160);
+                            self.cons_prev.d.next = self.fetch_beat.val().get_bits::<32>(192);
+                            self.x_t.d.next = self.entry.val();
+                        }
                     }
                 }
                 if self.fetch_done.val() {
                     if !self.fetch_error.val() & (self.cnt.q.val() == self.support.val()) {
-                        if self.has_l.q.val() {
-                            // R20: a carried value is not built.
-                            self.stop.next = true;
-                            self.state.d.next = View3St::Off;
-                        } else {
-                            self.p.d.next = 0.into();
-                            self.state.d.next = View3St::V3Next;
-                        }
+                        self.p.d.next = 0.into();
+                        self.state.d.next = View3St::V3Next;
                     } else {
                         self.missed.next = true;
                         if self.expiring.val() {
@@ -753,10 +917,19 @@ impl Logic for View3 {
                 self.sent.d.next = false;
                 self.checked_any.d.next = false;
                 self.retry.d.next = false;
+                self.ci.d.next = 0.into();
+                self.sj.d.next = 0.into();
                 if self.p.q.val() == self.support.val() {
-                    if self.lead.q.val() {
+                    if self.lead.q.val() & self.has_l.q.val() {
+                        // R19: the certificate of the highest L, from x_T's
+                        // COMMIT.
+                        self.state.d.next = View3St::V3PollCert;
+                    } else if self.lead.q.val() {
                         self.sent.d.next = true;
                         self.state.d.next = View3St::V3SendNv;
+                    } else if self.has_l.q.val() {
+                        // R22: the NEW_VIEW's certificate.
+                        self.state.d.next = View3St::V3VerifyCert;
                     } else {
                         self.state.d.next = View3St::V3Install;
                     }
@@ -949,12 +1122,19 @@ impl Logic for View3 {
             }
             View3St::V3SendNv => {
                 // NEW_VIEW(view): the header, then the f + 1 SEALs from
-                // COMPOSE beats 1 to 2f + 2 (2f + 3 beats).
+                // COMPOSE beats 1 to 2f + 2 (2f + 3 beats), and with a
+                // carried value the certificate's f + 1 shares, beats
+                // 2f + 3 to 3f + 3 (3f + 4 beats).
                 self.bc_word.next = self.new_view_word.val();
                 self.bc_nv.next = true;
-                self.bc_beats.next = self.sup2.val() + 1;
                 self.cp_first.next = 1.into();
-                self.cp_last.next = bit_cast::<4, 5>(self.sup2.val());
+                if self.has_l.q.val() {
+                    self.bc_beats.next = self.sup3.val() + 1;
+                    self.cp_last.next = bit_cast::<4, 5>(self.sup3.val());
+                } else {
+                    self.bc_beats.next = self.sup2.val() + 1;
+                    self.cp_last.next = bit_cast::<4, 5>(self.sup2.val());
+                }
                 if self.sent.q.val() {
                     self.bc_start.next = true;
                     self.cp_start.next = true;
@@ -975,6 +1155,8 @@ impl Logic for View3 {
                     if !self.fetch_error.val()
                         & (self.fetch_beat.val().get_bits::<32>(0) == self.view_no.val())
                     {
+                        // Its length follows from cb (0: no certificate).
+                        self.nv_cb.d.next = self.fetch_beat.val().get_bits::<8>(64);
                         self.state.d.next = View3St::V3PollNvRec;
                     } else {
                         self.missed.next = true;
@@ -987,10 +1169,14 @@ impl Logic for View3 {
                 }
             }
             View3St::V3PollNvRec => {
-                // 2f + 3 beats: AxLEN 2(f + 1).
+                // 2f + 3 beats (AxLEN 2(f + 1)), or 3f + 4 with a
+                // certificate (AxLEN 3(f + 1)).
                 self.fetch_start.next = true;
                 self.fetch_word.next = self.new_view_word.val();
                 self.fetch_len.next = self.support.val() << 1;
+                if self.nv_cb.q.val() != 0 {
+                    self.fetch_len.next = bit_cast::<8, 5>(self.sup3.val());
+                }
                 self.beat_i.d.next = 0.into();
                 self.cnt.d.next = 0.into();
                 self.seen.d.next = 0.into();
@@ -1007,12 +1193,17 @@ impl Logic for View3 {
                     self.cp_wr_en.next = true;
                     if self.beat_i.q.val() == 0 {
                         self.sb.d.next = self.fetch_beat.val().get_bits::<8>(32);
+                        self.cb.d.next = self.fetch_beat.val().get_bits::<8>(64);
                         if (self.fetch_beat.val().get_bits::<32>(0) != self.view_no.val())
                             | (self.fetch_beat.val().get_bits::<24>(40) != 0)
+                            | (self.fetch_beat.val().get_bits::<8>(64) != self.nv_cb.q.val())
+                            | (self.fetch_beat.val().get_bits::<24>(72) != 0)
                         {
                             self.nv_ok.d.next = false;
                         }
-                    } else if self.beat_i.q.val().get_bit(0) {
+                    } else if self.beat_i.q.val().get_bit(0)
+                        & (self.beat_i.q.val() <= bit_cast::<8, 5>(self.sup2.val()))
+                    {
                         // A SEAL block (beat 1 + 2i).
                         if self.nv_seal.val() {
                             self.cnt.d.next = self.cnt.q.val() + 1;
@@ -1022,25 +1213,30 @@ impl Logic for View3 {
                             if self.fetch_beat.val().get_bits::<32>(224) != 0 {
                                 self.has_l.d.next = true;
                             }
+                            if self.l_above.val() {
+                                self.cons_w.d.next = self.fetch_beat.val().get_bits::<32>(96);
+                                self.cons_c.d.next = self.fetch_beat.val().get_bits::<32>(128);
+                                self.cons_m.d.next = self.fetch_beat.val().get_bits::<32>(160);
+                                self.cons_prev.d.next = self.fetch_beat.val().get_bits::<32>(192);
+                                self.x_t.d.next = self.fetch_beat.val().get_bits::<8>(32);
+                            }
                         } else {
                             self.nv_ok.d.next = false;
                         }
                     }
                 }
                 if self.fetch_done.val() {
+                    // (A certificate exactly when a SEAL carries an L, of
+                    // replicas below n.)
                     if !self.fetch_error.val()
                         & self.nv_ok.q.val()
                         & (self.cnt.q.val() == self.support.val())
                         & (self.seen.q.val() == self.sb.q.val())
+                        & (self.has_l.q.val() == (self.cb.q.val() != 0))
+                        & ((bit_cast::<16, 8>(self.cb.q.val()) >> self.n.val()) == 0)
                     {
-                        if self.has_l.q.val() {
-                            // R23: a carried value is not built.
-                            self.stop.next = true;
-                            self.state.d.next = View3St::Off;
-                        } else {
-                            self.p.d.next = 0.into();
-                            self.state.d.next = View3St::V3Next;
-                        }
+                        self.p.d.next = 0.into();
+                        self.state.d.next = View3St::V3Next;
                     } else {
                         // Malformed, or torn: a miss (recovery.md V5).
                         self.missed.next = true;
@@ -1053,11 +1249,171 @@ impl Logic for View3 {
                 }
             }
             View3St::V3Install => {
-                // R22: votes from here on are cast in this view; LEADER
-                // starts at the same k (no carried value).
-                self.open_round.next = true;
-                self.start_leader.next = true;
+                // R22: votes from here on are cast in this view, and LEADER
+                // starts. With a carried value (c*, m*): at k = c* the
+                // constraint; at k = c* + 1, R23: c* was decided here, so
+                // m* must be dec[c*] and prev* dec[c* - 1], and the replica
+                // steps back to rerun c*; below c* it would have to catch
+                // up (not built); above c* + 1 nothing is carried to it.
                 self.state.d.next = View3St::Off;
+                if !self.has_l.q.val() {
+                    self.open_round.next = true;
+                    self.start_leader.next = true;
+                } else if self.k.val() == self.cons_c.q.val() {
+                    self.open_round.next = true;
+                    self.start_leader.next = true;
+                    self.cons_set.next = true;
+                } else if self.k.val() == (self.cons_c.q.val() + 1) {
+                    if (self.prev.val() == self.cons_m.q.val())
+                        & (!self.prev2_ok.val() | (self.prev2.val() == self.cons_prev.q.val()))
+                    {
+                        self.open_round.next = true;
+                        self.start_leader.next = true;
+                        self.cons_set.next = true;
+                        self.step_back.next = true;
+                    } else {
+                        // R23's check fails: refuse (R14).
+                        self.state.d.next = View3St::V3Start;
+                    }
+                } else if self.k.val() < self.cons_c.q.val() {
+                    // Catch-up (R24 at install, V3PollCatch): not built.
+                    self.stop.next = true;
+                } else {
+                    self.open_round.next = true;
+                    self.start_leader.next = true;
+                }
+            }
+            View3St::V3Bridge => {
+                // Slow3 holds the slot (seal mode) until it yields.
+                if self.s3_done.val() {
+                    self.clear_wait.next = true;
+                    self.state.d.next = View3St::V3Turn;
+                }
+            }
+            View3St::V3PollCert => {
+                // commit[s(c*)][x_T]: K*, bitmap at word 8, x_T's
+                // signature, the f + 1 shares (f + 3 beats).
+                self.fetch_start.next = true;
+                self.fetch_word.next = self.cert_word.val();
+                self.fetch_len.next = self.support.val() + 1;
+                self.beat_i.d.next = 0.into();
+                self.nv_ok.d.next = true;
+                self.state.d.next = View3St::V3WaitCert;
+            }
+            View3St::V3WaitCert => {
+                // Beat 0 must be K* with a bitmap of replicas below n; the
+                // shares (beats 2 to f + 2) go into COMPOSE beats 2f + 3
+                // to 3f + 3, the NEW_VIEW's certificate.
+                self.cp_from_fetch.next = true;
+                self.cp_wr_beat.next = self.beat_i.q.val().get_bits::<4>(0)
+                    + bit_cast::<4, 5>(self.sup2.val())
+                    - 1;
+                if self.fetch_beat_valid.val() {
+                    self.beat_i.d.next = self.beat_i.q.val() + 1;
+                    if self.beat_i.q.val() == 0 {
+                        self.cb.d.next = self.fetch_hi.val();
+                        if (self.fetch_beat.val() != self.kstar.val())
+                            | ((bit_cast::<16, 8>(self.fetch_hi.val()) >> self.n.val()) != 0)
+                        {
+                            self.nv_ok.d.next = false;
+                        }
+                    } else if self.beat_i.q.val() >= 2 {
+                        self.cp_wr_en.next = true;
+                    }
+                }
+                if self.fetch_done.val() {
+                    if self.fetch_error.val() {
+                        self.missed.next = true;
+                        if self.expiring.val() {
+                            self.state.d.next = View3St::V3Start;
+                        } else {
+                            self.state.d.next = View3St::V3PollCert;
+                        }
+                    } else if self.nv_ok.q.val() {
+                        self.rd.d.next = false;
+                        self.sent.d.next = false;
+                        self.state.d.next = View3St::V3VerifyCert;
+                    } else {
+                        // x_T's COMMIT is not its L: x_T's SEAL is not
+                        // taken again in this view.
+                        self.missed.next = true;
+                        self.failed.d.next =
+                            self.failed.q.val() | (self.one8.val() << self.x_t.q.val());
+                        if self.expiring.val() | (self.x_t.q.val() == self.id.val()) {
+                            self.state.d.next = View3St::V3Start;
+                        } else {
+                            self.state.d.next = View3St::V3PollSeals;
+                        }
+                    }
+                }
+            }
+            View3St::V3VerifyCert => {
+                // R19, R22: each signer j of cb in turn, its share (COMPOSE
+                // beat 2f + 3 + ci) verified over C* under j; the leader
+                // trusts its own COMMIT's shares (x_T = id). Exactly f + 1.
+                self.cp_first.next = bit_cast::<4, 5>(self.sup2.val())
+                    + 1
+                    + self.ci.q.val().get_bits::<4>(0);
+                self.blk_out.next = self.cstar.val();
+                self.sg_blk.next = true;
+                self.sg_signer.next = self.sj.q.val();
+                if !self.sent.q.val() {
+                    if self.sj.q.val() >= self.n.val() {
+                        if self.ci.q.val() == self.support.val() {
+                            if self.lead.q.val() {
+                                self.sent.d.next = true;
+                                self.state.d.next = View3St::V3SendNv;
+                            } else {
+                                self.state.d.next = View3St::V3Install;
+                            }
+                        } else {
+                            // Not f + 1 valid shares over C*: the leader
+                            // drops x_T's SEAL (V3WaitCert); a follower
+                            // misses (recovery.md V5).
+                            self.missed.next = true;
+                            if self.lead.q.val() {
+                                self.failed.d.next =
+                                    self.failed.q.val() | (self.one8.val() << self.x_t.q.val());
+                                self.state.d.next = View3St::V3PollSeals;
+                                if self.x_t.q.val() == self.id.val() {
+                                    self.state.d.next = View3St::V3Start;
+                                }
+                            } else {
+                                self.state.d.next = View3St::V3PollNv;
+                            }
+                            if self.expiring.val() {
+                                self.state.d.next = View3St::V3Start;
+                            }
+                        }
+                    } else if (self.cb.q.val() & (self.one8.val() << self.sj.q.val())) == 0 {
+                        self.sj.d.next = self.sj.q.val() + 1;
+                    } else if self.ci.q.val() == self.support.val() {
+                        // More than f + 1 signers: malformed.
+                        self.sj.d.next = self.n.val();
+                        self.ci.d.next = 0.into();
+                    } else if self.lead.q.val() & (self.x_t.q.val() == self.id.val()) {
+                        self.ci.d.next = self.ci.q.val() + 1;
+                        self.sj.d.next = self.sj.q.val() + 1;
+                    } else if !self.rd.q.val() {
+                        // COMPOSE reads the share at this edge.
+                        self.rd.d.next = true;
+                    } else if !self.sg_busy.val() {
+                        self.sg_verify.next = true;
+                        self.sent.d.next = true;
+                    }
+                } else if self.sg_resp_valid.val() {
+                    self.sg_resp_take.next = true;
+                    self.sent.d.next = false;
+                    self.rd.d.next = false;
+                    if self.sg_resp_status.val() == self.status_ok.val() {
+                        self.ci.d.next = self.ci.q.val() + 1;
+                        self.sj.d.next = self.sj.q.val() + 1;
+                    } else {
+                        self.bad_share.next = true;
+                        self.sj.d.next = self.n.val();
+                        self.ci.d.next = 0.into();
+                    }
+                }
             }
             _ => {
                 self.state.d.next = View3St::Off;
@@ -1129,6 +1485,18 @@ impl Logic for View3 {
             }
             View3St::V3Install => {
                 self.sts_state.next = 86.into();
+            }
+            View3St::V3Bridge => {
+                self.sts_state.next = 87.into();
+            }
+            View3St::V3PollCert => {
+                self.sts_state.next = 88.into();
+            }
+            View3St::V3WaitCert => {
+                self.sts_state.next = 89.into();
+            }
+            View3St::V3VerifyCert => {
+                self.sts_state.next = 90.into();
             }
             _ => {
                 self.sts_state.next = 0.into();
