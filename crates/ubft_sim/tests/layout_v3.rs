@@ -1461,3 +1461,93 @@ fn a_torn_seal_is_read_again_and_vetoes() {
         r2.decided[0].cycle
     );
 }
+
+/// The bridge and a carried value (recovery.md R16 to R23, view3.md): the
+/// leader of n = 3 goes silent at cycle 3,000, after the first slots were
+/// decided on the fast path. Each follower sent will_commit for the last
+/// slot it decided fast, W = (v0, b), which no COMMIT of its own covers:
+/// View3's bridge certifies and commits W through Slow3's seal mode
+/// (certify[s(b)] and commit[s(b)] of both followers hold (v0, b)), and
+/// each SEAL of view 0 carries that COMMIT as L. Replica 1, the leader of
+/// view 1, writes NEW_VIEW(1) with the certificate of (v0, b): cb names
+/// f + 1 = 2 signers. Both followers, at k = b + 1, step back and rerun
+/// b in view 1 without emitting it again, and every slot is decided once,
+/// in order. Before the bridge both stopped with `RecoveryNotBuilt`.
+#[test]
+fn a_v3_leader_silent_after_fast_decisions_is_bridged_and_every_slot_is_decided() {
+    let slots = 20;
+    let (c, report) = silent_cluster(3, slots, &[0], 3_000, 300_000);
+    let (fast, slow) = every_slot_decided(&report, slots);
+    for r in report.honest() {
+        assert_eq!(r.view, 1, "{}", report.summary());
+        assert_eq!(r.status.decisions as u64, slots, "each slot emitted once");
+    }
+    eprintln!(
+        "{}\nfast {fast}, slow {slow}; slot {} decided at {} and {} (the leader silent from 3,000)",
+        report.summary(),
+        fast + 1,
+        report.replicas[1].decided[fast].cycle,
+        report.replicas[2].decided[fast].cycle
+    );
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let seed = c.cfg.seed;
+    let b = fast as u32;
+    let m = report.replicas[1].decided[b as usize - 1].m;
+    let prev = report.replicas[1].decided[b as usize - 2].m;
+    let s = (b as usize - 1) % G;
+    for r in [1, 2] {
+        let hbm = &c.hbms[r];
+        // The NEW_VIEW carries (v0, b, m, prev) with f + 1 shares.
+        let nv = mb.record(Region::NewViewRecord, 0, 0);
+        let head = hbm.read_words(byte(nv), 3);
+        assert_eq!((head[0], head[1]), (1, 0b110), "replica {r}'s NEW_VIEW header");
+        assert_eq!(head[2], 0b110, "replica {r}: the certificate's signers");
+        for (i, j) in [1usize, 2].into_iter().enumerate() {
+            let seal = field3::seal_block(j as u32, 0, Some([0, b, m, prev]));
+            assert_eq!(
+                signed_block_at(hbm, nv + 16 + 32 * i, j, seed),
+                (seal, true),
+                "replica {r}: NEW_VIEW's SEAL {i}, of replica {j}, carries L"
+            );
+        }
+        // The bridge's COMMIT of each follower, and its share, in view 0.
+        for j in [1usize, 2] {
+            // (Its view is 1 if the rerun of b wrote over it.)
+            let k = hbm.read_words(byte(mb.record(Region::Commit, s, j)), 6);
+            assert_eq!(
+                [k[0], k[1], k[3], k[4]],
+                [field3::KIND_COMMIT, j as u32, b, m],
+                "replica {r}: commit[{s}][{j}]"
+            );
+        }
+    }
+}
+
+/// The same at n = 5 (f = 2): the leader and follower 4 go silent at
+/// cycle 3,000. Replicas 1, 2 and 3 bridge their last fast slot (f + 1 = 3
+/// shares), seal with L, and replica 1 writes NEW_VIEW(1) carrying it;
+/// every slot is decided once, in view 1.
+#[test]
+fn a_v3_leader_and_a_follower_of_five_silent_after_fast_decisions_are_bridged() {
+    let slots = 24;
+    let (c, report) = silent_cluster(5, slots, &[0, 4], 3_000, 400_000);
+    let (fast, slow) = every_slot_decided(&report, slots);
+    for r in report.honest() {
+        assert_eq!(r.view, 1, "{}", report.summary());
+        assert_eq!(r.status.decisions as u64, slots, "each slot emitted once");
+    }
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let nv = mb.record(Region::NewViewRecord, 0, 0);
+    for r in [1, 2, 3] {
+        let head = c.hbms[r].read_words(byte(nv), 3);
+        assert_eq!(head[0], 1, "replica {r}'s NEW_VIEW is of view 1");
+        assert_eq!(head[1].count_ones(), 3, "replica {r}: f + 1 SEALs");
+        assert_eq!(head[2].count_ones(), 3, "replica {r}: f + 1 shares");
+    }
+    eprintln!(
+        "{}\nfast {fast}, slow {slow}; slot {} decided at {}",
+        report.summary(),
+        fast + 1,
+        report.replicas[1].decided[fast].cycle
+    );
+}
