@@ -11948,7 +11948,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             wc_m$d = m$q;
             wc_prev$d = prev$q;
         end
-        if (slow3$set_commit) begin
+        if (slow3$set_commit & (~l_ok$q | (t_k > l_c$q) | ((t_k == l_c$q) & (t_view > l_w$q)))) begin
             l_ok$d = 1'b1;
             l_w$d = t_view;
             l_c$d = t_k;
@@ -12058,6 +12058,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             ProtocolSt$Decide:
                 begin
                     dec_tvalid = ~rerun$q;
+                    if (wc_ok$q & (wc_k$q == k$q) & (wc_m$q != m$q)) begin
+                        wc_ok$d = 1'b0;
+                    end
                     if (rerun$q) begin
                         rerun$d = 1'b0;
                         cons_ok$d = 1'b0;

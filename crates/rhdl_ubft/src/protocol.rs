@@ -1731,7 +1731,13 @@ impl<const N: usize> Logic for Protocol<N> {
             self.wc_m.d.next = self.m.q.val();
             self.wc_prev.d.next = self.prev.q.val();
         }
-        if self.slow3.set_commit.val() {
+        // L only goes up (slot first, then view): after R23's step back a
+        // rerun's COMMIT of (v + 1, c*) is below a COMMIT at c* + 1.
+        if self.slow3.set_commit.val()
+            & (!self.l_ok.q.val()
+                | (self.t_k.val() > self.l_c.q.val())
+                | ((self.t_k.val() == self.l_c.q.val()) & (self.t_view.val() > self.l_w.q.val())))
+        {
             // (Slow3's target: W in seal mode.)
             self.l_ok.d.next = true;
             self.l_w.d.next = self.t_view.val();
@@ -1843,6 +1849,17 @@ impl<const N: usize> Logic for Protocol<N> {
             }
             ProtocolSt::Decide => {
                 self.dec_tvalid.next = !self.rerun.q.val();
+                // A decision of another value than W's at W's slot ends the
+                // obligation: that value has a certificate, so W's was not
+                // decided (agreement), and a share or COMMIT of it would be
+                // of a value this replica did not decide (model.md, the
+                // prev1 finding).
+                if self.wc_ok.q.val()
+                    & (self.wc_k.q.val() == self.k.q.val())
+                    & (self.wc_m.q.val() != self.m.q.val())
+                {
+                    self.wc_ok.d.next = false;
+                }
                 if self.rerun.q.val() {
                     // R23: a rerun slot was decided and emitted before (with
                     // the same m, checked at install): not emitted, counted

@@ -46,8 +46,16 @@
 //! burst with the signature of the write before (docs/slow3.md).
 //!
 //! While the machine holds the slot Protocol runs WATCH; a full will_commit
-//! row for k (R26) makes Protocol take the slot back with `abort`, which the
-//! machine honours at a poll state (`at_poll`) and goes Off.
+//! row for k (R26), or f + 1 CERT blocks of k + 1 with one prev (R24),
+//! makes Protocol take the slot back with `abort`, which the machine
+//! honours at a poll state (`at_poll`) and goes Off.
+//!
+//! Seal mode (`seal_start` with `start`: View3's bridge, R17): the target
+//! is Protocol's W, whose blocks and addresses Protocol muxes in while
+//! `seal_mode` is high. The machine goes from S3Start to S3SignCert (W was
+//! delivered), runs R9 and R10 on W, and after S3SendCommit goes Off with
+//! `stop`, which Protocol hands to View3 as a yield; it ignores
+//! `expiring` (the bridge has no timer) and never decides.
 //!
 //! When a wait times out, a signature of its own or a round fails, or the
 //! slot is refused, it hands the slot back with `stop`, and Protocol
