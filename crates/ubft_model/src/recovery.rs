@@ -30,7 +30,7 @@
 //! | working or AwaitNv: `Trigger` | R14 | f + 1 SEALs of views ≥ v in its HBM | as the timeout |
 //! | Bridge: `SealDeliver` | R16 (findings 4), R5, R9 | locked, not delivered, n locks for (tag(v, k), m) | delivered (fast) with no will_commit (R15); writes its CERT share |
 //! | Bridge: `BridgeCommit` | R17, R10 | its highest will_commit (w, b, m) is not covered by a commit at a slot ≥ b, and the certificate of (w, b, m, dec[b−1]) is visible | writes COMMIT (w, b, m, dec[b−1]) |
-//! | Bridge: `Seal` | R17, R18 | no bridge obligation left, or a certificate for b + 1 with prev = m discharges it | writes SEAL (i, v, L) → view v + 1, AwaitNv |
+//! | Bridge: `Seal` | R17, R18 | no bridge obligation left (its decision of b with a value other than m discharged it), or a certificate for b + 1 with prev = m discharges it | writes SEAL (i, v, L) → view v + 1, AwaitNv |
 //! | AwaitNv, leader(v + 1): `Collect` | R19, R21 | f others' SEALs of views ≥ v (its own is in) | writes echo_seal[x][i] for them in a round |
 //! | (round) `CollectCheck` | R19, R21, R20, R22 | echo_commit[x][*] | f that pass, and the certificate of the highest L found in its HBM: writes NEW_VIEW, installs it |
 //! | AwaitNv (or working, for v′ > v + 1): `ReadNv` | R22, R14 | new_view = NEW_VIEW(v′): f + 1 SEALs of views ≥ v′ − 1, a valid certificate | writes echo_seal[x][i] for its seals in a round (refuses at once when malformed) |
@@ -788,11 +788,33 @@ impl Recovery {
             rep.nlog += 1;
         }
         rep.rerun = false;
-        rep.prev1 = if rep.dlv.k == k && rep.fast && !rep.cert_done {
+        // prev1 (R16's k − 1 share): slot k delivered fast in this view, not
+        // certified, and the value decided. A decision of another value
+        // clears it (docs/model.md, "prev1 after a decision of another
+        // value"): the share would be of a value this replica did not
+        // decide, and could complete a certificate of it with a Byzantine
+        // share.
+        rep.prev1 = if rep.dlv.k == k && rep.fast && !rep.cert_done && rep.dlv.m == m {
             rep.dlv
         } else {
             Block::NONE
         };
+        // R17: a decision of slot b = W.b with a value other than W.m
+        // discharges the obligation (wc_done). The bridge carries W.m into
+        // the next view in case W.m was decided fast at (w, b); a fast
+        // decision needs every replica's will_commit for W.m, and then no
+        // other value is ever decided at b (agreement), so this decision
+        // shows there is nothing to carry. Without it W's certificate may
+        // never form (no other honest replica delivered W.m), no
+        // certificate of b + 1 has prev = W.m (its prev is dec[b]), and
+        // Bridge, which has no timer, waits for good. The discharge by a
+        // certificate of b + 1 rests on an honest signer who passed slot b;
+        // this one on an honest signer at slot b (a certificate of b, or n
+        // will_commits there), who had decided every slot below b
+        // (docs/model.md, "prev1 after a decision of another value").
+        if rep.wc.k == k && rep.wc.m != m {
+            rep.wc_done = true;
+        }
         self.assert_v11(id, rep, k, m);
         rep.reset_slot();
         rep.k = k + 1;
@@ -847,9 +869,11 @@ impl Recovery {
     /// decided by nobody; the bridge block is W either way, in the model
     /// and in the RTL, so the equivalence does not need the clause
     /// (docs/model.md, "Variants for the RTL of VIEW on v3"). The prev1
-    /// case's m = wc.m fails the same way with five Byzantine writes at
-    /// views 0..=1 (r2 decides B in CommitWait with prev1 = its fast A):
-    /// left in, so such a run stops on it.
+    /// case's m = wc.m failed the same way with five Byzantine writes at
+    /// views 0..=1 (r2 decided B in CommitWait with prev1 = its fast A);
+    /// now a decision of another value clears prev1 (`decide`), so it holds
+    /// by construction, and stays asserted (docs/model.md, "prev1 after a
+    /// decision of another value").
     fn assert_v11(&self, id: usize, rep: &Rep, k: u8, m: Val) {
         if !self.asserts() || !rep.prev1.is() {
             return;
@@ -1622,7 +1646,8 @@ impl Design for Recovery {
             Step::CommitCheck => {
                 let Round::Commit(x, c) = rep.round else { unreachable!() };
                 let x = x as usize;
-                let sealed = t.dcount & (1 << x) == 0;
+                // (A decision resets the counts: it counted this one.)
+                let sealed = t.nlog == rep.nlog && t.dcount & (1 << x) == 0;
                 format!(
                     "{at} R11.3 reads seal[{x}] = {}, echo_seal[{x}] = [{}] after its round → {} r{x}'s COMMIT {}",
                     seal_text(&h.seal[x]),
@@ -1702,6 +1727,12 @@ impl Design for Recovery {
         if t.nlog > rep.nlog {
             let (k, m) = t.log[t.nlog as usize - 1];
             line += &format!("; decides k {k} = {}", val_name(m));
+            if t.wc_done && !rep.wc_done && self.obligation(rep) {
+                line += &format!(
+                    "; R17: its will_commit {} is discharged (another value decided at k {k})",
+                    vote(&rep.wc)
+                );
+            }
         } else if t.k > rep.k && rep.rerun {
             line += &format!("; reran k {} (no second decision, R23)", rep.k);
         }

@@ -9,7 +9,10 @@
 //! (docs/model.md, findings 4: open). R8 as it was (`recovery:loose_r8`:
 //! no prev check, a delivery with nothing locked is no lock) stalls with a
 //! Byzantine view-0 leader and loses `agreement` with five Byzantine
-//! writes; the design, with R8 fixed, keeps all four properties there.
+//! writes; the design, with R8 fixed, keeps all four properties there. A
+//! replica that delivered A fast and then decides B (five Byzantine
+//! writes) keeps no prev1 of A and has its bridge on A discharged (the
+//! prev1 finding), shown by replaying the trace and exploring from it.
 
 use ubft_model::check::RunOpts;
 use ubft_model::model::Action;
@@ -612,4 +615,197 @@ fn the_rtl_variants_show_no_bridge_stall_in_finding_4s_search() {
         );
         println!("{}: no stall in {states} states", v.name());
     }
+}
+
+/// The path to the prev1 finding (docs/model.md, "prev1 after a decision
+/// of another value"), as `examples/assert_trace.rs` printed it for S = 1,
+/// views 0..=1, Byzantine r0 with five writes (depth-first, 13,865,132
+/// states): each action is the one enabled action whose line starts with
+/// the first fragment and contains the others. r1 seals view 0 with no L,
+/// builds NEW_VIEW(1) with r0's SEAL, proposes B, delivers it slowly and
+/// decides B on its own COMMIT and r0's; r2, still in view 0, counts r1's
+/// COMMIT, locks A on r0's PREPARE, delivers A fast (will_commit (0, 1,
+/// A), not certified) and counts r0's COMMIT of B: f + 1, it decides
+/// k 1 = B.
+const PREV1_PATH: [&[&str]; 19] = [
+    &["forge r0→r1", "prepare[0] = (v0, k1, A, prev -)", "R4"],
+    &["r1 timeout: Cert (view 0, k 1)"],
+    &["r1 timeout: Slow (view 0, k 1)"],
+    &["r1 step: Bridge (view 0, k 1) R18"],
+    &[
+        "forge r0→r1",
+        "seal[0] = SEAL(r0, view 0, L -)",
+        "R19 reads",
+    ],
+    &["r1 step: AwaitNv (view 1, k 1) R19/R21"],
+    &["r1 step: Propose (view 1, k 1) R3: proposes B"],
+    &["r1 timeout: Cert (view 1, k 1)"],
+    &["r1 step: Slow (view 1, k 1) R8.1"],
+    &["r1 step: Slow (view 1, k 1) R8.2"],
+    &[
+        "forge r0→r1",
+        "commit[0][0] = COMMIT (v1, k1, B, prev -)",
+        "R11.1",
+    ],
+    &["r1 step: Slow (view 1, k 1) R11.3"],
+    &["r1 step: Slow (view 1, k 1) R10"],
+    &["r2 step: Prepare (view 0, k 1) R11.1 reads commit[0][1]"],
+    &["r2 step: Prepare (view 0, k 1) R11.3"],
+    &["forge r0→r2", "prepare[0] = (v0, k1, A, prev -)", "R4"],
+    &["r2 step: Cert (view 0, k 1) R5"],
+    &[
+        "forge r0→r2",
+        "commit[0][0] = COMMIT (v1, k1, B, prev -)",
+        "R11.1",
+    ],
+    &["r2 step: CommitWait (view 0, k 1) R11.3"],
+];
+
+/// Follows `path` from the initial state: the states, the first one
+/// included, and the lines.
+fn replay(
+    m: &ubft_model::UbftModel<Recovery>,
+    path: &[&[&str]],
+) -> (Vec<ubft_model::model::State<Recovery>>, Vec<String>) {
+    use stateright::Model;
+    let mut states = vec![m.init_states().remove(0)];
+    let mut lines = vec![];
+    for frags in path {
+        let s = states.last().unwrap().clone();
+        let mut acts = vec![];
+        m.actions(&s, &mut acts);
+        let hits: Vec<(Action<Recovery>, String)> = acts
+            .into_iter()
+            .map(|a| {
+                let l = m.describe(&s, &a);
+                (a, l)
+            })
+            .filter(|(_, l)| l.starts_with(frags[0]) && frags.iter().all(|f| l.contains(f)))
+            .collect();
+        assert_eq!(
+            hits.len(),
+            1,
+            "{frags:?} after\n{}\n(state: {:#?})",
+            lines.join("\n"),
+            m.describe_state(&s)
+        );
+        let (a, l) = hits.into_iter().next().unwrap();
+        lines.push(l);
+        states.push(m.next_state(&s, a).expect("a step"));
+    }
+    (states, lines)
+}
+
+/// docs/model.md, "prev1 after a decision of another value". On the path
+/// above, r2 decides k 1 = B while its fast delivery of A at (0, 1) is
+/// uncertified. Before the fix, `decide` set prev1 = (v0, k1, A, -): D11.9
+/// V11's assertion (m = W.m) stopped the run there, and with it switched
+/// off R16 wrote a share of (v0, k1, A, -) at r2's view change at k 2.
+/// With S = 2, r2 goes on to k 2 with its bridge obligation on (0, 1, A)
+/// open: a certificate of A needs a second share that no honest replica
+/// gives, and one of k 2 with prev A cannot form (dec[1] = B), so without
+/// the discharge by a decision of another value r2 waits in Bridge (which
+/// has no timer) for good, and r1 cannot decide k 2 alone. At views 0..=2
+/// the harness excuses that terminal state (r1 stopped at the view bound
+/// fewer than L = 3 views after GST), so the test checks it directly: no
+/// honest replica ends anywhere but Done or Capped. The checks: the path
+/// replays (the assertions hold on it); after the decision r2's prev1 is
+/// clear and its obligation discharged; and every state reachable from
+/// the state before r2's decision (the Byzantine budget is spent: 653
+/// states) keeps agreement and the assertions, passes
+/// `live_with_f_silent`, ends with r1 and r2 Done or Capped, and never has
+/// r2 sign a share of (v0, k1, A, -) after deciding B. Under a second.
+#[test]
+fn a_decision_of_another_value_clears_prev1_and_discharges_the_bridge() {
+    use stateright::Model;
+    use std::collections::{HashMap, VecDeque};
+    use ubft_model::recovery::{Block, Pc};
+    let mut c = cfg(2, 2);
+    byz(&mut c, 0, 5);
+    let m = ubft_model::UbftModel::new(design(Variant::Full), c);
+    let (states, lines) = replay(&m, &PREV1_PATH);
+    println!("{}", lines.join("\n"));
+    let last = lines.last().unwrap();
+    assert!(last.contains("decides k 1 = B"), "{last}");
+    let r2 = &states.last().unwrap().reps[2];
+    assert_eq!(r2.wc.k, 1, "{r2:?}");
+    assert!(!r2.prev1.is(), "prev1 is set after deciding B: {r2:?}");
+    assert!(
+        r2.wc_done,
+        "the obligation on (0, 1, A) is still open: {r2:?}"
+    );
+    let a = Block {
+        v: 0,
+        k: 1,
+        m: 1,
+        prev: 0,
+    };
+    let shares_a = |s: &ubft_model::model::State<Recovery>| s.reps[2].signed.shares.contains(&a);
+    let decided_b =
+        |s: &ubft_model::model::State<Recovery>| ubft_model::recovery::dec(&s.reps[2], 1) == 2;
+    let fp = |s: &ubft_model::model::State<Recovery>| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        s.hash(&mut h);
+        h.finish()
+    };
+    let start = states[states.len() - 2].clone();
+    assert_eq!(start.forged, 5, "the Byzantine budget is spent");
+    // Each state's parent and the action's line, for the path to a failure.
+    let mut parent: HashMap<u64, Option<(u64, String)>> = HashMap::from([(fp(&start), None)]);
+    let path = |parent: &HashMap<u64, Option<(u64, String)>>, mut at: u64| {
+        let mut p = vec![];
+        while let Some(Some((q, l))) = parent.get(&at) {
+            p.insert(0, l.clone());
+            at = *q;
+        }
+        p.join("\n")
+    };
+    let mut queue = VecDeque::from([start]);
+    let (mut terminal, mut done) = (0, 0);
+    while let Some(s) = queue.pop_front() {
+        let ok = m.agreement(&s) && m.live_with_f_silent(&s);
+        assert!(
+            ok,
+            "agreement or liveness fails after\n{}\n{}",
+            path(&parent, fp(&s)),
+            m.describe_state(&s).join("\n")
+        );
+        let mut acts = vec![];
+        m.actions(&s, &mut acts);
+        if acts.is_empty() {
+            // Nobody waits for good: each honest replica decided both
+            // slots or reached the view bound (Bridge has no timer).
+            terminal += 1;
+            done += [1, 2].iter().all(|&r| s.reps[r].pc == Pc::Done) as usize;
+            assert!(
+                [1, 2]
+                    .iter()
+                    .all(|&r| matches!(s.reps[r].pc, Pc::Done | Pc::Capped)),
+                "a replica waits for good after\n{}\n{}",
+                path(&parent, fp(&s)),
+                m.describe_state(&s).join("\n")
+            );
+        }
+        for act in acts {
+            let Some(t) = m.next_state(&s, act.clone()) else {
+                continue;
+            };
+            assert!(
+                !(decided_b(&s) && shares_a(&t) && !shares_a(&s)),
+                "r2 signs a share of A after deciding B: {}",
+                m.describe(&s, &act)
+            );
+            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(fp(&t)) {
+                e.insert(Some((fp(&s), m.describe(&s, &act))));
+                queue.push_back(t);
+            }
+        }
+    }
+    println!(
+        "{} states from the state before r2's decision, {terminal} terminal, \
+         {done} with both honest replicas done",
+        parent.len()
+    );
+    assert!(terminal > 0);
 }
