@@ -713,9 +713,9 @@ impl<const N: usize> Protocol<N> {
     /// (recovery.md R3, R4); FAST's timeout holding the slot starts Slow3
     /// (R7 to R12: the slot decided on f + 1 COMMITs). Where Slow3 gives
     /// the slot up, and where v2 would start VIEW, View3 starts the view
-    /// change (R14 to R22, without a carried value); where that needs the
-    /// bridge or a carried value it stops with
-    /// `ConfigError::RecoveryNotBuilt` (issue 11, view3.md).
+    /// change (R14 to R23: the bridge, a carried value, the rerun); where
+    /// that needs what is not built (catch-up to a carried slot above k)
+    /// it stops with `ConfigError::RecoveryNotBuilt` (issue 11, view3.md).
     pub fn new_v3() -> Self {
         check_literals::<N>();
         check_literals_v3::<N>();

@@ -91,7 +91,7 @@ pub struct ClusterConfig {
 }
 
 /// Why a v3 cluster refuses a Byzantine replica.
-pub const V3_BYZANTINE: &str = "the v3 kernel runs the fast path and the slow path, without a view change, so far (issue 11, recovery.md section 16): Byzantine kinds on v3 are not built yet (a replica that only drops its writes, silent or mute_fast, is allowed)";
+pub const V3_BYZANTINE: &str = "the v3 kernel's view change is built only in part so far (issue 11, recovery.md D11.12): Byzantine kinds on v3 are not built yet (a replica that only drops its writes, silent or mute_fast, is allowed)";
 
 /// Why v1 is refused: no kernel of this project runs it.
 pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v2 (the default) or v3";
