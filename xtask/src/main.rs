@@ -552,6 +552,50 @@ fn bench(slots: u64, synth: bool) -> Result {
         "ubft_new: at least {UBFT_NEW_CYCLES_PER_SLOT} cycles per slot ({UBFT_NEW_SIGN_CYCLES} signing + {UBFT_NEW_VERIFY_CYCLES} verifying, kernel stopped)"
     );
     println!();
+    println!(
+        "recovery on the v3 kernel: the leader silent from the cycle after it decided slot 3 fast;"
+    );
+    println!(
+        "cycles to the first decision of slot 4 at the first and the last honest replica (the bridge,"
+    );
+    println!(
+        "the SEALs, NEW_VIEW(1) with the carried slot, its rerun, then slot 4 on the slow path);"
+    );
+    println!(
+        "the tests' links (L = 40, H = 12), sign 300, verify 500, wait 64 polls, 6 slots, 400,000 cycles at most"
+    );
+    println!("bound: bench::recovery_bound (docs/performance.md, \"The bridge and a carried value\")");
+    println!(
+        "{:>3} {:>12} {:>8} {:>8} {:>7} {:>11} {:>10} {:>5} {:>8}",
+        "n", "silent from", "first", "last", "bound", "first/bound", "last/bound", "view", "behind"
+    );
+    for n in [3, 5] {
+        let cfg = ClusterConfig {
+            layout: rhdl_ubft::layout::Version::V3,
+            sign_latency: 300,
+            verify_latency: 500,
+            wait_polls: 64,
+            max_cycles: 400_000,
+            ..ClusterConfig::quick(n, 6)
+        };
+        let r = ubft_sim::bench::measure_recovery(cfg, 3, Backend::Verilator)
+            .map_err(|e| e.to_string())?;
+        let last = r.last.map_or("-".to_string(), |l| l.to_string());
+        let ratio = r.last.map_or("-".to_string(), |l| format!("{:.3}", l as f64 / r.bound as f64));
+        println!(
+            "{:>3} {:>12} {:>8} {:>8} {:>7} {:>11.3} {:>10} {:>5} {:>8}",
+            r.replicas,
+            r.silent_from,
+            r.first,
+            last,
+            r.bound,
+            r.first as f64 / r.bound as f64,
+            ratio,
+            r.view,
+            format!("{:?}", r.behind)
+        );
+    }
+    println!();
     let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
     let threads = cores.min(3);
     println!("simulation speed, whole-cluster cycles per wall-clock second (this machine, {cores} cores),");

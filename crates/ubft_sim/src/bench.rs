@@ -143,3 +143,123 @@ pub fn measure(
         cycles_per_sec: report.cycles as f64 / secs,
     })
 }
+
+/// The v3 recovery bound (docs/performance.md, "The bridge and a carried
+/// value"): cycles from the leader falling silent, just after a slot b it
+/// decided on the fast path, to the first decision of b + 1, for a cluster
+/// with that one replica silent. Each poll is H + 4 cycles, a row of 2N
+/// beats H + 2N + 4 (N the build's), W `wait_polls`, S and V the sign and
+/// verify latencies, L the network latency, f = (n − 1) / 2. In order:
+/// - detection: the leader's last writes land (L); a follower that locked
+///   b + 1 times out in FastWaitCert and then in Slow3's prep_sig poll
+///   (2 W polls, and a few polls between);
+/// - the bridge: its share of W (S, a write), the certify row until the
+///   other followers' shares land (they time out up to L + a poll later),
+///   f verifies, the COMMIT (S, a write): 2 S + f V + 2 L + 2 rows + L;
+/// - the SEAL (S + L);
+/// - the new leader: the seal row, then for each of f SEALs a verify, an
+///   echo round (2 L) and two reads; the certificate of another replica's
+///   COMMIT (f + 1 verifies) and the NEW_VIEW's write (L);
+/// - a follower: a poll and the NEW_VIEW's 3f + 4 beats, R21 for f SEALs
+///   as the leader's, and the f + 1 shares;
+/// - the rerun of b in view 1 and b + 1 itself, each at most the v3 slow
+///   path (`slow3_bound`) after the leader's proposal (L + a poll).
+pub fn recovery_bound(cfg: &ClusterConfig) -> u64 {
+    let (s, v, l) = (cfg.sign_latency, cfg.verify_latency, cfg.net_latency);
+    let poll = cfg.hbm_read_latency + 4;
+    let row = cfg.hbm_read_latency + 2 * rhdl_ubft::params::N as u64 + 4;
+    let f = (cfg.replicas as u64 - 1) / 2;
+    let r21 = v + 2 * l + 2 * row;
+    let detect = l + 2 * cfg.wait_polls * poll + 4 * poll;
+    let bridge = 2 * s + f * v + 3 * l + 2 * row + poll;
+    let seal = s + l;
+    let leader = row + f * r21 + (f + 1) * v + l;
+    let follower = poll + cfg.hbm_read_latency + 3 * f + 8 + f * r21 + (f + 1) * v;
+    let slots = 2 * (slow3_bound(cfg) + l + poll);
+    detect + bridge + seal + leader + follower + slots
+}
+
+/// One recovery measurement: the cycles from the leader's silence to the
+/// first decision of the next slot at an honest replica (`first`) and at
+/// the last one (`last`: `None` if one never decided it), against
+/// [`recovery_bound`]; the honest replicas that did not decide every slot
+/// by `max_cycles` (`behind`).
+#[derive(Clone, Debug)]
+pub struct Recovery {
+    pub replicas: usize,
+    /// The slot the leader decided on the fast path last, just before it
+    /// fell silent, and that cycle.
+    pub slot: u64,
+    pub silent_from: u64,
+    pub first: u64,
+    pub last: Option<u64>,
+    pub bound: u64,
+    pub view: u32,
+    pub behind: Vec<usize>,
+}
+
+/// Measures the v3 recovery: a probe run finds the cycle at which the
+/// leader decides slot `slot` (fast, every replica timely); the run then
+/// silences the leader (replica 0) from the next cycle and measures the
+/// first decision of `slot` + 1 (`Recovery`). The run must pass its
+/// checks, and some honest replica must decide `slot` + 1.
+pub fn measure_recovery(
+    cfg: ClusterConfig,
+    slot: u64,
+    backend: crate::backend::Backend,
+) -> Result<Recovery, SimError> {
+    cfg.validate()?;
+    let make = |cfg: &ClusterConfig| -> Result<Cluster, SimError> {
+        let kernels = crate::backend::kernels_for(backend, cfg.replicas, cfg.layout)
+            .map_err(SimError::Invalid)?;
+        Ok(Cluster::with_kernels(cfg.clone(), kernels))
+    };
+    let probe = make(&ClusterConfig {
+        slots: slot,
+        ..cfg.clone()
+    })?
+    .run()?;
+    let at = probe.replicas[0]
+        .decided
+        .iter()
+        .find(|d| d.k == slot)
+        .filter(|d| d.path == Path::Fast)
+        .ok_or_else(|| SimError::Invalid(format!("slot {slot} not decided fast in the probe")))?
+        .cycle;
+    let silent_from = at + 1;
+    let mut c = make(&cfg)?;
+    c.set_adversary(0, Box::new(crate::adversary::Silent { from_cycle: silent_from }));
+    let report = c.run()?;
+    if !report.checks.ok() {
+        return Err(SimError::Invalid(format!(
+            "the run failed its checks: {:?}",
+            report.checks.failures
+        )));
+    }
+    let next: Vec<Option<u64>> = report
+        .honest()
+        .map(|r| {
+            r.decided
+                .iter()
+                .find(|d| d.k == slot + 1)
+                .map(|d| d.cycle.saturating_sub(silent_from))
+        })
+        .collect();
+    let first = next.iter().flatten().min().copied().ok_or_else(|| {
+        SimError::Invalid(format!("no honest replica decided slot {}", slot + 1))
+    })?;
+    Ok(Recovery {
+        replicas: cfg.replicas,
+        slot,
+        silent_from,
+        first,
+        last: next.iter().copied().collect::<Option<Vec<u64>>>().map(|v| *v.iter().max().unwrap()),
+        bound: recovery_bound(&cfg),
+        view: report.honest().map(|r| r.view).max().unwrap_or(0),
+        behind: report
+            .honest()
+            .filter(|r| (r.decided.len() as u64) < cfg.slots)
+            .map(|r| r.id)
+            .collect(),
+    })
+}
