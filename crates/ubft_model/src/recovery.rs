@@ -104,12 +104,24 @@ pub enum Variant {
     /// D11.9 V7: no SEALS trigger, R24 or other-view FULL_ROW while LEADER
     /// or FAST holds the slot (Propose, Prepare, Cert, CommitWait).
     RtlWatchScope,
-    /// D11's RTL of VIEW on v3: V2 to V7 together.
+    /// R21's view bound (recovery.md R21, the RTL's bridge, view3.rs): a
+    /// COMMIT of x in echo_commit[x][*] counts against x's SEAL (x, v_s,
+    /// L_s) only if its view w ≤ v_s (and it is above L_s, as before). A
+    /// COMMIT of a later view was made after the SEAL. Part of `rtl` too
+    /// (docs/model.md, "R21's view bound and L's order (the RTL's bridge)").
+    R21ViewBound,
+    /// The RTL's bridge, whose only target is W (docs/model.md, "R21's view
+    /// bound and L's order"): R16 writes only prev1's share and W's (the
+    /// delivered block, if it is its will_commit), delivers nothing while
+    /// sealing, and the leader does not sign its PREPARE (R7) at the
+    /// trigger. A liveness variant, with the view bound.
+    WBridge,
+    /// D11's RTL of VIEW on v3: V2 to V7 together, and R21's view bound.
     Rtl,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 14] = [
+    pub const ALL: [Variant; 16] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -123,6 +135,8 @@ impl Variant {
         Variant::RtlNvRetry,
         Variant::RtlNvAwait,
         Variant::RtlWatchScope,
+        Variant::R21ViewBound,
+        Variant::WBridge,
         Variant::Rtl,
     ];
     pub fn name(self) -> &'static str {
@@ -140,6 +154,8 @@ impl Variant {
             Variant::RtlNvRetry => "recovery:rtl_nv_retry",
             Variant::RtlNvAwait => "recovery:rtl_nv_await",
             Variant::RtlWatchScope => "recovery:rtl_watch_scope",
+            Variant::R21ViewBound => "recovery:r21_view_bound",
+            Variant::WBridge => "recovery:w_bridge",
             Variant::Rtl => "recovery:rtl",
         }
     }
@@ -738,9 +754,14 @@ impl Recovery {
     }
 
     /// R21's register check at u: no echo_commit[x][*] holds a COMMIT of x
-    /// above L_s.
+    /// above L_s (with the view bound, `r21_view_bound` and `rtl`: of a view
+    /// w ≤ v_s and above L_s).
     fn seal_passes(&self, cfg: &Config, h: &Hbm, x: usize, s: &Seal) -> bool {
-        !self.cross_check() || h.echo_commit[x][..cfg.n].iter().all(|c| !c.above(&s.l))
+        let bound = self.rtl(Variant::R21ViewBound) || self.variant == Variant::WBridge;
+        !self.cross_check()
+            || h.echo_commit[x][..cfg.n]
+                .iter()
+                .all(|c| !c.above(&s.l) || (bound && c.v > s.v))
     }
 
     /// R19: the leader's candidate seals (of others, views ≥ view − 1, not
@@ -981,7 +1002,14 @@ impl Recovery {
             }));
             rep.prev1 = Block::NONE;
         }
-        if rep.dlv.is() && rep.dlv.v == rep.view && rep.dlv.k == rep.k && !rep.cert_done {
+        let w_only = self.variant == Variant::WBridge;
+        let is_w = rep.wc.k == rep.dlv.k && rep.wc.v == rep.dlv.v && rep.wc.m == rep.dlv.m;
+        if rep.dlv.is()
+            && rep.dlv.v == rep.view
+            && rep.dlv.k == rep.k
+            && !rep.cert_done
+            && (!w_only || is_w)
+        {
             let b = rep.dlv;
             self.sign_share(cfg, rep, b);
             rep.cert_done = true;
@@ -991,7 +1019,7 @@ impl Recovery {
                 b,
             }));
         }
-        if rep.proposed != 0 && rep.working() && rep.pc != Pc::Slow {
+        if rep.proposed != 0 && rep.working() && rep.pc != Pc::Slow && !w_only {
             // (In the slow path it signed it already, R7.)
             out.extend(self.sign_prepare(cfg, id, rep));
         }
@@ -1198,7 +1226,7 @@ impl Design for Recovery {
             Pc::Bridge => {
                 // R16 (changed after finding 4): n locks seen while sealing
                 // still deliver, with no will_commit (R15).
-                if self.variant != Variant::NoSealDeliver
+                if !matches!(self.variant, Variant::NoSealDeliver | Variant::WBridge)
                     && rep.phase == 1
                     && !rep.dlv.is()
                     && !rep.refused

@@ -12,7 +12,9 @@
 //! writes; the design, with R8 fixed, keeps all four properties there. A
 //! replica that delivered A fast and then decides B (five Byzantine
 //! writes) keeps no prev1 of A and has its bridge on A discharged (the
-//! prev1 finding), shown by replaying the trace and exploring from it.
+//! prev1 finding), shown by replaying the trace and exploring from it;
+//! from the same state, R21's view bound (`recovery:r21_view_bound`)
+//! removes a lagging replica's refusal of an honest NEW_VIEW.
 
 use ubft_model::check::RunOpts;
 use ubft_model::model::Action;
@@ -808,4 +810,115 @@ fn a_decision_of_another_value_clears_prev1_and_discharges_the_bridge() {
         parent.len()
     );
     assert!(terminal > 0);
+}
+
+/// Every state reachable from `start`: `agreement` and
+/// `live_with_f_silent` on each (the assertions run in `next_state`), and
+/// the NEW_VIEWs an honest replica refuses (R21, R22). Returns the states
+/// visited, the refusals (replica, the NEW_VIEW's view, the seals' views)
+/// and, for the first state that fails, the path to it (a failing state is
+/// not expanded).
+#[allow(clippy::type_complexity)]
+fn explore_from(
+    m: &ubft_model::UbftModel<Recovery>,
+    start: ubft_model::model::State<Recovery>,
+) -> (usize, Vec<(usize, u8, Vec<u8>)>, Option<String>) {
+    use stateright::Model;
+    use std::collections::{HashMap, VecDeque};
+    let fp = |s: &ubft_model::model::State<Recovery>| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        s.hash(&mut h);
+        h.finish()
+    };
+    let mut parent: HashMap<u64, Option<(u64, String)>> = HashMap::from([(fp(&start), None)]);
+    let path = |parent: &HashMap<u64, Option<(u64, String)>>, mut at: u64| {
+        let mut p = vec![];
+        while let Some(Some((q, l))) = parent.get(&at) {
+            p.insert(0, l.clone());
+            at = *q;
+        }
+        p.join("\n")
+    };
+    let mut refusals = vec![];
+    let mut first = None;
+    let mut queue = VecDeque::from([start]);
+    while let Some(s) = queue.pop_front() {
+        if !(m.agreement(&s) && m.live_with_f_silent(&s)) {
+            first.get_or_insert_with(|| {
+                format!(
+                    "{}\n{}",
+                    path(&parent, fp(&s)),
+                    m.describe_state(&s).join("\n")
+                )
+            });
+            continue;
+        }
+        let mut acts = vec![];
+        m.actions(&s, &mut acts);
+        for act in acts {
+            let Some(t) = m.next_state(&s, act.clone()) else {
+                continue;
+            };
+            for r in [1, 2] {
+                if let Some(nv) = t.reps[r].nv_refused {
+                    if s.reps[r].nv_refused != Some(nv) {
+                        let r = (r, nv.view, nv.seals().map(|(_, sl)| sl.v).collect());
+                        if !refusals.contains(&r) {
+                            refusals.push(r);
+                        }
+                    }
+                }
+            }
+            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(fp(&t)) {
+                e.insert(Some((fp(&s), m.describe(&s, &act))));
+                queue.push_back(t);
+            }
+        }
+    }
+    (parent.len(), refusals, first)
+}
+
+/// docs/model.md, "R21's view bound and L's order (the RTL's bridge)".
+/// From the state before r2's decision on the prev1 path (above), at S = 2
+/// and views 0..=3 (L = 3): in `recovery`, r2 refuses NEW_VIEW(1) (r0's
+/// and r1's view-0 seals, no L), whose signers' view-1 COMMITs of B it
+/// delivered (the finding "a replica one view behind refuses an honest
+/// NEW_VIEW"). With R21's view bound (`recovery:r21_view_bound`: a COMMIT
+/// of a view above the seal's does not count) no honest replica refuses a
+/// NEW_VIEW there. Both still fail `live_with_f_silent` at views 0..=3:
+/// r1 and r2 time out in turn (the model's timers, at quiescence, fire in
+/// any order) and never seal the same view in time; at views 0..=2 the
+/// variant's whole exploration keeps agreement, liveness and the
+/// assertions. Under a second.
+#[test]
+fn r21s_view_bound_removes_the_one_view_behind_refusal() {
+    let explore = |v: Variant, views: u8| {
+        let mut c = cfg(2, views);
+        byz(&mut c, 0, 5);
+        let m = ubft_model::UbftModel::new(design(v), c);
+        let (states, lines) = replay(&m, &PREV1_PATH);
+        assert!(lines.last().unwrap().contains("decides k 1 = B"));
+        let start = states[states.len() - 2].clone();
+        assert_eq!(start.forged, 5, "the Byzantine budget is spent");
+        let (n, refusals, ce) = explore_from(&m, start);
+        println!(
+            "{}, views 0..={views}: {n} states, refusals (replica, NEW_VIEW, seal views) {refusals:?}, {}",
+            v.name(),
+            if ce.is_some() { "fails" } else { "holds" }
+        );
+        (refusals, ce)
+    };
+    let (refusals, ce) = explore(Variant::Full, 3);
+    assert!(
+        refusals.contains(&(2, 1, vec![0, 0])),
+        "recovery: r2 does not refuse NEW_VIEW(1): {refusals:?}"
+    );
+    assert!(ce.is_some(), "recovery passes at views 0..=3");
+    let (refusals, ce) = explore(Variant::R21ViewBound, 3);
+    assert!(refusals.is_empty(), "r21_view_bound refuses {refusals:?}");
+    assert!(ce.is_some(), "r21_view_bound passes at views 0..=3");
+    let (refusals, ce) = explore(Variant::R21ViewBound, 2);
+    assert!(refusals.is_empty(), "r21_view_bound refuses {refusals:?}");
+    assert!(ce.is_none(), "r21_view_bound fails:\n{}", ce.unwrap());
 }
