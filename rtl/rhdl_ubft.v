@@ -12186,7 +12186,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     own_state = 32'h0;
                 end
         endcase
-        sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | slow3$sts_state | view$sts_state | view3$sts_state;
+        if (slow3$holding) begin
+            sts_state = own_state | slow3$sts_state;
+        end
+        else begin
+            sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | view$sts_state | view3$sts_state;
+        end
     end
     
 endmodule // rhdl_ubft$protocol

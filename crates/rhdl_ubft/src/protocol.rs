@@ -1988,13 +1988,18 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.own_state.next = 0.into();
             }
         }
-        self.sts_state.next = self.own_state.val()
-            | self.leader.sts_state.val()
-            | self.fast.sts_state.val()
-            | self.slow.sts_state.val()
-            | self.slow3.sts_state.val()
-            | self.view.sts_state.val()
-            | self.view3.sts_state.val();
+        // (During View3's bridge both View3 (V3Bridge) and Slow3, in seal
+        // mode, hold the slot: the state is Slow3's, the one working.)
+        if self.slow3.holding.val() {
+            self.sts_state.next = self.own_state.val() | self.slow3.sts_state.val();
+        } else {
+            self.sts_state.next = self.own_state.val()
+                | self.leader.sts_state.val()
+                | self.fast.sts_state.val()
+                | self.slow.sts_state.val()
+                | self.view.sts_state.val()
+                | self.view3.sts_state.val();
+        }
     }
 }
 

@@ -1551,3 +1551,32 @@ fn a_v3_leader_and_a_follower_of_five_silent_after_fast_decisions_are_bridged() 
         report.replicas[1].decided[fast].cycle
     );
 }
+
+/// The `state` register during the bridge (protocol.md, "States"): View3
+/// waits in V3Bridge while Slow3 works in seal mode, both out of Off, and
+/// the kernel reports Slow3's state alone, a valid name, not the OR of
+/// two numbers. On rust-hdl, whose kernel shows `sts_state` every cycle:
+/// the leader of n = 3 silent after slot 3's fast decision (cycle 794 with
+/// these settings), replica 1 bridges slot 3.
+#[test]
+fn the_state_register_names_slow3_during_the_bridge() {
+    use rhdl_ubft::protocol::STATE_NAMES;
+    let cfg = ClusterConfig {
+        sign_latency: 300,
+        verify_latency: 500,
+        max_cycles: 8_000,
+        ..quick(3, 6, Version::V3)
+    };
+    let mut c = backend::cluster(&cfg, Backend::RustHdl).unwrap();
+    c.set_adversary(0, Box::new(ubft_sim::adversary::Silent { from_cycle: 794 }));
+    let mut seen = std::collections::BTreeSet::new();
+    while c.cycle < 8_000 {
+        c.step().unwrap();
+        let s = c.kernels[1].debug_state().unwrap() as usize;
+        assert!(s < STATE_NAMES.len(), "state {s} at cycle {}", c.cycle);
+        seen.insert(STATE_NAMES[s]);
+    }
+    assert!(seen.contains("V3Turn") && seen.contains("V3SignSeal"), "{seen:?}");
+    assert!(seen.contains("S3PollCertify"), "the bridge's certify row: {seen:?}");
+    assert!(!seen.contains("V3Bridge"), "{seen:?}");
+}
