@@ -399,6 +399,31 @@ pub fn check_literals() {
         [32, 192],
         "view3.rs: a COMMIT's j at 32, zero from 192"
     );
+    // R20, R21 and the certificate: L's words in a SEAL, a COMMIT's (w, c,
+    // m, prev) and a CERT block's (v, k, m, prev) where K* and C* put them.
+    assert_eq!(
+        [field3::SEAL_LW, field3::SEAL_LC, field3::SEAL_LM, field3::SEAL_LPREV]
+            .map(|w| w * WORD_BITS),
+        [96, 128, 160, 192],
+        "view3.rs: a SEAL's L.w, L.c, L.m, L.prev"
+    );
+    assert_eq!(
+        [field3::COMMIT_V, field3::COMMIT_K, field3::COMMIT_M, field3::COMMIT_PREV]
+            .map(|w| w * WORD_BITS),
+        [64, 96, 128, 160],
+        "view3.rs: a COMMIT's w, c, m, prev (K*, R21's suspect)"
+    );
+    assert_eq!(
+        [field3::BLOCK_V, field3::BLOCK_K, field3::BLOCK_M, field3::BLOCK_PREV]
+            .map(|w| w * WORD_BITS),
+        [32, 64, 96, 128],
+        "view3.rs: a CERT block's v, k, m, prev (C*)"
+    );
+    assert_eq!(
+        field3::COMMIT_BITMAP * WORD_BITS,
+        256,
+        "view3.rs: the COMMIT's bitmap is `fetch_hi` (bits 256 to 263)"
+    );
     assert_eq!(
         [field3::NV_VIEW, field3::NV_SEALS, field3::NV_CERT].map(|w| w * WORD_BITS),
         [0, 32, 64],
