@@ -564,7 +564,9 @@ fn bench(slots: u64, synth: bool) -> Result {
     println!(
         "the tests' links (L = 40, H = 12), sign 300, verify 500, wait 64 polls, 6 slots, 400,000 cycles at most"
     );
-    println!("bound: bench::recovery_bound (docs/performance.md, \"The bridge and a carried value\")");
+    println!(
+        "bound: bench::recovery_bound (docs/performance.md, \"The bridge and a carried value\")"
+    );
     println!(
         "{:>3} {:>12} {:>8} {:>8} {:>7} {:>11} {:>10} {:>5} {:>8}",
         "n", "silent from", "first", "last", "bound", "first/bound", "last/bound", "view", "behind"
@@ -581,7 +583,9 @@ fn bench(slots: u64, synth: bool) -> Result {
         let r = ubft_sim::bench::measure_recovery(cfg, 3, Backend::Verilator)
             .map_err(|e| e.to_string())?;
         let last = r.last.map_or("-".to_string(), |l| l.to_string());
-        let ratio = r.last.map_or("-".to_string(), |l| format!("{:.3}", l as f64 / r.bound as f64));
+        let ratio = r.last.map_or("-".to_string(), |l| {
+            format!("{:.3}", l as f64 / r.bound as f64)
+        });
         println!(
             "{:>3} {:>12} {:>8} {:>8} {:>7} {:>11.3} {:>10} {:>5} {:>8}",
             r.replicas,

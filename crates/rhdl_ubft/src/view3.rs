@@ -402,20 +402,35 @@ pub fn check_literals() {
     // R20, R21 and the certificate: L's words in a SEAL, a COMMIT's (w, c,
     // m, prev) and a CERT block's (v, k, m, prev) where K* and C* put them.
     assert_eq!(
-        [field3::SEAL_LW, field3::SEAL_LC, field3::SEAL_LM, field3::SEAL_LPREV]
-            .map(|w| w * WORD_BITS),
+        [
+            field3::SEAL_LW,
+            field3::SEAL_LC,
+            field3::SEAL_LM,
+            field3::SEAL_LPREV
+        ]
+        .map(|w| w * WORD_BITS),
         [96, 128, 160, 192],
         "view3.rs: a SEAL's L.w, L.c, L.m, L.prev"
     );
     assert_eq!(
-        [field3::COMMIT_V, field3::COMMIT_K, field3::COMMIT_M, field3::COMMIT_PREV]
-            .map(|w| w * WORD_BITS),
+        [
+            field3::COMMIT_V,
+            field3::COMMIT_K,
+            field3::COMMIT_M,
+            field3::COMMIT_PREV
+        ]
+        .map(|w| w * WORD_BITS),
         [64, 96, 128, 160],
         "view3.rs: a COMMIT's w, c, m, prev (K*, R21's suspect)"
     );
     assert_eq!(
-        [field3::BLOCK_V, field3::BLOCK_K, field3::BLOCK_M, field3::BLOCK_PREV]
-            .map(|w| w * WORD_BITS),
+        [
+            field3::BLOCK_V,
+            field3::BLOCK_K,
+            field3::BLOCK_M,
+            field3::BLOCK_PREV
+        ]
+        .map(|w| w * WORD_BITS),
         [32, 64, 96, 128],
         "view3.rs: a CERT block's v, k, m, prev (C*)"
     );
@@ -738,7 +753,8 @@ impl Logic for View3 {
                 & (self.fetch_beat.val().get_bits::<64>(192) == 0)
                 & (self.fetch_beat.val().get_bits::<32>(64) <= self.blk.q.val().get_bits::<32>(64))
                 & ((self.blk.q.val().get_bits::<32>(224) == 0)
-                    | (self.fetch_beat.val().get_bits::<32>(96) > self.blk.q.val().get_bits::<32>(128))
+                    | (self.fetch_beat.val().get_bits::<32>(96)
+                        > self.blk.q.val().get_bits::<32>(128))
                     | ((self.fetch_beat.val().get_bits::<32>(96)
                         == self.blk.q.val().get_bits::<32>(128))
                         & (self.fetch_beat.val().get_bits::<32>(64)
@@ -1330,9 +1346,8 @@ impl Logic for View3 {
                 // shares (beats 2 to f + 2) go into COMPOSE beats 2f + 3
                 // to 3f + 3, the NEW_VIEW's certificate.
                 self.cp_from_fetch.next = true;
-                self.cp_wr_beat.next = self.beat_i.q.val().get_bits::<4>(0)
-                    + bit_cast::<4, 5>(self.sup2.val())
-                    - 1;
+                self.cp_wr_beat.next =
+                    self.beat_i.q.val().get_bits::<4>(0) + bit_cast::<4, 5>(self.sup2.val()) - 1;
                 if self.fetch_beat_valid.val() {
                     self.beat_i.d.next = self.beat_i.q.val() + 1;
                     if self.beat_i.q.val() == 0 {
@@ -1376,9 +1391,8 @@ impl Logic for View3 {
                 // R19, R22: each signer j of cb in turn, its share (COMPOSE
                 // beat 2f + 3 + ci) verified over C* under j; the leader
                 // trusts its own COMMIT's shares (x_T = id). Exactly f + 1.
-                self.cp_first.next = bit_cast::<4, 5>(self.sup2.val())
-                    + 1
-                    + self.ci.q.val().get_bits::<4>(0);
+                self.cp_first.next =
+                    bit_cast::<4, 5>(self.sup2.val()) + 1 + self.ci.q.val().get_bits::<4>(0);
                 self.blk_out.next = self.cstar.val();
                 self.sg_blk.next = true;
                 self.sg_signer.next = self.sj.q.val();

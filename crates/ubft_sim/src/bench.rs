@@ -228,7 +228,12 @@ pub fn measure_recovery(
         .cycle;
     let silent_from = at + 1;
     let mut c = make(&cfg)?;
-    c.set_adversary(0, Box::new(crate::adversary::Silent { from_cycle: silent_from }));
+    c.set_adversary(
+        0,
+        Box::new(crate::adversary::Silent {
+            from_cycle: silent_from,
+        }),
+    );
     let report = c.run()?;
     if !report.checks.ok() {
         return Err(SimError::Invalid(format!(
@@ -245,15 +250,20 @@ pub fn measure_recovery(
                 .map(|d| d.cycle.saturating_sub(silent_from))
         })
         .collect();
-    let first = next.iter().flatten().min().copied().ok_or_else(|| {
-        SimError::Invalid(format!("no honest replica decided slot {}", slot + 1))
-    })?;
+    let first =
+        next.iter().flatten().min().copied().ok_or_else(|| {
+            SimError::Invalid(format!("no honest replica decided slot {}", slot + 1))
+        })?;
     Ok(Recovery {
         replicas: cfg.replicas,
         slot,
         silent_from,
         first,
-        last: next.iter().copied().collect::<Option<Vec<u64>>>().map(|v| *v.iter().max().unwrap()),
+        last: next
+            .iter()
+            .copied()
+            .collect::<Option<Vec<u64>>>()
+            .map(|v| *v.iter().max().unwrap()),
         bound: recovery_bound(&cfg),
         view: report.honest().map(|r| r.view).max().unwrap_or(0),
         behind: report

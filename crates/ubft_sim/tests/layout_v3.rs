@@ -1394,7 +1394,11 @@ fn e3_at_the_leader_is_bridged_into_view_1_and_every_slot_is_decided_on_v3() {
     eprintln!(
         "{}\nslot 3 decided at {:?}",
         report.summary(),
-        report.replicas.iter().map(|r| r.decided[2].cycle).collect::<Vec<_>>()
+        report
+            .replicas
+            .iter()
+            .map(|r| r.decided[2].cycle)
+            .collect::<Vec<_>>()
     );
 }
 
@@ -1500,7 +1504,11 @@ fn a_v3_leader_silent_after_fast_decisions_is_bridged_and_every_slot_is_decided(
         // The NEW_VIEW carries (v0, b, m, prev) with f + 1 shares.
         let nv = mb.record(Region::NewViewRecord, 0, 0);
         let head = hbm.read_words(byte(nv), 3);
-        assert_eq!((head[0], head[1]), (1, 0b110), "replica {r}'s NEW_VIEW header");
+        assert_eq!(
+            (head[0], head[1]),
+            (1, 0b110),
+            "replica {r}'s NEW_VIEW header"
+        );
         assert_eq!(head[2], 0b110, "replica {r}: the certificate's signers");
         for (i, j) in [1usize, 2].into_iter().enumerate() {
             let seal = field3::seal_block(j as u32, 0, Some([0, b, m, prev]));
@@ -1576,7 +1584,13 @@ fn the_state_register_names_slow3_during_the_bridge() {
         assert!(s < STATE_NAMES.len(), "state {s} at cycle {}", c.cycle);
         seen.insert(STATE_NAMES[s]);
     }
-    assert!(seen.contains("V3Turn") && seen.contains("V3SignSeal"), "{seen:?}");
-    assert!(seen.contains("S3PollCertify"), "the bridge's certify row: {seen:?}");
+    assert!(
+        seen.contains("V3Turn") && seen.contains("V3SignSeal"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.contains("S3PollCertify"),
+        "the bridge's certify row: {seen:?}"
+    );
     assert!(!seen.contains("V3Bridge"), "{seen:?}");
 }
