@@ -10,9 +10,10 @@
 //! - `testbench [--check] [--run] [--sim S] [--backend B]`: self-checking testbenches of
 //!   recorded cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them
 //!   under Verilator, or Icarus with `--sim icarus`.
-//! - `soak --runs N [--seed S] [--max-cycles C] [--jobs J]`: N random Byzantine
-//!   scenarios (`ubft_sim::scenario::Scenario::random`) on Verilator; prints the
-//!   count and every failing seed with its scenario as TOML (docs/scenarios.md).
+//! - `soak --runs N [--seed S] [--max-cycles C] [--jobs J] [--layout v2|v3]`: N random
+//!   Byzantine scenarios (`ubft_sim::scenario::Scenario::random`, or `random_v3` for the
+//!   v3 kernel) on Verilator; prints the count and every failing seed with its scenario
+//!   as TOML (docs/scenarios.md).
 //! - `model --design current|recovery [--replicas N] [--slots S] [--views V] [--json]`:
 //!   checks a design of the protocol over every interleaving (crates/ubft_model,
 //!   docs/model.md); exit status 1 when a property fails, 2 when it cannot run.
@@ -125,6 +126,11 @@ enum Cmd {
         /// Runs at once (threads).
         #[arg(long, default_value_t = 2)]
         jobs: usize,
+        /// The kernels' layout: v2 (every Byzantine kind) or v3 (the v3
+        /// kernel, with the faults it allows so far: silent, mute_fast and
+        /// link delays; `Scenario::random_v3`).
+        #[arg(long, default_value = "v2")]
+        layout: String,
     },
     /// Check a design of the protocol over every interleaving (stateright;
     /// docs/model.md). Exit status 1 when a property fails.
@@ -272,7 +278,8 @@ fn main() -> ExitCode {
             seed,
             max_cycles,
             jobs,
-        } => soak(runs, seed, max_cycles, jobs),
+            layout,
+        } => soak(runs, seed, max_cycles, jobs, &layout),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -650,11 +657,20 @@ const SOAK_PROGRESS: std::time::Duration = std::time::Duration::from_secs(5);
 const SOAK_SHORT_TOML: usize = 10;
 
 /// `cargo xtask soak`: `runs` random scenarios from `seed` on Verilator.
-fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
+fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize, layout: &str) -> Result {
+    use rhdl_ubft::layout::Version;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Mutex;
     use ubft_sim::backend::Backend;
     use ubft_sim::scenario::Scenario;
+    let v3 = ubft_sim::cluster::parse_layout(layout)? == Version::V3;
+    let random = |s: u64| {
+        if v3 {
+            Scenario::random_v3(s, max_cycles)
+        } else {
+            Scenario::random(s, max_cycles)
+        }
+    };
     ubft_sim::verilator::Library::get().map_err(|e| format!("verilator backend: {e}"))?;
     let start = std::time::Instant::now();
     let next = AtomicU64::new(0);
@@ -695,7 +711,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                 if i >= runs {
                     break;
                 }
-                let s = Scenario::random(seed + i, max_cycles);
+                let s = random(seed + i);
                 let run = s.run(Backend::Verilator);
                 if let Ok(r) = &run {
                     let n = &r.network;
@@ -728,12 +744,17 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                                 .honest()
                                 .filter(|h| (h.decided.len() as u64) < s.slots)
                                 .map(|h| {
+                                    let state = rhdl_ubft::protocol::STATE_NAMES
+                                        .get(h.status.state as usize)
+                                        .copied()
+                                        .unwrap_or("?");
                                     format!(
-                                        "replica {} decided {} (view {}, {} timeouts)",
+                                        "replica {} decided {} (view {}, {} timeouts, error {}, in {state})",
                                         h.id,
                                         h.decided.len(),
                                         h.view,
-                                        h.status.timeouts
+                                        h.status.timeouts,
+                                        h.status.error
                                     )
                                 })
                                 .collect();
@@ -761,7 +782,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     let mut failures = failures.into_inner().unwrap();
     failures.sort();
     println!(
-        "soak: {runs} random scenarios (seeds {seed}..{}), {} failed, {} cycles simulated, {} slots decided by every honest replica, {:.1} s",
+        "soak: {runs} random {layout} scenarios (seeds {seed}..{}), {} failed, {} cycles simulated, {} slots decided by every honest replica, {:.1} s",
         seed + runs,
         failures.len(),
         cycles.into_inner(),

@@ -118,6 +118,17 @@ pub const MAX_SEED: u64 = i64::MAX as u64;
 /// Byzantine leader's view costs a view change.
 pub const SLOW_BOUNDS_PER_SLOT: u64 = 4;
 
+/// View changes in a v3 scenario's [`Scenario::sized_budget`], each at
+/// `bench::recovery_bound`: a silent leader's, and room for a second one
+/// when the next leader is silent too or the first view's timeout was
+/// too short for its signer steps (the timeout doubles with each view).
+pub const V3_RECOVERIES: u64 = 4;
+
+/// The kinds [`Scenario::random_v3`] draws: the replicas that only drop
+/// their writes, which is what the v3 kernel allows today
+/// ([`V3_BYZANTINE`]).
+pub const V3_KINDS: [&str; 2] = ["silent", "mute_fast"];
+
 /// A run as data: [`ClusterConfig`]'s parameters and a list of faults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -555,8 +566,19 @@ impl Scenario {
     /// slow-path bounds (`bench::slow_bound`, docs/performance.md) per slot.
     /// A slot that falls to the slow path after a view change or two, with
     /// the timeout doubled by each (protocol.md, "Timeouts"), fits in it.
+    ///
+    /// On v3 the slot's bound is the v3 slow path's (`bench::slow3_bound`),
+    /// and [`V3_RECOVERIES`] recoveries (`bench::recovery_bound`) are added:
+    /// a silent leader costs a view change rather than a slot's slow path.
     pub fn sized_budget(&self) -> u64 {
-        self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow_bound(&self.config())
+        let cfg = self.config();
+        match self.layout {
+            Version::V3 => {
+                self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow3_bound(&cfg)
+                    + V3_RECOVERIES * crate::bench::recovery_bound(&cfg)
+            }
+            _ => self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow_bound(&cfg),
+        }
     }
 
     /// A random scenario from `seed` (what `cargo xtask soak` runs): n = 3
@@ -599,6 +621,61 @@ impl Scenario {
                 }
                 s.faults.push(fault);
             }
+        }
+        if rng.chance(300) {
+            let src = rng.below(n as u64) as usize;
+            let dst = (src + 1 + rng.below(n as u64 - 1) as usize) % n;
+            let from = rng.below(20_000);
+            s.faults.push(Fault::Delay {
+                src,
+                dst,
+                extra: pick(&mut rng, 100, 3000),
+                from_cycle: from,
+                to_cycle: Some(from + pick(&mut rng, 1000, 20_000)),
+            });
+        }
+        s.max_cycles = max_cycles.max(s.sized_budget());
+        s
+    }
+
+    /// A random v3 scenario from `seed` (`cargo xtask soak --layout v3`):
+    /// as [`Scenario::random`], but the faulty replicas (up to f) are of
+    /// [`V3_KINDS`], a silent one falls silent at a random cycle below
+    /// `max_cycles`, and `wait_polls` follows the v3 rule that a replica's
+    /// timeout outlasts one signer step (protocol.md, "Timeouts"; a poll
+    /// takes at least H + 4 cycles): the polls of the longer of S and V,
+    /// plus 8 to 64.
+    pub fn random_v3(seed: u64, max_cycles: u64) -> Scenario {
+        let mut rng = Rng::new(seed ^ 0x0b3f_7e51);
+        let seed = seed & MAX_SEED;
+        let n = if rng.chance(500) { 3 } else { 5 };
+        let pick = |rng: &mut Rng, lo: u64, hi: u64| lo + rng.below(hi - lo + 1);
+        let mut s = Scenario {
+            seed,
+            net_latency: pick(&mut rng, 10, 120),
+            hbm_read_latency: pick(&mut rng, 4, 30),
+            hbm_write_latency: pick(&mut rng, 2, 15),
+            sign_latency: pick(&mut rng, 50, 800),
+            verify_latency: pick(&mut rng, 50, 1200),
+            max_cycles,
+            backend: Some("verilator".into()),
+            layout: Version::V3,
+            ..Scenario::new(n, pick(&mut rng, 3, 12))
+        };
+        let step = s.sign_latency.max(s.verify_latency);
+        s.wait_polls = step.div_ceil(s.hbm_read_latency + 4) + pick(&mut rng, 8, 64);
+        let f = s.f();
+        let faulty = rng.below(f as u64 + 1) as usize;
+        let mut ids: Vec<usize> = (0..n).collect();
+        for i in 0..faulty {
+            let j = i + rng.below((n - i) as u64) as usize;
+            ids.swap(i, j);
+            let kind = V3_KINDS[rng.below(V3_KINDS.len() as u64) as usize];
+            let mut fault = Fault::byzantine(kind, ids[i]).unwrap();
+            if let Fault::Silent { from_cycle, .. } = &mut fault {
+                *from_cycle = rng.below(max_cycles.max(1) / 2);
+            }
+            s.faults.push(fault);
         }
         if rng.chance(300) {
             let src = rng.below(n as u64) as usize;
@@ -838,5 +915,37 @@ replica = 0
             kinds.extend(s.faults.iter().map(|f| f.kind()));
         }
         assert_eq!(kinds.len(), BYZANTINE_KINDS.len() + 1, "{kinds:?}");
+    }
+
+    #[test]
+    fn random_v3_scenarios_are_valid_and_keep_to_the_v3_kinds_and_timeout_rule() {
+        let mut kinds = BTreeSet::new();
+        let mut faulty = BTreeSet::new();
+        for seed in 0..300 {
+            let s = Scenario::random_v3(seed, 100_000);
+            s.check().unwrap();
+            assert_eq!(s.layout, Version::V3);
+            assert_eq!(s, Scenario::random_v3(seed, 100_000));
+            assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+            // The v3 timeout rule: the wait outlasts one signer step.
+            let poll = s.hbm_read_latency + 4;
+            assert!(
+                s.wait_polls * poll >= s.sign_latency.max(s.verify_latency),
+                "seed {seed}: {s:?}"
+            );
+            assert!(s.max_cycles >= s.sized_budget());
+            assert!(
+                s.sized_budget()
+                    > s.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow3_bound(&s.config())
+            );
+            for f in &s.faults {
+                assert!(f.kind() == "delay" || V3_KINDS.contains(&f.kind()), "{f:?}");
+            }
+            kinds.extend(s.faults.iter().map(|f| f.kind()));
+            faulty.insert(s.faulty().len());
+        }
+        assert_eq!(kinds.len(), V3_KINDS.len() + 1, "{kinds:?}");
+        // n = 5 scenarios reach f = 2 faulty replicas.
+        assert_eq!(faulty, BTreeSet::from([0, 1, 2]));
     }
 }
