@@ -10405,6 +10405,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  k_wrap = 32'h1000000;
     localparam  k_last = 32'hffffff;
     localparam  max_streak = 4'h8;
+    localparam  vc_shift_f1 = 4'h3;
+    localparam  vc_shift_big = 4'h4;
     localparam  cert_kind = 256'h2;
     
     // Enums
@@ -10771,8 +10773,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] active$d;
     wire  [7:0] active$q;
     reg  active$clock;
-    reg  [23:0] waited$d;
-    wire  [23:0] waited$q;
+    reg  [27:0] waited$d;
+    wire  [27:0] waited$q;
     reg  waited$clock;
     reg  [3:0] streak$d;
     wire  [3:0] streak$q;
@@ -10843,6 +10845,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  rerun$d;
     wire  rerun$q;
     reg  rerun$clock;
+    reg  [3:0] vc_wait$d;
+    wire  [3:0] vc_wait$q;
+    reg  vc_wait$clock;
     reg  l_ok$d;
     wire  l_ok$q;
     reg  l_ok$clock;
@@ -10872,7 +10877,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] share_row;
     reg  [31:0] poll_word;
     reg  expiring;
-    reg  [23:0] wait_limit;
+    reg  [27:0] wait_limit;
+    reg  [3:0] vc_shift;
+    reg  vc_expiring;
     reg  missed;
     reg  decided;
     reg  start_leader;
@@ -11423,6 +11430,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(rerun$q),
         .clock(rerun$clock)
     );
+    rhdl_ubft$protocol$vc_wait vc_wait(
+        .d(vc_wait$d),
+        .q(vc_wait$q),
+        .clock(vc_wait$clock)
+    );
     rhdl_ubft$protocol$l_ok l_ok(
         .d(l_ok$d),
         .q(l_ok$q),
@@ -11489,6 +11501,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cons_k$clock = clock;
         cons_m$clock = clock;
         rerun$clock = clock;
+        vc_wait$clock = clock;
         l_ok$clock = clock;
         l_w$clock = clock;
         l_c$clock = clock;
@@ -11532,6 +11545,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cons_k$d = cons_k$q;
         cons_m$d = cons_m$q;
         rerun$d = rerun$q;
+        vc_wait$d = vc_wait$q;
         l_ok$d = l_ok$q;
         l_w$d = l_w$q;
         l_c$d = l_c$q;
@@ -11599,8 +11613,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         flag_row = certify_valid_base + (((slot$q) & 32'hffffffff) << row_shift);
         slow_commit_row = commit_base + (((slot$q) & 32'hffffffff) << row_shift);
         share_row = certify_base + (((slot_n$q) & 32'hffffffff) << 32'h4);
-        wait_limit = ((wait_polls) & 24'hffffff) << streak$q;
+        if (n <= 32'h3) begin
+            vc_shift = vc_shift_f1;
+        end
+        else begin
+            vc_shift = vc_shift_big;
+        end
+        wait_limit = ((wait_polls) & 28'hfffffff) << streak$q;
         expiring = (waited$q + 32'h1) >= wait_limit;
+        vc_expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + vc_wait$q));
         tally$beat = fetch_beat;
         tally$lane = cert_row[(32'h0)+:(4)];
         tally$quarter = prep_word[(32'h2)+:(2)];
@@ -11639,7 +11660,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             fast$m_held = requests$holds;
         end
         fast$prev_ok = ~v3 | (fetch_beat[(32'h60)+:(32)] == prev$q);
-        fast$expiring = (waited$q + 32'h1) >= (((wait_polls) & 24'hffffff) << streak$q);
+        fast$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << streak$q);
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
         fast$bc_done = bc_done;
@@ -11673,7 +11694,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$echo_row_word = echo_row_word;
         slow3$echo_own_word = echo_own_word;
         slow3$certify_own_word = certify_own_word;
-        slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 24'hffffff) << streak$q);
+        slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + vc_wait$q));
         slow3$fetch_beat = fetch_beat;
         slow3$fetch_beat_valid = fetch_beat_valid;
         slow3$fetch_done = fetch_done;
@@ -11731,7 +11752,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$prev2_ok = prev2_ok$q;
         view3$cert_word = cert_word;
         view3$fetch_hi = fetch_beat[(32'h100)+:(8)];
-        view3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 24'hffffff) << streak$q);
+        view3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + vc_wait$q));
         view3$seal_row_word = seal_base;
         view3$seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
         view3$new_view_word = new_view_word;
@@ -11936,8 +11957,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             leader_id$d = vote_leader$q;
         end
         if (decided) begin
-            if (streak$q != 32'h0) begin
+            if ((streak$q != 32'h0) & ~rerun$q) begin
                 streak$d = streak$q - 32'h1;
+            end
+            if (~rerun$q) begin
+                vc_wait$d = 32'h0;
             end
             slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow | (wt_grant & wt_above);
         end
@@ -11977,6 +12001,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (view3$next_view) begin
             cons_ok$d = 1'b0;
         end
+        if (view3$holding) begin
+            vc_wait$d = vc_shift;
+        end
         if (slow$bad_share | slow3$bad_share | view3$bad_share) begin
             bad_shares$d = bad_shares$q + 32'h1;
         end
@@ -12014,6 +12041,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         prev2_ok$d = 1'b0;
                         cons_ok$d = 1'b0;
                         rerun$d = 1'b0;
+                        vc_wait$d = 32'h0;
                         support$d = ((n - 32'h1) >> 32'h1) + 32'h1;
                         waited$d = 32'h0;
                         streak$d = 32'h0;
@@ -12133,7 +12161,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             polls$d = polls$q + 32'h1;
         end
         if (missed) begin
-            if (expiring) begin
+            if ((expiring & ~(slow3$holding | view3$holding)) | (vc_expiring & (slow3$holding | view3$holding))) begin
                 timeouts$d = timeouts$q + 32'h1;
                 waited$d = 32'h0;
             end
@@ -12153,6 +12181,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             view_no$d = 32'h0;
             waited$d = 32'h0;
             streak$d = 32'h0;
+            vc_wait$d = 32'h0;
             slow_count$d = 32'h0;
             bad_shares$d = 32'h0;
             view_changes$d = 32'h0;
@@ -16339,6 +16368,25 @@ module rhdl_ubft$protocol$timeouts(d,q,clock);
 endmodule // rhdl_ubft$protocol$timeouts
 
 
+module rhdl_ubft$protocol$vc_wait(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$vc_wait
+
+
 module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,start_leader,id,k,view_no,quorum,support,active,prep_word,commit_row,slow_commit_row,probe_m,probe_votes,probe_same_view,next_view,restore_view,open_round,set_m,m_next,clear_wait,missed,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,bc_start,bc_word,bc_record,bc_vc_flag,bc_prepare,bc_local_only,bc_done,bc_busy,sg_busy,sg_resp_take,sts_state);
     
     // Module arguments
@@ -19385,13 +19433,13 @@ endmodule // rhdl_ubft$protocol$vote_view
 module rhdl_ubft$protocol$waited(d,q,clock);
     
     // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
+    input wire  [27:0] d;
+    output reg  [27:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 24'h0;
+       q = 28'h0;
     end
     
     always @(posedge clock) begin

@@ -569,23 +569,48 @@ fn bench(slots: u64, synth: bool) -> Result {
         "the SEALs, NEW_VIEW(1) with the carried slot, its rerun, then slot 4 on the slow path);"
     );
     println!(
-        "the tests' links (L = 40, H = 12), sign 300, verify 500, wait 64 polls, 6 slots, 400,000 cycles at most"
+        "the tests' links (L = 40, H = 12, sign 300, verify 500; 400,000 cycles at most) and the defaults"
+    );
+    println!(
+        "(L = 300, H = 80, sign 2,000, verify 4,000; 2,000,000 cycles at most); wait 64 polls, 6 slots"
     );
     println!(
         "bound: bench::recovery_bound (docs/performance.md, \"The bridge and a carried value\")"
     );
     println!(
-        "{:>3} {:>12} {:>8} {:>8} {:>7} {:>11} {:>10} {:>5} {:>8}",
-        "n", "silent from", "first", "last", "bound", "first/bound", "last/bound", "view", "behind"
+        "{:>8} {:>3} {:>12} {:>8} {:>8} {:>7} {:>11} {:>10} {:>5} {:>8}",
+        "links",
+        "n",
+        "silent from",
+        "first",
+        "last",
+        "bound",
+        "first/bound",
+        "last/bound",
+        "view",
+        "behind"
     );
-    for n in [3, 5] {
+    let quick = |n| ClusterConfig {
+        sign_latency: 300,
+        verify_latency: 500,
+        max_cycles: 400_000,
+        ..ClusterConfig::quick(n, 6)
+    };
+    let default = |n| ClusterConfig {
+        max_cycles: 2_000_000,
+        ..ClusterConfig::new(n, 6)
+    };
+    let runs = [
+        ("tests", quick(3)),
+        ("tests", quick(5)),
+        ("defaults", default(3)),
+        ("defaults", default(5)),
+    ];
+    for (links, cfg) in runs {
         let cfg = ClusterConfig {
             layout: rhdl_ubft::layout::Version::V3,
-            sign_latency: 300,
-            verify_latency: 500,
             wait_polls: 64,
-            max_cycles: 400_000,
-            ..ClusterConfig::quick(n, 6)
+            ..cfg
         };
         let r = ubft_sim::bench::measure_recovery(cfg, 3, Backend::Verilator)
             .map_err(|e| e.to_string())?;
@@ -594,7 +619,7 @@ fn bench(slots: u64, synth: bool) -> Result {
             format!("{:.3}", l as f64 / r.bound as f64)
         });
         println!(
-            "{:>3} {:>12} {:>8} {:>8} {:>7} {:>11.3} {:>10} {:>5} {:>8}",
+            "{links:>8} {:>3} {:>12} {:>8} {:>8} {:>7} {:>11.3} {:>10} {:>5} {:>8}",
             r.replicas,
             r.silent_from,
             r.first,

@@ -89,11 +89,33 @@ pub const WAIT_BITS: usize = 16;
 /// decision doubles it (recovery.md R14, "T_vc doubles with every view
 /// change in a row"), up to `wait_polls` · 2^WAIT_DOUBLINGS polls.
 pub const WAIT_DOUBLINGS: usize = 8;
-/// Bits of the miss counter: `wait_polls` at its largest doubling.
-pub const WAITED_BITS: usize = WAIT_BITS + WAIT_DOUBLINGS;
-/// Bits of the count of view changes since the last decision.
+/// T_vc's doublings over the path timeout on the v3 kernel (View3's waits,
+/// recovery.md R14, view3.md "T_vc"), for n = 3: the wait for a NEW_VIEW
+/// spans the view change's signer steps, 3f + 4 of them at most (two signs,
+/// f + 1 SEAL verifies, f suspect verifies, f + 1 share verifies), and the
+/// v3 rule makes `wait_polls` outlast one step, so T_vc's base is
+/// `wait_polls` · 2^VC_SHIFT_F1 ≥ 3f + 4 = 7 steps.
+pub const VC_SHIFT_F1: usize = 3;
+/// The same for n ≥ 5: 2^4 = 16 ≥ 3f + 4 for f ≤ 3 (n ≤ 7).
+pub const VC_SHIFT: usize = 4;
+/// T_vc's doublings over `wait_polls` for `n` replicas (what the kernel
+/// computes from its `n` argument).
+pub const fn vc_shift(n: usize) -> usize {
+    if n <= 3 {
+        VC_SHIFT_F1
+    } else {
+        VC_SHIFT
+    }
+}
+const _: () = assert!((1 << VC_SHIFT_F1) >= 3 + 4);
+const _: () = assert!((1 << VC_SHIFT) >= 3 * ((N - 1) / 2) + 4);
+/// Bits of the miss counter: `wait_polls` at its largest doubling, T_vc's
+/// included.
+pub const WAITED_BITS: usize = WAIT_BITS + WAIT_DOUBLINGS + VC_SHIFT;
+/// Bits of the count of view changes since the last decision (and of the
+/// shift, streak plus T_vc's doublings).
 pub const STREAK_BITS: usize = 4;
-const _: () = assert!(WAIT_DOUBLINGS < (1 << STREAK_BITS));
+const _: () = assert!(WAIT_DOUBLINGS + VC_SHIFT < (1 << STREAK_BITS));
 /// Bits of the status counters.
 pub const COUNTER_BITS: usize = 32;
 

@@ -77,7 +77,8 @@ use crate::fast::Fast;
 use crate::layout::field3::{BLOCK_BITS, KIND_CERT, KIND_PREP};
 use crate::leader::Leader;
 use crate::params::{
-    ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP, STREAK_BITS, WAITED_BITS, WAIT_DOUBLINGS,
+    vc_shift, ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP, STREAK_BITS, VC_SHIFT,
+    VC_SHIFT_F1, WAITED_BITS, WAIT_DOUBLINGS,
 };
 use crate::requests::Requests;
 use crate::slow::Slow;
@@ -282,6 +283,11 @@ pub struct Protocol<const N: usize> {
     /// The slot is a rerun (R23): its decision was emitted before, so it
     /// is not emitted, counted or retired again.
     rerun: DFF<Bit>,
+    // T_vc's extra doublings (v3): `vc_shift` while View3 holds the
+    // replica, 0 from the first decision after (not a rerun's); added to
+    // `streak` in View3's and Slow3's waits (a register, so that Slow3's
+    // `expiring` depends on registers only).
+    vc_wait: DFF<Bits<STREAK_BITS>>,
     /// L, its latest COMMIT (w, c, m, prev), which its SEAL carries.
     l_ok: DFF<Bit>,
     l_w: DFF<Bits<32>>,
@@ -302,6 +308,8 @@ pub struct Protocol<const N: usize> {
     poll_word: Signal<Local, Bits<32>>,
     expiring: Signal<Local, Bit>,
     wait_limit: Signal<Local, Bits<WAITED_BITS>>,
+    vc_shift: Signal<Local, Bits<STREAK_BITS>>,
+    vc_expiring: Signal<Local, Bit>,
     missed: Signal<Local, Bit>,
     decided: Signal<Local, Bit>,
     start_leader: Signal<Local, Bit>,
@@ -402,6 +410,9 @@ pub struct Protocol<const N: usize> {
     k_wrap: Constant<Bits<32>>,
     k_last: Constant<Bits<32>>,
     max_streak: Constant<Bits<STREAK_BITS>>,
+    // T_vc's doublings over the path timeout (params.rs `vc_shift`).
+    vc_shift_f1: Constant<Bits<STREAK_BITS>>,
+    vc_shift_big: Constant<Bits<STREAK_BITS>>,
     /// The CERT block's word 0, its kind (`field3::KIND_CERT`).
     cert_kind: Constant<Bits<BLOCK_BITS>>,
 }
@@ -445,8 +456,13 @@ pub fn check_literals<const N: usize>() {
     assert_eq!(w, 32, "records: a field every 32 bits");
     assert_eq!(
         [WAIT_BITS, WAITED_BITS],
-        [16, 24],
-        "wait_limit: bit_cast::<24, 16>(wait_polls) << streak"
+        [16, 28],
+        "wait_limit: bit_cast::<28, 16>(wait_polls) << streak"
+    );
+    assert_eq!(
+        [VC_SHIFT_F1, VC_SHIFT],
+        [vc_shift(3), vc_shift(5)],
+        "vc_shift: n <= 3 picks VC_SHIFT_F1"
     );
     // Records as `update` lays them out in bc_data, at these bit offsets.
     let at = |word: usize| word * w;
@@ -850,6 +866,8 @@ impl<const N: usize> Protocol<N> {
             poll_word: Default::default(),
             expiring: Default::default(),
             wait_limit: Default::default(),
+            vc_shift: Default::default(),
+            vc_expiring: Default::default(),
             missed: Default::default(),
             decided: Default::default(),
             start_leader: Default::default(),
@@ -866,6 +884,7 @@ impl<const N: usize> Protocol<N> {
             cons_k: Default::default(),
             cons_m: Default::default(),
             rerun: Default::default(),
+            vc_wait: Default::default(),
             t_view: Default::default(),
             t_k: Default::default(),
             t_m: Default::default(),
@@ -944,6 +963,8 @@ impl<const N: usize> Protocol<N> {
             k_wrap: Constant::new(K_WRAP.into()),
             k_last: Constant::new(K_LAST.into()),
             max_streak: Constant::new((WAIT_DOUBLINGS as u64).into()),
+            vc_shift_f1: Constant::new((VC_SHIFT_F1 as u64).into()),
+            vc_shift_big: Constant::new((VC_SHIFT as u64).into()),
             cert_kind: Constant::new((KIND_CERT as u64).into()),
             prep_kind: Constant::new((KIND_PREP as u64).into()),
             prep_sig_base: Constant::new(base(Region::PrepSig).into()),
@@ -1094,6 +1115,7 @@ impl<const N: usize> Logic for Protocol<N> {
             cons_k,
             cons_m,
             rerun,
+            vc_wait,
             l_ok,
             l_w,
             l_c,
@@ -1217,10 +1239,25 @@ impl<const N: usize> Logic for Protocol<N> {
         self.share_row.next =
             self.certify_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 4);
         // The next miss times out: wait_polls, doubled for every view
-        // change since the last decision (24 = WAITED_BITS, 16 = WAIT_BITS:
+        // change since the last decision (28 = WAITED_BITS, 16 = WAIT_BITS:
         // asserted below the block).
-        self.wait_limit.next = bit_cast::<24, 16>(self.wait_polls.val()) << self.streak.q.val();
+        // T_vc (v3): from the view change's start to the first decision of
+        // the view it installs (`vc_wait`), View3's and Slow3's waits are
+        // doubled VC_SHIFT_F1 more times at n = 3, VC_SHIFT at n >= 5
+        // (params.rs `vc_shift`): the view change's signer steps, and the
+        // followers' check of NEW_VIEW while the new leader's first slot
+        // runs. LEADER's and FAST's are not: a silent replica still moves
+        // the new view's first slot to the slow path after `wait_polls`.
+        if self.n.val() <= 3 {
+            self.vc_shift.next = self.vc_shift_f1.val();
+        } else {
+            self.vc_shift.next = self.vc_shift_big.val();
+        }
+        self.wait_limit.next = bit_cast::<28, 16>(self.wait_polls.val()) << self.streak.q.val();
         self.expiring.next = (self.waited.q.val() + 1) >= self.wait_limit.val();
+        self.vc_expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                << (self.streak.q.val() + self.vc_wait.q.val()));
 
         // The read side of the fetch port.
         self.tally.beat.next = self.fetch_beat.val();
@@ -1319,7 +1356,8 @@ impl<const N: usize> Logic for Protocol<N> {
         // statements that read Slow3's requests makes a false loop through
         // Slow3 for Verilator, UNOPTFLAT, as Tally's tag below.)
         self.slow3.expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                << (self.streak.q.val() + self.vc_wait.q.val()));
         self.slow3.fetch_beat.next = self.fetch_beat.val();
         self.slow3.fetch_beat_valid.next = self.fetch_beat_valid.val();
         self.slow3.fetch_done.next = self.fetch_done.val();
@@ -1384,9 +1422,11 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view3.prev2_ok.next = self.prev2_ok.q.val();
         self.view3.cert_word.next = self.cert_word.val();
         self.view3.fetch_hi.next = self.fetch_beat.val().get_bits::<8>(256);
-        // (`expiring` from the registers, as Slow3's.)
+        // (`expiring` from the registers, as Slow3's; T_vc's while
+        // `vc_wait`.)
         self.view3.expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                << (self.streak.q.val() + self.vc_wait.q.val()));
         self.view3.seal_row_word.next = self.seal_base.val();
         self.view3.seal_own_word.next =
             self.seal_base.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
@@ -1714,9 +1754,14 @@ impl<const N: usize> Logic for Protocol<N> {
             self.leader_id.d.next = self.vote_leader.q.val();
         }
         if self.decided.val() {
-            // A decision halves the timeout, down to its base.
-            if self.streak.q.val() != 0 {
+            // A decision halves the timeout, down to its base; a rerun's
+            // (R23: the slot was decided before) is no progress and does not.
+            if (self.streak.q.val() != 0) & !self.rerun.q.val() {
                 self.streak.d.next = self.streak.q.val() - 1;
+            }
+            // T_vc ends at the first decision of the installed view.
+            if !self.rerun.q.val() {
+                self.vc_wait.d.next = 0.into();
             }
             self.slow_path.d.next = self.slow.decide_slow.val()
                 | self.slow3.decide.val()
@@ -1768,6 +1813,9 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.view3.next_view.val() {
             self.cons_ok.d.next = false;
         }
+        if self.view3.holding.val() {
+            self.vc_wait.d.next = self.vc_shift.val();
+        }
         if self.slow.bad_share.val() | self.slow3.bad_share.val() | self.view3.bad_share.val() {
             self.bad_shares.d.next = self.bad_shares.q.val() + 1;
         }
@@ -1810,6 +1858,7 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.prev2_ok.d.next = false;
                     self.cons_ok.d.next = false;
                     self.rerun.d.next = false;
+                    self.vc_wait.d.next = 0.into();
                     self.support.d.next = ((self.n.val() - 1) >> 1) + 1;
                     self.waited.d.next = 0.into();
                     self.streak.d.next = 0.into();
@@ -1934,8 +1983,12 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.fetch_start.val() {
             self.polls.d.next = self.polls.q.val() + 1;
         }
+        // A miss counts towards the wait of the machine that missed: T_vc's
+        // (`vc_expiring`) while Slow3 or View3 holds the slot.
         if self.missed.val() {
-            if self.expiring.val() {
+            if (self.expiring.val() & !(self.slow3.holding.val() | self.view3.holding.val()))
+                | (self.vc_expiring.val() & (self.slow3.holding.val() | self.view3.holding.val()))
+            {
                 self.timeouts.d.next = self.timeouts.q.val() + 1;
                 self.waited.d.next = 0.into();
             } else {
@@ -1954,6 +2007,7 @@ impl<const N: usize> Logic for Protocol<N> {
             self.view_no.d.next = 0.into();
             self.waited.d.next = 0.into();
             self.streak.d.next = 0.into();
+            self.vc_wait.d.next = 0.into();
             self.slow_count.d.next = 0.into();
             self.bad_shares.d.next = 0.into();
             self.view_changes.d.next = 0.into();
