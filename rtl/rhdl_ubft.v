@@ -10634,6 +10634,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  view3$stop;
     wire  view3$start_leader;
     wire  view3$holding;
+    wire  view3$catching;
+    wire  view3$catch_poll;
+    reg  view3$catch_grant;
+    reg  view3$running;
+    wire  view3$decide_prev;
     reg  [7:0] view3$id;
     reg  [7:0] view3$n;
     reg  [7:0] view3$support;
@@ -11138,6 +11143,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .stop(view3$stop),
         .start_leader(view3$start_leader),
         .holding(view3$holding),
+        .catching(view3$catching),
+        .catch_poll(view3$catch_poll),
+        .catch_grant(view3$catch_grant),
+        .running(view3$running),
+        .decide_prev(view3$decide_prev),
         .id(view3$id),
         .n(view3$n),
         .support(view3$support),
@@ -11779,16 +11789,21 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$start = (fast$start_slow | view3$call_s3) & v3;
         slow3$seal_start = view3$call_s3;
         view3$s3_done = slow3$stop & slow3$seal_mode;
-        wt_enable = v3 & slow3$holding & ~slow3$seal_mode & (state$q == ProtocolSt$Run);
+        wt_enable = v3 & ((slow3$holding & ~slow3$seal_mode) | view3$catching) & (state$q == ProtocolSt$Run);
         wt_k = k$q;
         wt_view = view_no$q;
         wt_above = wt_ev_kind == ev_above;
-        wt_grant = v3 & wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above) & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        slow3$abort = wt_grant;
+        wt_grant = v3 & wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above) & (slow3$at_poll | view3$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        slow3$abort = wt_grant & slow3$at_poll;
+        view3$catch_grant = wt_grant;
+        view3$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
         wt_ev_take = wt_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row) & ~wt_above);
         view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
-        decided = fast$decide | slow$decide | slow3$decide | view$decide | wt_grant;
-        if (wt_grant & wt_above) begin
+        decided = fast$decide | slow$decide | slow3$decide | view$decide | wt_grant | view3$decide_prev;
+        if (view3$decide_prev) begin
+            m_new = view3$cons_prev_out;
+        end
+        else if (wt_grant & wt_above) begin
             m_new = wt_ev_prev;
         end
         else if (wt_grant) begin
@@ -11963,7 +11978,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             if (~rerun$q) begin
                 vc_wait$d = 32'h0;
             end
-            slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow | (wt_grant & wt_above);
+            slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow | (wt_grant & wt_above) | view3$decide_prev;
         end
         if (fast$set_phase & (fast$phase_next == 32'h2) & v3) begin
             wc_ok$d = 1'b1;
@@ -12109,7 +12124,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         state$d = ProtocolSt$Run;
                     end
                     else if (dec_tready) begin
-                        cons_ok$d = 1'b0;
+                        if (cons_k$q == k$q) begin
+                            cons_ok$d = 1'b0;
+                        end
                         prev2$d = prev$q;
                         prev2_ok$d = 1'b1;
                         decisions$d = decisions$q + 32'h1;
@@ -12138,7 +12155,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             state$d = ProtocolSt$Done;
                         end
                         else begin
-                            start_leader = 1'b1;
+                            start_leader = ~view3$holding;
                             state$d = ProtocolSt$Run;
                         end
                     end
@@ -17361,7 +17378,7 @@ module rhdl_ubft$protocol$view$vc_lo(d,q,clock);
 endmodule // rhdl_ubft$protocol$view$vc_lo
 
 
-module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -17370,6 +17387,11 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
     output reg  stop;
     output reg  start_leader;
     output reg  holding;
+    output reg  catching;
+    output reg  catch_poll;
+    input wire  catch_grant;
+    input wire  running;
+    output reg  decide_prev;
     input wire  [7:0] id;
     input wire  [7:0] n;
     input wire  [7:0] support;
@@ -17480,6 +17502,9 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
     localparam View3St$V3PollCert = 23;
     localparam View3St$V3WaitCert = 24;
     localparam View3St$V3VerifyCert = 25;
+    localparam View3St$V3PollCatch = 26;
+    localparam View3St$V3WaitCatch = 27;
+    localparam View3St$V3CatchNext = 28;
     
     // Stub signals
     reg  [4:0] state$d;
@@ -17572,6 +17597,9 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
     reg  [7:0] x_t$d;
     wire  [7:0] x_t$q;
     reg  x_t$clock;
+    reg  [31:0] catch_k$d;
+    wire  [31:0] catch_k$q;
+    reg  catch_k$clock;
     reg  [7:0] cb$d;
     wire  [7:0] cb$q;
     reg  cb$clock;
@@ -17753,6 +17781,11 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         .q(x_t$q),
         .clock(x_t$clock)
     );
+    rhdl_ubft$protocol$view3$catch_k catch_k(
+        .d(catch_k$d),
+        .q(catch_k$q),
+        .clock(catch_k$clock)
+    );
     rhdl_ubft$protocol$view3$cb cb(
         .d(cb$d),
         .q(cb$q),
@@ -17806,6 +17839,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         cons_m$clock = clock;
         cons_prev$clock = clock;
         x_t$clock = clock;
+        catch_k$clock = clock;
         cb$clock = clock;
         nv_cb$clock = clock;
         ci$clock = clock;
@@ -17840,6 +17874,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         cons_m$d = cons_m$q;
         cons_prev$d = cons_prev$q;
         x_t$d = x_t$q;
+        catch_k$d = catch_k$q;
         cb$d = cb$q;
         nv_cb$d = nv_cb$q;
         ci$d = ci$q;
@@ -17886,6 +17921,9 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
         stop = 1'b0;
         start_leader = 1'b0;
         holding = state$q != View3St$Off;
+        catching = (state$q == View3St$V3PollCatch) | (state$q == View3St$V3WaitCatch);
+        catch_poll = state$q == View3St$V3PollCatch;
+        decide_prev = 1'b0;
         next_view = 1'b0;
         open_round = 1'b0;
         clear_wait = 1'b0;
@@ -18426,12 +18464,52 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                             state$d = View3St$V3Start;
                         end
                     end
+                    else if ((k + 32'h1) == cons_c$q) begin
+                        open_round = 1'b1;
+                        cons_set = 1'b1;
+                        decide_prev = 1'b1;
+                    end
                     else if (k < cons_c$q) begin
-                        stop = 1'b1;
+                        open_round = 1'b1;
+                        state$d = View3St$V3PollCatch;
                     end
                     else begin
                         open_round = 1'b1;
                         start_leader = 1'b1;
+                    end
+                end
+            View3St$V3PollCatch:
+                begin
+                    if (catch_grant) begin
+                        catch_k$d = k;
+                        state$d = View3St$V3CatchNext;
+                    end
+                    else begin
+                        fetch_start = 1'b1;
+                        fetch_word = new_view_word;
+                        fetch_len = 32'h0;
+                        state$d = View3St$V3WaitCatch;
+                    end
+                end
+            View3St$V3WaitCatch:
+                begin
+                    if (fetch_done) begin
+                        missed = 1'b1;
+                        if (expiring) begin
+                            state$d = View3St$V3Start;
+                        end
+                        else begin
+                            state$d = View3St$V3PollCatch;
+                        end
+                    end
+                end
+            View3St$V3CatchNext:
+                begin
+                    if (~running) begin
+                        state$d = View3St$Off;
+                    end
+                    else if (k != catch_k$q) begin
+                        state$d = View3St$V3Install;
                     end
                 end
             View3St$V3Bridge:
@@ -18670,6 +18748,18 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,id,n
                 begin
                     sts_state = 32'h5a;
                 end
+            View3St$V3PollCatch:
+                begin
+                    sts_state = 32'h5b;
+                end
+            View3St$V3WaitCatch:
+                begin
+                    sts_state = 32'h5c;
+                end
+            View3St$V3CatchNext:
+                begin
+                    sts_state = 32'h5d;
+                end
             default:
                 begin
                     sts_state = 32'h0;
@@ -18716,6 +18806,25 @@ module rhdl_ubft$protocol$view3$blk(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view3$blk
+
+
+module rhdl_ubft$protocol$view3$catch_k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$catch_k
 
 
 module rhdl_ubft$protocol$view3$cb(d,q,clock);
@@ -19227,6 +19336,9 @@ module rhdl_ubft$protocol$view3$state(d,q,clock);
     localparam View3St$V3PollCert = 23;
     localparam View3St$V3WaitCert = 24;
     localparam View3St$V3VerifyCert = 25;
+    localparam View3St$V3PollCatch = 26;
+    localparam View3St$V3WaitCatch = 27;
+    localparam View3St$V3CatchNext = 28;
     
     // Update code (custom)
     initial begin

@@ -60,8 +60,11 @@
 //! miss is the (`wait_polls` << `streak`)-th in a row (`expiring`), so the
 //! machine that misses then hands over itself (and Protocol counts a
 //! timeout). `streak` counts the view changes since the last decision, up to
-//! `WAIT_DOUBLINGS`: each doubles the timeout, and each decision halves it
-//! (docs/recovery.md R14).
+//! `WAIT_DOUBLINGS`: each doubles the timeout, and each decision but a
+//! rerun's halves it (docs/recovery.md R14). On v3, from View3's start to
+//! the first decision after it that is not a rerun, View3's and Slow3's
+//! waits are T_vc: `vc_wait` = `params::vc_shift(n)` more doublings
+//! (docs/protocol.md, "Timeouts").
 //!
 //! k is the sequence number and slot = (k - 1) mod G; every vote carries
 //! tag(vote_view, k), so a reused slot never counts a stale vote, and a
@@ -1471,8 +1474,8 @@ impl<const N: usize> Logic for Protocol<N> {
         // events are not acted on yet (VIEW on v3 is not built) and are
         // taken as they come, so the rotation goes on.
         self.wt_enable.next = self.v3.val()
-            & self.slow3.holding.val()
-            & !self.slow3.seal_mode.val()
+            & ((self.slow3.holding.val() & !self.slow3.seal_mode.val())
+                | self.view3.catching.val())
             & (self.state.q.val() == ProtocolSt::Run);
         self.wt_k.next = self.k.q.val();
         self.wt_view.next = self.view_no.q.val();
@@ -1483,11 +1486,15 @@ impl<const N: usize> Logic for Protocol<N> {
         self.wt_grant.next = self.v3.val()
             & self.wt_ev_valid.val()
             & ((self.wt_ev_kind.val() == self.ev_full_row.val()) | self.wt_above.val())
-            & self.slow3.at_poll.val()
+            & (self.slow3.at_poll.val() | self.view3.catch_poll.val())
             & !self.sg_busy.val()
             & !self.bc_busy.val()
             & (self.state.q.val() == ProtocolSt::Run);
-        self.slow3.abort.next = self.wt_grant.val();
+        self.slow3.abort.next = self.wt_grant.val() & self.slow3.at_poll.val();
+        // View3's catch-up below c* (V3PollCatch): the grant decides k.
+        self.view3.catch_grant.next = self.wt_grant.val();
+        self.view3.running.next =
+            (self.state.q.val() == ProtocolSt::Run) | (self.state.q.val() == ProtocolSt::Decide);
         self.wt_ev_take.next = self.wt_grant.val()
             | (self.wt_ev_valid.val()
                 & (self.wt_ev_kind.val() != self.ev_full_row.val())
@@ -1500,11 +1507,15 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.slow.decide.val()
             | self.slow3.decide.val()
             | self.view.decide.val()
-            | self.wt_grant.val();
+            | self.wt_grant.val()
+            | self.view3.decide_prev.val();
 
         // m as it will be: a machine that takes a value sends it in the
         // same cycle (the proposal, the prepare's m, the chosen m).
-        if self.wt_grant.val() & self.wt_above.val() {
+        if self.view3.decide_prev.val() {
+            // R24 at install: prev* of the NEW_VIEW's certificate of c*.
+            self.m_new.next = self.view3.cons_prev_out.val();
+        } else if self.wt_grant.val() & self.wt_above.val() {
             // R24: the prev of k + 1's certificate.
             self.m_new.next = self.wt_ev_prev.val();
         } else if self.wt_grant.val() {
@@ -1766,7 +1777,8 @@ impl<const N: usize> Logic for Protocol<N> {
             self.slow_path.d.next = self.slow.decide_slow.val()
                 | self.slow3.decide.val()
                 | self.view.decide_slow.val()
-                | (self.wt_grant.val() & self.wt_above.val());
+                | (self.wt_grant.val() & self.wt_above.val())
+                | self.view3.decide_prev.val();
         }
         // W: this replica's will_commit (FAST's phase 2, v3); L: its COMMIT.
         if self.fast.set_phase.val() & (self.fast.phase_next.val() == 2) & self.v3.val() {
@@ -1930,7 +1942,11 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.start_leader.next = true;
                     self.state.d.next = ProtocolSt::Run;
                 } else if self.dec_tready.val() {
-                    self.cons_ok.d.next = false;
+                    // The constraint is c*'s: a decision below it (R24 at
+                    // install, catch-up) keeps it.
+                    if self.cons_k.q.val() == self.k.q.val() {
+                        self.cons_ok.d.next = false;
+                    }
                     self.prev2.d.next = self.prev.q.val();
                     self.prev2_ok.d.next = true;
                     self.decisions.d.next = self.decisions.q.val() + 1;
@@ -1958,7 +1974,9 @@ impl<const N: usize> Logic for Protocol<N> {
                         self.error.d.next = self.err_k_wrapped.val();
                         self.state.d.next = ProtocolSt::Done;
                     } else {
-                        self.start_leader.next = true;
+                        // (View3 catching up below c* starts nothing: it
+                        // looks at the next k itself.)
+                        self.start_leader.next = !self.view3.holding.val();
                         self.state.d.next = ProtocolSt::Run;
                     }
                 }
@@ -2082,7 +2100,7 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 91] = [
+pub const STATE_NAMES: [&str; 94] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -2174,4 +2192,7 @@ pub const STATE_NAMES: [&str; 91] = [
     "V3PollCert",
     "V3WaitCert",
     "V3VerifyCert",
+    "V3PollCatch",
+    "V3WaitCatch",
+    "V3CatchNext",
 ];

@@ -76,11 +76,14 @@
 //! | 83 | V3WaitNv | the fetch is done: word 0 is this view (cb kept) / not / not, and it times out | V3PollNvRec / V3PollNv (a miss) / V3Start |
 //! | 84 | V3PollNvRec | (fetch of new_view, 2f + 3 beats, 3f + 4 when cb != 0, each into COMPOSE at its index) | V3WaitNvRec |
 //! | 85 | V3WaitNvRec | the fetch is done: well formed / not | V3Next (p := 0) / V3PollNv (a miss) |
-//! | 86 | V3Install | (`open_round`) no L, k = c*, k > c* + 1 / k = c* + 1, R23's check holds / fails / k < c* | Off, `start_leader` (`cons_set` at c*) / Off, `start_leader`, `cons_set`, `step_back` / V3Start / Off, `stop` |
+//! | 86 | V3Install | (`open_round`) no L, k = c*, k > c* + 1 / k = c* + 1, R23's check holds / fails / k + 1 = c* / k + 1 < c* | Off, `start_leader` (`cons_set` at c*) / Off, `start_leader`, `cons_set`, `step_back` / V3Start / Off, `cons_set`, `decide_prev` (R24 from the NEW_VIEW's certificate: k decided as prev*; Protocol then starts LEADER at c*) / V3PollCatch |
 //! | 87 | V3Bridge | Slow3 yields (`s3_done`) | V3Turn |
 //! | 88 | V3PollCert | (fetch of commit[s(c*)][x_T], f + 3 beats) | V3WaitCert |
 //! | 89 | V3WaitCert | the fetch is done: K* and a bitmap below n / not / an error | V3VerifyCert / `failed` += x_T, V3PollSeals / V3PollCert (a miss) |
 //! | 90 | V3VerifyCert | f + 1 signers of cb, each share verified over C* (the leader's own COMMIT's are not) / not | leader V3SendNv, follower V3Install / leader `failed` += x_T, V3PollSeals; follower V3PollNv (a miss) |
+//! | 91 | V3PollCatch | (a poll point: WATCH's events are granted here, `catching`) Protocol grants one (`catch_grant`: it decides k from ABOVE or FULL_ROW) / else (fetch of new_view's first beat, the T_vc count's poll) | V3CatchNext (`catch_k` := k) / V3WaitCatch |
+//! | 92 | V3WaitCatch | the fetch is done (a miss) / and it times out | V3PollCatch / V3Start |
+//! | 93 | V3CatchNext | Protocol stopped running / k moved past `catch_k` (the decision is made) | Off / V3Install (k against c* again) |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
 //! out from its registers), `sg_verify` with `sg_blk` (the block `blk`:
@@ -133,10 +136,13 @@ pub enum View3St {
     V3PollCert,
     V3WaitCert,
     V3VerifyCert,
+    V3PollCatch,
+    V3WaitCatch,
+    V3CatchNext,
 }
 
 /// Every state, in declaration order.
-pub const VIEW3_STATES: [View3St; 26] = [
+pub const VIEW3_STATES: [View3St; 29] = [
     View3St::Off,
     View3St::V3Start,
     View3St::V3Turn,
@@ -163,6 +169,9 @@ pub const VIEW3_STATES: [View3St; 26] = [
     View3St::V3PollCert,
     View3St::V3WaitCert,
     View3St::V3VerifyCert,
+    View3St::V3PollCatch,
+    View3St::V3WaitCatch,
+    View3St::V3CatchNext,
 ];
 
 /// The signed block's width (`layout::field3::BLOCK_BITS`).
@@ -183,6 +192,20 @@ pub struct View3 {
     pub start_leader: Signal<Out, Bit>,
     /// The machine holds the slot (not Off).
     pub holding: Signal<Out, Bit>,
+    /// Catch-up after an install below c* (V3PollCatch, V3WaitCatch):
+    /// WATCH polls; `catch_poll` in V3PollCatch, where Protocol may grant
+    /// an event (`catch_grant`: it decides k from WATCH's ABOVE or
+    /// FULL_ROW in that cycle).
+    pub catching: Signal<Out, Bit>,
+    pub catch_poll: Signal<Out, Bit>,
+    pub catch_grant: Signal<In, Bit>,
+    /// Protocol is running (state Run or Decide): catch-up ends when it
+    /// stops (its last slot decided).
+    pub running: Signal<In, Bit>,
+    /// One cycle, in V3Install at k + 1 = c*: decide k as prev* (R24 from
+    /// the NEW_VIEW's certificate, which an honest replica at c* made after
+    /// deciding prev* at c* - 1); Protocol then starts LEADER at c*.
+    pub decide_prev: Signal<Out, Bit>,
     // The slot (Protocol's registers) and the configuration.
     pub id: Signal<In, Bits<8>>,
     pub n: Signal<In, Bits<8>>,
@@ -338,6 +361,9 @@ pub struct View3 {
     cons_m: DFF<Bits<32>>,
     cons_prev: DFF<Bits<32>>,
     x_t: DFF<Bits<8>>,
+    /// k when Protocol granted a catch-up event (V3CatchNext waits for k
+    /// to move past it).
+    catch_k: DFF<Bits<32>>,
     cb: DFF<Bits<8>>,
     nv_cb: DFF<Bits<8>>,
     ci: DFF<Bits<8>>,
@@ -465,6 +491,11 @@ impl Default for View3 {
             stop: Default::default(),
             start_leader: Default::default(),
             holding: Default::default(),
+            catching: Default::default(),
+            catch_poll: Default::default(),
+            catch_grant: Default::default(),
+            running: Default::default(),
+            decide_prev: Default::default(),
             id: Default::default(),
             n: Default::default(),
             support: Default::default(),
@@ -570,6 +601,7 @@ impl Default for View3 {
             cons_m: Default::default(),
             cons_prev: Default::default(),
             x_t: Default::default(),
+            catch_k: Default::default(),
             cb: Default::default(),
             nv_cb: Default::default(),
             ci: Default::default(),
@@ -655,6 +687,7 @@ impl Logic for View3 {
             cons_m,
             cons_prev,
             x_t,
+            catch_k,
             cb,
             nv_cb,
             ci,
@@ -771,6 +804,10 @@ impl Logic for View3 {
         self.stop.next = false;
         self.start_leader.next = false;
         self.holding.next = self.state.q.val() != View3St::Off;
+        self.catching.next = (self.state.q.val() == View3St::V3PollCatch)
+            | (self.state.q.val() == View3St::V3WaitCatch);
+        self.catch_poll.next = self.state.q.val() == View3St::V3PollCatch;
+        self.decide_prev.next = false;
         self.next_view.next = false;
         self.open_round.next = false;
         self.clear_wait.next = false;
@@ -1294,8 +1331,9 @@ impl Logic for View3 {
                 // starts. With a carried value (c*, m*): at k = c* the
                 // constraint; at k = c* + 1, R23: c* was decided here, so
                 // m* must be dec[c*] and prev* dec[c* - 1], and the replica
-                // steps back to rerun c*; below c* it would have to catch
-                // up (not built); above c* + 1 nothing is carried to it.
+                // steps back to rerun c*; at c* - 1, R24 from the
+                // certificate; below, catch-up (V3PollCatch); above c* + 1
+                // nothing is carried to it.
                 self.state.d.next = View3St::Off;
                 if !self.has_l.q.val() {
                     self.open_round.next = true;
@@ -1316,12 +1354,55 @@ impl Logic for View3 {
                         // R23's check fails: refuse (R14).
                         self.state.d.next = View3St::V3Start;
                     }
+                } else if (self.k.val() + 1) == self.cons_c.q.val() {
+                    // R24 from the NEW_VIEW's certificate: an honest
+                    // certifier of c* decided prev* at c* - 1. Protocol
+                    // decides k as prev* (emitted: this replica had not
+                    // decided it), then starts LEADER at c* under the
+                    // constraint.
+                    self.open_round.next = true;
+                    self.cons_set.next = true;
+                    self.decide_prev.next = true;
                 } else if self.k.val() < self.cons_c.q.val() {
-                    // Catch-up (R24 at install, V3PollCatch): not built.
-                    self.stop.next = true;
+                    // Catch-up: WATCH's ABOVE (R24) and FULL_ROW (R26),
+                    // granted in V3PollCatch, move k up to c* - 1.
+                    self.open_round.next = true;
+                    self.state.d.next = View3St::V3PollCatch;
                 } else {
                     self.open_round.next = true;
                     self.start_leader.next = true;
+                }
+            }
+            View3St::V3PollCatch => {
+                if self.catch_grant.val() {
+                    // Protocol decides k from WATCH's event this cycle.
+                    self.catch_k.d.next = self.k.val();
+                    self.state.d.next = View3St::V3CatchNext;
+                } else {
+                    // A one-beat poll of new_view: nothing to find (the
+                    // NEW_VIEW is installed), but each is a miss towards
+                    // T_vc, so a catch-up that stalls seals the view.
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.new_view_word.val();
+                    self.fetch_len.next = 0.into();
+                    self.state.d.next = View3St::V3WaitCatch;
+                }
+            }
+            View3St::V3WaitCatch => {
+                if self.fetch_done.val() {
+                    self.missed.next = true;
+                    if self.expiring.val() {
+                        self.state.d.next = View3St::V3Start;
+                    } else {
+                        self.state.d.next = View3St::V3PollCatch;
+                    }
+                }
+            }
+            View3St::V3CatchNext => {
+                if !self.running.val() {
+                    self.state.d.next = View3St::Off;
+                } else if self.k.val() != self.catch_k.q.val() {
+                    self.state.d.next = View3St::V3Install;
                 }
             }
             View3St::V3Bridge => {
@@ -1537,9 +1618,114 @@ impl Logic for View3 {
             View3St::V3VerifyCert => {
                 self.sts_state.next = 90.into();
             }
+            View3St::V3PollCatch => {
+                self.sts_state.next = 91.into();
+            }
+            View3St::V3WaitCatch => {
+                self.sts_state.next = 92.into();
+            }
+            View3St::V3CatchNext => {
+                self.sts_state.next = 93.into();
+            }
             _ => {
                 self.sts_state.next = 0.into();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The install and catch-up transitions, one `update` at a time: the
+    //! registers and inputs are set, and the next state and the outputs are
+    //! read from what `update` drives (as `View3::reported` does for the
+    //! state register).
+    use super::*;
+
+    /// A View3 in `st` with an accepted NEW_VIEW carrying c* (`has_l`),
+    /// at slot k, Protocol running.
+    fn at(st: View3St, k: u32, c_star: u32) -> View3 {
+        let mut b = View3::default();
+        b.rst_n.next = true;
+        b.rst_n.update_all();
+        b.state.q.next = st;
+        b.state.q.update_all();
+        b.has_l.q.next = true;
+        b.has_l.q.update_all();
+        b.cons_c.q.next = (c_star as u64).into();
+        b.cons_c.q.update_all();
+        b.cons_prev.q.next = 0xbeef.into();
+        b.cons_prev.q.update_all();
+        b.k.next = (k as u64).into();
+        b.k.update_all();
+        b.running.next = true;
+        b.running.update_all();
+        b
+    }
+
+    fn step(b: &mut View3) -> View3St {
+        b.update();
+        b.state.d.next
+    }
+
+    #[test]
+    fn an_install_below_c_star_minus_1_catches_up_and_at_c_star_minus_1_decides_prev_star() {
+        // k + 1 < c*: catch-up, in the new view (open_round), nothing
+        // started, nothing decided.
+        let mut b = at(View3St::V3Install, 4, 7);
+        assert_eq!(step(&mut b), View3St::V3PollCatch);
+        assert!(b.open_round.next && !b.start_leader.next && !b.decide_prev.next);
+        assert!(!b.stop.next, "error 7 was the old answer");
+        // k + 1 = c*: R24 from the NEW_VIEW's certificate: decide k as
+        // prev*, set the constraint for c*, and go Off (Protocol starts
+        // LEADER at c* after the decision).
+        let mut b = at(View3St::V3Install, 6, 7);
+        assert_eq!(step(&mut b), View3St::Off);
+        assert!(b.decide_prev.next && b.cons_set.next && b.open_round.next);
+        assert!(!b.start_leader.next && !b.stop.next);
+        assert_eq!(b.cons_prev_out.next, Bits::<32>::from(0xbeef));
+        // k = c* and k = c* + 1 are as before: LEADER starts.
+        for k in [7, 9] {
+            let mut b = at(View3St::V3Install, k, 7);
+            assert_eq!(step(&mut b), View3St::Off);
+            assert!(b.start_leader.next && !b.decide_prev.next, "k = {k}");
+        }
+    }
+
+    #[test]
+    fn catch_up_polls_for_t_vc_takes_a_grant_and_looks_again_when_k_moves() {
+        // V3PollCatch: a one-beat poll of new_view, WATCH on, a poll point.
+        let mut b = at(View3St::V3PollCatch, 4, 7);
+        assert_eq!(step(&mut b), View3St::V3WaitCatch);
+        assert!(b.fetch_start.next && b.catching.next && b.catch_poll.next);
+        assert_eq!(b.fetch_len.next, Bits::<8>::from(0));
+        // A grant: no fetch; k is kept to see the decision land.
+        let mut b = at(View3St::V3PollCatch, 4, 7);
+        b.catch_grant.next = true;
+        b.catch_grant.update_all();
+        assert_eq!(step(&mut b), View3St::V3CatchNext);
+        assert!(!b.fetch_start.next);
+        assert_eq!(b.catch_k.d.next, Bits::<32>::from(4));
+        // The poll's answer is a miss; at T_vc the view is sealed again.
+        let mut b = at(View3St::V3WaitCatch, 4, 7);
+        b.fetch_done.next = true;
+        b.fetch_done.update_all();
+        assert_eq!(step(&mut b), View3St::V3PollCatch);
+        assert!(b.missed.next && b.catching.next && !b.catch_poll.next);
+        b.expiring.next = true;
+        b.expiring.update_all();
+        assert_eq!(step(&mut b), View3St::V3Start);
+        // V3CatchNext waits for k to move, then installs again (k against
+        // c*); it goes Off if Protocol stops (the run's last slot decided).
+        let mut b = at(View3St::V3CatchNext, 4, 7);
+        b.catch_k.q.next = 4.into();
+        b.catch_k.q.update_all();
+        assert_eq!(step(&mut b), View3St::V3CatchNext);
+        b.k.next = 5.into();
+        b.k.update_all();
+        assert_eq!(step(&mut b), View3St::V3Install);
+        b.running.next = false;
+        b.running.update_all();
+        assert_eq!(step(&mut b), View3St::Off);
     }
 }

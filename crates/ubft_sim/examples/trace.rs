@@ -3,7 +3,8 @@
 //! (`LAYOUT=v3` runs the v3 kernel, with `layout_v3.rs`'s timing: 64
 //! polls, the default signer latencies; `SEED=s` sets the seed, `WAIT=p`
 //! the polls, `LAT=sign:verify` the signer's latencies, `SILENT=r:cycle`
-//! silences replica r.)
+//! silences replica r.) `SCENARIO=file.toml` runs a scenario file instead,
+//! on rust-hdl, with its own faults (the arguments are then ignored).
 use rhdl_ubft::protocol::STATE_NAMES;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
 
@@ -47,7 +48,15 @@ fn main() {
         let v: Vec<u64> = l.split(':').map(|x| x.parse().unwrap()).collect();
         (cfg.sign_latency, cfg.verify_latency) = (v[0], v[1]);
     }
-    let mut c = Cluster::new(cfg).unwrap();
+    let mut c = match std::env::var("SCENARIO") {
+        Ok(f) => {
+            let s = ubft_sim::scenario::Scenario::from_toml(&std::fs::read_to_string(f).unwrap())
+                .unwrap();
+            s.cluster(ubft_sim::backend::Backend::RustHdl).unwrap()
+        }
+        Err(_) => Cluster::new(cfg).unwrap(),
+    };
+    let (n, max) = (c.cfg.replicas, c.cfg.max_cycles);
     if let Ok(s) = std::env::var("SILENT") {
         let v: Vec<u64> = s.split(':').map(|x| x.parse().unwrap()).collect();
         c.set_adversary(

@@ -1642,3 +1642,36 @@ fn a_silent_leader_costs_one_view_change_at_the_tests_links_and_the_defaults() {
         }
     }
 }
+
+/// R24 at install (view3.md, V3Install): a replica at k = c* − 1 when it
+/// installs a NEW_VIEW decides k as the certificate's prev* and then runs
+/// c* under the constraint. `scenarios/catch_up_at_install_v3.toml` (the
+/// soak's seed 280): replica 1, the leader of view 1, is one slot behind
+/// when it installs NEW_VIEW(1); it decides slot 2 thousands of cycles
+/// after the others, once, with their value, and every replica decides all
+/// 12 slots in view 1. Before, replica 1 stopped with error 7 after one
+/// decision.
+#[test]
+fn a_replica_one_slot_behind_decides_c_star_minus_1_from_the_new_view() {
+    let s = Scenario::from_toml(include_str!(
+        "../../../scenarios/catch_up_at_install_v3.toml"
+    ))
+    .unwrap();
+    let report = s.run(Backend::Verilator).unwrap();
+    assert!(report.checks.ok(), "{}", report.summary());
+    for r in report.honest() {
+        assert_eq!(
+            (r.status.error, r.status.decisions, r.decided.len(), r.view),
+            (0, 12, 12, 1),
+            "replica {}\n{}",
+            r.id,
+            report.summary()
+        );
+    }
+    let slot2: Vec<u64> = report.replicas.iter().map(|r| r.decided[1].cycle).collect();
+    assert!(
+        slot2[1] > slot2[0].max(slot2[2]) + 5_000,
+        "replica 1 decides slot 2 late, at install: {slot2:?}"
+    );
+    eprintln!("{}\nslot 2 decided at {slot2:?}", report.summary());
+}
