@@ -36,8 +36,9 @@ use rust_hdl::prelude::*;
 /// buffer of BEATS beats: [`Kernel`] runs the v2 mailbox layout,
 /// [`KernelV3`] the v3 one (docs/recovery.md section 16; so far the fast
 /// path, the slow path, R7 to R12, `slow3.md`, and the view change with
-/// the bridge and a carried value, `view3.md`: Protocol stops with
-/// `RecoveryNotBuilt` where what is not built would be needed).
+/// the bridge, a carried value and the catch-up at install, `view3.md`:
+/// Protocol stops with `RecoveryNotBuilt` where what is not built would
+/// be needed).
 #[derive(LogicBlock)]
 pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     pub ap_clk: Signal<In, Clock>,

@@ -229,9 +229,8 @@ impl ConfigError {
             }
             ConfigError::RecoveryNotBuilt => {
                 "the v3 kernel's view change stopped where it would need what is not \
-                 built: catch-up to a carried slot above its own (R24 at install), or a \
-                 bridge to a will_commit older than k - 1 (issue 11, recovery.md D11.12, \
-                 view3.md)"
+                 built: a bridge to a will_commit older than k - 1 (issue 11, \
+                 recovery.md D11.12, view3.md)"
             }
         }
     }

@@ -368,7 +368,7 @@ pub struct Protocol<const N: usize> {
     wt_above: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
     /// The v3 layout (`new_v3`): a prepare a beat, with prev; Slow3 where
-    /// SLOW would start, RecoveryNotBuilt after it and where VIEW would.
+    /// SLOW would start, View3 where VIEW would.
     v3: Constant<Bit>,
     err_recovery: Constant<Bits<8>>,
     prep_sig_base: Constant<Bits<32>>,
@@ -732,9 +732,10 @@ impl<const N: usize> Protocol<N> {
     /// (recovery.md R3, R4); FAST's timeout holding the slot starts Slow3
     /// (R7 to R12: the slot decided on f + 1 COMMITs). Where Slow3 gives
     /// the slot up, and where v2 would start VIEW, View3 starts the view
-    /// change (R14 to R23: the bridge, a carried value, the rerun); where
-    /// that needs what is not built (catch-up to a carried slot above k)
-    /// it stops with `ConfigError::RecoveryNotBuilt` (issue 11, view3.md).
+    /// change (R14 to R23: the bridge, a carried value, the rerun, the
+    /// catch-up at install); where that needs what is not built (a bridge
+    /// to a will_commit older than k - 1) it stops with
+    /// `ConfigError::RecoveryNotBuilt` (issue 11, view3.md).
     pub fn new_v3() -> Self {
         check_literals::<N>();
         check_literals_v3::<N>();

@@ -43,8 +43,10 @@
 //!   (`open_round`), and LEADER starts. With a carried value: at k = c*
 //!   the constraint (`cons_set`: only m* at c*); at k = c* + 1, after
 //!   R23's check (m* = dec[c*], prev* = dec[c* - 1]), a step back to c*
-//!   (`step_back`: Protocol reruns c* without emitting it again); below
-//!   c*, `stop` (catch-up is not built).
+//!   (`step_back`: Protocol reruns c* without emitting it again); at
+//!   c* - 1, R24 from the NEW_VIEW's certificate (`decide_prev`: k is
+//!   decided as prev*, then LEADER runs c*); lower, catch-up (V3PollCatch:
+//!   WATCH's ABOVE and FULL_ROW, granted there, move k up).
 //!
 //! T_vc: every poll here that finds nothing is a miss, and the
 //! (`wait_polls` << `streak`)-th in a row (`expiring`) starts the machine
@@ -184,8 +186,8 @@ pub struct View3 {
     // Handshakes.
     pub start: Signal<In, Bit>,
     /// One cycle, as the machine goes Off without a new view: what follows
-    /// is not built (the bridge, or a carried value), and Protocol stops
-    /// the run with `RecoveryNotBuilt`.
+    /// is not built (a bridge to a will_commit older than k - 1), and
+    /// Protocol stops the run with `RecoveryNotBuilt`.
     pub stop: Signal<Out, Bit>,
     /// One cycle, as the machine goes Off: the new view is installed and
     /// LEADER starts at the same k.
