@@ -622,20 +622,29 @@ impl Scenario {
                 s.faults.push(fault);
             }
         }
+        s.random_delay(&mut rng);
+        s.max_cycles = max_cycles.max(s.sized_budget());
+        s
+    }
+
+    /// Sometimes (3 in 10) a link delay of 100 to 3,000 cycles on a random
+    /// link, from a cycle below 20,000, for 1,000 to 20,000 cycles: the
+    /// random scenarios' last draw.
+    fn random_delay(&mut self, rng: &mut Rng) {
+        let n = self.replicas;
+        let pick = |rng: &mut Rng, lo: u64, hi: u64| lo + rng.below(hi - lo + 1);
         if rng.chance(300) {
             let src = rng.below(n as u64) as usize;
             let dst = (src + 1 + rng.below(n as u64 - 1) as usize) % n;
             let from = rng.below(20_000);
-            s.faults.push(Fault::Delay {
+            self.faults.push(Fault::Delay {
                 src,
                 dst,
-                extra: pick(&mut rng, 100, 3000),
+                extra: pick(rng, 100, 3000),
                 from_cycle: from,
-                to_cycle: Some(from + pick(&mut rng, 1000, 20_000)),
+                to_cycle: Some(from + pick(rng, 1000, 20_000)),
             });
         }
-        s.max_cycles = max_cycles.max(s.sized_budget());
-        s
     }
 
     /// A random v3 scenario from `seed` (`cargo xtask soak --layout v3`):
@@ -677,18 +686,7 @@ impl Scenario {
             }
             s.faults.push(fault);
         }
-        if rng.chance(300) {
-            let src = rng.below(n as u64) as usize;
-            let dst = (src + 1 + rng.below(n as u64 - 1) as usize) % n;
-            let from = rng.below(20_000);
-            s.faults.push(Fault::Delay {
-                src,
-                dst,
-                extra: pick(&mut rng, 100, 3000),
-                from_cycle: from,
-                to_cycle: Some(from + pick(&mut rng, 1000, 20_000)),
-            });
-        }
+        s.random_delay(&mut rng);
         s.max_cycles = max_cycles.max(s.sized_budget());
         s
     }
