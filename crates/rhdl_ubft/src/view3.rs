@@ -1686,7 +1686,7 @@ mod tests {
         assert!(b.decide_prev.next && b.cons_set.next && b.open_round.next);
         assert!(!b.start_leader.next && !b.stop.next);
         assert_eq!(b.cons_prev_out.next, Bits::<32>::from(0xbeef));
-        // k = c* and k = c* + 1 are as before: LEADER starts.
+        // k = c* and k > c* + 1 are as before: LEADER starts.
         for k in [7, 9] {
             let mut b = at(View3St::V3Install, k, 7);
             assert_eq!(step(&mut b), View3St::Off);
