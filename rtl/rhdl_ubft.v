@@ -10369,6 +10369,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  row_log = 8'h3;
     localparam  ev_full_row = 3'b1;
     localparam  ev_above = 3'b10;
+    localparam  ev_seals = 3'b100;
     localparam  v3 = 1'b0;
     localparam  err_recovery = 8'h7;
     localparam  prep_sig_base = 32'h0;
@@ -10457,6 +10458,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  fast$m_held;
     reg  fast$prev_ok;
     reg  fast$expiring;
+    reg  fast$prep_expiring;
+    wire  fast$at_prepare;
     wire  fast$set_m;
     wire  [31:0] fast$m_next;
     wire  fast$set_phase;
@@ -10637,6 +10640,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  view3$catching;
     wire  view3$catch_poll;
     reg  view3$catch_grant;
+    reg  view3$seal_grant;
     reg  view3$running;
     wire  view3$decide_prev;
     reg  [7:0] view3$id;
@@ -10853,6 +10857,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [3:0] vc_wait$d;
     wire  [3:0] vc_wait$q;
     reg  vc_wait$clock;
+    reg  [3:0] slow_shift$d;
+    wire  [3:0] slow_shift$q;
+    reg  slow_shift$clock;
+    reg  prep_long$d;
+    wire  prep_long$q;
+    reg  prep_long$clock;
     reg  l_ok$d;
     wire  l_ok$q;
     reg  l_ok$clock;
@@ -10885,6 +10895,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [27:0] wait_limit;
     reg  [3:0] vc_shift;
     reg  vc_expiring;
+    reg  slow_expiring;
     reg  missed;
     reg  decided;
     reg  start_leader;
@@ -10911,7 +10922,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  hand_over;
     reg  [255:0] seal_block;
     reg  wt_grant;
+    reg  wt_decide;
     reg  wt_above;
+    reg  wt_seals;
+    reg  s3_point;
     
     // Sub module instances
     rhdl_ubft$protocol$leader leader(
@@ -10958,6 +10972,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .m_held(fast$m_held),
         .prev_ok(fast$prev_ok),
         .expiring(fast$expiring),
+        .prep_expiring(fast$prep_expiring),
+        .at_prepare(fast$at_prepare),
         .set_m(fast$set_m),
         .m_next(fast$m_next),
         .set_phase(fast$set_phase),
@@ -11146,6 +11162,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .catching(view3$catching),
         .catch_poll(view3$catch_poll),
         .catch_grant(view3$catch_grant),
+        .seal_grant(view3$seal_grant),
         .running(view3$running),
         .decide_prev(view3$decide_prev),
         .id(view3$id),
@@ -11445,6 +11462,16 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(vc_wait$q),
         .clock(vc_wait$clock)
     );
+    rhdl_ubft$protocol$slow_shift slow_shift(
+        .d(slow_shift$d),
+        .q(slow_shift$q),
+        .clock(slow_shift$clock)
+    );
+    rhdl_ubft$protocol$prep_long prep_long(
+        .d(prep_long$d),
+        .q(prep_long$q),
+        .clock(prep_long$clock)
+    );
     rhdl_ubft$protocol$l_ok l_ok(
         .d(l_ok$d),
         .q(l_ok$q),
@@ -11512,6 +11539,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cons_m$clock = clock;
         rerun$clock = clock;
         vc_wait$clock = clock;
+        slow_shift$clock = clock;
+        prep_long$clock = clock;
         l_ok$clock = clock;
         l_w$clock = clock;
         l_c$clock = clock;
@@ -11556,6 +11585,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cons_m$d = cons_m$q;
         rerun$d = rerun$q;
         vc_wait$d = vc_wait$q;
+        slow_shift$d = slow_shift$q;
+        prep_long$d = prep_long$q;
         l_ok$d = l_ok$q;
         l_w$d = l_w$q;
         l_c$d = l_c$q;
@@ -11629,9 +11660,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             vc_shift = vc_shift_big;
         end
+        slow_shift$d = vc_shift;
         wait_limit = ((wait_polls) & 28'hfffffff) << streak$q;
         expiring = (waited$q + 32'h1) >= wait_limit;
         vc_expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + vc_wait$q));
+        slow_expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + slow_shift$q));
         tally$beat = fetch_beat;
         tally$lane = cert_row[(32'h0)+:(4)];
         tally$quarter = prep_word[(32'h2)+:(2)];
@@ -11671,6 +11704,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         fast$prev_ok = ~v3 | (fetch_beat[(32'h60)+:(32)] == prev$q);
         fast$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << streak$q);
+        if (prep_long$q) begin
+            fast$prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + slow_shift$q));
+        end
+        else begin
+            fast$prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << streak$q);
+        end
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
         fast$bc_done = bc_done;
@@ -11704,7 +11743,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$echo_row_word = echo_row_word;
         slow3$echo_own_word = echo_own_word;
         slow3$certify_own_word = certify_own_word;
-        slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + vc_wait$q));
+        slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + slow_shift$q));
         slow3$fetch_beat = fetch_beat;
         slow3$fetch_beat_valid = fetch_beat_valid;
         slow3$fetch_done = fetch_done;
@@ -11784,7 +11823,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$round_error = bc_round_error;
         fast$start = leader$start_fast | view$start_fast;
         hand_over = leader$start_view | fast$start_view | (slow3$stop & ~slow3$seal_mode);
-        view3$start = hand_over & v3;
         slow$start = fast$start_slow & ~v3;
         slow3$start = (fast$start_slow | view3$call_s3) & v3;
         slow3$seal_start = view3$call_s3;
@@ -11793,20 +11831,25 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         wt_k = k$q;
         wt_view = view_no$q;
         wt_above = wt_ev_kind == ev_above;
-        wt_grant = v3 & wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above) & (slow3$at_poll | view3$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        slow3$abort = wt_grant & slow3$at_poll;
-        view3$catch_grant = wt_grant;
+        wt_seals = wt_ev_kind == ev_seals;
+        s3_point = slow3$at_poll & ~slow3$seal_mode;
+        wt_grant = v3 & wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above | wt_seals) & (s3_point | view3$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        wt_decide = wt_grant & ~wt_seals;
+        slow3$abort = wt_grant & s3_point;
+        view3$catch_grant = wt_decide;
+        view3$seal_grant = wt_grant & wt_seals;
+        view3$start = (hand_over | (wt_grant & wt_seals & s3_point)) & v3;
         view3$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
-        wt_ev_take = wt_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row) & ~wt_above);
+        wt_ev_take = wt_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row) & ~wt_above & ~wt_seals);
         view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
-        decided = fast$decide | slow$decide | slow3$decide | view$decide | wt_grant | view3$decide_prev;
+        decided = fast$decide | slow$decide | slow3$decide | view$decide | wt_decide | view3$decide_prev;
         if (view3$decide_prev) begin
             m_new = view3$cons_prev_out;
         end
-        else if (wt_grant & wt_above) begin
+        else if (wt_decide & wt_above) begin
             m_new = wt_ev_prev;
         end
-        else if (wt_grant) begin
+        else if (wt_decide) begin
             m_new = wt_ev_m;
         end
         else if (leader$set_m | fast$set_m | view$set_m) begin
@@ -11960,6 +12003,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             phase$d = fast$phase_next | slow$phase_next;
         end
         if (view$next_view | view3$next_view) begin
+            prep_long$d = 1'b0;
             view_no$d = view_no$q + 32'h1;
             leader_id$d = next_leader;
             view_changes$d = view_changes$q + 32'h1;
@@ -11978,7 +12022,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             if (~rerun$q) begin
                 vc_wait$d = 32'h0;
             end
-            slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow | (wt_grant & wt_above) | view3$decide_prev;
+            slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow | (wt_decide & wt_above) | view3$decide_prev;
+            prep_long$d = (slow3$decide | (wt_decide & wt_above) | view3$decide_prev) & v3;
         end
         if (fast$set_phase & (fast$phase_next == 32'h2) & v3) begin
             wc_ok$d = 1'b1;
@@ -12171,14 +12216,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 end
         endcase
         leader$start = start_leader | view$start_leader | view3$start_leader;
-        if (view3$start_leader) begin
+        if (view3$start_leader | view3$next_view) begin
             wt_clear = 1'b1;
         end
         if (fetch_start) begin
             polls$d = polls$q + 32'h1;
         end
         if (missed) begin
-            if ((expiring & ~(slow3$holding | view3$holding)) | (vc_expiring & (slow3$holding | view3$holding))) begin
+            if ((expiring & ~(slow3$holding | view3$holding) & ~(fast$at_prepare & prep_long$q)) | (slow_expiring & fast$at_prepare & prep_long$q) | (vc_expiring & view3$holding) | (slow_expiring & slow3$holding & ~view3$holding)) begin
                 timeouts$d = timeouts$q + 32'h1;
                 waited$d = 32'h0;
             end
@@ -12235,8 +12280,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (slow3$holding) begin
             sts_state = own_state | slow3$sts_state;
         end
+        else if (view3$holding) begin
+            sts_state = view3$sts_state;
+        end
         else begin
-            sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | view$sts_state | view3$sts_state;
+            sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | view$sts_state;
         end
     end
     
@@ -12414,7 +12462,7 @@ module rhdl_ubft$protocol$error(d,q,clock);
 endmodule // rhdl_ubft$protocol$error
 
 
-module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,prev_ok,expiring,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
+module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,prev_ok,expiring,prep_expiring,at_prepare,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -12435,6 +12483,8 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
     input wire  m_held;
     input wire  prev_ok;
     input wire  expiring;
+    input wire  prep_expiring;
+    output reg  at_prepare;
     output reg  set_m;
     output reg  [31:0] m_next;
     output reg  set_phase;
@@ -12486,6 +12536,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
         phase_next = 32'h0;
         clear_wait = 1'b0;
         missed = 1'b0;
+        at_prepare = (state$q == FastSt$FastPollPrepare) | (state$q == FastSt$FastWaitPrepare);
         fetch_start = 1'b0;
         fetch_word = 32'h0;
         bc_start = 1'b0;
@@ -12518,7 +12569,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
                         end
                         else begin
                             missed = 1'b1;
-                            if (expiring) begin
+                            if (prep_expiring) begin
                                 start_view = 1'b1;
                                 state$d = FastSt$Off;
                             end
@@ -13058,6 +13109,25 @@ module rhdl_ubft$protocol$polls(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$polls
+
+
+module rhdl_ubft$protocol$prep_long(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$prep_long
 
 
 module rhdl_ubft$protocol$prev(d,q,clock);
@@ -14479,6 +14549,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
     reg  [7:0] verified$d;
     wire  [7:0] verified$q;
     reg  verified$clock;
+    reg  [7:0] torn$d;
+    wire  [7:0] torn$q;
+    reg  torn$clock;
     reg  [7:0] bad$d;
     wire  [7:0] bad$q;
     reg  bad$clock;
@@ -14609,6 +14682,11 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
         .q(verified$q),
         .clock(verified$clock)
     );
+    rhdl_ubft$protocol$slow3$torn torn(
+        .d(torn$d),
+        .q(torn$q),
+        .clock(torn$clock)
+    );
     rhdl_ubft$protocol$slow3$bad bad(
         .d(bad$d),
         .q(bad$q),
@@ -14693,6 +14771,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
         bm$clock = clock;
         take$clock = clock;
         verified$clock = clock;
+        torn$clock = clock;
         bad$clock = clock;
         sj$clock = clock;
         so$clock = clock;
@@ -14722,6 +14801,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
         bm$d = bm$q;
         take$d = take$q;
         verified$d = verified$q;
+        torn$d = torn$q;
         bad$d = bad$q;
         sj$d = sj$q;
         so$d = so$q;
@@ -14791,6 +14871,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
                     sent$d = 1'b0;
                     checked_any$d = 1'b0;
                     verified$d = 32'h0;
+                    torn$d = 32'h0;
                     bad$d = 32'h0;
                     clear_wait = 1'b1;
                     if (sealing$q) begin
@@ -15128,7 +15209,10 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
                             so$d = so$q + 32'h1;
                         end
                         else begin
-                            bad$d = bad$q | (one8 << sj$q);
+                            if ((torn$q & (one8 << sj$q)) != 32'h0) begin
+                                bad$d = bad$q | (one8 << sj$q);
+                            end
+                            torn$d = torn$q | (one8 << sj$q);
                             bad_share = 1'b1;
                             missed = 1'b1;
                             if (exp) begin
@@ -16087,6 +16171,25 @@ module rhdl_ubft$protocol$slow3$take(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow3$take
 
 
+module rhdl_ubft$protocol$slow3$torn(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$torn
+
+
 module rhdl_ubft$protocol$slow3$verified(d,q,clock);
     
     // Module arguments
@@ -16199,6 +16302,25 @@ module rhdl_ubft$protocol$slow_path(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow_path
+
+
+module rhdl_ubft$protocol$slow_shift(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow_shift
 
 
 module rhdl_ubft$protocol$state(d,q,clock);
@@ -17378,7 +17500,7 @@ module rhdl_ubft$protocol$view$vc_lo(d,q,clock);
 endmodule // rhdl_ubft$protocol$view$vc_lo
 
 
-module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -17390,6 +17512,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     output reg  catching;
     output reg  catch_poll;
     input wire  catch_grant;
+    input wire  seal_grant;
     input wire  running;
     output reg  decide_prev;
     input wire  [7:0] id;
@@ -17505,6 +17628,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     localparam View3St$V3PollCatch = 26;
     localparam View3St$V3WaitCatch = 27;
     localparam View3St$V3CatchNext = 28;
+    localparam View3St$V3AwaitNext = 29;
     
     // Stub signals
     reg  [4:0] state$d;
@@ -17921,8 +18045,8 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
         stop = 1'b0;
         start_leader = 1'b0;
         holding = state$q != View3St$Off;
-        catching = (state$q == View3St$V3PollCatch) | (state$q == View3St$V3WaitCatch);
-        catch_poll = state$q == View3St$V3PollCatch;
+        catching = (state$q == View3St$V3PollCatch) | (state$q == View3St$V3WaitCatch) | (state$q == View3St$V3PollNv) | (state$q == View3St$V3WaitNv) | (state$q == View3St$V3PollSeals) | (state$q == View3St$V3WaitSeals);
+        catch_poll = (state$q == View3St$V3PollCatch) | (state$q == View3St$V3PollNv) | (state$q == View3St$V3PollSeals);
         decide_prev = 1'b0;
         next_view = 1'b0;
         open_round = 1'b0;
@@ -18050,16 +18174,25 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                 end
             View3St$V3PollSeals:
                 begin
-                    fetch_start = 1'b1;
-                    fetch_word = seal_row_word;
-                    fetch_len = row2_len;
-                    beat_i$d = 32'h0;
-                    cnt$d = 32'h0;
-                    others$d = 32'h0;
-                    sb$d = 32'h0;
-                    take$d = 1'b0;
-                    has_l$d = 1'b0;
-                    state$d = View3St$V3WaitSeals;
+                    if (seal_grant) begin
+                        state$d = View3St$V3Start;
+                    end
+                    else if (catch_grant) begin
+                        catch_k$d = k;
+                        state$d = View3St$V3AwaitNext;
+                    end
+                    else begin
+                        fetch_start = 1'b1;
+                        fetch_word = seal_row_word;
+                        fetch_len = row2_len;
+                        beat_i$d = 32'h0;
+                        cnt$d = 32'h0;
+                        others$d = 32'h0;
+                        sb$d = 32'h0;
+                        take$d = 1'b0;
+                        has_l$d = 1'b0;
+                        state$d = View3St$V3WaitSeals;
+                    end
                 end
             View3St$V3WaitSeals:
                 begin
@@ -18352,10 +18485,19 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                 end
             View3St$V3PollNv:
                 begin
-                    fetch_start = 1'b1;
-                    fetch_word = new_view_word;
-                    fetch_len = 32'h0;
-                    state$d = View3St$V3WaitNv;
+                    if (seal_grant) begin
+                        state$d = View3St$V3Start;
+                    end
+                    else if (catch_grant) begin
+                        catch_k$d = k;
+                        state$d = View3St$V3AwaitNext;
+                    end
+                    else begin
+                        fetch_start = 1'b1;
+                        fetch_word = new_view_word;
+                        fetch_len = 32'h0;
+                        state$d = View3St$V3WaitNv;
+                    end
                 end
             View3St$V3WaitNv:
                 begin
@@ -18480,7 +18622,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                 end
             View3St$V3PollCatch:
                 begin
-                    if (catch_grant) begin
+                    if (seal_grant) begin
+                        state$d = View3St$V3Start;
+                    end
+                    else if (catch_grant) begin
                         catch_k$d = k;
                         state$d = View3St$V3CatchNext;
                     end
@@ -18510,6 +18655,20 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     end
                     else if (k != catch_k$q) begin
                         state$d = View3St$V3Install;
+                    end
+                end
+            View3St$V3AwaitNext:
+                begin
+                    if (~running) begin
+                        state$d = View3St$Off;
+                    end
+                    else if (k != catch_k$q) begin
+                        if (lead$q) begin
+                            state$d = View3St$V3PollSeals;
+                        end
+                        else begin
+                            state$d = View3St$V3PollNv;
+                        end
                     end
                 end
             View3St$V3Bridge:
@@ -18759,6 +18918,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
             View3St$V3CatchNext:
                 begin
                     sts_state = 32'h5d;
+                end
+            View3St$V3AwaitNext:
+                begin
+                    sts_state = 32'h5e;
                 end
             default:
                 begin
@@ -19339,6 +19502,7 @@ module rhdl_ubft$protocol$view3$state(d,q,clock);
     localparam View3St$V3PollCatch = 26;
     localparam View3St$V3WaitCatch = 27;
     localparam View3St$V3CatchNext = 28;
+    localparam View3St$V3AwaitNext = 29;
     
     // Update code (custom)
     initial begin

@@ -105,6 +105,13 @@ pub struct Fast {
     pub prev_ok: Signal<In, Bit>,
     /// The next miss is the `wait_polls`-th in a row.
     pub expiring: Signal<In, Bit>,
+    /// The same for the wait for a prepare (FastWaitPrepare): on v3 after
+    /// a slot decided on the slow path it is Slow3's wait (Protocol), as
+    /// the leader may still be delivering that slot's COMMITs.
+    pub prep_expiring: Signal<In, Bit>,
+    /// In FastPollPrepare or FastWaitPrepare (Protocol counts the misses
+    /// there against `prep_expiring`).
+    pub at_prepare: Signal<Out, Bit>,
     // Requests to Protocol.
     pub set_m: Signal<Out, Bit>,
     pub m_next: Signal<Out, Bits<32>>,
@@ -185,6 +192,8 @@ impl Logic for Fast {
         self.phase_next.next = 0.into();
         self.clear_wait.next = false;
         self.missed.next = false;
+        self.at_prepare.next = (self.state.q.val() == FastSt::FastPollPrepare)
+            | (self.state.q.val() == FastSt::FastWaitPrepare);
         self.fetch_start.next = false;
         self.fetch_word.next = 0.into();
         self.bc_start.next = false;
@@ -222,7 +231,7 @@ impl Logic for Fast {
                         self.state.d.next = FastSt::FastSendCert;
                     } else {
                         self.missed.next = true;
-                        if self.expiring.val() {
+                        if self.prep_expiring.val() {
                             // No value in this view: change it.
                             self.start_view.next = true;
                             self.state.d.next = FastSt::Off;

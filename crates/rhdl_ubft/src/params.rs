@@ -89,9 +89,9 @@ pub const WAIT_BITS: usize = 16;
 /// decision doubles it (recovery.md R14, "T_vc doubles with every view
 /// change in a row"), up to `wait_polls` · 2^WAIT_DOUBLINGS polls.
 pub const WAIT_DOUBLINGS: usize = 8;
-/// T_vc's doublings over the path timeout on the v3 kernel (View3's waits,
-/// and Slow3's until the installed view's first decision: protocol.md,
-/// "Timeouts"; recovery.md R14), for n = 3: the wait for a NEW_VIEW
+/// T_vc's doublings over the path timeout on the v3 kernel (View3's waits
+/// until the installed view's first decision, and Slow3's at every slot:
+/// protocol.md, "Timeouts", "Slow3's waits"; recovery.md R14), for n = 3: the wait for a NEW_VIEW
 /// spans the view change's signer steps, 3f + 4 of them at most (two signs,
 /// f + 1 SEAL verifies, f suspect verifies, f + 1 share verifies), and the
 /// v3 rule makes `wait_polls` outlast one step, so T_vc's base is

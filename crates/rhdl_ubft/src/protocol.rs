@@ -288,9 +288,17 @@ pub struct Protocol<const N: usize> {
     rerun: DFF<Bit>,
     // T_vc's extra doublings (v3): `vc_shift` while View3 holds the
     // replica, 0 from the first decision after (not a rerun's); added to
-    // `streak` in View3's and Slow3's waits (a register, so that Slow3's
+    // `streak` in View3's waits (a register, so that Slow3's
     // `expiring` depends on registers only).
     vc_wait: DFF<Bits<STREAK_BITS>>,
+    // Slow3's doublings over the path timeout (v3): `vc_shift` at every
+    // slot, since a slow-path wait spans peers' signer steps (a register
+    // that follows `n`, so that Slow3's `expiring` depends on registers
+    // only).
+    slow_shift: DFF<Bits<STREAK_BITS>>,
+    // FAST's wait for a prepare is Slow3's (v3): the last decision was on
+    // the slow path (set at each decision, cleared at a SEAL).
+    prep_long: DFF<Bit>,
     /// L, its latest COMMIT (w, c, m, prev), which its SEAL carries.
     l_ok: DFF<Bit>,
     l_w: DFF<Bits<32>>,
@@ -313,6 +321,7 @@ pub struct Protocol<const N: usize> {
     wait_limit: Signal<Local, Bits<WAITED_BITS>>,
     vc_shift: Signal<Local, Bits<STREAK_BITS>>,
     vc_expiring: Signal<Local, Bit>,
+    slow_expiring: Signal<Local, Bit>,
     missed: Signal<Local, Bit>,
     decided: Signal<Local, Bit>,
     start_leader: Signal<Local, Bit>,
@@ -359,13 +368,20 @@ pub struct Protocol<const N: usize> {
     /// and echo_commit).
     new_view_word: Constant<Bits<32>>,
     row_log: Constant<Bits<8>>,
-    /// WATCH's FULL_ROW for k is taken: Slow3 gives the slot back at a
-    /// poll state and Protocol decides it (R26, v3).
+    /// WATCH's event is taken at a poll point (v3): Slow3's (normal mode;
+    /// Slow3 gives the slot back) or View3's (catching up, awaiting a
+    /// NEW_VIEW). FULL_ROW (R26) and ABOVE (R24) decide k (`wt_decide`);
+    /// SEALS starts the view change (R14's trigger, `wt_seals`).
     wt_grant: Signal<Local, Bit>,
+    wt_decide: Signal<Local, Bit>,
     ev_full_row: Constant<Bits<3>>,
     ev_above: Constant<Bits<3>>,
+    ev_seals: Constant<Bits<3>>,
     /// WATCH's event is ABOVE (R24), else FULL_ROW (R26).
     wt_above: Signal<Local, Bit>,
+    wt_seals: Signal<Local, Bit>,
+    /// Slow3 is at a poll point in normal mode (seal mode takes nothing).
+    s3_point: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
     /// The v3 layout (`new_v3`): a prepare a beat, with prev; Slow3 where
     /// SLOW would start, View3 where VIEW would.
@@ -872,6 +888,7 @@ impl<const N: usize> Protocol<N> {
             wait_limit: Default::default(),
             vc_shift: Default::default(),
             vc_expiring: Default::default(),
+            slow_expiring: Default::default(),
             missed: Default::default(),
             decided: Default::default(),
             start_leader: Default::default(),
@@ -889,6 +906,8 @@ impl<const N: usize> Protocol<N> {
             cons_m: Default::default(),
             rerun: Default::default(),
             vc_wait: Default::default(),
+            slow_shift: Default::default(),
+            prep_long: Default::default(),
             t_view: Default::default(),
             t_k: Default::default(),
             t_m: Default::default(),
@@ -921,6 +940,10 @@ impl<const N: usize> Protocol<N> {
             bc_round_error: Default::default(),
             hand_over: Default::default(),
             wt_grant: Default::default(),
+            wt_decide: Default::default(),
+            wt_seals: Default::default(),
+            s3_point: Default::default(),
+            ev_seals: Constant::new(crate::watch::ev::SEALS.into()),
             ev_full_row: Constant::new(crate::watch::ev::FULL_ROW.into()),
             wt_enable: Default::default(),
             wt_clear: Default::default(),
@@ -1120,6 +1143,8 @@ impl<const N: usize> Logic for Protocol<N> {
             cons_m,
             rerun,
             vc_wait,
+            slow_shift,
+            prep_long,
             l_ok,
             l_w,
             l_c,
@@ -1246,22 +1271,29 @@ impl<const N: usize> Logic for Protocol<N> {
         // change since the last decision (28 = WAITED_BITS, 16 = WAIT_BITS:
         // asserted below the block).
         // T_vc (v3): from the view change's start to the first decision of
-        // the view it installs (`vc_wait`), View3's and Slow3's waits are
-        // doubled VC_SHIFT_F1 more times at n = 3, VC_SHIFT at n >= 5
-        // (params.rs `vc_shift`): the view change's signer steps, and the
-        // followers' check of NEW_VIEW while the new leader's first slot
-        // runs. LEADER's and FAST's are not: a silent replica still moves
-        // the new view's first slot to the slow path after `wait_polls`.
+        // the view it installs (`vc_wait`), View3's waits are doubled
+        // VC_SHIFT_F1 more times at n = 3, VC_SHIFT at n >= 5 (params.rs
+        // `vc_shift`): the view change's signer steps. Slow3's waits are
+        // doubled as many times at every slot (`slow_shift`): a slow-path
+        // wait spans its peers' signer steps (up to f + 4 of them, with a
+        // torn read's retry), and the new leader's first slow slot runs
+        // while its followers still check NEW_VIEW. LEADER's and FAST's
+        // are not: a silent replica still moves a slot to the slow path
+        // after `wait_polls`.
         if self.n.val() <= 3 {
             self.vc_shift.next = self.vc_shift_f1.val();
         } else {
             self.vc_shift.next = self.vc_shift_big.val();
         }
+        self.slow_shift.d.next = self.vc_shift.val();
         self.wait_limit.next = bit_cast::<28, 16>(self.wait_polls.val()) << self.streak.q.val();
         self.expiring.next = (self.waited.q.val() + 1) >= self.wait_limit.val();
         self.vc_expiring.next = (self.waited.q.val() + 1)
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
                 << (self.streak.q.val() + self.vc_wait.q.val()));
+        self.slow_expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                << (self.streak.q.val() + self.slow_shift.q.val()));
 
         // The read side of the fetch port.
         self.tally.beat.next = self.fetch_beat.val();
@@ -1321,6 +1353,17 @@ impl<const N: usize> Logic for Protocol<N> {
         // block, and a shared local would close a false loop, UNOPTFLAT.)
         self.fast.expiring.next = (self.waited.q.val() + 1)
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
+        // FastWaitPrepare after a slow decision (v3, `prep_long`): Slow3's
+        // wait, since the leader may be delivering that slot's COMMITs, f
+        // verifies behind its followers. (From the registers, as Slow3's.)
+        if self.prep_long.q.val() {
+            self.fast.prep_expiring.next = (self.waited.q.val() + 1)
+                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                    << (self.streak.q.val() + self.slow_shift.q.val()));
+        } else {
+            self.fast.prep_expiring.next = (self.waited.q.val() + 1)
+                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
+        }
         self.fast.fetch_done.next = self.fetch_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
         self.fast.bc_done.next = self.bc_done.val();
@@ -1361,7 +1404,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // Slow3 for Verilator, UNOPTFLAT, as Tally's tag below.)
         self.slow3.expiring.next = (self.waited.q.val() + 1)
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                << (self.streak.q.val() + self.vc_wait.q.val()));
+                << (self.streak.q.val() + self.slow_shift.q.val()));
         self.slow3.fetch_beat.next = self.fetch_beat.val();
         self.slow3.fetch_beat_valid.next = self.fetch_beat_valid.val();
         self.slow3.fetch_done.next = self.fetch_done.val();
@@ -1461,19 +1504,22 @@ impl<const N: usize> Logic for Protocol<N> {
         self.hand_over.next = self.leader.start_view.val()
             | self.fast.start_view.val()
             | (self.slow3.stop.val() & !self.slow3.seal_mode.val());
-        self.view3.start.next = self.hand_over.val() & self.v3.val();
         self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
         self.slow3.start.next =
             (self.fast.start_slow.val() | self.view3.call_s3.val()) & self.v3.val();
         self.slow3.seal_start.next = self.view3.call_s3.val();
         self.view3.s3_done.next = self.slow3.stop.val() & self.slow3.seal_mode.val();
-        // WATCH (v3): it polls while Slow3 holds the slot. A full
-        // will_commit row for k, in any view (R26), decides k: Slow3 gives
-        // the slot back at its next poll state, where nothing of its own is
-        // in flight (no fetch; no signer request, broadcast or round
-        // outstanding), and Protocol decides it with the row's m. Its other
-        // events are not acted on yet (VIEW on v3 is not built) and are
-        // taken as they come, so the rotation goes on.
+        // WATCH (v3): it polls while Slow3 holds the slot (normal mode)
+        // and while View3 catches up or awaits a NEW_VIEW. Its events are
+        // granted at a poll point, where nothing of the holder's own is in
+        // flight (no fetch; no signer request, broadcast or round
+        // outstanding): Slow3's (it gives the slot back) or View3's
+        // (V3PollCatch, V3PollNv, V3PollSeals). A full will_commit row for
+        // k, in any view (R26), or ABOVE decides k; f + 1 SEALs of views
+        // >= this one (R14) start the view change: V3Start, from Slow3 by
+        // a handover. COMMIT and NEW_VIEW events are not acted on (View3
+        // polls new_view itself) and are taken as they come, so the
+        // rotation goes on.
         self.wt_enable.next = self.v3.val()
             & ((self.slow3.holding.val() & !self.slow3.seal_mode.val())
                 | self.view3.catching.val())
@@ -1483,23 +1529,37 @@ impl<const N: usize> Logic for Protocol<N> {
         // ABOVE (R24): f + 1 CERT blocks of k + 1 with one prev, from f + 1
         // writers (the guard makes certify entry j j's own), so an honest
         // replica certified k + 1 on dec[k] = prev: k is decided as prev.
+        // SEALS: f + 1 well-formed SEAL blocks of views >= this one, each
+        // in its writer's own entry (the guard), so an honest replica
+        // sealed such a view.
         self.wt_above.next = self.wt_ev_kind.val() == self.ev_above.val();
+        self.wt_seals.next = self.wt_ev_kind.val() == self.ev_seals.val();
+        self.s3_point.next = self.slow3.at_poll.val() & !self.slow3.seal_mode.val();
         self.wt_grant.next = self.v3.val()
             & self.wt_ev_valid.val()
-            & ((self.wt_ev_kind.val() == self.ev_full_row.val()) | self.wt_above.val())
-            & (self.slow3.at_poll.val() | self.view3.catch_poll.val())
+            & ((self.wt_ev_kind.val() == self.ev_full_row.val())
+                | self.wt_above.val()
+                | self.wt_seals.val())
+            & (self.s3_point.val() | self.view3.catch_poll.val())
             & !self.sg_busy.val()
             & !self.bc_busy.val()
             & (self.state.q.val() == ProtocolSt::Run);
-        self.slow3.abort.next = self.wt_grant.val() & self.slow3.at_poll.val();
-        // View3's catch-up below c* (V3PollCatch): the grant decides k.
-        self.view3.catch_grant.next = self.wt_grant.val();
+        self.wt_decide.next = self.wt_grant.val() & !self.wt_seals.val();
+        self.slow3.abort.next = self.wt_grant.val() & self.s3_point.val();
+        // View3 at its poll points: the grant decides k (catch-up), or
+        // the trigger seals.
+        self.view3.catch_grant.next = self.wt_decide.val();
+        self.view3.seal_grant.next = self.wt_grant.val() & self.wt_seals.val();
+        self.view3.start.next = (self.hand_over.val()
+            | (self.wt_grant.val() & self.wt_seals.val() & self.s3_point.val()))
+            & self.v3.val();
         self.view3.running.next =
             (self.state.q.val() == ProtocolSt::Run) | (self.state.q.val() == ProtocolSt::Decide);
         self.wt_ev_take.next = self.wt_grant.val()
             | (self.wt_ev_valid.val()
                 & (self.wt_ev_kind.val() != self.ev_full_row.val())
-                & !self.wt_above.val());
+                & !self.wt_above.val()
+                & !self.wt_seals.val());
         self.view.start.next = (self.leader.start_view.val()
             | self.fast.start_view.val()
             | self.slow.start_view.val())
@@ -1508,7 +1568,7 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.slow.decide.val()
             | self.slow3.decide.val()
             | self.view.decide.val()
-            | self.wt_grant.val()
+            | self.wt_decide.val()
             | self.view3.decide_prev.val();
 
         // m as it will be: a machine that takes a value sends it in the
@@ -1516,10 +1576,10 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.view3.decide_prev.val() {
             // R24 at install: prev* of the NEW_VIEW's certificate of c*.
             self.m_new.next = self.view3.cons_prev_out.val();
-        } else if self.wt_grant.val() & self.wt_above.val() {
+        } else if self.wt_decide.val() & self.wt_above.val() {
             // R24: the prev of k + 1's certificate.
             self.m_new.next = self.wt_ev_prev.val();
-        } else if self.wt_grant.val() {
+        } else if self.wt_decide.val() {
             // R26: the full row's m (this replica's own lane is in the row,
             // so it is the m it sent will_commit for).
             self.m_new.next = self.wt_ev_m.val();
@@ -1754,6 +1814,7 @@ impl<const N: usize> Logic for Protocol<N> {
             self.phase.d.next = self.fast.phase_next.val() | self.slow.phase_next.val();
         }
         if self.view.next_view.val() | self.view3.next_view.val() {
+            self.prep_long.d.next = false;
             self.view_no.d.next = self.view_no.q.val() + 1;
             self.leader_id.d.next = self.next_leader.val();
             self.view_changes.d.next = self.view_changes.q.val() + 1;
@@ -1778,8 +1839,12 @@ impl<const N: usize> Logic for Protocol<N> {
             self.slow_path.d.next = self.slow.decide_slow.val()
                 | self.slow3.decide.val()
                 | self.view.decide_slow.val()
-                | (self.wt_grant.val() & self.wt_above.val())
+                | (self.wt_decide.val() & self.wt_above.val())
                 | self.view3.decide_prev.val();
+            self.prep_long.d.next = (self.slow3.decide.val()
+                | (self.wt_decide.val() & self.wt_above.val())
+                | self.view3.decide_prev.val())
+                & self.v3.val();
         }
         // W: this replica's will_commit (FAST's phase 2, v3); L: its COMMIT.
         if self.fast.set_phase.val() & (self.fast.phase_next.val() == 2) & self.v3.val() {
@@ -1994,7 +2059,7 @@ impl<const N: usize> Logic for Protocol<N> {
             self.start_leader.val() | self.view.start_leader.val() | self.view3.start_leader.val();
         // WATCH forgets at an install too: the view changed, and with R23's
         // step back k did (a full row of c* it reported is reported again).
-        if self.view3.start_leader.val() {
+        if self.view3.start_leader.val() | self.view3.next_view.val() {
             self.wt_clear.next = true;
         }
         // Every fetch is a poll; a poll that found nothing counts towards
@@ -2003,10 +2068,15 @@ impl<const N: usize> Logic for Protocol<N> {
             self.polls.d.next = self.polls.q.val() + 1;
         }
         // A miss counts towards the wait of the machine that missed: T_vc's
-        // (`vc_expiring`) while Slow3 or View3 holds the slot.
+        // (`vc_expiring`) while View3 holds the slot, Slow3's
+        // (`slow_expiring`) while Slow3 does.
         if self.missed.val() {
-            if (self.expiring.val() & !(self.slow3.holding.val() | self.view3.holding.val()))
-                | (self.vc_expiring.val() & (self.slow3.holding.val() | self.view3.holding.val()))
+            if (self.expiring.val()
+                & !(self.slow3.holding.val() | self.view3.holding.val())
+                & !(self.fast.at_prepare.val() & self.prep_long.q.val()))
+                | (self.slow_expiring.val() & self.fast.at_prepare.val() & self.prep_long.q.val())
+                | (self.vc_expiring.val() & self.view3.holding.val())
+                | (self.slow_expiring.val() & self.slow3.holding.val() & !self.view3.holding.val())
             {
                 self.timeouts.d.next = self.timeouts.q.val() + 1;
                 self.waited.d.next = 0.into();
@@ -2063,15 +2133,18 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         // (During View3's bridge both View3 (V3Bridge) and Slow3, in seal
         // mode, hold the slot: the state is Slow3's, the one working.)
+        // (A catch-up decision while View3 holds, which waits for it in
+        // V3CatchNext or V3AwaitNext: the state is View3's.)
         if self.slow3.holding.val() {
             self.sts_state.next = self.own_state.val() | self.slow3.sts_state.val();
+        } else if self.view3.holding.val() {
+            self.sts_state.next = self.view3.sts_state.val();
         } else {
             self.sts_state.next = self.own_state.val()
                 | self.leader.sts_state.val()
                 | self.fast.sts_state.val()
                 | self.slow.sts_state.val()
-                | self.view.sts_state.val()
-                | self.view3.sts_state.val();
+                | self.view.sts_state.val();
         }
     }
 }
@@ -2101,7 +2174,7 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 94] = [
+pub const STATE_NAMES: [&str; 95] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -2196,4 +2269,5 @@ pub const STATE_NAMES: [&str; 94] = [
     "V3PollCatch",
     "V3WaitCatch",
     "V3CatchNext",
+    "V3AwaitNext",
 ];

@@ -24,8 +24,9 @@
 //!   its share goes into COMPOSE beat 2 + c (ascending replica order) and
 //!   bit j into `bm`. With f + 1, verify over C each copied share that is
 //!   not its own and not in `verified`, read back from COMPOSE (`sg_compose`,
-//!   `cp_rd_data`); one that fails goes into `bad` (`bad_share`, a miss)
-//!   and the row is read again. Then sign K = [3, id, v, k, m, prev, 0, 0]
+//!   `cp_rd_data`); one that fails (`bad_share`, a miss) makes the row be
+//!   read again, and goes into `bad` at its second failure (`torn` holds
+//!   the first: a read may be torn). Then sign K = [3, id, v, k, m, prev, 0, 0]
 //!   and write commit[s(k)][id]: K with `bm` at word 8, the signature, the
 //!   f + 1 shares (3 + f beats). Its own COMMIT counts as delivered;
 //! - R11: for each peer x (x < n, not delivered, not vetoed) in turn,
@@ -80,7 +81,7 @@
 //! | 51 | S3SendCert | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | S3PollCertify |
 //! | 52 | S3PollCertify | (fetch of the certify row, 2N beats; c, `bm` := 0) | S3WaitCertify |
 //! | 53 | S3WaitCertify | the fetch is done: an error / f + 1 candidates (shares copied as they arrived) / fewer / fewer, and it times out | S3PollCertify / S3VerifyShare / S3PollCertify (a miss) / Off, `stop` |
-//! | 54 | S3VerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | S3SignCommit / the next j (`verified` += j) / S3PollCertify (`bad` += j, `bad_share`, a miss) / Off, `stop` |
+//! | 54 | S3VerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | S3SignCommit / the next j (`verified` += j) / S3PollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss) / Off, `stop` |
 //! | 55 | S3SignCommit | the signer's response (`sign` of K): OK / an error | S3SendCommit (COMPOSE beat 1 := the signature) / Off, `stop` |
 //! | 56 | S3SendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: f + 1 = 1 / else | Off, `decide` / S3PollCommit (`delivered` := {id}, x := 0) |
 //! | 57 | S3PollCommit | x >= n / x delivered or vetoed / else | S3PollCommit (x := 0, a miss; Off, `stop` if it times out) / S3PollCommit (x + 1) / S3WaitCommit (fetch of commit[s(k)][x], two beats) |
@@ -348,8 +349,12 @@ pub struct Slow3 {
     c: DFF<Bits<8>>,
     bm: DFF<Bits<8>>,
     take: DFF<Bit>,
-    /// Shares over C that verified, and that failed (this slot).
+    /// Shares over C that verified, that failed once (`torn`: read again,
+    /// since a read may be torn, the block of a write landing during the
+    /// burst with the share of the write before), and that failed twice
+    /// (`bad`: passed over), this slot.
     verified: DFF<Bits<8>>,
+    torn: DFF<Bits<8>>,
     bad: DFF<Bits<8>>,
     /// The share being checked: its replica, its place among the copied
     /// ones, and COMPOSE's read of it settled.
@@ -525,6 +530,7 @@ impl Default for Slow3 {
             bm: Default::default(),
             take: Default::default(),
             verified: Default::default(),
+            torn: Default::default(),
             bad: Default::default(),
             sj: Default::default(),
             so: Default::default(),
@@ -592,6 +598,7 @@ impl Logic for Slow3 {
             bm,
             take,
             verified,
+            torn,
             bad,
             sj,
             so,
@@ -682,6 +689,7 @@ impl Logic for Slow3 {
                 self.sent.d.next = false;
                 self.checked_any.d.next = false;
                 self.verified.d.next = 0.into();
+                self.torn.d.next = 0.into();
                 self.bad.d.next = 0.into();
                 self.clear_wait.next = true;
                 if self.sealing.q.val() {
@@ -1006,8 +1014,13 @@ impl Logic for Slow3 {
                         self.sj.d.next = self.sj.q.val() + 1;
                         self.so.d.next = self.so.q.val() + 1;
                     } else {
-                        // Passed over from now on; the row is read again.
-                        self.bad.d.next = self.bad.q.val() | (self.one8.val() << self.sj.q.val());
+                        // The row is read again; j is passed over from now
+                        // on if it failed before (a torn read fails once).
+                        if (self.torn.q.val() & (self.one8.val() << self.sj.q.val())) != 0 {
+                            self.bad.d.next =
+                                self.bad.q.val() | (self.one8.val() << self.sj.q.val());
+                        }
+                        self.torn.d.next = self.torn.q.val() | (self.one8.val() << self.sj.q.val());
                         self.bad_share.next = true;
                         self.missed.next = true;
                         if self.exp.val() {

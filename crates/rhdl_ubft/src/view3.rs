@@ -47,6 +47,11 @@
 //!   c* - 1, R24 from the NEW_VIEW's certificate (`decide_prev`: k is
 //!   decided as prev*, then LEADER runs c*); lower, catch-up (V3PollCatch:
 //!   WATCH's ABOVE and FULL_ROW, granted there, move k up).
+//! - While awaiting a NEW_VIEW (V3PollNv, V3PollSeals) and catching up,
+//!   WATCH polls too and its events are granted at those poll points:
+//!   ABOVE or FULL_ROW decides k (R24, R26) and the machine polls again
+//!   once k moved (V3AwaitNext); f + 1 SEALs of views >= this one seal
+//!   the view (R14's trigger, `seal_grant`), as they stop Slow3.
 //!
 //! T_vc: every poll here that finds nothing is a miss, and the
 //! (`wait_polls` << `streak`)-th in a row (`expiring`) starts the machine
@@ -62,7 +67,7 @@
 //! | 67 | V3Turn | an obligation within reach / an older one / none | V3Bridge (`call_s3`) / Off, `stop` / V3SignSeal (Setup `sign` of S) |
 //! | 68 | V3SignSeal | the response: OK / an error | V3SendSeal (COMPOSE beat 1 := the signature) / V3SignSeal (again) |
 //! | 69 | V3SendSeal | (first cycle: Broadcast and COMPOSE start, 2 beats to seal[id]) Broadcast's `done` | `next_view`; this replica leads view + 1: V3PollSeals / else V3PollNv |
-//! | 70 | V3PollSeals | (fetch of the seal row, 2N beats) | V3WaitSeals |
+//! | 70 | V3PollSeals | (a poll point, as V3PollCatch) `seal_grant` / `catch_grant` / else (fetch of the seal row, 2N beats) | V3Start / V3AwaitNext (`catch_k` := k) / V3WaitSeals |
 //! | 71 | V3WaitSeals | the fetch is done: f + 1 taken / fewer, or an error | V3Next (p := 0) / V3PollSeals (a miss; V3Start if it times out) |
 //! | 72 | V3Next | p = f + 1: leader with L / leader / follower with L / follower; else | V3PollCert / V3SendNv / V3VerifyCert / V3Install; V3Load |
 //! | 73 | V3Load | (two cycles: COMPOSE reads SEAL p's block, then points at its signature) x = id / else | V3Next (p + 1) / V3Verify |
@@ -74,7 +79,7 @@
 //! | 79 | V3WaitEchoCommit | the fetch is done: an error / a COMMIT of x above `checked`, of a view <= the SEAL's, above its L (kept; its signature into COMPOSE beat 15) / none | V3PollEchoCommit (a miss) / V3VerifySuspect / V3Next (p + 1) |
 //! | 80 | V3VerifySuspect | the response (`verify` under x): OK / an error, the first / an error, the second | leader `failed` += x, V3PollSeals; follower V3Start (refused) / V3PollEchoCommit (read again) / V3PollEchoCommit (`checked` := the entry) |
 //! | 81 | V3SendNv | (first cycle: Broadcast and COMPOSE start, 2f + 3 or 3f + 4 beats to new_view) Broadcast's `done` | V3Install |
-//! | 82 | V3PollNv | (fetch of new_view's first beat) | V3WaitNv |
+//! | 82 | V3PollNv | (a poll point, as V3PollCatch) `seal_grant` / `catch_grant` / else (fetch of new_view's first beat) | V3Start / V3AwaitNext (`catch_k` := k) / V3WaitNv |
 //! | 83 | V3WaitNv | the fetch is done: word 0 is this view (cb kept) / not / not, and it times out | V3PollNvRec / V3PollNv (a miss) / V3Start |
 //! | 84 | V3PollNvRec | (fetch of new_view, 2f + 3 beats, 3f + 4 when cb != 0, each into COMPOSE at its index) | V3WaitNvRec |
 //! | 85 | V3WaitNvRec | the fetch is done: well formed / not | V3Next (p := 0) / V3PollNv (a miss) |
@@ -83,9 +88,10 @@
 //! | 88 | V3PollCert | (fetch of commit[s(c*)][x_T], f + 3 beats) | V3WaitCert |
 //! | 89 | V3WaitCert | the fetch is done: K* and a bitmap below n / not / an error | V3VerifyCert / `failed` += x_T, V3PollSeals / V3PollCert (a miss) |
 //! | 90 | V3VerifyCert | f + 1 signers of cb, each share verified over C* (the leader's own COMMIT's are not) / not | leader V3SendNv, follower V3Install / leader `failed` += x_T, V3PollSeals; follower V3PollNv (a miss) |
-//! | 91 | V3PollCatch | (a poll point: WATCH's events are granted here, `catching`) Protocol grants one (`catch_grant`: it decides k from ABOVE or FULL_ROW) / else (fetch of new_view's first beat, the T_vc count's poll) | V3CatchNext (`catch_k` := k) / V3WaitCatch |
+//! | 91 | V3PollCatch | (a poll point: WATCH's events are granted here, `catching`) SEALS granted (`seal_grant`, R14) / ABOVE or FULL_ROW granted (`catch_grant`: Protocol decides k) / else (fetch of new_view's first beat, the T_vc count's poll) | V3Start / V3CatchNext (`catch_k` := k) / V3WaitCatch |
 //! | 92 | V3WaitCatch | the fetch is done (a miss) / and it times out | V3PollCatch / V3Start |
 //! | 93 | V3CatchNext | Protocol stopped running / k moved past `catch_k` (the decision is made) | Off / V3Install (k against c* again) |
+//! | 94 | V3AwaitNext | the same, after a grant while awaiting a NEW_VIEW | Off / the new leader V3PollSeals, a follower V3PollNv |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
 //! out from its registers), `sg_verify` with `sg_blk` (the block `blk`:
@@ -141,10 +147,11 @@ pub enum View3St {
     V3PollCatch,
     V3WaitCatch,
     V3CatchNext,
+    V3AwaitNext,
 }
 
 /// Every state, in declaration order.
-pub const VIEW3_STATES: [View3St; 29] = [
+pub const VIEW3_STATES: [View3St; 30] = [
     View3St::Off,
     View3St::V3Start,
     View3St::V3Turn,
@@ -174,6 +181,7 @@ pub const VIEW3_STATES: [View3St; 29] = [
     View3St::V3PollCatch,
     View3St::V3WaitCatch,
     View3St::V3CatchNext,
+    View3St::V3AwaitNext,
 ];
 
 /// The signed block's width (`layout::field3::BLOCK_BITS`).
@@ -194,13 +202,17 @@ pub struct View3 {
     pub start_leader: Signal<Out, Bit>,
     /// The machine holds the slot (not Off).
     pub holding: Signal<Out, Bit>,
-    /// Catch-up after an install below c* (V3PollCatch, V3WaitCatch):
-    /// WATCH polls; `catch_poll` in V3PollCatch, where Protocol may grant
-    /// an event (`catch_grant`: it decides k from WATCH's ABOVE or
-    /// FULL_ROW in that cycle).
+    /// WATCH polls while the machine waits: catching up after an install
+    /// below c* (V3PollCatch, V3WaitCatch) and awaiting a NEW_VIEW
+    /// (V3PollNv, V3WaitNv, V3PollSeals, V3WaitSeals). `catch_poll` in
+    /// V3PollCatch, V3PollNv and V3PollSeals, the poll points where
+    /// Protocol may grant an event: `catch_grant` (it decides k from
+    /// WATCH's ABOVE or FULL_ROW in that cycle) or `seal_grant` (f + 1
+    /// SEALs of views >= this one: R14's trigger, V3Start).
     pub catching: Signal<Out, Bit>,
     pub catch_poll: Signal<Out, Bit>,
     pub catch_grant: Signal<In, Bit>,
+    pub seal_grant: Signal<In, Bit>,
     /// Protocol is running (state Run or Decide): catch-up ends when it
     /// stops (its last slot decided).
     pub running: Signal<In, Bit>,
@@ -496,6 +508,7 @@ impl Default for View3 {
             catching: Default::default(),
             catch_poll: Default::default(),
             catch_grant: Default::default(),
+            seal_grant: Default::default(),
             running: Default::default(),
             decide_prev: Default::default(),
             id: Default::default(),
@@ -807,8 +820,14 @@ impl Logic for View3 {
         self.start_leader.next = false;
         self.holding.next = self.state.q.val() != View3St::Off;
         self.catching.next = (self.state.q.val() == View3St::V3PollCatch)
-            | (self.state.q.val() == View3St::V3WaitCatch);
-        self.catch_poll.next = self.state.q.val() == View3St::V3PollCatch;
+            | (self.state.q.val() == View3St::V3WaitCatch)
+            | (self.state.q.val() == View3St::V3PollNv)
+            | (self.state.q.val() == View3St::V3WaitNv)
+            | (self.state.q.val() == View3St::V3PollSeals)
+            | (self.state.q.val() == View3St::V3WaitSeals);
+        self.catch_poll.next = (self.state.q.val() == View3St::V3PollCatch)
+            | (self.state.q.val() == View3St::V3PollNv)
+            | (self.state.q.val() == View3St::V3PollSeals);
         self.decide_prev.next = false;
         self.next_view.next = false;
         self.open_round.next = false;
@@ -931,16 +950,26 @@ impl Logic for View3 {
                 }
             }
             View3St::V3PollSeals => {
-                self.fetch_start.next = true;
-                self.fetch_word.next = self.seal_row_word.val();
-                self.fetch_len.next = self.row2_len.val();
-                self.beat_i.d.next = 0.into();
-                self.cnt.d.next = 0.into();
-                self.others.d.next = 0.into();
-                self.sb.d.next = 0.into();
-                self.take.d.next = false;
-                self.has_l.d.next = false;
-                self.state.d.next = View3St::V3WaitSeals;
+                if self.seal_grant.val() {
+                    // R14: f + 1 replicas sealed this view too.
+                    self.state.d.next = View3St::V3Start;
+                } else if self.catch_grant.val() {
+                    // R24, R26 while awaiting the NEW_VIEW: Protocol
+                    // decides k this cycle.
+                    self.catch_k.d.next = self.k.val();
+                    self.state.d.next = View3St::V3AwaitNext;
+                } else {
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.seal_row_word.val();
+                    self.fetch_len.next = self.row2_len.val();
+                    self.beat_i.d.next = 0.into();
+                    self.cnt.d.next = 0.into();
+                    self.others.d.next = 0.into();
+                    self.sb.d.next = 0.into();
+                    self.take.d.next = false;
+                    self.has_l.d.next = false;
+                    self.state.d.next = View3St::V3WaitSeals;
+                }
             }
             View3St::V3WaitSeals => {
                 // A taken SEAL's block and signature go into COMPOSE beats
@@ -1224,10 +1253,20 @@ impl Logic for View3 {
                 }
             }
             View3St::V3PollNv => {
-                self.fetch_start.next = true;
-                self.fetch_word.next = self.new_view_word.val();
-                self.fetch_len.next = 0.into();
-                self.state.d.next = View3St::V3WaitNv;
+                if self.seal_grant.val() {
+                    // R14: f + 1 replicas sealed this view too.
+                    self.state.d.next = View3St::V3Start;
+                } else if self.catch_grant.val() {
+                    // R24, R26 while awaiting the NEW_VIEW: Protocol
+                    // decides k this cycle.
+                    self.catch_k.d.next = self.k.val();
+                    self.state.d.next = View3St::V3AwaitNext;
+                } else {
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.new_view_word.val();
+                    self.fetch_len.next = 0.into();
+                    self.state.d.next = View3St::V3WaitNv;
+                }
             }
             View3St::V3WaitNv => {
                 // (One beat: it comes with `done`.)
@@ -1376,7 +1415,10 @@ impl Logic for View3 {
                 }
             }
             View3St::V3PollCatch => {
-                if self.catch_grant.val() {
+                if self.seal_grant.val() {
+                    // R14: f + 1 replicas sealed the installed view.
+                    self.state.d.next = View3St::V3Start;
+                } else if self.catch_grant.val() {
                     // Protocol decides k from WATCH's event this cycle.
                     self.catch_k.d.next = self.k.val();
                     self.state.d.next = View3St::V3CatchNext;
@@ -1405,6 +1447,19 @@ impl Logic for View3 {
                     self.state.d.next = View3St::Off;
                 } else if self.k.val() != self.catch_k.q.val() {
                     self.state.d.next = View3St::V3Install;
+                }
+            }
+            View3St::V3AwaitNext => {
+                // The same wait while awaiting a NEW_VIEW: then back to
+                // the poll it left, the new leader's or a follower's.
+                if !self.running.val() {
+                    self.state.d.next = View3St::Off;
+                } else if self.k.val() != self.catch_k.q.val() {
+                    if self.lead.q.val() {
+                        self.state.d.next = View3St::V3PollSeals;
+                    } else {
+                        self.state.d.next = View3St::V3PollNv;
+                    }
                 }
             }
             View3St::V3Bridge => {
@@ -1628,6 +1683,9 @@ impl Logic for View3 {
             }
             View3St::V3CatchNext => {
                 self.sts_state.next = 93.into();
+            }
+            View3St::V3AwaitNext => {
+                self.sts_state.next = 94.into();
             }
             _ => {
                 self.sts_state.next = 0.into();

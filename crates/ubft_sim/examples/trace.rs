@@ -1,5 +1,5 @@
 //! Prints each replica's state changes during a run (a debugging aid):
-//! `cargo run --release -p ubft_sim --example trace -- N SLOTS MAX_CYCLES [SRC:DST:EXTRA:TO]...`
+//! `cargo run --release -p ubft_sim --example trace -- N SLOTS MAX_CYCLES [SRC:DST:EXTRA:[FROM:]TO]...`
 //! (`LAYOUT=v3` runs the v3 kernel, with `layout_v3.rs`'s timing: 64
 //! polls, the default signer latencies; `SEED=s` sets the seed, `WAIT=p`
 //! the polls, `LAT=sign:verify` the signer's latencies, `SILENT=r:cycle`
@@ -17,12 +17,18 @@ fn main() {
         .iter()
         .map(|d| {
             let v: Vec<u64> = d.split(':').map(|x| x.parse().unwrap()).collect();
+            // SRC:DST:EXTRA:TO, or SRC:DST:EXTRA:FROM:TO.
+            let (from_cycle, to_cycle) = if v.len() == 5 {
+                (v[3], v[4])
+            } else {
+                (0, v[3])
+            };
             LinkDelay {
                 src: v[0] as usize,
                 dst: v[1] as usize,
                 extra: v[2],
-                from_cycle: 0,
-                to_cycle: v[3],
+                from_cycle,
+                to_cycle,
             }
         })
         .collect();
