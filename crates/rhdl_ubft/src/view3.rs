@@ -1788,4 +1788,53 @@ mod tests {
         b.running.update_all();
         assert_eq!(step(&mut b), View3St::Off);
     }
+
+    #[test]
+    fn awaiting_a_new_view_takes_grants_and_the_trigger_at_its_polls() {
+        for (poll, wait, lead) in [
+            (View3St::V3PollNv, View3St::V3WaitNv, false),
+            (View3St::V3PollSeals, View3St::V3WaitSeals, true),
+        ] {
+            // No event: the machine's own fetch, WATCH on, a poll point.
+            let mut b = at(poll, 4, 7);
+            b.lead.q.next = lead;
+            b.lead.q.update_all();
+            assert_eq!(step(&mut b), wait);
+            assert!(b.fetch_start.next && b.catching.next && b.catch_poll.next);
+            // While the fetch runs WATCH stays on, but nothing is granted.
+            let mut w = at(wait, 4, 7);
+            w.update();
+            assert!(w.catching.next && !w.catch_poll.next, "{wait:?}");
+            // ABOVE or FULL_ROW: Protocol decides k; no fetch; k is kept.
+            b.catch_grant.next = true;
+            b.catch_grant.update_all();
+            assert_eq!(step(&mut b), View3St::V3AwaitNext);
+            assert!(!b.fetch_start.next);
+            assert_eq!(b.catch_k.d.next, Bits::<32>::from(4));
+            // V3AwaitNext: back to the same poll once k moved.
+            let mut n = at(View3St::V3AwaitNext, 4, 7);
+            n.lead.q.next = lead;
+            n.lead.q.update_all();
+            n.catch_k.q.next = 4.into();
+            n.catch_k.q.update_all();
+            assert_eq!(step(&mut n), View3St::V3AwaitNext);
+            n.k.next = 5.into();
+            n.k.update_all();
+            assert_eq!(step(&mut n), poll);
+            n.running.next = false;
+            n.running.update_all();
+            assert_eq!(step(&mut n), View3St::Off);
+            // SEALS (R14): seal the view.
+            let mut t = at(poll, 4, 7);
+            t.seal_grant.next = true;
+            t.seal_grant.update_all();
+            assert_eq!(step(&mut t), View3St::V3Start);
+            assert!(!t.fetch_start.next);
+        }
+        // The trigger in V3PollCatch too.
+        let mut t = at(View3St::V3PollCatch, 4, 7);
+        t.seal_grant.next = true;
+        t.seal_grant.update_all();
+        assert_eq!(step(&mut t), View3St::V3Start);
+    }
 }
