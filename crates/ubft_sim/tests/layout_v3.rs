@@ -1379,9 +1379,12 @@ fn a_late_will_commit_to_a_follower_is_caught_up_by_watch_on_v3() {
 /// that COMMIT as L. Replica 1 writes NEW_VIEW(1) with the certificate of
 /// (v0, k1) (R19, R20); every replica, at k = 2 = c* + 1, steps back and
 /// reruns k = 1 in view 1 (R23) without emitting it again. The leader,
-/// which bridged in turn, reruns k = 1 after the others have moved on: it
-/// decides it from their certificate of k = 2 (WATCH's ABOVE, R24) and
-/// catches up on the slow path. Every replica decides every slot once.
+/// in Slow3 at k = 2, is pulled into the view change by the followers'
+/// two SEALs (WATCH's SEALS at Slow3's poll, R14's trigger), bridges in
+/// turn, and reruns k = 1 in view 1 with them on the slow path (before
+/// the trigger it sealed on its own timeout and decided the rerun from
+/// their certificate of k = 2, WATCH's ABOVE). Every replica decides
+/// every slot once.
 /// (Before the bridge every replica stopped here with `RecoveryNotBuilt`.)
 #[test]
 fn e3_at_the_leader_is_bridged_into_view_1_and_every_slot_is_decided_on_v3() {
