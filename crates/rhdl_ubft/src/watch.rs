@@ -6,7 +6,8 @@
 //! a read port of its own (the signals Protocol drives towards Fetch), so
 //! the machines' poll loops do not grow. It only reads: what it finds is
 //! held as an event for Protocol, which verifies the signatures and acts.
-//! Not wired into the kernel yet (recovery.md section 16, step 7).
+//! In the v3 kernel on a Fetch of its own (docs/watch.md): Protocol acts
+//! on FULL_ROW, ABOVE and SEALS.
 //!
 //! Ports:
 //! - `enable` (poll while high; a burst in flight finishes), `clear`
@@ -53,7 +54,7 @@
 //! x's COMMIT block; the seal bitmap; the NEW_VIEW view) Watch remembers
 //! what it last reported and reports only a change, until `clear`. A
 //! `fetch_error` ends the poll with nothing found. Signatures are not
-//! checked here: Protocol verifies through the signer before it acts.
+//! checked here (docs/watch.md, "What WATCH does not do").
 //!
 //! Timing: a burst starts two cycles after the previous one's `done` (an
 //! evaluation cycle between), or the cycle after `ev_take`. With Fetch at
