@@ -62,9 +62,10 @@
 //! timeout). `streak` counts the view changes since the last decision, up to
 //! `WAIT_DOUBLINGS`: each doubles the timeout, and each decision but a
 //! rerun's halves it (docs/recovery.md R14). On v3, from View3's start to
-//! the first decision after it that is not a rerun, View3's and Slow3's
-//! waits are T_vc: `vc_wait` = `params::vc_shift(n)` more doublings
-//! (docs/protocol.md, "Timeouts").
+//! the first decision after it that is not a rerun, View3's waits are
+//! T_vc: `vc_wait` = `params::vc_shift(n)` more doublings; Slow3's waits,
+//! and FAST's wait for a prepare after a slow decision (`prep_long`), are
+//! as long at every slot (docs/protocol.md, "Timeouts").
 //!
 //! k is the sequence number and slot = (k - 1) mod G; every vote carries
 //! tag(vote_view, k), so a reused slot never counts a stale vote, and a
@@ -288,7 +289,7 @@ pub struct Protocol<const N: usize> {
     rerun: DFF<Bit>,
     // T_vc's extra doublings (v3): `vc_shift` while View3 holds the
     // replica, 0 from the first decision after (not a rerun's); added to
-    // `streak` in View3's waits (a register, so that Slow3's
+    // `streak` in View3's waits (a register, so that View3's
     // `expiring` depends on registers only).
     vc_wait: DFF<Bits<STREAK_BITS>>,
     // Slow3's doublings over the path timeout (v3): `vc_shift` at every
