@@ -10863,6 +10863,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  prep_long$d;
     wire  prep_long$q;
     reg  prep_long$clock;
+    reg  bridged$d;
+    wire  bridged$q;
+    reg  bridged$clock;
     reg  l_ok$d;
     wire  l_ok$q;
     reg  l_ok$clock;
@@ -10926,6 +10929,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  wt_above;
     reg  wt_seals;
     reg  s3_point;
+    reg  wt_disch_ev;
+    reg  wt_disch;
+    reg  bridging;
     
     // Sub module instances
     rhdl_ubft$protocol$leader leader(
@@ -11472,6 +11478,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(prep_long$q),
         .clock(prep_long$clock)
     );
+    rhdl_ubft$protocol$bridged bridged(
+        .d(bridged$d),
+        .q(bridged$q),
+        .clock(bridged$clock)
+    );
     rhdl_ubft$protocol$l_ok l_ok(
         .d(l_ok$d),
         .q(l_ok$q),
@@ -11541,6 +11552,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         vc_wait$clock = clock;
         slow_shift$clock = clock;
         prep_long$clock = clock;
+        bridged$clock = clock;
         l_ok$clock = clock;
         l_w$clock = clock;
         l_c$clock = clock;
@@ -11587,6 +11599,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         vc_wait$d = vc_wait$q;
         slow_shift$d = slow_shift$q;
         prep_long$d = prep_long$q;
+        bridged$d = bridged$q;
         l_ok$d = l_ok$q;
         l_w$d = l_w$q;
         l_c$d = l_c$q;
@@ -11826,21 +11839,29 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$start = fast$start_slow & ~v3;
         slow3$start = (fast$start_slow | view3$call_s3) & v3;
         slow3$seal_start = view3$call_s3;
-        view3$s3_done = slow3$stop & slow3$seal_mode;
-        wt_enable = v3 & ((slow3$holding & ~slow3$seal_mode) | view3$catching) & (state$q == ProtocolSt$Run);
-        wt_k = k$q;
+        wt_enable = v3 & (slow3$holding | view3$catching) & (state$q == ProtocolSt$Run);
+        bridging = slow3$holding & slow3$seal_mode;
+        if (bridging) begin
+            wt_k = wc_k$q;
+        end
+        else begin
+            wt_k = k$q;
+        end
         wt_view = view_no$q;
         wt_above = wt_ev_kind == ev_above;
         wt_seals = wt_ev_kind == ev_seals;
         s3_point = slow3$at_poll & ~slow3$seal_mode;
         wt_grant = v3 & wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above | wt_seals) & (s3_point | view3$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         wt_decide = wt_grant & ~wt_seals;
-        slow3$abort = wt_grant & s3_point;
+        wt_disch_ev = wt_ev_valid & wt_above & bridging & (wt_ev_prev == wc_m$q);
+        wt_disch = v3 & wt_disch_ev & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        slow3$abort = (wt_grant & s3_point) | wt_disch;
+        view3$s3_done = (slow3$stop & slow3$seal_mode) | wt_disch;
         view3$catch_grant = wt_decide;
         view3$seal_grant = wt_grant & wt_seals;
         view3$start = (hand_over | (wt_grant & wt_seals & s3_point)) & v3;
         view3$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
-        wt_ev_take = wt_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row) & ~wt_above & ~wt_seals);
+        wt_ev_take = wt_grant | wt_disch | (wt_ev_valid & (wt_ev_kind != ev_full_row) & ~wt_above & ~wt_seals) | (wt_ev_valid & bridging & ~wt_disch_ev);
         view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
         decided = fast$decide | slow$decide | slow3$decide | view$decide | wt_decide | view3$decide_prev;
         if (view3$decide_prev) begin
@@ -12032,6 +12053,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             wc_m$d = m$q;
             wc_prev$d = prev$q;
         end
+        if (wt_disch) begin
+            wc_ok$d = 1'b0;
+        end
         if (slow3$set_commit & (~l_ok$q | (t_k > l_c$q) | ((t_k == l_c$q) & (t_view > l_w$q)))) begin
             l_ok$d = 1'b1;
             l_w$d = t_view;
@@ -12219,6 +12243,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (view3$start_leader | view3$next_view) begin
             wt_clear = 1'b1;
         end
+        bridged$d = bridging;
+        if (view3$call_s3 | (bridged$q & ~bridging)) begin
+            wt_clear = 1'b1;
+        end
         if (fetch_start) begin
             polls$d = polls$q + 32'h1;
         end
@@ -12327,6 +12355,25 @@ module rhdl_ubft$protocol$bad_shares(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$bad_shares
+
+
+module rhdl_ubft$protocol$bridged(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$bridged
 
 
 module rhdl_ubft$protocol$cons_k(d,q,clock);
@@ -14591,6 +14638,12 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
     reg  [7:0] retry_j$d;
     wire  [7:0] retry_j$q;
     reg  retry_j$clock;
+    reg  prep_torn$d;
+    wire  prep_torn$q;
+    reg  prep_torn$clock;
+    reg  [7:0] ctorn$d;
+    wire  [7:0] ctorn$q;
+    reg  ctorn$clock;
     
     // Local signals
     reg  exp;
@@ -14752,6 +14805,16 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
         .q(retry_j$q),
         .clock(retry_j$clock)
     );
+    rhdl_ubft$protocol$slow3$prep_torn prep_torn(
+        .d(prep_torn$d),
+        .q(prep_torn$q),
+        .clock(prep_torn$clock)
+    );
+    rhdl_ubft$protocol$slow3$ctorn ctorn(
+        .d(ctorn$d),
+        .q(ctorn$q),
+        .clock(ctorn$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -14785,6 +14848,8 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
         retry$clock = clock;
         retry_seal$clock = clock;
         retry_j$clock = clock;
+        prep_torn$clock = clock;
+        ctorn$clock = clock;
         state$d = state$q;
         sealing$d = sealing$q;
         sent$d = sent$q;
@@ -14815,6 +14880,8 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
         retry$d = retry$q;
         retry_seal$d = retry_seal$q;
         retry_j$d = retry_j$q;
+        prep_torn$d = prep_torn$q;
+        ctorn$d = ctorn$q;
         exp = expiring & ~sealing$q;
         seal_mode = sealing$q;
         entry = beat_i$q >> 32'h1;
@@ -14873,6 +14940,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
                     verified$d = 32'h0;
                     torn$d = 32'h0;
                     bad$d = 32'h0;
+                    prep_torn$d = 1'b0;
                     clear_wait = 1'b1;
                     if (sealing$q) begin
                         if (~sg_busy) begin
@@ -14998,7 +15066,8 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
                         else begin
                             bad_share = 1'b1;
                             missed = 1'b1;
-                            if (exp) begin
+                            prep_torn$d = 1'b1;
+                            if (exp | prep_torn$q) begin
                                 stop = 1'b1;
                                 state$d = Slow3St$Off;
                             end
@@ -15267,6 +15336,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
                         delivered$d = one8 << id;
                         dcount$d = 32'h1;
                         vetoed$d = 32'h0;
+                        ctorn$d = 32'h0;
                         retry$d = 1'b0;
                         x$d = 32'h0;
                         xn$d = 32'h0;
@@ -15367,6 +15437,10 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
                         else begin
                             bad_share = 1'b1;
                             missed = 1'b1;
+                            if ((ctorn$q & (one8 << x$q)) != 32'h0) begin
+                                vetoed$d = vetoed$q | (one8 << x$q);
+                            end
+                            ctorn$d = ctorn$q | (one8 << x$q);
                             x$d = x$q + 32'h1;
                             xn$d = xn$q + ((row_n) & 16'hffff);
                             if (exp) begin
@@ -15800,6 +15874,25 @@ module rhdl_ubft$protocol$slow3$checked_any(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow3$checked_any
 
 
+module rhdl_ubft$protocol$slow3$ctorn(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$ctorn
+
+
 module rhdl_ubft$protocol$slow3$dcount(d,q,clock);
     
     // Module arguments
@@ -15855,6 +15948,25 @@ module rhdl_ubft$protocol$slow3$grab(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow3$grab
+
+
+module rhdl_ubft$protocol$slow3$prep_torn(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$prep_torn
 
 
 module rhdl_ubft$protocol$slow3$rd(d,q,clock);
@@ -17667,6 +17779,9 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     reg  [7:0] failed$d;
     wire  [7:0] failed$q;
     reg  failed$clock;
+    reg  nv_once$d;
+    wire  nv_once$q;
+    reg  nv_once$clock;
     reg  nv_ok$d;
     wire  nv_ok$q;
     reg  nv_ok$clock;
@@ -17815,6 +17930,11 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
         .q(failed$q),
         .clock(failed$clock)
     );
+    rhdl_ubft$protocol$view3$nv_once nv_once(
+        .d(nv_once$d),
+        .q(nv_once$q),
+        .clock(nv_once$clock)
+    );
     rhdl_ubft$protocol$view3$nv_ok nv_ok(
         .d(nv_ok$d),
         .q(nv_ok$q),
@@ -17945,6 +18065,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
         has_l$clock = clock;
         once$clock = clock;
         failed$clock = clock;
+        nv_once$clock = clock;
         nv_ok$clock = clock;
         last_x$clock = clock;
         seen$clock = clock;
@@ -17980,6 +18101,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
         has_l$d = has_l$q;
         once$d = once$q;
         failed$d = failed$q;
+        nv_once$d = nv_once$q;
         nv_ok$d = nv_ok$q;
         last_x$d = last_x$q;
         seen$d = seen$q;
@@ -18162,6 +18284,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         clear_wait = 1'b1;
                         once$d = 32'h0;
                         failed$d = 32'h0;
+                        nv_once$d = 1'b0;
                         if (next_leader == id) begin
                             lead$d = 1'b1;
                             state$d = View3St$V3PollSeals;
@@ -18318,7 +18441,11 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                                 state$d = View3St$V3PollSeals;
                             end
                             else begin
+                                nv_once$d = 1'b1;
                                 state$d = View3St$V3PollNv;
+                                if (nv_once$q) begin
+                                    state$d = View3St$V3Start;
+                                end
                             end
                             if (expiring) begin
                                 state$d = View3St$V3Start;
@@ -18757,7 +18884,11 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                                     end
                                 end
                                 else begin
+                                    nv_once$d = 1'b1;
                                     state$d = View3St$V3PollNv;
+                                    if (nv_once$q) begin
+                                        state$d = View3St$V3Start;
+                                    end
                                 end
                                 if (expiring) begin
                                     state$d = View3St$V3Start;
@@ -19292,6 +19423,25 @@ module rhdl_ubft$protocol$view3$nv_ok(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view3$nv_ok
+
+
+module rhdl_ubft$protocol$view3$nv_once(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view3$nv_once
 
 
 module rhdl_ubft$protocol$view3$once(d,q,clock);

@@ -300,6 +300,9 @@ pub struct Protocol<const N: usize> {
     // FAST's wait for a prepare is Slow3's (v3): the last decision was on
     // the slow path (set at each decision, cleared at a SEAL).
     prep_long: DFF<Bit>,
+    /// `bridging` a cycle late: WATCH is cleared when the bridge ends, as
+    /// `wt_k` moves back from W.b to k.
+    bridged: DFF<Bit>,
     /// L, its latest COMMIT (w, c, m, prev), which its SEAL carries.
     l_ok: DFF<Bit>,
     l_w: DFF<Bits<32>>,
@@ -381,8 +384,16 @@ pub struct Protocol<const N: usize> {
     /// WATCH's event is ABOVE (R24), else FULL_ROW (R26).
     wt_above: Signal<Local, Bit>,
     wt_seals: Signal<Local, Bit>,
-    /// Slow3 is at a poll point in normal mode (seal mode takes nothing).
+    /// Slow3 is at a poll point in normal mode.
     s3_point: Signal<Local, Bit>,
+    /// The bridge's discharge (R17, recovery.md D11.1): in seal mode WATCH
+    /// looks at W's slot (`wt_k` = W.b), and ABOVE there with prev = W.m
+    /// (a certificate of b + 1 on W's value) is the one event it acts on
+    /// (`wt_disch`, granted at Slow3's poll point: Slow3 stops, View3 seals
+    /// with the obligation gone); every other event is taken at once.
+    wt_disch_ev: Signal<Local, Bit>,
+    wt_disch: Signal<Local, Bit>,
+    bridging: Signal<Local, Bit>,
     // Constants from `layout` and `params`.
     /// The v3 layout (`new_v3`): a prepare a beat, with prev; Slow3 where
     /// SLOW would start, View3 where VIEW would.
@@ -909,6 +920,7 @@ impl<const N: usize> Protocol<N> {
             vc_wait: Default::default(),
             slow_shift: Default::default(),
             prep_long: Default::default(),
+            bridged: Default::default(),
             t_view: Default::default(),
             t_k: Default::default(),
             t_m: Default::default(),
@@ -944,6 +956,9 @@ impl<const N: usize> Protocol<N> {
             wt_decide: Default::default(),
             wt_seals: Default::default(),
             s3_point: Default::default(),
+            wt_disch_ev: Default::default(),
+            wt_disch: Default::default(),
+            bridging: Default::default(),
             ev_seals: Constant::new(crate::watch::ev::SEALS.into()),
             ev_full_row: Constant::new(crate::watch::ev::FULL_ROW.into()),
             wt_enable: Default::default(),
@@ -1146,6 +1161,7 @@ impl<const N: usize> Logic for Protocol<N> {
             vc_wait,
             slow_shift,
             prep_long,
+            bridged,
             l_ok,
             l_w,
             l_c,
@@ -1509,7 +1525,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.start.next =
             (self.fast.start_slow.val() | self.view3.call_s3.val()) & self.v3.val();
         self.slow3.seal_start.next = self.view3.call_s3.val();
-        self.view3.s3_done.next = self.slow3.stop.val() & self.slow3.seal_mode.val();
         // WATCH (v3): it polls while Slow3 holds the slot (normal mode)
         // and while View3 catches up or awaits a NEW_VIEW. Its events are
         // granted at a poll point, where nothing of the holder's own is in
@@ -1522,10 +1537,18 @@ impl<const N: usize> Logic for Protocol<N> {
         // polls new_view itself) and are taken as they come, so the
         // rotation goes on.
         self.wt_enable.next = self.v3.val()
-            & ((self.slow3.holding.val() & !self.slow3.seal_mode.val())
-                | self.view3.catching.val())
+            & (self.slow3.holding.val() | self.view3.catching.val())
             & (self.state.q.val() == ProtocolSt::Run);
-        self.wt_k.next = self.k.q.val();
+        // While bridging, W's slot (b = k, or k - 1 after a fast decision):
+        // ABOVE there is a certificate of b + 1, the discharge's.
+        // (`seal_mode` is Slow3's mode register, which stays up after it
+        // goes Off: bridging is seal mode while it holds the slot.)
+        self.bridging.next = self.slow3.holding.val() & self.slow3.seal_mode.val();
+        if self.bridging.val() {
+            self.wt_k.next = self.wc_k.q.val();
+        } else {
+            self.wt_k.next = self.k.q.val();
+        }
         self.wt_view.next = self.view_no.q.val();
         // ABOVE (R24): f + 1 CERT blocks of k + 1 with one prev, from f + 1
         // writers (the guard makes certify entry j j's own), so an honest
@@ -1546,7 +1569,25 @@ impl<const N: usize> Logic for Protocol<N> {
             & !self.bc_busy.val()
             & (self.state.q.val() == ProtocolSt::Run);
         self.wt_decide.next = self.wt_grant.val() & !self.wt_seals.val();
-        self.slow3.abort.next = self.wt_grant.val() & self.s3_point.val();
+        // The bridge's discharge (R17): ABOVE at W.b with prev = W.m, at a
+        // poll point of Slow3's seal mode. An honest replica certified
+        // b + 1 on dec[b] = W.m, so b was decided as W.m and every honest
+        // replica's SEAL covers it without this replica's COMMIT
+        // (recovery.md section 10); the model's `discharged`.
+        self.wt_disch_ev.next = self.wt_ev_valid.val()
+            & self.wt_above.val()
+            & self.bridging.val()
+            & (self.wt_ev_prev.val() == self.wc_m.q.val());
+        self.wt_disch.next = self.v3.val()
+            & self.wt_disch_ev.val()
+            & self.slow3.at_poll.val()
+            & !self.sg_busy.val()
+            & !self.bc_busy.val()
+            & (self.state.q.val() == ProtocolSt::Run);
+        self.slow3.abort.next = (self.wt_grant.val() & self.s3_point.val()) | self.wt_disch.val();
+        // Slow3's yield to View3 in seal mode: its `stop`, or the discharge.
+        self.view3.s3_done.next =
+            (self.slow3.stop.val() & self.slow3.seal_mode.val()) | self.wt_disch.val();
         // View3 at its poll points: the grant decides k (catch-up), or
         // the trigger seals.
         self.view3.catch_grant.next = self.wt_decide.val();
@@ -1557,10 +1598,12 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view3.running.next =
             (self.state.q.val() == ProtocolSt::Run) | (self.state.q.val() == ProtocolSt::Decide);
         self.wt_ev_take.next = self.wt_grant.val()
+            | self.wt_disch.val()
             | (self.wt_ev_valid.val()
                 & (self.wt_ev_kind.val() != self.ev_full_row.val())
                 & !self.wt_above.val()
-                & !self.wt_seals.val());
+                & !self.wt_seals.val())
+            | (self.wt_ev_valid.val() & self.bridging.val() & !self.wt_disch_ev.val());
         self.view.start.next = (self.leader.start_view.val()
             | self.fast.start_view.val()
             | self.slow.start_view.val())
@@ -1855,6 +1898,10 @@ impl<const N: usize> Logic for Protocol<N> {
             self.wc_m.d.next = self.m.q.val();
             self.wc_prev.d.next = self.prev.q.val();
         }
+        // The discharge ends the obligation (the model's `wc_done`).
+        if self.wt_disch.val() {
+            self.wc_ok.d.next = false;
+        }
         // L only goes up (slot first, then view): after R23's step back a
         // rerun's COMMIT of (v + 1, c*) is below a COMMIT at c* + 1.
         if self.slow3.set_commit.val()
@@ -2061,6 +2108,12 @@ impl<const N: usize> Logic for Protocol<N> {
         // WATCH forgets at an install too: the view changed, and with R23's
         // step back k did (a full row of c* it reported is reported again).
         if self.view3.start_leader.val() | self.view3.next_view.val() {
+            self.wt_clear.next = true;
+        }
+        // ... and when the bridge starts and ends, since `wt_k` moves to
+        // W.b and back to k.
+        self.bridged.d.next = self.bridging.val();
+        if self.view3.call_s3.val() | (self.bridged.q.val() & !self.bridging.val()) {
             self.wt_clear.next = true;
         }
         // Every fetch is a poll; a poll that found nothing counts towards

@@ -11,7 +11,9 @@
 //!   beats) into every replica's mailbox;
 //! - R8, slow delivery (phase 1): read prep_sig[s(k)]; its block must be B
 //!   (the value this replica locked, prev = its dec[k - 1]) and its
-//!   signature the leader's (Setup `verify`); write it to
+//!   signature the leader's (Setup `verify`; a failure is a miss the
+//!   first time, since a read may be torn, and refuses the slot the second,
+//!   `prep_torn`: an honest leader writes one prep_sig per (v, k)); write it to
 //!   echo_prep[s(k)][id] in a round (R13), then read the echo_prep row: an
 //!   entry j of the same (PREP, v, k) with another block is a suspect, and
 //!   a suspect whose signature verifies as the leader's proves that the
@@ -33,7 +35,9 @@
 //!   fetch commit[s(k)][x]'s first two beats. The block must be K with
 //!   j = x (only COMMITs of this replica's block count; their shares are
 //!   not verified again: this replica verified f + 1 over C in R10). x's
-//!   signature goes into COMPOSE beat 15 and is verified under x; then it
+//!   signature goes into COMPOSE beat 15 and is verified under x (a
+//!   failure is a miss; at x's second this slot, `ctorn` holding the
+//!   first, x goes into `vetoed` and is passed over); then it
 //!   is echoed in a round to echo_commit[x][id] (no "if higher" check: one
 //!   view only), and seal[x] and the echo_seal[x][*] row are read: a SEAL
 //!   of x (kind 4, word 1 = x) for a view >= the current one whose
@@ -72,7 +76,7 @@
 //! | 42 | S3SendPrepSig | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | phase 2: S3SignCert; else S3PollPrepSig |
 //! | 43 | S3PollPrepSig | (fetch of prep_sig[s(k)], two beats) | S3WaitPrepSig |
 //! | 44 | S3WaitPrepSig | the fetch is done: beat 0 is B and the signer is free / not / not, and it times out | S3VerifyPrep (Setup `verify` of beat 1 under the leader; COMPOSE beat 1 := beat 1) / S3PollPrepSig (a miss) / Off, `stop` |
-//! | 45 | S3VerifyPrep | the response: OK / an error / an error, and it times out | S3EchoPrep (a round of B and the signature to echo_prep[s(k)][id]) / S3PollPrepSig (a miss, `bad_share`) / Off, `stop` |
+//! | 45 | S3VerifyPrep | the response: OK / an error / an error, and it times out | S3EchoPrep (a round of B and the signature to echo_prep[s(k)][id]) / S3PollPrepSig (a miss, `bad_share`, `prep_torn`); Off, `stop` if it failed before (forged: R8 refuses) / Off, `stop` |
 //! | 46 | S3EchoPrep | `round_done` / `round_error` | S3PollEchoPrep / Off, `stop` |
 //! | 47 | S3PollEchoPrep | (fetch of the echo_prep row, 2N beats) | S3WaitEchoPrep |
 //! | 48 | S3WaitEchoPrep | the fetch is done: no suspect / a suspect (kept: its block and signature) / an error | S3SignCert (delivered) / S3VerifySuspect / S3PollEchoPrep |
@@ -86,7 +90,7 @@
 //! | 56 | S3SendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: f + 1 = 1 / else | Off, `decide` / S3PollCommit (`delivered` := {id}, x := 0) |
 //! | 57 | S3PollCommit | x >= n / x delivered or vetoed / else | S3PollCommit (x := 0, a miss; Off, `stop` if it times out) / S3PollCommit (x + 1) / S3WaitCommit (fetch of commit[s(k)][x], two beats) |
 //! | 58 | S3WaitCommit | the fetch is done: beat 0 is K with j = x / not / not, and it times out | S3VerifyCommit (beat 1 in COMPOSE beat 15) / S3PollCommit (x + 1, a miss) / Off, `stop` |
-//! | 59 | S3VerifyCommit | the response (`verify` under x, signature from COMPOSE beat 15): OK / an error / an error, and it times out | S3EchoCommit (a round to echo_commit[x][id]) / S3PollCommit (x + 1, `bad_share`, a miss) / Off, `stop` |
+//! | 59 | S3VerifyCommit | the response (`verify` under x, signature from COMPOSE beat 15): OK / an error / an error, and it times out | S3EchoCommit (a round to echo_commit[x][id]) / S3PollCommit (x + 1, `bad_share`, a miss; `ctorn` += x, or `vetoed` += x if x failed before) / Off, `stop` |
 //! | 60 | S3EchoCommit | `round_done` / `round_error` | S3PollSeal / Off, `stop` |
 //! | 61 | S3PollSeal | (fetch of seal[x], two beats) | S3WaitSeal |
 //! | 62 | S3WaitSeal | the fetch is done: an error / a SEAL of x (kept) / none | S3PollSeal / S3VerifySeal / S3PollEchoSeal |
@@ -378,6 +382,14 @@ pub struct Slow3 {
     retry: DFF<Bit>,
     retry_seal: DFF<Bit>,
     retry_j: DFF<Bits<8>>,
+    /// The leader's prep_sig failed its verify once this slot (a read may
+    /// be torn); a second failure refuses the slot (`stop`): an honest
+    /// leader writes one prep_sig per (v, k), whole.
+    prep_torn: DFF<Bit>,
+    /// Peers whose COMMIT signature failed once this slot; a second
+    /// failure puts the peer in `vetoed` (passed over), so a forged record
+    /// costs at most two verifies, not one at every poll.
+    ctorn: DFF<Bits<8>>,
     /// The entry of the beat on `fetch_beat`, and whether it is a suspect.
     entry: Signal<Local, Bits<8>>,
     suspect: Signal<Local, Bit>,
@@ -544,6 +556,8 @@ impl Default for Slow3 {
             retry: Default::default(),
             retry_seal: Default::default(),
             retry_j: Default::default(),
+            prep_torn: Default::default(),
+            ctorn: Default::default(),
             cand: Default::default(),
             seal_like: Default::default(),
             full: Default::default(),
@@ -611,7 +625,9 @@ impl Logic for Slow3 {
             sus_seal,
             retry,
             retry_seal,
-            retry_j
+            retry_j,
+            prep_torn,
+            ctorn
         );
         // The echo_prep row's entry on `fetch_beat`, and whether it is a
         // suspect: another replica's, of the same (PREP, v, k) as B but not
@@ -691,6 +707,7 @@ impl Logic for Slow3 {
                 self.verified.d.next = 0.into();
                 self.torn.d.next = 0.into();
                 self.bad.d.next = 0.into();
+                self.prep_torn.d.next = false;
                 self.clear_wait.next = true;
                 if self.sealing.q.val() {
                     // Seal mode (R16, R17): W was delivered (FAST's will_commit
@@ -813,7 +830,10 @@ impl Logic for Slow3 {
                     } else {
                         self.bad_share.next = true;
                         self.missed.next = true;
-                        if self.exp.val() {
+                        self.prep_torn.d.next = true;
+                        if self.exp.val() | self.prep_torn.q.val() {
+                            // Failed twice: the leader's signature is
+                            // forged (R8 refuses the slot).
                             self.stop.next = true;
                             self.state.d.next = Slow3St::Off;
                         } else {
@@ -1075,6 +1095,7 @@ impl Logic for Slow3 {
                     self.delivered.d.next = self.one8.val() << self.id.val();
                     self.dcount.d.next = 1.into();
                     self.vetoed.d.next = 0.into();
+                    self.ctorn.d.next = 0.into();
                     self.retry.d.next = false;
                     self.x.d.next = 0.into();
                     self.xn.d.next = 0.into();
@@ -1177,6 +1198,14 @@ impl Logic for Slow3 {
                     } else {
                         self.bad_share.next = true;
                         self.missed.next = true;
+                        // Read again once (a read may be torn), then
+                        // passed over: x's COMMIT is never counted.
+                        if (self.ctorn.q.val() & (self.one8.val() << self.x.q.val())) != 0 {
+                            self.vetoed.d.next =
+                                self.vetoed.q.val() | (self.one8.val() << self.x.q.val());
+                        }
+                        self.ctorn.d.next =
+                            self.ctorn.q.val() | (self.one8.val() << self.x.q.val());
                         self.x.d.next = self.x.q.val() + 1;
                         self.xn.d.next = self.xn.q.val() + bit_cast::<16, 8>(self.row_n.val());
                         if self.exp.val() {

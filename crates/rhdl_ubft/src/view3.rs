@@ -28,7 +28,12 @@
 //!   seals the next view. A suspect COMMIT whose signature fails is read
 //!   again once before it is passed over (a read may be torn, recovery.md
 //!   D11.10); a SEAL whose signature fails is dropped by the leader after
-//!   its second failure (`once`, `failed`) and is a miss for a follower.
+//!   its second failure (`once`, `failed`). For a follower a failed
+//!   signature in the NEW_VIEW (a SEAL's, or a share of its certificate)
+//!   is a miss the first time (`nv_once`) and refuses the NEW_VIEW the
+//!   second (V3Start): an honest leader writes one NEW_VIEW per view,
+//!   whole, and a forged one would otherwise cost a verify at every poll
+//!   while T_vc counts polls.
 //! - R19 (the new leader), with an L: read x_T's COMMIT (commit[s(c*)][x_T],
 //!   f + 3 beats); its block must be K* = [3, x_T, w*, c*, m*, prev*] with
 //!   a signer bitmap `cb` below n, and its f + 1 shares (into COMPOSE beats
@@ -71,7 +76,7 @@
 //! | 71 | V3WaitSeals | the fetch is done: f + 1 taken / fewer, or an error | V3Next (p := 0) / V3PollSeals (a miss; V3Start if it times out) |
 //! | 72 | V3Next | p = f + 1: leader with L / leader / follower with L / follower; else | V3PollCert / V3SendNv / V3VerifyCert / V3Install; V3Load |
 //! | 73 | V3Load | (two cycles: COMPOSE reads SEAL p's block, then points at its signature) x = id / else | V3Next (p + 1) / V3Verify |
-//! | 74 | V3Verify | (Setup `verify` of the block under x, signature from COMPOSE) OK / an error | V3PollOwnEcho / leader: `once` or `failed` += x, V3PollSeals; follower V3PollNv (a miss, `bad_share`) |
+//! | 74 | V3Verify | (Setup `verify` of the block under x, signature from COMPOSE) OK / an error | V3PollOwnEcho / leader: `once` or `failed` += x, V3PollSeals; follower V3PollNv (a miss, `bad_share`, `nv_once`), or V3Start if this NEW_VIEW failed a check before (refused) |
 //! | 75 | V3PollOwnEcho | (fetch of echo_seal[x][id], one beat) | V3WaitOwnEcho |
 //! | 76 | V3WaitOwnEcho | the fetch is done: it holds a SEAL of x of a later view than the block's / not | V3PollEchoCommit / V3SendEchoSeal |
 //! | 77 | V3SendEchoSeal | (first cycle: a round of the block and its signature to echo_seal[x][id]) `round_done` / `round_error` | V3PollEchoCommit / leader V3PollSeals, follower V3PollNv (a miss) |
@@ -87,7 +92,7 @@
 //! | 87 | V3Bridge | Slow3 yields (`s3_done`) | V3Turn |
 //! | 88 | V3PollCert | (fetch of commit[s(c*)][x_T], f + 3 beats) | V3WaitCert |
 //! | 89 | V3WaitCert | the fetch is done: K* and a bitmap below n / not / an error | V3VerifyCert / `failed` += x_T, V3PollSeals / V3PollCert (a miss) |
-//! | 90 | V3VerifyCert | f + 1 signers of cb, each share verified over C* (the leader's own COMMIT's are not) / not | leader V3SendNv, follower V3Install / leader `failed` += x_T, V3PollSeals; follower V3PollNv (a miss) |
+//! | 90 | V3VerifyCert | f + 1 signers of cb, each share verified over C* (the leader's own COMMIT's are not) / not | leader V3SendNv, follower V3Install / leader `failed` += x_T, V3PollSeals; follower V3PollNv (a miss, `nv_once`), or V3Start if this NEW_VIEW failed a check before (refused) |
 //! | 91 | V3PollCatch | (a poll point: WATCH's events are granted here, `catching`) SEALS granted (`seal_grant`, R14) / ABOVE or FULL_ROW granted (`catch_grant`: Protocol decides k) / else (fetch of new_view's first beat, the T_vc count's poll) | V3Start / V3CatchNext (`catch_k` := k) / V3WaitCatch |
 //! | 92 | V3WaitCatch | the fetch is done (a miss) / and it times out | V3PollCatch / V3Start |
 //! | 93 | V3CatchNext | Protocol stopped running / k moved past `catch_k` (the decision is made) | Off / V3Install (k against c* again) |
@@ -347,6 +352,10 @@ pub struct View3 {
     /// until this replica seals).
     once: DFF<Bits<8>>,
     failed: DFF<Bits<8>>,
+    /// A follower: this view's NEW_VIEW failed a signature check once (a
+    /// read may be torn); a second failure refuses it (V3Start), so a
+    /// forged NEW_VIEW costs two verifies, not one at every poll.
+    nv_once: DFF<Bit>,
     /// A follower's check of the NEW_VIEW's form: so far right, the last
     /// SEAL's writer, and the writers seen.
     nv_ok: DFF<Bit>,
@@ -596,6 +605,7 @@ impl Default for View3 {
             take: Default::default(),
             has_l: Default::default(),
             once: Default::default(),
+            nv_once: Default::default(),
             failed: Default::default(),
             nv_ok: Default::default(),
             last_x: Default::default(),
@@ -684,6 +694,7 @@ impl Logic for View3 {
             has_l,
             once,
             failed,
+            nv_once,
             nv_ok,
             last_x,
             seen,
@@ -940,6 +951,7 @@ impl Logic for View3 {
                     self.clear_wait.next = true;
                     self.once.d.next = 0.into();
                     self.failed.d.next = 0.into();
+                    self.nv_once.d.next = false;
                     if self.next_leader.val() == self.id.val() {
                         self.lead.d.next = true;
                         self.state.d.next = View3St::V3PollSeals;
@@ -1093,7 +1105,12 @@ impl Logic for View3 {
                             }
                             self.state.d.next = View3St::V3PollSeals;
                         } else {
+                            self.nv_once.d.next = true;
                             self.state.d.next = View3St::V3PollNv;
+                            if self.nv_once.q.val() {
+                                // Failed twice: refused.
+                                self.state.d.next = View3St::V3Start;
+                            }
                         }
                         if self.expiring.val() {
                             self.state.d.next = View3St::V3Start;
@@ -1556,7 +1573,12 @@ impl Logic for View3 {
                                     self.state.d.next = View3St::V3Start;
                                 }
                             } else {
+                                self.nv_once.d.next = true;
                                 self.state.d.next = View3St::V3PollNv;
+                                if self.nv_once.q.val() {
+                                    // Failed twice: refused.
+                                    self.state.d.next = View3St::V3Start;
+                                }
                             }
                             if self.expiring.val() {
                                 self.state.d.next = View3St::V3Start;
