@@ -709,6 +709,10 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize, layout: &str) -> Res
     // replica decided fewer than the scenario's slots: (seed, why, TOML).
     let passed = AtomicU64::new(0);
     let short: Mutex<Vec<(u64, String, String)>> = Mutex::new(vec![]);
+    // Per faulty kind (and "none" for runs without a faulty replica): the
+    // passing runs that had it, and those of them that fell short.
+    let by_kind: Mutex<std::collections::BTreeMap<&'static str, (u64, u64)>> =
+        Mutex::new(Default::default());
     let done = AtomicU64::new(0);
     let last_line = Mutex::new(start);
     // A progress line on stderr after a run, at most every few seconds: runs
@@ -763,6 +767,25 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize, layout: &str) -> Res
                         decided.fetch_add(d, Ordering::Relaxed);
                         cycles.fetch_add(r.cycles, Ordering::Relaxed);
                         passed.fetch_add(1, Ordering::Relaxed);
+                        let mut kinds: Vec<&'static str> = s
+                            .faults
+                            .iter()
+                            .filter(|f| f.replica().is_some())
+                            .map(|f| f.kind())
+                            .collect();
+                        kinds.sort();
+                        kinds.dedup();
+                        if kinds.is_empty() {
+                            kinds.push("none");
+                        }
+                        {
+                            let mut b = by_kind.lock().unwrap();
+                            for k in kinds {
+                                let e = b.entry(k).or_default();
+                                e.0 += 1;
+                                e.1 += (d < s.slots) as u64;
+                            }
+                        }
                         if d < s.slots {
                             let kinds: Vec<&str> = s.faults.iter().map(|f| f.kind()).collect();
                             let behind: Vec<String> = r
@@ -831,6 +854,15 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize, layout: &str) -> Res
         100.0 * (passed - short.len() as u64) as f64 / passed.max(1) as f64,
         short.len()
     );
+    // The same share by the kinds of faulty replica a run had (a run with
+    // two kinds counts under each; "none": no faulty replica).
+    for (kind, (runs_with, short_with)) in by_kind.into_inner().unwrap() {
+        println!(
+            "soak:   with {kind}: {} of {runs_with} ({:.1} %)",
+            runs_with - short_with,
+            100.0 * (runs_with - short_with) as f64 / runs_with.max(1) as f64
+        );
+    }
     for (s, why, _) in &short {
         println!("soak: short seed {s}: {why}");
     }

@@ -6,12 +6,13 @@
 //! guard still applies to whatever it returns.
 
 use crate::network::{Adversary, Write};
-use rhdl_ubft::layout::{share_words, vote_words, Mailbox, Region, VC_WORDS};
+use rhdl_ubft::layout::{share_words, vote_words, Mailbox, Region, Version, VC_WORDS};
+use rhdl_ubft::params::BEAT_WORDS;
 
 pub use crate::network::Equivocate;
 
 /// Corrupts every share it writes into certify (one byte flipped in each of
-/// its 16 words) and sends no fast-path votes, so the slot goes to the slow
+/// its 16 words; on v3 the share after the record's header beat) and sends no fast-path votes, so the slot goes to the slow
 /// path and its shares arrive there, flagged valid but forged.
 #[derive(Clone, Debug)]
 pub struct ForgeShares {
@@ -23,13 +24,25 @@ impl Adversary for ForgeShares {
         match self.mailbox.locate(write.word).map(|(r, _)| r) {
             Some(Region::WillCert | Region::WillCommit) => vec![],
             Some(Region::Certify) => {
-                for w in write.data.iter_mut() {
-                    *w ^= 0x0000_0100;
+                // v3: the share only, after the record's header beat (the
+                // block it claims to sign stays as the protocol says).
+                for (i, w) in write.data.iter_mut().enumerate() {
+                    let share = self.mailbox.version != Version::V3
+                        || self.mailbox.locate(write.word + i).is_some_and(|(_, off)| {
+                            off % self.mailbox.stride3(Region::Certify) >= BEAT_WORDS
+                        });
+                    if share {
+                        *w ^= 0x0000_0100;
+                    }
                 }
                 vec![write]
             }
             _ => vec![write],
         }
+    }
+
+    fn knows_v3(&self) -> bool {
+        true
     }
 }
 
@@ -72,6 +85,10 @@ impl Adversary for Chain {
 
     fn only_drops(&self) -> bool {
         self.0.iter().all(|a| a.only_drops())
+    }
+
+    fn knows_v3(&self) -> bool {
+        self.0.iter().all(|a| a.knows_v3())
     }
 }
 
@@ -176,10 +193,13 @@ impl Rng {
 
 /// The same place as `word` (in a per-node entry: votes, flags, shares,
 /// view-change records and flags) in node `to`'s entry.
+/// On v3 the per-node records (echo_prep, certify, commit, echo_commit,
+/// seal, echo_seal) move by whole records, the vote rows by entries.
 pub fn moved_to(mailbox: &Mailbox, word: usize, to: usize) -> Option<usize> {
     let (region, _) = mailbox.locate(word)?;
     let node = mailbox.owner(word)?;
     let stride = match region {
+        r if mailbox.version == Version::V3 && !mailbox.is_vote(r) => mailbox.stride3(r),
         Region::Certify => share_words(mailbox.sb),
         Region::Vc => VC_WORDS,
         _ => vote_words(mailbox.version),
@@ -187,12 +207,27 @@ pub fn moved_to(mailbox: &Mailbox, word: usize, to: usize) -> Option<usize> {
     Some(word + to * stride - node * stride)
 }
 
+/// The first word of a record of the replica's own on v3, where a forged
+/// copy of a leader's record is aimed: its SEAL (v2: its vc record).
+fn own_record(mailbox: &Mailbox, node: usize) -> (usize, usize) {
+    if mailbox.version == Version::V3 {
+        (
+            mailbox.record(Region::Seal, 0, node),
+            mailbox.stride3(Region::Seal),
+        )
+    } else {
+        (mailbox.vc(node), VC_WORDS)
+    }
+}
+
 /// Forges: every write it sends into its own entries (votes, flags, shares,
 /// view-change records) is replaced by garbage of the same length in the
 /// same place, and a copy of the true write is aimed at another replica's
 /// entry (the slot guard refuses it and counts it, `NetworkReport::refused`).
-/// A write into a leader's region (prepare, newview) passes unchanged, and
-/// a copy of it goes into another replica's view-change record (refused).
+/// A write into a leader's region (prepare, newview; v3: prepare, prep_sig,
+/// new_view) passes unchanged, and a copy of it goes into another replica's
+/// view-change record (v3: its SEAL record; refused). On v3 a garbage
+/// record's signature fails its verify, and its header names no block.
 #[derive(Clone, Debug)]
 pub struct Forge {
     pub n: usize,
@@ -230,13 +265,18 @@ impl Adversary for Forge {
             };
             vec![copy, garbage]
         } else {
-            let len = write.data.len().min(VC_WORDS);
+            let (word, room) = own_record(&self.mailbox, victim);
+            let len = write.data.len().min(room);
             let copy = Write {
-                word: self.mailbox.vc(victim),
+                word,
                 data: write.data[..len].to_vec(),
             };
             vec![copy, write]
         }
+    }
+
+    fn knows_v3(&self) -> bool {
+        true
     }
 }
 
@@ -370,6 +410,9 @@ impl RandomFaults {
     /// A random word of one of `src`'s own entries, with the words left in
     /// that entry from there (at least 1).
     fn own_word(&mut self, src: usize) -> (usize, usize) {
+        if self.mailbox.version == Version::V3 {
+            return self.own_word_v3(src);
+        }
         let mb = &self.mailbox;
         let vw = vote_words(mb.version);
         let slot = self.rng.below(mb.g as u64) as usize;
@@ -386,6 +429,48 @@ impl RandomFaults {
                     (mb.vc_valid(src), vw)
                 }
             }
+        };
+        let off = self.rng.below(len as u64) as usize;
+        (start + off, len - off)
+    }
+}
+
+impl RandomFaults {
+    /// [`own_word`](Self::own_word) on v3: a word of one of `src`'s vote
+    /// entries (will_cert, will_commit) or of one of its records
+    /// (echo_prep, certify, commit of a slot; echo_commit, echo_seal about a
+    /// replica; its seal).
+    fn own_word_v3(&mut self, src: usize) -> (usize, usize) {
+        let mb = &self.mailbox;
+        let slot = self.rng.below(mb.g as u64) as usize;
+        let peer = self.rng.below(mb.n as u64) as usize;
+        let (start, len) = match self.rng.below(8) {
+            0 => (mb.vote(Region::WillCert, slot, src), vote_words(mb.version)),
+            1 => (
+                mb.vote(Region::WillCommit, slot, src),
+                vote_words(mb.version),
+            ),
+            2 => (
+                mb.record(Region::EchoPrep, slot, src),
+                mb.stride3(Region::EchoPrep),
+            ),
+            3 => (
+                mb.record(Region::Certify, slot, src),
+                mb.stride3(Region::Certify),
+            ),
+            4 => (
+                mb.record(Region::Commit, slot, src),
+                mb.stride3(Region::Commit),
+            ),
+            5 => (
+                mb.record(Region::EchoCommit, peer, src),
+                mb.stride3(Region::EchoCommit),
+            ),
+            6 => (
+                mb.record(Region::EchoSeal, peer, src),
+                mb.stride3(Region::EchoSeal),
+            ),
+            _ => (mb.record(Region::Seal, 0, src), mb.stride3(Region::Seal)),
         };
         let off = self.rng.below(len as u64) as usize;
         (start + off, len - off)
@@ -422,6 +507,10 @@ impl Adversary for RandomFaults {
             out.push(Write { word, data });
         }
         out
+    }
+
+    fn knows_v3(&self) -> bool {
+        true
     }
 }
 
@@ -796,5 +885,103 @@ mod tests {
             }
         }
         assert!((800..1300).contains(&own), "{own}");
+    }
+
+    fn mb3() -> Mailbox {
+        Mailbox::v3(N, 16, 1)
+    }
+
+    #[test]
+    fn forge_on_v3_moves_whole_records_and_aims_leader_records_at_a_seal() {
+        let m = mb3();
+        let mut f = Forge::new(N, m.clone(), 7);
+        assert!(f.knows_v3());
+        let cert = m.stride3(Region::Certify);
+        for (own, len) in [
+            (m.vote(Region::WillCert, 4, 0), 2),
+            (m.record(Region::Certify, 2, 0), cert),
+            (m.record(Region::Commit, 3, 0), m.stride3(Region::Commit)),
+            (
+                m.record(Region::EchoSeal, 1, 0),
+                m.stride3(Region::EchoSeal),
+            ),
+            (m.record(Region::Seal, 0, 0), m.stride3(Region::Seal)),
+        ] {
+            let data: Vec<u32> = (1..=len as u32).collect();
+            for dst in 1..N {
+                let out = f.transform(0, dst, w(own, &data), 0);
+                let victim = Forge::victim(N, 0, dst);
+                // The copy lies wholly in the victim's record, at the same
+                // offset; the garbage stays in place.
+                for i in 0..data.len() {
+                    assert_eq!(
+                        m.owner(out[0].word + i),
+                        Some(victim),
+                        "{:?} -> {dst}",
+                        m.locate(own)
+                    );
+                }
+                assert_eq!(out[0].data, data);
+                assert_eq!((out[1].word, out[1].data.len()), (own, data.len()));
+                assert_ne!(out[1].data, data, "garbage");
+            }
+        }
+        // A leader's record passes; its copy goes into a peer's SEAL.
+        let prep = w(m.record(Region::PrepSig, 5, 0), &[7; 32]);
+        let out = f.transform(0, 1, prep.clone(), 0);
+        assert_eq!(out[1], prep);
+        assert_eq!(
+            out[0].word,
+            m.record(Region::Seal, 0, Forge::victim(N, 0, 1))
+        );
+        assert_eq!(out[0].data.len(), m.stride3(Region::Seal));
+    }
+
+    #[test]
+    fn forge_shares_on_v3_keeps_the_cert_block_and_forges_the_share() {
+        let m = mb3();
+        let mut fs = ForgeShares { mailbox: m.clone() };
+        let rec = m.record(Region::Certify, 3, 2);
+        let data: Vec<u32> = (0..m.stride3(Region::Certify) as u32).collect();
+        let out = fs.transform(2, 0, w(rec, &data), 0);
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            out[0].data[..BEAT_WORDS],
+            data[..BEAT_WORDS],
+            "the CERT block"
+        );
+        for i in BEAT_WORDS..data.len() {
+            assert_eq!(out[0].data[i], data[i] ^ 0x100, "share word {i}");
+        }
+    }
+
+    #[test]
+    fn random_on_v3_writes_its_own_records_and_stays_in_the_mailboxes() {
+        let m = mb3();
+        let mut r = RandomFaults::with_rates(
+            N,
+            m.clone(),
+            9,
+            RandomRates {
+                extra: 1000,
+                ..NONE
+            },
+        );
+        assert!(r.knows_v3());
+        let (mut own, mut regions) = (0, std::collections::BTreeSet::new());
+        for i in 0..2000 {
+            let x = w(m.vote(Region::WillCert, i % 16, 0), &[1, 2]);
+            let out = r.transform(0, 1, x.clone(), 0);
+            assert_eq!((out.len(), &out[0]), (2, &x));
+            let e = &out[1];
+            assert!(e.word >= m.base(Region::Prepare) && e.word + e.data.len() <= m.end());
+            if (0..e.data.len()).all(|i| m.owner(e.word + i) == Some(0)) {
+                own += 1;
+                regions.insert(m.locate(e.word).unwrap().0.name());
+            }
+        }
+        assert!((800..1300).contains(&own), "{own}");
+        // Every kind of record it owns: 2 vote rows and 6 records.
+        assert_eq!(regions.len(), 8, "{regions:?}");
     }
 }

@@ -91,7 +91,7 @@ pub struct ClusterConfig {
 }
 
 /// Why a v3 cluster refuses a Byzantine replica.
-pub const V3_BYZANTINE: &str = "the v3 kernel's view change is built only in part so far (issue 11, recovery.md D11.12): Byzantine kinds on v3 are not built yet (a replica that only drops its writes, silent or mute_fast, is allowed)";
+pub const V3_BYZANTINE: &str = "the v3 kernel's Byzantine kinds are built only in part so far (issue 11): silent, mute_fast, forge, forge_shares and random run on v3; equivocate, lie_vc and split_view, which must sign what they make up, do not yet";
 
 /// Why v1 is refused: no kernel of this project runs it.
 pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v2 (the default) or v3";
@@ -773,11 +773,11 @@ impl Cluster {
     }
 
     /// Makes replica r faulty: `adversary` transforms its writes. Panics
-    /// on a v3 cluster unless it only drops writes (`silent`,
+    /// on a v3 cluster unless it knows the v3 records (`Adversary::knows_v3`,
     /// [`V3_BYZANTINE`]); `Scenario::check` refuses such a scenario before.
     pub fn set_adversary(&mut self, r: usize, adversary: Box<dyn Adversary>) {
         assert!(
-            self.cfg.layout != Version::V3 || adversary.only_drops(),
+            self.cfg.layout != Version::V3 || adversary.knows_v3(),
             "an adversary on replica {r} of a layout v3 cluster: {V3_BYZANTINE}"
         );
         self.net.set_adversary(r, adversary);

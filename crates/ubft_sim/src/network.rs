@@ -150,11 +150,17 @@ pub trait Adversary: Send {
     fn transform(&mut self, src: usize, dst: usize, write: Write, cycle: u64) -> Vec<Write>;
 
     /// Whether it only drops writes (a crash, in any layout), and never
-    /// makes or changes one (a Byzantine kind, which must know the
-    /// layout's records: refused on v3 until they are built,
-    /// `cluster::V3_BYZANTINE`).
+    /// makes or changes one.
     fn only_drops(&self) -> bool {
         false
+    }
+
+    /// Whether it knows the v3 layout's records (a Byzantine kind that makes
+    /// or changes writes must; the others are refused on v3,
+    /// `cluster::V3_BYZANTINE`). One that only drops writes needs nothing
+    /// of the layout.
+    fn knows_v3(&self) -> bool {
+        self.only_drops()
     }
 }
 

@@ -38,10 +38,8 @@
 //! f = (n - 1) / 2 replicas may be faulty. Several faults on one replica
 //! compose in file order ([`Chain`]). Unknown keys and kinds, replica ids
 //! not below n, and too many faulty replicas are refused with a message
-//! naming the problem. On `layout = "v3"` (the v3 kernel: the fast path,
-//! the slow path and a view change that carries no value) every kind but
-//! `delay`, `silent`
-//! and `mute_fast` (which only drop writes) is refused
+//! naming the problem. On `layout = "v3"` (the v3 kernel) every kind but
+//! `delay` and those of [`V3_KINDS`] is refused
 //! ([`crate::cluster::V3_BYZANTINE`]), and `layout = "v1"` is refused.
 
 use crate::adversary::{
@@ -124,10 +122,11 @@ pub const SLOW_BOUNDS_PER_SLOT: u64 = 4;
 /// too short for its signer steps (the timeout doubles with each view).
 pub const V3_RECOVERIES: u64 = 4;
 
-/// The kinds [`Scenario::random_v3`] draws: the replicas that only drop
-/// their writes, which is what the v3 kernel allows today
-/// ([`V3_BYZANTINE`]).
-pub const V3_KINDS: [&str; 2] = ["silent", "mute_fast"];
+/// The kinds the v3 kernel takes today, which [`Scenario::random_v3`]
+/// draws: the replicas that only drop their writes (silent, mute_fast),
+/// and those whose adversaries know the v3 records (forge, forge_shares,
+/// random); the others are refused ([`V3_BYZANTINE`]).
+pub const V3_KINDS: [&str; 5] = ["silent", "mute_fast", "forge", "forge_shares", "random"];
 
 /// A run as data: [`ClusterConfig`]'s parameters and a list of faults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -413,9 +412,12 @@ impl Scenario {
             }
         }
         if self.layout == Version::V3 {
-            if let Some((i, fault)) = self.faults.iter().enumerate().find(|(_, f)| {
-                f.replica().is_some() && !matches!(f, Fault::Silent { .. } | Fault::MuteFast { .. })
-            }) {
+            if let Some((i, fault)) = self
+                .faults
+                .iter()
+                .enumerate()
+                .find(|(_, f)| f.replica().is_some() && !V3_KINDS.contains(&f.kind()))
+            {
                 return Err(format!(
                     "fault #{} (kind = \"{}\") on layout = \"v3\": {V3_BYZANTINE}",
                     i + 1,

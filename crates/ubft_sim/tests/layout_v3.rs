@@ -15,7 +15,7 @@ use ubft_sim::cluster::{
 use ubft_sim::hbm::Hbm;
 use ubft_sim::lockstep::differential;
 use ubft_sim::network::{Delivery, Network, RefuseReason, Write};
-use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS};
+use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS, V3_KINDS};
 use ubft_sim::verilator::harness::{parse_ports, TOP};
 use ubft_sim::verilator::{kernel_verilog, kernel_verilog_for, Library};
 
@@ -96,7 +96,7 @@ fn the_scenario_key_refuses_v1_and_unknown_layouts_by_name() {
 }
 
 #[test]
-fn every_byzantine_kind_but_the_dropping_ones_is_refused_on_v3_with_the_reason() {
+fn every_byzantine_kind_v3_does_not_know_is_refused_on_v3_with_the_reason() {
     for kind in BYZANTINE_KINDS {
         let text = format!(
             "replicas = 3\nslots = 2\nlayout = \"v3\"\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 1\nextra = 9\n[[fault]]\nkind = \"{kind}\"\nreplica = 1\n"
@@ -104,9 +104,9 @@ fn every_byzantine_kind_but_the_dropping_ones_is_refused_on_v3_with_the_reason()
         // The same scenario on v2 is accepted.
         let v2 = text.replace("layout = \"v3\"\n", "");
         assert!(Scenario::from_toml(&v2).is_ok(), "{kind}");
-        if kind == "silent" || kind == "mute_fast" {
-            // A crash, or a replica that withholds its fast votes, makes no
-            // record: v3 takes it.
+        if V3_KINDS.contains(&kind) {
+            // A crash, a replica that withholds its fast votes, and the
+            // adversaries that know the v3 records: v3 takes them.
             assert!(Scenario::from_toml(&text).is_ok(), "{kind}");
             continue;
         }
@@ -119,7 +119,7 @@ fn every_byzantine_kind_but_the_dropping_ones_is_refused_on_v3_with_the_reason()
     }
     // Switched to v3 after parsing (the CLI's --layout), `check` refuses it.
     let mut s =
-        Scenario::from_toml("replicas = 3\nslots = 2\n[[fault]]\nkind = \"forge\"\nreplica = 2\n")
+        Scenario::from_toml("replicas = 3\nslots = 2\n[[fault]]\nkind = \"lie_vc\"\nreplica = 2\n")
             .unwrap();
     s.layout = Version::V3;
     assert!(s.check().unwrap_err().contains(V3_BYZANTINE));
@@ -163,10 +163,10 @@ fn the_cli_refuses_v1_and_byzantine_replicas_on_v3() {
     // A scenario with a Byzantine replica, switched to v3 by the flag.
     let dir = std::env::temp_dir().join(format!("layout_v3_cli_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("forge.toml");
+    let file = dir.join("split_view.toml");
     std::fs::write(
         &file,
-        "replicas = 3\nslots = 2\n[[fault]]\nkind = \"forge\"\nreplica = 1\n",
+        "replicas = 3\nslots = 2\n[[fault]]\nkind = \"split_view\"\nreplica = 1\n",
     )
     .unwrap();
     let out = rhdl_ubft(&[
@@ -179,7 +179,7 @@ fn the_cli_refuses_v1_and_byzantine_replicas_on_v3() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("kind = \"forge\"") && err.contains(V3_BYZANTINE),
+        err.contains("kind = \"split_view\"") && err.contains(V3_BYZANTINE),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();
@@ -478,19 +478,26 @@ fn the_cli_runs_v3_and_names_it() {
 /// also when the kind hides in a chain behind a silent one.
 #[test]
 #[should_panic(
-    expected = "an adversary on replica 1 of a layout v3 cluster: the v3 kernel's view change is built only in part so far"
+    expected = "an adversary on replica 1 of a layout v3 cluster: the v3 kernel's Byzantine kinds are built only in part so far"
 )]
 fn an_adversary_set_by_hand_on_v3_panics_with_the_reason() {
-    use ubft_sim::adversary::{Chain, ForgeShares, Silent};
+    use ubft_sim::adversary::{Chain, ForgeShares, LieVc, Silent};
     let mut c = ubft_sim::cluster::Cluster::new(quick(3, 1, Version::V3)).unwrap();
-    // A crash is taken.
+    // A crash is taken, and so is an adversary that knows the v3 records.
     c.set_adversary(2, Box::new(Silent { from_cycle: 0 }));
     let mailbox = c.net.mailbox().clone();
+    c.set_adversary(
+        2,
+        Box::new(ForgeShares {
+            mailbox: mailbox.clone(),
+        }),
+    );
+    // A chain with one that does not know them is refused.
     c.set_adversary(
         1,
         Box::new(Chain(vec![
             Box::new(Silent { from_cycle: 100 }),
-            Box::new(ForgeShares { mailbox }),
+            Box::new(LieVc::new(mailbox)),
         ])),
     );
 }
@@ -1759,4 +1766,69 @@ to_cycle = 9167
         );
     }
     eprintln!("{}", report.summary());
+}
+
+/// The bridge's discharge (R17, recovery.md D11.1): the soak's seed 1533,
+/// a late link 0 -> 1 at n = 3. Replica 1 times out holding a will_commit
+/// that its two peers decided fast and went past, so nobody writes the
+/// share its bridge waits for (before the discharge it stayed in
+/// S3WaitCertify for good, 2 of 12 decided). Its peers certify the next
+/// slot on that value, and that certificate (WATCH's ABOVE at W.b, prev =
+/// W.m) discharges the bridge: it seals, and decides every slot but the
+/// last while it awaits a NEW_VIEW its peers never write (the last slot
+/// needs R25 while awaiting, not built). Agreement holds throughout.
+#[test]
+fn a_bridge_is_discharged_by_a_certificate_of_the_next_slot() {
+    let s = Scenario::from_toml(
+        r#"
+replicas = 3
+slots = 12
+seed = 1533
+net_latency = 102
+hbm_read_latency = 22
+hbm_write_latency = 14
+wait_polls = 62
+sign_latency = 704
+verify_latency = 768
+max_cycles = 450000
+layout = "v3"
+
+[[fault]]
+kind = "delay"
+src = 0
+dst = 1
+extra = 2589
+from_cycle = 1030
+to_cycle = 3328
+"#,
+    )
+    .unwrap();
+    let report = s.run(Backend::Verilator).unwrap();
+    assert!(report.checks.ok(), "{}", report.summary());
+    for r in [&report.replicas[0], &report.replicas[2]] {
+        assert_eq!(
+            (r.status.error, r.decided.len(), r.view),
+            (0, 12, 0),
+            "{}",
+            report.summary()
+        );
+    }
+    let r1 = &report.replicas[1];
+    let state = rhdl_ubft::protocol::STATE_NAMES[r1.status.state as usize];
+    assert_eq!(r1.status.error, 0, "{}", report.summary());
+    assert!(r1.view > 0, "replica 1 sealed: {}", report.summary());
+    assert!(
+        !state.starts_with("S3"),
+        "replica 1 left the bridge, in {state}: {}",
+        report.summary()
+    );
+    let ks: Vec<u64> = r1.decided.iter().map(|d| d.k).collect();
+    assert_eq!(ks, (1..=11).collect::<Vec<u64>>(), "{}", report.summary());
+    for (i, d) in r1.decided.iter().enumerate() {
+        assert_eq!(
+            d.m, report.replicas[0].decided[i].m,
+            "agreement at slot {}",
+            d.k
+        );
+    }
 }
