@@ -1525,8 +1525,9 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.start.next =
             (self.fast.start_slow.val() | self.view3.call_s3.val()) & self.v3.val();
         self.slow3.seal_start.next = self.view3.call_s3.val();
-        // WATCH (v3): it polls while Slow3 holds the slot (normal mode)
-        // and while View3 catches up or awaits a NEW_VIEW. Its events are
+        // WATCH (v3): it polls while Slow3 holds the slot (in seal mode
+        // only the discharge is acted on, below) and while View3 catches
+        // up or awaits a NEW_VIEW. Its events are
         // granted at a poll point, where nothing of the holder's own is in
         // flight (no fetch; no signer request, broadcast or round
         // outstanding): Slow3's (it gives the slot back) or View3's
