@@ -127,8 +127,8 @@ enum Cmd {
         #[arg(long, default_value_t = 2)]
         jobs: usize,
         /// The kernels' layout: v2 (every Byzantine kind) or v3 (the v3
-        /// kernel, with the faults it allows so far: silent, mute_fast and
-        /// link delays; `Scenario::random_v3`).
+        /// kernel, with the faults it takes so far: link delays and the
+        /// kinds of `scenario::V3_KINDS`; `Scenario::random_v3`).
         #[arg(long, default_value = "v2")]
         layout: String,
     },

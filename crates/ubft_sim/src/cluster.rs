@@ -13,6 +13,7 @@
 //! validity (every decided m was proposed), and k order from 1 without gaps.
 
 use crate::client::Client;
+use crate::equivocate3::Equivocate3;
 use crate::hbm::{AxiViolation, Hbm};
 use crate::host::{Args, GuardStatus, Host};
 use crate::network::{Adversary, Delivery, Equivocate, Flight, Links, Network, Stack};
@@ -84,14 +85,14 @@ pub struct ClusterConfig {
     /// or unchecked (`Bypass`, tests only).
     pub delivery: Delivery,
     /// The mailbox layout the kernels run: v2 (the default, `Kernel<N>`) or
-    /// v3 (`KernelV3<N>`: the fast path and the slow path, R1 to R13, no
-    /// view change yet, and no Byzantine replica but a silent one,
-    /// [`V3_BYZANTINE`]). v1 is refused ([`parse_layout`]).
+    /// v3 (`KernelV3<N>`: the fast path, the slow path and the view
+    /// change as built so far, and the Byzantine kinds that know its
+    /// records, [`V3_BYZANTINE`]). v1 is refused ([`parse_layout`]).
     pub layout: Version,
 }
 
 /// Why a v3 cluster refuses a Byzantine replica.
-pub const V3_BYZANTINE: &str = "the v3 kernel's Byzantine kinds are built only in part so far (issue 11): silent, mute_fast, forge, forge_shares and random run on v3; equivocate, lie_vc and split_view, which must sign what they make up, do not yet";
+pub const V3_BYZANTINE: &str = "the v3 kernel's Byzantine kinds are built only in part so far (issue 11): silent, mute_fast, forge, forge_shares, random and equivocate run on v3; lie_vc and split_view, which must sign a view change they make up, do not yet";
 
 /// Why v1 is refused: no kernel of this project runs it.
 pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v2 (the default) or v3";
@@ -215,14 +216,7 @@ impl ClusterConfig {
         match self.layout {
             Version::V2 => {}
             Version::V1 => return Err(SimError::Invalid(V1_REFUSED.into())),
-            Version::V3 => {
-                if !self.equivocate.is_empty() {
-                    return Err(SimError::Invalid(format!(
-                        "equivocate {:?} on layout v3: {V3_BYZANTINE}",
-                        self.equivocate
-                    )));
-                }
-            }
+            Version::V3 => {}
         }
         Ok(())
     }
@@ -644,13 +638,12 @@ impl Cluster {
         for d in &cfg.delays {
             net.add_delay(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle);
         }
-        assert!(
-            cfg.equivocate.is_empty() || cfg.layout != Version::V3,
-            "equivocate {:?} on a layout v3 cluster: {V3_BYZANTINE}",
-            cfg.equivocate
-        );
         for &r in &cfg.equivocate {
-            let adv: Box<dyn Adversary> = Box::new(Equivocate::new(n, layout.clone()));
+            let adv: Box<dyn Adversary> = if cfg.layout == Version::V3 {
+                Box::new(Equivocate3::new(n, layout.clone(), cfg.seed, r))
+            } else {
+                Box::new(Equivocate::new(n, layout.clone()))
+            };
             net.set_adversary(r, adv);
         }
         net.set_delivery(cfg.delivery);

@@ -4,6 +4,7 @@ pub mod backend;
 pub mod bench;
 pub mod client;
 pub mod cluster;
+pub mod equivocate3;
 pub mod hbm;
 pub mod host;
 pub mod lockstep;

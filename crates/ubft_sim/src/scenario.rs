@@ -47,6 +47,7 @@ use crate::adversary::{
 };
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError, V3_BYZANTINE};
+use crate::equivocate3::Equivocate3;
 use crate::network::{Adversary, Equivocate};
 use rhdl_ubft::layout::{Mailbox, Version};
 use rhdl_ubft::params::{defaults, G, N as BUILD_N, SB};
@@ -122,11 +123,22 @@ pub const SLOW_BOUNDS_PER_SLOT: u64 = 4;
 /// too short for its signer steps (the timeout doubles with each view).
 pub const V3_RECOVERIES: u64 = 4;
 
+/// How many of [`V3_KINDS`] (its first ones) v3 took before `equivocate`.
+const V3_FIRST_KINDS: usize = 5;
+
 /// The kinds the v3 kernel takes today, which [`Scenario::random_v3`]
 /// draws: the replicas that only drop their writes (silent, mute_fast),
 /// and those whose adversaries know the v3 records (forge, forge_shares,
-/// random); the others are refused ([`V3_BYZANTINE`]).
-pub const V3_KINDS: [&str; 5] = ["silent", "mute_fast", "forge", "forge_shares", "random"];
+/// random, and equivocate, which signs what it makes up with its own key,
+/// `Equivocate3`); the others are refused ([`V3_BYZANTINE`]).
+pub const V3_KINDS: [&str; 6] = [
+    "silent",
+    "mute_fast",
+    "forge",
+    "forge_shares",
+    "random",
+    "equivocate",
+];
 
 /// A run as data: [`ClusterConfig`]'s parameters and a list of faults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -487,6 +499,9 @@ impl Scenario {
             Fault::Silent { from_cycle, .. } => Box::new(Silent {
                 from_cycle: *from_cycle,
             }),
+            Fault::Equivocate { replica } if self.layout == Version::V3 => {
+                Box::new(Equivocate3::new(n, mb, self.seed, *replica))
+            }
             Fault::Equivocate { .. } => Box::new(Equivocate::new(n, mb)),
             Fault::LieVc { .. } => Box::new(LieVc::new(mb)),
             Fault::SplitView { .. } => Box::new(SplitView::new(n, mb)),
@@ -678,10 +693,17 @@ impl Scenario {
         let f = s.f();
         let faulty = rng.below(f as u64 + 1) as usize;
         let mut ids: Vec<usize> = (0..n).collect();
+        // The kinds v3 took first are drawn from `rng` as before, so the
+        // seeds the docs name keep their scenarios; a faulty replica then
+        // becomes an equivocator with chance 1/6 on a stream of its own.
+        let mut late = Rng::new(seed ^ 0x0e9c_1a7e_0003);
         for i in 0..faulty {
             let j = i + rng.below((n - i) as u64) as usize;
             ids.swap(i, j);
-            let kind = V3_KINDS[rng.below(V3_KINDS.len() as u64) as usize];
+            let mut kind = V3_KINDS[rng.below(V3_FIRST_KINDS as u64) as usize];
+            if late.below(V3_KINDS.len() as u64) == 0 {
+                kind = "equivocate";
+            }
             let mut fault = Fault::byzantine(kind, ids[i]).unwrap();
             if let Fault::Silent { from_cycle, .. } = &mut fault {
                 *from_cycle = rng.below(max_cycles.max(1) / 2);

@@ -46,23 +46,24 @@ fn the_layout_is_v2_unless_asked_and_v1_is_refused() {
 }
 
 #[test]
-fn an_equivocating_replica_is_refused_on_v3() {
+fn an_equivocating_replica_is_taken_on_v3_and_v2() {
     let cfg = ClusterConfig {
         layout: Version::V3,
         equivocate: vec![1],
         ..ClusterConfig::quick(3, 1)
     };
-    let err = cfg.validate().unwrap_err().to_string();
-    assert!(
-        err.contains("equivocate [1] on layout v3") && err.contains(V3_BYZANTINE),
-        "{err}"
-    );
-    // The same on v2 is a run.
+    assert_eq!(cfg.validate(), Ok(()));
     let cfg = ClusterConfig {
         layout: Version::V2,
         ..cfg
     };
     assert_eq!(cfg.validate(), Ok(()));
+    // An id not below n is refused on both.
+    let cfg = ClusterConfig {
+        equivocate: vec![3],
+        ..cfg
+    };
+    assert!(cfg.validate().is_err());
 }
 
 #[test]
@@ -133,7 +134,7 @@ fn rhdl_ubft(args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn the_cli_refuses_v1_and_byzantine_replicas_on_v3() {
+fn the_cli_refuses_v1_and_the_byzantine_kinds_v3_does_not_take() {
     let out = rhdl_ubft(&[
         "simulate",
         "--replicas",
@@ -146,20 +147,6 @@ fn the_cli_refuses_v1_and_byzantine_replicas_on_v3() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(V1_REFUSED), "{err}");
-    let out = rhdl_ubft(&[
-        "simulate",
-        "--replicas",
-        "3",
-        "--slots",
-        "2",
-        "--layout",
-        "v3",
-        "--equivocate",
-        "0",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(V3_BYZANTINE), "{err}");
     // A scenario with a Byzantine replica, switched to v3 by the flag.
     let dir = std::env::temp_dir().join(format!("layout_v3_cli_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -1831,4 +1818,78 @@ to_cycle = 3328
             d.k
         );
     }
+}
+
+/// The equivocating leader on v3 (`Equivocate3`: a signed PREP block with
+/// the client's request m for replica 1 and the next request m' for
+/// replica 2, its own CERT share and a signed COMMIT made up for each),
+/// with replica 2's echo 100 cycles late at replica 1. Replica 1 reads the
+/// echo row before replica 2's echo lands, delivers m from the signed
+/// block (R8), certifies it and, with the leader's made-up share and
+/// COMMIT, decides it on f + 1 = 2 (R12); the leader goes on doing so in
+/// every slot of view 0. Safe: replica 2 saw replica 1's echo, refused
+/// m', and decides nothing else.
+///
+/// Not live, and pinned here as the gap it is (issue 11): replica 2 seals
+/// view after view alone (f + 1 seals start a view change; replica 1 never
+/// seals, since it decides), and no evidence it reads decides a slot: the
+/// certify row of k + 1 has replica 1's share on m_{k+1} and the leader's
+/// on m'_{k+1} (f matching, not f + 1), the full will_commit row never
+/// forms, and the certificate that would decide k (R24) is inside replica
+/// 1's COMMIT of k + 1, which the kernel does not yet read for R24
+/// (recovery.md V3: certify rows only). When it does, replica 2 decides
+/// every slot and this test is to expect it.
+#[test]
+fn an_equivocating_v3_leader_decides_with_one_honest_replica_and_leaves_the_other_behind() {
+    let s = Scenario::from_toml(
+        r#"
+replicas = 3
+slots = 12
+layout = "v3"
+seed = 8
+net_latency = 40
+hbm_read_latency = 12
+hbm_write_latency = 6
+wait_polls = 64
+sign_latency = 300
+verify_latency = 500
+max_cycles = 300000
+
+[[fault]]
+kind = "equivocate"
+replica = 0
+
+[[fault]]
+kind = "delay"
+src = 2
+dst = 1
+extra = 100
+"#,
+    )
+    .unwrap();
+    let report = s.run(Backend::Verilator).unwrap();
+    assert!(report.checks.ok(), "{}", report.summary());
+    let (r1, r2) = (&report.replicas[1], &report.replicas[2]);
+    assert_eq!(
+        (r1.status.error, r1.decided.len(), r1.view),
+        (0, 12, 0),
+        "{}",
+        report.summary()
+    );
+    assert!(
+        r1.decided.iter().all(|d| d.path == Path::Slow),
+        "{}",
+        report.summary()
+    );
+    // Replica 1 decided the client's requests in order: m, not m'.
+    for (i, d) in r1.decided.iter().enumerate() {
+        assert_eq!(d.m, ubft_sim::client::proposal(8, i as u64), "slot {}", d.k);
+    }
+    assert_eq!(
+        (r2.status.error, r2.decided.len()),
+        (0, 0),
+        "{}",
+        report.summary()
+    );
+    assert!(r2.view >= 3, "replica 2 seals alone: {}", report.summary());
 }
