@@ -151,8 +151,11 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [31:0] protocol$wt_view;
     reg  protocol$wt_ev_valid;
     reg  [2:0] protocol$wt_ev_kind;
+    reg  [31:0] protocol$wt_ev_view;
     reg  [31:0] protocol$wt_ev_m;
     reg  [31:0] protocol$wt_ev_prev;
+    reg  [7:0] protocol$wt_ev_x;
+    reg  [7:0] protocol$wt_ev_bits;
     wire  protocol$wt_ev_take;
     reg  [31:0] protocol$prop_tdata;
     reg  protocol$prop_tvalid;
@@ -522,8 +525,11 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .wt_view(protocol$wt_view),
         .wt_ev_valid(protocol$wt_ev_valid),
         .wt_ev_kind(protocol$wt_ev_kind),
+        .wt_ev_view(protocol$wt_ev_view),
         .wt_ev_m(protocol$wt_ev_m),
         .wt_ev_prev(protocol$wt_ev_prev),
+        .wt_ev_x(protocol$wt_ev_x),
+        .wt_ev_bits(protocol$wt_ev_bits),
         .wt_ev_take(protocol$wt_ev_take),
         .prop_tdata(protocol$prop_tdata),
         .prop_tvalid(protocol$prop_tvalid),
@@ -969,7 +975,10 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         watch$awaiting = 1'b0;
         protocol$wt_ev_valid = watch$ev_valid;
         protocol$wt_ev_kind = watch$ev_kind;
+        protocol$wt_ev_view = watch$ev_view;
         protocol$wt_ev_m = watch$ev_m;
+        protocol$wt_ev_x = watch$ev_x;
+        protocol$wt_ev_bits = watch$ev_bits;
         protocol$wt_ev_prev = watch$ev_prev;
         watch$ev_take = protocol$wt_ev_take;
         watch_fetch$start = watch$fetch_start;
@@ -10283,7 +10292,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_ev_valid,wt_ev_kind,wt_ev_m,wt_ev_prev,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -10339,8 +10348,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [31:0] wt_view;
     input wire  wt_ev_valid;
     input wire  [2:0] wt_ev_kind;
+    input wire  [31:0] wt_ev_view;
     input wire  [31:0] wt_ev_m;
     input wire  [31:0] wt_ev_prev;
+    input wire  [7:0] wt_ev_x;
+    input wire  [7:0] wt_ev_bits;
     output reg  wt_ev_take;
     input wire  [31:0] prop_tdata;
     input wire  prop_tvalid;
@@ -10370,6 +10382,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  ev_full_row = 3'b1;
     localparam  ev_above = 3'b10;
     localparam  ev_seals = 3'b100;
+    localparam  ev_commit = 3'b11;
     localparam  v3 = 1'b0;
     localparam  err_recovery = 8'h7;
     localparam  prep_sig_base = 32'h0;
@@ -10516,6 +10529,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow3$rst_n;
     reg  slow3$start;
     reg  slow3$abort;
+    reg  slow3$hold;
     wire  slow3$at_poll;
     wire  slow3$holding;
     wire  slow3$stop;
@@ -10641,6 +10655,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  view3$catch_poll;
     reg  view3$catch_grant;
     reg  view3$seal_grant;
+    reg  view3$hold;
     reg  view3$running;
     wire  view3$decide_prev;
     reg  [7:0] view3$id;
@@ -10740,6 +10755,28 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  requests$holds;
     reg  requests$retire;
     reg  [31:0] requests$retire_m;
+    reg  cc$clock;
+    reg  cc$rst_n;
+    reg  cc$start;
+    reg  [31:0] cc$rec_word;
+    reg  [7:0] cc$bitmap;
+    reg  [7:0] cc$n;
+    reg  [7:0] cc$support;
+    reg  cc$settle;
+    wire  cc$busy;
+    wire  cc$passed;
+    wire  cc$failed;
+    wire  cc$fetch_start;
+    wire  [31:0] cc$fetch_word;
+    reg  cc$fetch_beat_valid;
+    reg  cc$fetch_done;
+    reg  cc$fetch_error;
+    wire  cc$sg_verify;
+    wire  [7:0] cc$sg_signer;
+    reg  cc$sg_busy;
+    reg  cc$sg_resp_valid;
+    reg  [7:0] cc$sg_resp_status;
+    wire  cc$sg_resp_take;
     reg  [1:0] state$d;
     wire  [1:0] state$q;
     reg  state$clock;
@@ -10932,6 +10969,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  wt_disch_ev;
     reg  wt_disch;
     reg  bridging;
+    reg  cc_ev;
+    reg  cc_start;
+    reg  cc_hold;
+    reg  [31:0] cc_k1;
+    reg  [7:0] cc_slot;
+    reg  [255:0] cc_block;
+    reg  ev_take_now;
     
     // Sub module instances
     rhdl_ubft$protocol$leader leader(
@@ -11040,6 +11084,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .rst_n(slow3$rst_n),
         .start(slow3$start),
         .abort(slow3$abort),
+        .hold(slow3$hold),
         .at_poll(slow3$at_poll),
         .holding(slow3$holding),
         .stop(slow3$stop),
@@ -11169,6 +11214,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .catch_poll(view3$catch_poll),
         .catch_grant(view3$catch_grant),
         .seal_grant(view3$seal_grant),
+        .hold(view3$hold),
         .running(view3$running),
         .decide_prev(view3$decide_prev),
         .id(view3$id),
@@ -11272,6 +11318,30 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .holds(requests$holds),
         .retire(requests$retire),
         .retire_m(requests$retire_m)
+    );
+    rhdl_ubft$protocol$cc cc(
+        .clock(cc$clock),
+        .rst_n(cc$rst_n),
+        .start(cc$start),
+        .rec_word(cc$rec_word),
+        .bitmap(cc$bitmap),
+        .n(cc$n),
+        .support(cc$support),
+        .settle(cc$settle),
+        .busy(cc$busy),
+        .passed(cc$passed),
+        .failed(cc$failed),
+        .fetch_start(cc$fetch_start),
+        .fetch_word(cc$fetch_word),
+        .fetch_beat_valid(cc$fetch_beat_valid),
+        .fetch_done(cc$fetch_done),
+        .fetch_error(cc$fetch_error),
+        .sg_verify(cc$sg_verify),
+        .sg_signer(cc$sg_signer),
+        .sg_busy(cc$sg_busy),
+        .sg_resp_valid(cc$sg_resp_valid),
+        .sg_resp_status(cc$sg_resp_status),
+        .sg_resp_take(cc$sg_resp_take)
     );
     rhdl_ubft$protocol$state state(
         .d(state$d),
@@ -11848,11 +11918,37 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             wt_k = k$q;
         end
         wt_view = view_no$q;
-        wt_above = wt_ev_kind == ev_above;
+        cc_ev = v3 & wt_ev_valid & (wt_ev_kind == ev_commit) & (~bridging | (wt_ev_prev == wc_m$q));
+        wt_above = (wt_ev_kind == ev_above) | ((wt_ev_kind == ev_commit) & cc$passed);
         wt_seals = wt_ev_kind == ev_seals;
         s3_point = slow3$at_poll & ~slow3$seal_mode;
         wt_grant = v3 & wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above | wt_seals) & (s3_point | view3$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         wt_decide = wt_grant & ~wt_seals;
+        cc_start = cc_ev & ~cc$busy & (s3_point | view3$catch_poll | (bridging & slow3$at_poll)) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        cc_hold = cc_start | cc$busy;
+        slow3$hold = cc_hold;
+        view3$hold = cc_hold;
+        if (bridging) begin
+            cc_k1 = wc_k$q + 32'h1;
+        end
+        else begin
+            cc_k1 = k$q + 32'h1;
+        end
+        cc_slot = (cc_k1[(32'h0)+:(8)] - 32'h1) & last_slot;
+        cc_block = cert_kind | (((wt_ev_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((cc_k1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((wt_ev_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((wt_ev_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        cc$clock = clock;
+        cc$rst_n = rst_n;
+        cc$start = cc_start;
+        cc$rec_word = commit3_base + (((((cc_slot) & 32'hffffffff) << row_log) + ((wt_ev_x) & 32'hffffffff)) << commit_shift);
+        cc$bitmap = ((wt_ev_bits) & 8'hff);
+        cc$n = n;
+        cc$support = support$q;
+        cc$fetch_beat_valid = fetch_beat_valid;
+        cc$fetch_done = fetch_done;
+        cc$fetch_error = fetch_error;
+        cc$sg_busy = sg_busy;
+        cc$sg_resp_valid = sg_resp_valid;
+        cc$sg_resp_status = sg_resp_status;
         wt_disch_ev = wt_ev_valid & wt_above & bridging & (wt_ev_prev == wc_m$q);
         wt_disch = v3 & wt_disch_ev & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         slow3$abort = (wt_grant & s3_point) | wt_disch;
@@ -11861,7 +11957,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$seal_grant = wt_grant & wt_seals;
         view3$start = (hand_over | (wt_grant & wt_seals & s3_point)) & v3;
         view3$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
-        wt_ev_take = wt_grant | wt_disch | (wt_ev_valid & (wt_ev_kind != ev_full_row) & ~wt_above & ~wt_seals) | (wt_ev_valid & bridging & ~wt_disch_ev);
+        ev_take_now = wt_grant | wt_disch | cc$failed | (wt_ev_valid & (wt_ev_kind != ev_full_row) & (wt_ev_kind != ev_commit) & ~wt_above & ~wt_seals) | (wt_ev_valid & (wt_ev_kind == ev_commit) & ~cc_ev) | (wt_ev_valid & bridging & ~wt_disch_ev & ~cc_ev);
+        wt_ev_take = ev_take_now;
+        cc$settle = ev_take_now;
         view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
         decided = fast$decide | slow$decide | slow3$decide | view$decide | wt_decide | view3$decide_prev;
         if (view3$decide_prev) begin
@@ -11879,8 +11977,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             m_new = m$q;
         end
-        fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | slow3$fetch_start | view$fetch_start | view3$fetch_start;
-        poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | slow3$fetch_word | view$fetch_word | view3$fetch_word;
+        fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | slow3$fetch_start | view$fetch_start | view3$fetch_start | (cc$fetch_start & v3);
+        poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | slow3$fetch_word | view$fetch_word | view3$fetch_word | cc$fetch_word;
         if (slow3$fetch_row) begin
             fetch_len = row2_len;
         end
@@ -11967,9 +12065,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         cp_start = (slow3$cp_start | view3$cp_start) & v3;
         sg_sign = slow$sg_sign | slow3$sg_sign | view3$sg_sign;
-        sg_verify = slow$sg_verify | slow3$sg_verify | view3$sg_verify;
-        sg_signer = slow$sg_signer | slow3$sg_signer | view3$sg_signer;
-        if (slow3$sg_sus & v3) begin
+        sg_verify = slow$sg_verify | slow3$sg_verify | view3$sg_verify | (cc$sg_verify & v3);
+        sg_signer = slow$sg_signer | slow3$sg_signer | view3$sg_signer | cc$sg_signer;
+        if (cc$busy & v3) begin
+            sg_block = cc_block;
+        end
+        else if (slow3$sg_sus & v3) begin
             sg_block = slow3$sus_block;
         end
         else if (view3$sg_seal & v3) begin
@@ -11990,7 +12091,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             sg_block = cert_block;
         end
-        if (slow3$sg_sus & v3) begin
+        if (cc$busy & v3) begin
+            sg_signature = fetch_beat;
+        end
+        else if (slow3$sg_sus & v3) begin
             sg_signature = slow3$sus_sig;
         end
         else if ((slow3$sg_compose | view3$sg_blk | view3$sg_sus) & v3) begin
@@ -11999,7 +12103,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             sg_signature = fetch_beat;
         end
-        sg_resp_take = slow$sg_resp_take | slow3$sg_resp_take | view$sg_resp_take | view3$sg_resp_take;
+        sg_resp_take = slow$sg_resp_take | slow3$sg_resp_take | view$sg_resp_take | view3$sg_resp_take | cc$sg_resp_take;
         requests$clock = clock;
         requests$rst_n = rst_n;
         requests$prop_tdata = prop_tdata;
@@ -12374,6 +12478,362 @@ module rhdl_ubft$protocol$bridged(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$bridged
+
+
+module rhdl_ubft$protocol$cc(clock,rst_n,start,rec_word,bitmap,n,support,settle,busy,passed,failed,fetch_start,fetch_word,fetch_beat_valid,fetch_done,fetch_error,sg_verify,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [31:0] rec_word;
+    input wire  [7:0] bitmap;
+    input wire  [7:0] n;
+    input wire  [7:0] support;
+    input wire  settle;
+    output reg  busy;
+    output reg  passed;
+    output reg  failed;
+    output reg  fetch_start;
+    output reg  [31:0] fetch_word;
+    input wire  fetch_beat_valid;
+    input wire  fetch_done;
+    input wire  fetch_error;
+    output reg  sg_verify;
+    output reg  [7:0] sg_signer;
+    input wire  sg_busy;
+    input wire  sg_resp_valid;
+    input wire  [7:0] sg_resp_status;
+    output reg  sg_resp_take;
+    
+    // Constant declarations
+    localparam  one8 = 8'h1;
+    localparam  ones8 = 8'hff;
+    localparam  beat_shift = 8'h4;
+    
+    // Enums
+    localparam CertSt$Idle = 0;
+    localparam CertSt$Next = 1;
+    localparam CertSt$Wait = 2;
+    localparam CertSt$Resp = 3;
+    localparam CertSt$Pass = 4;
+    localparam CertSt$Fail = 5;
+    
+    // Stub signals
+    reg  [2:0] state$d;
+    wire  [2:0] state$q;
+    reg  state$clock;
+    reg  [7:0] left$d;
+    wire  [7:0] left$q;
+    reg  left$clock;
+    reg  [7:0] c$d;
+    wire  [7:0] c$q;
+    reg  c$clock;
+    reg  [7:0] j$d;
+    wire  [7:0] j$q;
+    reg  j$clock;
+    reg  [31:0] base$d;
+    wire  [31:0] base$q;
+    reg  base$clock;
+    reg  sent$d;
+    wire  sent$q;
+    reg  sent$clock;
+    
+    // Local signals
+    reg  [7:0] active;
+    reg  [7:0] named;
+    reg  [7:0] have;
+    reg  sending;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$cc$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$protocol$cc$left left(
+        .d(left$d),
+        .q(left$q),
+        .clock(left$clock)
+    );
+    rhdl_ubft$protocol$cc$c c(
+        .d(c$d),
+        .q(c$q),
+        .clock(c$clock)
+    );
+    rhdl_ubft$protocol$cc$j j(
+        .d(j$d),
+        .q(j$q),
+        .clock(j$clock)
+    );
+    rhdl_ubft$protocol$cc$base base(
+        .d(base$d),
+        .q(base$q),
+        .clock(base$clock)
+    );
+    rhdl_ubft$protocol$cc$sent sent(
+        .d(sent$d),
+        .q(sent$q),
+        .clock(sent$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        state$clock = clock;
+        left$clock = clock;
+        c$clock = clock;
+        j$clock = clock;
+        base$clock = clock;
+        sent$clock = clock;
+        state$d = state$q;
+        left$d = left$q;
+        c$d = c$q;
+        j$d = j$q;
+        base$d = base$q;
+        sent$d = sent$q;
+        active = ~(ones8 << n);
+        named = bitmap & active;
+        have = 32'h0;
+        if (named[0]) begin
+            have = have + 32'h1;
+        end
+        if (named[1]) begin
+            have = have + 32'h1;
+        end
+        if (named[2]) begin
+            have = have + 32'h1;
+        end
+        if (named[3]) begin
+            have = have + 32'h1;
+        end
+        if (named[4]) begin
+            have = have + 32'h1;
+        end
+        if (named[5]) begin
+            have = have + 32'h1;
+        end
+        if (named[6]) begin
+            have = have + 32'h1;
+        end
+        if (named[7]) begin
+            have = have + 32'h1;
+        end
+        busy = state$q != CertSt$Idle;
+        passed = state$q == CertSt$Pass;
+        failed = state$q == CertSt$Fail;
+        fetch_start = 1'b0;
+        fetch_word = 32'h0;
+        sg_verify = 1'b0;
+        sg_signer = 32'h0;
+        sg_resp_take = 1'b0;
+        sending = 1'b0;
+        case (state$q)
+            CertSt$Idle:
+                begin
+                    if (start) begin
+                        left$d = named;
+                        c$d = 32'h0;
+                        j$d = 32'h0;
+                        base$d = rec_word;
+                        if (have < support) begin
+                            state$d = CertSt$Fail;
+                        end
+                        else begin
+                            state$d = CertSt$Next;
+                        end
+                    end
+                end
+            CertSt$Next:
+                begin
+                    if (c$q == support) begin
+                        state$d = CertSt$Pass;
+                    end
+                    else if (j$q >= n) begin
+                        state$d = CertSt$Fail;
+                    end
+                    else if ((left$q & (one8 << j$q)) != 32'h0) begin
+                        fetch_start = 1'b1;
+                        fetch_word = base$q + (((c$q + 32'h2) & 32'hffffffff) << beat_shift);
+                        sent$d = 1'b0;
+                        state$d = CertSt$Wait;
+                    end
+                    else begin
+                        j$d = j$q + 32'h1;
+                    end
+                end
+            CertSt$Wait:
+                begin
+                    sg_signer = j$q;
+                    sending = fetch_beat_valid & ~sg_busy & ~sent$q;
+                    if (sending) begin
+                        sg_verify = 1'b1;
+                        sent$d = 1'b1;
+                    end
+                    if (fetch_done) begin
+                        if (sent$q | sending) begin
+                            state$d = CertSt$Resp;
+                        end
+                        else if (fetch_error) begin
+                            state$d = CertSt$Fail;
+                        end
+                        else begin
+                            state$d = CertSt$Next;
+                        end
+                    end
+                end
+            CertSt$Resp:
+                begin
+                    if (sg_resp_valid) begin
+                        sg_resp_take = 1'b1;
+                        if (sg_resp_status == 32'h0) begin
+                            j$d = j$q + 32'h1;
+                            c$d = c$q + 32'h1;
+                            state$d = CertSt$Next;
+                        end
+                        else begin
+                            state$d = CertSt$Fail;
+                        end
+                    end
+                end
+            CertSt$Pass:
+                begin
+                    if (settle) begin
+                        state$d = CertSt$Idle;
+                    end
+                end
+            CertSt$Fail:
+                begin
+                    state$d = CertSt$Idle;
+                end
+        endcase
+        if (~rst_n) begin
+            state$d = CertSt$Idle;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$cc
+
+
+module rhdl_ubft$protocol$cc$base(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cc$base
+
+
+module rhdl_ubft$protocol$cc$c(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cc$c
+
+
+module rhdl_ubft$protocol$cc$j(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cc$j
+
+
+module rhdl_ubft$protocol$cc$left(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cc$left
+
+
+module rhdl_ubft$protocol$cc$sent(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cc$sent
+
+
+module rhdl_ubft$protocol$cc$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam CertSt$Idle = 0;
+    localparam CertSt$Next = 1;
+    localparam CertSt$Wait = 2;
+    localparam CertSt$Resp = 3;
+    localparam CertSt$Pass = 4;
+    localparam CertSt$Fail = 5;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cc$state
 
 
 module rhdl_ubft$protocol$cons_k(d,q,clock);
@@ -14434,13 +14894,14 @@ module rhdl_ubft$protocol$slow$vq(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$vq
 
 
-module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,seal_start,seal_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  start;
     input wire  abort;
+    input wire  hold;
     output reg  at_poll;
     output reg  holding;
     output reg  stop;
@@ -15032,7 +15493,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
                         end
                     end
                     if (fetch_done) begin
-                        if (~fetch_error & blk_ok$q & ~sg_busy) begin
+                        if (~fetch_error & blk_ok$q & ~sg_busy & |fetch_beat) begin
                             sg_verify = 1'b1;
                             sent$d = 1'b1;
                             cp_wr_en = 1'b1;
@@ -15622,6 +16083,16 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,at_poll,holding,stop,sea
             missed = 1'b0;
             stop = 1'b0;
             state$d = Slow3St$Off;
+        end
+        else if (hold & at_poll) begin
+            fetch_start = 1'b0;
+            fetch_word = 32'h0;
+            fetch_pair = 1'b0;
+            fetch_row = 1'b0;
+            missed = 1'b0;
+            stop = 1'b0;
+            clear_wait = 1'b0;
+            state$d = state$q;
         end
         if (~rst_n) begin
             state$d = Slow3St$Off;
@@ -17612,7 +18083,7 @@ module rhdl_ubft$protocol$view$vc_lo(d,q,clock);
 endmodule // rhdl_ubft$protocol$view$vc_lo
 
 
-module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -17625,6 +18096,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     output reg  catch_poll;
     input wire  catch_grant;
     input wire  seal_grant;
+    input wire  hold;
     input wire  running;
     output reg  decide_prev;
     input wire  [7:0] id;
@@ -18934,6 +19406,14 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     state$d = View3St$Off;
                 end
         endcase
+        if (hold & catch_poll & ~catch_grant & ~seal_grant) begin
+            fetch_start = 1'b0;
+            fetch_word = 32'h0;
+            fetch_len = 32'h0;
+            missed = 1'b0;
+            clear_wait = 1'b0;
+            state$d = state$q;
+        end
         if (~rst_n) begin
             state$d = View3St$Off;
         end
@@ -20938,7 +21418,6 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
     reg  [7:0] support;
     reg  [15:0] s;
     reg  [15:0] s1;
-    reg  [31:0] sn;
     reg  [31:0] s1n;
     reg  [31:0] rb;
     reg  [7:0] shw;
@@ -21277,7 +21756,6 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         support = ((n - 32'h1) >> 32'h1) + 32'h1;
         s = (k[(32'h0)+:(16)] - 32'h1) & slot_mask;
         s1 = k[(32'h0)+:(16)] & slot_mask;
-        sn = s * row_n16;
         s1n = s1 * row_n16;
         rb = seal_base;
         shw = seal_shw;
@@ -21306,7 +21784,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
             len = 32'h0;
         end
         if (poll$q == Poll$Commit) begin
-            word = commit_base + ((sn + ((cx$q) & 32'hffffffff)) << commit_shw);
+            word = commit_base + ((s1n + ((cx$q) & 32'hffffffff)) << commit_shw);
             len = 32'h0;
         end
         if (poll$q == Poll$NewView) begin
@@ -21355,7 +21833,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         full = ((tag0 & tag_k_mask) == (k & tag_k_mask)) & ((same_lanes & active) == active);
         cert_ok = (w0 == kind_cert) & (w2 == (k + 32'h1)) & (fetch_beat[(32'ha0)+:(96)] == 32'h0);
         same = (w1 == r_view$q) & (w3 == r_m$q) & (w4 == r_prev$q);
-        com_ok = (w0 == kind_commit) & (w1 == ((cx$q) & 32'hffffffff)) & (w3 == k) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
+        com_ok = (w0 == kind_commit) & (w1 == ((cx$q) & 32'hffffffff)) & (w3 == (k + 32'h1)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
         seal_ok = (w0 == kind_seal) & (w1 == ((rec$q) & 32'hffffffff)) & (w2 >= view) & (((w7 == 32'h0) & (fetch_beat[(32'h60)+:(128)] == 32'h0)) | (w7 == 32'h1));
         rec_bit = one_n << rec$q;
         advance = 1'b0;
@@ -21435,6 +21913,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
                             r_view$d = w2;
                             r_m$d = w4;
                             r_prev$d = w5;
+                            bits$d = fetch_beat[(32'h100)+:(8)];
                         end
                         if ((poll$q == Poll$Seal) & (sub$q == 32'h0) & seal_ok) begin
                             tally$d = tally$q + 32'h1;
@@ -21507,6 +21986,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
                                     ev_kind_q$d = ev_commit;
                                     ev_prev_q$d = r_prev$q;
                                     ev_x_q$d = cx$q;
+                                    ev_bits_q$d = bits$q;
                                     if (hit$q & (((com_seen$q & x_sel) == 32'h0) | (com_old != com_new))) begin
                                         found = 1'b1;
                                         com_seen$d = com_seen$q | x_sel;

@@ -443,8 +443,9 @@ fn block_note(block: &str) -> &'static str {
     match block {
         "guard" => "The guard is in the kernel (issue 10, phase 2): the kernel's table above counts it too.",
         "guard_v3" => "The v3 guard streams records past its two-beat buffer; the kernel does not run it yet.",
-        "watch" => "WATCH, the v3 replica's background poller (docs/watch.md); the kernel does not run it yet.",
-        "compose" => "COMPOSE, the v3 record composer (docs/compose.md); one size for every n; the kernel does not run it yet.",
+        "watch" => "WATCH, the v3 replica's background poller (docs/watch.md), in the v3 kernel on a Fetch of its own.",
+        "compose" => "COMPOSE, the v3 record composer (docs/compose.md); one size for every n; in the v3 kernel.",
+        "certcheck" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/certcheck.md); one size for every n; in the v3 kernel's Protocol.",
         "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md); one size for every n.",
         "kernel_v3" => "The v3 kernel: the v2 kernel's blocks with the v3 guard and Protocol's v3 fast path (recovery.md section 16); the simulator runs it with `--layout v3`, the card runs v2.",
         _ => "",
@@ -458,6 +459,7 @@ fn block_source(block: &str) -> (String, &'static str) {
         "watch" => ("rhdl_ubft::watch::verilog::<N>()".into(), "v3"),
         "compose" => ("rhdl_ubft::compose::verilog()".into(), "v3"),
         "rdmux" => ("rhdl_ubft::rdmux::verilog()".into(), "v2"),
+        "certcheck" => ("rhdl_ubft::certcheck::verilog()".into(), "v3"),
         "kernel_v3" => ("rhdl_ubft::kernel::verilog_v3::<N>()".into(), "v3"),
         b => (format!("rhdl_ubft::{b}::verilog::<N>()"), "v2"),
     }

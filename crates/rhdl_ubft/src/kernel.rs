@@ -413,7 +413,10 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.watch.awaiting.next = false;
         self.protocol.wt_ev_valid.next = self.watch.ev_valid.val();
         self.protocol.wt_ev_kind.next = self.watch.ev_kind.val();
+        self.protocol.wt_ev_view.next = self.watch.ev_view.val();
         self.protocol.wt_ev_m.next = self.watch.ev_m.val();
+        self.protocol.wt_ev_x.next = self.watch.ev_x.val();
+        self.protocol.wt_ev_bits.next = self.watch.ev_bits.val();
         self.protocol.wt_ev_prev.next = self.watch.ev_prev.val();
         self.watch.ev_take.next = self.protocol.wt_ev_take.val();
         self.watch_fetch.start.next = self.watch.fetch_start.val();

@@ -1,5 +1,6 @@
 //! rhdl_ubft: uBFT's consensus controller as an FPGA kernel, in rust-hdl.
 pub mod broadcast;
+pub mod certcheck;
 pub mod choose;
 pub mod compose;
 pub mod control;

@@ -77,6 +77,7 @@
 //! the slot registers (k, view, m, ...) are set afresh by the next
 //! `ap_start`.
 
+use crate::certcheck::CertCheck;
 use crate::fast::Fast;
 use crate::layout::field3::{BLOCK_BITS, KIND_CERT, KIND_PREP};
 use crate::leader::Leader;
@@ -186,9 +187,13 @@ pub struct Protocol<const N: usize> {
     pub wt_view: Signal<Out, Bits<32>>,
     pub wt_ev_valid: Signal<In, Bit>,
     pub wt_ev_kind: Signal<In, Bits<3>>,
+    pub wt_ev_view: Signal<In, Bits<32>>,
     pub wt_ev_m: Signal<In, Bits<32>>,
     /// ABOVE's prev: the value f + 1 CERT blocks of k + 1 carry for k (R24).
     pub wt_ev_prev: Signal<In, Bits<32>>,
+    /// COMMIT: its writer x, and its certificate's signers.
+    pub wt_ev_x: Signal<In, Bits<8>>,
+    pub wt_ev_bits: Signal<In, Bits<N>>,
     pub wt_ev_take: Signal<Out, Bit>,
     // Proposals in, decisions out (AXI-Stream).
     pub prop_tdata: Signal<In, Bits<32>>,
@@ -228,6 +233,10 @@ pub struct Protocol<const N: usize> {
     /// The client requests held (B): LEADER proposes the oldest, FAST votes
     /// only for a held one, and a decision retires its value.
     requests: Requests,
+    /// The certificate inside a peer's COMMIT of k + 1, verified share by
+    /// share on Protocol's Fetch and the signer while the slot's holder is
+    /// held at a poll point (R24 from a COMMIT; v3).
+    cc: CertCheck,
     // Protocol's own state.
     state: DFF<ProtocolSt>,
     // The slot's registers (the spec's ProtocolState).
@@ -394,6 +403,17 @@ pub struct Protocol<const N: usize> {
     wt_disch_ev: Signal<Local, Bit>,
     wt_disch: Signal<Local, Bit>,
     bridging: Signal<Local, Bit>,
+    /// R24 from a COMMIT: WATCH's COMMIT event of k + 1 (while bridging,
+    /// one with prev = W.m), the slot of k + 1, CertCheck's start and the
+    /// machines' hold while it runs, its block C and the record's word.
+    cc_ev: Signal<Local, Bit>,
+    cc_start: Signal<Local, Bit>,
+    cc_hold: Signal<Local, Bit>,
+    cc_k1: Signal<Local, Bits<32>>,
+    cc_slot: Signal<Local, Bits<8>>,
+    cc_block: Signal<Local, Bits<BLOCK_BITS>>,
+    ev_take_now: Signal<Local, Bit>,
+    ev_commit: Constant<Bits<3>>,
     // Constants from `layout` and `params`.
     /// The v3 layout (`new_v3`): a prepare a beat, with prev; Slow3 where
     /// SLOW would start, View3 where VIEW would.
@@ -859,6 +879,7 @@ impl<const N: usize> Protocol<N> {
             view3: Default::default(),
             tally: Default::default(),
             requests: Default::default(),
+            cc: Default::default(),
             state: Default::default(),
             view_no: Default::default(),
             leader_id: Default::default(),
@@ -959,7 +980,15 @@ impl<const N: usize> Protocol<N> {
             wt_disch_ev: Default::default(),
             wt_disch: Default::default(),
             bridging: Default::default(),
+            cc_ev: Default::default(),
+            cc_start: Default::default(),
+            cc_hold: Default::default(),
+            cc_k1: Default::default(),
+            cc_slot: Default::default(),
+            cc_block: Default::default(),
+            ev_take_now: Default::default(),
             ev_seals: Constant::new(crate::watch::ev::SEALS.into()),
+            ev_commit: Constant::new(crate::watch::ev::COMMIT.into()),
             ev_full_row: Constant::new(crate::watch::ev::FULL_ROW.into()),
             wt_enable: Default::default(),
             wt_clear: Default::default(),
@@ -967,8 +996,11 @@ impl<const N: usize> Protocol<N> {
             wt_view: Default::default(),
             wt_ev_valid: Default::default(),
             wt_ev_kind: Default::default(),
+            wt_ev_view: Default::default(),
             wt_ev_m: Default::default(),
             wt_ev_prev: Default::default(),
+            wt_ev_x: Default::default(),
+            wt_ev_bits: Default::default(),
             wt_above: Default::default(),
             ev_above: Constant::new(crate::watch::ev::ABOVE.into()),
             wt_ev_take: Default::default(),
@@ -1557,7 +1589,17 @@ impl<const N: usize> Logic for Protocol<N> {
         // SEALS: f + 1 well-formed SEAL blocks of views >= this one, each
         // in its writer's own entry (the guard), so an honest replica
         // sealed such a view.
-        self.wt_above.next = self.wt_ev_kind.val() == self.ev_above.val();
+        // R24 from a COMMIT of k + 1 (W.b + 1 while bridging, where only
+        // prev = W.m, the discharge's, is checked): its certificate's f + 1
+        // shares are verified by CertCheck, on Protocol's Fetch and the
+        // signer, while the slot's holder waits at the poll point where it
+        // was granted (`cc_hold`); then the event is as good as ABOVE.
+        self.cc_ev.next = self.v3.val()
+            & self.wt_ev_valid.val()
+            & (self.wt_ev_kind.val() == self.ev_commit.val())
+            & (!self.bridging.val() | (self.wt_ev_prev.val() == self.wc_m.q.val()));
+        self.wt_above.next = (self.wt_ev_kind.val() == self.ev_above.val())
+            | ((self.wt_ev_kind.val() == self.ev_commit.val()) & self.cc.passed.val());
         self.wt_seals.next = self.wt_ev_kind.val() == self.ev_seals.val();
         self.s3_point.next = self.slow3.at_poll.val() & !self.slow3.seal_mode.val();
         self.wt_grant.next = self.v3.val()
@@ -1570,6 +1612,46 @@ impl<const N: usize> Logic for Protocol<N> {
             & !self.bc_busy.val()
             & (self.state.q.val() == ProtocolSt::Run);
         self.wt_decide.next = self.wt_grant.val() & !self.wt_seals.val();
+        self.cc_start.next = self.cc_ev.val()
+            & !self.cc.busy.val()
+            & (self.s3_point.val()
+                | self.view3.catch_poll.val()
+                | (self.bridging.val() & self.slow3.at_poll.val()))
+            & !self.sg_busy.val()
+            & !self.bc_busy.val()
+            & (self.state.q.val() == ProtocolSt::Run);
+        self.cc_hold.next = self.cc_start.val() | self.cc.busy.val();
+        self.slow3.hold.next = self.cc_hold.val();
+        self.view3.hold.next = self.cc_hold.val();
+        // C of the COMMIT's slot, k + 1 (W.b + 1 while bridging), and its
+        // record commit[s(k + 1)][x].
+        if self.bridging.val() {
+            self.cc_k1.next = self.wc_k.q.val() + 1;
+        } else {
+            self.cc_k1.next = self.k.q.val() + 1;
+        }
+        self.cc_slot.next = (self.cc_k1.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+        self.cc_block.next = self.cert_kind.val()
+            | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_view.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.cc_k1.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_m.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_prev.val()) << 128);
+        self.cc.clock.next = self.clock.val();
+        self.cc.rst_n.next = self.rst_n.val();
+        self.cc.start.next = self.cc_start.val();
+        self.cc.rec_word.next = self.commit3_base.val()
+            + (((bit_cast::<32, 8>(self.cc_slot.val()) << self.row_log.val())
+                + bit_cast::<32, 8>(self.wt_ev_x.val()))
+                << self.commit_shift.val());
+        self.cc.bitmap.next = bit_cast::<8, N>(self.wt_ev_bits.val());
+        self.cc.n.next = self.n.val();
+        self.cc.support.next = self.support.q.val();
+        self.cc.fetch_beat_valid.next = self.fetch_beat_valid.val();
+        self.cc.fetch_done.next = self.fetch_done.val();
+        self.cc.fetch_error.next = self.fetch_error.val();
+        self.cc.sg_busy.next = self.sg_busy.val();
+        self.cc.sg_resp_valid.next = self.sg_resp_valid.val();
+        self.cc.sg_resp_status.next = self.sg_resp_status.val();
         // The bridge's discharge (R17): ABOVE at W.b with prev = W.m, at a
         // poll point of Slow3's seal mode. An honest replica certified
         // b + 1 on dec[b] = W.m, so b was decided as W.m and every honest
@@ -1598,13 +1680,27 @@ impl<const N: usize> Logic for Protocol<N> {
             & self.v3.val();
         self.view3.running.next =
             (self.state.q.val() == ProtocolSt::Run) | (self.state.q.val() == ProtocolSt::Decide);
-        self.wt_ev_take.next = self.wt_grant.val()
+        // Taken: when acted on; a COMMIT whose certificate failed; at
+        // once, a NEW_VIEW (View3 polls new_view itself), a COMMIT that is
+        // not the discharge's while bridging, and while bridging every
+        // event but the discharge's.
+        self.ev_take_now.next = self.wt_grant.val()
             | self.wt_disch.val()
+            | self.cc.failed.val()
             | (self.wt_ev_valid.val()
                 & (self.wt_ev_kind.val() != self.ev_full_row.val())
+                & (self.wt_ev_kind.val() != self.ev_commit.val())
                 & !self.wt_above.val()
                 & !self.wt_seals.val())
-            | (self.wt_ev_valid.val() & self.bridging.val() & !self.wt_disch_ev.val());
+            | (self.wt_ev_valid.val()
+                & (self.wt_ev_kind.val() == self.ev_commit.val())
+                & !self.cc_ev.val())
+            | (self.wt_ev_valid.val()
+                & self.bridging.val()
+                & !self.wt_disch_ev.val()
+                & !self.cc_ev.val());
+        self.wt_ev_take.next = self.ev_take_now.val();
+        self.cc.settle.next = self.ev_take_now.val();
         self.view.start.next = (self.leader.start_view.val()
             | self.fast.start_view.val()
             | self.slow.start_view.val())
@@ -1641,13 +1737,15 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.slow.fetch_start.val()
             | self.slow3.fetch_start.val()
             | self.view.fetch_start.val()
-            | self.view3.fetch_start.val();
+            | self.view3.fetch_start.val()
+            | (self.cc.fetch_start.val() & self.v3.val());
         self.poll_word.next = self.leader.fetch_word.val()
             | self.fast.fetch_word.val()
             | self.slow.fetch_word.val()
             | self.slow3.fetch_word.val()
             | self.view.fetch_word.val()
-            | self.view3.fetch_word.val();
+            | self.view3.fetch_word.val()
+            | self.cc.fetch_word.val();
         if self.slow3.fetch_row.val() {
             self.fetch_len.next = self.row2_len.val();
         } else if self.slow3.fetch_pair.val() {
@@ -1779,14 +1877,20 @@ impl<const N: usize> Logic for Protocol<N> {
             (self.slow3.cp_start.val() | self.view3.cp_start.val()) & self.v3.val();
         self.sg_sign.next =
             self.slow.sg_sign.val() | self.slow3.sg_sign.val() | self.view3.sg_sign.val();
-        self.sg_verify.next =
-            self.slow.sg_verify.val() | self.slow3.sg_verify.val() | self.view3.sg_verify.val();
-        self.sg_signer.next =
-            self.slow.sg_signer.val() | self.slow3.sg_signer.val() | self.view3.sg_signer.val();
+        self.sg_verify.next = self.slow.sg_verify.val()
+            | self.slow3.sg_verify.val()
+            | self.view3.sg_verify.val()
+            | (self.cc.sg_verify.val() & self.v3.val());
+        self.sg_signer.next = self.slow.sg_signer.val()
+            | self.slow3.sg_signer.val()
+            | self.view3.sg_signer.val()
+            | self.cc.sg_signer.val();
         // The CERT block, or Slow3's PREP block; prev (<< 128) is 0 in v2.
         // (Slow3's wide selects carry the v3 constant, so synthesis drops
         // its suspect registers and selects from the v2 build.)
-        if self.slow3.sg_sus.val() & self.v3.val() {
+        if self.cc.busy.val() & self.v3.val() {
+            self.sg_block.next = self.cc_block.val();
+        } else if self.slow3.sg_sus.val() & self.v3.val() {
             self.sg_block.next = self.slow3.sus_block.val();
         } else if self.view3.sg_seal.val() & self.v3.val() {
             self.sg_block.next = self.seal_block.val();
@@ -1801,7 +1905,9 @@ impl<const N: usize> Logic for Protocol<N> {
         } else {
             self.sg_block.next = self.cert_block.val();
         }
-        if self.slow3.sg_sus.val() & self.v3.val() {
+        if self.cc.busy.val() & self.v3.val() {
+            self.sg_signature.next = self.fetch_beat.val();
+        } else if self.slow3.sg_sus.val() & self.v3.val() {
             self.sg_signature.next = self.slow3.sus_sig.val();
         } else if (self.slow3.sg_compose.val() | self.view3.sg_blk.val() | self.view3.sg_sus.val())
             & self.v3.val()
@@ -1813,7 +1919,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.sg_resp_take.next = self.slow.sg_resp_take.val()
             | self.slow3.sg_resp_take.val()
             | self.view.sg_resp_take.val()
-            | self.view3.sg_resp_take.val();
+            | self.view3.sg_resp_take.val()
+            | self.cc.sg_resp_take.val();
         // The client's requests: every one goes to every replica (R1).
         self.requests.clock.next = self.clock.val();
         self.requests.rst_n.next = self.rst_n.val();

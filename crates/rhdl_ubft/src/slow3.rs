@@ -201,6 +201,10 @@ pub struct Slow3 {
     /// in a poll state (`at_poll`), where nothing is in flight; the machine
     /// goes Off the next cycle and starts no fetch.
     pub abort: Signal<In, Bit>,
+    /// Protocol holds the machine at its poll state (`at_poll`) while
+    /// CertCheck borrows the Fetch and the signer (R24 from a COMMIT): it
+    /// starts nothing and stays; `abort` still goes first.
+    pub hold: Signal<In, Bit>,
     /// The machine is in a poll state (S3Poll*): no fetch, signer request,
     /// broadcast or round of its own is outstanding, and `abort` is honoured.
     pub at_poll: Signal<Out, Bit>,
@@ -452,6 +456,7 @@ impl Default for Slow3 {
             rst_n: Default::default(),
             start: Default::default(),
             abort: Default::default(),
+            hold: Default::default(),
             at_poll: Default::default(),
             holding: Default::default(),
             stop: Default::default(),
@@ -796,9 +801,16 @@ impl Logic for Slow3 {
                     }
                 }
                 if self.fetch_done.val() {
-                    if !self.fetch_error.val() & self.blk_ok.q.val() & !self.sg_busy.val() {
+                    if !self.fetch_error.val()
+                        & self.blk_ok.q.val()
+                        & !self.sg_busy.val()
+                        & self.fetch_beat.val().any()
+                    {
                         // Beat 1, on `fetch_beat` now, is the signature:
                         // verify it, and keep it in COMPOSE for the echo.
+                        // (A zero beat is no signature: the block landed
+                        // and its signature not yet, a torn read of a
+                        // fresh entry; polled again, no verify spent.)
                         self.sg_verify.next = true;
                         self.sent.d.next = true;
                         self.cp_wr_en.next = true;
@@ -1393,6 +1405,15 @@ impl Logic for Slow3 {
             self.missed.next = false;
             self.stop.next = false;
             self.state.d.next = Slow3St::Off;
+        } else if self.hold.val() & self.at_poll.val() {
+            self.fetch_start.next = false;
+            self.fetch_word.next = 0.into();
+            self.fetch_pair.next = false;
+            self.fetch_row.next = false;
+            self.missed.next = false;
+            self.stop.next = false;
+            self.clear_wait.next = false;
+            self.state.d.next = self.state.q.val();
         }
         if !self.rst_n.val() {
             self.state.d.next = Slow3St::Off;

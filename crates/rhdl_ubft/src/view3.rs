@@ -218,6 +218,10 @@ pub struct View3 {
     pub catch_poll: Signal<Out, Bit>,
     pub catch_grant: Signal<In, Bit>,
     pub seal_grant: Signal<In, Bit>,
+    /// Protocol holds the machine at its poll point (`catch_poll`) while
+    /// CertCheck borrows the Fetch and the signer (R24 from a COMMIT): it
+    /// starts nothing and stays; the grants still go first.
+    pub hold: Signal<In, Bit>,
     /// Protocol is running (state Run or Decide): catch-up ends when it
     /// stops (its last slot decided).
     pub running: Signal<In, Bit>,
@@ -518,6 +522,7 @@ impl Default for View3 {
             catch_poll: Default::default(),
             catch_grant: Default::default(),
             seal_grant: Default::default(),
+            hold: Default::default(),
             running: Default::default(),
             decide_prev: Default::default(),
             id: Default::default(),
@@ -1617,6 +1622,18 @@ impl Logic for View3 {
             _ => {
                 self.state.d.next = View3St::Off;
             }
+        }
+        if self.hold.val()
+            & self.catch_poll.val()
+            & !self.catch_grant.val()
+            & !self.seal_grant.val()
+        {
+            self.fetch_start.next = false;
+            self.fetch_word.next = 0.into();
+            self.fetch_len.next = 0.into();
+            self.missed.next = false;
+            self.clear_wait.next = false;
+            self.state.d.next = self.state.q.val();
         }
         if !self.rst_n.val() {
             self.state.d.next = View3St::Off;

@@ -35,9 +35,11 @@
 //!    candidate and a counter) and pass 2, only when pass 1 left a
 //!    candidate, counts its writers. Event `ABOVE` (v', m', prev, the
 //!    writers' bitmap).
-//! 3. `Commit` (R11): the first beat of commit[s(k)][x], x = 0, 1, .. n - 1
-//!    over successive rotations: [3, x, w, k, m, prev, 0, 0]. Event
-//!    `COMMIT` (x, w, m, prev).
+//! 3. `Commit` (R24): the first beat of commit[s(k + 1)][x], x = 0, 1, ..
+//!    n - 1 over successive rotations: [3, x, w, k + 1, m, prev, 0, 0] and
+//!    word 8, the bitmap of its certificate's signers. Event `COMMIT` (x,
+//!    w, m, prev, the bitmap); Protocol verifies the certificate's shares
+//!    (crate::certcheck) before it decides k as prev.
 //! 4. `Seal` (R14): the first beats of seal[0 .. n]: SEAL blocks
 //!    [4, j, v_s, ..] at seal[j], v_s >= view, well formed. f + 1 of them:
 //!    event `SEALS` (their bitmap).
@@ -267,7 +269,6 @@ pub struct Watch<const N: usize> {
     support: Signal<Local, Bits<8>>,
     s: Signal<Local, Bits<16>>,
     s1: Signal<Local, Bits<16>>,
-    sn: Signal<Local, Bits<32>>,
     s1n: Signal<Local, Bits<32>>,
     rb: Signal<Local, Bits<32>>,
     shw: Signal<Local, Bits<8>>,
@@ -447,7 +448,6 @@ impl<const N: usize> Watch<N> {
             support: Default::default(),
             s: Default::default(),
             s1: Default::default(),
-            sn: Default::default(),
             s1n: Default::default(),
             rb: Default::default(),
             shw: Default::default(),
@@ -539,12 +539,11 @@ impl<const N: usize> Logic for Watch<N> {
         // The configuration: lanes of the first n replicas, f + 1.
         self.active.next = !(self.all_lanes.val() << self.n.val());
         self.support.next = ((self.n.val() - 1) >> 1) + 1;
-        // s(k) and s(k + 1), and their first records' indices (slot · R, R
+        // s(k) and s(k + 1), and s(k + 1)'s first record's index (slot · R, R
         // = N rounded up to a power of two).
         // (G divides 2^16, so k's low 16 bits suffice.)
         self.s.next = (self.k.val().get_bits::<16>(0) - 1) & self.slot_mask.val();
         self.s1.next = self.k.val().get_bits::<16>(0) & self.slot_mask.val();
-        self.sn.next = self.s.val() * self.row_n16.val();
         self.s1n.next = self.s1.val() * self.row_n16.val();
 
         // The next burst. A row of records (Cert, Seal) from record cur_x
@@ -580,8 +579,9 @@ impl<const N: usize> Logic for Watch<N> {
             self.len.next = 0.into();
         }
         if self.poll.q.val() == Poll::Commit {
+            // commit[s(k + 1)][x] (R24: its certificate decides k).
             self.word.next = self.commit_base.val()
-                + ((self.sn.val() + bit_cast::<32, 8>(self.cx.q.val())) << self.commit_shw.val());
+                + ((self.s1n.val() + bit_cast::<32, 8>(self.cx.q.val())) << self.commit_shw.val());
             self.len.next = 0.into();
         }
         if self.poll.q.val() == Poll::NewView {
@@ -628,10 +628,10 @@ impl<const N: usize> Logic for Watch<N> {
         self.same.next = (self.w1.val() == self.r_view.q.val())
             & (self.w3.val() == self.r_m.q.val())
             & (self.w4.val() == self.r_prev.q.val());
-        // Commit: [3, x, w, k, m, prev, 0, 0].
+        // Commit: [3, x, w, k + 1, m, prev, 0, 0].
         self.com_ok.next = (self.w0.val() == self.kind_commit.val())
             & (self.w1.val() == bit_cast::<32, 8>(self.cx.q.val()))
-            & (self.w3.val() == self.k.val())
+            & (self.w3.val() == (self.k.val() + 1))
             & (self.fetch_beat.val().get_bits::<64>(192) == 0);
         // Seal: [4, j, v_s, L, L present] at seal[j], v_s >= view, well
         // formed (no L: L's words zero; else L present = 1).
@@ -703,6 +703,8 @@ impl<const N: usize> Logic for Watch<N> {
                         self.r_view.d.next = self.w2.val();
                         self.r_m.d.next = self.w4.val();
                         self.r_prev.d.next = self.w5.val();
+                        // Word 8: the bitmap of the certificate's signers.
+                        self.bits.d.next = self.fetch_beat.val().get_bits::<N>(256);
                     }
                     if (self.poll.q.val() == Poll::Seal)
                         & (self.sub.q.val() == 0)
@@ -784,6 +786,7 @@ impl<const N: usize> Logic for Watch<N> {
                             self.ev_kind_q.d.next = self.ev_commit.val();
                             self.ev_prev_q.d.next = self.r_prev.q.val();
                             self.ev_x_q.d.next = self.cx.q.val();
+                            self.ev_bits_q.d.next = self.bits.q.val();
                             if self.hit.q.val()
                                 & (((self.com_seen.q.val() & self.x_sel.val()) == 0)
                                     | (self.com_old.val() != self.com_new.val()))

@@ -242,7 +242,7 @@ impl<const N: usize> Bench<N> {
         self.byte(self.mb.vote_row(Region::WillCommit, self.s())) & !(BEAT_BYTES - 1)
     }
     fn commit_addr(&self, x: usize) -> u64 {
-        self.byte(self.mb.record(Region::Commit, self.s(), x))
+        self.byte(self.mb.record(Region::Commit, self.s1(), x))
     }
     fn nv_addr(&self) -> u64 {
         self.byte(self.mb.record(Region::NewViewRecord, 0, 0))
@@ -277,9 +277,12 @@ impl<const N: usize> Bench<N> {
         // The share beat after it: not read as a block.
         self.put(w + 16, &[0xdead_beef; 16]);
     }
-    fn commit(&mut self, x: usize, block: [u32; 8]) {
-        let w = self.mb.record(Region::Commit, self.s(), x);
+    /// commit[s(k + 1)][x]: the block, and word 8, the certificate's
+    /// signers.
+    fn commit(&mut self, x: usize, block: [u32; 8], signers: u32) {
+        let w = self.mb.record(Region::Commit, self.s1(), x);
         self.put(w, &block);
+        self.put(w + field3::COMMIT_BITMAP, &[signers]);
     }
     fn seal(&mut self, j: usize, block: [u32; 8]) {
         let w = self.mb.record(Region::Seal, 0, j);
@@ -346,7 +349,7 @@ fn the_rotation_n3_polls_row_certify_commit_x_and_seals_at_their_addresses() {
     let want = [
         (1, at(mb.vote_row(Region::WillCommit, 4)) & !63, 0),
         (13, at(mb.record(Region::Certify, 5, 0)), 4), // 3 records, stride 2
-        (29, at(mb.record(Region::Commit, 4, 0)), 0),
+        (29, at(mb.record(Region::Commit, 5, 0)), 0),  // slot k + 1's
         (41, at(mb.record(Region::Seal, 0, 0)), 4),
         (57, at(mb.vote_row(Region::WillCommit, 4)) & !63, 0),
     ];
@@ -561,10 +564,11 @@ fn a_cert_block_with_nonzero_tail_words_is_not_counted() {
 fn commit<const N: usize>() {
     let k = 5;
     let mut b = Bench::<N>::new(k, 0);
-    // x = 1's COMMIT; x = 0's names writer 2; x = 2's is for another k.
-    b.commit(1, field3::commit_block(1, 4, k, 99, 98));
-    b.commit(0, field3::commit_block(2, 4, k, 99, 98));
-    b.commit(2, field3::commit_block(2, 4, k + 1, 99, 98));
+    // x = 1's COMMIT of k + 1; x = 0's names writer 2; x = 2's is for k
+    // (not the slot above).
+    b.commit(1, field3::commit_block(1, 4, k + 1, 99, 98), 0b110);
+    b.commit(0, field3::commit_block(2, 4, k + 1, 99, 98), 0b110);
+    b.commit(2, field3::commit_block(2, 4, k, 99, 98), 0b110);
     b.take_after = Some(0);
     // Rotation 0 polls x = 0, rotation 1 x = 1.
     let (_, r1) = expected_rotation(&b, 1, 0, false);
@@ -580,7 +584,7 @@ fn commit<const N: usize>() {
             m: 99,
             prev: 98,
             x: 1,
-            bits: 0
+            bits: 0b110
         }
     );
     assert_eq!(b.events.len(), 1, "x = 1 polled again: not repeated");
@@ -591,7 +595,7 @@ fn commit<const N: usize>() {
         .count();
     assert!(polled_x1 >= 2);
     // x's next commit (a higher view) is a change.
-    b.commit(1, field3::commit_block(1, 6, k, 99, 98));
+    b.commit(1, field3::commit_block(1, 6, k + 1, 99, 98), 0b011);
     let t = b.cycle;
     b.run_to(t + 400 * N as u64);
     assert_eq!(b.events.len(), 2);

@@ -88,9 +88,10 @@ pub enum Variant {
     /// (`DeliverCommit` off in Bridge and AwaitNv; its own bridge COMMIT is
     /// not counted).
     RtlNoCommitSealing,
-    /// D11.9 V3: the discharge (R17) and R24 from certify rows only (f + 1
-    /// shares), plus the NEW_VIEW's constraint at k + 1 = c*; R24 waits for
-    /// the seal while bridging at b < k.
+    /// D11.9 V3: the discharge (R17) and R24 from what WATCH reads, certify
+    /// rows (f + 1 shares) and COMMIT records (their certificates verified
+    /// by CertCheck), not the NEW_VIEW's certificate but its constraint at
+    /// k + 1 = c*; R24 waits for the seal while bridging at b < k.
     RtlCertRows,
     /// D11.9 V4: the leader collects its own seal and the f lowest
     /// candidates; the certificate only from `x_T`'s COMMIT record (or its
@@ -508,6 +509,20 @@ impl Recovery {
         out
     }
 
+    /// WATCH's sources for R24 at slot k - 1: f + 1 CERT blocks in the
+    /// certify row of k (ABOVE), or a COMMIT record of k, whose certificate
+    /// CertCheck verifies (a COMMIT here always carries a valid one: the
+    /// Byzantine replica's need f + 1 signers, `forgeries`).
+    fn certs_watched(&self, cfg: &Config, h: &Hbm, k: u8) -> Vec<Block> {
+        let mut out = self.certs_in_rows(cfg, h, k);
+        for c in &h.commit[cfg.slot(k)][..cfg.n] {
+            if c.k == k {
+                add(&mut out, *c);
+            }
+        }
+        out
+    }
+
     /// R2: m is valid for slot k in the replica's view.
     fn valid(&self, cfg: &Config, rep: &Rep, k: u8, m: Val) -> bool {
         if rep.nv_ok && rep.cons.is() {
@@ -641,12 +656,13 @@ impl Recovery {
             return None;
         }
         let mut ps: Vec<Val> = if self.rtl(Variant::RtlCertRows) {
-            // WATCH's ABOVE: certify rows only; while bridging at b < k its
-            // Cert poll reads b + 1's row (wt_k = b), so R24 at k waits.
+            // WATCH's ABOVE and COMMIT (certify rows and COMMIT records,
+            // not the NEW_VIEW's certificate); while bridging at b < k its
+            // polls read b + 1's slot (wt_k = b), so R24 at k waits.
             if rep.pc == Pc::Bridge && self.obligation(rep) && rep.wc.k < rep.k {
                 vec![]
             } else {
-                self.certs_in_rows(cfg, h, rep.k + 1)
+                self.certs_watched(cfg, h, rep.k + 1)
                     .iter()
                     .map(|c| c.prev)
                     .collect()
@@ -698,9 +714,10 @@ impl Recovery {
     /// R17: the certificate of slot b + 1 whose prev is its value for b.
     fn discharged(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> bool {
         if self.rtl(Variant::RtlCertRows) {
-            // ABOVE with wt_k = b: f + 1 shares of b + 1 with prev = W.m.
+            // ABOVE or a verified COMMIT with wt_k = b: a certificate of
+            // b + 1 with prev = W.m.
             return self
-                .certs_in_rows(cfg, h, rep.wc.k + 1)
+                .certs_watched(cfg, h, rep.wc.k + 1)
                 .iter()
                 .any(|c| c.prev == rep.wc.m);
         }
