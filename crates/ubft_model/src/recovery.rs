@@ -1006,10 +1006,15 @@ impl Recovery {
             return vec![];
         }
         let mut out = vec![];
-        // R16 (changed after the model found finding 1): not over a share
-        // for slot k, which carries prev = dec[k − 1] and so discharges
-        // k − 1's bridge (R17); with G = 1 the two share one entry.
-        if rep.prev1.is() && !rep.dk {
+        // R16 (changed after the model found finding 1): with G = 1 not
+        // over a share for slot k, which carries prev = dec[k − 1] and so
+        // discharges k − 1's bridge (R17): the two share one entry. With
+        // G >= 2 they do not, and the share of k − 1 is written whatever
+        // k's state, as the RTL's seal mode does (Slow3 signs W's CERT
+        // block first): without it two honest replicas may bridge one W
+        // with one share of it between them (docs/model.md, "R24 from a
+        // COMMIT", run (v)).
+        if rep.prev1.is() && (!rep.dk || cfg.window > 1) {
             let b = rep.prev1;
             self.sign_share(cfg, rep, b);
             out.push(Out::All(Write::Certify {
