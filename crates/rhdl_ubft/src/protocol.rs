@@ -1566,7 +1566,8 @@ impl<const N: usize> Logic for Protocol<N> {
         // (V3PollCatch, V3PollNv, V3PollSeals). A full will_commit row for
         // k, in any view (R26), or ABOVE decides k; f + 1 SEALs of views
         // >= this one (R14) start the view change: V3Start, from Slow3 by
-        // a handover. COMMIT and NEW_VIEW events are not acted on (View3
+        // a handover; a COMMIT of k + 1 decides k once CertCheck verified
+        // its certificate (below). NEW_VIEW events are not acted on (View3
         // polls new_view itself) and are taken as they come, so the
         // rotation goes on.
         self.wt_enable.next = self.v3.val()
