@@ -13,16 +13,17 @@
 //! the signer (Setup) meanwhile.
 //!
 //! The check, one share at a time: the next signer j in the bitmap (j
-//! scans 0 .. n - 1, a cycle per id it skips), a one-beat fetch of beat 2 + c of the record (c
-//! shares verified so far), and a `verify` of C under j with that beat as
-//! the signature, issued in the cycle the beat arrives (`sg_signature` is
-//! Protocol's `fetch_beat` by default). When f + 1 shares verified the
-//! block is in `Pass` (`passed` high) until `settle`; a share that fails,
-//! a fetch error or a bitmap with fewer than f + 1 signers below n ends in
-//! `Fail` (`failed` high for one cycle) and back to `Idle`. The outputs
-//! follow the state register only, so Protocol may answer them
-//! combinationally (`settle`). A beat that arrives while the
-//! signer cannot take a request is fetched again.
+//! scans 0 .. n - 1, a cycle per id it skips), a one-beat fetch of beat
+//! 2 + c of the record (c shares verified so far), and a `verify` of C
+//! under j with that beat as the signature, issued in the cycle the beat
+//! arrives (Protocol routes `fetch_beat` to the signer while this block
+//! is busy). When f + 1 shares verified the block is in `Pass` (`passed`
+//! high) until `settle`; a share that fails, a fetch error or a bitmap
+//! with fewer than f + 1 signers below n ends in `Fail` (`failed` high
+//! for one cycle) and back to `Idle`. The outputs follow the state
+//! register only, so Protocol may answer them combinationally (`settle`).
+//! A beat that arrives while the signer cannot take a request is fetched
+//! again.
 //!
 //! Ports: `start` (one cycle, taken in `Idle`) with `rec_word` (the
 //! record's first word), `bitmap`, `n` and `support` (f + 1); `settle`
@@ -32,8 +33,8 @@
 //! `sg_resp_valid`, `sg_resp_status`; `sg_resp_take`).
 //!
 //! Timing: with HBM read latency H and a verify latency V, each share
-//! costs a fetch (H + 2 cycles from `fetch_start` to its beat) and a verify
-//! (V), so f + 1 shares take about (f + 1)(H + V + 4) cycles.
+//! costs a one-beat fetch and a verify, so f + 1 shares take about
+//! (f + 1)(H + V) cycles plus a few handshake cycles per share.
 //!
 //! Reset (`rst_n` low, synchronous): Idle.
 
