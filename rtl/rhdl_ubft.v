@@ -10428,6 +10428,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam ProtocolSt$Run = 1;
     localparam ProtocolSt$Decide = 2;
     localparam ProtocolSt$Done = 3;
+    localparam ProtocolSt$Close = 4;
     
     // Stub signals
     reg  leader$clock;
@@ -10777,8 +10778,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  cc$sg_resp_valid;
     reg  [7:0] cc$sg_resp_status;
     wire  cc$sg_resp_take;
-    reg  [1:0] state$d;
-    wire  [1:0] state$q;
+    reg  [2:0] state$d;
+    wire  [2:0] state$q;
     reg  state$clock;
     reg  [31:0] view_no$d;
     wire  [31:0] view_no$q;
@@ -10903,6 +10904,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  bridged$d;
     wire  bridged$q;
     reg  bridged$clock;
+    reg  close_to$d;
+    wire  close_to$q;
+    reg  close_to$clock;
     reg  l_ok$d;
     wire  l_ok$q;
     reg  l_ok$clock;
@@ -10920,6 +10924,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  l_prev$clock;
     
     // Local signals
+    reg  close_now;
+    reg  close_start;
+    reg  close_abort;
     reg  [31:0] tag;
     reg  [31:0] vc_tag;
     reg  [31:0] m_new;
@@ -11553,6 +11560,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(bridged$q),
         .clock(bridged$clock)
     );
+    rhdl_ubft$protocol$close_to close_to(
+        .d(close_to$d),
+        .q(close_to$q),
+        .clock(close_to$clock)
+    );
     rhdl_ubft$protocol$l_ok l_ok(
         .d(l_ok$d),
         .q(l_ok$q),
@@ -11623,6 +11635,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow_shift$clock = clock;
         prep_long$clock = clock;
         bridged$clock = clock;
+        close_to$clock = clock;
         l_ok$clock = clock;
         l_w$clock = clock;
         l_c$clock = clock;
@@ -11670,6 +11683,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow_shift$d = slow_shift$q;
         prep_long$d = prep_long$q;
         bridged$d = bridged$q;
+        close_to$d = close_to$q;
         l_ok$d = l_ok$q;
         l_w$d = l_w$q;
         l_c$d = l_c$q;
@@ -11906,9 +11920,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$round_error = bc_round_error;
         fast$start = leader$start_fast | view$start_fast;
         hand_over = leader$start_view | fast$start_view | (slow3$stop & ~slow3$seal_mode);
+        close_abort = close_to$q & (state$q == ProtocolSt$Close);
         slow$start = fast$start_slow & ~v3;
-        slow3$start = (fast$start_slow | view3$call_s3) & v3;
-        slow3$seal_start = view3$call_s3;
+        close_now = v3 & (slots != 32'h0) & ((decisions$q + 32'h1) == slots) & ~rerun$q & wc_ok$q & (wc_k$q == k$q) & (wc_m$q == m$q) & ~(l_ok$q & (l_c$q >= wc_k$q));
+        close_start = close_now & (state$q == ProtocolSt$Decide) & dec_tready;
+        slow3$start = ((fast$start_slow | view3$call_s3) & v3) | close_start;
+        slow3$seal_start = view3$call_s3 | close_start;
         wt_enable = v3 & (slow3$holding | view3$catching) & (state$q == ProtocolSt$Run);
         bridging = slow3$holding & slow3$seal_mode;
         if (bridging) begin
@@ -11951,8 +11968,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc$sg_resp_status = sg_resp_status;
         wt_disch_ev = wt_ev_valid & wt_above & bridging & (wt_ev_prev == wc_m$q);
         wt_disch = v3 & wt_disch_ev & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        slow3$abort = (wt_grant & s3_point) | wt_disch;
-        view3$s3_done = (slow3$stop & slow3$seal_mode) | wt_disch;
+        slow3$abort = (wt_grant & s3_point) | wt_disch | close_abort;
+        view3$s3_done = (slow3$stop & slow3$seal_mode & (state$q != ProtocolSt$Close)) | wt_disch;
         view3$catch_grant = wt_decide;
         view3$seal_grant = wt_grant & wt_seals;
         view3$start = (hand_over | (wt_grant & wt_seals & s3_point)) & v3;
@@ -12321,7 +12338,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             slot_n$d = slot_n$q + row_n16;
                         end
                         if ((slots != 32'h0) & ((decisions$q + 32'h1) == slots)) begin
-                            state$d = ProtocolSt$Done;
+                            if (close_now) begin
+                                close_to$d = 1'b0;
+                                waited$d = 32'h0;
+                                state$d = ProtocolSt$Close;
+                            end
+                            else begin
+                                state$d = ProtocolSt$Done;
+                            end
                         end
                         else if (k$q == k_last) begin
                             error$d = err_k_wrapped;
@@ -12338,9 +12362,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     done_q$d = 1'b1;
                     state$d = ProtocolSt$Idle;
                 end
-            default:
+            ProtocolSt$Close:
                 begin
-                    state$d = ProtocolSt$Idle;
+                    if (~slow3$holding) begin
+                        state$d = ProtocolSt$Done;
+                    end
                 end
         endcase
         leader$start = start_leader | view$start_leader | view3$start_leader;
@@ -12358,6 +12384,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             if ((expiring & ~(slow3$holding | view3$holding) & ~(fast$at_prepare & prep_long$q)) | (slow_expiring & fast$at_prepare & prep_long$q) | (vc_expiring & view3$holding) | (slow_expiring & slow3$holding & ~view3$holding)) begin
                 timeouts$d = timeouts$q + 32'h1;
                 waited$d = 32'h0;
+                if (state$q == ProtocolSt$Close) begin
+                    close_to$d = 1'b1;
+                end
             end
             else begin
                 waited$d = waited$q + 32'h1;
@@ -12399,6 +12428,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             ProtocolSt$Decide:
                 begin
                     own_state = 32'h26;
+                end
+            ProtocolSt$Close:
+                begin
+                    if (slow3$holding) begin
+                        own_state = 32'h0;
+                    end
+                    else begin
+                        own_state = 32'h5f;
+                    end
                 end
             ProtocolSt$Done:
                 begin
@@ -12834,6 +12872,25 @@ module rhdl_ubft$protocol$cc$state(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$cc$state
+
+
+module rhdl_ubft$protocol$close_to(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$close_to
 
 
 module rhdl_ubft$protocol$cons_k(d,q,clock);
@@ -16909,8 +16966,8 @@ endmodule // rhdl_ubft$protocol$slow_shift
 module rhdl_ubft$protocol$state(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     input wire  clock;
     
     // Enums
@@ -16918,6 +16975,7 @@ module rhdl_ubft$protocol$state(d,q,clock);
     localparam ProtocolSt$Run = 1;
     localparam ProtocolSt$Decide = 2;
     localparam ProtocolSt$Done = 3;
+    localparam ProtocolSt$Close = 4;
     
     // Update code (custom)
     initial begin

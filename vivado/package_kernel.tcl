@@ -88,7 +88,7 @@ set reg [::ipx::add_register -quiet "slots" $addr_block]
   set_property address_offset 0x024 $reg
   set_property size [expr {32}] $reg
   set_property access read-write $reg
-  set_property description {slots to decide before ap_done (0: run until reset)} $reg
+  set_property description {slots to decide before ap_done (0: run until reset; v3 closes the last slot first, R28)} $reg
 set reg [::ipx::add_register -quiet "qpn_0" $addr_block]
   set_property address_offset 0x028 $reg
   set_property size [expr {32}] $reg

@@ -39,7 +39,7 @@
 #define RHDL_UBFT_WAIT_POLLS 0x20
 #define RHDL_UBFT_WAIT_POLLS_BITS 16
 
-/* slots [32 bits, RW (argument)]: slots to decide before ap_done (0: run until reset) */
+/* slots [32 bits, RW (argument)]: slots to decide before ap_done (0: run until reset; v3 closes the last slot first, R28) */
 #define RHDL_UBFT_SLOTS 0x24
 #define RHDL_UBFT_SLOTS_BITS 32
 

@@ -23,11 +23,13 @@
 //! | ---: | --- | --- | --- |
 //! | 0 | Idle | `ap_start`, configuration refused / accepted | Done (error code) / Run, LEADER started (k = 1, view = 0) |
 //! | – | Run | a machine decides (`decide`) | Decide |
-//! | 38 | Decide | the decision (k, m) is taken from `dec` | Run, LEADER started (k + 1), or Done after `slots` decisions |
+//! | 38 | Decide | the decision (k, m) is taken from `dec` | Run, LEADER started (k + 1), or after `slots` decisions: Close (v3, W not covered: Slow3 started in seal mode on W, recovery.md R28) / Done |
 //! | 39 | Done | (ap_done for one cycle) | Idle |
+//! | 95 | Close | Slow3 is Off: W's COMMIT written, a stop, or aborted at its poll point once its wait timed out (`close_to`) | Done |
 //!
 //! In Run exactly one machine is out of its Off state, and `sts_state` is
-//! that machine's state number (Run itself reports 0). The handovers:
+//! that machine's state number (Run itself reports 0); in Close, Slow3's
+//! while it holds W, else 95. The handovers:
 //!
 //! | from | signal | to | when |
 //! | --- | --- | --- | --- |
@@ -104,14 +106,18 @@ pub enum ProtocolSt {
     Run,
     Decide,
     Done,
+    /// v3, after the run's last decision: Slow3, in seal mode, certifies
+    /// and commits W, the last slot's will_commit (recovery.md R28).
+    Close,
 }
 
 /// Every state, in declaration order.
-pub const PROTOCOL_STATES: [ProtocolSt; 4] = [
+pub const PROTOCOL_STATES: [ProtocolSt; 5] = [
     ProtocolSt::Idle,
     ProtocolSt::Run,
     ProtocolSt::Decide,
     ProtocolSt::Done,
+    ProtocolSt::Close,
 ];
 
 /// The controller. `N` is the most replicas the build supports (at most 8:
@@ -312,6 +318,14 @@ pub struct Protocol<const N: usize> {
     /// `bridging` a cycle late: WATCH is cleared when the bridge ends, as
     /// `wt_k` moves back from W.b to k.
     bridged: DFF<Bit>,
+    /// R28 (v3): the run's last decision leaves W uncovered (`close_now`),
+    /// so Close starts Slow3 in seal mode on W (`close_start`); Slow3's
+    /// wait there has a timer, Protocol's: at its expiry (`close_to`)
+    /// Slow3 is aborted at its poll point, and Close ends.
+    close_to: DFF<Bit>,
+    close_now: Signal<Local, Bit>,
+    close_start: Signal<Local, Bit>,
+    close_abort: Signal<Local, Bit>,
     /// L, its latest COMMIT (w, c, m, prev), which its SEAL carries.
     l_ok: DFF<Bit>,
     l_w: DFF<Bits<32>>,
@@ -942,6 +956,10 @@ impl<const N: usize> Protocol<N> {
             slow_shift: Default::default(),
             prep_long: Default::default(),
             bridged: Default::default(),
+            close_to: Default::default(),
+            close_now: Default::default(),
+            close_start: Default::default(),
+            close_abort: Default::default(),
             t_view: Default::default(),
             t_k: Default::default(),
             t_m: Default::default(),
@@ -1194,6 +1212,7 @@ impl<const N: usize> Logic for Protocol<N> {
             slow_shift,
             prep_long,
             bridged,
+            close_to,
             l_ok,
             l_w,
             l_c,
@@ -1553,10 +1572,31 @@ impl<const N: usize> Logic for Protocol<N> {
         self.hand_over.next = self.leader.start_view.val()
             | self.fast.start_view.val()
             | (self.slow3.stop.val() & !self.slow3.seal_mode.val());
+        // R28: Close's timer aborts Slow3 at its poll point.
+        self.close_abort.next = self.close_to.q.val() & (self.state.q.val() == ProtocolSt::Close);
         self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
-        self.slow3.start.next =
-            (self.fast.start_slow.val() | self.view3.call_s3.val()) & self.v3.val();
-        self.slow3.seal_start.next = self.view3.call_s3.val();
+        // R28 (v3): the run's last decision, with its slot's will_commit W
+        // not covered by a COMMIT of its own (L): Close certifies and
+        // commits W, through Slow3's seal mode as the bridge does (W.b =
+        // k - 1 once k moved on), so that a replica still at that slot
+        // finds f + 1 shares and COMMITs; no later slot will carry its
+        // decision (R24). (From registers: Close starts in Decide's last
+        // cycle.)
+        self.close_now.next = self.v3.val()
+            & (self.slots.val() != 0)
+            & ((self.decisions.q.val() + 1) == self.slots.val())
+            & !self.rerun.q.val()
+            & self.wc_ok.q.val()
+            & (self.wc_k.q.val() == self.k.q.val())
+            & (self.wc_m.q.val() == self.m.q.val())
+            & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
+        self.close_start.next = self.close_now.val()
+            & (self.state.q.val() == ProtocolSt::Decide)
+            & self.dec_tready.val();
+        self.slow3.start.next = ((self.fast.start_slow.val() | self.view3.call_s3.val())
+            & self.v3.val())
+            | self.close_start.val();
+        self.slow3.seal_start.next = self.view3.call_s3.val() | self.close_start.val();
         // WATCH (v3): it polls while Slow3 holds the slot (in seal mode
         // only the discharge is acted on, below) and while View3 catches
         // up or awaits a NEW_VIEW. Its events are
@@ -1668,10 +1708,16 @@ impl<const N: usize> Logic for Protocol<N> {
             & !self.sg_busy.val()
             & !self.bc_busy.val()
             & (self.state.q.val() == ProtocolSt::Run);
-        self.slow3.abort.next = (self.wt_grant.val() & self.s3_point.val()) | self.wt_disch.val();
-        // Slow3's yield to View3 in seal mode: its `stop`, or the discharge.
-        self.view3.s3_done.next =
-            (self.slow3.stop.val() & self.slow3.seal_mode.val()) | self.wt_disch.val();
+        // (R28: `close_abort`, above.)
+        self.slow3.abort.next = (self.wt_grant.val() & self.s3_point.val())
+            | self.wt_disch.val()
+            | self.close_abort.val();
+        // Slow3's yield to View3 in seal mode: its `stop`, or the discharge
+        // (not Close's, where View3 is Off).
+        self.view3.s3_done.next = (self.slow3.stop.val()
+            & self.slow3.seal_mode.val()
+            & (self.state.q.val() != ProtocolSt::Close))
+            | self.wt_disch.val();
         // View3 at its poll points: the grant decides k (catch-up), or
         // the trigger seals.
         self.view3.catch_grant.next = self.wt_decide.val();
@@ -2190,7 +2236,14 @@ impl<const N: usize> Logic for Protocol<N> {
                     }
                     if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val())
                     {
-                        self.state.d.next = ProtocolSt::Done;
+                        if self.close_now.val() {
+                            // R28: Slow3 starts on W (`close_start`).
+                            self.close_to.d.next = false;
+                            self.waited.d.next = 0.into();
+                            self.state.d.next = ProtocolSt::Close;
+                        } else {
+                            self.state.d.next = ProtocolSt::Done;
+                        }
                     } else if self.k.q.val() == self.k_last.val() {
                         // The next k would be 2^24, whose vote tag has k's
                         // field at zero: stop (a run without a slot limit).
@@ -2208,8 +2261,14 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.done_q.d.next = true;
                 self.state.d.next = ProtocolSt::Idle;
             }
-            _ => {
-                self.state.d.next = ProtocolSt::Idle;
+            ProtocolSt::Close => {
+                // Slow3 gave W up (it is Off): its COMMIT is written, or
+                // it stopped (a signer or round error), or the timer
+                // aborted it at its poll point. (Slow3's `holding`, a
+                // register's, not its `stop`, which depends on `abort`.)
+                if !self.slow3.holding.val() {
+                    self.state.d.next = ProtocolSt::Done;
+                }
             }
         }
         self.leader.start.next =
@@ -2243,6 +2302,9 @@ impl<const N: usize> Logic for Protocol<N> {
             {
                 self.timeouts.d.next = self.timeouts.q.val() + 1;
                 self.waited.d.next = 0.into();
+                if self.state.q.val() == ProtocolSt::Close {
+                    self.close_to.d.next = true;
+                }
             } else {
                 self.waited.d.next = self.waited.q.val() + 1;
             }
@@ -2286,6 +2348,14 @@ impl<const N: usize> Logic for Protocol<N> {
         match self.state.q.val() {
             ProtocolSt::Decide => {
                 self.own_state.next = 38.into();
+            }
+            ProtocolSt::Close => {
+                // (Slow3's state while it holds W: below.)
+                if self.slow3.holding.val() {
+                    self.own_state.next = 0.into();
+                } else {
+                    self.own_state.next = 95.into();
+                }
             }
             ProtocolSt::Done => {
                 self.own_state.next = 39.into();
@@ -2337,7 +2407,7 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 95] = [
+pub const STATE_NAMES: [&str; 96] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -2433,4 +2503,5 @@ pub const STATE_NAMES: [&str; 95] = [
     "V3WaitCatch",
     "V3CatchNext",
     "V3AwaitNext",
+    "Close",
 ];

@@ -134,7 +134,7 @@ pub const REGS: [Reg; ROWS] = place([
     reg("id", 8, 1, Access::Arg, "this replica's id, below n"),
     reg("n", 8, 1, Access::Arg, "replicas in the cluster: odd, at most the build's N"),
     reg("wait_polls", WAIT_BITS, 1, Access::Arg, "polls without progress before a timeout, doubled per view change since the last decision"),
-    reg("slots", 32, 1, Access::Arg, "slots to decide before ap_done (0: run until reset)"),
+    reg("slots", 32, 1, Access::Arg, "slots to decide before ap_done (0: run until reset; v3 closes the last slot first, R28)"),
     reg("qpn", QPN_BITS, N, Access::Arg,
         "RoCE queue pair on which this replica RDMA-writes to peer i (qpn_i; the entry for the replica's own id is unused)"),
     reg("cycles", COUNTER_BITS, 1, Access::Status, "kernel cycles since ap_start"),

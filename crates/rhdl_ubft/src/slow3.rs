@@ -55,12 +55,14 @@
 //! makes Protocol take the slot back with `abort`, which the machine
 //! honours at a poll state (`at_poll`) and goes Off.
 //!
-//! Seal mode (`seal_start` with `start`: View3's bridge, R17): the target
+//! Seal mode (`seal_start` with `start`: View3's bridge, R17, or
+//! Protocol's Close after the run's last decision, R28): the target
 //! is Protocol's W, whose blocks and addresses Protocol muxes in while
 //! `seal_mode` is high. The machine goes from S3Start to S3SignCert (W was
 //! delivered), runs R9 and R10 on W, and after S3SendCommit goes Off with
-//! `stop`, which Protocol hands to View3 as a yield; it ignores
-//! `expiring` (the bridge has no timer) and never decides.
+//! `stop`, which Protocol hands to View3 as a yield (in Close, it ends
+//! Close); it ignores `expiring` (the bridge has no timer; Close's timer
+//! is Protocol's, which aborts it) and never decides.
 //!
 //! When a wait times out, a signature of its own or a round fails, or the
 //! slot is refused, it hands the slot back with `stop`, and Protocol

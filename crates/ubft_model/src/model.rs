@@ -262,6 +262,15 @@ pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     fn view(&self, rep: &Self::Replica) -> u8;
     /// It stopped at the view bound.
     fn capped(&self, rep: &Self::Replica) -> bool;
+    /// The design claims liveness at the run's last slot: a replica that
+    /// decided the S slots leaves what a laggard at slot S needs before it
+    /// stops (`recovery`'s R28), so "a replica finished and stopped" does
+    /// not excuse a stall (and `recovery:no_close` shows one). The
+    /// default: it stops at once, and an unbounded run would go on to slot
+    /// S + 1 (`current`).
+    fn last_slot_live(&self) -> bool {
+        false
+    }
     /// A line for a trace: what the step read and did (`rep`, `hbm` before it).
     fn describe_step(
         &self,
@@ -548,9 +557,10 @@ impl<D: Design> UbftModel<D> {
     /// liveness, if it does not: a bound cut the run.
     pub fn excuse(&self, s: &State<D>) -> Option<&'static str> {
         let live: Vec<usize> = (0..self.cfg.n).filter(|&r| self.live(s, r)).collect();
-        if live
-            .iter()
-            .any(|&r| self.design.decisions(&s.reps[r]).len() >= self.cfg.slots)
+        if !self.design.last_slot_live()
+            && live
+                .iter()
+                .any(|&r| self.design.decisions(&s.reps[r]).len() >= self.cfg.slots)
         {
             // A replica that decided S slots stops, so a laggard may wait for
             // it where an unbounded run would go on to slot S + 1.

@@ -119,10 +119,14 @@ pub enum Variant {
     WBridge,
     /// D11's RTL of VIEW on v3: V2 to V7 together, and R21's view bound.
     Rtl,
+    /// The design before R28: a replica that decided the run's S slots
+    /// stops at once, its last will_commit's COMMIT unwritten. A liveness
+    /// variant: a laggard at slot S waits for good (recovery.md R28).
+    NoClose,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 16] = [
+    pub const ALL: [Variant; 17] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -139,6 +143,7 @@ impl Variant {
         Variant::R21ViewBound,
         Variant::WBridge,
         Variant::Rtl,
+        Variant::NoClose,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -158,6 +163,7 @@ impl Variant {
             Variant::R21ViewBound => "recovery:r21_view_bound",
             Variant::WBridge => "recovery:w_bridge",
             Variant::Rtl => "recovery:rtl",
+            Variant::NoClose => "recovery:no_close",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`.
@@ -300,6 +306,9 @@ pub enum Pc {
     /// Sealed view − 1, waiting for NEW_VIEW(view) (or collecting it, as
     /// its leader): R19–R22.
     AwaitNv,
+    /// Decided S slots, with a will_commit of slot S not covered by a
+    /// COMMIT of its own: R28 certifies and commits it, then Done.
+    Close,
     /// Decided S slots.
     Done,
     /// The model's view bound.
@@ -414,6 +423,8 @@ pub enum Step {
     Behind,
     Trigger,
     BridgeCommit,
+    /// R28: the share of the last slot's W.
+    CloseShare,
     Seal,
     Collect,
     CollectCheck,
@@ -483,6 +494,11 @@ impl Recovery {
     }
     fn cross_check(&self) -> bool {
         self.variant != Variant::NoCrossCheck
+    }
+    /// R28: a replica that decided the run's S slots closes its last
+    /// will_commit (every variant but `no_close`).
+    fn closes(&self) -> bool {
+        self.variant != Variant::NoClose
     }
     /// One of D11.9's departures (V2 to V7): its own variant, or `rtl`.
     fn rtl(&self, v: Variant) -> bool {
@@ -857,7 +873,13 @@ impl Recovery {
         rep.reset_slot();
         rep.k = k + 1;
         if rep.nlog as usize >= cfg.slots {
-            rep.pc = Pc::Done;
+            // R28: the run's last slot, delivered with a will_commit and
+            // not committed, is certified and committed before it stops.
+            rep.pc = if self.closes() && self.obligation(rep) && rep.wc.k == k {
+                Pc::Close
+            } else {
+                Pc::Done
+            };
             rep.round = Round::Idle;
         } else if rep.working() {
             self.leader_check(cfg, id, rep);
@@ -1186,6 +1208,16 @@ impl Design for Recovery {
         if !rep.waiting() {
             return;
         }
+        if rep.pc == Pc::Close {
+            // R28: the share of W (prev1, its fast delivery of slot S) if
+            // not yet written, then W's COMMIT once a certificate is seen.
+            if rep.prev1.is() {
+                out.push(Step::CloseShare);
+            } else if self.cert_visible(cfg, h, &self.bridge_block(rep)) {
+                out.push(Step::BridgeCommit);
+            }
+            return;
+        }
         let s = cfg.slot(rep.k);
         // Catching up and delivering COMMITs: in every waiting state.
         if self.full_row_seen(cfg, rep, h).is_some() {
@@ -1292,7 +1324,13 @@ impl Design for Recovery {
         if rep.round != Round::Idle
             || !matches!(
                 rep.pc,
-                Pc::Propose | Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow | Pc::AwaitNv
+                Pc::Propose
+                    | Pc::Prepare
+                    | Pc::Cert
+                    | Pc::CommitWait
+                    | Pc::Slow
+                    | Pc::AwaitNv
+                    | Pc::Close
             )
         {
             return;
@@ -1621,6 +1659,10 @@ impl Design for Recovery {
         rep.pc == Pc::Capped
     }
 
+    fn last_slot_live(&self) -> bool {
+        true
+    }
+
     fn is_timeout(&self, step: &Step) -> bool {
         *step == Step::Timeout
     }
@@ -1681,7 +1723,13 @@ impl Design for Recovery {
                 };
                 format!(
                     "{at} {} reads certify[{}] = [{}], commit[{}] = [{}] → certificate for {} → commits",
-                    if *step == Step::Commit { "R10" } else { "R17 bridge" },
+                    if *step == Step::Commit {
+                        "R10"
+                    } else if rep.pc == Pc::Close {
+                        "R28 close"
+                    } else {
+                        "R17 bridge"
+                    },
                     cfg.slot(c.k),
                     blocks(&h.certify[cfg.slot(c.k)][..cfg.n]),
                     cfg.slot(c.k),
@@ -1715,6 +1763,10 @@ impl Design for Recovery {
                 blocks(&h.certify[cfg.slot(rep.k + 1)][..cfg.n]),
                 nv_text(&h.new_view),
                 rep.k
+            ),
+            Step::CloseShare => format!(
+                "{at} R28 decided the run's last slot fast → certifies it: CERT {}",
+                blk(&rep.prev1)
             ),
             Step::Behind => format!("{at} R27 sees a COMMIT or certificate outside its window → BEHIND_WINDOW"),
             Step::Trigger => format!(
@@ -2318,7 +2370,28 @@ impl Recovery {
             Step::BridgeCommit => {
                 let c = self.bridge_block(rep);
                 self.assert_v11_bridge(id, rep, &c);
-                self.commit(cfg, id, rep, c)
+                let out = self.commit(cfg, id, rep, c);
+                if rep.pc == Pc::Close {
+                    // R28 done: W is committed.
+                    rep.pc = Pc::Done;
+                }
+                out
+            }
+            Step::CloseShare => {
+                // R28: prev1 is W (V11), delivered fast and not certified.
+                let b = rep.prev1;
+                self.sign_share(cfg, rep, b);
+                rep.prev1 = Block::NONE;
+                vec![Out::All(Write::Certify {
+                    slot: cfg.slot(b.k) as u8,
+                    node: id as u8,
+                    b,
+                })]
+            }
+            Step::Timeout if rep.pc == Pc::Close => {
+                // R28's wait is bounded: the decision is taken already.
+                rep.pc = Pc::Done;
+                vec![]
             }
             Step::DeliverCommit(x) => {
                 let c = h.commit[s as usize][x as usize];

@@ -922,3 +922,37 @@ fn r21s_view_bound_removes_the_one_view_behind_refusal() {
     assert!(refusals.is_empty(), "r21_view_bound refuses {refusals:?}");
     assert!(ce.is_none(), "r21_view_bound fails:\n{}", ce.unwrap());
 }
+
+/// recovery.md R28 (docs/model.md, "R28: the run's end"): at run (ii)
+/// with the Byzantine r1 (S = 1, views 0..=1, 3 Byzantine writes, no held
+/// write), judged at the last slot. Without R28 (`recovery:no_close`) r1
+/// writes its will_commit to r2 only: r2 decides k 1 fast and stops,
+/// while r0, which delivered the same value and bridges on it, waits for
+/// good for a second share. With R28, r2 certifies and commits its last
+/// will_commit before it stops, and all four properties hold, complete,
+/// for the design and for the RTL's variant.
+#[test]
+fn without_r28_a_laggard_at_the_last_slot_waits_for_good() {
+    let mut c = cfg(1, 1);
+    byz(&mut c, 1, 3);
+    let (ce, states) = find(
+        design(Variant::NoClose),
+        c.clone(),
+        "live_with_f_silent",
+        4_000_000,
+    );
+    let ce = ce
+        .unwrap_or_else(|| panic!("no_close does not stall ({states} states)"))
+        .join("\n");
+    println!("recovery:no_close ({states} states):\n{ce}");
+    assert!(
+        ce.contains("decides k 1") && ce.contains("[→ Done") && ce.contains("Bridge"),
+        "{ce}"
+    );
+    for v in [Variant::Full, Variant::Rtl] {
+        let r = run(design(v), c.clone(), &RunOpts::default());
+        println!("{}", r.text());
+        assert!(r.complete);
+        assert!(r.all_hold(), "{}", r.text());
+    }
+}
