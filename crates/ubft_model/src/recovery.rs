@@ -123,10 +123,16 @@ pub enum Variant {
     /// stops at once, its last will_commit's COMMIT unwritten. A liveness
     /// variant: a laggard at slot S waits for good (recovery.md R28).
     NoClose,
+    /// A candidate fix, not the design: R10 also commits a certificate of
+    /// the slot from a later view than the replica's (higher than its L),
+    /// so a bridge on a value decided in a later view ends (docs/model.md,
+    /// "R28: the run's end", the open finding). It does not end the mirror
+    /// case, a value decided from COMMITs of an earlier view.
+    AdoptAbove,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 17] = [
+    pub const ALL: [Variant; 18] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -144,6 +150,7 @@ impl Variant {
         Variant::WBridge,
         Variant::Rtl,
         Variant::NoClose,
+        Variant::AdoptAbove,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -164,6 +171,7 @@ impl Variant {
             Variant::WBridge => "recovery:w_bridge",
             Variant::Rtl => "recovery:rtl",
             Variant::NoClose => "recovery:no_close",
+            Variant::AdoptAbove => "recovery:adopt_above",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`.
@@ -644,18 +652,27 @@ impl Recovery {
         ok.then_some(b)
     }
 
-    /// R10: a certificate it should commit now.
+    /// R10: a certificate it should commit now: of its view, or, with the
+    /// candidate `adopt_above`, of a later view, higher than its L.
     fn commit_candidate(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
         if !matches!(
             rep.pc,
             Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow | Pc::Bridge
-        ) || rep.committed.is()
-        {
+        ) {
             return None;
         }
-        self.certs_for(cfg, h, rep.k, false)
+        let certs = self.certs_for(cfg, h, rep.k, false);
+        if !rep.committed.is() {
+            if let Some(c) = certs.iter().find(|c| c.v == rep.view) {
+                return Some(*c);
+            }
+        }
+        if self.variant != Variant::AdoptAbove {
+            return None;
+        }
+        certs
             .into_iter()
-            .find(|c| c.v == rep.view)
+            .find(|c| c.v > rep.view && c.above(&rep.l) && c.prev == dec(rep, rep.k - 1))
     }
 
     /// R11: the lowest x whose COMMIT for its slot it has not processed.
