@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod equivocate3;
 pub mod hbm;
 pub mod host;
+pub mod lie_vc3;
 pub mod lockstep;
 pub mod network;
 mod parallel;

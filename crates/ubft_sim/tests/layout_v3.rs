@@ -119,9 +119,10 @@ fn every_byzantine_kind_v3_does_not_know_is_refused_on_v3_with_the_reason() {
         );
     }
     // Switched to v3 after parsing (the CLI's --layout), `check` refuses it.
-    let mut s =
-        Scenario::from_toml("replicas = 3\nslots = 2\n[[fault]]\nkind = \"lie_vc\"\nreplica = 2\n")
-            .unwrap();
+    let mut s = Scenario::from_toml(
+        "replicas = 3\nslots = 2\n[[fault]]\nkind = \"split_view\"\nreplica = 2\n",
+    )
+    .unwrap();
     s.layout = Version::V3;
     assert!(s.check().unwrap_err().contains(V3_BYZANTINE));
 }
@@ -1979,4 +1980,89 @@ replica = 1
     assert_eq!(d2.path, Path::Fast, "replica 2 decided the last slot fast");
     assert_eq!(d0.path, Path::Slow, "replica 0 decided it on COMMITs");
     assert!(d0.cycle > d2.cycle, "{d0:?} {d2:?}");
+}
+
+/// `lie_vc` on v3 (`LieVc3`): at n = 5, replica 0, the view-0 leader, falls
+/// silent at cycle 12,000, and replica 2 lies in its SEAL: replica 0 (its
+/// lowest peer) is sent its true SEAL, replicas 1, 3 and 4 a SEAL of the
+/// same view with no L, which it signs itself. A late link 3 -> 4 moves the
+/// first slots to the slow path, so the liar has committed before it
+/// seals, and its lie omits that commit. R21 must catch it: its COMMITs
+/// are in the honest replicas' echo_commit registers. The honest replicas
+/// change view, agree, and decide every slot.
+#[test]
+fn a_v3_replica_that_omits_its_commit_from_the_seal_it_shows_some_peers_does_not_stop_the_view_change(
+) {
+    let s = Scenario::from_toml(
+        r#"
+replicas = 5
+slots = 8
+seed = 4
+net_latency = 40
+hbm_read_latency = 12
+hbm_write_latency = 6
+wait_polls = 64
+sign_latency = 300
+verify_latency = 500
+max_cycles = 400000
+layout = "v3"
+
+[[fault]]
+kind = "lie_vc"
+replica = 2
+
+[[fault]]
+kind = "silent"
+replica = 0
+from_cycle = 12000
+
+[[fault]]
+kind = "delay"
+src = 3
+dst = 4
+extra = 2000
+from_cycle = 0
+to_cycle = 8000
+"#,
+    )
+    .unwrap();
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{}", report.summary());
+    for r in [1, 3, 4] {
+        let rr = &report.replicas[r];
+        assert_eq!(
+            (rr.status.error, rr.decided.len()),
+            (0, 8),
+            "{}",
+            report.summary()
+        );
+        assert!(rr.view >= 1, "{}", report.summary());
+    }
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let seal2 = mb.record(Region::Seal, 0, 2);
+    // Replica 0 was told the truth: the liar sealed view 0 with L, its
+    // COMMIT of slot 3 (k = 3, present), signed by it.
+    let (told, told_ok) = signed_block_at(&c.hbms[0], seal2, 2, s.seed);
+    assert!(told_ok, "{told:x?}");
+    assert_eq!(
+        (told[..5].to_vec(), told[field3::SEAL_LPRESENT]),
+        (vec![field3::KIND_SEAL, 2, 0, 0, 3], 1),
+        "{told:x?}"
+    );
+    for r in [1, 3, 4] {
+        // The others got the lie: the same view, no L, signed by the liar.
+        let (lie, lie_ok) = signed_block_at(&c.hbms[r], seal2, 2, s.seed);
+        assert_eq!(
+            (lie, lie_ok),
+            (field3::seal_block(2, 0, None), true),
+            "replica {r}"
+        );
+        // NEW_VIEW(1), replica 1's: its own SEAL and those of 3 and 4, not
+        // the liar's, which R21 refused (its COMMITs were echoed). The same
+        // run without the lie (replica 2 honest) has NEW_VIEW(1) hold the
+        // SEALs of 1, 2 and 4: the leader takes the lowest that pass.
+        let nv = c.hbms[r].read_words(byte(mb.record(Region::NewViewRecord, 0, 0)), 2);
+        assert_eq!(nv, vec![1, 0b11010], "replica {r}'s NEW_VIEW");
+    }
 }
