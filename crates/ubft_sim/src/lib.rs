@@ -15,5 +15,6 @@ pub mod ports;
 pub mod rusthdl;
 pub mod scenario;
 pub mod signer;
+pub mod split_view3;
 pub mod testbench;
 pub mod verilator;

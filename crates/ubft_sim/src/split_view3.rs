@@ -1,0 +1,195 @@
+//! The view splitter on the v3 layout: an equivocating leader that then
+//! tells each half of its peers, in a SEAL it signs, that it committed
+//! that half's value.
+//!
+//! What it models: v2's `split_view` (`adversary::SplitView`) with the
+//! liar's own key. While it leads it equivocates as
+//! [`Equivocate3`] does (the first (n − 1) / 2 of its peers in ascending
+//! id get the client's request m, the others the next request m′, each
+//! with a PREP block, lanes, a CERT share and a COMMIT it signs). When it
+//! seals a view, each peer gets a SEAL of that view whose L claims a
+//! COMMIT of the latest slot it proposed, (v, k, m or m′, prev), with the
+//! value that peer's half was sent, signed by the liar; its true L, or
+//! none, is dropped. So each honest replica sees a SEAL backing the value
+//! its own half got. What must stop it: a SEAL's L counts only with its
+//! certificate (R20, R21), and the COMMIT records the liar made up carry
+//! its own share and zeros for the others, so no certificate of the lie
+//! verifies unless f + 1 replicas, one honest at least, really certified
+//! that block; then the lie is the truth for that half.
+//!
+//! Its own HBM keeps the true records (the kernel writes them locally).
+
+use crate::equivocate3::Equivocate3;
+use crate::network::{Adversary, Write};
+use crate::signer::{block_bytes, bytes_beat, signing_key};
+use ed25519_dalek::{Signer as _, SigningKey};
+use rhdl_ubft::layout::field3::{self, BLOCK_WORDS};
+use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::params::BEAT_WORDS;
+
+/// See the module's documentation.
+pub struct SplitView3 {
+    n: usize,
+    mailbox: Mailbox,
+    key: SigningKey,
+    equivocate: Equivocate3,
+    /// The latest PREP block it signed, (v, k, m, prev) with the true m.
+    latest: Option<[u32; 4]>,
+}
+
+impl SplitView3 {
+    /// The splitter `id` of an n-replica run with `seed` (the client
+    /// stream's and the signing keys').
+    pub fn new(n: usize, mailbox: Mailbox, seed: u64, id: usize) -> Self {
+        assert_eq!(mailbox.version, Version::V3, "SplitView3 writes v3 records");
+        SplitView3 {
+            n,
+            key: signing_key(seed, id),
+            equivocate: Equivocate3::new(n, mailbox.clone(), seed, id),
+            mailbox,
+            latest: None,
+        }
+    }
+
+    /// The L that `dst` is told: the latest slot it proposed, with the
+    /// value dst's half was sent.
+    fn told(&self, src: usize, dst: usize) -> Option<[u32; 4]> {
+        let [v, k, m, prev] = self.latest?;
+        let m = if Equivocate3::misled(self.n, src, dst) {
+            self.equivocate.alt(m)?
+        } else {
+            m
+        };
+        Some([v, k, m, prev])
+    }
+}
+
+impl Adversary for SplitView3 {
+    fn transform(&mut self, src: usize, dst: usize, mut write: Write, cycle: u64) -> Vec<Write> {
+        let located = self.mailbox.locate(write.word);
+        match located {
+            Some((Region::PrepSig, off)) if off % self.mailbox.stride3(Region::PrepSig) == 0 => {
+                // Its true PREP block (before the equivocation rewrites it).
+                let d = &write.data;
+                if d.len() >= BLOCK_WORDS && d[field3::KIND] == field3::KIND_PREP {
+                    let b = [
+                        d[field3::BLOCK_V],
+                        d[field3::BLOCK_K],
+                        d[field3::BLOCK_M],
+                        d[field3::BLOCK_PREV],
+                    ];
+                    if self.latest.is_none_or(|l| (b[1], b[0]) >= (l[1], l[0])) {
+                        self.latest = Some(b);
+                    }
+                }
+            }
+            Some((Region::Seal, off)) if off % self.mailbox.stride3(Region::Seal) == 0 => {
+                let d = &mut write.data;
+                if d.len() >= 2 * BEAT_WORDS
+                    && d[field3::KIND] == field3::KIND_SEAL
+                    && d[field3::SEAL_J] == src as u32
+                {
+                    if let Some(l) = self.told(src, dst) {
+                        let block = field3::seal_block(src as u32, d[field3::SEAL_V], Some(l));
+                        let sig = bytes_beat(&self.key.sign(&block_bytes(&block)).to_bytes());
+                        d[..BLOCK_WORDS].copy_from_slice(&block);
+                        d[BEAT_WORDS..2 * BEAT_WORDS].copy_from_slice(&sig);
+                    }
+                }
+                return vec![write];
+            }
+            _ => {}
+        }
+        self.equivocate.transform(src, dst, write, cycle)
+    }
+
+    fn knows_v3(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::proposal;
+    use ed25519_dalek::{Signature, Verifier};
+    use rhdl_ubft::params::{G, N, SB};
+
+    const SEED: u64 = 9;
+
+    fn mb() -> Mailbox {
+        Mailbox::with_version(Version::V3, N, G, SB)
+    }
+
+    fn verifies(id: usize, block: &[u32], sig: &[u32]) -> bool {
+        let block: [u32; BLOCK_WORDS] = block[..BLOCK_WORDS].try_into().unwrap();
+        let mut bytes = [0u8; 64];
+        for (i, w) in sig[..16].iter().enumerate() {
+            bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        signing_key(SEED, id)
+            .verifying_key()
+            .verify(&block_bytes(&block), &Signature::from_bytes(&bytes))
+            .is_ok()
+    }
+
+    fn signed(word: usize, block: [u32; BLOCK_WORDS]) -> Write {
+        let mut data = vec![0u32; 2 * BEAT_WORDS];
+        data[..BLOCK_WORDS].copy_from_slice(&block);
+        let sig = bytes_beat(&signing_key(SEED, 0).sign(&block_bytes(&block)).to_bytes());
+        data[BEAT_WORDS..].copy_from_slice(&sig);
+        Write { word, data }
+    }
+
+    #[test]
+    fn each_half_is_told_a_commit_of_its_own_value_in_a_seal_the_leader_signs() {
+        let m = mb();
+        let (m0, m1) = (proposal(SEED, 0), proposal(SEED, 1));
+        let mut split = SplitView3::new(3, m.clone(), SEED, 0);
+        // Its PREPARE of (k 1, m0, v 0, prev 0), then its PREP block, to
+        // both followers.
+        let mut p = vec![0u32; BEAT_WORDS];
+        p[field3::PREPARE_K] = 1;
+        p[field3::PREPARE_M] = m0;
+        let prepare = Write {
+            word: m.record(Region::Prepare, 0, 0),
+            data: p,
+        };
+        for dst in [1, 2] {
+            split.transform(0, dst, prepare.clone(), 0);
+        }
+        let prep = signed(
+            m.record(Region::PrepSig, 0, 0),
+            field3::block(field3::KIND_PREP, 0, 1, m0, 0),
+        );
+        for dst in [1, 2] {
+            let out = split.transform(0, dst, prep.clone(), 0);
+            // Equivocate3's part: 2 gets m1 (and the made-up records).
+            let got = out[0].data[field3::BLOCK_M];
+            assert_eq!(got, if dst == 1 { m0 } else { m1 });
+        }
+        // Its true SEAL of view 0, with no L.
+        let seal = signed(m.record(Region::Seal, 0, 0), field3::seal_block(0, 0, None));
+        for (dst, want) in [(1, m0), (2, m1)] {
+            let out = split.transform(0, dst, seal.clone(), 0);
+            assert_eq!(out.len(), 1);
+            let d = &out[0].data;
+            assert_eq!(
+                &d[..BLOCK_WORDS],
+                &field3::seal_block(0, 0, Some([0, 1, want, 0]))
+            );
+            assert!(
+                verifies(0, &d[..BLOCK_WORDS], &d[BEAT_WORDS..]),
+                "dst {dst}"
+            );
+        }
+    }
+
+    #[test]
+    fn before_it_proposes_its_seal_passes() {
+        let m = mb();
+        let mut split = SplitView3::new(3, m.clone(), SEED, 0);
+        let seal = signed(m.record(Region::Seal, 0, 0), field3::seal_block(0, 2, None));
+        assert_eq!(split.transform(0, 2, seal.clone(), 0), vec![seal]);
+    }
+}
