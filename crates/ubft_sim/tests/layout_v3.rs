@@ -1898,9 +1898,10 @@ extra = 100
 }
 
 /// R28, the run's end (recovery.md section 7): the soak's seed 505, n = 3
-/// with replica 1 `random`. At the run's last slot (10) replica 1's
-/// will_commit reaches replica 2 but not replica 0: replica 2 decides slot
-/// 10 on the fast path and its run is over, while replica 0 times out into
+/// with replica 1 `random`. At the run's last slot (10) replica 2 sees a
+/// full will_commit row and replica 0 does not (the random replica drops
+/// or rewrites some of its writes): replica 2 decides slot 10 on the fast
+/// path and its run is over, while replica 0 times out into
 /// the slow path with its own share of W and waits for a second. Before
 /// R28 nobody wrote one (no slot 11 comes whose certificate would carry
 /// slot 10's value), and replica 0 stayed in S3WaitCertify for good (9 of
