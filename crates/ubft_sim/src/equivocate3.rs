@@ -36,8 +36,8 @@
 
 use crate::client::proposal;
 use crate::network::{Adversary, Write};
-use crate::signer::{block_bytes, bytes_beat, signing_key};
-use ed25519_dalek::{Signer as _, SigningKey};
+use crate::signer::{sign_block, signing_key};
+use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::field3::{self, BLOCK_WORDS};
 use rhdl_ubft::layout::{Mailbox, Region, Version};
 use rhdl_ubft::params::{vote_tag, BEAT_WORDS};
@@ -109,7 +109,7 @@ impl Equivocate3 {
         b[m] = alt;
         if let Some(sig) = sig {
             let block: [u32; BLOCK_WORDS] = b[..BLOCK_WORDS].try_into().expect("a block");
-            let beat = bytes_beat(&self.key.sign(&block_bytes(&block)).to_bytes());
+            let beat = sign_block(&self.key, &block);
             sig.copy_from_slice(&beat[..sig.len()]);
         }
         true
@@ -118,7 +118,7 @@ impl Equivocate3 {
 
 impl Equivocate3 {
     fn sign(&self, b: &[u32; BLOCK_WORDS]) -> [u32; BEAT_WORDS] {
-        bytes_beat(&self.key.sign(&block_bytes(b)).to_bytes())
+        sign_block(&self.key, b)
     }
 
     /// For `dst`, whose PREP block is `prep`: `src`'s CERT share over it
@@ -253,7 +253,7 @@ impl Adversary for Equivocate3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ed25519_dalek::{Signature, Verifier};
+    use crate::signer::block_verifies as verifies;
     use rhdl_ubft::params::{G, N, SB};
 
     const SEED: u64 = 77;
@@ -262,22 +262,10 @@ mod tests {
         Mailbox::with_version(Version::V3, N, G, SB)
     }
 
-    fn verifies(seed: u64, id: usize, block: &[u32], sig: &[u32]) -> bool {
-        let block: [u32; BLOCK_WORDS] = block[..BLOCK_WORDS].try_into().unwrap();
-        let mut bytes = [0u8; 64];
-        for (i, w) in sig[..16].iter().enumerate() {
-            bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        signing_key(seed, id)
-            .verifying_key()
-            .verify(&block_bytes(&block), &Signature::from_bytes(&bytes))
-            .is_ok()
-    }
-
     fn signed_record(block: [u32; BLOCK_WORDS], beats: usize) -> Vec<u32> {
         let mut d = vec![0u32; beats * BEAT_WORDS];
         d[..BLOCK_WORDS].copy_from_slice(&block);
-        let sig = bytes_beat(&signing_key(SEED, 0).sign(&block_bytes(&block)).to_bytes());
+        let sig = sign_block(&signing_key(SEED, 0), &block);
         d[BEAT_WORDS..2 * BEAT_WORDS].copy_from_slice(&sig);
         d
     }

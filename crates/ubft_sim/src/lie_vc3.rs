@@ -21,11 +21,39 @@
 //! locally).
 
 use crate::network::{Adversary, Write};
-use crate::signer::{block_bytes, bytes_beat, signing_key};
-use ed25519_dalek::{Signer as _, SigningKey};
+use crate::signer::{sign_block, signing_key};
+use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::field3::{self, BLOCK_WORDS};
 use rhdl_ubft::layout::{Mailbox, Region, Version};
 use rhdl_ubft::params::BEAT_WORDS;
+
+/// When `write` is `src`'s own SEAL record from its start (seal\[src\]: the
+/// SEAL block naming src, then its signature), makes its L `l` (none, or
+/// (w, c, m, prev)) in the same view and signs the block anew with `key`.
+/// Returns whether it did. (`LieVc3` and `split_view3::SplitView3`.)
+pub fn reseal(
+    mailbox: &Mailbox,
+    key: &SigningKey,
+    src: usize,
+    write: &mut Write,
+    l: Option<[u32; 4]>,
+) -> bool {
+    let Some((Region::Seal, off)) = mailbox.locate(write.word) else {
+        return false;
+    };
+    let d = &mut write.data;
+    if off % mailbox.stride3(Region::Seal) != 0
+        || d.len() < 2 * BEAT_WORDS
+        || d[field3::KIND] != field3::KIND_SEAL
+        || d[field3::SEAL_J] != src as u32
+    {
+        return false;
+    }
+    let block = field3::seal_block(src as u32, d[field3::SEAL_V], l);
+    d[..BLOCK_WORDS].copy_from_slice(&block);
+    d[BEAT_WORDS..2 * BEAT_WORDS].copy_from_slice(&sign_block(key, &block));
+    true
+}
 
 /// See the module's documentation.
 pub struct LieVc3 {
@@ -53,24 +81,9 @@ impl LieVc3 {
 
 impl Adversary for LieVc3 {
     fn transform(&mut self, src: usize, dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
-        let Some((Region::Seal, off)) = self.mailbox.locate(write.word) else {
-            return vec![write];
-        };
-        let d = &mut write.data;
-        if !Self::lied_to(src, dst)
-            || off % self.mailbox.stride3(Region::Seal) != 0
-            || d.len() < 2 * BEAT_WORDS
-            || d[field3::KIND] != field3::KIND_SEAL
-            || d[field3::SEAL_J] != src as u32
-        {
-            return vec![write];
+        if Self::lied_to(src, dst) {
+            reseal(&self.mailbox, &self.key, src, &mut write, None);
         }
-        for w in &mut d[field3::SEAL_LW..=field3::SEAL_LPRESENT] {
-            *w = 0;
-        }
-        let block: [u32; BLOCK_WORDS] = d[..BLOCK_WORDS].try_into().expect("a block");
-        let sig = bytes_beat(&self.key.sign(&block_bytes(&block)).to_bytes());
-        d[BEAT_WORDS..2 * BEAT_WORDS].copy_from_slice(&sig);
         vec![write]
     }
 
@@ -82,7 +95,6 @@ impl Adversary for LieVc3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ed25519_dalek::{Signature, Verifier};
     use rhdl_ubft::params::{G, N, SB};
 
     const SEED: u64 = 5;
@@ -92,15 +104,7 @@ mod tests {
     }
 
     fn verifies(id: usize, block: &[u32], sig: &[u32]) -> bool {
-        let block: [u32; BLOCK_WORDS] = block[..BLOCK_WORDS].try_into().unwrap();
-        let mut bytes = [0u8; 64];
-        for (i, w) in sig[..16].iter().enumerate() {
-            bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        signing_key(SEED, id)
-            .verifying_key()
-            .verify(&block_bytes(&block), &Signature::from_bytes(&bytes))
-            .is_ok()
+        crate::signer::block_verifies(SEED, id, block, sig)
     }
 
     /// Replica 1's SEAL of view 3 with L = (w 2, c 7, m 0xabc, prev 0x55).
@@ -108,7 +112,7 @@ mod tests {
         let block = [field3::KIND_SEAL, 1, 3, 2, 7, 0xabc, 0x55, 1];
         let mut data = vec![0u32; 2 * BEAT_WORDS];
         data[..BLOCK_WORDS].copy_from_slice(&block);
-        let sig = bytes_beat(&signing_key(SEED, 1).sign(&block_bytes(&block)).to_bytes());
+        let sig = sign_block(&signing_key(SEED, 1), &block);
         data[BEAT_WORDS..].copy_from_slice(&sig);
         Write {
             word: m.record(Region::Seal, 0, 1),

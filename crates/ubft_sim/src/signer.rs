@@ -63,6 +63,26 @@ pub fn block_bytes(w: &[u32; BLOCK_WORDS]) -> [u8; BLOCK_BYTES] {
     s
 }
 
+/// `key`'s signature over a signed block, as the beat a record carries
+/// after its block (what a Byzantine replica with its own key writes).
+pub fn sign_block(key: &SigningKey, b: &[u32; BLOCK_WORDS]) -> Beat {
+    bytes_beat(&key.sign(&block_bytes(b)).to_bytes())
+}
+
+/// Whether `sig` (a record's signature beat, 16 words) is replica `id`'s
+/// signature over `block` in a run with `seed`.
+pub fn block_verifies(seed: u64, id: usize, block: &[u32], sig: &[u32]) -> bool {
+    let block: [u32; BLOCK_WORDS] = block[..BLOCK_WORDS].try_into().expect("a block");
+    let mut bytes = [0u8; 64];
+    for (i, w) in sig[..16].iter().enumerate() {
+        bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    signing_key(seed, id)
+        .verifying_key()
+        .verify(&block_bytes(&block), &Signature::from_bytes(&bytes))
+        .is_ok()
+}
+
 /// The CERT block a v2 kernel's share signs: [CERT, v, k, m, prev = 0, 0,
 /// 0, 0] (v2's prepare has no prev).
 pub fn cert_block(v: u32, k: u32, m: u32) -> [u32; BLOCK_WORDS] {

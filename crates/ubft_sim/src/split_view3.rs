@@ -20,9 +20,10 @@
 //! Its own HBM keeps the true records (the kernel writes them locally).
 
 use crate::equivocate3::Equivocate3;
+use crate::lie_vc3::reseal;
 use crate::network::{Adversary, Write};
-use crate::signer::{block_bytes, bytes_beat, signing_key};
-use ed25519_dalek::{Signer as _, SigningKey};
+use crate::signer::signing_key;
+use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::field3::{self, BLOCK_WORDS};
 use rhdl_ubft::layout::{Mailbox, Region, Version};
 use rhdl_ubft::params::BEAT_WORDS;
@@ -83,18 +84,9 @@ impl Adversary for SplitView3 {
                     }
                 }
             }
-            Some((Region::Seal, off)) if off % self.mailbox.stride3(Region::Seal) == 0 => {
-                let d = &mut write.data;
-                if d.len() >= 2 * BEAT_WORDS
-                    && d[field3::KIND] == field3::KIND_SEAL
-                    && d[field3::SEAL_J] == src as u32
-                {
-                    if let Some(l) = self.told(src, dst) {
-                        let block = field3::seal_block(src as u32, d[field3::SEAL_V], Some(l));
-                        let sig = bytes_beat(&self.key.sign(&block_bytes(&block)).to_bytes());
-                        d[..BLOCK_WORDS].copy_from_slice(&block);
-                        d[BEAT_WORDS..2 * BEAT_WORDS].copy_from_slice(&sig);
-                    }
+            Some((Region::Seal, _)) => {
+                if let Some(l) = self.told(src, dst) {
+                    reseal(&self.mailbox, &self.key, src, &mut write, Some(l));
                 }
                 return vec![write];
             }
@@ -112,7 +104,7 @@ impl Adversary for SplitView3 {
 mod tests {
     use super::*;
     use crate::client::proposal;
-    use ed25519_dalek::{Signature, Verifier};
+    use crate::signer::sign_block;
     use rhdl_ubft::params::{G, N, SB};
 
     const SEED: u64 = 9;
@@ -122,21 +114,13 @@ mod tests {
     }
 
     fn verifies(id: usize, block: &[u32], sig: &[u32]) -> bool {
-        let block: [u32; BLOCK_WORDS] = block[..BLOCK_WORDS].try_into().unwrap();
-        let mut bytes = [0u8; 64];
-        for (i, w) in sig[..16].iter().enumerate() {
-            bytes[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        signing_key(SEED, id)
-            .verifying_key()
-            .verify(&block_bytes(&block), &Signature::from_bytes(&bytes))
-            .is_ok()
+        crate::signer::block_verifies(SEED, id, block, sig)
     }
 
     fn signed(word: usize, block: [u32; BLOCK_WORDS]) -> Write {
         let mut data = vec![0u32; 2 * BEAT_WORDS];
         data[..BLOCK_WORDS].copy_from_slice(&block);
-        let sig = bytes_beat(&signing_key(SEED, 0).sign(&block_bytes(&block)).to_bytes());
+        let sig = sign_block(&signing_key(SEED, 0), &block);
         data[BEAT_WORDS..].copy_from_slice(&sig);
         Write { word, data }
     }
