@@ -9,6 +9,7 @@ pub mod hbm;
 pub mod host;
 pub mod lie_vc3;
 pub mod lockstep;
+pub mod made_up3;
 pub mod network;
 mod parallel;
 pub mod ports;

@@ -31,7 +31,8 @@
 //!
 //! Kinds (`kind`, then the keys): `delay` (src, dst, extra, from_cycle,
 //! to_cycle), `silent` (replica, from_cycle), `equivocate`, `lie_vc`, `split_view`,
-//! `forge`, `forge_shares`, `mute_fast` (replica), `random` (replica, and
+//! `forge`, `forge_shares`, `mute_fast` (replica), the v3-only `made_up`
+//! (replica; [`V3_ONLY_KINDS`]), `random` (replica, and
 //! optional `seed` and per-mille rates `drop`, `flip`, `rewrite`,
 //! `duplicate`, `extra`). Every kind but `delay` makes its replica faulty
 //! (`"honest": false` in the report, left out of the checks); at most
@@ -50,6 +51,7 @@ use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError, V3_BYZANTINE};
 use crate::equivocate3::Equivocate3;
 use crate::lie_vc3::LieVc3;
+use crate::made_up3::MadeUp3;
 use crate::network::{Adversary, Equivocate};
 use crate::split_view3::SplitView3;
 use rhdl_ubft::layout::{Mailbox, Version};
@@ -133,9 +135,10 @@ const V3_FIRST_KINDS: usize = 5;
 /// writes (silent, mute_fast), and those whose adversaries know the v3
 /// records (forge, forge_shares, random; equivocate, lie_vc and
 /// split_view, which sign what they make up with their own key,
-/// `Equivocate3`, `LieVc3` and `SplitView3`). [`Scenario::random_v3`]
-/// draws the first [`V3_DRAWN`].
-pub const V3_KINDS: [&str; 8] = [
+/// `Equivocate3`, `LieVc3` and `SplitView3`), then the kinds only v3 has
+/// ([`V3_ONLY_KINDS`]). [`Scenario::random_v3`] draws the first
+/// [`V3_DRAWN`].
+pub const V3_KINDS: [&str; 9] = [
     "silent",
     "mute_fast",
     "forge",
@@ -144,7 +147,17 @@ pub const V3_KINDS: [&str; 8] = [
     "equivocate",
     "lie_vc",
     "split_view",
+    "made_up",
 ];
+
+/// The kinds only the v3 layout has (adversaries that sign v3 records and
+/// attack v3's rules, with no v2 counterpart): `made_up` (`MadeUp3`). A v2
+/// scenario naming one is refused ([`V3_ONLY`]); [`Scenario::random`] and
+/// [`Scenario::random_v3`] draw none of them.
+pub const V3_ONLY_KINDS: [&str; 1] = ["made_up"];
+
+/// Why a v2 scenario refuses a kind of [`V3_ONLY_KINDS`].
+pub const V3_ONLY: &str = "this kind exists only on layout = \"v3\" (its adversary signs v3 records and attacks v3's rules; v2 has no counterpart): add layout = \"v3\"";
 
 /// How many of [`V3_KINDS`] [`Scenario::random_v3`] draws: lie_vc and
 /// split_view, the latest, are not drawn yet (the soak's figures in
@@ -229,6 +242,9 @@ pub enum Fault {
     ForgeShares { replica: usize },
     /// No fast-path votes, the rest as the protocol says ([`MuteFast`]).
     MuteFast { replica: usize },
+    /// v3 only: while it leads, a value no client sent, the same to every
+    /// peer, signed and voted for ([`MadeUp3`]).
+    MadeUp { replica: usize },
     /// Arbitrary drops, bit flips, rewrites, duplicates and extra writes,
     /// deterministic from `seed` (absent: from the scenario's seed and the
     /// replica) ([`RandomFaults`]). Rates per mille, defaults in
@@ -274,6 +290,7 @@ impl Fault {
             Fault::Forge { .. } => "forge",
             Fault::ForgeShares { .. } => "forge_shares",
             Fault::MuteFast { .. } => "mute_fast",
+            Fault::MadeUp { .. } => "made_up",
             Fault::Random { .. } => "random",
         }
     }
@@ -289,6 +306,7 @@ impl Fault {
             | Fault::Forge { replica }
             | Fault::ForgeShares { replica }
             | Fault::MuteFast { replica }
+            | Fault::MadeUp { replica }
             | Fault::Random { replica, .. } => Some(replica),
         }
     }
@@ -306,6 +324,7 @@ impl Fault {
             "forge" => Fault::Forge { replica },
             "forge_shares" => Fault::ForgeShares { replica },
             "mute_fast" => Fault::MuteFast { replica },
+            "made_up" => Fault::MadeUp { replica },
             "random" => Fault::Random {
                 replica,
                 seed: None,
@@ -434,6 +453,21 @@ impl Scenario {
                 }
             }
         }
+        if self.layout != Version::V3 {
+            if let Some((i, fault)) = self
+                .faults
+                .iter()
+                .enumerate()
+                .find(|(_, f)| V3_ONLY_KINDS.contains(&f.kind()))
+            {
+                return Err(format!(
+                    "fault #{} (kind = \"{}\") on layout = \"{}\": {V3_ONLY}",
+                    i + 1,
+                    fault.kind(),
+                    self.layout.name()
+                ));
+            }
+        }
         if self.layout == Version::V3 {
             if let Some((i, fault)) = self
                 .faults
@@ -525,6 +559,7 @@ impl Scenario {
             Fault::Forge { replica } => Box::new(Forge::new(n, mb, per_replica(*replica))),
             Fault::ForgeShares { .. } => Box::new(ForgeShares { mailbox: mb }),
             Fault::MuteFast { .. } => Box::new(MuteFast { mailbox: mb }),
+            Fault::MadeUp { replica } => Box::new(MadeUp3::new(n, mb, self.seed, *replica)),
             Fault::Random {
                 replica,
                 seed,
@@ -817,6 +852,23 @@ replica = 0
             ))
             .unwrap();
             assert_eq!(s.faults, vec![Fault::byzantine(kind, 1).unwrap()], "{kind}");
+        }
+    }
+
+    #[test]
+    fn the_v3_only_kinds_parse_on_v3_and_are_refused_on_v2_by_name() {
+        for kind in V3_ONLY_KINDS {
+            assert!(V3_KINDS.contains(&kind) && !BYZANTINE_KINDS.contains(&kind));
+            let v3 = format!(
+                "replicas = 3\nslots = 1\nlayout = \"v3\"\n[[fault]]\nkind = \"{kind}\"\nreplica = 1\n"
+            );
+            let s = Scenario::from_toml(&v3).unwrap();
+            assert_eq!(s.faults, vec![Fault::byzantine(kind, 1).unwrap()], "{kind}");
+            let err = Scenario::from_toml(&v3.replace("layout = \"v3\"\n", "")).unwrap_err();
+            assert_eq!(
+                err,
+                format!("fault #1 (kind = \"{kind}\") on layout = \"v2\": {V3_ONLY}")
+            );
         }
     }
 

@@ -15,7 +15,7 @@ use ubft_sim::cluster::{
 use ubft_sim::hbm::Hbm;
 use ubft_sim::lockstep::differential;
 use ubft_sim::network::{Delivery, Network, RefuseReason, Write};
-use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS, V3_KINDS};
+use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS, V3_KINDS, V3_ONLY, V3_ONLY_KINDS};
 use ubft_sim::verilator::harness::{parse_ports, TOP};
 use ubft_sim::verilator::{kernel_verilog, kernel_verilog_for, Library};
 
@@ -101,15 +101,23 @@ fn every_byzantine_kind_runs_on_v3() {
     // Every kind's adversary knows the v3 records (since 2026-12-03,
     // lie_vc and split_view too: `LieVc3`, `SplitView3`), so v3 takes
     // each, as v2 does. (An adversary that does not know them, set by
-    // hand, is still refused: the test below.)
-    assert_eq!(V3_KINDS.len(), BYZANTINE_KINDS.len());
+    // hand, is still refused: the test below.) V3_KINDS is every kind
+    // of v2 and the v3-only ones (V3_ONLY_KINDS), which v2 refuses.
+    assert_eq!(V3_KINDS.len(), BYZANTINE_KINDS.len() + V3_ONLY_KINDS.len());
     for kind in BYZANTINE_KINDS {
         assert!(V3_KINDS.contains(&kind), "{kind}");
+    }
+    for kind in V3_KINDS {
         let text = format!(
             "replicas = 3\nslots = 2\nlayout = \"v3\"\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 1\nextra = 9\n[[fault]]\nkind = \"{kind}\"\nreplica = 1\n"
         );
         let v2 = text.replace("layout = \"v3\"\n", "");
-        assert!(Scenario::from_toml(&v2).is_ok(), "{kind}");
+        if V3_ONLY_KINDS.contains(&kind) {
+            let err = Scenario::from_toml(&v2).unwrap_err();
+            assert!(err.contains(V3_ONLY), "{kind}: {err}");
+        } else {
+            assert!(Scenario::from_toml(&v2).is_ok(), "{kind}");
+        }
         let mut s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{kind}: {e}"));
         assert!(s.check().is_ok(), "{kind}");
         // Its adversary is one that knows v3.
@@ -2080,4 +2088,86 @@ fn a_v3_leader_that_splits_the_view_with_signed_seals_changes_nothing() {
     for (seal, m) in told.iter().zip([proposal(s.seed, 0), proposal(s.seed, 1)]) {
         assert_eq!(*seal, field3::seal_block(0, 0, Some([0, 1, m, 0])));
     }
+}
+
+/// Runs the scenario file `scenarios/<name>.toml` on Verilator and
+/// returns the cluster (its HBMs) and the report, the checks passed.
+fn scenario_file_run(
+    name: &str,
+) -> (
+    Scenario,
+    ubft_sim::cluster::Cluster,
+    ubft_sim::cluster::RunReport,
+) {
+    let path = format!("{}/../../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    let s = Scenario::from_file(std::path::Path::new(&path)).unwrap();
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    let report = run_checked(&mut c);
+    eprintln!("{}", report.summary());
+    (s, c, report)
+}
+
+/// `made_up` on v3 (`MadeUp3`), `scenarios/made_up_v3.toml`: replica 0,
+/// the view-0 leader, proposes for slot 1 a value M no client sent, the
+/// same to both followers, with a PREP block, a CERT share and a COMMIT
+/// of M that it signs. Every signature verifies, and validity (R1, R2)
+/// stops it: neither follower locks or certifies M (it is in neither's
+/// request buffer), both time out with nothing locked, seal view 0 with no
+/// L, and every slot is decided in view 1 from client requests.
+#[test]
+fn a_v3_leader_that_proposes_a_made_up_value_to_everyone_is_replaced_and_m_is_never_decided() {
+    use ubft_sim::made_up3::MadeUp3;
+    let (s, c, report) = scenario_file_run("made_up_v3");
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let made_up = MadeUp3::value(s.seed, 1);
+    assert!(!report.proposed.contains(&made_up), "no client sent it");
+    let (fast, slow) = every_slot_decided(&report, 8);
+    for r in [1, 2] {
+        let rr = &report.replicas[r];
+        assert_eq!(
+            (rr.view, rr.status.view_changes),
+            (1, 1),
+            "{}",
+            report.summary()
+        );
+        assert!(rr.decided.iter().all(|d| d.m != made_up));
+        let hbm = &c.hbms[r];
+        // What the liar wrote, signed with its key, is there: the PREP
+        // block of (v 0, k 1, M, prev 0), its CERT share and its COMMIT.
+        assert_eq!(
+            signed_block_at(hbm, mb.record(Region::PrepSig, 0, 0), 0, s.seed),
+            (field3::block(field3::KIND_PREP, 0, 1, made_up, 0), true),
+            "replica {r}'s prep_sig"
+        );
+        assert_eq!(
+            signed_block_at(hbm, mb.record(Region::Certify, 0, 0), 0, s.seed),
+            (field3::block(field3::KIND_CERT, 0, 1, made_up, 0), true),
+            "replica {r}'s certify[0][0]"
+        );
+        assert_eq!(
+            signed_block_at(hbm, mb.record(Region::Commit, 0, 0), 0, s.seed),
+            (field3::commit_block(0, 0, 1, made_up, 0), true),
+            "replica {r}'s commit[0][0]"
+        );
+        // Neither follower locked, certified or committed M, and each
+        // sealed view 0 with no L (it had committed nothing).
+        for j in [1, 2] {
+            let lane = hbm.read_words(byte(mb.vote(Region::WillCert, 0, j)), 2);
+            assert_ne!(lane[1], made_up, "replica {r}: will_cert[0][{j}]");
+            for rec in [Region::Certify, Region::Commit, Region::EchoPrep] {
+                let b = hbm.read_words(byte(mb.record(rec, 0, j)), 8);
+                assert!(!b.contains(&made_up), "replica {r}: {rec:?}[0][{j}] {b:x?}");
+            }
+            assert_eq!(
+                signed_block_at(hbm, mb.record(Region::Seal, 0, j), j, s.seed),
+                (field3::seal_block(j as u32, 0, None), true),
+                "replica {r}: seal[{j}]"
+            );
+        }
+    }
+    eprintln!(
+        "made-up value {made_up:#x}; {fast} fast, {slow} slow; slot 1 decided at cycle {} \
+         (replica 1), {} cycles",
+        report.replicas[1].decided[0].cycle, report.cycles
+    );
 }
