@@ -5,6 +5,7 @@ pub mod bench;
 pub mod client;
 pub mod cluster;
 pub mod equivocate3;
+pub mod forge_cert3;
 pub mod hbm;
 pub mod host;
 pub mod lie_vc3;

@@ -32,7 +32,7 @@
 //! Kinds (`kind`, then the keys): `delay` (src, dst, extra, from_cycle,
 //! to_cycle), `silent` (replica, from_cycle), `equivocate`, `lie_vc`, `split_view`,
 //! `forge`, `forge_shares`, `mute_fast` (replica), the v3-only `made_up`
-//! (replica; [`V3_ONLY_KINDS`]), `random` (replica, and
+//! and `forge_cert` (replica; [`V3_ONLY_KINDS`]), `random` (replica, and
 //! optional `seed` and per-mille rates `drop`, `flip`, `rewrite`,
 //! `duplicate`, `extra`). Every kind but `delay` makes its replica faulty
 //! (`"honest": false` in the report, left out of the checks); at most
@@ -50,6 +50,7 @@ use crate::adversary::{
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError, V3_BYZANTINE};
 use crate::equivocate3::Equivocate3;
+use crate::forge_cert3::ForgeCert3;
 use crate::lie_vc3::LieVc3;
 use crate::made_up3::MadeUp3;
 use crate::network::{Adversary, Equivocate};
@@ -138,7 +139,7 @@ const V3_FIRST_KINDS: usize = 5;
 /// `Equivocate3`, `LieVc3` and `SplitView3`), then the kinds only v3 has
 /// ([`V3_ONLY_KINDS`]). [`Scenario::random_v3`] draws the first
 /// [`V3_DRAWN`].
-pub const V3_KINDS: [&str; 9] = [
+pub const V3_KINDS: [&str; 10] = [
     "silent",
     "mute_fast",
     "forge",
@@ -148,13 +149,15 @@ pub const V3_KINDS: [&str; 9] = [
     "lie_vc",
     "split_view",
     "made_up",
+    "forge_cert",
 ];
 
 /// The kinds only the v3 layout has (adversaries that sign v3 records and
-/// attack v3's rules, with no v2 counterpart): `made_up` (`MadeUp3`). A v2
+/// attack v3's rules, with no v2 counterpart): `made_up` (`MadeUp3`),
+/// `forge_cert` (`ForgeCert3`). A v2
 /// scenario naming one is refused ([`V3_ONLY`]); [`Scenario::random`] and
 /// [`Scenario::random_v3`] draw none of them.
-pub const V3_ONLY_KINDS: [&str; 1] = ["made_up"];
+pub const V3_ONLY_KINDS: [&str; 2] = ["made_up", "forge_cert"];
 
 /// Why a v2 scenario refuses a kind of [`V3_ONLY_KINDS`].
 pub const V3_ONLY: &str = "this kind exists only on layout = \"v3\" (its adversary signs v3 records and attacks v3's rules; v2 has no counterpart): add layout = \"v3\"";
@@ -245,6 +248,10 @@ pub enum Fault {
     /// v3 only: while it leads, a value no client sent, the same to every
     /// peer, signed and voted for ([`MadeUp3`]).
     MadeUp { replica: usize },
+    /// v3 only: every COMMIT it writes, signed, with a certificate that
+    /// does not hold, for another value at its slot and for a value nobody
+    /// certified at the slot after ([`ForgeCert3`]).
+    ForgeCert { replica: usize },
     /// Arbitrary drops, bit flips, rewrites, duplicates and extra writes,
     /// deterministic from `seed` (absent: from the scenario's seed and the
     /// replica) ([`RandomFaults`]). Rates per mille, defaults in
@@ -291,6 +298,7 @@ impl Fault {
             Fault::ForgeShares { .. } => "forge_shares",
             Fault::MuteFast { .. } => "mute_fast",
             Fault::MadeUp { .. } => "made_up",
+            Fault::ForgeCert { .. } => "forge_cert",
             Fault::Random { .. } => "random",
         }
     }
@@ -307,6 +315,7 @@ impl Fault {
             | Fault::ForgeShares { replica }
             | Fault::MuteFast { replica }
             | Fault::MadeUp { replica }
+            | Fault::ForgeCert { replica }
             | Fault::Random { replica, .. } => Some(replica),
         }
     }
@@ -325,6 +334,7 @@ impl Fault {
             "forge_shares" => Fault::ForgeShares { replica },
             "mute_fast" => Fault::MuteFast { replica },
             "made_up" => Fault::MadeUp { replica },
+            "forge_cert" => Fault::ForgeCert { replica },
             "random" => Fault::Random {
                 replica,
                 seed: None,
@@ -560,6 +570,7 @@ impl Scenario {
             Fault::ForgeShares { .. } => Box::new(ForgeShares { mailbox: mb }),
             Fault::MuteFast { .. } => Box::new(MuteFast { mailbox: mb }),
             Fault::MadeUp { replica } => Box::new(MadeUp3::new(n, mb, self.seed, *replica)),
+            Fault::ForgeCert { replica } => Box::new(ForgeCert3::new(n, mb, self.seed, *replica)),
             Fault::Random {
                 replica,
                 seed,

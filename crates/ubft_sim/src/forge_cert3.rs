@@ -1,0 +1,254 @@
+//! The certificate forger on the v3 layout: it signs COMMIT records whose
+//! certificates do not hold.
+//!
+//! What it models: a Byzantine replica holding its own signing key, which
+//! cannot sign for the others but can put any bitmap and any beats in the
+//! certificate of a COMMIT it signs (recovery.md section 3: a COMMIT is
+//! the block (j, v, k, m, prev), the signer bitmap, σ_j, and f + 1 CERT
+//! shares). For every COMMIT record its kernel writes, of (v, k, m, prev)
+//! with its true certificate, each peer is sent two COMMITs it signs:
+//!
+//! - at commit\[s(k)\]\[src\], in place of the true one, a COMMIT of the same
+//!   (v, k) and prev with another value m′ (the client stream's request
+//!   after m, which every replica holds, so validity does not stop it):
+//!   the same bitmap, its own CERT share over (v, k, m′, prev), and in
+//!   each honest signer's place that signer's true share, a valid
+//!   signature over the other block (a replayed share);
+//! - at commit\[s(k + 1)\]\[src\], a COMMIT of (v, k + 1, m″, prev = m′),
+//!   with m″ the request after m′: a certificate of a value nobody
+//!   certified at slot k + 1 whose prev says slot k decided m′. Its bitmap
+//!   names src and the lowest other signers up to f + 1: its own share
+//!   over the block, and in each other place the first honest share of the
+//!   true certificate (of slot k's block). This one targets the catch-up
+//!   from a certificate above (R24; WATCH's COMMIT poll and CertCheck,
+//!   `docs/certcheck.md`): an honest replica still at slot k that took it
+//!   would decide (k, m′).
+//!
+//! Each record's signature verifies as src's; each certificate holds one
+//! valid share (its own) and f that do not verify over its block. What
+//! must stop it: R11 step 1 (the certificate of a COMMIT is checked before
+//! it is counted or adopted, R10) and CertCheck before R24. Honest
+//! replicas must not decide, commit or catch up from either.
+//!
+//! Its CERT shares (certify), votes, SEAL and every other record pass
+//! unchanged, so its kernel takes part in the slow path honestly; only
+//! the COMMITs lie. Its own HBM keeps the true records.
+
+use crate::equivocate3::Equivocate3;
+use crate::network::{Adversary, Write};
+use crate::signer::{sign_block, signing_key};
+use ed25519_dalek::SigningKey;
+use rhdl_ubft::layout::field3::{self, BLOCK_WORDS};
+use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::params::BEAT_WORDS;
+
+/// See the module's documentation.
+pub struct ForgeCert3 {
+    n: usize,
+    mailbox: Mailbox,
+    key: SigningKey,
+    /// For the client stream's successor of a value (`Equivocate3::alt`).
+    stream: Equivocate3,
+}
+
+impl ForgeCert3 {
+    /// The forger `id` of an n-replica run with `seed` (the client
+    /// stream's and the signing keys').
+    pub fn new(n: usize, mailbox: Mailbox, seed: u64, id: usize) -> Self {
+        assert_eq!(mailbox.version, Version::V3, "ForgeCert3 writes v3 records");
+        ForgeCert3 {
+            n,
+            key: signing_key(seed, id),
+            stream: Equivocate3::new(n, mailbox.clone(), seed, id),
+            mailbox,
+        }
+    }
+
+    /// The value it claims instead of m: the client stream's request after
+    /// m (a value outside the stream's first `Equivocate3::SPAN`, a no-op,
+    /// gets its bits flipped).
+    pub fn other(&self, m: u32) -> u32 {
+        self.stream.alt(m).unwrap_or(!m)
+    }
+
+    /// A COMMIT record of `src` for (v, k, m, prev) with signers `bitmap`
+    /// and the certificate `shares` (f + 1 beats, ascending signer), signed
+    /// with its key.
+    fn commit(&self, src: usize, b: [u32; 4], bitmap: u32, shares: &[[u32; BEAT_WORDS]]) -> Write {
+        let [v, k, m, prev] = b;
+        let slot = (k as usize).wrapping_sub(1) % self.mailbox.g;
+        let kb = field3::commit_block(src as u32, v, k, m, prev);
+        let mut d = vec![0u32; (2 + shares.len()) * BEAT_WORDS];
+        d[..BLOCK_WORDS].copy_from_slice(&kb);
+        d[field3::COMMIT_BITMAP] = bitmap;
+        d[BEAT_WORDS..2 * BEAT_WORDS].copy_from_slice(&sign_block(&self.key, &kb));
+        for (c, s) in shares.iter().enumerate() {
+            d[(2 + c) * BEAT_WORDS..(3 + c) * BEAT_WORDS].copy_from_slice(s);
+        }
+        Write {
+            word: self.mailbox.record(Region::Commit, slot, src),
+            data: d,
+        }
+    }
+
+    /// Its own CERT share over (v, k, m, prev).
+    fn share(&self, b: [u32; 4]) -> [u32; BEAT_WORDS] {
+        let [v, k, m, prev] = b;
+        sign_block(&self.key, &field3::block(field3::KIND_CERT, v, k, m, prev))
+    }
+}
+
+impl Adversary for ForgeCert3 {
+    fn transform(&mut self, src: usize, _dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
+        let f1 = (self.n - 1) / 2 + 1;
+        let Some((Region::Commit, off)) = self.mailbox.locate(write.word) else {
+            return vec![write];
+        };
+        let d = &write.data;
+        if off % self.mailbox.stride3(Region::Commit) != 0
+            || d.len() < (2 + f1) * BEAT_WORDS
+            || d[field3::KIND] != field3::KIND_COMMIT
+            || d[field3::COMMIT_J] != src as u32
+        {
+            return vec![write];
+        }
+        let (v, k, m, prev) = (
+            d[field3::COMMIT_V],
+            d[field3::COMMIT_K],
+            d[field3::COMMIT_M],
+            d[field3::COMMIT_PREV],
+        );
+        let bitmap = d[field3::COMMIT_BITMAP];
+        let signers: Vec<usize> = (0..32).filter(|&j| bitmap >> j & 1 == 1).collect();
+        let true_shares: Vec<[u32; BEAT_WORDS]> = (0..f1)
+            .map(|c| {
+                d[(2 + c) * BEAT_WORDS..(3 + c) * BEAT_WORDS]
+                    .try_into()
+                    .expect("a beat")
+            })
+            .collect();
+        // The same slot, another value: its share re-signed, the others'
+        // replayed from the true certificate.
+        let m1 = self.other(m);
+        let same = [v, k, m1, prev];
+        let shares: Vec<_> = (0..f1)
+            .map(|c| {
+                if signers.get(c) == Some(&src) {
+                    self.share(same)
+                } else {
+                    true_shares[c]
+                }
+            })
+            .collect();
+        let forged = self.commit(src, same, bitmap, &shares);
+        // Slot k + 1, whose prev says k decided m1.
+        let above = [v, k + 1, self.other(m1), m1];
+        let replayed = signers
+            .iter()
+            .position(|&j| j != src)
+            .map(|c| true_shares[c])
+            .unwrap_or([0; BEAT_WORDS]);
+        let mut names = vec![src];
+        names.extend((0..self.n).filter(|&j| j != src));
+        names.truncate(f1);
+        names.sort_unstable();
+        let shares: Vec<_> = names
+            .iter()
+            .map(|&j| {
+                if j == src {
+                    self.share(above)
+                } else {
+                    replayed
+                }
+            })
+            .collect();
+        let bitmap_above = names.iter().map(|&j| 1u32 << j).sum();
+        let forged_above = self.commit(src, above, bitmap_above, &shares);
+        vec![forged, forged_above]
+    }
+
+    fn knows_v3(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::proposal;
+    use crate::signer::block_verifies;
+    use rhdl_ubft::params::{G, N, SB};
+
+    const SEED: u64 = 13;
+
+    fn mb() -> Mailbox {
+        Mailbox::with_version(Version::V3, N, G, SB)
+    }
+
+    /// Replica j's true share over `cert`.
+    fn share_of(j: usize, cert: &[u32; BLOCK_WORDS]) -> [u32; BEAT_WORDS] {
+        sign_block(&signing_key(SEED, j), cert)
+    }
+
+    #[test]
+    fn each_commit_becomes_two_signed_commits_whose_certificates_fail() {
+        let m = mb();
+        let n = 3;
+        let (v, k, prev) = (0u32, 4u32, proposal(SEED, 2));
+        let (m0, m1, m2) = (proposal(SEED, 3), proposal(SEED, 4), proposal(SEED, 5));
+        let cert = field3::block(field3::KIND_CERT, v, k, m0, prev);
+        // Replica 2's true COMMIT: signers 0 and 2.
+        let kb = field3::commit_block(2, v, k, m0, prev);
+        let mut d = vec![0u32; 4 * BEAT_WORDS];
+        d[..BLOCK_WORDS].copy_from_slice(&kb);
+        d[field3::COMMIT_BITMAP] = 0b101;
+        d[BEAT_WORDS..2 * BEAT_WORDS].copy_from_slice(&sign_block(&signing_key(SEED, 2), &kb));
+        d[2 * BEAT_WORDS..3 * BEAT_WORDS].copy_from_slice(&share_of(0, &cert));
+        d[3 * BEAT_WORDS..4 * BEAT_WORDS].copy_from_slice(&share_of(2, &cert));
+        let slot = (k as usize - 1) % G;
+        let rec = Write {
+            word: m.record(Region::Commit, slot, 2),
+            data: d,
+        };
+        let mut fc = ForgeCert3::new(n, m.clone(), SEED, 2);
+        let out = fc.transform(2, 0, rec, 0);
+        assert_eq!(out.len(), 2);
+        // The same slot, m1: signed by 2, bitmap kept; 2's share verifies
+        // over the forged block, 0's (replayed) does not.
+        let same = &out[0];
+        assert_eq!(same.word, m.record(Region::Commit, slot, 2));
+        let b = &same.data;
+        assert_eq!(b[..BLOCK_WORDS], field3::commit_block(2, v, k, m1, prev));
+        assert_eq!(b[field3::COMMIT_BITMAP], 0b101);
+        assert!(block_verifies(SEED, 2, b, &b[BEAT_WORDS..]));
+        let forged_cert = field3::block(field3::KIND_CERT, v, k, m1, prev);
+        assert!(!block_verifies(SEED, 0, &forged_cert, &b[2 * BEAT_WORDS..]));
+        assert!(block_verifies(SEED, 2, &forged_cert, &b[3 * BEAT_WORDS..]));
+        // Slot k + 1: (v, k + 1, m2, prev = m1), signers 0 and 2.
+        let above = &out[1];
+        assert_eq!(above.word, m.record(Region::Commit, slot + 1, 2));
+        let b = &above.data;
+        assert_eq!(b[..BLOCK_WORDS], field3::commit_block(2, v, k + 1, m2, m1));
+        assert_eq!(b[field3::COMMIT_BITMAP], 0b101);
+        assert!(block_verifies(SEED, 2, b, &b[BEAT_WORDS..]));
+        let above_cert = field3::block(field3::KIND_CERT, v, k + 1, m2, m1);
+        assert!(!block_verifies(SEED, 0, &above_cert, &b[2 * BEAT_WORDS..]));
+        assert!(block_verifies(SEED, 2, &above_cert, &b[3 * BEAT_WORDS..]));
+    }
+
+    #[test]
+    fn other_records_pass() {
+        let m = mb();
+        let mut fc = ForgeCert3::new(3, m.clone(), SEED, 2);
+        let share = Write {
+            word: m.record(Region::Certify, 0, 2),
+            data: vec![7; 2 * BEAT_WORDS],
+        };
+        assert_eq!(fc.transform(2, 0, share.clone(), 0), vec![share]);
+        let seal = Write {
+            word: m.record(Region::Seal, 0, 2),
+            data: vec![field3::KIND_SEAL; 2 * BEAT_WORDS],
+        };
+        assert_eq!(fc.transform(2, 0, seal.clone(), 0), vec![seal]);
+    }
+}
