@@ -20,3 +20,4 @@ pub mod signer;
 pub mod split_view3;
 pub mod testbench;
 pub mod verilator;
+pub mod wrong_history3;

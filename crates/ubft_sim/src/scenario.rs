@@ -31,8 +31,9 @@
 //!
 //! Kinds (`kind`, then the keys): `delay` (src, dst, extra, from_cycle,
 //! to_cycle), `silent` (replica, from_cycle), `equivocate`, `lie_vc`, `split_view`,
-//! `forge`, `forge_shares`, `mute_fast` (replica), the v3-only `made_up`
-//! and `forge_cert` (replica; [`V3_ONLY_KINDS`]), `random` (replica, and
+//! `forge`, `forge_shares`, `mute_fast` (replica), the v3-only `made_up`,
+//! `forge_cert` and `wrong_history` (replica; [`V3_ONLY_KINDS`]), `random`
+//! (replica, and
 //! optional `seed` and per-mille rates `drop`, `flip`, `rewrite`,
 //! `duplicate`, `extra`). Every kind but `delay` makes its replica faulty
 //! (`"honest": false` in the report, left out of the checks); at most
@@ -55,6 +56,7 @@ use crate::lie_vc3::LieVc3;
 use crate::made_up3::MadeUp3;
 use crate::network::{Adversary, Equivocate};
 use crate::split_view3::SplitView3;
+use crate::wrong_history3::WrongHistory3;
 use rhdl_ubft::layout::{Mailbox, Version};
 use rhdl_ubft::params::{defaults, G, N as BUILD_N, SB};
 use serde::{Deserialize, Serialize};
@@ -139,7 +141,7 @@ const V3_FIRST_KINDS: usize = 5;
 /// `Equivocate3`, `LieVc3` and `SplitView3`), then the kinds only v3 has
 /// ([`V3_ONLY_KINDS`]). [`Scenario::random_v3`] draws the first
 /// [`V3_DRAWN`].
-pub const V3_KINDS: [&str; 10] = [
+pub const V3_KINDS: [&str; 11] = [
     "silent",
     "mute_fast",
     "forge",
@@ -150,14 +152,15 @@ pub const V3_KINDS: [&str; 10] = [
     "split_view",
     "made_up",
     "forge_cert",
+    "wrong_history",
 ];
 
 /// The kinds only the v3 layout has (adversaries that sign v3 records and
 /// attack v3's rules, with no v2 counterpart): `made_up` (`MadeUp3`),
-/// `forge_cert` (`ForgeCert3`). A v2
+/// `forge_cert` (`ForgeCert3`), `wrong_history` (`WrongHistory3`). A v2
 /// scenario naming one is refused ([`V3_ONLY`]); [`Scenario::random`] and
 /// [`Scenario::random_v3`] draw none of them.
-pub const V3_ONLY_KINDS: [&str; 2] = ["made_up", "forge_cert"];
+pub const V3_ONLY_KINDS: [&str; 3] = ["made_up", "forge_cert", "wrong_history"];
 
 /// Why a v2 scenario refuses a kind of [`V3_ONLY_KINDS`].
 pub const V3_ONLY: &str = "this kind exists only on layout = \"v3\" (its adversary signs v3 records and attacks v3's rules; v2 has no counterpart): add layout = \"v3\"";
@@ -252,6 +255,9 @@ pub enum Fault {
     /// does not hold, for another value at its slot and for a value nobody
     /// certified at the slot after ([`ForgeCert3`]).
     ForgeCert { replica: usize },
+    /// v3 only: every SEAL it signs claims a commit it never made, at the
+    /// slot after its true L, in the view it seals ([`WrongHistory3`]).
+    WrongHistory { replica: usize },
     /// Arbitrary drops, bit flips, rewrites, duplicates and extra writes,
     /// deterministic from `seed` (absent: from the scenario's seed and the
     /// replica) ([`RandomFaults`]). Rates per mille, defaults in
@@ -299,6 +305,7 @@ impl Fault {
             Fault::MuteFast { .. } => "mute_fast",
             Fault::MadeUp { .. } => "made_up",
             Fault::ForgeCert { .. } => "forge_cert",
+            Fault::WrongHistory { .. } => "wrong_history",
             Fault::Random { .. } => "random",
         }
     }
@@ -316,6 +323,7 @@ impl Fault {
             | Fault::MuteFast { replica }
             | Fault::MadeUp { replica }
             | Fault::ForgeCert { replica }
+            | Fault::WrongHistory { replica }
             | Fault::Random { replica, .. } => Some(replica),
         }
     }
@@ -335,6 +343,7 @@ impl Fault {
             "mute_fast" => Fault::MuteFast { replica },
             "made_up" => Fault::MadeUp { replica },
             "forge_cert" => Fault::ForgeCert { replica },
+            "wrong_history" => Fault::WrongHistory { replica },
             "random" => Fault::Random {
                 replica,
                 seed: None,
@@ -571,6 +580,9 @@ impl Scenario {
             Fault::MuteFast { .. } => Box::new(MuteFast { mailbox: mb }),
             Fault::MadeUp { replica } => Box::new(MadeUp3::new(n, mb, self.seed, *replica)),
             Fault::ForgeCert { replica } => Box::new(ForgeCert3::new(n, mb, self.seed, *replica)),
+            Fault::WrongHistory { replica } => {
+                Box::new(WrongHistory3::new(n, mb, self.seed, *replica))
+            }
             Fault::Random {
                 replica,
                 seed,

@@ -2323,3 +2323,107 @@ fn a_v3_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caug
     // replica still at slot k would have decided (k, m′).)
     eprintln!("{} cycles", report.cycles);
 }
+
+/// `wrong_history` on v3 (`WrongHistory3`), `scenarios/wrong_history_v3.toml`:
+/// n = 5, replica 0 (the view-0 leader) silent from cycle 1,500, after
+/// fast decisions, and replica 2's SEAL of view 0, signed by it, claims L
+/// = (w 0, c + 1, m′, m) where its true L is its bridge's COMMIT (0, c, m,
+/// prev): the slot after, the stream's next request, no certificate
+/// behind it. R21 does not refuse it (no COMMIT of replica 2 above it
+/// exists). Replica 1, leading view 1, takes the SEALs of 1, 2 and 3 (its
+/// own and the lowest others); the liar's L is the highest (R20), so it
+/// reads commit[s(c + 1)][2] for its certificate, finds no COMMIT of that
+/// block, drops the liar, and writes NEW_VIEW(1) from the SEALs of 1, 3
+/// and 4, carrying the true W. Every slot is decided, in view 1: slot 6
+/// at cycle 39,451 at replica 1, the run over at 50,086. The same run with
+/// replica 2 honest has NEW_VIEW(1) of 1, 2 and 3, slot 6 at 38,054 and
+/// 49,697 cycles: the lie costs the leader a certificate read and a second
+/// collection, nothing else.
+#[test]
+fn a_v3_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_certificate() {
+    use ubft_sim::wrong_history3::WrongHistory3;
+    let (s, c, report) = scenario_file_run("wrong_history_v3");
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    every_slot_decided(&report, 8);
+    let liar = WrongHistory3::new(5, mb.clone(), s.seed, 2);
+    // The liar's own HBM keeps its true SEAL of view 0: L = its COMMIT.
+    let seal2 = mb.record(Region::Seal, 0, 2);
+    let (truth, ok) = signed_block_at(&c.hbms[2], seal2, 2, s.seed);
+    assert!(ok && truth[field3::SEAL_LPRESENT] == 1, "{truth:x?}");
+    let true_l: [u32; 4] = truth[field3::SEAL_LW..field3::SEAL_LPRESENT]
+        .try_into()
+        .unwrap();
+    let claim = liar.claimed(0, Some(true_l));
+    assert_eq!(claim[1], true_l[1] + 1);
+    for r in [1, 3, 4] {
+        let rr = &report.replicas[r];
+        assert_eq!(
+            (rr.view, rr.status.view_changes),
+            (1, 1),
+            "{}",
+            report.summary()
+        );
+        let hbm = &c.hbms[r];
+        // Every honest replica holds the lie, signed by the liar.
+        assert_eq!(
+            signed_block_at(hbm, seal2, 2, s.seed),
+            (field3::seal_block(2, 0, Some(claim)), true),
+            "replica {r}'s seal[2]"
+        );
+        // No COMMIT of the claimed block is anywhere: commit[s(c + 1)][2]
+        // holds the liar's COMMIT of that slot in view 1, if any.
+        let at = mb.record(Region::Commit, claim[1] as usize - 1, 2);
+        let b = hbm.read_words(byte(at), 8);
+        assert_ne!(
+            b,
+            field3::commit_block(2, claim[0], claim[1], claim[2], claim[3]).to_vec(),
+            "replica {r}"
+        );
+        // NEW_VIEW(1): the SEALs of 1, 3 and 4, with a certificate (cb not
+        // 0) of the true W, the bridge's COMMIT: the lie is left out.
+        let nv = hbm.read_words(byte(mb.record(Region::NewViewRecord, 0, 0)), 3);
+        assert_eq!(&nv[..2], &[1, 0b11010], "replica {r}'s NEW_VIEW");
+        assert_ne!(nv[2], 0, "replica {r}: a certificate is carried");
+        for (i, j) in [1, 3, 4].into_iter().enumerate() {
+            let (seal, ok) = signed_block_at(
+                hbm,
+                mb.record(Region::NewViewRecord, 0, 0) + 16 + 32 * i,
+                j,
+                s.seed,
+            );
+            assert!(ok, "replica {r}: NEW_VIEW's SEAL of {j}");
+            assert_eq!(seal[field3::SEAL_LPRESENT], 1);
+            assert!(
+                (seal[field3::SEAL_LC], seal[field3::SEAL_LW]) <= (true_l[1], true_l[0]),
+                "replica {r}: SEAL of {j} {seal:x?} above the liar's true L"
+            );
+        }
+    }
+    // The same run with replica 2 honest: NEW_VIEW(1) holds the SEALs of
+    // 1, 2 and 3, so the lie is what moved the leader to 4's.
+    let mut honest = s.clone();
+    honest.faults.retain(|f| f.kind() != "wrong_history");
+    let mut c2 = honest.cluster(Backend::Verilator).unwrap();
+    let report2 = run_checked(&mut c2);
+    every_slot_decided(&report2, 8);
+    assert_eq!(
+        &mb_new_view(&c2, 1)[..2],
+        &[1, 0b01110],
+        "{}",
+        report2.summary()
+    );
+    let (k, r1, h1) = (
+        true_l[1] as usize,
+        &report.replicas[1],
+        &report2.replicas[1],
+    );
+    eprintln!(
+        "true L {true_l:x?}, claimed {claim:x?}; slot {} decided at {} (replica 1; {} without \
+         the lie), {} cycles ({} without)",
+        k + 1,
+        r1.decided[k].cycle,
+        h1.decided[k].cycle,
+        report.cycles,
+        report2.cycles
+    );
+}

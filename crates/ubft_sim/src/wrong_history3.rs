@@ -1,0 +1,149 @@
+//! The replica with a wrong history on the v3 layout: its SEAL, which it
+//! signs, claims a commit it never made.
+//!
+//! What it models: a Byzantine replica holding its own signing key that,
+//! when it seals a view, tells every peer the same lie about its latest
+//! commit L (recovery.md R18: SEAL (j, v, L) under j's signature). Where
+//! its true L is (w, c, m, prev), the SEAL it sends claims (v, c + 1, m′,
+//! m): a commit in the view it seals (a later view than w, or the same),
+//! at the slot after its true one, of m′, the client stream's request
+//! after m (a value every replica holds), whose prev is its true value.
+//! Where it has no L, it claims (v, 1, the stream's first request, 0).
+//! No certificate is behind the claim: nobody certified (v, c + 1, m′, m),
+//! and its commit\[s(c + 1)\] record holds no COMMIT of it. Unlike
+//! `lie_vc` (`LieVc3`: L omitted, to some peers) and `split_view`
+//! (`SplitView3`: one L per half), every peer gets the same SEAL, and its
+//! L is above the truth, not below: R21 (no echoed COMMIT of the sealer
+//! above L) does not refuse it. What must: R19 and R22's certificate of
+//! the highest L (R20). A leader that takes the SEAL finds its L the
+//! highest, reads commit\[s(c*)\]\[x_T\] for the certificate, finds no
+//! COMMIT of that block there, and collects again without the liar
+//! (view3.md, "R19: the certificate"); a follower refuses a NEW_VIEW
+//! whose certificate of the highest L fails (R22).
+//!
+//! Only its own SEAL record (seal\[src\], block then signature) changes,
+//! re-signed with its key ([`crate::lie_vc3::reseal`]); its COMMITs, its
+//! echoes of others' SEALs and every other write pass unchanged. Its own
+//! HBM keeps the true SEAL.
+
+use crate::client::proposal;
+use crate::equivocate3::Equivocate3;
+use crate::lie_vc3::reseal;
+use crate::network::{Adversary, Write};
+use crate::signer::signing_key;
+use ed25519_dalek::SigningKey;
+use rhdl_ubft::layout::field3;
+use rhdl_ubft::layout::{Mailbox, Region, Version};
+
+/// See the module's documentation.
+pub struct WrongHistory3 {
+    mailbox: Mailbox,
+    key: SigningKey,
+    seed: u64,
+    /// For the client stream's successor of a value (`Equivocate3::alt`).
+    stream: Equivocate3,
+}
+
+impl WrongHistory3 {
+    /// The liar `id` of an n-replica run with `seed` (the client stream's
+    /// and the signing keys').
+    pub fn new(n: usize, mailbox: Mailbox, seed: u64, id: usize) -> Self {
+        assert_eq!(
+            mailbox.version,
+            Version::V3,
+            "WrongHistory3 writes v3 records"
+        );
+        WrongHistory3 {
+            key: signing_key(seed, id),
+            seed,
+            stream: Equivocate3::new(n, mailbox.clone(), seed, id),
+            mailbox,
+        }
+    }
+
+    /// The L it claims in a SEAL of view `v` whose true L is `l`.
+    pub fn claimed(&self, v: u32, l: Option<[u32; 4]>) -> [u32; 4] {
+        match l {
+            Some([_, c, m, _]) => [v, c + 1, self.stream.alt(m).unwrap_or(!m), m],
+            None => [v, 1, proposal(self.seed, 0), 0],
+        }
+    }
+}
+
+impl Adversary for WrongHistory3 {
+    fn transform(&mut self, src: usize, _dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
+        if let Some((Region::Seal, _)) = self.mailbox.locate(write.word) {
+            let d = &write.data;
+            if d.len() > field3::SEAL_LPRESENT && d[field3::KIND] == field3::KIND_SEAL {
+                let l = (d[field3::SEAL_LPRESENT] == 1).then(|| {
+                    [
+                        d[field3::SEAL_LW],
+                        d[field3::SEAL_LC],
+                        d[field3::SEAL_LM],
+                        d[field3::SEAL_LPREV],
+                    ]
+                });
+                let claim = self.claimed(d[field3::SEAL_V], l);
+                reseal(&self.mailbox, &self.key, src, &mut write, Some(claim));
+            }
+        }
+        vec![write]
+    }
+
+    fn knows_v3(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signer::{block_verifies, sign_block};
+    use rhdl_ubft::layout::field3::BLOCK_WORDS;
+    use rhdl_ubft::params::{BEAT_WORDS, G, N, SB};
+
+    const SEED: u64 = 17;
+
+    fn mb() -> Mailbox {
+        Mailbox::with_version(Version::V3, N, G, SB)
+    }
+
+    fn seal(m: &Mailbox, v: u32, l: Option<[u32; 4]>) -> Write {
+        let block = field3::seal_block(2, v, l);
+        let mut data = vec![0u32; 2 * BEAT_WORDS];
+        data[..BLOCK_WORDS].copy_from_slice(&block);
+        data[BEAT_WORDS..].copy_from_slice(&sign_block(&signing_key(SEED, 2), &block));
+        Write {
+            word: m.record(Region::Seal, 0, 2),
+            data,
+        }
+    }
+
+    #[test]
+    fn every_peer_gets_a_seal_claiming_the_next_slot_in_the_sealed_view() {
+        let m = mb();
+        let mut w = WrongHistory3::new(5, m.clone(), SEED, 2);
+        let (m3, m4) = (proposal(SEED, 3), proposal(SEED, 4));
+        let truth = seal(&m, 1, Some([0, 4, m3, 77]));
+        for dst in [0, 1, 3, 4] {
+            let out = w.transform(2, dst, truth.clone(), 0);
+            assert_eq!(out.len(), 1);
+            let d = &out[0].data;
+            assert_eq!(
+                d[..BLOCK_WORDS],
+                field3::seal_block(2, 1, Some([1, 5, m4, m3]))
+            );
+            assert!(block_verifies(SEED, 2, d, &d[BEAT_WORDS..]));
+        }
+        // Without L: slot 1 in the sealed view, the stream's first request.
+        let out = w.transform(2, 0, seal(&m, 0, None), 0);
+        assert_eq!(
+            out[0].data[..BLOCK_WORDS],
+            field3::seal_block(2, 0, Some([0, 1, proposal(SEED, 0), 0]))
+        );
+        // Other records pass.
+        let mut echo = truth.clone();
+        echo.word = m.record(Region::EchoSeal, 0, 2);
+        assert_eq!(w.transform(2, 0, echo.clone(), 0), vec![echo]);
+    }
+}
