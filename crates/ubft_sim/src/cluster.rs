@@ -92,7 +92,7 @@ pub struct ClusterConfig {
 }
 
 /// Why a v3 cluster refuses a Byzantine replica.
-pub const V3_BYZANTINE: &str = "the adversary does not know the v3 records (Adversary::knows_v3): every scenario kind has one that does (silent, mute_fast, forge, forge_shares, random, equivocate, lie_vc, split_view, and the v3-only made_up, forge_cert and wrong_history), but v2's equivocate, lie_vc and split_view write v2's records";
+pub const V3_BYZANTINE: &str = "the adversary does not know the v3 records (Adversary::knows_v3): every scenario kind has one that does (silent, mute_fast, forge, forge_shares, random, equivocate, lie_vc, split_view, and the v3-only made_up, forge_cert, wrong_history and omit_carried), but v2's equivocate, lie_vc and split_view write v2's records";
 
 /// Why v1 is refused: no kernel of this project runs it.
 pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v2 (the default) or v3";

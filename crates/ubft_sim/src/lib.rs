@@ -12,6 +12,7 @@ pub mod lie_vc3;
 pub mod lockstep;
 pub mod made_up3;
 pub mod network;
+pub mod omit_carried3;
 mod parallel;
 pub mod ports;
 pub mod rusthdl;

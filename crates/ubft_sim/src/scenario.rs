@@ -32,8 +32,8 @@
 //! Kinds (`kind`, then the keys): `delay` (src, dst, extra, from_cycle,
 //! to_cycle), `silent` (replica, from_cycle), `equivocate`, `lie_vc`, `split_view`,
 //! `forge`, `forge_shares`, `mute_fast` (replica), the v3-only `made_up`,
-//! `forge_cert` and `wrong_history` (replica; [`V3_ONLY_KINDS`]), `random`
-//! (replica, and
+//! `forge_cert`, `wrong_history` and `omit_carried` (replica;
+//! [`V3_ONLY_KINDS`]), `random` (replica, and
 //! optional `seed` and per-mille rates `drop`, `flip`, `rewrite`,
 //! `duplicate`, `extra`). Every kind but `delay` makes its replica faulty
 //! (`"honest": false` in the report, left out of the checks); at most
@@ -55,6 +55,7 @@ use crate::forge_cert3::ForgeCert3;
 use crate::lie_vc3::LieVc3;
 use crate::made_up3::MadeUp3;
 use crate::network::{Adversary, Equivocate};
+use crate::omit_carried3::OmitCarried3;
 use crate::split_view3::SplitView3;
 use crate::wrong_history3::WrongHistory3;
 use rhdl_ubft::layout::{Mailbox, Version};
@@ -141,7 +142,7 @@ const V3_FIRST_KINDS: usize = 5;
 /// `Equivocate3`, `LieVc3` and `SplitView3`), then the kinds only v3 has
 /// ([`V3_ONLY_KINDS`]). [`Scenario::random_v3`] draws the first
 /// [`V3_DRAWN`].
-pub const V3_KINDS: [&str; 11] = [
+pub const V3_KINDS: [&str; 12] = [
     "silent",
     "mute_fast",
     "forge",
@@ -153,14 +154,16 @@ pub const V3_KINDS: [&str; 11] = [
     "made_up",
     "forge_cert",
     "wrong_history",
+    "omit_carried",
 ];
 
 /// The kinds only the v3 layout has (adversaries that sign v3 records and
 /// attack v3's rules, with no v2 counterpart): `made_up` (`MadeUp3`),
-/// `forge_cert` (`ForgeCert3`), `wrong_history` (`WrongHistory3`). A v2
+/// `forge_cert` (`ForgeCert3`), `wrong_history` (`WrongHistory3`),
+/// `omit_carried` (`OmitCarried3`). A v2
 /// scenario naming one is refused ([`V3_ONLY`]); [`Scenario::random`] and
 /// [`Scenario::random_v3`] draw none of them.
-pub const V3_ONLY_KINDS: [&str; 3] = ["made_up", "forge_cert", "wrong_history"];
+pub const V3_ONLY_KINDS: [&str; 4] = ["made_up", "forge_cert", "wrong_history", "omit_carried"];
 
 /// Why a v2 scenario refuses a kind of [`V3_ONLY_KINDS`].
 pub const V3_ONLY: &str = "this kind exists only on layout = \"v3\" (its adversary signs v3 records and attacks v3's rules; v2 has no counterpart): add layout = \"v3\"";
@@ -258,6 +261,10 @@ pub enum Fault {
     /// v3 only: every SEAL it signs claims a commit it never made, at the
     /// slot after its true L, in the view it seals ([`WrongHistory3`]).
     WrongHistory { replica: usize },
+    /// v3 only: the NEW_VIEW it writes as a new leader declares no
+    /// constraint (no certificate) while its SEALs carry an L
+    /// ([`OmitCarried3`]).
+    OmitCarried { replica: usize },
     /// Arbitrary drops, bit flips, rewrites, duplicates and extra writes,
     /// deterministic from `seed` (absent: from the scenario's seed and the
     /// replica) ([`RandomFaults`]). Rates per mille, defaults in
@@ -306,6 +313,7 @@ impl Fault {
             Fault::MadeUp { .. } => "made_up",
             Fault::ForgeCert { .. } => "forge_cert",
             Fault::WrongHistory { .. } => "wrong_history",
+            Fault::OmitCarried { .. } => "omit_carried",
             Fault::Random { .. } => "random",
         }
     }
@@ -324,6 +332,7 @@ impl Fault {
             | Fault::MadeUp { replica }
             | Fault::ForgeCert { replica }
             | Fault::WrongHistory { replica }
+            | Fault::OmitCarried { replica }
             | Fault::Random { replica, .. } => Some(replica),
         }
     }
@@ -344,6 +353,7 @@ impl Fault {
             "made_up" => Fault::MadeUp { replica },
             "forge_cert" => Fault::ForgeCert { replica },
             "wrong_history" => Fault::WrongHistory { replica },
+            "omit_carried" => Fault::OmitCarried { replica },
             "random" => Fault::Random {
                 replica,
                 seed: None,
@@ -583,6 +593,7 @@ impl Scenario {
             Fault::WrongHistory { replica } => {
                 Box::new(WrongHistory3::new(n, mb, self.seed, *replica))
             }
+            Fault::OmitCarried { .. } => Box::new(OmitCarried3::new(n, mb)),
             Fault::Random {
                 replica,
                 seed,

@@ -2427,3 +2427,123 @@ fn a_v3_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_cer
         report2.cycles
     );
 }
+
+/// `omit_carried` on v3 (`OmitCarried3`), `scenarios/omit_carried_v3.toml`:
+/// n = 5, replica 0 (the view-0 leader) silent from cycle 1,500, after
+/// fast decisions, so every follower bridges its will_commit and seals
+/// view 0 with that L; replica 1, the view-1 leader, writes NEW_VIEW(1)
+/// with the certificate bitmap 0 and no certificate, as if no SEAL
+/// carried an L (all it can do: the SEALs are signed by their writers and
+/// every honest one carries the bridged value). R22's form check refuses
+/// it (a certificate exactly when a SEAL carries an L); the followers wait
+/// out T_vc, seal view 1, and replica 2 writes NEW_VIEW(2) with the
+/// certificate. Every slot is decided, in view 2, none in view 1:
+/// NEW_VIEW(1) lands at replica 2 at cycle 26,648, NEW_VIEW(2) at 100,216
+/// (the refused record is a miss until T_vc), slot 6 is decided at
+/// 115,527, the run is over at 128,130 (49,697, in view 1, with replica 1
+/// honest).
+#[test]
+fn a_v3_new_view_that_drops_the_carried_values_certificate_is_refused_and_the_next_leader_carries_it(
+) {
+    let s = Scenario::from_toml(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/omit_carried_v3.toml"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let nv = mb.record(Region::NewViewRecord, 0, 0);
+    let words = 10 * 16; // 3f + 4 beats at f = 2
+                         // Replica 2's new_view record while it holds NEW_VIEW(1) (the last
+                         // look), and the first cycle it holds NEW_VIEW(2).
+    let (mut nv1, mut nv1_at, mut nv2_at) = (None::<Vec<u32>>, None::<u64>, None::<u64>);
+    while c.cycle < 200_000 && nv2_at.is_none() {
+        c.step().unwrap();
+        if c.cycle % 8 == 0 {
+            let rec = c.hbms[2].read_words(byte(nv), words);
+            match rec[0] {
+                1 => {
+                    nv1_at.get_or_insert(c.cycle);
+                    nv1 = Some(rec);
+                }
+                2 => nv2_at = Some(c.cycle),
+                _ => {}
+            }
+        }
+    }
+    let report = run_checked(&mut c);
+    eprintln!("{}", report.summary());
+    every_slot_decided(&report, 8);
+    let (nv1, nv1_at, nv2_at) = (
+        nv1.expect("NEW_VIEW(1) landed"),
+        nv1_at.unwrap(),
+        nv2_at.expect("NEW_VIEW(2) landed"),
+    );
+    // The liar's NEW_VIEW(1): three SEALs of view 0, each with an L and
+    // signed by its writer, the certificate bitmap 0 and no shares.
+    let sb = nv1[field3::NV_SEALS];
+    assert_eq!(
+        (sb.count_ones(), sb & 0b10, nv1[field3::NV_CERT]),
+        (3, 0b10, 0),
+        "{nv1:x?}"
+    );
+    let sealers: Vec<usize> = (0..5).filter(|&j| sb >> j & 1 == 1).collect();
+    for (p, &j) in sealers.iter().enumerate() {
+        let seal = &nv1[16 + 32 * p..16 + 32 * p + 8];
+        assert_eq!(
+            (
+                seal[field3::KIND],
+                seal[field3::SEAL_J],
+                seal[field3::SEAL_V],
+                seal[field3::SEAL_LPRESENT]
+            ),
+            (field3::KIND_SEAL, j as u32, 0, 1),
+            "NEW_VIEW(1)'s SEAL of {j}"
+        );
+        assert!(ubft_sim::signer::block_verifies(
+            s.seed,
+            j,
+            seal,
+            &nv1[32 + 32 * p..48 + 32 * p]
+        ));
+    }
+    assert!(nv1[7 * 16..].iter().all(|&x| x == 0), "no certificate");
+    // NEW_VIEW(2), replica 2's, carries a certificate.
+    for r in [2, 3, 4] {
+        let rr = &report.replicas[r];
+        assert_eq!(
+            (rr.view, rr.status.view_changes),
+            (2, 2),
+            "{}",
+            report.summary()
+        );
+        let h = mb_new_view(&c, r);
+        assert_eq!(h[0], 2, "replica {r}");
+        assert_ne!(h[2], 0, "replica {r}: NEW_VIEW(2) carries a certificate");
+    }
+    // Nothing was decided between the lie and NEW_VIEW(2): the slots after
+    // the fast ones are decided after NEW_VIEW(2) landed.
+    let fast = report.replicas[2]
+        .decided
+        .iter()
+        .filter(|d| d.path == Path::Fast)
+        .count();
+    for r in [2, 3, 4] {
+        for d in &report.replicas[r].decided[fast..] {
+            assert!(
+                d.cycle > nv2_at,
+                "replica {r}: {d:?} before NEW_VIEW(2) at {nv2_at}"
+            );
+        }
+    }
+    eprintln!(
+        "NEW_VIEW(1) landed at replica 2 at {nv1_at}, NEW_VIEW(2) at {nv2_at}; slot {} decided at \
+         {} (replica 2); {} cycles",
+        fast + 1,
+        report.replicas[2].decided[fast].cycle,
+        report.cycles
+    );
+}
