@@ -30,9 +30,18 @@
 //! it is counted or adopted, R10) and CertCheck before R24. Honest
 //! replicas must not decide, commit or catch up from either.
 //!
+//! When it leads a view, the certificate of the NEW_VIEW it writes
+//! (R19: the f + 1 shares over the highest L its SEALs carry) is forged
+//! too: every share of a signer other than itself gets one bit flipped
+//! (a bad signature under an honest signer's bit; its own share, if it is
+//! a signer, stays valid). What must stop that is R22: a follower
+//! verifies each share over C* and refuses the NEW_VIEW at the second
+//! failure, then seals the view it is in.
+//!
 //! Its CERT shares (certify), votes, SEAL and every other record pass
 //! unchanged, so its kernel takes part in the slow path honestly; only
-//! the COMMITs lie. Its own HBM keeps the true records.
+//! the COMMITs and the NEW_VIEW's certificate lie. Its own HBM keeps the
+//! true records.
 
 use crate::equivocate3::Equivocate3;
 use crate::network::{Adversary, Write};
@@ -49,6 +58,8 @@ pub struct ForgeCert3 {
     key: SigningKey,
     /// For the client stream's successor of a value (`Equivocate3::alt`).
     stream: Equivocate3,
+    /// The certificate bitmap of the NEW_VIEW it last wrote.
+    nv_signers: Option<u32>,
 }
 
 impl ForgeCert3 {
@@ -61,6 +72,7 @@ impl ForgeCert3 {
             key: signing_key(seed, id),
             stream: Equivocate3::new(n, mailbox.clone(), seed, id),
             mailbox,
+            nv_signers: None,
         }
     }
 
@@ -91,6 +103,38 @@ impl ForgeCert3 {
         }
     }
 
+    /// The first word of a NEW_VIEW's certificate (after the header beat
+    /// and the f + 1 SEALs of two beats each).
+    pub fn nv_cert_word(n: usize) -> usize {
+        (2 * ((n - 1) / 2) + 3) * BEAT_WORDS
+    }
+
+    /// Flips bit 8 of word 0 of every certificate share in `write` (a part
+    /// of its new_view record) whose signer is not `src`: the signers are
+    /// the header's certificate bitmap, in ascending order, when the write
+    /// holds the header (else the bitmap it last saw; else every share).
+    fn forge_new_view(&mut self, src: usize, write: &mut Write) {
+        let cert = Self::nv_cert_word(self.n);
+        let f1 = (self.n - 1) / 2 + 1;
+        for i in 0..write.data.len() {
+            let Some((Region::NewViewRecord, off)) = self.mailbox.locate(write.word + i) else {
+                continue;
+            };
+            if off == field3::NV_CERT {
+                self.nv_signers = Some(write.data[i]);
+            }
+            if off >= cert && off < cert + f1 * BEAT_WORDS && (off - cert) % BEAT_WORDS == 0 {
+                let c = (off - cert) / BEAT_WORDS;
+                let signer = self
+                    .nv_signers
+                    .and_then(|b| (0..32).filter(|&j| b >> j & 1 == 1).nth(c));
+                if signer != Some(src) {
+                    write.data[i] ^= 0x100;
+                }
+            }
+        }
+    }
+
     /// Its own CERT share over (v, k, m, prev).
     fn share(&self, b: [u32; 4]) -> [u32; BEAT_WORDS] {
         let [v, k, m, prev] = b;
@@ -99,8 +143,12 @@ impl ForgeCert3 {
 }
 
 impl Adversary for ForgeCert3 {
-    fn transform(&mut self, src: usize, _dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
+    fn transform(&mut self, src: usize, _dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
         let f1 = (self.n - 1) / 2 + 1;
+        if let Some((Region::NewViewRecord, _)) = self.mailbox.locate(write.word) {
+            self.forge_new_view(src, &mut write);
+            return vec![write];
+        }
         let Some((Region::Commit, off)) = self.mailbox.locate(write.word) else {
             return vec![write];
         };
@@ -234,6 +282,34 @@ mod tests {
         let above_cert = field3::block(field3::KIND_CERT, v, k + 1, m2, m1);
         assert!(!block_verifies(SEED, 0, &above_cert, &b[2 * BEAT_WORDS..]));
         assert!(block_verifies(SEED, 2, &above_cert, &b[3 * BEAT_WORDS..]));
+    }
+
+    #[test]
+    fn a_new_views_shares_of_other_signers_are_flipped_and_its_own_kept() {
+        let m = mb();
+        let n = 5;
+        let mut fc = ForgeCert3::new(n, m.clone(), SEED, 1);
+        let at = m.record(Region::NewViewRecord, 0, 0);
+        let cert = ForgeCert3::nv_cert_word(n);
+        assert_eq!(cert, 7 * BEAT_WORDS);
+        let mut data: Vec<u32> = (1..=10 * BEAT_WORDS as u32).collect();
+        data[field3::NV_CERT] = 0b01110; // signers 1, 2, 3
+        let out = fc.transform(
+            1,
+            2,
+            Write {
+                word: at,
+                data: data.clone(),
+            },
+            0,
+        );
+        let d = &out[0].data;
+        for (c, flipped) in [(0, false), (1, true), (2, true)] {
+            let w = cert + c * BEAT_WORDS;
+            assert_eq!(d[w] != data[w], flipped, "share {c}");
+            assert_eq!(d[w + 1..w + BEAT_WORDS], data[w + 1..w + BEAT_WORDS]);
+        }
+        assert_eq!(d[..cert], data[..cert], "the header and the SEALs");
     }
 
     #[test]

@@ -2454,34 +2454,10 @@ fn a_v3_new_view_that_drops_the_carried_values_certificate_is_refused_and_the_ne
     )
     .unwrap();
     let mut c = s.cluster(Backend::Verilator).unwrap();
-    let mb = Mailbox::v3(BUILD_N, G, SB);
-    let nv = mb.record(Region::NewViewRecord, 0, 0);
-    let words = 10 * 16; // 3f + 4 beats at f = 2
-                         // Replica 2's new_view record while it holds NEW_VIEW(1) (the last
-                         // look), and the first cycle it holds NEW_VIEW(2).
-    let (mut nv1, mut nv1_at, mut nv2_at) = (None::<Vec<u32>>, None::<u64>, None::<u64>);
-    while c.cycle < 200_000 && nv2_at.is_none() {
-        c.step().unwrap();
-        if c.cycle % 8 == 0 {
-            let rec = c.hbms[2].read_words(byte(nv), words);
-            match rec[0] {
-                1 => {
-                    nv1_at.get_or_insert(c.cycle);
-                    nv1 = Some(rec);
-                }
-                2 => nv2_at = Some(c.cycle),
-                _ => {}
-            }
-        }
-    }
+    let (nv1, nv1_at, nv2_at) = watch_new_views(&mut c, 2, 200_000);
     let report = run_checked(&mut c);
     eprintln!("{}", report.summary());
     every_slot_decided(&report, 8);
-    let (nv1, nv1_at, nv2_at) = (
-        nv1.expect("NEW_VIEW(1) landed"),
-        nv1_at.unwrap(),
-        nv2_at.expect("NEW_VIEW(2) landed"),
-    );
     // The liar's NEW_VIEW(1): three SEALs of view 0, each with an L and
     // signed by its writer, the certificate bitmap 0 and no shares.
     let sb = nv1[field3::NV_SEALS];
@@ -2542,6 +2518,138 @@ fn a_v3_new_view_that_drops_the_carried_values_certificate_is_refused_and_the_ne
     eprintln!(
         "NEW_VIEW(1) landed at replica 2 at {nv1_at}, NEW_VIEW(2) at {nv2_at}; slot {} decided at \
          {} (replica 2); {} cycles",
+        fast + 1,
+        report.replicas[2].decided[fast].cycle,
+        report.cycles
+    );
+}
+
+/// Steps `c` until NEW_VIEW(2) lands in replica `r`'s HBM (at most to
+/// `max_cycles`), looking at its new_view record every 8 cycles: the
+/// record (3f + 4 beats at f = 2) as last seen holding NEW_VIEW(1), the
+/// first cycle it held NEW_VIEW(1), and the first it held NEW_VIEW(2).
+fn watch_new_views(
+    c: &mut ubft_sim::cluster::Cluster,
+    r: usize,
+    max_cycles: u64,
+) -> (Vec<u32>, u64, u64) {
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let nv = mb.record(Region::NewViewRecord, 0, 0);
+    let (mut nv1, mut nv1_at, mut nv2_at) = (None::<Vec<u32>>, None::<u64>, None::<u64>);
+    while c.cycle < max_cycles && nv2_at.is_none() {
+        c.step().unwrap();
+        if c.cycle % 8 == 0 {
+            let rec = c.hbms[r].read_words(byte(nv), 10 * 16);
+            match rec[0] {
+                1 => {
+                    nv1_at.get_or_insert(c.cycle);
+                    nv1 = Some(rec);
+                }
+                2 => nv2_at = Some(c.cycle),
+                _ => {}
+            }
+        }
+    }
+    (
+        nv1.expect("NEW_VIEW(1) landed"),
+        nv1_at.unwrap(),
+        nv2_at.expect("NEW_VIEW(2) landed"),
+    )
+}
+
+/// `forge_cert` as the next leader, `scenarios/forge_cert_leader_v3.toml`:
+/// n = 5, replica 0 (the view-0 leader) silent from cycle 1,500, after fast
+/// decisions, and replica 1, the forger, leads view 1. Its NEW_VIEW(1)
+/// names three SEALs of view 0 with an L and the certificate of the
+/// highest, C*, whose shares of signers other than itself have a bit
+/// flipped. R22 verifies each share over C*: the NEW_VIEW is refused, the
+/// followers seal view 1, and replica 2's NEW_VIEW(2) carries the value.
+/// Every slot is decided, in view 2, none in view 1. A refused NEW_VIEW
+/// costs less than a malformed one (omit_carried_v3.toml, a miss until
+/// T_vc): NEW_VIEW(1) lands at replica 2 at cycle 26,648 and NEW_VIEW(2)
+/// at 34,664 (100,216 there), slot 6 is decided at 51,006, the run is
+/// over at 63,691 (128,130 there).
+#[test]
+fn a_v3_new_view_whose_certificate_is_forged_is_refused_and_the_next_leader_carries_the_value() {
+    let s = Scenario::from_toml(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/forge_cert_leader_v3.toml"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    let (nv1, nv1_at, nv2_at) = watch_new_views(&mut c, 2, 200_000);
+    let report = run_checked(&mut c);
+    eprintln!("{}", report.summary());
+    every_slot_decided(&report, 8);
+    // NEW_VIEW(1): three SEALs of view 0, each with an L, and a
+    // certificate of the highest, C*, of which only replica 1's share (if
+    // it is a signer) verifies.
+    let (sb, cb) = (nv1[field3::NV_SEALS], nv1[field3::NV_CERT]);
+    assert_eq!(
+        (sb.count_ones(), sb & 0b10, cb.count_ones()),
+        (3, 0b10, 3),
+        "{nv1:x?}"
+    );
+    let sealers: Vec<usize> = (0..5).filter(|&j| sb >> j & 1 == 1).collect();
+    let mut high = [0u32; 4];
+    for (p, &j) in sealers.iter().enumerate() {
+        let seal = &nv1[16 + 32 * p..16 + 32 * p + 8];
+        assert_eq!(
+            (seal[field3::SEAL_J], seal[field3::SEAL_LPRESENT]),
+            (j as u32, 1)
+        );
+        assert!(ubft_sim::signer::block_verifies(
+            s.seed,
+            j,
+            seal,
+            &nv1[32 + 32 * p..48 + 32 * p]
+        ));
+        let l = [seal[3], seal[4], seal[5], seal[6]];
+        if (l[1], l[0]) > (high[1], high[0]) {
+            high = l;
+        }
+    }
+    let cstar = field3::block(field3::KIND_CERT, high[0], high[1], high[2], high[3]);
+    let signers: Vec<usize> = (0..5).filter(|&j| cb >> j & 1 == 1).collect();
+    for (i, &j) in signers.iter().enumerate() {
+        let share = &nv1[(7 + i) * 16..(8 + i) * 16];
+        assert_eq!(
+            ubft_sim::signer::block_verifies(s.seed, j, &cstar, share),
+            j == 1,
+            "NEW_VIEW(1)'s share of {j} over {cstar:x?}"
+        );
+    }
+    for r in [2, 3, 4] {
+        let rr = &report.replicas[r];
+        assert_eq!(
+            (rr.view, rr.status.view_changes),
+            (2, 2),
+            "{}",
+            report.summary()
+        );
+        let h = mb_new_view(&c, r);
+        assert_eq!(h[0], 2, "replica {r}");
+        assert_ne!(h[2], 0, "replica {r}: NEW_VIEW(2) carries a certificate");
+    }
+    let fast = report.replicas[2]
+        .decided
+        .iter()
+        .filter(|d| d.path == Path::Fast)
+        .count();
+    for r in [2, 3, 4] {
+        for d in &report.replicas[r].decided[fast..] {
+            assert!(
+                d.cycle > nv2_at,
+                "replica {r}: {d:?} before NEW_VIEW(2) at {nv2_at}"
+            );
+        }
+    }
+    eprintln!(
+        "C* {high:x?}; NEW_VIEW(1) landed at replica 2 at {nv1_at}, NEW_VIEW(2) at {nv2_at}; slot {} \
+         decided at {} (replica 2); {} cycles",
         fast + 1,
         report.replicas[2].decided[fast].cycle,
         report.cycles
