@@ -21,27 +21,39 @@
 //! (view3.md, "R19: the certificate"); a follower refuses a NEW_VIEW
 //! whose certificate of the highest L fails (R22).
 //!
-//! Only its own SEAL record (seal\[src\], block then signature) changes,
-//! re-signed with its key ([`crate::lie_vc3::reseal`]); its COMMITs, its
-//! echoes of others' SEALs and every other write pass unchanged. Its own
-//! HBM keeps the true SEAL.
+//! When it leads a view, its NEW_VIEW names its own SEAL (R19: the
+//! leader's own and f others): there too its SEAL is the lie, re-signed,
+//! so that it says what seal\[src\] said. Its kernel's certificate is of
+//! the true highest L, so a follower that takes the lie as C* (R20) finds
+//! shares that do not verify over it and refuses the NEW_VIEW (R22).
+//!
+//! Only its own SEAL record (seal\[src\], block then signature) and its
+//! SEAL inside its NEW_VIEW change, re-signed with its key
+//! ([`crate::lie_vc3::reseal`]); its COMMITs, its echoes of others' SEALs
+//! and every other write pass unchanged. Its own HBM keeps the truth.
 
 use crate::client::proposal;
 use crate::equivocate3::Equivocate3;
 use crate::lie_vc3::reseal;
 use crate::network::{Adversary, Write};
-use crate::signer::signing_key;
+use crate::signer::{sign_block, signing_key};
 use ed25519_dalek::SigningKey;
-use rhdl_ubft::layout::field3;
+use rhdl_ubft::layout::field3::{self, BLOCK_WORDS};
 use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::params::BEAT_WORDS;
 
 /// See the module's documentation.
 pub struct WrongHistory3 {
+    n: usize,
     mailbox: Mailbox,
     key: SigningKey,
     seed: u64,
     /// For the client stream's successor of a value (`Equivocate3::alt`).
     stream: Equivocate3,
+    /// The signature of a SEAL it rewrote in its NEW_VIEW, for the beat
+    /// after it when that comes in a later write: (its offset in
+    /// new_view, the beat).
+    pending: Option<(usize, [u32; BEAT_WORDS])>,
 }
 
 impl WrongHistory3 {
@@ -54,10 +66,12 @@ impl WrongHistory3 {
             "WrongHistory3 writes v3 records"
         );
         WrongHistory3 {
+            n,
             key: signing_key(seed, id),
             seed,
             stream: Equivocate3::new(n, mailbox.clone(), seed, id),
             mailbox,
+            pending: None,
         }
     }
 
@@ -66,6 +80,53 @@ impl WrongHistory3 {
         match l {
             Some([_, c, m, _]) => [v, c + 1, self.stream.alt(m).unwrap_or(!m), m],
             None => [v, 1, proposal(self.seed, 0), 0],
+        }
+    }
+}
+
+impl WrongHistory3 {
+    /// In a write of its new_view record: its own SEAL (a SEAL beat at
+    /// beat 1 + 2p naming src) becomes the lie, and the beat after it its
+    /// signature over the lie (now or in a later write).
+    fn new_view(&mut self, src: usize, write: &mut Write) {
+        let base = self.mailbox.record(Region::NewViewRecord, 0, 0);
+        let at = |w: usize| w.checked_sub(base);
+        for i in (0..write.data.len()).step_by(BEAT_WORDS) {
+            let Some(off) = at(write.word + i) else {
+                continue;
+            };
+            if let Some((p, sig)) = self.pending {
+                if p == off {
+                    let n = BEAT_WORDS.min(write.data.len() - i);
+                    write.data[i..i + n].copy_from_slice(&sig[..n]);
+                    self.pending = None;
+                    continue;
+                }
+            }
+            let d = &write.data[i..];
+            // The SEALs: beats 1 + 2p, p < f + 1 (the certificate after).
+            if off % (2 * BEAT_WORDS) == BEAT_WORDS
+                && off < (2 * ((self.n - 1) / 2) + 3) * BEAT_WORDS
+                && d.len() >= BLOCK_WORDS
+                && d[field3::KIND] == field3::KIND_SEAL
+                && d[field3::SEAL_J] == src as u32
+            {
+                let l = (d[field3::SEAL_LPRESENT] == 1).then(|| {
+                    [
+                        d[field3::SEAL_LW],
+                        d[field3::SEAL_LC],
+                        d[field3::SEAL_LM],
+                        d[field3::SEAL_LPREV],
+                    ]
+                });
+                let block = field3::seal_block(
+                    src as u32,
+                    d[field3::SEAL_V],
+                    Some(self.claimed(d[field3::SEAL_V], l)),
+                );
+                write.data[i..i + BLOCK_WORDS].copy_from_slice(&block);
+                self.pending = Some((off + BEAT_WORDS, sign_block(&self.key, &block)));
+            }
         }
     }
 }
@@ -87,6 +148,9 @@ impl Adversary for WrongHistory3 {
                 reseal(&self.mailbox, &self.key, src, &mut write, Some(claim));
             }
         }
+        if let Some((Region::NewViewRecord, _)) = self.mailbox.locate(write.word) {
+            self.new_view(src, &mut write);
+        }
         vec![write]
     }
 
@@ -98,9 +162,8 @@ impl Adversary for WrongHistory3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signer::{block_verifies, sign_block};
-    use rhdl_ubft::layout::field3::BLOCK_WORDS;
-    use rhdl_ubft::params::{BEAT_WORDS, G, N, SB};
+    use crate::signer::block_verifies;
+    use rhdl_ubft::params::{G, N, SB};
 
     const SEED: u64 = 17;
 
@@ -141,6 +204,44 @@ mod tests {
             out[0].data[..BLOCK_WORDS],
             field3::seal_block(2, 0, Some([0, 1, proposal(SEED, 0), 0]))
         );
+        // In its NEW_VIEW (SEALs of 0, 2 and 3 at beats 1, 3 and 5), its
+        // own SEAL becomes the lie, re-signed, whole or beat by beat.
+        let nv = m.record(Region::NewViewRecord, 0, 0);
+        let mut rec = vec![0u32; 10 * BEAT_WORDS];
+        for (p, j) in [0u32, 2, 3].into_iter().enumerate() {
+            let at = (1 + 2 * p) * BEAT_WORDS;
+            let b = field3::seal_block(j, 1, Some([0, 4, m3, 77]));
+            rec[at..at + BLOCK_WORDS].copy_from_slice(&b);
+            rec[at + BEAT_WORDS] = 0x5151;
+        }
+        let lie = field3::seal_block(2, 1, Some([1, 5, m4, m3]));
+        let whole = w
+            .transform(
+                2,
+                1,
+                Write {
+                    word: nv,
+                    data: rec.clone(),
+                },
+                0,
+            )
+            .remove(0);
+        let beats: Vec<u32> = (0..10)
+            .flat_map(|b| {
+                let part = Write {
+                    word: nv + b * BEAT_WORDS,
+                    data: rec[b * BEAT_WORDS..(b + 1) * BEAT_WORDS].to_vec(),
+                };
+                w.transform(2, 1, part, 0).remove(0).data
+            })
+            .collect();
+        for d in [&whole.data, &beats] {
+            let at = 3 * BEAT_WORDS;
+            assert_eq!(d[at..at + BLOCK_WORDS], lie);
+            assert!(block_verifies(SEED, 2, &lie, &d[at + BEAT_WORDS..]));
+            assert_eq!(d[..at], rec[..at], "the header and 0's SEAL");
+            assert_eq!(d[at + 2 * BEAT_WORDS..], rec[at + 2 * BEAT_WORDS..]);
+        }
         // Other records pass.
         let mut echo = truth.clone();
         echo.word = m.record(Region::EchoSeal, 0, 2);

@@ -2655,3 +2655,121 @@ fn a_v3_new_view_whose_certificate_is_forged_is_refused_and_the_next_leader_carr
         report.cycles
     );
 }
+
+/// `wrong_history` as the next leader, `scenarios/wrong_history_leader_v3.toml`:
+/// n = 5, replica 0 (the view-0 leader) silent from cycle 1,500, after
+/// fast decisions, and replica 1, the liar, leads view 1. Its NEW_VIEW(1)
+/// names its own SEAL as it sent it, the lie (L one slot above its true
+/// commit), and its kernel's certificate of the true highest L. A
+/// follower takes the lie as C* (R20): the shares, valid over the true L,
+/// do not verify over it, and R22 refuses the NEW_VIEW. The followers seal
+/// view 1; replica 2, leading view 2, leaves the liar's SEAL out, and every
+/// slot is decided in view 2, none in view 1: NEW_VIEW(1) lands at
+/// replica 2 at cycle 26,648, NEW_VIEW(2) at 33,656, slot 6 is decided at
+/// 49,486, the run is over at 61,540.
+#[test]
+fn a_v3_leader_whose_new_view_names_its_lying_seal_is_refused_for_the_certificate() {
+    use ubft_sim::wrong_history3::WrongHistory3;
+    let s = Scenario::from_toml(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/wrong_history_leader_v3.toml"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    let (nv1, nv1_at, nv2_at) = watch_new_views(&mut c, 2, 200_000);
+    let report = run_checked(&mut c);
+    eprintln!("{}", report.summary());
+    every_slot_decided(&report, 8);
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let liar = WrongHistory3::new(5, mb.clone(), s.seed, 1);
+    let (sb, cb) = (nv1[field3::NV_SEALS], nv1[field3::NV_CERT]);
+    assert_eq!(
+        (sb.count_ones(), sb & 0b10, cb.count_ones()),
+        (3, 0b10, 3),
+        "{nv1:x?}"
+    );
+    let sealers: Vec<usize> = (0..5).filter(|&j| sb >> j & 1 == 1).collect();
+    // The honest SEALs' highest L, and the liar's SEAL: the lie, signed.
+    let (mut true_high, mut lie) = ([0u32; 4], None);
+    for (p, &j) in sealers.iter().enumerate() {
+        let seal: [u32; 8] = nv1[16 + 32 * p..16 + 32 * p + 8].try_into().unwrap();
+        assert!(ubft_sim::signer::block_verifies(
+            s.seed,
+            j,
+            &seal,
+            &nv1[32 + 32 * p..48 + 32 * p]
+        ));
+        let l = [seal[3], seal[4], seal[5], seal[6]];
+        assert_eq!(seal[field3::SEAL_LPRESENT], 1);
+        if j == 1 {
+            lie = Some(l);
+        } else if (l[1], l[0]) > (true_high[1], true_high[0]) {
+            true_high = l;
+        }
+    }
+    let lie = lie.unwrap();
+    // The liar's true SEAL of view 0 is in its own HBM; the lie is the
+    // slot after its L, above the honest SEALs' highest.
+    let (truth, ok) = signed_block_at(&c.hbms[1], mb.record(Region::Seal, 0, 1), 1, s.seed);
+    assert!(ok && truth[field3::SEAL_LPRESENT] == 1, "{truth:x?}");
+    let true_l: [u32; 4] = truth[3..7].try_into().unwrap();
+    assert_eq!(lie, liar.claimed(0, Some(true_l)));
+    assert!((lie[1], lie[0]) > (true_high[1], true_high[0]));
+    // The certificate is of the true highest L, not of the lie.
+    let cert = |l: [u32; 4]| field3::block(field3::KIND_CERT, l[0], l[1], l[2], l[3]);
+    let signers: Vec<usize> = (0..5).filter(|&j| cb >> j & 1 == 1).collect();
+    for (i, &j) in signers.iter().enumerate() {
+        let share = &nv1[(7 + i) * 16..(8 + i) * 16];
+        assert!(ubft_sim::signer::block_verifies(
+            s.seed,
+            j,
+            &cert(true_high),
+            share
+        ));
+        assert!(!ubft_sim::signer::block_verifies(
+            s.seed,
+            j,
+            &cert(lie),
+            share
+        ));
+    }
+    for r in [2, 3, 4] {
+        let rr = &report.replicas[r];
+        assert_eq!(
+            (rr.view, rr.status.view_changes),
+            (2, 2),
+            "{}",
+            report.summary()
+        );
+        let h = mb_new_view(&c, r);
+        assert_eq!(
+            (h[0], h[1] & 0b10),
+            (2, 0),
+            "replica {r}: NEW_VIEW(2) {h:x?}"
+        );
+        assert_ne!(h[2], 0, "replica {r}: NEW_VIEW(2) carries a certificate");
+    }
+    let fast = report.replicas[2]
+        .decided
+        .iter()
+        .filter(|d| d.path == Path::Fast)
+        .count();
+    for r in [2, 3, 4] {
+        for d in &report.replicas[r].decided[fast..] {
+            assert!(
+                d.cycle > nv2_at,
+                "replica {r}: {d:?} before NEW_VIEW(2) at {nv2_at}"
+            );
+        }
+    }
+    eprintln!(
+        "true L {true_l:x?}, lie {lie:x?}; NEW_VIEW(1) landed at replica 2 at {nv1_at}, NEW_VIEW(2) \
+         at {nv2_at}; slot {} decided at {} (replica 2); {} cycles",
+        fast + 1,
+        report.replicas[2].decided[fast].cycle,
+        report.cycles
+    );
+}
