@@ -2773,3 +2773,83 @@ fn a_v3_leader_whose_new_view_names_its_lying_seal_is_refused_for_the_certificat
         report.cycles
     );
 }
+
+/// `made_up` as the leader of a view that carries a value,
+/// `scenarios/made_up_leader_v3.toml`: n = 5, replica 0 (the view-0
+/// leader) silent from cycle 1,500, after fast decisions, so NEW_VIEW(1)
+/// carries the bridged value; replica 1 leads view 1 and proposes values
+/// no client sent. Under the constraint only the carried value is valid at
+/// its slot (R22), and no made-up value is in an honest buffer (R2): no
+/// honest replica locks one (their will_cert lanes, watched through the
+/// run, never hold one), they time out, and every slot is decided from
+/// client requests in view 2. Replica 1's view-1 PREPAREs are of slot 5,
+/// the carried one, and slot 6, both made up; slot 6 is decided at cycle
+/// 57,710 at replica 2, the run is over at 69,795.
+#[test]
+fn a_v3_leader_that_makes_up_the_carried_slots_value_is_replaced_under_the_constraint() {
+    use ubft_sim::made_up3::MadeUp3;
+    let s = Scenario::from_toml(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/made_up_leader_v3.toml"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    // Every view-1 PREPARE replica 2 holds, (k, m), and every lock of an
+    // honest replica on a made-up value, as seen every 8 cycles.
+    let mut prepared = std::collections::BTreeSet::new();
+    let mut locked = vec![];
+    while c.cycle < 200_000 && !c.finished() {
+        c.step().unwrap();
+        if c.cycle % 8 != 0 {
+            continue;
+        }
+        for slot in 0..8 {
+            let p = c.hbms[2].read_words(byte(mb.record(Region::Prepare, slot, 0)), 4);
+            if p[field3::PREPARE_V] == 1 && p[field3::PREPARE_K] != 0 {
+                prepared.insert((p[field3::PREPARE_K], p[field3::PREPARE_M]));
+            }
+            for r in [2, 3, 4] {
+                for j in [2, 3, 4] {
+                    let lane = c.hbms[r].read_words(byte(mb.vote(Region::WillCert, slot, j)), 2);
+                    if lane[1] == MadeUp3::value(s.seed, slot as u32 + 1) {
+                        locked.push((c.cycle, r, j, slot + 1));
+                    }
+                }
+            }
+        }
+    }
+    let report = run_checked(&mut c);
+    eprintln!("{}", report.summary());
+    every_slot_decided(&report, 8);
+    assert!(locked.is_empty(), "{locked:?}");
+    assert!(!prepared.is_empty(), "replica 1 proposed in view 1");
+    for &(k, m) in &prepared {
+        assert_eq!(m, MadeUp3::value(s.seed, k), "view 1's PREPARE of slot {k}");
+        assert!(!report.proposed.contains(&m));
+    }
+    for r in [2, 3, 4] {
+        let rr = &report.replicas[r];
+        assert_eq!(
+            (rr.view, rr.status.view_changes),
+            (2, 2),
+            "{}",
+            report.summary()
+        );
+        assert_eq!(mb_new_view(&c, r)[0], 2, "replica {r}");
+    }
+    let fast = report.replicas[2]
+        .decided
+        .iter()
+        .filter(|d| d.path == Path::Fast)
+        .count();
+    eprintln!(
+        "view 1's PREPAREs {prepared:x?}; slot {} decided at {} (replica 2); {} cycles",
+        fast + 1,
+        report.replicas[2].decided[fast].cycle,
+        report.cycles
+    );
+}
