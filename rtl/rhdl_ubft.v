@@ -149,6 +149,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  protocol$wt_clear;
     wire  [31:0] protocol$wt_k;
     wire  [31:0] protocol$wt_view;
+    wire  protocol$wt_awaiting;
     reg  protocol$wt_ev_valid;
     reg  [2:0] protocol$wt_ev_kind;
     reg  [31:0] protocol$wt_ev_view;
@@ -523,6 +524,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .wt_clear(protocol$wt_clear),
         .wt_k(protocol$wt_k),
         .wt_view(protocol$wt_view),
+        .wt_awaiting(protocol$wt_awaiting),
         .wt_ev_valid(protocol$wt_ev_valid),
         .wt_ev_kind(protocol$wt_ev_kind),
         .wt_ev_view(protocol$wt_ev_view),
@@ -972,7 +974,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         watch$n = control$n;
         watch$k = protocol$wt_k;
         watch$view = protocol$wt_view;
-        watch$awaiting = 1'b0;
+        watch$awaiting = protocol$wt_awaiting;
         protocol$wt_ev_valid = watch$ev_valid;
         protocol$wt_ev_kind = watch$ev_kind;
         protocol$wt_ev_view = watch$ev_view;
@@ -10292,7 +10294,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -10346,6 +10348,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  wt_clear;
     output reg  [31:0] wt_k;
     output reg  [31:0] wt_view;
+    output reg  wt_awaiting;
     input wire  wt_ev_valid;
     input wire  [2:0] wt_ev_kind;
     input wire  [31:0] wt_ev_view;
@@ -10381,6 +10384,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  row_log = 8'h3;
     localparam  ev_full_row = 3'b1;
     localparam  ev_above = 3'b10;
+    localparam  ev_mine = 3'b110;
     localparam  ev_seals = 3'b100;
     localparam  ev_commit = 3'b11;
     localparam  v3 = 1'b0;
@@ -10536,6 +10540,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  slow3$stop;
     reg  slow3$seal_start;
     wire  slow3$seal_mode;
+    reg  slow3$deliver_start;
+    wire  slow3$deliver_mode;
     reg  [7:0] slow3$id;
     reg  [7:0] slow3$n;
     reg  [7:0] slow3$leader_id;
@@ -10656,6 +10662,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  view3$catch_poll;
     reg  view3$catch_grant;
     reg  view3$seal_grant;
+    wire  view3$await_poll;
+    reg  view3$dlv_grant;
+    wire  view3$awaiting;
     reg  view3$hold;
     reg  view3$running;
     wire  view3$decide_prev;
@@ -10922,6 +10931,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] l_prev$d;
     wire  [31:0] l_prev$q;
     reg  l_prev$clock;
+    reg  [31:0] dl_w$d;
+    wire  [31:0] dl_w$q;
+    reg  dl_w$clock;
+    reg  [31:0] dl_m$d;
+    wire  [31:0] dl_m$q;
+    reg  dl_m$clock;
+    reg  [31:0] dl_prev$d;
+    wire  [31:0] dl_prev$q;
+    reg  dl_prev$clock;
     
     // Local signals
     reg  close_now;
@@ -10970,6 +10988,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [255:0] seal_block;
     reg  wt_grant;
     reg  wt_decide;
+    reg  dl_ev;
+    reg  dl_grant;
     reg  wt_above;
     reg  wt_seals;
     reg  s3_point;
@@ -11097,6 +11117,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .stop(slow3$stop),
         .seal_start(slow3$seal_start),
         .seal_mode(slow3$seal_mode),
+        .deliver_start(slow3$deliver_start),
+        .deliver_mode(slow3$deliver_mode),
         .id(slow3$id),
         .n(slow3$n),
         .leader_id(slow3$leader_id),
@@ -11221,6 +11243,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .catch_poll(view3$catch_poll),
         .catch_grant(view3$catch_grant),
         .seal_grant(view3$seal_grant),
+        .await_poll(view3$await_poll),
+        .dlv_grant(view3$dlv_grant),
+        .awaiting(view3$awaiting),
         .hold(view3$hold),
         .running(view3$running),
         .decide_prev(view3$decide_prev),
@@ -11590,6 +11615,21 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(l_prev$q),
         .clock(l_prev$clock)
     );
+    rhdl_ubft$protocol$dl_w dl_w(
+        .d(dl_w$d),
+        .q(dl_w$q),
+        .clock(dl_w$clock)
+    );
+    rhdl_ubft$protocol$dl_m dl_m(
+        .d(dl_m$d),
+        .q(dl_m$q),
+        .clock(dl_m$clock)
+    );
+    rhdl_ubft$protocol$dl_prev dl_prev(
+        .d(dl_prev$d),
+        .q(dl_prev$q),
+        .clock(dl_prev$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -11625,6 +11665,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         wc_w$clock = clock;
         wc_m$clock = clock;
         wc_prev$clock = clock;
+        dl_w$clock = clock;
+        dl_m$clock = clock;
+        dl_prev$clock = clock;
         prev2$clock = clock;
         prev2_ok$clock = clock;
         cons_ok$clock = clock;
@@ -11673,6 +11716,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         wc_w$d = wc_w$q;
         wc_m$d = wc_m$q;
         wc_prev$d = wc_prev$q;
+        dl_w$d = dl_w$q;
+        dl_m$d = dl_m$q;
+        dl_prev$d = dl_prev$q;
         prev2$d = prev2$q;
         prev2_ok$d = prev2_ok$q;
         cons_ok$d = cons_ok$q;
@@ -11711,6 +11757,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         t_prev = prev_word;
         t_slot = slot$q;
         t_slot_n = slot_n$q;
+        if (slow3$holding & slow3$deliver_mode) begin
+            t_view = dl_w$q;
+            t_m = dl_m$q;
+            t_prev = dl_prev$q;
+        end
         if (slow3$seal_mode) begin
             t_view = wc_w$q;
             t_k = wc_k$q;
@@ -11841,6 +11892,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$echo_own_word = echo_own_word;
         slow3$certify_own_word = certify_own_word;
         slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + slow_shift$q));
+        if (slow3$holding & slow3$deliver_mode) begin
+            slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + vc_wait$q));
+        end
         slow3$fetch_beat = fetch_beat;
         slow3$fetch_beat_valid = fetch_beat_valid;
         slow3$fetch_done = fetch_done;
@@ -11854,6 +11908,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$support = support$q;
         slow3$row_n = row_n16[(32'h0)+:(8)];
         slow3$view_no = view_no$q;
+        if (slow3$holding & slow3$deliver_mode) begin
+            slow3$view_no = dl_w$q;
+        end
         slow3$cert_block = cert_block;
         slow3$commit_block = commit_block;
         slow3$certify_row_word = certify_row_word;
@@ -11919,12 +11976,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$round_done = bc_round_done;
         view3$round_error = bc_round_error;
         fast$start = leader$start_fast | view$start_fast;
-        hand_over = leader$start_view | fast$start_view | (slow3$stop & ~slow3$seal_mode);
+        hand_over = leader$start_view | fast$start_view | (slow3$stop & ~slow3$seal_mode & ~slow3$deliver_mode);
         close_abort = close_to$q & (state$q == ProtocolSt$Close);
         slow$start = fast$start_slow & ~v3;
         close_now = v3 & (slots != 32'h0) & ((decisions$q + 32'h1) == slots) & ~rerun$q & wc_ok$q & (wc_k$q == k$q) & (wc_m$q == m$q) & ~(l_ok$q & (l_c$q >= wc_k$q));
         close_start = close_now & (state$q == ProtocolSt$Decide) & dec_tready;
-        slow3$start = ((fast$start_slow | view3$call_s3) & v3) | close_start;
+        dl_ev = v3 & wt_ev_valid & (wt_ev_kind == ev_mine) & (wt_ev_prev == prev$q) & view3$awaiting;
+        dl_grant = dl_ev & view3$await_poll & ~cc$busy & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        slow3$start = ((fast$start_slow | view3$call_s3) & v3) | close_start | dl_grant;
+        slow3$deliver_start = dl_grant;
         slow3$seal_start = view3$call_s3 | close_start;
         wt_enable = v3 & (slow3$holding | view3$catching) & (state$q == ProtocolSt$Run);
         bridging = slow3$holding & slow3$seal_mode;
@@ -11938,7 +11998,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc_ev = v3 & wt_ev_valid & (wt_ev_kind == ev_commit) & (~bridging | (wt_ev_prev == wc_m$q));
         wt_above = (wt_ev_kind == ev_above) | ((wt_ev_kind == ev_commit) & cc$passed);
         wt_seals = wt_ev_kind == ev_seals;
-        s3_point = slow3$at_poll & ~slow3$seal_mode;
+        s3_point = slow3$at_poll & ~slow3$seal_mode & ~slow3$deliver_mode;
+        view3$dlv_grant = dl_grant;
+        wt_awaiting = view3$awaiting;
         wt_grant = v3 & wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above | wt_seals) & (s3_point | view3$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         wt_decide = wt_grant & ~wt_seals;
         cc_start = cc_ev & ~cc$busy & (s3_point | view3$catch_poll | (bridging & slow3$at_poll)) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
@@ -11969,12 +12031,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         wt_disch_ev = wt_ev_valid & wt_above & bridging & (wt_ev_prev == wc_m$q);
         wt_disch = v3 & wt_disch_ev & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         slow3$abort = (wt_grant & s3_point) | wt_disch | close_abort;
-        view3$s3_done = (slow3$stop & slow3$seal_mode & (state$q != ProtocolSt$Close)) | wt_disch;
+        view3$s3_done = (slow3$stop & slow3$seal_mode & (state$q != ProtocolSt$Close)) | wt_disch | (slow3$stop & slow3$deliver_mode);
         view3$catch_grant = wt_decide;
         view3$seal_grant = wt_grant & wt_seals;
         view3$start = (hand_over | (wt_grant & wt_seals & s3_point)) & v3;
         view3$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
-        ev_take_now = wt_grant | wt_disch | cc$failed | (wt_ev_valid & (wt_ev_kind != ev_full_row) & (wt_ev_kind != ev_commit) & ~wt_above & ~wt_seals) | (wt_ev_valid & (wt_ev_kind == ev_commit) & ~cc_ev) | (wt_ev_valid & bridging & ~wt_disch_ev & ~cc_ev);
+        ev_take_now = wt_grant | wt_disch | cc$failed | dl_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row) & (wt_ev_kind != ev_commit) & ~wt_above & ~wt_seals & ~dl_ev) | (wt_ev_valid & (wt_ev_kind == ev_commit) & ~cc_ev) | (wt_ev_valid & bridging & ~wt_disch_ev & ~cc_ev);
         wt_ev_take = ev_take_now;
         cc$settle = ev_take_now;
         view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
@@ -11987,6 +12049,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         else if (wt_decide) begin
             m_new = wt_ev_m;
+        end
+        else if (slow3$decide & slow3$deliver_mode) begin
+            m_new = dl_m$q;
         end
         else if (leader$set_m | fast$set_m | view$set_m) begin
             m_new = leader$m_next | fast$m_next | view$m_next;
@@ -12174,6 +12239,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             wc_m$d = m$q;
             wc_prev$d = prev$q;
         end
+        if (dl_grant) begin
+            dl_w$d = wt_ev_view;
+            dl_m$d = wt_ev_m;
+            dl_prev$d = wt_ev_prev;
+        end
         if (wt_disch) begin
             wc_ok$d = 1'b0;
         end
@@ -12310,7 +12380,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             slot$d = slot$q + 32'h1;
                             slot_n$d = slot_n$q + row_n16;
                         end
-                        start_leader = 1'b1;
+                        start_leader = ~view3$holding;
                         state$d = ProtocolSt$Run;
                     end
                     else if (dec_tready) begin
@@ -12986,6 +13056,63 @@ module rhdl_ubft$protocol$decisions(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$decisions
+
+
+module rhdl_ubft$protocol$dl_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$dl_m
+
+
+module rhdl_ubft$protocol$dl_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$dl_prev
+
+
+module rhdl_ubft$protocol$dl_w(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$dl_w
 
 
 module rhdl_ubft$protocol$done_q(d,q,clock);
@@ -14951,7 +15078,7 @@ module rhdl_ubft$protocol$slow$vq(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$vq
 
 
-module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -14964,6 +15091,8 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
     output reg  stop;
     input wire  seal_start;
     output reg  seal_mode;
+    input wire  deliver_start;
+    output reg  deliver_mode;
     input wire  [7:0] id;
     input wire  [7:0] n;
     input wire  [7:0] leader_id;
@@ -15072,6 +15201,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
     reg  sealing$d;
     wire  sealing$q;
     reg  sealing$clock;
+    reg  delivering$d;
+    wire  delivering$q;
+    reg  delivering$clock;
     reg  sent$d;
     wire  sent$q;
     reg  sent$clock;
@@ -15182,6 +15314,11 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
         .d(sealing$d),
         .q(sealing$q),
         .clock(sealing$clock)
+    );
+    rhdl_ubft$protocol$slow3$delivering delivering(
+        .d(delivering$d),
+        .q(delivering$q),
+        .clock(delivering$clock)
     );
     rhdl_ubft$protocol$slow3$sent sent(
         .d(sent$d),
@@ -15338,6 +15475,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
     always @(*) begin
         state$clock = clock;
         sealing$clock = clock;
+        delivering$clock = clock;
         sent$clock = clock;
         beat_i$clock = clock;
         blk_ok$clock = clock;
@@ -15370,6 +15508,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
         ctorn$clock = clock;
         state$d = state$q;
         sealing$d = sealing$q;
+        delivering$d = delivering$q;
         sent$d = sent$q;
         beat_i$d = beat_i$q;
         blk_ok$d = blk_ok$q;
@@ -15402,6 +15541,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
         ctorn$d = ctorn$q;
         exp = expiring & ~sealing$q;
         seal_mode = sealing$q;
+        deliver_mode = delivering$q;
         entry = beat_i$q >> 32'h1;
         suspect = ~beat_i$q[32'h0] & (entry != id) & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(96)] == prep_block[(32'h0)+:(96)]) & (fetch_beat[(32'h0)+:(256)] != prep_block);
         cand = ~beat_i$q[32'h0] & (entry < n) & ((bad$q & (one8 << entry)) == 32'h0) & (c$q < support) & (fetch_beat[(32'h0)+:(256)] == cert_block);
@@ -15448,6 +15588,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                 begin
                     if (start) begin
                         sealing$d = seal_start;
+                        delivering$d = deliver_start;
                         state$d = Slow3St$S3Start;
                     end
                 end
@@ -15460,7 +15601,17 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                     bad$d = 32'h0;
                     prep_torn$d = 1'b0;
                     clear_wait = 1'b1;
-                    if (sealing$q) begin
+                    if (delivering$q) begin
+                        delivered$d = 32'h0;
+                        dcount$d = 32'h0;
+                        vetoed$d = 32'h0;
+                        ctorn$d = 32'h0;
+                        retry$d = 1'b0;
+                        x$d = 32'h0;
+                        xn$d = 32'h0;
+                        state$d = Slow3St$S3PollCommit;
+                    end
+                    else if (sealing$q) begin
                         if (~sg_busy) begin
                             sg_sign = 1'b1;
                             sent$d = 1'b1;
@@ -15873,7 +16024,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         x$d = 32'h0;
                         xn$d = 32'h0;
                         missed = 1'b1;
-                        if (exp) begin
+                        if (exp | delivering$q) begin
                             stop = 1'b1;
                             state$d = Slow3St$Off;
                         end
@@ -16133,6 +16284,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                     state$d = Slow3St$Off;
                 end
         endcase
+        if (delivering$q) begin
+            clear_wait = 1'b0;
+        end
         at_poll = (state$q == Slow3St$S3PollPrepSig) | (state$q == Slow3St$S3PollEchoPrep) | (state$q == Slow3St$S3PollCertify) | (state$q == Slow3St$S3PollCommit) | (state$q == Slow3St$S3PollSeal) | (state$q == Slow3St$S3PollEchoSeal);
         holding = state$q != Slow3St$Off;
         if (abort & at_poll) begin
@@ -16457,6 +16611,25 @@ module rhdl_ubft$protocol$slow3$delivered(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow3$delivered
+
+
+module rhdl_ubft$protocol$slow3$delivering(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow3$delivering
 
 
 module rhdl_ubft$protocol$slow3$grab(d,q,clock);
@@ -18141,7 +18314,7 @@ module rhdl_ubft$protocol$view$vc_lo(d,q,clock);
 endmodule // rhdl_ubft$protocol$view$vc_lo
 
 
-module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -18154,6 +18327,9 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     output reg  catch_poll;
     input wire  catch_grant;
     input wire  seal_grant;
+    output reg  await_poll;
+    input wire  dlv_grant;
+    output reg  awaiting;
     input wire  hold;
     input wire  running;
     output reg  decide_prev;
@@ -18271,6 +18447,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     localparam View3St$V3WaitCatch = 27;
     localparam View3St$V3CatchNext = 28;
     localparam View3St$V3AwaitNext = 29;
+    localparam View3St$V3Deliver = 30;
     
     // Stub signals
     reg  [4:0] state$d;
@@ -18699,6 +18876,8 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
         holding = state$q != View3St$Off;
         catching = (state$q == View3St$V3PollCatch) | (state$q == View3St$V3WaitCatch) | (state$q == View3St$V3PollNv) | (state$q == View3St$V3WaitNv) | (state$q == View3St$V3PollSeals) | (state$q == View3St$V3WaitSeals);
         catch_poll = (state$q == View3St$V3PollCatch) | (state$q == View3St$V3PollNv) | (state$q == View3St$V3PollSeals);
+        await_poll = (state$q == View3St$V3PollNv) | (state$q == View3St$V3PollSeals);
+        awaiting = (state$q == View3St$V3PollNv) | (state$q == View3St$V3WaitNv) | (state$q == View3St$V3PollSeals) | (state$q == View3St$V3WaitSeals) | (state$q == View3St$V3Deliver);
         decide_prev = 1'b0;
         next_view = 1'b0;
         open_round = 1'b0;
@@ -18833,6 +19012,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     else if (catch_grant) begin
                         catch_k$d = k;
                         state$d = View3St$V3AwaitNext;
+                    end
+                    else if (dlv_grant) begin
+                        catch_k$d = k;
+                        state$d = View3St$V3Deliver;
                     end
                     else begin
                         fetch_start = 1'b1;
@@ -19149,6 +19332,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         catch_k$d = k;
                         state$d = View3St$V3AwaitNext;
                     end
+                    else if (dlv_grant) begin
+                        catch_k$d = k;
+                        state$d = View3St$V3Deliver;
+                    end
                     else begin
                         fetch_start = 1'b1;
                         fetch_word = new_view_word;
@@ -19321,6 +19508,31 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     end
                     else if (k != catch_k$q) begin
                         if (lead$q) begin
+                            state$d = View3St$V3PollSeals;
+                        end
+                        else begin
+                            state$d = View3St$V3PollNv;
+                        end
+                    end
+                end
+            View3St$V3Deliver:
+                begin
+                    if (~running) begin
+                        state$d = View3St$Off;
+                    end
+                    else if (k != catch_k$q) begin
+                        if (lead$q) begin
+                            state$d = View3St$V3PollSeals;
+                        end
+                        else begin
+                            state$d = View3St$V3PollNv;
+                        end
+                    end
+                    else if (s3_done) begin
+                        if (expiring) begin
+                            state$d = View3St$V3Start;
+                        end
+                        else if (lead$q) begin
                             state$d = View3St$V3PollSeals;
                         end
                         else begin
@@ -19591,6 +19803,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
             View3St$V3AwaitNext:
                 begin
                     sts_state = 32'h5e;
+                end
+            View3St$V3Deliver:
+                begin
+                    sts_state = 32'h60;
                 end
             default:
                 begin
@@ -20191,6 +20407,7 @@ module rhdl_ubft$protocol$view3$state(d,q,clock);
     localparam View3St$V3WaitCatch = 27;
     localparam View3St$V3CatchNext = 28;
     localparam View3St$V3AwaitNext = 29;
+    localparam View3St$V3Deliver = 30;
     
     // Update code (custom)
     initial begin
@@ -21330,6 +21547,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
     localparam  ev_commit = 3'b11;
     localparam  ev_seals = 3'b100;
     localparam  ev_new_view = 3'b101;
+    localparam  ev_mine = 3'b110;
     
     // Enums
     localparam WatchState$Idle = 0;
@@ -21342,6 +21560,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
     localparam Poll$Commit = 2;
     localparam Poll$Seal = 3;
     localparam Poll$NewView = 4;
+    localparam Poll$Mine = 5;
     
     // Stub signals
     reg  [2:0] state$d;
@@ -21437,6 +21656,9 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
     reg  [7:0] com_seen$d;
     wire  [7:0] com_seen$q;
     reg  com_seen$clock;
+    reg  [7:0] mine_seen$d;
+    wire  [7:0] mine_seen$q;
+    reg  mine_seen$clock;
     reg  [95:0] com_mem$0$d;
     wire  [95:0] com_mem$0$q;
     reg  com_mem$0$clock;
@@ -21504,6 +21726,8 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
     reg  cert_ok;
     reg  same;
     reg  com_ok;
+    reg  mine_ok;
+    reg  [31:0] sn;
     reg  seal_ok;
     reg  [7:0] rec_bit;
     reg  advance;
@@ -21668,6 +21892,11 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         .q(com_seen$q),
         .clock(com_seen$clock)
     );
+    rhdl_ubft$watch$mine_seen mine_seen(
+        .d(mine_seen$d),
+        .q(mine_seen$q),
+        .clock(mine_seen$clock)
+    );
     rhdl_ubft$watch$com_mem$0 com_mem$0(
         .d(com_mem$0$d),
         .q(com_mem$0$q),
@@ -21757,6 +21986,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         above_m$clock = clock;
         above_prev$clock = clock;
         com_seen$clock = clock;
+        mine_seen$clock = clock;
         seal_last$clock = clock;
         nv_seen$clock = clock;
         nv_last$clock = clock;
@@ -21791,6 +22021,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         above_m$d = above_m$q;
         above_prev$d = above_prev$q;
         com_seen$d = com_seen$q;
+        mine_seen$d = mine_seen$q;
         seal_last$d = seal_last$q;
         nv_seen$d = nv_seen$q;
         nv_last$d = nv_last$q;
@@ -21815,6 +22046,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         s = (k[(32'h0)+:(16)] - 32'h1) & slot_mask;
         s1 = k[(32'h0)+:(16)] & slot_mask;
         s1n = s1 * row_n16;
+        sn = s * row_n16;
         rb = seal_base;
         shw = seal_shw;
         shb = seal_shb;
@@ -21847,6 +22079,10 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         end
         if (poll$q == Poll$NewView) begin
             word = nv_base;
+            len = 32'h0;
+        end
+        if (poll$q == Poll$Mine) begin
+            word = commit_base + ((sn + ((cx$q) & 32'hffffffff)) << commit_shw);
             len = 32'h0;
         end
         go = (state$q == WatchState$Idle) & enable & rst_n & ~clear;
@@ -21892,6 +22128,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         cert_ok = (w0 == kind_cert) & (w2 == (k + 32'h1)) & (fetch_beat[(32'ha0)+:(96)] == 32'h0);
         same = (w1 == r_view$q) & (w3 == r_m$q) & (w4 == r_prev$q);
         com_ok = (w0 == kind_commit) & (w1 == ((cx$q) & 32'hffffffff)) & (w3 == (k + 32'h1)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
+        mine_ok = (w0 == kind_commit) & (w1 == ((cx$q) & 32'hffffffff)) & (w3 == k) & (fetch_beat[(32'hc0)+:(64)] == 32'h0);
         seal_ok = (w0 == kind_seal) & (w1 == ((rec$q) & 32'hffffffff)) & (w2 >= view) & (((w7 == 32'h0) & (fetch_beat[(32'h60)+:(128)] == 32'h0)) | (w7 == 32'h1));
         rec_bit = one_n << rec$q;
         advance = 1'b0;
@@ -21980,6 +22217,13 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
                         if (poll$q == Poll$NewView) begin
                             hit$d = w0 > view;
                             r_view$d = w0;
+                        end
+                        if (poll$q == Poll$Mine) begin
+                            hit$d = mine_ok;
+                            r_view$d = w2;
+                            r_m$d = w4;
+                            r_prev$d = w5;
+                            bits$d = fetch_beat[(32'h100)+:(8)];
                         end
                     end
                     if (fetch_done) begin
@@ -22085,6 +22329,17 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
                                         seal_last$d = bits$q;
                                     end
                                 end
+                            Poll$Mine:
+                                begin
+                                    ev_kind_q$d = ev_mine;
+                                    ev_prev_q$d = r_prev$q;
+                                    ev_x_q$d = cx$q;
+                                    ev_bits_q$d = bits$q;
+                                    if (hit$q & ((mine_seen$q & x_sel) == 32'h0)) begin
+                                        found = 1'b1;
+                                        mine_seen$d = mine_seen$q | x_sel;
+                                    end
+                                end
                             default:
                                 begin
                                     ev_kind_q$d = ev_new_view;
@@ -22153,7 +22408,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
                 Poll$Seal:
                     begin
                         if (awaiting) begin
-                            poll$d = Poll$NewView;
+                            poll$d = Poll$Mine;
                         end
                         else begin
                             poll$d = Poll$Row;
@@ -22178,6 +22433,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
             row_seen$d = 1'b0;
             above_seen$d = 1'b0;
             com_seen$d = 32'h0;
+            mine_seen$d = 32'h0;
             seal_last$d = 32'h0;
             nv_seen$d = 1'b0;
             state$d = WatchState$Idle;
@@ -22715,6 +22971,25 @@ module rhdl_ubft$watch$lane_q(d,q,clock);
 endmodule // rhdl_ubft$watch$lane_q
 
 
+module rhdl_ubft$watch$mine_seen(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$mine_seen
+
+
 module rhdl_ubft$watch$nv_last(d,q,clock);
     
     // Module arguments
@@ -22785,6 +23060,7 @@ module rhdl_ubft$watch$poll(d,q,clock);
     localparam Poll$Commit = 2;
     localparam Poll$Seal = 3;
     localparam Poll$NewView = 4;
+    localparam Poll$Mine = 5;
     
     // Update code (custom)
     initial begin

@@ -410,7 +410,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.watch.n.next = self.control.n.val();
         self.watch.k.next = self.protocol.wt_k.val();
         self.watch.view.next = self.protocol.wt_view.val();
-        self.watch.awaiting.next = false;
+        self.watch.awaiting.next = self.protocol.wt_awaiting.val();
         self.protocol.wt_ev_valid.next = self.watch.ev_valid.val();
         self.protocol.wt_ev_kind.next = self.watch.ev_kind.val();
         self.protocol.wt_ev_view.next = self.watch.ev_view.val();

@@ -191,6 +191,9 @@ pub struct Protocol<const N: usize> {
     pub wt_clear: Signal<Out, Bit>,
     pub wt_k: Signal<Out, Bits<32>>,
     pub wt_view: Signal<Out, Bits<32>>,
+    /// View3 awaits a NEW_VIEW: WATCH also polls this slot's COMMITs
+    /// (MINE, R25).
+    pub wt_awaiting: Signal<Out, Bit>,
     pub wt_ev_valid: Signal<In, Bit>,
     pub wt_ev_kind: Signal<In, Bits<3>>,
     pub wt_ev_view: Signal<In, Bits<32>>,
@@ -403,6 +406,16 @@ pub struct Protocol<const N: usize> {
     wt_decide: Signal<Local, Bit>,
     ev_full_row: Constant<Bits<3>>,
     ev_above: Constant<Bits<3>>,
+    ev_mine: Constant<Bits<3>>,
+    /// R25 while awaiting a NEW_VIEW: D, the block of the peer's COMMIT of
+    /// k that WATCH found (MINE), Slow3's target in deliver mode.
+    dl_w: DFF<Bits<32>>,
+    dl_m: DFF<Bits<32>>,
+    dl_prev: DFF<Bits<32>>,
+    /// A MINE event View3 may take (it awaits, and prev = dec[k - 1]),
+    /// and its grant at View3's poll point.
+    dl_ev: Signal<Local, Bit>,
+    dl_grant: Signal<Local, Bit>,
     ev_seals: Constant<Bits<3>>,
     /// WATCH's event is ABOVE (R24), else FULL_ROW (R26).
     wt_above: Signal<Local, Bit>,
@@ -1009,6 +1022,7 @@ impl<const N: usize> Protocol<N> {
             ev_commit: Constant::new(crate::watch::ev::COMMIT.into()),
             ev_full_row: Constant::new(crate::watch::ev::FULL_ROW.into()),
             wt_enable: Default::default(),
+            wt_awaiting: Default::default(),
             wt_clear: Default::default(),
             wt_k: Default::default(),
             wt_view: Default::default(),
@@ -1021,6 +1035,12 @@ impl<const N: usize> Protocol<N> {
             wt_ev_bits: Default::default(),
             wt_above: Default::default(),
             ev_above: Constant::new(crate::watch::ev::ABOVE.into()),
+            ev_mine: Constant::new(crate::watch::ev::MINE.into()),
+            dl_w: Default::default(),
+            dl_m: Default::default(),
+            dl_prev: Default::default(),
+            dl_ev: Default::default(),
+            dl_grant: Default::default(),
             wt_ev_take: Default::default(),
             slow3: Default::default(),
             bc_beats: Default::default(),
@@ -1202,6 +1222,9 @@ impl<const N: usize> Logic for Protocol<N> {
             wc_w,
             wc_m,
             wc_prev,
+            dl_w,
+            dl_m,
+            dl_prev,
             prev2,
             prev2_ok,
             cons_ok,
@@ -1249,6 +1272,16 @@ impl<const N: usize> Logic for Protocol<N> {
         self.t_prev.next = self.prev_word.val();
         self.t_slot.next = self.slot.q.val();
         self.t_slot_n.next = self.slot_n.q.val();
+        // (Deliver mode is Slow3's mode register qualified by `holding`, as
+        // it stays up after Slow3 goes Off; written out at each use, since a
+        // local shared with the statements that read Slow3's `stop` makes a
+        // false loop through Slow3 for Verilator, UNOPTFLAT.)
+        if self.slow3.holding.val() & self.slow3.deliver_mode.val() {
+            // Deliver mode (R25 while awaiting): D at this slot.
+            self.t_view.next = self.dl_w.q.val();
+            self.t_m.next = self.dl_m.q.val();
+            self.t_prev.next = self.dl_prev.q.val();
+        }
         if self.slow3.seal_mode.val() {
             self.t_view.next = self.wc_w.q.val();
             self.t_k.next = self.wc_k.q.val();
@@ -1473,6 +1506,12 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.expiring.next = (self.waited.q.val() + 1)
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
                 << (self.streak.q.val() + self.slow_shift.q.val()));
+        if self.slow3.holding.val() & self.slow3.deliver_mode.val() {
+            // Deliver mode's polls are View3's: T_vc's count.
+            self.slow3.expiring.next = (self.waited.q.val() + 1)
+                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                    << (self.streak.q.val() + self.vc_wait.q.val()));
+        }
         self.slow3.fetch_beat.next = self.fetch_beat.val();
         self.slow3.fetch_beat_valid.next = self.fetch_beat_valid.val();
         self.slow3.fetch_done.next = self.fetch_done.val();
@@ -1485,7 +1524,12 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.bc_done.next = self.bc_done.val();
         self.slow3.support.next = self.support.q.val();
         self.slow3.row_n.next = self.row_n16.val().get_bits::<8>(0);
+        // R11's seal check is against the COMMITs' view: D's in deliver
+        // mode (the replica itself is a view ahead).
         self.slow3.view_no.next = self.view_no.q.val();
+        if self.slow3.holding.val() & self.slow3.deliver_mode.val() {
+            self.slow3.view_no.next = self.dl_w.q.val();
+        }
         self.slow3.cert_block.next = self.cert_block.val();
         self.slow3.commit_block.next = self.commit_block.val();
         self.slow3.certify_row_word.next = self.certify_row_word.val();
@@ -1571,7 +1615,9 @@ impl<const N: usize> Logic for Protocol<N> {
         // (Slow3's `stop` in seal mode is a yield to View3, not a handover.)
         self.hand_over.next = self.leader.start_view.val()
             | self.fast.start_view.val()
-            | (self.slow3.stop.val() & !self.slow3.seal_mode.val());
+            | (self.slow3.stop.val()
+                & !self.slow3.seal_mode.val()
+                & !self.slow3.deliver_mode.val());
         // R28: Close's timer aborts Slow3 at its poll point.
         self.close_abort.next = self.close_to.q.val() & (self.state.q.val() == ProtocolSt::Close);
         self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
@@ -1593,9 +1639,27 @@ impl<const N: usize> Logic for Protocol<N> {
         self.close_start.next = self.close_now.val()
             & (self.state.q.val() == ProtocolSt::Decide)
             & self.dec_tready.val();
+        // R25 while awaiting a NEW_VIEW (MINE): a peer's COMMIT of k on
+        // dec[k - 1], granted at View3's V3PollNv or V3PollSeals as the
+        // other events are; Protocol then starts Slow3 in deliver mode on
+        // its block, D. While View3 awaits, the event waits for a poll
+        // point (also through a deliver pass); otherwise it is dropped.
+        self.dl_ev.next = self.v3.val()
+            & self.wt_ev_valid.val()
+            & (self.wt_ev_kind.val() == self.ev_mine.val())
+            & (self.wt_ev_prev.val() == self.prev.q.val())
+            & self.view3.awaiting.val();
+        self.dl_grant.next = self.dl_ev.val()
+            & self.view3.await_poll.val()
+            & !self.cc.busy.val()
+            & !self.sg_busy.val()
+            & !self.bc_busy.val()
+            & (self.state.q.val() == ProtocolSt::Run);
         self.slow3.start.next = ((self.fast.start_slow.val() | self.view3.call_s3.val())
             & self.v3.val())
-            | self.close_start.val();
+            | self.close_start.val()
+            | self.dl_grant.val();
+        self.slow3.deliver_start.next = self.dl_grant.val();
         self.slow3.seal_start.next = self.view3.call_s3.val() | self.close_start.val();
         // WATCH (v3): it polls while Slow3 holds the slot (in seal mode
         // only the discharge is acted on, below) and while View3 catches
@@ -1642,7 +1706,10 @@ impl<const N: usize> Logic for Protocol<N> {
         self.wt_above.next = (self.wt_ev_kind.val() == self.ev_above.val())
             | ((self.wt_ev_kind.val() == self.ev_commit.val()) & self.cc.passed.val());
         self.wt_seals.next = self.wt_ev_kind.val() == self.ev_seals.val();
-        self.s3_point.next = self.slow3.at_poll.val() & !self.slow3.seal_mode.val();
+        self.s3_point.next =
+            self.slow3.at_poll.val() & !self.slow3.seal_mode.val() & !self.slow3.deliver_mode.val();
+        self.view3.dlv_grant.next = self.dl_grant.val();
+        self.wt_awaiting.next = self.view3.awaiting.val();
         self.wt_grant.next = self.v3.val()
             & self.wt_ev_valid.val()
             & ((self.wt_ev_kind.val() == self.ev_full_row.val())
@@ -1717,7 +1784,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view3.s3_done.next = (self.slow3.stop.val()
             & self.slow3.seal_mode.val()
             & (self.state.q.val() != ProtocolSt::Close))
-            | self.wt_disch.val();
+            | self.wt_disch.val()
+            | (self.slow3.stop.val() & self.slow3.deliver_mode.val());
         // View3 at its poll points: the grant decides k (catch-up), or
         // the trigger seals.
         self.view3.catch_grant.next = self.wt_decide.val();
@@ -1734,11 +1802,13 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ev_take_now.next = self.wt_grant.val()
             | self.wt_disch.val()
             | self.cc.failed.val()
+            | self.dl_grant.val()
             | (self.wt_ev_valid.val()
                 & (self.wt_ev_kind.val() != self.ev_full_row.val())
                 & (self.wt_ev_kind.val() != self.ev_commit.val())
                 & !self.wt_above.val()
-                & !self.wt_seals.val())
+                & !self.wt_seals.val()
+                & !self.dl_ev.val())
             | (self.wt_ev_valid.val()
                 & (self.wt_ev_kind.val() == self.ev_commit.val())
                 & !self.cc_ev.val())
@@ -1771,6 +1841,9 @@ impl<const N: usize> Logic for Protocol<N> {
             // R26: the full row's m (this replica's own lane is in the row,
             // so it is the m it sent will_commit for).
             self.m_new.next = self.wt_ev_m.val();
+        } else if self.slow3.decide.val() & self.slow3.deliver_mode.val() {
+            // R25 while awaiting: D's m, which f + 1 COMMITs carried.
+            self.m_new.next = self.dl_m.q.val();
         } else if self.leader.set_m.val() | self.fast.set_m.val() | self.view.set_m.val() {
             self.m_new.next =
                 self.leader.m_next.val() | self.fast.m_next.val() | self.view.m_next.val();
@@ -2053,6 +2126,12 @@ impl<const N: usize> Logic for Protocol<N> {
             self.wc_m.d.next = self.m.q.val();
             self.wc_prev.d.next = self.prev.q.val();
         }
+        // D: the MINE event's block, at its grant (R25 while awaiting).
+        if self.dl_grant.val() {
+            self.dl_w.d.next = self.wt_ev_view.val();
+            self.dl_m.d.next = self.wt_ev_m.val();
+            self.dl_prev.d.next = self.wt_ev_prev.val();
+        }
         // The discharge ends the obligation (the model's `wc_done`).
         if self.wt_disch.val() {
             self.wc_ok.d.next = false;
@@ -2208,7 +2287,10 @@ impl<const N: usize> Logic for Protocol<N> {
                         self.slot.d.next = self.slot.q.val() + 1;
                         self.slot_n.d.next = self.slot_n.q.val() + self.row_n16.val();
                     }
-                    self.start_leader.next = true;
+                    // (Not while View3 holds the slot: a rerun decided by
+                    // a catch-up or a delivery while it awaits a NEW_VIEW
+                    // leaves LEADER to the install, as below.)
+                    self.start_leader.next = !self.view3.holding.val();
                     self.state.d.next = ProtocolSt::Run;
                 } else if self.dec_tready.val() {
                     // The constraint is c*'s: a decision below it (R24 at
@@ -2407,7 +2489,7 @@ pub struct Status {
 }
 
 /// The names of the states, in `sts_state` order.
-pub const STATE_NAMES: [&str; 96] = [
+pub const STATE_NAMES: [&str; 97] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -2504,4 +2586,5 @@ pub const STATE_NAMES: [&str; 96] = [
     "V3CatchNext",
     "V3AwaitNext",
     "Close",
+    "V3Deliver",
 ];

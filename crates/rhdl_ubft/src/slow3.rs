@@ -73,7 +73,7 @@
 //! | # | state | leaves when | to |
 //! | ---: | --- | --- | --- |
 //! | – | Off | `start` | S3Start |
-//! | 40 | S3Start | the view's leader / phase 2 / else | S3SignPrep (Setup `sign` of B) / S3SignCert / S3PollPrepSig |
+//! | 40 | S3Start | deliver mode / seal mode / the view's leader / phase 2 / else | S3PollCommit (x := 0, nothing delivered) / S3SignCert / S3SignPrep (Setup `sign` of B) / S3SignCert / S3PollPrepSig |
 //! | 41 | S3SignPrep | the signer's response: OK / an error | S3SendPrepSig (COMPOSE beat 1 := the signature) / Off, `stop` |
 //! | 42 | S3SendPrepSig | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | phase 2: S3SignCert; else S3PollPrepSig |
 //! | 43 | S3PollPrepSig | (fetch of prep_sig[s(k)], two beats) | S3WaitPrepSig |
@@ -90,7 +90,7 @@
 //! | 54 | S3VerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | S3SignCommit / the next j (`verified` += j) / S3PollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss) / Off, `stop` |
 //! | 55 | S3SignCommit | the signer's response (`sign` of K): OK / an error | S3SendCommit (COMPOSE beat 1 := the signature) / Off, `stop` |
 //! | 56 | S3SendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: f + 1 = 1 / else | Off, `decide` / S3PollCommit (`delivered` := {id}, x := 0) |
-//! | 57 | S3PollCommit | x >= n / x delivered or vetoed / else | S3PollCommit (x := 0, a miss; Off, `stop` if it times out) / S3PollCommit (x + 1) / S3WaitCommit (fetch of commit[s(k)][x], two beats) |
+//! | 57 | S3PollCommit | x >= n / x delivered or vetoed / else | S3PollCommit (x := 0, a miss; Off, `stop` if it times out, and in deliver mode at once) / S3PollCommit (x + 1) / S3WaitCommit (fetch of commit[s(k)][x], two beats) |
 //! | 58 | S3WaitCommit | the fetch is done: beat 0 is K with j = x / not / not, and it times out | S3VerifyCommit (beat 1 in COMPOSE beat 15) / S3PollCommit (x + 1, a miss) / Off, `stop` |
 //! | 59 | S3VerifyCommit | the response (`verify` under x, signature from COMPOSE beat 15): OK / an error / an error, and it times out | S3EchoCommit (a round to echo_commit[x][id]) / S3PollCommit (x + 1, `bad_share`, a miss; `ctorn` += x, or `vetoed` += x if x failed before) / Off, `stop` |
 //! | 60 | S3EchoCommit | `round_done` / `round_error` | S3PollSeal / Off, `stop` |
@@ -225,6 +225,18 @@ pub struct Slow3 {
     /// The machine runs in seal mode (Protocol's target mux; its `stop` is
     /// then a yield to View3, not a handover).
     pub seal_mode: Signal<Out, Bit>,
+    /// With `start`: deliver mode (R25 while View3 awaits a NEW_VIEW). The
+    /// target is a peer's COMMIT block of k that WATCH found (Protocol's
+    /// D, muxed in while `deliver_mode` is high, with `view_no` its view
+    /// w for R11's seal check). The machine goes from S3Start to
+    /// S3PollCommit with nothing delivered (its own COMMIT too is read and
+    /// counted if it is there) and runs R11 over every x once: f + 1
+    /// delivered decide the slot (R12); a turn over every x with fewer, a
+    /// miss at `expiring` (Protocol's T_vc count in this mode) or a failed
+    /// round goes Off with `stop`, a yield to View3. It never signs, and
+    /// asks no `clear_wait` (T_vc counts on).
+    pub deliver_start: Signal<In, Bit>,
+    pub deliver_mode: Signal<Out, Bit>,
     // The slot (Protocol's registers) and the configuration.
     pub id: Signal<In, Bits<8>>,
     pub n: Signal<In, Bits<8>>,
@@ -336,6 +348,8 @@ pub struct Slow3 {
     state: DFF<Slow3St>,
     /// Seal mode (latched at `start` from `seal_start`).
     sealing: DFF<Bit>,
+    /// Deliver mode (latched at `start` from `deliver_start`).
+    delivering: DFF<Bit>,
     /// `expiring`, except in seal mode.
     exp: Signal<Local, Bit>,
     /// A request is out (sign and verify states), or Broadcast not yet
@@ -464,6 +478,8 @@ impl Default for Slow3 {
             stop: Default::default(),
             seal_start: Default::default(),
             seal_mode: Default::default(),
+            deliver_start: Default::default(),
+            deliver_mode: Default::default(),
             id: Default::default(),
             n: Default::default(),
             leader_id: Default::default(),
@@ -532,6 +548,7 @@ impl Default for Slow3 {
             sts_state: Default::default(),
             state: Default::default(),
             sealing: Default::default(),
+            delivering: Default::default(),
             exp: Default::default(),
             sent: Default::default(),
             beat_i: Default::default(),
@@ -605,6 +622,7 @@ impl Logic for Slow3 {
             clock,
             state,
             sealing,
+            delivering,
             sent,
             beat_i,
             blk_ok,
@@ -641,6 +659,7 @@ impl Logic for Slow3 {
         // B, above the entries passed over.
         self.exp.next = self.expiring.val() & !self.sealing.q.val();
         self.seal_mode.next = self.sealing.q.val();
+        self.deliver_mode.next = self.delivering.q.val();
         self.entry.next = self.beat_i.q.val() >> 1;
         self.suspect.next = !self.beat_i.q.val().get_bit(0)
             & (self.entry.val() != self.id.val())
@@ -705,6 +724,7 @@ impl Logic for Slow3 {
             Slow3St::Off => {
                 if self.start.val() {
                     self.sealing.d.next = self.seal_start.val();
+                    self.delivering.d.next = self.deliver_start.val();
                     self.state.d.next = Slow3St::S3Start;
                 }
             }
@@ -716,7 +736,18 @@ impl Logic for Slow3 {
                 self.bad.d.next = 0.into();
                 self.prep_torn.d.next = false;
                 self.clear_wait.next = true;
-                if self.sealing.q.val() {
+                if self.delivering.q.val() {
+                    // Deliver mode: R11 on the target's COMMITs, nothing
+                    // delivered yet (R25).
+                    self.delivered.d.next = 0.into();
+                    self.dcount.d.next = 0.into();
+                    self.vetoed.d.next = 0.into();
+                    self.ctorn.d.next = 0.into();
+                    self.retry.d.next = false;
+                    self.x.d.next = 0.into();
+                    self.xn.d.next = 0.into();
+                    self.state.d.next = Slow3St::S3PollCommit;
+                } else if self.sealing.q.val() {
                     // Seal mode (R16, R17): W was delivered (FAST's will_commit
                     // at W.b): certify it (R9), then R10.
                     if !self.sg_busy.val() {
@@ -1125,11 +1156,12 @@ impl Logic for Slow3 {
                 // R11: commit[s(k)][x] for each peer x in turn, its first
                 // two beats (the block and x's signature).
                 if self.x.q.val() >= self.n.val() {
-                    // A turn over every peer: a miss.
+                    // A turn over every peer: a miss (deliver mode: one
+                    // turn only, then back to View3).
                     self.x.d.next = 0.into();
                     self.xn.d.next = 0.into();
                     self.missed.next = true;
-                    if self.exp.val() {
+                    if self.exp.val() | self.delivering.q.val() {
                         self.stop.next = true;
                         self.state.d.next = Slow3St::Off;
                     }
@@ -1392,6 +1424,11 @@ impl Logic for Slow3 {
             _ => {
                 self.state.d.next = Slow3St::Off;
             }
+        }
+        // Deliver mode asks no `clear_wait`: its polls are View3's T_vc
+        // wait's.
+        if self.delivering.q.val() {
+            self.clear_wait.next = false;
         }
         // R26 found by WATCH: Protocol takes the slot back at a poll state,
         // before the poll starts (nothing of this machine is in flight).

@@ -57,6 +57,14 @@
 //!   ABOVE or FULL_ROW decides k (R24, R26) and the machine polls again
 //!   once k moved (V3AwaitNext); f + 1 SEALs of views >= this one seal
 //!   the view (R14's trigger, `seal_grant`), as they stop Slow3.
+//! - R25 while awaiting a NEW_VIEW: a peer's COMMIT of k that WATCH
+//!   found (MINE), granted at V3PollNv or V3PollSeals (`dlv_grant`), makes
+//!   Protocol start Slow3 in deliver mode on that COMMIT's block: R11 over
+//!   every x once (the echo round and the seal check, as on the slow
+//!   path), and f + 1 delivered COMMITs decide k (R12). The machine waits
+//!   in V3Deliver: k moved (decided), back to the poll; Slow3 yields
+//!   without a decision, back to the poll, or to V3Start if T_vc ran out
+//!   meanwhile (Slow3's polls count towards it: `expiring`).
 //!
 //! T_vc: every poll here that finds nothing is a miss, and the
 //! (`wait_polls` << `streak`)-th in a row (`expiring`) starts the machine
@@ -72,7 +80,7 @@
 //! | 67 | V3Turn | an obligation within reach / an older one / none | V3Bridge (`call_s3`) / Off, `stop` / V3SignSeal (Setup `sign` of S) |
 //! | 68 | V3SignSeal | the response: OK / an error | V3SendSeal (COMPOSE beat 1 := the signature) / V3SignSeal (again) |
 //! | 69 | V3SendSeal | (first cycle: Broadcast and COMPOSE start, 2 beats to seal[id]) Broadcast's `done` | `next_view`; this replica leads view + 1: V3PollSeals / else V3PollNv |
-//! | 70 | V3PollSeals | (a poll point, as V3PollCatch) `seal_grant` / `catch_grant` / else (fetch of the seal row, 2N beats) | V3Start / V3AwaitNext (`catch_k` := k) / V3WaitSeals |
+//! | 70 | V3PollSeals | (a poll point, as V3PollCatch) `seal_grant` / `catch_grant` / `dlv_grant` / else (fetch of the seal row, 2N beats) | V3Start / V3AwaitNext (`catch_k` := k) / V3Deliver (`catch_k` := k) / V3WaitSeals |
 //! | 71 | V3WaitSeals | the fetch is done: f + 1 taken / fewer, or an error | V3Next (p := 0) / V3PollSeals (a miss; V3Start if it times out) |
 //! | 72 | V3Next | p = f + 1: leader with L / leader / follower with L / follower; else | V3PollCert / V3SendNv / V3VerifyCert / V3Install; V3Load |
 //! | 73 | V3Load | (two cycles: COMPOSE reads SEAL p's block, then points at its signature) x = id / else | V3Next (p + 1) / V3Verify |
@@ -84,7 +92,7 @@
 //! | 79 | V3WaitEchoCommit | the fetch is done: an error / a COMMIT of x above `checked`, of a view <= the SEAL's, above its L (kept; its signature into COMPOSE beat 15) / none | V3PollEchoCommit (a miss) / V3VerifySuspect / V3Next (p + 1) |
 //! | 80 | V3VerifySuspect | the response (`verify` under x): OK / an error, the first / an error, the second | leader `failed` += x, V3PollSeals; follower V3Start (refused) / V3PollEchoCommit (read again) / V3PollEchoCommit (`checked` := the entry) |
 //! | 81 | V3SendNv | (first cycle: Broadcast and COMPOSE start, 2f + 3 or 3f + 4 beats to new_view) Broadcast's `done` | V3Install |
-//! | 82 | V3PollNv | (a poll point, as V3PollCatch) `seal_grant` / `catch_grant` / else (fetch of new_view's first beat) | V3Start / V3AwaitNext (`catch_k` := k) / V3WaitNv |
+//! | 82 | V3PollNv | (a poll point, as V3PollCatch) `seal_grant` / `catch_grant` / `dlv_grant` / else (fetch of new_view's first beat) | V3Start / V3AwaitNext (`catch_k` := k) / V3Deliver (`catch_k` := k) / V3WaitNv |
 //! | 83 | V3WaitNv | the fetch is done: word 0 is this view (cb kept) / not / not, and it times out | V3PollNvRec / V3PollNv (a miss) / V3Start |
 //! | 84 | V3PollNvRec | (fetch of new_view, 2f + 3 beats, 3f + 4 when cb != 0, each into COMPOSE at its index) | V3WaitNvRec |
 //! | 85 | V3WaitNvRec | the fetch is done: well formed / not | V3Next (p := 0) / V3PollNv (a miss) |
@@ -97,6 +105,7 @@
 //! | 92 | V3WaitCatch | the fetch is done (a miss) / and it times out | V3PollCatch / V3Start |
 //! | 93 | V3CatchNext | Protocol stopped running / k moved past `catch_k` (the decision is made) | Off / V3Install (k against c* again) |
 //! | 94 | V3AwaitNext | the same, after a grant while awaiting a NEW_VIEW | Off / the new leader V3PollSeals, a follower V3PollNv |
+//! | 96 | V3Deliver | Protocol stopped running / k moved past `catch_k` (Slow3 decided it, R25) / Slow3 yields (`s3_done`) with T_vc expiring / without | Off / the poll it left (V3PollSeals or V3PollNv) / V3Start / the poll it left |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
 //! out from its registers), `sg_verify` with `sg_blk` (the block `blk`:
@@ -153,10 +162,11 @@ pub enum View3St {
     V3WaitCatch,
     V3CatchNext,
     V3AwaitNext,
+    V3Deliver,
 }
 
 /// Every state, in declaration order.
-pub const VIEW3_STATES: [View3St; 30] = [
+pub const VIEW3_STATES: [View3St; 31] = [
     View3St::Off,
     View3St::V3Start,
     View3St::V3Turn,
@@ -187,6 +197,7 @@ pub const VIEW3_STATES: [View3St; 30] = [
     View3St::V3WaitCatch,
     View3St::V3CatchNext,
     View3St::V3AwaitNext,
+    View3St::V3Deliver,
 ];
 
 /// The signed block's width (`layout::field3::BLOCK_BITS`).
@@ -218,6 +229,15 @@ pub struct View3 {
     pub catch_poll: Signal<Out, Bit>,
     pub catch_grant: Signal<In, Bit>,
     pub seal_grant: Signal<In, Bit>,
+    /// `await_poll` in V3PollNv and V3PollSeals, where Protocol may grant
+    /// WATCH's MINE (`dlv_grant`: it starts Slow3 in deliver mode on that
+    /// COMMIT's block this cycle, R25); Slow3 yields with `s3_done`.
+    pub await_poll: Signal<Out, Bit>,
+    pub dlv_grant: Signal<In, Bit>,
+    /// The machine awaits a NEW_VIEW (V3PollNv, V3WaitNv, V3PollSeals,
+    /// V3WaitSeals) or delivers meanwhile (V3Deliver): WATCH polls this
+    /// slot's COMMITs too, and a MINE event waits for a poll point.
+    pub awaiting: Signal<Out, Bit>,
     /// Protocol holds the machine at its poll point (`catch_poll`) while
     /// CertCheck borrows the Fetch and the signer (R24 from a COMMIT): it
     /// starts nothing and stays; the grants still go first.
@@ -522,6 +542,9 @@ impl Default for View3 {
             catch_poll: Default::default(),
             catch_grant: Default::default(),
             seal_grant: Default::default(),
+            await_poll: Default::default(),
+            dlv_grant: Default::default(),
+            awaiting: Default::default(),
             hold: Default::default(),
             running: Default::default(),
             decide_prev: Default::default(),
@@ -844,6 +867,13 @@ impl Logic for View3 {
         self.catch_poll.next = (self.state.q.val() == View3St::V3PollCatch)
             | (self.state.q.val() == View3St::V3PollNv)
             | (self.state.q.val() == View3St::V3PollSeals);
+        self.await_poll.next = (self.state.q.val() == View3St::V3PollNv)
+            | (self.state.q.val() == View3St::V3PollSeals);
+        self.awaiting.next = (self.state.q.val() == View3St::V3PollNv)
+            | (self.state.q.val() == View3St::V3WaitNv)
+            | (self.state.q.val() == View3St::V3PollSeals)
+            | (self.state.q.val() == View3St::V3WaitSeals)
+            | (self.state.q.val() == View3St::V3Deliver);
         self.decide_prev.next = false;
         self.next_view.next = false;
         self.open_round.next = false;
@@ -975,6 +1005,10 @@ impl Logic for View3 {
                     // decides k this cycle.
                     self.catch_k.d.next = self.k.val();
                     self.state.d.next = View3St::V3AwaitNext;
+                } else if self.dlv_grant.val() {
+                    // R25: Slow3 delivers a peer's COMMITs of k.
+                    self.catch_k.d.next = self.k.val();
+                    self.state.d.next = View3St::V3Deliver;
                 } else {
                     self.fetch_start.next = true;
                     self.fetch_word.next = self.seal_row_word.val();
@@ -1283,6 +1317,10 @@ impl Logic for View3 {
                     // decides k this cycle.
                     self.catch_k.d.next = self.k.val();
                     self.state.d.next = View3St::V3AwaitNext;
+                } else if self.dlv_grant.val() {
+                    // R25: Slow3 delivers a peer's COMMITs of k.
+                    self.catch_k.d.next = self.k.val();
+                    self.state.d.next = View3St::V3Deliver;
                 } else {
                     self.fetch_start.next = true;
                     self.fetch_word.next = self.new_view_word.val();
@@ -1478,6 +1516,28 @@ impl Logic for View3 {
                     self.state.d.next = View3St::Off;
                 } else if self.k.val() != self.catch_k.q.val() {
                     if self.lead.q.val() {
+                        self.state.d.next = View3St::V3PollSeals;
+                    } else {
+                        self.state.d.next = View3St::V3PollNv;
+                    }
+                }
+            }
+            View3St::V3Deliver => {
+                // Slow3 holds the slot (deliver mode): it decides k (R25)
+                // or yields; then back to the poll it left, or, if T_vc
+                // ran out on Slow3's last miss, the next view.
+                if !self.running.val() {
+                    self.state.d.next = View3St::Off;
+                } else if self.k.val() != self.catch_k.q.val() {
+                    if self.lead.q.val() {
+                        self.state.d.next = View3St::V3PollSeals;
+                    } else {
+                        self.state.d.next = View3St::V3PollNv;
+                    }
+                } else if self.s3_done.val() {
+                    if self.expiring.val() {
+                        self.state.d.next = View3St::V3Start;
+                    } else if self.lead.q.val() {
                         self.state.d.next = View3St::V3PollSeals;
                     } else {
                         self.state.d.next = View3St::V3PollNv;
@@ -1725,6 +1785,9 @@ impl Logic for View3 {
             }
             View3St::V3AwaitNext => {
                 self.sts_state.next = 94.into();
+            }
+            View3St::V3Deliver => {
+                self.sts_state.next = 96.into();
             }
             _ => {
                 self.sts_state.next = 0.into();

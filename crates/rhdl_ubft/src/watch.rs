@@ -43,9 +43,18 @@
 //! 4. `Seal` (R14): the first beats of seal[0 .. n]: SEAL blocks
 //!    [4, j, v_s, ..] at seal[j], v_s >= view, well formed. f + 1 of them:
 //!    event `SEALS` (their bitmap).
-//! 5. `NewView` (R22), only while `awaiting` (sampled after the seal
-//!    poll): new_view's first beat; its view word > `view`: event
-//!    `NEW_VIEW` (the view word).
+//! 5. `NewView` (R22): new_view's first beat; its view word > `view`:
+//!    event `NEW_VIEW` (the view word). Not in the rotation: View3 polls
+//!    new_view itself, and the kernel never asked for it (`awaiting` was
+//!    tied low until `Mine`); its logic is left for removal.
+//! 6. `Mine` (R25 while awaiting a NEW_VIEW), only while `awaiting`
+//!    (sampled after the seal poll): the first beat of commit[s(k)][x],
+//!    x the next Commit poll's: [3, x, w, k, m, prev, 0, 0] and its
+//!    bitmap. Event `MINE` (x, w, m, prev, the bitmap): a peer's COMMIT
+//!    of this replica's own slot, which View3 hands to Slow3's R11
+//!    (deliver mode). Reported once per x until `clear` (k or the view
+//!    changes), whatever the block: a later COMMIT of x at the same k
+//!    waits for the next clear.
 //!
 //! A row of records (Cert, Seal) is one burst from the first record's first
 //! beat to the last one's (AxLEN = (n - 1) · stride), the share beats
@@ -80,6 +89,7 @@ pub mod ev {
     pub const COMMIT: u64 = 3;
     pub const SEALS: u64 = 4;
     pub const NEW_VIEW: u64 = 5;
+    pub const MINE: u64 = 6;
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -104,6 +114,7 @@ pub enum Poll {
     Commit,
     Seal,
     NewView,
+    Mine,
 }
 
 /// The literals `update` holds, checked against the layout and params
@@ -259,6 +270,8 @@ pub struct Watch<const N: usize> {
     above_m: DFF<Bits<32>>,
     above_prev: DFF<Bits<32>>,
     com_seen: DFF<Bits<N>>,
+    /// Mine: the x whose COMMIT of k was reported.
+    mine_seen: DFF<Bits<N>>,
     /// x's last reported COMMIT: (w, m << 32, prev << 64).
     com_mem: [DFF<Bits<96>>; N],
     seal_last: DFF<Bits<N>>,
@@ -298,6 +311,9 @@ pub struct Watch<const N: usize> {
     cert_ok: Signal<Local, Bit>,
     same: Signal<Local, Bit>,
     com_ok: Signal<Local, Bit>,
+    mine_ok: Signal<Local, Bit>,
+    /// s(k)'s first record's index (s(k) · R).
+    sn: Signal<Local, Bits<32>>,
     seal_ok: Signal<Local, Bit>,
     rec_bit: Signal<Local, Bits<N>>,
     // The evaluation.
@@ -337,6 +353,7 @@ pub struct Watch<const N: usize> {
     ev_commit: Constant<Bits<3>>,
     ev_seals: Constant<Bits<3>>,
     ev_new_view: Constant<Bits<3>>,
+    ev_mine: Constant<Bits<3>>,
 }
 
 fn log2(x: usize) -> u64 {
@@ -440,6 +457,7 @@ impl<const N: usize> Watch<N> {
             above_m: Default::default(),
             above_prev: Default::default(),
             com_seen: Default::default(),
+            mine_seen: Default::default(),
             com_mem: std::array::from_fn(|_| Default::default()),
             seal_last: Default::default(),
             nv_seen: Default::default(),
@@ -476,6 +494,8 @@ impl<const N: usize> Watch<N> {
             cert_ok: Default::default(),
             same: Default::default(),
             com_ok: Default::default(),
+            mine_ok: Default::default(),
+            sn: Default::default(),
             seal_ok: Default::default(),
             rec_bit: Default::default(),
             advance: Default::default(),
@@ -513,6 +533,7 @@ impl<const N: usize> Watch<N> {
             ev_commit: c3(ev::COMMIT),
             ev_seals: c3(ev::SEALS),
             ev_new_view: c3(ev::NEW_VIEW),
+            ev_mine: c3(ev::MINE),
         }
     }
 }
@@ -530,7 +551,7 @@ impl<const N: usize> Logic for Watch<N> {
             self, clock, state, poll, cx, cur_x, cnt_q, rec, sub, pass, err, lane_q, hit, r_view,
             r_m, r_prev, tally, bits, ev_valid_q, ev_kind_q, ev_view_q, ev_m_q, ev_prev_q, ev_x_q,
             ev_bits_q, row_seen, row_w, row_m, above_seen, above_v, above_m, above_prev, com_seen,
-            seal_last, nv_seen, nv_last
+            mine_seen, seal_last, nv_seen, nv_last
         );
         for i in 0..N {
             self.com_mem[i].clock.next = self.clock.val();
@@ -545,6 +566,7 @@ impl<const N: usize> Logic for Watch<N> {
         self.s.next = (self.k.val().get_bits::<16>(0) - 1) & self.slot_mask.val();
         self.s1.next = self.k.val().get_bits::<16>(0) & self.slot_mask.val();
         self.s1n.next = self.s1.val() * self.row_n16.val();
+        self.sn.next = self.s.val() * self.row_n16.val();
 
         // The next burst. A row of records (Cert, Seal) from record cur_x
         // to the last of the row or of the 4 KiB page, whichever is first.
@@ -586,6 +608,12 @@ impl<const N: usize> Logic for Watch<N> {
         }
         if self.poll.q.val() == Poll::NewView {
             self.word.next = self.nv_base.val();
+            self.len.next = 0.into();
+        }
+        if self.poll.q.val() == Poll::Mine {
+            // commit[s(k)][x] (R25 while awaiting a NEW_VIEW).
+            self.word.next = self.commit_base.val()
+                + ((self.sn.val() + bit_cast::<32, 8>(self.cx.q.val())) << self.commit_shw.val());
             self.len.next = 0.into();
         }
         self.go.next = (self.state.q.val() == WatchState::Idle)
@@ -632,6 +660,11 @@ impl<const N: usize> Logic for Watch<N> {
         self.com_ok.next = (self.w0.val() == self.kind_commit.val())
             & (self.w1.val() == bit_cast::<32, 8>(self.cx.q.val()))
             & (self.w3.val() == (self.k.val() + 1))
+            & (self.fetch_beat.val().get_bits::<64>(192) == 0);
+        // Mine: [3, x, w, k, m, prev, 0, 0].
+        self.mine_ok.next = (self.w0.val() == self.kind_commit.val())
+            & (self.w1.val() == bit_cast::<32, 8>(self.cx.q.val()))
+            & (self.w3.val() == self.k.val())
             & (self.fetch_beat.val().get_bits::<64>(192) == 0);
         // Seal: [4, j, v_s, L, L present] at seal[j], v_s >= view, well
         // formed (no L: L's words zero; else L present = 1).
@@ -716,6 +749,13 @@ impl<const N: usize> Logic for Watch<N> {
                     if self.poll.q.val() == Poll::NewView {
                         self.hit.d.next = self.w0.val() > self.view.val();
                         self.r_view.d.next = self.w0.val();
+                    }
+                    if self.poll.q.val() == Poll::Mine {
+                        self.hit.d.next = self.mine_ok.val();
+                        self.r_view.d.next = self.w2.val();
+                        self.r_m.d.next = self.w4.val();
+                        self.r_prev.d.next = self.w5.val();
+                        self.bits.d.next = self.fetch_beat.val().get_bits::<N>(256);
                     }
                 }
                 if self.fetch_done.val() {
@@ -812,6 +852,17 @@ impl<const N: usize> Logic for Watch<N> {
                                 self.seal_last.d.next = self.bits.q.val();
                             }
                         }
+                        Poll::Mine => {
+                            self.ev_kind_q.d.next = self.ev_mine.val();
+                            self.ev_prev_q.d.next = self.r_prev.q.val();
+                            self.ev_x_q.d.next = self.cx.q.val();
+                            self.ev_bits_q.d.next = self.bits.q.val();
+                            if self.hit.q.val() & ((self.mine_seen.q.val() & self.x_sel.val()) == 0)
+                            {
+                                self.found.next = true;
+                                self.mine_seen.d.next = self.mine_seen.q.val() | self.x_sel.val();
+                            }
+                        }
                         _ => {
                             self.ev_kind_q.d.next = self.ev_new_view.val();
                             self.ev_m_q.d.next = 0.into();
@@ -875,7 +926,7 @@ impl<const N: usize> Logic for Watch<N> {
                 }
                 Poll::Seal => {
                     if self.awaiting.val() {
-                        self.poll.d.next = Poll::NewView;
+                        self.poll.d.next = Poll::Mine;
                     } else {
                         self.poll.d.next = Poll::Row;
                     }
@@ -900,6 +951,7 @@ impl<const N: usize> Logic for Watch<N> {
             self.row_seen.d.next = false;
             self.above_seen.d.next = false;
             self.com_seen.d.next = 0.into();
+            self.mine_seen.d.next = 0.into();
             self.seal_last.d.next = 0.into();
             self.nv_seen.d.next = false;
             self.state.d.next = WatchState::Idle;

@@ -86,7 +86,9 @@ pub enum Variant {
     LooseR8,
     /// recovery.md D11.9 V2: no R11/R12 while sealing or awaiting
     /// (`DeliverCommit` off in Bridge and AwaitNv; its own bridge COMMIT is
-    /// not counted).
+    /// not counted). `Rtl` keeps the Bridge half only: the RTL delivers
+    /// COMMITs while awaiting a NEW_VIEW since 2026-12-03 (View3's
+    /// V3Deliver), so this variant alone is the RTL before that.
     RtlNoCommitSealing,
     /// D11.9 V3: the discharge (R17) and R24 from what WATCH reads, certify
     /// rows (f + 1 shares) and COMMIT records (their certificates verified
@@ -1247,8 +1249,16 @@ impl Design for Recovery {
         } else if self.behind(cfg, rep, h) {
             out.push(Step::Behind);
         }
-        let sealing = matches!(rep.pc, Pc::Bridge | Pc::AwaitNv);
-        if !(sealing && self.rtl(Variant::RtlNoCommitSealing)) {
+        // D11.9 V2: no R11 while bridging (Slow3's seal mode); while
+        // awaiting a NEW_VIEW the RTL delivers COMMITs since 2026-12-03
+        // (View3's V3Deliver: Slow3's R11 on a peer's COMMIT of k), so
+        // only the named variant keeps the RTL before.
+        let no_deliver = match rep.pc {
+            Pc::Bridge => self.rtl(Variant::RtlNoCommitSealing),
+            Pc::AwaitNv => self.variant == Variant::RtlNoCommitSealing,
+            _ => false,
+        };
+        if !no_deliver {
             if let Some(x) = self.commit_to_deliver(cfg, id, rep, h) {
                 out.push(Step::DeliverCommit(x));
             }

@@ -26,7 +26,6 @@ use crate::signer::signing_key;
 use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::field3::{self, BLOCK_WORDS};
 use rhdl_ubft::layout::{Mailbox, Region, Version};
-use rhdl_ubft::params::BEAT_WORDS;
 
 /// See the module's documentation.
 pub struct SplitView3 {
@@ -105,7 +104,7 @@ mod tests {
     use super::*;
     use crate::client::proposal;
     use crate::signer::sign_block;
-    use rhdl_ubft::params::{G, N, SB};
+    use rhdl_ubft::params::{BEAT_WORDS, G, N, SB};
 
     const SEED: u64 = 9;
 

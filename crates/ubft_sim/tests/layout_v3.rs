@@ -1169,9 +1169,11 @@ fn plant(
 ///   takes its own SEAL and the leader's (no L), and writes NEW_VIEW(1)
 ///   with the certificate of (v0, k1) from its own COMMIT (R19, R20). The
 ///   followers, at k = 2 = c* + 1, step back and rerun k = 1 in view 1
-///   (R23: not emitted again); the leader, at k = 1, is constrained to
-///   m* and decides it in view 1. Every replica decides both slots, on
-///   the slow path. (Before carried values the followers stopped here
+///   (R23: not emitted again); the leader, at k = 1 while it awaits
+///   NEW_VIEW(1), decides it from their two COMMITs (R25, Slow3's deliver
+///   mode; before that was built it decided it in view 1 under the
+///   constraint, fast), and reruns it as they do. Every replica decides
+///   k = 1 on the slow path and k = 2 fast in view 1. (Before carried values the followers stopped here
 ///   with `RecoveryNotBuilt`.)
 /// - With a signature that does not verify, it is passed over, and the
 ///   leader certifies as in the test above; every replica decides both
@@ -1209,18 +1211,15 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
             .collect();
         if signed {
             every_slot_decided(&report, 2);
-            // In view 1 nobody is late: the leader decides both slots on
-            // the fast path; the followers decided k = 1 slowly in view 0,
-            // and their rerun of it is not emitted.
+            // The followers decided k = 1 slowly in view 0, and their
+            // rerun of it in view 1 is not emitted; the leader, awaiting
+            // NEW_VIEW(1) at k = 1, decides it slowly too, from their two
+            // COMMITs (R25 while awaiting), and reruns it as they do. In
+            // view 1 nobody is late: k = 2 on the fast path everywhere.
             for r in &report.replicas {
                 assert_eq!(r.view, 1, "{}", report.summary());
                 let paths: Vec<Path> = r.decided.iter().map(|d| d.path).collect();
-                let want = if r.id == 0 {
-                    [Path::Fast, Path::Fast]
-                } else {
-                    [Path::Slow, Path::Fast]
-                };
-                assert_eq!(paths, want, "replica {}", r.id);
+                assert_eq!(paths, [Path::Slow, Path::Fast], "replica {}", r.id);
             }
             // NEW_VIEW(1) carries (v0, k1) with its certificate: cb has
             // f + 1 = 2 signers, and the new leader's SEAL has L.
@@ -1691,9 +1690,9 @@ fn a_late_link_to_a_follower_costs_no_view_change_on_v3() {
 /// 0, while the other four decide on in view 0. Replica 2 then decides
 /// slots 3 to 5, each after the others certified the slot above it, in a
 /// later view than theirs. Slot 6, the run's last, has no slot above it:
-/// deciding it there needs R25 (f + 1 delivered COMMITs while awaiting a
-/// NEW_VIEW), not built (view3.md), so replica 2 decides 5 of 6; with a
-/// stream of requests the next slot's certificate would decide it.
+/// replica 2 decides it on the slow path from the others' COMMITs while it
+/// awaits a NEW_VIEW (R25, Slow3's deliver mode, view3.md V3Deliver);
+/// before that was built it decided 5 of 6.
 #[test]
 fn a_replica_a_view_ahead_catches_up_while_awaiting_a_new_view() {
     let s = Scenario::from_toml(
@@ -1739,10 +1738,16 @@ to_cycle = 9167
         report.summary()
     );
     let ks: Vec<u64> = r2.decided.iter().map(|d| d.k).collect();
-    assert_eq!(
-        ks,
-        vec![1, 2, 3, 4, 5],
-        "all but the last slot: {}",
+    assert_eq!(ks, vec![1, 2, 3, 4, 5, 6], "{}", report.summary());
+    // Slot 6 by R25 while awaiting: on the slow path, in a later view than
+    // the others', after f + 1 = 3 of them committed it (each commits
+    // before it decides).
+    assert_eq!(r2.decided[5].path, Path::Slow, "{}", report.summary());
+    let mut at: Vec<u64> = others.iter().map(|r| r.decided[5].cycle).collect();
+    at.sort();
+    assert!(
+        r2.decided[5].cycle > at[2],
+        "slot 6: {at:?}\n{}",
         report.summary()
     );
     for (i, d) in r2.decided.iter().enumerate() {
@@ -1771,9 +1776,10 @@ to_cycle = 9167
 /// share its bridge waits for (before the discharge it stayed in
 /// S3WaitCertify for good, 2 of 12 decided). Its peers certify the next
 /// slot on that value, and that certificate (WATCH's ABOVE at W.b, prev =
-/// W.m) discharges the bridge: it seals, and decides every slot but the
-/// last while it awaits a NEW_VIEW its peers never write (the last slot
-/// needs R25 while awaiting, not built). Agreement holds throughout.
+/// W.m) discharges the bridge: it seals, and decides every slot while it
+/// awaits a NEW_VIEW its peers never write: the last from their COMMITs
+/// (R25 while awaiting; before that was built it decided 11 of 12).
+/// Agreement holds throughout.
 #[test]
 fn a_bridge_is_discharged_by_a_certificate_of_the_next_slot() {
     let s = Scenario::from_toml(
@@ -1820,7 +1826,8 @@ to_cycle = 3328
         report.summary()
     );
     let ks: Vec<u64> = r1.decided.iter().map(|d| d.k).collect();
-    assert_eq!(ks, (1..=11).collect::<Vec<u64>>(), "{}", report.summary());
+    assert_eq!(ks, (1..=12).collect::<Vec<u64>>(), "{}", report.summary());
+    assert_eq!(r1.decided[11].path, Path::Slow, "{}", report.summary());
     for (i, d) in r1.decided.iter().enumerate() {
         assert_eq!(
             d.m, report.replicas[0].decided[i].m,
@@ -1846,8 +1853,10 @@ to_cycle = 3328
 /// 1's share and the leader's on m_{k+1}, with prev = m_k) that CertCheck
 /// verifies while replica 2 awaits a NEW_VIEW, and k is decided as prev.
 /// (The certify row of k + 1 alone has f matching blocks, not f + 1: the
-/// leader's share there is on m'.) The last slot has no slot above it: no
-/// replica writes anything that decides it for replica 2, which stays one
+/// leader's share there is on m'.) The last slot has no slot above it, and
+/// R25 while awaiting does not decide it either: replica 2 holds replica
+/// 1's COMMIT of m and the leader's of m', one each, not f + 1 of one
+/// block. No replica writes anything that decides it for replica 2, which stays one
 /// slot short (issue 11; recovery.md D11.12).
 #[test]
 fn an_equivocating_v3_leader_decides_with_one_honest_replica_and_the_other_catches_up_from_its_commits(
@@ -2852,4 +2861,65 @@ fn a_v3_leader_that_makes_up_the_carried_slots_value_is_replaced_under_the_const
         report.replicas[2].decided[fast].cycle,
         report.cycles
     );
+}
+
+/// R25 while awaiting a NEW_VIEW (view3.md, V3Deliver; slow3.md, deliver
+/// mode): `scenarios/view_ahead_at_the_end_v3.toml`, nobody faulty. The
+/// leader's writes to replica 2 around slot 3's PREPARE are 2,000 cycles
+/// late, so replica 2 times out with nothing locked and seals view 0
+/// alone, while replicas 0 and 1 decide slot 3, the last, on the f + 1
+/// slow path in view 0 and stop. Nothing else can decide it for replica
+/// 2: no NEW_VIEW(1) comes (one SEAL is not f + 1), there is no slot 4
+/// whose certificate would carry it (R24), and its own lane is missing
+/// from the will_commit row (R26). So its decision of slot 3, on the slow
+/// path, in view 1, after both peers decided it, is R25's: WATCH's MINE
+/// and Slow3's R11 on their two COMMITs. (Before R25 while awaiting,
+/// replica 2 decided 2 of 3.)
+#[test]
+fn a_replica_a_view_ahead_at_the_last_slot_decides_it_from_its_peers_commits() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/view_ahead_at_the_end_v3.toml");
+    let s = Scenario::from_file(&path).unwrap();
+    let report = s.run(Backend::Verilator).unwrap();
+    assert!(report.checks.ok(), "{}", report.summary());
+    every_slot_decided(&report, 3);
+    for r in &report.replicas[..2] {
+        assert_eq!(r.view, 0, "replica {}: {}", r.id, report.summary());
+        assert_eq!(r.decided[2].path, Path::Slow, "{}", report.summary());
+    }
+    let r2 = &report.replicas[2];
+    assert_eq!(
+        r2.view,
+        1,
+        "replica 2 sealed view 0 alone: {}",
+        report.summary()
+    );
+    let d = &r2.decided[2];
+    assert_eq!(d.path, Path::Slow, "{}", report.summary());
+    assert_eq!(d.m, report.replicas[0].decided[2].m, "agreement at slot 3");
+    let last_peer = report.replicas[..2]
+        .iter()
+        .map(|r| r.decided[2].cycle)
+        .max()
+        .unwrap();
+    assert!(
+        d.cycle > last_peer,
+        "{} after {last_peer}: {}",
+        d.cycle,
+        report.summary()
+    );
+    // The echo round of R11: replica 2 wrote each peer's COMMIT of slot 3
+    // into echo_commit[x][2] everywhere (here, in replica 0's mailbox).
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    c.run().unwrap();
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    for x in 0..2 {
+        let w = c.hbms[0].read_words(byte(mb.record(Region::EchoCommit, x, 2)), 4);
+        assert_eq!(
+            (w[0], w[1], w[3]),
+            (field3::KIND_COMMIT, x as u32, 3),
+            "echo_commit[{x}][2] at replica 0: {w:?}"
+        );
+    }
+    eprintln!("{}", report.summary());
 }
