@@ -9,7 +9,8 @@
 //! - `<name>_r<i>_in.hex`: replica i's inputs, one `$readmemh` record per
 //!   cycle on which they change: `{cycle[31:0], inputs}`;
 //! - `<name>_r<i>_out.hex`: replica i's expected outputs, the same way;
-//! - `tb_<name>.v`: n `rhdl_ubft` instances, each fed its recorded inputs
+//! - `tb_<name>.v`: n `rhdl_ubft` instances (of the kernel that ran: v2's
+//!   `rtl/rhdl_ubft.v` or v3's `rtl/v3/rhdl_ubft.v`), each fed its recorded inputs
 //!   (the HBM, network and client behaviour as recorded), every output
 //!   compared with `!==` on every cycle; it prints `TESTBENCH OK` or
 //!   `TESTBENCH MISMATCH: cycle C, replica R, port P: expected E, got G` for
@@ -19,11 +20,13 @@
 //! clock in header order, each starting on a 32-bit word. The testbench is
 //! plain Verilog-2001 (Icarus `-g2005`, Vivado xsim).
 
+use crate::adversary::Silent;
 use crate::backend::{self, Backend};
-use crate::cluster::{Cluster, ClusterConfig};
+use crate::cluster::{Cluster, ClusterConfig, RunReport};
 use crate::ports::{KernelBackend, KernelIn, KernelOut};
 use crate::verilator::harness::{CLOCK, TOP};
 use crate::verilator::portmap::{hex, PortMap};
+use rhdl_ubft::layout::Version;
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -77,8 +80,13 @@ pub struct Scenario {
     /// One line on what the run does (a comment in the testbench).
     pub about: String,
     pub backend: Backend,
+    /// The kernel that ran it (v2's or v3's; `rtl/rhdl_ubft.v` or
+    /// `rtl/v3/rhdl_ubft.v`).
+    pub layout: Version,
     /// Per replica, every cycle.
     pub replicas: Vec<Trace>,
+    /// The recorded run's report (its checks passed, or it is not recorded).
+    pub report: RunReport,
 }
 
 impl Scenario {
@@ -95,6 +103,19 @@ pub fn record(
     cfg: &ClusterConfig,
     backend: Backend,
 ) -> Result<Scenario, String> {
+    record_with(name, about, cfg, backend, &[])
+}
+
+/// As [`record`], with each replica of `silent` (replica, cycle) silent
+/// from that cycle on (`adversary::Silent`: its writes are dropped, as a
+/// crashed NIC's would be; the kernel itself runs on and is recorded).
+pub fn record_with(
+    name: &str,
+    about: &str,
+    cfg: &ClusterConfig,
+    backend: Backend,
+    silent: &[(usize, u64)],
+) -> Result<Scenario, String> {
     cfg.validate().map_err(|e| e.to_string())?;
     let mut logs = vec![];
     let kernels: Vec<Box<dyn KernelBackend>> =
@@ -107,6 +128,12 @@ pub fn record(
             })
             .collect();
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
+    for &(r, from_cycle) in silent {
+        if r >= cfg.replicas {
+            return Err(format!("scenario {name}: no replica {r} to silence"));
+        }
+        c.set_adversary(r, Box::new(Silent { from_cycle }));
+    }
     let report = c.run().map_err(|e| e.to_string())?;
     if !report.checks.ok() {
         return Err(format!(
@@ -119,13 +146,36 @@ pub fn record(
         name: name.to_string(),
         about: about.to_string(),
         backend,
+        layout: cfg.layout,
         replicas: logs.into_iter().map(|l| l.take()).collect(),
+        report,
     })
+}
+
+/// One of the runs `cargo xtask testbench` writes ([`standard`]).
+pub struct Standard {
+    /// File-name stem.
+    pub name: &'static str,
+    /// One line on what the run does.
+    pub about: &'static str,
+    pub cfg: ClusterConfig,
+    /// (replica, cycle): silent from that cycle ([`record_with`]).
+    pub silent: Vec<(usize, u64)>,
+}
+
+impl Standard {
+    /// Records it on `backend`.
+    pub fn record(&self, backend: Backend) -> Result<Scenario, String> {
+        record_with(self.name, self.about, &self.cfg, backend, &self.silent)
+    }
 }
 
 /// The scenarios `cargo xtask testbench` writes: 3 replicas on the fast path,
 /// 3 replicas under an equivocating leader (timeouts, view changes), and 3
-/// replicas on the fast path with every write through the kernels' guards.
+/// replicas on the fast path with every write through the kernels' guards,
+/// all on the v2 kernel; and on the v3 kernel, 3 replicas whose leader
+/// falls silent after two fast decisions (the bridge, the view change, the
+/// carried slot's rerun and the f + 1 slow path).
 ///
 /// The first two keep the network model's filter (`Delivery::Model`): the kernels'
 /// receive ports (`s_axis_rx_cmd`, `s_axis_rx_data`) are driven idle and
@@ -133,7 +183,7 @@ pub fn record(
 /// guard was wired has the same value on every cycle (the recordings grew
 /// only by the guard's ports and by the host's final reads of the guard's
 /// registers, at the end).
-pub fn standard() -> Vec<(&'static str, &'static str, ClusterConfig)> {
+pub fn standard() -> Vec<Standard> {
     // The tests' short links, a wait of 64 polls and the default signer.
     let quick = |n, slots| ClusterConfig {
         delivery: crate::network::Delivery::Model,
@@ -142,22 +192,45 @@ pub fn standard() -> Vec<(&'static str, &'static str, ClusterConfig)> {
         verify_latency: rhdl_ubft::params::defaults::VERIFY_LATENCY,
         ..ClusterConfig::quick(n, slots)
     };
+    let v2 = |name, about, cfg| Standard {
+        name,
+        about,
+        cfg,
+        silent: vec![],
+    };
     vec![
-        (
+        v2(
             "fast3",
             "3 replicas decide 6 slots on the fast path (net 40, HBM 12/6 cycles)",
             ClusterConfig { seed: 7, ..quick(3, 6) },
         ),
-        (
+        v2(
             "equivocate3",
             "3 replicas, replica 0 equivocates while leader: timeouts and view changes, 2,500 cycles",
             ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 2_500, ..quick(3, 2) },
         ),
-        (
+        v2(
             "guard3",
             "3 replicas decide 3 slots on the fast path; every landing write goes through the receiving kernel's guard (s_axis_rx_cmd, s_axis_rx_data, m_axi_rx)",
             ClusterConfig { seed: 11, delivery: crate::network::Delivery::Kernel, ..quick(3, 3) },
         ),
+        // A quicker signer than the others' (sign 100, verify 150 cycles)
+        // keeps the recording short; 16 polls of H + 4 = 16 cycles still
+        // outlast a signer step, as v3 requires (protocol.md, "Timeouts").
+        Standard {
+            name: "silent_leader3_v3",
+            about: "the v3 kernel: 3 replicas; the leader, replica 0, falls silent at cycle 700 after 2 fast decisions; replicas 1 and 2 bridge slot 3, change view, rerun slot 3 as the carried value and decide slot 4 on the f + 1 slow path",
+            cfg: ClusterConfig {
+                seed: 7,
+                wait_polls: 16,
+                sign_latency: 100,
+                verify_latency: 150,
+                delivery: crate::network::Delivery::Kernel,
+                layout: Version::V3,
+                ..ClusterConfig::quick(3, 4)
+            },
+            silent: vec![(0, 700)],
+        },
     ]
 }
 
@@ -331,7 +404,8 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
         v,
         "// Generated by `cargo xtask testbench` (ubft_sim::testbench); do not edit.\n\
          // Scenario {name}: {about}.\n\
-         // Recorded on the {backend} backend: {cycles} cycles, {n} replicas.\n\
+         // Recorded on the {backend} backend: {cycles} cycles, {n} replicas of the {layout} kernel\n\
+         // (replay it on {rtl}).\n\
          // Each `{TOP}` instance replays its replica's recorded inputs (the HBM,\n\
          // network, signer and client behaviour as recorded) and every output is\n\
          // compared with !== on every cycle. Vectors ({name}_r<i>_{{in,out}}[_wide].hex)\n\
@@ -347,6 +421,11 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
         about = sc.about,
         backend = sc.backend,
         cycles = sc.cycles(),
+        layout = sc.layout.name(),
+        rtl = match sc.layout {
+            Version::V3 => "rtl/v3/rhdl_ubft.v",
+            _ => "rtl/rhdl_ubft.v",
+        },
     );
     let mut streams: Vec<Vec<(Stream, bool, bool)>> = vec![];
     for (r, c) in counts.iter().enumerate() {

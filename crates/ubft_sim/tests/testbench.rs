@@ -6,12 +6,15 @@
 //! the committed testbenches in Icarus (`cargo xtask testbench --run --sim
 //! icarus`).
 
+use rhdl_ubft::layout::Version;
 use rhdl_ubft::params::defaults;
 use std::path::PathBuf;
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::ClusterConfig;
 use ubft_sim::testbench::{self, Corrupt, Scenario};
-use ubft_sim::verilator::{cache_dir, kernel_port_map, kernel_verilog};
+use ubft_sim::verilator::{
+    cache_dir, kernel_port_map, kernel_port_map_for, kernel_verilog, kernel_verilog_for,
+};
 
 /// A scratch directory under the target directory, with the current
 /// design's Verilog in it.
@@ -89,12 +92,41 @@ fn a_broken_expected_value_fails_naming_cycle_replica_and_port() {
 #[test]
 fn the_standard_scenarios_replay_ok_on_the_rtl() {
     let (dir, rtl) = scratch("standard");
-    let map = kernel_port_map().unwrap();
-    for (name, about, cfg) in testbench::standard() {
-        let sc = testbench::record(name, about, &cfg, Backend::RustHdl).unwrap();
+    let rtl_v3 = dir.join("rhdl_ubft_v3.v");
+    std::fs::write(&rtl_v3, kernel_verilog_for(Version::V3).unwrap()).unwrap();
+    let mut layouts = vec![];
+    for st in testbench::standard() {
+        let sc = st.record(Backend::RustHdl).unwrap();
+        let map = kernel_port_map_for(sc.layout).unwrap();
         testbench::write(&dir, &sc, &map, None).unwrap();
-        let log = testbench::run_verilator(&dir, name, &rtl, &build_dir())
+        let on = if sc.layout == Version::V3 {
+            &rtl_v3
+        } else {
+            &rtl
+        };
+        let log = testbench::run_verilator(&dir, st.name, on, &build_dir())
             .unwrap_or_else(|e| panic!("{e}"));
-        assert!(log.contains("TESTBENCH OK"), "{log}");
+        assert!(
+            log.contains(&format!(
+                "TESTBENCH OK: {}, {} cycles, 3 replicas",
+                st.name,
+                sc.cycles()
+            )),
+            "{log}"
+        );
+        if sc.layout == Version::V3 {
+            // What the v3 run shows: replica 0 (the view-0 leader) falls
+            // silent, and replicas 1 and 2 change view and decide every
+            // slot, two fast and the rest on the slow path.
+            for r in &sc.report.replicas[1..] {
+                assert_eq!(r.decided.len() as u64, st.cfg.slots, "replica {}", r.id);
+                assert_eq!(r.view, 1, "replica {}", r.id);
+                assert_eq!((r.status.fast, r.status.slow), (2, 2), "replica {}", r.id);
+            }
+        }
+        layouts.push(sc.layout);
     }
+    // The v3 kernel has a testbench of its own (issue 11: replays kept
+    // green for the new kernel).
+    assert!(layouts.contains(&Version::V3), "{layouts:?}");
 }
