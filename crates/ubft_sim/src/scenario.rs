@@ -161,17 +161,22 @@ pub const V3_KINDS: [&str; 12] = [
 /// attack v3's rules, with no v2 counterpart): `made_up` (`MadeUp3`),
 /// `forge_cert` (`ForgeCert3`), `wrong_history` (`WrongHistory3`),
 /// `omit_carried` (`OmitCarried3`). A v2
-/// scenario naming one is refused ([`V3_ONLY`]); [`Scenario::random`] and
-/// [`Scenario::random_v3`] draw none of them.
+/// scenario naming one is refused ([`V3_ONLY`]); [`Scenario::random`]
+/// draws none of them, [`Scenario::random_v3`] draws them as the others.
 pub const V3_ONLY_KINDS: [&str; 4] = ["made_up", "forge_cert", "wrong_history", "omit_carried"];
 
 /// Why a v2 scenario refuses a kind of [`V3_ONLY_KINDS`].
 pub const V3_ONLY: &str = "this kind exists only on layout = \"v3\" (its adversary signs v3 records and attacks v3's rules; v2 has no counterpart): add layout = \"v3\"";
 
-/// How many of [`V3_KINDS`] [`Scenario::random_v3`] draws: lie_vc and
-/// split_view, the latest, are not drawn yet (the soak's figures in
-/// docs/scenarios.md are for the six before them).
-pub const V3_DRAWN: usize = 6;
+/// How many of [`V3_KINDS`] (its first ones) [`Scenario::random_v3`] drew
+/// before lie_vc, split_view and the v3-only kinds: a seed whose faulty
+/// replicas all keep one of these keeps the scenario it had then.
+const V3_FIRST_DRAWN: usize = 6;
+
+/// How many of [`V3_KINDS`] (its first ones) [`Scenario::random_v3`]
+/// draws: all of them, each with chance 1 / `V3_DRAWN` for a faulty
+/// replica.
+pub const V3_DRAWN: usize = V3_KINDS.len();
 
 /// A run as data: [`ClusterConfig`]'s parameters and a list of faults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -781,14 +786,22 @@ impl Scenario {
         let mut ids: Vec<usize> = (0..n).collect();
         // The kinds v3 took first are drawn from `rng` as before, so the
         // seeds the docs name keep their scenarios; a faulty replica then
-        // becomes an equivocator with chance 1/6 on a stream of its own.
+        // becomes an equivocator with chance 1/6 on a stream of its own,
+        // and on a third stream one of the kinds added after that with
+        // chance 1 / V3_DRAWN each (a seed that draws none of them keeps
+        // its scenario). So every kind has chance 1 / V3_DRAWN.
         let mut late = Rng::new(seed ^ 0x0e9c_1a7e_0003);
+        let mut later = Rng::new(seed ^ 0x1a7e_0b3f_0008);
         for i in 0..faulty {
             let j = i + rng.below((n - i) as u64) as usize;
             ids.swap(i, j);
             let mut kind = V3_KINDS[rng.below(V3_FIRST_KINDS as u64) as usize];
-            if late.below(V3_DRAWN as u64) == 0 {
+            if late.below(V3_FIRST_DRAWN as u64) == 0 {
                 kind = "equivocate";
+            }
+            let newer = later.below(V3_DRAWN as u64) as usize;
+            if newer >= V3_FIRST_DRAWN {
+                kind = V3_KINDS[newer];
             }
             let mut fault = Fault::byzantine(kind, ids[i]).unwrap();
             if let Fault::Silent { from_cycle, .. } = &mut fault {
