@@ -10428,6 +10428,37 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  cert_kind = 256'h2;
     
     // Enums
+    localparam View3St$Off = 0;
+    localparam View3St$V3Start = 1;
+    localparam View3St$V3Turn = 2;
+    localparam View3St$V3SignSeal = 3;
+    localparam View3St$V3SendSeal = 4;
+    localparam View3St$V3PollSeals = 5;
+    localparam View3St$V3WaitSeals = 6;
+    localparam View3St$V3Next = 7;
+    localparam View3St$V3Load = 8;
+    localparam View3St$V3Verify = 9;
+    localparam View3St$V3PollOwnEcho = 10;
+    localparam View3St$V3WaitOwnEcho = 11;
+    localparam View3St$V3SendEchoSeal = 12;
+    localparam View3St$V3PollEchoCommit = 13;
+    localparam View3St$V3WaitEchoCommit = 14;
+    localparam View3St$V3VerifySuspect = 15;
+    localparam View3St$V3SendNv = 16;
+    localparam View3St$V3PollNv = 17;
+    localparam View3St$V3WaitNv = 18;
+    localparam View3St$V3PollNvRec = 19;
+    localparam View3St$V3WaitNvRec = 20;
+    localparam View3St$V3Install = 21;
+    localparam View3St$V3Bridge = 22;
+    localparam View3St$V3PollCert = 23;
+    localparam View3St$V3WaitCert = 24;
+    localparam View3St$V3VerifyCert = 25;
+    localparam View3St$V3PollCatch = 26;
+    localparam View3St$V3WaitCatch = 27;
+    localparam View3St$V3CatchNext = 28;
+    localparam View3St$V3AwaitNext = 29;
+    localparam View3St$V3Deliver = 30;
     localparam ProtocolSt$Idle = 0;
     localparam ProtocolSt$Run = 1;
     localparam ProtocolSt$Decide = 2;
@@ -18571,6 +18602,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     reg  suspect;
     reg  own_echo;
     reg  [31:0] x_row;
+    reg  [4:0] await_back;
     reg  [3:0] cnt2;
     reg  [3:0] p2;
     reg  [4:0] sup2;
@@ -18871,6 +18903,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
             own_echo = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] > blk$q[(32'h40)+:(32)]);
         end
         x_row = ((x$q) & 32'hffffffff) << row_log;
+        await_back = View3St$V3PollNv;
+        if (lead$q) begin
+            await_back = View3St$V3PollSeals;
+        end
         stop = 1'b0;
         start_leader = 1'b0;
         holding = state$q != View3St$Off;
@@ -19507,12 +19543,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         state$d = View3St$Off;
                     end
                     else if (k != catch_k$q) begin
-                        if (lead$q) begin
-                            state$d = View3St$V3PollSeals;
-                        end
-                        else begin
-                            state$d = View3St$V3PollNv;
-                        end
+                        state$d = await_back;
                     end
                 end
             View3St$V3Deliver:
@@ -19521,22 +19552,14 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         state$d = View3St$Off;
                     end
                     else if (k != catch_k$q) begin
-                        if (lead$q) begin
-                            state$d = View3St$V3PollSeals;
-                        end
-                        else begin
-                            state$d = View3St$V3PollNv;
-                        end
+                        state$d = await_back;
                     end
                     else if (s3_done) begin
                         if (expiring) begin
                             state$d = View3St$V3Start;
                         end
-                        else if (lead$q) begin
-                            state$d = View3St$V3PollSeals;
-                        end
                         else begin
-                            state$d = View3St$V3PollNv;
+                            state$d = await_back;
                         end
                     end
                 end

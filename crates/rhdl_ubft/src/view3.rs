@@ -435,6 +435,9 @@ pub struct View3 {
     own_echo: Signal<Local, Bit>,
     /// x * R + id, and x * R (echo_seal[x][id], echo_commit[x][0]).
     x_row: Signal<Local, Bits<32>>,
+    /// The poll a wait while awaiting goes back to: the new leader's
+    /// V3PollSeals, a follower's V3PollNv.
+    await_back: Signal<Local, View3St>,
     /// 2 cnt, 2 p, 2 (f + 1): COMPOSE beat indices and lengths.
     cnt2: Signal<Local, Bits<4>>,
     p2: Signal<Local, Bits<4>>,
@@ -669,6 +672,7 @@ impl Default for View3 {
             nv_seal: Default::default(),
             suspect: Default::default(),
             x_row: Default::default(),
+            await_back: Default::default(),
             view_m1: Default::default(),
             cnt2: Default::default(),
             p2: Default::default(),
@@ -854,6 +858,10 @@ impl Logic for View3 {
                 & (self.fetch_beat.val().get_bits::<32>(64) > self.blk.q.val().get_bits::<32>(64));
         }
         self.x_row.next = bit_cast::<32, 8>(self.x.q.val()) << self.row_log.val();
+        self.await_back.next = View3St::V3PollNv;
+        if self.lead.q.val() {
+            self.await_back.next = View3St::V3PollSeals;
+        }
         // Outputs are zero unless a state drives them (see leader.rs).
         self.stop.next = false;
         self.start_leader.next = false;
@@ -1515,11 +1523,7 @@ impl Logic for View3 {
                 if !self.running.val() {
                     self.state.d.next = View3St::Off;
                 } else if self.k.val() != self.catch_k.q.val() {
-                    if self.lead.q.val() {
-                        self.state.d.next = View3St::V3PollSeals;
-                    } else {
-                        self.state.d.next = View3St::V3PollNv;
-                    }
+                    self.state.d.next = self.await_back.val();
                 }
             }
             View3St::V3Deliver => {
@@ -1529,18 +1533,12 @@ impl Logic for View3 {
                 if !self.running.val() {
                     self.state.d.next = View3St::Off;
                 } else if self.k.val() != self.catch_k.q.val() {
-                    if self.lead.q.val() {
-                        self.state.d.next = View3St::V3PollSeals;
-                    } else {
-                        self.state.d.next = View3St::V3PollNv;
-                    }
+                    self.state.d.next = self.await_back.val();
                 } else if self.s3_done.val() {
                     if self.expiring.val() {
                         self.state.d.next = View3St::V3Start;
-                    } else if self.lead.q.val() {
-                        self.state.d.next = View3St::V3PollSeals;
                     } else {
-                        self.state.d.next = View3St::V3PollNv;
+                        self.state.d.next = self.await_back.val();
                     }
                 }
             }
