@@ -247,6 +247,10 @@ impl<const N: usize> Bench<N> {
     fn nv_addr(&self) -> u64 {
         self.byte(self.mb.record(Region::NewViewRecord, 0, 0))
     }
+    /// commit[s(k)][x], the Mine poll's record (R25 while awaiting).
+    fn mine_addr(&self, x: usize) -> u64 {
+        self.byte(self.mb.record(Region::Commit, self.s(), x))
+    }
     /// A row of records' bursts: from record 0 to n - 1, split where a
     /// 4 KiB page ends (a record never straddles one).
     fn row_bursts(&self, region: Region, i: usize) -> Vec<(u64, u64)> {
@@ -289,6 +293,12 @@ impl<const N: usize> Bench<N> {
         self.put(w, &block);
         self.put(w + 16, &[0xdead_beef; 16]);
     }
+    /// x's COMMIT of k itself, in commit[s(k)][x].
+    fn mine(&mut self, x: usize, block: [u32; 8], signers: u32) {
+        let w = self.mb.record(Region::Commit, self.s(), x);
+        self.put(w, &block);
+        self.put(w + field3::COMMIT_BITMAP, &[signers]);
+    }
     fn new_view(&mut self, v: u32) {
         let w = self.mb.record(Region::NewViewRecord, 0, 0);
         self.put(w, &[v, 0b11, 0b11]);
@@ -309,7 +319,9 @@ fn expected_rotation<const N: usize>(
     plan.push((b.commit_addr(x), 0));
     plan.extend(b.row_bursts(Region::Seal, 0));
     if awaiting {
-        plan.push((b.nv_addr(), 0));
+        // Mine: commit[s(k)][x'], x' the next Commit poll's (x has moved
+        // on by then). The NewView poll is not in the rotation.
+        plan.push((b.mine_addr((x + 1) % b.n as usize), 0));
     }
     let mut t = start;
     let mut out = vec![];
@@ -359,7 +371,7 @@ fn the_rotation_n3_polls_row_certify_commit_x_and_seals_at_their_addresses() {
 }
 
 #[test]
-fn the_rotation_n5_and_n3_with_awaiting_adds_the_new_view_poll() {
+fn the_rotation_n5_and_n3_with_awaiting_adds_the_mine_poll() {
     rotation::<5>(false);
     rotation::<5>(true);
     rotation::<3>(true);
@@ -661,42 +673,58 @@ fn f_plus_one_seals_of_views_at_least_view_trigger_and_f_or_garbage_do_not() {
     seals::<5>();
 }
 
+/// R25 while awaiting: a COMMIT of k itself (commit[s(k)][x]) is polled
+/// and reported (MINE) only while `awaiting`, once per x until `clear`;
+/// one of another slot, or naming another writer, is nothing. NEW_VIEW is
+/// never polled (View3 reads new_view itself).
 #[test]
-fn a_new_view_above_view_is_reported_only_while_awaiting() {
-    let view = 4;
-    let mut b = Bench::<3>::new(5, view);
-    b.new_view(view + 1);
-    b.run_to(300);
-    assert!(b.events.is_empty());
-    assert!(b.bursts.iter().all(|p| p.addr != b.nv_addr()), "not polled");
-    // awaiting: a stale NEW_VIEW is nothing, view + 1 is an event.
-    let mut b = Bench::<3>::new(5, view);
+fn a_commit_of_this_slot_is_reported_only_while_awaiting_once_per_x() {
+    let k = 5;
+    let mut b = Bench::<3>::new(k, 4);
+    b.mine(1, field3::commit_block(1, 4, k, 77, 76), 0b011);
+    b.new_view(5);
+    b.run_to(600);
+    assert!(b.events.is_empty(), "{:?}", b.events);
+    assert!(
+        b.bursts.iter().all(|p| p.addr != b.mine_addr(1)),
+        "not polled"
+    );
+    assert!(
+        b.bursts.iter().all(|p| p.addr != b.nv_addr()),
+        "never polled"
+    );
+    let mut b = Bench::<3>::new(k, 4);
     b.awaiting = true;
-    b.new_view(view);
-    b.run_to(300);
-    assert!(b.events.is_empty());
-    let (polls, end) = expected_rotation(&b, 1, 0, true);
-    let period = end - 1;
-    let t = 1 + 5 * period;
-    b.run_to(t);
-    assert!(b.events.is_empty(), "a stale NEW_VIEW: {:?}", b.events);
-    b.new_view(view + 1);
-    let nv = polls.last().unwrap();
-    assert_eq!((nv.addr, nv.len), (b.nv_addr(), 0));
-    let nv = nv.cycle - 1 + t;
-    b.run_to(t + period + 50);
+    // x = 0's names writer 2, x = 2's is of k + 1: neither is MINE.
+    b.mine(0, field3::commit_block(2, 4, k, 77, 76), 0b011);
+    b.mine(2, field3::commit_block(2, 4, k + 1, 77, 76), 0b011);
+    b.mine(1, field3::commit_block(1, 4, k, 77, 76), 0b011);
+    b.new_view(5);
+    b.take_after = Some(0);
+    // Rotation 0's Mine poll reads x = 1 (the Commit poll read x = 0).
+    let (polls, _) = expected_rotation(&b, 1, 0, true);
+    let p = polls.last().unwrap();
+    assert_eq!((p.addr, p.len), (b.mine_addr(1), 0));
+    b.run_to(400 * 3 * 4);
     assert_eq!(
         b.events,
         vec![Event {
-            cycle: nv + H + 4,
-            kind: ev::NEW_VIEW,
-            view: view + 1,
-            m: 0,
-            prev: 0,
-            x: 0,
-            bits: 0
-        }]
+            cycle: p.cycle + H + 4,
+            kind: ev::MINE,
+            view: 4,
+            m: 77,
+            prev: 76,
+            x: 1,
+            bits: 0b011
+        }],
+        "x = 1 once, nothing else"
     );
+    assert!(
+        b.bursts.iter().all(|p| p.addr != b.nv_addr()),
+        "never polled"
+    );
+    let polled_x1 = b.bursts.iter().filter(|q| q.addr == b.mine_addr(1)).count();
+    assert!(polled_x1 >= 2, "x = 1 polled again, not reported again");
 }
 
 #[test]
