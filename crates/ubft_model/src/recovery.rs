@@ -131,10 +131,22 @@ pub enum Variant {
     /// "R28: the run's end", the open finding). It does not end the mirror
     /// case, a value decided from COMMITs of an earlier view.
     AdoptAbove,
+    /// A candidate for the open finding of docs/model.md "R28: the run's
+    /// end", closing the trace and its mirror ("Closing in the view",
+    /// docs/model.md): `adopt_above`'s R10 (a certificate of the slot
+    /// from a later view than the replica's, higher than its L; also
+    /// while awaiting a NEW_VIEW, from its awaited view on), and R28
+    /// extended: a replica that decided the run's last slot S = m and
+    /// holds no COMMIT of S of a view it has not sealed (L below (S, its
+    /// view)) does not stop: it certifies (v, S, m, dec[S − 1]) for its
+    /// view v (when v is at least the view of the block it decided on),
+    /// commits the first certificate of (w′ ≥ v, S, m, dec[S − 1]) it
+    /// sees, and only then stops. That wait has no timer.
+    CloseInView,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 18] = [
+    pub const ALL: [Variant; 19] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -153,6 +165,7 @@ impl Variant {
         Variant::Rtl,
         Variant::NoClose,
         Variant::AdoptAbove,
+        Variant::CloseInView,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -174,6 +187,7 @@ impl Variant {
             Variant::Rtl => "recovery:rtl",
             Variant::NoClose => "recovery:no_close",
             Variant::AdoptAbove => "recovery:adopt_above",
+            Variant::CloseInView => "recovery:close_in_view",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`.
@@ -395,6 +409,10 @@ pub struct Rep {
     pub wc_prev: Val,
     /// Its latest commit L.
     pub l: Block,
+    /// `close_in_view`, in Close after the run's last slot: the block
+    /// (v, S, m, dec[S − 1]) of its view v at the decision; it stops once
+    /// it has committed a certificate of (w′ ≥ v, S, m, dec[S − 1]).
+    pub close: Block,
     /// NEW_VIEW(view) accepted (always in view 0), and its constraint
     /// (c*, w*, m*, prev*) (none: every slot open).
     pub nv_ok: bool,
@@ -433,8 +451,12 @@ pub enum Step {
     Behind,
     Trigger,
     BridgeCommit,
-    /// R28: the share of the last slot's W.
+    /// R28: the share of the last slot's W (`close_in_view`: of its view's
+    /// block of the last slot).
     CloseShare,
+    /// `close_in_view`: commits a certificate of the last slot of a view
+    /// ≥ its own, then stops.
+    CloseCommit,
     Seal,
     Collect,
     CollectCheck,
@@ -657,24 +679,40 @@ impl Recovery {
     /// R10: a certificate it should commit now: of its view, or, with the
     /// candidate `adopt_above`, of a later view, higher than its L.
     fn commit_candidate(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
-        if !matches!(
-            rep.pc,
-            Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow | Pc::Bridge
-        ) {
+        let close = self.variant == Variant::CloseInView;
+        // `close_in_view`: also while awaiting NEW_VIEW(view), a certificate
+        // of a view ≥ view (it has sealed only views below it).
+        let awaiting = close && rep.pc == Pc::AwaitNv && rep.round == Round::Idle;
+        if !awaiting
+            && !matches!(
+                rep.pc,
+                Pc::Prepare | Pc::Cert | Pc::CommitWait | Pc::Slow | Pc::Bridge
+            )
+        {
             return None;
         }
         let certs = self.certs_for(cfg, h, rep.k, false);
-        if !rep.committed.is() {
+        if !rep.committed.is() && !awaiting {
             if let Some(c) = certs.iter().find(|c| c.v == rep.view) {
                 return Some(*c);
             }
         }
-        if self.variant != Variant::AdoptAbove {
+        if self.variant != Variant::AdoptAbove && !close {
             return None;
         }
+        let first = if awaiting { rep.view } else { rep.view + 1 };
         certs
             .into_iter()
-            .find(|c| c.v > rep.view && c.above(&rep.l) && c.prev == dec(rep, rep.k - 1))
+            .find(|c| c.v >= first && c.above(&rep.l) && c.prev == dec(rep, rep.k - 1))
+    }
+
+    /// `close_in_view`, in Close: the certificate of (w′ ≥ v, S, m,
+    /// dec[S − 1]) it commits before it stops.
+    fn close_cert(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
+        let t = rep.close;
+        self.certs_for(cfg, h, t.k, false)
+            .into_iter()
+            .find(|c| c.v >= t.v && c.m == t.m && c.prev == t.prev)
     }
 
     /// R11: the lowest x whose COMMIT for its slot it has not processed.
@@ -854,7 +892,9 @@ impl Recovery {
 
     /// Decides (k, m) at its slot and moves on (R23: a rerun emits nothing,
     /// unless the value differs, which integrity then shows).
-    fn decide(&self, cfg: &Config, id: usize, rep: &mut Rep, m: Val) {
+    /// `w`: the view of the block it decided on (a full will_commit row's
+    /// or the COMMITs'), none for R24.
+    fn decide(&self, cfg: &Config, id: usize, rep: &mut Rep, m: Val, w: Option<u8>) {
         let k = rep.k;
         if !rep.rerun || dec(rep, k) != m {
             rep.log[rep.nlog as usize] = (k, m);
@@ -895,6 +935,25 @@ impl Recovery {
             // R28: the run's last slot, delivered with a will_commit and
             // not committed, is certified and committed before it stops.
             rep.pc = if self.closes() && self.obligation(rep) && rep.wc.k == k {
+                Pc::Close
+            } else if self.variant == Variant::CloseInView && !(rep.l.k == k && rep.l.v >= rep.view)
+            {
+                // R28 in the view: no COMMIT of S of a view it has not
+                // sealed, so a laggard could count none of its COMMITs
+                // (R11.3). Its share of (v, S, m) is safe once v is at
+                // least the decided block's view: every certificate of S
+                // in such a view is of m (recovery.md section 10, Lemma 2).
+                rep.close = Block {
+                    v: rep.view,
+                    k,
+                    m,
+                    prev: dec(rep, k - 1),
+                };
+                rep.prev1 = if w.is_some_and(|w| rep.view >= w) {
+                    rep.close
+                } else {
+                    Block::NONE
+                };
                 Pc::Close
             } else {
                 Pc::Done
@@ -1009,7 +1068,7 @@ impl Recovery {
             .filter(|&y| rep.dcount & (1 << y) != 0 && rep.dseen[y] == c)
             .count();
         if c.k == rep.k && n >= self.decide_need(cfg) {
-            self.decide(cfg, id, rep, c.m);
+            self.decide(cfg, id, rep, c.m, Some(c.v));
         }
     }
 
@@ -1196,6 +1255,7 @@ impl Design for Recovery {
             wc_prev: 0,
             wc_done: false,
             l: Block::NONE,
+            close: Block::NONE,
             nv_ok: true,
             cons: Block::NONE,
             rerun: false,
@@ -1225,6 +1285,16 @@ impl Design for Recovery {
             Round::Idle => {}
         }
         if !rep.waiting() {
+            return;
+        }
+        if rep.pc == Pc::Close && rep.close.is() {
+            // `close_in_view`: its share of (v, S, m), then the COMMIT of
+            // a certificate of (w′ ≥ v, S, m).
+            if rep.prev1.is() {
+                out.push(Step::CloseShare);
+            } else if self.close_cert(cfg, rep, h).is_some() {
+                out.push(Step::CloseCommit);
+            }
             return;
         }
         if rep.pc == Pc::Close {
@@ -1348,6 +1418,9 @@ impl Design for Recovery {
     }
 
     fn timeouts(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm, out: &mut Vec<Step>) {
+        if rep.close.is() {
+            return; // `close_in_view`: the wait has no timer
+        }
         if rep.round != Round::Idle
             || !matches!(
                 rep.pc,
@@ -1791,10 +1864,25 @@ impl Design for Recovery {
                 nv_text(&h.new_view),
                 rep.k
             ),
+            Step::CloseShare if rep.close.is() => format!(
+                "{at} R28 (in the view) decided the run's last slot → certifies it in its view: CERT {}",
+                blk(&rep.prev1)
+            ),
             Step::CloseShare => format!(
                 "{at} R28 decided the run's last slot fast → certifies it: CERT {}",
                 blk(&rep.prev1)
             ),
+            Step::CloseCommit => {
+                let c = self.close_cert(cfg, rep, h).unwrap();
+                format!(
+                    "{at} R28 (in the view) reads certify[{}] = [{}], commit[{}] = [{}] → certificate for {} → commits, stops",
+                    cfg.slot(c.k),
+                    blocks(&h.certify[cfg.slot(c.k)][..cfg.n]),
+                    cfg.slot(c.k),
+                    blocks(&h.commit[cfg.slot(c.k)][..cfg.n]),
+                    blk(&c)
+                )
+            }
             Step::Behind => format!("{at} R27 sees a COMMIT or certificate outside its window → BEHIND_WINDOW"),
             Step::Trigger => format!(
                 "{at} R14 reads seal = [{}] → f + 1 SEALs of views ≥ {}: view change (R15, R16)",
@@ -2351,7 +2439,8 @@ impl Recovery {
             }
             Step::FastDecide => {
                 let m = self.full_row_seen(cfg, rep, h).expect("a full row");
-                self.decide(cfg, id, rep, m);
+                let w = h.will_commit[cfg.slot(rep.k)][0].v;
+                self.decide(cfg, id, rep, m, Some(w));
                 vec![]
             }
             Step::Echo => {
@@ -2404,8 +2493,15 @@ impl Recovery {
                 }
                 out
             }
+            Step::CloseCommit => {
+                let c = self.close_cert(cfg, rep, h).expect("a certificate");
+                let out = self.commit(cfg, id, rep, c);
+                rep.pc = Pc::Done;
+                out
+            }
             Step::CloseShare => {
-                // R28: prev1 is W (V11), delivered fast and not certified.
+                // R28: prev1 is W (V11), delivered fast and not certified
+                // (`close_in_view`: its view's block of the last slot).
                 let b = rep.prev1;
                 self.sign_share(cfg, rep, b);
                 rep.prev1 = Block::NONE;
@@ -2456,7 +2552,7 @@ impl Recovery {
             }
             Step::CatchAbove => {
                 let p = self.above(cfg, rep, h).expect("a certificate above");
-                self.decide(cfg, id, rep, p);
+                self.decide(cfg, id, rep, p, None);
                 vec![]
             }
             Step::Behind => {
