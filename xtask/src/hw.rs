@@ -447,7 +447,7 @@ fn block_note(block: &str) -> &'static str {
         "compose" => "COMPOSE, the v3 record composer (docs/compose.md); one size for every n; in the v3 kernel.",
         "certcheck" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/certcheck.md); one size for every n; in the v3 kernel's Protocol.",
         "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md); one size for every n.",
-        "kernel_v3" => "The v3 kernel: the v2 kernel's blocks with the v3 guard and Protocol's v3 fast path (recovery.md section 16); the simulator runs it with `--layout v3`, the card runs v2.",
+        "kernel_v3" => "The v3 kernel, the one the card runs (rtl/rhdl_ubft.v): the v2 kernel's blocks with the v3 guard, WATCH, COMPOSE and Protocol's v3 machines (recovery.md section 16).",
         _ => "",
     }
 }

@@ -3,7 +3,7 @@
 //! (`ubft_sim::testbench::standard`) and writes their self-checking
 //! testbenches and vectors into `rtl/tb/`; `--check` instead fails if
 //! `rtl/tb/` differs from what would be written; `--run` then replays each
-//! on its kernel's RTL, `rtl/rhdl_ubft.v` or `rtl/v3/rhdl_ubft.v` (Verilator by default, Icarus Verilog with `--sim
+//! on its kernel's RTL, `rtl/v2/rhdl_ubft.v` or `rtl/rhdl_ubft.v` (Verilator by default, Icarus Verilog with `--sim
 //! icarus`) and fails unless it prints `TESTBENCH OK`. docs/testbench.md has
 //! the details.
 
@@ -99,7 +99,7 @@ pub fn testbench(
     // Each run replays on its kernel's file, which must be current.
     let rtl_of = |layout: Version| -> Result<PathBuf, String> {
         let rel = match layout {
-            Version::V3 => super::VERILOG_V3,
+            Version::V2 => super::VERILOG_V2,
             _ => super::VERILOG,
         };
         let rtl = root.join(rel);

@@ -24,8 +24,10 @@ pub struct Yosys {
 static YOSYS_TOOL: OnceLock<Result<Yosys, String>> = OnceLock::new();
 
 /// Lines of a Yosys log that fail the checks (rust-hdl's `yosys_validate`).
-pub const BAD: [&str; 6] = [
+pub const BAD: [&str; 8] = [
     "Latch inferred",
+    "found logic loop",
+    "multiple conflicting drivers",
     "is used but has no driver",
     "implicitly declared",
     "Re-definition of module",
@@ -99,7 +101,9 @@ impl Yosys {
 
     /// The structural checks of `verilog` (top `top`), written to
     /// `scratch/<top>.v` and read from there by a relative name (the YoWASP
-    /// build cannot see /tmp, which it replaces with its own): `read -vlog95; hierarchy -check; proc`, then the
+    /// build cannot see /tmp, which it replaces with its own): `read -vlog95; hierarchy -check; proc; flatten; check` (the
+    /// last finds combinational loops across the whole flattened design and
+    /// conflicting drivers), then the
     /// log must hold none of [`BAD`]. Returns the log, or the lines that
     /// failed (the full log is kept as `scratch/<top>-yosys.log`).
     pub fn check(&self, verilog: &str, top: &str, scratch: &Path) -> Result<String, String> {
@@ -108,7 +112,8 @@ impl Yosys {
         std::fs::write(&file, verilog).map_err(|e| format!("{}: {e}", file.display()))?;
         // A relative name, run from `scratch`: YoWASP's sandbox sees the
         // working directory but mounts its own directory over /tmp.
-        let script = format!("read -vlog95 {top}.v; hierarchy -check -top {top}; proc");
+        let script =
+            format!("read -vlog95 {top}.v; hierarchy -check -top {top}; proc; flatten; check");
         let out = self
             .command()
             .args(["-p", &script])

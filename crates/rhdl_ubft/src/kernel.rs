@@ -648,18 +648,20 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BE
 /// The kernel of the default build (N = `params::N`).
 pub type UbftKernel = Kernel<{ crate::params::N }>;
 
-/// The Verilog of a kernel of N replicas, top module renamed `rhdl_ubft`,
-/// with the "generated, do not edit" header.
+/// The Verilog of the v2 reference kernel of N replicas
+/// (`rtl/v2/rhdl_ubft.v`), top module renamed `rhdl_ubft`, with the
+/// "generated, do not edit" header.
 pub fn verilog<const N: usize>() -> String {
     top_verilog(Kernel::<N>::top(), "")
 }
 
 /// The Verilog of the v3 kernel (`KernelV3`), as [`verilog`]: same module
-/// name and ports; not in `rtl/` (the card runs v2).
+/// name and ports; `rtl/rhdl_ubft.v`, the kernel the card runs (v2's is
+/// `rtl/v2/rhdl_ubft.v`).
 pub fn verilog_v3<const N: usize>() -> String {
     top_verilog(
         KernelV3::<N>::top(),
-        ", the v3 layout (fast path, slow path R7 to R12, view change without a carried value)",
+        ", the v3 layout (the fast path, the f + 1 slow path and the view change)",
     )
 }
 

@@ -187,8 +187,9 @@ pub enum Version {
     /// The recovery's (docs/recovery.md, section 13): v2's prepare widened to
     /// (k, m, v, prev) on a beat of its own, v2's will_cert and will_commit,
     /// and records of whole beats whose first beat is the block their
-    /// signature covers. Run by the v3 build (`kernel::KernelV3`, the fast
-    /// path and R7 so far; issue 11 builds the rest); the card runs v2.
+    /// signature covers. Run by the v3 kernel (`kernel::KernelV3`: the fast
+    /// path, the f + 1 slow path and the view change), the one the card
+    /// runs (`rtl/rhdl_ubft.v`).
     V3,
 }
 
@@ -526,7 +527,7 @@ impl Mailbox {
         Self::build(version, n, g, sb)
     }
 
-    /// The layout of the default build: v2 for N, G and SB of `params`.
+    /// The v2 reference kernel's layout for N, G and SB of `params`.
     pub fn build_default() -> Mailbox {
         Self::v2(BUILD_N, crate::params::G, crate::params::SB)
     }
@@ -881,7 +882,7 @@ running next to ubft_new's host.\n\n";
     s += &Mailbox::new(UPSTREAM_NUM_NODES, UPSTREAM_G_T, 1).markdown_table();
     let b = Mailbox::build_default();
     s += &format!(
-        "\n## Mailbox::v2 (what the kernel runs), the default build: N = {}, G = {}, SB = {}\n\n",
+        "\n## Mailbox::v2 (the v2 reference kernel's, rtl/v2/), the default build: N = {}, G = {}, SB = {}\n\n",
         b.n, b.g, b.sb
     );
     s += &b.markdown_table();
@@ -904,11 +905,12 @@ fn v3_markdown() -> String {
     let b = Mailbox::v3(BUILD_N, crate::params::G, crate::params::SB);
     let f1 = crate::params::faults(b.n) + 1;
     let mut s = format!(
-        "\n## Mailbox::v3 (the recovery's; run by the v3 build, KernelV3, not the card's yet), the default build: N = {}, G = {}, SB = {}\n\n",
+        "\n## Mailbox::v3 (what the kernel runs: KernelV3, rtl/rhdl_ubft.v), the default build: N = {}, G = {}, SB = {}\n\n",
         b.n, b.g, b.sb
     );
-    s += "The layout of docs/recovery.md (section 13), which issue 11 builds into the kernel; v2 above is what \
-the kernel runs until then. `rhdl-ubft layout --version v3` prints it for any n, G and signature.\n\n";
+    s += "The layout of docs/recovery.md (section 13), which the kernel runs (the fast path, the f + 1 slow \
+path and the view change); v2 above is the reference kernel's. `rhdl-ubft layout` (`--version v3`, the \
+default) prints it for any n, G and signature.\n\n";
     s += &b.markdown_table();
     s += "\n### The records\n\n";
     s += &format!(

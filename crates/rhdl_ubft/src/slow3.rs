@@ -414,7 +414,8 @@ pub struct Slow3 {
     entry: Signal<Local, Bits<8>>,
     suspect: Signal<Local, Bit>,
     /// The beat on `fetch_beat` is the C of a certify row's entry whose
-    /// share may be taken; a SEAL of x for a view >= ours.
+    /// share may be taken; a SEAL of x for a view >= ours (not x = id in
+    /// deliver mode).
     cand: Signal<Local, Bit>,
     seal_like: Signal<Local, Bit>,
     /// The certify row gave f + 1 shares, counting the one on the fetch now.
@@ -680,10 +681,14 @@ impl Logic for Slow3 {
                 & self.take.q.val()
                 & self.fetch_beat_valid.val());
         self.xid.next = self.xn.q.val() + bit_cast::<16, 8>(self.id.val());
-        // A SEAL block of x for a view >= this replica's (R11.3).
+        // A SEAL block of x for a view >= this replica's (R11.3). In
+        // deliver mode this replica's own COMMIT (x = id) is not vetoed by
+        // its own SEAL: it committed before it sealed (R10), as the model's
+        // count keeps it across the seal.
         self.seal_like.next = (self.fetch_beat.val().get_bits::<32>(0) == self.kind_seal.val())
             & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
-            & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_no.val());
+            & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_no.val())
+            & !(self.delivering.q.val() & (self.x.q.val() == self.id.val()));
         // Outputs are zero unless a state drives them (see leader.rs).
         self.stop.next = false;
         self.missed.next = false;

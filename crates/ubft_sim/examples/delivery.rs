@@ -8,7 +8,7 @@
 //! the other is a timing effect of the protocol, not the guard's.
 //!
 //!     cargo run --release -p ubft_sim --example delivery -- 1358 2237 2946
-//!     cargo run --release -p ubft_sim --example delivery -- scenarios/lie_vc.toml
+//!     cargo run --release -p ubft_sim --example delivery -- scenarios/v2/lie_vc.toml
 //!
 //! Prints, per seed or scenario file, the checks under each delivery, the
 //! decisions per replica and the failures.

@@ -35,7 +35,7 @@ fn main() {
     let mut cfg = ClusterConfig {
         max_cycles: max,
         delays,
-        ..ClusterConfig::quick(n, slots)
+        ..ClusterConfig::quick(n, slots).v2()
     };
     if let Ok(seed) = std::env::var("SEED") {
         cfg.seed = seed.parse().unwrap();

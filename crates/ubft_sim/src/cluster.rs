@@ -84,10 +84,11 @@ pub struct ClusterConfig {
     /// default), or the network model's filter (the recorded testbenches),
     /// or unchecked (`Bypass`, tests only).
     pub delivery: Delivery,
-    /// The mailbox layout the kernels run: v2 (the default, `Kernel<N>`) or
-    /// v3 (`KernelV3<N>`: the fast path, the slow path and the view
-    /// change as built so far, and the Byzantine kinds that know its
-    /// records, [`V3_BYZANTINE`]). v1 is refused ([`parse_layout`]).
+    /// The mailbox layout the kernels run: v3 (the default, `KernelV3<N>`,
+    /// the kernel the card runs: the fast path, the f + 1 slow path and the
+    /// view change, and the Byzantine kinds that know its records,
+    /// [`V3_BYZANTINE`]) or v2 (`Kernel<N>`, the reference kernel with
+    /// all-n quorums, [`ClusterConfig::v2`]). v1 is refused ([`parse_layout`]).
     pub layout: Version,
 }
 
@@ -95,7 +96,7 @@ pub struct ClusterConfig {
 pub const V3_BYZANTINE: &str = "the adversary does not know the v3 records (Adversary::knows_v3): every scenario kind has one that does (silent, mute_fast, forge, forge_shares, random, equivocate, lie_vc, split_view, and the v3-only made_up, forge_cert, wrong_history and omit_carried), but v2's equivocate, lie_vc and split_view write v2's records";
 
 /// Why v1 is refused: no kernel of this project runs it.
-pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v2 (the default) or v3";
+pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v3 (the default) or v2";
 
 /// A layout by name, as `--layout` and the scenario key `layout` take it:
 /// "v2" or "v3"; "v1" and anything else are refused with the reason.
@@ -126,7 +127,17 @@ impl ClusterConfig {
             delays: vec![],
             equivocate: vec![],
             delivery: Delivery::Kernel,
+            layout: Version::V3,
+        }
+    }
+
+    /// The same run on the v2 reference kernel (`layout` v2: the fast path
+    /// and v2's all-n slow path; the recorded v2 testbenches and the tests
+    /// of v2's machines run it).
+    pub fn v2(self) -> Self {
+        ClusterConfig {
             layout: Version::V2,
+            ..self
         }
     }
 
@@ -413,9 +424,7 @@ pub struct NetworkReport {
 pub struct RunReport {
     pub cycles: u64,
     pub backend: String,
-    /// The mailbox layout the kernels ran ("v2", "v3"); in the JSON only
-    /// when it is not v2, so v2's reports are as before.
-    #[serde(skip_serializing_if = "is_v2_name")]
+    /// The mailbox layout the kernels ran ("v3", the default, or "v2").
     pub layout: &'static str,
     pub replicas: Vec<ReplicaReport>,
     /// The client requests, each once, in the order a replica first took
@@ -443,10 +452,10 @@ impl RunReport {
 
     /// A short human summary.
     pub fn summary(&self) -> String {
-        let mut s = format!("{} cycles on {}", self.cycles, self.backend);
-        if !is_v2_name(&self.layout) {
-            s += &format!(", layout {}", self.layout);
-        }
+        let mut s = format!(
+            "{} cycles on {}, layout {}",
+            self.cycles, self.backend, self.layout
+        );
         s += "\n";
         for r in &self.replicas {
             let fast = r.decided.iter().filter(|d| d.path == Path::Fast).count();
@@ -497,10 +506,6 @@ impl RunReport {
         }
         s
     }
-}
-
-fn is_v2_name(layout: &&'static str) -> bool {
-    *layout == Version::V2.name()
 }
 
 /// Checks agreement, validity and order over the honest replicas.

@@ -13,7 +13,7 @@
 //! signer_engines = 1       # the signer service's parallel engines, default 1
 //! max_cycles = 5000000     # 0 or absent: the cluster's budget for the slots
 //! backend = "verilator"    # "verilator" (default) or "rust-hdl"
-//! layout = "v3"            # the kernels' mailbox layout: "v2" (default) or "v3"
+//! layout = "v3"            # the kernels' mailbox layout: "v3" (default) or "v2"
 //!
 //! [[fault]]
 //! kind = "delay"           # extra latency on src -> dst for writes sent in a window
@@ -40,7 +40,7 @@
 //! f = (n - 1) / 2 replicas may be faulty. Several faults on one replica
 //! compose in file order ([`Chain`]). Unknown keys and kinds, replica ids
 //! not below n, and too many faulty replicas are refused with a message
-//! naming the problem. On `layout = "v3"` (the v3 kernel) every kind runs
+//! naming the problem. On `layout = "v3"` (the default, the v3 kernel) every kind runs
 //! ([`V3_KINDS`]: each has an adversary that knows the v3 records; a kind
 //! without one would be refused, [`crate::cluster::V3_BYZANTINE`]), and
 //! `layout = "v1"` is refused.
@@ -93,11 +93,8 @@ fn one_engine() -> usize {
 fn is_one_engine(x: &usize) -> bool {
     *x == 1
 }
-fn v2() -> Version {
-    Version::V2
-}
-fn is_v2(v: &Version) -> bool {
-    *v == Version::V2
+fn v3() -> Version {
+    Version::V3
 }
 
 /// The `layout` key as a string ("v2", "v3"; "v1" and others refused by
@@ -166,7 +163,7 @@ pub const V3_KINDS: [&str; 12] = [
 pub const V3_ONLY_KINDS: [&str; 4] = ["made_up", "forge_cert", "wrong_history", "omit_carried"];
 
 /// Why a v2 scenario refuses a kind of [`V3_ONLY_KINDS`].
-pub const V3_ONLY: &str = "this kind exists only on layout = \"v3\" (its adversary signs v3 records and attacks v3's rules; v2 has no counterpart): add layout = \"v3\"";
+pub const V3_ONLY: &str = "this kind exists only on layout = \"v3\" (its adversary signs v3 records and attacks v3's rules; v2 has no counterpart): remove layout = \"v2\" (v3 is the default)";
 
 /// How many of [`V3_KINDS`] (its first ones) [`Scenario::random_v3`] drew
 /// before lie_vc, split_view and the v3-only kinds: a seed whose faulty
@@ -207,8 +204,10 @@ pub struct Scenario {
     /// "rust-hdl" or "verilator"; absent: rust-hdl.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<String>,
-    /// The kernels' mailbox layout, "v2" or "v3"; absent: v2.
-    #[serde(default = "v2", with = "layout_key", skip_serializing_if = "is_v2")]
+    /// The kernels' mailbox layout, "v3" (absent: the default, the kernel
+    /// the card runs) or "v2" (the reference kernel with all-n quorums).
+    /// Always written out, so that a printed scenario replays the same.
+    #[serde(default = "v3", with = "layout_key")]
     pub layout: Version,
     /// The fewest slots every honest replica must decide (a liveness
     /// expectation the scenario tests check; 0: safety only).
@@ -389,7 +388,7 @@ impl Scenario {
             signer_engines: 1,
             max_cycles: 0,
             backend: None,
-            layout: Version::V2,
+            layout: Version::V3,
             expect_decided: 0,
             faults: vec![],
         }
@@ -711,6 +710,7 @@ impl Scenario {
             verify_latency: pick(&mut rng, 50, 1200),
             max_cycles,
             backend: Some("verilator".into()),
+            layout: Version::V2,
             ..Scenario::new(n, pick(&mut rng, 3, 12))
         };
         let f = s.f();
@@ -911,7 +911,7 @@ replica = 0
             );
             let s = Scenario::from_toml(&v3).unwrap();
             assert_eq!(s.faults, vec![Fault::byzantine(kind, 1).unwrap()], "{kind}");
-            let err = Scenario::from_toml(&v3.replace("layout = \"v3\"\n", "")).unwrap_err();
+            let err = Scenario::from_toml(&v3.replace("\"v3\"", "\"v2\"")).unwrap_err();
             assert_eq!(
                 err,
                 format!("fault #1 (kind = \"{kind}\") on layout = \"v2\": {V3_ONLY}")

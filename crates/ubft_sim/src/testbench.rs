@@ -10,7 +10,7 @@
 //!   cycle on which they change: `{cycle[31:0], inputs}`;
 //! - `<name>_r<i>_out.hex`: replica i's expected outputs, the same way;
 //! - `tb_<name>.v`: n `rhdl_ubft` instances (of the kernel that ran: v2's
-//!   `rtl/rhdl_ubft.v` or v3's `rtl/v3/rhdl_ubft.v`), each fed its recorded inputs
+//!   `rtl/v2/rhdl_ubft.v` or v3's `rtl/rhdl_ubft.v`), each fed its recorded inputs
 //!   (the HBM, network and client behaviour as recorded), every output
 //!   compared with `!==` on every cycle; it prints `TESTBENCH OK` or
 //!   `TESTBENCH MISMATCH: cycle C, replica R, port P: expected E, got G` for
@@ -80,8 +80,8 @@ pub struct Scenario {
     /// One line on what the run does (a comment in the testbench).
     pub about: String,
     pub backend: Backend,
-    /// The kernel that ran it (v2's or v3's; `rtl/rhdl_ubft.v` or
-    /// `rtl/v3/rhdl_ubft.v`).
+    /// The kernel that ran it (v2's or v3's; `rtl/v2/rhdl_ubft.v` or
+    /// `rtl/rhdl_ubft.v`).
     pub layout: Version,
     /// Per replica, every cycle.
     pub replicas: Vec<Trace>,
@@ -190,7 +190,7 @@ pub fn standard() -> Vec<Standard> {
         wait_polls: 64,
         sign_latency: rhdl_ubft::params::defaults::SIGN_LATENCY,
         verify_latency: rhdl_ubft::params::defaults::VERIFY_LATENCY,
-        ..ClusterConfig::quick(n, slots)
+        ..ClusterConfig::quick(n, slots).v2()
     };
     let v2 = |name, about, cfg| Standard {
         name,
@@ -423,7 +423,7 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
         cycles = sc.cycles(),
         layout = sc.layout.name(),
         rtl = match sc.layout {
-            Version::V3 => "rtl/v3/rhdl_ubft.v",
+            Version::V2 => "rtl/v2/rhdl_ubft.v",
             _ => "rtl/rhdl_ubft.v",
         },
     );

@@ -51,7 +51,7 @@ pub const VERILATOR_FLAGS: &[&str] = &[
 pub const OPT: &str = "-O3";
 
 /// The Verilog the backend simulates: the current Rust design, as
-/// `cargo xtask verilog` writes it to `rtl/rhdl_ubft.v` (the v2 kernel).
+/// `cargo xtask verilog` writes it to `rtl/v2/rhdl_ubft.v` (the v2 kernel).
 pub fn kernel_verilog() -> String {
     rhdl_ubft::kernel::verilog::<{ rhdl_ubft::params::N }>().replace("top$", "rhdl_ubft$")
 }
@@ -354,7 +354,7 @@ pub fn measure_speed(
     let cfg = ClusterConfig {
         wait_polls: 64,
         max_cycles: cycles,
-        ..ClusterConfig::quick(replicas, 1_000_000)
+        ..ClusterConfig::quick(replicas, 1_000_000).v2()
     };
     let kernels = crate::backend::kernels(backend, replicas)?;
     let mut c = Cluster::with_kernels(cfg, kernels);

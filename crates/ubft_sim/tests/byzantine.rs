@@ -9,6 +9,7 @@
 //! losing: one silent replica under the all-n quorum.
 
 use proptest::prelude::*;
+use rhdl_ubft::layout::Version;
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{ClusterConfig, RunReport};
 use ubft_sim::scenario::{Fault, Scenario, BYZANTINE_KINDS, MAX_SEED};
@@ -26,6 +27,7 @@ fn quick(replicas: usize, slots: u64, seed: u64) -> Scenario {
         verify_latency: q.verify_latency,
         max_cycles: 100_000,
         backend: Some("verilator".into()),
+        layout: Version::V2,
         ..Scenario::new(replicas, slots)
     }
 }
@@ -259,6 +261,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         max_cycles: 40_000,
                         backend: Some("verilator".into()),
                         faults,
+                        layout: Version::V2,
                         ..Scenario::new(n, slots)
                     }
                 },

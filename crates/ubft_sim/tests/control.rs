@@ -6,7 +6,7 @@ use rhdl_ubft::regs::ctrl;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
-    ClusterConfig::quick(replicas, slots)
+    ClusterConfig::quick(replicas, slots).v2()
 }
 
 #[test]

@@ -20,7 +20,7 @@ fn quick(replicas: usize, slots: u64) -> ClusterConfig {
         wait_polls: 64,
         sign_latency: defaults::SIGN_LATENCY,
         verify_latency: defaults::VERIFY_LATENCY,
-        ..ClusterConfig::quick(replicas, slots)
+        ..ClusterConfig::quick(replicas, slots).v2()
     }
 }
 

@@ -31,7 +31,7 @@ fn e1(delivery: Delivery) -> (RunReport, ubft_sim::network::NetStats) {
     let cfg = ClusterConfig {
         max_cycles: 6_000,
         delivery,
-        ..ClusterConfig::quick(3, 2)
+        ..ClusterConfig::quick(3, 2).v2()
     };
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
     c.set_adversary(
@@ -103,7 +103,7 @@ fn e1_without_a_guard_the_forged_votes_split_the_honest_replicas() {
 
 #[test]
 fn an_honest_cluster_lands_every_write_through_the_guard() {
-    let cfg = ClusterConfig::quick(3, 3);
+    let cfg = ClusterConfig::quick(3, 3).v2();
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
@@ -242,7 +242,7 @@ fn the_guard_costs_the_fast_path_a_few_dozen_cycles_a_slot() {
         let mean = |delivery| {
             let cfg = ClusterConfig {
                 delivery,
-                ..ClusterConfig::new(n, 20)
+                ..ClusterConfig::new(n, 20).v2()
             };
             let bound = fast_bound(&cfg);
             measure(cfg, Path::Fast, bound, Backend::Verilator)

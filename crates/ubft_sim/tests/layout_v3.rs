@@ -20,9 +20,10 @@ use ubft_sim::verilator::harness::{parse_ports, TOP};
 use ubft_sim::verilator::{kernel_verilog, kernel_verilog_for, Library};
 
 #[test]
-fn the_layout_is_v2_unless_asked_and_v1_is_refused() {
-    assert_eq!(ClusterConfig::new(3, 1).layout, Version::V2);
-    assert_eq!(ClusterConfig::quick(3, 1).layout, Version::V2);
+fn the_layout_is_v3_unless_asked_and_v1_is_refused() {
+    assert_eq!(ClusterConfig::new(3, 1).layout, Version::V3);
+    assert_eq!(ClusterConfig::quick(3, 1).layout, Version::V3);
+    assert_eq!(ClusterConfig::quick(3, 1).v2().layout, Version::V2);
     assert_eq!(parse_layout("v2"), Ok(Version::V2));
     assert_eq!(parse_layout("v3"), Ok(Version::V3));
     assert_eq!(parse_layout("v1"), Err(V1_REFUSED.to_string()));
@@ -40,7 +41,7 @@ fn the_layout_is_v2_unless_asked_and_v1_is_refused() {
     assert_eq!(cfg.validate(), Ok(()));
     assert_eq!(cfg.mailbox(), Mailbox::v3(BUILD_N, G, SB));
     assert_eq!(
-        ClusterConfig::quick(3, 1).mailbox(),
+        ClusterConfig::quick(3, 1).v2().mailbox(),
         Mailbox::v2(BUILD_N, G, SB)
     );
 }
@@ -67,12 +68,18 @@ fn an_equivocating_replica_is_taken_on_v3_and_v2() {
 }
 
 #[test]
-fn the_scenario_key_round_trips_and_is_left_out_at_v2() {
+fn the_scenario_key_is_v3_when_absent_and_always_written() {
     let s = Scenario::from_toml("replicas = 3\nslots = 2\n").unwrap();
-    assert_eq!(s.layout, Version::V2);
-    assert!(!s.to_toml().contains("layout"), "{}", s.to_toml());
-    let s = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v2\"\n").unwrap();
+    assert_eq!(s.layout, Version::V3);
     assert_eq!(s, Scenario::new(3, 2));
+    // Written out even at the default, so a printed scenario replays the
+    // same kernel whatever the default becomes.
+    assert!(s.to_toml().contains("layout = \"v3\""), "{}", s.to_toml());
+    let s = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v2\"\n").unwrap();
+    assert_eq!(s.layout, Version::V2);
+    assert_eq!(s.config().layout, Version::V2);
+    assert!(s.to_toml().contains("layout = \"v2\""), "{}", s.to_toml());
+    assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
     let s = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v3\"\n").unwrap();
     assert_eq!(s.layout, Version::V3);
     assert_eq!(s.config().layout, Version::V3);
@@ -111,7 +118,7 @@ fn every_byzantine_kind_runs_on_v3() {
         let text = format!(
             "replicas = 3\nslots = 2\nlayout = \"v3\"\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 1\nextra = 9\n[[fault]]\nkind = \"{kind}\"\nreplica = 1\n"
         );
-        let v2 = text.replace("layout = \"v3\"\n", "");
+        let v2 = text.replace("layout = \"v3\"", "layout = \"v2\"");
         if V3_ONLY_KINDS.contains(&kind) {
             let err = Scenario::from_toml(&v2).unwrap_err();
             assert!(err.contains(V3_ONLY), "{kind}: {err}");
@@ -431,9 +438,10 @@ fn the_cli_runs_v3_and_names_it() {
     assert!(v3.contains("3 decided (3 fast, 0 slow)"), "{v3}");
     let v3_json = run(Some("v3"), true);
     assert!(v3_json.contains("\"layout\": \"v3\""), "{v3_json}");
-    let v2_json = run(None, true);
-    assert!(!v2_json.contains("\"layout\""), "{v2_json}");
-    assert_eq!(run(Some("v2"), true), v2_json);
+    // No --layout: v3, the default.
+    assert_eq!(run(None, true), v3_json);
+    let v2_json = run(Some("v2"), true);
+    assert!(v2_json.contains("\"layout\": \"v2\""), "{v2_json}");
     // Apart from the layout key and each replica's status at the run's
     // end, v3's report is v2's on this run: the same decisions, at the
     // same cycles. At the end (the last honest decision) every v3 replica
@@ -493,7 +501,7 @@ fn an_adversary_set_by_hand_on_v3_panics_with_the_reason() {
 /// A v3 cluster of `n` whose `silent` replicas are heard until
 /// `from_cycle`, run on Verilator to `slots` decisions or `max_cycles`.
 /// The signer takes 300 cycles to sign and 500 to verify
-/// (scenarios/silent.toml's): a wait of 64 polls (1,024 cycles) outlasts
+/// (scenarios/v2/silent.toml's): a wait of 64 polls (1,024 cycles) outlasts
 /// one signer step, as the slow path needs (slow3.md, Timing).
 fn silent_run(
     n: usize,
@@ -564,7 +572,7 @@ fn every_slot_decided(report: &ubft_sim::cluster::RunReport, slots: u64) -> (usi
 /// recovery.md's liveness on v3 with a crashed follower (n = 3, f = 1):
 /// replica 2 goes silent at cycle 3,000, and the two others decide every
 /// one of 20 slots: on the fast path while it is heard, on f + 1 = 2
-/// COMMITs after (R10 to R12). v2 stops deciding there (scenarios/silent.toml).
+/// COMMITs after (R10 to R12). v2 stops deciding there (scenarios/v2/silent.toml).
 #[test]
 fn a_silent_follower_leaves_every_v3_slot_decided_on_the_slow_path() {
     let report = silent_run(3, 20, &[2], 3_000, 200_000);
@@ -1296,7 +1304,7 @@ fn a_signed_seal_of_a_peer_vetoes_its_commit_and_a_forged_one_does_not() {
 }
 
 /// One late message among honest replicas on v3 (the audit's E3,
-/// scenarios/late_will_commit.toml's fault): replica `src`'s will_commit
+/// scenarios/v2/late_will_commit.toml's fault): replica `src`'s will_commit
 /// for k = 1 reaches replica `dst` `extra` cycles late; nobody is faulty.
 /// The others decide k = 1 fast and go on; `dst` times out holding the slot
 /// (phase 2) into Slow3, which certifies k = 1 and waits for f + 1 shares
@@ -1646,7 +1654,7 @@ fn a_silent_leader_costs_one_view_change_at_the_tests_links_and_the_defaults() {
     }
 }
 
-/// `scenarios/late_link_to_a_follower_v3.toml` (the soak's seed 280): a
+/// `scenarios/late_link_to_a_follower.toml` (the soak's seed 280): a
 /// Byzantine replica that never votes fast puts every slot on the slow
 /// path, and replica 0's writes to replica 1 land up to 708 cycles late
 /// for a while. The followers wait for the prepare after a slow slot as
@@ -1658,7 +1666,7 @@ fn a_silent_leader_costs_one_view_change_at_the_tests_links_and_the_defaults() {
 #[test]
 fn a_late_link_to_a_follower_costs_no_view_change_on_v3() {
     let s = Scenario::from_toml(include_str!(
-        "../../../scenarios/late_link_to_a_follower_v3.toml"
+        "../../../scenarios/late_link_to_a_follower.toml"
     ))
     .unwrap();
     let report = s.run(Backend::Verilator).unwrap();
@@ -2053,7 +2061,7 @@ to_cycle = 8000
     }
 }
 
-/// `split_view` on v3 (`SplitView3`): `scenarios/equivocate_v3.toml` with
+/// `split_view` on v3 (`SplitView3`): `scenarios/equivocate.toml` with
 /// the equivocating leader also splitting the view. When it seals view 0,
 /// replica 1 is sent a SEAL whose L claims a COMMIT of the latest slot it
 /// proposed with the value replica 1's half got, and replica 2 one with
@@ -2061,14 +2069,14 @@ to_cycle = 8000
 /// certificate behind it: the COMMIT records it made up carry its own
 /// share and zeros). The honest replicas agree and decide every slot in
 /// view 1, under a NEW_VIEW(1) of the SEALs of 1 and 2. (That is also
-/// what equivocate_v3.toml, the same run without the split, ends with:
+/// what equivocate.toml, the same run without the split, ends with:
 /// this run does not show that R20 or R21 would refuse the lie, only
 /// that it changes nothing.)
 #[test]
 fn a_v3_leader_that_splits_the_view_with_signed_seals_changes_nothing() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/split_view_v3.toml"
+        "/../../scenarios/split_view.toml"
     ))
     .unwrap();
     let s = Scenario::from_toml(&text).unwrap();
@@ -2116,7 +2124,7 @@ fn scenario_file_run(
     (s, c, report)
 }
 
-/// `made_up` on v3 (`MadeUp3`), `scenarios/made_up_v3.toml`: replica 0,
+/// `made_up` on v3 (`MadeUp3`), `scenarios/made_up.toml`: replica 0,
 /// the view-0 leader, proposes for slot 1 a value M no client sent, the
 /// same to both followers, with a PREP block, a CERT share and a COMMIT
 /// of M that it signs. Every signature verifies, and validity (R1, R2)
@@ -2126,7 +2134,7 @@ fn scenario_file_run(
 #[test]
 fn a_v3_leader_that_proposes_a_made_up_value_to_everyone_is_replaced_and_m_is_never_decided() {
     use ubft_sim::made_up3::MadeUp3;
-    let (s, c, report) = scenario_file_run("made_up_v3");
+    let (s, c, report) = scenario_file_run("made_up");
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let made_up = MadeUp3::value(s.seed, 1);
     assert!(!report.proposed.contains(&made_up), "no client sent it");
@@ -2196,7 +2204,7 @@ fn commit_share_verifies(
 }
 
 /// `forge_cert` on v3 (`ForgeCert3`, with `mute_fast` on the same replica),
-/// `scenarios/forge_cert_v3.toml`: every slot goes slow, and each COMMIT
+/// `scenarios/forge_cert.toml`: every slot goes slow, and each COMMIT
 /// replica 2 writes is replaced by two it signs: one of another value m′
 /// at its slot (the bitmap of its true certificate, its own share over
 /// m′, replica 0's or 1's true share of the decided value replayed under
@@ -2214,7 +2222,7 @@ fn a_v3_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caug
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../scenarios/forge_cert_v3.toml"
+            "/../../scenarios/forge_cert.toml"
         ))
         .unwrap(),
     )
@@ -2333,7 +2341,7 @@ fn a_v3_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caug
     eprintln!("{} cycles", report.cycles);
 }
 
-/// `wrong_history` on v3 (`WrongHistory3`), `scenarios/wrong_history_v3.toml`:
+/// `wrong_history` on v3 (`WrongHistory3`), `scenarios/wrong_history.toml`:
 /// n = 5, replica 0 (the view-0 leader) silent from cycle 1,500, after
 /// fast decisions, and replica 2's SEAL of view 0, signed by it, claims L
 /// = (w 0, c + 1, m′, m) where its true L is its bridge's COMMIT (0, c, m,
@@ -2354,7 +2362,7 @@ fn a_v3_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caug
 #[test]
 fn a_v3_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_certificate() {
     use ubft_sim::wrong_history3::WrongHistory3;
-    let (s, c, report) = scenario_file_run("wrong_history_v3");
+    let (s, c, report) = scenario_file_run("wrong_history");
     let mb = Mailbox::v3(BUILD_N, G, SB);
     every_slot_decided(&report, 8);
     let liar = WrongHistory3::new(5, mb.clone(), s.seed, 2);
@@ -2440,7 +2448,7 @@ fn a_v3_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_cer
     );
 }
 
-/// `omit_carried` on v3 (`OmitCarried3`), `scenarios/omit_carried_v3.toml`:
+/// `omit_carried` on v3 (`OmitCarried3`), `scenarios/omit_carried.toml`:
 /// n = 5, replica 0 (the view-0 leader) silent from cycle 1,500, after
 /// fast decisions, so every follower bridges its will_commit and seals
 /// view 0 with that L; replica 1, the view-1 leader, writes NEW_VIEW(1)
@@ -2463,7 +2471,7 @@ fn a_v3_new_view_that_drops_the_carried_values_certificate_is_refused_and_the_ne
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../scenarios/omit_carried_v3.toml"
+            "/../../scenarios/omit_carried.toml"
         ))
         .unwrap(),
     )
@@ -2572,7 +2580,7 @@ fn watch_new_views(
     )
 }
 
-/// `forge_cert` as the next leader, `scenarios/forge_cert_leader_v3.toml`:
+/// `forge_cert` as the next leader, `scenarios/forge_cert_leader.toml`:
 /// n = 5, replica 0 (the view-0 leader) silent from cycle 1,500, after fast
 /// decisions, and replica 1, the forger, leads view 1. Its NEW_VIEW(1)
 /// names three SEALs of view 0 with an L and the certificate of the
@@ -2580,7 +2588,7 @@ fn watch_new_views(
 /// flipped. R22 verifies each share over C*: the NEW_VIEW is refused, the
 /// followers seal view 1, and replica 2's NEW_VIEW(2) carries the value.
 /// Every slot is decided, in view 2, none in view 1. A refused NEW_VIEW
-/// costs less than a malformed one (omit_carried_v3.toml, a miss until
+/// costs less than a malformed one (omit_carried.toml, a miss until
 /// T_vc): NEW_VIEW(1) lands at replica 2 at cycle 26,648 and NEW_VIEW(2)
 /// at 34,664 (100,216 there), slot 6 is decided at 51,006, the run is
 /// over at 63,691 (128,130 there).
@@ -2592,7 +2600,7 @@ fn a_v3_new_view_whose_certificate_is_forged_is_refused_and_the_next_leader_carr
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../scenarios/forge_cert_leader_v3.toml"
+            "/../../scenarios/forge_cert_leader.toml"
         ))
         .unwrap(),
     )
@@ -2674,7 +2682,7 @@ fn a_v3_new_view_whose_certificate_is_forged_is_refused_and_the_next_leader_carr
     );
 }
 
-/// `wrong_history` as the next leader, `scenarios/wrong_history_leader_v3.toml`:
+/// `wrong_history` as the next leader, `scenarios/wrong_history_leader.toml`:
 /// n = 5, replica 0 (the view-0 leader) silent from cycle 1,500, after
 /// fast decisions, and replica 1, the liar, leads view 1. Its NEW_VIEW(1)
 /// names its own SEAL as it sent it, the lie (L one slot above its true
@@ -2694,7 +2702,7 @@ fn a_v3_leader_whose_new_view_names_its_lying_seal_is_refused_for_the_certificat
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../scenarios/wrong_history_leader_v3.toml"
+            "/../../scenarios/wrong_history_leader.toml"
         ))
         .unwrap(),
     )
@@ -2796,7 +2804,7 @@ fn a_v3_leader_whose_new_view_names_its_lying_seal_is_refused_for_the_certificat
 }
 
 /// `made_up` as the leader of a view that carries a value,
-/// `scenarios/made_up_leader_v3.toml`: n = 5, replica 0 (the view-0
+/// `scenarios/made_up_leader.toml`: n = 5, replica 0 (the view-0
 /// leader) silent from cycle 1,500, after fast decisions, so NEW_VIEW(1)
 /// carries the bridged value; replica 1 leads view 1 and proposes values
 /// no client sent. Under the constraint only the carried value is valid at
@@ -2815,7 +2823,7 @@ fn a_v3_leader_that_makes_up_the_carried_slots_value_is_replaced_under_the_const
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../scenarios/made_up_leader_v3.toml"
+            "/../../scenarios/made_up_leader.toml"
         ))
         .unwrap(),
     )
@@ -2879,7 +2887,7 @@ fn a_v3_leader_that_makes_up_the_carried_slots_value_is_replaced_under_the_const
 }
 
 /// R25 while awaiting a NEW_VIEW (view3.md, V3Deliver; slow3.md, deliver
-/// mode): `scenarios/view_ahead_at_the_end_v3.toml`, nobody faulty. The
+/// mode): `scenarios/view_ahead_at_the_end.toml`, nobody faulty. The
 /// leader's writes to replica 2 around slot 3's PREPARE are 2,000 cycles
 /// late, so replica 2 times out with nothing locked and seals view 0
 /// alone, while replicas 0 and 1 decide slot 3, the last, on the f + 1
@@ -2893,7 +2901,7 @@ fn a_v3_leader_that_makes_up_the_carried_slots_value_is_replaced_under_the_const
 #[test]
 fn a_replica_a_view_ahead_at_the_last_slot_decides_it_from_its_peers_commits() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/view_ahead_at_the_end_v3.toml");
+        .join("../../scenarios/view_ahead_at_the_end.toml");
     let s = Scenario::from_file(&path).unwrap();
     let report = s.run(Backend::Verilator).unwrap();
     assert!(report.checks.ok(), "{}", report.summary());

@@ -98,7 +98,7 @@ fn scenario(file: &str) -> Scenario {
 #[test]
 fn one_machine_at_a_time_on_the_fast_path() {
     let seen = Seen::default();
-    let cfg = ClusterConfig::quick(3, 3);
+    let cfg = ClusterConfig::quick(3, 3).v2();
     let report = Cluster::with_kernels(cfg, watched(3, &seen)).run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     let s = names(&seen);
@@ -124,7 +124,7 @@ fn one_machine_at_a_time_on_the_fast_path() {
 #[test]
 fn one_machine_at_a_time_on_the_slow_path() {
     let seen = Seen::default();
-    let s = scenario("mute_fast.toml");
+    let s = scenario("v2/mute_fast.toml");
     let report = s
         .cluster_with_kernels(watched(s.replicas, &seen))
         .unwrap()
@@ -156,7 +156,7 @@ fn one_machine_at_a_time_through_view_changes() {
     // (its made-up values are never voted for), so VcInstall comes from
     // lie_vc's, whose liar tells one peer its true m.
     let seen = Seen::default();
-    for file in ["split_view.toml", "lie_vc.toml"] {
+    for file in ["v2/split_view.toml", "v2/lie_vc.toml"] {
         let s = scenario(file);
         let report = s
             .cluster_with_kernels(watched(s.replicas, &seen))

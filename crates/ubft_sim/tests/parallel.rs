@@ -59,10 +59,10 @@ fn scenario(file: &str, max_cycles: u64) -> Scenario {
 
 #[test]
 fn the_fast_path_on_two_and_three_threads() {
-    let cfg = ClusterConfig::quick(3, 12);
+    let cfg = ClusterConfig::quick(3, 12).v2();
     let r = same_run("fast n=3", || verilator(cfg.clone()), &[2, 3]);
     assert_eq!(r["replicas"][0]["decided"].as_array().unwrap().len(), 12);
-    let cfg = ClusterConfig::quick(5, 6);
+    let cfg = ClusterConfig::quick(5, 6).v2();
     same_run("fast n=5", || verilator(cfg.clone()), &[2]);
 }
 
@@ -71,7 +71,7 @@ fn an_equivocating_leader_and_the_view_change() {
     let cfg = ClusterConfig {
         equivocate: vec![0],
         wait_polls: 8,
-        ..ClusterConfig::quick(3, 4)
+        ..ClusterConfig::quick(3, 4).v2()
     };
     // Replica 0 is faulty: with 3 threads it runs on a thread of its own,
     // which can never stop early.
@@ -88,15 +88,15 @@ fn link_delays_the_default_latencies_and_the_models_delivery() {
             from_cycle: 1_500,
             to_cycle: 4_000,
         }],
-        ..ClusterConfig::quick(3, 8)
+        ..ClusterConfig::quick(3, 8).v2()
     };
     same_run("delay", || verilator(cfg.clone()), &[2]);
-    let cfg = ClusterConfig::new(3, 3);
+    let cfg = ClusterConfig::new(3, 3).v2();
     same_run("defaults", || verilator(cfg.clone()), &[2]);
     let cfg = ClusterConfig {
         delivery: Delivery::Model,
         seed: 5,
-        ..ClusterConfig::quick(3, 5)
+        ..ClusterConfig::quick(3, 5).v2()
     };
     same_run("model delivery", || verilator(cfg.clone()), &[2]);
 }
@@ -104,10 +104,10 @@ fn link_delays_the_default_latencies_and_the_models_delivery() {
 #[test]
 fn byzantine_scenarios_and_a_budget_that_ends_the_run() {
     for (file, budget) in [
-        ("silent.toml", 30_000),
-        ("lie_vc.toml", 40_000),
-        ("split_view.toml", 40_000),
-        ("random.toml", 40_000),
+        ("v2/silent.toml", 30_000),
+        ("v2/lie_vc.toml", 40_000),
+        ("v2/split_view.toml", 40_000),
+        ("v2/random.toml", 40_000),
     ] {
         let sc = scenario(file, budget);
         same_run(file, || sc.cluster(Backend::Verilator).unwrap(), &[2]);
@@ -117,7 +117,7 @@ fn byzantine_scenarios_and_a_budget_that_ends_the_run() {
 #[test]
 fn a_reset_with_a_mailbox_clear_in_the_middle() {
     let run = |threads: usize| {
-        let mut c = verilator(ClusterConfig::quick(3, 1_000));
+        let mut c = verilator(ClusterConfig::quick(3, 1_000).v2());
         c.set_threads(threads);
         // Step to the middle of a slot, reset, then run to a budget.
         while c.clients.iter().any(|cl| cl.decisions().len() < 3) {

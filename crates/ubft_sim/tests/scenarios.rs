@@ -1,17 +1,22 @@
-//! Every scenario file directly in `scenarios/` (at the repo root) parses,
-//! runs on Verilator with a short cycle budget, and passes its checks.
-//! `scenarios/failing/` (found safety failures, kept for replay) is not run.
+//! Every scenario file directly in `scenarios/` (at the repo root), which
+//! run the v3 kernel, and in `scenarios/v2/` (the v2 reference kernel)
+//! parses, runs on Verilator with a short cycle budget, and passes its
+//! checks. `scenarios/failing/` (found safety failures, kept for replay) is
+//! not run.
 
-use std::path::PathBuf;
+use rhdl_ubft::layout::Version;
+use std::path::{Path, PathBuf};
 use ubft_sim::backend::Backend;
 use ubft_sim::scenario::Scenario;
 
-/// The budget each file is capped at here (`scenarios/random_v3.toml`
+/// The budget each file is capped at here (`scenarios/random.toml`
 /// decides its last slot at cycle 150,281).
 const MAX_CYCLES: u64 = 200_000;
 
-fn files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+fn files(dir: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(dir);
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -21,13 +26,112 @@ fn files() -> Vec<PathBuf> {
     v
 }
 
-#[test]
-fn every_scenario_file_parses_runs_and_passes_its_checks() {
-    let files = files();
-    let names: Vec<String> = files
+fn names(files: &[PathBuf]) -> Vec<String> {
+    files
         .iter()
         .map(|p| p.file_stem().unwrap().to_string_lossy().into())
-        .collect();
+        .collect()
+}
+
+/// Runs one file and checks it; returns the fewest slots an honest replica
+/// decided.
+fn run(path: &Path) -> (Scenario, u64) {
+    let mut s = Scenario::from_file(path).unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.trim_start().starts_with('#'),
+        "{}: starts with a comment saying what it shows",
+        path.display()
+    );
+    if s.max_cycles == 0 || s.max_cycles > MAX_CYCLES {
+        s.max_cycles = MAX_CYCLES;
+    }
+    let t = std::time::Instant::now();
+    let report = s
+        .run(Backend::Verilator)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        report.checks.ok(),
+        "{}: {:?}\n{}",
+        path.display(),
+        report.checks.failures,
+        report.summary()
+    );
+    assert_eq!(report.layout, s.layout.name(), "{}", path.display());
+    let faulty = s.faulty();
+    for r in &report.replicas {
+        assert_eq!(r.honest, !faulty.contains(&r.id), "{}", path.display());
+    }
+    let decided = report.honest().map(|r| r.decided.len()).min().unwrap_or(0) as u64;
+    assert!(
+        decided >= s.expect_decided,
+        "{}: an honest replica decided {decided}, the scenario expects at least {}",
+        path.display(),
+        s.expect_decided
+    );
+    eprintln!(
+        "{}: {} cycles, every honest replica decided {decided} of {}, refused {:?}, {:.2} s",
+        path.display(),
+        report.cycles,
+        s.slots,
+        report.network.refused,
+        t.elapsed().as_secs_f64()
+    );
+    (s, decided)
+}
+
+/// The shipped scenarios expect liveness (issue 11): each file in
+/// `scenarios/` runs the v3 kernel, expects every honest replica to decide
+/// every slot, and does; every fault kind, E3, one silent replica at n = 3
+/// and two at n = 5 (leaders included) are among them.
+#[test]
+fn every_shipped_scenario_runs_the_v3_kernel_and_decides_every_slot() {
+    let files = files("");
+    let names = names(&files);
+    for kind in [
+        "delay",
+        "silent",
+        "silent_leader",
+        "silent_leaders5",
+        "equivocate",
+        "lie_vc",
+        "split_view",
+        "forge",
+        "forge_shares",
+        "mute_fast",
+        "random",
+        "combined",
+        "late_will_commit",
+        "made_up",
+        "forge_cert",
+        "wrong_history",
+        "omit_carried",
+    ] {
+        assert!(
+            names.iter().any(|n| n == kind),
+            "scenarios/{kind}.toml is missing"
+        );
+    }
+    for path in &files {
+        let (s, decided) = run(path);
+        assert_eq!(s.layout, Version::V3, "{}", path.display());
+        assert_eq!(
+            s.expect_decided,
+            s.slots,
+            "{}: a shipped scenario expects every honest replica to decide every slot",
+            path.display()
+        );
+        assert_eq!(decided, s.slots, "{}", path.display());
+    }
+}
+
+/// The v2 reference kernel's scenarios (`scenarios/v2/`): safety in every
+/// one, and the liveness each expects (all n quorums: a silent or Byzantine
+/// voter stops v2's decisions, so some expect fewer slots).
+#[test]
+fn every_v2_scenario_parses_runs_and_passes_its_checks() {
+    let files = files("v2");
+    let names = names(&files);
     for kind in [
         "delay",
         "silent",
@@ -40,49 +144,11 @@ fn every_scenario_file_parses_runs_and_passes_its_checks() {
     ] {
         assert!(
             names.iter().any(|n| n == kind),
-            "scenarios/{kind}.toml is missing"
+            "scenarios/v2/{kind}.toml is missing"
         );
     }
     for path in &files {
-        let mut s = Scenario::from_file(path).unwrap();
-        let text = std::fs::read_to_string(path).unwrap();
-        assert!(
-            text.trim_start().starts_with('#'),
-            "{}: starts with a comment saying what it shows",
-            path.display()
-        );
-        if s.max_cycles == 0 || s.max_cycles > MAX_CYCLES {
-            s.max_cycles = MAX_CYCLES;
-        }
-        let t = std::time::Instant::now();
-        let report = s
-            .run(Backend::Verilator)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(
-            report.checks.ok(),
-            "{}: {:?}\n{}",
-            path.display(),
-            report.checks.failures,
-            report.summary()
-        );
-        let faulty = s.faulty();
-        for r in &report.replicas {
-            assert_eq!(r.honest, !faulty.contains(&r.id), "{}", path.display());
-        }
-        let decided = report.honest().map(|r| r.decided.len()).min().unwrap_or(0);
-        assert!(
-            decided as u64 >= s.expect_decided,
-            "{}: an honest replica decided {decided}, the scenario expects at least {}",
-            path.display(),
-            s.expect_decided
-        );
-        eprintln!(
-            "{}: {} cycles, every honest replica decided {decided} of {}, refused {:?}, {:.2} s",
-            path.file_name().unwrap().to_string_lossy(),
-            report.cycles,
-            s.slots,
-            report.network.refused,
-            t.elapsed().as_secs_f64()
-        );
+        let (s, _) = run(path);
+        assert_eq!(s.layout, Version::V2, "{}", path.display());
     }
 }

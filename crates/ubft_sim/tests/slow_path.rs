@@ -10,7 +10,7 @@ use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path, NETWORK_PTR};
 use ubft_sim::signer::{beat_bytes, block_bytes, block_mutants, cert_block, signing_key};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
-    ClusterConfig::quick(replicas, slots)
+    ClusterConfig::quick(replicas, slots).v2()
 }
 
 fn byte(word: usize) -> u64 {

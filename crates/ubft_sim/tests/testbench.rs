@@ -42,7 +42,7 @@ fn short_run() -> Scenario {
         sign_latency: defaults::SIGN_LATENCY,
         verify_latency: defaults::VERIFY_LATENCY,
         seed: 3,
-        ..ClusterConfig::quick(3, 3)
+        ..ClusterConfig::quick(3, 3).v2()
     };
     testbench::record(
         "short3",

@@ -5,7 +5,7 @@ use ubft_sim::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
-    ClusterConfig::quick(replicas, slots)
+    ClusterConfig::quick(replicas, slots).v2()
 }
 
 /// The leader's prepare reaches replica 1 too late for both paths. Replicas
@@ -329,7 +329,7 @@ fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
         sign_latency: 345,
         verify_latency: 1040,
         max_cycles: 200_000,
-        ..ClusterConfig::new(5, 12)
+        ..ClusterConfig::new(5, 12).v2()
     };
     let mut c = ubft_sim::backend::cluster(&cfg, ubft_sim::backend::Backend::Verilator).unwrap();
     let report = c.run().unwrap();

@@ -1,14 +1,17 @@
 //! rhdl-ubft: the mailbox layout and simulated consensus runs, from the
 //! command line.
 //!
-//! `rhdl-ubft layout --replicas N --window G --sig ed25519|dsig --version v1|v2|v3 [--json]`
+//! `rhdl-ubft layout --replicas N --window G --sig ed25519|dsig --version v3|v2|v1 [--json]` (default v3)
 //! `rhdl-ubft simulate --replicas N --slots S --seed X [--net-latency L]
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
-//!     [--backend rust-hdl|verilator] [--layout v2|v3] [--json] [--quiet]
+//!     [--backend rust-hdl|verilator] [--layout v3|v2] [--json] [--quiet]
 //!     [--threads T]`
 //! `rhdl-ubft simulate --scenario FILE.toml [--seed X] [--max-cycles C]
-//!     [--backend B] [--layout v2|v3] [--json] [--quiet] [--threads T]`
+//!     [--backend B] [--layout v3|v2] [--json] [--quiet] [--threads T]`
+//!
+//! `--layout` (and `layout --version`) default to v3, the kernel the card
+//! runs; v2 is the reference kernel with all-n quorums.
 //!
 //! On a terminal a run shows a progress line on stderr (cycles, decisions,
 //! speed) about once a second; `--quiet` turns it off. The replicas are
@@ -58,11 +61,10 @@ enum Sig {
 enum LayoutVersion {
     /// ubft_new's, word for word.
     V1,
-    /// What the kernel runs.
+    /// The v2 reference kernel's (all-n quorums; `simulate --layout v2`).
     V2,
-    /// The recovery's (docs/recovery.md, section 13); its kernel runs the
-    /// fast path, the slow path and a view change that carries no value
-    /// (`simulate --layout v3`).
+    /// What the kernel runs (docs/recovery.md, section 13): the fast path,
+    /// the f + 1 slow path and the view change. The default.
     V3,
 }
 
@@ -76,7 +78,7 @@ enum Cmd {
         window: usize,
         #[arg(long, value_enum, default_value = "ed25519")]
         sig: Sig,
-        #[arg(long, value_enum, default_value = "v2")]
+        #[arg(long, value_enum, default_value = "v3")]
         version: LayoutVersion,
         #[arg(long)]
         json: bool,
@@ -132,11 +134,11 @@ enum Cmd {
         /// Default verilator, or the scenario's `backend` key.
         #[arg(long)]
         backend: Option<Backend>,
-        /// Mailbox layout, and so the kernel: v2 (the default: the kernel
-        /// with every path) or v3 (the v3 kernel: the fast path, the slow
-        /// path and a view change that carries no value; a silent replica
-        /// but no Byzantine one). v1 is refused. With --scenario, overrides the
-        /// file's `layout` key.
+        /// Mailbox layout, and so the kernel: v3 (the default, the kernel
+        /// the card runs: the fast path, the f + 1 slow path and the view
+        /// change) or v2 (the reference kernel: the fast path and an all-n
+        /// slow path, so one silent replica stops it). v1 is refused. With
+        /// --scenario, overrides the file's `layout` key.
         #[arg(long, value_parser = ubft_sim::cluster::parse_layout)]
         layout: Option<Version>,
         #[arg(long)]
@@ -323,7 +325,7 @@ fn main() -> ExitCode {
                 equivocate,
                 // Every landing write goes through the receiver's guard.
                 delivery: ubft_sim::network::Delivery::Kernel,
-                layout: layout.unwrap_or(Version::V2),
+                layout: layout.unwrap_or(Version::V3),
             };
             finish(
                 run(
