@@ -51,7 +51,8 @@ impl FromStr for Backend {
     }
 }
 
-/// `n` kernels of the default build (layout v2) on `backend`.
+/// `n` kernels of the v2 reference build on `backend` ([`kernels_for`]
+/// for the v3 kernel, the default's).
 pub fn kernels(backend: Backend, n: usize) -> Result<Vec<Box<dyn KernelBackend>>, String> {
     kernels_for(backend, n, Version::V2)
 }

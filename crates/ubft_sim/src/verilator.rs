@@ -344,8 +344,22 @@ impl KernelBackend for VerilatorKernel {
 /// cycles per CPU-second of this process, if Linux reports it): with one
 /// thread on an idle machine the two agree, and the difference is other
 /// processes' load; with more, the CPU figure counts every thread's time.
+///
+/// This is the v2 reference kernel, whose figures the earlier measurements
+/// (docs/performance.md) are of; [`measure_speed_for`] takes the layout.
 pub fn measure_speed(
     backend: crate::backend::Backend,
+    replicas: usize,
+    cycles: u64,
+    threads: usize,
+) -> Result<(u64, f64, Option<f64>), String> {
+    measure_speed_for(backend, Version::V2, replicas, cycles, threads)
+}
+
+/// [`measure_speed`] on the kernel of `layout` (v3, the card's, or v2).
+pub fn measure_speed_for(
+    backend: crate::backend::Backend,
+    layout: Version,
     replicas: usize,
     cycles: u64,
     threads: usize,
@@ -354,9 +368,10 @@ pub fn measure_speed(
     let cfg = ClusterConfig {
         wait_polls: 64,
         max_cycles: cycles,
-        ..ClusterConfig::quick(replicas, 1_000_000).v2()
+        layout,
+        ..ClusterConfig::quick(replicas, 1_000_000)
     };
-    let kernels = crate::backend::kernels(backend, replicas)?;
+    let kernels = crate::backend::kernels_for(backend, replicas, layout)?;
     let mut c = Cluster::with_kernels(cfg, kernels);
     c.set_threads(threads);
     let cpu0 = process_cpu_seconds();
