@@ -112,6 +112,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  protocol$fetch_start;
     wire  [63:0] protocol$fetch_addr;
     wire  [7:0] protocol$fetch_len;
+    wire  protocol$fetch_poll;
+    wire  protocol$fetch_again;
     reg  [511:0] protocol$fetch_beat;
     reg  protocol$fetch_done;
     reg  protocol$fetch_beat_valid;
@@ -180,6 +182,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  fetch$clock;
     reg  fetch$rst_n;
     reg  fetch$start;
+    reg  fetch$poll;
+    reg  fetch$again;
     reg  [63:0] fetch$addr;
     reg  [7:0] fetch$len;
     wire  fetch$busy;
@@ -417,6 +421,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  watch_fetch$clock;
     reg  watch_fetch$rst_n;
     reg  watch_fetch$start;
+    reg  watch_fetch$poll;
+    reg  watch_fetch$again;
     reg  [63:0] watch_fetch$addr;
     reg  [7:0] watch_fetch$len;
     wire  watch_fetch$busy;
@@ -487,6 +493,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .fetch_start(protocol$fetch_start),
         .fetch_addr(protocol$fetch_addr),
         .fetch_len(protocol$fetch_len),
+        .fetch_poll(protocol$fetch_poll),
+        .fetch_again(protocol$fetch_again),
         .fetch_beat(protocol$fetch_beat),
         .fetch_done(protocol$fetch_done),
         .fetch_beat_valid(protocol$fetch_beat_valid),
@@ -557,6 +565,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .clock(fetch$clock),
         .rst_n(fetch$rst_n),
         .start(fetch$start),
+        .poll(fetch$poll),
+        .again(fetch$again),
         .addr(fetch$addr),
         .len(fetch$len),
         .busy(fetch$busy),
@@ -810,6 +820,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .clock(watch_fetch$clock),
         .rst_n(watch_fetch$rst_n),
         .start(watch_fetch$start),
+        .poll(watch_fetch$poll),
+        .again(watch_fetch$again),
         .addr(watch_fetch$addr),
         .len(watch_fetch$len),
         .busy(watch_fetch$busy),
@@ -913,6 +925,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         fetch$start = protocol$fetch_start;
         fetch$addr = protocol$fetch_addr;
         fetch$len = protocol$fetch_len;
+        fetch$poll = protocol$fetch_poll;
+        fetch$again = protocol$fetch_again;
         protocol$fetch_beat = fetch$beat;
         protocol$fetch_done = fetch$done;
         protocol$fetch_beat_valid = fetch$beat_valid;
@@ -986,6 +1000,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         watch_fetch$start = watch$fetch_start;
         watch_fetch$addr = watch$fetch_addr;
         watch_fetch$len = watch$fetch_len;
+        watch_fetch$poll = 1'b0;
+        watch_fetch$again = 1'b0;
         watch$fetch_beat = watch_fetch$beat;
         watch$fetch_beat_valid = watch_fetch$beat_valid;
         watch$fetch_done = watch_fetch$done;
@@ -3266,12 +3282,14 @@ module rhdl_ubft$control$wait_q(d,q,clock);
 endmodule // rhdl_ubft$control$wait_q
 
 
-module rhdl_ubft$fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,done,error,araddr,arlen,arsize,arburst,arvalid,arready,rdata,rresp,rlast,rvalid,rready);
+module rhdl_ubft$fetch(clock,rst_n,start,poll,again,addr,len,busy,beat,beat_valid,done,error,araddr,arlen,arsize,arburst,arvalid,arready,rdata,rresp,rlast,rvalid,rready);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  start;
+    input wire  poll;
+    input wire  again;
     input wire  [63:0] addr;
     input wire  [7:0] len;
     output reg  busy;
@@ -3294,22 +3312,51 @@ module rhdl_ubft$fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,done,erro
     // Constant declarations
     localparam  size = 3'b110;
     localparam  burst = 2'b1;
-    
-    // Enums
-    localparam FetchState$Idle = 0;
-    localparam FetchState$Addr = 1;
-    localparam FetchState$Data = 2;
+    localparam  age_max = 8'hff;
     
     // Stub signals
-    reg  [1:0] state$d;
-    wire  [1:0] state$q;
-    reg  state$clock;
-    reg  [63:0] addr_q$d;
-    wire  [63:0] addr_q$q;
-    reg  addr_q$clock;
-    reg  [7:0] len_q$d;
-    wire  [7:0] len_q$q;
-    reg  len_q$clock;
+    reg  [63:0] req_addr$d;
+    wire  [63:0] req_addr$q;
+    reg  req_addr$clock;
+    reg  [7:0] req_len$d;
+    wire  [7:0] req_len$q;
+    reg  req_len$clock;
+    reg  stream$d;
+    wire  stream$q;
+    reg  stream$clock;
+    reg  want$d;
+    wire  want$q;
+    reg  want$clock;
+    reg  ar_on$d;
+    wire  ar_on$q;
+    reg  ar_on$clock;
+    reg  [63:0] ar_addr$d;
+    wire  [63:0] ar_addr$q;
+    reg  ar_addr$clock;
+    reg  [7:0] ar_len$d;
+    wire  [7:0] ar_len$q;
+    reg  ar_len$clock;
+    reg  ar_del$d;
+    wire  ar_del$q;
+    reg  ar_del$clock;
+    reg  [1:0] out$d;
+    wire  [1:0] out$q;
+    reg  out$clock;
+    reg  del0$d;
+    wire  del0$q;
+    reg  del0$clock;
+    reg  del1$d;
+    wire  del1$q;
+    reg  del1$clock;
+    reg  [7:0] age0$d;
+    wire  [7:0] age0$q;
+    reg  age0$clock;
+    reg  [7:0] age1$d;
+    wire  [7:0] age1$q;
+    reg  age1$clock;
+    reg  [7:0] rt$d;
+    wire  [7:0] rt$q;
+    reg  rt$clock;
     reg  [511:0] beat_q$d;
     wire  [511:0] beat_q$q;
     reg  beat_q$clock;
@@ -3323,21 +3370,88 @@ module rhdl_ubft$fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,done,erro
     wire  error_q$q;
     reg  error_q$clock;
     
+    // Local signals
+    reg  [7:0] half;
+    reg  busy_l;
+    reg  take;
+    reg  ahead_ar;
+    reg  ahead_out;
+    reg  attach;
+    reg  hs;
+    reg  pop;
+    reg  deliver;
+    reg  push_del;
+    
     // Sub module instances
-    rhdl_ubft$fetch$state state(
-        .d(state$d),
-        .q(state$q),
-        .clock(state$clock)
+    rhdl_ubft$fetch$req_addr req_addr(
+        .d(req_addr$d),
+        .q(req_addr$q),
+        .clock(req_addr$clock)
     );
-    rhdl_ubft$fetch$addr_q addr_q(
-        .d(addr_q$d),
-        .q(addr_q$q),
-        .clock(addr_q$clock)
+    rhdl_ubft$fetch$req_len req_len(
+        .d(req_len$d),
+        .q(req_len$q),
+        .clock(req_len$clock)
     );
-    rhdl_ubft$fetch$len_q len_q(
-        .d(len_q$d),
-        .q(len_q$q),
-        .clock(len_q$clock)
+    rhdl_ubft$fetch$stream stream(
+        .d(stream$d),
+        .q(stream$q),
+        .clock(stream$clock)
+    );
+    rhdl_ubft$fetch$want want(
+        .d(want$d),
+        .q(want$q),
+        .clock(want$clock)
+    );
+    rhdl_ubft$fetch$ar_on ar_on(
+        .d(ar_on$d),
+        .q(ar_on$q),
+        .clock(ar_on$clock)
+    );
+    rhdl_ubft$fetch$ar_addr ar_addr(
+        .d(ar_addr$d),
+        .q(ar_addr$q),
+        .clock(ar_addr$clock)
+    );
+    rhdl_ubft$fetch$ar_len ar_len(
+        .d(ar_len$d),
+        .q(ar_len$q),
+        .clock(ar_len$clock)
+    );
+    rhdl_ubft$fetch$ar_del ar_del(
+        .d(ar_del$d),
+        .q(ar_del$q),
+        .clock(ar_del$clock)
+    );
+    rhdl_ubft$fetch$out out(
+        .d(out$d),
+        .q(out$q),
+        .clock(out$clock)
+    );
+    rhdl_ubft$fetch$del0 del0(
+        .d(del0$d),
+        .q(del0$q),
+        .clock(del0$clock)
+    );
+    rhdl_ubft$fetch$del1 del1(
+        .d(del1$d),
+        .q(del1$q),
+        .clock(del1$clock)
+    );
+    rhdl_ubft$fetch$age0 age0(
+        .d(age0$d),
+        .q(age0$q),
+        .clock(age0$clock)
+    );
+    rhdl_ubft$fetch$age1 age1(
+        .d(age1$d),
+        .q(age1$q),
+        .clock(age1$clock)
+    );
+    rhdl_ubft$fetch$rt rt(
+        .d(rt$d),
+        .q(rt$q),
+        .clock(rt$clock)
     );
     rhdl_ubft$fetch$beat_q beat_q(
         .d(beat_q$d),
@@ -3362,71 +3476,156 @@ module rhdl_ubft$fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,done,erro
     
     // Update code
     always @(*) begin
-        state$clock = clock;
-        addr_q$clock = clock;
-        len_q$clock = clock;
+        req_addr$clock = clock;
+        req_len$clock = clock;
+        stream$clock = clock;
+        want$clock = clock;
+        ar_on$clock = clock;
+        ar_addr$clock = clock;
+        ar_len$clock = clock;
+        ar_del$clock = clock;
+        out$clock = clock;
+        del0$clock = clock;
+        del1$clock = clock;
+        age0$clock = clock;
+        age1$clock = clock;
+        rt$clock = clock;
         beat_q$clock = clock;
         beat_valid_q$clock = clock;
         done_q$clock = clock;
         error_q$clock = clock;
-        state$d = state$q;
-        addr_q$d = addr_q$q;
-        len_q$d = len_q$q;
+        req_addr$d = req_addr$q;
+        req_len$d = req_len$q;
+        stream$d = stream$q;
+        want$d = want$q;
+        ar_on$d = ar_on$q;
+        ar_addr$d = ar_addr$q;
+        ar_len$d = ar_len$q;
+        ar_del$d = ar_del$q;
+        out$d = out$q;
+        del0$d = del0$q;
+        del1$d = del1$q;
+        age0$d = age0$q;
+        age1$d = age1$q;
+        rt$d = rt$q;
         beat_q$d = beat_q$q;
         beat_valid_q$d = beat_valid_q$q;
         done_q$d = done_q$q;
         error_q$d = error_q$q;
         beat_valid_q$d = 1'b0;
         done_q$d = 1'b0;
-        arvalid = 1'b0;
-        rready = 1'b0;
-        case (state$q)
-            FetchState$Idle:
-                begin
-                    if (start) begin
-                        addr_q$d = addr;
-                        len_q$d = len;
-                        error_q$d = 1'b0;
-                        state$d = FetchState$Addr;
-                    end
-                end
-            FetchState$Addr:
-                begin
-                    arvalid = 1'b1;
-                    if (arready) begin
-                        state$d = FetchState$Data;
-                    end
-                end
-            FetchState$Data:
-                begin
-                    rready = 1'b1;
-                    if (rvalid) begin
-                        beat_q$d = rdata;
-                        beat_valid_q$d = 1'b1;
-                        if (rresp != 32'h0) begin
-                            error_q$d = 1'b1;
-                        end
-                        if (rlast) begin
-                            done_q$d = 1'b1;
-                            state$d = FetchState$Idle;
-                        end
-                    end
-                end
-            default:
-                begin
-                    state$d = FetchState$Idle;
-                end
-        endcase
+        half = ((rt$q[(32'h1)+:(7)]) & 8'hff);
+        busy_l = want$q | (ar_on$q & ar_del$q) | ((out$q != 32'h0) & del0$q) | ((out$q == 32'h2) & del1$q);
+        take = start & ~busy_l;
+        ahead_ar = ar_on$q & ~ar_del$q;
+        ahead_out = (out$q != 32'h0) & ~del0$q;
+        attach = take & (poll & again) & stream$q & (len == 32'h0) & (addr == req_addr$q) & (ahead_ar | ahead_out);
+        hs = ar_on$q & arready;
+        pop = (rvalid & (out$q != 32'h0)) & rlast;
+        deliver = (rvalid & (out$q != 32'h0)) & (del0$q | (attach & ~ahead_ar));
+        push_del = ar_del$q | (attach & ahead_ar);
+        if (age0$q != age_max) begin
+            age0$d = age0$q + 32'h1;
+        end
+        if (age1$q != age_max) begin
+            age1$d = age1$q + 32'h1;
+        end
+        if (hs) begin
+            ar_on$d = 1'b0;
+        end
+        if (take) begin
+            error_q$d = 1'b0;
+        end
+        if (take & ~attach) begin
+            req_addr$d = addr;
+            req_len$d = len;
+            stream$d = poll & (len == 32'h0);
+            if (ar_on$q & ~hs) begin
+                want$d = 1'b1;
+            end
+            else begin
+                ar_on$d = 1'b1;
+                ar_addr$d = addr;
+                ar_len$d = len;
+                ar_del$d = 1'b1;
+            end
+        end
+        if (attach & ahead_ar) begin
+            ar_del$d = 1'b1;
+        end
+        if (attach & ~ahead_ar) begin
+            del0$d = 1'b1;
+        end
+        if (want$q & hs) begin
+            want$d = 1'b0;
+            ar_on$d = 1'b1;
+            ar_addr$d = req_addr$q;
+            ar_len$d = req_len$q;
+            ar_del$d = 1'b1;
+        end
+        if ((stream$q & ~want$q & ~ar_on$q) & ((out$q == 32'h1) & del0$q) & ((rt$q != 32'h0) & (age0$q >= half))) begin
+            ar_on$d = 1'b1;
+            ar_addr$d = req_addr$q;
+            ar_len$d = req_len$q;
+            ar_del$d = 1'b0;
+        end
+        if (pop) begin
+            rt$d = age0$q;
+        end
+        if (hs & ~pop) begin
+            if (out$q == 32'h0) begin
+                del0$d = push_del;
+                age0$d = 32'h0;
+            end
+            else begin
+                del1$d = push_del;
+                age1$d = 32'h0;
+            end
+            out$d = out$q + 32'h1;
+        end
+        if (pop & ~hs) begin
+            del0$d = del1$q;
+            age0$d = age1$q + 32'h1;
+            out$d = out$q - 32'h1;
+        end
+        if (pop & hs) begin
+            if (out$q == 32'h1) begin
+                del0$d = push_del;
+                age0$d = 32'h0;
+            end
+            else begin
+                del0$d = del1$q;
+                age0$d = age1$q + 32'h1;
+                del1$d = push_del;
+                age1$d = 32'h0;
+            end
+        end
+        if (deliver) begin
+            beat_q$d = rdata;
+            beat_valid_q$d = 1'b1;
+            if (rresp != 32'h0) begin
+                error_q$d = 1'b1;
+            end
+            if (rlast) begin
+                done_q$d = 1'b1;
+            end
+        end
         if (~rst_n) begin
-            state$d = FetchState$Idle;
+            want$d = 1'b0;
+            ar_on$d = 1'b0;
+            stream$d = 1'b0;
+            out$d = 32'h0;
+            rt$d = 32'h0;
             beat_valid_q$d = 1'b0;
             done_q$d = 1'b0;
         end
-        araddr = addr_q$q;
-        arlen = len_q$q;
+        arvalid = ar_on$q;
+        araddr = ar_addr$q;
+        arlen = ar_len$q;
         arsize = size;
         arburst = burst;
-        busy = state$q != FetchState$Idle;
+        rready = out$q != 32'h0;
+        busy = busy_l;
         beat = beat_q$q;
         beat_valid = beat_valid_q$q;
         done = done_q$q;
@@ -3436,7 +3635,45 @@ module rhdl_ubft$fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,done,erro
 endmodule // rhdl_ubft$fetch
 
 
-module rhdl_ubft$fetch$addr_q(d,q,clock);
+module rhdl_ubft$fetch$age0(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$age0
+
+
+module rhdl_ubft$fetch$age1(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$age1
+
+
+module rhdl_ubft$fetch$ar_addr(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -3452,7 +3689,64 @@ module rhdl_ubft$fetch$addr_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$fetch$addr_q
+endmodule // rhdl_ubft$fetch$ar_addr
+
+
+module rhdl_ubft$fetch$ar_del(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$ar_del
+
+
+module rhdl_ubft$fetch$ar_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$ar_len
+
+
+module rhdl_ubft$fetch$ar_on(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$ar_on
 
 
 module rhdl_ubft$fetch$beat_q(d,q,clock);
@@ -3493,6 +3787,44 @@ module rhdl_ubft$fetch$beat_valid_q(d,q,clock);
 endmodule // rhdl_ubft$fetch$beat_valid_q
 
 
+module rhdl_ubft$fetch$del0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$del0
+
+
+module rhdl_ubft$fetch$del1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$del1
+
+
 module rhdl_ubft$fetch$done_q(d,q,clock);
     
     // Module arguments
@@ -3531,7 +3863,45 @@ module rhdl_ubft$fetch$error_q(d,q,clock);
 endmodule // rhdl_ubft$fetch$error_q
 
 
-module rhdl_ubft$fetch$len_q(d,q,clock);
+module rhdl_ubft$fetch$out(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$out
+
+
+module rhdl_ubft$fetch$req_addr(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$req_addr
+
+
+module rhdl_ubft$fetch$req_len(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -3547,31 +3917,64 @@ module rhdl_ubft$fetch$len_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$fetch$len_q
+endmodule // rhdl_ubft$fetch$req_len
 
 
-module rhdl_ubft$fetch$state(d,q,clock);
+module rhdl_ubft$fetch$rt(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
-    
-    // Enums
-    localparam FetchState$Idle = 0;
-    localparam FetchState$Addr = 1;
-    localparam FetchState$Data = 2;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 8'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // rhdl_ubft$fetch$state
+endmodule // rhdl_ubft$fetch$rt
+
+
+module rhdl_ubft$fetch$stream(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$stream
+
+
+module rhdl_ubft$fetch$want(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$fetch$want
 
 
 module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tvalid,wr_cmd_tready,wr_data_tdata,wr_data_tkeep,wr_data_tlast,wr_data_tvalid,wr_data_tready,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,sts_accepted,sts_write_errors,sts_refused_unknown_qp,sts_refused_length,sts_refused_unaligned,sts_refused_outside,sts_refused_data,sts_refused_not_owner,sts_refused_not_leader,sts_refused_shape,sts_refused_unchecked,sts_refused_by);
@@ -10338,7 +10741,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -10355,6 +10758,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  fetch_start;
     output reg  [63:0] fetch_addr;
     output reg  [7:0] fetch_len;
+    output reg  fetch_poll;
+    output reg  fetch_again;
     input wire  [511:0] fetch_beat;
     input wire  fetch_done;
     input wire  fetch_beat_valid;
@@ -10871,6 +11276,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] leader_id$d;
     wire  [7:0] leader_id$q;
     reg  leader_id$clock;
+    reg  missed_q$d;
+    wire  missed_q$q;
+    reg  missed_q$clock;
     reg  [31:0] k$d;
     wire  [31:0] k$q;
     reg  k$clock;
@@ -10904,8 +11312,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] active$d;
     wire  [7:0] active$q;
     reg  active$clock;
-    reg  [27:0] waited$d;
-    wire  [27:0] waited$q;
+    reg  [28:0] waited$d;
+    wire  [28:0] waited$q;
     reg  waited$clock;
     reg  [3:0] streak$d;
     wire  [3:0] streak$q;
@@ -11032,7 +11440,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] share_row;
     reg  [31:0] poll_word;
     reg  expiring;
-    reg  [27:0] wait_limit;
+    reg  [28:0] wait_limit;
     reg  [3:0] vc_shift;
     reg  vc_expiring;
     reg  slow_expiring;
@@ -11465,6 +11873,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(leader_id$q),
         .clock(leader_id$clock)
     );
+    rhdl_ubft$protocol$missed_q missed_q(
+        .d(missed_q$d),
+        .q(missed_q$q),
+        .clock(missed_q$clock)
+    );
     rhdl_ubft$protocol$k k(
         .d(k$d),
         .q(k$q),
@@ -11711,6 +12124,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         state$clock = clock;
         view_no$clock = clock;
         leader_id$clock = clock;
+        missed_q$clock = clock;
         k$clock = clock;
         slot$clock = clock;
         slot_n$clock = clock;
@@ -11762,6 +12176,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         state$d = state$q;
         view_no$d = view_no$q;
         leader_id$d = leader_id$q;
+        missed_q$d = missed_q$q;
         k$d = k$q;
         slot$d = slot$q;
         slot_n$d = slot_n$q;
@@ -11884,10 +12299,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             vc_shift = vc_shift_big;
         end
         slow_shift$d = vc_shift;
-        wait_limit = ((wait_polls) & 28'hfffffff) << streak$q;
+        wait_limit = ((wait_polls) & 29'h1fffffff) << streak$q;
         expiring = (waited$q + 32'h1) >= wait_limit;
-        vc_expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + vc_wait$q));
-        slow_expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + slow_shift$q));
+        vc_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
+        slow_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
         tally$beat = fetch_beat;
         tally$lane = cert_row[(32'h0)+:(4)];
         tally$quarter = prep_word[(32'h2)+:(2)];
@@ -11899,7 +12314,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         leader$id = id;
         leader$leader_id = leader_id$q;
         leader$prep_word = prep_word;
-        leader$expiring = expiring;
+        leader$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
         leader$head_valid = requests$head_valid;
         leader$head_m = requests$head_m;
         if (constrained) begin
@@ -11926,12 +12341,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             fast$m_held = requests$holds;
         end
         fast$prev_ok = ~v3 | (fetch_beat[(32'h60)+:(32)] == prev$q);
-        fast$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << streak$q);
+        fast$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
         if (prep_long$q) begin
-            fast$prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + slow_shift$q));
+            fast$prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1));
         end
         else begin
-            fast$prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << streak$q);
+            fast$prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
         end
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
@@ -11966,9 +12381,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$echo_row_word = echo_row_word;
         slow3$echo_own_word = echo_own_word;
         slow3$certify_own_word = certify_own_word;
-        slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + slow_shift$q));
+        slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
         if (slow3$holding & slow3$deliver_mode) begin
-            slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + vc_wait$q));
+            slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
         end
         slow3$fetch_beat = fetch_beat;
         slow3$fetch_beat_valid = fetch_beat_valid;
@@ -12030,7 +12445,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$prev2_ok = prev2_ok$q;
         view3$cert_word = cert_word;
         view3$fetch_hi = fetch_beat[(32'h100)+:(8)];
-        view3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 28'hfffffff) << (streak$q + vc_wait$q));
+        view3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
         view3$seal_row_word = seal_base;
         view3$seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
         view3$new_view_word = new_view_word;
@@ -12135,6 +12550,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             m_new = m$q;
         end
         fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | slow3$fetch_start | view$fetch_start | view3$fetch_start | (cc$fetch_start & v3);
+        fetch_poll = fast$fetch_start | leader$fetch_start;
+        fetch_again = missed_q$q;
         poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | slow3$fetch_word | view$fetch_word | view3$fetch_word | cc$fetch_word;
         if (slow3$fetch_row) begin
             fetch_len = row2_len;
@@ -12525,8 +12942,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (fetch_start) begin
             polls$d = polls$q + 32'h1;
         end
+        missed_q$d = missed;
         if (missed) begin
-            if ((expiring & ~(slow3$holding | view3$holding) & ~(fast$at_prepare & prep_long$q)) | (slow_expiring & fast$at_prepare & prep_long$q) | (vc_expiring & view3$holding) | (slow_expiring & slow3$holding & ~view3$holding)) begin
+            if (((fast$missed | leader$missed) & (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1))) & (fast$at_prepare & prep_long$q) | ((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1))) & ~(fast$at_prepare & prep_long$q))) | (~(fast$missed | leader$missed) & ((expiring & ~(slow3$holding | view3$holding)) | (vc_expiring & view3$holding) | (slow_expiring & slow3$holding & ~view3$holding)))) begin
                 timeouts$d = timeouts$q + 32'h1;
                 waited$d = 32'h0;
                 if (state$q == ProtocolSt$Close) begin
@@ -13837,6 +14255,25 @@ module rhdl_ubft$protocol$m(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$m
+
+
+module rhdl_ubft$protocol$missed_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$missed_q
 
 
 module rhdl_ubft$protocol$phase(d,q,clock);
@@ -20681,13 +21118,13 @@ endmodule // rhdl_ubft$protocol$vote_view
 module rhdl_ubft$protocol$waited(d,q,clock);
     
     // Module arguments
-    input wire  [27:0] d;
-    output reg  [27:0] q;
+    input wire  [28:0] d;
+    output reg  [28:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 28'h0;
+       q = 29'h0;
     end
     
     always @(posedge clock) begin
@@ -20844,6 +21281,9 @@ module rhdl_ubft$rdmux(clock,rst_n,a_araddr,a_arlen,a_arsize,a_arburst,a_arvalid
     reg  tail$d;
     wire  tail$q;
     reg  tail$clock;
+    reg  third$d;
+    wire  third$q;
+    reg  third$clock;
     reg  [1:0] count$d;
     wire  [1:0] count$q;
     reg  count$clock;
@@ -20877,6 +21317,11 @@ module rhdl_ubft$rdmux(clock,rst_n,a_araddr,a_arlen,a_arsize,a_arburst,a_arvalid
         .q(tail$q),
         .clock(tail$clock)
     );
+    rhdl_ubft$rdmux$third third(
+        .d(third$d),
+        .q(third$q),
+        .clock(third$clock)
+    );
     rhdl_ubft$rdmux$count count(
         .d(count$d),
         .q(count$q),
@@ -20889,11 +21334,13 @@ module rhdl_ubft$rdmux(clock,rst_n,a_araddr,a_arlen,a_arsize,a_arburst,a_arvalid
         lock_b$clock = clock;
         head$clock = clock;
         tail$clock = clock;
+        third$clock = clock;
         count$clock = clock;
         lock$d = lock$q;
         lock_b$d = lock_b$q;
         head$d = head$q;
         tail$d = tail$q;
+        third$d = third$q;
         count$d = count$q;
         if (lock$q) begin
             grant_b = lock_b$q;
@@ -20907,7 +21354,7 @@ module rhdl_ubft$rdmux(clock,rst_n,a_araddr,a_arlen,a_arsize,a_arburst,a_arvalid
         else begin
             grant_b = 1'b0;
         end
-        full = count$q == 32'h2;
+        full = count$q == 32'h3;
         a_arready = 1'b0;
         b_arready = 1'b0;
         if (grant_b) begin
@@ -20959,13 +21406,17 @@ module rhdl_ubft$rdmux(clock,rst_n,a_araddr,a_arlen,a_arsize,a_arburst,a_arvalid
             if (count$q == 32'h0) begin
                 head$d = grant_b;
             end
-            else begin
+            else if (count$q == 32'h1) begin
                 tail$d = grant_b;
+            end
+            else begin
+                third$d = grant_b;
             end
             count$d = count$q + 32'h1;
         end
         if (pop & ~push) begin
             head$d = tail$q;
+            tail$d = third$q;
             count$d = count$q - 32'h1;
         end
         if (push & pop) begin
@@ -21079,6 +21530,25 @@ module rhdl_ubft$rdmux$tail(d,q,clock);
     end
           
 endmodule // rhdl_ubft$rdmux$tail
+
+
+module rhdl_ubft$rdmux$third(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rdmux$third
 
 
 module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready);
@@ -23357,12 +23827,14 @@ module rhdl_ubft$watch$tally(d,q,clock);
 endmodule // rhdl_ubft$watch$tally
 
 
-module rhdl_ubft$watch_fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,done,error,araddr,arlen,arsize,arburst,arvalid,arready,rdata,rresp,rlast,rvalid,rready);
+module rhdl_ubft$watch_fetch(clock,rst_n,start,poll,again,addr,len,busy,beat,beat_valid,done,error,araddr,arlen,arsize,arburst,arvalid,arready,rdata,rresp,rlast,rvalid,rready);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  start;
+    input wire  poll;
+    input wire  again;
     input wire  [63:0] addr;
     input wire  [7:0] len;
     output reg  busy;
@@ -23385,22 +23857,51 @@ module rhdl_ubft$watch_fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,don
     // Constant declarations
     localparam  size = 3'b110;
     localparam  burst = 2'b1;
-    
-    // Enums
-    localparam FetchState$Idle = 0;
-    localparam FetchState$Addr = 1;
-    localparam FetchState$Data = 2;
+    localparam  age_max = 8'hff;
     
     // Stub signals
-    reg  [1:0] state$d;
-    wire  [1:0] state$q;
-    reg  state$clock;
-    reg  [63:0] addr_q$d;
-    wire  [63:0] addr_q$q;
-    reg  addr_q$clock;
-    reg  [7:0] len_q$d;
-    wire  [7:0] len_q$q;
-    reg  len_q$clock;
+    reg  [63:0] req_addr$d;
+    wire  [63:0] req_addr$q;
+    reg  req_addr$clock;
+    reg  [7:0] req_len$d;
+    wire  [7:0] req_len$q;
+    reg  req_len$clock;
+    reg  stream$d;
+    wire  stream$q;
+    reg  stream$clock;
+    reg  want$d;
+    wire  want$q;
+    reg  want$clock;
+    reg  ar_on$d;
+    wire  ar_on$q;
+    reg  ar_on$clock;
+    reg  [63:0] ar_addr$d;
+    wire  [63:0] ar_addr$q;
+    reg  ar_addr$clock;
+    reg  [7:0] ar_len$d;
+    wire  [7:0] ar_len$q;
+    reg  ar_len$clock;
+    reg  ar_del$d;
+    wire  ar_del$q;
+    reg  ar_del$clock;
+    reg  [1:0] out$d;
+    wire  [1:0] out$q;
+    reg  out$clock;
+    reg  del0$d;
+    wire  del0$q;
+    reg  del0$clock;
+    reg  del1$d;
+    wire  del1$q;
+    reg  del1$clock;
+    reg  [7:0] age0$d;
+    wire  [7:0] age0$q;
+    reg  age0$clock;
+    reg  [7:0] age1$d;
+    wire  [7:0] age1$q;
+    reg  age1$clock;
+    reg  [7:0] rt$d;
+    wire  [7:0] rt$q;
+    reg  rt$clock;
     reg  [511:0] beat_q$d;
     wire  [511:0] beat_q$q;
     reg  beat_q$clock;
@@ -23414,21 +23915,88 @@ module rhdl_ubft$watch_fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,don
     wire  error_q$q;
     reg  error_q$clock;
     
+    // Local signals
+    reg  [7:0] half;
+    reg  busy_l;
+    reg  take;
+    reg  ahead_ar;
+    reg  ahead_out;
+    reg  attach;
+    reg  hs;
+    reg  pop;
+    reg  deliver;
+    reg  push_del;
+    
     // Sub module instances
-    rhdl_ubft$watch_fetch$state state(
-        .d(state$d),
-        .q(state$q),
-        .clock(state$clock)
+    rhdl_ubft$watch_fetch$req_addr req_addr(
+        .d(req_addr$d),
+        .q(req_addr$q),
+        .clock(req_addr$clock)
     );
-    rhdl_ubft$watch_fetch$addr_q addr_q(
-        .d(addr_q$d),
-        .q(addr_q$q),
-        .clock(addr_q$clock)
+    rhdl_ubft$watch_fetch$req_len req_len(
+        .d(req_len$d),
+        .q(req_len$q),
+        .clock(req_len$clock)
     );
-    rhdl_ubft$watch_fetch$len_q len_q(
-        .d(len_q$d),
-        .q(len_q$q),
-        .clock(len_q$clock)
+    rhdl_ubft$watch_fetch$stream stream(
+        .d(stream$d),
+        .q(stream$q),
+        .clock(stream$clock)
+    );
+    rhdl_ubft$watch_fetch$want want(
+        .d(want$d),
+        .q(want$q),
+        .clock(want$clock)
+    );
+    rhdl_ubft$watch_fetch$ar_on ar_on(
+        .d(ar_on$d),
+        .q(ar_on$q),
+        .clock(ar_on$clock)
+    );
+    rhdl_ubft$watch_fetch$ar_addr ar_addr(
+        .d(ar_addr$d),
+        .q(ar_addr$q),
+        .clock(ar_addr$clock)
+    );
+    rhdl_ubft$watch_fetch$ar_len ar_len(
+        .d(ar_len$d),
+        .q(ar_len$q),
+        .clock(ar_len$clock)
+    );
+    rhdl_ubft$watch_fetch$ar_del ar_del(
+        .d(ar_del$d),
+        .q(ar_del$q),
+        .clock(ar_del$clock)
+    );
+    rhdl_ubft$watch_fetch$out out(
+        .d(out$d),
+        .q(out$q),
+        .clock(out$clock)
+    );
+    rhdl_ubft$watch_fetch$del0 del0(
+        .d(del0$d),
+        .q(del0$q),
+        .clock(del0$clock)
+    );
+    rhdl_ubft$watch_fetch$del1 del1(
+        .d(del1$d),
+        .q(del1$q),
+        .clock(del1$clock)
+    );
+    rhdl_ubft$watch_fetch$age0 age0(
+        .d(age0$d),
+        .q(age0$q),
+        .clock(age0$clock)
+    );
+    rhdl_ubft$watch_fetch$age1 age1(
+        .d(age1$d),
+        .q(age1$q),
+        .clock(age1$clock)
+    );
+    rhdl_ubft$watch_fetch$rt rt(
+        .d(rt$d),
+        .q(rt$q),
+        .clock(rt$clock)
     );
     rhdl_ubft$watch_fetch$beat_q beat_q(
         .d(beat_q$d),
@@ -23453,71 +24021,156 @@ module rhdl_ubft$watch_fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,don
     
     // Update code
     always @(*) begin
-        state$clock = clock;
-        addr_q$clock = clock;
-        len_q$clock = clock;
+        req_addr$clock = clock;
+        req_len$clock = clock;
+        stream$clock = clock;
+        want$clock = clock;
+        ar_on$clock = clock;
+        ar_addr$clock = clock;
+        ar_len$clock = clock;
+        ar_del$clock = clock;
+        out$clock = clock;
+        del0$clock = clock;
+        del1$clock = clock;
+        age0$clock = clock;
+        age1$clock = clock;
+        rt$clock = clock;
         beat_q$clock = clock;
         beat_valid_q$clock = clock;
         done_q$clock = clock;
         error_q$clock = clock;
-        state$d = state$q;
-        addr_q$d = addr_q$q;
-        len_q$d = len_q$q;
+        req_addr$d = req_addr$q;
+        req_len$d = req_len$q;
+        stream$d = stream$q;
+        want$d = want$q;
+        ar_on$d = ar_on$q;
+        ar_addr$d = ar_addr$q;
+        ar_len$d = ar_len$q;
+        ar_del$d = ar_del$q;
+        out$d = out$q;
+        del0$d = del0$q;
+        del1$d = del1$q;
+        age0$d = age0$q;
+        age1$d = age1$q;
+        rt$d = rt$q;
         beat_q$d = beat_q$q;
         beat_valid_q$d = beat_valid_q$q;
         done_q$d = done_q$q;
         error_q$d = error_q$q;
         beat_valid_q$d = 1'b0;
         done_q$d = 1'b0;
-        arvalid = 1'b0;
-        rready = 1'b0;
-        case (state$q)
-            FetchState$Idle:
-                begin
-                    if (start) begin
-                        addr_q$d = addr;
-                        len_q$d = len;
-                        error_q$d = 1'b0;
-                        state$d = FetchState$Addr;
-                    end
-                end
-            FetchState$Addr:
-                begin
-                    arvalid = 1'b1;
-                    if (arready) begin
-                        state$d = FetchState$Data;
-                    end
-                end
-            FetchState$Data:
-                begin
-                    rready = 1'b1;
-                    if (rvalid) begin
-                        beat_q$d = rdata;
-                        beat_valid_q$d = 1'b1;
-                        if (rresp != 32'h0) begin
-                            error_q$d = 1'b1;
-                        end
-                        if (rlast) begin
-                            done_q$d = 1'b1;
-                            state$d = FetchState$Idle;
-                        end
-                    end
-                end
-            default:
-                begin
-                    state$d = FetchState$Idle;
-                end
-        endcase
+        half = ((rt$q[(32'h1)+:(7)]) & 8'hff);
+        busy_l = want$q | (ar_on$q & ar_del$q) | ((out$q != 32'h0) & del0$q) | ((out$q == 32'h2) & del1$q);
+        take = start & ~busy_l;
+        ahead_ar = ar_on$q & ~ar_del$q;
+        ahead_out = (out$q != 32'h0) & ~del0$q;
+        attach = take & (poll & again) & stream$q & (len == 32'h0) & (addr == req_addr$q) & (ahead_ar | ahead_out);
+        hs = ar_on$q & arready;
+        pop = (rvalid & (out$q != 32'h0)) & rlast;
+        deliver = (rvalid & (out$q != 32'h0)) & (del0$q | (attach & ~ahead_ar));
+        push_del = ar_del$q | (attach & ahead_ar);
+        if (age0$q != age_max) begin
+            age0$d = age0$q + 32'h1;
+        end
+        if (age1$q != age_max) begin
+            age1$d = age1$q + 32'h1;
+        end
+        if (hs) begin
+            ar_on$d = 1'b0;
+        end
+        if (take) begin
+            error_q$d = 1'b0;
+        end
+        if (take & ~attach) begin
+            req_addr$d = addr;
+            req_len$d = len;
+            stream$d = poll & (len == 32'h0);
+            if (ar_on$q & ~hs) begin
+                want$d = 1'b1;
+            end
+            else begin
+                ar_on$d = 1'b1;
+                ar_addr$d = addr;
+                ar_len$d = len;
+                ar_del$d = 1'b1;
+            end
+        end
+        if (attach & ahead_ar) begin
+            ar_del$d = 1'b1;
+        end
+        if (attach & ~ahead_ar) begin
+            del0$d = 1'b1;
+        end
+        if (want$q & hs) begin
+            want$d = 1'b0;
+            ar_on$d = 1'b1;
+            ar_addr$d = req_addr$q;
+            ar_len$d = req_len$q;
+            ar_del$d = 1'b1;
+        end
+        if ((stream$q & ~want$q & ~ar_on$q) & ((out$q == 32'h1) & del0$q) & ((rt$q != 32'h0) & (age0$q >= half))) begin
+            ar_on$d = 1'b1;
+            ar_addr$d = req_addr$q;
+            ar_len$d = req_len$q;
+            ar_del$d = 1'b0;
+        end
+        if (pop) begin
+            rt$d = age0$q;
+        end
+        if (hs & ~pop) begin
+            if (out$q == 32'h0) begin
+                del0$d = push_del;
+                age0$d = 32'h0;
+            end
+            else begin
+                del1$d = push_del;
+                age1$d = 32'h0;
+            end
+            out$d = out$q + 32'h1;
+        end
+        if (pop & ~hs) begin
+            del0$d = del1$q;
+            age0$d = age1$q + 32'h1;
+            out$d = out$q - 32'h1;
+        end
+        if (pop & hs) begin
+            if (out$q == 32'h1) begin
+                del0$d = push_del;
+                age0$d = 32'h0;
+            end
+            else begin
+                del0$d = del1$q;
+                age0$d = age1$q + 32'h1;
+                del1$d = push_del;
+                age1$d = 32'h0;
+            end
+        end
+        if (deliver) begin
+            beat_q$d = rdata;
+            beat_valid_q$d = 1'b1;
+            if (rresp != 32'h0) begin
+                error_q$d = 1'b1;
+            end
+            if (rlast) begin
+                done_q$d = 1'b1;
+            end
+        end
         if (~rst_n) begin
-            state$d = FetchState$Idle;
+            want$d = 1'b0;
+            ar_on$d = 1'b0;
+            stream$d = 1'b0;
+            out$d = 32'h0;
+            rt$d = 32'h0;
             beat_valid_q$d = 1'b0;
             done_q$d = 1'b0;
         end
-        araddr = addr_q$q;
-        arlen = len_q$q;
+        arvalid = ar_on$q;
+        araddr = ar_addr$q;
+        arlen = ar_len$q;
         arsize = size;
         arburst = burst;
-        busy = state$q != FetchState$Idle;
+        rready = out$q != 32'h0;
+        busy = busy_l;
         beat = beat_q$q;
         beat_valid = beat_valid_q$q;
         done = done_q$q;
@@ -23527,7 +24180,45 @@ module rhdl_ubft$watch_fetch(clock,rst_n,start,addr,len,busy,beat,beat_valid,don
 endmodule // rhdl_ubft$watch_fetch
 
 
-module rhdl_ubft$watch_fetch$addr_q(d,q,clock);
+module rhdl_ubft$watch_fetch$age0(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$age0
+
+
+module rhdl_ubft$watch_fetch$age1(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$age1
+
+
+module rhdl_ubft$watch_fetch$ar_addr(d,q,clock);
     
     // Module arguments
     input wire  [63:0] d;
@@ -23543,7 +24234,64 @@ module rhdl_ubft$watch_fetch$addr_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$watch_fetch$addr_q
+endmodule // rhdl_ubft$watch_fetch$ar_addr
+
+
+module rhdl_ubft$watch_fetch$ar_del(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$ar_del
+
+
+module rhdl_ubft$watch_fetch$ar_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$ar_len
+
+
+module rhdl_ubft$watch_fetch$ar_on(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$ar_on
 
 
 module rhdl_ubft$watch_fetch$beat_q(d,q,clock);
@@ -23584,6 +24332,44 @@ module rhdl_ubft$watch_fetch$beat_valid_q(d,q,clock);
 endmodule // rhdl_ubft$watch_fetch$beat_valid_q
 
 
+module rhdl_ubft$watch_fetch$del0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$del0
+
+
+module rhdl_ubft$watch_fetch$del1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$del1
+
+
 module rhdl_ubft$watch_fetch$done_q(d,q,clock);
     
     // Module arguments
@@ -23622,7 +24408,45 @@ module rhdl_ubft$watch_fetch$error_q(d,q,clock);
 endmodule // rhdl_ubft$watch_fetch$error_q
 
 
-module rhdl_ubft$watch_fetch$len_q(d,q,clock);
+module rhdl_ubft$watch_fetch$out(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$out
+
+
+module rhdl_ubft$watch_fetch$req_addr(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$req_addr
+
+
+module rhdl_ubft$watch_fetch$req_len(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -23638,28 +24462,61 @@ module rhdl_ubft$watch_fetch$len_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$watch_fetch$len_q
+endmodule // rhdl_ubft$watch_fetch$req_len
 
 
-module rhdl_ubft$watch_fetch$state(d,q,clock);
+module rhdl_ubft$watch_fetch$rt(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
-    
-    // Enums
-    localparam FetchState$Idle = 0;
-    localparam FetchState$Addr = 1;
-    localparam FetchState$Data = 2;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 8'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // rhdl_ubft$watch_fetch$state
+endmodule // rhdl_ubft$watch_fetch$rt
+
+
+module rhdl_ubft$watch_fetch$stream(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$stream
+
+
+module rhdl_ubft$watch_fetch$want(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch_fetch$want

@@ -16,13 +16,13 @@ module tb_equivocate3;
   reg failed;
 
   // replica 0
-  reg [127:0] vin_0 [0:958];
+  reg [127:0] vin_0 [0:990];
   integer pin_0;
-  reg [575:0] vin_wide_0 [0:24];
+  reg [575:0] vin_wide_0 [0:23];
   integer pin_wide_0;
-  reg [127:0] vout_0 [0:1091];
+  reg [127:0] vout_0 [0:1086];
   integer pout_0;
-  reg [575:0] vout_wide_0 [0:47];
+  reg [575:0] vout_wide_0 [0:44];
   integer pout_wide_0;
   reg [0:0] i0_ap_rst_n;
   reg [11:0] i0_s_axi_control_awaddr;
@@ -259,11 +259,11 @@ module tb_equivocate3;
   );
 
   // replica 1
-  reg [127:0] vin_1 [0:993];
+  reg [127:0] vin_1 [0:1025];
   integer pin_1;
   reg [575:0] vin_wide_1 [0:119];
   integer pin_wide_1;
-  reg [127:0] vout_1 [0:1185];
+  reg [127:0] vout_1 [0:1186];
   integer pout_1;
   reg [575:0] vout_wide_1 [0:17];
   integer pout_wide_1;
@@ -502,11 +502,11 @@ module tb_equivocate3;
   );
 
   // replica 2
-  reg [127:0] vin_2 [0:986];
+  reg [127:0] vin_2 [0:1018];
   integer pin_2;
   reg [575:0] vin_wide_2 [0:119];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:1181];
+  reg [127:0] vout_2 [0:1182];
   integer pout_2;
   reg [575:0] vout_wide_2 [0:17];
   integer pout_wide_2;
@@ -773,7 +773,7 @@ module tb_equivocate3;
     failed = 0;
     for (cycle = 0; cycle < CYCLES && !failed; cycle = cycle + 1) begin
       ap_clk = 0;
-      while (pin_0 < 959 && vin_0[pin_0][127:96] == cycle) begin
+      while (pin_0 < 991 && vin_0[pin_0][127:96] == cycle) begin
         case (vin_0[pin_0][95:64])
           0: i0_ap_rst_n = vin_0[pin_0][0:0];
           1: i0_s_axi_control_awaddr = vin_0[pin_0][11:0];
@@ -815,7 +815,7 @@ module tb_equivocate3;
         endcase
         pin_0 = pin_0 + 1;
       end
-      while (pin_wide_0 < 25 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
+      while (pin_wide_0 < 24 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
         case (vin_wide_0[pin_wide_0][543:512])
           11: i0_m_axi_hbm_rdata = vin_wide_0[pin_wide_0][511:0];
           23: i0_s_axis_sresp_tdata = vin_wide_0[pin_wide_0][511:0];
@@ -825,7 +825,7 @@ module tb_equivocate3;
         endcase
         pin_wide_0 = pin_wide_0 + 1;
       end
-      while (pout_0 < 1092 && vout_0[pout_0][127:96] == cycle) begin
+      while (pout_0 < 1087 && vout_0[pout_0][127:96] == cycle) begin
         case (vout_0[pout_0][95:64])
           0: e0_s_axi_control_awready = vout_0[pout_0][0:0];
           1: e0_s_axi_control_wready = vout_0[pout_0][0:0];
@@ -877,7 +877,7 @@ module tb_equivocate3;
         endcase
         pout_0 = pout_0 + 1;
       end
-      while (pout_wide_0 < 48 && vout_wide_0[pout_wide_0][575:544] == cycle) begin
+      while (pout_wide_0 < 45 && vout_wide_0[pout_wide_0][575:544] == cycle) begin
         case (vout_wide_0[pout_wide_0][543:512])
           20: e0_m_axi_hbm_wdata = vout_wide_0[pout_wide_0][511:0];
           25: e0_m_axis_sq_tdata = vout_wide_0[pout_wide_0][255:0];
@@ -887,7 +887,7 @@ module tb_equivocate3;
         endcase
         pout_wide_0 = pout_wide_0 + 1;
       end
-      while (pin_1 < 994 && vin_1[pin_1][127:96] == cycle) begin
+      while (pin_1 < 1026 && vin_1[pin_1][127:96] == cycle) begin
         case (vin_1[pin_1][95:64])
           0: i1_ap_rst_n = vin_1[pin_1][0:0];
           1: i1_s_axi_control_awaddr = vin_1[pin_1][11:0];
@@ -939,7 +939,7 @@ module tb_equivocate3;
         endcase
         pin_wide_1 = pin_wide_1 + 1;
       end
-      while (pout_1 < 1186 && vout_1[pout_1][127:96] == cycle) begin
+      while (pout_1 < 1187 && vout_1[pout_1][127:96] == cycle) begin
         case (vout_1[pout_1][95:64])
           0: e1_s_axi_control_awready = vout_1[pout_1][0:0];
           1: e1_s_axi_control_wready = vout_1[pout_1][0:0];
@@ -1001,7 +1001,7 @@ module tb_equivocate3;
         endcase
         pout_wide_1 = pout_wide_1 + 1;
       end
-      while (pin_2 < 987 && vin_2[pin_2][127:96] == cycle) begin
+      while (pin_2 < 1019 && vin_2[pin_2][127:96] == cycle) begin
         case (vin_2[pin_2][95:64])
           0: i2_ap_rst_n = vin_2[pin_2][0:0];
           1: i2_s_axi_control_awaddr = vin_2[pin_2][11:0];
@@ -1053,7 +1053,7 @@ module tb_equivocate3;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 1182 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 1183 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_s_axi_control_awready = vout_2[pout_2][0:0];
           1: e2_s_axi_control_wready = vout_2[pout_2][0:0];

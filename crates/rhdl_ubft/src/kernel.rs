@@ -338,6 +338,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.fetch.start.next = self.protocol.fetch_start.val();
         self.fetch.addr.next = self.protocol.fetch_addr.val();
         self.fetch.len.next = self.protocol.fetch_len.val();
+        self.fetch.poll.next = self.protocol.fetch_poll.val();
+        self.fetch.again.next = self.protocol.fetch_again.val();
         self.protocol.fetch_beat.next = self.fetch.beat.val();
         self.protocol.fetch_done.next = self.fetch.done.val();
         self.protocol.fetch_beat_valid.next = self.fetch.beat_valid.val();
@@ -422,6 +424,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.watch_fetch.start.next = self.watch.fetch_start.val();
         self.watch_fetch.addr.next = self.watch.fetch_addr.val();
         self.watch_fetch.len.next = self.watch.fetch_len.val();
+        self.watch_fetch.poll.next = false;
+        self.watch_fetch.again.next = false;
         self.watch.fetch_beat.next = self.watch_fetch.beat.val();
         self.watch.fetch_beat_valid.next = self.watch_fetch.beat_valid.val();
         self.watch.fetch_done.next = self.watch_fetch.done.val();

@@ -112,11 +112,16 @@ const _: () = assert!((1 << VC_SHIFT_F1) >= 3 + 4);
 const _: () = assert!((1 << VC_SHIFT) >= 3 * ((N - 1) / 2) + 4);
 /// Bits of the miss counter: `wait_polls` at its largest doubling, T_vc's
 /// included.
-pub const WAITED_BITS: usize = WAIT_BITS + WAIT_DOUBLINGS + VC_SHIFT;
+pub const WAITED_BITS: usize = WAIT_BITS + WAIT_DOUBLINGS + VC_SHIFT + FAST_POLL_SHIFT;
+/// FAST's waits count 2^FAST_POLL_SHIFT times as many polls as the other
+/// machines' (`wait_polls` << FAST_POLL_SHIFT at the path timeout): FAST
+/// polls with Fetch's read ahead (`fetch.md`), two reads per round trip
+/// where the others make one, so its timeouts last about as many cycles.
+pub const FAST_POLL_SHIFT: usize = 1;
 /// Bits of the count of view changes since the last decision (and of the
 /// shift, streak plus T_vc's doublings).
 pub const STREAK_BITS: usize = 4;
-const _: () = assert!(WAIT_DOUBLINGS + VC_SHIFT < (1 << STREAK_BITS));
+const _: () = assert!(WAIT_DOUBLINGS + VC_SHIFT + FAST_POLL_SHIFT < (1 << STREAK_BITS));
 /// Bits of the status counters.
 pub const COUNTER_BITS: usize = 32;
 

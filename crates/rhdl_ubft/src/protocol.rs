@@ -67,7 +67,9 @@
 //! the first decision after it that is not a rerun, View3's waits are
 //! T_vc: `vc_wait` = `params::vc_shift(n)` more doublings; Slow3's waits,
 //! and FAST's wait for a prepare after a slow decision (`prep_long`), are
-//! as long at every slot (docs/protocol.md, "Timeouts").
+//! as long at every slot (docs/protocol.md, "Timeouts"). FAST's and
+//! LEADER's limits are twice the others' (`FAST_POLL_SHIFT`): their polls
+//! read ahead (`fetch_poll`, docs/fetch.md), two reads per round trip.
 //!
 //! k is the sequence number and slot = (k - 1) mod G; every vote carries
 //! tag(vote_view, k), so a reused slot never counts a stale vote, and a
@@ -84,8 +86,8 @@ use crate::fast::Fast;
 use crate::layout::field3::{BLOCK_BITS, KIND_CERT, KIND_PREP};
 use crate::leader::Leader;
 use crate::params::{
-    vc_shift, ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP, STREAK_BITS, VC_SHIFT,
-    VC_SHIFT_F1, WAITED_BITS, WAIT_DOUBLINGS,
+    vc_shift, ConfigError, BEAT_BITS, BEAT_WORDS, FAST_POLL_SHIFT, G, K_LAST, K_WRAP, STREAK_BITS,
+    VC_SHIFT, VC_SHIFT_F1, WAITED_BITS, WAIT_DOUBLINGS,
 };
 use crate::requests::Requests;
 use crate::slow::Slow;
@@ -140,6 +142,13 @@ pub struct Protocol<const N: usize> {
     pub fetch_start: Signal<Out, Bit>,
     pub fetch_addr: Signal<Out, Bits<64>>,
     pub fetch_len: Signal<Out, Bits<8>>,
+    /// With `fetch_start`: FAST's poll or LEADER's idle poll, which Fetch
+    /// may answer from its read ahead (fetch.md).
+    pub fetch_poll: Signal<Out, Bit>,
+    /// With `fetch_poll`: the poll repeats the last one after a miss (the
+    /// machine missed in the cycle before), so Fetch may answer it from
+    /// its read ahead.
+    pub fetch_again: Signal<Out, Bit>,
     pub fetch_beat: Signal<In, Bits<BEAT_BITS>>,
     pub fetch_done: Signal<In, Bit>,
     pub fetch_beat_valid: Signal<In, Bit>,
@@ -251,6 +260,8 @@ pub struct Protocol<const N: usize> {
     // The slot's registers (the spec's ProtocolState).
     view_no: DFF<Bits<32>>,
     leader_id: DFF<Bits<8>>,
+    /// Last cycle's `missed`: a poll now repeats one that missed.
+    missed_q: DFF<Bit>,
     k: DFF<Bits<32>>,
     slot: DFF<Bits<8>>,
     /// slot · R, R = `row_n16` (records per row).
@@ -534,8 +545,12 @@ pub fn check_literals<const N: usize>() {
     assert_eq!(w, 32, "records: a field every 32 bits");
     assert_eq!(
         [WAIT_BITS, WAITED_BITS],
-        [16, 28],
-        "wait_limit: bit_cast::<28, 16>(wait_polls) << streak"
+        [16, 29],
+        "wait_limit: bit_cast::<29, 16>(wait_polls) << streak"
+    );
+    assert_eq!(
+        FAST_POLL_SHIFT, 1,
+        "FAST's limits: wait_polls << (streak + 1)"
     );
     assert_eq!(
         [VC_SHIFT_F1, VC_SHIFT],
@@ -858,6 +873,8 @@ impl<const N: usize> Protocol<N> {
             fetch_start: Default::default(),
             fetch_addr: Default::default(),
             fetch_len: Default::default(),
+            fetch_poll: Default::default(),
+            fetch_again: Default::default(),
             fetch_beat: Default::default(),
             fetch_done: Default::default(),
             fetch_beat_valid: Default::default(),
@@ -910,6 +927,7 @@ impl<const N: usize> Protocol<N> {
             state: Default::default(),
             view_no: Default::default(),
             leader_id: Default::default(),
+            missed_q: Default::default(),
             k: Default::default(),
             slot: Default::default(),
             slot_n: Default::default(),
@@ -1193,6 +1211,7 @@ impl<const N: usize> Logic for Protocol<N> {
             state,
             view_no,
             leader_id,
+            missed_q,
             k,
             slot,
             slot_n,
@@ -1387,7 +1406,7 @@ impl<const N: usize> Logic for Protocol<N> {
             self.vc_shift.next = self.vc_shift_big.val();
         }
         self.slow_shift.d.next = self.vc_shift.val();
-        self.wait_limit.next = bit_cast::<28, 16>(self.wait_polls.val()) << self.streak.q.val();
+        self.wait_limit.next = bit_cast::<29, 16>(self.wait_polls.val()) << self.streak.q.val();
         self.expiring.next = (self.waited.q.val() + 1) >= self.wait_limit.val();
         self.vc_expiring.next = (self.waited.q.val() + 1)
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
@@ -1415,7 +1434,10 @@ impl<const N: usize> Logic for Protocol<N> {
         self.leader.id.next = self.id.val();
         self.leader.leader_id.next = self.leader_id.q.val();
         self.leader.prep_word.next = self.prep_word.val();
-        self.leader.expiring.next = self.expiring.val();
+        // LEADER's idle polls read ahead too (`fetch_poll`), so they count
+        // twice the polls, as FAST's (from the registers, as FAST's below).
+        self.leader.expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << (self.streak.q.val() + 1));
         // Under a constraint (R22, R23) the leader proposes only m*.
         self.leader.head_valid.next = self.requests.head_valid.val();
         self.leader.head_m.next = self.requests.head_m.val();
@@ -1452,18 +1474,21 @@ impl<const N: usize> Logic for Protocol<N> {
         // (From the registers, as Slow3's below: in the v3 build FAST's
         // `start_slow` starts Slow3, whose requests come back into this
         // block, and a shared local would close a false loop, UNOPTFLAT.)
+        // FAST reads ahead (`fetch_poll`, fetch.md), two polls per round
+        // trip, so its waits count twice the polls (FAST_POLL_SHIFT = 1).
         self.fast.expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << (self.streak.q.val() + 1));
         // FastWaitPrepare after a slow decision (v3, `prep_long`): Slow3's
         // wait, since the leader may be delivering that slot's COMMITs, f
         // verifies behind its followers. (From the registers, as Slow3's.)
         if self.prep_long.q.val() {
             self.fast.prep_expiring.next = (self.waited.q.val() + 1)
                 >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                    << (self.streak.q.val() + self.slow_shift.q.val()));
+                    << ((self.streak.q.val() + self.slow_shift.q.val()) + 1));
         } else {
             self.fast.prep_expiring.next = (self.waited.q.val() + 1)
-                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
+                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                    << (self.streak.q.val() + 1));
         }
         self.fast.fetch_done.next = self.fetch_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
@@ -1859,6 +1884,8 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.view.fetch_start.val()
             | self.view3.fetch_start.val()
             | (self.cc.fetch_start.val() & self.v3.val());
+        self.fetch_poll.next = self.fast.fetch_start.val() | self.leader.fetch_start.val();
+        self.fetch_again.next = self.missed_q.q.val();
         self.poll_word.next = self.leader.fetch_word.val()
             | self.fast.fetch_word.val()
             | self.slow.fetch_word.val()
@@ -2374,13 +2401,27 @@ impl<const N: usize> Logic for Protocol<N> {
         // A miss counts towards the wait of the machine that missed: T_vc's
         // (`vc_expiring`) while View3 holds the slot, Slow3's
         // (`slow_expiring`) while Slow3 does.
+        self.missed_q.d.next = self.missed.val();
         if self.missed.val() {
-            if (self.expiring.val()
-                & !(self.slow3.holding.val() | self.view3.holding.val())
-                & !(self.fast.at_prepare.val() & self.prep_long.q.val()))
-                | (self.slow_expiring.val() & self.fast.at_prepare.val() & self.prep_long.q.val())
-                | (self.vc_expiring.val() & self.view3.holding.val())
-                | (self.slow_expiring.val() & self.slow3.holding.val() & !self.view3.holding.val())
+            // (FAST's and LEADER's limits again from the registers, as on
+            // their `expiring` and `prep_expiring` inputs above: reading
+            // those wires here would close a false loop, UNOPTFLAT.)
+            if ((self.fast.missed.val() | self.leader.missed.val())
+                & (((self.waited.q.val() + 1)
+                    >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                        << ((self.streak.q.val() + self.slow_shift.q.val()) + 1)))
+                    & (self.fast.at_prepare.val() & self.prep_long.q.val())
+                    | ((self.waited.q.val() + 1)
+                        >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                            << (self.streak.q.val() + 1)))
+                        & !(self.fast.at_prepare.val() & self.prep_long.q.val())))
+                | (!(self.fast.missed.val() | self.leader.missed.val())
+                    & ((self.expiring.val()
+                        & !(self.slow3.holding.val() | self.view3.holding.val()))
+                        | (self.vc_expiring.val() & self.view3.holding.val())
+                        | (self.slow_expiring.val()
+                            & self.slow3.holding.val()
+                            & !self.view3.holding.val())))
             {
                 self.timeouts.d.next = self.timeouts.q.val() + 1;
                 self.waited.d.next = 0.into();

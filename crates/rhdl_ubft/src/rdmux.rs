@@ -25,15 +25,16 @@
 //! master's, combinationally; the granted master's `arready` is `m_arready`,
 //! the other's is 0.
 //!
-//! Order FIFO (`head`, `tail`, `count`; depth 2): an AR handshake pushes its
+//! Order FIFO (`head`, `tail`, `third`, `count`; depth 3): an AR handshake pushes its
 //! owner (0 = a, 1 = b); an R handshake with `m_rlast` pops. Push and pop in
 //! one cycle both happen. While the FIFO is full, `m_arvalid` and both
 //! `arready` are 0. This never drops a pending AR: the lock is set only by a
 //! cycle with `m_arvalid` high, so with the FIFO not full, and without a
 //! handshake that cycle pushes nothing, so the FIFO is not full while the
-//! lock holds. With two masters of one burst in flight each (Fetch), at most
-//! two bursts are outstanding, so the FIFO is never full when a master
-//! raises `arvalid`, and the full case never stalls anyone.
+//! lock holds. Master a (the controller's Fetch) has at most two bursts
+//! outstanding (its own and a read ahead, `fetch.md`) and master b (WATCH's
+//! Fetch) one, so at most three are outstanding, the FIFO is never full
+//! when a master raises `arvalid`, and the full case never stalls anyone.
 //!
 //! R routing (combinational): the head's owner gets `m_rvalid` on its
 //! `*_rvalid`, the other's `rvalid` is 0, and `m_rready` is the owner's
@@ -102,7 +103,10 @@ pub struct RdMux {
     head: DFF<Bit>,
     /// FIFO entry 1.
     tail: DFF<Bit>,
-    /// Bursts outstanding, 0 to 2.
+    /// FIFO entry 2 (the controller's Fetch may have two bursts
+    /// outstanding, one a read ahead, and WATCH's one).
+    third: DFF<Bit>,
+    /// Bursts outstanding, 0 to 3.
     count: DFF<Bits<2>>,
     grant_b: Signal<Local, Bit>,
     full: Signal<Local, Bit>,
@@ -115,7 +119,7 @@ pub struct RdMux {
 impl Logic for RdMux {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, lock, lock_b, head, tail, count);
+        dff_setup!(self, clock, lock, lock_b, head, tail, third, count);
         // AR grant: locked while pending, else a first, b only alone.
         if self.lock.q.val() {
             self.grant_b.next = self.lock_b.q.val();
@@ -126,7 +130,7 @@ impl Logic for RdMux {
         } else {
             self.grant_b.next = false;
         }
-        self.full.next = self.count.q.val() == 2;
+        self.full.next = self.count.q.val() == 3;
         self.a_arready.next = false;
         self.b_arready.next = false;
         if self.grant_b.val() {
@@ -177,19 +181,21 @@ impl Logic for RdMux {
         if self.push.val() & !self.pop.val() {
             if self.count.q.val() == 0 {
                 self.head.d.next = self.grant_b.val();
-            } else {
+            } else if self.count.q.val() == 1 {
                 self.tail.d.next = self.grant_b.val();
+            } else {
+                self.third.d.next = self.grant_b.val();
             }
             self.count.d.next = self.count.q.val() + 1;
         }
         if self.pop.val() & !self.push.val() {
             self.head.d.next = self.tail.q.val();
+            self.tail.d.next = self.third.q.val();
             self.count.d.next = self.count.q.val() - 1;
         }
         if self.push.val() & self.pop.val() {
             // The count stays. A push needs the FIFO not full, a pop not
-            // empty: one entry, replaced by the new one (the second branch
-            // is for completeness).
+            // empty: the head leaves and the new entry goes last.
             if self.count.q.val() == 1 {
                 self.head.d.next = self.grant_b.val();
             } else {

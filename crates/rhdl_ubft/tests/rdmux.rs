@@ -30,6 +30,7 @@ struct Pair {
     a_start: Signal<In, Bit>,
     a_addr: Signal<In, Bits<64>>,
     a_len: Signal<In, Bits<8>>,
+    a_poll: Signal<In, Bit>,
     b_start: Signal<In, Bit>,
     b_addr: Signal<In, Bits<64>>,
     b_len: Signal<In, Bits<8>>,
@@ -55,6 +56,10 @@ impl Logic for Pair {
         self.fa.start.next = self.a_start.val();
         self.fa.addr.next = self.a_addr.val();
         self.fa.len.next = self.a_len.val();
+        self.fa.poll.next = self.a_poll.val();
+        self.fa.again.next = self.a_poll.val();
+        self.fb.poll.next = false;
+        self.fb.again.next = false;
         self.fb.start.next = self.b_start.val();
         self.fb.addr.next = self.b_addr.val();
         self.fb.len.next = self.b_len.val();
@@ -98,6 +103,7 @@ fn pair() -> Pair {
     t.a_start.connect();
     t.a_addr.connect();
     t.a_len.connect();
+    t.a_poll.connect();
     t.b_start.connect();
     t.b_addr.connect();
     t.b_len.connect();
@@ -317,6 +323,8 @@ struct Run {
     hbm: Hbm,
     cycles: u64,
     reset: Vec<u64>,
+    /// Every request of `a` is a `poll` (Fetch reads ahead).
+    a_poll: bool,
 }
 
 impl Run {
@@ -327,6 +335,7 @@ impl Run {
             hbm: Hbm::new(),
             cycles,
             reset: vec![],
+            a_poll: false,
         }
     }
 }
@@ -362,6 +371,7 @@ fn run_pair(mut run: Run) -> PairOut {
         t.a_start.next = s;
         t.a_addr.next = addr.into();
         t.a_len.next = len.into();
+        t.a_poll.next = run.a_poll;
         let (s, addr, len) = run.b.at(c, t.fb.busy.val());
         t.b_start.next = s;
         t.b_addr.next = addr.into();
@@ -730,4 +740,49 @@ fn the_verilog_names_its_top_rhdl_ubft_rdmux() {
     let v = rhdl_ubft::rdmux::verilog();
     assert!(v.contains("module rhdl_ubft_rdmux("));
     assert!(!v.contains("module top("));
+}
+
+#[test]
+fn a_read_ahead_of_a_and_a_burst_of_b_are_three_outstanding_each_beat_to_its_owner() {
+    // a polls one beat five times (each poll as soon as the last is done),
+    // reading ahead; b reads once while a has two bursts outstanding.
+    let mut r = Run::new(70);
+    r.a_poll = true;
+    r.a = Script::new(&[(2, 0x1_0000, 0); 5]);
+    r.b = Script::new(&[(16, 0x2_0000, 0)]);
+    let out = run_pair(r);
+    // a: its first poll at 3 measures the round trip; the second (11) is
+    // read ahead at 15, which the third poll takes; b's at 17.
+    let (x, y) = (0x1_0000, 0x2_0000);
+    assert_eq!(
+        out.ars,
+        vec![
+            (3, 'a', x, 0),
+            (11, 'a', x, 0),
+            (15, 'a', x, 0),
+            (17, 'b', y, 0),
+            (20, 'a', x, 0),
+            (24, 'a', x, 0),
+            (29, 'a', x, 0)
+        ]
+    );
+    let mut outstanding = 0i64;
+    let mut most = 0;
+    for c in 0..70usize {
+        outstanding += out.ars.iter().filter(|a| a.0 == c as u64).count() as i64;
+        most = most.max(outstanding);
+        for t in [&out.a, &out.b] {
+            let s = &t[c];
+            if s.rvalid && s.rready && s.rlast {
+                outstanding -= 1;
+            }
+        }
+    }
+    assert_eq!(most, 3, "a's poll, its read ahead and b's burst");
+    assert_eq!(outstanding, 0);
+    assert!(beats(&out.a).iter().all(|b| b.1 == 0x1_0000));
+    assert_eq!(dones(&out.a).len(), 5, "each poll done once");
+    assert_eq!(beats(&out.b).len(), 1);
+    assert_eq!(beats(&out.b)[0].1, 0x2_0000);
+    assert_eq!(dones(&out.b).len(), 1);
 }

@@ -46,6 +46,8 @@ pub fn fetch() -> Fetch {
     f.clock.connect();
     f.rst_n.connect();
     f.start.connect();
+    f.poll.connect();
+    f.again.connect();
     f.addr.connect();
     f.len.connect();
     f.arready.connect();
