@@ -16,13 +16,13 @@ module tb_equivocate3;
   reg failed;
 
   // replica 0
-  reg [127:0] vin_0 [0:990];
+  reg [127:0] vin_0 [0:994];
   integer pin_0;
-  reg [575:0] vin_wide_0 [0:23];
+  reg [575:0] vin_wide_0 [0:24];
   integer pin_wide_0;
-  reg [127:0] vout_0 [0:1086];
+  reg [127:0] vout_0 [0:1089];
   integer pout_0;
-  reg [575:0] vout_wide_0 [0:44];
+  reg [575:0] vout_wide_0 [0:47];
   integer pout_wide_0;
   reg [0:0] i0_ap_rst_n;
   reg [11:0] i0_s_axi_control_awaddr;
@@ -773,7 +773,7 @@ module tb_equivocate3;
     failed = 0;
     for (cycle = 0; cycle < CYCLES && !failed; cycle = cycle + 1) begin
       ap_clk = 0;
-      while (pin_0 < 991 && vin_0[pin_0][127:96] == cycle) begin
+      while (pin_0 < 995 && vin_0[pin_0][127:96] == cycle) begin
         case (vin_0[pin_0][95:64])
           0: i0_ap_rst_n = vin_0[pin_0][0:0];
           1: i0_s_axi_control_awaddr = vin_0[pin_0][11:0];
@@ -815,7 +815,7 @@ module tb_equivocate3;
         endcase
         pin_0 = pin_0 + 1;
       end
-      while (pin_wide_0 < 24 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
+      while (pin_wide_0 < 25 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
         case (vin_wide_0[pin_wide_0][543:512])
           11: i0_m_axi_hbm_rdata = vin_wide_0[pin_wide_0][511:0];
           23: i0_s_axis_sresp_tdata = vin_wide_0[pin_wide_0][511:0];
@@ -825,7 +825,7 @@ module tb_equivocate3;
         endcase
         pin_wide_0 = pin_wide_0 + 1;
       end
-      while (pout_0 < 1087 && vout_0[pout_0][127:96] == cycle) begin
+      while (pout_0 < 1090 && vout_0[pout_0][127:96] == cycle) begin
         case (vout_0[pout_0][95:64])
           0: e0_s_axi_control_awready = vout_0[pout_0][0:0];
           1: e0_s_axi_control_wready = vout_0[pout_0][0:0];
@@ -877,7 +877,7 @@ module tb_equivocate3;
         endcase
         pout_0 = pout_0 + 1;
       end
-      while (pout_wide_0 < 45 && vout_wide_0[pout_wide_0][575:544] == cycle) begin
+      while (pout_wide_0 < 48 && vout_wide_0[pout_wide_0][575:544] == cycle) begin
         case (vout_wide_0[pout_wide_0][543:512])
           20: e0_m_axi_hbm_wdata = vout_wide_0[pout_wide_0][511:0];
           25: e0_m_axis_sq_tdata = vout_wide_0[pout_wide_0][255:0];

@@ -3563,7 +3563,7 @@ module rhdl_ubft$fetch(clock,rst_n,start,poll,again,addr,len,busy,beat,beat_vali
             ar_len$d = req_len$q;
             ar_del$d = 1'b1;
         end
-        if ((stream$q & ~want$q & ~ar_on$q) & ((out$q == 32'h1) & del0$q) & ((rt$q != 32'h0) & (age0$q >= half))) begin
+        if ((stream$q & ~want$q & ~ar_on$q) & ((out$q == 32'h1) & (del0$q | (attach & ~ahead_ar))) & ((rt$q != 32'h0) & (age0$q >= half))) begin
             ar_on$d = 1'b1;
             ar_addr$d = req_addr$q;
             ar_len$d = req_len$q;
@@ -24064,7 +24064,7 @@ module rhdl_ubft$watch_fetch(clock,rst_n,start,poll,again,addr,len,busy,beat,bea
             ar_len$d = req_len$q;
             ar_del$d = 1'b1;
         end
-        if ((stream$q & ~want$q & ~ar_on$q) & ((out$q == 32'h1) & del0$q) & ((rt$q != 32'h0) & (age0$q >= half))) begin
+        if ((stream$q & ~want$q & ~ar_on$q) & ((out$q == 32'h1) & (del0$q | (attach & ~ahead_ar))) & ((rt$q != 32'h0) & (age0$q >= half))) begin
             ar_on$d = 1'b1;
             ar_addr$d = req_addr$q;
             ar_len$d = req_len$q;

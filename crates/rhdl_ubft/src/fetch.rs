@@ -287,9 +287,12 @@ impl Logic for Fetch {
             self.ar_del.d.next = true;
         }
         // The read ahead: the stream's own burst alone outstanding for half
-        // a round trip.
+        // a round trip; or the read ahead a poll takes in this cycle, so
+        // that a loop reads twice per round trip exactly (H + 3 cycles for
+        // two polls, as one poll took before).
         if (self.stream.q.val() & !self.want.q.val() & !self.ar_on.q.val())
-            & ((self.out.q.val() == 1) & self.del0.q.val())
+            & ((self.out.q.val() == 1)
+                & (self.del0.q.val() | (self.attach.val() & !self.ahead_ar.val())))
             & ((self.rt.q.val() != 0) & (self.age0.q.val() >= self.half.val()))
         {
             self.ar_on.d.next = true;

@@ -264,22 +264,25 @@ fn a_poll_loop_reads_ahead_twice_per_round_trip_and_sees_a_landing_sooner() {
     assert_eq!(plain.max_outstanding, 1);
     // With `poll`: the first burst measures the round trip (rt = 19, half
     // 9); from the second on, a read ahead goes out once the poll's burst
-    // has been alone for 9 cycles, and the next poll takes it.
+    // has been alone for 9 cycles, and the next poll takes it; the poll
+    // that takes one starts the next read ahead in the same cycle.
     let mut ahead = Bench::new(h);
     let hit = poll_loop(&mut ahead, true, 51, 200);
     let ars: Vec<u64> = ahead.ars.iter().map(|a| a.0).collect();
-    assert_eq!(ars, vec![3, 26, 37, 50, 61, 74], "{ars:?}");
-    // A landing at 51 is read by the read ahead of 61, which the poll after
-    // the miss of 50 takes: delivered at 61 + H + 1, where the plain loop
+    // The plain loop's ARs (26, 49, 72: every H + 3) stay, and a read
+    // ahead goes out between each two: two reads per H + 3 cycles.
+    assert_eq!(ars, vec![3, 26, 37, 49, 60, 72], "{ars:?}");
+    // A landing at 51 is read by the read ahead of 60, which the poll after
+    // the miss of 49 takes: delivered at 60 + H + 1, where the plain loop
     // delivers it at 72 + H + 1.
-    assert_eq!(hit, Some(61 + h + 1));
+    assert_eq!(hit, Some(60 + h + 1));
     assert!(ahead.max_outstanding <= 2);
     // Every poll got one beat, and each beat was read after the one
     // before it: a poll's data is never older than its predecessor's.
     assert_eq!(ahead.beats.len(), ahead.dones.len());
     let order: Vec<u64> = ahead.beats.iter().map(|b| b.2).collect();
-    assert_eq!(order, vec![3, 26, 37, 50, 61], "the delivered reads");
-    // The read ahead issued before the hit (at 74) is drained, not
+    assert_eq!(order, vec![3, 26, 37, 49, 60], "the delivered reads");
+    // The read ahead issued before the hit (at 72) is drained, not
     // delivered.
     assert!(ahead.pending.is_empty());
 }

@@ -761,9 +761,9 @@ fn a_read_ahead_of_a_and_a_burst_of_b_are_three_outstanding_each_beat_to_its_own
             (11, 'a', x, 0),
             (15, 'a', x, 0),
             (17, 'b', y, 0),
-            (20, 'a', x, 0),
-            (24, 'a', x, 0),
-            (29, 'a', x, 0)
+            (19, 'a', x, 0),
+            (23, 'a', x, 0),
+            (27, 'a', x, 0)
         ]
     );
     let mut outstanding = 0i64;

@@ -219,7 +219,7 @@ pub fn standard() -> Vec<Standard> {
         // outlast a signer step, as v3 requires (protocol.md, "Timeouts").
         Standard {
             name: "silent_leader3_v3",
-            about: "the v3 kernel: 3 replicas; the leader, replica 0, falls silent at cycle 700 after 2 fast decisions; replicas 1 and 2 bridge slot 3, change view, rerun slot 3 as the carried value and decide slot 4 on the f + 1 slow path",
+            about: "the v3 kernel: 3 replicas; the leader, replica 0, falls silent at cycle 690 after 2 fast decisions; replicas 1 and 2 bridge slot 3, change view, rerun slot 3 as the carried value and decide slot 4 on the f + 1 slow path",
             cfg: ClusterConfig {
                 seed: 7,
                 wait_polls: 16,
@@ -229,7 +229,7 @@ pub fn standard() -> Vec<Standard> {
                 layout: Version::V3,
                 ..ClusterConfig::quick(3, 4)
             },
-            silent: vec![(0, 700)],
+            silent: vec![(0, 690)],
         },
     ]
 }
