@@ -1854,27 +1854,26 @@ to_cycle = 3328
 /// The equivocating leader on v3 (`Equivocate3`: a signed PREP block with
 /// the client's request m for replica 1 and the next request m' for
 /// replica 2, its own CERT share and a signed COMMIT made up for each),
-/// with replica 2's echo 100 cycles late at replica 1. Replica 1 reads the
-/// echo row before replica 2's echo lands, delivers m from the signed
-/// block (R8), certifies it and, with the leader's made-up share and
-/// COMMIT, decides it on f + 1 = 2 (R12); the leader goes on doing so in
-/// every slot of view 0. Safe: replica 2 saw replica 1's echo, refused
-/// m', and decides nothing else.
+/// with replica 2's echo 100 cycles late at replica 1.
 ///
-/// Replica 2 seals view after view alone (f + 1 seals start a view change;
-/// replica 1 never seals, since it decides). It catches up by R24 from
-/// replica 1's COMMITs: the COMMIT of k + 1 carries a certificate (replica
-/// 1's share and the leader's on m_{k+1}, with prev = m_k) that CertCheck
-/// verifies while replica 2 awaits a NEW_VIEW, and k is decided as prev.
-/// (The certify row of k + 1 alone has f matching blocks, not f + 1: the
-/// leader's share there is on m'.) The last slot has no slot above it, and
-/// R25 while awaiting does not decide it either: replica 2 holds replica
-/// 1's COMMIT of m and the leader's of m', one each, not f + 1 of one
-/// block. No replica writes anything that decides it for replica 2, which stays one
-/// slot short (issue 11; recovery.md D11.12).
+/// Until FAST's read ahead (2026-12-04, fetch.md) this run had replica 1
+/// read the echo row before replica 2's echo landed, deliver m from the
+/// signed block (R8), and decide every slot of view 0 on f + 1 = 2 with
+/// the leader's made-up share and COMMIT, while replica 2, refusing m',
+/// sealed view after view alone and caught up by R24 from replica 1's
+/// COMMITs of k + 1 (CertCheck), one slot short at the end. With the
+/// quicker polls replica 2's echo lands first, and no delay of that link
+/// (seed 8, 20 to 380 cycles), nor about 300 random seeds, delays and
+/// windows, brings that interleaving back. What the run shows now: the
+/// followers change view, and every replica ends in view 1 (replica 1
+/// leads) having decided every slot, slot 1 on the slow path (at about
+/// cycle 12,000) and the rest fast, the client's requests in order. Safe
+/// throughout: m' is never decided.
+/// (R24 by CertCheck on a valid certificate is now exercised by no
+/// cluster test; `certcheck.md` has the block's own tests.)
 #[test]
-fn an_equivocating_v3_leader_decides_with_one_honest_replica_and_the_other_catches_up_from_its_commits(
-) {
+fn an_equivocating_v3_leader_with_a_late_echo_is_replaced_and_view_1_decides_the_clients_requests()
+{
     let s = Scenario::from_toml(
         r#"
 replicas = 3
@@ -1903,27 +1902,27 @@ extra = 100
     .unwrap();
     let report = s.run(Backend::Verilator).unwrap();
     assert!(report.checks.ok(), "{}", report.summary());
-    let (r1, r2) = (&report.replicas[1], &report.replicas[2]);
-    assert_eq!(
-        (r1.status.error, r1.decided.len(), r1.view),
-        (0, 12, 0),
-        "{}",
-        report.summary()
-    );
-    assert!(
-        r1.decided.iter().all(|d| d.path == Path::Slow),
-        "{}",
-        report.summary()
-    );
-    // Replica 1 decided the client's requests in order: m, not m'.
-    for (i, d) in r1.decided.iter().enumerate() {
-        assert_eq!(d.m, ubft_sim::client::proposal(8, i as u64), "slot {}", d.k);
+    for r in &report.replicas[1..] {
+        assert_eq!(
+            (r.status.error, r.decided.len(), r.view),
+            (0, 12, 1),
+            "{}",
+            report.summary()
+        );
+        // The client's requests in order (m, never the leader's m').
+        for (i, d) in r.decided.iter().enumerate() {
+            assert_eq!(d.m, ubft_sim::client::proposal(8, i as u64), "slot {}", d.k);
+        }
+        // Nothing in view 0: slot 1 on the slow path in view 1, the rest
+        // fast behind an honest leader.
+        assert_eq!(r.decided[0].path, Path::Slow, "{}", report.summary());
+        assert!(r.decided[1..].iter().all(|d| d.path == Path::Fast));
     }
-    assert!(r2.view >= 3, "replica 2 seals alone: {}", report.summary());
-    assert_eq!(r2.status.error, 0, "{}", report.summary());
-    let ks: Vec<u64> = r2.decided.iter().map(|d| d.k).collect();
-    assert_eq!(ks, (1..=11).collect::<Vec<u64>>(), "{}", report.summary());
-    for (a, b) in r2.decided.iter().zip(&r1.decided) {
+    for (a, b) in report.replicas[1]
+        .decided
+        .iter()
+        .zip(&report.replicas[2].decided)
+    {
         assert_eq!(a.m, b.m, "agreement at slot {}", a.k);
     }
 }
