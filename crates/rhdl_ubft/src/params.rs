@@ -113,10 +113,10 @@ const _: () = assert!((1 << VC_SHIFT) >= 3 * ((N - 1) / 2) + 4);
 /// Bits of the miss counter: `wait_polls` at its largest doubling, T_vc's
 /// included.
 pub const WAITED_BITS: usize = WAIT_BITS + WAIT_DOUBLINGS + VC_SHIFT + FAST_POLL_SHIFT;
-/// FAST's waits count 2^FAST_POLL_SHIFT times as many polls as the other
-/// machines' (`wait_polls` << FAST_POLL_SHIFT at the path timeout): FAST
-/// polls with Fetch's read ahead (`fetch.md`), two reads per round trip
-/// where the others make one, so its timeouts last about as many cycles.
+/// FAST's and LEADER's waits count 2^FAST_POLL_SHIFT times as many polls
+/// as the other machines' (`wait_polls` << FAST_POLL_SHIFT at the path
+/// timeout): their poll loops read ahead (`fetch.md`), two reads per H + 3
+/// cycles where the others make one, so their timeouts last as many cycles.
 pub const FAST_POLL_SHIFT: usize = 1;
 /// Bits of the count of view changes since the last decision (and of the
 /// shift, streak plus T_vc's doublings).
