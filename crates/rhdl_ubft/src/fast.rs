@@ -43,9 +43,9 @@
 //! `done`. Every FAST poll is a `poll` to Fetch (Protocol's `fetch_poll`),
 //! so the poll after a miss may take Fetch's read ahead of the same beat
 //! and be done sooner (docs/fetch.md, "Reading ahead"); Protocol counts
-//! FAST's misses against twice the others' limit. The Wait state decides in the `done` cycle, starting the next
-//! broadcast in it. Handovers are combinational and cost no cycle (see
-//! `leader.rs`).
+//! FAST's misses against twice the others' limit. The Wait state decides
+//! in the `done` cycle, starting the next broadcast in it. Handovers are
+//! combinational and cost no cycle (see `leader.rs`).
 //!
 //! Reset (`rst_n`, synchronous, active low): Off the next cycle.
 

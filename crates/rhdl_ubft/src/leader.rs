@@ -27,6 +27,11 @@
 //! where (`bc_word`) and what (`bc_prepare`), and Protocol lays the
 //! prepare out from the slot's registers and the m taken.
 //!
+//! The idle polls are `poll`s to Fetch (Protocol's `fetch_poll`): they read
+//! ahead as FAST's do (docs/fetch.md, "Reading ahead"), two per H + 3
+//! cycles, and Protocol counts them against twice the others' limit, so a
+//! leader with nothing to propose times out after as many cycles as before.
+//!
 //! Timing: every handover is combinational. The receiving machine leaves Off
 //! at the clock edge at which this one enters it, so a handover costs no
 //! cycle: LeaderCheck lasts one cycle, and a follower is in FastPollPrepare
