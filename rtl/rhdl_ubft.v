@@ -12334,6 +12334,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$commit_row = commit_row;
         fast$record = tally$record;
         fast$votes = tally$votes;
+        if (v3 & (phase$q == 32'h1) & ~tally$flags[vote_leader$q]) begin
+            fast$votes = tally$votes + 32'h1;
+        end
         if (constrained) begin
             fast$m_held = tally$record[(32'h20)+:(32)] == cons_m$q;
         end

@@ -11,7 +11,7 @@
 //! | 6 | FastWaitPrepare | holds (k, view) and an m this replica holds as a request / not / and it times out | FastSendCert (broadcast will_cert (tag, m)) / FastPollPrepare (a miss) / Off, `start_view` |
 //! | 7 | FastSendCert | the broadcast is done | FastPollCert |
 //! | 8 | FastPollCert | (fetch of the will_cert row) | FastWaitCert |
-//! | 9 | FastWaitCert | 2f + 1 for (tag, m) / fewer / and it times out | FastSendCommit (broadcast will_commit) / FastPollCert (a miss) / Off, `start_slow` |
+//! | 9 | FastWaitCert | 2f + 1 for (tag, m) (v3: the leader's lane counts, D2) / fewer / and it times out | FastSendCommit (broadcast will_commit) / FastPollCert (a miss) / Off, `start_slow` |
 //! | 10 | FastSendCommit | the broadcast is done | FastPollCommit |
 //! | 11 | FastPollCommit | (fetch of the will_commit row) | FastWaitCommit |
 //! | 12 | FastWaitCommit | 2f + 1 for (tag, m) / fewer / and it times out | Off, `decide` / FastPollCommit (a miss) / Off, `start_slow` |
@@ -98,7 +98,8 @@ pub struct Fast {
     pub cert_row: Signal<In, Bits<32>>,
     pub commit_row: Signal<In, Bits<32>>,
     /// The polled row (crate::tally): its first record, and its votes for
-    /// (tag, m).
+    /// (tag, m); on v3 in FastWaitCert (phase 1) with the leader's lane
+    /// counted, as its PREPARE is its lock (recovery.md D2).
     pub record: Signal<In, Bits<96>>,
     pub votes: Signal<In, Bits<8>>,
     /// The polled prepare's m is a request this replica holds (R2).

@@ -1458,7 +1458,23 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.cert_row.next = self.cert_row.val();
         self.fast.commit_row.next = self.commit_row.val();
         self.fast.record.next = self.tally.record.val();
+        // D2 (recovery.md): on v3 the leader's lane of the will_cert row is
+        // its PREPARE, which this replica read when it locked (phase 1 is
+        // set only then), so the lock count is popcount(flags | leader),
+        // whatever the leader's own will_cert says. The will_commit row
+        // (phase 2) counts votes as written. (From registers and Tally's
+        // outputs only: see `expiring` below.)
         self.fast.votes.next = self.tally.votes.val();
+        if self.v3.val()
+            & (self.phase.q.val() == 1)
+            & !self
+                .tally
+                .flags
+                .val()
+                .get_bit(self.vote_leader.q.val().index())
+        {
+            self.fast.votes.next = self.tally.votes.val() + 1;
+        }
         // Under a constraint only m* is valid, held or not (it may have
         // been decided and retired before: a rerun, R23).
         if self.constrained.val() {
