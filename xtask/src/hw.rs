@@ -448,6 +448,7 @@ fn block_note(block: &str) -> &'static str {
         "certcheck" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/certcheck.md); one size for every n; in the v3 kernel's Protocol.",
         "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md); one size for every n.",
         "kernel_v3" => "The v3 kernel, the one the card runs (rtl/rhdl_ubft.v): the v2 kernel's blocks with the v3 guard, WATCH, COMPOSE and Protocol's v3 machines (recovery.md section 16).",
+        "kernel_v2" => "The v2 reference kernel (rtl/v2/rhdl_ubft.v), which the card ran before v3; the same blocks as the kernel's table above.",
         _ => "",
     }
 }
@@ -461,6 +462,7 @@ fn block_source(block: &str) -> (String, &'static str) {
         "rdmux" => ("rhdl_ubft::rdmux::verilog()".into(), "v2"),
         "certcheck" => ("rhdl_ubft::certcheck::verilog()".into(), "v3"),
         "kernel_v3" => ("rhdl_ubft::kernel::verilog_v3::<N>()".into(), "v3"),
+        "kernel_v2" => ("rhdl_ubft::kernel::verilog::<N>()".into(), "v2"),
         b => (format!("rhdl_ubft::{b}::verilog::<N>()"), "v2"),
     }
 }

@@ -6,7 +6,7 @@
 //! - `vivado [--check] [--target xo|xclbin|hw_emu]`: writes vivado/kernel.xml,
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
-//! - `synth [--n 3,5,8] [--no-flatten] [--block guard|guard_v3|watch|compose|rdmux|certcheck|kernel_v3]`: Yosys resource estimate and
+//! - `synth [--n 3,5,8] [--no-flatten] [--block guard|guard_v3|watch|compose|rdmux|certcheck|kernel_v3|kernel_v2]`: Yosys resource estimate and
 //!   logic depth, docs/resources.md (the kernel, or one block alone in its own section).
 //! - `testbench [--check] [--run] [--sim S] [--backend B]`: self-checking testbenches of
 //!   recorded cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them
@@ -18,7 +18,7 @@
 //! - `model --design current|recovery [--replicas N] [--slots S] [--views V] [--json]`:
 //!   checks a design of the protocol over every interleaving (crates/ubft_model,
 //!   docs/model.md); exit status 1 when a property fails, 2 when it cannot run.
-//! - `lint [--block guard|guard_v3|watch|compose|rdmux|certcheck|kernel_v3]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
+//! - `lint [--block guard|guard_v3|watch|compose|rdmux|certcheck|kernel_v3|kernel_v2]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
 //!   and the Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`,
 //!   or on one block's Verilog alone (generated into `target/lint/`).
 //!
@@ -51,7 +51,7 @@ enum Cmd {
     },
     /// Lint rtl/rhdl_ubft.v with Verilator (-Wall) and Yosys.
     Lint {
-        /// Lint this block's Verilog alone instead (`guard`, `guard_v3`, `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`), written to
+        /// Lint this block's Verilog alone instead (`guard`, `guard_v3`, `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`, `kernel_v2`), written to
         /// target/lint/ for the build's N.
         #[arg(long)]
         block: Option<String>,
@@ -105,7 +105,7 @@ enum Cmd {
         /// Synthesize hierarchically (no -flatten).
         #[arg(long)]
         no_flatten: bool,
-        /// Synthesize this block alone instead of the kernel (`guard`, `guard_v3`, `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`); its
+        /// Synthesize this block alone instead of the kernel (`guard`, `guard_v3`, `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`, `kernel_v2`); its
         /// table goes into its own section of docs/resources.md.
         #[arg(long)]
         block: Option<String>,
@@ -439,6 +439,20 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
             }
             .replace("top$", "rhdl_ubft$"),
         )),
+        // The v2 reference kernel (rtl/v2/rhdl_ubft.v), which the v3 kernel
+        // replaced on the card; linted alone so that CI checks it too.
+        "kernel_v2" => Ok((
+            "rhdl_ubft",
+            match n {
+                1 => rhdl_ubft::kernel::verilog::<1>(),
+                3 => rhdl_ubft::kernel::verilog::<3>(),
+                5 => rhdl_ubft::kernel::verilog::<5>(),
+                7 => rhdl_ubft::kernel::verilog::<7>(),
+                8 => rhdl_ubft::kernel::verilog::<8>(),
+                _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
+            }
+            .replace("top$", "rhdl_ubft$"),
+        )),
         // The v3 record composer (recovery.md D5); one size for every n, not
         // in the kernel yet.
         "compose" => Ok(("rhdl_ubft_compose", rhdl_ubft::compose::verilog())),
@@ -449,7 +463,7 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
         // COMMIT, docs/certcheck.md); one size for every n.
         "certcheck" => Ok(("rhdl_ubft_certcheck", rhdl_ubft::certcheck::verilog())),
         _ => Err(format!(
-            "--block {block}: the blocks are: guard, guard_v3, watch, compose, rdmux, certcheck, kernel_v3"
+            "--block {block}: the blocks are: guard, guard_v3, watch, compose, rdmux, certcheck, kernel_v3, kernel_v2"
         )),
     }
 }
