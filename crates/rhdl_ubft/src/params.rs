@@ -234,8 +234,8 @@ impl ConfigError {
             }
             ConfigError::RecoveryNotBuilt => {
                 "the v3 kernel's view change stopped where it would need what is not \
-                 built: a bridge to a will_commit older than k - 1 (issue 11, \
-                 recovery.md D11.12, view3.md)"
+                 built: a bridge to a will_commit more than (G - 1) / 2 slots behind k, \
+                 or above k after a step back (issue 11, recovery.md D11.12, view3.md)"
             }
         }
     }

@@ -304,6 +304,11 @@ pub struct Protocol<const N: usize> {
     wc_w: DFF<Bits<32>>,
     wc_m: DFF<Bits<32>>,
     wc_prev: DFF<Bits<32>>,
+    /// W's slot s(W.b) and its first record's index (`slot`, `slot_n` when
+    /// the will_commit was sent): Slow3's target in seal mode, wherever
+    /// W.b is in the window.
+    wc_slot: DFF<Bits<8>>,
+    wc_slot_n: DFF<Bits<16>>,
     /// dec[k - 2] (`prev2_ok`: known), R23's check of a carried prev.
     prev2: DFF<Bits<32>>,
     prev2_ok: DFF<Bit>,
@@ -824,7 +829,7 @@ impl<const N: usize> Protocol<N> {
     /// the slot up, and where v2 would start VIEW, View3 starts the view
     /// change (R14 to R23: the bridge, a carried value, the rerun, the
     /// catch-up at install); where that needs what is not built (a bridge
-    /// to a will_commit older than k - 1) it stops with
+    /// to a will_commit more than (G - 1) / 2 slots behind k) it stops with
     /// `ConfigError::RecoveryNotBuilt` (issue 11, view3.md).
     pub fn new_v3() -> Self {
         check_literals::<N>();
@@ -977,6 +982,8 @@ impl<const N: usize> Protocol<N> {
             wc_w: Default::default(),
             wc_m: Default::default(),
             wc_prev: Default::default(),
+            wc_slot: Default::default(),
+            wc_slot_n: Default::default(),
             prev2: Default::default(),
             prev2_ok: Default::default(),
             cons_ok: Default::default(),
@@ -1241,6 +1248,8 @@ impl<const N: usize> Logic for Protocol<N> {
             wc_w,
             wc_m,
             wc_prev,
+            wc_slot,
+            wc_slot_n,
             dl_w,
             dl_m,
             dl_prev,
@@ -1283,8 +1292,8 @@ impl<const N: usize> Logic for Protocol<N> {
             self.prev_word.next = 0.into();
         }
         // Slow3's target: W in seal mode (the bridge, R17: W.b is k, or
-        // k - 1 after a fast decision, whose slot is the one before), else
-        // the slot.
+        // below it after a fast decision and catch-ups; W's slot is kept
+        // with W), else the slot.
         self.t_view.next = self.view_no.q.val();
         self.t_k.next = self.k.q.val();
         self.t_m.next = self.m.q.val();
@@ -1306,15 +1315,8 @@ impl<const N: usize> Logic for Protocol<N> {
             self.t_k.next = self.wc_k.q.val();
             self.t_m.next = self.wc_m.q.val();
             self.t_prev.next = self.wc_prev.q.val();
-            if self.wc_k.q.val() != self.k.q.val() {
-                if self.slot.q.val() == 0 {
-                    self.t_slot.next = self.last_slot.val();
-                    self.t_slot_n.next = self.last_slot_n.val();
-                } else {
-                    self.t_slot.next = self.slot.q.val() - 1;
-                    self.t_slot_n.next = self.slot_n.q.val() - self.row_n16.val();
-                }
-            }
+            self.t_slot.next = self.wc_slot.q.val();
+            self.t_slot_n.next = self.wc_slot_n.q.val();
         }
         // prep_sig[s(k)]: two beats a slot (v3).
         self.prep_sig_word.next =
@@ -1612,10 +1614,12 @@ impl<const N: usize> Logic for Protocol<N> {
         // The obligation (D11.2): a will_commit that L does not cover.
         self.view3.ob.next =
             self.wc_ok.q.val() & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
-        // The bridge's target is in the window's last two slots: W.b is k,
-        // or k - 1 (Slow3's target mux).
+        // The bridge's target is within half the window behind k (W's slot
+        // and records are `wc_slot`, `wc_slot_n`; its records are not yet
+        // reused by a replica at most G/2 slots ahead of it). Further back
+        // (or a W above k after R23's step back), View3 stops (error 7).
         self.view3.ob_near.next =
-            (self.wc_k.q.val() == self.k.q.val()) | ((self.wc_k.q.val() + 1) == self.k.q.val());
+            (self.k.q.val() - self.wc_k.q.val()) <= (bit_cast::<32, 8>(self.last_slot.val()) >> 1);
         self.view3.k.next = self.k.q.val();
         self.view3.prev.next = self.prev.q.val();
         self.view3.prev2.next = self.prev2.q.val();
@@ -2168,6 +2172,8 @@ impl<const N: usize> Logic for Protocol<N> {
             self.wc_w.d.next = self.view_no.q.val();
             self.wc_m.d.next = self.m.q.val();
             self.wc_prev.d.next = self.prev.q.val();
+            self.wc_slot.d.next = self.slot.q.val();
+            self.wc_slot_n.d.next = self.slot_n.q.val();
         }
         // D: the MINE event's block, at its grant (R25 while awaiting).
         if self.dl_grant.val() {

@@ -9,8 +9,9 @@
 //! - R17, the bridge: with an obligation (Protocol's `ob`: a will_commit
 //!   for W = (w, b, m, prev) that its latest COMMIT L does not cover), call
 //!   Slow3 in seal mode (`call_s3`), which certifies and commits W (R9,
-//!   R10 on W's block; L := W) and yields (`s3_done`). W.b must be k or
-//!   k - 1 (`ob_near`); an older W hands back with `stop` (error 7).
+//!   R10 on W's block; L := W) and yields (`s3_done`). W.b must be at most
+//!   (G - 1) / 2 slots behind k (`ob_near`); a W further back, or above k,
+//!   hands back with `stop` (error 7).
 //! - R14, R18: with no obligation, sign the SEAL block S = [4, id, v, L.w,
 //!   L.c, L.m, L.prev, L present] and write seal[id] (S, then the
 //!   signature) into every mailbox; then view + 1.
@@ -210,7 +211,7 @@ pub struct View3 {
     // Handshakes.
     pub start: Signal<In, Bit>,
     /// One cycle, as the machine goes Off without a new view: what follows
-    /// is not built (a bridge to a will_commit older than k - 1), and
+    /// is not built (a bridge to a will_commit out of `ob_near`'s reach), and
     /// Protocol stops the run with `RecoveryNotBuilt`.
     pub stop: Signal<Out, Bit>,
     /// One cycle, as the machine goes Off: the new view is installed and
@@ -258,8 +259,8 @@ pub struct View3 {
     /// The leader of view + 1 (Protocol's `next_leader`).
     pub next_leader: Signal<In, Bits<8>>,
     /// The obligation (D11.2): a will_commit of this replica's that its
-    /// latest COMMIT does not cover; W.b is k or k - 1 (`ob_near`: where
-    /// Slow3's seal mode can reach it).
+    /// latest COMMIT does not cover; `ob_near`: W.b is at most (G - 1) / 2
+    /// slots behind k, where Slow3's seal mode can reach it.
     pub ob: Signal<In, Bit>,
     pub ob_near: Signal<In, Bit>,
     /// The bridge: start Slow3 in seal mode on W (one cycle); Slow3 is
@@ -950,7 +951,7 @@ impl Logic for View3 {
                     self.call_s3.next = true;
                     self.state.d.next = View3St::V3Bridge;
                 } else if self.ob.val() {
-                    // W beyond Slow3's reach (not k or k - 1): not built.
+                    // W beyond Slow3's reach (`ob_near`): not built.
                     self.stop.next = true;
                     self.state.d.next = View3St::Off;
                 } else {
