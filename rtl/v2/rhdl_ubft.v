@@ -11322,12 +11322,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] wc_prev$d;
     wire  [31:0] wc_prev$q;
     reg  wc_prev$clock;
-    reg  [7:0] wc_slot$d;
-    wire  [7:0] wc_slot$q;
-    reg  wc_slot$clock;
-    reg  [15:0] wc_slot_n$d;
-    wire  [15:0] wc_slot_n$q;
-    reg  wc_slot_n$clock;
     reg  [31:0] prev2$d;
     wire  [31:0] prev2$q;
     reg  prev2$clock;
@@ -11985,16 +11979,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(wc_prev$q),
         .clock(wc_prev$clock)
     );
-    rhdl_ubft$protocol$wc_slot wc_slot(
-        .d(wc_slot$d),
-        .q(wc_slot$q),
-        .clock(wc_slot$clock)
-    );
-    rhdl_ubft$protocol$wc_slot_n wc_slot_n(
-        .d(wc_slot_n$d),
-        .q(wc_slot_n$q),
-        .clock(wc_slot_n$clock)
-    );
     rhdl_ubft$protocol$prev2 prev2(
         .d(prev2$d),
         .q(prev2$q),
@@ -12126,8 +12110,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         wc_w$clock = clock;
         wc_m$clock = clock;
         wc_prev$clock = clock;
-        wc_slot$clock = clock;
-        wc_slot_n$clock = clock;
         dl_w$clock = clock;
         dl_m$clock = clock;
         dl_prev$clock = clock;
@@ -12180,8 +12162,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         wc_w$d = wc_w$q;
         wc_m$d = wc_m$q;
         wc_prev$d = wc_prev$q;
-        wc_slot$d = wc_slot$q;
-        wc_slot_n$d = wc_slot_n$q;
         dl_w$d = dl_w$q;
         dl_m$d = dl_m$q;
         dl_prev$d = dl_prev$q;
@@ -12233,8 +12213,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             t_k = wc_k$q;
             t_m = wc_m$q;
             t_prev = wc_prev$q;
-            t_slot = wc_slot$q;
-            t_slot_n = wc_slot_n$q;
+            t_slot = (wc_k$q[(32'h0)+:(8)] - 32'h1) & last_slot;
+            t_slot_n = ((t_slot) & 16'hffff) << row_log;
         end
         prep_sig_word = prep_sig_base + (((t_slot) & 32'hffffffff) << 32'h5);
         prep_block = prep_kind | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
@@ -12701,8 +12681,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             wc_w$d = view_no$q;
             wc_m$d = m$q;
             wc_prev$d = prev$q;
-            wc_slot$d = slot$q;
-            wc_slot_n$d = slot_n$q;
         end
         if (dl_grant) begin
             dl_w$d = wt_ev_view;
@@ -21181,44 +21159,6 @@ module rhdl_ubft$protocol$wc_prev(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$wc_prev
-
-
-module rhdl_ubft$protocol$wc_slot(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$wc_slot
-
-
-module rhdl_ubft$protocol$wc_slot_n(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$wc_slot_n
 
 
 module rhdl_ubft$protocol$wc_w(d,q,clock);

@@ -304,11 +304,6 @@ pub struct Protocol<const N: usize> {
     wc_w: DFF<Bits<32>>,
     wc_m: DFF<Bits<32>>,
     wc_prev: DFF<Bits<32>>,
-    /// W's slot s(W.b) and its first record's index (`slot`, `slot_n` when
-    /// the will_commit was sent): Slow3's target in seal mode, wherever
-    /// W.b is in the window.
-    wc_slot: DFF<Bits<8>>,
-    wc_slot_n: DFF<Bits<16>>,
     /// dec[k - 2] (`prev2_ok`: known), R23's check of a carried prev.
     prev2: DFF<Bits<32>>,
     prev2_ok: DFF<Bit>,
@@ -982,8 +977,6 @@ impl<const N: usize> Protocol<N> {
             wc_w: Default::default(),
             wc_m: Default::default(),
             wc_prev: Default::default(),
-            wc_slot: Default::default(),
-            wc_slot_n: Default::default(),
             prev2: Default::default(),
             prev2_ok: Default::default(),
             cons_ok: Default::default(),
@@ -1248,8 +1241,6 @@ impl<const N: usize> Logic for Protocol<N> {
             wc_w,
             wc_m,
             wc_prev,
-            wc_slot,
-            wc_slot_n,
             dl_w,
             dl_m,
             dl_prev,
@@ -1315,8 +1306,11 @@ impl<const N: usize> Logic for Protocol<N> {
             self.t_k.next = self.wc_k.q.val();
             self.t_m.next = self.wc_m.q.val();
             self.t_prev.next = self.wc_prev.q.val();
-            self.t_slot.next = self.wc_slot.q.val();
-            self.t_slot_n.next = self.wc_slot_n.q.val();
+            // W's slot s(W.b) = (W.b - 1) mod G and its first record's
+            // index s · R (R a power of two in v3), wherever W.b is in the
+            // window, derived from W.b as `cert_slot` and `cc_slot` are.
+            self.t_slot.next = (self.wc_k.q.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+            self.t_slot_n.next = bit_cast::<16, 8>(self.t_slot.val()) << self.row_log.val();
         }
         // prep_sig[s(k)]: two beats a slot (v3).
         self.prep_sig_word.next =
@@ -1614,8 +1608,8 @@ impl<const N: usize> Logic for Protocol<N> {
         // The obligation (D11.2): a will_commit that L does not cover.
         self.view3.ob.next =
             self.wc_ok.q.val() & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
-        // The bridge's target is within half the window behind k (W's slot
-        // and records are `wc_slot`, `wc_slot_n`; its records are not yet
+        // The bridge's target is within half the window behind k (Slow3
+        // works on W's own slot, derived from W.b above; its records are not yet
         // reused by a replica at most G/2 slots ahead of it). Further back
         // (or a W above k after R23's step back), View3 stops (error 7).
         self.view3.ob_near.next =
@@ -2172,8 +2166,6 @@ impl<const N: usize> Logic for Protocol<N> {
             self.wc_w.d.next = self.view_no.q.val();
             self.wc_m.d.next = self.m.q.val();
             self.wc_prev.d.next = self.prev.q.val();
-            self.wc_slot.d.next = self.slot.q.val();
-            self.wc_slot_n.d.next = self.slot_n.q.val();
         }
         // D: the MINE event's block, at its grant (R25 while awaiting).
         if self.dl_grant.val() {
