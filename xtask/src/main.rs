@@ -384,73 +384,52 @@ fn docs(check: bool) -> Result {
     )
 }
 
+/// `path::<n>()` for a build of `n` replicas (1, 3, 5, 7 or 8), or the
+/// error naming the builds: the blocks are generic over N.
+macro_rules! at_n {
+    ($n:expr, $($f:ident)::+) => {
+        match $n {
+            1 => $($f)::+::<1>(),
+            3 => $($f)::+::<3>(),
+            5 => $($f)::+::<5>(),
+            7 => $($f)::+::<7>(),
+            8 => $($f)::+::<8>(),
+            n => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
+        }
+    };
+}
+
 /// The Verilog of a block linted or synthesized alone: (top module, text).
 pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
-    use rhdl_ubft::guard::verilog;
     match block {
         "guard" => Ok((
             "rhdl_ubft_guard",
-            match n {
-                1 => verilog::<1>(),
-                3 => verilog::<3>(),
-                5 => verilog::<5>(),
-                7 => verilog::<7>(),
-                8 => verilog::<8>(),
-                _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
-            },
+            at_n!(n, rhdl_ubft::guard::verilog),
         )),
         // The v3 build's guard (streams records past its two-beat buffer);
         // not in the kernel yet.
         "guard_v3" => Ok((
             "rhdl_ubft_guard",
-            match n {
-                1 => rhdl_ubft::guard::verilog_v3::<1>(),
-                3 => rhdl_ubft::guard::verilog_v3::<3>(),
-                5 => rhdl_ubft::guard::verilog_v3::<5>(),
-                7 => rhdl_ubft::guard::verilog_v3::<7>(),
-                8 => rhdl_ubft::guard::verilog_v3::<8>(),
-                _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
-            },
+            at_n!(n, rhdl_ubft::guard::verilog_v3),
         )),
         // The v3 replica's background poller (recovery.md D3); in the
         // kernel on a Fetch of its own through RdMux, acting on R26.
         "watch" => Ok((
             "rhdl_ubft_watch",
-            match n {
-                1 => rhdl_ubft::watch::verilog::<1>(),
-                3 => rhdl_ubft::watch::verilog::<3>(),
-                5 => rhdl_ubft::watch::verilog::<5>(),
-                7 => rhdl_ubft::watch::verilog::<7>(),
-                8 => rhdl_ubft::watch::verilog::<8>(),
-                _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
-            },
+            at_n!(n, rhdl_ubft::watch::verilog),
         )),
         // The v3 kernel (recovery.md section 16), the card's
         // (rtl/rhdl_ubft.v), linted or synthesized alone at another N.
         "kernel_v3" => Ok((
             "rhdl_ubft",
-            match n {
-                1 => rhdl_ubft::kernel::verilog_v3::<1>(),
-                3 => rhdl_ubft::kernel::verilog_v3::<3>(),
-                5 => rhdl_ubft::kernel::verilog_v3::<5>(),
-                7 => rhdl_ubft::kernel::verilog_v3::<7>(),
-                8 => rhdl_ubft::kernel::verilog_v3::<8>(),
-                _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
-            }
+            at_n!(n, rhdl_ubft::kernel::verilog_v3)
             .replace("top$", "rhdl_ubft$"),
         )),
         // The v2 reference kernel (rtl/v2/rhdl_ubft.v), which the v3 kernel
         // replaced on the card; linted alone so that CI checks it too.
         "kernel_v2" => Ok((
             "rhdl_ubft",
-            match n {
-                1 => rhdl_ubft::kernel::verilog::<1>(),
-                3 => rhdl_ubft::kernel::verilog::<3>(),
-                5 => rhdl_ubft::kernel::verilog::<5>(),
-                7 => rhdl_ubft::kernel::verilog::<7>(),
-                8 => rhdl_ubft::kernel::verilog::<8>(),
-                _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
-            }
+            at_n!(n, rhdl_ubft::kernel::verilog)
             .replace("top$", "rhdl_ubft$"),
         )),
         // The v3 record composer (recovery.md D5); one size for every n, not
