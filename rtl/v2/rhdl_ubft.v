@@ -14984,6 +14984,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
     // Constant declarations
     localparam  lane_one = 8'h1;
     localparam  status_ok = 8'h0;
+    localparam  present = 1'b1;
     
     // Enums
     localparam SlowSt$Off = 0;
@@ -15133,242 +15134,247 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
         sg_verify = 1'b0;
         sg_signer = vp$q;
         sg_resp_take = 1'b0;
-        case (state$q)
-            SlowSt$Off:
-                begin
-                    if (start) begin
-                        state$d = SlowSt$SlowStart;
+        if (present) begin
+            case (state$q)
+                SlowSt$Off:
+                    begin
+                        if (start) begin
+                            state$d = SlowSt$SlowStart;
+                        end
                     end
-                end
-            SlowSt$SlowStart:
-                begin
-                    flagged$d = 32'h0;
-                    verified$d = 32'h0;
-                    bad$d = 32'h0;
-                    sign_sent$d = 1'b0;
-                    vp$d = 32'h0;
-                    progress$d = 1'b0;
-                    clear_wait = 1'b1;
-                    state$d = SlowSt$SlowStep;
-                end
-            SlowSt$SlowStep:
-                begin
-                    fetch_word = share_row + (((vp$q) & 32'hffffffff) << 32'h4);
-                    if (sg_resp_valid) begin
-                        bc_word = share_row + (((id) & 32'hffffffff) << 32'h4);
+                SlowSt$SlowStart:
+                    begin
+                        flagged$d = 32'h0;
+                        verified$d = 32'h0;
+                        bad$d = 32'h0;
+                        sign_sent$d = 1'b0;
+                        vp$d = 32'h0;
+                        progress$d = 1'b0;
+                        clear_wait = 1'b1;
+                        state$d = SlowSt$SlowStep;
                     end
-                    else begin
-                        bc_word = slow_commit_row + (((id) & 32'hffffffff) << 32'h1);
-                    end
-                    if (sg_resp_valid) begin
-                        sg_resp_take = 1'b1;
-                        if (sg_resp_sign) begin
-                            if (sg_resp_status == status_ok) begin
-                                bc_start = 1'b1;
-                                bc_share = 1'b1;
-                                state$d = SlowSt$SlowSendShare;
+                SlowSt$SlowStep:
+                    begin
+                        fetch_word = share_row + (((vp$q) & 32'hffffffff) << 32'h4);
+                        if (sg_resp_valid) begin
+                            bc_word = share_row + (((id) & 32'hffffffff) << 32'h4);
+                        end
+                        else begin
+                            bc_word = slow_commit_row + (((id) & 32'hffffffff) << 32'h1);
+                        end
+                        if (sg_resp_valid) begin
+                            sg_resp_take = 1'b1;
+                            if (sg_resp_sign) begin
+                                if (sg_resp_status == status_ok) begin
+                                    bc_start = 1'b1;
+                                    bc_share = 1'b1;
+                                    state$d = SlowSt$SlowSendShare;
+                                end
+                                else begin
+                                    sign_sent$d = 1'b0;
+                                end
+                            end
+                            else if (sg_resp_status == status_ok) begin
+                                verified$d = verified$q | (lane_one << vq$q);
+                                progress$d = 1'b1;
                             end
                             else begin
-                                sign_sent$d = 1'b0;
+                                bad$d = bad$q | (lane_one << vq$q);
+                                bad_share = 1'b1;
                             end
                         end
-                        else if (sg_resp_status == status_ok) begin
-                            verified$d = verified$q | (lane_one << vq$q);
-                            progress$d = 1'b1;
+                        else if (~sign_sent$q & ~sg_busy) begin
+                            sg_sign = 1'b1;
+                            sign_sent$d = 1'b1;
+                        end
+                        else if ((valid_shares >= quorum) & ~sg_busy) begin
+                            set_phase = 1'b1;
+                            phase_next = 32'h2;
+                            bc_start = 1'b1;
+                            state$d = SlowSt$SlowSendCommit;
+                        end
+                        else if (candidate & ~sg_busy) begin
+                            fetch_start = 1'b1;
+                            state$d = SlowSt$SlowWaitShare;
+                        end
+                        else if ((vp$q + 32'h1) >= n) begin
+                            vp$d = 32'h0;
+                            state$d = SlowSt$SlowPollFlags;
                         end
                         else begin
-                            bad$d = bad$q | (lane_one << vq$q);
-                            bad_share = 1'b1;
+                            vp$d = vp$q + 32'h1;
                         end
                     end
-                    else if (~sign_sent$q & ~sg_busy) begin
-                        sg_sign = 1'b1;
-                        sign_sent$d = 1'b1;
-                    end
-                    else if ((valid_shares >= quorum) & ~sg_busy) begin
-                        set_phase = 1'b1;
-                        phase_next = 32'h2;
-                        bc_start = 1'b1;
-                        state$d = SlowSt$SlowSendCommit;
-                    end
-                    else if (candidate & ~sg_busy) begin
-                        fetch_start = 1'b1;
-                        state$d = SlowSt$SlowWaitShare;
-                    end
-                    else if ((vp$q + 32'h1) >= n) begin
-                        vp$d = 32'h0;
-                        state$d = SlowSt$SlowPollFlags;
-                    end
-                    else begin
-                        vp$d = vp$q + 32'h1;
-                    end
-                end
-            SlowSt$SlowWaitShare:
-                begin
-                    if (fetch_done) begin
-                        if (fetch_error) begin
-                            bad$d = bad$q | (lane_one << vp$q);
-                        end
-                        else begin
-                            sg_verify = 1'b1;
-                            vq$d = vp$q;
-                        end
-                        state$d = SlowSt$SlowStep;
-                    end
-                end
-            SlowSt$SlowSendShare:
-                begin
-                    bc_word = flag_row + (((id) & 32'hffffffff) << 32'h1);
-                    if (bc_done) begin
-                        bc_start = 1'b1;
-                        state$d = SlowSt$SlowSendFlag;
-                    end
-                end
-            SlowSt$SlowSendFlag:
-                begin
-                    if (bc_done) begin
-                        verified$d = verified$q | (lane_one << id);
-                        progress$d = 1'b1;
-                        state$d = SlowSt$SlowStep;
-                    end
-                end
-            SlowSt$SlowPollFlags:
-                begin
-                    fetch_start = 1'b1;
-                    fetch_word = flag_row;
-                    state$d = SlowSt$SlowWaitFlags;
-                end
-            SlowSt$SlowWaitFlags:
-                begin
-                    if (fetch_done) begin
-                        missed = ~progress$q & ~sg_busy;
-                        progress$d = 1'b0;
-                        if (~fetch_error) begin
-                            flagged$d = flags;
-                        end
-                        if (~progress$q & ~sg_busy & expiring) begin
-                            start_view = 1'b1;
-                            state$d = SlowSt$Off;
-                        end
-                        else begin
-                            state$d = SlowSt$SlowPollFast;
-                        end
-                    end
-                end
-            SlowSt$SlowPollFast:
-                begin
-                    fetch_start = 1'b1;
-                    fetch_word = commit_row;
-                    state$d = SlowSt$SlowWaitFast;
-                end
-            SlowSt$SlowWaitFast:
-                begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (votes >= quorum) & ~sg_busy) begin
-                            decide = 1'b1;
-                            decide_slow = 1'b0;
-                            state$d = SlowSt$Off;
-                        end
-                        else begin
+                SlowSt$SlowWaitShare:
+                    begin
+                        if (fetch_done) begin
+                            if (fetch_error) begin
+                                bad$d = bad$q | (lane_one << vp$q);
+                            end
+                            else begin
+                                sg_verify = 1'b1;
+                                vq$d = vp$q;
+                            end
                             state$d = SlowSt$SlowStep;
                         end
                     end
-                end
-            SlowSt$SlowSendCommit:
-                begin
-                    if (bc_done) begin
-                        clear_wait = 1'b1;
-                        state$d = SlowSt$SlowPollCommit;
-                    end
-                end
-            SlowSt$SlowPollCommit:
-                begin
-                    fetch_start = 1'b1;
-                    fetch_word = slow_commit_row;
-                    state$d = SlowSt$SlowWaitCommit;
-                end
-            SlowSt$SlowWaitCommit:
-                begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (votes >= quorum)) begin
-                            decide = 1'b1;
-                            decide_slow = 1'b1;
-                            state$d = SlowSt$Off;
+                SlowSt$SlowSendShare:
+                    begin
+                        bc_word = flag_row + (((id) & 32'hffffffff) << 32'h1);
+                        if (bc_done) begin
+                            bc_start = 1'b1;
+                            state$d = SlowSt$SlowSendFlag;
                         end
-                        else begin
-                            missed = 1'b1;
-                            if (expiring) begin
+                    end
+                SlowSt$SlowSendFlag:
+                    begin
+                        if (bc_done) begin
+                            verified$d = verified$q | (lane_one << id);
+                            progress$d = 1'b1;
+                            state$d = SlowSt$SlowStep;
+                        end
+                    end
+                SlowSt$SlowPollFlags:
+                    begin
+                        fetch_start = 1'b1;
+                        fetch_word = flag_row;
+                        state$d = SlowSt$SlowWaitFlags;
+                    end
+                SlowSt$SlowWaitFlags:
+                    begin
+                        if (fetch_done) begin
+                            missed = ~progress$q & ~sg_busy;
+                            progress$d = 1'b0;
+                            if (~fetch_error) begin
+                                flagged$d = flags;
+                            end
+                            if (~progress$q & ~sg_busy & expiring) begin
                                 start_view = 1'b1;
                                 state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = SlowSt$SlowPollCommit;
+                                state$d = SlowSt$SlowPollFast;
                             end
                         end
                     end
-                end
-            default:
-                begin
-                    state$d = SlowSt$Off;
-                end
-        endcase
+                SlowSt$SlowPollFast:
+                    begin
+                        fetch_start = 1'b1;
+                        fetch_word = commit_row;
+                        state$d = SlowSt$SlowWaitFast;
+                    end
+                SlowSt$SlowWaitFast:
+                    begin
+                        if (fetch_done) begin
+                            if (~fetch_error & (votes >= quorum) & ~sg_busy) begin
+                                decide = 1'b1;
+                                decide_slow = 1'b0;
+                                state$d = SlowSt$Off;
+                            end
+                            else begin
+                                state$d = SlowSt$SlowStep;
+                            end
+                        end
+                    end
+                SlowSt$SlowSendCommit:
+                    begin
+                        if (bc_done) begin
+                            clear_wait = 1'b1;
+                            state$d = SlowSt$SlowPollCommit;
+                        end
+                    end
+                SlowSt$SlowPollCommit:
+                    begin
+                        fetch_start = 1'b1;
+                        fetch_word = slow_commit_row;
+                        state$d = SlowSt$SlowWaitCommit;
+                    end
+                SlowSt$SlowWaitCommit:
+                    begin
+                        if (fetch_done) begin
+                            if (~fetch_error & (votes >= quorum)) begin
+                                decide = 1'b1;
+                                decide_slow = 1'b1;
+                                state$d = SlowSt$Off;
+                            end
+                            else begin
+                                missed = 1'b1;
+                                if (expiring) begin
+                                    start_view = 1'b1;
+                                    state$d = SlowSt$Off;
+                                end
+                                else begin
+                                    state$d = SlowSt$SlowPollCommit;
+                                end
+                            end
+                        end
+                    end
+                default:
+                    begin
+                        state$d = SlowSt$Off;
+                    end
+            endcase
+        end
         if (~rst_n) begin
             state$d = SlowSt$Off;
         end
-        case (state$q)
-            SlowSt$SlowStart:
-                begin
-                    sts_state = 32'hd;
-                end
-            SlowSt$SlowStep:
-                begin
-                    sts_state = 32'he;
-                end
-            SlowSt$SlowWaitShare:
-                begin
-                    sts_state = 32'hf;
-                end
-            SlowSt$SlowSendShare:
-                begin
-                    sts_state = 32'h10;
-                end
-            SlowSt$SlowSendFlag:
-                begin
-                    sts_state = 32'h11;
-                end
-            SlowSt$SlowPollFlags:
-                begin
-                    sts_state = 32'h12;
-                end
-            SlowSt$SlowWaitFlags:
-                begin
-                    sts_state = 32'h13;
-                end
-            SlowSt$SlowPollFast:
-                begin
-                    sts_state = 32'h14;
-                end
-            SlowSt$SlowWaitFast:
-                begin
-                    sts_state = 32'h15;
-                end
-            SlowSt$SlowSendCommit:
-                begin
-                    sts_state = 32'h16;
-                end
-            SlowSt$SlowPollCommit:
-                begin
-                    sts_state = 32'h17;
-                end
-            SlowSt$SlowWaitCommit:
-                begin
-                    sts_state = 32'h18;
-                end
-            default:
-                begin
-                    sts_state = 32'h0;
-                end
-        endcase
+        sts_state = 32'h0;
+        if (present) begin
+            case (state$q)
+                SlowSt$SlowStart:
+                    begin
+                        sts_state = 32'hd;
+                    end
+                SlowSt$SlowStep:
+                    begin
+                        sts_state = 32'he;
+                    end
+                SlowSt$SlowWaitShare:
+                    begin
+                        sts_state = 32'hf;
+                    end
+                SlowSt$SlowSendShare:
+                    begin
+                        sts_state = 32'h10;
+                    end
+                SlowSt$SlowSendFlag:
+                    begin
+                        sts_state = 32'h11;
+                    end
+                SlowSt$SlowPollFlags:
+                    begin
+                        sts_state = 32'h12;
+                    end
+                SlowSt$SlowWaitFlags:
+                    begin
+                        sts_state = 32'h13;
+                    end
+                SlowSt$SlowPollFast:
+                    begin
+                        sts_state = 32'h14;
+                    end
+                SlowSt$SlowWaitFast:
+                    begin
+                        sts_state = 32'h15;
+                    end
+                SlowSt$SlowSendCommit:
+                    begin
+                        sts_state = 32'h16;
+                    end
+                SlowSt$SlowPollCommit:
+                    begin
+                        sts_state = 32'h17;
+                    end
+                SlowSt$SlowWaitCommit:
+                    begin
+                        sts_state = 32'h18;
+                    end
+                default:
+                    begin
+                        sts_state = 32'h0;
+                    end
+            endcase
+        end
     end
     
 endmodule // rhdl_ubft$protocol$slow
@@ -17855,6 +17861,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
     localparam  vc_base = 32'hd97ce0;
     localparam  vc_valid_base = 32'hd97d00;
     localparam  vc_len = 8'h1;
+    localparam  present = 1'b1;
     
     // Enums
     localparam ViewSt$Off = 0;
@@ -17952,12 +17959,20 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
         vc_hi$d = vc_hi$q;
         vc_flags$d = vc_flags$q;
         beat_ix$d = beat_ix$q;
-        choose$rec_lo = vc_lo$q;
-        choose$rec_hi = vc_hi$q;
-        choose$flags = vc_flags$q;
-        choose$view = view_no;
-        choose$active = ((active) & 8'hff);
-        choose$support = support;
+        choose$rec_lo = 32'h0;
+        choose$rec_hi = 32'h0;
+        choose$flags = 32'h0;
+        choose$view = 32'h0;
+        choose$active = 32'h0;
+        choose$support = 32'h0;
+        if (present) begin
+            choose$rec_lo = vc_lo$q;
+            choose$rec_hi = vc_hi$q;
+            choose$flags = vc_flags$q;
+            choose$view = view_no;
+            choose$active = ((active) & 8'hff);
+            choose$support = support;
+        end
         decide = 1'b0;
         decide_slow = 1'b0;
         start_fast = 1'b0;
@@ -17979,229 +17994,234 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
         bc_prepare = 1'b0;
         bc_local_only = 1'b0;
         sg_resp_take = 1'b0;
-        case (state$q)
-            ViewSt$Off:
-                begin
-                    if (start) begin
-                        state$d = ViewSt$VcStart;
+        if (present) begin
+            case (state$q)
+                ViewSt$Off:
+                    begin
+                        if (start) begin
+                            state$d = ViewSt$VcStart;
+                        end
                     end
-                end
-            ViewSt$VcStart:
-                begin
-                    next_view = 1'b1;
-                    clear_wait = 1'b1;
-                    state$d = ViewSt$VcSendRecord;
-                end
-            ViewSt$VcSendRecord:
-                begin
-                    bc_start = 1'b1;
-                    bc_word = vc_base + (((id) & 32'hffffffff) << 32'h2);
-                    bc_record = 1'b1;
-                    state$d = ViewSt$VcSendFlag;
-                end
-            ViewSt$VcSendFlag:
-                begin
-                    bc_word = vc_valid_base + (((id) & 32'hffffffff) << 32'h1);
-                    if (bc_done) begin
+                ViewSt$VcStart:
+                    begin
+                        next_view = 1'b1;
+                        clear_wait = 1'b1;
+                        state$d = ViewSt$VcSendRecord;
+                    end
+                ViewSt$VcSendRecord:
+                    begin
                         bc_start = 1'b1;
-                        bc_vc_flag = 1'b1;
-                        state$d = ViewSt$VcPollCatch;
+                        bc_word = vc_base + (((id) & 32'hffffffff) << 32'h2);
+                        bc_record = 1'b1;
+                        state$d = ViewSt$VcSendFlag;
                     end
-                end
-            ViewSt$VcPollCatch:
-                begin
-                    fetch_start = 1'b1;
-                    fetch_word = commit_row;
-                    state$d = ViewSt$VcWaitCatch;
-                end
-            ViewSt$VcWaitCatch:
-                begin
-                    m_next = probe_m;
-                    if (fetch_done) begin
-                        if (~fetch_error & (probe_votes >= quorum)) begin
-                            set_m = 1'b1;
-                            restore_view = probe_same_view;
-                            decide = 1'b1;
-                            decide_slow = 1'b0;
-                            state$d = ViewSt$Off;
-                        end
-                        else begin
-                            state$d = ViewSt$VcPollCatchSlow;
+                ViewSt$VcSendFlag:
+                    begin
+                        bc_word = vc_valid_base + (((id) & 32'hffffffff) << 32'h1);
+                        if (bc_done) begin
+                            bc_start = 1'b1;
+                            bc_vc_flag = 1'b1;
+                            state$d = ViewSt$VcPollCatch;
                         end
                     end
-                end
-            ViewSt$VcPollCatchSlow:
-                begin
-                    fetch_start = 1'b1;
-                    fetch_word = slow_commit_row;
-                    state$d = ViewSt$VcWaitCatchSlow;
-                end
-            ViewSt$VcWaitCatchSlow:
-                begin
-                    m_next = probe_m;
-                    if (fetch_done) begin
-                        if (~fetch_error & (probe_votes >= quorum)) begin
-                            set_m = 1'b1;
-                            restore_view = probe_same_view;
-                            decide = 1'b1;
-                            decide_slow = 1'b1;
-                            state$d = ViewSt$Off;
-                        end
-                        else begin
-                            state$d = ViewSt$VcPollFlags;
+                ViewSt$VcPollCatch:
+                    begin
+                        fetch_start = 1'b1;
+                        fetch_word = commit_row;
+                        state$d = ViewSt$VcWaitCatch;
+                    end
+                ViewSt$VcWaitCatch:
+                    begin
+                        m_next = probe_m;
+                        if (fetch_done) begin
+                            if (~fetch_error & (probe_votes >= quorum)) begin
+                                set_m = 1'b1;
+                                restore_view = probe_same_view;
+                                decide = 1'b1;
+                                decide_slow = 1'b0;
+                                state$d = ViewSt$Off;
+                            end
+                            else begin
+                                state$d = ViewSt$VcPollCatchSlow;
+                            end
                         end
                     end
-                end
-            ViewSt$VcPollFlags:
-                begin
-                    fetch_start = 1'b1;
-                    fetch_word = vc_valid_base;
-                    state$d = ViewSt$VcWaitFlags;
-                end
-            ViewSt$VcWaitFlags:
-                begin
-                    if (fetch_done) begin
-                        if (fetch_error) begin
+                ViewSt$VcPollCatchSlow:
+                    begin
+                        fetch_start = 1'b1;
+                        fetch_word = slow_commit_row;
+                        state$d = ViewSt$VcWaitCatchSlow;
+                    end
+                ViewSt$VcWaitCatchSlow:
+                    begin
+                        m_next = probe_m;
+                        if (fetch_done) begin
+                            if (~fetch_error & (probe_votes >= quorum)) begin
+                                set_m = 1'b1;
+                                restore_view = probe_same_view;
+                                decide = 1'b1;
+                                decide_slow = 1'b1;
+                                state$d = ViewSt$Off;
+                            end
+                            else begin
+                                state$d = ViewSt$VcPollFlags;
+                            end
+                        end
+                    end
+                ViewSt$VcPollFlags:
+                    begin
+                        fetch_start = 1'b1;
+                        fetch_word = vc_valid_base;
+                        state$d = ViewSt$VcWaitFlags;
+                    end
+                ViewSt$VcWaitFlags:
+                    begin
+                        if (fetch_done) begin
+                            if (fetch_error) begin
+                                missed = 1'b1;
+                                state$d = ViewSt$VcPollCatch;
+                            end
+                            else begin
+                                vc_flags$d = fetch_beat;
+                                state$d = ViewSt$VcPollRecords;
+                            end
+                        end
+                    end
+                ViewSt$VcPollRecords:
+                    begin
+                        fetch_start = 1'b1;
+                        fetch_word = vc_base;
+                        fetch_len = vc_len;
+                        beat_ix$d = 1'b0;
+                        vc_hi$d = 32'h0;
+                        state$d = ViewSt$VcWaitRecords;
+                    end
+                ViewSt$VcWaitRecords:
+                    begin
+                        if (fetch_beat_valid) begin
+                            if (beat_ix$q) begin
+                                vc_hi$d = fetch_beat;
+                            end
+                            else begin
+                                vc_lo$d = fetch_beat;
+                            end
+                            beat_ix$d = 1'b1;
+                        end
+                        if (fetch_done) begin
+                            if (fetch_error) begin
+                                vc_flags$d = 32'h0;
+                                missed = 1'b1;
+                                state$d = ViewSt$VcPollCatch;
+                            end
+                            else begin
+                                state$d = ViewSt$VcDecide;
+                            end
+                        end
+                    end
+                ViewSt$VcDecide:
+                    begin
+                        sg_resp_take = 1'b1;
+                        m_next = choose$chosen_m;
+                        bc_word = prep_word;
+                        if (sg_busy | bc_busy) begin
+                        end
+                        else if (choose$higher) begin
+                            state$d = ViewSt$VcStart;
+                        end
+                        else if (choose$valid < quorum) begin
                             missed = 1'b1;
                             state$d = ViewSt$VcPollCatch;
                         end
-                        else begin
-                            vc_flags$d = fetch_beat;
-                            state$d = ViewSt$VcPollRecords;
-                        end
-                    end
-                end
-            ViewSt$VcPollRecords:
-                begin
-                    fetch_start = 1'b1;
-                    fetch_word = vc_base;
-                    fetch_len = vc_len;
-                    beat_ix$d = 1'b0;
-                    vc_hi$d = 32'h0;
-                    state$d = ViewSt$VcWaitRecords;
-                end
-            ViewSt$VcWaitRecords:
-                begin
-                    if (fetch_beat_valid) begin
-                        if (beat_ix$q) begin
-                            vc_hi$d = fetch_beat;
+                        else if (choose$chosen & (choose$chosen_k == k)) begin
+                            set_m = 1'b1;
+                            bc_start = 1'b1;
+                            bc_local_only = 1'b1;
+                            bc_prepare = 1'b1;
+                            state$d = ViewSt$VcInstall;
                         end
                         else begin
-                            vc_lo$d = fetch_beat;
-                        end
-                        beat_ix$d = 1'b1;
-                    end
-                    if (fetch_done) begin
-                        if (fetch_error) begin
-                            vc_flags$d = 32'h0;
-                            missed = 1'b1;
-                            state$d = ViewSt$VcPollCatch;
-                        end
-                        else begin
-                            state$d = ViewSt$VcDecide;
+                            start_leader = 1'b1;
+                            state$d = ViewSt$Off;
                         end
                     end
-                end
-            ViewSt$VcDecide:
-                begin
-                    sg_resp_take = 1'b1;
-                    m_next = choose$chosen_m;
-                    bc_word = prep_word;
-                    if (sg_busy | bc_busy) begin
+                ViewSt$VcInstall:
+                    begin
+                        if (bc_done) begin
+                            open_round = 1'b1;
+                            start_fast = 1'b1;
+                            state$d = ViewSt$Off;
+                        end
                     end
-                    else if (choose$higher) begin
-                        state$d = ViewSt$VcStart;
-                    end
-                    else if (choose$valid < quorum) begin
-                        missed = 1'b1;
-                        state$d = ViewSt$VcPollCatch;
-                    end
-                    else if (choose$chosen & (choose$chosen_k == k)) begin
-                        set_m = 1'b1;
-                        bc_start = 1'b1;
-                        bc_local_only = 1'b1;
-                        bc_prepare = 1'b1;
-                        state$d = ViewSt$VcInstall;
-                    end
-                    else begin
-                        start_leader = 1'b1;
+                default:
+                    begin
                         state$d = ViewSt$Off;
                     end
-                end
-            ViewSt$VcInstall:
-                begin
-                    if (bc_done) begin
-                        open_round = 1'b1;
-                        start_fast = 1'b1;
-                        state$d = ViewSt$Off;
-                    end
-                end
-            default:
-                begin
-                    state$d = ViewSt$Off;
-                end
-        endcase
+            endcase
+        end
         if (~rst_n) begin
             state$d = ViewSt$Off;
         end
-        case (state$q)
-            ViewSt$VcStart:
-                begin
-                    sts_state = 32'h19;
-                end
-            ViewSt$VcSendRecord:
-                begin
-                    sts_state = 32'h1a;
-                end
-            ViewSt$VcSendFlag:
-                begin
-                    sts_state = 32'h1b;
-                end
-            ViewSt$VcPollFlags:
-                begin
-                    sts_state = 32'h1c;
-                end
-            ViewSt$VcWaitFlags:
-                begin
-                    sts_state = 32'h1d;
-                end
-            ViewSt$VcPollRecords:
-                begin
-                    sts_state = 32'h1e;
-                end
-            ViewSt$VcWaitRecords:
-                begin
-                    sts_state = 32'h1f;
-                end
-            ViewSt$VcDecide:
-                begin
-                    sts_state = 32'h20;
-                end
-            ViewSt$VcInstall:
-                begin
-                    sts_state = 32'h21;
-                end
-            ViewSt$VcPollCatch:
-                begin
-                    sts_state = 32'h22;
-                end
-            ViewSt$VcWaitCatch:
-                begin
-                    sts_state = 32'h23;
-                end
-            ViewSt$VcPollCatchSlow:
-                begin
-                    sts_state = 32'h24;
-                end
-            ViewSt$VcWaitCatchSlow:
-                begin
-                    sts_state = 32'h25;
-                end
-            default:
-                begin
-                    sts_state = 32'h0;
-                end
-        endcase
+        sts_state = 32'h0;
+        if (present) begin
+            case (state$q)
+                ViewSt$VcStart:
+                    begin
+                        sts_state = 32'h19;
+                    end
+                ViewSt$VcSendRecord:
+                    begin
+                        sts_state = 32'h1a;
+                    end
+                ViewSt$VcSendFlag:
+                    begin
+                        sts_state = 32'h1b;
+                    end
+                ViewSt$VcPollFlags:
+                    begin
+                        sts_state = 32'h1c;
+                    end
+                ViewSt$VcWaitFlags:
+                    begin
+                        sts_state = 32'h1d;
+                    end
+                ViewSt$VcPollRecords:
+                    begin
+                        sts_state = 32'h1e;
+                    end
+                ViewSt$VcWaitRecords:
+                    begin
+                        sts_state = 32'h1f;
+                    end
+                ViewSt$VcDecide:
+                    begin
+                        sts_state = 32'h20;
+                    end
+                ViewSt$VcInstall:
+                    begin
+                        sts_state = 32'h21;
+                    end
+                ViewSt$VcPollCatch:
+                    begin
+                        sts_state = 32'h22;
+                    end
+                ViewSt$VcWaitCatch:
+                    begin
+                        sts_state = 32'h23;
+                    end
+                ViewSt$VcPollCatchSlow:
+                    begin
+                        sts_state = 32'h24;
+                    end
+                ViewSt$VcWaitCatchSlow:
+                    begin
+                        sts_state = 32'h25;
+                    end
+                default:
+                    begin
+                        sts_state = 32'h0;
+                    end
+            endcase
+        end
     end
     
 endmodule // rhdl_ubft$protocol$view

@@ -155,6 +155,10 @@ pub struct Slow<const N: usize> {
     candidate: Signal<Local, Bit>,
     lane_one: Constant<Bits<N>>,
     status_ok: Constant<Bits<8>>,
+    /// The machine is in this build: 1 in the v2 kernel, 0 in the v3
+    /// kernel, where Slow3 takes its place and `start` is tied low; as
+    /// View's `present` (`docs/slow.md`, "In the v3 kernel").
+    present: Constant<Bit>,
 }
 
 /// The literals `update` holds, checked against the layout whenever a Slow
@@ -176,6 +180,12 @@ pub fn check_literals() {
 
 impl<const N: usize> Slow<N> {
     pub fn new() -> Self {
+        Self::built(true)
+    }
+
+    /// [`Slow::new`], or (`present` false) the machine compiled out: the
+    /// v3 kernel's, whose Slow3 replaces it.
+    pub fn built(present: bool) -> Self {
         check_literals();
         Slow {
             clock: Default::default(),
@@ -228,6 +238,7 @@ impl<const N: usize> Slow<N> {
             candidate: Default::default(),
             lane_one: Constant::new(1u64.into()),
             status_ok: Constant::new(crate::setup::code::OK.into()),
+            present: Constant::new(present),
         }
     }
 
@@ -290,219 +301,226 @@ impl<const N: usize> Logic for Slow<N> {
         self.sg_verify.next = false;
         self.sg_signer.next = self.vp.q.val();
         self.sg_resp_take.next = false;
-        match self.state.q.val() {
-            SlowSt::Off => {
-                if self.start.val() {
-                    self.state.d.next = SlowSt::SlowStart;
-                }
-            }
-            SlowSt::SlowStart => {
-                self.flagged.d.next = 0.into();
-                self.verified.d.next = 0.into();
-                self.bad.d.next = 0.into();
-                self.sign_sent.d.next = false;
-                self.vp.d.next = 0.into();
-                self.progress.d.next = false;
-                self.clear_wait.next = true;
-                self.state.d.next = SlowSt::SlowStep;
-            }
-            SlowSt::SlowStep => {
-                // (Values for the strobes below, by state: see leader.rs.)
-                self.fetch_word.next =
-                    self.share_row.val() + (bit_cast::<32, 8>(self.vp.q.val()) << 4);
-                if self.sg_resp_valid.val() {
-                    self.bc_word.next =
-                        self.share_row.val() + (bit_cast::<32, 8>(self.id.val()) << 4);
-                } else {
-                    self.bc_word.next =
-                        self.slow_commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                }
-                if self.sg_resp_valid.val() {
-                    // A response waits: take it first.
-                    self.sg_resp_take.next = true;
-                    if self.sg_resp_sign.val() {
-                        if self.sg_resp_status.val() == self.status_ok.val() {
-                            // Our share: into certify on every replica.
-                            self.bc_start.next = true;
-                            self.bc_share.next = true;
-                            self.state.d.next = SlowSt::SlowSendShare;
-                        } else {
-                            self.sign_sent.d.next = false;
-                        }
-                    } else if self.sg_resp_status.val() == self.status_ok.val() {
-                        self.verified.d.next =
-                            self.verified.q.val() | (self.lane_one.val() << self.vq.q.val());
-                        self.progress.d.next = true;
-                    } else {
-                        self.bad.d.next =
-                            self.bad.q.val() | (self.lane_one.val() << self.vq.q.val());
-                        self.bad_share.next = true;
+        // Nothing moves when the machine is compiled out (`present`).
+        if self.present.val() {
+            match self.state.q.val() {
+                SlowSt::Off => {
+                    if self.start.val() {
+                        self.state.d.next = SlowSt::SlowStart;
                     }
-                } else if !self.sign_sent.q.val() & !self.sg_busy.val() {
-                    self.sg_sign.next = true;
-                    self.sign_sent.d.next = true;
-                } else if (self.valid_shares.val() >= self.quorum.val()) & !self.sg_busy.val() {
-                    self.set_phase.next = true;
-                    self.phase_next.next = 2.into();
-                    self.bc_start.next = true;
-                    self.state.d.next = SlowSt::SlowSendCommit;
-                } else if self.candidate.val() & !self.sg_busy.val() {
-                    // Fetch peer vp's share, then verify it.
-                    self.fetch_start.next = true;
-                    self.state.d.next = SlowSt::SlowWaitShare;
-                } else if (self.vp.q.val() + 1) >= self.n.val() {
+                }
+                SlowSt::SlowStart => {
+                    self.flagged.d.next = 0.into();
+                    self.verified.d.next = 0.into();
+                    self.bad.d.next = 0.into();
+                    self.sign_sent.d.next = false;
                     self.vp.d.next = 0.into();
-                    self.state.d.next = SlowSt::SlowPollFlags;
-                } else {
-                    self.vp.d.next = self.vp.q.val() + 1;
-                }
-            }
-            SlowSt::SlowWaitShare => {
-                if self.fetch_done.val() {
-                    if self.fetch_error.val() {
-                        self.bad.d.next =
-                            self.bad.q.val() | (self.lane_one.val() << self.vp.q.val());
-                    } else {
-                        // The signature is the fetched beat (Protocol wires it).
-                        self.sg_verify.next = true;
-                        self.vq.d.next = self.vp.q.val();
-                    }
-                    self.state.d.next = SlowSt::SlowStep;
-                }
-            }
-            SlowSt::SlowSendShare => {
-                self.bc_word.next = self.flag_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                if self.bc_done.val() {
-                    // Then the flag that says the share is in place.
-                    self.bc_start.next = true;
-                    self.state.d.next = SlowSt::SlowSendFlag;
-                }
-            }
-            SlowSt::SlowSendFlag => {
-                if self.bc_done.val() {
-                    self.verified.d.next =
-                        self.verified.q.val() | (self.lane_one.val() << self.id.val());
-                    self.progress.d.next = true;
-                    self.state.d.next = SlowSt::SlowStep;
-                }
-            }
-            SlowSt::SlowPollFlags => {
-                self.fetch_start.next = true;
-                self.fetch_word.next = self.flag_row.val();
-                self.state.d.next = SlowSt::SlowWaitFlags;
-            }
-            SlowSt::SlowWaitFlags => {
-                if self.fetch_done.val() {
-                    // A round without progress is a miss, unless the signer
-                    // is still working for us.
-                    self.missed.next = !self.progress.q.val() & !self.sg_busy.val();
                     self.progress.d.next = false;
-                    if !self.fetch_error.val() {
-                        self.flagged.d.next = self.flags.val();
-                    }
-                    if !self.progress.q.val() & !self.sg_busy.val() & self.expiring.val() {
-                        // The slow path is stuck: change the view.
-                        self.start_view.next = true;
-                        self.state.d.next = SlowSt::Off;
+                    self.clear_wait.next = true;
+                    self.state.d.next = SlowSt::SlowStep;
+                }
+                SlowSt::SlowStep => {
+                    // (Values for the strobes below, by state: see leader.rs.)
+                    self.fetch_word.next =
+                        self.share_row.val() + (bit_cast::<32, 8>(self.vp.q.val()) << 4);
+                    if self.sg_resp_valid.val() {
+                        self.bc_word.next =
+                            self.share_row.val() + (bit_cast::<32, 8>(self.id.val()) << 4);
                     } else {
-                        self.state.d.next = SlowSt::SlowPollFast;
+                        self.bc_word.next =
+                            self.slow_commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                    }
+                    if self.sg_resp_valid.val() {
+                        // A response waits: take it first.
+                        self.sg_resp_take.next = true;
+                        if self.sg_resp_sign.val() {
+                            if self.sg_resp_status.val() == self.status_ok.val() {
+                                // Our share: into certify on every replica.
+                                self.bc_start.next = true;
+                                self.bc_share.next = true;
+                                self.state.d.next = SlowSt::SlowSendShare;
+                            } else {
+                                self.sign_sent.d.next = false;
+                            }
+                        } else if self.sg_resp_status.val() == self.status_ok.val() {
+                            self.verified.d.next =
+                                self.verified.q.val() | (self.lane_one.val() << self.vq.q.val());
+                            self.progress.d.next = true;
+                        } else {
+                            self.bad.d.next =
+                                self.bad.q.val() | (self.lane_one.val() << self.vq.q.val());
+                            self.bad_share.next = true;
+                        }
+                    } else if !self.sign_sent.q.val() & !self.sg_busy.val() {
+                        self.sg_sign.next = true;
+                        self.sign_sent.d.next = true;
+                    } else if (self.valid_shares.val() >= self.quorum.val()) & !self.sg_busy.val() {
+                        self.set_phase.next = true;
+                        self.phase_next.next = 2.into();
+                        self.bc_start.next = true;
+                        self.state.d.next = SlowSt::SlowSendCommit;
+                    } else if self.candidate.val() & !self.sg_busy.val() {
+                        // Fetch peer vp's share, then verify it.
+                        self.fetch_start.next = true;
+                        self.state.d.next = SlowSt::SlowWaitShare;
+                    } else if (self.vp.q.val() + 1) >= self.n.val() {
+                        self.vp.d.next = 0.into();
+                        self.state.d.next = SlowSt::SlowPollFlags;
+                    } else {
+                        self.vp.d.next = self.vp.q.val() + 1;
                     }
                 }
-            }
-            SlowSt::SlowPollFast => {
-                // A fast quorum may still have formed (a peer decided fast).
-                self.fetch_start.next = true;
-                self.fetch_word.next = self.commit_row.val();
-                self.state.d.next = SlowSt::SlowWaitFast;
-            }
-            SlowSt::SlowWaitFast => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val()
-                        & (self.votes.val() >= self.quorum.val())
-                        & !self.sg_busy.val()
-                    {
-                        self.decide.next = true;
-                        self.decide_slow.next = false;
-                        self.state.d.next = SlowSt::Off;
-                    } else {
+                SlowSt::SlowWaitShare => {
+                    if self.fetch_done.val() {
+                        if self.fetch_error.val() {
+                            self.bad.d.next =
+                                self.bad.q.val() | (self.lane_one.val() << self.vp.q.val());
+                        } else {
+                            // The signature is the fetched beat (Protocol wires it).
+                            self.sg_verify.next = true;
+                            self.vq.d.next = self.vp.q.val();
+                        }
                         self.state.d.next = SlowSt::SlowStep;
                     }
                 }
-            }
-            SlowSt::SlowSendCommit => {
-                if self.bc_done.val() {
-                    self.clear_wait.next = true;
-                    self.state.d.next = SlowSt::SlowPollCommit;
+                SlowSt::SlowSendShare => {
+                    self.bc_word.next =
+                        self.flag_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                    if self.bc_done.val() {
+                        // Then the flag that says the share is in place.
+                        self.bc_start.next = true;
+                        self.state.d.next = SlowSt::SlowSendFlag;
+                    }
                 }
-            }
-            SlowSt::SlowPollCommit => {
-                self.fetch_start.next = true;
-                self.fetch_word.next = self.slow_commit_row.val();
-                self.state.d.next = SlowSt::SlowWaitCommit;
-            }
-            SlowSt::SlowWaitCommit => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.votes.val() >= self.quorum.val()) {
-                        self.decide.next = true;
-                        self.decide_slow.next = true;
-                        self.state.d.next = SlowSt::Off;
-                    } else {
-                        self.missed.next = true;
-                        if self.expiring.val() {
+                SlowSt::SlowSendFlag => {
+                    if self.bc_done.val() {
+                        self.verified.d.next =
+                            self.verified.q.val() | (self.lane_one.val() << self.id.val());
+                        self.progress.d.next = true;
+                        self.state.d.next = SlowSt::SlowStep;
+                    }
+                }
+                SlowSt::SlowPollFlags => {
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.flag_row.val();
+                    self.state.d.next = SlowSt::SlowWaitFlags;
+                }
+                SlowSt::SlowWaitFlags => {
+                    if self.fetch_done.val() {
+                        // A round without progress is a miss, unless the signer
+                        // is still working for us.
+                        self.missed.next = !self.progress.q.val() & !self.sg_busy.val();
+                        self.progress.d.next = false;
+                        if !self.fetch_error.val() {
+                            self.flagged.d.next = self.flags.val();
+                        }
+                        if !self.progress.q.val() & !self.sg_busy.val() & self.expiring.val() {
+                            // The slow path is stuck: change the view.
                             self.start_view.next = true;
                             self.state.d.next = SlowSt::Off;
                         } else {
-                            self.state.d.next = SlowSt::SlowPollCommit;
+                            self.state.d.next = SlowSt::SlowPollFast;
                         }
                     }
                 }
-            }
-            _ => {
-                self.state.d.next = SlowSt::Off;
+                SlowSt::SlowPollFast => {
+                    // A fast quorum may still have formed (a peer decided fast).
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.commit_row.val();
+                    self.state.d.next = SlowSt::SlowWaitFast;
+                }
+                SlowSt::SlowWaitFast => {
+                    if self.fetch_done.val() {
+                        if !self.fetch_error.val()
+                            & (self.votes.val() >= self.quorum.val())
+                            & !self.sg_busy.val()
+                        {
+                            self.decide.next = true;
+                            self.decide_slow.next = false;
+                            self.state.d.next = SlowSt::Off;
+                        } else {
+                            self.state.d.next = SlowSt::SlowStep;
+                        }
+                    }
+                }
+                SlowSt::SlowSendCommit => {
+                    if self.bc_done.val() {
+                        self.clear_wait.next = true;
+                        self.state.d.next = SlowSt::SlowPollCommit;
+                    }
+                }
+                SlowSt::SlowPollCommit => {
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.slow_commit_row.val();
+                    self.state.d.next = SlowSt::SlowWaitCommit;
+                }
+                SlowSt::SlowWaitCommit => {
+                    if self.fetch_done.val() {
+                        if !self.fetch_error.val() & (self.votes.val() >= self.quorum.val()) {
+                            self.decide.next = true;
+                            self.decide_slow.next = true;
+                            self.state.d.next = SlowSt::Off;
+                        } else {
+                            self.missed.next = true;
+                            if self.expiring.val() {
+                                self.start_view.next = true;
+                                self.state.d.next = SlowSt::Off;
+                            } else {
+                                self.state.d.next = SlowSt::SlowPollCommit;
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    self.state.d.next = SlowSt::Off;
+                }
             }
         }
         if !self.rst_n.val() {
             self.state.d.next = SlowSt::Off;
         }
-        match self.state.q.val() {
-            SlowSt::SlowStart => {
-                self.sts_state.next = 13.into();
-            }
-            SlowSt::SlowStep => {
-                self.sts_state.next = 14.into();
-            }
-            SlowSt::SlowWaitShare => {
-                self.sts_state.next = 15.into();
-            }
-            SlowSt::SlowSendShare => {
-                self.sts_state.next = 16.into();
-            }
-            SlowSt::SlowSendFlag => {
-                self.sts_state.next = 17.into();
-            }
-            SlowSt::SlowPollFlags => {
-                self.sts_state.next = 18.into();
-            }
-            SlowSt::SlowWaitFlags => {
-                self.sts_state.next = 19.into();
-            }
-            SlowSt::SlowPollFast => {
-                self.sts_state.next = 20.into();
-            }
-            SlowSt::SlowWaitFast => {
-                self.sts_state.next = 21.into();
-            }
-            SlowSt::SlowSendCommit => {
-                self.sts_state.next = 22.into();
-            }
-            SlowSt::SlowPollCommit => {
-                self.sts_state.next = 23.into();
-            }
-            SlowSt::SlowWaitCommit => {
-                self.sts_state.next = 24.into();
-            }
-            _ => {
-                self.sts_state.next = 0.into();
+        self.sts_state.next = 0.into();
+        if self.present.val() {
+            match self.state.q.val() {
+                SlowSt::SlowStart => {
+                    self.sts_state.next = 13.into();
+                }
+                SlowSt::SlowStep => {
+                    self.sts_state.next = 14.into();
+                }
+                SlowSt::SlowWaitShare => {
+                    self.sts_state.next = 15.into();
+                }
+                SlowSt::SlowSendShare => {
+                    self.sts_state.next = 16.into();
+                }
+                SlowSt::SlowSendFlag => {
+                    self.sts_state.next = 17.into();
+                }
+                SlowSt::SlowPollFlags => {
+                    self.sts_state.next = 18.into();
+                }
+                SlowSt::SlowWaitFlags => {
+                    self.sts_state.next = 19.into();
+                }
+                SlowSt::SlowPollFast => {
+                    self.sts_state.next = 20.into();
+                }
+                SlowSt::SlowWaitFast => {
+                    self.sts_state.next = 21.into();
+                }
+                SlowSt::SlowSendCommit => {
+                    self.sts_state.next = 22.into();
+                }
+                SlowSt::SlowPollCommit => {
+                    self.sts_state.next = 23.into();
+                }
+                SlowSt::SlowWaitCommit => {
+                    self.sts_state.next = 24.into();
+                }
+                _ => {
+                    self.sts_state.next = 0.into();
+                }
             }
         }
     }

@@ -163,6 +163,12 @@ pub struct View<const N: usize> {
     vc_base: Constant<Bits<32>>,
     vc_valid_base: Constant<Bits<32>>,
     vc_len: Constant<Bits<8>>,
+    /// The machine is in this build: 1 in the v2 kernel, 0 in the v3
+    /// kernel, where View3 takes its place and `start` is tied low. At 0
+    /// every output is its default and no register moves, so Verilator
+    /// folds the logic away at compile time instead of evaluating it every
+    /// cycle, and synthesis drops it (`docs/view.md`, "In the v3 kernel").
+    present: Constant<Bit>,
 }
 
 /// The literals `update` holds, checked against the layout whenever a View
@@ -189,6 +195,12 @@ pub fn check_literals<const N: usize>() {
 impl<const N: usize> View<N> {
     /// The view change for the v2 layout of a build of N replicas.
     pub fn new() -> Self {
+        Self::built(true)
+    }
+
+    /// [`View::new`], or (`present` false) the machine compiled out: the
+    /// v3 kernel's, whose View3 replaces it (see the `present` field).
+    pub fn built(present: bool) -> Self {
         check_literals::<N>();
         use crate::layout::{Mailbox, Region, VC_WORDS};
         let mb = Mailbox::v2(N, crate::params::G, crate::params::SB);
@@ -246,6 +258,7 @@ impl<const N: usize> View<N> {
             vc_base: Constant::new((mb.base(Region::Vc) as u64).into()),
             vc_valid_base: Constant::new((mb.base(Region::VcValid) as u64).into()),
             vc_len: Constant::new((((N * VC_WORDS - 1) / BEAT_WORDS) as u64).into()),
+            present: Constant::new(present),
         }
     }
 
@@ -280,12 +293,22 @@ impl<const N: usize> Logic for View<N> {
     fn update(&mut self) {
         dff_setup!(self, clock, state, vc_lo, vc_hi, vc_flags, beat_ix);
         // The view change's rule, on what was fetched.
-        self.choose.rec_lo.next = self.vc_lo.q.val();
-        self.choose.rec_hi.next = self.vc_hi.q.val();
-        self.choose.flags.next = self.vc_flags.q.val();
-        self.choose.view.next = self.view_no.val();
-        self.choose.active.next = bit_cast::<8, N>(self.active.val());
-        self.choose.support.next = self.support.val();
+        // (Constant zero when the machine is compiled out, so that Choose's
+        // logic folds away with it.)
+        self.choose.rec_lo.next = 0.into();
+        self.choose.rec_hi.next = 0.into();
+        self.choose.flags.next = 0.into();
+        self.choose.view.next = 0.into();
+        self.choose.active.next = 0.into();
+        self.choose.support.next = 0.into();
+        if self.present.val() {
+            self.choose.rec_lo.next = self.vc_lo.q.val();
+            self.choose.rec_hi.next = self.vc_hi.q.val();
+            self.choose.flags.next = self.vc_flags.q.val();
+            self.choose.view.next = self.view_no.val();
+            self.choose.active.next = bit_cast::<8, N>(self.active.val());
+            self.choose.support.next = self.support.val();
+        }
         // Outputs are zero unless a state drives them (see leader.rs).
         self.decide.next = false;
         self.decide_slow.next = false;
@@ -308,210 +331,219 @@ impl<const N: usize> Logic for View<N> {
         self.bc_prepare.next = false;
         self.bc_local_only.next = false;
         self.sg_resp_take.next = false;
-        match self.state.q.val() {
-            ViewSt::Off => {
-                if self.start.val() {
-                    self.state.d.next = ViewSt::VcStart;
+        // Nothing moves when the machine is compiled out (`present`).
+        if self.present.val() {
+            match self.state.q.val() {
+                ViewSt::Off => {
+                    if self.start.val() {
+                        self.state.d.next = ViewSt::VcStart;
+                    }
                 }
-            }
-            ViewSt::VcStart => {
-                // The view advances, the leader rotates.
-                self.next_view.next = true;
-                self.clear_wait.next = true;
-                self.state.d.next = ViewSt::VcSendRecord;
-            }
-            ViewSt::VcSendRecord => {
-                // What this replica voted for in the slot (the view
-                // register already holds the new view): (view, slot |
-                // phase << 16, k, m).
-                self.bc_start.next = true;
-                self.bc_word.next = self.vc_base.val() + (bit_cast::<32, 8>(self.id.val()) << 2);
-                self.bc_record.next = true;
-                self.state.d.next = ViewSt::VcSendFlag;
-            }
-            ViewSt::VcSendFlag => {
-                // (Values for the strobes below, by state: see leader.rs.)
-                self.bc_word.next =
-                    self.vc_valid_base.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                if self.bc_done.val() {
-                    // Then its valid flag: (tag(view, k), m).
+                ViewSt::VcStart => {
+                    // The view advances, the leader rotates.
+                    self.next_view.next = true;
+                    self.clear_wait.next = true;
+                    self.state.d.next = ViewSt::VcSendRecord;
+                }
+                ViewSt::VcSendRecord => {
+                    // What this replica voted for in the slot (the view
+                    // register already holds the new view): (view, slot |
+                    // phase << 16, k, m).
                     self.bc_start.next = true;
-                    self.bc_vc_flag.next = true;
-                    self.state.d.next = ViewSt::VcPollCatch;
+                    self.bc_word.next =
+                        self.vc_base.val() + (bit_cast::<32, 8>(self.id.val()) << 2);
+                    self.bc_record.next = true;
+                    self.state.d.next = ViewSt::VcSendFlag;
                 }
-            }
-            ViewSt::VcPollCatch => {
-                // Did the slot decide without this replica (a full quorum of
-                // will_commit in the view its votes were cast in)?
-                self.fetch_start.next = true;
-                self.fetch_word.next = self.commit_row.val();
-                self.state.d.next = ViewSt::VcWaitCatch;
-            }
-            ViewSt::VcWaitCatch => {
-                self.m_next.next = self.probe_m.val();
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.val()) {
-                        // Decided in the view the row names (R26): back
-                        // to vote_view if it is that one, else stay.
-                        self.set_m.next = true;
-                        self.restore_view.next = self.probe_same_view.val();
-                        self.decide.next = true;
-                        self.decide_slow.next = false;
-                        self.state.d.next = ViewSt::Off;
-                    } else {
-                        self.state.d.next = ViewSt::VcPollCatchSlow;
+                ViewSt::VcSendFlag => {
+                    // (Values for the strobes below, by state: see leader.rs.)
+                    self.bc_word.next =
+                        self.vc_valid_base.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                    if self.bc_done.val() {
+                        // Then its valid flag: (tag(view, k), m).
+                        self.bc_start.next = true;
+                        self.bc_vc_flag.next = true;
+                        self.state.d.next = ViewSt::VcPollCatch;
                     }
                 }
-            }
-            ViewSt::VcPollCatchSlow => {
-                self.fetch_start.next = true;
-                self.fetch_word.next = self.slow_commit_row.val();
-                self.state.d.next = ViewSt::VcWaitCatchSlow;
-            }
-            ViewSt::VcWaitCatchSlow => {
-                self.m_next.next = self.probe_m.val();
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.val()) {
-                        self.set_m.next = true;
-                        self.restore_view.next = self.probe_same_view.val();
-                        self.decide.next = true;
-                        self.decide_slow.next = true;
-                        self.state.d.next = ViewSt::Off;
-                    } else {
-                        self.state.d.next = ViewSt::VcPollFlags;
+                ViewSt::VcPollCatch => {
+                    // Did the slot decide without this replica (a full quorum of
+                    // will_commit in the view its votes were cast in)?
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.commit_row.val();
+                    self.state.d.next = ViewSt::VcWaitCatch;
+                }
+                ViewSt::VcWaitCatch => {
+                    self.m_next.next = self.probe_m.val();
+                    if self.fetch_done.val() {
+                        if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.val()) {
+                            // Decided in the view the row names (R26): back
+                            // to vote_view if it is that one, else stay.
+                            self.set_m.next = true;
+                            self.restore_view.next = self.probe_same_view.val();
+                            self.decide.next = true;
+                            self.decide_slow.next = false;
+                            self.state.d.next = ViewSt::Off;
+                        } else {
+                            self.state.d.next = ViewSt::VcPollCatchSlow;
+                        }
                     }
                 }
-            }
-            ViewSt::VcPollFlags => {
-                self.fetch_start.next = true;
-                self.fetch_word.next = self.vc_valid_base.val();
-                self.state.d.next = ViewSt::VcWaitFlags;
-            }
-            ViewSt::VcWaitFlags => {
-                if self.fetch_done.val() {
-                    if self.fetch_error.val() {
+                ViewSt::VcPollCatchSlow => {
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.slow_commit_row.val();
+                    self.state.d.next = ViewSt::VcWaitCatchSlow;
+                }
+                ViewSt::VcWaitCatchSlow => {
+                    self.m_next.next = self.probe_m.val();
+                    if self.fetch_done.val() {
+                        if !self.fetch_error.val() & (self.probe_votes.val() >= self.quorum.val()) {
+                            self.set_m.next = true;
+                            self.restore_view.next = self.probe_same_view.val();
+                            self.decide.next = true;
+                            self.decide_slow.next = true;
+                            self.state.d.next = ViewSt::Off;
+                        } else {
+                            self.state.d.next = ViewSt::VcPollFlags;
+                        }
+                    }
+                }
+                ViewSt::VcPollFlags => {
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.vc_valid_base.val();
+                    self.state.d.next = ViewSt::VcWaitFlags;
+                }
+                ViewSt::VcWaitFlags => {
+                    if self.fetch_done.val() {
+                        if self.fetch_error.val() {
+                            self.missed.next = true;
+                            self.state.d.next = ViewSt::VcPollCatch;
+                        } else {
+                            self.vc_flags.d.next = self.fetch_beat.val();
+                            self.state.d.next = ViewSt::VcPollRecords;
+                        }
+                    }
+                }
+                ViewSt::VcPollRecords => {
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.vc_base.val();
+                    self.fetch_len.next = self.vc_len.val();
+                    self.beat_ix.d.next = false;
+                    self.vc_hi.d.next = 0.into();
+                    self.state.d.next = ViewSt::VcWaitRecords;
+                }
+                ViewSt::VcWaitRecords => {
+                    if self.fetch_beat_valid.val() {
+                        if self.beat_ix.q.val() {
+                            self.vc_hi.d.next = self.fetch_beat.val();
+                        } else {
+                            self.vc_lo.d.next = self.fetch_beat.val();
+                        }
+                        self.beat_ix.d.next = true;
+                    }
+                    if self.fetch_done.val() {
+                        if self.fetch_error.val() {
+                            // A failed read holds no records: poll again.
+                            self.vc_flags.d.next = 0.into();
+                            self.missed.next = true;
+                            self.state.d.next = ViewSt::VcPollCatch;
+                        } else {
+                            self.state.d.next = ViewSt::VcDecide;
+                        }
+                    }
+                }
+                ViewSt::VcDecide => {
+                    // Any signer response still due belongs to the old slot.
+                    self.sg_resp_take.next = true;
+                    self.m_next.next = self.choose.chosen_m.val();
+                    self.bc_word.next = self.prep_word.val();
+                    if self.sg_busy.val() | self.bc_busy.val() {
+                        // Wait for the signer and the record's broadcast to drain.
+                    } else if self.choose.higher.val() {
+                        // Others are in a later view: follow them, one view at a time.
+                        self.state.d.next = ViewSt::VcStart;
+                    } else if self.choose.valid.val() < self.quorum.val() {
+                        // Not all records of this view are in yet: wait (a miss;
+                        // a view change does not time out into the next view:
+                        // the replicas would chase each other through the views).
                         self.missed.next = true;
                         self.state.d.next = ViewSt::VcPollCatch;
+                    } else if self.choose.chosen.val()
+                        & (self.choose.chosen_k.val() == self.k.val())
+                    {
+                        // Install the value reported by f + 1 in our own prepare
+                        // and run the slot again on the fast path.
+                        self.set_m.next = true;
+                        self.bc_start.next = true;
+                        self.bc_local_only.next = true;
+                        self.bc_prepare.next = true;
+                        self.state.d.next = ViewSt::VcInstall;
                     } else {
-                        self.vc_flags.d.next = self.fetch_beat.val();
-                        self.state.d.next = ViewSt::VcPollRecords;
+                        // No value can have been decided: the new leader proposes.
+                        self.start_leader.next = true;
+                        self.state.d.next = ViewSt::Off;
                     }
                 }
-            }
-            ViewSt::VcPollRecords => {
-                self.fetch_start.next = true;
-                self.fetch_word.next = self.vc_base.val();
-                self.fetch_len.next = self.vc_len.val();
-                self.beat_ix.d.next = false;
-                self.vc_hi.d.next = 0.into();
-                self.state.d.next = ViewSt::VcWaitRecords;
-            }
-            ViewSt::VcWaitRecords => {
-                if self.fetch_beat_valid.val() {
-                    if self.beat_ix.q.val() {
-                        self.vc_hi.d.next = self.fetch_beat.val();
-                    } else {
-                        self.vc_lo.d.next = self.fetch_beat.val();
-                    }
-                    self.beat_ix.d.next = true;
-                }
-                if self.fetch_done.val() {
-                    if self.fetch_error.val() {
-                        // A failed read holds no records: poll again.
-                        self.vc_flags.d.next = 0.into();
-                        self.missed.next = true;
-                        self.state.d.next = ViewSt::VcPollCatch;
-                    } else {
-                        self.state.d.next = ViewSt::VcDecide;
+                ViewSt::VcInstall => {
+                    if self.bc_done.val() {
+                        self.open_round.next = true;
+                        self.start_fast.next = true;
+                        self.state.d.next = ViewSt::Off;
                     }
                 }
-            }
-            ViewSt::VcDecide => {
-                // Any signer response still due belongs to the old slot.
-                self.sg_resp_take.next = true;
-                self.m_next.next = self.choose.chosen_m.val();
-                self.bc_word.next = self.prep_word.val();
-                if self.sg_busy.val() | self.bc_busy.val() {
-                    // Wait for the signer and the record's broadcast to drain.
-                } else if self.choose.higher.val() {
-                    // Others are in a later view: follow them, one view at a time.
-                    self.state.d.next = ViewSt::VcStart;
-                } else if self.choose.valid.val() < self.quorum.val() {
-                    // Not all records of this view are in yet: wait (a miss;
-                    // a view change does not time out into the next view:
-                    // the replicas would chase each other through the views).
-                    self.missed.next = true;
-                    self.state.d.next = ViewSt::VcPollCatch;
-                } else if self.choose.chosen.val() & (self.choose.chosen_k.val() == self.k.val()) {
-                    // Install the value reported by f + 1 in our own prepare
-                    // and run the slot again on the fast path.
-                    self.set_m.next = true;
-                    self.bc_start.next = true;
-                    self.bc_local_only.next = true;
-                    self.bc_prepare.next = true;
-                    self.state.d.next = ViewSt::VcInstall;
-                } else {
-                    // No value can have been decided: the new leader proposes.
-                    self.start_leader.next = true;
+                _ => {
                     self.state.d.next = ViewSt::Off;
                 }
-            }
-            ViewSt::VcInstall => {
-                if self.bc_done.val() {
-                    self.open_round.next = true;
-                    self.start_fast.next = true;
-                    self.state.d.next = ViewSt::Off;
-                }
-            }
-            _ => {
-                self.state.d.next = ViewSt::Off;
             }
         }
         if !self.rst_n.val() {
             self.state.d.next = ViewSt::Off;
         }
-        match self.state.q.val() {
-            ViewSt::VcStart => {
-                self.sts_state.next = 25.into();
-            }
-            ViewSt::VcSendRecord => {
-                self.sts_state.next = 26.into();
-            }
-            ViewSt::VcSendFlag => {
-                self.sts_state.next = 27.into();
-            }
-            ViewSt::VcPollFlags => {
-                self.sts_state.next = 28.into();
-            }
-            ViewSt::VcWaitFlags => {
-                self.sts_state.next = 29.into();
-            }
-            ViewSt::VcPollRecords => {
-                self.sts_state.next = 30.into();
-            }
-            ViewSt::VcWaitRecords => {
-                self.sts_state.next = 31.into();
-            }
-            ViewSt::VcDecide => {
-                self.sts_state.next = 32.into();
-            }
-            ViewSt::VcInstall => {
-                self.sts_state.next = 33.into();
-            }
-            ViewSt::VcPollCatch => {
-                self.sts_state.next = 34.into();
-            }
-            ViewSt::VcWaitCatch => {
-                self.sts_state.next = 35.into();
-            }
-            ViewSt::VcPollCatchSlow => {
-                self.sts_state.next = 36.into();
-            }
-            ViewSt::VcWaitCatchSlow => {
-                self.sts_state.next = 37.into();
-            }
-            _ => {
-                self.sts_state.next = 0.into();
+        self.sts_state.next = 0.into();
+        if self.present.val() {
+            match self.state.q.val() {
+                ViewSt::VcStart => {
+                    self.sts_state.next = 25.into();
+                }
+                ViewSt::VcSendRecord => {
+                    self.sts_state.next = 26.into();
+                }
+                ViewSt::VcSendFlag => {
+                    self.sts_state.next = 27.into();
+                }
+                ViewSt::VcPollFlags => {
+                    self.sts_state.next = 28.into();
+                }
+                ViewSt::VcWaitFlags => {
+                    self.sts_state.next = 29.into();
+                }
+                ViewSt::VcPollRecords => {
+                    self.sts_state.next = 30.into();
+                }
+                ViewSt::VcWaitRecords => {
+                    self.sts_state.next = 31.into();
+                }
+                ViewSt::VcDecide => {
+                    self.sts_state.next = 32.into();
+                }
+                ViewSt::VcInstall => {
+                    self.sts_state.next = 33.into();
+                }
+                ViewSt::VcPollCatch => {
+                    self.sts_state.next = 34.into();
+                }
+                ViewSt::VcWaitCatch => {
+                    self.sts_state.next = 35.into();
+                }
+                ViewSt::VcPollCatchSlow => {
+                    self.sts_state.next = 36.into();
+                }
+                ViewSt::VcWaitCatchSlow => {
+                    self.sts_state.next = 37.into();
+                }
+                _ => {
+                    self.sts_state.next = 0.into();
+                }
             }
         }
     }
