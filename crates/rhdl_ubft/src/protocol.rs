@@ -918,6 +918,8 @@ impl<const N: usize> Protocol<N> {
             started: Default::default(),
             leader: Default::default(),
             fast: Default::default(),
+            // v2's SLOW and VIEW, compiled out of the v3 kernel, where
+            // Slow3 and View3 replace them (slow.md, view.md).
             slow: Slow::built(!v3),
             view: View::built(!v3),
             view3: Default::default(),
