@@ -167,7 +167,7 @@ pub struct View<const N: usize> {
     /// kernel, where View3 takes its place and `start` is tied low. At 0
     /// every output is its default and no register moves, so Verilator
     /// folds the logic away at compile time instead of evaluating it every
-    /// cycle, and synthesis can drop it (`docs/view.md`, "In the v3
+    /// cycle, and synthesis drops it (`docs/view.md`, "In the v3
     /// kernel").
     present: Constant<Bit>,
 }
