@@ -15362,7 +15362,6 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
         if (~rst_n) begin
             state$d = SlowSt$Off;
         end
-        sts_state = 32'h0;
         if (present) begin
             case (state$q)
                 SlowSt$SlowStart:
@@ -15418,6 +15417,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,i
                         sts_state = 32'h0;
                     end
             endcase
+        end
+        else begin
+            sts_state = 32'h0;
         end
     end
     
@@ -18003,12 +18005,6 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
         vc_hi$d = vc_hi$q;
         vc_flags$d = vc_flags$q;
         beat_ix$d = beat_ix$q;
-        choose$rec_lo = 32'h0;
-        choose$rec_hi = 32'h0;
-        choose$flags = 32'h0;
-        choose$view = 32'h0;
-        choose$active = 32'h0;
-        choose$support = 32'h0;
         if (present) begin
             choose$rec_lo = vc_lo$q;
             choose$rec_hi = vc_hi$q;
@@ -18016,6 +18012,14 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
             choose$view = view_no;
             choose$active = ((active) & 8'hff);
             choose$support = support;
+        end
+        else begin
+            choose$rec_lo = 32'h0;
+            choose$rec_hi = 32'h0;
+            choose$flags = 32'h0;
+            choose$view = 32'h0;
+            choose$active = 32'h0;
+            choose$support = 32'h0;
         end
         decide = 1'b0;
         decide_slow = 1'b0;
@@ -18205,7 +18209,6 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
         if (~rst_n) begin
             state$d = ViewSt$Off;
         end
-        sts_state = 32'h0;
         if (present) begin
             case (state$q)
                 ViewSt$VcStart:
@@ -18265,6 +18268,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,s
                         sts_state = 32'h0;
                     end
             endcase
+        end
+        else begin
+            sts_state = 32'h0;
         end
     end
     

@@ -479,7 +479,9 @@ impl<const N: usize> Logic for Slow<N> {
         if !self.rst_n.val() {
             self.state.d.next = SlowSt::Off;
         }
-        self.sts_state.next = 0.into();
+        // One assignment on every path (no default then override): an
+        // output that changes twice in one evaluation can set event-driven
+        // simulators (Icarus) looping through the blocks that read it.
         if self.present.val() {
             match self.state.q.val() {
                 SlowSt::SlowStart => {
@@ -522,6 +524,8 @@ impl<const N: usize> Logic for Slow<N> {
                     self.sts_state.next = 0.into();
                 }
             }
+        } else {
+            self.sts_state.next = 0.into();
         }
     }
 }

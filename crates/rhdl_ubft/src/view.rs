@@ -295,13 +295,9 @@ impl<const N: usize> Logic for View<N> {
         dff_setup!(self, clock, state, vc_lo, vc_hi, vc_flags, beat_ix);
         // The view change's rule, on what was fetched.
         // (Constant zero when the machine is compiled out, so that Choose's
-        // logic folds away with it.)
-        self.choose.rec_lo.next = 0.into();
-        self.choose.rec_hi.next = 0.into();
-        self.choose.flags.next = 0.into();
-        self.choose.view.next = 0.into();
-        self.choose.active.next = 0.into();
-        self.choose.support.next = 0.into();
+        // logic folds away with it. Each input is assigned once on every
+        // path: Choose's outputs come back into this block, and an input
+        // set to 0 and then to its value in one evaluation loops Icarus.)
         if self.present.val() {
             self.choose.rec_lo.next = self.vc_lo.q.val();
             self.choose.rec_hi.next = self.vc_hi.q.val();
@@ -309,6 +305,13 @@ impl<const N: usize> Logic for View<N> {
             self.choose.view.next = self.view_no.val();
             self.choose.active.next = bit_cast::<8, N>(self.active.val());
             self.choose.support.next = self.support.val();
+        } else {
+            self.choose.rec_lo.next = 0.into();
+            self.choose.rec_hi.next = 0.into();
+            self.choose.flags.next = 0.into();
+            self.choose.view.next = 0.into();
+            self.choose.active.next = 0.into();
+            self.choose.support.next = 0.into();
         }
         // Outputs are zero unless a state drives them (see leader.rs).
         self.decide.next = false;
@@ -500,7 +503,9 @@ impl<const N: usize> Logic for View<N> {
         if !self.rst_n.val() {
             self.state.d.next = ViewSt::Off;
         }
-        self.sts_state.next = 0.into();
+        // One assignment on every path (no default then override): an
+        // output that changes twice in one evaluation can set event-driven
+        // simulators (Icarus) looping through the blocks that read it.
         if self.present.val() {
             match self.state.q.val() {
                 ViewSt::VcStart => {
@@ -546,6 +551,8 @@ impl<const N: usize> Logic for View<N> {
                     self.sts_state.next = 0.into();
                 }
             }
+        } else {
+            self.sts_state.next = 0.into();
         }
     }
 }
