@@ -12307,11 +12307,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         leader$leader_id = leader_id$q;
         leader$prep_word = prep_word;
         leader$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
-        leader$head_valid = requests$head_valid;
-        leader$head_m = requests$head_m;
         if (constrained) begin
             leader$head_valid = 1'b1;
             leader$head_m = cons_m$q;
+        end
+        else begin
+            leader$head_valid = requests$head_valid;
+            leader$head_m = requests$head_m;
         end
         leader$fetch_done = fetch_done;
         leader$bc_done = bc_done;
@@ -12325,9 +12327,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$cert_row = cert_row;
         fast$commit_row = commit_row;
         fast$record = tally$record;
-        fast$votes = tally$votes;
         if (v3 & (phase$q == 32'h1) & ~tally$flags[vote_leader$q]) begin
             fast$votes = tally$votes + 32'h1;
+        end
+        else begin
+            fast$votes = tally$votes;
         end
         if (constrained) begin
             fast$m_held = tally$record[(32'h20)+:(32)] == cons_m$q;
@@ -12376,9 +12380,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$echo_row_word = echo_row_word;
         slow3$echo_own_word = echo_own_word;
         slow3$certify_own_word = certify_own_word;
-        slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
         if (slow3$holding & slow3$deliver_mode) begin
             slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
+        end
+        else begin
+            slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
         end
         slow3$fetch_beat = fetch_beat;
         slow3$fetch_beat_valid = fetch_beat_valid;
@@ -12392,9 +12398,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$bc_done = bc_done;
         slow3$support = support$q;
         slow3$row_n = row_n16[(32'h0)+:(8)];
-        slow3$view_no = view_no$q;
         if (slow3$holding & slow3$deliver_mode) begin
             slow3$view_no = dl_w$q;
+        end
+        else begin
+            slow3$view_no = view_no$q;
         end
         slow3$cert_block = cert_block;
         slow3$commit_block = commit_block;

@@ -464,6 +464,22 @@ fn lint(block: Option<&str>) -> Result {
     if !root().join(file).exists() {
         return Err(format!("{file} is missing; run `cargo xtask verilog`"));
     }
+    // Glitch loops, which hang event-driven simulators (Icarus, XSim):
+    // hdl_tools::glitch.
+    let text = std::fs::read_to_string(root().join(file)).map_err(|e| format!("{file}: {e}"))?;
+    let loops = hdl_tools::glitch::loops(&text).map_err(|e| format!("{file}: {e}"))?;
+    if !loops.is_empty() {
+        for l in &loops {
+            eprint!("{l}");
+        }
+        return Err(format!(
+            "{file}: {} glitch loop(s): assign one signal of each loop once on every path (if/else), not a default then an override",
+            loops.len()
+        ));
+    }
+    println!(
+        "glitch loops (hdl_tools::glitch): none; an event-driven simulator settles every time step"
+    );
     let verilator = hdl_tools::Verilator::get()?;
     let out = verilator
         .command()

@@ -12,6 +12,7 @@
 //! install directory.
 
 pub mod build;
+pub mod glitch;
 pub mod pins;
 mod pypi;
 pub mod verilator;

@@ -1437,11 +1437,17 @@ impl<const N: usize> Logic for Protocol<N> {
         self.leader.expiring.next = (self.waited.q.val() + 1)
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << (self.streak.q.val() + 1));
         // Under a constraint (R22, R23) the leader proposes only m*.
-        self.leader.head_valid.next = self.requests.head_valid.val();
-        self.leader.head_m.next = self.requests.head_m.val();
+        // (Each of these inputs is assigned once on every path, if/else, not
+        // a default then an override: the children's outputs come back into
+        // this block, and an override's glitch would wake the child and the
+        // child's glitch this block, without end, in an event-driven
+        // simulator: `hdl_tools::glitch`, run by `cargo xtask lint`.)
         if self.constrained.val() {
             self.leader.head_valid.next = true;
             self.leader.head_m.next = self.cons_m.q.val();
+        } else {
+            self.leader.head_valid.next = self.requests.head_valid.val();
+            self.leader.head_m.next = self.requests.head_m.val();
         }
         self.leader.fetch_done.next = self.fetch_done.val();
         self.leader.bc_done.next = self.bc_done.val();
@@ -1462,7 +1468,6 @@ impl<const N: usize> Logic for Protocol<N> {
         // whatever the leader's own will_cert says. The will_commit row
         // (phase 2) counts votes as written. (From registers and Tally's
         // outputs only: see `expiring` below.)
-        self.fast.votes.next = self.tally.votes.val();
         if self.v3.val()
             & (self.phase.q.val() == 1)
             & !self
@@ -1472,6 +1477,8 @@ impl<const N: usize> Logic for Protocol<N> {
                 .get_bit(self.vote_leader.q.val().index())
         {
             self.fast.votes.next = self.tally.votes.val() + 1;
+        } else {
+            self.fast.votes.next = self.tally.votes.val();
         }
         // Under a constraint only m* is valid, held or not (it may have
         // been decided and retired before: a rerun, R23).
@@ -1542,14 +1549,15 @@ impl<const N: usize> Logic for Protocol<N> {
         // (`expiring` again, from the registers: sharing the local with the
         // statements that read Slow3's requests makes a false loop through
         // Slow3 for Verilator, UNOPTFLAT, as Tally's tag below.)
-        self.slow3.expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                << (self.streak.q.val() + self.slow_shift.q.val()));
         if self.slow3.holding.val() & self.slow3.deliver_mode.val() {
             // Deliver mode's polls are View3's: T_vc's count.
             self.slow3.expiring.next = (self.waited.q.val() + 1)
                 >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
                     << (self.streak.q.val() + self.vc_wait.q.val()));
+        } else {
+            self.slow3.expiring.next = (self.waited.q.val() + 1)
+                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                    << (self.streak.q.val() + self.slow_shift.q.val()));
         }
         self.slow3.fetch_beat.next = self.fetch_beat.val();
         self.slow3.fetch_beat_valid.next = self.fetch_beat_valid.val();
@@ -1565,9 +1573,10 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.row_n.next = self.row_n16.val().get_bits::<8>(0);
         // R11's seal check is against the COMMITs' view: D's in deliver
         // mode (the replica itself is a view ahead).
-        self.slow3.view_no.next = self.view_no.q.val();
         if self.slow3.holding.val() & self.slow3.deliver_mode.val() {
             self.slow3.view_no.next = self.dl_w.q.val();
+        } else {
+            self.slow3.view_no.next = self.view_no.q.val();
         }
         self.slow3.cert_block.next = self.cert_block.val();
         self.slow3.commit_block.next = self.commit_block.val();
