@@ -115,6 +115,7 @@ fn main() {
                 extra: 400,
                 from_cycle: 0,
                 to_cycle: 20_000,
+                records: None,
             });
         }
         let watch: Watch = Rc::new(RefCell::new(None));

@@ -29,6 +29,7 @@ fn main() {
                 extra: v[2],
                 from_cycle,
                 to_cycle,
+                records: None,
             }
         })
         .collect();

@@ -49,7 +49,7 @@ pub enum Path {
 }
 
 /// Extra latency on one link (src -> dst) for writes sent in a window of
-/// cycles.
+/// cycles; with `records`, only for writes into those records.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkDelay {
     pub src: usize,
@@ -57,6 +57,75 @@ pub struct LinkDelay {
     pub extra: u64,
     pub from_cycle: u64,
     pub to_cycle: u64,
+    /// Only writes that start in these records of the sender (`None`: every
+    /// write on the link).
+    pub records: Option<Records>,
+}
+
+/// Some records of the mailbox a replica writes: its entry (or, in a
+/// leader's region, the record) of `region` at `slot`, or the whole region
+/// without a slot.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Records {
+    pub region: Region,
+    /// The slot index (k - 1 mod G); `None`: every slot.
+    pub slot: Option<usize>,
+}
+
+impl Records {
+    /// The mailbox words of these records as `writer` writes them: its entry
+    /// of a vote row, its record of a per-slot region (v3), the slot's
+    /// record of a leader's per-slot region (prepare; v3 prep_sig), or the
+    /// whole region without a slot.
+    pub fn words(&self, mb: &Mailbox, writer: usize) -> Result<std::ops::Range<usize>, String> {
+        let name = self.region.name();
+        if !mb.spans().iter().any(|s| s.region == self.region) {
+            return Err(format!(
+                "the {} layout has no region {name}",
+                mb.version.name()
+            ));
+        }
+        let Some(slot) = self.slot else {
+            let s = mb.span(self.region);
+            return Ok(s.start..s.start + s.words);
+        };
+        if slot >= G {
+            return Err(format!("slot {slot} of {name}: slots are 0..{G}"));
+        }
+        let at = |start: usize, words: usize| Ok(start..start + words);
+        if mb.is_vote(self.region) {
+            return at(
+                mb.vote(self.region, slot, writer),
+                rhdl_ubft::layout::vote_words(mb.version),
+            );
+        }
+        if mb.version == Version::V3 {
+            use rhdl_ubft::layout::Shape3;
+            let stride = mb.stride3(self.region);
+            return match Shape3::of(self.region) {
+                Some(Shape3::PerSlot) => at(mb.record(self.region, slot, 0), stride),
+                Some(Shape3::SlotByNode) => at(mb.record(self.region, slot, writer), stride),
+                _ => Err(format!("{name} has no records by slot")),
+            };
+        }
+        match self.region {
+            Region::Prepare => at(mb.prepare(slot), prepare_words(mb.version)),
+            _ => Err(format!(
+                "{name} has no records by slot in the {} layout",
+                mb.version.name()
+            )),
+        }
+    }
+}
+
+/// Local HBM writes of one replica answered with SLVERR
+/// ([`Hbm::fail_writes`]): the first `count` bursts of its own writes
+/// (`m_axi_hbm`) that start in `records`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct HbmWriteError {
+    pub replica: usize,
+    pub records: Records,
+    pub count: u64,
 }
 
 /// A run's parameters.
@@ -78,6 +147,8 @@ pub struct ClusterConfig {
     pub signer_engines: usize,
     pub max_cycles: u64,
     pub delays: Vec<LinkDelay>,
+    /// Local HBM writes answered with SLVERR.
+    pub hbm_write_errors: Vec<HbmWriteError>,
     /// Replicas that equivocate while leader: a different m to each peer.
     pub equivocate: Vec<usize>,
     /// How landing writes reach HBM: through each kernel's guard (the
@@ -125,6 +196,7 @@ impl ClusterConfig {
             signer_engines: 1,
             max_cycles: 0,
             delays: vec![],
+            hbm_write_errors: vec![],
             equivocate: vec![],
             delivery: Delivery::Kernel,
             layout: Version::V3,
@@ -218,6 +290,21 @@ impl ClusterConfig {
                     d.src, d.dst, self.replicas
                 )));
             }
+            if let Some(rec) = &d.records {
+                rec.words(&self.mailbox(), d.src)
+                    .map_err(|e| SimError::Invalid(format!("a delay's records: {e}")))?;
+            }
+        }
+        for e in &self.hbm_write_errors {
+            if e.replica >= self.replicas {
+                return Err(SimError::Invalid(format!(
+                    "an HBM write error names replica {}; replicas are 0..{}",
+                    e.replica, self.replicas
+                )));
+            }
+            e.records
+                .words(&self.mailbox(), e.replica)
+                .map_err(|m| SimError::Invalid(format!("an HBM write error's records: {m}")))?;
         }
         if self.equivocate.iter().any(|&r| r >= self.replicas) {
             return Err(SimError::Invalid(
@@ -356,6 +443,8 @@ pub struct StatusReport {
     pub polls: u32,
     pub bad_shares: u32,
     pub acks: u32,
+    /// Local HBM writes answered with an error (`write_errors`).
+    pub write_errors: u32,
     pub error: u8,
     /// The controller's state at the end (`rhdl_ubft::protocol::STATE_NAMES`).
     pub state: u8,
@@ -373,6 +462,7 @@ impl From<Status> for StatusReport {
             polls: s.polls,
             bad_shares: s.bad_shares,
             acks: s.acks,
+            write_errors: s.write_errors,
             error: s.error,
             state: s.state,
         }
@@ -633,6 +723,13 @@ impl Cluster {
         for h in &mut hbms {
             h.watch_writes(prepares.clone());
         }
+        let bytes = |w: std::ops::Range<usize>| {
+            NETWORK_PTR + 4 * w.start as u64..NETWORK_PTR + 4 * w.end as u64
+        };
+        for e in &cfg.hbm_write_errors {
+            let words = e.records.words(&layout, e.replica).expect("validated");
+            hbms[e.replica].fail_writes(bytes(words), e.count);
+        }
         let mut net = Network::new(
             n,
             cfg.net_latency,
@@ -641,7 +738,10 @@ impl Cluster {
             QPN_BASE as u64,
         );
         for d in &cfg.delays {
-            net.add_delay(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle);
+            let words = d
+                .records
+                .map(|r| r.words(&layout, d.src).expect("validated"));
+            net.add_delay_to(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle, words);
         }
         for &r in &cfg.equivocate {
             let adv: Box<dyn Adversary> = if cfg.layout == Version::V3 {

@@ -9,9 +9,10 @@
 //! response comes back in request order), INCR bursts of up to 256 beats.
 //! Storage is sparse, one 64-byte beat per map entry, because the mailboxes
 //! sit about 57 MB into the buffer; memory never written reads as 0. `rresp`
-//! and `bresp` are always OKAY: a broken rule is reported as an
-//! [`AxiViolation`] from [`Hbm::observe`] instead, so a test fails at the
-//! cycle the kernel broke it rather than at some later symptom.
+//! and `bresp` are OKAY unless a write error is injected
+//! ([`Hbm::fail_writes`]): a broken rule is reported as an [`AxiViolation`]
+//! from [`Hbm::observe`] instead, so a test fails at the cycle the kernel
+//! broke it rather than at some later symptom.
 //!
 //! Timing, in cycles of the kernel clock (see `ports.rs` for the cycle):
 //!
@@ -34,8 +35,12 @@
 //! in reset) and transactions in flight are abandoned, as the interconnect
 //! is reset with the kernel; memory keeps its contents. After a violation the model's state is unspecified: stop.
 //!
-//! Knobs: H and W ([`Hbm::new`]), and the ready patterns `ar_ready`,
-//! `aw_ready`, `w_ready` (always ready by default) to exercise back-pressure.
+//! Knobs: H and W ([`Hbm::new`]), the ready patterns `ar_ready`,
+//! `aw_ready`, `w_ready` (always ready by default) to exercise back-pressure,
+//! and write errors ([`Hbm::fail_writes`]): a burst of `m_axi_hbm` that
+//! writes a byte in a given range is answered with SLVERR (`bresp` = 2, at
+//! the same cycle an OKAY would be) and not written to memory, as a slave
+//! that refused it; `HbmCounters::write_errors` counts them.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -176,6 +181,19 @@ pub struct HbmCounters {
     pub writes: u64,
     /// W beats committed to memory.
     pub write_beats: u64,
+    /// Write bursts answered with SLVERR ([`Hbm::fail_writes`]), not written
+    /// and not counted in `writes`.
+    pub write_errors: u64,
+}
+
+/// `bresp` of a write answered with a slave error.
+pub const SLVERR: u8 = 2;
+
+/// Writes to answer with SLVERR: a byte range and how many more bursts.
+#[derive(Clone, Debug)]
+struct WriteFault {
+    bytes: std::ops::Range<u64>,
+    left: u64,
 }
 
 /// An AR or AW payload, compared cycle to cycle for stability.
@@ -279,6 +297,10 @@ pub struct Hbm {
     /// logged, and the cycles of their AW handshakes.
     watch: Option<std::ops::Range<u64>>,
     watched: Vec<u64>,
+    /// `m_axi_hbm` writes to answer with SLVERR ([`Hbm::fail_writes`]).
+    faults: Vec<WriteFault>,
+    /// The cycles of the bursts answered with SLVERR and their addresses.
+    failed: Vec<(u64, u64)>,
 }
 
 /// One AXI4 write port's state: accepted AWs and W beats not yet paired,
@@ -288,7 +310,8 @@ pub struct Hbm {
 struct WritePort {
     aws: VecDeque<AddrReq>,
     ws: VecDeque<WBeat>,
-    bresps: VecDeque<u64>,
+    /// (valid from, `bresp`).
+    bresps: VecDeque<(u64, u8)>,
     aw_waiting: Option<AddrReq>,
     w_waiting: Option<WBeat>,
 }
@@ -349,7 +372,24 @@ impl Hbm {
             rx_counters: HbmCounters::default(),
             watch: None,
             watched: Vec::new(),
+            faults: Vec::new(),
+            failed: Vec::new(),
         }
+    }
+
+    /// Answers the next `count` write bursts of `m_axi_hbm` (the kernel's
+    /// own writes, not the guard's) that write a byte of `bytes` (under
+    /// their strobes) with SLVERR: `bresp` = 2 at the cycle an OKAY would
+    /// come, and nothing written. A burst matches the first range given
+    /// (in call order) that has a count left.
+    pub fn fail_writes(&mut self, bytes: std::ops::Range<u64>, count: u64) {
+        self.faults.push(WriteFault { bytes, left: count });
+    }
+
+    /// The bursts answered with SLVERR so far: (cycle the burst was
+    /// complete, its AW address), in order.
+    pub fn failed_writes(&self) -> &[(u64, u64)] {
+        &self.failed
     }
 
     /// Logs the cycle of every AW handshake of `m_axi_hbm` (the kernel's own
@@ -407,11 +447,12 @@ impl Hbm {
             }
         }
         inp.hbm_rresp = 0;
-        inp.hbm_bvalid = self.wr.bresps.front().is_some_and(|&t| now >= t);
-        inp.hbm_bresp = 0;
+        let b = self.wr.bresps.front().filter(|&&(t, _)| now >= t);
+        inp.hbm_bvalid = b.is_some();
+        inp.hbm_bresp = b.map_or(0, |&(_, resp)| resp);
         inp.rx_awready = self.rx_aw_ready.at(now);
         inp.rx_wready = self.rx_w_ready.at(now);
-        inp.rx_bvalid = self.rx.bresps.front().is_some_and(|&t| now >= t);
+        inp.rx_bvalid = self.rx.bresps.front().is_some_and(|&(t, _)| now >= t);
         inp.rx_bresp = 0;
     }
 
@@ -570,6 +611,35 @@ impl Hbm {
                 break;
             }
             port.aws.pop_front();
+            let fault = if rx {
+                None
+            } else {
+                // The bytes the burst writes: each beat's enabled lanes.
+                let written: Vec<u64> = port
+                    .ws
+                    .iter()
+                    .take(beats)
+                    .enumerate()
+                    .flat_map(|(i, b)| {
+                        let base = aw.transfer_addr(i) & !(BEAT_BYTES - 1);
+                        (0..BEAT_BYTES)
+                            .filter(move |l| b.strb >> l & 1 == 1)
+                            .map(move |l| base + l)
+                    })
+                    .collect();
+                self.faults
+                    .iter_mut()
+                    .find(|f| f.left > 0 && written.iter().any(|a| f.bytes.contains(a)))
+            };
+            if let Some(f) = fault {
+                // A slave error: the beats are taken and dropped.
+                f.left -= 1;
+                port.ws.drain(..beats);
+                self.counters.write_errors += 1;
+                self.failed.push((cycle, aw.addr));
+                port.bresps.push_back((cycle + self.write_latency, SLVERR));
+                continue;
+            }
             for i in 0..beats {
                 let b = port.ws.pop_front().expect("counted above");
                 self.write_beat(aw.transfer_addr(i) / BEAT_BYTES, &b.data, b.strb);
@@ -581,7 +651,7 @@ impl Hbm {
             };
             counters.writes += 1;
             counters.write_beats += beats as u64;
-            port.bresps.push_back(cycle + self.write_latency);
+            port.bresps.push_back((cycle + self.write_latency, 0));
         }
         Ok(())
     }
@@ -796,6 +866,31 @@ mod tests {
         let (i, _) = step(&mut hbm, &idle_r(), 9);
         assert!(!i.hbm_bvalid);
         assert_eq!(hbm.counters().writes, 1);
+    }
+
+    #[test]
+    fn an_injected_write_error_answers_slverr_and_writes_nothing() {
+        let mut hbm = Hbm::new(H, W);
+        // Word 1 of the beat at 4096 (bytes 4100..4104).
+        hbm.fail_writes(4100..4104, 1);
+        // Word 0 of that beat only (strobes 0..4): written, OKAY.
+        step(&mut hbm, &w(aw(4096, 0), 7, 0xf, true), 0).1.unwrap();
+        // Words 1 and 2: the first in the range, SLVERR, nothing written.
+        step(&mut hbm, &w(aw(4096, 0), 8, 0xff0, true), 1)
+            .1
+            .unwrap();
+        // The same again: the count is spent, so written, OKAY.
+        step(&mut hbm, &w(aw(4096, 0), 9, 0xf0, true), 2).1.unwrap();
+        let resps: Vec<(u64, u8)> = (3..10)
+            .map(|c| (c, step(&mut hbm, &idle_r(), c).0))
+            .filter(|(_, i)| i.hbm_bvalid)
+            .map(|(c, i)| (c, i.hbm_bresp))
+            .collect();
+        assert_eq!(resps, vec![(3, 0), (4, SLVERR), (5, 0)]);
+        assert_eq!(hbm.read_words(4096, 3), vec![7, 9, 0]);
+        let c = hbm.counters();
+        assert_eq!((c.writes, c.write_errors), (2, 1));
+        assert_eq!(hbm.failed_writes(), &[(1, 4096)]);
     }
 
     #[test]

@@ -19,7 +19,10 @@
 //!   payload from the sender's HBM at `c` (the stack pulls the payload) and
 //!   lands in the receiver's HBM at `max(c + L + extra, previous landing on
 //!   the same queue pair)`: in order per queue pair. `extra` is the sum of the
-//!   link delays ([`Network::add_delay`]) whose window holds `c`.
+//!   link delays ([`Network::add_delay`]) whose window holds `c` (and, for a
+//!   delay of some records, [`Network::add_delay_to`], whose words hold the
+//!   write's first word). A delayed write delays the later ones on its queue
+//!   pair to its landing.
 //! - A command sent with `last = 1` (the stack acknowledges only those) gets a
 //!   completion (`ssn` = the command's number on its queue pair from 0,
 //!   `cmplt` = 1) that becomes valid on the sender's `cq` L cycles after the
@@ -389,13 +392,15 @@ impl NetStats {
     }
 }
 
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 struct Delay {
     src: usize,
     dst: usize,
     extra: u64,
     from: u64,
     to: u64,
+    /// Only writes whose first word is here (mailbox words).
+    words: Option<std::ops::Range<usize>>,
 }
 
 /// Where a write in flight stands among those to the same receiver: its
@@ -597,12 +602,27 @@ impl Network {
         from_cycle: u64,
         to_cycle: u64,
     ) {
+        self.add_delay_to(src, dst, extra, from_cycle, to_cycle, None);
+    }
+
+    /// As [`add_delay`](Self::add_delay), for the writes whose first word
+    /// (a mailbox word index) is in `words` only (`None`: every write).
+    pub fn add_delay_to(
+        &mut self,
+        src: usize,
+        dst: usize,
+        extra: u64,
+        from_cycle: u64,
+        to_cycle: u64,
+        words: Option<std::ops::Range<usize>>,
+    ) {
         self.links.delays.push(Delay {
             src,
             dst,
             extra,
             from: from_cycle,
             to: to_cycle,
+            words,
         });
     }
 
@@ -803,10 +823,12 @@ impl Stack {
     fn send(&mut self, links: &Links, dst: usize, cmd: &SqCommand, cycle: u64, hbm: &Hbm) {
         let src = self.r;
         self.stats.accepted[src][dst] += 1;
+        let word = ((cmd.laddr - links.network_ptr) / WORD_BYTES) as usize;
         let extra: u64 = links
             .delays
             .iter()
             .filter(|d| d.src == src && d.dst == dst && (d.from..d.to).contains(&cycle))
+            .filter(|d| d.words.as_ref().is_none_or(|w| w.contains(&word)))
             .map(|d| d.extra)
             .sum();
         let landing = (cycle + links.latency + extra).max(self.last_landing[dst]);
@@ -815,7 +837,7 @@ impl Stack {
         self.next_ssn[dst] += 1;
 
         let write = Write {
-            word: ((cmd.laddr - links.network_ptr) / WORD_BYTES) as usize,
+            word,
             data: hbm.read_words(cmd.laddr, (cmd.length / WORD_BYTES) as usize),
         };
         let writes = match &mut self.adversary {

@@ -557,6 +557,7 @@ impl Scenario {
                         extra,
                         from_cycle,
                         to_cycle: to_cycle.unwrap_or(u64::MAX),
+                        records: None,
                     }),
                     _ => None,
                 })

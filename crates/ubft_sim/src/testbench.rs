@@ -22,11 +22,11 @@
 
 use crate::adversary::Silent;
 use crate::backend::{self, Backend};
-use crate::cluster::{Cluster, ClusterConfig, RunReport};
+use crate::cluster::{Cluster, ClusterConfig, HbmWriteError, LinkDelay, Records, RunReport};
 use crate::ports::{KernelBackend, KernelIn, KernelOut};
 use crate::verilator::harness::{CLOCK, TOP};
 use crate::verilator::portmap::{hex, PortMap};
-use rhdl_ubft::layout::Version;
+use rhdl_ubft::layout::{Region, Version};
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -175,7 +175,9 @@ impl Standard {
 /// replicas on the fast path with every write through the kernels' guards,
 /// all on the v2 kernel; and on the v3 kernel, 3 replicas whose leader
 /// falls silent after two fast decisions (the bridge, the view change, the
-/// carried slot's rerun and the f + 1 slow path).
+/// carried slot's rerun and the f + 1 slow path), a follower that takes
+/// the fast path while the leader's will_cert to it is late, and a leader
+/// whose own will_cert and will_commit writes into its HBM fail (SLVERR).
 ///
 /// The first two keep the network model's filter (`Delivery::Model`): the kernels'
 /// receive ports (`s_axis_rx_cmd`, `s_axis_rx_data`) are driven idle and
@@ -220,18 +222,62 @@ pub fn standard() -> Vec<Standard> {
         Standard {
             name: "silent_leader3_v3",
             about: "the v3 kernel: 3 replicas; the leader, replica 0, falls silent at cycle 690 after 2 fast decisions; replicas 1 and 2 bridge slot 3, change view, rerun slot 3 as the carried value and decide slot 4 on the f + 1 slow path",
-            cfg: ClusterConfig {
-                seed: 7,
-                wait_polls: 16,
-                sign_latency: 100,
-                verify_latency: 150,
-                delivery: crate::network::Delivery::Kernel,
-                layout: Version::V3,
-                ..ClusterConfig::quick(3, 4)
-            },
+            cfg: v3_quick(4),
             silent: vec![(0, 690)],
         },
+        Standard {
+            name: "late_will_cert",
+            about: "the v3 kernel: 3 replicas decide 2 slots on the fast path; the leader's will_cert of k = 1 reaches replica 1 150 cycles late, so replica 1 polls the will_cert row with the leader's lane empty, votes will_commit on its own vote, replica 2's and the leader's PREPARE as the leader's lock (recovery.md D2), and decides k = 1 fast once the leader's will_commit, queued behind the late will_cert, lands",
+            cfg: ClusterConfig {
+                delays: vec![LinkDelay {
+                    src: 0,
+                    dst: 1,
+                    extra: 150,
+                    from_cycle: 0,
+                    to_cycle: u64::MAX,
+                    records: Some(Records {
+                        region: Region::WillCert,
+                        slot: Some(0),
+                    }),
+                }],
+                ..v3_quick(2)
+            },
+            silent: vec![],
+        },
+        Standard {
+            name: "hbm_write_error",
+            about: "the v3 kernel: 3 replicas decide 3 slots; the leader's HBM answers its own will_cert write of k = 1 and its will_commit write of k = 2 with SLVERR, so neither is sent (write_errors 2). k = 1 is still decided fast (the leader's lane counts by its PREPARE, recovery.md D2); at k = 2 every replica is a will_commit short, times out and decides on the f + 1 slow path; k = 3 is fast",
+            cfg: ClusterConfig {
+                hbm_write_errors: [(Region::WillCert, 0), (Region::WillCommit, 1)]
+                    .map(|(region, slot)| HbmWriteError {
+                        replica: 0,
+                        records: Records {
+                            region,
+                            slot: Some(slot),
+                        },
+                        count: 1,
+                    })
+                    .to_vec(),
+                ..v3_quick(3)
+            },
+            silent: vec![],
+        },
     ]
+}
+
+/// The v3 recordings' configuration: [`ClusterConfig::quick`] links, a
+/// quicker signer (sign 100, verify 150 cycles), a wait of 16 polls, seed 7
+/// and every write through the kernels' guards (`Delivery::Kernel`).
+fn v3_quick(slots: u64) -> ClusterConfig {
+    ClusterConfig {
+        seed: 7,
+        wait_polls: 16,
+        sign_latency: 100,
+        verify_latency: 150,
+        delivery: crate::network::Delivery::Kernel,
+        layout: Version::V3,
+        ..ClusterConfig::quick(3, slots)
+    }
 }
 
 /// A deliberately wrong expected value, to show a testbench fails: bit 0 of

@@ -118,6 +118,7 @@ fn slow_path_agrees_on_both_backends_for_20k_cycles() {
             extra: 600,
             from_cycle: 0,
             to_cycle: u64::MAX,
+            records: None,
         }],
         ..quick(3, 4)
     };
@@ -151,6 +152,7 @@ fn a_view_change_agrees_on_both_backends_for_20k_cycles() {
             extra: 3_000,
             from_cycle: 0,
             to_cycle: 200,
+            records: None,
         }],
         ..quick(3, 5)
     };

@@ -870,6 +870,7 @@ fn late_votes_on(layout: Version) -> ClusterConfig {
             extra: 20_000,
             from_cycle: 0,
             to_cycle: 2_000,
+            records: None,
         }],
         ..quick(3, 2, layout)
     }
@@ -1352,6 +1353,7 @@ fn late_will_commit_v3(
             extra,
             from_cycle: sent,
             to_cycle: sent + 30,
+            records: None,
         }],
         ..base
     };

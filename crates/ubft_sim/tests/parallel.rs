@@ -87,6 +87,7 @@ fn link_delays_the_default_latencies_and_the_models_delivery() {
             extra: 2_000,
             from_cycle: 1_500,
             to_cycle: 4_000,
+            records: None,
         }],
         ..ClusterConfig::quick(3, 8).v2()
     };

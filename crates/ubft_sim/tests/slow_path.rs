@@ -32,6 +32,7 @@ fn a_slow_link_sends_one_slot_to_the_slow_path_and_the_next_come_back_fast() {
             extra: 1_500,
             from_cycle: 0,
             to_cycle: 1_000,
+            records: None,
         }],
         wait_polls: 40,
         ..quick(n, slots)
@@ -92,6 +93,7 @@ fn a_share_in_hbm_verifies_against_its_cert_block_only() {
             extra: 1_500,
             from_cycle: 0,
             to_cycle: 1_000,
+            records: None,
         }],
         wait_polls: 40,
         ..quick(n, 1)
@@ -269,6 +271,7 @@ fn fetches_continue_while_the_signer_is_busy() {
             extra: 8_000,
             from_cycle: 0,
             to_cycle: 1_000,
+            records: None,
         }],
         max_cycles: 40_000,
         ..quick(n, 1)

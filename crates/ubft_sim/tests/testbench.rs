@@ -6,12 +6,13 @@
 //! the committed testbenches in Icarus (`cargo xtask testbench --run --sim
 //! icarus`).
 
+use rhdl_ubft::layout::Region;
 use rhdl_ubft::layout::Version;
 use rhdl_ubft::params::defaults;
 use std::path::PathBuf;
 use ubft_sim::backend::Backend;
-use ubft_sim::cluster::ClusterConfig;
-use ubft_sim::testbench::{self, Corrupt, Scenario};
+use ubft_sim::cluster::{ClusterConfig, Path, NETWORK_PTR};
+use ubft_sim::testbench::{self, Corrupt, Scenario, Trace};
 use ubft_sim::verilator::{
     cache_dir, kernel_port_map, kernel_port_map_for, kernel_verilog, kernel_verilog_for,
 };
@@ -89,6 +90,38 @@ fn a_broken_expected_value_fails_naming_cycle_replica_and_port() {
     assert!(!e.contains("TESTBENCH OK"), "{e}");
 }
 
+/// The first cycle on which a replica's kernel writes the word at byte
+/// address `at` into its HBM, as recorded: on `m_axi_hbm` (its own
+/// records) or, with `rx`, on `m_axi_rx` (a peer's write, through its
+/// guard): the W beat whose strobes cover it, after an AW of its beat.
+fn written(trace: &Trace, at: u64, rx: bool) -> Option<usize> {
+    let mut aw_beat = None;
+    for (c, (i, o)) in trace.iter().enumerate() {
+        let (aw, addr, w, strb) = if rx {
+            (
+                o.rx_awvalid && i.rx_awready,
+                o.rx_awaddr,
+                o.rx_wvalid && i.rx_wready,
+                o.rx_wstrb,
+            )
+        } else {
+            (
+                o.hbm_awvalid && i.hbm_awready,
+                o.hbm_awaddr,
+                o.hbm_wvalid && i.hbm_wready,
+                o.hbm_wstrb,
+            )
+        };
+        if aw {
+            aw_beat = Some(addr / 64);
+        }
+        if w && aw_beat == Some(at / 64) && strb >> (at % 64) & 1 == 1 {
+            return Some(c);
+        }
+    }
+    None
+}
+
 #[test]
 fn the_standard_scenarios_replay_ok_on_the_rtl() {
     let (dir, rtl) = scratch("standard");
@@ -114,15 +147,76 @@ fn the_standard_scenarios_replay_ok_on_the_rtl() {
             )),
             "{log}"
         );
-        if sc.layout == Version::V3 {
-            // What the v3 run shows: replica 0 (the view-0 leader) falls
-            // silent, and replicas 1 and 2 change view and decide every
-            // slot, two fast and the rest on the slow path.
-            for r in &sc.report.replicas[1..] {
-                assert_eq!(r.decided.len() as u64, st.cfg.slots, "replica {}", r.id);
-                assert_eq!(r.view, 1, "replica {}", r.id);
-                assert_eq!((r.status.fast, r.status.slow), (2, 2), "replica {}", r.id);
+        // What the v3 runs show.
+        let reps = &sc.report.replicas;
+        let mb = st.cfg.mailbox();
+        // Byte address of `node`'s vote of slot index `slot` in `region`.
+        let vote = |region, slot, node| NETWORK_PTR + 4 * mb.vote(region, slot, node) as u64;
+        let paths = |r: usize| -> Vec<Path> { reps[r].decided.iter().map(|d| d.path).collect() };
+        match st.name {
+            "silent_leader3_v3" => {
+                // Replica 0 (the view-0 leader) falls silent, and replicas 1
+                // and 2 change view and decide every slot, two fast and the
+                // rest on the slow path.
+                for r in &reps[1..] {
+                    assert_eq!(r.decided.len() as u64, st.cfg.slots, "replica {}", r.id);
+                    assert_eq!(r.view, 1, "replica {}", r.id);
+                    assert_eq!((r.status.fast, r.status.slow), (2, 2), "replica {}", r.id);
+                }
             }
+            "late_will_cert" => {
+                // Every slot fast, in view 0, no timeout; replica 1 decides
+                // k = 1 last (the leader's will_commit waits behind the late
+                // will_cert on its queue pair).
+                for r in 0..3 {
+                    assert_eq!(paths(r), vec![Path::Fast; 2], "replica {r}");
+                    assert_eq!(
+                        (reps[r].view, reps[r].status.timeouts),
+                        (0, 0),
+                        "replica {r}"
+                    );
+                }
+                let k1 = |r: usize| reps[r].decided[0].cycle;
+                assert!(k1(1) > k1(0) && k1(1) > k1(2), "{}", sc.report.summary());
+                // Replica 1 wrote its will_commit of k = 1 before the
+                // leader's will_cert landed in its HBM.
+                let t = &sc.replicas[1];
+                let own = written(t, vote(Region::WillCommit, 0, 1), false).unwrap();
+                let late = written(t, vote(Region::WillCert, 0, 0), true).unwrap();
+                assert!(
+                    own < late,
+                    "will_commit at {own}, the leader's will_cert at {late}"
+                );
+            }
+            "hbm_write_error" => {
+                // The leader counts its two failed writes; k = 1 fast, k = 2
+                // slow after the timeout, k = 3 fast, everywhere, in view 0.
+                for r in 0..3 {
+                    assert_eq!(
+                        paths(r),
+                        vec![Path::Fast, Path::Slow, Path::Fast],
+                        "replica {r}"
+                    );
+                    assert_eq!(reps[r].status.write_errors, if r == 0 { 2 } else { 0 });
+                    assert_eq!(
+                        (reps[r].view, reps[r].status.timeouts),
+                        (0, 1),
+                        "replica {r}"
+                    );
+                }
+                // Neither failed record reached a follower.
+                for t in &sc.replicas[1..] {
+                    assert_eq!(written(t, vote(Region::WillCert, 0, 0), true), None);
+                    assert_eq!(written(t, vote(Region::WillCommit, 1, 0), true), None);
+                    assert!(written(t, vote(Region::WillCommit, 0, 0), true).is_some());
+                }
+            }
+            _ => assert_eq!(
+                sc.layout,
+                Version::V2,
+                "{}: a v3 run says what it shows",
+                st.name
+            ),
         }
         layouts.push(sc.layout);
     }

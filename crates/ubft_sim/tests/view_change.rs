@@ -27,6 +27,7 @@ fn a_late_prepare_is_recovered_by_the_f_plus_1_rule_and_decided_once() {
             extra: 3_000,
             from_cycle: 0,
             to_cycle: 200,
+            records: None,
         }],
         ..quick(n, slots)
     };
@@ -77,6 +78,7 @@ fn with_no_value_reported_by_f_plus_1_the_new_leader_proposes_the_same_request_a
                 extra: 3_000,
                 from_cycle: 0,
                 to_cycle: 200,
+                records: None,
             },
             LinkDelay {
                 src: 0,
@@ -84,6 +86,7 @@ fn with_no_value_reported_by_f_plus_1_the_new_leader_proposes_the_same_request_a
                 extra: 3_000,
                 from_cycle: 0,
                 to_cycle: 200,
+                records: None,
             },
         ],
         ..quick(n, 2)
@@ -239,6 +242,7 @@ fn one_late_will_commit_among_honest_replicas_no_longer_stalls_the_cluster() {
                 extra,
                 from_cycle: sent,
                 to_cycle: sent + 30,
+                records: None,
             }],
             max_cycles: 80_000,
             ..quick(n, slots)

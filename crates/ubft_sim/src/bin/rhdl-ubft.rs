@@ -220,6 +220,7 @@ fn parse_delay(s: &str) -> Result<LinkDelay, String> {
             extra: *extra,
             from_cycle: 0,
             to_cycle: u64::MAX,
+            records: None,
         }),
         _ => Err(format!("expected SRC:DST:EXTRA (three numbers), got {s:?}")),
     }
@@ -322,6 +323,7 @@ fn main() -> ExitCode {
                 signer_engines,
                 max_cycles: max_cycles.unwrap_or(0),
                 delays: delay,
+                hbm_write_errors: vec![],
                 equivocate,
                 // Every landing write goes through the receiver's guard.
                 delivery: ubft_sim::network::Delivery::Kernel,
