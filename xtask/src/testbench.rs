@@ -112,20 +112,12 @@ pub fn testbench(
     };
     for &sim in &sims {
         for &(name, layout) in &names {
-            if sim == Sim::Icarus && layout == Version::V3 {
-                // Measured: Icarus replays fast3 (1,397 cycles) in about
-                // 15 s, and did not finish the v3 run (8,766 cycles then, its
-                // WATCH and guards active on every cycle) in 37 minutes of
-                // CPU; Verilator replays it in under a second.
-                println!(
-                    "{sim} tb_{name}: not replayed: Icarus Verilog is too slow for this v3 recording (unfinished after 37 min of CPU on this 2-core machine); it is replayed under Verilator"
-                );
-                continue;
-            }
             let rtl = rtl_of(layout)?;
+            let t = std::time::Instant::now();
             let log = testbench::run(sim, &dir, name, &rtl, &scratch)?;
+            let secs = t.elapsed().as_secs_f64();
             for l in log.lines().filter(|l| l.starts_with("TESTBENCH")) {
-                println!("{sim} tb_{name}: {l}");
+                println!("{sim} tb_{name}: {l} ({secs:.1} s)");
             }
         }
     }
