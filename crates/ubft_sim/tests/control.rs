@@ -2,19 +2,34 @@
 //! through s_axi_control (AXI4-Lite), read the status counters and see
 //! ap_done; a reset in the middle of a run restarts every machine cleanly.
 
+use rhdl_ubft::layout::Version;
 use rhdl_ubft::regs::ctrl;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path};
 
+/// The shipped kernel (v3) on the tests' short links.
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
-    ClusterConfig::quick(replicas, slots).v2()
+    let cfg = ClusterConfig::quick(replicas, slots);
+    assert_eq!(cfg.layout, Version::V3, "the shipped kernel");
+    cfg
 }
 
+/// The hosts program and start every kernel, and each decides the run's
+/// slots on the fast path. A v3 kernel then closes the last slot (R28,
+/// Protocol's Close): Slow3 certifies and commits its will_commit, so at
+/// the last decision no kernel has raised ap_done yet. Each raises it after
+/// it has sent its COMMIT of the last slot to every mailbox, with the
+/// counters of the run, the cycle counter stopped and the state Idle; the
+/// read that sees ap_done clears it.
 #[test]
 fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
-    let slots = 3;
-    let mut c = Cluster::new(quick(3, slots)).unwrap();
+    use rhdl_ubft::layout::{field3, Region};
+    use rhdl_ubft::protocol::STATE_NAMES;
+    use ubft_sim::cluster::{NETWORK_PTR, START_CYCLE};
+    let (n, slots) = (3, 3);
+    let mut c = Cluster::new(quick(n, slots)).unwrap();
     let report = c.run().unwrap();
-    assert!(report.checks.ok());
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let end = c.cycle;
     for (r, h) in c.hosts.iter().enumerate() {
         assert!(h.violations().is_empty(), "{:?}", h.violations());
         // Ten argument words, then CTRL: every write answered.
@@ -26,24 +41,83 @@ fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
             "replica {r}"
         );
         assert_eq!(s.error, 0);
-        assert!(s.cycles > 0 && s.polls > 0 && s.acks > 0);
-        assert_ne!(
+        assert!(s.polls > 0 && s.acks > 0);
+        // In Close: Slow3's state, and no ap_done yet.
+        let state = STATE_NAMES[s.state as usize];
+        assert!(state.starts_with("S3"), "replica {r} in Close: {state}");
+        assert_eq!(h.ctrl() & ctrl::AP_DONE, 0, "replica {r}: Close still runs");
+    }
+    // Poll CTRL until every host has seen ap_done; Close ends within a
+    // slow-path slot's budget.
+    let within = (c.cfg.cycle_budget() - 1_000) / slots;
+    let last = (slots - 1) as usize;
+    let mut done_at: Vec<Option<u64>> = vec![None; n];
+    while done_at.iter().any(|d| d.is_none()) {
+        for (r, h) in c.hosts.iter_mut().enumerate() {
+            if done_at[r].is_none() && h.idle() {
+                if h.ctrl() & ctrl::AP_DONE != 0 {
+                    done_at[r] = Some(c.cycle);
+                } else {
+                    h.poll_ctrl();
+                }
+            }
+        }
+        c.step().unwrap();
+        assert!(c.cycle < end + within, "ap_done within {within} cycles");
+    }
+    // The reads after ap_done: CTRL without it (the read that saw it
+    // cleared it), Idle, the run's counters, and the cycle counter stopped
+    // at Done (after the last decision; equal on a second read).
+    c.read_status().unwrap();
+    let first: Vec<u32> = c.hosts.iter().map(|h| h.status().cycles).collect();
+    for (r, h) in c.hosts.iter().enumerate() {
+        let s = h.status();
+        assert_eq!(
             h.ctrl() & ctrl::AP_DONE,
             0,
-            "replica {r}: ap_done after {slots} slots"
+            "replica {r}: ap_done read once"
         );
         assert_ne!(h.ctrl() & ctrl::AP_IDLE, 0);
         assert_eq!(h.ctrl() & ctrl::AP_START, 0, "one start, one run");
-    }
-    // ap_done is cleared by the read that saw it.
-    for h in c.hosts.iter_mut() {
-        h.poll_ctrl();
+        assert_eq!(s.state, 0, "replica {r} is Idle");
+        assert_eq!(
+            (s.decisions, s.fast, s.slow, s.timeouts, s.error),
+            (slots as u32, slots as u32, 0, 0, 0),
+            "replica {r}"
+        );
+        let decided = report.replicas[r].decided[last].cycle;
+        assert!(
+            (s.cycles as u64) > decided - START_CYCLE && (s.cycles as u64) < done_at[r].unwrap(),
+            "replica {r}: {} cycles, decided at {decided}, done by {:?}",
+            s.cycles,
+            done_at[r]
+        );
     }
     for _ in 0..20 {
         c.step().unwrap();
     }
-    for h in &c.hosts {
-        assert_eq!(h.ctrl() & ctrl::AP_DONE, 0);
+    c.read_status().unwrap();
+    let second: Vec<u32> = c.hosts.iter().map(|h| h.status().cycles).collect();
+    assert_eq!(first, second, "the cycle counter stops at Done");
+    // Each replica's COMMIT of the last slot, (3, j, v = 0, k, m_k,
+    // m_(k-1)), with the bitmap of f + 1 shares, is in every mailbox once it has landed (ap_done
+    // follows its broadcast; the peers' copies land L cycles later).
+    let mb = c.cfg.mailbox();
+    let dec = &report.replicas[0].decided;
+    for r in 0..n {
+        for j in 0..n {
+            let at = NETWORK_PTR + 4 * mb.record(Region::Commit, last, j) as u64;
+            let w = c.hbms[r].read_words(at, field3::COMMIT_BITMAP + 1);
+            let mut want = vec![0; field3::COMMIT_BITMAP + 1];
+            want[field3::KIND] = field3::KIND_COMMIT;
+            want[field3::COMMIT_J] = j as u32;
+            want[field3::COMMIT_K] = slots as u32;
+            want[field3::COMMIT_M] = dec[last].m;
+            want[field3::COMMIT_PREV] = dec[last - 1].m;
+            want[field3::COMMIT_BITMAP] = w[field3::COMMIT_BITMAP];
+            assert_eq!(w, want, "replica {j}'s COMMIT of k = {slots} at {r}");
+            assert_eq!(w[field3::COMMIT_BITMAP].count_ones(), 2, "f + 1 shares");
+        }
     }
 }
 
@@ -122,7 +196,7 @@ fn acks_count_one_run_and_ap_start_clears_them() {
     use ubft_sim::host::{Args, Host, Op};
     use ubft_sim::ports::{KernelBackend, KernelIn};
     use ubft_sim::rusthdl::RustHdlKernel;
-    let mut k = RustHdlKernel::<{ rhdl_ubft::params::N }>::new();
+    let mut k = RustHdlKernel::<{ rhdl_ubft::params::N }>::with_layout(Version::V3).unwrap();
     let mut host = Host::new();
     let mut taken = 0;
     for cycle in 0..300u64 {
