@@ -1,25 +1,30 @@
-//! The fast path, end to end, on simulated clusters of kernels in rust-hdl's
-//! simulator, and the ubft_new bugs the fast path fixes (each test fails if its
-//! fix is undone).
+//! The fast path, end to end, on simulated clusters of the shipped kernel
+//! (v3, `KernelV3`) in rust-hdl's simulator, and the ubft_new bugs the fast
+//! path fixes (each test fails if its fix is undone).
 
-use rhdl_ubft::layout::{Mailbox, Region};
+use rhdl_ubft::layout::{field3, Mailbox, Region, Version};
 use rhdl_ubft::params::defaults;
 use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
-use ubft_sim::adversary::{Silent, WrongVotes};
+use ubft_sim::adversary::Silent;
 use ubft_sim::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
+use ubft_sim::network::{Adversary, Write};
+use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
+use ubft_sim::rusthdl::RustHdlKernel;
 
 /// Short links keep rust-hdl's simulator quick; the benchmark uses the
 /// performance model's L = 300, H = 80.
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     // The tests' short links, with the longer wait (64 polls) and the
-    // default signer these tests were written for.
-    ClusterConfig {
+    // default signer the fast-path tests were written for.
+    let cfg = ClusterConfig {
         wait_polls: 64,
         sign_latency: defaults::SIGN_LATENCY,
         verify_latency: defaults::VERIFY_LATENCY,
-        ..ClusterConfig::quick(replicas, slots).v2()
-    }
+        ..ClusterConfig::quick(replicas, slots)
+    };
+    assert_eq!(cfg.layout, Version::V3, "the shipped kernel");
+    cfg
 }
 
 fn byte(word: usize) -> u64 {
@@ -27,7 +32,22 @@ fn byte(word: usize) -> u64 {
 }
 
 fn layout() -> Mailbox {
-    Mailbox::v2(N, G, SB)
+    Mailbox::v3(N, G, SB)
+}
+
+/// A v3 prepare as it lies in HBM: (k, m, v, prev) in `field3` order.
+fn prepare(k: u32, m: u32, view: u32, prev: u32) -> Vec<u32> {
+    let mut p = vec![0; 4];
+    p[field3::PREPARE_K] = k;
+    p[field3::PREPARE_M] = m;
+    p[field3::PREPARE_V] = view;
+    p[field3::PREPARE_PREV] = prev;
+    p
+}
+
+/// The shipped kernel in rust-hdl's simulator.
+fn kernel() -> RustHdlKernel<N> {
+    RustHdlKernel::<N>::with_layout(Version::V3).unwrap()
 }
 
 /// Every replica decided k = 1..=slots on the fast path, the same values,
@@ -55,14 +75,28 @@ fn assert_fast_path_agreement(report: &RunReport, slots: u64, seed: u64) {
 fn fast_path_cluster(n: usize, seed: u64) {
     let slots = 40;
     assert!(slots as usize > G, "more slots than the window");
-    let report = Cluster::new(ClusterConfig {
+    let mut c = Cluster::new(ClusterConfig {
         seed,
         ..quick(n, slots)
     })
-    .unwrap()
-    .run()
     .unwrap();
+    let report = c.run().unwrap();
     assert_fast_path_agreement(&report, slots, seed);
+    for r in &report.replicas {
+        assert_eq!(r.guard.refused, 0, "replica {}", r.id);
+    }
+    assert_eq!(report.network.guard_disagreements, 0);
+    // The window's last G prepares, in every mailbox: each carries the
+    // value decided at k - 1 (prev), across the window's wrap.
+    let mb = layout();
+    for r in 0..n {
+        for k in slots - G as u64 + 1..=slots {
+            let slot = (k as usize - 1) % G;
+            let got = c.hbms[r].read_words(byte(mb.prepare(slot)), 4);
+            let want = prepare(k as u32, proposal(seed, k - 1), 0, proposal(seed, k - 2));
+            assert_eq!(got, want, "replica {r}, the prepare of k = {k}");
+        }
+    }
 }
 
 #[test]
@@ -181,19 +215,21 @@ fn a_reused_slot_never_decides_its_old_value() {
 
 /// ubft_new's prepare carried no view, so an old view's proposal was voted
 /// on; and followers voted for any value. A prepare is voted on only in the
-/// current view and only with a value a client sent (a request the replica
-/// holds, recovery.md R2): the same prepare in another view, or with a
-/// made-up value, is not.
+/// current view, only with a value a client sent (a request the replica
+/// holds, recovery.md R2), and (v3) only when its prev is the replica's own
+/// decision at k - 1 (R4; 0 before the first): the same prepare in another
+/// view, with a made-up value or with another prev, is not.
 #[test]
-fn a_prepare_is_voted_on_only_in_its_view_and_with_a_clients_value() {
+fn a_prepare_is_voted_on_only_in_its_view_with_a_clients_value_and_its_prev() {
     let n = 3;
     let mb = layout();
     let seed = quick(n, 1).seed;
     let request = proposal(seed, 0);
-    for (view, m, votes) in [
-        (100u32, request, false),
-        (0u32, request, true),
-        (0u32, 0xABCD, false),
+    for (view, m, prev, votes) in [
+        (100u32, request, 0, false),
+        (0u32, request, 0, true),
+        (0u32, 0xABCD, 0, false),
+        (0u32, request, 0x5EED, false),
     ] {
         let mut c = Cluster::new(ClusterConfig {
             wait_polls: 8,
@@ -209,7 +245,7 @@ fn a_prepare_is_voted_on_only_in_its_view_and_with_a_clients_value() {
         }
         c.set_adversary(0, Box::new(Silent { from_cycle: 0 }));
         for r in 0..n {
-            c.hbms[r].write_words(byte(mb.prepare(0)), &[1, m, view, 0]);
+            c.hbms[r].write_words(byte(mb.prepare(0)), &prepare(1, m, view, prev));
         }
         let report = c.run().unwrap();
         assert!(report.checks.ok(), "{:?}", report.checks.failures);
@@ -225,7 +261,7 @@ fn a_prepare_is_voted_on_only_in_its_view_and_with_a_clients_value() {
                 assert_ne!(
                     vote,
                     vec![vote_tag(0, 1), m],
-                    "replica {r} voted on a view-{view} prepare of {m:#x}"
+                    "replica {r} voted on a view-{view} prepare of {m:#x}, prev {prev:#x}"
                 );
                 assert!(report.replicas[r].decided.iter().all(|d| d.m == request));
                 assert!(report.replicas[r].status.timeouts > 0);
@@ -234,63 +270,136 @@ fn a_prepare_is_voted_on_only_in_its_view_and_with_a_clients_value() {
     }
 }
 
+/// Votes, in every slot, for a different m at each peer: the m word of
+/// every fast-path vote it writes (will_cert and will_commit, (tag, m))
+/// becomes `m ^ (dst + 1) << 20`; its other
+/// records (the slow path's) pass unchanged.
+struct WrongFastVotes {
+    mailbox: Mailbox,
+}
+
+impl Adversary for WrongFastVotes {
+    fn transform(&mut self, _src: usize, dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
+        let vote = self
+            .mailbox
+            .locate(write.word)
+            .is_some_and(|(r, _)| matches!(r, Region::WillCert | Region::WillCommit));
+        if vote && write.data.len() == 2 {
+            write.data[1] ^= (dst as u32 + 1) << 20;
+        }
+        vec![write]
+    }
+
+    fn knows_v3(&self) -> bool {
+        true
+    }
+}
+
 /// ubft_new's vote was the word 1 and bound nothing. A follower that sends
-/// each peer a vote for a different m must not complete anyone's quorum of
-/// all n: nobody decides, and everybody times out.
+/// each peer a vote for a different m must not complete anyone's fast-path
+/// quorum of all n: nobody decides on the fast path, everybody times out,
+/// and the slow path (f + 1 signed COMMITs, which the forger does not
+/// touch) decides every slot with the client's requests.
 #[test]
 fn a_vote_for_another_m_does_not_count() {
-    let n = 3;
+    let (n, slots, seed) = (3, 2, 1);
     let cfg = ClusterConfig {
-        wait_polls: 8,
-        max_cycles: 4_000,
-        ..quick(n, 2)
+        seed,
+        ..ClusterConfig::quick(n, slots)
     };
     let mut c = Cluster::new(cfg).unwrap();
-    c.set_adversary(2, Box::new(WrongVotes { mailbox: layout() }));
+    c.set_adversary(2, Box::new(WrongFastVotes { mailbox: layout() }));
     let report = c.run().unwrap();
-    assert!(report.checks.ok());
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
     for r in report.honest() {
-        assert!(
-            r.decided.is_empty(),
-            "replica {} decided on forged votes",
-            r.id
-        );
+        let got: Vec<(u64, u32, Path)> = r.decided.iter().map(|d| (d.k, d.m, d.path)).collect();
+        let want: Vec<(u64, u32, Path)> = (1..=slots)
+            .map(|k| (k, proposal(seed, k - 1), Path::Slow))
+            .collect();
+        assert_eq!(got, want, "replica {} decided on forged votes", r.id);
+        assert_eq!(r.status.fast, 0, "replica {}", r.id);
         assert!(r.status.timeouts > 0);
     }
     // The forged votes did arrive: each honest replica holds replica 2's
-    // will_cert for k = 1 (in whatever view the run reached) with an m that
-    // was never proposed.
+    // will_cert for k = 1 with an m that was never proposed.
     let mb = layout();
     for r in 0..2 {
         let v = c.hbms[r].read_words(byte(mb.vote(Region::WillCert, 0, 2)), 2);
-        assert_eq!(v[0] & 0x00ff_ffff, 1);
+        assert_eq!(v[0], vote_tag(0, 1));
         assert!(!report.proposed.contains(&v[1]));
     }
 }
 
-/// An equivocating leader sends a different m to each replica: no two
-/// replicas decide differently, and nobody decides in its view (the quorum
-/// is all n): the timeout is counted, and a replica decides only after a
-/// view change. (With a fixed timeout of 8 polls nobody decided within the
-/// run; now that each view change doubles the timeout, a later view's
-/// honest leader gets its slots decided.)
+/// A rust-hdl kernel that notes the view (Protocol's `sts_view`) of each
+/// decision it hands over.
+struct ViewAtDecision {
+    k: RustHdlKernel<N>,
+    views: std::sync::Arc<std::sync::Mutex<Vec<(u32, u32)>>>,
+}
+
+impl KernelBackend for ViewAtDecision {
+    fn eval(&mut self, inp: &KernelIn) -> KernelOut {
+        let out = self.k.eval(inp);
+        if out.dec_tvalid && inp.dec_tready {
+            let view = self.k.kernel_v3().debug_protocol().sts_view.val().to_u32();
+            self.views.lock().unwrap().push((out.dec_k, view));
+        }
+        out
+    }
+    fn tick(&mut self) {
+        self.k.tick();
+    }
+    fn name(&self) -> &'static str {
+        "rust-hdl"
+    }
+    fn layout(&self) -> Option<Version> {
+        self.k.layout()
+    }
+}
+
+/// An equivocating leader (`Equivocate3`: two client requests for one
+/// slot, one to each half of its peers, each backed by a PREP block it
+/// signs) cannot split the replicas: no fast-path quorum of all n forms,
+/// and the echo of its signed PREP blocks (R8) keeps the slow path from
+/// delivering either value, so nobody decides in view 0. Every replica
+/// counts its timeout and changes view, and every slot is decided in the
+/// view the replica ends in (view 2 on this run), the client's requests in
+/// order, in agreement.
 #[test]
 fn an_equivocating_leader_cannot_split_the_replicas() {
-    let n = 5;
+    let (n, slots, seed) = (5, 3, 1);
     let cfg = ClusterConfig {
         equivocate: vec![0],
-        wait_polls: 8,
-        max_cycles: 6_000,
-        ..quick(n, 3)
+        seed,
+        wait_polls: 64,
+        ..ClusterConfig::quick(n, slots)
     };
-    let report = Cluster::new(cfg).unwrap().run().unwrap();
-    assert!(report.checks.agreement);
+    type Views = std::sync::Arc<std::sync::Mutex<Vec<(u32, u32)>>>;
+    let views: Vec<Views> = (0..n).map(|_| Views::default()).collect();
+    let kernels = views
+        .iter()
+        .map(|v| {
+            Box::new(ViewAtDecision {
+                k: kernel(),
+                views: v.clone(),
+            }) as Box<dyn KernelBackend>
+        })
+        .collect();
+    let report = Cluster::with_kernels(cfg, kernels).run().unwrap();
+    eprintln!("{}", report.summary());
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let want: Vec<(u64, u32)> = (1..=slots).map(|k| (k, proposal(seed, k - 1))).collect();
     for r in report.honest() {
+        let got: Vec<(u64, u32)> = r.decided.iter().map(|d| (d.k, d.m)).collect();
+        assert_eq!(got, want, "replica {}", r.id);
         assert!(r.status.timeouts > 0, "replica {} counts its timeout", r.id);
+        assert!(r.status.view_changes > 0, "replica {}", r.id);
+        let views = views[r.id].lock().unwrap().clone();
+        eprintln!("replica {}: (k, view) {views:?}", r.id);
+        assert_eq!(views.len() as u64, slots);
         assert!(
-            r.decided.is_empty() || r.status.view_changes > 0,
-            "replica {} decided in the equivocating leader's view",
+            views.iter().all(|&(_, v)| v > 0 && v == r.view),
+            "replica {} decided in the equivocating leader's view: {views:?}",
             r.id
         );
     }
@@ -304,8 +413,6 @@ fn the_kernel_refuses_bad_configurations_with_a_status_code() {
     use rhdl_ubft::params::K_WRAP;
     use rhdl_ubft::regs;
     use ubft_sim::host::{Args, Host, Op};
-    use ubft_sim::ports::{KernelBackend, KernelIn};
-    use ubft_sim::rusthdl::RustHdlKernel;
     let wrap = K_WRAP as u32;
     let cases = [
         (4, 0, NETWORK_PTR, 1, ConfigError::EvenReplicas),
@@ -324,7 +431,7 @@ fn the_kernel_refuses_bad_configurations_with_a_status_code() {
             ConfigError::check(n as usize, id as usize, N, ptr, slots as u64),
             want
         );
-        let mut k = RustHdlKernel::<N>::new();
+        let mut k = kernel();
         let mut host = Host::new();
         host.configure(&Args {
             network_ptr: ptr,
@@ -386,24 +493,27 @@ fn the_kernel_refuses_bad_configurations_with_a_status_code() {
 /// a test reaches the k at which vote_tag's k field wraps without 16.7 M
 /// decisions. It notes the cycle at which Protocol reaches Done.
 struct StartAt {
-    k: ubft_sim::rusthdl::RustHdlKernel<N>,
+    k: RustHdlKernel<N>,
     k0: u32,
     preset: bool,
     cycle: u64,
     done_at: std::rc::Rc<std::cell::Cell<Option<u64>>>,
 }
 
-impl ubft_sim::ports::KernelBackend for StartAt {
-    fn eval(&mut self, inp: &ubft_sim::ports::KernelIn) -> ubft_sim::ports::KernelOut {
+impl KernelBackend for StartAt {
+    fn eval(&mut self, inp: &KernelIn) -> KernelOut {
         self.k.eval(inp)
     }
     fn tick(&mut self) {
         use rhdl_ubft::protocol::ProtocolSt;
         self.k.tick();
         self.cycle += 1;
-        let st = self.k.kernel().debug_protocol().own_state();
+        let st = self.k.kernel_v3().debug_protocol().own_state();
         if !self.preset && st == ProtocolSt::Run {
-            self.k.kernel_mut().debug_protocol_mut().preset_k(self.k0);
+            self.k
+                .kernel_v3_mut()
+                .debug_protocol_mut()
+                .preset_k(self.k0);
             self.preset = true;
         }
         if st == ProtocolSt::Done && self.done_at.get().is_none() {
@@ -413,6 +523,9 @@ impl ubft_sim::ports::KernelBackend for StartAt {
     fn name(&self) -> &'static str {
         "rust-hdl"
     }
+    fn layout(&self) -> Option<Version> {
+        self.k.layout()
+    }
 }
 
 #[test]
@@ -420,23 +533,24 @@ fn a_run_stops_before_k_wraps_with_a_status_code() {
     use rhdl_ubft::params::{K_LAST, K_WRAP};
     // Started at k = 2^24 - 3 with room for 5 slots: the run decides
     // 2^24 - 3, 2^24 - 2 and 2^24 - 1, then stops (Done, ap_done) in the
-    // cycle after the last decision, with code 6 (KWrapped) in `error`;
-    // nothing is decided at k = 2^24, whose tag has k's field at zero.
+    // cycle after the last decision (no Close, R28, as after a run's last
+    // slot), with code 6 (KWrapped) in `error`; nothing is decided at
+    // k = 2^24, whose tag has k's field at zero.
     let k0 = (K_LAST - 2) as u32;
     let cfg = quick(3, 5);
     let done: Vec<_> = (0..3)
         .map(|_| std::rc::Rc::new(std::cell::Cell::new(None)))
         .collect();
-    let kernels: Vec<Box<dyn ubft_sim::ports::KernelBackend>> = done
+    let kernels: Vec<Box<dyn KernelBackend>> = done
         .iter()
         .map(|d| {
             Box::new(StartAt {
-                k: ubft_sim::rusthdl::RustHdlKernel::<N>::new(),
+                k: kernel(),
                 k0,
                 preset: false,
                 cycle: 0,
                 done_at: d.clone(),
-            }) as Box<dyn ubft_sim::ports::KernelBackend>
+            }) as Box<dyn KernelBackend>
         })
         .collect();
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
