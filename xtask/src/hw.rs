@@ -166,14 +166,17 @@ fn parse_stat(text: &str) -> Stat {
     s
 }
 
+/// The Verilog of the shipped kernel, the v3 kernel
+/// (`rhdl_ubft::kernel::verilog_v3`, `rtl/rhdl_ubft.v` at the default N),
+/// for the build N: the kernel of the default table.
 fn kernel_verilog(n: usize) -> Result<String> {
-    use rhdl_ubft::kernel::verilog;
+    use rhdl_ubft::kernel::verilog_v3;
     let v = match n {
-        1 => verilog::<1>(),
-        3 => verilog::<3>(),
-        5 => verilog::<5>(),
-        7 => verilog::<7>(),
-        8 => verilog::<8>(),
+        1 => verilog_v3::<1>(),
+        3 => verilog_v3::<3>(),
+        5 => verilog_v3::<5>(),
+        7 => verilog_v3::<7>(),
+        8 => verilog_v3::<8>(),
         _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
     };
     Ok(v.replace("top$", "rhdl_ubft$"))
@@ -194,26 +197,31 @@ pub fn synth(ns: &[usize], flatten: bool, block: Option<&str>) -> Result {
     }
 }
 
-/// The blocks whose register-to-register depth `cargo xtask synth` reports:
-/// (module under the top, what it is).
-const BLOCKS: [(&str, &str); 14] = [
+/// The blocks of the v3 kernel whose register-to-register depth `cargo
+/// xtask synth` reports: (module under the top, what it is). Protocol
+/// also holds v2's SLOW and VIEW (with Choose), compiled out of the v3
+/// kernel (their inputs are constant, so synthesis keeps none of their
+/// logic); alone, as their own top, they would show logic the kernel does
+/// not have, so they have no row. WATCH's Fetch is the module of `fetch`.
+const BLOCKS: [(&str, &str); 18] = [
     ("", "the whole kernel (paths across blocks)"),
     ("control", "Control: s_axi_control"),
     ("protocol", "Protocol, with its machines"),
     ("protocol$leader", "LEADER"),
     ("protocol$fast", "FAST"),
-    ("protocol$slow", "SLOW"),
-    ("protocol$view", "VIEW, with Choose"),
-    (
-        "protocol$view$choose",
-        "Choose alone (combinational: port to port)",
-    ),
+    ("protocol$slow3", "Slow3: the f + 1 slow path"),
+    ("protocol$view3", "View3: the view change"),
+    ("protocol$cc", "CertCheck: a certificate inside a COMMIT"),
+    ("protocol$requests", "Requests: the client requests held"),
     ("protocol$tally", "Tally (combinational: port to port)"),
     ("fetch", "Fetch"),
+    ("watch", "WATCH: the background poller"),
+    ("rdmux", "RdMux: the two Fetches on m_axi_hbm's reads"),
+    ("compose", "COMPOSE: a record's later beats"),
     ("broadcast", "Broadcast"),
     ("setup", "Setup"),
     ("roce", "RoCE adapter (combinational: port to port)"),
-    ("guard", "Guard: the receive path"),
+    ("guard", "Guard (guard::v3): the receive path"),
 ];
 
 /// One block's deepest path: cells on it, and its ends.
@@ -385,24 +393,34 @@ fn synth_stats(ns: &[usize], flatten: bool, block: Option<&str>) -> Result<(Vec<
 /// Where the blocks' sections start in docs/resources.md.
 const BLOCKS_MARK: &str = "<!-- block: written by `cargo xtask synth --block";
 
-/// The heading of docs/resources.md's hand-written record of what design
-/// changes cost.
-const CHANGES: &str = "## Changes";
-
-/// What `cargo xtask synth` keeps when it rewrites the kernel's part of
-/// docs/resources.md: everything from the hand-written Changes section or
-/// the first block's section, whichever comes first.
+/// The blocks' sections of docs/resources.md, which `cargo xtask synth`
+/// keeps when it rewrites the kernel's part: each from its start mark to
+/// its end mark, and nothing else (no text between them). The kernel_v3
+/// section goes: the kernel's tables are of that kernel.
 fn blocks_part() -> String {
-    std::fs::read_to_string(root().join("docs/resources.md"))
-        .ok()
-        .and_then(|t| {
-            [t.find(CHANGES), t.find(BLOCKS_MARK)]
-                .into_iter()
-                .flatten()
-                .min()
-                .map(|i| t[i..].to_string())
-        })
-        .unwrap_or_default()
+    let Ok(text) = std::fs::read_to_string(root().join("docs/resources.md")) else {
+        return String::new();
+    };
+    let mut kept = vec![];
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find(BLOCKS_MARK) {
+        rest = &rest[i..];
+        let block = rest[BLOCKS_MARK.len()..]
+            .trim_start()
+            .split('`')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let end = format!("<!-- end of block {block} -->\n");
+        let Some(j) = rest.find(&end) else {
+            break;
+        };
+        if block != "kernel_v3" {
+            kept.push(&rest[..j + end.len()]);
+        }
+        rest = &rest[j + end.len()..];
+    }
+    kept.join("\n")
 }
 
 /// A block's section of docs/resources.md: replaces the block's previous
@@ -412,19 +430,22 @@ fn write_block_resources(block: &str, rows: &[Stat], version: &str, flatten: boo
     let text = std::fs::read_to_string(&path).map_err(|e| format!("docs/resources.md: {e}"))?;
     let start = format!("{BLOCKS_MARK} {block}`; rerun it to refresh -->");
     let end = format!("<!-- end of block {block} -->\n");
+    let (source, layout) = block_source(block);
+    let of = match layout {
+        Some(layout) => format!(
+            "`{source}`: the {layout} layout of N replicas, window G = {}, shares of SB = {} beat",
+            rhdl_ubft::params::G,
+            rhdl_ubft::params::SB
+        ),
+        None => format!("`{source}`, one size for every N"),
+    };
     let section = format!(
         "{start}\n## The {block} block alone\n\n\
-`cargo xtask synth --block {block}` runs the same Yosys script (`synth_xilinx -family xcup{} -noiopad`) \
-on the block's Verilog alone (`{}`: the {} layout of N replicas, \
-window G = {}, shares of SB = {} beat). {}\n\n\
-- date: {}\n- tool: {version}\n\n{}{end}",
+`cargo xtask synth --block {block}` runs the kernel's Yosys script (`synth_xilinx -family xcup{} -noiopad`) \
+on the block's Verilog alone ({of}). {}\n\n\
+- tool: {version}\n\n{}{end}",
         if flatten { " -flatten" } else { "" },
-        block_source(block).0,
-        block_source(block).1,
-        rhdl_ubft::params::G,
-        rhdl_ubft::params::SB,
         block_note(block),
-        today(),
         resources_table(rows)
     );
     let new = match (text.find(&start), text.find(&end)) {
@@ -439,40 +460,34 @@ window G = {}, shares of SB = {} beat). {}\n\n\
     write_or_check("docs/resources.md", &new, false, "cargo xtask synth")
 }
 
+/// What a block is, in its section of docs/resources.md.
 fn block_note(block: &str) -> &'static str {
     match block {
-        "guard" => "The guard is in the kernel (issue 10, phase 2): the kernel's table above counts it too.",
-        "guard_v3" => "The v3 guard streams records past its two-beat buffer; the kernel does not run it yet.",
-        "watch" => "WATCH, the v3 replica's background poller (docs/watch.md), in the v3 kernel on a Fetch of its own.",
-        "compose" => "COMPOSE, the v3 record composer (docs/compose.md); one size for every n; in the v3 kernel.",
-        "certcheck" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/certcheck.md); one size for every n; in the v3 kernel's Protocol.",
-        "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md); one size for every n.",
-        "kernel_v3" => "The v3 kernel, the one the card runs (rtl/rhdl_ubft.v): the v2 kernel's blocks with the v3 guard, WATCH, COMPOSE and Protocol's v3 machines (recovery.md section 16).",
-        "kernel_v2" => "The v2 reference kernel (rtl/v2/rhdl_ubft.v), which the card ran before v3; the same blocks as the kernel's table above.",
+        "guard" => "The v2 reference kernel's guard (`guard::v2`); the shipped kernel runs `guard_v3`'s.",
+        "guard_v3" => "The shipped kernel's guard (`guard::v3`, docs/guard.md): it streams records past its two-beat buffer.",
+        "watch" => "WATCH, the v3 replica's background poller (docs/watch.md); in the kernel on a Fetch of its own through RdMux.",
+        "compose" => "COMPOSE, the v3 record composer (docs/compose.md).",
+        "certcheck" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/certcheck.md); in the kernel's Protocol.",
+        "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md).",
+        "kernel_v3" => "The shipped kernel (rtl/rhdl_ubft.v), the one of the tables at the top; `cargo xtask synth` drops this section.",
+        "kernel_v2" => "The v2 reference kernel (rtl/v2/rhdl_ubft.v).",
         _ => "",
     }
 }
 
-/// The function a block's Verilog comes from, and its layout.
-fn block_source(block: &str) -> (String, &'static str) {
+/// The function a block's Verilog comes from, and its layout (none: the
+/// block has one size for every N).
+fn block_source(block: &str) -> (String, Option<&'static str>) {
     match block {
-        "guard_v3" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), "v3"),
-        "watch" => ("rhdl_ubft::watch::verilog::<N>()".into(), "v3"),
-        "compose" => ("rhdl_ubft::compose::verilog()".into(), "v3"),
-        "rdmux" => ("rhdl_ubft::rdmux::verilog()".into(), "v2"),
-        "certcheck" => ("rhdl_ubft::certcheck::verilog()".into(), "v3"),
-        "kernel_v3" => ("rhdl_ubft::kernel::verilog_v3::<N>()".into(), "v3"),
-        "kernel_v2" => ("rhdl_ubft::kernel::verilog::<N>()".into(), "v2"),
-        b => (format!("rhdl_ubft::{b}::verilog::<N>()"), "v2"),
+        "guard_v3" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), Some("v3")),
+        "watch" => ("rhdl_ubft::watch::verilog::<N>()".into(), Some("v3")),
+        "compose" => ("rhdl_ubft::compose::verilog()".into(), None),
+        "rdmux" => ("rhdl_ubft::rdmux::verilog()".into(), None),
+        "certcheck" => ("rhdl_ubft::certcheck::verilog()".into(), None),
+        "kernel_v3" => ("rhdl_ubft::kernel::verilog_v3::<N>()".into(), Some("v3")),
+        "kernel_v2" => ("rhdl_ubft::kernel::verilog::<N>()".into(), Some("v2")),
+        b => (format!("rhdl_ubft::{b}::verilog::<N>()"), Some("v2")),
     }
-}
-
-fn today() -> String {
-    Command::new("date")
-        .args(["-u", "+%Y-%m-%d"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default()
 }
 
 fn depth_table(depths: &[Depth]) -> String {
@@ -507,40 +522,32 @@ fn write_resources(
 ) -> Result {
     let table = resources_table(rows);
     let dtable = depth_table(depths);
-    let date = Command::new("date")
-        .args(["-u", "+%Y-%m-%d"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
     let md = format!(
         "<!-- written by `cargo xtask synth`; rerun it to refresh -->\n\
 # Resources (estimates)\n\n\
-**Estimates from Yosys, not Vivado.** `cargo xtask synth` runs `synth_xilinx -family xcup{} -noiopad` \
-(UltraScale+ cells, no I/O buffers: a Vitis kernel's ports are internal) on the kernel Verilog for each N. \
-Yosys maps to CARRY4 rather than CARRY8 and does no timing-driven optimisation or cross-boundary \
-retiming, so Vivado's figures will differ; use these for scale and trends only.\n\n\
-- date: {date}\n- tool: {version}\n- machine: 2 cores; time is the Yosys run per N\n\n{table}\n\
+Yosys estimates, not Vivado: `synth_xilinx -family xcup{} -noiopad` (UltraScale+ cells, no I/O buffers) \
+on the shipped kernel, the v3 kernel (`rhdl_ubft::kernel::verilog_v3::<N>()`; `rtl/rhdl_ubft.v` is its \
+N = {}), for each N. Yosys maps to CARRY4 rather than CARRY8 and does no timing-driven optimisation or \
+retiming: the figures give scale and trends.\n\n\
+- tool: {version}\n- time: the Yosys run per N, on a 2-core machine\n\n{table}\n\
 LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB18/36; BRAM = RAMB18/RAMB36; \
 CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
-The kernel measured is `rhdl_ubft::kernel::Kernel<N>`, the whole top: Control (AXI4-Lite), \
-Protocol (its LEADER, FAST, SLOW and VIEW machines, Choose inside VIEW, Tally), Fetch, Broadcast, \
-Setup and Guard (the receive path, `m_axi_rx`).\n\n\
+The kernel is the whole top: Control (AXI4-Lite), Protocol (LEADER, FAST, Slow3, View3, CertCheck, \
+Requests and Tally), Fetch, WATCH with a Fetch of its own and RdMux, COMPOSE, Broadcast, Setup, the \
+RoCE adapter and Guard (`guard::v3`, the receive path, `m_axi_rx`). Protocol's Verilog also holds v2's \
+SLOW and VIEW (with Choose), compiled out: their inputs are constant and synthesis keeps none of their logic.\n\n\
 ## Logic depth (N = {n})\n\n\
 The deepest register-to-register path of each block: `synth_xilinx -family xcup -flatten -noiopad` \
-with the block as top, then `ltp -noff` over every cell but the flip-flops (FDRE/FDSE/FDCE/FDPE), so a \
-path runs from a flip-flop or an input port to a flip-flop or an output port. A block's ports are \
-path ends, so a path that crosses blocks shows whole only in the first row. \
-The count is of cells: LUTs, MUXF7/8 and CARRY4 alike.\n\n{dtable}\n\
-**What threatens 300 MHz.** A 300 MHz clock leaves 3.33 ns per cycle. On UltraScale+ (the U280 is \
-speed grade -2), a LUT costs about 0.1-0.15 ns and the route to the next one 0.2-0.4 ns, and clock \
-skew, setup and the flip-flop's clock-to-out take about 0.5 ns; so about 8 levels of LUT plus routing \
-fill the cycle, and more is at risk (the rule of thumb: more than 8-10 levels of logic). Assumed here: \
-every cell on the path is a level. That overstates paths through adders and comparators, whose \
-CARRY4 steps cost about 0.05 ns each on the dedicated carry chain (Vivado maps them to CARRY8, half \
-as many), and understates nothing that Yosys maps; Vivado's placement, retiming and its own LUT \
-packing will differ. Rows marked **yes** are the paths to watch in the first Vivado timing report \
-(`docs/vivado.md`).\n",
+with the block as top, then `ltp -noff` over every cell but the flip-flops, so a path runs from a \
+flip-flop or an input port to a flip-flop or an output port. A block's ports are path ends, so a path \
+that crosses blocks shows whole only in the first row. The count is of cells: LUTs, MUXF7/8 and CARRY4 \
+alike.\n\n{dtable}\n\
+A 300 MHz clock leaves 3.33 ns per cycle. On UltraScale+ (the U280 is speed grade -2) a LUT costs \
+about 0.1-0.15 ns and its route 0.2-0.4 ns, and the flip-flop's clock-to-out, setup and clock skew \
+about 0.5 ns, so about {RISK_LEVELS} levels fill the cycle and rows marked **yes** are at risk. Every \
+cell counts as a level here, which overstates paths through CARRY4 chains (about 0.05 ns a step).\n",
         if flatten { " -flatten" } else { "" },
+        rhdl_ubft::params::N,
         U280_LUTS,
         U280_FFS
     );

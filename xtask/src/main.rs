@@ -7,7 +7,7 @@
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
 //! - `synth [--n 3,5,8] [--no-flatten] [--block guard|guard_v3|watch|compose|rdmux|certcheck|kernel_v3|kernel_v2]`: Yosys resource estimate and
-//!   logic depth, docs/resources.md (the kernel, or one block alone in its own section).
+//!   logic depth, docs/resources.md (the shipped v3 kernel, or one block alone in its own section).
 //! - `testbench [--check] [--run] [--sim S] [--backend B]`: self-checking testbenches of
 //!   recorded cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them
 //!   under Verilator, or Icarus with `--sim icarus`.
@@ -51,7 +51,8 @@ enum Cmd {
     },
     /// Lint rtl/rhdl_ubft.v with Verilator (-Wall) and Yosys.
     Lint {
-        /// Lint this block's Verilog alone instead (`guard`, `guard_v3`, `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`, `kernel_v2`), written to
+        /// Lint this block's Verilog alone instead (`guard_v3`: the shipped kernel's guard; `guard`: v2's;
+        /// `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`, `kernel_v2`), written to
         /// target/lint/ for the build's N.
         #[arg(long)]
         block: Option<String>,
@@ -96,8 +97,9 @@ enum Cmd {
         #[arg(long, default_value = "xclbin")]
         target: String,
     },
-    /// Yosys synth_xilinx (UltraScale+) of the kernel for each N: a LUT/FF
-    /// table, written to docs/resources.md (estimates, not Vivado).
+    /// Yosys synth_xilinx (UltraScale+) of the shipped kernel (v3) for each
+    /// N: a LUT/FF table and each block's logic depth, written to
+    /// docs/resources.md (estimates, not Vivado).
     Synth {
         /// Builds to synthesize (comma-separated).
         #[arg(long, value_delimiter = ',', default_value = "3,5,8")]
@@ -105,7 +107,8 @@ enum Cmd {
         /// Synthesize hierarchically (no -flatten).
         #[arg(long)]
         no_flatten: bool,
-        /// Synthesize this block alone instead of the kernel (`guard`, `guard_v3`, `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`, `kernel_v2`); its
+        /// Synthesize this block alone instead of the kernel (`guard_v3`: the shipped kernel's guard; `guard`: v2's;
+        /// `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`, `kernel_v2`); its
         /// table goes into its own section of docs/resources.md.
         #[arg(long)]
         block: Option<String>,
@@ -402,12 +405,13 @@ macro_rules! at_n {
 /// The Verilog of a block linted or synthesized alone: (top module, text).
 pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
     match block {
+        // The v2 reference kernel's guard (`guard::v2`).
         "guard" => Ok((
             "rhdl_ubft_guard",
             at_n!(n, rhdl_ubft::guard::verilog),
         )),
-        // The v3 build's guard (streams records past its two-beat buffer);
-        // not in the kernel yet.
+        // The shipped kernel's guard (`guard::v3`, the v3 kernel's Guard):
+        // it streams records past its two-beat buffer.
         "guard_v3" => Ok((
             "rhdl_ubft_guard",
             at_n!(n, rhdl_ubft::guard::verilog_v3),
@@ -418,22 +422,22 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
             "rhdl_ubft_watch",
             at_n!(n, rhdl_ubft::watch::verilog),
         )),
-        // The v3 kernel (recovery.md section 16), the card's
-        // (rtl/rhdl_ubft.v), linted or synthesized alone at another N.
+        // The shipped v3 kernel (recovery.md section 16, rtl/rhdl_ubft.v),
+        // linted or synthesized at another N.
         "kernel_v3" => Ok((
             "rhdl_ubft",
             at_n!(n, rhdl_ubft::kernel::verilog_v3)
             .replace("top$", "rhdl_ubft$"),
         )),
-        // The v2 reference kernel (rtl/v2/rhdl_ubft.v), which the v3 kernel
-        // replaced on the card; linted alone so that CI checks it too.
+        // The v2 reference kernel (rtl/v2/rhdl_ubft.v); linted alone so
+        // that CI checks it too.
         "kernel_v2" => Ok((
             "rhdl_ubft",
             at_n!(n, rhdl_ubft::kernel::verilog)
             .replace("top$", "rhdl_ubft$"),
         )),
-        // The v3 record composer (recovery.md D5); one size for every n, not
-        // in the kernel yet.
+        // The v3 record composer (recovery.md D5), in the kernel in front
+        // of Broadcast; one size for every n.
         "compose" => Ok(("rhdl_ubft_compose", rhdl_ubft::compose::verilog())),
         // The read multiplexer (docs/rdmux.md): the controller's Fetch and
         // WATCH's onto m_axi_hbm's read channels; one size for every n.
