@@ -90,10 +90,8 @@ use crate::params::{
     VC_SHIFT, VC_SHIFT_F1, WAITED_BITS, WAIT_DOUBLINGS,
 };
 use crate::requests::Requests;
-use crate::slow::Slow;
 use crate::slow3::Slow3;
 use crate::tally::Tally;
-use crate::view::View;
 use crate::view3::View3;
 use rust_hdl::prelude::*;
 
@@ -240,12 +238,9 @@ pub struct Protocol<const N: usize> {
     // The four machines, and the read side of the fetch port.
     leader: Leader,
     fast: Fast,
-    slow: Slow<N>,
-    /// The v3 build's SLOW, R7 to R12 (never started in v2).
+    /// SLOW, R7 to R12.
     slow3: Slow3,
-    view: View<N>,
-    /// The v3 build's VIEW (R14 to R22 without a carried value; never
-    /// started in v2).
+    /// VIEW, the view change, R14 to R23.
     view3: View3,
     tally: Tally<N>,
     /// The client requests held (B): LEADER proposes the oldest, FAST votes
@@ -348,15 +343,11 @@ pub struct Protocol<const N: usize> {
     l_prev: DFF<Bits<32>>,
     // Combinational temporaries.
     tag: Signal<Local, Bits<32>>,
-    vc_tag: Signal<Local, Bits<32>>,
     m_new: Signal<Local, Bits<32>>,
     next_leader: Signal<Local, Bits<8>>,
     prep_word: Signal<Local, Bits<32>>,
     cert_row: Signal<Local, Bits<32>>,
     commit_row: Signal<Local, Bits<32>>,
-    flag_row: Signal<Local, Bits<32>>,
-    slow_commit_row: Signal<Local, Bits<32>>,
-    share_row: Signal<Local, Bits<32>>,
     poll_word: Signal<Local, Bits<32>>,
     expiring: Signal<Local, Bit>,
     wait_limit: Signal<Local, Bits<WAITED_BITS>>,
@@ -453,9 +444,6 @@ pub struct Protocol<const N: usize> {
     ev_take_now: Signal<Local, Bit>,
     ev_commit: Constant<Bits<3>>,
     // Constants from `layout` and `params`.
-    /// The v3 layout (`new_v3`): a prepare a beat, with prev; Slow3 where
-    /// SLOW would start, View3 where VIEW would.
-    v3: Constant<Bit>,
     err_recovery: Constant<Bits<8>>,
     prep_sig_base: Constant<Bits<32>>,
     echo_prep_base: Constant<Bits<32>>,
@@ -474,9 +462,6 @@ pub struct Protocol<const N: usize> {
     prepare_base: Constant<Bits<32>>,
     will_cert_base: Constant<Bits<32>>,
     will_commit_base: Constant<Bits<32>>,
-    commit_base: Constant<Bits<32>>,
-    certify_valid_base: Constant<Bits<32>>,
-    certify_base: Constant<Bits<32>>,
     /// Records per row in echo_prep, certify and commit (and, its low 8
     /// bits to Slow3, in echo_commit and echo_seal): N in v2 (certify), N
     /// rounded up to a power of two in v3 (`Shape3::row_records`).
@@ -641,8 +626,6 @@ pub fn check_literals<const N: usize>() {
     );
     crate::tally::check_literals();
     crate::fast::check_literals();
-    crate::slow::check_literals();
-    crate::view::check_literals::<N>();
     // Broadcast places records aligned to their size only.
     crate::broadcast::check_lanes(&mb);
 }
@@ -811,12 +794,6 @@ pub fn check_literals_v3<const N: usize>() {
 }
 
 impl<const N: usize> Protocol<N> {
-    /// The controller for the v2 layout of a build of N replicas.
-    pub fn new() -> Self {
-        check_literals::<N>();
-        Self::of(crate::layout::Mailbox::v2(N, G, crate::params::SB))
-    }
-
     /// The controller for the v3 layout (`Mailbox::v3`): LEADER and FAST
     /// as in v2, with a prepare a beat that carries prev = dec[k - 1]
     /// (recovery.md R3, R4); FAST's timeout holding the slot starts Slow3
@@ -918,10 +895,6 @@ impl<const N: usize> Protocol<N> {
             started: Default::default(),
             leader: Default::default(),
             fast: Default::default(),
-            // v2's SLOW and VIEW, compiled out of the v3 kernel, where
-            // Slow3 and View3 replace them (slow.md, view.md).
-            slow: Slow::built(!v3),
-            view: View::built(!v3),
             view3: Default::default(),
             tally: Default::default(),
             requests: Default::default(),
@@ -954,15 +927,11 @@ impl<const N: usize> Protocol<N> {
             bad_shares: Default::default(),
             error: Default::default(),
             tag: Default::default(),
-            vc_tag: Default::default(),
             m_new: Default::default(),
             next_leader: Default::default(),
             prep_word: Default::default(),
             cert_row: Default::default(),
             commit_row: Default::default(),
-            flag_row: Default::default(),
-            slow_commit_row: Default::default(),
-            share_row: Default::default(),
             poll_word: Default::default(),
             expiring: Default::default(),
             wait_limit: Default::default(),
@@ -1077,9 +1046,6 @@ impl<const N: usize> Protocol<N> {
             prepare_base: Constant::new(base(Region::Prepare).into()),
             will_cert_base: Constant::new(base(Region::WillCert).into()),
             will_commit_base: Constant::new(base(Region::WillCommit).into()),
-            commit_base: Constant::new(if v3 { 0 } else { base(Region::Commit) }.into()),
-            certify_valid_base: Constant::new(base(Region::CertifyValid).into()),
-            certify_base: Constant::new(if v3 { 0 } else { base(Region::Certify) }.into()),
             row_n16: Constant::new((row_n as u64).into()),
             row_shift: Constant::new((row.trailing_zeros() as u64).into()),
             last_slot: Constant::new(((G - 1) as u64).into()),
@@ -1120,7 +1086,6 @@ impl<const N: usize> Protocol<N> {
             echo_seal_base: Constant::new(base(Region::EchoSeal).into()),
             commit_kind: Constant::new((crate::layout::field3::KIND_COMMIT as u64).into()),
             row2_len: Constant::new(((2 * N - 1) as u64).into()),
-            v3: Constant::new(v3),
             err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
         }
     }
@@ -1132,8 +1097,8 @@ impl<const N: usize> Protocol<N> {
         [
             self.leader.active(),
             self.fast.active(),
-            self.slow.active() | self.slow3.active(),
-            self.view.active() | self.view3.active(),
+            self.slow3.active(),
+            self.view3.active(),
         ]
     }
 
@@ -1171,14 +1136,10 @@ impl<const N: usize> Protocol<N> {
             format!("{:?}", self.leader.state())
         } else if f {
             format!("{:?}", self.fast.state())
-        } else if s && self.slow3.active() {
-            format!("{:?}", self.slow3.state())
         } else if s {
-            format!("{:?}", self.slow.state())
-        } else if v && self.view3.active() {
-            format!("{:?}", self.view3.state())
+            format!("{:?}", self.slow3.state())
         } else if v {
-            format!("{:?}", self.view.state())
+            format!("{:?}", self.view3.state())
         } else {
             format!("{:?}", self.own_state())
         }
@@ -1200,7 +1161,7 @@ impl<const N: usize> Protocol<N> {
 
 impl<const N: usize> Default for Protocol<N> {
     fn default() -> Self {
-        Self::new()
+        Self::new_v3()
     }
 }
 
@@ -1267,23 +1228,14 @@ impl<const N: usize> Logic for Protocol<N> {
         // k); a view change's flag carries the new view instead.
         self.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
             | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
-        self.vc_tag.next = (bit_cast::<32, 8>(self.view_no.q.val().get_bits::<8>(0)) << 24)
-            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
         if (self.leader_id.q.val() + 1) >= self.n.val() {
             self.next_leader.next = 0.into();
         } else {
             self.next_leader.next = self.leader_id.q.val() + 1;
         }
-        // prepare[slot]: four words in v2, a beat in v3.
-        if self.v3.val() {
-            self.prep_word.next =
-                self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 4);
-            self.prev_word.next = self.prev.q.val();
-        } else {
-            self.prep_word.next =
-                self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 2);
-            self.prev_word.next = 0.into();
-        }
+        // prepare[slot]: a beat.
+        self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 4);
+        self.prev_word.next = self.prev.q.val();
         // Slow3's target: W in seal mode (the bridge, R17: W.b is k, or
         // below it after a fast decision and catch-ups; W's slot is kept
         // with W), else the slot.
@@ -1378,13 +1330,6 @@ impl<const N: usize> Logic for Protocol<N> {
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
         self.commit_row.next = self.will_commit_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
-        self.flag_row.next = self.certify_valid_base.val()
-            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
-        self.slow_commit_row.next =
-            self.commit_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
-        // A share is one beat: certify + (slot * N + node) * 16 words.
-        self.share_row.next =
-            self.certify_base.val() + (bit_cast::<32, 16>(self.slot_n.q.val()) << 4);
         // The next miss times out: wait_polls, doubled for every view
         // change since the last decision (28 = WAITED_BITS, 16 = WAIT_BITS:
         // asserted below the block).
@@ -1468,8 +1413,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // whatever the leader's own will_cert says. The will_commit row
         // (phase 2) counts votes as written. (From registers and Tally's
         // outputs only: see `expiring` below.)
-        if self.v3.val()
-            & (self.phase.q.val() == 1)
+        if (self.phase.q.val() == 1)
             & !self
                 .tally
                 .flags
@@ -1491,7 +1435,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // v3: the prepare's prev (word 3 of its beat, quarter 0) is this
         // replica's dec[k - 1] (R4); v2's prepare has none.
         self.fast.prev_ok.next =
-            !self.v3.val() | (self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val());
+            self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val();
         // (From the registers, as Slow3's below: in the v3 build FAST's
         // `start_slow` starts Slow3, whose requests come back into this
         // block, and a shared local would close a false loop, UNOPTFLAT.)
@@ -1515,25 +1459,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.fetch_error.next = self.fetch_error.val();
         self.fast.bc_done.next = self.bc_done.val();
 
-        self.slow.clock.next = self.clock.val();
-        self.slow.rst_n.next = self.rst_n.val();
-        self.slow.id.next = self.id.val();
-        self.slow.n.next = self.n.val();
-        self.slow.quorum.next = self.quorum.q.val();
-        self.slow.share_row.next = self.share_row.val();
-        self.slow.flag_row.next = self.flag_row.val();
-        self.slow.commit_row.next = self.commit_row.val();
-        self.slow.slow_commit_row.next = self.slow_commit_row.val();
-        self.slow.votes.next = self.tally.votes.val();
-        self.slow.flags.next = self.tally.flags.val();
-        self.slow.expiring.next = self.expiring.val();
-        self.slow.fetch_done.next = self.fetch_done.val();
-        self.slow.fetch_error.next = self.fetch_error.val();
-        self.slow.bc_done.next = self.bc_done.val();
-        self.slow.sg_busy.next = self.sg_busy.val();
-        self.slow.sg_resp_valid.next = self.sg_resp_valid.val();
-        self.slow.sg_resp_status.next = self.sg_resp_status.val();
-        self.slow.sg_resp_sign.next = self.sg_resp_sign.val();
 
         self.slow3.clock.next = self.clock.val();
         self.slow3.rst_n.next = self.rst_n.val();
@@ -1587,27 +1512,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.seal_base.next = self.seal_base.val();
         self.slow3.echo_seal_base.next = self.echo_seal_base.val();
 
-        self.view.clock.next = self.clock.val();
-        self.view.rst_n.next = self.rst_n.val();
-        self.view.id.next = self.id.val();
-        self.view.k.next = self.k.q.val();
-        self.view.view_no.next = self.view_no.q.val();
-        self.view.quorum.next = self.quorum.q.val();
-        self.view.support.next = self.support.q.val();
-        self.view.active.next = self.active.q.val();
-        self.view.prep_word.next = self.prep_word.val();
-        self.view.commit_row.next = self.commit_row.val();
-        self.view.slow_commit_row.next = self.slow_commit_row.val();
-        self.view.probe_m.next = self.tally.probe_m.val();
-        self.view.probe_votes.next = self.tally.probe_votes.val();
-        self.view.probe_same_view.next = self.tally.probe_same_view.val();
-        self.view.fetch_beat.next = self.fetch_beat.val();
-        self.view.fetch_beat_valid.next = self.fetch_beat_valid.val();
-        self.view.fetch_done.next = self.fetch_done.val();
-        self.view.fetch_error.next = self.fetch_error.val();
-        self.view.bc_done.next = self.bc_done.val();
-        self.view.bc_busy.next = self.bc_busy.val();
-        self.view.sg_busy.next = self.sg_busy.val();
 
         self.view3.clock.next = self.clock.val();
         self.view3.rst_n.next = self.rst_n.val();
@@ -1659,7 +1563,7 @@ impl<const N: usize> Logic for Protocol<N> {
 
         // Handovers (combinational: see the header). LEADER's, which
         // Protocol also starts, is wired after Protocol's own states.
-        self.fast.start.next = self.leader.start_fast.val() | self.view.start_fast.val();
+        self.fast.start.next = self.leader.start_fast.val();
         // v3: FAST's timeout holding the slot goes to Slow3; where Slow3
         // gives the slot up, or a view change would start, View3 starts.
         // (Slow3's `stop` in seal mode is a yield to View3, not a handover.)
@@ -1670,7 +1574,6 @@ impl<const N: usize> Logic for Protocol<N> {
                 & !self.slow3.deliver_mode.val());
         // R28: Close's timer aborts Slow3 at its poll point.
         self.close_abort.next = self.close_to.q.val() & (self.state.q.val() == ProtocolSt::Close);
-        self.slow.start.next = self.fast.start_slow.val() & !self.v3.val();
         // R28 (v3): the run's last decision, with its slot's will_commit W
         // not covered by a COMMIT of its own (L): Close certifies and
         // commits W, through Slow3's seal mode as the bridge does (W.b =
@@ -1678,8 +1581,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // finds f + 1 shares and COMMITs; no later slot will carry its
         // decision (R24). (From registers: Close starts in Decide's last
         // cycle.)
-        self.close_now.next = self.v3.val()
-            & (self.slots.val() != 0)
+        self.close_now.next = (self.slots.val() != 0)
             & ((self.decisions.q.val() + 1) == self.slots.val())
             & !self.rerun.q.val()
             & self.wc_ok.q.val()
@@ -1694,8 +1596,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // other events are; Protocol then starts Slow3 in deliver mode on
         // its block, D. While View3 awaits, the event waits for a poll
         // point (also through a deliver pass); otherwise it is dropped.
-        self.dl_ev.next = self.v3.val()
-            & self.wt_ev_valid.val()
+        self.dl_ev.next = self.wt_ev_valid.val()
             & (self.wt_ev_kind.val() == self.ev_mine.val())
             & (self.wt_ev_prev.val() == self.prev.q.val())
             & self.view3.awaiting.val();
@@ -1705,8 +1606,8 @@ impl<const N: usize> Logic for Protocol<N> {
             & !self.sg_busy.val()
             & !self.bc_busy.val()
             & (self.state.q.val() == ProtocolSt::Run);
-        self.slow3.start.next = ((self.fast.start_slow.val() | self.view3.call_s3.val())
-            & self.v3.val())
+        self.slow3.start.next = self.fast.start_slow.val()
+            | self.view3.call_s3.val()
             | self.close_start.val()
             | self.dl_grant.val();
         self.slow3.deliver_start.next = self.dl_grant.val();
@@ -1724,8 +1625,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // its certificate (below). NEW_VIEW events are not acted on (View3
         // polls new_view itself) and are taken as they come, so the
         // rotation goes on.
-        self.wt_enable.next = self.v3.val()
-            & (self.slow3.holding.val() | self.view3.catching.val())
+        self.wt_enable.next = (self.slow3.holding.val() | self.view3.catching.val())
             & (self.state.q.val() == ProtocolSt::Run);
         // While bridging, W's slot (b = k, or k - 1 after a fast decision):
         // ABOVE there is a certificate of b + 1, the discharge's.
@@ -1749,8 +1649,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // shares are verified by CertCheck, on Protocol's Fetch and the
         // signer, while the slot's holder waits at the poll point where it
         // was granted (`cc_hold`); then the event is as good as ABOVE.
-        self.cc_ev.next = self.v3.val()
-            & self.wt_ev_valid.val()
+        self.cc_ev.next = self.wt_ev_valid.val()
             & (self.wt_ev_kind.val() == self.ev_commit.val())
             & (!self.bridging.val() | (self.wt_ev_prev.val() == self.wc_m.q.val()));
         self.wt_above.next = (self.wt_ev_kind.val() == self.ev_above.val())
@@ -1760,8 +1659,7 @@ impl<const N: usize> Logic for Protocol<N> {
             self.slow3.at_poll.val() & !self.slow3.seal_mode.val() & !self.slow3.deliver_mode.val();
         self.view3.dlv_grant.next = self.dl_grant.val();
         self.wt_awaiting.next = self.view3.awaiting.val();
-        self.wt_grant.next = self.v3.val()
-            & self.wt_ev_valid.val()
+        self.wt_grant.next = self.wt_ev_valid.val()
             & ((self.wt_ev_kind.val() == self.ev_full_row.val())
                 | self.wt_above.val()
                 | self.wt_seals.val())
@@ -1819,8 +1717,7 @@ impl<const N: usize> Logic for Protocol<N> {
             & self.wt_above.val()
             & self.bridging.val()
             & (self.wt_ev_prev.val() == self.wc_m.q.val());
-        self.wt_disch.next = self.v3.val()
-            & self.wt_disch_ev.val()
+        self.wt_disch.next = self.wt_disch_ev.val()
             & self.slow3.at_poll.val()
             & !self.sg_busy.val()
             & !self.bc_busy.val()
@@ -1840,9 +1737,8 @@ impl<const N: usize> Logic for Protocol<N> {
         // the trigger seals.
         self.view3.catch_grant.next = self.wt_decide.val();
         self.view3.seal_grant.next = self.wt_grant.val() & self.wt_seals.val();
-        self.view3.start.next = (self.hand_over.val()
-            | (self.wt_grant.val() & self.wt_seals.val() & self.s3_point.val()))
-            & self.v3.val();
+        self.view3.start.next = self.hand_over.val()
+            | (self.wt_grant.val() & self.wt_seals.val() & self.s3_point.val());
         self.view3.running.next =
             (self.state.q.val() == ProtocolSt::Run) | (self.state.q.val() == ProtocolSt::Decide);
         // Taken: when acted on; a COMMIT whose certificate failed; at
@@ -1868,14 +1764,8 @@ impl<const N: usize> Logic for Protocol<N> {
                 & !self.cc_ev.val());
         self.wt_ev_take.next = self.ev_take_now.val();
         self.cc.settle.next = self.ev_take_now.val();
-        self.view.start.next = (self.leader.start_view.val()
-            | self.fast.start_view.val()
-            | self.slow.start_view.val())
-            & !self.v3.val();
         self.decided.next = self.fast.decide.val()
-            | self.slow.decide.val()
             | self.slow3.decide.val()
-            | self.view.decide.val()
             | self.wt_decide.val()
             | self.view3.decide_prev.val();
 
@@ -1894,9 +1784,8 @@ impl<const N: usize> Logic for Protocol<N> {
         } else if self.slow3.decide.val() & self.slow3.deliver_mode.val() {
             // R25 while awaiting: D's m, which f + 1 COMMITs carried.
             self.m_new.next = self.dl_m.q.val();
-        } else if self.leader.set_m.val() | self.fast.set_m.val() | self.view.set_m.val() {
-            self.m_new.next =
-                self.leader.m_next.val() | self.fast.m_next.val() | self.view.m_next.val();
+        } else if self.leader.set_m.val() | self.fast.set_m.val() {
+            self.m_new.next = self.leader.m_next.val() | self.fast.m_next.val();
         } else {
             self.m_new.next = self.m.q.val();
         }
@@ -1904,18 +1793,14 @@ impl<const N: usize> Logic for Protocol<N> {
         // The shared ports: only the machine out of Off drives them.
         self.fetch_start.next = self.leader.fetch_start.val()
             | self.fast.fetch_start.val()
-            | self.slow.fetch_start.val()
             | self.slow3.fetch_start.val()
-            | self.view.fetch_start.val()
             | self.view3.fetch_start.val()
-            | (self.cc.fetch_start.val() & self.v3.val());
+            | self.cc.fetch_start.val();
         self.fetch_poll.next = self.fast.fetch_start.val() | self.leader.fetch_start.val();
         self.fetch_again.next = self.missed_q.q.val();
         self.poll_word.next = self.leader.fetch_word.val()
             | self.fast.fetch_word.val()
-            | self.slow.fetch_word.val()
             | self.slow3.fetch_word.val()
-            | self.view.fetch_word.val()
             | self.view3.fetch_word.val()
             | self.cc.fetch_word.val();
         if self.slow3.fetch_row.val() {
@@ -1923,71 +1808,48 @@ impl<const N: usize> Logic for Protocol<N> {
         } else if self.slow3.fetch_pair.val() {
             self.fetch_len.next = 1.into();
         } else {
-            self.fetch_len.next = self.view.fetch_len.val() | self.view3.fetch_len.val();
+            self.fetch_len.next = self.view3.fetch_len.val();
         }
         self.fetch_addr.next = self.network_ptr.val()
             + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
         self.bc_start.next = self.leader.bc_start.val()
             | self.fast.bc_start.val()
-            | self.slow.bc_start.val()
             | self.slow3.bc_start.val()
-            | self.view.bc_start.val()
             | self.view3.bc_start.val();
         self.bc_word.next = self.leader.bc_word.val()
             | self.fast.bc_word.val()
-            | self.slow.bc_word.val()
             | self.slow3.bc_word.val()
-            | self.view.bc_word.val()
             | self.view3.bc_word.val();
-        self.bc_local_only.next = self.view.bc_local_only.val();
+        self.bc_local_only.next = false;
         // What the machine sends, laid out here once: a vote or a flag
         // (tag, m) unless it asks for another record.
         self.bc_words.next = 2.into();
         self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
             | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32);
-        if self.leader.bc_prepare.val() | self.view.bc_prepare.val() {
-            // The prepare (k, m, view, prev): prev is 0 in v2.
+        if self.leader.bc_prepare.val() {
+            // The prepare (k, m, view, prev).
             self.bc_words.next = 4.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
                 | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32)
                 | (bit_cast::<BEAT_BITS, 32>(self.view_no.q.val()) << 64)
                 | (bit_cast::<BEAT_BITS, 32>(self.prev_word.val()) << 96);
         }
-        if self.view.bc_record.val() {
-            // The view change's record (view, slot | phase << 16, k, m).
-            self.bc_words.next = 4.into();
-            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view_no.q.val())
-                | (bit_cast::<BEAT_BITS, 8>(self.slot.q.val()) << 32)
-                | (bit_cast::<BEAT_BITS, 2>(self.phase.q.val()) << 48)
-                | (bit_cast::<BEAT_BITS, 32>(self.k.q.val()) << 64)
-                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 96);
-        }
-        if self.view.bc_vc_flag.val() {
-            // Its flag (tag(view, k), m).
-            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.vc_tag.val())
-                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32);
-        }
-        if self.slow.bc_share.val() {
-            // The share: the signer's response, one beat.
-            self.bc_words.next = 16.into();
-            self.bc_data.next = self.sg_resp_sig.val();
-        }
         // prep_sig (v3): the PREP block, then COMPOSE's beat 1 (the
         // signature); every other record is one beat.
         self.bc_beats.next = 1.into();
-        if self.slow3.bc_prep_sig.val() & self.v3.val() {
+        if self.slow3.bc_prep_sig.val() {
             // prep_sig, or its echo: B, then the signature.
             self.bc_words.next = 16.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.prep_block.val());
             self.bc_beats.next = 2.into();
         }
-        if self.slow3.bc_cert.val() & self.v3.val() {
+        if self.slow3.bc_cert.val() {
             // certify: C, then the share.
             self.bc_words.next = 16.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.cert_block.val());
             self.bc_beats.next = 2.into();
         }
-        if self.slow3.bc_commit.val() & self.v3.val() {
+        if self.slow3.bc_commit.val() {
             // commit: K and the signer bitmap (word 8), then COMPOSE's
             // beats 1 to f + 2 (the signature and the f + 1 shares).
             self.bc_words.next = 16.into();
@@ -1995,25 +1857,25 @@ impl<const N: usize> Logic for Protocol<N> {
                 | (bit_cast::<BEAT_BITS, 8>(self.slow3.bitmap.val()) << 256);
             self.bc_beats.next = bit_cast::<5, 8>(self.support.q.val()) + 2;
         }
-        if self.slow3.bc_echo_commit.val() & self.v3.val() {
+        if self.slow3.bc_echo_commit.val() {
             // echo_commit: x's block, then x's signature (COMPOSE beat 15).
             self.bc_words.next = 16.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.commit_block.val());
             self.bc_beats.next = 2.into();
         }
-        if self.view3.bc_seal.val() & self.v3.val() {
+        if self.view3.bc_seal.val() {
             // seal[id]: S, then its signature (COMPOSE beat 1).
             self.bc_words.next = 16.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.seal_block.val());
             self.bc_beats.next = self.view3.bc_beats.val();
         }
-        if self.view3.bc_echo_seal.val() & self.v3.val() {
+        if self.view3.bc_echo_seal.val() {
             // echo_seal[x][id]: x's SEAL, then x's signature from COMPOSE.
             self.bc_words.next = 16.into();
             self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.view3.blk_out.val());
             self.bc_beats.next = self.view3.bc_beats.val();
         }
-        if self.view3.bc_nv.val() & self.v3.val() {
+        if self.view3.bc_nv.val() {
             // NEW_VIEW: [view, sb, cb], then the SEALs and, with a carried
             // value, the certificate's f + 1 shares, from COMPOSE.
             self.bc_words.next = 16.into();
@@ -2022,15 +1884,13 @@ impl<const N: usize> Logic for Protocol<N> {
                 | (bit_cast::<BEAT_BITS, 8>(self.view3.cb_out.val()) << 64);
             self.bc_beats.next = self.view3.bc_beats.val();
         }
-        self.bc_round.next =
-            (self.slow3.bc_round.val() | self.view3.bc_round.val()) & self.v3.val();
+        self.bc_round.next = self.slow3.bc_round.val() | self.view3.bc_round.val();
         // COMPOSE's beat 1 takes the signer's response (Slow3's signature).
         // (Slow3 runs in v3 only; the constant in its write and start lets
         // synthesis drop COMPOSE's RAM from the v2 build.)
         // (View3 and Slow3 never hold the slot at once; their beat indices
         // are muxed, since both drive 1 when Off.)
-        self.cp_wr_en.next =
-            (self.slow3.cp_wr_en.val() | self.view3.cp_wr_en.val()) & self.v3.val();
+        self.cp_wr_en.next = self.slow3.cp_wr_en.val() | self.view3.cp_wr_en.val();
         if self.view3.holding.val() & !self.slow3.holding.val() {
             self.cp_wr_beat.next = self.view3.cp_wr_beat.val();
             self.cp_first.next = self.view3.cp_first.val();
@@ -2040,57 +1900,48 @@ impl<const N: usize> Logic for Protocol<N> {
             self.cp_first.next = self.slow3.cp_first.val();
             self.cp_last.next = self.slow3.cp_last.val();
         }
-        if (self.slow3.cp_from_fetch.val() | self.view3.cp_from_fetch.val()) & self.v3.val() {
+        if (self.slow3.cp_from_fetch.val() | self.view3.cp_from_fetch.val()) {
             self.cp_wr_data.next = self.fetch_beat.val();
         } else {
             self.cp_wr_data.next = self.sg_resp_sig.val();
         }
-        self.cp_start.next =
-            (self.slow3.cp_start.val() | self.view3.cp_start.val()) & self.v3.val();
-        self.sg_sign.next =
-            self.slow.sg_sign.val() | self.slow3.sg_sign.val() | self.view3.sg_sign.val();
-        self.sg_verify.next = self.slow.sg_verify.val()
-            | self.slow3.sg_verify.val()
-            | self.view3.sg_verify.val()
-            | (self.cc.sg_verify.val() & self.v3.val());
-        self.sg_signer.next = self.slow.sg_signer.val()
-            | self.slow3.sg_signer.val()
+        self.cp_start.next = self.slow3.cp_start.val() | self.view3.cp_start.val();
+        self.sg_sign.next = self.slow3.sg_sign.val() | self.view3.sg_sign.val();
+        self.sg_verify.next =
+            self.slow3.sg_verify.val() | self.view3.sg_verify.val() | self.cc.sg_verify.val();
+        self.sg_signer.next = self.slow3.sg_signer.val()
             | self.view3.sg_signer.val()
             | self.cc.sg_signer.val();
-        // The CERT block, or Slow3's PREP block; prev (<< 128) is 0 in v2.
-        // (Slow3's wide selects carry the v3 constant, so synthesis drops
-        // its suspect registers and selects from the v2 build.)
-        if self.cc.busy.val() & self.v3.val() {
+        // The block the signer signs or verifies against: CertCheck's, a
+        // suspect's, the SEAL, View3's, the PREP block, the COMMIT block,
+        // else the CERT block.
+        if self.cc.busy.val() {
             self.sg_block.next = self.cc_block.val();
-        } else if self.slow3.sg_sus.val() & self.v3.val() {
+        } else if self.slow3.sg_sus.val() {
             self.sg_block.next = self.slow3.sus_block.val();
-        } else if self.view3.sg_seal.val() & self.v3.val() {
+        } else if self.view3.sg_seal.val() {
             self.sg_block.next = self.seal_block.val();
-        } else if self.view3.sg_blk.val() & self.v3.val() {
+        } else if self.view3.sg_blk.val() {
             self.sg_block.next = self.view3.blk_out.val();
-        } else if self.view3.sg_sus.val() & self.v3.val() {
+        } else if self.view3.sg_sus.val() {
             self.sg_block.next = self.view3.sus_block.val();
         } else if self.slow3.sg_prep.val() {
             self.sg_block.next = self.prep_block.val();
-        } else if self.slow3.sg_commit.val() & self.v3.val() {
+        } else if self.slow3.sg_commit.val() {
             self.sg_block.next = self.commit_block.val();
         } else {
             self.sg_block.next = self.cert_block.val();
         }
-        if self.cc.busy.val() & self.v3.val() {
+        if self.cc.busy.val() {
             self.sg_signature.next = self.fetch_beat.val();
-        } else if self.slow3.sg_sus.val() & self.v3.val() {
+        } else if self.slow3.sg_sus.val() {
             self.sg_signature.next = self.slow3.sus_sig.val();
-        } else if (self.slow3.sg_compose.val() | self.view3.sg_blk.val() | self.view3.sg_sus.val())
-            & self.v3.val()
-        {
+        } else if self.slow3.sg_compose.val() | self.view3.sg_blk.val() | self.view3.sg_sus.val() {
             self.sg_signature.next = self.cp_rd_data.val();
         } else {
             self.sg_signature.next = self.fetch_beat.val();
         }
-        self.sg_resp_take.next = self.slow.sg_resp_take.val()
-            | self.slow3.sg_resp_take.val()
-            | self.view.sg_resp_take.val()
+        self.sg_resp_take.next = self.slow3.sg_resp_take.val()
             | self.view3.sg_resp_take.val()
             | self.cc.sg_resp_take.val();
         // The client's requests: every one goes to every replica (R1).
@@ -2111,13 +1962,11 @@ impl<const N: usize> Logic for Protocol<N> {
         self.requests.retire_m.next = self.m.q.val();
         self.missed.next = self.leader.missed.val()
             | self.fast.missed.val()
-            | self.slow.missed.val()
             | self.slow3.missed.val()
-            | self.view.missed.val()
             | self.view3.missed.val();
 
         // The machines' requests on the slot's registers.
-        if self.leader.open_round.val() | self.view.open_round.val() | self.view3.open_round.val() {
+        if self.leader.open_round.val() | self.view3.open_round.val() {
             // Votes from here on are cast in this view, from phase 0.
             self.waited.d.next = 0.into();
             self.slow_path.d.next = false;
@@ -2125,19 +1974,14 @@ impl<const N: usize> Logic for Protocol<N> {
             self.vote_view.d.next = self.view_no.q.val();
             self.vote_leader.d.next = self.leader_id.q.val();
         }
-        if self.fast.clear_wait.val()
-            | self.slow.clear_wait.val()
-            | self.slow3.clear_wait.val()
-            | self.view.clear_wait.val()
-            | self.view3.clear_wait.val()
-        {
+        if self.fast.clear_wait.val() | self.slow3.clear_wait.val() | self.view3.clear_wait.val() {
             self.waited.d.next = 0.into();
         }
         self.m.d.next = self.m_new.val();
-        if self.fast.set_phase.val() | self.slow.set_phase.val() {
-            self.phase.d.next = self.fast.phase_next.val() | self.slow.phase_next.val();
+        if self.fast.set_phase.val() {
+            self.phase.d.next = self.fast.phase_next.val();
         }
-        if self.view.next_view.val() | self.view3.next_view.val() {
+        if self.view3.next_view.val() {
             self.prep_long.d.next = false;
             self.view_no.d.next = self.view_no.q.val() + 1;
             self.leader_id.d.next = self.next_leader.val();
@@ -2145,10 +1989,6 @@ impl<const N: usize> Logic for Protocol<N> {
             if self.streak.q.val() != self.max_streak.val() {
                 self.streak.d.next = self.streak.q.val() + 1;
             }
-        }
-        if self.view.restore_view.val() {
-            self.view_no.d.next = self.vote_view.q.val();
-            self.leader_id.d.next = self.vote_leader.q.val();
         }
         if self.decided.val() {
             // A decision halves the timeout, down to its base; a rerun's
@@ -2160,18 +2000,15 @@ impl<const N: usize> Logic for Protocol<N> {
             if !self.rerun.q.val() {
                 self.vc_wait.d.next = 0.into();
             }
-            self.slow_path.d.next = self.slow.decide_slow.val()
-                | self.slow3.decide.val()
-                | self.view.decide_slow.val()
+            self.slow_path.d.next = self.slow3.decide.val()
                 | (self.wt_decide.val() & self.wt_above.val())
                 | self.view3.decide_prev.val();
-            self.prep_long.d.next = (self.slow3.decide.val()
+            self.prep_long.d.next = self.slow3.decide.val()
                 | (self.wt_decide.val() & self.wt_above.val())
-                | self.view3.decide_prev.val())
-                & self.v3.val();
+                | self.view3.decide_prev.val();
         }
         // W: this replica's will_commit (FAST's phase 2, v3); L: its COMMIT.
-        if self.fast.set_phase.val() & (self.fast.phase_next.val() == 2) & self.v3.val() {
+        if self.fast.set_phase.val() & (self.fast.phase_next.val() == 2) {
             self.wc_ok.d.next = true;
             self.wc_k.d.next = self.k.q.val();
             self.wc_w.d.next = self.view_no.q.val();
@@ -2228,7 +2065,7 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.view3.holding.val() {
             self.vc_wait.d.next = self.vc_shift.val();
         }
-        if self.slow.bad_share.val() | self.slow3.bad_share.val() | self.view3.bad_share.val() {
+        if self.slow3.bad_share.val() | self.view3.bad_share.val() {
             self.bad_shares.d.next = self.bad_shares.q.val() + 1;
         }
 
@@ -2301,7 +2138,7 @@ impl<const N: usize> Logic for Protocol<N> {
             ProtocolSt::Run => {
                 if self.decided.val() {
                     self.state.d.next = ProtocolSt::Decide;
-                } else if self.v3.val() & self.view3.stop.val() {
+                } else if self.view3.stop.val() {
                     // What View3 would need next is not built: the bridge,
                     // or a carried value (recovery.md D11.12).
                     self.error.d.next = self.err_recovery.val();
@@ -2405,8 +2242,7 @@ impl<const N: usize> Logic for Protocol<N> {
                 }
             }
         }
-        self.leader.start.next =
-            self.start_leader.val() | self.view.start_leader.val() | self.view3.start_leader.val();
+        self.leader.start.next = self.start_leader.val() | self.view3.start_leader.val();
         // WATCH forgets at an install too: the view changed, and with R23's
         // step back k did (a full row of c* it reported is reported again).
         if self.view3.start_leader.val() | self.view3.next_view.val() {
@@ -2523,9 +2359,7 @@ impl<const N: usize> Logic for Protocol<N> {
         } else {
             self.sts_state.next = self.own_state.val()
                 | self.leader.sts_state.val()
-                | self.fast.sts_state.val()
-                | self.slow.sts_state.val()
-                | self.view.sts_state.val();
+                | self.fast.sts_state.val();
         }
     }
 }
