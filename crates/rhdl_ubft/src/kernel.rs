@@ -10,8 +10,8 @@
 //! register map in `regs`).
 //!
 //! Fetch owns the read channels of `m_axi_hbm` (through RdMux, which
-//! passes it through unchanged while WATCH is idle, as it always is in v2;
-//! in v3 WATCH's Fetch shares the channel, responses in order), Broadcast
+//! passes it through unchanged while WATCH is idle; WATCH's Fetch shares
+//! the channel, responses in order), Broadcast
 //! the write channels; AXI's channels are independent, so both run at once. Guard
 //! owns `m_axi_rx`, a second, write-only master for the peers' writes it
 //! accepts (docs/guard.md: no arbiter on Broadcast's path). Guard's reset is
@@ -22,7 +22,7 @@ use crate::broadcast::Broadcast;
 use crate::compose::Compose;
 use crate::control::Control;
 use crate::fetch::Fetch;
-use crate::guard::{self, Guard, V2_BEATS, V2_ROWS, V3_BEATS, V3_ROWS};
+use crate::guard::{self, Guard, V3_BEATS, V3_ROWS};
 use crate::params::BEAT_BITS;
 use crate::protocol::Protocol;
 use crate::rdmux::RdMux;
@@ -33,12 +33,9 @@ use crate::watch::Watch;
 use rust_hdl::prelude::*;
 
 /// The kernel of a build of N replicas whose guard has ROWS rows and a
-/// buffer of BEATS beats: [`Kernel`] runs the v2 mailbox layout,
-/// [`KernelV3`] the v3 one (docs/recovery.md section 16; so far the fast
-/// path, the slow path, R7 to R12, `slow3.md`, and the view change with
-/// the bridge, a carried value and the catch-up at install, `view3.md`:
-/// Protocol stops with `RecoveryNotBuilt` where what is not built would
-/// be needed).
+/// buffer of BEATS beats ([`Kernel`]): the fast path, the slow path (R7 to
+/// R12, `slow3.md`) and the view change (`view3.md`); Protocol stops with
+/// `RecoveryNotBuilt` where what is not built would be needed.
 #[derive(LogicBlock)]
 pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     pub ap_clk: Signal<In, Clock>,
@@ -147,33 +144,24 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     control: Control<N>,
     roce: RoceAdapter,
     guard: Guard<N, ROWS, BEATS>,
-    /// A record's later beats, for Broadcast's `s_rec` (v3; idle in v2).
+    /// A record's later beats, for Broadcast's `s_rec`.
     compose: Compose,
     /// The background poller (D3), its own Fetch, and the read multiplexer
-    /// that puts both Fetches on `m_axi_hbm`'s read channels (v3; WATCH is
-    /// never enabled in v2, where RdMux passes Fetch through unchanged).
+    /// that puts both Fetches on `m_axi_hbm`'s read channels.
     watch: Watch<N>,
     watch_fetch: Fetch,
     rdmux: RdMux,
 }
 
-/// The v2 kernel: what the card runs.
-pub type Kernel<const N: usize> = KernelOf<N, V2_ROWS, V2_BEATS>;
-
-/// The v3 kernel: the v3 layout, its guard (`guard::v3`) and Protocol's v3
-/// build (`Protocol::new_v3`: the fast path, Slow3's R7 to R12, View3's
-/// R14 to R22 without a carried value); not the card's yet.
-pub type KernelV3<const N: usize> = KernelOf<N, V3_ROWS, V3_BEATS>;
+/// The kernel: the mailbox layout (`layout::Mailbox::v3`), its guard
+/// (`guard::v3`) and the controller (`Protocol::new`: the fast path,
+/// Slow3's R7 to R12, View3's view change); `rtl/rhdl_ubft.v`, what the
+/// card runs.
+pub type Kernel<const N: usize> = KernelOf<N, V3_ROWS, V3_BEATS>;
 
 impl<const N: usize> Default for Kernel<N> {
     fn default() -> Self {
-        Self::of(Protocol::new(), guard::v2::<N>())
-    }
-}
-
-impl<const N: usize> Default for KernelV3<N> {
-    fn default() -> Self {
-        Self::of(Protocol::new_v3(), guard::v3::<N>())
+        Self::of(Protocol::new(), guard::v3::<N>())
     }
 }
 
@@ -352,13 +340,13 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.protocol.bc_done.next = self.broadcast.done.val();
         self.protocol.bc_busy.next = self.broadcast.busy.val();
         self.broadcast.local_only.next = self.protocol.bc_local_only.val();
-        // Rounds (R13): Slow3's echo of prep_sig (v3; never in v2).
+        // Rounds (R13): Slow3's and View3's echoes.
         self.broadcast.round.next = self.protocol.bc_round.val();
         self.protocol.bc_round_done.next = self.broadcast.round_done.val();
         self.protocol.bc_round_error.next = self.broadcast.round_error.val();
         self.broadcast.beats.next = self.protocol.bc_beats.val();
         // A record's later beats: Protocol writes them into COMPOSE, which
-        // streams them to Broadcast (v3's prep_sig; v2 sends one beat).
+        // streams them to Broadcast (prep_sig, certify, COMMIT, ...).
         self.compose.clock.next = self.ap_clk.val();
         self.compose.rst_n.next = self.ap_rst_n.val();
         self.compose.wr_en.next = self.protocol.cp_wr_en.val();
@@ -378,10 +366,9 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.setup.block.next = self.protocol.sg_block.val();
         self.setup.signer.next = self.protocol.sg_signer.val();
         self.setup.signature.next = self.protocol.sg_signature.val();
-        // v2's SLOW machine makes one request at a time and waits for its
-        // response: it waits on `pending` (a request outstanding), not on
-        // `busy` (Setup cannot take another). No tags until the f + 1 slow
-        // path issues several verifies (docs/recovery.md section 16, step 7).
+        // The machines make one request at a time and wait for its
+        // response: they wait on `pending` (a request outstanding), not on
+        // `busy` (Setup cannot take another), so no tags.
         self.setup.tag.next = 0.into();
         self.protocol.sg_busy.next = self.setup.pending.val();
         self.protocol.sg_resp_valid.next = self.setup.resp_valid.val();
@@ -565,14 +552,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
 }
 
 impl<const N: usize> Kernel<N> {
-    /// A v2 kernel as a top level: its inputs are driven from outside.
-    pub fn top() -> Self {
-        Self::default().into_top()
-    }
-}
-
-impl<const N: usize> KernelV3<N> {
-    /// A v3 kernel as a top level: its inputs are driven from outside.
+    /// The kernel as a top level: its inputs are driven from outside.
     pub fn top() -> Self {
         Self::default().into_top()
     }
@@ -652,19 +632,11 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BE
 /// The kernel of the default build (N = `params::N`).
 pub type UbftKernel = Kernel<{ crate::params::N }>;
 
-/// The Verilog of the v2 reference kernel of N replicas
-/// (`rtl/v2/rhdl_ubft.v`), top module renamed `rhdl_ubft`, with the
-/// "generated, do not edit" header.
+/// The Verilog of the kernel of N replicas (`rtl/rhdl_ubft.v`), top
+/// module renamed `rhdl_ubft`, with the "generated, do not edit" header.
 pub fn verilog<const N: usize>() -> String {
-    top_verilog(Kernel::<N>::top(), "")
-}
-
-/// The Verilog of the v3 kernel (`KernelV3`), as [`verilog`]: same module
-/// name and ports; `rtl/rhdl_ubft.v`, the kernel the card runs (v2's is
-/// `rtl/v2/rhdl_ubft.v`).
-pub fn verilog_v3<const N: usize>() -> String {
     top_verilog(
-        KernelV3::<N>::top(),
+        Kernel::<N>::top(),
         ", the v3 layout (the fast path, the f + 1 slow path and the view change)",
     )
 }

@@ -1,7 +1,6 @@
 //! rhdl_ubft: uBFT's consensus controller as an FPGA kernel, in rust-hdl.
 pub mod broadcast;
 pub mod certcheck;
-pub mod choose;
 pub mod compose;
 pub mod control;
 pub mod fast;
@@ -18,10 +17,8 @@ pub mod requests;
 pub mod roce;
 pub mod roce_adapter;
 pub mod setup;
-pub mod slow;
 pub mod slow3;
 pub mod tally;
-pub mod view;
 pub mod view3;
 pub mod vitis;
 pub mod watch;

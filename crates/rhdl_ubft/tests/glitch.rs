@@ -23,7 +23,7 @@ const OVERRIDE: &str = "        fast$votes = tally$votes;
 
 #[test]
 fn the_kernel_has_no_glitch_loop_and_the_check_finds_the_votes_override() {
-    let v = kernel::verilog_v3::<N>();
+    let v = kernel::verilog::<N>();
     let loops = glitch::loops(&v).unwrap();
     assert!(
         loops.is_empty(),

@@ -157,13 +157,7 @@ fn kernel_xml_parses_and_matches_the_register_table_and_interfaces() {
 
 #[test]
 fn interfaces_match_the_top_modules_ports() {
-    // The card packages the v3 kernel; v2's top has the same ports.
-    let v = rhdl_ubft::kernel::verilog_v3::<8>();
-    let v2 = rhdl_ubft::kernel::verilog::<8>();
-    assert_eq!(
-        port_widths(&v, vitis::KERNEL),
-        port_widths(&v2, vitis::KERNEL)
-    );
+    let v = rhdl_ubft::kernel::verilog::<8>();
     let ports = vitis::top_ports(&v);
     let widths = port_widths(&v, vitis::KERNEL);
     assert_eq!(ports.len(), widths.len());
