@@ -1,7 +1,7 @@
 //! `current`: what the kernel (crates/rhdl_ubft/src/protocol.rs) does today.
 //!
 //! All-n quorums for every path (2f + 1 = n), the f + 1 choose rule of the
-//! view change (`rhdl_ubft::choose::choose`, called as is), the catch-up as
+//! view change (`choose` below), the catch-up as
 //! built (a full quorum in the slot's will_commit, then commit row, under
 //! any view of the slot's k: R26; `current:no_r26` looks under
 //! tag(vote_view, k) only), client values checked (R2: `requests`;
@@ -27,7 +27,6 @@
 //! | Done | Done | (decided S slots) | |
 //! | Capped | (none: the model's view bound) | | |
 
-use rhdl_ubft::choose::{choose, VcRecord};
 use rhdl_ubft::layout::{self, Mailbox, Region, Version};
 use rhdl_ubft::params::{faults, quorum, vote_tag, SB};
 
@@ -1205,4 +1204,38 @@ pub fn layout_words() -> (usize, usize, usize) {
         layout::vote_words(Version::V2),
         layout::VC_WORDS,
     )
+}
+
+/// A view-change record as a replica of this design posts it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct VcRecord {
+    pub view: u32,
+    pub slot: u32,
+    pub phase: u32,
+    pub k: u32,
+    pub m: u32,
+}
+
+impl VcRecord {
+    /// The four words of the v2 layout's vc region.
+    pub fn words(&self) -> [u32; rhdl_ubft::layout::VC_WORDS] {
+        use rhdl_ubft::layout::field;
+        let mut w = [0; rhdl_ubft::layout::VC_WORDS];
+        w[field::VC_VIEW] = self.view;
+        w[field::VC_SLOT] = self.slot | (self.phase << field::VC_PHASE_SHIFT);
+        w[field::VC_K] = self.k;
+        w[field::VC_M] = self.m;
+        w
+    }
+}
+
+/// The view change's choose rule: the (k, m) reported by at least `support`
+/// of the records with phase >= 1, the highest such k, if any (records are
+/// the valid ones).
+pub fn choose(records: &[VcRecord], support: usize) -> Option<(u32, u32)> {
+    let elig: Vec<&VcRecord> = records.iter().filter(|r| r.phase >= 1).collect();
+    elig.iter()
+        .filter(|r| elig.iter().filter(|o| o.k == r.k && o.m == r.m).count() >= support)
+        .map(|r| (r.k, r.m))
+        .max_by_key(|&(k, _)| k)
 }

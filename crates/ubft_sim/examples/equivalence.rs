@@ -83,7 +83,7 @@ fn main() {
     // The bench's runs: fast path at the defaults, slow path (MuteFast).
     for n in [3, 5, 7] {
         for slow in [false, true] {
-            let cfg = ClusterConfig::new(n, if slow { 5 } else { 20 }).v2();
+            let cfg = ClusterConfig::new(n, if slow { 5 } else { 20 });
             let watch: Watch = Rc::new(RefCell::new(None));
             let mut c = Cluster::with_kernels(cfg.clone(), models.kernels(n, &watch));
             if slow {
@@ -106,7 +106,7 @@ fn main() {
             equivocate: eq.clone(),
             wait_polls: wait,
             max_cycles: 60_000,
-            ..ClusterConfig::quick(n, 6).v2()
+            ..ClusterConfig::quick(n, 6)
         };
         if delay {
             cfg.delays.push(ubft_sim::cluster::LinkDelay {
@@ -127,7 +127,7 @@ fn main() {
     {
         let cfg = ClusterConfig {
             max_cycles: 30_000,
-            ..ClusterConfig::quick(3, 12).v2()
+            ..ClusterConfig::quick(3, 12)
         };
         let watch: Watch = Rc::new(RefCell::new(None));
         let mut c = Cluster::with_kernels(cfg.clone(), models.kernels(3, &watch));

@@ -11,9 +11,9 @@ fn main() {
     let n: usize = a.first().map_or(8, |s| s.parse().expect("N"));
     let cycles: u64 = a.get(1).map_or(2_000_000, |s| s.parse().expect("cycles"));
     let verilog = match n {
-        3 => rhdl_ubft::kernel::verilog_v3::<3>(),
-        5 => rhdl_ubft::kernel::verilog_v3::<5>(),
-        8 => rhdl_ubft::kernel::verilog_v3::<8>(),
+        3 => rhdl_ubft::kernel::verilog::<3>(),
+        5 => rhdl_ubft::kernel::verilog::<5>(),
+        8 => rhdl_ubft::kernel::verilog::<8>(),
         _ => panic!("N {n}: 3, 5 or 8"),
     }
     .replace("top$", "rhdl_ubft$");

@@ -1,21 +1,14 @@
 //! Cluster simulation speed on a backend:
-//! `cargo run --release -p ubft_sim --example speed -- verilator 3 200000 [threads] [v3|v2]`
-//! (the v3 kernel, the card's, unless `v2` is given).
+//! `cargo run --release -p ubft_sim --example speed -- verilator 3 200000 [threads]`.
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let backend = a[0].parse().expect("backend");
     let n: usize = a[1].parse().unwrap();
     let cycles: u64 = a[2].parse().unwrap();
     let threads: usize = a.get(3).map_or(1, |t| t.parse().unwrap());
-    let layout = match a.get(4).map(String::as_str) {
-        None | Some("v3") => rhdl_ubft::layout::Version::V3,
-        Some("v2") => rhdl_ubft::layout::Version::V2,
-        Some(other) => panic!("layout {other}: v3 or v2"),
-    };
-    let (c, s, cpu) =
-        ubft_sim::verilator::measure_speed_for(backend, layout, n, cycles, threads).unwrap();
+    let (c, s, cpu) = ubft_sim::verilator::measure_speed(backend, n, cycles, threads).unwrap();
     let cpu = cpu.map_or("-".to_string(), |r| format!("{r:.0}"));
     println!(
-        "{layout:?}: {c} cycles on {threads} thread(s), {s:.0} cluster cycles/s (wall), {cpu} per CPU-second"
+        "{c} cycles on {threads} thread(s), {s:.0} cluster cycles/s (wall), {cpu} per CPU-second"
     );
 }

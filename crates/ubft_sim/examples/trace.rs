@@ -1,7 +1,7 @@
 //! Prints each replica's state changes during a run (a debugging aid):
 //! `cargo run --release -p ubft_sim --example trace -- N SLOTS MAX_CYCLES [SRC:DST:EXTRA:[FROM:]TO]...`
-//! (`LAYOUT=v3` runs the v3 kernel, with `layout_v3.rs`'s timing: 64
-//! polls, the default signer latencies; `SEED=s` sets the seed, `WAIT=p`
+//! (the tests' links, 64 polls and the default signer latencies;
+//! `SEED=s` sets the seed, `WAIT=p`
 //! the polls, `LAT=sign:verify` the signer's latencies, `SILENT=r:cycle`
 //! silences replica r.) `SCENARIO=file.toml` runs a scenario file instead,
 //! on rust-hdl, with its own faults (the arguments are then ignored).
@@ -36,17 +36,13 @@ fn main() {
     let mut cfg = ClusterConfig {
         max_cycles: max,
         delays,
-        ..ClusterConfig::quick(n, slots).v2()
+        wait_polls: 64,
+        sign_latency: rhdl_ubft::params::defaults::SIGN_LATENCY,
+        verify_latency: rhdl_ubft::params::defaults::VERIFY_LATENCY,
+        ..ClusterConfig::quick(n, slots)
     };
     if let Ok(seed) = std::env::var("SEED") {
         cfg.seed = seed.parse().unwrap();
-    }
-    if std::env::var("LAYOUT").as_deref() == Ok("v3") {
-        use rhdl_ubft::params::defaults;
-        cfg.layout = rhdl_ubft::layout::Version::V3;
-        cfg.wait_polls = 64;
-        cfg.sign_latency = defaults::SIGN_LATENCY;
-        cfg.verify_latency = defaults::VERIFY_LATENCY;
     }
     if let Ok(w) = std::env::var("WAIT") {
         cfg.wait_polls = w.parse().unwrap();

@@ -4,7 +4,6 @@ use crate::cluster::{Cluster, ClusterConfig, RunReport, SimError};
 use crate::ports::KernelBackend;
 use crate::rusthdl::RustHdlKernel;
 use crate::verilator::{Library, VerilatorKernel};
-use rhdl_ubft::layout::Version;
 use rhdl_ubft::params::N as BUILD_N;
 use std::fmt;
 use std::str::FromStr;
@@ -51,28 +50,14 @@ impl FromStr for Backend {
     }
 }
 
-/// `n` kernels of the v2 reference build on `backend` ([`kernels_for`]
-/// for the v3 kernel, the default's).
+/// `n` kernels of the default build (`Kernel<BUILD_N>`) on `backend`.
 pub fn kernels(backend: Backend, n: usize) -> Result<Vec<Box<dyn KernelBackend>>, String> {
-    kernels_for(backend, n, Version::V2)
-}
-
-/// `n` kernels of the build running `layout` (v2's `Kernel<N>`, v3's
-/// `KernelV3<N>`) on `backend`.
-pub fn kernels_for(
-    backend: Backend,
-    n: usize,
-    layout: Version,
-) -> Result<Vec<Box<dyn KernelBackend>>, String> {
     Ok(match backend {
         Backend::RustHdl => (0..n)
-            .map(|_| {
-                RustHdlKernel::<BUILD_N>::with_layout(layout)
-                    .map(|k| Box::new(k) as Box<dyn KernelBackend>)
-            })
-            .collect::<Result<_, _>>()?,
+            .map(|_| Box::new(RustHdlKernel::<BUILD_N>::new()) as Box<dyn KernelBackend>)
+            .collect(),
         Backend::Verilator => {
-            let lib = Library::get_for(layout)?;
+            let lib = Library::get()?;
             (0..n)
                 .map(|_| {
                     Box::new(VerilatorKernel::with_library(lib.clone())) as Box<dyn KernelBackend>
@@ -103,7 +88,7 @@ impl fmt::Display for RunError {
 /// A cluster of `cfg` on `backend`.
 pub fn cluster(cfg: &ClusterConfig, backend: Backend) -> Result<Cluster, RunError> {
     cfg.validate().map_err(RunError::Sim)?;
-    let k = kernels_for(backend, cfg.replicas, cfg.layout).map_err(RunError::Backend)?;
+    let k = kernels(backend, cfg.replicas).map_err(RunError::Backend)?;
     Ok(Cluster::with_kernels(cfg.clone(), k))
 }
 

@@ -16,7 +16,7 @@ use crate::client::Client;
 use crate::equivocate3::Equivocate3;
 use crate::hbm::{AxiViolation, Hbm};
 use crate::host::{Args, GuardStatus, Host};
-use crate::network::{Adversary, Delivery, Equivocate, Flight, Links, Network, Stack};
+use crate::network::{Adversary, Delivery, Flight, Links, Network, Stack};
 use crate::parallel;
 use crate::ports::{KernelBackend, KernelIn, Status};
 use crate::rusthdl::RustHdlKernel;
@@ -155,28 +155,21 @@ pub struct ClusterConfig {
     /// default), or the network model's filter (the recorded testbenches),
     /// or unchecked (`Bypass`, tests only).
     pub delivery: Delivery,
-    /// The mailbox layout the kernels run: v3 (the default, `KernelV3<N>`,
-    /// the kernel the card runs: the fast path, the f + 1 slow path and the
-    /// view change, and the Byzantine kinds that know its records,
-    /// [`V3_BYZANTINE`]) or v2 (`Kernel<N>`, the reference kernel with
-    /// all-n quorums, [`ClusterConfig::v2`]). v1 is refused ([`parse_layout`]).
-    pub layout: Version,
 }
 
-/// Why a v3 cluster refuses a Byzantine replica.
-pub const V3_BYZANTINE: &str = "the adversary does not know the v3 records (Adversary::knows_v3): every scenario kind has one that does (silent, mute_fast, forge, forge_shares, random, equivocate, lie_vc, split_view, and the v3-only made_up, forge_cert, wrong_history and omit_carried), but v2's equivocate, lie_vc and split_view write v2's records";
+/// Why a cluster refuses a Byzantine replica.
+pub const V3_BYZANTINE: &str = "the adversary does not know the kernel's records (Adversary::knows_v3): every scenario kind has one that does (silent, mute_fast, forge, forge_shares, random, equivocate, lie_vc, split_view, made_up, forge_cert, wrong_history, omit_carried)";
 
-/// Why v1 is refused: no kernel of this project runs it.
-pub const V1_REFUSED: &str = "layout v1 is ubft_new's word-for-word layout, which no kernel of this project runs; the simulator runs v3 (the default) or v2";
+/// Why a layout other than the kernel's is refused.
+pub const LAYOUT_REFUSED: &str = "the kernel runs the v3 mailbox layout, the only one the simulator runs: v1 is ubft_new's word-for-word layout, which no kernel of this project runs (`rhdl-ubft layout --version v1` prints it), and the v2 reference kernel is retired (CHANGELOG.md names its last commit)";
 
-/// A layout by name, as `--layout` and the scenario key `layout` take it:
-/// "v2" or "v3"; "v1" and anything else are refused with the reason.
+/// A layout by name, as the scenario key `layout` takes it: "v3", the
+/// kernel's; anything else is refused with the reason.
 pub fn parse_layout(s: &str) -> Result<Version, String> {
     match s {
-        "v2" => Ok(Version::V2),
         "v3" => Ok(Version::V3),
-        "v1" => Err(V1_REFUSED.into()),
-        _ => Err(format!("unknown layout {s:?}: expected v2 or v3")),
+        "v1" | "v2" => Err(format!("layout {s:?}: {LAYOUT_REFUSED}")),
+        _ => Err(format!("unknown layout {s:?}: the kernel runs v3")),
     }
 }
 
@@ -199,17 +192,6 @@ impl ClusterConfig {
             hbm_write_errors: vec![],
             equivocate: vec![],
             delivery: Delivery::Kernel,
-            layout: Version::V3,
-        }
-    }
-
-    /// The same run on the v2 reference kernel (`layout` v2: the fast path
-    /// and v2's all-n slow path; the recorded v2 testbenches and the tests
-    /// of v2's machines run it).
-    pub fn v2(self) -> Self {
-        ClusterConfig {
-            layout: Version::V2,
-            ..self
         }
     }
 
@@ -227,10 +209,11 @@ impl ClusterConfig {
         }
     }
 
-    /// The mailbox layout of the running cluster: `layout` for the build's
+    /// The mailbox layout of the running cluster: the kernel's, for the
+    /// build's
     /// N, G and SB.
     pub fn mailbox(&self) -> Mailbox {
-        Mailbox::with_version(self.layout, BUILD_N, G, SB)
+        Mailbox::v3(BUILD_N, G, SB)
     }
 
     /// The cycle budget: as given, or generous for the slots asked.
@@ -310,11 +293,6 @@ impl ClusterConfig {
             return Err(SimError::Invalid(
                 "an equivocating replica id is not below n".into(),
             ));
-        }
-        match self.layout {
-            Version::V2 => {}
-            Version::V1 => return Err(SimError::Invalid(V1_REFUSED.into())),
-            Version::V3 => {}
         }
         Ok(())
     }
@@ -514,7 +492,7 @@ pub struct NetworkReport {
 pub struct RunReport {
     pub cycles: u64,
     pub backend: String,
-    /// The mailbox layout the kernels ran ("v3", the default, or "v2").
+    /// The mailbox layout the kernels ran ("v3").
     pub layout: &'static str,
     pub replicas: Vec<ReplicaReport>,
     /// The client requests, each once, in the order a replica first took
@@ -672,35 +650,17 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// A cluster of the default build's kernels (of `cfg.layout`) in
-    /// rust-hdl's simulator.
+    /// A cluster of the default build's kernels in rust-hdl's simulator.
     pub fn new(cfg: ClusterConfig) -> Result<Cluster, SimError> {
         cfg.validate()?;
         let kernels = (0..cfg.replicas)
-            .map(|_| {
-                RustHdlKernel::<BUILD_N>::with_layout(cfg.layout)
-                    .map(|k| Box::new(k) as Box<dyn KernelBackend>)
-            })
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(SimError::Invalid)?;
+            .map(|_| Box::new(RustHdlKernel::<BUILD_N>::new()) as Box<dyn KernelBackend>)
+            .collect();
         Ok(Self::with_kernels(cfg, kernels))
     }
 
-    /// A cluster of the given kernels, which must run `cfg.layout` (a
-    /// kernel that names its layout, [`KernelBackend::layout`], is checked:
-    /// a mismatch panics).
+    /// A cluster of the given kernels.
     pub fn with_kernels(cfg: ClusterConfig, kernels: Vec<Box<dyn KernelBackend>>) -> Cluster {
-        for (r, k) in kernels.iter().enumerate() {
-            if let Some(v) = k.layout() {
-                assert_eq!(
-                    v,
-                    cfg.layout,
-                    "replica {r}'s kernel runs layout {} but the cluster is configured for {}",
-                    v.name(),
-                    cfg.layout.name()
-                );
-            }
-        }
         let n = cfg.replicas;
         let faulty = cfg.equivocate.clone();
         let hbms = (0..n)
@@ -718,7 +678,7 @@ impl Cluster {
         // A proposal is the kernel writing a prepare into its own HBM (v3: a
         // beat per slot, the record in its first four words).
         let prepares = NETWORK_PTR + 4 * layout.base(Region::Prepare) as u64
-            ..NETWORK_PTR + 4 * (layout.prepare(G - 1) + prepare_words(cfg.layout)) as u64;
+            ..NETWORK_PTR + 4 * (layout.prepare(G - 1) + prepare_words(Version::V3)) as u64;
         let mut hbms: Vec<Hbm> = hbms;
         for h in &mut hbms {
             h.watch_writes(prepares.clone());
@@ -744,11 +704,8 @@ impl Cluster {
             net.add_delay_to(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle, words);
         }
         for &r in &cfg.equivocate {
-            let adv: Box<dyn Adversary> = if cfg.layout == Version::V3 {
-                Box::new(Equivocate3::new(n, layout.clone(), cfg.seed, r))
-            } else {
-                Box::new(Equivocate::new(n, layout.clone()))
-            };
+            let adv: Box<dyn Adversary> =
+                Box::new(Equivocate3::new(n, layout.clone(), cfg.seed, r));
             net.set_adversary(r, adv);
         }
         net.set_delivery(cfg.delivery);
@@ -871,12 +828,12 @@ impl Cluster {
     }
 
     /// Makes replica r faulty: `adversary` transforms its writes. Panics
-    /// on a v3 cluster unless it knows the v3 records (`Adversary::knows_v3`,
+    /// unless it knows the kernel's records (`Adversary::knows_v3`,
     /// [`V3_BYZANTINE`]); `Scenario::check` refuses such a scenario before.
     pub fn set_adversary(&mut self, r: usize, adversary: Box<dyn Adversary>) {
         assert!(
-            self.cfg.layout != Version::V3 || adversary.knows_v3(),
-            "an adversary on replica {r} of a layout v3 cluster: {V3_BYZANTINE}"
+            adversary.knows_v3(),
+            "an adversary on replica {r}: {V3_BYZANTINE}"
         );
         self.net.set_adversary(r, adversary);
         if !self.faulty.contains(&r) {
@@ -1049,7 +1006,7 @@ impl Cluster {
                 .first()
                 .map_or("none", |k| k.name())
                 .to_string(),
-            layout: self.cfg.layout.name(),
+            layout: Version::V3.name(),
             replicas,
             proposed,
             proposal_cycles,

@@ -117,9 +117,6 @@ impl KernelBackend for Lockstep {
         "lockstep"
     }
 
-    fn layout(&self) -> Option<rhdl_ubft::layout::Version> {
-        self.a.layout()
-    }
 }
 
 /// The outcome of a differential run that agreed throughout.
@@ -152,10 +149,10 @@ pub fn differential_with(
     setup: impl FnOnce(&mut Cluster),
 ) -> Result<Result<Agreement, Mismatch>, String> {
     cfg.validate().map_err(|e| e.to_string())?;
-    let map = Arc::new(crate::verilator::kernel_port_map_for(cfg.layout)?);
+    let map = Arc::new(crate::verilator::kernel_port_map()?);
     let watch: Watch = Rc::new(RefCell::new(None));
-    let ka = backend::kernels_for(a, cfg.replicas, cfg.layout)?;
-    let kb = backend::kernels_for(b, cfg.replicas, cfg.layout)?;
+    let ka = backend::kernels(a, cfg.replicas)?;
+    let kb = backend::kernels(b, cfg.replicas)?;
     let kernels: Vec<Box<dyn KernelBackend>> = ka
         .into_iter()
         .zip(kb)

@@ -212,10 +212,4 @@ pub trait KernelBackend {
     fn as_send(&mut self) -> Option<&mut (dyn KernelBackend + Send)> {
         None
     }
-    /// The mailbox layout the kernel runs, where the backend knows it
-    /// (`Cluster::with_kernels` checks it against the configuration);
-    /// `None` for wrappers that do not say.
-    fn layout(&self) -> Option<rhdl_ubft::layout::Version> {
-        None
-    }
 }

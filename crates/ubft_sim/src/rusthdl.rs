@@ -1,12 +1,11 @@
-//! The rust-hdl backend: a `Kernel<N>` (layout v2) in rust-hdl's own
-//! simulator, or, on a v3 cluster, a `KernelV3<N>` (the same ports).
+//! The rust-hdl backend: the kernel (`rhdl_ubft::kernel::Kernel<N>`) in
+//! rust-hdl's own simulator.
 //!
 //! Each cycle settles the logic twice: once with the clock low and this
 //! cycle's inputs (`eval`), once on the rising edge (`tick`).
 
 use crate::ports::{Beat, KernelBackend, KernelIn, KernelOut};
-use rhdl_ubft::kernel::{Kernel, KernelV3};
-use rhdl_ubft::layout::Version;
+use rhdl_ubft::kernel::Kernel;
 use rhdl_ubft::params::{BEAT_BITS, BEAT_WORDS};
 use rhdl_ubft::roce::{SQ_BITS, WR_CMD_BITS};
 use rust_hdl::prelude::*;
@@ -14,14 +13,8 @@ use rust_hdl::prelude::*;
 /// Settling passes allowed per evaluation before the logic counts as a loop.
 const MAX_SETTLE: usize = 200;
 
-/// The kernel simulated: the v2 build, or the v3 one.
-enum Inner<const N: usize> {
-    V2(Box<Kernel<N>>),
-    V3(Box<KernelV3<N>>),
-}
-
 pub struct RustHdlKernel<const N: usize> {
-    k: Inner<N>,
+    k: Box<Kernel<N>>,
 }
 
 impl<const N: usize> Default for RustHdlKernel<N> {
@@ -31,72 +24,24 @@ impl<const N: usize> Default for RustHdlKernel<N> {
 }
 
 impl<const N: usize> RustHdlKernel<N> {
-    /// The v2 kernel.
+    /// The kernel, its inputs driven by the simulator.
     pub fn new() -> Self {
         RustHdlKernel {
-            k: Inner::V2(Box::new(Kernel::<N>::top())),
+            k: Box::new(Kernel::<N>::top()),
         }
     }
 
-    /// The kernel of `layout`: v2's `Kernel<N>` or v3's `KernelV3<N>`; v1
-    /// is refused (`cluster::V1_REFUSED`).
-    pub fn with_layout(layout: Version) -> Result<Self, String> {
-        match layout {
-            Version::V2 => Ok(Self::new()),
-            Version::V3 => Ok(RustHdlKernel {
-                k: Inner::V3(Box::new(KernelV3::<N>::top())),
-            }),
-            Version::V1 => Err(crate::cluster::V1_REFUSED.into()),
-        }
-    }
-
-    /// The layout the kernel runs.
-    pub fn version(&self) -> Version {
-        match self.k {
-            Inner::V2(_) => Version::V2,
-            Inner::V3(_) => Version::V3,
-        }
-    }
-
-    /// The simulated v2 kernel, for tests that look inside it. Panics on a
-    /// v3 kernel.
+    /// The simulated kernel, for tests that look inside it.
     pub fn kernel(&self) -> &Kernel<N> {
-        match &self.k {
-            Inner::V2(k) => k,
-            Inner::V3(_) => panic!("kernel() is the v2 kernel's; this one runs v3 (kernel_v3())"),
-        }
+        &self.k
     }
 
-    /// The simulated v2 kernel, for tests that change its registers. Panics
-    /// on a v3 kernel.
+    /// The simulated kernel, for tests that change its registers.
     pub fn kernel_mut(&mut self) -> &mut Kernel<N> {
-        match &mut self.k {
-            Inner::V2(k) => k,
-            Inner::V3(_) => {
-                panic!("kernel_mut() is the v2 kernel's; this one runs v3 (kernel_v3_mut())")
-            }
-        }
-    }
-
-    /// The simulated v3 kernel. Panics on a v2 kernel.
-    pub fn kernel_v3(&self) -> &KernelV3<N> {
-        match &self.k {
-            Inner::V3(k) => k,
-            Inner::V2(_) => panic!("kernel_v3() is the v3 kernel's; this one runs v2 (kernel())"),
-        }
-    }
-
-    /// The simulated v3 kernel, to change its registers. Panics on a v2
-    /// kernel.
-    pub fn kernel_v3_mut(&mut self) -> &mut KernelV3<N> {
-        match &mut self.k {
-            Inner::V3(k) => k,
-            Inner::V2(_) => {
-                panic!("kernel_v3_mut() is the v3 kernel's; this one runs v2 (kernel_mut())")
-            }
-        }
+        &mut self.k
     }
 }
+
 
 /// A beat as rust-hdl bits.
 pub fn beat_to_bits(b: &Beat) -> Bits<BEAT_BITS> {
@@ -268,23 +213,13 @@ macro_rules! eval_kernel {
 
 impl<const N: usize> KernelBackend for RustHdlKernel<N> {
     fn eval(&mut self, i: &KernelIn) -> KernelOut {
-        match &mut self.k {
-            Inner::V2(k) => eval_kernel!(k, i),
-            Inner::V3(k) => eval_kernel!(k, i),
-        }
+        let k = &mut self.k;
+        eval_kernel!(k, i)
     }
 
     fn tick(&mut self) {
-        match &mut self.k {
-            Inner::V2(k) => {
-                k.ap_clk.next = Clock::from(true);
-                settle(k.as_mut());
-            }
-            Inner::V3(k) => {
-                k.ap_clk.next = Clock::from(true);
-                settle(k.as_mut());
-            }
-        }
+        self.k.ap_clk.next = Clock::from(true);
+        settle(self.k.as_mut());
     }
 
     fn name(&self) -> &'static str {
@@ -292,13 +227,6 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
     }
 
     fn debug_state(&self) -> Option<u8> {
-        match &self.k {
-            Inner::V2(k) => Some(k.debug_state()),
-            Inner::V3(k) => Some(k.debug_state()),
-        }
-    }
-
-    fn layout(&self) -> Option<Version> {
-        Some(self.version())
+        Some(self.k.debug_state())
     }
 }

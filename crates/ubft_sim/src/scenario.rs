@@ -13,7 +13,7 @@
 //! signer_engines = 1       # the signer service's parallel engines, default 1
 //! max_cycles = 5000000     # 0 or absent: the cluster's budget for the slots
 //! backend = "verilator"    # "verilator" (default) or "rust-hdl"
-//! layout = "v3"            # the kernels' mailbox layout: "v3" (default) or "v2"
+//! layout = "v3"            # the kernels' mailbox layout: "v3", the kernel's (optional)
 //!
 //! [[fault]]
 //! kind = "delay"           # extra latency on src -> dst for writes sent in a window
@@ -46,7 +46,7 @@
 //! `layout = "v1"` is refused.
 
 use crate::adversary::{
-    Chain, Forge, ForgeShares, LieVc, MuteFast, RandomFaults, RandomRates, Rng, Silent, SplitView,
+    Chain, Forge, ForgeShares, MuteFast, RandomFaults, RandomRates, Rng, Silent,
 };
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError, V3_BYZANTINE};
@@ -54,7 +54,7 @@ use crate::equivocate3::Equivocate3;
 use crate::forge_cert3::ForgeCert3;
 use crate::lie_vc3::LieVc3;
 use crate::made_up3::MadeUp3;
-use crate::network::{Adversary, Equivocate};
+use crate::network::Adversary;
 use crate::omit_carried3::OmitCarried3;
 use crate::split_view3::SplitView3;
 use crate::wrong_history3::WrongHistory3;
@@ -137,7 +137,7 @@ const V3_FIRST_KINDS: usize = 5;
 /// records (forge, forge_shares, random; equivocate, lie_vc and
 /// split_view, which sign what they make up with their own key,
 /// `Equivocate3`, `LieVc3` and `SplitView3`), then the kinds only v3 has
-/// ([`V3_ONLY_KINDS`]). [`Scenario::random_v3`] draws the first
+/// ([`V3_ONLY_KINDS`]). [`Scenario::random`] draws the first
 /// [`V3_DRAWN`].
 pub const V3_KINDS: [&str; 12] = [
     "silent",
@@ -159,18 +159,18 @@ pub const V3_KINDS: [&str; 12] = [
 /// `forge_cert` (`ForgeCert3`), `wrong_history` (`WrongHistory3`),
 /// `omit_carried` (`OmitCarried3`). A v2
 /// scenario naming one is refused ([`V3_ONLY`]); [`Scenario::random`]
-/// draws none of them, [`Scenario::random_v3`] draws them as the others.
+/// draws none of them, [`Scenario::random`] draws them as the others.
 pub const V3_ONLY_KINDS: [&str; 4] = ["made_up", "forge_cert", "wrong_history", "omit_carried"];
 
 /// Why a v2 scenario refuses a kind of [`V3_ONLY_KINDS`].
 pub const V3_ONLY: &str = "this kind exists only on layout = \"v3\" (its adversary signs v3 records and attacks v3's rules; v2 has no counterpart): remove layout = \"v2\" (v3 is the default)";
 
-/// How many of [`V3_KINDS`] (its first ones) [`Scenario::random_v3`] drew
+/// How many of [`V3_KINDS`] (its first ones) [`Scenario::random`] drew
 /// before lie_vc, split_view and the v3-only kinds: a seed whose faulty
 /// replicas all keep one of these keeps the scenario it had then.
 const V3_FIRST_DRAWN: usize = 6;
 
-/// How many of [`V3_KINDS`] (its first ones) [`Scenario::random_v3`]
+/// How many of [`V3_KINDS`] (its first ones) [`Scenario::random`]
 /// draws: all of them, each with chance 1 / `V3_DRAWN` for a faulty
 /// replica.
 pub const V3_DRAWN: usize = V3_KINDS.len();
@@ -486,34 +486,17 @@ impl Scenario {
                 }
             }
         }
-        if self.layout != Version::V3 {
-            if let Some((i, fault)) = self
-                .faults
-                .iter()
-                .enumerate()
-                .find(|(_, f)| V3_ONLY_KINDS.contains(&f.kind()))
-            {
-                return Err(format!(
-                    "fault #{} (kind = \"{}\") on layout = \"{}\": {V3_ONLY}",
-                    i + 1,
-                    fault.kind(),
-                    self.layout.name()
-                ));
-            }
-        }
-        if self.layout == Version::V3 {
-            if let Some((i, fault)) = self
-                .faults
-                .iter()
-                .enumerate()
-                .find(|(_, f)| f.replica().is_some() && !V3_KINDS.contains(&f.kind()))
-            {
-                return Err(format!(
-                    "fault #{} (kind = \"{}\") on layout = \"v3\": {V3_BYZANTINE}",
-                    i + 1,
-                    fault.kind()
-                ));
-            }
+        if let Some((i, fault)) = self
+            .faults
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.replica().is_some() && !V3_KINDS.contains(&f.kind()))
+        {
+            return Err(format!(
+                "fault #{} (kind = \"{}\"): {V3_BYZANTINE}",
+                i + 1,
+                fault.kind()
+            ));
         }
         let faulty = self.faulty();
         if faulty.len() > self.f() {
@@ -563,7 +546,6 @@ impl Scenario {
                 })
                 .collect(),
             equivocate: vec![],
-            layout: self.layout,
             ..ClusterConfig::new(self.replicas, self.slots)
         }
     }
@@ -571,25 +553,16 @@ impl Scenario {
     /// The adversary of one fault (`None` for a delay).
     fn adversary(&self, fault: &Fault) -> Option<Box<dyn Adversary>> {
         let n = self.replicas;
-        let mb = Mailbox::with_version(self.layout, BUILD_N, G, SB);
+        let mb = Mailbox::v3(BUILD_N, G, SB);
         let per_replica = |r: usize| self.seed ^ (r as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         Some(match fault {
             Fault::Delay { .. } => return None,
             Fault::Silent { from_cycle, .. } => Box::new(Silent {
                 from_cycle: *from_cycle,
             }),
-            Fault::Equivocate { replica } if self.layout == Version::V3 => {
-                Box::new(Equivocate3::new(n, mb, self.seed, *replica))
-            }
-            Fault::Equivocate { .. } => Box::new(Equivocate::new(n, mb)),
-            Fault::LieVc { replica } if self.layout == Version::V3 => {
-                Box::new(LieVc3::new(mb, self.seed, *replica))
-            }
-            Fault::LieVc { .. } => Box::new(LieVc::new(mb)),
-            Fault::SplitView { replica } if self.layout == Version::V3 => {
-                Box::new(SplitView3::new(n, mb, self.seed, *replica))
-            }
-            Fault::SplitView { .. } => Box::new(SplitView::new(n, mb)),
+            Fault::Equivocate { replica } => Box::new(Equivocate3::new(n, mb, self.seed, *replica)),
+            Fault::LieVc { replica } => Box::new(LieVc3::new(mb, self.seed, *replica)),
+            Fault::SplitView { replica } => Box::new(SplitView3::new(n, mb, self.seed, *replica)),
             Fault::Forge { replica } => Box::new(Forge::new(n, mb, per_replica(*replica))),
             Fault::ForgeShares { .. } => Box::new(ForgeShares { mailbox: mb }),
             Fault::MuteFast { .. } => Box::new(MuteFast { mailbox: mb }),
@@ -680,60 +653,8 @@ impl Scenario {
     /// a silent leader costs a view change rather than a slot's slow path.
     pub fn sized_budget(&self) -> u64 {
         let cfg = self.config();
-        match self.layout {
-            Version::V3 => {
-                self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow3_bound(&cfg)
-                    + V3_RECOVERIES * crate::bench::recovery_bound(&cfg)
-            }
-            _ => self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow_bound(&cfg),
-        }
-    }
-
-    /// A random scenario from `seed` (what `cargo xtask soak` runs): n = 3
-    /// or 5, quick random latencies, up to f Byzantine replicas of random
-    /// kinds (sometimes two kinds on one replica), sometimes a link delay,
-    /// and a cycle budget of `max_cycles` or [`Scenario::sized_budget`],
-    /// whichever is larger (`max_cycles` alone places the faults in time,
-    /// so a seed gives the same faults whatever the budget).
-    pub fn random(seed: u64, max_cycles: u64) -> Scenario {
-        let mut rng = Rng::new(seed ^ 0x5ce7_a810);
-        // A seed a scenario file can hold (see `MAX_SEED`).
-        let seed = seed & MAX_SEED;
-        let n = if rng.chance(500) { 3 } else { 5 };
-        let pick = |rng: &mut Rng, lo: u64, hi: u64| lo + rng.below(hi - lo + 1);
-        let mut s = Scenario {
-            seed,
-            net_latency: pick(&mut rng, 10, 120),
-            hbm_read_latency: pick(&mut rng, 4, 30),
-            hbm_write_latency: pick(&mut rng, 2, 15),
-            wait_polls: pick(&mut rng, 4, 48),
-            sign_latency: pick(&mut rng, 50, 800),
-            verify_latency: pick(&mut rng, 50, 1200),
-            max_cycles,
-            backend: Some("verilator".into()),
-            layout: Version::V2,
-            ..Scenario::new(n, pick(&mut rng, 3, 12))
-        };
-        let f = s.f();
-        let faulty = rng.below(f as u64 + 1) as usize;
-        let mut ids: Vec<usize> = (0..n).collect();
-        for i in 0..faulty {
-            let j = i + rng.below((n - i) as u64) as usize;
-            ids.swap(i, j);
-            let r = ids[i];
-            let kinds = 1 + rng.chance(250) as usize;
-            for _ in 0..kinds {
-                let kind = BYZANTINE_KINDS[rng.below(BYZANTINE_KINDS.len() as u64) as usize];
-                let mut fault = Fault::byzantine(kind, r).unwrap();
-                if let Fault::Silent { from_cycle, .. } = &mut fault {
-                    *from_cycle = rng.below(max_cycles.max(1) / 2);
-                }
-                s.faults.push(fault);
-            }
-        }
-        s.random_delay(&mut rng);
-        s.max_cycles = max_cycles.max(s.sized_budget());
-        s
+        self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow3_bound(&cfg)
+            + V3_RECOVERIES * crate::bench::recovery_bound(&cfg)
     }
 
     /// Sometimes (3 in 10) a link delay of 100 to 3,000 cycles on a random
@@ -756,14 +677,16 @@ impl Scenario {
         }
     }
 
-    /// A random v3 scenario from `seed` (`cargo xtask soak --layout v3`):
-    /// as [`Scenario::random`], but the faulty replicas (up to f) are of
-    /// [`V3_KINDS`], a silent one falls silent at a random cycle below
+    /// A random scenario from `seed` (what `cargo xtask soak` runs): n = 3
+    /// or 5, quick random latencies, up to f Byzantine replicas of
+    /// [`V3_KINDS`] (sometimes two kinds on one replica), sometimes a link
+    /// delay, and a cycle budget of `max_cycles` or
+    /// [`Scenario::sized_budget`], whichever is larger. A silent one falls silent at a random cycle below
     /// `max_cycles`, and `wait_polls` follows the v3 rule that a replica's
     /// timeout outlasts one signer step (protocol.md, "Timeouts"; a poll
     /// takes at least H + 4 cycles): the polls of the longer of S and V,
     /// plus 8 to 64.
-    pub fn random_v3(seed: u64, max_cycles: u64) -> Scenario {
+    pub fn random(seed: u64, max_cycles: u64) -> Scenario {
         let mut rng = Rng::new(seed ^ 0x0b3f_7e51);
         let seed = seed & MAX_SEED;
         let n = if rng.chance(500) { 3 } else { 5 };
@@ -1057,14 +980,14 @@ replica = 0
     }
 
     #[test]
-    fn random_v3_scenarios_are_valid_and_keep_to_the_v3_kinds_and_timeout_rule() {
+    fn random_scenarios_are_valid_and_keep_to_the_v3_kinds_and_timeout_rule() {
         let mut kinds = BTreeSet::new();
         let mut faulty = BTreeSet::new();
         for seed in 0..300 {
-            let s = Scenario::random_v3(seed, 100_000);
+            let s = Scenario::random(seed, 100_000);
             s.check().unwrap();
             assert_eq!(s.layout, Version::V3);
-            assert_eq!(s, Scenario::random_v3(seed, 100_000));
+            assert_eq!(s, Scenario::random(seed, 100_000));
             assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
             // The v3 timeout rule: the wait outlasts one signer step.
             let poll = s.hbm_read_latency + 4;

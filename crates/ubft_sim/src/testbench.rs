@@ -9,8 +9,7 @@
 //! - `<name>_r<i>_in.hex`: replica i's inputs, one `$readmemh` record per
 //!   cycle on which they change: `{cycle[31:0], inputs}`;
 //! - `<name>_r<i>_out.hex`: replica i's expected outputs, the same way;
-//! - `tb_<name>.v`: n `rhdl_ubft` instances (of the kernel that ran: v2's
-//!   `rtl/v2/rhdl_ubft.v` or v3's `rtl/rhdl_ubft.v`), each fed its recorded inputs
+//! - `tb_<name>.v`: n `rhdl_ubft` instances (`rtl/rhdl_ubft.v`), each fed its recorded inputs
 //!   (the HBM, network and client behaviour as recorded), every output
 //!   compared with `!==` on every cycle; it prints `TESTBENCH OK` or
 //!   `TESTBENCH MISMATCH: cycle C, replica R, port P: expected E, got G` for
@@ -20,13 +19,13 @@
 //! clock in header order, each starting on a 32-bit word. The testbench is
 //! plain Verilog-2001 (Icarus `-g2005`, Vivado xsim).
 
-use crate::adversary::Silent;
+use crate::adversary::{Forge, Silent};
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, HbmWriteError, LinkDelay, Records, RunReport};
 use crate::ports::{KernelBackend, KernelIn, KernelOut};
 use crate::verilator::harness::{CLOCK, TOP};
 use crate::verilator::portmap::{hex, PortMap};
-use rhdl_ubft::layout::{Region, Version};
+use rhdl_ubft::layout::Region;
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -67,9 +66,6 @@ impl KernelBackend for Recorder {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
-    fn layout(&self) -> Option<rhdl_ubft::layout::Version> {
-        self.inner.layout()
-    }
 }
 
 /// A recorded run.
@@ -80,9 +76,6 @@ pub struct Scenario {
     /// One line on what the run does (a comment in the testbench).
     pub about: String,
     pub backend: Backend,
-    /// The kernel that ran it (v2's or v3's; `rtl/v2/rhdl_ubft.v` or
-    /// `rtl/rhdl_ubft.v`).
-    pub layout: Version,
     /// Per replica, every cycle.
     pub replicas: Vec<Trace>,
     /// The recorded run's report (its checks passed, or it is not recorded).
@@ -103,23 +96,26 @@ pub fn record(
     cfg: &ClusterConfig,
     backend: Backend,
 ) -> Result<Scenario, String> {
-    record_with(name, about, cfg, backend, &[])
+    record_with(name, about, cfg, backend, &[], &[])
 }
 
 /// As [`record`], with each replica of `silent` (replica, cycle) silent
 /// from that cycle on (`adversary::Silent`: its writes are dropped, as a
-/// crashed NIC's would be; the kernel itself runs on and is recorded).
+/// crashed NIC's would be; the kernel itself runs on and is recorded), and
+/// each replica of `forge` a forger (`adversary::Forge`: writes into other
+/// replicas' entries, which their guards refuse).
 pub fn record_with(
     name: &str,
     about: &str,
     cfg: &ClusterConfig,
     backend: Backend,
     silent: &[(usize, u64)],
+    forge: &[usize],
 ) -> Result<Scenario, String> {
     cfg.validate().map_err(|e| e.to_string())?;
     let mut logs = vec![];
     let kernels: Vec<Box<dyn KernelBackend>> =
-        backend::kernels_for(backend, cfg.replicas, cfg.layout)?
+        backend::kernels(backend, cfg.replicas)?
             .into_iter()
             .map(|k| {
                 let (r, log) = Recorder::new(k);
@@ -134,6 +130,13 @@ pub fn record_with(
         }
         c.set_adversary(r, Box::new(Silent { from_cycle }));
     }
+    for &r in forge {
+        if r >= cfg.replicas {
+            return Err(format!("scenario {name}: no replica {r} to forge"));
+        }
+        let seed = cfg.seed ^ (r as u64 + 1);
+        c.set_adversary(r, Box::new(Forge::new(cfg.replicas, cfg.mailbox(), seed)));
+    }
     let report = c.run().map_err(|e| e.to_string())?;
     if !report.checks.ok() {
         return Err(format!(
@@ -146,7 +149,6 @@ pub fn record_with(
         name: name.to_string(),
         about: about.to_string(),
         backend,
-        layout: cfg.layout,
         replicas: logs.into_iter().map(|l| l.take()).collect(),
         report,
     })
@@ -161,73 +163,77 @@ pub struct Standard {
     pub cfg: ClusterConfig,
     /// (replica, cycle): silent from that cycle ([`record_with`]).
     pub silent: Vec<(usize, u64)>,
+    /// Forgers ([`record_with`]).
+    pub forge: Vec<usize>,
 }
 
 impl Standard {
     /// Records it on `backend`.
     pub fn record(&self, backend: Backend) -> Result<Scenario, String> {
-        record_with(self.name, self.about, &self.cfg, backend, &self.silent)
+        record_with(
+            self.name,
+            self.about,
+            &self.cfg,
+            backend,
+            &self.silent,
+            &self.forge,
+        )
     }
 }
 
-/// The scenarios `cargo xtask testbench` writes: 3 replicas on the fast path,
-/// 3 replicas under an equivocating leader (timeouts, view changes), and 3
-/// replicas on the fast path with every write through the kernels' guards,
-/// all on the v2 kernel; and on the v3 kernel, 3 replicas whose leader
-/// falls silent after two fast decisions (the bridge, the view change, the
-/// carried slot's rerun and the f + 1 slow path), a follower that takes
-/// the fast path while the leader's will_cert to it is late, and a leader
-/// whose own will_cert and will_commit writes into its HBM fail (SLVERR).
-///
-/// The first two keep the network model's filter (`Delivery::Model`): the kernels'
-/// receive ports (`s_axis_rx_cmd`, `s_axis_rx_data`) are driven idle and
-/// `m_axi_rx` stays quiet, so every output the recordings had before the
-/// guard was wired has the same value on every cycle (the recordings grew
-/// only by the guard's ports and by the host's final reads of the guard's
-/// registers, at the end).
+/// The scenarios `cargo xtask testbench` writes, 3 replicas each: the fast
+/// path; an equivocating leader (timeouts, view changes); a forger whose
+/// writes the kernels' guards refuse; a leader that falls silent after two
+/// fast decisions (the bridge, the view change, the carried slot's rerun
+/// and the f + 1 slow path); a follower that takes the fast path while the
+/// leader's will_cert to it is late; and a leader whose own will_cert and
+/// will_commit writes into its HBM fail (SLVERR). Every write goes through
+/// the receiving kernel's guard (`Delivery::Kernel`).
 pub fn standard() -> Vec<Standard> {
-    // The tests' short links, a wait of 64 polls and the default signer.
-    let quick = |n, slots| ClusterConfig {
-        delivery: crate::network::Delivery::Model,
-        wait_polls: 64,
-        sign_latency: rhdl_ubft::params::defaults::SIGN_LATENCY,
-        verify_latency: rhdl_ubft::params::defaults::VERIFY_LATENCY,
-        ..ClusterConfig::quick(n, slots).v2()
-    };
-    let v2 = |name, about, cfg| Standard {
+    let plain = |name, about, cfg| Standard {
         name,
         about,
         cfg,
         silent: vec![],
+        forge: vec![],
     };
     vec![
-        v2(
-            "fast3",
+        plain(
+            "fast_path",
             "3 replicas decide 6 slots on the fast path (net 40, HBM 12/6 cycles)",
-            ClusterConfig { seed: 7, ..quick(3, 6) },
+            v3_quick(6),
         ),
-        v2(
-            "equivocate3",
-            "3 replicas, replica 0 equivocates while leader: timeouts and view changes, 2,500 cycles",
-            ClusterConfig { equivocate: vec![0], wait_polls: 8, max_cycles: 2_500, ..quick(3, 2) },
+        plain(
+            "equivocating_leader",
+            "3 replicas, replica 0 equivocates while leader (a different m to each follower): the followers time out, change view and decide under the next leader",
+            ClusterConfig {
+                equivocate: vec![0],
+                ..v3_quick(2)
+            },
         ),
-        v2(
-            "guard3",
-            "3 replicas decide 3 slots on the fast path; every landing write goes through the receiving kernel's guard (s_axis_rx_cmd, s_axis_rx_data, m_axi_rx)",
-            ClusterConfig { seed: 11, delivery: crate::network::Delivery::Kernel, ..quick(3, 3) },
-        ),
+        Standard {
+            name: "guard",
+            about: "3 replicas decide 3 slots on the fast path; replica 2 also writes forged records into the others' entries, and the receiving kernels' guards refuse them (s_axis_rx_cmd, s_axis_rx_data, m_axi_rx)",
+            cfg: ClusterConfig {
+                seed: 11,
+                ..v3_quick(3)
+            },
+            silent: vec![],
+            forge: vec![2],
+        },
         // A quicker signer than the others' (sign 100, verify 150 cycles)
         // keeps the recording short; 16 polls of H + 4 = 16 cycles still
         // outlast a signer step, as v3 requires (protocol.md, "Timeouts").
         Standard {
-            name: "silent_leader3_v3",
-            about: "the v3 kernel: 3 replicas; the leader, replica 0, falls silent at cycle 690 after 2 fast decisions; replicas 1 and 2 bridge slot 3, change view, rerun slot 3 as the carried value and decide slot 4 on the f + 1 slow path",
+            name: "silent_leader",
+            about: "3 replicas; the leader, replica 0, falls silent at cycle 690 after 2 fast decisions; replicas 1 and 2 bridge slot 3, change view, rerun slot 3 as the carried value and decide slot 4 on the f + 1 slow path",
             cfg: v3_quick(4),
             silent: vec![(0, 690)],
+            forge: vec![],
         },
         Standard {
             name: "late_will_cert",
-            about: "the v3 kernel: 3 replicas decide 2 slots on the fast path; the leader's will_cert of k = 1 reaches replica 1 150 cycles late, so replica 1 polls the will_cert row with the leader's lane empty, votes will_commit on its own vote, replica 2's and the leader's PREPARE as the leader's lock (recovery.md D2), and decides k = 1 fast once the leader's will_commit, queued behind the late will_cert, lands",
+            about: "3 replicas decide 2 slots on the fast path; the leader's will_cert of k = 1 reaches replica 1 150 cycles late, so replica 1 polls the will_cert row with the leader's lane empty, votes will_commit on its own vote, replica 2's and the leader's PREPARE as the leader's lock (recovery.md D2), and decides k = 1 fast once the leader's will_commit, queued behind the late will_cert, lands",
             cfg: ClusterConfig {
                 delays: vec![LinkDelay {
                     src: 0,
@@ -243,10 +249,11 @@ pub fn standard() -> Vec<Standard> {
                 ..v3_quick(2)
             },
             silent: vec![],
+            forge: vec![],
         },
         Standard {
             name: "hbm_write_error",
-            about: "the v3 kernel: 3 replicas decide 3 slots; the leader's HBM answers its own will_cert write of k = 1 and its will_commit write of k = 2 with SLVERR, so neither is sent (write_errors 2). k = 1 is still decided fast (the leader's lane counts by its PREPARE, recovery.md D2); at k = 2 every replica is a will_commit short, times out and decides on the f + 1 slow path; k = 3 is fast",
+            about: "3 replicas decide 3 slots; the leader's HBM answers its own will_cert write of k = 1 and its will_commit write of k = 2 with SLVERR, so neither is sent (write_errors 2). k = 1 is still decided fast (the leader's lane counts by its PREPARE, recovery.md D2); at k = 2 every replica is a will_commit short, times out and decides on the f + 1 slow path; k = 3 is fast",
             cfg: ClusterConfig {
                 hbm_write_errors: [(Region::WillCert, 0), (Region::WillCommit, 1)]
                     .map(|(region, slot)| HbmWriteError {
@@ -261,11 +268,12 @@ pub fn standard() -> Vec<Standard> {
                 ..v3_quick(3)
             },
             silent: vec![],
+            forge: vec![],
         },
     ]
 }
 
-/// The v3 recordings' configuration: [`ClusterConfig::quick`] links, a
+/// The recordings' configuration: [`ClusterConfig::quick`] links, a
 /// quicker signer (sign 100, verify 150 cycles), a wait of 16 polls, seed 7
 /// and every write through the kernels' guards (`Delivery::Kernel`).
 fn v3_quick(slots: u64) -> ClusterConfig {
@@ -275,7 +283,6 @@ fn v3_quick(slots: u64) -> ClusterConfig {
         sign_latency: 100,
         verify_latency: 150,
         delivery: crate::network::Delivery::Kernel,
-        layout: Version::V3,
         ..ClusterConfig::quick(3, slots)
     }
 }
@@ -450,8 +457,8 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
         v,
         "// Generated by `cargo xtask testbench` (ubft_sim::testbench); do not edit.\n\
          // Scenario {name}: {about}.\n\
-         // Recorded on the {backend} backend: {cycles} cycles, {n} replicas of the {layout} kernel\n\
-         // (replay it on {rtl}).\n\
+         // Recorded on the {backend} backend: {cycles} cycles, {n} replicas of the kernel\n\
+         // (replay it on rtl/rhdl_ubft.v).\n\
          // Each `{TOP}` instance replays its replica's recorded inputs (the HBM,\n\
          // network, signer and client behaviour as recorded) and every output is\n\
          // compared with !== on every cycle. Vectors ({name}_r<i>_{{in,out}}[_wide].hex)\n\
@@ -467,11 +474,6 @@ fn verilog(sc: &Scenario, ic: &[Col], oc: &[Col], counts: &[Counts]) -> String {
         about = sc.about,
         backend = sc.backend,
         cycles = sc.cycles(),
-        layout = sc.layout.name(),
-        rtl = match sc.layout {
-            Version::V2 => "rtl/v2/rhdl_ubft.v",
-            _ => "rtl/rhdl_ubft.v",
-        },
     );
     let mut streams: Vec<Vec<(Stream, bool, bool)>> = vec![];
     for (r, c) in counts.iter().enumerate() {

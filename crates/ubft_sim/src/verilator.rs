@@ -27,7 +27,6 @@ use harness::{Port, TOP};
 use hdl_tools::build::{Build, Output};
 use hdl_tools::Verilator;
 use portmap::PortMap;
-use rhdl_ubft::layout::Version;
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -51,21 +50,9 @@ pub const VERILATOR_FLAGS: &[&str] = &[
 pub const OPT: &str = "-O3";
 
 /// The Verilog the backend simulates: the current Rust design, as
-/// `cargo xtask verilog` writes it to `rtl/v2/rhdl_ubft.v` (the v2 kernel).
+/// `cargo xtask verilog` writes it to `rtl/rhdl_ubft.v`.
 pub fn kernel_verilog() -> String {
     rhdl_ubft::kernel::verilog::<{ rhdl_ubft::params::N }>().replace("top$", "rhdl_ubft$")
-}
-
-/// The Verilog of the kernel of `layout`, renamed as [`kernel_verilog`]'s:
-/// v2's `verilog`, v3's `verilog_v3` (the same top module and ports); v1 is
-/// refused.
-pub fn kernel_verilog_for(layout: Version) -> Result<String, String> {
-    match layout {
-        Version::V2 => Ok(kernel_verilog()),
-        Version::V3 => Ok(rhdl_ubft::kernel::verilog_v3::<{ rhdl_ubft::params::N }>()
-            .replace("top$", "rhdl_ubft$")),
-        Version::V1 => Err(crate::cluster::V1_REFUSED.into()),
-    }
 }
 
 /// The ports of the current design's top module.
@@ -76,11 +63,6 @@ pub fn kernel_ports() -> Result<Vec<Port>, String> {
 /// The port map of the current design.
 pub fn kernel_port_map() -> Result<PortMap, String> {
     PortMap::new(&kernel_ports()?)
-}
-
-/// The port map of the kernel of `layout`, from its own Verilog.
-pub fn kernel_port_map_for(layout: Version) -> Result<PortMap, String> {
-    PortMap::new(&harness::parse_ports(&kernel_verilog_for(layout)?, TOP)?)
 }
 
 type CreateFn = unsafe extern "C" fn() -> *mut c_void;
@@ -109,9 +91,6 @@ pub struct Library {
     pub path: PathBuf,
     /// The Verilator that built it (`--version`, or the pin).
     pub verilator: String,
-    /// The layout its kernel runs, when it was built by
-    /// [`Library::get_for`] (`None`: other Verilog, `Library::build`).
-    pub layout: Option<Version>,
 }
 
 // The library's functions are plain C functions over separate models.
@@ -119,33 +98,16 @@ unsafe impl Send for Library {}
 unsafe impl Sync for Library {}
 
 static LIBRARY: OnceLock<Result<Arc<Library>, String>> = OnceLock::new();
-static LIBRARY_V3: OnceLock<Result<Arc<Library>, String>> = OnceLock::new();
 static BUILD_LOCK: Mutex<()> = Mutex::new(());
 
 impl Library {
-    /// The current design's library (the v2 kernel), built on first use
-    /// (cached on disk).
-    pub fn get() -> Result<Arc<Library>, String> {
-        Self::get_for(Version::V2)
-    }
-
-    /// The library of the kernel of `layout` ([`kernel_verilog_for`]),
-    /// built on first use; its ports and port map are parsed from that
+    /// The kernel's library ([`kernel_verilog`]), built on first use
+    /// (cached on disk); its ports and port map are parsed from that
     /// Verilog.
-    pub fn get_for(layout: Version) -> Result<Arc<Library>, String> {
-        let cell = match layout {
-            Version::V2 => &LIBRARY,
-            Version::V3 => &LIBRARY_V3,
-            Version::V1 => return Err(crate::cluster::V1_REFUSED.into()),
-        };
-        cell.get_or_init(|| {
-            let verilog = kernel_verilog_for(layout)?;
-            Library::build(&verilog).map(|mut lib| {
-                lib.layout = Some(layout);
-                Arc::new(lib)
-            })
-        })
-        .clone()
+    pub fn get() -> Result<Arc<Library>, String> {
+        LIBRARY
+            .get_or_init(|| Library::build(&kernel_verilog()).map(Arc::new))
+            .clone()
     }
 
     /// Builds (or finds in the cache) and loads the library for `verilog`.
@@ -224,7 +186,6 @@ impl Library {
                 map,
                 path: so,
                 verilator: verilator.version.clone(),
-                layout: None,
             })
         }
     }
@@ -331,9 +292,6 @@ impl KernelBackend for VerilatorKernel {
     fn as_send(&mut self) -> Option<&mut (dyn KernelBackend + Send)> {
         Some(self)
     }
-    fn layout(&self) -> Option<Version> {
-        self.lib.layout
-    }
 }
 
 /// Cluster cycles per wall-clock second of a fast-path run of `replicas`
@@ -344,22 +302,8 @@ impl KernelBackend for VerilatorKernel {
 /// cycles per CPU-second of this process, if Linux reports it): with one
 /// thread on an idle machine the two agree, and the difference is other
 /// processes' load; with more, the CPU figure counts every thread's time.
-///
-/// This is the v2 reference kernel, whose figures the earlier measurements
-/// (docs/performance.md) are of; [`measure_speed_for`] takes the layout.
 pub fn measure_speed(
     backend: crate::backend::Backend,
-    replicas: usize,
-    cycles: u64,
-    threads: usize,
-) -> Result<(u64, f64, Option<f64>), String> {
-    measure_speed_for(backend, Version::V2, replicas, cycles, threads)
-}
-
-/// [`measure_speed`] on the kernel of `layout` (v3, the card's, or v2).
-pub fn measure_speed_for(
-    backend: crate::backend::Backend,
-    layout: Version,
     replicas: usize,
     cycles: u64,
     threads: usize,
@@ -368,10 +312,9 @@ pub fn measure_speed_for(
     let cfg = ClusterConfig {
         wait_polls: 64,
         max_cycles: cycles,
-        layout,
         ..ClusterConfig::quick(replicas, 1_000_000)
     };
-    let kernels = crate::backend::kernels_for(backend, replicas, layout)?;
+    let kernels = crate::backend::kernels(backend, replicas)?;
     let mut c = Cluster::with_kernels(cfg, kernels);
     c.set_threads(threads);
     let cpu0 = process_cpu_seconds();
