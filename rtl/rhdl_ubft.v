@@ -10836,7 +10836,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  ev_mine = 3'b110;
     localparam  ev_seals = 3'b100;
     localparam  ev_commit = 3'b11;
-    localparam  v3 = 1'b1;
     localparam  err_recovery = 8'h7;
     localparam  prep_sig_base = 32'hd971a0;
     localparam  echo_prep_base = 32'hd97600;
@@ -10852,9 +10851,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  prepare_base = 32'hd97090;
     localparam  will_cert_base = 32'hd973a0;
     localparam  will_commit_base = 32'hd974a0;
-    localparam  commit_base = 32'h0;
-    localparam  certify_valid_base = 32'h0;
-    localparam  certify_base = 32'h0;
     localparam  row_n16 = 16'h8;
     localparam  row_shift = 8'h4;
     localparam  last_slot = 8'hf;
@@ -10972,44 +10968,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [31:0] fast$bc_word;
     reg  fast$bc_done;
     wire  [7:0] fast$sts_state;
-    reg  slow$clock;
-    reg  slow$rst_n;
-    reg  slow$start;
-    wire  slow$decide;
-    wire  slow$decide_slow;
-    wire  slow$start_view;
-    reg  [7:0] slow$id;
-    reg  [7:0] slow$n;
-    reg  [7:0] slow$quorum;
-    reg  [31:0] slow$share_row;
-    reg  [31:0] slow$flag_row;
-    reg  [31:0] slow$commit_row;
-    reg  [31:0] slow$slow_commit_row;
-    reg  [7:0] slow$votes;
-    reg  [7:0] slow$flags;
-    reg  slow$expiring;
-    wire  slow$set_phase;
-    wire  [1:0] slow$phase_next;
-    wire  slow$clear_wait;
-    wire  slow$missed;
-    wire  slow$bad_share;
-    wire  slow$fetch_start;
-    wire  [31:0] slow$fetch_word;
-    reg  slow$fetch_done;
-    reg  slow$fetch_error;
-    wire  slow$bc_start;
-    wire  [31:0] slow$bc_word;
-    wire  slow$bc_share;
-    reg  slow$bc_done;
-    wire  slow$sg_sign;
-    wire  slow$sg_verify;
-    wire  [7:0] slow$sg_signer;
-    reg  slow$sg_busy;
-    reg  slow$sg_resp_valid;
-    reg  [7:0] slow$sg_resp_status;
-    reg  slow$sg_resp_sign;
-    wire  slow$sg_resp_take;
-    wire  [7:0] slow$sts_state;
     reg  slow3$clock;
     reg  slow3$rst_n;
     reg  slow3$start;
@@ -11088,50 +11046,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  slow3$bc_echo_commit;
     wire  slow3$set_commit;
     wire  [7:0] slow3$sts_state;
-    reg  view$clock;
-    reg  view$rst_n;
-    reg  view$start;
-    wire  view$decide;
-    wire  view$decide_slow;
-    wire  view$start_fast;
-    wire  view$start_leader;
-    reg  [7:0] view$id;
-    reg  [31:0] view$k;
-    reg  [31:0] view$view_no;
-    reg  [7:0] view$quorum;
-    reg  [7:0] view$support;
-    reg  [7:0] view$active;
-    reg  [31:0] view$prep_word;
-    reg  [31:0] view$commit_row;
-    reg  [31:0] view$slow_commit_row;
-    reg  [31:0] view$probe_m;
-    reg  [7:0] view$probe_votes;
-    reg  view$probe_same_view;
-    wire  view$next_view;
-    wire  view$restore_view;
-    wire  view$open_round;
-    wire  view$set_m;
-    wire  [31:0] view$m_next;
-    wire  view$clear_wait;
-    wire  view$missed;
-    wire  view$fetch_start;
-    wire  [31:0] view$fetch_word;
-    wire  [7:0] view$fetch_len;
-    reg  [511:0] view$fetch_beat;
-    reg  view$fetch_beat_valid;
-    reg  view$fetch_done;
-    reg  view$fetch_error;
-    wire  view$bc_start;
-    wire  [31:0] view$bc_word;
-    wire  view$bc_record;
-    wire  view$bc_vc_flag;
-    wire  view$bc_prepare;
-    wire  view$bc_local_only;
-    reg  view$bc_done;
-    reg  view$bc_busy;
-    reg  view$sg_busy;
-    wire  view$sg_resp_take;
-    wire  [7:0] view$sts_state;
     reg  view3$clock;
     reg  view3$rst_n;
     reg  view3$start;
@@ -11429,15 +11343,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  close_start;
     reg  close_abort;
     reg  [31:0] tag;
-    reg  [31:0] vc_tag;
     reg  [31:0] m_new;
     reg  [7:0] next_leader;
     reg  [31:0] prep_word;
     reg  [31:0] cert_row;
     reg  [31:0] commit_row;
-    reg  [31:0] flag_row;
-    reg  [31:0] slow_commit_row;
-    reg  [31:0] share_row;
     reg  [31:0] poll_word;
     reg  expiring;
     reg  [28:0] wait_limit;
@@ -11549,46 +11459,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .bc_done(fast$bc_done),
         .sts_state(fast$sts_state)
     );
-    rhdl_ubft$protocol$slow slow(
-        .clock(slow$clock),
-        .rst_n(slow$rst_n),
-        .start(slow$start),
-        .decide(slow$decide),
-        .decide_slow(slow$decide_slow),
-        .start_view(slow$start_view),
-        .id(slow$id),
-        .n(slow$n),
-        .quorum(slow$quorum),
-        .share_row(slow$share_row),
-        .flag_row(slow$flag_row),
-        .commit_row(slow$commit_row),
-        .slow_commit_row(slow$slow_commit_row),
-        .votes(slow$votes),
-        .flags(slow$flags),
-        .expiring(slow$expiring),
-        .set_phase(slow$set_phase),
-        .phase_next(slow$phase_next),
-        .clear_wait(slow$clear_wait),
-        .missed(slow$missed),
-        .bad_share(slow$bad_share),
-        .fetch_start(slow$fetch_start),
-        .fetch_word(slow$fetch_word),
-        .fetch_done(slow$fetch_done),
-        .fetch_error(slow$fetch_error),
-        .bc_start(slow$bc_start),
-        .bc_word(slow$bc_word),
-        .bc_share(slow$bc_share),
-        .bc_done(slow$bc_done),
-        .sg_sign(slow$sg_sign),
-        .sg_verify(slow$sg_verify),
-        .sg_signer(slow$sg_signer),
-        .sg_busy(slow$sg_busy),
-        .sg_resp_valid(slow$sg_resp_valid),
-        .sg_resp_status(slow$sg_resp_status),
-        .sg_resp_sign(slow$sg_resp_sign),
-        .sg_resp_take(slow$sg_resp_take),
-        .sts_state(slow$sts_state)
-    );
     rhdl_ubft$protocol$slow3 slow3(
         .clock(slow3$clock),
         .rst_n(slow3$rst_n),
@@ -11668,52 +11538,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .bc_echo_commit(slow3$bc_echo_commit),
         .set_commit(slow3$set_commit),
         .sts_state(slow3$sts_state)
-    );
-    rhdl_ubft$protocol$view view(
-        .clock(view$clock),
-        .rst_n(view$rst_n),
-        .start(view$start),
-        .decide(view$decide),
-        .decide_slow(view$decide_slow),
-        .start_fast(view$start_fast),
-        .start_leader(view$start_leader),
-        .id(view$id),
-        .k(view$k),
-        .view_no(view$view_no),
-        .quorum(view$quorum),
-        .support(view$support),
-        .active(view$active),
-        .prep_word(view$prep_word),
-        .commit_row(view$commit_row),
-        .slow_commit_row(view$slow_commit_row),
-        .probe_m(view$probe_m),
-        .probe_votes(view$probe_votes),
-        .probe_same_view(view$probe_same_view),
-        .next_view(view$next_view),
-        .restore_view(view$restore_view),
-        .open_round(view$open_round),
-        .set_m(view$set_m),
-        .m_next(view$m_next),
-        .clear_wait(view$clear_wait),
-        .missed(view$missed),
-        .fetch_start(view$fetch_start),
-        .fetch_word(view$fetch_word),
-        .fetch_len(view$fetch_len),
-        .fetch_beat(view$fetch_beat),
-        .fetch_beat_valid(view$fetch_beat_valid),
-        .fetch_done(view$fetch_done),
-        .fetch_error(view$fetch_error),
-        .bc_start(view$bc_start),
-        .bc_word(view$bc_word),
-        .bc_record(view$bc_record),
-        .bc_vc_flag(view$bc_vc_flag),
-        .bc_prepare(view$bc_prepare),
-        .bc_local_only(view$bc_local_only),
-        .bc_done(view$bc_done),
-        .bc_busy(view$bc_busy),
-        .sg_busy(view$sg_busy),
-        .sg_resp_take(view$sg_resp_take),
-        .sts_state(view$sts_state)
     );
     rhdl_ubft$protocol$view3 view3(
         .clock(view3$clock),
@@ -12226,21 +12050,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         l_m$d = l_m$q;
         l_prev$d = l_prev$q;
         tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
-        vc_tag = (((view_no$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         if ((leader_id$q + 32'h1) >= n) begin
             next_leader = 32'h0;
         end
         else begin
             next_leader = leader_id$q + 32'h1;
         end
-        if (v3) begin
-            prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h4);
-            prev_word = prev$q;
-        end
-        else begin
-            prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h2);
-            prev_word = 32'h0;
-        end
+        prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h4);
+        prev_word = prev$q;
         t_view = view_no$q;
         t_k = k$q;
         t_m = m$q;
@@ -12281,9 +12098,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         certify_own_word = certify3_base + (((t_slot_n) & 32'hffffffff) << 32'h5) + (((id) & 32'hffffffff) << 32'h5);
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
-        flag_row = certify_valid_base + (((slot$q) & 32'hffffffff) << row_shift);
-        slow_commit_row = commit_base + (((slot$q) & 32'hffffffff) << row_shift);
-        share_row = certify_base + (((slot_n$q) & 32'hffffffff) << 32'h4);
         if (n <= 32'h3) begin
             vc_shift = vc_shift_f1;
         end
@@ -12327,7 +12141,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$cert_row = cert_row;
         fast$commit_row = commit_row;
         fast$record = tally$record;
-        if (v3 & (phase$q == 32'h1) & ~tally$flags[vote_leader$q]) begin
+        if ((phase$q == 32'h1) & ~tally$flags[vote_leader$q]) begin
             fast$votes = tally$votes + 32'h1;
         end
         else begin
@@ -12339,7 +12153,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             fast$m_held = requests$holds;
         end
-        fast$prev_ok = ~v3 | (fetch_beat[(32'h60)+:(32)] == prev$q);
+        fast$prev_ok = fetch_beat[(32'h60)+:(32)] == prev$q;
         fast$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
         if (prep_long$q) begin
             fast$prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1));
@@ -12350,25 +12164,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
         fast$bc_done = bc_done;
-        slow$clock = clock;
-        slow$rst_n = rst_n;
-        slow$id = id;
-        slow$n = n;
-        slow$quorum = quorum$q;
-        slow$share_row = share_row;
-        slow$flag_row = flag_row;
-        slow$commit_row = commit_row;
-        slow$slow_commit_row = slow_commit_row;
-        slow$votes = tally$votes;
-        slow$flags = tally$flags;
-        slow$expiring = expiring;
-        slow$fetch_done = fetch_done;
-        slow$fetch_error = fetch_error;
-        slow$bc_done = bc_done;
-        slow$sg_busy = sg_busy;
-        slow$sg_resp_valid = sg_resp_valid;
-        slow$sg_resp_status = sg_resp_status;
-        slow$sg_resp_sign = sg_resp_sign;
         slow3$clock = clock;
         slow3$rst_n = rst_n;
         slow3$id = id;
@@ -12412,27 +12207,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow3$echo_commit_base = echo_commit_base;
         slow3$seal_base = seal_base;
         slow3$echo_seal_base = echo_seal_base;
-        view$clock = clock;
-        view$rst_n = rst_n;
-        view$id = id;
-        view$k = k$q;
-        view$view_no = view_no$q;
-        view$quorum = quorum$q;
-        view$support = support$q;
-        view$active = active$q;
-        view$prep_word = prep_word;
-        view$commit_row = commit_row;
-        view$slow_commit_row = slow_commit_row;
-        view$probe_m = tally$probe_m;
-        view$probe_votes = tally$probe_votes;
-        view$probe_same_view = tally$probe_same_view;
-        view$fetch_beat = fetch_beat;
-        view$fetch_beat_valid = fetch_beat_valid;
-        view$fetch_done = fetch_done;
-        view$fetch_error = fetch_error;
-        view$bc_done = bc_done;
-        view$bc_busy = bc_busy;
-        view$sg_busy = sg_busy;
         view3$clock = clock;
         view3$rst_n = rst_n;
         view3$id = id;
@@ -12468,18 +12242,17 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view3$bc_busy = bc_busy;
         view3$round_done = bc_round_done;
         view3$round_error = bc_round_error;
-        fast$start = leader$start_fast | view$start_fast;
+        fast$start = leader$start_fast;
         hand_over = leader$start_view | fast$start_view | (slow3$stop & ~slow3$seal_mode & ~slow3$deliver_mode);
         close_abort = close_to$q & (state$q == ProtocolSt$Close);
-        slow$start = fast$start_slow & ~v3;
-        close_now = v3 & (slots != 32'h0) & ((decisions$q + 32'h1) == slots) & ~rerun$q & wc_ok$q & (wc_k$q == k$q) & (wc_m$q == m$q) & ~(l_ok$q & (l_c$q >= wc_k$q));
+        close_now = (slots != 32'h0) & ((decisions$q + 32'h1) == slots) & ~rerun$q & wc_ok$q & (wc_k$q == k$q) & (wc_m$q == m$q) & ~(l_ok$q & (l_c$q >= wc_k$q));
         close_start = close_now & (state$q == ProtocolSt$Decide) & dec_tready;
-        dl_ev = v3 & wt_ev_valid & (wt_ev_kind == ev_mine) & (wt_ev_prev == prev$q) & view3$awaiting;
+        dl_ev = wt_ev_valid & (wt_ev_kind == ev_mine) & (wt_ev_prev == prev$q) & view3$awaiting;
         dl_grant = dl_ev & view3$await_poll & ~cc$busy & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        slow3$start = ((fast$start_slow | view3$call_s3) & v3) | close_start | dl_grant;
+        slow3$start = fast$start_slow | view3$call_s3 | close_start | dl_grant;
         slow3$deliver_start = dl_grant;
         slow3$seal_start = view3$call_s3 | close_start;
-        wt_enable = v3 & (slow3$holding | view3$catching) & (state$q == ProtocolSt$Run);
+        wt_enable = (slow3$holding | view3$catching) & (state$q == ProtocolSt$Run);
         bridging = slow3$holding & slow3$seal_mode;
         if (bridging) begin
             wt_k = wc_k$q;
@@ -12488,13 +12261,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             wt_k = k$q;
         end
         wt_view = view_no$q;
-        cc_ev = v3 & wt_ev_valid & (wt_ev_kind == ev_commit) & (~bridging | (wt_ev_prev == wc_m$q));
+        cc_ev = wt_ev_valid & (wt_ev_kind == ev_commit) & (~bridging | (wt_ev_prev == wc_m$q));
         wt_above = (wt_ev_kind == ev_above) | ((wt_ev_kind == ev_commit) & cc$passed);
         wt_seals = wt_ev_kind == ev_seals;
         s3_point = slow3$at_poll & ~slow3$seal_mode & ~slow3$deliver_mode;
         view3$dlv_grant = dl_grant;
         wt_awaiting = view3$awaiting;
-        wt_grant = v3 & wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above | wt_seals) & (s3_point | view3$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        wt_grant = wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above | wt_seals) & (s3_point | view3$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         wt_decide = wt_grant & ~wt_seals;
         cc_start = cc_ev & ~cc$busy & (s3_point | view3$catch_poll | (bridging & slow3$at_poll)) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         cc_hold = cc_start | cc$busy;
@@ -12522,18 +12295,17 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc$sg_resp_valid = sg_resp_valid;
         cc$sg_resp_status = sg_resp_status;
         wt_disch_ev = wt_ev_valid & wt_above & bridging & (wt_ev_prev == wc_m$q);
-        wt_disch = v3 & wt_disch_ev & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        wt_disch = wt_disch_ev & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         slow3$abort = (wt_grant & s3_point) | wt_disch | close_abort;
         view3$s3_done = (slow3$stop & slow3$seal_mode & (state$q != ProtocolSt$Close)) | wt_disch | (slow3$stop & slow3$deliver_mode);
         view3$catch_grant = wt_decide;
         view3$seal_grant = wt_grant & wt_seals;
-        view3$start = (hand_over | (wt_grant & wt_seals & s3_point)) & v3;
+        view3$start = hand_over | (wt_grant & wt_seals & s3_point);
         view3$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
         ev_take_now = wt_grant | wt_disch | cc$failed | dl_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row) & (wt_ev_kind != ev_commit) & ~wt_above & ~wt_seals & ~dl_ev) | (wt_ev_valid & (wt_ev_kind == ev_commit) & ~cc_ev) | (wt_ev_valid & bridging & ~wt_disch_ev & ~cc_ev);
         wt_ev_take = ev_take_now;
         cc$settle = ev_take_now;
-        view$start = (leader$start_view | fast$start_view | slow$start_view) & ~v3;
-        decided = fast$decide | slow$decide | slow3$decide | view$decide | wt_decide | view3$decide_prev;
+        decided = fast$decide | slow3$decide | wt_decide | view3$decide_prev;
         if (view3$decide_prev) begin
             m_new = view3$cons_prev_out;
         end
@@ -12546,16 +12318,16 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else if (slow3$decide & slow3$deliver_mode) begin
             m_new = dl_m$q;
         end
-        else if (leader$set_m | fast$set_m | view$set_m) begin
-            m_new = leader$m_next | fast$m_next | view$m_next;
+        else if (leader$set_m | fast$set_m) begin
+            m_new = leader$m_next | fast$m_next;
         end
         else begin
             m_new = m$q;
         end
-        fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | slow3$fetch_start | view$fetch_start | view3$fetch_start | (cc$fetch_start & v3);
+        fetch_start = leader$fetch_start | fast$fetch_start | slow3$fetch_start | view3$fetch_start | cc$fetch_start;
         fetch_poll = fast$fetch_start | leader$fetch_start;
         fetch_again = missed_q$q;
-        poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | slow3$fetch_word | view$fetch_word | view3$fetch_word | cc$fetch_word;
+        poll_word = leader$fetch_word | fast$fetch_word | slow3$fetch_word | view3$fetch_word | cc$fetch_word;
         if (slow3$fetch_row) begin
             fetch_len = row2_len;
         end
@@ -12563,67 +12335,56 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             fetch_len = 32'h1;
         end
         else begin
-            fetch_len = view$fetch_len | view3$fetch_len;
+            fetch_len = view3$fetch_len;
         end
         fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
-        bc_start = leader$bc_start | fast$bc_start | slow$bc_start | slow3$bc_start | view$bc_start | view3$bc_start;
-        bc_word = leader$bc_word | fast$bc_word | slow$bc_word | slow3$bc_word | view$bc_word | view3$bc_word;
-        bc_local_only = view$bc_local_only;
+        bc_start = leader$bc_start | fast$bc_start | slow3$bc_start | view3$bc_start;
+        bc_word = leader$bc_word | fast$bc_word | slow3$bc_word | view3$bc_word;
+        bc_local_only = 1'b0;
         bc_words = 32'h2;
         bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
-        if (leader$bc_prepare | view$bc_prepare) begin
+        if (leader$bc_prepare) begin
             bc_words = 32'h4;
             bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((prev_word) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
         end
-        if (view$bc_record) begin
-            bc_words = 32'h4;
-            bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slot$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((phase$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h30) | (((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
-        end
-        if (view$bc_vc_flag) begin
-            bc_data = ((vc_tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
-        end
-        if (slow$bc_share) begin
-            bc_words = 32'h10;
-            bc_data = sg_resp_sig;
-        end
         bc_beats = 32'h1;
-        if (slow3$bc_prep_sig & v3) begin
+        if (slow3$bc_prep_sig) begin
             bc_words = 32'h10;
             bc_data = ((prep_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
-        if (slow3$bc_cert & v3) begin
+        if (slow3$bc_cert) begin
             bc_words = 32'h10;
             bc_data = ((cert_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
-        if (slow3$bc_commit & v3) begin
+        if (slow3$bc_commit) begin
             bc_words = 32'h10;
             bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slow3$bitmap) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100);
             bc_beats = ((support$q) & 5'h1f) + 32'h2;
         end
-        if (slow3$bc_echo_commit & v3) begin
+        if (slow3$bc_echo_commit) begin
             bc_words = 32'h10;
             bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
-        if (view3$bc_seal & v3) begin
+        if (view3$bc_seal) begin
             bc_words = 32'h10;
             bc_data = ((seal_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = view3$bc_beats;
         end
-        if (view3$bc_echo_seal & v3) begin
+        if (view3$bc_echo_seal) begin
             bc_words = 32'h10;
             bc_data = ((view3$blk_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = view3$bc_beats;
         end
-        if (view3$bc_nv & v3) begin
+        if (view3$bc_nv) begin
             bc_words = 32'h10;
             bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((view3$sb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view3$cb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
             bc_beats = view3$bc_beats;
         end
-        bc_round = (slow3$bc_round | view3$bc_round) & v3;
-        cp_wr_en = (slow3$cp_wr_en | view3$cp_wr_en) & v3;
+        bc_round = slow3$bc_round | view3$bc_round;
+        cp_wr_en = slow3$cp_wr_en | view3$cp_wr_en;
         if (view3$holding & ~slow3$holding) begin
             cp_wr_beat = view3$cp_wr_beat;
             cp_first = view3$cp_first;
@@ -12634,53 +12395,53 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             cp_first = slow3$cp_first;
             cp_last = slow3$cp_last;
         end
-        if ((slow3$cp_from_fetch | view3$cp_from_fetch) & v3) begin
+        if (slow3$cp_from_fetch | view3$cp_from_fetch) begin
             cp_wr_data = fetch_beat;
         end
         else begin
             cp_wr_data = sg_resp_sig;
         end
-        cp_start = (slow3$cp_start | view3$cp_start) & v3;
-        sg_sign = slow$sg_sign | slow3$sg_sign | view3$sg_sign;
-        sg_verify = slow$sg_verify | slow3$sg_verify | view3$sg_verify | (cc$sg_verify & v3);
-        sg_signer = slow$sg_signer | slow3$sg_signer | view3$sg_signer | cc$sg_signer;
-        if (cc$busy & v3) begin
+        cp_start = slow3$cp_start | view3$cp_start;
+        sg_sign = slow3$sg_sign | view3$sg_sign;
+        sg_verify = slow3$sg_verify | view3$sg_verify | cc$sg_verify;
+        sg_signer = slow3$sg_signer | view3$sg_signer | cc$sg_signer;
+        if (cc$busy) begin
             sg_block = cc_block;
         end
-        else if (slow3$sg_sus & v3) begin
+        else if (slow3$sg_sus) begin
             sg_block = slow3$sus_block;
         end
-        else if (view3$sg_seal & v3) begin
+        else if (view3$sg_seal) begin
             sg_block = seal_block;
         end
-        else if (view3$sg_blk & v3) begin
+        else if (view3$sg_blk) begin
             sg_block = view3$blk_out;
         end
-        else if (view3$sg_sus & v3) begin
+        else if (view3$sg_sus) begin
             sg_block = view3$sus_block;
         end
         else if (slow3$sg_prep) begin
             sg_block = prep_block;
         end
-        else if (slow3$sg_commit & v3) begin
+        else if (slow3$sg_commit) begin
             sg_block = commit_block;
         end
         else begin
             sg_block = cert_block;
         end
-        if (cc$busy & v3) begin
+        if (cc$busy) begin
             sg_signature = fetch_beat;
         end
-        else if (slow3$sg_sus & v3) begin
+        else if (slow3$sg_sus) begin
             sg_signature = slow3$sus_sig;
         end
-        else if ((slow3$sg_compose | view3$sg_blk | view3$sg_sus) & v3) begin
+        else if (slow3$sg_compose | view3$sg_blk | view3$sg_sus) begin
             sg_signature = cp_rd_data;
         end
         else begin
             sg_signature = fetch_beat;
         end
-        sg_resp_take = slow$sg_resp_take | slow3$sg_resp_take | view$sg_resp_take | view3$sg_resp_take | cc$sg_resp_take;
+        sg_resp_take = slow3$sg_resp_take | view3$sg_resp_take | cc$sg_resp_take;
         requests$clock = clock;
         requests$rst_n = rst_n;
         requests$prop_tdata = prop_tdata;
@@ -12689,22 +12450,22 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         requests$probe_m = tally$record[(32'h20)+:(32)];
         requests$retire = (state$q == ProtocolSt$Decide) & dec_tready & ~rerun$q;
         requests$retire_m = m$q;
-        missed = leader$missed | fast$missed | slow$missed | slow3$missed | view$missed | view3$missed;
-        if (leader$open_round | view$open_round | view3$open_round) begin
+        missed = leader$missed | fast$missed | slow3$missed | view3$missed;
+        if (leader$open_round | view3$open_round) begin
             waited$d = 32'h0;
             slow_path$d = 1'b0;
             phase$d = 32'h0;
             vote_view$d = view_no$q;
             vote_leader$d = leader_id$q;
         end
-        if (fast$clear_wait | slow$clear_wait | slow3$clear_wait | view$clear_wait | view3$clear_wait) begin
+        if (fast$clear_wait | slow3$clear_wait | view3$clear_wait) begin
             waited$d = 32'h0;
         end
         m$d = m_new;
-        if (fast$set_phase | slow$set_phase) begin
-            phase$d = fast$phase_next | slow$phase_next;
+        if (fast$set_phase) begin
+            phase$d = fast$phase_next;
         end
-        if (view$next_view | view3$next_view) begin
+        if (view3$next_view) begin
             prep_long$d = 1'b0;
             view_no$d = view_no$q + 32'h1;
             leader_id$d = next_leader;
@@ -12713,10 +12474,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 streak$d = streak$q + 32'h1;
             end
         end
-        if (view$restore_view) begin
-            view_no$d = vote_view$q;
-            leader_id$d = vote_leader$q;
-        end
         if (decided) begin
             if ((streak$q != 32'h0) & ~rerun$q) begin
                 streak$d = streak$q - 32'h1;
@@ -12724,10 +12481,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             if (~rerun$q) begin
                 vc_wait$d = 32'h0;
             end
-            slow_path$d = slow$decide_slow | slow3$decide | view$decide_slow | (wt_decide & wt_above) | view3$decide_prev;
-            prep_long$d = (slow3$decide | (wt_decide & wt_above) | view3$decide_prev) & v3;
+            slow_path$d = slow3$decide | (wt_decide & wt_above) | view3$decide_prev;
+            prep_long$d = slow3$decide | (wt_decide & wt_above) | view3$decide_prev;
         end
-        if (fast$set_phase & (fast$phase_next == 32'h2) & v3) begin
+        if (fast$set_phase & (fast$phase_next == 32'h2)) begin
             wc_ok$d = 1'b1;
             wc_k$d = k$q;
             wc_w$d = view_no$q;
@@ -12774,7 +12531,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (view3$holding) begin
             vc_wait$d = vc_shift;
         end
-        if (slow$bad_share | slow3$bad_share | view3$bad_share) begin
+        if (slow3$bad_share | view3$bad_share) begin
             bad_shares$d = bad_shares$q + 32'h1;
         end
         start_leader = 1'b0;
@@ -12848,7 +12605,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     if (decided) begin
                         state$d = ProtocolSt$Decide;
                     end
-                    else if (v3 & view3$stop) begin
+                    else if (view3$stop) begin
                         error$d = err_recovery;
                         state$d = ProtocolSt$Done;
                     end
@@ -12934,7 +12691,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     end
                 end
         endcase
-        leader$start = start_leader | view$start_leader | view3$start_leader;
+        leader$start = start_leader | view3$start_leader;
         if (view3$start_leader | view3$next_view) begin
             wt_clear = 1'b1;
         end
@@ -13020,7 +12777,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             sts_state = view3$sts_state;
         end
         else begin
-            sts_state = own_state | leader$sts_state | fast$sts_state | slow$sts_state | view$sts_state;
+            sts_state = own_state | leader$sts_state | fast$sts_state;
         end
     end
     
@@ -14989,616 +14746,6 @@ module rhdl_ubft$protocol$slot_n(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slot_n
-
-
-module rhdl_ubft$protocol$slow(clock,rst_n,start,decide,decide_slow,start_view,id,n,quorum,share_row,flag_row,commit_row,slow_commit_row,votes,flags,expiring,set_phase,phase_next,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_share,bc_done,sg_sign,sg_verify,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sign,sg_resp_take,sts_state);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    output reg  decide;
-    output reg  decide_slow;
-    output reg  start_view;
-    input wire  [7:0] id;
-    input wire  [7:0] n;
-    input wire  [7:0] quorum;
-    input wire  [31:0] share_row;
-    input wire  [31:0] flag_row;
-    input wire  [31:0] commit_row;
-    input wire  [31:0] slow_commit_row;
-    input wire  [7:0] votes;
-    input wire  [7:0] flags;
-    input wire  expiring;
-    output reg  set_phase;
-    output reg  [1:0] phase_next;
-    output reg  clear_wait;
-    output reg  missed;
-    output reg  bad_share;
-    output reg  fetch_start;
-    output reg  [31:0] fetch_word;
-    input wire  fetch_done;
-    input wire  fetch_error;
-    output reg  bc_start;
-    output reg  [31:0] bc_word;
-    output reg  bc_share;
-    input wire  bc_done;
-    output reg  sg_sign;
-    output reg  sg_verify;
-    output reg  [7:0] sg_signer;
-    input wire  sg_busy;
-    input wire  sg_resp_valid;
-    input wire  [7:0] sg_resp_status;
-    input wire  sg_resp_sign;
-    output reg  sg_resp_take;
-    output reg  [7:0] sts_state;
-    
-    // Constant declarations
-    localparam  lane_one = 8'h1;
-    localparam  status_ok = 8'h0;
-    localparam  present = 1'b0;
-    
-    // Enums
-    localparam SlowSt$Off = 0;
-    localparam SlowSt$SlowStart = 1;
-    localparam SlowSt$SlowStep = 2;
-    localparam SlowSt$SlowWaitShare = 3;
-    localparam SlowSt$SlowSendShare = 4;
-    localparam SlowSt$SlowSendFlag = 5;
-    localparam SlowSt$SlowPollFlags = 6;
-    localparam SlowSt$SlowWaitFlags = 7;
-    localparam SlowSt$SlowPollFast = 8;
-    localparam SlowSt$SlowWaitFast = 9;
-    localparam SlowSt$SlowSendCommit = 10;
-    localparam SlowSt$SlowPollCommit = 11;
-    localparam SlowSt$SlowWaitCommit = 12;
-    
-    // Stub signals
-    reg  [3:0] state$d;
-    wire  [3:0] state$q;
-    reg  state$clock;
-    reg  [7:0] flagged$d;
-    wire  [7:0] flagged$q;
-    reg  flagged$clock;
-    reg  [7:0] verified$d;
-    wire  [7:0] verified$q;
-    reg  verified$clock;
-    reg  [7:0] bad$d;
-    wire  [7:0] bad$q;
-    reg  bad$clock;
-    reg  sign_sent$d;
-    wire  sign_sent$q;
-    reg  sign_sent$clock;
-    reg  [7:0] vp$d;
-    wire  [7:0] vp$q;
-    reg  vp$clock;
-    reg  [7:0] vq$d;
-    wire  [7:0] vq$q;
-    reg  vq$clock;
-    reg  progress$d;
-    wire  progress$q;
-    reg  progress$clock;
-    
-    // Local signals
-    reg  [7:0] valid_shares;
-    reg  candidate;
-    
-    // Sub module instances
-    rhdl_ubft$protocol$slow$state state(
-        .d(state$d),
-        .q(state$q),
-        .clock(state$clock)
-    );
-    rhdl_ubft$protocol$slow$flagged flagged(
-        .d(flagged$d),
-        .q(flagged$q),
-        .clock(flagged$clock)
-    );
-    rhdl_ubft$protocol$slow$verified verified(
-        .d(verified$d),
-        .q(verified$q),
-        .clock(verified$clock)
-    );
-    rhdl_ubft$protocol$slow$bad bad(
-        .d(bad$d),
-        .q(bad$q),
-        .clock(bad$clock)
-    );
-    rhdl_ubft$protocol$slow$sign_sent sign_sent(
-        .d(sign_sent$d),
-        .q(sign_sent$q),
-        .clock(sign_sent$clock)
-    );
-    rhdl_ubft$protocol$slow$vp vp(
-        .d(vp$d),
-        .q(vp$q),
-        .clock(vp$clock)
-    );
-    rhdl_ubft$protocol$slow$vq vq(
-        .d(vq$d),
-        .q(vq$q),
-        .clock(vq$clock)
-    );
-    rhdl_ubft$protocol$slow$progress progress(
-        .d(progress$d),
-        .q(progress$q),
-        .clock(progress$clock)
-    );
-    
-    // Update code
-    always @(*) begin
-        state$clock = clock;
-        flagged$clock = clock;
-        verified$clock = clock;
-        bad$clock = clock;
-        sign_sent$clock = clock;
-        vp$clock = clock;
-        vq$clock = clock;
-        progress$clock = clock;
-        state$d = state$q;
-        flagged$d = flagged$q;
-        verified$d = verified$q;
-        bad$d = bad$q;
-        sign_sent$d = sign_sent$q;
-        vp$d = vp$q;
-        vq$d = vq$q;
-        progress$d = progress$q;
-        valid_shares = 32'h0;
-        if (verified$q[0]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (verified$q[1]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (verified$q[2]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (verified$q[3]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (verified$q[4]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (verified$q[5]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (verified$q[6]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        if (verified$q[7]) begin
-            valid_shares = valid_shares + 32'h1;
-        end
-        candidate = flagged$q[vp$q] & ~verified$q[vp$q] & ~bad$q[vp$q] & (vp$q != id);
-        decide = 1'b0;
-        decide_slow = 1'b0;
-        start_view = 1'b0;
-        set_phase = 1'b0;
-        phase_next = 32'h0;
-        clear_wait = 1'b0;
-        missed = 1'b0;
-        bad_share = 1'b0;
-        fetch_start = 1'b0;
-        fetch_word = 32'h0;
-        bc_start = 1'b0;
-        bc_word = 32'h0;
-        bc_share = 1'b0;
-        sg_sign = 1'b0;
-        sg_verify = 1'b0;
-        sg_signer = vp$q;
-        sg_resp_take = 1'b0;
-        if (present) begin
-            case (state$q)
-                SlowSt$Off:
-                    begin
-                        if (start) begin
-                            state$d = SlowSt$SlowStart;
-                        end
-                    end
-                SlowSt$SlowStart:
-                    begin
-                        flagged$d = 32'h0;
-                        verified$d = 32'h0;
-                        bad$d = 32'h0;
-                        sign_sent$d = 1'b0;
-                        vp$d = 32'h0;
-                        progress$d = 1'b0;
-                        clear_wait = 1'b1;
-                        state$d = SlowSt$SlowStep;
-                    end
-                SlowSt$SlowStep:
-                    begin
-                        fetch_word = share_row + (((vp$q) & 32'hffffffff) << 32'h4);
-                        if (sg_resp_valid) begin
-                            bc_word = share_row + (((id) & 32'hffffffff) << 32'h4);
-                        end
-                        else begin
-                            bc_word = slow_commit_row + (((id) & 32'hffffffff) << 32'h1);
-                        end
-                        if (sg_resp_valid) begin
-                            sg_resp_take = 1'b1;
-                            if (sg_resp_sign) begin
-                                if (sg_resp_status == status_ok) begin
-                                    bc_start = 1'b1;
-                                    bc_share = 1'b1;
-                                    state$d = SlowSt$SlowSendShare;
-                                end
-                                else begin
-                                    sign_sent$d = 1'b0;
-                                end
-                            end
-                            else if (sg_resp_status == status_ok) begin
-                                verified$d = verified$q | (lane_one << vq$q);
-                                progress$d = 1'b1;
-                            end
-                            else begin
-                                bad$d = bad$q | (lane_one << vq$q);
-                                bad_share = 1'b1;
-                            end
-                        end
-                        else if (~sign_sent$q & ~sg_busy) begin
-                            sg_sign = 1'b1;
-                            sign_sent$d = 1'b1;
-                        end
-                        else if ((valid_shares >= quorum) & ~sg_busy) begin
-                            set_phase = 1'b1;
-                            phase_next = 32'h2;
-                            bc_start = 1'b1;
-                            state$d = SlowSt$SlowSendCommit;
-                        end
-                        else if (candidate & ~sg_busy) begin
-                            fetch_start = 1'b1;
-                            state$d = SlowSt$SlowWaitShare;
-                        end
-                        else if ((vp$q + 32'h1) >= n) begin
-                            vp$d = 32'h0;
-                            state$d = SlowSt$SlowPollFlags;
-                        end
-                        else begin
-                            vp$d = vp$q + 32'h1;
-                        end
-                    end
-                SlowSt$SlowWaitShare:
-                    begin
-                        if (fetch_done) begin
-                            if (fetch_error) begin
-                                bad$d = bad$q | (lane_one << vp$q);
-                            end
-                            else begin
-                                sg_verify = 1'b1;
-                                vq$d = vp$q;
-                            end
-                            state$d = SlowSt$SlowStep;
-                        end
-                    end
-                SlowSt$SlowSendShare:
-                    begin
-                        bc_word = flag_row + (((id) & 32'hffffffff) << 32'h1);
-                        if (bc_done) begin
-                            bc_start = 1'b1;
-                            state$d = SlowSt$SlowSendFlag;
-                        end
-                    end
-                SlowSt$SlowSendFlag:
-                    begin
-                        if (bc_done) begin
-                            verified$d = verified$q | (lane_one << id);
-                            progress$d = 1'b1;
-                            state$d = SlowSt$SlowStep;
-                        end
-                    end
-                SlowSt$SlowPollFlags:
-                    begin
-                        fetch_start = 1'b1;
-                        fetch_word = flag_row;
-                        state$d = SlowSt$SlowWaitFlags;
-                    end
-                SlowSt$SlowWaitFlags:
-                    begin
-                        if (fetch_done) begin
-                            missed = ~progress$q & ~sg_busy;
-                            progress$d = 1'b0;
-                            if (~fetch_error) begin
-                                flagged$d = flags;
-                            end
-                            if (~progress$q & ~sg_busy & expiring) begin
-                                start_view = 1'b1;
-                                state$d = SlowSt$Off;
-                            end
-                            else begin
-                                state$d = SlowSt$SlowPollFast;
-                            end
-                        end
-                    end
-                SlowSt$SlowPollFast:
-                    begin
-                        fetch_start = 1'b1;
-                        fetch_word = commit_row;
-                        state$d = SlowSt$SlowWaitFast;
-                    end
-                SlowSt$SlowWaitFast:
-                    begin
-                        if (fetch_done) begin
-                            if (~fetch_error & (votes >= quorum) & ~sg_busy) begin
-                                decide = 1'b1;
-                                decide_slow = 1'b0;
-                                state$d = SlowSt$Off;
-                            end
-                            else begin
-                                state$d = SlowSt$SlowStep;
-                            end
-                        end
-                    end
-                SlowSt$SlowSendCommit:
-                    begin
-                        if (bc_done) begin
-                            clear_wait = 1'b1;
-                            state$d = SlowSt$SlowPollCommit;
-                        end
-                    end
-                SlowSt$SlowPollCommit:
-                    begin
-                        fetch_start = 1'b1;
-                        fetch_word = slow_commit_row;
-                        state$d = SlowSt$SlowWaitCommit;
-                    end
-                SlowSt$SlowWaitCommit:
-                    begin
-                        if (fetch_done) begin
-                            if (~fetch_error & (votes >= quorum)) begin
-                                decide = 1'b1;
-                                decide_slow = 1'b1;
-                                state$d = SlowSt$Off;
-                            end
-                            else begin
-                                missed = 1'b1;
-                                if (expiring) begin
-                                    start_view = 1'b1;
-                                    state$d = SlowSt$Off;
-                                end
-                                else begin
-                                    state$d = SlowSt$SlowPollCommit;
-                                end
-                            end
-                        end
-                    end
-                default:
-                    begin
-                        state$d = SlowSt$Off;
-                    end
-            endcase
-        end
-        if (~rst_n) begin
-            state$d = SlowSt$Off;
-        end
-        if (present) begin
-            case (state$q)
-                SlowSt$SlowStart:
-                    begin
-                        sts_state = 32'hd;
-                    end
-                SlowSt$SlowStep:
-                    begin
-                        sts_state = 32'he;
-                    end
-                SlowSt$SlowWaitShare:
-                    begin
-                        sts_state = 32'hf;
-                    end
-                SlowSt$SlowSendShare:
-                    begin
-                        sts_state = 32'h10;
-                    end
-                SlowSt$SlowSendFlag:
-                    begin
-                        sts_state = 32'h11;
-                    end
-                SlowSt$SlowPollFlags:
-                    begin
-                        sts_state = 32'h12;
-                    end
-                SlowSt$SlowWaitFlags:
-                    begin
-                        sts_state = 32'h13;
-                    end
-                SlowSt$SlowPollFast:
-                    begin
-                        sts_state = 32'h14;
-                    end
-                SlowSt$SlowWaitFast:
-                    begin
-                        sts_state = 32'h15;
-                    end
-                SlowSt$SlowSendCommit:
-                    begin
-                        sts_state = 32'h16;
-                    end
-                SlowSt$SlowPollCommit:
-                    begin
-                        sts_state = 32'h17;
-                    end
-                SlowSt$SlowWaitCommit:
-                    begin
-                        sts_state = 32'h18;
-                    end
-                default:
-                    begin
-                        sts_state = 32'h0;
-                    end
-            endcase
-        end
-        else begin
-            sts_state = 32'h0;
-        end
-    end
-    
-endmodule // rhdl_ubft$protocol$slow
-
-
-module rhdl_ubft$protocol$slow$bad(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow$bad
-
-
-module rhdl_ubft$protocol$slow$flagged(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow$flagged
-
-
-module rhdl_ubft$protocol$slow$progress(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow$progress
-
-
-module rhdl_ubft$protocol$slow$sign_sent(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow$sign_sent
-
-
-module rhdl_ubft$protocol$slow$state(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Enums
-    localparam SlowSt$Off = 0;
-    localparam SlowSt$SlowStart = 1;
-    localparam SlowSt$SlowStep = 2;
-    localparam SlowSt$SlowWaitShare = 3;
-    localparam SlowSt$SlowSendShare = 4;
-    localparam SlowSt$SlowSendFlag = 5;
-    localparam SlowSt$SlowPollFlags = 6;
-    localparam SlowSt$SlowWaitFlags = 7;
-    localparam SlowSt$SlowPollFast = 8;
-    localparam SlowSt$SlowWaitFast = 9;
-    localparam SlowSt$SlowSendCommit = 10;
-    localparam SlowSt$SlowPollCommit = 11;
-    localparam SlowSt$SlowWaitCommit = 12;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow$state
-
-
-module rhdl_ubft$protocol$slow$verified(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow$verified
-
-
-module rhdl_ubft$protocol$slow$vp(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow$vp
-
-
-module rhdl_ubft$protocol$slow$vq(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow$vq
 
 
 module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
@@ -17861,998 +17008,6 @@ module rhdl_ubft$protocol$vc_wait(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$vc_wait
-
-
-module rhdl_ubft$protocol$view(clock,rst_n,start,decide,decide_slow,start_fast,start_leader,id,k,view_no,quorum,support,active,prep_word,commit_row,slow_commit_row,probe_m,probe_votes,probe_same_view,next_view,restore_view,open_round,set_m,m_next,clear_wait,missed,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,bc_start,bc_word,bc_record,bc_vc_flag,bc_prepare,bc_local_only,bc_done,bc_busy,sg_busy,sg_resp_take,sts_state);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    output reg  decide;
-    output reg  decide_slow;
-    output reg  start_fast;
-    output reg  start_leader;
-    input wire  [7:0] id;
-    input wire  [31:0] k;
-    input wire  [31:0] view_no;
-    input wire  [7:0] quorum;
-    input wire  [7:0] support;
-    input wire  [7:0] active;
-    input wire  [31:0] prep_word;
-    input wire  [31:0] commit_row;
-    input wire  [31:0] slow_commit_row;
-    input wire  [31:0] probe_m;
-    input wire  [7:0] probe_votes;
-    input wire  probe_same_view;
-    output reg  next_view;
-    output reg  restore_view;
-    output reg  open_round;
-    output reg  set_m;
-    output reg  [31:0] m_next;
-    output reg  clear_wait;
-    output reg  missed;
-    output reg  fetch_start;
-    output reg  [31:0] fetch_word;
-    output reg  [7:0] fetch_len;
-    input wire  [511:0] fetch_beat;
-    input wire  fetch_beat_valid;
-    input wire  fetch_done;
-    input wire  fetch_error;
-    output reg  bc_start;
-    output reg  [31:0] bc_word;
-    output reg  bc_record;
-    output reg  bc_vc_flag;
-    output reg  bc_prepare;
-    output reg  bc_local_only;
-    input wire  bc_done;
-    input wire  bc_busy;
-    input wire  sg_busy;
-    output reg  sg_resp_take;
-    output reg  [7:0] sts_state;
-    
-    // Constant declarations
-    localparam  vc_base = 32'hd97ce0;
-    localparam  vc_valid_base = 32'hd97d00;
-    localparam  vc_len = 8'h1;
-    localparam  present = 1'b0;
-    
-    // Enums
-    localparam ViewSt$Off = 0;
-    localparam ViewSt$VcStart = 1;
-    localparam ViewSt$VcSendRecord = 2;
-    localparam ViewSt$VcSendFlag = 3;
-    localparam ViewSt$VcPollFlags = 4;
-    localparam ViewSt$VcWaitFlags = 5;
-    localparam ViewSt$VcPollRecords = 6;
-    localparam ViewSt$VcWaitRecords = 7;
-    localparam ViewSt$VcDecide = 8;
-    localparam ViewSt$VcInstall = 9;
-    localparam ViewSt$VcPollCatch = 10;
-    localparam ViewSt$VcWaitCatch = 11;
-    localparam ViewSt$VcPollCatchSlow = 12;
-    localparam ViewSt$VcWaitCatchSlow = 13;
-    
-    // Stub signals
-    reg  [3:0] state$d;
-    wire  [3:0] state$q;
-    reg  state$clock;
-    reg  [511:0] vc_lo$d;
-    wire  [511:0] vc_lo$q;
-    reg  vc_lo$clock;
-    reg  [511:0] vc_hi$d;
-    wire  [511:0] vc_hi$q;
-    reg  vc_hi$clock;
-    reg  [511:0] vc_flags$d;
-    wire  [511:0] vc_flags$q;
-    reg  vc_flags$clock;
-    reg  beat_ix$d;
-    wire  beat_ix$q;
-    reg  beat_ix$clock;
-    reg  [511:0] choose$rec_lo;
-    reg  [511:0] choose$rec_hi;
-    reg  [511:0] choose$flags;
-    reg  [31:0] choose$view;
-    reg  [7:0] choose$active;
-    reg  [7:0] choose$support;
-    wire  [7:0] choose$valid;
-    wire  choose$chosen;
-    wire  [31:0] choose$chosen_k;
-    wire  [31:0] choose$chosen_m;
-    wire  choose$higher;
-    
-    // Sub module instances
-    rhdl_ubft$protocol$view$state state(
-        .d(state$d),
-        .q(state$q),
-        .clock(state$clock)
-    );
-    rhdl_ubft$protocol$view$vc_lo vc_lo(
-        .d(vc_lo$d),
-        .q(vc_lo$q),
-        .clock(vc_lo$clock)
-    );
-    rhdl_ubft$protocol$view$vc_hi vc_hi(
-        .d(vc_hi$d),
-        .q(vc_hi$q),
-        .clock(vc_hi$clock)
-    );
-    rhdl_ubft$protocol$view$vc_flags vc_flags(
-        .d(vc_flags$d),
-        .q(vc_flags$q),
-        .clock(vc_flags$clock)
-    );
-    rhdl_ubft$protocol$view$beat_ix beat_ix(
-        .d(beat_ix$d),
-        .q(beat_ix$q),
-        .clock(beat_ix$clock)
-    );
-    rhdl_ubft$protocol$view$choose choose(
-        .rec_lo(choose$rec_lo),
-        .rec_hi(choose$rec_hi),
-        .flags(choose$flags),
-        .view(choose$view),
-        .active(choose$active),
-        .support(choose$support),
-        .valid(choose$valid),
-        .chosen(choose$chosen),
-        .chosen_k(choose$chosen_k),
-        .chosen_m(choose$chosen_m),
-        .higher(choose$higher)
-    );
-    
-    // Update code
-    always @(*) begin
-        state$clock = clock;
-        vc_lo$clock = clock;
-        vc_hi$clock = clock;
-        vc_flags$clock = clock;
-        beat_ix$clock = clock;
-        state$d = state$q;
-        vc_lo$d = vc_lo$q;
-        vc_hi$d = vc_hi$q;
-        vc_flags$d = vc_flags$q;
-        beat_ix$d = beat_ix$q;
-        if (present) begin
-            choose$rec_lo = vc_lo$q;
-            choose$rec_hi = vc_hi$q;
-            choose$flags = vc_flags$q;
-            choose$view = view_no;
-            choose$active = ((active) & 8'hff);
-            choose$support = support;
-        end
-        else begin
-            choose$rec_lo = 32'h0;
-            choose$rec_hi = 32'h0;
-            choose$flags = 32'h0;
-            choose$view = 32'h0;
-            choose$active = 32'h0;
-            choose$support = 32'h0;
-        end
-        decide = 1'b0;
-        decide_slow = 1'b0;
-        start_fast = 1'b0;
-        start_leader = 1'b0;
-        next_view = 1'b0;
-        restore_view = 1'b0;
-        open_round = 1'b0;
-        set_m = 1'b0;
-        m_next = 32'h0;
-        clear_wait = 1'b0;
-        missed = 1'b0;
-        fetch_start = 1'b0;
-        fetch_word = 32'h0;
-        fetch_len = 32'h0;
-        bc_start = 1'b0;
-        bc_word = 32'h0;
-        bc_record = 1'b0;
-        bc_vc_flag = 1'b0;
-        bc_prepare = 1'b0;
-        bc_local_only = 1'b0;
-        sg_resp_take = 1'b0;
-        if (present) begin
-            case (state$q)
-                ViewSt$Off:
-                    begin
-                        if (start) begin
-                            state$d = ViewSt$VcStart;
-                        end
-                    end
-                ViewSt$VcStart:
-                    begin
-                        next_view = 1'b1;
-                        clear_wait = 1'b1;
-                        state$d = ViewSt$VcSendRecord;
-                    end
-                ViewSt$VcSendRecord:
-                    begin
-                        bc_start = 1'b1;
-                        bc_word = vc_base + (((id) & 32'hffffffff) << 32'h2);
-                        bc_record = 1'b1;
-                        state$d = ViewSt$VcSendFlag;
-                    end
-                ViewSt$VcSendFlag:
-                    begin
-                        bc_word = vc_valid_base + (((id) & 32'hffffffff) << 32'h1);
-                        if (bc_done) begin
-                            bc_start = 1'b1;
-                            bc_vc_flag = 1'b1;
-                            state$d = ViewSt$VcPollCatch;
-                        end
-                    end
-                ViewSt$VcPollCatch:
-                    begin
-                        fetch_start = 1'b1;
-                        fetch_word = commit_row;
-                        state$d = ViewSt$VcWaitCatch;
-                    end
-                ViewSt$VcWaitCatch:
-                    begin
-                        m_next = probe_m;
-                        if (fetch_done) begin
-                            if (~fetch_error & (probe_votes >= quorum)) begin
-                                set_m = 1'b1;
-                                restore_view = probe_same_view;
-                                decide = 1'b1;
-                                decide_slow = 1'b0;
-                                state$d = ViewSt$Off;
-                            end
-                            else begin
-                                state$d = ViewSt$VcPollCatchSlow;
-                            end
-                        end
-                    end
-                ViewSt$VcPollCatchSlow:
-                    begin
-                        fetch_start = 1'b1;
-                        fetch_word = slow_commit_row;
-                        state$d = ViewSt$VcWaitCatchSlow;
-                    end
-                ViewSt$VcWaitCatchSlow:
-                    begin
-                        m_next = probe_m;
-                        if (fetch_done) begin
-                            if (~fetch_error & (probe_votes >= quorum)) begin
-                                set_m = 1'b1;
-                                restore_view = probe_same_view;
-                                decide = 1'b1;
-                                decide_slow = 1'b1;
-                                state$d = ViewSt$Off;
-                            end
-                            else begin
-                                state$d = ViewSt$VcPollFlags;
-                            end
-                        end
-                    end
-                ViewSt$VcPollFlags:
-                    begin
-                        fetch_start = 1'b1;
-                        fetch_word = vc_valid_base;
-                        state$d = ViewSt$VcWaitFlags;
-                    end
-                ViewSt$VcWaitFlags:
-                    begin
-                        if (fetch_done) begin
-                            if (fetch_error) begin
-                                missed = 1'b1;
-                                state$d = ViewSt$VcPollCatch;
-                            end
-                            else begin
-                                vc_flags$d = fetch_beat;
-                                state$d = ViewSt$VcPollRecords;
-                            end
-                        end
-                    end
-                ViewSt$VcPollRecords:
-                    begin
-                        fetch_start = 1'b1;
-                        fetch_word = vc_base;
-                        fetch_len = vc_len;
-                        beat_ix$d = 1'b0;
-                        vc_hi$d = 32'h0;
-                        state$d = ViewSt$VcWaitRecords;
-                    end
-                ViewSt$VcWaitRecords:
-                    begin
-                        if (fetch_beat_valid) begin
-                            if (beat_ix$q) begin
-                                vc_hi$d = fetch_beat;
-                            end
-                            else begin
-                                vc_lo$d = fetch_beat;
-                            end
-                            beat_ix$d = 1'b1;
-                        end
-                        if (fetch_done) begin
-                            if (fetch_error) begin
-                                vc_flags$d = 32'h0;
-                                missed = 1'b1;
-                                state$d = ViewSt$VcPollCatch;
-                            end
-                            else begin
-                                state$d = ViewSt$VcDecide;
-                            end
-                        end
-                    end
-                ViewSt$VcDecide:
-                    begin
-                        sg_resp_take = 1'b1;
-                        m_next = choose$chosen_m;
-                        bc_word = prep_word;
-                        if (sg_busy | bc_busy) begin
-                        end
-                        else if (choose$higher) begin
-                            state$d = ViewSt$VcStart;
-                        end
-                        else if (choose$valid < quorum) begin
-                            missed = 1'b1;
-                            state$d = ViewSt$VcPollCatch;
-                        end
-                        else if (choose$chosen & (choose$chosen_k == k)) begin
-                            set_m = 1'b1;
-                            bc_start = 1'b1;
-                            bc_local_only = 1'b1;
-                            bc_prepare = 1'b1;
-                            state$d = ViewSt$VcInstall;
-                        end
-                        else begin
-                            start_leader = 1'b1;
-                            state$d = ViewSt$Off;
-                        end
-                    end
-                ViewSt$VcInstall:
-                    begin
-                        if (bc_done) begin
-                            open_round = 1'b1;
-                            start_fast = 1'b1;
-                            state$d = ViewSt$Off;
-                        end
-                    end
-                default:
-                    begin
-                        state$d = ViewSt$Off;
-                    end
-            endcase
-        end
-        if (~rst_n) begin
-            state$d = ViewSt$Off;
-        end
-        if (present) begin
-            case (state$q)
-                ViewSt$VcStart:
-                    begin
-                        sts_state = 32'h19;
-                    end
-                ViewSt$VcSendRecord:
-                    begin
-                        sts_state = 32'h1a;
-                    end
-                ViewSt$VcSendFlag:
-                    begin
-                        sts_state = 32'h1b;
-                    end
-                ViewSt$VcPollFlags:
-                    begin
-                        sts_state = 32'h1c;
-                    end
-                ViewSt$VcWaitFlags:
-                    begin
-                        sts_state = 32'h1d;
-                    end
-                ViewSt$VcPollRecords:
-                    begin
-                        sts_state = 32'h1e;
-                    end
-                ViewSt$VcWaitRecords:
-                    begin
-                        sts_state = 32'h1f;
-                    end
-                ViewSt$VcDecide:
-                    begin
-                        sts_state = 32'h20;
-                    end
-                ViewSt$VcInstall:
-                    begin
-                        sts_state = 32'h21;
-                    end
-                ViewSt$VcPollCatch:
-                    begin
-                        sts_state = 32'h22;
-                    end
-                ViewSt$VcWaitCatch:
-                    begin
-                        sts_state = 32'h23;
-                    end
-                ViewSt$VcPollCatchSlow:
-                    begin
-                        sts_state = 32'h24;
-                    end
-                ViewSt$VcWaitCatchSlow:
-                    begin
-                        sts_state = 32'h25;
-                    end
-                default:
-                    begin
-                        sts_state = 32'h0;
-                    end
-            endcase
-        end
-        else begin
-            sts_state = 32'h0;
-        end
-    end
-    
-endmodule // rhdl_ubft$protocol$view
-
-
-module rhdl_ubft$protocol$view$beat_ix(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$view$beat_ix
-
-
-module rhdl_ubft$protocol$view$choose(rec_lo,rec_hi,flags,view,active,support,valid,chosen,chosen_k,chosen_m,higher);
-    
-    // Module arguments
-    input wire  [511:0] rec_lo;
-    input wire  [511:0] rec_hi;
-    input wire  [511:0] flags;
-    input wire  [31:0] view;
-    input wire  [7:0] active;
-    input wire  [7:0] support;
-    output reg  [7:0] valid;
-    output reg  chosen;
-    output reg  [31:0] chosen_k;
-    output reg  [31:0] chosen_m;
-    output reg  higher;
-    
-    // Local signals
-    reg  [31:0] rv$0;
-    reg  [31:0] rv$1;
-    reg  [31:0] rv$2;
-    reg  [31:0] rv$3;
-    reg  [31:0] rv$4;
-    reg  [31:0] rv$5;
-    reg  [31:0] rv$6;
-    reg  [31:0] rv$7;
-    reg  [1:0] rp$0;
-    reg  [1:0] rp$1;
-    reg  [1:0] rp$2;
-    reg  [1:0] rp$3;
-    reg  [1:0] rp$4;
-    reg  [1:0] rp$5;
-    reg  [1:0] rp$6;
-    reg  [1:0] rp$7;
-    reg  [31:0] rk$0;
-    reg  [31:0] rk$1;
-    reg  [31:0] rk$2;
-    reg  [31:0] rk$3;
-    reg  [31:0] rk$4;
-    reg  [31:0] rk$5;
-    reg  [31:0] rk$6;
-    reg  [31:0] rk$7;
-    reg  [31:0] rm$0;
-    reg  [31:0] rm$1;
-    reg  [31:0] rm$2;
-    reg  [31:0] rm$3;
-    reg  [31:0] rm$4;
-    reg  [31:0] rm$5;
-    reg  [31:0] rm$6;
-    reg  [31:0] rm$7;
-    reg  [31:0] rt$0;
-    reg  [31:0] rt$1;
-    reg  [31:0] rt$2;
-    reg  [31:0] rt$3;
-    reg  [31:0] rt$4;
-    reg  [31:0] rt$5;
-    reg  [31:0] rt$6;
-    reg  [31:0] rt$7;
-    reg  [31:0] ht$0;
-    reg  [31:0] ht$1;
-    reg  [31:0] ht$2;
-    reg  [31:0] ht$3;
-    reg  [31:0] ht$4;
-    reg  [31:0] ht$5;
-    reg  [31:0] ht$6;
-    reg  [31:0] ht$7;
-    reg  [7:0] sup$0;
-    reg  [7:0] sup$1;
-    reg  [7:0] sup$2;
-    reg  [7:0] sup$3;
-    reg  [7:0] sup$4;
-    reg  [7:0] sup$5;
-    reg  [7:0] sup$6;
-    reg  [7:0] sup$7;
-    reg  [7:0] ok;
-    reg  [7:0] elig;
-    reg  [31:0] tag_hi;
-    
-    // Update code
-    always @(*) begin
-        rv$0 = rec_lo[(0 * 32'h80)+:(32)];
-        rp$0 = rec_lo[(0 * 32'h80 + 32'h30)+:(2)];
-        rk$0 = rec_lo[(0 * 32'h80 + 32'h40)+:(32)];
-        rm$0 = rec_lo[(0 * 32'h80 + 32'h60)+:(32)];
-        rv$4 = rec_hi[(0 * 32'h80)+:(32)];
-        rp$4 = rec_hi[(0 * 32'h80 + 32'h30)+:(2)];
-        rk$4 = rec_hi[(0 * 32'h80 + 32'h40)+:(32)];
-        rm$4 = rec_hi[(0 * 32'h80 + 32'h60)+:(32)];
-        rv$1 = rec_lo[(1 * 32'h80)+:(32)];
-        rp$1 = rec_lo[(1 * 32'h80 + 32'h30)+:(2)];
-        rk$1 = rec_lo[(1 * 32'h80 + 32'h40)+:(32)];
-        rm$1 = rec_lo[(1 * 32'h80 + 32'h60)+:(32)];
-        rv$5 = rec_hi[(1 * 32'h80)+:(32)];
-        rp$5 = rec_hi[(1 * 32'h80 + 32'h30)+:(2)];
-        rk$5 = rec_hi[(1 * 32'h80 + 32'h40)+:(32)];
-        rm$5 = rec_hi[(1 * 32'h80 + 32'h60)+:(32)];
-        rv$2 = rec_lo[(2 * 32'h80)+:(32)];
-        rp$2 = rec_lo[(2 * 32'h80 + 32'h30)+:(2)];
-        rk$2 = rec_lo[(2 * 32'h80 + 32'h40)+:(32)];
-        rm$2 = rec_lo[(2 * 32'h80 + 32'h60)+:(32)];
-        rv$6 = rec_hi[(2 * 32'h80)+:(32)];
-        rp$6 = rec_hi[(2 * 32'h80 + 32'h30)+:(2)];
-        rk$6 = rec_hi[(2 * 32'h80 + 32'h40)+:(32)];
-        rm$6 = rec_hi[(2 * 32'h80 + 32'h60)+:(32)];
-        rv$3 = rec_lo[(3 * 32'h80)+:(32)];
-        rp$3 = rec_lo[(3 * 32'h80 + 32'h30)+:(2)];
-        rk$3 = rec_lo[(3 * 32'h80 + 32'h40)+:(32)];
-        rm$3 = rec_lo[(3 * 32'h80 + 32'h60)+:(32)];
-        rv$7 = rec_hi[(3 * 32'h80)+:(32)];
-        rp$7 = rec_hi[(3 * 32'h80 + 32'h30)+:(2)];
-        rk$7 = rec_hi[(3 * 32'h80 + 32'h40)+:(32)];
-        rm$7 = rec_hi[(3 * 32'h80 + 32'h60)+:(32)];
-        tag_hi = ((view[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18;
-        ok = 32'h0;
-        elig = 32'h0;
-        valid = 32'h0;
-        rt$0 = tag_hi | (rk$0 & 32'hffffff);
-        ht$0 = ((rv$0 & 32'hff) << 32'h18) | (rk$0 & 32'hffffff);
-        rt$1 = tag_hi | (rk$1 & 32'hffffff);
-        ht$1 = ((rv$1 & 32'hff) << 32'h18) | (rk$1 & 32'hffffff);
-        rt$2 = tag_hi | (rk$2 & 32'hffffff);
-        ht$2 = ((rv$2 & 32'hff) << 32'h18) | (rk$2 & 32'hffffff);
-        rt$3 = tag_hi | (rk$3 & 32'hffffff);
-        ht$3 = ((rv$3 & 32'hff) << 32'h18) | (rk$3 & 32'hffffff);
-        rt$4 = tag_hi | (rk$4 & 32'hffffff);
-        ht$4 = ((rv$4 & 32'hff) << 32'h18) | (rk$4 & 32'hffffff);
-        rt$5 = tag_hi | (rk$5 & 32'hffffff);
-        ht$5 = ((rv$5 & 32'hff) << 32'h18) | (rk$5 & 32'hffffff);
-        rt$6 = tag_hi | (rk$6 & 32'hffffff);
-        ht$6 = ((rv$6 & 32'hff) << 32'h18) | (rk$6 & 32'hffffff);
-        rt$7 = tag_hi | (rk$7 & 32'hffffff);
-        ht$7 = ((rv$7 & 32'hff) << 32'h18) | (rk$7 & 32'hffffff);
-        higher = 1'b0;
-        if (active[0] & (rv$0 > view) & (flags[(0 * 32'h40)+:(32)] == ht$0) & (flags[(0 * 32'h40 + 32'h20)+:(32)] == rm$0)) begin
-            higher = 1'b1;
-        end
-        if (active[1] & (rv$1 > view) & (flags[(1 * 32'h40)+:(32)] == ht$1) & (flags[(1 * 32'h40 + 32'h20)+:(32)] == rm$1)) begin
-            higher = 1'b1;
-        end
-        if (active[2] & (rv$2 > view) & (flags[(2 * 32'h40)+:(32)] == ht$2) & (flags[(2 * 32'h40 + 32'h20)+:(32)] == rm$2)) begin
-            higher = 1'b1;
-        end
-        if (active[3] & (rv$3 > view) & (flags[(3 * 32'h40)+:(32)] == ht$3) & (flags[(3 * 32'h40 + 32'h20)+:(32)] == rm$3)) begin
-            higher = 1'b1;
-        end
-        if (active[4] & (rv$4 > view) & (flags[(4 * 32'h40)+:(32)] == ht$4) & (flags[(4 * 32'h40 + 32'h20)+:(32)] == rm$4)) begin
-            higher = 1'b1;
-        end
-        if (active[5] & (rv$5 > view) & (flags[(5 * 32'h40)+:(32)] == ht$5) & (flags[(5 * 32'h40 + 32'h20)+:(32)] == rm$5)) begin
-            higher = 1'b1;
-        end
-        if (active[6] & (rv$6 > view) & (flags[(6 * 32'h40)+:(32)] == ht$6) & (flags[(6 * 32'h40 + 32'h20)+:(32)] == rm$6)) begin
-            higher = 1'b1;
-        end
-        if (active[7] & (rv$7 > view) & (flags[(7 * 32'h40)+:(32)] == ht$7) & (flags[(7 * 32'h40 + 32'h20)+:(32)] == rm$7)) begin
-            higher = 1'b1;
-        end
-        if (active[0] & (rv$0 == view) & (flags[(0 * 32'h40)+:(32)] == rt$0) & (flags[(0 * 32'h40 + 32'h20)+:(32)] == rm$0)) begin
-            ok = (ok & ~(1 << (0)) | ((1'b1) << (0)));
-            valid = valid + 32'h1;
-            if (rp$0 != 32'h0) begin
-                elig = (elig & ~(1 << (0)) | ((1'b1) << (0)));
-            end
-        end
-        if (active[1] & (rv$1 == view) & (flags[(1 * 32'h40)+:(32)] == rt$1) & (flags[(1 * 32'h40 + 32'h20)+:(32)] == rm$1)) begin
-            ok = (ok & ~(1 << (1)) | ((1'b1) << (1)));
-            valid = valid + 32'h1;
-            if (rp$1 != 32'h0) begin
-                elig = (elig & ~(1 << (1)) | ((1'b1) << (1)));
-            end
-        end
-        if (active[2] & (rv$2 == view) & (flags[(2 * 32'h40)+:(32)] == rt$2) & (flags[(2 * 32'h40 + 32'h20)+:(32)] == rm$2)) begin
-            ok = (ok & ~(1 << (2)) | ((1'b1) << (2)));
-            valid = valid + 32'h1;
-            if (rp$2 != 32'h0) begin
-                elig = (elig & ~(1 << (2)) | ((1'b1) << (2)));
-            end
-        end
-        if (active[3] & (rv$3 == view) & (flags[(3 * 32'h40)+:(32)] == rt$3) & (flags[(3 * 32'h40 + 32'h20)+:(32)] == rm$3)) begin
-            ok = (ok & ~(1 << (3)) | ((1'b1) << (3)));
-            valid = valid + 32'h1;
-            if (rp$3 != 32'h0) begin
-                elig = (elig & ~(1 << (3)) | ((1'b1) << (3)));
-            end
-        end
-        if (active[4] & (rv$4 == view) & (flags[(4 * 32'h40)+:(32)] == rt$4) & (flags[(4 * 32'h40 + 32'h20)+:(32)] == rm$4)) begin
-            ok = (ok & ~(1 << (4)) | ((1'b1) << (4)));
-            valid = valid + 32'h1;
-            if (rp$4 != 32'h0) begin
-                elig = (elig & ~(1 << (4)) | ((1'b1) << (4)));
-            end
-        end
-        if (active[5] & (rv$5 == view) & (flags[(5 * 32'h40)+:(32)] == rt$5) & (flags[(5 * 32'h40 + 32'h20)+:(32)] == rm$5)) begin
-            ok = (ok & ~(1 << (5)) | ((1'b1) << (5)));
-            valid = valid + 32'h1;
-            if (rp$5 != 32'h0) begin
-                elig = (elig & ~(1 << (5)) | ((1'b1) << (5)));
-            end
-        end
-        if (active[6] & (rv$6 == view) & (flags[(6 * 32'h40)+:(32)] == rt$6) & (flags[(6 * 32'h40 + 32'h20)+:(32)] == rm$6)) begin
-            ok = (ok & ~(1 << (6)) | ((1'b1) << (6)));
-            valid = valid + 32'h1;
-            if (rp$6 != 32'h0) begin
-                elig = (elig & ~(1 << (6)) | ((1'b1) << (6)));
-            end
-        end
-        if (active[7] & (rv$7 == view) & (flags[(7 * 32'h40)+:(32)] == rt$7) & (flags[(7 * 32'h40 + 32'h20)+:(32)] == rm$7)) begin
-            ok = (ok & ~(1 << (7)) | ((1'b1) << (7)));
-            valid = valid + 32'h1;
-            if (rp$7 != 32'h0) begin
-                elig = (elig & ~(1 << (7)) | ((1'b1) << (7)));
-            end
-        end
-        sup$0 = 32'h0;
-        if (elig[0] & (rk$0 == rk$0) & (rm$0 == rm$0)) begin
-            sup$0 = sup$0 + 32'h1;
-        end
-        if (elig[1] & (rk$1 == rk$0) & (rm$1 == rm$0)) begin
-            sup$0 = sup$0 + 32'h1;
-        end
-        if (elig[2] & (rk$2 == rk$0) & (rm$2 == rm$0)) begin
-            sup$0 = sup$0 + 32'h1;
-        end
-        if (elig[3] & (rk$3 == rk$0) & (rm$3 == rm$0)) begin
-            sup$0 = sup$0 + 32'h1;
-        end
-        if (elig[4] & (rk$4 == rk$0) & (rm$4 == rm$0)) begin
-            sup$0 = sup$0 + 32'h1;
-        end
-        if (elig[5] & (rk$5 == rk$0) & (rm$5 == rm$0)) begin
-            sup$0 = sup$0 + 32'h1;
-        end
-        if (elig[6] & (rk$6 == rk$0) & (rm$6 == rm$0)) begin
-            sup$0 = sup$0 + 32'h1;
-        end
-        if (elig[7] & (rk$7 == rk$0) & (rm$7 == rm$0)) begin
-            sup$0 = sup$0 + 32'h1;
-        end
-        sup$1 = 32'h0;
-        if (elig[0] & (rk$0 == rk$1) & (rm$0 == rm$1)) begin
-            sup$1 = sup$1 + 32'h1;
-        end
-        if (elig[1] & (rk$1 == rk$1) & (rm$1 == rm$1)) begin
-            sup$1 = sup$1 + 32'h1;
-        end
-        if (elig[2] & (rk$2 == rk$1) & (rm$2 == rm$1)) begin
-            sup$1 = sup$1 + 32'h1;
-        end
-        if (elig[3] & (rk$3 == rk$1) & (rm$3 == rm$1)) begin
-            sup$1 = sup$1 + 32'h1;
-        end
-        if (elig[4] & (rk$4 == rk$1) & (rm$4 == rm$1)) begin
-            sup$1 = sup$1 + 32'h1;
-        end
-        if (elig[5] & (rk$5 == rk$1) & (rm$5 == rm$1)) begin
-            sup$1 = sup$1 + 32'h1;
-        end
-        if (elig[6] & (rk$6 == rk$1) & (rm$6 == rm$1)) begin
-            sup$1 = sup$1 + 32'h1;
-        end
-        if (elig[7] & (rk$7 == rk$1) & (rm$7 == rm$1)) begin
-            sup$1 = sup$1 + 32'h1;
-        end
-        sup$2 = 32'h0;
-        if (elig[0] & (rk$0 == rk$2) & (rm$0 == rm$2)) begin
-            sup$2 = sup$2 + 32'h1;
-        end
-        if (elig[1] & (rk$1 == rk$2) & (rm$1 == rm$2)) begin
-            sup$2 = sup$2 + 32'h1;
-        end
-        if (elig[2] & (rk$2 == rk$2) & (rm$2 == rm$2)) begin
-            sup$2 = sup$2 + 32'h1;
-        end
-        if (elig[3] & (rk$3 == rk$2) & (rm$3 == rm$2)) begin
-            sup$2 = sup$2 + 32'h1;
-        end
-        if (elig[4] & (rk$4 == rk$2) & (rm$4 == rm$2)) begin
-            sup$2 = sup$2 + 32'h1;
-        end
-        if (elig[5] & (rk$5 == rk$2) & (rm$5 == rm$2)) begin
-            sup$2 = sup$2 + 32'h1;
-        end
-        if (elig[6] & (rk$6 == rk$2) & (rm$6 == rm$2)) begin
-            sup$2 = sup$2 + 32'h1;
-        end
-        if (elig[7] & (rk$7 == rk$2) & (rm$7 == rm$2)) begin
-            sup$2 = sup$2 + 32'h1;
-        end
-        sup$3 = 32'h0;
-        if (elig[0] & (rk$0 == rk$3) & (rm$0 == rm$3)) begin
-            sup$3 = sup$3 + 32'h1;
-        end
-        if (elig[1] & (rk$1 == rk$3) & (rm$1 == rm$3)) begin
-            sup$3 = sup$3 + 32'h1;
-        end
-        if (elig[2] & (rk$2 == rk$3) & (rm$2 == rm$3)) begin
-            sup$3 = sup$3 + 32'h1;
-        end
-        if (elig[3] & (rk$3 == rk$3) & (rm$3 == rm$3)) begin
-            sup$3 = sup$3 + 32'h1;
-        end
-        if (elig[4] & (rk$4 == rk$3) & (rm$4 == rm$3)) begin
-            sup$3 = sup$3 + 32'h1;
-        end
-        if (elig[5] & (rk$5 == rk$3) & (rm$5 == rm$3)) begin
-            sup$3 = sup$3 + 32'h1;
-        end
-        if (elig[6] & (rk$6 == rk$3) & (rm$6 == rm$3)) begin
-            sup$3 = sup$3 + 32'h1;
-        end
-        if (elig[7] & (rk$7 == rk$3) & (rm$7 == rm$3)) begin
-            sup$3 = sup$3 + 32'h1;
-        end
-        sup$4 = 32'h0;
-        if (elig[0] & (rk$0 == rk$4) & (rm$0 == rm$4)) begin
-            sup$4 = sup$4 + 32'h1;
-        end
-        if (elig[1] & (rk$1 == rk$4) & (rm$1 == rm$4)) begin
-            sup$4 = sup$4 + 32'h1;
-        end
-        if (elig[2] & (rk$2 == rk$4) & (rm$2 == rm$4)) begin
-            sup$4 = sup$4 + 32'h1;
-        end
-        if (elig[3] & (rk$3 == rk$4) & (rm$3 == rm$4)) begin
-            sup$4 = sup$4 + 32'h1;
-        end
-        if (elig[4] & (rk$4 == rk$4) & (rm$4 == rm$4)) begin
-            sup$4 = sup$4 + 32'h1;
-        end
-        if (elig[5] & (rk$5 == rk$4) & (rm$5 == rm$4)) begin
-            sup$4 = sup$4 + 32'h1;
-        end
-        if (elig[6] & (rk$6 == rk$4) & (rm$6 == rm$4)) begin
-            sup$4 = sup$4 + 32'h1;
-        end
-        if (elig[7] & (rk$7 == rk$4) & (rm$7 == rm$4)) begin
-            sup$4 = sup$4 + 32'h1;
-        end
-        sup$5 = 32'h0;
-        if (elig[0] & (rk$0 == rk$5) & (rm$0 == rm$5)) begin
-            sup$5 = sup$5 + 32'h1;
-        end
-        if (elig[1] & (rk$1 == rk$5) & (rm$1 == rm$5)) begin
-            sup$5 = sup$5 + 32'h1;
-        end
-        if (elig[2] & (rk$2 == rk$5) & (rm$2 == rm$5)) begin
-            sup$5 = sup$5 + 32'h1;
-        end
-        if (elig[3] & (rk$3 == rk$5) & (rm$3 == rm$5)) begin
-            sup$5 = sup$5 + 32'h1;
-        end
-        if (elig[4] & (rk$4 == rk$5) & (rm$4 == rm$5)) begin
-            sup$5 = sup$5 + 32'h1;
-        end
-        if (elig[5] & (rk$5 == rk$5) & (rm$5 == rm$5)) begin
-            sup$5 = sup$5 + 32'h1;
-        end
-        if (elig[6] & (rk$6 == rk$5) & (rm$6 == rm$5)) begin
-            sup$5 = sup$5 + 32'h1;
-        end
-        if (elig[7] & (rk$7 == rk$5) & (rm$7 == rm$5)) begin
-            sup$5 = sup$5 + 32'h1;
-        end
-        sup$6 = 32'h0;
-        if (elig[0] & (rk$0 == rk$6) & (rm$0 == rm$6)) begin
-            sup$6 = sup$6 + 32'h1;
-        end
-        if (elig[1] & (rk$1 == rk$6) & (rm$1 == rm$6)) begin
-            sup$6 = sup$6 + 32'h1;
-        end
-        if (elig[2] & (rk$2 == rk$6) & (rm$2 == rm$6)) begin
-            sup$6 = sup$6 + 32'h1;
-        end
-        if (elig[3] & (rk$3 == rk$6) & (rm$3 == rm$6)) begin
-            sup$6 = sup$6 + 32'h1;
-        end
-        if (elig[4] & (rk$4 == rk$6) & (rm$4 == rm$6)) begin
-            sup$6 = sup$6 + 32'h1;
-        end
-        if (elig[5] & (rk$5 == rk$6) & (rm$5 == rm$6)) begin
-            sup$6 = sup$6 + 32'h1;
-        end
-        if (elig[6] & (rk$6 == rk$6) & (rm$6 == rm$6)) begin
-            sup$6 = sup$6 + 32'h1;
-        end
-        if (elig[7] & (rk$7 == rk$6) & (rm$7 == rm$6)) begin
-            sup$6 = sup$6 + 32'h1;
-        end
-        sup$7 = 32'h0;
-        if (elig[0] & (rk$0 == rk$7) & (rm$0 == rm$7)) begin
-            sup$7 = sup$7 + 32'h1;
-        end
-        if (elig[1] & (rk$1 == rk$7) & (rm$1 == rm$7)) begin
-            sup$7 = sup$7 + 32'h1;
-        end
-        if (elig[2] & (rk$2 == rk$7) & (rm$2 == rm$7)) begin
-            sup$7 = sup$7 + 32'h1;
-        end
-        if (elig[3] & (rk$3 == rk$7) & (rm$3 == rm$7)) begin
-            sup$7 = sup$7 + 32'h1;
-        end
-        if (elig[4] & (rk$4 == rk$7) & (rm$4 == rm$7)) begin
-            sup$7 = sup$7 + 32'h1;
-        end
-        if (elig[5] & (rk$5 == rk$7) & (rm$5 == rm$7)) begin
-            sup$7 = sup$7 + 32'h1;
-        end
-        if (elig[6] & (rk$6 == rk$7) & (rm$6 == rm$7)) begin
-            sup$7 = sup$7 + 32'h1;
-        end
-        if (elig[7] & (rk$7 == rk$7) & (rm$7 == rm$7)) begin
-            sup$7 = sup$7 + 32'h1;
-        end
-        chosen = 1'b0;
-        chosen_k = 32'h0;
-        chosen_m = 32'h0;
-        if (elig[0] & (sup$0 >= support) & (~chosen | (rk$0 > chosen_k))) begin
-            chosen = 1'b1;
-            chosen_k = rk$0;
-            chosen_m = rm$0;
-        end
-        if (elig[1] & (sup$1 >= support) & (~chosen | (rk$1 > chosen_k))) begin
-            chosen = 1'b1;
-            chosen_k = rk$1;
-            chosen_m = rm$1;
-        end
-        if (elig[2] & (sup$2 >= support) & (~chosen | (rk$2 > chosen_k))) begin
-            chosen = 1'b1;
-            chosen_k = rk$2;
-            chosen_m = rm$2;
-        end
-        if (elig[3] & (sup$3 >= support) & (~chosen | (rk$3 > chosen_k))) begin
-            chosen = 1'b1;
-            chosen_k = rk$3;
-            chosen_m = rm$3;
-        end
-        if (elig[4] & (sup$4 >= support) & (~chosen | (rk$4 > chosen_k))) begin
-            chosen = 1'b1;
-            chosen_k = rk$4;
-            chosen_m = rm$4;
-        end
-        if (elig[5] & (sup$5 >= support) & (~chosen | (rk$5 > chosen_k))) begin
-            chosen = 1'b1;
-            chosen_k = rk$5;
-            chosen_m = rm$5;
-        end
-        if (elig[6] & (sup$6 >= support) & (~chosen | (rk$6 > chosen_k))) begin
-            chosen = 1'b1;
-            chosen_k = rk$6;
-            chosen_m = rm$6;
-        end
-        if (elig[7] & (sup$7 >= support) & (~chosen | (rk$7 > chosen_k))) begin
-            chosen = 1'b1;
-            chosen_k = rk$7;
-            chosen_m = rm$7;
-        end
-    end
-    
-endmodule // rhdl_ubft$protocol$view$choose
-
-
-module rhdl_ubft$protocol$view$state(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Enums
-    localparam ViewSt$Off = 0;
-    localparam ViewSt$VcStart = 1;
-    localparam ViewSt$VcSendRecord = 2;
-    localparam ViewSt$VcSendFlag = 3;
-    localparam ViewSt$VcPollFlags = 4;
-    localparam ViewSt$VcWaitFlags = 5;
-    localparam ViewSt$VcPollRecords = 6;
-    localparam ViewSt$VcWaitRecords = 7;
-    localparam ViewSt$VcDecide = 8;
-    localparam ViewSt$VcInstall = 9;
-    localparam ViewSt$VcPollCatch = 10;
-    localparam ViewSt$VcWaitCatch = 11;
-    localparam ViewSt$VcPollCatchSlow = 12;
-    localparam ViewSt$VcWaitCatchSlow = 13;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$view$state
-
-
-module rhdl_ubft$protocol$view$vc_flags(d,q,clock);
-    
-    // Module arguments
-    input wire  [511:0] d;
-    output reg  [511:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 512'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$view$vc_flags
-
-
-module rhdl_ubft$protocol$view$vc_hi(d,q,clock);
-    
-    // Module arguments
-    input wire  [511:0] d;
-    output reg  [511:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 512'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$view$vc_hi
-
-
-module rhdl_ubft$protocol$view$vc_lo(d,q,clock);
-    
-    // Module arguments
-    input wire  [511:0] d;
-    output reg  [511:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 512'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$view$vc_lo
 
 
 module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);

@@ -3,15 +3,14 @@
 //! (`ubft_sim::testbench::standard`) and writes their self-checking
 //! testbenches and vectors into `rtl/tb/`; `--check` instead fails if
 //! `rtl/tb/` differs from what would be written; `--run` then replays each
-//! on its kernel's RTL, `rtl/v2/rhdl_ubft.v` or `rtl/rhdl_ubft.v` (Verilator by default, Icarus Verilog with `--sim
+//! on the kernel's RTL, `rtl/rhdl_ubft.v` (Verilator by default, Icarus Verilog with `--sim
 //! icarus`) and fails unless it prints `TESTBENCH OK`. docs/testbench.md has
 //! the details.
 
-use rhdl_ubft::layout::Version;
 use std::path::{Path, PathBuf};
 use ubft_sim::backend::Backend;
 use ubft_sim::testbench::{self, Sim};
-use ubft_sim::verilator::{kernel_port_map_for, kernel_verilog_for, scratch_dir};
+use ubft_sim::verilator::{kernel_port_map, kernel_verilog, scratch_dir};
 
 pub const TB_DIR: &str = "rtl/tb";
 
@@ -54,7 +53,7 @@ pub fn testbench(
     for st in testbench::standard() {
         let name = st.name;
         let sc = st.record(backend)?;
-        let map = kernel_port_map_for(sc.layout)?;
+        let map = kernel_port_map()?;
         let files = testbench::write(&out, &sc, &map, None)?;
         let bytes: u64 = files
             .iter()
@@ -62,15 +61,14 @@ pub fn testbench(
             .map(|m| m.len())
             .sum();
         println!(
-            "{TB_DIR}/tb_{name}.v: {} cycles x {} replicas of the {} kernel recorded on {backend}, {} files, {} KiB{}",
+            "{TB_DIR}/tb_{name}.v: {} cycles x {} replicas recorded on {backend}, {} files, {} KiB{}",
             sc.cycles(),
             sc.replicas.len(),
-            sc.layout.name(),
             files.len(),
             bytes / 1024,
             if check { " (checked)" } else { "" }
         );
-        names.push((name, sc.layout));
+        names.push(name);
     }
     if check {
         let want = generated(&out);
@@ -96,23 +94,16 @@ pub fn testbench(
     if !run {
         return Ok(());
     }
-    // Each run replays on its kernel's file, which must be current.
-    let rtl_of = |layout: Version| -> Result<PathBuf, String> {
-        let rel = match layout {
-            Version::V2 => super::VERILOG_V2,
-            _ => super::VERILOG,
-        };
-        let rtl = root.join(rel);
-        if std::fs::read_to_string(&rtl).ok() != Some(kernel_verilog_for(layout)?) {
-            return Err(format!(
-                "{rel} is stale or missing; run `cargo xtask verilog` first"
-            ));
-        }
-        Ok(rtl)
-    };
+    // Each run replays on the kernel's file, which must be current.
+    let rel = super::VERILOG;
+    let rtl = root.join(rel);
+    if std::fs::read_to_string(&rtl).ok() != Some(kernel_verilog()) {
+        return Err(format!(
+            "{rel} is stale or missing; run `cargo xtask verilog` first"
+        ));
+    }
     for &sim in &sims {
-        for &(name, layout) in &names {
-            let rtl = rtl_of(layout)?;
+        for &name in &names {
             let t = std::time::Instant::now();
             let log = testbench::run(sim, &dir, name, &rtl, &scratch)?;
             let secs = t.elapsed().as_secs_f64();

@@ -1,17 +1,17 @@
 //! rhdl-ubft: the mailbox layout and simulated consensus runs, from the
 //! command line.
 //!
-//! `rhdl-ubft layout --replicas N --window G --sig ed25519|dsig --version v3|v2|v1 [--json]` (default v3)
+//! `rhdl-ubft layout --replicas N --window G --sig ed25519|dsig --version v3|v1 [--json]` (default v3)
 //! `rhdl-ubft simulate --replicas N --slots S --seed X [--net-latency L]
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
-//!     [--backend rust-hdl|verilator] [--layout v3|v2] [--json] [--quiet]
+//!     [--backend rust-hdl|verilator] [--json] [--quiet]
 //!     [--threads T]`
 //! `rhdl-ubft simulate --scenario FILE.toml [--seed X] [--max-cycles C]
-//!     [--backend B] [--layout v3|v2] [--json] [--quiet] [--threads T]`
+//!     [--backend B] [--json] [--quiet] [--threads T]`
 //!
-//! `--layout` (and `layout --version`) default to v3, the kernel the card
-//! runs; v2 is the reference kernel with all-n quorums.
+//! `layout --version` defaults to v3, what the kernel runs; v1 is
+//! ubft_new's layout, printed word for word.
 //!
 //! On a terminal a run shows a progress line on stderr (cycles, decisions,
 //! speed) about once a second; `--quiet` turns it off. The replicas are
@@ -19,10 +19,9 @@
 //! number of threads.
 //!
 //! With `--scenario` the file supplies every parameter and fault
-//! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`,
-//! `--backend` and `--layout` may be given with it, and override the file's
-//! values (to replay a scenario under another seed, budget, simulator or
-//! kernel); every other
+//! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`
+//! and `--backend` may be given with it, and override the file's values (to
+//! replay a scenario under another seed, budget or simulator); every other
 //! run flag (--replicas, --slots, the latencies, --wait-polls, --delay,
 //! --equivocate) is refused together with `--scenario`.
 //!
@@ -61,8 +60,6 @@ enum Sig {
 enum LayoutVersion {
     /// ubft_new's, word for word.
     V1,
-    /// The v2 reference kernel's (all-n quorums; `simulate --layout v2`).
-    V2,
     /// What the kernel runs (docs/recovery.md, section 13): the fast path,
     /// the f + 1 slow path and the view change. The default.
     V3,
@@ -86,7 +83,7 @@ enum Cmd {
     /// Simulate a cluster of kernels and print what each replica decided.
     Simulate {
         /// A scenario file (TOML, docs/scenarios.md) with every parameter and
-        /// fault; only --seed, --max-cycles, --backend and --layout may
+        /// fault; only --seed, --max-cycles and --backend may
         /// override it.
         #[arg(long, conflicts_with_all = [
             "replicas", "slots", "net_latency", "hbm_read_latency", "hbm_write_latency",
@@ -134,13 +131,6 @@ enum Cmd {
         /// Default verilator, or the scenario's `backend` key.
         #[arg(long)]
         backend: Option<Backend>,
-        /// Mailbox layout, and so the kernel: v3 (the default, the kernel
-        /// the card runs: the fast path, the f + 1 slow path and the view
-        /// change) or v2 (the reference kernel: the fast path and an all-n
-        /// slow path, so one silent replica stops it). v1 is refused. With
-        /// --scenario, overrides the file's `layout` key.
-        #[arg(long, value_parser = ubft_sim::cluster::parse_layout)]
-        layout: Option<Version>,
         #[arg(long)]
         json: bool,
         /// No progress line (it is shown on a terminal only, on stderr).
@@ -245,7 +235,6 @@ fn main() -> ExitCode {
             };
             let v = match version {
                 LayoutVersion::V1 => Version::V1,
-                LayoutVersion::V2 => Version::V2,
                 LayoutVersion::V3 => Version::V3,
             };
             let mb = Mailbox::with_version(v, replicas, window, sb);
@@ -272,7 +261,6 @@ fn main() -> ExitCode {
             delay,
             equivocate,
             backend,
-            layout,
             json,
             quiet,
             threads,
@@ -293,7 +281,6 @@ fn main() -> ExitCode {
                 };
                 sc.seed = seed.unwrap_or(sc.seed);
                 sc.max_cycles = max_cycles.unwrap_or(sc.max_cycles);
-                sc.layout = layout.unwrap_or(sc.layout);
                 let backend = match backend.map_or_else(|| sc.backend(), Ok) {
                     Ok(b) => b,
                     Err(e) => {
@@ -327,7 +314,6 @@ fn main() -> ExitCode {
                 equivocate,
                 // Every landing write goes through the receiver's guard.
                 delivery: ubft_sim::network::Delivery::Kernel,
-                layout: layout.unwrap_or(Version::V3),
             };
             finish(
                 run(
