@@ -5,7 +5,7 @@
 //! layout's, and its state graph has no cycle (so "terminal" covers every
 //! run's end).
 
-use rhdl_ubft::choose::VcRecord;
+use ubft_model::current::VcRecord;
 use rhdl_ubft::layout::{self, Region, Version, VC_WORDS};
 use rhdl_ubft::params::vote_tag;
 use stateright::Model;
