@@ -1,7 +1,8 @@
-//! Layout v3 in the simulator: the `layout` key of a configuration, a
-//! scenario and the CLI (v2 by default, v1 refused, Byzantine replicas
-//! refused on v3), the network model's v3 rule (the guard's reference), and
-//! a v3 cluster on the fast path.
+//! The kernel's cluster runs: the configuration's, a scenario's and the
+//! CLI's layout (v3, the only one; v1 and v2 refused by name, the CLI has
+//! no `--layout`), Byzantine replicas whose adversaries know the kernel's
+//! records, the network model's v3 rule (the guard's reference), and
+//! clusters on the fast path, the slow path and through view changes.
 
 use rhdl_ubft::guard::Refusal;
 use rhdl_ubft::layout::{field3, Mailbox, Region, Version};
@@ -10,56 +11,44 @@ use std::process::Command;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::client::proposal;
 use ubft_sim::cluster::{
-    parse_layout, ClusterConfig, LinkDelay, Path, SimError, NETWORK_PTR, V1_REFUSED,
+    parse_layout, ClusterConfig, LinkDelay, Path, LAYOUT_REFUSED, NETWORK_PTR,
 };
 use ubft_sim::hbm::Hbm;
 use ubft_sim::lockstep::differential;
 use ubft_sim::network::{Delivery, Network, RefuseReason, Write};
-use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS, V3_KINDS, V3_ONLY, V3_ONLY_KINDS};
+use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS, V3_KINDS, V3_ONLY_KINDS};
 use ubft_sim::verilator::harness::{parse_ports, TOP};
-use ubft_sim::verilator::{kernel_verilog, kernel_verilog_for, Library};
+use ubft_sim::verilator::{kernel_verilog, Library};
 
 #[test]
-fn the_layout_is_v3_unless_asked_and_v1_is_refused() {
-    assert_eq!(ClusterConfig::new(3, 1).layout, Version::V3);
-    assert_eq!(ClusterConfig::quick(3, 1).layout, Version::V3);
-    assert_eq!(ClusterConfig::quick(3, 1).v2().layout, Version::V2);
-    assert_eq!(parse_layout("v2"), Ok(Version::V2));
+fn the_mailbox_is_v3_and_only_v3_is_a_layout() {
+    assert_eq!(
+        ClusterConfig::new(3, 1).mailbox(),
+        Mailbox::v3(BUILD_N, G, SB)
+    );
+    assert_eq!(
+        ClusterConfig::quick(3, 1).mailbox(),
+        Mailbox::v3(BUILD_N, G, SB)
+    );
+    assert_eq!(ClusterConfig::quick(3, 1).validate(), Ok(()));
     assert_eq!(parse_layout("v3"), Ok(Version::V3));
-    assert_eq!(parse_layout("v1"), Err(V1_REFUSED.to_string()));
+    for name in ["v1", "v2"] {
+        let err = parse_layout(name).unwrap_err();
+        assert!(err.contains(LAYOUT_REFUSED), "{name}: {err}");
+        assert!(err.contains(&format!("layout \"{name}\"")), "{name}: {err}");
+    }
     let err = parse_layout("v4").unwrap_err();
     assert!(err.contains("unknown layout \"v4\""), "{err}");
-    let cfg = ClusterConfig {
-        layout: Version::V1,
-        ..ClusterConfig::quick(3, 1)
-    };
-    assert_eq!(cfg.validate(), Err(SimError::Invalid(V1_REFUSED.into())));
-    let cfg = ClusterConfig {
-        layout: Version::V3,
-        ..ClusterConfig::quick(3, 1)
-    };
-    assert_eq!(cfg.validate(), Ok(()));
-    assert_eq!(cfg.mailbox(), Mailbox::v3(BUILD_N, G, SB));
-    assert_eq!(
-        ClusterConfig::quick(3, 1).v2().mailbox(),
-        Mailbox::v2(BUILD_N, G, SB)
-    );
 }
 
 #[test]
-fn an_equivocating_replica_is_taken_on_v3_and_v2() {
+fn an_equivocating_replica_is_taken() {
     let cfg = ClusterConfig {
-        layout: Version::V3,
         equivocate: vec![1],
         ..ClusterConfig::quick(3, 1)
     };
     assert_eq!(cfg.validate(), Ok(()));
-    let cfg = ClusterConfig {
-        layout: Version::V2,
-        ..cfg
-    };
-    assert_eq!(cfg.validate(), Ok(()));
-    // An id not below n is refused on both.
+    // An id not below n is refused.
     let cfg = ClusterConfig {
         equivocate: vec![3],
         ..cfg
@@ -72,20 +61,15 @@ fn the_scenario_key_is_v3_when_absent_and_always_written() {
     let s = Scenario::from_toml("replicas = 3\nslots = 2\n").unwrap();
     assert_eq!(s.layout, Version::V3);
     assert_eq!(s, Scenario::new(3, 2));
-    // Written out even at the default, so a printed scenario replays the
-    // same kernel whatever the default becomes.
+    // Written out even at the default, so a printed scenario names the
+    // layout it ran.
     assert!(s.to_toml().contains("layout = \"v3\""), "{}", s.to_toml());
-    let s = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v2\"\n").unwrap();
-    assert_eq!(s.layout, Version::V2);
-    assert_eq!(s.config().layout, Version::V2);
-    assert!(s.to_toml().contains("layout = \"v2\""), "{}", s.to_toml());
-    assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
     let s = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v3\"\n").unwrap();
     assert_eq!(s.layout, Version::V3);
-    assert_eq!(s.config().layout, Version::V3);
+    assert_eq!(s.config().mailbox(), Mailbox::v3(BUILD_N, G, SB));
     assert!(s.to_toml().contains("layout = \"v3\""), "{}", s.to_toml());
     assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
-    // A delay is no Byzantine replica: allowed on v3.
+    // A delay is no Byzantine replica: allowed.
     let s = Scenario::from_toml(
         "replicas = 3\nslots = 2\nlayout = \"v3\"\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 1\nextra = 100\n",
     )
@@ -94,9 +78,13 @@ fn the_scenario_key_is_v3_when_absent_and_always_written() {
 }
 
 #[test]
-fn the_scenario_key_refuses_v1_and_unknown_layouts_by_name() {
-    let err = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v1\"\n").unwrap_err();
-    assert!(err.contains(V1_REFUSED), "{err}");
+fn the_scenario_key_refuses_v1_v2_and_unknown_layouts_by_name() {
+    for name in ["v1", "v2"] {
+        let err = Scenario::from_toml(&format!("replicas = 3\nslots = 2\nlayout = \"{name}\"\n"))
+            .unwrap_err();
+        assert!(err.contains(LAYOUT_REFUSED), "{name}: {err}");
+        assert!(err.contains(&format!("layout \"{name}\"")), "{name}: {err}");
+    }
     let err = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = \"v9\"\n").unwrap_err();
     assert!(err.contains("unknown layout \"v9\""), "{err}");
     let err = Scenario::from_toml("replicas = 3\nslots = 2\nlayout = 3\n").unwrap_err();
@@ -106,10 +94,10 @@ fn the_scenario_key_refuses_v1_and_unknown_layouts_by_name() {
 #[test]
 fn every_byzantine_kind_runs_on_v3() {
     // Every kind's adversary knows the v3 records (since 2026-12-03,
-    // lie_vc and split_view too: `LieVc3`, `SplitView3`), so v3 takes
-    // each, as v2 does. (An adversary that does not know them, set by
-    // hand, is still refused: the test below.) V3_KINDS is every kind
-    // of v2 and the v3-only ones (V3_ONLY_KINDS), which v2 refuses.
+    // lie_vc and split_view too: `LieVc3`, `SplitView3`), so the cluster
+    // takes each. (An adversary that does not know them, set by hand, is
+    // refused: the test below.) V3_KINDS is the Byzantine kinds and the
+    // v3-only ones (V3_ONLY_KINDS), those v2 never had.
     assert_eq!(V3_KINDS.len(), BYZANTINE_KINDS.len() + V3_ONLY_KINDS.len());
     for kind in BYZANTINE_KINDS {
         assert!(V3_KINDS.contains(&kind), "{kind}");
@@ -118,13 +106,10 @@ fn every_byzantine_kind_runs_on_v3() {
         let text = format!(
             "replicas = 3\nslots = 2\nlayout = \"v3\"\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 1\nextra = 9\n[[fault]]\nkind = \"{kind}\"\nreplica = 1\n"
         );
+        // The same scenario on v2 is refused for its layout.
         let v2 = text.replace("layout = \"v3\"", "layout = \"v2\"");
-        if V3_ONLY_KINDS.contains(&kind) {
-            let err = Scenario::from_toml(&v2).unwrap_err();
-            assert!(err.contains(V3_ONLY), "{kind}: {err}");
-        } else {
-            assert!(Scenario::from_toml(&v2).is_ok(), "{kind}");
-        }
+        let err = Scenario::from_toml(&v2).unwrap_err();
+        assert!(err.contains(LAYOUT_REFUSED), "{kind}: {err}");
         let mut s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{kind}: {e}"));
         assert!(s.check().is_ok(), "{kind}");
         // Its adversary is one that knows v3.
@@ -140,20 +125,28 @@ fn rhdl_ubft(args: &[&str]) -> std::process::Output {
         .expect("rhdl-ubft runs")
 }
 
+/// `simulate` has no `--layout` flag: the kernel runs v3, and clap refuses
+/// the flag whatever its value.
 #[test]
-fn the_cli_refuses_v1() {
-    let out = rhdl_ubft(&[
-        "simulate",
-        "--replicas",
-        "3",
-        "--slots",
-        "2",
-        "--layout",
-        "v1",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(V1_REFUSED), "{err}");
+fn the_cli_refuses_a_layout_flag() {
+    for layout in ["v1", "v2", "v3"] {
+        let out = rhdl_ubft(&[
+            "simulate",
+            "--replicas",
+            "3",
+            "--slots",
+            "2",
+            "--layout",
+            layout,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{layout}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("unexpected argument '--layout'"),
+            "{layout}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{layout}");
+    }
 }
 
 const PTR: u64 = 0x1_0000_0000;
@@ -232,12 +225,11 @@ fn the_network_model_checks_v3_writes_by_the_references_rule() {
 
 /// The tests' short links, with the longer wait (64 polls) and the default
 /// signer, as fast_path.rs and verilator.rs run them.
-fn quick(replicas: usize, slots: u64, layout: Version) -> ClusterConfig {
+fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     ClusterConfig {
         wait_polls: 64,
         sign_latency: defaults::SIGN_LATENCY,
         verify_latency: defaults::VERIFY_LATENCY,
-        layout,
         ..ClusterConfig::quick(replicas, slots)
     }
 }
@@ -247,39 +239,31 @@ fn byte(word: usize) -> u64 {
 }
 
 #[test]
-fn the_verilator_library_of_v3_is_the_v3_kernels_verilog() {
-    let v3 = kernel_verilog_for(Version::V3).unwrap();
-    assert_ne!(v3, kernel_verilog(), "v3 and v2 are different kernels");
-    assert!(v3.contains("the v3 layout"), "its header names it");
-    assert_eq!(kernel_verilog_for(Version::V2).unwrap(), kernel_verilog());
-    assert_eq!(kernel_verilog_for(Version::V1), Err(V1_REFUSED.to_string()));
-    let lib = Library::get_for(Version::V3).unwrap();
-    assert_eq!(lib.layout, Some(Version::V3));
-    assert_eq!(lib.ports, parse_ports(&v3, TOP).unwrap());
-    assert_ne!(lib.path, Library::get().unwrap().path);
-    assert_eq!(Library::get().unwrap().layout, Some(Version::V2));
+fn the_verilator_library_is_the_kernels_verilog() {
+    let v = kernel_verilog();
+    assert!(v.contains("the v3 layout"), "its header names the layout");
+    let lib = Library::get().unwrap();
+    assert_eq!(lib.ports, parse_ports(&v, TOP).unwrap());
+    // One library, loaded once.
+    assert_eq!(lib.path, Library::get().unwrap().path);
 }
 
-/// Three timely replicas on v3 decide 8 slots, all on the fast path: the
-/// client's requests in order, the same decisions as a v2 cluster of the
-/// same seed, the guards agreeing with the model's v3 rule on every write,
-/// and each prepare in HBM where v3 puts it, (k, m, v, prev = dec[k - 1]).
+/// Three timely replicas decide 8 slots, all on the fast path: the
+/// client's requests in order, the guards agreeing with the model's v3
+/// rule on every write, and each prepare in HBM where v3 puts it,
+/// (k, m, v, prev = dec[k - 1]).
 #[test]
-fn three_replicas_decide_8_slots_on_the_v3_fast_path_as_on_v2() {
+fn three_replicas_decide_8_slots_on_the_v3_fast_path() {
     let (n, slots, seed) = (3, 8, 5);
-    let run = |layout| {
-        let cfg = ClusterConfig {
-            seed,
-            ..quick(n, slots, layout)
-        };
-        let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-        let report = c.run().unwrap();
-        (c, report)
+    let cfg = ClusterConfig {
+        seed,
+        ..quick(n, slots)
     };
-    let (c3, v3) = run(Version::V3);
-    let (_, v2) = run(Version::V2);
+    let mut c3 = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    let v3 = c3.run().unwrap();
     let expected: Vec<(u64, u32)> = (1..=slots).map(|k| (k, proposal(seed, k - 1))).collect();
-    for report in [&v3, &v2] {
+    {
+        let report = &v3;
         assert!(report.checks.ok(), "{:?}", report.checks.failures);
         for r in &report.replicas {
             let got: Vec<(u64, u32)> = r.decided.iter().map(|d| (d.k, d.m)).collect();
@@ -295,7 +279,6 @@ fn three_replicas_decide_8_slots_on_the_v3_fast_path_as_on_v2() {
         // The leader's prepares, one per slot.
         assert_eq!(report.proposal_cycles.len() as u64, slots);
     }
-    assert_eq!(v3.proposed, v2.proposed);
     // The prepares lie where v3 puts them: a beat per slot, (k, m, v, prev).
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let v2_layout = Mailbox::v2(BUILD_N, G, SB);
@@ -317,26 +300,14 @@ fn three_replicas_decide_8_slots_on_the_v3_fast_path_as_on_v2() {
             vec![0; 4]
         );
     }
-    // The decision cycles: equal to v2's, cycle for cycle, on this run
-    // (the v3 guard buffers two beats, but a one-beat prepare and the
-    // two-word votes pass it as v2's; a change of v3's timing shows here).
-    for (a, b) in v2.replicas.iter().zip(&v3.replicas) {
-        let d: Vec<(u64, u64, u64)> = a
-            .decided
-            .iter()
-            .zip(&b.decided)
-            .map(|(x, y)| (x.k, x.cycle, y.cycle))
-            .collect();
-        eprintln!("replica {}: (k, v2 cycle, v3 cycle) {d:?}", a.id);
-        assert!(d.iter().all(|&(_, x, y)| x == y), "replica {}", a.id);
+    for r in &v3.replicas {
+        let d: Vec<(u64, u64)> = r.decided.iter().map(|x| (x.k, x.cycle)).collect();
+        eprintln!("replica {}: (k, cycle) {d:?}", r.id);
     }
-    assert_eq!(v3.proposal_cycles, v2.proposal_cycles);
-    assert_eq!(v3.cycles, v2.cycles);
     assert_eq!(v3.layout, Version::V3.name());
-    assert_eq!(v2.layout, Version::V2.name());
     eprintln!(
-        "run: v2 {} cycles, v3 {} cycles; proposals v2 {:?}, v3 {:?}",
-        v2.cycles, v3.cycles, v2.proposal_cycles, v3.proposal_cycles
+        "run: {} cycles; proposals {:?}",
+        v3.cycles, v3.proposal_cycles
     );
 }
 
@@ -347,7 +318,7 @@ fn three_replicas_decide_8_slots_on_the_v3_fast_path_as_on_v2() {
 fn the_v3_kernel_agrees_on_both_backends() {
     let cfg = ClusterConfig {
         seed: 9,
-        ..quick(3, 20, Version::V3)
+        ..quick(3, 20)
     };
     let a = differential(&cfg, Backend::RustHdl, Backend::Verilator, 0)
         .unwrap()
@@ -361,22 +332,18 @@ fn the_v3_kernel_agrees_on_both_backends() {
 }
 
 /// A slot whose fast path times out is decided on the v3 slow path (R7 to
-/// R12, slow3.md) where v2 decides it on its all-n slow path: the same
-/// values, in order, on every replica, the first slot slow and the second
-/// fast on both layouts.
+/// R12, slow3.md): the client's values, in order, on every replica, the
+/// first slot slow and the second fast.
 #[test]
-fn a_timeout_takes_the_v3_kernel_to_its_slow_path_as_v2() {
-    let run = |layout| backend::run(&late_votes_on(layout), Backend::Verilator).unwrap();
-    let v3 = run(Version::V3);
+fn a_timeout_takes_the_v3_kernel_to_its_slow_path() {
+    let cfg = late_votes_to_the_leader();
+    let v3 = backend::run(&cfg, Backend::Verilator).unwrap();
     assert!(v3.checks.ok(), "{:?}", v3.checks.failures);
-    let v2 = run(Version::V2);
-    assert!(v2.checks.ok(), "{:?}", v2.checks.failures);
-    for (a, b) in v3.replicas.iter().zip(&v2.replicas) {
+    let expected: Vec<(u64, u32)> = (1..=2).map(|k| (k, proposal(cfg.seed, k - 1))).collect();
+    for a in &v3.replicas {
         assert_eq!(a.status.error, 0, "replica {}: {}", a.id, v3.summary());
-        let values = |r: &ubft_sim::cluster::ReplicaReport| {
-            r.decided.iter().map(|d| (d.k, d.m)).collect::<Vec<_>>()
-        };
-        assert_eq!(values(a), values(b), "replica {}", a.id);
+        let values = a.decided.iter().map(|d| (d.k, d.m)).collect::<Vec<_>>();
+        assert_eq!(values, expected, "replica {}", a.id);
         assert_eq!(a.decided.len(), 2, "replica {}", a.id);
         assert_eq!(
             a.decided.iter().map(|d| d.path).collect::<Vec<_>>(),
@@ -391,15 +358,17 @@ fn a_timeout_takes_the_v3_kernel_to_its_slow_path_as_v2() {
             a.id
         );
     }
-    eprintln!("v3:\n{}\nv2:\n{}", v3.summary(), v2.summary());
+    eprintln!("{}", v3.summary());
 }
 
-/// `simulate --layout v3` runs the v3 kernel and says so; without the flag
-/// (or with `--layout v2`) the report is v2's, byte for byte, with no
-/// `layout` key.
+/// `simulate` runs the kernel and names its layout, v3, in the summary
+/// and the JSON report. At the run's end (the last honest decision) every
+/// replica is in Close (R28, recovery.md section 7): it decided the last
+/// slot fast, and Slow3 certifies and commits its will_commit, so its
+/// state is Slow3's.
 #[test]
 fn the_cli_runs_v3_and_names_it() {
-    let args = |layout: Option<&'static str>| {
+    let run = |json: bool| {
         let mut a = vec![
             "simulate",
             "--replicas",
@@ -414,13 +383,6 @@ fn the_cli_runs_v3_and_names_it() {
             "--threads",
             "1",
         ];
-        if let Some(l) = layout {
-            a.extend(["--layout", l]);
-        }
-        a
-    };
-    let run = |layout: Option<&'static str>, json: bool| {
-        let mut a = args(layout);
         if json {
             a.push("--json");
         }
@@ -433,37 +395,18 @@ fn the_cli_runs_v3_and_names_it() {
         );
         String::from_utf8_lossy(&out.stdout).to_string()
     };
-    let v3 = run(Some("v3"), false);
+    let v3 = run(false);
     assert!(v3.contains("cycles on verilator, layout v3\n"), "{v3}");
     assert!(v3.contains("3 decided (3 fast, 0 slow)"), "{v3}");
-    let v3_json = run(Some("v3"), true);
+    let v3_json = run(true);
     assert!(v3_json.contains("\"layout\": \"v3\""), "{v3_json}");
-    // No --layout: v3, the default.
-    assert_eq!(run(None, true), v3_json);
-    let v2_json = run(Some("v2"), true);
-    assert!(v2_json.contains("\"layout\": \"v2\""), "{v2_json}");
-    // Apart from the layout key and each replica's status at the run's
-    // end, v3's report is v2's on this run: the same decisions, at the
-    // same cycles. At the end (the last honest decision) every v3 replica
-    // is in Close (R28, recovery.md section 7): it decided the last slot
-    // fast, and Slow3 certifies and commits its will_commit, so its state
-    // is Slow3's and its cycle counter still runs; v2's are Idle.
-    let parse = |j: &str| -> (serde_json::Value, Vec<&'static str>) {
-        let mut v: serde_json::Value = serde_json::from_str(j).unwrap();
-        v.as_object_mut().unwrap().remove("layout");
-        let mut states = vec![];
-        for r in v["replicas"].as_array_mut().unwrap() {
-            let st = r["status"].as_object_mut().unwrap();
-            let n = st.remove("state").unwrap().as_u64().unwrap() as usize;
-            states.push(rhdl_ubft::protocol::STATE_NAMES[n]);
-            st.remove("cycles");
-        }
-        (v, states)
-    };
-    let (v3_rest, v3_states) = parse(&v3_json);
-    let (v2_rest, v2_states) = parse(&v2_json);
-    assert_eq!(v3_rest, v2_rest);
-    assert_eq!(v2_states, vec!["Idle"; 3], "{v2_json}");
+    let v: serde_json::Value = serde_json::from_str(&v3_json).unwrap();
+    let v3_states: Vec<&str> = v["replicas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| rhdl_ubft::protocol::STATE_NAMES[r["status"]["state"].as_u64().unwrap() as usize])
+        .collect();
     assert!(
         v3_states.len() == 3 && v3_states.iter().all(|s| s.starts_with("S3")),
         "{v3_states:?}: {v3_json}"
@@ -474,11 +417,11 @@ fn the_cli_runs_v3_and_names_it() {
 /// also when the kind hides in a chain behind a silent one.
 #[test]
 #[should_panic(
-    expected = "an adversary on replica 1 of a layout v3 cluster: the adversary does not know the v3 records"
+    expected = "an adversary on replica 1: the adversary does not know the kernel's records"
 )]
 fn an_adversary_set_by_hand_on_v3_panics_with_the_reason() {
     use ubft_sim::adversary::{Chain, ForgeShares, LieVc, Silent};
-    let mut c = ubft_sim::cluster::Cluster::new(quick(3, 1, Version::V3)).unwrap();
+    let mut c = ubft_sim::cluster::Cluster::new(quick(3, 1)).unwrap();
     // A crash is taken, and so is an adversary that knows the v3 records.
     c.set_adversary(2, Box::new(Silent { from_cycle: 0 }));
     let mailbox = c.net.mailbox().clone();
@@ -526,7 +469,7 @@ fn silent_cluster(
         max_cycles,
         sign_latency: 300,
         verify_latency: 500,
-        ..quick(n, slots, Version::V3)
+        ..quick(n, slots)
     };
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
     for &r in silent {
@@ -670,7 +613,7 @@ fn a_silent_v3_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
         max_cycles: 150_000,
         sign_latency: 300,
         verify_latency: 500,
-        ..quick(3, 20, Version::V3)
+        ..quick(3, 20)
     };
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
@@ -770,7 +713,7 @@ fn a_seal_that_hides_a_signed_commit_is_never_carried_in_a_new_view() {
             max_cycles: if signed { 120_000 } else { 150_000 },
             sign_latency: 300,
             verify_latency: 500,
-            ..quick(3, 4, Version::V3)
+            ..quick(3, 4)
         };
         let mb = Mailbox::v3(BUILD_N, G, SB);
         let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
@@ -816,51 +759,40 @@ fn mb_new_view(c: &ubft_sim::cluster::Cluster, r: usize) -> Vec<u32> {
     c.hbms[r].read_words(byte(mb.record(Region::NewViewRecord, 0, 0)), 3)
 }
 
-/// Kernels of one layout in a cluster configured for the other.
+/// Five and seven replicas, 20 slots (past the window): every slot
+/// decided on the fast path, the client's requests in order.
 #[test]
-#[should_panic(expected = "replica 0's kernel runs layout v2 but the cluster is configured for v3")]
-fn v2_kernels_in_a_v3_cluster_are_refused() {
-    let kernels = backend::kernels(Backend::RustHdl, 3).unwrap();
-    ubft_sim::cluster::Cluster::with_kernels(quick(3, 1, Version::V3), kernels);
-}
-
-/// Five and seven replicas, 20 slots (past the window): v3 decides on the
-/// fast path what v2 decides, on the same cycles.
-#[test]
-fn five_and_seven_replicas_decide_as_on_v2() {
+fn five_and_seven_replicas_decide_on_the_fast_path() {
     for (n, seed) in [(5, 12), (7, 13)] {
-        let run = |layout| {
-            let cfg = ClusterConfig {
-                seed,
-                ..quick(n, 20, layout)
-            };
-            backend::run(&cfg, Backend::Verilator).unwrap()
+        let cfg = ClusterConfig {
+            seed,
+            ..quick(n, 20)
         };
-        let (v3, v2) = (run(Version::V3), run(Version::V2));
+        let v3 = backend::run(&cfg, Backend::Verilator).unwrap();
         assert!(v3.checks.ok(), "n = {n}: {:?}", v3.checks.failures);
-        for (a, b) in v2.replicas.iter().zip(&v3.replicas) {
+        let expected: Vec<(u64, u32)> = (1..=20).map(|k| (k, proposal(seed, k - 1))).collect();
+        for b in &v3.replicas {
             assert_eq!(b.status.fast, 20, "n = {n}, replica {}", b.id);
-            assert_eq!(a.decided, b.decided, "n = {n}, replica {}", b.id);
+            let got: Vec<(u64, u32)> = b.decided.iter().map(|d| (d.k, d.m)).collect();
+            assert_eq!(got, expected, "n = {n}, replica {}", b.id);
+            assert!(
+                b.decided.iter().all(|d| d.path == Path::Fast),
+                "n = {n}, replica {}",
+                b.id
+            );
         }
-        eprintln!(
-            "n = {n}: {} cycles on v2 and {} on v3",
-            v2.cycles, v3.cycles
-        );
+        eprintln!("n = {n}: {} cycles", v3.cycles);
     }
 }
 
 /// Three replicas on v3 whose first slot's votes from 1 reach 0, the
 /// leader, late: the leader times out in FastWaitCert (locked, phase 1),
 /// 1 and 2 in FastWaitCommit (delivered fast, phase 2).
+/// The timeout (512 polls, about 8,000 cycles) is longer than the v3 slow
+/// path's lead over the next slot (the followers decide about 6,000 cycles
+/// before the leader, which then proposes k = 2), and the late votes
+/// arrive after it.
 fn late_votes_to_the_leader() -> ClusterConfig {
-    late_votes_on(Version::V3)
-}
-
-/// [`late_votes_to_the_leader`] on either layout. The timeout (512 polls,
-/// about 8,000 cycles) is longer than the v3 slow path's lead over the
-/// next slot (the followers decide about 6,000 cycles before the leader,
-/// which then proposes k = 2), and the late votes arrive after it.
-fn late_votes_on(layout: Version) -> ClusterConfig {
     ClusterConfig {
         seed: 3,
         wait_polls: 512,
@@ -872,7 +804,7 @@ fn late_votes_on(layout: Version) -> ClusterConfig {
             to_cycle: 2_000,
             records: None,
         }],
-        ..quick(3, 2, layout)
+        ..quick(3, 2)
     }
 }
 
@@ -1333,7 +1265,7 @@ fn late_will_commit_v3(
         sign_latency: 300,
         verify_latency: 500,
         max_cycles: 100_000,
-        ..quick(n, slots, Version::V3)
+        ..quick(n, slots)
     };
     let mut probe = backend::cluster(
         &ClusterConfig {
@@ -1593,7 +1525,7 @@ fn the_state_register_names_slow3_during_the_bridge() {
         sign_latency: 300,
         verify_latency: 500,
         max_cycles: 8_000,
-        ..quick(3, 6, Version::V3)
+        ..quick(3, 6)
     };
     let mut c = backend::cluster(&cfg, Backend::RustHdl).unwrap();
     c.set_adversary(0, Box::new(ubft_sim::adversary::Silent { from_cycle: 763 }));
@@ -1641,11 +1573,10 @@ fn a_silent_leader_costs_one_view_change_at_the_tests_links_and_the_defaults() {
                     sign_latency: 300,
                     verify_latency: 500,
                     max_cycles: 400_000,
-                    ..quick(n, 6, Version::V3)
+                    ..quick(n, 6)
                 }
             };
             let cfg = ClusterConfig {
-                layout: Version::V3,
                 wait_polls: 64,
                 ..base
             };
@@ -3009,7 +2940,7 @@ fn a_leaders_will_cert_lost_to_a_follower_still_counts_its_prepare_as_its_lock()
         sign_latency: 300,
         verify_latency: 500,
         max_cycles: 100_000,
-        ..quick(3, slots, Version::V3)
+        ..quick(3, slots)
     };
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
     c.set_adversary(
@@ -3101,7 +3032,7 @@ fn a_follower_behind_catches_up_from_the_certificate_in_a_commit_of_the_next_slo
         sign_latency: 300,
         verify_latency: 500,
         max_cycles: 200_000,
-        ..quick(3, slots, Version::V3)
+        ..quick(3, slots)
     };
     let mb = cfg.mailbox();
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
