@@ -166,17 +166,17 @@ fn parse_stat(text: &str) -> Stat {
     s
 }
 
-/// The Verilog of the shipped kernel, the v3 kernel
-/// (`rhdl_ubft::kernel::verilog_v3`, `rtl/rhdl_ubft.v` at the default N),
-/// for the build N: the kernel of the default table.
+/// The Verilog of the kernel (`rhdl_ubft::kernel::verilog`,
+/// `rtl/rhdl_ubft.v` at the default N), for the build N: the kernel of the
+/// default table.
 fn kernel_verilog(n: usize) -> Result<String> {
-    use rhdl_ubft::kernel::verilog_v3;
+    use rhdl_ubft::kernel::verilog;
     let v = match n {
-        1 => verilog_v3::<1>(),
-        3 => verilog_v3::<3>(),
-        5 => verilog_v3::<5>(),
-        7 => verilog_v3::<7>(),
-        8 => verilog_v3::<8>(),
+        1 => verilog::<1>(),
+        3 => verilog::<3>(),
+        5 => verilog::<5>(),
+        7 => verilog::<7>(),
+        8 => verilog::<8>(),
         _ => return Err(format!("--n {n}: builds are 1, 3, 5, 7 and 8")),
     };
     Ok(v.replace("top$", "rhdl_ubft$"))
@@ -415,7 +415,7 @@ fn blocks_part() -> String {
         let Some(j) = rest.find(&end) else {
             break;
         };
-        if block != "kernel_v3" {
+        if block != "kernel" {
             kept.push(&rest[..j + end.len()]);
         }
         rest = &rest[j + end.len()..];
@@ -463,14 +463,12 @@ on the block's Verilog alone ({of}). {}\n\n\
 /// What a block is, in its section of docs/resources.md.
 fn block_note(block: &str) -> &'static str {
     match block {
-        "guard" => "The v2 reference kernel's guard (`guard::v2`); the shipped kernel runs `guard_v3`'s.",
-        "guard_v3" => "The shipped kernel's guard (`guard::v3`, docs/guard.md): it streams records past its two-beat buffer.",
+        "guard" => "The kernel's guard (`guard::v3`, docs/guard.md): it streams records past its two-beat buffer.",
         "watch" => "WATCH, the v3 replica's background poller (docs/watch.md); in the kernel on a Fetch of its own through RdMux.",
         "compose" => "COMPOSE, the v3 record composer (docs/compose.md).",
         "certcheck" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/certcheck.md); in the kernel's Protocol.",
         "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md).",
-        "kernel_v3" => "The shipped kernel (rtl/rhdl_ubft.v), the one of the tables at the top; `cargo xtask synth` drops this section.",
-        "kernel_v2" => "The v2 reference kernel (rtl/v2/rhdl_ubft.v).",
+        "kernel" => "The kernel (rtl/rhdl_ubft.v), the one of the tables at the top; `cargo xtask synth` drops this section.",
         _ => "",
     }
 }
@@ -479,14 +477,13 @@ fn block_note(block: &str) -> &'static str {
 /// block has one size for every N).
 fn block_source(block: &str) -> (String, Option<&'static str>) {
     match block {
-        "guard_v3" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), Some("v3")),
+        "guard" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), Some("v3")),
         "watch" => ("rhdl_ubft::watch::verilog::<N>()".into(), Some("v3")),
         "compose" => ("rhdl_ubft::compose::verilog()".into(), None),
         "rdmux" => ("rhdl_ubft::rdmux::verilog()".into(), None),
         "certcheck" => ("rhdl_ubft::certcheck::verilog()".into(), None),
-        "kernel_v3" => ("rhdl_ubft::kernel::verilog_v3::<N>()".into(), Some("v3")),
-        "kernel_v2" => ("rhdl_ubft::kernel::verilog::<N>()".into(), Some("v2")),
-        b => (format!("rhdl_ubft::{b}::verilog::<N>()"), Some("v2")),
+        "kernel" => ("rhdl_ubft::kernel::verilog::<N>()".into(), Some("v3")),
+        b => (format!("rhdl_ubft::{b}::verilog::<N>()"), Some("v3")),
     }
 }
 
@@ -526,7 +523,7 @@ fn write_resources(
         "<!-- written by `cargo xtask synth`; rerun it to refresh -->\n\
 # Resources (estimates)\n\n\
 Yosys estimates, not Vivado: `synth_xilinx -family xcup{} -noiopad` (UltraScale+ cells, no I/O buffers) \
-on the shipped kernel, the v3 kernel (`rhdl_ubft::kernel::verilog_v3::<N>()`; `rtl/rhdl_ubft.v` is its \
+on the kernel (`rhdl_ubft::kernel::verilog::<N>()`; `rtl/rhdl_ubft.v` is its \
 N = {}), for each N. Yosys maps to CARRY4 rather than CARRY8 and does no timing-driven optimisation or \
 retiming: the figures give scale and trends.\n\n\
 - tool: {version}\n- time: the Yosys run per N, on a 2-core machine\n\n{table}\n\
@@ -534,8 +531,7 @@ LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB
 CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
 The kernel is the whole top: Control (AXI4-Lite), Protocol (LEADER, FAST, Slow3, View3, CertCheck, \
 Requests and Tally), Fetch, WATCH with a Fetch of its own and RdMux, COMPOSE, Broadcast, Setup, the \
-RoCE adapter and Guard (`guard::v3`, the receive path, `m_axi_rx`). Protocol's Verilog also holds v2's \
-SLOW and VIEW (with Choose), compiled out: their inputs are constant and synthesis keeps none of their logic.\n\n\
+RoCE adapter and Guard (`guard::v3`, the receive path, `m_axi_rx`).\n\n\
 ## Logic depth (N = {n})\n\n\
 The deepest register-to-register path of each block: `synth_xilinx -family xcup -flatten -noiopad` \
 with the block as top, then `ltp -noff` over every cell but the flip-flops, so a path runs from a \

@@ -6,7 +6,7 @@
 //! - `vivado [--check] [--target xo|xclbin|hw_emu]`: writes vivado/kernel.xml,
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
-//! - `synth [--n 3,5,8] [--no-flatten] [--block guard|guard_v3|watch|compose|rdmux|certcheck|kernel_v3|kernel_v2]`: Yosys resource estimate and
+//! - `synth [--n 3,5,8] [--no-flatten] [--block guard|watch|compose|rdmux|certcheck|kernel]`: Yosys resource estimate and
 //!   logic depth, docs/resources.md (the shipped v3 kernel, or one block alone in its own section).
 //! - `testbench [--check] [--run] [--sim S] [--backend B]`: self-checking testbenches of
 //!   recorded cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them
@@ -18,7 +18,7 @@
 //! - `model --design current|recovery [--replicas N] [--slots S] [--views V] [--json]`:
 //!   checks a design of the protocol over every interleaving (crates/ubft_model,
 //!   docs/model.md); exit status 1 when a property fails, 2 when it cannot run.
-//! - `lint [--block guard|guard_v3|watch|compose|rdmux|certcheck|kernel_v3|kernel_v2]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
+//! - `lint [--block guard|watch|compose|rdmux|certcheck|kernel]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
 //!   and the Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`,
 //!   or on one block's Verilog alone (generated into `target/lint/`).
 //!
@@ -51,8 +51,8 @@ enum Cmd {
     },
     /// Lint rtl/rhdl_ubft.v with Verilator (-Wall) and Yosys.
     Lint {
-        /// Lint this block's Verilog alone instead (`guard_v3`: the shipped kernel's guard; `guard`: v2's;
-        /// `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`, `kernel_v2`), written to
+        /// Lint this block's Verilog alone instead (`guard`, `watch`, `compose`, `rdmux`,
+        /// `certcheck`, `kernel`), written to
         /// target/lint/ for the build's N.
         #[arg(long)]
         block: Option<String>,
@@ -107,8 +107,8 @@ enum Cmd {
         /// Synthesize hierarchically (no -flatten).
         #[arg(long)]
         no_flatten: bool,
-        /// Synthesize this block alone instead of the kernel (`guard_v3`: the shipped kernel's guard; `guard`: v2's;
-        /// `watch`, `compose`, `rdmux`, `certcheck`, `kernel_v3`, `kernel_v2`); its
+        /// Synthesize this block alone instead of the kernel (`guard`, `watch`, `compose`, `rdmux`,
+        /// `certcheck`, `kernel`); its
         /// table goes into its own section of docs/resources.md.
         #[arg(long)]
         block: Option<String>,
@@ -387,14 +387,9 @@ macro_rules! at_n {
 /// The Verilog of a block linted or synthesized alone: (top module, text).
 pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
     match block {
-        // The v2 reference kernel's guard (`guard::v2`).
+        // The kernel's guard (`guard::v3`): it streams records past its
+        // two-beat buffer.
         "guard" => Ok((
-            "rhdl_ubft_guard",
-            at_n!(n, rhdl_ubft::guard::verilog),
-        )),
-        // The shipped kernel's guard (`guard::v3`, the v3 kernel's Guard):
-        // it streams records past its two-beat buffer.
-        "guard_v3" => Ok((
             "rhdl_ubft_guard",
             at_n!(n, rhdl_ubft::guard::verilog_v3),
         )),
@@ -404,9 +399,8 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
             "rhdl_ubft_watch",
             at_n!(n, rhdl_ubft::watch::verilog),
         )),
-        // The shipped v3 kernel (recovery.md section 16, rtl/rhdl_ubft.v),
-        // linted or synthesized at another N.
-        "kernel_v3" => Ok((
+        // The kernel (rtl/rhdl_ubft.v), linted or synthesized at another N.
+        "kernel" => Ok((
             "rhdl_ubft",
             at_n!(n, rhdl_ubft::kernel::verilog)
             .replace("top$", "rhdl_ubft$"),
@@ -421,7 +415,7 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
         // COMMIT, docs/certcheck.md); one size for every n.
         "certcheck" => Ok(("rhdl_ubft_certcheck", rhdl_ubft::certcheck::verilog())),
         _ => Err(format!(
-            "--block {block}: the blocks are: guard, guard_v3, watch, compose, rdmux, certcheck, kernel_v3, kernel_v2"
+            "--block {block}: the blocks are: guard, watch, compose, rdmux, certcheck, kernel"
         )),
     }
 }

@@ -7,15 +7,12 @@
 //! icarus`).
 
 use rhdl_ubft::layout::Region;
-use rhdl_ubft::layout::Version;
 use rhdl_ubft::params::defaults;
 use std::path::PathBuf;
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{ClusterConfig, Path, NETWORK_PTR};
 use ubft_sim::testbench::{self, Corrupt, Scenario, Trace};
-use ubft_sim::verilator::{
-    cache_dir, kernel_port_map, kernel_port_map_for, kernel_verilog, kernel_verilog_for,
-};
+use ubft_sim::verilator::{cache_dir, kernel_port_map, kernel_verilog};
 
 /// A scratch directory under the target directory, with the current
 /// design's Verilog in it.
@@ -43,7 +40,7 @@ fn short_run() -> Scenario {
         sign_latency: defaults::SIGN_LATENCY,
         verify_latency: defaults::VERIFY_LATENCY,
         seed: 3,
-        ..ClusterConfig::quick(3, 3).v2()
+        ..ClusterConfig::quick(3, 3)
     };
     testbench::record(
         "short3",
@@ -125,19 +122,11 @@ fn written(trace: &Trace, at: u64, rx: bool) -> Option<usize> {
 #[test]
 fn the_standard_scenarios_replay_ok_on_the_rtl() {
     let (dir, rtl) = scratch("standard");
-    let rtl_v3 = dir.join("rhdl_ubft_v3.v");
-    std::fs::write(&rtl_v3, kernel_verilog_for(Version::V3).unwrap()).unwrap();
-    let mut layouts = vec![];
+    let map = kernel_port_map().unwrap();
     for st in testbench::standard() {
         let sc = st.record(Backend::RustHdl).unwrap();
-        let map = kernel_port_map_for(sc.layout).unwrap();
         testbench::write(&dir, &sc, &map, None).unwrap();
-        let on = if sc.layout == Version::V3 {
-            &rtl_v3
-        } else {
-            &rtl
-        };
-        let log = testbench::run_verilator(&dir, st.name, on, &build_dir())
+        let log = testbench::run_verilator(&dir, st.name, &rtl, &build_dir())
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(
             log.contains(&format!(
@@ -147,14 +136,47 @@ fn the_standard_scenarios_replay_ok_on_the_rtl() {
             )),
             "{log}"
         );
-        // What the v3 runs show.
+        // What each run shows.
         let reps = &sc.report.replicas;
         let mb = st.cfg.mailbox();
         // Byte address of `node`'s vote of slot index `slot` in `region`.
         let vote = |region, slot, node| NETWORK_PTR + 4 * mb.vote(region, slot, node) as u64;
         let paths = |r: usize| -> Vec<Path> { reps[r].decided.iter().map(|d| d.path).collect() };
         match st.name {
-            "silent_leader3_v3" => {
+            "fast_path" => {
+                // Every slot fast, in view 0, no timeout.
+                for r in 0..3 {
+                    assert_eq!(paths(r), vec![Path::Fast; 6], "replica {r}");
+                    assert_eq!(
+                        (reps[r].view, reps[r].status.timeouts),
+                        (0, 0),
+                        "replica {r}"
+                    );
+                }
+            }
+            "equivocating_leader" => {
+                // The followers see different m's, time out, change view
+                // away from replica 0 and decide both slots.
+                for r in &reps[1..] {
+                    assert_eq!(r.decided.len() as u64, st.cfg.slots, "replica {}", r.id);
+                    assert!(r.view >= 1, "replica {} stays in view {}", r.id, r.view);
+                    assert!(r.status.timeouts >= 1, "replica {}", r.id);
+                }
+            }
+            "guard" => {
+                // Replica 2's forged writes are refused by the others'
+                // guards, and every slot is still decided fast.
+                for r in 0..2 {
+                    assert_eq!(paths(r), vec![Path::Fast; 3], "replica {r}");
+                    assert!(
+                        reps[r].guard.refused_by_sender[2] > 0,
+                        "replica {r}'s guard refused none of replica 2's writes: {:?}",
+                        reps[r].guard
+                    );
+                    assert_eq!(reps[r].guard.refused_by_sender[1 - r], 0, "replica {r}");
+                }
+            }
+            "silent_leader" => {
                 // Replica 0 (the view-0 leader) falls silent, and replicas 1
                 // and 2 change view and decide every slot, two fast and the
                 // rest on the slow path.
@@ -211,16 +233,7 @@ fn the_standard_scenarios_replay_ok_on_the_rtl() {
                     assert!(written(t, vote(Region::WillCommit, 0, 0), true).is_some());
                 }
             }
-            _ => assert_eq!(
-                sc.layout,
-                Version::V2,
-                "{}: a v3 run says what it shows",
-                st.name
-            ),
+            other => panic!("{other}: every recorded run says what it shows"),
         }
-        layouts.push(sc.layout);
     }
-    // The v3 kernel has a testbench of its own (issue 11: replays kept
-    // green for the new kernel).
-    assert!(layouts.contains(&Version::V3), "{layouts:?}");
 }
