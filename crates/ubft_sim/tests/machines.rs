@@ -1,60 +1,159 @@
-//! The controller's four machines, watched from inside rust-hdl's model on
-//! every cycle of whole runs (fast path, slow path, view changes):
+//! The controller's machines on the shipped v3 kernel (`KernelV3`),
+//! watched from inside rust-hdl's model on every cycle of whole runs (the
+//! fast path, the slow path (Slow3, R7 to R12), view changes (View3)):
 //!
-//! - one machine at a time: Protocol is in Run exactly when one of LEADER,
-//!   FAST, SLOW and VIEW is out of Off, and then only one is;
+//! - one machine at a time holds the slot: Protocol is in Run exactly when
+//!   one of LEADER, FAST, Slow3 and View3 is out of Off, with two
+//!   exceptions, where View3 hands Slow3 the slot and waits for it (View3
+//!   in V3Bridge while Slow3 certifies and commits W in seal mode, R17;
+//!   View3 in V3Deliver while Slow3 decides from peers' COMMITs in deliver
+//!   mode, R25), and no two others ever; in Close (R28) only Slow3, or
+//!   none; in Decide none, or View3 alone waiting for k to move (a
+//!   catch-up's decision: V3CatchNext, V3AwaitNext, V3Deliver); in Done
+//!   none, or, when the run's last slot was decided so, View3 alone for
+//!   that one cycle (it sees Protocol stop running a cycle late; Idle
+//!   finds it Off);
 //! - `sts_state` names the state the registers hold (`STATE_NAMES`).
 
+use rhdl_ubft::layout::Version;
+use rhdl_ubft::params::N as BUILD_N;
+use rhdl_ubft::protocol::{Protocol, ProtocolSt, STATE_NAMES};
+use rhdl_ubft::view3::{View3St, VIEW3_STATES};
+use rust_hdl::prelude::{Atom, Block, Probe};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::rc::Rc;
-use ubft_sim::cluster::{Cluster, ClusterConfig};
+use ubft_sim::adversary::Silent;
+use ubft_sim::cluster::{Cluster, ClusterConfig, Path as DecisionPath, RunReport};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
 use ubft_sim::rusthdl::RustHdlKernel;
 use ubft_sim::scenario::Scenario;
 
-use rhdl_ubft::params::N as BUILD_N;
-use rhdl_ubft::protocol::{ProtocolSt, STATE_NAMES};
+/// What a run showed, across its replicas: the states `sts_state` named,
+/// and View3's states while it held the slot beside Slow3 or in Decide.
+#[derive(Default)]
+struct Seen {
+    states: BTreeSet<u8>,
+    view3_beside: BTreeSet<String>,
+    /// Protocol's own states, with the machine out of Off in each
+    /// (`machines()` as L, F, S, V, `-` for Off).
+    protocol: BTreeSet<String>,
+}
 
-/// The states seen, across the replicas of a run.
-type Seen = Rc<RefCell<BTreeSet<u8>>>;
+type Shared = Rc<RefCell<Seen>>;
 
-/// A rust-hdl kernel that checks the machines after every evaluation.
+/// View3's state register, read through rust-hdl's probe (Protocol keeps
+/// View3 to itself; its `state_name` names Slow3's state while both are
+/// out of Off).
+fn view3_state(p: &Protocol<BUILD_N>) -> View3St {
+    #[derive(Default)]
+    struct Find {
+        path: Vec<String>,
+        state: Option<usize>,
+    }
+    impl Probe for Find {
+        fn visit_start_scope(&mut self, name: &str, _: &dyn Block) {
+            self.path.push(name.into());
+        }
+        fn visit_end_scope(&mut self, _: &str, _: &dyn Block) {
+            self.path.pop();
+        }
+        fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
+            if name == "q" && self.path.ends_with(&["view3".into(), "state".into()]) {
+                self.state = Some(signal.verilog().as_usize());
+            }
+        }
+    }
+    let mut find = Find::default();
+    p.accept("protocol", &mut find);
+    VIEW3_STATES[find.state.expect("View3's state register")]
+}
+
+/// A rust-hdl v3 kernel that checks the machines after every evaluation.
 struct Watched {
     k: RustHdlKernel<BUILD_N>,
     replica: usize,
     cycle: u64,
-    seen: Seen,
+    seen: Shared,
 }
 
 impl KernelBackend for Watched {
     fn eval(&mut self, inp: &KernelIn) -> KernelOut {
         let out = self.k.eval(inp);
-        let p = self.k.kernel().debug_protocol();
-        let active = p.machines().iter().filter(|&&a| a).count();
-        // In Run one machine holds the slot; in Close (v3, R28) Slow3 or
-        // none (its last cycle); else none.
-        let want = match p.own_state() {
-            ProtocolSt::Run => 1,
-            ProtocolSt::Close => p.machines()[2] as usize,
-            _ => 0,
-        };
-        let at = format!("replica {}, cycle {}", self.replica, self.cycle);
-        assert_eq!(
-            active,
-            want,
-            "{at}: Protocol {:?}, machines {:?}",
+        let p = self.k.kernel_v3().debug_protocol();
+        let [leader, fast, slow3, view3] = p.machines();
+        let at = format!(
+            "replica {}, cycle {}: Protocol {:?}, machines {:?}",
+            self.replica,
+            self.cycle,
             p.own_state(),
             p.machines()
         );
-        let n = self.k.kernel().debug_state();
+        let active = p.machines().iter().filter(|&&a| a).count();
+        match p.own_state() {
+            ProtocolSt::Run if slow3 && view3 => {
+                let v = view3_state(p);
+                assert!(
+                    !leader && !fast && matches!(v, View3St::V3Bridge | View3St::V3Deliver),
+                    "{at}: View3 in {v:?} beside Slow3"
+                );
+                self.seen.borrow_mut().view3_beside.insert(format!("{v:?}"));
+            }
+            ProtocolSt::Run => assert_eq!(active, 1, "{at}"),
+            // R28: Slow3 on W, or none (its last cycle).
+            ProtocolSt::Close => assert!(!leader && !fast && !view3, "{at}"),
+            ProtocolSt::Decide if view3 => {
+                let v = view3_state(p);
+                assert!(
+                    active == 1
+                        && matches!(
+                            v,
+                            View3St::V3CatchNext | View3St::V3AwaitNext | View3St::V3Deliver
+                        ),
+                    "{at}: View3 in {v:?} in Decide"
+                );
+                self.seen.borrow_mut().view3_beside.insert(format!("{v:?}"));
+            }
+            // The run's last slot decided while View3 waited for k to move
+            // (R25 while awaiting, or a catch-up): View3 sees Protocol stop
+            // running one cycle late, so it is still out of Off in Done's
+            // one cycle (and `sts_state` names its state, not Done); in
+            // Idle it is Off (below).
+            ProtocolSt::Done if view3 => {
+                let v = view3_state(p);
+                assert!(
+                    active == 1
+                        && matches!(
+                            v,
+                            View3St::V3CatchNext | View3St::V3AwaitNext | View3St::V3Deliver
+                        ),
+                    "{at}: View3 in {v:?} in Done"
+                );
+                self.seen
+                    .borrow_mut()
+                    .view3_beside
+                    .insert(format!("Done: {v:?}"));
+            }
+            _ => assert_eq!(active, 0, "{at}"),
+        }
+        let who: String = p
+            .machines()
+            .iter()
+            .zip("LFSV".chars())
+            .map(|(&a, c)| if a { c } else { '-' })
+            .collect();
+        self.seen
+            .borrow_mut()
+            .protocol
+            .insert(format!("{:?} {who}", p.own_state()));
+        let n = self.k.kernel_v3().debug_state();
         assert_eq!(
             STATE_NAMES.get(n as usize).copied(),
             Some(p.state_name().as_str()),
             "{at}: sts_state {n}"
         );
-        self.seen.borrow_mut().insert(n);
+        self.seen.borrow_mut().states.insert(n);
         out
     }
 
@@ -68,11 +167,11 @@ impl KernelBackend for Watched {
     }
 }
 
-fn watched(n: usize, seen: &Seen) -> Vec<Box<dyn KernelBackend>> {
+fn watched(n: usize, seen: &Shared) -> Vec<Box<dyn KernelBackend>> {
     (0..n)
         .map(|replica| {
             Box::new(Watched {
-                k: RustHdlKernel::new(),
+                k: RustHdlKernel::with_layout(Version::V3).unwrap(),
                 replica,
                 cycle: 0,
                 seen: seen.clone(),
@@ -81,8 +180,9 @@ fn watched(n: usize, seen: &Seen) -> Vec<Box<dyn KernelBackend>> {
         .collect()
 }
 
-fn names(seen: &Seen) -> Vec<&'static str> {
+fn names(seen: &Shared) -> Vec<&'static str> {
     seen.borrow()
+        .states
         .iter()
         .map(|&n| STATE_NAMES[n as usize])
         .collect()
@@ -95,12 +195,40 @@ fn scenario(file: &str) -> Scenario {
     Scenario::from_file(&path).unwrap()
 }
 
+/// Runs `s` on watched kernels; the checks must pass.
+fn run_watched(s: &Scenario, seen: &Shared) -> RunReport {
+    let report = s
+        .cluster_with_kernels(watched(s.replicas, seen))
+        .unwrap()
+        .run()
+        .unwrap();
+    assert_eq!(report.layout, "v3");
+    assert!(
+        report.checks.ok(),
+        "{:?}\n{}",
+        report.checks.failures,
+        report.summary()
+    );
+    report
+}
+
+/// Three timely replicas decide 3 slots on the fast path: LEADER and FAST
+/// hold the slots; at the end Protocol's Close runs Slow3 in seal mode on
+/// the last slot's will_commit (R28).
 #[test]
 fn one_machine_at_a_time_on_the_fast_path() {
-    let seen = Seen::default();
-    let cfg = ClusterConfig::quick(3, 3).v2();
+    let seen = Shared::default();
+    let cfg = ClusterConfig {
+        wait_polls: 64,
+        ..ClusterConfig::quick(3, 3)
+    };
     let report = Cluster::with_kernels(cfg, watched(3, &seen)).run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    assert_eq!(report.layout, "v3");
+    for r in &report.replicas {
+        assert_eq!(r.decided.len(), 3, "{}", report.summary());
+        assert_eq!(r.status.timeouts, 0, "{}", report.summary());
+    }
     let s = names(&seen);
     for state in [
         "Idle",
@@ -119,68 +247,137 @@ fn one_machine_at_a_time_on_the_fast_path() {
     ] {
         assert!(s.contains(&state), "{state} not visited: {s:?}");
     }
+    // LEADER and FAST held every slot; Slow3 ran only in Close, on the
+    // last slot's W (R28), and View3 never.
+    let protocol = &seen.borrow().protocol;
+    assert!(
+        protocol.contains("Run L---") && protocol.contains("Run -F--"),
+        "{protocol:?}"
+    );
+    assert!(protocol.contains("Close --S-"), "{protocol:?}");
+    for p in protocol.iter() {
+        let (st, who) = p.split_once(' ').unwrap();
+        assert!(st == "Close" || !who.contains('S'), "{protocol:?}");
+    }
+    assert!(s.iter().all(|n| !n.starts_with("V3")), "{s:?}");
 }
 
+/// Slow3 (R7 to R12, slow3.md): `scenarios/mute_fast.toml` (replica 2
+/// writes no fast votes, so every slot goes slow) cut to 2 slots. Every
+/// state of Slow3's normal mode but its suspect checks (S3VerifySuspect,
+/// S3VerifySeal: an equivocation or a SEAL to verify) is visited.
 #[test]
 fn one_machine_at_a_time_on_the_slow_path() {
-    let seen = Seen::default();
-    let s = scenario("v2/mute_fast.toml");
-    let report = s
-        .cluster_with_kernels(watched(s.replicas, &seen))
-        .unwrap()
-        .run()
-        .unwrap();
-    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let seen = Shared::default();
+    let mut s = scenario("mute_fast.toml");
+    s.slots = 2;
+    let report = run_watched(&s, &seen);
+    for r in report.honest() {
+        assert_eq!(r.decided.len(), 2, "{}", report.summary());
+        assert!(r.decided.iter().all(|d| d.path == DecisionPath::Slow));
+    }
     let s = names(&seen);
     for state in [
-        "SlowStart",
-        "SlowStep",
-        "SlowWaitShare",
-        "SlowSendShare",
-        "SlowSendFlag",
-        "SlowPollFlags",
-        "SlowWaitFlags",
-        "SlowPollFast",
-        "SlowWaitFast",
-        "SlowSendCommit",
-        "SlowPollCommit",
-        "SlowWaitCommit",
+        "S3Start",
+        "S3SignPrep",
+        "S3SendPrepSig",
+        "S3PollPrepSig",
+        "S3WaitPrepSig",
+        "S3VerifyPrep",
+        "S3EchoPrep",
+        "S3PollEchoPrep",
+        "S3WaitEchoPrep",
+        "S3SignCert",
+        "S3SendCert",
+        "S3PollCertify",
+        "S3WaitCertify",
+        "S3VerifyShare",
+        "S3SignCommit",
+        "S3SendCommit",
+        "S3PollCommit",
+        "S3WaitCommit",
+        "S3VerifyCommit",
+        "S3EchoCommit",
+        "S3PollSeal",
+        "S3WaitSeal",
+        "S3PollEchoSeal",
+        "S3WaitEchoSeal",
     ] {
         assert!(s.contains(&state), "{state} not visited: {s:?}");
     }
+    assert!(
+        s.iter().all(|n| !n.starts_with("V3")),
+        "no view change: {s:?}"
+    );
 }
 
+/// View3 (view3.md), in two runs:
+/// - the leader of n = 3 silent from cycle 763, after its fast decision of
+///   slot 3: the followers time out, bridge slot 3 (View3 in V3Bridge
+///   while Slow3 certifies and commits W in seal mode, R17), seal view 0
+///   with that L, and replica 1 writes NEW_VIEW(1) with W's certificate,
+///   read back in V3PollCert to V3VerifyCert; both install view 1 and
+///   decide slot 4 there;
+/// - `scenarios/view_ahead_at_the_end.toml`: replica 2 seals view 0 alone
+///   and decides the last slot from its peers' COMMITs while it awaits a
+///   NEW_VIEW (View3 in V3Deliver while Slow3 delivers, R25).
+///
+/// Not visited here: the catch-up states (V3PollCatch, V3WaitCatch,
+/// V3CatchNext, V3AwaitNext) and R21's V3VerifySuspect, which
+/// `layout_v3.rs` runs on Verilator.
 #[test]
 fn one_machine_at_a_time_through_view_changes() {
-    // split_view's view changes choose nothing since the requests block
-    // (its made-up values are never voted for), so VcInstall comes from
-    // lie_vc's, whose liar tells one peer its true m.
-    let seen = Seen::default();
-    for file in ["v2/split_view.toml", "v2/lie_vc.toml"] {
-        let s = scenario(file);
-        let report = s
-            .cluster_with_kernels(watched(s.replicas, &seen))
-            .unwrap()
-            .run()
-            .unwrap();
-        assert!(report.checks.ok(), "{file}: {:?}", report.checks.failures);
+    let seen = Shared::default();
+    let cfg = ClusterConfig {
+        wait_polls: 64,
+        ..ClusterConfig::quick(3, 4)
+    };
+    let mut c = Cluster::with_kernels(cfg, watched(3, &seen));
+    c.set_adversary(0, Box::new(Silent { from_cycle: 763 }));
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    for r in report.honest() {
+        assert_eq!((r.decided.len(), r.view), (4, 1), "{}", report.summary());
     }
+    let report = run_watched(&scenario("view_ahead_at_the_end.toml"), &seen);
+    assert_eq!(report.replicas[2].view, 1, "{}", report.summary());
     let s = names(&seen);
     for state in [
-        "VcStart",
-        "VcSendRecord",
-        "VcSendFlag",
-        "VcPollFlags",
-        "VcWaitFlags",
-        "VcPollRecords",
-        "VcWaitRecords",
-        "VcDecide",
-        "VcInstall",
-        "VcPollCatch",
-        "VcWaitCatch",
-        "VcPollCatchSlow",
-        "VcWaitCatchSlow",
+        "V3Start",
+        "V3Turn",
+        "V3SignSeal",
+        "V3SendSeal",
+        "V3PollSeals",
+        "V3WaitSeals",
+        "V3Next",
+        "V3Load",
+        "V3Verify",
+        "V3PollOwnEcho",
+        "V3WaitOwnEcho",
+        "V3SendEchoSeal",
+        "V3PollEchoCommit",
+        "V3WaitEchoCommit",
+        "V3SendNv",
+        "V3PollNv",
+        "V3WaitNv",
+        "V3PollNvRec",
+        "V3WaitNvRec",
+        "V3Install",
+        "V3PollCert",
+        "V3WaitCert",
+        "V3VerifyCert",
+        "V3Deliver",
     ] {
         assert!(s.contains(&state), "{state} not visited: {s:?}");
     }
+    // The two hand-overs from View3 to Slow3 happened, each with View3
+    // waiting and Slow3 reported.
+    let beside = &seen.borrow().view3_beside;
+    for v in ["V3Bridge", "V3Deliver"] {
+        assert!(beside.contains(v), "View3 in {v} beside Slow3: {beside:?}");
+    }
+    assert!(
+        !s.contains(&"V3Bridge"),
+        "V3Bridge is never reported: {s:?}"
+    );
 }

@@ -1,30 +1,47 @@
-//! The Verilator backend: built from the current design's Verilog, its
-//! ports bound by name, and a cluster of Verilated kernels reaching the same
-//! decisions as the Rust models expect.
+//! The Verilator backend: built from the shipped kernel's Verilog (v3,
+//! `rtl/rhdl_ubft.v`), its ports bound by name, and clusters of Verilated
+//! kernels reaching the decisions that fast_path.rs expects of the same
+//! kernel in rust-hdl's simulator, on the same configurations.
 
+use rhdl_ubft::layout::Version;
 use rhdl_ubft::params::defaults;
+use std::sync::Arc;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::client::proposal;
 use ubft_sim::cluster::{ClusterConfig, Path};
 use ubft_sim::ports::{KernelBackend, KernelIn};
-use ubft_sim::verilator::harness::{parse_ports, TOP};
+use ubft_sim::verilator::harness::{parse_ports, Port, TOP};
 use ubft_sim::verilator::portmap::PortMap;
-use ubft_sim::verilator::{kernel_ports, kernel_verilog, Library, VerilatorKernel};
+use ubft_sim::verilator::{kernel_verilog_for, Library, VerilatorKernel};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     // The tests' short links, with the longer wait (64 polls) and the
     // default signer these tests were written for.
-    ClusterConfig {
+    let cfg = ClusterConfig {
         wait_polls: 64,
         sign_latency: defaults::SIGN_LATENCY,
         verify_latency: defaults::VERIFY_LATENCY,
-        ..ClusterConfig::quick(replicas, slots).v2()
-    }
+        ..ClusterConfig::quick(replicas, slots)
+    };
+    assert_eq!(cfg.layout, Version::V3, "the shipped kernel");
+    cfg
+}
+
+/// The shipped kernel's Verilog, as the backend compiles it.
+fn verilog() -> String {
+    kernel_verilog_for(Version::V3).unwrap()
+}
+
+/// The shipped kernel's library (built on first use).
+fn library() -> Arc<Library> {
+    let lib = Library::get_for(Version::V3).unwrap();
+    assert_eq!(lib.layout, Some(Version::V3));
+    lib
 }
 
 #[test]
 fn every_port_of_the_verilog_is_bound_to_a_field() {
-    let ports = kernel_ports().unwrap();
+    let ports: Vec<Port> = parse_ports(&verilog(), TOP).unwrap();
     assert!(ports
         .iter()
         .any(|p| p.name == "m_axi_hbm_rdata" && p.input && p.width == 512));
@@ -33,7 +50,7 @@ fn every_port_of_the_verilog_is_bound_to_a_field() {
 
 #[test]
 fn a_renamed_or_new_port_is_a_clear_error() {
-    let v = kernel_verilog().replace("s_axis_prop_tready", "s_axis_prop_tready2");
+    let v = verilog().replace("s_axis_prop_tready", "s_axis_prop_tready2");
     let e = PortMap::new(&parse_ports(&v, TOP).unwrap()).err().unwrap();
     assert!(
         e.contains("output port `s_axis_prop_tready2` (1 bits) has no KernelOut field"),
@@ -47,7 +64,7 @@ fn a_renamed_or_new_port_is_a_clear_error() {
 
 #[test]
 fn ports_by_index_match_the_packed_eval() {
-    let lib = Library::get().unwrap();
+    let lib = library();
     let mut k = VerilatorKernel::with_library(lib.clone());
     let inp = KernelIn {
         ap_rst_n: false,
@@ -98,7 +115,7 @@ fn ports_by_index_match_the_packed_eval() {
 /// inputs with every bit pattern, the held data ports included.
 #[test]
 fn the_harness_copies_fields_as_the_port_map_packs_them() {
-    let lib = Library::get().unwrap();
+    let lib = library();
     let mut k = VerilatorKernel::with_library(lib.clone());
     let mut packed = vec![0u32; lib.map.in_words];
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -186,6 +203,9 @@ fn the_harness_copies_fields_as_the_port_map_packs_them() {
     }
 }
 
+/// fast_path.rs's three-replica run (seed 11, 40 slots, past the window of
+/// G) on Verilator: every slot decided on the fast path, the client's
+/// requests in order, no timeout, every write accepted by the guards.
 #[test]
 fn three_verilated_kernels_decide_40_slots_on_the_fast_path() {
     let seed = 11;
@@ -199,34 +219,96 @@ fn three_verilated_kernels_decide_40_slots_on_the_fast_path() {
     )
     .unwrap();
     assert_eq!(report.backend, "verilator");
+    assert_eq!(report.layout, Version::V3.name());
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     let expected: Vec<(u64, u32)> = (1..=slots).map(|k| (k, proposal(seed, k - 1))).collect();
     for r in &report.replicas {
         let got: Vec<(u64, u32)> = r.decided.iter().map(|d| (d.k, d.m)).collect();
         assert_eq!(got, expected, "replica {}", r.id);
         assert!(r.decided.iter().all(|d| d.path == Path::Fast));
+        assert_eq!(
+            (r.status.fast as u64, r.status.timeouts, r.guard.refused),
+            (slots, 0, 0),
+            "replica {}",
+            r.id
+        );
     }
 }
 
+/// fast_path.rs's equivocating leader (n = 5, `Equivocate3` on replica 0,
+/// seed 1, 3 slots) on Verilator: every replica counts its timeout and
+/// changes view, and every slot is decided after the view change, the
+/// client's requests in order, in agreement.
 #[test]
-fn an_equivocating_leader_times_out_on_verilator_too() {
+fn an_equivocating_leader_is_replaced_on_verilator_too() {
+    let (n, slots, seed) = (5, 3, 1);
     let cfg = ClusterConfig {
         equivocate: vec![0],
-        wait_polls: 8,
-        max_cycles: 6_000,
-        ..quick(5, 3)
+        seed,
+        wait_polls: 64,
+        ..ClusterConfig::quick(n, slots)
     };
+    assert_eq!(cfg.layout, Version::V3);
     let report = backend::run(&cfg, Backend::Verilator).unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
-    // (As `fast_path.rs`'s rust-hdl run: nothing is decided in the
-    // equivocating leader's view; a later view's honest leader may decide.)
+    let want: Vec<(u64, u32)> = (1..=slots).map(|k| (k, proposal(seed, k - 1))).collect();
     for r in report.honest() {
+        let got: Vec<(u64, u32)> = r.decided.iter().map(|d| (d.k, d.m)).collect();
+        assert_eq!(got, want, "replica {}", r.id);
         assert!(r.status.timeouts > 0, "replica {} counts its timeout", r.id);
         assert!(
-            r.decided.is_empty() || r.status.view_changes > 0,
-            "replica {} decided in the equivocating leader's view",
+            r.status.view_changes > 0 && r.view > 0,
+            "replica {} decided without leaving the equivocating leader's view",
             r.id
         );
+    }
+}
+
+/// The shipped kernel on rust-hdl's simulator and on Verilator: the same
+/// run, report for report (every decision and its cycle, the network's and
+/// guards' counters, the checks), and, after the run, the same Close
+/// (R28: each replica certifies and commits the last slot) and the same
+/// status registers read after it, with the cycle counter stopped at Done.
+#[test]
+fn both_backends_report_the_same_run_and_close() {
+    let cfg = ClusterConfig::quick(3, 3);
+    assert_eq!(cfg.layout, Version::V3);
+    let run = |b: Backend| {
+        let mut c = backend::cluster(&cfg, b).unwrap();
+        let report = c.run().unwrap();
+        assert!(report.checks.ok(), "{b}: {:?}", report.checks.failures);
+        // Close takes about as long again as the run (control.rs).
+        for _ in 0..2 * report.cycles {
+            c.step().unwrap();
+        }
+        c.read_status().unwrap();
+        let after = c.report();
+        let json = |r: &ubft_sim::cluster::RunReport| {
+            let mut v = serde_json::to_value(r).unwrap();
+            v.as_object_mut().unwrap().remove("backend");
+            v
+        };
+        (
+            json(&report),
+            json(&after),
+            c.hosts.iter().map(|h| h.ctrl()).collect::<Vec<_>>(),
+        )
+    };
+    let (rust_hdl, verilator) = (run(Backend::RustHdl), run(Backend::Verilator));
+    assert_eq!(rust_hdl.0, verilator.0, "the run");
+    assert_eq!(rust_hdl.1, verilator.1, "after Close");
+    assert_eq!(rust_hdl.2, verilator.2, "CTRL");
+    // At the run's end every replica was in Close (a Slow3 state); after
+    // it, Idle with ap_done, and its cycle counter moved on past the run's.
+    let (end, after) = (&verilator.0["replicas"], &verilator.1["replicas"]);
+    for r in 0..3 {
+        let state = end[r]["status"]["state"].as_u64().unwrap() as usize;
+        assert!(rhdl_ubft::protocol::STATE_NAMES[state].starts_with("S3"));
+        assert_eq!(after[r]["status"]["state"], 0, "Idle after Close");
+        assert_ne!(verilator.2[r] & rhdl_ubft::regs::ctrl::AP_DONE, 0);
+        let cycles = |v: &serde_json::Value| v[r]["status"]["cycles"].as_u64().unwrap();
+        assert!(cycles(after) > cycles(end), "replica {r}");
+        assert_eq!(after[r]["decided"].as_array().unwrap().len(), 3);
     }
 }
 
@@ -235,7 +317,9 @@ fn the_cli_backend_names_parse() {
     assert_eq!("verilator".parse::<Backend>().unwrap(), Backend::Verilator);
     assert_eq!("rust-hdl".parse::<Backend>().unwrap(), Backend::RustHdl);
     assert!("icarus".parse::<Backend>().is_err());
-    let _ = KernelBackend::name(&VerilatorKernel::new().unwrap());
+    let k = VerilatorKernel::with_library(library());
+    assert_eq!(KernelBackend::name(&k), "verilator");
+    assert_eq!(KernelBackend::layout(&k), Some(Version::V3));
 }
 
 /// Cluster cycles per second on each backend (run with `--ignored
@@ -243,10 +327,10 @@ fn the_cli_backend_names_parse() {
 #[test]
 #[ignore]
 fn speed() {
-    use ubft_sim::verilator::measure_speed;
+    use ubft_sim::verilator::measure_speed_for;
     for n in [3, 5] {
         for (b, cycles) in [(Backend::RustHdl, 20_000), (Backend::Verilator, 500_000)] {
-            let (c, s, cpu) = measure_speed(b, n, cycles, 1).unwrap();
+            let (c, s, cpu) = measure_speed_for(b, Version::V3, n, cycles, 1).unwrap();
             eprintln!(
                 "{n} replicas, {b}: {c} cycles, {s:.0} cluster cycles/s, {cpu:?} per CPU-second"
             );
