@@ -17,7 +17,7 @@
 //! and the silent leaders).
 
 use proptest::prelude::*;
-use rhdl_ubft::layout::{field3, Mailbox, Region, Version};
+use rhdl_ubft::layout::{field3, Mailbox, Region};
 use rhdl_ubft::params::{G, N as BUILD_N, SB};
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{ClusterConfig, RunReport, NETWORK_PTR};
@@ -40,7 +40,6 @@ fn quick(replicas: usize, slots: u64, seed: u64) -> Scenario {
         verify_latency: q.verify_latency,
         max_cycles: 100_000,
         backend: Some("verilator".into()),
-        layout: Version::V3,
         ..Scenario::new(replicas, slots)
     }
 }
@@ -411,7 +410,6 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         max_cycles: 40_000,
                         backend: Some("verilator".into()),
                         faults,
-                        layout: Version::V3,
                         ..Scenario::new(n, slots)
                     }
                 },
@@ -517,7 +515,6 @@ fn the_soaks_validity_failures_of_issue_11_decide_only_client_requests() {
                 verify_latency: verify,
                 max_cycles,
                 backend: Some("verilator".into()),
-                layout: Version::V3,
                 ..Scenario::new(3, slots)
             },
             faults,

@@ -2,7 +2,7 @@
 //! (v3, `KernelV3`) in rust-hdl's simulator, and the ubft_new bugs the fast
 //! path fixes (each test fails if its fix is undone).
 
-use rhdl_ubft::layout::{field3, Mailbox, Region, Version};
+use rhdl_ubft::layout::{field3, Mailbox, Region};
 use rhdl_ubft::params::defaults;
 use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
 use ubft_sim::adversary::Silent;
@@ -23,7 +23,6 @@ fn quick(replicas: usize, slots: u64) -> ClusterConfig {
         verify_latency: defaults::VERIFY_LATENCY,
         ..ClusterConfig::quick(replicas, slots)
     };
-    assert_eq!(cfg.layout, Version::V3, "the shipped kernel");
     cfg
 }
 
@@ -47,7 +46,7 @@ fn prepare(k: u32, m: u32, view: u32, prev: u32) -> Vec<u32> {
 
 /// The shipped kernel in rust-hdl's simulator.
 fn kernel() -> RustHdlKernel<N> {
-    RustHdlKernel::<N>::with_layout(Version::V3).unwrap()
+    RustHdlKernel::<N>::new()
 }
 
 /// Every replica decided k = 1..=slots on the fast path, the same values,
@@ -341,7 +340,7 @@ impl KernelBackend for ViewAtDecision {
     fn eval(&mut self, inp: &KernelIn) -> KernelOut {
         let out = self.k.eval(inp);
         if out.dec_tvalid && inp.dec_tready {
-            let view = self.k.kernel_v3().debug_protocol().sts_view.val().to_u32();
+            let view = self.k.kernel().debug_protocol().sts_view.val().to_u32();
             self.views.lock().unwrap().push((out.dec_k, view));
         }
         out
@@ -351,9 +350,6 @@ impl KernelBackend for ViewAtDecision {
     }
     fn name(&self) -> &'static str {
         "rust-hdl"
-    }
-    fn layout(&self) -> Option<Version> {
-        self.k.layout()
     }
 }
 
@@ -508,10 +504,10 @@ impl KernelBackend for StartAt {
         use rhdl_ubft::protocol::ProtocolSt;
         self.k.tick();
         self.cycle += 1;
-        let st = self.k.kernel_v3().debug_protocol().own_state();
+        let st = self.k.kernel().debug_protocol().own_state();
         if !self.preset && st == ProtocolSt::Run {
             self.k
-                .kernel_v3_mut()
+                .kernel_mut()
                 .debug_protocol_mut()
                 .preset_k(self.k0);
             self.preset = true;
@@ -522,9 +518,6 @@ impl KernelBackend for StartAt {
     }
     fn name(&self) -> &'static str {
         "rust-hdl"
-    }
-    fn layout(&self) -> Option<Version> {
-        self.k.layout()
     }
 }
 

@@ -16,7 +16,7 @@
 //!   two-beat record, a leader's record.
 
 use rhdl_ubft::guard::Refusal;
-use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{vote_tag, BEAT_WORDS, G, N as BUILD_N, SB, WORD_BYTES};
 use rhdl_ubft::regs;
 use rhdl_ubft::roce::{wr_data_beats, WrCommand};
@@ -269,7 +269,7 @@ struct Sent {
 /// per write, the cycle its command was taken and the cycles of its AW
 /// handshakes on `m_axi_rx`, with the HBM and the guard counters.
 fn idle_kernel(backend: Backend, sent: &[Sent]) -> (Vec<(u64, Vec<u64>)>, Hbm, Host) {
-    let mut k: Box<dyn KernelBackend> = backend::kernels_for(backend, 1, Version::V3)
+    let mut k: Box<dyn KernelBackend> = backend::kernels(backend, 1)
         .unwrap()
         .remove(0);
     let mut hbm = Hbm::new(12, 6);

@@ -15,7 +15,6 @@
 //!   finds it Off);
 //! - `sts_state` names the state the registers hold (`STATE_NAMES`).
 
-use rhdl_ubft::layout::Version;
 use rhdl_ubft::params::N as BUILD_N;
 use rhdl_ubft::protocol::{Protocol, ProtocolSt, STATE_NAMES};
 use rhdl_ubft::view3::{View3St, VIEW3_STATES};
@@ -81,7 +80,7 @@ struct Watched {
 impl KernelBackend for Watched {
     fn eval(&mut self, inp: &KernelIn) -> KernelOut {
         let out = self.k.eval(inp);
-        let p = self.k.kernel_v3().debug_protocol();
+        let p = self.k.kernel().debug_protocol();
         let [leader, fast, slow3, view3] = p.machines();
         let at = format!(
             "replica {}, cycle {}: Protocol {:?}, machines {:?}",
@@ -147,7 +146,7 @@ impl KernelBackend for Watched {
             .borrow_mut()
             .protocol
             .insert(format!("{:?} {who}", p.own_state()));
-        let n = self.k.kernel_v3().debug_state();
+        let n = self.k.kernel().debug_state();
         assert_eq!(
             STATE_NAMES.get(n as usize).copied(),
             Some(p.state_name().as_str()),
@@ -171,7 +170,7 @@ fn watched(n: usize, seen: &Shared) -> Vec<Box<dyn KernelBackend>> {
     (0..n)
         .map(|replica| {
             Box::new(Watched {
-                k: RustHdlKernel::with_layout(Version::V3).unwrap(),
+                k: RustHdlKernel::new(),
                 replica,
                 cycle: 0,
                 seen: seen.clone(),

@@ -12,31 +12,27 @@ use ubft_sim::cluster::{ClusterConfig, Path};
 use ubft_sim::ports::{KernelBackend, KernelIn};
 use ubft_sim::verilator::harness::{parse_ports, Port, TOP};
 use ubft_sim::verilator::portmap::PortMap;
-use ubft_sim::verilator::{kernel_verilog_for, Library, VerilatorKernel};
+use ubft_sim::verilator::{kernel_verilog, Library, VerilatorKernel};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     // The tests' short links, with the longer wait (64 polls) and the
     // default signer these tests were written for.
-    let cfg = ClusterConfig {
+    ClusterConfig {
         wait_polls: 64,
         sign_latency: defaults::SIGN_LATENCY,
         verify_latency: defaults::VERIFY_LATENCY,
         ..ClusterConfig::quick(replicas, slots)
-    };
-    assert_eq!(cfg.layout, Version::V3, "the shipped kernel");
-    cfg
+    }
 }
 
 /// The shipped kernel's Verilog, as the backend compiles it.
 fn verilog() -> String {
-    kernel_verilog_for(Version::V3).unwrap()
+    kernel_verilog()
 }
 
 /// The shipped kernel's library (built on first use).
 fn library() -> Arc<Library> {
-    let lib = Library::get_for(Version::V3).unwrap();
-    assert_eq!(lib.layout, Some(Version::V3));
-    lib
+    Library::get().unwrap()
 }
 
 #[test]
@@ -248,7 +244,6 @@ fn an_equivocating_leader_is_replaced_on_verilator_too() {
         wait_polls: 64,
         ..ClusterConfig::quick(n, slots)
     };
-    assert_eq!(cfg.layout, Version::V3);
     let report = backend::run(&cfg, Backend::Verilator).unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     let want: Vec<(u64, u32)> = (1..=slots).map(|k| (k, proposal(seed, k - 1))).collect();
@@ -272,7 +267,6 @@ fn an_equivocating_leader_is_replaced_on_verilator_too() {
 #[test]
 fn both_backends_report_the_same_run_and_close() {
     let cfg = ClusterConfig::quick(3, 3);
-    assert_eq!(cfg.layout, Version::V3);
     let run = |b: Backend| {
         let mut c = backend::cluster(&cfg, b).unwrap();
         let report = c.run().unwrap();
@@ -319,7 +313,6 @@ fn the_cli_backend_names_parse() {
     assert!("icarus".parse::<Backend>().is_err());
     let k = VerilatorKernel::with_library(library());
     assert_eq!(KernelBackend::name(&k), "verilator");
-    assert_eq!(KernelBackend::layout(&k), Some(Version::V3));
 }
 
 /// Cluster cycles per second on each backend (run with `--ignored
@@ -327,10 +320,10 @@ fn the_cli_backend_names_parse() {
 #[test]
 #[ignore]
 fn speed() {
-    use ubft_sim::verilator::measure_speed_for;
+    use ubft_sim::verilator::measure_speed;
     for n in [3, 5] {
         for (b, cycles) in [(Backend::RustHdl, 20_000), (Backend::Verilator, 500_000)] {
-            let (c, s, cpu) = measure_speed_for(b, Version::V3, n, cycles, 1).unwrap();
+            let (c, s, cpu) = measure_speed(b, n, cycles, 1).unwrap();
             eprintln!(
                 "{n} replicas, {b}: {c} cycles, {s:.0} cluster cycles/s, {cpu:?} per CPU-second"
             );
