@@ -7,7 +7,7 @@
 use hdl_tools::glitch;
 use rhdl_ubft::{kernel, params::N};
 
-const FIXED: &str = "        if (v3 & (phase$q == 32'h1) & ~tally$flags[vote_leader$q]) begin
+const FIXED: &str = "        if ((phase$q == 32'h1) & ~tally$flags[vote_leader$q]) begin
             fast$votes = tally$votes + 32'h1;
         end
         else begin
@@ -16,7 +16,7 @@ const FIXED: &str = "        if (v3 & (phase$q == 32'h1) & ~tally$flags[vote_lea
 ";
 
 const OVERRIDE: &str = "        fast$votes = tally$votes;
-        if (v3 & (phase$q == 32'h1) & ~tally$flags[vote_leader$q]) begin
+        if ((phase$q == 32'h1) & ~tally$flags[vote_leader$q]) begin
             fast$votes = tally$votes + 32'h1;
         end
 ";
