@@ -151,7 +151,14 @@ fn slow_path_agrees_on_both_backends() {
         );
         let st = &r.status;
         assert_eq!(
-            (st.error, st.slow, st.fast, st.timeouts, st.view_changes, st.bad_shares),
+            (
+                st.error,
+                st.slow,
+                st.fast,
+                st.timeouts,
+                st.view_changes,
+                st.bad_shares
+            ),
             (0, slots as u32, 0, slots as u32, 0, 0),
             "replica {}: {st:?}",
             r.id

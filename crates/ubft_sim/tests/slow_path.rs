@@ -154,7 +154,12 @@ fn a_share_signed_after_a_view_change_covers_view_and_k() {
             report.summary()
         );
         let got: Vec<(u64, Path)> = r.decided.iter().map(|d| (d.k, d.path)).collect();
-        assert_eq!(got, vec![(1, Path::Slow), (2, Path::Slow)], "replica {}", r.id);
+        assert_eq!(
+            got,
+            vec![(1, Path::Slow), (2, Path::Slow)],
+            "replica {}",
+            r.id
+        );
     }
     let first = report.honest().next().unwrap();
     let (m1, m2) = (first.decided[0].m, first.decided[1].m);
@@ -179,9 +184,7 @@ fn a_share_signed_after_a_view_change_covers_view_and_k() {
                 "replica {holder}'s copy of {signer}'s share of k = {k}"
             );
             // With the view zeroed, or any word changed or dropped, it fails.
-            assert!(key
-                .verify(&block_bytes(&cert(0, k, m2, m1)), &sig)
-                .is_err());
+            assert!(key.verify(&block_bytes(&cert(0, k, m2, m1)), &sig).is_err());
             for (what, x) in block_mutants(&block, &CERT_FIELDS) {
                 assert!(key.verify(&block_bytes(&x), &sig).is_err(), "{what}");
             }
@@ -263,7 +266,11 @@ fn a_forged_share_is_not_counted_and_the_honest_replicas_decide_without_it() {
     for k in 1..=slots as u32 {
         let s = (k - 1) as usize;
         let m = proposal(seed, k as u64 - 1);
-        let prev = if k == 1 { 0 } else { proposal(seed, k as u64 - 2) };
+        let prev = if k == 1 {
+            0
+        } else {
+            proposal(seed, k as u64 - 2)
+        };
         let c_block = cert(0, k, m, prev);
         for &holder in &honest {
             let hbm = &c.hbms[holder];
@@ -332,9 +339,9 @@ fn fetches_continue_while_the_signer_is_busy() {
     }
     let asked = c.cycle;
     c.read_status().unwrap(); // through s_axi_control, while the kernel runs
-    // Reads in each quarter of the 4,000 cycles after the request: a poll
-    // takes about H + 4 = 16 cycles, so a quarter holds well over 25 of
-    // them, and a kernel that waited for the signer would issue none.
+                              // Reads in each quarter of the 4,000 cycles after the request: a poll
+                              // takes about H + 4 = 16 cycles, so a quarter holds well over 25 of
+                              // them, and a kernel that waited for the signer would issue none.
     let mut quarters = vec![];
     for _ in 0..4 {
         let reads = c.hbms[0].counters().reads;
