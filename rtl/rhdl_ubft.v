@@ -138,7 +138,6 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  protocol$sg_resp_valid;
     reg  [7:0] protocol$sg_resp_status;
     reg  [511:0] protocol$sg_resp_sig;
-    reg  protocol$sg_resp_sign;
     wire  protocol$sg_resp_take;
     wire  protocol$cp_wr_en;
     wire  [3:0] protocol$cp_wr_beat;
@@ -519,7 +518,6 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sg_resp_valid(protocol$sg_resp_valid),
         .sg_resp_status(protocol$sg_resp_status),
         .sg_resp_sig(protocol$sg_resp_sig),
-        .sg_resp_sign(protocol$sg_resp_sign),
         .sg_resp_take(protocol$sg_resp_take),
         .cp_wr_en(protocol$cp_wr_en),
         .cp_wr_beat(protocol$cp_wr_beat),
@@ -965,7 +963,6 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         protocol$sg_resp_valid = setup$resp_valid;
         protocol$sg_resp_status = setup$resp_status;
         protocol$sg_resp_sig = setup$resp_sig;
-        protocol$sg_resp_sign = setup$resp_sign;
         setup$resp_take = protocol$sg_resp_take;
         m_axis_sreq_tdata = setup$sreq_tdata;
         m_axis_sreq_tkeep = setup$sreq_tkeep;
@@ -10741,7 +10738,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_sign,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -10784,7 +10781,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     input wire  sg_resp_valid;
     input wire  [7:0] sg_resp_status;
     input wire  [511:0] sg_resp_sig;
-    input wire  sg_resp_sign;
     output reg  sg_resp_take;
     output reg  cp_wr_en;
     output reg  [3:0] cp_wr_beat;
@@ -11145,9 +11141,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [95:0] tally$record;
     wire  [7:0] tally$votes;
     wire  [7:0] tally$flags;
-    wire  [31:0] tally$probe_m;
-    wire  [7:0] tally$probe_votes;
-    wire  tally$probe_same_view;
     reg  requests$clock;
     reg  requests$rst_n;
     reg  [31:0] requests$prop_tdata;
@@ -11640,10 +11633,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .m(tally$m),
         .record(tally$record),
         .votes(tally$votes),
-        .flags(tally$flags),
-        .probe_m(tally$probe_m),
-        .probe_votes(tally$probe_votes),
-        .probe_same_view(tally$probe_same_view)
+        .flags(tally$flags)
     );
     rhdl_ubft$protocol$requests requests(
         .clock(requests$clock),
@@ -16870,7 +16860,7 @@ module rhdl_ubft$protocol$support(d,q,clock);
 endmodule // rhdl_ubft$protocol$support
 
 
-module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flags,probe_m,probe_votes,probe_same_view);
+module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flags);
     
     // Module arguments
     input wire  [511:0] beat;
@@ -16882,14 +16872,9 @@ module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flag
     output reg  [95:0] record;
     output reg  [7:0] votes;
     output reg  [7:0] flags;
-    output reg  [31:0] probe_m;
-    output reg  [7:0] probe_votes;
-    output reg  probe_same_view;
     
     // Local signals
     reg  [511:0] row;
-    reg  [31:0] probe_tag;
-    reg  probe_for_k;
     
     // Update code
     always @(*) begin
@@ -16937,35 +16922,6 @@ module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flag
         if (active[7] & (row[(7 * 32'h40)+:(32)] == tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == m)) begin
             votes = votes + 32'h1;
             flags = (flags & ~(1 << (7)) | ((1'b1) << (7)));
-        end
-        probe_tag = row[(32'h0)+:(32)];
-        probe_m = row[(32'h20)+:(32)];
-        probe_for_k = (probe_tag & 32'hffffff) == (tag & 32'hffffff);
-        probe_same_view = probe_tag == tag;
-        probe_votes = 32'h0;
-        if (probe_for_k & active[0] & (row[(0 * 32'h40)+:(32)] == probe_tag) & (row[(0 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (probe_for_k & active[1] & (row[(1 * 32'h40)+:(32)] == probe_tag) & (row[(1 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (probe_for_k & active[2] & (row[(2 * 32'h40)+:(32)] == probe_tag) & (row[(2 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (probe_for_k & active[3] & (row[(3 * 32'h40)+:(32)] == probe_tag) & (row[(3 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (probe_for_k & active[4] & (row[(4 * 32'h40)+:(32)] == probe_tag) & (row[(4 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (probe_for_k & active[5] & (row[(5 * 32'h40)+:(32)] == probe_tag) & (row[(5 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (probe_for_k & active[6] & (row[(6 * 32'h40)+:(32)] == probe_tag) & (row[(6 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
-        end
-        if (probe_for_k & active[7] & (row[(7 * 32'h40)+:(32)] == probe_tag) & (row[(7 * 32'h40 + 32'h20)+:(32)] == probe_m)) begin
-            probe_votes = probe_votes + 32'h1;
         end
     end
     

@@ -389,21 +389,14 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
     match block {
         // The kernel's guard (`guard::v3`): it streams records past its
         // two-beat buffer.
-        "guard" => Ok((
-            "rhdl_ubft_guard",
-            at_n!(n, rhdl_ubft::guard::verilog_v3),
-        )),
+        "guard" => Ok(("rhdl_ubft_guard", at_n!(n, rhdl_ubft::guard::verilog_v3))),
         // The v3 replica's background poller (recovery.md D3); in the
         // kernel on a Fetch of its own through RdMux, acting on R26.
-        "watch" => Ok((
-            "rhdl_ubft_watch",
-            at_n!(n, rhdl_ubft::watch::verilog),
-        )),
+        "watch" => Ok(("rhdl_ubft_watch", at_n!(n, rhdl_ubft::watch::verilog))),
         // The kernel (rtl/rhdl_ubft.v), linted or synthesized at another N.
         "kernel" => Ok((
             "rhdl_ubft",
-            at_n!(n, rhdl_ubft::kernel::verilog)
-            .replace("top$", "rhdl_ubft$"),
+            at_n!(n, rhdl_ubft::kernel::verilog).replace("top$", "rhdl_ubft$"),
         )),
         // The v3 record composer (recovery.md D5), in the kernel in front
         // of Broadcast; one size for every n.
@@ -545,9 +538,7 @@ fn bench(slots: u64, synth: bool) -> Result {
         "ubft_new: at least {UBFT_NEW_CYCLES_PER_SLOT} cycles per slot ({UBFT_NEW_SIGN_CYCLES} signing + {UBFT_NEW_VERIFY_CYCLES} verifying, kernel stopped)"
     );
     println!();
-    println!(
-        "recovery: the leader silent from the cycle after it decided slot 3 fast;"
-    );
+    println!("recovery: the leader silent from the cycle after it decided slot 3 fast;");
     println!(
         "cycles to the first decision of slot 4 at the first and the last honest replica (the bridge,"
     );

@@ -374,7 +374,6 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.protocol.sg_resp_valid.next = self.setup.resp_valid.val();
         self.protocol.sg_resp_status.next = self.setup.resp_status.val();
         self.protocol.sg_resp_sig.next = self.setup.resp_sig.val();
-        self.protocol.sg_resp_sign.next = self.setup.resp_sign.val();
         self.setup.resp_take.next = self.protocol.sg_resp_take.val();
         // The signer streams: Setup.
         self.m_axis_sreq_tdata.next = self.setup.sreq_tdata.val();

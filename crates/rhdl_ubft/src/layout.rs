@@ -187,7 +187,7 @@ pub enum Version {
     /// The recovery's (docs/recovery.md, section 13): v2's prepare widened to
     /// (k, m, v, prev) on a beat of its own, v2's will_cert and will_commit,
     /// and records of whole beats whose first beat is the block their
-    /// signature covers. Run by the v3 kernel (`kernel::KernelV3`: the fast
+    /// signature covers. Run by the kernel (`kernel::Kernel`: the fast
     /// path, the f + 1 slow path and the view change), the one the card
     /// runs (`rtl/rhdl_ubft.v`).
     V3,
@@ -517,7 +517,7 @@ impl Mailbox {
     }
 
     /// The recovery's layout (see [`Version::V3`]; docs/recovery.md,
-    /// section 13). Run by the v3 build (`kernel::KernelV3`), not the card's.
+    /// section 13). Run by the kernel (`kernel::Kernel`).
     pub fn v3(n: usize, g: usize, sb: usize) -> Mailbox {
         Self::build(Version::V3, n, g, sb)
     }
@@ -527,7 +527,8 @@ impl Mailbox {
         Self::build(version, n, g, sb)
     }
 
-    /// The v2 reference kernel's layout for N, G and SB of `params`.
+    /// The v2 layout for N, G and SB of `params` (the retired v2 kernel's;
+    /// the v3 layout keeps its prepare, vote and flag words).
     pub fn build_default() -> Mailbox {
         Self::v2(BUILD_N, crate::params::G, crate::params::SB)
     }
@@ -880,20 +881,14 @@ running next to ubft_new's host.\n\n";
         "## Mailbox::new (ubft_new, word for word), n = {UPSTREAM_NUM_NODES}, g = {UPSTREAM_G_T}, SB = 1\n\n"
     );
     s += &Mailbox::new(UPSTREAM_NUM_NODES, UPSTREAM_G_T, 1).markdown_table();
-    let b = Mailbox::build_default();
-    s += &format!(
-        "\n## Mailbox::v2 (the v2 reference kernel's, rtl/v2/), the default build: N = {}, G = {}, SB = {}\n\n",
-        b.n, b.g, b.sb
-    );
-    s += &b.markdown_table();
     s += "\n## What changed from ubft_new, and why\n\n";
-    s += "- prepare is (k, m, view, 0): a proposal names its view, so an old view's proposal is not voted on.\n";
+    s += "- prepare is (k, m, view, prev): a proposal names its view, so an old view's proposal is not voted on, \
+and the value decided at k - 1 (docs/recovery.md R3, R4).\n";
     s += "- every vote and flag is (tag(view, k), m): a vote binds the value it is for and the slot's sequence \
 number, so a reused slot never counts a stale vote and a quorum counts only votes for the replica's own m.\n";
-    s += "- v2 starts each region on a 64-byte beat (vc on its own power-of-two size, since the view change reads \
-it whole in one burst) and pads a slot's row of votes to a power of two words (R above; R = 2N when N is a \
-power of two): one slot's row is one aligned burst of one beat for N <= 8, and no burst crosses a 4 KiB \
-boundary, as AXI requires.\n";
+    s += "- every region starts on a 64-byte beat, and a slot's row of votes is padded to a power of two words: \
+one slot's row is one aligned burst of one beat for N <= 8, and no burst crosses a 4 KiB boundary, as AXI \
+requires.\n";
     s += "- The host reads none of the widened regions.\n";
     s += &v3_markdown();
     s
@@ -905,11 +900,11 @@ fn v3_markdown() -> String {
     let b = Mailbox::v3(BUILD_N, crate::params::G, crate::params::SB);
     let f1 = crate::params::faults(b.n) + 1;
     let mut s = format!(
-        "\n## Mailbox::v3 (what the kernel runs: KernelV3, rtl/rhdl_ubft.v), the default build: N = {}, G = {}, SB = {}\n\n",
+        "\n## Mailbox::v3 (what the kernel runs: rtl/rhdl_ubft.v), the default build: N = {}, G = {}, SB = {}\n\n",
         b.n, b.g, b.sb
     );
     s += "The layout of docs/recovery.md (section 13), which the kernel runs (the fast path, the f + 1 slow \
-path and the view change); v2 above is the reference kernel's. `rhdl-ubft layout` (`--version v3`, the \
+path and the view change). `rhdl-ubft layout` (`--version v3`, the \
 default) prints it for any n, G and signature.\n\n";
     s += &b.markdown_table();
     s += "\n### The records\n\n";

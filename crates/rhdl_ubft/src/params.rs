@@ -182,13 +182,12 @@ pub enum ConfigError {
     /// k = [`K_LAST`] and stopped there, before k's field of the vote tag
     /// wraps. Restart it (reset, clear the mailboxes) to go on.
     KWrapped = 6,
-    /// Not a refusal: the v3 kernel (`kernel::KernelV3`, which runs the
+    /// Not a refusal: the kernel (`kernel::Kernel`, which runs the
     /// fast path, the slow path, R1 to R13, and the view change with the
     /// bridge and a carried value, R14 to R23) stopped where the view
     /// change would need what is not built: catch-up to a carried slot c*
     /// above its k (R24 at install), or a bridge to a will_commit older
-    /// than k - 1 (docs/recovery.md D11.12, `view3.md`). The v2 kernel
-    /// never reports it.
+    /// than k - 1 (docs/recovery.md D11.12, `view3.md`).
     RecoveryNotBuilt = 7,
 }
 

@@ -179,7 +179,6 @@ pub struct Protocol<const N: usize> {
     pub sg_resp_valid: Signal<In, Bit>,
     pub sg_resp_status: Signal<In, Bits<8>>,
     pub sg_resp_sig: Signal<In, Bits<BEAT_BITS>>,
-    pub sg_resp_sign: Signal<In, Bit>,
     pub sg_resp_take: Signal<Out, Bit>,
     // COMPOSE (crate::compose): a record's later beats (v3; idle in v2).
     pub cp_wr_en: Signal<Out, Bit>,
@@ -872,7 +871,6 @@ impl<const N: usize> Protocol<N> {
             sg_resp_valid: Default::default(),
             sg_resp_status: Default::default(),
             sg_resp_sig: Default::default(),
-            sg_resp_sign: Default::default(),
             sg_resp_take: Default::default(),
             prop_tdata: Default::default(),
             prop_tvalid: Default::default(),
@@ -1434,8 +1432,7 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         // v3: the prepare's prev (word 3 of its beat, quarter 0) is this
         // replica's dec[k - 1] (R4); v2's prepare has none.
-        self.fast.prev_ok.next =
-            self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val();
+        self.fast.prev_ok.next = self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val();
         // (From the registers, as Slow3's below: in the v3 build FAST's
         // `start_slow` starts Slow3, whose requests come back into this
         // block, and a shared local would close a false loop, UNOPTFLAT.)
@@ -1458,7 +1455,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.fetch_done.next = self.fetch_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
         self.fast.bc_done.next = self.bc_done.val();
-
 
         self.slow3.clock.next = self.clock.val();
         self.slow3.rst_n.next = self.rst_n.val();
@@ -1511,7 +1507,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow3.echo_commit_base.next = self.echo_commit_base.val();
         self.slow3.seal_base.next = self.seal_base.val();
         self.slow3.echo_seal_base.next = self.echo_seal_base.val();
-
 
         self.view3.clock.next = self.clock.val();
         self.view3.rst_n.next = self.rst_n.val();
@@ -1886,8 +1881,6 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         self.bc_round.next = self.slow3.bc_round.val() | self.view3.bc_round.val();
         // COMPOSE's beat 1 takes the signer's response (Slow3's signature).
-        // (Slow3 runs in v3 only; the constant in its write and start lets
-        // synthesis drop COMPOSE's RAM from the v2 build.)
         // (View3 and Slow3 never hold the slot at once; their beat indices
         // are muxed, since both drive 1 when Off.)
         self.cp_wr_en.next = self.slow3.cp_wr_en.val() | self.view3.cp_wr_en.val();
@@ -1909,9 +1902,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.sg_sign.next = self.slow3.sg_sign.val() | self.view3.sg_sign.val();
         self.sg_verify.next =
             self.slow3.sg_verify.val() | self.view3.sg_verify.val() | self.cc.sg_verify.val();
-        self.sg_signer.next = self.slow3.sg_signer.val()
-            | self.view3.sg_signer.val()
-            | self.cc.sg_signer.val();
+        self.sg_signer.next =
+            self.slow3.sg_signer.val() | self.view3.sg_signer.val() | self.cc.sg_signer.val();
         // The block the signer signs or verifies against: CertCheck's, a
         // suspect's, the SEAL, View3's, the PREP block, the COMMIT block,
         // else the CERT block.
@@ -2357,9 +2349,8 @@ impl<const N: usize> Logic for Protocol<N> {
         } else if self.view3.holding.val() {
             self.sts_state.next = self.view3.sts_state.val();
         } else {
-            self.sts_state.next = self.own_state.val()
-                | self.leader.sts_state.val()
-                | self.fast.sts_state.val();
+            self.sts_state.next =
+                self.own_state.val() | self.leader.sts_state.val() | self.fast.sts_state.val();
         }
     }
 }

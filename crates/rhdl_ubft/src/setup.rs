@@ -41,8 +41,8 @@
 //! sender is sending one (the cycles its beats are valid) or
 //! `SIGNER_IN_FLIGHT` are outstanding. `pending`: at least one request is
 //! outstanding, i.e. from the cycle after a request until the cycle after
-//! the last response is taken (the v2 kernel's SLOW machine waits on it,
-//! one request at a time, as it waited on `busy` when that was one).
+//! the last response is taken (the machines wait on it, one request at a
+//! time).
 //!
 //! Timing: the first request beat is valid the cycle after `sign`/`verify`;
 //! each beat is held, payload stable, until `sreq_tready`; the next request

@@ -18,14 +18,6 @@
 //! - `votes`, `flags`: how many of the first n two-word entries of the row
 //!   equal (tag, m), and which (`count_votes`; `flags` is a bitmap over
 //!   lanes).
-//! - `probe_m`, `probe_votes`, `probe_same_view`: the catch-up's probe
-//!   (recovery.md R26). The row's first entry (lane 0, replica 0's) names a
-//!   (tag, m); if its tag is for the slot's k (its k field equals `tag`'s),
-//!   `probe_votes` counts the entries holding that (tag, m), whatever view
-//!   it names, and `probe_same_view` says whether that view is the one of
-//!   `tag` (vote_view). A full row is then a decision of that view: the
-//!   catch-up of a replica that fell behind in a view change may know
-//!   neither the slot's m nor the view it was decided in.
 //!
 //! Timing: combinational; the machines decide on it in the cycle Fetch
 //! raises `done`.
@@ -84,13 +76,8 @@ pub struct Tally<const N: usize> {
     pub record: Signal<Out, Bits<96>>,
     pub votes: Signal<Out, Bits<8>>,
     pub flags: Signal<Out, Bits<N>>,
-    pub probe_m: Signal<Out, Bits<32>>,
-    pub probe_votes: Signal<Out, Bits<8>>,
-    pub probe_same_view: Signal<Out, Bit>,
     /// The beat moved so that the row starts at lane 0.
     row: Signal<Local, Bits<BEAT_BITS>>,
-    probe_tag: Signal<Local, Bits<32>>,
-    probe_for_k: Signal<Local, Bit>,
 }
 
 impl<const N: usize> Logic for Tally<N> {
@@ -123,23 +110,6 @@ impl<const N: usize> Logic for Tally<N> {
                 self.flags.next = self.flags.val().replace_bit(i, true);
             }
         }
-        // The catch-up's probe: the first entry's (tag, m), if its tag is
-        // for this k (k field: bits 23..0, `params::TAG_K_MASK`).
-        self.probe_tag.next = self.row.val().get_bits::<32>(0);
-        self.probe_m.next = self.row.val().get_bits::<32>(32);
-        self.probe_for_k.next =
-            (self.probe_tag.val() & 0x00ff_ffff) == (self.tag.val() & 0x00ff_ffff);
-        self.probe_same_view.next = self.probe_tag.val() == self.tag.val();
-        self.probe_votes.next = 0.into();
-        for i in 0..N {
-            if self.probe_for_k.val()
-                & self.active.val().get_bit(i)
-                & (self.row.val().get_bits::<32>(i * 64) == self.probe_tag.val())
-                & (self.row.val().get_bits::<32>(i * 64 + 32) == self.probe_m.val())
-            {
-                self.probe_votes.next = self.probe_votes.val() + 1;
-            }
-        }
     }
 }
 
@@ -151,18 +121,4 @@ pub fn count_votes(row: &[u32], n: usize, tag: u32, m: u32) -> usize {
     (0..n)
         .filter(|&i| row.get(2 * i) == Some(&tag) && row.get(2 * i + 1) == Some(&m))
         .count()
-}
-
-/// The catch-up's probe (R26), the reference for the block's `probe_*`:
-/// the first entry's (tag, m), the entries among the first n that hold it
-/// if its tag is for `tag`'s k (else 0), and whether its view is `tag`'s.
-pub fn probe_any(row: &[u32], n: usize, tag: u32) -> (u32, usize, bool) {
-    use crate::params::TAG_K_MASK;
-    let (t, m) = (row[0], row[1]);
-    let votes = if t & TAG_K_MASK == tag & TAG_K_MASK {
-        count_votes(row, n, t, m)
-    } else {
-        0
-    };
-    (m, votes, t == tag)
 }

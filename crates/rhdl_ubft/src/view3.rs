@@ -1,6 +1,6 @@
 //! View3: the v3 build's VIEW machine, R14 to R23.
 //!
-//! The v3 build (`Protocol::new_v3`) hands the slot to this machine where
+//! The v3 build (`Protocol::new`) hands the slot to this machine where
 //! v2 would start VIEW: LEADER's idle timeout, FAST's timeout with nothing
 //! locked, and Slow3's `stop`. docs/recovery.md D11 designs the whole view
 //! change; this block builds D11.12 steps 1 to 3 and R23's rerun

@@ -3,7 +3,7 @@
 //! tag, and the prepare at each lane it can sit at.
 
 use rhdl_ubft::params::{vote_tag, BEAT_WORDS, N as BUILD_N};
-use rhdl_ubft::tally::{count_votes, probe_any, Tally};
+use rhdl_ubft::tally::{count_votes, Tally};
 use rust_hdl::prelude::*;
 
 struct Rng(u64);
@@ -38,7 +38,6 @@ fn check<const N: usize>() {
     block.connect_all();
     let mut rng = Rng(0x9e37_79b9);
     let mut quorums = 0;
-    let mut other_view_quorums = 0;
     for _ in 0..3000 {
         let n = [1usize, 3, 5, 7][rng.below(4) as usize].min(N);
         let (tag, m) = (vote_tag(rng.below(3) as u32, 1 + rng.below(3) as u32), 7);
@@ -88,17 +87,6 @@ fn check<const N: usize>() {
             .filter(|&i| row.get(2 * i) == Some(&tag) && row.get(2 * i + 1) == Some(&m))
             .collect();
         assert_eq!(lanes, expect, "row {row:x?}");
-        // The probe (R26): the first entry's (tag, m), counted when its tag
-        // is for this k, in any view.
-        let (pm, pv, same) = probe_any(row, n, tag);
-        assert_eq!(block.probe_m.val().to_u32(), pm, "row {row:x?}");
-        assert_eq!(
-            block.probe_votes.val().to_u32() as usize,
-            pv,
-            "row {row:x?}"
-        );
-        assert_eq!(block.probe_same_view.val(), same, "row {row:x?}");
-        other_view_quorums += (pv == n && !same) as u32;
         // The prepare (k, m, view) is the three words at the lane.
         for w in 0..3 {
             let got = block.record.val().get_bits::<32>(32 * w).to_u32();
@@ -109,9 +97,5 @@ fn check<const N: usize>() {
     assert!(
         quorums > 100,
         "N = {N}: the random cases reach a quorum ({quorums})"
-    );
-    assert!(
-        other_view_quorums > 20,
-        "N = {N}: and full rows of another view ({other_view_quorums})"
     );
 }

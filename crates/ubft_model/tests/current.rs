@@ -5,11 +5,11 @@
 //! layout's, and its state graph has no cycle (so "terminal" covers every
 //! run's end).
 
-use ubft_model::current::VcRecord;
 use rhdl_ubft::layout::{self, Region, Version, VC_WORDS};
 use rhdl_ubft::params::vote_tag;
 use stateright::Model;
 use ubft_model::check::{acyclic, RunOpts};
+use ubft_model::current::VcRecord;
 use ubft_model::current::{self, mailbox, Current, Prep, Rec, Row, Share, Vote, Write};
 use ubft_model::model::{Action, UbftModel};
 use ubft_model::{run, Config};

@@ -107,8 +107,7 @@ pub fn measure(
     backend: crate::backend::Backend,
 ) -> Result<Latency, SimError> {
     cfg.validate()?;
-    let kernels = crate::backend::kernels(backend, cfg.replicas)
-        .map_err(SimError::Invalid)?;
+    let kernels = crate::backend::kernels(backend, cfg.replicas).map_err(SimError::Invalid)?;
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
     if path == Path::Slow {
         let mailbox = c.net.mailbox().clone();
@@ -210,8 +209,7 @@ pub fn measure_recovery(
 ) -> Result<Recovery, SimError> {
     cfg.validate()?;
     let make = |cfg: &ClusterConfig| -> Result<Cluster, SimError> {
-        let kernels = crate::backend::kernels(backend, cfg.replicas)
-            .map_err(SimError::Invalid)?;
+        let kernels = crate::backend::kernels(backend, cfg.replicas).map_err(SimError::Invalid)?;
         Ok(Cluster::with_kernels(cfg.clone(), kernels))
     };
     let probe = make(&ClusterConfig {

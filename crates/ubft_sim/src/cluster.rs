@@ -142,7 +142,7 @@ pub struct ClusterConfig {
     pub sign_latency: u64,
     pub verify_latency: u64,
     /// Engines of each replica's signer service (`Signer::engines`; at
-    /// least 1). The v2 kernel makes one request at a time, so more change
+    /// least 1). The kernel makes one request at a time, so more change
     /// nothing yet.
     pub signer_engines: usize,
     pub max_cycles: u64,

@@ -116,7 +116,6 @@ impl KernelBackend for Lockstep {
     fn name(&self) -> &'static str {
         "lockstep"
     }
-
 }
 
 /// The outcome of a differential run that agreed throughout.

@@ -42,7 +42,6 @@ impl<const N: usize> RustHdlKernel<N> {
     }
 }
 
-
 /// A beat as rust-hdl bits.
 pub fn beat_to_bits(b: &Beat) -> Bits<BEAT_BITS> {
     let mut x = Bits::<BEAT_BITS>::default();
@@ -78,8 +77,8 @@ fn settle<B: Block>(b: &mut B) {
     assert!(simulate(b, MAX_SETTLE), "the kernel's logic did not settle");
 }
 
-/// One evaluation of a kernel `$k` (a `&mut Box<Kernel<N>>` or
-/// `&mut Box<KernelV3<N>>`: the same ports) with inputs `$i`.
+/// One evaluation of a kernel `$k` (a `&mut Box<Kernel<N>>`) with
+/// inputs `$i`.
 macro_rules! eval_kernel {
     ($k:expr, $i:expr) => {{
         let k = $k;

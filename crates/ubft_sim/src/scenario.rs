@@ -205,7 +205,7 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<String>,
     /// The kernels' mailbox layout, "v3" (absent: the default, the kernel
-    /// the card runs) or "v2" (the reference kernel with all-n quorums).
+    /// the card runs; "v1" and "v2" are refused, `cluster::LAYOUT_REFUSED`).
     /// Always written out, so that a printed scenario replays the same.
     #[serde(default = "v3", with = "layout_key")]
     pub layout: Version,

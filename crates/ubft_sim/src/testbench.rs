@@ -114,15 +114,14 @@ pub fn record_with(
 ) -> Result<Scenario, String> {
     cfg.validate().map_err(|e| e.to_string())?;
     let mut logs = vec![];
-    let kernels: Vec<Box<dyn KernelBackend>> =
-        backend::kernels(backend, cfg.replicas)?
-            .into_iter()
-            .map(|k| {
-                let (r, log) = Recorder::new(k);
-                logs.push(log);
-                Box::new(r) as Box<dyn KernelBackend>
-            })
-            .collect();
+    let kernels: Vec<Box<dyn KernelBackend>> = backend::kernels(backend, cfg.replicas)?
+        .into_iter()
+        .map(|k| {
+            let (r, log) = Recorder::new(k);
+            logs.push(log);
+            Box::new(r) as Box<dyn KernelBackend>
+        })
+        .collect();
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
     for &(r, from_cycle) in silent {
         if r >= cfg.replicas {

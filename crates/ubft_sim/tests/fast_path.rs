@@ -506,10 +506,7 @@ impl KernelBackend for StartAt {
         self.cycle += 1;
         let st = self.k.kernel().debug_protocol().own_state();
         if !self.preset && st == ProtocolSt::Run {
-            self.k
-                .kernel_mut()
-                .debug_protocol_mut()
-                .preset_k(self.k0);
+            self.k.kernel_mut().debug_protocol_mut().preset_k(self.k0);
             self.preset = true;
         }
         if st == ProtocolSt::Done && self.done_at.get().is_none() {

@@ -269,9 +269,7 @@ struct Sent {
 /// per write, the cycle its command was taken and the cycles of its AW
 /// handshakes on `m_axi_rx`, with the HBM and the guard counters.
 fn idle_kernel(backend: Backend, sent: &[Sent]) -> (Vec<(u64, Vec<u64>)>, Hbm, Host) {
-    let mut k: Box<dyn KernelBackend> = backend::kernels(backend, 1)
-        .unwrap()
-        .remove(0);
+    let mut k: Box<dyn KernelBackend> = backend::kernels(backend, 1).unwrap().remove(0);
     let mut hbm = Hbm::new(12, 6);
     let mut host = Host::new();
     let w = |addr: u64, data: u32| Op::Write { addr, data };
