@@ -1,7 +1,5 @@
-//! Every scenario file directly in `scenarios/` (at the repo root), which
-//! run the v3 kernel, and in `scenarios/v2/` (the v2 reference kernel)
-//! parses, runs on Verilator with a short cycle budget, and passes its
-//! checks. `scenarios/failing/` (found safety failures, kept for replay) is
+//! Every scenario file directly in `scenarios/` (at the repo root) parses,
+//! runs on Verilator with a short cycle budget, and passes its checks. `scenarios/failing/` (found safety failures, kept for replay) is
 //! not run.
 
 use rhdl_ubft::layout::Version;
@@ -122,33 +120,5 @@ fn every_shipped_scenario_runs_the_v3_kernel_and_decides_every_slot() {
             path.display()
         );
         assert_eq!(decided, s.slots, "{}", path.display());
-    }
-}
-
-/// The v2 reference kernel's scenarios (`scenarios/v2/`): safety in every
-/// one, and the liveness each expects (all n quorums: a silent or Byzantine
-/// voter stops v2's decisions, so some expect fewer slots).
-#[test]
-fn every_v2_scenario_parses_runs_and_passes_its_checks() {
-    let files = files("v2");
-    let names = names(&files);
-    for kind in [
-        "delay",
-        "silent",
-        "equivocate",
-        "lie_vc",
-        "forge",
-        "mute_fast",
-        "random",
-        "combined",
-    ] {
-        assert!(
-            names.iter().any(|n| n == kind),
-            "scenarios/v2/{kind}.toml is missing"
-        );
-    }
-    for path in &files {
-        let (s, _) = run(path);
-        assert_eq!(s.layout, Version::V2, "{}", path.display());
     }
 }
