@@ -17,20 +17,20 @@
 //! | 12 | FastWaitCommit | 2f + 1 for (tag, m) / fewer / and it times out | Off, `decide` / FastPollCommit (a miss) / Off, `start_slow` |
 //!
 //! Handshakes: `start` comes from LEADER (after LeaderCheck on a follower,
-//! after the prepare's broadcast on the leader) or from VIEW (VcInstall: the
-//! recovered value runs again in the new view). The machine ends by
+//! after the prepare's broadcast on the leader; after a view change,
+//! LEADER reruns a carried value in the new view). The machine ends by
 //! deciding (`decide`: Protocol takes the decision, always a fast one), by
-//! handing the same slot to SLOW (`start_slow`: it holds the slot's value,
-//! and the slow path can still decide it) or to VIEW (`start_view`: no value
-//! in this view), and goes Off in the same cycle.
+//! handing the same slot to SLOW (Slow3, `start_slow`: it holds the slot's
+//! value, and the slow path can still decide it) or to VIEW (View3,
+//! `start_view`: no value in this view), and goes Off in the same cycle.
 //!
 //! The prepare's m must be a client request this replica holds (`m_held`,
 //! from crate::requests: recovery.md R2). A prepare of the right (k, view)
 //! with any other m, a value the leader made up or one already decided, is
 //! a miss like no prepare at all: the poll is tried again (the request may
 //! not have arrived yet) and the wait times out into a view change. The
-//! same check covers a value VIEW installed (VcInstall writes it into this
-//! replica's own prepare).
+//! same check covers a value a NEW_VIEW carried (the constraint: only m*
+//! is valid, `constrained` in Protocol).
 //!
 //! Requests to Protocol: `set_m` (the prepare's m), `set_phase` (1 with
 //! will_cert, 2 with will_commit), `clear_wait` at each step forward,
@@ -104,8 +104,7 @@ pub struct Fast {
     pub votes: Signal<In, Bits<8>>,
     /// The polled prepare's m is a request this replica holds (R2).
     pub m_held: Signal<In, Bit>,
-    /// The polled prepare's prev is this replica's dec[k - 1] (R4; always
-    /// 1 in v2, whose prepare has no prev).
+    /// The polled prepare's prev is this replica's dec[k - 1] (R4).
     pub prev_ok: Signal<In, Bit>,
     /// The next miss is the `wait_polls`-th in a row.
     pub expiring: Signal<In, Bit>,

@@ -12,10 +12,11 @@
 //! | 4 | LeaderSendPrepare | the broadcast is done | Off, `start_fast` |
 //!
 //! Handshakes: `start` comes from Protocol (an accepted `ap_start`, or a
-//! decision taken) or from View (a view change that recovered no value: the
-//! new leader proposes). The machine hands the slot to FAST (`start_fast`)
-//! or, when a leader with nothing to propose times out, to VIEW
-//! (`start_view`), and goes Off in the same cycle.
+//! decision taken) or from View3 (a NEW_VIEW installed: the new view's
+//! leader proposes, only the carried value if there is one). The machine
+//! hands the slot to FAST (`start_fast`) or, when a leader with nothing to
+//! propose times out, to View3 (`start_view`), and goes Off in the same
+//! cycle.
 //!
 //! Requests to Protocol, which owns the slot's registers: `open_round` in
 //! LeaderCheck (votes from here on carry this view; phase 0; the wait and

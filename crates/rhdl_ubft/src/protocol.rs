@@ -1,9 +1,10 @@
 //! Protocol: the consensus controller, as the spec's four machines.
 //!
 //! LEADER proposes (crate::leader), FAST runs two rounds of votes
-//! (crate::fast), SLOW runs signed shares and commits (crate::slow) and
-//! VIEW runs the view change (crate::view). Protocol holds them as the
-//! fields `leader`, `fast`, `slow` and `view`, and owns what they share:
+//! (crate::fast), SLOW runs signed shares and COMMITs (crate::slow3,
+//! R7 to R12) and VIEW runs the view change (crate::view3, R14 to R23).
+//! Protocol holds them as the fields `leader`, `fast`, `slow3` and `view3`,
+//! with WATCH's events and CertCheck (`cc`), and owns what they share:
 //!
 //! - the slot's registers: k, slot, the view and its leader, m, the phase,
 //!   the vote view (the view the slot's votes carry), the decision path;
@@ -23,7 +24,7 @@
 //! | ---: | --- | --- | --- |
 //! | 0 | Idle | `ap_start`, configuration refused / accepted | Done (error code) / Run, LEADER started (k = 1, view = 0) |
 //! | – | Run | a machine decides (`decide`) | Decide |
-//! | 38 | Decide | the decision (k, m) is taken from `dec` | Run, LEADER started (k + 1), or after `slots` decisions: Close (v3, W not covered: Slow3 started in seal mode on W, recovery.md R28) / Done |
+//! | 38 | Decide | the decision (k, m) is taken from `dec` | Run, LEADER started (k + 1), or after `slots` decisions: Close (W not covered: Slow3 started in seal mode on W, recovery.md R28) / Done |
 //! | 39 | Done | (ap_done for one cycle) | Idle |
 //! | 95 | Close | Slow3 is Off: W's COMMIT written, a stop, or aborted at its poll point once its wait timed out (`close_to`) | Done |
 //!
@@ -35,15 +36,14 @@
 //! | --- | --- | --- | --- |
 //! | Protocol | (start) | LEADER | a run starts, or a slot was decided |
 //! | LEADER | `start_fast` | FAST | LeaderCheck on a follower; the leader's prepare is sent |
-//! | LEADER | `start_view` | VIEW | the leader's idle polls time out |
-//! | FAST | `start_slow` | SLOW | FastWaitCert or FastWaitCommit times out |
-//! | FAST | `start_view` | VIEW | FastWaitPrepare times out |
-//! | SLOW | `start_view` | VIEW | SlowWaitFlags or SlowWaitCommit times out |
-//! | VIEW | `start_fast` | FAST | a recovered value is installed |
-//! | VIEW | `start_leader` | LEADER | no value can have been decided |
-//! | FAST, SLOW, VIEW | `decide` | Protocol | the slot is decided |
-//! | LEADER, FAST, Slow3 (v3) | `start_view`, `stop` | View3 | where v2 would start VIEW (`view3.md`) |
-//! | View3 (v3) | `start_leader` | LEADER | a NEW_VIEW without a carried value is installed |
+//! | LEADER | `start_view` | View3 | the leader's idle polls time out |
+//! | FAST | `start_slow` | Slow3 | FastWaitCert or FastWaitCommit times out |
+//! | FAST | `start_view` | View3 | FastWaitPrepare times out |
+//! | Slow3 | `stop` (normal mode) | View3 | Slow3 gives the slot up (`slow3.md`) |
+//! | WATCH | SEALS, at a poll point | View3 | R14's trigger |
+//! | View3 | `call_s3` | Slow3 (seal mode) | the bridge (R17) |
+//! | View3 | `start_leader` | LEADER | a NEW_VIEW is installed (`view3.md`) |
+//! | FAST, Slow3, WATCH, View3 | `decide`, `wt_decide`, `decide_prev` | Protocol | the slot is decided |
 //!
 //! A handover is combinational: the machine handing over goes Off while it
 //! raises `start_*`, and the receiving machine's next state sees it in the
@@ -53,9 +53,9 @@
 //! registers (`set_m`, `set_phase`, `open_round`, `next_view`, ...), and
 //! Protocol ORs the requests and port outputs of the machines, since all
 //! but one are Off and drive zeros. A broadcast request says where and
-//! what (a vote or flag, `bc_prepare`, `bc_record`, `bc_vc_flag`,
-//! `bc_share`); Protocol lays the record out once, from the slot's
-//! registers and the m taken in that cycle.
+//! what (a vote, `bc_prepare`, Slow3's and View3's records); Protocol lays
+//! the record's first beat out once, from the slot's registers and the m
+//! taken in that cycle, and COMPOSE streams its later beats.
 //!
 //! Timeouts: a machine reports each poll that found nothing (`missed`);
 //! Protocol counts them in `waited` and tells the machines when the next
@@ -63,7 +63,7 @@
 //! machine that misses then hands over itself (and Protocol counts a
 //! timeout). `streak` counts the view changes since the last decision, up to
 //! `WAIT_DOUBLINGS`: each doubles the timeout, and each decision but a
-//! rerun's halves it (docs/recovery.md R14). On v3, from View3's start to
+//! rerun's halves it (docs/recovery.md R14). From View3's start to
 //! the first decision after it that is not a rerun, View3's waits are
 //! T_vc: `vc_wait` = `params::vc_shift(n)` more doublings; Slow3's waits,
 //! and FAST's wait for a prepare after a slow decision (`prep_long`), are
@@ -106,7 +106,7 @@ pub enum ProtocolSt {
     Run,
     Decide,
     Done,
-    /// v3, after the run's last decision: Slow3, in seal mode, certifies
+    /// After the run's last decision: Slow3, in seal mode, certifies
     /// and commits W, the last slot's will_commit (recovery.md R28).
     Close,
 }
@@ -158,9 +158,9 @@ pub struct Protocol<const N: usize> {
     pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
     pub bc_local_only: Signal<Out, Bit>,
     /// The record's beats (1 to 16): the first is `bc_data`, the rest come
-    /// from COMPOSE's stream (v3; 1 in v2).
+    /// from COMPOSE's stream.
     pub bc_beats: Signal<Out, Bits<5>>,
-    /// A round (R13): Broadcast ends it with `bc_round_done` (v3; 0 in v2).
+    /// A round (R13): Broadcast ends it with `bc_round_done`.
     pub bc_round: Signal<Out, Bit>,
     pub bc_round_done: Signal<In, Bit>,
     pub bc_round_error: Signal<In, Bit>,
@@ -170,8 +170,7 @@ pub struct Protocol<const N: usize> {
     pub sg_sign: Signal<Out, Bit>,
     pub sg_verify: Signal<Out, Bit>,
     /// The CERT block a share signs or is verified against (recovery.md,
-    /// section 3): [CERT, view, k, m, prev = 0, 0, 0, 0]; v2's prepare has
-    /// no prev, which arrives with v3.
+    /// section 3): [CERT, view, k, m, prev, 0, 0, 0].
     pub sg_block: Signal<Out, Bits<BLOCK_BITS>>,
     pub sg_signer: Signal<Out, Bits<8>>,
     pub sg_signature: Signal<Out, Bits<BEAT_BITS>>,
@@ -180,7 +179,7 @@ pub struct Protocol<const N: usize> {
     pub sg_resp_status: Signal<In, Bits<8>>,
     pub sg_resp_sig: Signal<In, Bits<BEAT_BITS>>,
     pub sg_resp_take: Signal<Out, Bit>,
-    // COMPOSE (crate::compose): a record's later beats (v3; idle in v2).
+    // COMPOSE (crate::compose): a record's later beats.
     pub cp_wr_en: Signal<Out, Bit>,
     pub cp_wr_beat: Signal<Out, Bits<4>>,
     pub cp_wr_data: Signal<Out, Bits<BEAT_BITS>>,
@@ -190,7 +189,7 @@ pub struct Protocol<const N: usize> {
     /// COMPOSE's read beat (`m_rec_tdata`): while it is idle, the beat
     /// `cp_first` named the cycle before (Slow3 verifies shares from it).
     pub cp_rd_data: Signal<In, Bits<BEAT_BITS>>,
-    // WATCH (crate::watch, v3; never enabled in v2): the background poller
+    // WATCH (crate::watch): the background poller
     // on its own Fetch. Protocol enables it while Slow3 holds the slot,
     // clears it when k changes, and acts on its FULL_ROW event (R26).
     pub wt_enable: Signal<Out, Bit>,
@@ -247,7 +246,7 @@ pub struct Protocol<const N: usize> {
     requests: Requests,
     /// The certificate inside a peer's COMMIT of k + 1, verified share by
     /// share on Protocol's Fetch and the signer while the slot's holder is
-    /// held at a poll point (R24 from a COMMIT; v3).
+    /// held at a poll point (R24 from a COMMIT).
     cc: CertCheck,
     // Protocol's own state.
     state: DFF<ProtocolSt>,
@@ -286,7 +285,7 @@ pub struct Protocol<const N: usize> {
     bad_shares: DFF<Bits<32>>,
     error: DFF<Bits<8>>,
     /// dec[k - 1], the value decided at k - 1 (0 before the first
-    /// decision): the prev a v3 prepare carries and a v3 lock checks
+    /// decision): the prev a prepare carries and a lock checks
     /// (recovery.md R3, R4).
     prev: DFF<Bits<32>>,
     /// W (recovery.md D11.2): this replica sent will_commit for (`wc_w`,
@@ -310,23 +309,23 @@ pub struct Protocol<const N: usize> {
     /// The slot is a rerun (R23): its decision was emitted before, so it
     /// is not emitted, counted or retired again.
     rerun: DFF<Bit>,
-    // T_vc's extra doublings (v3): `vc_shift` while View3 holds the
+    // T_vc's extra doublings: `vc_shift` while View3 holds the
     // replica, 0 from the first decision after (not a rerun's); added to
     // `streak` in View3's waits (a register, so that View3's
     // `expiring` depends on registers only).
     vc_wait: DFF<Bits<STREAK_BITS>>,
-    // Slow3's doublings over the path timeout (v3): `vc_shift` at every
+    // Slow3's doublings over the path timeout: `vc_shift` at every
     // slot, since a slow-path wait spans peers' signer steps (a register
     // that follows `n`, so that Slow3's `expiring` depends on registers
     // only).
     slow_shift: DFF<Bits<STREAK_BITS>>,
-    // FAST's wait for a prepare is Slow3's (v3): the last decision was on
+    // FAST's wait for a prepare is Slow3's: the last decision was on
     // the slow path (set at each decision, cleared at a SEAL).
     prep_long: DFF<Bit>,
     /// `bridging` a cycle late: WATCH is cleared when the bridge ends, as
     /// `wt_k` moves back from W.b to k.
     bridged: DFF<Bit>,
-    /// R28 (v3): the run's last decision leaves W uncovered (`close_now`),
+    /// R28: the run's last decision leaves W uncovered (`close_now`),
     /// so Close starts Slow3 in seal mode on W (`close_start`); Slow3's
     /// wait there has a timer, Protocol's: at its expiry (`close_to`)
     /// Slow3 is aborted at its poll point, and Close ends.
@@ -357,9 +356,9 @@ pub struct Protocol<const N: usize> {
     decided: Signal<Local, Bit>,
     start_leader: Signal<Local, Bit>,
     own_state: Signal<Local, Bits<8>>,
-    /// The prev the prepare carries: `prev` in v3, 0 in v2.
+    /// The prev the prepare carries: `prev`.
     prev_word: Signal<Local, Bits<32>>,
-    /// Slow3's target (v3): W while Slow3 runs in seal mode, else the
+    /// Slow3's target: W while Slow3 runs in seal mode, else the
     /// slot: its view, k, m, prev, slot and slot · R.
     t_view: Signal<Local, Bits<32>>,
     t_k: Signal<Local, Bits<32>>,
@@ -372,26 +371,26 @@ pub struct Protocol<const N: usize> {
     /// commit[s(c*)][x_T] in words, for View3's certificate read (R19).
     cert_word: Signal<Local, Bits<32>>,
     cert_slot: Signal<Local, Bits<8>>,
-    /// The slot's PREP block [PREP, view, k, m, prev, 0, 0, 0] (v3).
+    /// The slot's PREP block [PREP, view, k, m, prev, 0, 0, 0].
     prep_block: Signal<Local, Bits<BLOCK_BITS>>,
-    /// prep_sig[s(k)] in words (v3).
+    /// prep_sig[s(k)] in words.
     prep_sig_word: Signal<Local, Bits<32>>,
-    /// echo_prep[s(k)][0], echo_prep[s(k)][id], certify[s(k)][id] (v3).
+    /// echo_prep[s(k)][0], echo_prep[s(k)][id], certify[s(k)][id].
     echo_row_word: Signal<Local, Bits<32>>,
     echo_own_word: Signal<Local, Bits<32>>,
     certify_own_word: Signal<Local, Bits<32>>,
     /// The slot's CERT block [CERT, view, k, m, prev, 0, 0, 0].
     cert_block: Signal<Local, Bits<BLOCK_BITS>>,
     /// The COMMIT block [COMMIT, j, view, k, m, prev, 0, 0], j = Slow3's
-    /// `blk_j` (v3).
+    /// `blk_j`.
     commit_block: Signal<Local, Bits<BLOCK_BITS>>,
-    /// certify[s(k)][0] and commit[s(k)][0] in words (v3).
+    /// certify[s(k)][0] and commit[s(k)][0] in words.
     certify_row_word: Signal<Local, Bits<32>>,
     commit_row_word: Signal<Local, Bits<32>>,
-    /// A machine hands over to VIEW (v3: to View3, as does Slow3's `stop`).
+    /// A machine hands over to View3 (as does Slow3's `stop`).
     hand_over: Signal<Local, Bit>,
     /// The SEAL block [SEAL, id, view, L.w, L.c, L.m, L.prev, L present]
-    /// (v3, R18).
+    /// (R18).
     seal_block: Signal<Local, Bits<BLOCK_BITS>>,
     seal_kind: Constant<Bits<BLOCK_BITS>>,
     one32: Constant<Bits<32>>,
@@ -399,7 +398,7 @@ pub struct Protocol<const N: usize> {
     /// and echo_commit).
     new_view_word: Constant<Bits<32>>,
     row_log: Constant<Bits<8>>,
-    /// WATCH's event is taken at a poll point (v3): Slow3's (normal mode;
+    /// WATCH's event is taken at a poll point: Slow3's (normal mode;
     /// Slow3 gives the slot back) or View3's (catching up, awaiting a
     /// NEW_VIEW). FULL_ROW (R26) and ABOVE (R24) decide k (`wt_decide`);
     /// SEALS starts the view change (R14's trigger, `wt_seals`).
@@ -448,7 +447,7 @@ pub struct Protocol<const N: usize> {
     echo_prep_base: Constant<Bits<32>>,
     certify3_base: Constant<Bits<32>>,
     commit3_base: Constant<Bits<32>>,
-    /// log2 of a v3 commit record's stride in words.
+    /// log2 of a commit record's stride in words.
     commit_shift: Constant<Bits<8>>,
     echo_commit_base: Constant<Bits<32>>,
     seal_base: Constant<Bits<32>>,
@@ -462,8 +461,8 @@ pub struct Protocol<const N: usize> {
     will_cert_base: Constant<Bits<32>>,
     will_commit_base: Constant<Bits<32>>,
     /// Records per row in echo_prep, certify and commit (and, its low 8
-    /// bits to Slow3, in echo_commit and echo_seal): N in v2 (certify), N
-    /// rounded up to a power of two in v3 (`Shape3::row_records`).
+    /// bits to Slow3, in echo_commit and echo_seal): N rounded up to a power
+    /// of two (`Shape3::row_records`).
     row_n16: Constant<Bits<16>>,
     row_shift: Constant<Bits<8>>,
     last_slot: Constant<Bits<8>>,

@@ -83,8 +83,9 @@ pub fn block_verifies(seed: u64, id: usize, block: &[u32], sig: &[u32]) -> bool 
         .is_ok()
 }
 
-/// The CERT block a v2 kernel's share signs: [CERT, v, k, m, prev = 0, 0,
-/// 0, 0] (v2's prepare has no prev).
+/// A CERT block with prev = 0, [CERT, v, k, m, 0, 0, 0, 0]: the block of
+/// the first slot's share (no value decided before it), and the signer's
+/// tests' block.
 pub fn cert_block(v: u32, k: u32, m: u32) -> [u32; BLOCK_WORDS] {
     field3::block(field3::KIND_CERT, v, k, m, 0)
 }
