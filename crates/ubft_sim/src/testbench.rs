@@ -212,7 +212,7 @@ pub fn standard() -> Vec<Standard> {
         ),
         Standard {
             name: "guard",
-            about: "3 replicas decide 3 slots on the fast path; replica 2 also writes forged records into the others' entries, and the receiving kernels' guards refuse them (s_axis_rx_cmd, s_axis_rx_data, m_axi_rx)",
+            about: "3 replicas, replica 2 a forger: it aims a copy of each of its writes at another replica's entries, which the receiving kernels' guards refuse (s_axis_rx_cmd, s_axis_rx_data, m_axi_rx), and fills its own entries with garbage; replicas 0 and 1 decide 3 slots on the f + 1 slow path",
             cfg: ClusterConfig {
                 seed: 11,
                 ..v3_quick(3)

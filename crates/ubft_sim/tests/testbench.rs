@@ -164,10 +164,12 @@ fn the_standard_scenarios_replay_ok_on_the_rtl() {
                 }
             }
             "guard" => {
-                // Replica 2's forged writes are refused by the others'
-                // guards, and every slot is still decided fast.
+                // Replica 2's forged copies are refused by the others'
+                // guards; its own entries hold garbage, so no slot has the
+                // fast path's n votes, and replicas 0 and 1 decide every
+                // slot on the f + 1 slow path.
                 for r in 0..2 {
-                    assert_eq!(paths(r), vec![Path::Fast; 3], "replica {r}");
+                    assert_eq!(paths(r), vec![Path::Slow; 3], "replica {r}");
                     assert!(
                         reps[r].guard.refused_by_sender[2] > 0,
                         "replica {r}'s guard refused none of replica 2's writes: {:?}",
