@@ -792,11 +792,11 @@ pub fn check_literals_v3<const N: usize>() {
 }
 
 impl<const N: usize> Protocol<N> {
-    /// The controller for the v3 layout (`Mailbox::v3`): LEADER and FAST
-    /// as in v2, with a prepare a beat that carries prev = dec[k - 1]
-    /// (recovery.md R3, R4); FAST's timeout holding the slot starts Slow3
-    /// (R7 to R12: the slot decided on f + 1 COMMITs). Where Slow3 gives
-    /// the slot up, and where v2 would start VIEW, View3 starts the view
+    /// The controller for the v3 layout (`Mailbox::v3`): LEADER and FAST,
+    /// with a prepare a beat that carries prev = dec[k - 1] (recovery.md
+    /// R3, R4); FAST's timeout holding the slot starts Slow3 (R7 to R12:
+    /// the slot decided on f + 1 COMMITs). Where Slow3 gives the slot up,
+    /// and on LEADER's and FAST's other timeouts, View3 starts the view
     /// change (R14 to R23: the bridge, a carried value, the rerun, the
     /// catch-up at install); where that needs what is not built (a bridge
     /// to a will_commit more than (G - 1) / 2 slots behind k) it stops with
@@ -819,8 +819,7 @@ impl<const N: usize> Protocol<N> {
         } else {
             N
         };
-        // v3's regions for the fast path; v2's slow-path regions, which v3
-        // replaces, are 0 there (SLOW and VIEW never start in v3).
+        // A region's base, or 0 where the layout has no such region.
         let base = |r: Region| {
             if mb.spans().iter().any(|s| s.region == r) {
                 mb.base(r) as u64
@@ -1429,8 +1428,8 @@ impl<const N: usize> Logic for Protocol<N> {
         } else {
             self.fast.m_held.next = self.requests.holds.val();
         }
-        // v3: the prepare's prev (word 3 of its beat, quarter 0) is this
-        // replica's dec[k - 1] (R4); v2's prepare has none.
+        // The prepare's prev (word 3 of its beat, quarter 0) is this
+        // replica's dec[k - 1] (R4).
         self.fast.prev_ok.next = self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val();
         // (From the registers, as Slow3's below: in the v3 build FAST's
         // `start_slow` starts Slow3, whose requests come back into this

@@ -1,6 +1,6 @@
-//! Slow3: the v3 build's SLOW machine, R7 to R12.
+//! Slow3: the kernel's SLOW machine, R7 to R12.
 //!
-//! The v3 build (`Protocol::new`, `kernel::Kernel`) hands a slot to
+//! Protocol (`Protocol::new`, `kernel::Kernel`) hands a slot to
 //! this machine where FAST times out holding it (FastWaitCert with phase 1:
 //! locked; FastWaitCommit with phase 2: delivered fast). docs/recovery.md
 //! D10 designs the slow path; this block builds R7 to R12 (docs/slow3.md,

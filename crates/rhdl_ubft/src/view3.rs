@@ -1,8 +1,7 @@
-//! View3: the v3 build's VIEW machine, R14 to R23.
+//! View3: the kernel's VIEW machine, R14 to R23.
 //!
-//! The v3 build (`Protocol::new`) hands the slot to this machine where
-//! v2 would start VIEW: LEADER's idle timeout, FAST's timeout with nothing
-//! locked, and Slow3's `stop`. docs/recovery.md D11 designs the whole view
+//! Protocol (`Protocol::new`) hands the slot to this machine on LEADER's
+//! idle timeout, FAST's timeout with nothing locked, and Slow3's `stop`. docs/recovery.md D11 designs the whole view
 //! change; this block builds D11.12 steps 1 to 3 and R23's rerun
 //! (docs/view3.md, "What is built"):
 //!
@@ -760,7 +759,7 @@ impl Logic for View3 {
         self.sup3.next = self.sup2.val() + bit_cast::<5, 8>(self.support.val());
         // The checks of a fetched beat, each computed only in the state that
         // reads it (0 elsewhere): the simulator skips their 256-bit compares
-        // while the machine is Off, as it is in v2 and on the fast path
+        // while the machine is Off, as it is on the fast path
         // (a small saving: performance.md, "Simulation cost of the v3
         // machines").
         self.wf_seal.next = false;
