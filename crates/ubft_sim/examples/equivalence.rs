@@ -123,9 +123,8 @@ fn main() {
         let name = format!("quick n = {n} equivocate {eq:?} wait {wait} delay {delay}");
         report(&name, drive(&mut c, &watch, cfg.cycle_budget()));
     }
-    // A reset in mid-run, then a fresh run (`EQUIV_SKIP_RESET=1` skips
-    // it: the HBM model panics on a read answered after the reset).
-    if std::env::var_os("EQUIV_SKIP_RESET").is_none() {
+    // A reset in mid-run, then a fresh run.
+    {
         let cfg = ClusterConfig {
             max_cycles: 30_000,
             ..ClusterConfig::quick(3, 12)

@@ -482,7 +482,9 @@ impl Hbm {
             stable(self.ar_waiting, out.hbm_arvalid, ar, cycle, Channel::Ar)?;
         }
         self.ar_waiting = (out.hbm_arvalid && !inp.hbm_arready && inp.ap_rst_n).then_some(ar);
-        if inp.hbm_rvalid && out.hbm_rready {
+        // (In reset the reads in flight are abandoned above, the beat
+        // driven this cycle with them.)
+        if inp.ap_rst_n && inp.hbm_rvalid && out.hbm_rready {
             let head = self.reads.front_mut().expect("rvalid without a read");
             head.beats.pop_front();
             if head.beats.is_empty() {
@@ -490,7 +492,7 @@ impl Hbm {
             }
             self.counters.read_beats += 1;
         }
-        if out.hbm_arvalid && inp.hbm_arready {
+        if out.hbm_arvalid && inp.hbm_arready && inp.ap_rst_n {
             ar.check(cycle, Channel::Ar)?;
             let beats = (0..ar.beats())
                 .map(|i| self.beat(ar.transfer_addr(i) / BEAT_BYTES))
