@@ -233,14 +233,14 @@ pub enum Fault {
         from_cycle: u64,
     },
     /// While leader, a different m to each peer, in prepare and in its votes
-    /// ([`Equivocate`]).
+    /// (`Equivocate3`).
     Equivocate { replica: usize },
     /// A different, self-consistent view-change record and flag to each peer
-    /// ([`LieVc`]).
+    /// (`LieVc3`).
     LieVc { replica: usize },
     /// Equivocates while it leads, then tells each peer in the view change
     /// that it voted for that peer's m: honest replicas choose different
-    /// candidates, the spec's known weakness ([`SplitView`]).
+    /// candidates, the spec's known weakness (`SplitView3`).
     SplitView { replica: usize },
     /// Copies of its writes aimed at other replicas' entries (refused by the
     /// slot guard) and garbage in its own ([`Forge`]).

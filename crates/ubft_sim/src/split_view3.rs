@@ -2,8 +2,8 @@
 //! tells each half of its peers, in a SEAL it signs, that it committed
 //! that half's value.
 //!
-//! What it models: v2's `split_view` (`adversary::SplitView`) with the
-//! liar's own key. While it leads it equivocates as
+//! What it models: the spec's split-view weakness (Atlas's counterexample)
+//! with the liar's own key. While it leads it equivocates as
 //! [`Equivocate3`] does (the first (n − 1) / 2 of its peers in ascending
 //! id get the client's request m, the others the next request m′, each
 //! with a PREP block, lanes, a CERT share and a COMMIT it signs). When it

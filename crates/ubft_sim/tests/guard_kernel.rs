@@ -39,9 +39,8 @@ use ubft_sim::ports::{KernelBackend, KernelIn};
 /// so each forged write is refused by the receiver's guard (`not_owner`).
 /// Without a guard the honest replicas each see a full quorum for a
 /// different m and decide differently. Everything else (its signed
-/// records) passes unchanged. (The v2 kernel's E1 adversary,
-/// `adversary::ForgeQuorum`, sends a made-up m instead: on v3, with the
-/// guard bypassed, R2 keeps replica 2 from locking it and nobody decides
+/// records) passes unchanged. (With a made-up m instead, R2 keeps replica
+/// 2 from locking it even with the guard bypassed and nobody decides
 /// differently, so the attack needs a value every replica holds.)
 struct ForgeQuorum3 {
     n: usize,
