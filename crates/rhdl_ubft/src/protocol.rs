@@ -495,7 +495,7 @@ pub struct Protocol<const N: usize> {
 /// stand for whenever a Protocol is built: a change of layout fails here,
 /// not silently in the hardware. `tests/protocol.rs` calls it too.
 pub fn check_literals<const N: usize>() {
-    use crate::layout::{field, prepare_words, share_words, vote_words, Version, VC_WORDS};
+    use crate::layout::{field, prepare_words, vote_words, Version};
     use crate::layout::{Mailbox, Region};
     use crate::params::{
         check_tag_literals, faults, quorum, AXI_BOUNDARY_BYTES, SB, WAIT_BITS, WORD_BITS,
@@ -504,26 +504,15 @@ pub fn check_literals<const N: usize>() {
     let w = WORD_BITS;
     let mb = Mailbox::v2(N, G, SB);
     let row = mb.vote_row_words();
-    // tag, vc_tag, tally.tag: (view[7:0] << 24) | k[23:0].
+    // tag, tally.tag: (view[7:0] << 24) | k[23:0].
     check_tag_literals("protocol.rs");
-    assert_eq!(
-        mb.share(1, 0) - mb.share(0, 0),
-        N * share_words(SB),
-        "one beat per share"
-    );
     // The shifts and record sizes written in `update` and the machines'.
-    assert_eq!(prepare_words(Version::V2), 4, "prepare: slot << 2, 4 words");
     assert_eq!(
         vote_words(Version::V2),
         2,
         "votes and flags: id << 1, bc_words 2"
     );
-    assert_eq!(share_words(SB), BEAT_WORDS, "shares: << 4, one beat");
-    assert_eq!(
-        BEAT_WORDS, 16,
-        "shares: << 4 and bc_words 16: a beat is 16 words"
-    );
-    assert_eq!(VC_WORDS, 4, "vc records: id << 2, bc_words 4");
+    assert_eq!(BEAT_WORDS, 16, "bc_words 16: a beat is 16 words");
     assert_eq!(WORD_BYTES, 4, "fetch_addr: word << 2 bytes");
     assert_eq!(w, 32, "records: a field every 32 bits");
     assert_eq!(
@@ -555,17 +544,6 @@ pub fn check_literals<const N: usize>() {
         ],
         [0, 32, 64],
         "prepare: (k, m << 32, view << 64)"
-    );
-    assert_eq!(
-        [
-            at(field::VC_VIEW),
-            at(field::VC_SLOT),
-            at(field::VC_SLOT) + field::VC_PHASE_SHIFT,
-            at(field::VC_K),
-            at(field::VC_M)
-        ],
-        [0, 32, 48, 64, 96],
-        "vc record: (view, slot << 32, phase << 48, k << 64, m << 96)"
     );
     {
         use crate::layout::field3::{BLOCK_K, BLOCK_M, BLOCK_PREV, BLOCK_V, KIND};
@@ -808,17 +786,12 @@ impl<const N: usize> Protocol<N> {
     }
 
     fn of(mb: crate::layout::Mailbox) -> Self {
-        use crate::layout::{Region, Version};
+        use crate::layout::Region;
         assert!(
             (1..=8).contains(&N),
             "a slot's row of votes must fit one beat: N <= 8"
         );
-        let v3 = mb.version == Version::V3;
-        let row_n = if v3 {
-            crate::layout::Shape3::SlotByNode.row_records(N, G)
-        } else {
-            N
-        };
+        let row_n = crate::layout::Shape3::SlotByNode.row_records(N, G);
         // A region's base, or 0 where the layout has no such region.
         let base = |r: Region| {
             if mb.spans().iter().any(|s| s.region == r) {
@@ -829,7 +802,7 @@ impl<const N: usize> Protocol<N> {
         };
         let row = mb.vote_row_words();
         assert!(
-            !v3 || row_n.is_power_of_two(),
+            row_n.is_power_of_two(),
             "v3 rows of echo_seal and echo_commit: R a power of two (row_log)"
         );
         Protocol {
@@ -1064,19 +1037,14 @@ impl<const N: usize> Protocol<N> {
             prep_kind: Constant::new((KIND_PREP as u64).into()),
             prep_sig_base: Constant::new(base(Region::PrepSig).into()),
             echo_prep_base: Constant::new(base(Region::EchoPrep).into()),
-            certify3_base: Constant::new(if v3 { base(Region::Certify) } else { 0 }.into()),
-            commit3_base: Constant::new(if v3 { base(Region::Commit) } else { 0 }.into()),
-            commit_shift: Constant::new(
-                if v3 {
-                    let words = crate::layout::stride3_beats(Region::Commit, N, crate::params::SB)
-                        * BEAT_WORDS as usize;
-                    assert!(words.is_power_of_two(), "v3 commit stride: a power of two");
-                    words.trailing_zeros() as u64
-                } else {
-                    0
-                }
-                .into(),
-            ),
+            certify3_base: Constant::new(base(Region::Certify).into()),
+            commit3_base: Constant::new(base(Region::Commit).into()),
+            commit_shift: Constant::new({
+                let words = crate::layout::stride3_beats(Region::Commit, N, crate::params::SB)
+                    * BEAT_WORDS as usize;
+                assert!(words.is_power_of_two(), "v3 commit stride: a power of two");
+                (words.trailing_zeros() as u64).into()
+            }),
             echo_commit_base: Constant::new(base(Region::EchoCommit).into()),
             seal_base: Constant::new(base(Region::Seal).into()),
             echo_seal_base: Constant::new(base(Region::EchoSeal).into()),
@@ -1086,7 +1054,7 @@ impl<const N: usize> Protocol<N> {
         }
     }
 
-    /// Which machines are out of Off: LEADER, FAST, SLOW (or the v3 build's Slow3), VIEW (a debugging
+    /// Which machines are out of Off: LEADER, FAST, Slow3, View3 (a debugging
     /// aid and the single-active-machine check of the tests; Protocol's own
     /// state is Run exactly when one of them is).
     pub fn machines(&self) -> [bool; 4] {
