@@ -245,34 +245,34 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  broadcast$clear;
     wire  [31:0] broadcast$acks;
     wire  [31:0] broadcast$write_errors;
-    reg  setup$clock;
-    reg  setup$rst_n;
-    reg  setup$sign;
-    reg  setup$verify;
-    reg  [255:0] setup$block;
-    reg  [7:0] setup$signer;
-    reg  [511:0] setup$signature;
-    reg  [3:0] setup$tag;
-    wire  setup$busy;
-    wire  setup$pending;
-    wire  [2:0] setup$in_flight;
-    wire  setup$resp_valid;
-    wire  [7:0] setup$resp_status;
-    wire  [511:0] setup$resp_sig;
-    wire  setup$resp_sign;
-    wire  [3:0] setup$resp_tag;
-    reg  setup$resp_take;
-    wire  [511:0] setup$sreq_tdata;
-    wire  [63:0] setup$sreq_tkeep;
-    wire  setup$sreq_tlast;
-    wire  [15:0] setup$sreq_tuser;
-    wire  setup$sreq_tvalid;
-    reg  setup$sreq_tready;
-    reg  [511:0] setup$sresp_tdata;
-    reg  [7:0] setup$sresp_tuser;
-    reg  setup$sresp_tlast;
-    reg  setup$sresp_tvalid;
-    wire  setup$sresp_tready;
+    reg  signing$clock;
+    reg  signing$rst_n;
+    reg  signing$sign;
+    reg  signing$verify;
+    reg  [255:0] signing$block;
+    reg  [7:0] signing$signer;
+    reg  [511:0] signing$signature;
+    reg  [3:0] signing$tag;
+    wire  signing$busy;
+    wire  signing$pending;
+    wire  [2:0] signing$in_flight;
+    wire  signing$resp_valid;
+    wire  [7:0] signing$resp_status;
+    wire  [511:0] signing$resp_sig;
+    wire  signing$resp_sign;
+    wire  [3:0] signing$resp_tag;
+    reg  signing$resp_take;
+    wire  [511:0] signing$sreq_tdata;
+    wire  [63:0] signing$sreq_tkeep;
+    wire  signing$sreq_tlast;
+    wire  [15:0] signing$sreq_tuser;
+    wire  signing$sreq_tvalid;
+    reg  signing$sreq_tready;
+    reg  [511:0] signing$sresp_tdata;
+    reg  [7:0] signing$sresp_tuser;
+    reg  signing$sresp_tlast;
+    reg  signing$sresp_tvalid;
+    wire  signing$sresp_tready;
     reg  control$clock;
     reg  control$rst_n;
     reg  [11:0] control$s_axi_control_awaddr;
@@ -630,35 +630,35 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .acks(broadcast$acks),
         .write_errors(broadcast$write_errors)
     );
-    rhdl_ubft$setup setup(
-        .clock(setup$clock),
-        .rst_n(setup$rst_n),
-        .sign(setup$sign),
-        .verify(setup$verify),
-        .block(setup$block),
-        .signer(setup$signer),
-        .signature(setup$signature),
-        .tag(setup$tag),
-        .busy(setup$busy),
-        .pending(setup$pending),
-        .in_flight(setup$in_flight),
-        .resp_valid(setup$resp_valid),
-        .resp_status(setup$resp_status),
-        .resp_sig(setup$resp_sig),
-        .resp_sign(setup$resp_sign),
-        .resp_tag(setup$resp_tag),
-        .resp_take(setup$resp_take),
-        .sreq_tdata(setup$sreq_tdata),
-        .sreq_tkeep(setup$sreq_tkeep),
-        .sreq_tlast(setup$sreq_tlast),
-        .sreq_tuser(setup$sreq_tuser),
-        .sreq_tvalid(setup$sreq_tvalid),
-        .sreq_tready(setup$sreq_tready),
-        .sresp_tdata(setup$sresp_tdata),
-        .sresp_tuser(setup$sresp_tuser),
-        .sresp_tlast(setup$sresp_tlast),
-        .sresp_tvalid(setup$sresp_tvalid),
-        .sresp_tready(setup$sresp_tready)
+    rhdl_ubft$signing signing(
+        .clock(signing$clock),
+        .rst_n(signing$rst_n),
+        .sign(signing$sign),
+        .verify(signing$verify),
+        .block(signing$block),
+        .signer(signing$signer),
+        .signature(signing$signature),
+        .tag(signing$tag),
+        .busy(signing$busy),
+        .pending(signing$pending),
+        .in_flight(signing$in_flight),
+        .resp_valid(signing$resp_valid),
+        .resp_status(signing$resp_status),
+        .resp_sig(signing$resp_sig),
+        .resp_sign(signing$resp_sign),
+        .resp_tag(signing$resp_tag),
+        .resp_take(signing$resp_take),
+        .sreq_tdata(signing$sreq_tdata),
+        .sreq_tkeep(signing$sreq_tkeep),
+        .sreq_tlast(signing$sreq_tlast),
+        .sreq_tuser(signing$sreq_tuser),
+        .sreq_tvalid(signing$sreq_tvalid),
+        .sreq_tready(signing$sreq_tready),
+        .sresp_tdata(signing$sresp_tdata),
+        .sresp_tuser(signing$sresp_tuser),
+        .sresp_tlast(signing$sresp_tlast),
+        .sresp_tvalid(signing$sresp_tvalid),
+        .sresp_tready(signing$sresp_tready)
     );
     rhdl_ubft$control control(
         .clock(control$clock),
@@ -885,8 +885,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         protocol$rst_n = ap_rst_n;
         fetch$rst_n = ap_rst_n;
         broadcast$rst_n = ap_rst_n;
-        setup$clock = ap_clk;
-        setup$rst_n = ap_rst_n;
+        signing$clock = ap_clk;
+        signing$rst_n = ap_rst_n;
         control$clock = ap_clk;
         control$rst_n = ap_rst_n;
         control$s_axi_control_awaddr = s_axi_control_awaddr;
@@ -953,28 +953,28 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         broadcast$s_rec_tvalid = compose$m_rec_tvalid;
         broadcast$s_rec_tlast = compose$m_rec_tlast;
         compose$m_rec_tready = broadcast$s_rec_tready;
-        setup$sign = protocol$sg_sign;
-        setup$verify = protocol$sg_verify;
-        setup$block = protocol$sg_block;
-        setup$signer = protocol$sg_signer;
-        setup$signature = protocol$sg_signature;
-        setup$tag = 32'h0;
-        protocol$sg_busy = setup$pending;
-        protocol$sg_resp_valid = setup$resp_valid;
-        protocol$sg_resp_status = setup$resp_status;
-        protocol$sg_resp_sig = setup$resp_sig;
-        setup$resp_take = protocol$sg_resp_take;
-        m_axis_sreq_tdata = setup$sreq_tdata;
-        m_axis_sreq_tkeep = setup$sreq_tkeep;
-        m_axis_sreq_tlast = setup$sreq_tlast;
-        m_axis_sreq_tuser = setup$sreq_tuser;
-        m_axis_sreq_tvalid = setup$sreq_tvalid;
-        setup$sreq_tready = m_axis_sreq_tready;
-        setup$sresp_tdata = s_axis_sresp_tdata;
-        setup$sresp_tuser = s_axis_sresp_tuser;
-        setup$sresp_tlast = s_axis_sresp_tlast;
-        setup$sresp_tvalid = s_axis_sresp_tvalid;
-        s_axis_sresp_tready = setup$sresp_tready;
+        signing$sign = protocol$sg_sign;
+        signing$verify = protocol$sg_verify;
+        signing$block = protocol$sg_block;
+        signing$signer = protocol$sg_signer;
+        signing$signature = protocol$sg_signature;
+        signing$tag = 32'h0;
+        protocol$sg_busy = signing$pending;
+        protocol$sg_resp_valid = signing$resp_valid;
+        protocol$sg_resp_status = signing$resp_status;
+        protocol$sg_resp_sig = signing$resp_sig;
+        signing$resp_take = protocol$sg_resp_take;
+        m_axis_sreq_tdata = signing$sreq_tdata;
+        m_axis_sreq_tkeep = signing$sreq_tkeep;
+        m_axis_sreq_tlast = signing$sreq_tlast;
+        m_axis_sreq_tuser = signing$sreq_tuser;
+        m_axis_sreq_tvalid = signing$sreq_tvalid;
+        signing$sreq_tready = m_axis_sreq_tready;
+        signing$sresp_tdata = s_axis_sresp_tdata;
+        signing$sresp_tuser = s_axis_sresp_tuser;
+        signing$sresp_tlast = s_axis_sresp_tlast;
+        signing$sresp_tvalid = s_axis_sresp_tvalid;
+        s_axis_sresp_tready = signing$sresp_tready;
         watch$clock = ap_clk;
         watch$rst_n = ap_rst_n;
         watch_fetch$clock = ap_clk;
@@ -10869,37 +10869,37 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  cert_kind = 256'h2;
     
     // Enums
-    localparam View3St$Off = 0;
-    localparam View3St$V3Start = 1;
-    localparam View3St$V3Turn = 2;
-    localparam View3St$V3SignSeal = 3;
-    localparam View3St$V3SendSeal = 4;
-    localparam View3St$V3PollSeals = 5;
-    localparam View3St$V3WaitSeals = 6;
-    localparam View3St$V3Next = 7;
-    localparam View3St$V3Load = 8;
-    localparam View3St$V3Verify = 9;
-    localparam View3St$V3PollOwnEcho = 10;
-    localparam View3St$V3WaitOwnEcho = 11;
-    localparam View3St$V3SendEchoSeal = 12;
-    localparam View3St$V3PollEchoCommit = 13;
-    localparam View3St$V3WaitEchoCommit = 14;
-    localparam View3St$V3VerifySuspect = 15;
-    localparam View3St$V3SendNv = 16;
-    localparam View3St$V3PollNv = 17;
-    localparam View3St$V3WaitNv = 18;
-    localparam View3St$V3PollNvRec = 19;
-    localparam View3St$V3WaitNvRec = 20;
-    localparam View3St$V3Install = 21;
-    localparam View3St$V3Bridge = 22;
-    localparam View3St$V3PollCert = 23;
-    localparam View3St$V3WaitCert = 24;
-    localparam View3St$V3VerifyCert = 25;
-    localparam View3St$V3PollCatch = 26;
-    localparam View3St$V3WaitCatch = 27;
-    localparam View3St$V3CatchNext = 28;
-    localparam View3St$V3AwaitNext = 29;
-    localparam View3St$V3Deliver = 30;
+    localparam ViewSt$Off = 0;
+    localparam ViewSt$ViewStart = 1;
+    localparam ViewSt$ViewTurn = 2;
+    localparam ViewSt$ViewSignSeal = 3;
+    localparam ViewSt$ViewSendSeal = 4;
+    localparam ViewSt$ViewPollSeals = 5;
+    localparam ViewSt$ViewWaitSeals = 6;
+    localparam ViewSt$ViewNext = 7;
+    localparam ViewSt$ViewLoad = 8;
+    localparam ViewSt$ViewVerify = 9;
+    localparam ViewSt$ViewPollOwnEcho = 10;
+    localparam ViewSt$ViewWaitOwnEcho = 11;
+    localparam ViewSt$ViewSendEchoSeal = 12;
+    localparam ViewSt$ViewPollEchoCommit = 13;
+    localparam ViewSt$ViewWaitEchoCommit = 14;
+    localparam ViewSt$ViewVerifySuspect = 15;
+    localparam ViewSt$ViewSendNv = 16;
+    localparam ViewSt$ViewPollNv = 17;
+    localparam ViewSt$ViewWaitNv = 18;
+    localparam ViewSt$ViewPollNvRec = 19;
+    localparam ViewSt$ViewWaitNvRec = 20;
+    localparam ViewSt$ViewInstall = 21;
+    localparam ViewSt$ViewBridge = 22;
+    localparam ViewSt$ViewPollCert = 23;
+    localparam ViewSt$ViewWaitCert = 24;
+    localparam ViewSt$ViewVerifyCert = 25;
+    localparam ViewSt$ViewPollCatch = 26;
+    localparam ViewSt$ViewWaitCatch = 27;
+    localparam ViewSt$ViewCatchNext = 28;
+    localparam ViewSt$ViewAwaitNext = 29;
+    localparam ViewSt$ViewDeliver = 30;
     localparam ProtocolSt$Idle = 0;
     localparam ProtocolSt$Run = 1;
     localparam ProtocolSt$Decide = 2;
@@ -10964,174 +10964,174 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [31:0] fast$bc_word;
     reg  fast$bc_done;
     wire  [7:0] fast$sts_state;
-    reg  slow3$clock;
-    reg  slow3$rst_n;
-    reg  slow3$start;
-    reg  slow3$abort;
-    reg  slow3$hold;
-    wire  slow3$at_poll;
-    wire  slow3$holding;
-    wire  slow3$stop;
-    reg  slow3$seal_start;
-    wire  slow3$seal_mode;
-    reg  slow3$deliver_start;
-    wire  slow3$deliver_mode;
-    reg  [7:0] slow3$id;
-    reg  [7:0] slow3$n;
-    reg  [7:0] slow3$leader_id;
-    reg  [1:0] slow3$phase;
-    reg  [255:0] slow3$prep_block;
-    reg  [31:0] slow3$prep_sig_word;
-    reg  [31:0] slow3$echo_row_word;
-    reg  [31:0] slow3$echo_own_word;
-    reg  [31:0] slow3$certify_own_word;
-    reg  slow3$expiring;
-    wire  slow3$missed;
-    wire  slow3$clear_wait;
-    wire  slow3$bad_share;
-    wire  slow3$fetch_start;
-    wire  [31:0] slow3$fetch_word;
-    wire  slow3$fetch_pair;
-    wire  slow3$fetch_row;
-    reg  [511:0] slow3$fetch_beat;
-    reg  slow3$fetch_beat_valid;
-    reg  slow3$fetch_done;
-    reg  slow3$fetch_error;
-    wire  slow3$sg_sign;
-    wire  slow3$sg_verify;
-    wire  slow3$sg_prep;
-    wire  slow3$sg_sus;
-    wire  [7:0] slow3$sg_signer;
-    reg  slow3$sg_busy;
-    reg  slow3$sg_resp_valid;
-    reg  [7:0] slow3$sg_resp_status;
-    wire  slow3$sg_resp_take;
-    wire  [255:0] slow3$sus_block;
-    wire  [511:0] slow3$sus_sig;
-    wire  slow3$cp_wr_en;
-    wire  slow3$cp_from_fetch;
-    wire  slow3$cp_start;
-    wire  slow3$bc_start;
-    wire  [31:0] slow3$bc_word;
-    wire  slow3$bc_prep_sig;
-    wire  slow3$bc_cert;
-    wire  slow3$bc_round;
-    reg  slow3$bc_done;
-    reg  slow3$round_done;
-    reg  slow3$round_error;
-    reg  [7:0] slow3$support;
-    reg  [7:0] slow3$row_n;
-    reg  [31:0] slow3$view_no;
-    reg  [255:0] slow3$cert_block;
-    reg  [255:0] slow3$commit_block;
-    reg  [31:0] slow3$certify_row_word;
-    reg  [31:0] slow3$commit_row_word;
-    reg  [7:0] slow3$commit_shift;
-    reg  [31:0] slow3$echo_commit_base;
-    reg  [31:0] slow3$seal_base;
-    reg  [31:0] slow3$echo_seal_base;
-    wire  slow3$decide;
-    wire  [7:0] slow3$blk_j;
-    wire  [7:0] slow3$bitmap;
-    wire  slow3$sg_commit;
-    wire  slow3$sg_compose;
-    wire  [3:0] slow3$cp_wr_beat;
-    wire  [3:0] slow3$cp_first;
-    wire  [3:0] slow3$cp_last;
-    wire  slow3$bc_commit;
-    wire  slow3$bc_echo_commit;
-    wire  slow3$set_commit;
-    wire  [7:0] slow3$sts_state;
-    reg  view3$clock;
-    reg  view3$rst_n;
-    reg  view3$start;
-    wire  view3$stop;
-    wire  view3$start_leader;
-    wire  view3$holding;
-    wire  view3$catching;
-    wire  view3$catch_poll;
-    reg  view3$catch_grant;
-    reg  view3$seal_grant;
-    wire  view3$await_poll;
-    reg  view3$dlv_grant;
-    wire  view3$awaiting;
-    reg  view3$hold;
-    reg  view3$running;
-    wire  view3$decide_prev;
-    reg  [7:0] view3$id;
-    reg  [7:0] view3$n;
-    reg  [7:0] view3$support;
-    reg  [31:0] view3$view_no;
-    reg  [7:0] view3$next_leader;
-    reg  view3$ob;
-    reg  view3$ob_near;
-    wire  view3$call_s3;
-    reg  view3$s3_done;
-    reg  [31:0] view3$k;
-    reg  [31:0] view3$prev;
-    reg  [31:0] view3$prev2;
-    reg  view3$prev2_ok;
-    reg  [31:0] view3$cert_word;
-    reg  [7:0] view3$fetch_hi;
-    wire  view3$cons_set;
-    wire  view3$step_back;
-    wire  [31:0] view3$cons_c_out;
-    wire  [31:0] view3$cons_m_out;
-    wire  [31:0] view3$cons_prev_out;
-    wire  [7:0] view3$x_t_out;
-    wire  [7:0] view3$cb_out;
-    reg  view3$expiring;
-    reg  [31:0] view3$seal_own_word;
-    reg  [31:0] view3$seal_row_word;
-    reg  [31:0] view3$new_view_word;
-    reg  [31:0] view3$echo_seal_base;
-    reg  [31:0] view3$echo_commit_base;
-    reg  [7:0] view3$row_log;
-    reg  [7:0] view3$row2_len;
-    wire  view3$next_view;
-    wire  view3$open_round;
-    wire  view3$clear_wait;
-    wire  view3$missed;
-    wire  view3$bad_share;
-    wire  view3$fetch_start;
-    wire  [31:0] view3$fetch_word;
-    wire  [7:0] view3$fetch_len;
-    reg  [255:0] view3$fetch_beat;
-    reg  view3$fetch_beat_valid;
-    reg  view3$fetch_done;
-    reg  view3$fetch_error;
-    wire  view3$sg_sign;
-    wire  view3$sg_verify;
-    wire  view3$sg_seal;
-    wire  view3$sg_blk;
-    wire  view3$sg_sus;
-    wire  [7:0] view3$sg_signer;
-    reg  view3$sg_busy;
-    reg  view3$sg_resp_valid;
-    reg  [7:0] view3$sg_resp_status;
-    wire  view3$sg_resp_take;
-    wire  [255:0] view3$blk_out;
-    wire  [255:0] view3$sus_block;
-    wire  view3$cp_wr_en;
-    wire  view3$cp_from_fetch;
-    wire  [3:0] view3$cp_wr_beat;
-    wire  view3$cp_start;
-    wire  [3:0] view3$cp_first;
-    wire  [3:0] view3$cp_last;
-    reg  [255:0] view3$cp_rd_data;
-    wire  view3$bc_start;
-    wire  [31:0] view3$bc_word;
-    wire  view3$bc_seal;
-    wire  view3$bc_echo_seal;
-    wire  view3$bc_nv;
-    wire  [4:0] view3$bc_beats;
-    wire  view3$bc_round;
-    reg  view3$bc_done;
-    reg  view3$bc_busy;
-    reg  view3$round_done;
-    reg  view3$round_error;
-    wire  [7:0] view3$sb_out;
-    wire  [7:0] view3$sts_state;
+    reg  slow$clock;
+    reg  slow$rst_n;
+    reg  slow$start;
+    reg  slow$abort;
+    reg  slow$hold;
+    wire  slow$at_poll;
+    wire  slow$holding;
+    wire  slow$stop;
+    reg  slow$seal_start;
+    wire  slow$seal_mode;
+    reg  slow$deliver_start;
+    wire  slow$deliver_mode;
+    reg  [7:0] slow$id;
+    reg  [7:0] slow$n;
+    reg  [7:0] slow$leader_id;
+    reg  [1:0] slow$phase;
+    reg  [255:0] slow$prep_block;
+    reg  [31:0] slow$prep_sig_word;
+    reg  [31:0] slow$echo_row_word;
+    reg  [31:0] slow$echo_own_word;
+    reg  [31:0] slow$certify_own_word;
+    reg  slow$expiring;
+    wire  slow$missed;
+    wire  slow$clear_wait;
+    wire  slow$bad_share;
+    wire  slow$fetch_start;
+    wire  [31:0] slow$fetch_word;
+    wire  slow$fetch_pair;
+    wire  slow$fetch_row;
+    reg  [511:0] slow$fetch_beat;
+    reg  slow$fetch_beat_valid;
+    reg  slow$fetch_done;
+    reg  slow$fetch_error;
+    wire  slow$sg_sign;
+    wire  slow$sg_verify;
+    wire  slow$sg_prep;
+    wire  slow$sg_sus;
+    wire  [7:0] slow$sg_signer;
+    reg  slow$sg_busy;
+    reg  slow$sg_resp_valid;
+    reg  [7:0] slow$sg_resp_status;
+    wire  slow$sg_resp_take;
+    wire  [255:0] slow$sus_block;
+    wire  [511:0] slow$sus_sig;
+    wire  slow$cp_wr_en;
+    wire  slow$cp_from_fetch;
+    wire  slow$cp_start;
+    wire  slow$bc_start;
+    wire  [31:0] slow$bc_word;
+    wire  slow$bc_prep_sig;
+    wire  slow$bc_cert;
+    wire  slow$bc_round;
+    reg  slow$bc_done;
+    reg  slow$round_done;
+    reg  slow$round_error;
+    reg  [7:0] slow$support;
+    reg  [7:0] slow$row_n;
+    reg  [31:0] slow$view_no;
+    reg  [255:0] slow$cert_block;
+    reg  [255:0] slow$commit_block;
+    reg  [31:0] slow$certify_row_word;
+    reg  [31:0] slow$commit_row_word;
+    reg  [7:0] slow$commit_shift;
+    reg  [31:0] slow$echo_commit_base;
+    reg  [31:0] slow$seal_base;
+    reg  [31:0] slow$echo_seal_base;
+    wire  slow$decide;
+    wire  [7:0] slow$blk_j;
+    wire  [7:0] slow$bitmap;
+    wire  slow$sg_commit;
+    wire  slow$sg_compose;
+    wire  [3:0] slow$cp_wr_beat;
+    wire  [3:0] slow$cp_first;
+    wire  [3:0] slow$cp_last;
+    wire  slow$bc_commit;
+    wire  slow$bc_echo_commit;
+    wire  slow$set_commit;
+    wire  [7:0] slow$sts_state;
+    reg  view$clock;
+    reg  view$rst_n;
+    reg  view$start;
+    wire  view$stop;
+    wire  view$start_leader;
+    wire  view$holding;
+    wire  view$catching;
+    wire  view$catch_poll;
+    reg  view$catch_grant;
+    reg  view$seal_grant;
+    wire  view$await_poll;
+    reg  view$dlv_grant;
+    wire  view$awaiting;
+    reg  view$hold;
+    reg  view$running;
+    wire  view$decide_prev;
+    reg  [7:0] view$id;
+    reg  [7:0] view$n;
+    reg  [7:0] view$support;
+    reg  [31:0] view$view_no;
+    reg  [7:0] view$next_leader;
+    reg  view$ob;
+    reg  view$ob_near;
+    wire  view$call_slow;
+    reg  view$slow_done;
+    reg  [31:0] view$k;
+    reg  [31:0] view$prev;
+    reg  [31:0] view$prev2;
+    reg  view$prev2_ok;
+    reg  [31:0] view$cert_word;
+    reg  [7:0] view$fetch_hi;
+    wire  view$cons_set;
+    wire  view$step_back;
+    wire  [31:0] view$cons_c_out;
+    wire  [31:0] view$cons_m_out;
+    wire  [31:0] view$cons_prev_out;
+    wire  [7:0] view$x_t_out;
+    wire  [7:0] view$cb_out;
+    reg  view$expiring;
+    reg  [31:0] view$seal_own_word;
+    reg  [31:0] view$seal_row_word;
+    reg  [31:0] view$new_view_word;
+    reg  [31:0] view$echo_seal_base;
+    reg  [31:0] view$echo_commit_base;
+    reg  [7:0] view$row_log;
+    reg  [7:0] view$row2_len;
+    wire  view$next_view;
+    wire  view$open_round;
+    wire  view$clear_wait;
+    wire  view$missed;
+    wire  view$bad_share;
+    wire  view$fetch_start;
+    wire  [31:0] view$fetch_word;
+    wire  [7:0] view$fetch_len;
+    reg  [255:0] view$fetch_beat;
+    reg  view$fetch_beat_valid;
+    reg  view$fetch_done;
+    reg  view$fetch_error;
+    wire  view$sg_sign;
+    wire  view$sg_verify;
+    wire  view$sg_seal;
+    wire  view$sg_blk;
+    wire  view$sg_sus;
+    wire  [7:0] view$sg_signer;
+    reg  view$sg_busy;
+    reg  view$sg_resp_valid;
+    reg  [7:0] view$sg_resp_status;
+    wire  view$sg_resp_take;
+    wire  [255:0] view$blk_out;
+    wire  [255:0] view$sus_block;
+    wire  view$cp_wr_en;
+    wire  view$cp_from_fetch;
+    wire  [3:0] view$cp_wr_beat;
+    wire  view$cp_start;
+    wire  [3:0] view$cp_first;
+    wire  [3:0] view$cp_last;
+    reg  [255:0] view$cp_rd_data;
+    wire  view$bc_start;
+    wire  [31:0] view$bc_word;
+    wire  view$bc_seal;
+    wire  view$bc_echo_seal;
+    wire  view$bc_nv;
+    wire  [4:0] view$bc_beats;
+    wire  view$bc_round;
+    reg  view$bc_done;
+    reg  view$bc_busy;
+    reg  view$round_done;
+    reg  view$round_error;
+    wire  [7:0] view$sb_out;
+    wire  [7:0] view$sts_state;
     reg  [511:0] tally$beat;
     reg  [3:0] tally$lane;
     reg  [1:0] tally$quarter;
@@ -11378,7 +11378,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  dl_grant;
     reg  wt_above;
     reg  wt_seals;
-    reg  s3_point;
+    reg  slow_point;
     reg  wt_disch_ev;
     reg  wt_disch;
     reg  bridging;
@@ -11452,177 +11452,177 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .bc_done(fast$bc_done),
         .sts_state(fast$sts_state)
     );
-    rhdl_ubft$protocol$slow3 slow3(
-        .clock(slow3$clock),
-        .rst_n(slow3$rst_n),
-        .start(slow3$start),
-        .abort(slow3$abort),
-        .hold(slow3$hold),
-        .at_poll(slow3$at_poll),
-        .holding(slow3$holding),
-        .stop(slow3$stop),
-        .seal_start(slow3$seal_start),
-        .seal_mode(slow3$seal_mode),
-        .deliver_start(slow3$deliver_start),
-        .deliver_mode(slow3$deliver_mode),
-        .id(slow3$id),
-        .n(slow3$n),
-        .leader_id(slow3$leader_id),
-        .phase(slow3$phase),
-        .prep_block(slow3$prep_block),
-        .prep_sig_word(slow3$prep_sig_word),
-        .echo_row_word(slow3$echo_row_word),
-        .echo_own_word(slow3$echo_own_word),
-        .certify_own_word(slow3$certify_own_word),
-        .expiring(slow3$expiring),
-        .missed(slow3$missed),
-        .clear_wait(slow3$clear_wait),
-        .bad_share(slow3$bad_share),
-        .fetch_start(slow3$fetch_start),
-        .fetch_word(slow3$fetch_word),
-        .fetch_pair(slow3$fetch_pair),
-        .fetch_row(slow3$fetch_row),
-        .fetch_beat(slow3$fetch_beat),
-        .fetch_beat_valid(slow3$fetch_beat_valid),
-        .fetch_done(slow3$fetch_done),
-        .fetch_error(slow3$fetch_error),
-        .sg_sign(slow3$sg_sign),
-        .sg_verify(slow3$sg_verify),
-        .sg_prep(slow3$sg_prep),
-        .sg_sus(slow3$sg_sus),
-        .sg_signer(slow3$sg_signer),
-        .sg_busy(slow3$sg_busy),
-        .sg_resp_valid(slow3$sg_resp_valid),
-        .sg_resp_status(slow3$sg_resp_status),
-        .sg_resp_take(slow3$sg_resp_take),
-        .sus_block(slow3$sus_block),
-        .sus_sig(slow3$sus_sig),
-        .cp_wr_en(slow3$cp_wr_en),
-        .cp_from_fetch(slow3$cp_from_fetch),
-        .cp_start(slow3$cp_start),
-        .bc_start(slow3$bc_start),
-        .bc_word(slow3$bc_word),
-        .bc_prep_sig(slow3$bc_prep_sig),
-        .bc_cert(slow3$bc_cert),
-        .bc_round(slow3$bc_round),
-        .bc_done(slow3$bc_done),
-        .round_done(slow3$round_done),
-        .round_error(slow3$round_error),
-        .support(slow3$support),
-        .row_n(slow3$row_n),
-        .view_no(slow3$view_no),
-        .cert_block(slow3$cert_block),
-        .commit_block(slow3$commit_block),
-        .certify_row_word(slow3$certify_row_word),
-        .commit_row_word(slow3$commit_row_word),
-        .commit_shift(slow3$commit_shift),
-        .echo_commit_base(slow3$echo_commit_base),
-        .seal_base(slow3$seal_base),
-        .echo_seal_base(slow3$echo_seal_base),
-        .decide(slow3$decide),
-        .blk_j(slow3$blk_j),
-        .bitmap(slow3$bitmap),
-        .sg_commit(slow3$sg_commit),
-        .sg_compose(slow3$sg_compose),
-        .cp_wr_beat(slow3$cp_wr_beat),
-        .cp_first(slow3$cp_first),
-        .cp_last(slow3$cp_last),
-        .bc_commit(slow3$bc_commit),
-        .bc_echo_commit(slow3$bc_echo_commit),
-        .set_commit(slow3$set_commit),
-        .sts_state(slow3$sts_state)
+    rhdl_ubft$protocol$slow slow(
+        .clock(slow$clock),
+        .rst_n(slow$rst_n),
+        .start(slow$start),
+        .abort(slow$abort),
+        .hold(slow$hold),
+        .at_poll(slow$at_poll),
+        .holding(slow$holding),
+        .stop(slow$stop),
+        .seal_start(slow$seal_start),
+        .seal_mode(slow$seal_mode),
+        .deliver_start(slow$deliver_start),
+        .deliver_mode(slow$deliver_mode),
+        .id(slow$id),
+        .n(slow$n),
+        .leader_id(slow$leader_id),
+        .phase(slow$phase),
+        .prep_block(slow$prep_block),
+        .prep_sig_word(slow$prep_sig_word),
+        .echo_row_word(slow$echo_row_word),
+        .echo_own_word(slow$echo_own_word),
+        .certify_own_word(slow$certify_own_word),
+        .expiring(slow$expiring),
+        .missed(slow$missed),
+        .clear_wait(slow$clear_wait),
+        .bad_share(slow$bad_share),
+        .fetch_start(slow$fetch_start),
+        .fetch_word(slow$fetch_word),
+        .fetch_pair(slow$fetch_pair),
+        .fetch_row(slow$fetch_row),
+        .fetch_beat(slow$fetch_beat),
+        .fetch_beat_valid(slow$fetch_beat_valid),
+        .fetch_done(slow$fetch_done),
+        .fetch_error(slow$fetch_error),
+        .sg_sign(slow$sg_sign),
+        .sg_verify(slow$sg_verify),
+        .sg_prep(slow$sg_prep),
+        .sg_sus(slow$sg_sus),
+        .sg_signer(slow$sg_signer),
+        .sg_busy(slow$sg_busy),
+        .sg_resp_valid(slow$sg_resp_valid),
+        .sg_resp_status(slow$sg_resp_status),
+        .sg_resp_take(slow$sg_resp_take),
+        .sus_block(slow$sus_block),
+        .sus_sig(slow$sus_sig),
+        .cp_wr_en(slow$cp_wr_en),
+        .cp_from_fetch(slow$cp_from_fetch),
+        .cp_start(slow$cp_start),
+        .bc_start(slow$bc_start),
+        .bc_word(slow$bc_word),
+        .bc_prep_sig(slow$bc_prep_sig),
+        .bc_cert(slow$bc_cert),
+        .bc_round(slow$bc_round),
+        .bc_done(slow$bc_done),
+        .round_done(slow$round_done),
+        .round_error(slow$round_error),
+        .support(slow$support),
+        .row_n(slow$row_n),
+        .view_no(slow$view_no),
+        .cert_block(slow$cert_block),
+        .commit_block(slow$commit_block),
+        .certify_row_word(slow$certify_row_word),
+        .commit_row_word(slow$commit_row_word),
+        .commit_shift(slow$commit_shift),
+        .echo_commit_base(slow$echo_commit_base),
+        .seal_base(slow$seal_base),
+        .echo_seal_base(slow$echo_seal_base),
+        .decide(slow$decide),
+        .blk_j(slow$blk_j),
+        .bitmap(slow$bitmap),
+        .sg_commit(slow$sg_commit),
+        .sg_compose(slow$sg_compose),
+        .cp_wr_beat(slow$cp_wr_beat),
+        .cp_first(slow$cp_first),
+        .cp_last(slow$cp_last),
+        .bc_commit(slow$bc_commit),
+        .bc_echo_commit(slow$bc_echo_commit),
+        .set_commit(slow$set_commit),
+        .sts_state(slow$sts_state)
     );
-    rhdl_ubft$protocol$view3 view3(
-        .clock(view3$clock),
-        .rst_n(view3$rst_n),
-        .start(view3$start),
-        .stop(view3$stop),
-        .start_leader(view3$start_leader),
-        .holding(view3$holding),
-        .catching(view3$catching),
-        .catch_poll(view3$catch_poll),
-        .catch_grant(view3$catch_grant),
-        .seal_grant(view3$seal_grant),
-        .await_poll(view3$await_poll),
-        .dlv_grant(view3$dlv_grant),
-        .awaiting(view3$awaiting),
-        .hold(view3$hold),
-        .running(view3$running),
-        .decide_prev(view3$decide_prev),
-        .id(view3$id),
-        .n(view3$n),
-        .support(view3$support),
-        .view_no(view3$view_no),
-        .next_leader(view3$next_leader),
-        .ob(view3$ob),
-        .ob_near(view3$ob_near),
-        .call_s3(view3$call_s3),
-        .s3_done(view3$s3_done),
-        .k(view3$k),
-        .prev(view3$prev),
-        .prev2(view3$prev2),
-        .prev2_ok(view3$prev2_ok),
-        .cert_word(view3$cert_word),
-        .fetch_hi(view3$fetch_hi),
-        .cons_set(view3$cons_set),
-        .step_back(view3$step_back),
-        .cons_c_out(view3$cons_c_out),
-        .cons_m_out(view3$cons_m_out),
-        .cons_prev_out(view3$cons_prev_out),
-        .x_t_out(view3$x_t_out),
-        .cb_out(view3$cb_out),
-        .expiring(view3$expiring),
-        .seal_own_word(view3$seal_own_word),
-        .seal_row_word(view3$seal_row_word),
-        .new_view_word(view3$new_view_word),
-        .echo_seal_base(view3$echo_seal_base),
-        .echo_commit_base(view3$echo_commit_base),
-        .row_log(view3$row_log),
-        .row2_len(view3$row2_len),
-        .next_view(view3$next_view),
-        .open_round(view3$open_round),
-        .clear_wait(view3$clear_wait),
-        .missed(view3$missed),
-        .bad_share(view3$bad_share),
-        .fetch_start(view3$fetch_start),
-        .fetch_word(view3$fetch_word),
-        .fetch_len(view3$fetch_len),
-        .fetch_beat(view3$fetch_beat),
-        .fetch_beat_valid(view3$fetch_beat_valid),
-        .fetch_done(view3$fetch_done),
-        .fetch_error(view3$fetch_error),
-        .sg_sign(view3$sg_sign),
-        .sg_verify(view3$sg_verify),
-        .sg_seal(view3$sg_seal),
-        .sg_blk(view3$sg_blk),
-        .sg_sus(view3$sg_sus),
-        .sg_signer(view3$sg_signer),
-        .sg_busy(view3$sg_busy),
-        .sg_resp_valid(view3$sg_resp_valid),
-        .sg_resp_status(view3$sg_resp_status),
-        .sg_resp_take(view3$sg_resp_take),
-        .blk_out(view3$blk_out),
-        .sus_block(view3$sus_block),
-        .cp_wr_en(view3$cp_wr_en),
-        .cp_from_fetch(view3$cp_from_fetch),
-        .cp_wr_beat(view3$cp_wr_beat),
-        .cp_start(view3$cp_start),
-        .cp_first(view3$cp_first),
-        .cp_last(view3$cp_last),
-        .cp_rd_data(view3$cp_rd_data),
-        .bc_start(view3$bc_start),
-        .bc_word(view3$bc_word),
-        .bc_seal(view3$bc_seal),
-        .bc_echo_seal(view3$bc_echo_seal),
-        .bc_nv(view3$bc_nv),
-        .bc_beats(view3$bc_beats),
-        .bc_round(view3$bc_round),
-        .bc_done(view3$bc_done),
-        .bc_busy(view3$bc_busy),
-        .round_done(view3$round_done),
-        .round_error(view3$round_error),
-        .sb_out(view3$sb_out),
-        .sts_state(view3$sts_state)
+    rhdl_ubft$protocol$view view(
+        .clock(view$clock),
+        .rst_n(view$rst_n),
+        .start(view$start),
+        .stop(view$stop),
+        .start_leader(view$start_leader),
+        .holding(view$holding),
+        .catching(view$catching),
+        .catch_poll(view$catch_poll),
+        .catch_grant(view$catch_grant),
+        .seal_grant(view$seal_grant),
+        .await_poll(view$await_poll),
+        .dlv_grant(view$dlv_grant),
+        .awaiting(view$awaiting),
+        .hold(view$hold),
+        .running(view$running),
+        .decide_prev(view$decide_prev),
+        .id(view$id),
+        .n(view$n),
+        .support(view$support),
+        .view_no(view$view_no),
+        .next_leader(view$next_leader),
+        .ob(view$ob),
+        .ob_near(view$ob_near),
+        .call_slow(view$call_slow),
+        .slow_done(view$slow_done),
+        .k(view$k),
+        .prev(view$prev),
+        .prev2(view$prev2),
+        .prev2_ok(view$prev2_ok),
+        .cert_word(view$cert_word),
+        .fetch_hi(view$fetch_hi),
+        .cons_set(view$cons_set),
+        .step_back(view$step_back),
+        .cons_c_out(view$cons_c_out),
+        .cons_m_out(view$cons_m_out),
+        .cons_prev_out(view$cons_prev_out),
+        .x_t_out(view$x_t_out),
+        .cb_out(view$cb_out),
+        .expiring(view$expiring),
+        .seal_own_word(view$seal_own_word),
+        .seal_row_word(view$seal_row_word),
+        .new_view_word(view$new_view_word),
+        .echo_seal_base(view$echo_seal_base),
+        .echo_commit_base(view$echo_commit_base),
+        .row_log(view$row_log),
+        .row2_len(view$row2_len),
+        .next_view(view$next_view),
+        .open_round(view$open_round),
+        .clear_wait(view$clear_wait),
+        .missed(view$missed),
+        .bad_share(view$bad_share),
+        .fetch_start(view$fetch_start),
+        .fetch_word(view$fetch_word),
+        .fetch_len(view$fetch_len),
+        .fetch_beat(view$fetch_beat),
+        .fetch_beat_valid(view$fetch_beat_valid),
+        .fetch_done(view$fetch_done),
+        .fetch_error(view$fetch_error),
+        .sg_sign(view$sg_sign),
+        .sg_verify(view$sg_verify),
+        .sg_seal(view$sg_seal),
+        .sg_blk(view$sg_blk),
+        .sg_sus(view$sg_sus),
+        .sg_signer(view$sg_signer),
+        .sg_busy(view$sg_busy),
+        .sg_resp_valid(view$sg_resp_valid),
+        .sg_resp_status(view$sg_resp_status),
+        .sg_resp_take(view$sg_resp_take),
+        .blk_out(view$blk_out),
+        .sus_block(view$sus_block),
+        .cp_wr_en(view$cp_wr_en),
+        .cp_from_fetch(view$cp_from_fetch),
+        .cp_wr_beat(view$cp_wr_beat),
+        .cp_start(view$cp_start),
+        .cp_first(view$cp_first),
+        .cp_last(view$cp_last),
+        .cp_rd_data(view$cp_rd_data),
+        .bc_start(view$bc_start),
+        .bc_word(view$bc_word),
+        .bc_seal(view$bc_seal),
+        .bc_echo_seal(view$bc_echo_seal),
+        .bc_nv(view$bc_nv),
+        .bc_beats(view$bc_beats),
+        .bc_round(view$bc_round),
+        .bc_done(view$bc_done),
+        .bc_busy(view$bc_busy),
+        .round_done(view$round_done),
+        .round_error(view$round_error),
+        .sb_out(view$sb_out),
+        .sts_state(view$sts_state)
     );
     rhdl_ubft$protocol$tally tally(
         .beat(tally$beat),
@@ -12054,12 +12054,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         t_prev = prev_word;
         t_slot = slot$q;
         t_slot_n = slot_n$q;
-        if (slow3$holding & slow3$deliver_mode) begin
+        if (slow$holding & slow$deliver_mode) begin
             t_view = dl_w$q;
             t_m = dl_m$q;
             t_prev = dl_prev$q;
         end
-        if (slow3$seal_mode) begin
+        if (slow$seal_mode) begin
             t_view = wc_w$q;
             t_k = wc_k$q;
             t_m = wc_m$q;
@@ -12070,15 +12070,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prep_sig_word = prep_sig_base + (((t_slot) & 32'hffffffff) << 32'h5);
         prep_block = prep_kind | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         cert_block = cert_kind | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        commit_block = commit_kind | (((slow3$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
-        cert_slot = (view3$cons_c_out[(32'h0)+:(8)] - 32'h1) & last_slot;
-        cert_word = commit3_base + (((((cert_slot) & 32'hffffffff) << row_log) + ((view3$x_t_out) & 32'hffffffff)) << commit_shift);
+        commit_block = commit_kind | (((slow$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
+        cert_slot = (view$cons_c_out[(32'h0)+:(8)] - 32'h1) & last_slot;
+        cert_word = commit3_base + (((((cert_slot) & 32'hffffffff) << row_log) + ((view$x_t_out) & 32'hffffffff)) << commit_shift);
         constrained = cons_ok$q & (cons_k$q == k$q);
         seal_block = 32'h0;
-        if (view3$holding) begin
+        if (view$holding) begin
             seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
         end
-        if (view3$holding & l_ok$q) begin
+        if (view$holding & l_ok$q) begin
             seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((l_w$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((l_c$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((l_m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((l_prev$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((one32) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
         end
         echo_row_word = echo_prep_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
@@ -12154,96 +12154,96 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
         fast$bc_done = bc_done;
-        slow3$clock = clock;
-        slow3$rst_n = rst_n;
-        slow3$id = id;
-        slow3$leader_id = leader_id$q;
-        slow3$prep_sig_word = prep_sig_word;
-        slow3$n = n;
-        slow3$phase = phase$q;
-        slow3$prep_block = prep_block;
-        slow3$echo_row_word = echo_row_word;
-        slow3$echo_own_word = echo_own_word;
-        slow3$certify_own_word = certify_own_word;
-        if (slow3$holding & slow3$deliver_mode) begin
-            slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
+        slow$clock = clock;
+        slow$rst_n = rst_n;
+        slow$id = id;
+        slow$leader_id = leader_id$q;
+        slow$prep_sig_word = prep_sig_word;
+        slow$n = n;
+        slow$phase = phase$q;
+        slow$prep_block = prep_block;
+        slow$echo_row_word = echo_row_word;
+        slow$echo_own_word = echo_own_word;
+        slow$certify_own_word = certify_own_word;
+        if (slow$holding & slow$deliver_mode) begin
+            slow$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
         end
         else begin
-            slow3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
+            slow$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
         end
-        slow3$fetch_beat = fetch_beat;
-        slow3$fetch_beat_valid = fetch_beat_valid;
-        slow3$fetch_done = fetch_done;
-        slow3$fetch_error = fetch_error;
-        slow3$round_done = bc_round_done;
-        slow3$round_error = bc_round_error;
-        slow3$sg_busy = sg_busy;
-        slow3$sg_resp_valid = sg_resp_valid;
-        slow3$sg_resp_status = sg_resp_status;
-        slow3$bc_done = bc_done;
-        slow3$support = support$q;
-        slow3$row_n = row_n16[(32'h0)+:(8)];
-        if (slow3$holding & slow3$deliver_mode) begin
-            slow3$view_no = dl_w$q;
+        slow$fetch_beat = fetch_beat;
+        slow$fetch_beat_valid = fetch_beat_valid;
+        slow$fetch_done = fetch_done;
+        slow$fetch_error = fetch_error;
+        slow$round_done = bc_round_done;
+        slow$round_error = bc_round_error;
+        slow$sg_busy = sg_busy;
+        slow$sg_resp_valid = sg_resp_valid;
+        slow$sg_resp_status = sg_resp_status;
+        slow$bc_done = bc_done;
+        slow$support = support$q;
+        slow$row_n = row_n16[(32'h0)+:(8)];
+        if (slow$holding & slow$deliver_mode) begin
+            slow$view_no = dl_w$q;
         end
         else begin
-            slow3$view_no = view_no$q;
+            slow$view_no = view_no$q;
         end
-        slow3$cert_block = cert_block;
-        slow3$commit_block = commit_block;
-        slow3$certify_row_word = certify_row_word;
-        slow3$commit_row_word = commit_row_word;
-        slow3$commit_shift = commit_shift;
-        slow3$echo_commit_base = echo_commit_base;
-        slow3$seal_base = seal_base;
-        slow3$echo_seal_base = echo_seal_base;
-        view3$clock = clock;
-        view3$rst_n = rst_n;
-        view3$id = id;
-        view3$n = n;
-        view3$support = support$q;
-        view3$view_no = view_no$q;
-        view3$next_leader = next_leader;
-        view3$ob = wc_ok$q & ~(l_ok$q & (l_c$q >= wc_k$q));
-        view3$ob_near = (k$q - wc_k$q) <= (((last_slot) & 32'hffffffff) >> 32'h1);
-        view3$k = k$q;
-        view3$prev = prev$q;
-        view3$prev2 = prev2$q;
-        view3$prev2_ok = prev2_ok$q;
-        view3$cert_word = cert_word;
-        view3$fetch_hi = fetch_beat[(32'h100)+:(8)];
-        view3$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
-        view3$seal_row_word = seal_base;
-        view3$seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
-        view3$new_view_word = new_view_word;
-        view3$echo_seal_base = echo_seal_base;
-        view3$echo_commit_base = echo_commit_base;
-        view3$row_log = row_log;
-        view3$row2_len = row2_len;
-        view3$fetch_beat = fetch_beat[(32'h0)+:(256)];
-        view3$fetch_beat_valid = fetch_beat_valid;
-        view3$fetch_done = fetch_done;
-        view3$fetch_error = fetch_error;
-        view3$sg_busy = sg_busy;
-        view3$sg_resp_valid = sg_resp_valid;
-        view3$sg_resp_status = sg_resp_status;
-        view3$cp_rd_data = cp_rd_data[(32'h0)+:(256)];
-        view3$bc_done = bc_done;
-        view3$bc_busy = bc_busy;
-        view3$round_done = bc_round_done;
-        view3$round_error = bc_round_error;
+        slow$cert_block = cert_block;
+        slow$commit_block = commit_block;
+        slow$certify_row_word = certify_row_word;
+        slow$commit_row_word = commit_row_word;
+        slow$commit_shift = commit_shift;
+        slow$echo_commit_base = echo_commit_base;
+        slow$seal_base = seal_base;
+        slow$echo_seal_base = echo_seal_base;
+        view$clock = clock;
+        view$rst_n = rst_n;
+        view$id = id;
+        view$n = n;
+        view$support = support$q;
+        view$view_no = view_no$q;
+        view$next_leader = next_leader;
+        view$ob = wc_ok$q & ~(l_ok$q & (l_c$q >= wc_k$q));
+        view$ob_near = (k$q - wc_k$q) <= (((last_slot) & 32'hffffffff) >> 32'h1);
+        view$k = k$q;
+        view$prev = prev$q;
+        view$prev2 = prev2$q;
+        view$prev2_ok = prev2_ok$q;
+        view$cert_word = cert_word;
+        view$fetch_hi = fetch_beat[(32'h100)+:(8)];
+        view$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
+        view$seal_row_word = seal_base;
+        view$seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
+        view$new_view_word = new_view_word;
+        view$echo_seal_base = echo_seal_base;
+        view$echo_commit_base = echo_commit_base;
+        view$row_log = row_log;
+        view$row2_len = row2_len;
+        view$fetch_beat = fetch_beat[(32'h0)+:(256)];
+        view$fetch_beat_valid = fetch_beat_valid;
+        view$fetch_done = fetch_done;
+        view$fetch_error = fetch_error;
+        view$sg_busy = sg_busy;
+        view$sg_resp_valid = sg_resp_valid;
+        view$sg_resp_status = sg_resp_status;
+        view$cp_rd_data = cp_rd_data[(32'h0)+:(256)];
+        view$bc_done = bc_done;
+        view$bc_busy = bc_busy;
+        view$round_done = bc_round_done;
+        view$round_error = bc_round_error;
         fast$start = leader$start_fast;
-        hand_over = leader$start_view | fast$start_view | (slow3$stop & ~slow3$seal_mode & ~slow3$deliver_mode);
+        hand_over = leader$start_view | fast$start_view | (slow$stop & ~slow$seal_mode & ~slow$deliver_mode);
         close_abort = close_to$q & (state$q == ProtocolSt$Close);
         close_now = (slots != 32'h0) & ((decisions$q + 32'h1) == slots) & ~rerun$q & wc_ok$q & (wc_k$q == k$q) & (wc_m$q == m$q) & ~(l_ok$q & (l_c$q >= wc_k$q));
         close_start = close_now & (state$q == ProtocolSt$Decide) & dec_tready;
-        dl_ev = wt_ev_valid & (wt_ev_kind == ev_mine) & (wt_ev_prev == prev$q) & view3$awaiting;
-        dl_grant = dl_ev & view3$await_poll & ~cc$busy & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        slow3$start = fast$start_slow | view3$call_s3 | close_start | dl_grant;
-        slow3$deliver_start = dl_grant;
-        slow3$seal_start = view3$call_s3 | close_start;
-        wt_enable = (slow3$holding | view3$catching) & (state$q == ProtocolSt$Run);
-        bridging = slow3$holding & slow3$seal_mode;
+        dl_ev = wt_ev_valid & (wt_ev_kind == ev_mine) & (wt_ev_prev == prev$q) & view$awaiting;
+        dl_grant = dl_ev & view$await_poll & ~cc$busy & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        slow$start = fast$start_slow | view$call_slow | close_start | dl_grant;
+        slow$deliver_start = dl_grant;
+        slow$seal_start = view$call_slow | close_start;
+        wt_enable = (slow$holding | view$catching) & (state$q == ProtocolSt$Run);
+        bridging = slow$holding & slow$seal_mode;
         if (bridging) begin
             wt_k = wc_k$q;
         end
@@ -12254,15 +12254,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc_ev = wt_ev_valid & (wt_ev_kind == ev_commit) & (~bridging | (wt_ev_prev == wc_m$q));
         wt_above = (wt_ev_kind == ev_above) | ((wt_ev_kind == ev_commit) & cc$passed);
         wt_seals = wt_ev_kind == ev_seals;
-        s3_point = slow3$at_poll & ~slow3$seal_mode & ~slow3$deliver_mode;
-        view3$dlv_grant = dl_grant;
-        wt_awaiting = view3$awaiting;
-        wt_grant = wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above | wt_seals) & (s3_point | view3$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        slow_point = slow$at_poll & ~slow$seal_mode & ~slow$deliver_mode;
+        view$dlv_grant = dl_grant;
+        wt_awaiting = view$awaiting;
+        wt_grant = wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above | wt_seals) & (slow_point | view$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         wt_decide = wt_grant & ~wt_seals;
-        cc_start = cc_ev & ~cc$busy & (s3_point | view3$catch_poll | (bridging & slow3$at_poll)) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        cc_start = cc_ev & ~cc$busy & (slow_point | view$catch_poll | (bridging & slow$at_poll)) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         cc_hold = cc_start | cc$busy;
-        slow3$hold = cc_hold;
-        view3$hold = cc_hold;
+        slow$hold = cc_hold;
+        view$hold = cc_hold;
         if (bridging) begin
             cc_k1 = wc_k$q + 32'h1;
         end
@@ -12285,19 +12285,19 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc$sg_resp_valid = sg_resp_valid;
         cc$sg_resp_status = sg_resp_status;
         wt_disch_ev = wt_ev_valid & wt_above & bridging & (wt_ev_prev == wc_m$q);
-        wt_disch = wt_disch_ev & slow3$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        slow3$abort = (wt_grant & s3_point) | wt_disch | close_abort;
-        view3$s3_done = (slow3$stop & slow3$seal_mode & (state$q != ProtocolSt$Close)) | wt_disch | (slow3$stop & slow3$deliver_mode);
-        view3$catch_grant = wt_decide;
-        view3$seal_grant = wt_grant & wt_seals;
-        view3$start = hand_over | (wt_grant & wt_seals & s3_point);
-        view3$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
+        wt_disch = wt_disch_ev & slow$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
+        slow$abort = (wt_grant & slow_point) | wt_disch | close_abort;
+        view$slow_done = (slow$stop & slow$seal_mode & (state$q != ProtocolSt$Close)) | wt_disch | (slow$stop & slow$deliver_mode);
+        view$catch_grant = wt_decide;
+        view$seal_grant = wt_grant & wt_seals;
+        view$start = hand_over | (wt_grant & wt_seals & slow_point);
+        view$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
         ev_take_now = wt_grant | wt_disch | cc$failed | dl_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row) & (wt_ev_kind != ev_commit) & ~wt_above & ~wt_seals & ~dl_ev) | (wt_ev_valid & (wt_ev_kind == ev_commit) & ~cc_ev) | (wt_ev_valid & bridging & ~wt_disch_ev & ~cc_ev);
         wt_ev_take = ev_take_now;
         cc$settle = ev_take_now;
-        decided = fast$decide | slow3$decide | wt_decide | view3$decide_prev;
-        if (view3$decide_prev) begin
-            m_new = view3$cons_prev_out;
+        decided = fast$decide | slow$decide | wt_decide | view$decide_prev;
+        if (view$decide_prev) begin
+            m_new = view$cons_prev_out;
         end
         else if (wt_decide & wt_above) begin
             m_new = wt_ev_prev;
@@ -12305,7 +12305,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else if (wt_decide) begin
             m_new = wt_ev_m;
         end
-        else if (slow3$decide & slow3$deliver_mode) begin
+        else if (slow$decide & slow$deliver_mode) begin
             m_new = dl_m$q;
         end
         else if (leader$set_m | fast$set_m) begin
@@ -12314,22 +12314,22 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             m_new = m$q;
         end
-        fetch_start = leader$fetch_start | fast$fetch_start | slow3$fetch_start | view3$fetch_start | cc$fetch_start;
+        fetch_start = leader$fetch_start | fast$fetch_start | slow$fetch_start | view$fetch_start | cc$fetch_start;
         fetch_poll = fast$fetch_start | leader$fetch_start;
         fetch_again = missed_q$q;
-        poll_word = leader$fetch_word | fast$fetch_word | slow3$fetch_word | view3$fetch_word | cc$fetch_word;
-        if (slow3$fetch_row) begin
+        poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | view$fetch_word | cc$fetch_word;
+        if (slow$fetch_row) begin
             fetch_len = row2_len;
         end
-        else if (slow3$fetch_pair) begin
+        else if (slow$fetch_pair) begin
             fetch_len = 32'h1;
         end
         else begin
-            fetch_len = view3$fetch_len;
+            fetch_len = view$fetch_len;
         end
         fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
-        bc_start = leader$bc_start | fast$bc_start | slow3$bc_start | view3$bc_start;
-        bc_word = leader$bc_word | fast$bc_word | slow3$bc_word | view3$bc_word;
+        bc_start = leader$bc_start | fast$bc_start | slow$bc_start | view$bc_start;
+        bc_word = leader$bc_word | fast$bc_word | slow$bc_word | view$bc_word;
         bc_local_only = 1'b0;
         bc_words = 32'h2;
         bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
@@ -12338,82 +12338,82 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((prev_word) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
         end
         bc_beats = 32'h1;
-        if (slow3$bc_prep_sig) begin
+        if (slow$bc_prep_sig) begin
             bc_words = 32'h10;
             bc_data = ((prep_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
-        if (slow3$bc_cert) begin
+        if (slow$bc_cert) begin
             bc_words = 32'h10;
             bc_data = ((cert_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
-        if (slow3$bc_commit) begin
+        if (slow$bc_commit) begin
             bc_words = 32'h10;
-            bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slow3$bitmap) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100);
+            bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slow$bitmap) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100);
             bc_beats = ((support$q) & 5'h1f) + 32'h2;
         end
-        if (slow3$bc_echo_commit) begin
+        if (slow$bc_echo_commit) begin
             bc_words = 32'h10;
             bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
             bc_beats = 32'h2;
         end
-        if (view3$bc_seal) begin
+        if (view$bc_seal) begin
             bc_words = 32'h10;
             bc_data = ((seal_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-            bc_beats = view3$bc_beats;
+            bc_beats = view$bc_beats;
         end
-        if (view3$bc_echo_seal) begin
+        if (view$bc_echo_seal) begin
             bc_words = 32'h10;
-            bc_data = ((view3$blk_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-            bc_beats = view3$bc_beats;
+            bc_data = ((view$blk_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = view$bc_beats;
         end
-        if (view3$bc_nv) begin
+        if (view$bc_nv) begin
             bc_words = 32'h10;
-            bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((view3$sb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view3$cb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
-            bc_beats = view3$bc_beats;
+            bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((view$sb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view$cb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+            bc_beats = view$bc_beats;
         end
-        bc_round = slow3$bc_round | view3$bc_round;
-        cp_wr_en = slow3$cp_wr_en | view3$cp_wr_en;
-        if (view3$holding & ~slow3$holding) begin
-            cp_wr_beat = view3$cp_wr_beat;
-            cp_first = view3$cp_first;
-            cp_last = view3$cp_last;
+        bc_round = slow$bc_round | view$bc_round;
+        cp_wr_en = slow$cp_wr_en | view$cp_wr_en;
+        if (view$holding & ~slow$holding) begin
+            cp_wr_beat = view$cp_wr_beat;
+            cp_first = view$cp_first;
+            cp_last = view$cp_last;
         end
         else begin
-            cp_wr_beat = slow3$cp_wr_beat;
-            cp_first = slow3$cp_first;
-            cp_last = slow3$cp_last;
+            cp_wr_beat = slow$cp_wr_beat;
+            cp_first = slow$cp_first;
+            cp_last = slow$cp_last;
         end
-        if (slow3$cp_from_fetch | view3$cp_from_fetch) begin
+        if (slow$cp_from_fetch | view$cp_from_fetch) begin
             cp_wr_data = fetch_beat;
         end
         else begin
             cp_wr_data = sg_resp_sig;
         end
-        cp_start = slow3$cp_start | view3$cp_start;
-        sg_sign = slow3$sg_sign | view3$sg_sign;
-        sg_verify = slow3$sg_verify | view3$sg_verify | cc$sg_verify;
-        sg_signer = slow3$sg_signer | view3$sg_signer | cc$sg_signer;
+        cp_start = slow$cp_start | view$cp_start;
+        sg_sign = slow$sg_sign | view$sg_sign;
+        sg_verify = slow$sg_verify | view$sg_verify | cc$sg_verify;
+        sg_signer = slow$sg_signer | view$sg_signer | cc$sg_signer;
         if (cc$busy) begin
             sg_block = cc_block;
         end
-        else if (slow3$sg_sus) begin
-            sg_block = slow3$sus_block;
+        else if (slow$sg_sus) begin
+            sg_block = slow$sus_block;
         end
-        else if (view3$sg_seal) begin
+        else if (view$sg_seal) begin
             sg_block = seal_block;
         end
-        else if (view3$sg_blk) begin
-            sg_block = view3$blk_out;
+        else if (view$sg_blk) begin
+            sg_block = view$blk_out;
         end
-        else if (view3$sg_sus) begin
-            sg_block = view3$sus_block;
+        else if (view$sg_sus) begin
+            sg_block = view$sus_block;
         end
-        else if (slow3$sg_prep) begin
+        else if (slow$sg_prep) begin
             sg_block = prep_block;
         end
-        else if (slow3$sg_commit) begin
+        else if (slow$sg_commit) begin
             sg_block = commit_block;
         end
         else begin
@@ -12422,16 +12422,16 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (cc$busy) begin
             sg_signature = fetch_beat;
         end
-        else if (slow3$sg_sus) begin
-            sg_signature = slow3$sus_sig;
+        else if (slow$sg_sus) begin
+            sg_signature = slow$sus_sig;
         end
-        else if (slow3$sg_compose | view3$sg_blk | view3$sg_sus) begin
+        else if (slow$sg_compose | view$sg_blk | view$sg_sus) begin
             sg_signature = cp_rd_data;
         end
         else begin
             sg_signature = fetch_beat;
         end
-        sg_resp_take = slow3$sg_resp_take | view3$sg_resp_take | cc$sg_resp_take;
+        sg_resp_take = slow$sg_resp_take | view$sg_resp_take | cc$sg_resp_take;
         requests$clock = clock;
         requests$rst_n = rst_n;
         requests$prop_tdata = prop_tdata;
@@ -12440,22 +12440,22 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         requests$probe_m = tally$record[(32'h20)+:(32)];
         requests$retire = (state$q == ProtocolSt$Decide) & dec_tready & ~rerun$q;
         requests$retire_m = m$q;
-        missed = leader$missed | fast$missed | slow3$missed | view3$missed;
-        if (leader$open_round | view3$open_round) begin
+        missed = leader$missed | fast$missed | slow$missed | view$missed;
+        if (leader$open_round | view$open_round) begin
             waited$d = 32'h0;
             slow_path$d = 1'b0;
             phase$d = 32'h0;
             vote_view$d = view_no$q;
             vote_leader$d = leader_id$q;
         end
-        if (fast$clear_wait | slow3$clear_wait | view3$clear_wait) begin
+        if (fast$clear_wait | slow$clear_wait | view$clear_wait) begin
             waited$d = 32'h0;
         end
         m$d = m_new;
         if (fast$set_phase) begin
             phase$d = fast$phase_next;
         end
-        if (view3$next_view) begin
+        if (view$next_view) begin
             prep_long$d = 1'b0;
             view_no$d = view_no$q + 32'h1;
             leader_id$d = next_leader;
@@ -12471,8 +12471,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             if (~rerun$q) begin
                 vc_wait$d = 32'h0;
             end
-            slow_path$d = slow3$decide | (wt_decide & wt_above) | view3$decide_prev;
-            prep_long$d = slow3$decide | (wt_decide & wt_above) | view3$decide_prev;
+            slow_path$d = slow$decide | (wt_decide & wt_above) | view$decide_prev;
+            prep_long$d = slow$decide | (wt_decide & wt_above) | view$decide_prev;
         end
         if (fast$set_phase & (fast$phase_next == 32'h2)) begin
             wc_ok$d = 1'b1;
@@ -12489,21 +12489,21 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (wt_disch) begin
             wc_ok$d = 1'b0;
         end
-        if (slow3$set_commit & (~l_ok$q | (t_k > l_c$q) | ((t_k == l_c$q) & (t_view > l_w$q)))) begin
+        if (slow$set_commit & (~l_ok$q | (t_k > l_c$q) | ((t_k == l_c$q) & (t_view > l_w$q)))) begin
             l_ok$d = 1'b1;
             l_w$d = t_view;
             l_c$d = t_k;
             l_m$d = t_m;
             l_prev$d = t_prev;
         end
-        if (view3$cons_set) begin
+        if (view$cons_set) begin
             cons_ok$d = 1'b1;
-            cons_k$d = view3$cons_c_out;
-            cons_m$d = view3$cons_m_out;
+            cons_k$d = view$cons_c_out;
+            cons_m$d = view$cons_m_out;
         end
-        if (view3$step_back) begin
+        if (view$step_back) begin
             k$d = k$q - 32'h1;
-            prev$d = view3$cons_prev_out;
+            prev$d = view$cons_prev_out;
             prev2_ok$d = 1'b0;
             rerun$d = 1'b1;
             if (slot$q == 32'h0) begin
@@ -12515,13 +12515,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 slot_n$d = slot_n$q - row_n16;
             end
         end
-        if (view3$next_view) begin
+        if (view$next_view) begin
             cons_ok$d = 1'b0;
         end
-        if (view3$holding) begin
+        if (view$holding) begin
             vc_wait$d = vc_shift;
         end
-        if (slow3$bad_share | view3$bad_share) begin
+        if (slow$bad_share | view$bad_share) begin
             bad_shares$d = bad_shares$q + 32'h1;
         end
         start_leader = 1'b0;
@@ -12595,7 +12595,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     if (decided) begin
                         state$d = ProtocolSt$Decide;
                     end
-                    else if (view3$stop) begin
+                    else if (view$stop) begin
                         error$d = err_recovery;
                         state$d = ProtocolSt$Done;
                     end
@@ -12622,7 +12622,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             slot$d = slot$q + 32'h1;
                             slot_n$d = slot_n$q + row_n16;
                         end
-                        start_leader = ~view3$holding;
+                        start_leader = ~view$holding;
                         state$d = ProtocolSt$Run;
                     end
                     else if (dec_tready) begin
@@ -12664,7 +12664,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             state$d = ProtocolSt$Done;
                         end
                         else begin
-                            start_leader = ~view3$holding;
+                            start_leader = ~view$holding;
                             state$d = ProtocolSt$Run;
                         end
                     end
@@ -12676,17 +12676,17 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 end
             ProtocolSt$Close:
                 begin
-                    if (~slow3$holding) begin
+                    if (~slow$holding) begin
                         state$d = ProtocolSt$Done;
                     end
                 end
         endcase
-        leader$start = start_leader | view3$start_leader;
-        if (view3$start_leader | view3$next_view) begin
+        leader$start = start_leader | view$start_leader;
+        if (view$start_leader | view$next_view) begin
             wt_clear = 1'b1;
         end
         bridged$d = bridging;
-        if (view3$call_s3 | (bridged$q & ~bridging)) begin
+        if (view$call_slow | (bridged$q & ~bridging)) begin
             wt_clear = 1'b1;
         end
         if (fetch_start) begin
@@ -12694,7 +12694,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         missed_q$d = missed;
         if (missed) begin
-            if (((fast$missed | leader$missed) & (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1))) & (fast$at_prepare & prep_long$q) | ((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1))) & ~(fast$at_prepare & prep_long$q))) | (~(fast$missed | leader$missed) & ((expiring & ~(slow3$holding | view3$holding)) | (vc_expiring & view3$holding) | (slow_expiring & slow3$holding & ~view3$holding)))) begin
+            if (((fast$missed | leader$missed) & (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1))) & (fast$at_prepare & prep_long$q) | ((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1))) & ~(fast$at_prepare & prep_long$q))) | (~(fast$missed | leader$missed) & ((expiring & ~(slow$holding | view$holding)) | (vc_expiring & view$holding) | (slow_expiring & slow$holding & ~view$holding)))) begin
                 timeouts$d = timeouts$q + 32'h1;
                 waited$d = 32'h0;
                 if (state$q == ProtocolSt$Close) begin
@@ -12744,7 +12744,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 end
             ProtocolSt$Close:
                 begin
-                    if (slow3$holding) begin
+                    if (slow$holding) begin
                         own_state = 32'h0;
                     end
                     else begin
@@ -12760,11 +12760,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     own_state = 32'h0;
                 end
         endcase
-        if (slow3$holding) begin
-            sts_state = own_state | slow3$sts_state;
+        if (slow$holding) begin
+            sts_state = own_state | slow$sts_state;
         end
-        else if (view3$holding) begin
-            sts_state = view3$sts_state;
+        else if (view$holding) begin
+            sts_state = view$sts_state;
         end
         else begin
             sts_state = own_state | leader$sts_state | fast$sts_state;
@@ -14738,7 +14738,7 @@ module rhdl_ubft$protocol$slot_n(d,q,clock);
 endmodule // rhdl_ubft$protocol$slot_n
 
 
-module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -14826,33 +14826,33 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
     localparam  one8 = 8'h1;
     
     // Enums
-    localparam Slow3St$Off = 0;
-    localparam Slow3St$S3Start = 1;
-    localparam Slow3St$S3SignPrep = 2;
-    localparam Slow3St$S3SendPrepSig = 3;
-    localparam Slow3St$S3PollPrepSig = 4;
-    localparam Slow3St$S3WaitPrepSig = 5;
-    localparam Slow3St$S3VerifyPrep = 6;
-    localparam Slow3St$S3EchoPrep = 7;
-    localparam Slow3St$S3PollEchoPrep = 8;
-    localparam Slow3St$S3WaitEchoPrep = 9;
-    localparam Slow3St$S3VerifySuspect = 10;
-    localparam Slow3St$S3SignCert = 11;
-    localparam Slow3St$S3SendCert = 12;
-    localparam Slow3St$S3PollCertify = 13;
-    localparam Slow3St$S3WaitCertify = 14;
-    localparam Slow3St$S3VerifyShare = 15;
-    localparam Slow3St$S3SignCommit = 16;
-    localparam Slow3St$S3SendCommit = 17;
-    localparam Slow3St$S3PollCommit = 18;
-    localparam Slow3St$S3WaitCommit = 19;
-    localparam Slow3St$S3VerifyCommit = 20;
-    localparam Slow3St$S3EchoCommit = 21;
-    localparam Slow3St$S3PollSeal = 22;
-    localparam Slow3St$S3WaitSeal = 23;
-    localparam Slow3St$S3PollEchoSeal = 24;
-    localparam Slow3St$S3WaitEchoSeal = 25;
-    localparam Slow3St$S3VerifySeal = 26;
+    localparam SlowSt$Off = 0;
+    localparam SlowSt$SlowStart = 1;
+    localparam SlowSt$SlowSignPrep = 2;
+    localparam SlowSt$SlowSendPrepSig = 3;
+    localparam SlowSt$SlowPollPrepSig = 4;
+    localparam SlowSt$SlowWaitPrepSig = 5;
+    localparam SlowSt$SlowVerifyPrep = 6;
+    localparam SlowSt$SlowEchoPrep = 7;
+    localparam SlowSt$SlowPollEchoPrep = 8;
+    localparam SlowSt$SlowWaitEchoPrep = 9;
+    localparam SlowSt$SlowVerifySuspect = 10;
+    localparam SlowSt$SlowSignCert = 11;
+    localparam SlowSt$SlowSendCert = 12;
+    localparam SlowSt$SlowPollCertify = 13;
+    localparam SlowSt$SlowWaitCertify = 14;
+    localparam SlowSt$SlowVerifyShare = 15;
+    localparam SlowSt$SlowSignCommit = 16;
+    localparam SlowSt$SlowSendCommit = 17;
+    localparam SlowSt$SlowPollCommit = 18;
+    localparam SlowSt$SlowWaitCommit = 19;
+    localparam SlowSt$SlowVerifyCommit = 20;
+    localparam SlowSt$SlowEchoCommit = 21;
+    localparam SlowSt$SlowPollSeal = 22;
+    localparam SlowSt$SlowWaitSeal = 23;
+    localparam SlowSt$SlowPollEchoSeal = 24;
+    localparam SlowSt$SlowWaitEchoSeal = 25;
+    localparam SlowSt$SlowVerifySeal = 26;
     
     // Stub signals
     reg  [4:0] state$d;
@@ -14965,167 +14965,167 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
     reg  [15:0] xid;
     
     // Sub module instances
-    rhdl_ubft$protocol$slow3$state state(
+    rhdl_ubft$protocol$slow$state state(
         .d(state$d),
         .q(state$q),
         .clock(state$clock)
     );
-    rhdl_ubft$protocol$slow3$sealing sealing(
+    rhdl_ubft$protocol$slow$sealing sealing(
         .d(sealing$d),
         .q(sealing$q),
         .clock(sealing$clock)
     );
-    rhdl_ubft$protocol$slow3$delivering delivering(
+    rhdl_ubft$protocol$slow$delivering delivering(
         .d(delivering$d),
         .q(delivering$q),
         .clock(delivering$clock)
     );
-    rhdl_ubft$protocol$slow3$sent sent(
+    rhdl_ubft$protocol$slow$sent sent(
         .d(sent$d),
         .q(sent$q),
         .clock(sent$clock)
     );
-    rhdl_ubft$protocol$slow3$beat_i beat_i(
+    rhdl_ubft$protocol$slow$beat_i beat_i(
         .d(beat_i$d),
         .q(beat_i$q),
         .clock(beat_i$clock)
     );
-    rhdl_ubft$protocol$slow3$blk_ok blk_ok(
+    rhdl_ubft$protocol$slow$blk_ok blk_ok(
         .d(blk_ok$d),
         .q(blk_ok$q),
         .clock(blk_ok$clock)
     );
-    rhdl_ubft$protocol$slow3$sus sus(
+    rhdl_ubft$protocol$slow$sus sus(
         .d(sus$d),
         .q(sus$q),
         .clock(sus$clock)
     );
-    rhdl_ubft$protocol$slow3$sus_j sus_j(
+    rhdl_ubft$protocol$slow$sus_j sus_j(
         .d(sus_j$d),
         .q(sus_j$q),
         .clock(sus_j$clock)
     );
-    rhdl_ubft$protocol$slow3$sus_blk sus_blk(
+    rhdl_ubft$protocol$slow$sus_blk sus_blk(
         .d(sus_blk$d),
         .q(sus_blk$q),
         .clock(sus_blk$clock)
     );
-    rhdl_ubft$protocol$slow3$sus_sg sus_sg(
+    rhdl_ubft$protocol$slow$sus_sg sus_sg(
         .d(sus_sg$d),
         .q(sus_sg$q),
         .clock(sus_sg$clock)
     );
-    rhdl_ubft$protocol$slow3$grab grab(
+    rhdl_ubft$protocol$slow$grab grab(
         .d(grab$d),
         .q(grab$q),
         .clock(grab$clock)
     );
-    rhdl_ubft$protocol$slow3$checked checked(
+    rhdl_ubft$protocol$slow$checked checked(
         .d(checked$d),
         .q(checked$q),
         .clock(checked$clock)
     );
-    rhdl_ubft$protocol$slow3$checked_any checked_any(
+    rhdl_ubft$protocol$slow$checked_any checked_any(
         .d(checked_any$d),
         .q(checked_any$q),
         .clock(checked_any$clock)
     );
-    rhdl_ubft$protocol$slow3$c c(
+    rhdl_ubft$protocol$slow$c c(
         .d(c$d),
         .q(c$q),
         .clock(c$clock)
     );
-    rhdl_ubft$protocol$slow3$bm bm(
+    rhdl_ubft$protocol$slow$bm bm(
         .d(bm$d),
         .q(bm$q),
         .clock(bm$clock)
     );
-    rhdl_ubft$protocol$slow3$take take(
+    rhdl_ubft$protocol$slow$take take(
         .d(take$d),
         .q(take$q),
         .clock(take$clock)
     );
-    rhdl_ubft$protocol$slow3$verified verified(
+    rhdl_ubft$protocol$slow$verified verified(
         .d(verified$d),
         .q(verified$q),
         .clock(verified$clock)
     );
-    rhdl_ubft$protocol$slow3$torn torn(
+    rhdl_ubft$protocol$slow$torn torn(
         .d(torn$d),
         .q(torn$q),
         .clock(torn$clock)
     );
-    rhdl_ubft$protocol$slow3$bad bad(
+    rhdl_ubft$protocol$slow$bad bad(
         .d(bad$d),
         .q(bad$q),
         .clock(bad$clock)
     );
-    rhdl_ubft$protocol$slow3$sj sj(
+    rhdl_ubft$protocol$slow$sj sj(
         .d(sj$d),
         .q(sj$q),
         .clock(sj$clock)
     );
-    rhdl_ubft$protocol$slow3$so so(
+    rhdl_ubft$protocol$slow$so so(
         .d(so$d),
         .q(so$q),
         .clock(so$clock)
     );
-    rhdl_ubft$protocol$slow3$rd rd(
+    rhdl_ubft$protocol$slow$rd rd(
         .d(rd$d),
         .q(rd$q),
         .clock(rd$clock)
     );
-    rhdl_ubft$protocol$slow3$x x(
+    rhdl_ubft$protocol$slow$x x(
         .d(x$d),
         .q(x$q),
         .clock(x$clock)
     );
-    rhdl_ubft$protocol$slow3$xn xn(
+    rhdl_ubft$protocol$slow$xn xn(
         .d(xn$d),
         .q(xn$q),
         .clock(xn$clock)
     );
-    rhdl_ubft$protocol$slow3$delivered delivered(
+    rhdl_ubft$protocol$slow$delivered delivered(
         .d(delivered$d),
         .q(delivered$q),
         .clock(delivered$clock)
     );
-    rhdl_ubft$protocol$slow3$dcount dcount(
+    rhdl_ubft$protocol$slow$dcount dcount(
         .d(dcount$d),
         .q(dcount$q),
         .clock(dcount$clock)
     );
-    rhdl_ubft$protocol$slow3$vetoed vetoed(
+    rhdl_ubft$protocol$slow$vetoed vetoed(
         .d(vetoed$d),
         .q(vetoed$q),
         .clock(vetoed$clock)
     );
-    rhdl_ubft$protocol$slow3$sus_seal sus_seal(
+    rhdl_ubft$protocol$slow$sus_seal sus_seal(
         .d(sus_seal$d),
         .q(sus_seal$q),
         .clock(sus_seal$clock)
     );
-    rhdl_ubft$protocol$slow3$retry retry(
+    rhdl_ubft$protocol$slow$retry retry(
         .d(retry$d),
         .q(retry$q),
         .clock(retry$clock)
     );
-    rhdl_ubft$protocol$slow3$retry_seal retry_seal(
+    rhdl_ubft$protocol$slow$retry_seal retry_seal(
         .d(retry_seal$d),
         .q(retry_seal$q),
         .clock(retry_seal$clock)
     );
-    rhdl_ubft$protocol$slow3$retry_j retry_j(
+    rhdl_ubft$protocol$slow$retry_j retry_j(
         .d(retry_j$d),
         .q(retry_j$q),
         .clock(retry_j$clock)
     );
-    rhdl_ubft$protocol$slow3$prep_torn prep_torn(
+    rhdl_ubft$protocol$slow$prep_torn prep_torn(
         .d(prep_torn$d),
         .q(prep_torn$q),
         .clock(prep_torn$clock)
     );
-    rhdl_ubft$protocol$slow3$ctorn ctorn(
+    rhdl_ubft$protocol$slow$ctorn ctorn(
         .d(ctorn$d),
         .q(ctorn$q),
         .clock(ctorn$clock)
@@ -15244,15 +15244,15 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
         bc_commit = 1'b0;
         bc_echo_commit = 1'b0;
         case (state$q)
-            Slow3St$Off:
+            SlowSt$Off:
                 begin
                     if (start) begin
                         sealing$d = seal_start;
                         delivering$d = deliver_start;
-                        state$d = Slow3St$S3Start;
+                        state$d = SlowSt$SlowStart;
                     end
                 end
-            Slow3St$S3Start:
+            SlowSt$SlowStart:
                 begin
                     sent$d = 1'b0;
                     checked_any$d = 1'b0;
@@ -15269,14 +15269,14 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         retry$d = 1'b0;
                         x$d = 32'h0;
                         xn$d = 32'h0;
-                        state$d = Slow3St$S3PollCommit;
+                        state$d = SlowSt$SlowPollCommit;
                     end
                     else if (sealing$q) begin
                         if (~sg_busy) begin
                             sg_sign = 1'b1;
                             sent$d = 1'b1;
                         end
-                        state$d = Slow3St$S3SignCert;
+                        state$d = SlowSt$SlowSignCert;
                     end
                     else if (id == leader_id) begin
                         sg_prep = 1'b1;
@@ -15284,20 +15284,20 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             sg_sign = 1'b1;
                             sent$d = 1'b1;
                         end
-                        state$d = Slow3St$S3SignPrep;
+                        state$d = SlowSt$SlowSignPrep;
                     end
                     else if (phase == 32'h2) begin
                         if (~sg_busy) begin
                             sg_sign = 1'b1;
                             sent$d = 1'b1;
                         end
-                        state$d = Slow3St$S3SignCert;
+                        state$d = SlowSt$SlowSignCert;
                     end
                     else begin
-                        state$d = Slow3St$S3PollPrepSig;
+                        state$d = SlowSt$SlowPollPrepSig;
                     end
                 end
-            Slow3St$S3SignPrep:
+            SlowSt$SlowSignPrep:
                 begin
                     sg_prep = 1'b1;
                     if (~sent$q) begin
@@ -15310,15 +15310,15 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         sg_resp_take = 1'b1;
                         if (sg_resp_status == status_ok) begin
                             cp_wr_en = 1'b1;
-                            state$d = Slow3St$S3SendPrepSig;
+                            state$d = SlowSt$SlowSendPrepSig;
                         end
                         else begin
                             stop = 1'b1;
-                            state$d = Slow3St$Off;
+                            state$d = SlowSt$Off;
                         end
                     end
                 end
-            Slow3St$S3SendPrepSig:
+            SlowSt$SlowSendPrepSig:
                 begin
                     bc_word = prep_sig_word;
                     bc_prep_sig = 1'b1;
@@ -15333,23 +15333,23 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                                 sg_sign = 1'b1;
                                 sent$d = 1'b1;
                             end
-                            state$d = Slow3St$S3SignCert;
+                            state$d = SlowSt$SlowSignCert;
                         end
                         else begin
-                            state$d = Slow3St$S3PollPrepSig;
+                            state$d = SlowSt$SlowPollPrepSig;
                         end
                     end
                 end
-            Slow3St$S3PollPrepSig:
+            SlowSt$SlowPollPrepSig:
                 begin
                     fetch_start = 1'b1;
                     fetch_pair = 1'b1;
                     fetch_word = prep_sig_word;
                     beat_i$d = 32'h0;
                     blk_ok$d = 1'b0;
-                    state$d = Slow3St$S3WaitPrepSig;
+                    state$d = SlowSt$SlowWaitPrepSig;
                 end
-            Slow3St$S3WaitPrepSig:
+            SlowSt$SlowWaitPrepSig:
                 begin
                     sg_prep = 1'b1;
                     sg_signer = leader_id;
@@ -15365,21 +15365,21 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             sg_verify = 1'b1;
                             sent$d = 1'b1;
                             cp_wr_en = 1'b1;
-                            state$d = Slow3St$S3VerifyPrep;
+                            state$d = SlowSt$SlowVerifyPrep;
                         end
                         else begin
                             missed = 1'b1;
                             if (exp) begin
                                 stop = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = Slow3St$S3PollPrepSig;
+                                state$d = SlowSt$SlowPollPrepSig;
                             end
                         end
                     end
                 end
-            Slow3St$S3VerifyPrep:
+            SlowSt$SlowVerifyPrep:
                 begin
                     bc_word = echo_own_word;
                     bc_prep_sig = 1'b1;
@@ -15390,7 +15390,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             bc_round = 1'b1;
                             cp_start = 1'b1;
                             clear_wait = 1'b1;
-                            state$d = Slow3St$S3EchoPrep;
+                            state$d = SlowSt$SlowEchoPrep;
                         end
                         else begin
                             bad_share = 1'b1;
@@ -15398,25 +15398,25 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             prep_torn$d = 1'b1;
                             if (exp | prep_torn$q) begin
                                 stop = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = Slow3St$S3PollPrepSig;
+                                state$d = SlowSt$SlowPollPrepSig;
                             end
                         end
                     end
                 end
-            Slow3St$S3EchoPrep:
+            SlowSt$SlowEchoPrep:
                 begin
                     if (round_error) begin
                         stop = 1'b1;
-                        state$d = Slow3St$Off;
+                        state$d = SlowSt$Off;
                     end
                     else if (round_done) begin
-                        state$d = Slow3St$S3PollEchoPrep;
+                        state$d = SlowSt$SlowPollEchoPrep;
                     end
                 end
-            Slow3St$S3PollEchoPrep:
+            SlowSt$SlowPollEchoPrep:
                 begin
                     fetch_start = 1'b1;
                     fetch_row = 1'b1;
@@ -15424,9 +15424,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                     beat_i$d = 32'h0;
                     sus$d = 1'b0;
                     grab$d = 1'b0;
-                    state$d = Slow3St$S3WaitEchoPrep;
+                    state$d = SlowSt$SlowWaitEchoPrep;
                 end
-            Slow3St$S3WaitEchoPrep:
+            SlowSt$SlowWaitEchoPrep:
                 begin
                     if (fetch_beat_valid) begin
                         beat_i$d = beat_i$q + 32'h1;
@@ -15446,15 +15446,15 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             missed = 1'b1;
                             if (exp) begin
                                 stop = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = Slow3St$S3PollEchoPrep;
+                                state$d = SlowSt$SlowPollEchoPrep;
                             end
                         end
                         else if (sus$q | (suspect & ~grab$q)) begin
                             sent$d = 1'b0;
-                            state$d = Slow3St$S3VerifySuspect;
+                            state$d = SlowSt$SlowVerifySuspect;
                         end
                         else begin
                             clear_wait = 1'b1;
@@ -15465,11 +15465,11 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             else begin
                                 sent$d = 1'b0;
                             end
-                            state$d = Slow3St$S3SignCert;
+                            state$d = SlowSt$SlowSignCert;
                         end
                     end
                 end
-            Slow3St$S3VerifySuspect:
+            SlowSt$SlowVerifySuspect:
                 begin
                     sg_sus = 1'b1;
                     sg_signer = leader_id;
@@ -15483,16 +15483,16 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         sg_resp_take = 1'b1;
                         if (sg_resp_status == status_ok) begin
                             stop = 1'b1;
-                            state$d = Slow3St$Off;
+                            state$d = SlowSt$Off;
                         end
                         else begin
                             checked$d = sus_j$q;
                             checked_any$d = 1'b1;
-                            state$d = Slow3St$S3PollEchoPrep;
+                            state$d = SlowSt$SlowPollEchoPrep;
                         end
                     end
                 end
-            Slow3St$S3SignCert:
+            SlowSt$SlowSignCert:
                 begin
                     if (~sent$q) begin
                         if (~sg_busy) begin
@@ -15504,15 +15504,15 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         sg_resp_take = 1'b1;
                         if (sg_resp_status == status_ok) begin
                             cp_wr_en = 1'b1;
-                            state$d = Slow3St$S3SendCert;
+                            state$d = SlowSt$SlowSendCert;
                         end
                         else begin
                             stop = 1'b1;
-                            state$d = Slow3St$Off;
+                            state$d = SlowSt$Off;
                         end
                     end
                 end
-            Slow3St$S3SendCert:
+            SlowSt$SlowSendCert:
                 begin
                     bc_word = certify_own_word;
                     bc_cert = 1'b1;
@@ -15523,10 +15523,10 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                     end
                     else if (bc_done) begin
                         clear_wait = 1'b1;
-                        state$d = Slow3St$S3PollCertify;
+                        state$d = SlowSt$SlowPollCertify;
                     end
                 end
-            Slow3St$S3PollCertify:
+            SlowSt$SlowPollCertify:
                 begin
                     fetch_start = 1'b1;
                     fetch_row = 1'b1;
@@ -15535,9 +15535,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                     c$d = 32'h0;
                     bm$d = 32'h0;
                     take$d = 1'b0;
-                    state$d = Slow3St$S3WaitCertify;
+                    state$d = SlowSt$SlowWaitCertify;
                 end
-            Slow3St$S3WaitCertify:
+            SlowSt$SlowWaitCertify:
                 begin
                     cp_from_fetch = 1'b1;
                     cp_wr_beat = c$q[(32'h0)+:(4)] + 32'h2;
@@ -15559,28 +15559,28 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             so$d = 32'h0;
                             rd$d = 1'b0;
                             sent$d = 1'b0;
-                            state$d = Slow3St$S3VerifyShare;
+                            state$d = SlowSt$SlowVerifyShare;
                         end
                         else begin
                             missed = 1'b1;
                             if (exp) begin
                                 stop = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = Slow3St$S3PollCertify;
+                                state$d = SlowSt$SlowPollCertify;
                             end
                         end
                     end
                 end
-            Slow3St$S3VerifyShare:
+            SlowSt$SlowVerifyShare:
                 begin
                     cp_first = so$q[(32'h0)+:(4)] + 32'h2;
                     sg_compose = 1'b1;
                     sg_signer = sj$q;
                     if (~sent$q) begin
                         if (sj$q >= n) begin
-                            state$d = Slow3St$S3SignCommit;
+                            state$d = SlowSt$SlowSignCommit;
                         end
                         else if ((bm$q & (one8 << sj$q)) == 32'h0) begin
                             sj$d = sj$q + 32'h1;
@@ -15615,15 +15615,15 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             missed = 1'b1;
                             if (exp) begin
                                 stop = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = Slow3St$S3PollCertify;
+                                state$d = SlowSt$SlowPollCertify;
                             end
                         end
                     end
                 end
-            Slow3St$S3SignCommit:
+            SlowSt$SlowSignCommit:
                 begin
                     sg_commit = 1'b1;
                     if (~sent$q) begin
@@ -15637,15 +15637,15 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         if (sg_resp_status == status_ok) begin
                             cp_wr_en = 1'b1;
                             set_commit = 1'b1;
-                            state$d = Slow3St$S3SendCommit;
+                            state$d = SlowSt$SlowSendCommit;
                         end
                         else begin
                             stop = 1'b1;
-                            state$d = Slow3St$Off;
+                            state$d = SlowSt$Off;
                         end
                     end
                 end
-            Slow3St$S3SendCommit:
+            SlowSt$SlowSendCommit:
                 begin
                     bc_word = commit_row_word + (((id) & 32'hffffffff) << commit_shift);
                     bc_commit = 1'b1;
@@ -15658,7 +15658,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                     else if (bc_done & sealing$q) begin
                         clear_wait = 1'b1;
                         stop = 1'b1;
-                        state$d = Slow3St$Off;
+                        state$d = SlowSt$Off;
                     end
                     else if (bc_done) begin
                         clear_wait = 1'b1;
@@ -15671,14 +15671,14 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         xn$d = 32'h0;
                         if (support == 32'h1) begin
                             decide = 1'b1;
-                            state$d = Slow3St$Off;
+                            state$d = SlowSt$Off;
                         end
                         else begin
-                            state$d = Slow3St$S3PollCommit;
+                            state$d = SlowSt$SlowPollCommit;
                         end
                     end
                 end
-            Slow3St$S3PollCommit:
+            SlowSt$SlowPollCommit:
                 begin
                     if (x$q >= n) begin
                         x$d = 32'h0;
@@ -15686,7 +15686,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         missed = 1'b1;
                         if (exp | delivering$q) begin
                             stop = 1'b1;
-                            state$d = Slow3St$Off;
+                            state$d = SlowSt$Off;
                         end
                     end
                     else if (((delivered$q | vetoed$q) & (one8 << x$q)) != 32'h0) begin
@@ -15699,10 +15699,10 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         fetch_word = commit_row_word + (((x$q) & 32'hffffffff) << commit_shift);
                         beat_i$d = 32'h0;
                         blk_ok$d = 1'b0;
-                        state$d = Slow3St$S3WaitCommit;
+                        state$d = SlowSt$SlowWaitCommit;
                     end
                 end
-            Slow3St$S3WaitCommit:
+            SlowSt$SlowWaitCommit:
                 begin
                     blk_j = x$q;
                     cp_from_fetch = 1'b1;
@@ -15720,7 +15720,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                         if (~fetch_error & blk_ok$q) begin
                             sent$d = 1'b0;
                             rd$d = 1'b0;
-                            state$d = Slow3St$S3VerifyCommit;
+                            state$d = SlowSt$SlowVerifyCommit;
                         end
                         else begin
                             missed = 1'b1;
@@ -15728,15 +15728,15 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             xn$d = xn$q + ((row_n) & 16'hffff);
                             if (exp) begin
                                 stop = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = Slow3St$S3PollCommit;
+                                state$d = SlowSt$SlowPollCommit;
                             end
                         end
                     end
                 end
-            Slow3St$S3VerifyCommit:
+            SlowSt$SlowVerifyCommit:
                 begin
                     blk_j = x$q;
                     sg_commit = 1'b1;
@@ -15761,7 +15761,7 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             bc_start = 1'b1;
                             bc_round = 1'b1;
                             cp_start = 1'b1;
-                            state$d = Slow3St$S3EchoCommit;
+                            state$d = SlowSt$SlowEchoCommit;
                         end
                         else begin
                             bad_share = 1'b1;
@@ -15774,25 +15774,25 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             xn$d = xn$q + ((row_n) & 16'hffff);
                             if (exp) begin
                                 stop = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = Slow3St$S3PollCommit;
+                                state$d = SlowSt$SlowPollCommit;
                             end
                         end
                     end
                 end
-            Slow3St$S3EchoCommit:
+            SlowSt$SlowEchoCommit:
                 begin
                     if (round_error) begin
                         stop = 1'b1;
-                        state$d = Slow3St$Off;
+                        state$d = SlowSt$Off;
                     end
                     else if (round_done) begin
-                        state$d = Slow3St$S3PollSeal;
+                        state$d = SlowSt$SlowPollSeal;
                     end
                 end
-            Slow3St$S3PollSeal:
+            SlowSt$SlowPollSeal:
                 begin
                     fetch_start = 1'b1;
                     fetch_pair = 1'b1;
@@ -15800,9 +15800,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                     beat_i$d = 32'h0;
                     sus$d = 1'b0;
                     grab$d = 1'b0;
-                    state$d = Slow3St$S3WaitSeal;
+                    state$d = SlowSt$SlowWaitSeal;
                 end
-            Slow3St$S3WaitSeal:
+            SlowSt$SlowWaitSeal:
                 begin
                     if (fetch_beat_valid) begin
                         beat_i$d = beat_i$q + 32'h1;
@@ -15821,24 +15821,24 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             missed = 1'b1;
                             if (exp) begin
                                 stop = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = Slow3St$S3PollSeal;
+                                state$d = SlowSt$SlowPollSeal;
                             end
                         end
                         else if (sus$q) begin
                             sus_seal$d = 1'b1;
                             sent$d = 1'b0;
-                            state$d = Slow3St$S3VerifySeal;
+                            state$d = SlowSt$SlowVerifySeal;
                         end
                         else begin
                             checked_any$d = 1'b0;
-                            state$d = Slow3St$S3PollEchoSeal;
+                            state$d = SlowSt$SlowPollEchoSeal;
                         end
                     end
                 end
-            Slow3St$S3PollEchoSeal:
+            SlowSt$SlowPollEchoSeal:
                 begin
                     fetch_start = 1'b1;
                     fetch_row = 1'b1;
@@ -15846,9 +15846,9 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                     beat_i$d = 32'h0;
                     sus$d = 1'b0;
                     grab$d = 1'b0;
-                    state$d = Slow3St$S3WaitEchoSeal;
+                    state$d = SlowSt$SlowWaitEchoSeal;
                 end
-            Slow3St$S3WaitEchoSeal:
+            SlowSt$SlowWaitEchoSeal:
                 begin
                     if (fetch_beat_valid) begin
                         beat_i$d = beat_i$q + 32'h1;
@@ -15868,16 +15868,16 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             missed = 1'b1;
                             if (exp) begin
                                 stop = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
-                                state$d = Slow3St$S3PollEchoSeal;
+                                state$d = SlowSt$SlowPollEchoSeal;
                             end
                         end
                         else if (sus$q) begin
                             sus_seal$d = 1'b0;
                             sent$d = 1'b0;
-                            state$d = Slow3St$S3VerifySeal;
+                            state$d = SlowSt$SlowVerifySeal;
                         end
                         else begin
                             clear_wait = 1'b1;
@@ -15886,17 +15886,17 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             dcount$d = dcount$q + 32'h1;
                             if ((dcount$q + 32'h1) >= support) begin
                                 decide = 1'b1;
-                                state$d = Slow3St$Off;
+                                state$d = SlowSt$Off;
                             end
                             else begin
                                 x$d = x$q + 32'h1;
                                 xn$d = xn$q + ((row_n) & 16'hffff);
-                                state$d = Slow3St$S3PollCommit;
+                                state$d = SlowSt$SlowPollCommit;
                             end
                         end
                     end
                 end
-            Slow3St$S3VerifySeal:
+            SlowSt$SlowVerifySeal:
                 begin
                     sg_sus = 1'b1;
                     sg_signer = x$q;
@@ -15913,17 +15913,17 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                             vetoed$d = vetoed$q | (one8 << x$q);
                             x$d = x$q + 32'h1;
                             xn$d = xn$q + ((row_n) & 16'hffff);
-                            state$d = Slow3St$S3PollCommit;
+                            state$d = SlowSt$SlowPollCommit;
                         end
                         else if (~retry$q | (retry_seal$q != sus_seal$q) | (~sus_seal$q & (retry_j$q != sus_j$q))) begin
                             retry$d = 1'b1;
                             retry_seal$d = sus_seal$q;
                             retry_j$d = sus_j$q;
                             if (sus_seal$q) begin
-                                state$d = Slow3St$S3PollSeal;
+                                state$d = SlowSt$SlowPollSeal;
                             end
                             else begin
-                                state$d = Slow3St$S3PollEchoSeal;
+                                state$d = SlowSt$SlowPollEchoSeal;
                             end
                         end
                         else begin
@@ -15935,25 +15935,25 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
                                 checked$d = sus_j$q;
                                 checked_any$d = 1'b1;
                             end
-                            state$d = Slow3St$S3PollEchoSeal;
+                            state$d = SlowSt$SlowPollEchoSeal;
                         end
                     end
                 end
             default:
                 begin
-                    state$d = Slow3St$Off;
+                    state$d = SlowSt$Off;
                 end
         endcase
         if (delivering$q) begin
             clear_wait = 1'b0;
         end
-        at_poll = (state$q == Slow3St$S3PollPrepSig) | (state$q == Slow3St$S3PollEchoPrep) | (state$q == Slow3St$S3PollCertify) | (state$q == Slow3St$S3PollCommit) | (state$q == Slow3St$S3PollSeal) | (state$q == Slow3St$S3PollEchoSeal);
-        holding = state$q != Slow3St$Off;
+        at_poll = (state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowPollCertify) | (state$q == SlowSt$SlowPollCommit) | (state$q == SlowSt$SlowPollSeal) | (state$q == SlowSt$SlowPollEchoSeal);
+        holding = state$q != SlowSt$Off;
         if (abort & at_poll) begin
             fetch_start = 1'b0;
             missed = 1'b0;
             stop = 1'b0;
-            state$d = Slow3St$Off;
+            state$d = SlowSt$Off;
         end
         else if (hold & at_poll) begin
             fetch_start = 1'b0;
@@ -15966,110 +15966,110 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
             state$d = state$q;
         end
         if (~rst_n) begin
-            state$d = Slow3St$Off;
+            state$d = SlowSt$Off;
         end
         case (state$q)
-            Slow3St$S3Start:
+            SlowSt$SlowStart:
                 begin
                     sts_state = 32'h28;
                 end
-            Slow3St$S3SignPrep:
+            SlowSt$SlowSignPrep:
                 begin
                     sts_state = 32'h29;
                 end
-            Slow3St$S3SendPrepSig:
+            SlowSt$SlowSendPrepSig:
                 begin
                     sts_state = 32'h2a;
                 end
-            Slow3St$S3PollPrepSig:
+            SlowSt$SlowPollPrepSig:
                 begin
                     sts_state = 32'h2b;
                 end
-            Slow3St$S3WaitPrepSig:
+            SlowSt$SlowWaitPrepSig:
                 begin
                     sts_state = 32'h2c;
                 end
-            Slow3St$S3VerifyPrep:
+            SlowSt$SlowVerifyPrep:
                 begin
                     sts_state = 32'h2d;
                 end
-            Slow3St$S3EchoPrep:
+            SlowSt$SlowEchoPrep:
                 begin
                     sts_state = 32'h2e;
                 end
-            Slow3St$S3PollEchoPrep:
+            SlowSt$SlowPollEchoPrep:
                 begin
                     sts_state = 32'h2f;
                 end
-            Slow3St$S3WaitEchoPrep:
+            SlowSt$SlowWaitEchoPrep:
                 begin
                     sts_state = 32'h30;
                 end
-            Slow3St$S3VerifySuspect:
+            SlowSt$SlowVerifySuspect:
                 begin
                     sts_state = 32'h31;
                 end
-            Slow3St$S3SignCert:
+            SlowSt$SlowSignCert:
                 begin
                     sts_state = 32'h32;
                 end
-            Slow3St$S3SendCert:
+            SlowSt$SlowSendCert:
                 begin
                     sts_state = 32'h33;
                 end
-            Slow3St$S3PollCertify:
+            SlowSt$SlowPollCertify:
                 begin
                     sts_state = 32'h34;
                 end
-            Slow3St$S3WaitCertify:
+            SlowSt$SlowWaitCertify:
                 begin
                     sts_state = 32'h35;
                 end
-            Slow3St$S3VerifyShare:
+            SlowSt$SlowVerifyShare:
                 begin
                     sts_state = 32'h36;
                 end
-            Slow3St$S3SignCommit:
+            SlowSt$SlowSignCommit:
                 begin
                     sts_state = 32'h37;
                 end
-            Slow3St$S3SendCommit:
+            SlowSt$SlowSendCommit:
                 begin
                     sts_state = 32'h38;
                 end
-            Slow3St$S3PollCommit:
+            SlowSt$SlowPollCommit:
                 begin
                     sts_state = 32'h39;
                 end
-            Slow3St$S3WaitCommit:
+            SlowSt$SlowWaitCommit:
                 begin
                     sts_state = 32'h3a;
                 end
-            Slow3St$S3VerifyCommit:
+            SlowSt$SlowVerifyCommit:
                 begin
                     sts_state = 32'h3b;
                 end
-            Slow3St$S3EchoCommit:
+            SlowSt$SlowEchoCommit:
                 begin
                     sts_state = 32'h3c;
                 end
-            Slow3St$S3PollSeal:
+            SlowSt$SlowPollSeal:
                 begin
                     sts_state = 32'h3d;
                 end
-            Slow3St$S3WaitSeal:
+            SlowSt$SlowWaitSeal:
                 begin
                     sts_state = 32'h3e;
                 end
-            Slow3St$S3PollEchoSeal:
+            SlowSt$SlowPollEchoSeal:
                 begin
                     sts_state = 32'h3f;
                 end
-            Slow3St$S3WaitEchoSeal:
+            SlowSt$SlowWaitEchoSeal:
                 begin
                     sts_state = 32'h40;
                 end
-            Slow3St$S3VerifySeal:
+            SlowSt$SlowVerifySeal:
                 begin
                     sts_state = 32'h41;
                 end
@@ -16080,10 +16080,10 @@ module rhdl_ubft$protocol$slow3(clock,rst_n,start,abort,hold,at_poll,holding,sto
         endcase
     end
     
-endmodule // rhdl_ubft$protocol$slow3
+endmodule // rhdl_ubft$protocol$slow
 
 
-module rhdl_ubft$protocol$slow3$bad(d,q,clock);
+module rhdl_ubft$protocol$slow$bad(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16099,10 +16099,10 @@ module rhdl_ubft$protocol$slow3$bad(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$bad
+endmodule // rhdl_ubft$protocol$slow$bad
 
 
-module rhdl_ubft$protocol$slow3$beat_i(d,q,clock);
+module rhdl_ubft$protocol$slow$beat_i(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16118,10 +16118,10 @@ module rhdl_ubft$protocol$slow3$beat_i(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$beat_i
+endmodule // rhdl_ubft$protocol$slow$beat_i
 
 
-module rhdl_ubft$protocol$slow3$blk_ok(d,q,clock);
+module rhdl_ubft$protocol$slow$blk_ok(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16137,10 +16137,10 @@ module rhdl_ubft$protocol$slow3$blk_ok(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$blk_ok
+endmodule // rhdl_ubft$protocol$slow$blk_ok
 
 
-module rhdl_ubft$protocol$slow3$bm(d,q,clock);
+module rhdl_ubft$protocol$slow$bm(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16156,10 +16156,10 @@ module rhdl_ubft$protocol$slow3$bm(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$bm
+endmodule // rhdl_ubft$protocol$slow$bm
 
 
-module rhdl_ubft$protocol$slow3$c(d,q,clock);
+module rhdl_ubft$protocol$slow$c(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16175,10 +16175,10 @@ module rhdl_ubft$protocol$slow3$c(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$c
+endmodule // rhdl_ubft$protocol$slow$c
 
 
-module rhdl_ubft$protocol$slow3$checked(d,q,clock);
+module rhdl_ubft$protocol$slow$checked(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16194,10 +16194,10 @@ module rhdl_ubft$protocol$slow3$checked(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$checked
+endmodule // rhdl_ubft$protocol$slow$checked
 
 
-module rhdl_ubft$protocol$slow3$checked_any(d,q,clock);
+module rhdl_ubft$protocol$slow$checked_any(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16213,10 +16213,10 @@ module rhdl_ubft$protocol$slow3$checked_any(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$checked_any
+endmodule // rhdl_ubft$protocol$slow$checked_any
 
 
-module rhdl_ubft$protocol$slow3$ctorn(d,q,clock);
+module rhdl_ubft$protocol$slow$ctorn(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16232,10 +16232,10 @@ module rhdl_ubft$protocol$slow3$ctorn(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$ctorn
+endmodule // rhdl_ubft$protocol$slow$ctorn
 
 
-module rhdl_ubft$protocol$slow3$dcount(d,q,clock);
+module rhdl_ubft$protocol$slow$dcount(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16251,10 +16251,10 @@ module rhdl_ubft$protocol$slow3$dcount(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$dcount
+endmodule // rhdl_ubft$protocol$slow$dcount
 
 
-module rhdl_ubft$protocol$slow3$delivered(d,q,clock);
+module rhdl_ubft$protocol$slow$delivered(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16270,10 +16270,10 @@ module rhdl_ubft$protocol$slow3$delivered(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$delivered
+endmodule // rhdl_ubft$protocol$slow$delivered
 
 
-module rhdl_ubft$protocol$slow3$delivering(d,q,clock);
+module rhdl_ubft$protocol$slow$delivering(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16289,10 +16289,10 @@ module rhdl_ubft$protocol$slow3$delivering(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$delivering
+endmodule // rhdl_ubft$protocol$slow$delivering
 
 
-module rhdl_ubft$protocol$slow3$grab(d,q,clock);
+module rhdl_ubft$protocol$slow$grab(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16308,10 +16308,10 @@ module rhdl_ubft$protocol$slow3$grab(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$grab
+endmodule // rhdl_ubft$protocol$slow$grab
 
 
-module rhdl_ubft$protocol$slow3$prep_torn(d,q,clock);
+module rhdl_ubft$protocol$slow$prep_torn(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16327,10 +16327,10 @@ module rhdl_ubft$protocol$slow3$prep_torn(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$prep_torn
+endmodule // rhdl_ubft$protocol$slow$prep_torn
 
 
-module rhdl_ubft$protocol$slow3$rd(d,q,clock);
+module rhdl_ubft$protocol$slow$rd(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16346,10 +16346,10 @@ module rhdl_ubft$protocol$slow3$rd(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$rd
+endmodule // rhdl_ubft$protocol$slow$rd
 
 
-module rhdl_ubft$protocol$slow3$retry(d,q,clock);
+module rhdl_ubft$protocol$slow$retry(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16365,10 +16365,10 @@ module rhdl_ubft$protocol$slow3$retry(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$retry
+endmodule // rhdl_ubft$protocol$slow$retry
 
 
-module rhdl_ubft$protocol$slow3$retry_j(d,q,clock);
+module rhdl_ubft$protocol$slow$retry_j(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16384,10 +16384,10 @@ module rhdl_ubft$protocol$slow3$retry_j(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$retry_j
+endmodule // rhdl_ubft$protocol$slow$retry_j
 
 
-module rhdl_ubft$protocol$slow3$retry_seal(d,q,clock);
+module rhdl_ubft$protocol$slow$retry_seal(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16403,10 +16403,10 @@ module rhdl_ubft$protocol$slow3$retry_seal(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$retry_seal
+endmodule // rhdl_ubft$protocol$slow$retry_seal
 
 
-module rhdl_ubft$protocol$slow3$sealing(d,q,clock);
+module rhdl_ubft$protocol$slow$sealing(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16422,10 +16422,10 @@ module rhdl_ubft$protocol$slow3$sealing(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$sealing
+endmodule // rhdl_ubft$protocol$slow$sealing
 
 
-module rhdl_ubft$protocol$slow3$sent(d,q,clock);
+module rhdl_ubft$protocol$slow$sent(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16441,10 +16441,10 @@ module rhdl_ubft$protocol$slow3$sent(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$sent
+endmodule // rhdl_ubft$protocol$slow$sent
 
 
-module rhdl_ubft$protocol$slow3$sj(d,q,clock);
+module rhdl_ubft$protocol$slow$sj(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16460,10 +16460,10 @@ module rhdl_ubft$protocol$slow3$sj(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$sj
+endmodule // rhdl_ubft$protocol$slow$sj
 
 
-module rhdl_ubft$protocol$slow3$so(d,q,clock);
+module rhdl_ubft$protocol$slow$so(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16479,10 +16479,10 @@ module rhdl_ubft$protocol$slow3$so(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$so
+endmodule // rhdl_ubft$protocol$slow$so
 
 
-module rhdl_ubft$protocol$slow3$state(d,q,clock);
+module rhdl_ubft$protocol$slow$state(d,q,clock);
     
     // Module arguments
     input wire  [4:0] d;
@@ -16490,33 +16490,33 @@ module rhdl_ubft$protocol$slow3$state(d,q,clock);
     input wire  clock;
     
     // Enums
-    localparam Slow3St$Off = 0;
-    localparam Slow3St$S3Start = 1;
-    localparam Slow3St$S3SignPrep = 2;
-    localparam Slow3St$S3SendPrepSig = 3;
-    localparam Slow3St$S3PollPrepSig = 4;
-    localparam Slow3St$S3WaitPrepSig = 5;
-    localparam Slow3St$S3VerifyPrep = 6;
-    localparam Slow3St$S3EchoPrep = 7;
-    localparam Slow3St$S3PollEchoPrep = 8;
-    localparam Slow3St$S3WaitEchoPrep = 9;
-    localparam Slow3St$S3VerifySuspect = 10;
-    localparam Slow3St$S3SignCert = 11;
-    localparam Slow3St$S3SendCert = 12;
-    localparam Slow3St$S3PollCertify = 13;
-    localparam Slow3St$S3WaitCertify = 14;
-    localparam Slow3St$S3VerifyShare = 15;
-    localparam Slow3St$S3SignCommit = 16;
-    localparam Slow3St$S3SendCommit = 17;
-    localparam Slow3St$S3PollCommit = 18;
-    localparam Slow3St$S3WaitCommit = 19;
-    localparam Slow3St$S3VerifyCommit = 20;
-    localparam Slow3St$S3EchoCommit = 21;
-    localparam Slow3St$S3PollSeal = 22;
-    localparam Slow3St$S3WaitSeal = 23;
-    localparam Slow3St$S3PollEchoSeal = 24;
-    localparam Slow3St$S3WaitEchoSeal = 25;
-    localparam Slow3St$S3VerifySeal = 26;
+    localparam SlowSt$Off = 0;
+    localparam SlowSt$SlowStart = 1;
+    localparam SlowSt$SlowSignPrep = 2;
+    localparam SlowSt$SlowSendPrepSig = 3;
+    localparam SlowSt$SlowPollPrepSig = 4;
+    localparam SlowSt$SlowWaitPrepSig = 5;
+    localparam SlowSt$SlowVerifyPrep = 6;
+    localparam SlowSt$SlowEchoPrep = 7;
+    localparam SlowSt$SlowPollEchoPrep = 8;
+    localparam SlowSt$SlowWaitEchoPrep = 9;
+    localparam SlowSt$SlowVerifySuspect = 10;
+    localparam SlowSt$SlowSignCert = 11;
+    localparam SlowSt$SlowSendCert = 12;
+    localparam SlowSt$SlowPollCertify = 13;
+    localparam SlowSt$SlowWaitCertify = 14;
+    localparam SlowSt$SlowVerifyShare = 15;
+    localparam SlowSt$SlowSignCommit = 16;
+    localparam SlowSt$SlowSendCommit = 17;
+    localparam SlowSt$SlowPollCommit = 18;
+    localparam SlowSt$SlowWaitCommit = 19;
+    localparam SlowSt$SlowVerifyCommit = 20;
+    localparam SlowSt$SlowEchoCommit = 21;
+    localparam SlowSt$SlowPollSeal = 22;
+    localparam SlowSt$SlowWaitSeal = 23;
+    localparam SlowSt$SlowPollEchoSeal = 24;
+    localparam SlowSt$SlowWaitEchoSeal = 25;
+    localparam SlowSt$SlowVerifySeal = 26;
     
     // Update code (custom)
     initial begin
@@ -16527,10 +16527,10 @@ module rhdl_ubft$protocol$slow3$state(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$state
+endmodule // rhdl_ubft$protocol$slow$state
 
 
-module rhdl_ubft$protocol$slow3$sus(d,q,clock);
+module rhdl_ubft$protocol$slow$sus(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16546,10 +16546,10 @@ module rhdl_ubft$protocol$slow3$sus(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$sus
+endmodule // rhdl_ubft$protocol$slow$sus
 
 
-module rhdl_ubft$protocol$slow3$sus_blk(d,q,clock);
+module rhdl_ubft$protocol$slow$sus_blk(d,q,clock);
     
     // Module arguments
     input wire  [255:0] d;
@@ -16565,10 +16565,10 @@ module rhdl_ubft$protocol$slow3$sus_blk(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$sus_blk
+endmodule // rhdl_ubft$protocol$slow$sus_blk
 
 
-module rhdl_ubft$protocol$slow3$sus_j(d,q,clock);
+module rhdl_ubft$protocol$slow$sus_j(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16584,10 +16584,10 @@ module rhdl_ubft$protocol$slow3$sus_j(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$sus_j
+endmodule // rhdl_ubft$protocol$slow$sus_j
 
 
-module rhdl_ubft$protocol$slow3$sus_seal(d,q,clock);
+module rhdl_ubft$protocol$slow$sus_seal(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16603,10 +16603,10 @@ module rhdl_ubft$protocol$slow3$sus_seal(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$sus_seal
+endmodule // rhdl_ubft$protocol$slow$sus_seal
 
 
-module rhdl_ubft$protocol$slow3$sus_sg(d,q,clock);
+module rhdl_ubft$protocol$slow$sus_sg(d,q,clock);
     
     // Module arguments
     input wire  [511:0] d;
@@ -16622,10 +16622,10 @@ module rhdl_ubft$protocol$slow3$sus_sg(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$sus_sg
+endmodule // rhdl_ubft$protocol$slow$sus_sg
 
 
-module rhdl_ubft$protocol$slow3$take(d,q,clock);
+module rhdl_ubft$protocol$slow$take(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -16641,10 +16641,10 @@ module rhdl_ubft$protocol$slow3$take(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$take
+endmodule // rhdl_ubft$protocol$slow$take
 
 
-module rhdl_ubft$protocol$slow3$torn(d,q,clock);
+module rhdl_ubft$protocol$slow$torn(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16660,10 +16660,10 @@ module rhdl_ubft$protocol$slow3$torn(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$torn
+endmodule // rhdl_ubft$protocol$slow$torn
 
 
-module rhdl_ubft$protocol$slow3$verified(d,q,clock);
+module rhdl_ubft$protocol$slow$verified(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16679,10 +16679,10 @@ module rhdl_ubft$protocol$slow3$verified(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$verified
+endmodule // rhdl_ubft$protocol$slow$verified
 
 
-module rhdl_ubft$protocol$slow3$vetoed(d,q,clock);
+module rhdl_ubft$protocol$slow$vetoed(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16698,10 +16698,10 @@ module rhdl_ubft$protocol$slow3$vetoed(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$vetoed
+endmodule // rhdl_ubft$protocol$slow$vetoed
 
 
-module rhdl_ubft$protocol$slow3$x(d,q,clock);
+module rhdl_ubft$protocol$slow$x(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -16717,10 +16717,10 @@ module rhdl_ubft$protocol$slow3$x(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$x
+endmodule // rhdl_ubft$protocol$slow$x
 
 
-module rhdl_ubft$protocol$slow3$xn(d,q,clock);
+module rhdl_ubft$protocol$slow$xn(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -16736,7 +16736,7 @@ module rhdl_ubft$protocol$slow3$xn(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$slow3$xn
+endmodule // rhdl_ubft$protocol$slow$xn
 
 
 module rhdl_ubft$protocol$slow_count(d,q,clock);
@@ -16966,7 +16966,7 @@ module rhdl_ubft$protocol$vc_wait(d,q,clock);
 endmodule // rhdl_ubft$protocol$vc_wait
 
 
-module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_s3,s3_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_slow,slow_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -16992,8 +16992,8 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     input wire  [7:0] next_leader;
     input wire  ob;
     input wire  ob_near;
-    output reg  call_s3;
-    input wire  s3_done;
+    output reg  call_slow;
+    input wire  slow_done;
     input wire  [31:0] k;
     input wire  [31:0] prev;
     input wire  [31:0] prev2;
@@ -17069,37 +17069,37 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     localparam  one8 = 8'h1;
     
     // Enums
-    localparam View3St$Off = 0;
-    localparam View3St$V3Start = 1;
-    localparam View3St$V3Turn = 2;
-    localparam View3St$V3SignSeal = 3;
-    localparam View3St$V3SendSeal = 4;
-    localparam View3St$V3PollSeals = 5;
-    localparam View3St$V3WaitSeals = 6;
-    localparam View3St$V3Next = 7;
-    localparam View3St$V3Load = 8;
-    localparam View3St$V3Verify = 9;
-    localparam View3St$V3PollOwnEcho = 10;
-    localparam View3St$V3WaitOwnEcho = 11;
-    localparam View3St$V3SendEchoSeal = 12;
-    localparam View3St$V3PollEchoCommit = 13;
-    localparam View3St$V3WaitEchoCommit = 14;
-    localparam View3St$V3VerifySuspect = 15;
-    localparam View3St$V3SendNv = 16;
-    localparam View3St$V3PollNv = 17;
-    localparam View3St$V3WaitNv = 18;
-    localparam View3St$V3PollNvRec = 19;
-    localparam View3St$V3WaitNvRec = 20;
-    localparam View3St$V3Install = 21;
-    localparam View3St$V3Bridge = 22;
-    localparam View3St$V3PollCert = 23;
-    localparam View3St$V3WaitCert = 24;
-    localparam View3St$V3VerifyCert = 25;
-    localparam View3St$V3PollCatch = 26;
-    localparam View3St$V3WaitCatch = 27;
-    localparam View3St$V3CatchNext = 28;
-    localparam View3St$V3AwaitNext = 29;
-    localparam View3St$V3Deliver = 30;
+    localparam ViewSt$Off = 0;
+    localparam ViewSt$ViewStart = 1;
+    localparam ViewSt$ViewTurn = 2;
+    localparam ViewSt$ViewSignSeal = 3;
+    localparam ViewSt$ViewSendSeal = 4;
+    localparam ViewSt$ViewPollSeals = 5;
+    localparam ViewSt$ViewWaitSeals = 6;
+    localparam ViewSt$ViewNext = 7;
+    localparam ViewSt$ViewLoad = 8;
+    localparam ViewSt$ViewVerify = 9;
+    localparam ViewSt$ViewPollOwnEcho = 10;
+    localparam ViewSt$ViewWaitOwnEcho = 11;
+    localparam ViewSt$ViewSendEchoSeal = 12;
+    localparam ViewSt$ViewPollEchoCommit = 13;
+    localparam ViewSt$ViewWaitEchoCommit = 14;
+    localparam ViewSt$ViewVerifySuspect = 15;
+    localparam ViewSt$ViewSendNv = 16;
+    localparam ViewSt$ViewPollNv = 17;
+    localparam ViewSt$ViewWaitNv = 18;
+    localparam ViewSt$ViewPollNvRec = 19;
+    localparam ViewSt$ViewWaitNvRec = 20;
+    localparam ViewSt$ViewInstall = 21;
+    localparam ViewSt$ViewBridge = 22;
+    localparam ViewSt$ViewPollCert = 23;
+    localparam ViewSt$ViewWaitCert = 24;
+    localparam ViewSt$ViewVerifyCert = 25;
+    localparam ViewSt$ViewPollCatch = 26;
+    localparam ViewSt$ViewWaitCatch = 27;
+    localparam ViewSt$ViewCatchNext = 28;
+    localparam ViewSt$ViewAwaitNext = 29;
+    localparam ViewSt$ViewDeliver = 30;
     
     // Stub signals
     reg  [4:0] state$d;
@@ -17230,182 +17230,182 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
     reg  [31:0] view_m1;
     
     // Sub module instances
-    rhdl_ubft$protocol$view3$state state(
+    rhdl_ubft$protocol$view$state state(
         .d(state$d),
         .q(state$q),
         .clock(state$clock)
     );
-    rhdl_ubft$protocol$view3$sent sent(
+    rhdl_ubft$protocol$view$sent sent(
         .d(sent$d),
         .q(sent$q),
         .clock(sent$clock)
     );
-    rhdl_ubft$protocol$view3$rd rd(
+    rhdl_ubft$protocol$view$rd rd(
         .d(rd$d),
         .q(rd$q),
         .clock(rd$clock)
     );
-    rhdl_ubft$protocol$view3$lead lead(
+    rhdl_ubft$protocol$view$lead lead(
         .d(lead$d),
         .q(lead$q),
         .clock(lead$clock)
     );
-    rhdl_ubft$protocol$view3$beat_i beat_i(
+    rhdl_ubft$protocol$view$beat_i beat_i(
         .d(beat_i$d),
         .q(beat_i$q),
         .clock(beat_i$clock)
     );
-    rhdl_ubft$protocol$view3$cnt cnt(
+    rhdl_ubft$protocol$view$cnt cnt(
         .d(cnt$d),
         .q(cnt$q),
         .clock(cnt$clock)
     );
-    rhdl_ubft$protocol$view3$others others(
+    rhdl_ubft$protocol$view$others others(
         .d(others$d),
         .q(others$q),
         .clock(others$clock)
     );
-    rhdl_ubft$protocol$view3$sb sb(
+    rhdl_ubft$protocol$view$sb sb(
         .d(sb$d),
         .q(sb$q),
         .clock(sb$clock)
     );
-    rhdl_ubft$protocol$view3$take take(
+    rhdl_ubft$protocol$view$take take(
         .d(take$d),
         .q(take$q),
         .clock(take$clock)
     );
-    rhdl_ubft$protocol$view3$has_l has_l(
+    rhdl_ubft$protocol$view$has_l has_l(
         .d(has_l$d),
         .q(has_l$q),
         .clock(has_l$clock)
     );
-    rhdl_ubft$protocol$view3$once once(
+    rhdl_ubft$protocol$view$once once(
         .d(once$d),
         .q(once$q),
         .clock(once$clock)
     );
-    rhdl_ubft$protocol$view3$failed failed(
+    rhdl_ubft$protocol$view$failed failed(
         .d(failed$d),
         .q(failed$q),
         .clock(failed$clock)
     );
-    rhdl_ubft$protocol$view3$nv_once nv_once(
+    rhdl_ubft$protocol$view$nv_once nv_once(
         .d(nv_once$d),
         .q(nv_once$q),
         .clock(nv_once$clock)
     );
-    rhdl_ubft$protocol$view3$nv_ok nv_ok(
+    rhdl_ubft$protocol$view$nv_ok nv_ok(
         .d(nv_ok$d),
         .q(nv_ok$q),
         .clock(nv_ok$clock)
     );
-    rhdl_ubft$protocol$view3$last_x last_x(
+    rhdl_ubft$protocol$view$last_x last_x(
         .d(last_x$d),
         .q(last_x$q),
         .clock(last_x$clock)
     );
-    rhdl_ubft$protocol$view3$seen seen(
+    rhdl_ubft$protocol$view$seen seen(
         .d(seen$d),
         .q(seen$q),
         .clock(seen$clock)
     );
-    rhdl_ubft$protocol$view3$p p(
+    rhdl_ubft$protocol$view$p p(
         .d(p$d),
         .q(p$q),
         .clock(p$clock)
     );
-    rhdl_ubft$protocol$view3$blk blk(
+    rhdl_ubft$protocol$view$blk blk(
         .d(blk$d),
         .q(blk$q),
         .clock(blk$clock)
     );
-    rhdl_ubft$protocol$view3$x x(
+    rhdl_ubft$protocol$view$x x(
         .d(x$d),
         .q(x$q),
         .clock(x$clock)
     );
-    rhdl_ubft$protocol$view3$sus sus(
+    rhdl_ubft$protocol$view$sus sus(
         .d(sus$d),
         .q(sus$q),
         .clock(sus$clock)
     );
-    rhdl_ubft$protocol$view3$sus_j sus_j(
+    rhdl_ubft$protocol$view$sus_j sus_j(
         .d(sus_j$d),
         .q(sus_j$q),
         .clock(sus_j$clock)
     );
-    rhdl_ubft$protocol$view3$sus_blk sus_blk(
+    rhdl_ubft$protocol$view$sus_blk sus_blk(
         .d(sus_blk$d),
         .q(sus_blk$q),
         .clock(sus_blk$clock)
     );
-    rhdl_ubft$protocol$view3$grab grab(
+    rhdl_ubft$protocol$view$grab grab(
         .d(grab$d),
         .q(grab$q),
         .clock(grab$clock)
     );
-    rhdl_ubft$protocol$view3$checked checked(
+    rhdl_ubft$protocol$view$checked checked(
         .d(checked$d),
         .q(checked$q),
         .clock(checked$clock)
     );
-    rhdl_ubft$protocol$view3$checked_any checked_any(
+    rhdl_ubft$protocol$view$checked_any checked_any(
         .d(checked_any$d),
         .q(checked_any$q),
         .clock(checked_any$clock)
     );
-    rhdl_ubft$protocol$view3$retry retry(
+    rhdl_ubft$protocol$view$retry retry(
         .d(retry$d),
         .q(retry$q),
         .clock(retry$clock)
     );
-    rhdl_ubft$protocol$view3$cons_w cons_w(
+    rhdl_ubft$protocol$view$cons_w cons_w(
         .d(cons_w$d),
         .q(cons_w$q),
         .clock(cons_w$clock)
     );
-    rhdl_ubft$protocol$view3$cons_c cons_c(
+    rhdl_ubft$protocol$view$cons_c cons_c(
         .d(cons_c$d),
         .q(cons_c$q),
         .clock(cons_c$clock)
     );
-    rhdl_ubft$protocol$view3$cons_m cons_m(
+    rhdl_ubft$protocol$view$cons_m cons_m(
         .d(cons_m$d),
         .q(cons_m$q),
         .clock(cons_m$clock)
     );
-    rhdl_ubft$protocol$view3$cons_prev cons_prev(
+    rhdl_ubft$protocol$view$cons_prev cons_prev(
         .d(cons_prev$d),
         .q(cons_prev$q),
         .clock(cons_prev$clock)
     );
-    rhdl_ubft$protocol$view3$x_t x_t(
+    rhdl_ubft$protocol$view$x_t x_t(
         .d(x_t$d),
         .q(x_t$q),
         .clock(x_t$clock)
     );
-    rhdl_ubft$protocol$view3$catch_k catch_k(
+    rhdl_ubft$protocol$view$catch_k catch_k(
         .d(catch_k$d),
         .q(catch_k$q),
         .clock(catch_k$clock)
     );
-    rhdl_ubft$protocol$view3$cb cb(
+    rhdl_ubft$protocol$view$cb cb(
         .d(cb$d),
         .q(cb$q),
         .clock(cb$clock)
     );
-    rhdl_ubft$protocol$view3$nv_cb nv_cb(
+    rhdl_ubft$protocol$view$nv_cb nv_cb(
         .d(nv_cb$d),
         .q(nv_cb$q),
         .clock(nv_cb$clock)
     );
-    rhdl_ubft$protocol$view3$ci ci(
+    rhdl_ubft$protocol$view$ci ci(
         .d(ci$d),
         .q(ci$q),
         .clock(ci$clock)
     );
-    rhdl_ubft$protocol$view3$sj sj(
+    rhdl_ubft$protocol$view$sj sj(
         .d(sj$d),
         .q(sj$q),
         .clock(sj$clock)
@@ -17496,45 +17496,45 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
         nv_seal = 1'b0;
         suspect = 1'b0;
         own_echo = 1'b0;
-        if ((state$q == View3St$V3WaitSeals) | (state$q == View3St$V3WaitNvRec)) begin
+        if ((state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewWaitNvRec)) begin
             wf_seal = (fetch_beat[(32'h0)+:(32)] == kind_seal) & ((fetch_beat[(32'he0)+:(32)] == 32'h1) | ((fetch_beat[(32'he0)+:(32)] == 32'h0) & (fetch_beat[(32'h60)+:(128)] == 32'h0)));
         end
         l_above = 1'b0;
-        if ((state$q == View3St$V3WaitSeals) | (state$q == View3St$V3WaitNvRec)) begin
+        if ((state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewWaitNvRec)) begin
             l_above = (fetch_beat[(32'he0)+:(32)] != 32'h0) & (~has_l$q | (fetch_beat[(32'h80)+:(32)] > cons_c$q) | ((fetch_beat[(32'h80)+:(32)] == cons_c$q) & (fetch_beat[(32'h60)+:(32)] > cons_w$q)));
         end
         cstar = 32'h0;
         kstar = 32'h0;
-        if (state$q == View3St$V3VerifyCert) begin
+        if (state$q == ViewSt$ViewVerifyCert) begin
             cstar = kind_cert_b | (((cons_w$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((cons_c$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((cons_m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((cons_prev$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         end
-        if (state$q == View3St$V3WaitCert) begin
+        if (state$q == ViewSt$ViewWaitCert) begin
             kstar = kind_commit_b | (((x_t$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((cons_w$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((cons_c$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((cons_m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((cons_prev$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
         end
-        if (state$q == View3St$V3WaitSeals) begin
+        if (state$q == ViewSt$ViewWaitSeals) begin
             seal_cand = ~beat_i$q[32'h0] & (entry < n) & wf_seal & (fetch_beat[(32'h20)+:(32)] == ((entry) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= view_m1) & ((failed$q & (one8 << entry)) == 32'h0);
         end
-        if (state$q == View3St$V3WaitNvRec) begin
+        if (state$q == ViewSt$ViewWaitNvRec) begin
             nv_seal = wf_seal & (fetch_beat[(32'h20)+:(32)] < ((n) & 32'hffffffff)) & ((sb$q & (one8 << fetch_beat[(32'h20)+:(8)])) != 32'h0) & (fetch_beat[(32'h28)+:(24)] == 32'h0) & ((cnt$q == 32'h0) | (fetch_beat[(32'h20)+:(8)] > last_x$q)) & (fetch_beat[(32'h40)+:(32)] >= view_m1);
         end
-        if (state$q == View3St$V3WaitEchoCommit) begin
+        if (state$q == ViewSt$ViewWaitEchoCommit) begin
             suspect = ~beat_i$q[32'h0] & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(32)] == kind_commit) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0) & (fetch_beat[(32'h40)+:(32)] <= blk$q[(32'h40)+:(32)]) & ((blk$q[(32'he0)+:(32)] == 32'h0) | (fetch_beat[(32'h60)+:(32)] > blk$q[(32'h80)+:(32)]) | ((fetch_beat[(32'h60)+:(32)] == blk$q[(32'h80)+:(32)]) & (fetch_beat[(32'h40)+:(32)] > blk$q[(32'h60)+:(32)])));
         end
-        if (state$q == View3St$V3WaitOwnEcho) begin
+        if (state$q == ViewSt$ViewWaitOwnEcho) begin
             own_echo = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] > blk$q[(32'h40)+:(32)]);
         end
         x_row = ((x$q) & 32'hffffffff) << row_log;
-        await_back = View3St$V3PollNv;
+        await_back = ViewSt$ViewPollNv;
         if (lead$q) begin
-            await_back = View3St$V3PollSeals;
+            await_back = ViewSt$ViewPollSeals;
         end
         stop = 1'b0;
         start_leader = 1'b0;
-        holding = state$q != View3St$Off;
-        catching = (state$q == View3St$V3PollCatch) | (state$q == View3St$V3WaitCatch) | (state$q == View3St$V3PollNv) | (state$q == View3St$V3WaitNv) | (state$q == View3St$V3PollSeals) | (state$q == View3St$V3WaitSeals);
-        catch_poll = (state$q == View3St$V3PollCatch) | (state$q == View3St$V3PollNv) | (state$q == View3St$V3PollSeals);
-        await_poll = (state$q == View3St$V3PollNv) | (state$q == View3St$V3PollSeals);
-        awaiting = (state$q == View3St$V3PollNv) | (state$q == View3St$V3WaitNv) | (state$q == View3St$V3PollSeals) | (state$q == View3St$V3WaitSeals) | (state$q == View3St$V3Deliver);
+        holding = state$q != ViewSt$Off;
+        catching = (state$q == ViewSt$ViewPollCatch) | (state$q == ViewSt$ViewWaitCatch) | (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals);
+        catch_poll = (state$q == ViewSt$ViewPollCatch) | (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewPollSeals);
+        await_poll = (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewPollSeals);
+        awaiting = (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewDeliver);
         decide_prev = 1'b0;
         next_view = 1'b0;
         open_round = 1'b0;
@@ -17567,7 +17567,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
         bc_beats = 32'h2;
         bc_round = 1'b0;
         sb_out = sb$q;
-        call_s3 = 1'b0;
+        call_slow = 1'b0;
         cons_set = 1'b0;
         step_back = 1'b0;
         cons_c_out = cons_c$q;
@@ -17579,13 +17579,13 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
             cb_out = cb$q;
         end
         case (state$q)
-            View3St$Off:
+            ViewSt$Off:
                 begin
                     if (start) begin
-                        state$d = View3St$V3Start;
+                        state$d = ViewSt$ViewStart;
                     end
                 end
-            View3St$V3Start:
+            ViewSt$ViewStart:
                 begin
                     sent$d = 1'b0;
                     rd$d = 1'b0;
@@ -17594,18 +17594,18 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         sg_resp_take = 1'b1;
                     end
                     else if (~sg_busy & ~bc_busy) begin
-                        state$d = View3St$V3Turn;
+                        state$d = ViewSt$ViewTurn;
                     end
                 end
-            View3St$V3Turn:
+            ViewSt$ViewTurn:
                 begin
                     if (ob & ob_near) begin
-                        call_s3 = 1'b1;
-                        state$d = View3St$V3Bridge;
+                        call_slow = 1'b1;
+                        state$d = ViewSt$ViewBridge;
                     end
                     else if (ob) begin
                         stop = 1'b1;
-                        state$d = View3St$Off;
+                        state$d = ViewSt$Off;
                     end
                     else begin
                         sg_seal = 1'b1;
@@ -17613,10 +17613,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                             sg_sign = 1'b1;
                             sent$d = 1'b1;
                         end
-                        state$d = View3St$V3SignSeal;
+                        state$d = ViewSt$ViewSignSeal;
                     end
                 end
-            View3St$V3SignSeal:
+            ViewSt$ViewSignSeal:
                 begin
                     sg_seal = 1'b1;
                     if (~sent$q) begin
@@ -17629,14 +17629,14 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         sg_resp_take = 1'b1;
                         if (sg_resp_status == status_ok) begin
                             cp_wr_en = 1'b1;
-                            state$d = View3St$V3SendSeal;
+                            state$d = ViewSt$ViewSendSeal;
                         end
                         else begin
                             sent$d = 1'b0;
                         end
                     end
                 end
-            View3St$V3SendSeal:
+            ViewSt$ViewSendSeal:
                 begin
                     bc_word = seal_own_word;
                     bc_seal = 1'b1;
@@ -17653,26 +17653,26 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         nv_once$d = 1'b0;
                         if (next_leader == id) begin
                             lead$d = 1'b1;
-                            state$d = View3St$V3PollSeals;
+                            state$d = ViewSt$ViewPollSeals;
                         end
                         else begin
                             lead$d = 1'b0;
-                            state$d = View3St$V3PollNv;
+                            state$d = ViewSt$ViewPollNv;
                         end
                     end
                 end
-            View3St$V3PollSeals:
+            ViewSt$ViewPollSeals:
                 begin
                     if (seal_grant) begin
-                        state$d = View3St$V3Start;
+                        state$d = ViewSt$ViewStart;
                     end
                     else if (catch_grant) begin
                         catch_k$d = k;
-                        state$d = View3St$V3AwaitNext;
+                        state$d = ViewSt$ViewAwaitNext;
                     end
                     else if (dlv_grant) begin
                         catch_k$d = k;
-                        state$d = View3St$V3Deliver;
+                        state$d = ViewSt$ViewDeliver;
                     end
                     else begin
                         fetch_start = 1'b1;
@@ -17684,10 +17684,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         sb$d = 32'h0;
                         take$d = 1'b0;
                         has_l$d = 1'b0;
-                        state$d = View3St$V3WaitSeals;
+                        state$d = ViewSt$ViewWaitSeals;
                     end
                 end
-            View3St$V3WaitSeals:
+            ViewSt$ViewWaitSeals:
                 begin
                     cp_from_fetch = 1'b1;
                     cp_wr_beat = cnt2 + 32'h1;
@@ -17721,20 +17721,20 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     if (fetch_done) begin
                         if (~fetch_error & (cnt$q == support)) begin
                             p$d = 32'h0;
-                            state$d = View3St$V3Next;
+                            state$d = ViewSt$ViewNext;
                         end
                         else begin
                             missed = 1'b1;
                             if (expiring) begin
-                                state$d = View3St$V3Start;
+                                state$d = ViewSt$ViewStart;
                             end
                             else begin
-                                state$d = View3St$V3PollSeals;
+                                state$d = ViewSt$ViewPollSeals;
                             end
                         end
                     end
                 end
-            View3St$V3Next:
+            ViewSt$ViewNext:
                 begin
                     rd$d = 1'b0;
                     sent$d = 1'b0;
@@ -17744,24 +17744,24 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     sj$d = 32'h0;
                     if (p$q == support) begin
                         if (lead$q & has_l$q) begin
-                            state$d = View3St$V3PollCert;
+                            state$d = ViewSt$ViewPollCert;
                         end
                         else if (lead$q) begin
                             sent$d = 1'b1;
-                            state$d = View3St$V3SendNv;
+                            state$d = ViewSt$ViewSendNv;
                         end
                         else if (has_l$q) begin
-                            state$d = View3St$V3VerifyCert;
+                            state$d = ViewSt$ViewVerifyCert;
                         end
                         else begin
-                            state$d = View3St$V3Install;
+                            state$d = ViewSt$ViewInstall;
                         end
                     end
                     else begin
-                        state$d = View3St$V3Load;
+                        state$d = ViewSt$ViewLoad;
                     end
                 end
-            View3St$V3Load:
+            ViewSt$ViewLoad:
                 begin
                     cp_first = p2 + 32'h1;
                     if (rd$q) begin
@@ -17771,17 +17771,17 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         rd$d = 1'b0;
                         if (cp_rd_data[(32'h20)+:(8)] == id) begin
                             p$d = p$q + 32'h1;
-                            state$d = View3St$V3Next;
+                            state$d = ViewSt$ViewNext;
                         end
                         else begin
-                            state$d = View3St$V3Verify;
+                            state$d = ViewSt$ViewVerify;
                         end
                     end
                     else begin
                         rd$d = 1'b1;
                     end
                 end
-            View3St$V3Verify:
+            ViewSt$ViewVerify:
                 begin
                     cp_first = p2 + 32'h2;
                     sg_blk = 1'b1;
@@ -17796,7 +17796,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         sg_resp_take = 1'b1;
                         sent$d = 1'b0;
                         if (sg_resp_status == status_ok) begin
-                            state$d = View3St$V3PollOwnEcho;
+                            state$d = ViewSt$ViewPollOwnEcho;
                         end
                         else begin
                             bad_share = 1'b1;
@@ -17808,41 +17808,41 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                                 else begin
                                     once$d = once$q | (one8 << x$q);
                                 end
-                                state$d = View3St$V3PollSeals;
+                                state$d = ViewSt$ViewPollSeals;
                             end
                             else begin
                                 nv_once$d = 1'b1;
-                                state$d = View3St$V3PollNv;
+                                state$d = ViewSt$ViewPollNv;
                                 if (nv_once$q) begin
-                                    state$d = View3St$V3Start;
+                                    state$d = ViewSt$ViewStart;
                                 end
                             end
                             if (expiring) begin
-                                state$d = View3St$V3Start;
+                                state$d = ViewSt$ViewStart;
                             end
                         end
                     end
                 end
-            View3St$V3PollOwnEcho:
+            ViewSt$ViewPollOwnEcho:
                 begin
                     fetch_start = 1'b1;
                     fetch_word = echo_seal_base + ((x_row + ((id) & 32'hffffffff)) << 32'h5);
                     fetch_len = 32'h0;
-                    state$d = View3St$V3WaitOwnEcho;
+                    state$d = ViewSt$ViewWaitOwnEcho;
                 end
-            View3St$V3WaitOwnEcho:
+            ViewSt$ViewWaitOwnEcho:
                 begin
                     if (fetch_done) begin
                         if (~fetch_error & own_echo) begin
-                            state$d = View3St$V3PollEchoCommit;
+                            state$d = ViewSt$ViewPollEchoCommit;
                         end
                         else begin
                             sent$d = 1'b1;
-                            state$d = View3St$V3SendEchoSeal;
+                            state$d = ViewSt$ViewSendEchoSeal;
                         end
                     end
                 end
-            View3St$V3SendEchoSeal:
+            ViewSt$ViewSendEchoSeal:
                 begin
                     bc_word = echo_seal_base + ((x_row + ((id) & 32'hffffffff)) << 32'h5);
                     bc_echo_seal = 1'b1;
@@ -17857,21 +17857,21 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     else if (round_error) begin
                         missed = 1'b1;
                         if (expiring) begin
-                            state$d = View3St$V3Start;
+                            state$d = ViewSt$ViewStart;
                         end
                         else if (lead$q) begin
-                            state$d = View3St$V3PollSeals;
+                            state$d = ViewSt$ViewPollSeals;
                         end
                         else begin
-                            state$d = View3St$V3PollNv;
+                            state$d = ViewSt$ViewPollNv;
                         end
                     end
                     else if (round_done) begin
                         clear_wait = 1'b1;
-                        state$d = View3St$V3PollEchoCommit;
+                        state$d = ViewSt$ViewPollEchoCommit;
                     end
                 end
-            View3St$V3PollEchoCommit:
+            ViewSt$ViewPollEchoCommit:
                 begin
                     fetch_start = 1'b1;
                     fetch_word = echo_commit_base + (x_row << 32'h5);
@@ -17879,9 +17879,9 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     beat_i$d = 32'h0;
                     sus$d = 1'b0;
                     grab$d = 1'b0;
-                    state$d = View3St$V3WaitEchoCommit;
+                    state$d = ViewSt$ViewWaitEchoCommit;
                 end
-            View3St$V3WaitEchoCommit:
+            ViewSt$ViewWaitEchoCommit:
                 begin
                     cp_from_fetch = 1'b1;
                     cp_wr_beat = 32'hf;
@@ -17902,24 +17902,24 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         if (fetch_error) begin
                             missed = 1'b1;
                             if (expiring) begin
-                                state$d = View3St$V3Start;
+                                state$d = ViewSt$ViewStart;
                             end
                             else begin
-                                state$d = View3St$V3PollEchoCommit;
+                                state$d = ViewSt$ViewPollEchoCommit;
                             end
                         end
                         else if (sus$q) begin
                             sent$d = 1'b0;
                             rd$d = 1'b0;
-                            state$d = View3St$V3VerifySuspect;
+                            state$d = ViewSt$ViewVerifySuspect;
                         end
                         else begin
                             p$d = p$q + 32'h1;
-                            state$d = View3St$V3Next;
+                            state$d = ViewSt$ViewNext;
                         end
                     end
                 end
-            View3St$V3VerifySuspect:
+            ViewSt$ViewVerifySuspect:
                 begin
                     cp_first = 32'hf;
                     sg_sus = 1'b1;
@@ -17940,25 +17940,25 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         if (sg_resp_status == status_ok) begin
                             if (lead$q) begin
                                 failed$d = failed$q | (one8 << x$q);
-                                state$d = View3St$V3PollSeals;
+                                state$d = ViewSt$ViewPollSeals;
                             end
                             else begin
-                                state$d = View3St$V3Start;
+                                state$d = ViewSt$ViewStart;
                             end
                         end
                         else if (~retry$q) begin
                             retry$d = 1'b1;
-                            state$d = View3St$V3PollEchoCommit;
+                            state$d = ViewSt$ViewPollEchoCommit;
                         end
                         else begin
                             retry$d = 1'b0;
                             checked$d = sus_j$q;
                             checked_any$d = 1'b1;
-                            state$d = View3St$V3PollEchoCommit;
+                            state$d = ViewSt$ViewPollEchoCommit;
                         end
                     end
                 end
-            View3St$V3SendNv:
+            ViewSt$ViewSendNv:
                 begin
                     bc_word = new_view_word;
                     bc_nv = 1'b1;
@@ -17977,48 +17977,48 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         sent$d = 1'b0;
                     end
                     else if (bc_done) begin
-                        state$d = View3St$V3Install;
+                        state$d = ViewSt$ViewInstall;
                     end
                 end
-            View3St$V3PollNv:
+            ViewSt$ViewPollNv:
                 begin
                     if (seal_grant) begin
-                        state$d = View3St$V3Start;
+                        state$d = ViewSt$ViewStart;
                     end
                     else if (catch_grant) begin
                         catch_k$d = k;
-                        state$d = View3St$V3AwaitNext;
+                        state$d = ViewSt$ViewAwaitNext;
                     end
                     else if (dlv_grant) begin
                         catch_k$d = k;
-                        state$d = View3St$V3Deliver;
+                        state$d = ViewSt$ViewDeliver;
                     end
                     else begin
                         fetch_start = 1'b1;
                         fetch_word = new_view_word;
                         fetch_len = 32'h0;
-                        state$d = View3St$V3WaitNv;
+                        state$d = ViewSt$ViewWaitNv;
                     end
                 end
-            View3St$V3WaitNv:
+            ViewSt$ViewWaitNv:
                 begin
                     if (fetch_done) begin
                         if (~fetch_error & (fetch_beat[(32'h0)+:(32)] == view_no)) begin
                             nv_cb$d = fetch_beat[(32'h40)+:(8)];
-                            state$d = View3St$V3PollNvRec;
+                            state$d = ViewSt$ViewPollNvRec;
                         end
                         else begin
                             missed = 1'b1;
                             if (expiring) begin
-                                state$d = View3St$V3Start;
+                                state$d = ViewSt$ViewStart;
                             end
                             else begin
-                                state$d = View3St$V3PollNv;
+                                state$d = ViewSt$ViewPollNv;
                             end
                         end
                     end
                 end
-            View3St$V3PollNvRec:
+            ViewSt$ViewPollNvRec:
                 begin
                     fetch_start = 1'b1;
                     fetch_word = new_view_word;
@@ -18031,9 +18031,9 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     seen$d = 32'h0;
                     has_l$d = 1'b0;
                     nv_ok$d = 1'b1;
-                    state$d = View3St$V3WaitNvRec;
+                    state$d = ViewSt$ViewWaitNvRec;
                 end
-            View3St$V3WaitNvRec:
+            ViewSt$ViewWaitNvRec:
                 begin
                     cp_from_fetch = 1'b1;
                     cp_wr_beat = beat_i$q[(32'h0)+:(4)];
@@ -18071,22 +18071,22 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     if (fetch_done) begin
                         if (~fetch_error & nv_ok$q & (cnt$q == support) & (seen$q == sb$q) & (has_l$q == (cb$q != 32'h0)) & ((((cb$q) & 16'hffff) >> n) == 32'h0)) begin
                             p$d = 32'h0;
-                            state$d = View3St$V3Next;
+                            state$d = ViewSt$ViewNext;
                         end
                         else begin
                             missed = 1'b1;
                             if (expiring) begin
-                                state$d = View3St$V3Start;
+                                state$d = ViewSt$ViewStart;
                             end
                             else begin
-                                state$d = View3St$V3PollNv;
+                                state$d = ViewSt$ViewPollNv;
                             end
                         end
                     end
                 end
-            View3St$V3Install:
+            ViewSt$ViewInstall:
                 begin
-                    state$d = View3St$Off;
+                    state$d = ViewSt$Off;
                     if (~has_l$q) begin
                         open_round = 1'b1;
                         start_leader = 1'b1;
@@ -18104,7 +18104,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                             step_back = 1'b1;
                         end
                         else begin
-                            state$d = View3St$V3Start;
+                            state$d = ViewSt$ViewStart;
                         end
                     end
                     else if ((k + 32'h1) == cons_c$q) begin
@@ -18114,93 +18114,93 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                     end
                     else if (k < cons_c$q) begin
                         open_round = 1'b1;
-                        state$d = View3St$V3PollCatch;
+                        state$d = ViewSt$ViewPollCatch;
                     end
                     else begin
                         open_round = 1'b1;
                         start_leader = 1'b1;
                     end
                 end
-            View3St$V3PollCatch:
+            ViewSt$ViewPollCatch:
                 begin
                     if (seal_grant) begin
-                        state$d = View3St$V3Start;
+                        state$d = ViewSt$ViewStart;
                     end
                     else if (catch_grant) begin
                         catch_k$d = k;
-                        state$d = View3St$V3CatchNext;
+                        state$d = ViewSt$ViewCatchNext;
                     end
                     else begin
                         fetch_start = 1'b1;
                         fetch_word = new_view_word;
                         fetch_len = 32'h0;
-                        state$d = View3St$V3WaitCatch;
+                        state$d = ViewSt$ViewWaitCatch;
                     end
                 end
-            View3St$V3WaitCatch:
+            ViewSt$ViewWaitCatch:
                 begin
                     if (fetch_done) begin
                         missed = 1'b1;
                         if (expiring) begin
-                            state$d = View3St$V3Start;
+                            state$d = ViewSt$ViewStart;
                         end
                         else begin
-                            state$d = View3St$V3PollCatch;
+                            state$d = ViewSt$ViewPollCatch;
                         end
                     end
                 end
-            View3St$V3CatchNext:
+            ViewSt$ViewCatchNext:
                 begin
                     if (~running) begin
-                        state$d = View3St$Off;
+                        state$d = ViewSt$Off;
                     end
                     else if (k != catch_k$q) begin
-                        state$d = View3St$V3Install;
+                        state$d = ViewSt$ViewInstall;
                     end
                 end
-            View3St$V3AwaitNext:
+            ViewSt$ViewAwaitNext:
                 begin
                     if (~running) begin
-                        state$d = View3St$Off;
+                        state$d = ViewSt$Off;
                     end
                     else if (k != catch_k$q) begin
                         state$d = await_back;
                     end
                 end
-            View3St$V3Deliver:
+            ViewSt$ViewDeliver:
                 begin
                     if (~running) begin
-                        state$d = View3St$Off;
+                        state$d = ViewSt$Off;
                     end
                     else if (k != catch_k$q) begin
                         state$d = await_back;
                     end
-                    else if (s3_done) begin
+                    else if (slow_done) begin
                         if (expiring) begin
-                            state$d = View3St$V3Start;
+                            state$d = ViewSt$ViewStart;
                         end
                         else begin
                             state$d = await_back;
                         end
                     end
                 end
-            View3St$V3Bridge:
+            ViewSt$ViewBridge:
                 begin
-                    if (s3_done) begin
+                    if (slow_done) begin
                         clear_wait = 1'b1;
-                        state$d = View3St$V3Turn;
+                        state$d = ViewSt$ViewTurn;
                     end
                 end
-            View3St$V3PollCert:
+            ViewSt$ViewPollCert:
                 begin
                     fetch_start = 1'b1;
                     fetch_word = cert_word;
                     fetch_len = support + 32'h1;
                     beat_i$d = 32'h0;
                     nv_ok$d = 1'b1;
-                    state$d = View3St$V3WaitCert;
+                    state$d = ViewSt$ViewWaitCert;
                 end
-            View3St$V3WaitCert:
+            ViewSt$ViewWaitCert:
                 begin
                     cp_from_fetch = 1'b1;
                     cp_wr_beat = beat_i$q[(32'h0)+:(4)] + ((sup2) & 4'hf) - 32'h1;
@@ -18220,30 +18220,30 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                         if (fetch_error) begin
                             missed = 1'b1;
                             if (expiring) begin
-                                state$d = View3St$V3Start;
+                                state$d = ViewSt$ViewStart;
                             end
                             else begin
-                                state$d = View3St$V3PollCert;
+                                state$d = ViewSt$ViewPollCert;
                             end
                         end
                         else if (nv_ok$q) begin
                             rd$d = 1'b0;
                             sent$d = 1'b0;
-                            state$d = View3St$V3VerifyCert;
+                            state$d = ViewSt$ViewVerifyCert;
                         end
                         else begin
                             missed = 1'b1;
                             failed$d = failed$q | (one8 << x_t$q);
                             if (expiring | (x_t$q == id)) begin
-                                state$d = View3St$V3Start;
+                                state$d = ViewSt$ViewStart;
                             end
                             else begin
-                                state$d = View3St$V3PollSeals;
+                                state$d = ViewSt$ViewPollSeals;
                             end
                         end
                     end
                 end
-            View3St$V3VerifyCert:
+            ViewSt$ViewVerifyCert:
                 begin
                     cp_first = ((sup2) & 4'hf) + 32'h1 + ci$q[(32'h0)+:(4)];
                     blk_out = cstar;
@@ -18254,30 +18254,30 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                             if (ci$q == support) begin
                                 if (lead$q) begin
                                     sent$d = 1'b1;
-                                    state$d = View3St$V3SendNv;
+                                    state$d = ViewSt$ViewSendNv;
                                 end
                                 else begin
-                                    state$d = View3St$V3Install;
+                                    state$d = ViewSt$ViewInstall;
                                 end
                             end
                             else begin
                                 missed = 1'b1;
                                 if (lead$q) begin
                                     failed$d = failed$q | (one8 << x_t$q);
-                                    state$d = View3St$V3PollSeals;
+                                    state$d = ViewSt$ViewPollSeals;
                                     if (x_t$q == id) begin
-                                        state$d = View3St$V3Start;
+                                        state$d = ViewSt$ViewStart;
                                     end
                                 end
                                 else begin
                                     nv_once$d = 1'b1;
-                                    state$d = View3St$V3PollNv;
+                                    state$d = ViewSt$ViewPollNv;
                                     if (nv_once$q) begin
-                                        state$d = View3St$V3Start;
+                                        state$d = ViewSt$ViewStart;
                                     end
                                 end
                                 if (expiring) begin
-                                    state$d = View3St$V3Start;
+                                    state$d = ViewSt$ViewStart;
                                 end
                             end
                         end
@@ -18317,7 +18317,7 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
                 end
             default:
                 begin
-                    state$d = View3St$Off;
+                    state$d = ViewSt$Off;
                 end
         endcase
         if (hold & catch_poll & ~catch_grant & ~seal_grant) begin
@@ -18329,126 +18329,126 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
             state$d = state$q;
         end
         if (~rst_n) begin
-            state$d = View3St$Off;
+            state$d = ViewSt$Off;
         end
         case (state$q)
-            View3St$V3Start:
+            ViewSt$ViewStart:
                 begin
                     sts_state = 32'h42;
                 end
-            View3St$V3Turn:
+            ViewSt$ViewTurn:
                 begin
                     sts_state = 32'h43;
                 end
-            View3St$V3SignSeal:
+            ViewSt$ViewSignSeal:
                 begin
                     sts_state = 32'h44;
                 end
-            View3St$V3SendSeal:
+            ViewSt$ViewSendSeal:
                 begin
                     sts_state = 32'h45;
                 end
-            View3St$V3PollSeals:
+            ViewSt$ViewPollSeals:
                 begin
                     sts_state = 32'h46;
                 end
-            View3St$V3WaitSeals:
+            ViewSt$ViewWaitSeals:
                 begin
                     sts_state = 32'h47;
                 end
-            View3St$V3Next:
+            ViewSt$ViewNext:
                 begin
                     sts_state = 32'h48;
                 end
-            View3St$V3Load:
+            ViewSt$ViewLoad:
                 begin
                     sts_state = 32'h49;
                 end
-            View3St$V3Verify:
+            ViewSt$ViewVerify:
                 begin
                     sts_state = 32'h4a;
                 end
-            View3St$V3PollOwnEcho:
+            ViewSt$ViewPollOwnEcho:
                 begin
                     sts_state = 32'h4b;
                 end
-            View3St$V3WaitOwnEcho:
+            ViewSt$ViewWaitOwnEcho:
                 begin
                     sts_state = 32'h4c;
                 end
-            View3St$V3SendEchoSeal:
+            ViewSt$ViewSendEchoSeal:
                 begin
                     sts_state = 32'h4d;
                 end
-            View3St$V3PollEchoCommit:
+            ViewSt$ViewPollEchoCommit:
                 begin
                     sts_state = 32'h4e;
                 end
-            View3St$V3WaitEchoCommit:
+            ViewSt$ViewWaitEchoCommit:
                 begin
                     sts_state = 32'h4f;
                 end
-            View3St$V3VerifySuspect:
+            ViewSt$ViewVerifySuspect:
                 begin
                     sts_state = 32'h50;
                 end
-            View3St$V3SendNv:
+            ViewSt$ViewSendNv:
                 begin
                     sts_state = 32'h51;
                 end
-            View3St$V3PollNv:
+            ViewSt$ViewPollNv:
                 begin
                     sts_state = 32'h52;
                 end
-            View3St$V3WaitNv:
+            ViewSt$ViewWaitNv:
                 begin
                     sts_state = 32'h53;
                 end
-            View3St$V3PollNvRec:
+            ViewSt$ViewPollNvRec:
                 begin
                     sts_state = 32'h54;
                 end
-            View3St$V3WaitNvRec:
+            ViewSt$ViewWaitNvRec:
                 begin
                     sts_state = 32'h55;
                 end
-            View3St$V3Install:
+            ViewSt$ViewInstall:
                 begin
                     sts_state = 32'h56;
                 end
-            View3St$V3Bridge:
+            ViewSt$ViewBridge:
                 begin
                     sts_state = 32'h57;
                 end
-            View3St$V3PollCert:
+            ViewSt$ViewPollCert:
                 begin
                     sts_state = 32'h58;
                 end
-            View3St$V3WaitCert:
+            ViewSt$ViewWaitCert:
                 begin
                     sts_state = 32'h59;
                 end
-            View3St$V3VerifyCert:
+            ViewSt$ViewVerifyCert:
                 begin
                     sts_state = 32'h5a;
                 end
-            View3St$V3PollCatch:
+            ViewSt$ViewPollCatch:
                 begin
                     sts_state = 32'h5b;
                 end
-            View3St$V3WaitCatch:
+            ViewSt$ViewWaitCatch:
                 begin
                     sts_state = 32'h5c;
                 end
-            View3St$V3CatchNext:
+            ViewSt$ViewCatchNext:
                 begin
                     sts_state = 32'h5d;
                 end
-            View3St$V3AwaitNext:
+            ViewSt$ViewAwaitNext:
                 begin
                     sts_state = 32'h5e;
                 end
-            View3St$V3Deliver:
+            ViewSt$ViewDeliver:
                 begin
                     sts_state = 32'h60;
                 end
@@ -18459,10 +18459,10 @@ module rhdl_ubft$protocol$view3(clock,rst_n,start,stop,start_leader,holding,catc
         endcase
     end
     
-endmodule // rhdl_ubft$protocol$view3
+endmodule // rhdl_ubft$protocol$view
 
 
-module rhdl_ubft$protocol$view3$beat_i(d,q,clock);
+module rhdl_ubft$protocol$view$beat_i(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18478,10 +18478,10 @@ module rhdl_ubft$protocol$view3$beat_i(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$beat_i
+endmodule // rhdl_ubft$protocol$view$beat_i
 
 
-module rhdl_ubft$protocol$view3$blk(d,q,clock);
+module rhdl_ubft$protocol$view$blk(d,q,clock);
     
     // Module arguments
     input wire  [255:0] d;
@@ -18497,10 +18497,10 @@ module rhdl_ubft$protocol$view3$blk(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$blk
+endmodule // rhdl_ubft$protocol$view$blk
 
 
-module rhdl_ubft$protocol$view3$catch_k(d,q,clock);
+module rhdl_ubft$protocol$view$catch_k(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -18516,10 +18516,10 @@ module rhdl_ubft$protocol$view3$catch_k(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$catch_k
+endmodule // rhdl_ubft$protocol$view$catch_k
 
 
-module rhdl_ubft$protocol$view3$cb(d,q,clock);
+module rhdl_ubft$protocol$view$cb(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18535,10 +18535,10 @@ module rhdl_ubft$protocol$view3$cb(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$cb
+endmodule // rhdl_ubft$protocol$view$cb
 
 
-module rhdl_ubft$protocol$view3$checked(d,q,clock);
+module rhdl_ubft$protocol$view$checked(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18554,10 +18554,10 @@ module rhdl_ubft$protocol$view3$checked(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$checked
+endmodule // rhdl_ubft$protocol$view$checked
 
 
-module rhdl_ubft$protocol$view3$checked_any(d,q,clock);
+module rhdl_ubft$protocol$view$checked_any(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18573,10 +18573,10 @@ module rhdl_ubft$protocol$view3$checked_any(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$checked_any
+endmodule // rhdl_ubft$protocol$view$checked_any
 
 
-module rhdl_ubft$protocol$view3$ci(d,q,clock);
+module rhdl_ubft$protocol$view$ci(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18592,10 +18592,10 @@ module rhdl_ubft$protocol$view3$ci(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$ci
+endmodule // rhdl_ubft$protocol$view$ci
 
 
-module rhdl_ubft$protocol$view3$cnt(d,q,clock);
+module rhdl_ubft$protocol$view$cnt(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18611,10 +18611,10 @@ module rhdl_ubft$protocol$view3$cnt(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$cnt
+endmodule // rhdl_ubft$protocol$view$cnt
 
 
-module rhdl_ubft$protocol$view3$cons_c(d,q,clock);
+module rhdl_ubft$protocol$view$cons_c(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -18630,10 +18630,10 @@ module rhdl_ubft$protocol$view3$cons_c(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$cons_c
+endmodule // rhdl_ubft$protocol$view$cons_c
 
 
-module rhdl_ubft$protocol$view3$cons_m(d,q,clock);
+module rhdl_ubft$protocol$view$cons_m(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -18649,10 +18649,10 @@ module rhdl_ubft$protocol$view3$cons_m(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$cons_m
+endmodule // rhdl_ubft$protocol$view$cons_m
 
 
-module rhdl_ubft$protocol$view3$cons_prev(d,q,clock);
+module rhdl_ubft$protocol$view$cons_prev(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -18668,10 +18668,10 @@ module rhdl_ubft$protocol$view3$cons_prev(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$cons_prev
+endmodule // rhdl_ubft$protocol$view$cons_prev
 
 
-module rhdl_ubft$protocol$view3$cons_w(d,q,clock);
+module rhdl_ubft$protocol$view$cons_w(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -18687,10 +18687,10 @@ module rhdl_ubft$protocol$view3$cons_w(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$cons_w
+endmodule // rhdl_ubft$protocol$view$cons_w
 
 
-module rhdl_ubft$protocol$view3$failed(d,q,clock);
+module rhdl_ubft$protocol$view$failed(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18706,10 +18706,10 @@ module rhdl_ubft$protocol$view3$failed(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$failed
+endmodule // rhdl_ubft$protocol$view$failed
 
 
-module rhdl_ubft$protocol$view3$grab(d,q,clock);
+module rhdl_ubft$protocol$view$grab(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18725,10 +18725,10 @@ module rhdl_ubft$protocol$view3$grab(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$grab
+endmodule // rhdl_ubft$protocol$view$grab
 
 
-module rhdl_ubft$protocol$view3$has_l(d,q,clock);
+module rhdl_ubft$protocol$view$has_l(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18744,10 +18744,10 @@ module rhdl_ubft$protocol$view3$has_l(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$has_l
+endmodule // rhdl_ubft$protocol$view$has_l
 
 
-module rhdl_ubft$protocol$view3$last_x(d,q,clock);
+module rhdl_ubft$protocol$view$last_x(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18763,10 +18763,10 @@ module rhdl_ubft$protocol$view3$last_x(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$last_x
+endmodule // rhdl_ubft$protocol$view$last_x
 
 
-module rhdl_ubft$protocol$view3$lead(d,q,clock);
+module rhdl_ubft$protocol$view$lead(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18782,10 +18782,10 @@ module rhdl_ubft$protocol$view3$lead(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$lead
+endmodule // rhdl_ubft$protocol$view$lead
 
 
-module rhdl_ubft$protocol$view3$nv_cb(d,q,clock);
+module rhdl_ubft$protocol$view$nv_cb(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18801,10 +18801,10 @@ module rhdl_ubft$protocol$view3$nv_cb(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$nv_cb
+endmodule // rhdl_ubft$protocol$view$nv_cb
 
 
-module rhdl_ubft$protocol$view3$nv_ok(d,q,clock);
+module rhdl_ubft$protocol$view$nv_ok(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18820,10 +18820,10 @@ module rhdl_ubft$protocol$view3$nv_ok(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$nv_ok
+endmodule // rhdl_ubft$protocol$view$nv_ok
 
 
-module rhdl_ubft$protocol$view3$nv_once(d,q,clock);
+module rhdl_ubft$protocol$view$nv_once(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18839,10 +18839,10 @@ module rhdl_ubft$protocol$view3$nv_once(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$nv_once
+endmodule // rhdl_ubft$protocol$view$nv_once
 
 
-module rhdl_ubft$protocol$view3$once(d,q,clock);
+module rhdl_ubft$protocol$view$once(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18858,10 +18858,10 @@ module rhdl_ubft$protocol$view3$once(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$once
+endmodule // rhdl_ubft$protocol$view$once
 
 
-module rhdl_ubft$protocol$view3$others(d,q,clock);
+module rhdl_ubft$protocol$view$others(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18877,10 +18877,10 @@ module rhdl_ubft$protocol$view3$others(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$others
+endmodule // rhdl_ubft$protocol$view$others
 
 
-module rhdl_ubft$protocol$view3$p(d,q,clock);
+module rhdl_ubft$protocol$view$p(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18896,10 +18896,10 @@ module rhdl_ubft$protocol$view3$p(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$p
+endmodule // rhdl_ubft$protocol$view$p
 
 
-module rhdl_ubft$protocol$view3$rd(d,q,clock);
+module rhdl_ubft$protocol$view$rd(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18915,10 +18915,10 @@ module rhdl_ubft$protocol$view3$rd(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$rd
+endmodule // rhdl_ubft$protocol$view$rd
 
 
-module rhdl_ubft$protocol$view3$retry(d,q,clock);
+module rhdl_ubft$protocol$view$retry(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18934,10 +18934,10 @@ module rhdl_ubft$protocol$view3$retry(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$retry
+endmodule // rhdl_ubft$protocol$view$retry
 
 
-module rhdl_ubft$protocol$view3$sb(d,q,clock);
+module rhdl_ubft$protocol$view$sb(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18953,10 +18953,10 @@ module rhdl_ubft$protocol$view3$sb(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$sb
+endmodule // rhdl_ubft$protocol$view$sb
 
 
-module rhdl_ubft$protocol$view3$seen(d,q,clock);
+module rhdl_ubft$protocol$view$seen(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -18972,10 +18972,10 @@ module rhdl_ubft$protocol$view3$seen(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$seen
+endmodule // rhdl_ubft$protocol$view$seen
 
 
-module rhdl_ubft$protocol$view3$sent(d,q,clock);
+module rhdl_ubft$protocol$view$sent(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -18991,10 +18991,10 @@ module rhdl_ubft$protocol$view3$sent(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$sent
+endmodule // rhdl_ubft$protocol$view$sent
 
 
-module rhdl_ubft$protocol$view3$sj(d,q,clock);
+module rhdl_ubft$protocol$view$sj(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -19010,10 +19010,10 @@ module rhdl_ubft$protocol$view3$sj(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$sj
+endmodule // rhdl_ubft$protocol$view$sj
 
 
-module rhdl_ubft$protocol$view3$state(d,q,clock);
+module rhdl_ubft$protocol$view$state(d,q,clock);
     
     // Module arguments
     input wire  [4:0] d;
@@ -19021,37 +19021,37 @@ module rhdl_ubft$protocol$view3$state(d,q,clock);
     input wire  clock;
     
     // Enums
-    localparam View3St$Off = 0;
-    localparam View3St$V3Start = 1;
-    localparam View3St$V3Turn = 2;
-    localparam View3St$V3SignSeal = 3;
-    localparam View3St$V3SendSeal = 4;
-    localparam View3St$V3PollSeals = 5;
-    localparam View3St$V3WaitSeals = 6;
-    localparam View3St$V3Next = 7;
-    localparam View3St$V3Load = 8;
-    localparam View3St$V3Verify = 9;
-    localparam View3St$V3PollOwnEcho = 10;
-    localparam View3St$V3WaitOwnEcho = 11;
-    localparam View3St$V3SendEchoSeal = 12;
-    localparam View3St$V3PollEchoCommit = 13;
-    localparam View3St$V3WaitEchoCommit = 14;
-    localparam View3St$V3VerifySuspect = 15;
-    localparam View3St$V3SendNv = 16;
-    localparam View3St$V3PollNv = 17;
-    localparam View3St$V3WaitNv = 18;
-    localparam View3St$V3PollNvRec = 19;
-    localparam View3St$V3WaitNvRec = 20;
-    localparam View3St$V3Install = 21;
-    localparam View3St$V3Bridge = 22;
-    localparam View3St$V3PollCert = 23;
-    localparam View3St$V3WaitCert = 24;
-    localparam View3St$V3VerifyCert = 25;
-    localparam View3St$V3PollCatch = 26;
-    localparam View3St$V3WaitCatch = 27;
-    localparam View3St$V3CatchNext = 28;
-    localparam View3St$V3AwaitNext = 29;
-    localparam View3St$V3Deliver = 30;
+    localparam ViewSt$Off = 0;
+    localparam ViewSt$ViewStart = 1;
+    localparam ViewSt$ViewTurn = 2;
+    localparam ViewSt$ViewSignSeal = 3;
+    localparam ViewSt$ViewSendSeal = 4;
+    localparam ViewSt$ViewPollSeals = 5;
+    localparam ViewSt$ViewWaitSeals = 6;
+    localparam ViewSt$ViewNext = 7;
+    localparam ViewSt$ViewLoad = 8;
+    localparam ViewSt$ViewVerify = 9;
+    localparam ViewSt$ViewPollOwnEcho = 10;
+    localparam ViewSt$ViewWaitOwnEcho = 11;
+    localparam ViewSt$ViewSendEchoSeal = 12;
+    localparam ViewSt$ViewPollEchoCommit = 13;
+    localparam ViewSt$ViewWaitEchoCommit = 14;
+    localparam ViewSt$ViewVerifySuspect = 15;
+    localparam ViewSt$ViewSendNv = 16;
+    localparam ViewSt$ViewPollNv = 17;
+    localparam ViewSt$ViewWaitNv = 18;
+    localparam ViewSt$ViewPollNvRec = 19;
+    localparam ViewSt$ViewWaitNvRec = 20;
+    localparam ViewSt$ViewInstall = 21;
+    localparam ViewSt$ViewBridge = 22;
+    localparam ViewSt$ViewPollCert = 23;
+    localparam ViewSt$ViewWaitCert = 24;
+    localparam ViewSt$ViewVerifyCert = 25;
+    localparam ViewSt$ViewPollCatch = 26;
+    localparam ViewSt$ViewWaitCatch = 27;
+    localparam ViewSt$ViewCatchNext = 28;
+    localparam ViewSt$ViewAwaitNext = 29;
+    localparam ViewSt$ViewDeliver = 30;
     
     // Update code (custom)
     initial begin
@@ -19062,10 +19062,10 @@ module rhdl_ubft$protocol$view3$state(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$state
+endmodule // rhdl_ubft$protocol$view$state
 
 
-module rhdl_ubft$protocol$view3$sus(d,q,clock);
+module rhdl_ubft$protocol$view$sus(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -19081,10 +19081,10 @@ module rhdl_ubft$protocol$view3$sus(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$sus
+endmodule // rhdl_ubft$protocol$view$sus
 
 
-module rhdl_ubft$protocol$view3$sus_blk(d,q,clock);
+module rhdl_ubft$protocol$view$sus_blk(d,q,clock);
     
     // Module arguments
     input wire  [255:0] d;
@@ -19100,10 +19100,10 @@ module rhdl_ubft$protocol$view3$sus_blk(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$sus_blk
+endmodule // rhdl_ubft$protocol$view$sus_blk
 
 
-module rhdl_ubft$protocol$view3$sus_j(d,q,clock);
+module rhdl_ubft$protocol$view$sus_j(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -19119,10 +19119,10 @@ module rhdl_ubft$protocol$view3$sus_j(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$sus_j
+endmodule // rhdl_ubft$protocol$view$sus_j
 
 
-module rhdl_ubft$protocol$view3$take(d,q,clock);
+module rhdl_ubft$protocol$view$take(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -19138,10 +19138,10 @@ module rhdl_ubft$protocol$view3$take(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$take
+endmodule // rhdl_ubft$protocol$view$take
 
 
-module rhdl_ubft$protocol$view3$x(d,q,clock);
+module rhdl_ubft$protocol$view$x(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -19157,10 +19157,10 @@ module rhdl_ubft$protocol$view3$x(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$x
+endmodule // rhdl_ubft$protocol$view$x
 
 
-module rhdl_ubft$protocol$view3$x_t(d,q,clock);
+module rhdl_ubft$protocol$view$x_t(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -19176,7 +19176,7 @@ module rhdl_ubft$protocol$view3$x_t(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$view3$x_t
+endmodule // rhdl_ubft$protocol$view$x_t
 
 
 module rhdl_ubft$protocol$view_changes(d,q,clock);
@@ -19728,7 +19728,7 @@ module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,
 endmodule // rhdl_ubft$roce
 
 
-module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,tag,busy,pending,in_flight,resp_valid,resp_status,resp_sig,resp_sign,resp_tag,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);
+module rhdl_ubft$signing(clock,rst_n,sign,verify,block,signer,signature,tag,busy,pending,in_flight,resp_valid,resp_status,resp_sig,resp_sign,resp_tag,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);
     
     // Module arguments
     input wire  clock;
@@ -19812,47 +19812,47 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,tag,busy,p
     reg  [7:0] pos;
     
     // Sub module instances
-    rhdl_ubft$setup$state state(
+    rhdl_ubft$signing$state state(
         .d(state$d),
         .q(state$q),
         .clock(state$clock)
     );
-    rhdl_ubft$setup$block_q block_q(
+    rhdl_ubft$signing$block_q block_q(
         .d(block_q$d),
         .q(block_q$q),
         .clock(block_q$clock)
     );
-    rhdl_ubft$setup$signature_q signature_q(
+    rhdl_ubft$signing$signature_q signature_q(
         .d(signature_q$d),
         .q(signature_q$q),
         .clock(signature_q$clock)
     );
-    rhdl_ubft$setup$user_q user_q(
+    rhdl_ubft$signing$user_q user_q(
         .d(user_q$d),
         .q(user_q$q),
         .clock(user_q$clock)
     );
-    rhdl_ubft$setup$is_sign is_sign(
+    rhdl_ubft$signing$is_sign is_sign(
         .d(is_sign$d),
         .q(is_sign$q),
         .clock(is_sign$clock)
     );
-    rhdl_ubft$setup$count count(
+    rhdl_ubft$signing$count count(
         .d(count$d),
         .q(count$q),
         .clock(count$clock)
     );
-    rhdl_ubft$setup$sent sent(
+    rhdl_ubft$signing$sent sent(
         .d(sent$d),
         .q(sent$q),
         .clock(sent$clock)
     );
-    rhdl_ubft$setup$queue queue(
+    rhdl_ubft$signing$queue queue(
         .d(queue$d),
         .q(queue$q),
         .clock(queue$clock)
     );
-    rhdl_ubft$setup$fill fill(
+    rhdl_ubft$signing$fill fill(
         .d(fill$d),
         .q(fill$q),
         .clock(fill$clock)
@@ -19988,10 +19988,10 @@ module rhdl_ubft$setup(clock,rst_n,sign,verify,block,signer,signature,tag,busy,p
         end
     end
     
-endmodule // rhdl_ubft$setup
+endmodule // rhdl_ubft$signing
 
 
-module rhdl_ubft$setup$block_q(d,q,clock);
+module rhdl_ubft$signing$block_q(d,q,clock);
     
     // Module arguments
     input wire  [255:0] d;
@@ -20007,10 +20007,10 @@ module rhdl_ubft$setup$block_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$setup$block_q
+endmodule // rhdl_ubft$signing$block_q
 
 
-module rhdl_ubft$setup$count(d,q,clock);
+module rhdl_ubft$signing$count(d,q,clock);
     
     // Module arguments
     input wire  [2:0] d;
@@ -20026,10 +20026,10 @@ module rhdl_ubft$setup$count(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$setup$count
+endmodule // rhdl_ubft$signing$count
 
 
-module rhdl_ubft$setup$fill(d,q,clock);
+module rhdl_ubft$signing$fill(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -20045,10 +20045,10 @@ module rhdl_ubft$setup$fill(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$setup$fill
+endmodule // rhdl_ubft$signing$fill
 
 
-module rhdl_ubft$setup$is_sign(d,q,clock);
+module rhdl_ubft$signing$is_sign(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -20064,10 +20064,10 @@ module rhdl_ubft$setup$is_sign(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$setup$is_sign
+endmodule // rhdl_ubft$signing$is_sign
 
 
-module rhdl_ubft$setup$queue(d,q,clock);
+module rhdl_ubft$signing$queue(d,q,clock);
     
     // Module arguments
     input wire  [19:0] d;
@@ -20083,10 +20083,10 @@ module rhdl_ubft$setup$queue(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$setup$queue
+endmodule // rhdl_ubft$signing$queue
 
 
-module rhdl_ubft$setup$sent(d,q,clock);
+module rhdl_ubft$signing$sent(d,q,clock);
     
     // Module arguments
     input wire  [2:0] d;
@@ -20102,10 +20102,10 @@ module rhdl_ubft$setup$sent(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$setup$sent
+endmodule // rhdl_ubft$signing$sent
 
 
-module rhdl_ubft$setup$signature_q(d,q,clock);
+module rhdl_ubft$signing$signature_q(d,q,clock);
     
     // Module arguments
     input wire  [511:0] d;
@@ -20121,10 +20121,10 @@ module rhdl_ubft$setup$signature_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$setup$signature_q
+endmodule // rhdl_ubft$signing$signature_q
 
 
-module rhdl_ubft$setup$state(d,q,clock);
+module rhdl_ubft$signing$state(d,q,clock);
     
     // Module arguments
     input wire  [1:0] d;
@@ -20145,10 +20145,10 @@ module rhdl_ubft$setup$state(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$setup$state
+endmodule // rhdl_ubft$signing$state
 
 
-module rhdl_ubft$setup$user_q(d,q,clock);
+module rhdl_ubft$signing$user_q(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -20164,7 +20164,7 @@ module rhdl_ubft$setup$user_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$setup$user_q
+endmodule // rhdl_ubft$signing$user_q
 
 
 module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,ev_valid,ev_kind,ev_view,ev_m,ev_prev,ev_x,ev_bits,ev_take);

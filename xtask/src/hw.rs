@@ -209,8 +209,8 @@ const BLOCKS: [(&str, &str); 18] = [
     ("protocol", "Protocol, with its machines"),
     ("protocol$leader", "LEADER"),
     ("protocol$fast", "FAST"),
-    ("protocol$slow3", "Slow3: the f + 1 slow path"),
-    ("protocol$view3", "View3: the view change"),
+    ("protocol$slow", "Slow: the f + 1 slow path"),
+    ("protocol$view", "View: the view change"),
     ("protocol$cc", "CertCheck: a certificate inside a COMMIT"),
     ("protocol$requests", "Requests: the client requests held"),
     ("protocol$tally", "Tally (combinational: port to port)"),
@@ -219,7 +219,7 @@ const BLOCKS: [(&str, &str); 18] = [
     ("rdmux", "RdMux: the two Fetches on m_axi_hbm's reads"),
     ("compose", "COMPOSE: a record's later beats"),
     ("broadcast", "Broadcast"),
-    ("setup", "Setup"),
+    ("signing", "SignerPort"),
     ("roce", "RoCE adapter (combinational: port to port)"),
     ("guard", "Guard (guard::v3): the receive path"),
 ];
@@ -466,7 +466,7 @@ fn block_note(block: &str) -> &'static str {
         "guard" => "The kernel's guard (`guard::v3`, docs/guard.md): it streams records past its two-beat buffer.",
         "watch" => "WATCH, the v3 replica's background poller (docs/watch.md); in the kernel on a Fetch of its own through RdMux.",
         "compose" => "COMPOSE, the v3 record composer (docs/compose.md).",
-        "certcheck" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/certcheck.md); in the kernel's Protocol.",
+        "cert_check" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/cert_check.md); in the kernel's Protocol.",
         "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md).",
         "kernel" => "The kernel (rtl/rhdl_ubft.v), the one of the tables at the top; `cargo xtask synth` drops this section.",
         _ => "",
@@ -478,10 +478,10 @@ fn block_note(block: &str) -> &'static str {
 fn block_source(block: &str) -> (String, Option<&'static str>) {
     match block {
         "guard" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), Some("v3")),
-        "watch" => ("rhdl_ubft::watch::verilog::<N>()".into(), Some("v3")),
-        "compose" => ("rhdl_ubft::compose::verilog()".into(), None),
-        "rdmux" => ("rhdl_ubft::rdmux::verilog()".into(), None),
-        "certcheck" => ("rhdl_ubft::certcheck::verilog()".into(), None),
+        "watch" => ("rhdl_ubft::controller::watch::verilog::<N>()".into(), Some("v3")),
+        "compose" => ("rhdl_ubft::io::compose::verilog()".into(), None),
+        "rdmux" => ("rhdl_ubft::io::rdmux::verilog()".into(), None),
+        "cert_check" => ("rhdl_ubft::controller::cert_check::verilog()".into(), None),
         "kernel" => ("rhdl_ubft::kernel::verilog::<N>()".into(), Some("v3")),
         b => (format!("rhdl_ubft::{b}::verilog::<N>()"), Some("v3")),
     }
@@ -529,8 +529,8 @@ retiming: the figures give scale and trends.\n\n\
 - tool: {version}\n- time: the Yosys run per N, on a 2-core machine\n\n{table}\n\
 LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB18/36; BRAM = RAMB18/RAMB36; \
 CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
-The kernel is the whole top: Control (AXI4-Lite), Protocol (LEADER, FAST, Slow3, View3, CertCheck, \
-Requests and Tally), Fetch, WATCH with a Fetch of its own and RdMux, COMPOSE, Broadcast, Setup, the \
+The kernel is the whole top: Control (AXI4-Lite), Protocol (LEADER, FAST, Slow, View, CertCheck, \
+Requests and Tally), Fetch, WATCH with a Fetch of its own and RdMux, COMPOSE, Broadcast, SignerPort, the \
 RoCE adapter and Guard (`guard::v3`, the receive path, `m_axi_rx`).\n\n\
 ## Logic depth (N = {n})\n\n\
 The deepest register-to-register path of each block: `synth_xilinx -family xcup -flatten -noiopad` \

@@ -6,7 +6,7 @@
 //! - `vivado [--check] [--target xo|xclbin|hw_emu]`: writes vivado/kernel.xml,
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
-//! - `synth [--n 3,5,8] [--no-flatten] [--block guard|watch|compose|rdmux|certcheck|kernel]`: Yosys resource estimate and
+//! - `synth [--n 3,5,8] [--no-flatten] [--block guard|watch|compose|rdmux|cert_check|kernel]`: Yosys resource estimate and
 //!   logic depth, docs/resources.md (the shipped v3 kernel, or one block alone in its own section).
 //! - `testbench [--check] [--run] [--sim S] [--backend B]`: self-checking testbenches of
 //!   recorded cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them
@@ -18,7 +18,7 @@
 //! - `model --design current|recovery [--replicas N] [--slots S] [--views V] [--json]`:
 //!   checks a design of the protocol over every interleaving (crates/ubft_model,
 //!   docs/model.md); exit status 1 when a property fails, 2 when it cannot run.
-//! - `lint [--block guard|watch|compose|rdmux|certcheck|kernel]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
+//! - `lint [--block guard|watch|compose|rdmux|cert_check|kernel]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
 //!   and the Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`,
 //!   or on one block's Verilog alone (generated into `target/lint/`).
 //!
@@ -52,7 +52,7 @@ enum Cmd {
     /// Lint rtl/rhdl_ubft.v with Verilator (-Wall) and Yosys.
     Lint {
         /// Lint this block's Verilog alone instead (`guard`, `watch`, `compose`, `rdmux`,
-        /// `certcheck`, `kernel`), written to
+        /// `cert_check`, `kernel`), written to
         /// target/lint/ for the build's N.
         #[arg(long)]
         block: Option<String>,
@@ -108,7 +108,7 @@ enum Cmd {
         #[arg(long)]
         no_flatten: bool,
         /// Synthesize this block alone instead of the kernel (`guard`, `watch`, `compose`, `rdmux`,
-        /// `certcheck`, `kernel`); its
+        /// `cert_check`, `kernel`); its
         /// table goes into its own section of docs/resources.md.
         #[arg(long)]
         block: Option<String>,
@@ -324,7 +324,7 @@ fn write_or_check(rel: &str, content: &str, check: bool, fix: &str) -> Result {
 fn verilog(check: bool) -> Result {
     // rust-hdl names every submodule `top$<path>`; a unique prefix keeps them
     // from clashing with other RTL in a Vivado project.
-    let v = ubft_sim::verilator::kernel_verilog();
+    let v = ubft_sim::backend::verilator::kernel_verilog();
     let modules = v.lines().filter(|l| l.starts_with("module ")).count();
     write_or_check(VERILOG, &v, check, "cargo xtask verilog")?;
     write_or_check(
@@ -392,7 +392,7 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
         "guard" => Ok(("rhdl_ubft_guard", at_n!(n, rhdl_ubft::guard::verilog_v3))),
         // The v3 replica's background poller (recovery.md D3); in the
         // kernel on a Fetch of its own through RdMux, acting on R26.
-        "watch" => Ok(("rhdl_ubft_watch", at_n!(n, rhdl_ubft::watch::verilog))),
+        "watch" => Ok(("rhdl_ubft_watch", at_n!(n, rhdl_ubft::controller::watch::verilog))),
         // The kernel (rtl/rhdl_ubft.v), linted or synthesized at another N.
         "kernel" => Ok((
             "rhdl_ubft",
@@ -400,15 +400,15 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
         )),
         // The v3 record composer (recovery.md D5), in the kernel in front
         // of Broadcast; one size for every n.
-        "compose" => Ok(("rhdl_ubft_compose", rhdl_ubft::compose::verilog())),
+        "compose" => Ok(("rhdl_ubft_compose", rhdl_ubft::io::compose::verilog())),
         // The read multiplexer (docs/rdmux.md): the controller's Fetch and
         // WATCH's onto m_axi_hbm's read channels; one size for every n.
-        "rdmux" => Ok(("rhdl_ubft_rdmux", rhdl_ubft::rdmux::verilog())),
+        "rdmux" => Ok(("rhdl_ubft_rdmux", rhdl_ubft::io::rdmux::verilog())),
         // The check of a certificate inside a peer's COMMIT (R24 from a
-        // COMMIT, docs/certcheck.md); one size for every n.
-        "certcheck" => Ok(("rhdl_ubft_certcheck", rhdl_ubft::certcheck::verilog())),
+        // COMMIT, docs/cert_check.md); one size for every n.
+        "cert_check" => Ok(("rhdl_ubft_cert_check", rhdl_ubft::controller::cert_check::verilog())),
         _ => Err(format!(
-            "--block {block}: the blocks are: guard, watch, compose, rdmux, certcheck, kernel"
+            "--block {block}: the blocks are: guard, watch, compose, rdmux, cert_check, kernel"
         )),
     }
 }
@@ -488,7 +488,7 @@ fn bench(slots: u64, synth: bool) -> Result {
         VERIFY_LATENCY,
     };
     use ubft_sim::backend::Backend;
-    use ubft_sim::bench::{fast_bound, measure, slow3_bound, Latency};
+    use ubft_sim::bench::{fast_bound, measure, slow_bound, Latency};
     use ubft_sim::cluster::{ClusterConfig, Path};
     let header = || {
         println!(
@@ -526,12 +526,12 @@ fn bench(slots: u64, synth: bool) -> Result {
         "slow path, decided on f + 1 COMMITs (recovery.md R7-R12; one replica writes no fast votes), L = 300, H = 80, sign {SIGN_LATENCY}, verify {VERIFY_LATENCY}, wait 64 polls, {slow_slots} slots"
     );
     println!(
-        "bound wait (H + 4) + 3 sign + (1 + c + f) verify + (4 + f) L + (3 + 3f) (H + 4), c = f + 1 at n >= 5 (bench::slow3_bound)"
+        "bound wait (H + 4) + 3 sign + (1 + c + f) verify + (4 + f) L + (3 + 3f) (H + 4), c = f + 1 at n >= 5 (bench::slow_bound)"
     );
     header();
     for n in [3, 5, 7] {
         let cfg = ClusterConfig::new(n, slow_slots);
-        let bound = slow3_bound(&cfg);
+        let bound = slow_bound(&cfg);
         row(&measure(cfg, Path::Slow, bound, Backend::Verilator).map_err(|e| e.to_string())?);
     }
     println!(
@@ -627,7 +627,7 @@ fn bench(slots: u64, synth: bool) -> Result {
         "V/rusthdl"
     );
     // rust-hdl's run is shorter: it simulates a few hundred cycles a second.
-    use ubft_sim::verilator::measure_speed;
+    use ubft_sim::backend::verilator::measure_speed;
     for n in [3, 5] {
         let (_, a, _) = measure_speed(Backend::RustHdl, n, 5_000, 1)?;
         let (_, b, cpu) = measure_speed(Backend::Verilator, n, 1_000_000, 1)?;
@@ -665,7 +665,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     use ubft_sim::backend::Backend;
     use ubft_sim::scenario::Scenario;
     let random = |s: u64| Scenario::random(s, max_cycles);
-    ubft_sim::verilator::Library::get().map_err(|e| format!("verilator backend: {e}"))?;
+    ubft_sim::backend::verilator::Library::get().map_err(|e| format!("verilator backend: {e}"))?;
     let start = std::time::Instant::now();
     let next = AtomicU64::new(0);
     let failures: Mutex<Vec<(u64, String, String)>> = Mutex::new(vec![]);
@@ -761,7 +761,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                                 .honest()
                                 .filter(|h| (h.decided.len() as u64) < s.slots)
                                 .map(|h| {
-                                    let state = rhdl_ubft::protocol::STATE_NAMES
+                                    let state = rhdl_ubft::controller::protocol::STATE_NAMES
                                         .get(h.status.state as usize)
                                         .copied()
                                         .unwrap_or("?");

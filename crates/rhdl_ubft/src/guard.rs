@@ -83,7 +83,7 @@ use crate::layout::{
 };
 use crate::params::{BEAT_BITS, BEAT_WORDS, COUNTER_BITS, WORD_BYTES};
 use crate::regs::QPNS_BITS;
-use crate::roce::{
+use crate::io::roce::{
     WrCommand, QPN_BITS, WR_CMD_BITS, WR_DEST, WR_HOST, WR_LEN, WR_LEN_BITS, WR_QPN, WR_STRM,
     WR_VADDR, WR_VADDR_BITS,
 };
@@ -240,29 +240,29 @@ pub fn rule_for(mb: &Mailbox, region: Region) -> Rule {
 /// stride; prepare, prep_sig and new_view are the leader's, each record's
 /// view word naming it.
 fn rule_for_v3(mb: &Mailbox, region: Region) -> Rule {
-    use crate::layout::{field3, Shape3};
+    use crate::layout::{records, Shape};
     let v = mb.version;
-    match (region, Shape3::of(region)) {
-        (_, Some(Shape3::VoteRows)) => Rule::Owned {
+    match (region, Shape::of(region)) {
+        (_, Some(Shape::VoteRows)) => Rule::Owned {
             entry_words: vote_words(v),
             period: vote_row_words(v, mb.n) / vote_words(v),
         },
         (_, Some(s)) if s.per_node() => Rule::Owned {
-            entry_words: mb.stride3(region),
+            entry_words: mb.stride(region),
             period: s.row_records(mb.n, mb.g),
         },
         (Region::Prepare, _) => Rule::Leader {
-            record_words: mb.stride3(region),
-            view_at: field3::PREPARE_V,
+            record_words: mb.stride(region),
+            view_at: records::PREPARE_V,
         },
         (Region::PrepSig, _) => Rule::Leader {
-            record_words: mb.stride3(region),
-            view_at: field3::BLOCK_V,
+            record_words: mb.stride(region),
+            view_at: records::BLOCK_V,
         },
         // v + 1, the view the record's writer leads.
         (Region::NewViewRecord, _) => Rule::Leader {
-            record_words: mb.stride3(region),
-            view_at: field3::NV_VIEW,
+            record_words: mb.stride(region),
+            view_at: records::NV_VIEW,
         },
         _ => Rule::Closed(Refusal::NotOwner),
     }
@@ -1776,13 +1776,13 @@ mod tests {
             let mb = Mailbox::v3(n, G, 1);
             let t = GuardTable::new(&mb);
             assert_eq!(t.rows.len(), Region::V3.len());
-            assert_eq!(t.max_words, mb.stride3(Region::NewViewRecord));
+            assert_eq!(t.max_words, mb.stride(Region::NewViewRecord));
         }
     }
 
     #[test]
     fn the_reference_rule_on_v3() {
-        use crate::layout::field3;
+        use crate::layout::records;
         let n = 3;
         let mb = Mailbox::v3(n, 4, 1);
         // Each replica's records: the whole record (its stride) or a part of
@@ -1796,7 +1796,7 @@ mod tests {
         ] {
             for j in 0..n {
                 let at = mb.record(r, i, j);
-                let whole = vec![1; mb.stride3(r)];
+                let whole = vec![1; mb.stride(r)];
                 assert_eq!(check(&mb, n, j, at, &whole), Ok(()), "{r:?}");
                 assert_eq!(check(&mb, n, j, at + 16, &whole[..16]), Ok(()));
                 let other = (j + 1) % n;
@@ -1821,12 +1821,12 @@ mod tests {
         assert_eq!(check(&mb, n, 1, p, &prep), Ok(()), "view 4 is 1's");
         assert_eq!(check(&mb, n, 0, p, &prep), Err(Refusal::NotLeader));
         assert_eq!(check(&mb, n, 1, p, &prep[..2]), Err(Refusal::Shape));
-        prep[field3::PREPARE_V] = 5;
+        prep[records::PREPARE_V] = 5;
         assert_eq!(check(&mb, n, 2, p, &prep), Ok(()));
         let ps = mb.record(Region::PrepSig, 1, 0);
         let mut block = vec![0; 32];
-        block[field3::KIND] = field3::KIND_PREP;
-        block[field3::BLOCK_V] = 7;
+        block[records::KIND] = records::KIND_PREP;
+        block[records::BLOCK_V] = 7;
         assert_eq!(check(&mb, n, 1, ps, &block), Ok(()));
         assert_eq!(check(&mb, n, 2, ps, &block), Err(Refusal::NotLeader));
         assert_eq!(
@@ -1835,8 +1835,8 @@ mod tests {
             "the signature alone names no view"
         );
         let nv = mb.record(Region::NewViewRecord, 0, 0);
-        let mut rec = vec![0; mb.stride3(Region::NewViewRecord)];
-        rec[field3::NV_VIEW] = 2;
+        let mut rec = vec![0; mb.stride(Region::NewViewRecord)];
+        rec[records::NV_VIEW] = 2;
         assert_eq!(check(&mb, n, 2, nv, &rec), Ok(()));
         assert_eq!(check(&mb, n, 0, nv, &rec), Err(Refusal::NotLeader));
         // Votes as in v2.

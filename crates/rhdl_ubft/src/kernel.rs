@@ -1,6 +1,6 @@
 //! Kernel: the top, wiring only.
 //!
-//! Connects Control, Protocol, Fetch, Broadcast, Compose, RoceAdapter, Setup, Guard,
+//! Connects Control, Protocol, Fetch, Broadcast, Compose, RoceAdapter, SignerPort, Guard,
 //! and WATCH with its Fetch and the read multiplexer RdMux, and exposes the ports of DESIGN.md section 4 with Vitis names (an
 //! interface prefix and the AXI suffix), so Vivado infers `s_axi_control`,
 //! `m_axi_hbm`, `m_axi_rx`, `m_axis_sq`, `s_axis_cq`, `s_axis_rx_cmd`,
@@ -18,29 +18,29 @@
 //! `ap_rst_n` alone: it checks incoming writes whenever the card is out of
 //! reset, before `ap_start` and after `ap_done` too.
 
-use crate::broadcast::Broadcast;
-use crate::compose::Compose;
-use crate::control::Control;
-use crate::fetch::Fetch;
+use crate::io::broadcast::Broadcast;
+use crate::io::compose::Compose;
+use crate::io::control::Control;
+use crate::io::fetch::Fetch;
 use crate::guard::{self, Guard, V3_BEATS, V3_ROWS};
 use crate::params::BEAT_BITS;
-use crate::protocol::Protocol;
-use crate::rdmux::RdMux;
-use crate::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
-use crate::roce_adapter::RoceAdapter;
-use crate::setup::Setup;
-use crate::watch::Watch;
+use crate::controller::protocol::Protocol;
+use crate::io::rdmux::RdMux;
+use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
+use crate::io::roce::adapter::RoceAdapter;
+use crate::io::signer::SignerPort;
+use crate::controller::watch::Watch;
 use rust_hdl::prelude::*;
 
 /// The kernel of a build of N replicas whose guard has ROWS rows and a
 /// buffer of BEATS beats ([`Kernel`]): the fast path, the slow path (R7 to
-/// R12, `slow3.md`) and the view change (`view3.md`); Protocol stops with
+/// R12, `slow.md`) and the view change (`view.md`); Protocol stops with
 /// `RecoveryNotBuilt` where what is not built would be needed.
 #[derive(LogicBlock)]
 pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     pub ap_clk: Signal<In, Clock>,
     pub ap_rst_n: Signal<In, Bit>,
-    // s_axi_control: AXI4-Lite slave (crate::control, map in crate::regs).
+    // s_axi_control: AXI4-Lite slave (crate::io::control, map in crate::regs).
     pub s_axi_control_awaddr: Signal<In, Bits<12>>,
     pub s_axi_control_awvalid: Signal<In, Bit>,
     pub s_axi_control_awready: Signal<Out, Bit>,
@@ -140,7 +140,7 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     protocol: Protocol<N>,
     fetch: Fetch,
     broadcast: Broadcast,
-    setup: Setup,
+    signing: SignerPort,
     control: Control<N>,
     roce: RoceAdapter,
     guard: Guard<N, ROWS, BEATS>,
@@ -155,7 +155,7 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
 
 /// The kernel: the mailbox layout (`layout::Mailbox::v3`), its guard
 /// (`guard::v3`) and the controller (`Protocol::new`: the fast path,
-/// Slow3's R7 to R12, View3's view change); `rtl/rhdl_ubft.v`, what the
+/// SLOW's R7 to R12, VIEW's view change); `rtl/rhdl_ubft.v`, what the
 /// card runs.
 pub type Kernel<const N: usize> = KernelOf<N, V3_ROWS, V3_BEATS>;
 
@@ -263,7 +263,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BE
             protocol,
             fetch: Default::default(),
             broadcast: Default::default(),
-            setup: Default::default(),
+            signing: Default::default(),
             control: Control::new(),
             roce: Default::default(),
             guard,
@@ -285,8 +285,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.protocol.rst_n.next = self.ap_rst_n.val();
         self.fetch.rst_n.next = self.ap_rst_n.val();
         self.broadcast.rst_n.next = self.ap_rst_n.val();
-        self.setup.clock.next = self.ap_clk.val();
-        self.setup.rst_n.next = self.ap_rst_n.val();
+        self.signing.clock.next = self.ap_clk.val();
+        self.signing.rst_n.next = self.ap_rst_n.val();
         self.control.clock.next = self.ap_clk.val();
         self.control.rst_n.next = self.ap_rst_n.val();
         // s_axi_control: Control.
@@ -340,7 +340,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.protocol.bc_done.next = self.broadcast.done.val();
         self.protocol.bc_busy.next = self.broadcast.busy.val();
         self.broadcast.local_only.next = self.protocol.bc_local_only.val();
-        // Rounds (R13): Slow3's and View3's echoes.
+        // Rounds (R13): SLOW's and VIEW's echoes.
         self.broadcast.round.next = self.protocol.bc_round.val();
         self.protocol.bc_round_done.next = self.broadcast.round_done.val();
         self.protocol.bc_round_error.next = self.broadcast.round_error.val();
@@ -360,33 +360,33 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.broadcast.s_rec_tvalid.next = self.compose.m_rec_tvalid.val();
         self.broadcast.s_rec_tlast.next = self.compose.m_rec_tlast.val();
         self.compose.m_rec_tready.next = self.broadcast.s_rec_tready.val();
-        // Protocol <-> Setup.
-        self.setup.sign.next = self.protocol.sg_sign.val();
-        self.setup.verify.next = self.protocol.sg_verify.val();
-        self.setup.block.next = self.protocol.sg_block.val();
-        self.setup.signer.next = self.protocol.sg_signer.val();
-        self.setup.signature.next = self.protocol.sg_signature.val();
+        // Protocol <-> SignerPort.
+        self.signing.sign.next = self.protocol.sg_sign.val();
+        self.signing.verify.next = self.protocol.sg_verify.val();
+        self.signing.block.next = self.protocol.sg_block.val();
+        self.signing.signer.next = self.protocol.sg_signer.val();
+        self.signing.signature.next = self.protocol.sg_signature.val();
         // The machines make one request at a time and wait for its
         // response: they wait on `pending` (a request outstanding), not on
-        // `busy` (Setup cannot take another), so no tags.
-        self.setup.tag.next = 0.into();
-        self.protocol.sg_busy.next = self.setup.pending.val();
-        self.protocol.sg_resp_valid.next = self.setup.resp_valid.val();
-        self.protocol.sg_resp_status.next = self.setup.resp_status.val();
-        self.protocol.sg_resp_sig.next = self.setup.resp_sig.val();
-        self.setup.resp_take.next = self.protocol.sg_resp_take.val();
-        // The signer streams: Setup.
-        self.m_axis_sreq_tdata.next = self.setup.sreq_tdata.val();
-        self.m_axis_sreq_tkeep.next = self.setup.sreq_tkeep.val();
-        self.m_axis_sreq_tlast.next = self.setup.sreq_tlast.val();
-        self.m_axis_sreq_tuser.next = self.setup.sreq_tuser.val();
-        self.m_axis_sreq_tvalid.next = self.setup.sreq_tvalid.val();
-        self.setup.sreq_tready.next = self.m_axis_sreq_tready.val();
-        self.setup.sresp_tdata.next = self.s_axis_sresp_tdata.val();
-        self.setup.sresp_tuser.next = self.s_axis_sresp_tuser.val();
-        self.setup.sresp_tlast.next = self.s_axis_sresp_tlast.val();
-        self.setup.sresp_tvalid.next = self.s_axis_sresp_tvalid.val();
-        self.s_axis_sresp_tready.next = self.setup.sresp_tready.val();
+        // `busy` (SignerPort cannot take another), so no tags.
+        self.signing.tag.next = 0.into();
+        self.protocol.sg_busy.next = self.signing.pending.val();
+        self.protocol.sg_resp_valid.next = self.signing.resp_valid.val();
+        self.protocol.sg_resp_status.next = self.signing.resp_status.val();
+        self.protocol.sg_resp_sig.next = self.signing.resp_sig.val();
+        self.signing.resp_take.next = self.protocol.sg_resp_take.val();
+        // The signer streams: SignerPort.
+        self.m_axis_sreq_tdata.next = self.signing.sreq_tdata.val();
+        self.m_axis_sreq_tkeep.next = self.signing.sreq_tkeep.val();
+        self.m_axis_sreq_tlast.next = self.signing.sreq_tlast.val();
+        self.m_axis_sreq_tuser.next = self.signing.sreq_tuser.val();
+        self.m_axis_sreq_tvalid.next = self.signing.sreq_tvalid.val();
+        self.signing.sreq_tready.next = self.m_axis_sreq_tready.val();
+        self.signing.sresp_tdata.next = self.s_axis_sresp_tdata.val();
+        self.signing.sresp_tuser.next = self.s_axis_sresp_tuser.val();
+        self.signing.sresp_tlast.next = self.s_axis_sresp_tlast.val();
+        self.signing.sresp_tvalid.next = self.s_axis_sresp_tvalid.val();
+        self.s_axis_sresp_tready.next = self.signing.sresp_tready.val();
         // Protocol <-> WATCH (v3) and WATCH <-> its Fetch.
         self.watch.clock.next = self.ap_clk.val();
         self.watch.rst_n.next = self.ap_rst_n.val();

@@ -278,7 +278,7 @@ pub mod field {
     pub const VC_PHASE_SHIFT: usize = 16;
     pub const VC_K: usize = 2;
     pub const VC_M: usize = 3;
-    // A share signs the CERT block of `field3` (recovery.md, section 3),
+    // A share signs the CERT block of `records` (recovery.md, section 3),
     // with prev = 0: v2's prepare has no prev word.
 }
 
@@ -292,14 +292,14 @@ pub const fn share_words(sb: usize) -> usize {
 /// signature covers, word 0 naming the block's kind, so a verify request
 /// reads the block as it lies in HBM; the signatures follow on beats of
 /// their own.
-pub mod field3 {
+pub mod records {
     /// Words in a signed block.
     pub const BLOCK_WORDS: usize = 8;
     /// Its bytes, as a sign or verify request carries them: the words in
     /// order, each little-endian, in bytes [31:0] of the request's first
     /// beat (TKEEP = `setup::code::BLOCK_KEEP`).
     pub const BLOCK_BYTES: usize = BLOCK_WORDS * crate::params::WORD_BYTES as usize;
-    /// Its bits (Setup's `block`, Protocol's `sg_block`).
+    /// Its bits (the SignerPort port's `block`, Protocol's `sg_block`).
     pub const BLOCK_BITS: usize = BLOCK_WORDS * crate::params::WORD_BITS;
     /// Word 0 of every signed block: its kind.
     pub const KIND: usize = 0;
@@ -405,10 +405,10 @@ pub mod field3 {
 }
 
 /// How a v3 region's records are indexed: record \[i\]\[j\] is the
-/// (i · cols + j)-th of the region ([`Shape3::dims`]), and in the per-node
+/// (i · cols + j)-th of the region ([`Shape::dims`]), and in the per-node
 /// shapes j is its writer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Shape3 {
+pub enum Shape {
     /// A row of per-node votes per slot, as in v2: will_cert, will_commit.
     VoteRows,
     /// One record per slot, the leader's: prepare, prep_sig.
@@ -423,16 +423,16 @@ pub enum Shape3 {
     Single,
 }
 
-impl Shape3 {
+impl Shape {
     /// The shape of a v3 region (None: not a v3 region).
-    pub const fn of(region: Region) -> Option<Shape3> {
+    pub const fn of(region: Region) -> Option<Shape> {
         Some(match region {
-            Region::WillCert | Region::WillCommit => Shape3::VoteRows,
-            Region::Prepare | Region::PrepSig => Shape3::PerSlot,
-            Region::EchoPrep | Region::Certify | Region::Commit => Shape3::SlotByNode,
-            Region::EchoCommit | Region::EchoSeal => Shape3::PeerByNode,
-            Region::Seal => Shape3::PerNode,
-            Region::NewViewRecord => Shape3::Single,
+            Region::WillCert | Region::WillCommit => Shape::VoteRows,
+            Region::Prepare | Region::PrepSig => Shape::PerSlot,
+            Region::EchoPrep | Region::Certify | Region::Commit => Shape::SlotByNode,
+            Region::EchoCommit | Region::EchoSeal => Shape::PeerByNode,
+            Region::Seal => Shape::PerNode,
+            Region::NewViewRecord => Shape::Single,
             _ => return None,
         })
     }
@@ -440,23 +440,23 @@ impl Shape3 {
     /// (rows, cols) of records, for n replicas and a window of g slots.
     pub const fn dims(self, n: usize, g: usize) -> (usize, usize) {
         match self {
-            Shape3::VoteRows => (g, n),
-            Shape3::PerSlot => (g, 1),
-            Shape3::SlotByNode => (g, n),
-            Shape3::PeerByNode => (n, n),
-            Shape3::PerNode => (1, n),
-            Shape3::Single => (1, 1),
+            Shape::VoteRows => (g, n),
+            Shape::PerSlot => (g, 1),
+            Shape::SlotByNode => (g, n),
+            Shape::PeerByNode => (n, n),
+            Shape::PerNode => (1, n),
+            Shape::Single => (1, 1),
         }
     }
 
     /// Records per row as laid out: a row of n records, one per writer
     /// (slot by node, peer by node), takes n rounded up to a power of two,
-    /// so that a row read whole (Slow3: echo_prep, certify, echo_seal) is
+    /// so that a row read whole (SLOW: echo_prep, certify, echo_seal) is
     /// one burst inside a 4 KiB page for any n; the other shapes take n.
     /// The padding records have no owner.
     pub const fn row_records(self, n: usize, g: usize) -> usize {
         match self {
-            Shape3::SlotByNode | Shape3::PeerByNode => n.next_power_of_two(),
+            Shape::SlotByNode | Shape::PeerByNode => n.next_power_of_two(),
             _ => self.dims(n, g).1,
         }
     }
@@ -466,7 +466,7 @@ impl Shape3 {
     pub const fn per_node(self) -> bool {
         matches!(
             self,
-            Shape3::SlotByNode | Shape3::PeerByNode | Shape3::PerNode
+            Shape::SlotByNode | Shape::PeerByNode | Shape::PerNode
         )
     }
 }
@@ -474,7 +474,7 @@ impl Shape3 {
 /// Beats of one v3 record of `region` (its words are a whole number of
 /// beats), for n replicas (certificates of f + 1 shares) and shares of `sb`
 /// beats. Regions that hold no record of their own (the vote rows) give 0.
-pub const fn record3_beats(region: Region, n: usize, sb: usize) -> usize {
+pub const fn record_beats(region: Region, n: usize, sb: usize) -> usize {
     let f1 = crate::params::faults(n) + 1;
     match region {
         Region::Prepare => 1,
@@ -495,8 +495,8 @@ pub const fn record3_beats(region: Region, n: usize, sb: usize) -> usize {
 /// (64 beats), so that a record aligned to its stride is one burst that
 /// never crosses a 4 KiB boundary; a longer record (DSig's shares) is
 /// rounded up to whole 4 KiB pages and read in several bursts.
-pub const fn stride3_beats(region: Region, n: usize, sb: usize) -> usize {
-    let beats = record3_beats(region, n, sb);
+pub const fn stride_beats(region: Region, n: usize, sb: usize) -> usize {
+    let beats = record_beats(region, n, sb);
     let page = (crate::params::AXI_BOUNDARY_BYTES / crate::params::BEAT_BYTES) as usize;
     if beats <= page {
         beats.next_power_of_two()
@@ -535,12 +535,12 @@ impl Mailbox {
 
     fn words(version: Version, region: Region, n: usize, g: usize, sb: usize) -> usize {
         if version == Version::V3 {
-            let shape = Shape3::of(region)
+            let shape = Shape::of(region)
                 .unwrap_or_else(|| panic!("layout v3 has no region {}", region.name()));
             let (rows, _) = shape.dims(n, g);
             return match shape {
-                Shape3::VoteRows => rows * vote_row_words(version, n),
-                _ => rows * shape.row_records(n, g) * stride3_beats(region, n, sb) * BEAT_WORDS,
+                Shape::VoteRows => rows * vote_row_words(version, n),
+                _ => rows * shape.row_records(n, g) * stride_beats(region, n, sb) * BEAT_WORDS,
             };
         }
         match region {
@@ -577,12 +577,12 @@ impl Mailbox {
                 // page), so that no record crosses a 4 KiB boundary; a
                 // region of rows of n records (one per writer), on the
                 // row's size rounded up to a power of two, so that a row
-                // read whole (echo_prep, certify, echo_seal: Slow3) is one
+                // read whole (echo_prep, certify, echo_seal: SLOW) is one
                 // burst inside a page.
                 Version::V3 => {
-                    let stride = stride3_beats(region, n, sb);
-                    let row = match Shape3::of(region) {
-                        Some(shape @ (Shape3::SlotByNode | Shape3::PeerByNode)) => {
+                    let stride = stride_beats(region, n, sb);
+                    let row = match Shape::of(region) {
+                        Some(shape @ (Shape::SlotByNode | Shape::PeerByNode)) => {
                             shape.row_records(n, g) * stride
                         }
                         _ => stride,
@@ -686,9 +686,9 @@ impl Mailbox {
     }
 
     /// Words between two records of a v3 region.
-    pub fn stride3(&self, region: Region) -> usize {
+    pub fn stride(&self, region: Region) -> usize {
         assert_eq!(self.version, Version::V3, "records are v3's");
-        stride3_beats(region, self.n, self.sb) * BEAT_WORDS
+        stride_beats(region, self.n, self.sb) * BEAT_WORDS
     }
 
     /// First word of a v3 record: `record(region, i, j)` is
@@ -700,8 +700,8 @@ impl Mailbox {
     pub fn record(&self, region: Region, i: usize, j: usize) -> usize {
         assert_eq!(self.version, Version::V3, "records are v3's");
         let (n, g) = (self.n, self.g);
-        let (rows, cols) = match Shape3::of(region) {
-            Some(Shape3::VoteRows) | None => (0, 0),
+        let (rows, cols) = match Shape::of(region) {
+            Some(Shape::VoteRows) | None => (0, 0),
             Some(shape) => shape.dims(n, g),
         };
         assert!(
@@ -709,8 +709,8 @@ impl Mailbox {
             "no v3 record {}[{i}][{j}] (n = {n}, G = {g})",
             region.name()
         );
-        let row = Shape3::of(region).map_or(0, |shape| shape.row_records(n, g));
-        self.base(region) + (i * row + j) * self.stride3(region)
+        let row = Shape::of(region).map_or(0, |shape| shape.row_records(n, g));
+        self.base(region) + (i * row + j) * self.stride(region)
     }
 
     /// First word of `node`'s view-change record.
@@ -740,12 +740,12 @@ impl Mailbox {
         let (region, off) = self.locate(word)?;
         let vw = vote_words(self.version);
         if self.version == Version::V3 {
-            return match Shape3::of(region) {
+            return match Shape::of(region) {
                 Some(s) if s.per_node() => {
-                    let node = (off / self.stride3(region)) % s.row_records(self.n, self.g);
+                    let node = (off / self.stride(region)) % s.row_records(self.n, self.g);
                     (node < self.n).then_some(node)
                 }
-                Some(Shape3::VoteRows) => {
+                Some(Shape::VoteRows) => {
                     let node = (off % self.vote_row_words()) / vw;
                     (node < self.n).then_some(node)
                 }
@@ -795,21 +795,21 @@ impl Mailbox {
     /// The index formula of each region, for the docs.
     fn formula(&self, region: Region) -> String {
         if self.version == Version::V3 {
-            let s = self.stride3(region);
-            return match (region, Shape3::of(region)) {
+            let s = self.stride(region);
+            return match (region, Shape::of(region)) {
                 (Region::Prepare, _) => format!("slot·{s} + {{0: k, 1: m, 2: v, 3: prev}}"),
-                (_, Some(Shape3::VoteRows)) => format!(
+                (_, Some(Shape::VoteRows)) => format!(
                     "slot·R + node·2 + {{0: tag(v, k), 1: m}}, R = {}",
                     self.vote_row_words()
                 ),
-                (_, Some(Shape3::PerSlot)) => format!("slot·{s} + word"),
-                (_, Some(Shape3::SlotByNode)) => {
+                (_, Some(Shape::PerSlot)) => format!("slot·{s} + word"),
+                (_, Some(Shape::SlotByNode)) => {
                     format!("(slot·{} + node)·{s} + word", self.n.next_power_of_two())
                 }
-                (_, Some(Shape3::PeerByNode)) => {
+                (_, Some(Shape::PeerByNode)) => {
                     format!("(x·{} + node)·{s} + word", self.n.next_power_of_two())
                 }
-                (_, Some(Shape3::PerNode)) => format!("node·{s} + word"),
+                (_, Some(Shape::PerNode)) => format!("node·{s} + word"),
                 _ => "word".into(),
             };
         }
@@ -896,7 +896,7 @@ requires.\n";
 
 /// The v3 part of `docs/layout.md`.
 fn v3_markdown() -> String {
-    use field3::*;
+    use records::*;
     let b = Mailbox::v3(BUILD_N, crate::params::G, crate::params::SB);
     let f1 = crate::params::faults(b.n) + 1;
     let mut s = format!(
@@ -915,8 +915,8 @@ COMMIT = {KIND_COMMIT}, SEAL = {KIND_SEAL}), so a verify request reads the block
 signature ({} here) follows on beats of its own. Certificates here have f + 1 = {f1} shares.\n\n",
         if b.sb == 1 { "one beat".to_string() } else { format!("{} beats", b.sb) }
     );
-    let beats = |r: Region| record3_beats(r, b.n, b.sb);
-    let stride = |r: Region| stride3_beats(r, b.n, b.sb);
+    let beats = |r: Region| record_beats(r, b.n, b.sb);
+    let stride = |r: Region| stride_beats(r, b.n, b.sb);
     s += "| record | beats (stride) | first beat | then |\n| --- | ---: | --- | --- |\n";
     let rows: [(Region, String, &str); 10] = [
         (
@@ -1106,7 +1106,7 @@ mod tests {
             let mut ranges = Vec::new();
             for (r, i, j, writer) in v3_records(&m) {
                 let at = m.record(r, i, j);
-                let words = record3_beats(r, n, sb) * BEAT_WORDS;
+                let words = record_beats(r, n, sb) * BEAT_WORDS;
                 let span = m.span(r);
                 assert!(
                     at >= span.start && at + words <= span.start + span.words,
@@ -1156,19 +1156,19 @@ mod tests {
         // derives (certify 2 beats, commit 6, new_view 1 + 2·4 + 4), and
         // their strides.
         let (n, sb) = (UPSTREAM_NUM_NODES, 1);
-        let r = |x| (record3_beats(x, n, sb), stride3_beats(x, n, sb));
+        let r = |x| (record_beats(x, n, sb), stride_beats(x, n, sb));
         assert_eq!(r(Region::Certify), (2, 2));
         assert_eq!(r(Region::EchoPrep), (2, 2));
         assert_eq!(r(Region::Commit), (6, 8));
         assert_eq!(r(Region::NewViewRecord), (13, 16));
         assert_eq!(r(Region::PrepSig), (2, 2));
         // A DSig commit (1 + 26 + 4·26 beats) takes whole 4 KiB pages.
-        assert_eq!(stride3_beats(Region::Commit, n, SB_DSIG), 192);
+        assert_eq!(stride_beats(Region::Commit, n, SB_DSIG), 192);
     }
 
     #[test]
     fn v3_blocks_are_recovery_md_section_3s() {
-        use field3::*;
+        use records::*;
         assert_eq!(block(KIND_PREP, 5, 6, 7, 8), [1, 5, 6, 7, 8, 0, 0, 0]);
         assert_eq!(block(KIND_CERT, 5, 6, 7, 8), [2, 5, 6, 7, 8, 0, 0, 0]);
         assert_eq!(commit_block(2, 5, 6, 7, 8), [3, 2, 5, 6, 7, 8, 0, 0]);

@@ -1,24 +1,21 @@
 //! rhdl_ubft: uBFT's consensus controller as an FPGA kernel, in rust-hdl.
-pub mod broadcast;
-pub mod certcheck;
-pub mod compose;
-pub mod control;
-pub mod fast;
-pub mod fetch;
+//!
+//! The crate is laid out by role (docs/architecture.md):
+//! - [`kernel`]: the Vitis RTL kernel's top, wiring only;
+//! - [`controller`]: the consensus controller: [`controller::protocol`]
+//!   coordinates the four machines (LEADER, FAST, SLOW, VIEW) and the
+//!   blocks they share;
+//! - [`io`]: the kernel's ports to the host, HBM, the RoCE v2 stack and the
+//!   signer service;
+//! - [`guard`]: the slot guard on the receive path;
+//! - [`layout`]: the HBM mailbox and its records, and the seed's v1 table;
+//! - [`params`] and [`regs`]: the numbers and the register table;
+//! - [`vitis`]: the card flow's kernel description.
+pub mod controller;
 pub mod guard;
+pub mod io;
 pub mod kernel;
 pub mod layout;
-pub mod leader;
 pub mod params;
-pub mod protocol;
-pub mod rdmux;
 pub mod regs;
-pub mod requests;
-pub mod roce;
-pub mod roce_adapter;
-pub mod setup;
-pub mod slow3;
-pub mod tally;
-pub mod view3;
 pub mod vitis;
-pub mod watch;

@@ -8,7 +8,7 @@ pub const N: usize = 8;
 /// Slots in the window (the kernel's `G`): slot = (k - 1) mod G.
 pub const G: usize = 16;
 /// Client requests a replica holds and has not seen decided (the buffer B of
-/// docs/recovery.md R1; `crate::requests`).
+/// docs/recovery.md R1; `crate::controller::requests`).
 pub const REQUESTS: usize = 8;
 /// 512-bit beats per signature share: Ed25519 (64 bytes) is one beat.
 pub const SB_ED25519: usize = 1;
@@ -65,18 +65,18 @@ pub const CMD_LEN_BITS: usize = 16;
 /// tests/broadcast.rs ties the 16 to the guard's constants.
 pub const D_LAND: u64 = 16 + defaults::HBM_WRITE_LATENCY + 1;
 
-/// Signer requests Setup keeps outstanding: taken from the controller and
-/// not yet answered (docs/setup.md, In flight). The f + 1 slow path
+/// SignerPort requests SignerPort keeps outstanding: taken from the controller and
+/// not yet answered (docs/signer.md, In flight). The f + 1 slow path
 /// verifies a leader's PREP signature, f shares and f + 1 COMMITs per slot
 /// (docs/recovery.md sections 6 and 15): at n = 7 (f = 3) that is up to 8
 /// verifies, 4,000 cycles each one at a time. Four in flight keep a service
 /// of four engines busy and hold f + 1 COMMITs of n = 7 at once; each costs
-/// Setup one FIFO entry of `SIGNER_TAG_BITS` + 1 bits.
+/// SignerPort one FIFO entry of `SIGNER_TAG_BITS` + 1 bits.
 pub const SIGNER_IN_FLIGHT: usize = 4;
-/// Bits of `in_flight`, Setup's count of outstanding requests (0 to
+/// Bits of `in_flight`, the SignerPort port's count of outstanding requests (0 to
 /// `SIGNER_IN_FLIGHT`).
 pub const SIGNER_IN_FLIGHT_BITS: usize = 3;
-/// Bits of the caller's tag on a signer request (Setup's `tag`, returned as
+/// Bits of the caller's tag on a signer request (the SignerPort port's `tag`, returned as
 /// `resp_tag` with its response): enough for a peer id (N = 8) and one
 /// more bit, e.g. share or COMMIT.
 pub const SIGNER_TAG_BITS: usize = 4;
@@ -89,9 +89,9 @@ pub const WAIT_BITS: usize = 16;
 /// decision doubles it (recovery.md R14, "T_vc doubles with every view
 /// change in a row"), up to `wait_polls` · 2^WAIT_DOUBLINGS polls.
 pub const WAIT_DOUBLINGS: usize = 8;
-/// T_vc's doublings over the path timeout on the v3 kernel (View3's waits
-/// until the installed view's first decision, and Slow3's at every slot:
-/// protocol.md, "Timeouts", "Slow3's waits"; recovery.md R14), for n = 3: the wait for a NEW_VIEW
+/// T_vc's doublings over the path timeout on the v3 kernel (VIEW's waits
+/// until the installed view's first decision, and SLOW's at every slot:
+/// protocol.md, "Timeouts", "SLOW's waits"; recovery.md R14), for n = 3: the wait for a NEW_VIEW
 /// spans the view change's signer steps, 3f + 4 of them at most (two signs,
 /// f + 1 SEAL verifies, f suspect verifies, f + 1 share verifies), and the
 /// v3 rule makes `wait_polls` outlast one step, so T_vc's base is
@@ -187,7 +187,7 @@ pub enum ConfigError {
     /// bridge and a carried value, R14 to R23) stopped where the view
     /// change would need what is not built: catch-up to a carried slot c*
     /// above its k (R24 at install), or a bridge to a will_commit older
-    /// than k - 1 (docs/recovery.md D11.12, `view3.md`).
+    /// than k - 1 (docs/recovery.md D11.12, `view.md`).
     RecoveryNotBuilt = 7,
 }
 
@@ -234,7 +234,7 @@ impl ConfigError {
             ConfigError::RecoveryNotBuilt => {
                 "the v3 kernel's view change stopped where it would need what is not \
                  built: a bridge to a will_commit more than (G - 1) / 2 slots behind k, \
-                 or above k after a step back (issue 11, recovery.md D11.12, view3.md)"
+                 or above k after a step back (issue 11, recovery.md D11.12, view.md)"
             }
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! [`REGS`] is the only place the map is written down. Everything else is
 //! rendered from it: the Control block's address constants
-//! ([`crate::control`]), `docs/registers.md` ([`markdown`]), the C header for
+//! ([`crate::io::control`]), `docs/registers.md` ([`markdown`]), the C header for
 //! host code `vivado/rhdl_ubft_regs.h` ([`c_header`]), the register part of
 //! `vivado/package_kernel.tcl` ([`tcl_registers`]) and the `<args>` of
 //! `vivado/kernel.xml` ([`crate::vitis::kernel_xml`]).
@@ -20,7 +20,7 @@
 
 use crate::guard::REASONS;
 use crate::params::{COUNTER_BITS, N, WAIT_BITS};
-use crate::roce::QPN_BITS;
+use crate::io::roce::QPN_BITS;
 
 /// How the host may use a register.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

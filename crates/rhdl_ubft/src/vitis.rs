@@ -16,7 +16,7 @@
 
 use crate::params::BEAT_BITS;
 use crate::regs::{self, Access};
-use crate::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
+use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 
 /// The kernel (and top module) name.
 pub const KERNEL: &str = "rhdl_ubft";
@@ -29,11 +29,11 @@ pub const PART: &str = "xcu280-fsvh2892-2L-e";
 /// The Vitis platform.
 pub const PLATFORM: &str = "xilinx_u280_gen3x16_xdma_1_202211_1";
 
-/// Signer request/response TDATA bits (one 512-bit beat).
+/// SignerPort request/response TDATA bits (one 512-bit beat).
 pub const SIGNER_TDATA_BITS: usize = BEAT_BITS;
-/// Signer request TUSER bits.
+/// SignerPort request TUSER bits.
 pub const SREQ_TUSER_BITS: usize = 16;
-/// Signer response TUSER bits.
+/// SignerPort response TUSER bits.
 pub const SRESP_TUSER_BITS: usize = 8;
 
 /// What kind of interface.

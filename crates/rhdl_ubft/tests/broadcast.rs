@@ -2,7 +2,7 @@
 //! command per peer, held under back-pressure, nothing dropped; and the RoCE
 //! adapter that puts a command into the stack's format.
 
-use rhdl_ubft::broadcast::Broadcast;
+use rhdl_ubft::io::broadcast::Broadcast;
 use rhdl_ubft::params::N;
 use rhdl_ubft::regs::QPNS_BITS;
 use rust_hdl::prelude::*;
@@ -246,7 +246,7 @@ fn the_counters_count_one_run_and_clear_on_start() {
 /// for its own N when it is built).
 #[test]
 fn every_broadcast_record_is_aligned_to_its_size() {
-    use rhdl_ubft::broadcast::{check_lanes, lane_positions, RECORD_WORDS};
+    use rhdl_ubft::io::broadcast::{check_lanes, lane_positions, RECORD_WORDS};
     use rhdl_ubft::layout::Mailbox;
     use rhdl_ubft::params::{G, SB};
     for n in 1..=N {
@@ -327,8 +327,8 @@ fn the_beat_is_the_record_at_its_lanes() {
 
 #[test]
 fn the_roce_adapter_speaks_the_stacks_format() {
-    use rhdl_ubft::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};
-    use rhdl_ubft::roce_adapter::RoceAdapter;
+    use rhdl_ubft::io::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};
+    use rhdl_ubft::io::roce::adapter::RoceAdapter;
     let mut a = RoceAdapter::default();
     a.cmd_qpn.connect();
     a.cmd_addr.connect();
@@ -846,7 +846,7 @@ fn d_land_is_the_guards_bound_plus_hbms_answer() {
 /// records include v3's 2-, 6- and 13-beat ones.
 #[test]
 fn every_v3_record_of_more_than_one_beat_is_one_burst() {
-    use rhdl_ubft::broadcast::{check_beats, records3};
+    use rhdl_ubft::io::broadcast::{check_beats, records3};
     use rhdl_ubft::layout::Mailbox;
     use rhdl_ubft::params::{G, SB};
     for n in 1..=N {
@@ -865,7 +865,7 @@ fn every_v3_record_of_more_than_one_beat_is_one_burst() {
 #[test]
 #[should_panic(expected = "at most 16")]
 fn check_beats_refuses_a_record_longer_than_16_beats() {
-    use rhdl_ubft::broadcast::check_beats;
+    use rhdl_ubft::io::broadcast::check_beats;
     use rhdl_ubft::layout::Mailbox;
     use rhdl_ubft::params::{G, SB_DSIG};
     check_beats(&Mailbox::v3(N, G, SB_DSIG));

@@ -2,7 +2,7 @@
 //! streamed to Broadcast in order, held under back-pressure; and the two
 //! together sending a six-beat record as one burst.
 
-use rhdl_ubft::compose::Compose;
+use rhdl_ubft::io::compose::Compose;
 use rust_hdl::prelude::*;
 
 mod common;

@@ -4,7 +4,7 @@
 //! ap_done latched and cleared on read, auto_restart), interrupts, reset.
 //! Every offset comes from `rhdl_ubft::regs`.
 
-use rhdl_ubft::control::Control;
+use rhdl_ubft::io::control::Control;
 use rhdl_ubft::regs::{self, ctrl, isr};
 use rust_hdl::prelude::*;
 
@@ -816,7 +816,7 @@ fn a_smaller_build_keeps_the_map_and_ignores_missing_qpns() {
 /// never skipped.
 #[test]
 fn the_verilog_passes_yosys_checks() {
-    let v = rhdl_ubft::control::verilog::<8>();
+    let v = rhdl_ubft::io::control::verilog::<8>();
     assert!(v.contains("module top("));
     let yosys = hdl_tools::Yosys::get().unwrap_or_else(|e| panic!("{e}"));
     let scratch = hdl_tools::target_dir().join("yosys-tests/control");

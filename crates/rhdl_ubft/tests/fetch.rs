@@ -1,7 +1,7 @@
 //! Fetch, cycle by cycle: when the burst goes out, when each beat is handed
 //! over, what a slow `arready` and a stalled R channel do, and reset.
 
-use rhdl_ubft::fetch::Fetch;
+use rhdl_ubft::io::fetch::Fetch;
 use rust_hdl::prelude::*;
 
 mod common;

@@ -14,7 +14,7 @@ use rhdl_ubft::guard::{
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{BEAT_WORDS, G, N as BUILD_N, SB};
 use rhdl_ubft::regs::QPNS_BITS;
-use rhdl_ubft::roce::{wr_data_beats, WrCommand, WR_CMD_BITS};
+use rhdl_ubft::io::roce::{wr_data_beats, WrCommand, WR_CMD_BITS};
 use rust_hdl::prelude::*;
 
 /// `network_ptr`: 4 KiB aligned, above 4 GiB so the upper address bits count.
@@ -1368,7 +1368,7 @@ fn a_v3_commit_record_streams_after_its_first_two_beats() {
     let m = mb3();
     let mut b = bench3(3, 0);
     let at = m.record(Region::Commit, 5, 2);
-    let words = BEAT_WORDS * rhdl_ubft::layout::record3_beats(Region::Commit, BUILD_N, SB);
+    let words = BEAT_WORDS * rhdl_ubft::layout::record_beats(Region::Commit, BUILD_N, SB);
     assert_eq!(words, 96, "six beats at N = 8");
     let rec: Vec<u32> = (0..words as u32).map(|i| 0x3000_0000 + i).collect();
     b.send(Packet::write(2, at, &rec));
@@ -1440,7 +1440,7 @@ fn a_refused_v3_record_is_drained_and_never_reaches_axi() {
     b.send(Packet::write(1, at, &vec![7; 96]));
     // A new_view record (16 beats) for view 4, whose leader is 1, from 2.
     let nv = m.record(Region::NewViewRecord, 0, 0);
-    let mut rec = vec![9; m.stride3(Region::NewViewRecord)];
+    let mut rec = vec![9; m.stride(Region::NewViewRecord)];
     rec[0] = 4;
     b.send(Packet::write(2, nv, &rec));
     // Then 1's own will_cert vote.
@@ -1475,7 +1475,7 @@ fn a_leaders_new_view_record_lands_beat_by_beat_after_its_view_check() {
     let m = mb3();
     let mut b = bench3(3, 0);
     let nv = m.record(Region::NewViewRecord, 0, 0);
-    let mut rec: Vec<u32> = (0..m.stride3(Region::NewViewRecord) as u32).collect();
+    let mut rec: Vec<u32> = (0..m.stride(Region::NewViewRecord) as u32).collect();
     rec[0] = 7; // view 7: 7 mod 3 = 1
     b.send(Packet::write(1, nv, &rec));
     b.run(100);
@@ -1622,7 +1622,7 @@ fn adversarial3(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
             let off = stride - 1 - rng.below(stride.min(20));
             (off, stride - off + 1 + rng.below(20))
         }
-        4 => (0, 1 + rng.below(m.stride3(Region::NewViewRecord) + 20)),
+        4 => (0, 1 + rng.below(m.stride(Region::NewViewRecord) + 20)),
         _ => (
             [0, 1, 2, 3, 8, 16][rng.below(6)],
             [1, 2, 4, 16, 17, 32, 40][rng.below(7)],

@@ -2,12 +2,12 @@
 //! `protocol::STATE_NAMES` (what the host reads), and the state tables of
 //! the docs and the blocks' headers, all tied together.
 
-use rhdl_ubft::fast::{Fast, FAST_STATES};
-use rhdl_ubft::leader::{Leader, LEADER_STATES};
+use rhdl_ubft::controller::fast::{Fast, FAST_STATES};
+use rhdl_ubft::controller::leader::{Leader, LEADER_STATES};
 use rhdl_ubft::params::N;
-use rhdl_ubft::protocol::{Protocol, PROTOCOL_STATES, STATE_NAMES};
-use rhdl_ubft::slow3::{Slow3, SLOW3_STATES};
-use rhdl_ubft::view3::{View3, VIEW3_STATES};
+use rhdl_ubft::controller::protocol::{Protocol, PROTOCOL_STATES, STATE_NAMES};
+use rhdl_ubft::controller::slow::{Slow, SLOW_STATES};
+use rhdl_ubft::controller::view::{View, VIEW_STATES};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -49,19 +49,19 @@ fn reported() -> Vec<(&'static str, String, Option<u8>)> {
             format!("{st:?}") == "Off",
         );
     }
-    for st in SLOW3_STATES {
+    for st in SLOW_STATES {
         add(
-            "slow3",
+            "slow",
             format!("{st:?}"),
-            Slow3::reported(st),
+            Slow::reported(st),
             format!("{st:?}") == "Off",
         );
     }
-    for st in VIEW3_STATES {
+    for st in VIEW_STATES {
         add(
-            "view3",
+            "view",
             format!("{st:?}"),
-            View3::reported(st),
+            View::reported(st),
             format!("{st:?}") == "Off",
         );
     }
@@ -140,13 +140,13 @@ fn the_state_tables_of_the_docs_and_the_headers_match_the_blocks() {
         ("../../docs/protocol.md", None),
         ("../../docs/leader.md", Some("leader")),
         ("../../docs/fast.md", Some("fast")),
-        ("../../docs/slow3.md", Some("slow3")),
-        ("../../docs/view3.md", Some("view3")),
-        ("src/protocol.rs", Some("protocol")),
-        ("src/leader.rs", Some("leader")),
-        ("src/fast.rs", Some("fast")),
-        ("src/slow3.rs", Some("slow3")),
-        ("src/view3.rs", Some("view3")),
+        ("../../docs/slow.md", Some("slow")),
+        ("../../docs/view.md", Some("view")),
+        ("src/controller/protocol.rs", Some("protocol")),
+        ("src/controller/leader.rs", Some("leader")),
+        ("src/controller/fast.rs", Some("fast")),
+        ("src/controller/slow.rs", Some("slow")),
+        ("src/controller/view.rs", Some("view")),
     ];
     for (file, machine) in pages {
         let rows = table_rows(&root.join(file));
@@ -175,8 +175,8 @@ fn the_hdl_literals_match_the_layout() {
     // Choose's lane offsets) is checked against the layout and params
     // constants it stands for; a layout change without the literals fails
     // here (and at every Protocol's construction).
-    rhdl_ubft::protocol::check_literals::<N>();
-    rhdl_ubft::protocol::check_literals::<3>();
+    rhdl_ubft::controller::protocol::check_literals::<N>();
+    rhdl_ubft::controller::protocol::check_literals::<3>();
     // The tag those literals build is vote_tag's.
     use rhdl_ubft::params::{vote_tag, TAG_K_BITS, TAG_K_MASK, TAG_VIEW_MASK};
     for (view, k) in [
@@ -196,6 +196,6 @@ fn the_hdl_literals_match_the_layout() {
 fn the_v3_hdl_literals_match_the_v3_layout() {
     // Protocol::new_v3's prepare a beat (slot << 4, quarter 0, prev at bit
     // 96) and v2's vote rows, for the default build and the smallest.
-    rhdl_ubft::protocol::check_literals_v3::<N>();
-    rhdl_ubft::protocol::check_literals_v3::<3>();
+    rhdl_ubft::controller::protocol::check_literals_v3::<N>();
+    rhdl_ubft::controller::protocol::check_literals_v3::<3>();
 }

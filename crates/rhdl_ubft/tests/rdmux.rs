@@ -9,9 +9,9 @@
 //! (AR payload stable while pending, one arready, one rvalid, `m_rready`
 //! the owner's).
 
-use rhdl_ubft::fetch::Fetch;
+use rhdl_ubft::io::fetch::Fetch;
 use rhdl_ubft::params::BEAT_BYTES;
-use rhdl_ubft::rdmux::RdMux;
+use rhdl_ubft::io::rdmux::RdMux;
 use rust_hdl::prelude::*;
 
 mod common;
@@ -737,7 +737,7 @@ fn reset_mid_burst_empties_the_fifo_and_a_new_burst_by_a_works() {
 
 #[test]
 fn the_verilog_names_its_top_rhdl_ubft_rdmux() {
-    let v = rhdl_ubft::rdmux::verilog();
+    let v = rhdl_ubft::io::rdmux::verilog();
     assert!(v.contains("module rhdl_ubft_rdmux("));
     assert!(!v.contains("module top("));
 }

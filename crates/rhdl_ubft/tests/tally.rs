@@ -3,7 +3,7 @@
 //! tag, and the prepare at each lane it can sit at.
 
 use rhdl_ubft::params::{vote_tag, BEAT_WORDS, N as BUILD_N};
-use rhdl_ubft::tally::{count_votes, Tally};
+use rhdl_ubft::controller::tally::{count_votes, Tally};
 use rust_hdl::prelude::*;
 
 struct Rng(u64);

@@ -191,7 +191,7 @@ fn interfaces_match_the_top_modules_ports() {
 
 #[test]
 fn the_control_block_carries_s_axi_control_and_interrupt() {
-    let v = rhdl_ubft::control::verilog::<8>();
+    let v = rhdl_ubft::io::control::verilog::<8>();
     let widths = port_widths(&v, "top");
     let axil = INTERFACES
         .iter()

@@ -4,12 +4,12 @@
 //! `clear`, garbage that is never an event, `awaiting`, `fetch_error` and
 //! reset. Watch drives the real Fetch, whose AXI read channel is answered
 //! by an HBM model at latency H (AR accepted to first R beat) with beats
-//! built from `Mailbox::v3` addresses and `field3` positions.
+//! built from `Mailbox::v3` addresses and `records` positions.
 
-use rhdl_ubft::fetch::Fetch;
-use rhdl_ubft::layout::{field3, Mailbox, Region};
+use rhdl_ubft::io::fetch::Fetch;
+use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::{faults, vote_tag, AXI_BOUNDARY_BYTES, BEAT_BYTES, G, SB};
-use rhdl_ubft::watch::{ev, Watch};
+use rhdl_ubft::controller::watch::{ev, Watch};
 use rust_hdl::prelude::*;
 
 mod common;
@@ -254,7 +254,7 @@ impl<const N: usize> Bench<N> {
     /// A row of records' bursts: from record 0 to n - 1, split where a
     /// 4 KiB page ends (a record never straddles one).
     fn row_bursts(&self, region: Region, i: usize) -> Vec<(u64, u64)> {
-        let stride = self.mb.stride3(region) as u64 * 4 / BEAT_BYTES;
+        let stride = self.mb.stride(region) as u64 * 4 / BEAT_BYTES;
         let mut out: Vec<(u64, u64)> = vec![];
         for x in 0..self.n as usize {
             let a = self.byte(self.mb.record(region, i, x));
@@ -286,7 +286,7 @@ impl<const N: usize> Bench<N> {
     fn commit(&mut self, x: usize, block: [u32; 8], signers: u32) {
         let w = self.mb.record(Region::Commit, self.s1(), x);
         self.put(w, &block);
-        self.put(w + field3::COMMIT_BITMAP, &[signers]);
+        self.put(w + records::COMMIT_BITMAP, &[signers]);
     }
     fn seal(&mut self, j: usize, block: [u32; 8]) {
         let w = self.mb.record(Region::Seal, 0, j);
@@ -297,7 +297,7 @@ impl<const N: usize> Bench<N> {
     fn mine(&mut self, x: usize, block: [u32; 8], signers: u32) {
         let w = self.mb.record(Region::Commit, self.s(), x);
         self.put(w, &block);
-        self.put(w + field3::COMMIT_BITMAP, &[signers]);
+        self.put(w + records::COMMIT_BITMAP, &[signers]);
     }
     fn new_view(&mut self, v: u32) {
         let w = self.mb.record(Region::NewViewRecord, 0, 0);
@@ -380,7 +380,7 @@ fn the_rotation_n5_and_n3_with_awaiting_adds_the_mine_poll() {
 #[test]
 fn a_certify_row_is_one_burst_inside_a_page_at_every_slot() {
     // The v3 layout pads a row to N rounded up to a power of two records
-    // and aligns the region to it (`Shape3::row_records`): no certify row
+    // and aligns the region to it (`Shape::row_records`): no certify row
     // crosses a 4 KiB page, so each is one burst (the split at a page
     // boundary is left for records longer than a page, DSig's).
     fn check<const N: usize>() {
@@ -493,7 +493,7 @@ fn a_row_that_is_not_full_or_not_for_k_is_no_event() {
 }
 
 fn cert(v: u32, k: u32, m: u32, prev: u32) -> [u32; 8] {
-    field3::block(field3::KIND_CERT, v, k, m, prev)
+    records::block(records::KIND_CERT, v, k, m, prev)
 }
 
 /// f + 1 matching CERT blocks among garbage; then one fewer.
@@ -578,9 +578,9 @@ fn commit<const N: usize>() {
     let mut b = Bench::<N>::new(k, 0);
     // x = 1's COMMIT of k + 1; x = 0's names writer 2; x = 2's is for k
     // (not the slot above).
-    b.commit(1, field3::commit_block(1, 4, k + 1, 99, 98), 0b110);
-    b.commit(0, field3::commit_block(2, 4, k + 1, 99, 98), 0b110);
-    b.commit(2, field3::commit_block(2, 4, k, 99, 98), 0b110);
+    b.commit(1, records::commit_block(1, 4, k + 1, 99, 98), 0b110);
+    b.commit(0, records::commit_block(2, 4, k + 1, 99, 98), 0b110);
+    b.commit(2, records::commit_block(2, 4, k, 99, 98), 0b110);
     b.take_after = Some(0);
     // Rotation 0 polls x = 0, rotation 1 x = 1.
     let (_, r1) = expected_rotation(&b, 1, 0, false);
@@ -607,7 +607,7 @@ fn commit<const N: usize>() {
         .count();
     assert!(polled_x1 >= 2);
     // x's next commit (a higher view) is a change.
-    b.commit(1, field3::commit_block(1, 6, k + 1, 99, 98), 0b011);
+    b.commit(1, records::commit_block(1, 6, k + 1, 99, 98), 0b011);
     let t = b.cycle;
     b.run_to(t + 400 * N as u64);
     assert_eq!(b.events.len(), 2);
@@ -627,13 +627,13 @@ fn seals<const N: usize>() {
     // f good seals (views 4 and 5), and garbage: a stale view, a SEAL of
     // another writer, a malformed one.
     for j in 0..f1 - 1 {
-        b.seal(j, field3::seal_block(j as u32, view + (j as u32 % 2), None));
+        b.seal(j, records::seal_block(j as u32, view + (j as u32 % 2), None));
     }
-    b.seal(f1 - 1, field3::seal_block(f1 as u32 - 1, view - 1, None));
+    b.seal(f1 - 1, records::seal_block(f1 as u32 - 1, view - 1, None));
     if f1 < N {
-        b.seal(f1, field3::seal_block(0, view, None));
+        b.seal(f1, records::seal_block(0, view, None));
     }
-    let mut bad = field3::seal_block(N as u32 - 1, view, None);
+    let mut bad = records::seal_block(N as u32 - 1, view, None);
     bad[7] = 2;
     b.seal(N - 1, bad);
     let period = expected_rotation(&b, 1, 0, false).1 - 1;
@@ -643,7 +643,7 @@ fn seals<const N: usize>() {
     // The f + 1-th, planted as rotation 6 starts.
     b.seal(
         f1 - 1,
-        field3::seal_block(f1 as u32 - 1, view, Some([3, 4, 5, 6])),
+        records::seal_block(f1 as u32 - 1, view, Some([3, 4, 5, 6])),
     );
     let (polls, _) = expected_rotation(&b, t, 6 % N, false);
     b.run_to(t + period + 10);
@@ -676,12 +676,12 @@ fn f_plus_one_seals_of_views_at_least_view_trigger_and_f_or_garbage_do_not() {
 /// R25 while awaiting: a COMMIT of k itself (commit[s(k)][x]) is polled
 /// and reported (MINE) only while `awaiting`, once per x until `clear`;
 /// one of another slot, or naming another writer, is nothing. NEW_VIEW is
-/// never polled (View3 reads new_view itself).
+/// never polled (VIEW reads new_view itself).
 #[test]
 fn a_commit_of_this_slot_is_reported_only_while_awaiting_once_per_x() {
     let k = 5;
     let mut b = Bench::<3>::new(k, 4);
-    b.mine(1, field3::commit_block(1, 4, k, 77, 76), 0b011);
+    b.mine(1, records::commit_block(1, 4, k, 77, 76), 0b011);
     b.new_view(5);
     b.run_to(600);
     assert!(b.events.is_empty(), "{:?}", b.events);
@@ -696,9 +696,9 @@ fn a_commit_of_this_slot_is_reported_only_while_awaiting_once_per_x() {
     let mut b = Bench::<3>::new(k, 4);
     b.awaiting = true;
     // x = 0's names writer 2, x = 2's is of k + 1: neither is MINE.
-    b.mine(0, field3::commit_block(2, 4, k, 77, 76), 0b011);
-    b.mine(2, field3::commit_block(2, 4, k + 1, 77, 76), 0b011);
-    b.mine(1, field3::commit_block(1, 4, k, 77, 76), 0b011);
+    b.mine(0, records::commit_block(2, 4, k, 77, 76), 0b011);
+    b.mine(2, records::commit_block(2, 4, k + 1, 77, 76), 0b011);
+    b.mine(1, records::commit_block(1, 4, k, 77, 76), 0b011);
     b.new_view(5);
     b.take_after = Some(0);
     // Rotation 0's Mine poll reads x = 1 (the Commit poll read x = 0).
@@ -768,7 +768,7 @@ fn reset_drops_the_held_event_and_the_memories() {
 
 #[test]
 fn the_verilog_names_its_top_rhdl_ubft_watch() {
-    let v = rhdl_ubft::watch::verilog::<8>();
+    let v = rhdl_ubft::controller::watch::verilog::<8>();
     assert!(v.contains("module rhdl_ubft_watch("));
     assert!(!v.contains("module top("));
 }

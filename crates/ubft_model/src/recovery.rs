@@ -50,10 +50,10 @@
 //!
 //! Record formats: [`Write::words`] gives each record's words as section 3
 //! and the signed blocks of docs/recovery.md define them, in the field
-//! positions of `rhdl_ubft::layout::field3`, and [`address`] places them in
+//! positions of `rhdl_ubft::layout::records`, and [`address`] places them in
 //! `rhdl_ubft::layout::Mailbox::v3` (section 13).
 
-use rhdl_ubft::layout::{field3, Mailbox, Region};
+use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::{faults, vote_tag};
 
 use crate::model::{val_name, Config, Design, Out, Val, FORGED, MAX_N, MAX_SLOTS, MAX_WINDOW};
@@ -87,8 +87,8 @@ pub enum Variant {
     /// recovery.md D11.9 V2: no R11/R12 while sealing or awaiting
     /// (`DeliverCommit` off in Bridge and AwaitNv; its own bridge COMMIT is
     /// not counted). `Rtl` keeps the Bridge half only: the RTL delivers
-    /// COMMITs while awaiting a NEW_VIEW since 2026-12-03 (View3's
-    /// V3Deliver), so this variant alone is the RTL before that.
+    /// COMMITs while awaiting a NEW_VIEW since 2026-12-03 (VIEW's
+    /// ViewDeliver), so this variant alone is the RTL before that.
     RtlNoCommitSealing,
     /// D11.9 V3: the discharge (R17) and R24 from what WATCH reads, certify
     /// rows (f + 1 shares) and COMMIT records (their certificates verified
@@ -107,7 +107,7 @@ pub enum Variant {
     /// D11.9 V7: no SEALS trigger, R24 or other-view FULL_ROW while LEADER
     /// or FAST holds the slot (Propose, Prepare, Cert, CommitWait).
     RtlWatchScope,
-    /// R21's view bound (recovery.md R21, the RTL's bridge, view3.rs): a
+    /// R21's view bound (recovery.md R21, the RTL's bridge, view.rs): a
     /// COMMIT of x in echo_commit[x][*] counts against x's SEAL (x, v_s,
     /// L_s) only if its view w ≤ v_s (and it is above L_s, as before). A
     /// COMMIT of a later view was made after the SEAL. Part of `rtl` too
@@ -662,7 +662,7 @@ impl Recovery {
         let s = cfg.slot(rep.k);
         let b = h.prep_sig[s];
         // The block chains to what this replica decided (prev = dec[k − 1],
-        // as R4 checks the PREPARE and the RTL's S3WaitPrepSig compares
+        // as R4 checks the PREPARE and the RTL's SlowWaitPrepSig compares
         // beat 0 with B built from its own prev). Without it a Byzantine
         // leader's PREP with a wrong prev got a share, and two honest
         // replicas certified blocks that differ in prev: a bridge stall
@@ -818,7 +818,7 @@ impl Recovery {
         if self.rtl(Variant::RtlNvAwait) && rep.pc != Pc::AwaitNv {
             return None;
         }
-        // D11.9 V5: a malformed NEW_VIEW is a miss (V3WaitNvRec → V3PollNv).
+        // D11.9 V5: a malformed NEW_VIEW is a miss (ViewWaitNvRec → ViewPollNv).
         if self.rtl(Variant::RtlNvRetry) && !self.nv_wellformed(cfg, &nv) {
             return None;
         }
@@ -1089,7 +1089,7 @@ impl Recovery {
             if c.v == rep.view {
                 rep.committed = c;
             }
-            // D11.9 V2: Slow3 in seal mode yields after its COMMIT (no R12).
+            // D11.9 V2: SLOW in seal mode yields after its COMMIT (no R12).
             if !(self.rtl(Variant::RtlNoCommitSealing) && rep.pc == Pc::Bridge) {
                 self.count(cfg, id, rep, id, c);
             }
@@ -1110,7 +1110,7 @@ impl Recovery {
         // over a share for slot k, which carries prev = dec[k − 1] and so
         // discharges k − 1's bridge (R17): the two share one entry. With
         // G >= 2 they do not, and the share of k − 1 is written whatever
-        // k's state, as the RTL's seal mode does (Slow3 signs W's CERT
+        // k's state, as the RTL's seal mode does (SLOW signs W's CERT
         // block first): without it two honest replicas may bridge one W
         // with one share of it between them (docs/model.md, "R24 from a
         // COMMIT", run (v)).
@@ -1319,9 +1319,9 @@ impl Design for Recovery {
         } else if self.behind(cfg, rep, h) {
             out.push(Step::Behind);
         }
-        // D11.9 V2: no R11 while bridging (Slow3's seal mode); while
+        // D11.9 V2: no R11 while bridging (SLOW's seal mode); while
         // awaiting a NEW_VIEW the RTL delivers COMMITs since 2026-12-03
-        // (View3's V3Deliver: Slow3's R11 on a peer's COMMIT of k), so
+        // (VIEW's ViewDeliver: SLOW's R11 on a peer's COMMIT of k), so
         // only the named variant keeps the RTL before.
         let no_deliver = match rep.pc {
             Pc::Bridge => self.rtl(Variant::RtlNoCommitSealing),
@@ -2273,7 +2273,7 @@ pub fn address(mb: &Mailbox, w: &Write) -> usize {
 }
 
 impl Write {
-    /// The record's words as v3 lays them out (`rhdl_ubft::layout::field3`:
+    /// The record's words as v3 lays them out (`rhdl_ubft::layout::records`:
     /// the first beat starts with the signed block of section 3, kind first),
     /// up to the first signature, which is shown as one word
     /// `0x5160_0000 | kind << 8 | signer` standing for its beats (0xff: the
@@ -2282,10 +2282,10 @@ impl Write {
     pub fn words(&self, _cfg: &Config) -> Vec<u32> {
         let sig = |kind: u32, who: u8| 0x5160_0000 | kind << 8 | who as u32;
         let block = |kind: u32, b: &Block| {
-            field3::block(kind, b.v as u32, b.k as u32, b.m as u32, b.prev as u32).to_vec()
+            records::block(kind, b.v as u32, b.k as u32, b.m as u32, b.prev as u32).to_vec()
         };
         let commit = |j: u8, b: &Block| {
-            field3::commit_block(j as u32, b.v as u32, b.k as u32, b.m as u32, b.prev as u32)
+            records::commit_block(j as u32, b.v as u32, b.k as u32, b.m as u32, b.prev as u32)
                 .to_vec()
         };
         let seal = |j: u32, s: &Seal| {
@@ -2293,50 +2293,50 @@ impl Write {
             let l = l
                 .is()
                 .then_some([l.v as u32, l.k as u32, l.m as u32, l.prev as u32]);
-            field3::seal_block(j, s.v as u32, l).to_vec()
+            records::seal_block(j, s.v as u32, l).to_vec()
         };
         match *self {
             Write::Prepare { b, .. } => {
                 let mut w = vec![0u32; 4];
-                w[field3::PREPARE_K] = b.k as u32;
-                w[field3::PREPARE_M] = b.m as u32;
-                w[field3::PREPARE_V] = b.v as u32;
-                w[field3::PREPARE_PREV] = b.prev as u32;
+                w[records::PREPARE_K] = b.k as u32;
+                w[records::PREPARE_M] = b.m as u32;
+                w[records::PREPARE_V] = b.v as u32;
+                w[records::PREPARE_PREV] = b.prev as u32;
                 w
             }
             Write::WillCert { v, .. } | Write::WillCommit { v, .. } => {
                 vec![vote_tag(v.v as u32, v.k as u32), v.m as u32]
             }
             Write::PrepSig { b, .. } | Write::EchoPrep { b, .. } => {
-                let mut w = block(field3::KIND_PREP, &b);
-                w.push(sig(field3::KIND_PREP, 0xff));
+                let mut w = block(records::KIND_PREP, &b);
+                w.push(sig(records::KIND_PREP, 0xff));
                 w
             }
             Write::Certify { node, b, .. } => {
-                let mut w = block(field3::KIND_CERT, &b);
-                w.push(sig(field3::KIND_CERT, node));
+                let mut w = block(records::KIND_CERT, &b);
+                w.push(sig(records::KIND_CERT, node));
                 w
             }
             Write::Commit { node, b, .. } | Write::EchoCommit { x: node, b, .. } => {
                 let mut w = commit(node, &b);
-                w.push(sig(field3::KIND_COMMIT, node));
+                w.push(sig(records::KIND_COMMIT, node));
                 w
             }
             Write::Seal { node, s } | Write::EchoSeal { x: node, s, .. } => {
                 let mut w = seal(node as u32, &s);
-                w.push(sig(field3::KIND_SEAL, node));
+                w.push(sig(records::KIND_SEAL, node));
                 w
             }
             Write::NewView { nv } => {
                 let mut w = vec![0u32; 3];
-                w[field3::NV_VIEW] = nv.view as u32;
-                w[field3::NV_SEALS] = nv.seals().map(|(x, _)| 1u32 << x).fold(0, |a, b| a | b);
+                w[records::NV_VIEW] = nv.view as u32;
+                w[records::NV_SEALS] = nv.seals().map(|(x, _)| 1u32 << x).fold(0, |a, b| a | b);
                 // The model keeps whether the carried certificate checks out,
                 // not its signers: bit 31 stands for a valid one.
-                w[field3::NV_CERT] = (nv.cert_ok as u32) << 31;
+                w[records::NV_CERT] = (nv.cert_ok as u32) << 31;
                 for (x, s) in nv.seals() {
                     w.extend(seal(x as u32, &s));
-                    w.push(sig(field3::KIND_SEAL, x as u8));
+                    w.push(sig(records::KIND_SEAL, x as u8));
                 }
                 w
             }

@@ -147,7 +147,7 @@ fn eval(expr: &str, n: usize, g: usize) -> usize {
 #[test]
 fn the_models_records_are_the_v3_layout_of_recovery_md() {
     use rhdl_ubft::guard;
-    use rhdl_ubft::layout::{self, field3, record3_beats, Mailbox, Region, Version};
+    use rhdl_ubft::layout::{self, records, record_beats, Mailbox, Region, Version};
     use rhdl_ubft::params::{vote_tag, BEAT_WORDS};
     use ubft_model::model::Design;
     use ubft_model::recovery::{address, mailbox, Block, Seal, Vote, Write};
@@ -156,7 +156,7 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
     let record = |w: &Write, r: Region| {
         let c = Config::new(3, 2, 1, 2);
         let mut words = w.words(&c);
-        let beats = record3_beats(r, c.n, 1);
+        let beats = record_beats(r, c.n, 1);
         if beats > 0 {
             words.resize(beats * BEAT_WORDS, 0);
         }
@@ -225,7 +225,7 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         b,
     };
     assert_eq!(p.words(&c).len(), layout::prepare_words(Version::V3));
-    assert_eq!(p.words(&c)[field3::PREPARE_PREV], 2);
+    assert_eq!(p.words(&c)[records::PREPARE_PREV], 2);
     let v = Vote { v: 1, k: 2, m: 2 };
     let w = Write::WillCert {
         slot: 0,
@@ -273,10 +273,10 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
             let words = w.words(&c);
             if r != Region::WillCert && r != Region::WillCommit {
                 // The block, then (one word standing for) the signature.
-                assert_eq!(words.len(), field3::BLOCK_WORDS + 1, "{w:?}");
-                assert!(words.len() <= record3_beats(r, c.n, 1) * BEAT_WORDS);
+                assert_eq!(words.len(), records::BLOCK_WORDS + 1, "{w:?}");
+                assert!(words.len() <= record_beats(r, c.n, 1) * BEAT_WORDS);
                 assert_eq!(
-                    mb.owner(at + record3_beats(r, c.n, 1) * BEAT_WORDS - 1),
+                    mb.owner(at + record_beats(r, c.n, 1) * BEAT_WORDS - 1),
                     Some(node as usize)
                 );
             }
@@ -297,7 +297,7 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         }
     }
     // The kinds are the signed blocks' (section 3).
-    let kind = |w: Write| w.words(&c)[field3::KIND];
+    let kind = |w: Write| w.words(&c)[records::KIND];
     assert_eq!(
         kind(Write::Certify {
             slot: 0,

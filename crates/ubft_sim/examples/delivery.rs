@@ -14,7 +14,7 @@
 //! decisions per replica and the failures.
 
 use ubft_sim::backend::Backend;
-use ubft_sim::network::Delivery;
+use ubft_sim::models::network::Delivery;
 use ubft_sim::scenario::Scenario;
 
 fn main() {

@@ -16,16 +16,16 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use ubft_sim::cluster::{Cluster, ClusterConfig};
-use ubft_sim::host::Op;
-use ubft_sim::lockstep::{Lockstep, Watch};
+use ubft_sim::models::host::Op;
+use ubft_sim::backend::lockstep::{Lockstep, Watch};
 use ubft_sim::ports::KernelBackend;
 use ubft_sim::scenario::Scenario;
-use ubft_sim::verilator::{Library, VerilatorKernel};
+use ubft_sim::backend::verilator::{Library, VerilatorKernel};
 
 struct Models {
     current: Arc<Library>,
     reference: Arc<Library>,
-    map: Arc<ubft_sim::verilator::portmap::PortMap>,
+    map: Arc<ubft_sim::backend::verilator::portmap::PortMap>,
 }
 
 impl Models {
@@ -69,7 +69,7 @@ fn main() {
     let models = Models {
         current: Library::get().expect("current model"),
         reference: Arc::new(Library::build(&reference).expect("reference model")),
-        map: Arc::new(ubft_sim::verilator::kernel_port_map().expect("port map")),
+        map: Arc::new(ubft_sim::backend::verilator::kernel_port_map().expect("port map")),
     };
     let mut failed = 0;
     let mut report = |name: &str, r: Result<String, String>| match r {

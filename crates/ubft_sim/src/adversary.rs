@@ -5,11 +5,19 @@
 //! may drop it, change it, or add writes of its own. The receiver's slot
 //! guard still applies to whatever it returns.
 
-use crate::network::{Adversary, Write};
+pub mod equivocate;
+pub mod forge_cert;
+pub mod lie_vc;
+pub mod made_up;
+pub mod omit_carried;
+pub mod split_view;
+pub mod wrong_history;
+
+use crate::models::network::{Adversary, Write};
 use rhdl_ubft::layout::{share_words, vote_words, Mailbox, Region, Version, VC_WORDS};
 use rhdl_ubft::params::BEAT_WORDS;
 
-pub use crate::network::Equivocate;
+pub use crate::models::network::Equivocate;
 
 /// Corrupts every share it writes into certify (one byte flipped in each of
 /// its 16 words; on v3 the share after the record's header beat) and sends no fast-path votes, so the slot goes to the slow
@@ -29,7 +37,7 @@ impl Adversary for ForgeShares {
                 for (i, w) in write.data.iter_mut().enumerate() {
                     let share = self.mailbox.version != Version::V3
                         || self.mailbox.locate(write.word + i).is_some_and(|(_, off)| {
-                            off % self.mailbox.stride3(Region::Certify) >= BEAT_WORDS
+                            off % self.mailbox.stride(Region::Certify) >= BEAT_WORDS
                         });
                     if share {
                         *w ^= 0x0000_0100;
@@ -199,7 +207,7 @@ pub fn moved_to(mailbox: &Mailbox, word: usize, to: usize) -> Option<usize> {
     let (region, _) = mailbox.locate(word)?;
     let node = mailbox.owner(word)?;
     let stride = match region {
-        r if mailbox.version == Version::V3 && !mailbox.is_vote(r) => mailbox.stride3(r),
+        r if mailbox.version == Version::V3 && !mailbox.is_vote(r) => mailbox.stride(r),
         Region::Certify => share_words(mailbox.sb),
         Region::Vc => VC_WORDS,
         _ => vote_words(mailbox.version),
@@ -213,7 +221,7 @@ fn own_record(mailbox: &Mailbox, node: usize) -> (usize, usize) {
     if mailbox.version == Version::V3 {
         (
             mailbox.record(Region::Seal, 0, node),
-            mailbox.stride3(Region::Seal),
+            mailbox.stride(Region::Seal),
         )
     } else {
         (mailbox.vc(node), VC_WORDS)
@@ -383,25 +391,25 @@ impl RandomFaults {
             ),
             2 => (
                 mb.record(Region::EchoPrep, slot, src),
-                mb.stride3(Region::EchoPrep),
+                mb.stride(Region::EchoPrep),
             ),
             3 => (
                 mb.record(Region::Certify, slot, src),
-                mb.stride3(Region::Certify),
+                mb.stride(Region::Certify),
             ),
             4 => (
                 mb.record(Region::Commit, slot, src),
-                mb.stride3(Region::Commit),
+                mb.stride(Region::Commit),
             ),
             5 => (
                 mb.record(Region::EchoCommit, peer, src),
-                mb.stride3(Region::EchoCommit),
+                mb.stride(Region::EchoCommit),
             ),
             6 => (
                 mb.record(Region::EchoSeal, peer, src),
-                mb.stride3(Region::EchoSeal),
+                mb.stride(Region::EchoSeal),
             ),
-            _ => (mb.record(Region::Seal, 0, src), mb.stride3(Region::Seal)),
+            _ => (mb.record(Region::Seal, 0, src), mb.stride(Region::Seal)),
         };
         let off = self.rng.below(len as u64) as usize;
         (start + off, len - off)
@@ -762,16 +770,16 @@ mod tests {
         let m = mb3();
         let mut f = Forge::new(N, m.clone(), 7);
         assert!(f.knows_v3());
-        let cert = m.stride3(Region::Certify);
+        let cert = m.stride(Region::Certify);
         for (own, len) in [
             (m.vote(Region::WillCert, 4, 0), 2),
             (m.record(Region::Certify, 2, 0), cert),
-            (m.record(Region::Commit, 3, 0), m.stride3(Region::Commit)),
+            (m.record(Region::Commit, 3, 0), m.stride(Region::Commit)),
             (
                 m.record(Region::EchoSeal, 1, 0),
-                m.stride3(Region::EchoSeal),
+                m.stride(Region::EchoSeal),
             ),
-            (m.record(Region::Seal, 0, 0), m.stride3(Region::Seal)),
+            (m.record(Region::Seal, 0, 0), m.stride(Region::Seal)),
         ] {
             let data: Vec<u32> = (1..=len as u32).collect();
             for dst in 1..N {
@@ -800,7 +808,7 @@ mod tests {
             out[0].word,
             m.record(Region::Seal, 0, Forge::victim(N, 0, 1))
         );
-        assert_eq!(out[0].data.len(), m.stride3(Region::Seal));
+        assert_eq!(out[0].data.len(), m.stride(Region::Seal));
     }
 
     #[test]
@@ -808,7 +816,7 @@ mod tests {
         let m = mb3();
         let mut fs = ForgeShares { mailbox: m.clone() };
         let rec = m.record(Region::Certify, 3, 2);
-        let data: Vec<u32> = (0..m.stride3(Region::Certify) as u32).collect();
+        let data: Vec<u32> = (0..m.stride(Region::Certify) as u32).collect();
         let out = fs.transform(2, 0, w(rec, &data), 0);
         assert_eq!(out.len(), 1);
         assert_eq!(

@@ -1,9 +1,13 @@
 //! Backends by name: which simulator runs the kernels of a cluster.
 
+pub mod lockstep;
+pub mod rust_hdl;
+pub mod verilator;
+
 use crate::cluster::{Cluster, ClusterConfig, RunReport, SimError};
 use crate::ports::KernelBackend;
-use crate::rusthdl::RustHdlKernel;
-use crate::verilator::{Library, VerilatorKernel};
+use crate::backend::rust_hdl::RustHdlKernel;
+use crate::backend::verilator::{Library, VerilatorKernel};
 use rhdl_ubft::params::N as BUILD_N;
 use std::fmt;
 use std::str::FromStr;

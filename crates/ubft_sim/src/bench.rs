@@ -32,19 +32,7 @@ pub fn fast_bound(cfg: &ClusterConfig) -> u64 {
     3 * (cfg.net_latency + cfg.hbm_read_latency)
 }
 
-/// The slow-path bound used by the benchmark (docs/performance.md): the
-/// fast path's wait (`wait_polls` polls of H + 4 cycles), one signature,
-/// the n - 1 peer verifications one at a time, and four network rounds with
-/// their polls (prepare, the failed will_cert, share and flag, commit).
-pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
-    let poll = cfg.hbm_read_latency + 4;
-    cfg.wait_polls * poll
-        + cfg.sign_latency
-        + (cfg.replicas as u64 - 1) * cfg.verify_latency
-        + 4 * (cfg.net_latency + cfg.hbm_read_latency)
-}
-
-/// The v3 slow-path bound (docs/performance.md, "The v3 slow path"): the
+/// The slow-path bound (docs/performance.md, "The slow path"): the
 /// fast path's wait, then the chain of recovery.md R7 to R12 on the
 /// critical path, each poll H + 4 cycles:
 /// - the leader signs its PREP block and writes prep_sig (S + L);
@@ -56,12 +44,12 @@ pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
 ///   a round, and reads the peer's seal and echo_seal row (H + V + L + 2H).
 ///
 /// That is W + 3 S + (1 + c + f) V + (4 + f) L + (3 + 3f) (H + 4), where
-/// f + 1 COMMITs decide, against v2's n (`slow_bound`). c, the shares a
+/// f + 1 COMMITs decide. c, the shares a
 /// replica verifies, is f for a replica among the f + 1 lowest ids and
 /// f + 1 above them; the latency is the last honest replica's, and the
 /// bench's muted replica is the last (n − 1), so c = f + 1 once an honest
 /// id exceeds f (n ≥ 5).
-pub fn slow3_bound(cfg: &ClusterConfig) -> u64 {
+pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
     let poll = cfg.hbm_read_latency + 4;
     let n = cfg.replicas as u64;
     let f = (n - 1) / 2;
@@ -150,7 +138,7 @@ pub fn measure(
 /// beats H + 2N + 4 (N the build's), W `wait_polls`, S and V the sign and
 /// verify latencies, L the network latency, f = (n − 1) / 2. In order:
 /// - detection: the leader's last writes land (L); a follower that locked
-///   b + 1 times out in FastWaitCert and then in Slow3's prep_sig poll
+///   b + 1 times out in FastWaitCert and then in SLOW's prep_sig poll
 ///   (2 W polls, and a few polls between);
 /// - the bridge: its share of W (S, a write), the certify row until the
 ///   other followers' shares land (they time out up to L + a poll later),
@@ -161,8 +149,8 @@ pub fn measure(
 ///   COMMIT (f + 1 verifies) and the NEW_VIEW's write (L);
 /// - a follower: a poll and the NEW_VIEW's 3f + 4 beats, R21 for f SEALs
 ///   as the leader's, and the f + 1 shares;
-/// - the rerun of b in view 1 and b + 1 itself, each at most the v3 slow
-///   path (`slow3_bound`) after the leader's proposal (L + a poll).
+/// - the rerun of b in view 1 and b + 1 itself, each at most the slow
+///   path (`slow_bound`) after the leader's proposal (L + a poll).
 pub fn recovery_bound(cfg: &ClusterConfig) -> u64 {
     let (s, v, l) = (cfg.sign_latency, cfg.verify_latency, cfg.net_latency);
     let poll = cfg.hbm_read_latency + 4;
@@ -174,7 +162,7 @@ pub fn recovery_bound(cfg: &ClusterConfig) -> u64 {
     let seal = s + l;
     let leader = row + f * r21 + (f + 1) * v + l;
     let follower = poll + cfg.hbm_read_latency + 3 * f + 8 + f * r21 + (f + 1) * v;
-    let slots = 2 * (slow3_bound(cfg) + l + poll);
+    let slots = 2 * (slow_bound(cfg) + l + poll);
     detect + bridge + seal + leader + follower + slots
 }
 

@@ -12,15 +12,16 @@
 //! Every run checks itself ([`Checks`]): agreement among honest replicas,
 //! validity (every decided m was proposed), and k order from 1 without gaps.
 
-use crate::client::Client;
-use crate::equivocate3::Equivocate3;
-use crate::hbm::{AxiViolation, Hbm};
-use crate::host::{Args, GuardStatus, Host};
-use crate::network::{Adversary, Delivery, Flight, Links, Network, Stack};
-use crate::parallel;
+mod parallel;
+
+use crate::models::client::Client;
+use crate::adversary::equivocate::Equivocate;
+use crate::models::hbm::{AxiViolation, Hbm};
+use crate::models::host::{Args, GuardStatus, Host};
+use crate::models::network::{Adversary, Delivery, Flight, Links, Network, Stack};
 use crate::ports::{KernelBackend, KernelIn, Status};
-use crate::rusthdl::RustHdlKernel;
-use crate::signer::Signer;
+use crate::backend::rust_hdl::RustHdlKernel;
+use crate::models::signer::Signer;
 use rhdl_ubft::layout::{prepare_words, Mailbox, Region, Version, UBFT_BASE_PTR};
 use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
 use serde::Serialize;
@@ -100,11 +101,11 @@ impl Records {
             );
         }
         if mb.version == Version::V3 {
-            use rhdl_ubft::layout::Shape3;
-            let stride = mb.stride3(self.region);
-            return match Shape3::of(self.region) {
-                Some(Shape3::PerSlot) => at(mb.record(self.region, slot, 0), stride),
-                Some(Shape3::SlotByNode) => at(mb.record(self.region, slot, writer), stride),
+            use rhdl_ubft::layout::Shape;
+            let stride = mb.stride(self.region);
+            return match Shape::of(self.region) {
+                Some(Shape::PerSlot) => at(mb.record(self.region, slot, 0), stride),
+                Some(Shape::SlotByNode) => at(mb.record(self.region, slot, writer), stride),
                 _ => Err(format!("{name} has no records by slot")),
             };
         }
@@ -424,7 +425,7 @@ pub struct StatusReport {
     /// Local HBM writes answered with an error (`write_errors`).
     pub write_errors: u32,
     pub error: u8,
-    /// The controller's state at the end (`rhdl_ubft::protocol::STATE_NAMES`).
+    /// The controller's state at the end (`rhdl_ubft::controller::protocol::STATE_NAMES`).
     pub state: u8,
 }
 
@@ -705,7 +706,7 @@ impl Cluster {
         }
         for &r in &cfg.equivocate {
             let adv: Box<dyn Adversary> =
-                Box::new(Equivocate3::new(n, layout.clone(), cfg.seed, r));
+                Box::new(Equivocate::new(n, layout.clone(), cfg.seed, r));
             net.set_adversary(r, adv);
         }
         net.set_delivery(cfg.delivery);

@@ -1,24 +1,21 @@
 //! ubft_sim: the cluster simulator for rhdl_ubft.
+//!
+//! Laid out by role:
+//! - [`cluster`]: n replicas, their models and the network, stepped cycle by
+//!   cycle (on one thread or several), with the run's checks;
+//! - [`models`]: what surrounds a kernel on its card: HBM, the RoCE network,
+//!   the signer service, the client and the host;
+//! - [`backend`]: what runs a kernel: Verilator on the exported Verilog,
+//!   rust-hdl's own simulator, or both in lockstep; [`ports`] is the
+//!   boundary they share;
+//! - [`adversary`]: the Byzantine kinds, one file each;
+//! - [`scenario`], [`bench`] and [`testbench`]: scenario files, the
+//!   benchmark and the recorded Verilog testbenches.
 pub mod adversary;
 pub mod backend;
 pub mod bench;
-pub mod client;
 pub mod cluster;
-pub mod equivocate3;
-pub mod forge_cert3;
-pub mod hbm;
-pub mod host;
-pub mod lie_vc3;
-pub mod lockstep;
-pub mod made_up3;
-pub mod network;
-pub mod omit_carried3;
-mod parallel;
+pub mod models;
 pub mod ports;
-pub mod rusthdl;
 pub mod scenario;
-pub mod signer;
-pub mod split_view3;
 pub mod testbench;
-pub mod verilator;
-pub mod wrong_history3;

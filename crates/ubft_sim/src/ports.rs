@@ -190,7 +190,7 @@ pub struct KernelOut {
     pub rx_bready: bool,
 }
 
-pub use rhdl_ubft::protocol::Status;
+pub use rhdl_ubft::controller::protocol::Status;
 
 /// A kernel, driven one clock at a time.
 pub trait KernelBackend {

@@ -50,14 +50,14 @@ use crate::adversary::{
 };
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError, V3_BYZANTINE};
-use crate::equivocate3::Equivocate3;
-use crate::forge_cert3::ForgeCert3;
-use crate::lie_vc3::LieVc3;
-use crate::made_up3::MadeUp3;
-use crate::network::Adversary;
-use crate::omit_carried3::OmitCarried3;
-use crate::split_view3::SplitView3;
-use crate::wrong_history3::WrongHistory3;
+use crate::adversary::equivocate::Equivocate;
+use crate::adversary::forge_cert::ForgeCert;
+use crate::adversary::lie_vc::LieVc;
+use crate::adversary::made_up::MadeUp;
+use crate::models::network::Adversary;
+use crate::adversary::omit_carried::OmitCarried;
+use crate::adversary::split_view::SplitView;
+use crate::adversary::wrong_history::WrongHistory;
 use rhdl_ubft::layout::{Mailbox, Version};
 use rhdl_ubft::params::{defaults, G, N as BUILD_N, SB};
 use serde::{Deserialize, Serialize};
@@ -136,7 +136,7 @@ const V3_FIRST_KINDS: usize = 5;
 /// writes (silent, mute_fast), and those whose adversaries know the v3
 /// records (forge, forge_shares, random; equivocate, lie_vc and
 /// split_view, which sign what they make up with their own key,
-/// `Equivocate3`, `LieVc3` and `SplitView3`), then the kinds only v3 has
+/// `Equivocate`, `LieVc` and `SplitView`), then the kinds only v3 has
 /// ([`V3_ONLY_KINDS`]). [`Scenario::random`] draws the first
 /// [`V3_DRAWN`].
 pub const V3_KINDS: [&str; 12] = [
@@ -155,8 +155,8 @@ pub const V3_KINDS: [&str; 12] = [
 ];
 
 /// The kinds that attack the v3 layout's own rules (adversaries that sign
-/// v3 records): `made_up` (`MadeUp3`), `forge_cert` (`ForgeCert3`),
-/// `wrong_history` (`WrongHistory3`), `omit_carried` (`OmitCarried3`).
+/// v3 records): `made_up` (`MadeUp`), `forge_cert` (`ForgeCert`),
+/// `wrong_history` (`WrongHistory`), `omit_carried` (`OmitCarried`).
 pub const V3_ONLY_KINDS: [&str; 4] = ["made_up", "forge_cert", "wrong_history", "omit_carried"];
 
 /// How many of [`V3_KINDS`] (its first ones) [`Scenario::random`] drew
@@ -233,14 +233,14 @@ pub enum Fault {
         from_cycle: u64,
     },
     /// While leader, a different m to each peer, in prepare and in its votes
-    /// (`Equivocate3`).
+    /// (`Equivocate`).
     Equivocate { replica: usize },
     /// A different, self-consistent view-change record and flag to each peer
-    /// (`LieVc3`).
+    /// (`LieVc`).
     LieVc { replica: usize },
     /// Equivocates while it leads, then tells each peer in the view change
     /// that it voted for that peer's m: honest replicas choose different
-    /// candidates, the spec's known weakness (`SplitView3`).
+    /// candidates, the spec's known weakness (`SplitView`).
     SplitView { replica: usize },
     /// Copies of its writes aimed at other replicas' entries (refused by the
     /// slot guard) and garbage in its own ([`Forge`]).
@@ -250,18 +250,18 @@ pub enum Fault {
     /// No fast-path votes, the rest as the protocol says ([`MuteFast`]).
     MuteFast { replica: usize },
     /// v3 only: while it leads, a value no client sent, the same to every
-    /// peer, signed and voted for ([`MadeUp3`]).
+    /// peer, signed and voted for ([`MadeUp`]).
     MadeUp { replica: usize },
     /// v3 only: every COMMIT it writes, signed, with a certificate that
     /// does not hold, for another value at its slot and for a value nobody
-    /// certified at the slot after ([`ForgeCert3`]).
+    /// certified at the slot after ([`ForgeCert`]).
     ForgeCert { replica: usize },
     /// v3 only: every SEAL it signs claims a commit it never made, at the
-    /// slot after its true L, in the view it seals ([`WrongHistory3`]).
+    /// slot after its true L, in the view it seals ([`WrongHistory`]).
     WrongHistory { replica: usize },
     /// v3 only: the NEW_VIEW it writes as a new leader declares no
     /// constraint (no certificate) while its SEALs carry an L
-    /// ([`OmitCarried3`]).
+    /// ([`OmitCarried`]).
     OmitCarried { replica: usize },
     /// Arbitrary drops, bit flips, rewrites, duplicates and extra writes,
     /// deterministic from `seed` (absent: from the scenario's seed and the
@@ -554,18 +554,18 @@ impl Scenario {
             Fault::Silent { from_cycle, .. } => Box::new(Silent {
                 from_cycle: *from_cycle,
             }),
-            Fault::Equivocate { replica } => Box::new(Equivocate3::new(n, mb, self.seed, *replica)),
-            Fault::LieVc { replica } => Box::new(LieVc3::new(mb, self.seed, *replica)),
-            Fault::SplitView { replica } => Box::new(SplitView3::new(n, mb, self.seed, *replica)),
+            Fault::Equivocate { replica } => Box::new(Equivocate::new(n, mb, self.seed, *replica)),
+            Fault::LieVc { replica } => Box::new(LieVc::new(mb, self.seed, *replica)),
+            Fault::SplitView { replica } => Box::new(SplitView::new(n, mb, self.seed, *replica)),
             Fault::Forge { replica } => Box::new(Forge::new(n, mb, per_replica(*replica))),
             Fault::ForgeShares { .. } => Box::new(ForgeShares { mailbox: mb }),
             Fault::MuteFast { .. } => Box::new(MuteFast { mailbox: mb }),
-            Fault::MadeUp { replica } => Box::new(MadeUp3::new(n, mb, self.seed, *replica)),
-            Fault::ForgeCert { replica } => Box::new(ForgeCert3::new(n, mb, self.seed, *replica)),
+            Fault::MadeUp { replica } => Box::new(MadeUp::new(n, mb, self.seed, *replica)),
+            Fault::ForgeCert { replica } => Box::new(ForgeCert::new(n, mb, self.seed, *replica)),
             Fault::WrongHistory { replica } => {
-                Box::new(WrongHistory3::new(n, mb, self.seed, *replica))
+                Box::new(WrongHistory::new(n, mb, self.seed, *replica))
             }
-            Fault::OmitCarried { .. } => Box::new(OmitCarried3::new(n, mb)),
+            Fault::OmitCarried { .. } => Box::new(OmitCarried::new(n, mb)),
             Fault::Random {
                 replica,
                 seed,
@@ -642,12 +642,12 @@ impl Scenario {
     /// A slot that falls to the slow path after a view change or two, with
     /// the timeout doubled by each (protocol.md, "Timeouts"), fits in it.
     ///
-    /// On v3 the slot's bound is the v3 slow path's (`bench::slow3_bound`),
+    /// On v3 the slot's bound is the v3 slow path's (`bench::slow_bound`),
     /// and [`V3_RECOVERIES`] recoveries (`bench::recovery_bound`) are added:
     /// a silent leader costs a view change rather than a slot's slow path.
     pub fn sized_budget(&self) -> u64 {
         let cfg = self.config();
-        self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow3_bound(&cfg)
+        self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow_bound(&cfg)
             + V3_RECOVERIES * crate::bench::recovery_bound(&cfg)
     }
 
@@ -962,7 +962,7 @@ replica = 0
             assert!(s.max_cycles >= s.sized_budget());
             assert!(
                 s.sized_budget()
-                    > s.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow3_bound(&s.config())
+                    > s.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow_bound(&s.config())
             );
             for f in &s.faults {
                 assert!(

@@ -23,8 +23,8 @@ use crate::adversary::{Forge, Silent};
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, HbmWriteError, LinkDelay, Records, RunReport};
 use crate::ports::{KernelBackend, KernelIn, KernelOut};
-use crate::verilator::harness::{CLOCK, TOP};
-use crate::verilator::portmap::{hex, PortMap};
+use crate::backend::verilator::harness::{CLOCK, TOP};
+use crate::backend::verilator::portmap::{hex, PortMap};
 use rhdl_ubft::layout::Region;
 use std::cell::RefCell;
 use std::fmt::Write as _;
@@ -281,7 +281,7 @@ fn v3_quick(slots: u64) -> ClusterConfig {
         wait_polls: 16,
         sign_latency: 100,
         verify_latency: 150,
-        delivery: crate::network::Delivery::Kernel,
+        delivery: crate::models::network::Delivery::Kernel,
         ..ClusterConfig::quick(3, slots)
     }
 }

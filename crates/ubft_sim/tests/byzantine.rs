@@ -13,15 +13,15 @@
 //! that once broke validity. v3 keeps deciding under every kind here (the
 //! slow path needs f + 1 COMMITs, the view change f + 1 SEALs), so these
 //! runs also check that every honest replica decides every slot; a silent
-//! replica's runs are in `layout_v3.rs` (`a_silent_follower_leaves_every_v3_slot_decided_on_the_slow_path`
+//! replica's runs are in `cluster.rs` (`a_silent_follower_leaves_every_v3_slot_decided_on_the_slow_path`
 //! and the silent leaders).
 
 use proptest::prelude::*;
-use rhdl_ubft::layout::{field3, Mailbox, Region};
+use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::{G, N as BUILD_N, SB};
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{ClusterConfig, RunReport, NETWORK_PTR};
-use ubft_sim::lie_vc3::LieVc3;
+use ubft_sim::adversary::lie_vc::LieVc;
 use ubft_sim::scenario::{Fault, Scenario, MAX_SEED, V3_KINDS};
 
 /// The tests' quick links and signer (`ClusterConfig::quick`: L = 40,
@@ -186,7 +186,7 @@ fn combined_kinds_on_two_of_5_replicas_are_safe() {
 }
 
 /// The lies are read: view changes happen after the liars have committed
-/// on the slow path, so each liar's SEAL (`LieVc3`: the truth to its
+/// on the slow path, so each liar's SEAL (`LieVc`: the truth to its
 /// lowest peer, a SEAL of the same view with no L, signed by it, to the
 /// others) hides a COMMIT from some honest replicas, and the honest
 /// replicas still agree and decide every slot (R21 refuses the lie, whose
@@ -285,9 +285,9 @@ fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
                 c.hbms[r].read_words(NETWORK_PTR + 4 * mb.record(Region::Seal, 0, liar) as u64, 8)
             };
             let truth = seal(liar);
-            assert_eq!(truth[field3::KIND], field3::KIND_SEAL, "{truth:x?}");
+            assert_eq!(truth[records::KIND], records::KIND_SEAL, "{truth:x?}");
             assert_eq!(
-                truth[field3::SEAL_LPRESENT],
+                truth[records::SEAL_LPRESENT],
                 1,
                 "liar {liar} sealed with an L, a COMMIT to hide: {truth:x?}\n{}",
                 s.to_toml()
@@ -295,8 +295,8 @@ fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
             let mut lied_to = 0;
             for r in report.honest().map(|r| r.id) {
                 let told = seal(r);
-                if LieVc3::lied_to(liar, r) {
-                    let lie = field3::seal_block(liar as u32, truth[field3::SEAL_V], None);
+                if LieVc::lied_to(liar, r) {
+                    let lie = records::seal_block(liar as u32, truth[records::SEAL_V], None);
                     assert_eq!(told, lie.to_vec(), "liar {liar} to {r}\n{}", s.to_toml());
                     lied_to += 1;
                 } else {
@@ -452,7 +452,7 @@ proptest! {
 /// to decide a value no client sent. The same schedules (seeds, latencies,
 /// faults, link delays and budgets, as that soak drew them) replayed on
 /// the v3 kernel, whose `split_view` and `lie_vc` sign what they make up
-/// (`SplitView3`, `LieVc3`): every check passes, and the honest replicas
+/// (`SplitView`, `LieVc`): every check passes, and the honest replicas
 /// decide only client requests (validity: recovery.md R1, R2), every
 /// slot, in view 1.
 #[test]

@@ -51,7 +51,7 @@ fn one_thread_and_two_print_the_same_report() {
 }
 
 #[test]
-fn layout_v3_prints_the_recoverys_regions_as_the_library_places_them() {
+fn cluster_prints_the_recoverys_regions_as_the_library_places_them() {
     use rhdl_ubft::layout::{Mailbox, Region};
     let out = Command::new(env!("CARGO_BIN_EXE_rhdl-ubft"))
         .args([

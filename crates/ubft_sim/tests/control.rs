@@ -13,15 +13,15 @@ fn quick(replicas: usize, slots: u64) -> ClusterConfig {
 
 /// The hosts program and start every kernel, and each decides the run's
 /// slots on the fast path. A v3 kernel then closes the last slot (R28,
-/// Protocol's Close): Slow3 certifies and commits its will_commit, so at
+/// Protocol's Close): SLOW certifies and commits its will_commit, so at
 /// the last decision no kernel has raised ap_done yet. Each raises it after
 /// it has sent its COMMIT of the last slot to every mailbox, with the
 /// counters of the run, the cycle counter stopped and the state Idle; the
 /// read that sees ap_done clears it.
 #[test]
 fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
-    use rhdl_ubft::layout::{field3, Region};
-    use rhdl_ubft::protocol::STATE_NAMES;
+    use rhdl_ubft::layout::{records, Region};
+    use rhdl_ubft::controller::protocol::STATE_NAMES;
     use ubft_sim::cluster::{NETWORK_PTR, START_CYCLE};
     let (n, slots) = (3, 3);
     let mut c = Cluster::new(quick(n, slots)).unwrap();
@@ -40,7 +40,7 @@ fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
         );
         assert_eq!(s.error, 0);
         assert!(s.polls > 0 && s.acks > 0);
-        // In Close: Slow3's state, and no ap_done yet.
+        // In Close: SLOW's state, and no ap_done yet.
         let state = STATE_NAMES[s.state as usize];
         assert!(state.starts_with("S3"), "replica {r} in Close: {state}");
         assert_eq!(h.ctrl() & ctrl::AP_DONE, 0, "replica {r}: Close still runs");
@@ -105,16 +105,16 @@ fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
     for r in 0..n {
         for j in 0..n {
             let at = NETWORK_PTR + 4 * mb.record(Region::Commit, last, j) as u64;
-            let w = c.hbms[r].read_words(at, field3::COMMIT_BITMAP + 1);
-            let mut want = vec![0; field3::COMMIT_BITMAP + 1];
-            want[field3::KIND] = field3::KIND_COMMIT;
-            want[field3::COMMIT_J] = j as u32;
-            want[field3::COMMIT_K] = slots as u32;
-            want[field3::COMMIT_M] = dec[last].m;
-            want[field3::COMMIT_PREV] = dec[last - 1].m;
-            want[field3::COMMIT_BITMAP] = w[field3::COMMIT_BITMAP];
+            let w = c.hbms[r].read_words(at, records::COMMIT_BITMAP + 1);
+            let mut want = vec![0; records::COMMIT_BITMAP + 1];
+            want[records::KIND] = records::KIND_COMMIT;
+            want[records::COMMIT_J] = j as u32;
+            want[records::COMMIT_K] = slots as u32;
+            want[records::COMMIT_M] = dec[last].m;
+            want[records::COMMIT_PREV] = dec[last - 1].m;
+            want[records::COMMIT_BITMAP] = w[records::COMMIT_BITMAP];
             assert_eq!(w, want, "replica {j}'s COMMIT of k = {slots} at {r}");
-            assert_eq!(w[field3::COMMIT_BITMAP].count_ones(), 2, "f + 1 shares");
+            assert_eq!(w[records::COMMIT_BITMAP].count_ones(), 2, "f + 1 shares");
         }
     }
 }
@@ -189,11 +189,11 @@ fn acks_count_one_run_and_ap_start_clears_them() {
     // ACKS reads 0: Broadcast's counters clear on ap_start as the others do.
     use rhdl_ubft::params::ConfigError;
     use rhdl_ubft::regs;
-    use rhdl_ubft::roce::CQ_CMPLT;
+    use rhdl_ubft::io::roce::CQ_CMPLT;
     use ubft_sim::cluster::NETWORK_PTR;
-    use ubft_sim::host::{Args, Host, Op};
+    use ubft_sim::models::host::{Args, Host, Op};
     use ubft_sim::ports::{KernelBackend, KernelIn};
-    use ubft_sim::rusthdl::RustHdlKernel;
+    use ubft_sim::backend::rust_hdl::RustHdlKernel;
     let mut k = RustHdlKernel::<{ rhdl_ubft::params::N }>::new();
     let mut host = Host::new();
     let mut taken = 0;

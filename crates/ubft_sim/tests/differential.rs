@@ -5,7 +5,7 @@
 //!
 //! Every test runs the kernel (`Kernel<N>`, the v3 layout): the fast path
 //! past the window, the guards' refusals, an equivocating leader, the slow
-//! path (R7 to R12, f + 1 COMMITs) and a view change (View3). rust-hdl's
+//! path (R7 to R12, f + 1 COMMITs) and a view change (VIEW). rust-hdl's
 //! simulator runs about 1,000 cluster cycles a second at n = 3, so each run
 //! is kept to the cycles its property needs (the whole file takes about a
 //! minute in release).
@@ -16,9 +16,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path};
-use ubft_sim::lockstep::{differential, differential_with, Lockstep, Mismatch, Watch};
+use ubft_sim::backend::lockstep::{differential, differential_with, Lockstep, Mismatch, Watch};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
-use ubft_sim::verilator::kernel_port_map;
+use ubft_sim::backend::verilator::kernel_port_map;
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     // The tests' short links, with the longer wait (64 polls) and the
@@ -65,7 +65,7 @@ fn the_guards_refusals_agree_on_both_backends() {
     use rhdl_ubft::layout::Mailbox;
     use rhdl_ubft::params::{G, N, SB};
     use ubft_sim::adversary::Forge;
-    use ubft_sim::network::Ready;
+    use ubft_sim::models::network::Ready;
     let cfg = ClusterConfig {
         max_cycles: 4_000,
         ..quick(3, 2)
@@ -91,7 +91,7 @@ fn the_guards_refusals_agree_on_both_backends() {
     }
 }
 
-/// An equivocating leader of n = 5 (`Equivocate3`: a different signed
+/// An equivocating leader of n = 5 (`Equivocate`: a different signed
 /// PREP block for each follower): no follower gets the n votes of one
 /// value, every honest replica times out in the 6,000 cycles, and nobody
 /// decides anything.
@@ -118,7 +118,7 @@ fn an_equivocating_leader_agrees_on_both_backends() {
 /// leader, 600 cycles late for the whole run, so no slot completes on the
 /// fast path (it needs all n votes at every replica): every replica times
 /// out at every slot and decides it on f + 1 = 2 COMMITs (R7 to R12,
-/// slow3.md), in view 0. About 3,400 cycles a slot.
+/// slow.md), in view 0. About 3,400 cycles a slot.
 #[test]
 fn slow_path_agrees_on_both_backends() {
     let slots = 2;
@@ -168,7 +168,7 @@ fn slow_path_agrees_on_both_backends() {
     eprintln!("{} cycles compared", a.cycles);
 }
 
-/// A view change on both backends (View3, view3.md): the leader's writes to
+/// A view change on both backends (VIEW, view.md): the leader's writes to
 /// both followers before cycle 200 (its prepare of slot 1) land 5,000
 /// cycles late, so the followers time out waiting for it with nothing
 /// locked, seal view 0, and replica 1 writes NEW_VIEW(1); every replica,

@@ -1,16 +1,16 @@
 //! The fast path, end to end, on simulated clusters of the shipped kernel
-//! (v3, `KernelV3`) in rust-hdl's simulator, and the ubft_new bugs the fast
+//! (v3, `Kernel`) in rust-hdl's simulator, and the ubft_new bugs the fast
 //! path fixes (each test fails if its fix is undone).
 
-use rhdl_ubft::layout::{field3, Mailbox, Region};
+use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::defaults;
 use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
 use ubft_sim::adversary::Silent;
-use ubft_sim::client::proposal;
+use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
-use ubft_sim::network::{Adversary, Write};
+use ubft_sim::models::network::{Adversary, Write};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
-use ubft_sim::rusthdl::RustHdlKernel;
+use ubft_sim::backend::rust_hdl::RustHdlKernel;
 
 /// Short links keep rust-hdl's simulator quick; the benchmark uses the
 /// performance model's L = 300, H = 80.
@@ -34,13 +34,13 @@ fn layout() -> Mailbox {
     Mailbox::v3(N, G, SB)
 }
 
-/// A v3 prepare as it lies in HBM: (k, m, v, prev) in `field3` order.
+/// A v3 prepare as it lies in HBM: (k, m, v, prev) in `records` order.
 fn prepare(k: u32, m: u32, view: u32, prev: u32) -> Vec<u32> {
     let mut p = vec![0; 4];
-    p[field3::PREPARE_K] = k;
-    p[field3::PREPARE_M] = m;
-    p[field3::PREPARE_V] = view;
-    p[field3::PREPARE_PREV] = prev;
+    p[records::PREPARE_K] = k;
+    p[records::PREPARE_M] = m;
+    p[records::PREPARE_V] = view;
+    p[records::PREPARE_PREV] = prev;
     p
 }
 
@@ -353,7 +353,7 @@ impl KernelBackend for ViewAtDecision {
     }
 }
 
-/// An equivocating leader (`Equivocate3`: two client requests for one
+/// An equivocating leader (`Equivocate`: two client requests for one
 /// slot, one to each half of its peers, each backed by a PREP block it
 /// signs) cannot split the replicas: no fast-path quorum of all n forms,
 /// and the echo of its signed PREP blocks (R8) keeps the slow path from
@@ -408,7 +408,7 @@ fn an_equivocating_leader_cannot_split_the_replicas() {
 fn the_kernel_refuses_bad_configurations_with_a_status_code() {
     use rhdl_ubft::params::K_WRAP;
     use rhdl_ubft::regs;
-    use ubft_sim::host::{Args, Host, Op};
+    use ubft_sim::models::host::{Args, Host, Op};
     let wrap = K_WRAP as u32;
     let cases = [
         (4, 0, NETWORK_PTR, 1, ConfigError::EvenReplicas),
@@ -501,7 +501,7 @@ impl KernelBackend for StartAt {
         self.k.eval(inp)
     }
     fn tick(&mut self) {
-        use rhdl_ubft::protocol::ProtocolSt;
+        use rhdl_ubft::controller::protocol::ProtocolSt;
         self.k.tick();
         self.cycle += 1;
         let st = self.k.kernel().debug_protocol().own_state();

@@ -1,5 +1,5 @@
 //! The guard in the kernel (issue 10, phase 2), on the shipped v3 kernel
-//! (`KernelV3`, its guard `GuardV3<N>` with v3's rule table, guard.md):
+//! (`Kernel`, its guard `Guard` with the kernel's rule table, guard.md):
 //! every landing RDMA write goes through the receiving kernel's
 //! `s_axis_rx_cmd`/`s_axis_rx_data` ports, the guard decides, and what it
 //! accepts lands through `m_axi_rx`.
@@ -19,19 +19,19 @@ use rhdl_ubft::guard::Refusal;
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{vote_tag, BEAT_WORDS, G, N as BUILD_N, SB, WORD_BYTES};
 use rhdl_ubft::regs;
-use rhdl_ubft::roce::{wr_data_beats, WrCommand};
+use rhdl_ubft::io::roce::{wr_data_beats, WrCommand};
 use ubft_sim::backend::{self, Backend};
-use ubft_sim::client::proposal;
+use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{ClusterConfig, Path, RunReport, NETWORK_PTR, QPN_BASE};
-use ubft_sim::hbm::Hbm;
-use ubft_sim::host::{Host, Op};
-use ubft_sim::network::{Adversary, Delivery, Write};
+use ubft_sim::models::hbm::Hbm;
+use ubft_sim::models::host::{Host, Op};
+use ubft_sim::models::network::{Adversary, Delivery, Write};
 use ubft_sim::ports::{KernelBackend, KernelIn};
 
 /// The audit's E1 on the v3 layout: a leader that forges a fast-path
 /// quorum at each peer. Replica 1 is sent the true prepare and replica
 /// d > 1 one of the client's next request (the stream's request after m,
-/// which every replica holds, as `Equivocate3` does); with every prepare
+/// which every replica holds, as `Equivocate` does); with every prepare
 /// and every vote it sends, it also writes, for that destination, every
 /// node's will_cert and will_commit entries of the slot as (tag(v, k),
 /// that destination's m). v3's prepare is (k, m, v, prev) and its vote
@@ -42,13 +42,13 @@ use ubft_sim::ports::{KernelBackend, KernelIn};
 /// records) passes unchanged. (With a made-up m instead, R2 keeps replica
 /// 2 from locking it even with the guard bypassed and nobody decides
 /// differently, so the attack needs a value every replica holds.)
-struct ForgeQuorum3 {
+struct ForgeQuorum {
     n: usize,
     mailbox: Mailbox,
     seed: u64,
 }
 
-impl ForgeQuorum3 {
+impl ForgeQuorum {
     /// The requests of the client stream it knows the successor of.
     const SPAN: u64 = 1024;
 
@@ -78,7 +78,7 @@ impl ForgeQuorum3 {
     }
 }
 
-impl Adversary for ForgeQuorum3 {
+impl Adversary for ForgeQuorum {
     fn transform(&mut self, _src: usize, dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
         match self.mailbox.locate(write.word) {
             // v3's prepare (k, m, v, prev), a beat per slot.
@@ -117,7 +117,7 @@ fn report_seed() -> u64 {
 
 /// E1's run: n = 3, replica 0 (view 0's leader) forges quorums, quick
 /// links (a wait of 64 polls, v3's rule), 2 slots, 6,000 cycles.
-fn e1(delivery: Delivery) -> (RunReport, ubft_sim::network::NetStats) {
+fn e1(delivery: Delivery) -> (RunReport, ubft_sim::models::network::NetStats) {
     let cfg = ClusterConfig {
         max_cycles: 6_000,
         wait_polls: 64,
@@ -127,7 +127,7 @@ fn e1(delivery: Delivery) -> (RunReport, ubft_sim::network::NetStats) {
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
     c.set_adversary(
         0,
-        Box::new(ForgeQuorum3 {
+        Box::new(ForgeQuorum {
             n: 3,
             mailbox: cfg.mailbox(),
             seed: cfg.seed,

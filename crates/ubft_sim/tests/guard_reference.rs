@@ -8,9 +8,9 @@
 use rhdl_ubft::guard::{check, Refusal};
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{G, N as BUILD_N, SB};
-use rhdl_ubft::roce::{SqCommand, RC_RDMA_WRITE_ONLY};
-use ubft_sim::hbm::Hbm;
-use ubft_sim::network::{Delivery, Network, RefuseReason};
+use rhdl_ubft::io::roce::{SqCommand, RC_RDMA_WRITE_ONLY};
+use ubft_sim::models::hbm::Hbm;
+use ubft_sim::models::network::{Delivery, Network, RefuseReason};
 use ubft_sim::ports::{KernelIn, KernelOut};
 
 const PTR: u64 = 0x1_0000_0000;

@@ -1,23 +1,23 @@
-//! The controller's machines on the shipped v3 kernel (`KernelV3`),
+//! The controller's machines on the shipped v3 kernel (`Kernel`),
 //! watched from inside rust-hdl's model on every cycle of whole runs (the
-//! fast path, the slow path (Slow3, R7 to R12), view changes (View3)):
+//! fast path, the slow path (SLOW, R7 to R12), view changes (VIEW)):
 //!
 //! - one machine at a time holds the slot: Protocol is in Run exactly when
-//!   one of LEADER, FAST, Slow3 and View3 is out of Off, with two
-//!   exceptions, where View3 hands Slow3 the slot and waits for it (View3
-//!   in V3Bridge while Slow3 certifies and commits W in seal mode, R17;
-//!   View3 in V3Deliver while Slow3 decides from peers' COMMITs in deliver
-//!   mode, R25), and no two others ever; in Close (R28) only Slow3, or
-//!   none; in Decide none, or View3 alone waiting for k to move (a
-//!   catch-up's decision: V3CatchNext, V3AwaitNext, V3Deliver); in Done
-//!   none, or, when the run's last slot was decided so, View3 alone for
+//!   one of LEADER, FAST, SLOW and VIEW is out of Off, with two
+//!   exceptions, where VIEW hands SLOW the slot and waits for it (VIEW
+//!   in ViewBridge while SLOW certifies and commits W in seal mode, R17;
+//!   VIEW in ViewDeliver while SLOW decides from peers' COMMITs in deliver
+//!   mode, R25), and no two others ever; in Close (R28) only SLOW, or
+//!   none; in Decide none, or VIEW alone waiting for k to move (a
+//!   catch-up's decision: ViewCatchNext, ViewAwaitNext, ViewDeliver); in Done
+//!   none, or, when the run's last slot was decided so, VIEW alone for
 //!   that one cycle (it sees Protocol stop running a cycle late; Idle
 //!   finds it Off);
 //! - `sts_state` names the state the registers hold (`STATE_NAMES`).
 
 use rhdl_ubft::params::N as BUILD_N;
-use rhdl_ubft::protocol::{Protocol, ProtocolSt, STATE_NAMES};
-use rhdl_ubft::view3::{View3St, VIEW3_STATES};
+use rhdl_ubft::controller::protocol::{Protocol, ProtocolSt, STATE_NAMES};
+use rhdl_ubft::controller::view::{ViewSt, VIEW_STATES};
 use rust_hdl::prelude::{Atom, Block, Probe};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -26,15 +26,15 @@ use std::rc::Rc;
 use ubft_sim::adversary::Silent;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path as DecisionPath, RunReport};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
-use ubft_sim::rusthdl::RustHdlKernel;
+use ubft_sim::backend::rust_hdl::RustHdlKernel;
 use ubft_sim::scenario::Scenario;
 
 /// What a run showed, across its replicas: the states `sts_state` named,
-/// and View3's states while it held the slot beside Slow3 or in Decide.
+/// and VIEW's states while it held the slot beside SLOW or in Decide.
 #[derive(Default)]
 struct Seen {
     states: BTreeSet<u8>,
-    view3_beside: BTreeSet<String>,
+    view_beside: BTreeSet<String>,
     /// Protocol's own states, with the machine out of Off in each
     /// (`machines()` as L, F, S, V, `-` for Off).
     protocol: BTreeSet<String>,
@@ -42,10 +42,10 @@ struct Seen {
 
 type Shared = Rc<RefCell<Seen>>;
 
-/// View3's state register, read through rust-hdl's probe (Protocol keeps
-/// View3 to itself; its `state_name` names Slow3's state while both are
+/// VIEW's state register, read through rust-hdl's probe (Protocol keeps
+/// VIEW to itself; its `state_name` names SLOW's state while both are
 /// out of Off).
-fn view3_state(p: &Protocol<BUILD_N>) -> View3St {
+fn view_state(p: &Protocol<BUILD_N>) -> ViewSt {
     #[derive(Default)]
     struct Find {
         path: Vec<String>,
@@ -59,14 +59,14 @@ fn view3_state(p: &Protocol<BUILD_N>) -> View3St {
             self.path.pop();
         }
         fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
-            if name == "q" && self.path.ends_with(&["view3".into(), "state".into()]) {
+            if name == "q" && self.path.ends_with(&["view".into(), "state".into()]) {
                 self.state = Some(signal.verilog().as_usize());
             }
         }
     }
     let mut find = Find::default();
     p.accept("protocol", &mut find);
-    VIEW3_STATES[find.state.expect("View3's state register")]
+    VIEW_STATES[find.state.expect("View's state register")]
 }
 
 /// A rust-hdl v3 kernel that checks the machines after every evaluation.
@@ -81,7 +81,7 @@ impl KernelBackend for Watched {
     fn eval(&mut self, inp: &KernelIn) -> KernelOut {
         let out = self.k.eval(inp);
         let p = self.k.kernel().debug_protocol();
-        let [leader, fast, slow3, view3] = p.machines();
+        let [leader, fast, slow, view] = p.machines();
         let at = format!(
             "replica {}, cycle {}: Protocol {:?}, machines {:?}",
             self.replica,
@@ -91,47 +91,47 @@ impl KernelBackend for Watched {
         );
         let active = p.machines().iter().filter(|&&a| a).count();
         match p.own_state() {
-            ProtocolSt::Run if slow3 && view3 => {
-                let v = view3_state(p);
+            ProtocolSt::Run if slow && view => {
+                let v = view_state(p);
                 assert!(
-                    !leader && !fast && matches!(v, View3St::V3Bridge | View3St::V3Deliver),
-                    "{at}: View3 in {v:?} beside Slow3"
+                    !leader && !fast && matches!(v, ViewSt::ViewBridge | ViewSt::ViewDeliver),
+                    "{at}: View in {v:?} beside Slow"
                 );
-                self.seen.borrow_mut().view3_beside.insert(format!("{v:?}"));
+                self.seen.borrow_mut().view_beside.insert(format!("{v:?}"));
             }
             ProtocolSt::Run => assert_eq!(active, 1, "{at}"),
-            // R28: Slow3 on W, or none (its last cycle).
-            ProtocolSt::Close => assert!(!leader && !fast && !view3, "{at}"),
-            ProtocolSt::Decide if view3 => {
-                let v = view3_state(p);
+            // R28: SLOW on W, or none (its last cycle).
+            ProtocolSt::Close => assert!(!leader && !fast && !view, "{at}"),
+            ProtocolSt::Decide if view => {
+                let v = view_state(p);
                 assert!(
                     active == 1
                         && matches!(
                             v,
-                            View3St::V3CatchNext | View3St::V3AwaitNext | View3St::V3Deliver
+                            ViewSt::ViewCatchNext | ViewSt::ViewAwaitNext | ViewSt::ViewDeliver
                         ),
-                    "{at}: View3 in {v:?} in Decide"
+                    "{at}: View in {v:?} in Decide"
                 );
-                self.seen.borrow_mut().view3_beside.insert(format!("{v:?}"));
+                self.seen.borrow_mut().view_beside.insert(format!("{v:?}"));
             }
-            // The run's last slot decided while View3 waited for k to move
-            // (R25 while awaiting, or a catch-up): View3 sees Protocol stop
+            // The run's last slot decided while VIEW waited for k to move
+            // (R25 while awaiting, or a catch-up): VIEW sees Protocol stop
             // running one cycle late, so it is still out of Off in Done's
             // one cycle (and `sts_state` names its state, not Done); in
             // Idle it is Off (below).
-            ProtocolSt::Done if view3 => {
-                let v = view3_state(p);
+            ProtocolSt::Done if view => {
+                let v = view_state(p);
                 assert!(
                     active == 1
                         && matches!(
                             v,
-                            View3St::V3CatchNext | View3St::V3AwaitNext | View3St::V3Deliver
+                            ViewSt::ViewCatchNext | ViewSt::ViewAwaitNext | ViewSt::ViewDeliver
                         ),
-                    "{at}: View3 in {v:?} in Done"
+                    "{at}: View in {v:?} in Done"
                 );
                 self.seen
                     .borrow_mut()
-                    .view3_beside
+                    .view_beside
                     .insert(format!("Done: {v:?}"));
             }
             _ => assert_eq!(active, 0, "{at}"),
@@ -212,7 +212,7 @@ fn run_watched(s: &Scenario, seen: &Shared) -> RunReport {
 }
 
 /// Three timely replicas decide 3 slots on the fast path: LEADER and FAST
-/// hold the slots; at the end Protocol's Close runs Slow3 in seal mode on
+/// hold the slots; at the end Protocol's Close runs SLOW in seal mode on
 /// the last slot's will_commit (R28).
 #[test]
 fn one_machine_at_a_time_on_the_fast_path() {
@@ -246,8 +246,8 @@ fn one_machine_at_a_time_on_the_fast_path() {
     ] {
         assert!(s.contains(&state), "{state} not visited: {s:?}");
     }
-    // LEADER and FAST held every slot; Slow3 ran only in Close, on the
-    // last slot's W (R28), and View3 never.
+    // LEADER and FAST held every slot; SLOW ran only in Close, on the
+    // last slot's W (R28), and VIEW never.
     let protocol = &seen.borrow().protocol;
     assert!(
         protocol.contains("Run L---") && protocol.contains("Run -F--"),
@@ -261,10 +261,10 @@ fn one_machine_at_a_time_on_the_fast_path() {
     assert!(s.iter().all(|n| !n.starts_with("V3")), "{s:?}");
 }
 
-/// Slow3 (R7 to R12, slow3.md): `scenarios/mute_fast.toml` (replica 2
+/// SLOW (R7 to R12, slow.md): `scenarios/mute_fast.toml` (replica 2
 /// writes no fast votes, so every slot goes slow) cut to 2 slots. Every
-/// state of Slow3's normal mode but its suspect checks (S3VerifySuspect,
-/// S3VerifySeal: an equivocation or a SEAL to verify) is visited.
+/// state of SLOW's normal mode but its suspect checks (SlowVerifySuspect,
+/// SlowVerifySeal: an equivocation or a SEAL to verify) is visited.
 #[test]
 fn one_machine_at_a_time_on_the_slow_path() {
     let seen = Shared::default();
@@ -277,30 +277,30 @@ fn one_machine_at_a_time_on_the_slow_path() {
     }
     let s = names(&seen);
     for state in [
-        "S3Start",
-        "S3SignPrep",
-        "S3SendPrepSig",
-        "S3PollPrepSig",
-        "S3WaitPrepSig",
-        "S3VerifyPrep",
-        "S3EchoPrep",
-        "S3PollEchoPrep",
-        "S3WaitEchoPrep",
-        "S3SignCert",
-        "S3SendCert",
-        "S3PollCertify",
-        "S3WaitCertify",
-        "S3VerifyShare",
-        "S3SignCommit",
-        "S3SendCommit",
-        "S3PollCommit",
-        "S3WaitCommit",
-        "S3VerifyCommit",
-        "S3EchoCommit",
-        "S3PollSeal",
-        "S3WaitSeal",
-        "S3PollEchoSeal",
-        "S3WaitEchoSeal",
+        "SlowStart",
+        "SlowSignPrep",
+        "SlowSendPrepSig",
+        "SlowPollPrepSig",
+        "SlowWaitPrepSig",
+        "SlowVerifyPrep",
+        "SlowEchoPrep",
+        "SlowPollEchoPrep",
+        "SlowWaitEchoPrep",
+        "SlowSignCert",
+        "SlowSendCert",
+        "SlowPollCertify",
+        "SlowWaitCertify",
+        "SlowVerifyShare",
+        "SlowSignCommit",
+        "SlowSendCommit",
+        "SlowPollCommit",
+        "SlowWaitCommit",
+        "SlowVerifyCommit",
+        "SlowEchoCommit",
+        "SlowPollSeal",
+        "SlowWaitSeal",
+        "SlowPollEchoSeal",
+        "SlowWaitEchoSeal",
     ] {
         assert!(s.contains(&state), "{state} not visited: {s:?}");
     }
@@ -310,20 +310,20 @@ fn one_machine_at_a_time_on_the_slow_path() {
     );
 }
 
-/// View3 (view3.md), in two runs:
+/// VIEW (view.md), in two runs:
 /// - the leader of n = 3 silent from cycle 763, after its fast decision of
-///   slot 3: the followers time out, bridge slot 3 (View3 in V3Bridge
-///   while Slow3 certifies and commits W in seal mode, R17), seal view 0
+///   slot 3: the followers time out, bridge slot 3 (VIEW in ViewBridge
+///   while SLOW certifies and commits W in seal mode, R17), seal view 0
 ///   with that L, and replica 1 writes NEW_VIEW(1) with W's certificate,
-///   read back in V3PollCert to V3VerifyCert; both install view 1 and
+///   read back in ViewPollCert to ViewVerifyCert; both install view 1 and
 ///   decide slot 4 there;
 /// - `scenarios/view_ahead_at_the_end.toml`: replica 2 seals view 0 alone
 ///   and decides the last slot from its peers' COMMITs while it awaits a
-///   NEW_VIEW (View3 in V3Deliver while Slow3 delivers, R25).
+///   NEW_VIEW (VIEW in ViewDeliver while SLOW delivers, R25).
 ///
-/// Not visited here: the catch-up states (V3PollCatch, V3WaitCatch,
-/// V3CatchNext, V3AwaitNext) and R21's V3VerifySuspect, which
-/// `layout_v3.rs` runs on Verilator.
+/// Not visited here: the catch-up states (ViewPollCatch, ViewWaitCatch,
+/// ViewCatchNext, ViewAwaitNext) and R21's ViewVerifySuspect, which
+/// `cluster.rs` runs on Verilator.
 #[test]
 fn one_machine_at_a_time_through_view_changes() {
     let seen = Shared::default();
@@ -342,41 +342,41 @@ fn one_machine_at_a_time_through_view_changes() {
     assert_eq!(report.replicas[2].view, 1, "{}", report.summary());
     let s = names(&seen);
     for state in [
-        "V3Start",
-        "V3Turn",
-        "V3SignSeal",
-        "V3SendSeal",
-        "V3PollSeals",
-        "V3WaitSeals",
-        "V3Next",
-        "V3Load",
-        "V3Verify",
-        "V3PollOwnEcho",
-        "V3WaitOwnEcho",
-        "V3SendEchoSeal",
-        "V3PollEchoCommit",
-        "V3WaitEchoCommit",
-        "V3SendNv",
-        "V3PollNv",
-        "V3WaitNv",
-        "V3PollNvRec",
-        "V3WaitNvRec",
-        "V3Install",
-        "V3PollCert",
-        "V3WaitCert",
-        "V3VerifyCert",
-        "V3Deliver",
+        "ViewStart",
+        "ViewTurn",
+        "ViewSignSeal",
+        "ViewSendSeal",
+        "ViewPollSeals",
+        "ViewWaitSeals",
+        "ViewNext",
+        "ViewLoad",
+        "ViewVerify",
+        "ViewPollOwnEcho",
+        "ViewWaitOwnEcho",
+        "ViewSendEchoSeal",
+        "ViewPollEchoCommit",
+        "ViewWaitEchoCommit",
+        "ViewSendNv",
+        "ViewPollNv",
+        "ViewWaitNv",
+        "ViewPollNvRec",
+        "ViewWaitNvRec",
+        "ViewInstall",
+        "ViewPollCert",
+        "ViewWaitCert",
+        "ViewVerifyCert",
+        "ViewDeliver",
     ] {
         assert!(s.contains(&state), "{state} not visited: {s:?}");
     }
-    // The two hand-overs from View3 to Slow3 happened, each with View3
-    // waiting and Slow3 reported.
-    let beside = &seen.borrow().view3_beside;
-    for v in ["V3Bridge", "V3Deliver"] {
-        assert!(beside.contains(v), "View3 in {v} beside Slow3: {beside:?}");
+    // The two hand-overs from VIEW to SLOW happened, each with VIEW
+    // waiting and SLOW reported.
+    let beside = &seen.borrow().view_beside;
+    for v in ["ViewBridge", "ViewDeliver"] {
+        assert!(beside.contains(v), "View in {v} beside Slow: {beside:?}");
     }
     assert!(
-        !s.contains(&"V3Bridge"),
-        "V3Bridge is never reported: {s:?}"
+        !s.contains(&"ViewBridge"),
+        "ViewBridge is never reported: {s:?}"
     );
 }

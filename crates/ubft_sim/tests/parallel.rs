@@ -13,7 +13,7 @@ use rhdl_ubft::layout::Version;
 use std::path::PathBuf;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
-use ubft_sim::network::Delivery;
+use ubft_sim::models::network::Delivery;
 use ubft_sim::scenario::Scenario;
 
 /// Runs `make()` on 1 thread and on each of `threads`; asserts the reports

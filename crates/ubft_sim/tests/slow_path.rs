@@ -1,15 +1,15 @@
 //! The slow path and the signer service on streams, on the kernel (R7 to
-//! R12, slow3.md: f + 1 shares over a CERT block, f + 1 COMMITs): a slot
+//! R12, slow.md: f + 1 shares over a CERT block, f + 1 COMMITs): a slot
 //! sent to the slow path and the next ones back on the fast path, shares
 //! signed after a view change, forged shares, and a kernel that never stops
 //! for a signature.
 //!
 //! The kernel's certify record of replica j for slot s(k) = (k - 1) mod G
 //! is two beats (docs/layout.md, `Region::Certify`): the CERT block C = [2,
-//! v, k, m, prev, 0, 0, 0] (`field3::block`), then j's share, its Ed25519
+//! v, k, m, prev, 0, 0, 0] (`records::block`), then j's share, its Ed25519
 //! signature over C's 32 bytes.
 //!
-//! Tests of v2's all-n slow path that moved to layout_v3.rs:
+//! Tests of v2's all-n slow path that moved to cluster.rs:
 //! - `a_share_in_hbm_verifies_against_its_cert_block_only` (every replica's
 //!   share of a slot that timed out, in every mailbox, verifies over its
 //!   CERT block and over none of its mutants) is
@@ -22,14 +22,14 @@
 //!   block is).
 
 use ed25519_dalek::{Signature, Verifier};
-use rhdl_ubft::layout::{field3, Mailbox, Region};
+use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::{G, N, SB};
 use ubft_sim::adversary::{ForgeShares, Silent};
 use ubft_sim::backend::{self, Backend};
-use ubft_sim::client::proposal;
+use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path, NETWORK_PTR};
-use ubft_sim::hbm::Hbm;
-use ubft_sim::signer::{beat_bytes, block_bytes, block_mutants, signing_key};
+use ubft_sim::models::hbm::Hbm;
+use ubft_sim::models::signer::{beat_bytes, block_bytes, block_mutants, signing_key};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     ClusterConfig::quick(replicas, slots)
@@ -51,7 +51,7 @@ fn signature_at(hbm: &Hbm, word: usize) -> Signature {
 
 /// The CERT block of (v, k, m, prev).
 fn cert(v: u32, k: u32, m: u32, prev: u32) -> [u32; 8] {
-    field3::block(field3::KIND_CERT, v, k, m, prev)
+    records::block(records::KIND_CERT, v, k, m, prev)
 }
 
 /// The CERT block's words: kind, v, k, m, prev.
@@ -62,7 +62,7 @@ const CERT_FIELDS: [usize; 5] = [0, 1, 2, 3, 4];
 /// 1,000): every replica times out once and decides slot 1 on the slow path
 /// (f + 1 = 2 COMMITs), with the same value; the leader keeps proposing in
 /// view 0 and the following slots go back to the fast path.
-/// (layout_v3.rs's `a_timeout_takes_the_v3_kernel_to_its_slow_path_as_v2`
+/// (cluster.rs's `a_timeout_takes_the_v3_kernel_to_its_slow_path_as_v2`
 /// shows slot 1 slow and slot 2 fast with a 512-poll wait; this is the
 /// tests' quick wait, over five slots.)
 #[test]
@@ -121,7 +121,7 @@ fn old_summary(view: u32, slot: u32, k: u32, m: u32) -> [u8; 16] {
 
 /// The block's view word is signed too, and its k and prev. In view 0 the
 /// view word is zero, so a kernel that left it out of the signed block
-/// would pass layout_v3.rs's share test; here the share is signed after a
+/// would pass cluster.rs's share test; here the share is signed after a
 /// view change: the leader of n = 3 is silent from the start, replicas 1
 /// and 2 seal view 0 and install view 1 (replica 1 leads), and decide k = 1
 /// and k = 2 there on the slow path (the fast path needs all three). Every
@@ -290,10 +290,10 @@ fn a_forged_share_is_not_counted_and_the_honest_replicas_decide_without_it() {
                 let beat0 = hbm.read_words(byte(at), 16);
                 assert_eq!(
                     &beat0[..8],
-                    &field3::commit_block(j as u32, 0, k, m, prev)[..],
+                    &records::commit_block(j as u32, 0, k, m, prev)[..],
                     "replica {holder}'s copy of {j}'s COMMIT of k = {k}"
                 );
-                let bitmap = beat0[field3::COMMIT_BITMAP];
+                let bitmap = beat0[records::COMMIT_BITMAP];
                 assert_eq!(
                     bitmap,
                     (1 << 0) | (1 << 2),
@@ -314,7 +314,7 @@ fn a_forged_share_is_not_counted_and_the_honest_replicas_decide_without_it() {
 /// The kernel keeps polling while a signature is computed: between the sign
 /// request (the leader's, R7, when its fast path times out on slot 1) and
 /// its response, the replica's HBM keeps seeing read bursts (WATCH's polls:
-/// the `polls` status register counts only the first Fetch's, which Slow3
+/// the `polls` status register counts only the first Fetch's, which SLOW
 /// does not issue while it waits for its signature, so it stands still).
 #[test]
 fn fetches_continue_while_the_signer_is_busy() {

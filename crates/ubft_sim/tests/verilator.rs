@@ -7,12 +7,12 @@ use rhdl_ubft::layout::Version;
 use rhdl_ubft::params::defaults;
 use std::sync::Arc;
 use ubft_sim::backend::{self, Backend};
-use ubft_sim::client::proposal;
+use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{ClusterConfig, Path};
 use ubft_sim::ports::{KernelBackend, KernelIn};
-use ubft_sim::verilator::harness::{parse_ports, Port, TOP};
-use ubft_sim::verilator::portmap::PortMap;
-use ubft_sim::verilator::{kernel_verilog, Library, VerilatorKernel};
+use ubft_sim::backend::verilator::harness::{parse_ports, Port, TOP};
+use ubft_sim::backend::verilator::portmap::PortMap;
+use ubft_sim::backend::verilator::{kernel_verilog, Library, VerilatorKernel};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     // The tests' short links, with the longer wait (64 polls) and the
@@ -231,7 +231,7 @@ fn three_verilated_kernels_decide_40_slots_on_the_fast_path() {
     }
 }
 
-/// fast_path.rs's equivocating leader (n = 5, `Equivocate3` on replica 0,
+/// fast_path.rs's equivocating leader (n = 5, `Equivocate` on replica 0,
 /// seed 1, 3 slots) on Verilator: every replica counts its timeout and
 /// changes view, and every slot is decided after the view change, the
 /// client's requests in order, in agreement.
@@ -292,12 +292,12 @@ fn both_backends_report_the_same_run_and_close() {
     assert_eq!(rust_hdl.0, verilator.0, "the run");
     assert_eq!(rust_hdl.1, verilator.1, "after Close");
     assert_eq!(rust_hdl.2, verilator.2, "CTRL");
-    // At the run's end every replica was in Close (a Slow3 state); after
+    // At the run's end every replica was in Close (a SLOW state); after
     // it, Idle with ap_done, and its cycle counter moved on past the run's.
     let (end, after) = (&verilator.0["replicas"], &verilator.1["replicas"]);
     for r in 0..3 {
         let state = end[r]["status"]["state"].as_u64().unwrap() as usize;
-        assert!(rhdl_ubft::protocol::STATE_NAMES[state].starts_with("S3"));
+        assert!(rhdl_ubft::controller::protocol::STATE_NAMES[state].starts_with("S3"));
         assert_eq!(after[r]["status"]["state"], 0, "Idle after Close");
         assert_ne!(verilator.2[r] & rhdl_ubft::regs::ctrl::AP_DONE, 0);
         let cycles = |v: &serde_json::Value| v[r]["status"]["cycles"].as_u64().unwrap();
@@ -320,7 +320,7 @@ fn the_cli_backend_names_parse() {
 #[test]
 #[ignore]
 fn speed() {
-    use ubft_sim::verilator::measure_speed;
+    use ubft_sim::backend::verilator::measure_speed;
     for n in [3, 5] {
         for (b, cycles) in [(Backend::RustHdl, 20_000), (Backend::Verilator, 500_000)] {
             let (c, s, cpu) = measure_speed(b, n, cycles, 1).unwrap();

@@ -1,4 +1,4 @@
-//! The view change on the shipped v3 kernel (View3, `view3.md`; recovery.md
+//! The view change on the shipped v3 kernel (VIEW, `view.md`; recovery.md
 //! R14 to R25): the view advances, the leader rotates, a value some replica
 //! may have decided survives it, and the timeout doubles with each view
 //! change in a row. Quick links and signer with a wait of 64 polls (v3's
@@ -7,7 +7,7 @@
 
 use rhdl_ubft::layout::Region;
 use ubft_sim::backend::{self, Backend};
-use ubft_sim::client::proposal;
+use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path, RunReport, NETWORK_PTR};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
@@ -178,14 +178,14 @@ fn leaders_with_nothing_to_propose_rotate_the_view_without_deciding() {
 /// Replica 1's will_commit for k = 1 reaches replica 0 late (everything
 /// else on time). Replicas 1 and 2 decide k = 1 on the fast path and wait
 /// at k = 2 for replica 0, the view's leader, which times out holding k = 1
-/// into Slow3. When the late will_commit lands, replica 0's HBM holds the
+/// into SLOW. When the late will_commit lands, replica 0's HBM holds the
 /// full view-0 row for k = 1, and WATCH finds it (R26, any view): replica 0
-/// decides k = 1 fast. By then the followers have timed out into View3:
+/// decides k = 1 fast. By then the followers have timed out into VIEW:
 /// they bridge k = 1 (R17), NEW_VIEW(1) carries it, and every replica ends
 /// in view 1 having decided every slot. The delays are those of a sweep
 /// (500 to 12,000 cycles in steps of 37) for which the v2 kernel before
 /// R26 stalled for good (the model's `current:no_r26` counterexample,
-/// model.md); `layout_v3.rs` traces one of them
+/// model.md); `cluster.rs` traces one of them
 /// (`e3_at_the_leader_is_bridged_into_view_1_and_every_slot_is_decided_on_v3`).
 #[test]
 fn one_late_will_commit_among_honest_replicas_does_not_stall_the_cluster() {
@@ -310,7 +310,7 @@ fn the_timeout_doubles_with_each_view_change_in_a_row() {
 /// than a round trip at L = 43, so the fast path times out at every slot.
 /// On the v2 kernel, with a fixed timeout, every view timed out before its
 /// votes landed (2 of 12 slots in 40,000 cycles). On v3 the slot goes to
-/// Slow3, whose waits are T_vc's length (protocol.md, "Slow3's waits"),
+/// SLOW, whose waits are T_vc's length (protocol.md, "SLOW's waits"),
 /// and is decided there on f + 1 COMMITs: every slot is decided, each on
 /// the slow path after a timeout, and no view changes.
 #[test]

@@ -1,7 +1,7 @@
 //! What more than one block test needs.
 
-use rhdl_ubft::broadcast::Broadcast;
-use rhdl_ubft::fetch::Fetch;
+use rhdl_ubft::io::broadcast::Broadcast;
+use rhdl_ubft::io::fetch::Fetch;
 use rust_hdl::prelude::*;
 
 /// A Broadcast block with every input connected for a test to drive, out

@@ -313,7 +313,7 @@ fn main() -> ExitCode {
                 hbm_write_errors: vec![],
                 equivocate,
                 // Every landing write goes through the receiver's guard.
-                delivery: ubft_sim::network::Delivery::Kernel,
+                delivery: ubft_sim::models::network::Delivery::Kernel,
             };
             finish(
                 run(

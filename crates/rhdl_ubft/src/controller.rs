@@ -1,0 +1,10 @@
+//! The consensus controller: Protocol and the machines and blocks it holds.
+pub mod cert_check;
+pub mod fast;
+pub mod leader;
+pub mod protocol;
+pub mod requests;
+pub mod slow;
+pub mod tally;
+pub mod view;
+pub mod watch;

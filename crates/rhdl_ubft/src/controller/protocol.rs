@@ -1,0 +1,2450 @@
+//! Protocol: the consensus controller, as the spec's four machines.
+//!
+//! LEADER proposes (crate::controller::leader), FAST runs two rounds of votes
+//! (crate::controller::fast), SLOW runs signed shares and COMMITs (crate::controller::slow,
+//! R7 to R12) and VIEW runs the view change (crate::controller::view, R14 to R23).
+//! Protocol holds them as the fields `leader`, `fast`, `slow` and `view`,
+//! with WATCH's events and CertCheck (`cc`), and owns what they share:
+//!
+//! - the slot's registers: k, slot, the view and its leader, m, the phase,
+//!   the vote view (the view the slot's votes carry), the decision path;
+//!   the configuration derived from n (quorum 2f + 1, support f + 1, the
+//!   active lanes); the wait (`waited`);
+//! - the ports to Fetch, Broadcast and the signer service, and the read
+//!   side of the fetch port (crate::controller::tally);
+//! - the client requests held (crate::controller::requests, recovery.md R1 and R2):
+//!   every request reaches every replica's `prop` stream; LEADER proposes
+//!   the oldest held, FAST votes only for a prepare whose m is held, and a
+//!   decision taken retires its value;
+//! - ap_ctrl_hs, the decision stream and the status counters.
+//!
+//! Its own states bracket the machines':
+//!
+//! | # | state | leaves when | to |
+//! | ---: | --- | --- | --- |
+//! | 0 | Idle | `ap_start`, configuration refused / accepted | Done (error code) / Run, LEADER started (k = 1, view = 0) |
+//! | – | Run | a machine decides (`decide`) | Decide |
+//! | 38 | Decide | the decision (k, m) is taken from `dec` | Run, LEADER started (k + 1), or after `slots` decisions: Close (W not covered: SLOW started in seal mode on W, recovery.md R28) / Done |
+//! | 39 | Done | (ap_done for one cycle) | Idle |
+//! | 95 | Close | SLOW is Off: W's COMMIT written, a stop, or aborted at its poll point once its wait timed out (`close_to`) | Done |
+//!
+//! In Run exactly one machine is out of its Off state, and `sts_state` is
+//! that machine's state number (Run itself reports 0); in Close, SLOW's
+//! while it holds W, else 95. The handovers:
+//!
+//! | from | signal | to | when |
+//! | --- | --- | --- | --- |
+//! | Protocol | (start) | LEADER | a run starts, or a slot was decided |
+//! | LEADER | `start_fast` | FAST | LeaderCheck on a follower; the leader's prepare is sent |
+//! | LEADER | `start_view` | VIEW | the leader's idle polls time out |
+//! | FAST | `start_slow` | SLOW | FastWaitCert or FastWaitCommit times out |
+//! | FAST | `start_view` | VIEW | FastWaitPrepare times out |
+//! | SLOW | `stop` (normal mode) | VIEW | SLOW gives the slot up (`slow.md`) |
+//! | WATCH | SEALS, at a poll point | VIEW | R14's trigger |
+//! | VIEW | `call_slow` | SLOW (seal mode) | the bridge (R17) |
+//! | VIEW | `start_leader` | LEADER | a NEW_VIEW is installed (`view.md`) |
+//! | FAST, SLOW, WATCH, VIEW | `decide`, `wt_decide`, `decide_prev` | Protocol | the slot is decided |
+//!
+//! A handover is combinational: the machine handing over goes Off while it
+//! raises `start_*`, and the receiving machine's next state sees it in the
+//! same cycle, so its first state begins at the very clock edge at which
+//! the single 40-state machine this replaces entered it. No machine writes
+//! another's registers; a machine asks Protocol to change the slot's
+//! registers (`set_m`, `set_phase`, `open_round`, `next_view`, ...), and
+//! Protocol ORs the requests and port outputs of the machines, since all
+//! but one are Off and drive zeros. A broadcast request says where and
+//! what (a vote, `bc_prepare`, SLOW's and VIEW's records); Protocol lays
+//! the record's first beat out once, from the slot's registers and the m
+//! taken in that cycle, and COMPOSE streams its later beats.
+//!
+//! Timeouts: a machine reports each poll that found nothing (`missed`);
+//! Protocol counts them in `waited` and tells the machines when the next
+//! miss is the (`wait_polls` << `streak`)-th in a row (`expiring`), so the
+//! machine that misses then hands over itself (and Protocol counts a
+//! timeout). `streak` counts the view changes since the last decision, up to
+//! `WAIT_DOUBLINGS`: each doubles the timeout, and each decision but a
+//! rerun's halves it (docs/recovery.md R14). From VIEW's start to
+//! the first decision after it that is not a rerun, VIEW's waits are
+//! T_vc: `vc_wait` = `params::vc_shift(n)` more doublings; SLOW's waits,
+//! and FAST's wait for a prepare after a slow decision (`prep_long`), are
+//! as long at every slot (docs/protocol.md, "Timeouts"). FAST's and
+//! LEADER's limits are twice the others' (`FAST_POLL_SHIFT`): their polls
+//! read ahead (`fetch_poll`, docs/fetch.md), two reads per round trip.
+//!
+//! k is the sequence number and slot = (k - 1) mod G; every vote carries
+//! tag(vote_view, k), so a reused slot never counts a stale vote, and a
+//! quorum counts only votes for the replica's own m. docs/protocol.md has
+//! the full account.
+//!
+//! Reset (`rst_n`, synchronous, active low): Protocol returns to Idle and
+//! every machine to Off, and the status counters to zero, the next cycle;
+//! the slot registers (k, view, m, ...) are set afresh by the next
+//! `ap_start`.
+
+use crate::controller::cert_check::CertCheck;
+use crate::controller::fast::Fast;
+use crate::layout::records::{BLOCK_BITS, KIND_CERT, KIND_PREP};
+use crate::controller::leader::Leader;
+use crate::params::{
+    vc_shift, ConfigError, BEAT_BITS, BEAT_WORDS, FAST_POLL_SHIFT, G, K_LAST, K_WRAP, STREAK_BITS,
+    VC_SHIFT, VC_SHIFT_F1, WAITED_BITS, WAIT_DOUBLINGS,
+};
+use crate::controller::requests::Requests;
+use crate::controller::slow::Slow;
+use crate::controller::tally::Tally;
+use crate::controller::view::View;
+use rust_hdl::prelude::*;
+
+pub use crate::params::vote_tag;
+pub use crate::controller::tally::count_votes;
+
+/// Protocol's own states, around the machines'.
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum ProtocolSt {
+    Idle,
+    /// A machine holds the slot.
+    Run,
+    Decide,
+    Done,
+    /// After the run's last decision: SLOW, in seal mode, certifies
+    /// and commits W, the last slot's will_commit (recovery.md R28).
+    Close,
+}
+
+/// Every state, in declaration order.
+pub const PROTOCOL_STATES: [ProtocolSt; 5] = [
+    ProtocolSt::Idle,
+    ProtocolSt::Run,
+    ProtocolSt::Decide,
+    ProtocolSt::Done,
+    ProtocolSt::Close,
+];
+
+/// The controller. `N` is the most replicas the build supports (at most 8:
+/// a slot's row of votes must fit one beat).
+#[derive(LogicBlock)]
+pub struct Protocol<const N: usize> {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub ap_start: Signal<In, Bit>,
+    pub ap_done: Signal<Out, Bit>,
+    pub ap_idle: Signal<Out, Bit>,
+    pub ap_ready: Signal<Out, Bit>,
+    // Configuration.
+    pub network_ptr: Signal<In, Bits<64>>,
+    pub id: Signal<In, Bits<8>>,
+    pub n: Signal<In, Bits<8>>,
+    pub wait_polls: Signal<In, Bits<16>>,
+    pub slots: Signal<In, Bits<32>>,
+    // Fetch.
+    pub fetch_start: Signal<Out, Bit>,
+    pub fetch_addr: Signal<Out, Bits<64>>,
+    pub fetch_len: Signal<Out, Bits<8>>,
+    /// With `fetch_start`: FAST's poll or LEADER's idle poll, which Fetch
+    /// may answer from its read ahead (fetch.md).
+    pub fetch_poll: Signal<Out, Bit>,
+    /// With `fetch_poll`: the poll repeats the last one after a miss (the
+    /// machine missed in the cycle before), so Fetch may answer it from
+    /// its read ahead.
+    pub fetch_again: Signal<Out, Bit>,
+    pub fetch_beat: Signal<In, Bits<BEAT_BITS>>,
+    pub fetch_done: Signal<In, Bit>,
+    pub fetch_beat_valid: Signal<In, Bit>,
+    pub fetch_error: Signal<In, Bit>,
+    // Broadcast.
+    pub bc_start: Signal<Out, Bit>,
+    pub bc_word: Signal<Out, Bits<32>>,
+    pub bc_words: Signal<Out, Bits<5>>,
+    pub bc_data: Signal<Out, Bits<BEAT_BITS>>,
+    pub bc_local_only: Signal<Out, Bit>,
+    /// The record's beats (1 to 16): the first is `bc_data`, the rest come
+    /// from COMPOSE's stream.
+    pub bc_beats: Signal<Out, Bits<5>>,
+    /// A round (R13): Broadcast ends it with `bc_round_done`.
+    pub bc_round: Signal<Out, Bit>,
+    pub bc_round_done: Signal<In, Bit>,
+    pub bc_round_error: Signal<In, Bit>,
+    pub bc_done: Signal<In, Bit>,
+    pub bc_busy: Signal<In, Bit>,
+    // The signer service (crate::io::signer).
+    pub sg_sign: Signal<Out, Bit>,
+    pub sg_verify: Signal<Out, Bit>,
+    /// The CERT block a share signs or is verified against (recovery.md,
+    /// section 3): [CERT, view, k, m, prev, 0, 0, 0].
+    pub sg_block: Signal<Out, Bits<BLOCK_BITS>>,
+    pub sg_signer: Signal<Out, Bits<8>>,
+    pub sg_signature: Signal<Out, Bits<BEAT_BITS>>,
+    pub sg_busy: Signal<In, Bit>,
+    pub sg_resp_valid: Signal<In, Bit>,
+    pub sg_resp_status: Signal<In, Bits<8>>,
+    pub sg_resp_sig: Signal<In, Bits<BEAT_BITS>>,
+    pub sg_resp_take: Signal<Out, Bit>,
+    // COMPOSE (crate::io::compose): a record's later beats.
+    pub cp_wr_en: Signal<Out, Bit>,
+    pub cp_wr_beat: Signal<Out, Bits<4>>,
+    pub cp_wr_data: Signal<Out, Bits<BEAT_BITS>>,
+    pub cp_start: Signal<Out, Bit>,
+    pub cp_first: Signal<Out, Bits<4>>,
+    pub cp_last: Signal<Out, Bits<4>>,
+    /// COMPOSE's read beat (`m_rec_tdata`): while it is idle, the beat
+    /// `cp_first` named the cycle before (SLOW verifies shares from it).
+    pub cp_rd_data: Signal<In, Bits<BEAT_BITS>>,
+    // WATCH (crate::controller::watch): the background poller
+    // on its own Fetch. Protocol enables it while SLOW holds the slot,
+    // clears it when k changes, and acts on its FULL_ROW event (R26).
+    pub wt_enable: Signal<Out, Bit>,
+    pub wt_clear: Signal<Out, Bit>,
+    pub wt_k: Signal<Out, Bits<32>>,
+    pub wt_view: Signal<Out, Bits<32>>,
+    /// VIEW awaits a NEW_VIEW: WATCH also polls this slot's COMMITs
+    /// (MINE, R25).
+    pub wt_awaiting: Signal<Out, Bit>,
+    pub wt_ev_valid: Signal<In, Bit>,
+    pub wt_ev_kind: Signal<In, Bits<3>>,
+    pub wt_ev_view: Signal<In, Bits<32>>,
+    pub wt_ev_m: Signal<In, Bits<32>>,
+    /// ABOVE's prev: the value f + 1 CERT blocks of k + 1 carry for k (R24).
+    pub wt_ev_prev: Signal<In, Bits<32>>,
+    /// COMMIT: its writer x, and its certificate's signers.
+    pub wt_ev_x: Signal<In, Bits<8>>,
+    pub wt_ev_bits: Signal<In, Bits<N>>,
+    pub wt_ev_take: Signal<Out, Bit>,
+    // Proposals in, decisions out (AXI-Stream).
+    pub prop_tdata: Signal<In, Bits<32>>,
+    pub prop_tvalid: Signal<In, Bit>,
+    pub prop_tready: Signal<Out, Bit>,
+    pub dec_tdata: Signal<Out, Bits<64>>,
+    pub dec_tuser: Signal<Out, Bit>,
+    pub dec_tvalid: Signal<Out, Bit>,
+    pub dec_tready: Signal<In, Bit>,
+    // Status (`Status`; cleared on ap_start and on reset).
+    pub sts_cycles: Signal<Out, Bits<32>>,
+    pub sts_decisions: Signal<Out, Bits<32>>,
+    pub sts_fast: Signal<Out, Bits<32>>,
+    pub sts_slow: Signal<Out, Bits<32>>,
+    pub sts_view_changes: Signal<Out, Bits<32>>,
+    pub sts_view: Signal<Out, Bits<32>>,
+    pub sts_timeouts: Signal<Out, Bits<32>>,
+    pub sts_polls: Signal<Out, Bits<32>>,
+    pub sts_bad_shares: Signal<Out, Bits<32>>,
+    pub sts_error: Signal<Out, Bits<8>>,
+    /// The controller's state, as numbered in `STATE_NAMES`.
+    pub sts_state: Signal<Out, Bits<8>>,
+    /// High for the cycle Protocol takes an `ap_start` in Idle (accepted or
+    /// refused): Broadcast clears its counters (`acks`, `write_errors`).
+    pub started: Signal<Out, Bit>,
+    // The four machines, and the read side of the fetch port.
+    leader: Leader,
+    fast: Fast,
+    /// SLOW, R7 to R12.
+    slow: Slow,
+    /// VIEW, the view change, R14 to R23.
+    view: View,
+    tally: Tally<N>,
+    /// The client requests held (B): LEADER proposes the oldest, FAST votes
+    /// only for a held one, and a decision retires its value.
+    requests: Requests,
+    /// The certificate inside a peer's COMMIT of k + 1, verified share by
+    /// share on Protocol's Fetch and the signer while the slot's holder is
+    /// held at a poll point (R24 from a COMMIT).
+    cc: CertCheck,
+    // Protocol's own state.
+    state: DFF<ProtocolSt>,
+    // The slot's registers (the spec's ProtocolState).
+    view_no: DFF<Bits<32>>,
+    leader_id: DFF<Bits<8>>,
+    /// Last cycle's `missed`: a poll now repeats one that missed.
+    missed_q: DFF<Bit>,
+    k: DFF<Bits<32>>,
+    slot: DFF<Bits<8>>,
+    /// slot · R, R = `row_n16` (records per row).
+    slot_n: DFF<Bits<16>>,
+    m: DFF<Bits<32>>,
+    phase: DFF<Bits<2>>,
+    vote_view: DFF<Bits<32>>,
+    vote_leader: DFF<Bits<8>>,
+    /// The decision's path (TUSER): 1 slow.
+    slow_path: DFF<Bit>,
+    // From n, at ap_start.
+    quorum: DFF<Bits<8>>,
+    support: DFF<Bits<8>>,
+    active: DFF<Bits<N>>,
+    // The wait: misses in a row, and view changes since the last decision
+    // (each doubles the timeout, up to WAIT_DOUBLINGS times).
+    waited: DFF<Bits<WAITED_BITS>>,
+    streak: DFF<Bits<STREAK_BITS>>,
+    done_q: DFF<Bit>,
+    // Status counters.
+    cycles: DFF<Bits<32>>,
+    decisions: DFF<Bits<32>>,
+    fast_count: DFF<Bits<32>>,
+    slow_count: DFF<Bits<32>>,
+    view_changes: DFF<Bits<32>>,
+    timeouts: DFF<Bits<32>>,
+    polls: DFF<Bits<32>>,
+    bad_shares: DFF<Bits<32>>,
+    error: DFF<Bits<8>>,
+    /// dec[k - 1], the value decided at k - 1 (0 before the first
+    /// decision): the prev a prepare carries and a lock checks
+    /// (recovery.md R3, R4).
+    prev: DFF<Bits<32>>,
+    /// W (recovery.md D11.2): this replica sent will_commit for (`wc_w`,
+    /// `wc_k`, `wc_m`, `wc_prev`) (`wc_ok`), the block VIEW's bridge
+    /// certifies and commits through SLOW's seal mode. (D11.2's `wc_done`
+    /// is not needed: the bridge's COMMIT makes L cover W.)
+    wc_ok: DFF<Bit>,
+    wc_k: DFF<Bits<32>>,
+    wc_w: DFF<Bits<32>>,
+    wc_m: DFF<Bits<32>>,
+    wc_prev: DFF<Bits<32>>,
+    /// dec[k - 2] (`prev2_ok`: known), R23's check of a carried prev.
+    prev2: DFF<Bits<32>>,
+    prev2_ok: DFF<Bit>,
+    /// The constraint a NEW_VIEW installed (R22): at slot `cons_k` only
+    /// `cons_m` is valid (LEADER proposes it, FAST locks only it). Cleared
+    /// by the slot's decision and by the next view change.
+    cons_ok: DFF<Bit>,
+    cons_k: DFF<Bits<32>>,
+    cons_m: DFF<Bits<32>>,
+    /// The slot is a rerun (R23): its decision was emitted before, so it
+    /// is not emitted, counted or retired again.
+    rerun: DFF<Bit>,
+    // T_vc's extra doublings: `vc_shift` while VIEW holds the
+    // replica, 0 from the first decision after (not a rerun's); added to
+    // `streak` in VIEW's waits (a register, so that VIEW's
+    // `expiring` depends on registers only).
+    vc_wait: DFF<Bits<STREAK_BITS>>,
+    // SLOW's doublings over the path timeout: `vc_shift` at every
+    // slot, since a slow-path wait spans peers' signer steps (a register
+    // that follows `n`, so that SLOW's `expiring` depends on registers
+    // only).
+    slow_shift: DFF<Bits<STREAK_BITS>>,
+    // FAST's wait for a prepare is SLOW's: the last decision was on
+    // the slow path (set at each decision, cleared at a SEAL).
+    prep_long: DFF<Bit>,
+    /// `bridging` a cycle late: WATCH is cleared when the bridge ends, as
+    /// `wt_k` moves back from W.b to k.
+    bridged: DFF<Bit>,
+    /// R28: the run's last decision leaves W uncovered (`close_now`),
+    /// so Close starts SLOW in seal mode on W (`close_start`); SLOW's
+    /// wait there has a timer, Protocol's: at its expiry (`close_to`)
+    /// SLOW is aborted at its poll point, and Close ends.
+    close_to: DFF<Bit>,
+    close_now: Signal<Local, Bit>,
+    close_start: Signal<Local, Bit>,
+    close_abort: Signal<Local, Bit>,
+    /// L, its latest COMMIT (w, c, m, prev), which its SEAL carries.
+    l_ok: DFF<Bit>,
+    l_w: DFF<Bits<32>>,
+    l_c: DFF<Bits<32>>,
+    l_m: DFF<Bits<32>>,
+    l_prev: DFF<Bits<32>>,
+    // Combinational temporaries.
+    tag: Signal<Local, Bits<32>>,
+    m_new: Signal<Local, Bits<32>>,
+    next_leader: Signal<Local, Bits<8>>,
+    prep_word: Signal<Local, Bits<32>>,
+    cert_row: Signal<Local, Bits<32>>,
+    commit_row: Signal<Local, Bits<32>>,
+    poll_word: Signal<Local, Bits<32>>,
+    expiring: Signal<Local, Bit>,
+    wait_limit: Signal<Local, Bits<WAITED_BITS>>,
+    vc_shift: Signal<Local, Bits<STREAK_BITS>>,
+    vc_expiring: Signal<Local, Bit>,
+    slow_expiring: Signal<Local, Bit>,
+    missed: Signal<Local, Bit>,
+    decided: Signal<Local, Bit>,
+    start_leader: Signal<Local, Bit>,
+    own_state: Signal<Local, Bits<8>>,
+    /// The prev the prepare carries: `prev`.
+    prev_word: Signal<Local, Bits<32>>,
+    /// SLOW's target: W while SLOW runs in seal mode, else the
+    /// slot: its view, k, m, prev, slot and slot · R.
+    t_view: Signal<Local, Bits<32>>,
+    t_k: Signal<Local, Bits<32>>,
+    t_m: Signal<Local, Bits<32>>,
+    t_prev: Signal<Local, Bits<32>>,
+    t_slot: Signal<Local, Bits<8>>,
+    t_slot_n: Signal<Local, Bits<16>>,
+    /// The constraint applies to this slot (R22).
+    constrained: Signal<Local, Bit>,
+    /// commit[s(c*)][x_T] in words, for VIEW's certificate read (R19).
+    cert_word: Signal<Local, Bits<32>>,
+    cert_slot: Signal<Local, Bits<8>>,
+    /// The slot's PREP block [PREP, view, k, m, prev, 0, 0, 0].
+    prep_block: Signal<Local, Bits<BLOCK_BITS>>,
+    /// prep_sig[s(k)] in words.
+    prep_sig_word: Signal<Local, Bits<32>>,
+    /// echo_prep[s(k)][0], echo_prep[s(k)][id], certify[s(k)][id].
+    echo_row_word: Signal<Local, Bits<32>>,
+    echo_own_word: Signal<Local, Bits<32>>,
+    certify_own_word: Signal<Local, Bits<32>>,
+    /// The slot's CERT block [CERT, view, k, m, prev, 0, 0, 0].
+    cert_block: Signal<Local, Bits<BLOCK_BITS>>,
+    /// The COMMIT block [COMMIT, j, view, k, m, prev, 0, 0], j = SLOW's
+    /// `blk_j`.
+    commit_block: Signal<Local, Bits<BLOCK_BITS>>,
+    /// certify[s(k)][0] and commit[s(k)][0] in words.
+    certify_row_word: Signal<Local, Bits<32>>,
+    commit_row_word: Signal<Local, Bits<32>>,
+    /// A machine hands over to VIEW (as does SLOW's `stop`).
+    hand_over: Signal<Local, Bit>,
+    /// The SEAL block [SEAL, id, view, L.w, L.c, L.m, L.prev, L present]
+    /// (R18).
+    seal_block: Signal<Local, Bits<BLOCK_BITS>>,
+    seal_kind: Constant<Bits<BLOCK_BITS>>,
+    one32: Constant<Bits<32>>,
+    /// new_view in words; log2 of R (the records of a row of echo_seal
+    /// and echo_commit).
+    new_view_word: Constant<Bits<32>>,
+    row_log: Constant<Bits<8>>,
+    /// WATCH's event is taken at a poll point: SLOW's (normal mode;
+    /// SLOW gives the slot back) or VIEW's (catching up, awaiting a
+    /// NEW_VIEW). FULL_ROW (R26) and ABOVE (R24) decide k (`wt_decide`);
+    /// SEALS starts the view change (R14's trigger, `wt_seals`).
+    wt_grant: Signal<Local, Bit>,
+    wt_decide: Signal<Local, Bit>,
+    ev_full_row: Constant<Bits<3>>,
+    ev_above: Constant<Bits<3>>,
+    ev_mine: Constant<Bits<3>>,
+    /// R25 while awaiting a NEW_VIEW: D, the block of the peer's COMMIT of
+    /// k that WATCH found (MINE), SLOW's target in deliver mode.
+    dl_w: DFF<Bits<32>>,
+    dl_m: DFF<Bits<32>>,
+    dl_prev: DFF<Bits<32>>,
+    /// A MINE event VIEW may take (it awaits, and prev = dec[k - 1]),
+    /// and its grant at VIEW's poll point.
+    dl_ev: Signal<Local, Bit>,
+    dl_grant: Signal<Local, Bit>,
+    ev_seals: Constant<Bits<3>>,
+    /// WATCH's event is ABOVE (R24), else FULL_ROW (R26).
+    wt_above: Signal<Local, Bit>,
+    wt_seals: Signal<Local, Bit>,
+    /// SLOW is at a poll point in normal mode.
+    slow_point: Signal<Local, Bit>,
+    /// The bridge's discharge (R17, recovery.md D11.1): in seal mode WATCH
+    /// looks at W's slot (`wt_k` = W.b), and ABOVE there with prev = W.m
+    /// (a certificate of b + 1 on W's value) is the one event it acts on
+    /// (`wt_disch`, granted at SLOW's poll point: SLOW stops, VIEW seals
+    /// with the obligation gone); every other event is taken at once.
+    wt_disch_ev: Signal<Local, Bit>,
+    wt_disch: Signal<Local, Bit>,
+    bridging: Signal<Local, Bit>,
+    /// R24 from a COMMIT: WATCH's COMMIT event of k + 1 (while bridging,
+    /// one with prev = W.m), the slot of k + 1, CertCheck's start and the
+    /// machines' hold while it runs, its block C and the record's word.
+    cc_ev: Signal<Local, Bit>,
+    cc_start: Signal<Local, Bit>,
+    cc_hold: Signal<Local, Bit>,
+    cc_k1: Signal<Local, Bits<32>>,
+    cc_slot: Signal<Local, Bits<8>>,
+    cc_block: Signal<Local, Bits<BLOCK_BITS>>,
+    ev_take_now: Signal<Local, Bit>,
+    ev_commit: Constant<Bits<3>>,
+    // Constants from `layout` and `params`.
+    err_recovery: Constant<Bits<8>>,
+    prep_sig_base: Constant<Bits<32>>,
+    echo_prep_base: Constant<Bits<32>>,
+    certify3_base: Constant<Bits<32>>,
+    commit3_base: Constant<Bits<32>>,
+    /// log2 of a commit record's stride in words.
+    commit_shift: Constant<Bits<8>>,
+    echo_commit_base: Constant<Bits<32>>,
+    seal_base: Constant<Bits<32>>,
+    echo_seal_base: Constant<Bits<32>>,
+    /// The COMMIT block's word 0 (`records::KIND_COMMIT`).
+    commit_kind: Constant<Bits<BLOCK_BITS>>,
+    /// AxLEN of the echo_prep row: 2N beats.
+    row2_len: Constant<Bits<8>>,
+    prep_kind: Constant<Bits<BLOCK_BITS>>,
+    prepare_base: Constant<Bits<32>>,
+    will_cert_base: Constant<Bits<32>>,
+    will_commit_base: Constant<Bits<32>>,
+    /// Records per row in echo_prep, certify and commit (and, its low 8
+    /// bits to SLOW, in echo_commit and echo_seal): N rounded up to a power
+    /// of two (`Shape::row_records`).
+    row_n16: Constant<Bits<16>>,
+    row_shift: Constant<Bits<8>>,
+    last_slot: Constant<Bits<8>>,
+    /// (G - 1) · R: slot_n of the window's last slot.
+    last_slot_n: Constant<Bits<16>>,
+    build_n: Constant<Bits<8>>,
+    all_lanes: Constant<Bits<N>>,
+    beat_words: Constant<Bits<32>>,
+    page_mask: Constant<Bits<64>>,
+    err_even: Constant<Bits<8>>,
+    err_too_many: Constant<Bits<8>>,
+    err_id: Constant<Bits<8>>,
+    err_align: Constant<Bits<8>>,
+    err_slots: Constant<Bits<8>>,
+    err_k_wrapped: Constant<Bits<8>>,
+    /// 2^24 and 2^24 - 1 (`params::K_WRAP`, `K_LAST`): vote_tag's k field.
+    k_wrap: Constant<Bits<32>>,
+    k_last: Constant<Bits<32>>,
+    max_streak: Constant<Bits<STREAK_BITS>>,
+    // T_vc's doublings over the path timeout (params.rs `vc_shift`).
+    vc_shift_f1: Constant<Bits<STREAK_BITS>>,
+    vc_shift_big: Constant<Bits<STREAK_BITS>>,
+    /// The CERT block's word 0, its kind (`records::KIND_CERT`).
+    cert_kind: Constant<Bits<BLOCK_BITS>>,
+}
+
+/// The literals `update` holds (hdl_gen takes no constants in `get_bits`
+/// widths and offsets, and the machines' shifts by a record's size are
+/// written out), checked against the layout and params constants they
+/// stand for whenever a Protocol is built: a change of layout fails here,
+/// not silently in the hardware. `tests/protocol.rs` calls it too.
+pub fn check_literals<const N: usize>() {
+    use crate::layout::{field, prepare_words, vote_words, Version};
+    use crate::layout::{Mailbox, Region};
+    use crate::params::{
+        check_tag_literals, faults, quorum, AXI_BOUNDARY_BYTES, SB, WAIT_BITS, WORD_BITS,
+        WORD_BYTES,
+    };
+    let w = WORD_BITS;
+    let mb = Mailbox::v2(N, G, SB);
+    let row = mb.vote_row_words();
+    // tag, tally.tag: (view[7:0] << 24) | k[23:0].
+    check_tag_literals("protocol.rs");
+    // The shifts and record sizes written in `update` and the machines'.
+    assert_eq!(
+        vote_words(Version::V2),
+        2,
+        "votes and flags: id << 1, bc_words 2"
+    );
+    assert_eq!(BEAT_WORDS, 16, "bc_words 16: a beat is 16 words");
+    assert_eq!(WORD_BYTES, 4, "fetch_addr: word << 2 bytes");
+    assert_eq!(w, 32, "records: a field every 32 bits");
+    assert_eq!(
+        [WAIT_BITS, WAITED_BITS],
+        [16, 29],
+        "wait_limit: bit_cast::<29, 16>(wait_polls) << streak"
+    );
+    assert_eq!(
+        FAST_POLL_SHIFT, 1,
+        "FAST's limits: wait_polls << (streak + 1)"
+    );
+    assert_eq!(
+        [VC_SHIFT_F1, VC_SHIFT],
+        [vc_shift(3), vc_shift(5)],
+        "vc_shift: n <= 3 picks VC_SHIFT_F1"
+    );
+    // Records as `update` lays them out in bc_data, at these bit offsets.
+    let at = |word: usize| word * w;
+    assert_eq!(
+        [at(field::VOTE_TAG), at(field::VOTE_M)],
+        [0, 32],
+        "votes and flags: (tag, m << 32)"
+    );
+    assert_eq!(
+        [
+            at(field::PREPARE_K),
+            at(field::PREPARE_M),
+            at(field::PREPARE_VIEW)
+        ],
+        [0, 32, 64],
+        "prepare: (k, m << 32, view << 64)"
+    );
+    {
+        use crate::layout::records::{BLOCK_K, BLOCK_M, BLOCK_PREV, BLOCK_V, KIND};
+        assert_eq!(
+            [
+                at(KIND),
+                at(BLOCK_V),
+                at(BLOCK_K),
+                at(BLOCK_M),
+                at(BLOCK_PREV)
+            ],
+            [0, 32, 64, 96, 128],
+            "sg_block: (CERT, view << 32, k << 64, m << 96, prev << 128 = 0)"
+        );
+    }
+    // Tally's inputs: the row's lane is the polled word's get_bits::<4>(0)
+    // (16 words a beat); the prepare's quarter is get_bits::<2>(2) (four
+    // words, four to a beat).
+    assert_eq!(BEAT_WORDS, 1 << 4, "tally.lane: get_bits::<4>(0)");
+    assert_eq!(
+        (
+            prepare_words(Version::V2),
+            BEAT_WORDS / prepare_words(Version::V2)
+        ),
+        (1 << 2, 1 << 2),
+        "tally.quarter: get_bits::<2>(2)"
+    );
+    // quorum = ((n - 1) & 0xfe) + 1 and support = ((n - 1) >> 1) + 1.
+    for n in (1..=255usize).step_by(2) {
+        assert_eq!(((n - 1) & 0xfe) + 1, quorum(n), "quorum for n = {n}");
+        assert_eq!(((n - 1) >> 1) + 1, faults(n) + 1, "support for n = {n}");
+    }
+    // Tally finds the slot's rows at (slot << row_shift) mod 16 in their
+    // beats: the regions start a beat, and a row never straddles one.
+    for region in [
+        Region::WillCert,
+        Region::WillCommit,
+        Region::Commit,
+        Region::CertifyValid,
+    ] {
+        assert_eq!(
+            mb.base(region) % BEAT_WORDS,
+            0,
+            "{region:?}: rows start a beat"
+        );
+    }
+    assert_eq!(BEAT_WORDS % row, 0, "a row of votes never straddles a beat");
+    assert_eq!(
+        mb.base(Region::Prepare) % prepare_words(Version::V2),
+        0,
+        "a prepare sits in a quarter of its beat"
+    );
+    assert!(
+        AXI_BOUNDARY_BYTES.is_power_of_two(),
+        "page_mask is AXI_BOUNDARY_BYTES - 1"
+    );
+    crate::controller::tally::check_literals();
+    crate::controller::fast::check_literals();
+    // Broadcast places records aligned to their size only.
+    crate::io::broadcast::check_lanes(&mb);
+}
+
+/// The literals `update` holds for the v3 layout (`Protocol::new`):
+/// a prepare a beat (`slot << 4`, quarter 0 for Tally, prev at word 3:
+/// `fetch_beat.get_bits::<32>(96)`), and the will_cert and will_commit
+/// rows as in v2 (`row_shift`, lanes `id << 1`).
+pub fn check_literals_v3<const N: usize>() {
+    use crate::layout::{field, records, prepare_words, vote_words, Mailbox, Region, Version};
+    use crate::params::{SB, WORD_BITS};
+    let mb = Mailbox::v3(N, G, SB);
+    let v2 = Mailbox::v2(N, G, SB);
+    assert_eq!(
+        mb.prepare(1) - mb.prepare(0),
+        BEAT_WORDS,
+        "v3 prepare: slot << 4, a beat"
+    );
+    assert_eq!(BEAT_WORDS, 1 << 4, "v3 prepare: slot << 4");
+    assert_eq!(
+        mb.base(Region::Prepare) % BEAT_WORDS,
+        0,
+        "v3 prepare: quarter 0 of its beat (prep_word bits 3:2 are 0)"
+    );
+    assert_eq!(
+        [
+            records::PREPARE_K,
+            records::PREPARE_M,
+            records::PREPARE_V,
+            records::PREPARE_PREV
+        ],
+        [field::PREPARE_K, field::PREPARE_M, field::PREPARE_VIEW, 3],
+        "v3 prepare: (k, m, v) where v2 has them, prev at word 3 (<< 96)"
+    );
+    assert_eq!(records::PREPARE_PREV * WORD_BITS, 96, "prev at bit 96");
+    assert_eq!(prepare_words(Version::V3), 4, "bc_words 4 for the prepare");
+    assert_eq!(
+        (mb.vote_row_words(), vote_words(Version::V3)),
+        (v2.vote_row_words(), vote_words(Version::V2)),
+        "v3's will_cert and will_commit rows are v2's (row_shift, id << 1)"
+    );
+    for region in [Region::WillCert, Region::WillCommit] {
+        assert_eq!(
+            mb.base(region) % BEAT_WORDS,
+            0,
+            "{region:?}: rows start a beat"
+        );
+    }
+    // prep_sig[s(k)] = prep_sig + (slot << 5): two beats a slot, the first
+    // the PREP block as `prep_block` lays it out.
+    assert_eq!(
+        mb.record(Region::PrepSig, 1, 0) - mb.record(Region::PrepSig, 0, 0),
+        2 * BEAT_WORDS,
+        "prep_sig: slot << 5, two beats"
+    );
+    assert_eq!(2 * BEAT_WORDS, 1 << 5, "prep_sig: slot << 5");
+    assert_eq!(
+        mb.base(Region::PrepSig) % BEAT_WORDS,
+        0,
+        "prep_sig starts a beat"
+    );
+    // echo_prep[s][j] and certify[s][j] = base + ((s * R + j) << 5), R = N
+    // rounded up to a power of two (`Shape::row_records`): two beats a
+    // record (slot_n = s * R, `row_n16`).
+    // VIEW's certificate read: a COMMIT's signer bitmap at bit 256
+    // (`fetch_hi`), and s(c) = (c - 1) & (G - 1).
+    assert_eq!(
+        records::COMMIT_BITMAP * WORD_BITS,
+        256,
+        "the COMMIT bitmap at bit 256 (view fetch_hi)"
+    );
+    assert!(G.is_power_of_two(), "s(c*) = (c* - 1) & (G - 1)");
+    let r = crate::layout::Shape::SlotByNode.row_records(N, G);
+    for region in [Region::EchoPrep, Region::Certify] {
+        for (slot, j) in [(0, 0), (0, N - 1), (G - 1, 0), (G - 1, N - 1)] {
+            assert_eq!(
+                mb.record(region, slot, j),
+                mb.base(region) + ((slot * r + j) << 5),
+                "{region:?}[{slot}][{j}]: base + ((slot_n + id) << 5)"
+            );
+        }
+    }
+    assert!(2 * N - 1 <= 255, "row2_len: AxLEN of 2N beats");
+    {
+        use crate::layout::records::{BLOCK_K, BLOCK_M, BLOCK_PREV, BLOCK_V, KIND};
+        assert_eq!(
+            [KIND, BLOCK_V, BLOCK_K, BLOCK_M, BLOCK_PREV].map(|w| w * WORD_BITS),
+            [0, 32, 64, 96, 128],
+            "prep_block: (PREP, view << 32, k << 64, m << 96, prev << 128)"
+        );
+    }
+    // Broadcast places a record aligned to its size (a prepare: 4 words).
+    for slot in 0..G {
+        assert_eq!(
+            mb.prepare(slot) % 4,
+            0,
+            "v3 prepare of slot {slot}: 4-aligned"
+        );
+    }
+    // commit[s][j] = base + ((s * R + j) << commit_shift); echo_commit[x][j]
+    // and echo_seal[x][j] = base + ((x * R + j) << 5); seal[j] = base +
+    // (j << 5) (SLOW, R10 and R11).
+    let commit_shift =
+        (crate::layout::stride_beats(Region::Commit, N, SB) * BEAT_WORDS).trailing_zeros();
+    for (a, b) in [(0, 0), (0, N - 1), (G - 1, 0), (G - 1, N - 1)] {
+        assert_eq!(
+            mb.record(Region::Commit, a, b),
+            mb.base(Region::Commit) + ((a * r + b) << commit_shift),
+            "commit[{a}][{b}]: base + ((slot_n + j) << commit_shift)"
+        );
+        if a < N {
+            for region in [Region::EchoCommit, Region::EchoSeal] {
+                assert_eq!(
+                    mb.record(region, a, b),
+                    mb.base(region) + ((a * r + b) << 5),
+                    "{region:?}[{a}][{b}]: base + ((x * R + j) << 5)"
+                );
+            }
+        }
+    }
+    for j in [0, N - 1] {
+        assert_eq!(
+            mb.record(Region::Seal, 0, j),
+            mb.base(Region::Seal) + (j << 5),
+            "seal[{j}]: base + (j << 5)"
+        );
+    }
+    // A COMMIT is 3 + f beats, streamed from COMPOSE beats 1 to f + 2
+    // (`bc_beats` = support + 2, SLOW's `cp_last` = support + 1); beat 15
+    // holds a peer's signature for its echo, apart from them.
+    let f1 = crate::params::faults(N) + 1;
+    assert_eq!(
+        crate::layout::record_beats(Region::Commit, N, SB),
+        f1 + 2,
+        "commit: support + 2 beats"
+    );
+    assert!(f1 + 2 < 15, "COMPOSE beat 15 is not a COMMIT's");
+    // The rows SLOW reads whole, 2N beats (`row2_len`), are each one burst
+    // inside a 4 KiB page (an AXI burst must not cross one).
+    for (region, rows) in [
+        (Region::EchoPrep, G),
+        (Region::Certify, G),
+        (Region::EchoSeal, N),
+    ] {
+        for row in 0..rows {
+            let byte = mb.record(region, row, 0) as u64 * crate::params::WORD_BYTES;
+            assert!(
+                byte % crate::params::AXI_BOUNDARY_BYTES
+                    + (2 * N) as u64 * crate::params::BEAT_BYTES
+                    <= crate::params::AXI_BOUNDARY_BYTES,
+                "{region:?} row {row} at byte {byte:#x} crosses 4 KiB"
+            );
+        }
+    }
+    {
+        use crate::layout::records::{
+            COMMIT_BITMAP, COMMIT_J, COMMIT_K, COMMIT_M, COMMIT_PREV, COMMIT_V, KIND,
+        };
+        assert_eq!(
+            [KIND, COMMIT_J, COMMIT_V, COMMIT_K, COMMIT_M, COMMIT_PREV, COMMIT_BITMAP]
+                .map(|w| w * WORD_BITS),
+            [0, 32, 64, 96, 128, 160, 256],
+            "commit_block: (COMMIT, j << 32, view << 64, k << 96, m << 128, prev << 160), bitmap << 256"
+        );
+    }
+}
+
+impl<const N: usize> Protocol<N> {
+    /// The controller for the v3 layout (`Mailbox::v3`): LEADER and FAST,
+    /// with a prepare a beat that carries prev = dec[k - 1] (recovery.md
+    /// R3, R4); FAST's timeout holding the slot starts SLOW (R7 to R12:
+    /// the slot decided on f + 1 COMMITs). Where SLOW gives the slot up,
+    /// and on LEADER's and FAST's other timeouts, VIEW starts the view
+    /// change (R14 to R23: the bridge, a carried value, the rerun, the
+    /// catch-up at install); where that needs what is not built (a bridge
+    /// to a will_commit more than (G - 1) / 2 slots behind k) it stops with
+    /// `ConfigError::RecoveryNotBuilt` (issue 11, view.md).
+    pub fn new() -> Self {
+        check_literals::<N>();
+        check_literals_v3::<N>();
+        Self::of(crate::layout::Mailbox::v3(N, G, crate::params::SB))
+    }
+
+    fn of(mb: crate::layout::Mailbox) -> Self {
+        use crate::layout::Region;
+        assert!(
+            (1..=8).contains(&N),
+            "a slot's row of votes must fit one beat: N <= 8"
+        );
+        let row_n = crate::layout::Shape::SlotByNode.row_records(N, G);
+        // A region's base, or 0 where the layout has no such region.
+        let base = |r: Region| {
+            if mb.spans().iter().any(|s| s.region == r) {
+                mb.base(r) as u64
+            } else {
+                0
+            }
+        };
+        let row = mb.vote_row_words();
+        assert!(
+            row_n.is_power_of_two(),
+            "v3 rows of echo_seal and echo_commit: R a power of two (row_log)"
+        );
+        Protocol {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            ap_start: Default::default(),
+            ap_done: Default::default(),
+            ap_idle: Default::default(),
+            ap_ready: Default::default(),
+            network_ptr: Default::default(),
+            id: Default::default(),
+            n: Default::default(),
+            wait_polls: Default::default(),
+            slots: Default::default(),
+            fetch_start: Default::default(),
+            fetch_addr: Default::default(),
+            fetch_len: Default::default(),
+            fetch_poll: Default::default(),
+            fetch_again: Default::default(),
+            fetch_beat: Default::default(),
+            fetch_done: Default::default(),
+            fetch_beat_valid: Default::default(),
+            fetch_error: Default::default(),
+            bc_start: Default::default(),
+            bc_word: Default::default(),
+            bc_words: Default::default(),
+            bc_data: Default::default(),
+            bc_local_only: Default::default(),
+            bc_done: Default::default(),
+            bc_busy: Default::default(),
+            sg_sign: Default::default(),
+            sg_verify: Default::default(),
+            sg_block: Default::default(),
+            sg_signer: Default::default(),
+            sg_signature: Default::default(),
+            sg_busy: Default::default(),
+            sg_resp_valid: Default::default(),
+            sg_resp_status: Default::default(),
+            sg_resp_sig: Default::default(),
+            sg_resp_take: Default::default(),
+            prop_tdata: Default::default(),
+            prop_tvalid: Default::default(),
+            prop_tready: Default::default(),
+            dec_tdata: Default::default(),
+            dec_tuser: Default::default(),
+            dec_tvalid: Default::default(),
+            dec_tready: Default::default(),
+            sts_cycles: Default::default(),
+            sts_decisions: Default::default(),
+            sts_fast: Default::default(),
+            sts_slow: Default::default(),
+            sts_view_changes: Default::default(),
+            sts_view: Default::default(),
+            sts_timeouts: Default::default(),
+            sts_polls: Default::default(),
+            sts_bad_shares: Default::default(),
+            sts_error: Default::default(),
+            sts_state: Default::default(),
+            started: Default::default(),
+            leader: Default::default(),
+            fast: Default::default(),
+            view: Default::default(),
+            tally: Default::default(),
+            requests: Default::default(),
+            cc: Default::default(),
+            state: Default::default(),
+            view_no: Default::default(),
+            leader_id: Default::default(),
+            missed_q: Default::default(),
+            k: Default::default(),
+            slot: Default::default(),
+            slot_n: Default::default(),
+            m: Default::default(),
+            phase: Default::default(),
+            vote_view: Default::default(),
+            vote_leader: Default::default(),
+            slow_path: Default::default(),
+            quorum: Default::default(),
+            support: Default::default(),
+            active: Default::default(),
+            waited: Default::default(),
+            streak: Default::default(),
+            done_q: Default::default(),
+            cycles: Default::default(),
+            decisions: Default::default(),
+            fast_count: Default::default(),
+            slow_count: Default::default(),
+            view_changes: Default::default(),
+            timeouts: Default::default(),
+            polls: Default::default(),
+            bad_shares: Default::default(),
+            error: Default::default(),
+            tag: Default::default(),
+            m_new: Default::default(),
+            next_leader: Default::default(),
+            prep_word: Default::default(),
+            cert_row: Default::default(),
+            commit_row: Default::default(),
+            poll_word: Default::default(),
+            expiring: Default::default(),
+            wait_limit: Default::default(),
+            vc_shift: Default::default(),
+            vc_expiring: Default::default(),
+            slow_expiring: Default::default(),
+            missed: Default::default(),
+            decided: Default::default(),
+            start_leader: Default::default(),
+            own_state: Default::default(),
+            prev: Default::default(),
+            wc_ok: Default::default(),
+            wc_k: Default::default(),
+            wc_w: Default::default(),
+            wc_m: Default::default(),
+            wc_prev: Default::default(),
+            prev2: Default::default(),
+            prev2_ok: Default::default(),
+            cons_ok: Default::default(),
+            cons_k: Default::default(),
+            cons_m: Default::default(),
+            rerun: Default::default(),
+            vc_wait: Default::default(),
+            slow_shift: Default::default(),
+            prep_long: Default::default(),
+            bridged: Default::default(),
+            close_to: Default::default(),
+            close_now: Default::default(),
+            close_start: Default::default(),
+            close_abort: Default::default(),
+            t_view: Default::default(),
+            t_k: Default::default(),
+            t_m: Default::default(),
+            t_prev: Default::default(),
+            t_slot: Default::default(),
+            t_slot_n: Default::default(),
+            constrained: Default::default(),
+            cert_word: Default::default(),
+            cert_slot: Default::default(),
+            last_slot_n: Constant::new((((G - 1) * row_n) as u64).into()),
+            l_ok: Default::default(),
+            l_w: Default::default(),
+            l_c: Default::default(),
+            l_m: Default::default(),
+            l_prev: Default::default(),
+            seal_block: Default::default(),
+            seal_kind: Constant::new((crate::layout::records::KIND_SEAL as u64).into()),
+            one32: Constant::new(1u64.into()),
+            new_view_word: Constant::new(base(Region::NewViewRecord).into()),
+            row_log: Constant::new((row_n.trailing_zeros() as u64).into()),
+            prev_word: Default::default(),
+            prep_block: Default::default(),
+            prep_sig_word: Default::default(),
+            echo_row_word: Default::default(),
+            echo_own_word: Default::default(),
+            certify_own_word: Default::default(),
+            cert_block: Default::default(),
+            bc_round: Default::default(),
+            bc_round_done: Default::default(),
+            bc_round_error: Default::default(),
+            hand_over: Default::default(),
+            wt_grant: Default::default(),
+            wt_decide: Default::default(),
+            wt_seals: Default::default(),
+            slow_point: Default::default(),
+            wt_disch_ev: Default::default(),
+            wt_disch: Default::default(),
+            bridging: Default::default(),
+            cc_ev: Default::default(),
+            cc_start: Default::default(),
+            cc_hold: Default::default(),
+            cc_k1: Default::default(),
+            cc_slot: Default::default(),
+            cc_block: Default::default(),
+            ev_take_now: Default::default(),
+            ev_seals: Constant::new(crate::controller::watch::ev::SEALS.into()),
+            ev_commit: Constant::new(crate::controller::watch::ev::COMMIT.into()),
+            ev_full_row: Constant::new(crate::controller::watch::ev::FULL_ROW.into()),
+            wt_enable: Default::default(),
+            wt_awaiting: Default::default(),
+            wt_clear: Default::default(),
+            wt_k: Default::default(),
+            wt_view: Default::default(),
+            wt_ev_valid: Default::default(),
+            wt_ev_kind: Default::default(),
+            wt_ev_view: Default::default(),
+            wt_ev_m: Default::default(),
+            wt_ev_prev: Default::default(),
+            wt_ev_x: Default::default(),
+            wt_ev_bits: Default::default(),
+            wt_above: Default::default(),
+            ev_above: Constant::new(crate::controller::watch::ev::ABOVE.into()),
+            ev_mine: Constant::new(crate::controller::watch::ev::MINE.into()),
+            dl_w: Default::default(),
+            dl_m: Default::default(),
+            dl_prev: Default::default(),
+            dl_ev: Default::default(),
+            dl_grant: Default::default(),
+            wt_ev_take: Default::default(),
+            slow: Default::default(),
+            bc_beats: Default::default(),
+            cp_wr_en: Default::default(),
+            cp_wr_beat: Default::default(),
+            cp_wr_data: Default::default(),
+            cp_start: Default::default(),
+            cp_first: Default::default(),
+            cp_last: Default::default(),
+            cp_rd_data: Default::default(),
+            commit_block: Default::default(),
+            certify_row_word: Default::default(),
+            commit_row_word: Default::default(),
+            prepare_base: Constant::new(base(Region::Prepare).into()),
+            will_cert_base: Constant::new(base(Region::WillCert).into()),
+            will_commit_base: Constant::new(base(Region::WillCommit).into()),
+            row_n16: Constant::new((row_n as u64).into()),
+            row_shift: Constant::new((row.trailing_zeros() as u64).into()),
+            last_slot: Constant::new(((G - 1) as u64).into()),
+            build_n: Constant::new((N as u64).into()),
+            all_lanes: Constant::new(Bits::<N>::mask()),
+            beat_words: Constant::new((!(BEAT_WORDS as u64 - 1) & 0xffff_ffff).into()),
+            page_mask: Constant::new((crate::params::AXI_BOUNDARY_BYTES - 1).into()),
+            err_even: Constant::new(ConfigError::EvenReplicas.code().into()),
+            err_too_many: Constant::new(ConfigError::TooManyReplicas.code().into()),
+            err_id: Constant::new(ConfigError::IdOutOfRange.code().into()),
+            err_align: Constant::new(ConfigError::BufferMisaligned.code().into()),
+            err_slots: Constant::new(ConfigError::SlotsWrap.code().into()),
+            err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
+            k_wrap: Constant::new(K_WRAP.into()),
+            k_last: Constant::new(K_LAST.into()),
+            max_streak: Constant::new((WAIT_DOUBLINGS as u64).into()),
+            vc_shift_f1: Constant::new((VC_SHIFT_F1 as u64).into()),
+            vc_shift_big: Constant::new((VC_SHIFT as u64).into()),
+            cert_kind: Constant::new((KIND_CERT as u64).into()),
+            prep_kind: Constant::new((KIND_PREP as u64).into()),
+            prep_sig_base: Constant::new(base(Region::PrepSig).into()),
+            echo_prep_base: Constant::new(base(Region::EchoPrep).into()),
+            certify3_base: Constant::new(base(Region::Certify).into()),
+            commit3_base: Constant::new(base(Region::Commit).into()),
+            commit_shift: Constant::new({
+                let words = crate::layout::stride_beats(Region::Commit, N, crate::params::SB)
+                    * BEAT_WORDS as usize;
+                assert!(words.is_power_of_two(), "v3 commit stride: a power of two");
+                (words.trailing_zeros() as u64).into()
+            }),
+            echo_commit_base: Constant::new(base(Region::EchoCommit).into()),
+            seal_base: Constant::new(base(Region::Seal).into()),
+            echo_seal_base: Constant::new(base(Region::EchoSeal).into()),
+            commit_kind: Constant::new((crate::layout::records::KIND_COMMIT as u64).into()),
+            row2_len: Constant::new(((2 * N - 1) as u64).into()),
+            err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
+        }
+    }
+
+    /// Which machines are out of Off: LEADER, FAST, SLOW, VIEW (a debugging
+    /// aid and the single-active-machine check of the tests; Protocol's own
+    /// state is Run exactly when one of them is).
+    pub fn machines(&self) -> [bool; 4] {
+        [
+            self.leader.active(),
+            self.fast.active(),
+            self.slow.active(),
+            self.view.active(),
+        ]
+    }
+
+    /// Starts the slot registers at sequence number `k` (slot (k - 1) mod
+    /// G) as if the run had begun there: a test aid (not hardware) that
+    /// reaches the k at which a run stops (`params::K_LAST`) without 16.7 M
+    /// decisions. Call it between clock edges, before the slot's first poll
+    /// (the cycle Protocol enters Run); the decision counters are left alone.
+    pub fn preset_k(&mut self, k: u32) {
+        assert!(k >= 1, "k starts at 1");
+        let slot = (k as u64 - 1) % G as u64;
+        self.k.q.next = (k as u64).into();
+        self.k.q.update_all();
+        self.slot.q.next = slot.into();
+        self.slot.q.update_all();
+        self.slot_n.q.next = (slot * self.row_n16.val().index() as u64).into();
+        self.slot_n.q.update_all();
+    }
+
+    /// The sequence number register.
+    pub fn k(&self) -> u32 {
+        self.k.q.val().to_u32()
+    }
+
+    /// Protocol's own state.
+    pub fn own_state(&self) -> ProtocolSt {
+        self.state.q.val()
+    }
+
+    /// The state's name, read from the state registers (the active
+    /// machine's, else Protocol's own): what `sts_state` should name.
+    pub fn state_name(&self) -> String {
+        let [l, f, s, v] = self.machines();
+        if l {
+            format!("{:?}", self.leader.state())
+        } else if f {
+            format!("{:?}", self.fast.state())
+        } else if s {
+            format!("{:?}", self.slow.state())
+        } else if v {
+            format!("{:?}", self.view.state())
+        } else {
+            format!("{:?}", self.own_state())
+        }
+    }
+
+    /// The number `sts_state` reports in Protocol's own state `st` (Run
+    /// reports 0: the active machine's number is ORed in), read from the
+    /// logic with every machine Off.
+    pub fn reported(st: ProtocolSt) -> u8 {
+        let mut b = Self::new();
+        b.state.q.next = st;
+        b.state.q.update_all();
+        b.update();
+        b.own_state.update_all();
+        b.update();
+        b.sts_state.next.to_u8()
+    }
+}
+
+impl<const N: usize> Default for Protocol<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> Logic for Protocol<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            state,
+            view_no,
+            leader_id,
+            missed_q,
+            k,
+            slot,
+            slot_n,
+            m,
+            phase,
+            vote_view,
+            vote_leader,
+            slow_path,
+            quorum,
+            support,
+            active,
+            waited,
+            streak,
+            done_q,
+            cycles,
+            decisions,
+            fast_count,
+            slow_count,
+            view_changes,
+            timeouts,
+            polls,
+            bad_shares,
+            error,
+            prev,
+            wc_ok,
+            wc_k,
+            wc_w,
+            wc_m,
+            wc_prev,
+            dl_w,
+            dl_m,
+            dl_prev,
+            prev2,
+            prev2_ok,
+            cons_ok,
+            cons_k,
+            cons_m,
+            rerun,
+            vc_wait,
+            slow_shift,
+            prep_long,
+            bridged,
+            close_to,
+            l_ok,
+            l_w,
+            l_c,
+            l_m,
+            l_prev
+        );
+        // Where this slot's records are, and its votes' tag: tag(vote_view,
+        // k); a view change's flag carries the new view instead.
+        self.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
+            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
+        if (self.leader_id.q.val() + 1) >= self.n.val() {
+            self.next_leader.next = 0.into();
+        } else {
+            self.next_leader.next = self.leader_id.q.val() + 1;
+        }
+        // prepare[slot]: a beat.
+        self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 4);
+        self.prev_word.next = self.prev.q.val();
+        // SLOW's target: W in seal mode (the bridge, R17: W.b is k, or
+        // below it after a fast decision and catch-ups; W's slot is kept
+        // with W), else the slot.
+        self.t_view.next = self.view_no.q.val();
+        self.t_k.next = self.k.q.val();
+        self.t_m.next = self.m.q.val();
+        self.t_prev.next = self.prev_word.val();
+        self.t_slot.next = self.slot.q.val();
+        self.t_slot_n.next = self.slot_n.q.val();
+        // (Deliver mode is SLOW's mode register qualified by `holding`, as
+        // it stays up after SLOW goes Off; written out at each use, since a
+        // local shared with the statements that read SLOW's `stop` makes a
+        // false loop through SLOW for Verilator, UNOPTFLAT.)
+        if self.slow.holding.val() & self.slow.deliver_mode.val() {
+            // Deliver mode (R25 while awaiting): D at this slot.
+            self.t_view.next = self.dl_w.q.val();
+            self.t_m.next = self.dl_m.q.val();
+            self.t_prev.next = self.dl_prev.q.val();
+        }
+        if self.slow.seal_mode.val() {
+            self.t_view.next = self.wc_w.q.val();
+            self.t_k.next = self.wc_k.q.val();
+            self.t_m.next = self.wc_m.q.val();
+            self.t_prev.next = self.wc_prev.q.val();
+            // W's slot s(W.b) = (W.b - 1) mod G and its first record's
+            // index s · R (R a power of two in v3), wherever W.b is in the
+            // window, derived from W.b as `cert_slot` and `cc_slot` are.
+            self.t_slot.next = (self.wc_k.q.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+            self.t_slot_n.next = bit_cast::<16, 8>(self.t_slot.val()) << self.row_log.val();
+        }
+        // prep_sig[s(k)]: two beats a slot (v3).
+        self.prep_sig_word.next =
+            self.prep_sig_base.val() + (bit_cast::<32, 8>(self.t_slot.val()) << 5);
+        self.prep_block.next = self.prep_kind.val()
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_view.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_k.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_m.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_prev.val()) << 128);
+        self.cert_block.next = self.cert_kind.val()
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_view.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_k.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_m.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_prev.val()) << 128);
+        self.commit_block.next = self.commit_kind.val()
+            | (bit_cast::<BLOCK_BITS, 8>(self.slow.blk_j.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_view.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_k.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_m.val()) << 128)
+            | (bit_cast::<BLOCK_BITS, 32>(self.t_prev.val()) << 160);
+        // commit[s(c*)][x_T], the COMMIT whose certificate VIEW's NEW_VIEW
+        // carries (s(c) = (c - 1) mod G, G a power of two).
+        self.cert_slot.next =
+            (self.view.cons_c_out.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+        self.cert_word.next = self.commit3_base.val()
+            + (((bit_cast::<32, 8>(self.cert_slot.val()) << self.row_log.val())
+                + bit_cast::<32, 8>(self.view.x_t_out.val()))
+                << self.commit_shift.val());
+        // The constraint holds at this slot (R22, R23).
+        self.constrained.next = self.cons_ok.q.val() & (self.cons_k.q.val() == self.k.q.val());
+        // The SEAL block (v3, R18): L's words only with L. (Built only while
+        // VIEW holds the slot, the one time it is read: the simulator skips
+        // it otherwise.)
+        self.seal_block.next = 0.into();
+        if self.view.holding.val() {
+            self.seal_block.next = self.seal_kind.val()
+                | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
+                | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64);
+        }
+        if self.view.holding.val() & self.l_ok.q.val() {
+            self.seal_block.next = self.seal_kind.val()
+                | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
+                | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64)
+                | (bit_cast::<BLOCK_BITS, 32>(self.l_w.q.val()) << 96)
+                | (bit_cast::<BLOCK_BITS, 32>(self.l_c.q.val()) << 128)
+                | (bit_cast::<BLOCK_BITS, 32>(self.l_m.q.val()) << 160)
+                | (bit_cast::<BLOCK_BITS, 32>(self.l_prev.q.val()) << 192)
+                | (bit_cast::<BLOCK_BITS, 32>(self.one32.val()) << 224);
+        }
+        // echo_prep and certify: N records of two beats a slot (v3).
+        self.echo_row_word.next =
+            self.echo_prep_base.val() + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5);
+        self.echo_own_word.next =
+            self.echo_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
+        self.certify_row_word.next =
+            self.certify3_base.val() + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5);
+        self.commit_row_word.next = self.commit3_base.val()
+            + (bit_cast::<32, 16>(self.t_slot_n.val()) << self.commit_shift.val());
+        self.certify_own_word.next = self.certify3_base.val()
+            + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5)
+            + (bit_cast::<32, 8>(self.id.val()) << 5);
+        self.cert_row.next = self.will_cert_base.val()
+            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
+        self.commit_row.next = self.will_commit_base.val()
+            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
+        // The next miss times out: wait_polls, doubled for every view
+        // change since the last decision (28 = WAITED_BITS, 16 = WAIT_BITS:
+        // asserted below the block).
+        // T_vc (v3): from the view change's start to the first decision of
+        // the view it installs (`vc_wait`), VIEW's waits are doubled
+        // VC_SHIFT_F1 more times at n = 3, VC_SHIFT at n >= 5 (params.rs
+        // `vc_shift`): the view change's signer steps. SLOW's waits are
+        // doubled as many times at every slot (`slow_shift`): a slow-path
+        // wait spans its peers' signer steps (up to f + 4 of them, with a
+        // torn read's retry), and the new leader's first slow slot runs
+        // while its followers still check NEW_VIEW. LEADER's and FAST's
+        // are not: a silent replica still moves a slot to the slow path
+        // after `wait_polls`.
+        if self.n.val() <= 3 {
+            self.vc_shift.next = self.vc_shift_f1.val();
+        } else {
+            self.vc_shift.next = self.vc_shift_big.val();
+        }
+        self.slow_shift.d.next = self.vc_shift.val();
+        self.wait_limit.next = bit_cast::<29, 16>(self.wait_polls.val()) << self.streak.q.val();
+        self.expiring.next = (self.waited.q.val() + 1) >= self.wait_limit.val();
+        self.vc_expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                << (self.streak.q.val() + self.vc_wait.q.val()));
+        self.slow_expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                << (self.streak.q.val() + self.slow_shift.q.val()));
+
+        // The read side of the fetch port.
+        self.tally.beat.next = self.fetch_beat.val();
+        self.tally.lane.next = self.cert_row.val().get_bits::<4>(0);
+        self.tally.quarter.next = self.prep_word.val().get_bits::<2>(2);
+        self.tally.active.next = self.active.q.val();
+        // (tag(vote_view, k) again, from the registers rather than `tag`:
+        // Verilator orders this block by the variables its statements share,
+        // and sharing `tag` with the broadcast's data, which depends on the
+        // machines, would make a false loop through Tally: UNOPTFLAT.)
+        self.tally.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
+            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
+        self.tally.m.next = self.m.q.val();
+
+        // The machines' inputs: the slot's registers, read only.
+        self.leader.clock.next = self.clock.val();
+        self.leader.rst_n.next = self.rst_n.val();
+        self.leader.id.next = self.id.val();
+        self.leader.leader_id.next = self.leader_id.q.val();
+        self.leader.prep_word.next = self.prep_word.val();
+        // LEADER's idle polls read ahead too (`fetch_poll`), so they count
+        // twice the polls, as FAST's (from the registers, as FAST's below).
+        self.leader.expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << (self.streak.q.val() + 1));
+        // Under a constraint (R22, R23) the leader proposes only m*.
+        // (Each of these inputs is assigned once on every path, if/else, not
+        // a default then an override: the children's outputs come back into
+        // this block, and an override's glitch would wake the child and the
+        // child's glitch this block, without end, in an event-driven
+        // simulator: `hdl_tools::glitch`, run by `cargo xtask lint`.)
+        if self.constrained.val() {
+            self.leader.head_valid.next = true;
+            self.leader.head_m.next = self.cons_m.q.val();
+        } else {
+            self.leader.head_valid.next = self.requests.head_valid.val();
+            self.leader.head_m.next = self.requests.head_m.val();
+        }
+        self.leader.fetch_done.next = self.fetch_done.val();
+        self.leader.bc_done.next = self.bc_done.val();
+
+        self.fast.clock.next = self.clock.val();
+        self.fast.rst_n.next = self.rst_n.val();
+        self.fast.id.next = self.id.val();
+        self.fast.k.next = self.k.q.val();
+        self.fast.view_no.next = self.view_no.q.val();
+        self.fast.quorum.next = self.quorum.q.val();
+        self.fast.prep_word.next = self.prep_word.val();
+        self.fast.cert_row.next = self.cert_row.val();
+        self.fast.commit_row.next = self.commit_row.val();
+        self.fast.record.next = self.tally.record.val();
+        // D2 (recovery.md): on v3 the leader's lane of the will_cert row is
+        // its PREPARE, which this replica read when it locked (phase 1 is
+        // set only then), so the lock count is popcount(flags | leader),
+        // whatever the leader's own will_cert says. The will_commit row
+        // (phase 2) counts votes as written. (From registers and Tally's
+        // outputs only: see `expiring` below.)
+        if (self.phase.q.val() == 1)
+            & !self
+                .tally
+                .flags
+                .val()
+                .get_bit(self.vote_leader.q.val().index())
+        {
+            self.fast.votes.next = self.tally.votes.val() + 1;
+        } else {
+            self.fast.votes.next = self.tally.votes.val();
+        }
+        // Under a constraint only m* is valid, held or not (it may have
+        // been decided and retired before: a rerun, R23).
+        if self.constrained.val() {
+            self.fast.m_held.next =
+                self.tally.record.val().get_bits::<32>(32) == self.cons_m.q.val();
+        } else {
+            self.fast.m_held.next = self.requests.holds.val();
+        }
+        // The prepare's prev (word 3 of its beat, quarter 0) is this
+        // replica's dec[k - 1] (R4).
+        self.fast.prev_ok.next = self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val();
+        // (From the registers, as SLOW's below: in the v3 build FAST's
+        // `start_slow` starts SLOW, whose requests come back into this
+        // block, and a shared local would close a false loop, UNOPTFLAT.)
+        // FAST reads ahead (`fetch_poll`, fetch.md), two polls per round
+        // trip, so its waits count twice the polls (FAST_POLL_SHIFT = 1).
+        self.fast.expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << (self.streak.q.val() + 1));
+        // FastWaitPrepare after a slow decision (v3, `prep_long`): SLOW's
+        // wait, since the leader may be delivering that slot's COMMITs, f
+        // verifies behind its followers. (From the registers, as SLOW's.)
+        if self.prep_long.q.val() {
+            self.fast.prep_expiring.next = (self.waited.q.val() + 1)
+                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                    << ((self.streak.q.val() + self.slow_shift.q.val()) + 1));
+        } else {
+            self.fast.prep_expiring.next = (self.waited.q.val() + 1)
+                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                    << (self.streak.q.val() + 1));
+        }
+        self.fast.fetch_done.next = self.fetch_done.val();
+        self.fast.fetch_error.next = self.fetch_error.val();
+        self.fast.bc_done.next = self.bc_done.val();
+
+        self.slow.clock.next = self.clock.val();
+        self.slow.rst_n.next = self.rst_n.val();
+        self.slow.id.next = self.id.val();
+        self.slow.leader_id.next = self.leader_id.q.val();
+        self.slow.prep_sig_word.next = self.prep_sig_word.val();
+        self.slow.n.next = self.n.val();
+        self.slow.phase.next = self.phase.q.val();
+        self.slow.prep_block.next = self.prep_block.val();
+        self.slow.echo_row_word.next = self.echo_row_word.val();
+        self.slow.echo_own_word.next = self.echo_own_word.val();
+        self.slow.certify_own_word.next = self.certify_own_word.val();
+        // (`expiring` again, from the registers: sharing the local with the
+        // statements that read SLOW's requests makes a false loop through
+        // SLOW for Verilator, UNOPTFLAT, as Tally's tag below.)
+        if self.slow.holding.val() & self.slow.deliver_mode.val() {
+            // Deliver mode's polls are VIEW's: T_vc's count.
+            self.slow.expiring.next = (self.waited.q.val() + 1)
+                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                    << (self.streak.q.val() + self.vc_wait.q.val()));
+        } else {
+            self.slow.expiring.next = (self.waited.q.val() + 1)
+                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                    << (self.streak.q.val() + self.slow_shift.q.val()));
+        }
+        self.slow.fetch_beat.next = self.fetch_beat.val();
+        self.slow.fetch_beat_valid.next = self.fetch_beat_valid.val();
+        self.slow.fetch_done.next = self.fetch_done.val();
+        self.slow.fetch_error.next = self.fetch_error.val();
+        self.slow.round_done.next = self.bc_round_done.val();
+        self.slow.round_error.next = self.bc_round_error.val();
+        self.slow.sg_busy.next = self.sg_busy.val();
+        self.slow.sg_resp_valid.next = self.sg_resp_valid.val();
+        self.slow.sg_resp_status.next = self.sg_resp_status.val();
+        self.slow.bc_done.next = self.bc_done.val();
+        self.slow.support.next = self.support.q.val();
+        self.slow.row_n.next = self.row_n16.val().get_bits::<8>(0);
+        // R11's seal check is against the COMMITs' view: D's in deliver
+        // mode (the replica itself is a view ahead).
+        if self.slow.holding.val() & self.slow.deliver_mode.val() {
+            self.slow.view_no.next = self.dl_w.q.val();
+        } else {
+            self.slow.view_no.next = self.view_no.q.val();
+        }
+        self.slow.cert_block.next = self.cert_block.val();
+        self.slow.commit_block.next = self.commit_block.val();
+        self.slow.certify_row_word.next = self.certify_row_word.val();
+        self.slow.commit_row_word.next = self.commit_row_word.val();
+        self.slow.commit_shift.next = self.commit_shift.val();
+        self.slow.echo_commit_base.next = self.echo_commit_base.val();
+        self.slow.seal_base.next = self.seal_base.val();
+        self.slow.echo_seal_base.next = self.echo_seal_base.val();
+
+        self.view.clock.next = self.clock.val();
+        self.view.rst_n.next = self.rst_n.val();
+        self.view.id.next = self.id.val();
+        self.view.n.next = self.n.val();
+        self.view.support.next = self.support.q.val();
+        self.view.view_no.next = self.view_no.q.val();
+        self.view.next_leader.next = self.next_leader.val();
+        // The obligation (D11.2): a will_commit that L does not cover.
+        self.view.ob.next =
+            self.wc_ok.q.val() & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
+        // The bridge's target is within half the window behind k (SLOW
+        // works on W's own slot, derived from W.b above; its records are not yet
+        // reused by a replica at most G/2 slots ahead of it). Further back
+        // (or a W above k after R23's step back), VIEW stops (error 7).
+        self.view.ob_near.next =
+            (self.k.q.val() - self.wc_k.q.val()) <= (bit_cast::<32, 8>(self.last_slot.val()) >> 1);
+        self.view.k.next = self.k.q.val();
+        self.view.prev.next = self.prev.q.val();
+        self.view.prev2.next = self.prev2.q.val();
+        self.view.prev2_ok.next = self.prev2_ok.q.val();
+        self.view.cert_word.next = self.cert_word.val();
+        self.view.fetch_hi.next = self.fetch_beat.val().get_bits::<8>(256);
+        // (`expiring` from the registers, as SLOW's; T_vc's while
+        // `vc_wait`.)
+        self.view.expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                << (self.streak.q.val() + self.vc_wait.q.val()));
+        self.view.seal_row_word.next = self.seal_base.val();
+        self.view.seal_own_word.next =
+            self.seal_base.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
+        self.view.new_view_word.next = self.new_view_word.val();
+        self.view.echo_seal_base.next = self.echo_seal_base.val();
+        self.view.echo_commit_base.next = self.echo_commit_base.val();
+        self.view.row_log.next = self.row_log.val();
+        self.view.row2_len.next = self.row2_len.val();
+        self.view.fetch_beat.next = self.fetch_beat.val().get_bits::<BLOCK_BITS>(0);
+        self.view.fetch_beat_valid.next = self.fetch_beat_valid.val();
+        self.view.fetch_done.next = self.fetch_done.val();
+        self.view.fetch_error.next = self.fetch_error.val();
+        self.view.sg_busy.next = self.sg_busy.val();
+        self.view.sg_resp_valid.next = self.sg_resp_valid.val();
+        self.view.sg_resp_status.next = self.sg_resp_status.val();
+        self.view.cp_rd_data.next = self.cp_rd_data.val().get_bits::<BLOCK_BITS>(0);
+        self.view.bc_done.next = self.bc_done.val();
+        self.view.bc_busy.next = self.bc_busy.val();
+        self.view.round_done.next = self.bc_round_done.val();
+        self.view.round_error.next = self.bc_round_error.val();
+
+        // Handovers (combinational: see the header). LEADER's, which
+        // Protocol also starts, is wired after Protocol's own states.
+        self.fast.start.next = self.leader.start_fast.val();
+        // v3: FAST's timeout holding the slot goes to SLOW; where SLOW
+        // gives the slot up, or a view change would start, VIEW starts.
+        // (SLOW's `stop` in seal mode is a yield to VIEW, not a handover.)
+        self.hand_over.next = self.leader.start_view.val()
+            | self.fast.start_view.val()
+            | (self.slow.stop.val()
+                & !self.slow.seal_mode.val()
+                & !self.slow.deliver_mode.val());
+        // R28: Close's timer aborts SLOW at its poll point.
+        self.close_abort.next = self.close_to.q.val() & (self.state.q.val() == ProtocolSt::Close);
+        // R28 (v3): the run's last decision, with its slot's will_commit W
+        // not covered by a COMMIT of its own (L): Close certifies and
+        // commits W, through SLOW's seal mode as the bridge does (W.b =
+        // k - 1 once k moved on), so that a replica still at that slot
+        // finds f + 1 shares and COMMITs; no later slot will carry its
+        // decision (R24). (From registers: Close starts in Decide's last
+        // cycle.)
+        self.close_now.next = (self.slots.val() != 0)
+            & ((self.decisions.q.val() + 1) == self.slots.val())
+            & !self.rerun.q.val()
+            & self.wc_ok.q.val()
+            & (self.wc_k.q.val() == self.k.q.val())
+            & (self.wc_m.q.val() == self.m.q.val())
+            & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
+        self.close_start.next = self.close_now.val()
+            & (self.state.q.val() == ProtocolSt::Decide)
+            & self.dec_tready.val();
+        // R25 while awaiting a NEW_VIEW (MINE): a peer's COMMIT of k on
+        // dec[k - 1], granted at VIEW's ViewPollNv or ViewPollSeals as the
+        // other events are; Protocol then starts SLOW in deliver mode on
+        // its block, D. While VIEW awaits, the event waits for a poll
+        // point (also through a deliver pass); otherwise it is dropped.
+        self.dl_ev.next = self.wt_ev_valid.val()
+            & (self.wt_ev_kind.val() == self.ev_mine.val())
+            & (self.wt_ev_prev.val() == self.prev.q.val())
+            & self.view.awaiting.val();
+        self.dl_grant.next = self.dl_ev.val()
+            & self.view.await_poll.val()
+            & !self.cc.busy.val()
+            & !self.sg_busy.val()
+            & !self.bc_busy.val()
+            & (self.state.q.val() == ProtocolSt::Run);
+        self.slow.start.next = self.fast.start_slow.val()
+            | self.view.call_slow.val()
+            | self.close_start.val()
+            | self.dl_grant.val();
+        self.slow.deliver_start.next = self.dl_grant.val();
+        self.slow.seal_start.next = self.view.call_slow.val() | self.close_start.val();
+        // WATCH (v3): it polls while SLOW holds the slot (in seal mode
+        // only the discharge is acted on, below) and while VIEW catches
+        // up or awaits a NEW_VIEW. Its events are
+        // granted at a poll point, where nothing of the holder's own is in
+        // flight (no fetch; no signer request, broadcast or round
+        // outstanding): SLOW's (it gives the slot back) or VIEW's
+        // (ViewPollCatch, ViewPollNv, ViewPollSeals). A full will_commit row for
+        // k, in any view (R26), or ABOVE decides k; f + 1 SEALs of views
+        // >= this one (R14) start the view change: ViewStart, from SLOW by
+        // a handover; a COMMIT of k + 1 decides k once CertCheck verified
+        // its certificate (below). NEW_VIEW events are not acted on (VIEW
+        // polls new_view itself) and are taken as they come, so the
+        // rotation goes on.
+        self.wt_enable.next = (self.slow.holding.val() | self.view.catching.val())
+            & (self.state.q.val() == ProtocolSt::Run);
+        // While bridging, W's slot (b = k, or k - 1 after a fast decision):
+        // ABOVE there is a certificate of b + 1, the discharge's.
+        // (`seal_mode` is SLOW's mode register, which stays up after it
+        // goes Off: bridging is seal mode while it holds the slot.)
+        self.bridging.next = self.slow.holding.val() & self.slow.seal_mode.val();
+        if self.bridging.val() {
+            self.wt_k.next = self.wc_k.q.val();
+        } else {
+            self.wt_k.next = self.k.q.val();
+        }
+        self.wt_view.next = self.view_no.q.val();
+        // ABOVE (R24): f + 1 CERT blocks of k + 1 with one prev, from f + 1
+        // writers (the guard makes certify entry j j's own), so an honest
+        // replica certified k + 1 on dec[k] = prev: k is decided as prev.
+        // SEALS: f + 1 well-formed SEAL blocks of views >= this one, each
+        // in its writer's own entry (the guard), so an honest replica
+        // sealed such a view.
+        // R24 from a COMMIT of k + 1 (W.b + 1 while bridging, where only
+        // prev = W.m, the discharge's, is checked): its certificate's f + 1
+        // shares are verified by CertCheck, on Protocol's Fetch and the
+        // signer, while the slot's holder waits at the poll point where it
+        // was granted (`cc_hold`); then the event is as good as ABOVE.
+        self.cc_ev.next = self.wt_ev_valid.val()
+            & (self.wt_ev_kind.val() == self.ev_commit.val())
+            & (!self.bridging.val() | (self.wt_ev_prev.val() == self.wc_m.q.val()));
+        self.wt_above.next = (self.wt_ev_kind.val() == self.ev_above.val())
+            | ((self.wt_ev_kind.val() == self.ev_commit.val()) & self.cc.passed.val());
+        self.wt_seals.next = self.wt_ev_kind.val() == self.ev_seals.val();
+        self.slow_point.next =
+            self.slow.at_poll.val() & !self.slow.seal_mode.val() & !self.slow.deliver_mode.val();
+        self.view.dlv_grant.next = self.dl_grant.val();
+        self.wt_awaiting.next = self.view.awaiting.val();
+        self.wt_grant.next = self.wt_ev_valid.val()
+            & ((self.wt_ev_kind.val() == self.ev_full_row.val())
+                | self.wt_above.val()
+                | self.wt_seals.val())
+            & (self.slow_point.val() | self.view.catch_poll.val())
+            & !self.sg_busy.val()
+            & !self.bc_busy.val()
+            & (self.state.q.val() == ProtocolSt::Run);
+        self.wt_decide.next = self.wt_grant.val() & !self.wt_seals.val();
+        self.cc_start.next = self.cc_ev.val()
+            & !self.cc.busy.val()
+            & (self.slow_point.val()
+                | self.view.catch_poll.val()
+                | (self.bridging.val() & self.slow.at_poll.val()))
+            & !self.sg_busy.val()
+            & !self.bc_busy.val()
+            & (self.state.q.val() == ProtocolSt::Run);
+        self.cc_hold.next = self.cc_start.val() | self.cc.busy.val();
+        self.slow.hold.next = self.cc_hold.val();
+        self.view.hold.next = self.cc_hold.val();
+        // C of the COMMIT's slot, k + 1 (W.b + 1 while bridging), and its
+        // record commit[s(k + 1)][x].
+        if self.bridging.val() {
+            self.cc_k1.next = self.wc_k.q.val() + 1;
+        } else {
+            self.cc_k1.next = self.k.q.val() + 1;
+        }
+        self.cc_slot.next = (self.cc_k1.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+        self.cc_block.next = self.cert_kind.val()
+            | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_view.val()) << 32)
+            | (bit_cast::<BLOCK_BITS, 32>(self.cc_k1.val()) << 64)
+            | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_m.val()) << 96)
+            | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_prev.val()) << 128);
+        self.cc.clock.next = self.clock.val();
+        self.cc.rst_n.next = self.rst_n.val();
+        self.cc.start.next = self.cc_start.val();
+        self.cc.rec_word.next = self.commit3_base.val()
+            + (((bit_cast::<32, 8>(self.cc_slot.val()) << self.row_log.val())
+                + bit_cast::<32, 8>(self.wt_ev_x.val()))
+                << self.commit_shift.val());
+        self.cc.bitmap.next = bit_cast::<8, N>(self.wt_ev_bits.val());
+        self.cc.n.next = self.n.val();
+        self.cc.support.next = self.support.q.val();
+        self.cc.fetch_beat_valid.next = self.fetch_beat_valid.val();
+        self.cc.fetch_done.next = self.fetch_done.val();
+        self.cc.fetch_error.next = self.fetch_error.val();
+        self.cc.sg_busy.next = self.sg_busy.val();
+        self.cc.sg_resp_valid.next = self.sg_resp_valid.val();
+        self.cc.sg_resp_status.next = self.sg_resp_status.val();
+        // The bridge's discharge (R17): ABOVE at W.b with prev = W.m, at a
+        // poll point of SLOW's seal mode. An honest replica certified
+        // b + 1 on dec[b] = W.m, so b was decided as W.m and every honest
+        // replica's SEAL covers it without this replica's COMMIT
+        // (recovery.md section 10); the model's `discharged`.
+        self.wt_disch_ev.next = self.wt_ev_valid.val()
+            & self.wt_above.val()
+            & self.bridging.val()
+            & (self.wt_ev_prev.val() == self.wc_m.q.val());
+        self.wt_disch.next = self.wt_disch_ev.val()
+            & self.slow.at_poll.val()
+            & !self.sg_busy.val()
+            & !self.bc_busy.val()
+            & (self.state.q.val() == ProtocolSt::Run);
+        // (R28: `close_abort`, above.)
+        self.slow.abort.next = (self.wt_grant.val() & self.slow_point.val())
+            | self.wt_disch.val()
+            | self.close_abort.val();
+        // SLOW's yield to VIEW in seal mode: its `stop`, or the discharge
+        // (not Close's, where VIEW is Off).
+        self.view.slow_done.next = (self.slow.stop.val()
+            & self.slow.seal_mode.val()
+            & (self.state.q.val() != ProtocolSt::Close))
+            | self.wt_disch.val()
+            | (self.slow.stop.val() & self.slow.deliver_mode.val());
+        // VIEW at its poll points: the grant decides k (catch-up), or
+        // the trigger seals.
+        self.view.catch_grant.next = self.wt_decide.val();
+        self.view.seal_grant.next = self.wt_grant.val() & self.wt_seals.val();
+        self.view.start.next = self.hand_over.val()
+            | (self.wt_grant.val() & self.wt_seals.val() & self.slow_point.val());
+        self.view.running.next =
+            (self.state.q.val() == ProtocolSt::Run) | (self.state.q.val() == ProtocolSt::Decide);
+        // Taken: when acted on; a COMMIT whose certificate failed; at
+        // once, a NEW_VIEW (VIEW polls new_view itself), a COMMIT that is
+        // not the discharge's while bridging, and while bridging every
+        // event but the discharge's.
+        self.ev_take_now.next = self.wt_grant.val()
+            | self.wt_disch.val()
+            | self.cc.failed.val()
+            | self.dl_grant.val()
+            | (self.wt_ev_valid.val()
+                & (self.wt_ev_kind.val() != self.ev_full_row.val())
+                & (self.wt_ev_kind.val() != self.ev_commit.val())
+                & !self.wt_above.val()
+                & !self.wt_seals.val()
+                & !self.dl_ev.val())
+            | (self.wt_ev_valid.val()
+                & (self.wt_ev_kind.val() == self.ev_commit.val())
+                & !self.cc_ev.val())
+            | (self.wt_ev_valid.val()
+                & self.bridging.val()
+                & !self.wt_disch_ev.val()
+                & !self.cc_ev.val());
+        self.wt_ev_take.next = self.ev_take_now.val();
+        self.cc.settle.next = self.ev_take_now.val();
+        self.decided.next = self.fast.decide.val()
+            | self.slow.decide.val()
+            | self.wt_decide.val()
+            | self.view.decide_prev.val();
+
+        // m as it will be: a machine that takes a value sends it in the
+        // same cycle (the proposal, the prepare's m, the chosen m).
+        if self.view.decide_prev.val() {
+            // R24 at install: prev* of the NEW_VIEW's certificate of c*.
+            self.m_new.next = self.view.cons_prev_out.val();
+        } else if self.wt_decide.val() & self.wt_above.val() {
+            // R24: the prev of k + 1's certificate.
+            self.m_new.next = self.wt_ev_prev.val();
+        } else if self.wt_decide.val() {
+            // R26: the full row's m (this replica's own lane is in the row,
+            // so it is the m it sent will_commit for).
+            self.m_new.next = self.wt_ev_m.val();
+        } else if self.slow.decide.val() & self.slow.deliver_mode.val() {
+            // R25 while awaiting: D's m, which f + 1 COMMITs carried.
+            self.m_new.next = self.dl_m.q.val();
+        } else if self.leader.set_m.val() | self.fast.set_m.val() {
+            self.m_new.next = self.leader.m_next.val() | self.fast.m_next.val();
+        } else {
+            self.m_new.next = self.m.q.val();
+        }
+
+        // The shared ports: only the machine out of Off drives them.
+        self.fetch_start.next = self.leader.fetch_start.val()
+            | self.fast.fetch_start.val()
+            | self.slow.fetch_start.val()
+            | self.view.fetch_start.val()
+            | self.cc.fetch_start.val();
+        self.fetch_poll.next = self.fast.fetch_start.val() | self.leader.fetch_start.val();
+        self.fetch_again.next = self.missed_q.q.val();
+        self.poll_word.next = self.leader.fetch_word.val()
+            | self.fast.fetch_word.val()
+            | self.slow.fetch_word.val()
+            | self.view.fetch_word.val()
+            | self.cc.fetch_word.val();
+        if self.slow.fetch_row.val() {
+            self.fetch_len.next = self.row2_len.val();
+        } else if self.slow.fetch_pair.val() {
+            self.fetch_len.next = 1.into();
+        } else {
+            self.fetch_len.next = self.view.fetch_len.val();
+        }
+        self.fetch_addr.next = self.network_ptr.val()
+            + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
+        self.bc_start.next = self.leader.bc_start.val()
+            | self.fast.bc_start.val()
+            | self.slow.bc_start.val()
+            | self.view.bc_start.val();
+        self.bc_word.next = self.leader.bc_word.val()
+            | self.fast.bc_word.val()
+            | self.slow.bc_word.val()
+            | self.view.bc_word.val();
+        self.bc_local_only.next = false;
+        // What the machine sends, laid out here once: a vote or a flag
+        // (tag, m) unless it asks for another record.
+        self.bc_words.next = 2.into();
+        self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
+            | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32);
+        if self.leader.bc_prepare.val() {
+            // The prepare (k, m, view, prev).
+            self.bc_words.next = 4.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
+                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32)
+                | (bit_cast::<BEAT_BITS, 32>(self.view_no.q.val()) << 64)
+                | (bit_cast::<BEAT_BITS, 32>(self.prev_word.val()) << 96);
+        }
+        // prep_sig (v3): the PREP block, then COMPOSE's beat 1 (the
+        // signature); every other record is one beat.
+        self.bc_beats.next = 1.into();
+        if self.slow.bc_prep_sig.val() {
+            // prep_sig, or its echo: B, then the signature.
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.prep_block.val());
+            self.bc_beats.next = 2.into();
+        }
+        if self.slow.bc_cert.val() {
+            // certify: C, then the share.
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.cert_block.val());
+            self.bc_beats.next = 2.into();
+        }
+        if self.slow.bc_commit.val() {
+            // commit: K and the signer bitmap (word 8), then COMPOSE's
+            // beats 1 to f + 2 (the signature and the f + 1 shares).
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.commit_block.val())
+                | (bit_cast::<BEAT_BITS, 8>(self.slow.bitmap.val()) << 256);
+            self.bc_beats.next = bit_cast::<5, 8>(self.support.q.val()) + 2;
+        }
+        if self.slow.bc_echo_commit.val() {
+            // echo_commit: x's block, then x's signature (COMPOSE beat 15).
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.commit_block.val());
+            self.bc_beats.next = 2.into();
+        }
+        if self.view.bc_seal.val() {
+            // seal[id]: S, then its signature (COMPOSE beat 1).
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.seal_block.val());
+            self.bc_beats.next = self.view.bc_beats.val();
+        }
+        if self.view.bc_echo_seal.val() {
+            // echo_seal[x][id]: x's SEAL, then x's signature from COMPOSE.
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.view.blk_out.val());
+            self.bc_beats.next = self.view.bc_beats.val();
+        }
+        if self.view.bc_nv.val() {
+            // NEW_VIEW: [view, sb, cb], then the SEALs and, with a carried
+            // value, the certificate's f + 1 shares, from COMPOSE.
+            self.bc_words.next = 16.into();
+            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view_no.q.val())
+                | (bit_cast::<BEAT_BITS, 8>(self.view.sb_out.val()) << 32)
+                | (bit_cast::<BEAT_BITS, 8>(self.view.cb_out.val()) << 64);
+            self.bc_beats.next = self.view.bc_beats.val();
+        }
+        self.bc_round.next = self.slow.bc_round.val() | self.view.bc_round.val();
+        // COMPOSE's beat 1 takes the signer's response (SLOW's signature).
+        // (VIEW and SLOW never hold the slot at once; their beat indices
+        // are muxed, since both drive 1 when Off.)
+        self.cp_wr_en.next = self.slow.cp_wr_en.val() | self.view.cp_wr_en.val();
+        if self.view.holding.val() & !self.slow.holding.val() {
+            self.cp_wr_beat.next = self.view.cp_wr_beat.val();
+            self.cp_first.next = self.view.cp_first.val();
+            self.cp_last.next = self.view.cp_last.val();
+        } else {
+            self.cp_wr_beat.next = self.slow.cp_wr_beat.val();
+            self.cp_first.next = self.slow.cp_first.val();
+            self.cp_last.next = self.slow.cp_last.val();
+        }
+        if self.slow.cp_from_fetch.val() | self.view.cp_from_fetch.val() {
+            self.cp_wr_data.next = self.fetch_beat.val();
+        } else {
+            self.cp_wr_data.next = self.sg_resp_sig.val();
+        }
+        self.cp_start.next = self.slow.cp_start.val() | self.view.cp_start.val();
+        self.sg_sign.next = self.slow.sg_sign.val() | self.view.sg_sign.val();
+        self.sg_verify.next =
+            self.slow.sg_verify.val() | self.view.sg_verify.val() | self.cc.sg_verify.val();
+        self.sg_signer.next =
+            self.slow.sg_signer.val() | self.view.sg_signer.val() | self.cc.sg_signer.val();
+        // The block the signer signs or verifies against: CertCheck's, a
+        // suspect's, the SEAL, VIEW's, the PREP block, the COMMIT block,
+        // else the CERT block.
+        if self.cc.busy.val() {
+            self.sg_block.next = self.cc_block.val();
+        } else if self.slow.sg_sus.val() {
+            self.sg_block.next = self.slow.sus_block.val();
+        } else if self.view.sg_seal.val() {
+            self.sg_block.next = self.seal_block.val();
+        } else if self.view.sg_blk.val() {
+            self.sg_block.next = self.view.blk_out.val();
+        } else if self.view.sg_sus.val() {
+            self.sg_block.next = self.view.sus_block.val();
+        } else if self.slow.sg_prep.val() {
+            self.sg_block.next = self.prep_block.val();
+        } else if self.slow.sg_commit.val() {
+            self.sg_block.next = self.commit_block.val();
+        } else {
+            self.sg_block.next = self.cert_block.val();
+        }
+        if self.cc.busy.val() {
+            self.sg_signature.next = self.fetch_beat.val();
+        } else if self.slow.sg_sus.val() {
+            self.sg_signature.next = self.slow.sus_sig.val();
+        } else if self.slow.sg_compose.val() | self.view.sg_blk.val() | self.view.sg_sus.val() {
+            self.sg_signature.next = self.cp_rd_data.val();
+        } else {
+            self.sg_signature.next = self.fetch_beat.val();
+        }
+        self.sg_resp_take.next = self.slow.sg_resp_take.val()
+            | self.view.sg_resp_take.val()
+            | self.cc.sg_resp_take.val();
+        // The client's requests: every one goes to every replica (R1).
+        self.requests.clock.next = self.clock.val();
+        self.requests.rst_n.next = self.rst_n.val();
+        self.requests.prop_tdata.next = self.prop_tdata.val();
+        self.requests.prop_tvalid.next = self.prop_tvalid.val();
+        self.prop_tready.next = self.requests.prop_tready.val();
+        // The prepare's m (FastWaitPrepare reads `holds` with the record).
+        self.requests.probe_m.next = self.tally.record.val().get_bits::<32>(32);
+        // A decision taken retires its value, whoever proposed it. (One
+        // assignment: a port set to a default and then overridden glitches
+        // in event-driven simulators, and `holds` comes back into this
+        // block: Icarus loops forever on such a pair.)
+        self.requests.retire.next = (self.state.q.val() == ProtocolSt::Decide)
+            & self.dec_tready.val()
+            & !self.rerun.q.val();
+        self.requests.retire_m.next = self.m.q.val();
+        self.missed.next = self.leader.missed.val()
+            | self.fast.missed.val()
+            | self.slow.missed.val()
+            | self.view.missed.val();
+
+        // The machines' requests on the slot's registers.
+        if self.leader.open_round.val() | self.view.open_round.val() {
+            // Votes from here on are cast in this view, from phase 0.
+            self.waited.d.next = 0.into();
+            self.slow_path.d.next = false;
+            self.phase.d.next = 0.into();
+            self.vote_view.d.next = self.view_no.q.val();
+            self.vote_leader.d.next = self.leader_id.q.val();
+        }
+        if self.fast.clear_wait.val() | self.slow.clear_wait.val() | self.view.clear_wait.val() {
+            self.waited.d.next = 0.into();
+        }
+        self.m.d.next = self.m_new.val();
+        if self.fast.set_phase.val() {
+            self.phase.d.next = self.fast.phase_next.val();
+        }
+        if self.view.next_view.val() {
+            self.prep_long.d.next = false;
+            self.view_no.d.next = self.view_no.q.val() + 1;
+            self.leader_id.d.next = self.next_leader.val();
+            self.view_changes.d.next = self.view_changes.q.val() + 1;
+            if self.streak.q.val() != self.max_streak.val() {
+                self.streak.d.next = self.streak.q.val() + 1;
+            }
+        }
+        if self.decided.val() {
+            // A decision halves the timeout, down to its base; a rerun's
+            // (R23: the slot was decided before) is no progress and does not.
+            if (self.streak.q.val() != 0) & !self.rerun.q.val() {
+                self.streak.d.next = self.streak.q.val() - 1;
+            }
+            // T_vc ends at the first decision of the installed view.
+            if !self.rerun.q.val() {
+                self.vc_wait.d.next = 0.into();
+            }
+            self.slow_path.d.next = self.slow.decide.val()
+                | (self.wt_decide.val() & self.wt_above.val())
+                | self.view.decide_prev.val();
+            self.prep_long.d.next = self.slow.decide.val()
+                | (self.wt_decide.val() & self.wt_above.val())
+                | self.view.decide_prev.val();
+        }
+        // W: this replica's will_commit (FAST's phase 2, v3); L: its COMMIT.
+        if self.fast.set_phase.val() & (self.fast.phase_next.val() == 2) {
+            self.wc_ok.d.next = true;
+            self.wc_k.d.next = self.k.q.val();
+            self.wc_w.d.next = self.view_no.q.val();
+            self.wc_m.d.next = self.m.q.val();
+            self.wc_prev.d.next = self.prev.q.val();
+        }
+        // D: the MINE event's block, at its grant (R25 while awaiting).
+        if self.dl_grant.val() {
+            self.dl_w.d.next = self.wt_ev_view.val();
+            self.dl_m.d.next = self.wt_ev_m.val();
+            self.dl_prev.d.next = self.wt_ev_prev.val();
+        }
+        // The discharge ends the obligation (the model's `wc_done`).
+        if self.wt_disch.val() {
+            self.wc_ok.d.next = false;
+        }
+        // L only goes up (slot first, then view): after R23's step back a
+        // rerun's COMMIT of (v + 1, c*) is below a COMMIT at c* + 1.
+        if self.slow.set_commit.val()
+            & (!self.l_ok.q.val()
+                | (self.t_k.val() > self.l_c.q.val())
+                | ((self.t_k.val() == self.l_c.q.val()) & (self.t_view.val() > self.l_w.q.val())))
+        {
+            // (SLOW's target: W in seal mode.)
+            self.l_ok.d.next = true;
+            self.l_w.d.next = self.t_view.val();
+            self.l_c.d.next = self.t_k.val();
+            self.l_m.d.next = self.t_m.val();
+            self.l_prev.d.next = self.t_prev.val();
+        }
+        // A NEW_VIEW with a carried value (R22): the constraint at c*, and
+        // R23's step back when this replica decided c* already.
+        if self.view.cons_set.val() {
+            self.cons_ok.d.next = true;
+            self.cons_k.d.next = self.view.cons_c_out.val();
+            self.cons_m.d.next = self.view.cons_m_out.val();
+        }
+        if self.view.step_back.val() {
+            self.k.d.next = self.k.q.val() - 1;
+            self.prev.d.next = self.view.cons_prev_out.val();
+            self.prev2_ok.d.next = false;
+            self.rerun.d.next = true;
+            if self.slot.q.val() == 0 {
+                self.slot.d.next = self.last_slot.val();
+                self.slot_n.d.next = self.last_slot_n.val();
+            } else {
+                self.slot.d.next = self.slot.q.val() - 1;
+                self.slot_n.d.next = self.slot_n.q.val() - self.row_n16.val();
+            }
+        }
+        if self.view.next_view.val() {
+            self.cons_ok.d.next = false;
+        }
+        if self.view.holding.val() {
+            self.vc_wait.d.next = self.vc_shift.val();
+        }
+        if self.slow.bad_share.val() | self.view.bad_share.val() {
+            self.bad_shares.d.next = self.bad_shares.q.val() + 1;
+        }
+
+        // Protocol's own states.
+        self.start_leader.next = false;
+        self.started.next = false;
+        // WATCH forgets what it reported when k changes (and at a start).
+        self.wt_clear.next = false;
+        self.dec_tvalid.next = false;
+        self.done_q.d.next = false;
+        if (self.state.q.val() != ProtocolSt::Idle) & (self.state.q.val() != ProtocolSt::Done) {
+            self.cycles.d.next = self.cycles.q.val() + 1;
+        }
+        match self.state.q.val() {
+            ProtocolSt::Idle => {
+                // ap_ctrl_hs for a kernel that reads its arguments for the
+                // whole run: ap_ready comes with ap_done, and the start that
+                // is still high in that cycle is not a new one.
+                if self.ap_start.val() & !self.done_q.q.val() {
+                    self.started.next = true;
+                    self.wt_clear.next = true;
+                    self.error.d.next = 0.into();
+                    self.cycles.d.next = 0.into();
+                    self.decisions.d.next = 0.into();
+                    self.fast_count.d.next = 0.into();
+                    self.timeouts.d.next = 0.into();
+                    self.polls.d.next = 0.into();
+                    self.view_no.d.next = 0.into();
+                    self.leader_id.d.next = 0.into();
+                    self.k.d.next = 1.into();
+                    self.slot.d.next = 0.into();
+                    self.slot_n.d.next = 0.into();
+                    self.slow_count.d.next = 0.into();
+                    self.bad_shares.d.next = 0.into();
+                    self.view_changes.d.next = 0.into();
+                    self.prev.d.next = 0.into();
+                    self.wc_ok.d.next = false;
+                    self.l_ok.d.next = false;
+                    self.prev2_ok.d.next = false;
+                    self.cons_ok.d.next = false;
+                    self.rerun.d.next = false;
+                    self.vc_wait.d.next = 0.into();
+                    self.support.d.next = ((self.n.val() - 1) >> 1) + 1;
+                    self.waited.d.next = 0.into();
+                    self.streak.d.next = 0.into();
+                    self.quorum.d.next = ((self.n.val() - 1) & 0xfe) + 1;
+                    self.active.d.next = !(self.all_lanes.val() << self.n.val());
+                    if !self.n.val().get_bit(0) {
+                        self.error.d.next = self.err_even.val();
+                        self.state.d.next = ProtocolSt::Done;
+                    } else if self.n.val() > self.build_n.val() {
+                        self.error.d.next = self.err_too_many.val();
+                        self.state.d.next = ProtocolSt::Done;
+                    } else if self.id.val() >= self.n.val() {
+                        self.error.d.next = self.err_id.val();
+                        self.state.d.next = ProtocolSt::Done;
+                    } else if (self.network_ptr.val() & self.page_mask.val()) != 0 {
+                        self.error.d.next = self.err_align.val();
+                        self.state.d.next = ProtocolSt::Done;
+                    } else if self.slots.val() >= self.k_wrap.val() {
+                        // k would reach 2^24, where vote_tag's k field is 0.
+                        self.error.d.next = self.err_slots.val();
+                        self.state.d.next = ProtocolSt::Done;
+                    } else {
+                        self.start_leader.next = true;
+                        self.state.d.next = ProtocolSt::Run;
+                    }
+                }
+            }
+            ProtocolSt::Run => {
+                if self.decided.val() {
+                    self.state.d.next = ProtocolSt::Decide;
+                } else if self.view.stop.val() {
+                    // What VIEW would need next is not built: the bridge,
+                    // or a carried value (recovery.md D11.12).
+                    self.error.d.next = self.err_recovery.val();
+                    self.state.d.next = ProtocolSt::Done;
+                }
+            }
+            ProtocolSt::Decide => {
+                self.dec_tvalid.next = !self.rerun.q.val();
+                // A decision of another value than W's at W's slot ends the
+                // obligation: that value has a certificate, so W's was not
+                // decided (agreement), and a share or COMMIT of it would be
+                // of a value this replica did not decide (model.md, the
+                // prev1 finding).
+                if self.wc_ok.q.val()
+                    & (self.wc_k.q.val() == self.k.q.val())
+                    & (self.wc_m.q.val() != self.m.q.val())
+                {
+                    self.wc_ok.d.next = false;
+                }
+                if self.rerun.q.val() {
+                    // R23: a rerun slot was decided and emitted before (with
+                    // the same m, checked at install): not emitted, counted
+                    // or retired again.
+                    self.rerun.d.next = false;
+                    self.cons_ok.d.next = false;
+                    self.wt_clear.next = true;
+                    self.k.d.next = self.k.q.val() + 1;
+                    self.prev.d.next = self.m.q.val();
+                    self.prev2.d.next = self.prev.q.val();
+                    self.prev2_ok.d.next = true;
+                    if self.slot.q.val() == self.last_slot.val() {
+                        self.slot.d.next = 0.into();
+                        self.slot_n.d.next = 0.into();
+                    } else {
+                        self.slot.d.next = self.slot.q.val() + 1;
+                        self.slot_n.d.next = self.slot_n.q.val() + self.row_n16.val();
+                    }
+                    // (Not while VIEW holds the slot: a rerun decided by
+                    // a catch-up or a delivery while it awaits a NEW_VIEW
+                    // leaves LEADER to the install, as below.)
+                    self.start_leader.next = !self.view.holding.val();
+                    self.state.d.next = ProtocolSt::Run;
+                } else if self.dec_tready.val() {
+                    // The constraint is c*'s: a decision below it (R24 at
+                    // install, catch-up) keeps it.
+                    if self.cons_k.q.val() == self.k.q.val() {
+                        self.cons_ok.d.next = false;
+                    }
+                    self.prev2.d.next = self.prev.q.val();
+                    self.prev2_ok.d.next = true;
+                    self.decisions.d.next = self.decisions.q.val() + 1;
+                    self.wt_clear.next = true;
+                    if self.slow_path.q.val() {
+                        self.slow_count.d.next = self.slow_count.q.val() + 1;
+                    } else {
+                        self.fast_count.d.next = self.fast_count.q.val() + 1;
+                    }
+                    self.k.d.next = self.k.q.val() + 1;
+                    self.prev.d.next = self.m.q.val();
+                    if self.slot.q.val() == self.last_slot.val() {
+                        self.slot.d.next = 0.into();
+                        self.slot_n.d.next = 0.into();
+                    } else {
+                        self.slot.d.next = self.slot.q.val() + 1;
+                        self.slot_n.d.next = self.slot_n.q.val() + self.row_n16.val();
+                    }
+                    if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val())
+                    {
+                        if self.close_now.val() {
+                            // R28: SLOW starts on W (`close_start`).
+                            self.close_to.d.next = false;
+                            self.waited.d.next = 0.into();
+                            self.state.d.next = ProtocolSt::Close;
+                        } else {
+                            self.state.d.next = ProtocolSt::Done;
+                        }
+                    } else if self.k.q.val() == self.k_last.val() {
+                        // The next k would be 2^24, whose vote tag has k's
+                        // field at zero: stop (a run without a slot limit).
+                        self.error.d.next = self.err_k_wrapped.val();
+                        self.state.d.next = ProtocolSt::Done;
+                    } else {
+                        // (VIEW catching up below c* starts nothing: it
+                        // looks at the next k itself.)
+                        self.start_leader.next = !self.view.holding.val();
+                        self.state.d.next = ProtocolSt::Run;
+                    }
+                }
+            }
+            ProtocolSt::Done => {
+                self.done_q.d.next = true;
+                self.state.d.next = ProtocolSt::Idle;
+            }
+            ProtocolSt::Close => {
+                // SLOW gave W up (it is Off): its COMMIT is written, or
+                // it stopped (a signer or round error), or the timer
+                // aborted it at its poll point. (SLOW's `holding`, a
+                // register's, not its `stop`, which depends on `abort`.)
+                if !self.slow.holding.val() {
+                    self.state.d.next = ProtocolSt::Done;
+                }
+            }
+        }
+        self.leader.start.next = self.start_leader.val() | self.view.start_leader.val();
+        // WATCH forgets at an install too: the view changed, and with R23's
+        // step back k did (a full row of c* it reported is reported again).
+        if self.view.start_leader.val() | self.view.next_view.val() {
+            self.wt_clear.next = true;
+        }
+        // ... and when the bridge starts and ends, since `wt_k` moves to
+        // W.b and back to k.
+        self.bridged.d.next = self.bridging.val();
+        if self.view.call_slow.val() | (self.bridged.q.val() & !self.bridging.val()) {
+            self.wt_clear.next = true;
+        }
+        // Every fetch is a poll; a poll that found nothing counts towards
+        // the timeout (the machine that missed acts on `expiring` itself).
+        if self.fetch_start.val() {
+            self.polls.d.next = self.polls.q.val() + 1;
+        }
+        // A miss counts towards the wait of the machine that missed: T_vc's
+        // (`vc_expiring`) while VIEW holds the slot, SLOW's
+        // (`slow_expiring`) while SLOW does.
+        self.missed_q.d.next = self.missed.val();
+        if self.missed.val() {
+            // (FAST's and LEADER's limits again from the registers, as on
+            // their `expiring` and `prep_expiring` inputs above: reading
+            // those wires here would close a false loop, UNOPTFLAT.)
+            if ((self.fast.missed.val() | self.leader.missed.val())
+                & (((self.waited.q.val() + 1)
+                    >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                        << ((self.streak.q.val() + self.slow_shift.q.val()) + 1)))
+                    & (self.fast.at_prepare.val() & self.prep_long.q.val())
+                    | ((self.waited.q.val() + 1)
+                        >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
+                            << (self.streak.q.val() + 1)))
+                        & !(self.fast.at_prepare.val() & self.prep_long.q.val())))
+                | (!(self.fast.missed.val() | self.leader.missed.val())
+                    & ((self.expiring.val()
+                        & !(self.slow.holding.val() | self.view.holding.val()))
+                        | (self.vc_expiring.val() & self.view.holding.val())
+                        | (self.slow_expiring.val()
+                            & self.slow.holding.val()
+                            & !self.view.holding.val())))
+            {
+                self.timeouts.d.next = self.timeouts.q.val() + 1;
+                self.waited.d.next = 0.into();
+                if self.state.q.val() == ProtocolSt::Close {
+                    self.close_to.d.next = true;
+                }
+            } else {
+                self.waited.d.next = self.waited.q.val() + 1;
+            }
+        }
+        if !self.rst_n.val() {
+            self.state.d.next = ProtocolSt::Idle;
+            self.done_q.d.next = false;
+            self.error.d.next = 0.into();
+            self.cycles.d.next = 0.into();
+            self.decisions.d.next = 0.into();
+            self.fast_count.d.next = 0.into();
+            self.timeouts.d.next = 0.into();
+            self.polls.d.next = 0.into();
+            self.view_no.d.next = 0.into();
+            self.waited.d.next = 0.into();
+            self.streak.d.next = 0.into();
+            self.vc_wait.d.next = 0.into();
+            self.slow_count.d.next = 0.into();
+            self.bad_shares.d.next = 0.into();
+            self.view_changes.d.next = 0.into();
+        }
+
+        self.dec_tdata.next =
+            bit_cast::<64, 32>(self.k.q.val()) | (bit_cast::<64, 32>(self.m.q.val()) << 32);
+        self.dec_tuser.next = self.slow_path.q.val();
+        self.ap_idle.next = self.state.q.val() == ProtocolSt::Idle;
+        self.ap_done.next = self.done_q.q.val();
+        self.ap_ready.next = self.done_q.q.val();
+        self.sts_cycles.next = self.cycles.q.val();
+        self.sts_decisions.next = self.decisions.q.val();
+        self.sts_fast.next = self.fast_count.q.val();
+        self.sts_slow.next = self.slow_count.q.val();
+        self.sts_view_changes.next = self.view_changes.q.val();
+        self.sts_view.next = self.view_no.q.val();
+        self.sts_timeouts.next = self.timeouts.q.val();
+        self.sts_polls.next = self.polls.q.val();
+        self.sts_bad_shares.next = self.bad_shares.q.val();
+        self.sts_error.next = self.error.q.val();
+        // The state as a number: Protocol's own, or (in Run, which reports
+        // 0) the active machine's; machines that are Off report 0.
+        match self.state.q.val() {
+            ProtocolSt::Decide => {
+                self.own_state.next = 38.into();
+            }
+            ProtocolSt::Close => {
+                // (SLOW's state while it holds W: below.)
+                if self.slow.holding.val() {
+                    self.own_state.next = 0.into();
+                } else {
+                    self.own_state.next = 95.into();
+                }
+            }
+            ProtocolSt::Done => {
+                self.own_state.next = 39.into();
+            }
+            _ => {
+                self.own_state.next = 0.into();
+            }
+        }
+        // (During VIEW's bridge both VIEW (ViewBridge) and SLOW, in seal
+        // mode, hold the slot: the state is SLOW's, the one working.)
+        // (A catch-up decision while VIEW holds, which waits for it in
+        // ViewCatchNext or ViewAwaitNext: the state is VIEW's.)
+        if self.slow.holding.val() {
+            self.sts_state.next = self.own_state.val() | self.slow.sts_state.val();
+        } else if self.view.holding.val() {
+            self.sts_state.next = self.view.sts_state.val();
+        } else {
+            self.sts_state.next =
+                self.own_state.val() | self.leader.sts_state.val() | self.fast.sts_state.val();
+        }
+    }
+}
+
+/// The status counters, as the kernel reports them (`sts_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    pub cycles: u32,
+    pub decisions: u32,
+    pub fast: u32,
+    pub slow: u32,
+    pub view_changes: u32,
+    pub view: u32,
+    pub timeouts: u32,
+    pub polls: u32,
+    /// Peer shares the signer found invalid.
+    pub bad_shares: u32,
+    /// RDMA WRITE completions received in this run.
+    pub acks: u32,
+    /// Local HBM writes answered with an error response in this run.
+    pub write_errors: u32,
+    /// A refused configuration's code, or why a run stopped early
+    /// (`params::ConfigError`), 0 if accepted and not stopped.
+    pub error: u8,
+    /// The controller's state (`STATE_NAMES`).
+    pub state: u8,
+}
+
+/// The names of the states, in `sts_state` order; "" for a number no
+/// state reports (13 to 37).
+pub const STATE_NAMES: [&str; 97] = [
+    "Idle",
+    "LeaderCheck",
+    "LeaderWaitValue",
+    "LeaderIdle",
+    "LeaderSendPrepare",
+    "FastPollPrepare",
+    "FastWaitPrepare",
+    "FastSendCert",
+    "FastPollCert",
+    "FastWaitCert",
+    "FastSendCommit",
+    "FastPollCommit",
+    "FastWaitCommit",
+    // 13 to 37: no state (the numbers of a retired SLOW and VIEW, kept so
+    // that every other state keeps its number).
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "Decide",
+    "Done",
+    "SlowStart",
+    "SlowSignPrep",
+    "SlowSendPrepSig",
+    "SlowPollPrepSig",
+    "SlowWaitPrepSig",
+    "SlowVerifyPrep",
+    "SlowEchoPrep",
+    "SlowPollEchoPrep",
+    "SlowWaitEchoPrep",
+    "SlowVerifySuspect",
+    "SlowSignCert",
+    "SlowSendCert",
+    "SlowPollCertify",
+    "SlowWaitCertify",
+    "SlowVerifyShare",
+    "SlowSignCommit",
+    "SlowSendCommit",
+    "SlowPollCommit",
+    "SlowWaitCommit",
+    "SlowVerifyCommit",
+    "SlowEchoCommit",
+    "SlowPollSeal",
+    "SlowWaitSeal",
+    "SlowPollEchoSeal",
+    "SlowWaitEchoSeal",
+    "SlowVerifySeal",
+    "ViewStart",
+    "ViewTurn",
+    "ViewSignSeal",
+    "ViewSendSeal",
+    "ViewPollSeals",
+    "ViewWaitSeals",
+    "ViewNext",
+    "ViewLoad",
+    "ViewVerify",
+    "ViewPollOwnEcho",
+    "ViewWaitOwnEcho",
+    "ViewSendEchoSeal",
+    "ViewPollEchoCommit",
+    "ViewWaitEchoCommit",
+    "ViewVerifySuspect",
+    "ViewSendNv",
+    "ViewPollNv",
+    "ViewWaitNv",
+    "ViewPollNvRec",
+    "ViewWaitNvRec",
+    "ViewInstall",
+    "ViewBridge",
+    "ViewPollCert",
+    "ViewWaitCert",
+    "ViewVerifyCert",
+    "ViewPollCatch",
+    "ViewWaitCatch",
+    "ViewCatchNext",
+    "ViewAwaitNext",
+    "Close",
+    "ViewDeliver",
+];

@@ -1,0 +1,1671 @@
+//! Network: the RoCE stacks and links of a cluster of n replicas.
+//!
+//! What it models: each replica's fpga-network-stack RoCE v2 core (its send
+//! queue `sq_*` and completion queue `cq_*`, see `rhdl_ubft::io::roce`) and the
+//! links between the cards. A replica's command on queue pair `q` goes to
+//! replica `q - qpn_base`; a stack has no connection to its own card, so a
+//! queue pair naming no replica, or the sender itself, is refused. Only a
+//! single-packet RDMA WRITE (`RC_RDMA_WRITE_ONLY`, card memory, 4 bytes to
+//! the layout's longest record in whole words: 64 bytes in v2, 1 KiB in v3,
+//! `laddr == raddr`, inside the mailbox buffer) is taken; any other command
+//! is counted as [`Malformed`] and dropped. A v3 record of more than one beat
+//! is one packet on a path MTU of 1 KiB or more; a stack that split it into
+//! packets would hand the guard several memory-write commands, which this
+//! model does not do (docs/broadcast.md, Rounds: the PMTU is not checked).
+//!
+//! Timing, in kernel cycles:
+//!
+//! - A command accepted (`sq_tvalid && sq_tready`) at cycle `c` reads its
+//!   payload from the sender's HBM at `c` (the stack pulls the payload) and
+//!   lands in the receiver's HBM at `max(c + L + extra, previous landing on
+//!   the same queue pair)`: in order per queue pair. `extra` is the sum of the
+//!   link delays ([`Network::add_delay`]) whose window holds `c` (and, for a
+//!   delay of some records, [`Network::add_delay_to`], whose words hold the
+//!   write's first word). A delayed write delays the later ones on its queue
+//!   pair to its landing.
+//! - A command sent with `last = 1` (the stack acknowledges only those) gets a
+//!   completion (`ssn` = the command's number on its queue pair from 0,
+//!   `cmplt` = 1) that becomes valid on the sender's `cq` L cycles after the
+//!   landing (the ack's way back), and is held until `cq_tready`. Completions
+//!   are presented in the order they become valid.
+//!
+//! Delivery ([`Delivery`]): by default a landing write is handed, as a real
+//! network does, to the receiver's RoCE stack, which presents it to the
+//! kernel as fpga-network-stack does: a memory-write command on
+//! `s_axis_rx_cmd` (`WrCommand`: the address, the length and the queue pair
+//! it arrived on, `qpn_base + src`) and its payload on `s_axis_rx_data`
+//! (`wr_data_beats`), in landing order, each stream on its own. The kernel's
+//! guard decides; what it accepts reaches HBM through `m_axi_rx` (the HBM
+//! model's second write port). The network does not filter. Its old rule,
+//! [`Network::guard`], stays as a checker: the guard's decision, seen on the
+//! ports (an AW on `m_axi_rx` between taking the command and being ready
+//! for the next one means accepted), must agree with it write by write, and
+//! every disagreement is counted ([`NetStats::disagreements`]). Two
+//! documented differences are expected, not counted: the kernel refuses
+//! newview_valid (`unchecked`) and records longer than the layout's largest
+//! (`length`). `Delivery::Model` is the old behaviour (the rule filters and
+//! lands directly; the receive ports stay idle), which the recorded
+//! testbenches keep; `Delivery::Bypass` (tests only) lands every write
+//! unchecked, as a card without a guard would.
+//!
+//! The slot guard (the trust model): a replica writes only its own vote and
+//! record slots in a peer's mailbox. At landing every word of a write must be
+//! owned by the sender (`Mailbox::owner`), except in prepare, newview and
+//! newview_valid, which belong to the view's leader: a write there must lie in
+//! one record whose view word (v2 prepare (k, m, view, 0): word 2; newview
+//! (view, slot, k, m): word 0) it carries, with `view mod n == src`; a
+//! newview_valid flag takes its view from the newview record already in the
+//! receiver's HBM (the leader writes the record first; in order per queue
+//! pair). Anything else (padding, reserved, outside the mailboxes, a v1
+//! prepare, which names no view) is refused whole and counted per sender.
+//!
+//! On layout v3 the rule is the reference's, `rhdl_ubft::guard::check` on
+//! `Mailbox::v3` (docs/guard.md, "v3: the rule, and the block streams"):
+//! prepare (v at word 2), prep_sig (v at word 1) and new_view (v + 1 at
+//! word 0) are the leader's records, every other region is owned per
+//! replica. It has no newview_valid, so the model's verdict and the
+//! kernel's guard's must agree on every write, with no documented
+//! difference.
+//!
+//! Structure: one [`Stack`] per replica holds everything of that replica's
+//! (its queue pairs' numbering and landings, its adversary, its completion
+//! queue, the writes on their way to it, its receive path, its counters) and
+//! touches only its own replica's HBM; the [`Links`] are shared and fixed. A
+//! command becomes a [`Flight`] in its sender's stack, which the cluster
+//! hands to the receiver's stack before its landing; the receiver lands
+//! flights by (landing, cycle sent, sender). So replicas can be stepped
+//! apart, on several threads (`parallel.rs`), and [`Network::stats`] sums
+//! the stacks' counters.
+//!
+//! Knobs: L, `qpn_base`, `network_ptr` and the layout ([`Network::new`]);
+//! per-replica `sq_tready` patterns ([`Network::set_sq_ready`]); link delays;
+//! and adversaries ([`Network::set_adversary`]), which sit behind a faulty
+//! replica's stack: they see each outgoing write and return what is sent
+//! instead, while the faulty kernel sees its commands complete as usual.
+
+use std::collections::BTreeMap;
+
+use rhdl_ubft::guard::{
+    check as check_reference, max_record_words, rule_for, Refusal as GuardRefusal, Rule,
+};
+use rhdl_ubft::layout::{prepare_words, vote_words, Mailbox, Region, Version};
+use rhdl_ubft::params::{defaults, BEAT_BYTES, WORD_BYTES};
+use rhdl_ubft::io::roce::{wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_WRITE_ONLY};
+use std::collections::VecDeque;
+
+use crate::models::hbm::Hbm;
+use crate::ports::{Beat, KernelIn, KernelOut};
+
+/// How a landing write reaches the receiver's HBM (see the module header).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Delivery {
+    /// Through the receiving kernel's guard (`s_axis_rx_cmd`,
+    /// `s_axis_rx_data`, then `m_axi_rx`); the model's rule checks it.
+    #[default]
+    Kernel,
+    /// The model's rule filters and the write lands directly; the kernel's
+    /// receive ports stay idle (the recorded testbenches).
+    Model,
+    /// Every write lands directly, unchecked: no guard at all. For tests
+    /// that show what the guard prevents.
+    Bypass,
+}
+
+/// When a ready signal is high: the back-pressure knob shared by the models.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Ready {
+    /// Every cycle.
+    #[default]
+    Always,
+    /// Never (a stalled slave).
+    Never,
+    /// Only on cycles with `cycle % period == phase`.
+    Every { period: u64, phase: u64 },
+    /// Every cycle except those in `from..to`.
+    LowDuring { from: u64, to: u64 },
+}
+
+impl Ready {
+    /// Whether the signal is high at `cycle`.
+    pub fn at(&self, cycle: u64) -> bool {
+        match *self {
+            Ready::Always => true,
+            Ready::Never => false,
+            Ready::Every { period, phase } => cycle % period == phase,
+            Ready::LowDuring { from, to } => !(from..to).contains(&cycle),
+        }
+    }
+}
+
+/// One RDMA write as it crosses the wire: a word index from `network_ptr`
+/// (the same on every card) and the words written there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Write {
+    pub word: usize,
+    pub data: Vec<u32>,
+}
+
+/// A Byzantine replica, as a transformation of its outgoing writes: it may
+/// drop a write (return nothing), change it, or add writes of its own. What
+/// it returns still passes the slot guard at the receiver.
+pub trait Adversary: Send {
+    fn transform(&mut self, src: usize, dst: usize, write: Write, cycle: u64) -> Vec<Write>;
+
+    /// Whether it only drops writes (a crash, in any layout), and never
+    /// makes or changes one.
+    fn only_drops(&self) -> bool {
+        false
+    }
+
+    /// Whether it knows the v3 layout's records (a Byzantine kind that makes
+    /// or changes writes must; the others are refused on v3,
+    /// `cluster::V3_BYZANTINE`). One that only drops writes needs nothing
+    /// of the layout.
+    fn knows_v3(&self) -> bool {
+        self.only_drops()
+    }
+}
+
+/// The equivocating leader: while it leads, every peer is sent a different
+/// value m for the same slot. In its prepare (v2 (k, m, view, 0), v1 (k, m))
+/// word 1 is replaced by `m ^ (dst + 1) << 20`, so each destination sees its
+/// own m and none sees the true one (the faulty replica's own HBM keeps the
+/// true m, since the kernel writes it locally); so is the m word of its
+/// votes (v2 entries (tag(view, k), m)) for the slots and views it proposed,
+/// which it learns from its own prepares. Other writes, and its votes in
+/// slots other leaders proposed, pass unchanged.
+#[derive(Clone, Debug)]
+pub struct Equivocate {
+    /// Replicas in the cluster.
+    pub n: usize,
+    pub mailbox: Mailbox,
+    /// The vote tags tag(view, k) of the slots this replica proposed.
+    pub led: Vec<u32>,
+}
+
+impl Equivocate {
+    pub fn new(n: usize, mailbox: Mailbox) -> Self {
+        Equivocate {
+            n,
+            mailbox,
+            led: vec![],
+        }
+    }
+
+    /// The value `dst` is sent instead of `m`.
+    pub fn forged(m: u32, dst: usize) -> u32 {
+        m ^ ((dst as u32 + 1) << 20)
+    }
+
+    fn is_m_word(&self, word: usize) -> bool {
+        let Some((region, off)) = self.mailbox.locate(word) else {
+            return false;
+        };
+        let version = self.mailbox.version;
+        if region == Region::Prepare {
+            off % prepare_words(version) == 1
+        } else if region.is_vote() && version == Version::V2 {
+            let col = off % self.mailbox.vote_row_words();
+            col < self.mailbox.n * vote_words(version) && col % vote_words(version) == 1
+        } else {
+            false
+        }
+    }
+}
+
+impl Adversary for Equivocate {
+    fn transform(&mut self, _src: usize, dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
+        debug_assert!(dst < self.n);
+        let first = write.word;
+        let region = self.mailbox.locate(first).map(|(r, _)| r);
+        if region == Some(Region::Prepare) {
+            // v2 prepare (k, m, view, 0): remember tag(view, k).
+            if let (Some(&k), Some(&view)) = (write.data.first(), write.data.get(2)) {
+                let tag = rhdl_ubft::params::vote_tag(view, k);
+                if !self.led.contains(&tag) {
+                    self.led.push(tag);
+                }
+            }
+        } else if region.is_some_and(|r| r.is_vote()) {
+            // A vote (tag, m): forged only in a slot and view it proposed.
+            let tag = write.data.first().copied().unwrap_or(0);
+            if !self.led.contains(&tag) {
+                return vec![write];
+            }
+        }
+        for (i, v) in write.data.iter_mut().enumerate() {
+            if self.is_m_word(first + i) {
+                *v = Self::forged(*v, dst);
+            }
+        }
+        vec![write]
+    }
+}
+
+/// Why a command never became a write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MalformedKind {
+    /// The queue pair names no replica, or the sender itself.
+    NoConnection { qpn: u64 },
+    /// Not `RC_RDMA_WRITE_ONLY`.
+    Opcode(u64),
+    /// `host = 1`: host memory, which this cluster has none of.
+    HostMemory,
+    /// Length not 4 bytes to the layout's longest record (64 in v2, 1 KiB in
+    /// v3) in whole words.
+    Length(u64),
+    /// Local address not word-aligned.
+    Unaligned(u64),
+    /// Local and remote address differ (every card has the same layout).
+    AddrMismatch { laddr: u64, raddr: u64 },
+    /// Some byte lies outside `[network_ptr, network_ptr + buffer bytes)`.
+    OutsideBuffer { laddr: u64, length: u64 },
+}
+
+/// A refused command, as logged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Malformed {
+    pub src: usize,
+    pub cycle: u64,
+    pub kind: MalformedKind,
+}
+
+/// Why the slot guard refused a write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RefuseReason {
+    /// A word the sender does not own (`owner` is who does, if anyone).
+    NotOwner { word: usize, owner: Option<usize> },
+    /// A leader's region written by a replica that does not lead `view`.
+    NotLeader { region: Region, view: u32 },
+    /// A leader's region written across records or without its view word.
+    Shape { region: Region },
+    /// An empty write.
+    Empty,
+    /// Layout v3: another refusal of the reference rule (`guard::check`:
+    /// a write longer than the layout's longest record, or past its end).
+    Other(GuardRefusal),
+}
+
+impl RefuseReason {
+    /// The guard's reason for the same refusal.
+    pub fn refusal(&self) -> GuardRefusal {
+        match self {
+            RefuseReason::NotOwner { .. } => GuardRefusal::NotOwner,
+            RefuseReason::NotLeader { .. } => GuardRefusal::NotLeader,
+            RefuseReason::Shape { .. } => GuardRefusal::Shape,
+            RefuseReason::Empty => GuardRefusal::Length,
+            RefuseReason::Other(r) => *r,
+        }
+    }
+}
+
+/// A write on which the kernel's guard and the model's rule disagreed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Disagreement {
+    pub src: usize,
+    pub dst: usize,
+    /// The cycle the guard's decision was seen.
+    pub cycle: u64,
+    pub word: usize,
+    pub words: usize,
+    /// The guard wrote it to HBM.
+    pub kernel_accepted: bool,
+    /// The model's verdict (with the documented differences applied).
+    pub model: Result<(), GuardRefusal>,
+}
+
+/// A write the slot guard refused, as logged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub src: usize,
+    pub dst: usize,
+    pub cycle: u64,
+    pub word: usize,
+    pub reason: RefuseReason,
+}
+
+/// The network's counters; `[src][dst]` per queue pair, `[r]` per replica.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetStats {
+    /// Commands accepted and well formed.
+    pub accepted: Vec<Vec<u64>>,
+    /// Writes landed (after adversaries and the slot guard).
+    pub delivered: Vec<Vec<u64>>,
+    /// Writes refused by the slot guard, per sender.
+    pub refused: Vec<u64>,
+    /// Writes refused by the slot guard, per receiver.
+    pub refused_at: Vec<u64>,
+    /// Commands refused as malformed, per sender.
+    pub malformed: Vec<u64>,
+    /// Completions taken by each replica's kernel.
+    pub completions: Vec<u64>,
+    pub malformed_log: Vec<Malformed>,
+    pub refusal_log: Vec<Refusal>,
+    /// `Delivery::Kernel`: writes whose guard decision agreed with the
+    /// model's rule.
+    pub agreements: u64,
+    /// `Delivery::Kernel`: writes on which they disagreed (must stay 0).
+    pub disagreements: u64,
+    pub disagreement_log: Vec<Disagreement>,
+    /// `Delivery::Kernel`: writes whose command the guard took but a reset
+    /// abandoned before they reached AXI (neither written nor counted), and
+    /// writes the stacks dropped at a mailbox clear
+    /// ([`Network::discard_waiting_writes`]).
+    pub abandoned: u64,
+}
+
+impl NetStats {
+    /// Zeroed counters for `n` replicas.
+    fn new(n: usize) -> Self {
+        let grid = vec![vec![0; n]; n];
+        NetStats {
+            accepted: grid.clone(),
+            delivered: grid,
+            refused: vec![0; n],
+            refused_at: vec![0; n],
+            malformed: vec![0; n],
+            completions: vec![0; n],
+            ..Default::default()
+        }
+    }
+
+    /// Adds `o`'s counters and logs to these.
+    fn add(&mut self, o: &NetStats) {
+        let add = |a: &mut Vec<u64>, b: &Vec<u64>| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        for (a, b) in self.accepted.iter_mut().zip(&o.accepted) {
+            add(a, b);
+        }
+        for (a, b) in self.delivered.iter_mut().zip(&o.delivered) {
+            add(a, b);
+        }
+        add(&mut self.refused, &o.refused);
+        add(&mut self.refused_at, &o.refused_at);
+        add(&mut self.malformed, &o.malformed);
+        add(&mut self.completions, &o.completions);
+        self.malformed_log.extend_from_slice(&o.malformed_log);
+        self.refusal_log.extend_from_slice(&o.refusal_log);
+        self.agreements += o.agreements;
+        self.disagreements += o.disagreements;
+        self.disagreement_log.extend_from_slice(&o.disagreement_log);
+        self.abandoned += o.abandoned;
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Delay {
+    src: usize,
+    dst: usize,
+    extra: u64,
+    from: u64,
+    to: u64,
+    /// Only writes whose first word is here (mailbox words).
+    words: Option<std::ops::Range<usize>>,
+}
+
+/// Where a write in flight stands among those to the same receiver: its
+/// landing cycle, then the cycle it was sent, then its sender (the order in
+/// which the cluster steps the replicas, so the same on one thread or many).
+type FlightKey = (u64, u64, usize);
+
+/// The writes one command became (after its sender's adversary), on their
+/// way to `dst`. Between [`Stack::sent`] and [`Stack::receive`] it belongs to
+/// nobody: a cluster run on several threads carries it from the sender's
+/// thread to the receiver's.
+pub struct Flight {
+    dst: usize,
+    key: FlightKey,
+    writes: Vec<Write>,
+}
+
+impl Flight {
+    /// The receiver.
+    pub fn dst(&self) -> usize {
+        self.dst
+    }
+}
+
+/// A write handed to a receiving stack, waiting for the guard's decision.
+#[derive(Clone, Debug)]
+struct RxWrite {
+    src: usize,
+    word: usize,
+    words: usize,
+    /// The model's verdict.
+    model: Result<(), GuardRefusal>,
+    /// The model's reason, for the refusal log.
+    reason: Option<RefuseReason>,
+}
+
+/// The write the guard took, until its decision shows.
+#[derive(Clone, Debug)]
+struct Deciding {
+    w: RxWrite,
+    taken: u64,
+    written: bool,
+}
+
+/// One replica's RoCE stack's receive path (`Delivery::Kernel`): commands
+/// and payload beats not yet taken, and the writes behind them.
+#[derive(Default)]
+struct RxStack {
+    cmds: VecDeque<[u32; 3]>,
+    beats: VecDeque<(Beat, u64, bool)>,
+    waiting: VecDeque<RxWrite>,
+    deciding: Option<Deciding>,
+}
+
+impl RxStack {
+    fn busy(&self) -> bool {
+        !self.cmds.is_empty()
+            || !self.beats.is_empty()
+            || !self.waiting.is_empty()
+            || self.deciding.is_some()
+    }
+}
+
+/// One replica's completion queue: entries by (valid-from cycle, cycle
+/// sent), and the one on the wire, which must not change until it is taken.
+#[derive(Default)]
+struct CqQueue {
+    pending: BTreeMap<(u64, u64), CqCompletion>,
+    presenting: Option<CqCompletion>,
+}
+
+/// What the stacks of a cluster share, fixed for a run: the links and the
+/// layout the guard's checker enforces.
+pub struct Links {
+    n: usize,
+    latency: u64,
+    qpn_base: u64,
+    network_ptr: u64,
+    buffer_bytes: u64,
+    /// The longest WRITE taken: the layout's longest record, at least a
+    /// beat (64 bytes in v2, 1 KiB in v3).
+    max_write_bytes: u64,
+    mailbox: Mailbox,
+    delays: Vec<Delay>,
+    delivery: Delivery,
+}
+
+/// One replica's RoCE stack: its send queue, its queue pairs to the peers
+/// and its completion queue; the writes on their way to it and its receive
+/// path; its counters (the cluster's are their sum, [`Network::stats`]).
+/// A stack touches only its own replica's HBM, so the replicas of a cluster
+/// can be stepped on different threads, exchanging [`Flight`]s.
+pub struct Stack {
+    r: usize,
+    sq_ready: Ready,
+    /// The cycle its next `drive` is for.
+    now: u64,
+    adversary: Option<Box<dyn Adversary>>,
+    /// Per peer: the next command's sequence number and the last landing.
+    next_ssn: Vec<u64>,
+    last_landing: Vec<u64>,
+    /// Writes sent and not yet handed to their receivers.
+    outbox: Vec<Flight>,
+    /// Writes on their way to this replica, with their senders.
+    inbox: BTreeMap<FlightKey, Vec<Write>>,
+    cq: CqQueue,
+    rx: RxStack,
+    stats: NetStats,
+}
+
+/// The RoCE stacks and links of an n-replica cluster (see the module header).
+pub struct Network {
+    links: Links,
+    stacks: Vec<Stack>,
+}
+
+impl Network {
+    /// A cluster of `n` replicas with one-way latency L (at least 1). The
+    /// buffer runs from `network_ptr` to the end of `mailbox`, which may be
+    /// sized for more replicas than `n` (a build's N).
+    pub fn new(n: usize, latency: u64, mailbox: Mailbox, network_ptr: u64, qpn_base: u64) -> Self {
+        assert!(latency >= 1, "network latency must be at least 1");
+        assert_eq!(
+            network_ptr % BEAT_BYTES,
+            0,
+            "network_ptr must be beat-aligned"
+        );
+        Network {
+            links: Links {
+                n,
+                latency,
+                qpn_base,
+                network_ptr,
+                buffer_bytes: mailbox.end() as u64 * WORD_BYTES,
+                max_write_bytes: (max_record_words(&mailbox) as u64 * WORD_BYTES).max(BEAT_BYTES),
+                mailbox,
+                delays: Vec::new(),
+                delivery: Delivery::Kernel,
+            },
+            stacks: (0..n)
+                .map(|r| Stack {
+                    r,
+                    sq_ready: Ready::Always,
+                    now: 0,
+                    adversary: None,
+                    next_ssn: vec![0; n],
+                    last_landing: vec![0; n],
+                    outbox: Vec::new(),
+                    inbox: BTreeMap::new(),
+                    cq: CqQueue::default(),
+                    rx: RxStack::default(),
+                    stats: NetStats::new(n),
+                })
+                .collect(),
+        }
+    }
+
+    /// The default latency L of the performance model.
+    pub fn with_default_latency(
+        n: usize,
+        mailbox: Mailbox,
+        network_ptr: u64,
+        qpn_base: u64,
+    ) -> Self {
+        Self::new(n, defaults::NET_LATENCY, mailbox, network_ptr, qpn_base)
+    }
+
+    /// The layout the slot guard enforces.
+    pub fn mailbox(&self) -> &Mailbox {
+        self.links.mailbox()
+    }
+
+    /// The one-way latency L.
+    pub fn latency(&self) -> u64 {
+        self.links.latency()
+    }
+
+    /// How landing writes reach HBM (`Delivery::Kernel` by default).
+    pub fn set_delivery(&mut self, delivery: Delivery) {
+        self.links.delivery = delivery;
+    }
+
+    pub fn delivery(&self) -> Delivery {
+        self.links.delivery
+    }
+
+    /// Replica `r`'s `sq_tready` pattern.
+    pub fn set_sq_ready(&mut self, r: usize, ready: Ready) {
+        self.stacks[r].sq_ready = ready;
+    }
+
+    /// `extra` cycles on link src -> dst for commands accepted in
+    /// `from_cycle..to_cycle`. Windows that overlap add up.
+    pub fn add_delay(
+        &mut self,
+        src: usize,
+        dst: usize,
+        extra: u64,
+        from_cycle: u64,
+        to_cycle: u64,
+    ) {
+        self.add_delay_to(src, dst, extra, from_cycle, to_cycle, None);
+    }
+
+    /// As [`add_delay`](Self::add_delay), for the writes whose first word
+    /// (a mailbox word index) is in `words` only (`None`: every write).
+    pub fn add_delay_to(
+        &mut self,
+        src: usize,
+        dst: usize,
+        extra: u64,
+        from_cycle: u64,
+        to_cycle: u64,
+        words: Option<std::ops::Range<usize>>,
+    ) {
+        self.links.delays.push(Delay {
+            src,
+            dst,
+            extra,
+            from: from_cycle,
+            to: to_cycle,
+            words,
+        });
+    }
+
+    /// Make replica `r` faulty: its outgoing writes pass through `adversary`.
+    pub fn set_adversary(&mut self, r: usize, adversary: Box<dyn Adversary>) {
+        self.stacks[r].adversary = Some(adversary);
+    }
+
+    /// The counters, summed over the stacks; the logs in cycle order.
+    pub fn stats(&self) -> NetStats {
+        let mut t = NetStats::new(self.links.n);
+        for s in &self.stacks {
+            t.add(&s.stats);
+        }
+        t.malformed_log.sort_by_key(|x| x.cycle);
+        t.refusal_log.sort_by_key(|x| x.cycle);
+        t.disagreement_log.sort_by_key(|x| x.cycle);
+        t
+    }
+
+    /// Commands accepted on queue pair src -> dst.
+    pub fn writes(&self, src: usize, dst: usize) -> u64 {
+        self.stacks[src].stats.accepted[src][dst]
+    }
+
+    /// Writes landed from src in dst's HBM.
+    pub fn delivered(&self, src: usize, dst: usize) -> u64 {
+        self.stacks[dst].stats.delivered[src][dst]
+    }
+
+    /// Writes from `src` the slot guard refused.
+    pub fn refused(&self, src: usize) -> u64 {
+        self.stacks.iter().map(|s| s.stats.refused[src]).sum()
+    }
+
+    /// Commands from `src` refused as malformed.
+    pub fn malformed(&self, src: usize) -> u64 {
+        self.stacks[src].stats.malformed[src]
+    }
+
+    /// Completions replica `r`'s kernel took.
+    pub fn completions(&self, r: usize) -> u64 {
+        self.stacks[r].stats.completions[r]
+    }
+
+    /// True while a write or a completion is still on its way.
+    pub fn busy(&self) -> bool {
+        self.stacks.iter().any(|s| s.busy())
+    }
+
+    /// Drive replica `r`'s `sq_tready`, `cq_*` and receive path for its
+    /// current cycle (kept per replica: the cluster steps the replicas one
+    /// after another).
+    pub fn drive(&mut self, r: usize, inp: &mut KernelIn) {
+        self.stacks[r].drive(inp);
+    }
+
+    /// Take replica `r`'s handshakes of `cycle` and advance `r` to the next
+    /// cycle. An accepted command's payload is read from `hbms[r]` now.
+    pub fn observe(&mut self, r: usize, inp: &KernelIn, out: &KernelOut, cycle: u64, hbms: &[Hbm]) {
+        self.stacks[r].observe(&self.links, inp, out, cycle, &hbms[r]);
+        self.post(r);
+    }
+
+    /// Hands the writes replica `r` sent to their receivers' stacks.
+    fn post(&mut self, r: usize) {
+        let sent: Vec<Flight> = self.stacks[r].sent().collect();
+        for f in sent {
+            self.stacks[f.dst].receive(f);
+        }
+    }
+
+    /// Land every write due by `cycle` in its receiver's HBM, oldest first.
+    pub fn deliver(&mut self, cycle: u64, hbms: &mut [Hbm]) {
+        for (s, hbm) in self.stacks.iter_mut().zip(hbms.iter_mut()) {
+            s.land(&self.links, cycle, hbm);
+        }
+    }
+
+    /// `Delivery::Kernel`: drops the writes every stack holds that no guard
+    /// has taken yet (their commands and whole payloads; a payload the
+    /// guard is taking or draining stays). A host that zeroes the mailboxes
+    /// before a new run (`Cluster::reset`) calls it: with the guards in
+    /// reset these writes wait in the stacks, and would land on the cleared
+    /// mailboxes, where the old model had landed them before the clear.
+    /// Returns how many were dropped (counted as abandoned).
+    pub fn discard_waiting_writes(&mut self) -> u64 {
+        self.stacks.iter_mut().map(|s| s.discard_waiting()).sum()
+    }
+
+    /// The model's slot guard (see the module header): the filter of
+    /// `Delivery::Model`, the checker of `Delivery::Kernel`; `dst_hbm` is the
+    /// receiver's.
+    pub fn guard(&self, src: usize, w: &Write, dst_hbm: &Hbm) -> Result<(), RefuseReason> {
+        self.links.guard(src, w, dst_hbm)
+    }
+
+    /// The links and every replica's stack, to step the replicas apart (on
+    /// several threads); the caller carries each [`Flight`] from
+    /// [`Stack::sent`] to its receiver's [`Stack::receive`] before the
+    /// receiver's clock reaches the flight's landing, at least
+    /// [`latency`](Self::latency) cycles after it was sent.
+    pub fn split(&mut self) -> (&Links, &mut [Stack]) {
+        (&self.links, &mut self.stacks)
+    }
+}
+
+impl Stack {
+    /// True while a write or a completion of this replica's is on its way.
+    fn busy(&self) -> bool {
+        !self.outbox.is_empty()
+            || !self.inbox.is_empty()
+            || self.rx.busy()
+            || self.cq.presenting.is_some()
+            || !self.cq.pending.is_empty()
+    }
+
+    /// Drive `sq_tready`, `cq_*` and the receive path for the current cycle.
+    pub fn drive(&mut self, inp: &mut KernelIn) {
+        let cycle = self.now;
+        inp.sq_tready = self.sq_ready.at(cycle);
+        let q = &mut self.cq;
+        if q.presenting.is_none() {
+            if let Some(entry) = q.pending.first_entry() {
+                if entry.key().0 <= cycle {
+                    q.presenting = Some(entry.remove());
+                }
+            }
+        }
+        inp.cq_tvalid = q.presenting.is_some();
+        inp.cq_tdata = q.presenting.map_or(0, |c| c.pack());
+        // The receive path: the head command and the head payload beat.
+        let rx = &self.rx;
+        inp.rx_cmd_tvalid = !rx.cmds.is_empty();
+        inp.rx_cmd_tdata = rx.cmds.front().copied().unwrap_or([0; 3]);
+        match rx.beats.front() {
+            Some(&(data, keep, last)) => {
+                inp.rx_data_tvalid = true;
+                inp.rx_data_tdata = data;
+                inp.rx_data_tkeep = keep;
+                inp.rx_data_tlast = last;
+            }
+            None => {
+                inp.rx_data_tvalid = false;
+                inp.rx_data_tkeep = 0;
+                inp.rx_data_tlast = false;
+            }
+        }
+    }
+
+    /// Take the handshakes of `cycle` and advance to the next cycle. An
+    /// accepted command's payload is read from `hbm`, this replica's, now;
+    /// the writes it becomes wait in [`sent`](Self::sent).
+    pub fn observe(
+        &mut self,
+        links: &Links,
+        inp: &KernelIn,
+        out: &KernelOut,
+        cycle: u64,
+        hbm: &Hbm,
+    ) {
+        self.now = cycle + 1;
+        self.observe_rx(inp, out, cycle);
+        let r = self.r;
+        if inp.cq_tvalid && out.cq_tready {
+            self.cq.presenting = None;
+            self.stats.completions[r] += 1;
+        }
+        if out.sq_tvalid && inp.sq_tready {
+            let cmd = SqCommand::unpack(&out.sq_tdata);
+            match links.check(r, &cmd) {
+                Ok(dst) => self.send(links, dst, &cmd, cycle, hbm),
+                Err(kind) => {
+                    self.stats.malformed[r] += 1;
+                    self.stats.malformed_log.push(Malformed {
+                        src: r,
+                        cycle,
+                        kind,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The writes sent since the last call, for their receivers.
+    pub fn sent(&mut self) -> std::vec::Drain<'_, Flight> {
+        self.outbox.drain(..)
+    }
+
+    /// Takes a write on its way here (from [`sent`](Self::sent) of its
+    /// sender's stack).
+    pub fn receive(&mut self, f: Flight) {
+        debug_assert_eq!(f.dst, self.r);
+        debug_assert!(f.key.0 >= self.now, "a flight received after its landing");
+        self.inbox.insert(f.key, f.writes);
+    }
+
+    fn send(&mut self, links: &Links, dst: usize, cmd: &SqCommand, cycle: u64, hbm: &Hbm) {
+        let src = self.r;
+        self.stats.accepted[src][dst] += 1;
+        let word = ((cmd.laddr - links.network_ptr) / WORD_BYTES) as usize;
+        let extra: u64 = links
+            .delays
+            .iter()
+            .filter(|d| d.src == src && d.dst == dst && (d.from..d.to).contains(&cycle))
+            .filter(|d| d.words.as_ref().is_none_or(|w| w.contains(&word)))
+            .map(|d| d.extra)
+            .sum();
+        let landing = (cycle + links.latency + extra).max(self.last_landing[dst]);
+        self.last_landing[dst] = landing;
+        let ssn = self.next_ssn[dst];
+        self.next_ssn[dst] += 1;
+
+        let write = Write {
+            word,
+            data: hbm.read_words(cmd.laddr, (cmd.length / WORD_BYTES) as usize),
+        };
+        let writes = match &mut self.adversary {
+            Some(adv) => adv.transform(src, dst, write, cycle),
+            None => vec![write],
+        };
+        self.outbox.push(Flight {
+            dst,
+            key: (landing, cycle, src),
+            writes,
+        });
+        if cmd.last {
+            let c = CqCompletion {
+                ssn: ssn & 0xff_ffff,
+                cmplt: true,
+                ..Default::default()
+            };
+            self.cq.pending.insert((landing + links.latency, cycle), c);
+        }
+    }
+
+    /// Land every write due by `cycle` in this replica's HBM, oldest first.
+    pub fn land(&mut self, links: &Links, cycle: u64, hbm: &mut Hbm) {
+        let dst = self.r;
+        while let Some(entry) = self.inbox.first_entry() {
+            if entry.key().0 > cycle {
+                break;
+            }
+            let ((_, _, src), writes) = entry.remove_entry();
+            for w in writes {
+                if links.delivery == Delivery::Kernel {
+                    self.hand_to_stack(links, src, w, hbm);
+                    continue;
+                }
+                let verdict = match links.delivery {
+                    Delivery::Bypass => Ok(()),
+                    _ => links.guard(src, &w, hbm),
+                };
+                match verdict {
+                    Ok(()) => {
+                        let addr = links.network_ptr + w.word as u64 * WORD_BYTES;
+                        hbm.write_words(addr, &w.data);
+                        self.stats.delivered[src][dst] += 1;
+                    }
+                    Err(reason) => {
+                        self.stats.refused[src] += 1;
+                        self.stats.refused_at[dst] += 1;
+                        self.stats.refusal_log.push(Refusal {
+                            src,
+                            dst,
+                            cycle,
+                            word: w.word,
+                            reason,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// `Delivery::Kernel`: queue `w` on the receive path, as the stack
+    /// presents it, with the model's verdict for the check. An empty write
+    /// never gets there (the model refuses it; a zero-length WRITE carries
+    /// no memory command here).
+    fn hand_to_stack(&mut self, links: &Links, src: usize, w: Write, hbm: &Hbm) {
+        let dst = self.r;
+        let reason = links.guard(src, &w, hbm).err();
+        if w.data.is_empty() {
+            self.stats.refused[src] += 1;
+            self.stats.refused_at[dst] += 1;
+            self.stats.refusal_log.push(Refusal {
+                src,
+                dst,
+                cycle: self.now,
+                word: w.word,
+                reason: RefuseReason::Empty,
+            });
+            return;
+        }
+        let model = links.expected(&w, reason);
+        let vaddr = links.network_ptr + w.word as u64 * WORD_BYTES;
+        let cmd = WrCommand::write(
+            links.qpn_base + src as u64,
+            vaddr,
+            w.data.len() as u64 * WORD_BYTES,
+        )
+        .pack();
+        let rx = &mut self.rx;
+        rx.cmds
+            .push_back([cmd as u32, (cmd >> 32) as u32, (cmd >> 64) as u32]);
+        rx.beats.extend(wr_data_beats(&w.data));
+        rx.waiting.push_back(RxWrite {
+            src,
+            word: w.word,
+            words: w.data.len(),
+            model,
+            reason,
+        });
+    }
+
+    /// A host's mailbox clear (`Cluster::reset`) for this replica:
+    /// [`Network::discard_waiting_writes`] for its stack alone.
+    pub fn discard_waiting(&mut self) -> u64 {
+        let rx = &mut self.rx;
+        let beats: usize = rx.waiting.iter().map(|w| w.words.div_ceil(16).max(1)).sum();
+        let keep = rx.beats.len().saturating_sub(beats);
+        rx.beats.truncate(keep);
+        let dropped = rx.waiting.len() as u64;
+        rx.waiting.clear();
+        rx.cmds.clear();
+        self.stats.abandoned += dropped;
+        dropped
+    }
+
+    /// `Delivery::Kernel`: the receive-path handshakes of `cycle`, and the
+    /// guard's decisions as they show on the ports.
+    fn observe_rx(&mut self, inp: &KernelIn, out: &KernelOut, cycle: u64) {
+        let rx = &mut self.rx;
+        // The guard is ready for a command again: the last one is decided.
+        let decided = rx
+            .deciding
+            .as_ref()
+            .is_some_and(|d| out.rx_cmd_tready && cycle > d.taken);
+        let abandoned = !inp.ap_rst_n && rx.deciding.as_ref().is_some_and(|d| !d.written);
+        if abandoned {
+            rx.deciding = None;
+            self.stats.abandoned += 1;
+        } else if decided {
+            let d = rx.deciding.take().expect("checked");
+            self.decided(d, cycle);
+        }
+        let rx = &mut self.rx;
+        if out.rx_awvalid && inp.rx_awready {
+            if let Some(d) = rx.deciding.as_mut() {
+                d.written = true;
+            }
+        }
+        if inp.rx_cmd_tvalid && out.rx_cmd_tready {
+            rx.cmds.pop_front();
+            let w = rx.waiting.pop_front().expect("a command per write");
+            rx.deciding = Some(Deciding {
+                w,
+                taken: cycle,
+                written: false,
+            });
+        }
+        if inp.rx_data_tvalid && out.rx_data_tready {
+            rx.beats.pop_front();
+        }
+    }
+
+    /// The guard decided `d` (it wrote it to HBM, or not): count it, and
+    /// compare with the model.
+    fn decided(&mut self, d: Deciding, cycle: u64) {
+        let dst = self.r;
+        let w = &d.w;
+        if d.written {
+            self.stats.delivered[w.src][dst] += 1;
+        } else {
+            self.stats.refused[w.src] += 1;
+            self.stats.refused_at[dst] += 1;
+            if let Some(reason) = w.reason {
+                self.stats.refusal_log.push(Refusal {
+                    src: w.src,
+                    dst,
+                    cycle,
+                    word: w.word,
+                    reason,
+                });
+            }
+        }
+        if d.written == w.model.is_ok() {
+            self.stats.agreements += 1;
+        } else {
+            self.stats.disagreements += 1;
+            self.stats.disagreement_log.push(Disagreement {
+                src: w.src,
+                dst,
+                cycle,
+                word: w.word,
+                words: w.words,
+                kernel_accepted: d.written,
+                model: w.model,
+            });
+        }
+    }
+}
+
+impl Links {
+    /// The layout the slot guard enforces.
+    pub fn mailbox(&self) -> &Mailbox {
+        &self.mailbox
+    }
+
+    /// The one-way latency L: no write lands sooner after it is sent.
+    pub fn latency(&self) -> u64 {
+        self.latency
+    }
+
+    /// The destination of a well-formed command.
+    fn check(&self, src: usize, cmd: &SqCommand) -> Result<usize, MalformedKind> {
+        let dst = cmd
+            .qpn
+            .checked_sub(self.qpn_base)
+            .map(|d| d as usize)
+            .filter(|&d| d < self.n && d != src)
+            .ok_or(MalformedKind::NoConnection { qpn: cmd.qpn })?;
+        if cmd.opcode != RC_RDMA_WRITE_ONLY {
+            return Err(MalformedKind::Opcode(cmd.opcode));
+        }
+        if cmd.host {
+            return Err(MalformedKind::HostMemory);
+        }
+        if cmd.length == 0 || cmd.length % WORD_BYTES != 0 || cmd.length > self.max_write_bytes {
+            return Err(MalformedKind::Length(cmd.length));
+        }
+        if cmd.laddr % WORD_BYTES != 0 {
+            return Err(MalformedKind::Unaligned(cmd.laddr));
+        }
+        if cmd.laddr != cmd.raddr {
+            return Err(MalformedKind::AddrMismatch {
+                laddr: cmd.laddr,
+                raddr: cmd.raddr,
+            });
+        }
+        let end = self.network_ptr + self.buffer_bytes;
+        if cmd.laddr < self.network_ptr || cmd.laddr.saturating_add(cmd.length) > end {
+            return Err(MalformedKind::OutsideBuffer {
+                laddr: cmd.laddr,
+                length: cmd.length,
+            });
+        }
+        Ok(dst)
+    }
+
+    /// The verdict the kernel's guard must reach, from the model's rule and
+    /// the two documented differences (docs/guard.md): newview_valid is
+    /// refused as `unchecked`, and a record longer than the layout's largest
+    /// as `length`.
+    fn expected(&self, w: &Write, reason: Option<RefuseReason>) -> Result<(), GuardRefusal> {
+        if let Some(r) = reason {
+            return Err(r.refusal());
+        }
+        if w.data.len() > max_record_words(&self.mailbox) {
+            return Err(GuardRefusal::Length);
+        }
+        if self.mailbox.locate(w.word).map(|(r, _)| r) == Some(Region::NewviewValid) {
+            return Err(GuardRefusal::Unchecked);
+        }
+        Ok(())
+    }
+
+    /// The model's slot guard (see the module header): the filter of
+    /// `Delivery::Model`, the checker of `Delivery::Kernel`; `dst_hbm` is the
+    /// receiver's.
+    pub fn guard(&self, src: usize, w: &Write, dst_hbm: &Hbm) -> Result<(), RefuseReason> {
+        if w.data.is_empty() {
+            return Err(RefuseReason::Empty);
+        }
+        if self.mailbox.version == Version::V3 {
+            return self.guard_v3(src, w);
+        }
+        let words = w.word..w.word + w.data.len();
+        let leader_check = |region: Region, view: u32| {
+            if view as usize % self.n == src {
+                Ok(())
+            } else {
+                Err(RefuseReason::NotLeader { region, view })
+            }
+        };
+        // A leader's record: `start..start + len` must hold the whole write
+        // and its view word at `start + view_at`.
+        let record = |region: Region, start: usize, len: usize, view_at: usize| {
+            let view_word = start + view_at;
+            if words.start < start || words.end > start + len || !words.contains(&view_word) {
+                return Err(RefuseReason::Shape { region });
+            }
+            leader_check(region, w.data[view_word - w.word])
+        };
+        match self.mailbox.locate(w.word) {
+            Some((Region::Prepare, off)) if self.mailbox.version == Version::V2 => {
+                let pw = prepare_words(Version::V2);
+                record(Region::Prepare, w.word - off % pw, pw, 2)
+            }
+            Some((Region::Newview, _)) => {
+                let span = self.mailbox.span(Region::Newview);
+                record(Region::Newview, span.start, span.words, 0)
+            }
+            Some((Region::NewviewValid, _)) => {
+                let span = self.mailbox.span(Region::NewviewValid);
+                if words.end > span.start + span.words {
+                    return Err(RefuseReason::Shape {
+                        region: Region::NewviewValid,
+                    });
+                }
+                let at = self.mailbox.base(Region::Newview) as u64 * WORD_BYTES;
+                let view = dst_hbm.read_words(self.network_ptr + at, 1)[0];
+                leader_check(Region::NewviewValid, view)
+            }
+            _ => match words.clone().find(|&x| self.mailbox.owner(x) != Some(src)) {
+                Some(word) => Err(RefuseReason::NotOwner {
+                    word,
+                    owner: self.mailbox.owner(word),
+                }),
+                None => Ok(()),
+            },
+        }
+    }
+
+    /// Layout v3's rule: the reference itself (`guard::check` on the v3
+    /// layout, docs/guard.md, "v3: the rule, and the block streams"), its
+    /// verdict detailed for the refusal log. v3 has no region whose view
+    /// lies elsewhere in HBM (new_view carries its own), so the receiver's
+    /// HBM is not read.
+    fn guard_v3(&self, src: usize, w: &Write) -> Result<(), RefuseReason> {
+        let mb = &self.mailbox;
+        let verdict = check_reference(mb, self.n, src, w.word, &w.data);
+        let region = mb.locate(w.word).map(|(r, _)| r);
+        match verdict {
+            Ok(()) => Ok(()),
+            Err(GuardRefusal::NotOwner) => {
+                let word = (w.word..w.word + w.data.len())
+                    .find(|&x| mb.owner(x) != Some(src))
+                    .unwrap_or(w.word);
+                Err(RefuseReason::NotOwner {
+                    word,
+                    owner: mb.owner(word),
+                })
+            }
+            Err(GuardRefusal::NotLeader) => {
+                let region = region.expect("a leader's record lies in a region");
+                let Rule::Leader {
+                    record_words,
+                    view_at,
+                } = rule_for(mb, region)
+                else {
+                    unreachable!("only a leader's region refuses as not_leader")
+                };
+                let off = w.word - mb.base(region);
+                let view_word = w.word - off % record_words + view_at;
+                Err(RefuseReason::NotLeader {
+                    region,
+                    view: w.data[view_word - w.word],
+                })
+            }
+            Err(GuardRefusal::Shape) => Err(RefuseReason::Shape {
+                region: region.expect("a leader's record lies in a region"),
+            }),
+            Err(other) => Err(RefuseReason::Other(other)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rhdl_ubft::params::vote_tag;
+
+    const N: usize = 3;
+    const L: u64 = 10;
+    const QPN_BASE: u64 = 16;
+    const PTR: u64 = 0x1_0000_0000;
+
+    fn mailbox() -> Mailbox {
+        Mailbox::v2(N, 16, 1)
+    }
+
+    fn setup() -> (Network, Vec<Hbm>) {
+        let mut net = Network::new(N, L, mailbox(), PTR, QPN_BASE);
+        // These tests have no kernels: the model's rule filters.
+        net.set_delivery(Delivery::Model);
+        (net, (0..N).map(|_| Hbm::new(5, 3)).collect())
+    }
+
+    fn addr(word: usize) -> u64 {
+        PTR + word as u64 * WORD_BYTES
+    }
+
+    fn cmd(dst: usize, word: usize, words: usize) -> SqCommand {
+        SqCommand {
+            opcode: RC_RDMA_WRITE_ONLY,
+            qpn: QPN_BASE + dst as u64,
+            last: true,
+            laddr: addr(word),
+            raddr: addr(word),
+            length: words as u64 * WORD_BYTES,
+            ..Default::default()
+        }
+    }
+
+    /// One cycle of the whole network with `sends[r]` on replica r's send
+    /// queue and cq_tready high; returns what each replica was driven.
+    fn cycle(
+        net: &mut Network,
+        hbms: &mut [Hbm],
+        c: u64,
+        sends: &[Option<SqCommand>],
+    ) -> Vec<KernelIn> {
+        net.deliver(c, hbms);
+        (0..N)
+            .map(|r| {
+                let mut inp = KernelIn::default();
+                net.drive(r, &mut inp);
+                let send = sends.get(r).copied().flatten();
+                let out = KernelOut {
+                    sq_tvalid: send.is_some(),
+                    sq_tdata: send.map_or([0; 4], |s| s.pack()),
+                    cq_tready: true,
+                    ..Default::default()
+                };
+                net.observe(r, &inp, &out, c, hbms);
+                inp
+            })
+            .collect()
+    }
+
+    /// Runs `from..to` idle; returns (cycle, replica, completion) seen.
+    fn idle(
+        net: &mut Network,
+        hbms: &mut [Hbm],
+        from: u64,
+        to: u64,
+    ) -> Vec<(u64, usize, CqCompletion)> {
+        let mut seen = Vec::new();
+        for c in from..to {
+            for (r, inp) in cycle(net, hbms, c, &[]).iter().enumerate() {
+                if inp.cq_tvalid {
+                    seen.push((c, r, CqCompletion::unpack(inp.cq_tdata)));
+                }
+            }
+        }
+        seen
+    }
+
+    fn one(net: &mut Network, hbms: &mut [Hbm], c: u64, src: usize, command: SqCommand) {
+        let mut sends = vec![None; N];
+        sends[src] = Some(command);
+        cycle(net, hbms, c, &sends);
+    }
+
+    #[test]
+    fn a_vote_lands_l_cycles_later_and_completes_l_after_that() {
+        let (mut net, mut hbms) = setup();
+        let mb = mailbox();
+        let w = mb.vote(Region::WillCert, 2, 1);
+        hbms[1].write_words(addr(w), &[vote_tag(0, 3), 42]);
+        idle(&mut net, &mut hbms, 0, 5);
+        one(&mut net, &mut hbms, 5, 1, cmd(0, w, 2));
+        // The payload was read at 5: a later local change is not sent.
+        hbms[1].write_words(addr(w), &[0, 0]);
+        idle(&mut net, &mut hbms, 6, 15);
+        assert_eq!(hbms[0].read_words(addr(w), 2), vec![0, 0]);
+        let cq = idle(&mut net, &mut hbms, 15, 40);
+        assert_eq!(hbms[0].read_words(addr(w), 2), vec![vote_tag(0, 3), 42]);
+        let done = CqCompletion {
+            ssn: 0,
+            cmplt: true,
+            ..Default::default()
+        };
+        assert_eq!(cq, vec![(25, 1, done)]); // landed at 15, + L
+        assert_eq!(net.stats().accepted[1][0], 1);
+        assert_eq!(net.stats().delivered[1][0], 1);
+        assert_eq!(net.stats().completions[1], 1);
+        assert!(!net.busy());
+    }
+
+    #[test]
+    fn completions_are_held_until_cq_tready_and_numbered_per_queue_pair() {
+        let (mut net, mut hbms) = setup();
+        let w = mailbox().vote(Region::Commit, 0, 2);
+        one(&mut net, &mut hbms, 0, 2, cmd(0, w, 2));
+        one(&mut net, &mut hbms, 1, 2, cmd(0, w, 2));
+        one(&mut net, &mut hbms, 2, 2, cmd(1, w, 2));
+        let mut no_last = cmd(1, w, 2);
+        no_last.last = false;
+        one(&mut net, &mut hbms, 3, 2, no_last);
+        idle(&mut net, &mut hbms, 4, 20);
+        // Valid from 20, 21, 22; cq_tready low until 24.
+        let mut seen = Vec::new();
+        for c in 20..30 {
+            net.deliver(c, &mut hbms);
+            let mut inp = KernelIn::default();
+            net.drive(2, &mut inp);
+            let out = KernelOut {
+                cq_tready: c >= 24,
+                ..Default::default()
+            };
+            net.observe(2, &inp, &out, c, &hbms);
+            if inp.cq_tvalid {
+                seen.push((c, CqCompletion::unpack(inp.cq_tdata).ssn));
+            }
+        }
+        assert_eq!(
+            seen,
+            vec![
+                (20, 0),
+                (21, 0),
+                (22, 0),
+                (23, 0),
+                (24, 0),
+                (25, 1),
+                (26, 0)
+            ]
+        );
+        assert_eq!(net.stats().completions[2], 3);
+    }
+
+    #[test]
+    fn delays_add_latency_and_keep_each_queue_pair_in_order() {
+        let (mut net, mut hbms) = setup();
+        net.add_delay(0, 1, 20, 0, 1);
+        let mb = mailbox();
+        let a = mb.vote(Region::WillCert, 0, 0);
+        let b = mb.vote(Region::WillCert, 1, 0);
+        hbms[0].write_words(addr(a), &[1, 1]);
+        hbms[0].write_words(addr(b), &[2, 2]);
+        // First cycle each of (1, a), (1, b), (2, a) holds its data.
+        let mut first = [None; 3];
+        for c in 0..40 {
+            let sends = match c {
+                0 => vec![Some(cmd(1, a, 2))], // delayed: 0 + L + 20 = 30
+                1 => vec![Some(cmd(1, b, 2))], // 11, but held behind a: 30
+                2 => vec![Some(cmd(2, a, 2))], // another pair: 12
+                _ => vec![],
+            };
+            cycle(&mut net, &mut hbms, c, &sends);
+            let seen = [
+                hbms[1].read_words(addr(a), 1)[0],
+                hbms[1].read_words(addr(b), 1)[0],
+                hbms[2].read_words(addr(a), 1)[0],
+            ];
+            for (f, v) in first.iter_mut().zip(seen) {
+                if v != 0 && f.is_none() {
+                    *f = Some(c);
+                }
+            }
+        }
+        assert_eq!(first, [Some(30), Some(30), Some(12)]);
+    }
+
+    #[test]
+    fn sq_tready_follows_its_pattern() {
+        let (mut net, mut hbms) = setup();
+        net.set_sq_ready(
+            0,
+            Ready::Every {
+                period: 3,
+                phase: 0,
+            },
+        );
+        net.set_sq_ready(1, Ready::LowDuring { from: 2, to: 4 });
+        let ready: Vec<(bool, bool)> = (0..7)
+            .map(|c| {
+                let i = cycle(&mut net, &mut hbms, c, &[]);
+                (i[0].sq_tready, i[1].sq_tready)
+            })
+            .collect();
+        let r0: Vec<bool> = ready.iter().map(|r| r.0).collect();
+        let r1: Vec<bool> = ready.iter().map(|r| r.1).collect();
+        assert_eq!(r0, [true, false, false, true, false, false, true]);
+        assert_eq!(r1, [true, true, false, false, true, true, true]);
+        // A command not accepted is not sent.
+        let w = mailbox().vote(Region::WillCert, 0, 0);
+        one(&mut net, &mut hbms, 7, 0, cmd(1, w, 2));
+        assert_eq!(net.stats().accepted[0][1], 0);
+    }
+
+    #[test]
+    fn malformed_commands_are_counted_by_kind() {
+        let (mut net, mut hbms) = setup();
+        let w = mailbox().vote(Region::WillCert, 0, 0);
+        let ok = cmd(1, w, 2);
+        let end = mailbox().end();
+        let bad = [
+            cmd(0, w, 2), // to itself
+            SqCommand {
+                qpn: QPN_BASE + 3,
+                ..ok
+            },
+            SqCommand { qpn: 2, ..ok },
+            SqCommand { opcode: 0x06, ..ok },
+            SqCommand { host: true, ..ok },
+            SqCommand { length: 6, ..ok },
+            SqCommand { length: 68, ..ok },
+            SqCommand { length: 0, ..ok },
+            SqCommand {
+                laddr: addr(w) + 2,
+                raddr: addr(w) + 2,
+                ..ok
+            },
+            SqCommand {
+                raddr: addr(w + 2),
+                ..ok
+            },
+            SqCommand {
+                laddr: PTR - 4,
+                raddr: PTR - 4,
+                ..ok
+            },
+            cmd(1, end - 1, 2),
+        ];
+        for (c, b) in bad.iter().enumerate() {
+            one(&mut net, &mut hbms, c as u64, 0, *b);
+        }
+        let kinds: Vec<MalformedKind> = net.stats().malformed_log.iter().map(|m| m.kind).collect();
+        use MalformedKind::*;
+        assert_eq!(
+            kinds,
+            vec![
+                NoConnection { qpn: QPN_BASE },
+                NoConnection { qpn: QPN_BASE + 3 },
+                NoConnection { qpn: 2 },
+                Opcode(0x06),
+                HostMemory,
+                Length(6),
+                Length(68),
+                Length(0),
+                Unaligned(addr(w) + 2),
+                AddrMismatch {
+                    laddr: addr(w),
+                    raddr: addr(w + 2)
+                },
+                OutsideBuffer {
+                    laddr: PTR - 4,
+                    length: 8
+                },
+                OutsideBuffer {
+                    laddr: addr(end - 1),
+                    length: 8
+                },
+            ]
+        );
+        assert_eq!(net.stats().malformed, vec![12, 0, 0]);
+        assert_eq!(net.stats().malformed_log[3].cycle, 3);
+        idle(&mut net, &mut hbms, 12, 40);
+        assert_eq!(net.stats().accepted[0], vec![0, 0, 0]);
+        assert!(!net.busy());
+    }
+
+    /// Sends `data` at `word` from `src` to `dst` at cycle 0 and runs past
+    /// the landing; returns the refusals.
+    fn try_write(
+        src: usize,
+        dst: usize,
+        word: usize,
+        data: &[u32],
+        pre: &[(usize, Vec<u32>)],
+    ) -> (Vec<RefuseReason>, Vec<u32>) {
+        let (mut net, mut hbms) = setup();
+        for (at, d) in pre {
+            hbms[dst].write_words(addr(*at), d);
+        }
+        hbms[src].write_words(addr(word), data);
+        one(&mut net, &mut hbms, 0, src, cmd(dst, word, data.len()));
+        idle(&mut net, &mut hbms, 1, L + 2);
+        let reasons = net.stats().refusal_log.iter().map(|r| r.reason).collect();
+        assert_eq!(
+            net.stats().refused[src] as usize,
+            net.stats().refusal_log.len()
+        );
+        (reasons, hbms[dst].read_words(addr(word), data.len()))
+    }
+
+    #[test]
+    fn slot_guard_lets_a_replica_write_only_its_own_slots() {
+        let mb = mailbox();
+        // Own vote, own share, own view-change record and flag: landed.
+        for w in [
+            mb.vote(Region::Commit, 4, 1),
+            mb.share(3, 1),
+            mb.vc(1),
+            mb.vc_valid(1),
+        ] {
+            assert_eq!(try_write(1, 0, w, &[5, 6], &[]), (vec![], vec![5, 6]));
+        }
+        // Another node's vote.
+        let other = mb.vote(Region::Commit, 4, 2);
+        assert_eq!(
+            try_write(1, 0, other, &[5, 6], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: other,
+                owner: Some(2)
+            }]
+        );
+        // Own vote spilling into the next node's.
+        let own = mb.vote(Region::WillCommit, 0, 1);
+        assert_eq!(
+            try_write(1, 0, own, &[1, 2, 3], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: own + 2,
+                owner: Some(2)
+            }]
+        );
+        // Padding after the row (R = 8 words for n = 3), reserved, outside.
+        let pad = mb.vote_row(Region::WillCert, 0) + 6;
+        assert_eq!(
+            try_write(1, 0, pad, &[1], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: pad,
+                owner: None
+            }]
+        );
+        let view = mb.base(Region::View);
+        assert_eq!(
+            try_write(1, 0, view, &[1], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: view,
+                owner: None
+            }]
+        );
+        assert_eq!(
+            try_write(1, 0, 100, &[1], &[]).0,
+            vec![RefuseReason::NotOwner {
+                word: 100,
+                owner: None
+            }]
+        );
+    }
+
+    #[test]
+    fn slot_guard_lets_only_the_views_leader_write_prepare_and_newview() {
+        let mb = mailbox();
+        let p = mb.prepare(5);
+        // View 4 is led by 4 mod 3 = 1.
+        assert_eq!(
+            try_write(1, 2, p, &[6, 99, 4, 0], &[]),
+            (vec![], vec![6, 99, 4, 0])
+        );
+        assert_eq!(
+            try_write(0, 2, p, &[6, 99, 4, 0], &[]),
+            (
+                vec![RefuseReason::NotLeader {
+                    region: Region::Prepare,
+                    view: 4
+                }],
+                vec![0; 4]
+            )
+        );
+        // Without its view word, or across two slots.
+        let shape = RefuseReason::Shape {
+            region: Region::Prepare,
+        };
+        assert_eq!(try_write(1, 2, p, &[6, 99], &[]).0, vec![shape]);
+        assert_eq!(try_write(1, 2, p + 2, &[4, 0, 7, 8], &[]).0, vec![shape]);
+        let nv = mb.base(Region::Newview);
+        assert_eq!(try_write(2, 0, nv, &[5, 1, 2, 3], &[]).0, vec![]);
+        assert_eq!(
+            try_write(1, 0, nv, &[5, 1, 2, 3], &[]).0,
+            vec![RefuseReason::NotLeader {
+                region: Region::Newview,
+                view: 5
+            }]
+        );
+        // The flag is the leader's of the newview record already there.
+        let flag = mb.base(Region::NewviewValid);
+        let record = vec![(nv, vec![5, 1, 2, 3])];
+        assert_eq!(
+            try_write(2, 0, flag, &[vote_tag(5, 2), 3], &record).0,
+            vec![]
+        );
+        assert_eq!(
+            try_write(1, 0, flag, &[vote_tag(5, 2), 3], &record).0,
+            vec![RefuseReason::NotLeader {
+                region: Region::NewviewValid,
+                view: 5
+            }]
+        );
+    }
+
+    #[test]
+    fn equivocate_sends_each_peer_its_own_m() {
+        let (mut net, mut hbms) = setup();
+        let mb = mailbox();
+        net.set_adversary(0, Box::new(Equivocate::new(N, mb.clone())));
+        let p = mb.prepare(1);
+        let v = mb.vote(Region::WillCert, 1, 0);
+        hbms[0].write_words(addr(p), &[2, 0xabc, 3, 0]);
+        hbms[0].write_words(addr(v), &[vote_tag(3, 2), 0xabc]);
+        one(&mut net, &mut hbms, 0, 0, cmd(1, p, 4));
+        one(&mut net, &mut hbms, 1, 0, cmd(2, p, 4));
+        one(&mut net, &mut hbms, 2, 0, cmd(1, v, 2));
+        one(&mut net, &mut hbms, 3, 0, cmd(2, v, 2));
+        idle(&mut net, &mut hbms, 4, 20);
+        assert_eq!(
+            hbms[1].read_words(addr(p), 4),
+            vec![2, 0xabc ^ 2 << 20, 3, 0]
+        );
+        assert_eq!(
+            hbms[2].read_words(addr(p), 4),
+            vec![2, 0xabc ^ 3 << 20, 3, 0]
+        );
+        assert_eq!(
+            hbms[1].read_words(addr(v), 2),
+            vec![vote_tag(3, 2), 0xabc ^ 2 << 20]
+        );
+        assert_eq!(
+            hbms[2].read_words(addr(v), 2),
+            vec![vote_tag(3, 2), 0xabc ^ 3 << 20]
+        );
+        assert_eq!(hbms[0].read_words(addr(p) + 4, 1), vec![0xabc]);
+        assert_eq!(net.stats().refused[0], 0);
+    }
+
+    /// Drops every write and adds one into another node's slot.
+    struct DropAndForge;
+    impl Adversary for DropAndForge {
+        fn transform(&mut self, _src: usize, _dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
+            let other = mailbox().vote(Region::Commit, 0, 2);
+            vec![Write {
+                word: other,
+                data: write.data,
+            }]
+        }
+    }
+
+    #[test]
+    fn adversary_writes_still_pass_the_guard_and_completions_still_come() {
+        let (mut net, mut hbms) = setup();
+        net.set_adversary(1, Box::new(DropAndForge));
+        let w = mailbox().vote(Region::Commit, 0, 1);
+        hbms[1].write_words(addr(w), &[9, 9]);
+        one(&mut net, &mut hbms, 0, 1, cmd(0, w, 2));
+        let cq = idle(&mut net, &mut hbms, 1, 30);
+        assert_eq!(cq.len(), 1);
+        assert_eq!(cq[0].0, 2 * L);
+        assert_eq!(net.stats().delivered[1][0], 0);
+        assert_eq!(net.stats().refused[1], 1);
+        assert_eq!(net.stats().refusal_log[0].cycle, L);
+        assert_eq!(hbms[0].read_words(addr(w), 2), vec![0, 0]);
+    }
+}
