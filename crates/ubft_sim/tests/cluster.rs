@@ -405,10 +405,10 @@ fn the_cli_runs_v3_and_names_it() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| rhdl_ubft::controller::protocol::STATE_NAMES[r["status"]["state"].as_u64().unwrap() as usize])
+        .map(|r| rhdl_ubft::controller::status::STATE_NAMES[r["status"]["state"].as_u64().unwrap() as usize])
         .collect();
     assert!(
-        v3_states.len() == 3 && v3_states.iter().all(|s| s.starts_with("S3")),
+        v3_states.len() == 3 && v3_states.iter().all(|s| s.starts_with("Slow")),
         "{v3_states:?}: {v3_json}"
     );
 }
@@ -1520,7 +1520,7 @@ fn a_v3_leader_and_a_follower_of_five_silent_after_fast_decisions_are_bridged() 
 /// these settings), replica 1 bridges slot 3.
 #[test]
 fn the_state_register_names_slow_during_the_bridge() {
-    use rhdl_ubft::controller::protocol::STATE_NAMES;
+    use rhdl_ubft::controller::status::STATE_NAMES;
     let cfg = ClusterConfig {
         sign_latency: 300,
         verify_latency: 500,
@@ -1764,11 +1764,11 @@ to_cycle = 3328
         );
     }
     let r1 = &report.replicas[1];
-    let state = rhdl_ubft::controller::protocol::STATE_NAMES[r1.status.state as usize];
+    let state = rhdl_ubft::controller::status::STATE_NAMES[r1.status.state as usize];
     assert_eq!(r1.status.error, 0, "{}", report.summary());
     assert!(r1.view > 0, "replica 1 sealed: {}", report.summary());
     assert!(
-        !state.starts_with("S3"),
+        !state.starts_with("Slow"),
         "replica 1 left the bridge, in {state}: {}",
         report.summary()
     );

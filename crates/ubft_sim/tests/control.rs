@@ -21,7 +21,7 @@ fn quick(replicas: usize, slots: u64) -> ClusterConfig {
 #[test]
 fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
     use rhdl_ubft::layout::{records, Region};
-    use rhdl_ubft::controller::protocol::STATE_NAMES;
+    use rhdl_ubft::controller::status::STATE_NAMES;
     use ubft_sim::cluster::{NETWORK_PTR, START_CYCLE};
     let (n, slots) = (3, 3);
     let mut c = Cluster::new(quick(n, slots)).unwrap();
@@ -42,7 +42,7 @@ fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
         assert!(s.polls > 0 && s.acks > 0);
         // In Close: SLOW's state, and no ap_done yet.
         let state = STATE_NAMES[s.state as usize];
-        assert!(state.starts_with("S3"), "replica {r} in Close: {state}");
+        assert!(state.starts_with("Slow"), "replica {r} in Close: {state}");
         assert_eq!(h.ctrl() & ctrl::AP_DONE, 0, "replica {r}: Close still runs");
     }
     // Poll CTRL until every host has seen ap_done; Close ends within a

@@ -16,7 +16,8 @@
 //! - `sts_state` names the state the registers hold (`STATE_NAMES`).
 
 use rhdl_ubft::params::N as BUILD_N;
-use rhdl_ubft::controller::protocol::{Protocol, ProtocolSt, STATE_NAMES};
+use rhdl_ubft::controller::protocol::{Protocol, ProtocolSt};
+use rhdl_ubft::controller::status::STATE_NAMES;
 use rhdl_ubft::controller::view::{ViewSt, VIEW_STATES};
 use rust_hdl::prelude::{Atom, Block, Probe};
 use std::cell::RefCell;
@@ -258,7 +259,7 @@ fn one_machine_at_a_time_on_the_fast_path() {
         let (st, who) = p.split_once(' ').unwrap();
         assert!(st == "Close" || !who.contains('S'), "{protocol:?}");
     }
-    assert!(s.iter().all(|n| !n.starts_with("V3")), "{s:?}");
+    assert!(s.iter().all(|n| !n.starts_with("View")), "{s:?}");
 }
 
 /// SLOW (R7 to R12, slow.md): `scenarios/mute_fast.toml` (replica 2
@@ -305,7 +306,7 @@ fn one_machine_at_a_time_on_the_slow_path() {
         assert!(s.contains(&state), "{state} not visited: {s:?}");
     }
     assert!(
-        s.iter().all(|n| !n.starts_with("V3")),
+        s.iter().all(|n| !n.starts_with("View")),
         "no view change: {s:?}"
     );
 }

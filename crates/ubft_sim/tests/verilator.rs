@@ -297,7 +297,7 @@ fn both_backends_report_the_same_run_and_close() {
     let (end, after) = (&verilator.0["replicas"], &verilator.1["replicas"]);
     for r in 0..3 {
         let state = end[r]["status"]["state"].as_u64().unwrap() as usize;
-        assert!(rhdl_ubft::controller::protocol::STATE_NAMES[state].starts_with("S3"));
+        assert!(rhdl_ubft::controller::status::STATE_NAMES[state].starts_with("Slow"));
         assert_eq!(after[r]["status"]["state"], 0, "Idle after Close");
         assert_ne!(verilator.2[r] & rhdl_ubft::regs::ctrl::AP_DONE, 0);
         let cycles = |v: &serde_json::Value| v[r]["status"]["cycles"].as_u64().unwrap();
