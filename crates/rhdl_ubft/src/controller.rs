@@ -2,9 +2,11 @@
 pub mod cert_check;
 pub mod fast;
 pub mod leader;
+pub mod literals;
 pub mod protocol;
 pub mod requests;
 pub mod slow;
+pub mod status;
 pub mod tally;
 pub mod view;
 pub mod watch;

@@ -608,7 +608,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BE
 }
 
 impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BEATS> {
-    /// The controller's state (`protocol::STATE_NAMES`), read from inside
+    /// The controller's state (`status::STATE_NAMES`), read from inside
     /// the simulated kernel: a debugging aid for the rust-hdl backend (on
     /// the card, the host reads the `state` register).
     pub fn debug_state(&self) -> u8 {

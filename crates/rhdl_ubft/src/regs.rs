@@ -151,7 +151,7 @@ pub const REGS: [Reg; ROWS] = place([
     reg("error", 8, 1, Access::Status,
         "why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; 7: a view change would need a bridge to a will_commit more than (G - 1) / 2 slots behind k, not built; see params::ConfigError and protocol.md)"),
     reg("state", 8, 1, Access::Status,
-        "the controller's state (protocol::STATE_NAMES), for bring-up and debugging"),
+        "the controller's state (status::STATE_NAMES), for bring-up and debugging"),
     reg("guard_accepted", COUNTER_BITS, 1, Access::Status,
         "incoming RDMA WRITEs the slot guard passed to HBM (m_axi_rx), since reset (a lifetime counter: the guard runs whenever the card is out of reset)"),
     reg("guard_write_errors", COUNTER_BITS, 1, Access::Status,

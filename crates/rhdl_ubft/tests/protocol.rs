@@ -1,11 +1,12 @@
 //! The controller's state numbers: what each block reports in `sts_state`,
-//! `protocol::STATE_NAMES` (what the host reads), and the state tables of
+//! `status::STATE_NAMES` (what the host reads), and the state tables of
 //! the docs and the blocks' headers, all tied together.
 
 use rhdl_ubft::controller::fast::{Fast, FAST_STATES};
 use rhdl_ubft::controller::leader::{Leader, LEADER_STATES};
 use rhdl_ubft::params::N;
-use rhdl_ubft::controller::protocol::{Protocol, PROTOCOL_STATES, STATE_NAMES};
+use rhdl_ubft::controller::protocol::{Protocol, PROTOCOL_STATES};
+use rhdl_ubft::controller::status::STATE_NAMES;
 use rhdl_ubft::controller::slow::{Slow, SLOW_STATES};
 use rhdl_ubft::controller::view::{View, VIEW_STATES};
 use std::collections::BTreeMap;
@@ -175,8 +176,8 @@ fn the_hdl_literals_match_the_layout() {
     // Choose's lane offsets) is checked against the layout and params
     // constants it stands for; a layout change without the literals fails
     // here (and at every Protocol's construction).
-    rhdl_ubft::controller::protocol::check_literals::<N>();
-    rhdl_ubft::controller::protocol::check_literals::<3>();
+    rhdl_ubft::controller::literals::check_literals::<N>();
+    rhdl_ubft::controller::literals::check_literals::<3>();
     // The tag those literals build is vote_tag's.
     use rhdl_ubft::params::{vote_tag, TAG_K_BITS, TAG_K_MASK, TAG_VIEW_MASK};
     for (view, k) in [
@@ -196,6 +197,6 @@ fn the_hdl_literals_match_the_layout() {
 fn the_v3_hdl_literals_match_the_v3_layout() {
     // Protocol::new_v3's prepare a beat (slot << 4, quarter 0, prev at bit
     // 96) and v2's vote rows, for the default build and the smallest.
-    rhdl_ubft::controller::protocol::check_literals_v3::<N>();
-    rhdl_ubft::controller::protocol::check_literals_v3::<3>();
+    rhdl_ubft::controller::literals::check_literals_v3::<N>();
+    rhdl_ubft::controller::literals::check_literals_v3::<3>();
 }

@@ -5,7 +5,7 @@
 //! the polls, `LAT=sign:verify` the signer's latencies, `SILENT=r:cycle`
 //! silences replica r.) `SCENARIO=file.toml` runs a scenario file instead,
 //! on rust-hdl, with its own faults (the arguments are then ignored).
-use rhdl_ubft::controller::protocol::STATE_NAMES;
+use rhdl_ubft::controller::status::STATE_NAMES;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
 
 fn main() {

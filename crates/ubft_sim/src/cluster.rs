@@ -425,7 +425,7 @@ pub struct StatusReport {
     /// Local HBM writes answered with an error (`write_errors`).
     pub write_errors: u32,
     pub error: u8,
-    /// The controller's state at the end (`rhdl_ubft::controller::protocol::STATE_NAMES`).
+    /// The controller's state at the end (`rhdl_ubft::controller::status::STATE_NAMES`).
     pub state: u8,
 }
 

@@ -190,7 +190,7 @@ pub struct KernelOut {
     pub rx_bready: bool,
 }
 
-pub use rhdl_ubft::controller::protocol::Status;
+pub use rhdl_ubft::controller::status::Status;
 
 /// A kernel, driven one clock at a time.
 pub trait KernelBackend {
@@ -200,7 +200,7 @@ pub trait KernelBackend {
     fn tick(&mut self);
     /// The backend's name, for reports.
     fn name(&self) -> &'static str;
-    /// The controller's state (`protocol::STATE_NAMES`), where the backend
+    /// The controller's state (`status::STATE_NAMES`), where the backend
     /// can see inside the kernel (a debugging aid; the host reads the
     /// `state` register instead).
     fn debug_state(&self) -> Option<u8> {

@@ -1,6 +1,6 @@
 //! Fast: the FAST machine, two rounds of votes.
 //!
-//! States (`sts_state` number, as in `protocol::STATE_NAMES`). A `*Poll*`
+//! States (`sts_state` number, as in `status::STATE_NAMES`). A `*Poll*`
 //! state starts a fetch and its `*Wait*` state reads the result; a `*Send*`
 //! state waits for a broadcast.
 //!
@@ -137,7 +137,7 @@ pub struct Fast {
 }
 
 /// The literals `update` holds, checked against the layout (called by
-/// `protocol::check_literals` whenever a Protocol is built): the prepare's
+/// `literals::check_literals` whenever a Protocol is built): the prepare's
 /// fields in `record` (k at bit 0, m at 32, view at 64) and a vote's size
 /// (`id << 1`: two words).
 pub fn check_literals() {

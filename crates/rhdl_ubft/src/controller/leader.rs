@@ -1,7 +1,7 @@
 //! Leader: the LEADER machine. It opens every slot and, on the view's
 //! leader, proposes.
 //!
-//! States (`sts_state` number, as in `protocol::STATE_NAMES`):
+//! States (`sts_state` number, as in `status::STATE_NAMES`):
 //!
 //! | # | state | leaves when | to |
 //! | ---: | --- | --- | --- |

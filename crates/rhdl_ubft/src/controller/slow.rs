@@ -68,7 +68,7 @@
 //! slot is refused, it hands the slot back with `stop`, and Protocol
 //! starts the v3 view change (crate::controller::view).
 //!
-//! States (`sts_state` number, as in `protocol::STATE_NAMES`):
+//! States (`sts_state` number, as in `status::STATE_NAMES`):
 //!
 //! | # | state | leaves when | to |
 //! | ---: | --- | --- | --- |

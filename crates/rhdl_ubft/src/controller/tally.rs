@@ -26,7 +26,7 @@ use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
 
 /// The literals `update` holds, checked against the layout (called by
-/// `protocol::check_literals` whenever a Protocol is built): entries of two
+/// `literals::check_literals` whenever a Protocol is built): entries of two
 /// words (tag at `i * 64`, m at `+ 32`); a prepare's quarter at 128, 256,
 /// 384 and its first three words (k, m, view: `get_bits::<96>`); a lane of
 /// one word (`lane << 5`) among 16 (`lane` is 4 bits).

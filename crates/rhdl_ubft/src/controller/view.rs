@@ -71,7 +71,7 @@
 //! again, sealing the view it is in (each SEAL also doubles the timeout:
 //! `next_view` adds one to `streak`). The bridge has no timer.
 //!
-//! States (`sts_state` number, as in `protocol::STATE_NAMES`):
+//! States (`sts_state` number, as in `status::STATE_NAMES`):
 //!
 //! | # | state | leaves when | to |
 //! | ---: | --- | --- | --- |
