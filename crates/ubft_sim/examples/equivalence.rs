@@ -88,7 +88,7 @@ fn main() {
             let mut c = Cluster::with_kernels(cfg.clone(), models.kernels(n, &watch));
             if slow {
                 let mailbox = c.net.mailbox().clone();
-                c.set_adversary(n - 1, Box::new(ubft_sim::adversary::MuteFast { mailbox }));
+                c.set_adversary(n - 1, Box::new(ubft_sim::adversary::mute_fast::MuteFast { mailbox }));
             }
             let name = format!("bench n = {n} {}", if slow { "slow" } else { "fast" });
             report(&name, drive(&mut c, &watch, cfg.cycle_budget()));
@@ -116,6 +116,7 @@ fn main() {
                 from_cycle: 0,
                 to_cycle: 20_000,
                 records: None,
+                after: None,
             });
         }
         let watch: Watch = Rc::new(RefCell::new(None));

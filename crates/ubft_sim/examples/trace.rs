@@ -30,6 +30,7 @@ fn main() {
                 from_cycle,
                 to_cycle,
                 records: None,
+                after: None,
             }
         })
         .collect();
@@ -64,7 +65,7 @@ fn main() {
         let v: Vec<u64> = s.split(':').map(|x| x.parse().unwrap()).collect();
         c.set_adversary(
             v[0] as usize,
-            Box::new(ubft_sim::adversary::Silent { from_cycle: v[1] }),
+            Box::new(ubft_sim::adversary::silent::Silent { from_cycle: v[1] }),
         );
     }
     let mut last = vec![255u8; n];

@@ -101,7 +101,7 @@ pub fn measure(
         let mailbox = c.net.mailbox().clone();
         c.set_adversary(
             cfg.replicas - 1,
-            Box::new(crate::adversary::MuteFast { mailbox }),
+            Box::new(crate::adversary::mute_fast::MuteFast { mailbox }),
         );
     }
     let t = Instant::now();
@@ -216,7 +216,7 @@ pub fn measure_recovery(
     let mut c = make(&cfg)?;
     c.set_adversary(
         0,
-        Box::new(crate::adversary::Silent {
+        Box::new(crate::adversary::silent::Silent {
             from_cycle: silent_from,
         }),
     );

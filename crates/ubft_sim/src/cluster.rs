@@ -12,7 +12,10 @@
 //! Every run checks itself ([`Checks`]): agreement among honest replicas,
 //! validity (every decided m was proposed), and k order from 1 without gaps.
 
+pub mod event;
 mod parallel;
+
+pub use event::{Event, Trigger};
 
 use crate::models::client::Client;
 use crate::adversary::equivocate::Equivocate;
@@ -61,6 +64,10 @@ pub struct LinkDelay {
     /// Only writes that start in these records of the sender (`None`: every
     /// write on the link).
     pub records: Option<Records>,
+    /// Placed by an event of the sender's (`None`: at cycles): the window
+    /// is `from_cycle..to_cycle` counted from the cycle the event starts
+    /// its faults ([`event`]), and empty until it happens.
+    pub after: Option<Event>,
 }
 
 /// Some records of the mailbox a replica writes: its entry (or, in a
@@ -157,9 +164,6 @@ pub struct ClusterConfig {
     /// or unchecked (`Bypass`, tests only).
     pub delivery: Delivery,
 }
-
-/// Why a cluster refuses a Byzantine replica.
-pub const V3_BYZANTINE: &str = "the adversary does not know the kernel's records (Adversary::knows_v3): every scenario kind has one that does (silent, mute_fast, forge, forge_shares, random, equivocate, lie_vc, split_view, made_up, forge_cert, wrong_history, omit_carried)";
 
 /// Why a layout other than the kernel's is refused.
 pub const LAYOUT_REFUSED: &str = "the kernel runs the v3 mailbox layout, the only one the simulator runs: v1 is ubft_new's word-for-word layout, which no kernel of this project runs (`rhdl-ubft layout --version v1` prints it), and the v2 reference kernel is retired (CHANGELOG.md names its last commit)";
@@ -277,6 +281,18 @@ impl ClusterConfig {
             if let Some(rec) = &d.records {
                 rec.words(&self.mailbox(), d.src)
                     .map_err(|e| SimError::Invalid(format!("a delay's records: {e}")))?;
+            }
+            if let Some(e) = &d.after {
+                e.check(self.replicas)
+                    .map_err(|m| SimError::Invalid(format!("a delay's event: {m}")))?;
+                if e.replica() != d.src {
+                    return Err(SimError::Invalid(format!(
+                        "a delay on link {}:{} placed by an event of replica {}: an event places only its own replica's faults (a delay's: its sender's)",
+                        d.src,
+                        d.dst,
+                        e.replica()
+                    )));
+                }
             }
         }
         for e in &self.hbm_write_errors {
@@ -702,7 +718,14 @@ impl Cluster {
             let words = d
                 .records
                 .map(|r| r.words(&layout, d.src).expect("validated"));
-            net.add_delay_to(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle, words);
+            match d.after {
+                None => net.add_delay_to(d.src, d.dst, d.extra, d.from_cycle, d.to_cycle, words),
+                Some(e) => {
+                    let t = Trigger::new();
+                    net.watch(d.src, e, t.clone());
+                    net.add_delay_after(d.src, d.dst, d.extra, t, d.from_cycle, d.to_cycle, words);
+                }
+            }
         }
         for &r in &cfg.equivocate {
             let adv: Box<dyn Adversary> =
@@ -828,18 +851,45 @@ impl Cluster {
         !self.faulty.contains(&r)
     }
 
-    /// Makes replica r faulty: `adversary` transforms its writes. Panics
-    /// unless it knows the kernel's records (`Adversary::knows_v3`,
-    /// [`V3_BYZANTINE`]); `Scenario::check` refuses such a scenario before.
+    /// Makes replica r faulty: `adversary` transforms its writes.
     pub fn set_adversary(&mut self, r: usize, adversary: Box<dyn Adversary>) {
-        assert!(
-            adversary.knows_v3(),
-            "an adversary on replica {r}: {V3_BYZANTINE}"
-        );
         self.net.set_adversary(r, adversary);
         if !self.faulty.contains(&r) {
             self.faulty.push(r);
         }
+    }
+
+    /// A trigger that `event`'s replica fires when the event happens, with
+    /// the cycle the faults it places start ([`event`]).
+    pub fn trigger(&mut self, event: Event) -> Trigger {
+        let t = Trigger::new();
+        self.net.watch(event.replica(), event, t.clone());
+        t
+    }
+
+    /// Makes replica r faulty from `event` on (one of r's own, [`event`]):
+    /// `adversary` transforms the writes r sends from the cycle the event
+    /// starts its faults, and the earlier ones pass unchanged
+    /// (`adversary::After`). The trigger returned tells that cycle once the
+    /// event happened. Panics if the event is another replica's.
+    pub fn set_adversary_from(
+        &mut self,
+        r: usize,
+        event: Event,
+        adversary: Box<dyn Adversary>,
+    ) -> Trigger {
+        assert_eq!(
+            event.replica(),
+            r,
+            "a fault of replica {r} placed by \"{event}\": an event places only its own replica's faults"
+        );
+        let start = self.trigger(event);
+        let gated = crate::adversary::After {
+            start: start.clone(),
+            inner: adversary,
+        };
+        self.set_adversary(r, Box::new(gated));
+        start
     }
 
     /// Runs until every honest replica decided, or the cycle budget is spent.
@@ -1089,6 +1139,7 @@ impl<K: KernelBackend + ?Sized> Replica<'_, K> {
             .map_err(|violation| SimError::Axi { replica, violation })?;
         self.stack.observe(f.links, &inp, &out, cycle, self.hbm);
         self.client.observe(&inp, &out, cycle);
+        self.stack.client_decided(self.client.decisions());
         self.signer.observe(&inp, &out, cycle);
         let before = self.host.violations().len();
         self.host.observe(&inp, &out, cycle);

@@ -29,27 +29,52 @@
 //! from_cycle = 10000       # optional, 0
 //! ```
 //!
+//! [[fault]]
+//! kind = "silent"          # placed by an event: silent from the cycle after
+//! replica = 0              # replica 0's client takes its decision of slot 5
+//! from = { decided = 5 }
+//!
+//! [[fault]]
+//! kind = "delay"           # the writes 0 -> 2 from the one that carries its
+//! src = 0                  # PREPARE of slot 3, for 20 cycles
+//! dst = 2
+//! extra = 2000
+//! from = { sent = "prepare", slot = 3 }
+//! cycles = 20
+//! ```
+//!
 //! Kinds (`kind`, then the keys): `delay` (src, dst, extra, from_cycle,
-//! to_cycle), `silent` (replica, from_cycle), `equivocate`, `lie_vc`, `split_view`,
-//! `forge`, `forge_shares`, `mute_fast` (replica), the v3-only `made_up`,
-//! `forge_cert`, `wrong_history` and `omit_carried` (replica;
-//! [`V3_ONLY_KINDS`]), `random` (replica, and
-//! optional `seed` and per-mille rates `drop`, `flip`, `rewrite`,
-//! `duplicate`, `extra`). Every kind but `delay` makes its replica faulty
+//! to_cycle, or from and cycles), `silent` (replica, from_cycle or from),
+//! `equivocate`, `lie_vc`, `split_view`, `forge`, `forge_shares`,
+//! `mute_fast`, `made_up`, `forge_cert`, `wrong_history` and
+//! `omit_carried` (replica), `random` (replica, and optional `seed` and
+//! per-mille rates `drop`, `flip`, `rewrite`, `duplicate`, `extra`);
+//! [`BYZANTINE_KINDS`]. Every kind but `delay` makes its replica faulty
 //! (`"honest": false` in the report, left out of the checks); at most
 //! f = (n - 1) / 2 replicas may be faulty. Several faults on one replica
 //! compose in file order ([`Chain`]). Unknown keys and kinds, replica ids
-//! not below n, and too many faulty replicas are refused with a message
-//! naming the problem. On `layout = "v3"` (the default, the v3 kernel) every kind runs
-//! ([`V3_KINDS`]: each has an adversary that knows the v3 records; a kind
-//! without one would be refused, [`crate::cluster::V3_BYZANTINE`]), and
-//! `layout = "v1"` is refused.
+//! not below n, too many faulty replicas and malformed events are refused
+//! with a message naming the problem; `layout = "v1"` and `"v2"` are
+//! refused.
+//!
+//! `from` ([`EventSpec`]) places a fault by an event of its own replica (a
+//! delay's: its `src`), `cluster::Event`: `{ decided = K }` (the fault
+//! starts the cycle after the replica's client takes its decision of slot
+//! K), `{ sent = "REGION", slot = K }` (the cycle its send queue takes the
+//! first write of its record of REGION for slot K, that write included;
+//! `slot` optional, and only for the regions by slot), `{ sealed = V }`
+//! (the same for its SEAL of view V); each may name its `replica`, which
+//! must be the fault's.
 
-use crate::adversary::{
-    Chain, Forge, ForgeShares, MuteFast, RandomFaults, RandomRates, Rng, Silent,
-};
+use crate::adversary::forge::Forge;
+use crate::adversary::forge_shares::ForgeShares;
+use crate::adversary::mute_fast::MuteFast;
+use crate::adversary::random::{RandomFaults, RandomRates};
+use crate::adversary::silent::Silent;
+use crate::adversary::{After, Chain, Rng};
 use crate::backend::{self, Backend};
-use crate::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport, SimError, V3_BYZANTINE};
+use crate::cluster::event::{has_slots, sent_regions};
+use crate::cluster::{Cluster, ClusterConfig, Event, LinkDelay, RunReport, SimError};
 use crate::adversary::equivocate::Equivocate;
 use crate::adversary::forge_cert::ForgeCert;
 use crate::adversary::lie_vc::LieVc;
@@ -123,23 +148,19 @@ pub const MAX_SEED: u64 = i64::MAX as u64;
 /// Byzantine leader's view costs a view change.
 pub const SLOW_BOUNDS_PER_SLOT: u64 = 4;
 
-/// View changes in a v3 scenario's [`Scenario::sized_budget`], each at
+/// View changes in a scenario's [`Scenario::sized_budget`], each at
 /// `bench::recovery_bound`: a silent leader's, and room for a second one
 /// when the next leader is silent too or the first view's timeout was
 /// too short for its signer steps (the timeout doubles with each view).
-pub const V3_RECOVERIES: u64 = 4;
+pub const BUDGET_RECOVERIES: u64 = 4;
 
-/// How many of [`V3_KINDS`] (its first ones) v3 took before `equivocate`.
-const V3_FIRST_KINDS: usize = 5;
-
-/// The kinds the v3 kernel takes today: the replicas that only drop their
-/// writes (silent, mute_fast), and those whose adversaries know the v3
-/// records (forge, forge_shares, random; equivocate, lie_vc and
-/// split_view, which sign what they make up with their own key,
-/// `Equivocate`, `LieVc` and `SplitView`), then the kinds only v3 has
-/// ([`V3_ONLY_KINDS`]). [`Scenario::random`] draws the first
-/// [`V3_DRAWN`].
-pub const V3_KINDS: [&str; 12] = [
+/// Every kind that makes a replica faulty (every kind but `delay`), in the
+/// order [`Scenario::random`] draws them: the replicas that only drop their
+/// writes (silent, mute_fast); forge, forge_shares and random; those that
+/// sign what they make up with their own key (equivocate, lie_vc,
+/// split_view: `Equivocate`, `LieVc`, `SplitView`); then
+/// [`RECOVERY_KINDS`].
+pub const BYZANTINE_KINDS: [&str; 12] = [
     "silent",
     "mute_fast",
     "forge",
@@ -154,20 +175,26 @@ pub const V3_KINDS: [&str; 12] = [
     "omit_carried",
 ];
 
-/// The kinds that attack the v3 layout's own rules (adversaries that sign
-/// v3 records): `made_up` (`MadeUp`), `forge_cert` (`ForgeCert`),
-/// `wrong_history` (`WrongHistory`), `omit_carried` (`OmitCarried`).
-pub const V3_ONLY_KINDS: [&str; 4] = ["made_up", "forge_cert", "wrong_history", "omit_carried"];
+/// The kinds that attack the recovery's own rules (docs/recovery.md), each
+/// signing the records it makes up: `made_up` (validity, R1 and R2,
+/// `MadeUp`), `forge_cert` (certificates, `ForgeCert`), `wrong_history`
+/// (the certificate of the highest L, R19 and R22, `WrongHistory`),
+/// `omit_carried` (R22's form check, `OmitCarried`).
+pub const RECOVERY_KINDS: [&str; 4] = ["made_up", "forge_cert", "wrong_history", "omit_carried"];
 
-/// How many of [`V3_KINDS`] (its first ones) [`Scenario::random`] drew
-/// before lie_vc, split_view and the v3-only kinds: a seed whose faulty
-/// replicas all keep one of these keeps the scenario it had then.
-const V3_FIRST_DRAWN: usize = 6;
+/// How many of [`BYZANTINE_KINDS`] (its first ones) [`Scenario::random`]'s
+/// first stream draws from.
+const FIRST_STREAM_KINDS: usize = 5;
 
-/// How many of [`V3_KINDS`] (its first ones) [`Scenario::random`]
-/// draws: all of them, each with chance 1 / `V3_DRAWN` for a faulty
+/// How many of [`BYZANTINE_KINDS`] (its first ones) a faulty replica keeps
+/// when the third stream draws one of them: a seed whose faulty replicas
+/// all draw one of these keeps its scenario across the kinds added later.
+const KEPT_KINDS: usize = 6;
+
+/// How many of [`BYZANTINE_KINDS`] (its first ones) [`Scenario::random`]
+/// draws: all of them, each with chance 1 / `DRAWN_KINDS` for a faulty
 /// replica.
-pub const V3_DRAWN: usize = V3_KINDS.len();
+pub const DRAWN_KINDS: usize = BYZANTINE_KINDS.len();
 
 /// A run as data: [`ClusterConfig`]'s parameters and a list of faults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,7 +243,9 @@ pub struct Scenario {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Fault {
     /// Network: `extra` cycles on link src -> dst for writes sent in
-    /// `from_cycle..to_cycle` (absent `to_cycle`: forever). Nobody is faulty.
+    /// `from_cycle..to_cycle` (absent `to_cycle`: forever), or, placed by
+    /// an event of `src`'s (`from`), for `cycles` cycles from the one the
+    /// event starts its faults (absent: forever). Nobody is faulty.
     Delay {
         src: usize,
         dst: usize,
@@ -225,12 +254,19 @@ pub enum Fault {
         from_cycle: u64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         to_cycle: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<EventSpec>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cycles: Option<u64>,
     },
-    /// The replica's writes reach nobody from `from_cycle` on ([`Silent`]).
+    /// The replica's writes reach nobody from `from_cycle` on, or from the
+    /// cycle its event `from` starts its faults ([`Silent`]).
     Silent {
         replica: usize,
         #[serde(default)]
         from_cycle: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<EventSpec>,
     },
     /// While leader, a different m to each peer, in prepare and in its votes
     /// (`Equivocate`).
@@ -284,17 +320,94 @@ pub enum Fault {
     },
 }
 
-/// The kinds that make a replica faulty (every kind but `delay`).
-pub const BYZANTINE_KINDS: [&str; 8] = [
-    "silent",
-    "equivocate",
-    "lie_vc",
-    "split_view",
-    "forge",
-    "forge_shares",
-    "mute_fast",
-    "random",
-];
+/// A fault's `from`: the event of its replica's (a delay's: its `src`'s)
+/// that places it (`cluster::Event`). Exactly one of `decided`, `sent`,
+/// `sealed`; `slot` only with `sent`; `replica`, if given, the fault's.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventSpec {
+    /// The slot (k, from 1) whose decision the replica's client takes; the
+    /// fault starts the cycle after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided: Option<u64>,
+    /// The region (its name, as in docs/layout.md) of the record whose
+    /// first write the replica sends; the fault starts with that write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent: Option<String>,
+    /// With `sent`: the record of slot k (absent: any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<u64>,
+    /// The view of the SEAL whose first write the replica sends; the fault
+    /// starts with that write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<u32>,
+    /// The replica whose event it is: the fault's own (absent: that one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica: Option<usize>,
+}
+
+impl EventSpec {
+    /// The event, for a fault of replica `owner` in a run of `n`; the error
+    /// names the key at fault.
+    pub fn event(&self, owner: usize, n: usize) -> Result<Event, String> {
+        let replica = self.replica.unwrap_or(owner);
+        if replica != owner {
+            return Err(format!(
+                "from: replica = {replica} is not the fault's replica {owner}: an event places only its own replica's faults (a delay's: its src's)"
+            ));
+        }
+        let named = [
+            self.decided.is_some(),
+            self.sent.is_some(),
+            self.sealed.is_some(),
+        ];
+        let event = match named {
+            [false, false, false] => {
+                return Err(
+                    "from names no event: give one of decided = K, sent = \"REGION\" (with slot = K), sealed = V".into(),
+                )
+            }
+            [true, false, false] => Event::Decided {
+                replica,
+                slot: self.decided.unwrap(),
+            },
+            [false, true, false] => {
+                let name = self.sent.as_deref().unwrap();
+                let Some(&region) = sent_regions().iter().find(|r| r.name() == name) else {
+                    let names: Vec<&str> = sent_regions().iter().map(|r| r.name()).collect();
+                    return Err(format!(
+                        "from: sent = {name:?} is no record the kernel sends; one of {}",
+                        names.join(", ")
+                    ));
+                };
+                if self.slot.is_some() && !has_slots(region) {
+                    return Err(format!(
+                        "from: slot goes with the regions by slot; {name} has none (give no slot)"
+                    ));
+                }
+                Event::Sent {
+                    replica,
+                    region,
+                    slot: self.slot,
+                }
+            }
+            [false, false, true] => Event::Sealed {
+                replica,
+                view: self.sealed.unwrap(),
+            },
+            _ => {
+                return Err(
+                    "from names more than one event: give one of decided, sent, sealed".into(),
+                )
+            }
+        };
+        if self.slot.is_some() && self.sent.is_none() {
+            return Err("from: slot goes with sent (decided names its slot itself)".into());
+        }
+        event.check(n).map_err(|e| format!("from: {e}"))?;
+        Ok(event)
+    }
+}
 
 impl Fault {
     /// The `kind` key.
@@ -341,6 +454,7 @@ impl Fault {
             "silent" => Fault::Silent {
                 replica,
                 from_cycle: 0,
+                from: None,
             },
             "equivocate" => Fault::Equivocate { replica },
             "lie_vc" => Fault::LieVc { replica },
@@ -452,6 +566,8 @@ impl Scenario {
                     dst,
                     from_cycle,
                     to_cycle,
+                    ref from,
+                    cycles,
                     ..
                 } => {
                     if src >= n || dst >= n {
@@ -467,6 +583,25 @@ impl Scenario {
                     if to_cycle.is_some_and(|t| t < from_cycle) {
                         return Err(format!("{which}: to_cycle is before from_cycle"));
                     }
+                    match from {
+                        Some(e) => {
+                            if from_cycle != 0 || to_cycle.is_some() {
+                                return Err(format!(
+                                    "{which}: give from (an event, and cycles for how long) or from_cycle and to_cycle, not both"
+                                ));
+                            }
+                            if cycles == Some(0) {
+                                return Err(format!("{which}: cycles = 0 delays nothing"));
+                            }
+                            e.event(src, n).map_err(|m| format!("{which}: {m}"))?;
+                        }
+                        None if cycles.is_some() => {
+                            return Err(format!(
+                                "{which}: cycles goes with from (an event); with from_cycle, give to_cycle"
+                            ));
+                        }
+                        None => {}
+                    }
                 }
                 _ => {
                     let r = fault
@@ -477,20 +612,21 @@ impl Scenario {
                             "{which}: replica = {r} is not below replicas = {n}"
                         ));
                     }
+                    if let Fault::Silent {
+                        from_cycle,
+                        from: Some(e),
+                        ..
+                    } = fault
+                    {
+                        if *from_cycle != 0 {
+                            return Err(format!(
+                                "{which}: give from (an event) or from_cycle, not both"
+                            ));
+                        }
+                        e.event(r, n).map_err(|m| format!("{which}: {m}"))?;
+                    }
                 }
             }
-        }
-        if let Some((i, fault)) = self
-            .faults
-            .iter()
-            .enumerate()
-            .find(|(_, f)| f.replica().is_some() && !V3_KINDS.contains(&f.kind()))
-        {
-            return Err(format!(
-                "fault #{} (kind = \"{}\"): {V3_BYZANTINE}",
-                i + 1,
-                fault.kind()
-            ));
         }
         let faulty = self.faulty();
         if faulty.len() > self.f() {
@@ -528,13 +664,27 @@ impl Scenario {
                         extra,
                         from_cycle,
                         to_cycle,
-                    } => Some(LinkDelay {
-                        src,
-                        dst,
-                        extra,
-                        from_cycle,
-                        to_cycle: to_cycle.unwrap_or(u64::MAX),
-                        records: None,
+                        ref from,
+                        cycles,
+                    } => Some(match from {
+                        None => LinkDelay {
+                            src,
+                            dst,
+                            extra,
+                            from_cycle,
+                            to_cycle: to_cycle.unwrap_or(u64::MAX),
+                            records: None,
+                            after: None,
+                        },
+                        Some(e) => LinkDelay {
+                            src,
+                            dst,
+                            extra,
+                            from_cycle: 0,
+                            to_cycle: cycles.unwrap_or(u64::MAX),
+                            records: None,
+                            after: Some(e.event(src, self.replicas).expect("checked")),
+                        },
                     }),
                     _ => None,
                 })
@@ -544,16 +694,30 @@ impl Scenario {
         }
     }
 
-    /// The adversary of one fault (`None` for a delay).
-    fn adversary(&self, fault: &Fault) -> Option<Box<dyn Adversary>> {
+    /// The adversary of one fault (`None` for a delay); one placed by an
+    /// event waits for its trigger, which `cluster` watches for.
+    fn adversary(&self, fault: &Fault, cluster: &mut Cluster) -> Option<Box<dyn Adversary>> {
         let n = self.replicas;
         let mb = Mailbox::v3(BUILD_N, G, SB);
         let per_replica = |r: usize| self.seed ^ (r as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         Some(match fault {
             Fault::Delay { .. } => return None,
-            Fault::Silent { from_cycle, .. } => Box::new(Silent {
-                from_cycle: *from_cycle,
-            }),
+            Fault::Silent {
+                replica,
+                from_cycle,
+                from,
+            } => match from {
+                None => Box::new(Silent {
+                    from_cycle: *from_cycle,
+                }),
+                Some(e) => {
+                    let event = e.event(*replica, n).expect("checked");
+                    Box::new(After {
+                        start: cluster.trigger(event),
+                        inner: Box::new(Silent { from_cycle: 0 }),
+                    })
+                }
+            },
             Fault::Equivocate { replica } => Box::new(Equivocate::new(n, mb, self.seed, *replica)),
             Fault::LieVc { replica } => Box::new(LieVc::new(mb, self.seed, *replica)),
             Fault::SplitView { replica } => Box::new(SplitView::new(n, mb, self.seed, *replica)),
@@ -619,7 +783,7 @@ impl Scenario {
                 .faults
                 .iter()
                 .filter(|f| f.replica() == Some(r))
-                .filter_map(|f| self.adversary(f))
+                .filter_map(|f| self.adversary(f, &mut cluster))
                 .collect();
             let adv: Box<dyn Adversary> = if chain.len() == 1 {
                 chain.into_iter().next().unwrap()
@@ -643,12 +807,12 @@ impl Scenario {
     /// the timeout doubled by each (protocol.md, "Timeouts"), fits in it.
     ///
     /// On v3 the slot's bound is the v3 slow path's (`bench::slow_bound`),
-    /// and [`V3_RECOVERIES`] recoveries (`bench::recovery_bound`) are added:
+    /// and [`BUDGET_RECOVERIES`] recoveries (`bench::recovery_bound`) are added:
     /// a silent leader costs a view change rather than a slot's slow path.
     pub fn sized_budget(&self) -> u64 {
         let cfg = self.config();
         self.slots * SLOW_BOUNDS_PER_SLOT * crate::bench::slow_bound(&cfg)
-            + V3_RECOVERIES * crate::bench::recovery_bound(&cfg)
+            + BUDGET_RECOVERIES * crate::bench::recovery_bound(&cfg)
     }
 
     /// Sometimes (3 in 10) a link delay of 100 to 3,000 cycles on a random
@@ -667,13 +831,15 @@ impl Scenario {
                 extra: pick(rng, 100, 3000),
                 from_cycle: from,
                 to_cycle: Some(from + pick(rng, 1000, 20_000)),
+                from: None,
+                cycles: None,
             });
         }
     }
 
     /// A random scenario from `seed` (what `cargo xtask soak` runs): n = 3
     /// or 5, quick random latencies, up to f Byzantine replicas of
-    /// [`V3_KINDS`] (sometimes two kinds on one replica), sometimes a link
+    /// [`BYZANTINE_KINDS`] (sometimes two kinds on one replica), sometimes a link
     /// delay, and a cycle budget of `max_cycles` or
     /// [`Scenario::sized_budget`], whichever is larger. A silent one falls silent at a random cycle below
     /// `max_cycles`, and `wait_polls` follows the v3 rule that a replica's
@@ -706,20 +872,20 @@ impl Scenario {
         // seeds the docs name keep their scenarios; a faulty replica then
         // becomes an equivocator with chance 1/6 on a stream of its own,
         // and on a third stream one of the kinds added after that with
-        // chance 1 / V3_DRAWN each (a seed that draws none of them keeps
-        // its scenario). So every kind has chance 1 / V3_DRAWN.
+        // chance 1 / DRAWN_KINDS each (a seed that draws none of them keeps
+        // its scenario). So every kind has chance 1 / DRAWN_KINDS.
         let mut late = Rng::new(seed ^ 0x0e9c_1a7e_0003);
         let mut later = Rng::new(seed ^ 0x1a7e_0b3f_0008);
         for i in 0..faulty {
             let j = i + rng.below((n - i) as u64) as usize;
             ids.swap(i, j);
-            let mut kind = V3_KINDS[rng.below(V3_FIRST_KINDS as u64) as usize];
-            if late.below(V3_FIRST_DRAWN as u64) == 0 {
+            let mut kind = BYZANTINE_KINDS[rng.below(FIRST_STREAM_KINDS as u64) as usize];
+            if late.below(KEPT_KINDS as u64) == 0 {
                 kind = "equivocate";
             }
-            let newer = later.below(V3_DRAWN as u64) as usize;
-            if newer >= V3_FIRST_DRAWN {
-                kind = V3_KINDS[newer];
+            let newer = later.below(DRAWN_KINDS as u64) as usize;
+            if newer >= KEPT_KINDS {
+                kind = BYZANTINE_KINDS[newer];
             }
             let mut fault = Fault::byzantine(kind, ids[i]).unwrap();
             if let Fault::Silent { from_cycle, .. } = &mut fault {
@@ -790,7 +956,8 @@ replica = 0
             s.faults[1],
             Fault::Silent {
                 replica: 2,
-                from_cycle: 10_000
+                from_cycle: 10_000,
+                from: None,
             }
         );
         assert_eq!(s.faulty().into_iter().collect::<Vec<_>>(), vec![0, 2]);
@@ -944,7 +1111,7 @@ replica = 0
     }
 
     #[test]
-    fn random_scenarios_are_valid_and_keep_to_the_v3_kinds_and_timeout_rule() {
+    fn random_scenarios_are_valid_and_keep_to_the_kinds_and_timeout_rule() {
         let mut kinds = BTreeSet::new();
         let mut faulty = BTreeSet::new();
         for seed in 0..300 {
@@ -953,7 +1120,7 @@ replica = 0
             assert_eq!(s.layout, Version::V3);
             assert_eq!(s, Scenario::random(seed, 100_000));
             assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
-            // The v3 timeout rule: the wait outlasts one signer step.
+            // The timeout rule: the wait outlasts one signer step.
             let poll = s.hbm_read_latency + 4;
             assert!(
                 s.wait_polls * poll >= s.sign_latency.max(s.verify_latency),
@@ -966,15 +1133,89 @@ replica = 0
             );
             for f in &s.faults {
                 assert!(
-                    f.kind() == "delay" || V3_KINDS[..V3_DRAWN].contains(&f.kind()),
+                    f.kind() == "delay" || BYZANTINE_KINDS[..DRAWN_KINDS].contains(&f.kind()),
                     "{f:?}"
                 );
             }
             kinds.extend(s.faults.iter().map(|f| f.kind()));
             faulty.insert(s.faulty().len());
         }
-        assert_eq!(kinds.len(), V3_DRAWN + 1, "{kinds:?}");
+        assert_eq!(kinds.len(), DRAWN_KINDS + 1, "{kinds:?}");
         // n = 5 scenarios reach f = 2 faulty replicas.
         assert_eq!(faulty, BTreeSet::from([0, 1, 2]));
+    }
+
+    fn with_fault(fault: &str) -> Result<Scenario, String> {
+        Scenario::from_toml(&format!(
+            "replicas = 3\nslots = 4\n[[fault]]\n{fault}\n"
+        ))
+    }
+
+    #[test]
+    fn events_place_faults_and_round_trip() {
+        use crate::cluster::Event;
+        use rhdl_ubft::layout::Region;
+        let s = with_fault("kind = \"silent\"\nreplica = 0\nfrom = { decided = 5, replica = 0 }").unwrap();
+        let Fault::Silent { from: Some(e), .. } = &s.faults[0] else {
+            panic!("{:?}", s.faults)
+        };
+        assert_eq!(e.event(0, 3), Ok(Event::Decided { replica: 0, slot: 5 }));
+        assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+        let s = with_fault("kind = \"silent\"\nreplica = 2\nfrom = { sealed = 0 }").unwrap();
+        let Fault::Silent { from: Some(e), .. } = &s.faults[0] else {
+            panic!()
+        };
+        assert_eq!(e.event(2, 3), Ok(Event::Sealed { replica: 2, view: 0 }));
+        let s = with_fault(
+            "kind = \"delay\"\nsrc = 0\ndst = 2\nextra = 9\nfrom = { sent = \"prepare\", slot = 3 }\ncycles = 20",
+        )
+        .unwrap();
+        let d = &s.config().delays[0];
+        assert_eq!(
+            d.after,
+            Some(Event::Sent {
+                replica: 0,
+                region: Region::Prepare,
+                slot: Some(3)
+            })
+        );
+        assert_eq!((d.from_cycle, d.to_cycle), (0, 20));
+        assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+        // Without cycles, forever; a region without slots, any record.
+        let s = with_fault("kind = \"delay\"\nsrc = 1\ndst = 0\nextra = 9\nfrom = { sent = \"seal\" }").unwrap();
+        assert_eq!(s.config().delays[0].to_cycle, u64::MAX);
+    }
+
+    #[test]
+    fn malformed_events_are_refused_naming_the_key() {
+        let silent = |from: &str| with_fault(&format!("kind = \"silent\"\nreplica = 1\n{from}")).unwrap_err();
+        for (from, want) in [
+            ("from = { decide = 5 }", "unknown field `decide`"),
+            ("from = { }", "names no event"),
+            ("from = { decided = 2, sealed = 0 }", "more than one event"),
+            ("from = { sent = \"prep\", slot = 1 }", "sent = \"prep\" is no record the kernel sends; one of prepare, prep_sig"),
+            ("from = { sent = \"seal\", slot = 1 }", "seal has none"),
+            ("from = { decided = 2, slot = 1 }", "slot goes with sent"),
+            ("from = { decided = 0 }", "slots count from 1"),
+            ("from = { decided = 2, replica = 0 }", "replica = 0 is not the fault's replica 1"),
+            ("from = { decided = \"five\" }", "invalid type: string \"five\""),
+            ("from = 5\n", "from"),
+            ("from_cycle = 7\nfrom = { decided = 2 }", "not both"),
+        ] {
+            let err = silent(from);
+            assert!(err.contains(want), "{from}: {err}");
+        }
+        let delay = |rest: &str| {
+            with_fault(&format!("kind = \"delay\"\nsrc = 0\ndst = 1\nextra = 5\n{rest}")).unwrap_err()
+        };
+        for (rest, want) in [
+            ("cycles = 10", "cycles goes with from"),
+            ("from = { decided = 1 }\nto_cycle = 9", "not both"),
+            ("from = { decided = 1 }\ncycles = 0", "cycles = 0"),
+            ("from = { decided = 1, replica = 1 }", "not the fault's replica 0"),
+        ] {
+            let err = delay(rest);
+            assert!(err.contains(want), "{rest}: {err}");
+        }
     }
 }

@@ -19,9 +19,10 @@
 //! clock in header order, each starting on a 32-bit word. The testbench is
 //! plain Verilog-2001 (Icarus `-g2005`, Vivado xsim).
 
-use crate::adversary::{Forge, Silent};
+use crate::adversary::forge::Forge;
+use crate::adversary::silent::Silent;
 use crate::backend::{self, Backend};
-use crate::cluster::{Cluster, ClusterConfig, HbmWriteError, LinkDelay, Records, RunReport};
+use crate::cluster::{Cluster, ClusterConfig, Event, HbmWriteError, LinkDelay, Records, RunReport};
 use crate::ports::{KernelBackend, KernelIn, KernelOut};
 use crate::backend::verilator::harness::{CLOCK, TOP};
 use crate::backend::verilator::portmap::{hex, PortMap};
@@ -99,17 +100,18 @@ pub fn record(
     record_with(name, about, cfg, backend, &[], &[])
 }
 
-/// As [`record`], with each replica of `silent` (replica, cycle) silent
-/// from that cycle on (`adversary::Silent`: its writes are dropped, as a
+/// As [`record`], with each replica of `silent` (replica, event) silent
+/// from the cycle its event starts its faults (`cluster::event`;
+/// `adversary::silent::Silent`: its writes are dropped, as a
 /// crashed NIC's would be; the kernel itself runs on and is recorded), and
-/// each replica of `forge` a forger (`adversary::Forge`: writes into other
+/// each replica of `forge` a forger (`adversary::forge::Forge`: writes into other
 /// replicas' entries, which their guards refuse).
 pub fn record_with(
     name: &str,
     about: &str,
     cfg: &ClusterConfig,
     backend: Backend,
-    silent: &[(usize, u64)],
+    silent: &[(usize, Event)],
     forge: &[usize],
 ) -> Result<Scenario, String> {
     cfg.validate().map_err(|e| e.to_string())?;
@@ -123,11 +125,13 @@ pub fn record_with(
         })
         .collect();
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
-    for &(r, from_cycle) in silent {
-        if r >= cfg.replicas {
-            return Err(format!("scenario {name}: no replica {r} to silence"));
+    for &(r, event) in silent {
+        if r >= cfg.replicas || event.replica() != r {
+            return Err(format!(
+                "scenario {name}: replica {r} cannot be silenced from \"{event}\""
+            ));
         }
-        c.set_adversary(r, Box::new(Silent { from_cycle }));
+        c.set_adversary_from(r, event, Box::new(Silent { from_cycle: 0 }));
     }
     for &r in forge {
         if r >= cfg.replicas {
@@ -160,8 +164,8 @@ pub struct Standard {
     /// One line on what the run does.
     pub about: &'static str,
     pub cfg: ClusterConfig,
-    /// (replica, cycle): silent from that cycle ([`record_with`]).
-    pub silent: Vec<(usize, u64)>,
+    /// (replica, event): silent from the event ([`record_with`]).
+    pub silent: Vec<(usize, Event)>,
     /// Forgers ([`record_with`]).
     pub forge: Vec<usize>,
 }
@@ -200,14 +204,14 @@ pub fn standard() -> Vec<Standard> {
         plain(
             "fast_path",
             "3 replicas decide 6 slots on the fast path (net 40, HBM 12/6 cycles)",
-            v3_quick(6),
+            quick(6),
         ),
         plain(
             "equivocating_leader",
             "3 replicas, replica 0 equivocates while leader (a different m to each follower): the followers time out, change view and decide under the next leader",
             ClusterConfig {
                 equivocate: vec![0],
-                ..v3_quick(2)
+                ..quick(2)
             },
         ),
         Standard {
@@ -215,7 +219,7 @@ pub fn standard() -> Vec<Standard> {
             about: "3 replicas, replica 2 a forger: it aims a copy of each of its writes at another replica's entries, which the receiving kernels' guards refuse (s_axis_rx_cmd, s_axis_rx_data, m_axi_rx), and fills its own entries with garbage; replicas 0 and 1 decide 3 slots on the f + 1 slow path",
             cfg: ClusterConfig {
                 seed: 11,
-                ..v3_quick(3)
+                ..quick(3)
             },
             silent: vec![],
             forge: vec![2],
@@ -226,8 +230,8 @@ pub fn standard() -> Vec<Standard> {
         Standard {
             name: "silent_leader",
             about: "3 replicas; the leader, replica 0, falls silent at cycle 690 after 2 fast decisions; replicas 1 and 2 bridge slot 3, change view, rerun slot 3 as the carried value and decide slot 4 on the f + 1 slow path",
-            cfg: v3_quick(4),
-            silent: vec![(0, 690)],
+            cfg: quick(4),
+            silent: vec![(0, Event::Decided { replica: 0, slot: 2 })],
             forge: vec![],
         },
         Standard {
@@ -244,8 +248,9 @@ pub fn standard() -> Vec<Standard> {
                         region: Region::WillCert,
                         slot: Some(0),
                     }),
+                    after: None,
                 }],
-                ..v3_quick(2)
+                ..quick(2)
             },
             silent: vec![],
             forge: vec![],
@@ -264,7 +269,7 @@ pub fn standard() -> Vec<Standard> {
                         count: 1,
                     })
                     .to_vec(),
-                ..v3_quick(3)
+                ..quick(3)
             },
             silent: vec![],
             forge: vec![],
@@ -275,7 +280,7 @@ pub fn standard() -> Vec<Standard> {
 /// The recordings' configuration: [`ClusterConfig::quick`] links, a
 /// quicker signer (sign 100, verify 150 cycles), a wait of 16 polls, seed 7
 /// and every write through the kernels' guards (`Delivery::Kernel`).
-fn v3_quick(slots: u64) -> ClusterConfig {
+fn quick(slots: u64) -> ClusterConfig {
     ClusterConfig {
         seed: 7,
         wait_polls: 16,

@@ -1,5 +1,5 @@
 //! Safety under Byzantine replicas (issue 4), on the shipped v3 kernel:
-//! under every fault kind v3 takes (`scenario::V3_KINDS`: the eight kinds
+//! under every fault kind v3 takes (`scenario::BYZANTINE_KINDS`: the eight kinds
 //! of `ubft_sim::scenario` and the v3-only `made_up`, `forge_cert`,
 //! `wrong_history` and `omit_carried`), alone and combined (up to f faulty
 //! replicas), for n = 3 and 5, no two honest replicas decide differently
@@ -13,7 +13,7 @@
 //! that once broke validity. v3 keeps deciding under every kind here (the
 //! slow path needs f + 1 COMMITs, the view change f + 1 SEALs), so these
 //! runs also check that every honest replica decides every slot; a silent
-//! replica's runs are in `cluster.rs` (`a_silent_follower_leaves_every_v3_slot_decided_on_the_slow_path`
+//! replica's runs are in `cluster.rs` (`a_silent_follower_leaves_every_slot_decided_on_the_slow_path`
 //! and the silent leaders).
 
 use proptest::prelude::*;
@@ -22,7 +22,7 @@ use rhdl_ubft::params::{G, N as BUILD_N, SB};
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{ClusterConfig, RunReport, NETWORK_PTR};
 use ubft_sim::adversary::lie_vc::LieVc;
-use ubft_sim::scenario::{Fault, Scenario, MAX_SEED, V3_KINDS};
+use ubft_sim::scenario::{Fault, Scenario, MAX_SEED, BYZANTINE_KINDS};
 
 /// The tests' quick links and signer (`ClusterConfig::quick`: L = 40,
 /// H = 12, W = 6, sign 300, verify 500) as a v3 scenario, with a wait of
@@ -99,7 +99,7 @@ fn every_slot_decided(report: &RunReport, slots: u64, what: &str) {
 /// combined runs below and `scenarios/` put them to work.
 #[test]
 fn every_kind_alone_is_safe_and_live_with_3_replicas() {
-    for kind in V3_KINDS {
+    for kind in BYZANTINE_KINDS {
         for replica in [0, 1] {
             let s = with(quick(3, 8, 11 + replica as u64), vec![byz(kind, replica)]);
             let report = run_safe(&s);
@@ -119,7 +119,7 @@ fn every_kind_alone_is_safe_and_live_with_3_replicas() {
 /// safe, and every slot decided.
 #[test]
 fn every_kind_alone_is_safe_and_live_with_5_replicas() {
-    for kind in V3_KINDS {
+    for kind in BYZANTINE_KINDS {
         for replica in [0, 3] {
             let s = with(quick(5, 6, 21 + replica as u64), vec![byz(kind, replica)]);
             let report = run_safe(&s);
@@ -157,6 +157,8 @@ fn combined_kinds_on_one_of_3_replicas_are_safe() {
                 extra: 800,
                 from_cycle: 0,
                 to_cycle: Some(5_000),
+                from: None,
+                cycles: None,
             });
         }
         let report = run_safe(&with(quick(3, 8, 31 + i as u64), faults));
@@ -168,7 +170,7 @@ fn combined_kinds_on_one_of_3_replicas_are_safe() {
 /// among them in half the runs.
 #[test]
 fn combined_kinds_on_two_of_5_replicas_are_safe() {
-    let k = V3_KINDS;
+    let k = BYZANTINE_KINDS;
     for i in 0..k.len() {
         let (a, b) = if i % 2 == 0 { (0, 2) } else { (1, 4) };
         let faults = vec![byz(k[i], a), byz("lie_vc", a), byz(k[(i + 3) % k.len()], b)];
@@ -202,6 +204,8 @@ fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
         extra,
         from_cycle: from,
         to_cycle: Some(to),
+        from: None,
+        cycles: None,
     };
     // The leader's writes sent in from..from + 400 land 20,000 cycles late.
     let leader_late = |n: usize, from: u64| -> Vec<Fault> {
@@ -233,6 +237,7 @@ fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
                 Fault::Silent {
                     replica: 0,
                     from_cycle: 12_000,
+                    from: None,
                 },
                 late(3, 4, 2_000, 0, 8_000),
             ],
@@ -326,7 +331,7 @@ fn forge_is_refused_by_the_slot_guard() {
 
 fn fault_strategy(n: usize) -> impl Strategy<Value = Vec<Fault>> {
     let f = (n - 1) / 2;
-    let one = (0..V3_KINDS.len(), 0u64..40_000);
+    let one = (0..BYZANTINE_KINDS.len(), 0u64..40_000);
     (
         proptest::sample::subsequence((0..n).collect::<Vec<_>>(), 0..=f),
         proptest::collection::vec(one, 1..=2),
@@ -338,7 +343,7 @@ fn fault_strategy(n: usize) -> impl Strategy<Value = Vec<Fault>> {
                     if i > 0 && j % 2 == 1 {
                         break;
                     }
-                    let kind = V3_KINDS[(k + j) % V3_KINDS.len()];
+                    let kind = BYZANTINE_KINDS[(k + j) % BYZANTINE_KINDS.len()];
                     let mut fault = Fault::byzantine(kind, r).unwrap();
                     if let Fault::Silent { from_cycle, .. } = &mut fault {
                         *from_cycle = *from;
@@ -386,6 +391,8 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                                 extra: 20_000,
                                 from_cycle: from,
                                 to_cycle: Some(from + 1_000),
+                                from: None,
+                                cycles: None,
                             });
                         }
                     }
@@ -397,6 +404,8 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                             extra,
                             from_cycle: from,
                             to_cycle: Some(from + len),
+                            from: None,
+                            cycles: None,
                         });
                     }
                     Scenario {
@@ -502,6 +511,8 @@ fn the_soaks_validity_failures_of_issue_11_decide_only_client_requests() {
                 extra,
                 from_cycle: from,
                 to_cycle: Some(to),
+                from: None,
+                cycles: None,
             });
         }
         let s = with(

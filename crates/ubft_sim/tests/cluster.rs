@@ -16,7 +16,7 @@ use ubft_sim::cluster::{
 use ubft_sim::models::hbm::Hbm;
 use ubft_sim::backend::lockstep::differential;
 use ubft_sim::models::network::{Delivery, Network, RefuseReason, Write};
-use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS, V3_KINDS, V3_ONLY_KINDS};
+use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS, RECOVERY_KINDS};
 use ubft_sim::backend::verilator::harness::{parse_ports, TOP};
 use ubft_sim::backend::verilator::{kernel_verilog, Library};
 
@@ -92,17 +92,13 @@ fn the_scenario_key_refuses_v1_v2_and_unknown_layouts_by_name() {
 }
 
 #[test]
-fn every_byzantine_kind_runs_on_v3() {
-    // Every kind's adversary knows the v3 records (since 2026-12-03,
-    // lie_vc and split_view too: `LieVc`, `SplitView`), so the cluster
-    // takes each. (An adversary that does not know them, set by hand, is
-    // refused: the test below.) V3_KINDS is the Byzantine kinds and the
-    // v3-only ones (V3_ONLY_KINDS), those v2 never had.
-    assert_eq!(V3_KINDS.len(), BYZANTINE_KINDS.len() + V3_ONLY_KINDS.len());
-    for kind in BYZANTINE_KINDS {
-        assert!(V3_KINDS.contains(&kind), "{kind}");
+fn every_byzantine_kind_runs() {
+    // Every kind has an adversary that targets the kernel's records, so the
+    // cluster takes each; RECOVERY_KINDS are among them.
+    for kind in RECOVERY_KINDS {
+        assert!(BYZANTINE_KINDS.contains(&kind), "{kind}");
     }
-    for kind in V3_KINDS {
+    for kind in BYZANTINE_KINDS {
         let text = format!(
             "replicas = 3\nslots = 2\nlayout = \"v3\"\n[[fault]]\nkind = \"delay\"\nsrc = 0\ndst = 1\nextra = 9\n[[fault]]\nkind = \"{kind}\"\nreplica = 1\n"
         );
@@ -112,9 +108,9 @@ fn every_byzantine_kind_runs_on_v3() {
         assert!(err.contains(LAYOUT_REFUSED), "{kind}: {err}");
         let mut s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{kind}: {e}"));
         assert!(s.check().is_ok(), "{kind}");
-        // Its adversary is one that knows v3.
         s.slots = 1;
-        assert!(s.cluster(Backend::RustHdl).is_ok(), "{kind}");
+        let c = s.cluster(Backend::RustHdl).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert!(!c.is_honest(1) && c.is_honest(0), "{kind}");
     }
 }
 
@@ -153,7 +149,7 @@ const PTR: u64 = 0x1_0000_0000;
 
 /// The network model of a 3-replica v3 cluster filtering by its own rule,
 /// and the receiver's HBM.
-fn v3_network() -> (Network, Mailbox, Hbm) {
+fn reference_network() -> (Network, Mailbox, Hbm) {
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let mut net = Network::new(3, 10, mb.clone(), PTR, 16);
     net.set_delivery(Delivery::Model);
@@ -161,8 +157,8 @@ fn v3_network() -> (Network, Mailbox, Hbm) {
 }
 
 #[test]
-fn the_network_model_checks_v3_writes_by_the_references_rule() {
-    let (net, mb, hbm) = v3_network();
+fn the_network_model_checks_writes_by_the_references_rule() {
+    let (net, mb, hbm) = reference_network();
     let w = |word: usize, data: Vec<u32>| Write { word, data };
     // A PREPARE (k, m, v, prev) of view 4 is its leader's, 4 mod 3 = 1.
     let mut prepare = vec![0; 4];
@@ -253,7 +249,7 @@ fn the_verilator_library_is_the_kernels_verilog() {
 /// rule on every write, and each prepare in HBM where v3 puts it,
 /// (k, m, v, prev = dec[k - 1]).
 #[test]
-fn three_replicas_decide_8_slots_on_the_v3_fast_path() {
+fn three_replicas_decide_8_slots_on_the_fast_path() {
     let (n, slots, seed) = (3, 8, 5);
     let cfg = ClusterConfig {
         seed,
@@ -315,7 +311,7 @@ fn three_replicas_decide_8_slots_on_the_v3_fast_path() {
 /// port equal on every cycle of a 20-slot fast-path run (past the window of
 /// G = 16 slots).
 #[test]
-fn the_v3_kernel_agrees_on_both_backends() {
+fn the_kernel_agrees_on_both_backends() {
     let cfg = ClusterConfig {
         seed: 9,
         ..quick(3, 20)
@@ -335,7 +331,7 @@ fn the_v3_kernel_agrees_on_both_backends() {
 /// R12, slow.md): the client's values, in order, on every replica, the
 /// first slot slow and the second fast.
 #[test]
-fn a_timeout_takes_the_v3_kernel_to_its_slow_path() {
+fn a_timeout_takes_the_kernel_to_its_slow_path() {
     let cfg = late_votes_to_the_leader();
     let v3 = backend::run(&cfg, Backend::Verilator).unwrap();
     assert!(v3.checks.ok(), "{:?}", v3.checks.failures);
@@ -398,46 +394,18 @@ fn the_cli_runs_v3_and_names_it() {
     let v3 = run(false);
     assert!(v3.contains("cycles on verilator, layout v3\n"), "{v3}");
     assert!(v3.contains("3 decided (3 fast, 0 slow)"), "{v3}");
-    let v3_json = run(true);
-    assert!(v3_json.contains("\"layout\": \"v3\""), "{v3_json}");
-    let v: serde_json::Value = serde_json::from_str(&v3_json).unwrap();
-    let v3_states: Vec<&str> = v["replicas"]
+    let json = run(true);
+    assert!(json.contains("\"layout\": \"v3\""), "{json}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let states: Vec<&str> = v["replicas"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| rhdl_ubft::controller::status::STATE_NAMES[r["status"]["state"].as_u64().unwrap() as usize])
         .collect();
     assert!(
-        v3_states.len() == 3 && v3_states.iter().all(|s| s.starts_with("Slow")),
-        "{v3_states:?}: {v3_json}"
-    );
-}
-
-/// A test that makes a v3 cluster Byzantine by hand is stopped by name,
-/// also when the kind hides in a chain behind a silent one.
-#[test]
-#[should_panic(
-    expected = "an adversary on replica 1: the adversary does not know the kernel's records"
-)]
-fn an_adversary_set_by_hand_on_v3_panics_with_the_reason() {
-    use ubft_sim::adversary::{Chain, ForgeShares, LieVc, Silent};
-    let mut c = ubft_sim::cluster::Cluster::new(quick(3, 1)).unwrap();
-    // A crash is taken, and so is an adversary that knows the v3 records.
-    c.set_adversary(2, Box::new(Silent { from_cycle: 0 }));
-    let mailbox = c.net.mailbox().clone();
-    c.set_adversary(
-        2,
-        Box::new(ForgeShares {
-            mailbox: mailbox.clone(),
-        }),
-    );
-    // A chain with one that does not know them is refused.
-    c.set_adversary(
-        1,
-        Box::new(Chain(vec![
-            Box::new(Silent { from_cycle: 100 }),
-            Box::new(LieVc::new(mailbox)),
-        ])),
+        states.len() == 3 && states.iter().all(|s| s.starts_with("Slow")),
+        "{states:?}: {json}"
     );
 }
 
@@ -473,7 +441,7 @@ fn silent_cluster(
     };
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
     for &r in silent {
-        c.set_adversary(r, Box::new(ubft_sim::adversary::Silent { from_cycle }));
+        c.set_adversary(r, Box::new(ubft_sim::adversary::silent::Silent { from_cycle }));
     }
     let report = run_checked(&mut c);
     (c, report)
@@ -517,7 +485,7 @@ fn every_slot_decided(report: &ubft_sim::cluster::RunReport, slots: u64) -> (usi
 /// one of 20 slots: on the fast path while it is heard, on f + 1 = 2
 /// COMMITs after (R10 to R12). v2 stops deciding there (scenarios/v2/silent.toml).
 #[test]
-fn a_silent_follower_leaves_every_v3_slot_decided_on_the_slow_path() {
+fn a_silent_follower_leaves_every_slot_decided_on_the_slow_path() {
     let report = silent_run(3, 20, &[2], 3_000, 200_000);
     let (fast, slow) = every_slot_decided(&report, 20);
     assert_eq!((fast, slow), (12, 8), "fast and slow decisions");
@@ -531,7 +499,7 @@ fn a_silent_follower_leaves_every_v3_slot_decided_on_the_slow_path() {
 /// Two crashed followers at n = 5 (f = 2): from cycle 0 no slot has n votes,
 /// and the three others decide every slot on f + 1 = 3 COMMITs.
 #[test]
-fn two_silent_followers_of_five_leave_every_v3_slot_decided() {
+fn two_silent_followers_of_five_leave_every_slot_decided() {
     let report = silent_run(5, 4, &[3, 4], 0, 200_000);
     let (fast, slow) = every_slot_decided(&report, 4);
     assert_eq!((fast, slow), (0, 4));
@@ -607,7 +575,7 @@ fn check_new_view(c: &ubft_sim::cluster::Cluster, honest: &[usize], view: u32, s
 /// The timeline, read from the HBMs as the run goes (exact cycles): the
 /// SEALs land before the NEW_VIEW, and slot 1 is decided after it.
 #[test]
-fn a_silent_v3_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
+fn a_silent_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
     let cfg = ClusterConfig {
         seed: 21,
         max_cycles: 150_000,
@@ -617,7 +585,7 @@ fn a_silent_v3_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
     };
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-    c.set_adversary(0, Box::new(ubft_sim::adversary::Silent { from_cycle: 0 }));
+    c.set_adversary(0, Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 0 }));
     // First cycle at which replica 2's HBM holds each record.
     let seal = |j: usize| mb.record(Region::Seal, 0, j);
     let nv = mb.record(Region::NewViewRecord, 0, 0);
@@ -670,7 +638,7 @@ fn a_silent_v3_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
 /// three SEALs of view 1 and writes NEW_VIEW(2), and every slot is
 /// decided in view 2.
 #[test]
-fn two_silent_leaders_of_five_leave_every_v3_slot_decided_in_view_2() {
+fn two_silent_leaders_of_five_leave_every_slot_decided_in_view_2() {
     let (c, report) = silent_cluster(5, 8, &[0, 1], 0, 300_000);
     assert_eq!(every_slot_decided(&report, 8), (0, 8), "fast, slow");
     for r in report.honest() {
@@ -717,7 +685,7 @@ fn a_seal_that_hides_a_signed_commit_is_never_carried_in_a_new_view() {
         };
         let mb = Mailbox::v3(BUILD_N, G, SB);
         let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-        c.set_adversary(0, Box::new(ubft_sim::adversary::Silent { from_cycle: 0 }));
+        c.set_adversary(0, Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 0 }));
         for _ in 0..600 {
             c.step().unwrap();
         }
@@ -803,6 +771,7 @@ fn late_votes_to_the_leader() -> ClusterConfig {
             from_cycle: 0,
             to_cycle: 2_000,
             records: None,
+            after: None,
         }],
         ..quick(3, 2)
     }
@@ -848,7 +817,7 @@ fn signature_at(hbm: &Hbm, word: usize) -> ed25519_dalek::Signature {
 /// The followers' SLOW writes no prep_sig. The run then goes on (R8 to
 /// R12) and every replica decides both slots.
 #[test]
-fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
+fn a_leader_that_times_out_writes_its_signed_prepare_everywhere() {
     use ubft_sim::models::signer::{block_bytes, block_mutants, signing_key};
     let n = 3;
     let (c, report, seed) = late_votes_run();
@@ -904,7 +873,7 @@ fn a_v3_leader_that_times_out_writes_its_signed_prepare_everywhere() {
 /// as its replica's over C = [2, 0, 1, m, 0, 0, 0, 0] only: the f + 1
 /// shares a certificate needs, and more.
 #[test]
-fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
+fn a_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
     use ubft_sim::models::signer::{block_bytes, block_mutants, signing_key};
     let n = 3;
     let (c, report, seed) = late_votes_run();
@@ -969,7 +938,7 @@ fn a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica() {
 /// the slow path on f + 1 of them, its own among them: the followers first
 /// (they were certified earliest), the leader last. Slot 2 is fast.
 #[test]
-fn a_v3_slot_that_times_out_is_decided_on_f_plus_1_commits() {
+fn a_slot_that_times_out_is_decided_on_f_plus_1_commits() {
     use ubft_sim::models::signer::{block_bytes, block_mutants, signing_key};
     let n = 3;
     let f1 = 2;
@@ -1251,7 +1220,7 @@ fn a_signed_seal_of_a_peer_vetoes_its_commit_and_a_forged_one_does_not() {
 /// vote lands the row is full (R26, any view) and Protocol decides k = 1
 /// on the fast path at SLOW's next poll state. Returns the run and the
 /// cycle the late write was sent.
-fn late_will_commit_v3(
+fn late_will_commit(
     src: usize,
     dst: usize,
     extra: u64,
@@ -1286,6 +1255,7 @@ fn late_will_commit_v3(
             from_cycle: sent,
             to_cycle: sent + 30,
             records: None,
+            after: None,
         }],
         ..base
     };
@@ -1299,9 +1269,9 @@ fn late_will_commit_v3(
 /// k = 1 through WATCH once the vote lands, then catches up with them.
 /// Every replica decides every slot.
 #[test]
-fn a_late_will_commit_to_a_follower_is_caught_up_by_watch_on_v3() {
+fn a_late_will_commit_to_a_follower_is_caught_up_by_watch() {
     let extra = 1_500;
-    let (report, sent) = late_will_commit_v3(1, 2, extra, 4);
+    let (report, sent) = late_will_commit(1, 2, extra, 4);
     eprintln!("{}", report.summary());
     every_slot_decided(&report, 4);
     let r2 = &report.replicas[2];
@@ -1331,9 +1301,9 @@ fn a_late_will_commit_to_a_follower_is_caught_up_by_watch_on_v3() {
 /// on the shared read channel changed; not traced further).
 /// (Before the bridge every replica stopped here with `RecoveryNotBuilt`.)
 #[test]
-fn e3_at_the_leader_is_bridged_into_view_1_and_every_slot_is_decided_on_v3() {
+fn e3_at_the_leader_is_bridged_into_view_1_and_every_slot_is_decided() {
     let extra = 1_129;
-    let (report, sent) = late_will_commit_v3(1, 0, extra, 3);
+    let (report, sent) = late_will_commit(1, 0, extra, 3);
     let r0 = &report.replicas[0];
     assert_eq!(r0.decided[0].path, Path::Fast);
     assert!(r0.decided[0].cycle > sent + extra);
@@ -1430,7 +1400,7 @@ fn a_torn_seal_is_read_again_and_vetoes() {
 /// b in view 1 without emitting it again, and every slot is decided once,
 /// in order. Before the bridge both stopped with `RecoveryNotBuilt`.
 #[test]
-fn a_v3_leader_silent_after_fast_decisions_is_bridged_and_every_slot_is_decided() {
+fn a_leader_silent_after_fast_decisions_is_bridged_and_every_slot_is_decided() {
     let slots = 20;
     let (c, report) = silent_cluster(3, slots, &[0], 2_897, 300_000);
     let (fast, slow) = every_slot_decided(&report, slots);
@@ -1488,7 +1458,7 @@ fn a_v3_leader_silent_after_fast_decisions_is_bridged_and_every_slot_is_decided(
 /// shares), seal with L, and replica 1 writes NEW_VIEW(1) carrying it;
 /// every slot is decided once, in view 1.
 #[test]
-fn a_v3_leader_and_a_follower_of_five_silent_after_fast_decisions_are_bridged() {
+fn a_leader_and_a_follower_of_five_silent_after_fast_decisions_are_bridged() {
     let slots = 24;
     let (c, report) = silent_cluster(5, slots, &[0, 4], 3_000, 400_000);
     let (fast, slow) = every_slot_decided(&report, slots);
@@ -1528,7 +1498,7 @@ fn the_state_register_names_slow_during_the_bridge() {
         ..quick(3, 6)
     };
     let mut c = backend::cluster(&cfg, Backend::RustHdl).unwrap();
-    c.set_adversary(0, Box::new(ubft_sim::adversary::Silent { from_cycle: 763 }));
+    c.set_adversary(0, Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 763 }));
     let mut seen = std::collections::BTreeSet::new();
     while c.cycle < 8_000 {
         c.step().unwrap();
@@ -1603,7 +1573,7 @@ fn a_silent_leader_costs_one_view_change_at_the_tests_links_and_the_defaults() {
 /// waits alone, left replica 1 a view ahead of the others, one slot
 /// short).
 #[test]
-fn a_late_link_to_a_follower_costs_no_view_change_on_v3() {
+fn a_late_link_to_a_follower_costs_no_view_change() {
     let s = Scenario::from_toml(include_str!(
         "../../../scenarios/late_link_to_a_follower.toml"
     ))
@@ -1808,7 +1778,7 @@ to_cycle = 3328
 /// `a_follower_behind_catches_up_from_the_certificate_in_a_commit_of_the_next_slot`,
 /// below, with dropped writes.)
 #[test]
-fn an_equivocating_v3_leader_with_a_late_echo_is_replaced_and_view_1_decides_the_clients_requests()
+fn an_equivocating_leader_with_a_late_echo_is_replaced_and_view_1_decides_the_clients_requests()
 {
     let s = Scenario::from_toml(
         r#"
@@ -1926,7 +1896,7 @@ replica = 1
 /// are in the honest replicas' echo_commit registers. The honest replicas
 /// change view, agree, and decide every slot.
 #[test]
-fn a_v3_replica_that_omits_its_commit_from_the_seal_it_shows_some_peers_does_not_stop_the_view_change(
+fn a_replica_that_omits_its_commit_from_the_seal_it_shows_some_peers_does_not_stop_the_view_change(
 ) {
     let s = Scenario::from_toml(
         r#"
@@ -2014,7 +1984,7 @@ to_cycle = 8000
 /// this run does not show that R20 or R21 would refuse the lie, only
 /// that it changes nothing.)
 #[test]
-fn a_v3_leader_that_splits_the_view_with_signed_seals_changes_nothing() {
+fn a_leader_that_splits_the_view_with_signed_seals_changes_nothing() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scenarios/split_view.toml"
@@ -2073,7 +2043,7 @@ fn scenario_file_run(
 /// request buffer), both time out with nothing locked, seal view 0 with no
 /// L, and every slot is decided in view 1 from client requests.
 #[test]
-fn a_v3_leader_that_proposes_a_made_up_value_to_everyone_is_replaced_and_m_is_never_decided() {
+fn a_leader_that_proposes_a_made_up_value_to_everyone_is_replaced_and_m_is_never_decided() {
     use ubft_sim::adversary::made_up::MadeUp;
     let (s, c, report) = scenario_file_run("made_up");
     let mb = Mailbox::v3(BUILD_N, G, SB);
@@ -2158,7 +2128,7 @@ fn commit_share_verifies(
 /// time (CertCheck's verifies): 36,230 cycles against 31,987 for the same
 /// run with replica 2 only `mute_fast`.
 #[test]
-fn a_v3_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caught_up_from() {
+fn a_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caught_up_from() {
     use ubft_sim::adversary::forge_cert::ForgeCert;
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
@@ -2304,7 +2274,7 @@ fn a_v3_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caug
 /// silence starts at 1,411, the cycle after the leader decided slot 5, as
 /// 1,500 did before; the run is now over at 30,529.)
 #[test]
-fn a_v3_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_certificate() {
+fn a_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_certificate() {
     use ubft_sim::adversary::wrong_history::WrongHistory;
     let (s, c, report) = scenario_file_run("wrong_history");
     let mb = Mailbox::v3(BUILD_N, G, SB);
@@ -2413,7 +2383,7 @@ fn a_v3_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_cer
 /// silence starts at 1,411, the cycle after the leader decided slot 5, as
 /// 1,500 did before; the run is now over at 107,516.)
 #[test]
-fn a_v3_new_view_that_drops_the_carried_values_certificate_is_refused_and_the_next_leader_carries_it(
+fn a_new_view_that_drops_the_carried_values_certificate_is_refused_and_the_next_leader_carries_it(
 ) {
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
@@ -2546,7 +2516,7 @@ fn watch_new_views(
 /// silence starts at 1,411, the cycle after the leader decided slot 5, as
 /// 1,500 did before; the run is now over at 43,005.)
 #[test]
-fn a_v3_new_view_whose_certificate_is_forged_is_refused_and_the_next_leader_carries_the_value() {
+fn a_new_view_whose_certificate_is_forged_is_refused_and_the_next_leader_carries_the_value() {
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -2650,7 +2620,7 @@ fn a_v3_new_view_whose_certificate_is_forged_is_refused_and_the_next_leader_carr
 /// silence starts at 1,411, the cycle after the leader decided slot 5, as
 /// 1,500 did before; the run is now over at 40,353.)
 #[test]
-fn a_v3_leader_whose_new_view_names_its_lying_seal_is_refused_for_the_certificate() {
+fn a_leader_whose_new_view_names_its_lying_seal_is_refused_for_the_certificate() {
     use ubft_sim::adversary::wrong_history::WrongHistory;
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
@@ -2774,7 +2744,7 @@ fn a_v3_leader_whose_new_view_names_its_lying_seal_is_refused_for_the_certificat
 /// silence starts at 1,411, the cycle after the leader decided slot 5, as
 /// 1,500 did before; the run is now over at 41,042.)
 #[test]
-fn a_v3_leader_that_makes_up_the_carried_slots_value_is_replaced_under_the_constraint() {
+fn a_leader_that_makes_up_the_carried_slots_value_is_replaced_under_the_constraint() {
     use ubft_sim::adversary::made_up::MadeUp;
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
@@ -3091,4 +3061,122 @@ fn a_follower_behind_catches_up_from_the_certificate_in_a_commit_of_the_next_slo
         let rec = c.hbms[2].read_words(byte(mb.record(Region::Certify, slot, 1)), 8);
         assert!(rec.iter().all(|&w| w == 0), "certify[{slot}][1]: {rec:?}");
     }
+}
+
+/// Records the cycle and the write of everything it is shown, and passes
+/// it on: placed in a chain before and after a gated adversary, it tells
+/// what the kernel sent and what left the replica.
+struct Log(std::sync::Arc<std::sync::Mutex<Vec<(u64, ubft_sim::models::network::Write)>>>);
+
+impl ubft_sim::models::network::Adversary for Log {
+    fn transform(
+        &mut self,
+        _src: usize,
+        _dst: usize,
+        write: ubft_sim::models::network::Write,
+        cycle: u64,
+    ) -> Vec<ubft_sim::models::network::Write> {
+        self.0.lock().unwrap().push((cycle, write.clone()));
+        vec![write]
+    }
+}
+
+type Logged = std::sync::Arc<std::sync::Mutex<Vec<(u64, ubft_sim::models::network::Write)>>>;
+
+/// A cluster of three on Verilator (the tests' quick links, 4 slots) whose
+/// leader, replica 0, is silent from `event`; with what its kernel sent
+/// and what left it, each with its cycle.
+fn silent_from(
+    event: ubft_sim::cluster::Event,
+) -> (ubft_sim::cluster::RunReport, Option<u64>, Logged, Logged) {
+    use ubft_sim::adversary::{silent::Silent, After, Chain};
+    let cfg = ClusterConfig {
+        sign_latency: 300,
+        verify_latency: 500,
+        max_cycles: 60_000,
+        ..quick(3, 4)
+    };
+    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    let start = c.trigger(event);
+    let (sent, out) = (Logged::default(), Logged::default());
+    c.set_adversary(
+        0,
+        Box::new(Chain(vec![
+            Box::new(Log(sent.clone())),
+            Box::new(After {
+                start: start.clone(),
+                inner: Box::new(Silent { from_cycle: 0 }),
+            }),
+            Box::new(Log(out.clone())),
+        ])),
+    );
+    let report = c.run().unwrap();
+    (report, start.start(), sent, out)
+}
+
+/// A fault placed by "replica 0 decides slot 2" starts the cycle after
+/// that decision's cycle (the client's handshake): replica 0's last write
+/// that leaves it is sent at or before the decision, none after, and its
+/// kernel does send writes after it (so the silence dropped some).
+#[test]
+fn a_fault_placed_by_a_decision_starts_the_cycle_after_it() {
+    use ubft_sim::cluster::Event;
+    let (report, start, sent, out) = silent_from(Event::Decided {
+        replica: 0,
+        slot: 2,
+    });
+    let decided = report.replicas[0].decided[1].cycle;
+    assert_eq!(report.replicas[0].decided[1].k, 2);
+    assert_eq!(start, Some(decided + 1), "{}", report.summary());
+    let out = out.lock().unwrap();
+    let last = out.last().expect("writes before the decision").0;
+    assert!(last <= decided, "a write left at {last}, after {decided}");
+    let sent = sent.lock().unwrap();
+    assert!(sent.iter().any(|(c, _)| *c > decided), "nothing to drop");
+    assert_eq!(
+        out.len(),
+        sent.iter().filter(|(c, _)| *c <= decided).count(),
+        "every write up to the decision left, and only those"
+    );
+    // The others still decide every slot, in view 1.
+    assert!(report.checks.ok(), "{}", report.summary());
+    for r in report.honest() {
+        assert_eq!(r.decided.len(), 4, "{}", report.summary());
+    }
+}
+
+/// A fault placed by "replica 0 sends its PREPARE of slot 3" starts with
+/// that write: the first write of the record (k = 3 in its first word, at
+/// slot index 2) is sent at the trigger's cycle and dropped, with every
+/// later one; every earlier write left. Likewise "replica 0 sends its SEAL
+/// of view 1" never fires (the leader of view 0 never seals view 1 here:
+/// its peers never leave view 1).
+#[test]
+fn a_fault_placed_by_a_write_starts_with_that_write() {
+    use rhdl_ubft::layout::Region;
+    use ubft_sim::cluster::Event;
+    let mb = ClusterConfig::quick(3, 1).mailbox();
+    let (report, start, sent, out) = silent_from(Event::Sent {
+        replica: 0,
+        region: Region::Prepare,
+        slot: Some(3),
+    });
+    let sent = sent.lock().unwrap();
+    let first = sent
+        .iter()
+        .find(|(_, w)| w.word == mb.prepare(2) && w.data[0] == 3)
+        .expect("the leader sent its PREPARE of slot 3")
+        .0;
+    assert_eq!(start, Some(first), "{}", report.summary());
+    let out = out.lock().unwrap();
+    assert!(out.iter().all(|(c, _)| *c < first));
+    assert_eq!(out.len(), sent.iter().filter(|(c, _)| *c < first).count());
+    assert!(!out.iter().any(|(_, w)| w.word == mb.prepare(2)));
+    assert!(report.checks.ok(), "{}", report.summary());
+    let (_, never, _, out) = silent_from(Event::Sealed {
+        replica: 0,
+        view: 1,
+    });
+    assert_eq!(never, None);
+    assert!(!out.lock().unwrap().is_empty());
 }

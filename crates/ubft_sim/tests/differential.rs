@@ -64,7 +64,7 @@ fn fast_path_agrees_on_both_backends_over_80_slots() {
 fn the_guards_refusals_agree_on_both_backends() {
     use rhdl_ubft::layout::Mailbox;
     use rhdl_ubft::params::{G, N, SB};
-    use ubft_sim::adversary::Forge;
+    use ubft_sim::adversary::forge::Forge;
     use ubft_sim::models::network::Ready;
     let cfg = ClusterConfig {
         max_cycles: 4_000,
@@ -133,6 +133,7 @@ fn slow_path_agrees_on_both_backends() {
             from_cycle: 0,
             to_cycle: u64::MAX,
             records: None,
+            after: None,
         }],
         ..quick(3, slots)
     };
@@ -189,6 +190,7 @@ fn a_view_change_agrees_on_both_backends() {
                 from_cycle: 0,
                 to_cycle: 200,
                 records: None,
+                after: None,
             })
             .collect(),
         ..quick(3, slots)

@@ -5,10 +5,9 @@
 use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::defaults;
 use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
-use ubft_sim::adversary::Silent;
+use ubft_sim::adversary::silent::Silent;
 use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
-use ubft_sim::models::network::{Adversary, Write};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
 use ubft_sim::backend::rust_hdl::RustHdlKernel;
 
@@ -269,31 +268,6 @@ fn a_prepare_is_voted_on_only_in_its_view_with_a_clients_value_and_its_prev() {
     }
 }
 
-/// Votes, in every slot, for a different m at each peer: the m word of
-/// every fast-path vote it writes (will_cert and will_commit, (tag, m))
-/// becomes `m ^ (dst + 1) << 20`; its other
-/// records (the slow path's) pass unchanged.
-struct WrongFastVotes {
-    mailbox: Mailbox,
-}
-
-impl Adversary for WrongFastVotes {
-    fn transform(&mut self, _src: usize, dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
-        let vote = self
-            .mailbox
-            .locate(write.word)
-            .is_some_and(|(r, _)| matches!(r, Region::WillCert | Region::WillCommit));
-        if vote && write.data.len() == 2 {
-            write.data[1] ^= (dst as u32 + 1) << 20;
-        }
-        vec![write]
-    }
-
-    fn knows_v3(&self) -> bool {
-        true
-    }
-}
-
 /// ubft_new's vote was the word 1 and bound nothing. A follower that sends
 /// each peer a vote for a different m must not complete anyone's fast-path
 /// quorum of all n: nobody decides on the fast path, everybody times out,
@@ -307,7 +281,7 @@ fn a_vote_for_another_m_does_not_count() {
         ..ClusterConfig::quick(n, slots)
     };
     let mut c = Cluster::new(cfg).unwrap();
-    c.set_adversary(2, Box::new(WrongFastVotes { mailbox: layout() }));
+    c.set_adversary(2, Box::new(ubft_sim::adversary::wrong_fast_votes::WrongFastVotes { mailbox: layout() }));
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     for r in report.honest() {

@@ -24,7 +24,7 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::rc::Rc;
-use ubft_sim::adversary::Silent;
+use ubft_sim::adversary::silent::Silent;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path as DecisionPath, RunReport};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
 use ubft_sim::backend::rust_hdl::RustHdlKernel;

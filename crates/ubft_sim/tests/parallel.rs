@@ -95,6 +95,7 @@ fn link_delays_the_default_latencies_and_the_models_delivery() {
             from_cycle: 1_500,
             to_cycle: 4_000,
             records: None,
+            after: None,
         }],
         ..ClusterConfig::quick(3, 8)
     };

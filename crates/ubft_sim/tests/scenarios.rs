@@ -83,7 +83,7 @@ fn run(path: &Path) -> (Scenario, u64) {
 /// every slot, and does; every fault kind, E3, one silent replica at n = 3
 /// and two at n = 5 (leaders included) are among them.
 #[test]
-fn every_shipped_scenario_runs_the_v3_kernel_and_decides_every_slot() {
+fn every_shipped_scenario_runs_the_kernel_and_decides_every_slot() {
     let files = files("");
     let names = names(&files);
     for kind in [

@@ -13,7 +13,7 @@
 //! - `a_share_in_hbm_verifies_against_its_cert_block_only` (every replica's
 //!   share of a slot that timed out, in every mailbox, verifies over its
 //!   CERT block and over none of its mutants) is
-//!   `a_v3_slot_that_times_out_is_delivered_and_certified_by_every_replica`
+//!   `a_slot_that_times_out_is_delivered_and_certified_by_every_replica`
 //!   there; its two extra checks (the share fails over the block with a
 //!   word dropped from the 32 bytes, and over ubft_new's 16-byte summary)
 //!   are made here on the view-1 share, in
@@ -24,7 +24,8 @@
 use ed25519_dalek::{Signature, Verifier};
 use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::{G, N, SB};
-use ubft_sim::adversary::{ForgeShares, Silent};
+use ubft_sim::adversary::forge_shares::ForgeShares;
+use ubft_sim::adversary::silent::Silent;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path, NETWORK_PTR};
@@ -77,6 +78,7 @@ fn a_slow_link_sends_one_slot_to_the_slow_path_and_the_next_come_back_fast() {
             from_cycle: 0,
             to_cycle: 1_000,
             records: None,
+            after: None,
         }],
         wait_polls: 40,
         ..quick(n, slots)
@@ -328,6 +330,7 @@ fn fetches_continue_while_the_signer_is_busy() {
             from_cycle: 0,
             to_cycle: 1_000,
             records: None,
+            after: None,
         }],
         max_cycles: 40_000,
         ..quick(n, 1)

@@ -27,6 +27,7 @@ fn late(src: usize, dst: usize, extra: u64, from: u64, to: u64) -> LinkDelay {
         from_cycle: from,
         to_cycle: to,
         records: None,
+        after: None,
     }
 }
 
@@ -186,7 +187,7 @@ fn leaders_with_nothing_to_propose_rotate_the_view_without_deciding() {
 /// (500 to 12,000 cycles in steps of 37) for which the v2 kernel before
 /// R26 stalled for good (the model's `current:no_r26` counterexample,
 /// model.md); `cluster.rs` traces one of them
-/// (`e3_at_the_leader_is_bridged_into_view_1_and_every_slot_is_decided_on_v3`).
+/// (`e3_at_the_leader_is_bridged_into_view_1_and_every_slot_is_decided`).
 #[test]
 fn one_late_will_commit_among_honest_replicas_does_not_stall_the_cluster() {
     let n = 3;

@@ -244,10 +244,6 @@ impl Adversary for Equivocate {
         }
         vec![write]
     }
-
-    fn knows_v3(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

@@ -214,10 +214,6 @@ impl Adversary for ForgeCert {
         let forged_above = self.commit(src, above, bitmap_above, &shares);
         vec![forged, forged_above]
     }
-
-    fn knows_v3(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

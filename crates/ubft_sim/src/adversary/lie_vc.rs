@@ -86,10 +86,6 @@ impl Adversary for LieVc {
         }
         vec![write]
     }
-
-    fn knows_v3(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

@@ -223,10 +223,6 @@ impl Adversary for MadeUp {
         }
         vec![write]
     }
-
-    fn knows_v3(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

@@ -68,10 +68,6 @@ impl Adversary for OmitCarried {
         }
         vec![write]
     }
-
-    fn knows_v3(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

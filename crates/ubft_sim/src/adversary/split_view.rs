@@ -93,10 +93,6 @@ impl Adversary for SplitView {
         }
         self.equivocate.transform(src, dst, write, cycle)
     }
-
-    fn knows_v3(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

@@ -153,10 +153,6 @@ impl Adversary for WrongHistory {
         }
         vec![write]
     }
-
-    fn knows_v3(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

@@ -211,6 +211,7 @@ fn parse_delay(s: &str) -> Result<LinkDelay, String> {
             from_cycle: 0,
             to_cycle: u64::MAX,
             records: None,
+            after: None,
         }),
         _ => Err(format!("expected SRC:DST:EXTRA (three numbers), got {s:?}")),
     }

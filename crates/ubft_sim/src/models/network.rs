@@ -88,11 +88,12 @@ use std::collections::BTreeMap;
 use rhdl_ubft::guard::{
     check as check_reference, max_record_words, rule_for, Refusal as GuardRefusal, Rule,
 };
-use rhdl_ubft::layout::{prepare_words, vote_words, Mailbox, Region, Version};
+use rhdl_ubft::layout::{prepare_words, Mailbox, Region, Version};
 use rhdl_ubft::params::{defaults, BEAT_BYTES, WORD_BYTES};
 use rhdl_ubft::io::roce::{wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_WRITE_ONLY};
 use std::collections::VecDeque;
 
+use crate::cluster::event::{Event, Trigger, Watches};
 use crate::models::hbm::Hbm;
 use crate::ports::{Beat, KernelIn, KernelOut};
 
@@ -156,90 +157,6 @@ pub trait Adversary: Send {
     /// makes or changes one.
     fn only_drops(&self) -> bool {
         false
-    }
-
-    /// Whether it knows the v3 layout's records (a Byzantine kind that makes
-    /// or changes writes must; the others are refused on v3,
-    /// `cluster::V3_BYZANTINE`). One that only drops writes needs nothing
-    /// of the layout.
-    fn knows_v3(&self) -> bool {
-        self.only_drops()
-    }
-}
-
-/// The equivocating leader: while it leads, every peer is sent a different
-/// value m for the same slot. In its prepare (v2 (k, m, view, 0), v1 (k, m))
-/// word 1 is replaced by `m ^ (dst + 1) << 20`, so each destination sees its
-/// own m and none sees the true one (the faulty replica's own HBM keeps the
-/// true m, since the kernel writes it locally); so is the m word of its
-/// votes (v2 entries (tag(view, k), m)) for the slots and views it proposed,
-/// which it learns from its own prepares. Other writes, and its votes in
-/// slots other leaders proposed, pass unchanged.
-#[derive(Clone, Debug)]
-pub struct Equivocate {
-    /// Replicas in the cluster.
-    pub n: usize,
-    pub mailbox: Mailbox,
-    /// The vote tags tag(view, k) of the slots this replica proposed.
-    pub led: Vec<u32>,
-}
-
-impl Equivocate {
-    pub fn new(n: usize, mailbox: Mailbox) -> Self {
-        Equivocate {
-            n,
-            mailbox,
-            led: vec![],
-        }
-    }
-
-    /// The value `dst` is sent instead of `m`.
-    pub fn forged(m: u32, dst: usize) -> u32 {
-        m ^ ((dst as u32 + 1) << 20)
-    }
-
-    fn is_m_word(&self, word: usize) -> bool {
-        let Some((region, off)) = self.mailbox.locate(word) else {
-            return false;
-        };
-        let version = self.mailbox.version;
-        if region == Region::Prepare {
-            off % prepare_words(version) == 1
-        } else if region.is_vote() && version == Version::V2 {
-            let col = off % self.mailbox.vote_row_words();
-            col < self.mailbox.n * vote_words(version) && col % vote_words(version) == 1
-        } else {
-            false
-        }
-    }
-}
-
-impl Adversary for Equivocate {
-    fn transform(&mut self, _src: usize, dst: usize, mut write: Write, _cycle: u64) -> Vec<Write> {
-        debug_assert!(dst < self.n);
-        let first = write.word;
-        let region = self.mailbox.locate(first).map(|(r, _)| r);
-        if region == Some(Region::Prepare) {
-            // v2 prepare (k, m, view, 0): remember tag(view, k).
-            if let (Some(&k), Some(&view)) = (write.data.first(), write.data.get(2)) {
-                let tag = rhdl_ubft::params::vote_tag(view, k);
-                if !self.led.contains(&tag) {
-                    self.led.push(tag);
-                }
-            }
-        } else if region.is_some_and(|r| r.is_vote()) {
-            // A vote (tag, m): forged only in a slot and view it proposed.
-            let tag = write.data.first().copied().unwrap_or(0);
-            if !self.led.contains(&tag) {
-                return vec![write];
-            }
-        }
-        for (i, v) in write.data.iter_mut().enumerate() {
-            if self.is_m_word(first + i) {
-                *v = Self::forged(*v, dst);
-            }
-        }
-        vec![write]
     }
 }
 
@@ -401,6 +318,21 @@ struct Delay {
     to: u64,
     /// Only writes whose first word is here (mailbox words).
     words: Option<std::ops::Range<usize>>,
+    /// Placed by an event: the window is `from..to` counted from the
+    /// trigger's start, and empty until it fires.
+    start: Option<Trigger>,
+}
+
+impl Delay {
+    /// Whether a write of `src` sent at `cycle` on this link is delayed.
+    fn covers(&self, cycle: u64) -> bool {
+        match &self.start {
+            None => (self.from..self.to).contains(&cycle),
+            Some(t) => t.start().is_some_and(|s| {
+                (s.saturating_add(self.from)..s.saturating_add(self.to)).contains(&cycle)
+            }),
+        }
+    }
 }
 
 /// Where a write in flight stands among those to the same receiver: its
@@ -499,6 +431,8 @@ pub struct Stack {
     /// The cycle its next `drive` is for.
     now: u64,
     adversary: Option<Box<dyn Adversary>>,
+    /// The events of this replica that place faults (`cluster::event`).
+    watches: Watches,
     /// Per peer: the next command's sequence number and the last landing.
     next_ssn: Vec<u64>,
     last_landing: Vec<u64>,
@@ -546,6 +480,7 @@ impl Network {
                     sq_ready: Ready::Always,
                     now: 0,
                     adversary: None,
+                    watches: Watches::default(),
                     next_ssn: vec![0; n],
                     last_landing: vec![0; n],
                     outbox: Vec::new(),
@@ -623,7 +558,39 @@ impl Network {
             from: from_cycle,
             to: to_cycle,
             words,
+            start: None,
         });
+    }
+
+    /// As [`add_delay_to`](Self::add_delay_to), placed by an event: the
+    /// writes sent from `start`'s cycle + `from` to its cycle + `to`, once
+    /// it fires ([`Network::watch`] on `src` fires it).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_delay_after(
+        &mut self,
+        src: usize,
+        dst: usize,
+        extra: u64,
+        start: Trigger,
+        from: u64,
+        to: u64,
+        words: Option<std::ops::Range<usize>>,
+    ) {
+        self.links.delays.push(Delay {
+            src,
+            dst,
+            extra,
+            from,
+            to,
+            words,
+            start: Some(start),
+        });
+    }
+
+    /// Replica `r`'s stack watches for `event` (one of `r`'s own) and fires
+    /// `trigger` when it happens (`cluster::event`).
+    pub fn watch(&mut self, r: usize, event: Event, trigger: Trigger) {
+        self.stacks[r].watches.add(event, trigger);
     }
 
     /// Make replica `r` faulty: its outgoing writes pass through `adversary`.
@@ -807,6 +774,14 @@ impl Stack {
         }
     }
 
+    /// This replica's client's decisions so far (`Client::decisions`), for
+    /// the events that place faults (`cluster::event`).
+    pub fn client_decided(&mut self, decisions: &[crate::models::client::Decided]) {
+        if !self.watches.is_empty() {
+            self.watches.decided(decisions);
+        }
+    }
+
     /// The writes sent since the last call, for their receivers.
     pub fn sent(&mut self) -> std::vec::Drain<'_, Flight> {
         self.outbox.drain(..)
@@ -824,10 +799,16 @@ impl Stack {
         let src = self.r;
         self.stats.accepted[src][dst] += 1;
         let word = ((cmd.laddr - links.network_ptr) / WORD_BYTES) as usize;
+        let write = Write {
+            word,
+            data: hbm.read_words(cmd.laddr, (cmd.length / WORD_BYTES) as usize),
+        };
+        // An event this write is starts its faults with it.
+        self.watches.sent(&links.mailbox, src, &write, cycle);
         let extra: u64 = links
             .delays
             .iter()
-            .filter(|d| d.src == src && d.dst == dst && (d.from..d.to).contains(&cycle))
+            .filter(|d| d.src == src && d.dst == dst && d.covers(cycle))
             .filter(|d| d.words.as_ref().is_none_or(|w| w.contains(&word)))
             .map(|d| d.extra)
             .sum();
@@ -836,10 +817,6 @@ impl Stack {
         let ssn = self.next_ssn[dst];
         self.next_ssn[dst] += 1;
 
-        let write = Write {
-            word,
-            data: hbm.read_words(cmd.laddr, (cmd.length / WORD_BYTES) as usize),
-        };
         let writes = match &mut self.adversary {
             Some(adv) => adv.transform(src, dst, write, cycle),
             None => vec![write],
@@ -1605,40 +1582,6 @@ mod tests {
                 view: 5
             }]
         );
-    }
-
-    #[test]
-    fn equivocate_sends_each_peer_its_own_m() {
-        let (mut net, mut hbms) = setup();
-        let mb = mailbox();
-        net.set_adversary(0, Box::new(Equivocate::new(N, mb.clone())));
-        let p = mb.prepare(1);
-        let v = mb.vote(Region::WillCert, 1, 0);
-        hbms[0].write_words(addr(p), &[2, 0xabc, 3, 0]);
-        hbms[0].write_words(addr(v), &[vote_tag(3, 2), 0xabc]);
-        one(&mut net, &mut hbms, 0, 0, cmd(1, p, 4));
-        one(&mut net, &mut hbms, 1, 0, cmd(2, p, 4));
-        one(&mut net, &mut hbms, 2, 0, cmd(1, v, 2));
-        one(&mut net, &mut hbms, 3, 0, cmd(2, v, 2));
-        idle(&mut net, &mut hbms, 4, 20);
-        assert_eq!(
-            hbms[1].read_words(addr(p), 4),
-            vec![2, 0xabc ^ 2 << 20, 3, 0]
-        );
-        assert_eq!(
-            hbms[2].read_words(addr(p), 4),
-            vec![2, 0xabc ^ 3 << 20, 3, 0]
-        );
-        assert_eq!(
-            hbms[1].read_words(addr(v), 2),
-            vec![vote_tag(3, 2), 0xabc ^ 2 << 20]
-        );
-        assert_eq!(
-            hbms[2].read_words(addr(v), 2),
-            vec![vote_tag(3, 2), 0xabc ^ 3 << 20]
-        );
-        assert_eq!(hbms[0].read_words(addr(p) + 4, 1), vec![0xabc]);
-        assert_eq!(net.stats().refused[0], 0);
     }
 
     /// Drops every write and adds one into another node's slot.
