@@ -1199,7 +1199,7 @@ replica = 0
             ("from = { decided = 0 }", "slots count from 1"),
             ("from = { decided = 2, replica = 0 }", "replica = 0 is not the fault's replica 1"),
             ("from = { decided = \"five\" }", "invalid type: string \"five\""),
-            ("from = 5\n", "from"),
+            ("from = 5\n", "expected struct EventSpec"),
             ("from_cycle = 7\nfrom = { decided = 2 }", "not both"),
         ] {
             let err = silent(from);
