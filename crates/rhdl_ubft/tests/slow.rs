@@ -1,0 +1,785 @@
+//! Slow, cycle by cycle, against docs/slow.md, at n = 3 (f + 1 = 2) on a
+//! follower (id 1, leader 0) that FAST handed the slot in phase 1.
+//!
+//! Covered: the normal slot from `start` to a decision on f + 1 COMMITs
+//! (R8: prep_sig fetched, verified under the leader as its `done` comes,
+//! echoed in a round, the echo_prep row read; R9: C signed, certify
+//! written; R10: the certify row, the shares taken in replica order with
+//! the peer's verified from COMPOSE a cycle after its read, K signed,
+//! `set_commit`, the COMMIT written with its bitmap; R11: the peer's COMMIT
+//! fetched, verified under it, echoed in a round, seal[x] and echo_seal[x]
+//! read; R12: `decide`), every request's cycle from the page's timing
+//! rules; phase 2 going straight to SlowSignCert; refusals that never
+//! decide: an equivocating leader (a suspect in the echo_prep row that
+//! verifies), a forged prep_sig (refused at its second failure), a peer's
+//! COMMIT of another block (never counted: the wait times out), a peer's
+//! signed SEAL (a veto); a suspect that fails its verify is passed over;
+//! a fetch error is a miss; `abort` and `hold` at a poll state;
+//! `sts_state`.
+//!
+//! Left to the cluster tests (ubft_sim: slow_path.rs, cluster.rs): the
+//! leader's own R7 path, seal mode and deliver mode, the `torn`/`bad`
+//! and SEAL `retry` rules, timeouts in every wait, and Protocol's muxes
+//! (the blocks, COMPOSE, Broadcast's records, the signer's routing).
+//!
+//! Around the block, models of what Protocol gives it: a Fetch whose beat
+//! i of a burst started at t is on `fetch_beat` at t + H + 2 + i, `done`
+//! with the last (fetch.md); a mailbox of beats that the replica's own
+//! broadcasts land in; a Broadcast done BC cycles after `bc_start`, a
+//! round done RD cycles after; COMPOSE (16 beats; a beat written at an
+//! edge, read back the cycle after `cp_first` names it); a signer taking
+//! one request at a time (`sg_busy` while one is out), answering a sign
+//! after S cycles and a verify after V, checking a signature as the beat
+//! (SIG + signer, a hash of the block); the miss count (`expiring` at the
+//! limit, cleared by `clear_wait`); `commit_block` built from `blk_j`.
+//! Addresses are made up (entries of two beats, commit's stride
+//! 1 << COMMIT_SHIFT words), so the bench does not follow the layout.
+
+use rhdl_ubft::controller::slow::{Slow, SlowSt, SLOW_STATES};
+use rust_hdl::prelude::*;
+use std::collections::HashMap;
+
+const H: u64 = 8;
+const BC: u64 = 6;
+const RD: u64 = 9;
+const S: u64 = 10;
+const V: u64 = 14;
+/// The build's N (a row is 2N beats) and R, records per row.
+const NB: u64 = rhdl_ubft::params::N as u64;
+const R: u64 = 8;
+const N: u8 = 3;
+const ID: u8 = 1;
+const LEADER: u8 = 0;
+const VIEW: u32 = 2;
+const K: u32 = 9;
+const M: u32 = 0x77;
+const PREV: u32 = 0x55;
+const SIG: u32 = 0x5160_0000;
+
+// Word addresses.
+const PREP_SIG: u64 = 0x1000;
+const ECHO_ROW: u64 = 0x2000;
+const CERT_ROW: u64 = 0x3000;
+const COMMIT_ROW: u64 = 0x4000;
+const COMMIT_SHIFT: u64 = 7;
+const ECHO_COMMIT: u64 = 0x10000;
+const SEAL: u64 = 0x20000;
+const ECHO_SEAL: u64 = 0x30000;
+
+type Blk = [u32; 8];
+type Beat = [u32; 16];
+
+fn b_block(m: u32) -> Blk {
+    [1, VIEW, K, m, PREV, 0, 0, 0]
+}
+fn c_block() -> Blk {
+    [2, VIEW, K, M, PREV, 0, 0, 0]
+}
+fn k_block(j: u8, m: u32) -> Blk {
+    [3, j as u32, VIEW, K, m, PREV, 0, 0]
+}
+fn seal_block(x: u8, w: u32) -> Blk {
+    [4, x as u32, w, 0, 0, 0, 0, 0]
+}
+/// The signature of `signer` over `block`.
+fn sig(block: &Blk, signer: u8) -> Beat {
+    let mut h = 0x811c_9dc5u32;
+    for w in block {
+        h = (h ^ w).wrapping_mul(0x0100_0193);
+    }
+    let mut b = [0; 16];
+    b[0] = SIG + signer as u32;
+    b[1] = h;
+    b
+}
+fn beat_of(block: &Blk) -> Beat {
+    let mut b = [0; 16];
+    b[..8].copy_from_slice(block);
+    b
+}
+fn to_bits(b: &Beat) -> Bits<512> {
+    let mut x = Bits::<512>::default();
+    for (i, w) in b.iter().enumerate() {
+        x.set_bits::<32>(32 * i, (*w as u64).into());
+    }
+    x
+}
+fn from_bits<const W: usize>(x: Bits<W>) -> Vec<u32> {
+    (0..W / 32)
+        .map(|i| x.get_bits::<32>(32 * i).to_u64() as u32)
+        .collect()
+}
+fn block_bits(b: &Blk) -> Bits<256> {
+    let mut x = Bits::<256>::default();
+    for (i, w) in b.iter().enumerate() {
+        x.set_bits::<32>(32 * i, (*w as u64).into());
+    }
+    x
+}
+fn as_block(v: &[u32]) -> Blk {
+    v[..8].try_into().unwrap()
+}
+
+/// What the block asked for, in order.
+#[derive(Clone, Debug, PartialEq)]
+enum Ev {
+    /// A fetch: word, beats.
+    Fetch(u64, u64),
+    /// A sign of a block (its kind word).
+    Sign(u32),
+    /// A verify: the block's kind, the signer, and whether it verified.
+    Verify(u32, u8, bool),
+    /// A broadcast: beat 0's kind, word, round, beats.
+    Bc(u32, u64, bool, u64),
+    SetCommit,
+    Missed,
+    Decide,
+    Stop,
+}
+
+/// The block's inputs in one cycle (the slot's registers are constants
+/// in `drive`).
+#[derive(Clone, Copy, Default)]
+struct Ins {
+    start: bool,
+    phase: u8,
+    abort: bool,
+    hold: bool,
+    expiring: bool,
+    beat: Option<(Beat, bool, bool)>,
+    sg_busy: bool,
+    resp: Option<u8>,
+    bc_done: bool,
+    round_done: bool,
+    commit_block: Blk,
+}
+
+/// The one place the ports are driven.
+fn drive(b: &mut Slow, i: &Ins) {
+    b.rst_n.next = true;
+    b.start.next = i.start;
+    b.seal_start.next = false;
+    b.deliver_start.next = false;
+    b.abort.next = i.abort;
+    b.hold.next = i.hold;
+    b.id.next = (ID as u64).into();
+    b.n.next = (N as u64).into();
+    b.leader_id.next = (LEADER as u64).into();
+    b.phase.next = (i.phase as u64).into();
+    b.prep_block.next = block_bits(&b_block(M));
+    b.prep_sig_word.next = PREP_SIG.into();
+    b.echo_row_word.next = ECHO_ROW.into();
+    b.echo_own_word.next = (ECHO_ROW + ((ID as u64) << 5)).into();
+    b.certify_own_word.next = (CERT_ROW + ((ID as u64) << 5)).into();
+    b.expiring.next = i.expiring;
+    let (beat, valid, done, error) = match i.beat {
+        Some((b, done, error)) => (b, true, done, error),
+        None => ([0; 16], false, false, false),
+    };
+    b.fetch_beat.next = to_bits(&beat);
+    b.fetch_beat_valid.next = valid;
+    b.fetch_done.next = done;
+    b.fetch_error.next = error;
+    b.sg_busy.next = i.sg_busy;
+    b.sg_resp_valid.next = i.resp.is_some();
+    b.sg_resp_status.next = (i.resp.unwrap_or(0) as u64).into();
+    b.bc_done.next = i.bc_done;
+    b.round_done.next = i.round_done;
+    b.round_error.next = false;
+    b.support.next = ((N as u64 - 1) / 2 + 1).into();
+    b.row_n.next = R.into();
+    b.view_no.next = (VIEW as u64).into();
+    b.cert_block.next = block_bits(&c_block());
+    b.commit_block.next = block_bits(&i.commit_block);
+    b.certify_row_word.next = CERT_ROW.into();
+    b.commit_row_word.next = COMMIT_ROW.into();
+    b.commit_shift.next = COMMIT_SHIFT.into();
+    b.echo_commit_base.next = ECHO_COMMIT.into();
+    b.seal_base.next = SEAL.into();
+    b.echo_seal_base.next = ECHO_SEAL.into();
+}
+
+struct Bench {
+    b: Slow,
+    cycle: u64,
+    phase: u8,
+    /// Beats by word address.
+    mem: HashMap<u64, Beat>,
+    /// The burst: (start cycle, word, beats, fails).
+    fetch: Option<(u64, u64, u64, bool)>,
+    /// Fetches (by start word) that answer an error, once each.
+    errors: Vec<u64>,
+    bc: Option<(u64, bool)>,
+    compose: [Beat; 16],
+    rd_data: Beat,
+    /// The request out: (response cycle, status, signature).
+    sg: Option<(u64, u8, Beat)>,
+    limit: u64,
+    misses: u64,
+    start_at: u64,
+    abort_at: Option<u64>,
+    hold: std::ops::Range<u64>,
+    events: Vec<(u64, Ev)>,
+    states: Vec<(u64, SlowSt)>,
+}
+
+impl Bench {
+    /// The mailbox of a slot that goes well: the leader's prep_sig and its
+    /// echo; replica 0's and 2's CERT records; replica 0's COMMIT; no SEAL.
+    fn new() -> Self {
+        let mut b = Slow::default();
+        b.connect_all();
+        let mut t = Bench {
+            b,
+            cycle: 0,
+            phase: 1,
+            mem: HashMap::new(),
+            fetch: None,
+            errors: vec![],
+            bc: None,
+            compose: [[0; 16]; 16],
+            rd_data: [0; 16],
+            sg: None,
+            limit: 1000,
+            misses: 0,
+            start_at: 0,
+            abort_at: None,
+            hold: 0..0,
+            events: vec![],
+            states: vec![],
+        };
+        let bb = b_block(M);
+        t.record(PREP_SIG, &bb, sig(&bb, LEADER));
+        t.record(ECHO_ROW, &bb, sig(&bb, LEADER));
+        for j in [0u8, 2] {
+            t.record(CERT_ROW + ((j as u64) << 5), &c_block(), sig(&c_block(), j));
+        }
+        t.commit(0, k_block(0, M), 0b101);
+        t
+    }
+
+    fn record(&mut self, word: u64, block: &Blk, sig: Beat) {
+        self.mem.insert(word, beat_of(block));
+        self.mem.insert(word + 16, sig);
+    }
+
+    /// commit[s][x]: K with the bitmap at word 8, x's signature.
+    fn commit(&mut self, x: u8, block: Blk, bitmap: u32) {
+        let w = COMMIT_ROW + ((x as u64) << COMMIT_SHIFT);
+        self.record(w, &block, sig(&block, x));
+        self.mem.get_mut(&w).unwrap()[8] = bitmap;
+    }
+
+    fn step(&mut self) {
+        let c = self.cycle;
+        let beat = self.fetch.and_then(|(t, w, n, fails)| {
+            let i = c.checked_sub(t + H + 2)?;
+            (i < n).then(|| {
+                let data = *self.mem.get(&(w + 16 * i)).unwrap_or(&[0; 16]);
+                (data, i + 1 == n, fails && i + 1 == n)
+            })
+        });
+        let resp = self.sg.filter(|s| c >= s.0).map(|s| (s.1, s.2));
+        let mut i = Ins {
+            start: self.start_at == c,
+            phase: self.phase,
+            abort: self.abort_at == Some(c),
+            hold: self.hold.contains(&c),
+            expiring: self.misses + 1 >= self.limit,
+            beat,
+            sg_busy: self.sg.is_some(),
+            resp: resp.map(|r| r.0),
+            bc_done: self.bc.is_some_and(|(t, round)| !round && c == t + BC),
+            round_done: self.bc.is_some_and(|(t, round)| round && c == t + RD),
+            commit_block: k_block(ID, M),
+        };
+        drive(&mut self.b, &i);
+        assert!(simulate(&mut self.b, 100));
+        // Protocol builds K from `blk_j`.
+        let j = self.b.blk_j.val().to_u64() as u8;
+        i.commit_block = k_block(j, M);
+        drive(&mut self.b, &i);
+        assert!(simulate(&mut self.b, 100));
+        self.observe(c, &i, beat, resp);
+        self.b.clock.next = Clock::from(true);
+        assert!(simulate(&mut self.b, 100));
+        self.b.clock.next = Clock::from(false);
+        assert!(simulate(&mut self.b, 100));
+        self.cycle += 1;
+    }
+
+    /// Protocol's side of one cycle: what the block asked for.
+    fn observe(
+        &mut self,
+        c: u64,
+        i: &Ins,
+        beat: Option<(Beat, bool, bool)>,
+        resp: Option<(u8, Beat)>,
+    ) {
+        let b = &self.b;
+        self.states.push((c, b.state()));
+        let mut ev = vec![];
+        let fetch_beat = beat.map(|x| x.0).unwrap_or([0; 16]);
+        if b.sg_sign.val() || b.sg_verify.val() {
+            assert!(!i.sg_busy, "one signer request at a time");
+            let block: Blk = if b.sg_sus.val() {
+                as_block(&from_bits(b.sus_block.val()))
+            } else if b.sg_prep.val() {
+                b_block(M)
+            } else if b.sg_commit.val() {
+                i.commit_block
+            } else {
+                c_block()
+            };
+            if b.sg_sign.val() {
+                ev.push(Ev::Sign(block[0]));
+                self.sg = Some((c + S, 0, sig(&block, ID)));
+            } else {
+                let signature: Beat = if b.sg_sus.val() {
+                    from_bits(b.sus_sig.val()).try_into().unwrap()
+                } else if b.sg_compose.val() {
+                    self.rd_data
+                } else {
+                    fetch_beat
+                };
+                let signer = b.sg_signer.val().to_u64() as u8;
+                let ok = signature == sig(&block, signer);
+                ev.push(Ev::Verify(block[0], signer, ok));
+                self.sg = Some((c + V, if ok { 0 } else { 1 }, [0; 16]));
+            }
+        }
+        if b.sg_resp_take.val() {
+            assert!(resp.is_some(), "a response is taken only when there");
+            self.sg = None;
+        }
+        // COMPOSE: written at this edge, read back the next cycle.
+        let mut compose = self.compose;
+        if b.cp_wr_en.val() {
+            let data = if b.cp_from_fetch.val() {
+                assert!(beat.is_some(), "COMPOSE takes a fetched beat only with it");
+                fetch_beat
+            } else {
+                resp.expect("COMPOSE takes the signer's response with it").1
+            };
+            compose[b.cp_wr_beat.val().to_u64() as usize] = data;
+        }
+        if b.bc_start.val() {
+            assert!(self.bc.is_none_or(|(t, r)| c > t + if r { RD } else { BC }));
+            let word = b.bc_word.val().to_u64();
+            let round = b.bc_round.val();
+            let (first, lo, hi) = if b.bc_prep_sig.val() {
+                (beat_of(&b_block(M)), 1, 1)
+            } else if b.bc_cert.val() {
+                (beat_of(&c_block()), 1, 1)
+            } else if b.bc_commit.val() || b.bc_echo_commit.val() {
+                let mut f = beat_of(&i.commit_block);
+                if b.bc_commit.val() {
+                    f[8] = b.bitmap.val().to_u64() as u32;
+                }
+                (f, b.cp_first.val().to_u64(), b.cp_last.val().to_u64())
+            } else {
+                panic!("cycle {c}: a broadcast of no known record");
+            };
+            assert!(b.cp_start.val(), "Broadcast and COMPOSE start together");
+            // The record lands in this replica's mailbox too: beat 0 from
+            // Protocol, the rest streamed from COMPOSE as it stands.
+            self.mem.insert(word, first);
+            for (n, k) in (lo..=hi).enumerate() {
+                self.mem
+                    .insert(word + 16 * (n as u64 + 1), self.compose[k as usize]);
+            }
+            ev.push(Ev::Bc(first[0], word, round, 2 + hi - lo));
+            self.bc = Some((c, round));
+        }
+        self.compose = compose;
+        self.rd_data = self.compose[b.cp_first.val().to_u64() as usize];
+        if b.fetch_start.val() {
+            assert!(self.fetch.is_none_or(|(t, _, n, _)| c >= t + H + 1 + n));
+            let beats = match (b.fetch_pair.val(), b.fetch_row.val()) {
+                (true, false) => 2,
+                (false, true) => 2 * NB,
+                _ => panic!("cycle {c}: a fetch of two beats or a row"),
+            };
+            let word = b.fetch_word.val().to_u64();
+            let fails = match self.errors.iter().position(|&w| w == word) {
+                Some(p) => {
+                    self.errors.remove(p);
+                    true
+                }
+                None => false,
+            };
+            self.fetch = Some((c, word, beats, fails));
+            ev.push(Ev::Fetch(word, beats));
+        }
+        if b.set_commit.val() {
+            ev.push(Ev::SetCommit);
+        }
+        if b.clear_wait.val() {
+            self.misses = 0;
+        }
+        if b.missed.val() {
+            self.misses += 1;
+            ev.push(Ev::Missed);
+        }
+        if b.decide.val() {
+            ev.push(Ev::Decide);
+        }
+        if b.stop.val() {
+            ev.push(Ev::Stop);
+        }
+        if b.state() == SlowSt::Off {
+            assert!(
+                ev.is_empty() || c == self.start_at,
+                "cycle {c}: Off asks {ev:?}"
+            );
+        }
+        self.events.extend(ev.into_iter().map(|e| (c, e)));
+    }
+
+    /// Runs until the block is back Off after `start` (or panics).
+    fn run_slot(&mut self, max: u64) {
+        let mut seen = false;
+        for _ in 0..max {
+            self.step();
+            let st = self.b.state();
+            seen |= st != SlowSt::Off;
+            if seen && st == SlowSt::Off {
+                return;
+            }
+        }
+        panic!(
+            "the slot did not end in {max} cycles: {:?}",
+            self.events.last()
+        );
+    }
+
+    fn kinds(&self) -> Vec<Ev> {
+        self.events.iter().map(|e| e.1.clone()).collect()
+    }
+
+    fn entered(&self, st: SlowSt) -> Vec<u64> {
+        let mut out = vec![];
+        for w in self.states.windows(2) {
+            if w[1].1 == st && w[0].1 != st {
+                out.push(w[1].0);
+            }
+        }
+        out
+    }
+}
+
+fn commit_word(x: u8) -> u64 {
+    COMMIT_ROW + ((x as u64) << COMMIT_SHIFT)
+}
+
+/// The events of the normal slot, with the cycle of each from the page's
+/// timing rules, `start` at cycle 0.
+fn normal_slot() -> Vec<(u64, Ev)> {
+    let pair = H + 3; // a two-beat fetch: start to done
+    let row = H + 1 + 2 * NB; // a 2N-beat fetch
+    let mut e = vec![];
+    // SlowStart at 1, SlowPollPrepSig at 2.
+    let mut t = 2;
+    e.push((t, Ev::Fetch(PREP_SIG, 2)));
+    // The verify leaves with the fetch's done (beat 1 is the signature).
+    t += pair;
+    e.push((t, Ev::Verify(1, LEADER, true)));
+    // The echo's round starts with the response.
+    t += V;
+    e.push((t, Ev::Bc(1, ECHO_ROW + ((ID as u64) << 5), true, 2)));
+    // round_done, then SlowPollEchoPrep.
+    t += RD + 1;
+    e.push((t, Ev::Fetch(ECHO_ROW, 2 * NB)));
+    // No suspect: C is signed with the done.
+    t += row;
+    e.push((t, Ev::Sign(2)));
+    // The share into COMPOSE with the response; Broadcast the next cycle.
+    t += S + 1;
+    e.push((t, Ev::Bc(2, CERT_ROW + ((ID as u64) << 5), false, 2)));
+    // Broadcast's done, then SlowPollCertify.
+    t += BC + 1;
+    e.push((t, Ev::Fetch(CERT_ROW, 2 * NB)));
+    // f + 1 = 2 candidates, 0 and 1 (its own, just written); share 0 is
+    // verified: SlowVerifyShare steps j = 0, reads COMPOSE, then verifies.
+    t += row + 2;
+    e.push((t, Ev::Verify(2, 0, true)));
+    // The response; j = 1 (its own), 2 (not taken), 3 = n: SlowSignCommit
+    // at t + V + 4, which signs K in its first cycle.
+    t += V + 4;
+    e.push((t, Ev::Sign(3)));
+    t += S;
+    e.push((t, Ev::SetCommit));
+    // The COMMIT: K and the bitmap {0, 1}, the signature, f + 1 shares.
+    t += 1;
+    e.push((t, Ev::Bc(3, commit_word(ID), false, 4)));
+    // Done: SlowPollCommit x = 0 the next cycle, which fetches at once.
+    t += BC + 1;
+    e.push((t, Ev::Fetch(commit_word(0), 2)));
+    // K(0) matches: SlowVerifyCommit the cycle after done, a cycle for
+    // COMPOSE's read of beat 15, then the verify.
+    t += pair + 2;
+    e.push((t, Ev::Verify(3, 0, true)));
+    t += V;
+    e.push((
+        t,
+        Ev::Bc(3, ECHO_COMMIT + (((0 * R) + ID as u64) << 5), true, 2),
+    ));
+    t += RD + 1;
+    e.push((t, Ev::Fetch(SEAL, 2)));
+    t += pair + 1;
+    e.push((t, Ev::Fetch(ECHO_SEAL, 2 * NB)));
+    t += row;
+    e.push((t, Ev::Decide));
+    e
+}
+
+#[test]
+fn a_normal_slot_is_decided_on_f_plus_1_commits_at_the_cycles_the_page_gives() {
+    let mut t = Bench::new();
+    t.run_slot(2000);
+    let want = normal_slot();
+    assert_eq!(t.events, want);
+    // The COMMIT as it landed: K(1) with the bitmap {0, 1}, its signature,
+    // share 0 then its own share (ascending replica order).
+    let w = commit_word(ID);
+    assert_eq!(t.mem[&w][..9], [3, 1, VIEW, K, M, PREV, 0, 0, 0b011]);
+    assert_eq!(t.mem[&(w + 16)], sig(&k_block(ID, M), ID));
+    assert_eq!(t.mem[&(w + 32)], sig(&c_block(), 0));
+    assert_eq!(t.mem[&(w + 48)], sig(&c_block(), ID));
+    // The echoes: the leader's prep_sig and replica 0's COMMIT, whole.
+    let echo = ECHO_ROW + ((ID as u64) << 5);
+    assert_eq!(t.mem[&(echo + 16)], sig(&b_block(M), LEADER));
+    let ec = ECHO_COMMIT + (ID as u64) * 32;
+    assert_eq!(t.mem[&(ec + 16)], sig(&k_block(0, M), 0));
+    let decide = want.last().unwrap().0;
+    // Off the cycle after `decide`.
+    assert_eq!(t.states.last(), Some(&(decide, SlowSt::SlowWaitEchoSeal)));
+    assert_eq!(t.b.state(), SlowSt::Off);
+    assert_eq!(t.entered(SlowSt::SlowStart), vec![1]);
+}
+
+#[test]
+fn phase_2_goes_from_slow_start_to_signing_c() {
+    let mut t = Bench::new();
+    t.phase = 2;
+    t.run_slot(2000);
+    assert_eq!(t.entered(SlowSt::SlowSignCert), vec![2]);
+    assert_eq!(t.events[0], (1, Ev::Sign(2)));
+    assert!(!t.kinds().contains(&Ev::Fetch(PREP_SIG, 2)));
+    assert_eq!(t.kinds().last(), Some(&Ev::Decide));
+}
+
+#[test]
+fn an_equivocating_leader_is_refused_and_nothing_is_signed() {
+    // Replica 2's echo holds another block of (PREP, v, k), signed by the
+    // leader: the slot is refused with `stop`, C is never signed.
+    let mut t = Bench::new();
+    let other = b_block(M + 1);
+    t.record(ECHO_ROW + (2 << 5), &other, sig(&other, LEADER));
+    t.run_slot(2000);
+    let k = t.kinds();
+    assert!(
+        k.contains(&Ev::Verify(1, LEADER, true)),
+        "the suspect's verify"
+    );
+    assert_eq!(k.last(), Some(&Ev::Stop));
+    assert!(!k.contains(&Ev::Decide));
+    assert!(!k.iter().any(|e| matches!(e, Ev::Sign(_))));
+    // The suspect's verify leaves the cycle SlowVerifySuspect is entered.
+    let vs = t.entered(SlowSt::SlowVerifySuspect);
+    assert_eq!(vs.len(), 1);
+    assert!(t
+        .events
+        .iter()
+        .any(|e| e.0 == vs[0] && e.1 == Ev::Verify(1, LEADER, true)));
+}
+
+#[test]
+fn a_suspect_whose_signature_fails_is_passed_over_and_the_row_read_again() {
+    let mut t = Bench::new();
+    let other = b_block(M + 1);
+    t.record(ECHO_ROW + (2 << 5), &other, sig(&other, 2));
+    t.run_slot(3000);
+    let k = t.kinds();
+    let echo_reads = k
+        .iter()
+        .filter(|e| **e == Ev::Fetch(ECHO_ROW, 2 * NB))
+        .count();
+    assert_eq!(echo_reads, 2);
+    assert!(k.contains(&Ev::Verify(1, LEADER, false)));
+    assert_eq!(k.last(), Some(&Ev::Decide));
+}
+
+#[test]
+fn a_forged_prep_sig_is_refused_at_its_second_failure() {
+    let mut t = Bench::new();
+    let bb = b_block(M);
+    t.record(PREP_SIG, &bb, sig(&bb, 2));
+    t.run_slot(2000);
+    assert_eq!(
+        t.kinds(),
+        vec![
+            Ev::Fetch(PREP_SIG, 2),
+            Ev::Verify(1, LEADER, false),
+            Ev::Missed,
+            Ev::Fetch(PREP_SIG, 2),
+            Ev::Verify(1, LEADER, false),
+            Ev::Missed,
+            Ev::Stop,
+        ]
+    );
+}
+
+#[test]
+fn a_prep_sig_of_another_block_or_not_yet_signed_is_a_miss_without_a_verify() {
+    for (name, block, signature) in [
+        ("another m", b_block(M + 1), sig(&b_block(M + 1), LEADER)),
+        ("no signature yet", b_block(M), [0; 16]),
+    ] {
+        let mut t = Bench::new();
+        t.record(PREP_SIG, &block, signature);
+        t.limit = 3;
+        t.run_slot(2000);
+        let k = t.kinds();
+        assert_eq!(k.iter().filter(|e| **e == Ev::Missed).count(), 3, "{name}");
+        assert!(!k.iter().any(|e| matches!(e, Ev::Verify(..))), "{name}");
+        assert_eq!(k.last(), Some(&Ev::Stop), "{name}");
+        // The polls follow each other: done, then SlowPollPrepSig.
+        let polls: Vec<u64> = t
+            .events
+            .iter()
+            .filter(|e| e.1 == Ev::Fetch(PREP_SIG, 2))
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(polls, vec![2, 2 + H + 4, 2 + 2 * (H + 4)]);
+    }
+}
+
+#[test]
+fn a_commit_of_another_block_is_never_counted_and_the_wait_times_out() {
+    // Replica 0 committed another m; replica 2 wrote nothing. Each turn
+    // over the peers is a miss per peer and one for the turn.
+    let mut t = Bench::new();
+    t.commit(0, k_block(0, M + 1), 0b101);
+    t.limit = 6;
+    t.run_slot(3000);
+    let k = t.kinds();
+    assert!(!k.contains(&Ev::Decide));
+    assert_eq!(k.last(), Some(&Ev::Stop));
+    // After the COMMIT is sent: only fetches of commit[0] and commit[2]
+    // (1 is its own, delivered), never a verify or an echo of them.
+    let sent = k
+        .iter()
+        .position(|e| matches!(e, Ev::Bc(3, _, false, 4)))
+        .unwrap();
+    let after = &k[sent + 1..];
+    assert!(after
+        .iter()
+        .all(|e| matches!(e, Ev::Fetch(_, 2) | Ev::Missed | Ev::Stop)));
+    let polled: Vec<u64> = after
+        .iter()
+        .filter_map(|e| match e {
+            Ev::Fetch(w, _) => Some(*w),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        polled,
+        vec![
+            commit_word(0),
+            commit_word(2),
+            commit_word(0),
+            commit_word(2)
+        ]
+    );
+    assert_eq!(after.iter().filter(|e| **e == Ev::Missed).count(), 6);
+}
+
+#[test]
+fn a_signed_seal_of_the_peer_vetoes_its_commit() {
+    // Replica 0 sealed view 2 (seal[0], signed by 0): its COMMIT is not
+    // counted; replica 2's COMMIT decides the slot instead.
+    let mut t = Bench::new();
+    let s = seal_block(0, VIEW);
+    t.record(SEAL, &s, sig(&s, 0));
+    t.commit(2, k_block(2, M), 0b101);
+    t.run_slot(4000);
+    let k = t.kinds();
+    assert!(
+        k.contains(&Ev::Verify(4, 0, true)),
+        "the SEAL verified under 0"
+    );
+    assert!(
+        !k.contains(&Ev::Fetch(ECHO_SEAL, 2 * NB)),
+        "x = 0 vetoed at seal[0]"
+    );
+    assert!(k.contains(&Ev::Verify(3, 2, true)));
+    assert!(k.contains(&Ev::Fetch(SEAL + (2 << 5), 2)));
+    assert_eq!(k.last(), Some(&Ev::Decide));
+    // Vetoed for good: commit[0] is fetched once.
+    assert_eq!(
+        k.iter()
+            .filter(|e| **e == Ev::Fetch(commit_word(0), 2))
+            .count(),
+        1
+    );
+    // A SEAL of an older view vetoes nothing: the normal slot.
+    let mut t = Bench::new();
+    let s = seal_block(0, VIEW - 1);
+    t.record(SEAL, &s, sig(&s, 0));
+    t.run_slot(4000);
+    assert_eq!(t.events, normal_slot());
+}
+
+#[test]
+fn a_fetch_error_on_the_certify_row_is_a_miss_and_the_row_is_read_again() {
+    let mut t = Bench::new();
+    t.errors = vec![CERT_ROW];
+    t.run_slot(3000);
+    let k = t.kinds();
+    let i = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(CERT_ROW, 2 * NB))
+        .unwrap();
+    assert_eq!(k[i + 1], Ev::Missed);
+    assert_eq!(k[i + 2], Ev::Fetch(CERT_ROW, 2 * NB));
+    assert_eq!(k.last(), Some(&Ev::Decide));
+}
+
+#[test]
+fn abort_at_a_poll_state_goes_off_without_a_fetch_and_hold_stays() {
+    // SlowPollEchoPrep is entered at the cycle of its fetch in the normal
+    // slot. Held there for 20 cycles: no fetch, no miss, then the slot
+    // goes on 20 cycles late.
+    let want = normal_slot();
+    let poll = want[3].0;
+    let mut t = Bench::new();
+    t.hold = poll..poll + 20;
+    t.run_slot(3000);
+    let shifted: Vec<(u64, Ev)> = want
+        .iter()
+        .map(|(c, e)| (if *c >= poll { c + 20 } else { *c }, e.clone()))
+        .collect();
+    assert_eq!(t.events, shifted);
+    assert!(!t.b.holding.val());
+    // Aborted there: Off the next cycle, no fetch, no stop, no decision.
+    let mut t = Bench::new();
+    t.abort_at = Some(poll);
+    t.run_slot(3000);
+    assert_eq!(t.events, want[..3].to_vec());
+    assert_eq!(t.states.last(), Some(&(poll, SlowSt::SlowPollEchoPrep)));
+    assert_eq!(t.b.state(), SlowSt::Off);
+    // An abort outside a poll state is not honoured.
+    let mut t = Bench::new();
+    t.abort_at = Some(poll - 3);
+    t.run_slot(3000);
+    assert_eq!(t.events, want);
+}
+
+#[test]
+fn sts_state_numbers_the_states_as_the_page_does() {
+    for (i, st) in SLOW_STATES.iter().enumerate() {
+        let want = if i == 0 { 0 } else { 39 + i as u8 };
+        assert_eq!(Slow::reported(*st), want, "{st:?}");
+    }
+}
