@@ -464,8 +464,8 @@ on the block's Verilog alone ({of}). {}\n\n\
 fn block_note(block: &str) -> &'static str {
     match block {
         "guard" => "The kernel's guard (`guard::v3`, docs/guard.md): it streams records past its two-beat buffer.",
-        "watch" => "WATCH, the v3 replica's background poller (docs/watch.md); in the kernel on a Fetch of its own through RdMux.",
-        "compose" => "COMPOSE, the v3 record composer (docs/compose.md).",
+        "watch" => "WATCH, the replica's background poller (docs/watch.md); in the kernel on a Fetch of its own through RdMux.",
+        "compose" => "COMPOSE, the record composer (docs/compose.md).",
         "cert_check" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/cert_check.md); in the kernel's Protocol.",
         "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md).",
         "kernel" => "The kernel (rtl/rhdl_ubft.v), the one of the tables at the top; `cargo xtask synth` drops this section.",
@@ -478,7 +478,10 @@ fn block_note(block: &str) -> &'static str {
 fn block_source(block: &str) -> (String, Option<&'static str>) {
     match block {
         "guard" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), Some("v3")),
-        "watch" => ("rhdl_ubft::controller::watch::verilog::<N>()".into(), Some("v3")),
+        "watch" => (
+            "rhdl_ubft::controller::watch::verilog::<N>()".into(),
+            Some("v3"),
+        ),
         "compose" => ("rhdl_ubft::io::compose::verilog()".into(), None),
         "rdmux" => ("rhdl_ubft::io::rdmux::verilog()".into(), None),
         "cert_check" => ("rhdl_ubft::controller::cert_check::verilog()".into(), None),
@@ -529,7 +532,7 @@ retiming: the figures give scale and trends.\n\n\
 - tool: {version}\n- time: the Yosys run per N, on a 2-core machine\n\n{table}\n\
 LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB18/36; BRAM = RAMB18/RAMB36; \
 CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
-The kernel is the whole top: Control (AXI4-Lite), Protocol (LEADER, FAST, Slow, View, CertCheck, \
+The kernel is the whole top: Control (AXI4-Lite), Protocol (LEADER, FAST, SLOW, VIEW, CertCheck, \
 Requests and Tally), Fetch, WATCH with a Fetch of its own and RdMux, COMPOSE, Broadcast, SignerPort, the \
 RoCE adapter and Guard (`guard::v3`, the receive path, `m_axi_rx`).\n\n\
 ## Logic depth (N = {n})\n\n\

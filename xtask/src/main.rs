@@ -66,6 +66,10 @@ enum Cmd {
         /// Skip the yosys resource estimate.
         #[arg(long)]
         no_synth: bool,
+        /// Measure the latencies only and fail if docs/performance.md's
+        /// table of them differs (writes nothing, measures no speed).
+        #[arg(long)]
+        check: bool,
     },
     /// Record the standard scenarios and write self-checking testbenches of
     /// the RTL into rtl/tb/ (docs/testbench.md); --run replays them.
@@ -260,7 +264,11 @@ fn main() -> ExitCode {
         Cmd::Verilog { check } => verilog(check),
         Cmd::Lint { block } => lint(block.as_deref()),
         Cmd::Docs { check } => docs(check),
-        Cmd::Bench { slots, no_synth } => bench(slots, !no_synth),
+        Cmd::Bench {
+            slots,
+            no_synth,
+            check,
+        } => bench(slots, !no_synth && !check, check),
         Cmd::Testbench {
             check,
             run,
@@ -392,7 +400,10 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
         "guard" => Ok(("rhdl_ubft_guard", at_n!(n, rhdl_ubft::guard::verilog_v3))),
         // The v3 replica's background poller (recovery.md D3); in the
         // kernel on a Fetch of its own through RdMux, acting on R26.
-        "watch" => Ok(("rhdl_ubft_watch", at_n!(n, rhdl_ubft::controller::watch::verilog))),
+        "watch" => Ok((
+            "rhdl_ubft_watch",
+            at_n!(n, rhdl_ubft::controller::watch::verilog),
+        )),
         // The kernel (rtl/rhdl_ubft.v), linted or synthesized at another N.
         "kernel" => Ok((
             "rhdl_ubft",
@@ -406,7 +417,10 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
         "rdmux" => Ok(("rhdl_ubft_rdmux", rhdl_ubft::io::rdmux::verilog())),
         // The check of a certificate inside a peer's COMMIT (R24 from a
         // COMMIT, docs/cert_check.md); one size for every n.
-        "cert_check" => Ok(("rhdl_ubft_cert_check", rhdl_ubft::controller::cert_check::verilog())),
+        "cert_check" => Ok((
+            "rhdl_ubft_cert_check",
+            rhdl_ubft::controller::cert_check::verilog(),
+        )),
         _ => Err(format!(
             "--block {block}: the blocks are: guard, watch, compose, rdmux, cert_check, kernel"
         )),
@@ -479,17 +493,84 @@ fn lint(block: Option<&str>) -> Result {
     Ok(())
 }
 
-/// The benchmark of DESIGN.md section 7: fast-path decision latency for
-/// n = 3, 5, 7 at L = 300, H = 80 against the bound 3 (L + H), and against
-/// ubft_new's cost per slot; simulation speed.
-fn bench(slots: u64, synth: bool) -> Result {
+/// Markers of the generated parts of docs/performance.md and docs/scenarios.md.
+const PERF_DOC: &str = "docs/performance.md";
+const BENCH_BEGIN: &str = "<!-- bench:begin -->";
+const BENCH_END: &str = "<!-- bench:end -->";
+const SPEED_BEGIN: &str = "<!-- bench-speed:begin -->";
+const SPEED_END: &str = "<!-- bench-speed:end -->";
+const SCEN_DOC: &str = "docs/scenarios.md";
+const SOAK_BEGIN: &str = "<!-- soak:begin -->";
+const SOAK_END: &str = "<!-- soak:end -->";
+
+/// `text` with what lies between the lines `begin` and `end` replaced by
+/// `body` (the markers kept); an error names the file and the marker missing.
+fn between(text: &str, file: &str, begin: &str, end: &str, body: &str) -> Result<String> {
+    let a = text
+        .find(begin)
+        .ok_or_else(|| format!("{file}: no `{begin}` marker"))?;
+    let b = text[a..]
+        .find(end)
+        .map(|b| a + b)
+        .ok_or_else(|| format!("{file}: no `{end}` after `{begin}`"))?;
+    Ok(format!("{}{begin}\n{body}{}", &text[..a], &text[b..]))
+}
+
+/// Rewrites the part of `file` between `begin` and `end` (the file read
+/// just before, so concurrent edits elsewhere in it are kept), or with
+/// `check` fails when it differs.
+fn write_between(file: &str, begin: &str, end: &str, body: &str, check: bool, fix: &str) -> Result {
+    let text = std::fs::read_to_string(root().join(file)).map_err(|e| format!("{file}: {e}"))?;
+    let new = between(&text, file, begin, end, body)?;
+    if check && new != text {
+        let at = text.find(begin).unwrap();
+        let old = &text[at..at + text[at..].find(end).unwrap()];
+        eprintln!("{file}, as committed:\n{old}\nas measured now:\n{begin}\n{body}");
+    }
+    write_or_check(file, &new, check, fix)
+}
+
+/// Thousands separators for a count, as the docs write them.
+fn grouped(x: u64) -> String {
+    let s = x.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `grouped` with one decimal: 1,330.0.
+fn grouped1(x: f64) -> String {
+    let s = format!("{x:.1}");
+    let (int, frac) = s.split_once('.').unwrap();
+    format!("{}.{frac}", grouped(int.parse().unwrap()))
+}
+
+/// The benchmark of DESIGN.md section 7: decision latency on the fast path,
+/// the slow path and through a view change, for n = 3, 5, 7, against the
+/// model's bounds and ubft_new's cost per slot; simulation speed. Prints the
+/// tables and writes them into docs/performance.md between its markers:
+/// the latencies (exact simulated cycles) between `bench:begin`/`bench:end`,
+/// which `check` compares instead of writing (and then measures no speed),
+/// and the simulation speed (wall clock, never checked) between
+/// `bench-speed:begin`/`bench-speed:end`.
+fn bench(slots: u64, synth: bool, check: bool) -> Result {
     use rhdl_ubft::params::defaults::{
-        SIGN_LATENCY, UBFT_NEW_CYCLES_PER_SLOT, UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES,
-        VERIFY_LATENCY,
+        HBM_READ_LATENCY, KERNEL_MHZ, NET_LATENCY, SIGN_LATENCY, UBFT_NEW_CYCLES_PER_SLOT,
+        UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES, VERIFY_LATENCY,
     };
     use ubft_sim::backend::Backend;
     use ubft_sim::bench::{fast_bound, measure, slow_bound, Latency};
     use ubft_sim::cluster::{ClusterConfig, Path};
+    let cmd = if slots == 20 {
+        "cargo xtask bench".to_string()
+    } else {
+        format!("cargo xtask bench --slots {slots}")
+    };
     let header = || {
         println!(
             "{:>3} {:>10} {:>8} {:>7} {:>11} {:>10} {:>14}",
@@ -508,18 +589,49 @@ fn bench(slots: u64, synth: bool) -> Result {
             UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean
         )
     };
+    let md_head = "| n | mean | max | bound | mean / bound | max / bound | ubft_new / mean |\n\
+                   | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    let md_row = |l: &Latency| {
+        format!(
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {} |\n",
+            l.replicas,
+            grouped1(l.mean),
+            grouped(l.max),
+            grouped(l.bound),
+            l.mean / l.bound as f64,
+            l.max as f64 / l.bound as f64,
+            grouped((UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean).round() as u64)
+        )
+    };
+    let mut md = format!(
+        "<!-- written by `{cmd}` (`--check` compares); exact simulated cycles, do not edit -->\n\n"
+    );
     println!(
         "Decision latency in simulated kernel cycles (exact and repeatable; Verilator backend,"
     );
     println!("which agrees cycle for cycle with rust-hdl's simulator: tests/differential.rs).");
     println!();
     println!("fast path, L = 300, H = 80, {slots} slots; bound 3 (L + H)");
+    md += &format!(
+        "**Fast path**: L = {NET_LATENCY}, H = {HBM_READ_LATENCY}, {slots} slots; bound 3 (L + H) (`bench::fast_bound`).\n\n{md_head}"
+    );
     header();
+    let per_sec = |l: &Latency| grouped((KERNEL_MHZ as f64 * 1e6 / l.mean).round() as u64);
+    let mut fast = vec![];
     for n in [3, 5, 7] {
         let cfg = ClusterConfig::new(n, slots);
         let bound = fast_bound(&cfg);
-        row(&measure(cfg, Path::Fast, bound, Backend::Verilator).map_err(|e| e.to_string())?);
+        let l = measure(cfg, Path::Fast, bound, Backend::Verilator).map_err(|e| e.to_string())?;
+        row(&l);
+        md += &md_row(&l);
+        fast.push(l);
     }
+    md += &format!(
+        "\nThroughput at {KERNEL_MHZ} MHz, one slot at a time: {} fast decisions per second (n = 3), {} (n = 5), {} (n = 7).\n\n",
+        per_sec(&fast[0]),
+        per_sec(&fast[1]),
+        per_sec(&fast[2]),
+    );
     println!();
     let slow_slots = slots.min(5);
     println!(
@@ -528,14 +640,27 @@ fn bench(slots: u64, synth: bool) -> Result {
     println!(
         "bound wait (H + 4) + 3 sign + (1 + c + f) verify + (4 + f) L + (3 + 3f) (H + 4), c = f + 1 at n >= 5 (bench::slow_bound)"
     );
+    md += &format!(
+        "**Slow path**: the last replica writes no fast-path votes; L = {NET_LATENCY}, H = {HBM_READ_LATENCY}, sign {}, verify {}, wait 64 polls, {slow_slots} slots; bound `bench::slow_bound`.\n\n{md_head}",
+        grouped(SIGN_LATENCY),
+        grouped(VERIFY_LATENCY)
+    );
     header();
     for n in [3, 5, 7] {
         let cfg = ClusterConfig::new(n, slow_slots);
         let bound = slow_bound(&cfg);
-        row(&measure(cfg, Path::Slow, bound, Backend::Verilator).map_err(|e| e.to_string())?);
+        let l = measure(cfg, Path::Slow, bound, Backend::Verilator).map_err(|e| e.to_string())?;
+        row(&l);
+        md += &md_row(&l);
     }
     println!(
         "ubft_new: at least {UBFT_NEW_CYCLES_PER_SLOT} cycles per slot ({UBFT_NEW_SIGN_CYCLES} signing + {UBFT_NEW_VERIFY_CYCLES} verifying, kernel stopped)"
+    );
+    md += &format!(
+        "\nubft_new: at least {} cycles per slot ({} signing and {} verifying, the kernel stopped).\n\n",
+        grouped(UBFT_NEW_CYCLES_PER_SLOT),
+        grouped(UBFT_NEW_SIGN_CYCLES),
+        grouped(UBFT_NEW_VERIFY_CYCLES)
     );
     println!();
     println!("recovery: the leader silent from the cycle after it decided slot 3 fast;");
@@ -551,9 +676,7 @@ fn bench(slots: u64, synth: bool) -> Result {
     println!(
         "(L = 300, H = 80, sign 2,000, verify 4,000; 2,000,000 cycles at most); wait 64 polls, 6 slots"
     );
-    println!(
-        "bound: bench::recovery_bound (docs/performance.md, \"The bridge and a carried value\")"
-    );
+    println!("bound: bench::recovery_bound (docs/performance.md, \"Recovery\")");
     println!(
         "{:>8} {:>3} {:>12} {:>8} {:>8} {:>7} {:>11} {:>10} {:>5} {:>8}",
         "links",
@@ -567,6 +690,9 @@ fn bench(slots: u64, synth: bool) -> Result {
         "view",
         "behind"
     );
+    md += "**Recovery**: the leader silent from the cycle after it decided slot 3 fast; cycles from the silence to slot 4's first decision at the first and the last honest replica; the tests' links (L = 40, H = 12, sign 300, verify 500) and the defaults (L = 300, H = 80, sign 2,000, verify 4,000); wait 64 polls, 6 slots; bound `bench::recovery_bound`.\n\n\
+| links | n | silent from | first | last | bound | first / bound | last / bound | view | left behind |\n\
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
     let quick = |n| ClusterConfig {
         sign_latency: 300,
         verify_latency: 500,
@@ -606,6 +732,32 @@ fn bench(slots: u64, synth: bool) -> Result {
             r.view,
             format!("{:?}", r.behind)
         );
+        md += &format!(
+            "| {links} | {} | {} | {} | {} | {} | {:.3} | {ratio} | {} | {} |\n",
+            r.replicas,
+            grouped(r.silent_from),
+            grouped(r.first),
+            r.last.map_or("–".to_string(), grouped),
+            grouped(r.bound),
+            r.first as f64 / r.bound as f64,
+            r.view,
+            if r.behind.is_empty() {
+                "–".to_string()
+            } else {
+                format!("{:?}", r.behind)
+            }
+        );
+    }
+    write_between(
+        PERF_DOC,
+        BENCH_BEGIN,
+        BENCH_END,
+        &md,
+        check,
+        "cargo xtask bench --no-synth",
+    )?;
+    if check {
+        return Ok(());
     }
     println!();
     let cores = std::thread::available_parallelism().map_or(1, |p| p.get());
@@ -626,6 +778,11 @@ fn bench(slots: u64, synth: bool) -> Result {
         "speedup",
         "V/rusthdl"
     );
+    let mut speed = format!(
+        "<!-- written by `{cmd}`; wall clock on the machine that ran it ({cores} cores), never checked -->\n\n\
+| n | rust-hdl | Verilator, 1 thread | per CPU-second | Verilator, {threads} threads | per CPU-second | speedup | Verilator / rust-hdl |\n\
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+    );
     // rust-hdl's run is shorter: it simulates a few hundred cycles a second.
     use ubft_sim::backend::verilator::measure_speed;
     for n in [3, 5] {
@@ -640,7 +797,26 @@ fn bench(slots: u64, synth: bool) -> Result {
             p / b,
             b / a
         );
+        let g = |x: Option<f64>| x.map_or("–".to_string(), |r| grouped(r.round() as u64));
+        speed += &format!(
+            "| {n} | {} | {} | {} | {} | {} | {:.2} | {} |\n",
+            grouped(a.round() as u64),
+            grouped(b.round() as u64),
+            g(cpu),
+            grouped(p.round() as u64),
+            g(pcpu),
+            p / b,
+            grouped((b / a).round() as u64)
+        );
     }
+    write_between(
+        PERF_DOC,
+        SPEED_BEGIN,
+        SPEED_END,
+        &speed,
+        false,
+        "cargo xtask bench --no-synth",
+    )?;
     if synth {
         println!();
         println!(
@@ -678,6 +854,8 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     // replica decided fewer than the scenario's slots: (seed, why, TOML).
     let passed = AtomicU64::new(0);
     let short: Mutex<Vec<(u64, String, String)>> = Mutex::new(vec![]);
+    // The same runs as rows of docs/scenarios.md's table, by seed.
+    let short_rows: Mutex<Vec<(u64, String)>> = Mutex::new(vec![]);
     // Per faulty kind (and "none" for runs without a faulty replica): the
     // passing runs that had it, and those of them that fell short.
     let by_kind: Mutex<std::collections::BTreeMap<&'static str, (u64, u64)>> =
@@ -761,7 +939,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                                 .honest()
                                 .filter(|h| (h.decided.len() as u64) < s.slots)
                                 .map(|h| {
-                                    let state = rhdl_ubft::controller::protocol::STATE_NAMES
+                                    let state = rhdl_ubft::controller::status::STATE_NAMES
                                         .get(h.status.state as usize)
                                         .copied()
                                         .unwrap_or("?");
@@ -782,6 +960,29 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                                 r.cycles,
                                 behind.join(", ")
                             );
+                            let states: Vec<String> = r
+                                .honest()
+                                .filter(|h| (h.decided.len() as u64) < s.slots)
+                                .map(|h| {
+                                    let state = rhdl_ubft::controller::status::STATE_NAMES
+                                        .get(h.status.state as usize)
+                                        .copied()
+                                        .unwrap_or("?");
+                                    format!("{}: {}, view {}, {state}", h.id, h.decided.len(), h.view)
+                                })
+                                .collect();
+                            short_rows.lock().unwrap().push((
+                                seed + i,
+                                format!(
+                                    "| {} | {} | {} | {} of {} | {} |\n",
+                                    seed + i,
+                                    s.replicas,
+                                    kinds.join(", "),
+                                    d,
+                                    s.slots,
+                                    states.join("; ")
+                                ),
+                            ));
                             short.lock().unwrap().push((seed + i, why, s.to_toml()));
                         }
                         progress();
@@ -798,19 +999,20 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     });
     let mut failures = failures.into_inner().unwrap();
     failures.sort();
+    let (cycles, decided) = (cycles.into_inner(), decided.into_inner());
+    let (checked, disagreed, refused) = (
+        checked.into_inner(),
+        disagreed.into_inner(),
+        refused.into_inner(),
+    );
     println!(
-        "soak: {runs} random scenarios (seeds {seed}..{}), {} failed, {} cycles simulated, {} slots decided by every honest replica, {:.1} s",
+        "soak: {runs} random scenarios (seeds {seed}..{}), {} failed, {cycles} cycles simulated, {decided} slots decided by every honest replica, {:.1} s",
         seed + runs,
         failures.len(),
-        cycles.into_inner(),
-        decided.into_inner(),
         start.elapsed().as_secs_f64()
     );
     println!(
-        "soak: the kernels' guards decided {} incoming writes, {} disagreements with the network model's rule; honest guards refused {}",
-        checked.into_inner(),
-        disagreed.into_inner(),
-        refused.into_inner()
+        "soak: the kernels' guards decided {checked} incoming writes, {disagreed} disagreements with the network model's rule; honest guards refused {refused}"
     );
     // Liveness: the share of the runs that passed their checks in which
     // every honest replica decided every slot within the budget.
@@ -825,11 +1027,12 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     );
     // The same share by the kinds of faulty replica a run had (a run with
     // two kinds counts under each; "none": no faulty replica).
-    for (kind, (runs_with, short_with)) in by_kind.into_inner().unwrap() {
+    let by_kind = by_kind.into_inner().unwrap();
+    for (kind, (runs_with, short_with)) in &by_kind {
         println!(
             "soak:   with {kind}: {} of {runs_with} ({:.1} %)",
             runs_with - short_with,
-            100.0 * (runs_with - short_with) as f64 / runs_with.max(1) as f64
+            100.0 * (runs_with - short_with) as f64 / (*runs_with).max(1) as f64
         );
     }
     for (s, why, _) in &short {
@@ -846,6 +1049,54 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     for (s, why, toml) in &failures {
         println!("\n# failing seed {s}: {why}\n# replay: save as FILE.toml, then rhdl-ubft simulate --scenario FILE.toml\n{toml}");
     }
+    // docs/scenarios.md's soak table: exact (the runs are deterministic),
+    // but for the wall-clock time, which it leaves out.
+    let mut cmd = format!("cargo xtask soak --runs {runs} --seed {seed}");
+    if max_cycles != 40_000 {
+        cmd += &format!(" --max-cycles {max_cycles}");
+    }
+    let pct = |ok: u64, of: u64| format!("{:.1} %", 100.0 * ok as f64 / of.max(1) as f64);
+    let mut md = format!(
+        "<!-- written by `{cmd}`; rerun it to refresh, do not edit -->\n\n\
+| runs | seeds | failed | cycles simulated | guard decisions | disagreements | every slot decided | share |\n\
+| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+| {} | {seed} to {} | {} | {} | {} | {disagreed} | {} of {passed} | {} |\n\n\
+| faulty kind in the run | runs | every slot decided | share |\n\
+| --- | ---: | ---: | ---: |\n",
+        grouped(runs),
+        seed + runs - 1,
+        failures.len(),
+        grouped(cycles),
+        grouped(checked),
+        grouped(passed - short.len() as u64),
+        pct(passed - short.len() as u64, passed)
+    );
+    for (kind, (runs_with, short_with)) in &by_kind {
+        let kind = if *kind == "none" {
+            "none (a link delay at most)".to_string()
+        } else {
+            format!("`{kind}`")
+        };
+        md += &format!(
+            "| {kind} | {} | {} | {} |\n",
+            grouped(*runs_with),
+            grouped(runs_with - short_with),
+            pct(runs_with - short_with, *runs_with)
+        );
+    }
+    let mut rows = short_rows.into_inner().unwrap();
+    rows.sort();
+    if rows.is_empty() {
+        md += "\nNo run fell short.\n";
+    } else {
+        md += "\nThe runs that fell short (each honest replica behind: id, slots decided, view, end state):\n\n\
+| seed | n | faulty kinds | slots decided by all | behind |\n\
+| ---: | ---: | --- | ---: | --- |\n";
+        for (_, row) in rows {
+            md += &row;
+        }
+    }
+    write_between(SCEN_DOC, SOAK_BEGIN, SOAK_END, &md, false, &cmd)?;
     if failures.is_empty() {
         Ok(())
     } else {
