@@ -229,7 +229,7 @@ pub fn standard() -> Vec<Standard> {
         // outlast a signer step, as v3 requires (protocol.md, "Timeouts").
         Standard {
             name: "silent_leader",
-            about: "3 replicas; the leader, replica 0, falls silent at cycle 690 after 2 fast decisions; replicas 1 and 2 bridge slot 3, change view, rerun slot 3 as the carried value and decide slot 4 on the f + 1 slow path",
+            about: "3 replicas; the leader, replica 0, falls silent from the cycle after it decides slot 2; replicas 1 and 2 bridge slot 3, change view, rerun slot 3 as the carried value and decide slot 4 on the f + 1 slow path",
             cfg: quick(4),
             silent: vec![(0, Event::Decided { replica: 0, slot: 2 })],
             forge: vec![],
