@@ -1060,15 +1060,17 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
         "<!-- written by `{cmd}`; rerun it to refresh, do not edit -->\n\n\
 | runs | seeds | failed | cycles simulated | guard decisions | disagreements | every slot decided | share |\n\
 | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
-| {} | {seed} to {} | {} | {} | {} | {disagreed} | {} of {passed} | {} |\n\n\
+| {} | {} to {} | {} | {} | {} | {disagreed} | {} of {} | {} |\n\n\
 | faulty kind in the run | runs | every slot decided | share |\n\
 | --- | ---: | ---: | ---: |\n",
         grouped(runs),
-        seed + runs - 1,
+        grouped(seed),
+        grouped(seed + runs - 1),
         failures.len(),
         grouped(cycles),
         grouped(checked),
         grouped(passed - short.len() as u64),
+        grouped(passed),
         pct(passed - short.len() as u64, passed)
     );
     for (kind, (runs_with, short_with)) in &by_kind {
