@@ -8,9 +8,9 @@
 //! the details.
 
 use std::path::{Path, PathBuf};
+use ubft_sim::backend::verilator::{kernel_port_map, kernel_verilog, scratch_dir};
 use ubft_sim::backend::Backend;
 use ubft_sim::testbench::{self, Sim};
-use ubft_sim::backend::verilator::{kernel_port_map, kernel_verilog, scratch_dir};
 
 pub const TB_DIR: &str = "rtl/tb";
 
