@@ -22,7 +22,7 @@ use rhdl_ubft::params::{G, N as BUILD_N, SB};
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{ClusterConfig, RunReport, NETWORK_PTR};
 use ubft_sim::adversary::lie_vc::LieVc;
-use ubft_sim::scenario::{Fault, Scenario, MAX_SEED, BYZANTINE_KINDS};
+use ubft_sim::scenario::{EventSpec, Fault, Scenario, MAX_SEED, BYZANTINE_KINDS};
 
 /// The tests' quick links and signer (`ClusterConfig::quick`: L = 40,
 /// H = 12, W = 6, sign 300, verify 500) as a v3 scenario, with a wait of
@@ -195,7 +195,10 @@ fn combined_kinds_on_two_of_5_replicas_are_safe() {
 /// COMMITs they echoed). The view changes come from the leader's writes
 /// running 20,000 cycles late for a moment (n = 3, the liar the leader
 /// or the next one, `mute_fast` too so that every slot goes slow; n = 5,
-/// two liars) or from a silent leader (n = 5, the liar the next leader).
+/// two liars) or from a silent leader (n = 5, the liar the next leader:
+/// the leader silent from its CERT share of slot 3, an event, so the four
+/// others certify and commit slot 3 without it and slot 4 is never
+/// proposed; `scenarios/lie_vc.toml` with the liar moved).
 #[test]
 fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
     let late = |src, dst, extra, from, to| Fault::Delay {
@@ -236,8 +239,12 @@ fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
                 byz("lie_vc", 1),
                 Fault::Silent {
                     replica: 0,
-                    from_cycle: 12_000,
-                    from: None,
+                    from_cycle: 0,
+                    from: Some(EventSpec {
+                        sent: Some("certify".into()),
+                        slot: Some(3),
+                        ..EventSpec::default()
+                    }),
                 },
                 late(3, 4, 2_000, 0, 8_000),
             ],

@@ -1486,11 +1486,13 @@ fn a_leader_and_a_follower_of_five_silent_after_fast_decisions_are_bridged() {
 /// waits in ViewBridge while SLOW works in seal mode, both out of Off, and
 /// the kernel reports SLOW's state alone, a valid name, not the OR of
 /// two numbers. On rust-hdl, whose kernel shows `sts_state` every cycle:
-/// the leader of n = 3 silent after slot 3's fast decision (cycle 763 with
-/// these settings), replica 1 bridges slot 3.
+/// the leader of n = 3 silent from the cycle after it decides slot 3 (its
+/// fast decision; the event, cycle 763 with these settings), replica 1
+/// bridges slot 3.
 #[test]
 fn the_state_register_names_slow_during_the_bridge() {
     use rhdl_ubft::controller::status::STATE_NAMES;
+    use ubft_sim::cluster::Event;
     let cfg = ClusterConfig {
         sign_latency: 300,
         verify_latency: 500,
@@ -1498,7 +1500,14 @@ fn the_state_register_names_slow_during_the_bridge() {
         ..quick(3, 6)
     };
     let mut c = backend::cluster(&cfg, Backend::RustHdl).unwrap();
-    c.set_adversary(0, Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 763 }));
+    let silent = c.set_adversary_from(
+        0,
+        Event::Decided {
+            replica: 0,
+            slot: 3,
+        },
+        Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 0 }),
+    );
     let mut seen = std::collections::BTreeSet::new();
     while c.cycle < 8_000 {
         c.step().unwrap();
@@ -1506,6 +1515,9 @@ fn the_state_register_names_slow_during_the_bridge() {
         assert!(s < STATE_NAMES.len(), "state {s} at cycle {}", c.cycle);
         seen.insert(STATE_NAMES[s]);
     }
+    let d3 = c.clients[0].decisions()[2];
+    assert_eq!((d3.k, d3.slow), (3, false), "the leader decided slot 3 fast");
+    assert_eq!(silent.start(), Some(d3.cycle + 1), "silent from the cycle after");
     assert!(
         seen.contains("ViewTurn") && seen.contains("ViewSignSeal"),
         "{seen:?}"
@@ -1596,13 +1608,16 @@ fn a_late_link_to_a_follower_costs_no_view_change() {
 /// ViewPollNv and ViewAwaitNext: WATCH's ABOVE, R24, granted there). n = 5,
 /// `wait_polls` 11 and the signer's latencies 69, so every slot goes the
 /// slow path, and the leader's writes to replica 2 land 1,372 cycles late
-/// from cycle 3,388 to 7,904, which holds back its prepare of slot 3 (sent
-/// at about 4,456). (From the soak's seed 1282, with 6 slots for its 3.
-/// Its window, 2,775 cycles late from 3,700 to 9,167, fitted the kernel
-/// before FAST's read ahead (2026-12-04, fetch.md); on the quicker slots
-/// since, it made the whole cluster change view, and this window was
-/// found again by a search over (from, length, delay) with the
-/// assertions below.)
+/// for 4,516 cycles from its COMMIT of slot 2 (an event): that COMMIT,
+/// which puts the leader's own decision of slot 2 back to about cycle
+/// 7,220, and its prepare of slot 3, sent right after (about 7,235). (From
+/// the soak's seed 1282, with 6 slots for its 3. Its window, 2,775 cycles
+/// late from 3,700 to 9,167, fitted the kernel before FAST's read ahead
+/// (2026-12-04, fetch.md); a search over (from, length, delay) with the
+/// assertions below found cycles 3,388 to 7,904 on the kernel after, and
+/// the leader's COMMIT of slot 2 is the first write in it: placed there,
+/// the run is the same, report for report. Any length from 3,800 cycles
+/// on, to forever, gives the run these assertions check.)
 /// replica 2 times out alone waiting for slot 3's prepare and seals view
 /// 0, while the other four decide on in view 0. Replica 2 then decides
 /// slots 3 to 5, each after the others certified the slot above it, in a
@@ -1631,8 +1646,8 @@ kind = "delay"
 src = 0
 dst = 2
 extra = 1372
-from_cycle = 3388
-to_cycle = 7904
+from = { sent = "commit", slot = 2 }
+cycles = 4516
 "#,
     )
     .unwrap();
@@ -1696,7 +1711,11 @@ to_cycle = 7904
 /// W.m) discharges the bridge: it seals, and decides every slot while it
 /// awaits a NEW_VIEW its peers never write: the last from their COMMITs
 /// (R25 while awaiting; before that was built it decided 11 of 12).
-/// Agreement holds throughout.
+/// Agreement holds throughout. The late link: the leader's prepare of
+/// slot 3, sent right after it decides slot 2, lands 2,589 cycles late at
+/// replica 1, and the writes after it on that queue pair with it (they
+/// stay in order); the soak's window, cycles 1,030 to 3,328, began with
+/// that prepare, and placed by it the run is the same, report for report.
 #[test]
 fn a_bridge_is_discharged_by_a_certificate_of_the_next_slot() {
     let s = Scenario::from_toml(
@@ -1718,8 +1737,8 @@ kind = "delay"
 src = 0
 dst = 1
 extra = 2589
-from_cycle = 1030
-to_cycle = 3328
+from = { sent = "prepare", slot = 3 }
+cycles = 1
 "#,
     )
     .unwrap();
@@ -1888,7 +1907,9 @@ replica = 1
 }
 
 /// `lie_vc` on v3 (`LieVc`): at n = 5, replica 0, the view-0 leader, falls
-/// silent at cycle 12,000, and replica 2 lies in its SEAL: replica 0 (its
+/// silent from its CERT share of slot 3 (its certify record; an event), so
+/// the four others certify and commit slot 3 without it and slot 4 is
+/// never proposed, and replica 2 lies in its SEAL: replica 0 (its
 /// lowest peer) is sent its true SEAL, replicas 1, 3 and 4 a SEAL of the
 /// same view with no L, which it signs itself. A late link 3 -> 4 moves the
 /// first slots to the slow path, so the liar has committed before it
@@ -1919,7 +1940,7 @@ replica = 2
 [[fault]]
 kind = "silent"
 replica = 0
-from_cycle = 12000
+from = { sent = "certify", slot = 3 }
 
 [[fault]]
 kind = "delay"

@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::rc::Rc;
 use ubft_sim::adversary::silent::Silent;
-use ubft_sim::cluster::{Cluster, ClusterConfig, Path as DecisionPath, RunReport};
+use ubft_sim::cluster::{Cluster, ClusterConfig, Event, Path as DecisionPath, RunReport};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
 use ubft_sim::backend::rust_hdl::RustHdlKernel;
 use ubft_sim::scenario::Scenario;
@@ -312,8 +312,8 @@ fn one_machine_at_a_time_on_the_slow_path() {
 }
 
 /// VIEW (view.md), in two runs:
-/// - the leader of n = 3 silent from cycle 763, after its fast decision of
-///   slot 3: the followers time out, bridge slot 3 (VIEW in ViewBridge
+/// - the leader of n = 3 silent from the cycle after its fast decision of
+///   slot 3 (an event; cycle 763 with these settings): the followers time out, bridge slot 3 (VIEW in ViewBridge
 ///   while SLOW certifies and commits W in seal mode, R17), seal view 0
 ///   with that L, and replica 1 writes NEW_VIEW(1) with W's certificate,
 ///   read back in ViewPollCert to ViewVerifyCert; both install view 1 and
@@ -333,9 +333,19 @@ fn one_machine_at_a_time_through_view_changes() {
         ..ClusterConfig::quick(3, 4)
     };
     let mut c = Cluster::with_kernels(cfg, watched(3, &seen));
-    c.set_adversary(0, Box::new(Silent { from_cycle: 763 }));
+    let silent = c.set_adversary_from(
+        0,
+        Event::Decided {
+            replica: 0,
+            slot: 3,
+        },
+        Box::new(Silent { from_cycle: 0 }),
+    );
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let d3 = &report.replicas[0].decided[2];
+    assert_eq!((d3.k, d3.path), (3, DecisionPath::Fast), "{}", report.summary());
+    assert_eq!(silent.start(), Some(d3.cycle + 1), "silent from the cycle after");
     for r in report.honest() {
         assert_eq!((r.decided.len(), r.view), (4, 1), "{}", report.summary());
     }

@@ -12,7 +12,7 @@
 use rhdl_ubft::layout::Version;
 use std::path::PathBuf;
 use ubft_sim::backend::{self, Backend};
-use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
+use ubft_sim::cluster::{Cluster, ClusterConfig, Event, LinkDelay};
 use ubft_sim::models::network::Delivery;
 use ubft_sim::scenario::Scenario;
 
@@ -85,8 +85,13 @@ fn an_equivocating_leader_and_the_view_change() {
     }
 }
 
+/// Link delays at cycles and placed by an event (the trigger fired by the
+/// sender's stack, on whichever thread steps it), the defaults, and the
+/// network model's delivery.
 #[test]
 fn link_delays_the_default_latencies_and_the_models_delivery() {
+    // A window at cycles: the cycle numbers are what this run tests (a
+    // window the same on every thread), not a placement of a situation.
     let cfg = ClusterConfig {
         delays: vec![LinkDelay {
             src: 1,
@@ -99,7 +104,37 @@ fn link_delays_the_default_latencies_and_the_models_delivery() {
         }],
         ..ClusterConfig::quick(3, 8)
     };
-    same_run("delay", || verilator(cfg.clone()), &[2]);
+    same_run("delay", || verilator(cfg.clone()), &[2, 3]);
+    // Placed by an event: replica 2's writes to replica 0 land 2,000 cycles
+    // late for 2,500 cycles from the one after it decides slot 3: slots 1
+    // to 3 fast, and replica 0 decides a later one on the slow path.
+    let cfg = ClusterConfig {
+        delays: vec![LinkDelay {
+            src: 2,
+            dst: 0,
+            extra: 2_000,
+            from_cycle: 0,
+            to_cycle: 2_500,
+            records: None,
+            after: Some(Event::Decided {
+                replica: 2,
+                slot: 3,
+            }),
+        }],
+        ..ClusterConfig::quick(3, 8)
+    };
+    let r = same_run("delay after an event", || verilator(cfg.clone()), &[2, 3]);
+    let paths = |x: &serde_json::Value| -> Vec<String> {
+        x["decided"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let r0 = paths(&r["replicas"][0]);
+    assert_eq!(&r0[..3], ["fast", "fast", "fast"], "{r0:?}");
+    assert!(r0[3..].iter().any(|p| p == "slow"), "the delay began after slot 3: {r0:?}");
     let cfg = ClusterConfig::new(3, 3);
     same_run("defaults", || verilator(cfg.clone()), &[2]);
     let cfg = ClusterConfig {
@@ -110,8 +145,9 @@ fn link_delays_the_default_latencies_and_the_models_delivery() {
     same_run("model delivery", || verilator(cfg.clone()), &[2]);
 }
 
-/// Byzantine scenarios of the shipped kernel: a follower silent from cycle
-/// 3,000 (every later slot on the slow path) and a liar in the view change
+/// Byzantine scenarios of the shipped kernel: a follower silent from its
+/// will_commit of slot 13 (an event; every later slot on the slow path)
+/// and a liar in the view change
 /// (`lie_vc`, whose SEAL R21 refuses) run to their end; an equivocating
 /// leader that splits the view (`split_view`) and a random writer are
 /// stopped by a budget in the middle of their runs.
