@@ -29,6 +29,7 @@
 //! from_cycle = 10000       # optional, 0
 //! ```
 //!
+//! ```toml
 //! [[fault]]
 //! kind = "silent"          # placed by an event: silent from the cycle after
 //! replica = 0              # replica 0's client takes its decision of slot 5
