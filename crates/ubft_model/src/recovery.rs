@@ -1,4 +1,4 @@
-//! `recovery`: docs/recovery.md (design v3) at the level of the mailboxes.
+//! `recovery`: docs/recovery.md at the level of the mailboxes.
 //!
 //! uBFT's slow path (f + 1 certificates, f + 1 commits), the fast-to-slow
 //! bridge, the signed seal with its echo registers and the NEW_VIEW with one
@@ -79,7 +79,7 @@ pub enum Variant {
     /// variant, which stalls.
     NoSealDeliver,
     /// R8 as it was before the RTL session's fix (docs/model.md, "Variants
-    /// for the RTL of VIEW on v3"): the leader's signed block is echoed
+    /// for the RTL of VIEW"): the leader's signed block is echoed
     /// whatever its prev, and a delivery with nothing locked is no lock, so
     /// R4 may still lock another value at the same (v, k). It loses
     /// `agreement` with a Byzantine leader.
@@ -119,7 +119,7 @@ pub enum Variant {
     /// sealing, and the leader does not sign its PREPARE (R7) at the
     /// trigger. A liveness variant, with the view bound.
     WBridge,
-    /// D11's RTL of VIEW on v3: V2 to V7 together, and R21's view bound.
+    /// D11's RTL of VIEW: V2 to V7 together, and R21's view bound.
     Rtl,
     /// The design before R28: a replica that decided the run's S slots
     /// stops at once, its last will_commit's COMMIT unwritten. A liveness
@@ -666,7 +666,7 @@ impl Recovery {
         // beat 0 with B built from its own prev). Without it a Byzantine
         // leader's PREP with a wrong prev got a share, and two honest
         // replicas certified blocks that differ in prev: a bridge stall
-        // (docs/model.md, "Variants for the RTL of VIEW on v3").
+        // (docs/model.md, "Variants for the RTL of VIEW").
         let ok = b.k == rep.k
             && b.v == rep.view
             && (b.prev == dec(rep, rep.k - 1) || self.variant == Variant::LooseR8)
@@ -1006,7 +1006,7 @@ impl Recovery {
     /// its bridge obligation open, or after sealing with L = A. A was
     /// decided by nobody; the bridge block is W either way, in the model
     /// and in the RTL, so the equivalence does not need the clause
-    /// (docs/model.md, "Variants for the RTL of VIEW on v3"). The prev1
+    /// (docs/model.md, "Variants for the RTL of VIEW"). The prev1
     /// case's m = wc.m failed the same way with five Byzantine writes at
     /// views 0..=1 (r2 decided B in CommitWait with prev1 = its fast A);
     /// now a decision of another value clears prev1 (`decide`), so it holds

@@ -482,7 +482,7 @@ fn safety_holds_with_a_byzantine_replica() {
 
 /// Run (ii) with the Byzantine view-0 leader (S = 1, views 0..=1, no held
 /// write, every honest replica live, 3 Byzantine writes; docs/model.md,
-/// "Variants for the RTL of VIEW on v3"). With R8 as it was
+/// "Variants for the RTL of VIEW"). With R8 as it was
 /// (`recovery:loose_r8`) both honest replicas end in Bridge: one certified
 /// the leader's PREP with a wrong prev (or, with nothing locked, a value it
 /// then did not lock), so no certificate of their obligation forms. With
@@ -570,7 +570,7 @@ fn a_late_will_commit_and_a_silent_leader_stall_the_bridges_only_without_seal_de
 /// recovery.md D11.9: the RTL's departures from the model (V2 to V7) and
 /// their combination `recovery:rtl` keep all four properties at run (i)
 /// (S = 2 with G = 1, views 0..=2, ≤ 1 silent, no held write), complete;
-/// docs/model.md, "Variants for the RTL of VIEW on v3".
+/// docs/model.md, "Variants for the RTL of VIEW".
 #[test]
 fn the_rtl_variants_of_d11_hold_at_run_i() {
     let rtl: Vec<Variant> = Variant::ALL
