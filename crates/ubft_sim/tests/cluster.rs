@@ -11,7 +11,7 @@ use std::process::Command;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{
-    parse_layout, ClusterConfig, LinkDelay, Path, LAYOUT_REFUSED, NETWORK_PTR,
+    parse_layout, ClusterConfig, Event, LinkDelay, Path, LAYOUT_REFUSED, NETWORK_PTR,
 };
 use ubft_sim::models::hbm::Hbm;
 use ubft_sim::backend::lockstep::differential;
@@ -409,8 +409,10 @@ fn the_cli_runs_v3_and_names_it() {
     );
 }
 
-/// A v3 cluster of `n` whose `silent` replicas are heard until
-/// `from_cycle`, run on Verilator to `slots` decisions or `max_cycles`.
+/// A v3 cluster of `n` whose `silent` replicas are never heard (`from`
+/// None) or heard until `from(r)`, an event of each silent replica r's own
+/// (`cluster::event`), run on Verilator to `slots` decisions or
+/// `max_cycles`.
 /// The signer takes 300 cycles to sign and 500 to verify
 /// (scenarios/v2/silent.toml's): a wait of 64 polls (1,024 cycles) outlasts
 /// one signer step, as the slow path needs (slow.md, Timing).
@@ -418,20 +420,21 @@ fn silent_run(
     n: usize,
     slots: u64,
     silent: &[usize],
-    from_cycle: u64,
+    from: Option<fn(usize) -> Event>,
     max_cycles: u64,
 ) -> ubft_sim::cluster::RunReport {
-    silent_cluster(n, slots, silent, from_cycle, max_cycles).1
+    silent_cluster(n, slots, silent, from, max_cycles).1
 }
 
-/// [`silent_run`], with the cluster (its HBMs) after the run.
+/// [`silent_run`], with the cluster (its HBMs) after the run and the cycle
+/// each silent replica fell silent (`from` None: 0).
 fn silent_cluster(
     n: usize,
     slots: u64,
     silent: &[usize],
-    from_cycle: u64,
+    from: Option<fn(usize) -> Event>,
     max_cycles: u64,
-) -> (ubft_sim::cluster::Cluster, ubft_sim::cluster::RunReport) {
+) -> (ubft_sim::cluster::Cluster, ubft_sim::cluster::RunReport, Vec<Option<u64>>) {
     let cfg = ClusterConfig {
         seed: 21,
         max_cycles,
@@ -440,11 +443,23 @@ fn silent_cluster(
         ..quick(n, slots)
     };
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    let mut triggers = vec![];
     for &r in silent {
-        c.set_adversary(r, Box::new(ubft_sim::adversary::silent::Silent { from_cycle }));
+        let silence = Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 0 });
+        triggers.push(match from {
+            None => {
+                c.set_adversary(r, silence);
+                None
+            }
+            Some(event) => Some(c.set_adversary_from(r, event(r), silence)),
+        });
     }
     let report = run_checked(&mut c);
-    (c, report)
+    let starts = triggers
+        .iter()
+        .map(|t| t.as_ref().map_or(Some(0), |t| t.start()))
+        .collect();
+    (c, report, starts)
 }
 
 /// Runs `c` to its end and checks agreement, validity, order and the
@@ -481,17 +496,31 @@ fn every_slot_decided(report: &ubft_sim::cluster::RunReport, slots: u64) -> (usi
 }
 
 /// recovery.md's liveness on v3 with a crashed follower (n = 3, f = 1):
-/// replica 2 goes silent at cycle 3,000, and the two others decide every
-/// one of 20 slots: on the fast path while it is heard, on f + 1 = 2
-/// COMMITs after (R10 to R12). v2 stops deciding there (scenarios/v2/silent.toml).
+/// replica 2 goes silent after 12 fast slots, from its will_commit of slot
+/// 13 (an event; cycle 3,059 here, where it was placed at 3,000 before),
+/// and the two others decide every one of 20 slots: on the fast path while
+/// it is heard, on f + 1 = 2 COMMITs after (R10 to R12). v2 stops deciding
+/// there (scenarios/v2/silent.toml).
 #[test]
 fn a_silent_follower_leaves_every_slot_decided_on_the_slow_path() {
-    let report = silent_run(3, 20, &[2], 3_000, 200_000);
+    let (_, report, starts) = silent_cluster(
+        3,
+        20,
+        &[2],
+        Some(|r| Event::Sent {
+            replica: r,
+            region: Region::WillCommit,
+            slot: Some(13),
+        }),
+        200_000,
+    );
+    let silent = starts[0].expect("replica 2 sent its will_commit of slot 13");
     let (fast, slow) = every_slot_decided(&report, 20);
     assert_eq!((fast, slow), (12, 8), "fast and slow decisions");
-    // Every slot proposed after the silence is decided slow.
+    // Every slot proposed after the silence is decided slow: those decided
+    // 10,000 cycles after it (slots 15 on).
     let r0 = &report.replicas[0];
-    let late = r0.decided.iter().filter(|d| d.cycle > 3_000 + 10_000);
+    let late = r0.decided.iter().filter(|d| d.cycle > silent + 10_000);
     assert!(late.clone().count() > 0 && late.clone().all(|d| d.path == Path::Slow));
     eprintln!("{fast} fast, {slow} slow, {} cycles", report.cycles);
 }
@@ -500,7 +529,7 @@ fn a_silent_follower_leaves_every_slot_decided_on_the_slow_path() {
 /// and the three others decide every slot on f + 1 = 3 COMMITs.
 #[test]
 fn two_silent_followers_of_five_leave_every_slot_decided() {
-    let report = silent_run(5, 4, &[3, 4], 0, 200_000);
+    let report = silent_run(5, 4, &[3, 4], None, 200_000);
     let (fast, slow) = every_slot_decided(&report, 4);
     assert_eq!((fast, slow), (0, 4));
     eprintln!("{} cycles", report.cycles);
@@ -639,7 +668,7 @@ fn a_silent_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
 /// decided in view 2.
 #[test]
 fn two_silent_leaders_of_five_leave_every_slot_decided_in_view_2() {
-    let (c, report) = silent_cluster(5, 8, &[0, 1], 0, 300_000);
+    let (c, report, _) = silent_cluster(5, 8, &[0, 1], None, 300_000);
     assert_eq!(every_slot_decided(&report, 8), (0, 8), "fast, slow");
     for r in report.honest() {
         assert_eq!(
@@ -1388,9 +1417,9 @@ fn a_torn_seal_is_read_again_and_vetoes() {
 }
 
 /// The bridge and a carried value (recovery.md R16 to R23, view.md): the
-/// leader of n = 3 goes silent at cycle 2,897, the cycle after it decided
-/// slot 12 on the fast path, before its prepare of slot 13 goes out (3,000
-/// before FAST's read ahead made the slots quicker). Each follower sent will_commit for the last
+/// leader of n = 3 goes silent the cycle after it decides slot 12 on the
+/// fast path (an event; cycle 2,897 here), before its prepare of slot 13
+/// goes out. Each follower sent will_commit for the last
 /// slot it decided fast, W = (v0, b), which no COMMIT of its own covers:
 /// VIEW's bridge certifies and commits W through SLOW's seal mode
 /// (certify[s(b)] and commit[s(b)] of both followers hold (v0, b)), and
@@ -1402,14 +1431,25 @@ fn a_torn_seal_is_read_again_and_vetoes() {
 #[test]
 fn a_leader_silent_after_fast_decisions_is_bridged_and_every_slot_is_decided() {
     let slots = 20;
-    let (c, report) = silent_cluster(3, slots, &[0], 2_897, 300_000);
+    let (c, report, starts) = silent_cluster(
+        3,
+        slots,
+        &[0],
+        Some(|r| Event::Decided {
+            replica: r,
+            slot: 12,
+        }),
+        300_000,
+    );
+    let silent = starts[0].expect("the leader decided slot 12");
     let (fast, slow) = every_slot_decided(&report, slots);
+    assert_eq!(fast, 12, "slots 1 to 12 fast: {}", report.summary());
     for r in report.honest() {
         assert_eq!(r.view, 1, "{}", report.summary());
         assert_eq!(r.status.decisions as u64, slots, "each slot emitted once");
     }
     eprintln!(
-        "{}\nfast {fast}, slow {slow}; slot {} decided at {} and {} (the leader silent from 2,897)",
+        "{}\nfast {fast}, slow {slow}; slot {} decided at {} and {} (the leader silent from {silent})",
         report.summary(),
         fast + 1,
         report.replicas[1].decided[fast].cycle,
@@ -1453,15 +1493,28 @@ fn a_leader_silent_after_fast_decisions_is_bridged_and_every_slot_is_decided() {
     }
 }
 
-/// The same at n = 5 (f = 2): the leader and follower 4 go silent at
-/// cycle 3,000. Replicas 1, 2 and 3 bridge their last fast slot (f + 1 = 3
+/// The same at n = 5 (f = 2): the leader and follower 4 go silent the
+/// cycle after each decides slot 11 (events; cycle 3,073 here, where they
+/// were placed at 3,000 before, the same run). Replicas 1, 2 and 3 bridge
+/// their last fast slot, 11 (f + 1 = 3
 /// shares), seal with L, and replica 1 writes NEW_VIEW(1) carrying it;
 /// every slot is decided once, in view 1.
 #[test]
 fn a_leader_and_a_follower_of_five_silent_after_fast_decisions_are_bridged() {
     let slots = 24;
-    let (c, report) = silent_cluster(5, slots, &[0, 4], 3_000, 400_000);
+    let (c, report, starts) = silent_cluster(
+        5,
+        slots,
+        &[0, 4],
+        Some(|r| Event::Decided {
+            replica: r,
+            slot: 11,
+        }),
+        400_000,
+    );
+    assert!(starts.iter().all(Option::is_some), "both decided slot 11");
     let (fast, slow) = every_slot_decided(&report, slots);
+    assert_eq!(fast, 11, "slots 1 to 11 fast: {}", report.summary());
     for r in report.honest() {
         assert_eq!(r.view, 1, "{}", report.summary());
         assert_eq!(r.status.decisions as u64, slots, "each slot emitted once");
@@ -1492,7 +1545,6 @@ fn a_leader_and_a_follower_of_five_silent_after_fast_decisions_are_bridged() {
 #[test]
 fn the_state_register_names_slow_during_the_bridge() {
     use rhdl_ubft::controller::status::STATE_NAMES;
-    use ubft_sim::cluster::Event;
     let cfg = ClusterConfig {
         sign_latency: 300,
         verify_latency: 500,
