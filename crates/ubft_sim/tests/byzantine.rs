@@ -353,6 +353,7 @@ fn fault_strategy(n: usize) -> impl Strategy<Value = Vec<Fault>> {
                     let kind = BYZANTINE_KINDS[(k + j) % BYZANTINE_KINDS.len()];
                     let mut fault = Fault::byzantine(kind, r).unwrap();
                     if let Fault::Silent { from_cycle, .. } = &mut fault {
+                        // A random draw: any cycle is as good a test as another.
                         *from_cycle = *from;
                     }
                     faults.push(fault);
@@ -390,6 +391,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                 move |(seed, net, hr, hw, wait, sign, verify, slots, mut faults, delay, late)| {
                     // The first leader's writes sent in a 1,000-cycle window
                     // land 20,000 cycles late: its followers change view.
+                    // (Windows at random cycles, the proptest's draws.)
                     if let Some(from) = late {
                         for dst in 1..n {
                             faults.push(Fault::Delay {
@@ -474,7 +476,8 @@ proptest! {
 #[test]
 fn the_soaks_validity_failures_of_issue_11_decide_only_client_requests() {
     // seed, slots, L, H, W, wait_polls, sign, verify, max_cycles, the
-    // link delay (src, dst, extra, from, to).
+    // link delay (src, dst, extra, from, to): the soak seeds' recorded
+    // draws, cycles and all, kept as they were drawn.
     type Delay = Option<(usize, usize, u64, u64, u64)>;
     let runs: [(u64, u64, [u64; 6], u64, Delay); 7] = [
         (
