@@ -232,9 +232,9 @@ impl ConfigError {
                  restart it (reset, clear the mailboxes) to go on"
             }
             ConfigError::RecoveryNotBuilt => {
-                "the v3 kernel's view change stopped where it would need what is not \
+                "the kernel's view change stopped where it would need what is not \
                  built: a bridge to a will_commit more than (G - 1) / 2 slots behind k, \
-                 or above k after a step back (issue 11, recovery.md D11.12, view.md)"
+                 or above k after a step back (recovery.md D11.12, view.md)"
             }
         }
     }

@@ -78,8 +78,8 @@ pub enum Variant {
     /// No fast delivery while sealing (R16 before finding 4): a liveness
     /// variant, which stalls.
     NoSealDeliver,
-    /// R8 as it was before the RTL session's fix (docs/model.md, "Variants
-    /// for the RTL of VIEW"): the leader's signed block is echoed
+    /// A looser R8 (docs/model.md, "Variants for the RTL of VIEW"): the
+    /// leader's signed block is echoed
     /// whatever its prev, and a delivery with nothing locked is no lock, so
     /// R4 may still lock another value at the same (v, k). It loses
     /// `agreement` with a Byzantine leader.
@@ -87,8 +87,8 @@ pub enum Variant {
     /// recovery.md D11.9 V2: no R11/R12 while sealing or awaiting
     /// (`DeliverCommit` off in Bridge and AwaitNv; its own bridge COMMIT is
     /// not counted). `Rtl` keeps the Bridge half only: the RTL delivers
-    /// COMMITs while awaiting a NEW_VIEW since 2026-12-03 (VIEW's
-    /// ViewDeliver), so this variant alone is the RTL before that.
+    /// COMMITs while awaiting a NEW_VIEW (VIEW's ViewDeliver), so this
+    /// variant alone is an RTL without that delivery.
     RtlNoCommitSealing,
     /// D11.9 V3: the discharge (R17) and R24 from what WATCH reads, certify
     /// rows (f + 1 shares) and COMMIT records (their certificates verified
@@ -1320,9 +1320,9 @@ impl Design for Recovery {
             out.push(Step::Behind);
         }
         // D11.9 V2: no R11 while bridging (SLOW's seal mode); while
-        // awaiting a NEW_VIEW the RTL delivers COMMITs since 2026-12-03
-        // (VIEW's ViewDeliver: SLOW's R11 on a peer's COMMIT of k), so
-        // only the named variant keeps the RTL before.
+        // awaiting a NEW_VIEW the RTL delivers COMMITs (VIEW's
+        // ViewDeliver: SLOW's R11 on a peer's COMMIT of k), so only the
+        // named variant leaves that delivery out.
         let no_deliver = match rep.pc {
             Pc::Bridge => self.rtl(Variant::RtlNoCommitSealing),
             Pc::AwaitNv => self.variant == Variant::RtlNoCommitSealing,

@@ -78,8 +78,8 @@ fn run(path: &Path) -> (Scenario, u64) {
     (s, decided)
 }
 
-/// The shipped scenarios expect liveness (issue 11): each file in
-/// `scenarios/` runs the v3 kernel, expects every honest replica to decide
+/// The shipped scenarios expect liveness: each file in
+/// `scenarios/` runs the kernel, expects every honest replica to decide
 /// every slot, and does; every fault kind, E3, one silent replica at n = 3
 /// and two at n = 5 (leaders included) are among them.
 #[test]

@@ -498,7 +498,7 @@ impl<const N: usize> Protocol<N> {
     /// change (R14 to R23: the bridge, a carried value, the rerun, the
     /// catch-up at install); where that needs what is not built (a bridge
     /// to a will_commit more than (G - 1) / 2 slots behind k) it stops with
-    /// `ConfigError::RecoveryNotBuilt` (issue 11, view.md).
+    /// `ConfigError::RecoveryNotBuilt` (view.md).
     pub fn new() -> Self {
         crate::controller::literals::check_literals::<N>();
         crate::controller::literals::check_literals_v3::<N>();
