@@ -8,6 +8,11 @@
 use rhdl_ubft::controller::status::STATE_NAMES;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay};
 
+/// A cluster of `cfg` on rust-hdl's simulator.
+fn rust_hdl_cluster(cfg: ClusterConfig) -> Result<Cluster, ubft_sim::backend::RunError> {
+    ubft_sim::backend::cluster(&cfg, ubft_sim::backend::Backend::RustHdl)
+}
+
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let n: usize = a[0].parse().unwrap();
@@ -58,7 +63,7 @@ fn main() {
                 .unwrap();
             s.cluster(ubft_sim::backend::Backend::RustHdl).unwrap()
         }
-        Err(_) => Cluster::new(cfg).unwrap(),
+        Err(_) => rust_hdl_cluster(cfg).unwrap(),
     };
     let (n, max) = (c.cfg.replicas, c.cfg.max_cycles);
     if let Ok(s) = std::env::var("SILENT") {

@@ -74,7 +74,7 @@ pub fn kernels(backend: Backend, n: usize) -> Result<Vec<Box<dyn KernelBackend>>
 /// Why a run on a chosen backend could not be made.
 #[derive(Debug)]
 pub enum RunError {
-    /// The configuration or the run (as `cluster::run`).
+    /// The configuration or the run.
     Sim(SimError),
     /// The backend could not be built or loaded.
     Backend(String),
@@ -96,7 +96,7 @@ pub fn cluster(cfg: &ClusterConfig, backend: Backend) -> Result<Cluster, RunErro
     Ok(Cluster::with_kernels(cfg.clone(), k))
 }
 
-/// Builds and runs a cluster on `backend` (as `cluster::run`).
+/// Builds and runs a cluster on `backend`.
 pub fn run(cfg: &ClusterConfig, backend: Backend) -> Result<RunReport, RunError> {
     cluster(cfg, backend)?.run().map_err(RunError::Sim)
 }

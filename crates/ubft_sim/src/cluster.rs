@@ -23,7 +23,6 @@ use crate::models::hbm::{AxiViolation, Hbm};
 use crate::models::host::{Args, GuardStatus, Host};
 use crate::models::network::{Adversary, Delivery, Flight, Links, Network, Stack};
 use crate::ports::{KernelBackend, KernelIn, Status};
-use crate::backend::rust_hdl::RustHdlKernel;
 use crate::models::signer::Signer;
 use rhdl_ubft::layout::{prepare_words, Mailbox, Region, Version, UBFT_BASE_PTR};
 use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
@@ -667,15 +666,6 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// A cluster of the default build's kernels in rust-hdl's simulator.
-    pub fn new(cfg: ClusterConfig) -> Result<Cluster, SimError> {
-        cfg.validate()?;
-        let kernels = (0..cfg.replicas)
-            .map(|_| Box::new(RustHdlKernel::<BUILD_N>::new()) as Box<dyn KernelBackend>)
-            .collect();
-        Ok(Self::with_kernels(cfg, kernels))
-    }
-
     /// A cluster of the given kernels.
     pub fn with_kernels(cfg: ClusterConfig, kernels: Vec<Box<dyn KernelBackend>>) -> Cluster {
         let n = cfg.replicas;
@@ -1162,7 +1152,3 @@ impl<K: KernelBackend + ?Sized> Replica<'_, K> {
     }
 }
 
-/// Builds and runs a cluster on rust-hdl's simulator.
-pub fn run(cfg: &ClusterConfig) -> Result<RunReport, SimError> {
-    Cluster::new(cfg.clone())?.run()
-}

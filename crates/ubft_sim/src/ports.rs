@@ -213,3 +213,29 @@ pub trait KernelBackend {
         None
     }
 }
+
+/// When a ready signal is high: the back-pressure knob shared by the models.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Ready {
+    /// Every cycle.
+    #[default]
+    Always,
+    /// Never (a stalled slave).
+    Never,
+    /// Only on cycles with `cycle % period == phase`.
+    Every { period: u64, phase: u64 },
+    /// Every cycle except those in `from..to`.
+    LowDuring { from: u64, to: u64 },
+}
+
+impl Ready {
+    /// Whether the signal is high at `cycle`.
+    pub fn at(&self, cycle: u64) -> bool {
+        match *self {
+            Ready::Always => true,
+            Ready::Never => false,
+            Ready::Every { period, phase } => cycle % period == phase,
+            Ready::LowDuring { from, to } => !(from..to).contains(&cycle),
+        }
+    }
+}

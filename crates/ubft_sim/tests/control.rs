@@ -5,6 +5,11 @@
 use rhdl_ubft::regs::ctrl;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Path};
 
+/// A cluster of `cfg` on rust-hdl's simulator.
+fn rust_hdl_cluster(cfg: ClusterConfig) -> Result<Cluster, ubft_sim::backend::RunError> {
+    ubft_sim::backend::cluster(&cfg, ubft_sim::backend::Backend::RustHdl)
+}
+
 /// The shipped kernel (v3) on the tests' short links.
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     let cfg = ClusterConfig::quick(replicas, slots);
@@ -24,7 +29,7 @@ fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
     use rhdl_ubft::controller::status::STATE_NAMES;
     use ubft_sim::cluster::{NETWORK_PTR, START_CYCLE};
     let (n, slots) = (3, 3);
-    let mut c = Cluster::new(quick(n, slots)).unwrap();
+    let mut c = rust_hdl_cluster(quick(n, slots)).unwrap();
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     let end = c.cycle;
@@ -122,7 +127,7 @@ fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
 #[test]
 fn a_reset_in_the_middle_of_a_run_restarts_cleanly() {
     let n = 3;
-    let mut c = Cluster::new(quick(n, 1_000)).unwrap();
+    let mut c = rust_hdl_cluster(quick(n, 1_000)).unwrap();
     // Run until every replica decided 3 slots, and stop in the middle of
     // the 4th.
     while c.clients.iter().any(|cl| cl.decisions().len() < 3) {

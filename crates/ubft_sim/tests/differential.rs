@@ -65,7 +65,7 @@ fn the_guards_refusals_agree_on_both_backends() {
     use rhdl_ubft::layout::Mailbox;
     use rhdl_ubft::params::{G, N, SB};
     use ubft_sim::adversary::forge::Forge;
-    use ubft_sim::models::network::Ready;
+    use ubft_sim::ports::Ready;
     let cfg = ClusterConfig {
         max_cycles: 4_000,
         ..quick(3, 2)

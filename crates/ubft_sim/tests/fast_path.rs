@@ -11,6 +11,11 @@ use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
 use ubft_sim::backend::rust_hdl::RustHdlKernel;
 
+/// A cluster of `cfg` on rust-hdl's simulator.
+fn rust_hdl_cluster(cfg: ClusterConfig) -> Result<Cluster, ubft_sim::backend::RunError> {
+    ubft_sim::backend::cluster(&cfg, ubft_sim::backend::Backend::RustHdl)
+}
+
 /// Short links keep rust-hdl's simulator quick; the benchmark uses the
 /// performance model's L = 300, H = 80.
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
@@ -73,7 +78,7 @@ fn assert_fast_path_agreement(report: &RunReport, slots: u64, seed: u64) {
 fn fast_path_cluster(n: usize, seed: u64) {
     let slots = 40;
     assert!(slots as usize > G, "more slots than the window");
-    let mut c = Cluster::new(ClusterConfig {
+    let mut c = rust_hdl_cluster(ClusterConfig {
         seed,
         ..quick(n, slots)
     })
@@ -118,7 +123,7 @@ fn seven_replicas_decide_40_slots_on_the_fast_path() {
 #[test]
 fn every_vote_reaches_every_replica() {
     let (n, slots) = (5, 6);
-    let report = Cluster::new(quick(n, slots)).unwrap().run().unwrap();
+    let report = rust_hdl_cluster(quick(n, slots)).unwrap().run().unwrap();
     assert!(report.checks.ok());
     for src in 0..n {
         for dst in 0..n {
@@ -143,7 +148,7 @@ fn every_vote_reaches_every_replica() {
 #[test]
 fn the_leaders_votes_reach_every_mailbox() {
     let (n, slots, seed) = (3, 3, 5);
-    let mut c = Cluster::new(ClusterConfig {
+    let mut c = rust_hdl_cluster(ClusterConfig {
         seed,
         ..quick(n, slots)
     })
@@ -174,7 +179,7 @@ fn the_leaders_votes_reach_every_mailbox() {
 fn a_reused_slot_never_decides_its_old_value() {
     let n = 3;
     let slots = G as u64 + 1;
-    let mut c = Cluster::new(ClusterConfig {
+    let mut c = rust_hdl_cluster(ClusterConfig {
         wait_polls: 16,
         max_cycles: 30_000,
         ..quick(n, slots)
@@ -229,7 +234,7 @@ fn a_prepare_is_voted_on_only_in_its_view_with_a_clients_value_and_its_prev() {
         (0u32, 0xABCD, 0, false),
         (0u32, request, 0x5EED, false),
     ] {
-        let mut c = Cluster::new(ClusterConfig {
+        let mut c = rust_hdl_cluster(ClusterConfig {
             wait_polls: 8,
             max_cycles: 3_000,
             ..quick(n, 1)
@@ -280,7 +285,7 @@ fn a_vote_for_another_m_does_not_count() {
         seed,
         ..ClusterConfig::quick(n, slots)
     };
-    let mut c = Cluster::new(cfg).unwrap();
+    let mut c = rust_hdl_cluster(cfg).unwrap();
     c.set_adversary(2, Box::new(ubft_sim::adversary::wrong_fast_votes::WrongFastVotes { mailbox: layout() }));
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);

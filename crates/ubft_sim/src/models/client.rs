@@ -23,8 +23,7 @@
 //! Knobs: the seed; `limit`, how many values to offer in all (none: forever);
 //! `dec_ready`, the `dec_tready` pattern, to exercise back-pressure.
 
-use crate::models::network::Ready;
-use crate::ports::{KernelIn, KernelOut};
+use crate::ports::{KernelIn, KernelOut, Ready};
 
 /// The `index`-th request of the stream with `seed` (index 0 first): nonzero,
 /// and distinct from every other index below `u32::MAX` for the same seed.

@@ -49,8 +49,7 @@ use rhdl_ubft::params::{
     defaults, AXI_BOUNDARY_BYTES, AXI_BURST_INCR, AXI_SIZE_BEAT, BEAT_BYTES, BEAT_WORDS, WORD_BYTES,
 };
 
-use crate::models::network::Ready;
-use crate::ports::{Beat, KernelIn, KernelOut};
+use crate::ports::{Beat, KernelIn, KernelOut, Ready};
 
 /// The AXI channel a violation happened on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

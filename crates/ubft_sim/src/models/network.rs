@@ -95,7 +95,7 @@ use std::collections::VecDeque;
 
 use crate::cluster::event::{Event, Trigger, Watches};
 use crate::models::hbm::Hbm;
-use crate::ports::{Beat, KernelIn, KernelOut};
+use crate::ports::{Beat, KernelIn, KernelOut, Ready};
 
 /// How a landing write reaches the receiver's HBM (see the module header).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -111,32 +111,6 @@ pub enum Delivery {
     /// Every write lands directly, unchecked: no guard at all. For tests
     /// that show what the guard prevents.
     Bypass,
-}
-
-/// When a ready signal is high: the back-pressure knob shared by the models.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Ready {
-    /// Every cycle.
-    #[default]
-    Always,
-    /// Never (a stalled slave).
-    Never,
-    /// Only on cycles with `cycle % period == phase`.
-    Every { period: u64, phase: u64 },
-    /// Every cycle except those in `from..to`.
-    LowDuring { from: u64, to: u64 },
-}
-
-impl Ready {
-    /// Whether the signal is high at `cycle`.
-    pub fn at(&self, cycle: u64) -> bool {
-        match *self {
-            Ready::Always => true,
-            Ready::Never => false,
-            Ready::Every { period, phase } => cycle % period == phase,
-            Ready::LowDuring { from, to } => !(from..to).contains(&cycle),
-        }
-    }
 }
 
 /// One RDMA write as it crosses the wire: a word index from `network_ptr`

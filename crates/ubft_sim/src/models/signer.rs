@@ -30,8 +30,7 @@
 //! MALFORMED; a verify naming a signer id with no key answers
 //! UNKNOWN_SIGNER.
 
-use crate::models::network::Ready;
-use crate::ports::{Beat, KernelIn, KernelOut};
+use crate::ports::{Beat, KernelIn, KernelOut, Ready};
 use ed25519_dalek::{Signature, Signer as _, SigningKey, Verifier, VerifyingKey};
 use rhdl_ubft::layout::records::{self, BLOCK_BYTES, BLOCK_WORDS};
 use rhdl_ubft::params::BEAT_WORDS;
