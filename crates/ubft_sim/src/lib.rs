@@ -10,7 +10,8 @@
 //!   boundary they share;
 //! - [`adversary`]: the Byzantine kinds, one file each;
 //! - [`scenario`], [`bench`] and [`testbench`]: scenario files, the
-//!   benchmark and the recorded Verilog testbenches.
+//!   benchmark and the recorded Verilog testbenches;
+//! - [`timeline`]: a run drawn as a message sequence chart (SVG).
 pub mod adversary;
 pub mod backend;
 pub mod bench;
@@ -19,3 +20,4 @@ pub mod models;
 pub mod ports;
 pub mod scenario;
 pub mod testbench;
+pub mod timeline;

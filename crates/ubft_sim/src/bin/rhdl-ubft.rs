@@ -6,9 +6,9 @@
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
 //!     [--backend rust-hdl|verilator] [--json] [--quiet]
-//!     [--threads T]`
+//!     [--threads T] [--timeline FILE.svg [--timeline-from C] [--timeline-to C]]`
 //! `rhdl-ubft simulate --scenario FILE.toml [--seed X] [--max-cycles C]
-//!     [--backend B] [--json] [--quiet] [--threads T]`
+//!     [--backend B] [--json] [--quiet] [--threads T] [--timeline ...]`
 //!
 //! `layout --version` defaults to v3, what the kernel runs; v1 is
 //! ubft_new's layout, printed word for word.
@@ -17,6 +17,10 @@
 //! speed) about once a second; `--quiet` turns it off. The replicas are
 //! stepped on one thread per core (`--threads`); the run is the same on any
 //! number of threads.
+//!
+//! `--timeline FILE.svg` draws the run as a message sequence chart
+//! (`ubft_sim::timeline`, docs/debugging.md), of the writes sent from
+//! `--timeline-from` to `--timeline-to` if given.
 //!
 //! With `--scenario` the file supplies every parameter and fault
 //! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`
@@ -38,6 +42,7 @@ use std::time::{Duration, Instant};
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport};
 use ubft_sim::scenario::Scenario;
+use ubft_sim::timeline::{Timeline, Window};
 
 #[derive(Parser)]
 #[command(
@@ -65,6 +70,8 @@ enum LayoutVersion {
     V3,
 }
 
+// Parsed once per process: the simulate variant's size is no cost.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Cmd {
     /// Print the HBM mailbox layout.
@@ -141,7 +148,24 @@ enum Cmd {
         /// decision, cycle and counter.
         #[arg(long)]
         threads: Option<usize>,
+        /// Draw the run as a message sequence chart (SVG): one lane per
+        /// replica, an arrow per network write, the decisions, view changes
+        /// and faults marked (docs/debugging.md).
+        #[arg(long, value_name = "FILE.svg")]
+        timeline: Option<PathBuf>,
+        /// The first cycle the timeline draws (the writes sent from it).
+        #[arg(long, requires = "timeline", value_name = "C")]
+        timeline_from: Option<u64>,
+        /// The last cycle the timeline draws.
+        #[arg(long, requires = "timeline", value_name = "C")]
+        timeline_to: Option<u64>,
     },
+}
+
+/// Where to draw a run's timeline, and which cycles.
+struct TimelineOut {
+    path: PathBuf,
+    window: Window,
 }
 
 /// The progress line of a long run: cycles, decisions and speed, on stderr,
@@ -188,15 +212,43 @@ impl Progress {
     }
 }
 
-/// Runs a cluster on `threads` threads with a progress line.
-fn run(cluster: Result<Cluster, String>, quiet: bool, threads: usize) -> Result<RunReport, String> {
+/// Runs a cluster on `threads` threads with a progress line, and draws its
+/// timeline if asked (also of a run a check failed).
+fn run(
+    cluster: Result<Cluster, String>,
+    quiet: bool,
+    threads: usize,
+    timeline: Option<&TimelineOut>,
+) -> Result<RunReport, String> {
     let mut progress = Progress::new(quiet);
     let mut cluster = cluster?;
     cluster.set_threads(threads);
+    if timeline.is_some() {
+        cluster.net.record_wires();
+    }
     let r = cluster
         .run_with(|c| progress.show(c))
         .map_err(|e| e.to_string());
     progress.done();
+    if let Some(t) = timeline {
+        let report = match &r {
+            Ok(report) => report.clone(),
+            Err(_) => cluster.report(),
+        };
+        let chart = Timeline::new(&cluster, &report).expect("the network recorded");
+        std::fs::write(&t.path, chart.svg(t.window))
+            .map_err(|e| format!("writing {}: {e}", t.path.display()))?;
+        let drawn = chart
+            .arrows
+            .iter()
+            .filter(|a| (t.window.from..=t.window.to).contains(&a.sent.cycle))
+            .count();
+        eprintln!(
+            "timeline: {} ({drawn} of the run's {} writes)",
+            t.path.display(),
+            chart.arrows.len()
+        );
+    }
     r
 }
 
@@ -265,7 +317,24 @@ fn main() -> ExitCode {
             json,
             quiet,
             threads,
+            timeline,
+            timeline_from,
+            timeline_to,
         } => {
+            if let (Some(from), Some(to)) = (timeline_from, timeline_to) {
+                if from > to {
+                    eprintln!("error: --timeline-from {from} is after --timeline-to {to}");
+                    return ExitCode::from(2);
+                }
+            }
+            let timeline = timeline.map(|path| TimelineOut {
+                path,
+                window: Window {
+                    from: timeline_from.unwrap_or(0),
+                    to: timeline_to.unwrap_or(u64::MAX),
+                },
+            });
+            let timeline = timeline.as_ref();
             if threads == Some(0) {
                 eprintln!("error: --threads must be at least 1");
                 return ExitCode::from(2);
@@ -294,6 +363,7 @@ fn main() -> ExitCode {
                         sc.cluster(backend).map_err(|e| e.to_string()),
                         quiet,
                         threads,
+                        timeline,
                     ),
                     json,
                 );
@@ -322,6 +392,7 @@ fn main() -> ExitCode {
                         .map_err(|e| e.to_string()),
                     quiet,
                     threads,
+                    timeline,
                 ),
                 json,
             )

@@ -96,6 +96,7 @@ use std::collections::VecDeque;
 use crate::cluster::event::{Event, Trigger, Watches};
 use crate::models::hbm::Hbm;
 use crate::ports::{Beat, KernelIn, KernelOut, Ready};
+use crate::timeline::WireLog;
 
 /// How a landing write reaches the receiver's HBM (see the module header).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -417,6 +418,9 @@ pub struct Stack {
     cq: CqQueue,
     rx: RxStack,
     stats: NetStats,
+    /// What a timeline of the run needs ([`Network::record_wires`]); `None`,
+    /// and untouched, unless asked for.
+    wires: Option<Box<WireLog>>,
 }
 
 /// The RoCE stacks and links of an n-replica cluster (see the module header).
@@ -462,6 +466,7 @@ impl Network {
                     cq: CqQueue::default(),
                     rx: RxStack::default(),
                     stats: NetStats::new(n),
+                    wires: None,
                 })
                 .collect(),
         }
@@ -669,6 +674,21 @@ impl Network {
     pub fn split(&mut self) -> (&Links, &mut [Stack]) {
         (&self.links, &mut self.stacks)
     }
+
+    /// From now on every stack logs each write it sends and each guard
+    /// decision on a write it receives, for a timeline
+    /// (`crate::timeline`); a run that does not ask pays nothing.
+    pub fn record_wires(&mut self) {
+        for s in &mut self.stacks {
+            s.wires.get_or_insert_with(Box::default);
+        }
+    }
+
+    /// Each stack's log, replica order (none unless
+    /// [`record_wires`](Self::record_wires) was called).
+    pub fn wires(&self) -> Vec<Option<&WireLog>> {
+        self.stacks.iter().map(|s| s.wires.as_deref()).collect()
+    }
 }
 
 impl Stack {
@@ -791,10 +811,14 @@ impl Stack {
         let ssn = self.next_ssn[dst];
         self.next_ssn[dst] += 1;
 
+        let kernels = self.wires.as_ref().map(|_| write.clone());
         let writes = match &mut self.adversary {
             Some(adv) => adv.transform(src, dst, write, cycle),
             None => vec![write],
         };
+        if let (Some(log), Some(w)) = (self.wires.as_mut(), kernels) {
+            log.sent(&links.mailbox, src, dst, cycle, landing, &w, &writes);
+        }
         self.outbox.push(Flight {
             dst,
             key: (landing, cycle, src),
@@ -827,6 +851,9 @@ impl Stack {
                     Delivery::Bypass => Ok(()),
                     _ => links.guard(src, &w, hbm),
                 };
+                if let Some(log) = self.wires.as_mut() {
+                    log.decided(src, dst, cycle, w.word, verdict.is_ok());
+                }
                 match verdict {
                     Ok(()) => {
                         let addr = links.network_ptr + w.word as u64 * WORD_BYTES;
@@ -857,6 +884,9 @@ impl Stack {
         let dst = self.r;
         let reason = links.guard(src, &w, hbm).err();
         if w.data.is_empty() {
+            if let Some(log) = self.wires.as_mut() {
+                log.decided(src, dst, self.now, w.word, false);
+            }
             self.stats.refused[src] += 1;
             self.stats.refused_at[dst] += 1;
             self.stats.refusal_log.push(Refusal {
@@ -945,6 +975,9 @@ impl Stack {
     fn decided(&mut self, d: Deciding, cycle: u64) {
         let dst = self.r;
         let w = &d.w;
+        if let Some(log) = self.wires.as_mut() {
+            log.decided(w.src, dst, cycle, w.word, d.written);
+        }
         if d.written {
             self.stats.delivered[w.src][dst] += 1;
         } else {
