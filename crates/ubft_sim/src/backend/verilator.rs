@@ -21,6 +21,7 @@
 
 pub mod harness;
 pub mod portmap;
+pub mod trace;
 
 use crate::ports::{KernelBackend, KernelIn, KernelOut};
 use harness::{Port, TOP};
@@ -75,6 +76,8 @@ type SizesFn = unsafe extern "C" fn(*mut u64, *mut u64);
 type SetFn = unsafe extern "C" fn(*mut c_void, u32, *const u32);
 type GetFn = unsafe extern "C" fn(*mut c_void, u32, *mut u32);
 type EvalFn = unsafe extern "C" fn(*mut c_void, i32, *const KernelIn, *mut KernelOut);
+type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char, u64, u64) -> i32;
+type TraceCloseFn = unsafe extern "C" fn(*mut c_void);
 
 /// A built and loaded model library, with its port table.
 pub struct Library {
@@ -84,6 +87,8 @@ pub struct Library {
     set: SetFn,
     get: GetFn,
     eval: EvalFn,
+    /// A traced build's VCD writer (`trace.rs`); `None` in the normal one.
+    trace: Option<(TraceOpenFn, TraceCloseFn)>,
     /// The ports, in header order (the index `set`/`get` take).
     pub ports: Vec<Port>,
     pub map: PortMap,
@@ -98,6 +103,7 @@ unsafe impl Send for Library {}
 unsafe impl Sync for Library {}
 
 static LIBRARY: OnceLock<Result<Arc<Library>, String>> = OnceLock::new();
+static TRACED: OnceLock<Result<Arc<Library>, String>> = OnceLock::new();
 static BUILD_LOCK: Mutex<()> = Mutex::new(());
 
 impl Library {
@@ -110,8 +116,23 @@ impl Library {
             .clone()
     }
 
+    /// The kernel's library built with `--trace`, which can write a VCD of
+    /// each model (`trace.rs`); built on first use and cached apart from
+    /// the normal one (`trace-<hash>`), so runs without waveforms keep the
+    /// normal library's speed.
+    pub fn traced() -> Result<Arc<Library>, String> {
+        TRACED
+            .get_or_init(|| Library::build_with(&kernel_verilog(), true).map(Arc::new))
+            .clone()
+    }
+
     /// Builds (or finds in the cache) and loads the library for `verilog`.
     pub fn build(verilog: &str) -> Result<Library, String> {
+        Library::build_with(verilog, false)
+    }
+
+    /// [`build`](Self::build), with Verilator's `--trace` if `trace`.
+    pub fn build_with(verilog: &str, trace: bool) -> Result<Library, String> {
         let _guard = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let ports = harness::parse_ports(verilog, TOP)?;
         let map = PortMap::new(&ports)?;
@@ -121,14 +142,22 @@ impl Library {
         let build = Build {
             top: harness::SHELL.into(),
             sources: vec!["rhdl_ubft.v".into(), "shell.v".into()],
-            flags: VERILATOR_FLAGS.iter().map(|f| f.to_string()).collect(),
+            flags: VERILATOR_FLAGS
+                .iter()
+                .chain(trace.then_some(&"--trace"))
+                .map(|f| f.to_string())
+                .collect(),
             cpp: vec!["harness.cpp".into()],
             opt_fast: OPT.into(),
             opt_slow: "-O1".into(),
             output: Output::Shared("libubft_model.so".into()),
         };
         let key = hdl_tools::fnv1a(&[verilog, &shell, &cpp, &build.key(), &verilator.version]);
-        let dir = cache_dir().join(format!("{key:016x}"));
+        let dir = cache_dir().join(if trace {
+            format!("trace-{key:016x}")
+        } else {
+            format!("{key:016x}")
+        });
         let so = dir.join("libubft_model.so");
         if !so.exists() {
             hdl_tools::build_atomically(&dir, |tmp| {
@@ -181,6 +210,14 @@ impl Library {
                 set: sym!(SetFn, b"ubft_set\0"),
                 get: sym!(GetFn, b"ubft_get\0"),
                 eval: sym!(EvalFn, b"ubft_eval\0"),
+                trace: if trace {
+                    Some((
+                        sym!(TraceOpenFn, b"ubft_trace_open\0"),
+                        sym!(TraceCloseFn, b"ubft_trace_close\0"),
+                    ))
+                } else {
+                    None
+                },
                 _lib: lib,
                 ports,
                 map,

@@ -6,9 +6,11 @@
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
 //!     [--backend rust-hdl|verilator] [--json] [--quiet]
-//!     [--threads T] [--timeline FILE.svg [--timeline-from C] [--timeline-to C]]`
+//!     [--threads T] [--timeline FILE.svg [--timeline-from C] [--timeline-to C]]
+//!     [--waves DIR [--waves-from C] [--waves-to C]]`
 //! `rhdl-ubft simulate --scenario FILE.toml [--seed X] [--max-cycles C]
-//!     [--backend B] [--json] [--quiet] [--threads T] [--timeline ...]`
+//!     [--backend B] [--json] [--quiet] [--threads T] [--timeline ...]
+//!     [--waves ...]`
 //!
 //! `layout --version` defaults to v3, what the kernel runs; v1 is
 //! ubft_new's layout, printed word for word.
@@ -18,6 +20,9 @@
 //! stepped on one thread per core (`--threads`); the run is the same on any
 //! number of threads.
 //!
+//! `--waves DIR` writes one VCD per replica (Verilator only,
+//! `ubft_sim::backend::verilator::trace`), of the cycles from
+//! `--waves-from` to `--waves-to` if given.
 //! `--timeline FILE.svg` draws the run as a message sequence chart
 //! (`ubft_sim::timeline`, docs/debugging.md), of the writes sent from
 //! `--timeline-from` to `--timeline-to` if given.
@@ -39,6 +44,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use ubft_sim::backend::verilator::trace;
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, RunReport};
 use ubft_sim::scenario::Scenario;
@@ -159,6 +165,18 @@ enum Cmd {
         /// The last cycle the timeline draws.
         #[arg(long, requires = "timeline", value_name = "C")]
         timeline_to: Option<u64>,
+        /// Write one waveform (VCD) per replica into DIR,
+        /// `replica<r>.vcd`: every kernel port and register, each
+        /// machine's state among them (Verilator only; a traced build of
+        /// the model, cached apart).
+        #[arg(long, value_name = "DIR")]
+        waves: Option<PathBuf>,
+        /// The first cycle the waveforms dump.
+        #[arg(long, requires = "waves", value_name = "C")]
+        waves_from: Option<u64>,
+        /// The last cycle the waveforms dump.
+        #[arg(long, requires = "waves", value_name = "C")]
+        waves_to: Option<u64>,
     },
 }
 
@@ -166,6 +184,13 @@ enum Cmd {
 struct TimelineOut {
     path: PathBuf,
     window: Window,
+}
+
+/// What to record of a run besides its report.
+struct Outputs {
+    timeline: Option<TimelineOut>,
+    /// Waveforms: the directory and the cycles.
+    waves: Option<(PathBuf, trace::Window)>,
 }
 
 /// The progress line of a long run: cycles, decisions and speed, on stderr,
@@ -218,13 +243,21 @@ fn run(
     cluster: Result<Cluster, String>,
     quiet: bool,
     threads: usize,
-    timeline: Option<&TimelineOut>,
+    outputs: &Outputs,
 ) -> Result<RunReport, String> {
     let mut progress = Progress::new(quiet);
     let mut cluster = cluster?;
     cluster.set_threads(threads);
+    let timeline = outputs.timeline.as_ref();
     if timeline.is_some() {
         cluster.net.record_wires();
+    }
+    if let Some((dir, window)) = &outputs.waves {
+        if cluster.kernels.first().map(|k| k.name()) != Some("verilator") {
+            return Err("--waves needs the Verilator backend (rust-hdl's simulator writes no waveform per kernel here; docs/debugging.md)".into());
+        }
+        let files = trace::trace_cluster(&mut cluster, dir, *window)?;
+        eprintln!("waves: {} files in {}", files.len(), dir.display());
     }
     let r = cluster
         .run_with(|c| progress.show(c))
@@ -320,11 +353,19 @@ fn main() -> ExitCode {
             timeline,
             timeline_from,
             timeline_to,
+            waves,
+            waves_from,
+            waves_to,
         } => {
-            if let (Some(from), Some(to)) = (timeline_from, timeline_to) {
-                if from > to {
-                    eprintln!("error: --timeline-from {from} is after --timeline-to {to}");
-                    return ExitCode::from(2);
+            for (flag, from, to) in [
+                ("timeline", timeline_from, timeline_to),
+                ("waves", waves_from, waves_to),
+            ] {
+                if let (Some(from), Some(to)) = (from, to) {
+                    if from > to {
+                        eprintln!("error: --{flag}-from {from} is after --{flag}-to {to}");
+                        return ExitCode::from(2);
+                    }
                 }
             }
             let timeline = timeline.map(|path| TimelineOut {
@@ -334,7 +375,16 @@ fn main() -> ExitCode {
                     to: timeline_to.unwrap_or(u64::MAX),
                 },
             });
-            let timeline = timeline.as_ref();
+            let outputs = Outputs {
+                timeline,
+                waves: waves.map(|dir| {
+                    let window = trace::Window {
+                        from: waves_from.unwrap_or(0),
+                        to: waves_to.unwrap_or(u64::MAX),
+                    };
+                    (dir, window)
+                }),
+            };
             if threads == Some(0) {
                 eprintln!("error: --threads must be at least 1");
                 return ExitCode::from(2);
@@ -363,7 +413,7 @@ fn main() -> ExitCode {
                         sc.cluster(backend).map_err(|e| e.to_string()),
                         quiet,
                         threads,
-                        timeline,
+                        &outputs,
                     ),
                     json,
                 );
@@ -392,7 +442,7 @@ fn main() -> ExitCode {
                         .map_err(|e| e.to_string()),
                     quiet,
                     threads,
-                    timeline,
+                    &outputs,
                 ),
                 json,
             )
