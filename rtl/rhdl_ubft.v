@@ -4044,7 +4044,6 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     localparam  beat_mask = 64'hffffffffffffffc0;
     localparam  size = 3'b110;
     localparam  burst = 2'b1;
-    localparam  stream = 1'b1;
     localparam  last_slot = 64'h2;
     
     // Enums
@@ -4991,13 +4990,13 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         if (wsel$q[0]) begin
             cur = buf$0$q;
         end
-        if ((~stream & wsel$q[0 + 32'h1]) | (stream & psel$q[0])) begin
+        if (psel$q[0]) begin
             prev = buf$0$q;
         end
         if (wsel$q[1]) begin
             cur = buf$1$q;
         end
-        if ((~stream & wsel$q[1 + 32'h1]) | (stream & psel$q[1])) begin
+        if (psel$q[1]) begin
             prev = buf$1$q;
         end
         lane_mask = ones << (((lane) & 10'h3ff) << 32'h5);
@@ -5068,7 +5067,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                             data_bad$d = beat_n$q != expect_m1;
                             state$d = GuardState$Check;
                         end
-                        else if (stream) begin
+                        else begin
                             if (beat_n$q == expect_m1) begin
                                 data_bad$d = 1'b1;
                             end
@@ -5114,7 +5113,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                             state$d = GuardState$Write;
                         end
                         if (refuse) begin
-                            if (stream & ~got_last$q) begin
+                            if (~got_last$q) begin
                                 state$d = GuardState$Drain;
                             end
                             else begin
@@ -5143,7 +5142,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                         else begin
                             refuse = 1'b1;
                             why = c_not_leader;
-                            if (stream & ~got_last$q) begin
+                            if (~got_last$q) begin
                                 state$d = GuardState$Drain;
                             end
                             else begin
@@ -5173,29 +5172,24 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                             first$d = 1'b0;
                             aw_done$d = 1'b0;
                             w_done$d = 1'b0;
-                            if (stream) begin
-                                psel$d = wsel$q;
-                                hb$d = nxt;
-                                if (nxt > expect_m1) begin
-                                    wsel$d = 32'h0;
-                                end
-                                else begin
-                                    wsel$d = rot_sel;
-                                    if (beat_n$q <= nxt) begin
-                                        state$d = GuardState$Fetch;
-                                    end
-                                end
+                            psel$d = wsel$q;
+                            hb$d = nxt;
+                            if (nxt > expect_m1) begin
+                                wsel$d = 32'h0;
                             end
                             else begin
-                                wsel$d = wsel$q << 32'h1;
+                                wsel$d = rot_sel;
+                                if (beat_n$q <= nxt) begin
+                                    state$d = GuardState$Fetch;
+                                end
                             end
                         end
                     end
                 end
             GuardState$Fetch:
                 begin
-                    wr_data_tready = stream;
-                    if (stream & wr_data_tvalid) begin
+                    wr_data_tready = 1'b1;
+                    if (wr_data_tvalid) begin
                         if (wsel$q[0]) begin
                             buf$0$d = rot2;
                         end
@@ -5271,7 +5265,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                 end
             end
             else if ((state$q == GuardState$Check) | (state$q == GuardState$Leader)) begin
-                if (stream & ~got_last$q) begin
+                if (~got_last$q) begin
                     state$d = GuardState$Drain;
                 end
                 else begin

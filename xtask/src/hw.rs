@@ -221,7 +221,7 @@ const BLOCKS: [(&str, &str); 18] = [
     ("broadcast", "Broadcast"),
     ("signing", "SignerPort"),
     ("roce", "RoCE adapter (combinational: port to port)"),
-    ("guard", "Guard (guard::v3): the receive path"),
+    ("guard", "Guard: the receive path"),
 ];
 
 /// One block's deepest path: cells on it, and its ends.
@@ -463,7 +463,7 @@ on the block's Verilog alone ({of}). {}\n\n\
 /// What a block is, in its section of docs/resources.md.
 fn block_note(block: &str) -> &'static str {
     match block {
-        "guard" => "The kernel's guard (`guard::v3`, docs/guard.md): it streams records past its two-beat buffer.",
+        "guard" => "The kernel's guard (`guard::Guard`, docs/guard.md): it streams records past its two-beat buffer.",
         "watch" => "WATCH, the replica's background poller (docs/watch.md); in the kernel on a Fetch of its own through RdMux.",
         "compose" => "COMPOSE, the record composer (docs/compose.md).",
         "cert_check" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/cert_check.md); in the kernel's Protocol.",
@@ -477,7 +477,7 @@ fn block_note(block: &str) -> &'static str {
 /// block has one size for every N).
 fn block_source(block: &str) -> (String, Option<&'static str>) {
     match block {
-        "guard" => ("rhdl_ubft::guard::verilog_v3::<N>()".into(), Some("v3")),
+        "guard" => ("rhdl_ubft::guard::verilog::<N>()".into(), Some("v3")),
         "watch" => (
             "rhdl_ubft::controller::watch::verilog::<N>()".into(),
             Some("v3"),
@@ -534,7 +534,7 @@ LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB
 CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
 The kernel is the whole top: Control (AXI4-Lite), Protocol (LEADER, FAST, SLOW, VIEW, CertCheck, \
 Requests and Tally), Fetch, WATCH with a Fetch of its own and RdMux, COMPOSE, Broadcast, SignerPort, the \
-RoCE adapter and Guard (`guard::v3`, the receive path, `m_axi_rx`).\n\n\
+RoCE adapter and Guard (the receive path, `m_axi_rx`).\n\n\
 ## Logic depth (N = {n})\n\n\
 The deepest register-to-register path of each block: `synth_xilinx -family xcup -flatten -noiopad` \
 with the block as top, then `ltp -noff` over every cell but the flip-flops, so a path runs from a \

@@ -395,9 +395,8 @@ macro_rules! at_n {
 /// The Verilog of a block linted or synthesized alone: (top module, text).
 pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
     match block {
-        // The kernel's guard (`guard::v3`): it streams records past its
-        // two-beat buffer.
-        "guard" => Ok(("rhdl_ubft_guard", at_n!(n, rhdl_ubft::guard::verilog_v3))),
+        // The kernel's guard: it streams records past its two-beat buffer.
+        "guard" => Ok(("rhdl_ubft_guard", at_n!(n, rhdl_ubft::guard::verilog))),
         // The v3 replica's background poller (recovery.md D3); in the
         // kernel on a Fetch of its own through RdMux, acting on R26.
         "watch" => Ok((

@@ -46,16 +46,15 @@
 //! a cycle, and each cycle `awready` or `wready` stays low adds one.
 //! `bvalid` never holds the guard up.
 //!
-//! Streaming (v3, `GuardV3`): a record longer than the `BEATS`-beat buffer
-//! is not held whole. Its first `BEATS` beats are taken and the rest are
+//! Streaming: a record longer than the [`BEATS`]-beat buffer is not held
+//! whole. Its first `BEATS` beats are taken and the rest are
 //! held back on `wr_data_tready` while the write is checked (every leader's
 //! record has its view word in its first beat); an accepted record is then
 //! written one HBM beat per payload beat, each later beat fetched from the
 //! stack after the HBM beat before it (two cycles a beat), and a refused
 //! one is drained. A payload whose `tlast` disagrees with its length on a
 //! streamed beat stops the write before that beat: it counts as `data`,
-//! and the HBM beats before it stay written (docs/guard.md, "v3: the rule,
-//! and the block streams").
+//! and the HBM beats before it stay written (docs/guard.md, "Streaming").
 //!
 //! States, named for what they wait on:
 //!
@@ -78,9 +77,7 @@
 //! the next command, so the stack's streams stay in step. A streamed
 //! record on AXI is finished too, fetching its beats through the reset.
 
-use crate::layout::{
-    prepare_words, share_words, vote_row_words, vote_words, Mailbox, Region, Version, VC_WORDS,
-};
+use crate::layout::{records, Mailbox, Region, Shape, VOTE_WORDS};
 use crate::params::{BEAT_BITS, BEAT_WORDS, COUNTER_BITS, WORD_BYTES};
 use crate::regs::QPNS_BITS;
 use crate::io::roce::{
@@ -117,8 +114,9 @@ pub enum Refusal {
     /// A write in a leader's region across two records or without the
     /// record's view word.
     Shape = 8,
-    /// A region the guard cannot check (v2's newview_valid, whose flag does
-    /// not carry the view it is for).
+    /// A region the guard cannot check. No region of the kernel's layout is
+    /// closed with it, so its counter stays 0; the code keeps its place in
+    /// the register map (`guard_refused_unchecked`).
     Unchecked = 9,
 }
 
@@ -191,63 +189,18 @@ pub enum Rule {
     Closed(Refusal),
 }
 
-/// The rule of a region under the trust model (docs/guard.md, "Rules").
+/// The rule of a region under the trust model (docs/recovery.md, sections
+/// 3 and 13; docs/guard.md, "Rules"): will_cert and will_commit entries are
+/// their writer's; every other per-node record is its writer's entry, one
+/// per stride; prepare, prep_sig and new_view are the leader's, each
+/// record's view word naming it.
 pub fn rule_for(mb: &Mailbox, region: Region) -> Rule {
-    let v = mb.version;
-    let n = mb.n;
-    if v == Version::V3 {
-        return rule_for_v3(mb, region);
-    }
-    match region {
-        r if r.is_vote() => Rule::Owned {
-            entry_words: vote_words(v),
-            period: vote_row_words(v, n) / vote_words(v),
-        },
-        Region::Certify => Rule::Owned {
-            entry_words: share_words(mb.sb),
-            period: n,
-        },
-        Region::Vc => Rule::Owned {
-            entry_words: VC_WORDS,
-            period: n,
-        },
-        Region::VcValid => Rule::Owned {
-            entry_words: vote_words(v),
-            period: n,
-        },
-        // v2's prepare (k, m, view, 0) names its view; v1's (k, m) does not.
-        Region::Prepare if v == Version::V2 => Rule::Leader {
-            record_words: prepare_words(v),
-            view_at: 2,
-        },
-        Region::Prepare => Rule::Closed(Refusal::NotOwner),
-        // (view, slot, k, m)
-        Region::Newview => Rule::Leader {
-            record_words: VC_WORDS,
-            view_at: 0,
-        },
-        // The flag carries tag(view, k), eight bits of the view: not enough
-        // to name the leader, and the newview record in HBM is not the
-        // guard's to read (docs/guard.md).
-        Region::NewviewValid => Rule::Closed(Refusal::Unchecked),
-        // Reserved.
-        _ => Rule::Closed(Refusal::NotOwner),
-    }
-}
-
-/// v3's rules (docs/recovery.md, sections 3 and 13): will_cert and
-/// will_commit as in v2; every other record is its writer's entry, one per
-/// stride; prepare, prep_sig and new_view are the leader's, each record's
-/// view word naming it.
-fn rule_for_v3(mb: &Mailbox, region: Region) -> Rule {
-    use crate::layout::{records, Shape};
-    let v = mb.version;
     match (region, Shape::of(region)) {
-        (_, Some(Shape::VoteRows)) => Rule::Owned {
-            entry_words: vote_words(v),
-            period: vote_row_words(v, mb.n) / vote_words(v),
+        (_, Shape::VoteRows) => Rule::Owned {
+            entry_words: VOTE_WORDS,
+            period: mb.vote_row_words() / VOTE_WORDS,
         },
-        (_, Some(s)) if s.per_node() => Rule::Owned {
+        (_, s) if s.per_node() => Rule::Owned {
             entry_words: mb.stride(region),
             period: s.row_records(mb.n, mb.g),
         },
@@ -271,8 +224,7 @@ fn rule_for_v3(mb: &Mailbox, region: Region) -> Rule {
 /// The largest record of the layout, in words: the longest write the guard
 /// takes.
 pub fn max_record_words(mb: &Mailbox) -> usize {
-    mb.version
-        .regions()
+    Region::ALL
         .iter()
         .map(|&r| match rule_for(mb, r) {
             Rule::Owned { entry_words, .. } => entry_words,
@@ -353,7 +305,7 @@ impl Row {
             Rule::Closed(_) => (1, 1),
         };
         let entries = span.words.div_ceil(entry_words);
-        // A region of one period (vc, vc_valid): any power of two at least
+        // A region of one period (seal): any power of two at least
         // as large gives the same owners, and a free division.
         if entries <= period {
             period = period.next_power_of_two();
@@ -387,7 +339,6 @@ impl Row {
 /// The guard's view of a layout: one row per region, in the layout's order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GuardTable {
-    pub version: Version,
     /// The layout's n: the build's N.
     pub n: usize,
     pub rows: Vec<Row>,
@@ -400,14 +351,8 @@ pub struct GuardTable {
 impl GuardTable {
     /// The table of `mb`, checked word by word against `Mailbox::owner`.
     pub fn new(mb: &Mailbox) -> GuardTable {
-        let rows: Vec<Row> = mb
-            .version
-            .regions()
-            .iter()
-            .map(|&r| Row::new(mb, r))
-            .collect();
+        let rows: Vec<Row> = Region::ALL.iter().map(|&r| Row::new(mb, r)).collect();
         let t = GuardTable {
-            version: mb.version,
             n: mb.n,
             rows,
             end: mb.end(),
@@ -552,8 +497,7 @@ pub fn sender_of(cfg: &GuardConfig, qpn: u64) -> Option<usize> {
 
 /// The slot guard's rule, the reference: may `sender` (< n, the replicas
 /// of the cluster) write `data` at word index `word` of a mailbox laid out
-/// as `mb`? This is `ubft_sim`'s `Network::guard`, except that a write to
-/// newview_valid is refused (`Unchecked`: docs/guard.md) and that an empty,
+/// as `mb`? This is `ubft_sim`'s `Network::guard`, except that an empty,
 /// too long or out-of-buffer write is refused here too.
 pub fn check(
     mb: &Mailbox,
@@ -663,17 +607,14 @@ pub const LEADER_CYCLES: u64 = 8;
 /// Bits of `sts_refused_by`: a counter per possible sender of the build.
 pub const REFUSED_BY_BITS: usize = crate::params::N * COUNTER_BITS;
 
-/// The rows of a v1 or v2 layout (one per region).
-pub const V2_ROWS: usize = Region::ALL.len();
-/// Payload beats the default build buffers: its largest record (an Ed25519
-/// share, 16 words) is one beat.
-pub const V2_BEATS: usize = 1;
-
-/// The rows of a v3 layout.
-pub const V3_ROWS: usize = Region::V3.len();
-/// Payload beats the v3 guard buffers: a two-beat record (most of v3's) is
-/// held whole; commit and new_view are streamed after their first two.
-pub const V3_BEATS: usize = 2;
+/// The table's rows: one per region of the layout.
+pub const ROWS: usize = Region::ALL.len();
+/// Payload beats the guard buffers: a two-beat record (most of the layout's)
+/// is held whole; commit and new_view are streamed after their first two.
+/// Two is the least that streams: an HBM beat takes words from two payload
+/// beats.
+pub const BEATS: usize = 2;
+const _: () = assert!(BEATS >= 2 && BEATS < 64);
 
 /// A constant of the block.
 fn konst<const B: usize>(x: u64) -> Constant<Bits<B>> {
@@ -864,7 +805,7 @@ pub enum GuardState {
 /// The slot guard for a build of `N` replicas, a table of `ROWS` rows and a
 /// payload buffer of `BEATS` beats (module header; docs/guard.md).
 #[derive(LogicBlock)]
-pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
+pub struct Guard<const N: usize> {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     // Configuration.
@@ -1017,15 +958,20 @@ pub struct Guard<const N: usize, const ROWS: usize, const BEATS: usize> {
     beat_mask: Constant<Bits<64>>,
     size: Constant<Bits<3>>,
     burst: Constant<Bits<2>>,
-    // Records longer than the buffer are streamed (v3).
-    stream: Constant<Bit>,
     // The buffer's last slot, one-hot.
     last_slot: Constant<Bits<64>>,
 }
 
-impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS> {
+impl<const N: usize> Default for Guard<N> {
+    /// The kernel's guard: [`table`]`(N)`.
+    fn default() -> Self {
+        Self::new(&table(N))
+    }
+}
+
+impl<const N: usize> Guard<N> {
     /// The guard of `table`, which must be the layout of this build: n = N,
-    /// ROWS rows, records of at most BEATS beats.
+    /// [`ROWS`] rows.
     pub fn new(table: &GuardTable) -> Self {
         assert!(
             N >= 1 && N <= crate::params::N,
@@ -1033,32 +979,21 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
         );
         assert_eq!(table.n, N, "the table's layout is for N replicas");
         assert_eq!(table.rows.len(), ROWS, "one RowCheck per row");
-        assert!(BEATS >= 1 && BEATS < 64, "a buffer of 1 to 63 beats");
         // A record longer than the buffer is streamed: its first BEATS beats
         // are held while the write is checked, the rest taken one at a time
-        // as HBM takes the beats before them (docs/guard.md, "v3: the rule,
-        // and the block streams").
-        let stream = table.max_words > BEATS * BEAT_WORDS;
-        if stream {
-            assert!(
-                BEATS >= 2,
-                "streaming records of up to {} words needs a buffer of two beats: \
-                 an HBM beat takes words from two payload beats",
-                table.max_words
-            );
-            assert!(
-                table.max_words.div_ceil(BEAT_WORDS) < 255,
-                "beat_n counts a record's beats"
-            );
-            for r in &table.rows {
-                if let Rule::Leader { view_at, .. } = r.rule {
-                    assert!(
-                        view_at < BEATS * BEAT_WORDS,
-                        "{:?}: the view word is checked before the write starts, \
-                         so it must lie in the buffered beats",
-                        r.region
-                    );
-                }
+        // as HBM takes the beats before them (docs/guard.md, "Streaming").
+        assert!(
+            table.max_words.div_ceil(BEAT_WORDS) < 255,
+            "beat_n counts a record's beats"
+        );
+        for r in &table.rows {
+            if let Rule::Leader { view_at, .. } = r.rule {
+                assert!(
+                    view_at < BEATS * BEAT_WORDS,
+                    "{:?}: the view word is checked before the write starts, \
+                     so it must lie in the buffered beats",
+                    r.region
+                );
             }
         }
         let mut ids = Bits::<64>::default();
@@ -1214,13 +1149,12 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Guard<N, ROWS, BEATS
             beat_mask: konst(!63u64),
             size: konst(crate::params::AXI_SIZE_BEAT),
             burst: konst(crate::params::AXI_BURST_INCR),
-            stream: Constant::new(stream),
             last_slot: konst(1 << (BEATS - 1)),
         }
     }
 }
 
-impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, ROWS, BEATS> {
+impl<const N: usize> Logic for Guard<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -1385,11 +1319,8 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
             if self.wsel.q.val().get_bit(i) {
                 self.cur.next = self.buf[i].q.val();
             }
-            // Buffered, beat j - 1 is slot j - 1; streamed, the buffer is a
-            // ring and psel names the slot.
-            if (!self.stream.val() & self.wsel.q.val().get_bit(i + 1))
-                | (self.stream.val() & self.psel.q.val().get_bit(i))
-            {
+            // The buffer is a ring: psel names beat j - 1's slot.
+            if self.psel.q.val().get_bit(i) {
                 self.prev.next = self.buf[i].q.val();
             }
         }
@@ -1480,7 +1411,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                     if self.wr_data_tlast.val() {
                         self.data_bad.d.next = self.beat_n.q.val() != self.expect_m1.val();
                         self.state.d.next = GuardState::Check;
-                    } else if self.stream.val() {
+                    } else {
                         // The beat the length says is the last lacks tlast.
                         if self.beat_n.q.val() == self.expect_m1.val() {
                             self.data_bad.d.next = true;
@@ -1522,7 +1453,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                         self.state.d.next = GuardState::Write;
                     }
                     if self.refuse.val() {
-                        if self.stream.val() & !self.got_last.q.val() {
+                        if !self.got_last.q.val() {
                             self.state.d.next = GuardState::Drain;
                         } else {
                             self.state.d.next = GuardState::Idle;
@@ -1551,7 +1482,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                     } else {
                         self.refuse.next = true;
                         self.why.next = self.c_not_leader.val();
-                        if self.stream.val() & !self.got_last.q.val() {
+                        if !self.got_last.q.val() {
                             self.state.d.next = GuardState::Drain;
                         } else {
                             self.state.d.next = GuardState::Idle;
@@ -1580,31 +1511,25 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                         self.first.d.next = false;
                         self.aw_done.d.next = false;
                         self.w_done.d.next = false;
-                        if self.stream.val() {
-                            // HBM beat j + 1 takes payload beat j + 1 (if the
-                            // record has one) and beat j; the slot of j - 1
-                            // is free for j + 1.
-                            self.psel.d.next = self.wsel.q.val();
-                            self.hb.d.next = self.nxt.val();
-                            if self.nxt.val() > self.expect_m1.val() {
-                                self.wsel.d.next = 0.into();
-                            } else {
-                                self.wsel.d.next = self.rot_sel.val();
-                                if self.beat_n.q.val() <= self.nxt.val() {
-                                    self.state.d.next = GuardState::Fetch;
-                                }
-                            }
+                        // HBM beat j + 1 takes payload beat j + 1 (if the
+                        // record has one) and beat j; the slot of j - 1
+                        // is free for j + 1.
+                        self.psel.d.next = self.wsel.q.val();
+                        self.hb.d.next = self.nxt.val();
+                        if self.nxt.val() > self.expect_m1.val() {
+                            self.wsel.d.next = 0.into();
                         } else {
-                            self.wsel.d.next = self.wsel.q.val() << 1;
+                            self.wsel.d.next = self.rot_sel.val();
+                            if self.beat_n.q.val() <= self.nxt.val() {
+                                self.state.d.next = GuardState::Fetch;
+                            }
                         }
                     }
                 }
             }
             GuardState::Fetch => {
-                // (Gated by `stream`, so that a build that never streams
-                // keeps none of it.)
-                self.wr_data_tready.next = self.stream.val();
-                if self.stream.val() & self.wr_data_tvalid.val() {
+                self.wr_data_tready.next = true;
+                if self.wr_data_tvalid.val() {
                     for i in 0..BEATS {
                         if self.wsel.q.val().get_bit(i) {
                             self.buf[i].d.next = self.rot2.val();
@@ -1667,7 +1592,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
                 | (self.state.q.val() == GuardState::Leader)
             {
                 // Streaming, the rest of the payload may still be coming.
-                if self.stream.val() & !self.got_last.q.val() {
+                if !self.got_last.q.val() {
                     self.state.d.next = GuardState::Drain;
                 } else {
                     self.state.d.next = GuardState::Idle;
@@ -1705,43 +1630,16 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for Guard<N, R
     }
 }
 
-/// The guard of a v2 build of `N` replicas (window `params::G`, shares of
-/// `params::SB` beats): the kernel's.
-pub type GuardV2<const N: usize> = Guard<N, V2_ROWS, V2_BEATS>;
-
-/// The table of the v2 build of `N` replicas.
-pub fn v2_table(n: usize) -> GuardTable {
-    GuardTable::new(&Mailbox::v2(n, crate::params::G, crate::params::SB))
-}
-
-/// The guard of the v2 build of `N` replicas.
-pub fn v2<const N: usize>() -> GuardV2<N> {
-    GuardV2::<N>::new(&v2_table(N))
-}
-
-/// The guard of a v3 build of `N` replicas (`Mailbox::v3`, recovery.md
-/// section 13): records longer than its two-beat buffer are streamed.
-pub type GuardV3<const N: usize> = Guard<N, V3_ROWS, V3_BEATS>;
-
-/// The table of the v3 build of `N` replicas.
-pub fn v3_table(n: usize) -> GuardTable {
+/// The kernel's table for a build of `n` replicas (`Mailbox::v3` with
+/// window `params::G` and shares of `params::SB` beats).
+pub fn table(n: usize) -> GuardTable {
     GuardTable::new(&Mailbox::v3(n, crate::params::G, crate::params::SB))
 }
 
-/// The guard of the v3 build of `N` replicas.
-pub fn v3<const N: usize>() -> GuardV3<N> {
-    GuardV3::<N>::new(&v3_table(N))
-}
-
-/// Verilog of the v2 guard of N replicas alone (for lint and synthesis),
-/// top module `rhdl_ubft_guard`, submodules `rhdl_ubft_guard$<path>`.
+/// Verilog of the guard of N replicas alone (for lint and synthesis), top
+/// module `rhdl_ubft_guard`, submodules `rhdl_ubft_guard$<path>`.
 pub fn verilog<const N: usize>() -> String {
-    block_verilog(v2::<N>(), &format!("v2 layout, N = {N}"))
-}
-
-/// Verilog of the v3 guard of N replicas alone, named as [`verilog`]'s.
-pub fn verilog_v3<const N: usize>() -> String {
-    block_verilog(v3::<N>(), &format!("v3 layout, N = {N}"))
+    block_verilog(Guard::<N>::default(), &format!("N = {N}"))
 }
 
 fn block_verilog<B: Block>(mut uut: B, what: &str) -> String {
@@ -1762,27 +1660,21 @@ mod tests {
 
     #[test]
     fn the_table_matches_the_layout_for_every_build() {
+        // The reference's table, checked word by word against
+        // Mailbox::owner by GuardTable::new; the longest write is a
+        // new_view record's stride.
         for n in 1..=8 {
             for sb in [1, 2] {
-                let mb = Mailbox::v2(n, G, sb);
+                let mb = Mailbox::v3(n, G, sb);
                 let t = GuardTable::new(&mb);
-                assert_eq!(t.rows.len(), V2_ROWS);
-                assert_eq!(t.max_words, 16 * sb);
+                assert_eq!(t.rows.len(), ROWS);
+                assert_eq!(t.max_words, mb.stride(Region::NewViewRecord));
             }
-            GuardTable::new(&Mailbox::new(n, G, 1));
-            // v3: the reference's table, checked word by word against
-            // Mailbox::owner by GuardTable::new; the longest write is a
-            // new_view record's stride.
-            let mb = Mailbox::v3(n, G, 1);
-            let t = GuardTable::new(&mb);
-            assert_eq!(t.rows.len(), Region::V3.len());
-            assert_eq!(t.max_words, mb.stride(Region::NewViewRecord));
         }
     }
 
     #[test]
-    fn the_reference_rule_on_v3() {
-        use crate::layout::records;
+    fn the_reference_rule() {
         let n = 3;
         let mb = Mailbox::v3(n, 4, 1);
         // Each replica's records: the whole record (its stride) or a part of
@@ -1839,30 +1731,23 @@ mod tests {
         rec[records::NV_VIEW] = 2;
         assert_eq!(check(&mb, n, 2, nv, &rec), Ok(()));
         assert_eq!(check(&mb, n, 0, nv, &rec), Err(Refusal::NotLeader));
-        // Votes as in v2.
+        // Votes: an entry, by its writer.
         let vote = mb.vote(Region::WillCommit, 3, 2);
         assert_eq!(check(&mb, n, 2, vote, &[7, 8]), Ok(()));
         assert_eq!(check(&mb, n, 1, vote, &[7, 8]), Err(Refusal::NotOwner));
     }
 
     #[test]
-    fn the_block_takes_a_v3_table_and_streams_what_its_buffer_cannot_hold() {
+    fn the_block_streams_what_its_buffer_cannot_hold() {
         for n in [3, 5, 8] {
-            let t = GuardTable::new(&Mailbox::v3(n, G, 1));
+            let t = table(n);
             assert!(
-                t.max_words > V3_BEATS * BEAT_WORDS,
+                t.max_words > BEATS * BEAT_WORDS,
                 "n = {n}: new_view streams"
             );
         }
-        let _ = v3::<3>();
-        let _ = v3::<8>();
-    }
-
-    #[test]
-    #[should_panic(expected = "needs a buffer of two beats")]
-    fn streaming_needs_two_beats_of_buffer() {
-        let t = GuardTable::new(&Mailbox::v3(3, G, 1));
-        let _ = Guard::<3, V3_ROWS, 1>::new(&t);
+        let _ = Guard::<3>::default();
+        let _ = Guard::<8>::default();
     }
 
     #[test]
@@ -1877,26 +1762,26 @@ mod tests {
     }
 
     #[test]
-    fn the_reference_rule() {
-        let mb = Mailbox::v2(3, 16, 1);
+    fn the_reference_rule_at_the_edges() {
+        let mb = Mailbox::v3(3, 16, 1);
+        let max = max_record_words(&mb);
         let vote = mb.vote(Region::WillCert, 2, 1);
         assert_eq!(check(&mb, 3, 1, vote, &[7, 8]), Ok(()));
         assert_eq!(check(&mb, 3, 2, vote, &[7, 8]), Err(Refusal::NotOwner));
         assert_eq!(check(&mb, 3, 1, vote, &[7, 8, 9]), Err(Refusal::NotOwner));
         assert_eq!(check(&mb, 3, 1, vote, &[]), Err(Refusal::Length));
-        assert_eq!(check(&mb, 3, 1, vote, &[0; 17]), Err(Refusal::Length));
+        assert_eq!(check(&mb, 3, 1, vote, &vec![0; max + 1]), Err(Refusal::Length));
+        // A part of a leader's record that holds its view word passes; one
+        // without it, or running into the next record, does not.
         let p = mb.prepare(5);
         assert_eq!(check(&mb, 3, 1, p, &[6, 9, 4, 0]), Ok(()));
         assert_eq!(check(&mb, 3, 0, p, &[6, 9, 4, 0]), Err(Refusal::NotLeader));
         assert_eq!(check(&mb, 3, 1, p, &[6, 9]), Err(Refusal::Shape));
-        assert_eq!(check(&mb, 3, 1, p + 2, &[4, 0, 7, 8]), Err(Refusal::Shape));
         assert_eq!(check(&mb, 3, 1, p + 2, &[4]), Ok(()));
-        let nv = mb.base(Region::Newview);
+        assert_eq!(check(&mb, 3, 1, p + 2, &[4; 16]), Err(Refusal::Shape));
+        let nv = mb.base(Region::NewViewRecord);
         assert_eq!(check(&mb, 3, 2, nv, &[5, 1, 2, 3]), Ok(()));
-        let flag = mb.base(Region::NewviewValid);
-        assert_eq!(check(&mb, 3, 2, flag, &[5, 3]), Err(Refusal::Unchecked));
-        let view = mb.base(Region::View);
-        assert_eq!(check(&mb, 3, 2, view, &[1]), Err(Refusal::NotOwner));
+        // Below the first region, and across the end of the buffer.
         assert_eq!(check(&mb, 3, 2, 100, &[1]), Err(Refusal::NotOwner));
         assert_eq!(
             check(&mb, 3, 2, mb.end() - 1, &[1, 2]),
@@ -1906,7 +1791,7 @@ mod tests {
 
     #[test]
     fn command_checks_come_in_the_blocks_order() {
-        let mb = Mailbox::v2(3, 16, 1);
+        let mb = Mailbox::v3(3, 16, 1);
         let cfg = GuardConfig {
             network_ptr: 0x1_0000_0000,
             n: 3,
@@ -1914,8 +1799,9 @@ mod tests {
             qpns: vec![16, 17, 18],
         };
         let at = |w: usize| cfg.network_ptr + 4 * w as u64;
-        let vote = mb.vote(Region::Commit, 0, 2);
+        let vote = mb.vote(Region::WillCommit, 0, 2);
         let ok = WrCommand::write(18, at(vote), 8);
+        let max_bytes = max_record_words(&mb) as u64 * WORD_BYTES;
         assert_eq!(check_command(&mb, &cfg, &ok), Ok((2, vote)));
         let own = WrCommand::write(16, at(vote), 8);
         assert_eq!(
@@ -1926,7 +1812,13 @@ mod tests {
         let bad = |c: WrCommand| check_command(&mb, &cfg, &c).unwrap_err().0;
         assert_eq!(bad(WrCommand { len: 0, ..ok }), Refusal::Length);
         assert_eq!(bad(WrCommand { len: 6, ..ok }), Refusal::Length);
-        assert_eq!(bad(WrCommand { len: 68, ..ok }), Refusal::Length);
+        assert_eq!(
+            bad(WrCommand {
+                len: max_bytes + 4,
+                ..ok
+            }),
+            Refusal::Length
+        );
         assert_eq!(
             bad(WrCommand {
                 vaddr: ok.vaddr + 2,

@@ -22,7 +22,7 @@ use crate::io::broadcast::Broadcast;
 use crate::io::compose::Compose;
 use crate::io::control::Control;
 use crate::io::fetch::Fetch;
-use crate::guard::{self, Guard, V3_BEATS, V3_ROWS};
+use crate::guard::Guard;
 use crate::params::BEAT_BITS;
 use crate::controller::protocol::Protocol;
 use crate::io::rdmux::RdMux;
@@ -32,12 +32,14 @@ use crate::io::signer::SignerPort;
 use crate::controller::watch::Watch;
 use rust_hdl::prelude::*;
 
-/// The kernel of a build of N replicas whose guard has ROWS rows and a
-/// buffer of BEATS beats ([`Kernel`]): the fast path, the slow path (R7 to
-/// R12, `slow.md`) and the view change (`view.md`); Protocol stops with
-/// `RecoveryNotBuilt` where what is not built would be needed.
+/// The kernel of a build of N replicas: the mailbox layout
+/// (`layout::Mailbox::v3`), its guard (`guard::Guard`) and the controller
+/// (`Protocol::new`): the fast path, the slow path (R7 to R12, `slow.md`)
+/// and the view change (`view.md`); Protocol stops with `RecoveryNotBuilt`
+/// where what is not built would be needed. `rtl/rhdl_ubft.v`, what the
+/// card runs.
 #[derive(LogicBlock)]
-pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
+pub struct Kernel<const N: usize> {
     pub ap_clk: Signal<In, Clock>,
     pub ap_rst_n: Signal<In, Bit>,
     // s_axi_control: AXI4-Lite slave (crate::io::control, map in crate::regs).
@@ -143,7 +145,7 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     signing: SignerPort,
     control: Control<N>,
     roce: RoceAdapter,
-    guard: Guard<N, ROWS, BEATS>,
+    guard: Guard<N>,
     /// A record's later beats, for Broadcast's `s_rec`.
     compose: Compose,
     /// The background poller (D3), its own Fetch, and the read multiplexer
@@ -153,22 +155,16 @@ pub struct KernelOf<const N: usize, const ROWS: usize, const BEATS: usize> {
     rdmux: RdMux,
 }
 
-/// The kernel: the mailbox layout (`layout::Mailbox::v3`), its guard
-/// (`guard::v3`) and the controller (`Protocol::new`: the fast path,
-/// SLOW's R7 to R12, VIEW's view change); `rtl/rhdl_ubft.v`, what the
-/// card runs.
-pub type Kernel<const N: usize> = KernelOf<N, V3_ROWS, V3_BEATS>;
-
 impl<const N: usize> Default for Kernel<N> {
     fn default() -> Self {
-        Self::of(Protocol::new(), guard::v3::<N>())
+        Self::of(Protocol::new(), Guard::default())
     }
 }
 
-impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BEATS> {
+impl<const N: usize> Kernel<N> {
     /// The kernel around this controller and guard, its ports undriven.
-    fn of(protocol: Protocol<N>, guard: Guard<N, ROWS, BEATS>) -> Self {
-        KernelOf {
+    fn of(protocol: Protocol<N>, guard: Guard<N>) -> Self {
+        Kernel {
             ap_clk: Default::default(),
             ap_rst_n: Default::default(),
             s_axi_control_awaddr: Default::default(),
@@ -275,7 +271,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BE
     }
 }
 
-impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N, ROWS, BEATS> {
+impl<const N: usize> Logic for Kernel<N> {
     #[hdl_gen]
     fn update(&mut self) {
         // Clock and reset.
@@ -387,7 +383,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> Logic for KernelOf<N
         self.signing.sresp_tlast.next = self.s_axis_sresp_tlast.val();
         self.signing.sresp_tvalid.next = self.s_axis_sresp_tvalid.val();
         self.s_axis_sresp_tready.next = self.signing.sresp_tready.val();
-        // Protocol <-> WATCH (v3) and WATCH <-> its Fetch.
+        // Protocol <-> WATCH and WATCH <-> its Fetch.
         self.watch.clock.next = self.ap_clk.val();
         self.watch.rst_n.next = self.ap_rst_n.val();
         self.watch_fetch.clock.next = self.ap_clk.val();
@@ -557,7 +553,7 @@ impl<const N: usize> Kernel<N> {
     }
 }
 
-impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BEATS> {
+impl<const N: usize> Kernel<N> {
     /// This kernel as a top level: its inputs are driven from outside.
     fn into_top(self) -> Self {
         let mut k = self;
@@ -607,7 +603,7 @@ impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BE
     }
 }
 
-impl<const N: usize, const ROWS: usize, const BEATS: usize> KernelOf<N, ROWS, BEATS> {
+impl<const N: usize> Kernel<N> {
     /// The controller's state (`status::STATE_NAMES`), read from inside
     /// the simulated kernel: a debugging aid for the rust-hdl backend (on
     /// the card, the host reads the `state` register).
@@ -640,10 +636,7 @@ pub fn verilog<const N: usize>() -> String {
     )
 }
 
-fn top_verilog<const N: usize, const ROWS: usize, const BEATS: usize>(
-    uut: KernelOf<N, ROWS, BEATS>,
-    build: &str,
-) -> String {
+fn top_verilog<const N: usize>(uut: Kernel<N>, build: &str) -> String {
     let body = generate_verilog(&uut);
     let body = body.replace("module top(", "module rhdl_ubft(");
     format!(

@@ -250,7 +250,7 @@ fn every_broadcast_record_is_aligned_to_its_size() {
     use rhdl_ubft::layout::Mailbox;
     use rhdl_ubft::params::{G, SB};
     for n in 1..=N {
-        let mb = Mailbox::v2(n, G, SB);
+        let mb = Mailbox::v3(n, G, SB);
         check_lanes(&mb);
         for (lane, words) in lane_positions(&mb) {
             assert!(RECORD_WORDS.contains(&words) && lane % words == 0);
@@ -841,19 +841,19 @@ fn d_land_is_the_guards_bound_plus_hbms_answer() {
     assert_eq!(D_LAND, 16 + HBM_WRITE_LATENCY + 1);
 }
 
-/// Every v3 record of more than one beat starts on a beat, has at most 16
+/// Every record of more than one beat starts on a beat, has at most 16
 /// beats and does not cross 4 KiB, for every build size; the checked
-/// records include v3's 2-, 6- and 13-beat ones.
+/// records include the 2-, 6- and 13-beat ones.
 #[test]
-fn every_v3_record_of_more_than_one_beat_is_one_burst() {
-    use rhdl_ubft::io::broadcast::{check_beats, records3};
+fn every_record_of_more_than_one_beat_is_one_burst() {
+    use rhdl_ubft::io::broadcast::{bursts, check_beats};
     use rhdl_ubft::layout::Mailbox;
     use rhdl_ubft::params::{G, SB};
     for n in 1..=N {
         let mb = Mailbox::v3(n, G, SB);
         check_beats(&mb);
     }
-    let sizes: std::collections::BTreeSet<usize> = records3(&Mailbox::v3(N, G, SB))
+    let sizes: std::collections::BTreeSet<usize> = bursts(&Mailbox::v3(N, G, SB))
         .into_iter()
         .map(|r| r.2)
         .collect();
@@ -861,7 +861,7 @@ fn every_v3_record_of_more_than_one_beat_is_one_burst() {
 }
 
 /// The check fails on a layout Broadcast could not write in one burst:
-/// v3 with DSig's 26-beat shares has 27-beat records.
+/// DSig's 26-beat shares make 27-beat records.
 #[test]
 #[should_panic(expected = "at most 16")]
 fn check_beats_refuses_a_record_longer_than_16_beats() {

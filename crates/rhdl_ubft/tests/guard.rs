@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use rhdl_ubft::guard::{
-    check, check_command, decide, rule_for, v2, v3, Guard, GuardConfig, GuardTable, Refusal, Rule,
-    CHECK_CYCLES, LEADER_CYCLES, REASONS, V2_ROWS, V3_BEATS, V3_ROWS,
+    check, check_command, decide, max_record_words, rule_for, Guard, GuardConfig, Refusal, Rule,
+    BEATS, CHECK_CYCLES, LEADER_CYCLES, REASONS,
 };
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{BEAT_WORDS, G, N as BUILD_N, SB};
@@ -94,8 +94,8 @@ struct Counters {
     by: Vec<u64>,
 }
 
-struct Bench<const N: usize, const R: usize, const B: usize> {
-    g: Guard<N, R, B>,
+struct Bench<const N: usize> {
+    g: Guard<N>,
     mb: Mailbox,
     cfg: GuardConfig,
     cycle: u64,
@@ -122,8 +122,8 @@ struct Bench<const N: usize, const R: usize, const B: usize> {
     rec: Option<Vec<(Vec<u32>, Vec<u32>)>>,
 }
 
-impl<const N: usize, const R: usize, const B: usize> Bench<N, R, B> {
-    fn new(g: Guard<N, R, B>, mb: Mailbox, n: usize, id: usize) -> Self {
+impl<const N: usize> Bench<N> {
+    fn new(g: Guard<N>, mb: Mailbox, n: usize, id: usize) -> Self {
         let mut g = g;
         g.clock.connect();
         g.rst_n.connect();
@@ -343,14 +343,14 @@ impl<const N: usize, const R: usize, const B: usize> Bench<N, R, B> {
     }
 }
 
-/// The default build's guard (N = params::N, v2), a replica of `n` with id `id`.
-fn bench(n: usize, id: usize) -> Bench<BUILD_N, V2_ROWS, 1> {
-    let mb = Mailbox::v2(BUILD_N, G, 1);
-    Bench::new(v2::<BUILD_N>(), mb, n, id)
+/// The default build's layout (N = params::N, G, SB).
+fn mb() -> Mailbox {
+    Mailbox::v3(BUILD_N, G, SB)
 }
 
-fn mb() -> Mailbox {
-    Mailbox::v2(BUILD_N, G, 1)
+/// The default build's guard, a replica of `n` with id `id`.
+fn bench(n: usize, id: usize) -> Bench<BUILD_N> {
+    Bench::new(Guard::default(), mb(), n, id)
 }
 
 fn refused(r: Refusal) -> [u64; REASONS] {
@@ -392,7 +392,11 @@ fn an_own_vote_lands_seven_cycles_after_its_command() {
 #[test]
 fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
     let m = mb();
-    let vote = m.vote(Region::Commit, 4, 2);
+    let vote = m.vote(Region::WillCommit, 4, 2);
+    let max = max_record_words(&m);
+    // The words after prepare, before prep_sig's alignment: in no region.
+    let gap = m.base(Region::Prepare) + m.span(Region::Prepare).words;
+    assert!(m.locate(gap).is_none() && gap < m.base(Region::PrepSig));
     let cases: Vec<(&str, Packet, Refusal, Option<usize>)> = vec![
         (
             "another node's vote",
@@ -402,13 +406,7 @@ fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
         ),
         (
             "padding after the row (R = 16 words, n = 3 writes 6)",
-            Packet::write(2, m.vote_row(Region::Commit, 4) + 10, &[1]),
-            Refusal::NotOwner,
-            Some(2),
-        ),
-        (
-            "reserved",
-            Packet::write(2, m.base(Region::View), &[1]),
+            Packet::write(2, m.vote_row(Region::WillCommit, 4) + 10, &[1]),
             Refusal::NotOwner,
             Some(2),
         ),
@@ -420,14 +418,8 @@ fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
         ),
         (
             "a gap between regions",
-            Packet::write(2, m.base(Region::Newview) + 4, &[1]),
+            Packet::write(2, gap, &[1]),
             Refusal::NotOwner,
-            Some(2),
-        ),
-        (
-            "newview_valid: the guard cannot check it",
-            Packet::write(2, m.base(Region::NewviewValid), &[0x0200_0001, 5]),
-            Refusal::Unchecked,
             Some(2),
         ),
         (
@@ -467,8 +459,8 @@ fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
             Some(2),
         ),
         (
-            "longer than the largest record (17 words)",
-            Packet::write(2, vote, &[5; 17]),
+            "longer than the largest record",
+            Packet::write(2, vote, &vec![5; max + 1]),
             Refusal::Length,
             Some(2),
         ),
@@ -523,8 +515,18 @@ fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
             "{what}: refused writes never reach AXI"
         );
         assert_eq!(b.hbm.len(), 2, "{what}: only the good write landed");
-        // Decided at 6 (a leader's record: at 14), the next command at 7 (15).
-        let next = if reason == Refusal::NotLeader { 15 } else { 7 };
+        // Decided at 6 (a leader's record: at 14), the next command at 7
+        // (15). A payload longer than the buffer waits in the stack after
+        // its first BEATS beats (taken at 1 and 2) and is drained from the
+        // decision on, a beat a cycle from 7 (15): the next command at
+        // B + 5 (B + 13) for B payload beats (docs/guard.md, Timing).
+        let streamed = beats > BEATS;
+        let next = match (reason == Refusal::NotLeader, streamed) {
+            (true, false) => 15,
+            (true, true) => beats as u64 + 13,
+            (false, false) => 7,
+            (false, true) => beats as u64 + 5,
+        };
         assert_eq!(t.cmds[1], next, "{what}");
         let after = &t.counters[1];
         assert_eq!(after.refused, refused(reason), "{what}");
@@ -537,9 +539,9 @@ fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
             Some(reason),
             "{what}: the reference agrees"
         );
-        // A too-long payload is drained whole (two beats).
-        if cmd.len == 68 {
-            assert_eq!(t.beats, vec![1, 2, 8]);
+        // A too-long payload is drained whole.
+        if cmd.len > 4 * max as u64 {
+            assert_eq!(t.beats.len(), beats + 1, "{what}");
         }
     }
 }
@@ -549,22 +551,22 @@ fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
 #[test]
 fn refusals_are_counted_by_reason_and_by_sender() {
     let m = mb();
+    let max = max_record_words(&m);
     let mut b = bench(5, 3);
-    let other = m.vote(Region::Commit, 1, 0);
+    let other = m.vote(Region::WillCommit, 1, 0);
     b.send(Packet::write(1, other, &[1, 2])); // 1: not its entry
     b.send(Packet::write(1, other + 2, &[1, 2])); // 1: its own: lands
     b.send(Packet::write(2, other, &[1, 2])); // 2: not its entry
     b.send(Packet::write(2, m.prepare(0), &[1, 2, 7, 0])); // 2: view 7 is 2's: lands
     b.send(Packet::write(4, m.prepare(0), &[1, 2, 7, 0])); // 4: view 7 is not 4's
     b.send(Packet::write(4, m.prepare(0) + 1, &[2])); // 4: no view word
-    b.send(Packet::write(4, m.share(0, 4), &[0; 17])); // 4: too long
+    b.send(Packet::write(4, m.share(0, 4), &vec![0; max + 1])); // 4: too long
     b.send(Packet::raw(
         WrCommand::write(qpn(3), addr(other), 8),
         &[1, 2],
     )); // own QP
     b.send(Packet::raw(WrCommand::write(999, addr(other), 8), &[1, 2])); // nobody's
-    b.send(Packet::write(0, m.base(Region::NewviewValid), &[1, 2])); // 0: unchecked
-    b.run(300);
+    b.run(600);
     let end = b.trace.counters.last().unwrap().clone();
     let mut want = [0; REASONS];
     for (r, k) in [
@@ -573,12 +575,11 @@ fn refusals_are_counted_by_reason_and_by_sender() {
         (Refusal::Shape, 1),
         (Refusal::Length, 1),
         (Refusal::UnknownQp, 2),
-        (Refusal::Unchecked, 1),
     ] {
         want[r.code() as usize - 1] = k;
     }
     assert_eq!(end.refused, want);
-    assert_eq!(end.by, vec![1, 1, 1, 0, 3, 0, 0, 0]);
+    assert_eq!(end.by, vec![0, 1, 1, 0, 3, 0, 0, 0]);
     assert_eq!(end.accepted, 2);
     assert_eq!(b.read(other + 2, 2), vec![1, 2]);
     assert_eq!(b.read(m.prepare(0), 4), vec![1, 2, 7, 0]);
@@ -615,14 +616,22 @@ fn writes_across_two_entries_are_refused() {
             3,
         ),
         ("own share into the next node's", m.share(2, 1) + 8, 16),
-        ("own view-change record into the next", m.vc(1) + 2, 4),
-        ("a prepare across two slots", m.prepare(1) + 2, 4),
         (
-            "the last vote of a row into the next region",
-            m.vote(Region::CertifyValid, G - 1, 7),
+            "own seal into the next node's",
+            m.record(Region::Seal, 0, 1) + 16,
+            32,
+        ),
+        ("a prepare across two slots", m.prepare(1) + 14, 4),
+        (
+            "the last vote of a row past its region",
+            m.vote(Region::WillCommit, G - 1, 7),
             3,
         ),
-        ("the last record of vc into vc_valid", m.vc(7) + 2, 4),
+        (
+            "the last seal into echo_seal",
+            m.record(Region::Seal, 0, 7) + 16,
+            32,
+        ),
     ] {
         // n = 8, so that node 7 is a replica (the guard does not care that
         // n is even; the kernel refuses it).
@@ -651,16 +660,14 @@ fn writes_across_two_entries_are_refused() {
     }
 }
 
-/// A replica's own share, two beats (SB = 2): an aligned write is two AXI
+/// A replica's own certify record, two beats: an aligned write is two AXI
 /// writes in consecutive cycles; one that starts mid-beat lands shifted
-/// across three beats; one across two shares is refused.
+/// across two beats; one across two records is refused.
 #[test]
 fn a_record_of_two_beats_is_written_beat_by_beat_at_any_word_offset() {
-    let m = Mailbox::v2(BUILD_N, G, 2);
-    let table = GuardTable::new(&m);
-    let g = Guard::<BUILD_N, V2_ROWS, 2>::new(&table);
-    let mut b = Bench::new(g, m.clone(), 5, 4);
-    let share = m.share(3, 2);
+    let m = mb();
+    let mut b = bench(5, 4);
+    let share = m.record(Region::Certify, 3, 2);
     let data: Vec<u32> = (0..32).map(|i| 0x1000 + i).collect();
     b.send(Packet::write(2, share, &data));
     let part: Vec<u32> = (0..20).map(|i| 0x2000 + i).collect();
@@ -684,7 +691,7 @@ fn a_record_of_two_beats_is_written_beat_by_beat_at_any_word_offset() {
     assert_eq!(end.by, by(Some(2)));
 }
 
-/// prepare and newview take only the record of a view the sender leads,
+/// prepare and new_view take only the record of a view the sender leads,
 /// for every n and for views up to 2^32 - 1.
 #[test]
 fn the_leaders_regions_take_only_the_views_leader() {
@@ -701,10 +708,10 @@ fn the_leaders_regions_take_only_the_views_leader() {
             let slot = k % G;
             if k % 5 == 4 {
                 let rec = [view, slot as u32, k as u32, 0xAB];
-                b.send(Packet::write(from, m.base(Region::Newview), &rec));
+                b.send(Packet::write(from, m.base(Region::NewViewRecord), &rec));
                 want.push((
                     view as usize % n == from,
-                    m.base(Region::Newview),
+                    m.base(Region::NewViewRecord),
                     rec.to_vec(),
                 ));
             } else {
@@ -776,7 +783,7 @@ fn back_pressure_from_hbm_holds_the_write_and_the_stack() {
     let m = mb();
     let w1 = m.vote(Region::WillCommit, 5, 1);
     let w2 = m.vote(Region::WillCommit, 5, 2);
-    let w3 = m.vc(2);
+    let w3 = m.record(Region::Seal, 0, 2);
     let mut b = bench(3, 0);
     b.send(Packet::write(1, w1, &[1, 2]));
     b.send(Packet::write(2, w2, &[3, 4]));
@@ -810,10 +817,9 @@ fn back_pressure_from_hbm_holds_the_write_and_the_stack() {
 /// last beat.
 #[test]
 fn a_slow_payload_is_waited_for() {
-    let m = Mailbox::v2(BUILD_N, G, 2);
-    let g = Guard::<BUILD_N, V2_ROWS, 2>::new(&GuardTable::new(&m));
-    let mut b = Bench::new(g, m.clone(), 3, 0);
-    let share = m.share(0, 1);
+    let m = mb();
+    let mut b = bench(3, 0);
+    let share = m.record(Region::Certify, 0, 1);
     let data: Vec<u32> = (0..32).collect();
     b.send(Packet::write(1, share, &data));
     b.data_ready = Box::new(|c| c == 4 || c == 11);
@@ -832,14 +838,12 @@ fn a_slow_payload_is_waited_for() {
 /// counters.
 #[test]
 fn reset_abandons_or_finishes_a_write_but_never_writes_part_of_one() {
-    let m = Mailbox::v2(BUILD_N, G, 2);
-    let table = GuardTable::new(&m);
-    let share = m.share(1, 1);
+    let m = mb();
+    let share = m.record(Region::Certify, 1, 1);
     let data: Vec<u32> = (0..32).map(|i| 0x7000 + i).collect();
     let vote = m.vote(Region::WillCert, 0, 2);
     let run = |rst: u64, awready_from: u64| {
-        let g = Guard::<BUILD_N, V2_ROWS, 2>::new(&table);
-        let mut b = Bench::new(g, m.clone(), 3, 0);
+        let mut b = bench(3, 0);
         b.send(Packet::write(2, vote, &[9, 9]));
         b.send(Packet::write(1, share, &data));
         b.send(Packet::write(2, vote, &[5, 6]));
@@ -849,7 +853,7 @@ fn reset_abandons_or_finishes_a_write_but_never_writes_part_of_one() {
         b.run(100);
         b
     };
-    let aws = |b: &Bench<BUILD_N, V2_ROWS, 2>| b.trace.aws.iter().map(|a| a.0).collect::<Vec<_>>();
+    let aws = |b: &Bench<BUILD_N>| b.trace.aws.iter().map(|a| a.0).collect::<Vec<_>>();
     // No reset: the first vote's AW at 7; the share taken at 8, its beats at
     // 9 and 11 (the stack pauses at 10), checked from 12, decided at 14
     // (8 + 6), its two AXI writes at 15 and 16; the last vote taken at 17.
@@ -898,8 +902,7 @@ fn reset_abandons_or_finishes_a_write_but_never_writes_part_of_one() {
     assert_eq!(b.read(share, 32), data);
 
     // A reset that lasts: no command is taken while rst_n is low.
-    let g = Guard::<BUILD_N, V2_ROWS, 2>::new(&table);
-    let mut b = Bench::new(g, m.clone(), 3, 0);
+    let mut b = bench(3, 0);
     b.send(Packet::write(2, vote, &[1, 2]));
     b.rst_at = (0..5).collect();
     b.run(40);
@@ -920,140 +923,13 @@ impl Rng {
     }
 }
 
-/// A random write aimed at the layout's edges: every region, each node's
-/// entries, off by a word or two, short and long, leaders' records with
-/// views led and not, and malformed commands.
-fn adversarial(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
-    let n = cfg.n;
-    let from = rng.below(n + 1); // n: a queue pair of no replica
-    let leaders = [Region::Prepare, Region::Newview];
-    let region = if rng.below(4) == 0 {
-        leaders[rng.below(2)]
-    } else {
-        Region::ALL[rng.below(Region::ALL.len())]
-    };
-    let span = m.span(region);
-    let slot = rng.below(G);
-    let node = rng.below(BUILD_N);
-    let base = match region {
-        Region::Prepare => m.prepare(slot),
-        r if r.is_vote() => m.vote(r, slot, node),
-        Region::Certify => m.share(slot, node),
-        Region::Vc => m.vc(node),
-        Region::VcValid => m.vc_valid(node),
-        _ => span.start + rng.below(span.words),
-    };
-    let skew = [0, 0, 0, 0, 1, 2, -1, -2][rng.below(8)];
-    let word = (base as i64 + skew).max(0) as usize;
-    let len = if leaders.contains(&region) && rng.below(2) == 0 {
-        4
-    } else {
-        [1, 2, 2, 4, 4, 3, 16, 5, 17][rng.below(9)]
-    };
-    let mut payload: Vec<u32> = (0..len).map(|_| rng.next() as u32).collect();
-    // A view the sender leads, most of the time.
-    let led = (rng.below(1000) * n + from) as u32;
-    for (i, v) in payload.iter_mut().enumerate() {
-        if rng.below(4) > 0 && (i == 2 || i == 0) {
-            *v = if rng.below(3) > 0 { led } else { led + 1 };
-        }
-    }
-    let mut cmd = WrCommand::write(cfg.qpns[from], addr(word), 4 * len as u64);
-    match rng.below(24) {
-        0 => cmd.len = 4 * len as u64 - 2,
-        1 => cmd.vaddr += 2,
-        2 => cmd.vaddr = PTR - 4 * (1 + rng.below(8)) as u64,
-        3 => cmd.host = false,
-        4 => cmd.dest = 1,
-        5 => cmd.qpn = 1000 + rng.below(24) as u64,
-        6 => cmd.vaddr = addr(m.end() - rng.below(4)),
-        7 => {
-            cmd.len = 0;
-            payload.clear();
-        }
-        _ => {}
-    }
-    let mut p = Packet::raw(cmd, &payload);
-    if rng.below(30) == 0 && !p.beats.is_empty() {
-        p.beats.push(([0; 16], true));
-        let k = p.beats.len() - 2;
-        p.beats[k].1 = false;
-    }
-    p
-}
-
-/// The block against `guard::decide`: every write's fate, the counters
-/// after each decision, and HBM at the end, under random back-pressure.
-#[test]
-fn the_block_agrees_with_the_reference_on_random_and_adversarial_writes() {
-    let m = mb();
-    let mut rng = Rng(0x5eed);
-    for (n, id, writes) in [(3usize, 1usize, 300usize), (5, 4, 300), (7, 0, 300)] {
-        let mut b = bench(n, id);
-        // Which replica is on which queue pair is configuration: permuted.
-        b.cfg.qpns.rotate_left(n / 2);
-        b.cfg.qpns.reverse();
-        let mut state = rng.next();
-        b.awready = Box::new(move |c| (c ^ state) % 5 != 0);
-        state = rng.next();
-        b.wready = Box::new(move |c| (c.wrapping_mul(7) ^ state) % 4 != 0);
-        b.b_latency = 11;
-        let mut expect = Counters {
-            by: vec![0; BUILD_N],
-            ..Default::default()
-        };
-        let mut snapshots = vec![expect.clone()];
-        let mut hbm: BTreeMap<u64, u32> = BTreeMap::new();
-        let mut outcomes = BTreeMap::new();
-        for _ in 0..writes {
-            let p = adversarial(&mut rng, &m, &b.cfg);
-            let beats = p.beats.len();
-            let verdict = decide(&m, &b.cfg, &p.cmd, &p.payload, beats);
-            match verdict {
-                Ok((_, word)) => {
-                    expect.accepted += 1;
-                    for (i, v) in p.payload.iter().enumerate() {
-                        hbm.insert((word + i) as u64, *v);
-                    }
-                }
-                Err((r, who)) => {
-                    expect.refused[r.code() as usize - 1] += 1;
-                    if let Some(s) = who {
-                        expect.by[s] += 1;
-                    }
-                }
-            }
-            *outcomes
-                .entry(verdict.map(|_| ()).map_err(|e| e.0))
-                .or_insert(0) += 1;
-            snapshots.push(expect.clone());
-            b.send(p);
-        }
-        b.run(60 * writes as u64);
-        assert_eq!(b.trace.cmds.len(), writes, "n = {n}: every command taken");
-        for (i, c) in b.trace.counters.iter().enumerate() {
-            assert_eq!(c, &snapshots[i], "n = {n}: counters before write {i}");
-        }
-        assert_eq!(b.hbm, hbm, "n = {n}: HBM");
-        // The run covered every outcome.
-        let seen: Vec<_> = outcomes.keys().collect();
-        assert!(outcomes.contains_key(&Ok(())), "n = {n}: {seen:?}");
-        for r in Refusal::ALL {
-            assert!(
-                outcomes.contains_key(&Err(r)),
-                "n = {n}: no {r:?} in {seen:?}"
-            );
-        }
-    }
-}
-
 /// docs/guard.md shows the default build's table as `GuardTable::markdown`
 /// renders it.
 #[test]
 fn the_docs_show_the_default_builds_table() {
     let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/guard.md"))
         .unwrap_or_default();
-    let table = rhdl_ubft::guard::v2_table(BUILD_N).markdown();
+    let table = rhdl_ubft::guard::table(BUILD_N).markdown();
     assert!(
         page.contains(&table),
         "docs/guard.md lacks the table of the default build; paste:\n{table}"
@@ -1120,9 +996,7 @@ const OUT_PORTS: [(&str, usize); 24] = [
 ];
 
 /// One cycle's (inputs, outputs) of the guard, packed in port order.
-fn vectors<const N: usize, const R: usize, const B: usize>(
-    g: &Guard<N, R, B>,
-) -> (Vec<u32>, Vec<u32>) {
+fn vectors<const N: usize>(g: &Guard<N>) -> (Vec<u32>, Vec<u32>) {
     let bit = |x: bool| Bits::<1>::from(x);
     let mut i = vec![];
     pack(&mut i, bit(g.rst_n.val()));
@@ -1236,51 +1110,6 @@ fn testbench(cycles: usize) -> String {
     t
 }
 
-/// The generated Verilog, driven by a recorded run (adversarial writes,
-/// back-pressure, resets), gives the rust-hdl outputs on every cycle:
-/// rust-hdl and Verilog agree (no precedence or width trap). On Icarus
-/// where it is installed, else on Verilator (`replay`).
-#[test]
-fn the_verilog_replays_a_recorded_run_cycle_for_cycle() {
-    let m = mb();
-    let mut rng = Rng(0xabcd);
-    let mut b = bench(5, 2);
-    b.rec = Some(vec![]);
-    let state = rng.next();
-    b.awready = Box::new(move |c| (c ^ state) % 3 != 0);
-    b.wready = Box::new(move |c| (c.wrapping_mul(5) ^ state) % 4 != 0);
-    b.b_latency = 7;
-    b.bresp = 0;
-    b.data_ready = Box::new(|c| c % 11 != 5);
-    b.rst_at = vec![300, 301, 777, 1234];
-    for _ in 0..300 {
-        let p = adversarial(&mut rng, &m, &b.cfg);
-        b.send(p);
-    }
-    b.run(4000);
-    let rec = b.rec.take().unwrap();
-    let log = replay(
-        &rec,
-        &rhdl_ubft::guard::verilog::<BUILD_N>(),
-        "guard_replay",
-    );
-    assert!(
-        log.contains("TESTBENCH OK") && !log.contains("TESTBENCH MISMATCH"),
-        "{}",
-        log.lines().take(20).collect::<Vec<_>>().join("\n")
-    );
-    assert!(rec.len() > 2000, "{} cycles", rec.len());
-    assert!(
-        b.trace.cmds.len() > 290,
-        "most commands taken across the resets"
-    );
-}
-
-/// Writes the recorded vectors, the testbench and `verilog` into
-/// `target/tmp/<dir>` and runs them: in Icarus (`iverilog -g2005`, `vvp`)
-/// where it is installed, else in Verilator (`--timing --main`, the one on
-/// PATH or the pinned one `hdl_tools` provisions), so the replay is never
-/// skipped for a missing tool. Returns what the testbench printed.
 fn replay(rec: &[(Vec<u32>, Vec<u32>)], verilog: &str, dir: &str) -> String {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -1342,17 +1171,7 @@ fn replay(rec: &[(Vec<u32>, Vec<u32>)], verilog: &str, dir: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
 }
 
-// ---- v3: records longer than the buffer are streamed ----
-
-/// The v3 build's layout (N = params::N, G, SB).
-fn mb3() -> Mailbox {
-    Mailbox::v3(BUILD_N, G, SB)
-}
-
-/// The v3 build's guard, a replica of `n` with id `id`.
-fn bench3(n: usize, id: usize) -> Bench<BUILD_N, V3_ROWS, V3_BEATS> {
-    Bench::new(v3::<BUILD_N>(), mb3(), n, id)
-}
+// ---- Records longer than the buffer are streamed ----
 
 fn beats_of(words: usize) -> usize {
     words.div_ceil(BEAT_WORDS)
@@ -1364,9 +1183,9 @@ fn beats_of(words: usize) -> usize {
 /// back to back, each later beat fetched from the stack after the HBM beat
 /// before it (two cycles a beat). The next command waits for the last.
 #[test]
-fn a_v3_commit_record_streams_after_its_first_two_beats() {
-    let m = mb3();
-    let mut b = bench3(3, 0);
+fn a_commit_record_streams_after_its_first_two_beats() {
+    let m = mb();
+    let mut b = bench(3, 0);
     let at = m.record(Region::Commit, 5, 2);
     let words = BEAT_WORDS * rhdl_ubft::layout::record_beats(Region::Commit, BUILD_N, SB);
     assert_eq!(words, 96, "six beats at N = 8");
@@ -1403,8 +1222,8 @@ fn a_v3_commit_record_streams_after_its_first_two_beats() {
 /// payload beat. AW/W held by HBM hold the stream too.
 #[test]
 fn a_streamed_record_at_a_word_offset_lands_shifted_under_back_pressure() {
-    let m = mb3();
-    let mut b = bench3(5, 4);
+    let m = mb();
+    let mut b = bench(5, 4);
     let at = m.record(Region::Commit, 2, 3) + 5;
     // 76 words from word 5: five payload beats, six HBM beats.
     let rec: Vec<u32> = (0..76).map(|i| 0x4400 + i).collect();
@@ -1432,9 +1251,9 @@ fn a_streamed_record_at_a_word_offset_lands_shifted_under_back_pressure() {
 /// leader's record after its view check, 14), nothing reaches AXI, and the
 /// rest of its payload is drained before the next command is taken.
 #[test]
-fn a_refused_v3_record_is_drained_and_never_reaches_axi() {
-    let m = mb3();
-    let mut b = bench3(3, 0);
+fn a_refused_streamed_record_is_drained_and_never_reaches_axi() {
+    let m = mb();
+    let mut b = bench(3, 0);
     // Replica 1 writes replica 2's commit record (6 beats).
     let at = m.record(Region::Commit, 0, 2);
     b.send(Packet::write(1, at, &vec![7; 96]));
@@ -1472,8 +1291,8 @@ fn a_refused_v3_record_is_drained_and_never_reaches_axi() {
 /// first beat, then sixteen HBM beats, the buffered two back to back.
 #[test]
 fn a_leaders_new_view_record_lands_beat_by_beat_after_its_view_check() {
-    let m = mb3();
-    let mut b = bench3(3, 0);
+    let m = mb();
+    let mut b = bench(3, 0);
     let nv = m.record(Region::NewViewRecord, 0, 0);
     let mut rec: Vec<u32> = (0..m.stride(Region::NewViewRecord) as u32).collect();
     rec[0] = 7; // view 7: 7 mod 3 = 1
@@ -1488,18 +1307,18 @@ fn a_leaders_new_view_record_lands_beat_by_beat_after_its_view_check() {
 }
 
 /// A payload that disagrees with its length: within the two buffered beats
-/// it is refused whole (`data`), as in v2. Found on a streamed beat, the
+/// it is refused whole (`data`). Found on a streamed beat, the
 /// write stops before that beat's HBM beat: the HBM beats before it are
 /// written (a part of a record the rule allowed whole), and it counts as
 /// `data`, not accepted. The stack produces both from one packet, so this
 /// is a stack fault, not something a peer can send.
 #[test]
 fn a_payload_that_disagrees_with_its_length_while_streaming_stops_the_write() {
-    let m = mb3();
+    let m = mb();
     let at = m.record(Region::Commit, 1, 1);
     let rec: Vec<u32> = (0..96).map(|i| 0x5500 + i).collect();
     // tlast on beat 1 of 6: refused whole.
-    let mut b = bench3(3, 0);
+    let mut b = bench(3, 0);
     let mut p = Packet::write(1, at, &rec);
     p.beats.truncate(2);
     p.beats[1].1 = true;
@@ -1510,7 +1329,7 @@ fn a_payload_that_disagrees_with_its_length_while_streaming_stops_the_write() {
     assert_eq!(b.trace.counters[1].refused, refused(Refusal::Data));
     assert_eq!(b.read(at, 3), vec![1, 2, 0]);
     // tlast on beat 3 of 6: HBM beats 0..=2 written, then it stops.
-    let mut b = bench3(3, 0);
+    let mut b = bench(3, 0);
     let mut p = Packet::write(1, at, &rec);
     p.beats.truncate(4);
     p.beats[3].1 = true;
@@ -1527,7 +1346,7 @@ fn a_payload_that_disagrees_with_its_length_while_streaming_stops_the_write() {
     assert_eq!((end.accepted, end.refused), (0, refused(Refusal::Data)));
     // No tlast on beat 5 (a seventh follows): beats 0..=4 written, the
     // seventh drained.
-    let mut b = bench3(3, 0);
+    let mut b = bench(3, 0);
     let mut p = Packet::write(1, at, &rec);
     p.beats[5].1 = false;
     p.beats.push(([0xEE; 16], true));
@@ -1541,14 +1360,14 @@ fn a_payload_that_disagrees_with_its_length_while_streaming_stops_the_write() {
     assert_eq!(b.trace.counters[1].refused, refused(Refusal::Data));
 }
 
-/// What the v3 block does with a write, as the reference says it
+/// What the block does with a write, as the reference says it
 /// (`guard::decide`, `guard::check`), plus streaming's one difference: a
 /// payload whose tlast disagrees with its length on a beat past the
 /// buffer is found only when that beat is fetched, after the rule. Then a
 /// refusal by the rule comes first; else the HBM beats before the bad one
 /// are written and the write counts as `data`. Returns the verdict and
 /// the words that land.
-fn expect3(
+fn expect(
     m: &Mailbox,
     cfg: &GuardConfig,
     p: &Packet,
@@ -1571,7 +1390,7 @@ fn expect3(
     let last = p.beats.iter().position(|b| b.1).unwrap_or(usize::MAX);
     let bad = if last == e { None } else { Some(last.min(e)) };
     match bad {
-        Some(k) if k >= V3_BEATS => match check(m, cfg.n, sender, word, &p.payload) {
+        Some(k) if k >= BEATS => match check(m, cfg.n, sender, word, &p.payload) {
             Err(r) => (Err((r, Some(sender))), vec![]),
             Ok(()) => {
                 let lane = word % BEAT_WORDS;
@@ -1588,17 +1407,17 @@ fn expect3(
     }
 }
 
-/// A random v3 write: every region, owned records by their writer or
+/// A random write: every region, owned records by their writer or
 /// another, whole, partial, crossing into the next record; leader's
 /// records with the view led or not, with and without their view word;
 /// too long; malformed commands; tlast in the wrong place.
-fn adversarial3(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
+fn adversarial(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
     let n = cfg.n;
     // The records longer than the buffer a third of the time.
     let region = if rng.below(3) == 0 {
         [Region::Commit, Region::NewViewRecord][rng.below(2)]
     } else {
-        Region::V3[rng.below(Region::V3.len())]
+        Region::ALL[rng.below(Region::ALL.len())]
     };
     let span = m.span(region);
     let (stride, view_at) = match rule_for(m, region) {
@@ -1678,20 +1497,20 @@ fn adversarial3(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
     p
 }
 
-/// The v3 block against the reference over random writes (n = 3, 5, 8,
+/// The block against the reference over random writes (n = 3, 5, 8,
 /// queue pairs permuted, random AWREADY/WREADY and payload gaps): the
 /// counters after every decision, and HBM, which must hold exactly the
 /// accepted records' words (and the part of a record streaming stopped)
 /// and nothing else.
 #[test]
-fn the_v3_block_agrees_with_the_reference_on_random_writes() {
-    let m = mb3();
+fn the_block_agrees_with_the_reference_on_random_writes() {
+    let m = mb();
     let mut rng = Rng(0x3a3a);
     // Accepted records streamed past the buffer; refused ones drained
     // past it; streamed ones stopped by their tlast.
     let (mut streamed, mut drained, mut stopped) = (0, 0, 0);
     for (n, id, writes) in [(3usize, 1usize, 300usize), (5, 0, 300), (8, 6, 300)] {
-        let mut b = bench3(n, id);
+        let mut b = bench(n, id);
         b.cfg.qpns.rotate_left(n / 2);
         b.cfg.qpns.reverse();
         let mut state = rng.next();
@@ -1701,26 +1520,26 @@ fn the_v3_block_agrees_with_the_reference_on_random_writes() {
         state = rng.next();
         b.data_ready = Box::new(move |c| (c.wrapping_mul(3) ^ state) % 7 != 0);
         b.b_latency = 9;
-        let mut expect = Counters {
+        let mut want = Counters {
             by: vec![0; BUILD_N],
             ..Default::default()
         };
-        let mut snapshots = vec![expect.clone()];
+        let mut snapshots = vec![want.clone()];
         let mut hbm: BTreeMap<u64, u32> = BTreeMap::new();
         let mut outcomes = BTreeMap::new();
         for _ in 0..writes {
-            let p = adversarial3(&mut rng, &m, &b.cfg);
-            let (verdict, lands) = expect3(&m, &b.cfg, &p);
+            let p = adversarial(&mut rng, &m, &b.cfg);
+            let (verdict, lands) = expect(&m, &b.cfg, &p);
             match verdict {
-                Ok(()) => expect.accepted += 1,
+                Ok(()) => want.accepted += 1,
                 Err((r, who)) => {
-                    expect.refused[r.code() as usize - 1] += 1;
+                    want.refused[r.code() as usize - 1] += 1;
                     if let Some(s) = who {
-                        expect.by[s] += 1;
+                        want.by[s] += 1;
                     }
                 }
             }
-            if p.beats.len() > V3_BEATS {
+            if p.beats.len() > BEATS {
                 match verdict {
                     Ok(()) => streamed += 1,
                     Err((Refusal::Data, _)) if !lands.is_empty() => stopped += 1,
@@ -1731,7 +1550,7 @@ fn the_v3_block_agrees_with_the_reference_on_random_writes() {
                 hbm.insert(w as u64, v);
             }
             *outcomes.entry(verdict.map_err(|e| e.0)).or_insert(0) += 1;
-            snapshots.push(expect.clone());
+            snapshots.push(want.clone());
             b.send(p);
         }
         b.run(200 * writes as u64);
@@ -1762,15 +1581,15 @@ fn the_v3_block_agrees_with_the_reference_on_random_writes() {
     );
 }
 
-/// The v3 guard's Verilog, driven by a recorded run of random v3 writes
+/// The guard's Verilog, driven by a recorded run of random writes
 /// (streamed, refused and drained, back-pressure, payload gaps, resets),
 /// gives the rust-hdl outputs on every cycle, on Icarus or Verilator
 /// (`replay`).
 #[test]
-fn the_v3_verilog_replays_a_recorded_run_cycle_for_cycle() {
-    let m = mb3();
+fn the_verilog_replays_a_recorded_run_cycle_for_cycle() {
+    let m = mb();
     let mut rng = Rng(0x77aa);
-    let mut b = bench3(5, 2);
+    let mut b = bench(5, 2);
     b.rec = Some(vec![]);
     let state = rng.next();
     b.awready = Box::new(move |c| (c ^ state) % 3 != 0);
@@ -1779,15 +1598,15 @@ fn the_v3_verilog_replays_a_recorded_run_cycle_for_cycle() {
     b.data_ready = Box::new(|c| c % 11 != 5);
     b.rst_at = vec![300, 301, 777, 1234, 2000];
     for _ in 0..200 {
-        let p = adversarial3(&mut rng, &m, &b.cfg);
+        let p = adversarial(&mut rng, &m, &b.cfg);
         b.send(p);
     }
     b.run(8000);
     let rec = b.rec.take().unwrap();
     let log = replay(
         &rec,
-        &rhdl_ubft::guard::verilog_v3::<BUILD_N>(),
-        "guard_replay_v3",
+        &rhdl_ubft::guard::verilog::<BUILD_N>(),
+        "guard_replay",
     );
     assert!(
         log.contains("TESTBENCH OK") && !log.contains("TESTBENCH MISMATCH"),
@@ -1802,12 +1621,12 @@ fn the_v3_verilog_replays_a_recorded_run_cycle_for_cycle() {
     );
 }
 
-/// A two-beat v3 record (certify: the CERT block and its share) fits the
-/// buffer and is held whole, as v2's two-beat records are.
+/// A two-beat record (certify: the CERT block and its share) fits the
+/// buffer and is held whole.
 #[test]
-fn a_two_beat_v3_record_is_held_whole() {
-    let m = mb3();
-    let mut b = bench3(3, 0);
+fn a_two_beat_record_is_held_whole() {
+    let m = mb();
+    let mut b = bench(3, 0);
     let at = m.record(Region::Certify, 4, 1);
     let rec: Vec<u32> = (0..32).map(|i| 0x2200 + i).collect();
     b.send(Packet::write(1, at, &rec));
@@ -1827,12 +1646,12 @@ fn a_two_beat_v3_record_is_held_whole() {
 /// fetched through the reset.
 #[test]
 fn reset_abandons_a_streamed_record_before_axi_and_finishes_it_after() {
-    let m = mb3();
+    let m = mb();
     let at = m.record(Region::Commit, 3, 2);
     let rec: Vec<u32> = (0..96).map(|i| 0x6600 + i).collect();
     let vote = m.vote(Region::WillCommit, 0, 1);
     let run = |rst: Vec<u64>| {
-        let mut b = bench3(3, 0);
+        let mut b = bench(3, 0);
         b.send(Packet::write(2, at, &rec));
         b.send(Packet::write(1, vote, &[8, 9]));
         b.rst_at = rst;

@@ -27,7 +27,9 @@
 //! | Done | Done | (decided S slots) | |
 //! | Capped | (none: the model's view bound) | | |
 
-use rhdl_ubft::layout::{self, Mailbox, Region, Version};
+mod mailbox;
+
+use mailbox::{Mailbox, Region};
 use rhdl_ubft::params::{faults, quorum, vote_tag, SB};
 
 use crate::model::{val_name, Config, Design, Out, Val, FORGED, MAX_N, MAX_SLOTS, MAX_WINDOW};
@@ -121,7 +123,7 @@ pub enum Row {
 }
 
 impl Row {
-    pub fn region(self) -> Region {
+    fn region(self) -> Region {
         match self {
             Row::WillCert => Region::WillCert,
             Row::WillCommit => Region::WillCommit,
@@ -360,8 +362,8 @@ impl Rec {
 
 impl Write {
     /// The first word it writes, and the words (the layout's formats), in
-    /// the kernel's v2 mailbox for this cluster and window.
-    pub fn placed(&self, mb: &Mailbox, window: usize) -> Vec<(usize, Vec<u32>)> {
+    /// this design's mailbox ([`mailbox()`]) for this cluster and window.
+    fn placed(&self, mb: &Mailbox, window: usize) -> Vec<(usize, Vec<u32>)> {
         match *self {
             Write::Prepare { slot, p } => vec![(mb.prepare(slot as usize), p.words().to_vec())],
             Write::Vote { row, slot, node, v } => {
@@ -397,9 +399,9 @@ impl Write {
     }
 }
 
-/// The kernel's mailbox for a model configuration.
-pub fn mailbox(cfg: &Config) -> Mailbox {
-    Mailbox::v2(cfg.n, cfg.window, SB)
+/// This design's mailbox for a model configuration.
+fn mailbox(cfg: &Config) -> Mailbox {
+    Mailbox::new(cfg.n, cfg.window, SB)
 }
 
 fn tag_text(view: u8, k: u8) -> String {
@@ -1196,16 +1198,6 @@ impl Design for Current {
     }
 }
 
-/// The layout's record sizes the model's words are written for (a test ties
-/// them to `rhdl_ubft::layout`).
-pub fn layout_words() -> (usize, usize, usize) {
-    (
-        layout::prepare_words(Version::V2),
-        layout::vote_words(Version::V2),
-        layout::VC_WORDS,
-    )
-}
-
 /// A view-change record as a replica of this design posts it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub struct VcRecord {
@@ -1217,10 +1209,10 @@ pub struct VcRecord {
 }
 
 impl VcRecord {
-    /// The four words of the v2 layout's vc region.
-    pub fn words(&self) -> [u32; rhdl_ubft::layout::VC_WORDS] {
-        use rhdl_ubft::layout::field;
-        let mut w = [0; rhdl_ubft::layout::VC_WORDS];
+    /// The four words of a vc record (`current/mailbox.rs`).
+    pub fn words(&self) -> [u32; mailbox::VC_WORDS] {
+        use mailbox::field;
+        let mut w = [0; mailbox::VC_WORDS];
         w[field::VC_VIEW] = self.view;
         w[field::VC_SLOT] = self.slot | (self.phase << field::VC_PHASE_SHIFT);
         w[field::VC_K] = self.k;

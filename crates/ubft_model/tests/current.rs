@@ -1,16 +1,13 @@
 //! The `current` design under reduced bounds: the checker can fail (a silent
 //! replica stops every decision; before R26, one held write stalls an honest
 //! cluster, E3),
-//! agreement holds in the explored space, the model's records are the
-//! layout's, and its state graph has no cycle (so "terminal" covers every
-//! run's end).
+//! agreement holds in the explored space, and its state graph has no cycle
+//! (so "terminal" covers every run's end). The model's records are checked
+//! against its layout in `src/current/mailbox.rs`.
 
-use rhdl_ubft::layout::{self, Region, Version, VC_WORDS};
-use rhdl_ubft::params::vote_tag;
 use stateright::Model;
 use ubft_model::check::{acyclic, RunOpts};
-use ubft_model::current::VcRecord;
-use ubft_model::current::{self, mailbox, Current, Prep, Rec, Row, Share, Vote, Write};
+use ubft_model::current::Current;
 use ubft_model::model::{Action, UbftModel};
 use ubft_model::{run, Config};
 
@@ -136,92 +133,6 @@ fn with_r26_one_held_will_commit_no_longer_stalls_an_honest_cluster() {
     let r = run(Current::KERNEL, c, &opts());
     assert!(r.complete);
     assert!(r.all_hold(), "{}", r.text());
-}
-
-#[test]
-fn the_models_records_are_the_layouts() {
-    let c = Config::new(3, 2, 1, 2);
-    let mb = mailbox(&c);
-    let (prep, vote, vc) = current::layout_words();
-    assert_eq!(prep, layout::prepare_words(Version::V2));
-    assert_eq!(vote, layout::vote_words(Version::V2));
-    assert_eq!(vc, VC_WORDS);
-    let p = Prep {
-        k: 2,
-        m: 1,
-        view: 1,
-    };
-    assert_eq!(p.words().len(), prep);
-    assert_eq!(p.words(), [2, 1, 1, 0]);
-    let v = Vote {
-        view: 1,
-        k: 2,
-        m: 2,
-    };
-    assert_eq!(v.words(), [vote_tag(1, 2), 2]);
-    let r = Rec {
-        view: 2,
-        phase: 1,
-        k: 2,
-        m: 1,
-    };
-    assert_eq!(
-        r.record(1).words(),
-        VcRecord {
-            view: 2,
-            slot: 0,
-            phase: 1,
-            k: 2,
-            m: 1
-        }
-        .words()
-    );
-    assert_eq!(r.flag(), [vote_tag(2, 2), 1]);
-    // Every entry a replica writes is its own under the layout's slot guard
-    // (Mailbox::owner), in the region the model says.
-    for node in 0..3u8 {
-        for row in [Row::WillCert, Row::WillCommit, Row::Commit] {
-            let w = Write::Vote {
-                row,
-                slot: 0,
-                node,
-                v,
-            };
-            let placed = w.placed(&mb, 1);
-            assert_eq!(placed[0].0, mb.vote(row.region(), 0, node as usize));
-            assert_eq!(mb.locate(placed[0].0).unwrap().0, row.region());
-            assert_eq!(mb.owner(placed[0].0), Some(node as usize));
-        }
-        let w = Write::Share {
-            slot: 0,
-            node,
-            s: Share {
-                view: 1,
-                k: 2,
-                m: 1,
-            },
-        };
-        let placed = w.placed(&mb, 1);
-        assert_eq!(mb.locate(placed[0].0).unwrap().0, Region::Certify);
-        assert_eq!(mb.locate(placed[1].0).unwrap().0, Region::CertifyValid);
-        assert!(placed
-            .iter()
-            .all(|(a, _)| mb.owner(*a) == Some(node as usize)));
-        let w = Write::Vc { node, r };
-        let placed = w.placed(&mb, 1);
-        assert_eq!(placed[0].0, mb.vc(node as usize));
-        assert_eq!(placed[1].0, mb.vc_valid(node as usize));
-        assert!(placed
-            .iter()
-            .all(|(a, _)| mb.owner(*a) == Some(node as usize)));
-    }
-    let w = Write::Prepare { slot: 0, p };
-    assert_eq!(w.placed(&mb, 1)[0].0, mb.prepare(0));
-    assert_eq!(
-        mb.owner(mb.prepare(0)),
-        None,
-        "prepare is the leader's region, not a node's"
-    );
 }
 
 #[test]

@@ -147,7 +147,7 @@ fn eval(expr: &str, n: usize, g: usize) -> usize {
 #[test]
 fn the_models_records_are_the_v3_layout_of_recovery_md() {
     use rhdl_ubft::guard;
-    use rhdl_ubft::layout::{self, records, record_beats, Mailbox, Region, Version};
+    use rhdl_ubft::layout::{self, records, record_beats, Mailbox, Region, PREPARE_WORDS, VOTE_WORDS};
     use rhdl_ubft::params::{vote_tag, BEAT_WORDS};
     use ubft_model::model::Design;
     use ubft_model::recovery::{address, mailbox, Block, Seal, Vote, Write};
@@ -201,18 +201,11 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         }
     }
     assert_eq!(rows, mb.spans().len(), "every region is in the table");
-    // The rows v3 keeps from v2 are v2's: a beat per slot of votes, the
-    // kernel's vote and prepare words.
-    let v2 = Mailbox::v2(n, g, 1);
-    assert_eq!(BEAT_WORDS, v2.vote_row_words());
-    assert_eq!(
-        v2.span(Region::WillCert).words,
-        mb.span(Region::WillCert).words
-    );
-    assert_eq!(
-        v2.span(Region::WillCommit).words,
-        mb.span(Region::WillCommit).words
-    );
+    // The vote rows: a beat per slot at N = 8.
+    assert_eq!(mb.vote_row_words(), BEAT_WORDS);
+    for r in [Region::WillCert, Region::WillCommit] {
+        assert_eq!(mb.span(r).words, g * BEAT_WORDS, "{}", r.name());
+    }
     let c = Config::new(3, 2, 1, 2);
     let b = Block {
         v: 1,
@@ -224,7 +217,7 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         slot: 1 % c.window as u8,
         b,
     };
-    assert_eq!(p.words(&c).len(), layout::prepare_words(Version::V3));
+    assert_eq!(p.words(&c).len(), PREPARE_WORDS);
     assert_eq!(p.words(&c)[records::PREPARE_PREV], 2);
     let v = Vote { v: 1, k: 2, m: 2 };
     let w = Write::WillCert {
@@ -233,7 +226,7 @@ fn the_models_records_are_the_v3_layout_of_recovery_md() {
         v,
     };
     assert_eq!(w.words(&c), [vote_tag(1, 2), 2]);
-    assert_eq!(w.words(&c).len(), layout::vote_words(Version::V3));
+    assert_eq!(w.words(&c).len(), VOTE_WORDS);
     // Every write lands in the region it names, in an entry the guard gives
     // its owner (Mailbox::owner), or in a leader's region; its first beat's
     // words fit its record; and the model's slot guard (Design::allowed)

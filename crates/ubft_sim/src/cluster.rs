@@ -24,7 +24,7 @@ use crate::models::host::{Args, GuardStatus, Host};
 use crate::models::network::{Adversary, Delivery, Flight, Links, Network, Stack};
 use crate::ports::{KernelBackend, KernelIn, Status};
 use crate::models::signer::Signer;
-use rhdl_ubft::layout::{prepare_words, Mailbox, Region, Version, UBFT_BASE_PTR};
+use rhdl_ubft::layout::{Mailbox, Region, Version, PREPARE_WORDS, UBFT_BASE_PTR};
 use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -81,17 +81,12 @@ pub struct Records {
 
 impl Records {
     /// The mailbox words of these records as `writer` writes them: its entry
-    /// of a vote row, its record of a per-slot region (v3), the slot's
-    /// record of a leader's per-slot region (prepare; v3 prep_sig), or the
-    /// whole region without a slot.
+    /// of a vote row, its record of a per-slot region, the slot's record of
+    /// a leader's per-slot region (prepare, prep_sig), or the whole region
+    /// without a slot.
     pub fn words(&self, mb: &Mailbox, writer: usize) -> Result<std::ops::Range<usize>, String> {
+        use rhdl_ubft::layout::{Shape, VOTE_WORDS};
         let name = self.region.name();
-        if !mb.spans().iter().any(|s| s.region == self.region) {
-            return Err(format!(
-                "the {} layout has no region {name}",
-                mb.version.name()
-            ));
-        }
         let Some(slot) = self.slot else {
             let s = mb.span(self.region);
             return Ok(s.start..s.start + s.words);
@@ -101,26 +96,13 @@ impl Records {
         }
         let at = |start: usize, words: usize| Ok(start..start + words);
         if mb.is_vote(self.region) {
-            return at(
-                mb.vote(self.region, slot, writer),
-                rhdl_ubft::layout::vote_words(mb.version),
-            );
+            return at(mb.vote(self.region, slot, writer), VOTE_WORDS);
         }
-        if mb.version == Version::V3 {
-            use rhdl_ubft::layout::Shape;
-            let stride = mb.stride(self.region);
-            return match Shape::of(self.region) {
-                Some(Shape::PerSlot) => at(mb.record(self.region, slot, 0), stride),
-                Some(Shape::SlotByNode) => at(mb.record(self.region, slot, writer), stride),
-                _ => Err(format!("{name} has no records by slot")),
-            };
-        }
-        match self.region {
-            Region::Prepare => at(mb.prepare(slot), prepare_words(mb.version)),
-            _ => Err(format!(
-                "{name} has no records by slot in the {} layout",
-                mb.version.name()
-            )),
+        let stride = mb.stride(self.region);
+        match Shape::of(self.region) {
+            Shape::PerSlot => at(mb.record(self.region, slot, 0), stride),
+            Shape::SlotByNode => at(mb.record(self.region, slot, writer), stride),
+            _ => Err(format!("{name} has no records by slot")),
         }
     }
 }
@@ -685,7 +667,7 @@ impl Cluster {
         // A proposal is the kernel writing a prepare into its own HBM (v3: a
         // beat per slot, the record in its first four words).
         let prepares = NETWORK_PTR + 4 * layout.base(Region::Prepare) as u64
-            ..NETWORK_PTR + 4 * (layout.prepare(G - 1) + prepare_words(Version::V3)) as u64;
+            ..NETWORK_PTR + 4 * (layout.prepare(G - 1) + PREPARE_WORDS) as u64;
         let mut hbms: Vec<Hbm> = hbms;
         for h in &mut hbms {
             h.watch_writes(prepares.clone());

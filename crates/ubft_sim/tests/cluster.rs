@@ -5,7 +5,7 @@
 //! clusters on the fast path, the slow path and through view changes.
 
 use rhdl_ubft::guard::Refusal;
-use rhdl_ubft::layout::{records, Mailbox, Region, Version};
+use rhdl_ubft::layout::{records, Mailbox, Region, Version, PREPARE_WORDS};
 use rhdl_ubft::params::{defaults, G, N as BUILD_N, SB};
 use std::process::Command;
 use ubft_sim::backend::{self, Backend};
@@ -147,18 +147,17 @@ fn the_cli_refuses_a_layout_flag() {
 
 const PTR: u64 = 0x1_0000_0000;
 
-/// The network model of a 3-replica v3 cluster filtering by its own rule,
-/// and the receiver's HBM.
-fn reference_network() -> (Network, Mailbox, Hbm) {
+/// The network model of a 3-replica v3 cluster filtering by its own rule.
+fn reference_network() -> (Network, Mailbox) {
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let mut net = Network::new(3, 10, mb.clone(), PTR, 16);
     net.set_delivery(Delivery::Model);
-    (net, mb, Hbm::new(5, 3))
+    (net, mb)
 }
 
 #[test]
 fn the_network_model_checks_writes_by_the_references_rule() {
-    let (net, mb, hbm) = reference_network();
+    let (net, mb) = reference_network();
     let w = |word: usize, data: Vec<u32>| Write { word, data };
     // A PREPARE (k, m, v, prev) of view 4 is its leader's, 4 mod 3 = 1.
     let mut prepare = vec![0; 4];
@@ -166,9 +165,9 @@ fn the_network_model_checks_writes_by_the_references_rule() {
     prepare[records::PREPARE_M] = 0x99;
     prepare[records::PREPARE_V] = 4;
     let p = w(mb.prepare(5), prepare.clone());
-    assert_eq!(net.guard(1, &p, &hbm), Ok(()));
+    assert_eq!(net.guard(1, &p), Ok(()));
     assert_eq!(
-        net.guard(0, &p, &hbm),
+        net.guard(0, &p),
         Err(RefuseReason::NotLeader {
             region: Region::Prepare,
             view: 4
@@ -176,16 +175,16 @@ fn the_network_model_checks_writes_by_the_references_rule() {
     );
     // Without its view word.
     assert_eq!(
-        net.guard(1, &w(mb.prepare(5), prepare[..2].to_vec()), &hbm),
+        net.guard(1, &w(mb.prepare(5), prepare[..2].to_vec())),
         Err(RefuseReason::Shape {
             region: Region::Prepare
         })
     );
     // The fast path's votes: each replica's own entry only.
     let vote = mb.vote(Region::WillCert, 3, 2);
-    assert_eq!(net.guard(2, &w(vote, vec![1, 2]), &hbm), Ok(()));
+    assert_eq!(net.guard(2, &w(vote, vec![1, 2])), Ok(()));
     assert_eq!(
-        net.guard(1, &w(vote, vec![1, 2]), &hbm),
+        net.guard(1, &w(vote, vec![1, 2])),
         Err(RefuseReason::NotOwner {
             word: vote,
             owner: Some(2)
@@ -193,9 +192,9 @@ fn the_network_model_checks_writes_by_the_references_rule() {
     );
     // A v3 record owned per writer: certify[slot 2][writer 1].
     let cert = mb.record(Region::Certify, 2, 1);
-    assert_eq!(net.guard(1, &w(cert, vec![7; 16]), &hbm), Ok(()));
+    assert_eq!(net.guard(1, &w(cert, vec![7; 16])), Ok(()));
     assert_eq!(
-        net.guard(0, &w(cert, vec![7; 16]), &hbm),
+        net.guard(0, &w(cert, vec![7; 16])),
         Err(RefuseReason::NotOwner {
             word: cert,
             owner: Some(1)
@@ -209,11 +208,11 @@ fn the_network_model_checks_writes_by_the_references_rule() {
         (1, &w(vote, vec![1, 2])),
     ] {
         let reference = rhdl_ubft::guard::check(&mb, 3, src, write.word, &write.data);
-        let model = net.guard(src, write, &hbm).map_err(|r| r.refusal());
+        let model = net.guard(src, write).map_err(|r| r.refusal());
         assert_eq!(model, reference, "{src} writes at {}", write.word);
     }
     assert_eq!(
-        net.guard(1, &w(mb.end() - 1, vec![0, 0]), &hbm)
+        net.guard(1, &w(mb.end() - 1, vec![0, 0]))
             .map_err(|r| r.refusal()),
         Err(Refusal::Outside)
     );
@@ -277,7 +276,6 @@ fn three_replicas_decide_8_slots_on_the_fast_path() {
     }
     // The prepares lie where v3 puts them: a beat per slot, (k, m, v, prev).
     let mb = Mailbox::v3(BUILD_N, G, SB);
-    let v2_layout = Mailbox::v2(BUILD_N, G, SB);
     assert_eq!(c3.net.mailbox(), &mb);
     for r in 0..n {
         for (i, &(k, m)) in expected.iter().enumerate() {
@@ -290,9 +288,9 @@ fn three_replicas_decide_8_slots_on_the_fast_path() {
             want[records::PREPARE_PREV] = prev;
             assert_eq!(got, want, "replica {r}, the prepare of k = {k}");
         }
-        // Where v2 puts the second prepare, v3 has the first one's padding.
+        // The rest of the first prepare's beat is padding.
         assert_eq!(
-            c3.hbms[r].read_words(byte(v2_layout.prepare(1)), 4),
+            c3.hbms[r].read_words(byte(mb.prepare(0) + PREPARE_WORDS), 4),
             vec![0; 4]
         );
     }

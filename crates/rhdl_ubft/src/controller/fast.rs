@@ -141,20 +141,20 @@ pub struct Fast {
 /// fields in `record` (k at bit 0, m at 32, view at 64) and a vote's size
 /// (`id << 1`: two words).
 pub fn check_literals() {
-    use crate::layout::{field, vote_words, Version};
+    use crate::layout::{records, VOTE_WORDS};
     use crate::params::WORD_BITS;
     assert_eq!(
         [
-            field::PREPARE_K * WORD_BITS,
-            field::PREPARE_M * WORD_BITS,
-            field::PREPARE_VIEW * WORD_BITS
+            records::PREPARE_K * WORD_BITS,
+            records::PREPARE_M * WORD_BITS,
+            records::PREPARE_V * WORD_BITS
         ],
         [0, 32, 64],
         "fast.rs: record.get_bits::<32>(0 / 32 / 64) are the prepare's k, m, view"
     );
     assert_eq!(WORD_BITS, 32, "fast.rs: get_bits::<32> reads a word");
     assert_eq!(
-        vote_words(Version::V2),
+        VOTE_WORDS,
         1 << 1,
         "fast.rs: a vote entry at row + (id << 1)"
     );

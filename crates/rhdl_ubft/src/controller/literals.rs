@@ -14,23 +14,18 @@ use crate::params::{
 /// stand for whenever a Protocol is built: a change of layout fails here,
 /// not silently in the hardware. `tests/protocol.rs` calls it too.
 pub fn check_literals<const N: usize>() {
-    use crate::layout::{field, prepare_words, vote_words, Version};
-    use crate::layout::{Mailbox, Region};
+    use crate::layout::{records, Mailbox, Region, PREPARE_WORDS, VOTE_WORDS};
     use crate::params::{
         check_tag_literals, faults, quorum, AXI_BOUNDARY_BYTES, SB, WAIT_BITS, WORD_BITS,
         WORD_BYTES,
     };
     let w = WORD_BITS;
-    let mb = Mailbox::v2(N, G, SB);
+    let mb = Mailbox::v3(N, G, SB);
     let row = mb.vote_row_words();
     // tag, tally.tag: (view[7:0] << 24) | k[23:0].
     check_tag_literals("protocol.rs");
     // The shifts and record sizes written in `update` and the machines'.
-    assert_eq!(
-        vote_words(Version::V2),
-        2,
-        "votes and flags: id << 1, bc_words 2"
-    );
+    assert_eq!(VOTE_WORDS, 2, "votes: id << 1, bc_words 2");
     assert_eq!(BEAT_WORDS, 16, "bc_words 16: a beat is 16 words");
     assert_eq!(WORD_BYTES, 4, "fetch_addr: word << 2 bytes");
     assert_eq!(w, 32, "records: a field every 32 bits");
@@ -51,15 +46,15 @@ pub fn check_literals<const N: usize>() {
     // Records as `update` lays them out in bc_data, at these bit offsets.
     let at = |word: usize| word * w;
     assert_eq!(
-        [at(field::VOTE_TAG), at(field::VOTE_M)],
+        [at(records::VOTE_TAG), at(records::VOTE_M)],
         [0, 32],
-        "votes and flags: (tag, m << 32)"
+        "votes: (tag, m << 32)"
     );
     assert_eq!(
         [
-            at(field::PREPARE_K),
-            at(field::PREPARE_M),
-            at(field::PREPARE_VIEW)
+            at(records::PREPARE_K),
+            at(records::PREPARE_M),
+            at(records::PREPARE_V)
         ],
         [0, 32, 64],
         "prepare: (k, m << 32, view << 64)"
@@ -83,10 +78,7 @@ pub fn check_literals<const N: usize>() {
     // words, four to a beat).
     assert_eq!(BEAT_WORDS, 1 << 4, "tally.lane: get_bits::<4>(0)");
     assert_eq!(
-        (
-            prepare_words(Version::V2),
-            BEAT_WORDS / prepare_words(Version::V2)
-        ),
+        (PREPARE_WORDS, BEAT_WORDS / PREPARE_WORDS),
         (1 << 2, 1 << 2),
         "tally.quarter: get_bits::<2>(2)"
     );
@@ -97,12 +89,7 @@ pub fn check_literals<const N: usize>() {
     }
     // Tally finds the slot's rows at (slot << row_shift) mod 16 in their
     // beats: the regions start a beat, and a row never straddles one.
-    for region in [
-        Region::WillCert,
-        Region::WillCommit,
-        Region::Commit,
-        Region::CertifyValid,
-    ] {
+    for region in [Region::WillCert, Region::WillCommit] {
         assert_eq!(
             mb.base(region) % BEAT_WORDS,
             0,
@@ -111,7 +98,7 @@ pub fn check_literals<const N: usize>() {
     }
     assert_eq!(BEAT_WORDS % row, 0, "a row of votes never straddles a beat");
     assert_eq!(
-        mb.base(Region::Prepare) % prepare_words(Version::V2),
+        mb.base(Region::Prepare) % PREPARE_WORDS,
         0,
         "a prepare sits in a quarter of its beat"
     );
@@ -128,12 +115,11 @@ pub fn check_literals<const N: usize>() {
 /// The literals `update` holds for the v3 layout (`Protocol::new`):
 /// a prepare a beat (`slot << 4`, quarter 0 for Tally, prev at word 3:
 /// `fetch_beat.get_bits::<32>(96)`), and the will_cert and will_commit
-/// rows as in v2 (`row_shift`, lanes `id << 1`).
+/// rows (`row_shift`, lanes `id << 1`).
 pub fn check_literals_v3<const N: usize>() {
-    use crate::layout::{field, records, prepare_words, vote_words, Mailbox, Region, Version};
+    use crate::layout::{records, Mailbox, Region, PREPARE_WORDS, VOTE_WORDS};
     use crate::params::{SB, WORD_BITS};
     let mb = Mailbox::v3(N, G, SB);
-    let v2 = Mailbox::v2(N, G, SB);
     assert_eq!(
         mb.prepare(1) - mb.prepare(0),
         BEAT_WORDS,
@@ -152,15 +138,15 @@ pub fn check_literals_v3<const N: usize>() {
             records::PREPARE_V,
             records::PREPARE_PREV
         ],
-        [field::PREPARE_K, field::PREPARE_M, field::PREPARE_VIEW, 3],
-        "v3 prepare: (k, m, v) where v2 has them, prev at word 3 (<< 96)"
+        [0, 1, 2, 3],
+        "v3 prepare: (k, m, v, prev), prev at word 3 (<< 96)"
     );
     assert_eq!(records::PREPARE_PREV * WORD_BITS, 96, "prev at bit 96");
-    assert_eq!(prepare_words(Version::V3), 4, "bc_words 4 for the prepare");
+    assert_eq!(PREPARE_WORDS, 4, "bc_words 4 for the prepare");
     assert_eq!(
-        (mb.vote_row_words(), vote_words(Version::V3)),
-        (v2.vote_row_words(), vote_words(Version::V2)),
-        "v3's will_cert and will_commit rows are v2's (row_shift, id << 1)"
+        (mb.vote_row_words(), VOTE_WORDS),
+        ((2 * N).next_power_of_two(), 2),
+        "will_cert and will_commit rows: row_shift, id << 1"
     );
     for region in [Region::WillCert, Region::WillCommit] {
         assert_eq!(

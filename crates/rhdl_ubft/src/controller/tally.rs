@@ -31,25 +31,25 @@ use rust_hdl::prelude::*;
 /// 384 and its first three words (k, m, view: `get_bits::<96>`); a lane of
 /// one word (`lane << 5`) among 16 (`lane` is 4 bits).
 pub fn check_literals() {
-    use crate::layout::{field, prepare_words, vote_words, Version};
+    use crate::layout::{records, PREPARE_WORDS, VOTE_WORDS};
     use crate::params::{BEAT_WORDS, WORD_BITS};
     let w = WORD_BITS;
     assert_eq!(
         (
-            vote_words(Version::V2) * w,
-            field::VOTE_TAG * w,
-            field::VOTE_M * w
+            VOTE_WORDS * w,
+            records::VOTE_TAG * w,
+            records::VOTE_M * w
         ),
         (64, 0, 32),
         "tally.rs: entries at i * 64, tag at + 0, m at + 32"
     );
     assert_eq!(
-        prepare_words(Version::V2) * w,
+        PREPARE_WORDS * w,
         128,
         "tally.rs: a prepare's quarters at 128, 256, 384"
     );
     assert_eq!(
-        (field::PREPARE_VIEW + 1) * w,
+        (records::PREPARE_V + 1) * w,
         96,
         "tally.rs: record = get_bits::<96>: (k, m, view)"
     );

@@ -169,8 +169,8 @@ pub fn check_literals() {
     assert_eq!(at(NV_VIEW), 0, "watch.rs: new_view's view word at 0");
     assert_eq!(
         (
-            crate::layout::vote_words(crate::layout::Version::V3) * WORD_BITS,
-            at(crate::layout::field::VOTE_M)
+            crate::layout::VOTE_WORDS * WORD_BITS,
+            at(crate::layout::records::VOTE_M)
         ),
         (64, 32),
         "watch.rs: vote entries at i * 64, m at + 32"

@@ -63,10 +63,7 @@
 //! Reset (`rst_n`, synchronous, active low): abandons the record and zeroes
 //! `outstanding`; `busy` falls the next cycle.
 
-use crate::layout::{
-    prepare_words, record_beats, share_words, vote_words, Mailbox, Region, Shape, Version,
-    VC_WORDS,
-};
+use crate::layout::{record_beats, Mailbox, Region, Shape, PREPARE_WORDS, VOTE_WORDS};
 use crate::params::{
     AXI_BOUNDARY_BYTES, AXI_BURST_INCR, AXI_SIZE_BEAT, BEAT_BITS, BEAT_BYTES, BEAT_WORDS,
     CMD_LEN_BITS, D_LAND, RECORD_BEATS_MAX, WORD_BITS, WORD_BYTES,
@@ -226,39 +223,29 @@ fn check_literals() {
     );
 }
 
-/// The record sizes Broadcast places, in words: a vote or flag, a prepare
-/// or view-change record, a share (one beat).
-pub const RECORD_WORDS: [usize; 3] = [2, 4, BEAT_WORDS];
+/// The sizes of what Broadcast places in one beat, in words: a vote, a
+/// prepare, a record's first beat.
+pub const RECORD_WORDS: [usize; 3] = [VOTE_WORDS, PREPARE_WORDS, BEAT_WORDS];
 
-/// Every record the kernel can broadcast in layout `mb`, as (region, first
-/// word, words): every slot's prepare, every node's vote and flag in every
-/// slot's rows, every node's share, view-change record and flag, and the
-/// newview record and flag (which no machine writes today). A superset of
-/// what the machines address: they take the bases and strides from the
-/// same layout (Protocol's `prep_word`, `cert_row`, ..., `share_row`,
-/// View's `vc_base`), with their own id as the node.
+/// Every write of one beat or less the kernel can broadcast in layout `mb`,
+/// as (region, first word, words): every slot's prepare, every node's vote
+/// in every slot's will_cert and will_commit rows, and the first beat of
+/// every record of more beats (the rest are whole beats of the stream,
+/// [`check_beats`]). A superset of what the machines address: they take
+/// the bases and strides from the same layout, with their own id as the
+/// node.
 pub fn records(mb: &Mailbox) -> Vec<(Region, usize, usize)> {
-    let mut r = Vec::new();
-    for slot in 0..mb.g {
-        r.push((Region::Prepare, mb.prepare(slot), prepare_words(mb.version)));
-        for node in 0..mb.n {
-            for region in Region::ALL.into_iter().filter(|r| r.is_vote()) {
-                r.push((region, mb.vote(region, slot, node), vote_words(mb.version)));
+    bursts(mb)
+        .into_iter()
+        .map(|(region, word, beats)| match region {
+            Region::Prepare => (region, word, PREPARE_WORDS),
+            _ if mb.is_vote(region) => (region, word, VOTE_WORDS),
+            _ => {
+                assert!(beats >= 1);
+                (region, word, BEAT_WORDS)
             }
-            r.push((Region::Certify, mb.share(slot, node), share_words(mb.sb)));
-        }
-    }
-    for node in 0..mb.n {
-        r.push((Region::Vc, mb.vc(node), VC_WORDS));
-        r.push((Region::VcValid, mb.vc_valid(node), vote_words(mb.version)));
-    }
-    r.push((Region::Newview, mb.base(Region::Newview), VC_WORDS));
-    r.push((
-        Region::NewviewValid,
-        mb.base(Region::NewviewValid),
-        vote_words(mb.version),
-    ));
-    r
+        })
+        .collect()
 }
 
 /// The (lane, words) pairs of the records in `mb`: where in a beat a
@@ -291,21 +278,14 @@ pub fn check_lanes(mb: &Mailbox) {
     }
 }
 
-/// Every v3 record (`Mailbox::v3`, docs/recovery.md section 13) as
-/// (region, first word, beats), the records Broadcast will write once the
-/// kernel runs v3: every region's every record ([`Mailbox::record`]), and
-/// the vote rows' votes as records of one beat (they are a part of one).
-pub fn records3(mb: &Mailbox) -> Vec<(Region, usize, usize)> {
-    assert_eq!(
-        mb.version,
-        Version::V3,
-        "broadcast.rs: records3 of a v3 layout"
-    );
+/// Every record of the layout (docs/recovery.md section 13) as (region,
+/// first word, beats): every region's every record ([`Mailbox::record`]),
+/// and the vote rows' votes as records of one beat (they are a part of
+/// one).
+pub fn bursts(mb: &Mailbox) -> Vec<(Region, usize, usize)> {
     let mut r = Vec::new();
-    for region in Region::V3 {
-        let Some(shape) = Shape::of(region) else {
-            continue;
-        };
+    for region in Region::ALL {
+        let shape = Shape::of(region);
         let (rows, cols) = shape.dims(mb.n, mb.g);
         for i in 0..rows {
             for j in 0..cols {
@@ -321,14 +301,14 @@ pub fn records3(mb: &Mailbox) -> Vec<(Region, usize, usize)> {
     r
 }
 
-/// Asserts that every v3 record of more than one beat is one Broadcast can
+/// Asserts that every record of more than one beat is one Broadcast can
 /// write as one burst and one RDMA WRITE: at most [`RECORD_BEATS_MAX`]
 /// beats, starting on a beat (its first beat is `data` whole, the rest
 /// whole beats of the stream), and not crossing a 4 KiB boundary (an AXI
-/// burst must not; `network_ptr` is 4 KiB aligned, `ConfigError`). v3's
-/// strides guarantee it; this checks the layout keeps them.
+/// burst must not; `network_ptr` is 4 KiB aligned, `ConfigError`). The
+/// layout's strides guarantee it; this checks that it keeps them.
 pub fn check_beats(mb: &Mailbox) {
-    for (region, word, beats) in records3(mb) {
+    for (region, word, beats) in bursts(mb) {
         if beats <= 1 {
             continue;
         }

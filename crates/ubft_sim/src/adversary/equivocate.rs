@@ -32,14 +32,14 @@
 //! records of other slots, and every record that is not a vote, a prepare,
 //! a PREP, CERT or COMMIT block (echo_commit, seal, echo_seal, new_view),
 //! pass unchanged. Its own HBM keeps the true records (the kernel writes
-//! them locally), as in [`crate::models::network::Equivocate`], its v2 counterpart.
+//! them locally).
 
 use crate::models::client::proposal;
 use crate::models::network::{Adversary, Write};
 use crate::models::signer::{sign_block, signing_key};
 use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::records::{self, BLOCK_WORDS};
-use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{vote_tag, BEAT_WORDS};
 use std::collections::HashMap;
 
@@ -62,11 +62,6 @@ impl Equivocate {
     /// The equivocator `id` of an n-replica run with `seed` (the seed of
     /// the client stream and of the signing keys: [`signing_key`]).
     pub fn new(n: usize, mailbox: Mailbox, seed: u64, id: usize) -> Self {
-        assert_eq!(
-            mailbox.version,
-            Version::V3,
-            "Equivocate writes v3 records"
-        );
         Equivocate {
             n,
             mailbox,
@@ -255,7 +250,7 @@ mod tests {
     const SEED: u64 = 77;
 
     fn mb() -> Mailbox {
-        Mailbox::with_version(Version::V3, N, G, SB)
+        Mailbox::v3(N, G, SB)
     }
 
     fn signed_record(block: [u32; BLOCK_WORDS], beats: usize) -> Vec<u32> {

@@ -12,7 +12,7 @@
 
 use super::Rng;
 use crate::models::network::{Adversary, Write};
-use rhdl_ubft::layout::{vote_words, Mailbox, Region};
+use rhdl_ubft::layout::{Mailbox, Region, VOTE_WORDS};
 
 /// Copies of its writes aimed at others' records, garbage in its own.
 #[derive(Clone, Debug)]
@@ -44,7 +44,7 @@ pub fn moved_to(mailbox: &Mailbox, word: usize, to: usize) -> Option<usize> {
     let (region, _) = mailbox.locate(word)?;
     let node = mailbox.owner(word)?;
     let stride = if mailbox.is_vote(region) {
-        vote_words(mailbox.version)
+        VOTE_WORDS
     } else {
         mailbox.stride(region)
     };

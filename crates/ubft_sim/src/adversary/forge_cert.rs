@@ -48,7 +48,7 @@ use crate::models::network::{Adversary, Write};
 use crate::models::signer::{sign_block, signing_key};
 use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::records::{self, BLOCK_WORDS};
-use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::BEAT_WORDS;
 
 /// See the module's documentation.
@@ -66,7 +66,6 @@ impl ForgeCert {
     /// The forger `id` of an n-replica run with `seed` (the client
     /// stream's and the signing keys').
     pub fn new(n: usize, mailbox: Mailbox, seed: u64, id: usize) -> Self {
-        assert_eq!(mailbox.version, Version::V3, "ForgeCert writes v3 records");
         ForgeCert {
             n,
             key: signing_key(seed, id),
@@ -226,7 +225,7 @@ mod tests {
     const SEED: u64 = 13;
 
     fn mb() -> Mailbox {
-        Mailbox::with_version(Version::V3, N, G, SB)
+        Mailbox::v3(N, G, SB)
     }
 
     /// Replica j's true share over `cert`.

@@ -76,7 +76,7 @@ impl Adversary for ForgeQuorum {
                 out.extend(self.forged_row(slot, vote_tag(view, k), mv));
                 out
             }
-            Some((r, off)) if r.is_vote() && write.data.len() == 2 => {
+            Some((r, off)) if self.mailbox.is_vote(r) && write.data.len() == 2 => {
                 let slot = off / self.mailbox.vote_row_words();
                 let mv = self.value_for(write.data[1], dst);
                 let mut w = write.clone();

@@ -6,13 +6,12 @@
 //! the lie is a SEAL that the liar signs itself: of the peers in ascending
 //! id (the liar left out), rank 0 is sent the true SEAL, and every other
 //! peer a SEAL of the same view with no L (words 3 to 7 zero), re-signed.
-//! That is the "SEAL_VIEW without the bridge" and the v3 form of
-//! v2's `lie_vc` (`adversary::LieVc`, which told each peer a different
-//! unsigned view-change record): a SEAL that omits a commit the liar made,
-//! shown to some peers and not to others. What must stop it is R21: a
-//! SEAL whose L is below a COMMIT of its signer that some replica echoed
-//! (echo_commit) fails at the new leader and at every follower, so the
-//! NEW_VIEW that counts it is refused, and an honest leader leaves it out.
+//! That is the "SEAL_VIEW without the bridge": a SEAL that omits a
+//! commit the liar made, shown to some peers and not to others. What must
+//! stop it is R21: a SEAL whose L is below a COMMIT of its signer that
+//! some replica echoed (echo_commit) fails at the new leader and at every
+//! follower, so the NEW_VIEW that counts it is refused, and an honest
+//! leader leaves it out.
 //! Where the liar committed nothing, its lie is the truth.
 //!
 //! Only its own SEAL record (seal\[src\], block then signature) changes;
@@ -24,7 +23,7 @@ use crate::models::network::{Adversary, Write};
 use crate::models::signer::{sign_block, signing_key};
 use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::records::{self, BLOCK_WORDS};
-use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::BEAT_WORDS;
 
 /// When `write` is `src`'s own SEAL record from its start (seal\[src\]: the
@@ -65,7 +64,6 @@ impl LieVc {
     /// The liar `id` of a run with `seed` (the seed of the signing keys:
     /// [`signing_key`]).
     pub fn new(mailbox: Mailbox, seed: u64, id: usize) -> Self {
-        assert_eq!(mailbox.version, Version::V3, "LieVc writes v3 records");
         LieVc {
             mailbox,
             key: signing_key(seed, id),
@@ -96,7 +94,7 @@ mod tests {
     const SEED: u64 = 5;
 
     fn mb() -> Mailbox {
-        Mailbox::with_version(Version::V3, N, G, SB)
+        Mailbox::v3(N, G, SB)
     }
 
     fn verifies(id: usize, block: &[u32], sig: &[u32]) -> bool {

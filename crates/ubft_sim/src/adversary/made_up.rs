@@ -36,7 +36,7 @@ use crate::models::network::{Adversary, Write};
 use crate::models::signer::{sign_block, signing_key};
 use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::records::{self, BLOCK_WORDS};
-use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{vote_tag, BEAT_WORDS};
 use std::collections::HashMap;
 
@@ -108,7 +108,6 @@ impl MadeUp {
     /// The liar `id` of an n-replica run with `seed` (the seed of the
     /// client stream and of the signing keys: [`signing_key`]).
     pub fn new(n: usize, mailbox: Mailbox, seed: u64, id: usize) -> Self {
-        assert_eq!(mailbox.version, Version::V3, "MadeUp writes v3 records");
         MadeUp {
             n,
             mailbox,
@@ -234,7 +233,7 @@ mod tests {
     const SEED: u64 = 31;
 
     fn mb() -> Mailbox {
-        Mailbox::with_version(Version::V3, N, G, SB)
+        Mailbox::v3(N, G, SB)
     }
 
     fn signed_record(block: [u32; BLOCK_WORDS], beats: usize) -> Vec<u32> {

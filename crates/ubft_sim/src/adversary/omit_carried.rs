@@ -29,7 +29,7 @@
 
 use crate::models::network::{Adversary, Write};
 use rhdl_ubft::layout::records;
-use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::BEAT_WORDS;
 
 /// See the module's documentation.
@@ -41,11 +41,6 @@ pub struct OmitCarried {
 impl OmitCarried {
     /// The liar of an n-replica run.
     pub fn new(n: usize, mailbox: Mailbox) -> Self {
-        assert_eq!(
-            mailbox.version,
-            Version::V3,
-            "OmitCarried writes v3 records"
-        );
         OmitCarried { n, mailbox }
     }
 
@@ -76,7 +71,7 @@ mod tests {
     use rhdl_ubft::params::{G, N, SB};
 
     fn mb() -> Mailbox {
-        Mailbox::with_version(Version::V3, N, G, SB)
+        Mailbox::v3(N, G, SB)
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use super::Rng;
 use crate::models::network::{Adversary, Write};
-use rhdl_ubft::layout::{vote_words, Mailbox, Region};
+use rhdl_ubft::layout::{Mailbox, Region, VOTE_WORDS};
 
 /// How often [`RandomFaults`] does each thing to a write, per mille.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,11 +78,8 @@ impl RandomFaults {
         let slot = self.rng.below(mb.g as u64) as usize;
         let peer = self.rng.below(mb.n as u64) as usize;
         let (start, len) = match self.rng.below(8) {
-            0 => (mb.vote(Region::WillCert, slot, src), vote_words(mb.version)),
-            1 => (
-                mb.vote(Region::WillCommit, slot, src),
-                vote_words(mb.version),
-            ),
+            0 => (mb.vote(Region::WillCert, slot, src), VOTE_WORDS),
+            1 => (mb.vote(Region::WillCommit, slot, src), VOTE_WORDS),
             2 => (
                 mb.record(Region::EchoPrep, slot, src),
                 mb.stride(Region::EchoPrep),

@@ -25,7 +25,7 @@ use crate::models::network::{Adversary, Write};
 use crate::models::signer::signing_key;
 use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::records::{self, BLOCK_WORDS};
-use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::layout::{Mailbox, Region};
 
 /// See the module's documentation.
 pub struct SplitView {
@@ -41,7 +41,6 @@ impl SplitView {
     /// The splitter `id` of an n-replica run with `seed` (the client
     /// stream's and the signing keys').
     pub fn new(n: usize, mailbox: Mailbox, seed: u64, id: usize) -> Self {
-        assert_eq!(mailbox.version, Version::V3, "SplitView writes v3 records");
         SplitView {
             n,
             key: signing_key(seed, id),
@@ -105,7 +104,7 @@ mod tests {
     const SEED: u64 = 9;
 
     fn mb() -> Mailbox {
-        Mailbox::with_version(Version::V3, N, G, SB)
+        Mailbox::v3(N, G, SB)
     }
 
     fn verifies(id: usize, block: &[u32], sig: &[u32]) -> bool {

@@ -39,7 +39,7 @@ use crate::models::network::{Adversary, Write};
 use crate::models::signer::{sign_block, signing_key};
 use ed25519_dalek::SigningKey;
 use rhdl_ubft::layout::records::{self, BLOCK_WORDS};
-use rhdl_ubft::layout::{Mailbox, Region, Version};
+use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::BEAT_WORDS;
 
 /// See the module's documentation.
@@ -60,11 +60,6 @@ impl WrongHistory {
     /// The liar `id` of an n-replica run with `seed` (the client stream's
     /// and the signing keys').
     pub fn new(n: usize, mailbox: Mailbox, seed: u64, id: usize) -> Self {
-        assert_eq!(
-            mailbox.version,
-            Version::V3,
-            "WrongHistory writes v3 records"
-        );
         WrongHistory {
             n,
             key: signing_key(seed, id),
@@ -164,7 +159,7 @@ mod tests {
     const SEED: u64 = 17;
 
     fn mb() -> Mailbox {
-        Mailbox::with_version(Version::V3, N, G, SB)
+        Mailbox::v3(N, G, SB)
     }
 
     fn seal(m: &Mailbox, v: u32, l: Option<[u32; 4]>) -> Write {

@@ -38,7 +38,7 @@
 //! whose own checks fail (agreement, validity, order) exits with status 1.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rhdl_ubft::layout::{Mailbox, Version};
+use rhdl_ubft::layout::{seed, Mailbox};
 use rhdl_ubft::params::{defaults, SB_DSIG, SB_ED25519};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -319,15 +319,20 @@ fn main() -> ExitCode {
                 Sig::Ed25519 => SB_ED25519,
                 Sig::Dsig => SB_DSIG,
             };
-            let v = match version {
-                LayoutVersion::V1 => Version::V1,
-                LayoutVersion::V3 => Version::V3,
+            let (json_text, table) = match version {
+                LayoutVersion::V1 => {
+                    let mb = seed::Mailbox::new(replicas, window, sb);
+                    (mb.to_json(), mb.markdown_table())
+                }
+                LayoutVersion::V3 => {
+                    let mb = Mailbox::v3(replicas, window, sb);
+                    (mb.to_json(), mb.markdown_table())
+                }
             };
-            let mb = Mailbox::with_version(v, replicas, window, sb);
             if json {
-                println!("{}", mb.to_json());
+                println!("{json_text}");
             } else {
-                print!("{}", mb.markdown_table());
+                print!("{table}");
             }
             ExitCode::SUCCESS
         }

@@ -48,14 +48,14 @@ pub enum Event {
 
 /// The regions a replica sends, as `sent` names them.
 pub fn sent_regions() -> &'static [Region] {
-    &Region::V3
+    &Region::ALL
 }
 
 /// Whether a region's records are per slot (`slot` may be given).
 pub fn has_slots(region: Region) -> bool {
     matches!(
         Shape::of(region),
-        Some(Shape::VoteRows | Shape::PerSlot | Shape::SlotByNode)
+        Shape::VoteRows | Shape::PerSlot | Shape::SlotByNode
     )
 }
 

@@ -6,9 +6,9 @@
 //! replica `q - qpn_base`; a stack has no connection to its own card, so a
 //! queue pair naming no replica, or the sender itself, is refused. Only a
 //! single-packet RDMA WRITE (`RC_RDMA_WRITE_ONLY`, card memory, 4 bytes to
-//! the layout's longest record in whole words: 64 bytes in v2, 1 KiB in v3,
+//! the layout's longest record in whole words, 1 KiB at the default build,
 //! `laddr == raddr`, inside the mailbox buffer) is taken; any other command
-//! is counted as [`Malformed`] and dropped. A v3 record of more than one beat
+//! is counted as [`Malformed`] and dropped. A record of more than one beat
 //! is one packet on a path MTU of 1 KiB or more; a stack that split it into
 //! packets would hand the guard several memory-write commands, which this
 //! model does not do (docs/broadcast.md, Rounds: the PMTU is not checked).
@@ -40,32 +40,22 @@
 //! [`Network::guard`], stays as a checker: the guard's decision, seen on the
 //! ports (an AW on `m_axi_rx` between taking the command and being ready
 //! for the next one means accepted), must agree with it write by write, and
-//! every disagreement is counted ([`NetStats::disagreements`]). Two
-//! documented differences are expected, not counted: the kernel refuses
-//! newview_valid (`unchecked`) and records longer than the layout's largest
-//! (`length`). `Delivery::Model` is the old behaviour (the rule filters and
+//! every disagreement is counted ([`NetStats::disagreements`]); the rule is
+//! the guard's reference, so there is no documented difference.
+//! `Delivery::Model` is the old behaviour (the rule filters and
 //! lands directly; the receive ports stay idle), which the recorded
 //! testbenches keep; `Delivery::Bypass` (tests only) lands every write
 //! unchecked, as a card without a guard would.
 //!
-//! The slot guard (the trust model): a replica writes only its own vote and
-//! record slots in a peer's mailbox. At landing every word of a write must be
-//! owned by the sender (`Mailbox::owner`), except in prepare, newview and
-//! newview_valid, which belong to the view's leader: a write there must lie in
-//! one record whose view word (v2 prepare (k, m, view, 0): word 2; newview
-//! (view, slot, k, m): word 0) it carries, with `view mod n == src`; a
-//! newview_valid flag takes its view from the newview record already in the
-//! receiver's HBM (the leader writes the record first; in order per queue
-//! pair). Anything else (padding, reserved, outside the mailboxes, a v1
-//! prepare, which names no view) is refused whole and counted per sender.
-//!
-//! On layout v3 the rule is the reference's, `rhdl_ubft::guard::check` on
-//! `Mailbox::v3` (docs/guard.md, "v3: the rule, and the block streams"):
+//! The slot guard (the trust model): a replica writes only its own vote
+//! entries and records in a peer's mailbox. The rule is the reference's,
+//! `rhdl_ubft::guard::check` on the kernel's layout (docs/guard.md): every
+//! word of a write must be owned by the sender (`Mailbox::owner`), except in
 //! prepare (v at word 2), prep_sig (v at word 1) and new_view (v + 1 at
-//! word 0) are the leader's records, every other region is owned per
-//! replica. It has no newview_valid, so the model's verdict and the
-//! kernel's guard's must agree on every write, with no documented
-//! difference.
+//! word 0), the view's leader's records: a write there must lie in one
+//! record and carry its view word, with `view mod n == src`. Anything else
+//! (padding, gaps, outside the mailboxes) is refused whole and counted per
+//! sender.
 //!
 //! Structure: one [`Stack`] per replica holds everything of that replica's
 //! (its queue pairs' numbering and landings, its adversary, its completion
@@ -88,7 +78,7 @@ use std::collections::BTreeMap;
 use rhdl_ubft::guard::{
     check as check_reference, max_record_words, rule_for, Refusal as GuardRefusal, Rule,
 };
-use rhdl_ubft::layout::{prepare_words, Mailbox, Region, Version};
+use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{defaults, BEAT_BYTES, WORD_BYTES};
 use rhdl_ubft::io::roce::{wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_WRITE_ONLY};
 use std::collections::VecDeque;
@@ -144,8 +134,8 @@ pub enum MalformedKind {
     Opcode(u64),
     /// `host = 1`: host memory, which this cluster has none of.
     HostMemory,
-    /// Length not 4 bytes to the layout's longest record (64 in v2, 1 KiB in
-    /// v3) in whole words.
+    /// Length not 4 bytes to the layout's longest record (1 KiB at the
+    /// default build) in whole words.
     Length(u64),
     /// Local address not word-aligned.
     Unaligned(u64),
@@ -174,8 +164,8 @@ pub enum RefuseReason {
     Shape { region: Region },
     /// An empty write.
     Empty,
-    /// Layout v3: another refusal of the reference rule (`guard::check`:
-    /// a write longer than the layout's longest record, or past its end).
+    /// Another refusal of the reference rule (`guard::check`: a write
+    /// longer than the layout's longest record, or past its end).
     Other(GuardRefusal),
 }
 
@@ -388,7 +378,7 @@ pub struct Links {
     network_ptr: u64,
     buffer_bytes: u64,
     /// The longest WRITE taken: the layout's longest record, at least a
-    /// beat (64 bytes in v2, 1 KiB in v3).
+    /// beat (1 KiB at the default build).
     max_write_bytes: u64,
     mailbox: Mailbox,
     delays: Vec<Delay>,
@@ -660,10 +650,9 @@ impl Network {
     }
 
     /// The model's slot guard (see the module header): the filter of
-    /// `Delivery::Model`, the checker of `Delivery::Kernel`; `dst_hbm` is the
-    /// receiver's.
-    pub fn guard(&self, src: usize, w: &Write, dst_hbm: &Hbm) -> Result<(), RefuseReason> {
-        self.links.guard(src, w, dst_hbm)
+    /// `Delivery::Model`, the checker of `Delivery::Kernel`.
+    pub fn guard(&self, src: usize, w: &Write) -> Result<(), RefuseReason> {
+        self.links.guard(src, w)
     }
 
     /// The links and every replica's stack, to step the replicas apart (on
@@ -844,12 +833,12 @@ impl Stack {
             let ((_, _, src), writes) = entry.remove_entry();
             for w in writes {
                 if links.delivery == Delivery::Kernel {
-                    self.hand_to_stack(links, src, w, hbm);
+                    self.hand_to_stack(links, src, w);
                     continue;
                 }
                 let verdict = match links.delivery {
                     Delivery::Bypass => Ok(()),
-                    _ => links.guard(src, &w, hbm),
+                    _ => links.guard(src, &w),
                 };
                 if let Some(log) = self.wires.as_mut() {
                     log.decided(src, dst, cycle, w.word, verdict.is_ok());
@@ -880,9 +869,9 @@ impl Stack {
     /// presents it, with the model's verdict for the check. An empty write
     /// never gets there (the model refuses it; a zero-length WRITE carries
     /// no memory command here).
-    fn hand_to_stack(&mut self, links: &Links, src: usize, w: Write, hbm: &Hbm) {
+    fn hand_to_stack(&mut self, links: &Links, src: usize, w: Write) {
         let dst = self.r;
-        let reason = links.guard(src, &w, hbm).err();
+        let reason = links.guard(src, &w).err();
         if w.data.is_empty() {
             if let Some(log) = self.wires.as_mut() {
                 log.decided(src, dst, self.now, w.word, false);
@@ -898,7 +887,7 @@ impl Stack {
             });
             return;
         }
-        let model = links.expected(&w, reason);
+        let model = links.expected(reason);
         let vaddr = links.network_ptr + w.word as u64 * WORD_BYTES;
         let cmd = WrCommand::write(
             links.qpn_base + src as u64,
@@ -1057,86 +1046,20 @@ impl Links {
         Ok(dst)
     }
 
-    /// The verdict the kernel's guard must reach, from the model's rule and
-    /// the two documented differences (docs/guard.md): newview_valid is
-    /// refused as `unchecked`, and a record longer than the layout's largest
-    /// as `length`.
-    fn expected(&self, w: &Write, reason: Option<RefuseReason>) -> Result<(), GuardRefusal> {
-        if let Some(r) = reason {
-            return Err(r.refusal());
-        }
-        if w.data.len() > max_record_words(&self.mailbox) {
-            return Err(GuardRefusal::Length);
-        }
-        if self.mailbox.locate(w.word).map(|(r, _)| r) == Some(Region::NewviewValid) {
-            return Err(GuardRefusal::Unchecked);
-        }
-        Ok(())
+    /// The verdict the kernel's guard must reach: the model's rule's.
+    fn expected(&self, reason: Option<RefuseReason>) -> Result<(), GuardRefusal> {
+        reason.map_or(Ok(()), |r| Err(r.refusal()))
     }
 
     /// The model's slot guard (see the module header): the filter of
-    /// `Delivery::Model`, the checker of `Delivery::Kernel`; `dst_hbm` is the
-    /// receiver's.
-    pub fn guard(&self, src: usize, w: &Write, dst_hbm: &Hbm) -> Result<(), RefuseReason> {
+    /// `Delivery::Model`, the checker of `Delivery::Kernel`. The reference
+    /// rule itself (`guard::check`), its verdict detailed for the refusal
+    /// log. No region's view lies elsewhere in HBM (new_view carries its
+    /// own), so the receiver's HBM is not read.
+    pub fn guard(&self, src: usize, w: &Write) -> Result<(), RefuseReason> {
         if w.data.is_empty() {
             return Err(RefuseReason::Empty);
         }
-        if self.mailbox.version == Version::V3 {
-            return self.guard_v3(src, w);
-        }
-        let words = w.word..w.word + w.data.len();
-        let leader_check = |region: Region, view: u32| {
-            if view as usize % self.n == src {
-                Ok(())
-            } else {
-                Err(RefuseReason::NotLeader { region, view })
-            }
-        };
-        // A leader's record: `start..start + len` must hold the whole write
-        // and its view word at `start + view_at`.
-        let record = |region: Region, start: usize, len: usize, view_at: usize| {
-            let view_word = start + view_at;
-            if words.start < start || words.end > start + len || !words.contains(&view_word) {
-                return Err(RefuseReason::Shape { region });
-            }
-            leader_check(region, w.data[view_word - w.word])
-        };
-        match self.mailbox.locate(w.word) {
-            Some((Region::Prepare, off)) if self.mailbox.version == Version::V2 => {
-                let pw = prepare_words(Version::V2);
-                record(Region::Prepare, w.word - off % pw, pw, 2)
-            }
-            Some((Region::Newview, _)) => {
-                let span = self.mailbox.span(Region::Newview);
-                record(Region::Newview, span.start, span.words, 0)
-            }
-            Some((Region::NewviewValid, _)) => {
-                let span = self.mailbox.span(Region::NewviewValid);
-                if words.end > span.start + span.words {
-                    return Err(RefuseReason::Shape {
-                        region: Region::NewviewValid,
-                    });
-                }
-                let at = self.mailbox.base(Region::Newview) as u64 * WORD_BYTES;
-                let view = dst_hbm.read_words(self.network_ptr + at, 1)[0];
-                leader_check(Region::NewviewValid, view)
-            }
-            _ => match words.clone().find(|&x| self.mailbox.owner(x) != Some(src)) {
-                Some(word) => Err(RefuseReason::NotOwner {
-                    word,
-                    owner: self.mailbox.owner(word),
-                }),
-                None => Ok(()),
-            },
-        }
-    }
-
-    /// Layout v3's rule: the reference itself (`guard::check` on the v3
-    /// layout, docs/guard.md, "v3: the rule, and the block streams"), its
-    /// verdict detailed for the refusal log. v3 has no region whose view
-    /// lies elsewhere in HBM (new_view carries its own), so the receiver's
-    /// HBM is not read.
-    fn guard_v3(&self, src: usize, w: &Write) -> Result<(), RefuseReason> {
         let mb = &self.mailbox;
         let verdict = check_reference(mb, self.n, src, w.word, &w.data);
         let region = mb.locate(w.word).map(|(r, _)| r);
@@ -1186,7 +1109,7 @@ mod tests {
     const PTR: u64 = 0x1_0000_0000;
 
     fn mailbox() -> Mailbox {
-        Mailbox::v2(N, 16, 1)
+        Mailbox::v3(N, 16, 1)
     }
 
     fn setup() -> (Network, Vec<Hbm>) {
@@ -1291,7 +1214,7 @@ mod tests {
     #[test]
     fn completions_are_held_until_cq_tready_and_numbered_per_queue_pair() {
         let (mut net, mut hbms) = setup();
-        let w = mailbox().vote(Region::Commit, 0, 2);
+        let w = mailbox().vote(Region::WillCommit, 0, 2);
         one(&mut net, &mut hbms, 0, 2, cmd(0, w, 2));
         one(&mut net, &mut hbms, 1, 2, cmd(0, w, 2));
         one(&mut net, &mut hbms, 2, 2, cmd(1, w, 2));
@@ -1395,6 +1318,8 @@ mod tests {
         let w = mailbox().vote(Region::WillCert, 0, 0);
         let ok = cmd(1, w, 2);
         let end = mailbox().end();
+        // A word more than the longest record (new_view's stride).
+        let too_long = (max_record_words(&mailbox()) as u64 + 1) * WORD_BYTES;
         let bad = [
             cmd(0, w, 2), // to itself
             SqCommand {
@@ -1405,7 +1330,10 @@ mod tests {
             SqCommand { opcode: 0x06, ..ok },
             SqCommand { host: true, ..ok },
             SqCommand { length: 6, ..ok },
-            SqCommand { length: 68, ..ok },
+            SqCommand {
+                length: too_long,
+                ..ok
+            },
             SqCommand { length: 0, ..ok },
             SqCommand {
                 laddr: addr(w) + 2,
@@ -1437,7 +1365,7 @@ mod tests {
                 Opcode(0x06),
                 HostMemory,
                 Length(6),
-                Length(68),
+                Length(too_long),
                 Length(0),
                 Unaligned(addr(w) + 2),
                 AddrMismatch {
@@ -1488,17 +1416,17 @@ mod tests {
     #[test]
     fn slot_guard_lets_a_replica_write_only_its_own_slots() {
         let mb = mailbox();
-        // Own vote, own share, own view-change record and flag: landed.
+        // Own vote, own share, own seal and echo of a seal: landed.
         for w in [
-            mb.vote(Region::Commit, 4, 1),
+            mb.vote(Region::WillCommit, 4, 1),
             mb.share(3, 1),
-            mb.vc(1),
-            mb.vc_valid(1),
+            mb.record(Region::Seal, 0, 1),
+            mb.record(Region::EchoSeal, 0, 1),
         ] {
             assert_eq!(try_write(1, 0, w, &[5, 6], &[]), (vec![], vec![5, 6]));
         }
         // Another node's vote.
-        let other = mb.vote(Region::Commit, 4, 2);
+        let other = mb.vote(Region::WillCommit, 4, 2);
         assert_eq!(
             try_write(1, 0, other, &[5, 6], &[]).0,
             vec![RefuseReason::NotOwner {
@@ -1515,7 +1443,8 @@ mod tests {
                 owner: Some(2)
             }]
         );
-        // Padding after the row (R = 8 words for n = 3), reserved, outside.
+        // Padding after the row (R = 8 words for n = 3), a gap between
+        // regions, outside.
         let pad = mb.vote_row(Region::WillCert, 0) + 6;
         assert_eq!(
             try_write(1, 0, pad, &[1], &[]).0,
@@ -1524,11 +1453,12 @@ mod tests {
                 owner: None
             }]
         );
-        let view = mb.base(Region::View);
+        let gap = mb.base(Region::Prepare) + mb.span(Region::Prepare).words;
+        assert!(mb.locate(gap).is_none());
         assert_eq!(
-            try_write(1, 0, view, &[1], &[]).0,
+            try_write(1, 0, gap, &[1], &[]).0,
             vec![RefuseReason::NotOwner {
-                word: view,
+                word: gap,
                 owner: None
             }]
         );
@@ -1542,7 +1472,7 @@ mod tests {
     }
 
     #[test]
-    fn slot_guard_lets_only_the_views_leader_write_prepare_and_newview() {
+    fn slot_guard_lets_only_the_views_leader_write_prepare_and_new_view() {
         let mb = mailbox();
         let p = mb.prepare(5);
         // View 4 is led by 4 mod 3 = 1.
@@ -1565,27 +1495,13 @@ mod tests {
             region: Region::Prepare,
         };
         assert_eq!(try_write(1, 2, p, &[6, 99], &[]).0, vec![shape]);
-        assert_eq!(try_write(1, 2, p + 2, &[4, 0, 7, 8], &[]).0, vec![shape]);
-        let nv = mb.base(Region::Newview);
+        assert_eq!(try_write(1, 2, p + 14, &[4, 0, 7, 8], &[]).0, vec![shape]);
+        let nv = mb.base(Region::NewViewRecord);
         assert_eq!(try_write(2, 0, nv, &[5, 1, 2, 3], &[]).0, vec![]);
         assert_eq!(
             try_write(1, 0, nv, &[5, 1, 2, 3], &[]).0,
             vec![RefuseReason::NotLeader {
-                region: Region::Newview,
-                view: 5
-            }]
-        );
-        // The flag is the leader's of the newview record already there.
-        let flag = mb.base(Region::NewviewValid);
-        let record = vec![(nv, vec![5, 1, 2, 3])];
-        assert_eq!(
-            try_write(2, 0, flag, &[vote_tag(5, 2), 3], &record).0,
-            vec![]
-        );
-        assert_eq!(
-            try_write(1, 0, flag, &[vote_tag(5, 2), 3], &record).0,
-            vec![RefuseReason::NotLeader {
-                region: Region::NewviewValid,
+                region: Region::NewViewRecord,
                 view: 5
             }]
         );
@@ -1595,7 +1511,7 @@ mod tests {
     struct DropAndForge;
     impl Adversary for DropAndForge {
         fn transform(&mut self, _src: usize, _dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
-            let other = mailbox().vote(Region::Commit, 0, 2);
+            let other = mailbox().vote(Region::WillCommit, 0, 2);
             vec![Write {
                 word: other,
                 data: write.data,
@@ -1607,7 +1523,7 @@ mod tests {
     fn adversary_writes_still_pass_the_guard_and_completions_still_come() {
         let (mut net, mut hbms) = setup();
         net.set_adversary(1, Box::new(DropAndForge));
-        let w = mailbox().vote(Region::Commit, 0, 1);
+        let w = mailbox().vote(Region::WillCommit, 0, 1);
         hbms[1].write_words(addr(w), &[9, 9]);
         one(&mut net, &mut hbms, 0, 1, cmd(0, w, 2));
         let cq = idle(&mut net, &mut hbms, 1, 30);
