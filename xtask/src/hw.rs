@@ -197,12 +197,9 @@ pub fn synth(ns: &[usize], flatten: bool, block: Option<&str>) -> Result {
     }
 }
 
-/// The blocks of the v3 kernel whose register-to-register depth `cargo
-/// xtask synth` reports: (module under the top, what it is). Protocol
-/// also holds v2's SLOW and VIEW (with Choose), compiled out of the v3
-/// kernel (their inputs are constant, so synthesis keeps none of their
-/// logic); alone, as their own top, they would show logic the kernel does
-/// not have, so they have no row. WATCH's Fetch is the module of `fetch`.
+/// The blocks of the kernel whose register-to-register depth `cargo
+/// xtask synth` reports: (module under the top, what it is). WATCH's
+/// Fetch is the module of `fetch`.
 const BLOCKS: [(&str, &str); 18] = [
     ("", "the whole kernel (paths across blocks)"),
     ("control", "Control: s_axi_control"),
@@ -395,8 +392,7 @@ const BLOCKS_MARK: &str = "<!-- block: written by `cargo xtask synth --block";
 
 /// The blocks' sections of docs/resources.md, which `cargo xtask synth`
 /// keeps when it rewrites the kernel's part: each from its start mark to
-/// its end mark, and nothing else (no text between them). The kernel_v3
-/// section goes: the kernel's tables are of that kernel.
+/// its end mark, and nothing else (no text between them).
 fn blocks_part() -> String {
     let Ok(text) = std::fs::read_to_string(root().join("docs/resources.md")) else {
         return String::new();

@@ -194,9 +194,9 @@ fn the_hdl_literals_match_the_layout() {
 }
 
 #[test]
-fn the_v3_hdl_literals_match_the_v3_layout() {
-    // Protocol::new_v3's prepare a beat (slot << 4, quarter 0, prev at bit
+fn the_record_literals_match_the_layout() {
+    // Protocol's prepare a beat (slot << 4, quarter 0, prev at bit
     // 96) and the vote rows, for the default build and the smallest.
-    rhdl_ubft::controller::literals::check_literals_v3::<N>();
-    rhdl_ubft::controller::literals::check_literals_v3::<3>();
+    rhdl_ubft::controller::literals::check_record_literals::<N>();
+    rhdl_ubft::controller::literals::check_record_literals::<3>();
 }

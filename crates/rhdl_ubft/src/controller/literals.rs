@@ -112,11 +112,11 @@ pub fn check_literals<const N: usize>() {
     crate::io::broadcast::check_lanes(&mb);
 }
 
-/// The literals `update` holds for the v3 layout (`Protocol::new`):
-/// a prepare a beat (`slot << 4`, quarter 0 for Tally, prev at word 3:
+/// The literals `update` and the machines hold for the records
+/// (`Protocol::new`): a prepare a beat (`slot << 4`, quarter 0 for Tally, prev at word 3:
 /// `fetch_beat.get_bits::<32>(96)`), and the will_cert and will_commit
 /// rows (`row_shift`, lanes `id << 1`).
-pub fn check_literals_v3<const N: usize>() {
+pub fn check_record_literals<const N: usize>() {
     use crate::layout::{records, Mailbox, Region, PREPARE_WORDS, VOTE_WORDS};
     use crate::params::{SB, WORD_BITS};
     let mb = Mailbox::v3(N, G, SB);

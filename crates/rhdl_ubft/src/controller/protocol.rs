@@ -501,7 +501,7 @@ impl<const N: usize> Protocol<N> {
     /// `ConfigError::RecoveryNotBuilt` (view.md).
     pub fn new() -> Self {
         crate::controller::literals::check_literals::<N>();
-        crate::controller::literals::check_literals_v3::<N>();
+        crate::controller::literals::check_record_literals::<N>();
         Self::of(crate::layout::Mailbox::v3(N, G, crate::params::SB))
     }
 

@@ -114,9 +114,7 @@ impl<const N: usize> Logic for Tally<N> {
 }
 
 /// count_votes: votes for (tag, m) among the first n two-word entries of a
-/// row (the reference the hardware's lane compare is tested against). It
-/// counts flags too: a v2 flag is (tag, m) like a vote, and SLOW counts
-/// certify_valid's flags with the same comparators (`votes`, `flags`).
+/// row (the reference the hardware's lane compare is tested against).
 pub fn count_votes(row: &[u32], n: usize, tag: u32, m: u32) -> usize {
     (0..n)
         .filter(|&i| row.get(2 * i) == Some(&tag) && row.get(2 * i + 1) == Some(&m))
