@@ -79,7 +79,7 @@
 
 use crate::layout::{records, Mailbox, Region, Shape, VOTE_WORDS};
 use crate::params::{BEAT_BITS, BEAT_WORDS, COUNTER_BITS, WORD_BYTES};
-use crate::regs::QPNS_BITS;
+use crate::io::roce::QPNS_BITS;
 use crate::io::roce::{
     WrCommand, QPN_BITS, WR_CMD_BITS, WR_DEST, WR_HOST, WR_LEN, WR_LEN_BITS, WR_QPN, WR_STRM,
     WR_VADDR, WR_VADDR_BITS,

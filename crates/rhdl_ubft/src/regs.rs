@@ -261,9 +261,6 @@ pub mod isr {
     pub const READY: u32 = 1 << 1;
 }
 
-/// Bits of the packed `qpns` output of Control: `qpn_i` is bits
-/// `[QPN_BITS·i + QPN_BITS-1 : QPN_BITS·i]`.
-pub const QPNS_BITS: usize = N * QPN_BITS;
 
 // The Vitis conventions the map must keep.
 const _: () = assert!(CTRL == 0x00 && GIER == 0x04 && IP_IER == 0x08 && IP_ISR == 0x0C);

@@ -4,7 +4,7 @@
 
 use rhdl_ubft::io::broadcast::Broadcast;
 use rhdl_ubft::params::N;
-use rhdl_ubft::regs::QPNS_BITS;
+use rhdl_ubft::io::roce::QPNS_BITS;
 use rust_hdl::prelude::*;
 
 mod common;

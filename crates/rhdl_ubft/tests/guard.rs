@@ -13,7 +13,7 @@ use rhdl_ubft::guard::{
 };
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{BEAT_WORDS, G, N as BUILD_N, SB};
-use rhdl_ubft::regs::QPNS_BITS;
+use rhdl_ubft::io::roce::QPNS_BITS;
 use rhdl_ubft::io::roce::{wr_data_beats, WrCommand, WR_CMD_BITS};
 use rust_hdl::prelude::*;
 

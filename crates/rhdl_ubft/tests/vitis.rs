@@ -204,7 +204,7 @@ fn the_control_block_carries_s_axi_control_and_interrupt() {
         assert_eq!(widths[&format!("s_axi_control_{sfx}")], w);
     }
     assert_eq!(widths["interrupt"], 1);
-    assert_eq!(widths["qpns"], regs::QPNS_BITS);
+    assert_eq!(widths["qpns"], rhdl_ubft::io::roce::QPNS_BITS);
     assert_eq!(widths["network_ptr"], 64);
 }
 

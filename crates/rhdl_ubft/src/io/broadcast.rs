@@ -68,7 +68,7 @@ use crate::params::{
     AXI_BOUNDARY_BYTES, AXI_BURST_INCR, AXI_SIZE_BEAT, BEAT_BITS, BEAT_BYTES, BEAT_WORDS,
     CMD_LEN_BITS, D_LAND, RECORD_BEATS_MAX, WORD_BITS, WORD_BYTES,
 };
-use crate::regs::QPNS_BITS;
+use crate::io::roce::QPNS_BITS;
 use crate::io::roce::QPN_BITS;
 use rust_hdl::prelude::*;
 use std::collections::BTreeSet;

@@ -16,7 +16,7 @@
 //!   always OKAY. `wstrb` selects the bytes written.
 //! - `interrupt`: GIER bit 0 and (IP_ISR bit 0 or bit 1).
 //! - to the kernel: `ap_start`, `network_ptr` (64), `id` (8), `n` (8),
-//!   `wait_polls` (16), `slots` (32), `qpns` (`regs::QPNS_BITS` = params::N ×
+//!   `wait_polls` (16), `slots` (32), `qpns` (`roce::QPNS_BITS` = params::N ×
 //!   10, packed: `qpn_i` is bits [10 i + 9 : 10 i]; Control<N> implements
 //!   `qpn_0` … `qpn_{N-1}`, the rest of the field is 0).
 //! - from the kernel: `ap_done`, `ap_ready` (pulses), `ap_idle` (level), and
@@ -46,7 +46,8 @@
 //! reset them to 0; XRT writes them before every start, docs/control.md).
 
 use crate::guard::REFUSED_BY_BITS;
-use crate::regs::{self, QPNS_BITS};
+use crate::io::roce::QPNS_BITS;
+use crate::regs;
 
 // `gsh`, the bit offset of guard_refused_by_i, is eight bits.
 const _: () = assert!(REFUSED_BY_BITS <= 256);

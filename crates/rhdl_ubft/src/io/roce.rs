@@ -82,6 +82,9 @@ pub const CQ_RD: usize = 35;
 
 /// Bits of a queue-pair number.
 pub const QPN_BITS: usize = 10;
+/// Bits of the packed `qpns` (Control's output, the guard's and
+/// Broadcast's input): `qpn_i` is bits `[QPN_BITS·i + QPN_BITS-1 : QPN_BITS·i]`.
+pub const QPNS_BITS: usize = crate::params::N * QPN_BITS;
 
 /// TDATA bits of a memory-write command (94 used, padded to whole bytes).
 pub const WR_CMD_BITS: usize = 96;
