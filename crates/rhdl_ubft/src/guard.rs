@@ -77,13 +77,13 @@
 //! the next command, so the stack's streams stay in step. A streamed
 //! record on AXI is finished too, fetching its beats through the reset.
 
-use crate::layout::{records, Mailbox, Region, Shape, VOTE_WORDS};
-use crate::params::{BEAT_BITS, BEAT_WORDS, COUNTER_BITS, WORD_BYTES};
 use crate::io::roce::QPNS_BITS;
 use crate::io::roce::{
     WrCommand, QPN_BITS, WR_CMD_BITS, WR_DEST, WR_HOST, WR_LEN, WR_LEN_BITS, WR_QPN, WR_STRM,
     WR_VADDR, WR_VADDR_BITS,
 };
+use crate::layout::{records, Mailbox, Region, Shape, VOTE_WORDS};
+use crate::params::{BEAT_BITS, BEAT_WORDS, COUNTER_BITS, WORD_BYTES};
 
 // The queue pairs of `qpns` are 10 bits apart (the loop below writes it out).
 const _: () = assert!(QPN_BITS == 10);
@@ -1770,7 +1770,10 @@ mod tests {
         assert_eq!(check(&mb, 3, 2, vote, &[7, 8]), Err(Refusal::NotOwner));
         assert_eq!(check(&mb, 3, 1, vote, &[7, 8, 9]), Err(Refusal::NotOwner));
         assert_eq!(check(&mb, 3, 1, vote, &[]), Err(Refusal::Length));
-        assert_eq!(check(&mb, 3, 1, vote, &vec![0; max + 1]), Err(Refusal::Length));
+        assert_eq!(
+            check(&mb, 3, 1, vote, &vec![0; max + 1]),
+            Err(Refusal::Length)
+        );
         // A part of a leader's record that holds its view word passes; one
         // without it, or running into the next record, does not.
         let p = mb.prepare(5);

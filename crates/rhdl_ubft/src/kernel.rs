@@ -18,18 +18,18 @@
 //! `ap_rst_n` alone: it checks incoming writes whenever the card is out of
 //! reset, before `ap_start` and after `ap_done` too.
 
+use crate::controller::protocol::Protocol;
+use crate::controller::watch::Watch;
+use crate::guard::Guard;
 use crate::io::broadcast::Broadcast;
 use crate::io::compose::Compose;
 use crate::io::control::Control;
 use crate::io::fetch::Fetch;
-use crate::guard::Guard;
-use crate::params::BEAT_BITS;
-use crate::controller::protocol::Protocol;
 use crate::io::rdmux::RdMux;
-use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 use crate::io::roce::adapter::RoceAdapter;
+use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 use crate::io::signer::SignerPort;
-use crate::controller::watch::Watch;
+use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
 
 /// The kernel of a build of N replicas: the mailbox layout

@@ -19,8 +19,8 @@
 //! code has a single map.
 
 use crate::guard::REASONS;
-use crate::params::{COUNTER_BITS, N, WAIT_BITS};
 use crate::io::roce::QPN_BITS;
+use crate::params::{COUNTER_BITS, N, WAIT_BITS};
 
 /// How the host may use a register.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -260,7 +260,6 @@ pub mod isr {
     pub const DONE: u32 = 1 << 0;
     pub const READY: u32 = 1 << 1;
 }
-
 
 // The Vitis conventions the map must keep.
 const _: () = assert!(CTRL == 0x00 && GIER == 0x04 && IP_IER == 0x08 && IP_ISR == 0x0C);

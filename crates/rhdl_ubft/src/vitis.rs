@@ -14,9 +14,9 @@
 //! kernel is designed: change the `SREQ_*`/`SRESP_*` constants here (the
 //! tests compare them with the top's port widths).
 
+use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 use crate::params::BEAT_BITS;
 use crate::regs::{self, Access};
-use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 
 /// The kernel (and top module) name.
 pub const KERNEL: &str = "rhdl_ubft";

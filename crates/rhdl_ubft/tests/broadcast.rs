@@ -3,8 +3,8 @@
 //! adapter that puts a command into the stack's format.
 
 use rhdl_ubft::io::broadcast::Broadcast;
-use rhdl_ubft::params::N;
 use rhdl_ubft::io::roce::QPNS_BITS;
+use rhdl_ubft::params::N;
 use rust_hdl::prelude::*;
 
 mod common;
@@ -327,8 +327,8 @@ fn the_beat_is_the_record_at_its_lanes() {
 
 #[test]
 fn the_roce_adapter_speaks_the_stacks_format() {
-    use rhdl_ubft::io::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};
     use rhdl_ubft::io::roce::adapter::RoceAdapter;
+    use rhdl_ubft::io::roce::{CqCompletion, SqCommand, RC_RDMA_WRITE_ONLY};
     let mut a = RoceAdapter::default();
     a.cmd_qpn.connect();
     a.cmd_addr.connect();

@@ -11,10 +11,10 @@ use rhdl_ubft::guard::{
     check, check_command, decide, max_record_words, rule_for, Guard, GuardConfig, Refusal, Rule,
     BEATS, CHECK_CYCLES, LEADER_CYCLES, REASONS,
 };
-use rhdl_ubft::layout::{Mailbox, Region};
-use rhdl_ubft::params::{BEAT_WORDS, G, N as BUILD_N, SB};
 use rhdl_ubft::io::roce::QPNS_BITS;
 use rhdl_ubft::io::roce::{wr_data_beats, WrCommand, WR_CMD_BITS};
+use rhdl_ubft::layout::{Mailbox, Region};
+use rhdl_ubft::params::{BEAT_WORDS, G, N as BUILD_N, SB};
 use rust_hdl::prelude::*;
 
 /// `network_ptr`: 4 KiB aligned, above 4 GiB so the upper address bits count.

@@ -4,11 +4,11 @@
 
 use rhdl_ubft::controller::fast::{Fast, FAST_STATES};
 use rhdl_ubft::controller::leader::{Leader, LEADER_STATES};
-use rhdl_ubft::params::N;
 use rhdl_ubft::controller::protocol::{Protocol, PROTOCOL_STATES};
-use rhdl_ubft::controller::status::STATE_NAMES;
 use rhdl_ubft::controller::slow::{Slow, SLOW_STATES};
+use rhdl_ubft::controller::status::STATE_NAMES;
 use rhdl_ubft::controller::view::{View, VIEW_STATES};
+use rhdl_ubft::params::N;
 use std::collections::BTreeMap;
 use std::path::Path;
 

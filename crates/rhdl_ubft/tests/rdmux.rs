@@ -10,8 +10,8 @@
 //! the owner's).
 
 use rhdl_ubft::io::fetch::Fetch;
-use rhdl_ubft::params::BEAT_BYTES;
 use rhdl_ubft::io::rdmux::RdMux;
+use rhdl_ubft::params::BEAT_BYTES;
 use rust_hdl::prelude::*;
 
 mod common;

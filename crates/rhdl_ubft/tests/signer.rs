@@ -4,9 +4,9 @@
 //! up to `SIGNER_IN_FLIGHT` requests outstanding, answered in order with
 //! their kinds and tags; one request alone keeps the timing it always had.
 
+use rhdl_ubft::io::signer::{code, SignerPort};
 use rhdl_ubft::layout::records::{self, BLOCK_BITS, BLOCK_WORDS, KIND_CERT};
 use rhdl_ubft::params::SIGNER_IN_FLIGHT;
-use rhdl_ubft::io::signer::{code, SignerPort};
 use rust_hdl::prelude::*;
 
 fn block() -> SignerPort {

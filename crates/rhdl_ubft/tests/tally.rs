@@ -2,8 +2,8 @@
 //! start at, some for the replica's (tag, m), some for another m or another
 //! tag, and the prepare at each lane it can sit at.
 
-use rhdl_ubft::params::{vote_tag, BEAT_WORDS, N as BUILD_N};
 use rhdl_ubft::controller::tally::{count_votes, Tally};
+use rhdl_ubft::params::{vote_tag, BEAT_WORDS, N as BUILD_N};
 use rust_hdl::prelude::*;
 
 struct Rng(u64);

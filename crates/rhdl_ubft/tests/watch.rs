@@ -6,10 +6,10 @@
 //! by an HBM model at latency H (AR accepted to first R beat) with beats
 //! built from `Mailbox::v3` addresses and `records` positions.
 
+use rhdl_ubft::controller::watch::{ev, Watch};
 use rhdl_ubft::io::fetch::Fetch;
 use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::{faults, vote_tag, AXI_BOUNDARY_BYTES, BEAT_BYTES, G, SB};
-use rhdl_ubft::controller::watch::{ev, Watch};
 use rust_hdl::prelude::*;
 
 mod common;
@@ -627,7 +627,10 @@ fn seals<const N: usize>() {
     // f good seals (views 4 and 5), and garbage: a stale view, a SEAL of
     // another writer, a malformed one.
     for j in 0..f1 - 1 {
-        b.seal(j, records::seal_block(j as u32, view + (j as u32 % 2), None));
+        b.seal(
+            j,
+            records::seal_block(j as u32, view + (j as u32 % 2), None),
+        );
     }
     b.seal(f1 - 1, records::seal_block(f1 as u32 - 1, view - 1, None));
     if f1 < N {

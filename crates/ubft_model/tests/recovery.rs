@@ -147,7 +147,9 @@ fn eval(expr: &str, n: usize, g: usize) -> usize {
 #[test]
 fn the_models_records_are_the_v3_layout_of_recovery_md() {
     use rhdl_ubft::guard;
-    use rhdl_ubft::layout::{self, records, record_beats, Mailbox, Region, PREPARE_WORDS, VOTE_WORDS};
+    use rhdl_ubft::layout::{
+        self, record_beats, records, Mailbox, Region, PREPARE_WORDS, VOTE_WORDS,
+    };
     use rhdl_ubft::params::{vote_tag, BEAT_WORDS};
     use ubft_model::model::Design;
     use ubft_model::recovery::{address, mailbox, Block, Seal, Vote, Write};

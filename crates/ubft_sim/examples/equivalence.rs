@@ -15,12 +15,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
+use ubft_sim::backend::lockstep::{Lockstep, Watch};
+use ubft_sim::backend::verilator::{Library, VerilatorKernel};
 use ubft_sim::cluster::{Cluster, ClusterConfig};
 use ubft_sim::models::host::Op;
-use ubft_sim::backend::lockstep::{Lockstep, Watch};
 use ubft_sim::ports::KernelBackend;
 use ubft_sim::scenario::Scenario;
-use ubft_sim::backend::verilator::{Library, VerilatorKernel};
 
 struct Models {
     current: Arc<Library>,
@@ -88,7 +88,10 @@ fn main() {
             let mut c = Cluster::with_kernels(cfg.clone(), models.kernels(n, &watch));
             if slow {
                 let mailbox = c.net.mailbox().clone();
-                c.set_adversary(n - 1, Box::new(ubft_sim::adversary::mute_fast::MuteFast { mailbox }));
+                c.set_adversary(
+                    n - 1,
+                    Box::new(ubft_sim::adversary::mute_fast::MuteFast { mailbox }),
+                );
             }
             let name = format!("bench n = {n} {}", if slow { "slow" } else { "fast" });
             report(&name, drive(&mut c, &watch, cfg.cycle_budget()));

@@ -17,8 +17,10 @@ fn main() {
         _ => panic!("N {n}: 3, 5 or 8"),
     }
     .replace("top$", "rhdl_ubft$");
-    let lib = ubft_sim::backend::verilator::Library::build(&verilog).expect("the Verilator library");
-    let mut k = ubft_sim::backend::verilator::VerilatorKernel::with_library(std::sync::Arc::new(lib));
+    let lib =
+        ubft_sim::backend::verilator::Library::build(&verilog).expect("the Verilator library");
+    let mut k =
+        ubft_sim::backend::verilator::VerilatorKernel::with_library(std::sync::Arc::new(lib));
     // Ten cycles of reset (ap_rst_n low), then idle inputs.
     let mut inp = KernelIn {
         ap_rst_n: false,

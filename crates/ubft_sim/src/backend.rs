@@ -4,10 +4,10 @@ pub mod lockstep;
 pub mod rust_hdl;
 pub mod verilator;
 
-use crate::cluster::{Cluster, ClusterConfig, RunReport, SimError};
-use crate::ports::KernelBackend;
 use crate::backend::rust_hdl::RustHdlKernel;
 use crate::backend::verilator::{Library, VerilatorKernel};
+use crate::cluster::{Cluster, ClusterConfig, RunReport, SimError};
+use crate::ports::KernelBackend;
 use rhdl_ubft::params::N as BUILD_N;
 use std::fmt;
 use std::str::FromStr;

@@ -17,13 +17,13 @@ mod parallel;
 
 pub use event::{Event, Trigger};
 
-use crate::models::client::Client;
 use crate::adversary::equivocate::Equivocate;
+use crate::models::client::Client;
 use crate::models::hbm::{AxiViolation, Hbm};
 use crate::models::host::{Args, GuardStatus, Host};
 use crate::models::network::{Adversary, Delivery, Flight, Links, Network, Stack};
-use crate::ports::{KernelBackend, KernelIn, Status};
 use crate::models::signer::Signer;
+use crate::ports::{KernelBackend, KernelIn, Status};
 use rhdl_ubft::layout::{Mailbox, Region, Version, PREPARE_WORDS, UBFT_BASE_PTR};
 use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
 use serde::Serialize;
@@ -700,8 +700,7 @@ impl Cluster {
             }
         }
         for &r in &cfg.equivocate {
-            let adv: Box<dyn Adversary> =
-                Box::new(Equivocate::new(n, layout.clone(), cfg.seed, r));
+            let adv: Box<dyn Adversary> = Box::new(Equivocate::new(n, layout.clone(), cfg.seed, r));
             net.set_adversary(r, adv);
         }
         net.set_delivery(cfg.delivery);
@@ -1133,4 +1132,3 @@ impl<K: KernelBackend + ?Sized> Replica<'_, K> {
         self.client.decisions().len() as u64 >= slots
     }
 }
-

@@ -67,23 +67,23 @@
 //! (the same for its SEAL of view V); each may name its `replica`, which
 //! must be the fault's.
 
+use crate::adversary::equivocate::Equivocate;
 use crate::adversary::forge::Forge;
+use crate::adversary::forge_cert::ForgeCert;
 use crate::adversary::forge_shares::ForgeShares;
+use crate::adversary::lie_vc::LieVc;
+use crate::adversary::made_up::MadeUp;
 use crate::adversary::mute_fast::MuteFast;
+use crate::adversary::omit_carried::OmitCarried;
 use crate::adversary::random::{RandomFaults, RandomRates};
 use crate::adversary::silent::Silent;
+use crate::adversary::split_view::SplitView;
+use crate::adversary::wrong_history::WrongHistory;
 use crate::adversary::{After, Chain, Rng};
 use crate::backend::{self, Backend};
 use crate::cluster::event::{has_slots, sent_regions};
 use crate::cluster::{Cluster, ClusterConfig, Event, LinkDelay, RunReport, SimError};
-use crate::adversary::equivocate::Equivocate;
-use crate::adversary::forge_cert::ForgeCert;
-use crate::adversary::lie_vc::LieVc;
-use crate::adversary::made_up::MadeUp;
 use crate::models::network::Adversary;
-use crate::adversary::omit_carried::OmitCarried;
-use crate::adversary::split_view::SplitView;
-use crate::adversary::wrong_history::WrongHistory;
 use rhdl_ubft::layout::{Mailbox, Version};
 use rhdl_ubft::params::{defaults, G, N as BUILD_N, SB};
 use serde::{Deserialize, Serialize};
@@ -1147,26 +1147,37 @@ replica = 0
     }
 
     fn with_fault(fault: &str) -> Result<Scenario, String> {
-        Scenario::from_toml(&format!(
-            "replicas = 3\nslots = 4\n[[fault]]\n{fault}\n"
-        ))
+        Scenario::from_toml(&format!("replicas = 3\nslots = 4\n[[fault]]\n{fault}\n"))
     }
 
     #[test]
     fn events_place_faults_and_round_trip() {
         use crate::cluster::Event;
         use rhdl_ubft::layout::Region;
-        let s = with_fault("kind = \"silent\"\nreplica = 0\nfrom = { decided = 5, replica = 0 }").unwrap();
+        let s = with_fault("kind = \"silent\"\nreplica = 0\nfrom = { decided = 5, replica = 0 }")
+            .unwrap();
         let Fault::Silent { from: Some(e), .. } = &s.faults[0] else {
             panic!("{:?}", s.faults)
         };
-        assert_eq!(e.event(0, 3), Ok(Event::Decided { replica: 0, slot: 5 }));
+        assert_eq!(
+            e.event(0, 3),
+            Ok(Event::Decided {
+                replica: 0,
+                slot: 5
+            })
+        );
         assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
         let s = with_fault("kind = \"silent\"\nreplica = 2\nfrom = { sealed = 0 }").unwrap();
         let Fault::Silent { from: Some(e), .. } = &s.faults[0] else {
             panic!()
         };
-        assert_eq!(e.event(2, 3), Ok(Event::Sealed { replica: 2, view: 0 }));
+        assert_eq!(
+            e.event(2, 3),
+            Ok(Event::Sealed {
+                replica: 2,
+                view: 0
+            })
+        );
         let s = with_fault(
             "kind = \"delay\"\nsrc = 0\ndst = 2\nextra = 9\nfrom = { sent = \"prepare\", slot = 3 }\ncycles = 20",
         )
@@ -1183,23 +1194,36 @@ replica = 0
         assert_eq!((d.from_cycle, d.to_cycle), (0, 20));
         assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
         // Without cycles, forever; a region without slots, any record.
-        let s = with_fault("kind = \"delay\"\nsrc = 1\ndst = 0\nextra = 9\nfrom = { sent = \"seal\" }").unwrap();
+        let s =
+            with_fault("kind = \"delay\"\nsrc = 1\ndst = 0\nextra = 9\nfrom = { sent = \"seal\" }")
+                .unwrap();
         assert_eq!(s.config().delays[0].to_cycle, u64::MAX);
     }
 
     #[test]
     fn malformed_events_are_refused_naming_the_key() {
-        let silent = |from: &str| with_fault(&format!("kind = \"silent\"\nreplica = 1\n{from}")).unwrap_err();
+        let silent = |from: &str| {
+            with_fault(&format!("kind = \"silent\"\nreplica = 1\n{from}")).unwrap_err()
+        };
         for (from, want) in [
             ("from = { decide = 5 }", "unknown field `decide`"),
             ("from = { }", "names no event"),
             ("from = { decided = 2, sealed = 0 }", "more than one event"),
-            ("from = { sent = \"prep\", slot = 1 }", "sent = \"prep\" is no record the kernel sends; one of prepare, prep_sig"),
+            (
+                "from = { sent = \"prep\", slot = 1 }",
+                "sent = \"prep\" is no record the kernel sends; one of prepare, prep_sig",
+            ),
             ("from = { sent = \"seal\", slot = 1 }", "seal has none"),
             ("from = { decided = 2, slot = 1 }", "slot goes with sent"),
             ("from = { decided = 0 }", "slots count from 1"),
-            ("from = { decided = 2, replica = 0 }", "replica = 0 is not the fault's replica 1"),
-            ("from = { decided = \"five\" }", "invalid type: string \"five\""),
+            (
+                "from = { decided = 2, replica = 0 }",
+                "replica = 0 is not the fault's replica 1",
+            ),
+            (
+                "from = { decided = \"five\" }",
+                "invalid type: string \"five\"",
+            ),
             ("from = 5\n", "expected struct EventSpec"),
             ("from_cycle = 7\nfrom = { decided = 2 }", "not both"),
         ] {
@@ -1207,13 +1231,19 @@ replica = 0
             assert!(err.contains(want), "{from}: {err}");
         }
         let delay = |rest: &str| {
-            with_fault(&format!("kind = \"delay\"\nsrc = 0\ndst = 1\nextra = 5\n{rest}")).unwrap_err()
+            with_fault(&format!(
+                "kind = \"delay\"\nsrc = 0\ndst = 1\nextra = 5\n{rest}"
+            ))
+            .unwrap_err()
         };
         for (rest, want) in [
             ("cycles = 10", "cycles goes with from"),
             ("from = { decided = 1 }\nto_cycle = 9", "not both"),
             ("from = { decided = 1 }\ncycles = 0", "cycles = 0"),
-            ("from = { decided = 1, replica = 1 }", "not the fault's replica 0"),
+            (
+                "from = { decided = 1, replica = 1 }",
+                "not the fault's replica 0",
+            ),
         ] {
             let err = delay(rest);
             assert!(err.contains(want), "{rest}: {err}");

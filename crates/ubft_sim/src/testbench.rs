@@ -21,11 +21,11 @@
 
 use crate::adversary::forge::Forge;
 use crate::adversary::silent::Silent;
+use crate::backend::verilator::harness::{CLOCK, TOP};
+use crate::backend::verilator::portmap::{hex, PortMap};
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, Event, HbmWriteError, LinkDelay, Records, RunReport};
 use crate::ports::{KernelBackend, KernelIn, KernelOut};
-use crate::backend::verilator::harness::{CLOCK, TOP};
-use crate::backend::verilator::portmap::{hex, PortMap};
 use rhdl_ubft::layout::Region;
 use std::cell::RefCell;
 use std::fmt::Write as _;

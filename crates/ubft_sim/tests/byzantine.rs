@@ -19,10 +19,10 @@
 use proptest::prelude::*;
 use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::{G, N as BUILD_N, SB};
+use ubft_sim::adversary::lie_vc::LieVc;
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{ClusterConfig, RunReport, NETWORK_PTR};
-use ubft_sim::adversary::lie_vc::LieVc;
-use ubft_sim::scenario::{EventSpec, Fault, Scenario, MAX_SEED, BYZANTINE_KINDS};
+use ubft_sim::scenario::{EventSpec, Fault, Scenario, BYZANTINE_KINDS, MAX_SEED};
 
 /// The tests' quick links and signer (`ClusterConfig::quick`: L = 40,
 /// H = 12, W = 6, sign 300, verify 500) as a v3 scenario, with a wait of

@@ -8,17 +8,17 @@ use rhdl_ubft::guard::Refusal;
 use rhdl_ubft::layout::{records, Mailbox, Region, Version, PREPARE_WORDS};
 use rhdl_ubft::params::{defaults, G, N as BUILD_N, SB};
 use std::process::Command;
+use ubft_sim::backend::lockstep::differential;
+use ubft_sim::backend::verilator::harness::{parse_ports, TOP};
+use ubft_sim::backend::verilator::{kernel_verilog, Library};
 use ubft_sim::backend::{self, Backend};
-use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{
     parse_layout, ClusterConfig, Event, LinkDelay, Path, LAYOUT_REFUSED, NETWORK_PTR,
 };
+use ubft_sim::models::client::proposal;
 use ubft_sim::models::hbm::Hbm;
-use ubft_sim::backend::lockstep::differential;
 use ubft_sim::models::network::{Delivery, Network, RefuseReason, Write};
 use ubft_sim::scenario::{Scenario, BYZANTINE_KINDS, RECOVERY_KINDS};
-use ubft_sim::backend::verilator::harness::{parse_ports, TOP};
-use ubft_sim::backend::verilator::{kernel_verilog, Library};
 
 #[test]
 fn the_mailbox_is_v3_and_only_v3_is_a_layout() {
@@ -109,7 +109,9 @@ fn every_byzantine_kind_runs() {
         let mut s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{kind}: {e}"));
         assert!(s.check().is_ok(), "{kind}");
         s.slots = 1;
-        let c = s.cluster(Backend::RustHdl).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let c = s
+            .cluster(Backend::RustHdl)
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
         assert!(!c.is_honest(1) && c.is_honest(0), "{kind}");
     }
 }
@@ -399,7 +401,10 @@ fn the_cli_runs_v3_and_names_it() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| rhdl_ubft::controller::status::STATE_NAMES[r["status"]["state"].as_u64().unwrap() as usize])
+        .map(|r| {
+            rhdl_ubft::controller::status::STATE_NAMES
+                [r["status"]["state"].as_u64().unwrap() as usize]
+        })
         .collect();
     assert!(
         states.len() == 3 && states.iter().all(|s| s.starts_with("Slow")),
@@ -432,7 +437,11 @@ fn silent_cluster(
     silent: &[usize],
     from: Option<fn(usize) -> Event>,
     max_cycles: u64,
-) -> (ubft_sim::cluster::Cluster, ubft_sim::cluster::RunReport, Vec<Option<u64>>) {
+) -> (
+    ubft_sim::cluster::Cluster,
+    ubft_sim::cluster::RunReport,
+    Vec<Option<u64>>,
+) {
     let cfg = ClusterConfig {
         seed: 21,
         max_cycles,
@@ -612,7 +621,10 @@ fn a_silent_leader_hands_view_1_to_follower_1_and_every_slot_is_decided() {
     };
     let mb = Mailbox::v3(BUILD_N, G, SB);
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-    c.set_adversary(0, Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 0 }));
+    c.set_adversary(
+        0,
+        Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 0 }),
+    );
     // First cycle at which replica 2's HBM holds each record.
     let seal = |j: usize| mb.record(Region::Seal, 0, j);
     let nv = mb.record(Region::NewViewRecord, 0, 0);
@@ -712,7 +724,10 @@ fn a_seal_that_hides_a_signed_commit_is_never_carried_in_a_new_view() {
         };
         let mb = Mailbox::v3(BUILD_N, G, SB);
         let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-        c.set_adversary(0, Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 0 }));
+        c.set_adversary(
+            0,
+            Box::new(ubft_sim::adversary::silent::Silent { from_cycle: 0 }),
+        );
         for _ in 0..600 {
             c.step().unwrap();
         }
@@ -1566,8 +1581,16 @@ fn the_state_register_names_slow_during_the_bridge() {
         seen.insert(STATE_NAMES[s]);
     }
     let d3 = c.clients[0].decisions()[2];
-    assert_eq!((d3.k, d3.slow), (3, false), "the leader decided slot 3 fast");
-    assert_eq!(silent.start(), Some(d3.cycle + 1), "silent from the cycle after");
+    assert_eq!(
+        (d3.k, d3.slow),
+        (3, false),
+        "the leader decided slot 3 fast"
+    );
+    assert_eq!(
+        silent.start(),
+        Some(d3.cycle + 1),
+        "silent from the cycle after"
+    );
     assert!(
         seen.contains("ViewTurn") && seen.contains("ViewSignSeal"),
         "{seen:?}"
@@ -1847,8 +1870,7 @@ cycles = 1
 /// `a_follower_behind_catches_up_from_the_certificate_in_a_commit_of_the_next_slot`,
 /// below, with dropped writes.)
 #[test]
-fn an_equivocating_leader_with_a_late_echo_is_replaced_and_view_1_decides_the_clients_requests()
-{
+fn an_equivocating_leader_with_a_late_echo_is_replaced_and_view_1_decides_the_clients_requests() {
     let s = Scenario::from_toml(
         r#"
 replicas = 3
@@ -1886,7 +1908,12 @@ extra = 100
         );
         // The client's requests in order (m, never the leader's m').
         for (i, d) in r.decided.iter().enumerate() {
-            assert_eq!(d.m, ubft_sim::models::client::proposal(8, i as u64), "slot {}", d.k);
+            assert_eq!(
+                d.m,
+                ubft_sim::models::client::proposal(8, i as u64),
+                "slot {}",
+                d.k
+            );
         }
         // Nothing in view 0: slot 1 on the slow path in view 1, the rest
         // fast behind an honest leader.
@@ -1967,8 +1994,8 @@ replica = 1
 /// are in the honest replicas' echo_commit registers. The honest replicas
 /// change view, agree, and decide every slot.
 #[test]
-fn a_replica_that_omits_its_commit_from_the_seal_it_shows_some_peers_does_not_stop_the_view_change(
-) {
+fn a_replica_that_omits_its_commit_from_the_seal_it_shows_some_peers_does_not_stop_the_view_change()
+{
     let s = Scenario::from_toml(
         r#"
 replicas = 5
@@ -2221,7 +2248,8 @@ fn a_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caught_
             for (k, seen) in row.iter_mut().enumerate().skip(1) {
                 if seen.is_none() {
                     let b = c.hbms[r].read_words(byte(mb.record(Region::Commit, k, 2)), 8);
-                    if b[records::KIND] == records::KIND_COMMIT && b[records::COMMIT_K] == k as u32 + 1
+                    if b[records::KIND] == records::KIND_COMMIT
+                        && b[records::COMMIT_K] == k as u32 + 1
                     {
                         *seen = Some((c.cycle, b[records::COMMIT_PREV]));
                     }
@@ -2454,8 +2482,8 @@ fn a_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_certif
 /// silence starts at 1,411, the cycle after the leader decided slot 5, as
 /// 1,500 did before; the run is now over at 107,516.)
 #[test]
-fn a_new_view_that_drops_the_carried_values_certificate_is_refused_and_the_next_leader_carries_it(
-) {
+fn a_new_view_that_drops_the_carried_values_certificate_is_refused_and_the_next_leader_carries_it()
+{
     let s = Scenario::from_toml(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),

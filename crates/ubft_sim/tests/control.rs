@@ -25,8 +25,8 @@ fn quick(replicas: usize, slots: u64) -> ClusterConfig {
 /// read that sees ap_done clears it.
 #[test]
 fn the_hosts_start_a_cluster_read_its_counters_and_see_ap_done() {
-    use rhdl_ubft::layout::{records, Region};
     use rhdl_ubft::controller::status::STATE_NAMES;
+    use rhdl_ubft::layout::{records, Region};
     use ubft_sim::cluster::{NETWORK_PTR, START_CYCLE};
     let (n, slots) = (3, 3);
     let mut c = rust_hdl_cluster(quick(n, slots)).unwrap();
@@ -192,13 +192,13 @@ fn acks_count_one_run_and_ap_start_clears_them() {
     // Three RDMA completions reach an idle kernel; ACKS reads 3. Then a
     // start (refused: n = 4, so no run adds completions of its own), and
     // ACKS reads 0: Broadcast's counters clear on ap_start as the others do.
+    use rhdl_ubft::io::roce::CQ_CMPLT;
     use rhdl_ubft::params::ConfigError;
     use rhdl_ubft::regs;
-    use rhdl_ubft::io::roce::CQ_CMPLT;
+    use ubft_sim::backend::rust_hdl::RustHdlKernel;
     use ubft_sim::cluster::NETWORK_PTR;
     use ubft_sim::models::host::{Args, Host, Op};
     use ubft_sim::ports::{KernelBackend, KernelIn};
-    use ubft_sim::backend::rust_hdl::RustHdlKernel;
     let mut k = RustHdlKernel::<{ rhdl_ubft::params::N }>::new();
     let mut host = Host::new();
     let mut taken = 0;

@@ -14,11 +14,11 @@ use rhdl_ubft::params::defaults;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
+use ubft_sim::backend::lockstep::{differential, differential_with, Lockstep, Mismatch, Watch};
+use ubft_sim::backend::verilator::kernel_port_map;
 use ubft_sim::backend::{self, Backend};
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path};
-use ubft_sim::backend::lockstep::{differential, differential_with, Lockstep, Mismatch, Watch};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
-use ubft_sim::backend::verilator::kernel_port_map;
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     // The tests' short links, with the longer wait (64 polls) and the

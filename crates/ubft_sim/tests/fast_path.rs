@@ -6,10 +6,10 @@ use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::defaults;
 use rhdl_ubft::params::{vote_tag, ConfigError, G, N, SB};
 use ubft_sim::adversary::silent::Silent;
-use ubft_sim::models::client::proposal;
-use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
-use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
 use ubft_sim::backend::rust_hdl::RustHdlKernel;
+use ubft_sim::cluster::{Cluster, ClusterConfig, Path, RunReport, NETWORK_PTR};
+use ubft_sim::models::client::proposal;
+use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
 
 /// A cluster of `cfg` on rust-hdl's simulator.
 fn rust_hdl_cluster(cfg: ClusterConfig) -> Result<Cluster, ubft_sim::backend::RunError> {
@@ -286,7 +286,10 @@ fn a_vote_for_another_m_does_not_count() {
         ..ClusterConfig::quick(n, slots)
     };
     let mut c = rust_hdl_cluster(cfg).unwrap();
-    c.set_adversary(2, Box::new(ubft_sim::adversary::wrong_fast_votes::WrongFastVotes { mailbox: layout() }));
+    c.set_adversary(
+        2,
+        Box::new(ubft_sim::adversary::wrong_fast_votes::WrongFastVotes { mailbox: layout() }),
+    );
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     for r in report.honest() {

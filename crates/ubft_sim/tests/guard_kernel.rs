@@ -16,13 +16,13 @@
 //!   two-beat record, a leader's record.
 
 use rhdl_ubft::guard::Refusal;
+use rhdl_ubft::io::roce::{wr_data_beats, WrCommand};
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{vote_tag, BEAT_WORDS, G, N as BUILD_N, SB, WORD_BYTES};
 use rhdl_ubft::regs;
-use rhdl_ubft::io::roce::{wr_data_beats, WrCommand};
 use ubft_sim::backend::{self, Backend};
-use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{ClusterConfig, Path, RunReport, NETWORK_PTR, QPN_BASE};
+use ubft_sim::models::client::proposal;
 use ubft_sim::models::hbm::Hbm;
 use ubft_sim::models::host::{Host, Op};
 use ubft_sim::models::network::Delivery;

@@ -4,9 +4,9 @@
 //! refusal's detail): the same verdict for every well-formed write.
 
 use rhdl_ubft::guard::{check, Refusal};
+use rhdl_ubft::io::roce::{SqCommand, RC_RDMA_WRITE_ONLY};
 use rhdl_ubft::layout::{Mailbox, Region, Shape};
 use rhdl_ubft::params::{G, N as BUILD_N, SB};
-use rhdl_ubft::io::roce::{SqCommand, RC_RDMA_WRITE_ONLY};
 use ubft_sim::models::hbm::Hbm;
 use ubft_sim::models::network::{Delivery, Network, RefuseReason};
 use ubft_sim::ports::{KernelIn, KernelOut};

@@ -15,19 +15,19 @@
 //!   finds it Off);
 //! - `sts_state` names the state the registers hold (`STATE_NAMES`).
 
-use rhdl_ubft::params::N as BUILD_N;
 use rhdl_ubft::controller::protocol::{Protocol, ProtocolSt};
 use rhdl_ubft::controller::status::STATE_NAMES;
 use rhdl_ubft::controller::view::{ViewSt, VIEW_STATES};
+use rhdl_ubft::params::N as BUILD_N;
 use rust_hdl::prelude::{Atom, Block, Probe};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::rc::Rc;
 use ubft_sim::adversary::silent::Silent;
+use ubft_sim::backend::rust_hdl::RustHdlKernel;
 use ubft_sim::cluster::{Cluster, ClusterConfig, Event, Path as DecisionPath, RunReport};
 use ubft_sim::ports::{KernelBackend, KernelIn, KernelOut};
-use ubft_sim::backend::rust_hdl::RustHdlKernel;
 use ubft_sim::scenario::Scenario;
 
 /// What a run showed, across its replicas: the states `sts_state` named,
@@ -344,8 +344,17 @@ fn one_machine_at_a_time_through_view_changes() {
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     let d3 = &report.replicas[0].decided[2];
-    assert_eq!((d3.k, d3.path), (3, DecisionPath::Fast), "{}", report.summary());
-    assert_eq!(silent.start(), Some(d3.cycle + 1), "silent from the cycle after");
+    assert_eq!(
+        (d3.k, d3.path),
+        (3, DecisionPath::Fast),
+        "{}",
+        report.summary()
+    );
+    assert_eq!(
+        silent.start(),
+        Some(d3.cycle + 1),
+        "silent from the cycle after"
+    );
     for r in report.honest() {
         assert_eq!((r.decided.len(), r.view), (4, 1), "{}", report.summary());
     }

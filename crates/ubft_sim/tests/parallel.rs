@@ -134,7 +134,10 @@ fn link_delays_the_default_latencies_and_the_models_delivery() {
     };
     let r0 = paths(&r["replicas"][0]);
     assert_eq!(&r0[..3], ["fast", "fast", "fast"], "{r0:?}");
-    assert!(r0[3..].iter().any(|p| p == "slow"), "the delay began after slot 3: {r0:?}");
+    assert!(
+        r0[3..].iter().any(|p| p == "slow"),
+        "the delay began after slot 3: {r0:?}"
+    );
     let cfg = ClusterConfig::new(3, 3);
     same_run("defaults", || verilator(cfg.clone()), &[2]);
     let cfg = ClusterConfig {

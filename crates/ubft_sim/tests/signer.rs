@@ -4,12 +4,12 @@
 //! `s_axis_sresp`), without the kernel.
 
 use ed25519_dalek::Signer as _;
+use rhdl_ubft::io::signer::{code, SignerPort};
 use rhdl_ubft::layout::records::{BLOCK_BITS, BLOCK_WORDS};
 use rhdl_ubft::params::{defaults, BEAT_BITS, BEAT_WORDS};
-use rhdl_ubft::io::signer::{code, SignerPort};
 use rust_hdl::prelude::*;
-use ubft_sim::ports::{Beat, KernelIn, KernelOut};
 use ubft_sim::models::signer::{block_bytes, bytes_beat, cert_block, signing_key, Signer};
+use ubft_sim::ports::{Beat, KernelIn, KernelOut};
 
 fn bits(b: &Beat) -> Bits<BEAT_BITS> {
     let mut x = Bits::<BEAT_BITS>::default();

@@ -27,8 +27,8 @@ use rhdl_ubft::params::{G, N, SB};
 use ubft_sim::adversary::forge_shares::ForgeShares;
 use ubft_sim::adversary::silent::Silent;
 use ubft_sim::backend::{self, Backend};
-use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path, NETWORK_PTR};
+use ubft_sim::models::client::proposal;
 use ubft_sim::models::hbm::Hbm;
 use ubft_sim::models::signer::{beat_bytes, block_bytes, block_mutants, signing_key};
 

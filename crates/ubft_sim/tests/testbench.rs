@@ -9,10 +9,10 @@
 use rhdl_ubft::layout::Region;
 use rhdl_ubft::params::defaults;
 use std::path::PathBuf;
+use ubft_sim::backend::verilator::{cache_dir, kernel_port_map, kernel_verilog};
 use ubft_sim::backend::Backend;
 use ubft_sim::cluster::{ClusterConfig, Path, NETWORK_PTR};
 use ubft_sim::testbench::{self, Corrupt, Scenario, Trace};
-use ubft_sim::backend::verilator::{cache_dir, kernel_port_map, kernel_verilog};
 
 /// A scratch directory under the target directory, with the current
 /// design's Verilog in it.

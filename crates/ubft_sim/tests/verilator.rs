@@ -6,13 +6,13 @@
 use rhdl_ubft::layout::Version;
 use rhdl_ubft::params::defaults;
 use std::sync::Arc;
-use ubft_sim::backend::{self, Backend};
-use ubft_sim::models::client::proposal;
-use ubft_sim::cluster::{ClusterConfig, Path};
-use ubft_sim::ports::{KernelBackend, KernelIn};
 use ubft_sim::backend::verilator::harness::{parse_ports, Port, TOP};
 use ubft_sim::backend::verilator::portmap::PortMap;
 use ubft_sim::backend::verilator::{kernel_verilog, Library, VerilatorKernel};
+use ubft_sim::backend::{self, Backend};
+use ubft_sim::cluster::{ClusterConfig, Path};
+use ubft_sim::models::client::proposal;
+use ubft_sim::ports::{KernelBackend, KernelIn};
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     // The tests' short links, with the longer wait (64 polls) and the

@@ -7,8 +7,8 @@
 
 use rhdl_ubft::layout::Region;
 use ubft_sim::backend::{self, Backend};
-use ubft_sim::models::client::proposal;
 use ubft_sim::cluster::{Cluster, ClusterConfig, LinkDelay, Path, RunReport, NETWORK_PTR};
+use ubft_sim::models::client::proposal;
 
 fn quick(replicas: usize, slots: u64) -> ClusterConfig {
     ClusterConfig {

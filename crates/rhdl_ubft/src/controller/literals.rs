@@ -4,9 +4,7 @@
 //! size are written out). Every Protocol checks them when it is built, so
 //! a change of layout fails here, not silently in the hardware.
 
-use crate::params::{
-    vc_shift, BEAT_WORDS, FAST_POLL_SHIFT, G, VC_SHIFT, VC_SHIFT_F1, WAITED_BITS,
-};
+use crate::params::{vc_shift, BEAT_WORDS, FAST_POLL_SHIFT, G, VC_SHIFT, VC_SHIFT_F1, WAITED_BITS};
 
 /// The literals `update` holds (hdl_gen takes no constants in `get_bits`
 /// widths and offsets, and the machines' shifts by a record's size are
@@ -273,4 +271,3 @@ pub fn check_record_literals<const N: usize>() {
         );
     }
 }
-

@@ -83,20 +83,20 @@
 
 use crate::controller::cert_check::CertCheck;
 use crate::controller::fast::Fast;
-use crate::layout::records::{BLOCK_BITS, KIND_CERT, KIND_PREP};
 use crate::controller::leader::Leader;
-use crate::params::{
-    ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP, STREAK_BITS,
-    VC_SHIFT, VC_SHIFT_F1, WAITED_BITS, WAIT_DOUBLINGS,
-};
 use crate::controller::requests::Requests;
 use crate::controller::slow::Slow;
 use crate::controller::tally::Tally;
 use crate::controller::view::View;
+use crate::layout::records::{BLOCK_BITS, KIND_CERT, KIND_PREP};
+use crate::params::{
+    ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP, STREAK_BITS, VC_SHIFT, VC_SHIFT_F1,
+    WAITED_BITS, WAIT_DOUBLINGS,
+};
 use rust_hdl::prelude::*;
 
-pub use crate::params::vote_tag;
 pub use crate::controller::tally::count_votes;
+pub use crate::params::vote_tag;
 
 /// Protocol's own states, around the machines'.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -1250,9 +1250,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // (SLOW's `stop` in seal mode is a yield to VIEW, not a handover.)
         self.hand_over.next = self.leader.start_view.val()
             | self.fast.start_view.val()
-            | (self.slow.stop.val()
-                & !self.slow.seal_mode.val()
-                & !self.slow.deliver_mode.val());
+            | (self.slow.stop.val() & !self.slow.seal_mode.val() & !self.slow.deliver_mode.val());
         // R28: Close's timer aborts SLOW at its poll point.
         self.close_abort.next = self.close_to.q.val() & (self.state.q.val() == ProtocolSt::Close);
         // R28 (v3): the run's last decision, with its slot's will_commit W
@@ -2040,4 +2038,3 @@ impl<const N: usize> Logic for Protocol<N> {
         }
     }
 }
-

@@ -35,11 +35,7 @@ pub fn check_literals() {
     use crate::params::{BEAT_WORDS, WORD_BITS};
     let w = WORD_BITS;
     assert_eq!(
-        (
-            VOTE_WORDS * w,
-            records::VOTE_TAG * w,
-            records::VOTE_M * w
-        ),
+        (VOTE_WORDS * w, records::VOTE_TAG * w, records::VOTE_M * w),
         (64, 0, 32),
         "tally.rs: entries at i * 64, tag at + 0, m at + 32"
     );

@@ -63,13 +63,13 @@
 //! Reset (`rst_n`, synchronous, active low): abandons the record and zeroes
 //! `outstanding`; `busy` falls the next cycle.
 
+use crate::io::roce::QPNS_BITS;
+use crate::io::roce::QPN_BITS;
 use crate::layout::{record_beats, Mailbox, Region, Shape, PREPARE_WORDS, VOTE_WORDS};
 use crate::params::{
     AXI_BOUNDARY_BYTES, AXI_BURST_INCR, AXI_SIZE_BEAT, BEAT_BITS, BEAT_BYTES, BEAT_WORDS,
     CMD_LEN_BITS, D_LAND, RECORD_BEATS_MAX, WORD_BITS, WORD_BYTES,
 };
-use crate::io::roce::QPNS_BITS;
-use crate::io::roce::QPN_BITS;
 use rust_hdl::prelude::*;
 use std::collections::BTreeSet;
 

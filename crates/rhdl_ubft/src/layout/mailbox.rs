@@ -160,10 +160,7 @@ impl Shape {
     /// Whether record \[i\]\[j\] is replica j's (else the leader's, named
     /// by the record's view; the vote rows have their own rule).
     pub const fn per_node(self) -> bool {
-        matches!(
-            self,
-            Shape::SlotByNode | Shape::PeerByNode | Shape::PerNode
-        )
+        matches!(self, Shape::SlotByNode | Shape::PeerByNode | Shape::PerNode)
     }
 }
 

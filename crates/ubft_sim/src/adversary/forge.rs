@@ -99,10 +99,7 @@ mod tests {
             (m.vote(Region::WillCert, 4, 0), 2),
             (m.record(Region::Certify, 2, 0), cert),
             (m.record(Region::Commit, 3, 0), m.stride(Region::Commit)),
-            (
-                m.record(Region::EchoSeal, 1, 0),
-                m.stride(Region::EchoSeal),
-            ),
+            (m.record(Region::EchoSeal, 1, 0), m.stride(Region::EchoSeal)),
             (m.record(Region::Seal, 0, 0), m.stride(Region::Seal)),
         ] {
             let data: Vec<u32> = (1..=len as u32).collect();

@@ -137,7 +137,10 @@ impl ForgeCert {
     /// Its own CERT share over (v, k, m, prev).
     fn share(&self, b: [u32; 4]) -> [u32; BEAT_WORDS] {
         let [v, k, m, prev] = b;
-        sign_block(&self.key, &records::block(records::KIND_CERT, v, k, m, prev))
+        sign_block(
+            &self.key,
+            &records::block(records::KIND_CERT, v, k, m, prev),
+        )
     }
 }
 

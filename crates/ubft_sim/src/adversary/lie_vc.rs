@@ -128,7 +128,10 @@ mod tests {
         assert_eq!(out.len(), 1);
         let d = &out[0].data;
         assert_eq!(out[0].word, true_seal.word);
-        assert_eq!(&d[..BLOCK_WORDS], &[records::KIND_SEAL, 1, 3, 0, 0, 0, 0, 0]);
+        assert_eq!(
+            &d[..BLOCK_WORDS],
+            &[records::KIND_SEAL, 1, 3, 0, 0, 0, 0, 0]
+        );
         assert!(verifies(1, &d[..BLOCK_WORDS], &d[BEAT_WORDS..]));
         assert!(verifies(
             1,

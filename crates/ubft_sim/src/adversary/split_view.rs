@@ -147,7 +147,10 @@ mod tests {
             assert_eq!(got, if dst == 1 { m0 } else { m1 });
         }
         // Its true SEAL of view 0, with no L.
-        let seal = signed(m.record(Region::Seal, 0, 0), records::seal_block(0, 0, None));
+        let seal = signed(
+            m.record(Region::Seal, 0, 0),
+            records::seal_block(0, 0, None),
+        );
         for (dst, want) in [(1, m0), (2, m1)] {
             let out = split.transform(0, dst, seal.clone(), 0);
             assert_eq!(out.len(), 1);
@@ -167,7 +170,10 @@ mod tests {
     fn before_it_proposes_its_seal_passes() {
         let m = mb();
         let mut split = SplitView::new(3, m.clone(), SEED, 0);
-        let seal = signed(m.record(Region::Seal, 0, 0), records::seal_block(0, 2, None));
+        let seal = signed(
+            m.record(Region::Seal, 0, 0),
+            records::seal_block(0, 2, None),
+        );
         assert_eq!(split.transform(0, 2, seal.clone(), 0), vec![seal]);
     }
 }

@@ -32,9 +32,9 @@
 //! ([`crate::adversary::lie_vc::reseal`]); its COMMITs, its echoes of others' SEALs
 //! and every other write pass unchanged. Its own HBM keeps the truth.
 
-use crate::models::client::proposal;
 use crate::adversary::equivocate::Equivocate;
 use crate::adversary::lie_vc::reseal;
+use crate::models::client::proposal;
 use crate::models::network::{Adversary, Write};
 use crate::models::signer::{sign_block, signing_key};
 use ed25519_dalek::SigningKey;

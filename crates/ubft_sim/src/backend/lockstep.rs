@@ -7,10 +7,10 @@
 //! as port words (`PortMap::encode_out`), so a difference names the output
 //! port. The first difference of the run is kept in a shared [`Watch`].
 
+use crate::backend::verilator::portmap::{hex, PortMap};
 use crate::backend::{self, Backend};
 use crate::cluster::{Cluster, ClusterConfig, RunReport};
 use crate::ports::{KernelBackend, KernelIn, KernelOut};
-use crate::backend::verilator::portmap::{hex, PortMap};
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;

@@ -5,9 +5,9 @@
 //! cycle's inputs (`eval`), once on the rising edge (`tick`).
 
 use crate::ports::{Beat, KernelBackend, KernelIn, KernelOut};
+use rhdl_ubft::io::roce::{SQ_BITS, WR_CMD_BITS};
 use rhdl_ubft::kernel::Kernel;
 use rhdl_ubft::params::{BEAT_BITS, BEAT_WORDS};
-use rhdl_ubft::io::roce::{SQ_BITS, WR_CMD_BITS};
 use rust_hdl::prelude::*;
 
 /// Settling passes allowed per evaluation before the logic counts as a loop.

@@ -78,9 +78,9 @@ use std::collections::BTreeMap;
 use rhdl_ubft::guard::{
     check as check_reference, max_record_words, rule_for, Refusal as GuardRefusal, Rule,
 };
+use rhdl_ubft::io::roce::{wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_WRITE_ONLY};
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{defaults, BEAT_BYTES, WORD_BYTES};
-use rhdl_ubft::io::roce::{wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_WRITE_ONLY};
 use std::collections::VecDeque;
 
 use crate::cluster::event::{Event, Trigger, Watches};

@@ -32,9 +32,9 @@
 
 use crate::ports::{Beat, KernelIn, KernelOut, Ready};
 use ed25519_dalek::{Signature, Signer as _, SigningKey, Verifier, VerifyingKey};
+use rhdl_ubft::io::signer::code;
 use rhdl_ubft::layout::records::{self, BLOCK_BYTES, BLOCK_WORDS};
 use rhdl_ubft::params::BEAT_WORDS;
-use rhdl_ubft::io::signer::code;
 use std::collections::VecDeque;
 
 /// The key pair of replica `id` in a run with `seed`.

@@ -16,11 +16,11 @@
 //!
 //! Reset: none needed (no state).
 
-use crate::params::CMD_LEN_BITS;
 use crate::io::roce::{
     CQ_BITS, CQ_CMPLT, QPN_BITS, RC_RDMA_WRITE_ONLY, SQ_BITS, SQ_HOST, SQ_LADDR, SQ_LAST,
     SQ_LENGTH, SQ_PARAMS, SQ_QPN, SQ_RADDR,
 };
+use crate::params::CMD_LEN_BITS;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
