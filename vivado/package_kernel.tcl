@@ -193,7 +193,7 @@ set reg [::ipx::add_register -quiet "state" $addr_block]
   set_property address_offset 0x078 $reg
   set_property size [expr {32}] $reg
   set_property access read-only $reg
-  set_property description {the controller's state (protocol::STATE_NAMES), for bring-up and debugging} $reg
+  set_property description {the controller's state (status::STATE_NAMES), for bring-up and debugging} $reg
 set reg [::ipx::add_register -quiet "guard_accepted" $addr_block]
   set_property address_offset 0x07C $reg
   set_property size [expr {32}] $reg

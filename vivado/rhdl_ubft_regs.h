@@ -103,7 +103,7 @@
 #define RHDL_UBFT_ERROR 0x74
 #define RHDL_UBFT_ERROR_BITS 8
 
-/* state [8 bits, RO (status)]: the controller's state (protocol::STATE_NAMES), for bring-up and debugging */
+/* state [8 bits, RO (status)]: the controller's state (status::STATE_NAMES), for bring-up and debugging */
 #define RHDL_UBFT_STATE 0x78
 #define RHDL_UBFT_STATE_BITS 8
 
