@@ -1038,7 +1038,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
         println!("soak: short seed {s}: {why}");
     }
     for (s, why, toml) in short.iter().take(SOAK_SHORT_TOML) {
-        println!("\n# short seed {s}: {why}\n# replay: save as FILE.toml, then rhdl-ubft simulate --scenario FILE.toml\n{toml}");
+        println!("\n# short seed {s}: {why}\n{toml}");
     }
     if short.len() > SOAK_SHORT_TOML {
         println!(
@@ -1046,7 +1046,26 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
         );
     }
     for (s, why, toml) in &failures {
-        println!("\n# failing seed {s}: {why}\n# replay: save as FILE.toml, then rhdl-ubft simulate --scenario FILE.toml\n{toml}");
+        println!("\n# failing seed {s}: {why}\n{toml}");
+    }
+    // Each run that failed or fell short, as a scenario file beside the
+    // command that replays it with its waveforms and timeline
+    // (docs/debugging.md).
+    if !(short.is_empty() && failures.is_empty()) {
+        let dir = root().join("target/soak");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        println!();
+        for (s, _, toml) in failures.iter().chain(short.iter()) {
+            let file = dir.join(format!("seed-{s}.toml"));
+            std::fs::write(&file, toml).map_err(|e| format!("{}: {e}", file.display()))?;
+            let stem = dir.join(format!("seed-{s}"));
+            println!(
+                "soak: replay seed {s}: cargo run --release -p ubft_sim --bin rhdl-ubft -- simulate --scenario {} --waves {}-waves --timeline {}.svg",
+                file.display(),
+                stem.display(),
+                stem.display()
+            );
+        }
     }
     // docs/scenarios.md's soak table: exact (the runs are deterministic),
     // but for the wall-clock time, which it leaves out.
