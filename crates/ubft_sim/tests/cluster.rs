@@ -502,7 +502,7 @@ fn every_slot_decided(report: &ubft_sim::cluster::RunReport, slots: u64) -> (usi
     (fast, first.decided.len() - fast)
 }
 
-/// recovery.md's liveness on v3 with a crashed follower (n = 3, f = 1):
+/// recovery.md's liveness with a crashed follower (n = 3, f = 1):
 /// replica 2 goes silent after 12 fast slots, from its will_commit of slot
 /// 13 (an event; cycle 3,059 here, where it was placed at 3,000 before),
 /// and the two others decide every one of 20 slots: on the fast path while
@@ -597,7 +597,7 @@ fn check_new_view(c: &ubft_sim::cluster::Cluster, honest: &[usize], view: u32, s
     }
 }
 
-/// The view change on v3 without a carried value (recovery.md D11.12
+/// The view change without a carried value (recovery.md D11.12
 /// steps 1 and 2, view.md). The leader is silent from the start (n = 3,
 /// f = 1). Replicas 1 and 2 time out in FastWaitPrepare having sent
 /// nothing, so neither has an obligation or an L: each seals view 0
@@ -795,7 +795,7 @@ fn five_and_seven_replicas_decide_on_the_fast_path() {
     }
 }
 
-/// Three replicas on v3 whose first slot's votes from 1 reach 0, the
+/// Three replicas whose first slot's votes from 1 reach 0, the
 /// leader, late: the leader times out in FastWaitCert (locked, phase 1),
 /// 1 and 2 in FastWaitCommit (delivered fast, phase 2).
 /// The timeout (512 polls, about 8,000 cycles) is longer than the v3 slow
@@ -1252,7 +1252,7 @@ fn a_signed_seal_of_a_peer_vetoes_its_commit_and_a_forged_one_does_not() {
     );
 }
 
-/// One late message among honest replicas on v3 (the audit's E3,
+/// One late message among honest replicas (the audit's E3,
 /// scenarios/v2/late_will_commit.toml's fault): replica `src`'s will_commit
 /// for k = 1 reaches replica `dst` `extra` cycles late; nobody is faulty.
 /// The others decide k = 1 fast and go on; `dst` times out holding the slot
@@ -1685,19 +1685,15 @@ fn a_late_link_to_a_follower_costs_no_view_change() {
 /// which puts the leader's own decision of slot 2 back to about cycle
 /// 7,220, and its prepare of slot 3, sent right after (about 7,235). (From
 /// the soak's seed 1282, with 6 slots for its 3. Its window, 2,775 cycles
-/// late from 3,700 to 9,167, fitted the kernel before FAST's read ahead
-/// (2026-12-04, fetch.md); a search over (from, length, delay) with the
-/// assertions below found cycles 3,388 to 7,904 on the kernel after, and
-/// the leader's COMMIT of slot 2 is the first write in it: placed there,
-/// the run is the same, report for report. Any length from 3,800 cycles
-/// on, to forever, gives the run these assertions check.)
+/// late from 3,700 to 9,167, placed by cycle for another timing; placed
+/// by the leader's COMMIT of slot 2, any length from 3,800 cycles on, to
+/// forever, gives the run these assertions check.)
 /// replica 2 times out alone waiting for slot 3's prepare and seals view
 /// 0, while the other four decide on in view 0. Replica 2 then decides
 /// slots 3 to 5, each after the others certified the slot above it, in a
 /// later view than theirs. Slot 6, the run's last, has no slot above it:
 /// replica 2 decides it on the slow path from the others' COMMITs while it
-/// awaits a NEW_VIEW (R25, SLOW's deliver mode, view.md ViewDeliver);
-/// before that was built it decided 5 of 6.
+/// awaits a NEW_VIEW (R25, SLOW's deliver mode, view.md ViewDeliver).
 #[test]
 fn a_replica_a_view_ahead_catches_up_while_awaiting_a_new_view() {
     let s = Scenario::from_toml(
@@ -1846,22 +1842,12 @@ cycles = 1
     }
 }
 
-/// The equivocating leader on v3 (`Equivocate`: a signed PREP block with
+/// The equivocating leader (`Equivocate`: a signed PREP block with
 /// the client's request m for replica 1 and the next request m' for
 /// replica 2, its own CERT share and a signed COMMIT made up for each),
 /// with replica 2's echo 100 cycles late at replica 1.
 ///
-/// Until FAST's read ahead (2026-12-04, fetch.md) this run had replica 1
-/// read the echo row before replica 2's echo landed, deliver m from the
-/// signed block (R8), and decide every slot of view 0 on f + 1 = 2 with
-/// the leader's made-up share and COMMIT, while replica 2, refusing m',
-/// sealed view after view alone and caught up by R24 from replica 1's
-/// COMMITs of k + 1 (CertCheck), one slot short at the end. With the
-/// quicker polls replica 2's echo lands first, and no delay of that link
-/// (seed 8, 20 to 380 cycles), nor seeds 1 to 39 with delays of 60,
-/// 100, 150 and 250, nor a 400-second random search over seeds 1 to 299,
-/// delays and windows (its runs not counted), brings that interleaving
-/// back. What the run shows now: the
+/// Replica 2's echo lands before replica 1 reads the echo row, so the
 /// followers change view, and every replica ends in view 1 (replica 1
 /// leads) having decided every slot, slot 1 on the slow path (at about
 /// cycle 12,000) and the rest fast, the client's requests in order. Safe
@@ -1983,7 +1969,7 @@ replica = 1
     assert!(d0.cycle > d2.cycle, "{d0:?} {d2:?}");
 }
 
-/// `lie_vc` on v3 (`LieVc`): at n = 5, replica 0, the view-0 leader, falls
+/// `lie_vc` (`LieVc`): at n = 5, replica 0, the view-0 leader, falls
 /// silent from its CERT share of slot 3 (its certify record; an event), so
 /// the four others certify and commit slot 3 without it and slot 4 is
 /// never proposed, and replica 2 lies in its SEAL: replica 0 (its
@@ -2070,7 +2056,7 @@ to_cycle = 8000
     }
 }
 
-/// `split_view` on v3 (`SplitView`): `scenarios/equivocate.toml` with
+/// `split_view` (`SplitView`): `scenarios/equivocate.toml` with
 /// the equivocating leader also splitting the view. When it seals view 0,
 /// replica 1 is sent a SEAL whose L claims a COMMIT of the latest slot it
 /// proposed with the value replica 1's half got, and replica 2 one with
@@ -2133,7 +2119,7 @@ fn scenario_file_run(
     (s, c, report)
 }
 
-/// `made_up` on v3 (`MadeUp`), `scenarios/made_up.toml`: replica 0,
+/// `made_up` (`MadeUp`), `scenarios/made_up.toml`: replica 0,
 /// the view-0 leader, proposes for slot 1 a value M no client sent, the
 /// same to both followers, with a PREP block, a CERT share and a COMMIT
 /// of M that it signs. Every signature verifies, and validity (R1, R2)
@@ -2212,7 +2198,7 @@ fn commit_share_verifies(
     ubft_sim::models::signer::block_verifies(seed, signer, cert, &share)
 }
 
-/// `forge_cert` on v3 (`ForgeCert`, with `mute_fast` on the same replica),
+/// `forge_cert` (`ForgeCert`, with `mute_fast` on the same replica),
 /// `scenarios/forge_cert.toml`: every slot goes slow, and each COMMIT
 /// replica 2 writes is replaced by two it signs: one of another value m′
 /// at its slot (the bitmap of its true certificate, its own share over
@@ -2351,9 +2337,9 @@ fn a_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caught_
     eprintln!("{} cycles", report.cycles);
 }
 
-/// `wrong_history` on v3 (`WrongHistory`), `scenarios/wrong_history.toml`:
-/// n = 5, replica 0 (the view-0 leader) silent from cycle 1,411, after
-/// fast decisions, and replica 2's SEAL of view 0, signed by it, claims L
+/// `wrong_history` (`WrongHistory`), `scenarios/wrong_history.toml`:
+/// n = 5, replica 0 (the view-0 leader) silent from the cycle after it
+/// decides slot 5 fast, and replica 2's SEAL of view 0, signed by it, claims L
 /// = (w 0, c + 1, m′, m) where its true L is its bridge's COMMIT (0, c, m,
 /// prev): the slot after, the stream's next request, no certificate
 /// behind it. R21 does not refuse it (no COMMIT of replica 2 above it
@@ -2361,17 +2347,10 @@ fn a_replica_whose_commits_carry_forged_certificates_is_never_counted_or_caught_
 /// own and the lowest others); the liar's L is the highest (R20), so it
 /// reads commit[s(c + 1)][2] for its certificate, finds no COMMIT of that
 /// block, drops the liar, and writes NEW_VIEW(1) from the SEALs of 1, 3
-/// and 4, carrying the true W. Every slot is decided, in view 1: slot 6
-/// at cycle 39,451 at replica 1, the run over at 50,086. The same run with
-/// replica 2 honest has NEW_VIEW(1) of 1, 2 and 3, slot 6 at 38,054 and
-/// 49,697 cycles: the lie costs the leader a certificate read and a second
-/// collection, nothing else.
-/// (These cycle figures are from before R25 while awaiting a NEW_VIEW,
-/// 2026-12-03, which changed the view changes' timing; the run is now
-/// over at 50,574. Not re-measured in detail.)
-/// (Since FAST's read ahead, 2026-12-04, the slots are quicker and the
-/// silence starts at 1,411, the cycle after the leader decided slot 5, as
-/// 1,500 did before; the run is now over at 30,529.)
+/// and 4, carrying the true W. Every slot is decided, in view 1. The same
+/// run with replica 2 honest has NEW_VIEW(1) of 1, 2 and 3: the lie costs
+/// the leader a certificate read and a second collection, nothing else
+/// (the test prints both runs' cycles).
 #[test]
 fn a_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_certificate() {
     use ubft_sim::adversary::wrong_history::WrongHistory;
@@ -2461,26 +2440,17 @@ fn a_seal_that_claims_a_commit_above_the_truth_is_dropped_for_its_missing_certif
     );
 }
 
-/// `omit_carried` on v3 (`OmitCarried`), `scenarios/omit_carried.toml`:
-/// n = 5, replica 0 (the view-0 leader) silent from cycle 1,411, after
-/// fast decisions, so every follower bridges its will_commit and seals
+/// `omit_carried` (`OmitCarried`), `scenarios/omit_carried.toml`:
+/// n = 5, replica 0 (the view-0 leader) silent from the cycle after it
+/// decides slot 5 fast, so every follower bridges its will_commit and seals
 /// view 0 with that L; replica 1, the view-1 leader, writes NEW_VIEW(1)
 /// with the certificate bitmap 0 and no certificate, as if no SEAL
 /// carried an L (all it can do: the SEALs are signed by their writers and
 /// every honest one carries the bridged value). R22's form check refuses
 /// it (a certificate exactly when a SEAL carries an L); the followers wait
 /// out T_vc, seal view 1, and replica 2 writes NEW_VIEW(2) with the
-/// certificate. Every slot is decided, in view 2, none in view 1:
-/// NEW_VIEW(1) lands at replica 2 at cycle 26,648, NEW_VIEW(2) at 100,216
-/// (the refused record is a miss until T_vc), slot 6 is decided at
-/// 115,527, the run is over at 128,130 (49,697, in view 1, with replica 1
-/// honest).
-/// (These cycle figures are from before R25 while awaiting a NEW_VIEW,
-/// 2026-12-03, which changed the view changes' timing; the run is now
-/// over at 128,137. Not re-measured in detail.)
-/// (Since FAST's read ahead, 2026-12-04, the slots are quicker and the
-/// silence starts at 1,411, the cycle after the leader decided slot 5, as
-/// 1,500 did before; the run is now over at 107,516.)
+/// certificate. Every slot is decided, in view 2, none in view 1 (the
+/// refused record is a miss until T_vc).
 #[test]
 fn a_new_view_that_drops_the_carried_values_certificate_is_refused_and_the_next_leader_carries_it()
 {
@@ -2597,23 +2567,15 @@ fn watch_new_views(
 }
 
 /// `forge_cert` as the next leader, `scenarios/forge_cert_leader.toml`:
-/// n = 5, replica 0 (the view-0 leader) silent from cycle 1,411, after fast
-/// decisions, and replica 1, the forger, leads view 1. Its NEW_VIEW(1)
+/// n = 5, replica 0 (the view-0 leader) silent from the cycle after it
+/// decides slot 5 fast, and replica 1, the forger, leads view 1. Its NEW_VIEW(1)
 /// names three SEALs of view 0 with an L and the certificate of the
 /// highest, C*, whose shares of signers other than itself have a bit
 /// flipped. R22 verifies each share over C*: the NEW_VIEW is refused, the
 /// followers seal view 1, and replica 2's NEW_VIEW(2) carries the value.
 /// Every slot is decided, in view 2, none in view 1. A refused NEW_VIEW
 /// costs less than a malformed one (omit_carried.toml, a miss until
-/// T_vc): NEW_VIEW(1) lands at replica 2 at cycle 26,648 and NEW_VIEW(2)
-/// at 34,664 (100,216 there), slot 6 is decided at 51,006, the run is
-/// over at 63,691 (128,130 there).
-/// (These cycle figures are from before R25 while awaiting a NEW_VIEW,
-/// 2026-12-03, which changed the view changes' timing; the run is now
-/// over at 63,162. Not re-measured in detail.)
-/// (Since FAST's read ahead, 2026-12-04, the slots are quicker and the
-/// silence starts at 1,411, the cycle after the leader decided slot 5, as
-/// 1,500 did before; the run is now over at 43,005.)
+/// T_vc); the test prints when each NEW_VIEW lands.
 #[test]
 fn a_new_view_whose_certificate_is_forged_is_refused_and_the_next_leader_carries_the_value() {
     let s = Scenario::from_toml(
@@ -2702,22 +2664,14 @@ fn a_new_view_whose_certificate_is_forged_is_refused_and_the_next_leader_carries
 }
 
 /// `wrong_history` as the next leader, `scenarios/wrong_history_leader.toml`:
-/// n = 5, replica 0 (the view-0 leader) silent from cycle 1,411, after
-/// fast decisions, and replica 1, the liar, leads view 1. Its NEW_VIEW(1)
+/// n = 5, replica 0 (the view-0 leader) silent from the cycle after it
+/// decides slot 5 fast, and replica 1, the liar, leads view 1. Its NEW_VIEW(1)
 /// names its own SEAL as it sent it, the lie (L one slot above its true
 /// commit), and its kernel's certificate of the true highest L. A
 /// follower takes the lie as C* (R20): the shares, valid over the true L,
 /// do not verify over it, and R22 refuses the NEW_VIEW. The followers seal
 /// view 1; replica 2, leading view 2, leaves the liar's SEAL out, and every
-/// slot is decided in view 2, none in view 1: NEW_VIEW(1) lands at
-/// replica 2 at cycle 26,648, NEW_VIEW(2) at 33,656, slot 6 is decided at
-/// 49,486, the run is over at 61,540.
-/// (These cycle figures are from before R25 while awaiting a NEW_VIEW,
-/// 2026-12-03, which changed the view changes' timing; the run is now
-/// over at 60,967. Not re-measured in detail.)
-/// (Since FAST's read ahead, 2026-12-04, the slots are quicker and the
-/// silence starts at 1,411, the cycle after the leader decided slot 5, as
-/// 1,500 did before; the run is now over at 40,353.)
+/// slot is decided in view 2, none in view 1.
 #[test]
 fn a_leader_whose_new_view_names_its_lying_seal_is_refused_for_the_certificate() {
     use ubft_sim::adversary::wrong_history::WrongHistory;
