@@ -10857,9 +10857,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  err_k_wrapped = 8'h6;
     localparam  k_wrap = 32'h1000000;
     localparam  k_last = 32'hffffff;
-    localparam  max_streak = 4'h8;
-    localparam  vc_shift_f1 = 4'h3;
-    localparam  vc_shift_big = 4'h4;
     localparam  cert_kind = 256'h2;
     
     // Enums
@@ -11213,12 +11210,69 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] active$d;
     wire  [7:0] active$q;
     reg  active$clock;
-    reg  [28:0] waited$d;
-    wire  [28:0] waited$q;
-    reg  waited$clock;
-    reg  [3:0] streak$d;
-    wire  [3:0] streak$q;
-    reg  streak$clock;
+    reg  timer$clock;
+    reg  timer$rst_n;
+    reg  [15:0] timer$wait_polls;
+    reg  [7:0] timer$n;
+    reg  timer$start;
+    reg  timer$clear;
+    reg  timer$close_begin;
+    reg  timer$missed;
+    reg  timer$fast_missed;
+    reg  timer$at_prepare;
+    reg  timer$slow_holding;
+    reg  timer$view_holding;
+    reg  timer$next_view;
+    reg  timer$decided;
+    reg  timer$rerun;
+    reg  timer$slow_decided;
+    reg  timer$closing;
+    wire  timer$fast_expiring;
+    wire  timer$prep_expiring;
+    wire  timer$slow_expiring;
+    wire  timer$vc_expiring;
+    wire  [31:0] timer$timeouts;
+    wire  timer$close_to;
+    reg  ledger$clock;
+    reg  ledger$start;
+    reg  [31:0] ledger$k;
+    reg  [31:0] ledger$view_no;
+    reg  [31:0] ledger$m;
+    reg  [31:0] ledger$prev;
+    reg  ledger$set_w;
+    reg  ledger$discharge;
+    reg  ledger$deciding;
+    reg  ledger$set_l;
+    reg  [31:0] ledger$t_view;
+    reg  [31:0] ledger$t_k;
+    reg  [31:0] ledger$t_m;
+    reg  [31:0] ledger$t_prev;
+    reg  ledger$set_d;
+    reg  [31:0] ledger$ev_view;
+    reg  [31:0] ledger$ev_m;
+    reg  [31:0] ledger$ev_prev;
+    reg  ledger$set_cons;
+    reg  [31:0] ledger$cons_c;
+    reg  [31:0] ledger$cons_in_m;
+    reg  ledger$next_view;
+    reg  ledger$taken;
+    reg  ledger$rerun_taken;
+    wire  [31:0] ledger$w_w;
+    wire  [31:0] ledger$w_k;
+    wire  [31:0] ledger$w_m;
+    wire  [31:0] ledger$w_prev;
+    wire  ledger$l_ok;
+    wire  [31:0] ledger$l_w;
+    wire  [31:0] ledger$l_c;
+    wire  [31:0] ledger$l_m;
+    wire  [31:0] ledger$l_prev;
+    wire  [31:0] ledger$d_w;
+    wire  [31:0] ledger$d_m;
+    wire  [31:0] ledger$d_prev;
+    wire  [31:0] ledger$cons_m;
+    wire  ledger$constrained;
+    wire  ledger$ob;
+    wire  ledger$near;
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
@@ -11237,9 +11291,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] view_changes$d;
     wire  [31:0] view_changes$q;
     reg  view_changes$clock;
-    reg  [31:0] timeouts$d;
-    wire  [31:0] timeouts$q;
-    reg  timeouts$clock;
     reg  [31:0] polls$d;
     wire  [31:0] polls$q;
     reg  polls$clock;
@@ -11252,78 +11303,18 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] prev$d;
     wire  [31:0] prev$q;
     reg  prev$clock;
-    reg  wc_ok$d;
-    wire  wc_ok$q;
-    reg  wc_ok$clock;
-    reg  [31:0] wc_k$d;
-    wire  [31:0] wc_k$q;
-    reg  wc_k$clock;
-    reg  [31:0] wc_w$d;
-    wire  [31:0] wc_w$q;
-    reg  wc_w$clock;
-    reg  [31:0] wc_m$d;
-    wire  [31:0] wc_m$q;
-    reg  wc_m$clock;
-    reg  [31:0] wc_prev$d;
-    wire  [31:0] wc_prev$q;
-    reg  wc_prev$clock;
     reg  [31:0] prev2$d;
     wire  [31:0] prev2$q;
     reg  prev2$clock;
     reg  prev2_ok$d;
     wire  prev2_ok$q;
     reg  prev2_ok$clock;
-    reg  cons_ok$d;
-    wire  cons_ok$q;
-    reg  cons_ok$clock;
-    reg  [31:0] cons_k$d;
-    wire  [31:0] cons_k$q;
-    reg  cons_k$clock;
-    reg  [31:0] cons_m$d;
-    wire  [31:0] cons_m$q;
-    reg  cons_m$clock;
     reg  rerun$d;
     wire  rerun$q;
     reg  rerun$clock;
-    reg  [3:0] vc_wait$d;
-    wire  [3:0] vc_wait$q;
-    reg  vc_wait$clock;
-    reg  [3:0] slow_shift$d;
-    wire  [3:0] slow_shift$q;
-    reg  slow_shift$clock;
-    reg  prep_long$d;
-    wire  prep_long$q;
-    reg  prep_long$clock;
     reg  bridged$d;
     wire  bridged$q;
     reg  bridged$clock;
-    reg  close_to$d;
-    wire  close_to$q;
-    reg  close_to$clock;
-    reg  l_ok$d;
-    wire  l_ok$q;
-    reg  l_ok$clock;
-    reg  [31:0] l_w$d;
-    wire  [31:0] l_w$q;
-    reg  l_w$clock;
-    reg  [31:0] l_c$d;
-    wire  [31:0] l_c$q;
-    reg  l_c$clock;
-    reg  [31:0] l_m$d;
-    wire  [31:0] l_m$q;
-    reg  l_m$clock;
-    reg  [31:0] l_prev$d;
-    wire  [31:0] l_prev$q;
-    reg  l_prev$clock;
-    reg  [31:0] dl_w$d;
-    wire  [31:0] dl_w$q;
-    reg  dl_w$clock;
-    reg  [31:0] dl_m$d;
-    wire  [31:0] dl_m$q;
-    reg  dl_m$clock;
-    reg  [31:0] dl_prev$d;
-    wire  [31:0] dl_prev$q;
-    reg  dl_prev$clock;
     
     // Local signals
     reg  close_now;
@@ -11336,11 +11327,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] cert_row;
     reg  [31:0] commit_row;
     reg  [31:0] poll_word;
-    reg  expiring;
-    reg  [28:0] wait_limit;
-    reg  [3:0] vc_shift;
-    reg  vc_expiring;
-    reg  slow_expiring;
     reg  missed;
     reg  decided;
     reg  start_leader;
@@ -11352,7 +11338,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] t_prev;
     reg  [7:0] t_slot;
     reg  [15:0] t_slot_n;
-    reg  constrained;
     reg  [31:0] cert_word;
     reg  [7:0] cert_slot;
     reg  [255:0] prep_block;
@@ -11741,15 +11726,72 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(active$q),
         .clock(active$clock)
     );
-    rhdl_ubft$protocol$waited waited(
-        .d(waited$d),
-        .q(waited$q),
-        .clock(waited$clock)
+    rhdl_ubft$protocol$timer timer(
+        .clock(timer$clock),
+        .rst_n(timer$rst_n),
+        .wait_polls(timer$wait_polls),
+        .n(timer$n),
+        .start(timer$start),
+        .clear(timer$clear),
+        .close_begin(timer$close_begin),
+        .missed(timer$missed),
+        .fast_missed(timer$fast_missed),
+        .at_prepare(timer$at_prepare),
+        .slow_holding(timer$slow_holding),
+        .view_holding(timer$view_holding),
+        .next_view(timer$next_view),
+        .decided(timer$decided),
+        .rerun(timer$rerun),
+        .slow_decided(timer$slow_decided),
+        .closing(timer$closing),
+        .fast_expiring(timer$fast_expiring),
+        .prep_expiring(timer$prep_expiring),
+        .slow_expiring(timer$slow_expiring),
+        .vc_expiring(timer$vc_expiring),
+        .timeouts(timer$timeouts),
+        .close_to(timer$close_to)
     );
-    rhdl_ubft$protocol$streak streak(
-        .d(streak$d),
-        .q(streak$q),
-        .clock(streak$clock)
+    rhdl_ubft$protocol$ledger ledger(
+        .clock(ledger$clock),
+        .start(ledger$start),
+        .k(ledger$k),
+        .view_no(ledger$view_no),
+        .m(ledger$m),
+        .prev(ledger$prev),
+        .set_w(ledger$set_w),
+        .discharge(ledger$discharge),
+        .deciding(ledger$deciding),
+        .set_l(ledger$set_l),
+        .t_view(ledger$t_view),
+        .t_k(ledger$t_k),
+        .t_m(ledger$t_m),
+        .t_prev(ledger$t_prev),
+        .set_d(ledger$set_d),
+        .ev_view(ledger$ev_view),
+        .ev_m(ledger$ev_m),
+        .ev_prev(ledger$ev_prev),
+        .set_cons(ledger$set_cons),
+        .cons_c(ledger$cons_c),
+        .cons_in_m(ledger$cons_in_m),
+        .next_view(ledger$next_view),
+        .taken(ledger$taken),
+        .rerun_taken(ledger$rerun_taken),
+        .w_w(ledger$w_w),
+        .w_k(ledger$w_k),
+        .w_m(ledger$w_m),
+        .w_prev(ledger$w_prev),
+        .l_ok(ledger$l_ok),
+        .l_w(ledger$l_w),
+        .l_c(ledger$l_c),
+        .l_m(ledger$l_m),
+        .l_prev(ledger$l_prev),
+        .d_w(ledger$d_w),
+        .d_m(ledger$d_m),
+        .d_prev(ledger$d_prev),
+        .cons_m(ledger$cons_m),
+        .constrained(ledger$constrained),
+        .ob(ledger$ob),
+        .near(ledger$near)
     );
     rhdl_ubft$protocol$done_q done_q(
         .d(done_q$d),
@@ -11781,11 +11823,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(view_changes$q),
         .clock(view_changes$clock)
     );
-    rhdl_ubft$protocol$timeouts timeouts(
-        .d(timeouts$d),
-        .q(timeouts$q),
-        .clock(timeouts$clock)
-    );
     rhdl_ubft$protocol$polls polls(
         .d(polls$d),
         .q(polls$q),
@@ -11806,31 +11843,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(prev$q),
         .clock(prev$clock)
     );
-    rhdl_ubft$protocol$wc_ok wc_ok(
-        .d(wc_ok$d),
-        .q(wc_ok$q),
-        .clock(wc_ok$clock)
-    );
-    rhdl_ubft$protocol$wc_k wc_k(
-        .d(wc_k$d),
-        .q(wc_k$q),
-        .clock(wc_k$clock)
-    );
-    rhdl_ubft$protocol$wc_w wc_w(
-        .d(wc_w$d),
-        .q(wc_w$q),
-        .clock(wc_w$clock)
-    );
-    rhdl_ubft$protocol$wc_m wc_m(
-        .d(wc_m$d),
-        .q(wc_m$q),
-        .clock(wc_m$clock)
-    );
-    rhdl_ubft$protocol$wc_prev wc_prev(
-        .d(wc_prev$d),
-        .q(wc_prev$q),
-        .clock(wc_prev$clock)
-    );
     rhdl_ubft$protocol$prev2 prev2(
         .d(prev2$d),
         .q(prev2$q),
@@ -11841,90 +11853,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(prev2_ok$q),
         .clock(prev2_ok$clock)
     );
-    rhdl_ubft$protocol$cons_ok cons_ok(
-        .d(cons_ok$d),
-        .q(cons_ok$q),
-        .clock(cons_ok$clock)
-    );
-    rhdl_ubft$protocol$cons_k cons_k(
-        .d(cons_k$d),
-        .q(cons_k$q),
-        .clock(cons_k$clock)
-    );
-    rhdl_ubft$protocol$cons_m cons_m(
-        .d(cons_m$d),
-        .q(cons_m$q),
-        .clock(cons_m$clock)
-    );
     rhdl_ubft$protocol$rerun rerun(
         .d(rerun$d),
         .q(rerun$q),
         .clock(rerun$clock)
     );
-    rhdl_ubft$protocol$vc_wait vc_wait(
-        .d(vc_wait$d),
-        .q(vc_wait$q),
-        .clock(vc_wait$clock)
-    );
-    rhdl_ubft$protocol$slow_shift slow_shift(
-        .d(slow_shift$d),
-        .q(slow_shift$q),
-        .clock(slow_shift$clock)
-    );
-    rhdl_ubft$protocol$prep_long prep_long(
-        .d(prep_long$d),
-        .q(prep_long$q),
-        .clock(prep_long$clock)
-    );
     rhdl_ubft$protocol$bridged bridged(
         .d(bridged$d),
         .q(bridged$q),
         .clock(bridged$clock)
-    );
-    rhdl_ubft$protocol$close_to close_to(
-        .d(close_to$d),
-        .q(close_to$q),
-        .clock(close_to$clock)
-    );
-    rhdl_ubft$protocol$l_ok l_ok(
-        .d(l_ok$d),
-        .q(l_ok$q),
-        .clock(l_ok$clock)
-    );
-    rhdl_ubft$protocol$l_w l_w(
-        .d(l_w$d),
-        .q(l_w$q),
-        .clock(l_w$clock)
-    );
-    rhdl_ubft$protocol$l_c l_c(
-        .d(l_c$d),
-        .q(l_c$q),
-        .clock(l_c$clock)
-    );
-    rhdl_ubft$protocol$l_m l_m(
-        .d(l_m$d),
-        .q(l_m$q),
-        .clock(l_m$clock)
-    );
-    rhdl_ubft$protocol$l_prev l_prev(
-        .d(l_prev$d),
-        .q(l_prev$q),
-        .clock(l_prev$clock)
-    );
-    rhdl_ubft$protocol$dl_w dl_w(
-        .d(dl_w$d),
-        .q(dl_w$q),
-        .clock(dl_w$clock)
-    );
-    rhdl_ubft$protocol$dl_m dl_m(
-        .d(dl_m$d),
-        .q(dl_m$q),
-        .clock(dl_m$clock)
-    );
-    rhdl_ubft$protocol$dl_prev dl_prev(
-        .d(dl_prev$d),
-        .q(dl_prev$q),
-        .clock(dl_prev$clock)
     );
     
     // Update code
@@ -11944,43 +11881,20 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         quorum$clock = clock;
         support$clock = clock;
         active$clock = clock;
-        waited$clock = clock;
-        streak$clock = clock;
         done_q$clock = clock;
         cycles$clock = clock;
         decisions$clock = clock;
         fast_count$clock = clock;
         slow_count$clock = clock;
         view_changes$clock = clock;
-        timeouts$clock = clock;
         polls$clock = clock;
         bad_shares$clock = clock;
         error$clock = clock;
         prev$clock = clock;
-        wc_ok$clock = clock;
-        wc_k$clock = clock;
-        wc_w$clock = clock;
-        wc_m$clock = clock;
-        wc_prev$clock = clock;
-        dl_w$clock = clock;
-        dl_m$clock = clock;
-        dl_prev$clock = clock;
         prev2$clock = clock;
         prev2_ok$clock = clock;
-        cons_ok$clock = clock;
-        cons_k$clock = clock;
-        cons_m$clock = clock;
         rerun$clock = clock;
-        vc_wait$clock = clock;
-        slow_shift$clock = clock;
-        prep_long$clock = clock;
         bridged$clock = clock;
-        close_to$clock = clock;
-        l_ok$clock = clock;
-        l_w$clock = clock;
-        l_c$clock = clock;
-        l_m$clock = clock;
-        l_prev$clock = clock;
         state$d = state$q;
         view_no$d = view_no$q;
         leader_id$d = leader_id$q;
@@ -11996,43 +11910,20 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         quorum$d = quorum$q;
         support$d = support$q;
         active$d = active$q;
-        waited$d = waited$q;
-        streak$d = streak$q;
         done_q$d = done_q$q;
         cycles$d = cycles$q;
         decisions$d = decisions$q;
         fast_count$d = fast_count$q;
         slow_count$d = slow_count$q;
         view_changes$d = view_changes$q;
-        timeouts$d = timeouts$q;
         polls$d = polls$q;
         bad_shares$d = bad_shares$q;
         error$d = error$q;
         prev$d = prev$q;
-        wc_ok$d = wc_ok$q;
-        wc_k$d = wc_k$q;
-        wc_w$d = wc_w$q;
-        wc_m$d = wc_m$q;
-        wc_prev$d = wc_prev$q;
-        dl_w$d = dl_w$q;
-        dl_m$d = dl_m$q;
-        dl_prev$d = dl_prev$q;
         prev2$d = prev2$q;
         prev2_ok$d = prev2_ok$q;
-        cons_ok$d = cons_ok$q;
-        cons_k$d = cons_k$q;
-        cons_m$d = cons_m$q;
         rerun$d = rerun$q;
-        vc_wait$d = vc_wait$q;
-        slow_shift$d = slow_shift$q;
-        prep_long$d = prep_long$q;
         bridged$d = bridged$q;
-        close_to$d = close_to$q;
-        l_ok$d = l_ok$q;
-        l_w$d = l_w$q;
-        l_c$d = l_c$q;
-        l_m$d = l_m$q;
-        l_prev$d = l_prev$q;
         tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         if ((leader_id$q + 32'h1) >= n) begin
             next_leader = 32'h0;
@@ -12049,16 +11940,16 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         t_slot = slot$q;
         t_slot_n = slot_n$q;
         if (slow$holding & slow$deliver_mode) begin
-            t_view = dl_w$q;
-            t_m = dl_m$q;
-            t_prev = dl_prev$q;
+            t_view = ledger$d_w;
+            t_m = ledger$d_m;
+            t_prev = ledger$d_prev;
         end
         if (slow$seal_mode) begin
-            t_view = wc_w$q;
-            t_k = wc_k$q;
-            t_m = wc_m$q;
-            t_prev = wc_prev$q;
-            t_slot = (wc_k$q[(32'h0)+:(8)] - 32'h1) & last_slot;
+            t_view = ledger$w_w;
+            t_k = ledger$w_k;
+            t_m = ledger$w_m;
+            t_prev = ledger$w_prev;
+            t_slot = (ledger$w_k[(32'h0)+:(8)] - 32'h1) & last_slot;
             t_slot_n = ((t_slot) & 16'hffff) << row_log;
         end
         prep_sig_word = prep_sig_base + (((t_slot) & 32'hffffffff) << 32'h5);
@@ -12067,13 +11958,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         commit_block = commit_kind | (((slow$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
         cert_slot = (view$cons_c_out[(32'h0)+:(8)] - 32'h1) & last_slot;
         cert_word = commit3_base + (((((cert_slot) & 32'hffffffff) << row_log) + ((view$x_t_out) & 32'hffffffff)) << commit_shift);
-        constrained = cons_ok$q & (cons_k$q == k$q);
         seal_block = 32'h0;
         if (view$holding) begin
             seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
         end
-        if (view$holding & l_ok$q) begin
-            seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((l_w$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((l_c$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((l_m$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((l_prev$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((one32) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
+        if (view$holding & ledger$l_ok) begin
+            seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((ledger$l_w) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((ledger$l_c) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((ledger$l_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((ledger$l_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((one32) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
         end
         echo_row_word = echo_prep_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
         echo_own_word = echo_row_word + (((id) & 32'hffffffff) << 32'h5);
@@ -12082,17 +11972,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         certify_own_word = certify3_base + (((t_slot_n) & 32'hffffffff) << 32'h5) + (((id) & 32'hffffffff) << 32'h5);
         cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
-        if (n <= 32'h3) begin
-            vc_shift = vc_shift_f1;
-        end
-        else begin
-            vc_shift = vc_shift_big;
-        end
-        slow_shift$d = vc_shift;
-        wait_limit = ((wait_polls) & 29'h1fffffff) << streak$q;
-        expiring = (waited$q + 32'h1) >= wait_limit;
-        vc_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
-        slow_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
         tally$beat = fetch_beat;
         tally$lane = cert_row[(32'h0)+:(4)];
         tally$quarter = prep_word[(32'h2)+:(2)];
@@ -12104,10 +11983,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         leader$id = id;
         leader$leader_id = leader_id$q;
         leader$prep_word = prep_word;
-        leader$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
-        if (constrained) begin
+        leader$expiring = timer$fast_expiring;
+        if (ledger$constrained) begin
             leader$head_valid = 1'b1;
-            leader$head_m = cons_m$q;
+            leader$head_m = ledger$cons_m;
         end
         else begin
             leader$head_valid = requests$head_valid;
@@ -12131,20 +12010,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             fast$votes = tally$votes;
         end
-        if (constrained) begin
-            fast$m_held = tally$record[(32'h20)+:(32)] == cons_m$q;
+        if (ledger$constrained) begin
+            fast$m_held = tally$record[(32'h20)+:(32)] == ledger$cons_m;
         end
         else begin
             fast$m_held = requests$holds;
         end
         fast$prev_ok = fetch_beat[(32'h60)+:(32)] == prev$q;
-        fast$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
-        if (prep_long$q) begin
-            fast$prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1));
-        end
-        else begin
-            fast$prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
-        end
+        fast$expiring = timer$fast_expiring;
+        fast$prep_expiring = timer$prep_expiring;
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
         fast$bc_done = bc_done;
@@ -12160,10 +12034,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$echo_own_word = echo_own_word;
         slow$certify_own_word = certify_own_word;
         if (slow$holding & slow$deliver_mode) begin
-            slow$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
+            slow$expiring = timer$vc_expiring;
         end
         else begin
-            slow$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
+            slow$expiring = timer$slow_expiring;
         end
         slow$fetch_beat = fetch_beat;
         slow$fetch_beat_valid = fetch_beat_valid;
@@ -12178,7 +12052,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$support = support$q;
         slow$row_n = row_n16[(32'h0)+:(8)];
         if (slow$holding & slow$deliver_mode) begin
-            slow$view_no = dl_w$q;
+            slow$view_no = ledger$d_w;
         end
         else begin
             slow$view_no = view_no$q;
@@ -12198,15 +12072,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$support = support$q;
         view$view_no = view_no$q;
         view$next_leader = next_leader;
-        view$ob = wc_ok$q & ~(l_ok$q & (l_c$q >= wc_k$q));
-        view$ob_near = (k$q - wc_k$q) <= (((last_slot) & 32'hffffffff) >> 32'h1);
+        view$ob = ledger$ob;
+        view$ob_near = ledger$near;
         view$k = k$q;
         view$prev = prev$q;
         view$prev2 = prev2$q;
         view$prev2_ok = prev2_ok$q;
         view$cert_word = cert_word;
         view$fetch_hi = fetch_beat[(32'h100)+:(8)];
-        view$expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
+        view$expiring = timer$vc_expiring;
         view$seal_row_word = seal_base;
         view$seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
         view$new_view_word = new_view_word;
@@ -12228,8 +12102,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$round_error = bc_round_error;
         fast$start = leader$start_fast;
         hand_over = leader$start_view | fast$start_view | (slow$stop & ~slow$seal_mode & ~slow$deliver_mode);
-        close_abort = close_to$q & (state$q == ProtocolSt$Close);
-        close_now = (slots != 32'h0) & ((decisions$q + 32'h1) == slots) & ~rerun$q & wc_ok$q & (wc_k$q == k$q) & (wc_m$q == m$q) & ~(l_ok$q & (l_c$q >= wc_k$q));
+        close_abort = timer$close_to & (state$q == ProtocolSt$Close);
+        close_now = (slots != 32'h0) & ((decisions$q + 32'h1) == slots) & ~rerun$q & ledger$ob & (ledger$w_k == k$q) & (ledger$w_m == m$q);
         close_start = close_now & (state$q == ProtocolSt$Decide) & dec_tready;
         dl_ev = wt_ev_valid & (wt_ev_kind == ev_mine) & (wt_ev_prev == prev$q) & view$awaiting;
         dl_grant = dl_ev & view$await_poll & ~cc$busy & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
@@ -12239,13 +12113,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         wt_enable = (slow$holding | view$catching) & (state$q == ProtocolSt$Run);
         bridging = slow$holding & slow$seal_mode;
         if (bridging) begin
-            wt_k = wc_k$q;
+            wt_k = ledger$w_k;
         end
         else begin
             wt_k = k$q;
         end
         wt_view = view_no$q;
-        cc_ev = wt_ev_valid & (wt_ev_kind == ev_commit) & (~bridging | (wt_ev_prev == wc_m$q));
+        cc_ev = wt_ev_valid & (wt_ev_kind == ev_commit) & (~bridging | (wt_ev_prev == ledger$w_m));
         wt_above = (wt_ev_kind == ev_above) | ((wt_ev_kind == ev_commit) & cc$passed);
         wt_seals = wt_ev_kind == ev_seals;
         slow_point = slow$at_poll & ~slow$seal_mode & ~slow$deliver_mode;
@@ -12258,7 +12132,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$hold = cc_hold;
         view$hold = cc_hold;
         if (bridging) begin
-            cc_k1 = wc_k$q + 32'h1;
+            cc_k1 = ledger$w_k + 32'h1;
         end
         else begin
             cc_k1 = k$q + 32'h1;
@@ -12278,7 +12152,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc$sg_busy = sg_busy;
         cc$sg_resp_valid = sg_resp_valid;
         cc$sg_resp_status = sg_resp_status;
-        wt_disch_ev = wt_ev_valid & wt_above & bridging & (wt_ev_prev == wc_m$q);
+        wt_disch_ev = wt_ev_valid & wt_above & bridging & (wt_ev_prev == ledger$w_m);
         wt_disch = wt_disch_ev & slow$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
         slow$abort = (wt_grant & slow_point) | wt_disch | close_abort;
         view$slow_done = (slow$stop & slow$seal_mode & (state$q != ProtocolSt$Close)) | wt_disch | (slow$stop & slow$deliver_mode);
@@ -12300,7 +12174,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             m_new = wt_ev_m;
         end
         else if (slow$decide & slow$deliver_mode) begin
-            m_new = dl_m$q;
+            m_new = ledger$d_m;
         end
         else if (leader$set_m | fast$set_m) begin
             m_new = leader$m_next | fast$m_next;
@@ -12436,65 +12310,47 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         requests$retire_m = m$q;
         missed = leader$missed | fast$missed | slow$missed | view$missed;
         if (leader$open_round | view$open_round) begin
-            waited$d = 32'h0;
             slow_path$d = 1'b0;
             phase$d = 32'h0;
             vote_view$d = view_no$q;
             vote_leader$d = leader_id$q;
-        end
-        if (fast$clear_wait | slow$clear_wait | view$clear_wait) begin
-            waited$d = 32'h0;
         end
         m$d = m_new;
         if (fast$set_phase) begin
             phase$d = fast$phase_next;
         end
         if (view$next_view) begin
-            prep_long$d = 1'b0;
             view_no$d = view_no$q + 32'h1;
             leader_id$d = next_leader;
             view_changes$d = view_changes$q + 32'h1;
-            if (streak$q != max_streak) begin
-                streak$d = streak$q + 32'h1;
-            end
         end
         if (decided) begin
-            if ((streak$q != 32'h0) & ~rerun$q) begin
-                streak$d = streak$q - 32'h1;
-            end
-            if (~rerun$q) begin
-                vc_wait$d = 32'h0;
-            end
             slow_path$d = slow$decide | (wt_decide & wt_above) | view$decide_prev;
-            prep_long$d = slow$decide | (wt_decide & wt_above) | view$decide_prev;
         end
-        if (fast$set_phase & (fast$phase_next == 32'h2)) begin
-            wc_ok$d = 1'b1;
-            wc_k$d = k$q;
-            wc_w$d = view_no$q;
-            wc_m$d = m$q;
-            wc_prev$d = prev$q;
-        end
-        if (dl_grant) begin
-            dl_w$d = wt_ev_view;
-            dl_m$d = wt_ev_m;
-            dl_prev$d = wt_ev_prev;
-        end
-        if (wt_disch) begin
-            wc_ok$d = 1'b0;
-        end
-        if (slow$set_commit & (~l_ok$q | (t_k > l_c$q) | ((t_k == l_c$q) & (t_view > l_w$q)))) begin
-            l_ok$d = 1'b1;
-            l_w$d = t_view;
-            l_c$d = t_k;
-            l_m$d = t_m;
-            l_prev$d = t_prev;
-        end
-        if (view$cons_set) begin
-            cons_ok$d = 1'b1;
-            cons_k$d = view$cons_c_out;
-            cons_m$d = view$cons_m_out;
-        end
+        ledger$clock = clock;
+        ledger$start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
+        ledger$k = k$q;
+        ledger$view_no = view_no$q;
+        ledger$m = m$q;
+        ledger$prev = prev$q;
+        ledger$set_w = fast$set_phase & (fast$phase_next == 32'h2);
+        ledger$discharge = wt_disch;
+        ledger$deciding = state$q == ProtocolSt$Decide;
+        ledger$set_l = slow$set_commit;
+        ledger$t_view = t_view;
+        ledger$t_k = t_k;
+        ledger$t_m = t_m;
+        ledger$t_prev = t_prev;
+        ledger$set_d = dl_grant;
+        ledger$ev_view = wt_ev_view;
+        ledger$ev_m = wt_ev_m;
+        ledger$ev_prev = wt_ev_prev;
+        ledger$set_cons = view$cons_set;
+        ledger$cons_c = view$cons_c_out;
+        ledger$cons_in_m = view$cons_m_out;
+        ledger$next_view = view$next_view;
+        ledger$taken = (state$q == ProtocolSt$Decide) & ~rerun$q & dec_tready;
+        ledger$rerun_taken = (state$q == ProtocolSt$Decide) & rerun$q;
         if (view$step_back) begin
             k$d = k$q - 32'h1;
             prev$d = view$cons_prev_out;
@@ -12508,12 +12364,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 slot$d = slot$q - 32'h1;
                 slot_n$d = slot_n$q - row_n16;
             end
-        end
-        if (view$next_view) begin
-            cons_ok$d = 1'b0;
-        end
-        if (view$holding) begin
-            vc_wait$d = vc_shift;
         end
         if (slow$bad_share | view$bad_share) begin
             bad_shares$d = bad_shares$q + 32'h1;
@@ -12536,7 +12386,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         cycles$d = 32'h0;
                         decisions$d = 32'h0;
                         fast_count$d = 32'h0;
-                        timeouts$d = 32'h0;
                         polls$d = 32'h0;
                         view_no$d = 32'h0;
                         leader_id$d = 32'h0;
@@ -12547,15 +12396,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         bad_shares$d = 32'h0;
                         view_changes$d = 32'h0;
                         prev$d = 32'h0;
-                        wc_ok$d = 1'b0;
-                        l_ok$d = 1'b0;
                         prev2_ok$d = 1'b0;
-                        cons_ok$d = 1'b0;
                         rerun$d = 1'b0;
-                        vc_wait$d = 32'h0;
                         support$d = ((n - 32'h1) >> 32'h1) + 32'h1;
-                        waited$d = 32'h0;
-                        streak$d = 32'h0;
                         quorum$d = ((n - 32'h1) & 32'hfe) + 32'h1;
                         active$d = ~(all_lanes << n);
                         if (~n[32'h0]) begin
@@ -12597,12 +12440,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             ProtocolSt$Decide:
                 begin
                     dec_tvalid = ~rerun$q;
-                    if (wc_ok$q & (wc_k$q == k$q) & (wc_m$q != m$q)) begin
-                        wc_ok$d = 1'b0;
-                    end
                     if (rerun$q) begin
                         rerun$d = 1'b0;
-                        cons_ok$d = 1'b0;
                         wt_clear = 1'b1;
                         k$d = k$q + 32'h1;
                         prev$d = m$q;
@@ -12620,9 +12459,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         state$d = ProtocolSt$Run;
                     end
                     else if (dec_tready) begin
-                        if (cons_k$q == k$q) begin
-                            cons_ok$d = 1'b0;
-                        end
                         prev2$d = prev$q;
                         prev2_ok$d = 1'b1;
                         decisions$d = decisions$q + 32'h1;
@@ -12645,8 +12481,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         end
                         if ((slots != 32'h0) & ((decisions$q + 32'h1) == slots)) begin
                             if (close_now) begin
-                                close_to$d = 1'b0;
-                                waited$d = 32'h0;
                                 state$d = ProtocolSt$Close;
                             end
                             else begin
@@ -12687,18 +12521,23 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             polls$d = polls$q + 32'h1;
         end
         missed_q$d = missed;
-        if (missed) begin
-            if (((fast$missed | leader$missed) & (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1))) & (fast$at_prepare & prep_long$q) | ((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1))) & ~(fast$at_prepare & prep_long$q))) | (~(fast$missed | leader$missed) & ((expiring & ~(slow$holding | view$holding)) | (vc_expiring & view$holding) | (slow_expiring & slow$holding & ~view$holding)))) begin
-                timeouts$d = timeouts$q + 32'h1;
-                waited$d = 32'h0;
-                if (state$q == ProtocolSt$Close) begin
-                    close_to$d = 1'b1;
-                end
-            end
-            else begin
-                waited$d = waited$q + 32'h1;
-            end
-        end
+        timer$clock = clock;
+        timer$rst_n = rst_n;
+        timer$wait_polls = wait_polls;
+        timer$n = n;
+        timer$start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
+        timer$clear = leader$open_round | view$open_round | fast$clear_wait | slow$clear_wait | view$clear_wait;
+        timer$close_begin = close_start;
+        timer$missed = missed;
+        timer$fast_missed = fast$missed | leader$missed;
+        timer$at_prepare = fast$at_prepare;
+        timer$slow_holding = slow$holding;
+        timer$view_holding = view$holding;
+        timer$next_view = view$next_view;
+        timer$decided = decided;
+        timer$rerun = rerun$q;
+        timer$slow_decided = slow$decide | (wt_decide & wt_above) | view$decide_prev;
+        timer$closing = state$q == ProtocolSt$Close;
         if (~rst_n) begin
             state$d = ProtocolSt$Idle;
             done_q$d = 1'b0;
@@ -12706,12 +12545,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             cycles$d = 32'h0;
             decisions$d = 32'h0;
             fast_count$d = 32'h0;
-            timeouts$d = 32'h0;
             polls$d = 32'h0;
             view_no$d = 32'h0;
-            waited$d = 32'h0;
-            streak$d = 32'h0;
-            vc_wait$d = 32'h0;
             slow_count$d = 32'h0;
             bad_shares$d = 32'h0;
             view_changes$d = 32'h0;
@@ -12727,7 +12562,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         sts_slow = slow_count$q;
         sts_view_changes = view_changes$q;
         sts_view = view_no$q;
-        sts_timeouts = timeouts$q;
+        sts_timeouts = timer$timeouts;
         sts_polls = polls$q;
         sts_bad_shares = bad_shares$q;
         sts_error = error$q;
@@ -13181,82 +13016,6 @@ module rhdl_ubft$protocol$cc$state(d,q,clock);
 endmodule // rhdl_ubft$protocol$cc$state
 
 
-module rhdl_ubft$protocol$close_to(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$close_to
-
-
-module rhdl_ubft$protocol$cons_k(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$cons_k
-
-
-module rhdl_ubft$protocol$cons_m(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$cons_m
-
-
-module rhdl_ubft$protocol$cons_ok(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$cons_ok
-
-
 module rhdl_ubft$protocol$cycles(d,q,clock);
     
     // Module arguments
@@ -13293,63 +13052,6 @@ module rhdl_ubft$protocol$decisions(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$decisions
-
-
-module rhdl_ubft$protocol$dl_m(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$dl_m
-
-
-module rhdl_ubft$protocol$dl_prev(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$dl_prev
-
-
-module rhdl_ubft$protocol$dl_w(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$dl_w
 
 
 module rhdl_ubft$protocol$done_q(d,q,clock);
@@ -13692,101 +13394,6 @@ module rhdl_ubft$protocol$k(d,q,clock);
 endmodule // rhdl_ubft$protocol$k
 
 
-module rhdl_ubft$protocol$l_c(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$l_c
-
-
-module rhdl_ubft$protocol$l_m(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$l_m
-
-
-module rhdl_ubft$protocol$l_ok(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$l_ok
-
-
-module rhdl_ubft$protocol$l_prev(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$l_prev
-
-
-module rhdl_ubft$protocol$l_w(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$l_w
-
-
 module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,prep_word,expiring,open_round,set_m,m_next,missed,head_valid,head_m,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_prepare,bc_done,sts_state);
     
     // Module arguments
@@ -13982,6 +13589,585 @@ module rhdl_ubft$protocol$leader_id(d,q,clock);
 endmodule // rhdl_ubft$protocol$leader_id
 
 
+module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,deciding,set_l,t_view,t_k,t_m,t_prev,set_d,ev_view,ev_m,ev_prev,set_cons,cons_c,cons_in_m,next_view,taken,rerun_taken,w_w,w_k,w_m,w_prev,l_ok,l_w,l_c,l_m,l_prev,d_w,d_m,d_prev,cons_m,constrained,ob,near);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  start;
+    input wire  [31:0] k;
+    input wire  [31:0] view_no;
+    input wire  [31:0] m;
+    input wire  [31:0] prev;
+    input wire  set_w;
+    input wire  discharge;
+    input wire  deciding;
+    input wire  set_l;
+    input wire  [31:0] t_view;
+    input wire  [31:0] t_k;
+    input wire  [31:0] t_m;
+    input wire  [31:0] t_prev;
+    input wire  set_d;
+    input wire  [31:0] ev_view;
+    input wire  [31:0] ev_m;
+    input wire  [31:0] ev_prev;
+    input wire  set_cons;
+    input wire  [31:0] cons_c;
+    input wire  [31:0] cons_in_m;
+    input wire  next_view;
+    input wire  taken;
+    input wire  rerun_taken;
+    output reg  [31:0] w_w;
+    output reg  [31:0] w_k;
+    output reg  [31:0] w_m;
+    output reg  [31:0] w_prev;
+    output reg  l_ok;
+    output reg  [31:0] l_w;
+    output reg  [31:0] l_c;
+    output reg  [31:0] l_m;
+    output reg  [31:0] l_prev;
+    output reg  [31:0] d_w;
+    output reg  [31:0] d_m;
+    output reg  [31:0] d_prev;
+    output reg  [31:0] cons_m;
+    output reg  constrained;
+    output reg  ob;
+    output reg  near;
+    
+    // Constant declarations
+    localparam  half = 32'h7;
+    
+    // Stub signals
+    reg  wc_ok$d;
+    wire  wc_ok$q;
+    reg  wc_ok$clock;
+    reg  [31:0] wc_w$d;
+    wire  [31:0] wc_w$q;
+    reg  wc_w$clock;
+    reg  [31:0] wc_k$d;
+    wire  [31:0] wc_k$q;
+    reg  wc_k$clock;
+    reg  [31:0] wc_m$d;
+    wire  [31:0] wc_m$q;
+    reg  wc_m$clock;
+    reg  [31:0] wc_prev$d;
+    wire  [31:0] wc_prev$q;
+    reg  wc_prev$clock;
+    reg  lc_ok$d;
+    wire  lc_ok$q;
+    reg  lc_ok$clock;
+    reg  [31:0] lc_w$d;
+    wire  [31:0] lc_w$q;
+    reg  lc_w$clock;
+    reg  [31:0] lc_c$d;
+    wire  [31:0] lc_c$q;
+    reg  lc_c$clock;
+    reg  [31:0] lc_m$d;
+    wire  [31:0] lc_m$q;
+    reg  lc_m$clock;
+    reg  [31:0] lc_prev$d;
+    wire  [31:0] lc_prev$q;
+    reg  lc_prev$clock;
+    reg  [31:0] dl_w$d;
+    wire  [31:0] dl_w$q;
+    reg  dl_w$clock;
+    reg  [31:0] dl_m$d;
+    wire  [31:0] dl_m$q;
+    reg  dl_m$clock;
+    reg  [31:0] dl_prev$d;
+    wire  [31:0] dl_prev$q;
+    reg  dl_prev$clock;
+    reg  c_ok$d;
+    wire  c_ok$q;
+    reg  c_ok$clock;
+    reg  [31:0] c_k$d;
+    wire  [31:0] c_k$q;
+    reg  c_k$clock;
+    reg  [31:0] c_m$d;
+    wire  [31:0] c_m$q;
+    reg  c_m$clock;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$ledger$wc_ok wc_ok(
+        .d(wc_ok$d),
+        .q(wc_ok$q),
+        .clock(wc_ok$clock)
+    );
+    rhdl_ubft$protocol$ledger$wc_w wc_w(
+        .d(wc_w$d),
+        .q(wc_w$q),
+        .clock(wc_w$clock)
+    );
+    rhdl_ubft$protocol$ledger$wc_k wc_k(
+        .d(wc_k$d),
+        .q(wc_k$q),
+        .clock(wc_k$clock)
+    );
+    rhdl_ubft$protocol$ledger$wc_m wc_m(
+        .d(wc_m$d),
+        .q(wc_m$q),
+        .clock(wc_m$clock)
+    );
+    rhdl_ubft$protocol$ledger$wc_prev wc_prev(
+        .d(wc_prev$d),
+        .q(wc_prev$q),
+        .clock(wc_prev$clock)
+    );
+    rhdl_ubft$protocol$ledger$lc_ok lc_ok(
+        .d(lc_ok$d),
+        .q(lc_ok$q),
+        .clock(lc_ok$clock)
+    );
+    rhdl_ubft$protocol$ledger$lc_w lc_w(
+        .d(lc_w$d),
+        .q(lc_w$q),
+        .clock(lc_w$clock)
+    );
+    rhdl_ubft$protocol$ledger$lc_c lc_c(
+        .d(lc_c$d),
+        .q(lc_c$q),
+        .clock(lc_c$clock)
+    );
+    rhdl_ubft$protocol$ledger$lc_m lc_m(
+        .d(lc_m$d),
+        .q(lc_m$q),
+        .clock(lc_m$clock)
+    );
+    rhdl_ubft$protocol$ledger$lc_prev lc_prev(
+        .d(lc_prev$d),
+        .q(lc_prev$q),
+        .clock(lc_prev$clock)
+    );
+    rhdl_ubft$protocol$ledger$dl_w dl_w(
+        .d(dl_w$d),
+        .q(dl_w$q),
+        .clock(dl_w$clock)
+    );
+    rhdl_ubft$protocol$ledger$dl_m dl_m(
+        .d(dl_m$d),
+        .q(dl_m$q),
+        .clock(dl_m$clock)
+    );
+    rhdl_ubft$protocol$ledger$dl_prev dl_prev(
+        .d(dl_prev$d),
+        .q(dl_prev$q),
+        .clock(dl_prev$clock)
+    );
+    rhdl_ubft$protocol$ledger$c_ok c_ok(
+        .d(c_ok$d),
+        .q(c_ok$q),
+        .clock(c_ok$clock)
+    );
+    rhdl_ubft$protocol$ledger$c_k c_k(
+        .d(c_k$d),
+        .q(c_k$q),
+        .clock(c_k$clock)
+    );
+    rhdl_ubft$protocol$ledger$c_m c_m(
+        .d(c_m$d),
+        .q(c_m$q),
+        .clock(c_m$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        wc_ok$clock = clock;
+        wc_w$clock = clock;
+        wc_k$clock = clock;
+        wc_m$clock = clock;
+        wc_prev$clock = clock;
+        lc_ok$clock = clock;
+        lc_w$clock = clock;
+        lc_c$clock = clock;
+        lc_m$clock = clock;
+        lc_prev$clock = clock;
+        dl_w$clock = clock;
+        dl_m$clock = clock;
+        dl_prev$clock = clock;
+        c_ok$clock = clock;
+        c_k$clock = clock;
+        c_m$clock = clock;
+        wc_ok$d = wc_ok$q;
+        wc_w$d = wc_w$q;
+        wc_k$d = wc_k$q;
+        wc_m$d = wc_m$q;
+        wc_prev$d = wc_prev$q;
+        lc_ok$d = lc_ok$q;
+        lc_w$d = lc_w$q;
+        lc_c$d = lc_c$q;
+        lc_m$d = lc_m$q;
+        lc_prev$d = lc_prev$q;
+        dl_w$d = dl_w$q;
+        dl_m$d = dl_m$q;
+        dl_prev$d = dl_prev$q;
+        c_ok$d = c_ok$q;
+        c_k$d = c_k$q;
+        c_m$d = c_m$q;
+        w_w = wc_w$q;
+        w_k = wc_k$q;
+        w_m = wc_m$q;
+        w_prev = wc_prev$q;
+        l_ok = lc_ok$q;
+        l_w = lc_w$q;
+        l_c = lc_c$q;
+        l_m = lc_m$q;
+        l_prev = lc_prev$q;
+        d_w = dl_w$q;
+        d_m = dl_m$q;
+        d_prev = dl_prev$q;
+        cons_m = c_m$q;
+        constrained = c_ok$q & (c_k$q == k);
+        ob = wc_ok$q & ~(lc_ok$q & (lc_c$q >= wc_k$q));
+        near = (k - wc_k$q) <= half;
+        if (set_w) begin
+            wc_ok$d = 1'b1;
+            wc_k$d = k;
+            wc_w$d = view_no;
+            wc_m$d = m;
+            wc_prev$d = prev;
+        end
+        if (set_d) begin
+            dl_w$d = ev_view;
+            dl_m$d = ev_m;
+            dl_prev$d = ev_prev;
+        end
+        if (discharge) begin
+            wc_ok$d = 1'b0;
+        end
+        if (set_l & (~lc_ok$q | (t_k > lc_c$q) | ((t_k == lc_c$q) & (t_view > lc_w$q)))) begin
+            lc_ok$d = 1'b1;
+            lc_w$d = t_view;
+            lc_c$d = t_k;
+            lc_m$d = t_m;
+            lc_prev$d = t_prev;
+        end
+        if (set_cons) begin
+            c_ok$d = 1'b1;
+            c_k$d = cons_c;
+            c_m$d = cons_in_m;
+        end
+        if (next_view) begin
+            c_ok$d = 1'b0;
+        end
+        if (start) begin
+            wc_ok$d = 1'b0;
+            lc_ok$d = 1'b0;
+            c_ok$d = 1'b0;
+        end
+        if (deciding & wc_ok$q & (wc_k$q == k) & (wc_m$q != m)) begin
+            wc_ok$d = 1'b0;
+        end
+        if (rerun_taken | (taken & (c_k$q == k))) begin
+            c_ok$d = 1'b0;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$ledger
+
+
+module rhdl_ubft$protocol$ledger$c_k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$c_k
+
+
+module rhdl_ubft$protocol$ledger$c_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$c_m
+
+
+module rhdl_ubft$protocol$ledger$c_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$c_ok
+
+
+module rhdl_ubft$protocol$ledger$dl_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$dl_m
+
+
+module rhdl_ubft$protocol$ledger$dl_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$dl_prev
+
+
+module rhdl_ubft$protocol$ledger$dl_w(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$dl_w
+
+
+module rhdl_ubft$protocol$ledger$lc_c(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$lc_c
+
+
+module rhdl_ubft$protocol$ledger$lc_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$lc_m
+
+
+module rhdl_ubft$protocol$ledger$lc_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$lc_ok
+
+
+module rhdl_ubft$protocol$ledger$lc_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$lc_prev
+
+
+module rhdl_ubft$protocol$ledger$lc_w(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$lc_w
+
+
+module rhdl_ubft$protocol$ledger$wc_k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$wc_k
+
+
+module rhdl_ubft$protocol$ledger$wc_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$wc_m
+
+
+module rhdl_ubft$protocol$ledger$wc_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$wc_ok
+
+
+module rhdl_ubft$protocol$ledger$wc_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$wc_prev
+
+
+module rhdl_ubft$protocol$ledger$wc_w(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$wc_w
+
+
 module rhdl_ubft$protocol$m(d,q,clock);
     
     // Module arguments
@@ -14056,25 +14242,6 @@ module rhdl_ubft$protocol$polls(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$polls
-
-
-module rhdl_ubft$protocol$prep_long(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$prep_long
 
 
 module rhdl_ubft$protocol$prev(d,q,clock);
@@ -16771,25 +16938,6 @@ module rhdl_ubft$protocol$slow_path(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow_path
 
 
-module rhdl_ubft$protocol$slow_shift(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow_shift
-
-
 module rhdl_ubft$protocol$state(d,q,clock);
     
     // Module arguments
@@ -16814,25 +16962,6 @@ module rhdl_ubft$protocol$state(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$state
-
-
-module rhdl_ubft$protocol$streak(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$streak
 
 
 module rhdl_ubft$protocol$support(d,q,clock);
@@ -16922,7 +17051,209 @@ module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flag
 endmodule // rhdl_ubft$protocol$tally
 
 
-module rhdl_ubft$protocol$timeouts(d,q,clock);
+module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin,missed,fast_missed,at_prepare,slow_holding,view_holding,next_view,decided,rerun,slow_decided,closing,fast_expiring,prep_expiring,slow_expiring,vc_expiring,timeouts,close_to);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] wait_polls;
+    input wire  [7:0] n;
+    input wire  start;
+    input wire  clear;
+    input wire  close_begin;
+    input wire  missed;
+    input wire  fast_missed;
+    input wire  at_prepare;
+    input wire  slow_holding;
+    input wire  view_holding;
+    input wire  next_view;
+    input wire  decided;
+    input wire  rerun;
+    input wire  slow_decided;
+    input wire  closing;
+    output reg  fast_expiring;
+    output reg  prep_expiring;
+    output reg  slow_expiring;
+    output reg  vc_expiring;
+    output reg  [31:0] timeouts;
+    output reg  close_to;
+    
+    // Constant declarations
+    localparam  max_streak = 4'h8;
+    localparam  vc_shift_f1 = 4'h3;
+    localparam  vc_shift_big = 4'h4;
+    
+    // Stub signals
+    reg  [28:0] waited$d;
+    wire  [28:0] waited$q;
+    reg  waited$clock;
+    reg  [3:0] streak$d;
+    wire  [3:0] streak$q;
+    reg  streak$clock;
+    reg  [3:0] vc_wait$d;
+    wire  [3:0] vc_wait$q;
+    reg  vc_wait$clock;
+    reg  [3:0] slow_shift$d;
+    wire  [3:0] slow_shift$q;
+    reg  slow_shift$clock;
+    reg  prep_long$d;
+    wire  prep_long$q;
+    reg  prep_long$clock;
+    reg  [31:0] count$d;
+    wire  [31:0] count$q;
+    reg  count$clock;
+    reg  close_q$d;
+    wire  close_q$q;
+    reg  close_q$clock;
+    
+    // Local signals
+    reg  [3:0] vc_shift;
+    reg  timeout;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$timer$waited waited(
+        .d(waited$d),
+        .q(waited$q),
+        .clock(waited$clock)
+    );
+    rhdl_ubft$protocol$timer$streak streak(
+        .d(streak$d),
+        .q(streak$q),
+        .clock(streak$clock)
+    );
+    rhdl_ubft$protocol$timer$vc_wait vc_wait(
+        .d(vc_wait$d),
+        .q(vc_wait$q),
+        .clock(vc_wait$clock)
+    );
+    rhdl_ubft$protocol$timer$slow_shift slow_shift(
+        .d(slow_shift$d),
+        .q(slow_shift$q),
+        .clock(slow_shift$clock)
+    );
+    rhdl_ubft$protocol$timer$prep_long prep_long(
+        .d(prep_long$d),
+        .q(prep_long$q),
+        .clock(prep_long$clock)
+    );
+    rhdl_ubft$protocol$timer$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    rhdl_ubft$protocol$timer$close_q close_q(
+        .d(close_q$d),
+        .q(close_q$q),
+        .clock(close_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        waited$clock = clock;
+        streak$clock = clock;
+        vc_wait$clock = clock;
+        slow_shift$clock = clock;
+        prep_long$clock = clock;
+        count$clock = clock;
+        close_q$clock = clock;
+        waited$d = waited$q;
+        streak$d = streak$q;
+        vc_wait$d = vc_wait$q;
+        slow_shift$d = slow_shift$q;
+        prep_long$d = prep_long$q;
+        count$d = count$q;
+        close_q$d = close_q$q;
+        fast_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
+        if (prep_long$q) begin
+            prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1));
+        end
+        else begin
+            prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
+        end
+        slow_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
+        vc_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
+        timeouts = count$q;
+        close_to = close_q$q;
+        if (n <= 32'h3) begin
+            vc_shift = vc_shift_f1;
+        end
+        else begin
+            vc_shift = vc_shift_big;
+        end
+        slow_shift$d = vc_shift;
+        timeout = missed & ((fast_missed & (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1))) & (at_prepare & prep_long$q) | ((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1))) & ~(at_prepare & prep_long$q))) | (~fast_missed & ((((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << streak$q)) & ~(slow_holding | view_holding)) | (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q))) & view_holding) | (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q))) & slow_holding & ~view_holding))));
+        if (clear | start | close_begin) begin
+            waited$d = 32'h0;
+        end
+        if (next_view) begin
+            prep_long$d = 1'b0;
+            if (streak$q != max_streak) begin
+                streak$d = streak$q + 32'h1;
+            end
+        end
+        if (decided) begin
+            if ((streak$q != 32'h0) & ~rerun) begin
+                streak$d = streak$q - 32'h1;
+            end
+            if (~rerun) begin
+                vc_wait$d = 32'h0;
+            end
+            prep_long$d = slow_decided;
+        end
+        if (view_holding) begin
+            vc_wait$d = vc_shift;
+        end
+        if (start) begin
+            count$d = 32'h0;
+            vc_wait$d = 32'h0;
+            streak$d = 32'h0;
+        end
+        if (close_begin) begin
+            close_q$d = 1'b0;
+        end
+        if (missed) begin
+            if (timeout) begin
+                count$d = count$q + 32'h1;
+                waited$d = 32'h0;
+                if (closing) begin
+                    close_q$d = 1'b1;
+                end
+            end
+            else begin
+                waited$d = waited$q + 32'h1;
+            end
+        end
+        if (~rst_n) begin
+            waited$d = 32'h0;
+            streak$d = 32'h0;
+            vc_wait$d = 32'h0;
+            count$d = 32'h0;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$timer
+
+
+module rhdl_ubft$protocol$timer$close_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$timer$close_q
+
+
+module rhdl_ubft$protocol$timer$count(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -16938,10 +17269,29 @@ module rhdl_ubft$protocol$timeouts(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$timeouts
+endmodule // rhdl_ubft$protocol$timer$count
 
 
-module rhdl_ubft$protocol$vc_wait(d,q,clock);
+module rhdl_ubft$protocol$timer$prep_long(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$timer$prep_long
+
+
+module rhdl_ubft$protocol$timer$slow_shift(d,q,clock);
     
     // Module arguments
     input wire  [3:0] d;
@@ -16957,7 +17307,64 @@ module rhdl_ubft$protocol$vc_wait(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$vc_wait
+endmodule // rhdl_ubft$protocol$timer$slow_shift
+
+
+module rhdl_ubft$protocol$timer$streak(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$timer$streak
+
+
+module rhdl_ubft$protocol$timer$vc_wait(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$timer$vc_wait
+
+
+module rhdl_ubft$protocol$timer$waited(d,q,clock);
+    
+    // Module arguments
+    input wire  [28:0] d;
+    output reg  [28:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 29'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$timer$waited
 
 
 module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_slow,slow_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
@@ -19247,120 +19654,6 @@ module rhdl_ubft$protocol$vote_view(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$vote_view
-
-
-module rhdl_ubft$protocol$waited(d,q,clock);
-    
-    // Module arguments
-    input wire  [28:0] d;
-    output reg  [28:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 29'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$waited
-
-
-module rhdl_ubft$protocol$wc_k(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$wc_k
-
-
-module rhdl_ubft$protocol$wc_m(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$wc_m
-
-
-module rhdl_ubft$protocol$wc_ok(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$wc_ok
-
-
-module rhdl_ubft$protocol$wc_prev(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$wc_prev
-
-
-module rhdl_ubft$protocol$wc_w(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$wc_w
 
 
 module rhdl_ubft$rdmux(clock,rst_n,a_araddr,a_arlen,a_arsize,a_arburst,a_arvalid,a_arready,a_rdata,a_rresp,a_rlast,a_rvalid,a_rready,b_araddr,b_arlen,b_arsize,b_arburst,b_arvalid,b_arready,b_rdata,b_rresp,b_rlast,b_rvalid,b_rready,m_araddr,m_arlen,m_arsize,m_arburst,m_arvalid,m_arready,m_rdata,m_rresp,m_rlast,m_rvalid,m_rready);

@@ -2,11 +2,13 @@
 pub mod cert_check;
 pub mod fast;
 pub mod leader;
+pub mod ledger;
 pub mod literals;
 pub mod protocol;
 pub mod requests;
 pub mod slow;
 pub mod status;
 pub mod tally;
+pub mod timer;
 pub mod view;
 pub mod watch;

@@ -9,7 +9,7 @@
 //! - the slot's registers: k, slot, the view and its leader, m, the phase,
 //!   the vote view (the view the slot's votes carry), the decision path;
 //!   the configuration derived from n (quorum 2f + 1, support f + 1, the
-//!   active lanes); the wait (`waited`);
+//!   active lanes);
 //! - the ports to Fetch, Broadcast and the signer service, and the read
 //!   side of the fetch port (crate::controller::tally);
 //! - the client requests held (crate::controller::requests, recovery.md R1 and R2):
@@ -57,19 +57,10 @@
 //! the record's first beat out once, from the slot's registers and the m
 //! taken in that cycle, and COMPOSE streams its later beats.
 //!
-//! Timeouts: a machine reports each poll that found nothing (`missed`);
-//! Protocol counts them in `waited` and tells the machines when the next
-//! miss is the (`wait_polls` << `streak`)-th in a row (`expiring`), so the
-//! machine that misses then hands over itself (and Protocol counts a
-//! timeout). `streak` counts the view changes since the last decision, up to
-//! `WAIT_DOUBLINGS`: each doubles the timeout, and each decision but a
-//! rerun's halves it (docs/recovery.md R14). From VIEW's start to
-//! the first decision after it that is not a rerun, VIEW's waits are
-//! T_vc: `vc_wait` = `params::vc_shift(n)` more doublings; SLOW's waits,
-//! and FAST's wait for a prepare after a slow decision (`prep_long`), are
-//! as long at every slot (docs/protocol.md, "Timeouts"). FAST's and
-//! LEADER's limits are twice the others' (`FAST_POLL_SHIFT`): their polls
-//! read ahead (`fetch_poll`, docs/fetch.md), two reads per round trip.
+//! Timeouts (crate::controller::timer): a machine reports each poll that
+//! found nothing (`missed`); the timer counts them and tells the machines
+//! when the next miss ends their wait (`expiring`), so the machine that
+//! misses then hands over itself.
 //!
 //! k is the sequence number and slot = (k - 1) mod G; every vote carries
 //! tag(vote_view, k), so a reused slot never counts a stale vote, and a
@@ -84,15 +75,14 @@
 use crate::controller::cert_check::CertCheck;
 use crate::controller::fast::Fast;
 use crate::controller::leader::Leader;
+use crate::controller::ledger::Ledger;
 use crate::controller::requests::Requests;
 use crate::controller::slow::Slow;
 use crate::controller::tally::Tally;
+use crate::controller::timer::Timer;
 use crate::controller::view::View;
 use crate::layout::records::{BLOCK_BITS, KIND_CERT, KIND_PREP};
-use crate::params::{
-    ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP, STREAK_BITS, VC_SHIFT, VC_SHIFT_F1,
-    WAITED_BITS, WAIT_DOUBLINGS,
-};
+use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP};
 use rust_hdl::prelude::*;
 
 pub use crate::controller::tally::count_votes;
@@ -269,10 +259,10 @@ pub struct Protocol<const N: usize> {
     quorum: DFF<Bits<8>>,
     support: DFF<Bits<8>>,
     active: DFF<Bits<N>>,
-    // The wait: misses in a row, and view changes since the last decision
-    // (each doubles the timeout, up to WAIT_DOUBLINGS times).
-    waited: DFF<Bits<WAITED_BITS>>,
-    streak: DFF<Bits<STREAK_BITS>>,
+    /// The wait, the timeouts and Close's timer.
+    timer: Timer,
+    /// W, L, D and the constraint (recovery.md D11).
+    ledger: Ledger,
     done_q: DFF<Bit>,
     // Status counters.
     cycles: DFF<Bits<32>>,
@@ -280,7 +270,6 @@ pub struct Protocol<const N: usize> {
     fast_count: DFF<Bits<32>>,
     slow_count: DFF<Bits<32>>,
     view_changes: DFF<Bits<32>>,
-    timeouts: DFF<Bits<32>>,
     polls: DFF<Bits<32>>,
     bad_shares: DFF<Bits<32>>,
     error: DFF<Bits<8>>,
@@ -288,57 +277,22 @@ pub struct Protocol<const N: usize> {
     /// decision): the prev a prepare carries and a lock checks
     /// (recovery.md R3, R4).
     prev: DFF<Bits<32>>,
-    /// W (recovery.md D11.2): this replica sent will_commit for (`wc_w`,
-    /// `wc_k`, `wc_m`, `wc_prev`) (`wc_ok`), the block VIEW's bridge
-    /// certifies and commits through SLOW's seal mode. (D11.2's `wc_done`
-    /// is not needed: the bridge's COMMIT makes L cover W.)
-    wc_ok: DFF<Bit>,
-    wc_k: DFF<Bits<32>>,
-    wc_w: DFF<Bits<32>>,
-    wc_m: DFF<Bits<32>>,
-    wc_prev: DFF<Bits<32>>,
     /// dec[k - 2] (`prev2_ok`: known), R23's check of a carried prev.
     prev2: DFF<Bits<32>>,
     prev2_ok: DFF<Bit>,
-    /// The constraint a NEW_VIEW installed (R22): at slot `cons_k` only
-    /// `cons_m` is valid (LEADER proposes it, FAST locks only it). Cleared
-    /// by the slot's decision and by the next view change.
-    cons_ok: DFF<Bit>,
-    cons_k: DFF<Bits<32>>,
-    cons_m: DFF<Bits<32>>,
     /// The slot is a rerun (R23): its decision was emitted before, so it
     /// is not emitted, counted or retired again.
     rerun: DFF<Bit>,
-    // T_vc's extra doublings: `vc_shift` while VIEW holds the
-    // replica, 0 from the first decision after (not a rerun's); added to
-    // `streak` in VIEW's waits (a register, so that VIEW's
-    // `expiring` depends on registers only).
-    vc_wait: DFF<Bits<STREAK_BITS>>,
-    // SLOW's doublings over the path timeout: `vc_shift` at every
-    // slot, since a slow-path wait spans peers' signer steps (a register
-    // that follows `n`, so that SLOW's `expiring` depends on registers
-    // only).
-    slow_shift: DFF<Bits<STREAK_BITS>>,
-    // FAST's wait for a prepare is SLOW's: the last decision was on
-    // the slow path (set at each decision, cleared at a SEAL).
-    prep_long: DFF<Bit>,
     /// `bridging` a cycle late: WATCH is cleared when the bridge ends, as
     /// `wt_k` moves back from W.b to k.
     bridged: DFF<Bit>,
     /// R28: the run's last decision leaves W uncovered (`close_now`),
-    /// so Close starts SLOW in seal mode on W (`close_start`); SLOW's
-    /// wait there has a timer, Protocol's: at its expiry (`close_to`)
-    /// SLOW is aborted at its poll point, and Close ends.
-    close_to: DFF<Bit>,
+    /// so Close starts SLOW in seal mode on W (`close_start`); at the
+    /// timer's `close_to` SLOW is aborted at its poll point, and Close
+    /// ends.
     close_now: Signal<Local, Bit>,
     close_start: Signal<Local, Bit>,
     close_abort: Signal<Local, Bit>,
-    /// L, its latest COMMIT (w, c, m, prev), which its SEAL carries.
-    l_ok: DFF<Bit>,
-    l_w: DFF<Bits<32>>,
-    l_c: DFF<Bits<32>>,
-    l_m: DFF<Bits<32>>,
-    l_prev: DFF<Bits<32>>,
     // Combinational temporaries.
     tag: Signal<Local, Bits<32>>,
     m_new: Signal<Local, Bits<32>>,
@@ -347,11 +301,6 @@ pub struct Protocol<const N: usize> {
     cert_row: Signal<Local, Bits<32>>,
     commit_row: Signal<Local, Bits<32>>,
     poll_word: Signal<Local, Bits<32>>,
-    expiring: Signal<Local, Bit>,
-    wait_limit: Signal<Local, Bits<WAITED_BITS>>,
-    vc_shift: Signal<Local, Bits<STREAK_BITS>>,
-    vc_expiring: Signal<Local, Bit>,
-    slow_expiring: Signal<Local, Bit>,
     missed: Signal<Local, Bit>,
     decided: Signal<Local, Bit>,
     start_leader: Signal<Local, Bit>,
@@ -366,8 +315,6 @@ pub struct Protocol<const N: usize> {
     t_prev: Signal<Local, Bits<32>>,
     t_slot: Signal<Local, Bits<8>>,
     t_slot_n: Signal<Local, Bits<16>>,
-    /// The constraint applies to this slot (R22).
-    constrained: Signal<Local, Bit>,
     /// commit[s(c*)][x_T] in words, for VIEW's certificate read (R19).
     cert_word: Signal<Local, Bits<32>>,
     cert_slot: Signal<Local, Bits<8>>,
@@ -407,11 +354,6 @@ pub struct Protocol<const N: usize> {
     ev_full_row: Constant<Bits<3>>,
     ev_above: Constant<Bits<3>>,
     ev_mine: Constant<Bits<3>>,
-    /// R25 while awaiting a NEW_VIEW: D, the block of the peer's COMMIT of
-    /// k that WATCH found (MINE), SLOW's target in deliver mode.
-    dl_w: DFF<Bits<32>>,
-    dl_m: DFF<Bits<32>>,
-    dl_prev: DFF<Bits<32>>,
     /// A MINE event VIEW may take (it awaits, and prev = dec[k - 1]),
     /// and its grant at VIEW's poll point.
     dl_ev: Signal<Local, Bit>,
@@ -481,10 +423,6 @@ pub struct Protocol<const N: usize> {
     /// 2^24 and 2^24 - 1 (`params::K_WRAP`, `K_LAST`): vote_tag's k field.
     k_wrap: Constant<Bits<32>>,
     k_last: Constant<Bits<32>>,
-    max_streak: Constant<Bits<STREAK_BITS>>,
-    // T_vc's doublings over the path timeout (params.rs `vc_shift`).
-    vc_shift_f1: Constant<Bits<STREAK_BITS>>,
-    vc_shift_big: Constant<Bits<STREAK_BITS>>,
     /// The CERT block's word 0, its kind (`records::KIND_CERT`).
     cert_kind: Constant<Bits<BLOCK_BITS>>,
 }
@@ -588,6 +526,8 @@ impl<const N: usize> Protocol<N> {
             tally: Default::default(),
             requests: Default::default(),
             cc: Default::default(),
+            timer: Default::default(),
+            ledger: Default::default(),
             state: Default::default(),
             view_no: Default::default(),
             leader_id: Default::default(),
@@ -603,15 +543,12 @@ impl<const N: usize> Protocol<N> {
             quorum: Default::default(),
             support: Default::default(),
             active: Default::default(),
-            waited: Default::default(),
-            streak: Default::default(),
             done_q: Default::default(),
             cycles: Default::default(),
             decisions: Default::default(),
             fast_count: Default::default(),
             slow_count: Default::default(),
             view_changes: Default::default(),
-            timeouts: Default::default(),
             polls: Default::default(),
             bad_shares: Default::default(),
             error: Default::default(),
@@ -622,32 +559,15 @@ impl<const N: usize> Protocol<N> {
             cert_row: Default::default(),
             commit_row: Default::default(),
             poll_word: Default::default(),
-            expiring: Default::default(),
-            wait_limit: Default::default(),
-            vc_shift: Default::default(),
-            vc_expiring: Default::default(),
-            slow_expiring: Default::default(),
             missed: Default::default(),
             decided: Default::default(),
             start_leader: Default::default(),
             own_state: Default::default(),
             prev: Default::default(),
-            wc_ok: Default::default(),
-            wc_k: Default::default(),
-            wc_w: Default::default(),
-            wc_m: Default::default(),
-            wc_prev: Default::default(),
             prev2: Default::default(),
             prev2_ok: Default::default(),
-            cons_ok: Default::default(),
-            cons_k: Default::default(),
-            cons_m: Default::default(),
             rerun: Default::default(),
-            vc_wait: Default::default(),
-            slow_shift: Default::default(),
-            prep_long: Default::default(),
             bridged: Default::default(),
-            close_to: Default::default(),
             close_now: Default::default(),
             close_start: Default::default(),
             close_abort: Default::default(),
@@ -657,15 +577,9 @@ impl<const N: usize> Protocol<N> {
             t_prev: Default::default(),
             t_slot: Default::default(),
             t_slot_n: Default::default(),
-            constrained: Default::default(),
             cert_word: Default::default(),
             cert_slot: Default::default(),
             last_slot_n: Constant::new((((G - 1) * row_n) as u64).into()),
-            l_ok: Default::default(),
-            l_w: Default::default(),
-            l_c: Default::default(),
-            l_m: Default::default(),
-            l_prev: Default::default(),
             seal_block: Default::default(),
             seal_kind: Constant::new((crate::layout::records::KIND_SEAL as u64).into()),
             one32: Constant::new(1u64.into()),
@@ -714,9 +628,6 @@ impl<const N: usize> Protocol<N> {
             wt_above: Default::default(),
             ev_above: Constant::new(crate::controller::watch::ev::ABOVE.into()),
             ev_mine: Constant::new(crate::controller::watch::ev::MINE.into()),
-            dl_w: Default::default(),
-            dl_m: Default::default(),
-            dl_prev: Default::default(),
             dl_ev: Default::default(),
             dl_grant: Default::default(),
             wt_ev_take: Default::default(),
@@ -750,9 +661,6 @@ impl<const N: usize> Protocol<N> {
             err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
             k_wrap: Constant::new(K_WRAP.into()),
             k_last: Constant::new(K_LAST.into()),
-            max_streak: Constant::new((WAIT_DOUBLINGS as u64).into()),
-            vc_shift_f1: Constant::new((VC_SHIFT_F1 as u64).into()),
-            vc_shift_big: Constant::new((VC_SHIFT as u64).into()),
             cert_kind: Constant::new((KIND_CERT as u64).into()),
             prep_kind: Constant::new((KIND_PREP as u64).into()),
             prep_sig_base: Constant::new(base(Region::PrepSig).into()),
@@ -870,43 +778,20 @@ impl<const N: usize> Logic for Protocol<N> {
             quorum,
             support,
             active,
-            waited,
-            streak,
             done_q,
             cycles,
             decisions,
             fast_count,
             slow_count,
             view_changes,
-            timeouts,
             polls,
             bad_shares,
             error,
             prev,
-            wc_ok,
-            wc_k,
-            wc_w,
-            wc_m,
-            wc_prev,
-            dl_w,
-            dl_m,
-            dl_prev,
             prev2,
             prev2_ok,
-            cons_ok,
-            cons_k,
-            cons_m,
             rerun,
-            vc_wait,
-            slow_shift,
-            prep_long,
-            bridged,
-            close_to,
-            l_ok,
-            l_w,
-            l_c,
-            l_m,
-            l_prev
+            bridged
         );
         // Where this slot's records are, and its votes' tag: tag(vote_view,
         // k); a view change's flag carries the new view instead.
@@ -935,19 +820,19 @@ impl<const N: usize> Logic for Protocol<N> {
         // false loop through SLOW for Verilator, UNOPTFLAT.)
         if self.slow.holding.val() & self.slow.deliver_mode.val() {
             // Deliver mode (R25 while awaiting): D at this slot.
-            self.t_view.next = self.dl_w.q.val();
-            self.t_m.next = self.dl_m.q.val();
-            self.t_prev.next = self.dl_prev.q.val();
+            self.t_view.next = self.ledger.d_w.val();
+            self.t_m.next = self.ledger.d_m.val();
+            self.t_prev.next = self.ledger.d_prev.val();
         }
         if self.slow.seal_mode.val() {
-            self.t_view.next = self.wc_w.q.val();
-            self.t_k.next = self.wc_k.q.val();
-            self.t_m.next = self.wc_m.q.val();
-            self.t_prev.next = self.wc_prev.q.val();
+            self.t_view.next = self.ledger.w_w.val();
+            self.t_k.next = self.ledger.w_k.val();
+            self.t_m.next = self.ledger.w_m.val();
+            self.t_prev.next = self.ledger.w_prev.val();
             // W's slot s(W.b) = (W.b - 1) mod G and its first record's
             // index s · R (R a power of two in v3), wherever W.b is in the
             // window, derived from W.b as `cert_slot` and `cc_slot` are.
-            self.t_slot.next = (self.wc_k.q.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+            self.t_slot.next = (self.ledger.w_k.val().get_bits::<8>(0) - 1) & self.last_slot.val();
             self.t_slot_n.next = bit_cast::<16, 8>(self.t_slot.val()) << self.row_log.val();
         }
         // prep_sig[s(k)]: two beats a slot (v3).
@@ -977,8 +862,6 @@ impl<const N: usize> Logic for Protocol<N> {
             + (((bit_cast::<32, 8>(self.cert_slot.val()) << self.row_log.val())
                 + bit_cast::<32, 8>(self.view.x_t_out.val()))
                 << self.commit_shift.val());
-        // The constraint holds at this slot (R22, R23).
-        self.constrained.next = self.cons_ok.q.val() & (self.cons_k.q.val() == self.k.q.val());
         // The SEAL block (v3, R18): L's words only with L. (Built only while
         // VIEW holds the slot, the one time it is read: the simulator skips
         // it otherwise.)
@@ -988,14 +871,14 @@ impl<const N: usize> Logic for Protocol<N> {
                 | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
                 | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64);
         }
-        if self.view.holding.val() & self.l_ok.q.val() {
+        if self.view.holding.val() & self.ledger.l_ok.val() {
             self.seal_block.next = self.seal_kind.val()
                 | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
                 | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64)
-                | (bit_cast::<BLOCK_BITS, 32>(self.l_w.q.val()) << 96)
-                | (bit_cast::<BLOCK_BITS, 32>(self.l_c.q.val()) << 128)
-                | (bit_cast::<BLOCK_BITS, 32>(self.l_m.q.val()) << 160)
-                | (bit_cast::<BLOCK_BITS, 32>(self.l_prev.q.val()) << 192)
+                | (bit_cast::<BLOCK_BITS, 32>(self.ledger.l_w.val()) << 96)
+                | (bit_cast::<BLOCK_BITS, 32>(self.ledger.l_c.val()) << 128)
+                | (bit_cast::<BLOCK_BITS, 32>(self.ledger.l_m.val()) << 160)
+                | (bit_cast::<BLOCK_BITS, 32>(self.ledger.l_prev.val()) << 192)
                 | (bit_cast::<BLOCK_BITS, 32>(self.one32.val()) << 224);
         }
         // echo_prep and certify: N records of two beats a slot (v3).
@@ -1014,33 +897,6 @@ impl<const N: usize> Logic for Protocol<N> {
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
         self.commit_row.next = self.will_commit_base.val()
             + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
-        // The next miss times out: wait_polls, doubled for every view
-        // change since the last decision (28 = WAITED_BITS, 16 = WAIT_BITS:
-        // asserted below the block).
-        // T_vc (v3): from the view change's start to the first decision of
-        // the view it installs (`vc_wait`), VIEW's waits are doubled
-        // VC_SHIFT_F1 more times at n = 3, VC_SHIFT at n >= 5 (params.rs
-        // `vc_shift`): the view change's signer steps. SLOW's waits are
-        // doubled as many times at every slot (`slow_shift`): a slow-path
-        // wait spans its peers' signer steps (up to f + 4 of them, with a
-        // torn read's retry), and the new leader's first slow slot runs
-        // while its followers still check NEW_VIEW. LEADER's and FAST's
-        // are not: a silent replica still moves a slot to the slow path
-        // after `wait_polls`.
-        if self.n.val() <= 3 {
-            self.vc_shift.next = self.vc_shift_f1.val();
-        } else {
-            self.vc_shift.next = self.vc_shift_big.val();
-        }
-        self.slow_shift.d.next = self.vc_shift.val();
-        self.wait_limit.next = bit_cast::<29, 16>(self.wait_polls.val()) << self.streak.q.val();
-        self.expiring.next = (self.waited.q.val() + 1) >= self.wait_limit.val();
-        self.vc_expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                << (self.streak.q.val() + self.vc_wait.q.val()));
-        self.slow_expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                << (self.streak.q.val() + self.slow_shift.q.val()));
 
         // The read side of the fetch port.
         self.tally.beat.next = self.fetch_beat.val();
@@ -1061,19 +917,17 @@ impl<const N: usize> Logic for Protocol<N> {
         self.leader.id.next = self.id.val();
         self.leader.leader_id.next = self.leader_id.q.val();
         self.leader.prep_word.next = self.prep_word.val();
-        // LEADER's idle polls read ahead too (`fetch_poll`), so they count
-        // twice the polls, as FAST's (from the registers, as FAST's below).
-        self.leader.expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << (self.streak.q.val() + 1));
+        // LEADER's idle polls read ahead too (`fetch_poll`): FAST's wait.
+        self.leader.expiring.next = self.timer.fast_expiring.val();
         // Under a constraint (R22, R23) the leader proposes only m*.
         // (Each of these inputs is assigned once on every path, if/else, not
         // a default then an override: the children's outputs come back into
         // this block, and an override's glitch would wake the child and the
         // child's glitch this block, without end, in an event-driven
         // simulator: `hdl_tools::glitch`, run by `cargo xtask lint`.)
-        if self.constrained.val() {
+        if self.ledger.constrained.val() {
             self.leader.head_valid.next = true;
-            self.leader.head_m.next = self.cons_m.q.val();
+            self.leader.head_m.next = self.ledger.cons_m.val();
         } else {
             self.leader.head_valid.next = self.requests.head_valid.val();
             self.leader.head_m.next = self.requests.head_m.val();
@@ -1110,34 +964,17 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         // Under a constraint only m* is valid, held or not (it may have
         // been decided and retired before: a rerun, R23).
-        if self.constrained.val() {
+        if self.ledger.constrained.val() {
             self.fast.m_held.next =
-                self.tally.record.val().get_bits::<32>(32) == self.cons_m.q.val();
+                self.tally.record.val().get_bits::<32>(32) == self.ledger.cons_m.val();
         } else {
             self.fast.m_held.next = self.requests.holds.val();
         }
         // The prepare's prev (word 3 of its beat, quarter 0) is this
         // replica's dec[k - 1] (R4).
         self.fast.prev_ok.next = self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val();
-        // (From the registers, as SLOW's below: in the v3 build FAST's
-        // `start_slow` starts SLOW, whose requests come back into this
-        // block, and a shared local would close a false loop, UNOPTFLAT.)
-        // FAST reads ahead (`fetch_poll`, fetch.md), two polls per round
-        // trip, so its waits count twice the polls (FAST_POLL_SHIFT = 1).
-        self.fast.expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << (self.streak.q.val() + 1));
-        // FastWaitPrepare after a slow decision (v3, `prep_long`): SLOW's
-        // wait, since the leader may be delivering that slot's COMMITs, f
-        // verifies behind its followers. (From the registers, as SLOW's.)
-        if self.prep_long.q.val() {
-            self.fast.prep_expiring.next = (self.waited.q.val() + 1)
-                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                    << ((self.streak.q.val() + self.slow_shift.q.val()) + 1));
-        } else {
-            self.fast.prep_expiring.next = (self.waited.q.val() + 1)
-                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                    << (self.streak.q.val() + 1));
-        }
+        self.fast.expiring.next = self.timer.fast_expiring.val();
+        self.fast.prep_expiring.next = self.timer.prep_expiring.val();
         self.fast.fetch_done.next = self.fetch_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
         self.fast.bc_done.next = self.bc_done.val();
@@ -1153,18 +990,11 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.echo_row_word.next = self.echo_row_word.val();
         self.slow.echo_own_word.next = self.echo_own_word.val();
         self.slow.certify_own_word.next = self.certify_own_word.val();
-        // (`expiring` again, from the registers: sharing the local with the
-        // statements that read SLOW's requests makes a false loop through
-        // SLOW for Verilator, UNOPTFLAT, as Tally's tag below.)
         if self.slow.holding.val() & self.slow.deliver_mode.val() {
             // Deliver mode's polls are VIEW's: T_vc's count.
-            self.slow.expiring.next = (self.waited.q.val() + 1)
-                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                    << (self.streak.q.val() + self.vc_wait.q.val()));
+            self.slow.expiring.next = self.timer.vc_expiring.val();
         } else {
-            self.slow.expiring.next = (self.waited.q.val() + 1)
-                >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                    << (self.streak.q.val() + self.slow_shift.q.val()));
+            self.slow.expiring.next = self.timer.slow_expiring.val();
         }
         self.slow.fetch_beat.next = self.fetch_beat.val();
         self.slow.fetch_beat_valid.next = self.fetch_beat_valid.val();
@@ -1181,7 +1011,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // R11's seal check is against the COMMITs' view: D's in deliver
         // mode (the replica itself is a view ahead).
         if self.slow.holding.val() & self.slow.deliver_mode.val() {
-            self.slow.view_no.next = self.dl_w.q.val();
+            self.slow.view_no.next = self.ledger.d_w.val();
         } else {
             self.slow.view_no.next = self.view_no.q.val();
         }
@@ -1201,26 +1031,17 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.support.next = self.support.q.val();
         self.view.view_no.next = self.view_no.q.val();
         self.view.next_leader.next = self.next_leader.val();
-        // The obligation (D11.2): a will_commit that L does not cover.
-        self.view.ob.next =
-            self.wc_ok.q.val() & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
-        // The bridge's target is within half the window behind k (SLOW
-        // works on W's own slot, derived from W.b above; its records are not yet
-        // reused by a replica at most G/2 slots ahead of it). Further back
+        // The obligation (D11.2), within the bridge's reach: further back
         // (or a W above k after R23's step back), VIEW stops (error 7).
-        self.view.ob_near.next =
-            (self.k.q.val() - self.wc_k.q.val()) <= (bit_cast::<32, 8>(self.last_slot.val()) >> 1);
+        self.view.ob.next = self.ledger.ob.val();
+        self.view.ob_near.next = self.ledger.near.val();
         self.view.k.next = self.k.q.val();
         self.view.prev.next = self.prev.q.val();
         self.view.prev2.next = self.prev2.q.val();
         self.view.prev2_ok.next = self.prev2_ok.q.val();
         self.view.cert_word.next = self.cert_word.val();
         self.view.fetch_hi.next = self.fetch_beat.val().get_bits::<8>(256);
-        // (`expiring` from the registers, as SLOW's; T_vc's while
-        // `vc_wait`.)
-        self.view.expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                << (self.streak.q.val() + self.vc_wait.q.val()));
+        self.view.expiring.next = self.timer.vc_expiring.val();
         self.view.seal_row_word.next = self.seal_base.val();
         self.view.seal_own_word.next =
             self.seal_base.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
@@ -1252,7 +1073,8 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.fast.start_view.val()
             | (self.slow.stop.val() & !self.slow.seal_mode.val() & !self.slow.deliver_mode.val());
         // R28: Close's timer aborts SLOW at its poll point.
-        self.close_abort.next = self.close_to.q.val() & (self.state.q.val() == ProtocolSt::Close);
+        self.close_abort.next =
+            self.timer.close_to.val() & (self.state.q.val() == ProtocolSt::Close);
         // R28 (v3): the run's last decision, with its slot's will_commit W
         // not covered by a COMMIT of its own (L): Close certifies and
         // commits W, through SLOW's seal mode as the bridge does (W.b =
@@ -1263,10 +1085,9 @@ impl<const N: usize> Logic for Protocol<N> {
         self.close_now.next = (self.slots.val() != 0)
             & ((self.decisions.q.val() + 1) == self.slots.val())
             & !self.rerun.q.val()
-            & self.wc_ok.q.val()
-            & (self.wc_k.q.val() == self.k.q.val())
-            & (self.wc_m.q.val() == self.m.q.val())
-            & !(self.l_ok.q.val() & (self.l_c.q.val() >= self.wc_k.q.val()));
+            & self.ledger.ob.val()
+            & (self.ledger.w_k.val() == self.k.q.val())
+            & (self.ledger.w_m.val() == self.m.q.val());
         self.close_start.next = self.close_now.val()
             & (self.state.q.val() == ProtocolSt::Decide)
             & self.dec_tready.val();
@@ -1312,7 +1133,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // goes Off: bridging is seal mode while it holds the slot.)
         self.bridging.next = self.slow.holding.val() & self.slow.seal_mode.val();
         if self.bridging.val() {
-            self.wt_k.next = self.wc_k.q.val();
+            self.wt_k.next = self.ledger.w_k.val();
         } else {
             self.wt_k.next = self.k.q.val();
         }
@@ -1330,7 +1151,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // was granted (`cc_hold`); then the event is as good as ABOVE.
         self.cc_ev.next = self.wt_ev_valid.val()
             & (self.wt_ev_kind.val() == self.ev_commit.val())
-            & (!self.bridging.val() | (self.wt_ev_prev.val() == self.wc_m.q.val()));
+            & (!self.bridging.val() | (self.wt_ev_prev.val() == self.ledger.w_m.val()));
         self.wt_above.next = (self.wt_ev_kind.val() == self.ev_above.val())
             | ((self.wt_ev_kind.val() == self.ev_commit.val()) & self.cc.passed.val());
         self.wt_seals.next = self.wt_ev_kind.val() == self.ev_seals.val();
@@ -1361,7 +1182,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // C of the COMMIT's slot, k + 1 (W.b + 1 while bridging), and its
         // record commit[s(k + 1)][x].
         if self.bridging.val() {
-            self.cc_k1.next = self.wc_k.q.val() + 1;
+            self.cc_k1.next = self.ledger.w_k.val() + 1;
         } else {
             self.cc_k1.next = self.k.q.val() + 1;
         }
@@ -1395,7 +1216,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.wt_disch_ev.next = self.wt_ev_valid.val()
             & self.wt_above.val()
             & self.bridging.val()
-            & (self.wt_ev_prev.val() == self.wc_m.q.val());
+            & (self.wt_ev_prev.val() == self.ledger.w_m.val());
         self.wt_disch.next = self.wt_disch_ev.val()
             & self.slow.at_poll.val()
             & !self.sg_busy.val()
@@ -1462,7 +1283,7 @@ impl<const N: usize> Logic for Protocol<N> {
             self.m_new.next = self.wt_ev_m.val();
         } else if self.slow.decide.val() & self.slow.deliver_mode.val() {
             // R25 while awaiting: D's m, which f + 1 COMMITs carried.
-            self.m_new.next = self.dl_m.q.val();
+            self.m_new.next = self.ledger.d_m.val();
         } else if self.leader.set_m.val() | self.fast.set_m.val() {
             self.m_new.next = self.leader.m_next.val() | self.fast.m_next.val();
         } else {
@@ -1644,84 +1465,58 @@ impl<const N: usize> Logic for Protocol<N> {
         // The machines' requests on the slot's registers.
         if self.leader.open_round.val() | self.view.open_round.val() {
             // Votes from here on are cast in this view, from phase 0.
-            self.waited.d.next = 0.into();
             self.slow_path.d.next = false;
             self.phase.d.next = 0.into();
             self.vote_view.d.next = self.view_no.q.val();
             self.vote_leader.d.next = self.leader_id.q.val();
-        }
-        if self.fast.clear_wait.val() | self.slow.clear_wait.val() | self.view.clear_wait.val() {
-            self.waited.d.next = 0.into();
         }
         self.m.d.next = self.m_new.val();
         if self.fast.set_phase.val() {
             self.phase.d.next = self.fast.phase_next.val();
         }
         if self.view.next_view.val() {
-            self.prep_long.d.next = false;
             self.view_no.d.next = self.view_no.q.val() + 1;
             self.leader_id.d.next = self.next_leader.val();
             self.view_changes.d.next = self.view_changes.q.val() + 1;
-            if self.streak.q.val() != self.max_streak.val() {
-                self.streak.d.next = self.streak.q.val() + 1;
-            }
         }
         if self.decided.val() {
-            // A decision halves the timeout, down to its base; a rerun's
-            // (R23: the slot was decided before) is no progress and does not.
-            if (self.streak.q.val() != 0) & !self.rerun.q.val() {
-                self.streak.d.next = self.streak.q.val() - 1;
-            }
-            // T_vc ends at the first decision of the installed view.
-            if !self.rerun.q.val() {
-                self.vc_wait.d.next = 0.into();
-            }
             self.slow_path.d.next = self.slow.decide.val()
                 | (self.wt_decide.val() & self.wt_above.val())
                 | self.view.decide_prev.val();
-            self.prep_long.d.next = self.slow.decide.val()
-                | (self.wt_decide.val() & self.wt_above.val())
-                | self.view.decide_prev.val();
         }
-        // W: this replica's will_commit (FAST's phase 2, v3); L: its COMMIT.
-        if self.fast.set_phase.val() & (self.fast.phase_next.val() == 2) {
-            self.wc_ok.d.next = true;
-            self.wc_k.d.next = self.k.q.val();
-            self.wc_w.d.next = self.view_no.q.val();
-            self.wc_m.d.next = self.m.q.val();
-            self.wc_prev.d.next = self.prev.q.val();
-        }
-        // D: the MINE event's block, at its grant (R25 while awaiting).
-        if self.dl_grant.val() {
-            self.dl_w.d.next = self.wt_ev_view.val();
-            self.dl_m.d.next = self.wt_ev_m.val();
-            self.dl_prev.d.next = self.wt_ev_prev.val();
-        }
-        // The discharge ends the obligation (the model's `wc_done`).
-        if self.wt_disch.val() {
-            self.wc_ok.d.next = false;
-        }
-        // L only goes up (slot first, then view): after R23's step back a
-        // rerun's COMMIT of (v + 1, c*) is below a COMMIT at c* + 1.
-        if self.slow.set_commit.val()
-            & (!self.l_ok.q.val()
-                | (self.t_k.val() > self.l_c.q.val())
-                | ((self.t_k.val() == self.l_c.q.val()) & (self.t_view.val() > self.l_w.q.val())))
-        {
-            // (SLOW's target: W in seal mode.)
-            self.l_ok.d.next = true;
-            self.l_w.d.next = self.t_view.val();
-            self.l_c.d.next = self.t_k.val();
-            self.l_m.d.next = self.t_m.val();
-            self.l_prev.d.next = self.t_prev.val();
-        }
-        // A NEW_VIEW with a carried value (R22): the constraint at c*, and
+        // W, L, D and the constraint (the ledger's table): W at FAST's
+        // will_commit (phase 2), L at SLOW's COMMIT of its target, D at
+        // R25's grant while awaiting, the constraint at a NEW_VIEW with a
+        // carried value (R22).
+        self.ledger.clock.next = self.clock.val();
+        self.ledger.start.next =
+            (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() & !self.done_q.q.val();
+        self.ledger.k.next = self.k.q.val();
+        self.ledger.view_no.next = self.view_no.q.val();
+        self.ledger.m.next = self.m.q.val();
+        self.ledger.prev.next = self.prev.q.val();
+        self.ledger.set_w.next = self.fast.set_phase.val() & (self.fast.phase_next.val() == 2);
+        self.ledger.discharge.next = self.wt_disch.val();
+        self.ledger.deciding.next = self.state.q.val() == ProtocolSt::Decide;
+        self.ledger.set_l.next = self.slow.set_commit.val();
+        self.ledger.t_view.next = self.t_view.val();
+        self.ledger.t_k.next = self.t_k.val();
+        self.ledger.t_m.next = self.t_m.val();
+        self.ledger.t_prev.next = self.t_prev.val();
+        self.ledger.set_d.next = self.dl_grant.val();
+        self.ledger.ev_view.next = self.wt_ev_view.val();
+        self.ledger.ev_m.next = self.wt_ev_m.val();
+        self.ledger.ev_prev.next = self.wt_ev_prev.val();
+        self.ledger.set_cons.next = self.view.cons_set.val();
+        self.ledger.cons_c.next = self.view.cons_c_out.val();
+        self.ledger.cons_in_m.next = self.view.cons_m_out.val();
+        self.ledger.next_view.next = self.view.next_view.val();
+        self.ledger.taken.next = (self.state.q.val() == ProtocolSt::Decide)
+            & !self.rerun.q.val()
+            & self.dec_tready.val();
+        self.ledger.rerun_taken.next =
+            (self.state.q.val() == ProtocolSt::Decide) & self.rerun.q.val();
         // R23's step back when this replica decided c* already.
-        if self.view.cons_set.val() {
-            self.cons_ok.d.next = true;
-            self.cons_k.d.next = self.view.cons_c_out.val();
-            self.cons_m.d.next = self.view.cons_m_out.val();
-        }
         if self.view.step_back.val() {
             self.k.d.next = self.k.q.val() - 1;
             self.prev.d.next = self.view.cons_prev_out.val();
@@ -1734,12 +1529,6 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.slot.d.next = self.slot.q.val() - 1;
                 self.slot_n.d.next = self.slot_n.q.val() - self.row_n16.val();
             }
-        }
-        if self.view.next_view.val() {
-            self.cons_ok.d.next = false;
-        }
-        if self.view.holding.val() {
-            self.vc_wait.d.next = self.vc_shift.val();
         }
         if self.slow.bad_share.val() | self.view.bad_share.val() {
             self.bad_shares.d.next = self.bad_shares.q.val() + 1;
@@ -1767,7 +1556,6 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.cycles.d.next = 0.into();
                     self.decisions.d.next = 0.into();
                     self.fast_count.d.next = 0.into();
-                    self.timeouts.d.next = 0.into();
                     self.polls.d.next = 0.into();
                     self.view_no.d.next = 0.into();
                     self.leader_id.d.next = 0.into();
@@ -1778,15 +1566,9 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.bad_shares.d.next = 0.into();
                     self.view_changes.d.next = 0.into();
                     self.prev.d.next = 0.into();
-                    self.wc_ok.d.next = false;
-                    self.l_ok.d.next = false;
                     self.prev2_ok.d.next = false;
-                    self.cons_ok.d.next = false;
                     self.rerun.d.next = false;
-                    self.vc_wait.d.next = 0.into();
                     self.support.d.next = ((self.n.val() - 1) >> 1) + 1;
-                    self.waited.d.next = 0.into();
-                    self.streak.d.next = 0.into();
                     self.quorum.d.next = ((self.n.val() - 1) & 0xfe) + 1;
                     self.active.d.next = !(self.all_lanes.val() << self.n.val());
                     if !self.n.val().get_bit(0) {
@@ -1823,23 +1605,11 @@ impl<const N: usize> Logic for Protocol<N> {
             }
             ProtocolSt::Decide => {
                 self.dec_tvalid.next = !self.rerun.q.val();
-                // A decision of another value than W's at W's slot ends the
-                // obligation: that value has a certificate, so W's was not
-                // decided (agreement), and a share or COMMIT of it would be
-                // of a value this replica did not decide (model.md, the
-                // prev1 finding).
-                if self.wc_ok.q.val()
-                    & (self.wc_k.q.val() == self.k.q.val())
-                    & (self.wc_m.q.val() != self.m.q.val())
-                {
-                    self.wc_ok.d.next = false;
-                }
                 if self.rerun.q.val() {
                     // R23: a rerun slot was decided and emitted before (with
                     // the same m, checked at install): not emitted, counted
                     // or retired again.
                     self.rerun.d.next = false;
-                    self.cons_ok.d.next = false;
                     self.wt_clear.next = true;
                     self.k.d.next = self.k.q.val() + 1;
                     self.prev.d.next = self.m.q.val();
@@ -1858,11 +1628,6 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.start_leader.next = !self.view.holding.val();
                     self.state.d.next = ProtocolSt::Run;
                 } else if self.dec_tready.val() {
-                    // The constraint is c*'s: a decision below it (R24 at
-                    // install, catch-up) keeps it.
-                    if self.cons_k.q.val() == self.k.q.val() {
-                        self.cons_ok.d.next = false;
-                    }
                     self.prev2.d.next = self.prev.q.val();
                     self.prev2_ok.d.next = true;
                     self.decisions.d.next = self.decisions.q.val() + 1;
@@ -1885,8 +1650,6 @@ impl<const N: usize> Logic for Protocol<N> {
                     {
                         if self.close_now.val() {
                             // R28: SLOW starts on W (`close_start`).
-                            self.close_to.d.next = false;
-                            self.waited.d.next = 0.into();
                             self.state.d.next = ProtocolSt::Close;
                         } else {
                             self.state.d.next = ProtocolSt::Done;
@@ -1930,45 +1693,38 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.view.call_slow.val() | (self.bridged.q.val() & !self.bridging.val()) {
             self.wt_clear.next = true;
         }
-        // Every fetch is a poll; a poll that found nothing counts towards
-        // the timeout (the machine that missed acts on `expiring` itself).
+        // Every fetch is a poll.
         if self.fetch_start.val() {
             self.polls.d.next = self.polls.q.val() + 1;
         }
-        // A miss counts towards the wait of the machine that missed: T_vc's
-        // (`vc_expiring`) while VIEW holds the slot, SLOW's
-        // (`slow_expiring`) while SLOW does.
         self.missed_q.d.next = self.missed.val();
-        if self.missed.val() {
-            // (FAST's and LEADER's limits again from the registers, as on
-            // their `expiring` and `prep_expiring` inputs above: reading
-            // those wires here would close a false loop, UNOPTFLAT.)
-            if ((self.fast.missed.val() | self.leader.missed.val())
-                & (((self.waited.q.val() + 1)
-                    >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                        << ((self.streak.q.val() + self.slow_shift.q.val()) + 1)))
-                    & (self.fast.at_prepare.val() & self.prep_long.q.val())
-                    | ((self.waited.q.val() + 1)
-                        >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
-                            << (self.streak.q.val() + 1)))
-                        & !(self.fast.at_prepare.val() & self.prep_long.q.val())))
-                | (!(self.fast.missed.val() | self.leader.missed.val())
-                    & ((self.expiring.val()
-                        & !(self.slow.holding.val() | self.view.holding.val()))
-                        | (self.vc_expiring.val() & self.view.holding.val())
-                        | (self.slow_expiring.val()
-                            & self.slow.holding.val()
-                            & !self.view.holding.val())))
-            {
-                self.timeouts.d.next = self.timeouts.q.val() + 1;
-                self.waited.d.next = 0.into();
-                if self.state.q.val() == ProtocolSt::Close {
-                    self.close_to.d.next = true;
-                }
-            } else {
-                self.waited.d.next = self.waited.q.val() + 1;
-            }
-        }
+        // The wait: a miss counts towards the wait of the machine that
+        // missed (the timer's table); a run's start, a machine's new round
+        // or wait, and Close's start restart it.
+        self.timer.clock.next = self.clock.val();
+        self.timer.rst_n.next = self.rst_n.val();
+        self.timer.wait_polls.next = self.wait_polls.val();
+        self.timer.n.next = self.n.val();
+        self.timer.start.next =
+            (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() & !self.done_q.q.val();
+        self.timer.clear.next = self.leader.open_round.val()
+            | self.view.open_round.val()
+            | self.fast.clear_wait.val()
+            | self.slow.clear_wait.val()
+            | self.view.clear_wait.val();
+        self.timer.close_begin.next = self.close_start.val();
+        self.timer.missed.next = self.missed.val();
+        self.timer.fast_missed.next = self.fast.missed.val() | self.leader.missed.val();
+        self.timer.at_prepare.next = self.fast.at_prepare.val();
+        self.timer.slow_holding.next = self.slow.holding.val();
+        self.timer.view_holding.next = self.view.holding.val();
+        self.timer.next_view.next = self.view.next_view.val();
+        self.timer.decided.next = self.decided.val();
+        self.timer.rerun.next = self.rerun.q.val();
+        self.timer.slow_decided.next = self.slow.decide.val()
+            | (self.wt_decide.val() & self.wt_above.val())
+            | self.view.decide_prev.val();
+        self.timer.closing.next = self.state.q.val() == ProtocolSt::Close;
         if !self.rst_n.val() {
             self.state.d.next = ProtocolSt::Idle;
             self.done_q.d.next = false;
@@ -1976,12 +1732,8 @@ impl<const N: usize> Logic for Protocol<N> {
             self.cycles.d.next = 0.into();
             self.decisions.d.next = 0.into();
             self.fast_count.d.next = 0.into();
-            self.timeouts.d.next = 0.into();
             self.polls.d.next = 0.into();
             self.view_no.d.next = 0.into();
-            self.waited.d.next = 0.into();
-            self.streak.d.next = 0.into();
-            self.vc_wait.d.next = 0.into();
             self.slow_count.d.next = 0.into();
             self.bad_shares.d.next = 0.into();
             self.view_changes.d.next = 0.into();
@@ -1999,7 +1751,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.sts_slow.next = self.slow_count.q.val();
         self.sts_view_changes.next = self.view_changes.q.val();
         self.sts_view.next = self.view_no.q.val();
-        self.sts_timeouts.next = self.timeouts.q.val();
+        self.sts_timeouts.next = self.timer.timeouts.val();
         self.sts_polls.next = self.polls.q.val();
         self.sts_bad_shares.next = self.bad_shares.q.val();
         self.sts_error.next = self.error.q.val();

@@ -1,0 +1,253 @@
+//! Ledger: the registers of uBFT's recovery a replica keeps across slots
+//! and views (docs/recovery.md, D11): W, L, D and the constraint
+//! (docs/ledger.md).
+//!
+//! | register | what | set | cleared |
+//! | --- | --- | --- | --- |
+//! | W (`w_*`) | this replica's will_commit (w, b, m, prev): the obligation the bridge discharges (R17) | FAST sends will_commit (`set_w`: the slot's view, k, m, prev) | the bridge's discharge (`discharge`); a decision at b of another value than W.m (`deciding`: that value has a certificate, so W's was not decided); a run's start |
+//! | L (`l_*`) | its latest COMMIT (w, c, m, prev), which its SEAL carries (R18) | SLOW writes a COMMIT (`set_l`, SLOW's target), if higher: slot first, then view | a run's start |
+//! | D (`d_*`) | the block of a peer's COMMIT of k (w, m, prev), SLOW's target in deliver mode (R25 while awaiting a NEW_VIEW) | its grant (`set_d`, WATCH's event) | (overwritten) |
+//! | constraint (`cons_*`) | at slot c* only m* is valid (R22: LEADER proposes it, FAST locks only it) | a NEW_VIEW with a carried value (`set_cons`) | the next view change; a decision at c* (`taken`), a rerun's decision (`rerun_taken`); a run's start |
+//!
+//! L only goes up: after R23's step back a rerun's COMMIT of (v + 1, c*)
+//! is below a COMMIT at c* + 1, and is not recorded. W's `wc_done` of the
+//! model is not kept: the bridge's COMMIT makes L cover W.
+//!
+//! What Protocol and the machines read, from the registers (and k) only:
+//! the registers; `ob`, the obligation (W not covered by L: no L, or
+//! L.c < W.b); `near`, W.b within (G - 1) / 2 slots behind k (the bridge's
+//! reach: SLOW works on W's own slot, whose records a replica at most
+//! G / 2 slots ahead has not reused); `constrained`, the constraint holds
+//! at k.
+//!
+//! Timing: a strobe at cycle c shows from c + 1. No reset: `start` clears
+//! W, L and the constraint at a run's start (D is only read after its
+//! grant).
+
+use crate::params::G;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Ledger {
+    pub clock: Signal<In, Clock>,
+    /// A run starts.
+    pub start: Signal<In, Bit>,
+    /// The slot's registers: k, its view, m and prev = dec[k - 1].
+    pub k: Signal<In, Bits<32>>,
+    pub view_no: Signal<In, Bits<32>>,
+    pub m: Signal<In, Bits<32>>,
+    pub prev: Signal<In, Bits<32>>,
+    /// FAST sends will_commit for the slot.
+    pub set_w: Signal<In, Bit>,
+    /// The bridge's discharge (R17).
+    pub discharge: Signal<In, Bit>,
+    /// Protocol decides k as m (its Decide state).
+    pub deciding: Signal<In, Bit>,
+    /// SLOW writes its COMMIT of its target (`t_*`).
+    pub set_l: Signal<In, Bit>,
+    pub t_view: Signal<In, Bits<32>>,
+    pub t_k: Signal<In, Bits<32>>,
+    pub t_m: Signal<In, Bits<32>>,
+    pub t_prev: Signal<In, Bits<32>>,
+    /// R25's grant while awaiting: the peer's COMMIT's view, m, prev.
+    pub set_d: Signal<In, Bit>,
+    pub ev_view: Signal<In, Bits<32>>,
+    pub ev_m: Signal<In, Bits<32>>,
+    pub ev_prev: Signal<In, Bits<32>>,
+    /// A NEW_VIEW with a carried value (c*, m*) is installed.
+    pub set_cons: Signal<In, Bit>,
+    pub cons_c: Signal<In, Bits<32>>,
+    pub cons_in_m: Signal<In, Bits<32>>,
+    /// A view change installs the next view.
+    pub next_view: Signal<In, Bit>,
+    /// The slot's decision is taken from the decision stream; a rerun's
+    /// decision (R23) ends.
+    pub taken: Signal<In, Bit>,
+    pub rerun_taken: Signal<In, Bit>,
+    pub w_w: Signal<Out, Bits<32>>,
+    pub w_k: Signal<Out, Bits<32>>,
+    pub w_m: Signal<Out, Bits<32>>,
+    pub w_prev: Signal<Out, Bits<32>>,
+    pub l_ok: Signal<Out, Bit>,
+    pub l_w: Signal<Out, Bits<32>>,
+    pub l_c: Signal<Out, Bits<32>>,
+    pub l_m: Signal<Out, Bits<32>>,
+    pub l_prev: Signal<Out, Bits<32>>,
+    pub d_w: Signal<Out, Bits<32>>,
+    pub d_m: Signal<Out, Bits<32>>,
+    pub d_prev: Signal<Out, Bits<32>>,
+    pub cons_m: Signal<Out, Bits<32>>,
+    pub constrained: Signal<Out, Bit>,
+    pub ob: Signal<Out, Bit>,
+    pub near: Signal<Out, Bit>,
+    wc_ok: DFF<Bit>,
+    wc_w: DFF<Bits<32>>,
+    wc_k: DFF<Bits<32>>,
+    wc_m: DFF<Bits<32>>,
+    wc_prev: DFF<Bits<32>>,
+    lc_ok: DFF<Bit>,
+    lc_w: DFF<Bits<32>>,
+    lc_c: DFF<Bits<32>>,
+    lc_m: DFF<Bits<32>>,
+    lc_prev: DFF<Bits<32>>,
+    dl_w: DFF<Bits<32>>,
+    dl_m: DFF<Bits<32>>,
+    dl_prev: DFF<Bits<32>>,
+    c_ok: DFF<Bit>,
+    c_k: DFF<Bits<32>>,
+    c_m: DFF<Bits<32>>,
+    /// (G - 1) / 2.
+    half: Constant<Bits<32>>,
+}
+
+impl Default for Ledger {
+    fn default() -> Self {
+        Ledger {
+            clock: Default::default(),
+            start: Default::default(),
+            k: Default::default(),
+            view_no: Default::default(),
+            m: Default::default(),
+            prev: Default::default(),
+            set_w: Default::default(),
+            discharge: Default::default(),
+            deciding: Default::default(),
+            set_l: Default::default(),
+            t_view: Default::default(),
+            t_k: Default::default(),
+            t_m: Default::default(),
+            t_prev: Default::default(),
+            set_d: Default::default(),
+            ev_view: Default::default(),
+            ev_m: Default::default(),
+            ev_prev: Default::default(),
+            set_cons: Default::default(),
+            cons_c: Default::default(),
+            cons_in_m: Default::default(),
+            next_view: Default::default(),
+            taken: Default::default(),
+            rerun_taken: Default::default(),
+            w_w: Default::default(),
+            w_k: Default::default(),
+            w_m: Default::default(),
+            w_prev: Default::default(),
+            l_ok: Default::default(),
+            l_w: Default::default(),
+            l_c: Default::default(),
+            l_m: Default::default(),
+            l_prev: Default::default(),
+            d_w: Default::default(),
+            d_m: Default::default(),
+            d_prev: Default::default(),
+            cons_m: Default::default(),
+            constrained: Default::default(),
+            ob: Default::default(),
+            near: Default::default(),
+            wc_ok: Default::default(),
+            wc_w: Default::default(),
+            wc_k: Default::default(),
+            wc_m: Default::default(),
+            wc_prev: Default::default(),
+            lc_ok: Default::default(),
+            lc_w: Default::default(),
+            lc_c: Default::default(),
+            lc_m: Default::default(),
+            lc_prev: Default::default(),
+            dl_w: Default::default(),
+            dl_m: Default::default(),
+            dl_prev: Default::default(),
+            c_ok: Default::default(),
+            c_k: Default::default(),
+            c_m: Default::default(),
+            half: Constant::new((((G - 1) / 2) as u64).into()),
+        }
+    }
+}
+
+impl Logic for Ledger {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, wc_ok, wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w,
+            dl_m, dl_prev, c_ok, c_k, c_m
+        );
+        self.w_w.next = self.wc_w.q.val();
+        self.w_k.next = self.wc_k.q.val();
+        self.w_m.next = self.wc_m.q.val();
+        self.w_prev.next = self.wc_prev.q.val();
+        self.l_ok.next = self.lc_ok.q.val();
+        self.l_w.next = self.lc_w.q.val();
+        self.l_c.next = self.lc_c.q.val();
+        self.l_m.next = self.lc_m.q.val();
+        self.l_prev.next = self.lc_prev.q.val();
+        self.d_w.next = self.dl_w.q.val();
+        self.d_m.next = self.dl_m.q.val();
+        self.d_prev.next = self.dl_prev.q.val();
+        self.cons_m.next = self.c_m.q.val();
+        self.constrained.next = self.c_ok.q.val() & (self.c_k.q.val() == self.k.val());
+        self.ob.next =
+            self.wc_ok.q.val() & !(self.lc_ok.q.val() & (self.lc_c.q.val() >= self.wc_k.q.val()));
+        self.near.next = (self.k.val() - self.wc_k.q.val()) <= self.half.val();
+
+        // W: FAST's will_commit (its phase 2).
+        if self.set_w.val() {
+            self.wc_ok.d.next = true;
+            self.wc_k.d.next = self.k.val();
+            self.wc_w.d.next = self.view_no.val();
+            self.wc_m.d.next = self.m.val();
+            self.wc_prev.d.next = self.prev.val();
+        }
+        // D: the MINE event's block, at its grant (R25 while awaiting).
+        if self.set_d.val() {
+            self.dl_w.d.next = self.ev_view.val();
+            self.dl_m.d.next = self.ev_m.val();
+            self.dl_prev.d.next = self.ev_prev.val();
+        }
+        // The discharge ends the obligation (the model's `wc_done`).
+        if self.discharge.val() {
+            self.wc_ok.d.next = false;
+        }
+        // L only goes up (slot first, then view).
+        if self.set_l.val()
+            & (!self.lc_ok.q.val()
+                | (self.t_k.val() > self.lc_c.q.val())
+                | ((self.t_k.val() == self.lc_c.q.val()) & (self.t_view.val() > self.lc_w.q.val())))
+        {
+            self.lc_ok.d.next = true;
+            self.lc_w.d.next = self.t_view.val();
+            self.lc_c.d.next = self.t_k.val();
+            self.lc_m.d.next = self.t_m.val();
+            self.lc_prev.d.next = self.t_prev.val();
+        }
+        // The constraint (R22), until the next view change.
+        if self.set_cons.val() {
+            self.c_ok.d.next = true;
+            self.c_k.d.next = self.cons_c.val();
+            self.c_m.d.next = self.cons_in_m.val();
+        }
+        if self.next_view.val() {
+            self.c_ok.d.next = false;
+        }
+        if self.start.val() {
+            self.wc_ok.d.next = false;
+            self.lc_ok.d.next = false;
+            self.c_ok.d.next = false;
+        }
+        // A decision of another value than W's at W's slot ends the
+        // obligation: that value has a certificate, so W's was not decided
+        // (agreement), and a share or COMMIT of it would be of a value this
+        // replica did not decide (model.md, the prev1 finding).
+        if self.deciding.val()
+            & self.wc_ok.q.val()
+            & (self.wc_k.q.val() == self.k.val())
+            & (self.wc_m.q.val() != self.m.val())
+        {
+            self.wc_ok.d.next = false;
+        }
+        // The constraint is c*'s: a decision below it (R24 at install,
+        // catch-up) keeps it; a rerun's (R23) ends it.
+        if self.rerun_taken.val() | (self.taken.val() & (self.c_k.q.val() == self.k.val())) {
+            self.c_ok.d.next = false;
+        }
+    }
+}
