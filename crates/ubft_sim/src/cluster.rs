@@ -24,6 +24,7 @@ use crate::models::host::{Args, GuardStatus, Host};
 use crate::models::network::{Adversary, Delivery, Flight, Links, Network, Stack};
 use crate::models::signer::Signer;
 use crate::ports::{KernelBackend, KernelIn, Status};
+use crate::timeline::TimeoutLog;
 use rhdl_ubft::layout::{Mailbox, Region, Version, PREPARE_WORDS, UBFT_BASE_PTR};
 use rhdl_ubft::params::{defaults, ConfigError, G, N as BUILD_N, SB};
 use serde::Serialize;
@@ -645,6 +646,9 @@ pub struct Cluster {
     run_args: Vec<Args>,
     /// Threads `run` uses (`set_threads`).
     threads: usize,
+    /// Each replica's timeouts, for a timeline (`record_timeline`); `None`,
+    /// and untouched, unless asked for.
+    timeouts: Vec<Option<Box<TimeoutLog>>>,
 }
 
 impl Cluster {
@@ -720,7 +724,26 @@ impl Cluster {
             last_status: vec![Status::default(); n],
             run_args,
             threads: 1,
+            timeouts: vec![None; n],
         }
+    }
+
+    /// From now on the cluster records what a timeline of the run needs
+    /// (`crate::timeline`): every write and guard decision
+    /// ([`Network::record_wires`]), and each kernel's timeouts, its
+    /// `timeouts` counter and state read in every cycle. A run that does
+    /// not ask reads neither and pays a branch per replica and cycle.
+    pub fn record_timeline(&mut self) {
+        self.net.record_wires();
+        for t in &mut self.timeouts {
+            t.get_or_insert_with(Box::default);
+        }
+    }
+
+    /// Each replica's timeouts, replica order (none unless
+    /// [`record_timeline`](Self::record_timeline) was called).
+    pub fn timeout_logs(&self) -> Vec<Option<&TimeoutLog>> {
+        self.timeouts.iter().map(|t| t.as_deref()).collect()
     }
 
     /// Replica r's arguments.
@@ -772,11 +795,12 @@ impl Cluster {
             .zip(self.signers.iter_mut())
             .zip(self.hosts.iter_mut())
             .zip(stacks.iter_mut())
-            .zip(self.last_status.iter_mut());
+            .zip(self.last_status.iter_mut())
+            .zip(self.timeouts.iter_mut());
         let replicas = parts
             .enumerate()
             .map(
-                |(r, ((((((k, hbm), client), signer), host), stack), status))| {
+                |(r, (((((((k, hbm), client), signer), host), stack), status), timeouts))| {
                     Some(Replica {
                         r,
                         kernel: kernel(k)?,
@@ -786,6 +810,7 @@ impl Cluster {
                         host,
                         stack,
                         status,
+                        timeouts,
                     })
                 },
             )
@@ -1072,6 +1097,7 @@ pub(crate) struct Replica<'a, K: KernelBackend + ?Sized> {
     pub host: &'a mut Host,
     pub stack: &'a mut Stack,
     pub status: &'a mut Status,
+    pub timeouts: &'a mut Option<Box<TimeoutLog>>,
 }
 
 impl<K: KernelBackend + ?Sized> Replica<'_, K> {
@@ -1104,6 +1130,13 @@ impl<K: KernelBackend + ?Sized> Replica<'_, K> {
         self.client.drive(&mut inp);
         self.signer.drive(&mut inp);
         let out = self.kernel.eval(&inp);
+        if let Some(log) = self.timeouts.as_deref_mut() {
+            log.observe(
+                cycle,
+                self.kernel.debug_timeouts(),
+                self.kernel.debug_state(),
+            );
+        }
         let replica = self.r;
         self.hbm
             .observe(&inp, &out, cycle)

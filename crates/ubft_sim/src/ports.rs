@@ -206,6 +206,12 @@ pub trait KernelBackend {
     fn debug_state(&self) -> Option<u8> {
         None
     }
+    /// The `timeouts` counter (`sts_timeouts`) as it stands this cycle, read
+    /// from inside the kernel as [`debug_state`](Self::debug_state) is (the
+    /// timeline's timeout marks, `Cluster::record_timeline`).
+    fn debug_timeouts(&self) -> Option<u32> {
+        None
+    }
     /// This backend, if it may move to another thread (a cluster run on
     /// several threads needs every kernel to); `None` for backends that share
     /// state with their creator (recorders, lockstep pairs).

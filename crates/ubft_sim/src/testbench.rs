@@ -67,6 +67,12 @@ impl KernelBackend for Recorder {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
+    fn debug_state(&self) -> Option<u8> {
+        self.inner.debug_state()
+    }
+    fn debug_timeouts(&self) -> Option<u32> {
+        self.inner.debug_timeouts()
+    }
 }
 
 /// A recorded run.

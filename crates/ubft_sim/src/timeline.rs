@@ -11,27 +11,34 @@
 //! The lanes carry marks: each decision (`decision`, its k and path), each
 //! replica's SEAL of a view (`view-change`: it leaves that view, after a
 //! timeout or a failed slow path), each NEW_VIEW it writes as the next
-//! view's leader, and its first slow-path record of a slot (`slow`: its
-//! prep_sig, echo_prep or certify of k, after the fast path's timeout). A
-//! faulty replica's lane is shaded (`fault`) from the first write its
-//! adversary dropped or changed.
+//! view's leader, its first slow-path record of a slot (`slow`: its
+//! prep_sig, echo_prep or certify of k, after the fast path's timeout), and
+//! each step of its kernel's `timeouts` status counter (`timeout`: a
+//! machine's poll wait ran out, labelled with the state that waited, as
+//! `sts_state` names it). A faulty replica's lane is shaded (`fault`) from
+//! the first write its adversary dropped or changed.
 //!
-//! Recording: [`Network::record_wires`](crate::models::network::Network::record_wires)
-//! makes each stack log the writes it sends ([`WireLog::sent`]) and the
-//! guard's decision on each write it receives ([`WireLog::decided`]); a run
-//! that does not ask keeps `None` there and pays one branch per write.
-//! [`Timeline::new`] joins the logs with the run's report: a queue pair
-//! delivers in order and a receiver's guard decides in landing order, so a
-//! pair's decisions follow its writes one for one.
+//! Recording: [`Cluster::record_timeline`] makes each stack log the writes
+//! it sends ([`WireLog::sent`]) and the guard's decision on each write it
+//! receives ([`WireLog::decided`]), and each replica read its kernel's
+//! `timeouts` counter and state in every cycle ([`TimeoutLog`], from
+//! [`KernelBackend::debug_timeouts`](crate::ports::KernelBackend::debug_timeouts)
+//! and `debug_state`; Verilator's shell brings both out,
+//! `backend::verilator::harness::PROBES`). A run that does not ask keeps
+//! `None` there and pays one branch per write and one per replica and
+//! cycle. [`Timeline::new`] joins the logs with the run's report: a queue
+//! pair delivers in order and a receiver's guard decides in landing order,
+//! so a pair's decisions follow its writes one for one.
 //!
 //! Time is drawn compressed: every cycle at which something happens gets a
-//! row (its writes, then its marks on a row of their own), the cycles between are drawn at half a pixel each up to a gap of
-//! 40 pixels, and a longer gap is cut and labelled with the cycles it
-//! hides. A window of cycles ([`Window`]) draws the writes sent in it and
-//! the marks in it.
+//! row (its writes, then its marks on a row of their own), the cycles
+//! between are drawn at half a pixel each up to a gap of 40 pixels, and a
+//! longer gap is cut and labelled with the cycles it hides. A window of
+//! cycles ([`Window`]) draws the writes sent in it and the marks in it.
 
 use crate::cluster::{Cluster, Path, RunReport};
 use crate::models::network::Write;
+use rhdl_ubft::controller::status::STATE_NAMES;
 use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::{TAG_K_BITS, TAG_K_MASK};
 use std::collections::{BTreeMap, BTreeSet};
@@ -171,6 +178,42 @@ impl WireLog {
     }
 }
 
+/// One replica's timeouts: each step of its kernel's `timeouts` counter
+/// (`sts_timeouts`, the status register), read from inside the kernel in
+/// every cycle ([`KernelBackend::debug_timeouts`](crate::ports::KernelBackend::debug_timeouts)).
+#[derive(Clone, Debug, Default)]
+pub struct TimeoutLog {
+    pub timeouts: Vec<Timeout>,
+    /// The counter and the state in the last cycle seen.
+    count: u32,
+    state: Option<u8>,
+}
+
+/// A timeout: the cycle the counter first shows it, and the state whose
+/// wait expired (`status::STATE_NAMES`: the state in the cycle before).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Timeout {
+    pub cycle: u64,
+    pub state: Option<u8>,
+}
+
+impl TimeoutLog {
+    /// The counter and the state in `cycle` (`None`: the backend cannot see
+    /// them). A counter that falls restarted (a reset, a new ap_start): it
+    /// counts no timeout.
+    pub fn observe(&mut self, cycle: u64, count: Option<u32>, state: Option<u8>) {
+        let Some(count) = count else { return };
+        for _ in self.count..count {
+            self.timeouts.push(Timeout {
+                cycle,
+                state: self.state,
+            });
+        }
+        self.count = count;
+        self.state = state;
+    }
+}
+
 /// What became of a write.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Fate {
@@ -214,6 +257,10 @@ pub enum Mark {
     Slow {
         k: u64,
     },
+    /// A timeout of its kernel, in the state whose wait expired.
+    Timeout {
+        state: Option<u8>,
+    },
 }
 
 impl Mark {
@@ -222,6 +269,7 @@ impl Mark {
             Mark::Decision { .. } => "decision",
             Mark::Seal { .. } | Mark::NewView { .. } => "view-change",
             Mark::Slow { .. } => "slow",
+            Mark::Timeout { .. } => "timeout",
         }
     }
 
@@ -234,8 +282,20 @@ impl Mark {
             Mark::Seal { view } => format!("seals v{view}: view change"),
             Mark::NewView { view } => format!("NEW_VIEW v{view}"),
             Mark::Slow { k } => format!("slow path k{k}"),
+            Mark::Timeout { state } => match state_name(*state) {
+                Some(st) => format!("timeout in {st}"),
+                None => "timeout".into(),
+            },
         }
     }
+}
+
+/// A state's name (`status::STATE_NAMES`), if it has one.
+fn state_name(state: Option<u8>) -> Option<&'static str> {
+    STATE_NAMES
+        .get(state? as usize)
+        .copied()
+        .filter(|s| !s.is_empty())
 }
 
 /// A window of cycles to draw: the writes sent in it and the marks in it.
@@ -273,9 +333,11 @@ pub struct Timeline {
 
 impl Timeline {
     /// The timeline of `cluster`'s run so far, with its `report`; `None` if
-    /// the network did not record (`Network::record_wires`).
+    /// the cluster did not record ([`Cluster::record_timeline`]).
     pub fn new(cluster: &Cluster, report: &RunReport) -> Option<Timeline> {
         let logs: Vec<&WireLog> = cluster.net.wires().into_iter().collect::<Option<_>>()?;
+        let timeouts: Vec<&TimeoutLog> =
+            cluster.timeout_logs().into_iter().collect::<Option<_>>()?;
         let n = logs.len();
         let latency = cluster.net.latency();
         let mut arrows: Vec<Arrow> = logs
@@ -348,6 +410,11 @@ impl Timeline {
                         path: d.path,
                     },
                 ));
+            }
+        }
+        for (r, log) in timeouts.iter().enumerate() {
+            for t in &log.timeouts {
+                marks.push((r, t.cycle, Mark::Timeout { state: t.state }));
             }
         }
         // The kernel's own records, before any adversary: what it did.
@@ -443,6 +510,8 @@ impl Timeline {
 .view-change text {{ fill: #8030c0; font-weight: bold; }}
 .slow rect {{ fill: #c08000; }}
 .slow text {{ fill: #c08000; }}
+.timeout path {{ fill: #c02070; }}
+.timeout text {{ fill: #c02070; }}
 .fault {{ fill: #f0d0d0; }}
 .lane {{ stroke: #444; stroke-width: 1.5; }}
 .gap {{ stroke: #bbb; stroke-dasharray: 2 4; }}
@@ -601,6 +670,12 @@ impl Timeline {
             let (x, yc) = (lane(*r), y_mark(*c));
             let shape = match m {
                 Mark::Decision { .. } => format!(r#"<circle cx="{x:.1}" cy="{yc:.1}" r="4"/>"#),
+                // An hourglass: a wait ran out.
+                Mark::Timeout { .. } => format!(
+                    r#"<path d="M{:.1},{:.1} h8 l-8,8 h8 z"/>"#,
+                    x - 4.0,
+                    yc - 4.0
+                ),
                 _ => format!(
                     r#"<rect x="{:.1}" y="{:.1}" width="8" height="8"/>"#,
                     x - 4.0,
@@ -612,6 +687,10 @@ impl Timeline {
                     r#" data-k="{k}" data-m="{m}" data-path="{}""#,
                     if *path == Path::Fast { "fast" } else { "slow" }
                 ),
+                Mark::Timeout { state } => match state_name(*state) {
+                    Some(st) => format!(r#" data-state="{st}""#),
+                    None => String::new(),
+                },
                 _ => String::new(),
             };
             let _ = writeln!(

@@ -1,7 +1,7 @@
 //! The timeline (`ubft_sim::timeline`): a silent leader's view change drawn
 //! as SVG and read back: one arrow per write the network model counted,
-//! each dropped write marked, every decision and the view change on its
-//! lane; and the CLI's `--timeline` with a cycle window.
+//! each dropped write marked, every decision, the view change and every
+//! timeout on its lane; and the CLI's `--timeline` with a cycle window.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -37,7 +37,7 @@ fn out(name: &str) -> PathBuf {
 #[test]
 fn a_silent_leaders_view_change_has_an_arrow_per_write_and_every_decision_marked() {
     let mut c = silent_leader().cluster(Backend::Verilator).unwrap();
-    c.net.record_wires();
+    c.record_timeline();
     let report = c.run().unwrap();
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
     assert!(report.honest().all(|r| r.decided.len() == 3 && r.view == 1));
@@ -139,4 +139,84 @@ fn the_cli_draws_a_window_of_the_run() {
     assert!(groups(&doc, "decision")
         .iter()
         .any(|g| g.attribute("data-replica") == Some("1") && g.attribute("data-k") == Some("1")));
+    // The window's timeouts, read on the CLI's threads: slot 2's fast path
+    // runs out on each replica.
+    let timeouts: Vec<[&str; 3]> = groups(&doc, "timeout")
+        .iter()
+        .map(|g| ["data-replica", "data-cycle", "data-state"].map(|a| g.attribute(a).unwrap()))
+        .collect();
+    assert_eq!(
+        timeouts,
+        [
+            ["1", "8498", "FastWaitCert"],
+            ["2", "8557", "FastWaitCert"],
+            ["0", "8632", "FastWaitCommit"]
+        ]
+    );
+}
+
+#[test]
+fn every_timeout_is_marked_on_its_replicas_lane() {
+    let mut c = silent_leader().cluster(Backend::Verilator).unwrap();
+    c.record_timeline();
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let t = Timeline::new(&c, &report).unwrap();
+    let path = out("silent_leader_timeouts.svg");
+    std::fs::write(&path, t.svg(Window::ALL)).unwrap();
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let marks = groups(&doc, "timeout");
+    for r in &report.replicas {
+        let lane: Vec<(u64, String)> = marks
+            .iter()
+            .filter(|g| g.attribute("data-replica") == Some(&r.id.to_string()))
+            .map(|g| {
+                let label = g.descendants().find(|n| n.has_tag_name("text")).unwrap();
+                (
+                    g.attribute("data-cycle").unwrap().parse().unwrap(),
+                    label.text().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            lane.len() as u32,
+            r.status.timeouts,
+            "replica {}: a mark per step of its timeouts register",
+            r.id
+        );
+        if r.honest {
+            assert!(!lane.is_empty(), "replica {} timed out", r.id);
+            // The first: the fast path's wait for the silent leader's
+            // PREPARE runs out; the counter shows it at cycle 1,023.
+            assert_eq!(lane[0], (1023, "timeout in FastWaitPrepare".into()));
+        }
+    }
+}
+
+#[test]
+fn both_backends_see_the_same_timeouts() {
+    // To past the followers' first timeouts (cycle 1,023) and the silent
+    // leader's own (1,055).
+    let logs = |b: Backend| {
+        let mut s = silent_leader();
+        s.max_cycles = 1100;
+        let mut c = s.cluster(b).unwrap();
+        c.record_timeline();
+        c.run().unwrap();
+        c.timeout_logs()
+            .into_iter()
+            .map(|l| {
+                l.unwrap()
+                    .timeouts
+                    .iter()
+                    .map(|t| (t.cycle, t.state))
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let verilator = logs(Backend::Verilator);
+    assert_eq!(verilator, logs(Backend::RustHdl));
+    assert!(verilator.iter().all(|l| !l.is_empty()), "{verilator:?}");
 }

@@ -116,6 +116,14 @@ impl KernelBackend for Lockstep {
     fn name(&self) -> &'static str {
         "lockstep"
     }
+
+    fn debug_state(&self) -> Option<u8> {
+        self.a.debug_state()
+    }
+
+    fn debug_timeouts(&self) -> Option<u32> {
+        self.a.debug_timeouts()
+    }
 }
 
 /// The outcome of a differential run that agreed throughout.

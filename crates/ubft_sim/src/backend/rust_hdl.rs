@@ -228,4 +228,8 @@ impl<const N: usize> KernelBackend for RustHdlKernel<N> {
     fn debug_state(&self) -> Option<u8> {
         Some(self.k.debug_state())
     }
+
+    fn debug_timeouts(&self) -> Option<u32> {
+        Some(self.k.debug_protocol().sts_timeouts.val().to_u32())
+    }
 }

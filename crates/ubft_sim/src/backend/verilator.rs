@@ -76,6 +76,7 @@ type SizesFn = unsafe extern "C" fn(*mut u64, *mut u64);
 type SetFn = unsafe extern "C" fn(*mut c_void, u32, *const u32);
 type GetFn = unsafe extern "C" fn(*mut c_void, u32, *mut u32);
 type EvalFn = unsafe extern "C" fn(*mut c_void, i32, *const KernelIn, *mut KernelOut);
+type ProbeFn = unsafe extern "C" fn(*mut c_void, u32) -> u32;
 type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char, u64, u64) -> i32;
 type TraceCloseFn = unsafe extern "C" fn(*mut c_void);
 
@@ -87,6 +88,8 @@ pub struct Library {
     set: SetFn,
     get: GetFn,
     eval: EvalFn,
+    /// A probe's value (`harness::PROBES`).
+    probe: ProbeFn,
     /// A traced build's VCD writer (`trace.rs`); `None` in the normal one.
     trace: Option<(TraceOpenFn, TraceCloseFn)>,
     /// The ports, in header order (the index `set`/`get` take).
@@ -136,6 +139,7 @@ impl Library {
         let _guard = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let ports = harness::parse_ports(verilog, TOP)?;
         let map = PortMap::new(&ports)?;
+        harness::check_probes(verilog, TOP)?;
         let shell = harness::shell_verilog(&ports, TOP);
         let cpp = harness::harness_cpp(&ports, &map);
         let verilator = Verilator::get()?;
@@ -210,6 +214,7 @@ impl Library {
                 set: sym!(SetFn, b"ubft_set\0"),
                 get: sym!(GetFn, b"ubft_get\0"),
                 eval: sym!(EvalFn, b"ubft_eval\0"),
+                probe: sym!(ProbeFn, b"ubft_probe\0"),
                 trace: if trace {
                     Some((
                         sym!(TraceOpenFn, b"ubft_trace_open\0"),
@@ -291,6 +296,13 @@ impl VerilatorKernel {
         unsafe { (self.lib.get)(self.model, i as u32, w.as_mut_ptr()) };
         w
     }
+
+    /// Probe `i` (`harness::PROBES`) as the last `eval` left it.
+    pub fn probe(&self, i: usize) -> u32 {
+        assert!(i < harness::PROBES.len());
+        // SAFETY: reads one output of this value's own model.
+        unsafe { (self.lib.probe)(self.model, i as u32) }
+    }
 }
 
 impl Drop for VerilatorKernel {
@@ -325,6 +337,12 @@ impl KernelBackend for VerilatorKernel {
 
     fn name(&self) -> &'static str {
         "verilator"
+    }
+    fn debug_state(&self) -> Option<u8> {
+        Some(self.probe(harness::PROBE_STATE) as u8)
+    }
+    fn debug_timeouts(&self) -> Option<u32> {
+        Some(self.probe(harness::PROBE_TIMEOUTS))
     }
     fn as_send(&mut self) -> Option<&mut (dyn KernelBackend + Send)> {
         Some(self)

@@ -250,7 +250,7 @@ fn run(
     cluster.set_threads(threads);
     let timeline = outputs.timeline.as_ref();
     if timeline.is_some() {
-        cluster.net.record_wires();
+        cluster.record_timeline();
     }
     if let Some((dir, window)) = &outputs.waves {
         if cluster.kernels.first().map(|k| k.name()) != Some("verilator") {
@@ -268,7 +268,7 @@ fn run(
             Ok(report) => report.clone(),
             Err(_) => cluster.report(),
         };
-        let chart = Timeline::new(&cluster, &report).expect("the network recorded");
+        let chart = Timeline::new(&cluster, &report).expect("the cluster recorded");
         std::fs::write(&t.path, chart.svg(t.window))
             .map_err(|e| format!("writing {}: {e}", t.path.display()))?;
         let drawn = chart
