@@ -10821,11 +10821,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  one32 = 32'h1;
     localparam  new_view_word = 32'hd9e900;
     localparam  row_log = 8'h3;
-    localparam  ev_full_row = 3'b1;
-    localparam  ev_above = 3'b10;
-    localparam  ev_mine = 3'b110;
-    localparam  ev_seals = 3'b100;
-    localparam  ev_commit = 3'b11;
     localparam  err_recovery = 8'h7;
     localparam  prep_sig_base = 32'hd971a0;
     localparam  echo_prep_base = 32'hd97600;
@@ -11273,6 +11268,36 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  ledger$constrained;
     wire  ledger$ob;
     wire  ledger$near;
+    reg  grants$ev_valid;
+    reg  [2:0] grants$ev_kind;
+    reg  [31:0] grants$ev_prev;
+    reg  grants$running;
+    reg  [31:0] grants$prev;
+    reg  [31:0] grants$w_m;
+    reg  grants$slow_holding;
+    reg  grants$slow_seal;
+    reg  grants$slow_deliver;
+    reg  grants$slow_at_poll;
+    reg  grants$view_awaiting;
+    reg  grants$view_await_poll;
+    reg  grants$view_catch_poll;
+    reg  grants$cc_busy;
+    reg  grants$cc_passed;
+    reg  grants$cc_failed;
+    reg  grants$sg_busy;
+    reg  grants$bc_busy;
+    wire  grants$bridging;
+    wire  grants$grant;
+    wire  grants$decide;
+    wire  grants$above;
+    wire  grants$seals;
+    wire  grants$seal_trigger;
+    wire  grants$slow_abort;
+    wire  grants$dl_grant;
+    wire  grants$cc_start;
+    wire  grants$cc_hold;
+    wire  grants$discharge;
+    wire  grants$take;
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
@@ -11351,23 +11376,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] commit_row_word;
     reg  hand_over;
     reg  [255:0] seal_block;
-    reg  wt_grant;
-    reg  wt_decide;
-    reg  dl_ev;
-    reg  dl_grant;
-    reg  wt_above;
-    reg  wt_seals;
-    reg  slow_point;
-    reg  wt_disch_ev;
-    reg  wt_disch;
-    reg  bridging;
-    reg  cc_ev;
-    reg  cc_start;
-    reg  cc_hold;
     reg  [31:0] cc_k1;
     reg  [7:0] cc_slot;
     reg  [255:0] cc_block;
-    reg  ev_take_now;
     
     // Sub module instances
     rhdl_ubft$protocol$leader leader(
@@ -11793,6 +11804,38 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .ob(ledger$ob),
         .near(ledger$near)
     );
+    rhdl_ubft$protocol$grants grants(
+        .ev_valid(grants$ev_valid),
+        .ev_kind(grants$ev_kind),
+        .ev_prev(grants$ev_prev),
+        .running(grants$running),
+        .prev(grants$prev),
+        .w_m(grants$w_m),
+        .slow_holding(grants$slow_holding),
+        .slow_seal(grants$slow_seal),
+        .slow_deliver(grants$slow_deliver),
+        .slow_at_poll(grants$slow_at_poll),
+        .view_awaiting(grants$view_awaiting),
+        .view_await_poll(grants$view_await_poll),
+        .view_catch_poll(grants$view_catch_poll),
+        .cc_busy(grants$cc_busy),
+        .cc_passed(grants$cc_passed),
+        .cc_failed(grants$cc_failed),
+        .sg_busy(grants$sg_busy),
+        .bc_busy(grants$bc_busy),
+        .bridging(grants$bridging),
+        .grant(grants$grant),
+        .decide(grants$decide),
+        .above(grants$above),
+        .seals(grants$seals),
+        .seal_trigger(grants$seal_trigger),
+        .slow_abort(grants$slow_abort),
+        .dl_grant(grants$dl_grant),
+        .cc_start(grants$cc_start),
+        .cc_hold(grants$cc_hold),
+        .discharge(grants$discharge),
+        .take(grants$take)
+    );
     rhdl_ubft$protocol$done_q done_q(
         .d(done_q$d),
         .q(done_q$q),
@@ -12105,33 +12148,41 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         close_abort = timer$close_to & (state$q == ProtocolSt$Close);
         close_now = (slots != 32'h0) & ((decisions$q + 32'h1) == slots) & ~rerun$q & ledger$ob & (ledger$w_k == k$q) & (ledger$w_m == m$q);
         close_start = close_now & (state$q == ProtocolSt$Decide) & dec_tready;
-        dl_ev = wt_ev_valid & (wt_ev_kind == ev_mine) & (wt_ev_prev == prev$q) & view$awaiting;
-        dl_grant = dl_ev & view$await_poll & ~cc$busy & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        slow$start = fast$start_slow | view$call_slow | close_start | dl_grant;
-        slow$deliver_start = dl_grant;
+        grants$ev_valid = wt_ev_valid;
+        grants$ev_kind = wt_ev_kind;
+        grants$ev_prev = wt_ev_prev;
+        grants$running = state$q == ProtocolSt$Run;
+        grants$prev = prev$q;
+        grants$w_m = ledger$w_m;
+        grants$slow_holding = slow$holding;
+        grants$slow_seal = slow$seal_mode;
+        grants$slow_deliver = slow$deliver_mode;
+        grants$slow_at_poll = slow$at_poll;
+        grants$view_awaiting = view$awaiting;
+        grants$view_await_poll = view$await_poll;
+        grants$view_catch_poll = view$catch_poll;
+        grants$cc_busy = cc$busy;
+        grants$cc_passed = cc$passed;
+        grants$cc_failed = cc$failed;
+        grants$sg_busy = sg_busy;
+        grants$bc_busy = bc_busy;
+        slow$start = fast$start_slow | view$call_slow | close_start | grants$dl_grant;
+        slow$deliver_start = grants$dl_grant;
         slow$seal_start = view$call_slow | close_start;
         wt_enable = (slow$holding | view$catching) & (state$q == ProtocolSt$Run);
-        bridging = slow$holding & slow$seal_mode;
-        if (bridging) begin
+        if (grants$bridging) begin
             wt_k = ledger$w_k;
         end
         else begin
             wt_k = k$q;
         end
         wt_view = view_no$q;
-        cc_ev = wt_ev_valid & (wt_ev_kind == ev_commit) & (~bridging | (wt_ev_prev == ledger$w_m));
-        wt_above = (wt_ev_kind == ev_above) | ((wt_ev_kind == ev_commit) & cc$passed);
-        wt_seals = wt_ev_kind == ev_seals;
-        slow_point = slow$at_poll & ~slow$seal_mode & ~slow$deliver_mode;
-        view$dlv_grant = dl_grant;
         wt_awaiting = view$awaiting;
-        wt_grant = wt_ev_valid & ((wt_ev_kind == ev_full_row) | wt_above | wt_seals) & (slow_point | view$catch_poll) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        wt_decide = wt_grant & ~wt_seals;
-        cc_start = cc_ev & ~cc$busy & (slow_point | view$catch_poll | (bridging & slow$at_poll)) & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        cc_hold = cc_start | cc$busy;
-        slow$hold = cc_hold;
-        view$hold = cc_hold;
-        if (bridging) begin
+        view$dlv_grant = grants$dl_grant;
+        slow$hold = grants$cc_hold;
+        view$hold = grants$cc_hold;
+        wt_awaiting = view$awaiting;
+        if (grants$bridging) begin
             cc_k1 = ledger$w_k + 32'h1;
         end
         else begin
@@ -12141,7 +12192,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc_block = cert_kind | (((wt_ev_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((cc_k1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((wt_ev_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((wt_ev_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         cc$clock = clock;
         cc$rst_n = rst_n;
-        cc$start = cc_start;
+        cc$start = grants$cc_start;
         cc$rec_word = commit3_base + (((((cc_slot) & 32'hffffffff) << row_log) + ((wt_ev_x) & 32'hffffffff)) << commit_shift);
         cc$bitmap = ((wt_ev_bits) & 8'hff);
         cc$n = n;
@@ -12152,25 +12203,22 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc$sg_busy = sg_busy;
         cc$sg_resp_valid = sg_resp_valid;
         cc$sg_resp_status = sg_resp_status;
-        wt_disch_ev = wt_ev_valid & wt_above & bridging & (wt_ev_prev == ledger$w_m);
-        wt_disch = wt_disch_ev & slow$at_poll & ~sg_busy & ~bc_busy & (state$q == ProtocolSt$Run);
-        slow$abort = (wt_grant & slow_point) | wt_disch | close_abort;
-        view$slow_done = (slow$stop & slow$seal_mode & (state$q != ProtocolSt$Close)) | wt_disch | (slow$stop & slow$deliver_mode);
-        view$catch_grant = wt_decide;
-        view$seal_grant = wt_grant & wt_seals;
-        view$start = hand_over | (wt_grant & wt_seals & slow_point);
+        slow$abort = grants$slow_abort | close_abort;
+        view$slow_done = (slow$stop & slow$seal_mode & (state$q != ProtocolSt$Close)) | grants$discharge | (slow$stop & slow$deliver_mode);
+        view$catch_grant = grants$decide;
+        view$seal_grant = grants$grant & grants$seals;
+        view$start = hand_over | grants$seal_trigger;
         view$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
-        ev_take_now = wt_grant | wt_disch | cc$failed | dl_grant | (wt_ev_valid & (wt_ev_kind != ev_full_row) & (wt_ev_kind != ev_commit) & ~wt_above & ~wt_seals & ~dl_ev) | (wt_ev_valid & (wt_ev_kind == ev_commit) & ~cc_ev) | (wt_ev_valid & bridging & ~wt_disch_ev & ~cc_ev);
-        wt_ev_take = ev_take_now;
-        cc$settle = ev_take_now;
-        decided = fast$decide | slow$decide | wt_decide | view$decide_prev;
+        wt_ev_take = grants$take;
+        cc$settle = grants$take;
+        decided = fast$decide | slow$decide | grants$decide | view$decide_prev;
         if (view$decide_prev) begin
             m_new = view$cons_prev_out;
         end
-        else if (wt_decide & wt_above) begin
+        else if (grants$decide & grants$above) begin
             m_new = wt_ev_prev;
         end
-        else if (wt_decide) begin
+        else if (grants$decide) begin
             m_new = wt_ev_m;
         end
         else if (slow$decide & slow$deliver_mode) begin
@@ -12325,7 +12373,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             view_changes$d = view_changes$q + 32'h1;
         end
         if (decided) begin
-            slow_path$d = slow$decide | (wt_decide & wt_above) | view$decide_prev;
+            slow_path$d = slow$decide | (grants$decide & grants$above) | view$decide_prev;
         end
         ledger$clock = clock;
         ledger$start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
@@ -12334,14 +12382,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         ledger$m = m$q;
         ledger$prev = prev$q;
         ledger$set_w = fast$set_phase & (fast$phase_next == 32'h2);
-        ledger$discharge = wt_disch;
+        ledger$discharge = grants$discharge;
         ledger$deciding = state$q == ProtocolSt$Decide;
         ledger$set_l = slow$set_commit;
         ledger$t_view = t_view;
         ledger$t_k = t_k;
         ledger$t_m = t_m;
         ledger$t_prev = t_prev;
-        ledger$set_d = dl_grant;
+        ledger$set_d = grants$dl_grant;
         ledger$ev_view = wt_ev_view;
         ledger$ev_m = wt_ev_m;
         ledger$ev_prev = wt_ev_prev;
@@ -12513,8 +12561,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (view$start_leader | view$next_view) begin
             wt_clear = 1'b1;
         end
-        bridged$d = bridging;
-        if (view$call_slow | (bridged$q & ~bridging)) begin
+        bridged$d = grants$bridging;
+        if (view$call_slow | (bridged$q & ~grants$bridging)) begin
             wt_clear = 1'b1;
         end
         if (fetch_start) begin
@@ -12536,7 +12584,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timer$next_view = view$next_view;
         timer$decided = decided;
         timer$rerun = rerun$q;
-        timer$slow_decided = slow$decide | (wt_decide & wt_above) | view$decide_prev;
+        timer$slow_decided = slow$decide | (grants$decide & grants$above) | view$decide_prev;
         timer$closing = state$q == ProtocolSt$Close;
         if (~rst_n) begin
             state$d = ProtocolSt$Idle;
@@ -13373,6 +13421,78 @@ module rhdl_ubft$protocol$fast_count(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$fast_count
+
+
+module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,cc_start,cc_hold,discharge,take);
+    
+    // Module arguments
+    input wire  ev_valid;
+    input wire  [2:0] ev_kind;
+    input wire  [31:0] ev_prev;
+    input wire  running;
+    input wire  [31:0] prev;
+    input wire  [31:0] w_m;
+    input wire  slow_holding;
+    input wire  slow_seal;
+    input wire  slow_deliver;
+    input wire  slow_at_poll;
+    input wire  view_awaiting;
+    input wire  view_await_poll;
+    input wire  view_catch_poll;
+    input wire  cc_busy;
+    input wire  cc_passed;
+    input wire  cc_failed;
+    input wire  sg_busy;
+    input wire  bc_busy;
+    output reg  bridging;
+    output reg  grant;
+    output reg  decide;
+    output reg  above;
+    output reg  seals;
+    output reg  seal_trigger;
+    output reg  slow_abort;
+    output reg  dl_grant;
+    output reg  cc_start;
+    output reg  cc_hold;
+    output reg  discharge;
+    output reg  take;
+    
+    // Constant declarations
+    localparam  ev_full_row = 3'b1;
+    localparam  ev_above = 3'b10;
+    localparam  ev_seals = 3'b100;
+    localparam  ev_commit = 3'b11;
+    localparam  ev_mine = 3'b110;
+    
+    // Local signals
+    reg  slow_point;
+    reg  dl_ev;
+    reg  cc_ev;
+    reg  disch_ev;
+    reg  free;
+    
+    // Update code
+    always @(*) begin
+        free = ~sg_busy & ~bc_busy & running;
+        bridging = slow_holding & slow_seal;
+        slow_point = slow_at_poll & ~slow_seal & ~slow_deliver;
+        dl_ev = ev_valid & (ev_kind == ev_mine) & (ev_prev == prev) & view_awaiting;
+        dl_grant = dl_ev & view_await_poll & ~cc_busy & free;
+        cc_ev = ev_valid & (ev_kind == ev_commit) & (~bridging | (ev_prev == w_m));
+        above = (ev_kind == ev_above) | ((ev_kind == ev_commit) & cc_passed);
+        seals = ev_kind == ev_seals;
+        grant = ev_valid & ((ev_kind == ev_full_row) | above | seals) & (slow_point | view_catch_poll) & free;
+        decide = grant & ~seals;
+        seal_trigger = grant & seals & slow_point;
+        cc_start = cc_ev & ~cc_busy & (slow_point | view_catch_poll | (bridging & slow_at_poll)) & free;
+        cc_hold = cc_start | cc_busy;
+        disch_ev = ev_valid & above & bridging & (ev_prev == w_m);
+        discharge = disch_ev & slow_at_poll & free;
+        slow_abort = (grant & slow_point) | discharge;
+        take = grant | discharge | cc_failed | dl_grant | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev) | (ev_valid & bridging & ~disch_ev & ~cc_ev);
+    end
+    
+endmodule // rhdl_ubft$protocol$grants
 
 
 module rhdl_ubft$protocol$k(d,q,clock);

@@ -1,6 +1,7 @@
 //! The consensus controller: Protocol and the machines and blocks it holds.
 pub mod cert_check;
 pub mod fast;
+pub mod grants;
 pub mod leader;
 pub mod ledger;
 pub mod literals;

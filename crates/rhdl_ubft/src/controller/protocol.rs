@@ -43,7 +43,7 @@
 //! | WATCH | SEALS, at a poll point | VIEW | R14's trigger |
 //! | VIEW | `call_slow` | SLOW (seal mode) | the bridge (R17) |
 //! | VIEW | `start_leader` | LEADER | a NEW_VIEW is installed (`view.md`) |
-//! | FAST, SLOW, WATCH, VIEW | `decide`, `wt_decide`, `decide_prev` | Protocol | the slot is decided |
+//! | FAST, SLOW, WATCH (granted), VIEW | `decide`, the grants' `decide`, `decide_prev` | Protocol | the slot is decided |
 //!
 //! A handover is combinational: the machine handing over goes Off while it
 //! raises `start_*`, and the receiving machine's next state sees it in the
@@ -74,6 +74,7 @@
 
 use crate::controller::cert_check::CertCheck;
 use crate::controller::fast::Fast;
+use crate::controller::grants::Grants;
 use crate::controller::leader::Leader;
 use crate::controller::ledger::Ledger;
 use crate::controller::requests::Requests;
@@ -263,6 +264,8 @@ pub struct Protocol<const N: usize> {
     timer: Timer,
     /// W, L, D and the constraint (recovery.md D11).
     ledger: Ledger,
+    /// When WATCH's event is acted on (R14, R17, R24 to R26).
+    grants: Grants,
     done_q: DFF<Bit>,
     // Status counters.
     cycles: DFF<Bits<32>>,
@@ -345,44 +348,11 @@ pub struct Protocol<const N: usize> {
     /// and echo_commit).
     new_view_word: Constant<Bits<32>>,
     row_log: Constant<Bits<8>>,
-    /// WATCH's event is taken at a poll point: SLOW's (normal mode;
-    /// SLOW gives the slot back) or VIEW's (catching up, awaiting a
-    /// NEW_VIEW). FULL_ROW (R26) and ABOVE (R24) decide k (`wt_decide`);
-    /// SEALS starts the view change (R14's trigger, `wt_seals`).
-    wt_grant: Signal<Local, Bit>,
-    wt_decide: Signal<Local, Bit>,
-    ev_full_row: Constant<Bits<3>>,
-    ev_above: Constant<Bits<3>>,
-    ev_mine: Constant<Bits<3>>,
-    /// A MINE event VIEW may take (it awaits, and prev = dec[k - 1]),
-    /// and its grant at VIEW's poll point.
-    dl_ev: Signal<Local, Bit>,
-    dl_grant: Signal<Local, Bit>,
-    ev_seals: Constant<Bits<3>>,
-    /// WATCH's event is ABOVE (R24), else FULL_ROW (R26).
-    wt_above: Signal<Local, Bit>,
-    wt_seals: Signal<Local, Bit>,
-    /// SLOW is at a poll point in normal mode.
-    slow_point: Signal<Local, Bit>,
-    /// The bridge's discharge (R17, recovery.md D11.1): in seal mode WATCH
-    /// looks at W's slot (`wt_k` = W.b), and ABOVE there with prev = W.m
-    /// (a certificate of b + 1 on W's value) is the one event it acts on
-    /// (`wt_disch`, granted at SLOW's poll point: SLOW stops, VIEW seals
-    /// with the obligation gone); every other event is taken at once.
-    wt_disch_ev: Signal<Local, Bit>,
-    wt_disch: Signal<Local, Bit>,
-    bridging: Signal<Local, Bit>,
-    /// R24 from a COMMIT: WATCH's COMMIT event of k + 1 (while bridging,
-    /// one with prev = W.m), the slot of k + 1, CertCheck's start and the
-    /// machines' hold while it runs, its block C and the record's word.
-    cc_ev: Signal<Local, Bit>,
-    cc_start: Signal<Local, Bit>,
-    cc_hold: Signal<Local, Bit>,
+    /// CertCheck's job (R24 from a COMMIT): k + 1 (W.b + 1 while
+    /// bridging), its slot, and the block C its shares sign.
     cc_k1: Signal<Local, Bits<32>>,
     cc_slot: Signal<Local, Bits<8>>,
     cc_block: Signal<Local, Bits<BLOCK_BITS>>,
-    ev_take_now: Signal<Local, Bit>,
-    ev_commit: Constant<Bits<3>>,
     // Constants from `layout` and `params`.
     err_recovery: Constant<Bits<8>>,
     prep_sig_base: Constant<Bits<32>>,
@@ -528,6 +498,7 @@ impl<const N: usize> Protocol<N> {
             cc: Default::default(),
             timer: Default::default(),
             ledger: Default::default(),
+            grants: Default::default(),
             state: Default::default(),
             view_no: Default::default(),
             leader_id: Default::default(),
@@ -596,23 +567,9 @@ impl<const N: usize> Protocol<N> {
             bc_round_done: Default::default(),
             bc_round_error: Default::default(),
             hand_over: Default::default(),
-            wt_grant: Default::default(),
-            wt_decide: Default::default(),
-            wt_seals: Default::default(),
-            slow_point: Default::default(),
-            wt_disch_ev: Default::default(),
-            wt_disch: Default::default(),
-            bridging: Default::default(),
-            cc_ev: Default::default(),
-            cc_start: Default::default(),
-            cc_hold: Default::default(),
             cc_k1: Default::default(),
             cc_slot: Default::default(),
             cc_block: Default::default(),
-            ev_take_now: Default::default(),
-            ev_seals: Constant::new(crate::controller::watch::ev::SEALS.into()),
-            ev_commit: Constant::new(crate::controller::watch::ev::COMMIT.into()),
-            ev_full_row: Constant::new(crate::controller::watch::ev::FULL_ROW.into()),
             wt_enable: Default::default(),
             wt_awaiting: Default::default(),
             wt_clear: Default::default(),
@@ -625,11 +582,6 @@ impl<const N: usize> Protocol<N> {
             wt_ev_prev: Default::default(),
             wt_ev_x: Default::default(),
             wt_ev_bits: Default::default(),
-            wt_above: Default::default(),
-            ev_above: Constant::new(crate::controller::watch::ev::ABOVE.into()),
-            ev_mine: Constant::new(crate::controller::watch::ev::MINE.into()),
-            dl_ev: Default::default(),
-            dl_grant: Default::default(),
             wt_ev_take: Default::default(),
             slow: Default::default(),
             bc_beats: Default::default(),
@@ -1091,97 +1043,52 @@ impl<const N: usize> Logic for Protocol<N> {
         self.close_start.next = self.close_now.val()
             & (self.state.q.val() == ProtocolSt::Decide)
             & self.dec_tready.val();
-        // R25 while awaiting a NEW_VIEW (MINE): a peer's COMMIT of k on
-        // dec[k - 1], granted at VIEW's ViewPollNv or ViewPollSeals as the
-        // other events are; Protocol then starts SLOW in deliver mode on
-        // its block, D. While VIEW awaits, the event waits for a poll
-        // point (also through a deliver pass); otherwise it is dropped.
-        self.dl_ev.next = self.wt_ev_valid.val()
-            & (self.wt_ev_kind.val() == self.ev_mine.val())
-            & (self.wt_ev_prev.val() == self.prev.q.val())
-            & self.view.awaiting.val();
-        self.dl_grant.next = self.dl_ev.val()
-            & self.view.await_poll.val()
-            & !self.cc.busy.val()
-            & !self.sg_busy.val()
-            & !self.bc_busy.val()
-            & (self.state.q.val() == ProtocolSt::Run);
+        // WATCH's events (the grants' table): granted at the slot holder's
+        // poll point, SLOW's or VIEW's.
+        self.grants.ev_valid.next = self.wt_ev_valid.val();
+        self.grants.ev_kind.next = self.wt_ev_kind.val();
+        self.grants.ev_prev.next = self.wt_ev_prev.val();
+        self.grants.running.next = self.state.q.val() == ProtocolSt::Run;
+        self.grants.prev.next = self.prev.q.val();
+        self.grants.w_m.next = self.ledger.w_m.val();
+        self.grants.slow_holding.next = self.slow.holding.val();
+        self.grants.slow_seal.next = self.slow.seal_mode.val();
+        self.grants.slow_deliver.next = self.slow.deliver_mode.val();
+        self.grants.slow_at_poll.next = self.slow.at_poll.val();
+        self.grants.view_awaiting.next = self.view.awaiting.val();
+        self.grants.view_await_poll.next = self.view.await_poll.val();
+        self.grants.view_catch_poll.next = self.view.catch_poll.val();
+        self.grants.cc_busy.next = self.cc.busy.val();
+        self.grants.cc_passed.next = self.cc.passed.val();
+        self.grants.cc_failed.next = self.cc.failed.val();
+        self.grants.sg_busy.next = self.sg_busy.val();
+        self.grants.bc_busy.next = self.bc_busy.val();
+        // R25 while awaiting: SLOW in deliver mode on D; R17 and R28: SLOW
+        // in seal mode on W.
         self.slow.start.next = self.fast.start_slow.val()
             | self.view.call_slow.val()
             | self.close_start.val()
-            | self.dl_grant.val();
-        self.slow.deliver_start.next = self.dl_grant.val();
+            | self.grants.dl_grant.val();
+        self.slow.deliver_start.next = self.grants.dl_grant.val();
         self.slow.seal_start.next = self.view.call_slow.val() | self.close_start.val();
-        // WATCH (v3): it polls while SLOW holds the slot (in seal mode
-        // only the discharge is acted on, below) and while VIEW catches
-        // up or awaits a NEW_VIEW. Its events are
-        // granted at a poll point, where nothing of the holder's own is in
-        // flight (no fetch; no signer request, broadcast or round
-        // outstanding): SLOW's (it gives the slot back) or VIEW's
-        // (ViewPollCatch, ViewPollNv, ViewPollSeals). A full will_commit row for
-        // k, in any view (R26), or ABOVE decides k; f + 1 SEALs of views
-        // >= this one (R14) start the view change: ViewStart, from SLOW by
-        // a handover; a COMMIT of k + 1 decides k once CertCheck verified
-        // its certificate (below). NEW_VIEW events are not acted on (VIEW
-        // polls new_view itself) and are taken as they come, so the
-        // rotation goes on.
+        // WATCH polls while SLOW holds the slot and while VIEW catches up
+        // or awaits a NEW_VIEW; while bridging, at W.b.
         self.wt_enable.next = (self.slow.holding.val() | self.view.catching.val())
             & (self.state.q.val() == ProtocolSt::Run);
-        // While bridging, W's slot (b = k, or k - 1 after a fast decision):
-        // ABOVE there is a certificate of b + 1, the discharge's.
-        // (`seal_mode` is SLOW's mode register, which stays up after it
-        // goes Off: bridging is seal mode while it holds the slot.)
-        self.bridging.next = self.slow.holding.val() & self.slow.seal_mode.val();
-        if self.bridging.val() {
+        if self.grants.bridging.val() {
             self.wt_k.next = self.ledger.w_k.val();
         } else {
             self.wt_k.next = self.k.q.val();
         }
         self.wt_view.next = self.view_no.q.val();
-        // ABOVE (R24): f + 1 CERT blocks of k + 1 with one prev, from f + 1
-        // writers (the guard makes certify entry j j's own), so an honest
-        // replica certified k + 1 on dec[k] = prev: k is decided as prev.
-        // SEALS: f + 1 well-formed SEAL blocks of views >= this one, each
-        // in its writer's own entry (the guard), so an honest replica
-        // sealed such a view.
-        // R24 from a COMMIT of k + 1 (W.b + 1 while bridging, where only
-        // prev = W.m, the discharge's, is checked): its certificate's f + 1
-        // shares are verified by CertCheck, on Protocol's Fetch and the
-        // signer, while the slot's holder waits at the poll point where it
-        // was granted (`cc_hold`); then the event is as good as ABOVE.
-        self.cc_ev.next = self.wt_ev_valid.val()
-            & (self.wt_ev_kind.val() == self.ev_commit.val())
-            & (!self.bridging.val() | (self.wt_ev_prev.val() == self.ledger.w_m.val()));
-        self.wt_above.next = (self.wt_ev_kind.val() == self.ev_above.val())
-            | ((self.wt_ev_kind.val() == self.ev_commit.val()) & self.cc.passed.val());
-        self.wt_seals.next = self.wt_ev_kind.val() == self.ev_seals.val();
-        self.slow_point.next =
-            self.slow.at_poll.val() & !self.slow.seal_mode.val() & !self.slow.deliver_mode.val();
-        self.view.dlv_grant.next = self.dl_grant.val();
         self.wt_awaiting.next = self.view.awaiting.val();
-        self.wt_grant.next = self.wt_ev_valid.val()
-            & ((self.wt_ev_kind.val() == self.ev_full_row.val())
-                | self.wt_above.val()
-                | self.wt_seals.val())
-            & (self.slow_point.val() | self.view.catch_poll.val())
-            & !self.sg_busy.val()
-            & !self.bc_busy.val()
-            & (self.state.q.val() == ProtocolSt::Run);
-        self.wt_decide.next = self.wt_grant.val() & !self.wt_seals.val();
-        self.cc_start.next = self.cc_ev.val()
-            & !self.cc.busy.val()
-            & (self.slow_point.val()
-                | self.view.catch_poll.val()
-                | (self.bridging.val() & self.slow.at_poll.val()))
-            & !self.sg_busy.val()
-            & !self.bc_busy.val()
-            & (self.state.q.val() == ProtocolSt::Run);
-        self.cc_hold.next = self.cc_start.val() | self.cc.busy.val();
-        self.slow.hold.next = self.cc_hold.val();
-        self.view.hold.next = self.cc_hold.val();
-        // C of the COMMIT's slot, k + 1 (W.b + 1 while bridging), and its
-        // record commit[s(k + 1)][x].
-        if self.bridging.val() {
+        self.view.dlv_grant.next = self.grants.dl_grant.val();
+        self.slow.hold.next = self.grants.cc_hold.val();
+        self.view.hold.next = self.grants.cc_hold.val();
+        // CertCheck: C of the COMMIT's slot, k + 1 (W.b + 1 while
+        // bridging), and its record commit[s(k + 1)][x].
+        self.wt_awaiting.next = self.view.awaiting.val();
+        if self.grants.bridging.val() {
             self.cc_k1.next = self.ledger.w_k.val() + 1;
         } else {
             self.cc_k1.next = self.k.q.val() + 1;
@@ -1194,7 +1101,7 @@ impl<const N: usize> Logic for Protocol<N> {
             | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_prev.val()) << 128);
         self.cc.clock.next = self.clock.val();
         self.cc.rst_n.next = self.rst_n.val();
-        self.cc.start.next = self.cc_start.val();
+        self.cc.start.next = self.grants.cc_start.val();
         self.cc.rec_word.next = self.commit3_base.val()
             + (((bit_cast::<32, 8>(self.cc_slot.val()) << self.row_log.val())
                 + bit_cast::<32, 8>(self.wt_ev_x.val()))
@@ -1208,65 +1115,27 @@ impl<const N: usize> Logic for Protocol<N> {
         self.cc.sg_busy.next = self.sg_busy.val();
         self.cc.sg_resp_valid.next = self.sg_resp_valid.val();
         self.cc.sg_resp_status.next = self.sg_resp_status.val();
-        // The bridge's discharge (R17): ABOVE at W.b with prev = W.m, at a
-        // poll point of SLOW's seal mode. An honest replica certified
-        // b + 1 on dec[b] = W.m, so b was decided as W.m and every honest
-        // replica's SEAL covers it without this replica's COMMIT
-        // (recovery.md section 10); the model's `discharged`.
-        self.wt_disch_ev.next = self.wt_ev_valid.val()
-            & self.wt_above.val()
-            & self.bridging.val()
-            & (self.wt_ev_prev.val() == self.ledger.w_m.val());
-        self.wt_disch.next = self.wt_disch_ev.val()
-            & self.slow.at_poll.val()
-            & !self.sg_busy.val()
-            & !self.bc_busy.val()
-            & (self.state.q.val() == ProtocolSt::Run);
         // (R28: `close_abort`, above.)
-        self.slow.abort.next = (self.wt_grant.val() & self.slow_point.val())
-            | self.wt_disch.val()
-            | self.close_abort.val();
+        self.slow.abort.next = self.grants.slow_abort.val() | self.close_abort.val();
         // SLOW's yield to VIEW in seal mode: its `stop`, or the discharge
         // (not Close's, where VIEW is Off).
         self.view.slow_done.next = (self.slow.stop.val()
             & self.slow.seal_mode.val()
             & (self.state.q.val() != ProtocolSt::Close))
-            | self.wt_disch.val()
+            | self.grants.discharge.val()
             | (self.slow.stop.val() & self.slow.deliver_mode.val());
         // VIEW at its poll points: the grant decides k (catch-up), or
         // the trigger seals.
-        self.view.catch_grant.next = self.wt_decide.val();
-        self.view.seal_grant.next = self.wt_grant.val() & self.wt_seals.val();
-        self.view.start.next = self.hand_over.val()
-            | (self.wt_grant.val() & self.wt_seals.val() & self.slow_point.val());
+        self.view.catch_grant.next = self.grants.decide.val();
+        self.view.seal_grant.next = self.grants.grant.val() & self.grants.seals.val();
+        self.view.start.next = self.hand_over.val() | self.grants.seal_trigger.val();
         self.view.running.next =
             (self.state.q.val() == ProtocolSt::Run) | (self.state.q.val() == ProtocolSt::Decide);
-        // Taken: when acted on; a COMMIT whose certificate failed; at
-        // once, a NEW_VIEW (VIEW polls new_view itself), a COMMIT that is
-        // not the discharge's while bridging, and while bridging every
-        // event but the discharge's.
-        self.ev_take_now.next = self.wt_grant.val()
-            | self.wt_disch.val()
-            | self.cc.failed.val()
-            | self.dl_grant.val()
-            | (self.wt_ev_valid.val()
-                & (self.wt_ev_kind.val() != self.ev_full_row.val())
-                & (self.wt_ev_kind.val() != self.ev_commit.val())
-                & !self.wt_above.val()
-                & !self.wt_seals.val()
-                & !self.dl_ev.val())
-            | (self.wt_ev_valid.val()
-                & (self.wt_ev_kind.val() == self.ev_commit.val())
-                & !self.cc_ev.val())
-            | (self.wt_ev_valid.val()
-                & self.bridging.val()
-                & !self.wt_disch_ev.val()
-                & !self.cc_ev.val());
-        self.wt_ev_take.next = self.ev_take_now.val();
-        self.cc.settle.next = self.ev_take_now.val();
+        self.wt_ev_take.next = self.grants.take.val();
+        self.cc.settle.next = self.grants.take.val();
         self.decided.next = self.fast.decide.val()
             | self.slow.decide.val()
-            | self.wt_decide.val()
+            | self.grants.decide.val()
             | self.view.decide_prev.val();
 
         // m as it will be: a machine that takes a value sends it in the
@@ -1274,10 +1143,10 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.view.decide_prev.val() {
             // R24 at install: prev* of the NEW_VIEW's certificate of c*.
             self.m_new.next = self.view.cons_prev_out.val();
-        } else if self.wt_decide.val() & self.wt_above.val() {
+        } else if self.grants.decide.val() & self.grants.above.val() {
             // R24: the prev of k + 1's certificate.
             self.m_new.next = self.wt_ev_prev.val();
-        } else if self.wt_decide.val() {
+        } else if self.grants.decide.val() {
             // R26: the full row's m (this replica's own lane is in the row,
             // so it is the m it sent will_commit for).
             self.m_new.next = self.wt_ev_m.val();
@@ -1481,7 +1350,7 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         if self.decided.val() {
             self.slow_path.d.next = self.slow.decide.val()
-                | (self.wt_decide.val() & self.wt_above.val())
+                | (self.grants.decide.val() & self.grants.above.val())
                 | self.view.decide_prev.val();
         }
         // W, L, D and the constraint (the ledger's table): W at FAST's
@@ -1496,14 +1365,14 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ledger.m.next = self.m.q.val();
         self.ledger.prev.next = self.prev.q.val();
         self.ledger.set_w.next = self.fast.set_phase.val() & (self.fast.phase_next.val() == 2);
-        self.ledger.discharge.next = self.wt_disch.val();
+        self.ledger.discharge.next = self.grants.discharge.val();
         self.ledger.deciding.next = self.state.q.val() == ProtocolSt::Decide;
         self.ledger.set_l.next = self.slow.set_commit.val();
         self.ledger.t_view.next = self.t_view.val();
         self.ledger.t_k.next = self.t_k.val();
         self.ledger.t_m.next = self.t_m.val();
         self.ledger.t_prev.next = self.t_prev.val();
-        self.ledger.set_d.next = self.dl_grant.val();
+        self.ledger.set_d.next = self.grants.dl_grant.val();
         self.ledger.ev_view.next = self.wt_ev_view.val();
         self.ledger.ev_m.next = self.wt_ev_m.val();
         self.ledger.ev_prev.next = self.wt_ev_prev.val();
@@ -1689,8 +1558,8 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         // ... and when the bridge starts and ends, since `wt_k` moves to
         // W.b and back to k.
-        self.bridged.d.next = self.bridging.val();
-        if self.view.call_slow.val() | (self.bridged.q.val() & !self.bridging.val()) {
+        self.bridged.d.next = self.grants.bridging.val();
+        if self.view.call_slow.val() | (self.bridged.q.val() & !self.grants.bridging.val()) {
             self.wt_clear.next = true;
         }
         // Every fetch is a poll.
@@ -1722,7 +1591,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.timer.decided.next = self.decided.val();
         self.timer.rerun.next = self.rerun.q.val();
         self.timer.slow_decided.next = self.slow.decide.val()
-            | (self.wt_decide.val() & self.wt_above.val())
+            | (self.grants.decide.val() & self.grants.above.val())
             | self.view.decide_prev.val();
         self.timer.closing.next = self.state.q.val() == ProtocolSt::Close;
         if !self.rst_n.val() {

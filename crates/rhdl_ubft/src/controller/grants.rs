@@ -1,0 +1,200 @@
+//! Grants: when WATCH's event is acted on, and by which machine
+//! (combinational; docs/grants.md).
+//!
+//! WATCH (crate::controller::watch) polls while SLOW holds the slot and
+//! while VIEW catches up or awaits a NEW_VIEW, and reports one event at a
+//! time (`ev_*`) until it is taken (`take`). An event is granted at a poll
+//! point of the slot's holder, where nothing of its own is in flight (no
+//! fetch; no signer request, broadcast or round outstanding: `sg_busy`,
+//! `bc_busy` low), and only while Protocol runs (`running`):
+//!
+//! | event | granted at | output | what follows |
+//! | --- | --- | --- | --- |
+//! | FULL_ROW (R26), ABOVE (R24) | SLOW's poll point in normal mode, VIEW's `catch_poll` | `grant`, `decide` | k is decided (SLOW aborted: `slow_abort`) |
+//! | COMMIT of k + 1 (R24) | the same, or SLOW's poll point while bridging (prev = W.m only) | `cc_start` | CertCheck verifies its certificate's f + 1 shares while the holder waits (`cc_hold`); passed, the event is as good as ABOVE (`above`); failed, it is taken |
+//! | SEALS (R14's trigger) | the same as FULL_ROW | `grant`, `seals` | VIEW seals (from SLOW: `seal_trigger`, a handover) |
+//! | MINE (R25 while VIEW awaits: a peer's COMMIT of k on dec[k - 1]) | VIEW's `await_poll`, CertCheck idle | `dl_grant` | SLOW starts in deliver mode on its block, D |
+//! | ABOVE at W.b with prev = W.m, while bridging | SLOW's poll point (seal mode) | `discharge` | the bridge's discharge (R17): SLOW stops, VIEW seals with the obligation gone |
+//! | NEW_VIEW; any other event while bridging; a COMMIT not checked | (not acted on) | `take` at once | VIEW polls new_view itself; the rotation goes on |
+//!
+//! `bridging` is SLOW in seal mode holding the slot (`seal_mode` is SLOW's
+//! mode register, which stays up after it goes Off). An ABOVE event at
+//! W.b is a certificate of b + 1 on dec[b] = W.m from an honest
+//! certifier, so b was decided as W.m and every honest replica's SEAL
+//! covers it without this replica's COMMIT (recovery.md section 10; the
+//! model's `discharged`).
+//!
+//! Every output is assigned once, as one expression of the inputs.
+
+use crate::controller::watch::ev;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Grants {
+    /// WATCH's event: valid, its kind (`watch::ev`) and its prev.
+    pub ev_valid: Signal<In, Bit>,
+    pub ev_kind: Signal<In, Bits<3>>,
+    pub ev_prev: Signal<In, Bits<32>>,
+    /// Protocol is in Run.
+    pub running: Signal<In, Bit>,
+    /// dec[k - 1], and W's m (the discharge's prev).
+    pub prev: Signal<In, Bits<32>>,
+    pub w_m: Signal<In, Bits<32>>,
+    /// SLOW: holds the slot, its modes, at a poll point.
+    pub slow_holding: Signal<In, Bit>,
+    pub slow_seal: Signal<In, Bit>,
+    pub slow_deliver: Signal<In, Bit>,
+    pub slow_at_poll: Signal<In, Bit>,
+    /// VIEW: awaits a NEW_VIEW, at that wait's poll point, at a catch-up
+    /// poll point.
+    pub view_awaiting: Signal<In, Bit>,
+    pub view_await_poll: Signal<In, Bit>,
+    pub view_catch_poll: Signal<In, Bit>,
+    /// CertCheck: verifying, passed, failed.
+    pub cc_busy: Signal<In, Bit>,
+    pub cc_passed: Signal<In, Bit>,
+    pub cc_failed: Signal<In, Bit>,
+    pub sg_busy: Signal<In, Bit>,
+    pub bc_busy: Signal<In, Bit>,
+    pub bridging: Signal<Out, Bit>,
+    pub grant: Signal<Out, Bit>,
+    pub decide: Signal<Out, Bit>,
+    /// The event is ABOVE, or a COMMIT whose certificate passed.
+    pub above: Signal<Out, Bit>,
+    /// The grant is SEALS'.
+    pub seals: Signal<Out, Bit>,
+    /// SEALS granted at SLOW's poll point: VIEW starts.
+    pub seal_trigger: Signal<Out, Bit>,
+    /// SLOW is aborted at its poll point (a grant there, or the discharge).
+    pub slow_abort: Signal<Out, Bit>,
+    pub dl_grant: Signal<Out, Bit>,
+    pub cc_start: Signal<Out, Bit>,
+    pub cc_hold: Signal<Out, Bit>,
+    pub discharge: Signal<Out, Bit>,
+    pub take: Signal<Out, Bit>,
+    // Combinational temporaries.
+    slow_point: Signal<Local, Bit>,
+    dl_ev: Signal<Local, Bit>,
+    cc_ev: Signal<Local, Bit>,
+    disch_ev: Signal<Local, Bit>,
+    free: Signal<Local, Bit>,
+    ev_full_row: Constant<Bits<3>>,
+    ev_above: Constant<Bits<3>>,
+    ev_seals: Constant<Bits<3>>,
+    ev_commit: Constant<Bits<3>>,
+    ev_mine: Constant<Bits<3>>,
+}
+
+impl Default for Grants {
+    fn default() -> Self {
+        Grants {
+            ev_valid: Default::default(),
+            ev_kind: Default::default(),
+            ev_prev: Default::default(),
+            running: Default::default(),
+            prev: Default::default(),
+            w_m: Default::default(),
+            slow_holding: Default::default(),
+            slow_seal: Default::default(),
+            slow_deliver: Default::default(),
+            slow_at_poll: Default::default(),
+            view_awaiting: Default::default(),
+            view_await_poll: Default::default(),
+            view_catch_poll: Default::default(),
+            cc_busy: Default::default(),
+            cc_passed: Default::default(),
+            cc_failed: Default::default(),
+            sg_busy: Default::default(),
+            bc_busy: Default::default(),
+            bridging: Default::default(),
+            grant: Default::default(),
+            decide: Default::default(),
+            above: Default::default(),
+            seals: Default::default(),
+            seal_trigger: Default::default(),
+            slow_abort: Default::default(),
+            dl_grant: Default::default(),
+            cc_start: Default::default(),
+            cc_hold: Default::default(),
+            discharge: Default::default(),
+            take: Default::default(),
+            slow_point: Default::default(),
+            dl_ev: Default::default(),
+            cc_ev: Default::default(),
+            disch_ev: Default::default(),
+            free: Default::default(),
+            ev_full_row: Constant::new(ev::FULL_ROW.into()),
+            ev_above: Constant::new(ev::ABOVE.into()),
+            ev_seals: Constant::new(ev::SEALS.into()),
+            ev_commit: Constant::new(ev::COMMIT.into()),
+            ev_mine: Constant::new(ev::MINE.into()),
+        }
+    }
+}
+
+impl Logic for Grants {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Nothing of the holder's own in flight, and Protocol runs.
+        self.free.next = !self.sg_busy.val() & !self.bc_busy.val() & self.running.val();
+        self.bridging.next = self.slow_holding.val() & self.slow_seal.val();
+        self.slow_point.next =
+            self.slow_at_poll.val() & !self.slow_seal.val() & !self.slow_deliver.val();
+        // MINE while VIEW awaits, on this replica's dec[k - 1].
+        self.dl_ev.next = self.ev_valid.val()
+            & (self.ev_kind.val() == self.ev_mine.val())
+            & (self.ev_prev.val() == self.prev.val())
+            & self.view_awaiting.val();
+        self.dl_grant.next =
+            self.dl_ev.val() & self.view_await_poll.val() & !self.cc_busy.val() & self.free.val();
+        // A COMMIT of k + 1 (while bridging, of W.b + 1 on W.m only).
+        self.cc_ev.next = self.ev_valid.val()
+            & (self.ev_kind.val() == self.ev_commit.val())
+            & (!self.bridging.val() | (self.ev_prev.val() == self.w_m.val()));
+        self.above.next = (self.ev_kind.val() == self.ev_above.val())
+            | ((self.ev_kind.val() == self.ev_commit.val()) & self.cc_passed.val());
+        self.seals.next = self.ev_kind.val() == self.ev_seals.val();
+        self.grant.next = self.ev_valid.val()
+            & ((self.ev_kind.val() == self.ev_full_row.val())
+                | self.above.val()
+                | self.seals.val())
+            & (self.slow_point.val() | self.view_catch_poll.val())
+            & self.free.val();
+        self.decide.next = self.grant.val() & !self.seals.val();
+        self.seal_trigger.next = self.grant.val() & self.seals.val() & self.slow_point.val();
+        self.cc_start.next = self.cc_ev.val()
+            & !self.cc_busy.val()
+            & (self.slow_point.val()
+                | self.view_catch_poll.val()
+                | (self.bridging.val() & self.slow_at_poll.val()))
+            & self.free.val();
+        self.cc_hold.next = self.cc_start.val() | self.cc_busy.val();
+        // The bridge's discharge (R17).
+        self.disch_ev.next = self.ev_valid.val()
+            & self.above.val()
+            & self.bridging.val()
+            & (self.ev_prev.val() == self.w_m.val());
+        self.discharge.next = self.disch_ev.val() & self.slow_at_poll.val() & self.free.val();
+        self.slow_abort.next = (self.grant.val() & self.slow_point.val()) | self.discharge.val();
+        // Taken: when acted on; a COMMIT whose certificate failed; at
+        // once, a NEW_VIEW, a COMMIT that is not checked, and while
+        // bridging every event but the discharge's and W.b + 1's COMMIT.
+        self.take.next = self.grant.val()
+            | self.discharge.val()
+            | self.cc_failed.val()
+            | self.dl_grant.val()
+            | (self.ev_valid.val()
+                & (self.ev_kind.val() != self.ev_full_row.val())
+                & (self.ev_kind.val() != self.ev_commit.val())
+                & !self.above.val()
+                & !self.seals.val()
+                & !self.dl_ev.val())
+            | (self.ev_valid.val()
+                & (self.ev_kind.val() == self.ev_commit.val())
+                & !self.cc_ev.val())
+            | (self.ev_valid.val()
+                & self.bridging.val()
+                & !self.disch_ev.val()
+                & !self.cc_ev.val());
+    }
+}
