@@ -10817,8 +10817,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  started;
     
     // Constant declarations
-    localparam  seal_kind = 256'h4;
-    localparam  one32 = 32'h1;
     localparam  new_view_word = 32'hd9e900;
     localparam  row_log = 8'h3;
     localparam  err_recovery = 8'h7;
@@ -11298,6 +11296,57 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  grants$cc_hold;
     wire  grants$discharge;
     wire  grants$take;
+    reg  [7:0] encoder$id;
+    reg  [31:0] encoder$view_no;
+    reg  [31:0] encoder$k;
+    reg  [31:0] encoder$prev;
+    reg  [7:0] encoder$vote_view;
+    reg  [7:0] encoder$support;
+    reg  [31:0] encoder$m_new;
+    reg  encoder$leader_prepare;
+    reg  encoder$slow_prep_sig;
+    reg  encoder$slow_cert;
+    reg  encoder$slow_commit;
+    reg  encoder$slow_echo_commit;
+    reg  [7:0] encoder$slow_bitmap;
+    reg  encoder$view_seal;
+    reg  encoder$view_echo_seal;
+    reg  encoder$view_nv;
+    reg  [4:0] encoder$view_beats;
+    reg  [255:0] encoder$view_blk;
+    reg  [7:0] encoder$view_sb;
+    reg  [7:0] encoder$view_cb;
+    reg  [255:0] encoder$prep_block;
+    reg  [255:0] encoder$cert_block;
+    reg  [255:0] encoder$commit_block;
+    reg  encoder$view_holding;
+    reg  encoder$l_ok;
+    reg  [31:0] encoder$l_w;
+    reg  [31:0] encoder$l_c;
+    reg  [31:0] encoder$l_m;
+    reg  [31:0] encoder$l_prev;
+    reg  encoder$cc_busy;
+    reg  [31:0] encoder$ev_view;
+    reg  [31:0] encoder$cc_k1;
+    reg  [31:0] encoder$ev_m;
+    reg  [31:0] encoder$ev_prev;
+    reg  encoder$slow_sg_sus;
+    reg  [255:0] encoder$slow_sus_block;
+    reg  [511:0] encoder$slow_sus_sig;
+    reg  encoder$slow_sg_prep;
+    reg  encoder$slow_sg_commit;
+    reg  encoder$slow_sg_compose;
+    reg  encoder$view_sg_seal;
+    reg  encoder$view_sg_blk;
+    reg  encoder$view_sg_sus;
+    reg  [255:0] encoder$view_sus_block;
+    reg  [511:0] encoder$cp_rd_data;
+    reg  [511:0] encoder$fetch_beat;
+    wire  [4:0] encoder$bc_words;
+    wire  [511:0] encoder$bc_data;
+    wire  [4:0] encoder$bc_beats;
+    wire  [255:0] encoder$sg_block;
+    wire  [511:0] encoder$sg_signature;
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
@@ -11345,7 +11394,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  close_now;
     reg  close_start;
     reg  close_abort;
-    reg  [31:0] tag;
     reg  [31:0] m_new;
     reg  [7:0] next_leader;
     reg  [31:0] prep_word;
@@ -11356,7 +11404,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  decided;
     reg  start_leader;
     reg  [7:0] own_state;
-    reg  [31:0] prev_word;
     reg  [31:0] t_view;
     reg  [31:0] t_k;
     reg  [31:0] t_m;
@@ -11375,10 +11422,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] certify_row_word;
     reg  [31:0] commit_row_word;
     reg  hand_over;
-    reg  [255:0] seal_block;
     reg  [31:0] cc_k1;
     reg  [7:0] cc_slot;
-    reg  [255:0] cc_block;
     
     // Sub module instances
     rhdl_ubft$protocol$leader leader(
@@ -11836,6 +11881,59 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .discharge(grants$discharge),
         .take(grants$take)
     );
+    rhdl_ubft$protocol$encoder encoder(
+        .id(encoder$id),
+        .view_no(encoder$view_no),
+        .k(encoder$k),
+        .prev(encoder$prev),
+        .vote_view(encoder$vote_view),
+        .support(encoder$support),
+        .m_new(encoder$m_new),
+        .leader_prepare(encoder$leader_prepare),
+        .slow_prep_sig(encoder$slow_prep_sig),
+        .slow_cert(encoder$slow_cert),
+        .slow_commit(encoder$slow_commit),
+        .slow_echo_commit(encoder$slow_echo_commit),
+        .slow_bitmap(encoder$slow_bitmap),
+        .view_seal(encoder$view_seal),
+        .view_echo_seal(encoder$view_echo_seal),
+        .view_nv(encoder$view_nv),
+        .view_beats(encoder$view_beats),
+        .view_blk(encoder$view_blk),
+        .view_sb(encoder$view_sb),
+        .view_cb(encoder$view_cb),
+        .prep_block(encoder$prep_block),
+        .cert_block(encoder$cert_block),
+        .commit_block(encoder$commit_block),
+        .view_holding(encoder$view_holding),
+        .l_ok(encoder$l_ok),
+        .l_w(encoder$l_w),
+        .l_c(encoder$l_c),
+        .l_m(encoder$l_m),
+        .l_prev(encoder$l_prev),
+        .cc_busy(encoder$cc_busy),
+        .ev_view(encoder$ev_view),
+        .cc_k1(encoder$cc_k1),
+        .ev_m(encoder$ev_m),
+        .ev_prev(encoder$ev_prev),
+        .slow_sg_sus(encoder$slow_sg_sus),
+        .slow_sus_block(encoder$slow_sus_block),
+        .slow_sus_sig(encoder$slow_sus_sig),
+        .slow_sg_prep(encoder$slow_sg_prep),
+        .slow_sg_commit(encoder$slow_sg_commit),
+        .slow_sg_compose(encoder$slow_sg_compose),
+        .view_sg_seal(encoder$view_sg_seal),
+        .view_sg_blk(encoder$view_sg_blk),
+        .view_sg_sus(encoder$view_sg_sus),
+        .view_sus_block(encoder$view_sus_block),
+        .cp_rd_data(encoder$cp_rd_data),
+        .fetch_beat(encoder$fetch_beat),
+        .bc_words(encoder$bc_words),
+        .bc_data(encoder$bc_data),
+        .bc_beats(encoder$bc_beats),
+        .sg_block(encoder$sg_block),
+        .sg_signature(encoder$sg_signature)
+    );
     rhdl_ubft$protocol$done_q done_q(
         .d(done_q$d),
         .q(done_q$q),
@@ -11967,7 +12065,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prev2_ok$d = prev2_ok$q;
         rerun$d = rerun$q;
         bridged$d = bridged$q;
-        tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         if ((leader_id$q + 32'h1) >= n) begin
             next_leader = 32'h0;
         end
@@ -11975,11 +12072,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             next_leader = leader_id$q + 32'h1;
         end
         prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h4);
-        prev_word = prev$q;
         t_view = view_no$q;
         t_k = k$q;
         t_m = m$q;
-        t_prev = prev_word;
+        t_prev = prev$q;
         t_slot = slot$q;
         t_slot_n = slot_n$q;
         if (slow$holding & slow$deliver_mode) begin
@@ -12001,13 +12097,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         commit_block = commit_kind | (((slow$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
         cert_slot = (view$cons_c_out[(32'h0)+:(8)] - 32'h1) & last_slot;
         cert_word = commit3_base + (((((cert_slot) & 32'hffffffff) << row_log) + ((view$x_t_out) & 32'hffffffff)) << commit_shift);
-        seal_block = 32'h0;
-        if (view$holding) begin
-            seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
-        end
-        if (view$holding & ledger$l_ok) begin
-            seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((ledger$l_w) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((ledger$l_c) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((ledger$l_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((ledger$l_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((one32) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
-        end
         echo_row_word = echo_prep_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
         echo_own_word = echo_row_word + (((id) & 32'hffffffff) << 32'h5);
         certify_row_word = certify3_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
@@ -12189,7 +12278,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             cc_k1 = k$q + 32'h1;
         end
         cc_slot = (cc_k1[(32'h0)+:(8)] - 32'h1) & last_slot;
-        cc_block = cert_kind | (((wt_ev_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((cc_k1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((wt_ev_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((wt_ev_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         cc$clock = clock;
         cc$rst_n = rst_n;
         cc$start = grants$cc_start;
@@ -12247,48 +12335,57 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         bc_start = leader$bc_start | fast$bc_start | slow$bc_start | view$bc_start;
         bc_word = leader$bc_word | fast$bc_word | slow$bc_word | view$bc_word;
         bc_local_only = 1'b0;
-        bc_words = 32'h2;
-        bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
-        if (leader$bc_prepare) begin
-            bc_words = 32'h4;
-            bc_data = ((k$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((prev_word) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
-        end
-        bc_beats = 32'h1;
-        if (slow$bc_prep_sig) begin
-            bc_words = 32'h10;
-            bc_data = ((prep_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-            bc_beats = 32'h2;
-        end
-        if (slow$bc_cert) begin
-            bc_words = 32'h10;
-            bc_data = ((cert_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-            bc_beats = 32'h2;
-        end
-        if (slow$bc_commit) begin
-            bc_words = 32'h10;
-            bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slow$bitmap) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100);
-            bc_beats = ((support$q) & 5'h1f) + 32'h2;
-        end
-        if (slow$bc_echo_commit) begin
-            bc_words = 32'h10;
-            bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-            bc_beats = 32'h2;
-        end
-        if (view$bc_seal) begin
-            bc_words = 32'h10;
-            bc_data = ((seal_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-            bc_beats = view$bc_beats;
-        end
-        if (view$bc_echo_seal) begin
-            bc_words = 32'h10;
-            bc_data = ((view$blk_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-            bc_beats = view$bc_beats;
-        end
-        if (view$bc_nv) begin
-            bc_words = 32'h10;
-            bc_data = ((view_no$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((view$sb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view$cb_out) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
-            bc_beats = view$bc_beats;
-        end
+        encoder$id = id;
+        encoder$view_no = view_no$q;
+        encoder$k = k$q;
+        encoder$prev = prev$q;
+        encoder$vote_view = vote_view$q[(32'h0)+:(8)];
+        encoder$support = support$q;
+        encoder$m_new = m_new;
+        encoder$leader_prepare = leader$bc_prepare;
+        encoder$slow_prep_sig = slow$bc_prep_sig;
+        encoder$slow_cert = slow$bc_cert;
+        encoder$slow_commit = slow$bc_commit;
+        encoder$slow_echo_commit = slow$bc_echo_commit;
+        encoder$slow_bitmap = slow$bitmap;
+        encoder$view_seal = view$bc_seal;
+        encoder$view_echo_seal = view$bc_echo_seal;
+        encoder$view_nv = view$bc_nv;
+        encoder$view_beats = view$bc_beats;
+        encoder$view_blk = view$blk_out;
+        encoder$view_sb = view$sb_out;
+        encoder$view_cb = view$cb_out;
+        encoder$prep_block = prep_block;
+        encoder$cert_block = cert_block;
+        encoder$commit_block = commit_block;
+        encoder$view_holding = view$holding;
+        encoder$l_ok = ledger$l_ok;
+        encoder$l_w = ledger$l_w;
+        encoder$l_c = ledger$l_c;
+        encoder$l_m = ledger$l_m;
+        encoder$l_prev = ledger$l_prev;
+        encoder$cc_busy = cc$busy;
+        encoder$ev_view = wt_ev_view;
+        encoder$cc_k1 = cc_k1;
+        encoder$ev_m = wt_ev_m;
+        encoder$ev_prev = wt_ev_prev;
+        encoder$slow_sg_sus = slow$sg_sus;
+        encoder$slow_sus_block = slow$sus_block;
+        encoder$slow_sus_sig = slow$sus_sig;
+        encoder$slow_sg_prep = slow$sg_prep;
+        encoder$slow_sg_commit = slow$sg_commit;
+        encoder$slow_sg_compose = slow$sg_compose;
+        encoder$view_sg_seal = view$sg_seal;
+        encoder$view_sg_blk = view$sg_blk;
+        encoder$view_sg_sus = view$sg_sus;
+        encoder$view_sus_block = view$sus_block;
+        encoder$cp_rd_data = cp_rd_data;
+        encoder$fetch_beat = fetch_beat;
+        bc_words = encoder$bc_words;
+        bc_data = encoder$bc_data;
+        bc_beats = encoder$bc_beats;
+        sg_block = encoder$sg_block;
+        sg_signature = encoder$sg_signature;
         bc_round = slow$bc_round | view$bc_round;
         cp_wr_en = slow$cp_wr_en | view$cp_wr_en;
         if (view$holding & ~slow$holding) begin
@@ -12311,42 +12408,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         sg_sign = slow$sg_sign | view$sg_sign;
         sg_verify = slow$sg_verify | view$sg_verify | cc$sg_verify;
         sg_signer = slow$sg_signer | view$sg_signer | cc$sg_signer;
-        if (cc$busy) begin
-            sg_block = cc_block;
-        end
-        else if (slow$sg_sus) begin
-            sg_block = slow$sus_block;
-        end
-        else if (view$sg_seal) begin
-            sg_block = seal_block;
-        end
-        else if (view$sg_blk) begin
-            sg_block = view$blk_out;
-        end
-        else if (view$sg_sus) begin
-            sg_block = view$sus_block;
-        end
-        else if (slow$sg_prep) begin
-            sg_block = prep_block;
-        end
-        else if (slow$sg_commit) begin
-            sg_block = commit_block;
-        end
-        else begin
-            sg_block = cert_block;
-        end
-        if (cc$busy) begin
-            sg_signature = fetch_beat;
-        end
-        else if (slow$sg_sus) begin
-            sg_signature = slow$sus_sig;
-        end
-        else if (slow$sg_compose | view$sg_blk | view$sg_sus) begin
-            sg_signature = cp_rd_data;
-        end
-        else begin
-            sg_signature = fetch_beat;
-        end
         sg_resp_take = slow$sg_resp_take | view$sg_resp_take | cc$sg_resp_take;
         requests$clock = clock;
         requests$rst_n = rst_n;
@@ -13119,6 +13180,170 @@ module rhdl_ubft$protocol$done_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$done_q
+
+
+module rhdl_ubft$protocol$encoder(id,view_no,k,prev,vote_view,support,m_new,leader_prepare,slow_prep_sig,slow_cert,slow_commit,slow_echo_commit,slow_bitmap,view_seal,view_echo_seal,view_nv,view_beats,view_blk,view_sb,view_cb,prep_block,cert_block,commit_block,view_holding,l_ok,l_w,l_c,l_m,l_prev,cc_busy,ev_view,cc_k1,ev_m,ev_prev,slow_sg_sus,slow_sus_block,slow_sus_sig,slow_sg_prep,slow_sg_commit,slow_sg_compose,view_sg_seal,view_sg_blk,view_sg_sus,view_sus_block,cp_rd_data,fetch_beat,bc_words,bc_data,bc_beats,sg_block,sg_signature);
+    
+    // Module arguments
+    input wire  [7:0] id;
+    input wire  [31:0] view_no;
+    input wire  [31:0] k;
+    input wire  [31:0] prev;
+    input wire  [7:0] vote_view;
+    input wire  [7:0] support;
+    input wire  [31:0] m_new;
+    input wire  leader_prepare;
+    input wire  slow_prep_sig;
+    input wire  slow_cert;
+    input wire  slow_commit;
+    input wire  slow_echo_commit;
+    input wire  [7:0] slow_bitmap;
+    input wire  view_seal;
+    input wire  view_echo_seal;
+    input wire  view_nv;
+    input wire  [4:0] view_beats;
+    input wire  [255:0] view_blk;
+    input wire  [7:0] view_sb;
+    input wire  [7:0] view_cb;
+    input wire  [255:0] prep_block;
+    input wire  [255:0] cert_block;
+    input wire  [255:0] commit_block;
+    input wire  view_holding;
+    input wire  l_ok;
+    input wire  [31:0] l_w;
+    input wire  [31:0] l_c;
+    input wire  [31:0] l_m;
+    input wire  [31:0] l_prev;
+    input wire  cc_busy;
+    input wire  [31:0] ev_view;
+    input wire  [31:0] cc_k1;
+    input wire  [31:0] ev_m;
+    input wire  [31:0] ev_prev;
+    input wire  slow_sg_sus;
+    input wire  [255:0] slow_sus_block;
+    input wire  [511:0] slow_sus_sig;
+    input wire  slow_sg_prep;
+    input wire  slow_sg_commit;
+    input wire  slow_sg_compose;
+    input wire  view_sg_seal;
+    input wire  view_sg_blk;
+    input wire  view_sg_sus;
+    input wire  [255:0] view_sus_block;
+    input wire  [511:0] cp_rd_data;
+    input wire  [511:0] fetch_beat;
+    output reg  [4:0] bc_words;
+    output reg  [511:0] bc_data;
+    output reg  [4:0] bc_beats;
+    output reg  [255:0] sg_block;
+    output reg  [511:0] sg_signature;
+    
+    // Constant declarations
+    localparam  seal_kind = 256'h4;
+    localparam  cert_kind = 256'h2;
+    localparam  one32 = 32'h1;
+    
+    // Local signals
+    reg  [31:0] tag;
+    reg  [255:0] seal_block;
+    reg  [255:0] cc_block;
+    
+    // Update code
+    always @(*) begin
+        if (view_holding & l_ok) begin
+            seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((l_w) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((l_c) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((l_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((l_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((one32) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
+        end
+        else if (view_holding) begin
+            seal_block = seal_kind | (((id) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+        end
+        else begin
+            seal_block = 32'h0;
+        end
+        tag = (((vote_view) & 32'hffffffff) << 32'h18) | ((k[(32'h0)+:(24)]) & 32'hffffffff);
+        cc_block = cert_kind | (((ev_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((cc_k1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((ev_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((ev_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        if (view_nv) begin
+            bc_words = 32'h10;
+            bc_data = ((view_no) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((view_sb) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_cb) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40);
+            bc_beats = view_beats;
+        end
+        else if (view_echo_seal) begin
+            bc_words = 32'h10;
+            bc_data = ((view_blk) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = view_beats;
+        end
+        else if (view_seal) begin
+            bc_words = 32'h10;
+            bc_data = ((seal_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = view_beats;
+        end
+        else if (slow_echo_commit) begin
+            bc_words = 32'h10;
+            bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = 32'h2;
+        end
+        else if (slow_commit) begin
+            bc_words = 32'h10;
+            bc_data = ((commit_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((slow_bitmap) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100);
+            bc_beats = ((support) & 5'h1f) + 32'h2;
+        end
+        else if (slow_cert) begin
+            bc_words = 32'h10;
+            bc_data = ((cert_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = 32'h2;
+        end
+        else if (slow_prep_sig) begin
+            bc_words = 32'h10;
+            bc_data = ((prep_block) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            bc_beats = 32'h2;
+        end
+        else if (leader_prepare) begin
+            bc_words = 32'h4;
+            bc_data = ((k) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((view_no) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((prev) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60);
+            bc_beats = 32'h1;
+        end
+        else begin
+            bc_words = 32'h2;
+            bc_data = ((tag) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((m_new) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+            bc_beats = 32'h1;
+        end
+        if (cc_busy) begin
+            sg_block = cc_block;
+        end
+        else if (slow_sg_sus) begin
+            sg_block = slow_sus_block;
+        end
+        else if (view_sg_seal) begin
+            sg_block = seal_block;
+        end
+        else if (view_sg_blk) begin
+            sg_block = view_blk;
+        end
+        else if (view_sg_sus) begin
+            sg_block = view_sus_block;
+        end
+        else if (slow_sg_prep) begin
+            sg_block = prep_block;
+        end
+        else if (slow_sg_commit) begin
+            sg_block = commit_block;
+        end
+        else begin
+            sg_block = cert_block;
+        end
+        if (cc_busy) begin
+            sg_signature = fetch_beat;
+        end
+        else if (slow_sg_sus) begin
+            sg_signature = slow_sus_sig;
+        end
+        else if (slow_sg_compose | view_sg_blk | view_sg_sus) begin
+            sg_signature = cp_rd_data;
+        end
+        else begin
+            sg_signature = fetch_beat;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$encoder
 
 
 module rhdl_ubft$protocol$error(d,q,clock);

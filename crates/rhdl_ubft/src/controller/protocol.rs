@@ -73,6 +73,7 @@
 //! `ap_start`.
 
 use crate::controller::cert_check::CertCheck;
+use crate::controller::encoder::Encoder;
 use crate::controller::fast::Fast;
 use crate::controller::grants::Grants;
 use crate::controller::leader::Leader;
@@ -266,6 +267,8 @@ pub struct Protocol<const N: usize> {
     ledger: Ledger,
     /// When WATCH's event is acted on (R14, R17, R24 to R26).
     grants: Grants,
+    /// The records' first beats and the signer's block (R3 to R19).
+    encoder: Encoder,
     done_q: DFF<Bit>,
     // Status counters.
     cycles: DFF<Bits<32>>,
@@ -297,7 +300,6 @@ pub struct Protocol<const N: usize> {
     close_start: Signal<Local, Bit>,
     close_abort: Signal<Local, Bit>,
     // Combinational temporaries.
-    tag: Signal<Local, Bits<32>>,
     m_new: Signal<Local, Bits<32>>,
     next_leader: Signal<Local, Bits<8>>,
     prep_word: Signal<Local, Bits<32>>,
@@ -308,8 +310,6 @@ pub struct Protocol<const N: usize> {
     decided: Signal<Local, Bit>,
     start_leader: Signal<Local, Bit>,
     own_state: Signal<Local, Bits<8>>,
-    /// The prev the prepare carries: `prev`.
-    prev_word: Signal<Local, Bits<32>>,
     /// SLOW's target: W while SLOW runs in seal mode, else the
     /// slot: its view, k, m, prev, slot and slot · R.
     t_view: Signal<Local, Bits<32>>,
@@ -339,20 +339,14 @@ pub struct Protocol<const N: usize> {
     commit_row_word: Signal<Local, Bits<32>>,
     /// A machine hands over to VIEW (as does SLOW's `stop`).
     hand_over: Signal<Local, Bit>,
-    /// The SEAL block [SEAL, id, view, L.w, L.c, L.m, L.prev, L present]
-    /// (R18).
-    seal_block: Signal<Local, Bits<BLOCK_BITS>>,
-    seal_kind: Constant<Bits<BLOCK_BITS>>,
-    one32: Constant<Bits<32>>,
     /// new_view in words; log2 of R (the records of a row of echo_seal
     /// and echo_commit).
     new_view_word: Constant<Bits<32>>,
     row_log: Constant<Bits<8>>,
     /// CertCheck's job (R24 from a COMMIT): k + 1 (W.b + 1 while
-    /// bridging), its slot, and the block C its shares sign.
+    /// bridging) and its slot.
     cc_k1: Signal<Local, Bits<32>>,
     cc_slot: Signal<Local, Bits<8>>,
-    cc_block: Signal<Local, Bits<BLOCK_BITS>>,
     // Constants from `layout` and `params`.
     err_recovery: Constant<Bits<8>>,
     prep_sig_base: Constant<Bits<32>>,
@@ -499,6 +493,7 @@ impl<const N: usize> Protocol<N> {
             timer: Default::default(),
             ledger: Default::default(),
             grants: Default::default(),
+            encoder: Default::default(),
             state: Default::default(),
             view_no: Default::default(),
             leader_id: Default::default(),
@@ -523,7 +518,6 @@ impl<const N: usize> Protocol<N> {
             polls: Default::default(),
             bad_shares: Default::default(),
             error: Default::default(),
-            tag: Default::default(),
             m_new: Default::default(),
             next_leader: Default::default(),
             prep_word: Default::default(),
@@ -551,12 +545,8 @@ impl<const N: usize> Protocol<N> {
             cert_word: Default::default(),
             cert_slot: Default::default(),
             last_slot_n: Constant::new((((G - 1) * row_n) as u64).into()),
-            seal_block: Default::default(),
-            seal_kind: Constant::new((crate::layout::records::KIND_SEAL as u64).into()),
-            one32: Constant::new(1u64.into()),
             new_view_word: Constant::new(base(Region::NewViewRecord).into()),
             row_log: Constant::new((row_n.trailing_zeros() as u64).into()),
-            prev_word: Default::default(),
             prep_block: Default::default(),
             prep_sig_word: Default::default(),
             echo_row_word: Default::default(),
@@ -569,7 +559,6 @@ impl<const N: usize> Protocol<N> {
             hand_over: Default::default(),
             cc_k1: Default::default(),
             cc_slot: Default::default(),
-            cc_block: Default::default(),
             wt_enable: Default::default(),
             wt_awaiting: Default::default(),
             wt_clear: Default::default(),
@@ -745,10 +734,7 @@ impl<const N: usize> Logic for Protocol<N> {
             rerun,
             bridged
         );
-        // Where this slot's records are, and its votes' tag: tag(vote_view,
-        // k); a view change's flag carries the new view instead.
-        self.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
-            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
+        // Where this slot's records are.
         if (self.leader_id.q.val() + 1) >= self.n.val() {
             self.next_leader.next = 0.into();
         } else {
@@ -756,14 +742,13 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         // prepare[slot]: a beat.
         self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 4);
-        self.prev_word.next = self.prev.q.val();
         // SLOW's target: W in seal mode (the bridge, R17: W.b is k, or
         // below it after a fast decision and catch-ups; W's slot is kept
         // with W), else the slot.
         self.t_view.next = self.view_no.q.val();
         self.t_k.next = self.k.q.val();
         self.t_m.next = self.m.q.val();
-        self.t_prev.next = self.prev_word.val();
+        self.t_prev.next = self.prev.q.val();
         self.t_slot.next = self.slot.q.val();
         self.t_slot_n.next = self.slot_n.q.val();
         // (Deliver mode is SLOW's mode register qualified by `holding`, as
@@ -814,25 +799,6 @@ impl<const N: usize> Logic for Protocol<N> {
             + (((bit_cast::<32, 8>(self.cert_slot.val()) << self.row_log.val())
                 + bit_cast::<32, 8>(self.view.x_t_out.val()))
                 << self.commit_shift.val());
-        // The SEAL block (v3, R18): L's words only with L. (Built only while
-        // VIEW holds the slot, the one time it is read: the simulator skips
-        // it otherwise.)
-        self.seal_block.next = 0.into();
-        if self.view.holding.val() {
-            self.seal_block.next = self.seal_kind.val()
-                | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
-                | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64);
-        }
-        if self.view.holding.val() & self.ledger.l_ok.val() {
-            self.seal_block.next = self.seal_kind.val()
-                | (bit_cast::<BLOCK_BITS, 8>(self.id.val()) << 32)
-                | (bit_cast::<BLOCK_BITS, 32>(self.view_no.q.val()) << 64)
-                | (bit_cast::<BLOCK_BITS, 32>(self.ledger.l_w.val()) << 96)
-                | (bit_cast::<BLOCK_BITS, 32>(self.ledger.l_c.val()) << 128)
-                | (bit_cast::<BLOCK_BITS, 32>(self.ledger.l_m.val()) << 160)
-                | (bit_cast::<BLOCK_BITS, 32>(self.ledger.l_prev.val()) << 192)
-                | (bit_cast::<BLOCK_BITS, 32>(self.one32.val()) << 224);
-        }
         // echo_prep and certify: N records of two beats a slot (v3).
         self.echo_row_word.next =
             self.echo_prep_base.val() + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5);
@@ -1094,11 +1060,6 @@ impl<const N: usize> Logic for Protocol<N> {
             self.cc_k1.next = self.k.q.val() + 1;
         }
         self.cc_slot.next = (self.cc_k1.val().get_bits::<8>(0) - 1) & self.last_slot.val();
-        self.cc_block.next = self.cert_kind.val()
-            | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_view.val()) << 32)
-            | (bit_cast::<BLOCK_BITS, 32>(self.cc_k1.val()) << 64)
-            | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_m.val()) << 96)
-            | (bit_cast::<BLOCK_BITS, 32>(self.wt_ev_prev.val()) << 128);
         self.cc.clock.next = self.clock.val();
         self.cc.rst_n.next = self.rst_n.val();
         self.cc.start.next = self.grants.cc_start.val();
@@ -1190,69 +1151,59 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.slow.bc_word.val()
             | self.view.bc_word.val();
         self.bc_local_only.next = false;
-        // What the machine sends, laid out here once: a vote or a flag
-        // (tag, m) unless it asks for another record.
-        self.bc_words.next = 2.into();
-        self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.tag.val())
-            | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32);
-        if self.leader.bc_prepare.val() {
-            // The prepare (k, m, view, prev).
-            self.bc_words.next = 4.into();
-            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.k.q.val())
-                | (bit_cast::<BEAT_BITS, 32>(self.m_new.val()) << 32)
-                | (bit_cast::<BEAT_BITS, 32>(self.view_no.q.val()) << 64)
-                | (bit_cast::<BEAT_BITS, 32>(self.prev_word.val()) << 96);
-        }
-        // prep_sig (v3): the PREP block, then COMPOSE's beat 1 (the
-        // signature); every other record is one beat.
-        self.bc_beats.next = 1.into();
-        if self.slow.bc_prep_sig.val() {
-            // prep_sig, or its echo: B, then the signature.
-            self.bc_words.next = 16.into();
-            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.prep_block.val());
-            self.bc_beats.next = 2.into();
-        }
-        if self.slow.bc_cert.val() {
-            // certify: C, then the share.
-            self.bc_words.next = 16.into();
-            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.cert_block.val());
-            self.bc_beats.next = 2.into();
-        }
-        if self.slow.bc_commit.val() {
-            // commit: K and the signer bitmap (word 8), then COMPOSE's
-            // beats 1 to f + 2 (the signature and the f + 1 shares).
-            self.bc_words.next = 16.into();
-            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.commit_block.val())
-                | (bit_cast::<BEAT_BITS, 8>(self.slow.bitmap.val()) << 256);
-            self.bc_beats.next = bit_cast::<5, 8>(self.support.q.val()) + 2;
-        }
-        if self.slow.bc_echo_commit.val() {
-            // echo_commit: x's block, then x's signature (COMPOSE beat 15).
-            self.bc_words.next = 16.into();
-            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.commit_block.val());
-            self.bc_beats.next = 2.into();
-        }
-        if self.view.bc_seal.val() {
-            // seal[id]: S, then its signature (COMPOSE beat 1).
-            self.bc_words.next = 16.into();
-            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.seal_block.val());
-            self.bc_beats.next = self.view.bc_beats.val();
-        }
-        if self.view.bc_echo_seal.val() {
-            // echo_seal[x][id]: x's SEAL, then x's signature from COMPOSE.
-            self.bc_words.next = 16.into();
-            self.bc_data.next = bit_cast::<BEAT_BITS, BLOCK_BITS>(self.view.blk_out.val());
-            self.bc_beats.next = self.view.bc_beats.val();
-        }
-        if self.view.bc_nv.val() {
-            // NEW_VIEW: [view, sb, cb], then the SEALs and, with a carried
-            // value, the certificate's f + 1 shares, from COMPOSE.
-            self.bc_words.next = 16.into();
-            self.bc_data.next = bit_cast::<BEAT_BITS, 32>(self.view_no.q.val())
-                | (bit_cast::<BEAT_BITS, 8>(self.view.sb_out.val()) << 32)
-                | (bit_cast::<BEAT_BITS, 8>(self.view.cb_out.val()) << 64);
-            self.bc_beats.next = self.view.bc_beats.val();
-        }
+        // What the machine sends, laid out once (the encoder's table), and
+        // what the signer signs or verifies.
+        self.encoder.id.next = self.id.val();
+        self.encoder.view_no.next = self.view_no.q.val();
+        self.encoder.k.next = self.k.q.val();
+        self.encoder.prev.next = self.prev.q.val();
+        self.encoder.vote_view.next = self.vote_view.q.val().get_bits::<8>(0);
+        self.encoder.support.next = self.support.q.val();
+        self.encoder.m_new.next = self.m_new.val();
+        self.encoder.leader_prepare.next = self.leader.bc_prepare.val();
+        self.encoder.slow_prep_sig.next = self.slow.bc_prep_sig.val();
+        self.encoder.slow_cert.next = self.slow.bc_cert.val();
+        self.encoder.slow_commit.next = self.slow.bc_commit.val();
+        self.encoder.slow_echo_commit.next = self.slow.bc_echo_commit.val();
+        self.encoder.slow_bitmap.next = self.slow.bitmap.val();
+        self.encoder.view_seal.next = self.view.bc_seal.val();
+        self.encoder.view_echo_seal.next = self.view.bc_echo_seal.val();
+        self.encoder.view_nv.next = self.view.bc_nv.val();
+        self.encoder.view_beats.next = self.view.bc_beats.val();
+        self.encoder.view_blk.next = self.view.blk_out.val();
+        self.encoder.view_sb.next = self.view.sb_out.val();
+        self.encoder.view_cb.next = self.view.cb_out.val();
+        self.encoder.prep_block.next = self.prep_block.val();
+        self.encoder.cert_block.next = self.cert_block.val();
+        self.encoder.commit_block.next = self.commit_block.val();
+        self.encoder.view_holding.next = self.view.holding.val();
+        self.encoder.l_ok.next = self.ledger.l_ok.val();
+        self.encoder.l_w.next = self.ledger.l_w.val();
+        self.encoder.l_c.next = self.ledger.l_c.val();
+        self.encoder.l_m.next = self.ledger.l_m.val();
+        self.encoder.l_prev.next = self.ledger.l_prev.val();
+        self.encoder.cc_busy.next = self.cc.busy.val();
+        self.encoder.ev_view.next = self.wt_ev_view.val();
+        self.encoder.cc_k1.next = self.cc_k1.val();
+        self.encoder.ev_m.next = self.wt_ev_m.val();
+        self.encoder.ev_prev.next = self.wt_ev_prev.val();
+        self.encoder.slow_sg_sus.next = self.slow.sg_sus.val();
+        self.encoder.slow_sus_block.next = self.slow.sus_block.val();
+        self.encoder.slow_sus_sig.next = self.slow.sus_sig.val();
+        self.encoder.slow_sg_prep.next = self.slow.sg_prep.val();
+        self.encoder.slow_sg_commit.next = self.slow.sg_commit.val();
+        self.encoder.slow_sg_compose.next = self.slow.sg_compose.val();
+        self.encoder.view_sg_seal.next = self.view.sg_seal.val();
+        self.encoder.view_sg_blk.next = self.view.sg_blk.val();
+        self.encoder.view_sg_sus.next = self.view.sg_sus.val();
+        self.encoder.view_sus_block.next = self.view.sus_block.val();
+        self.encoder.cp_rd_data.next = self.cp_rd_data.val();
+        self.encoder.fetch_beat.next = self.fetch_beat.val();
+        self.bc_words.next = self.encoder.bc_words.val();
+        self.bc_data.next = self.encoder.bc_data.val();
+        self.bc_beats.next = self.encoder.bc_beats.val();
+        self.sg_block.next = self.encoder.sg_block.val();
+        self.sg_signature.next = self.encoder.sg_signature.val();
         self.bc_round.next = self.slow.bc_round.val() | self.view.bc_round.val();
         // COMPOSE's beat 1 takes the signer's response (SLOW's signature).
         // (VIEW and SLOW never hold the slot at once; their beat indices
@@ -1278,35 +1229,6 @@ impl<const N: usize> Logic for Protocol<N> {
             self.slow.sg_verify.val() | self.view.sg_verify.val() | self.cc.sg_verify.val();
         self.sg_signer.next =
             self.slow.sg_signer.val() | self.view.sg_signer.val() | self.cc.sg_signer.val();
-        // The block the signer signs or verifies against: CertCheck's, a
-        // suspect's, the SEAL, VIEW's, the PREP block, the COMMIT block,
-        // else the CERT block.
-        if self.cc.busy.val() {
-            self.sg_block.next = self.cc_block.val();
-        } else if self.slow.sg_sus.val() {
-            self.sg_block.next = self.slow.sus_block.val();
-        } else if self.view.sg_seal.val() {
-            self.sg_block.next = self.seal_block.val();
-        } else if self.view.sg_blk.val() {
-            self.sg_block.next = self.view.blk_out.val();
-        } else if self.view.sg_sus.val() {
-            self.sg_block.next = self.view.sus_block.val();
-        } else if self.slow.sg_prep.val() {
-            self.sg_block.next = self.prep_block.val();
-        } else if self.slow.sg_commit.val() {
-            self.sg_block.next = self.commit_block.val();
-        } else {
-            self.sg_block.next = self.cert_block.val();
-        }
-        if self.cc.busy.val() {
-            self.sg_signature.next = self.fetch_beat.val();
-        } else if self.slow.sg_sus.val() {
-            self.sg_signature.next = self.slow.sus_sig.val();
-        } else if self.slow.sg_compose.val() | self.view.sg_blk.val() | self.view.sg_sus.val() {
-            self.sg_signature.next = self.cp_rd_data.val();
-        } else {
-            self.sg_signature.next = self.fetch_beat.val();
-        }
         self.sg_resp_take.next = self.slow.sg_resp_take.val()
             | self.view.sg_resp_take.val()
             | self.cc.sg_resp_take.val();
