@@ -11,6 +11,16 @@
 //! - [`layout`]: the HBM mailbox and its records, and the seed's v1 table;
 //! - [`params`] and [`regs`]: the numbers and the register table;
 //! - [`vitis`]: the card flow's kernel description.
+/// A block's constructor: the fields given with a value get it, and the
+/// fields listed after `defaults:` (ports, locals, registers, child blocks)
+/// get `Default::default()`. The compiler still checks that every field
+/// is given exactly once.
+macro_rules! block {
+    ($ty:ident { $($f:ident: $v:expr),* $(,)? ; defaults: $($d:ident),* $(,)? }) => {
+        $ty { $($f: $v,)* $($d: Default::default(),)* }
+    };
+}
+
 pub mod controller;
 pub mod guard;
 pub mod io;

@@ -87,48 +87,20 @@ pub struct Grants {
 
 impl Default for Grants {
     fn default() -> Self {
-        Grants {
-            ev_valid: Default::default(),
-            ev_kind: Default::default(),
-            ev_prev: Default::default(),
-            running: Default::default(),
-            prev: Default::default(),
-            w_m: Default::default(),
-            slow_holding: Default::default(),
-            slow_seal: Default::default(),
-            slow_deliver: Default::default(),
-            slow_at_poll: Default::default(),
-            view_awaiting: Default::default(),
-            view_await_poll: Default::default(),
-            view_catch_poll: Default::default(),
-            cc_busy: Default::default(),
-            cc_passed: Default::default(),
-            cc_failed: Default::default(),
-            sg_busy: Default::default(),
-            bc_busy: Default::default(),
-            bridging: Default::default(),
-            grant: Default::default(),
-            decide: Default::default(),
-            above: Default::default(),
-            seals: Default::default(),
-            seal_trigger: Default::default(),
-            slow_abort: Default::default(),
-            dl_grant: Default::default(),
-            cc_start: Default::default(),
-            cc_hold: Default::default(),
-            discharge: Default::default(),
-            take: Default::default(),
-            slow_point: Default::default(),
-            dl_ev: Default::default(),
-            cc_ev: Default::default(),
-            disch_ev: Default::default(),
-            free: Default::default(),
+        block!(Grants {
             ev_full_row: Constant::new(ev::FULL_ROW.into()),
             ev_above: Constant::new(ev::ABOVE.into()),
             ev_seals: Constant::new(ev::SEALS.into()),
             ev_commit: Constant::new(ev::COMMIT.into()),
             ev_mine: Constant::new(ev::MINE.into()),
-        }
+            ;
+            defaults:
+            ev_valid, ev_kind, ev_prev, running, prev, w_m, slow_holding, slow_seal,
+            slow_deliver, slow_at_poll, view_awaiting, view_await_poll, view_catch_poll,
+            cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, bridging, grant, decide,
+            above, seals, seal_trigger, slow_abort, dl_grant, cc_start, cc_hold,
+            discharge, take, slow_point, dl_ev, cc_ev, disch_ev, free
+        })
     }
 }
 

@@ -107,43 +107,18 @@ pub struct Timer {
 
 impl Default for Timer {
     fn default() -> Self {
-        Timer {
-            clock: Default::default(),
-            rst_n: Default::default(),
-            wait_polls: Default::default(),
-            n: Default::default(),
-            start: Default::default(),
-            clear: Default::default(),
-            close_begin: Default::default(),
-            missed: Default::default(),
-            fast_missed: Default::default(),
-            at_prepare: Default::default(),
-            slow_holding: Default::default(),
-            view_holding: Default::default(),
-            next_view: Default::default(),
-            decided: Default::default(),
-            rerun: Default::default(),
-            slow_decided: Default::default(),
-            closing: Default::default(),
-            fast_expiring: Default::default(),
-            prep_expiring: Default::default(),
-            slow_expiring: Default::default(),
-            vc_expiring: Default::default(),
-            timeouts: Default::default(),
-            close_to: Default::default(),
-            waited: Default::default(),
-            streak: Default::default(),
-            vc_wait: Default::default(),
-            slow_shift: Default::default(),
-            prep_long: Default::default(),
-            count: Default::default(),
-            close_q: Default::default(),
-            vc_shift: Default::default(),
-            timeout: Default::default(),
+        block!(Timer {
             max_streak: Constant::new((WAIT_DOUBLINGS as u64).into()),
             vc_shift_f1: Constant::new((VC_SHIFT_F1 as u64).into()),
             vc_shift_big: Constant::new((VC_SHIFT as u64).into()),
-        }
+            ;
+            defaults:
+            clock, rst_n, wait_polls, n, start, clear, close_begin, missed, fast_missed,
+            at_prepare, slow_holding, view_holding, next_view, decided, rerun,
+            slow_decided, closing, fast_expiring, prep_expiring, slow_expiring,
+            vc_expiring, timeouts, close_to, waited, streak, vc_wait, slow_shift,
+            prep_long, count, close_q, vc_shift, timeout
+        })
     }
 }
 
