@@ -10820,22 +10820,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  new_view_word = 32'hd9e900;
     localparam  row_log = 8'h3;
     localparam  err_recovery = 8'h7;
-    localparam  prep_sig_base = 32'hd971a0;
-    localparam  echo_prep_base = 32'hd97600;
-    localparam  certify3_base = 32'hd98600;
     localparam  commit3_base = 32'hd99800;
     localparam  commit_shift = 8'h7;
     localparam  echo_commit_base = 32'hd9d800;
     localparam  seal_base = 32'hd9e000;
     localparam  echo_seal_base = 32'hd9e100;
-    localparam  commit_kind = 256'h3;
     localparam  row2_len = 8'hf;
-    localparam  prep_kind = 256'h1;
-    localparam  prepare_base = 32'hd97090;
-    localparam  will_cert_base = 32'hd973a0;
-    localparam  will_commit_base = 32'hd974a0;
     localparam  row_n16 = 16'h8;
-    localparam  row_shift = 8'h4;
     localparam  last_slot = 8'hf;
     localparam  last_slot_n = 16'h78;
     localparam  build_n = 8'h8;
@@ -10850,7 +10841,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  err_k_wrapped = 8'h6;
     localparam  k_wrap = 32'h1000000;
     localparam  k_last = 32'hffffff;
-    localparam  cert_kind = 256'h2;
     
     // Enums
     localparam ViewSt$Off = 0;
@@ -11347,6 +11337,46 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [4:0] encoder$bc_beats;
     wire  [255:0] encoder$sg_block;
     wire  [511:0] encoder$sg_signature;
+    reg  [7:0] records$id;
+    reg  [31:0] records$view_no;
+    reg  [31:0] records$k;
+    reg  [31:0] records$m;
+    reg  [31:0] records$prev;
+    reg  [7:0] records$slot;
+    reg  [15:0] records$slot_n;
+    reg  [31:0] records$w_w;
+    reg  [31:0] records$w_k;
+    reg  [31:0] records$w_m;
+    reg  [31:0] records$w_prev;
+    reg  [31:0] records$d_w;
+    reg  [31:0] records$d_m;
+    reg  [31:0] records$d_prev;
+    reg  records$slow_holding;
+    reg  records$slow_seal;
+    reg  records$slow_deliver;
+    reg  [7:0] records$blk_j;
+    reg  [7:0] records$cons_c;
+    reg  [7:0] records$x_t;
+    reg  [7:0] records$cc_k1;
+    reg  [7:0] records$cc_x;
+    wire  [31:0] records$t_view;
+    wire  [31:0] records$t_k;
+    wire  [31:0] records$t_m;
+    wire  [31:0] records$t_prev;
+    wire  [31:0] records$prep_word;
+    wire  [31:0] records$cert_row;
+    wire  [31:0] records$commit_row;
+    wire  [31:0] records$prep_sig_word;
+    wire  [31:0] records$echo_row_word;
+    wire  [31:0] records$echo_own_word;
+    wire  [31:0] records$certify_row_word;
+    wire  [31:0] records$certify_own_word;
+    wire  [31:0] records$commit_row_word;
+    wire  [31:0] records$cert_word;
+    wire  [31:0] records$cc_word;
+    wire  [255:0] records$prep_block;
+    wire  [255:0] records$cert_block;
+    wire  [255:0] records$commit_block;
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
@@ -11396,34 +11426,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  close_abort;
     reg  [31:0] m_new;
     reg  [7:0] next_leader;
-    reg  [31:0] prep_word;
-    reg  [31:0] cert_row;
-    reg  [31:0] commit_row;
     reg  [31:0] poll_word;
     reg  missed;
     reg  decided;
     reg  start_leader;
     reg  [7:0] own_state;
-    reg  [31:0] t_view;
-    reg  [31:0] t_k;
-    reg  [31:0] t_m;
-    reg  [31:0] t_prev;
-    reg  [7:0] t_slot;
-    reg  [15:0] t_slot_n;
-    reg  [31:0] cert_word;
-    reg  [7:0] cert_slot;
-    reg  [255:0] prep_block;
-    reg  [31:0] prep_sig_word;
-    reg  [31:0] echo_row_word;
-    reg  [31:0] echo_own_word;
-    reg  [31:0] certify_own_word;
-    reg  [255:0] cert_block;
-    reg  [255:0] commit_block;
-    reg  [31:0] certify_row_word;
-    reg  [31:0] commit_row_word;
     reg  hand_over;
     reg  [31:0] cc_k1;
-    reg  [7:0] cc_slot;
     
     // Sub module instances
     rhdl_ubft$protocol$leader leader(
@@ -11934,6 +11943,48 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .sg_block(encoder$sg_block),
         .sg_signature(encoder$sg_signature)
     );
+    rhdl_ubft$protocol$records records(
+        .id(records$id),
+        .view_no(records$view_no),
+        .k(records$k),
+        .m(records$m),
+        .prev(records$prev),
+        .slot(records$slot),
+        .slot_n(records$slot_n),
+        .w_w(records$w_w),
+        .w_k(records$w_k),
+        .w_m(records$w_m),
+        .w_prev(records$w_prev),
+        .d_w(records$d_w),
+        .d_m(records$d_m),
+        .d_prev(records$d_prev),
+        .slow_holding(records$slow_holding),
+        .slow_seal(records$slow_seal),
+        .slow_deliver(records$slow_deliver),
+        .blk_j(records$blk_j),
+        .cons_c(records$cons_c),
+        .x_t(records$x_t),
+        .cc_k1(records$cc_k1),
+        .cc_x(records$cc_x),
+        .t_view(records$t_view),
+        .t_k(records$t_k),
+        .t_m(records$t_m),
+        .t_prev(records$t_prev),
+        .prep_word(records$prep_word),
+        .cert_row(records$cert_row),
+        .commit_row(records$commit_row),
+        .prep_sig_word(records$prep_sig_word),
+        .echo_row_word(records$echo_row_word),
+        .echo_own_word(records$echo_own_word),
+        .certify_row_word(records$certify_row_word),
+        .certify_own_word(records$certify_own_word),
+        .commit_row_word(records$commit_row_word),
+        .cert_word(records$cert_word),
+        .cc_word(records$cc_word),
+        .prep_block(records$prep_block),
+        .cert_block(records$cert_block),
+        .commit_block(records$commit_block)
+    );
     rhdl_ubft$protocol$done_q done_q(
         .d(done_q$d),
         .q(done_q$q),
@@ -12071,42 +12122,37 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             next_leader = leader_id$q + 32'h1;
         end
-        prep_word = prepare_base + (((slot$q) & 32'hffffffff) << 32'h4);
-        t_view = view_no$q;
-        t_k = k$q;
-        t_m = m$q;
-        t_prev = prev$q;
-        t_slot = slot$q;
-        t_slot_n = slot_n$q;
-        if (slow$holding & slow$deliver_mode) begin
-            t_view = ledger$d_w;
-            t_m = ledger$d_m;
-            t_prev = ledger$d_prev;
+        if (grants$bridging) begin
+            cc_k1 = ledger$w_k + 32'h1;
         end
-        if (slow$seal_mode) begin
-            t_view = ledger$w_w;
-            t_k = ledger$w_k;
-            t_m = ledger$w_m;
-            t_prev = ledger$w_prev;
-            t_slot = (ledger$w_k[(32'h0)+:(8)] - 32'h1) & last_slot;
-            t_slot_n = ((t_slot) & 16'hffff) << row_log;
+        else begin
+            cc_k1 = k$q + 32'h1;
         end
-        prep_sig_word = prep_sig_base + (((t_slot) & 32'hffffffff) << 32'h5);
-        prep_block = prep_kind | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        cert_block = cert_kind | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        commit_block = commit_kind | (((slow$blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
-        cert_slot = (view$cons_c_out[(32'h0)+:(8)] - 32'h1) & last_slot;
-        cert_word = commit3_base + (((((cert_slot) & 32'hffffffff) << row_log) + ((view$x_t_out) & 32'hffffffff)) << commit_shift);
-        echo_row_word = echo_prep_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
-        echo_own_word = echo_row_word + (((id) & 32'hffffffff) << 32'h5);
-        certify_row_word = certify3_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
-        commit_row_word = commit3_base + (((t_slot_n) & 32'hffffffff) << commit_shift);
-        certify_own_word = certify3_base + (((t_slot_n) & 32'hffffffff) << 32'h5) + (((id) & 32'hffffffff) << 32'h5);
-        cert_row = will_cert_base + (((slot$q) & 32'hffffffff) << row_shift);
-        commit_row = will_commit_base + (((slot$q) & 32'hffffffff) << row_shift);
+        records$id = id;
+        records$view_no = view_no$q;
+        records$k = k$q;
+        records$m = m$q;
+        records$prev = prev$q;
+        records$slot = slot$q;
+        records$slot_n = slot_n$q;
+        records$w_w = ledger$w_w;
+        records$w_k = ledger$w_k;
+        records$w_m = ledger$w_m;
+        records$w_prev = ledger$w_prev;
+        records$d_w = ledger$d_w;
+        records$d_m = ledger$d_m;
+        records$d_prev = ledger$d_prev;
+        records$slow_holding = slow$holding;
+        records$slow_seal = slow$seal_mode;
+        records$slow_deliver = slow$deliver_mode;
+        records$blk_j = slow$blk_j;
+        records$cons_c = view$cons_c_out[(32'h0)+:(8)];
+        records$x_t = view$x_t_out;
+        records$cc_k1 = cc_k1[(32'h0)+:(8)];
+        records$cc_x = wt_ev_x;
         tally$beat = fetch_beat;
-        tally$lane = cert_row[(32'h0)+:(4)];
-        tally$quarter = prep_word[(32'h2)+:(2)];
+        tally$lane = records$cert_row[(32'h0)+:(4)];
+        tally$quarter = records$prep_word[(32'h2)+:(2)];
         tally$active = active$q;
         tally$tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
         tally$m = m$q;
@@ -12114,7 +12160,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         leader$rst_n = rst_n;
         leader$id = id;
         leader$leader_id = leader_id$q;
-        leader$prep_word = prep_word;
+        leader$prep_word = records$prep_word;
         leader$expiring = timer$fast_expiring;
         if (ledger$constrained) begin
             leader$head_valid = 1'b1;
@@ -12132,9 +12178,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$k = k$q;
         fast$view_no = view_no$q;
         fast$quorum = quorum$q;
-        fast$prep_word = prep_word;
-        fast$cert_row = cert_row;
-        fast$commit_row = commit_row;
+        fast$prep_word = records$prep_word;
+        fast$cert_row = records$cert_row;
+        fast$commit_row = records$commit_row;
         fast$record = tally$record;
         if ((phase$q == 32'h1) & ~tally$flags[vote_leader$q]) begin
             fast$votes = tally$votes + 32'h1;
@@ -12158,13 +12204,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$rst_n = rst_n;
         slow$id = id;
         slow$leader_id = leader_id$q;
-        slow$prep_sig_word = prep_sig_word;
+        slow$prep_sig_word = records$prep_sig_word;
         slow$n = n;
         slow$phase = phase$q;
-        slow$prep_block = prep_block;
-        slow$echo_row_word = echo_row_word;
-        slow$echo_own_word = echo_own_word;
-        slow$certify_own_word = certify_own_word;
+        slow$prep_block = records$prep_block;
+        slow$echo_row_word = records$echo_row_word;
+        slow$echo_own_word = records$echo_own_word;
+        slow$certify_own_word = records$certify_own_word;
         if (slow$holding & slow$deliver_mode) begin
             slow$expiring = timer$vc_expiring;
         end
@@ -12189,10 +12235,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             slow$view_no = view_no$q;
         end
-        slow$cert_block = cert_block;
-        slow$commit_block = commit_block;
-        slow$certify_row_word = certify_row_word;
-        slow$commit_row_word = commit_row_word;
+        slow$cert_block = records$cert_block;
+        slow$commit_block = records$commit_block;
+        slow$certify_row_word = records$certify_row_word;
+        slow$commit_row_word = records$commit_row_word;
         slow$commit_shift = commit_shift;
         slow$echo_commit_base = echo_commit_base;
         slow$seal_base = seal_base;
@@ -12210,7 +12256,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$prev = prev$q;
         view$prev2 = prev2$q;
         view$prev2_ok = prev2_ok$q;
-        view$cert_word = cert_word;
+        view$cert_word = records$cert_word;
         view$fetch_hi = fetch_beat[(32'h100)+:(8)];
         view$expiring = timer$vc_expiring;
         view$seal_row_word = seal_base;
@@ -12270,18 +12316,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$dlv_grant = grants$dl_grant;
         slow$hold = grants$cc_hold;
         view$hold = grants$cc_hold;
-        wt_awaiting = view$awaiting;
-        if (grants$bridging) begin
-            cc_k1 = ledger$w_k + 32'h1;
-        end
-        else begin
-            cc_k1 = k$q + 32'h1;
-        end
-        cc_slot = (cc_k1[(32'h0)+:(8)] - 32'h1) & last_slot;
         cc$clock = clock;
         cc$rst_n = rst_n;
         cc$start = grants$cc_start;
-        cc$rec_word = commit3_base + (((((cc_slot) & 32'hffffffff) << row_log) + ((wt_ev_x) & 32'hffffffff)) << commit_shift);
+        cc$rec_word = records$cc_word;
         cc$bitmap = ((wt_ev_bits) & 8'hff);
         cc$n = n;
         cc$support = support$q;
@@ -12355,9 +12393,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         encoder$view_blk = view$blk_out;
         encoder$view_sb = view$sb_out;
         encoder$view_cb = view$cb_out;
-        encoder$prep_block = prep_block;
-        encoder$cert_block = cert_block;
-        encoder$commit_block = commit_block;
+        encoder$prep_block = records$prep_block;
+        encoder$cert_block = records$cert_block;
+        encoder$commit_block = records$commit_block;
         encoder$view_holding = view$holding;
         encoder$l_ok = ledger$l_ok;
         encoder$l_w = ledger$l_w;
@@ -12446,10 +12484,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         ledger$discharge = grants$discharge;
         ledger$deciding = state$q == ProtocolSt$Decide;
         ledger$set_l = slow$set_commit;
-        ledger$t_view = t_view;
-        ledger$t_k = t_k;
-        ledger$t_m = t_m;
-        ledger$t_prev = t_prev;
+        ledger$t_view = records$t_view;
+        ledger$t_k = records$t_k;
+        ledger$t_m = records$t_m;
+        ledger$t_prev = records$t_prev;
         ledger$set_d = grants$dl_grant;
         ledger$ev_view = wt_ev_view;
         ledger$ev_m = wt_ev_m;
@@ -14663,6 +14701,119 @@ module rhdl_ubft$protocol$quorum(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$quorum
+
+
+module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_prev,d_w,d_m,d_prev,slow_holding,slow_seal,slow_deliver,blk_j,cons_c,x_t,cc_k1,cc_x,t_view,t_k,t_m,t_prev,prep_word,cert_row,commit_row,prep_sig_word,echo_row_word,echo_own_word,certify_row_word,certify_own_word,commit_row_word,cert_word,cc_word,prep_block,cert_block,commit_block);
+    
+    // Module arguments
+    input wire  [7:0] id;
+    input wire  [31:0] view_no;
+    input wire  [31:0] k;
+    input wire  [31:0] m;
+    input wire  [31:0] prev;
+    input wire  [7:0] slot;
+    input wire  [15:0] slot_n;
+    input wire  [31:0] w_w;
+    input wire  [31:0] w_k;
+    input wire  [31:0] w_m;
+    input wire  [31:0] w_prev;
+    input wire  [31:0] d_w;
+    input wire  [31:0] d_m;
+    input wire  [31:0] d_prev;
+    input wire  slow_holding;
+    input wire  slow_seal;
+    input wire  slow_deliver;
+    input wire  [7:0] blk_j;
+    input wire  [7:0] cons_c;
+    input wire  [7:0] x_t;
+    input wire  [7:0] cc_k1;
+    input wire  [7:0] cc_x;
+    output reg  [31:0] t_view;
+    output reg  [31:0] t_k;
+    output reg  [31:0] t_m;
+    output reg  [31:0] t_prev;
+    output reg  [31:0] prep_word;
+    output reg  [31:0] cert_row;
+    output reg  [31:0] commit_row;
+    output reg  [31:0] prep_sig_word;
+    output reg  [31:0] echo_row_word;
+    output reg  [31:0] echo_own_word;
+    output reg  [31:0] certify_row_word;
+    output reg  [31:0] certify_own_word;
+    output reg  [31:0] commit_row_word;
+    output reg  [31:0] cert_word;
+    output reg  [31:0] cc_word;
+    output reg  [255:0] prep_block;
+    output reg  [255:0] cert_block;
+    output reg  [255:0] commit_block;
+    
+    // Constant declarations
+    localparam  prepare_base = 32'hd97090;
+    localparam  will_cert_base = 32'hd973a0;
+    localparam  will_commit_base = 32'hd974a0;
+    localparam  prep_sig_base = 32'hd971a0;
+    localparam  echo_prep_base = 32'hd97600;
+    localparam  certify_base = 32'hd98600;
+    localparam  commit_base = 32'hd99800;
+    localparam  commit_shift = 8'h7;
+    localparam  row_shift = 8'h4;
+    localparam  row_log = 8'h3;
+    localparam  last_slot = 8'hf;
+    localparam  prep_kind = 256'h1;
+    localparam  cert_kind = 256'h2;
+    localparam  commit_kind = 256'h3;
+    
+    // Local signals
+    reg  [7:0] t_slot;
+    reg  [15:0] t_slot_n;
+    reg  [7:0] cert_slot;
+    reg  [7:0] cc_slot;
+    
+    // Update code
+    always @(*) begin
+        prep_word = prepare_base + (((slot) & 32'hffffffff) << 32'h4);
+        cert_row = will_cert_base + (((slot) & 32'hffffffff) << row_shift);
+        commit_row = will_commit_base + (((slot) & 32'hffffffff) << row_shift);
+        if (slow_seal) begin
+            t_view = w_w;
+            t_k = w_k;
+            t_m = w_m;
+            t_prev = w_prev;
+            t_slot = (w_k[(32'h0)+:(8)] - 32'h1) & last_slot;
+            t_slot_n = (((w_k[(32'h0)+:(8)] - 32'h1) & last_slot) & 16'hffff) << row_log;
+        end
+        else if (slow_holding & slow_deliver) begin
+            t_view = d_w;
+            t_k = k;
+            t_m = d_m;
+            t_prev = d_prev;
+            t_slot = slot;
+            t_slot_n = slot_n;
+        end
+        else begin
+            t_view = view_no;
+            t_k = k;
+            t_m = m;
+            t_prev = prev;
+            t_slot = slot;
+            t_slot_n = slot_n;
+        end
+        prep_sig_word = prep_sig_base + (((t_slot) & 32'hffffffff) << 32'h5);
+        echo_row_word = echo_prep_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
+        echo_own_word = echo_prep_base + (((t_slot_n) & 32'hffffffff) << 32'h5) + (((id) & 32'hffffffff) << 32'h5);
+        certify_row_word = certify_base + (((t_slot_n) & 32'hffffffff) << 32'h5);
+        certify_own_word = certify_base + (((t_slot_n) & 32'hffffffff) << 32'h5) + (((id) & 32'hffffffff) << 32'h5);
+        commit_row_word = commit_base + (((t_slot_n) & 32'hffffffff) << commit_shift);
+        cert_slot = (cons_c - 32'h1) & last_slot;
+        cert_word = commit_base + (((((cert_slot) & 32'hffffffff) << row_log) + ((x_t) & 32'hffffffff)) << commit_shift);
+        cc_slot = (cc_k1 - 32'h1) & last_slot;
+        cc_word = commit_base + (((((cc_slot) & 32'hffffffff) << row_log) + ((cc_x) & 32'hffffffff)) << commit_shift);
+        prep_block = prep_kind | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        cert_block = cert_kind | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        commit_block = commit_kind | (((blk_j) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((t_view) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((t_k) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((t_m) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((t_prev) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
+    end
+    
+endmodule // rhdl_ubft$protocol$records
 
 
 module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tready,head_valid,head_m,probe_m,holds,retire,retire_m);

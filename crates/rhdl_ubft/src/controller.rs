@@ -8,6 +8,7 @@ pub mod ledger;
 pub mod literals;
 pub mod protocol;
 pub mod requests;
+pub mod slot_records;
 pub mod slow;
 pub mod status;
 pub mod tally;

@@ -79,11 +79,12 @@ use crate::controller::grants::Grants;
 use crate::controller::leader::Leader;
 use crate::controller::ledger::Ledger;
 use crate::controller::requests::Requests;
+use crate::controller::slot_records::SlotRecords;
 use crate::controller::slow::Slow;
 use crate::controller::tally::Tally;
 use crate::controller::timer::Timer;
 use crate::controller::view::View;
-use crate::layout::records::{BLOCK_BITS, KIND_CERT, KIND_PREP};
+use crate::layout::records::BLOCK_BITS;
 use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP};
 use rust_hdl::prelude::*;
 
@@ -269,6 +270,8 @@ pub struct Protocol<const N: usize> {
     grants: Grants,
     /// The records' first beats and the signer's block (R3 to R19).
     encoder: Encoder,
+    /// Where the slot's records are; SLOW's target and its blocks.
+    records: SlotRecords,
     done_q: DFF<Bit>,
     // Status counters.
     cycles: DFF<Bits<32>>,
@@ -302,41 +305,11 @@ pub struct Protocol<const N: usize> {
     // Combinational temporaries.
     m_new: Signal<Local, Bits<32>>,
     next_leader: Signal<Local, Bits<8>>,
-    prep_word: Signal<Local, Bits<32>>,
-    cert_row: Signal<Local, Bits<32>>,
-    commit_row: Signal<Local, Bits<32>>,
     poll_word: Signal<Local, Bits<32>>,
     missed: Signal<Local, Bit>,
     decided: Signal<Local, Bit>,
     start_leader: Signal<Local, Bit>,
     own_state: Signal<Local, Bits<8>>,
-    /// SLOW's target: W while SLOW runs in seal mode, else the
-    /// slot: its view, k, m, prev, slot and slot · R.
-    t_view: Signal<Local, Bits<32>>,
-    t_k: Signal<Local, Bits<32>>,
-    t_m: Signal<Local, Bits<32>>,
-    t_prev: Signal<Local, Bits<32>>,
-    t_slot: Signal<Local, Bits<8>>,
-    t_slot_n: Signal<Local, Bits<16>>,
-    /// commit[s(c*)][x_T] in words, for VIEW's certificate read (R19).
-    cert_word: Signal<Local, Bits<32>>,
-    cert_slot: Signal<Local, Bits<8>>,
-    /// The slot's PREP block [PREP, view, k, m, prev, 0, 0, 0].
-    prep_block: Signal<Local, Bits<BLOCK_BITS>>,
-    /// prep_sig[s(k)] in words.
-    prep_sig_word: Signal<Local, Bits<32>>,
-    /// echo_prep[s(k)][0], echo_prep[s(k)][id], certify[s(k)][id].
-    echo_row_word: Signal<Local, Bits<32>>,
-    echo_own_word: Signal<Local, Bits<32>>,
-    certify_own_word: Signal<Local, Bits<32>>,
-    /// The slot's CERT block [CERT, view, k, m, prev, 0, 0, 0].
-    cert_block: Signal<Local, Bits<BLOCK_BITS>>,
-    /// The COMMIT block [COMMIT, j, view, k, m, prev, 0, 0], j = SLOW's
-    /// `blk_j`.
-    commit_block: Signal<Local, Bits<BLOCK_BITS>>,
-    /// certify[s(k)][0] and commit[s(k)][0] in words.
-    certify_row_word: Signal<Local, Bits<32>>,
-    commit_row_word: Signal<Local, Bits<32>>,
     /// A machine hands over to VIEW (as does SLOW's `stop`).
     hand_over: Signal<Local, Bit>,
     /// new_view in words; log2 of R (the records of a row of echo_seal
@@ -346,31 +319,20 @@ pub struct Protocol<const N: usize> {
     /// CertCheck's job (R24 from a COMMIT): k + 1 (W.b + 1 while
     /// bridging) and its slot.
     cc_k1: Signal<Local, Bits<32>>,
-    cc_slot: Signal<Local, Bits<8>>,
     // Constants from `layout` and `params`.
     err_recovery: Constant<Bits<8>>,
-    prep_sig_base: Constant<Bits<32>>,
-    echo_prep_base: Constant<Bits<32>>,
-    certify3_base: Constant<Bits<32>>,
     commit3_base: Constant<Bits<32>>,
     /// log2 of a commit record's stride in words.
     commit_shift: Constant<Bits<8>>,
     echo_commit_base: Constant<Bits<32>>,
     seal_base: Constant<Bits<32>>,
     echo_seal_base: Constant<Bits<32>>,
-    /// The COMMIT block's word 0 (`records::KIND_COMMIT`).
-    commit_kind: Constant<Bits<BLOCK_BITS>>,
     /// AxLEN of the echo_prep row: 2N beats.
     row2_len: Constant<Bits<8>>,
-    prep_kind: Constant<Bits<BLOCK_BITS>>,
-    prepare_base: Constant<Bits<32>>,
-    will_cert_base: Constant<Bits<32>>,
-    will_commit_base: Constant<Bits<32>>,
     /// Records per row in echo_prep, certify and commit (and, its low 8
     /// bits to SLOW, in echo_commit and echo_seal): N rounded up to a power
     /// of two (`Shape::row_records`).
     row_n16: Constant<Bits<16>>,
-    row_shift: Constant<Bits<8>>,
     last_slot: Constant<Bits<8>>,
     /// (G - 1) · R: slot_n of the window's last slot.
     last_slot_n: Constant<Bits<16>>,
@@ -387,8 +349,6 @@ pub struct Protocol<const N: usize> {
     /// 2^24 and 2^24 - 1 (`params::K_WRAP`, `K_LAST`): vote_tag's k field.
     k_wrap: Constant<Bits<32>>,
     k_last: Constant<Bits<32>>,
-    /// The CERT block's word 0, its kind (`records::KIND_CERT`).
-    cert_kind: Constant<Bits<BLOCK_BITS>>,
 }
 
 impl<const N: usize> Protocol<N> {
@@ -422,7 +382,6 @@ impl<const N: usize> Protocol<N> {
                 0
             }
         };
-        let row = mb.vote_row_words();
         assert!(
             row_n.is_power_of_two(),
             "v3 rows of echo_seal and echo_commit: R a power of two (row_log)"
@@ -431,11 +390,7 @@ impl<const N: usize> Protocol<N> {
             last_slot_n: Constant::new((((G - 1) * row_n) as u64).into()),
             new_view_word: Constant::new(base(Region::NewViewRecord).into()),
             row_log: Constant::new((row_n.trailing_zeros() as u64).into()),
-            prepare_base: Constant::new(base(Region::Prepare).into()),
-            will_cert_base: Constant::new(base(Region::WillCert).into()),
-            will_commit_base: Constant::new(base(Region::WillCommit).into()),
             row_n16: Constant::new((row_n as u64).into()),
-            row_shift: Constant::new((row.trailing_zeros() as u64).into()),
             last_slot: Constant::new(((G - 1) as u64).into()),
             build_n: Constant::new((N as u64).into()),
             all_lanes: Constant::new(Bits::<N>::mask()),
@@ -449,11 +404,6 @@ impl<const N: usize> Protocol<N> {
             err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
             k_wrap: Constant::new(K_WRAP.into()),
             k_last: Constant::new(K_LAST.into()),
-            cert_kind: Constant::new((KIND_CERT as u64).into()),
-            prep_kind: Constant::new((KIND_PREP as u64).into()),
-            prep_sig_base: Constant::new(base(Region::PrepSig).into()),
-            echo_prep_base: Constant::new(base(Region::EchoPrep).into()),
-            certify3_base: Constant::new(base(Region::Certify).into()),
             commit3_base: Constant::new(base(Region::Commit).into()),
             commit_shift: Constant::new({
                 let words = crate::layout::stride_beats(Region::Commit, N, crate::params::SB)
@@ -464,9 +414,9 @@ impl<const N: usize> Protocol<N> {
             echo_commit_base: Constant::new(base(Region::EchoCommit).into()),
             seal_base: Constant::new(base(Region::Seal).into()),
             echo_seal_base: Constant::new(base(Region::EchoSeal).into()),
-            commit_kind: Constant::new((crate::layout::records::KIND_COMMIT as u64).into()),
             row2_len: Constant::new(((2 * N - 1) as u64).into()),
             err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
+            records: SlotRecords::new(&mb, row_n),
             ;
             defaults:
             clock, rst_n, ap_start, ap_done, ap_idle, ap_ready, network_ptr, id, n,
@@ -482,16 +432,12 @@ impl<const N: usize> Protocol<N> {
             state, view_no, leader_id, missed_q, k, slot, slot_n, m, phase, vote_view,
             vote_leader, slow_path, quorum, support, active, done_q, cycles, decisions,
             fast_count, slow_count, view_changes, polls, bad_shares, error, m_new,
-            next_leader, prep_word, cert_row, commit_row, poll_word, missed, decided,
-            start_leader, own_state, prev, prev2, prev2_ok, rerun, bridged, close_now,
-            close_start, close_abort, t_view, t_k, t_m, t_prev, t_slot, t_slot_n,
-            cert_word, cert_slot, prep_block, prep_sig_word, echo_row_word,
-            echo_own_word, certify_own_word, cert_block, bc_round, bc_round_done,
-            bc_round_error, hand_over, cc_k1, cc_slot, wt_enable, wt_awaiting, wt_clear,
-            wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view, wt_ev_m, wt_ev_prev,
-            wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats, cp_wr_en, cp_wr_beat,
-            cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data, commit_block,
-            certify_row_word, commit_row_word
+            next_leader, poll_word, missed, decided, start_leader, own_state, prev,
+            prev2, prev2_ok, rerun, bridged, close_now, close_start, close_abort,
+            bc_round, bc_round_done, bc_round_error, hand_over, cc_k1, wt_enable,
+            wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
+            wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
+            cp_wr_en, cp_wr_beat, cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data
         })
     }
 
@@ -612,86 +558,41 @@ impl<const N: usize> Logic for Protocol<N> {
         } else {
             self.next_leader.next = self.leader_id.q.val() + 1;
         }
-        // prepare[slot]: a beat.
-        self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.q.val()) << 4);
-        // SLOW's target: W in seal mode (the bridge, R17: W.b is k, or
-        // below it after a fast decision and catch-ups; W's slot is kept
-        // with W), else the slot.
-        self.t_view.next = self.view_no.q.val();
-        self.t_k.next = self.k.q.val();
-        self.t_m.next = self.m.q.val();
-        self.t_prev.next = self.prev.q.val();
-        self.t_slot.next = self.slot.q.val();
-        self.t_slot_n.next = self.slot_n.q.val();
-        // (Deliver mode is SLOW's mode register qualified by `holding`, as
-        // it stays up after SLOW goes Off; written out at each use, since a
-        // local shared with the statements that read SLOW's `stop` makes a
-        // false loop through SLOW for Verilator, UNOPTFLAT.)
-        if self.slow.holding.val() & self.slow.deliver_mode.val() {
-            // Deliver mode (R25 while awaiting): D at this slot.
-            self.t_view.next = self.ledger.d_w.val();
-            self.t_m.next = self.ledger.d_m.val();
-            self.t_prev.next = self.ledger.d_prev.val();
+        // CertCheck's slot: k + 1, W.b + 1 while bridging.
+        if self.grants.bridging.val() {
+            self.cc_k1.next = self.ledger.w_k.val() + 1;
+        } else {
+            self.cc_k1.next = self.k.q.val() + 1;
         }
-        if self.slow.seal_mode.val() {
-            self.t_view.next = self.ledger.w_w.val();
-            self.t_k.next = self.ledger.w_k.val();
-            self.t_m.next = self.ledger.w_m.val();
-            self.t_prev.next = self.ledger.w_prev.val();
-            // W's slot s(W.b) = (W.b - 1) mod G and its first record's
-            // index s · R (R a power of two in v3), wherever W.b is in the
-            // window, derived from W.b as `cert_slot` and `cc_slot` are.
-            self.t_slot.next = (self.ledger.w_k.val().get_bits::<8>(0) - 1) & self.last_slot.val();
-            self.t_slot_n.next = bit_cast::<16, 8>(self.t_slot.val()) << self.row_log.val();
-        }
-        // prep_sig[s(k)]: two beats a slot (v3).
-        self.prep_sig_word.next =
-            self.prep_sig_base.val() + (bit_cast::<32, 8>(self.t_slot.val()) << 5);
-        self.prep_block.next = self.prep_kind.val()
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_view.val()) << 32)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_k.val()) << 64)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_m.val()) << 96)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_prev.val()) << 128);
-        self.cert_block.next = self.cert_kind.val()
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_view.val()) << 32)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_k.val()) << 64)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_m.val()) << 96)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_prev.val()) << 128);
-        self.commit_block.next = self.commit_kind.val()
-            | (bit_cast::<BLOCK_BITS, 8>(self.slow.blk_j.val()) << 32)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_view.val()) << 64)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_k.val()) << 96)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_m.val()) << 128)
-            | (bit_cast::<BLOCK_BITS, 32>(self.t_prev.val()) << 160);
-        // commit[s(c*)][x_T], the COMMIT whose certificate VIEW's NEW_VIEW
-        // carries (s(c) = (c - 1) mod G, G a power of two).
-        self.cert_slot.next =
-            (self.view.cons_c_out.val().get_bits::<8>(0) - 1) & self.last_slot.val();
-        self.cert_word.next = self.commit3_base.val()
-            + (((bit_cast::<32, 8>(self.cert_slot.val()) << self.row_log.val())
-                + bit_cast::<32, 8>(self.view.x_t_out.val()))
-                << self.commit_shift.val());
-        // echo_prep and certify: N records of two beats a slot (v3).
-        self.echo_row_word.next =
-            self.echo_prep_base.val() + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5);
-        self.echo_own_word.next =
-            self.echo_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
-        self.certify_row_word.next =
-            self.certify3_base.val() + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5);
-        self.commit_row_word.next = self.commit3_base.val()
-            + (bit_cast::<32, 16>(self.t_slot_n.val()) << self.commit_shift.val());
-        self.certify_own_word.next = self.certify3_base.val()
-            + (bit_cast::<32, 16>(self.t_slot_n.val()) << 5)
-            + (bit_cast::<32, 8>(self.id.val()) << 5);
-        self.cert_row.next = self.will_cert_base.val()
-            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
-        self.commit_row.next = self.will_commit_base.val()
-            + (bit_cast::<32, 8>(self.slot.q.val()) << self.row_shift.val());
+        // Where the slot's records are, and SLOW's target and its blocks
+        // (W in seal mode, D in deliver mode, else the slot).
+        self.records.id.next = self.id.val();
+        self.records.view_no.next = self.view_no.q.val();
+        self.records.k.next = self.k.q.val();
+        self.records.m.next = self.m.q.val();
+        self.records.prev.next = self.prev.q.val();
+        self.records.slot.next = self.slot.q.val();
+        self.records.slot_n.next = self.slot_n.q.val();
+        self.records.w_w.next = self.ledger.w_w.val();
+        self.records.w_k.next = self.ledger.w_k.val();
+        self.records.w_m.next = self.ledger.w_m.val();
+        self.records.w_prev.next = self.ledger.w_prev.val();
+        self.records.d_w.next = self.ledger.d_w.val();
+        self.records.d_m.next = self.ledger.d_m.val();
+        self.records.d_prev.next = self.ledger.d_prev.val();
+        self.records.slow_holding.next = self.slow.holding.val();
+        self.records.slow_seal.next = self.slow.seal_mode.val();
+        self.records.slow_deliver.next = self.slow.deliver_mode.val();
+        self.records.blk_j.next = self.slow.blk_j.val();
+        self.records.cons_c.next = self.view.cons_c_out.val().get_bits::<8>(0);
+        self.records.x_t.next = self.view.x_t_out.val();
+        self.records.cc_k1.next = self.cc_k1.val().get_bits::<8>(0);
+        self.records.cc_x.next = self.wt_ev_x.val();
 
         // The read side of the fetch port.
         self.tally.beat.next = self.fetch_beat.val();
-        self.tally.lane.next = self.cert_row.val().get_bits::<4>(0);
-        self.tally.quarter.next = self.prep_word.val().get_bits::<2>(2);
+        self.tally.lane.next = self.records.cert_row.val().get_bits::<4>(0);
+        self.tally.quarter.next = self.records.prep_word.val().get_bits::<2>(2);
         self.tally.active.next = self.active.q.val();
         // (tag(vote_view, k) again, from the registers rather than `tag`:
         // Verilator orders this block by the variables its statements share,
@@ -706,7 +607,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.leader.rst_n.next = self.rst_n.val();
         self.leader.id.next = self.id.val();
         self.leader.leader_id.next = self.leader_id.q.val();
-        self.leader.prep_word.next = self.prep_word.val();
+        self.leader.prep_word.next = self.records.prep_word.val();
         // LEADER's idle polls read ahead too (`fetch_poll`): FAST's wait.
         self.leader.expiring.next = self.timer.fast_expiring.val();
         // Under a constraint (R22, R23) the leader proposes only m*.
@@ -731,9 +632,9 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.k.next = self.k.q.val();
         self.fast.view_no.next = self.view_no.q.val();
         self.fast.quorum.next = self.quorum.q.val();
-        self.fast.prep_word.next = self.prep_word.val();
-        self.fast.cert_row.next = self.cert_row.val();
-        self.fast.commit_row.next = self.commit_row.val();
+        self.fast.prep_word.next = self.records.prep_word.val();
+        self.fast.cert_row.next = self.records.cert_row.val();
+        self.fast.commit_row.next = self.records.commit_row.val();
         self.fast.record.next = self.tally.record.val();
         // D2 (recovery.md): on v3 the leader's lane of the will_cert row is
         // its PREPARE, which this replica read when it locked (phase 1 is
@@ -773,13 +674,13 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.rst_n.next = self.rst_n.val();
         self.slow.id.next = self.id.val();
         self.slow.leader_id.next = self.leader_id.q.val();
-        self.slow.prep_sig_word.next = self.prep_sig_word.val();
+        self.slow.prep_sig_word.next = self.records.prep_sig_word.val();
         self.slow.n.next = self.n.val();
         self.slow.phase.next = self.phase.q.val();
-        self.slow.prep_block.next = self.prep_block.val();
-        self.slow.echo_row_word.next = self.echo_row_word.val();
-        self.slow.echo_own_word.next = self.echo_own_word.val();
-        self.slow.certify_own_word.next = self.certify_own_word.val();
+        self.slow.prep_block.next = self.records.prep_block.val();
+        self.slow.echo_row_word.next = self.records.echo_row_word.val();
+        self.slow.echo_own_word.next = self.records.echo_own_word.val();
+        self.slow.certify_own_word.next = self.records.certify_own_word.val();
         if self.slow.holding.val() & self.slow.deliver_mode.val() {
             // Deliver mode's polls are VIEW's: T_vc's count.
             self.slow.expiring.next = self.timer.vc_expiring.val();
@@ -805,10 +706,10 @@ impl<const N: usize> Logic for Protocol<N> {
         } else {
             self.slow.view_no.next = self.view_no.q.val();
         }
-        self.slow.cert_block.next = self.cert_block.val();
-        self.slow.commit_block.next = self.commit_block.val();
-        self.slow.certify_row_word.next = self.certify_row_word.val();
-        self.slow.commit_row_word.next = self.commit_row_word.val();
+        self.slow.cert_block.next = self.records.cert_block.val();
+        self.slow.commit_block.next = self.records.commit_block.val();
+        self.slow.certify_row_word.next = self.records.certify_row_word.val();
+        self.slow.commit_row_word.next = self.records.commit_row_word.val();
         self.slow.commit_shift.next = self.commit_shift.val();
         self.slow.echo_commit_base.next = self.echo_commit_base.val();
         self.slow.seal_base.next = self.seal_base.val();
@@ -829,7 +730,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.prev.next = self.prev.q.val();
         self.view.prev2.next = self.prev2.q.val();
         self.view.prev2_ok.next = self.prev2_ok.q.val();
-        self.view.cert_word.next = self.cert_word.val();
+        self.view.cert_word.next = self.records.cert_word.val();
         self.view.fetch_hi.next = self.fetch_beat.val().get_bits::<8>(256);
         self.view.expiring.next = self.timer.vc_expiring.val();
         self.view.seal_row_word.next = self.seal_base.val();
@@ -923,22 +824,12 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.dlv_grant.next = self.grants.dl_grant.val();
         self.slow.hold.next = self.grants.cc_hold.val();
         self.view.hold.next = self.grants.cc_hold.val();
-        // CertCheck: C of the COMMIT's slot, k + 1 (W.b + 1 while
-        // bridging), and its record commit[s(k + 1)][x].
-        self.wt_awaiting.next = self.view.awaiting.val();
-        if self.grants.bridging.val() {
-            self.cc_k1.next = self.ledger.w_k.val() + 1;
-        } else {
-            self.cc_k1.next = self.k.q.val() + 1;
-        }
-        self.cc_slot.next = (self.cc_k1.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+        // CertCheck: C of the COMMIT's slot (`cc_k1`, above) and its
+        // record commit[s(k + 1)][x].
         self.cc.clock.next = self.clock.val();
         self.cc.rst_n.next = self.rst_n.val();
         self.cc.start.next = self.grants.cc_start.val();
-        self.cc.rec_word.next = self.commit3_base.val()
-            + (((bit_cast::<32, 8>(self.cc_slot.val()) << self.row_log.val())
-                + bit_cast::<32, 8>(self.wt_ev_x.val()))
-                << self.commit_shift.val());
+        self.cc.rec_word.next = self.records.cc_word.val();
         self.cc.bitmap.next = bit_cast::<8, N>(self.wt_ev_bits.val());
         self.cc.n.next = self.n.val();
         self.cc.support.next = self.support.q.val();
@@ -1045,9 +936,9 @@ impl<const N: usize> Logic for Protocol<N> {
         self.encoder.view_blk.next = self.view.blk_out.val();
         self.encoder.view_sb.next = self.view.sb_out.val();
         self.encoder.view_cb.next = self.view.cb_out.val();
-        self.encoder.prep_block.next = self.prep_block.val();
-        self.encoder.cert_block.next = self.cert_block.val();
-        self.encoder.commit_block.next = self.commit_block.val();
+        self.encoder.prep_block.next = self.records.prep_block.val();
+        self.encoder.cert_block.next = self.records.cert_block.val();
+        self.encoder.commit_block.next = self.records.commit_block.val();
         self.encoder.view_holding.next = self.view.holding.val();
         self.encoder.l_ok.next = self.ledger.l_ok.val();
         self.encoder.l_w.next = self.ledger.l_w.val();
@@ -1162,10 +1053,10 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ledger.discharge.next = self.grants.discharge.val();
         self.ledger.deciding.next = self.state.q.val() == ProtocolSt::Decide;
         self.ledger.set_l.next = self.slow.set_commit.val();
-        self.ledger.t_view.next = self.t_view.val();
-        self.ledger.t_k.next = self.t_k.val();
-        self.ledger.t_m.next = self.t_m.val();
-        self.ledger.t_prev.next = self.t_prev.val();
+        self.ledger.t_view.next = self.records.t_view.val();
+        self.ledger.t_k.next = self.records.t_k.val();
+        self.ledger.t_m.next = self.records.t_m.val();
+        self.ledger.t_prev.next = self.records.t_prev.val();
         self.ledger.set_d.next = self.grants.dl_grant.val();
         self.ledger.ev_view.next = self.wt_ev_view.val();
         self.ledger.ev_m.next = self.wt_ev_m.val();
