@@ -11286,6 +11286,22 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  grants$cc_hold;
     wire  grants$discharge;
     wire  grants$take;
+    reg  counters$clock;
+    reg  counters$rst_n;
+    reg  counters$start;
+    reg  counters$running;
+    reg  counters$taken;
+    reg  counters$taken_slow;
+    reg  counters$next_view;
+    reg  counters$poll;
+    reg  counters$bad_share;
+    wire  [31:0] counters$cycles;
+    wire  [31:0] counters$decisions;
+    wire  [31:0] counters$fast;
+    wire  [31:0] counters$slow;
+    wire  [31:0] counters$view_changes;
+    wire  [31:0] counters$polls;
+    wire  [31:0] counters$bad_shares;
     reg  [7:0] encoder$id;
     reg  [31:0] encoder$view_no;
     reg  [31:0] encoder$k;
@@ -11380,27 +11396,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
-    reg  [31:0] cycles$d;
-    wire  [31:0] cycles$q;
-    reg  cycles$clock;
-    reg  [31:0] decisions$d;
-    wire  [31:0] decisions$q;
-    reg  decisions$clock;
-    reg  [31:0] fast_count$d;
-    wire  [31:0] fast_count$q;
-    reg  fast_count$clock;
-    reg  [31:0] slow_count$d;
-    wire  [31:0] slow_count$q;
-    reg  slow_count$clock;
-    reg  [31:0] view_changes$d;
-    wire  [31:0] view_changes$q;
-    reg  view_changes$clock;
-    reg  [31:0] polls$d;
-    wire  [31:0] polls$q;
-    reg  polls$clock;
-    reg  [31:0] bad_shares$d;
-    wire  [31:0] bad_shares$q;
-    reg  bad_shares$clock;
     reg  [7:0] error$d;
     wire  [7:0] error$q;
     reg  error$clock;
@@ -11890,6 +11885,24 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .discharge(grants$discharge),
         .take(grants$take)
     );
+    rhdl_ubft$protocol$counters counters(
+        .clock(counters$clock),
+        .rst_n(counters$rst_n),
+        .start(counters$start),
+        .running(counters$running),
+        .taken(counters$taken),
+        .taken_slow(counters$taken_slow),
+        .next_view(counters$next_view),
+        .poll(counters$poll),
+        .bad_share(counters$bad_share),
+        .cycles(counters$cycles),
+        .decisions(counters$decisions),
+        .fast(counters$fast),
+        .slow(counters$slow),
+        .view_changes(counters$view_changes),
+        .polls(counters$polls),
+        .bad_shares(counters$bad_shares)
+    );
     rhdl_ubft$protocol$encoder encoder(
         .id(encoder$id),
         .view_no(encoder$view_no),
@@ -11990,41 +12003,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(done_q$q),
         .clock(done_q$clock)
     );
-    rhdl_ubft$protocol$cycles cycles(
-        .d(cycles$d),
-        .q(cycles$q),
-        .clock(cycles$clock)
-    );
-    rhdl_ubft$protocol$decisions decisions(
-        .d(decisions$d),
-        .q(decisions$q),
-        .clock(decisions$clock)
-    );
-    rhdl_ubft$protocol$fast_count fast_count(
-        .d(fast_count$d),
-        .q(fast_count$q),
-        .clock(fast_count$clock)
-    );
-    rhdl_ubft$protocol$slow_count slow_count(
-        .d(slow_count$d),
-        .q(slow_count$q),
-        .clock(slow_count$clock)
-    );
-    rhdl_ubft$protocol$view_changes view_changes(
-        .d(view_changes$d),
-        .q(view_changes$q),
-        .clock(view_changes$clock)
-    );
-    rhdl_ubft$protocol$polls polls(
-        .d(polls$d),
-        .q(polls$q),
-        .clock(polls$clock)
-    );
-    rhdl_ubft$protocol$bad_shares bad_shares(
-        .d(bad_shares$d),
-        .q(bad_shares$q),
-        .clock(bad_shares$clock)
-    );
     rhdl_ubft$protocol$error error(
         .d(error$d),
         .q(error$q),
@@ -12074,13 +12052,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         support$clock = clock;
         active$clock = clock;
         done_q$clock = clock;
-        cycles$clock = clock;
-        decisions$clock = clock;
-        fast_count$clock = clock;
-        slow_count$clock = clock;
-        view_changes$clock = clock;
-        polls$clock = clock;
-        bad_shares$clock = clock;
         error$clock = clock;
         prev$clock = clock;
         prev2$clock = clock;
@@ -12103,13 +12074,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         support$d = support$q;
         active$d = active$q;
         done_q$d = done_q$q;
-        cycles$d = cycles$q;
-        decisions$d = decisions$q;
-        fast_count$d = fast_count$q;
-        slow_count$d = slow_count$q;
-        view_changes$d = view_changes$q;
-        polls$d = polls$q;
-        bad_shares$d = bad_shares$q;
         error$d = error$q;
         prev$d = prev$q;
         prev2$d = prev2$q;
@@ -12281,7 +12245,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$start = leader$start_fast;
         hand_over = leader$start_view | fast$start_view | (slow$stop & ~slow$seal_mode & ~slow$deliver_mode);
         close_abort = timer$close_to & (state$q == ProtocolSt$Close);
-        close_now = (slots != 32'h0) & ((decisions$q + 32'h1) == slots) & ~rerun$q & ledger$ob & (ledger$w_k == k$q) & (ledger$w_m == m$q);
+        close_now = (slots != 32'h0) & ((counters$decisions + 32'h1) == slots) & ~rerun$q & ledger$ob & (ledger$w_k == k$q) & (ledger$w_m == m$q);
         close_start = close_now & (state$q == ProtocolSt$Decide) & dec_tready;
         grants$ev_valid = wt_ev_valid;
         grants$ev_kind = wt_ev_kind;
@@ -12469,7 +12433,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (view$next_view) begin
             view_no$d = view_no$q + 32'h1;
             leader_id$d = next_leader;
-            view_changes$d = view_changes$q + 32'h1;
         end
         if (decided) begin
             slow_path$d = slow$decide | (grants$decide & grants$above) | view$decide_prev;
@@ -12512,17 +12475,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 slot_n$d = slot_n$q - row_n16;
             end
         end
-        if (slow$bad_share | view$bad_share) begin
-            bad_shares$d = bad_shares$q + 32'h1;
-        end
         start_leader = 1'b0;
         started = 1'b0;
         wt_clear = 1'b0;
         dec_tvalid = 1'b0;
         done_q$d = 1'b0;
-        if ((state$q != ProtocolSt$Idle) & (state$q != ProtocolSt$Done)) begin
-            cycles$d = cycles$q + 32'h1;
-        end
         case (state$q)
             ProtocolSt$Idle:
                 begin
@@ -12530,18 +12487,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                         started = 1'b1;
                         wt_clear = 1'b1;
                         error$d = 32'h0;
-                        cycles$d = 32'h0;
-                        decisions$d = 32'h0;
-                        fast_count$d = 32'h0;
-                        polls$d = 32'h0;
                         view_no$d = 32'h0;
                         leader_id$d = 32'h0;
                         k$d = 32'h1;
                         slot$d = 32'h0;
                         slot_n$d = 32'h0;
-                        slow_count$d = 32'h0;
-                        bad_shares$d = 32'h0;
-                        view_changes$d = 32'h0;
                         prev$d = 32'h0;
                         prev2_ok$d = 1'b0;
                         rerun$d = 1'b0;
@@ -12608,14 +12558,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     else if (dec_tready) begin
                         prev2$d = prev$q;
                         prev2_ok$d = 1'b1;
-                        decisions$d = decisions$q + 32'h1;
                         wt_clear = 1'b1;
-                        if (slow_path$q) begin
-                            slow_count$d = slow_count$q + 32'h1;
-                        end
-                        else begin
-                            fast_count$d = fast_count$q + 32'h1;
-                        end
                         k$d = k$q + 32'h1;
                         prev$d = m$q;
                         if (slot$q == last_slot) begin
@@ -12626,7 +12569,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                             slot$d = slot$q + 32'h1;
                             slot_n$d = slot_n$q + row_n16;
                         end
-                        if ((slots != 32'h0) & ((decisions$q + 32'h1) == slots)) begin
+                        if ((slots != 32'h0) & ((counters$decisions + 32'h1) == slots)) begin
                             if (close_now) begin
                                 state$d = ProtocolSt$Close;
                             end
@@ -12664,9 +12607,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (view$call_slow | (bridged$q & ~grants$bridging)) begin
             wt_clear = 1'b1;
         end
-        if (fetch_start) begin
-            polls$d = polls$q + 32'h1;
-        end
+        counters$clock = clock;
+        counters$rst_n = rst_n;
+        counters$start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
+        counters$running = (state$q != ProtocolSt$Idle) & (state$q != ProtocolSt$Done);
+        counters$taken = (state$q == ProtocolSt$Decide) & ~rerun$q & dec_tready;
+        counters$taken_slow = slow_path$q;
+        counters$next_view = view$next_view;
+        counters$poll = fetch_start;
+        counters$bad_share = slow$bad_share | view$bad_share;
         missed_q$d = missed;
         timer$clock = clock;
         timer$rst_n = rst_n;
@@ -12689,29 +12638,22 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             state$d = ProtocolSt$Idle;
             done_q$d = 1'b0;
             error$d = 32'h0;
-            cycles$d = 32'h0;
-            decisions$d = 32'h0;
-            fast_count$d = 32'h0;
-            polls$d = 32'h0;
             view_no$d = 32'h0;
-            slow_count$d = 32'h0;
-            bad_shares$d = 32'h0;
-            view_changes$d = 32'h0;
         end
         dec_tdata = ((k$q) & 64'hffffffffffffffff) | (((m$q) & 64'hffffffffffffffff) << 32'h20);
         dec_tuser = slow_path$q;
         ap_idle = state$q == ProtocolSt$Idle;
         ap_done = done_q$q;
         ap_ready = done_q$q;
-        sts_cycles = cycles$q;
-        sts_decisions = decisions$q;
-        sts_fast = fast_count$q;
-        sts_slow = slow_count$q;
-        sts_view_changes = view_changes$q;
+        sts_cycles = counters$cycles;
+        sts_decisions = counters$decisions;
+        sts_fast = counters$fast;
+        sts_slow = counters$slow;
+        sts_view_changes = counters$view_changes;
         sts_view = view_no$q;
         sts_timeouts = timer$timeouts;
-        sts_polls = polls$q;
-        sts_bad_shares = bad_shares$q;
+        sts_polls = counters$polls;
+        sts_bad_shares = counters$bad_shares;
         sts_error = error$q;
         case (state$q)
             ProtocolSt$Decide:
@@ -12767,25 +12709,6 @@ module rhdl_ubft$protocol$active(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$active
-
-
-module rhdl_ubft$protocol$bad_shares(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$bad_shares
 
 
 module rhdl_ubft$protocol$bridged(d,q,clock);
@@ -13163,7 +13086,154 @@ module rhdl_ubft$protocol$cc$state(d,q,clock);
 endmodule // rhdl_ubft$protocol$cc$state
 
 
-module rhdl_ubft$protocol$cycles(d,q,clock);
+module rhdl_ubft$protocol$counters(clock,rst_n,start,running,taken,taken_slow,next_view,poll,bad_share,cycles,decisions,fast,slow,view_changes,polls,bad_shares);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  running;
+    input wire  taken;
+    input wire  taken_slow;
+    input wire  next_view;
+    input wire  poll;
+    input wire  bad_share;
+    output reg  [31:0] cycles;
+    output reg  [31:0] decisions;
+    output reg  [31:0] fast;
+    output reg  [31:0] slow;
+    output reg  [31:0] view_changes;
+    output reg  [31:0] polls;
+    output reg  [31:0] bad_shares;
+    
+    // Stub signals
+    reg  [31:0] cycles_q$d;
+    wire  [31:0] cycles_q$q;
+    reg  cycles_q$clock;
+    reg  [31:0] decisions_q$d;
+    wire  [31:0] decisions_q$q;
+    reg  decisions_q$clock;
+    reg  [31:0] fast_q$d;
+    wire  [31:0] fast_q$q;
+    reg  fast_q$clock;
+    reg  [31:0] slow_q$d;
+    wire  [31:0] slow_q$q;
+    reg  slow_q$clock;
+    reg  [31:0] views_q$d;
+    wire  [31:0] views_q$q;
+    reg  views_q$clock;
+    reg  [31:0] polls_q$d;
+    wire  [31:0] polls_q$q;
+    reg  polls_q$clock;
+    reg  [31:0] bad_q$d;
+    wire  [31:0] bad_q$q;
+    reg  bad_q$clock;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$counters$cycles_q cycles_q(
+        .d(cycles_q$d),
+        .q(cycles_q$q),
+        .clock(cycles_q$clock)
+    );
+    rhdl_ubft$protocol$counters$decisions_q decisions_q(
+        .d(decisions_q$d),
+        .q(decisions_q$q),
+        .clock(decisions_q$clock)
+    );
+    rhdl_ubft$protocol$counters$fast_q fast_q(
+        .d(fast_q$d),
+        .q(fast_q$q),
+        .clock(fast_q$clock)
+    );
+    rhdl_ubft$protocol$counters$slow_q slow_q(
+        .d(slow_q$d),
+        .q(slow_q$q),
+        .clock(slow_q$clock)
+    );
+    rhdl_ubft$protocol$counters$views_q views_q(
+        .d(views_q$d),
+        .q(views_q$q),
+        .clock(views_q$clock)
+    );
+    rhdl_ubft$protocol$counters$polls_q polls_q(
+        .d(polls_q$d),
+        .q(polls_q$q),
+        .clock(polls_q$clock)
+    );
+    rhdl_ubft$protocol$counters$bad_q bad_q(
+        .d(bad_q$d),
+        .q(bad_q$q),
+        .clock(bad_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        cycles_q$clock = clock;
+        decisions_q$clock = clock;
+        fast_q$clock = clock;
+        slow_q$clock = clock;
+        views_q$clock = clock;
+        polls_q$clock = clock;
+        bad_q$clock = clock;
+        cycles_q$d = cycles_q$q;
+        decisions_q$d = decisions_q$q;
+        fast_q$d = fast_q$q;
+        slow_q$d = slow_q$q;
+        views_q$d = views_q$q;
+        polls_q$d = polls_q$q;
+        bad_q$d = bad_q$q;
+        cycles = cycles_q$q;
+        decisions = decisions_q$q;
+        fast = fast_q$q;
+        slow = slow_q$q;
+        view_changes = views_q$q;
+        polls = polls_q$q;
+        bad_shares = bad_q$q;
+        if (running) begin
+            cycles_q$d = cycles_q$q + 32'h1;
+        end
+        if (next_view) begin
+            views_q$d = views_q$q + 32'h1;
+        end
+        if (bad_share) begin
+            bad_q$d = bad_q$q + 32'h1;
+        end
+        if (taken) begin
+            decisions_q$d = decisions_q$q + 32'h1;
+            if (taken_slow) begin
+                slow_q$d = slow_q$q + 32'h1;
+            end
+            else begin
+                fast_q$d = fast_q$q + 32'h1;
+            end
+        end
+        if (start) begin
+            cycles_q$d = 32'h0;
+            decisions_q$d = 32'h0;
+            fast_q$d = 32'h0;
+            slow_q$d = 32'h0;
+            views_q$d = 32'h0;
+            polls_q$d = 32'h0;
+            bad_q$d = 32'h0;
+        end
+        if (poll) begin
+            polls_q$d = polls_q$q + 32'h1;
+        end
+        if (~rst_n) begin
+            cycles_q$d = 32'h0;
+            decisions_q$d = 32'h0;
+            fast_q$d = 32'h0;
+            slow_q$d = 32'h0;
+            views_q$d = 32'h0;
+            polls_q$d = 32'h0;
+            bad_q$d = 32'h0;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$counters
+
+
+module rhdl_ubft$protocol$counters$bad_q(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -13179,10 +13249,10 @@ module rhdl_ubft$protocol$cycles(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$cycles
+endmodule // rhdl_ubft$protocol$counters$bad_q
 
 
-module rhdl_ubft$protocol$decisions(d,q,clock);
+module rhdl_ubft$protocol$counters$cycles_q(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -13198,7 +13268,102 @@ module rhdl_ubft$protocol$decisions(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$decisions
+endmodule // rhdl_ubft$protocol$counters$cycles_q
+
+
+module rhdl_ubft$protocol$counters$decisions_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$counters$decisions_q
+
+
+module rhdl_ubft$protocol$counters$fast_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$counters$fast_q
+
+
+module rhdl_ubft$protocol$counters$polls_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$counters$polls_q
+
+
+module rhdl_ubft$protocol$counters$slow_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$counters$slow_q
+
+
+module rhdl_ubft$protocol$counters$views_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$counters$views_q
 
 
 module rhdl_ubft$protocol$done_q(d,q,clock);
@@ -13665,25 +13830,6 @@ module rhdl_ubft$protocol$fast$state(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$fast$state
-
-
-module rhdl_ubft$protocol$fast_count(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$fast_count
 
 
 module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,cc_start,cc_hold,discharge,take);
@@ -14606,25 +14752,6 @@ module rhdl_ubft$protocol$phase(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$phase
-
-
-module rhdl_ubft$protocol$polls(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$polls
 
 
 module rhdl_ubft$protocol$prev(d,q,clock);
@@ -17396,25 +17523,6 @@ module rhdl_ubft$protocol$slow$xn(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$xn
 
 
-module rhdl_ubft$protocol$slow_count(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slow_count
-
-
 module rhdl_ubft$protocol$slow_path(d,q,clock);
     
     // Module arguments
@@ -20074,25 +20182,6 @@ module rhdl_ubft$protocol$view$x_t(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view$x_t
-
-
-module rhdl_ubft$protocol$view_changes(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$view_changes
 
 
 module rhdl_ubft$protocol$view_no(d,q,clock);

@@ -73,6 +73,7 @@
 //! `ap_start`.
 
 use crate::controller::cert_check::CertCheck;
+use crate::controller::counters::Counters;
 use crate::controller::encoder::Encoder;
 use crate::controller::fast::Fast;
 use crate::controller::grants::Grants;
@@ -268,19 +269,14 @@ pub struct Protocol<const N: usize> {
     ledger: Ledger,
     /// When WATCH's event is acted on (R14, R17, R24 to R26).
     grants: Grants,
+    /// The status counters.
+    counters: Counters,
     /// The records' first beats and the signer's block (R3 to R19).
     encoder: Encoder,
     /// Where the slot's records are; SLOW's target and its blocks.
     records: SlotRecords,
     done_q: DFF<Bit>,
     // Status counters.
-    cycles: DFF<Bits<32>>,
-    decisions: DFF<Bits<32>>,
-    fast_count: DFF<Bits<32>>,
-    slow_count: DFF<Bits<32>>,
-    view_changes: DFF<Bits<32>>,
-    polls: DFF<Bits<32>>,
-    bad_shares: DFF<Bits<32>>,
     error: DFF<Bits<8>>,
     /// dec[k - 1], the value decided at k - 1 (0 before the first
     /// decision): the prev a prepare carries and a lock checks
@@ -428,10 +424,10 @@ impl<const N: usize> Protocol<N> {
             prop_tvalid, prop_tready, dec_tdata, dec_tuser, dec_tvalid, dec_tready,
             sts_cycles, sts_decisions, sts_fast, sts_slow, sts_view_changes, sts_view,
             sts_timeouts, sts_polls, sts_bad_shares, sts_error, sts_state, started,
-            leader, fast, view, tally, requests, cc, timer, ledger, grants, encoder,
+            leader, fast, view, tally, requests, cc, timer, ledger, grants, counters, encoder,
             state, view_no, leader_id, missed_q, k, slot, slot_n, m, phase, vote_view,
-            vote_leader, slow_path, quorum, support, active, done_q, cycles, decisions,
-            fast_count, slow_count, view_changes, polls, bad_shares, error, m_new,
+            vote_leader, slow_path, quorum, support, active, done_q,
+            error, m_new,
             next_leader, poll_word, missed, decided, start_leader, own_state, prev,
             prev2, prev2_ok, rerun, bridged, close_now, close_start, close_abort,
             bc_round, bc_round_done, bc_round_error, hand_over, cc_k1, wt_enable,
@@ -538,13 +534,6 @@ impl<const N: usize> Logic for Protocol<N> {
             support,
             active,
             done_q,
-            cycles,
-            decisions,
-            fast_count,
-            slow_count,
-            view_changes,
-            polls,
-            bad_shares,
             error,
             prev,
             prev2,
@@ -774,7 +763,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // decision (R24). (From registers: Close starts in Decide's last
         // cycle.)
         self.close_now.next = (self.slots.val() != 0)
-            & ((self.decisions.q.val() + 1) == self.slots.val())
+            & ((self.counters.decisions.val() + 1) == self.slots.val())
             & !self.rerun.q.val()
             & self.ledger.ob.val()
             & (self.ledger.w_k.val() == self.k.q.val())
@@ -1031,7 +1020,6 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.view.next_view.val() {
             self.view_no.d.next = self.view_no.q.val() + 1;
             self.leader_id.d.next = self.next_leader.val();
-            self.view_changes.d.next = self.view_changes.q.val() + 1;
         }
         if self.decided.val() {
             self.slow_path.d.next = self.slow.decide.val()
@@ -1084,9 +1072,6 @@ impl<const N: usize> Logic for Protocol<N> {
                 self.slot_n.d.next = self.slot_n.q.val() - self.row_n16.val();
             }
         }
-        if self.slow.bad_share.val() | self.view.bad_share.val() {
-            self.bad_shares.d.next = self.bad_shares.q.val() + 1;
-        }
 
         // Protocol's own states.
         self.start_leader.next = false;
@@ -1095,9 +1080,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.wt_clear.next = false;
         self.dec_tvalid.next = false;
         self.done_q.d.next = false;
-        if (self.state.q.val() != ProtocolSt::Idle) & (self.state.q.val() != ProtocolSt::Done) {
-            self.cycles.d.next = self.cycles.q.val() + 1;
-        }
         match self.state.q.val() {
             ProtocolSt::Idle => {
                 // ap_ctrl_hs for a kernel that reads its arguments for the
@@ -1107,18 +1089,11 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.started.next = true;
                     self.wt_clear.next = true;
                     self.error.d.next = 0.into();
-                    self.cycles.d.next = 0.into();
-                    self.decisions.d.next = 0.into();
-                    self.fast_count.d.next = 0.into();
-                    self.polls.d.next = 0.into();
                     self.view_no.d.next = 0.into();
                     self.leader_id.d.next = 0.into();
                     self.k.d.next = 1.into();
                     self.slot.d.next = 0.into();
                     self.slot_n.d.next = 0.into();
-                    self.slow_count.d.next = 0.into();
-                    self.bad_shares.d.next = 0.into();
-                    self.view_changes.d.next = 0.into();
                     self.prev.d.next = 0.into();
                     self.prev2_ok.d.next = false;
                     self.rerun.d.next = false;
@@ -1184,13 +1159,7 @@ impl<const N: usize> Logic for Protocol<N> {
                 } else if self.dec_tready.val() {
                     self.prev2.d.next = self.prev.q.val();
                     self.prev2_ok.d.next = true;
-                    self.decisions.d.next = self.decisions.q.val() + 1;
                     self.wt_clear.next = true;
-                    if self.slow_path.q.val() {
-                        self.slow_count.d.next = self.slow_count.q.val() + 1;
-                    } else {
-                        self.fast_count.d.next = self.fast_count.q.val() + 1;
-                    }
                     self.k.d.next = self.k.q.val() + 1;
                     self.prev.d.next = self.m.q.val();
                     if self.slot.q.val() == self.last_slot.val() {
@@ -1200,7 +1169,8 @@ impl<const N: usize> Logic for Protocol<N> {
                         self.slot.d.next = self.slot.q.val() + 1;
                         self.slot_n.d.next = self.slot_n.q.val() + self.row_n16.val();
                     }
-                    if (self.slots.val() != 0) & ((self.decisions.q.val() + 1) == self.slots.val())
+                    if (self.slots.val() != 0)
+                        & ((self.counters.decisions.val() + 1) == self.slots.val())
                     {
                         if self.close_now.val() {
                             // R28: SLOW starts on W (`close_start`).
@@ -1248,9 +1218,19 @@ impl<const N: usize> Logic for Protocol<N> {
             self.wt_clear.next = true;
         }
         // Every fetch is a poll.
-        if self.fetch_start.val() {
-            self.polls.d.next = self.polls.q.val() + 1;
-        }
+        self.counters.clock.next = self.clock.val();
+        self.counters.rst_n.next = self.rst_n.val();
+        self.counters.start.next =
+            (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() & !self.done_q.q.val();
+        self.counters.running.next =
+            (self.state.q.val() != ProtocolSt::Idle) & (self.state.q.val() != ProtocolSt::Done);
+        self.counters.taken.next = (self.state.q.val() == ProtocolSt::Decide)
+            & !self.rerun.q.val()
+            & self.dec_tready.val();
+        self.counters.taken_slow.next = self.slow_path.q.val();
+        self.counters.next_view.next = self.view.next_view.val();
+        self.counters.poll.next = self.fetch_start.val();
+        self.counters.bad_share.next = self.slow.bad_share.val() | self.view.bad_share.val();
         self.missed_q.d.next = self.missed.val();
         // The wait: a miss counts towards the wait of the machine that
         // missed (the timer's table); a run's start, a machine's new round
@@ -1283,14 +1263,7 @@ impl<const N: usize> Logic for Protocol<N> {
             self.state.d.next = ProtocolSt::Idle;
             self.done_q.d.next = false;
             self.error.d.next = 0.into();
-            self.cycles.d.next = 0.into();
-            self.decisions.d.next = 0.into();
-            self.fast_count.d.next = 0.into();
-            self.polls.d.next = 0.into();
             self.view_no.d.next = 0.into();
-            self.slow_count.d.next = 0.into();
-            self.bad_shares.d.next = 0.into();
-            self.view_changes.d.next = 0.into();
         }
 
         self.dec_tdata.next =
@@ -1299,15 +1272,15 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ap_idle.next = self.state.q.val() == ProtocolSt::Idle;
         self.ap_done.next = self.done_q.q.val();
         self.ap_ready.next = self.done_q.q.val();
-        self.sts_cycles.next = self.cycles.q.val();
-        self.sts_decisions.next = self.decisions.q.val();
-        self.sts_fast.next = self.fast_count.q.val();
-        self.sts_slow.next = self.slow_count.q.val();
-        self.sts_view_changes.next = self.view_changes.q.val();
+        self.sts_cycles.next = self.counters.cycles.val();
+        self.sts_decisions.next = self.counters.decisions.val();
+        self.sts_fast.next = self.counters.fast.val();
+        self.sts_slow.next = self.counters.slow.val();
+        self.sts_view_changes.next = self.counters.view_changes.val();
         self.sts_view.next = self.view_no.q.val();
         self.sts_timeouts.next = self.timer.timeouts.val();
-        self.sts_polls.next = self.polls.q.val();
-        self.sts_bad_shares.next = self.bad_shares.q.val();
+        self.sts_polls.next = self.counters.polls.val();
+        self.sts_bad_shares.next = self.counters.bad_shares.val();
         self.sts_error.next = self.error.q.val();
         // The state as a number: Protocol's own, or (in Run, which reports
         // 0) the active machine's; machines that are Off report 0.
