@@ -401,12 +401,7 @@ impl<const N: usize> Protocol<N> {
             k_wrap: Constant::new(K_WRAP.into()),
             k_last: Constant::new(K_LAST.into()),
             commit3_base: Constant::new(base(Region::Commit).into()),
-            commit_shift: Constant::new({
-                let words = crate::layout::stride_beats(Region::Commit, N, crate::params::SB)
-                    * BEAT_WORDS as usize;
-                assert!(words.is_power_of_two(), "v3 commit stride: a power of two");
-                (words.trailing_zeros() as u64).into()
-            }),
+            commit_shift: Constant::new(crate::controller::slot_records::commit_shift(&mb).into()),
             echo_commit_base: Constant::new(base(Region::EchoCommit).into()),
             seal_base: Constant::new(base(Region::Seal).into()),
             echo_seal_base: Constant::new(base(Region::EchoSeal).into()),

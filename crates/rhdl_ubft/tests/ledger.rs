@@ -1,0 +1,224 @@
+//! Ledger, cycle by cycle, against docs/ledger.md: W set by FAST's
+//! will_commit and ended by the discharge or by a decision of another
+//! value at its slot; L only going up (slot first, then view); `ob` and
+//! `near`; D at its grant; the constraint at c* only, until the next view
+//! change or c*'s decision; a run's start.
+
+use rhdl_ubft::controller::ledger::Ledger;
+use rhdl_ubft::params::G;
+use rust_hdl::prelude::*;
+
+struct Bench {
+    b: Ledger,
+}
+
+/// The slot's registers: (k, view, m, prev).
+type Slot = (u32, u32, u32, u32);
+
+impl Bench {
+    fn new() -> Self {
+        let mut b = Ledger::default();
+        b.connect_all();
+        let mut t = Bench { b };
+        t.step(|b| b.start.next = true);
+        t
+    }
+
+    /// One cycle: every strobe low but what `f` sets.
+    fn step(&mut self, f: impl FnOnce(&mut Ledger)) {
+        let b = &mut self.b;
+        for s in [
+            &mut b.start,
+            &mut b.set_w,
+            &mut b.discharge,
+            &mut b.deciding,
+            &mut b.set_l,
+            &mut b.set_d,
+            &mut b.set_cons,
+            &mut b.next_view,
+            &mut b.taken,
+            &mut b.rerun_taken,
+        ] {
+            s.next = false;
+        }
+        f(b);
+        assert!(simulate(b, 100));
+        b.clock.next = Clock::from(true);
+        assert!(simulate(b, 100));
+        b.clock.next = Clock::from(false);
+        assert!(simulate(b, 100));
+    }
+
+    fn at(&mut self, (k, v, m, prev): Slot) {
+        self.b.k.next = (k as u64).into();
+        self.b.view_no.next = (v as u64).into();
+        self.b.m.next = (m as u64).into();
+        self.b.prev.next = (prev as u64).into();
+        assert!(simulate(&mut self.b, 100));
+    }
+
+    fn commit(&mut self, (k, v, m, prev): Slot) {
+        self.step(|b| {
+            b.set_l.next = true;
+            b.t_k.next = (k as u64).into();
+            b.t_view.next = (v as u64).into();
+            b.t_m.next = (m as u64).into();
+            b.t_prev.next = (prev as u64).into();
+        });
+    }
+
+    fn l(&self) -> Option<Slot> {
+        let b = &self.b;
+        b.l_ok.val().then(|| {
+            (
+                b.l_c.val().to_u32(),
+                b.l_w.val().to_u32(),
+                b.l_m.val().to_u32(),
+                b.l_prev.val().to_u32(),
+            )
+        })
+    }
+
+    fn w(&self) -> Slot {
+        let b = &self.b;
+        (
+            b.w_k.val().to_u32(),
+            b.w_w.val().to_u32(),
+            b.w_m.val().to_u32(),
+            b.w_prev.val().to_u32(),
+        )
+    }
+}
+
+#[test]
+fn l_only_goes_up_slot_first_then_view() {
+    let mut t = Bench::new();
+    assert_eq!(t.l(), None);
+    t.commit((5, 1, 50, 40));
+    assert_eq!(t.l(), Some((5, 1, 50, 40)));
+    // Lower slot in a higher view (R23's rerun below a later COMMIT): kept.
+    t.commit((4, 3, 41, 30));
+    assert_eq!(t.l(), Some((5, 1, 50, 40)));
+    // Same slot, same view: kept; same slot, higher view: taken.
+    t.commit((5, 1, 51, 40));
+    assert_eq!(t.l(), Some((5, 1, 50, 40)));
+    t.commit((5, 2, 52, 40));
+    assert_eq!(t.l(), Some((5, 2, 52, 40)));
+    t.commit((6, 0, 60, 52));
+    assert_eq!(t.l(), Some((6, 0, 60, 52)));
+    // A run's start forgets it.
+    t.step(|b| b.start.next = true);
+    assert_eq!(t.l(), None);
+}
+
+#[test]
+fn w_is_an_obligation_until_l_covers_it_or_it_ends() {
+    let mut t = Bench::new();
+    assert!(!t.b.ob.val());
+    t.at((7, 2, 70, 60));
+    t.step(|b| b.set_w.next = true);
+    assert_eq!(t.w(), (7, 2, 70, 60));
+    assert!(t.b.ob.val());
+    // L below W.b does not cover it; at W.b it does.
+    t.commit((6, 3, 60, 50));
+    assert!(t.b.ob.val());
+    t.commit((7, 2, 70, 60));
+    assert!(!t.b.ob.val());
+
+    // The discharge ends it.
+    let mut t = Bench::new();
+    t.at((7, 2, 70, 60));
+    t.step(|b| b.set_w.next = true);
+    t.step(|b| b.discharge.next = true);
+    assert!(!t.b.ob.val());
+
+    // A decision at W.b: of W's value, W stays; of another, it ends.
+    let mut t = Bench::new();
+    t.at((7, 2, 70, 60));
+    t.step(|b| b.set_w.next = true);
+    t.step(|b| b.deciding.next = true);
+    assert!(t.b.ob.val());
+    t.at((7, 2, 71, 60));
+    t.step(|b| b.deciding.next = true);
+    assert!(!t.b.ob.val());
+    // ... but not a decision at another slot.
+    t.at((8, 2, 80, 70));
+    t.step(|b| b.set_w.next = true);
+    t.at((9, 2, 99, 80));
+    t.step(|b| b.deciding.next = true);
+    assert!(t.b.ob.val());
+}
+
+#[test]
+fn near_is_half_the_window_behind_k() {
+    let mut t = Bench::new();
+    t.at((10, 0, 1, 0));
+    t.step(|b| b.set_w.next = true);
+    let half = ((G - 1) / 2) as u32;
+    for (k, near) in [
+        (10, true),
+        (10 + half, true),
+        (11 + half, false),
+        (9, false),
+    ] {
+        t.at((k, 0, 1, 0));
+        assert_eq!(t.b.near.val(), near, "k = {k}, W.b = 10");
+    }
+}
+
+#[test]
+fn d_is_taken_at_its_grant() {
+    let mut t = Bench::new();
+    t.step(|b| {
+        b.set_d.next = true;
+        b.ev_view.next = 3.into();
+        b.ev_m.next = 33.into();
+        b.ev_prev.next = 22.into();
+    });
+    t.step(|b| {
+        b.ev_view.next = 4.into();
+        b.ev_m.next = 44.into();
+    });
+    let b = &t.b;
+    assert_eq!(
+        (
+            b.d_w.val().to_u32(),
+            b.d_m.val().to_u32(),
+            b.d_prev.val().to_u32()
+        ),
+        (3, 33, 22)
+    );
+}
+
+#[test]
+fn the_constraint_holds_at_c_star_until_its_decision_or_the_next_view() {
+    let set = |b: &mut Ledger| {
+        b.set_cons.next = true;
+        b.cons_c.next = 7.into();
+        b.cons_in_m.next = 77.into();
+    };
+    let mut t = Bench::new();
+    t.at((6, 1, 0, 0));
+    t.step(set);
+    assert!(!t.b.constrained.val(), "only at c*");
+    assert_eq!(t.b.cons_m.val().to_u32(), 77);
+    // A decision below c* keeps it.
+    t.step(|b| b.taken.next = true);
+    t.at((7, 1, 0, 0));
+    assert!(t.b.constrained.val());
+    t.step(|b| b.taken.next = true);
+    assert!(!t.b.constrained.val(), "c*'s decision ends it");
+
+    for end in [
+        (|b: &mut Ledger| b.next_view.next = true) as fn(&mut Ledger),
+        |b| b.rerun_taken.next = true,
+        |b| b.start.next = true,
+    ] {
+        let mut t = Bench::new();
+        t.at((7, 1, 0, 0));
+        t.step(set);
+        assert!(t.b.constrained.val());
+        t.step(end);
+        assert!(!t.b.constrained.val());
+    }
+}
