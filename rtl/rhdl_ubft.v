@@ -17811,6 +17811,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
             count$d = 32'h0;
             vc_wait$d = 32'h0;
             streak$d = 32'h0;
+            prep_long$d = 1'b0;
         end
         if (close_begin) begin
             close_q$d = 1'b0;
@@ -17832,6 +17833,8 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
             streak$d = 32'h0;
             vc_wait$d = 32'h0;
             count$d = 32'h0;
+            prep_long$d = 1'b0;
+            close_q$d = 1'b0;
         end
     end
     

@@ -233,6 +233,17 @@ fn fasts_prepare_waits_as_long_as_slow_after_a_slow_decision() {
         ..Ins::default()
     });
     assert_eq!(t.wait(at_prepare, |b| b.prep_expiring.val()), WAIT << 2);
+    // So does the next run's start.
+    t.step(Ins {
+        decided: true,
+        slow_decided: true,
+        ..Ins::default()
+    });
+    t.step(Ins {
+        start: true,
+        ..Ins::default()
+    });
+    assert_eq!(t.wait(at_prepare, |b| b.prep_expiring.val()), WAIT << 1);
 }
 
 #[test]

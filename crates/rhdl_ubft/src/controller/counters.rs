@@ -1,4 +1,4 @@
-//! Counters: the run's status counters (docs/counters.md, docs/regs.md).
+//! Counters: the run's status counters (docs/counters.md, docs/registers.md).
 //!
 //! | counter | counts, one a cycle at most |
 //! | --- | --- |
@@ -9,9 +9,9 @@
 //! | `polls` | the fetches started (`poll`) |
 //! | `bad_shares` | the shares and signatures that failed a check (`bad_share`) |
 //!
-//! Every counter is 0 from the cycle after a run starts (`start`; a poll
-//! in that cycle counts) and after reset (`rst_n`, synchronous, active
-//! low), and wraps at 2^32. The
+//! Every counter is 0 from the cycle after a run starts (`start`, with
+//! every machine Off: nothing polls in that cycle) and after reset
+//! (`rst_n`, synchronous, active low), and wraps at 2^32. The
 //! outputs are the registers: a count at cycle c shows from c + 1.
 
 use rust_hdl::prelude::*;

@@ -30,18 +30,18 @@ pub fn check_literals<const N: usize>() {
     assert_eq!(
         [WAIT_BITS, WAITED_BITS],
         [16, 29],
-        "wait_limit: bit_cast::<29, 16>(wait_polls) << streak"
+        "timer.rs: bit_cast::<WAITED_BITS, 16>(wait_polls), WAITED_BITS = 29"
     );
     assert_eq!(
         FAST_POLL_SHIFT, 1,
-        "FAST's limits: wait_polls << (streak + 1)"
+        "timer.rs, FAST's limits: wait_polls << (streak + 1)"
     );
     assert_eq!(
         [VC_SHIFT_F1, VC_SHIFT],
         [vc_shift(3), vc_shift(5)],
-        "vc_shift: n <= 3 picks VC_SHIFT_F1"
+        "timer.rs, vc_shift: n <= 3 picks VC_SHIFT_F1"
     );
-    // Records as `update` lays them out in bc_data, at these bit offsets.
+    // Records as the encoder lays them out in bc_data, at these bit offsets.
     let at = |word: usize| word * w;
     assert_eq!(
         [at(records::VOTE_TAG), at(records::VOTE_M)],

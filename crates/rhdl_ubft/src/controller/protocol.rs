@@ -348,7 +348,7 @@ pub struct Protocol<const N: usize> {
 }
 
 impl<const N: usize> Protocol<N> {
-    /// The controller for the v3 layout (`Mailbox::v3`): LEADER and FAST,
+    /// The controller for the kernel's layout (`Mailbox::v3`): LEADER and FAST,
     /// with a prepare a beat that carries prev = dec[k - 1] (recovery.md
     /// R3, R4); FAST's timeout holding the slot starts SLOW (R7 to R12:
     /// the slot decided on f + 1 COMMITs). Where SLOW gives the slot up,
@@ -380,7 +380,7 @@ impl<const N: usize> Protocol<N> {
         };
         assert!(
             row_n.is_power_of_two(),
-            "v3 rows of echo_seal and echo_commit: R a power of two (row_log)"
+            "rows of echo_seal and echo_commit: R a power of two (row_log)"
         );
         block!(Protocol {
             last_slot_n: Constant::new((((G - 1) * row_n) as u64).into()),
@@ -578,10 +578,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.tally.lane.next = self.records.cert_row.val().get_bits::<4>(0);
         self.tally.quarter.next = self.records.prep_word.val().get_bits::<2>(2);
         self.tally.active.next = self.active.q.val();
-        // (tag(vote_view, k) again, from the registers rather than `tag`:
-        // Verilator orders this block by the variables its statements share,
-        // and sharing `tag` with the broadcast's data, which depends on the
-        // machines, would make a false loop through Tally: UNOPTFLAT.)
+        // tag(vote_view, k), from the registers.
         self.tally.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
             | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
         self.tally.m.next = self.m.q.val();
@@ -620,12 +617,11 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.cert_row.next = self.records.cert_row.val();
         self.fast.commit_row.next = self.records.commit_row.val();
         self.fast.record.next = self.tally.record.val();
-        // D2 (recovery.md): on v3 the leader's lane of the will_cert row is
+        // D2 (recovery.md): the leader's lane of the will_cert row is
         // its PREPARE, which this replica read when it locked (phase 1 is
         // set only then), so the lock count is popcount(flags | leader),
         // whatever the leader's own will_cert says. The will_commit row
-        // (phase 2) counts votes as written. (From registers and Tally's
-        // outputs only: see `expiring` below.)
+        // (phase 2) counts votes as written.
         if (self.phase.q.val() == 1)
             & !self
                 .tally
@@ -741,7 +737,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // Handovers (combinational: see the header). LEADER's, which
         // Protocol also starts, is wired after Protocol's own states.
         self.fast.start.next = self.leader.start_fast.val();
-        // v3: FAST's timeout holding the slot goes to SLOW; where SLOW
+        // FAST's timeout holding the slot goes to SLOW; where SLOW
         // gives the slot up, or a view change would start, VIEW starts.
         // (SLOW's `stop` in seal mode is a yield to VIEW, not a handover.)
         self.hand_over.next = self.leader.start_view.val()
@@ -750,7 +746,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // R28: Close's timer aborts SLOW at its poll point.
         self.close_abort.next =
             self.timer.close_to.val() & (self.state.q.val() == ProtocolSt::Close);
-        // R28 (v3): the run's last decision, with its slot's will_commit W
+        // R28: the run's last decision, with its slot's will_commit W
         // not covered by a COMMIT of its own (L): Close certifies and
         // commits W, through SLOW's seal mode as the bridge does (W.b =
         // k - 1 once k moved on), so that a replica still at that slot

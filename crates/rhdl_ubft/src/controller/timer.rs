@@ -23,8 +23,8 @@
 //!   change's signer steps.
 //! - `slow_shift`: `params::vc_shift(n)` at every slot (a slow-path wait
 //!   spans its peers' signer steps).
-//! - `prep_long`: the last decision was on the slow path (set at each
-//!   decision, cleared at a view change).
+//! - `prep_long`: the last decision of this run was on the slow path (set
+//!   at each decision, cleared at a view change and a run's start).
 //! - The +1: LEADER's and FAST's polls read ahead (`fetch_poll`,
 //!   docs/fetch.md), two reads per round trip (`FAST_POLL_SHIFT`).
 //!
@@ -49,8 +49,8 @@
 //! `closing`. Out: the four `*_expiring`, `timeouts`, `close_to`.
 //!
 //! Timing: a strobe at cycle c shows in the outputs from c + 1. Reset
-//! (`rst_n`, synchronous, active low): `waited`, `streak`, `vc_wait` and
-//! `timeouts` are 0 the next cycle.
+//! (`rst_n`, synchronous, active low): `waited`, `streak`, `vc_wait`,
+//! `timeouts`, `prep_long` and `close_to` are 0 the next cycle.
 
 use crate::params::{STREAK_BITS, VC_SHIFT, VC_SHIFT_F1, WAITED_BITS, WAIT_DOUBLINGS};
 use rust_hdl::prelude::*;
@@ -208,6 +208,7 @@ impl Logic for Timer {
             self.count.d.next = 0.into();
             self.vc_wait.d.next = 0.into();
             self.streak.d.next = 0.into();
+            self.prep_long.d.next = false;
         }
         if self.close_begin.val() {
             self.close_q.d.next = false;
@@ -228,6 +229,8 @@ impl Logic for Timer {
             self.streak.d.next = 0.into();
             self.vc_wait.d.next = 0.into();
             self.count.d.next = 0.into();
+            self.prep_long.d.next = false;
+            self.close_q.d.next = false;
         }
     }
 }
