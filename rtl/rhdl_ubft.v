@@ -13207,19 +13207,10 @@ module rhdl_ubft$protocol$counters(clock,rst_n,start,running,taken,taken_slow,ne
                 fast_q$d = fast_q$q + 32'h1;
             end
         end
-        if (start) begin
-            cycles_q$d = 32'h0;
-            decisions_q$d = 32'h0;
-            fast_q$d = 32'h0;
-            slow_q$d = 32'h0;
-            views_q$d = 32'h0;
-            polls_q$d = 32'h0;
-            bad_q$d = 32'h0;
-        end
         if (poll) begin
             polls_q$d = polls_q$q + 32'h1;
         end
-        if (~rst_n) begin
+        if (start | ~rst_n) begin
             cycles_q$d = 32'h0;
             decisions_q$d = 32'h0;
             fast_q$d = 32'h0;

@@ -81,19 +81,10 @@ impl Logic for Counters {
                 self.fast_q.d.next = self.fast_q.q.val() + 1;
             }
         }
-        if self.start.val() {
-            self.cycles_q.d.next = 0.into();
-            self.decisions_q.d.next = 0.into();
-            self.fast_q.d.next = 0.into();
-            self.slow_q.d.next = 0.into();
-            self.views_q.d.next = 0.into();
-            self.polls_q.d.next = 0.into();
-            self.bad_q.d.next = 0.into();
-        }
         if self.poll.val() {
             self.polls_q.d.next = self.polls_q.q.val() + 1;
         }
-        if !self.rst_n.val() {
+        if self.start.val() | !self.rst_n.val() {
             self.cycles_q.d.next = 0.into();
             self.decisions_q.d.next = 0.into();
             self.fast_q.d.next = 0.into();
