@@ -1,0 +1,219 @@
+//! Grants, row by row of docs/grants.md: which event is acted on at which
+//! poll point, what it starts, and which events are taken at once. The
+//! block is combinational: each case sets the inputs and reads the
+//! outputs.
+
+use rhdl_ubft::controller::grants::Grants;
+use rhdl_ubft::controller::watch::ev;
+use rust_hdl::prelude::*;
+
+const PREV: u64 = 0x50;
+const W_M: u64 = 0x77;
+
+/// Where the slot's holder is.
+#[derive(Clone, Copy, PartialEq)]
+enum At {
+    /// SLOW at a poll point in normal mode.
+    SlowPoint,
+    /// SLOW at a poll point in seal mode (the bridge).
+    Bridge,
+    /// VIEW at a catch-up poll point.
+    Catch,
+    /// VIEW awaiting a NEW_VIEW, at that wait's poll point.
+    Await,
+    /// Nobody at a poll point.
+    Busy,
+}
+
+#[derive(Clone, Copy)]
+struct Case {
+    kind: u64,
+    prev: u64,
+    at: At,
+    sg_busy: bool,
+    running: bool,
+    cc_busy: bool,
+    cc_passed: bool,
+}
+
+fn case(kind: u64, at: At) -> Case {
+    Case {
+        kind,
+        prev: PREV,
+        at,
+        sg_busy: false,
+        running: true,
+        cc_busy: false,
+        cc_passed: false,
+    }
+}
+
+/// The outputs that are high.
+fn run(c: Case) -> Vec<&'static str> {
+    let mut b = Grants::default();
+    b.connect_all();
+    b.ev_valid.next = true;
+    b.ev_kind.next = c.kind.into();
+    b.ev_prev.next = c.prev.into();
+    b.running.next = c.running;
+    b.prev.next = PREV.into();
+    b.w_m.next = W_M.into();
+    b.slow_holding.next = matches!(c.at, At::SlowPoint | At::Bridge);
+    b.slow_seal.next = c.at == At::Bridge;
+    b.slow_deliver.next = false;
+    b.slow_at_poll.next = matches!(c.at, At::SlowPoint | At::Bridge);
+    b.view_awaiting.next = c.at == At::Await;
+    b.view_await_poll.next = c.at == At::Await;
+    b.view_catch_poll.next = c.at == At::Catch;
+    b.cc_busy.next = c.cc_busy;
+    b.cc_passed.next = c.cc_passed;
+    b.cc_failed.next = false;
+    b.sg_busy.next = c.sg_busy;
+    b.bc_busy.next = false;
+    assert!(simulate(&mut b, 100));
+    let mut on = vec![];
+    for (name, v) in [
+        ("bridging", b.bridging.val()),
+        ("grant", b.grant.val()),
+        ("decide", b.decide.val()),
+        ("above", b.above.val()),
+        ("seals", b.seals.val()),
+        ("seal_trigger", b.seal_trigger.val()),
+        ("slow_abort", b.slow_abort.val()),
+        ("dl_grant", b.dl_grant.val()),
+        ("cc_start", b.cc_start.val()),
+        ("cc_hold", b.cc_hold.val()),
+        ("discharge", b.discharge.val()),
+        ("take", b.take.val()),
+    ] {
+        if v {
+            on.push(name);
+        }
+    }
+    on
+}
+
+#[test]
+fn a_full_row_or_above_decides_at_a_poll_point_with_nothing_in_flight() {
+    for kind in [ev::FULL_ROW, ev::ABOVE] {
+        let above = if kind == ev::ABOVE {
+            vec!["above"]
+        } else {
+            vec![]
+        };
+        let mut slow = vec!["grant", "decide"];
+        slow.extend(&above);
+        slow.extend(["slow_abort", "take"]);
+        let sorted = |mut v: Vec<&'static str>| {
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(run(case(kind, At::SlowPoint))), sorted(slow));
+        let mut catch = vec!["grant", "decide", "take"];
+        catch.extend(&above);
+        assert_eq!(sorted(run(case(kind, At::Catch))), sorted(catch));
+        // Held: not at a poll point, a signer request in flight, or
+        // Protocol not running.
+        for c in [
+            case(kind, At::Busy),
+            Case {
+                sg_busy: true,
+                ..case(kind, At::SlowPoint)
+            },
+            Case {
+                running: false,
+                ..case(kind, At::Catch)
+            },
+        ] {
+            assert_eq!(run(c), above.clone(), "the event waits");
+        }
+    }
+}
+
+#[test]
+fn seals_start_the_view_change_from_slow_and_seal_at_views_poll_point() {
+    let mut from_slow = run(case(ev::SEALS, At::SlowPoint));
+    from_slow.sort();
+    assert_eq!(
+        from_slow,
+        ["grant", "seal_trigger", "seals", "slow_abort", "take"]
+    );
+    let mut at_view = run(case(ev::SEALS, At::Catch));
+    at_view.sort();
+    assert_eq!(at_view, ["grant", "seals", "take"]);
+}
+
+#[test]
+fn a_commit_is_checked_first_and_decides_once_its_certificate_passed() {
+    assert_eq!(
+        run(case(ev::COMMIT, At::SlowPoint)),
+        ["cc_start", "cc_hold"]
+    );
+    assert_eq!(run(case(ev::COMMIT, At::Catch)), ["cc_start", "cc_hold"]);
+    // While CertCheck runs, the holder is held and nothing else starts.
+    let running = Case {
+        cc_busy: true,
+        ..case(ev::COMMIT, At::SlowPoint)
+    };
+    assert_eq!(run(running), ["cc_hold"]);
+    // Passed: as good as ABOVE.
+    let passed = Case {
+        cc_busy: true,
+        cc_passed: true,
+        ..case(ev::COMMIT, At::SlowPoint)
+    };
+    let mut on = run(passed);
+    on.sort();
+    assert_eq!(
+        on,
+        ["above", "cc_hold", "decide", "grant", "slow_abort", "take"]
+    );
+}
+
+#[test]
+fn while_bridging_only_the_discharge_and_w_b_plus_ones_commit_are_acted_on() {
+    // ABOVE at W.b on W.m: the discharge.
+    let disch = Case {
+        prev: W_M,
+        ..case(ev::ABOVE, At::Bridge)
+    };
+    let mut on = run(disch);
+    on.sort();
+    assert_eq!(on, ["above", "bridging", "discharge", "slow_abort", "take"]);
+    // ABOVE on another value, a FULL_ROW, SEALS: taken at once.
+    for kind in [ev::ABOVE, ev::FULL_ROW, ev::SEALS] {
+        let mut on = run(case(kind, At::Bridge));
+        on.retain(|s| !["above", "seals"].contains(s));
+        assert_eq!(on, ["bridging", "take"], "kind {kind}");
+    }
+    // A COMMIT of W.b + 1 on W.m is checked; on another value, taken.
+    let commit = Case {
+        prev: W_M,
+        ..case(ev::COMMIT, At::Bridge)
+    };
+    assert_eq!(run(commit), ["bridging", "cc_start", "cc_hold"]);
+    assert_eq!(run(case(ev::COMMIT, At::Bridge)), ["bridging", "take"]);
+}
+
+#[test]
+fn mine_is_granted_to_a_replica_awaiting_on_its_own_prev() {
+    assert_eq!(run(case(ev::MINE, At::Await)), ["dl_grant", "take"]);
+    // Not while CertCheck runs; on another prev it is taken at once.
+    let checking = Case {
+        cc_busy: true,
+        ..case(ev::MINE, At::Await)
+    };
+    assert_eq!(run(checking), ["cc_hold"]);
+    let other = Case {
+        prev: PREV + 1,
+        ..case(ev::MINE, At::Await)
+    };
+    assert_eq!(run(other), ["take"]);
+}
+
+#[test]
+fn a_new_view_event_is_taken_at_once() {
+    for at in [At::SlowPoint, At::Catch, At::Await, At::Busy] {
+        assert_eq!(run(case(ev::NEW_VIEW, at)), ["take"]);
+    }
+}
