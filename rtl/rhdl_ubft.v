@@ -10820,7 +10820,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam  new_view_word = 32'hd9e900;
     localparam  row_log = 8'h3;
     localparam  err_recovery = 8'h7;
-    localparam  commit3_base = 32'hd99800;
     localparam  commit_shift = 8'h7;
     localparam  echo_commit_base = 32'hd9d800;
     localparam  seal_base = 32'hd9e000;
@@ -11148,51 +11147,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  cc$sg_resp_valid;
     reg  [7:0] cc$sg_resp_status;
     wire  cc$sg_resp_take;
-    reg  [2:0] state$d;
-    wire  [2:0] state$q;
-    reg  state$clock;
-    reg  [31:0] view_no$d;
-    wire  [31:0] view_no$q;
-    reg  view_no$clock;
-    reg  [7:0] leader_id$d;
-    wire  [7:0] leader_id$q;
-    reg  leader_id$clock;
-    reg  missed_q$d;
-    wire  missed_q$q;
-    reg  missed_q$clock;
-    reg  [31:0] k$d;
-    wire  [31:0] k$q;
-    reg  k$clock;
-    reg  [7:0] slot$d;
-    wire  [7:0] slot$q;
-    reg  slot$clock;
-    reg  [15:0] slot_n$d;
-    wire  [15:0] slot_n$q;
-    reg  slot_n$clock;
-    reg  [31:0] m$d;
-    wire  [31:0] m$q;
-    reg  m$clock;
-    reg  [1:0] phase$d;
-    wire  [1:0] phase$q;
-    reg  phase$clock;
-    reg  [31:0] vote_view$d;
-    wire  [31:0] vote_view$q;
-    reg  vote_view$clock;
-    reg  [7:0] vote_leader$d;
-    wire  [7:0] vote_leader$q;
-    reg  vote_leader$clock;
-    reg  slow_path$d;
-    wire  slow_path$q;
-    reg  slow_path$clock;
-    reg  [7:0] quorum$d;
-    wire  [7:0] quorum$q;
-    reg  quorum$clock;
-    reg  [7:0] support$d;
-    wire  [7:0] support$q;
-    reg  support$clock;
-    reg  [7:0] active$d;
-    wire  [7:0] active$q;
-    reg  active$clock;
     reg  timer$clock;
     reg  timer$rst_n;
     reg  [15:0] timer$wait_polls;
@@ -11393,6 +11347,51 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [255:0] records$prep_block;
     wire  [255:0] records$cert_block;
     wire  [255:0] records$commit_block;
+    reg  [2:0] state$d;
+    wire  [2:0] state$q;
+    reg  state$clock;
+    reg  [31:0] view_no$d;
+    wire  [31:0] view_no$q;
+    reg  view_no$clock;
+    reg  [7:0] leader_id$d;
+    wire  [7:0] leader_id$q;
+    reg  leader_id$clock;
+    reg  missed_q$d;
+    wire  missed_q$q;
+    reg  missed_q$clock;
+    reg  [31:0] k$d;
+    wire  [31:0] k$q;
+    reg  k$clock;
+    reg  [7:0] slot$d;
+    wire  [7:0] slot$q;
+    reg  slot$clock;
+    reg  [15:0] slot_n$d;
+    wire  [15:0] slot_n$q;
+    reg  slot_n$clock;
+    reg  [31:0] m$d;
+    wire  [31:0] m$q;
+    reg  m$clock;
+    reg  [1:0] phase$d;
+    wire  [1:0] phase$q;
+    reg  phase$clock;
+    reg  [31:0] vote_view$d;
+    wire  [31:0] vote_view$q;
+    reg  vote_view$clock;
+    reg  [7:0] vote_leader$d;
+    wire  [7:0] vote_leader$q;
+    reg  vote_leader$clock;
+    reg  slow_path$d;
+    wire  slow_path$q;
+    reg  slow_path$clock;
+    reg  [7:0] quorum$d;
+    wire  [7:0] quorum$q;
+    reg  quorum$clock;
+    reg  [7:0] support$d;
+    wire  [7:0] support$q;
+    reg  support$clock;
+    reg  [7:0] active$d;
+    wire  [7:0] active$q;
+    reg  active$clock;
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
@@ -11711,81 +11710,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .sg_resp_status(cc$sg_resp_status),
         .sg_resp_take(cc$sg_resp_take)
     );
-    rhdl_ubft$protocol$state state(
-        .d(state$d),
-        .q(state$q),
-        .clock(state$clock)
-    );
-    rhdl_ubft$protocol$view_no view_no(
-        .d(view_no$d),
-        .q(view_no$q),
-        .clock(view_no$clock)
-    );
-    rhdl_ubft$protocol$leader_id leader_id(
-        .d(leader_id$d),
-        .q(leader_id$q),
-        .clock(leader_id$clock)
-    );
-    rhdl_ubft$protocol$missed_q missed_q(
-        .d(missed_q$d),
-        .q(missed_q$q),
-        .clock(missed_q$clock)
-    );
-    rhdl_ubft$protocol$k k(
-        .d(k$d),
-        .q(k$q),
-        .clock(k$clock)
-    );
-    rhdl_ubft$protocol$slot slot(
-        .d(slot$d),
-        .q(slot$q),
-        .clock(slot$clock)
-    );
-    rhdl_ubft$protocol$slot_n slot_n(
-        .d(slot_n$d),
-        .q(slot_n$q),
-        .clock(slot_n$clock)
-    );
-    rhdl_ubft$protocol$m m(
-        .d(m$d),
-        .q(m$q),
-        .clock(m$clock)
-    );
-    rhdl_ubft$protocol$phase phase(
-        .d(phase$d),
-        .q(phase$q),
-        .clock(phase$clock)
-    );
-    rhdl_ubft$protocol$vote_view vote_view(
-        .d(vote_view$d),
-        .q(vote_view$q),
-        .clock(vote_view$clock)
-    );
-    rhdl_ubft$protocol$vote_leader vote_leader(
-        .d(vote_leader$d),
-        .q(vote_leader$q),
-        .clock(vote_leader$clock)
-    );
-    rhdl_ubft$protocol$slow_path slow_path(
-        .d(slow_path$d),
-        .q(slow_path$q),
-        .clock(slow_path$clock)
-    );
-    rhdl_ubft$protocol$quorum quorum(
-        .d(quorum$d),
-        .q(quorum$q),
-        .clock(quorum$clock)
-    );
-    rhdl_ubft$protocol$support support(
-        .d(support$d),
-        .q(support$q),
-        .clock(support$clock)
-    );
-    rhdl_ubft$protocol$active active(
-        .d(active$d),
-        .q(active$q),
-        .clock(active$clock)
-    );
     rhdl_ubft$protocol$timer timer(
         .clock(timer$clock),
         .rst_n(timer$rst_n),
@@ -11997,6 +11921,81 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .prep_block(records$prep_block),
         .cert_block(records$cert_block),
         .commit_block(records$commit_block)
+    );
+    rhdl_ubft$protocol$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$protocol$view_no view_no(
+        .d(view_no$d),
+        .q(view_no$q),
+        .clock(view_no$clock)
+    );
+    rhdl_ubft$protocol$leader_id leader_id(
+        .d(leader_id$d),
+        .q(leader_id$q),
+        .clock(leader_id$clock)
+    );
+    rhdl_ubft$protocol$missed_q missed_q(
+        .d(missed_q$d),
+        .q(missed_q$q),
+        .clock(missed_q$clock)
+    );
+    rhdl_ubft$protocol$k k(
+        .d(k$d),
+        .q(k$q),
+        .clock(k$clock)
+    );
+    rhdl_ubft$protocol$slot slot(
+        .d(slot$d),
+        .q(slot$q),
+        .clock(slot$clock)
+    );
+    rhdl_ubft$protocol$slot_n slot_n(
+        .d(slot_n$d),
+        .q(slot_n$q),
+        .clock(slot_n$clock)
+    );
+    rhdl_ubft$protocol$m m(
+        .d(m$d),
+        .q(m$q),
+        .clock(m$clock)
+    );
+    rhdl_ubft$protocol$phase phase(
+        .d(phase$d),
+        .q(phase$q),
+        .clock(phase$clock)
+    );
+    rhdl_ubft$protocol$vote_view vote_view(
+        .d(vote_view$d),
+        .q(vote_view$q),
+        .clock(vote_view$clock)
+    );
+    rhdl_ubft$protocol$vote_leader vote_leader(
+        .d(vote_leader$d),
+        .q(vote_leader$q),
+        .clock(vote_leader$clock)
+    );
+    rhdl_ubft$protocol$slow_path slow_path(
+        .d(slow_path$d),
+        .q(slow_path$q),
+        .clock(slow_path$clock)
+    );
+    rhdl_ubft$protocol$quorum quorum(
+        .d(quorum$d),
+        .q(quorum$q),
+        .clock(quorum$clock)
+    );
+    rhdl_ubft$protocol$support support(
+        .d(support$d),
+        .q(support$q),
+        .clock(support$clock)
+    );
+    rhdl_ubft$protocol$active active(
+        .d(active$d),
+        .q(active$q),
+        .clock(active$clock)
     );
     rhdl_ubft$protocol$done_q done_q(
         .d(done_q$d),

@@ -227,7 +227,7 @@ pub struct Protocol<const N: usize> {
     /// High for the cycle Protocol takes an `ap_start` in Idle (accepted or
     /// refused): Broadcast clears its counters (`acks`, `write_errors`).
     pub started: Signal<Out, Bit>,
-    // The four machines, and the read side of the fetch port.
+    // The four machines and the blocks beside them (protocol.md).
     leader: Leader,
     fast: Fast,
     /// SLOW, R7 to R12.
@@ -242,6 +242,18 @@ pub struct Protocol<const N: usize> {
     /// share on Protocol's Fetch and the signer while the slot's holder is
     /// held at a poll point (R24 from a COMMIT).
     cc: CertCheck,
+    /// The wait, the timeouts and Close's timer.
+    timer: Timer,
+    /// W, L, D and the constraint (recovery.md D11).
+    ledger: Ledger,
+    /// When WATCH's event is acted on (R14, R17, R24 to R26).
+    grants: Grants,
+    /// The status counters.
+    counters: Counters,
+    /// The records' first beats and the signer's block (R3 to R19).
+    encoder: Encoder,
+    /// Where the slot's records are; SLOW's target and its blocks.
+    records: SlotRecords,
     // Protocol's own state.
     state: DFF<ProtocolSt>,
     // The slot's registers (the spec's ProtocolState).
@@ -263,20 +275,9 @@ pub struct Protocol<const N: usize> {
     quorum: DFF<Bits<8>>,
     support: DFF<Bits<8>>,
     active: DFF<Bits<N>>,
-    /// The wait, the timeouts and Close's timer.
-    timer: Timer,
-    /// W, L, D and the constraint (recovery.md D11).
-    ledger: Ledger,
-    /// When WATCH's event is acted on (R14, R17, R24 to R26).
-    grants: Grants,
-    /// The status counters.
-    counters: Counters,
-    /// The records' first beats and the signer's block (R3 to R19).
-    encoder: Encoder,
-    /// Where the slot's records are; SLOW's target and its blocks.
-    records: SlotRecords,
+    /// ap_done's cycle.
     done_q: DFF<Bit>,
-    // Status counters.
+    /// The configuration error or stop code (`sts_error`).
     error: DFF<Bits<8>>,
     /// dec[k - 1], the value decided at k - 1 (0 before the first
     /// decision): the prev a prepare carries and a lock checks
@@ -317,7 +318,6 @@ pub struct Protocol<const N: usize> {
     cc_k1: Signal<Local, Bits<32>>,
     // Constants from `layout` and `params`.
     err_recovery: Constant<Bits<8>>,
-    commit3_base: Constant<Bits<32>>,
     /// log2 of a commit record's stride in words.
     commit_shift: Constant<Bits<8>>,
     echo_commit_base: Constant<Bits<32>>,
@@ -400,7 +400,6 @@ impl<const N: usize> Protocol<N> {
             err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
             k_wrap: Constant::new(K_WRAP.into()),
             k_last: Constant::new(K_LAST.into()),
-            commit3_base: Constant::new(base(Region::Commit).into()),
             commit_shift: Constant::new(crate::controller::slot_records::commit_shift(&mb).into()),
             echo_commit_base: Constant::new(base(Region::EchoCommit).into()),
             seal_base: Constant::new(base(Region::Seal).into()),
