@@ -529,7 +529,7 @@ retiming: the figures give scale and trends.\n\n\
 LUT = LUT1…LUT6; FF = FDRE/FDSE/FDCE/FDPE; LUTRAM = RAM* cells other than RAMB18/36; BRAM = RAMB18/RAMB36; \
 CARRY = CARRY4/CARRY8; MUXF = MUXF7/8/9. Shares are of a U280's {} LUTs and {} FFs.\n\n\
 The kernel is the whole top: Control (AXI4-Lite), Protocol (LEADER, FAST, SLOW, VIEW, CertCheck, \
-Requests and Tally), Fetch, WATCH with a Fetch of its own and RdMux, COMPOSE, Broadcast, SignerPort, the \
+Requests, Tally, Timer, Ledger, Grants, Encoder, SlotRecords and Counters), Fetch, WATCH with a Fetch of its own and RdMux, COMPOSE, Broadcast, SignerPort, the \
 RoCE adapter and Guard (the receive path, `m_axi_rx`).\n\n\
 ## Logic depth (N = {n})\n\n\
 The deepest register-to-register path of each block: `synth_xilinx -family xcup -flatten -noiopad` \
