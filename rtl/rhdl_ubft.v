@@ -11419,6 +11419,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  close_start;
     reg  close_abort;
     reg  [31:0] m_new;
+    reg  run_start;
+    reg  taken;
     reg  [7:0] next_leader;
     reg  [31:0] poll_word;
     reg  missed;
@@ -12079,6 +12081,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         prev2_ok$d = prev2_ok$q;
         rerun$d = rerun$q;
         bridged$d = bridged$q;
+        run_start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
+        taken = (state$q == ProtocolSt$Decide) & ~rerun$q & dec_tready;
         if ((leader_id$q + 32'h1) >= n) begin
             next_leader = 32'h0;
         end
@@ -12416,7 +12420,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         requests$prop_tvalid = prop_tvalid;
         prop_tready = requests$prop_tready;
         requests$probe_m = tally$record[(32'h20)+:(32)];
-        requests$retire = (state$q == ProtocolSt$Decide) & dec_tready & ~rerun$q;
+        requests$retire = taken;
         requests$retire_m = m$q;
         missed = leader$missed | fast$missed | slow$missed | view$missed;
         if (leader$open_round | view$open_round) begin
@@ -12437,7 +12441,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             slow_path$d = slow$decide | (grants$decide & grants$above) | view$decide_prev;
         end
         ledger$clock = clock;
-        ledger$start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
+        ledger$start = run_start;
         ledger$k = k$q;
         ledger$view_no = view_no$q;
         ledger$m = m$q;
@@ -12458,7 +12462,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         ledger$cons_c = view$cons_c_out;
         ledger$cons_in_m = view$cons_m_out;
         ledger$next_view = view$next_view;
-        ledger$taken = (state$q == ProtocolSt$Decide) & ~rerun$q & dec_tready;
+        ledger$taken = taken;
         ledger$rerun_taken = (state$q == ProtocolSt$Decide) & rerun$q;
         if (view$step_back) begin
             k$d = k$q - 32'h1;
@@ -12608,9 +12612,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         counters$clock = clock;
         counters$rst_n = rst_n;
-        counters$start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
+        counters$start = run_start;
         counters$running = (state$q != ProtocolSt$Idle) & (state$q != ProtocolSt$Done);
-        counters$taken = (state$q == ProtocolSt$Decide) & ~rerun$q & dec_tready;
+        counters$taken = taken;
         counters$taken_slow = slow_path$q;
         counters$next_view = view$next_view;
         counters$poll = fetch_start;
@@ -12620,7 +12624,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timer$rst_n = rst_n;
         timer$wait_polls = wait_polls;
         timer$n = n;
-        timer$start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
+        timer$start = run_start;
         timer$clear = leader$open_round | view$open_round | fast$clear_wait | slow$clear_wait | view$clear_wait;
         timer$close_begin = close_start;
         timer$missed = missed;

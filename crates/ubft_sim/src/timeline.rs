@@ -298,7 +298,8 @@ fn state_name(state: Option<u8>) -> Option<&'static str> {
         .filter(|s| !s.is_empty())
 }
 
-/// A window of cycles to draw: the writes sent in it and the marks in it.
+/// A window of cycles, both ends included: what a timeline draws (the
+/// writes sent in it and the marks in it) and what `--waves` dumps.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Window {
     pub from: u64,

@@ -301,6 +301,8 @@ pub struct Protocol<const N: usize> {
     close_abort: Signal<Local, Bit>,
     // Combinational temporaries.
     m_new: Signal<Local, Bits<32>>,
+    run_start: Signal<Local, Bit>,
+    taken: Signal<Local, Bit>,
     next_leader: Signal<Local, Bits<8>>,
     poll_word: Signal<Local, Bits<32>>,
     missed: Signal<Local, Bit>,
@@ -409,6 +411,7 @@ impl<const N: usize> Protocol<N> {
             records: SlotRecords::new(&mb, row_n),
             ;
             defaults:
+            run_start, taken,
             clock, rst_n, ap_start, ap_done, ap_idle, ap_ready, network_ptr, id, n,
             wait_polls, slots, fetch_start, fetch_addr, fetch_len, fetch_poll,
             fetch_again, fetch_beat, fetch_done, fetch_beat_valid, fetch_error,
@@ -535,7 +538,13 @@ impl<const N: usize> Logic for Protocol<N> {
             rerun,
             bridged
         );
-        // Where this slot's records are.
+        // A run starts (Idle takes `ap_start`, accepted or refused); the
+        // slot's decision is taken from `m_axis_dec` (not a rerun's).
+        self.run_start.next =
+            (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() & !self.done_q.q.val();
+        self.taken.next = (self.state.q.val() == ProtocolSt::Decide)
+            & !self.rerun.q.val()
+            & self.dec_tready.val();
         if (self.leader_id.q.val() + 1) >= self.n.val() {
             self.next_leader.next = 0.into();
         } else {
@@ -986,9 +995,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // assignment: a port set to a default and then overridden glitches
         // in event-driven simulators, and `holds` comes back into this
         // block: Icarus loops forever on such a pair.)
-        self.requests.retire.next = (self.state.q.val() == ProtocolSt::Decide)
-            & self.dec_tready.val()
-            & !self.rerun.q.val();
+        self.requests.retire.next = self.taken.val();
         self.requests.retire_m.next = self.m.q.val();
         self.missed.next = self.leader.missed.val()
             | self.fast.missed.val()
@@ -1021,8 +1028,7 @@ impl<const N: usize> Logic for Protocol<N> {
         // R25's grant while awaiting, the constraint at a NEW_VIEW with a
         // carried value (R22).
         self.ledger.clock.next = self.clock.val();
-        self.ledger.start.next =
-            (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() & !self.done_q.q.val();
+        self.ledger.start.next = self.run_start.val();
         self.ledger.k.next = self.k.q.val();
         self.ledger.view_no.next = self.view_no.q.val();
         self.ledger.m.next = self.m.q.val();
@@ -1043,9 +1049,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ledger.cons_c.next = self.view.cons_c_out.val();
         self.ledger.cons_in_m.next = self.view.cons_m_out.val();
         self.ledger.next_view.next = self.view.next_view.val();
-        self.ledger.taken.next = (self.state.q.val() == ProtocolSt::Decide)
-            & !self.rerun.q.val()
-            & self.dec_tready.val();
+        self.ledger.taken.next = self.taken.val();
         self.ledger.rerun_taken.next =
             (self.state.q.val() == ProtocolSt::Decide) & self.rerun.q.val();
         // R23's step back when this replica decided c* already.
@@ -1210,13 +1214,10 @@ impl<const N: usize> Logic for Protocol<N> {
         // Every fetch is a poll.
         self.counters.clock.next = self.clock.val();
         self.counters.rst_n.next = self.rst_n.val();
-        self.counters.start.next =
-            (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() & !self.done_q.q.val();
+        self.counters.start.next = self.run_start.val();
         self.counters.running.next =
             (self.state.q.val() != ProtocolSt::Idle) & (self.state.q.val() != ProtocolSt::Done);
-        self.counters.taken.next = (self.state.q.val() == ProtocolSt::Decide)
-            & !self.rerun.q.val()
-            & self.dec_tready.val();
+        self.counters.taken.next = self.taken.val();
         self.counters.taken_slow.next = self.slow_path.q.val();
         self.counters.next_view.next = self.view.next_view.val();
         self.counters.poll.next = self.fetch_start.val();
@@ -1229,8 +1230,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.timer.rst_n.next = self.rst_n.val();
         self.timer.wait_polls.next = self.wait_polls.val();
         self.timer.n.next = self.n.val();
-        self.timer.start.next =
-            (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() & !self.done_q.q.val();
+        self.timer.start.next = self.run_start.val();
         self.timer.clear.next = self.leader.open_round.val()
             | self.view.open_round.val()
             | self.fast.clear_wait.val()

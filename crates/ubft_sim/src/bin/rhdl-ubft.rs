@@ -190,7 +190,7 @@ struct TimelineOut {
 struct Outputs {
     timeline: Option<TimelineOut>,
     /// Waveforms: the directory and the cycles.
-    waves: Option<(PathBuf, trace::Window)>,
+    waves: Option<(PathBuf, Window)>,
 }
 
 /// The progress line of a long run: cycles, decisions and speed, on stderr,
@@ -383,7 +383,7 @@ fn main() -> ExitCode {
             let outputs = Outputs {
                 timeline,
                 waves: waves.map(|dir| {
-                    let window = trace::Window {
+                    let window = Window {
                         from: waves_from.unwrap_or(0),
                         to: waves_to.unwrap_or(u64::MAX),
                     };

@@ -26,19 +26,8 @@ use crate::ports::KernelBackend;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
-/// Cycles to dump, both ends included.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Window {
-    pub from: u64,
-    pub to: u64,
-}
-
-impl Window {
-    pub const ALL: Window = Window {
-        from: 0,
-        to: u64::MAX,
-    };
-}
+/// Cycles to dump, both ends included: the timeline's window type.
+pub use crate::timeline::Window;
 
 impl VerilatorKernel {
     /// Writes this model's VCD to `path`, the cycles of `window` (counted
