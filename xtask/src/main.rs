@@ -15,9 +15,10 @@
 //!   Byzantine scenarios (`ubft_sim::scenario::Scenario::random`) on Verilator; prints the count
 //!   and every failing seed with its scenario
 //!   as TOML (docs/scenarios.md).
-//! - `model --design current|recovery [--replicas N] [--slots S] [--views V] [--json]`:
-//!   checks a design of the protocol over every interleaving (crates/ubft_model,
-//!   docs/model.md); exit status 1 when a property fails, 2 when it cannot run.
+//! - `model [--design kernel|recovery|current|...] [--replicas N] [--slots S] [--views V]
+//!   [--max-memory-gb M] [--json]`: checks a design of the protocol over every
+//!   interleaving (crates/ubft_model, docs/model.md); exit status 1 when a property
+//!   fails, 2 when it cannot run, 3 when the memory cap stopped it.
 //! - `lint [--block guard|watch|compose|rdmux|cert_check|kernel]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
 //!   and the Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`,
 //!   or on one block's Verilog alone (generated into `target/lint/`).
@@ -136,27 +137,37 @@ enum Cmd {
         jobs: usize,
     },
     /// Check a design of the protocol over every interleaving (stateright;
-    /// docs/model.md). Exit status 1 when a property fails.
+    /// docs/model.md). The default checks the kernel's design at n = 3, one
+    /// slot, views 0..=1, up to f = 1 replica silent from any point and one
+    /// write the network holds back (run (iii) of docs/model.md): complete
+    /// in minutes within a few GB. Bigger configurations (--slots 2
+    /// --views 2, more --delays, --early-timeouts, a --byzantine replica,
+    /// --replicas 5; docs/model.md, "Running it") print progress and stop
+    /// cleanly at --max-memory-gb. Exit status 0: every property holds; 1:
+    /// one fails; 2: the check cannot run; 3: stopped at the memory cap
+    /// with no property failing in the part explored.
     Model {
-        /// The design: current (the kernel today), current:no_r26 (before
-        /// its any-view catch-up), current:no_requests (before its requests
-        /// block too), recovery (docs/recovery.md),
-        /// or a weakened variant: recovery:no_bridge, recovery:cert_f,
-        /// recovery:decide_f, recovery:no_cross_check (also spelt
-        /// recovery-no-bridge, ...).
-        #[arg(long, default_value = "current")]
+        /// The design: kernel (the design the RTL builds: recovery.md with
+        /// its D11.9 departures; formerly recovery:rtl, still accepted),
+        /// recovery (docs/recovery.md as written), current (the all-n design,
+        /// the documented counterexample: every path waits for all n
+        /// replicas), current:no_r26, current:no_requests, or a variant of
+        /// recovery (recovery:no_bridge, recovery:cert_f, recovery:decide_f,
+        /// recovery:no_cross_check, recovery:w_bridge, recovery:close_in_view,
+        /// ...; docs/model.md lists them; also spelt recovery-no-bridge, ...).
+        #[arg(long, default_value = ubft_model::defaults::DESIGN)]
         design: String,
         /// n = 2f + 1 replicas.
-        #[arg(long, default_value_t = 3)]
+        #[arg(long, default_value_t = ubft_model::defaults::REPLICAS)]
         replicas: usize,
         /// Slots every live honest replica must decide.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = ubft_model::defaults::SLOTS)]
         slots: usize,
         /// The highest view (views 0..=V).
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = ubft_model::defaults::VIEWS)]
         views: u8,
         /// The model's window G (slot = (k - 1) mod G; G < slots wraps).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = ubft_model::defaults::WINDOW)]
         window: usize,
         /// Client values.
         #[arg(long, default_value_t = 2)]
@@ -174,17 +185,17 @@ enum Cmd {
         #[arg(long, default_value_t = 4)]
         byz_writes: u8,
         /// Timeouts that may fire while something else can still happen.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = ubft_model::defaults::EARLY_TIMEOUTS)]
         early_timeouts: u8,
         /// Writes the network may hold back.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = ubft_model::defaults::DELAYS)]
         delays: u8,
         /// Views after GST without a decision that count as a liveness failure
         /// (default f + 2).
         #[arg(long)]
         live_views: Option<u8>,
         /// Checker threads.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = ubft_model::defaults::THREADS)]
         threads: usize,
         /// Stop after this many generated states (0: no limit).
         #[arg(long, default_value_t = 0)]
@@ -199,6 +210,15 @@ enum Cmd {
         /// actions (sound for the four properties; docs/model.md).
         #[arg(long)]
         por: bool,
+        /// Stop cleanly once the process's resident memory passes this many
+        /// GB (0: no cap); the report then says what was explored, and the
+        /// exit status is 3 unless a property failed.
+        #[arg(long, default_value_t = ubft_model::defaults::MAX_MEMORY_GB)]
+        max_memory_gb: f64,
+        /// Seconds between progress lines on stderr (states checked,
+        /// states/s, resident memory); 0: none.
+        #[arg(long, default_value_t = ubft_model::defaults::PROGRESS_SECONDS)]
+        progress: u64,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -237,6 +257,8 @@ fn main() -> ExitCode {
             max_depth,
             dfs,
             por,
+            max_memory_gb,
+            progress,
             json,
         } => {
             return model(ModelArgs {
@@ -258,6 +280,8 @@ fn main() -> ExitCode {
                 max_depth,
                 dfs,
                 por,
+                max_memory_gb,
+                progress,
                 json,
             })
         }
@@ -1146,11 +1170,14 @@ struct ModelArgs {
     max_depth: usize,
     dfs: bool,
     por: bool,
+    max_memory_gb: f64,
+    progress: u64,
     json: bool,
 }
 
 /// `cargo xtask model`: exit 0 when every property holds, 1 when one fails,
-/// 2 when the check cannot run (a design not yet implemented, bad bounds).
+/// 2 when the check cannot run (a design not yet implemented, bad bounds),
+/// 3 when the memory cap stopped it with no property failing.
 fn model(a: ModelArgs) -> ExitCode {
     use ubft_model::model::{MAX_N, MAX_SLOTS, MAX_WINDOW};
     use ubft_model::{run_named, Config, RunOpts};
@@ -1165,6 +1192,8 @@ fn model(a: ModelArgs) -> ExitCode {
         Some("--values must be in 1..=13".into())
     } else if a.byzantine.is_some_and(|b| b >= n) {
         Some("--byzantine must name a replica below --replicas".into())
+    } else if !(a.max_memory_gb >= 0.0 && a.max_memory_gb.is_finite()) {
+        Some("--max-memory-gb must be a number of GB, 0 for no cap".into())
     } else {
         None
     };
@@ -1193,6 +1222,8 @@ fn model(a: ModelArgs) -> ExitCode {
         dfs: a.dfs,
         max_depth: a.max_depth,
         por: a.por,
+        max_memory: (a.max_memory_gb * (1u64 << 30) as f64) as u64,
+        progress: (a.progress > 0).then(|| std::time::Duration::from_secs(a.progress)),
     };
     match run_named(&a.design, cfg, &opts) {
         Ok(report) => {
@@ -1201,10 +1232,12 @@ fn model(a: ModelArgs) -> ExitCode {
             } else {
                 print!("{}", report.text());
             }
-            if report.all_hold() {
-                ExitCode::SUCCESS
-            } else {
+            if !report.all_hold() {
                 ExitCode::from(1)
+            } else if report.stopped.is_some() {
+                ExitCode::from(3)
+            } else {
+                ExitCode::SUCCESS
             }
         }
         Err(e) => {

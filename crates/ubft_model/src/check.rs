@@ -2,13 +2,15 @@
 //! each property with a counterexample a person can read, and writes the
 //! JSON report of `cargo xtask model --json`.
 
-use std::time::Instant;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use stateright::{Checker, HasDiscoveries, Model};
 
 use crate::current::Current;
-use crate::model::{Config, Design, UbftModel, PROPERTIES};
+use crate::model::{Budget, Config, Design, UbftModel, PROPERTIES};
 
 /// How to run the checker.
 #[derive(Clone, Debug)]
@@ -27,6 +29,13 @@ pub struct RunOpts {
     /// Partial-order reduction: explore a persistent set of each state's
     /// actions (docs/model.md, "Partial-order reduction").
     pub por: bool,
+    /// Stop the run cleanly once the process's resident memory passes this
+    /// many bytes (0: no cap). The report then says `complete: false`,
+    /// `stopped: "memory cap ..."`, and what was checked.
+    pub max_memory: u64,
+    /// Print a progress line (states, states/s, resident memory) to stderr
+    /// this often (`None`: quiet).
+    pub progress: Option<Duration>,
 }
 
 impl Default for RunOpts {
@@ -37,8 +46,98 @@ impl Default for RunOpts {
             dfs: false,
             max_depth: 0,
             por: false,
+            max_memory: 0,
+            progress: None,
         }
     }
+}
+
+/// The process's resident memory and its peak so far, in bytes
+/// (`VmRSS`, `VmHWM` of /proc/self/status; 0 where that file is missing).
+pub fn resident_memory() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// A number with thousands separators (1,234,567), as the docs print them.
+pub fn thousands(n: usize) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn gb(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
+/// Waits for the checker's threads; meanwhile prints progress and, at the
+/// memory cap, sets the budget's stop switch. Returns why the run stopped
+/// early (`None`: it ran to its end). A checker thread's panic (an
+/// assertion of the design) is passed on.
+fn watch<M: Model, C: Checker<M>>(
+    c: &mut C,
+    budget: &Budget,
+    opts: &RunOpts,
+    what: &str,
+) -> Option<String> {
+    let handles = c.handles();
+    let start = Instant::now();
+    let (mut last_t, mut last_n) = (start, 0usize);
+    let mut stopped = None;
+    while !handles.iter().all(|h| h.is_finished()) {
+        std::thread::sleep(Duration::from_millis(20));
+        let (rss, _) = resident_memory();
+        if stopped.is_none() && opts.max_memory > 0 && rss > opts.max_memory {
+            budget.stop.store(true, Ordering::Relaxed);
+            let why = format!(
+                "memory cap: {:.2} GB resident, cap {:.2} GB",
+                gb(rss),
+                gb(opts.max_memory)
+            );
+            eprintln!(
+                "{what}: stopping at the memory cap ({:.2} GB resident): {} states checked, depth {}",
+                gb(rss),
+                thousands(budget.checked()),
+                c.max_depth()
+            );
+            stopped = Some(why);
+        }
+        if let Some(every) = opts.progress {
+            if last_t.elapsed() >= every {
+                let n = budget.checked();
+                let rate = (n - last_n.min(n)) as f64 / last_t.elapsed().as_secs_f64();
+                eprintln!(
+                    "{what}: {} states checked ({} generated), depth {}, {:.0} states/s, {:.2} GB resident, {:.0} s",
+                    thousands(n),
+                    thousands(c.state_count()),
+                    c.max_depth(),
+                    rate,
+                    gb(rss),
+                    start.elapsed().as_secs_f64()
+                );
+                (last_t, last_n) = (Instant::now(), n);
+            }
+        }
+    }
+    for h in handles {
+        if let Err(panic) = h.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
+    stopped
 }
 
 /// One property's result.
@@ -73,9 +172,19 @@ pub struct CheckReport {
     pub states: usize,
     /// States generated, repeats included.
     pub generated: usize,
+    /// States whose properties were checked and whose successors were
+    /// generated: `states` when the run is complete; fewer when it stopped
+    /// with states still queued.
+    pub checked: usize,
     pub max_depth: usize,
     /// The whole reachable space was explored.
     pub complete: bool,
+    /// Why the run stopped before its end (the memory cap), if it did; the
+    /// properties then hold or fail over the `checked` states only.
+    pub stopped: Option<String>,
+    /// The process's peak resident memory (VmHWM), in MiB (0 where
+    /// /proc is missing).
+    pub peak_memory_mb: u64,
     pub seconds: f64,
     pub properties: Vec<PropertyReport>,
 }
@@ -115,7 +224,7 @@ impl CheckReport {
             self.live_views
         );
         s += &format!(
-            "{} states ({} generated, depth {}){}, {}, {:.1} s\n",
+            "{} states ({} generated, depth {}){}, {}, {:.1} s, peak {} MB resident\n",
             self.states,
             self.generated,
             self.max_depth,
@@ -129,8 +238,15 @@ impl CheckReport {
             } else {
                 "NOT complete"
             },
-            self.seconds
+            self.seconds,
+            self.peak_memory_mb
         );
+        if let Some(why) = &self.stopped {
+            s += &format!(
+                "stopped ({why}): {} states checked to depth {}; the results below are over those states only\n",
+                self.checked, self.max_depth
+            );
+        }
         for p in &self.properties {
             s += &format!(
                 "{:<20} {}\n",
@@ -192,6 +308,7 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
         por: opts.por,
         ..UbftModel::new(design.clone(), cfg.clone())
     };
+    let budget = model.budget.clone();
     let mut b = model.clone().checker().threads(opts.threads.max(1));
     if opts.max_states > 0 {
         b = b.target_state_count(opts.max_states);
@@ -199,40 +316,52 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
     if opts.max_depth > 0 {
         b = b.target_max_depth(opts.max_depth);
     }
-    type Found<D> = (
-        usize,
-        usize,
-        usize,
-        Vec<&'static str>,
-        std::marker::PhantomData<D>,
-    );
-    fn counts<D: Design, C: Checker<UbftModel<D>>>(c: C) -> Found<D> {
-        let found = c.discoveries().keys().copied().collect();
-        (
-            c.unique_state_count(),
-            c.state_count(),
-            c.max_depth(),
-            found,
-            std::marker::PhantomData,
-        )
+    type Path<D> = stateright::Path<<UbftModel<D> as Model>::State, <UbftModel<D> as Model>::Action>;
+    struct Found<D: Design> {
+        states: usize,
+        generated: usize,
+        max_depth: usize,
+        paths: std::collections::HashMap<&'static str, Path<D>>,
+        stopped: Option<String>,
     }
-    let (states, generated, max_depth, found, _) = if opts.dfs {
-        counts(b.spawn_dfs().join())
+    fn counts<D: Design, C: Checker<UbftModel<D>>>(
+        mut c: C,
+        budget: &Budget,
+        opts: &RunOpts,
+    ) -> Found<D> {
+        let stopped = watch(&mut c, budget, opts, "model");
+        Found {
+            states: c.unique_state_count(),
+            generated: c.state_count(),
+            max_depth: c.max_depth(),
+            paths: c.discoveries(),
+            stopped,
+        }
+    }
+    let mut found = if opts.dfs {
+        counts::<D, _>(b.spawn_dfs(), &budget, opts)
     } else {
-        counts(b.spawn_bfs().join())
+        counts::<D, _>(b.spawn_bfs(), &budget, opts)
     };
-    let limited = (opts.max_states > 0 && generated >= opts.max_states)
-        || (opts.max_depth > 0 && max_depth >= opts.max_depth);
-    let complete = found.len() < PROPERTIES.len() && !limited;
+    let checked = budget.checked();
+    let limited = (opts.max_states > 0 && found.generated >= opts.max_states)
+        || (opts.max_depth > 0 && found.max_depth >= opts.max_depth)
+        || found.stopped.is_some();
+    let complete = found.paths.len() < PROPERTIES.len() && !limited;
     let mut properties = vec![];
     for name in PROPERTIES {
-        let counterexample = found.contains(&name).then(|| {
+        let counterexample = found.paths.remove(name).map(|first| {
             // The first counterexample breadth-first, for this property
-            // alone (the full run keeps the last one it met).
+            // alone (the full run keeps the last one it met); the full
+            // run's own path if that search meets the memory cap too.
             let only = UbftModel {
                 only: Some(name),
+                budget: Arc::default(),
                 ..model.clone()
             };
+            if found.stopped.is_some() {
+                return trace(&only, first);
+            }
             let mut cb = only
                 .clone()
                 .checker()
@@ -241,13 +370,23 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
             if opts.max_depth > 0 {
                 cb = cb.target_max_depth(opts.max_depth);
             }
-            let path = if opts.dfs {
-                cb.spawn_dfs().join().discovery(name)
+            let quiet = RunOpts {
+                progress: None,
+                ..opts.clone()
+            };
+            let (path, stopped) = if opts.dfs {
+                let mut c = cb.spawn_dfs();
+                let stopped = watch(&mut c, &only.budget, &quiet, "counterexample");
+                (c.discovery(name), stopped)
             } else {
-                cb.spawn_bfs().join().discovery(name)
+                let mut c = cb.spawn_bfs();
+                let stopped = watch(&mut c, &only.budget, &quiet, "counterexample");
+                (c.discovery(name), stopped)
+            };
+            match path {
+                Some(p) if stopped.is_none() => trace(&only, p),
+                _ => trace(&only, first),
             }
-            .expect("found again on its own");
-            trace(&only, path)
         });
         properties.push(PropertyReport {
             name: name.into(),
@@ -270,10 +409,13 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
         byz_writes: cfg.byz_writes,
         live_views: cfg.live_views,
         por: opts.por,
-        states,
-        generated,
-        max_depth,
+        states: found.states,
+        generated: found.generated,
+        checked,
+        max_depth: found.max_depth,
         complete,
+        stopped: found.stopped,
+        peak_memory_mb: resident_memory().1 >> 20,
         seconds: start.elapsed().as_secs_f64(),
         properties,
     }

@@ -46,6 +46,8 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use rhdl_ubft::params::faults;
 use stateright::{Model, Property};
@@ -345,6 +347,32 @@ pub struct UbftModel<D: Design> {
     /// them (see [`UbftModel::stubborn`] and docs/model.md, "Partial-order
     /// reduction"). Off by default.
     pub por: bool,
+    /// The run's stop switch and its count of checked states, shared with
+    /// the checker's threads and the thread that watches memory
+    /// ([`crate::check::run`]).
+    pub budget: Arc<Budget>,
+}
+
+/// A run's stop switch and counter. Once `stop` is set, the model generates
+/// no new state (`within_boundary` is false), offers no action, and its
+/// properties hold trivially, so the checker's threads drain their queues
+/// at once: what was checked before the stop is what the report counts.
+#[derive(Debug, Default)]
+pub struct Budget {
+    /// Set to stop the run (the memory cap).
+    pub stop: AtomicBool,
+    /// States whose four properties were checked and whose successors were
+    /// generated (before the stop).
+    pub checked: AtomicUsize,
+}
+
+impl Budget {
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+    pub fn checked(&self) -> usize {
+        self.checked.load(Ordering::Relaxed)
+    }
 }
 
 /// The property names, in report order.
@@ -357,6 +385,7 @@ impl<D: Design> UbftModel<D> {
             cfg,
             only: None,
             por: false,
+            budget: Arc::default(),
         }
     }
 
@@ -702,6 +731,10 @@ impl<D: Design> Model for UbftModel<D> {
     }
 
     fn actions(&self, s: &State<D>, out: &mut Vec<Action<D>>) {
+        if self.budget.stopped() {
+            return;
+        }
+        self.budget.checked.fetch_add(1, Ordering::Relaxed);
         if self.por {
             out.extend(self.reduced_actions(s));
         } else {
@@ -713,13 +746,25 @@ impl<D: Design> Model for UbftModel<D> {
         self.step(s, a)
     }
 
+    fn within_boundary(&self, _: &State<D>) -> bool {
+        !self.budget.stopped()
+    }
+
     fn properties(&self) -> Vec<Property<Self>> {
+        // After the stop a state is neither checked nor expanded (a state
+        // with no actions offered is no terminal state).
         let all = vec![
-            Property::always("agreement", |m: &Self, s: &State<D>| m.agreement(s)),
-            Property::always("validity", |m: &Self, s: &State<D>| m.validity(s)),
-            Property::always("integrity", |m: &Self, s: &State<D>| m.integrity(s)),
+            Property::always("agreement", |m: &Self, s: &State<D>| {
+                m.budget.stopped() || m.agreement(s)
+            }),
+            Property::always("validity", |m: &Self, s: &State<D>| {
+                m.budget.stopped() || m.validity(s)
+            }),
+            Property::always("integrity", |m: &Self, s: &State<D>| {
+                m.budget.stopped() || m.integrity(s)
+            }),
             Property::always("live_with_f_silent", |m: &Self, s: &State<D>| {
-                m.live_with_f_silent(s)
+                m.budget.stopped() || m.live_with_f_silent(s)
             }),
         ];
         match self.only {

@@ -86,7 +86,7 @@ pub enum Variant {
     LooseR8,
     /// recovery.md D11.9 V2: no R11/R12 while sealing or awaiting
     /// (`DeliverCommit` off in Bridge and AwaitNv; its own bridge COMMIT is
-    /// not counted). `Rtl` keeps the Bridge half only: the RTL delivers
+    /// not counted). `Kernel` keeps the Bridge half only: the RTL delivers
     /// COMMITs while awaiting a NEW_VIEW (VIEW's ViewDeliver), so this
     /// variant alone is an RTL without that delivery.
     RtlNoCommitSealing,
@@ -110,7 +110,7 @@ pub enum Variant {
     /// R21's view bound (recovery.md R21, the RTL's bridge, view.rs): a
     /// COMMIT of x in echo_commit[x][*] counts against x's SEAL (x, v_s,
     /// L_s) only if its view w ≤ v_s (and it is above L_s, as before). A
-    /// COMMIT of a later view was made after the SEAL. Part of `rtl` too
+    /// COMMIT of a later view was made after the SEAL. Part of `kernel` too
     /// (docs/model.md, "R21's view bound and L's order (the RTL's bridge)").
     R21ViewBound,
     /// The RTL's bridge, whose only target is W (docs/model.md, "R21's view
@@ -119,8 +119,11 @@ pub enum Variant {
     /// sealing, and the leader does not sign its PREPARE (R7) at the
     /// trigger. A liveness variant, with the view bound.
     WBridge,
-    /// D11's RTL of VIEW: V2 to V7 together, and R21's view bound.
-    Rtl,
+    /// The kernel's design (`kernel`; formerly `recovery:rtl`): the
+    /// design as the RTL builds it, D11.9's departures V2 to V7 together and
+    /// R21's view bound. docs/model.md, "The kernel's rules in the model",
+    /// lists what it does not model.
+    Kernel,
     /// The design before R28: a replica that decided the run's S slots
     /// stops at once, its last will_commit's COMMIT unwritten. A liveness
     /// variant: a laggard at slot S waits for good (recovery.md R28).
@@ -162,7 +165,7 @@ impl Variant {
         Variant::RtlWatchScope,
         Variant::R21ViewBound,
         Variant::WBridge,
-        Variant::Rtl,
+        Variant::Kernel,
         Variant::NoClose,
         Variant::AdoptAbove,
         Variant::CloseInView,
@@ -184,14 +187,18 @@ impl Variant {
             Variant::RtlWatchScope => "recovery:rtl_watch_scope",
             Variant::R21ViewBound => "recovery:r21_view_bound",
             Variant::WBridge => "recovery:w_bridge",
-            Variant::Rtl => "recovery:rtl",
+            Variant::Kernel => "kernel",
             Variant::NoClose => "recovery:no_close",
             Variant::AdoptAbove => "recovery:adopt_above",
             Variant::CloseInView => "recovery:close_in_view",
         }
     }
-    /// By name: `recovery:no_bridge`, or `recovery-no-bridge`.
+    /// By name: `recovery:no_bridge`, or `recovery-no-bridge`; `kernel`
+    /// also as its former name `recovery:rtl` (an alias).
     pub fn by_name(name: &str) -> Option<Variant> {
+        if matches!(name, "recovery:rtl" | "recovery-rtl") {
+            return Some(Variant::Kernel);
+        }
         let canon = match name.strip_prefix("recovery-") {
             Some(rest) => format!("recovery:{}", rest.replace('-', "_")),
             None => name.to_string(),
@@ -532,9 +539,9 @@ impl Recovery {
     fn closes(&self) -> bool {
         self.variant != Variant::NoClose
     }
-    /// One of D11.9's departures (V2 to V7): its own variant, or `rtl`.
+    /// One of D11.9's departures (V2 to V7): its own variant, or `kernel`.
     fn rtl(&self, v: Variant) -> bool {
-        self.variant == v || self.variant == Variant::Rtl
+        self.variant == v || self.variant == Variant::Kernel
     }
     /// D11.9 V7: LEADER or FAST holds the slot (WATCH is off).
     fn watch_off(&self, rep: &Rep) -> bool {
@@ -844,7 +851,7 @@ impl Recovery {
     }
 
     /// R21's register check at u: no echo_commit[x][*] holds a COMMIT of x
-    /// above L_s (with the view bound, `r21_view_bound` and `rtl`: of a view
+    /// above L_s (with the view bound, `r21_view_bound` and `kernel`: of a view
     /// w ≤ v_s and above L_s).
     fn seal_passes(&self, cfg: &Config, h: &Hbm, x: usize, s: &Seal) -> bool {
         let bound = self.rtl(Variant::R21ViewBound) || self.variant == Variant::WBridge;

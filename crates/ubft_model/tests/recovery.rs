@@ -498,7 +498,7 @@ fn a_byzantine_view_0_leader_stalls_the_bridges_only_with_the_loose_r8() {
         .join("\n");
     println!("recovery:loose_r8 ({states} states):\n{ce}");
     assert!(ce.contains("R8.2") && ce.contains("Bridge"), "{ce}");
-    for v in [Variant::Full, Variant::Rtl] {
+    for v in [Variant::Full, Variant::Kernel] {
         let r = run(design(v), c.clone(), &RunOpts::default());
         println!("{}", r.text());
         assert!(r.complete);
@@ -563,14 +563,14 @@ fn a_late_will_commit_and_a_silent_leader_stall_the_bridges_only_without_seal_de
 }
 
 /// recovery.md D11.9: the RTL's departures from the model (V2 to V7) and
-/// their combination `recovery:rtl` keep all four properties at run (i)
+/// their combination, the design `kernel`, keep all four properties at run (i)
 /// (S = 2 with G = 1, views 0..=2, ≤ 1 silent, no held write), complete;
 /// docs/model.md, "Variants for the RTL of VIEW".
 #[test]
 fn the_rtl_variants_of_d11_hold_at_run_i() {
     let rtl: Vec<Variant> = Variant::ALL
         .into_iter()
-        .filter(|v| v.name().starts_with("recovery:rtl"))
+        .filter(|v| v.name().starts_with("recovery:rtl") || *v == Variant::Kernel)
         .collect();
     assert_eq!(rtl.len(), 7, "V2 to V7 and their union");
     for v in rtl {
@@ -589,11 +589,11 @@ fn the_rtl_variants_of_d11_hold_at_run_i() {
 /// recovery.md D11.9 V2 names finding 4's targeted search for
 /// `recovery:rtl_no_commit_sealing`: S = 2, views 0..=1, one silent
 /// replica, the network holds back only will_commits. No stall in the
-/// first 300,000 states, for the variant and for `recovery:rtl` (evidence,
+/// first 300,000 states, for the variant and for `kernel` (evidence,
 /// not the complete claim, as for the design itself).
 #[test]
 fn the_rtl_variants_show_no_bridge_stall_in_finding_4s_search() {
-    for v in [Variant::RtlNoCommitSealing, Variant::Rtl] {
+    for v in [Variant::RtlNoCommitSealing, Variant::Kernel] {
         let mut c = cfg(2, 1);
         c.silent = 1;
         c.delays = 1;
@@ -944,7 +944,7 @@ fn without_r28_a_laggard_at_the_last_slot_waits_for_good() {
         ce.contains("decides k 1") && ce.contains("[→ Done") && ce.contains("Bridge"),
         "{ce}"
     );
-    for v in [Variant::Full, Variant::Rtl] {
+    for v in [Variant::Full, Variant::Kernel] {
         let r = run(design(v), c.clone(), &RunOpts::default());
         println!("{}", r.text());
         assert!(r.complete);
