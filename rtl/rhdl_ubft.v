@@ -10817,29 +10817,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  started;
     
     // Constant declarations
-    localparam  new_view_word = 32'hd9e900;
-    localparam  row_log = 8'h3;
     localparam  err_recovery = 8'h7;
-    localparam  commit_shift = 8'h7;
-    localparam  echo_commit_base = 32'hd9d800;
-    localparam  seal_base = 32'hd9e000;
-    localparam  echo_seal_base = 32'hd9e100;
-    localparam  row2_len = 8'hf;
-    localparam  row_n16 = 16'h8;
-    localparam  last_slot = 8'hf;
-    localparam  last_slot_n = 16'h78;
-    localparam  build_n = 8'h8;
-    localparam  all_lanes = 8'hff;
-    localparam  beat_words = 32'hfffffff0;
-    localparam  page_mask = 64'hfff;
-    localparam  err_even = 8'h1;
-    localparam  err_too_many = 8'h2;
-    localparam  err_id = 8'h3;
-    localparam  err_align = 8'h4;
-    localparam  err_slots = 8'h5;
     localparam  err_k_wrapped = 8'h6;
-    localparam  k_wrap = 32'h1000000;
     localparam  k_last = 32'hffffff;
+    localparam  beat_words = 32'hfffffff0;
     
     // Enums
     localparam ViewSt$Off = 0;
@@ -11347,6 +11328,38 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [255:0] records$prep_block;
     wire  [255:0] records$cert_block;
     wire  [255:0] records$commit_block;
+    wire  [31:0] records$seal_word;
+    wire  [31:0] records$seal_own_word;
+    wire  [31:0] records$echo_seal_word;
+    wire  [31:0] records$echo_commit_word;
+    wire  [31:0] records$new_view_word;
+    wire  [7:0] records$commit_log;
+    wire  [7:0] records$r_log;
+    wire  [7:0] records$row_n;
+    wire  [7:0] records$row2_len;
+    reg  position$clock;
+    reg  position$start;
+    reg  position$advance;
+    reg  position$step_back;
+    reg  [31:0] position$m;
+    reg  [31:0] position$cons_prev;
+    wire  [31:0] position$k;
+    wire  [7:0] position$slot;
+    wire  [15:0] position$slot_n;
+    wire  [31:0] position$prev;
+    wire  [31:0] position$prev2;
+    wire  position$prev2_ok;
+    wire  position$rerun;
+    reg  cfg$clock;
+    reg  cfg$start;
+    reg  [63:0] cfg$network_ptr;
+    reg  [7:0] cfg$id;
+    reg  [7:0] cfg$n;
+    reg  [31:0] cfg$slots;
+    wire  [7:0] cfg$refusal;
+    wire  [7:0] cfg$support;
+    wire  [7:0] cfg$quorum;
+    wire  [7:0] cfg$active;
     reg  [2:0] state$d;
     wire  [2:0] state$q;
     reg  state$clock;
@@ -11359,15 +11372,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  missed_q$d;
     wire  missed_q$q;
     reg  missed_q$clock;
-    reg  [31:0] k$d;
-    wire  [31:0] k$q;
-    reg  k$clock;
-    reg  [7:0] slot$d;
-    wire  [7:0] slot$q;
-    reg  slot$clock;
-    reg  [15:0] slot_n$d;
-    wire  [15:0] slot_n$q;
-    reg  slot_n$clock;
     reg  [31:0] m$d;
     wire  [31:0] m$q;
     reg  m$clock;
@@ -11383,33 +11387,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow_path$d;
     wire  slow_path$q;
     reg  slow_path$clock;
-    reg  [7:0] quorum$d;
-    wire  [7:0] quorum$q;
-    reg  quorum$clock;
-    reg  [7:0] support$d;
-    wire  [7:0] support$q;
-    reg  support$clock;
-    reg  [7:0] active$d;
-    wire  [7:0] active$q;
-    reg  active$clock;
     reg  done_q$d;
     wire  done_q$q;
     reg  done_q$clock;
     reg  [7:0] error$d;
     wire  [7:0] error$q;
     reg  error$clock;
-    reg  [31:0] prev$d;
-    wire  [31:0] prev$q;
-    reg  prev$clock;
-    reg  [31:0] prev2$d;
-    wire  [31:0] prev2$q;
-    reg  prev2$clock;
-    reg  prev2_ok$d;
-    wire  prev2_ok$q;
-    reg  prev2_ok$clock;
-    reg  rerun$d;
-    wire  rerun$q;
-    reg  rerun$clock;
     reg  bridged$d;
     wire  bridged$q;
     reg  bridged$clock;
@@ -11922,7 +11905,43 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .cc_word(records$cc_word),
         .prep_block(records$prep_block),
         .cert_block(records$cert_block),
-        .commit_block(records$commit_block)
+        .commit_block(records$commit_block),
+        .seal_word(records$seal_word),
+        .seal_own_word(records$seal_own_word),
+        .echo_seal_word(records$echo_seal_word),
+        .echo_commit_word(records$echo_commit_word),
+        .new_view_word(records$new_view_word),
+        .commit_log(records$commit_log),
+        .r_log(records$r_log),
+        .row_n(records$row_n),
+        .row2_len(records$row2_len)
+    );
+    rhdl_ubft$protocol$position position(
+        .clock(position$clock),
+        .start(position$start),
+        .advance(position$advance),
+        .step_back(position$step_back),
+        .m(position$m),
+        .cons_prev(position$cons_prev),
+        .k(position$k),
+        .slot(position$slot),
+        .slot_n(position$slot_n),
+        .prev(position$prev),
+        .prev2(position$prev2),
+        .prev2_ok(position$prev2_ok),
+        .rerun(position$rerun)
+    );
+    rhdl_ubft$protocol$cfg cfg(
+        .clock(cfg$clock),
+        .start(cfg$start),
+        .network_ptr(cfg$network_ptr),
+        .id(cfg$id),
+        .n(cfg$n),
+        .slots(cfg$slots),
+        .refusal(cfg$refusal),
+        .support(cfg$support),
+        .quorum(cfg$quorum),
+        .active(cfg$active)
     );
     rhdl_ubft$protocol$state state(
         .d(state$d),
@@ -11943,21 +11962,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .d(missed_q$d),
         .q(missed_q$q),
         .clock(missed_q$clock)
-    );
-    rhdl_ubft$protocol$k k(
-        .d(k$d),
-        .q(k$q),
-        .clock(k$clock)
-    );
-    rhdl_ubft$protocol$slot slot(
-        .d(slot$d),
-        .q(slot$q),
-        .clock(slot$clock)
-    );
-    rhdl_ubft$protocol$slot_n slot_n(
-        .d(slot_n$d),
-        .q(slot_n$q),
-        .clock(slot_n$clock)
     );
     rhdl_ubft$protocol$m m(
         .d(m$d),
@@ -11984,21 +11988,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(slow_path$q),
         .clock(slow_path$clock)
     );
-    rhdl_ubft$protocol$quorum quorum(
-        .d(quorum$d),
-        .q(quorum$q),
-        .clock(quorum$clock)
-    );
-    rhdl_ubft$protocol$support support(
-        .d(support$d),
-        .q(support$q),
-        .clock(support$clock)
-    );
-    rhdl_ubft$protocol$active active(
-        .d(active$d),
-        .q(active$q),
-        .clock(active$clock)
-    );
     rhdl_ubft$protocol$done_q done_q(
         .d(done_q$d),
         .q(done_q$q),
@@ -12008,26 +11997,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .d(error$d),
         .q(error$q),
         .clock(error$clock)
-    );
-    rhdl_ubft$protocol$prev prev(
-        .d(prev$d),
-        .q(prev$q),
-        .clock(prev$clock)
-    );
-    rhdl_ubft$protocol$prev2 prev2(
-        .d(prev2$d),
-        .q(prev2$q),
-        .clock(prev2$clock)
-    );
-    rhdl_ubft$protocol$prev2_ok prev2_ok(
-        .d(prev2_ok$d),
-        .q(prev2_ok$q),
-        .clock(prev2_ok$clock)
-    );
-    rhdl_ubft$protocol$rerun rerun(
-        .d(rerun$d),
-        .q(rerun$q),
-        .clock(rerun$clock)
     );
     rhdl_ubft$protocol$bridged bridged(
         .d(bridged$d),
@@ -12041,48 +12010,28 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view_no$clock = clock;
         leader_id$clock = clock;
         missed_q$clock = clock;
-        k$clock = clock;
-        slot$clock = clock;
-        slot_n$clock = clock;
         m$clock = clock;
         phase$clock = clock;
         vote_view$clock = clock;
         vote_leader$clock = clock;
         slow_path$clock = clock;
-        quorum$clock = clock;
-        support$clock = clock;
-        active$clock = clock;
         done_q$clock = clock;
         error$clock = clock;
-        prev$clock = clock;
-        prev2$clock = clock;
-        prev2_ok$clock = clock;
-        rerun$clock = clock;
         bridged$clock = clock;
         state$d = state$q;
         view_no$d = view_no$q;
         leader_id$d = leader_id$q;
         missed_q$d = missed_q$q;
-        k$d = k$q;
-        slot$d = slot$q;
-        slot_n$d = slot_n$q;
         m$d = m$q;
         phase$d = phase$q;
         vote_view$d = vote_view$q;
         vote_leader$d = vote_leader$q;
         slow_path$d = slow_path$q;
-        quorum$d = quorum$q;
-        support$d = support$q;
-        active$d = active$q;
         done_q$d = done_q$q;
         error$d = error$q;
-        prev$d = prev$q;
-        prev2$d = prev2$q;
-        prev2_ok$d = prev2_ok$q;
-        rerun$d = rerun$q;
         bridged$d = bridged$q;
         run_start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
-        taken = (state$q == ProtocolSt$Decide) & ~rerun$q & dec_tready;
+        taken = (state$q == ProtocolSt$Decide) & ~position$rerun & dec_tready;
         if ((leader_id$q + 32'h1) >= n) begin
             next_leader = 32'h0;
         end
@@ -12093,15 +12042,15 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             cc_k1 = ledger$w_k + 32'h1;
         end
         else begin
-            cc_k1 = k$q + 32'h1;
+            cc_k1 = position$k + 32'h1;
         end
         records$id = id;
         records$view_no = view_no$q;
-        records$k = k$q;
+        records$k = position$k;
         records$m = m$q;
-        records$prev = prev$q;
-        records$slot = slot$q;
-        records$slot_n = slot_n$q;
+        records$prev = position$prev;
+        records$slot = position$slot;
+        records$slot_n = position$slot_n;
         records$w_w = ledger$w_w;
         records$w_k = ledger$w_k;
         records$w_m = ledger$w_m;
@@ -12120,8 +12069,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         tally$beat = fetch_beat;
         tally$lane = records$cert_row[(32'h0)+:(4)];
         tally$quarter = records$prep_word[(32'h2)+:(2)];
-        tally$active = active$q;
-        tally$tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((k$q[(32'h0)+:(24)]) & 32'hffffffff);
+        tally$active = cfg$active;
+        tally$tag = (((vote_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | ((position$k[(32'h0)+:(24)]) & 32'hffffffff);
         tally$m = m$q;
         leader$clock = clock;
         leader$rst_n = rst_n;
@@ -12142,9 +12091,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$clock = clock;
         fast$rst_n = rst_n;
         fast$id = id;
-        fast$k = k$q;
+        fast$k = position$k;
         fast$view_no = view_no$q;
-        fast$quorum = quorum$q;
+        fast$quorum = cfg$quorum;
         fast$prep_word = records$prep_word;
         fast$cert_row = records$cert_row;
         fast$commit_row = records$commit_row;
@@ -12161,7 +12110,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             fast$m_held = requests$holds;
         end
-        fast$prev_ok = fetch_beat[(32'h60)+:(32)] == prev$q;
+        fast$prev_ok = fetch_beat[(32'h60)+:(32)] == position$prev;
         fast$expiring = timer$fast_expiring;
         fast$prep_expiring = timer$prep_expiring;
         fast$fetch_done = fetch_done;
@@ -12194,8 +12143,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$sg_resp_valid = sg_resp_valid;
         slow$sg_resp_status = sg_resp_status;
         slow$bc_done = bc_done;
-        slow$support = support$q;
-        slow$row_n = row_n16[(32'h0)+:(8)];
+        slow$support = cfg$support;
+        slow$row_n = records$row_n;
         if (slow$holding & slow$deliver_mode) begin
             slow$view_no = ledger$d_w;
         end
@@ -12206,33 +12155,33 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$commit_block = records$commit_block;
         slow$certify_row_word = records$certify_row_word;
         slow$commit_row_word = records$commit_row_word;
-        slow$commit_shift = commit_shift;
-        slow$echo_commit_base = echo_commit_base;
-        slow$seal_base = seal_base;
-        slow$echo_seal_base = echo_seal_base;
+        slow$commit_shift = records$commit_log;
+        slow$echo_commit_base = records$echo_commit_word;
+        slow$seal_base = records$seal_word;
+        slow$echo_seal_base = records$echo_seal_word;
         view$clock = clock;
         view$rst_n = rst_n;
         view$id = id;
         view$n = n;
-        view$support = support$q;
+        view$support = cfg$support;
         view$view_no = view_no$q;
         view$next_leader = next_leader;
         view$ob = ledger$ob;
         view$ob_near = ledger$near;
-        view$k = k$q;
-        view$prev = prev$q;
-        view$prev2 = prev2$q;
-        view$prev2_ok = prev2_ok$q;
+        view$k = position$k;
+        view$prev = position$prev;
+        view$prev2 = position$prev2;
+        view$prev2_ok = position$prev2_ok;
         view$cert_word = records$cert_word;
         view$fetch_hi = fetch_beat[(32'h100)+:(8)];
         view$expiring = timer$vc_expiring;
-        view$seal_row_word = seal_base;
-        view$seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
-        view$new_view_word = new_view_word;
-        view$echo_seal_base = echo_seal_base;
-        view$echo_commit_base = echo_commit_base;
-        view$row_log = row_log;
-        view$row2_len = row2_len;
+        view$seal_row_word = records$seal_word;
+        view$seal_own_word = records$seal_own_word;
+        view$new_view_word = records$new_view_word;
+        view$echo_seal_base = records$echo_seal_word;
+        view$echo_commit_base = records$echo_commit_word;
+        view$row_log = records$r_log;
+        view$row2_len = records$row2_len;
         view$fetch_beat = fetch_beat[(32'h0)+:(256)];
         view$fetch_beat_valid = fetch_beat_valid;
         view$fetch_done = fetch_done;
@@ -12248,13 +12197,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$start = leader$start_fast;
         hand_over = leader$start_view | fast$start_view | (slow$stop & ~slow$seal_mode & ~slow$deliver_mode);
         close_abort = timer$close_to & (state$q == ProtocolSt$Close);
-        close_now = (slots != 32'h0) & ((counters$decisions + 32'h1) == slots) & ~rerun$q & ledger$ob & (ledger$w_k == k$q) & (ledger$w_m == m$q);
+        close_now = (slots != 32'h0) & ((counters$decisions + 32'h1) == slots) & ~position$rerun & ledger$ob & (ledger$w_k == position$k) & (ledger$w_m == m$q);
         close_start = close_now & (state$q == ProtocolSt$Decide) & dec_tready;
         grants$ev_valid = wt_ev_valid;
         grants$ev_kind = wt_ev_kind;
         grants$ev_prev = wt_ev_prev;
         grants$running = state$q == ProtocolSt$Run;
-        grants$prev = prev$q;
+        grants$prev = position$prev;
         grants$w_m = ledger$w_m;
         grants$slow_holding = slow$holding;
         grants$slow_seal = slow$seal_mode;
@@ -12276,7 +12225,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             wt_k = ledger$w_k;
         end
         else begin
-            wt_k = k$q;
+            wt_k = position$k;
         end
         wt_view = view_no$q;
         wt_awaiting = view$awaiting;
@@ -12289,7 +12238,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc$rec_word = records$cc_word;
         cc$bitmap = ((wt_ev_bits) & 8'hff);
         cc$n = n;
-        cc$support = support$q;
+        cc$support = cfg$support;
         cc$fetch_beat_valid = fetch_beat_valid;
         cc$fetch_done = fetch_done;
         cc$fetch_error = fetch_error;
@@ -12328,7 +12277,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fetch_again = missed_q$q;
         poll_word = leader$fetch_word | fast$fetch_word | slow$fetch_word | view$fetch_word | cc$fetch_word;
         if (slow$fetch_row) begin
-            fetch_len = row2_len;
+            fetch_len = records$row2_len;
         end
         else if (slow$fetch_pair) begin
             fetch_len = 32'h1;
@@ -12342,10 +12291,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         bc_local_only = 1'b0;
         encoder$id = id;
         encoder$view_no = view_no$q;
-        encoder$k = k$q;
-        encoder$prev = prev$q;
+        encoder$k = position$k;
+        encoder$prev = position$prev;
         encoder$vote_view = vote_view$q[(32'h0)+:(8)];
-        encoder$support = support$q;
+        encoder$support = cfg$support;
         encoder$m_new = m_new;
         encoder$leader_prepare = leader$bc_prepare;
         encoder$slow_prep_sig = slow$bc_prep_sig;
@@ -12442,10 +12391,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         ledger$clock = clock;
         ledger$start = run_start;
-        ledger$k = k$q;
+        ledger$k = position$k;
         ledger$view_no = view_no$q;
         ledger$m = m$q;
-        ledger$prev = prev$q;
+        ledger$prev = position$prev;
         ledger$set_w = fast$set_phase & (fast$phase_next == 32'h2);
         ledger$discharge = grants$discharge;
         ledger$deciding = state$q == ProtocolSt$Decide;
@@ -12463,21 +12412,19 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         ledger$cons_in_m = view$cons_m_out;
         ledger$next_view = view$next_view;
         ledger$taken = taken;
-        ledger$rerun_taken = (state$q == ProtocolSt$Decide) & rerun$q;
-        if (view$step_back) begin
-            k$d = k$q - 32'h1;
-            prev$d = view$cons_prev_out;
-            prev2_ok$d = 1'b0;
-            rerun$d = 1'b1;
-            if (slot$q == 32'h0) begin
-                slot$d = last_slot;
-                slot_n$d = last_slot_n;
-            end
-            else begin
-                slot$d = slot$q - 32'h1;
-                slot_n$d = slot_n$q - row_n16;
-            end
-        end
+        ledger$rerun_taken = (state$q == ProtocolSt$Decide) & position$rerun;
+        position$clock = clock;
+        position$start = run_start;
+        position$advance = (state$q == ProtocolSt$Decide) & (position$rerun | dec_tready);
+        position$m = m$q;
+        position$step_back = view$step_back;
+        position$cons_prev = view$cons_prev_out;
+        cfg$clock = clock;
+        cfg$start = run_start;
+        cfg$network_ptr = network_ptr;
+        cfg$id = id;
+        cfg$n = n;
+        cfg$slots = slots;
         start_leader = 1'b0;
         started = 1'b0;
         wt_clear = 1'b0;
@@ -12486,39 +12433,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         case (state$q)
             ProtocolSt$Idle:
                 begin
-                    if (ap_start & ~done_q$q) begin
+                    if (run_start) begin
                         started = 1'b1;
                         wt_clear = 1'b1;
-                        error$d = 32'h0;
+                        error$d = cfg$refusal;
                         view_no$d = 32'h0;
                         leader_id$d = 32'h0;
-                        k$d = 32'h1;
-                        slot$d = 32'h0;
-                        slot_n$d = 32'h0;
-                        prev$d = 32'h0;
-                        prev2_ok$d = 1'b0;
-                        rerun$d = 1'b0;
-                        support$d = ((n - 32'h1) >> 32'h1) + 32'h1;
-                        quorum$d = ((n - 32'h1) & 32'hfe) + 32'h1;
-                        active$d = ~(all_lanes << n);
-                        if (~n[32'h0]) begin
-                            error$d = err_even;
-                            state$d = ProtocolSt$Done;
-                        end
-                        else if (n > build_n) begin
-                            error$d = err_too_many;
-                            state$d = ProtocolSt$Done;
-                        end
-                        else if (id >= n) begin
-                            error$d = err_id;
-                            state$d = ProtocolSt$Done;
-                        end
-                        else if ((network_ptr & page_mask) != 32'h0) begin
-                            error$d = err_align;
-                            state$d = ProtocolSt$Done;
-                        end
-                        else if (slots >= k_wrap) begin
-                            error$d = err_slots;
+                        if (cfg$refusal != 32'h0) begin
                             state$d = ProtocolSt$Done;
                         end
                         else begin
@@ -12539,39 +12460,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 end
             ProtocolSt$Decide:
                 begin
-                    dec_tvalid = ~rerun$q;
-                    if (rerun$q) begin
-                        rerun$d = 1'b0;
+                    dec_tvalid = ~position$rerun;
+                    if (position$rerun) begin
                         wt_clear = 1'b1;
-                        k$d = k$q + 32'h1;
-                        prev$d = m$q;
-                        prev2$d = prev$q;
-                        prev2_ok$d = 1'b1;
-                        if (slot$q == last_slot) begin
-                            slot$d = 32'h0;
-                            slot_n$d = 32'h0;
-                        end
-                        else begin
-                            slot$d = slot$q + 32'h1;
-                            slot_n$d = slot_n$q + row_n16;
-                        end
                         start_leader = ~view$holding;
                         state$d = ProtocolSt$Run;
                     end
                     else if (dec_tready) begin
-                        prev2$d = prev$q;
-                        prev2_ok$d = 1'b1;
                         wt_clear = 1'b1;
-                        k$d = k$q + 32'h1;
-                        prev$d = m$q;
-                        if (slot$q == last_slot) begin
-                            slot$d = 32'h0;
-                            slot_n$d = 32'h0;
-                        end
-                        else begin
-                            slot$d = slot$q + 32'h1;
-                            slot_n$d = slot_n$q + row_n16;
-                        end
                         if ((slots != 32'h0) & ((counters$decisions + 32'h1) == slots)) begin
                             if (close_now) begin
                                 state$d = ProtocolSt$Close;
@@ -12580,7 +12476,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                                 state$d = ProtocolSt$Done;
                             end
                         end
-                        else if (k$q == k_last) begin
+                        else if (position$k == k_last) begin
                             error$d = err_k_wrapped;
                             state$d = ProtocolSt$Done;
                         end
@@ -12634,7 +12530,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timer$view_holding = view$holding;
         timer$next_view = view$next_view;
         timer$decided = decided;
-        timer$rerun = rerun$q;
+        timer$rerun = position$rerun;
         timer$slow_decided = slow$decide | (grants$decide & grants$above) | view$decide_prev;
         timer$closing = state$q == ProtocolSt$Close;
         if (~rst_n) begin
@@ -12643,7 +12539,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             error$d = 32'h0;
             view_no$d = 32'h0;
         end
-        dec_tdata = ((k$q) & 64'hffffffffffffffff) | (((m$q) & 64'hffffffffffffffff) << 32'h20);
+        dec_tdata = ((position$k) & 64'hffffffffffffffff) | (((m$q) & 64'hffffffffffffffff) << 32'h20);
         dec_tuser = slow_path$q;
         ap_idle = state$q == ProtocolSt$Idle;
         ap_done = done_q$q;
@@ -12693,25 +12589,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     end
     
 endmodule // rhdl_ubft$protocol
-
-
-module rhdl_ubft$protocol$active(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$active
 
 
 module rhdl_ubft$protocol$bridged(d,q,clock);
@@ -13087,6 +12964,155 @@ module rhdl_ubft$protocol$cc$state(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$cc$state
+
+
+module rhdl_ubft$protocol$cfg(clock,start,network_ptr,id,n,slots,refusal,support,quorum,active);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  start;
+    input wire  [63:0] network_ptr;
+    input wire  [7:0] id;
+    input wire  [7:0] n;
+    input wire  [31:0] slots;
+    output reg  [7:0] refusal;
+    output reg  [7:0] support;
+    output reg  [7:0] quorum;
+    output reg  [7:0] active;
+    
+    // Constant declarations
+    localparam  build_n = 8'h8;
+    localparam  all_lanes = 8'hff;
+    localparam  page_mask = 64'hfff;
+    localparam  k_wrap = 32'h1000000;
+    localparam  err_even = 8'h1;
+    localparam  err_too_many = 8'h2;
+    localparam  err_id = 8'h3;
+    localparam  err_align = 8'h4;
+    localparam  err_slots = 8'h5;
+    
+    // Stub signals
+    reg  [7:0] support_q$d;
+    wire  [7:0] support_q$q;
+    reg  support_q$clock;
+    reg  [7:0] quorum_q$d;
+    wire  [7:0] quorum_q$q;
+    reg  quorum_q$clock;
+    reg  [7:0] active_q$d;
+    wire  [7:0] active_q$q;
+    reg  active_q$clock;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$cfg$support_q support_q(
+        .d(support_q$d),
+        .q(support_q$q),
+        .clock(support_q$clock)
+    );
+    rhdl_ubft$protocol$cfg$quorum_q quorum_q(
+        .d(quorum_q$d),
+        .q(quorum_q$q),
+        .clock(quorum_q$clock)
+    );
+    rhdl_ubft$protocol$cfg$active_q active_q(
+        .d(active_q$d),
+        .q(active_q$q),
+        .clock(active_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        support_q$clock = clock;
+        quorum_q$clock = clock;
+        active_q$clock = clock;
+        support_q$d = support_q$q;
+        quorum_q$d = quorum_q$q;
+        active_q$d = active_q$q;
+        support = support_q$q;
+        quorum = quorum_q$q;
+        active = active_q$q;
+        if (start) begin
+            support_q$d = ((n - 32'h1) >> 32'h1) + 32'h1;
+            quorum_q$d = ((n - 32'h1) & 32'hfe) + 32'h1;
+            active_q$d = ~(all_lanes << n);
+        end
+        if (~n[32'h0]) begin
+            refusal = err_even;
+        end
+        else if (n > build_n) begin
+            refusal = err_too_many;
+        end
+        else if (id >= n) begin
+            refusal = err_id;
+        end
+        else if ((network_ptr & page_mask) != 32'h0) begin
+            refusal = err_align;
+        end
+        else if (slots >= k_wrap) begin
+            refusal = err_slots;
+        end
+        else begin
+            refusal = 32'h0;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$cfg
+
+
+module rhdl_ubft$protocol$cfg$active_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cfg$active_q
+
+
+module rhdl_ubft$protocol$cfg$quorum_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cfg$quorum_q
+
+
+module rhdl_ubft$protocol$cfg$support_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$cfg$support_q
 
 
 module rhdl_ubft$protocol$counters(clock,rst_n,start,running,taken,taken_slow,next_view,poll,bad_share,cycles,decisions,fast,slow,view_changes,polls,bad_shares);
@@ -13896,25 +13922,6 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_
     end
     
 endmodule // rhdl_ubft$protocol$grants
-
-
-module rhdl_ubft$protocol$k(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$k
 
 
 module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,prep_word,expiring,open_round,set_m,m_next,missed,head_valid,head_m,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_prepare,bc_done,sts_state);
@@ -14748,7 +14755,154 @@ module rhdl_ubft$protocol$phase(d,q,clock);
 endmodule // rhdl_ubft$protocol$phase
 
 
-module rhdl_ubft$protocol$prev(d,q,clock);
+module rhdl_ubft$protocol$position(clock,start,advance,step_back,m,cons_prev,k,slot,slot_n,prev,prev2,prev2_ok,rerun);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  start;
+    input wire  advance;
+    input wire  step_back;
+    input wire  [31:0] m;
+    input wire  [31:0] cons_prev;
+    output reg  [31:0] k;
+    output reg  [7:0] slot;
+    output reg  [15:0] slot_n;
+    output reg  [31:0] prev;
+    output reg  [31:0] prev2;
+    output reg  prev2_ok;
+    output reg  rerun;
+    
+    // Constant declarations
+    localparam  row_n = 16'h8;
+    localparam  last_slot = 8'hf;
+    localparam  last_slot_n = 16'h78;
+    
+    // Stub signals
+    reg  [31:0] k_q$d;
+    wire  [31:0] k_q$q;
+    reg  k_q$clock;
+    reg  [7:0] slot_q$d;
+    wire  [7:0] slot_q$q;
+    reg  slot_q$clock;
+    reg  [15:0] slot_n_q$d;
+    wire  [15:0] slot_n_q$q;
+    reg  slot_n_q$clock;
+    reg  [31:0] prev_q$d;
+    wire  [31:0] prev_q$q;
+    reg  prev_q$clock;
+    reg  [31:0] prev2_q$d;
+    wire  [31:0] prev2_q$q;
+    reg  prev2_q$clock;
+    reg  prev2_ok_q$d;
+    wire  prev2_ok_q$q;
+    reg  prev2_ok_q$clock;
+    reg  rerun_q$d;
+    wire  rerun_q$q;
+    reg  rerun_q$clock;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$position$k_q k_q(
+        .d(k_q$d),
+        .q(k_q$q),
+        .clock(k_q$clock)
+    );
+    rhdl_ubft$protocol$position$slot_q slot_q(
+        .d(slot_q$d),
+        .q(slot_q$q),
+        .clock(slot_q$clock)
+    );
+    rhdl_ubft$protocol$position$slot_n_q slot_n_q(
+        .d(slot_n_q$d),
+        .q(slot_n_q$q),
+        .clock(slot_n_q$clock)
+    );
+    rhdl_ubft$protocol$position$prev_q prev_q(
+        .d(prev_q$d),
+        .q(prev_q$q),
+        .clock(prev_q$clock)
+    );
+    rhdl_ubft$protocol$position$prev2_q prev2_q(
+        .d(prev2_q$d),
+        .q(prev2_q$q),
+        .clock(prev2_q$clock)
+    );
+    rhdl_ubft$protocol$position$prev2_ok_q prev2_ok_q(
+        .d(prev2_ok_q$d),
+        .q(prev2_ok_q$q),
+        .clock(prev2_ok_q$clock)
+    );
+    rhdl_ubft$protocol$position$rerun_q rerun_q(
+        .d(rerun_q$d),
+        .q(rerun_q$q),
+        .clock(rerun_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        k_q$clock = clock;
+        slot_q$clock = clock;
+        slot_n_q$clock = clock;
+        prev_q$clock = clock;
+        prev2_q$clock = clock;
+        prev2_ok_q$clock = clock;
+        rerun_q$clock = clock;
+        k_q$d = k_q$q;
+        slot_q$d = slot_q$q;
+        slot_n_q$d = slot_n_q$q;
+        prev_q$d = prev_q$q;
+        prev2_q$d = prev2_q$q;
+        prev2_ok_q$d = prev2_ok_q$q;
+        rerun_q$d = rerun_q$q;
+        k = k_q$q;
+        slot = slot_q$q;
+        slot_n = slot_n_q$q;
+        prev = prev_q$q;
+        prev2 = prev2_q$q;
+        prev2_ok = prev2_ok_q$q;
+        rerun = rerun_q$q;
+        if (start) begin
+            k_q$d = 32'h1;
+            slot_q$d = 32'h0;
+            slot_n_q$d = 32'h0;
+            prev_q$d = 32'h0;
+            prev2_ok_q$d = 1'b0;
+            rerun_q$d = 1'b0;
+        end
+        else if (advance) begin
+            k_q$d = k_q$q + 32'h1;
+            prev_q$d = m;
+            prev2_q$d = prev_q$q;
+            prev2_ok_q$d = 1'b1;
+            rerun_q$d = 1'b0;
+            if (slot_q$q == last_slot) begin
+                slot_q$d = 32'h0;
+                slot_n_q$d = 32'h0;
+            end
+            else begin
+                slot_q$d = slot_q$q + 32'h1;
+                slot_n_q$d = slot_n_q$q + row_n;
+            end
+        end
+        else if (step_back) begin
+            k_q$d = k_q$q - 32'h1;
+            prev_q$d = cons_prev;
+            prev2_ok_q$d = 1'b0;
+            rerun_q$d = 1'b1;
+            if (slot_q$q == 32'h0) begin
+                slot_q$d = last_slot;
+                slot_n_q$d = last_slot_n;
+            end
+            else begin
+                slot_q$d = slot_q$q - 32'h1;
+                slot_n_q$d = slot_n_q$q - row_n;
+            end
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$position
+
+
+module rhdl_ubft$protocol$position$k_q(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -14764,29 +14918,10 @@ module rhdl_ubft$protocol$prev(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$prev
+endmodule // rhdl_ubft$protocol$position$k_q
 
 
-module rhdl_ubft$protocol$prev2(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$prev2
-
-
-module rhdl_ubft$protocol$prev2_ok(d,q,clock);
+module rhdl_ubft$protocol$position$prev2_ok_q(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -14802,10 +14937,86 @@ module rhdl_ubft$protocol$prev2_ok(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$prev2_ok
+endmodule // rhdl_ubft$protocol$position$prev2_ok_q
 
 
-module rhdl_ubft$protocol$quorum(d,q,clock);
+module rhdl_ubft$protocol$position$prev2_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$position$prev2_q
+
+
+module rhdl_ubft$protocol$position$prev_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$position$prev_q
+
+
+module rhdl_ubft$protocol$position$rerun_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$position$rerun_q
+
+
+module rhdl_ubft$protocol$position$slot_n_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$position$slot_n_q
+
+
+module rhdl_ubft$protocol$position$slot_q(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -14821,10 +15032,10 @@ module rhdl_ubft$protocol$quorum(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$protocol$quorum
+endmodule // rhdl_ubft$protocol$position$slot_q
 
 
-module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_prev,d_w,d_m,d_prev,slow_holding,slow_seal,slow_deliver,blk_j,cons_c,x_t,cc_k1,cc_x,t_view,t_k,t_m,t_prev,prep_word,cert_row,commit_row,prep_sig_word,echo_row_word,echo_own_word,certify_row_word,certify_own_word,commit_row_word,cert_word,cc_word,prep_block,cert_block,commit_block);
+module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_prev,d_w,d_m,d_prev,slow_holding,slow_seal,slow_deliver,blk_j,cons_c,x_t,cc_k1,cc_x,t_view,t_k,t_m,t_prev,prep_word,cert_row,commit_row,prep_sig_word,echo_row_word,echo_own_word,certify_row_word,certify_own_word,commit_row_word,cert_word,cc_word,prep_block,cert_block,commit_block,seal_word,seal_own_word,echo_seal_word,echo_commit_word,new_view_word,commit_log,r_log,row_n,row2_len);
     
     // Module arguments
     input wire  [7:0] id;
@@ -14867,6 +15078,15 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
     output reg  [255:0] prep_block;
     output reg  [255:0] cert_block;
     output reg  [255:0] commit_block;
+    output reg  [31:0] seal_word;
+    output reg  [31:0] seal_own_word;
+    output reg  [31:0] echo_seal_word;
+    output reg  [31:0] echo_commit_word;
+    output reg  [31:0] new_view_word;
+    output reg  [7:0] commit_log;
+    output reg  [7:0] r_log;
+    output reg  [7:0] row_n;
+    output reg  [7:0] row2_len;
     
     // Constant declarations
     localparam  prepare_base = 32'hd97090;
@@ -14876,6 +15096,12 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
     localparam  echo_prep_base = 32'hd97600;
     localparam  certify_base = 32'hd98600;
     localparam  commit_base = 32'hd99800;
+    localparam  seal_base = 32'hd9e000;
+    localparam  echo_seal_base = 32'hd9e100;
+    localparam  echo_commit_base = 32'hd9d800;
+    localparam  new_view_base = 32'hd9e900;
+    localparam  row_records = 8'h8;
+    localparam  row2_beats = 8'hf;
     localparam  commit_shift = 8'h7;
     localparam  row_shift = 8'h4;
     localparam  row_log = 8'h3;
@@ -14892,6 +15118,15 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
     
     // Update code
     always @(*) begin
+        seal_word = seal_base;
+        seal_own_word = seal_base + (((id) & 32'hffffffff) << 32'h5);
+        echo_seal_word = echo_seal_base;
+        echo_commit_word = echo_commit_base;
+        new_view_word = new_view_base;
+        commit_log = commit_shift;
+        r_log = row_log;
+        row_n = row_records;
+        row2_len = row2_beats;
         prep_word = prepare_base + (((slot) & 32'hffffffff) << 32'h4);
         cert_row = will_cert_base + (((slot) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot) & 32'hffffffff) << row_shift);
@@ -15457,63 +15692,6 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$requests$valid
-
-
-module rhdl_ubft$protocol$rerun(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$rerun
-
-
-module rhdl_ubft$protocol$slot(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slot
-
-
-module rhdl_ubft$protocol$slot_n(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$slot_n
 
 
 module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
@@ -17560,25 +17738,6 @@ module rhdl_ubft$protocol$state(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$state
-
-
-module rhdl_ubft$protocol$support(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$support
 
 
 module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flags);

@@ -1,5 +1,6 @@
 //! The consensus controller: Protocol and the machines and blocks it holds.
 pub mod cert_check;
+pub mod config;
 pub mod counters;
 pub mod encoder;
 pub mod fast;
@@ -7,6 +8,7 @@ pub mod grants;
 pub mod leader;
 pub mod ledger;
 pub mod literals;
+pub mod position;
 pub mod protocol;
 pub mod requests;
 pub mod slot_records;

@@ -1,84 +1,55 @@
-//! Protocol: the consensus controller, as the spec's four machines.
+//! Protocol: the consensus controller, as the spec's four machines
+//! (docs/protocol.md has the full account: states, handovers, timing).
 //!
-//! LEADER proposes (crate::controller::leader), FAST runs two rounds of votes
-//! (crate::controller::fast), SLOW runs signed shares and COMMITs (crate::controller::slow,
-//! R7 to R12) and VIEW runs the view change (crate::controller::view, R14 to R23).
-//! Protocol holds them as the fields `leader`, `fast`, `slow` and `view`,
-//! with WATCH's events and CertCheck (`cc`), and owns what they share:
-//!
-//! - the slot's registers: k, slot, the view and its leader, m, the phase,
-//!   the vote view (the view the slot's votes carry), the decision path;
-//!   the configuration derived from n (quorum 2f + 1, support f + 1, the
-//!   active lanes);
-//! - the ports to Fetch, Broadcast and the signer service, and the read
-//!   side of the fetch port (crate::controller::tally);
-//! - the client requests held (crate::controller::requests, recovery.md R1 and R2):
-//!   every request reaches every replica's `prop` stream; LEADER proposes
-//!   the oldest held, FAST votes only for a prepare whose m is held, and a
-//!   decision taken retires its value;
-//! - ap_ctrl_hs, the decision stream and the status counters.
+//! LEADER proposes (crate::controller::leader), FAST runs two rounds of
+//! votes (crate::controller::fast), SLOW runs signed shares and COMMITs
+//! (crate::controller::slow, R7 to R12) and VIEW runs the view change
+//! (crate::controller::view, R14 to R23). Protocol holds them, WATCH's
+//! events and CertCheck (`cc`), and the blocks beside them (Timer, Ledger,
+//! Grants, Encoder, SlotRecords, Position, Config, Counters, Tally,
+//! Requests: one file and one docs page each), and owns what they share:
+//! the slot's registers (the view and its leader, m, the phase, the vote
+//! view, the decision path), the ports to Fetch, Broadcast, COMPOSE and the
+//! signer service, ap_ctrl_hs, the decision stream and the status outputs.
 //!
 //! Its own states bracket the machines':
 //!
 //! | # | state | leaves when | to |
 //! | ---: | --- | --- | --- |
 //! | 0 | Idle | `ap_start`, configuration refused / accepted | Done (error code) / Run, LEADER started (k = 1, view = 0) |
-//! | – | Run | a machine decides (`decide`) | Decide |
-//! | 38 | Decide | the decision (k, m) is taken from `dec` | Run, LEADER started (k + 1), or after `slots` decisions: Close (W not covered: SLOW started in seal mode on W, recovery.md R28) / Done |
+//! | – | Run | a machine decides (`decided`) | Decide |
+//! | 38 | Decide | the decision (k, m) is taken from `dec` | Run, LEADER started (k + 1), or after `slots` decisions: Close (W not covered: SLOW in seal mode on W, recovery.md R28) / Done |
 //! | 39 | Done | (ap_done for one cycle) | Idle |
 //! | 95 | Close | SLOW is Off: W's COMMIT written, a stop, or aborted at its poll point once its wait timed out (`close_to`) | Done |
 //!
 //! In Run exactly one machine is out of its Off state, and `sts_state` is
-//! that machine's state number (Run itself reports 0); in Close, SLOW's
-//! while it holds W, else 95. The handovers:
+//! that machine's state number. A handover is combinational: the machine
+//! handing over goes Off while it raises `start_*`, and the next machine's
+//! first state begins at the same clock edge. No machine writes another's
+//! registers: a machine asks Protocol to change the slot's registers
+//! (`set_m`, `set_phase`, `open_round`, `next_view`, ...), and Protocol
+//! ORs the requests and port outputs of the machines, since all but one
+//! are Off and drive zeros. A broadcast request says where and what; the
+//! Encoder lays the record's first beat out and COMPOSE streams the rest.
 //!
-//! | from | signal | to | when |
-//! | --- | --- | --- | --- |
-//! | Protocol | (start) | LEADER | a run starts, or a slot was decided |
-//! | LEADER | `start_fast` | FAST | LeaderCheck on a follower; the leader's prepare is sent |
-//! | LEADER | `start_view` | VIEW | the leader's idle polls time out |
-//! | FAST | `start_slow` | SLOW | FastWaitCert or FastWaitCommit times out |
-//! | FAST | `start_view` | VIEW | FastWaitPrepare times out |
-//! | SLOW | `stop` (normal mode) | VIEW | SLOW gives the slot up (`slow.md`) |
-//! | WATCH | SEALS, at a poll point | VIEW | R14's trigger |
-//! | VIEW | `call_slow` | SLOW (seal mode) | the bridge (R17) |
-//! | VIEW | `start_leader` | LEADER | a NEW_VIEW is installed (`view.md`) |
-//! | FAST, SLOW, WATCH (granted), VIEW | `decide`, the grants' `decide`, `decide_prev` | Protocol | the slot is decided |
-//!
-//! A handover is combinational: the machine handing over goes Off while it
-//! raises `start_*`, and the receiving machine's next state sees it in the
-//! same cycle, so its first state begins at the very clock edge at which
-//! the single 40-state machine this replaces entered it. No machine writes
-//! another's registers; a machine asks Protocol to change the slot's
-//! registers (`set_m`, `set_phase`, `open_round`, `next_view`, ...), and
-//! Protocol ORs the requests and port outputs of the machines, since all
-//! but one are Off and drive zeros. A broadcast request says where and
-//! what (a vote, `bc_prepare`, SLOW's and VIEW's records); Protocol lays
-//! the record's first beat out once, from the slot's registers and the m
-//! taken in that cycle, and COMPOSE streams its later beats.
-//!
-//! Timeouts (crate::controller::timer): a machine reports each poll that
-//! found nothing (`missed`); the timer counts them and tells the machines
-//! when the next miss ends their wait (`expiring`), so the machine that
-//! misses then hands over itself.
-//!
-//! k is the sequence number and slot = (k - 1) mod G; every vote carries
-//! tag(vote_view, k), so a reused slot never counts a stale vote, and a
-//! quorum counts only votes for the replica's own m. docs/protocol.md has
-//! the full account.
+//! Every child input is assigned once on every path (if/else, not a
+//! default then an override): an override's glitch would wake the child
+//! and the child's glitch this block, without end, in an event-driven
+//! simulator (`hdl_tools::glitch`, run by `cargo xtask lint`).
 //!
 //! Reset (`rst_n`, synchronous, active low): Protocol returns to Idle and
 //! every machine to Off, and the status counters to zero, the next cycle;
-//! the slot registers (k, view, m, ...) are set afresh by the next
-//! `ap_start`.
+//! the slot registers are set afresh by the next `ap_start`.
 
 use crate::controller::cert_check::CertCheck;
+use crate::controller::config::Config;
 use crate::controller::counters::Counters;
 use crate::controller::encoder::Encoder;
 use crate::controller::fast::Fast;
 use crate::controller::grants::Grants;
 use crate::controller::leader::Leader;
 use crate::controller::ledger::Ledger;
+use crate::controller::position::Position;
 use crate::controller::requests::Requests;
 use crate::controller::slot_records::SlotRecords;
 use crate::controller::slow::Slow;
@@ -86,8 +57,10 @@ use crate::controller::tally::Tally;
 use crate::controller::timer::Timer;
 use crate::controller::view::View;
 use crate::layout::records::BLOCK_BITS;
-use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST, K_WRAP};
+use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST};
 use rust_hdl::prelude::*;
+
+mod inspect;
 
 pub use crate::controller::tally::count_votes;
 pub use crate::params::vote_tag;
@@ -254,6 +227,10 @@ pub struct Protocol<const N: usize> {
     encoder: Encoder,
     /// Where the slot's records are; SLOW's target and its blocks.
     records: SlotRecords,
+    /// k, its slot, dec[k - 1], dec[k - 2] and the rerun flag.
+    position: Position,
+    /// The configuration's checks, and what follows from n.
+    cfg: Config<N>,
     // Protocol's own state.
     state: DFF<ProtocolSt>,
     // The slot's registers (the spec's ProtocolState).
@@ -261,34 +238,16 @@ pub struct Protocol<const N: usize> {
     leader_id: DFF<Bits<8>>,
     /// Last cycle's `missed`: a poll now repeats one that missed.
     missed_q: DFF<Bit>,
-    k: DFF<Bits<32>>,
-    slot: DFF<Bits<8>>,
-    /// slot · R, R = `row_n16` (records per row).
-    slot_n: DFF<Bits<16>>,
     m: DFF<Bits<32>>,
     phase: DFF<Bits<2>>,
     vote_view: DFF<Bits<32>>,
     vote_leader: DFF<Bits<8>>,
     /// The decision's path (TUSER): 1 slow.
     slow_path: DFF<Bit>,
-    // From n, at ap_start.
-    quorum: DFF<Bits<8>>,
-    support: DFF<Bits<8>>,
-    active: DFF<Bits<N>>,
     /// ap_done's cycle.
     done_q: DFF<Bit>,
     /// The configuration error or stop code (`sts_error`).
     error: DFF<Bits<8>>,
-    /// dec[k - 1], the value decided at k - 1 (0 before the first
-    /// decision): the prev a prepare carries and a lock checks
-    /// (recovery.md R3, R4).
-    prev: DFF<Bits<32>>,
-    /// dec[k - 2] (`prev2_ok`: known), R23's check of a carried prev.
-    prev2: DFF<Bits<32>>,
-    prev2_ok: DFF<Bit>,
-    /// The slot is a rerun (R23): its decision was emitted before, so it
-    /// is not emitted, counted or retired again.
-    rerun: DFF<Bit>,
     /// `bridging` a cycle late: WATCH is cleared when the bridge ends, as
     /// `wt_k` moves back from W.b to k.
     bridged: DFF<Bit>,
@@ -311,42 +270,15 @@ pub struct Protocol<const N: usize> {
     own_state: Signal<Local, Bits<8>>,
     /// A machine hands over to VIEW (as does SLOW's `stop`).
     hand_over: Signal<Local, Bit>,
-    /// new_view in words; log2 of R (the records of a row of echo_seal
-    /// and echo_commit).
-    new_view_word: Constant<Bits<32>>,
-    row_log: Constant<Bits<8>>,
     /// CertCheck's job (R24 from a COMMIT): k + 1 (W.b + 1 while
     /// bridging) and its slot.
     cc_k1: Signal<Local, Bits<32>>,
-    // Constants from `layout` and `params`.
+    // Constants from `params`: the stop codes; 2^24 - 1 (`K_LAST`), the
+    // last k a vote tag holds; a beat's word mask.
     err_recovery: Constant<Bits<8>>,
-    /// log2 of a commit record's stride in words.
-    commit_shift: Constant<Bits<8>>,
-    echo_commit_base: Constant<Bits<32>>,
-    seal_base: Constant<Bits<32>>,
-    echo_seal_base: Constant<Bits<32>>,
-    /// AxLEN of the echo_prep row: 2N beats.
-    row2_len: Constant<Bits<8>>,
-    /// Records per row in echo_prep, certify and commit (and, its low 8
-    /// bits to SLOW, in echo_commit and echo_seal): N rounded up to a power
-    /// of two (`Shape::row_records`).
-    row_n16: Constant<Bits<16>>,
-    last_slot: Constant<Bits<8>>,
-    /// (G - 1) · R: slot_n of the window's last slot.
-    last_slot_n: Constant<Bits<16>>,
-    build_n: Constant<Bits<8>>,
-    all_lanes: Constant<Bits<N>>,
-    beat_words: Constant<Bits<32>>,
-    page_mask: Constant<Bits<64>>,
-    err_even: Constant<Bits<8>>,
-    err_too_many: Constant<Bits<8>>,
-    err_id: Constant<Bits<8>>,
-    err_align: Constant<Bits<8>>,
-    err_slots: Constant<Bits<8>>,
     err_k_wrapped: Constant<Bits<8>>,
-    /// 2^24 and 2^24 - 1 (`params::K_WRAP`, `K_LAST`): vote_tag's k field.
-    k_wrap: Constant<Bits<32>>,
     k_last: Constant<Bits<32>>,
+    beat_words: Constant<Bits<32>>,
 }
 
 impl<const N: usize> Protocol<N> {
@@ -366,49 +298,18 @@ impl<const N: usize> Protocol<N> {
     }
 
     fn of(mb: crate::layout::Mailbox) -> Self {
-        use crate::layout::Region;
         assert!(
             (1..=8).contains(&N),
             "a slot's row of votes must fit one beat: N <= 8"
         );
         let row_n = crate::layout::Shape::SlotByNode.row_records(N, G);
-        // A region's base, or 0 where the layout has no such region.
-        let base = |r: Region| {
-            if mb.spans().iter().any(|s| s.region == r) {
-                mb.base(r) as u64
-            } else {
-                0
-            }
-        };
-        assert!(
-            row_n.is_power_of_two(),
-            "rows of echo_seal and echo_commit: R a power of two (row_log)"
-        );
         block!(Protocol {
-            last_slot_n: Constant::new((((G - 1) * row_n) as u64).into()),
-            new_view_word: Constant::new(base(Region::NewViewRecord).into()),
-            row_log: Constant::new((row_n.trailing_zeros() as u64).into()),
-            row_n16: Constant::new((row_n as u64).into()),
-            last_slot: Constant::new(((G - 1) as u64).into()),
-            build_n: Constant::new((N as u64).into()),
-            all_lanes: Constant::new(Bits::<N>::mask()),
             beat_words: Constant::new((!(BEAT_WORDS as u64 - 1) & 0xffff_ffff).into()),
-            page_mask: Constant::new((crate::params::AXI_BOUNDARY_BYTES - 1).into()),
-            err_even: Constant::new(ConfigError::EvenReplicas.code().into()),
-            err_too_many: Constant::new(ConfigError::TooManyReplicas.code().into()),
-            err_id: Constant::new(ConfigError::IdOutOfRange.code().into()),
-            err_align: Constant::new(ConfigError::BufferMisaligned.code().into()),
-            err_slots: Constant::new(ConfigError::SlotsWrap.code().into()),
             err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
-            k_wrap: Constant::new(K_WRAP.into()),
             k_last: Constant::new(K_LAST.into()),
-            commit_shift: Constant::new(crate::controller::slot_records::commit_shift(&mb).into()),
-            echo_commit_base: Constant::new(base(Region::EchoCommit).into()),
-            seal_base: Constant::new(base(Region::Seal).into()),
-            echo_seal_base: Constant::new(base(Region::EchoSeal).into()),
-            row2_len: Constant::new(((2 * N - 1) as u64).into()),
             err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
             records: SlotRecords::new(&mb, row_n),
+            position: Position::new(row_n),
             ;
             defaults:
             run_start, taken,
@@ -422,84 +323,14 @@ impl<const N: usize> Protocol<N> {
             sts_cycles, sts_decisions, sts_fast, sts_slow, sts_view_changes, sts_view,
             sts_timeouts, sts_polls, sts_bad_shares, sts_error, sts_state, started,
             leader, fast, view, tally, requests, cc, timer, ledger, grants, counters, encoder,
-            state, view_no, leader_id, missed_q, k, slot, slot_n, m, phase, vote_view,
-            vote_leader, slow_path, quorum, support, active, done_q,
-            error, m_new,
-            next_leader, poll_word, missed, decided, start_leader, own_state, prev,
-            prev2, prev2_ok, rerun, bridged, close_now, close_start, close_abort,
+            cfg, state, view_no, leader_id, missed_q, m, phase, vote_view, vote_leader,
+            slow_path, done_q, error, m_new, next_leader, poll_word, missed, decided,
+            start_leader, own_state, bridged, close_now, close_start, close_abort,
             bc_round, bc_round_done, bc_round_error, hand_over, cc_k1, wt_enable,
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
             cp_wr_en, cp_wr_beat, cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data
         })
-    }
-
-    /// Which machines are out of Off: LEADER, FAST, SLOW, VIEW (a debugging
-    /// aid and the single-active-machine check of the tests; Protocol's own
-    /// state is Run exactly when one of them is).
-    pub fn machines(&self) -> [bool; 4] {
-        [
-            self.leader.active(),
-            self.fast.active(),
-            self.slow.active(),
-            self.view.active(),
-        ]
-    }
-
-    /// Starts the slot registers at sequence number `k` (slot (k - 1) mod
-    /// G) as if the run had begun there: a test aid (not hardware) that
-    /// reaches the k at which a run stops (`params::K_LAST`) without 16.7 M
-    /// decisions. Call it between clock edges, before the slot's first poll
-    /// (the cycle Protocol enters Run); the decision counters are left alone.
-    pub fn preset_k(&mut self, k: u32) {
-        assert!(k >= 1, "k starts at 1");
-        let slot = (k as u64 - 1) % G as u64;
-        self.k.q.next = (k as u64).into();
-        self.k.q.update_all();
-        self.slot.q.next = slot.into();
-        self.slot.q.update_all();
-        self.slot_n.q.next = (slot * self.row_n16.val().index() as u64).into();
-        self.slot_n.q.update_all();
-    }
-
-    /// The sequence number register.
-    pub fn k(&self) -> u32 {
-        self.k.q.val().to_u32()
-    }
-
-    /// Protocol's own state.
-    pub fn own_state(&self) -> ProtocolSt {
-        self.state.q.val()
-    }
-
-    /// The state's name, read from the state registers (the active
-    /// machine's, else Protocol's own): what `sts_state` should name.
-    pub fn state_name(&self) -> String {
-        let [l, f, s, v] = self.machines();
-        if l {
-            format!("{:?}", self.leader.state())
-        } else if f {
-            format!("{:?}", self.fast.state())
-        } else if s {
-            format!("{:?}", self.slow.state())
-        } else if v {
-            format!("{:?}", self.view.state())
-        } else {
-            format!("{:?}", self.own_state())
-        }
-    }
-
-    /// The number `sts_state` reports in Protocol's own state `st` (Run
-    /// reports 0: the active machine's number is ORed in), read from the
-    /// logic with every machine Off.
-    pub fn reported(st: ProtocolSt) -> u8 {
-        let mut b = Self::new();
-        b.state.q.next = st;
-        b.state.q.update_all();
-        b.update();
-        b.own_state.update_all();
-        b.update();
-        b.sts_state.next.to_u8()
     }
 }
 
@@ -519,23 +350,13 @@ impl<const N: usize> Logic for Protocol<N> {
             view_no,
             leader_id,
             missed_q,
-            k,
-            slot,
-            slot_n,
             m,
             phase,
             vote_view,
             vote_leader,
             slow_path,
-            quorum,
-            support,
-            active,
             done_q,
             error,
-            prev,
-            prev2,
-            prev2_ok,
-            rerun,
             bridged
         );
         // A run starts (Idle takes `ap_start`, accepted or refused); the
@@ -543,7 +364,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.run_start.next =
             (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() & !self.done_q.q.val();
         self.taken.next = (self.state.q.val() == ProtocolSt::Decide)
-            & !self.rerun.q.val()
+            & !self.position.rerun.val()
             & self.dec_tready.val();
         if (self.leader_id.q.val() + 1) >= self.n.val() {
             self.next_leader.next = 0.into();
@@ -554,17 +375,17 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.grants.bridging.val() {
             self.cc_k1.next = self.ledger.w_k.val() + 1;
         } else {
-            self.cc_k1.next = self.k.q.val() + 1;
+            self.cc_k1.next = self.position.k.val() + 1;
         }
         // Where the slot's records are, and SLOW's target and its blocks
         // (W in seal mode, D in deliver mode, else the slot).
         self.records.id.next = self.id.val();
         self.records.view_no.next = self.view_no.q.val();
-        self.records.k.next = self.k.q.val();
+        self.records.k.next = self.position.k.val();
         self.records.m.next = self.m.q.val();
-        self.records.prev.next = self.prev.q.val();
-        self.records.slot.next = self.slot.q.val();
-        self.records.slot_n.next = self.slot_n.q.val();
+        self.records.prev.next = self.position.prev.val();
+        self.records.slot.next = self.position.slot.val();
+        self.records.slot_n.next = self.position.slot_n.val();
         self.records.w_w.next = self.ledger.w_w.val();
         self.records.w_k.next = self.ledger.w_k.val();
         self.records.w_m.next = self.ledger.w_m.val();
@@ -585,10 +406,10 @@ impl<const N: usize> Logic for Protocol<N> {
         self.tally.beat.next = self.fetch_beat.val();
         self.tally.lane.next = self.records.cert_row.val().get_bits::<4>(0);
         self.tally.quarter.next = self.records.prep_word.val().get_bits::<2>(2);
-        self.tally.active.next = self.active.q.val();
+        self.tally.active.next = self.cfg.active.val();
         // tag(vote_view, k), from the registers.
         self.tally.tag.next = (bit_cast::<32, 8>(self.vote_view.q.val().get_bits::<8>(0)) << 24)
-            | bit_cast::<32, 24>(self.k.q.val().get_bits::<24>(0));
+            | bit_cast::<32, 24>(self.position.k.val().get_bits::<24>(0));
         self.tally.m.next = self.m.q.val();
 
         // The machines' inputs: the slot's registers, read only.
@@ -600,11 +421,6 @@ impl<const N: usize> Logic for Protocol<N> {
         // LEADER's idle polls read ahead too (`fetch_poll`): FAST's wait.
         self.leader.expiring.next = self.timer.fast_expiring.val();
         // Under a constraint (R22, R23) the leader proposes only m*.
-        // (Each of these inputs is assigned once on every path, if/else, not
-        // a default then an override: the children's outputs come back into
-        // this block, and an override's glitch would wake the child and the
-        // child's glitch this block, without end, in an event-driven
-        // simulator: `hdl_tools::glitch`, run by `cargo xtask lint`.)
         if self.ledger.constrained.val() {
             self.leader.head_valid.next = true;
             self.leader.head_m.next = self.ledger.cons_m.val();
@@ -618,9 +434,9 @@ impl<const N: usize> Logic for Protocol<N> {
         self.fast.clock.next = self.clock.val();
         self.fast.rst_n.next = self.rst_n.val();
         self.fast.id.next = self.id.val();
-        self.fast.k.next = self.k.q.val();
+        self.fast.k.next = self.position.k.val();
         self.fast.view_no.next = self.view_no.q.val();
-        self.fast.quorum.next = self.quorum.q.val();
+        self.fast.quorum.next = self.cfg.quorum.val();
         self.fast.prep_word.next = self.records.prep_word.val();
         self.fast.cert_row.next = self.records.cert_row.val();
         self.fast.commit_row.next = self.records.commit_row.val();
@@ -651,7 +467,7 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         // The prepare's prev (word 3 of its beat, quarter 0) is this
         // replica's dec[k - 1] (R4).
-        self.fast.prev_ok.next = self.fetch_beat.val().get_bits::<32>(96) == self.prev.q.val();
+        self.fast.prev_ok.next = self.fetch_beat.val().get_bits::<32>(96) == self.position.prev.val();
         self.fast.expiring.next = self.timer.fast_expiring.val();
         self.fast.prep_expiring.next = self.timer.prep_expiring.val();
         self.fast.fetch_done.next = self.fetch_done.val();
@@ -685,8 +501,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.sg_resp_valid.next = self.sg_resp_valid.val();
         self.slow.sg_resp_status.next = self.sg_resp_status.val();
         self.slow.bc_done.next = self.bc_done.val();
-        self.slow.support.next = self.support.q.val();
-        self.slow.row_n.next = self.row_n16.val().get_bits::<8>(0);
+        self.slow.support.next = self.cfg.support.val();
+        self.slow.row_n.next = self.records.row_n.val();
         // R11's seal check is against the COMMITs' view: D's in deliver
         // mode (the replica itself is a view ahead).
         if self.slow.holding.val() & self.slow.deliver_mode.val() {
@@ -698,37 +514,36 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.commit_block.next = self.records.commit_block.val();
         self.slow.certify_row_word.next = self.records.certify_row_word.val();
         self.slow.commit_row_word.next = self.records.commit_row_word.val();
-        self.slow.commit_shift.next = self.commit_shift.val();
-        self.slow.echo_commit_base.next = self.echo_commit_base.val();
-        self.slow.seal_base.next = self.seal_base.val();
-        self.slow.echo_seal_base.next = self.echo_seal_base.val();
+        self.slow.commit_shift.next = self.records.commit_log.val();
+        self.slow.echo_commit_base.next = self.records.echo_commit_word.val();
+        self.slow.seal_base.next = self.records.seal_word.val();
+        self.slow.echo_seal_base.next = self.records.echo_seal_word.val();
 
         self.view.clock.next = self.clock.val();
         self.view.rst_n.next = self.rst_n.val();
         self.view.id.next = self.id.val();
         self.view.n.next = self.n.val();
-        self.view.support.next = self.support.q.val();
+        self.view.support.next = self.cfg.support.val();
         self.view.view_no.next = self.view_no.q.val();
         self.view.next_leader.next = self.next_leader.val();
         // The obligation (D11.2), within the bridge's reach: further back
         // (or a W above k after R23's step back), VIEW stops (error 7).
         self.view.ob.next = self.ledger.ob.val();
         self.view.ob_near.next = self.ledger.near.val();
-        self.view.k.next = self.k.q.val();
-        self.view.prev.next = self.prev.q.val();
-        self.view.prev2.next = self.prev2.q.val();
-        self.view.prev2_ok.next = self.prev2_ok.q.val();
+        self.view.k.next = self.position.k.val();
+        self.view.prev.next = self.position.prev.val();
+        self.view.prev2.next = self.position.prev2.val();
+        self.view.prev2_ok.next = self.position.prev2_ok.val();
         self.view.cert_word.next = self.records.cert_word.val();
         self.view.fetch_hi.next = self.fetch_beat.val().get_bits::<8>(256);
         self.view.expiring.next = self.timer.vc_expiring.val();
-        self.view.seal_row_word.next = self.seal_base.val();
-        self.view.seal_own_word.next =
-            self.seal_base.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
-        self.view.new_view_word.next = self.new_view_word.val();
-        self.view.echo_seal_base.next = self.echo_seal_base.val();
-        self.view.echo_commit_base.next = self.echo_commit_base.val();
-        self.view.row_log.next = self.row_log.val();
-        self.view.row2_len.next = self.row2_len.val();
+        self.view.seal_row_word.next = self.records.seal_word.val();
+        self.view.seal_own_word.next = self.records.seal_own_word.val();
+        self.view.new_view_word.next = self.records.new_view_word.val();
+        self.view.echo_seal_base.next = self.records.echo_seal_word.val();
+        self.view.echo_commit_base.next = self.records.echo_commit_word.val();
+        self.view.row_log.next = self.records.r_log.val();
+        self.view.row2_len.next = self.records.row2_len.val();
         self.view.fetch_beat.next = self.fetch_beat.val().get_bits::<BLOCK_BITS>(0);
         self.view.fetch_beat_valid.next = self.fetch_beat_valid.val();
         self.view.fetch_done.next = self.fetch_done.val();
@@ -763,9 +578,9 @@ impl<const N: usize> Logic for Protocol<N> {
         // cycle.)
         self.close_now.next = (self.slots.val() != 0)
             & ((self.counters.decisions.val() + 1) == self.slots.val())
-            & !self.rerun.q.val()
+            & !self.position.rerun.val()
             & self.ledger.ob.val()
-            & (self.ledger.w_k.val() == self.k.q.val())
+            & (self.ledger.w_k.val() == self.position.k.val())
             & (self.ledger.w_m.val() == self.m.q.val());
         self.close_start.next = self.close_now.val()
             & (self.state.q.val() == ProtocolSt::Decide)
@@ -776,7 +591,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.grants.ev_kind.next = self.wt_ev_kind.val();
         self.grants.ev_prev.next = self.wt_ev_prev.val();
         self.grants.running.next = self.state.q.val() == ProtocolSt::Run;
-        self.grants.prev.next = self.prev.q.val();
+        self.grants.prev.next = self.position.prev.val();
         self.grants.w_m.next = self.ledger.w_m.val();
         self.grants.slow_holding.next = self.slow.holding.val();
         self.grants.slow_seal.next = self.slow.seal_mode.val();
@@ -805,7 +620,7 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.grants.bridging.val() {
             self.wt_k.next = self.ledger.w_k.val();
         } else {
-            self.wt_k.next = self.k.q.val();
+            self.wt_k.next = self.position.k.val();
         }
         self.wt_view.next = self.view_no.q.val();
         self.wt_awaiting.next = self.view.awaiting.val();
@@ -820,7 +635,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.cc.rec_word.next = self.records.cc_word.val();
         self.cc.bitmap.next = bit_cast::<8, N>(self.wt_ev_bits.val());
         self.cc.n.next = self.n.val();
-        self.cc.support.next = self.support.q.val();
+        self.cc.support.next = self.cfg.support.val();
         self.cc.fetch_beat_valid.next = self.fetch_beat_valid.val();
         self.cc.fetch_done.next = self.fetch_done.val();
         self.cc.fetch_error.next = self.fetch_error.val();
@@ -885,7 +700,7 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.view.fetch_word.val()
             | self.cc.fetch_word.val();
         if self.slow.fetch_row.val() {
-            self.fetch_len.next = self.row2_len.val();
+            self.fetch_len.next = self.records.row2_len.val();
         } else if self.slow.fetch_pair.val() {
             self.fetch_len.next = 1.into();
         } else {
@@ -906,10 +721,10 @@ impl<const N: usize> Logic for Protocol<N> {
         // what the signer signs or verifies.
         self.encoder.id.next = self.id.val();
         self.encoder.view_no.next = self.view_no.q.val();
-        self.encoder.k.next = self.k.q.val();
-        self.encoder.prev.next = self.prev.q.val();
+        self.encoder.k.next = self.position.k.val();
+        self.encoder.prev.next = self.position.prev.val();
         self.encoder.vote_view.next = self.vote_view.q.val().get_bits::<8>(0);
-        self.encoder.support.next = self.support.q.val();
+        self.encoder.support.next = self.cfg.support.val();
         self.encoder.m_new.next = self.m_new.val();
         self.encoder.leader_prepare.next = self.leader.bc_prepare.val();
         self.encoder.slow_prep_sig.next = self.slow.bc_prep_sig.val();
@@ -991,10 +806,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.prop_tready.next = self.requests.prop_tready.val();
         // The prepare's m (FastWaitPrepare reads `holds` with the record).
         self.requests.probe_m.next = self.tally.record.val().get_bits::<32>(32);
-        // A decision taken retires its value, whoever proposed it. (One
-        // assignment: a port set to a default and then overridden glitches
-        // in event-driven simulators, and `holds` comes back into this
-        // block: Icarus loops forever on such a pair.)
+        // A decision taken retires its value, whoever proposed it.
         self.requests.retire.next = self.taken.val();
         self.requests.retire_m.next = self.m.q.val();
         self.missed.next = self.leader.missed.val()
@@ -1029,10 +841,10 @@ impl<const N: usize> Logic for Protocol<N> {
         // carried value (R22).
         self.ledger.clock.next = self.clock.val();
         self.ledger.start.next = self.run_start.val();
-        self.ledger.k.next = self.k.q.val();
+        self.ledger.k.next = self.position.k.val();
         self.ledger.view_no.next = self.view_no.q.val();
         self.ledger.m.next = self.m.q.val();
-        self.ledger.prev.next = self.prev.q.val();
+        self.ledger.prev.next = self.position.prev.val();
         self.ledger.set_w.next = self.fast.set_phase.val() & (self.fast.phase_next.val() == 2);
         self.ledger.discharge.next = self.grants.discharge.val();
         self.ledger.deciding.next = self.state.q.val() == ProtocolSt::Decide;
@@ -1051,21 +863,23 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ledger.next_view.next = self.view.next_view.val();
         self.ledger.taken.next = self.taken.val();
         self.ledger.rerun_taken.next =
-            (self.state.q.val() == ProtocolSt::Decide) & self.rerun.q.val();
-        // R23's step back when this replica decided c* already.
-        if self.view.step_back.val() {
-            self.k.d.next = self.k.q.val() - 1;
-            self.prev.d.next = self.view.cons_prev_out.val();
-            self.prev2_ok.d.next = false;
-            self.rerun.d.next = true;
-            if self.slot.q.val() == 0 {
-                self.slot.d.next = self.last_slot.val();
-                self.slot_n.d.next = self.last_slot_n.val();
-            } else {
-                self.slot.d.next = self.slot.q.val() - 1;
-                self.slot_n.d.next = self.slot_n.q.val() - self.row_n16.val();
-            }
-        }
+            (self.state.q.val() == ProtocolSt::Decide) & self.position.rerun.val();
+        // k, its slot, dec[k - 1] and dec[k - 2]: set at a run's start,
+        // advanced when the slot is decided (a rerun's too), stepped back
+        // by R23 when this replica decided c* already.
+        self.position.clock.next = self.clock.val();
+        self.position.start.next = self.run_start.val();
+        self.position.advance.next = (self.state.q.val() == ProtocolSt::Decide)
+            & (self.position.rerun.val() | self.dec_tready.val());
+        self.position.m.next = self.m.q.val();
+        self.position.step_back.next = self.view.step_back.val();
+        self.position.cons_prev.next = self.view.cons_prev_out.val();
+        self.cfg.clock.next = self.clock.val();
+        self.cfg.start.next = self.run_start.val();
+        self.cfg.network_ptr.next = self.network_ptr.val();
+        self.cfg.id.next = self.id.val();
+        self.cfg.n.next = self.n.val();
+        self.cfg.slots.next = self.slots.val();
 
         // Protocol's own states.
         self.start_leader.next = false;
@@ -1079,36 +893,14 @@ impl<const N: usize> Logic for Protocol<N> {
                 // ap_ctrl_hs for a kernel that reads its arguments for the
                 // whole run: ap_ready comes with ap_done, and the start that
                 // is still high in that cycle is not a new one.
-                if self.ap_start.val() & !self.done_q.q.val() {
+                if self.run_start.val() {
+                    // (The configuration's refusal code, 0 if accepted.)
                     self.started.next = true;
                     self.wt_clear.next = true;
-                    self.error.d.next = 0.into();
+                    self.error.d.next = self.cfg.refusal.val();
                     self.view_no.d.next = 0.into();
                     self.leader_id.d.next = 0.into();
-                    self.k.d.next = 1.into();
-                    self.slot.d.next = 0.into();
-                    self.slot_n.d.next = 0.into();
-                    self.prev.d.next = 0.into();
-                    self.prev2_ok.d.next = false;
-                    self.rerun.d.next = false;
-                    self.support.d.next = ((self.n.val() - 1) >> 1) + 1;
-                    self.quorum.d.next = ((self.n.val() - 1) & 0xfe) + 1;
-                    self.active.d.next = !(self.all_lanes.val() << self.n.val());
-                    if !self.n.val().get_bit(0) {
-                        self.error.d.next = self.err_even.val();
-                        self.state.d.next = ProtocolSt::Done;
-                    } else if self.n.val() > self.build_n.val() {
-                        self.error.d.next = self.err_too_many.val();
-                        self.state.d.next = ProtocolSt::Done;
-                    } else if self.id.val() >= self.n.val() {
-                        self.error.d.next = self.err_id.val();
-                        self.state.d.next = ProtocolSt::Done;
-                    } else if (self.network_ptr.val() & self.page_mask.val()) != 0 {
-                        self.error.d.next = self.err_align.val();
-                        self.state.d.next = ProtocolSt::Done;
-                    } else if self.slots.val() >= self.k_wrap.val() {
-                        // k would reach 2^24, where vote_tag's k field is 0.
-                        self.error.d.next = self.err_slots.val();
+                    if self.cfg.refusal.val() != 0 {
                         self.state.d.next = ProtocolSt::Done;
                     } else {
                         self.start_leader.next = true;
@@ -1127,42 +919,20 @@ impl<const N: usize> Logic for Protocol<N> {
                 }
             }
             ProtocolSt::Decide => {
-                self.dec_tvalid.next = !self.rerun.q.val();
-                if self.rerun.q.val() {
+                self.dec_tvalid.next = !self.position.rerun.val();
+                // (Position advances k in both cases.)
+                if self.position.rerun.val() {
                     // R23: a rerun slot was decided and emitted before (with
                     // the same m, checked at install): not emitted, counted
                     // or retired again.
-                    self.rerun.d.next = false;
                     self.wt_clear.next = true;
-                    self.k.d.next = self.k.q.val() + 1;
-                    self.prev.d.next = self.m.q.val();
-                    self.prev2.d.next = self.prev.q.val();
-                    self.prev2_ok.d.next = true;
-                    if self.slot.q.val() == self.last_slot.val() {
-                        self.slot.d.next = 0.into();
-                        self.slot_n.d.next = 0.into();
-                    } else {
-                        self.slot.d.next = self.slot.q.val() + 1;
-                        self.slot_n.d.next = self.slot_n.q.val() + self.row_n16.val();
-                    }
                     // (Not while VIEW holds the slot: a rerun decided by
                     // a catch-up or a delivery while it awaits a NEW_VIEW
                     // leaves LEADER to the install, as below.)
                     self.start_leader.next = !self.view.holding.val();
                     self.state.d.next = ProtocolSt::Run;
                 } else if self.dec_tready.val() {
-                    self.prev2.d.next = self.prev.q.val();
-                    self.prev2_ok.d.next = true;
                     self.wt_clear.next = true;
-                    self.k.d.next = self.k.q.val() + 1;
-                    self.prev.d.next = self.m.q.val();
-                    if self.slot.q.val() == self.last_slot.val() {
-                        self.slot.d.next = 0.into();
-                        self.slot_n.d.next = 0.into();
-                    } else {
-                        self.slot.d.next = self.slot.q.val() + 1;
-                        self.slot_n.d.next = self.slot_n.q.val() + self.row_n16.val();
-                    }
                     if (self.slots.val() != 0)
                         & ((self.counters.decisions.val() + 1) == self.slots.val())
                     {
@@ -1172,7 +942,7 @@ impl<const N: usize> Logic for Protocol<N> {
                         } else {
                             self.state.d.next = ProtocolSt::Done;
                         }
-                    } else if self.k.q.val() == self.k_last.val() {
+                    } else if self.position.k.val() == self.k_last.val() {
                         // The next k would be 2^24, whose vote tag has k's
                         // field at zero: stop (a run without a slot limit).
                         self.error.d.next = self.err_k_wrapped.val();
@@ -1244,7 +1014,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.timer.view_holding.next = self.view.holding.val();
         self.timer.next_view.next = self.view.next_view.val();
         self.timer.decided.next = self.decided.val();
-        self.timer.rerun.next = self.rerun.q.val();
+        self.timer.rerun.next = self.position.rerun.val();
         self.timer.slow_decided.next = self.slow.decide.val()
             | (self.grants.decide.val() & self.grants.above.val())
             | self.view.decide_prev.val();
@@ -1257,7 +1027,7 @@ impl<const N: usize> Logic for Protocol<N> {
         }
 
         self.dec_tdata.next =
-            bit_cast::<64, 32>(self.k.q.val()) | (bit_cast::<64, 32>(self.m.q.val()) << 32);
+            bit_cast::<64, 32>(self.position.k.val()) | (bit_cast::<64, 32>(self.m.q.val()) << 32);
         self.dec_tuser.next = self.slow_path.q.val();
         self.ap_idle.next = self.state.q.val() == ProtocolSt::Idle;
         self.ap_done.next = self.done_q.q.val();

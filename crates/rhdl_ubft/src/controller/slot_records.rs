@@ -26,6 +26,12 @@
 //! | `commit_block` | [COMMIT, j, v, k, m, prev, 0, 0] of the target, j = SLOW's `blk_j` |
 //! | `t_view`, `t_k`, `t_m`, `t_prev` | the target, whose COMMIT becomes L (crate::controller::ledger) |
 //!
+//! and the layout's constants SLOW and VIEW address their rows with:
+//! `seal_word` (seal[0]), `seal_own_word` (seal[id]), `echo_seal_word`,
+//! `echo_commit_word` and `new_view_word` (each region's base),
+//! `commit_log` (log2 of a commit record's stride in words), `r_log` and
+//! `row_n` (log2 of R, and R), `row2_len` (AxLEN of a row of 2N beats).
+//!
 //! Every output is assigned once on every path.
 
 use crate::layout::records::{BLOCK_BITS, KIND_CERT, KIND_COMMIT, KIND_PREP};
@@ -81,6 +87,15 @@ pub struct SlotRecords {
     pub prep_block: Signal<Out, Bits<BLOCK_BITS>>,
     pub cert_block: Signal<Out, Bits<BLOCK_BITS>>,
     pub commit_block: Signal<Out, Bits<BLOCK_BITS>>,
+    pub seal_word: Signal<Out, Bits<32>>,
+    pub seal_own_word: Signal<Out, Bits<32>>,
+    pub echo_seal_word: Signal<Out, Bits<32>>,
+    pub echo_commit_word: Signal<Out, Bits<32>>,
+    pub new_view_word: Signal<Out, Bits<32>>,
+    pub commit_log: Signal<Out, Bits<8>>,
+    pub r_log: Signal<Out, Bits<8>>,
+    pub row_n: Signal<Out, Bits<8>>,
+    pub row2_len: Signal<Out, Bits<8>>,
     // Combinational temporaries: the target's slot s and s · R.
     t_slot: Signal<Local, Bits<8>>,
     t_slot_n: Signal<Local, Bits<16>>,
@@ -94,6 +109,13 @@ pub struct SlotRecords {
     echo_prep_base: Constant<Bits<32>>,
     certify_base: Constant<Bits<32>>,
     commit_base: Constant<Bits<32>>,
+    seal_base: Constant<Bits<32>>,
+    echo_seal_base: Constant<Bits<32>>,
+    echo_commit_base: Constant<Bits<32>>,
+    new_view_base: Constant<Bits<32>>,
+    /// R and the AxLEN of 2N beats.
+    row_records: Constant<Bits<8>>,
+    row2_beats: Constant<Bits<8>>,
     /// log2 of a commit record's stride in words.
     commit_shift: Constant<Bits<8>>,
     /// log2 of a vote row's words.
@@ -133,6 +155,12 @@ impl SlotRecords {
             echo_prep_base: base(Region::EchoPrep),
             certify_base: base(Region::Certify),
             commit_base: base(Region::Commit),
+            seal_base: base(Region::Seal),
+            echo_seal_base: base(Region::EchoSeal),
+            echo_commit_base: base(Region::EchoCommit),
+            new_view_base: base(Region::NewViewRecord),
+            row_records: konst(row_n as u64),
+            row2_beats: konst((2 * mb.n - 1) as u64),
             commit_shift: konst(commit_shift(mb)),
             row_shift: konst(mb.vote_row_words().trailing_zeros() as u64),
             row_log: konst(row_n.trailing_zeros() as u64),
@@ -146,7 +174,9 @@ impl SlotRecords {
             slow_holding, slow_seal, slow_deliver, blk_j, cons_c, x_t, cc_k1, cc_x, t_view, t_k,
             t_m, t_prev, prep_word, cert_row, commit_row, prep_sig_word, echo_row_word,
             echo_own_word, certify_row_word, certify_own_word, commit_row_word, cert_word,
-            cc_word, prep_block, cert_block, commit_block, t_slot, t_slot_n, cert_slot, cc_slot
+            cc_word, prep_block, cert_block, commit_block, t_slot, t_slot_n, cert_slot, cc_slot,
+            seal_word, seal_own_word, echo_seal_word, echo_commit_word, new_view_word,
+            commit_log, r_log, row_n, row2_len
         })
     }
 }
@@ -154,6 +184,16 @@ impl SlotRecords {
 impl Logic for SlotRecords {
     #[hdl_gen]
     fn update(&mut self) {
+        // The layout's constants.
+        self.seal_word.next = self.seal_base.val();
+        self.seal_own_word.next = self.seal_base.val() + (bit_cast::<32, 8>(self.id.val()) << 5);
+        self.echo_seal_word.next = self.echo_seal_base.val();
+        self.echo_commit_word.next = self.echo_commit_base.val();
+        self.new_view_word.next = self.new_view_base.val();
+        self.commit_log.next = self.commit_shift.val();
+        self.r_log.next = self.row_log.val();
+        self.row_n.next = self.row_records.val();
+        self.row2_len.next = self.row2_beats.val();
         // prepare[slot] and the slot's vote rows.
         self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.val()) << 4);
         self.cert_row.next = self.will_cert_base.val()
