@@ -883,6 +883,13 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     // passing runs that had it, and those of them that fell short.
     let by_kind: Mutex<std::collections::BTreeMap<&'static str, (u64, u64)>> =
         Mutex::new(Default::default());
+    // Liveness after the last fault (docs/recovery.md, "Recovery after the
+    // last fault"): per passing run, the cycles from `settle_cycle` to the
+    // next decision of every honest replica and the bound
+    // (`bench::fault_bound`), by seed; the runs with nothing left to decide
+    // after it, and those in which an honest replica never decided again.
+    let recovered: Mutex<Vec<(u64, u64, u64)>> = Mutex::new(vec![]);
+    let (nothing_left, never) = (AtomicU64::new(0), Mutex::new(vec![]));
     let done = AtomicU64::new(0);
     let last_line = Mutex::new(start);
     // A progress line on stderr after a run, at most every few seconds: runs
@@ -936,6 +943,20 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                             .unwrap_or(0);
                         decided.fetch_add(d, Ordering::Relaxed);
                         cycles.fetch_add(r.cycles, Ordering::Relaxed);
+                        if let Some(at) = s.settle_cycle() {
+                            use ubft_sim::cluster::After;
+                            match r.after(at, s.slots) {
+                                After::Decided(c) => recovered.lock().unwrap().push((
+                                    seed + i,
+                                    c,
+                                    ubft_sim::bench::fault_bound(&s.config()),
+                                )),
+                                After::Done => {
+                                    nothing_left.fetch_add(1, Ordering::Relaxed);
+                                }
+                                After::Never => never.lock().unwrap().push(seed + i),
+                            }
+                        }
                         passed.fetch_add(1, Ordering::Relaxed);
                         let mut kinds: Vec<&'static str> = s
                             .faults
@@ -1128,6 +1149,64 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
             pct(runs_with - short_with, *runs_with)
         );
     }
+    // The recovery after the last fault: the distribution, and the runs
+    // over the bound.
+    let mut recovered = recovered.into_inner().unwrap();
+    recovered.sort();
+    let mut never = never.into_inner().unwrap();
+    never.sort();
+    let nothing_left = nothing_left.into_inner();
+    let mut gaps: Vec<u64> = recovered.iter().map(|r| r.1).collect();
+    gaps.sort();
+    let mut ratios: Vec<f64> = recovered.iter().map(|r| r.1 as f64 / r.2 as f64).collect();
+    ratios.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let over: Vec<u64> = recovered
+        .iter()
+        .filter(|r| r.1 > r.2)
+        .map(|r| r.0)
+        .collect();
+    // The nearest-rank quantile of a sorted list.
+    fn quantile<T: Copy>(v: &[T], q: f64) -> Option<T> {
+        (!v.is_empty()).then(|| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1])
+    }
+    let cyc = |q: f64| quantile(&gaps, q).map_or("–".into(), grouped);
+    let rat = |q: f64| quantile(&ratios, q).map_or("–".into(), |x| format!("{x:.3}"));
+    println!(
+        "soak: after the last fault, every honest replica decided again in {} runs: median {} cycles, p99 {}, max {} (of the bound: median {}, p99 {}, max {}); {} over the bound {over:?}; {nothing_left} with nothing left to decide; {} never decided again {never:?}",
+        recovered.len(),
+        cyc(0.5),
+        cyc(0.99),
+        cyc(1.0),
+        rat(0.5),
+        rat(0.99),
+        rat(1.0),
+        over.len(),
+        never.len()
+    );
+    md += &format!(
+        "\nAfter the last fault (`Scenario::settle_cycle`: a replica turning faulty, or a delayed link timely again), the cycles to the next decision of every honest replica, against the bound `bench::fault_bound` (recovery.md, \"Recovery after the last fault\"):\n\n\
+| runs measured | median | p99 | max | median / bound | p99 / bound | max / bound | over the bound | nothing left to decide | never decided again |\n\
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+        grouped(recovered.len() as u64),
+        cyc(0.5),
+        cyc(0.99),
+        cyc(1.0),
+        rat(0.5),
+        rat(0.99),
+        rat(1.0),
+        if over.is_empty() {
+            "0".to_string()
+        } else {
+            format!("{} (seeds {})", over.len(), over.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "))
+        },
+        grouped(nothing_left),
+        if never.is_empty() {
+            "0".to_string()
+        } else {
+            format!("{} (seeds {})", never.len(), never.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "))
+        },
+    );
     let mut rows = short_rows.into_inner().unwrap();
     rows.sort();
     if rows.is_empty() {

@@ -166,6 +166,25 @@ pub fn recovery_bound(cfg: &ClusterConfig) -> u64 {
     detect + bridge + seal + leader + follower + slots
 }
 
+/// The bound on the cycles from the last fault (`Scenario::settle_cycle`)
+/// to the next decision of every honest replica, with at most f faulty
+/// replicas (docs/recovery.md, "Recovery after the last fault"): f + 1
+/// recoveries in a row ([`recovery_bound`]), the i-th (from 0) with the
+/// wait doubled i times (`wait_polls` << i), since the timeouts double with
+/// each view change without a decision and within f + 1 consecutive views
+/// one has an honest leader.
+pub fn fault_bound(cfg: &ClusterConfig) -> u64 {
+    let f = (cfg.replicas as u64 - 1) / 2;
+    (0..=f)
+        .map(|i| {
+            recovery_bound(&ClusterConfig {
+                wait_polls: cfg.wait_polls << i,
+                ..cfg.clone()
+            })
+        })
+        .sum()
+}
+
 /// One recovery measurement: the cycles from the leader's silence to the
 /// first decision of the next slot at an honest replica (`first`) and at
 /// the last one (`last`: `None` if one never decided it), against

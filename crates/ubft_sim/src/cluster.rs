@@ -506,10 +506,44 @@ pub struct RunReport {
     pub checks: Checks,
 }
 
+/// What the honest replicas did after a cycle (`RunReport::after`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum After {
+    /// Every honest replica decided again: the cycles from the given cycle
+    /// to the last of their first decisions at or after it.
+    Decided(u64),
+    /// Every honest replica that did not decide again had decided all of
+    /// the run's slots before it: there was nothing left to decide.
+    Done,
+    /// Some honest replica with slots left never decided again.
+    Never,
+}
+
+impl After {
+    /// From the decisions of each honest replica, in order.
+    pub fn of<'a>(honest: impl Iterator<Item = &'a [Decision]>, cycle: u64, slots: u64) -> After {
+        let mut last = None;
+        for decided in honest {
+            match decided.iter().find(|d| d.cycle >= cycle) {
+                Some(d) => last = last.max(Some(d.cycle - cycle)),
+                None if slots != 0 && decided.len() as u64 >= slots => {}
+                None => return After::Never,
+            }
+        }
+        last.map_or(After::Done, After::Decided)
+    }
+}
+
 impl RunReport {
     /// The honest replicas' reports.
     pub fn honest(&self) -> impl Iterator<Item = &ReplicaReport> {
         self.replicas.iter().filter(|r| r.honest)
+    }
+
+    /// How long after `cycle` every honest replica made its next decision,
+    /// in a run of `slots` slots (0: no limit).
+    pub fn after(&self, cycle: u64, slots: u64) -> After {
+        After::of(self.honest().map(|h| h.decided.as_slice()), cycle, slots)
     }
 
     /// As JSON (the CLI's `simulate --json`).

@@ -528,6 +528,34 @@ impl Scenario {
         self.replicas.saturating_sub(1) / 2
     }
 
+    /// The cycle from which docs/recovery.md's bound after a fault
+    /// ("Recovery after the last fault") applies: the last cycle at which a
+    /// replica turns faulty (a Byzantine kind acts from cycle 0, `silent`
+    /// from its `from_cycle`) or at which a link delay's last delayed write
+    /// has landed (`to_cycle` + `extra`: the link is timely again). 0 with
+    /// no fault. `None` when a fault is placed by an event (its cycle is
+    /// known only in the run) or a delay never ends.
+    pub fn settle_cycle(&self) -> Option<u64> {
+        let mut at = 0;
+        for f in &self.faults {
+            let c = match f {
+                Fault::Delay { from: Some(_), .. } | Fault::Silent { from: Some(_), .. } => {
+                    return None
+                }
+                Fault::Delay { to_cycle: None, .. } => return None,
+                Fault::Delay {
+                    to_cycle: Some(t),
+                    extra,
+                    ..
+                } => t + extra,
+                Fault::Silent { from_cycle, .. } => *from_cycle,
+                _ => 0,
+            };
+            at = at.max(c);
+        }
+        Some(at)
+    }
+
     /// The faulty replicas, in order.
     pub fn faulty(&self) -> BTreeSet<usize> {
         self.faults.iter().filter_map(Fault::replica).collect()

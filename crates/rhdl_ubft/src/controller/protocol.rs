@@ -467,7 +467,8 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         // The prepare's prev (word 3 of its beat, quarter 0) is this
         // replica's dec[k - 1] (R4).
-        self.fast.prev_ok.next = self.fetch_beat.val().get_bits::<32>(96) == self.position.prev.val();
+        self.fast.prev_ok.next =
+            self.fetch_beat.val().get_bits::<32>(96) == self.position.prev.val();
         self.fast.expiring.next = self.timer.fast_expiring.val();
         self.fast.prep_expiring.next = self.timer.prep_expiring.val();
         self.fast.fetch_done.next = self.fetch_done.val();
