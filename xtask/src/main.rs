@@ -18,7 +18,7 @@
 //! - `model [--design kernel|recovery|current|...] [--replicas N] [--slots S] [--views V]
 //!   [--max-memory-gb M] [--json]`: checks a design of the protocol over every
 //!   interleaving (crates/ubft_model, docs/model.md); exit status 1 when a property
-//!   fails, 2 when it cannot run, 3 when the memory cap stopped it.
+//!   fails, 2 when it cannot run, 3 when the memory cap or `--max-seconds` stopped it.
 //! - `lint [--block guard|watch|compose|rdmux|cert_check|kernel]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
 //!   and the Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`,
 //!   or on one block's Verilog alone (generated into `target/lint/`).
@@ -143,9 +143,10 @@ enum Cmd {
     /// in minutes within a few GB. Bigger configurations (--slots 2
     /// --views 2, more --delays, --early-timeouts, a --byzantine replica,
     /// --replicas 5; docs/model.md, "Running it") print progress and stop
-    /// cleanly at --max-memory-gb. Exit status 0: every property holds; 1:
-    /// one fails; 2: the check cannot run; 3: stopped at the memory cap
-    /// with no property failing in the part explored.
+    /// cleanly at --max-memory-gb (or --max-seconds). Exit status 0: every
+    /// property holds; 1: one fails; 2: the check cannot run; 3: stopped at
+    /// the memory cap or the time budget with no property failing in the
+    /// part explored.
     Model {
         /// The design: kernel (the design the RTL builds: recovery.md with
         /// its D11.9 departures; formerly recovery:rtl, still accepted),
@@ -219,6 +220,10 @@ enum Cmd {
         /// states/s, resident memory); 0: none.
         #[arg(long, default_value_t = ubft_model::defaults::PROGRESS_SECONDS)]
         progress: u64,
+        /// Stop cleanly after this many seconds (0: no budget), as at the
+        /// memory cap (exit status 3 unless a property failed).
+        #[arg(long, default_value_t = 0)]
+        max_seconds: u64,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -259,6 +264,7 @@ fn main() -> ExitCode {
             por,
             max_memory_gb,
             progress,
+            max_seconds,
             json,
         } => {
             return model(ModelArgs {
@@ -282,6 +288,7 @@ fn main() -> ExitCode {
                 por,
                 max_memory_gb,
                 progress,
+                max_seconds,
                 json,
             })
         }
@@ -1251,12 +1258,14 @@ struct ModelArgs {
     por: bool,
     max_memory_gb: f64,
     progress: u64,
+    max_seconds: u64,
     json: bool,
 }
 
 /// `cargo xtask model`: exit 0 when every property holds, 1 when one fails,
 /// 2 when the check cannot run (a design not yet implemented, bad bounds),
-/// 3 when the memory cap stopped it with no property failing.
+/// 3 when the memory cap or the time budget stopped it with no property
+/// failing.
 fn model(a: ModelArgs) -> ExitCode {
     use ubft_model::model::{MAX_N, MAX_SLOTS, MAX_WINDOW};
     use ubft_model::{run_named, Config, RunOpts};
@@ -1303,6 +1312,7 @@ fn model(a: ModelArgs) -> ExitCode {
         por: a.por,
         max_memory: (a.max_memory_gb * (1u64 << 30) as f64) as u64,
         progress: (a.progress > 0).then(|| std::time::Duration::from_secs(a.progress)),
+        max_time: (a.max_seconds > 0).then(|| std::time::Duration::from_secs(a.max_seconds)),
     };
     match run_named(&a.design, cfg, &opts) {
         Ok(report) => {

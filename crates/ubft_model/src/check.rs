@@ -36,6 +36,9 @@ pub struct RunOpts {
     /// Print a progress line (states, states/s, resident memory) to stderr
     /// this often (`None`: quiet).
     pub progress: Option<Duration>,
+    /// Stop the run cleanly after this long (`None`: no time budget), as
+    /// at the memory cap (`stopped: "time budget ..."`).
+    pub max_time: Option<Duration>,
 }
 
 impl Default for RunOpts {
@@ -48,6 +51,7 @@ impl Default for RunOpts {
             por: false,
             max_memory: 0,
             progress: None,
+            max_time: None,
         }
     }
 }
@@ -60,7 +64,13 @@ pub fn resident_memory() -> (u64, u64) {
         status
             .lines()
             .find_map(|l| l.strip_prefix(name))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .and_then(|rest| {
+                rest.trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
             .map_or(0, |kb| kb * 1024)
     };
     (field("VmRSS:"), field("VmHWM:"))
@@ -110,6 +120,16 @@ fn watch<M: Model, C: Checker<M>>(
             eprintln!(
                 "{what}: stopping at the memory cap ({:.2} GB resident): {} states checked, depth {}",
                 gb(rss),
+                thousands(budget.checked()),
+                c.max_depth()
+            );
+            stopped = Some(why);
+        }
+        if stopped.is_none() && opts.max_time.is_some_and(|t| start.elapsed() >= t) {
+            budget.stop.store(true, Ordering::Relaxed);
+            let why = format!("time budget: {:.0} s", start.elapsed().as_secs_f64());
+            eprintln!(
+                "{what}: stopping at the time budget: {} states checked, depth {}",
                 thousands(budget.checked()),
                 c.max_depth()
             );
@@ -179,8 +199,9 @@ pub struct CheckReport {
     pub max_depth: usize,
     /// The whole reachable space was explored.
     pub complete: bool,
-    /// Why the run stopped before its end (the memory cap), if it did; the
-    /// properties then hold or fail over the `checked` states only.
+    /// Why the run stopped before its end (the memory cap or the time
+    /// budget), if it did; the properties then hold or fail over the
+    /// `checked` states only.
     pub stopped: Option<String>,
     /// The process's peak resident memory (VmHWM), in MiB (0 where
     /// /proc is missing).
@@ -316,7 +337,8 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
     if opts.max_depth > 0 {
         b = b.target_max_depth(opts.max_depth);
     }
-    type Path<D> = stateright::Path<<UbftModel<D> as Model>::State, <UbftModel<D> as Model>::Action>;
+    type Path<D> =
+        stateright::Path<<UbftModel<D> as Model>::State, <UbftModel<D> as Model>::Action>;
     struct Found<D: Design> {
         states: usize,
         generated: usize,
