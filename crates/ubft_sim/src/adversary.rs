@@ -8,6 +8,7 @@
 //! replica), [`After`] (one placed by an event) and [`Rng`].
 
 pub mod equivocate;
+pub mod flood;
 pub mod forge;
 pub mod forge_cert;
 pub mod forge_quorum;
@@ -42,6 +43,10 @@ impl Adversary for Chain {
         writes
     }
 
+    fn emit(&mut self, src: usize, cycle: u64) -> Vec<(usize, Write)> {
+        self.0.iter_mut().flat_map(|a| a.emit(src, cycle)).collect()
+    }
+
     fn only_drops(&self) -> bool {
         self.0.iter().all(|a| a.only_drops())
     }
@@ -63,6 +68,14 @@ impl Adversary for After {
             self.inner.transform(src, dst, write, cycle)
         } else {
             vec![write]
+        }
+    }
+
+    fn emit(&mut self, src: usize, cycle: u64) -> Vec<(usize, Write)> {
+        if self.start.started(cycle) {
+            self.inner.emit(src, cycle)
+        } else {
+            vec![]
         }
     }
 

@@ -484,6 +484,13 @@ pub struct NetworkReport {
     pub guard_disagreements: u64,
     /// Writes a kernel reset abandoned inside a guard.
     pub guard_abandoned: u64,
+    /// `Delivery::Kernel`, per sender: the longest wait of its writes on a
+    /// receive path before the guard took them, and how many waited longer
+    /// than D_LAND's slack, L + 2 (`NetStats::late_for_round`).
+    pub rx_wait_max: Vec<u64>,
+    pub late_for_round: Vec<u64>,
+    /// Writes faulty replicas sent of their own (a flood), per sender.
+    pub emitted: Vec<u64>,
 }
 
 /// A run's outcome.
@@ -1065,6 +1072,9 @@ impl Cluster {
             guard_agreements: stats.agreements,
             guard_disagreements: stats.disagreements,
             guard_abandoned: stats.abandoned,
+            rx_wait_max: stats.rx_wait_max.clone(),
+            late_for_round: stats.late_for_round.clone(),
+            emitted: stats.emitted.clone(),
         };
         let mut checks = check(&replicas, &proposed);
         for d in stats.disagreement_log.iter().take(5) {

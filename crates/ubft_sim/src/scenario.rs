@@ -68,6 +68,7 @@
 //! must be the fault's.
 
 use crate::adversary::equivocate::Equivocate;
+use crate::adversary::flood::Flood;
 use crate::adversary::forge::Forge;
 use crate::adversary::forge_cert::ForgeCert;
 use crate::adversary::forge_shares::ForgeShares;
@@ -300,6 +301,19 @@ pub enum Fault {
     /// constraint (no certificate) while its SEALs carry an L
     /// ([`OmitCarried`]).
     OmitCarried { replica: usize },
+    /// Writes of its own at the link's line rate, from `from_cycle` to
+    /// `to_cycle` (absent: the whole run), to `target` or, absent, to each
+    /// peer in turn; its kernel's writes pass unchanged ([`Flood`]). Not in
+    /// the soak's draw.
+    Flood {
+        replica: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<usize>,
+        #[serde(default)]
+        from_cycle: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_cycle: Option<u64>,
+    },
     /// Arbitrary drops, bit flips, rewrites, duplicates and extra writes,
     /// deterministic from `seed` (absent: from the scenario's seed and the
     /// replica) ([`RandomFaults`]). Rates per mille, defaults in
@@ -427,6 +441,7 @@ impl Fault {
             Fault::WrongHistory { .. } => "wrong_history",
             Fault::OmitCarried { .. } => "omit_carried",
             Fault::Random { .. } => "random",
+            Fault::Flood { .. } => "flood",
         }
     }
 
@@ -445,7 +460,8 @@ impl Fault {
             | Fault::ForgeCert { replica }
             | Fault::WrongHistory { replica }
             | Fault::OmitCarried { replica }
-            | Fault::Random { replica, .. } => Some(replica),
+            | Fault::Random { replica, .. }
+            | Fault::Flood { replica, .. } => Some(replica),
         }
     }
 
@@ -467,6 +483,12 @@ impl Fault {
             "forge_cert" => Fault::ForgeCert { replica },
             "wrong_history" => Fault::WrongHistory { replica },
             "omit_carried" => Fault::OmitCarried { replica },
+            "flood" => Fault::Flood {
+                replica,
+                target: None,
+                from_cycle: 0,
+                to_cycle: None,
+            },
             "random" => Fault::Random {
                 replica,
                 seed: None,
@@ -549,6 +571,10 @@ impl Scenario {
                     ..
                 } => t + extra,
                 Fault::Silent { from_cycle, .. } => *from_cycle,
+                Fault::Flood { to_cycle: None, .. } => return None,
+                Fault::Flood {
+                    to_cycle: Some(t), ..
+                } => *t,
                 _ => 0,
             };
             at = at.max(c);
@@ -640,6 +666,22 @@ impl Scenario {
                         return Err(format!(
                             "{which}: replica = {r} is not below replicas = {n}"
                         ));
+                    }
+                    if let Fault::Flood {
+                        target,
+                        from_cycle,
+                        to_cycle,
+                        ..
+                    } = *fault
+                    {
+                        if target.is_some_and(|t| t >= n || t == r) {
+                            return Err(format!(
+                                "{which}: target must be a peer of replica {r}, below replicas = {n}"
+                            ));
+                        }
+                        if to_cycle.is_some_and(|t| t <= from_cycle) {
+                            return Err(format!("{which}: to_cycle is not after from_cycle"));
+                        }
                     }
                     if let Fault::Silent {
                         from_cycle,
@@ -759,6 +801,19 @@ impl Scenario {
                 Box::new(WrongHistory::new(n, mb, self.seed, *replica))
             }
             Fault::OmitCarried { .. } => Box::new(OmitCarried::new(n, mb)),
+            Fault::Flood {
+                replica,
+                target,
+                from_cycle,
+                to_cycle,
+            } => Box::new(Flood::new(
+                n,
+                mb,
+                *target,
+                *from_cycle,
+                *to_cycle,
+                per_replica(*replica),
+            )),
             Fault::Random {
                 replica,
                 seed,

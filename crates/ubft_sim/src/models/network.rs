@@ -118,6 +118,14 @@ pub struct Write {
 pub trait Adversary: Send {
     fn transform(&mut self, src: usize, dst: usize, write: Write, cycle: u64) -> Vec<Write>;
 
+    /// Writes it sends of its own in `cycle`, whether or not its kernel
+    /// sends anything, each to a peer (`(dst, write)`); called once a cycle.
+    /// They take the link as its kernel's writes do (in order per queue
+    /// pair) and get no completion. None by default.
+    fn emit(&mut self, _src: usize, _cycle: u64) -> Vec<(usize, Write)> {
+        vec![]
+    }
+
     /// Whether it only drops writes (a crash, in any layout), and never
     /// makes or changes one.
     fn only_drops(&self) -> bool {
@@ -207,6 +215,12 @@ pub struct Refusal {
     pub reason: RefuseReason,
 }
 
+/// The cycles of one line-rate RDMA WRITE of one beat on a 100 Gb/s link at
+/// the kernel's 300 MHz (333 bits a cycle): 64 bytes of payload and 98 of
+/// Ethernet, IP, UDP, BTH, RETH, ICRC, FCS, preamble and gap, 1,296 bits,
+/// 3.9 cycles. The fastest a replica can send writes (`adversary::flood`).
+pub const LINE_RATE_CYCLES: u64 = 4;
+
 /// The network's counters; `[src][dst]` per queue pair, `[r]` per replica.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NetStats {
@@ -235,6 +249,18 @@ pub struct NetStats {
     /// writes the stacks dropped at a mailbox clear
     /// ([`Network::discard_waiting_writes`]).
     pub abandoned: u64,
+    /// `Delivery::Kernel`, per sender: the longest wait of one of its
+    /// writes on a receive path, from the stack's hand-off to the guard
+    /// taking its command.
+    pub rx_wait_max: Vec<u64>,
+    /// `Delivery::Kernel`, per sender: its writes that waited on a receive
+    /// path longer than the way back of their completion plus
+    /// Broadcast's two cycles (L + 2): a round (R13) waiting on such a
+    /// write ends before it is in the receiver's HBM, since D_LAND
+    /// assumes an idle guard (`params::D_LAND`, docs/broadcast.md).
+    pub late_for_round: Vec<u64>,
+    /// Writes adversaries sent of their own (`Adversary::emit`), per sender.
+    pub emitted: Vec<u64>,
 }
 
 impl NetStats {
@@ -248,6 +274,9 @@ impl NetStats {
             refused_at: vec![0; n],
             malformed: vec![0; n],
             completions: vec![0; n],
+            rx_wait_max: vec![0; n],
+            late_for_round: vec![0; n],
+            emitted: vec![0; n],
             ..Default::default()
         }
     }
@@ -271,6 +300,11 @@ impl NetStats {
         self.disagreements += o.disagreements;
         self.disagreement_log.extend_from_slice(&o.disagreement_log);
         self.abandoned += o.abandoned;
+        for (a, b) in self.rx_wait_max.iter_mut().zip(&o.rx_wait_max) {
+            *a = (*a).max(*b);
+        }
+        add(&mut self.late_for_round, &o.late_for_round);
+        add(&mut self.emitted, &o.emitted);
     }
 }
 
@@ -326,6 +360,8 @@ impl Flight {
 #[derive(Clone, Debug)]
 struct RxWrite {
     src: usize,
+    /// The cycle the stack handed it on (its landing).
+    handed: u64,
     word: usize,
     words: usize,
     /// The model's verdict.
@@ -735,7 +771,7 @@ impl Stack {
         hbm: &Hbm,
     ) {
         self.now = cycle + 1;
-        self.observe_rx(inp, out, cycle);
+        self.observe_rx(links, inp, out, cycle);
         let r = self.r;
         if inp.cq_tvalid && out.cq_tready {
             self.cq.presenting = None;
@@ -753,6 +789,29 @@ impl Stack {
                         kind,
                     });
                 }
+            }
+        }
+        // An adversary's own writes, after its kernel's of this cycle.
+        let emitted = match &mut self.adversary {
+            Some(adv) => adv.emit(r, cycle),
+            None => vec![],
+        };
+        for (dst, write) in emitted {
+            assert!(dst != r && dst < links.n, "an emitted write goes to a peer");
+            let landing = (cycle + links.latency).max(self.last_landing[dst]);
+            self.last_landing[dst] = landing;
+            self.stats.emitted[r] += 1;
+            match self
+                .outbox
+                .iter_mut()
+                .find(|f| f.dst == dst && f.key == (landing, cycle, r))
+            {
+                Some(f) => f.writes.push(write),
+                None => self.outbox.push(Flight {
+                    dst,
+                    key: (landing, cycle, r),
+                    writes: vec![write],
+                }),
             }
         }
     }
@@ -775,7 +834,7 @@ impl Stack {
     pub fn receive(&mut self, f: Flight) {
         debug_assert_eq!(f.dst, self.r);
         debug_assert!(f.key.0 >= self.now, "a flight received after its landing");
-        self.inbox.insert(f.key, f.writes);
+        self.inbox.entry(f.key).or_default().extend(f.writes);
     }
 
     fn send(&mut self, links: &Links, dst: usize, cmd: &SqCommand, cycle: u64, hbm: &Hbm) {
@@ -833,7 +892,7 @@ impl Stack {
             let ((_, _, src), writes) = entry.remove_entry();
             for w in writes {
                 if links.delivery == Delivery::Kernel {
-                    self.hand_to_stack(links, src, w);
+                    self.hand_to_stack(links, src, w, cycle);
                     continue;
                 }
                 let verdict = match links.delivery {
@@ -869,7 +928,7 @@ impl Stack {
     /// presents it, with the model's verdict for the check. An empty write
     /// never gets there (the model refuses it; a zero-length WRITE carries
     /// no memory command here).
-    fn hand_to_stack(&mut self, links: &Links, src: usize, w: Write) {
+    fn hand_to_stack(&mut self, links: &Links, src: usize, w: Write, cycle: u64) {
         let dst = self.r;
         let reason = links.guard(src, &w).err();
         if w.data.is_empty() {
@@ -901,6 +960,7 @@ impl Stack {
         rx.beats.extend(wr_data_beats(&w.data));
         rx.waiting.push_back(RxWrite {
             src,
+            handed: cycle,
             word: w.word,
             words: w.data.len(),
             model,
@@ -924,7 +984,7 @@ impl Stack {
 
     /// `Delivery::Kernel`: the receive-path handshakes of `cycle`, and the
     /// guard's decisions as they show on the ports.
-    fn observe_rx(&mut self, inp: &KernelIn, out: &KernelOut, cycle: u64) {
+    fn observe_rx(&mut self, links: &Links, inp: &KernelIn, out: &KernelOut, cycle: u64) {
         let rx = &mut self.rx;
         // The guard is ready for a command again: the last one is decided.
         let decided = rx
@@ -948,6 +1008,12 @@ impl Stack {
         if inp.rx_cmd_tvalid && out.rx_cmd_tready {
             rx.cmds.pop_front();
             let w = rx.waiting.pop_front().expect("a command per write");
+            let wait = cycle - w.handed;
+            let stats = &mut self.stats;
+            stats.rx_wait_max[w.src] = stats.rx_wait_max[w.src].max(wait);
+            if wait > links.latency + 2 {
+                stats.late_for_round[w.src] += 1;
+            }
             rx.deciding = Some(Deciding {
                 w,
                 taken: cycle,
