@@ -446,7 +446,7 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
 /// Checks the design called `name` (see [`crate::DESIGNS`]).
 pub fn run_named(name: &str, cfg: Config, opts: &RunOpts) -> Result<CheckReport, String> {
     match name {
-        "current" => Ok(run(Current::KERNEL, cfg, opts)),
+        "current" => Ok(run(Current::ALL_N, cfg, opts)),
         "current:no_requests" | "current-no-requests" => Ok(run(Current::NO_REQUESTS, cfg, opts)),
         "current:no_r26" | "current-no-r26" => Ok(run(Current::NO_R26, cfg, opts)),
         name if crate::recovery::Variant::by_name(name).is_some() => {

@@ -1,4 +1,7 @@
-//! `current`: what the kernel (crates/rhdl_ubft/src/protocol.rs) does today.
+//! `current`: the all-n design, an earlier controller whose every path and
+//! view change waits for all n replicas. It is not the kernel (that is the
+//! design `kernel`, in `recovery.rs`): it stays as the documented
+//! counterexample (docs/model.md, "Results for `current`").
 //!
 //! All-n quorums for every path (2f + 1 = n), the f + 1 choose rule of the
 //! view change (`choose` below), the catch-up as
@@ -10,10 +13,10 @@
 //! times out).
 //!
 //! Each abstract state below is a poll of one record or row of the replica's
-//! own HBM followed by what the kernel decides on it (docs/model.md maps
-//! them onto `St`):
+//! own HBM followed by what that controller decides on it (docs/model.md
+//! maps them onto its states):
 //!
-//! | model | kernel states | step (poll finds ...) | timeout (poll misses) |
+//! | model | all-n controller states | step (poll finds ...) | timeout (poll misses) |
 //! | --- | --- | --- | --- |
 //! | LeaderWait | LeaderCheck, LeaderWaitValue, LeaderIdle, LeaderSendPrepare | Propose(v): a value it holds; writes prepare (k, v, view) | no value: VcStart |
 //! | FastPrepare | FastPollPrepare, FastWaitPrepare, FastSendCert | Vote: prepare holds (k, view) and a value it holds: will_cert (tag, m) | VcStart |
@@ -51,19 +54,19 @@ pub struct Current {
 }
 
 impl Current {
-    /// The kernel as built (`current`): R2 in FastWaitPrepare, and R26's
+    /// The all-n design (`current`): R2 in FastWaitPrepare, and R26's
     /// catch-up in VcWaitCatch and VcWaitCatchSlow.
-    pub const KERNEL: Current = Current {
+    pub const ALL_N: Current = Current {
         requests: true,
         any_view_catch: true,
     };
-    /// The kernel with its requests block and the catch-up under
+    /// The all-n design with its requests block and the catch-up under
     /// tag(vote_view, k) only (`current:no_r26`): E3 stalls it.
     pub const NO_R26: Current = Current {
         requests: true,
         any_view_catch: false,
     };
-    /// The kernel before the `requests` block and R26: any prepare of the
+    /// The all-n design without the `requests` block and R26: any prepare of the
     /// view's leader is voted for (`current:no_requests`).
     pub const NO_REQUESTS: Current = Current {
         requests: false,
@@ -73,7 +76,7 @@ impl Current {
 
 impl Default for Current {
     fn default() -> Self {
-        Current::KERNEL
+        Current::ALL_N
     }
 }
 

@@ -32,7 +32,7 @@ fn cfg(slots: usize, views: u8) -> Config {
 fn a_silent_replica_stops_every_decision() {
     let mut c = cfg(1, 1);
     c.silent = 1;
-    let r = run(Current::KERNEL, c, &opts());
+    let r = run(Current::ALL_N, c, &opts());
     assert!(r.complete);
     assert!(r.property("agreement").holds);
     let live = r.property("live_with_f_silent");
@@ -57,7 +57,7 @@ fn a_silent_replica_stops_every_decision() {
 fn with_everyone_timely_every_slot_is_decided() {
     // Synchronous, nobody silent: every run decides both slots (the
     // checker passes what it should).
-    let r = run(Current::KERNEL, cfg(2, 2), &opts());
+    let r = run(Current::ALL_N, cfg(2, 2), &opts());
     assert!(r.complete);
     assert!(r.all_hold(), "{}", r.text());
 }
@@ -67,7 +67,7 @@ fn agreement_holds_with_a_held_write_a_silent_replica_and_a_reused_slot() {
     let mut c = cfg(2, 1);
     c.silent = 1;
     c.delays = 1;
-    let r = run(Current::KERNEL, c, &opts());
+    let r = run(Current::ALL_N, c, &opts());
     println!("{}", r.text());
     assert!(r.complete);
     assert!(r.property("agreement").holds);
@@ -123,14 +123,14 @@ fn with_r26_one_held_will_commit_no_longer_stalls_an_honest_cluster() {
     let mut c = cfg(2, 3);
     c.delays = 1;
     c.live_views = 2;
-    let r = run(Current::KERNEL, c.clone(), &opts());
+    let r = run(Current::ALL_N, c.clone(), &opts());
     assert!(r.complete);
     assert!(r.all_hold(), "{}", r.text());
     // And with a timeout that may fire at any time instead of views 0..=3.
     let mut c = cfg(2, 2);
     c.delays = 1;
     c.early_timeouts = 1;
-    let r = run(Current::KERNEL, c, &opts());
+    let r = run(Current::ALL_N, c, &opts());
     assert!(r.complete);
     assert!(r.all_hold(), "{}", r.text());
 }
@@ -142,14 +142,14 @@ fn the_state_graph_has_no_cycle() {
     let mut c = cfg(2, 1);
     c.silent = 1;
     c.early_timeouts = 1;
-    let m = UbftModel::new(Current::KERNEL, c.clone());
+    let m = UbftModel::new(Current::ALL_N, c.clone());
     let visited = acyclic(&m).expect("no cycle");
     println!("{visited} states, no cycle");
     let mut c = cfg(1, 1);
     c.delays = 1;
     c.byzantine = Some(1);
     c.byz_writes = 2;
-    assert!(acyclic(&UbftModel::new(Current::KERNEL, c)).is_some());
+    assert!(acyclic(&UbftModel::new(Current::ALL_N, c)).is_some());
 }
 
 /// A Byzantine r0 that may write 5 times, one slot, views 0..=0, one value.
@@ -187,7 +187,7 @@ fn with_requests_a_forged_value_is_never_decided() {
     // votes only for a client value it holds, so the same budget forges
     // nothing. With a view change the forger can also lie in its records;
     // the installed prepare is checked the same way.
-    let r = run(Current::KERNEL, forging_leader(), &opts());
+    let r = run(Current::ALL_N, forging_leader(), &opts());
     assert!(r.complete);
     assert!(r.property("agreement").holds);
     assert!(r.property("validity").holds, "{}", r.text());
@@ -195,7 +195,7 @@ fn with_requests_a_forged_value_is_never_decided() {
     let mut c = cfg(1, 2);
     c.byzantine = Some(0);
     c.byz_writes = 3;
-    let r = run(Current::KERNEL, c, &opts());
+    let r = run(Current::ALL_N, c, &opts());
     assert!(r.complete);
     assert!(r.property("agreement").holds);
     assert!(r.property("validity").holds, "{}", r.text());
@@ -208,7 +208,7 @@ fn every_action_the_harness_offers_changes_the_state() {
     let mut c = cfg(2, 1);
     c.silent = 1;
     c.delays = 1;
-    let m = UbftModel::new(Current::KERNEL, c);
+    let m = UbftModel::new(Current::ALL_N, c);
     let s = &m.init_states()[0];
     let mut a = vec![];
     m.actions(s, &mut a);
