@@ -15779,6 +15779,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     // Constant declarations
     localparam  status_ok = 8'h0;
     localparam  kind_seal = 32'h4;
+    localparam  kind_commit = 32'h3;
     localparam  one8 = 8'h1;
     
     // Enums
@@ -15809,6 +15810,8 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     localparam SlowSt$SlowPollEchoSeal = 24;
     localparam SlowSt$SlowWaitEchoSeal = 25;
     localparam SlowSt$SlowVerifySeal = 26;
+    localparam SlowSt$SlowPollOwnEcho = 27;
+    localparam SlowSt$SlowWaitOwnEcho = 28;
     
     // Stub signals
     reg  [4:0] state$d;
@@ -15919,6 +15922,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     reg  seal_like;
     reg  full;
     reg  [15:0] xid;
+    reg  own_higher;
     
     // Sub module instances
     rhdl_ubft$protocol$slow$state state(
@@ -16164,6 +16168,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         full = (c$q == support) | (((c$q + 32'h1) == support) & take$q & fetch_beat_valid);
         xid = xn$q + ((id) & 16'hffff);
         seal_like = (fetch_beat[(32'h0)+:(32)] == kind_seal) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= view_no) & ~(delivering$q & (x$q == id));
+        own_higher = (fetch_beat[(32'h0)+:(32)] == kind_commit) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & ((fetch_beat[(32'h60)+:(32)] > commit_block[(32'h60)+:(32)]) | ((fetch_beat[(32'h60)+:(32)] == commit_block[(32'h60)+:(32)]) & (fetch_beat[(32'h40)+:(32)] > commit_block[(32'h40)+:(32)])));
         stop = 1'b0;
         missed = 1'b0;
         clear_wait = 1'b0;
@@ -16700,8 +16705,6 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                     sg_signer = x$q;
                     cp_first = 32'hf;
                     cp_last = 32'hf;
-                    bc_word = echo_commit_base + (((xid) & 32'hffffffff) << 32'h5);
-                    bc_echo_commit = 1'b1;
                     if (~sent$q) begin
                         if (~rd$q) begin
                             rd$d = 1'b1;
@@ -16714,10 +16717,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                     else if (sg_resp_valid) begin
                         sg_resp_take = 1'b1;
                         if (sg_resp_status == status_ok) begin
-                            bc_start = 1'b1;
-                            bc_round = 1'b1;
-                            cp_start = 1'b1;
-                            state$d = SlowSt$SlowEchoCommit;
+                            state$d = SlowSt$SlowPollOwnEcho;
                         end
                         else begin
                             bad_share = 1'b1;
@@ -16738,9 +16738,38 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                         end
                     end
                 end
+            SlowSt$SlowPollOwnEcho:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = echo_commit_base + (((xid) & 32'hffffffff) << 32'h5);
+                    state$d = SlowSt$SlowWaitOwnEcho;
+                end
+            SlowSt$SlowWaitOwnEcho:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & own_higher) begin
+                            state$d = SlowSt$SlowPollSeal;
+                        end
+                        else begin
+                            sent$d = 1'b0;
+                            state$d = SlowSt$SlowEchoCommit;
+                        end
+                    end
+                end
             SlowSt$SlowEchoCommit:
                 begin
-                    if (round_error) begin
+                    blk_j = x$q;
+                    cp_first = 32'hf;
+                    cp_last = 32'hf;
+                    bc_word = echo_commit_base + (((xid) & 32'hffffffff) << 32'h5);
+                    bc_echo_commit = 1'b1;
+                    if (~sent$q) begin
+                        bc_start = 1'b1;
+                        bc_round = 1'b1;
+                        cp_start = 1'b1;
+                        sent$d = 1'b1;
+                    end
+                    else if (round_error) begin
                         stop = 1'b1;
                         state$d = SlowSt$Off;
                     end
@@ -17004,6 +17033,14 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
             SlowSt$SlowVerifyCommit:
                 begin
                     sts_state = 32'h3b;
+                end
+            SlowSt$SlowPollOwnEcho:
+                begin
+                    sts_state = 32'h61;
+                end
+            SlowSt$SlowWaitOwnEcho:
+                begin
+                    sts_state = 32'h62;
                 end
             SlowSt$SlowEchoCommit:
                 begin
@@ -17473,6 +17510,8 @@ module rhdl_ubft$protocol$slow$state(d,q,clock);
     localparam SlowSt$SlowPollEchoSeal = 24;
     localparam SlowSt$SlowWaitEchoSeal = 25;
     localparam SlowSt$SlowVerifySeal = 26;
+    localparam SlowSt$SlowPollOwnEcho = 27;
+    localparam SlowSt$SlowWaitOwnEcho = 28;
     
     // Update code (custom)
     initial begin

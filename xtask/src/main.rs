@@ -668,7 +668,7 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
         "slow path, decided on f + 1 COMMITs (recovery.md R7-R12; one replica writes no fast votes), L = 300, H = 80, sign {SIGN_LATENCY}, verify {VERIFY_LATENCY}, wait 64 polls, {slow_slots} slots"
     );
     println!(
-        "bound wait (H + 4) + 3 sign + (1 + c + f) verify + (4 + f) L + (3 + 3f) (H + 4), c = f + 1 at n >= 5 (bench::slow_bound)"
+        "bound wait (H + 4) + 3 sign + (1 + c + f) verify + (4 + f) L + (3 + 4f) (H + 4) + f, c = f + 1 at n >= 5 (bench::slow_bound)"
     );
     md += &format!(
         "**Slow path**: the last replica writes no fast-path votes; L = {NET_LATENCY}, H = {HBM_READ_LATENCY}, sign {}, verify {}, wait 64 polls, {slow_slots} slots; bound `bench::slow_bound`.\n\n{md_head}",

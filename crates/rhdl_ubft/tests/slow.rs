@@ -398,7 +398,8 @@ impl Bench {
             let beats = match (b.fetch_pair.val(), b.fetch_row.val()) {
                 (true, false) => 2,
                 (false, true) => 2 * NB,
-                _ => panic!("cycle {c}: a fetch of two beats or a row"),
+                (false, false) => 1,
+                _ => panic!("cycle {c}: a fetch of a pair and a row at once"),
             };
             let word = b.fetch_word.val().to_u64();
             let fails = match self.errors.iter().position(|&w| w == word) {
@@ -472,9 +473,15 @@ fn commit_word(x: u8) -> u64 {
     COMMIT_ROW + ((x as u64) << COMMIT_SHIFT)
 }
 
+/// echo_commit[x][id], this replica's echo of x's COMMIT.
+fn own_echo(x: u8) -> u64 {
+    ECHO_COMMIT + (((x as u64 * R) + ID as u64) << 5)
+}
+
 /// The events of the normal slot, with the cycle of each from the page's
 /// timing rules, `start` at cycle 0.
 fn normal_slot() -> Vec<(u64, Ev)> {
+    let one = H + 2; // a one-beat fetch: start to done
     let pair = H + 3; // a two-beat fetch: start to done
     let row = H + 1 + 2 * NB; // a 2N-beat fetch
     let mut e = vec![];
@@ -519,11 +526,13 @@ fn normal_slot() -> Vec<(u64, Ev)> {
     // COMPOSE's read of beat 15, then the verify.
     t += pair + 2;
     e.push((t, Ev::Verify(3, 0, true)));
-    t += V;
-    e.push((
-        t,
-        Ev::Bc(3, ECHO_COMMIT + (((0 * R) + ID as u64) << 5), true, 2),
-    ));
+    // R11.2's "if higher": its own echo_commit[0][id] first (one beat),
+    // the cycle after the response; empty, so the echo's round starts the
+    // cycle after its done.
+    t += V + 1;
+    e.push((t, Ev::Fetch(own_echo(0), 1)));
+    t += one + 1;
+    e.push((t, Ev::Bc(3, own_echo(0), true, 2)));
     t += RD + 1;
     e.push((t, Ev::Fetch(SEAL, 2)));
     t += pair + 1;
@@ -779,7 +788,59 @@ fn abort_at_a_poll_state_goes_off_without_a_fetch_and_hold_stays() {
 #[test]
 fn sts_state_numbers_the_states_as_the_page_does() {
     for (i, st) in SLOW_STATES.iter().enumerate() {
-        let want = if i == 0 { 0 } else { 39 + i as u8 };
+        // Off 0, SlowStart to SlowVerifySeal 40 to 65, then 97 and 98.
+        let want = match i {
+            0 => 0,
+            1..=26 => 39 + i as u8,
+            _ => 70 + i as u8,
+        };
         assert_eq!(Slow::reported(*st), want, "{st:?}");
+    }
+}
+
+#[test]
+fn an_echo_commit_entry_holding_a_higher_commit_of_x_is_not_overwritten() {
+    // What this replica's echo_commit[0][id] holds before the slot, and
+    // whether replica 0's COMMIT of (VIEW, K) is echoed over it: only a
+    // COMMIT of x = 0 higher in k, or in view at the same k, is kept.
+    let k_at = |x: u32, w: u32, k: u32| -> Blk { [3, x, w, k, M, PREV, 0, 0] };
+    let cases: [(Option<Blk>, bool); 6] = [
+        (None, true),
+        (Some(k_at(0, VIEW, K)), true),
+        (Some(k_at(0, VIEW - 1, K + 1)), false),
+        (Some(k_at(0, VIEW + 1, K)), false),
+        (Some(k_at(0, VIEW + 5, K - 1)), true),
+        (Some(k_at(2, VIEW, K + 1)), true),
+    ];
+    for (held, echoed) in cases {
+        let mut t = Bench::new();
+        if let Some(b) = held {
+            t.record(own_echo(0), &b, sig(&b, 0));
+        }
+        t.run_slot(2000);
+        let verify = t
+            .events
+            .iter()
+            .position(|e| e.1 == Ev::Verify(3, 0, true))
+            .expect("replica 0's COMMIT verified");
+        let after: Vec<Ev> = t.events[verify + 1..].iter().map(|e| e.1.clone()).collect();
+        let mut want = vec![Ev::Fetch(own_echo(0), 1)];
+        if echoed {
+            want.push(Ev::Bc(3, own_echo(0), true, 2));
+        }
+        want.extend([
+            Ev::Fetch(SEAL, 2),
+            Ev::Fetch(ECHO_SEAL, 2 * NB),
+            Ev::Decide,
+        ]);
+        assert_eq!(after, want, "held {held:?}");
+        let entry = as_block(&t.mem[&own_echo(0)]);
+        match (held, echoed) {
+            (_, true) => assert_eq!(entry, k_block(0, M), "held {held:?}"),
+            (Some(h), false) => assert_eq!(entry, h, "kept"),
+            (None, false) => unreachable!(),
+        }
+        // The decision is the same either way: f + 1 COMMITs of K.
+        assert_eq!(t.kinds().last(), Some(&Ev::Decide));
     }
 }

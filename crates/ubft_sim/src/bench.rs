@@ -40,10 +40,12 @@ pub fn fast_bound(cfg: &ClusterConfig) -> u64 {
 ///   echo row (H + V + L + H), signs its CERT share and writes it (S + L);
 /// - it reads the certify row and verifies the shares of the f + 1 lowest
 ///   ids but its own (H + c V), signs its COMMIT and writes it (S + L);
-/// - for each of f peers: it reads the COMMIT and verifies it, echoes it in
-///   a round, and reads the peer's seal and echo_seal row (H + V + L + 2H).
+/// - for each of f peers: it reads the COMMIT and verifies it, reads its
+///   own echo_commit entry of the peer (R11.2's "if higher") and echoes
+///   the COMMIT in a round, and reads the peer's seal and echo_seal row
+///   (H + V + H + 1 + L + 2H).
 ///
-/// That is W + 3 S + (1 + c + f) V + (4 + f) L + (3 + 3f) (H + 4), where
+/// That is W + 3 S + (1 + c + f) V + (4 + f) L + (3 + 4f) (H + 4) + f, where
 /// f + 1 COMMITs decide. c, the shares a
 /// replica verifies, is f for a replica among the f + 1 lowest ids and
 /// f + 1 above them; the latency is the last honest replica's, and the
@@ -58,7 +60,8 @@ pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
         + 3 * cfg.sign_latency
         + (1 + c + f) * cfg.verify_latency
         + (4 + f) * cfg.net_latency
-        + (3 + 3 * f) * poll
+        + (3 + 4 * f) * poll
+        + f
 }
 
 /// Per-slot decision latencies of a finished run, for the slots decided by

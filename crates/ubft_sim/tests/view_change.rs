@@ -313,7 +313,13 @@ fn the_timeout_doubles_with_each_view_change_in_a_row() {
 /// votes landed (2 of 12 slots in 40,000 cycles). On v3 the slot goes to
 /// SLOW, whose waits are T_vc's length (protocol.md, "SLOW's waits"),
 /// and is decided there on f + 1 COMMITs: every slot is decided, each on
-/// the slow path after a timeout, and no view changes.
+/// the slow path after a timeout, and no view change is installed. At this
+/// wait the margin is thin: with SLOW's read of its own echo_commit entry
+/// before each echo (R11.2's "if higher"), two replicas (f of them) time
+/// out once in SLOW, seal views alone and stay a view ahead (protocol.md,
+/// "Weaknesses"), deciding every slot from their peers' COMMITs and
+/// certificates; fewer than f + 1 seals never install a view, so the other
+/// three never change view.
 #[test]
 fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
     let cfg = ClusterConfig {
@@ -337,6 +343,12 @@ fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
             r.status
         );
         assert!(r.status.timeouts >= 12, "replica {}: {:?}", r.id, r.status);
-        assert_eq!(r.status.view_changes, 0, "replica {}: {:?}", r.id, r.status);
     }
+    let f = (cfg.replicas - 1) / 2;
+    let moved = report
+        .replicas
+        .iter()
+        .filter(|r| r.status.view_changes > 0)
+        .count();
+    assert!(moved <= f, "{moved} replicas changed view: a view was installed");
 }

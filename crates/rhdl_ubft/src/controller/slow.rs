@@ -92,8 +92,10 @@
 //! | 56 | SlowSendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: f + 1 = 1 / else | Off, `decide` / SlowPollCommit (`delivered` := {id}, x := 0) |
 //! | 57 | SlowPollCommit | x >= n / x delivered or vetoed / else | SlowPollCommit (x := 0, a miss; Off, `stop` if it times out, and in deliver mode at once) / SlowPollCommit (x + 1) / SlowWaitCommit (fetch of commit[s(k)][x], two beats) |
 //! | 58 | SlowWaitCommit | the fetch is done: beat 0 is K with j = x / not / not, and it times out | SlowVerifyCommit (beat 1 in COMPOSE beat 15) / SlowPollCommit (x + 1, a miss) / Off, `stop` |
-//! | 59 | SlowVerifyCommit | the response (`verify` under x, signature from COMPOSE beat 15): OK / an error / an error, and it times out | SlowEchoCommit (a round to echo_commit[x][id]) / SlowPollCommit (x + 1, `bad_share`, a miss; `ctorn` += x, or `vetoed` += x if x failed before) / Off, `stop` |
-//! | 60 | SlowEchoCommit | `round_done` / `round_error` | SlowPollSeal / Off, `stop` |
+//! | 59 | SlowVerifyCommit | the response (`verify` under x, signature from COMPOSE beat 15): OK / an error / an error, and it times out | SlowPollOwnEcho / SlowPollCommit (x + 1, `bad_share`, a miss; `ctorn` += x, or `vetoed` += x if x failed before) / Off, `stop` |
+//! | 97 | SlowPollOwnEcho | (fetch of its own echo_commit[x][id], one beat) | SlowWaitOwnEcho |
+//! | 98 | SlowWaitOwnEcho | the fetch is done: the entry holds a COMMIT of x higher than the one verified (k, then view) / else, or an error | SlowPollSeal (R11.2's "if higher": not echoed) / SlowEchoCommit |
+//! | 60 | SlowEchoCommit | (first cycle: a round to echo_commit[x][id], the block and COMPOSE beat 15) `round_done` / `round_error` | SlowPollSeal / Off, `stop` |
 //! | 61 | SlowPollSeal | (fetch of seal[x], two beats) | SlowWaitSeal |
 //! | 62 | SlowWaitSeal | the fetch is done: an error / a SEAL of x (kept) / none | SlowPollSeal / SlowVerifySeal / SlowPollEchoSeal |
 //! | 63 | SlowPollEchoSeal | (fetch of the echo_seal[x] row, 2N beats) | SlowWaitEchoSeal |
@@ -157,10 +159,13 @@ pub enum SlowSt {
     SlowPollEchoSeal,
     SlowWaitEchoSeal,
     SlowVerifySeal,
+    /// (Numbered 97 and 98, after the others.)
+    SlowPollOwnEcho,
+    SlowWaitOwnEcho,
 }
 
 /// Every state, in declaration order.
-pub const SLOW_STATES: [SlowSt; 27] = [
+pub const SLOW_STATES: [SlowSt; 29] = [
     SlowSt::Off,
     SlowSt::SlowStart,
     SlowSt::SlowSignPrep,
@@ -188,6 +193,8 @@ pub const SLOW_STATES: [SlowSt; 27] = [
     SlowSt::SlowPollEchoSeal,
     SlowSt::SlowWaitEchoSeal,
     SlowSt::SlowVerifySeal,
+    SlowSt::SlowPollOwnEcho,
+    SlowSt::SlowWaitOwnEcho,
 ];
 
 /// The signed block's width (`layout::records::BLOCK_BITS`).
@@ -422,8 +429,13 @@ pub struct Slow {
     full: Signal<Local, Bit>,
     /// x * R + id: echo_commit[x][id]'s record.
     xid: Signal<Local, Bits<16>>,
+    /// The beat on `fetch_beat` is a COMMIT of x higher than `commit_block`
+    /// (k, then view): this replica's echo_commit[x][id] holds more than
+    /// the COMMIT it verified (R11.2's "if higher").
+    own_higher: Signal<Local, Bit>,
     status_ok: Constant<Bits<8>>,
     kind_seal: Constant<Bits<32>>,
+    kind_commit: Constant<Bits<32>>,
     one8: Constant<Bits<8>>,
 }
 
@@ -587,6 +599,8 @@ impl Default for Slow {
             seal_like: Default::default(),
             full: Default::default(),
             xid: Default::default(),
+            own_higher: Default::default(),
+            kind_commit: Constant::new((crate::layout::records::KIND_COMMIT as u64).into()),
             status_ok: Constant::new(crate::io::signer::code::OK.into()),
             kind_seal: Constant::new((crate::layout::records::KIND_SEAL as u64).into()),
             one8: Constant::new(1u64.into()),
@@ -689,6 +703,14 @@ impl Logic for Slow {
             & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
             & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_no.val())
             & !(self.delivering.q.val() & (self.x.q.val() == self.id.val()));
+        // An echo_commit entry: [COMMIT, x, view, k, m, prev, 0, 0].
+        self.own_higher.next = (self.fetch_beat.val().get_bits::<32>(0) == self.kind_commit.val())
+            & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
+            & ((self.fetch_beat.val().get_bits::<32>(96) > self.commit_block.val().get_bits::<32>(96))
+                | ((self.fetch_beat.val().get_bits::<32>(96)
+                    == self.commit_block.val().get_bits::<32>(96))
+                    & (self.fetch_beat.val().get_bits::<32>(64)
+                        > self.commit_block.val().get_bits::<32>(64))));
         // Outputs are zero unless a state drives them (see leader.rs).
         self.stop.next = false;
         self.missed.next = false;
@@ -1227,9 +1249,6 @@ impl Logic for Slow {
                 self.sg_signer.next = self.x.q.val();
                 self.cp_first.next = 15.into();
                 self.cp_last.next = 15.into();
-                self.bc_word.next =
-                    self.echo_commit_base.val() + (bit_cast::<32, 16>(self.xid.val()) << 5);
-                self.bc_echo_commit.next = true;
                 if !self.sent.q.val() {
                     if !self.rd.q.val() {
                         self.rd.d.next = true;
@@ -1240,12 +1259,9 @@ impl Logic for Slow {
                 } else if self.sg_resp_valid.val() {
                     self.sg_resp_take.next = true;
                     if self.sg_resp_status.val() == self.status_ok.val() {
-                        // R11.2: echo it in a round (the block, then x's
-                        // signature from COMPOSE beat 15).
-                        self.bc_start.next = true;
-                        self.bc_round.next = true;
-                        self.cp_start.next = true;
-                        self.state.d.next = SlowSt::SlowEchoCommit;
+                        // R11.2: echo it, if higher than what this
+                        // replica's echo_commit[x][id] holds.
+                        self.state.d.next = SlowSt::SlowPollOwnEcho;
                     } else {
                         self.bad_share.next = true;
                         self.missed.next = true;
@@ -1268,8 +1284,41 @@ impl Logic for Slow {
                     }
                 }
             }
+            SlowSt::SlowPollOwnEcho => {
+                // echo_commit[x][id]: written only by this replica (one
+                // beat: neither a pair nor a row).
+                self.fetch_start.next = true;
+                self.fetch_word.next =
+                    self.echo_commit_base.val() + (bit_cast::<32, 16>(self.xid.val()) << 5);
+                self.state.d.next = SlowSt::SlowWaitOwnEcho;
+            }
+            SlowSt::SlowWaitOwnEcho => {
+                // (One beat: it comes with `done`.) A higher entry stays:
+                // Lemma 2's register only grows (recovery.md D11.8).
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & self.own_higher.val() {
+                        self.state.d.next = SlowSt::SlowPollSeal;
+                    } else {
+                        self.sent.d.next = false;
+                        self.state.d.next = SlowSt::SlowEchoCommit;
+                    }
+                }
+            }
             SlowSt::SlowEchoCommit => {
-                if self.round_error.val() {
+                // R11.2: echo it in a round (the block, then x's signature
+                // from COMPOSE beat 15).
+                self.blk_j.next = self.x.q.val();
+                self.cp_first.next = 15.into();
+                self.cp_last.next = 15.into();
+                self.bc_word.next =
+                    self.echo_commit_base.val() + (bit_cast::<32, 16>(self.xid.val()) << 5);
+                self.bc_echo_commit.next = true;
+                if !self.sent.q.val() {
+                    self.bc_start.next = true;
+                    self.bc_round.next = true;
+                    self.cp_start.next = true;
+                    self.sent.d.next = true;
+                } else if self.round_error.val() {
                     self.stop.next = true;
                     self.state.d.next = SlowSt::Off;
                 } else if self.round_done.val() {
@@ -1522,6 +1571,12 @@ impl Logic for Slow {
             }
             SlowSt::SlowVerifyCommit => {
                 self.sts_state.next = 59.into();
+            }
+            SlowSt::SlowPollOwnEcho => {
+                self.sts_state.next = 97.into();
+            }
+            SlowSt::SlowWaitOwnEcho => {
+                self.sts_state.next = 98.into();
             }
             SlowSt::SlowEchoCommit => {
                 self.sts_state.next = 60.into();

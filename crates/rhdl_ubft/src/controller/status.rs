@@ -27,7 +27,7 @@ pub struct Status {
 
 /// The names of the states, in `sts_state` order; "" for a number no
 /// state reports (13 to 37).
-pub const STATE_NAMES: [&str; 97] = [
+pub const STATE_NAMES: [&str; 99] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -127,4 +127,6 @@ pub const STATE_NAMES: [&str; 97] = [
     "ViewAwaitNext",
     "Close",
     "ViewDeliver",
+    "SlowPollOwnEcho",
+    "SlowWaitOwnEcho",
 ];
