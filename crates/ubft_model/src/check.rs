@@ -345,6 +345,7 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
         max_depth: usize,
         paths: std::collections::HashMap<&'static str, Path<D>>,
         stopped: Option<String>,
+        checked: usize,
     }
     fn counts<D: Design, C: Checker<UbftModel<D>>>(
         mut c: C,
@@ -352,12 +353,17 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
         opts: &RunOpts,
     ) -> Found<D> {
         let stopped = watch(&mut c, budget, opts, "model");
+        let checked = budget.checked();
+        // The threads are done: a stopped model offers no actions, and a
+        // counterexample's path is rebuilt by replaying them.
+        budget.stop.store(false, Ordering::Relaxed);
         Found {
             states: c.unique_state_count(),
             generated: c.state_count(),
             max_depth: c.max_depth(),
             paths: c.discoveries(),
             stopped,
+            checked,
         }
     }
     let mut found = if opts.dfs {
@@ -365,7 +371,7 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
     } else {
         counts::<D, _>(b.spawn_bfs(), &budget, opts)
     };
-    let checked = budget.checked();
+    let checked = found.checked;
     let limited = (opts.max_states > 0 && found.generated >= opts.max_states)
         || (opts.max_depth > 0 && found.max_depth >= opts.max_depth)
         || found.stopped.is_some();
@@ -392,17 +398,24 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
             if opts.max_depth > 0 {
                 cb = cb.target_max_depth(opts.max_depth);
             }
+            // Within what is left of the time budget; past it, or at the
+            // memory cap, the full run's own path is printed.
             let quiet = RunOpts {
                 progress: None,
+                max_time: opts
+                    .max_time
+                    .map(|t| t.saturating_sub(start.elapsed()).max(Duration::from_millis(1))),
                 ..opts.clone()
             };
             let (path, stopped) = if opts.dfs {
                 let mut c = cb.spawn_dfs();
                 let stopped = watch(&mut c, &only.budget, &quiet, "counterexample");
+                only.budget.stop.store(false, Ordering::Relaxed);
                 (c.discovery(name), stopped)
             } else {
                 let mut c = cb.spawn_bfs();
                 let stopped = watch(&mut c, &only.budget, &quiet, "counterexample");
+                only.budget.stop.store(false, Ordering::Relaxed);
                 (c.discovery(name), stopped)
             };
             match path {

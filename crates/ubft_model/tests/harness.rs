@@ -130,3 +130,28 @@ fn a_memory_cap_stops_a_run_cleanly() {
     assert!(v["stopped"].as_str().unwrap().starts_with("memory cap"));
     assert!(r.text().contains("stopped (memory cap"));
 }
+
+/// A run stopped (here by its time budget) after a property failed in
+/// the part it explored: the report keeps that counterexample, a path the
+/// model replays, and says the run stopped.
+#[test]
+fn a_stopped_run_keeps_the_counterexample_it_found() {
+    // `current` loses liveness within a few actions (a silent replica);
+    // its whole space takes several seconds more than the budget.
+    let mut c = Config::new(3, 2, 1, 4);
+    c.delays = 1;
+    let opts = RunOpts {
+        threads: 2,
+        max_time: Some(std::time::Duration::from_secs(2)),
+        ..RunOpts::default()
+    };
+    let r = run_named("current", c, &opts).unwrap();
+    println!("{}", r.text());
+    assert!(r.stopped.as_deref().unwrap().starts_with("time budget"));
+    assert!(!r.complete);
+    assert!(r.property("agreement").holds);
+    let live = r.property("live_with_f_silent");
+    assert!(!live.holds, "{}", r.text());
+    let ce = live.counterexample.as_ref().unwrap();
+    assert!(ce.iter().any(|l| l.contains("terminal")), "{}", r.text());
+}
