@@ -1178,41 +1178,35 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     }
     let cyc = |q: f64| quantile(&gaps, q).map_or("–".into(), grouped);
     let rat = |q: f64| quantile(&ratios, q).map_or("–".into(), |x| format!("{x:.3}"));
+    // Median, p99 and max of the cycles, then of the shares of the bound.
+    let [c50, c99, cmax, r50, r99, rmax] =
+        [cyc(0.5), cyc(0.99), cyc(1.0), rat(0.5), rat(0.99), rat(1.0)];
+    let seeds = |v: &[u64]| match v {
+        [] => "0".to_string(),
+        _ => format!(
+            "{} (seeds {})",
+            v.len(),
+            v.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     println!(
-        "soak: after the last fault, every honest replica decided again in {} runs: median {} cycles, p99 {}, max {} (of the bound: median {}, p99 {}, max {}); {} over the bound {over:?}; {nothing_left} with nothing left to decide; {} never decided again {never:?}",
+        "soak: after the last fault, every honest replica decided again in {} runs: median {c50} cycles, p99 {c99}, max {cmax} (of the bound: median {r50}, p99 {r99}, max {rmax}); over the bound: {}; {nothing_left} with nothing left to decide; never decided again: {}",
         recovered.len(),
-        cyc(0.5),
-        cyc(0.99),
-        cyc(1.0),
-        rat(0.5),
-        rat(0.99),
-        rat(1.0),
-        over.len(),
-        never.len()
+        seeds(&over),
+        seeds(&never),
     );
     md += &format!(
         "\nAfter the last fault (`Scenario::settle_cycle`: a replica turning faulty, or a delayed link timely again), the cycles to the next decision of every honest replica, against the bound `bench::fault_bound` (recovery.md, \"Recovery after the last fault\"):\n\n\
 | runs measured | median | p99 | max | median / bound | p99 / bound | max / bound | over the bound | nothing left to decide | never decided again |\n\
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n\
-| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+| {} | {c50} | {c99} | {cmax} | {r50} | {r99} | {rmax} | {} | {} | {} |\n",
         grouped(recovered.len() as u64),
-        cyc(0.5),
-        cyc(0.99),
-        cyc(1.0),
-        rat(0.5),
-        rat(0.99),
-        rat(1.0),
-        if over.is_empty() {
-            "0".to_string()
-        } else {
-            format!("{} (seeds {})", over.len(), over.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "))
-        },
+        seeds(&over),
         grouped(nothing_left),
-        if never.is_empty() {
-            "0".to_string()
-        } else {
-            format!("{} (seeds {})", never.len(), never.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "))
-        },
+        seeds(&never),
     );
     let mut rows = short_rows.into_inner().unwrap();
     rows.sort();

@@ -828,11 +828,7 @@ fn an_echo_commit_entry_holding_a_higher_commit_of_x_is_not_overwritten() {
         if echoed {
             want.push(Ev::Bc(3, own_echo(0), true, 2));
         }
-        want.extend([
-            Ev::Fetch(SEAL, 2),
-            Ev::Fetch(ECHO_SEAL, 2 * NB),
-            Ev::Decide,
-        ]);
+        want.extend([Ev::Fetch(SEAL, 2), Ev::Fetch(ECHO_SEAL, 2 * NB), Ev::Decide]);
         assert_eq!(after, want, "held {held:?}");
         let entry = as_block(&t.mem[&own_echo(0)]);
         match (held, echoed) {

@@ -706,7 +706,8 @@ impl Logic for Slow {
         // An echo_commit entry: [COMMIT, x, view, k, m, prev, 0, 0].
         self.own_higher.next = (self.fetch_beat.val().get_bits::<32>(0) == self.kind_commit.val())
             & (self.fetch_beat.val().get_bits::<32>(32) == bit_cast::<32, 8>(self.x.q.val()))
-            & ((self.fetch_beat.val().get_bits::<32>(96) > self.commit_block.val().get_bits::<32>(96))
+            & ((self.fetch_beat.val().get_bits::<32>(96)
+                > self.commit_block.val().get_bits::<32>(96))
                 | ((self.fetch_beat.val().get_bits::<32>(96)
                     == self.commit_block.val().get_bits::<32>(96))
                     & (self.fetch_beat.val().get_bits::<32>(64)
