@@ -402,9 +402,10 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
             // memory cap, the full run's own path is printed.
             let quiet = RunOpts {
                 progress: None,
-                max_time: opts
-                    .max_time
-                    .map(|t| t.saturating_sub(start.elapsed()).max(Duration::from_millis(1))),
+                max_time: opts.max_time.map(|t| {
+                    t.saturating_sub(start.elapsed())
+                        .max(Duration::from_millis(1))
+                }),
                 ..opts.clone()
             };
             let (path, stopped) = if opts.dfs {

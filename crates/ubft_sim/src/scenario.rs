@@ -554,9 +554,11 @@ impl Scenario {
     /// ("Recovery after the last fault") applies: the last cycle at which a
     /// replica turns faulty (a Byzantine kind acts from cycle 0, `silent`
     /// from its `from_cycle`) or at which a link delay's last delayed write
-    /// has landed (`to_cycle` + `extra`: the link is timely again). 0 with
-    /// no fault. `None` when a fault is placed by an event (its cycle is
-    /// known only in the run) or a delay never ends.
+    /// has landed (`to_cycle` + `extra`: the link is timely again), or a
+    /// flood stops (`to_cycle`; writes it queued at a receiver may still
+    /// be waiting then). 0 with no fault. `None` when a fault is placed by
+    /// an event (its cycle is known only in the run), or a delay or a flood
+    /// never ends.
     pub fn settle_cycle(&self) -> Option<u64> {
         let mut at = 0;
         for f in &self.faults {

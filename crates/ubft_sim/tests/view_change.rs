@@ -350,5 +350,8 @@ fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
         .iter()
         .filter(|r| r.status.view_changes > 0)
         .count();
-    assert!(moved <= f, "{moved} replicas changed view: a view was installed");
+    assert!(
+        moved <= f,
+        "{moved} replicas changed view: a view was installed"
+    );
 }
