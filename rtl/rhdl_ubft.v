@@ -10930,6 +10930,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  slow$seal_mode;
     reg  slow$deliver_start;
     wire  slow$deliver_mode;
+    reg  slow$adopt_start;
+    reg  slow$adopt;
+    wire  slow$adopt_mode;
+    reg  [7:0] slow$d_x;
     reg  [7:0] slow$id;
     reg  [7:0] slow$n;
     reg  [7:0] slow$leader_id;
@@ -10947,6 +10951,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [31:0] slow$fetch_word;
     wire  slow$fetch_pair;
     wire  slow$fetch_row;
+    wire  slow$fetch_rec;
     reg  [511:0] slow$fetch_beat;
     reg  slow$fetch_beat_valid;
     reg  slow$fetch_done;
@@ -11169,6 +11174,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] ledger$ev_view;
     reg  [31:0] ledger$ev_m;
     reg  [31:0] ledger$ev_prev;
+    reg  [7:0] ledger$ev_x;
     reg  ledger$set_cons;
     reg  [31:0] ledger$cons_c;
     reg  [31:0] ledger$cons_in_m;
@@ -11187,6 +11193,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [31:0] ledger$d_w;
     wire  [31:0] ledger$d_m;
     wire  [31:0] ledger$d_prev;
+    wire  [7:0] ledger$d_x;
+    wire  ledger$ev_above_l;
     wire  [31:0] ledger$cons_m;
     wire  ledger$constrained;
     wire  ledger$ob;
@@ -11209,6 +11217,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  grants$cc_failed;
     reg  grants$sg_busy;
     reg  grants$bc_busy;
+    reg  grants$adopt_ok;
     wire  grants$bridging;
     wire  grants$grant;
     wire  grants$decide;
@@ -11217,6 +11226,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  grants$seal_trigger;
     wire  grants$slow_abort;
     wire  grants$dl_grant;
+    wire  grants$adopt_start;
+    wire  grants$adopt;
     wire  grants$cc_start;
     wire  grants$cc_hold;
     wire  grants$discharge;
@@ -11399,6 +11410,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     
     // Local signals
     reg  close_now;
+    reg  adopt_ok;
     reg  close_start;
     reg  close_abort;
     reg  [31:0] m_new;
@@ -11488,6 +11500,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .seal_mode(slow$seal_mode),
         .deliver_start(slow$deliver_start),
         .deliver_mode(slow$deliver_mode),
+        .adopt_start(slow$adopt_start),
+        .adopt(slow$adopt),
+        .adopt_mode(slow$adopt_mode),
+        .d_x(slow$d_x),
         .id(slow$id),
         .n(slow$n),
         .leader_id(slow$leader_id),
@@ -11505,6 +11521,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .fetch_word(slow$fetch_word),
         .fetch_pair(slow$fetch_pair),
         .fetch_row(slow$fetch_row),
+        .fetch_rec(slow$fetch_rec),
         .fetch_beat(slow$fetch_beat),
         .fetch_beat_valid(slow$fetch_beat_valid),
         .fetch_done(slow$fetch_done),
@@ -11739,6 +11756,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .ev_view(ledger$ev_view),
         .ev_m(ledger$ev_m),
         .ev_prev(ledger$ev_prev),
+        .ev_x(ledger$ev_x),
         .set_cons(ledger$set_cons),
         .cons_c(ledger$cons_c),
         .cons_in_m(ledger$cons_in_m),
@@ -11757,6 +11775,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .d_w(ledger$d_w),
         .d_m(ledger$d_m),
         .d_prev(ledger$d_prev),
+        .d_x(ledger$d_x),
+        .ev_above_l(ledger$ev_above_l),
         .cons_m(ledger$cons_m),
         .constrained(ledger$constrained),
         .ob(ledger$ob),
@@ -11781,6 +11801,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .cc_failed(grants$cc_failed),
         .sg_busy(grants$sg_busy),
         .bc_busy(grants$bc_busy),
+        .adopt_ok(grants$adopt_ok),
         .bridging(grants$bridging),
         .grant(grants$grant),
         .decide(grants$decide),
@@ -11789,6 +11810,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .seal_trigger(grants$seal_trigger),
         .slow_abort(grants$slow_abort),
         .dl_grant(grants$dl_grant),
+        .adopt_start(grants$adopt_start),
+        .adopt(grants$adopt),
         .cc_start(grants$cc_start),
         .cc_hold(grants$cc_hold),
         .discharge(grants$discharge),
@@ -12060,7 +12083,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         records$d_prev = ledger$d_prev;
         records$slow_holding = slow$holding;
         records$slow_seal = slow$seal_mode;
-        records$slow_deliver = slow$deliver_mode;
+        records$slow_deliver = slow$deliver_mode | slow$adopt_mode;
         records$blk_j = slow$blk_j;
         records$cons_c = view$cons_c_out[(32'h0)+:(8)];
         records$x_t = view$x_t_out;
@@ -12145,7 +12168,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$bc_done = bc_done;
         slow$support = cfg$support;
         slow$row_n = records$row_n;
-        if (slow$holding & slow$deliver_mode) begin
+        if (slow$holding & (slow$deliver_mode | slow$adopt_mode)) begin
             slow$view_no = ledger$d_w;
         end
         else begin
@@ -12217,8 +12240,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         grants$cc_failed = cc$failed;
         grants$sg_busy = sg_busy;
         grants$bc_busy = bc_busy;
+        adopt_ok = ledger$ev_above_l & ((view$awaiting & (wt_ev_view >= view_no$q)) | (slow$holding & slow$seal_mode & (ledger$w_k == position$k) & (wt_ev_view > view_no$q)));
+        grants$adopt_ok = adopt_ok;
         slow$start = fast$start_slow | view$call_slow | close_start | grants$dl_grant;
         slow$deliver_start = grants$dl_grant;
+        slow$adopt_start = grants$adopt_start;
+        slow$adopt = grants$adopt;
+        slow$d_x = ledger$d_x;
         slow$seal_start = view$call_slow | close_start;
         wt_enable = (slow$holding | view$catching) & (state$q == ProtocolSt$Run);
         if (grants$bridging) begin
@@ -12228,7 +12256,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             wt_k = position$k;
         end
         wt_view = view_no$q;
-        wt_awaiting = view$awaiting;
+        wt_awaiting = view$awaiting | (slow$holding & slow$seal_mode & (ledger$w_k == position$k));
         view$dlv_grant = grants$dl_grant;
         slow$hold = grants$cc_hold;
         view$hold = grants$cc_hold;
@@ -12281,6 +12309,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         end
         else if (slow$fetch_pair) begin
             fetch_len = 32'h1;
+        end
+        else if (slow$fetch_rec) begin
+            fetch_len = cfg$support + 32'h1;
         end
         else begin
             fetch_len = view$fetch_len;
@@ -12403,7 +12434,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         ledger$t_k = records$t_k;
         ledger$t_m = records$t_m;
         ledger$t_prev = records$t_prev;
-        ledger$set_d = grants$dl_grant;
+        ledger$set_d = grants$dl_grant | grants$adopt;
+        ledger$ev_x = wt_ev_x;
         ledger$ev_view = wt_ev_view;
         ledger$ev_m = wt_ev_m;
         ledger$ev_prev = wt_ev_prev;
@@ -13852,7 +13884,7 @@ module rhdl_ubft$protocol$fast$state(d,q,clock);
 endmodule // rhdl_ubft$protocol$fast$state
 
 
-module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,cc_start,cc_hold,discharge,take);
+module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,cc_start,cc_hold,discharge,take);
     
     // Module arguments
     input wire  ev_valid;
@@ -13873,6 +13905,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_
     input wire  cc_failed;
     input wire  sg_busy;
     input wire  bc_busy;
+    input wire  adopt_ok;
     output reg  bridging;
     output reg  grant;
     output reg  decide;
@@ -13881,6 +13914,8 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_
     output reg  seal_trigger;
     output reg  slow_abort;
     output reg  dl_grant;
+    output reg  adopt_start;
+    output reg  adopt;
     output reg  cc_start;
     output reg  cc_hold;
     output reg  discharge;
@@ -13896,6 +13931,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_
     // Local signals
     reg  slow_point;
     reg  dl_ev;
+    reg  ad_ev;
     reg  cc_ev;
     reg  disch_ev;
     reg  free;
@@ -13907,6 +13943,9 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_
         slow_point = slow_at_poll & ~slow_seal & ~slow_deliver;
         dl_ev = ev_valid & (ev_kind == ev_mine) & (ev_prev == prev) & view_awaiting;
         dl_grant = dl_ev & view_await_poll & ~cc_busy & free;
+        adopt_start = dl_grant & adopt_ok;
+        ad_ev = ev_valid & (ev_kind == ev_mine) & (ev_prev == prev) & bridging & adopt_ok;
+        adopt = ad_ev & slow_at_poll & ~cc_busy & free;
         cc_ev = ev_valid & (ev_kind == ev_commit) & (~bridging | (ev_prev == w_m));
         above = (ev_kind == ev_above) | ((ev_kind == ev_commit) & cc_passed);
         seals = ev_kind == ev_seals;
@@ -13918,7 +13957,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_
         disch_ev = ev_valid & above & bridging & (ev_prev == w_m);
         discharge = disch_ev & slow_at_poll & free;
         slow_abort = (grant & slow_point) | discharge;
-        take = grant | discharge | cc_failed | dl_grant | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev) | (ev_valid & bridging & ~disch_ev & ~cc_ev);
+        take = grant | discharge | cc_failed | dl_grant | adopt | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev & ~ad_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev) | (ev_valid & bridging & ~disch_ev & ~cc_ev & ~ad_ev);
     end
     
 endmodule // rhdl_ubft$protocol$grants
@@ -14119,7 +14158,7 @@ module rhdl_ubft$protocol$leader_id(d,q,clock);
 endmodule // rhdl_ubft$protocol$leader_id
 
 
-module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,deciding,set_l,t_view,t_k,t_m,t_prev,set_d,ev_view,ev_m,ev_prev,set_cons,cons_c,cons_in_m,next_view,taken,rerun_taken,w_w,w_k,w_m,w_prev,l_ok,l_w,l_c,l_m,l_prev,d_w,d_m,d_prev,cons_m,constrained,ob,near);
+module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,deciding,set_l,t_view,t_k,t_m,t_prev,set_d,ev_view,ev_m,ev_prev,ev_x,set_cons,cons_c,cons_in_m,next_view,taken,rerun_taken,w_w,w_k,w_m,w_prev,l_ok,l_w,l_c,l_m,l_prev,d_w,d_m,d_prev,d_x,ev_above_l,cons_m,constrained,ob,near);
     
     // Module arguments
     input wire  clock;
@@ -14140,6 +14179,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
     input wire  [31:0] ev_view;
     input wire  [31:0] ev_m;
     input wire  [31:0] ev_prev;
+    input wire  [7:0] ev_x;
     input wire  set_cons;
     input wire  [31:0] cons_c;
     input wire  [31:0] cons_in_m;
@@ -14158,6 +14198,8 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
     output reg  [31:0] d_w;
     output reg  [31:0] d_m;
     output reg  [31:0] d_prev;
+    output reg  [7:0] d_x;
+    output reg  ev_above_l;
     output reg  [31:0] cons_m;
     output reg  constrained;
     output reg  ob;
@@ -14206,6 +14248,9 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
     reg  [31:0] dl_prev$d;
     wire  [31:0] dl_prev$q;
     reg  dl_prev$clock;
+    reg  [7:0] dl_x$d;
+    wire  [7:0] dl_x$q;
+    reg  dl_x$clock;
     reg  c_ok$d;
     wire  c_ok$q;
     reg  c_ok$clock;
@@ -14282,6 +14327,11 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         .q(dl_prev$q),
         .clock(dl_prev$clock)
     );
+    rhdl_ubft$protocol$ledger$dl_x dl_x(
+        .d(dl_x$d),
+        .q(dl_x$q),
+        .clock(dl_x$clock)
+    );
     rhdl_ubft$protocol$ledger$c_ok c_ok(
         .d(c_ok$d),
         .q(c_ok$q),
@@ -14313,6 +14363,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         dl_w$clock = clock;
         dl_m$clock = clock;
         dl_prev$clock = clock;
+        dl_x$clock = clock;
         c_ok$clock = clock;
         c_k$clock = clock;
         c_m$clock = clock;
@@ -14329,6 +14380,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         dl_w$d = dl_w$q;
         dl_m$d = dl_m$q;
         dl_prev$d = dl_prev$q;
+        dl_x$d = dl_x$q;
         c_ok$d = c_ok$q;
         c_k$d = c_k$q;
         c_m$d = c_m$q;
@@ -14344,6 +14396,8 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         d_w = dl_w$q;
         d_m = dl_m$q;
         d_prev = dl_prev$q;
+        d_x = dl_x$q;
+        ev_above_l = ~lc_ok$q | (k > lc_c$q) | ((k == lc_c$q) & (ev_view > lc_w$q));
         cons_m = c_m$q;
         constrained = c_ok$q & (c_k$q == k);
         ob = wc_ok$q & ~(lc_ok$q & (lc_c$q >= wc_k$q));
@@ -14359,6 +14413,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
             dl_w$d = ev_view;
             dl_m$d = ev_m;
             dl_prev$d = ev_prev;
+            dl_x$d = ev_x;
         end
         if (discharge) begin
             wc_ok$d = 1'b0;
@@ -14506,6 +14561,25 @@ module rhdl_ubft$protocol$ledger$dl_w(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$ledger$dl_w
+
+
+module rhdl_ubft$protocol$ledger$dl_x(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$dl_x
 
 
 module rhdl_ubft$protocol$ledger$lc_c(d,q,clock);
@@ -15130,21 +15204,21 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
         prep_word = prepare_base + (((slot) & 32'hffffffff) << 32'h4);
         cert_row = will_cert_base + (((slot) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot) & 32'hffffffff) << row_shift);
-        if (slow_seal) begin
-            t_view = w_w;
-            t_k = w_k;
-            t_m = w_m;
-            t_prev = w_prev;
-            t_slot = (w_k[(32'h0)+:(8)] - 32'h1) & last_slot;
-            t_slot_n = (((w_k[(32'h0)+:(8)] - 32'h1) & last_slot) & 16'hffff) << row_log;
-        end
-        else if (slow_holding & slow_deliver) begin
+        if (slow_holding & slow_deliver) begin
             t_view = d_w;
             t_k = k;
             t_m = d_m;
             t_prev = d_prev;
             t_slot = slot;
             t_slot_n = slot_n;
+        end
+        else if (slow_seal) begin
+            t_view = w_w;
+            t_k = w_k;
+            t_m = w_m;
+            t_prev = w_prev;
+            t_slot = (w_k[(32'h0)+:(8)] - 32'h1) & last_slot;
+            t_slot_n = (((w_k[(32'h0)+:(8)] - 32'h1) & last_slot) & 16'hffff) << row_log;
         end
         else begin
             t_view = view_no;
@@ -15694,7 +15768,7 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
 endmodule // rhdl_ubft$protocol$requests$valid
 
 
-module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -15709,6 +15783,10 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     output reg  seal_mode;
     input wire  deliver_start;
     output reg  deliver_mode;
+    input wire  adopt_start;
+    input wire  adopt;
+    output reg  adopt_mode;
+    input wire  [7:0] d_x;
     input wire  [7:0] id;
     input wire  [7:0] n;
     input wire  [7:0] leader_id;
@@ -15726,6 +15804,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     output reg  [31:0] fetch_word;
     output reg  fetch_pair;
     output reg  fetch_row;
+    output reg  fetch_rec;
     input wire  [511:0] fetch_beat;
     input wire  fetch_beat_valid;
     input wire  fetch_done;
@@ -15812,6 +15891,8 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     localparam SlowSt$SlowVerifySeal = 26;
     localparam SlowSt$SlowPollOwnEcho = 27;
     localparam SlowSt$SlowWaitOwnEcho = 28;
+    localparam SlowSt$SlowPollRecord = 29;
+    localparam SlowSt$SlowWaitRecord = 30;
     
     // Stub signals
     reg  [4:0] state$d;
@@ -15823,6 +15904,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     reg  delivering$d;
     wire  delivering$q;
     reg  delivering$clock;
+    reg  adopting$d;
+    wire  adopting$q;
+    reg  adopting$clock;
     reg  sent$d;
     wire  sent$q;
     reg  sent$clock;
@@ -15923,6 +16007,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     reg  full;
     reg  [15:0] xid;
     reg  own_higher;
+    reg  rec_ok;
     
     // Sub module instances
     rhdl_ubft$protocol$slow$state state(
@@ -15939,6 +16024,11 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         .d(delivering$d),
         .q(delivering$q),
         .clock(delivering$clock)
+    );
+    rhdl_ubft$protocol$slow$adopting adopting(
+        .d(adopting$d),
+        .q(adopting$q),
+        .clock(adopting$clock)
     );
     rhdl_ubft$protocol$slow$sent sent(
         .d(sent$d),
@@ -16096,6 +16186,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         state$clock = clock;
         sealing$clock = clock;
         delivering$clock = clock;
+        adopting$clock = clock;
         sent$clock = clock;
         beat_i$clock = clock;
         blk_ok$clock = clock;
@@ -16129,6 +16220,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         state$d = state$q;
         sealing$d = sealing$q;
         delivering$d = delivering$q;
+        adopting$d = adopting$q;
         sent$d = sent$q;
         beat_i$d = beat_i$q;
         blk_ok$d = blk_ok$q;
@@ -16162,6 +16254,8 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         exp = expiring & ~sealing$q;
         seal_mode = sealing$q;
         deliver_mode = delivering$q;
+        adopt_mode = adopting$q;
+        rec_ok = (fetch_beat[(32'h0)+:(256)] == commit_block) & ((fetch_beat[(32'h100)+:(8)] >> n) == 32'h0);
         entry = beat_i$q >> 32'h1;
         suspect = ~beat_i$q[32'h0] & (entry != id) & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(96)] == prep_block[(32'h0)+:(96)]) & (fetch_beat[(32'h0)+:(256)] != prep_block);
         cand = ~beat_i$q[32'h0] & (entry < n) & ((bad$q & (one8 << entry)) == 32'h0) & (c$q < support) & (fetch_beat[(32'h0)+:(256)] == cert_block);
@@ -16177,6 +16271,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         fetch_word = 32'h0;
         fetch_pair = 1'b0;
         fetch_row = 1'b0;
+        fetch_rec = 1'b0;
         sg_sign = 1'b0;
         sg_verify = 1'b0;
         sg_prep = 1'b0;
@@ -16210,6 +16305,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                     if (start) begin
                         sealing$d = seal_start;
                         delivering$d = deliver_start;
+                        adopting$d = adopt_start;
                         state$d = SlowSt$SlowStart;
                     end
                 end
@@ -16222,7 +16318,10 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                     bad$d = 32'h0;
                     prep_torn$d = 1'b0;
                     clear_wait = 1'b1;
-                    if (delivering$q) begin
+                    if (adopting$q) begin
+                        state$d = SlowSt$SlowPollRecord;
+                    end
+                    else if (delivering$q) begin
                         delivered$d = 32'h0;
                         dcount$d = 32'h0;
                         vetoed$d = 32'h0;
@@ -16540,13 +16639,17 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                     sg_compose = 1'b1;
                     sg_signer = sj$q;
                     if (~sent$q) begin
-                        if (sj$q >= n) begin
+                        if ((sj$q >= n) & adopting$q & (so$q != support)) begin
+                            stop = 1'b1;
+                            state$d = SlowSt$Off;
+                        end
+                        else if (sj$q >= n) begin
                             state$d = SlowSt$SlowSignCommit;
                         end
                         else if ((bm$q & (one8 << sj$q)) == 32'h0) begin
                             sj$d = sj$q + 32'h1;
                         end
-                        else if ((sj$q == id) | ((verified$q & (one8 << sj$q)) != 32'h0)) begin
+                        else if (((sj$q == id) & ~adopting$q) | ((verified$q & (one8 << sj$q)) != 32'h0)) begin
                             sj$d = sj$q + 32'h1;
                             so$d = so$q + 32'h1;
                         end
@@ -16574,13 +16677,62 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                             torn$d = torn$q | (one8 << sj$q);
                             bad_share = 1'b1;
                             missed = 1'b1;
-                            if (exp) begin
+                            if (adopting$q) begin
+                                if ((torn$q & (one8 << sj$q)) != 32'h0) begin
+                                    stop = 1'b1;
+                                    state$d = SlowSt$Off;
+                                end
+                                else begin
+                                    state$d = SlowSt$SlowPollRecord;
+                                end
+                            end
+                            else if (exp) begin
                                 stop = 1'b1;
                                 state$d = SlowSt$Off;
                             end
                             else begin
                                 state$d = SlowSt$SlowPollCertify;
                             end
+                        end
+                    end
+                end
+            SlowSt$SlowPollRecord:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_rec = 1'b1;
+                    fetch_word = commit_row_word + (((d_x) & 32'hffffffff) << commit_shift);
+                    beat_i$d = 32'h0;
+                    blk_ok$d = 1'b0;
+                    verified$d = 32'h0;
+                    state$d = SlowSt$SlowWaitRecord;
+                end
+            SlowSt$SlowWaitRecord:
+                begin
+                    blk_j = d_x;
+                    cp_from_fetch = 1'b1;
+                    cp_wr_beat = beat_i$q[(32'h0)+:(4)];
+                    if (fetch_beat_valid) begin
+                        beat_i$d = beat_i$q + 32'h1;
+                        if (beat_i$q == 32'h0) begin
+                            blk_ok$d = rec_ok;
+                            bm$d = fetch_beat[(32'h100)+:(8)];
+                        end
+                        else if (beat_i$q >= 32'h2) begin
+                            cp_wr_en = 1'b1;
+                        end
+                    end
+                    if (fetch_done) begin
+                        if (~fetch_error & blk_ok$q) begin
+                            sj$d = 32'h0;
+                            so$d = 32'h0;
+                            rd$d = 1'b0;
+                            sent$d = 1'b0;
+                            state$d = SlowSt$SlowVerifyShare;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            stop = 1'b1;
+                            state$d = SlowSt$Off;
                         end
                     end
                 end
@@ -16940,6 +17092,19 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
             stop = 1'b0;
             state$d = SlowSt$Off;
         end
+        else if (adopt & at_poll) begin
+            fetch_start = 1'b0;
+            fetch_word = 32'h0;
+            fetch_pair = 1'b0;
+            fetch_row = 1'b0;
+            missed = 1'b0;
+            stop = 1'b0;
+            clear_wait = 1'b0;
+            adopting$d = 1'b1;
+            torn$d = 32'h0;
+            bad$d = 32'h0;
+            state$d = SlowSt$SlowPollRecord;
+        end
         else if (hold & at_poll) begin
             fetch_start = 1'b0;
             fetch_word = 32'h0;
@@ -17042,6 +17207,14 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                 begin
                     sts_state = 32'h62;
                 end
+            SlowSt$SlowPollRecord:
+                begin
+                    sts_state = 32'h63;
+                end
+            SlowSt$SlowWaitRecord:
+                begin
+                    sts_state = 32'h64;
+                end
             SlowSt$SlowEchoCommit:
                 begin
                     sts_state = 32'h3c;
@@ -17074,6 +17247,25 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     end
     
 endmodule // rhdl_ubft$protocol$slow
+
+
+module rhdl_ubft$protocol$slow$adopting(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$adopting
 
 
 module rhdl_ubft$protocol$slow$bad(d,q,clock);
@@ -17512,6 +17704,8 @@ module rhdl_ubft$protocol$slow$state(d,q,clock);
     localparam SlowSt$SlowVerifySeal = 26;
     localparam SlowSt$SlowPollOwnEcho = 27;
     localparam SlowSt$SlowWaitOwnEcho = 28;
+    localparam SlowSt$SlowPollRecord = 29;
+    localparam SlowSt$SlowWaitRecord = 30;
     
     // Update code (custom)
     initial begin

@@ -34,6 +34,8 @@ struct Case {
     running: bool,
     cc_busy: bool,
     cc_passed: bool,
+    /// Protocol's `adopt_ok` (recovery.md D11.13).
+    adopt_ok: bool,
 }
 
 fn case(kind: u64, at: At) -> Case {
@@ -45,6 +47,7 @@ fn case(kind: u64, at: At) -> Case {
         running: true,
         cc_busy: false,
         cc_passed: false,
+        adopt_ok: false,
     }
 }
 
@@ -70,6 +73,7 @@ fn run(c: Case) -> Vec<&'static str> {
     b.cc_failed.next = false;
     b.sg_busy.next = c.sg_busy;
     b.bc_busy.next = false;
+    b.adopt_ok.next = c.adopt_ok;
     assert!(simulate(&mut b, 100));
     let mut on = vec![];
     for (name, v) in [
@@ -81,6 +85,8 @@ fn run(c: Case) -> Vec<&'static str> {
         ("seal_trigger", b.seal_trigger.val()),
         ("slow_abort", b.slow_abort.val()),
         ("dl_grant", b.dl_grant.val()),
+        ("adopt_start", b.adopt_start.val()),
+        ("adopt", b.adopt.val()),
         ("cc_start", b.cc_start.val()),
         ("cc_hold", b.cc_hold.val()),
         ("discharge", b.discharge.val()),
@@ -216,4 +222,35 @@ fn a_new_view_event_is_taken_at_once() {
     for at in [At::SlowPoint, At::Catch, At::Await, At::Busy] {
         assert_eq!(run(case(ev::NEW_VIEW, at)), ["take"]);
     }
+}
+
+#[test]
+fn a_mine_to_adopt_starts_adopt_mode_while_awaiting_and_while_bridging() {
+    let adopt = |at| Case {
+        adopt_ok: true,
+        ..case(ev::MINE, at)
+    };
+    // Awaiting: deliver mode, adopting first.
+    assert_eq!(run(adopt(At::Await)), ["dl_grant", "adopt_start", "take"]);
+    // Bridging: SLOW turns to adopt mode at its poll point; without
+    // `adopt_ok`, or on another prev, the MINE is taken at once.
+    assert_eq!(run(adopt(At::Bridge)), ["bridging", "adopt", "take"]);
+    assert_eq!(run(case(ev::MINE, At::Bridge)), ["bridging", "take"]);
+    let other = Case {
+        prev: PREV + 1,
+        ..adopt(At::Bridge)
+    };
+    assert_eq!(run(other), ["bridging", "take"]);
+    // Held while CertCheck runs or the signer is busy; never in normal mode.
+    let checking = Case {
+        cc_busy: true,
+        ..adopt(At::Bridge)
+    };
+    assert_eq!(run(checking), ["bridging", "cc_hold"]);
+    let signing = Case {
+        sg_busy: true,
+        ..adopt(At::Bridge)
+    };
+    assert_eq!(run(signing), ["bridging"]);
+    assert_eq!(run(adopt(At::SlowPoint)), ["take"]);
 }

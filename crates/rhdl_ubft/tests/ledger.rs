@@ -174,20 +174,43 @@ fn d_is_taken_at_its_grant() {
         b.ev_view.next = 3.into();
         b.ev_m.next = 33.into();
         b.ev_prev.next = 22.into();
+        b.ev_x.next = 2.into();
     });
     t.step(|b| {
         b.ev_view.next = 4.into();
         b.ev_m.next = 44.into();
+        b.ev_x.next = 0.into();
     });
     let b = &t.b;
     assert_eq!(
         (
             b.d_w.val().to_u32(),
             b.d_m.val().to_u32(),
-            b.d_prev.val().to_u32()
+            b.d_prev.val().to_u32(),
+            b.d_x.val().to_u32()
         ),
-        (3, 33, 22)
+        (3, 33, 22, 2)
     );
+}
+
+#[test]
+fn ev_above_l_compares_the_events_view_at_k_with_l() {
+    let above = |t: &mut Bench, k: u32, view: u32| {
+        t.b.k.next = (k as u64).into();
+        t.b.ev_view.next = (view as u64).into();
+        assert!(simulate(&mut t.b, 100));
+        t.b.ev_above_l.val()
+    };
+    let mut t = Bench::new();
+    // No L: every COMMIT is above it.
+    assert!(above(&mut t, 5, 0));
+    // L = (k 5, view 2): a later view at 5, or any view at a later slot.
+    t.commit((5, 2, 7, 6));
+    assert!(!above(&mut t, 5, 1));
+    assert!(!above(&mut t, 5, 2));
+    assert!(above(&mut t, 5, 3));
+    assert!(above(&mut t, 6, 0));
+    assert!(!above(&mut t, 4, 9));
 }
 
 #[test]

@@ -17,6 +17,12 @@
 //! a fetch error is a miss; `abort` and `hold` at a poll state;
 //! `sts_state`.
 //!
+//! Adopt mode (R10's adoption, recovery.md D11.13): D's record read,
+//! its shares copied and each verified (its own too), K signed and
+//! written with the record's bitmap, then R11; a record of another block
+//! or with a bitmap at or above n refused; a failed share read again
+//! once; the grant while bridging, which yields after the COMMIT.
+//!
 //! Left to the cluster tests (ubft_sim: slow_path.rs, cluster.rs): the
 //! leader's own R7 path, seal mode and deliver mode, the `torn`/`bad`
 //! and SEAL `retry` rules, timeouts in every wait, and Protocol's muxes
@@ -152,14 +158,22 @@ struct Ins {
     bc_done: bool,
     round_done: bool,
     commit_block: Blk,
+    seal_start: bool,
+    deliver_start: bool,
+    adopt_start: bool,
+    adopt: bool,
+    d_x: u8,
 }
 
 /// The one place the ports are driven.
 fn drive(b: &mut Slow, i: &Ins) {
     b.rst_n.next = true;
     b.start.next = i.start;
-    b.seal_start.next = false;
-    b.deliver_start.next = false;
+    b.seal_start.next = i.seal_start;
+    b.deliver_start.next = i.deliver_start;
+    b.adopt_start.next = i.adopt_start;
+    b.adopt.next = i.adopt;
+    b.d_x.next = (i.d_x as u64).into();
     b.abort.next = i.abort;
     b.hold.next = i.hold;
     b.id.next = (ID as u64).into();
@@ -219,6 +233,11 @@ struct Bench {
     start_at: u64,
     abort_at: Option<u64>,
     hold: std::ops::Range<u64>,
+    /// The mode `start` brings: (seal, deliver, adopt).
+    mode: (bool, bool, bool),
+    /// Protocol's `adopt`, raised at the first SlowPollCertify while set.
+    adopt_at_poll: bool,
+    d_x: u8,
     events: Vec<(u64, Ev)>,
     states: Vec<(u64, SlowSt)>,
 }
@@ -245,6 +264,9 @@ impl Bench {
             start_at: 0,
             abort_at: None,
             hold: 0..0,
+            mode: (false, false, false),
+            adopt_at_poll: false,
+            d_x: 0,
             events: vec![],
             states: vec![],
         };
@@ -280,6 +302,10 @@ impl Bench {
             })
         });
         let resp = self.sg.filter(|s| c >= s.0).map(|s| (s.1, s.2));
+        let adopt = self.adopt_at_poll && self.b.state() == SlowSt::SlowPollCertify;
+        if adopt {
+            self.adopt_at_poll = false;
+        }
         let mut i = Ins {
             start: self.start_at == c,
             phase: self.phase,
@@ -292,6 +318,11 @@ impl Bench {
             bc_done: self.bc.is_some_and(|(t, round)| !round && c == t + BC),
             round_done: self.bc.is_some_and(|(t, round)| round && c == t + RD),
             commit_block: k_block(ID, M),
+            seal_start: self.mode.0,
+            deliver_start: self.mode.1,
+            adopt_start: self.mode.2,
+            adopt,
+            d_x: self.d_x,
         };
         drive(&mut self.b, &i);
         assert!(simulate(&mut self.b, 100));
@@ -395,11 +426,12 @@ impl Bench {
         self.rd_data = self.compose[b.cp_first.val().to_u64() as usize];
         if b.fetch_start.val() {
             assert!(self.fetch.is_none_or(|(t, _, n, _)| c >= t + H + 1 + n));
-            let beats = match (b.fetch_pair.val(), b.fetch_row.val()) {
-                (true, false) => 2,
-                (false, true) => 2 * NB,
-                (false, false) => 1,
-                _ => panic!("cycle {c}: a fetch of a pair and a row at once"),
+            let beats = match (b.fetch_pair.val(), b.fetch_row.val(), b.fetch_rec.val()) {
+                (true, false, false) => 2,
+                (false, true, false) => 2 * NB,
+                (false, false, true) => N as u64 / 2 + 3,
+                (false, false, false) => 1,
+                _ => panic!("cycle {c}: a fetch of two kinds at once"),
             };
             let word = b.fetch_word.val().to_u64();
             let fails = match self.errors.iter().position(|&w| w == word) {
@@ -839,4 +871,147 @@ fn an_echo_commit_entry_holding_a_higher_commit_of_x_is_not_overwritten() {
         // The decision is the same either way: f + 1 COMMITs of K.
         assert_eq!(t.kinds().last(), Some(&Ev::Decide));
     }
+}
+
+/// Adopt mode (recovery.md D11.13): replica 2's COMMIT record of the
+/// target (Protocol's D, here the bench's block) with the certificate of
+/// replicas 0 and 1.
+fn adopt_bench(bitmap: u32, shares: [Beat; 2]) -> Bench {
+    let mut t = Bench::new();
+    t.commit(2, k_block(2, M), bitmap);
+    let w = commit_word(2);
+    t.mem.insert(w + 32, shares[0]);
+    t.mem.insert(w + 48, shares[1]);
+    t.d_x = 2;
+    t
+}
+
+fn good_shares() -> [Beat; 2] {
+    [sig(&c_block(), 0), sig(&c_block(), ID)]
+}
+
+#[test]
+fn adopt_mode_copies_and_verifies_a_peers_certificate_commits_it_then_runs_r11() {
+    let mut t = adopt_bench(0b011, good_shares());
+    t.mode = (false, true, true);
+    t.run_slot(3000);
+    let k = t.kinds();
+    // D's record, 3 + f beats; every share verified, its own too (the copy
+    // is replica 2's); K signed and written with the record's bitmap.
+    assert_eq!(
+        k[..6],
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Verify(2, 0, true),
+            Ev::Verify(2, ID, true),
+            Ev::Sign(3),
+            Ev::SetCommit,
+            Ev::Bc(3, commit_word(ID), false, 4),
+        ]
+    );
+    let w = commit_word(ID);
+    assert_eq!(t.mem[&w][..9], [3, 1, VIEW, K, M, PREV, 0, 0, 0b011]);
+    assert_eq!(t.mem[&(w + 32)], sig(&c_block(), 0));
+    assert_eq!(t.mem[&(w + 48)], sig(&c_block(), ID));
+    // Then deliver mode's R11 with its own COMMIT delivered: replica 0's
+    // COMMIT makes f + 1.
+    assert_eq!(k[6], Ev::Fetch(commit_word(0), 2));
+    assert_eq!(k.last(), Some(&Ev::Decide));
+    assert!(
+        !k.contains(&Ev::Fetch(CERT_ROW, 2 * NB)),
+        "no certify row read"
+    );
+    assert!(!k.contains(&Ev::Sign(2)), "no share of its own signed");
+}
+
+#[test]
+fn adopt_mode_refuses_a_record_that_is_not_ds_or_names_a_replica_at_or_above_n() {
+    // Another value in the record's block; then a bitmap with bit 3 (n = 3).
+    for (block, bitmap) in [(k_block(2, M + 1), 0b011), (k_block(2, M), 0b1001)] {
+        let mut t = adopt_bench(bitmap, good_shares());
+        t.commit(2, block, bitmap);
+        t.mode = (false, true, true);
+        t.run_slot(3000);
+        assert_eq!(
+            t.kinds(),
+            [Ev::Fetch(commit_word(2), 4), Ev::Missed, Ev::Stop],
+            "{block:?} {bitmap:#b}"
+        );
+    }
+    // A bitmap naming one replica: its share verifies, but f + 1 = 2 were
+    // not taken.
+    let mut t = adopt_bench(0b001, good_shares());
+    t.mode = (false, true, true);
+    t.run_slot(3000);
+    assert_eq!(
+        t.kinds(),
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Verify(2, 0, true),
+            Ev::Stop
+        ]
+    );
+}
+
+#[test]
+fn adopt_mode_reads_the_record_again_once_when_a_share_fails() {
+    // Replica 0's share forged: read again (a read may be torn), then
+    // given up at its second failure; nothing signed.
+    let forged = sig(&c_block(), 2);
+    let mut t = adopt_bench(0b011, [forged, sig(&c_block(), ID)]);
+    t.mode = (false, true, true);
+    t.run_slot(3000);
+    assert_eq!(
+        t.kinds(),
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Verify(2, 0, false),
+            Ev::Missed,
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Verify(2, 0, false),
+            Ev::Missed,
+            Ev::Stop,
+        ]
+    );
+    // A forged copy of its own share is caught too.
+    let mut t = adopt_bench(0b011, [sig(&c_block(), 0), forged]);
+    t.mode = (false, true, true);
+    t.run_slot(3000);
+    assert!(t.kinds().contains(&Ev::Verify(2, ID, false)));
+    assert!(!t.kinds().contains(&Ev::Sign(3)));
+}
+
+#[test]
+fn adopt_granted_while_bridging_commits_d_and_yields_without_r11() {
+    // Seal mode (the bridge on the bench's block), then Protocol's `adopt`
+    // at its certify poll: D's record, its COMMIT, and `stop` (a yield to
+    // VIEW), no R11 and no decision.
+    let mut t = adopt_bench(0b011, good_shares());
+    t.mode = (true, false, false);
+    t.adopt_at_poll = true;
+    t.run_slot(3000);
+    let k = t.kinds();
+    let poll = t.entered(SlowSt::SlowPollCertify)[0];
+    assert_eq!(t.entered(SlowSt::SlowPollRecord), vec![poll + 1]);
+    assert!(
+        !k.contains(&Ev::Fetch(CERT_ROW, 2 * NB)),
+        "the poll was taken over"
+    );
+    let at = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
+        .unwrap();
+    assert_eq!(
+        k[at..],
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Verify(2, 0, true),
+            Ev::Verify(2, ID, true),
+            Ev::Sign(3),
+            Ev::SetCommit,
+            Ev::Bc(3, commit_word(ID), false, 4),
+            Ev::Stop,
+        ]
+    );
+    assert!(t.b.adopt_mode.val() && t.b.seal_mode.val());
 }

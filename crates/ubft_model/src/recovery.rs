@@ -539,6 +539,15 @@ impl Recovery {
     fn closes(&self) -> bool {
         self.variant != Variant::NoClose
     }
+    /// R10's adoption from a later view (recovery.md section 11):
+    /// `close_in_view`, and `kernel`, which builds it (D11.13).
+    fn adopts(&self) -> bool {
+        matches!(self.variant, Variant::CloseInView | Variant::Kernel)
+    }
+    /// R28 in the view (recovery.md section 11): `close_in_view` only.
+    fn closes_in_view(&self) -> bool {
+        self.variant == Variant::CloseInView
+    }
     /// One of D11.9's departures (V2 to V7): its own variant, or `kernel`.
     fn rtl(&self, v: Variant) -> bool {
         self.variant == v || self.variant == Variant::Kernel
@@ -686,7 +695,7 @@ impl Recovery {
     /// R10: a certificate it should commit now: of its view, or, with the
     /// candidate `adopt_above`, of a later view, higher than its L.
     fn commit_candidate(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
-        let close = self.variant == Variant::CloseInView;
+        let close = self.adopts();
         // `close_in_view`: also while awaiting NEW_VIEW(view), a certificate
         // of a view ≥ view (it has sealed only views below it).
         let awaiting = close && rep.pc == Pc::AwaitNv && rep.round == Round::Idle;
@@ -708,6 +717,24 @@ impl Recovery {
             return None;
         }
         let first = if awaiting { rep.view } else { rep.view + 1 };
+        let certs = if self.variant == Variant::Kernel {
+            // The kernel adopts (recovery.md D11.13) from a peer's COMMIT
+            // record of k, whose certificate SLOW copies and verifies,
+            // while awaiting a NEW_VIEW and while it bridges a
+            // will_commit of k; nowhere else.
+            let bridging_k = rep.pc == Pc::Bridge && self.obligation(rep) && rep.wc.k == rep.k;
+            if !(awaiting || bridging_k) {
+                return None;
+            }
+            let s = cfg.slot(rep.k);
+            h.commit[s][..cfg.n]
+                .iter()
+                .filter(|c| c.k == rep.k)
+                .copied()
+                .collect()
+        } else {
+            certs
+        };
         certs
             .into_iter()
             .find(|c| c.v >= first && c.above(&rep.l) && c.prev == dec(rep, rep.k - 1))
@@ -717,6 +744,11 @@ impl Recovery {
     /// dec[S − 1]) it commits before it stops.
     fn close_cert(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
         let t = rep.close;
+        if self.variant == Variant::Kernel {
+            // The kernel: SLOW's R10 in seal mode on (v, S, m, dec[S − 1])
+            // reads the certify row for that block alone.
+            return self.certs_in_rows(cfg, h, t.k).contains(&t).then_some(t);
+        }
         self.certs_for(cfg, h, t.k, false)
             .into_iter()
             .find(|c| c.v >= t.v && c.m == t.m && c.prev == t.prev)
@@ -943,8 +975,7 @@ impl Recovery {
             // not committed, is certified and committed before it stops.
             rep.pc = if self.closes() && self.obligation(rep) && rep.wc.k == k {
                 Pc::Close
-            } else if self.variant == Variant::CloseInView && !(rep.l.k == k && rep.l.v >= rep.view)
-            {
+            } else if self.closes_in_view() && !(rep.l.k == k && rep.l.v >= rep.view) {
                 // R28 in the view: no COMMIT of S of a view it has not
                 // sealed, so a laggard could count none of its COMMITs
                 // (R11.3). Its share of (v, S, m) is safe once v is at

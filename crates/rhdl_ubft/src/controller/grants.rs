@@ -13,9 +13,10 @@
 //! | FULL_ROW (R26), ABOVE (R24) | SLOW's poll point in normal mode, VIEW's `catch_poll` | `grant`, `decide` | k is decided (SLOW aborted: `slow_abort`) |
 //! | COMMIT of k + 1 (R24) | the same, or SLOW's poll point while bridging (prev = W.m only) | `cc_start` | CertCheck verifies its certificate's f + 1 shares while the holder waits (`cc_hold`); passed, the event is as good as ABOVE (`above`); failed, it is taken |
 //! | SEALS (R14's trigger) | the same as FULL_ROW | `grant`, `seals` | VIEW seals (from SLOW: `seal_trigger`, a handover) |
-//! | MINE (R25 while VIEW awaits: a peer's COMMIT of k on dec[k - 1]) | VIEW's `await_poll`, CertCheck idle | `dl_grant` | SLOW starts in deliver mode on its block, D |
+//! | MINE (R25 while VIEW awaits: a peer's COMMIT of k on dec[k - 1]) | VIEW's `await_poll`, CertCheck idle | `dl_grant` | SLOW starts in deliver mode on its block, D; with `adopt_ok` (D of the awaited view or later, above L), in adopt mode too (`adopt_start`: R10's adoption, then R11) |
+//! | MINE while bridging W at slot k (`adopt_ok`: of a view after this one, above L) | SLOW's poll point (seal mode), CertCheck idle | `adopt` | SLOW turns to adopt mode at its poll point: it copies and verifies the COMMIT's certificate and commits D (R10's adoption, recovery.md D11.13), which covers W |
 //! | ABOVE at W.b with prev = W.m, while bridging | SLOW's poll point (seal mode) | `discharge` | the bridge's discharge (R17): SLOW stops, VIEW seals with the obligation gone |
-//! | NEW_VIEW; any other event while bridging; a COMMIT not checked | (not acted on) | `take` at once | VIEW polls new_view itself; the rotation goes on |
+//! | NEW_VIEW; a MINE neither granted nor to adopt; any other event while bridging; a COMMIT not checked | (not acted on) | `take` at once | VIEW polls new_view itself; the rotation goes on |
 //!
 //! `bridging` is SLOW in seal mode holding the slot (`seal_mode` is SLOW's
 //! mode register, which stays up after it goes Off). An ABOVE event at
@@ -56,6 +57,10 @@ pub struct Grants {
     pub cc_failed: Signal<In, Bit>,
     pub sg_busy: Signal<In, Bit>,
     pub bc_busy: Signal<In, Bit>,
+    /// WATCH's event, as a COMMIT of k, may be adopted (recovery.md
+    /// D11.13): above L, and of the awaited view or later while VIEW
+    /// awaits, or of a view after this one while bridging a W at slot k.
+    pub adopt_ok: Signal<In, Bit>,
     pub bridging: Signal<Out, Bit>,
     pub grant: Signal<Out, Bit>,
     pub decide: Signal<Out, Bit>,
@@ -68,6 +73,11 @@ pub struct Grants {
     /// SLOW is aborted at its poll point (a grant there, or the discharge).
     pub slow_abort: Signal<Out, Bit>,
     pub dl_grant: Signal<Out, Bit>,
+    /// With `dl_grant`: deliver mode adopts D first (SLOW's `adopt_start`).
+    pub adopt_start: Signal<Out, Bit>,
+    /// MINE granted while bridging: SLOW turns to adopt mode at its poll
+    /// point (SLOW's `adopt`); D is latched as with `dl_grant`.
+    pub adopt: Signal<Out, Bit>,
     pub cc_start: Signal<Out, Bit>,
     pub cc_hold: Signal<Out, Bit>,
     pub discharge: Signal<Out, Bit>,
@@ -75,6 +85,7 @@ pub struct Grants {
     // Combinational temporaries.
     slow_point: Signal<Local, Bit>,
     dl_ev: Signal<Local, Bit>,
+    ad_ev: Signal<Local, Bit>,
     cc_ev: Signal<Local, Bit>,
     disch_ev: Signal<Local, Bit>,
     free: Signal<Local, Bit>,
@@ -97,9 +108,10 @@ impl Default for Grants {
             defaults:
             ev_valid, ev_kind, ev_prev, running, prev, w_m, slow_holding, slow_seal,
             slow_deliver, slow_at_poll, view_awaiting, view_await_poll, view_catch_poll,
-            cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, bridging, grant, decide,
-            above, seals, seal_trigger, slow_abort, dl_grant, cc_start, cc_hold,
-            discharge, take, slow_point, dl_ev, cc_ev, disch_ev, free
+            cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, adopt_ok, bridging, grant,
+            decide, above, seals, seal_trigger, slow_abort, dl_grant, adopt_start, adopt,
+            cc_start, cc_hold, discharge, take, slow_point, dl_ev, ad_ev, cc_ev, disch_ev,
+            free
         })
     }
 }
@@ -119,6 +131,15 @@ impl Logic for Grants {
             & self.view_awaiting.val();
         self.dl_grant.next =
             self.dl_ev.val() & self.view_await_poll.val() & !self.cc_busy.val() & self.free.val();
+        self.adopt_start.next = self.dl_grant.val() & self.adopt_ok.val();
+        // MINE while bridging W at slot k, to adopt (R10, D11.13).
+        self.ad_ev.next = self.ev_valid.val()
+            & (self.ev_kind.val() == self.ev_mine.val())
+            & (self.ev_prev.val() == self.prev.val())
+            & self.bridging.val()
+            & self.adopt_ok.val();
+        self.adopt.next =
+            self.ad_ev.val() & self.slow_at_poll.val() & !self.cc_busy.val() & self.free.val();
         // A COMMIT of k + 1 (while bridging, of W.b + 1 on W.m only).
         self.cc_ev.next = self.ev_valid.val()
             & (self.ev_kind.val() == self.ev_commit.val())
@@ -155,18 +176,21 @@ impl Logic for Grants {
             | self.discharge.val()
             | self.cc_failed.val()
             | self.dl_grant.val()
+            | self.adopt.val()
             | (self.ev_valid.val()
                 & (self.ev_kind.val() != self.ev_full_row.val())
                 & (self.ev_kind.val() != self.ev_commit.val())
                 & !self.above.val()
                 & !self.seals.val()
-                & !self.dl_ev.val())
+                & !self.dl_ev.val()
+                & !self.ad_ev.val())
             | (self.ev_valid.val()
                 & (self.ev_kind.val() == self.ev_commit.val())
                 & !self.cc_ev.val())
             | (self.ev_valid.val()
                 & self.bridging.val()
                 & !self.disch_ev.val()
-                & !self.cc_ev.val());
+                & !self.cc_ev.val()
+                & !self.ad_ev.val());
     }
 }

@@ -6,7 +6,7 @@
 //! | --- | --- | --- | --- |
 //! | W (`w_*`) | this replica's will_commit (w, b, m, prev): the obligation the bridge discharges (R17) | FAST sends will_commit (`set_w`: the slot's view, k, m, prev) | the bridge's discharge (`discharge`); a decision at b of another value than W.m (`deciding`: that value has a certificate, so W's was not decided); a run's start |
 //! | L (`l_*`) | its latest COMMIT (w, c, m, prev), which its SEAL carries (R18) | SLOW writes a COMMIT (`set_l`, SLOW's target), if higher: slot first, then view | a run's start |
-//! | D (`d_*`) | the block of a peer's COMMIT of k (w, m, prev), SLOW's target in deliver mode (R25 while awaiting a NEW_VIEW) | its grant (`set_d`, WATCH's event) | (overwritten) |
+//! | D (`d_*`) | the block of a peer x's COMMIT of k (w, m, prev) and x: SLOW's target in deliver mode (R25 while awaiting a NEW_VIEW) and in adopt mode (R10's adoption, recovery.md D11.13) | its grant (`set_d`, WATCH's MINE event) | (overwritten) |
 //! | constraint (`cons_*`) | at slot c* only m* is valid (R22: LEADER proposes it, FAST locks only it) | a NEW_VIEW with a carried value (`set_cons`) | the next view change; a decision at c* (`taken`), a rerun's decision (`rerun_taken`); a run's start |
 //!
 //! L only goes up: after R23's step back a rerun's COMMIT of (v + 1, c*)
@@ -18,7 +18,8 @@
 //! L.c < W.b); `near`, W.b within (G - 1) / 2 slots behind k (the bridge's
 //! reach: SLOW works on W's own slot, whose records a replica at most
 //! G / 2 slots ahead has not reused); `constrained`, the constraint holds
-//! at k.
+//! at k; `ev_above_l`, a COMMIT of (WATCH's event view, k) would be
+//! above L.
 //!
 //! Timing: a strobe at cycle c shows from c + 1. No reset: `start` clears
 //! W, L and the constraint at a run's start (D is only read after its
@@ -54,6 +55,7 @@ pub struct Ledger {
     pub ev_view: Signal<In, Bits<32>>,
     pub ev_m: Signal<In, Bits<32>>,
     pub ev_prev: Signal<In, Bits<32>>,
+    pub ev_x: Signal<In, Bits<8>>,
     /// A NEW_VIEW with a carried value (c*, m*) is installed.
     pub set_cons: Signal<In, Bit>,
     pub cons_c: Signal<In, Bits<32>>,
@@ -76,6 +78,12 @@ pub struct Ledger {
     pub d_w: Signal<Out, Bits<32>>,
     pub d_m: Signal<Out, Bits<32>>,
     pub d_prev: Signal<Out, Bits<32>>,
+    /// D's writer x (its COMMIT record is commit[s(k)][x]: R10's adoption
+    /// copies the certificate from it, recovery.md D11.13).
+    pub d_x: Signal<Out, Bits<8>>,
+    /// A COMMIT of (`ev_view`, k) would be above L (slot first, then view):
+    /// R10's adoption takes only such a certificate.
+    pub ev_above_l: Signal<Out, Bit>,
     pub cons_m: Signal<Out, Bits<32>>,
     pub constrained: Signal<Out, Bit>,
     pub ob: Signal<Out, Bit>,
@@ -93,6 +101,7 @@ pub struct Ledger {
     dl_w: DFF<Bits<32>>,
     dl_m: DFF<Bits<32>>,
     dl_prev: DFF<Bits<32>>,
+    dl_x: DFF<Bits<8>>,
     c_ok: DFF<Bit>,
     c_k: DFF<Bits<32>>,
     c_m: DFF<Bits<32>>,
@@ -107,11 +116,11 @@ impl Default for Ledger {
             ;
             defaults:
             clock, start, k, view_no, m, prev, set_w, discharge, deciding, set_l,
-            t_view, t_k, t_m, t_prev, set_d, ev_view, ev_m, ev_prev, set_cons, cons_c,
+            t_view, t_k, t_m, t_prev, set_d, ev_view, ev_m, ev_prev, ev_x, set_cons, cons_c,
             cons_in_m, next_view, taken, rerun_taken, w_w, w_k, w_m, w_prev, l_ok, l_w,
-            l_c, l_m, l_prev, d_w, d_m, d_prev, cons_m, constrained, ob, near, wc_ok,
+            l_c, l_m, l_prev, d_w, d_m, d_prev, d_x, ev_above_l, cons_m, constrained, ob, near, wc_ok,
             wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w, dl_m,
-            dl_prev, c_ok, c_k, c_m
+            dl_prev, dl_x, c_ok, c_k, c_m
         })
     }
 }
@@ -121,7 +130,7 @@ impl Logic for Ledger {
     fn update(&mut self) {
         dff_setup!(
             self, clock, wc_ok, wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w,
-            dl_m, dl_prev, c_ok, c_k, c_m
+            dl_m, dl_prev, dl_x, c_ok, c_k, c_m
         );
         self.w_w.next = self.wc_w.q.val();
         self.w_k.next = self.wc_k.q.val();
@@ -135,6 +144,10 @@ impl Logic for Ledger {
         self.d_w.next = self.dl_w.q.val();
         self.d_m.next = self.dl_m.q.val();
         self.d_prev.next = self.dl_prev.q.val();
+        self.d_x.next = self.dl_x.q.val();
+        self.ev_above_l.next = !self.lc_ok.q.val()
+            | (self.k.val() > self.lc_c.q.val())
+            | ((self.k.val() == self.lc_c.q.val()) & (self.ev_view.val() > self.lc_w.q.val()));
         self.cons_m.next = self.c_m.q.val();
         self.constrained.next = self.c_ok.q.val() & (self.c_k.q.val() == self.k.val());
         self.ob.next =
@@ -154,6 +167,7 @@ impl Logic for Ledger {
             self.dl_w.d.next = self.ev_view.val();
             self.dl_m.d.next = self.ev_m.val();
             self.dl_prev.d.next = self.ev_prev.val();
+            self.dl_x.d.next = self.ev_x.val();
         }
         // The discharge ends the obligation (the model's `wc_done`).
         if self.discharge.val() {

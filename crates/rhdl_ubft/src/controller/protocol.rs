@@ -256,6 +256,10 @@ pub struct Protocol<const N: usize> {
     /// timer's `close_to` SLOW is aborted at its poll point, and Close
     /// ends.
     close_now: Signal<Local, Bit>,
+    /// WATCH's MINE may be adopted (R10, recovery.md D11.13): above L, and
+    /// of the awaited view or later while VIEW awaits, or of a view after
+    /// this one while SLOW bridges a W at slot k.
+    adopt_ok: Signal<Local, Bit>,
     close_start: Signal<Local, Bit>,
     close_abort: Signal<Local, Bit>,
     // Combinational temporaries.
@@ -325,7 +329,7 @@ impl<const N: usize> Protocol<N> {
             leader, fast, view, tally, requests, cc, timer, ledger, grants, counters, encoder,
             cfg, state, view_no, leader_id, missed_q, m, phase, vote_view, vote_leader,
             slow_path, done_q, error, m_new, next_leader, poll_word, missed, decided,
-            start_leader, own_state, bridged, close_now, close_start, close_abort,
+            start_leader, own_state, bridged, close_now, adopt_ok, close_start, close_abort,
             bc_round, bc_round_done, bc_round_error, hand_over, cc_k1, wt_enable,
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
@@ -395,7 +399,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.records.d_prev.next = self.ledger.d_prev.val();
         self.records.slow_holding.next = self.slow.holding.val();
         self.records.slow_seal.next = self.slow.seal_mode.val();
-        self.records.slow_deliver.next = self.slow.deliver_mode.val();
+        self.records.slow_deliver.next = self.slow.deliver_mode.val() | self.slow.adopt_mode.val();
         self.records.blk_j.next = self.slow.blk_j.val();
         self.records.cons_c.next = self.view.cons_c_out.val().get_bits::<8>(0);
         self.records.x_t.next = self.view.x_t_out.val();
@@ -506,7 +510,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.row_n.next = self.records.row_n.val();
         // R11's seal check is against the COMMITs' view: D's in deliver
         // mode (the replica itself is a view ahead).
-        if self.slow.holding.val() & self.slow.deliver_mode.val() {
+        if self.slow.holding.val() & (self.slow.deliver_mode.val() | self.slow.adopt_mode.val()) {
             self.slow.view_no.next = self.ledger.d_w.val();
         } else {
             self.slow.view_no.next = self.view_no.q.val();
@@ -606,6 +610,13 @@ impl<const N: usize> Logic for Protocol<N> {
         self.grants.cc_failed.next = self.cc.failed.val();
         self.grants.sg_busy.next = self.sg_busy.val();
         self.grants.bc_busy.next = self.bc_busy.val();
+        self.adopt_ok.next = self.ledger.ev_above_l.val()
+            & ((self.view.awaiting.val() & (self.wt_ev_view.val() >= self.view_no.q.val()))
+                | (self.slow.holding.val()
+                    & self.slow.seal_mode.val()
+                    & (self.ledger.w_k.val() == self.position.k.val())
+                    & (self.wt_ev_view.val() > self.view_no.q.val())));
+        self.grants.adopt_ok.next = self.adopt_ok.val();
         // R25 while awaiting: SLOW in deliver mode on D; R17 and R28: SLOW
         // in seal mode on W.
         self.slow.start.next = self.fast.start_slow.val()
@@ -613,6 +624,9 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.close_start.val()
             | self.grants.dl_grant.val();
         self.slow.deliver_start.next = self.grants.dl_grant.val();
+        self.slow.adopt_start.next = self.grants.adopt_start.val();
+        self.slow.adopt.next = self.grants.adopt.val();
+        self.slow.d_x.next = self.ledger.d_x.val();
         self.slow.seal_start.next = self.view.call_slow.val() | self.close_start.val();
         // WATCH polls while SLOW holds the slot and while VIEW catches up
         // or awaits a NEW_VIEW; while bridging, at W.b.
@@ -624,7 +638,12 @@ impl<const N: usize> Logic for Protocol<N> {
             self.wt_k.next = self.position.k.val();
         }
         self.wt_view.next = self.view_no.q.val();
-        self.wt_awaiting.next = self.view.awaiting.val();
+        // The Mine poll: while awaiting (R25), and while bridging a W at
+        // slot k (R10's adoption, D11.13).
+        self.wt_awaiting.next = self.view.awaiting.val()
+            | (self.slow.holding.val()
+                & self.slow.seal_mode.val()
+                & (self.ledger.w_k.val() == self.position.k.val()));
         self.view.dlv_grant.next = self.grants.dl_grant.val();
         self.slow.hold.next = self.grants.cc_hold.val();
         self.view.hold.next = self.grants.cc_hold.val();
@@ -704,6 +723,8 @@ impl<const N: usize> Logic for Protocol<N> {
             self.fetch_len.next = self.records.row2_len.val();
         } else if self.slow.fetch_pair.val() {
             self.fetch_len.next = 1.into();
+        } else if self.slow.fetch_rec.val() {
+            self.fetch_len.next = self.cfg.support.val() + 1;
         } else {
             self.fetch_len.next = self.view.fetch_len.val();
         }
@@ -854,7 +875,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ledger.t_k.next = self.records.t_k.val();
         self.ledger.t_m.next = self.records.t_m.val();
         self.ledger.t_prev.next = self.records.t_prev.val();
-        self.ledger.set_d.next = self.grants.dl_grant.val();
+        self.ledger.set_d.next = self.grants.dl_grant.val() | self.grants.adopt.val();
+        self.ledger.ev_x.next = self.wt_ev_x.val();
         self.ledger.ev_view.next = self.wt_ev_view.val();
         self.ledger.ev_m.next = self.wt_ev_m.val();
         self.ledger.ev_prev.next = self.wt_ev_prev.val();

@@ -4,10 +4,12 @@
 //! SLOW works on a target: W in seal mode (the bridge, recovery.md R17, and
 //! R28's close; W.b is k, or below it after a fast decision and catch-ups,
 //! and W's slot s(W.b) = (W.b − 1) mod G is derived from W.b), D in deliver
-//! mode (R25 while awaiting a NEW_VIEW: D's view, m and prev at this slot),
-//! else the slot itself. `seal_mode` is SLOW's mode register, which stays
-//! up after SLOW goes Off, so the target stays W until the next start;
-//! deliver mode counts only while SLOW holds the slot. From the target and
+//! or adopt mode (R25 while awaiting a NEW_VIEW, R10's adoption: D's view,
+//! m and prev at this slot; `slow_deliver` is either mode), else the slot
+//! itself. `seal_mode` is SLOW's mode register, which stays up after SLOW
+//! goes Off, so the target stays W until the next start; deliver and
+//! adopt mode count only while SLOW holds the slot, and go first (adopt
+//! mode may start inside seal mode). From the target and
 //! the slot, in words of the mailbox (docs/layout.md; R = the records of a
 //! row, a power of two; G a power of two):
 //!
@@ -200,8 +202,16 @@ impl Logic for SlotRecords {
             + (bit_cast::<32, 8>(self.slot.val()) << self.row_shift.val());
         self.commit_row.next = self.will_commit_base.val()
             + (bit_cast::<32, 8>(self.slot.val()) << self.row_shift.val());
-        // SLOW's target: W in seal mode, D in deliver mode, else the slot.
-        if self.slow_seal.val() {
+        // SLOW's target: D in deliver or adopt mode (adopt mode may start
+        // inside seal mode, D11.13), W in seal mode, else the slot.
+        if self.slow_holding.val() & self.slow_deliver.val() {
+            self.t_view.next = self.d_w.val();
+            self.t_k.next = self.k.val();
+            self.t_m.next = self.d_m.val();
+            self.t_prev.next = self.d_prev.val();
+            self.t_slot.next = self.slot.val();
+            self.t_slot_n.next = self.slot_n.val();
+        } else if self.slow_seal.val() {
             self.t_view.next = self.w_w.val();
             self.t_k.next = self.w_k.val();
             self.t_m.next = self.w_m.val();
@@ -210,13 +220,6 @@ impl Logic for SlotRecords {
             self.t_slot_n.next =
                 bit_cast::<16, 8>((self.w_k.val().get_bits::<8>(0) - 1) & self.last_slot.val())
                     << self.row_log.val();
-        } else if self.slow_holding.val() & self.slow_deliver.val() {
-            self.t_view.next = self.d_w.val();
-            self.t_k.next = self.k.val();
-            self.t_m.next = self.d_m.val();
-            self.t_prev.next = self.d_prev.val();
-            self.t_slot.next = self.slot.val();
-            self.t_slot_n.next = self.slot_n.val();
         } else {
             self.t_view.next = self.view_no.val();
             self.t_k.next = self.k.val();

@@ -73,7 +73,7 @@
 //! | # | state | leaves when | to |
 //! | ---: | --- | --- | --- |
 //! | – | Off | `start` | SlowStart |
-//! | 40 | SlowStart | deliver mode / seal mode / the view's leader / phase 2 / else | SlowPollCommit (x := 0, nothing delivered) / SlowSignCert / SlowSignPrep (SignerPort `sign` of B) / SlowSignCert / SlowPollPrepSig |
+//! | 40 | SlowStart | adopt mode / deliver mode / seal mode / the view's leader / phase 2 / else | SlowPollRecord / SlowPollCommit (x := 0, nothing delivered) / SlowSignCert / SlowSignPrep (SignerPort `sign` of B) / SlowSignCert / SlowPollPrepSig |
 //! | 41 | SlowSignPrep | the signer's response: OK / an error | SlowSendPrepSig (COMPOSE beat 1 := the signature) / Off, `stop` |
 //! | 42 | SlowSendPrepSig | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | phase 2: SlowSignCert; else SlowPollPrepSig |
 //! | 43 | SlowPollPrepSig | (fetch of prep_sig[s(k)], two beats) | SlowWaitPrepSig |
@@ -87,14 +87,16 @@
 //! | 51 | SlowSendCert | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | SlowPollCertify |
 //! | 52 | SlowPollCertify | (fetch of the certify row, 2N beats; c, `bm` := 0) | SlowWaitCertify |
 //! | 53 | SlowWaitCertify | the fetch is done: an error / f + 1 candidates (shares copied as they arrived) / fewer / fewer, and it times out | SlowPollCertify / SlowVerifyShare / SlowPollCertify (a miss) / Off, `stop` |
-//! | 54 | SlowVerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | SlowSignCommit / the next j (`verified` += j) / SlowPollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss) / Off, `stop` |
+//! | 54 | SlowVerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | SlowSignCommit (adopt mode: Off, `stop` unless f + 1 were taken) / the next j (`verified` += j) / SlowPollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss; adopt mode: SlowPollRecord, or Off, `stop` if j failed before) / Off, `stop` |
 //! | 55 | SlowSignCommit | the signer's response (`sign` of K): OK / an error | SlowSendCommit (COMPOSE beat 1 := the signature) / Off, `stop` |
-//! | 56 | SlowSendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: f + 1 = 1 / else | Off, `decide` / SlowPollCommit (`delivered` := {id}, x := 0) |
+//! | 56 | SlowSendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: seal mode / f + 1 = 1 / else | Off, `stop` (a yield) / Off, `decide` / SlowPollCommit (`delivered` := {id}, x := 0) |
 //! | 57 | SlowPollCommit | x >= n / x delivered or vetoed / else | SlowPollCommit (x := 0, a miss; Off, `stop` if it times out, and in deliver mode at once) / SlowPollCommit (x + 1) / SlowWaitCommit (fetch of commit[s(k)][x], two beats) |
 //! | 58 | SlowWaitCommit | the fetch is done: beat 0 is K with j = x / not / not, and it times out | SlowVerifyCommit (beat 1 in COMPOSE beat 15) / SlowPollCommit (x + 1, a miss) / Off, `stop` |
 //! | 59 | SlowVerifyCommit | the response (`verify` under x, signature from COMPOSE beat 15): OK / an error / an error, and it times out | SlowPollOwnEcho / SlowPollCommit (x + 1, `bad_share`, a miss; `ctorn` += x, or `vetoed` += x if x failed before) / Off, `stop` |
 //! | 97 | SlowPollOwnEcho | (fetch of its own echo_commit[x][id], one beat) | SlowWaitOwnEcho |
 //! | 98 | SlowWaitOwnEcho | the fetch is done: the entry holds a COMMIT of x higher than the one verified (k, then view) / else, or an error | SlowPollSeal (R11.2's "if higher": not echoed) / SlowEchoCommit |
+//! | 99 | SlowPollRecord | (adopt mode: fetch of D's record commit[s(k)][x], 3 + f beats; `verified` := none) | SlowWaitRecord |
+//! | 100 | SlowWaitRecord | the fetch is done: beat 0 is D's COMMIT block of x with a signer bitmap below n (the shares copied into COMPOSE beats 2 to f + 2 as they arrived) / not, or an error | SlowVerifyShare / Off, `stop` (a miss) |
 //! | 60 | SlowEchoCommit | (first cycle: a round to echo_commit[x][id], the block and COMPOSE beat 15) `round_done` / `round_error` | SlowPollSeal / Off, `stop` |
 //! | 61 | SlowPollSeal | (fetch of seal[x], two beats) | SlowWaitSeal |
 //! | 62 | SlowWaitSeal | the fetch is done: an error / a SEAL of x (kept) / none | SlowPollSeal / SlowVerifySeal / SlowPollEchoSeal |
@@ -162,10 +164,12 @@ pub enum SlowSt {
     /// (Numbered 97 and 98, after the others.)
     SlowPollOwnEcho,
     SlowWaitOwnEcho,
+    SlowPollRecord,
+    SlowWaitRecord,
 }
 
 /// Every state, in declaration order.
-pub const SLOW_STATES: [SlowSt; 29] = [
+pub const SLOW_STATES: [SlowSt; 31] = [
     SlowSt::Off,
     SlowSt::SlowStart,
     SlowSt::SlowSignPrep,
@@ -195,6 +199,8 @@ pub const SLOW_STATES: [SlowSt; 29] = [
     SlowSt::SlowVerifySeal,
     SlowSt::SlowPollOwnEcho,
     SlowSt::SlowWaitOwnEcho,
+    SlowSt::SlowPollRecord,
+    SlowSt::SlowWaitRecord,
 ];
 
 /// The signed block's width (`layout::records::BLOCK_BITS`).
@@ -244,6 +250,25 @@ pub struct Slow {
     /// asks no `clear_wait` (T_vc counts on).
     pub deliver_start: Signal<In, Bit>,
     pub deliver_mode: Signal<Out, Bit>,
+    /// With `start` (and `deliver_start`): adopt mode first (R10's
+    /// adoption while VIEW awaits a NEW_VIEW, recovery.md D11.13). The
+    /// target is D, as in deliver mode; the machine reads D's record,
+    /// commit[s(k)][`d_x`] (3 + f beats), checks that its first beat is D's
+    /// COMMIT block of x with a signer bitmap below n, copies its f + 1
+    /// shares into COMPOSE beats 2 to f + 2, verifies every one over D's
+    /// CERT block (its own share too: the copy is x's), signs and writes
+    /// its own COMMIT of D, and then runs deliver mode's R11 with its own
+    /// COMMIT delivered. A record that does not match, or a share that
+    /// fails twice, ends it with `stop` (a yield).
+    pub adopt_start: Signal<In, Bit>,
+    /// Protocol's grant while the machine bridges (seal mode): at a poll
+    /// state it turns to adopt mode (the same steps, on D) and, its COMMIT
+    /// written, goes Off with `stop` as seal mode does: L covers W.
+    pub adopt: Signal<In, Bit>,
+    /// The machine runs in adopt mode (Protocol's target mux: D).
+    pub adopt_mode: Signal<Out, Bit>,
+    /// D's writer x.
+    pub d_x: Signal<In, Bits<8>>,
     // The slot (Protocol's registers) and the configuration.
     pub id: Signal<In, Bits<8>>,
     pub n: Signal<In, Bits<8>>,
@@ -270,6 +295,9 @@ pub struct Slow {
     /// or 2N (the echo_prep, certify or echo_seal row).
     pub fetch_pair: Signal<Out, Bit>,
     pub fetch_row: Signal<Out, Bit>,
+    /// The fetch is a COMMIT record, 3 + f beats (Protocol's `fetch_len`
+    /// is f + 2).
+    pub fetch_rec: Signal<Out, Bit>,
     pub fetch_beat: Signal<In, Bits<{ crate::params::BEAT_BITS }>>,
     pub fetch_beat_valid: Signal<In, Bit>,
     pub fetch_done: Signal<In, Bit>,
@@ -357,6 +385,9 @@ pub struct Slow {
     sealing: DFF<Bit>,
     /// Deliver mode (latched at `start` from `deliver_start`).
     delivering: DFF<Bit>,
+    /// Adopt mode (latched at `start` from `adopt_start`, or set by
+    /// `adopt`).
+    adopting: DFF<Bit>,
     /// `expiring`, except in seal mode.
     exp: Signal<Local, Bit>,
     /// A request is out (sign and verify states), or Broadcast not yet
@@ -433,6 +464,9 @@ pub struct Slow {
     /// (k, then view): this replica's echo_commit[x][id] holds more than
     /// the COMMIT it verified (R11.2's "if higher").
     own_higher: Signal<Local, Bit>,
+    /// Adopt mode: the beat on `fetch_beat` is D's COMMIT block of x with
+    /// a signer bitmap below n.
+    rec_ok: Signal<Local, Bit>,
     status_ok: Constant<Bits<8>>,
     kind_seal: Constant<Bits<32>>,
     kind_commit: Constant<Bits<32>>,
@@ -455,6 +489,11 @@ pub fn check_literals() {
         [records::KIND, records::BLOCK_V, records::BLOCK_K],
         [0, 1, 2],
         "slow.rs: kind, v, k are the block's first 96 bits"
+    );
+    assert_eq!(
+        records::COMMIT_BITMAP * 32,
+        256,
+        "slow.rs: a COMMIT's signer bitmap is bit 256 of its first beat (get_bits::<8>(256))"
     );
     assert_eq!(
         [records::SEAL_J, records::SEAL_V],
@@ -493,6 +532,10 @@ impl Default for Slow {
             seal_mode: Default::default(),
             deliver_start: Default::default(),
             deliver_mode: Default::default(),
+            adopt_start: Default::default(),
+            adopt: Default::default(),
+            adopt_mode: Default::default(),
+            d_x: Default::default(),
             id: Default::default(),
             n: Default::default(),
             leader_id: Default::default(),
@@ -510,6 +553,7 @@ impl Default for Slow {
             fetch_word: Default::default(),
             fetch_pair: Default::default(),
             fetch_row: Default::default(),
+            fetch_rec: Default::default(),
             fetch_beat: Default::default(),
             fetch_beat_valid: Default::default(),
             fetch_done: Default::default(),
@@ -562,6 +606,7 @@ impl Default for Slow {
             state: Default::default(),
             sealing: Default::default(),
             delivering: Default::default(),
+            adopting: Default::default(),
             exp: Default::default(),
             sent: Default::default(),
             beat_i: Default::default(),
@@ -600,6 +645,7 @@ impl Default for Slow {
             full: Default::default(),
             xid: Default::default(),
             own_higher: Default::default(),
+            rec_ok: Default::default(),
             kind_commit: Constant::new((crate::layout::records::KIND_COMMIT as u64).into()),
             status_ok: Constant::new(crate::io::signer::code::OK.into()),
             kind_seal: Constant::new((crate::layout::records::KIND_SEAL as u64).into()),
@@ -638,6 +684,7 @@ impl Logic for Slow {
             state,
             sealing,
             delivering,
+            adopting,
             sent,
             beat_i,
             blk_ok,
@@ -675,6 +722,12 @@ impl Logic for Slow {
         self.exp.next = self.expiring.val() & !self.sealing.q.val();
         self.seal_mode.next = self.sealing.q.val();
         self.deliver_mode.next = self.delivering.q.val();
+        self.adopt_mode.next = self.adopting.q.val();
+        // Adopt mode: the record's first beat is D's COMMIT block of x
+        // (`commit_block` with `blk_j` = x) and its signer bitmap (word 8)
+        // names no replica at or above n.
+        self.rec_ok.next = (self.fetch_beat.val().get_bits::<BB>(0) == self.commit_block.val())
+            & ((self.fetch_beat.val().get_bits::<8>(256) >> self.n.val()) == 0);
         self.entry.next = self.beat_i.q.val() >> 1;
         self.suspect.next = !self.beat_i.q.val().get_bit(0)
             & (self.entry.val() != self.id.val())
@@ -721,6 +774,7 @@ impl Logic for Slow {
         self.fetch_word.next = 0.into();
         self.fetch_pair.next = false;
         self.fetch_row.next = false;
+        self.fetch_rec.next = false;
         self.sg_sign.next = false;
         self.sg_verify.next = false;
         self.sg_prep.next = false;
@@ -753,6 +807,7 @@ impl Logic for Slow {
                 if self.start.val() {
                     self.sealing.d.next = self.seal_start.val();
                     self.delivering.d.next = self.deliver_start.val();
+                    self.adopting.d.next = self.adopt_start.val();
                     self.state.d.next = SlowSt::SlowStart;
                 }
             }
@@ -764,7 +819,10 @@ impl Logic for Slow {
                 self.bad.d.next = 0.into();
                 self.prep_torn.d.next = false;
                 self.clear_wait.next = true;
-                if self.delivering.q.val() {
+                if self.adopting.q.val() {
+                    // Adopt mode (R10's adoption): D's record first.
+                    self.state.d.next = SlowSt::SlowPollRecord;
+                } else if self.delivering.q.val() {
                     // Deliver mode: R11 on the target's COMMITs, nothing
                     // delivered yet (R25).
                     self.delivered.d.next = 0.into();
@@ -1080,12 +1138,20 @@ impl Logic for Slow {
                 self.sg_compose.next = true;
                 self.sg_signer.next = self.sj.q.val();
                 if !self.sent.q.val() {
-                    if self.sj.q.val() >= self.n.val() {
+                    if (self.sj.q.val() >= self.n.val())
+                        & self.adopting.q.val()
+                        & (self.so.q.val() != self.support.val())
+                    {
+                        // Adopt mode: the record's bitmap named other than
+                        // f + 1 replicas below n.
+                        self.stop.next = true;
+                        self.state.d.next = SlowSt::Off;
+                    } else if self.sj.q.val() >= self.n.val() {
                         // f + 1 shares over C, each verified (R10).
                         self.state.d.next = SlowSt::SlowSignCommit;
                     } else if (self.bm.q.val() & (self.one8.val() << self.sj.q.val())) == 0 {
                         self.sj.d.next = self.sj.q.val() + 1;
-                    } else if (self.sj.q.val() == self.id.val())
+                    } else if ((self.sj.q.val() == self.id.val()) & !self.adopting.q.val())
                         | ((self.verified.q.val() & (self.one8.val() << self.sj.q.val())) != 0)
                     {
                         self.sj.d.next = self.sj.q.val() + 1;
@@ -1116,12 +1182,65 @@ impl Logic for Slow {
                         self.torn.d.next = self.torn.q.val() | (self.one8.val() << self.sj.q.val());
                         self.bad_share.next = true;
                         self.missed.next = true;
-                        if self.exp.val() {
+                        if self.adopting.q.val() {
+                            // Adopt mode: the record is read again once
+                            // (a read may be torn); a second failure of j
+                            // ends the pass.
+                            if (self.torn.q.val() & (self.one8.val() << self.sj.q.val())) != 0 {
+                                self.stop.next = true;
+                                self.state.d.next = SlowSt::Off;
+                            } else {
+                                self.state.d.next = SlowSt::SlowPollRecord;
+                            }
+                        } else if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = SlowSt::Off;
                         } else {
                             self.state.d.next = SlowSt::SlowPollCertify;
                         }
+                    }
+                }
+            }
+            SlowSt::SlowPollRecord => {
+                // Adopt mode: D's record, commit[s(k)][x], 3 + f beats.
+                self.fetch_start.next = true;
+                self.fetch_rec.next = true;
+                self.fetch_word.next = self.commit_row_word.val()
+                    + (bit_cast::<32, 8>(self.d_x.val()) << self.commit_shift.val());
+                self.beat_i.d.next = 0.into();
+                self.blk_ok.d.next = false;
+                self.verified.d.next = 0.into();
+                self.state.d.next = SlowSt::SlowWaitRecord;
+            }
+            SlowSt::SlowWaitRecord => {
+                // Beat 0: D's COMMIT block of x and the bitmap; beat 1: x's
+                // signature (not needed); beats 2 to f + 2: the shares, into
+                // COMPOSE beat 2 + c as they arrive (ascending signer order,
+                // as the record has them).
+                self.blk_j.next = self.d_x.val();
+                self.cp_from_fetch.next = true;
+                self.cp_wr_beat.next = self.beat_i.q.val().get_bits::<4>(0);
+                if self.fetch_beat_valid.val() {
+                    self.beat_i.d.next = self.beat_i.q.val() + 1;
+                    if self.beat_i.q.val() == 0 {
+                        self.blk_ok.d.next = self.rec_ok.val();
+                        self.bm.d.next = self.fetch_beat.val().get_bits::<8>(256);
+                    } else if self.beat_i.q.val() >= 2 {
+                        self.cp_wr_en.next = true;
+                    }
+                }
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & self.blk_ok.q.val() {
+                        self.sj.d.next = 0.into();
+                        self.so.d.next = 0.into();
+                        self.rd.d.next = false;
+                        self.sent.d.next = false;
+                        self.state.d.next = SlowSt::SlowVerifyShare;
+                    } else {
+                        // Not D's record any more, or a failed read.
+                        self.missed.next = true;
+                        self.stop.next = true;
+                        self.state.d.next = SlowSt::Off;
                     }
                 }
             }
@@ -1499,6 +1618,19 @@ impl Logic for Slow {
             self.missed.next = false;
             self.stop.next = false;
             self.state.d.next = SlowSt::Off;
+        } else if self.adopt.val() & self.at_poll.val() {
+            // Bridging: Protocol granted an adoption (D11.13).
+            self.fetch_start.next = false;
+            self.fetch_word.next = 0.into();
+            self.fetch_pair.next = false;
+            self.fetch_row.next = false;
+            self.missed.next = false;
+            self.stop.next = false;
+            self.clear_wait.next = false;
+            self.adopting.d.next = true;
+            self.torn.d.next = 0.into();
+            self.bad.d.next = 0.into();
+            self.state.d.next = SlowSt::SlowPollRecord;
         } else if self.hold.val() & self.at_poll.val() {
             self.fetch_start.next = false;
             self.fetch_word.next = 0.into();
@@ -1578,6 +1710,12 @@ impl Logic for Slow {
             }
             SlowSt::SlowWaitOwnEcho => {
                 self.sts_state.next = 98.into();
+            }
+            SlowSt::SlowPollRecord => {
+                self.sts_state.next = 99.into();
+            }
+            SlowSt::SlowWaitRecord => {
+                self.sts_state.next = 100.into();
             }
             SlowSt::SlowEchoCommit => {
                 self.sts_state.next = 60.into();

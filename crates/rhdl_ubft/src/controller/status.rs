@@ -27,7 +27,7 @@ pub struct Status {
 
 /// The names of the states, in `sts_state` order; "" for a number no
 /// state reports (13 to 37).
-pub const STATE_NAMES: [&str; 99] = [
+pub const STATE_NAMES: [&str; 101] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -129,4 +129,6 @@ pub const STATE_NAMES: [&str; 99] = [
     "ViewDeliver",
     "SlowPollOwnEcho",
     "SlowWaitOwnEcho",
+    "SlowPollRecord",
+    "SlowWaitRecord",
 ];
