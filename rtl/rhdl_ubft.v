@@ -10854,6 +10854,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam ViewSt$ViewCatchNext = 28;
     localparam ViewSt$ViewAwaitNext = 29;
     localparam ViewSt$ViewDeliver = 30;
+    localparam ViewSt$ViewJump = 31;
     localparam ProtocolSt$Idle = 0;
     localparam ProtocolSt$Run = 1;
     localparam ProtocolSt$Decide = 2;
@@ -11048,6 +11049,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [7:0] view$row_log;
     reg  [7:0] view$row2_len;
     wire  view$next_view;
+    wire  view$step_view;
     wire  view$open_round;
     wire  view$clear_wait;
     wire  view$missed;
@@ -11620,6 +11622,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .row_log(view$row_log),
         .row2_len(view$row2_len),
         .next_view(view$next_view),
+        .step_view(view$step_view),
         .open_round(view$open_round),
         .clear_wait(view$clear_wait),
         .missed(view$missed),
@@ -12413,7 +12416,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (fast$set_phase) begin
             phase$d = fast$phase_next;
         end
-        if (view$next_view) begin
+        if (view$next_view | view$step_view) begin
             view_no$d = view_no$q + 32'h1;
             leader_id$d = next_leader;
         end
@@ -12531,7 +12534,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 end
         endcase
         leader$start = start_leader | view$start_leader;
-        if (view$start_leader | view$next_view) begin
+        if (view$start_leader | view$next_view | view$step_view) begin
             wt_clear = 1'b1;
         end
         bridged$d = grants$bridging;
@@ -12544,7 +12547,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         counters$running = (state$q != ProtocolSt$Idle) & (state$q != ProtocolSt$Done);
         counters$taken = taken;
         counters$taken_slow = slow_path$q;
-        counters$next_view = view$next_view;
+        counters$next_view = view$next_view | view$step_view;
         counters$poll = fetch_start;
         counters$bad_share = slow$bad_share | view$bad_share;
         missed_q$d = missed;
@@ -18360,7 +18363,7 @@ module rhdl_ubft$protocol$timer$waited(d,q,clock);
 endmodule // rhdl_ubft$protocol$timer$waited
 
 
-module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_slow,slow_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_slow,slow_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -18410,6 +18413,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
     input wire  [7:0] row_log;
     input wire  [7:0] row2_len;
     output reg  next_view;
+    output reg  step_view;
     output reg  open_round;
     output reg  clear_wait;
     output reg  missed;
@@ -18494,6 +18498,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
     localparam ViewSt$ViewCatchNext = 28;
     localparam ViewSt$ViewAwaitNext = 29;
     localparam ViewSt$ViewDeliver = 30;
+    localparam ViewSt$ViewJump = 31;
     
     // Stub signals
     reg  [4:0] state$d;
@@ -18598,6 +18603,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
     reg  [7:0] nv_cb$d;
     wire  [7:0] nv_cb$q;
     reg  nv_cb$clock;
+    reg  [31:0] nv_view$d;
+    wire  [31:0] nv_view$q;
+    reg  nv_view$clock;
     reg  [7:0] ci$d;
     wire  [7:0] ci$q;
     reg  ci$clock;
@@ -18622,6 +18630,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
     reg  [3:0] p2;
     reg  [4:0] sup2;
     reg  [31:0] view_m1;
+    reg  [31:0] nv_m1;
     
     // Sub module instances
     rhdl_ubft$protocol$view$state state(
@@ -18794,6 +18803,11 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
         .q(nv_cb$q),
         .clock(nv_cb$clock)
     );
+    rhdl_ubft$protocol$view$nv_view nv_view(
+        .d(nv_view$d),
+        .q(nv_view$q),
+        .clock(nv_view$clock)
+    );
     rhdl_ubft$protocol$view$ci ci(
         .d(ci$d),
         .q(ci$q),
@@ -18841,6 +18855,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
         catch_k$clock = clock;
         cb$clock = clock;
         nv_cb$clock = clock;
+        nv_view$clock = clock;
         ci$clock = clock;
         sj$clock = clock;
         state$d = state$q;
@@ -18877,10 +18892,12 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
         catch_k$d = catch_k$q;
         cb$d = cb$q;
         nv_cb$d = nv_cb$q;
+        nv_view$d = nv_view$q;
         ci$d = ci$q;
         sj$d = sj$q;
         entry = beat_i$q >> 32'h1;
         view_m1 = view_no - 32'h1;
+        nv_m1 = nv_view$q - 32'h1;
         cnt2 = ((cnt$q) & 4'hf) << 32'h1;
         p2 = ((p$q) & 4'hf) << 32'h1;
         sup2 = ((support) & 5'h1f) << 32'h1;
@@ -18909,7 +18926,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
             seal_cand = ~beat_i$q[32'h0] & (entry < n) & wf_seal & (fetch_beat[(32'h20)+:(32)] == ((entry) & 32'hffffffff)) & (fetch_beat[(32'h40)+:(32)] >= view_m1) & ((failed$q & (one8 << entry)) == 32'h0);
         end
         if (state$q == ViewSt$ViewWaitNvRec) begin
-            nv_seal = wf_seal & (fetch_beat[(32'h20)+:(32)] < ((n) & 32'hffffffff)) & ((sb$q & (one8 << fetch_beat[(32'h20)+:(8)])) != 32'h0) & (fetch_beat[(32'h28)+:(24)] == 32'h0) & ((cnt$q == 32'h0) | (fetch_beat[(32'h20)+:(8)] > last_x$q)) & (fetch_beat[(32'h40)+:(32)] >= view_m1);
+            nv_seal = wf_seal & (fetch_beat[(32'h20)+:(32)] < ((n) & 32'hffffffff)) & ((sb$q & (one8 << fetch_beat[(32'h20)+:(8)])) != 32'h0) & (fetch_beat[(32'h28)+:(24)] == 32'h0) & ((cnt$q == 32'h0) | (fetch_beat[(32'h20)+:(8)] > last_x$q)) & (fetch_beat[(32'h40)+:(32)] >= nv_m1);
         end
         if (state$q == ViewSt$ViewWaitEchoCommit) begin
             suspect = ~beat_i$q[32'h0] & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(32)] == kind_commit) & (fetch_beat[(32'h20)+:(32)] == ((x$q) & 32'hffffffff)) & (fetch_beat[(32'hc0)+:(64)] == 32'h0) & (fetch_beat[(32'h40)+:(32)] <= blk$q[(32'h40)+:(32)]) & ((blk$q[(32'he0)+:(32)] == 32'h0) | (fetch_beat[(32'h60)+:(32)] > blk$q[(32'h80)+:(32)]) | ((fetch_beat[(32'h60)+:(32)] == blk$q[(32'h80)+:(32)]) & (fetch_beat[(32'h40)+:(32)] > blk$q[(32'h60)+:(32)])));
@@ -18931,6 +18948,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
         awaiting = (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewDeliver);
         decide_prev = 1'b0;
         next_view = 1'b0;
+        step_view = 1'b0;
         open_round = 1'b0;
         clear_wait = 1'b0;
         missed = 1'b0;
@@ -19146,6 +19164,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
                         end
                         else if (has_l$q) begin
                             state$d = ViewSt$ViewVerifyCert;
+                        end
+                        else if (nv_view$q != view_no) begin
+                            state$d = ViewSt$ViewJump;
                         end
                         else begin
                             state$d = ViewSt$ViewInstall;
@@ -19397,7 +19418,8 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
             ViewSt$ViewWaitNv:
                 begin
                     if (fetch_done) begin
-                        if (~fetch_error & (fetch_beat[(32'h0)+:(32)] == view_no)) begin
+                        if (~fetch_error & (fetch_beat[(32'h0)+:(32)] >= view_no)) begin
+                            nv_view$d = fetch_beat[(32'h0)+:(32)];
                             nv_cb$d = fetch_beat[(32'h40)+:(8)];
                             state$d = ViewSt$ViewPollNvRec;
                         end
@@ -19437,7 +19459,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
                         if (beat_i$q == 32'h0) begin
                             sb$d = fetch_beat[(32'h20)+:(8)];
                             cb$d = fetch_beat[(32'h40)+:(8)];
-                            if ((fetch_beat[(32'h0)+:(32)] != view_no) | (fetch_beat[(32'h28)+:(24)] != 32'h0) | (fetch_beat[(32'h40)+:(8)] != nv_cb$q) | (fetch_beat[(32'h48)+:(24)] != 32'h0)) begin
+                            if ((fetch_beat[(32'h0)+:(32)] != nv_view$q) | (fetch_beat[(32'h28)+:(24)] != 32'h0) | (fetch_beat[(32'h40)+:(8)] != nv_cb$q) | (fetch_beat[(32'h48)+:(24)] != 32'h0)) begin
                                 nv_ok$d = 1'b0;
                             end
                         end
@@ -19561,6 +19583,15 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
                         state$d = await_back;
                     end
                 end
+            ViewSt$ViewJump:
+                begin
+                    if ((view_no + 32'h1) < nv_view$q) begin
+                        step_view = 1'b1;
+                    end
+                    else begin
+                        state$d = ViewSt$ViewStart;
+                    end
+                end
             ViewSt$ViewDeliver:
                 begin
                     if (~running) begin
@@ -19649,6 +19680,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
                                 if (lead$q) begin
                                     sent$d = 1'b1;
                                     state$d = ViewSt$ViewSendNv;
+                                end
+                                else if (nv_view$q != view_no) begin
+                                    state$d = ViewSt$ViewJump;
                                 end
                                 else begin
                                     state$d = ViewSt$ViewInstall;
@@ -19845,6 +19879,10 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
             ViewSt$ViewDeliver:
                 begin
                     sts_state = 32'h60;
+                end
+            ViewSt$ViewJump:
+                begin
+                    sts_state = 32'h65;
                 end
             default:
                 begin
@@ -20236,6 +20274,25 @@ module rhdl_ubft$protocol$view$nv_once(d,q,clock);
 endmodule // rhdl_ubft$protocol$view$nv_once
 
 
+module rhdl_ubft$protocol$view$nv_view(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view$nv_view
+
+
 module rhdl_ubft$protocol$view$once(d,q,clock);
     
     // Module arguments
@@ -20446,6 +20503,7 @@ module rhdl_ubft$protocol$view$state(d,q,clock);
     localparam ViewSt$ViewCatchNext = 28;
     localparam ViewSt$ViewAwaitNext = 29;
     localparam ViewSt$ViewDeliver = 30;
+    localparam ViewSt$ViewJump = 31;
     
     // Update code (custom)
     initial begin

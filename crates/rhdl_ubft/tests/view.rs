@@ -101,6 +101,8 @@ enum Ev {
     /// A broadcast: beat 0's first word, word, round, beats.
     Bc(u32, u64, bool, u64),
     NextView,
+    /// `step_view`: a view skipped (ViewJump).
+    StepView,
     Missed,
     OpenRound,
     StartLeader,
@@ -364,6 +366,9 @@ impl Bench {
         if b.next_view.val() {
             ev.push(Ev::NextView);
         }
+        if b.step_view.val() {
+            ev.push(Ev::StepView);
+        }
         if b.clear_wait.val() {
             self.misses = 0;
         }
@@ -382,7 +387,7 @@ impl Bench {
             }
         }
         // Protocol's view register: view + 1 at this edge.
-        if b.next_view.val() {
+        if b.next_view.val() || b.step_view.val() {
             self.view += 1;
         }
         self.events.extend(ev.into_iter().map(|e| (c, e)));
@@ -506,11 +511,11 @@ fn refused(spoil: impl Fn(&mut Bench), cycles: u64) -> Bench {
 
 #[test]
 fn a_new_view_of_another_view_or_out_of_form_is_a_miss_and_never_installed() {
-    // Another view in the first beat: polled again, never read whole.
+    // An earlier view in the first beat: polled again, never read whole.
     let t = refused(
         |t| {
             let mut h = t.mem[&NEW_VIEW];
-            h[0] = VIEW0 + 2;
+            h[0] = VIEW0;
             t.mem.insert(NEW_VIEW, h);
         },
         300,
@@ -632,13 +637,56 @@ fn seal_grant_at_the_poll_point_seals_the_next_view_without_a_fetch() {
 
 #[test]
 fn sts_state_numbers_the_states_as_the_page_does() {
-    // 66 to 94, then 96 for ViewDeliver (95 is not a VIEW state).
+    // 66 to 94, then 96 for ViewDeliver (95 is not a VIEW state) and 101
+    // for ViewJump (99 and 100 are SLOW's).
     for (i, st) in VIEW_STATES.iter().enumerate() {
         let want = match i {
             0 => 0,
             30 => 96,
+            31 => 101,
             _ => 65 + i as u8,
         };
         assert_eq!(View::reported(*st), want, "{st:?}");
     }
+}
+
+#[test]
+fn a_later_views_new_view_is_checked_then_the_views_below_it_are_skipped_and_it_is_installed() {
+    // Sealing view 4, it awaits NEW_VIEW(5); new_view holds NEW_VIEW(8)
+    // (leader 2's), with replicas 0's and 2's SEALs of view 7 (R14).
+    let mut t = Bench::new();
+    let (s0, s2) = (seal(0, VIEW0 + 3), seal(2, VIEW0 + 3));
+    t.new_view(VIEW0 + 4, 0b101, &[(s0, sig(&s0, 0)), (s2, sig(&s2, 2))]);
+    t.run_slot(4000);
+    let k = t.kinds();
+    // Read whole and checked against view 8: both SEALs verified.
+    let first = k.iter().position(|e| *e == Ev::Fetch(NEW_VIEW, 5)).unwrap();
+    let jump = k.iter().position(|e| *e == Ev::StepView).unwrap();
+    assert!(k[first..jump].contains(&Ev::Verify(4, 0, true)));
+    assert!(k[first..jump].contains(&Ev::Verify(4, 2, true)));
+    // Two views skipped (5 and 6), then the SEAL of view 7, and view 8.
+    assert_eq!(k.iter().filter(|e| **e == Ev::StepView).count(), 2);
+    assert_eq!(k.iter().filter(|e| **e == Ev::Sign(4)).count(), 2);
+    let own = SEAL_ROW + ((ID as u64) << 5);
+    assert_eq!(t.mem[&own], beat_of(&seal(ID, VIEW0 + 3)));
+    assert_eq!(t.mem[&(own + 16)], sig(&seal(ID, VIEW0 + 3), ID));
+    // NEW_VIEW(8) is read again as the awaited one, and installed.
+    assert_eq!(
+        k.iter().filter(|e| **e == Ev::Fetch(NEW_VIEW, 5)).count(),
+        2
+    );
+    assert_eq!(k.last(), Some(&Ev::StartLeader));
+    assert_eq!(t.view, VIEW0 + 4);
+    // A later view's NEW_VIEW whose SEALs are of an older view is a miss:
+    // read whole, nothing skipped, never installed.
+    let t = refused(
+        |t| {
+            let (s0, s2) = (seal(0, VIEW0 + 2), seal(2, VIEW0 + 2));
+            t.new_view(VIEW0 + 4, 0b101, &[(s0, sig(&s0, 0)), (s2, sig(&s2, 2))]);
+        },
+        400,
+    );
+    assert!(t.kinds().contains(&Ev::Fetch(NEW_VIEW, 5)));
+    assert!(!t.kinds().contains(&Ev::StepView));
+    assert_eq!(t.view, VIEW0 + 1);
 }

@@ -315,7 +315,7 @@ fn kernel_n5_bridge_stall() {
 /// terminal, 15 failing `live_with_f_silent`, none unsafe; the caveat's
 /// stall 28 actions after the prefix; 195 to 209 s, 1.75 GB.
 #[test]
-#[ignore = "3.5 min: CARGO_TARGET_DIR=/work/tmp/target_n5 cargo test --release -p ubft_model --test n5_caveat kernel_n5_bridge_stall_views_4 -- --ignored --nocapture"]
+#[ignore = "3.5 min: cargo test --release -p ubft_model --test n5_caveat kernel_n5_bridge_stall_views_4 -- --ignored --nocapture"]
 fn kernel_n5_bridge_stall_views_4() {
     check(Variant::Kernel, 4, 3);
 }
@@ -324,7 +324,7 @@ fn kernel_n5_bridge_stall_views_4() {
 /// terminal, 24 failing `live_with_f_silent`, none unsafe; the caveat's
 /// stall 28 actions after the prefix; 160 to 162 s, 1.56 GB.
 #[test]
-#[ignore = "3 min: CARGO_TARGET_DIR=/work/tmp/target_n5 cargo test --release -p ubft_model --test n5_caveat recovery_n5_bridge_stall_views_4 -- --ignored --nocapture"]
+#[ignore = "3 min: cargo test --release -p ubft_model --test n5_caveat recovery_n5_bridge_stall_views_4 -- --ignored --nocapture"]
 fn recovery_n5_bridge_stall_views_4() {
     check(Variant::Full, 4, 3);
 }

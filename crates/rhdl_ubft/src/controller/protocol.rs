@@ -848,7 +848,9 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.fast.set_phase.val() {
             self.phase.d.next = self.fast.phase_next.val();
         }
-        if self.view.next_view.val() {
+        // A SEAL's view change, or a view skipped on the way to a later
+        // NEW_VIEW (VIEW's ViewJump, R14).
+        if self.view.next_view.val() | self.view.step_view.val() {
             self.view_no.d.next = self.view_no.q.val() + 1;
             self.leader_id.d.next = self.next_leader.val();
         }
@@ -995,7 +997,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.leader.start.next = self.start_leader.val() | self.view.start_leader.val();
         // WATCH forgets at an install too: the view changed, and with R23's
         // step back k did (a full row of c* it reported is reported again).
-        if self.view.start_leader.val() | self.view.next_view.val() {
+        if self.view.start_leader.val() | self.view.next_view.val() | self.view.step_view.val() {
             self.wt_clear.next = true;
         }
         // ... and when the bridge starts and ends, since `wt_k` moves to
@@ -1012,7 +1014,7 @@ impl<const N: usize> Logic for Protocol<N> {
             (self.state.q.val() != ProtocolSt::Idle) & (self.state.q.val() != ProtocolSt::Done);
         self.counters.taken.next = self.taken.val();
         self.counters.taken_slow.next = self.slow_path.q.val();
-        self.counters.next_view.next = self.view.next_view.val();
+        self.counters.next_view.next = self.view.next_view.val() | self.view.step_view.val();
         self.counters.poll.next = self.fetch_start.val();
         self.counters.bad_share.next = self.slow.bad_share.val() | self.view.bad_share.val();
         self.missed_q.d.next = self.missed.val();

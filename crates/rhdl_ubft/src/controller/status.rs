@@ -27,7 +27,7 @@ pub struct Status {
 
 /// The names of the states, in `sts_state` order; "" for a number no
 /// state reports (13 to 37).
-pub const STATE_NAMES: [&str; 101] = [
+pub const STATE_NAMES: [&str; 102] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -131,4 +131,5 @@ pub const STATE_NAMES: [&str; 101] = [
     "SlowWaitOwnEcho",
     "SlowPollRecord",
     "SlowWaitRecord",
+    "ViewJump",
 ];

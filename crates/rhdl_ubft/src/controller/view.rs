@@ -82,7 +82,7 @@
 //! | 69 | ViewSendSeal | (first cycle: Broadcast and COMPOSE start, 2 beats to seal[id]) Broadcast's `done` | `next_view`; this replica leads view + 1: ViewPollSeals / else ViewPollNv |
 //! | 70 | ViewPollSeals | (a poll point, as ViewPollCatch) `seal_grant` / `catch_grant` / `dlv_grant` / else (fetch of the seal row, 2N beats) | ViewStart / ViewAwaitNext (`catch_k` := k) / ViewDeliver (`catch_k` := k) / ViewWaitSeals |
 //! | 71 | ViewWaitSeals | the fetch is done: f + 1 taken / fewer, or an error | ViewNext (p := 0) / ViewPollSeals (a miss; ViewStart if it times out) |
-//! | 72 | ViewNext | p = f + 1: leader with L / leader / follower with L / follower; else | ViewPollCert / ViewSendNv / ViewVerifyCert / ViewInstall; ViewLoad |
+//! | 72 | ViewNext | p = f + 1: leader with L / leader / follower with L / follower; else | ViewPollCert / ViewSendNv / ViewVerifyCert / ViewInstall (ViewJump for a later view's NEW_VIEW); ViewLoad |
 //! | 73 | ViewLoad | (two cycles: COMPOSE reads SEAL p's block, then points at its signature) x = id / else | ViewNext (p + 1) / ViewVerify |
 //! | 74 | ViewVerify | (SignerPort `verify` of the block under x, signature from COMPOSE) OK / an error | ViewPollOwnEcho / leader: `once` or `failed` += x, ViewPollSeals; follower ViewPollNv (a miss, `bad_share`, `nv_once`), or ViewStart if this NEW_VIEW failed a check before (refused) |
 //! | 75 | ViewPollOwnEcho | (fetch of echo_seal[x][id], one beat) | ViewWaitOwnEcho |
@@ -93,19 +93,20 @@
 //! | 80 | ViewVerifySuspect | the response (`verify` under x): OK / an error, the first / an error, the second | leader `failed` += x, ViewPollSeals; follower ViewStart (refused) / ViewPollEchoCommit (read again) / ViewPollEchoCommit (`checked` := the entry) |
 //! | 81 | ViewSendNv | (first cycle: Broadcast and COMPOSE start, 2f + 3 or 3f + 4 beats to new_view) Broadcast's `done` | ViewInstall |
 //! | 82 | ViewPollNv | (a poll point, as ViewPollCatch) `seal_grant` / `catch_grant` / `dlv_grant` / else (fetch of new_view's first beat) | ViewStart / ViewAwaitNext (`catch_k` := k) / ViewDeliver (`catch_k` := k) / ViewWaitNv |
-//! | 83 | ViewWaitNv | the fetch is done: word 0 is this view (cb kept) / not / not, and it times out | ViewPollNvRec / ViewPollNv (a miss) / ViewStart |
+//! | 83 | ViewWaitNv | the fetch is done: word 0 is this view or a later one, v′ (`nv_view` := v′, cb kept) / not / not, and it times out | ViewPollNvRec (the checks below are against v′) / ViewPollNv (a miss) / ViewStart |
 //! | 84 | ViewPollNvRec | (fetch of new_view, 2f + 3 beats, 3f + 4 when cb != 0, each into COMPOSE at its index) | ViewWaitNvRec |
 //! | 85 | ViewWaitNvRec | the fetch is done: well formed / not | ViewNext (p := 0) / ViewPollNv (a miss) |
 //! | 86 | ViewInstall | (`open_round`) no L, k = c*, k > c* + 1 / k = c* + 1, R23's check holds / fails / k + 1 = c* / k + 1 < c* | Off, `start_leader` (`cons_set` at c*) / Off, `start_leader`, `cons_set`, `step_back` / ViewStart / Off, `cons_set`, `decide_prev` (R24 from the NEW_VIEW's certificate: k decided as prev*; Protocol then starts LEADER at c*) / ViewPollCatch |
 //! | 87 | ViewBridge | SLOW yields (`slow_done`) | ViewTurn |
 //! | 88 | ViewPollCert | (fetch of commit[s(c*)][x_T], f + 3 beats) | ViewWaitCert |
 //! | 89 | ViewWaitCert | the fetch is done: K* and a bitmap below n / not / an error | ViewVerifyCert / `failed` += x_T, ViewPollSeals / ViewPollCert (a miss) |
-//! | 90 | ViewVerifyCert | f + 1 signers of cb, each share verified over C* (the leader's own COMMIT's are not) / not | leader ViewSendNv, follower ViewInstall / leader `failed` += x_T, ViewPollSeals; follower ViewPollNv (a miss, `nv_once`), or ViewStart if this NEW_VIEW failed a check before (refused) |
+//! | 90 | ViewVerifyCert | f + 1 signers of cb, each share verified over C* (the leader's own COMMIT's are not) / not | leader ViewSendNv, follower ViewInstall (ViewJump for a later view's NEW_VIEW) / leader `failed` += x_T, ViewPollSeals; follower ViewPollNv (a miss, `nv_once`), or ViewStart if this NEW_VIEW failed a check before (refused) |
 //! | 91 | ViewPollCatch | (a poll point: WATCH's events are granted here, `catching`) SEALS granted (`seal_grant`, R14) / ABOVE or FULL_ROW granted (`catch_grant`: Protocol decides k) / else (fetch of new_view's first beat, the T_vc count's poll) | ViewStart / ViewCatchNext (`catch_k` := k) / ViewWaitCatch |
 //! | 92 | ViewWaitCatch | the fetch is done (a miss) / and it times out | ViewPollCatch / ViewStart |
 //! | 93 | ViewCatchNext | Protocol stopped running / k moved past `catch_k` (the decision is made) | Off / ViewInstall (k against c* again) |
 //! | 94 | ViewAwaitNext | the same, after a grant while awaiting a NEW_VIEW | Off / the new leader ViewPollSeals, a follower ViewPollNv |
 //! | 96 | ViewDeliver | Protocol stopped running / k moved past `catch_k` (SLOW decided it, R25) / SLOW yields (`slow_done`) with T_vc expiring / without | Off / the poll it left (ViewPollSeals or ViewPollNv) / ViewStart / the poll it left |
+//! | 101 | ViewJump | (R14: a later view's NEW_VIEW(v′) passed R21 and R22) view + 1 < v′ / else | ViewJump (`step_view`: view + 1, the leader rotates, no SEAL) / ViewStart (the SEAL of v′ − 1, then NEW_VIEW(v′) is read again as the awaited one) |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
 //! out from its registers), `sg_verify` with `sg_blk` (the block `blk`:
@@ -163,10 +164,11 @@ pub enum ViewSt {
     ViewCatchNext,
     ViewAwaitNext,
     ViewDeliver,
+    ViewJump,
 }
 
 /// Every state, in declaration order.
-pub const VIEW_STATES: [ViewSt; 31] = [
+pub const VIEW_STATES: [ViewSt; 32] = [
     ViewSt::Off,
     ViewSt::ViewStart,
     ViewSt::ViewTurn,
@@ -198,6 +200,7 @@ pub const VIEW_STATES: [ViewSt; 31] = [
     ViewSt::ViewCatchNext,
     ViewSt::ViewAwaitNext,
     ViewSt::ViewDeliver,
+    ViewSt::ViewJump,
 ];
 
 /// The signed block's width (`layout::records::BLOCK_BITS`).
@@ -301,6 +304,10 @@ pub struct View {
     pub row2_len: Signal<In, Bits<8>>,
     // Requests to Protocol.
     pub next_view: Signal<Out, Bit>,
+    /// One cycle in ViewJump: view := view + 1 and the leader rotates,
+    /// with no SEAL (a later NEW_VIEW accepted: the views below it are
+    /// skipped; the SEAL of the last one follows, R14).
+    pub step_view: Signal<Out, Bit>,
     pub open_round: Signal<Out, Bit>,
     pub clear_wait: Signal<Out, Bit>,
     pub missed: Signal<Out, Bit>,
@@ -413,6 +420,9 @@ pub struct View {
     catch_k: DFF<Bits<32>>,
     cb: DFF<Bits<8>>,
     nv_cb: DFF<Bits<8>>,
+    /// The view of the NEW_VIEW being read and checked: the awaited one,
+    /// or a later one (R14's `pend`; ViewJump follows its checks).
+    nv_view: DFF<Bits<32>>,
     ci: DFF<Bits<8>>,
     sj: DFF<Bits<8>>,
     /// The SEAL on the fetch carries an L above (c*, w*) so far.
@@ -444,6 +454,8 @@ pub struct View {
     sup2: Signal<Local, Bits<5>>,
     /// view - 1 (a SEAL's view word is at least this).
     view_m1: Signal<Local, Bits<32>>,
+    /// `nv_view` - 1 (a NEW_VIEW's SEALs are of this view or later).
+    nv_m1: Signal<Local, Bits<32>>,
     status_ok: Constant<Bits<8>>,
     kind_seal: Constant<Bits<32>>,
     kind_commit: Constant<Bits<32>>,
@@ -582,6 +594,7 @@ impl Default for View {
             row_log: Default::default(),
             row2_len: Default::default(),
             next_view: Default::default(),
+            step_view: Default::default(),
             open_round: Default::default(),
             clear_wait: Default::default(),
             missed: Default::default(),
@@ -660,6 +673,7 @@ impl Default for View {
             catch_k: Default::default(),
             cb: Default::default(),
             nv_cb: Default::default(),
+            nv_view: Default::default(),
             ci: Default::default(),
             sj: Default::default(),
             l_above: Default::default(),
@@ -674,6 +688,7 @@ impl Default for View {
             x_row: Default::default(),
             await_back: Default::default(),
             view_m1: Default::default(),
+            nv_m1: Default::default(),
             cnt2: Default::default(),
             p2: Default::default(),
             sup2: Default::default(),
@@ -748,11 +763,13 @@ impl Logic for View {
             catch_k,
             cb,
             nv_cb,
+            nv_view,
             ci,
             sj
         );
         self.entry.next = self.beat_i.q.val() >> 1;
         self.view_m1.next = self.view_no.val() - 1;
+        self.nv_m1.next = self.nv_view.q.val() - 1;
         self.cnt2.next = bit_cast::<4, 8>(self.cnt.q.val()) << 1;
         self.p2.next = bit_cast::<4, 8>(self.p.q.val()) << 1;
         self.sup2.next = bit_cast::<5, 8>(self.support.val()) << 1;
@@ -828,7 +845,7 @@ impl Logic for View {
                 & (self.fetch_beat.val().get_bits::<24>(40) == 0)
                 & ((self.cnt.q.val() == 0)
                     | (self.fetch_beat.val().get_bits::<8>(32) > self.last_x.q.val()))
-                & (self.fetch_beat.val().get_bits::<32>(64) >= self.view_m1.val());
+                & (self.fetch_beat.val().get_bits::<32>(64) >= self.nv_m1.val());
         }
         if self.state.q.val() == ViewSt::ViewWaitEchoCommit {
             // R21: an echo_commit[x] entry above those passed over holding a
@@ -884,6 +901,7 @@ impl Logic for View {
             | (self.state.q.val() == ViewSt::ViewDeliver);
         self.decide_prev.next = false;
         self.next_view.next = false;
+        self.step_view.next = false;
         self.open_round.next = false;
         self.clear_wait.next = false;
         self.missed.next = false;
@@ -1098,6 +1116,9 @@ impl Logic for View {
                     } else if self.has_l.q.val() {
                         // R22: the NEW_VIEW's certificate.
                         self.state.d.next = ViewSt::ViewVerifyCert;
+                    } else if self.nv_view.q.val() != self.view_no.val() {
+                        // R14: a later view's NEW_VIEW passed.
+                        self.state.d.next = ViewSt::ViewJump;
                     } else {
                         self.state.d.next = ViewSt::ViewInstall;
                     }
@@ -1340,9 +1361,12 @@ impl Logic for View {
                 // (One beat: it comes with `done`.)
                 if self.fetch_done.val() {
                     if !self.fetch_error.val()
-                        & (self.fetch_beat.val().get_bits::<32>(0) == self.view_no.val())
+                        & (self.fetch_beat.val().get_bits::<32>(0) >= self.view_no.val())
                     {
-                        // Its length follows from cb (0: no certificate).
+                        // This view's, or a later one's (R14: checked, then
+                        // ViewJump). Its length follows from cb (0: no
+                        // certificate).
+                        self.nv_view.d.next = self.fetch_beat.val().get_bits::<32>(0);
                         self.nv_cb.d.next = self.fetch_beat.val().get_bits::<8>(64);
                         self.state.d.next = ViewSt::ViewPollNvRec;
                     } else {
@@ -1381,7 +1405,7 @@ impl Logic for View {
                     if self.beat_i.q.val() == 0 {
                         self.sb.d.next = self.fetch_beat.val().get_bits::<8>(32);
                         self.cb.d.next = self.fetch_beat.val().get_bits::<8>(64);
-                        if (self.fetch_beat.val().get_bits::<32>(0) != self.view_no.val())
+                        if (self.fetch_beat.val().get_bits::<32>(0) != self.nv_view.q.val())
                             | (self.fetch_beat.val().get_bits::<24>(40) != 0)
                             | (self.fetch_beat.val().get_bits::<8>(64) != self.nv_cb.q.val())
                             | (self.fetch_beat.val().get_bits::<24>(72) != 0)
@@ -1526,6 +1550,18 @@ impl Logic for View {
                     self.state.d.next = self.await_back.val();
                 }
             }
+            ViewSt::ViewJump => {
+                // R14: NEW_VIEW(v') of a later view passed R21 and R22.
+                // Step the view up to v' - 1 without a SEAL, then seal
+                // v' - 1 from ViewStart (the bridge first, if W is
+                // uncovered), which moves to v' and reads NEW_VIEW(v')
+                // again, now the awaited one.
+                if (self.view_no.val() + 1) < self.nv_view.q.val() {
+                    self.step_view.next = true;
+                } else {
+                    self.state.d.next = ViewSt::ViewStart;
+                }
+            }
             ViewSt::ViewDeliver => {
                 // SLOW holds the slot (deliver mode): it decides k (R25)
                 // or yields; then back to the poll it left, or, if T_vc
@@ -1620,6 +1656,9 @@ impl Logic for View {
                             if self.lead.q.val() {
                                 self.sent.d.next = true;
                                 self.state.d.next = ViewSt::ViewSendNv;
+                            } else if self.nv_view.q.val() != self.view_no.val() {
+                                // R14: a later view's NEW_VIEW passed.
+                                self.state.d.next = ViewSt::ViewJump;
                             } else {
                                 self.state.d.next = ViewSt::ViewInstall;
                             }
@@ -1786,6 +1825,9 @@ impl Logic for View {
             }
             ViewSt::ViewDeliver => {
                 self.sts_state.next = 96.into();
+            }
+            ViewSt::ViewJump => {
+                self.sts_state.next = 101.into();
             }
             _ => {
                 self.sts_state.next = 0.into();
