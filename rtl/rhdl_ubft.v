@@ -14404,7 +14404,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         cons_m = c_m$q;
         constrained = c_ok$q & (c_k$q == k);
         ob = wc_ok$q & ~(lc_ok$q & (lc_c$q >= wc_k$q));
-        near = (k - wc_k$q) <= half;
+        near = ((k - wc_k$q) <= half) | ((wc_k$q - k) == 32'h1);
         if (set_w) begin
             wc_ok$d = 1'b1;
             wc_k$d = k;

@@ -233,8 +233,8 @@ impl ConfigError {
             }
             ConfigError::RecoveryNotBuilt => {
                 "the kernel's view change stopped where it would need what is not \
-                 built: a bridge to a will_commit more than (G - 1) / 2 slots behind k, \
-                 or above k after a step back (recovery.md D11.12, view.md)"
+                 built: a bridge to a will_commit more than (G - 1) / 2 slots behind k \
+                 (recovery.md D11.12, view.md)"
             }
         }
     }

@@ -150,7 +150,7 @@ fn w_is_an_obligation_until_l_covers_it_or_it_ends() {
 }
 
 #[test]
-fn near_is_half_the_window_behind_k() {
+fn near_is_half_the_window_behind_k_or_one_above() {
     let mut t = Bench::new();
     t.at((10, 0, 1, 0));
     t.step(|b| b.set_w.next = true);
@@ -159,7 +159,9 @@ fn near_is_half_the_window_behind_k() {
         (10, true),
         (10 + half, true),
         (11 + half, false),
-        (9, false),
+        // One above k, after R23's step back, is within reach; two are not.
+        (9, true),
+        (8, false),
     ] {
         t.at((k, 0, 1, 0));
         assert_eq!(t.b.near.val(), near, "k = {k}, W.b = 10");

@@ -15,7 +15,8 @@
 //!
 //! What Protocol and the machines read, from the registers (and k) only:
 //! the registers; `ob`, the obligation (W not covered by L: no L, or
-//! L.c < W.b); `near`, W.b within (G - 1) / 2 slots behind k (the bridge's
+//! L.c < W.b); `near`, W.b within (G - 1) / 2 slots behind k or one above
+//! it, after R23's step back (the bridge's
 //! reach: SLOW works on W's own slot, whose records a replica at most
 //! G / 2 slots ahead has not reused); `constrained`, the constraint holds
 //! at k; `ev_above_l`, a COMMIT of (WATCH's event view, k) would be
@@ -152,7 +153,10 @@ impl Logic for Ledger {
         self.constrained.next = self.c_ok.q.val() & (self.c_k.q.val() == self.k.val());
         self.ob.next =
             self.wc_ok.q.val() & !(self.lc_ok.q.val() & (self.lc_c.q.val() >= self.wc_k.q.val()));
-        self.near.next = (self.k.val() - self.wc_k.q.val()) <= self.half.val();
+        // Within the bridge's reach: up to (G - 1) / 2 slots behind k, or
+        // one above it (after R23's step back).
+        self.near.next = ((self.k.val() - self.wc_k.q.val()) <= self.half.val())
+            | ((self.wc_k.q.val() - self.k.val()) == 1);
 
         // W: FAST's will_commit (its phase 2).
         if self.set_w.val() {

@@ -532,7 +532,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.view_no.next = self.view_no.q.val();
         self.view.next_leader.next = self.next_leader.val();
         // The obligation (D11.2), within the bridge's reach: further back
-        // (or a W above k after R23's step back), VIEW stops (error 7).
+        // (or more than one slot above k), VIEW stops (error 7).
         self.view.ob.next = self.ledger.ob.val();
         self.view.ob_near.next = self.ledger.near.val();
         self.view.k.next = self.position.k.val();

@@ -9,8 +9,8 @@
 //!   for W = (w, b, m, prev) that its latest COMMIT L does not cover), call
 //!   SLOW in seal mode (`call_slow`), which certifies and commits W (R9,
 //!   R10 on W's block; L := W) and yields (`slow_done`). W.b must be at most
-//!   (G - 1) / 2 slots behind k (`ob_near`); a W further back, or above k,
-//!   hands back with `stop` (error 7).
+//!   (G - 1) / 2 slots behind k, or one above it after R23's step back
+//!   (`ob_near`); a W further back hands back with `stop` (error 7).
 //! - R14, R18: with no obligation, sign the SEAL block S = [4, id, v, L.w,
 //!   L.c, L.m, L.prev, L present] and write seal[id] (S, then the
 //!   signature) into every mailbox; then view + 1.
