@@ -18465,6 +18465,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
     localparam  kind_cert_b = 256'h2;
     localparam  kind_commit_b = 256'h3;
     localparam  one8 = 8'h1;
+    localparam  few_max = 3'b111;
     
     // Enums
     localparam ViewSt$Off = 0;
@@ -18513,6 +18514,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
     reg  lead$d;
     wire  lead$q;
     reg  lead$clock;
+    reg  [2:0] few$d;
+    wire  [2:0] few$q;
+    reg  few$clock;
     reg  [7:0] beat_i$d;
     wire  [7:0] beat_i$q;
     reg  beat_i$clock;
@@ -18652,6 +18656,11 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
         .d(lead$d),
         .q(lead$q),
         .clock(lead$clock)
+    );
+    rhdl_ubft$protocol$view$few few(
+        .d(few$d),
+        .q(few$q),
+        .clock(few$clock)
     );
     rhdl_ubft$protocol$view$beat_i beat_i(
         .d(beat_i$d),
@@ -18825,6 +18834,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
         sent$clock = clock;
         rd$clock = clock;
         lead$clock = clock;
+        few$clock = clock;
         beat_i$clock = clock;
         cnt$clock = clock;
         others$clock = clock;
@@ -18862,6 +18872,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
         sent$d = sent$q;
         rd$d = rd$q;
         lead$d = lead$q;
+        few$d = few$q;
         beat_i$d = beat_i$q;
         cnt$d = cnt$q;
         others$d = others$q;
@@ -18999,6 +19010,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
                 end
             ViewSt$ViewStart:
                 begin
+                    few$d = 32'h0;
                     sent$d = 1'b0;
                     rd$d = 1'b0;
                     clear_wait = 1'b1;
@@ -19135,7 +19147,12 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
                             p$d = 32'h0;
                             state$d = ViewSt$ViewNext;
                         end
+                        else if (~fetch_error & (few$q != few_max)) begin
+                            few$d = few$q + 32'h1;
+                            state$d = ViewSt$ViewPollSeals;
+                        end
                         else begin
+                            few$d = 32'h0;
                             missed = 1'b1;
                             if (expiring) begin
                                 state$d = ViewSt$ViewStart;
@@ -19601,7 +19618,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
                         state$d = await_back;
                     end
                     else if (slow_done) begin
-                        if (expiring) begin
+                        if (expiring & ~lead$q) begin
                             state$d = ViewSt$ViewStart;
                         end
                         else begin
@@ -20139,6 +20156,25 @@ module rhdl_ubft$protocol$view$failed(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view$failed
+
+
+module rhdl_ubft$protocol$view$few(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view$few
 
 
 module rhdl_ubft$protocol$view$grab(d,q,clock);

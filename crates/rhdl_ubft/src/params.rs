@@ -110,6 +110,12 @@ pub const fn vc_shift(n: usize) -> usize {
 }
 const _: () = assert!((1 << VC_SHIFT_F1) >= 3 + 4);
 const _: () = assert!((1 << VC_SHIFT) >= 3 * ((N - 1) / 2) + 4);
+/// A new leader waits 2^LEAD_WAIT_SHIFT times T_vc for f + 1 SEALs
+/// (VIEW's ViewWaitSeals, recovery.md D11.14): a replica ahead of the
+/// others by some views waits at the first view it leads while they time
+/// out up to it, one T_vc per view. Three doublings cover the n − 1 views
+/// of a rotation at n = 7 (2^3 = 8 > 6) with each of theirs as long as its.
+pub const LEAD_WAIT_SHIFT: usize = 3;
 /// Bits of the miss counter: `wait_polls` at its largest doubling, T_vc's
 /// included.
 pub const WAITED_BITS: usize = WAIT_BITS + WAIT_DOUBLINGS + VC_SHIFT + FAST_POLL_SHIFT;

@@ -690,3 +690,48 @@ fn a_later_views_new_view_is_checked_then_the_views_below_it_are_skipped_and_it_
     assert!(!t.kinds().contains(&Ev::StepView));
     assert_eq!(t.view, VIEW0 + 1);
 }
+
+#[test]
+fn a_leader_short_of_f_plus_1_seals_misses_once_every_2_lead_wait_shift_reads() {
+    // In view 3 this replica (1) seals and leads view 4. The seal row
+    // holds its own SEAL only, fewer than f + 1 = 2: a read of the row is
+    // a miss only every 2^LEAD_WAIT_SHIFT-th time (recovery.md D11.14),
+    // so with a limit of two misses it reads the row 2 · 2^LEAD_WAIT_SHIFT
+    // times, then seals view 4. A follower's poll that finds nothing is a
+    // miss every time (the test above).
+    use rhdl_ubft::params::LEAD_WAIT_SHIFT;
+    let per = 1usize << LEAD_WAIT_SHIFT;
+    let mut t = Bench::new();
+    t.view = VIEW0 - 1;
+    t.limit = 2;
+    t.run(200 + 2 * per as u64 * (H + 2 * NB + 6));
+    let k = t.kinds();
+    let row = Ev::Fetch(SEAL_ROW, 2 * NB);
+    // Up to the second SEAL's sign: the reads and misses in order.
+    let first = k.iter().position(|e| *e == Ev::Sign(4)).unwrap();
+    let second = first
+        + 1
+        + k[first + 1..]
+            .iter()
+            .position(|e| *e == Ev::Sign(4))
+            .unwrap();
+    let between: Vec<&Ev> = k[first + 1..second]
+        .iter()
+        .filter(|e| **e == row || **e == Ev::Missed)
+        .collect();
+    let mut want = vec![];
+    for _ in 0..2 {
+        want.extend(std::iter::repeat(&row).take(per));
+        want.push(&Ev::Missed);
+    }
+    assert_eq!(between, want);
+    // Sealing view 4 moves it to view 5, led by 2: its next read is a
+    // follower's poll of new_view.
+    assert!(!k.contains(&Ev::StartLeader));
+    let after: Vec<&Ev> = k[second..]
+        .iter()
+        .filter(|e| matches!(e, Ev::Fetch(..) | Ev::NextView))
+        .take(2)
+        .collect();
+    assert_eq!(after, vec![&Ev::NextView, &Ev::Fetch(NEW_VIEW, 1)]);
+}

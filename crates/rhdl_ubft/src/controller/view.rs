@@ -69,7 +69,14 @@
 //! T_vc: every poll here that finds nothing is a miss, and the
 //! (`wait_polls` << `streak`)-th in a row (`expiring`) starts the machine
 //! again, sealing the view it is in (each SEAL also doubles the timeout:
-//! `next_view` adds one to `streak`). The bridge has no timer.
+//! `next_view` adds one to `streak`). The bridge has no timer. A new
+//! leader's wait for f + 1 SEALs is 2^LEAD_WAIT_SHIFT times T_vc
+//! (recovery.md D11.14): a seal row with fewer is a miss only every
+//! 2^LEAD_WAIT_SHIFT-th time (`few`), and SLOW's misses in ViewDeliver
+//! take the leader back to its poll, not to ViewStart. A replica a view
+//! ahead of the others so waits at the first view it leads while they
+//! time out, view by view, up to it; with the same wait as theirs it
+//! would move on again while they do (the soak's mid-run stalls).
 //!
 //! States (`sts_state` number, as in `status::STATE_NAMES`):
 //!
@@ -81,7 +88,7 @@
 //! | 68 | ViewSignSeal | the response: OK / an error | ViewSendSeal (COMPOSE beat 1 := the signature) / ViewSignSeal (again) |
 //! | 69 | ViewSendSeal | (first cycle: Broadcast and COMPOSE start, 2 beats to seal[id]) Broadcast's `done` | `next_view`; this replica leads view + 1: ViewPollSeals / else ViewPollNv |
 //! | 70 | ViewPollSeals | (a poll point, as ViewPollCatch) `seal_grant` / `catch_grant` / `dlv_grant` / else (fetch of the seal row, 2N beats) | ViewStart / ViewAwaitNext (`catch_k` := k) / ViewDeliver (`catch_k` := k) / ViewWaitSeals |
-//! | 71 | ViewWaitSeals | the fetch is done: f + 1 taken / fewer, or an error | ViewNext (p := 0) / ViewPollSeals (a miss; ViewStart if it times out) |
+//! | 71 | ViewWaitSeals | the fetch is done: f + 1 taken / fewer, not the 2^LEAD_WAIT_SHIFT-th in a row (`few`, D11.14) / fewer at the 2^LEAD_WAIT_SHIFT-th, or an error | ViewNext (p := 0) / ViewPollSeals / ViewPollSeals (a miss; ViewStart if it times out) |
 //! | 72 | ViewNext | p = f + 1: leader with L / leader / follower with L / follower; else | ViewPollCert / ViewSendNv / ViewVerifyCert / ViewInstall (ViewJump for a later view's NEW_VIEW); ViewLoad |
 //! | 73 | ViewLoad | (two cycles: COMPOSE reads SEAL p's block, then points at its signature) x = id / else | ViewNext (p + 1) / ViewVerify |
 //! | 74 | ViewVerify | (SignerPort `verify` of the block under x, signature from COMPOSE) OK / an error | ViewPollOwnEcho / leader: `once` or `failed` += x, ViewPollSeals; follower ViewPollNv (a miss, `bad_share`, `nv_once`), or ViewStart if this NEW_VIEW failed a check before (refused) |
@@ -105,7 +112,7 @@
 //! | 92 | ViewWaitCatch | the fetch is done (a miss) / and it times out | ViewPollCatch / ViewStart |
 //! | 93 | ViewCatchNext | Protocol stopped running / k moved past `catch_k` (the decision is made) | Off / ViewInstall (k against c* again) |
 //! | 94 | ViewAwaitNext | the same, after a grant while awaiting a NEW_VIEW | Off / the new leader ViewPollSeals, a follower ViewPollNv |
-//! | 96 | ViewDeliver | Protocol stopped running / k moved past `catch_k` (SLOW decided it, R25) / SLOW yields (`slow_done`) with T_vc expiring / without | Off / the poll it left (ViewPollSeals or ViewPollNv) / ViewStart / the poll it left |
+//! | 96 | ViewDeliver | Protocol stopped running / k moved past `catch_k` (SLOW decided it, R25) / SLOW yields (`slow_done`) with T_vc expiring, a follower / otherwise | Off / the poll it left (ViewPollSeals or ViewPollNv) / ViewStart / the poll it left |
 //! | 101 | ViewJump | (R14: a later view's NEW_VIEW(v′) passed R21 and R22) view + 1 < v′ / else | ViewJump (`step_view`: view + 1, the leader rotates, no SEAL) / ViewStart (the SEAL of v′ − 1, then NEW_VIEW(v′) is read again as the awaited one) |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
@@ -128,6 +135,7 @@
 //!
 //! Reset (`rst_n`, synchronous, active low): Off the next cycle.
 
+use crate::params::LEAD_WAIT_SHIFT;
 use rust_hdl::prelude::*;
 
 /// VIEW's states; `Off` while another machine holds the slot.
@@ -370,6 +378,9 @@ pub struct View {
     rd: DFF<Bit>,
     /// This replica leads the view it waits in (collects, not polls).
     lead: DFF<Bit>,
+    /// The leader's seal-row reads with fewer than f + 1 since the last one
+    /// that counted as a miss (`LEAD_WAIT_SHIFT`, recovery.md D11.14).
+    few: DFF<Bits<LEAD_WAIT_SHIFT>>,
     /// The fetched record's beat number.
     beat_i: DFF<Bits<8>>,
     /// Collection: SEALs taken, others than its own, their writers; the
@@ -462,6 +473,7 @@ pub struct View {
     kind_cert_b: Constant<Bits<BB>>,
     kind_commit_b: Constant<Bits<BB>>,
     one8: Constant<Bits<8>>,
+    few_max: Constant<Bits<LEAD_WAIT_SHIFT>>,
 }
 
 /// The literals `update` holds: a SEAL and a COMMIT block as
@@ -642,6 +654,7 @@ impl Default for View {
             sent: Default::default(),
             rd: Default::default(),
             lead: Default::default(),
+            few: Default::default(),
             beat_i: Default::default(),
             cnt: Default::default(),
             others: Default::default(),
@@ -693,6 +706,7 @@ impl Default for View {
             p2: Default::default(),
             sup2: Default::default(),
             status_ok: Constant::new(crate::io::signer::code::OK.into()),
+            few_max: Constant::new((((1u64 << LEAD_WAIT_SHIFT) - 1) as u64).into()),
             kind_seal: Constant::new((crate::layout::records::KIND_SEAL as u64).into()),
             kind_commit: Constant::new((crate::layout::records::KIND_COMMIT as u64).into()),
             kind_cert_b: Constant::new((crate::layout::records::KIND_CERT as u64).into()),
@@ -733,6 +747,7 @@ impl Logic for View {
             sent,
             rd,
             lead,
+            few,
             beat_i,
             cnt,
             others,
@@ -952,6 +967,7 @@ impl Logic for View {
             ViewSt::ViewStart => {
                 // R15: FAST is Off, so no vote follows. A signer response
                 // still due is dropped; SignerPort and Broadcast drain.
+                self.few.d.next = 0.into();
                 self.sent.d.next = false;
                 self.rd.d.next = false;
                 self.clear_wait.next = true;
@@ -1088,7 +1104,15 @@ impl Logic for View {
                     if !self.fetch_error.val() & (self.cnt.q.val() == self.support.val()) {
                         self.p.d.next = 0.into();
                         self.state.d.next = ViewSt::ViewNext;
+                    } else if !self.fetch_error.val() & (self.few.q.val() != self.few_max.val()) {
+                        // Fewer than f + 1: a miss only every
+                        // 2^LEAD_WAIT_SHIFT-th time, so the leader waits
+                        // that much longer for the SEALs (recovery.md
+                        // D11.14).
+                        self.few.d.next = self.few.q.val() + 1;
+                        self.state.d.next = ViewSt::ViewPollSeals;
                     } else {
+                        self.few.d.next = 0.into();
                         self.missed.next = true;
                         if self.expiring.val() {
                             self.state.d.next = ViewSt::ViewStart;
@@ -1571,7 +1595,7 @@ impl Logic for View {
                 } else if self.k.val() != self.catch_k.q.val() {
                     self.state.d.next = self.await_back.val();
                 } else if self.slow_done.val() {
-                    if self.expiring.val() {
+                    if self.expiring.val() & !self.lead.q.val() {
                         self.state.d.next = ViewSt::ViewStart;
                     } else {
                         self.state.d.next = self.await_back.val();
