@@ -11205,6 +11205,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [2:0] grants$ev_kind;
     reg  [31:0] grants$ev_prev;
     reg  grants$running;
+    reg  grants$rerun;
     reg  [31:0] grants$prev;
     reg  [31:0] grants$w_m;
     reg  grants$slow_holding;
@@ -11790,6 +11791,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .ev_kind(grants$ev_kind),
         .ev_prev(grants$ev_prev),
         .running(grants$running),
+        .rerun(grants$rerun),
         .prev(grants$prev),
         .w_m(grants$w_m),
         .slow_holding(grants$slow_holding),
@@ -12229,6 +12231,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         grants$ev_kind = wt_ev_kind;
         grants$ev_prev = wt_ev_prev;
         grants$running = state$q == ProtocolSt$Run;
+        grants$rerun = position$rerun;
         grants$prev = position$prev;
         grants$w_m = ledger$w_m;
         grants$slow_holding = slow$holding;
@@ -13887,13 +13890,14 @@ module rhdl_ubft$protocol$fast$state(d,q,clock);
 endmodule // rhdl_ubft$protocol$fast$state
 
 
-module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,cc_start,cc_hold,discharge,take);
+module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,cc_start,cc_hold,discharge,take);
     
     // Module arguments
     input wire  ev_valid;
     input wire  [2:0] ev_kind;
     input wire  [31:0] ev_prev;
     input wire  running;
+    input wire  rerun;
     input wire  [31:0] prev;
     input wire  [31:0] w_m;
     input wire  slow_holding;
@@ -13938,6 +13942,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_
     reg  cc_ev;
     reg  disch_ev;
     reg  free;
+    reg  row_ev;
     
     // Update code
     always @(*) begin
@@ -13952,7 +13957,8 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_
         cc_ev = ev_valid & (ev_kind == ev_commit) & (~bridging | (ev_prev == w_m));
         above = (ev_kind == ev_above) | ((ev_kind == ev_commit) & cc_passed);
         seals = ev_kind == ev_seals;
-        grant = ev_valid & ((ev_kind == ev_full_row) | above | seals) & (slow_point | view_catch_poll) & free;
+        row_ev = (ev_kind == ev_full_row) & ~rerun;
+        grant = ev_valid & (row_ev | above | seals) & (slow_point | view_catch_poll) & free;
         decide = grant & ~seals;
         seal_trigger = grant & seals & slow_point;
         cc_start = cc_ev & ~cc_busy & (slow_point | view_catch_poll | (bridging & slow_at_poll)) & free;
@@ -13960,7 +13966,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,prev,w_m,slow_
         disch_ev = ev_valid & above & bridging & (ev_prev == w_m);
         discharge = disch_ev & slow_at_poll & free;
         slow_abort = (grant & slow_point) | discharge;
-        take = grant | discharge | cc_failed | dl_grant | adopt | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev & ~ad_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev) | (ev_valid & bridging & ~disch_ev & ~cc_ev & ~ad_ev);
+        take = grant | discharge | cc_failed | dl_grant | adopt | (ev_valid & (ev_kind == ev_full_row) & rerun) | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev & ~ad_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev) | (ev_valid & bridging & ~disch_ev & ~cc_ev & ~ad_ev);
     end
     
 endmodule // rhdl_ubft$protocol$grants

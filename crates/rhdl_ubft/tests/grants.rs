@@ -36,6 +36,8 @@ struct Case {
     cc_passed: bool,
     /// Protocol's `adopt_ok` (recovery.md D11.13).
     adopt_ok: bool,
+    /// k is a rerun slot (R23; recovery.md D11.15).
+    rerun: bool,
 }
 
 fn case(kind: u64, at: At) -> Case {
@@ -48,6 +50,7 @@ fn case(kind: u64, at: At) -> Case {
         cc_busy: false,
         cc_passed: false,
         adopt_ok: false,
+        rerun: false,
     }
 }
 
@@ -59,6 +62,7 @@ fn run(c: Case) -> Vec<&'static str> {
     b.ev_kind.next = c.kind.into();
     b.ev_prev.next = c.prev.into();
     b.running.next = c.running;
+    b.rerun.next = c.rerun;
     b.prev.next = PREV.into();
     b.w_m.next = W_M.into();
     b.slow_holding.next = matches!(c.at, At::SlowPoint | At::Bridge);
@@ -253,4 +257,28 @@ fn a_mine_to_adopt_starts_adopt_mode_while_awaiting_and_while_bridging() {
     };
     assert_eq!(run(signing), ["bridging"]);
     assert_eq!(run(adopt(At::SlowPoint)), ["take"]);
+}
+
+#[test]
+fn a_full_row_at_a_rerun_slot_is_taken_at_once_and_decides_nothing() {
+    // recovery.md D11.15: the replica decided the rerun slot before; the
+    // rerun's certificate needs its share, so the row does not end its
+    // slow path. ABOVE (k + 1 certified: the others moved on) still
+    // decides.
+    for at in [At::SlowPoint, At::Catch, At::Busy] {
+        let c = Case {
+            rerun: true,
+            ..case(ev::FULL_ROW, at)
+        };
+        assert_eq!(run(c), vec!["take"]);
+    }
+    let mut above = run(Case {
+        rerun: true,
+        ..case(ev::ABOVE, At::SlowPoint)
+    });
+    above.sort();
+    assert_eq!(
+        above,
+        vec!["above", "decide", "grant", "slow_abort", "take"]
+    );
 }

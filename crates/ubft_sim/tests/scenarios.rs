@@ -8,8 +8,9 @@ use ubft_sim::backend::Backend;
 use ubft_sim::scenario::Scenario;
 
 /// The budget each file is capped at here (`scenarios/random.toml`
-/// decides its last slot at cycle 150,281).
-const MAX_CYCLES: u64 = 200_000;
+/// decides its last slot at cycle 150,281, `rerun_needs_every_share.toml`
+/// at 260,260).
+const MAX_CYCLES: u64 = 300_000;
 
 fn files(dir: &str) -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

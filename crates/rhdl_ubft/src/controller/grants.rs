@@ -16,7 +16,7 @@
 //! | MINE (R25 while VIEW awaits: a peer's COMMIT of k on dec[k - 1]) | VIEW's `await_poll`, CertCheck idle | `dl_grant` | SLOW starts in deliver mode on its block, D; with `adopt_ok` (D of the awaited view or later, above L), in adopt mode too (`adopt_start`: R10's adoption, then R11) |
 //! | MINE while bridging W at slot k (`adopt_ok`: of a view after this one, above L) | SLOW's poll point (seal mode), CertCheck idle | `adopt` | SLOW turns to adopt mode at its poll point: it copies and verifies the COMMIT's certificate and commits D (R10's adoption, recovery.md D11.13), which covers W |
 //! | ABOVE at W.b with prev = W.m, while bridging | SLOW's poll point (seal mode) | `discharge` | the bridge's discharge (R17): SLOW stops, VIEW seals with the obligation gone |
-//! | NEW_VIEW; a MINE neither granted nor to adopt; any other event while bridging; a COMMIT not checked | (not acted on) | `take` at once | VIEW polls new_view itself; the rotation goes on |
+//! | NEW_VIEW; a MINE neither granted nor to adopt; any other event while bridging; a COMMIT not checked; FULL_ROW at a rerun slot (`rerun`) | (not acted on) | `take` at once | VIEW polls new_view itself; the rotation goes on; a rerun goes on to its own R12 (recovery.md D11.15) |
 //!
 //! `bridging` is SLOW in seal mode holding the slot (`seal_mode` is SLOW's
 //! mode register, which stays up after it goes Off). An ABOVE event at
@@ -38,6 +38,8 @@ pub struct Grants {
     pub ev_prev: Signal<In, Bits<32>>,
     /// Protocol is in Run.
     pub running: Signal<In, Bit>,
+    /// k is a rerun (R23): the slot was decided before the view change.
+    pub rerun: Signal<In, Bit>,
     /// dec[k - 1], and W's m (the discharge's prev).
     pub prev: Signal<In, Bits<32>>,
     pub w_m: Signal<In, Bits<32>>,
@@ -89,6 +91,7 @@ pub struct Grants {
     cc_ev: Signal<Local, Bit>,
     disch_ev: Signal<Local, Bit>,
     free: Signal<Local, Bit>,
+    row_ev: Signal<Local, Bit>,
     ev_full_row: Constant<Bits<3>>,
     ev_above: Constant<Bits<3>>,
     ev_seals: Constant<Bits<3>>,
@@ -106,12 +109,12 @@ impl Default for Grants {
             ev_mine: Constant::new(ev::MINE.into()),
             ;
             defaults:
-            ev_valid, ev_kind, ev_prev, running, prev, w_m, slow_holding, slow_seal,
+            ev_valid, ev_kind, ev_prev, running, rerun, prev, w_m, slow_holding, slow_seal,
             slow_deliver, slow_at_poll, view_awaiting, view_await_poll, view_catch_poll,
             cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, adopt_ok, bridging, grant,
             decide, above, seals, seal_trigger, slow_abort, dl_grant, adopt_start, adopt,
             cc_start, cc_hold, discharge, take, slow_point, dl_ev, ad_ev, cc_ev, disch_ev,
-            free
+            free, row_ev
         })
     }
 }
@@ -147,10 +150,12 @@ impl Logic for Grants {
         self.above.next = (self.ev_kind.val() == self.ev_above.val())
             | ((self.ev_kind.val() == self.ev_commit.val()) & self.cc_passed.val());
         self.seals.next = self.ev_kind.val() == self.ev_seals.val();
+        // FULL_ROW of a rerun slot (R23) is not granted: this replica
+        // decided it before, and the rerun is for the others, who need its
+        // share and COMMIT (recovery.md D11.15).
+        self.row_ev.next = (self.ev_kind.val() == self.ev_full_row.val()) & !self.rerun.val();
         self.grant.next = self.ev_valid.val()
-            & ((self.ev_kind.val() == self.ev_full_row.val())
-                | self.above.val()
-                | self.seals.val())
+            & (self.row_ev.val() | self.above.val() | self.seals.val())
             & (self.slow_point.val() | self.view_catch_poll.val())
             & self.free.val();
         self.decide.next = self.grant.val() & !self.seals.val();
@@ -177,6 +182,9 @@ impl Logic for Grants {
             | self.cc_failed.val()
             | self.dl_grant.val()
             | self.adopt.val()
+            | (self.ev_valid.val()
+                & (self.ev_kind.val() == self.ev_full_row.val())
+                & self.rerun.val())
             | (self.ev_valid.val()
                 & (self.ev_kind.val() != self.ev_full_row.val())
                 & (self.ev_kind.val() != self.ev_commit.val())

@@ -596,6 +596,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.grants.ev_kind.next = self.wt_ev_kind.val();
         self.grants.ev_prev.next = self.wt_ev_prev.val();
         self.grants.running.next = self.state.q.val() == ProtocolSt::Run;
+        self.grants.rerun.next = self.position.rerun.val();
         self.grants.prev.next = self.position.prev.val();
         self.grants.w_m.next = self.ledger.w_m.val();
         self.grants.slow_holding.next = self.slow.holding.val();
