@@ -17,7 +17,7 @@
 //! | Propose: `Propose(m)` | R3, R1, R2 | leader(v), NEW_VIEW(v) accepted (none in view 0), k ≥ c* | writes PREPARE (k, m, v, dec[k−1]); m = m* at c*, else the head of B (by default its preferred value in B; `--any-value`: any value in B); its PREPARE is its lock (R5) → Cert |
 //! | Prepare: `Lock` | R4, R2 | prepare[s] = (k, m, v, prev), prev = dec[k−1], m valid, no lock at (v, k) (or R8's lock on m) | writes will_cert (tag(v, k), m), phase 1 → Cert |
 //! | Cert: `FastDeliver` (also in Slow with phase 1) | R5 | n locks for (tag(v, k), m), the leader's lane being its PREPARE | delivered (fast); writes will_commit, phase 2 → CommitWait |
-//! | any waiting state: `FastDecide` | R6, R26 | a full will_commit row for (tag(w, k), m), any w | decides (k, m); in `kernel` not at a rerun slot (D11.15) |
+//! | any waiting state: `FastDecide` | R6, R26 | a full will_commit row for (tag(w, k), m), any w | decides (k, m); in `kernel` not at a rerun slot while WATCH reads it (D11.15) |
 //! | Prepare, Cert, CommitWait, Slow: `Echo` | R8.1 | prep_sig[s] = σ_leader(PREP, v, k, m, prev), prev = dec[k−1], m = its lock or no lock, m valid | writes echo_prep[s][i] in a round |
 //! | (round) `EchoCheck` | R8.2–3, R9 | echo_prep[s][*] after the round | another valid block for (v, k): never delivers (v, k); else delivered (with nothing locked, m becomes its lock): writes its CERT share |
 //! | Prepare, Cert, CommitWait, Slow, Bridge: `Commit` | R10 | a certificate for (v, k, m, prev) (f + 1 shares in certify[s], or inside a COMMIT in commit[s]) | writes COMMIT; L := (v, k, m, prev) if higher; counts its own COMMIT (R12) |
@@ -548,11 +548,13 @@ impl Recovery {
     fn closes_in_view(&self) -> bool {
         self.variant == Variant::CloseInView
     }
-    /// D11.15 (`kernel`): a full will_commit row does not decide a rerun
-    /// slot (R23) again; the replica stays in the rerun's slow path, whose
-    /// certificate needs its share.
+    /// D11.15 (`kernel`): WATCH's full will_commit row does not decide a
+    /// rerun slot (R23) again; the replica stays in the rerun's slow path,
+    /// whose certificate needs its share. While LEADER or FAST holds the
+    /// slot (WATCH off, V7) the row is the rerun's own view's, which FAST's
+    /// R6 reads, and it decides as before.
     fn rerun_keeps_row(&self, rep: &Rep) -> bool {
-        self.variant == Variant::Kernel && rep.rerun
+        self.variant == Variant::Kernel && rep.rerun && !self.watch_off(rep)
     }
     /// One of D11.9's departures (V2 to V7): its own variant, or `kernel`.
     fn rtl(&self, v: Variant) -> bool {
