@@ -50,7 +50,7 @@
 
 mod common;
 
-use common::{explore_from, replay, Found, St};
+use common::{assert_reached, explore_from, replay, Found, St};
 use stateright::Model;
 use ubft_model::recovery::{Recovery, Variant};
 use ubft_model::{defaults, Config, UbftModel};
@@ -143,17 +143,11 @@ fn search(v: Variant, views: u8, live_views: u8) -> Found {
 /// and the lone bridge is reached (the trace is printed).
 fn check(v: Variant, views: u8, live_views: u8) {
     let found = search(v, views, live_views);
-    assert!(found.complete, "{}: not complete", v.name());
-    assert_eq!(
-        found.unsafe_states,
-        0,
-        "{}: a safety property fails",
-        v.name()
-    );
-    assert!(
-        found.fails.iter().any(|f| the_stall(&f.1, views)),
-        "{}: no state of the lone bridge",
-        v.name()
+    assert_reached(
+        &found,
+        v.name(),
+        |who| the_stall(who, views),
+        "the lone bridge",
     );
 }
 

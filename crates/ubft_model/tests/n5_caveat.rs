@@ -48,7 +48,7 @@
 
 mod common;
 
-use common::{explore_from, replay, Found};
+use common::{assert_reached, explore_from, replay, Found};
 use ubft_model::recovery::{Recovery, Variant};
 use ubft_model::{Config, UbftModel};
 
@@ -149,17 +149,11 @@ fn search(v: Variant, views: u8, live_views: u8) -> Found {
 /// and the caveat's stall is reached (the trace is printed).
 fn check(v: Variant, views: u8, live_views: u8) {
     let found = search(v, views, live_views);
-    assert!(found.complete, "{}: not complete", v.name());
-    assert_eq!(
-        found.unsafe_states,
-        0,
-        "{}: a safety property fails",
-        v.name()
-    );
-    assert!(
-        found.fails.iter().any(|f| the_caveat(&f.1, views)),
-        "{}: no state of the caveat's stall",
-        v.name()
+    assert_reached(
+        &found,
+        v.name(),
+        |who| the_caveat(who, views),
+        "the caveat's stall",
     );
 }
 

@@ -706,7 +706,7 @@ impl Default for View {
             p2: Default::default(),
             sup2: Default::default(),
             status_ok: Constant::new(crate::io::signer::code::OK.into()),
-            few_max: Constant::new((((1u64 << LEAD_WAIT_SHIFT) - 1) as u64).into()),
+            few_max: Constant::new(((1u64 << LEAD_WAIT_SHIFT) - 1).into()),
             kind_seal: Constant::new((crate::layout::records::KIND_SEAL as u64).into()),
             kind_commit: Constant::new((crate::layout::records::KIND_COMMIT as u64).into()),
             kind_cert_b: Constant::new((crate::layout::records::KIND_CERT as u64).into()),

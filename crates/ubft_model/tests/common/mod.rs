@@ -150,3 +150,15 @@ pub fn explore_from(m: &UbftModel<Recovery>, start: St, cap: usize) -> Found {
         secs: t0.elapsed().as_secs_f64(),
     }
 }
+
+/// What every targeted search asserts: the exploration from the prefix
+/// is complete, no state is unsafe, and a failing state is the stall the
+/// test looks for (`is_it`, on the live replicas' lines).
+pub fn assert_reached(found: &Found, design: &str, is_it: impl Fn(&str) -> bool, what: &str) {
+    assert!(found.complete, "{design}: not complete");
+    assert_eq!(found.unsafe_states, 0, "{design}: a safety property fails");
+    assert!(
+        found.fails.iter().any(|f| is_it(&f.1)),
+        "{design}: no state of {what}"
+    );
+}
