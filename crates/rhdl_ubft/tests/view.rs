@@ -14,7 +14,9 @@
 //! then refused at the second failure), one whose writer signed a COMMIT
 //! its SEAL does not cover (R21); the bridge (`call_slow`, `slow_done`)
 //! and an obligation out of reach (`stop`); `seal_grant` at the poll
-//! point; `sts_state`.
+//! point; `sts_state`; a new leader short of f + 1 SEALs, whose reads of
+//! the seal row are a miss only every 2^LEAD_WAIT_SHIFT-th time
+//! (recovery.md D11.14).
 //!
 //! Left to the cluster tests (ubft_sim: view_change.rs, cluster.rs): the
 //! new leader's collection and NEW_VIEW, a carried value (the certificate,
