@@ -94,20 +94,9 @@ fn search(v: Variant, views: u8, live_views: u8) -> Found {
     let (start, lines) = replay(&m, &PREFIX);
     let found = explore_from(&m, start, 20_000_000);
     println!(
-        "{}, views 0..={views}, L = {live_views}: {} states from the prefix's end ({}), depth {}, {} terminal, {} failing \
-         live_with_f_silent, {} failing a safety property, {:.1} s",
+        "{}, views 0..={views}, L = {live_views}: {}",
         v.name(),
-        found.states,
-        if found.complete {
-            "complete"
-        } else {
-            "NOT complete: cap"
-        },
-        found.depth,
-        found.terminal,
-        found.stalls,
-        found.unsafe_states,
-        found.secs
+        found.summary()
     );
     let mut kinds: Vec<(&str, usize)> = vec![];
     for (_, who, _) in &found.fails {

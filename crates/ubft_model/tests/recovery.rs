@@ -16,6 +16,8 @@
 //! from the same state, R21's view bound (`recovery:r21_view_bound`)
 //! removes a lagging replica's refusal of an honest NEW_VIEW.
 
+mod common;
+
 use ubft_model::check::RunOpts;
 use ubft_model::model::Action;
 use ubft_model::recovery::{Recovery, Variant};
@@ -346,14 +348,9 @@ fn targeted<D: ubft_model::Design>(
     may_hold: impl Fn(&ubft_model::model::State<D>, &Action<D>, &ubft_model::model::State<D>) -> bool,
     bad: impl Fn(&ubft_model::UbftModel<D>, &ubft_model::model::State<D>) -> bool,
 ) -> (usize, Option<Vec<String>>) {
+    use common::{fp, trace};
     use stateright::Model;
     use std::collections::{HashMap, VecDeque};
-    let fp = |s: &ubft_model::model::State<D>| {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        s.hash(&mut h);
-        h.finish()
-    };
     let init = m.init_states().remove(0);
     // The action that reached each state first (lines are made only for the
     // trace, by replaying it).
@@ -365,18 +362,7 @@ fn targeted<D: ubft_model::Design>(
             break; // not complete: the states explored so far
         }
         if bad(m, &s) {
-            let mut path = vec![];
-            let mut at = fp(&s);
-            while let Some(Some((p, a))) = parent.get(&at) {
-                path.insert(0, a.clone());
-                at = *p;
-            }
-            let mut lines = vec![];
-            let mut t = init;
-            for a in path {
-                lines.push(m.describe(&t, &a));
-                t = m.next_state(&t, a).expect("replays");
-            }
+            let (mut lines, t) = trace(m, &parent, &init, fp(&s));
             lines.extend(m.describe_state(&t));
             return (parent.len(), Some(lines));
         }

@@ -1,7 +1,8 @@
 //! Search helpers shared by the targeted-search tests (n5_caveat.rs,
-//! n3_lone_bridge.rs): replaying a prefix by its lines, and exploring every
-//! state reachable from its end breadth-first with the four properties
-//! checked on each.
+//! n3_lone_bridge.rs, recovery.rs): a state's fingerprint, the trace to a
+//! state found breadth-first, replaying a prefix by its lines, and
+//! exploring every state reachable from its end breadth-first with the
+//! four properties checked on each.
 
 #![allow(dead_code)]
 
@@ -9,16 +10,40 @@ use stateright::Model;
 use std::collections::{HashMap, VecDeque};
 use ubft_model::model::{Action, State};
 use ubft_model::recovery::Recovery;
-use ubft_model::UbftModel;
+use ubft_model::{Design, UbftModel};
 
 pub type St = State<Recovery>;
 pub type Act = Action<Recovery>;
 
-pub fn fp(s: &St) -> u64 {
+pub fn fp<D: Design>(s: &State<D>) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     s.hash(&mut h);
     h.finish()
+}
+
+/// The trace from `start` to the state fingerprinted `end`, by the action
+/// that reached each state first (`parent`): the actions' lines, and the
+/// state at its end.
+pub fn trace<D: Design>(
+    m: &UbftModel<D>,
+    parent: &HashMap<u64, Option<(u64, Action<D>)>>,
+    start: &State<D>,
+    end: u64,
+) -> (Vec<String>, State<D>) {
+    let mut path = vec![];
+    let mut at = end;
+    while let Some(Some((p, a))) = parent.get(&at) {
+        path.insert(0, a.clone());
+        at = *p;
+    }
+    let mut lines = vec![];
+    let mut t = start.clone();
+    for a in path {
+        lines.push(m.describe(&t, &a));
+        t = m.next_state(&t, a).expect("replays");
+    }
+    (lines, t)
 }
 
 /// Follows `path` from the initial state: the state at its end, and the
@@ -80,6 +105,28 @@ pub struct Found {
 }
 
 /// Every state reachable from `start` (at most `cap`), breadth-first:
+impl Found {
+    /// One line: the states from the prefix's end, whether complete, the
+    /// depth, the terminal and failing states, the time.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} states from the prefix's end ({}), depth {}, {} terminal, {} failing \
+             live_with_f_silent, {} failing a safety property, {:.3} s",
+            self.states,
+            if self.complete {
+                "complete"
+            } else {
+                "NOT complete: cap"
+            },
+            self.depth,
+            self.terminal,
+            self.stalls,
+            self.unsafe_states,
+            self.secs
+        )
+    }
+}
+
 /// agreement, validity, integrity and `live_with_f_silent` on each.
 pub fn explore_from(m: &UbftModel<Recovery>, start: St, cap: usize) -> Found {
     let t0 = std::time::Instant::now();
@@ -101,18 +148,7 @@ pub fn explore_from(m: &UbftModel<Recovery>, start: St, cap: usize) -> Found {
         unsafe_states += !safe as usize;
         if !(live && safe) {
             {
-                let mut path = vec![];
-                let mut at = fp(&s);
-                while let Some(Some((p, a))) = parent.get(&at) {
-                    path.insert(0, a.clone());
-                    at = *p;
-                }
-                let mut lines = vec![];
-                let mut t = start.clone();
-                for a in path {
-                    lines.push(m.describe(&t, &a));
-                    t = m.next_state(&t, a).expect("replays");
-                }
+                let (mut lines, t) = trace(m, &parent, &start, fp(&s));
                 let end = m.describe_state(&t);
                 let who: Vec<&String> = (0..m.cfg.n)
                     .filter(|&r| m.live(&t, r))
