@@ -2,7 +2,7 @@
 // Do not edit: change the Rust source and regenerate.
 
 
-module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,s_axis_rx_cmd_tdata,s_axis_rx_cmd_tvalid,s_axis_rx_cmd_tready,s_axis_rx_data_tdata,s_axis_rx_data_tkeep,s_axis_rx_data_tlast,s_axis_rx_data_tvalid,s_axis_rx_data_tready,m_axi_rx_awaddr,m_axi_rx_awlen,m_axi_rx_awsize,m_axi_rx_awburst,m_axi_rx_awvalid,m_axi_rx_awready,m_axi_rx_wdata,m_axi_rx_wstrb,m_axi_rx_wlast,m_axi_rx_wvalid,m_axi_rx_wready,m_axi_rx_bresp,m_axi_rx_bvalid,m_axi_rx_bready);
+module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,s_axis_rx_cmd_tdata,s_axis_rx_cmd_tvalid,s_axis_rx_cmd_tready,s_axis_rx_data_tdata,s_axis_rx_data_tkeep,s_axis_rx_data_tlast,s_axis_rx_data_tvalid,s_axis_rx_data_tready,m_axi_rx_awaddr,m_axi_rx_awlen,m_axi_rx_awsize,m_axi_rx_awburst,m_axi_rx_awvalid,m_axi_rx_awready,m_axi_rx_wdata,m_axi_rx_wstrb,m_axi_rx_wlast,m_axi_rx_wvalid,m_axi_rx_wready,m_axi_rx_bresp,m_axi_rx_bvalid,m_axi_rx_bready,m_axis_rx_sts_tdata,m_axis_rx_sts_tvalid,m_axis_rx_sts_tready);
     
     // Module arguments
     input wire  ap_clk;
@@ -96,6 +96,9 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     input wire  [1:0] m_axi_rx_bresp;
     input wire  m_axi_rx_bvalid;
     output reg  m_axi_rx_bready;
+    output reg  [31:0] m_axis_rx_sts_tdata;
+    output reg  m_axis_rx_sts_tvalid;
+    input wire  m_axis_rx_sts_tready;
     
     // Stub signals
     reg  protocol$clock;
@@ -380,6 +383,19 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [31:0] guard$sts_refused_shape;
     wire  [31:0] guard$sts_refused_unchecked;
     wire  [255:0] guard$sts_refused_by;
+    reg  rx_status$clock;
+    reg  [95:0] rx_status$s_cmd_tdata;
+    reg  rx_status$s_cmd_tvalid;
+    wire  rx_status$s_cmd_tready;
+    wire  rx_status$g_cmd_tvalid;
+    reg  rx_status$g_cmd_tready;
+    reg  rx_status$awvalid;
+    reg  rx_status$awready;
+    reg  rx_status$bvalid;
+    reg  rx_status$bready;
+    wire  [31:0] rx_status$m_sts_tdata;
+    wire  rx_status$m_sts_tvalid;
+    reg  rx_status$m_sts_tready;
     reg  compose$clock;
     reg  compose$rst_n;
     reg  compose$wr_en;
@@ -773,6 +789,21 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_refused_unchecked(guard$sts_refused_unchecked),
         .sts_refused_by(guard$sts_refused_by)
     );
+    rhdl_ubft$rx_status rx_status(
+        .clock(rx_status$clock),
+        .s_cmd_tdata(rx_status$s_cmd_tdata),
+        .s_cmd_tvalid(rx_status$s_cmd_tvalid),
+        .s_cmd_tready(rx_status$s_cmd_tready),
+        .g_cmd_tvalid(rx_status$g_cmd_tvalid),
+        .g_cmd_tready(rx_status$g_cmd_tready),
+        .awvalid(rx_status$awvalid),
+        .awready(rx_status$awready),
+        .bvalid(rx_status$bvalid),
+        .bready(rx_status$bready),
+        .m_sts_tdata(rx_status$m_sts_tdata),
+        .m_sts_tvalid(rx_status$m_sts_tvalid),
+        .m_sts_tready(rx_status$m_sts_tready)
+    );
     rhdl_ubft$compose compose(
         .clock(compose$clock),
         .rst_n(compose$rst_n),
@@ -1071,9 +1102,20 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         guard$n = control$n;
         guard$id = control$id;
         guard$qpns = control$qpns;
+        rx_status$clock = ap_clk;
+        rx_status$s_cmd_tdata = s_axis_rx_cmd_tdata;
+        rx_status$s_cmd_tvalid = s_axis_rx_cmd_tvalid;
+        s_axis_rx_cmd_tready = rx_status$s_cmd_tready;
         guard$wr_cmd_tdata = s_axis_rx_cmd_tdata;
-        guard$wr_cmd_tvalid = s_axis_rx_cmd_tvalid;
-        s_axis_rx_cmd_tready = guard$wr_cmd_tready;
+        guard$wr_cmd_tvalid = rx_status$g_cmd_tvalid;
+        rx_status$g_cmd_tready = guard$wr_cmd_tready;
+        rx_status$awvalid = guard$awvalid;
+        rx_status$awready = m_axi_rx_awready;
+        rx_status$bvalid = m_axi_rx_bvalid;
+        rx_status$bready = guard$bready;
+        m_axis_rx_sts_tdata = rx_status$m_sts_tdata;
+        m_axis_rx_sts_tvalid = rx_status$m_sts_tvalid;
+        rx_status$m_sts_tready = m_axis_rx_sts_tready;
         guard$wr_data_tdata = s_axis_rx_data_tdata;
         guard$wr_data_tkeep = s_axis_rx_data_tkeep;
         guard$wr_data_tlast = s_axis_rx_data_tlast;
@@ -1183,7 +1225,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
     localparam  burst = 2'b1;
     localparam  ones = 64'hffffffffffffffff;
     localparam  beat_mask = 64'hffffffffffffffc0;
-    localparam  d_land = 8'h25;
+    localparam  d_land = 8'h0;
     
     // Enums
     localparam BroadcastState$Idle = 0;
@@ -21087,6 +21129,376 @@ module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,
     end
     
 endmodule // rhdl_ubft$roce
+
+
+module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tvalid,g_cmd_tready,awvalid,awready,bvalid,bready,m_sts_tdata,m_sts_tvalid,m_sts_tready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [95:0] s_cmd_tdata;
+    input wire  s_cmd_tvalid;
+    output reg  s_cmd_tready;
+    output reg  g_cmd_tvalid;
+    input wire  g_cmd_tready;
+    input wire  awvalid;
+    input wire  awready;
+    input wire  bvalid;
+    input wire  bready;
+    output reg  [31:0] m_sts_tdata;
+    output reg  m_sts_tvalid;
+    input wire  m_sts_tready;
+    
+    // Stub signals
+    reg  taken$d;
+    wire  taken$q;
+    reg  taken$clock;
+    reg  [9:0] qpn$d;
+    wire  [9:0] qpn$q;
+    reg  qpn$clock;
+    reg  [5:0] aws$d;
+    wire  [5:0] aws$q;
+    reg  aws$clock;
+    reg  [7:0] bs$d;
+    wire  [7:0] bs$q;
+    reg  bs$clock;
+    reg  [15:0] e0$d;
+    wire  [15:0] e0$q;
+    reg  e0$clock;
+    reg  [15:0] e1$d;
+    wire  [15:0] e1$q;
+    reg  e1$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [2:0] count$d;
+    wire  [2:0] count$q;
+    reg  count$clock;
+    
+    // Local signals
+    reg  room;
+    reg  take;
+    reg  push;
+    reg  pop;
+    reg  valid;
+    reg  [15:0] entry;
+    reg  [7:0] head_beats;
+    reg  [5:0] aw_fire;
+    reg  [7:0] b_fire;
+    
+    // Sub module instances
+    rhdl_ubft$rx_status$taken taken(
+        .d(taken$d),
+        .q(taken$q),
+        .clock(taken$clock)
+    );
+    rhdl_ubft$rx_status$qpn qpn(
+        .d(qpn$d),
+        .q(qpn$q),
+        .clock(qpn$clock)
+    );
+    rhdl_ubft$rx_status$aws aws(
+        .d(aws$d),
+        .q(aws$q),
+        .clock(aws$clock)
+    );
+    rhdl_ubft$rx_status$bs bs(
+        .d(bs$d),
+        .q(bs$q),
+        .clock(bs$clock)
+    );
+    rhdl_ubft$rx_status$e0 e0(
+        .d(e0$d),
+        .q(e0$q),
+        .clock(e0$clock)
+    );
+    rhdl_ubft$rx_status$e1 e1(
+        .d(e1$d),
+        .q(e1$q),
+        .clock(e1$clock)
+    );
+    rhdl_ubft$rx_status$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$rx_status$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$rx_status$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        taken$clock = clock;
+        qpn$clock = clock;
+        aws$clock = clock;
+        bs$clock = clock;
+        e0$clock = clock;
+        e1$clock = clock;
+        e2$clock = clock;
+        e3$clock = clock;
+        count$clock = clock;
+        taken$d = taken$q;
+        qpn$d = qpn$q;
+        aws$d = aws$q;
+        bs$d = bs$q;
+        e0$d = e0$q;
+        e1$d = e1$q;
+        e2$d = e2$q;
+        e3$d = e3$q;
+        count$d = count$q;
+        room = count$q != 32'h4;
+        g_cmd_tvalid = s_cmd_tvalid & room;
+        s_cmd_tready = g_cmd_tready & room;
+        take = (s_cmd_tvalid & g_cmd_tready) & room;
+        push = (taken$q & g_cmd_tready) & room;
+        aw_fire = 32'h0;
+        if (awvalid & awready) begin
+            aw_fire = 32'h1;
+        end
+        b_fire = 32'h0;
+        if (bvalid & bready) begin
+            b_fire = 32'h1;
+        end
+        entry = ((qpn$q) & 16'hffff) | (((aws$q + aw_fire) & 16'hffff) << 32'ha);
+        if (take) begin
+            taken$d = 1'b1;
+            qpn$d = s_cmd_tdata[(32'h54)+:(10)];
+            aws$d = 32'h0;
+        end
+        else begin
+            if (push) begin
+                taken$d = 1'b0;
+            end
+            aws$d = aws$q + aw_fire;
+        end
+        head_beats = ((e0$q[(32'ha)+:(6)]) & 8'hff);
+        valid = (count$q != 32'h0) & (bs$q >= head_beats);
+        m_sts_tvalid = valid;
+        m_sts_tdata = ((e0$q[(32'h0)+:(10)]) & 32'hffffffff) | (((e0$q[(32'ha)+:(6)]) & 32'hffffffff) << 32'h10);
+        pop = valid & m_sts_tready;
+        if (pop) begin
+            bs$d = (bs$q + b_fire) - head_beats;
+        end
+        else begin
+            bs$d = bs$q + b_fire;
+        end
+        if (push & ~pop) begin
+            if (count$q == 32'h0) begin
+                e0$d = entry;
+            end
+            else if (count$q == 32'h1) begin
+                e1$d = entry;
+            end
+            else if (count$q == 32'h2) begin
+                e2$d = entry;
+            end
+            else begin
+                e3$d = entry;
+            end
+            count$d = count$q + 32'h1;
+        end
+        if (pop) begin
+            e0$d = e1$q;
+            e1$d = e2$q;
+            e2$d = e3$q;
+            if (push) begin
+                if (count$q == 32'h1) begin
+                    e0$d = entry;
+                end
+                else if (count$q == 32'h2) begin
+                    e1$d = entry;
+                end
+                else begin
+                    e2$d = entry;
+                end
+            end
+            else begin
+                count$d = count$q - 32'h1;
+            end
+        end
+    end
+    
+endmodule // rhdl_ubft$rx_status
+
+
+module rhdl_ubft$rx_status$aws(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$aws
+
+
+module rhdl_ubft$rx_status$bs(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$bs
+
+
+module rhdl_ubft$rx_status$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$count
+
+
+module rhdl_ubft$rx_status$e0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$e0
+
+
+module rhdl_ubft$rx_status$e1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$e1
+
+
+module rhdl_ubft$rx_status$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$e2
+
+
+module rhdl_ubft$rx_status$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$e3
+
+
+module rhdl_ubft$rx_status$qpn(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$qpn
+
+
+module rhdl_ubft$rx_status$taken(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$taken
 
 
 module rhdl_ubft$signing(clock,rst_n,sign,verify,block,signer,signature,tag,busy,pending,in_flight,resp_valid,resp_status,resp_sig,resp_sign,resp_tag,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);

@@ -16,11 +16,11 @@ module tb_fast_path;
   reg failed;
 
   // replica 0
-  reg [127:0] vin_0 [0:1220];
+  reg [127:0] vin_0 [0:1245];
   integer pin_0;
-  reg [575:0] vin_wide_0 [0:86];
+  reg [575:0] vin_wide_0 [0:98];
   integer pin_wide_0;
-  reg [127:0] vout_0 [0:1118];
+  reg [127:0] vout_0 [0:1216];
   integer pout_0;
   reg [575:0] vout_wide_0 [0:179];
   integer pout_wide_0;
@@ -64,6 +64,7 @@ module tb_fast_path;
   reg [0:0] i0_m_axi_rx_wready;
   reg [1:0] i0_m_axi_rx_bresp;
   reg [0:0] i0_m_axi_rx_bvalid;
+  reg [0:0] i0_m_axis_rx_sts_tready;
   reg [0:0] e0_s_axi_control_awready;
   wire [0:0] r0_s_axi_control_awready;
   reg [0:0] e0_s_axi_control_wready;
@@ -164,6 +165,10 @@ module tb_fast_path;
   wire [0:0] r0_m_axi_rx_wvalid;
   reg [0:0] e0_m_axi_rx_bready;
   wire [0:0] r0_m_axi_rx_bready;
+  reg [31:0] e0_m_axis_rx_sts_tdata;
+  wire [31:0] r0_m_axis_rx_sts_tdata;
+  reg [0:0] e0_m_axis_rx_sts_tvalid;
+  wire [0:0] r0_m_axis_rx_sts_tvalid;
   rhdl_ubft k0 (
     .ap_clk(ap_clk),
     .ap_rst_n(i0_ap_rst_n),
@@ -206,6 +211,7 @@ module tb_fast_path;
     .m_axi_rx_wready(i0_m_axi_rx_wready),
     .m_axi_rx_bresp(i0_m_axi_rx_bresp),
     .m_axi_rx_bvalid(i0_m_axi_rx_bvalid),
+    .m_axis_rx_sts_tready(i0_m_axis_rx_sts_tready),
     .s_axi_control_awready(r0_s_axi_control_awready),
     .s_axi_control_wready(r0_s_axi_control_wready),
     .s_axi_control_bresp(r0_s_axi_control_bresp),
@@ -255,15 +261,17 @@ module tb_fast_path;
     .m_axi_rx_wstrb(r0_m_axi_rx_wstrb),
     .m_axi_rx_wlast(r0_m_axi_rx_wlast),
     .m_axi_rx_wvalid(r0_m_axi_rx_wvalid),
-    .m_axi_rx_bready(r0_m_axi_rx_bready)
+    .m_axi_rx_bready(r0_m_axi_rx_bready),
+    .m_axis_rx_sts_tdata(r0_m_axis_rx_sts_tdata),
+    .m_axis_rx_sts_tvalid(r0_m_axis_rx_sts_tvalid)
   );
 
   // replica 1
-  reg [127:0] vin_1 [0:1431];
+  reg [127:0] vin_1 [0:1432];
   integer pin_1;
   reg [575:0] vin_wide_1 [0:115];
   integer pin_wide_1;
-  reg [127:0] vout_1 [0:1134];
+  reg [127:0] vout_1 [0:1256];
   integer pout_1;
   reg [575:0] vout_wide_1 [0:149];
   integer pout_wide_1;
@@ -307,6 +315,7 @@ module tb_fast_path;
   reg [0:0] i1_m_axi_rx_wready;
   reg [1:0] i1_m_axi_rx_bresp;
   reg [0:0] i1_m_axi_rx_bvalid;
+  reg [0:0] i1_m_axis_rx_sts_tready;
   reg [0:0] e1_s_axi_control_awready;
   wire [0:0] r1_s_axi_control_awready;
   reg [0:0] e1_s_axi_control_wready;
@@ -407,6 +416,10 @@ module tb_fast_path;
   wire [0:0] r1_m_axi_rx_wvalid;
   reg [0:0] e1_m_axi_rx_bready;
   wire [0:0] r1_m_axi_rx_bready;
+  reg [31:0] e1_m_axis_rx_sts_tdata;
+  wire [31:0] r1_m_axis_rx_sts_tdata;
+  reg [0:0] e1_m_axis_rx_sts_tvalid;
+  wire [0:0] r1_m_axis_rx_sts_tvalid;
   rhdl_ubft k1 (
     .ap_clk(ap_clk),
     .ap_rst_n(i1_ap_rst_n),
@@ -449,6 +462,7 @@ module tb_fast_path;
     .m_axi_rx_wready(i1_m_axi_rx_wready),
     .m_axi_rx_bresp(i1_m_axi_rx_bresp),
     .m_axi_rx_bvalid(i1_m_axi_rx_bvalid),
+    .m_axis_rx_sts_tready(i1_m_axis_rx_sts_tready),
     .s_axi_control_awready(r1_s_axi_control_awready),
     .s_axi_control_wready(r1_s_axi_control_wready),
     .s_axi_control_bresp(r1_s_axi_control_bresp),
@@ -498,15 +512,17 @@ module tb_fast_path;
     .m_axi_rx_wstrb(r1_m_axi_rx_wstrb),
     .m_axi_rx_wlast(r1_m_axi_rx_wlast),
     .m_axi_rx_wvalid(r1_m_axi_rx_wvalid),
-    .m_axi_rx_bready(r1_m_axi_rx_bready)
+    .m_axi_rx_bready(r1_m_axi_rx_bready),
+    .m_axis_rx_sts_tdata(r1_m_axis_rx_sts_tdata),
+    .m_axis_rx_sts_tvalid(r1_m_axis_rx_sts_tvalid)
   );
 
   // replica 2
-  reg [127:0] vin_2 [0:1384];
+  reg [127:0] vin_2 [0:1433];
   integer pin_2;
   reg [575:0] vin_wide_2 [0:115];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:1110];
+  reg [127:0] vout_2 [0:1232];
   integer pout_2;
   reg [575:0] vout_wide_2 [0:149];
   integer pout_wide_2;
@@ -550,6 +566,7 @@ module tb_fast_path;
   reg [0:0] i2_m_axi_rx_wready;
   reg [1:0] i2_m_axi_rx_bresp;
   reg [0:0] i2_m_axi_rx_bvalid;
+  reg [0:0] i2_m_axis_rx_sts_tready;
   reg [0:0] e2_s_axi_control_awready;
   wire [0:0] r2_s_axi_control_awready;
   reg [0:0] e2_s_axi_control_wready;
@@ -650,6 +667,10 @@ module tb_fast_path;
   wire [0:0] r2_m_axi_rx_wvalid;
   reg [0:0] e2_m_axi_rx_bready;
   wire [0:0] r2_m_axi_rx_bready;
+  reg [31:0] e2_m_axis_rx_sts_tdata;
+  wire [31:0] r2_m_axis_rx_sts_tdata;
+  reg [0:0] e2_m_axis_rx_sts_tvalid;
+  wire [0:0] r2_m_axis_rx_sts_tvalid;
   rhdl_ubft k2 (
     .ap_clk(ap_clk),
     .ap_rst_n(i2_ap_rst_n),
@@ -692,6 +713,7 @@ module tb_fast_path;
     .m_axi_rx_wready(i2_m_axi_rx_wready),
     .m_axi_rx_bresp(i2_m_axi_rx_bresp),
     .m_axi_rx_bvalid(i2_m_axi_rx_bvalid),
+    .m_axis_rx_sts_tready(i2_m_axis_rx_sts_tready),
     .s_axi_control_awready(r2_s_axi_control_awready),
     .s_axi_control_wready(r2_s_axi_control_wready),
     .s_axi_control_bresp(r2_s_axi_control_bresp),
@@ -741,7 +763,9 @@ module tb_fast_path;
     .m_axi_rx_wstrb(r2_m_axi_rx_wstrb),
     .m_axi_rx_wlast(r2_m_axi_rx_wlast),
     .m_axi_rx_wvalid(r2_m_axi_rx_wvalid),
-    .m_axi_rx_bready(r2_m_axi_rx_bready)
+    .m_axi_rx_bready(r2_m_axi_rx_bready),
+    .m_axis_rx_sts_tdata(r2_m_axis_rx_sts_tdata),
+    .m_axis_rx_sts_tvalid(r2_m_axis_rx_sts_tvalid)
   );
 
   initial begin
@@ -773,7 +797,7 @@ module tb_fast_path;
     failed = 0;
     for (cycle = 0; cycle < CYCLES && !failed; cycle = cycle + 1) begin
       ap_clk = 0;
-      while (pin_0 < 1221 && vin_0[pin_0][127:96] == cycle) begin
+      while (pin_0 < 1246 && vin_0[pin_0][127:96] == cycle) begin
         case (vin_0[pin_0][95:64])
           0: i0_ap_rst_n = vin_0[pin_0][0:0];
           1: i0_s_axi_control_awaddr = vin_0[pin_0][11:0];
@@ -811,11 +835,12 @@ module tb_fast_path;
           37: i0_m_axi_rx_wready = vin_0[pin_0][0:0];
           38: i0_m_axi_rx_bresp = vin_0[pin_0][1:0];
           39: i0_m_axi_rx_bvalid = vin_0[pin_0][0:0];
+          40: i0_m_axis_rx_sts_tready = vin_0[pin_0][0:0];
           default: ;
         endcase
         pin_0 = pin_0 + 1;
       end
-      while (pin_wide_0 < 87 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
+      while (pin_wide_0 < 99 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
         case (vin_wide_0[pin_wide_0][543:512])
           11: i0_m_axi_hbm_rdata = vin_wide_0[pin_wide_0][511:0];
           23: i0_s_axis_sresp_tdata = vin_wide_0[pin_wide_0][511:0];
@@ -825,7 +850,7 @@ module tb_fast_path;
         endcase
         pin_wide_0 = pin_wide_0 + 1;
       end
-      while (pout_0 < 1119 && vout_0[pout_0][127:96] == cycle) begin
+      while (pout_0 < 1217 && vout_0[pout_0][127:96] == cycle) begin
         case (vout_0[pout_0][95:64])
           0: e0_s_axi_control_awready = vout_0[pout_0][0:0];
           1: e0_s_axi_control_wready = vout_0[pout_0][0:0];
@@ -873,6 +898,8 @@ module tb_fast_path;
           47: e0_m_axi_rx_wlast = vout_0[pout_0][0:0];
           48: e0_m_axi_rx_wvalid = vout_0[pout_0][0:0];
           49: e0_m_axi_rx_bready = vout_0[pout_0][0:0];
+          50: e0_m_axis_rx_sts_tdata = vout_0[pout_0][31:0];
+          51: e0_m_axis_rx_sts_tvalid = vout_0[pout_0][0:0];
           default: ;
         endcase
         pout_0 = pout_0 + 1;
@@ -887,7 +914,7 @@ module tb_fast_path;
         endcase
         pout_wide_0 = pout_wide_0 + 1;
       end
-      while (pin_1 < 1432 && vin_1[pin_1][127:96] == cycle) begin
+      while (pin_1 < 1433 && vin_1[pin_1][127:96] == cycle) begin
         case (vin_1[pin_1][95:64])
           0: i1_ap_rst_n = vin_1[pin_1][0:0];
           1: i1_s_axi_control_awaddr = vin_1[pin_1][11:0];
@@ -925,6 +952,7 @@ module tb_fast_path;
           37: i1_m_axi_rx_wready = vin_1[pin_1][0:0];
           38: i1_m_axi_rx_bresp = vin_1[pin_1][1:0];
           39: i1_m_axi_rx_bvalid = vin_1[pin_1][0:0];
+          40: i1_m_axis_rx_sts_tready = vin_1[pin_1][0:0];
           default: ;
         endcase
         pin_1 = pin_1 + 1;
@@ -939,7 +967,7 @@ module tb_fast_path;
         endcase
         pin_wide_1 = pin_wide_1 + 1;
       end
-      while (pout_1 < 1135 && vout_1[pout_1][127:96] == cycle) begin
+      while (pout_1 < 1257 && vout_1[pout_1][127:96] == cycle) begin
         case (vout_1[pout_1][95:64])
           0: e1_s_axi_control_awready = vout_1[pout_1][0:0];
           1: e1_s_axi_control_wready = vout_1[pout_1][0:0];
@@ -987,6 +1015,8 @@ module tb_fast_path;
           47: e1_m_axi_rx_wlast = vout_1[pout_1][0:0];
           48: e1_m_axi_rx_wvalid = vout_1[pout_1][0:0];
           49: e1_m_axi_rx_bready = vout_1[pout_1][0:0];
+          50: e1_m_axis_rx_sts_tdata = vout_1[pout_1][31:0];
+          51: e1_m_axis_rx_sts_tvalid = vout_1[pout_1][0:0];
           default: ;
         endcase
         pout_1 = pout_1 + 1;
@@ -1001,7 +1031,7 @@ module tb_fast_path;
         endcase
         pout_wide_1 = pout_wide_1 + 1;
       end
-      while (pin_2 < 1385 && vin_2[pin_2][127:96] == cycle) begin
+      while (pin_2 < 1434 && vin_2[pin_2][127:96] == cycle) begin
         case (vin_2[pin_2][95:64])
           0: i2_ap_rst_n = vin_2[pin_2][0:0];
           1: i2_s_axi_control_awaddr = vin_2[pin_2][11:0];
@@ -1039,6 +1069,7 @@ module tb_fast_path;
           37: i2_m_axi_rx_wready = vin_2[pin_2][0:0];
           38: i2_m_axi_rx_bresp = vin_2[pin_2][1:0];
           39: i2_m_axi_rx_bvalid = vin_2[pin_2][0:0];
+          40: i2_m_axis_rx_sts_tready = vin_2[pin_2][0:0];
           default: ;
         endcase
         pin_2 = pin_2 + 1;
@@ -1053,7 +1084,7 @@ module tb_fast_path;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 1111 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 1233 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_s_axi_control_awready = vout_2[pout_2][0:0];
           1: e2_s_axi_control_wready = vout_2[pout_2][0:0];
@@ -1101,6 +1132,8 @@ module tb_fast_path;
           47: e2_m_axi_rx_wlast = vout_2[pout_2][0:0];
           48: e2_m_axi_rx_wvalid = vout_2[pout_2][0:0];
           49: e2_m_axi_rx_bready = vout_2[pout_2][0:0];
+          50: e2_m_axis_rx_sts_tdata = vout_2[pout_2][31:0];
+          51: e2_m_axis_rx_sts_tvalid = vout_2[pout_2][0:0];
           default: ;
         endcase
         pout_2 = pout_2 + 1;
@@ -1316,6 +1349,14 @@ module tb_fast_path;
         $display("TESTBENCH MISMATCH: cycle %0d, replica 0, port m_axi_rx_bready: expected %h, got %h", cycle, e0_m_axi_rx_bready, r0_m_axi_rx_bready);
         failed = 1;
       end
+      if (!failed && e0_m_axis_rx_sts_tvalid && r0_m_axis_rx_sts_tdata !== e0_m_axis_rx_sts_tdata) begin
+        $display("TESTBENCH MISMATCH: cycle %0d, replica 0, port m_axis_rx_sts_tdata: expected %h, got %h", cycle, e0_m_axis_rx_sts_tdata, r0_m_axis_rx_sts_tdata);
+        failed = 1;
+      end
+      if (!failed && r0_m_axis_rx_sts_tvalid !== e0_m_axis_rx_sts_tvalid) begin
+        $display("TESTBENCH MISMATCH: cycle %0d, replica 0, port m_axis_rx_sts_tvalid: expected %h, got %h", cycle, e0_m_axis_rx_sts_tvalid, r0_m_axis_rx_sts_tvalid);
+        failed = 1;
+      end
       if (!failed && r1_s_axi_control_awready !== e1_s_axi_control_awready) begin
         $display("TESTBENCH MISMATCH: cycle %0d, replica 1, port s_axi_control_awready: expected %h, got %h", cycle, e1_s_axi_control_awready, r1_s_axi_control_awready);
         failed = 1;
@@ -1516,6 +1557,14 @@ module tb_fast_path;
         $display("TESTBENCH MISMATCH: cycle %0d, replica 1, port m_axi_rx_bready: expected %h, got %h", cycle, e1_m_axi_rx_bready, r1_m_axi_rx_bready);
         failed = 1;
       end
+      if (!failed && e1_m_axis_rx_sts_tvalid && r1_m_axis_rx_sts_tdata !== e1_m_axis_rx_sts_tdata) begin
+        $display("TESTBENCH MISMATCH: cycle %0d, replica 1, port m_axis_rx_sts_tdata: expected %h, got %h", cycle, e1_m_axis_rx_sts_tdata, r1_m_axis_rx_sts_tdata);
+        failed = 1;
+      end
+      if (!failed && r1_m_axis_rx_sts_tvalid !== e1_m_axis_rx_sts_tvalid) begin
+        $display("TESTBENCH MISMATCH: cycle %0d, replica 1, port m_axis_rx_sts_tvalid: expected %h, got %h", cycle, e1_m_axis_rx_sts_tvalid, r1_m_axis_rx_sts_tvalid);
+        failed = 1;
+      end
       if (!failed && r2_s_axi_control_awready !== e2_s_axi_control_awready) begin
         $display("TESTBENCH MISMATCH: cycle %0d, replica 2, port s_axi_control_awready: expected %h, got %h", cycle, e2_s_axi_control_awready, r2_s_axi_control_awready);
         failed = 1;
@@ -1714,6 +1763,14 @@ module tb_fast_path;
       end
       if (!failed && r2_m_axi_rx_bready !== e2_m_axi_rx_bready) begin
         $display("TESTBENCH MISMATCH: cycle %0d, replica 2, port m_axi_rx_bready: expected %h, got %h", cycle, e2_m_axi_rx_bready, r2_m_axi_rx_bready);
+        failed = 1;
+      end
+      if (!failed && e2_m_axis_rx_sts_tvalid && r2_m_axis_rx_sts_tdata !== e2_m_axis_rx_sts_tdata) begin
+        $display("TESTBENCH MISMATCH: cycle %0d, replica 2, port m_axis_rx_sts_tdata: expected %h, got %h", cycle, e2_m_axis_rx_sts_tdata, r2_m_axis_rx_sts_tdata);
+        failed = 1;
+      end
+      if (!failed && r2_m_axis_rx_sts_tvalid !== e2_m_axis_rx_sts_tvalid) begin
+        $display("TESTBENCH MISMATCH: cycle %0d, replica 2, port m_axis_rx_sts_tvalid: expected %h, got %h", cycle, e2_m_axis_rx_sts_tvalid, r2_m_axis_rx_sts_tvalid);
         failed = 1;
       end
       ap_clk = 1;

@@ -6,4 +6,5 @@ pub mod control;
 pub mod fetch;
 pub mod rdmux;
 pub mod roce;
+pub mod rx_status;
 pub mod signer;

@@ -4,8 +4,8 @@
 //! and WATCH with its Fetch and the read multiplexer RdMux, and exposes the ports of DESIGN.md section 4 with Vitis names (an
 //! interface prefix and the AXI suffix), so Vivado infers `s_axi_control`,
 //! `m_axi_hbm`, `m_axi_rx`, `m_axis_sq`, `s_axis_cq`, `s_axis_rx_cmd`,
-//! `s_axis_rx_data`, `m_axis_sreq`, `s_axis_sresp`, `s_axis_prop` and
-//! `m_axis_dec`. The host
+//! `s_axis_rx_data`, `m_axis_rx_sts`, `m_axis_sreq`, `s_axis_sresp`,
+//! `s_axis_prop` and `m_axis_dec`. The host
 //! configures, starts and reads the kernel through `s_axi_control` (Control,
 //! register map in `regs`).
 //!
@@ -14,7 +14,9 @@
 //! the channel, responses in order), Broadcast
 //! the write channels; AXI's channels are independent, so both run at once. Guard
 //! owns `m_axi_rx`, a second, write-only master for the peers' writes it
-//! accepts (docs/guard.md: no arbiter on Broadcast's path). Guard's reset is
+//! accepts (docs/guard.md: no arbiter on Broadcast's path), and RxStatus,
+//! on the guard's command stream, reports each incoming write's end to the
+//! stack on `m_axis_rx_sts` (docs/rx_status.md). Guard's reset is
 //! `ap_rst_n` alone: it checks incoming writes whenever the card is out of
 //! reset, before `ap_start` and after `ap_done` too.
 
@@ -28,6 +30,7 @@ use crate::io::fetch::Fetch;
 use crate::io::rdmux::RdMux;
 use crate::io::roce::adapter::RoceAdapter;
 use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
+use crate::io::rx_status::{RxStatus, STS_BITS};
 use crate::io::signer::SignerPort;
 use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
@@ -139,6 +142,11 @@ pub struct Kernel<const N: usize> {
     pub m_axi_rx_bresp: Signal<In, Bits<2>>,
     pub m_axi_rx_bvalid: Signal<In, Bit>,
     pub m_axi_rx_bready: Signal<Out, Bit>,
+    // m_axis_rx_sts: AXI4-Stream, a status per incoming write, after it is
+    // refused or in HBM (crate::io::rx_status), for the stack's ACK.
+    pub m_axis_rx_sts_tdata: Signal<Out, Bits<STS_BITS>>,
+    pub m_axis_rx_sts_tvalid: Signal<Out, Bit>,
+    pub m_axis_rx_sts_tready: Signal<In, Bit>,
     protocol: Protocol<N>,
     fetch: Fetch,
     broadcast: Broadcast,
@@ -146,6 +154,8 @@ pub struct Kernel<const N: usize> {
     control: Control<N>,
     roce: RoceAdapter,
     guard: Guard<N>,
+    /// The receive path's write statuses, for the stack.
+    rx_status: RxStatus,
     /// A record's later beats, for Broadcast's `s_rec`.
     compose: Compose,
     /// The background poller (D3), its own Fetch, and the read multiplexer
@@ -256,6 +266,9 @@ impl<const N: usize> Kernel<N> {
             m_axi_rx_bresp: Default::default(),
             m_axi_rx_bvalid: Default::default(),
             m_axi_rx_bready: Default::default(),
+            m_axis_rx_sts_tdata: Default::default(),
+            m_axis_rx_sts_tvalid: Default::default(),
+            m_axis_rx_sts_tready: Default::default(),
             protocol,
             fetch: Default::default(),
             broadcast: Default::default(),
@@ -263,6 +276,7 @@ impl<const N: usize> Kernel<N> {
             control: Control::new(),
             roce: Default::default(),
             guard,
+            rx_status: Default::default(),
             compose: Default::default(),
             watch: Default::default(),
             watch_fetch: Default::default(),
@@ -487,9 +501,22 @@ impl<const N: usize> Logic for Kernel<N> {
         self.guard.n.next = self.control.n.val();
         self.guard.id.next = self.control.id.val();
         self.guard.qpns.next = self.control.qpns.val();
+        // The command stream passes through RxStatus, which watches
+        // m_axi_rx's handshakes and reports each write's end.
+        self.rx_status.clock.next = self.ap_clk.val();
+        self.rx_status.s_cmd_tdata.next = self.s_axis_rx_cmd_tdata.val();
+        self.rx_status.s_cmd_tvalid.next = self.s_axis_rx_cmd_tvalid.val();
+        self.s_axis_rx_cmd_tready.next = self.rx_status.s_cmd_tready.val();
         self.guard.wr_cmd_tdata.next = self.s_axis_rx_cmd_tdata.val();
-        self.guard.wr_cmd_tvalid.next = self.s_axis_rx_cmd_tvalid.val();
-        self.s_axis_rx_cmd_tready.next = self.guard.wr_cmd_tready.val();
+        self.guard.wr_cmd_tvalid.next = self.rx_status.g_cmd_tvalid.val();
+        self.rx_status.g_cmd_tready.next = self.guard.wr_cmd_tready.val();
+        self.rx_status.awvalid.next = self.guard.awvalid.val();
+        self.rx_status.awready.next = self.m_axi_rx_awready.val();
+        self.rx_status.bvalid.next = self.m_axi_rx_bvalid.val();
+        self.rx_status.bready.next = self.guard.bready.val();
+        self.m_axis_rx_sts_tdata.next = self.rx_status.m_sts_tdata.val();
+        self.m_axis_rx_sts_tvalid.next = self.rx_status.m_sts_tvalid.val();
+        self.rx_status.m_sts_tready.next = self.m_axis_rx_sts_tready.val();
         self.guard.wr_data_tdata.next = self.s_axis_rx_data_tdata.val();
         self.guard.wr_data_tkeep.next = self.s_axis_rx_data_tkeep.val();
         self.guard.wr_data_tlast.next = self.s_axis_rx_data_tlast.val();

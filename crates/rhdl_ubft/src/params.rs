@@ -45,25 +45,18 @@ pub const RECORD_BEATS_MAX: usize = 16;
 pub const CMD_LEN_BITS: usize = 16;
 /// D_land (docs/recovery.md section 2, R13): the cycles a round waits after
 /// the last completion of its RDMA WRITEs before it ends, so that each
-/// acknowledged write is in its receiver's HBM. The stack acknowledges a
-/// WRITE when it hands it to memory, not when it lands (docs/guard.md), so
-/// this is the receive path's bound from that hand-off, with the guard idle
-/// and HBM accepting AW and W at once:
-/// - 16: the guard takes the command at a and gives a leader's two-beat
-///   record (prep_sig; a round's own records, echo_prep, echo_commit and
-///   echo_seal, are two beats and land at a + 8) its last W beat at a + 16
-///   (1 + `CHECK_CYCLES` + `LEADER_CYCLES` + 2, docs/guard.md, Timing);
-/// - 20: HBM's answer to that write (`defaults::HBM_WRITE_LATENCY`), after
-///   which a read on the other port (`m_axi_hbm`) is ordered behind it;
-/// - 1: the read that follows the round goes out the cycle after.
-///
-/// Not included: cycles HBM holds AWREADY or WREADY low, and writes queued
-/// ahead of this one in the guard; on the card D_land must be measured or
-/// the stack changed to acknowledge after the guard's B (then D_land = 0).
-/// The sender sees a completion at least one network latency after the
-/// hand-off, which this bound does not count. A test in
-/// tests/broadcast.rs ties the 16 to the guard's constants.
-pub const D_LAND: u64 = 16 + defaults::HBM_WRITE_LATENCY + 1;
+/// acknowledged write is in its receiver's HBM. 0: the receiver's stack
+/// acknowledges a WRITE only on the kernel's status for it (`m_axis_rx_sts`,
+/// `io::rx_status`), which comes after the guard refused the write or HBM
+/// answered every beat of it (docs/roce.md, "Write status"). A completion
+/// therefore comes after the write is in HBM, whatever the receive path
+/// queued ahead of it, and the bound rests on no peer's behaviour.
+pub const D_LAND: u64 = 0;
+
+/// Statuses RxStatus queues for the stack (`io::rx_status`): a write waits
+/// there for its B's only, so four cover HBM's answer
+/// (`defaults::HBM_WRITE_LATENCY`) at the guard's fastest pace.
+pub const RX_STS_DEPTH: usize = 4;
 
 /// SignerPort requests SignerPort keeps outstanding: taken from the controller and
 /// not yet answered (docs/signer.md, In flight). The f + 1 slow path

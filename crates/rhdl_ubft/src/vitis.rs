@@ -15,6 +15,7 @@
 //! tests compare them with the top's port widths).
 
 use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
+use crate::io::rx_status::STS_BITS;
 use crate::params::BEAT_BITS;
 use crate::regs::{self, Access};
 
@@ -81,7 +82,7 @@ pub struct Interface {
 }
 
 /// The kernel's interfaces, in kernel.xml order.
-pub const INTERFACES: [Interface; 11] = [
+pub const INTERFACES: [Interface; 12] = [
     Interface {
         name: "s_axi_control",
         kind: Kind::AxiLiteSlave,
@@ -129,6 +130,12 @@ pub const INTERFACES: [Interface; 11] = [
         kind: Kind::StreamIn(stream(WR_DATA_BITS, 0, true, true)),
         arg: "rx_data",
         desc: "RoCE receive path: their payloads, into the guard",
+    },
+    Interface {
+        name: "m_axis_rx_sts",
+        kind: Kind::StreamOut(stream(STS_BITS, 0, false, false)),
+        arg: "rx_sts",
+        desc: "RoCE receive path: a status per incoming write once it is refused or in HBM (rx_status.rs), for the stack's ACK",
     },
     Interface {
         name: "s_axis_prop",

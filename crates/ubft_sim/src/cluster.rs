@@ -485,10 +485,15 @@ pub struct NetworkReport {
     /// Writes a kernel reset abandoned inside a guard.
     pub guard_abandoned: u64,
     /// `Delivery::Kernel`, per sender: the longest wait of its writes on a
-    /// receive path before the guard took them, and how many waited longer
-    /// than D_LAND's slack, L + 2 (`NetStats::late_for_round`).
+    /// receive path before the guard took them, the most queued at once on
+    /// one receive path, and how many a full queue dropped
+    /// (`NetStats::rx_dropped`).
     pub rx_wait_max: Vec<u64>,
-    pub late_for_round: Vec<u64>,
+    pub rx_depth_max: Vec<u64>,
+    pub rx_dropped: Vec<u64>,
+    /// `Delivery::Kernel`: write statuses that did not match the write taken
+    /// in their place (must be 0).
+    pub status_errors: u64,
     /// Writes faulty replicas sent of their own (a flood), per sender.
     pub emitted: Vec<u64>,
 }
@@ -1073,7 +1078,9 @@ impl Cluster {
             guard_disagreements: stats.disagreements,
             guard_abandoned: stats.abandoned,
             rx_wait_max: stats.rx_wait_max.clone(),
-            late_for_round: stats.late_for_round.clone(),
+            rx_depth_max: stats.rx_depth_max.clone(),
+            rx_dropped: stats.rx_dropped.clone(),
+            status_errors: stats.status_errors,
             emitted: stats.emitted.clone(),
         };
         let mut checks = check(&replicas, &proposed);
@@ -1089,7 +1096,24 @@ impl Cluster {
                 d.model
             ));
         }
-        checks.guard = stats.disagreements == 0;
+        if stats.status_errors > 0 {
+            checks.failures.push(format!(
+                "{} write statuses (m_axis_rx_sts) did not match the write taken in their place",
+                stats.status_errors
+            ));
+        }
+        // An honest sender's write dropped by a full receive queue is never
+        // acknowledged: the queue is too shallow for the kernel's traffic.
+        for (src, &d) in stats.rx_dropped.iter().enumerate() {
+            if d > 0 && self.is_honest(src) {
+                checks.failures.push(format!(
+                    "{d} writes of honest replica {src} dropped by a full receive queue (RX_QP_DEPTH)"
+                ));
+            }
+        }
+        checks.guard = stats.disagreements == 0
+            && stats.status_errors == 0
+            && (0..n).all(|src| !self.is_honest(src) || stats.rx_dropped[src] == 0);
         RunReport {
             cycles: self.cycle,
             backend: self

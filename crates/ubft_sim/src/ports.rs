@@ -73,6 +73,8 @@ pub struct KernelIn {
     pub rx_wready: bool,
     pub rx_bvalid: bool,
     pub rx_bresp: u8,
+    /// `m_axis_rx_sts_tready`: the stack takes the write statuses.
+    pub rx_sts_tready: bool,
 }
 
 impl Default for KernelIn {
@@ -118,6 +120,7 @@ impl Default for KernelIn {
             rx_wready: false,
             rx_bvalid: false,
             rx_bresp: 0,
+            rx_sts_tready: false,
         }
     }
 }
@@ -188,6 +191,11 @@ pub struct KernelOut {
     pub rx_wlast: bool,
     pub rx_wvalid: bool,
     pub rx_bready: bool,
+    // m_axis_rx_sts: a status per incoming write, once refused or in HBM
+    // (`rhdl_ubft::io::rx_status`): the queue pair in bits [9:0], the HBM
+    // beats written in [21:16].
+    pub rx_sts_tvalid: bool,
+    pub rx_sts_tdata: u32,
 }
 
 pub use rhdl_ubft::controller::status::Status;

@@ -120,6 +120,7 @@ macro_rules! eval_kernel {
         k.m_axis_dec_tready.next = i.dec_tready;
         k.s_axis_rx_cmd_tvalid.next = i.rx_cmd_tvalid;
         k.s_axis_rx_cmd_tdata.next = cmd_to_bits(&i.rx_cmd_tdata);
+        k.m_axis_rx_sts_tready.next = i.rx_sts_tready;
         k.s_axis_rx_data_tvalid.next = i.rx_data_tvalid;
         if i.rx_data_tvalid {
             k.s_axis_rx_data_tdata.next = beat_to_bits(&i.rx_data_tdata);
@@ -192,6 +193,8 @@ macro_rules! eval_kernel {
             dec_slow: k.m_axis_dec_tuser.val(),
             rx_cmd_tready: k.s_axis_rx_cmd_tready.val(),
             rx_data_tready: k.s_axis_rx_data_tready.val(),
+            rx_sts_tvalid: k.m_axis_rx_sts_tvalid.val(),
+            rx_sts_tdata: k.m_axis_rx_sts_tdata.val().to_u32(),
             rx_awaddr: k.m_axi_rx_awaddr.val().to_u64(),
             rx_awlen: k.m_axi_rx_awlen.val().to_u8(),
             rx_awsize: k.m_axi_rx_awsize.val().to_u8(),

@@ -25,16 +25,24 @@
 //!   pair to its landing.
 //! - A command sent with `last = 1` (the stack acknowledges only those) gets a
 //!   completion (`ssn` = the command's number on its queue pair from 0,
-//!   `cmplt` = 1) that becomes valid on the sender's `cq` L cycles after the
-//!   landing (the ack's way back), and is held until `cq_tready`. Completions
-//!   are presented in the order they become valid.
+//!   `cmplt` = 1) that becomes valid on the sender's `cq` L cycles (the
+//!   ack's way back) after the receiver acknowledges it, and is held until
+//!   `cq_tready`. Through a kernel's guard (`Delivery::Kernel`) the receiver
+//!   acknowledges an honest sender's write when the kernel's status for it
+//!   is taken (`m_axis_rx_sts`: refused, or in HBM; docs/roce.md, "Write
+//!   status"); otherwise at the landing, when the write is in HBM (a faulty
+//!   sender's stack completes its commands as usual). Completions are
+//!   presented in the order they become valid.
 //!
 //! Delivery ([`Delivery`]): by default a landing write is handed, as a real
 //! network does, to the receiver's RoCE stack, which presents it to the
 //! kernel as fpga-network-stack does: a memory-write command on
 //! `s_axis_rx_cmd` (`WrCommand`: the address, the length and the queue pair
 //! it arrived on, `qpn_base + src`) and its payload on `s_axis_rx_data`
-//! (`wr_data_beats`), in landing order, each stream on its own. The kernel's
+//! (`wr_data_beats`). The stack keeps one queue of [`RX_QP_DEPTH`] writes per
+//! sending queue pair and presents them round robin, one write at a time
+//! (docs/roce.md, "Receive queues"); a write that finds its queue full is
+//! dropped and never acknowledged ([`NetStats::rx_dropped`]). The kernel's
 //! guard decides; what it accepts reaches HBM through `m_axi_rx` (the HBM
 //! model's second write port). The network does not filter. Its old rule,
 //! [`Network::guard`], stays as a checker: the guard's decision, seen on the
@@ -221,6 +229,13 @@ pub struct Refusal {
 /// 3.9 cycles. The fastest a replica can send writes (`adversary::flood`).
 pub const LINE_RATE_CYCLES: u64 = 4;
 
+/// Writes a receiving stack queues per sending queue pair (docs/roce.md,
+/// "Receive queues"); a write that finds its queue full is dropped unacknowledged
+/// (`NetStats::rx_dropped`). An honest sender never has this many writes
+/// unacknowledged to one peer in the kernel's runs: each broadcast waits for its
+/// local write before it sends, and rounds wait for every completion.
+pub const RX_QP_DEPTH: usize = 16;
+
 /// The network's counters; `[src][dst]` per queue pair, `[r]` per replica.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NetStats {
@@ -253,12 +268,17 @@ pub struct NetStats {
     /// writes on a receive path, from the stack's hand-off to the guard
     /// taking its command.
     pub rx_wait_max: Vec<u64>,
-    /// `Delivery::Kernel`, per sender: its writes that waited on a receive
-    /// path longer than the way back of their completion plus
-    /// Broadcast's two cycles (L + 2): a round (R13) waiting on such a
-    /// write ends before it is in the receiver's HBM, since D_LAND
-    /// assumes an idle guard (`params::D_LAND`, docs/broadcast.md).
-    pub late_for_round: Vec<u64>,
+    /// `Delivery::Kernel`, per sender: the most writes of its queued at
+    /// once on one receive path's queue (at most [`RX_QP_DEPTH`]).
+    pub rx_depth_max: Vec<u64>,
+    /// `Delivery::Kernel`, per sender: its writes a receive path dropped,
+    /// its queue full.
+    pub rx_dropped: Vec<u64>,
+    /// `Delivery::Kernel`: write statuses (`m_axis_rx_sts`) that named
+    /// another queue pair than the write taken in that place, came with no
+    /// write taken, or acknowledged an accepted write that HBM did not hold
+    /// yet (must stay 0).
+    pub status_errors: u64,
     /// Writes adversaries sent of their own (`Adversary::emit`), per sender.
     pub emitted: Vec<u64>,
 }
@@ -275,7 +295,8 @@ impl NetStats {
             malformed: vec![0; n],
             completions: vec![0; n],
             rx_wait_max: vec![0; n],
-            late_for_round: vec![0; n],
+            rx_depth_max: vec![0; n],
+            rx_dropped: vec![0; n],
             emitted: vec![0; n],
             ..Default::default()
         }
@@ -303,7 +324,11 @@ impl NetStats {
         for (a, b) in self.rx_wait_max.iter_mut().zip(&o.rx_wait_max) {
             *a = (*a).max(*b);
         }
-        add(&mut self.late_for_round, &o.late_for_round);
+        for (a, b) in self.rx_depth_max.iter_mut().zip(&o.rx_depth_max) {
+            *a = (*a).max(*b);
+        }
+        add(&mut self.rx_dropped, &o.rx_dropped);
+        self.status_errors += o.status_errors;
         add(&mut self.emitted, &o.emitted);
     }
 }
@@ -347,6 +372,13 @@ pub struct Flight {
     dst: usize,
     key: FlightKey,
     writes: Vec<Write>,
+    /// The completion the sender is owed for these writes once the
+    /// receiver's kernel reports them finished, and the cycle its command
+    /// was sent.
+    owed: Option<(u64, CqCompletion)>,
+    /// An acknowledgement instead of writes: the completion, valid from
+    /// `key.0`, of the command `dst` sent at the cycle given.
+    ack: Option<(u64, CqCompletion)>,
 }
 
 impl Flight {
@@ -354,6 +386,14 @@ impl Flight {
     pub fn dst(&self) -> usize {
         self.dst
     }
+}
+
+/// The writes of one key on their way to a stack, and the completion an
+/// honest sender is owed for them (`Flight::owed`).
+#[derive(Default)]
+struct Inbound {
+    writes: Vec<Write>,
+    owed: Option<(u64, CqCompletion)>,
 }
 
 /// A write handed to a receiving stack, waiting for the guard's decision.
@@ -368,6 +408,12 @@ struct RxWrite {
     model: Result<(), GuardRefusal>,
     /// The model's reason, for the refusal log.
     reason: Option<RefuseReason>,
+    /// The completion its sender is owed once the receiver's kernel reports
+    /// the write finished on `m_axis_rx_sts` (an honest sender's command
+    /// with `last`), and the cycle the command was sent.
+    ack: Option<(u64, CqCompletion)>,
+    /// Its payload, to check that HBM holds it when it is acknowledged.
+    data: Vec<u32>,
 }
 
 /// The write the guard took, until its decision shows.
@@ -378,22 +424,65 @@ struct Deciding {
     written: bool,
 }
 
-/// One replica's RoCE stack's receive path (`Delivery::Kernel`): commands
-/// and payload beats not yet taken, and the writes behind them.
+/// A write on a receive path with what the stack presents of it: its
+/// memory-write command and payload beats.
+#[derive(Clone, Debug)]
+struct RxEntry {
+    cmd: [u32; 3],
+    beats: VecDeque<(Beat, u64, bool)>,
+    w: RxWrite,
+}
+
+/// The write the stack presents to the guard: its command until taken, its
+/// beats until the last is taken.
+#[derive(Clone, Debug)]
+struct Presenting {
+    cmd_taken: bool,
+    e: RxEntry,
+}
+
+/// One replica's RoCE stack's receive path (`Delivery::Kernel`), as the
+/// stack's integration has it (docs/roce.md, "Receive queues"): a queue of
+/// [`RX_QP_DEPTH`] writes per sending queue pair, served round robin, one
+/// write (command and payload) at a time; then the write the guard took,
+/// until its decision shows; then the writes decided, until the kernel's
+/// status for each (`m_axis_rx_sts`, in the order taken) lets the stack
+/// acknowledge it.
 #[derive(Default)]
 struct RxStack {
-    cmds: VecDeque<[u32; 3]>,
-    beats: VecDeque<(Beat, u64, bool)>,
-    waiting: VecDeque<RxWrite>,
+    queues: Vec<VecDeque<RxEntry>>,
+    /// The next queue round robin serves.
+    next: usize,
+    presenting: Option<Presenting>,
     deciding: Option<Deciding>,
+    finished: VecDeque<RxWrite>,
 }
 
 impl RxStack {
     fn busy(&self) -> bool {
-        !self.cmds.is_empty()
-            || !self.beats.is_empty()
-            || !self.waiting.is_empty()
+        self.queues.iter().any(|q| !q.is_empty())
+            || self.presenting.is_some()
             || self.deciding.is_some()
+            || !self.finished.is_empty()
+    }
+
+    /// With nothing presented, the next queue's head, round robin.
+    fn select(&mut self) {
+        if self.presenting.is_some() {
+            return;
+        }
+        let n = self.queues.len();
+        for i in 0..n {
+            let q = (self.next + i) % n;
+            if let Some(e) = self.queues[q].pop_front() {
+                self.presenting = Some(Presenting {
+                    cmd_taken: false,
+                    e,
+                });
+                self.next = (q + 1) % n;
+                return;
+            }
+        }
     }
 }
 
@@ -440,7 +529,7 @@ pub struct Stack {
     /// Writes sent and not yet handed to their receivers.
     outbox: Vec<Flight>,
     /// Writes on their way to this replica, with their senders.
-    inbox: BTreeMap<FlightKey, Vec<Write>>,
+    inbox: BTreeMap<FlightKey, Inbound>,
     cq: CqQueue,
     rx: RxStack,
     stats: NetStats,
@@ -490,7 +579,10 @@ impl Network {
                     outbox: Vec::new(),
                     inbox: BTreeMap::new(),
                     cq: CqQueue::default(),
-                    rx: RxStack::default(),
+                    rx: RxStack {
+                        queues: vec![VecDeque::new(); n],
+                        ..Default::default()
+                    },
                     stats: NetStats::new(n),
                     wires: None,
                 })
@@ -740,11 +832,15 @@ impl Stack {
         }
         inp.cq_tvalid = q.presenting.is_some();
         inp.cq_tdata = q.presenting.map_or(0, |c| c.pack());
-        // The receive path: the head command and the head payload beat.
-        let rx = &self.rx;
-        inp.rx_cmd_tvalid = !rx.cmds.is_empty();
-        inp.rx_cmd_tdata = rx.cmds.front().copied().unwrap_or([0; 3]);
-        match rx.beats.front() {
+        // The receive path: the write presented, its command until taken
+        // and its payload beats; statuses are taken as they come.
+        self.rx.select();
+        let p = self.rx.presenting.as_ref();
+        let cmd = p.filter(|p| !p.cmd_taken).map(|p| p.e.cmd);
+        inp.rx_cmd_tvalid = cmd.is_some();
+        inp.rx_cmd_tdata = cmd.unwrap_or([0; 3]);
+        inp.rx_sts_tready = true;
+        match p.and_then(|p| p.e.beats.front()) {
             Some(&(data, keep, last)) => {
                 inp.rx_data_tvalid = true;
                 inp.rx_data_tdata = data;
@@ -771,7 +867,7 @@ impl Stack {
         hbm: &Hbm,
     ) {
         self.now = cycle + 1;
-        self.observe_rx(links, inp, out, cycle);
+        self.observe_rx(links, inp, out, cycle, hbm);
         let r = self.r;
         if inp.cq_tvalid && out.cq_tready {
             self.cq.presenting = None;
@@ -811,6 +907,8 @@ impl Stack {
                     dst,
                     key: (landing, cycle, r),
                     writes: vec![write],
+                    owed: None,
+                    ack: None,
                 }),
             }
         }
@@ -834,7 +932,13 @@ impl Stack {
     pub fn receive(&mut self, f: Flight) {
         debug_assert_eq!(f.dst, self.r);
         debug_assert!(f.key.0 >= self.now, "a flight received after its landing");
-        self.inbox.entry(f.key).or_default().extend(f.writes);
+        if let Some((sent, c)) = f.ack {
+            self.cq.pending.insert((f.key.0, sent), c);
+            return;
+        }
+        let e = self.inbox.entry(f.key).or_default();
+        e.writes.extend(f.writes);
+        e.owed = e.owed.or(f.owed);
     }
 
     fn send(&mut self, links: &Links, dst: usize, cmd: &SqCommand, cycle: u64, hbm: &Hbm) {
@@ -860,6 +964,7 @@ impl Stack {
         self.next_ssn[dst] += 1;
 
         let kernels = self.wires.as_ref().map(|_| write.clone());
+        let honest = self.adversary.is_none();
         let writes = match &mut self.adversary {
             Some(adv) => adv.transform(src, dst, write, cycle),
             None => vec![write],
@@ -867,17 +972,25 @@ impl Stack {
         if let (Some(log), Some(w)) = (self.wires.as_mut(), kernels) {
             log.sent(&links.mailbox, src, dst, cycle, landing, &w, &writes);
         }
+        let c = CqCompletion {
+            ssn: ssn & 0xff_ffff,
+            cmplt: true,
+            ..Default::default()
+        };
+        // Through a kernel's guard, the receiver acknowledges an honest
+        // sender's write on its status (`Stack::observe_rx`); otherwise the
+        // write is in HBM at its landing (or the sender is faulty, and its
+        // stack completes its commands as usual), and the acknowledgement
+        // takes L back.
+        let on_status = honest && links.delivery == Delivery::Kernel;
         self.outbox.push(Flight {
             dst,
             key: (landing, cycle, src),
             writes,
+            owed: (on_status && cmd.last).then_some((cycle, c)),
+            ack: None,
         });
-        if cmd.last {
-            let c = CqCompletion {
-                ssn: ssn & 0xff_ffff,
-                cmplt: true,
-                ..Default::default()
-            };
+        if cmd.last && !on_status {
             self.cq.pending.insert((landing + links.latency, cycle), c);
         }
     }
@@ -889,10 +1002,11 @@ impl Stack {
             if entry.key().0 > cycle {
                 break;
             }
-            let ((_, _, src), writes) = entry.remove_entry();
-            for w in writes {
+            let ((_, _, src), flight) = entry.remove_entry();
+            let ack = flight.owed;
+            for w in flight.writes {
                 if links.delivery == Delivery::Kernel {
-                    self.hand_to_stack(links, src, w, cycle);
+                    self.hand_to_stack(links, src, w, ack, cycle);
                     continue;
                 }
                 let verdict = match links.delivery {
@@ -928,10 +1042,21 @@ impl Stack {
     /// presents it, with the model's verdict for the check. An empty write
     /// never gets there (the model refuses it; a zero-length WRITE carries
     /// no memory command here).
-    fn hand_to_stack(&mut self, links: &Links, src: usize, w: Write, cycle: u64) {
+    fn hand_to_stack(
+        &mut self,
+        links: &Links,
+        src: usize,
+        w: Write,
+        ack: Option<(u64, CqCompletion)>,
+        cycle: u64,
+    ) {
         let dst = self.r;
         let reason = links.guard(src, &w).err();
         if w.data.is_empty() {
+            // No memory command: acknowledged at once.
+            if let Some(a) = ack {
+                self.acknowledge(links, src, a, cycle);
+            }
             if let Some(log) = self.wires.as_mut() {
                 log.decided(src, dst, self.now, w.word, false);
             }
@@ -954,17 +1079,40 @@ impl Stack {
             w.data.len() as u64 * WORD_BYTES,
         )
         .pack();
-        let rx = &mut self.rx;
-        rx.cmds
-            .push_back([cmd as u32, (cmd >> 32) as u32, (cmd >> 64) as u32]);
-        rx.beats.extend(wr_data_beats(&w.data));
-        rx.waiting.push_back(RxWrite {
-            src,
-            handed: cycle,
-            word: w.word,
-            words: w.data.len(),
-            model,
-            reason,
+        let q = &mut self.rx.queues[src];
+        if q.len() >= RX_QP_DEPTH {
+            // The queue is full: dropped, and never acknowledged.
+            self.stats.rx_dropped[src] += 1;
+            return;
+        }
+        q.push_back(RxEntry {
+            cmd: [cmd as u32, (cmd >> 32) as u32, (cmd >> 64) as u32],
+            beats: wr_data_beats(&w.data).into_iter().collect(),
+            w: RxWrite {
+                src,
+                handed: cycle,
+                word: w.word,
+                words: w.data.len(),
+                model,
+                reason,
+                ack,
+                data: w.data.clone(),
+            },
+        });
+        let depth = q.len() as u64;
+        let m = &mut self.stats.rx_depth_max[src];
+        *m = (*m).max(depth);
+    }
+
+    /// Sends `src` the completion `ack` of its command, from `cycle`: it is
+    /// on `src`'s completion queue L cycles later.
+    fn acknowledge(&mut self, links: &Links, src: usize, ack: (u64, CqCompletion), cycle: u64) {
+        self.outbox.push(Flight {
+            dst: src,
+            key: (cycle + links.latency, cycle, self.r),
+            writes: vec![],
+            owed: None,
+            ack: Some(ack),
         });
     }
 
@@ -972,19 +1120,56 @@ impl Stack {
     /// [`Network::discard_waiting_writes`] for its stack alone.
     pub fn discard_waiting(&mut self) -> u64 {
         let rx = &mut self.rx;
-        let beats: usize = rx.waiting.iter().map(|w| w.words.div_ceil(16).max(1)).sum();
-        let keep = rx.beats.len().saturating_sub(beats);
-        rx.beats.truncate(keep);
-        let dropped = rx.waiting.len() as u64;
-        rx.waiting.clear();
-        rx.cmds.clear();
+        let mut dropped: u64 = rx.queues.iter().map(|q| q.len() as u64).sum();
+        rx.queues.iter_mut().for_each(VecDeque::clear);
+        // A write whose command the guard has taken keeps its payload,
+        // which the guard drains.
+        if rx.presenting.as_ref().is_some_and(|p| !p.cmd_taken) {
+            rx.presenting = None;
+            dropped += 1;
+        }
         self.stats.abandoned += dropped;
         dropped
     }
 
     /// `Delivery::Kernel`: the receive-path handshakes of `cycle`, and the
     /// guard's decisions as they show on the ports.
-    fn observe_rx(&mut self, links: &Links, inp: &KernelIn, out: &KernelOut, cycle: u64) {
+    fn observe_rx(
+        &mut self,
+        links: &Links,
+        inp: &KernelIn,
+        out: &KernelOut,
+        cycle: u64,
+        hbm: &Hbm,
+    ) {
+        // A status: the oldest write decided is finished, and its sender,
+        // if owed, gets its acknowledgement.
+        if out.rx_sts_tvalid && inp.rx_sts_tready {
+            match self.rx.finished.pop_front() {
+                Some(w) => {
+                    let qpn = (out.rx_sts_tdata & 0x3ff) as u64;
+                    if qpn != links.qpn_base + w.src as u64 {
+                        self.stats.status_errors += 1;
+                    }
+                    // An accepted write is in HBM when it is acknowledged
+                    // (unless a later write taken has the same words).
+                    let overlaps =
+                        |o: &RxWrite| o.word < w.word + w.words && w.word < o.word + o.words;
+                    let later = self.rx.finished.iter().any(overlaps)
+                        || self.rx.deciding.as_ref().is_some_and(|d| overlaps(&d.w));
+                    if w.ack.is_some() && w.model.is_ok() && !later {
+                        let addr = links.network_ptr + w.word as u64 * WORD_BYTES;
+                        if hbm.read_words(addr, w.words) != w.data {
+                            self.stats.status_errors += 1;
+                        }
+                    }
+                    if let Some(a) = w.ack {
+                        self.acknowledge(links, w.src, a, cycle);
+                    }
+                }
+                None => self.stats.status_errors += 1,
+            }
+        }
         let rx = &mut self.rx;
         // The guard is ready for a command again: the last one is decided.
         let decided = rx
@@ -993,7 +1178,9 @@ impl Stack {
             .is_some_and(|d| out.rx_cmd_tready && cycle > d.taken);
         let abandoned = !inp.ap_rst_n && rx.deciding.as_ref().is_some_and(|d| !d.written);
         if abandoned {
-            rx.deciding = None;
+            // Its status still comes (RxStatus ignores the reset).
+            let d = rx.deciding.take().expect("checked");
+            rx.finished.push_back(d.w);
             self.stats.abandoned += 1;
         } else if decided {
             let d = rx.deciding.take().expect("checked");
@@ -1006,14 +1193,12 @@ impl Stack {
             }
         }
         if inp.rx_cmd_tvalid && out.rx_cmd_tready {
-            rx.cmds.pop_front();
-            let w = rx.waiting.pop_front().expect("a command per write");
+            let p = rx.presenting.as_mut().expect("a command presented");
+            p.cmd_taken = true;
+            let w = p.e.w.clone();
             let wait = cycle - w.handed;
             let stats = &mut self.stats;
             stats.rx_wait_max[w.src] = stats.rx_wait_max[w.src].max(wait);
-            if wait > links.latency + 2 {
-                stats.late_for_round[w.src] += 1;
-            }
             rx.deciding = Some(Deciding {
                 w,
                 taken: cycle,
@@ -1021,7 +1206,17 @@ impl Stack {
             });
         }
         if inp.rx_data_tvalid && out.rx_data_tready {
-            rx.beats.pop_front();
+            let p = rx.presenting.as_mut().expect("a beat presented");
+            p.e.beats.pop_front();
+        }
+        // The write presented is done once its command and every beat are
+        // taken; the next is chosen at the next cycle's `drive`.
+        if rx
+            .presenting
+            .as_ref()
+            .is_some_and(|p| p.cmd_taken && p.e.beats.is_empty())
+        {
+            rx.presenting = None;
         }
     }
 
@@ -1062,6 +1257,8 @@ impl Stack {
                 model: w.model,
             });
         }
+        // Its status is next (after the earlier ones).
+        self.rx.finished.push_back(d.w);
     }
 }
 

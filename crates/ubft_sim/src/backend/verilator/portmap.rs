@@ -290,6 +290,7 @@ pub fn inputs() -> Vec<InPort> {
         inp!("m_axis_dec_tready", dec_tready),
         inp!("s_axis_rx_cmd_tdata", rx_cmd_tdata),
         inp!("s_axis_rx_cmd_tvalid", rx_cmd_tvalid),
+        inp!("m_axis_rx_sts_tready", rx_sts_tready),
         // Payload beats, like read data, are applied only with tvalid.
         InPort {
             name: "s_axis_rx_data_tdata",
@@ -377,6 +378,11 @@ pub fn outputs() -> Vec<OutPort> {
         outp!("m_axis_dec_tvalid", dec_tvalid),
         outp!("s_axis_rx_cmd_tready", rx_cmd_tready),
         outp!("s_axis_rx_data_tready", rx_data_tready),
+        OutPort {
+            qualifier: Some("m_axis_rx_sts_tvalid"),
+            ..outp!("m_axis_rx_sts_tdata", rx_sts_tdata)
+        },
+        outp!("m_axis_rx_sts_tvalid", rx_sts_tvalid),
         outp!("m_axi_rx_awaddr", rx_awaddr),
         outp!("m_axi_rx_awlen", rx_awlen),
         outp!("m_axi_rx_awsize", rx_awsize),

@@ -1,0 +1,202 @@
+//! RxStatus: one status per incoming RDMA WRITE, after the write is in HBM.
+//!
+//! The RoCE stack hands the kernel each incoming WRITE as a memory-write
+//! command (`s_axis_rx_cmd`) and its payload; the guard checks it and writes
+//! what it accepts to HBM through `m_axi_rx`. RxStatus sits on the command
+//! stream between the stack and the guard and tells the stack, on
+//! `m_axis_rx_sts`, when each command is finished: refused, or accepted and
+//! every one of its HBM writes answered by B. A stack that acknowledges a
+//! WRITE only on its status (`docs/roce.md`, "Write status") gives the
+//! sender a completion that means the record is in the receiver's HBM, so a
+//! round (R13) rests on trusted hardware alone: D_land = 0
+//! (`docs/recovery.md` section 2, `params::D_LAND`).
+//!
+//! Ports:
+//! - `s_cmd_tdata/tvalid/tready`: the stack's command stream; `g_cmd_tvalid`
+//!   (out) and `g_cmd_tready` (in) are the guard's side of it. The stream
+//!   passes through (`g_cmd_tvalid = s_cmd_tvalid`, `s_cmd_tready =
+//!   g_cmd_tready`) while the status FIFO has room; with the FIFO full both
+//!   are 0, so the guard takes no command whose status could not be queued.
+//! - `awvalid` (the guard's), `awready` (HBM's), `bvalid` (HBM's), `bready`
+//!   (the guard's): `m_axi_rx`'s handshakes, watched only.
+//! - `m_sts_tdata/tvalid/tready`: AXI4-Stream, one status per command taken,
+//!   in the order the commands were taken: bits [9:0] the command's queue
+//!   pair (`roce.rs` `WR_QPN`), bits [21:16] the HBM beats written for it
+//!   (0: refused whole), the rest 0. `tvalid` is held, `tdata` stable, until
+//!   `tready`.
+//!
+//! How a command's end is seen. The guard's `wr_cmd_tready` is high only in
+//! its Idle state, which it reaches after a write's last AW and W (or its
+//! refusal, or a payload drained). So a command taken is finished at the
+//! next cycle in which the guard's `tready` is high again: RxStatus then
+//! queues {queue pair, AW handshakes since the command was taken}. B
+//! responses come in AW order (one AXI ID), so a counter of B handshakes not
+//! yet matched (`bs`) is enough: the head status goes out once `bs` covers
+//! its beats, and the pop subtracts them. A refused command has 0 beats and
+//! goes out as soon as it is at the head, after every earlier one.
+//!
+//! FIFO: `RX_STS_DEPTH` = 4 entries (`e0` the head). A status waits at most
+//! for its B's, `defaults::HBM_WRITE_LATENCY` = 20 cycles after its last AW,
+//! and the guard finishes a write in 7 cycles or more, so with HBM at that
+//! latency and the stack taking statuses as they come, at most three are
+//! queued and the FIFO never holds the guard up.
+//!
+//! Reset: none. RxStatus ignores `ap_rst_n`, like the AXI handshakes it
+//! counts: a write the guard finishes through a reset still has its B's to
+//! come, and clearing `bs` or the FIFO would let a later status out before
+//! its own B's. A command the reset abandons is finished when the guard is
+//! Idle again, with the beats it wrote (0 if none). The registers start at
+//! 0 on configuration.
+//!
+//! Timing: no register on the command stream's path; a status is valid the
+//! cycle after its command is finished (a refusal) or the cycle after its
+//! last B (an accepted write), whichever is later, and after every earlier
+//! status is taken.
+
+use crate::io::roce::{QPN_BITS, WR_CMD_BITS, WR_QPN};
+use crate::params::RX_STS_DEPTH;
+use rust_hdl::prelude::*;
+
+/// Bits of a status word on `m_axis_rx_sts`.
+pub const STS_BITS: usize = 32;
+/// Where a status holds the HBM beats written.
+pub const STS_BEATS: usize = 16;
+/// Bits of the beats field (a record is at most 17 HBM beats: 16 payload
+/// beats at a word offset).
+pub const STS_BEATS_BITS: usize = 6;
+
+const _: () = assert!(QPN_BITS == 10 && STS_BEATS_BITS == 6 && STS_BEATS == 16);
+// The queue pair's field of a command, as a literal in `update`.
+const _: () = assert!(WR_QPN == 84);
+const _: () = assert!(RX_STS_DEPTH == 4, "rx_status.rs: four FIFO registers");
+
+#[derive(LogicBlock, Default)]
+pub struct RxStatus {
+    pub clock: Signal<In, Clock>,
+    // The stack's command stream, and the guard's side of it.
+    pub s_cmd_tdata: Signal<In, Bits<WR_CMD_BITS>>,
+    pub s_cmd_tvalid: Signal<In, Bit>,
+    pub s_cmd_tready: Signal<Out, Bit>,
+    pub g_cmd_tvalid: Signal<Out, Bit>,
+    pub g_cmd_tready: Signal<In, Bit>,
+    // m_axi_rx's handshakes.
+    pub awvalid: Signal<In, Bit>,
+    pub awready: Signal<In, Bit>,
+    pub bvalid: Signal<In, Bit>,
+    pub bready: Signal<In, Bit>,
+    // The status stream.
+    pub m_sts_tdata: Signal<Out, Bits<STS_BITS>>,
+    pub m_sts_tvalid: Signal<Out, Bit>,
+    pub m_sts_tready: Signal<In, Bit>,
+    /// A command is taken and not yet finished.
+    taken: DFF<Bit>,
+    /// Its queue pair.
+    qpn: DFF<Bits<QPN_BITS>>,
+    /// Its AW handshakes so far.
+    aws: DFF<Bits<STS_BEATS_BITS>>,
+    /// B handshakes not yet matched to a status taken.
+    bs: DFF<Bits<8>>,
+    /// The FIFO: {beats [15:10], queue pair [9:0]}, e0 the head.
+    e0: DFF<Bits<16>>,
+    e1: DFF<Bits<16>>,
+    e2: DFF<Bits<16>>,
+    e3: DFF<Bits<16>>,
+    count: DFF<Bits<3>>,
+    room: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    valid: Signal<Local, Bit>,
+    entry: Signal<Local, Bits<16>>,
+    head_beats: Signal<Local, Bits<8>>,
+    aw_fire: Signal<Local, Bits<STS_BEATS_BITS>>,
+    b_fire: Signal<Local, Bits<8>>,
+}
+
+impl Logic for RxStatus {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, taken, qpn, aws, bs, e0, e1, e2, e3, count);
+        self.room.next = self.count.q.val() != 4;
+        self.g_cmd_tvalid.next = self.s_cmd_tvalid.val() & self.room.val();
+        self.s_cmd_tready.next = self.g_cmd_tready.val() & self.room.val();
+        self.take.next = (self.s_cmd_tvalid.val() & self.g_cmd_tready.val()) & self.room.val();
+        self.push.next = (self.taken.q.val() & self.g_cmd_tready.val()) & self.room.val();
+        self.aw_fire.next = 0.into();
+        if self.awvalid.val() & self.awready.val() {
+            self.aw_fire.next = 1.into();
+        }
+        self.b_fire.next = 0.into();
+        if self.bvalid.val() & self.bready.val() {
+            self.b_fire.next = 1.into();
+        }
+        // The command in hand: its queue pair and its AWs.
+        self.entry.next = bit_cast::<16, 10>(self.qpn.q.val())
+            | (bit_cast::<16, 6>(self.aws.q.val() + self.aw_fire.val()) << 10);
+        if self.take.val() {
+            self.taken.d.next = true;
+            self.qpn.d.next = self.s_cmd_tdata.val().get_bits::<QPN_BITS>(84);
+            self.aws.d.next = 0.into();
+        } else {
+            if self.push.val() {
+                self.taken.d.next = false;
+            }
+            self.aws.d.next = self.aws.q.val() + self.aw_fire.val();
+        }
+        // The head goes out once its B's are in.
+        self.head_beats.next = bit_cast::<8, 6>(self.e0.q.val().get_bits::<6>(10));
+        self.valid.next = (self.count.q.val() != 0) & (self.bs.q.val() >= self.head_beats.val());
+        self.m_sts_tvalid.next = self.valid.val();
+        self.m_sts_tdata.next = bit_cast::<STS_BITS, 10>(self.e0.q.val().get_bits::<10>(0))
+            | (bit_cast::<STS_BITS, 6>(self.e0.q.val().get_bits::<6>(10)) << 16);
+        self.pop.next = self.valid.val() & self.m_sts_tready.val();
+        if self.pop.val() {
+            self.bs.d.next = (self.bs.q.val() + self.b_fire.val()) - self.head_beats.val();
+        } else {
+            self.bs.d.next = self.bs.q.val() + self.b_fire.val();
+        }
+        // The FIFO: a push goes last, a pop shifts.
+        if self.push.val() & !self.pop.val() {
+            if self.count.q.val() == 0 {
+                self.e0.d.next = self.entry.val();
+            } else if self.count.q.val() == 1 {
+                self.e1.d.next = self.entry.val();
+            } else if self.count.q.val() == 2 {
+                self.e2.d.next = self.entry.val();
+            } else {
+                self.e3.d.next = self.entry.val();
+            }
+            self.count.d.next = self.count.q.val() + 1;
+        }
+        if self.pop.val() {
+            self.e0.d.next = self.e1.q.val();
+            self.e1.d.next = self.e2.q.val();
+            self.e2.d.next = self.e3.q.val();
+            if self.push.val() {
+                // The count stays (a push needs room, a pop an entry).
+                if self.count.q.val() == 1 {
+                    self.e0.d.next = self.entry.val();
+                } else if self.count.q.val() == 2 {
+                    self.e1.d.next = self.entry.val();
+                } else {
+                    self.e2.d.next = self.entry.val();
+                }
+            } else {
+                self.count.d.next = self.count.q.val() - 1;
+            }
+        }
+    }
+}
+
+/// RxStatus's Verilog alone, as module `rhdl_ubft_rx_status`.
+pub fn verilog() -> String {
+    let mut m = RxStatus::default();
+    m.connect_all();
+    let body = generate_verilog(&m)
+        .replace("module top(", "module rhdl_ubft_rx_status(")
+        .replace("top$", "rhdl_ubft_rx_status$");
+    format!(
+        "// Generated from crates/rhdl_ubft/src/io/rx_status.rs (rust-hdl 0.46).\n\
+         // Do not edit: change the Rust source and regenerate.\n{body}"
+    )
+}
