@@ -828,19 +828,6 @@ fn a_stream_that_disagrees_with_beats_sends_nothing() {
     }
 }
 
-/// D_LAND is the guard's own bound for the records a round writes plus
-/// HBM's answer (params.rs): a leader's two-beat record has its last W beat
-/// at a + 1 + CHECK_CYCLES + LEADER_CYCLES + 2 (guard.md, tested in
-/// tests/guard.rs), HBM answers HBM_WRITE_LATENCY later, and the read after
-/// the round goes out the cycle after.
-#[test]
-fn d_land_is_the_guards_bound_plus_hbms_answer() {
-    use rhdl_ubft::guard::{CHECK_CYCLES, LEADER_CYCLES};
-    use rhdl_ubft::params::{defaults::HBM_WRITE_LATENCY, D_LAND};
-    assert_eq!(1 + CHECK_CYCLES + LEADER_CYCLES + 2, 16);
-    assert_eq!(D_LAND, 16 + HBM_WRITE_LATENCY + 1);
-}
-
 /// Every record of more than one beat starts on a beat, has at most 16
 /// beats and does not cross 4 KiB, for every build size; the checked
 /// records include the 2-, 6- and 13-beat ones.

@@ -1847,13 +1847,16 @@ cycles = 1
 /// The equivocating leader (`Equivocate`: a signed PREP block with
 /// the client's request m for replica 1 and the next request m' for
 /// replica 2, its own CERT share and a signed COMMIT made up for each),
-/// with replica 2's echo 100 cycles late at replica 1.
+/// with replica 2's writes to replica 1 one network latency (40 cycles)
+/// late.
 ///
-/// Replica 2's echo lands before replica 1 reads the echo row, so the
-/// followers change view, and every replica ends in view 1 (replica 1
-/// leads) having decided every slot, slot 1 on the slow path (at about
-/// cycle 12,000) and the rest fast, the client's requests in order. Safe
-/// throughout: m' is never decided.
+/// The followers see the equivocation and change view, and every replica
+/// ends in view 1 (replica 1 leads) having decided every slot fast, slot 1
+/// included, the client's requests in order. Safe throughout: m' is never
+/// decided. (With the delay above about 55 cycles, replica 1 no longer
+/// sees replica 2's echo in time: it decides every slot slow in view 0
+/// with the leader, and replica 2, alone in later views, ends a slot
+/// short, the run's last slot of docs/protocol.md's weaknesses.)
 /// (R24 by CertCheck on a valid certificate is exercised instead by
 /// `a_follower_behind_catches_up_from_the_certificate_in_a_commit_of_the_next_slot`,
 /// below, with dropped writes.)
@@ -1881,7 +1884,7 @@ replica = 0
 kind = "delay"
 src = 2
 dst = 1
-extra = 100
+extra = 40
 "#,
     )
     .unwrap();
@@ -1903,10 +1906,13 @@ extra = 100
                 d.k
             );
         }
-        // Nothing in view 0: slot 1 on the slow path in view 1, the rest
-        // fast behind an honest leader.
-        assert_eq!(r.decided[0].path, Path::Slow, "{}", report.summary());
-        assert!(r.decided[1..].iter().all(|d| d.path == Path::Fast));
+        // Nothing in view 0: every slot fast in view 1, behind an honest
+        // leader.
+        assert!(
+            r.decided.iter().all(|d| d.path == Path::Fast),
+            "{}",
+            report.summary()
+        );
     }
     for (a, b) in report.replicas[1]
         .decided

@@ -148,9 +148,9 @@ fn the_cli_draws_a_window_of_the_run() {
     assert_eq!(
         timeouts,
         [
-            ["1", "8514", "FastWaitCert"],
-            ["2", "8574", "FastWaitCert"],
-            ["0", "8648", "FastWaitCommit"]
+            ["1", "8421", "FastWaitCert"],
+            ["2", "8481", "FastWaitCert"],
+            ["0", "8552", "FastWaitCommit"]
         ]
     );
 }

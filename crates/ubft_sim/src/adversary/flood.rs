@@ -8,8 +8,9 @@
 //! half a beat of garbage anywhere else in the mailbox (refused, 6 cycles
 //! each, or accepted where it lands in its own entries). Since the guard
 //! takes one write every 6 to 8 cycles and the flood brings one every 4,
-//! the target's receive path queues, and an honest write behind the
-//! queue waits (`NetStats::rx_wait_max`, `late_for_round`).
+//! a target's receive queue for the flooder fills and drops
+//! (`NetStats::rx_dropped`); the stack serves the other senders' queues
+//! round robin beside it (`NetStats::rx_wait_max`).
 
 use super::Rng;
 use crate::models::network::{Adversary, Write, LINE_RATE_CYCLES};

@@ -194,7 +194,12 @@ macro_rules! eval_kernel {
             rx_cmd_tready: k.s_axis_rx_cmd_tready.val(),
             rx_data_tready: k.s_axis_rx_data_tready.val(),
             rx_sts_tvalid: k.m_axis_rx_sts_tvalid.val(),
-            rx_sts_tdata: k.m_axis_rx_sts_tdata.val().to_u32(),
+            // Like the Verilator backend's: data only with its valid.
+            rx_sts_tdata: if k.m_axis_rx_sts_tvalid.val() {
+                k.m_axis_rx_sts_tdata.val().to_u32()
+            } else {
+                0
+            },
             rx_awaddr: k.m_axi_rx_awaddr.val().to_u64(),
             rx_awlen: k.m_axi_rx_awlen.val().to_u8(),
             rx_awsize: k.m_axi_rx_awsize.val().to_u8(),
