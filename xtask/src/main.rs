@@ -6,7 +6,7 @@
 //! - `vivado [--check] [--target xo|xclbin|hw_emu]`: writes vivado/kernel.xml,
 //!   package_kernel.tcl and rhdl_ubft_regs.h from `rhdl_ubft::{regs,vitis}`,
 //!   checks them (tclsh, xmllint), runs the Vitis flow if vivado and v++ exist.
-//! - `synth [--n 3,5,8] [--no-flatten] [--block guard|watch|compose|rdmux|cert_check|kernel]`: Yosys resource estimate and
+//! - `synth [--n 3,5,8] [--no-flatten] [--block guard|watch|compose|rdmux|rx_status|cert_check|kernel]`: Yosys resource estimate and
 //!   logic depth, docs/resources.md (the shipped v3 kernel, or one block alone in its own section).
 //! - `testbench [--check] [--run] [--sim S] [--backend B]`: self-checking testbenches of
 //!   recorded cluster runs in `rtl/tb/` (`ubft_sim::testbench`); `--run` replays them
@@ -19,7 +19,7 @@
 //!   [--max-memory-gb M] [--json]`: checks a design of the protocol over every
 //!   interleaving (crates/ubft_model, docs/model.md); exit status 1 when a property
 //!   fails, 2 when it cannot run, 3 when the memory cap or `--max-seconds` stopped it.
-//! - `lint [--block guard|watch|compose|rdmux|cert_check|kernel]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
+//! - `lint [--block guard|watch|compose|rdmux|rx_status|cert_check|kernel]`: Verilator `-Wall` (waivers in `rtl/lint_waivers.vlt`)
 //!   and the Yosys checks of rust-hdl's `yosys_validate` on `rtl/rhdl_ubft.v`,
 //!   or on one block's Verilog alone (generated into `target/lint/`).
 //!
@@ -52,7 +52,7 @@ enum Cmd {
     },
     /// Lint rtl/rhdl_ubft.v with Verilator (-Wall) and Yosys.
     Lint {
-        /// Lint this block's Verilog alone instead (`guard`, `watch`, `compose`, `rdmux`,
+        /// Lint this block's Verilog alone instead (`guard`, `watch`, `compose`, `rdmux`, `rx_status`,
         /// `cert_check`, `kernel`), written to
         /// target/lint/ for the build's N.
         #[arg(long)]
@@ -112,7 +112,7 @@ enum Cmd {
         /// Synthesize hierarchically (no -flatten).
         #[arg(long)]
         no_flatten: bool,
-        /// Synthesize this block alone instead of the kernel (`guard`, `watch`, `compose`, `rdmux`,
+        /// Synthesize this block alone instead of the kernel (`guard`, `watch`, `compose`, `rdmux`, `rx_status`,
         /// `cert_check`, `kernel`); its
         /// table goes into its own section of docs/resources.md.
         #[arg(long)]
@@ -445,6 +445,12 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
         // The read multiplexer (docs/rdmux.md): the controller's Fetch and
         // WATCH's onto m_axi_hbm's read channels; one size for every n.
         "rdmux" => Ok(("rhdl_ubft_rdmux", rhdl_ubft::io::rdmux::verilog())),
+        // The write statuses for the stack's ACK (docs/rx_status.md); one
+        // size for every n.
+        "rx_status" => Ok((
+            "rhdl_ubft_rx_status",
+            rhdl_ubft::io::rx_status::verilog(),
+        )),
         // The check of a certificate inside a peer's COMMIT (R24 from a
         // COMMIT, docs/cert_check.md); one size for every n.
         "cert_check" => Ok((
@@ -452,7 +458,7 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
             rhdl_ubft::controller::cert_check::verilog(),
         )),
         _ => Err(format!(
-            "--block {block}: the blocks are: guard, watch, compose, rdmux, cert_check, kernel"
+            "--block {block}: the blocks are: guard, watch, compose, rdmux, rx_status, cert_check, kernel"
         )),
     }
 }
