@@ -1,8 +1,9 @@
 //! RxStatus, cycle by cycle, between a scripted stack and a scripted guard.
 //!
 //! The guard model takes a command when idle (`g_cmd_tready` high), makes
-//! its `aws` AW handshakes from two cycles later, one a cycle, and is idle
-//! again `busy` cycles after the command. HBM answers each AW with a B,
+//! its `aws` AW handshakes one a cycle, the last the cycle before it is
+//! idle again, `busy` cycles after the command (as the guard's timing:
+//! a one-beat write's AW at a + 7, the next command at a + 8). HBM answers each AW with a B,
 //! `b_lat` cycles later and in AW order, one a cycle. The stack presents
 //! its commands back to back and takes statuses on a `tready` pattern.
 //! Checked: the command stream passes through unchanged while the FIFO has
@@ -75,7 +76,12 @@ fn run(writes: &[W], b_lat: u64, sts_ready: &dyn Fn(u64) -> bool, cycles: u64) -
                 guard = None;
             }
         }
-        let aw = guard.is_some_and(|(i, at)| c >= at + 2 && c < at + 2 + writes[i].aws);
+        // Its AWs end the cycle before it is idle again, as the guard's do
+        // (one-beat write: AW at a + 7, the next command at a + 8).
+        let aw = guard.is_some_and(|(i, at)| {
+            let w = writes[i];
+            c + w.aws >= at + w.busy && c < at + w.busy
+        });
         let b_now = bq.front().is_some_and(|&(due, _)| due <= c);
         b.s_cmd_tvalid.next = next < writes.len();
         b.s_cmd_tdata.next = cmd(writes.get(next).map_or(0, |w| w.qpn));
@@ -261,6 +267,17 @@ fn a_busy_receive_path_with_hbm_at_its_latency_never_stops_the_stream() {
     );
     assert_exact(&w, &t);
     assert_eq!(t.stopped, 0);
+    // Statuses queued at once: write i is in the FIFO from the cycle after
+    // the guard finished it to the cycle its status is taken.
+    let most = (0..600)
+        .map(|c| {
+            (0..w.len())
+                .filter(|&i| t.idle_after[i] < c && c <= t.statuses[i].0)
+                .count()
+        })
+        .max()
+        .unwrap();
+    assert_eq!(most, 3);
 }
 
 #[test]
