@@ -51,8 +51,8 @@
 //! every disagreement is counted ([`NetStats::disagreements`]); the rule is
 //! the guard's reference, so there is no documented difference.
 //! `Delivery::Model` is the old behaviour (the rule filters and
-//! lands directly; the receive ports stay idle), which the recorded
-//! testbenches keep; `Delivery::Bypass` (tests only) lands every write
+//! lands directly; the receive ports stay idle), which the network's unit
+//! tests and `examples/delivery.rs` use; `Delivery::Bypass` (tests only) lands every write
 //! unchecked, as a card without a guard would.
 //!
 //! The slot guard (the trust model): a replica writes only its own vote
