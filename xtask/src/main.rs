@@ -886,6 +886,9 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     // and the disagreements (a run with one fails its checks).
     let (checked, disagreed) = (AtomicU64::new(0), AtomicU64::new(0));
     let refused = AtomicU64::new(0);
+    // The receive paths: the most writes of an honest sender held at once
+    // on one, and the longest an honest write waited there.
+    let (rx_depth, rx_wait) = (AtomicU64::new(0), AtomicU64::new(0));
     // Runs that passed their checks, and those of them in which an honest
     // replica decided fewer than the scenario's slots: (seed, why, TOML).
     let passed = AtomicU64::new(0);
@@ -946,6 +949,10 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                         .map(|x| x.guard.refused)
                         .sum();
                     refused.fetch_add(g, Ordering::Relaxed);
+                    for h in r.replicas.iter().filter(|x| x.honest) {
+                        rx_depth.fetch_max(n.rx_depth_max[h.id], Ordering::Relaxed);
+                        rx_wait.fetch_max(n.rx_wait_max[h.id], Ordering::Relaxed);
+                    }
                 }
                 let why = match run {
                     Ok(r) if r.checks.ok() => {
@@ -1070,6 +1077,11 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     );
     println!(
         "soak: the kernels' guards decided {checked} incoming writes, {disagreed} disagreements with the network model's rule; honest guards refused {refused}"
+    );
+    let (rx_depth, rx_wait) = (rx_depth.into_inner(), rx_wait.into_inner());
+    let depth = ubft_sim::models::network::RX_QP_DEPTH;
+    println!(
+        "soak: receive queues: an honest sender held at most {rx_depth} writes at once on one receive path (of {depth}); an honest write waited there at most {rx_wait} cycles"
     );
     // Liveness: the share of the runs that passed their checks in which
     // every honest replica decided every slot within the budget.
@@ -1205,10 +1217,11 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
         seeds(&never),
     );
     md += &format!(
-        "\nAfter the last fault (`Scenario::settle_cycle`: a replica turning faulty, or a delayed link timely again), the cycles to the next decision of every honest replica, against the bound `bench::fault_bound` (recovery.md, \"Recovery after the last fault\"):\n\n\
+        "\nReceive queues (`roce.md`, \"Receive queues\"): an honest sender held at most {rx_depth} writes at once on one receive path, of `RX_QP_DEPTH` = {depth}; an honest write waited there at most {} cycles.\n\nAfter the last fault (`Scenario::settle_cycle`: a replica turning faulty, or a delayed link timely again), the cycles to the next decision of every honest replica, against the bound `bench::fault_bound` (recovery.md, \"Recovery after the last fault\"):\n\n\
 | runs measured | median | p99 | max | median / bound | p99 / bound | max / bound | over the bound | nothing left to decide | never decided again |\n\
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n\
 | {} | {c50} | {c99} | {cmax} | {r50} | {r99} | {rmax} | {} | {} | {} |\n",
+        grouped(rx_wait),
         grouped(recovered.len() as u64),
         seeds(&over),
         grouped(nothing_left),
