@@ -492,7 +492,8 @@ pub struct NetworkReport {
     pub rx_depth_max: Vec<u64>,
     pub rx_dropped: Vec<u64>,
     /// `Delivery::Kernel`: write statuses that did not match the write taken
-    /// in their place (must be 0).
+    /// in their place, or acknowledged a write HBM did not hold yet (must
+    /// be 0).
     pub status_errors: u64,
     /// Writes faulty replicas sent of their own (a flood), per sender.
     pub emitted: Vec<u64>,
@@ -1098,7 +1099,7 @@ impl Cluster {
         }
         if stats.status_errors > 0 {
             checks.failures.push(format!(
-                "{} write statuses (m_axis_rx_sts) did not match the write taken in their place",
+                "{} write statuses (m_axis_rx_sts) did not match the write taken in their place, or came before HBM held it",
                 stats.status_errors
             ));
         }
