@@ -392,6 +392,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  rx_status$awvalid;
     reg  rx_status$awready;
     reg  rx_status$bvalid;
+    reg  [1:0] rx_status$bresp;
     reg  rx_status$bready;
     wire  [31:0] rx_status$m_sts_tdata;
     wire  rx_status$m_sts_tvalid;
@@ -799,6 +800,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .awvalid(rx_status$awvalid),
         .awready(rx_status$awready),
         .bvalid(rx_status$bvalid),
+        .bresp(rx_status$bresp),
         .bready(rx_status$bready),
         .m_sts_tdata(rx_status$m_sts_tdata),
         .m_sts_tvalid(rx_status$m_sts_tvalid),
@@ -1112,6 +1114,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         rx_status$awvalid = guard$awvalid;
         rx_status$awready = m_axi_rx_awready;
         rx_status$bvalid = m_axi_rx_bvalid;
+        rx_status$bresp = m_axi_rx_bresp;
         rx_status$bready = guard$bready;
         m_axis_rx_sts_tdata = rx_status$m_sts_tdata;
         m_axis_rx_sts_tvalid = rx_status$m_sts_tvalid;
@@ -21131,7 +21134,7 @@ module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,
 endmodule // rhdl_ubft$roce
 
 
-module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tvalid,g_cmd_tready,awvalid,awready,bvalid,bready,m_sts_tdata,m_sts_tvalid,m_sts_tready);
+module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tvalid,g_cmd_tready,awvalid,awready,bvalid,bresp,bready,m_sts_tdata,m_sts_tvalid,m_sts_tready);
     
     // Module arguments
     input wire  clock;
@@ -21143,6 +21146,7 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
     input wire  awvalid;
     input wire  awready;
     input wire  bvalid;
+    input wire  [1:0] bresp;
     input wire  bready;
     output reg  [31:0] m_sts_tdata;
     output reg  m_sts_tvalid;
@@ -21176,6 +21180,9 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
     reg  [2:0] count$d;
     wire  [2:0] count$q;
     reg  count$clock;
+    reg  failed$d;
+    wire  failed$q;
+    reg  failed$clock;
     
     // Local signals
     reg  room;
@@ -21234,6 +21241,11 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
         .q(count$q),
         .clock(count$clock)
     );
+    rhdl_ubft$rx_status$failed failed(
+        .d(failed$d),
+        .q(failed$q),
+        .clock(failed$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -21246,6 +21258,7 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
         e2$clock = clock;
         e3$clock = clock;
         count$clock = clock;
+        failed$clock = clock;
         taken$d = taken$q;
         qpn$d = qpn$q;
         aws$d = aws$q;
@@ -21255,6 +21268,7 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
         e2$d = e2$q;
         e3$d = e3$q;
         count$d = count$q;
+        failed$d = failed$q;
         room = count$q != 32'h4;
         g_cmd_tvalid = s_cmd_tvalid & room;
         s_cmd_tready = g_cmd_tready & room;
@@ -21267,6 +21281,9 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
         b_fire = 32'h0;
         if (bvalid & bready) begin
             b_fire = 32'h1;
+            if (bresp != 32'h0) begin
+                failed$d = 1'b1;
+            end
         end
         entry = ((qpn$q) & 16'hffff) | (((aws$q + aw_fire) & 16'hffff) << 32'ha);
         if (take) begin
@@ -21281,7 +21298,7 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
             aws$d = aws$q + aw_fire;
         end
         head_beats = ((e0$q[(32'ha)+:(6)]) & 8'hff);
-        valid = (count$q != 32'h0) & (bs$q >= head_beats);
+        valid = ((count$q != 32'h0) & (bs$q >= head_beats)) & ~failed$q;
         m_sts_tvalid = valid;
         m_sts_tdata = ((e0$q[(32'h0)+:(10)]) & 32'hffffffff) | (((e0$q[(32'ha)+:(6)]) & 32'hffffffff) << 32'h10);
         pop = valid & m_sts_tready;
@@ -21461,6 +21478,25 @@ module rhdl_ubft$rx_status$e3(d,q,clock);
     end
           
 endmodule // rhdl_ubft$rx_status$e3
+
+
+module rhdl_ubft$rx_status$failed(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$failed
 
 
 module rhdl_ubft$rx_status$qpn(d,q,clock);

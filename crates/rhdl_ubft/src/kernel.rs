@@ -513,6 +513,7 @@ impl<const N: usize> Logic for Kernel<N> {
         self.rx_status.awvalid.next = self.guard.awvalid.val();
         self.rx_status.awready.next = self.m_axi_rx_awready.val();
         self.rx_status.bvalid.next = self.m_axi_rx_bvalid.val();
+        self.rx_status.bresp.next = self.m_axi_rx_bresp.val();
         self.rx_status.bready.next = self.guard.bready.val();
         self.m_axis_rx_sts_tdata.next = self.rx_status.m_sts_tdata.val();
         self.m_axis_rx_sts_tvalid.next = self.rx_status.m_sts_tvalid.val();

@@ -37,6 +37,7 @@ fn block() -> RxStatus {
     b.awvalid.connect();
     b.awready.connect();
     b.bvalid.connect();
+    b.bresp.connect();
     b.bready.connect();
     b.m_sts_tready.connect();
     b.connect_all();
@@ -63,6 +64,19 @@ struct Trace {
 }
 
 fn run(writes: &[W], b_lat: u64, sts_ready: &dyn Fn(u64) -> bool, cycles: u64) -> Trace {
+    run_err(writes, b_lat, sts_ready, cycles, None)
+}
+
+/// `run`, with the B of index `bad` (counting every B from 0) answered
+/// SLVERR.
+fn run_err(
+    writes: &[W],
+    b_lat: u64,
+    sts_ready: &dyn Fn(u64) -> bool,
+    cycles: u64,
+    bad: Option<usize>,
+) -> Trace {
+    let mut bs_seen = 0usize;
     let mut b = block();
     let mut t = Trace::default();
     let mut next = 0usize; // the stack's next command
@@ -89,6 +103,7 @@ fn run(writes: &[W], b_lat: u64, sts_ready: &dyn Fn(u64) -> bool, cycles: u64) -
         b.awvalid.next = aw;
         b.awready.next = true;
         b.bvalid.next = b_now;
+        b.bresp.next = if b_now && bad == Some(bs_seen) { 2 } else { 0 }.into();
         b.bready.next = true;
         b.m_sts_tready.next = sts_ready(c);
         b.clock.next = Clock::from(false);
@@ -119,6 +134,7 @@ fn run(writes: &[W], b_lat: u64, sts_ready: &dyn Fn(u64) -> bool, cycles: u64) -
         if b_now {
             let (_, i) = bq.pop_front().unwrap();
             t.last_b[i] = Some(c);
+            bs_seen += 1;
         }
         if b.m_sts_tvalid.val() && sts_ready(c) {
             t.statuses.push((c, b.m_sts_tdata.val().to_u32()));
@@ -278,6 +294,25 @@ fn a_busy_receive_path_with_hbm_at_its_latency_never_stops_the_stream() {
         .max()
         .unwrap();
     assert_eq!(most, 3);
+}
+
+#[test]
+fn after_a_b_that_is_not_okay_no_status_goes_out_again() {
+    // Write 1's B is SLVERR: write 0's status goes out, write 1's (its
+    // record is not in HBM) and every later one never do; four fill the
+    // FIFO, the guard finishes one more, and the command stream stops.
+    let w: Vec<W> = (0..10)
+        .map(|i| W {
+            qpn: 60 + i,
+            aws: 1,
+            busy: 8,
+        })
+        .collect();
+    let t = run_err(&w, 20, &|_| true, 400, Some(1));
+    assert_eq!(t.statuses.len(), 1, "{t:?}");
+    assert_eq!(t.statuses[0].1 & 0x3ff, 60);
+    assert_eq!(t.taken.len(), 6, "{t:?}");
+    assert!(t.stopped > 0);
 }
 
 #[test]

@@ -17,8 +17,8 @@
 //!   passes through (`g_cmd_tvalid = s_cmd_tvalid`, `s_cmd_tready =
 //!   g_cmd_tready`) while the status FIFO has room; with the FIFO full both
 //!   are 0, so the guard takes no command whose status could not be queued.
-//! - `awvalid` (the guard's), `awready` (HBM's), `bvalid` (HBM's), `bready`
-//!   (the guard's): `m_axi_rx`'s handshakes, watched only.
+//! - `awvalid` (the guard's), `awready` (HBM's), `bvalid` and `bresp`
+//!   (HBM's), `bready` (the guard's): `m_axi_rx`'s handshakes, watched only.
 //! - `m_sts_tdata/tvalid/tready`: AXI4-Stream, one status per command taken,
 //!   in the order the commands were taken: bits [9:0] the command's queue
 //!   pair (`roce.rs` `WR_QPN`), bits [21:16] the HBM beats written for it
@@ -40,6 +40,14 @@
 //! and the guard finishes a write in 7 cycles or more, so with HBM at that
 //! latency and the stack taking statuses as they come, at most three are
 //! queued and the FIFO never holds the guard up.
+//!
+//! A write HBM refused: after a B whose `bresp` is not OKAY, no status goes
+//! out again (`failed`, until the card is configured again). The write's
+//! record is not in HBM, so its sender must not be told it is; the status
+//! FIFO then fills, the command stream stops, and the card's receive path
+//! is a crashed card's: the trusted hardware fails only by crashing
+//! (docs/recovery.md section 2). The guard counts the error
+//! (`guard_write_errors`).
 //!
 //! Reset: none. RxStatus ignores `ap_rst_n`, like the AXI handshakes it
 //! counts: a write the guard finishes through a reset still has its B's to
@@ -83,6 +91,7 @@ pub struct RxStatus {
     pub awvalid: Signal<In, Bit>,
     pub awready: Signal<In, Bit>,
     pub bvalid: Signal<In, Bit>,
+    pub bresp: Signal<In, Bits<2>>,
     pub bready: Signal<In, Bit>,
     // The status stream.
     pub m_sts_tdata: Signal<Out, Bits<STS_BITS>>,
@@ -102,6 +111,8 @@ pub struct RxStatus {
     e2: DFF<Bits<16>>,
     e3: DFF<Bits<16>>,
     count: DFF<Bits<3>>,
+    /// A B was not OKAY: no status goes out again.
+    failed: DFF<Bit>,
     room: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
@@ -116,7 +127,7 @@ pub struct RxStatus {
 impl Logic for RxStatus {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, taken, qpn, aws, bs, e0, e1, e2, e3, count);
+        dff_setup!(self, clock, taken, qpn, aws, bs, e0, e1, e2, e3, count, failed);
         self.room.next = self.count.q.val() != 4;
         self.g_cmd_tvalid.next = self.s_cmd_tvalid.val() & self.room.val();
         self.s_cmd_tready.next = self.g_cmd_tready.val() & self.room.val();
@@ -129,6 +140,9 @@ impl Logic for RxStatus {
         self.b_fire.next = 0.into();
         if self.bvalid.val() & self.bready.val() {
             self.b_fire.next = 1.into();
+            if self.bresp.val() != 0 {
+                self.failed.d.next = true;
+            }
         }
         // The command in hand: its queue pair and its AWs.
         self.entry.next = bit_cast::<16, 10>(self.qpn.q.val())
@@ -145,7 +159,8 @@ impl Logic for RxStatus {
         }
         // The head goes out once its B's are in.
         self.head_beats.next = bit_cast::<8, 6>(self.e0.q.val().get_bits::<6>(10));
-        self.valid.next = (self.count.q.val() != 0) & (self.bs.q.val() >= self.head_beats.val());
+        self.valid.next = ((self.count.q.val() != 0) & (self.bs.q.val() >= self.head_beats.val()))
+            & !self.failed.q.val();
         self.m_sts_tvalid.next = self.valid.val();
         self.m_sts_tdata.next = bit_cast::<STS_BITS, 10>(self.e0.q.val().get_bits::<10>(0))
             | (bit_cast::<STS_BITS, 6>(self.e0.q.val().get_bits::<6>(10)) << 16);
