@@ -104,7 +104,6 @@ pub struct Found {
     pub secs: f64,
 }
 
-/// Every state reachable from `start` (at most `cap`), breadth-first:
 impl Found {
     /// One line: the states from the prefix's end, whether complete, the
     /// depth, the terminal and failing states, the time.
@@ -127,6 +126,7 @@ impl Found {
     }
 }
 
+/// Every state reachable from `start` (at most `cap`), breadth-first:
 /// agreement, validity, integrity and `live_with_f_silent` on each.
 pub fn explore_from(m: &UbftModel<Recovery>, start: St, cap: usize) -> Found {
     let t0 = std::time::Instant::now();

@@ -428,20 +428,14 @@ struct Deciding {
 }
 
 /// A write on a receive path with what the stack presents of it: its
-/// memory-write command and payload beats.
+/// memory-write command and payload beats. Presented, it keeps its beats
+/// until the last is taken, and its write only until the guard takes the
+/// command (`w` is then the guard's, in `Deciding`).
 #[derive(Clone, Debug)]
 struct RxEntry {
     cmd: [u32; 3],
     beats: VecDeque<(Beat, u64, bool)>,
-    w: RxWrite,
-}
-
-/// The write the stack presents to the guard: its command until taken, its
-/// beats until the last is taken.
-#[derive(Clone, Debug)]
-struct Presenting {
-    cmd_taken: bool,
-    e: RxEntry,
+    w: Option<RxWrite>,
 }
 
 /// One replica's RoCE stack's receive path (`Delivery::Kernel`), as the
@@ -456,7 +450,7 @@ struct RxStack {
     queues: Vec<VecDeque<RxEntry>>,
     /// The next queue round robin serves.
     next: usize,
-    presenting: Option<Presenting>,
+    presenting: Option<RxEntry>,
     deciding: Option<Deciding>,
     finished: VecDeque<RxWrite>,
 }
@@ -478,10 +472,7 @@ impl RxStack {
         for i in 0..n {
             let q = (self.next + i) % n;
             if let Some(e) = self.queues[q].pop_front() {
-                self.presenting = Some(Presenting {
-                    cmd_taken: false,
-                    e,
-                });
+                self.presenting = Some(e);
                 self.next = (q + 1) % n;
                 return;
             }
@@ -839,11 +830,11 @@ impl Stack {
         // and its payload beats; statuses are taken as they come.
         self.rx.select();
         let p = self.rx.presenting.as_ref();
-        let cmd = p.filter(|p| !p.cmd_taken).map(|p| p.e.cmd);
+        let cmd = p.filter(|p| p.w.is_some()).map(|p| p.cmd);
         inp.rx_cmd_tvalid = cmd.is_some();
         inp.rx_cmd_tdata = cmd.unwrap_or([0; 3]);
         inp.rx_sts_tready = true;
-        match p.and_then(|p| p.e.beats.front()) {
+        match p.and_then(|p| p.beats.front()) {
             Some(&(data, keep, last)) => {
                 inp.rx_data_tvalid = true;
                 inp.rx_data_tdata = data;
@@ -1088,7 +1079,8 @@ impl Stack {
             .rx
             .presenting
             .as_ref()
-            .is_some_and(|p| !p.cmd_taken && p.e.w.src == src);
+            .and_then(|p| p.w.as_ref())
+            .is_some_and(|w| w.src == src);
         let q = &mut self.rx.queues[src];
         if q.len() + presented as usize >= RX_QP_DEPTH {
             // The queue is full: dropped, and never acknowledged.
@@ -1098,7 +1090,7 @@ impl Stack {
         q.push_back(RxEntry {
             cmd: [cmd as u32, (cmd >> 32) as u32, (cmd >> 64) as u32],
             beats: wr_data_beats(&w.data).into_iter().collect(),
-            w: RxWrite {
+            w: Some(RxWrite {
                 src,
                 handed: cycle,
                 word: w.word,
@@ -1106,8 +1098,8 @@ impl Stack {
                 model,
                 reason,
                 ack,
-                data: w.data.clone(),
-            },
+                data: w.data,
+            }),
         });
         let depth = (q.len() + presented as usize) as u64;
         let m = &mut self.stats.rx_depth_max[src];
@@ -1134,7 +1126,7 @@ impl Stack {
         rx.queues.iter_mut().for_each(VecDeque::clear);
         // A write whose command the guard has taken keeps its payload,
         // which the guard drains.
-        if rx.presenting.as_ref().is_some_and(|p| !p.cmd_taken) {
+        if rx.presenting.as_ref().is_some_and(|p| p.w.is_some()) {
             rx.presenting = None;
             dropped += 1;
         }
@@ -1204,8 +1196,7 @@ impl Stack {
         }
         if inp.rx_cmd_tvalid && out.rx_cmd_tready {
             let p = rx.presenting.as_mut().expect("a command presented");
-            p.cmd_taken = true;
-            let w = p.e.w.clone();
+            let w = p.w.take().expect("a command not taken");
             let wait = cycle - w.handed;
             let stats = &mut self.stats;
             stats.rx_wait_max[w.src] = stats.rx_wait_max[w.src].max(wait);
@@ -1217,14 +1208,14 @@ impl Stack {
         }
         if inp.rx_data_tvalid && out.rx_data_tready {
             let p = rx.presenting.as_mut().expect("a beat presented");
-            p.e.beats.pop_front();
+            p.beats.pop_front();
         }
         // The write presented is done once its command and every beat are
         // taken; the next is chosen at the next cycle's `drive`.
         if rx
             .presenting
             .as_ref()
-            .is_some_and(|p| p.cmd_taken && p.e.beats.is_empty())
+            .is_some_and(|p| p.w.is_none() && p.beats.is_empty())
         {
             rx.presenting = None;
         }
@@ -1416,22 +1407,7 @@ mod tests {
         c: u64,
         sends: &[Option<SqCommand>],
     ) -> Vec<KernelIn> {
-        net.deliver(c, hbms);
-        (0..N)
-            .map(|r| {
-                let mut inp = KernelIn::default();
-                net.drive(r, &mut inp);
-                let send = sends.get(r).copied().flatten();
-                let out = KernelOut {
-                    sq_tvalid: send.is_some(),
-                    sq_tdata: send.map_or([0; 4], |s| s.pack()),
-                    cq_tready: true,
-                    ..Default::default()
-                };
-                net.observe(r, &inp, &out, c, hbms);
-                inp
-            })
-            .collect()
+        cycle_rx0(net, hbms, c, sends, None)
     }
 
     /// Runs `from..to` idle; returns (cycle, replica, completion) seen.
@@ -1536,13 +1512,14 @@ mod tests {
         }
     }
 
-    /// `cycle` with replica 0 on the receive path through `rx`.
+    /// `cycle`, with replica 0 on the receive path through `rx` if given
+    /// (otherwise every receive port of every replica stays idle).
     fn cycle_rx0(
         net: &mut Network,
         hbms: &mut [Hbm],
         c: u64,
         sends: &[Option<SqCommand>],
-        rx: &mut Rx0,
+        mut rx: Option<&mut Rx0>,
     ) -> Vec<KernelIn> {
         net.deliver(c, hbms);
         (0..N)
@@ -1550,10 +1527,9 @@ mod tests {
                 let mut inp = KernelIn::default();
                 net.drive(r, &mut inp);
                 let send = sends.get(r).copied().flatten();
-                let mut out = if r == 0 {
-                    rx.cycle(c, &mut inp, &mut hbms[0])
-                } else {
-                    KernelOut::default()
+                let mut out = match rx.as_deref_mut() {
+                    Some(rx) if r == 0 => rx.cycle(c, &mut inp, &mut hbms[0]),
+                    _ => KernelOut::default(),
                 };
                 out.sq_tvalid = send.is_some();
                 out.sq_tdata = send.map_or([0; 4], |s| s.pack());
@@ -1583,7 +1559,7 @@ mod tests {
             let sends: Vec<Option<SqCommand>> = (0..N)
                 .map(|r| (r == 1 && c == 5).then(|| cmd(0, w, 2)))
                 .collect();
-            for (r, inp) in cycle_rx0(&mut net, &mut hbms, c, &sends, &mut rx)
+            for (r, inp) in cycle_rx0(&mut net, &mut hbms, c, &sends, Some(&mut rx))
                 .iter()
                 .enumerate()
             {
@@ -1623,7 +1599,7 @@ mod tests {
                         .then(|| cmd(0, mb.vote(Region::WillCert, slot, r), 2))
                 })
                 .collect();
-            cycle_rx0(&mut net, &mut hbms, c, &sends, &mut rx);
+            cycle_rx0(&mut net, &mut hbms, c, &sends, Some(&mut rx));
         }
         let (a, b) = (QPN_BASE + 1, QPN_BASE + 2);
         assert_eq!(rx.taken, vec![a, b, a, b, a, b, a, a, a]);
@@ -1652,7 +1628,7 @@ mod tests {
                         .then(|| cmd(0, mb.vote(Region::WillCert, (i - 5) % 16, 1), 2))
                 })
                 .collect();
-            cycle_rx0(&mut net, &mut hbms, c, &sends, &mut rx);
+            cycle_rx0(&mut net, &mut hbms, c, &sends, Some(&mut rx));
         }
         let st = net.stats();
         assert_eq!(st.rx_dropped[1], 2);
@@ -1675,7 +1651,7 @@ mod tests {
                 // The status due at 20 names replica 2's queue pair.
                 rx.sts.front_mut().unwrap().1 = (QPN_BASE + 2) as u32;
             }
-            cycle_rx0(&mut net, &mut hbms, c, &sends, &mut rx);
+            cycle_rx0(&mut net, &mut hbms, c, &sends, Some(&mut rx));
         }
         assert_eq!(net.stats().status_errors, 1);
     }
