@@ -130,6 +130,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  protocol$bc_round;
     reg  protocol$bc_round_done;
     reg  protocol$bc_round_error;
+    reg  protocol$bc_failed;
     reg  protocol$bc_done;
     reg  protocol$bc_busy;
     wire  protocol$sg_sign;
@@ -248,6 +249,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  broadcast$clear;
     wire  [31:0] broadcast$acks;
     wire  [31:0] broadcast$write_errors;
+    wire  broadcast$failed;
     reg  signing$clock;
     reg  signing$rst_n;
     reg  signing$sign;
@@ -524,6 +526,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .bc_round(protocol$bc_round),
         .bc_round_done(protocol$bc_round_done),
         .bc_round_error(protocol$bc_round_error),
+        .bc_failed(protocol$bc_failed),
         .bc_done(protocol$bc_done),
         .bc_busy(protocol$bc_busy),
         .sg_sign(protocol$sg_sign),
@@ -645,7 +648,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .ack(broadcast$ack),
         .clear(broadcast$clear),
         .acks(broadcast$acks),
-        .write_errors(broadcast$write_errors)
+        .write_errors(broadcast$write_errors),
+        .failed(broadcast$failed)
     );
     rhdl_ubft$signing signing(
         .clock(signing$clock),
@@ -972,6 +976,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         broadcast$round = protocol$bc_round;
         protocol$bc_round_done = broadcast$round_done;
         protocol$bc_round_error = broadcast$round_error;
+        protocol$bc_failed = broadcast$failed;
         broadcast$beats = protocol$bc_beats;
         compose$clock = ap_clk;
         compose$rst_n = ap_rst_n;
@@ -1175,7 +1180,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
 endmodule // top
 
 
-module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,beats,busy,done,round_done,round_error,s_rec_tdata,s_rec_tvalid,s_rec_tlast,s_rec_tready,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors);
+module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,beats,busy,done,round_done,round_error,s_rec_tdata,s_rec_tvalid,s_rec_tlast,s_rec_tready,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors,failed);
     
     // Module arguments
     input wire  clock;
@@ -1222,6 +1227,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
     input wire  clear;
     output reg  [31:0] acks;
     output reg  [31:0] write_errors;
+    output reg  failed;
     
     // Constant declarations
     localparam  size = 3'b110;
@@ -1301,6 +1307,9 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
     reg  round_error_q$d;
     wire  round_error_q$q;
     reg  round_error_q$clock;
+    reg  failed_q$d;
+    wire  failed_q$q;
+    reg  failed_q$clock;
     
     // Local signals
     reg  [4:0] words_eff;
@@ -1420,6 +1429,11 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         .q(round_error_q$q),
         .clock(round_error_q$clock)
     );
+    rhdl_ubft$broadcast$failed_q failed_q(
+        .d(failed_q$d),
+        .q(failed_q$q),
+        .clock(failed_q$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -1444,6 +1458,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         land$clock = clock;
         round_done_q$clock = clock;
         round_error_q$clock = clock;
+        failed_q$clock = clock;
         state$d = state$q;
         byte_addr$d = byte_addr$q;
         length$d = length$q;
@@ -1465,6 +1480,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         land$d = land$q;
         round_done_q$d = round_done_q$q;
         round_error_q$d = round_error_q$q;
+        failed_q$d = failed_q$q;
         pair_shift = ((pair_q$q) & 10'h3ff) << 32'h6;
         quad_shift = (((pair_q$q[(32'h1)+:(2)]) & 10'h3ff) << 32'h7) + 32'h40;
         upper = 32'h0;
@@ -1501,7 +1517,12 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         case (state$q)
             BroadcastState$Idle:
                 begin
-                    if (start) begin
+                    if (start & failed_q$q) begin
+                        done_q$d = 1'b1;
+                        round_done_q$d = round;
+                        round_error_q$d = round;
+                    end
+                    else if (start) begin
                         byte_addr$d = network_ptr + (((word) & 64'hffffffffffffffff) << 32'h2);
                         length$d = ((words_eff) & 8'hff) << 32'h2;
                         data_q$d = data;
@@ -1561,6 +1582,9 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
                             done_q$d = 1'b1;
                             round_done_q$d = round_q$q;
                             round_error_q$d = round_q$q;
+                            if (round_q$q) begin
+                                failed_q$d = 1'b1;
+                            end
                             state$d = BroadcastState$Idle;
                         end
                         else if (local_q$q) begin
@@ -1625,6 +1649,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         if (clear) begin
             acks_q$d = 32'h0;
             errors_q$d = 32'h0;
+            failed_q$d = 1'b0;
         end
         if (~rst_n) begin
             state$d = BroadcastState$Idle;
@@ -1634,6 +1659,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
             outstanding$d = 32'h0;
             acks_q$d = 32'h0;
             errors_q$d = 32'h0;
+            failed_q$d = 1'b0;
         end
         awaddr = byte_addr$q & beat_mask;
         awlen = ((last_q$q) & 8'hff);
@@ -1652,6 +1678,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         round_error = round_error_q$q;
         acks = acks_q$q;
         write_errors = errors_q$q;
+        failed = failed_q$q;
     end
     
 endmodule // rhdl_ubft$broadcast
@@ -1788,6 +1815,25 @@ module rhdl_ubft$broadcast$errors_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$errors_q
+
+
+module rhdl_ubft$broadcast$failed_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$failed_q
 
 
 module rhdl_ubft$broadcast$land(d,q,clock);
@@ -10777,7 +10823,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_failed,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
     
     // Module arguments
     input wire  clock;
@@ -10809,6 +10855,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  bc_round;
     input wire  bc_round_done;
     input wire  bc_round_error;
+    input wire  bc_failed;
     input wire  bc_done;
     input wire  bc_busy;
     output reg  sg_sign;
@@ -10863,6 +10910,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     
     // Constant declarations
     localparam  err_recovery = 8'h7;
+    localparam  err_round = 8'h8;
     localparam  err_k_wrapped = 8'h6;
     localparam  k_last = 32'hffffff;
     localparam  beat_words = 32'hfffffff0;
@@ -12533,7 +12581,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 end
             ProtocolSt$Run:
                 begin
-                    if (decided) begin
+                    if (bc_failed) begin
+                        error$d = err_round;
+                        state$d = ProtocolSt$Done;
+                    end
+                    else if (decided) begin
                         state$d = ProtocolSt$Decide;
                     end
                     else if (view$stop) begin
@@ -12544,14 +12596,23 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             ProtocolSt$Decide:
                 begin
                     dec_tvalid = ~position$rerun;
-                    if (position$rerun) begin
+                    if (position$rerun & bc_failed) begin
+                        wt_clear = 1'b1;
+                        error$d = err_round;
+                        state$d = ProtocolSt$Done;
+                    end
+                    else if (position$rerun) begin
                         wt_clear = 1'b1;
                         start_leader = ~view$holding;
                         state$d = ProtocolSt$Run;
                     end
                     else if (dec_tready) begin
                         wt_clear = 1'b1;
-                        if ((slots != 32'h0) & ((counters$decisions + 32'h1) == slots)) begin
+                        if (bc_failed) begin
+                            error$d = err_round;
+                            state$d = ProtocolSt$Done;
+                        end
+                        else if ((slots != 32'h0) & ((counters$decisions + 32'h1) == slots)) begin
                             if (close_now) begin
                                 state$d = ProtocolSt$Close;
                             end
@@ -12576,7 +12637,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 end
             ProtocolSt$Close:
                 begin
-                    if (~slow$holding) begin
+                    if (bc_failed) begin
+                        error$d = err_round;
+                        state$d = ProtocolSt$Done;
+                    end
+                    else if (~slow$holding) begin
                         state$d = ProtocolSt$Done;
                     end
                 end

@@ -354,6 +354,7 @@ impl<const N: usize> Logic for Kernel<N> {
         self.broadcast.round.next = self.protocol.bc_round.val();
         self.protocol.bc_round_done.next = self.broadcast.round_done.val();
         self.protocol.bc_round_error.next = self.broadcast.round_error.val();
+        self.protocol.bc_failed.next = self.broadcast.failed.val();
         self.broadcast.beats.next = self.protocol.bc_beats.val();
         // A record's later beats: Protocol writes them into COMPOSE, which
         // streams them to Broadcast (prep_sig, certify, COMMIT, ...).

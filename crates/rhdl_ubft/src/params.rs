@@ -188,11 +188,16 @@ pub enum ConfigError {
     /// above its k (R24 at install), or a bridge to a will_commit older
     /// than k - 1 (docs/recovery.md D11.12, `view.md`).
     RecoveryNotBuilt = 7,
+    /// Not a refusal: a round's local HBM write was answered with an error
+    /// (or its record's stream was malformed), so HBM may hold the round's
+    /// record without the peers holding it. Broadcast writes nothing more
+    /// and the run stops, as a crashed card's (docs/recovery.md section 2).
+    RoundFailed = 8,
 }
 
 impl ConfigError {
     /// All codes, in register order.
-    pub const ALL: [ConfigError; 8] = [
+    pub const ALL: [ConfigError; 9] = [
         ConfigError::None,
         ConfigError::EvenReplicas,
         ConfigError::TooManyReplicas,
@@ -201,6 +206,7 @@ impl ConfigError {
         ConfigError::SlotsWrap,
         ConfigError::KWrapped,
         ConfigError::RecoveryNotBuilt,
+        ConfigError::RoundFailed,
     ];
 
     /// The code as it reads in the status register.
@@ -235,12 +241,21 @@ impl ConfigError {
                  built: a bridge to a will_commit more than (G - 1) / 2 slots behind k \
                  (recovery.md D11.12, view.md)"
             }
+            ConfigError::RoundFailed => {
+                "a round's local HBM write must succeed: HBM answered one with an error \
+                 (or its record's stream was malformed), so the replica stopped, as a \
+                 crashed card, and writes nothing more until the next ap_start \
+                 (broadcast.md, recovery.md section 2)"
+            }
         }
     }
 
     /// Is this the stop of a run that had started (not a refusal)?
     pub const fn is_stop(self) -> bool {
-        matches!(self, ConfigError::KWrapped | ConfigError::RecoveryNotBuilt)
+        matches!(
+            self,
+            ConfigError::KWrapped | ConfigError::RecoveryNotBuilt | ConfigError::RoundFailed
+        )
     }
 
     /// The check the kernel makes at `ap_start`, in Rust, for the simulator

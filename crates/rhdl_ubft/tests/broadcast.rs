@@ -423,6 +423,10 @@ struct Script {
     /// Write response latency after the last W beat (and AW).
     wlat: u64,
     bresp: u64,
+    /// `bresp` answers the B's before this cycle; OKAY from it on.
+    bresp_until: u64,
+    /// Cycles in which `clear` is high (a run starts).
+    clear_at: Vec<u64>,
     awready: fn(u64) -> bool,
     wready: fn(u64) -> bool,
     tvalid: fn(u64) -> bool,
@@ -441,6 +445,8 @@ impl Script {
             acks: vec![],
             wlat: 4,
             bresp: 0,
+            bresp_until: u64::MAX,
+            clear_at: vec![],
             awready: |_| true,
             wready: |_| true,
             tvalid: |_| true,
@@ -465,6 +471,8 @@ struct RTrace {
     round_error: Vec<u64>,
     /// Cycles in which `busy` was high.
     busy: Vec<u64>,
+    /// Cycles in which `failed` was high.
+    failed: Vec<u64>,
     errors: u64,
 }
 
@@ -541,12 +549,16 @@ fn script(s: &Script) -> RTrace {
         };
         b.s_rec_tlast.next = offer && next_beat == s.tlast_at.unwrap_or(beats - 1);
         b.bvalid.next = b_at == Some(cycle);
-        b.bresp.next = s.bresp.into();
+        b.bresp.next = if cycle < s.bresp_until { s.bresp } else { 0 }.into();
+        b.clear.next = s.clear_at.contains(&cycle);
         b.cmd_ready.next = (s.sq_ready)(cycle);
         b.ack.next = s.acks.contains(&cycle);
         settle(&mut b);
         if b.busy.val() {
             t.busy.push(cycle);
+        }
+        if b.failed.val() {
+            t.failed.push(cycle);
         }
         if b.awvalid.val() && b.awready.val() {
             t.aw.push((cycle, b.awaddr.val().to_u64(), b.awlen.val().to_u64()));
@@ -710,6 +722,47 @@ fn a_round_whose_local_write_fails_ends_with_round_error() {
     let t = script(&s);
     assert_eq!(t.done, vec![7]);
     assert!(t.round_done.is_empty() && t.round_error.is_empty());
+}
+
+/// After a failed round Broadcast fails stop: HBM may hold the round's
+/// record without the peers, so it writes nothing more, locally or to a
+/// peer, until `clear`. Every later request ends the cycle after it (a
+/// round with `round_error`), so no machine waits. A failed plain
+/// broadcast does not fail it stop, and `clear` (the next run) ends it.
+#[test]
+fn after_a_failed_round_nothing_is_written_until_clear() {
+    let t = {
+        let reqs = vec![
+            Req::round(1),
+            Req::plain(20),
+            Req::round(30),
+            Req::plain(60),
+        ];
+        let mut s = Script::new(5, 2, reqs);
+        s.bresp = 2;
+        s.bresp_until = 10;
+        s.clear_at = vec![50];
+        s.acks = vec![];
+        script(&s)
+    };
+    // The failed round writes locally (B at 6, SLVERR), then nothing until
+    // the clear at 50: the broadcast at 60 writes (AW at 61) and sends.
+    assert_eq!(t.aw.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2, 61]);
+    assert_eq!(cycles(&t.commands), vec![66, 67, 69, 70]);
+    assert_eq!(t.done, vec![7, 21, 31, 72]);
+    assert_eq!(t.round_done, vec![7, 31]);
+    assert_eq!(t.round_error, vec![7, 31]);
+    assert_eq!(t.errors, 0, "the clear at 50 zeroed the count");
+    assert_eq!(t.failed, (7..51).collect::<Vec<_>>());
+    assert!(!t.busy.contains(&21) && !t.busy.contains(&31));
+    // A failed plain broadcast leaves Broadcast working.
+    let mut s = Script::new(5, 2, vec![Req::plain(1), Req::plain(20)]);
+    s.bresp = 2;
+    s.bresp_until = 10;
+    let t = script(&s);
+    assert_eq!(t.aw.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2, 21]);
+    assert_eq!(cycles(&t.commands), vec![26, 27, 29, 30]);
+    assert!(t.round_error.is_empty() && t.failed.is_empty());
 }
 
 /// Checks a record of `beats` beats as written: one AW (the record's

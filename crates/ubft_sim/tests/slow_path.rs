@@ -365,3 +365,74 @@ fn fetches_continue_while_the_signer_is_busy() {
     );
     eprintln!("reads per 1,000 cycles while the signer is busy: {quarters:?}");
 }
+
+/// A round whose local write HBM refuses fails the replica stop
+/// (`RoundFailed`, broadcast.md): HBM may hold the round's record without
+/// the peers, which a later check (R11's "if higher", R21's echo_seal)
+/// would take for a round that landed everywhere. Replica 2's own
+/// will_commit of k = 1 is refused (not sent), so every replica goes slow
+/// at k = 1; its first echo_commit round (R11, delivering a peer's COMMIT
+/// of k = 1) is refused too. From that
+/// failure on replica 2 writes nothing (its HBM sees no write of its own)
+/// and stops with code 8, having decided nothing, as a crashed replica;
+/// replicas 0 and 1 are f + 1 and decide every slot on the slow path.
+#[test]
+fn a_replica_whose_round_fails_stops_and_the_others_decide_every_slot() {
+    use rhdl_ubft::params::ConfigError;
+    use ubft_sim::cluster::{HbmWriteError, Records};
+    let slots = 3;
+    let refuse = |region, slot| HbmWriteError {
+        replica: 2,
+        records: Records { region, slot },
+        count: 1,
+    };
+    let cfg = ClusterConfig {
+        hbm_write_errors: vec![
+            refuse(Region::WillCommit, Some(0)),
+            refuse(Region::EchoCommit, None),
+        ],
+        wait_polls: 40,
+        ..quick(3, slots)
+    };
+    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    c.hbms[2].watch_writes(NETWORK_PTR..NETWORK_PTR + (1 << 32));
+    let report = c.run().unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    let failed = c.hbms[2].failed_writes().to_vec();
+    assert_eq!(
+        failed.len(),
+        2,
+        "the will_commit and the echo_commit round\n{}",
+        report.summary()
+    );
+    let (failed_at, _) = failed[1];
+    let after: Vec<u64> = c.hbms[2]
+        .watched_writes()
+        .iter()
+        .copied()
+        .filter(|&at| at > failed_at)
+        .collect();
+    assert!(
+        after.is_empty(),
+        "replica 2 wrote after its round failed, at {after:?}"
+    );
+    let r2 = &report.replicas[2];
+    assert_eq!(
+        ConfigError::from_code(r2.status.error as u64),
+        Some(ConfigError::RoundFailed),
+        "{}",
+        report.summary()
+    );
+    assert!(r2.decided.is_empty());
+    assert!(report
+        .summary()
+        .contains("replica 2 stopped (status code 8)"));
+    for r in &report.replicas[..2] {
+        let got: Vec<(u64, u32, Path)> = r.decided.iter().map(|d| (d.k, d.m, d.path)).collect();
+        let want: Vec<(u64, u32, Path)> = (1..=slots)
+            .map(|k| (k, proposal(cfg.seed, k - 1), Path::Slow))
+            .collect();
+        assert_eq!(got, want, "replica {}\n{}", r.id, report.summary());
+        assert_eq!(r.status.error, 0);
+    }
+}

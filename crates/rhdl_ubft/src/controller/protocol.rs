@@ -131,6 +131,9 @@ pub struct Protocol<const N: usize> {
     pub bc_round: Signal<Out, Bit>,
     pub bc_round_done: Signal<In, Bit>,
     pub bc_round_error: Signal<In, Bit>,
+    /// Broadcast failed stop after a round's failed local write: the run
+    /// stops with `RoundFailed`.
+    pub bc_failed: Signal<In, Bit>,
     pub bc_done: Signal<In, Bit>,
     pub bc_busy: Signal<In, Bit>,
     // The signer service (crate::io::signer).
@@ -280,6 +283,7 @@ pub struct Protocol<const N: usize> {
     // Constants from `params`: the stop codes; 2^24 - 1 (`K_LAST`), the
     // last k a vote tag holds; a beat's word mask.
     err_recovery: Constant<Bits<8>>,
+    err_round: Constant<Bits<8>>,
     err_k_wrapped: Constant<Bits<8>>,
     k_last: Constant<Bits<32>>,
     beat_words: Constant<Bits<32>>,
@@ -312,6 +316,7 @@ impl<const N: usize> Protocol<N> {
             err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
             k_last: Constant::new(K_LAST.into()),
             err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
+            err_round: Constant::new(ConfigError::RoundFailed.code().into()),
             records: SlotRecords::new(&mb, row_n),
             position: Position::new(row_n),
             ;
@@ -330,7 +335,7 @@ impl<const N: usize> Protocol<N> {
             cfg, state, view_no, leader_id, missed_q, m, phase, vote_view, vote_leader,
             slow_path, done_q, error, m_new, next_leader, poll_word, missed, decided,
             start_leader, own_state, bridged, close_now, adopt_ok, close_start, close_abort,
-            bc_round, bc_round_done, bc_round_error, hand_over, cc_k1, wt_enable,
+            bc_round, bc_round_done, bc_round_error, bc_failed, hand_over, cc_k1, wt_enable,
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
             cp_wr_en, cp_wr_beat, cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data
@@ -935,7 +940,12 @@ impl<const N: usize> Logic for Protocol<N> {
                 }
             }
             ProtocolSt::Run => {
-                if self.decided.val() {
+                if self.bc_failed.val() {
+                    // A round failed: Broadcast writes nothing more, and
+                    // the run stops, as a crashed card's (broadcast.md).
+                    self.error.d.next = self.err_round.val();
+                    self.state.d.next = ProtocolSt::Done;
+                } else if self.decided.val() {
                     self.state.d.next = ProtocolSt::Decide;
                 } else if self.view.stop.val() {
                     // What VIEW would need next is not built: the bridge,
@@ -947,7 +957,12 @@ impl<const N: usize> Logic for Protocol<N> {
             ProtocolSt::Decide => {
                 self.dec_tvalid.next = !self.position.rerun.val();
                 // (Position advances k in both cases.)
-                if self.position.rerun.val() {
+                if self.position.rerun.val() & self.bc_failed.val() {
+                    // A round failed: stop (as in Run), and start nothing.
+                    self.wt_clear.next = true;
+                    self.error.d.next = self.err_round.val();
+                    self.state.d.next = ProtocolSt::Done;
+                } else if self.position.rerun.val() {
                     // R23: a rerun slot was decided and emitted before (with
                     // the same m, checked at install): not emitted, counted
                     // or retired again.
@@ -959,7 +974,11 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.state.d.next = ProtocolSt::Run;
                 } else if self.dec_tready.val() {
                     self.wt_clear.next = true;
-                    if (self.slots.val() != 0)
+                    if self.bc_failed.val() {
+                        // The decision is handed out; then the run stops.
+                        self.error.d.next = self.err_round.val();
+                        self.state.d.next = ProtocolSt::Done;
+                    } else if (self.slots.val() != 0)
                         & ((self.counters.decisions.val() + 1) == self.slots.val())
                     {
                         if self.close_now.val() {
@@ -990,7 +1009,10 @@ impl<const N: usize> Logic for Protocol<N> {
                 // it stopped (a signer or round error), or the timer
                 // aborted it at its poll point. (SLOW's `holding`, a
                 // register's, not its `stop`, which depends on `abort`.)
-                if !self.slow.holding.val() {
+                if self.bc_failed.val() {
+                    self.error.d.next = self.err_round.val();
+                    self.state.d.next = ProtocolSt::Done;
+                } else if !self.slow.holding.val() {
                     self.state.d.next = ProtocolSt::Done;
                 }
             }

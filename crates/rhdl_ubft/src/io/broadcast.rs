@@ -53,6 +53,13 @@
 //!   completion (D_LAND + 1 after `done` if none is outstanding). A round
 //!   whose local write fails sends nothing and ends at once: `round_done`
 //!   and `round_error` pulse with `done`.
+//! - A failed round fails Broadcast stop (`failed`): HBM may hold the
+//!   round's local copy without the peers', which a later check would take
+//!   for a round that landed everywhere. From then on every `start` writes
+//!   nothing, locally or to a peer, and ends the cycle after (`done`, and
+//!   `round_done` with `round_error` for a round), until `clear` (the next
+//!   run). Protocol stops the run (`RoundFailed`): the replica stops as a
+//!   crashed card's (docs/recovery.md section 2).
 //!
 //! Timing: AW and W go out the cycle after `start`, a beat a cycle; with W
 //! the HBM write latency and the send queue ready, the first command is
@@ -137,6 +144,8 @@ pub struct Broadcast {
     pub clear: Signal<In, Bit>,
     pub acks: Signal<Out, Bits<32>>,
     pub write_errors: Signal<Out, Bits<32>>,
+    /// A round failed in this run: nothing is written until `clear`.
+    pub failed: Signal<Out, Bit>,
     state: DFF<BroadcastState>,
     byte_addr: DFF<Bits<64>>,
     length: DFF<Bits<8>>,
@@ -158,6 +167,7 @@ pub struct Broadcast {
     land: DFF<Bits<8>>,
     round_done_q: DFF<Bit>,
     round_error_q: DFF<Bit>,
+    failed_q: DFF<Bit>,
     words_eff: Signal<Local, Bits<5>>,
     taken: Signal<Local, Bit>,
     w_take: Signal<Local, Bit>,
@@ -378,6 +388,7 @@ impl Default for Broadcast {
             clear: Default::default(),
             acks: Default::default(),
             write_errors: Default::default(),
+            failed: Default::default(),
             state: Default::default(),
             byte_addr: Default::default(),
             length: Default::default(),
@@ -399,6 +410,7 @@ impl Default for Broadcast {
             land: Default::default(),
             round_done_q: Default::default(),
             round_error_q: Default::default(),
+            failed_q: Default::default(),
             words_eff: Default::default(),
             taken: Default::default(),
             w_take: Default::default(),
@@ -444,7 +456,8 @@ impl Logic for Broadcast {
             outstanding,
             land,
             round_done_q,
-            round_error_q
+            round_error_q,
+            failed_q
         );
         // The beat written, from the record as taken at `start` (`data_q`,
         // its pair of lanes `pair_q` = word[3:1], its size in `length`):
@@ -497,7 +510,12 @@ impl Logic for Broadcast {
         self.taken.next = false;
         match self.state.q.val() {
             BroadcastState::Idle => {
-                if self.start.val() {
+                if self.start.val() & self.failed_q.q.val() {
+                    // Failed stop: nothing is written; the request ends.
+                    self.done_q.d.next = true;
+                    self.round_done_q.d.next = self.round.val();
+                    self.round_error_q.d.next = self.round.val();
+                } else if self.start.val() {
                     self.byte_addr.d.next =
                         self.network_ptr.val() + (bit_cast::<64, 32>(self.word.val()) << 2);
                     self.length.d.next = bit_cast::<8, 5>(self.words_eff.val()) << 2;
@@ -567,6 +585,11 @@ impl Logic for Broadcast {
                         self.done_q.d.next = true;
                         self.round_done_q.d.next = self.round_q.q.val();
                         self.round_error_q.d.next = self.round_q.q.val();
+                        // A round's local copy may be in HBM without the
+                        // peers': stop writing (see the module's doc).
+                        if self.round_q.q.val() {
+                            self.failed_q.d.next = true;
+                        }
                         self.state.d.next = BroadcastState::Idle;
                     } else if self.local_q.q.val() {
                         self.done_q.d.next = true;
@@ -625,6 +648,7 @@ impl Logic for Broadcast {
         if self.clear.val() {
             self.acks_q.d.next = 0.into();
             self.errors_q.d.next = 0.into();
+            self.failed_q.d.next = false;
         }
         if !self.rst_n.val() {
             self.state.d.next = BroadcastState::Idle;
@@ -634,6 +658,7 @@ impl Logic for Broadcast {
             self.outstanding.d.next = 0.into();
             self.acks_q.d.next = 0.into();
             self.errors_q.d.next = 0.into();
+            self.failed_q.d.next = false;
         }
         self.awaddr.next = self.byte_addr.q.val() & self.beat_mask.val();
         self.awlen.next = bit_cast::<8, 5>(self.last_q.q.val());
@@ -652,5 +677,6 @@ impl Logic for Broadcast {
         self.round_error.next = self.round_error_q.q.val();
         self.acks.next = self.acks_q.q.val();
         self.write_errors.next = self.errors_q.q.val();
+        self.failed.next = self.failed_q.q.val();
     }
 }
