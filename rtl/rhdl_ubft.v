@@ -11258,7 +11258,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] ledger$m;
     reg  [31:0] ledger$prev;
     reg  ledger$set_w;
-    reg  ledger$discharge;
     reg  ledger$deciding;
     reg  ledger$set_l;
     reg  [31:0] ledger$t_view;
@@ -11267,6 +11266,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] ledger$t_prev;
     reg  ledger$set_d;
     reg  [31:0] ledger$ev_view;
+    reg  [31:0] ledger$ev_k;
     reg  [31:0] ledger$ev_m;
     reg  [31:0] ledger$ev_prev;
     reg  [7:0] ledger$ev_x;
@@ -11286,6 +11286,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [31:0] ledger$l_m;
     wire  [31:0] ledger$l_prev;
     wire  [31:0] ledger$d_w;
+    wire  [31:0] ledger$d_k;
     wire  [31:0] ledger$d_m;
     wire  [31:0] ledger$d_prev;
     wire  [7:0] ledger$d_x;
@@ -11314,6 +11315,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  grants$sg_busy;
     reg  grants$bc_busy;
     reg  grants$adopt_ok;
+    reg  grants$adopt_next_ok;
     wire  grants$bridging;
     wire  grants$grant;
     wire  grants$decide;
@@ -11324,9 +11326,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  grants$dl_grant;
     wire  grants$adopt_start;
     wire  grants$adopt;
+    wire  grants$adopt_next;
     wire  grants$cc_start;
     wire  grants$cc_hold;
-    wire  grants$discharge;
     wire  grants$take;
     reg  counters$clock;
     reg  counters$rst_n;
@@ -11407,6 +11409,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] records$w_m;
     reg  [31:0] records$w_prev;
     reg  [31:0] records$d_w;
+    reg  [31:0] records$d_k;
     reg  [31:0] records$d_m;
     reg  [31:0] records$d_prev;
     reg  records$slow_holding;
@@ -11842,7 +11845,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .m(ledger$m),
         .prev(ledger$prev),
         .set_w(ledger$set_w),
-        .discharge(ledger$discharge),
         .deciding(ledger$deciding),
         .set_l(ledger$set_l),
         .t_view(ledger$t_view),
@@ -11851,6 +11853,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .t_prev(ledger$t_prev),
         .set_d(ledger$set_d),
         .ev_view(ledger$ev_view),
+        .ev_k(ledger$ev_k),
         .ev_m(ledger$ev_m),
         .ev_prev(ledger$ev_prev),
         .ev_x(ledger$ev_x),
@@ -11870,6 +11873,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .l_m(ledger$l_m),
         .l_prev(ledger$l_prev),
         .d_w(ledger$d_w),
+        .d_k(ledger$d_k),
         .d_m(ledger$d_m),
         .d_prev(ledger$d_prev),
         .d_x(ledger$d_x),
@@ -11900,6 +11904,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .sg_busy(grants$sg_busy),
         .bc_busy(grants$bc_busy),
         .adopt_ok(grants$adopt_ok),
+        .adopt_next_ok(grants$adopt_next_ok),
         .bridging(grants$bridging),
         .grant(grants$grant),
         .decide(grants$decide),
@@ -11910,9 +11915,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .dl_grant(grants$dl_grant),
         .adopt_start(grants$adopt_start),
         .adopt(grants$adopt),
+        .adopt_next(grants$adopt_next),
         .cc_start(grants$cc_start),
         .cc_hold(grants$cc_hold),
-        .discharge(grants$discharge),
         .take(grants$take)
     );
     rhdl_ubft$protocol$counters counters(
@@ -11999,6 +12004,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .w_m(records$w_m),
         .w_prev(records$w_prev),
         .d_w(records$d_w),
+        .d_k(records$d_k),
         .d_m(records$d_m),
         .d_prev(records$d_prev),
         .slow_holding(records$slow_holding),
@@ -12177,6 +12183,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         records$w_m = ledger$w_m;
         records$w_prev = ledger$w_prev;
         records$d_w = ledger$d_w;
+        records$d_k = ledger$d_k;
         records$d_m = ledger$d_m;
         records$d_prev = ledger$d_prev;
         records$slow_holding = slow$holding;
@@ -12326,7 +12333,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         grants$running = state$q == ProtocolSt$Run;
         grants$rerun = position$rerun;
         grants$prev = position$prev;
-        grants$w_m = ledger$w_m;
         grants$slow_holding = slow$holding;
         grants$slow_seal = slow$seal_mode;
         grants$slow_deliver = slow$deliver_mode;
@@ -12341,6 +12347,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         grants$bc_busy = bc_busy;
         adopt_ok = ledger$ev_above_l & ((view$awaiting & (wt_ev_view >= view_no$q)) | (slow$holding & slow$seal_mode & (ledger$w_k == position$k) & (wt_ev_view > view_no$q)));
         grants$adopt_ok = adopt_ok;
+        grants$adopt_next_ok = slow$holding & slow$seal_mode & (wt_ev_view >= view_no$q);
+        grants$w_m = ledger$w_m;
         slow$start = fast$start_slow | view$call_slow | close_start | grants$dl_grant;
         slow$deliver_start = grants$dl_grant;
         slow$adopt_start = grants$adopt_start;
@@ -12373,7 +12381,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc$sg_resp_valid = sg_resp_valid;
         cc$sg_resp_status = sg_resp_status;
         slow$abort = grants$slow_abort | close_abort;
-        view$slow_done = (slow$stop & slow$seal_mode & (state$q != ProtocolSt$Close)) | grants$discharge | (slow$stop & slow$deliver_mode);
+        view$slow_done = (slow$stop & slow$seal_mode & (state$q != ProtocolSt$Close)) | (slow$stop & slow$deliver_mode);
         view$catch_grant = grants$decide;
         view$seal_grant = grants$grant & grants$seals;
         view$start = hand_over | grants$seal_trigger;
@@ -12526,7 +12534,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         ledger$m = m$q;
         ledger$prev = position$prev;
         ledger$set_w = fast$set_phase & (fast$phase_next == 32'h2);
-        ledger$discharge = grants$discharge;
         ledger$deciding = state$q == ProtocolSt$Decide;
         ledger$set_l = slow$set_commit;
         ledger$t_view = records$t_view;
@@ -12536,6 +12543,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         ledger$set_d = grants$dl_grant | grants$adopt;
         ledger$ev_x = wt_ev_x;
         ledger$ev_view = wt_ev_view;
+        ledger$ev_k = wt_k;
+        if (grants$adopt_next) begin
+            ledger$ev_k = wt_k + 32'h1;
+        end
         ledger$ev_m = wt_ev_m;
         ledger$ev_prev = wt_ev_prev;
         ledger$set_cons = view$cons_set;
@@ -14000,7 +14011,7 @@ module rhdl_ubft$protocol$fast$state(d,q,clock);
 endmodule // rhdl_ubft$protocol$fast$state
 
 
-module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,cc_start,cc_hold,discharge,take);
+module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,adopt_next_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,adopt_next,cc_start,cc_hold,take);
     
     // Module arguments
     input wire  ev_valid;
@@ -14023,6 +14034,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
     input wire  sg_busy;
     input wire  bc_busy;
     input wire  adopt_ok;
+    input wire  adopt_next_ok;
     output reg  bridging;
     output reg  grant;
     output reg  decide;
@@ -14033,9 +14045,9 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
     output reg  dl_grant;
     output reg  adopt_start;
     output reg  adopt;
+    output reg  adopt_next;
     output reg  cc_start;
     output reg  cc_hold;
-    output reg  discharge;
     output reg  take;
     
     // Constant declarations
@@ -14049,8 +14061,8 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
     reg  slow_point;
     reg  dl_ev;
     reg  ad_ev;
+    reg  an_ev;
     reg  cc_ev;
-    reg  disch_ev;
     reg  free;
     reg  row_ev;
     
@@ -14063,20 +14075,20 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
         dl_grant = dl_ev & view_await_poll & ~cc_busy & free;
         adopt_start = dl_grant & adopt_ok;
         ad_ev = ev_valid & (ev_kind == ev_mine) & (ev_prev == prev) & bridging & adopt_ok;
-        adopt = ad_ev & slow_at_poll & ~cc_busy & free;
-        cc_ev = ev_valid & (ev_kind == ev_commit) & (~bridging | (ev_prev == w_m));
+        an_ev = ev_valid & (ev_kind == ev_commit) & (ev_prev == w_m) & bridging & adopt_next_ok;
+        adopt_next = an_ev;
+        adopt = (ad_ev | an_ev) & slow_at_poll & ~cc_busy & free;
+        cc_ev = ev_valid & (ev_kind == ev_commit) & ~bridging;
         above = (ev_kind == ev_above) | ((ev_kind == ev_commit) & cc_passed);
         seals = ev_kind == ev_seals;
         row_ev = (ev_kind == ev_full_row) & ~rerun;
         grant = ev_valid & (row_ev | above | seals) & (slow_point | view_catch_poll) & free;
         decide = grant & ~seals;
         seal_trigger = grant & seals & slow_point;
-        cc_start = cc_ev & ~cc_busy & (slow_point | view_catch_poll | (bridging & slow_at_poll)) & free;
+        cc_start = cc_ev & ~cc_busy & (slow_point | view_catch_poll) & free;
         cc_hold = cc_start | cc_busy;
-        disch_ev = ev_valid & above & bridging & (ev_prev == w_m);
-        discharge = disch_ev & slow_at_poll & free;
-        slow_abort = (grant & slow_point) | discharge;
-        take = grant | discharge | cc_failed | dl_grant | adopt | (ev_valid & (ev_kind == ev_full_row) & rerun) | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev & ~ad_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev) | (ev_valid & bridging & ~disch_ev & ~cc_ev & ~ad_ev);
+        slow_abort = grant & slow_point;
+        take = grant | cc_failed | dl_grant | adopt | (ev_valid & (ev_kind == ev_full_row) & rerun) | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev & ~ad_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev & ~an_ev) | (ev_valid & bridging & ~ad_ev & ~an_ev);
     end
     
 endmodule // rhdl_ubft$protocol$grants
@@ -14277,7 +14289,7 @@ module rhdl_ubft$protocol$leader_id(d,q,clock);
 endmodule // rhdl_ubft$protocol$leader_id
 
 
-module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,deciding,set_l,t_view,t_k,t_m,t_prev,set_d,ev_view,ev_m,ev_prev,ev_x,set_cons,cons_c,cons_in_m,next_view,taken,rerun_taken,w_w,w_k,w_m,w_prev,l_ok,l_w,l_c,l_m,l_prev,d_w,d_m,d_prev,d_x,ev_above_l,cons_m,constrained,ob,near);
+module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set_l,t_view,t_k,t_m,t_prev,set_d,ev_view,ev_k,ev_m,ev_prev,ev_x,set_cons,cons_c,cons_in_m,next_view,taken,rerun_taken,w_w,w_k,w_m,w_prev,l_ok,l_w,l_c,l_m,l_prev,d_w,d_k,d_m,d_prev,d_x,ev_above_l,cons_m,constrained,ob,near);
     
     // Module arguments
     input wire  clock;
@@ -14287,7 +14299,6 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
     input wire  [31:0] m;
     input wire  [31:0] prev;
     input wire  set_w;
-    input wire  discharge;
     input wire  deciding;
     input wire  set_l;
     input wire  [31:0] t_view;
@@ -14296,6 +14307,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
     input wire  [31:0] t_prev;
     input wire  set_d;
     input wire  [31:0] ev_view;
+    input wire  [31:0] ev_k;
     input wire  [31:0] ev_m;
     input wire  [31:0] ev_prev;
     input wire  [7:0] ev_x;
@@ -14315,6 +14327,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
     output reg  [31:0] l_m;
     output reg  [31:0] l_prev;
     output reg  [31:0] d_w;
+    output reg  [31:0] d_k;
     output reg  [31:0] d_m;
     output reg  [31:0] d_prev;
     output reg  [7:0] d_x;
@@ -14361,6 +14374,9 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
     reg  [31:0] dl_w$d;
     wire  [31:0] dl_w$q;
     reg  dl_w$clock;
+    reg  [31:0] dl_k$d;
+    wire  [31:0] dl_k$q;
+    reg  dl_k$clock;
     reg  [31:0] dl_m$d;
     wire  [31:0] dl_m$q;
     reg  dl_m$clock;
@@ -14436,6 +14452,11 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         .q(dl_w$q),
         .clock(dl_w$clock)
     );
+    rhdl_ubft$protocol$ledger$dl_k dl_k(
+        .d(dl_k$d),
+        .q(dl_k$q),
+        .clock(dl_k$clock)
+    );
     rhdl_ubft$protocol$ledger$dl_m dl_m(
         .d(dl_m$d),
         .q(dl_m$q),
@@ -14480,6 +14501,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         lc_m$clock = clock;
         lc_prev$clock = clock;
         dl_w$clock = clock;
+        dl_k$clock = clock;
         dl_m$clock = clock;
         dl_prev$clock = clock;
         dl_x$clock = clock;
@@ -14497,6 +14519,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         lc_m$d = lc_m$q;
         lc_prev$d = lc_prev$q;
         dl_w$d = dl_w$q;
+        dl_k$d = dl_k$q;
         dl_m$d = dl_m$q;
         dl_prev$d = dl_prev$q;
         dl_x$d = dl_x$q;
@@ -14513,6 +14536,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         l_m = lc_m$q;
         l_prev = lc_prev$q;
         d_w = dl_w$q;
+        d_k = dl_k$q;
         d_m = dl_m$q;
         d_prev = dl_prev$q;
         d_x = dl_x$q;
@@ -14530,12 +14554,10 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,discharge,de
         end
         if (set_d) begin
             dl_w$d = ev_view;
+            dl_k$d = ev_k;
             dl_m$d = ev_m;
             dl_prev$d = ev_prev;
             dl_x$d = ev_x;
-        end
-        if (discharge) begin
-            wc_ok$d = 1'b0;
         end
         if (set_l & (~lc_ok$q | (t_k > lc_c$q) | ((t_k == lc_c$q) & (t_view > lc_w$q)))) begin
             lc_ok$d = 1'b1;
@@ -14623,6 +14645,25 @@ module rhdl_ubft$protocol$ledger$c_ok(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$ledger$c_ok
+
+
+module rhdl_ubft$protocol$ledger$dl_k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$dl_k
 
 
 module rhdl_ubft$protocol$ledger$dl_m(d,q,clock);
@@ -15228,7 +15269,7 @@ module rhdl_ubft$protocol$position$slot_q(d,q,clock);
 endmodule // rhdl_ubft$protocol$position$slot_q
 
 
-module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_prev,d_w,d_m,d_prev,slow_holding,slow_seal,slow_deliver,blk_j,cons_c,x_t,cc_k1,cc_x,t_view,t_k,t_m,t_prev,prep_word,cert_row,commit_row,prep_sig_word,echo_row_word,echo_own_word,certify_row_word,certify_own_word,commit_row_word,cert_word,cc_word,prep_block,cert_block,commit_block,seal_word,seal_own_word,echo_seal_word,echo_commit_word,new_view_word,commit_log,r_log,row_n,row2_len);
+module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_prev,d_w,d_k,d_m,d_prev,slow_holding,slow_seal,slow_deliver,blk_j,cons_c,x_t,cc_k1,cc_x,t_view,t_k,t_m,t_prev,prep_word,cert_row,commit_row,prep_sig_word,echo_row_word,echo_own_word,certify_row_word,certify_own_word,commit_row_word,cert_word,cc_word,prep_block,cert_block,commit_block,seal_word,seal_own_word,echo_seal_word,echo_commit_word,new_view_word,commit_log,r_log,row_n,row2_len);
     
     // Module arguments
     input wire  [7:0] id;
@@ -15243,6 +15284,7 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
     input wire  [31:0] w_m;
     input wire  [31:0] w_prev;
     input wire  [31:0] d_w;
+    input wire  [31:0] d_k;
     input wire  [31:0] d_m;
     input wire  [31:0] d_prev;
     input wire  slow_holding;
@@ -15325,11 +15367,11 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
         commit_row = will_commit_base + (((slot) & 32'hffffffff) << row_shift);
         if (slow_holding & slow_deliver) begin
             t_view = d_w;
-            t_k = k;
+            t_k = d_k;
             t_m = d_m;
             t_prev = d_prev;
-            t_slot = slot;
-            t_slot_n = slot_n;
+            t_slot = (d_k[(32'h0)+:(8)] - 32'h1) & last_slot;
+            t_slot_n = (((d_k[(32'h0)+:(8)] - 32'h1) & last_slot) & 16'hffff) << row_log;
         end
         else if (slow_seal) begin
             t_view = w_w;

@@ -8,6 +8,7 @@ use rhdl_ubft::controller::watch::ev;
 use rust_hdl::prelude::*;
 
 const PREV: u64 = 0x50;
+/// W's m: an event on it ends no bridge.
 const W_M: u64 = 0x77;
 
 /// Where the slot's holder is.
@@ -36,6 +37,8 @@ struct Case {
     cc_passed: bool,
     /// Protocol's `adopt_ok` (recovery.md D11.13).
     adopt_ok: bool,
+    /// Protocol's `adopt_next_ok` (recovery.md R17).
+    adopt_next_ok: bool,
     /// k is a rerun slot (R23; recovery.md D11.15).
     rerun: bool,
 }
@@ -50,6 +53,7 @@ fn case(kind: u64, at: At) -> Case {
         cc_busy: false,
         cc_passed: false,
         adopt_ok: false,
+        adopt_next_ok: false,
         rerun: false,
     }
 }
@@ -64,7 +68,6 @@ fn run(c: Case) -> Vec<&'static str> {
     b.running.next = c.running;
     b.rerun.next = c.rerun;
     b.prev.next = PREV.into();
-    b.w_m.next = W_M.into();
     b.slow_holding.next = matches!(c.at, At::SlowPoint | At::Bridge);
     b.slow_seal.next = c.at == At::Bridge;
     b.slow_deliver.next = false;
@@ -78,6 +81,8 @@ fn run(c: Case) -> Vec<&'static str> {
     b.sg_busy.next = c.sg_busy;
     b.bc_busy.next = false;
     b.adopt_ok.next = c.adopt_ok;
+    b.adopt_next_ok.next = c.adopt_next_ok;
+    b.w_m.next = W_M.into();
     assert!(simulate(&mut b, 100));
     let mut on = vec![];
     for (name, v) in [
@@ -91,9 +96,9 @@ fn run(c: Case) -> Vec<&'static str> {
         ("dl_grant", b.dl_grant.val()),
         ("adopt_start", b.adopt_start.val()),
         ("adopt", b.adopt.val()),
+        ("adopt_next", b.adopt_next.val()),
         ("cc_start", b.cc_start.val()),
         ("cc_hold", b.cc_hold.val()),
-        ("discharge", b.discharge.val()),
         ("take", b.take.val()),
     ] {
         if v {
@@ -180,29 +185,54 @@ fn a_commit_is_checked_first_and_decides_once_its_certificate_passed() {
     );
 }
 
+/// A certificate of W.b + 1 ends the bridge only once it is committed
+/// (recovery.md R17): an ABOVE at W.b on W.m, like every event but one to
+/// adopt, is taken at once and SLOW is not aborted, and a COMMIT of
+/// W.b + 1 is not checked by CertCheck.
 #[test]
-fn while_bridging_only_the_discharge_and_w_b_plus_ones_commit_are_acted_on() {
-    // ABOVE at W.b on W.m: the discharge.
-    let disch = Case {
-        prev: W_M,
-        ..case(ev::ABOVE, At::Bridge)
-    };
-    let mut on = run(disch);
-    on.sort();
-    assert_eq!(on, ["above", "bridging", "discharge", "slow_abort", "take"]);
-    // ABOVE on another value, a FULL_ROW, SEALS: taken at once.
-    for kind in [ev::ABOVE, ev::FULL_ROW, ev::SEALS] {
-        let mut on = run(case(kind, At::Bridge));
-        on.retain(|s| !["above", "seals"].contains(s));
-        assert_eq!(on, ["bridging", "take"], "kind {kind}");
+fn while_bridging_every_event_but_one_to_adopt_is_taken_at_once() {
+    for prev in [W_M, W_M + 1] {
+        for kind in [ev::ABOVE, ev::FULL_ROW, ev::SEALS, ev::COMMIT] {
+            let mut on = run(Case {
+                prev,
+                ..case(kind, At::Bridge)
+            });
+            on.retain(|s| !["above", "seals"].contains(s));
+            assert_eq!(on, ["bridging", "take"], "kind {kind}, prev {prev}");
+        }
     }
-    // A COMMIT of W.b + 1 on W.m is checked; on another value, taken.
-    let commit = Case {
+}
+
+/// A COMMIT of W.b + 1 on W.m, of a view not sealed (`adopt_next_ok`), is
+/// adopted at SLOW's poll point while bridging: `adopt` with
+/// `adopt_next` (D's slot is W.b + 1), and taken. On another prev, without
+/// `adopt_next_ok`, or while CertCheck runs, it is not.
+#[test]
+fn a_commit_of_the_next_slot_on_w_is_adopted_while_bridging() {
+    let next = Case {
         prev: W_M,
+        adopt_next_ok: true,
         ..case(ev::COMMIT, At::Bridge)
     };
-    assert_eq!(run(commit), ["bridging", "cc_start", "cc_hold"]);
-    assert_eq!(run(case(ev::COMMIT, At::Bridge)), ["bridging", "take"]);
+    assert_eq!(run(next), ["bridging", "adopt", "adopt_next", "take"]);
+    let other = Case { prev: PREV, ..next };
+    assert_eq!(run(other), ["bridging", "take"]);
+    let sealed = Case {
+        adopt_next_ok: false,
+        ..next
+    };
+    assert_eq!(run(sealed), ["bridging", "take"]);
+    let checking = Case {
+        cc_busy: true,
+        ..next
+    };
+    assert_eq!(run(checking), ["bridging", "adopt_next", "cc_hold"]);
+    // Not in normal mode: there a COMMIT of k + 1 is CertCheck's.
+    let normal = Case {
+        at: At::SlowPoint,
+        ..next
+    };
+    assert_eq!(run(normal), ["cc_start", "cc_hold"]);
 }
 
 #[test]

@@ -30,7 +30,6 @@ impl Bench {
         for s in [
             &mut b.start,
             &mut b.set_w,
-            &mut b.discharge,
             &mut b.deciding,
             &mut b.set_l,
             &mut b.set_d,
@@ -123,13 +122,6 @@ fn w_is_an_obligation_until_l_covers_it_or_it_ends() {
     t.commit((6, 3, 60, 50));
     assert!(t.b.ob.val());
     t.commit((7, 2, 70, 60));
-    assert!(!t.b.ob.val());
-
-    // The discharge ends it.
-    let mut t = Bench::new();
-    t.at((7, 2, 70, 60));
-    t.step(|b| b.set_w.next = true);
-    t.step(|b| b.discharge.next = true);
     assert!(!t.b.ob.val());
 
     // A decision at W.b: of W's value, W stays; of another, it ends.

@@ -146,10 +146,18 @@ pub enum Variant {
     /// commits the first certificate of (w′ ≥ v, S, m, dec[S − 1]) it
     /// sees, and only then stops. That wait has no timer.
     CloseInView,
+    /// `kernel` with R17's former early end: the bridge on W = (w, b, m)
+    /// is discharged by a certificate of slot b + 1 whose prev is m (from
+    /// WATCH's rows and COMMIT records, V3), without committing anything. It loses `agreement` with a Byzantine replica
+    /// (n = 3, S = 2, views 0..=1; `tests/discharge.rs`): the replica that
+    /// discharges seals with no L, so a NEW_VIEW of its SEAL and the
+    /// Byzantine replica's carries nothing, and a laggard at b decides
+    /// another value there (recovery.md R17, "Why no early end").
+    DischargeB1,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 19] = [
+    pub const ALL: [Variant; 20] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -169,6 +177,7 @@ impl Variant {
         Variant::NoClose,
         Variant::AdoptAbove,
         Variant::CloseInView,
+        Variant::DischargeB1,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -191,6 +200,7 @@ impl Variant {
             Variant::NoClose => "recovery:no_close",
             Variant::AdoptAbove => "recovery:adopt_above",
             Variant::CloseInView => "recovery:close_in_view",
+            Variant::DischargeB1 => "recovery:discharge_b1",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`; `kernel`
@@ -542,7 +552,7 @@ impl Recovery {
     /// R10's adoption from a later view (recovery.md section 11):
     /// `close_in_view`, and `kernel`, which builds it (D11.13).
     fn adopts(&self) -> bool {
-        matches!(self.variant, Variant::CloseInView | Variant::Kernel)
+        self.variant == Variant::CloseInView || self.kernel()
     }
     /// R28 in the view (recovery.md section 11): `close_in_view` only.
     fn closes_in_view(&self) -> bool {
@@ -554,11 +564,16 @@ impl Recovery {
     /// slot (WATCH off, V7) the row is the rerun's own view's, which FAST's
     /// R6 reads, and it decides as before.
     fn rerun_keeps_row(&self, rep: &Rep) -> bool {
-        self.variant == Variant::Kernel && rep.rerun && !self.watch_off(rep)
+        self.kernel() && rep.rerun && !self.watch_off(rep)
     }
     /// One of D11.9's departures (V2 to V7): its own variant, or `kernel`.
     fn rtl(&self, v: Variant) -> bool {
-        self.variant == v || self.variant == Variant::Kernel
+        self.variant == v || self.kernel()
+    }
+    /// `kernel`, or `kernel` with R17's former early end
+    /// (`recovery:discharge_b1`).
+    fn kernel(&self) -> bool {
+        matches!(self.variant, Variant::Kernel | Variant::DischargeB1)
     }
     /// D11.9 V7: LEADER or FAST holds the slot (WATCH is off).
     fn watch_off(&self, rep: &Rep) -> bool {
@@ -700,6 +715,37 @@ impl Recovery {
         ok.then_some(b)
     }
 
+    /// R17's other end (recovery.md R17): while bridging W = (w, b, m), a
+    /// certificate of slot b + 1 whose prev is m, of a view it has not
+    /// sealed (its view or later), committed (R10): L then covers W. The
+    /// kernel takes it from a peer's COMMIT record of b + 1, whose
+    /// certificate SLOW's adopt mode copies and verifies; the design as
+    /// written from any certificate it sees. Not in
+    /// `recovery:discharge_b1`, which discharges W on it instead.
+    fn bridge_next(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
+        if self.variant == Variant::DischargeB1
+            || rep.pc != Pc::Bridge
+            || !self.obligation(rep)
+            || rep.wc.k as usize >= cfg.slots
+        {
+            return None;
+        }
+        let b1 = rep.wc.k + 1;
+        let certs = if self.kernel() {
+            let s = cfg.slot(b1);
+            h.commit[s][..cfg.n]
+                .iter()
+                .filter(|c| c.k == b1)
+                .copied()
+                .collect()
+        } else {
+            self.certs_for(cfg, h, b1, false)
+        };
+        certs
+            .into_iter()
+            .find(|c| c.prev == rep.wc.m && c.v >= rep.view && c.above(&rep.l))
+    }
+
     /// R10: a certificate it should commit now: of its view, or, with the
     /// candidate `adopt_above`, of a later view, higher than its L.
     fn commit_candidate(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
@@ -715,6 +761,9 @@ impl Recovery {
         {
             return None;
         }
+        if let Some(c) = self.bridge_next(cfg, rep, h) {
+            return Some(c);
+        }
         let certs = self.certs_for(cfg, h, rep.k, false);
         if !rep.committed.is() && !awaiting {
             if let Some(c) = certs.iter().find(|c| c.v == rep.view) {
@@ -725,7 +774,7 @@ impl Recovery {
             return None;
         }
         let first = if awaiting { rep.view } else { rep.view + 1 };
-        let certs = if self.variant == Variant::Kernel {
+        let certs = if self.kernel() {
             // The kernel adopts (recovery.md D11.13) from a peer's COMMIT
             // record of k, whose certificate SLOW copies and verifies,
             // while awaiting a NEW_VIEW and while it bridges a
@@ -752,7 +801,7 @@ impl Recovery {
     /// dec[S − 1]) it commits before it stops.
     fn close_cert(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
         let t = rep.close;
-        if self.variant == Variant::Kernel {
+        if self.kernel() {
             // The kernel: SLOW's R10 in seal mode on (v, S, m, dec[S − 1])
             // reads the certify row for that block alone.
             return self.certs_in_rows(cfg, h, t.k).contains(&t).then_some(t);
@@ -831,8 +880,15 @@ impl Recovery {
         self.variant != Variant::NoBridge && rep.wc.k != 0 && !rep.wc_done && rep.l.k < rep.wc.k
     }
 
-    /// R17: the certificate of slot b + 1 whose prev is its value for b.
+    /// R17's former early end, in `recovery:discharge_b1` only: a
+    /// certificate of b + 1 with prev = W.m. The design has none: a bridge
+    /// ends by a COMMIT at W's slot or above (its own, R10 on the slot it
+    /// holds, or R10's adoption), or by a decision of another value at W's
+    /// slot (`decide`).
     fn discharged(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> bool {
+        if self.variant != Variant::DischargeB1 {
+            return false;
+        }
         if self.rtl(Variant::RtlCertRows) {
             // ABOVE or a verified COMMIT with wt_k = b: a certificate of
             // b + 1 with prev = W.m.

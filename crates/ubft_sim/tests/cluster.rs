@@ -1773,22 +1773,24 @@ cycles = 4516
     eprintln!("{}", report.summary());
 }
 
-/// The bridge's discharge (R17, recovery.md D11.1): the soak's seed 1533,
-/// a late link 0 -> 1 at n = 3. Replica 1 times out holding a will_commit
-/// that its two peers decided fast and went past, so nobody writes the
-/// share its bridge waits for (before the discharge it stayed in
-/// SlowWaitCertify for good, 2 of 12 decided). Its peers certify the next
-/// slot on that value, and that certificate (WATCH's ABOVE at W.b, prev =
-/// W.m) discharges the bridge: it seals, and decides every slot while it
-/// awaits a NEW_VIEW its peers never write: the last from their COMMITs
-/// (R25 while awaiting; before that was built it decided 11 of 12).
+/// The bridge's end by the next slot's certificate (R17, recovery.md):
+/// the soak's seed 1533, a late link 0 -> 1 at n = 3. Replica 1 times out
+/// holding a will_commit that its two peers decided fast and went past,
+/// so nobody writes the share its bridge waits for (without this end it
+/// stays in SlowWaitCertify for good, 2 of 12 decided). Its peers go slow
+/// at the next slot, certify it on that value and commit it; replica 1,
+/// bridging, adopts their COMMIT of W.b + 1 (its prev is W.m, its view the
+/// one being sealed: SLOW's adopt mode on D at W.b + 1), so its own
+/// COMMIT of that slot covers W: it seals, and decides every slot while
+/// it awaits a NEW_VIEW its peers never write: the last from their
+/// COMMITs (R25 while awaiting).
 /// Agreement holds throughout. The late link: the leader's prepare of
 /// slot 3, sent right after it decides slot 2, lands 2,589 cycles late at
 /// replica 1, and the writes after it on that queue pair with it (they
 /// stay in order); the soak's window, cycles 1,030 to 3,328, began with
 /// that prepare, and placed by it the run is the same, report for report.
 #[test]
-fn a_bridge_is_discharged_by_a_certificate_of_the_next_slot() {
+fn a_bridge_ends_by_adopting_a_commit_of_the_next_slot() {
     let s = Scenario::from_toml(
         r#"
 replicas = 3
@@ -1813,8 +1815,24 @@ cycles = 1
 "#,
     )
     .unwrap();
-    let report = s.run(Backend::Verilator).unwrap();
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    let report = c.run().unwrap();
     assert!(report.checks.ok(), "{}", report.summary());
+    // Replica 1's own COMMIT of a slot it never reached as k, in view 0,
+    // in replica 0's HBM: the adoption (a COMMIT of slot 3 on slot 2's
+    // value is how its bridge on slot 2 ended).
+    let mb = Mailbox::v3(BUILD_N, G, SB);
+    let at = NETWORK_PTR + 4 * mb.record(Region::Commit, 2, 1) as u64;
+    let block = c.hbms[0].read_words(at, 8);
+    assert_eq!(
+        (block[0], block[1], block[2], block[3]),
+        (records::KIND_COMMIT, 1, 0, 3),
+        "replica 1's COMMIT of slot 3, view 0: {block:x?}"
+    );
+    assert_eq!(
+        block[5], report.replicas[0].decided[1].m,
+        "its prev is slot 2's value"
+    );
     for r in [&report.replicas[0], &report.replicas[2]] {
         assert_eq!(
             (r.status.error, r.decided.len(), r.view),

@@ -11,19 +11,20 @@
 //! | event | granted at | output | what follows |
 //! | --- | --- | --- | --- |
 //! | FULL_ROW (R26), ABOVE (R24) | SLOW's poll point in normal mode, VIEW's `catch_poll` | `grant`, `decide` | k is decided (SLOW aborted: `slow_abort`) |
-//! | COMMIT of k + 1 (R24) | the same, or SLOW's poll point while bridging (prev = W.m only) | `cc_start` | CertCheck verifies its certificate's f + 1 shares while the holder waits (`cc_hold`); passed, the event is as good as ABOVE (`above`); failed, it is taken |
+//! | COMMIT of k + 1 (R24) | the same | `cc_start` | CertCheck verifies its certificate's f + 1 shares while the holder waits (`cc_hold`); passed, the event is as good as ABOVE (`above`); failed, it is taken |
 //! | SEALS (R14's trigger) | the same as FULL_ROW | `grant`, `seals` | VIEW seals (from SLOW: `seal_trigger`, a handover) |
 //! | MINE (R25 while VIEW awaits: a peer's COMMIT of k on dec[k - 1]) | VIEW's `await_poll`, CertCheck idle | `dl_grant` | SLOW starts in deliver mode on its block, D; with `adopt_ok` (D of the awaited view or later, above L), in adopt mode too (`adopt_start`: R10's adoption, then R11) |
 //! | MINE while bridging W at slot k (`adopt_ok`: of a view after this one, above L) | SLOW's poll point (seal mode), CertCheck idle | `adopt` | SLOW turns to adopt mode at its poll point: it copies and verifies the COMMIT's certificate and commits D (R10's adoption, recovery.md D11.13), which covers W |
-//! | ABOVE at W.b with prev = W.m, while bridging | SLOW's poll point (seal mode) | `discharge` | the bridge's discharge (R17): SLOW stops, VIEW seals with the obligation gone |
+//! | COMMIT of W.b + 1 on W.m while bridging (`adopt_next_ok`: of the view being sealed or later) | the same | `adopt` | the same, on D at slot W.b + 1: the COMMIT covers W (recovery.md R17) |
 //! | NEW_VIEW; a MINE neither granted nor to adopt; any other event while bridging; a COMMIT not checked; FULL_ROW at a rerun slot (`rerun`) | (not acted on) | `take` at once | VIEW polls new_view itself; the rotation goes on; a rerun goes on to its own R12 (recovery.md D11.15) |
 //!
 //! `bridging` is SLOW in seal mode holding the slot (`seal_mode` is SLOW's
-//! mode register, which stays up after it goes Off). An ABOVE event at
-//! W.b is a certificate of b + 1 on dec[b] = W.m from an honest
-//! certifier, so b was decided as W.m and every honest replica's SEAL
-//! covers it without this replica's COMMIT (recovery.md section 10; the
-//! model's `discharged`).
+//! mode register, which stays up after it goes Off). A certificate of
+//! W.b + 1 does not end the bridge by being seen: it ends it once this
+//! replica commits it. A SEAL whose L is below W's slot could carry
+//! nothing into the next view, and a Byzantine replica could then have a
+//! laggard decide another value there (recovery.md R17; the model's
+//! `recovery:discharge_b1`).
 //!
 //! Every output is assigned once, as one expression of the inputs.
 
@@ -40,7 +41,7 @@ pub struct Grants {
     pub running: Signal<In, Bit>,
     /// k is a rerun (R23): the slot was decided before the view change.
     pub rerun: Signal<In, Bit>,
-    /// dec[k - 1], and W's m (the discharge's prev).
+    /// dec[k - 1], and W's m (the prev of a COMMIT of W.b + 1 to adopt).
     pub prev: Signal<In, Bits<32>>,
     pub w_m: Signal<In, Bits<32>>,
     /// SLOW: holds the slot, its modes, at a poll point.
@@ -63,6 +64,9 @@ pub struct Grants {
     /// D11.13): above L, and of the awaited view or later while VIEW
     /// awaits, or of a view after this one while bridging a W at slot k.
     pub adopt_ok: Signal<In, Bit>,
+    /// WATCH's event, as a COMMIT of W.b + 1, may be adopted while
+    /// bridging: of the view being sealed or later (recovery.md R17).
+    pub adopt_next_ok: Signal<In, Bit>,
     pub bridging: Signal<Out, Bit>,
     pub grant: Signal<Out, Bit>,
     pub decide: Signal<Out, Bit>,
@@ -72,24 +76,26 @@ pub struct Grants {
     pub seals: Signal<Out, Bit>,
     /// SEALS granted at SLOW's poll point: VIEW starts.
     pub seal_trigger: Signal<Out, Bit>,
-    /// SLOW is aborted at its poll point (a grant there, or the discharge).
+    /// SLOW is aborted at its poll point (a grant there).
     pub slow_abort: Signal<Out, Bit>,
     pub dl_grant: Signal<Out, Bit>,
     /// With `dl_grant`: deliver mode adopts D first (SLOW's `adopt_start`).
     pub adopt_start: Signal<Out, Bit>,
-    /// MINE granted while bridging: SLOW turns to adopt mode at its poll
-    /// point (SLOW's `adopt`); D is latched as with `dl_grant`.
+    /// MINE, or a COMMIT of W.b + 1, granted while bridging: SLOW turns to
+    /// adopt mode at its poll point (SLOW's `adopt`); D is latched as with
+    /// `dl_grant`.
     pub adopt: Signal<Out, Bit>,
+    /// The event is a COMMIT of W.b + 1 to adopt: D's slot is W.b + 1.
+    pub adopt_next: Signal<Out, Bit>,
     pub cc_start: Signal<Out, Bit>,
     pub cc_hold: Signal<Out, Bit>,
-    pub discharge: Signal<Out, Bit>,
     pub take: Signal<Out, Bit>,
     // Combinational temporaries.
     slow_point: Signal<Local, Bit>,
     dl_ev: Signal<Local, Bit>,
     ad_ev: Signal<Local, Bit>,
+    an_ev: Signal<Local, Bit>,
     cc_ev: Signal<Local, Bit>,
-    disch_ev: Signal<Local, Bit>,
     free: Signal<Local, Bit>,
     row_ev: Signal<Local, Bit>,
     ev_full_row: Constant<Bits<3>>,
@@ -111,10 +117,9 @@ impl Default for Grants {
             defaults:
             ev_valid, ev_kind, ev_prev, running, rerun, prev, w_m, slow_holding, slow_seal,
             slow_deliver, slow_at_poll, view_awaiting, view_await_poll, view_catch_poll,
-            cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, adopt_ok, bridging, grant,
+            cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, adopt_ok, adopt_next_ok, bridging, grant,
             decide, above, seals, seal_trigger, slow_abort, dl_grant, adopt_start, adopt,
-            cc_start, cc_hold, discharge, take, slow_point, dl_ev, ad_ev, cc_ev, disch_ev,
-            free, row_ev
+            adopt_next, cc_start, cc_hold, take, slow_point, dl_ev, ad_ev, an_ev, cc_ev, free, row_ev
         })
     }
 }
@@ -141,12 +146,21 @@ impl Logic for Grants {
             & (self.ev_prev.val() == self.prev.val())
             & self.bridging.val()
             & self.adopt_ok.val();
-        self.adopt.next =
-            self.ad_ev.val() & self.slow_at_poll.val() & !self.cc_busy.val() & self.free.val();
-        // A COMMIT of k + 1 (while bridging, of W.b + 1 on W.m only).
+        // A COMMIT of W.b + 1 on W.m while bridging, to adopt (R17).
+        self.an_ev.next = self.ev_valid.val()
+            & (self.ev_kind.val() == self.ev_commit.val())
+            & (self.ev_prev.val() == self.w_m.val())
+            & self.bridging.val()
+            & self.adopt_next_ok.val();
+        self.adopt_next.next = self.an_ev.val();
+        self.adopt.next = (self.ad_ev.val() | self.an_ev.val())
+            & self.slow_at_poll.val()
+            & !self.cc_busy.val()
+            & self.free.val();
+        // A COMMIT of k + 1 (not while bridging).
         self.cc_ev.next = self.ev_valid.val()
             & (self.ev_kind.val() == self.ev_commit.val())
-            & (!self.bridging.val() | (self.ev_prev.val() == self.w_m.val()));
+            & !self.bridging.val();
         self.above.next = (self.ev_kind.val() == self.ev_above.val())
             | ((self.ev_kind.val() == self.ev_commit.val()) & self.cc_passed.val());
         self.seals.next = self.ev_kind.val() == self.ev_seals.val();
@@ -162,23 +176,14 @@ impl Logic for Grants {
         self.seal_trigger.next = self.grant.val() & self.seals.val() & self.slow_point.val();
         self.cc_start.next = self.cc_ev.val()
             & !self.cc_busy.val()
-            & (self.slow_point.val()
-                | self.view_catch_poll.val()
-                | (self.bridging.val() & self.slow_at_poll.val()))
+            & (self.slow_point.val() | self.view_catch_poll.val())
             & self.free.val();
         self.cc_hold.next = self.cc_start.val() | self.cc_busy.val();
-        // The bridge's discharge (R17).
-        self.disch_ev.next = self.ev_valid.val()
-            & self.above.val()
-            & self.bridging.val()
-            & (self.ev_prev.val() == self.w_m.val());
-        self.discharge.next = self.disch_ev.val() & self.slow_at_poll.val() & self.free.val();
-        self.slow_abort.next = (self.grant.val() & self.slow_point.val()) | self.discharge.val();
+        self.slow_abort.next = self.grant.val() & self.slow_point.val();
         // Taken: when acted on; a COMMIT whose certificate failed; at
         // once, a NEW_VIEW, a COMMIT that is not checked, and while
-        // bridging every event but the discharge's and W.b + 1's COMMIT.
+        // bridging every event but a MINE or a COMMIT to adopt.
         self.take.next = self.grant.val()
-            | self.discharge.val()
             | self.cc_failed.val()
             | self.dl_grant.val()
             | self.adopt.val()
@@ -194,11 +199,8 @@ impl Logic for Grants {
                 & !self.ad_ev.val())
             | (self.ev_valid.val()
                 & (self.ev_kind.val() == self.ev_commit.val())
-                & !self.cc_ev.val())
-            | (self.ev_valid.val()
-                & self.bridging.val()
-                & !self.disch_ev.val()
                 & !self.cc_ev.val()
-                & !self.ad_ev.val());
+                & !self.an_ev.val())
+            | (self.ev_valid.val() & self.bridging.val() & !self.ad_ev.val() & !self.an_ev.val());
     }
 }

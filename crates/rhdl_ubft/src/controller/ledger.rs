@@ -4,7 +4,7 @@
 //!
 //! | register | what | set | cleared |
 //! | --- | --- | --- | --- |
-//! | W (`w_*`) | this replica's will_commit (w, b, m, prev): the obligation the bridge discharges (R17) | FAST sends will_commit (`set_w`: the slot's view, k, m, prev) | the bridge's discharge (`discharge`); a decision at b of another value than W.m (`deciding`: that value has a certificate, so W's was not decided); a run's start |
+//! | W (`w_*`) | this replica's will_commit (w, b, m, prev): the obligation the bridge keeps (R17) | FAST sends will_commit (`set_w`: the slot's view, k, m, prev) | a decision at b of another value than W.m (`deciding`: that value has a certificate, so W's was not decided); a run's start |
 //! | L (`l_*`) | its latest COMMIT (w, c, m, prev), which its SEAL carries (R18) | SLOW writes a COMMIT (`set_l`, SLOW's target), if higher: slot first, then view | a run's start |
 //! | D (`d_*`) | the block of a peer x's COMMIT of k (w, m, prev) and x: SLOW's target in deliver mode (R25 while awaiting a NEW_VIEW) and in adopt mode (R10's adoption, recovery.md D11.13) | its grant (`set_d`, WATCH's MINE event) | (overwritten) |
 //! | constraint (`cons_*`) | at slot c* only m* is valid (R22: LEADER proposes it, FAST locks only it) | a NEW_VIEW with a carried value (`set_cons`) | the next view change; a decision at c* (`taken`), a rerun's decision (`rerun_taken`); a run's start |
@@ -41,8 +41,6 @@ pub struct Ledger {
     pub prev: Signal<In, Bits<32>>,
     /// FAST sends will_commit for the slot.
     pub set_w: Signal<In, Bit>,
-    /// The bridge's discharge (R17).
-    pub discharge: Signal<In, Bit>,
     /// Protocol decides k as m (its Decide state).
     pub deciding: Signal<In, Bit>,
     /// SLOW writes its COMMIT of its target (`t_*`).
@@ -51,9 +49,11 @@ pub struct Ledger {
     pub t_k: Signal<In, Bits<32>>,
     pub t_m: Signal<In, Bits<32>>,
     pub t_prev: Signal<In, Bits<32>>,
-    /// R25's grant while awaiting: the peer's COMMIT's view, m, prev.
+    /// R25's grant while awaiting, or an adoption's: the peer's COMMIT's
+    /// view, slot, m, prev and writer.
     pub set_d: Signal<In, Bit>,
     pub ev_view: Signal<In, Bits<32>>,
+    pub ev_k: Signal<In, Bits<32>>,
     pub ev_m: Signal<In, Bits<32>>,
     pub ev_prev: Signal<In, Bits<32>>,
     pub ev_x: Signal<In, Bits<8>>,
@@ -77,6 +77,8 @@ pub struct Ledger {
     pub l_m: Signal<Out, Bits<32>>,
     pub l_prev: Signal<Out, Bits<32>>,
     pub d_w: Signal<Out, Bits<32>>,
+    /// D's slot: k, or W.b + 1 for a bridge's adoption (recovery.md R17).
+    pub d_k: Signal<Out, Bits<32>>,
     pub d_m: Signal<Out, Bits<32>>,
     pub d_prev: Signal<Out, Bits<32>>,
     /// D's writer x (its COMMIT record is commit[s(k)][x]: R10's adoption
@@ -100,6 +102,7 @@ pub struct Ledger {
     lc_m: DFF<Bits<32>>,
     lc_prev: DFF<Bits<32>>,
     dl_w: DFF<Bits<32>>,
+    dl_k: DFF<Bits<32>>,
     dl_m: DFF<Bits<32>>,
     dl_prev: DFF<Bits<32>>,
     dl_x: DFF<Bits<8>>,
@@ -116,11 +119,11 @@ impl Default for Ledger {
             half: Constant::new((((G - 1) / 2) as u64).into()),
             ;
             defaults:
-            clock, start, k, view_no, m, prev, set_w, discharge, deciding, set_l,
-            t_view, t_k, t_m, t_prev, set_d, ev_view, ev_m, ev_prev, ev_x, set_cons, cons_c,
+            clock, start, k, view_no, m, prev, set_w, deciding, set_l,
+            t_view, t_k, t_m, t_prev, set_d, ev_view, ev_k, ev_m, ev_prev, ev_x, set_cons, cons_c,
             cons_in_m, next_view, taken, rerun_taken, w_w, w_k, w_m, w_prev, l_ok, l_w,
-            l_c, l_m, l_prev, d_w, d_m, d_prev, d_x, ev_above_l, cons_m, constrained, ob, near, wc_ok,
-            wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w, dl_m,
+            l_c, l_m, l_prev, d_w, d_k, d_m, d_prev, d_x, ev_above_l, cons_m, constrained, ob, near, wc_ok,
+            wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w, dl_k, dl_m,
             dl_prev, dl_x, c_ok, c_k, c_m
         })
     }
@@ -131,7 +134,7 @@ impl Logic for Ledger {
     fn update(&mut self) {
         dff_setup!(
             self, clock, wc_ok, wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w,
-            dl_m, dl_prev, dl_x, c_ok, c_k, c_m
+            dl_k, dl_m, dl_prev, dl_x, c_ok, c_k, c_m
         );
         self.w_w.next = self.wc_w.q.val();
         self.w_k.next = self.wc_k.q.val();
@@ -143,6 +146,7 @@ impl Logic for Ledger {
         self.l_m.next = self.lc_m.q.val();
         self.l_prev.next = self.lc_prev.q.val();
         self.d_w.next = self.dl_w.q.val();
+        self.d_k.next = self.dl_k.q.val();
         self.d_m.next = self.dl_m.q.val();
         self.d_prev.next = self.dl_prev.q.val();
         self.d_x.next = self.dl_x.q.val();
@@ -169,13 +173,10 @@ impl Logic for Ledger {
         // D: the MINE event's block, at its grant (R25 while awaiting).
         if self.set_d.val() {
             self.dl_w.d.next = self.ev_view.val();
+            self.dl_k.d.next = self.ev_k.val();
             self.dl_m.d.next = self.ev_m.val();
             self.dl_prev.d.next = self.ev_prev.val();
             self.dl_x.d.next = self.ev_x.val();
-        }
-        // The discharge ends the obligation (the model's `wc_done`).
-        if self.discharge.val() {
-            self.wc_ok.d.next = false;
         }
         // L only goes up (slot first, then view).
         if self.set_l.val()

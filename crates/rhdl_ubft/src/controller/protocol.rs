@@ -400,6 +400,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.records.w_m.next = self.ledger.w_m.val();
         self.records.w_prev.next = self.ledger.w_prev.val();
         self.records.d_w.next = self.ledger.d_w.val();
+        self.records.d_k.next = self.ledger.d_k.val();
         self.records.d_m.next = self.ledger.d_m.val();
         self.records.d_prev.next = self.ledger.d_prev.val();
         self.records.slow_holding.next = self.slow.holding.val();
@@ -603,7 +604,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.grants.running.next = self.state.q.val() == ProtocolSt::Run;
         self.grants.rerun.next = self.position.rerun.val();
         self.grants.prev.next = self.position.prev.val();
-        self.grants.w_m.next = self.ledger.w_m.val();
         self.grants.slow_holding.next = self.slow.holding.val();
         self.grants.slow_seal.next = self.slow.seal_mode.val();
         self.grants.slow_deliver.next = self.slow.deliver_mode.val();
@@ -623,6 +623,13 @@ impl<const N: usize> Logic for Protocol<N> {
                     & (self.ledger.w_k.val() == self.position.k.val())
                     & (self.wt_ev_view.val() > self.view_no.q.val())));
         self.grants.adopt_ok.next = self.adopt_ok.val();
+        // A COMMIT of W.b + 1 (WATCH's event while bridging) of a view this
+        // replica has not sealed: the view it is sealing, or later. It is
+        // above L, which is below W.b while there is a bridge (R17).
+        self.grants.adopt_next_ok.next = self.slow.holding.val()
+            & self.slow.seal_mode.val()
+            & (self.wt_ev_view.val() >= self.view_no.q.val());
+        self.grants.w_m.next = self.ledger.w_m.val();
         // R25 while awaiting: SLOW in deliver mode on D; R17 and R28: SLOW
         // in seal mode on W.
         self.slow.start.next = self.fast.start_slow.val()
@@ -670,12 +677,11 @@ impl<const N: usize> Logic for Protocol<N> {
         self.cc.sg_resp_status.next = self.sg_resp_status.val();
         // (R28: `close_abort`, above.)
         self.slow.abort.next = self.grants.slow_abort.val() | self.close_abort.val();
-        // SLOW's yield to VIEW in seal mode: its `stop`, or the discharge
-        // (not Close's, where VIEW is Off).
+        // SLOW's yield to VIEW in seal mode: its `stop` (not Close's,
+        // where VIEW is Off).
         self.view.slow_done.next = (self.slow.stop.val()
             & self.slow.seal_mode.val()
             & (self.state.q.val() != ProtocolSt::Close))
-            | self.grants.discharge.val()
             | (self.slow.stop.val() & self.slow.deliver_mode.val());
         // VIEW at its poll points: the grant decides k (catch-up), or
         // the trigger seals.
@@ -876,7 +882,6 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ledger.m.next = self.m.q.val();
         self.ledger.prev.next = self.position.prev.val();
         self.ledger.set_w.next = self.fast.set_phase.val() & (self.fast.phase_next.val() == 2);
-        self.ledger.discharge.next = self.grants.discharge.val();
         self.ledger.deciding.next = self.state.q.val() == ProtocolSt::Decide;
         self.ledger.set_l.next = self.slow.set_commit.val();
         self.ledger.t_view.next = self.records.t_view.val();
@@ -886,6 +891,12 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ledger.set_d.next = self.grants.dl_grant.val() | self.grants.adopt.val();
         self.ledger.ev_x.next = self.wt_ev_x.val();
         self.ledger.ev_view.next = self.wt_ev_view.val();
+        // D's slot: WATCH's (k, or W.b while bridging), or W.b + 1 for a
+        // COMMIT of the next slot that a bridge adopts (R17).
+        self.ledger.ev_k.next = self.wt_k.val();
+        if self.grants.adopt_next.val() {
+            self.ledger.ev_k.next = self.wt_k.val() + 1;
+        }
         self.ledger.ev_m.next = self.wt_ev_m.val();
         self.ledger.ev_prev.next = self.wt_ev_prev.val();
         self.ledger.set_cons.next = self.view.cons_set.val();

@@ -5,7 +5,8 @@
 //! R28's close; W.b is k, or below it after a fast decision and catch-ups,
 //! and W's slot s(W.b) = (W.b − 1) mod G is derived from W.b), D in deliver
 //! or adopt mode (R25 while awaiting a NEW_VIEW, R10's adoption: D's view,
-//! m and prev at this slot; `slow_deliver` is either mode), else the slot
+//! m and prev at D's slot, which is k, or W.b + 1 when a bridge adopts a
+//! certificate of the next slot; `slow_deliver` is either mode), else the slot
 //! itself. `seal_mode` is SLOW's mode register, which stays up after SLOW
 //! goes Off, so the target stays W until the next start; deliver and
 //! adopt mode count only while SLOW holds the slot, and go first (adopt
@@ -58,6 +59,7 @@ pub struct SlotRecords {
     pub w_m: Signal<In, Bits<32>>,
     pub w_prev: Signal<In, Bits<32>>,
     pub d_w: Signal<In, Bits<32>>,
+    pub d_k: Signal<In, Bits<32>>,
     pub d_m: Signal<In, Bits<32>>,
     pub d_prev: Signal<In, Bits<32>>,
     /// SLOW: holds the slot, its modes, the COMMIT block's j.
@@ -172,7 +174,7 @@ impl SlotRecords {
             commit_kind: konst(KIND_COMMIT as u64),
             ;
             defaults:
-            id, view_no, k, m, prev, slot, slot_n, w_w, w_k, w_m, w_prev, d_w, d_m, d_prev,
+            id, view_no, k, m, prev, slot, slot_n, w_w, w_k, w_m, w_prev, d_w, d_k, d_m, d_prev,
             slow_holding, slow_seal, slow_deliver, blk_j, cons_c, x_t, cc_k1, cc_x, t_view, t_k,
             t_m, t_prev, prep_word, cert_row, commit_row, prep_sig_word, echo_row_word,
             echo_own_word, certify_row_word, certify_own_word, commit_row_word, cert_word,
@@ -206,11 +208,13 @@ impl Logic for SlotRecords {
         // inside seal mode, D11.13), W in seal mode, else the slot.
         if self.slow_holding.val() & self.slow_deliver.val() {
             self.t_view.next = self.d_w.val();
-            self.t_k.next = self.k.val();
+            self.t_k.next = self.d_k.val();
             self.t_m.next = self.d_m.val();
             self.t_prev.next = self.d_prev.val();
-            self.t_slot.next = self.slot.val();
-            self.t_slot_n.next = self.slot_n.val();
+            self.t_slot.next = (self.d_k.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+            self.t_slot_n.next =
+                bit_cast::<16, 8>((self.d_k.val().get_bits::<8>(0) - 1) & self.last_slot.val())
+                    << self.row_log.val();
         } else if self.slow_seal.val() {
             self.t_view.next = self.w_w.val();
             self.t_k.next = self.w_k.val();

@@ -95,7 +95,7 @@
 //! | 59 | SlowVerifyCommit | the response (`verify` under x, signature from COMPOSE beat 15): OK / an error / an error, and it times out | SlowPollOwnEcho / SlowPollCommit (x + 1, `bad_share`, a miss; `ctorn` += x, or `vetoed` += x if x failed before) / Off, `stop` |
 //! | 97 | SlowPollOwnEcho | (fetch of its own echo_commit[x][id], one beat) | SlowWaitOwnEcho |
 //! | 98 | SlowWaitOwnEcho | the fetch is done: the entry holds a COMMIT of x higher than the one verified (k, then view) / else, or an error | SlowPollSeal (R11.2's "if higher": not echoed) / SlowEchoCommit |
-//! | 99 | SlowPollRecord | (adopt mode: fetch of D's record commit[s(k)][x], 3 + f beats; `verified` := none) | SlowWaitRecord |
+//! | 99 | SlowPollRecord | (adopt mode: fetch of D's record commit[s(D.k)][x], 3 + f beats; `verified` := none) | SlowWaitRecord |
 //! | 100 | SlowWaitRecord | the fetch is done: beat 0 is D's COMMIT block of x with a signer bitmap below n (the shares copied into COMPOSE beats 2 to f + 2 as they arrived) / not, or an error | SlowVerifyShare / Off, `stop` (a miss) |
 //! | 60 | SlowEchoCommit | (first cycle: a round to echo_commit[x][id], the block and COMPOSE beat 15) `round_done` / `round_error` | SlowPollSeal / Off, `stop` |
 //! | 61 | SlowPollSeal | (fetch of seal[x], two beats) | SlowWaitSeal |
