@@ -6,7 +6,7 @@
 //! | --- | --- | --- | --- |
 //! | W (`w_*`) | this replica's will_commit (w, b, m, prev): the obligation the bridge keeps (R17) | FAST sends will_commit (`set_w`: the slot's view, k, m, prev) | a decision at b of another value than W.m (`deciding`: that value has a certificate, so W's was not decided); a run's start |
 //! | L (`l_*`) | its latest COMMIT (w, c, m, prev), which its SEAL carries (R18) | SLOW writes a COMMIT (`set_l`, SLOW's target), if higher: slot first, then view | a run's start |
-//! | D (`d_*`) | the block of a peer x's COMMIT of k (w, m, prev) and x: SLOW's target in deliver mode (R25 while awaiting a NEW_VIEW) and in adopt mode (R10's adoption, recovery.md D11.13) | its grant (`set_d`, WATCH's MINE event) | (overwritten) |
+//! | D (`d_*`) | the block of a peer x's COMMIT (w, slot, m, prev) and x: SLOW's target in deliver mode (R25 while awaiting a NEW_VIEW) and in adopt mode (R10's adoption, recovery.md D11.13 and R17); its slot is k, or W.b + 1 for a bridge's adoption of the next slot's COMMIT | its grant (`set_d`, WATCH's MINE or COMMIT event) | (overwritten) |
 //! | constraint (`cons_*`) | at slot c* only m* is valid (R22: LEADER proposes it, FAST locks only it) | a NEW_VIEW with a carried value (`set_cons`) | the next view change; a decision at c* (`taken`), a rerun's decision (`rerun_taken`); a run's start |
 //!
 //! L only goes up: after R23's step back a rerun's COMMIT of (v + 1, c*)
@@ -81,7 +81,7 @@ pub struct Ledger {
     pub d_k: Signal<Out, Bits<32>>,
     pub d_m: Signal<Out, Bits<32>>,
     pub d_prev: Signal<Out, Bits<32>>,
-    /// D's writer x (its COMMIT record is commit[s(k)][x]: R10's adoption
+    /// D's writer x (its COMMIT record is commit[s(D.k)][x]: R10's adoption
     /// copies the certificate from it, recovery.md D11.13).
     pub d_x: Signal<Out, Bits<8>>,
     /// A COMMIT of (`ev_view`, k) would be above L (slot first, then view):
@@ -170,7 +170,8 @@ impl Logic for Ledger {
             self.wc_m.d.next = self.m.val();
             self.wc_prev.d.next = self.prev.val();
         }
-        // D: the MINE event's block, at its grant (R25 while awaiting).
+        // D: the event's block, at its grant (R25 while awaiting, or an
+        // adoption).
         if self.set_d.val() {
             self.dl_w.d.next = self.ev_view.val();
             self.dl_k.d.next = self.ev_k.val();
