@@ -12165,12 +12165,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             next_leader = leader_id$q + 32'h1;
         end
-        if (grants$bridging) begin
-            cc_k1 = ledger$w_k + 32'h1;
-        end
-        else begin
-            cc_k1 = position$k + 32'h1;
-        end
+        cc_k1 = position$k + 32'h1;
         records$id = id;
         records$view_no = view_no$q;
         records$k = position$k;

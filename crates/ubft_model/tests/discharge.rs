@@ -42,7 +42,7 @@
 
 mod common;
 
-use common::{explore_from, St};
+use common::{explore_from, replay};
 use stateright::Model;
 use ubft_model::recovery::{Recovery, Variant};
 use ubft_model::{Config, UbftModel};
@@ -120,47 +120,12 @@ fn model(v: Variant) -> UbftModel<Recovery> {
     UbftModel::new(Recovery { variant: v }, cfg())
 }
 
-/// Follows `path` from the initial state (each step must match exactly one
-/// enabled action; with none, the enabled actions are printed).
-fn follow(m: &UbftModel<Recovery>, path: &[&[&str]]) -> (St, Vec<String>) {
-    let mut s = m.init_states().remove(0);
-    let mut lines = vec![];
-    for frags in path {
-        let mut acts = vec![];
-        m.actions(&s, &mut acts);
-        let all: Vec<_> = acts
-            .into_iter()
-            .map(|a| {
-                let l = m.describe(&s, &a);
-                (a, l)
-            })
-            .collect();
-        let enabled: Vec<String> = all.iter().map(|(_, l)| l.clone()).collect();
-        let mut hits: Vec<_> = all
-            .into_iter()
-            .filter(|(_, l)| l.starts_with(frags[0]) && frags.iter().all(|f| l.contains(f)))
-            .collect();
-        assert_eq!(
-            hits.len(),
-            1,
-            "{frags:?} after\n{}\n{}\nenabled:\n{}",
-            lines.join("\n"),
-            m.describe_state(&s).join("\n"),
-            enabled.join("\n")
-        );
-        let (a, l) = hits.remove(0);
-        lines.push(l);
-        s = m.next_state(&s, a).expect("a step");
-    }
-    (s, lines)
-}
-
 /// The discharge loses agreement: at the trace's end r0 decided k = 1 = A
 /// and r2 decided k = 1 = B.
 #[test]
 fn the_discharge_by_a_certificate_of_b_plus_1_loses_agreement() {
     let m = model(Variant::DischargeB1);
-    let (end, lines) = follow(&m, &TRACE);
+    let (end, lines) = replay(&m, &TRACE);
     println!("{}", lines.join("\n"));
     let state = m.describe_state(&end);
     println!("{}", state.join("\n"));
@@ -202,7 +167,7 @@ fn r2_learns_a(v: Variant) -> Vec<&'static [&'static str]> {
 /// state breaks agreement, validity or integrity.
 fn holds_without_the_discharge(v: Variant) {
     let m = model(v);
-    let (mid, _) = follow(&m, &TRACE[..BEFORE_DISCHARGE]);
+    let (mid, _) = replay(&m, &TRACE[..BEFORE_DISCHARGE]);
     let mut acts = vec![];
     m.actions(&mid, &mut acts);
     assert!(
@@ -216,9 +181,9 @@ fn holds_without_the_discharge(v: Variant) {
         .chain(FIXED.iter())
         .copied()
         .collect();
-    let (start, _) = follow(&m, &path);
+    let (start, _) = replay(&m, &path);
     let learns: Vec<&[&str]> = path.iter().copied().chain(r2_learns_a(v)).collect();
-    let (end, _) = follow(&m, &learns);
+    let (end, _) = replay(&m, &learns);
     assert!(m.describe_state(&end)[2].contains("decided [k1=A]"));
     let found = explore_from(&m, start, CAP);
     println!("{}: {}", v.name(), found.summary());

@@ -25,7 +25,7 @@
 //! L, [SEAL, id, view, 0, ...] without; it is built only while VIEW holds
 //! the slot, the one time it is read (0 otherwise). CertCheck's block is
 //! the CERT block [CERT, v, k + 1, m, prev] of the COMMIT event it checks
-//! (`cc_k1`: W.b + 1 while bridging).
+//! (`cc_k1`).
 //!
 //! The signer's block, in priority order: CertCheck's while it runs, SLOW's
 //! suspect, the SEAL, VIEW's block, VIEW's suspect, the PREP block, the

@@ -277,8 +277,7 @@ pub struct Protocol<const N: usize> {
     own_state: Signal<Local, Bits<8>>,
     /// A machine hands over to VIEW (as does SLOW's `stop`).
     hand_over: Signal<Local, Bit>,
-    /// CertCheck's job (R24 from a COMMIT): k + 1 (W.b + 1 while
-    /// bridging) and its slot.
+    /// CertCheck's job (R24 from a COMMIT): k + 1 and its slot.
     cc_k1: Signal<Local, Bits<32>>,
     // Constants from `params`: the stop codes; 2^24 - 1 (`K_LAST`), the
     // last k a vote tag holds; a beat's word mask.
@@ -380,12 +379,8 @@ impl<const N: usize> Logic for Protocol<N> {
         } else {
             self.next_leader.next = self.leader_id.q.val() + 1;
         }
-        // CertCheck's slot: k + 1, W.b + 1 while bridging.
-        if self.grants.bridging.val() {
-            self.cc_k1.next = self.ledger.w_k.val() + 1;
-        } else {
-            self.cc_k1.next = self.position.k.val() + 1;
-        }
+        // CertCheck's slot: k + 1 (it does not run while bridging).
+        self.cc_k1.next = self.position.k.val() + 1;
         // Where the slot's records are, and SLOW's target and its blocks
         // (W in seal mode, D in deliver mode, else the slot).
         self.records.id.next = self.id.val();

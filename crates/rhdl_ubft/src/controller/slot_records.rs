@@ -23,7 +23,7 @@
 //! | `certify_row_word`, `certify_own_word` | certify[s][0], certify[s][id] |
 //! | `commit_row_word` | commit[s][0] (`(s · R) << commit_shift`) |
 //! | `cert_word` | commit[s(c*)][x_T], the COMMIT whose certificate VIEW's NEW_VIEW carries (R19) |
-//! | `cc_word` | commit[s(k + 1)][x], the COMMIT CertCheck checks (R24; `cc_k1` = W.b + 1 while bridging) |
+//! | `cc_word` | commit[s(k + 1)][x], the COMMIT CertCheck checks (R24; `cc_k1` = k + 1) |
 //! | `prep_block` | [PREP, v, k, m, prev, 0, 0, 0] of the target |
 //! | `cert_block` | [CERT, v, k, m, prev, 0, 0, 0] of the target |
 //! | `commit_block` | [COMMIT, j, v, k, m, prev, 0, 0] of the target, j = SLOW's `blk_j` |
