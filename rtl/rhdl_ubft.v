@@ -11026,6 +11026,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  slow$deliver_mode;
     reg  slow$adopt_start;
     reg  slow$adopt;
+    reg  slow$adopt_row;
     wire  slow$adopt_mode;
     reg  [7:0] slow$d_x;
     reg  [7:0] slow$id;
@@ -11327,6 +11328,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  grants$adopt_start;
     wire  grants$adopt;
     wire  grants$adopt_next;
+    wire  grants$adopt_row;
     wire  grants$cc_start;
     wire  grants$cc_hold;
     wire  grants$take;
@@ -11601,6 +11603,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .deliver_mode(slow$deliver_mode),
         .adopt_start(slow$adopt_start),
         .adopt(slow$adopt),
+        .adopt_row(slow$adopt_row),
         .adopt_mode(slow$adopt_mode),
         .d_x(slow$d_x),
         .id(slow$id),
@@ -11916,6 +11919,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .adopt_start(grants$adopt_start),
         .adopt(grants$adopt),
         .adopt_next(grants$adopt_next),
+        .adopt_row(grants$adopt_row),
         .cc_start(grants$cc_start),
         .cc_hold(grants$cc_hold),
         .take(grants$take)
@@ -12348,6 +12352,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$deliver_start = grants$dl_grant;
         slow$adopt_start = grants$adopt_start;
         slow$adopt = grants$adopt;
+        slow$adopt_row = grants$adopt_row;
         slow$d_x = ledger$d_x;
         slow$seal_start = view$call_slow | close_start;
         wt_enable = (slow$holding | view$catching) & (state$q == ProtocolSt$Run);
@@ -14006,7 +14011,7 @@ module rhdl_ubft$protocol$fast$state(d,q,clock);
 endmodule // rhdl_ubft$protocol$fast$state
 
 
-module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,adopt_next_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,adopt_next,cc_start,cc_hold,take);
+module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,adopt_next_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,adopt_next,adopt_row,cc_start,cc_hold,take);
     
     // Module arguments
     input wire  ev_valid;
@@ -14041,6 +14046,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
     output reg  adopt_start;
     output reg  adopt;
     output reg  adopt_next;
+    output reg  adopt_row;
     output reg  cc_start;
     output reg  cc_hold;
     output reg  take;
@@ -14057,6 +14063,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
     reg  dl_ev;
     reg  ad_ev;
     reg  an_ev;
+    reg  ar_ev;
     reg  cc_ev;
     reg  free;
     reg  row_ev;
@@ -14071,8 +14078,10 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
         adopt_start = dl_grant & adopt_ok;
         ad_ev = ev_valid & (ev_kind == ev_mine) & (ev_prev == prev) & bridging & adopt_ok;
         an_ev = ev_valid & (ev_kind == ev_commit) & (ev_prev == w_m) & bridging & adopt_next_ok;
-        adopt_next = an_ev;
-        adopt = (ad_ev | an_ev) & slow_at_poll & ~cc_busy & free;
+        ar_ev = ev_valid & (ev_kind == ev_above) & (ev_prev == w_m) & bridging & adopt_next_ok;
+        adopt_next = an_ev | ar_ev;
+        adopt_row = ar_ev;
+        adopt = (ad_ev | an_ev | ar_ev) & slow_at_poll & ~cc_busy & free;
         cc_ev = ev_valid & (ev_kind == ev_commit) & ~bridging;
         above = (ev_kind == ev_above) | ((ev_kind == ev_commit) & cc_passed);
         seals = ev_kind == ev_seals;
@@ -14083,7 +14092,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
         cc_start = cc_ev & ~cc_busy & (slow_point | view_catch_poll) & free;
         cc_hold = cc_start | cc_busy;
         slow_abort = grant & slow_point;
-        take = grant | cc_failed | dl_grant | adopt | (ev_valid & (ev_kind == ev_full_row) & rerun) | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev & ~ad_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev & ~an_ev) | (ev_valid & bridging & ~ad_ev & ~an_ev);
+        take = grant | cc_failed | dl_grant | adopt | (ev_valid & (ev_kind == ev_full_row) & rerun) | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev & ~ad_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev & ~an_ev) | (ev_valid & bridging & ~ad_ev & ~an_ev & ~ar_ev);
     end
     
 endmodule // rhdl_ubft$protocol$grants
@@ -15924,7 +15933,7 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
 endmodule // rhdl_ubft$protocol$requests$valid
 
 
-module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -15941,6 +15950,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     output reg  deliver_mode;
     input wire  adopt_start;
     input wire  adopt;
+    input wire  adopt_row;
     output reg  adopt_mode;
     input wire  [7:0] d_x;
     input wire  [7:0] id;
@@ -16063,6 +16073,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     reg  adopting$d;
     wire  adopting$q;
     reg  adopting$clock;
+    reg  rowing$d;
+    wire  rowing$q;
+    reg  rowing$clock;
     reg  sent$d;
     wire  sent$q;
     reg  sent$clock;
@@ -16185,6 +16198,11 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         .d(adopting$d),
         .q(adopting$q),
         .clock(adopting$clock)
+    );
+    rhdl_ubft$protocol$slow$rowing rowing(
+        .d(rowing$d),
+        .q(rowing$q),
+        .clock(rowing$clock)
     );
     rhdl_ubft$protocol$slow$sent sent(
         .d(sent$d),
@@ -16343,6 +16361,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         sealing$clock = clock;
         delivering$clock = clock;
         adopting$clock = clock;
+        rowing$clock = clock;
         sent$clock = clock;
         beat_i$clock = clock;
         blk_ok$clock = clock;
@@ -16377,6 +16396,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         sealing$d = sealing$q;
         delivering$d = delivering$q;
         adopting$d = adopting$q;
+        rowing$d = rowing$q;
         sent$d = sent$q;
         beat_i$d = beat_i$q;
         blk_ok$d = blk_ok$q;
@@ -16462,6 +16482,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                         sealing$d = seal_start;
                         delivering$d = deliver_start;
                         adopting$d = adopt_start;
+                        rowing$d = 1'b0;
                         state$d = SlowSt$SlowStart;
                     end
                 end
@@ -16779,7 +16800,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                         end
                         else begin
                             missed = 1'b1;
-                            if (exp) begin
+                            if (exp | rowing$q) begin
                                 stop = 1'b1;
                                 state$d = SlowSt$Off;
                             end
@@ -16837,6 +16858,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                                 if ((torn$q & (one8 << sj$q)) != 32'h0) begin
                                     stop = 1'b1;
                                     state$d = SlowSt$Off;
+                                end
+                                else if (rowing$q) begin
+                                    state$d = SlowSt$SlowPollCertify;
                                 end
                                 else begin
                                     state$d = SlowSt$SlowPollRecord;
@@ -17257,9 +17281,16 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
             stop = 1'b0;
             clear_wait = 1'b0;
             adopting$d = 1'b1;
+            rowing$d = adopt_row;
             torn$d = 32'h0;
             bad$d = 32'h0;
-            state$d = SlowSt$SlowPollRecord;
+            if (adopt_row) begin
+                verified$d = 32'h0;
+                state$d = SlowSt$SlowPollCertify;
+            end
+            else begin
+                state$d = SlowSt$SlowPollRecord;
+            end
         end
         else if (hold & at_poll) begin
             fetch_start = 1'b0;
@@ -17745,6 +17776,25 @@ module rhdl_ubft$protocol$slow$retry_seal(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow$retry_seal
+
+
+module rhdl_ubft$protocol$slow$rowing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$rowing
 
 
 module rhdl_ubft$protocol$slow$sealing(d,q,clock);

@@ -97,6 +97,7 @@ fn run(c: Case) -> Vec<&'static str> {
         ("adopt_start", b.adopt_start.val()),
         ("adopt", b.adopt.val()),
         ("adopt_next", b.adopt_next.val()),
+        ("adopt_row", b.adopt_row.val()),
         ("cc_start", b.cc_start.val()),
         ("cc_hold", b.cc_hold.val()),
         ("take", b.take.val()),
@@ -233,6 +234,46 @@ fn a_commit_of_the_next_slot_on_w_is_adopted_while_bridging() {
         ..next
     };
     assert_eq!(run(normal), ["cc_start", "cc_hold"]);
+}
+
+/// f + 1 CERT blocks of W.b + 1 on W.m (ABOVE), of a view not sealed, are
+/// adopted from the certify row the same way: `adopt` with `adopt_next` and
+/// `adopt_row` (SLOW reads D's certificate from the row). On another prev
+/// or without `adopt_next_ok` the event is taken at once; while CertCheck
+/// runs it waits; in normal mode it is R24's ABOVE, a decision.
+#[test]
+fn an_above_of_the_next_slot_on_w_is_adopted_from_the_row_while_bridging() {
+    let next = Case {
+        prev: W_M,
+        adopt_next_ok: true,
+        ..case(ev::ABOVE, At::Bridge)
+    };
+    let mut on = run(next);
+    on.retain(|s| *s != "above");
+    assert_eq!(on, ["bridging", "adopt", "adopt_next", "adopt_row", "take"]);
+    for c in [
+        Case { prev: PREV, ..next },
+        Case {
+            adopt_next_ok: false,
+            ..next
+        },
+    ] {
+        let mut on = run(c);
+        on.retain(|s| *s != "above");
+        assert_eq!(on, ["bridging", "take"]);
+    }
+    let mut on = run(Case {
+        cc_busy: true,
+        ..next
+    });
+    on.retain(|s| *s != "above");
+    assert_eq!(on, ["bridging", "adopt_next", "adopt_row", "cc_hold"]);
+    let mut on = run(Case {
+        at: At::SlowPoint,
+        ..next
+    });
+    on.retain(|s| *s != "above");
+    assert_eq!(on, ["grant", "decide", "slow_abort", "take"]);
 }
 
 #[test]

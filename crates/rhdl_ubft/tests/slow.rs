@@ -162,6 +162,7 @@ struct Ins {
     deliver_start: bool,
     adopt_start: bool,
     adopt: bool,
+    adopt_row: bool,
     d_x: u8,
 }
 
@@ -173,6 +174,7 @@ fn drive(b: &mut Slow, i: &Ins) {
     b.deliver_start.next = i.deliver_start;
     b.adopt_start.next = i.adopt_start;
     b.adopt.next = i.adopt;
+    b.adopt_row.next = i.adopt_row;
     b.d_x.next = (i.d_x as u64).into();
     b.abort.next = i.abort;
     b.hold.next = i.hold;
@@ -237,6 +239,9 @@ struct Bench {
     mode: (bool, bool, bool),
     /// Protocol's `adopt`, raised at the first SlowPollCertify while set.
     adopt_at_poll: bool,
+    /// With it, `adopt_row` (an ABOVE of W.b + 1: D's certificate is in
+    /// the certify row).
+    adopt_row: bool,
     d_x: u8,
     events: Vec<(u64, Ev)>,
     states: Vec<(u64, SlowSt)>,
@@ -266,6 +271,7 @@ impl Bench {
             hold: 0..0,
             mode: (false, false, false),
             adopt_at_poll: false,
+            adopt_row: false,
             d_x: 0,
             events: vec![],
             states: vec![],
@@ -322,6 +328,7 @@ impl Bench {
             deliver_start: self.mode.1,
             adopt_start: self.mode.2,
             adopt,
+            adopt_row: adopt && self.adopt_row,
             d_x: self.d_x,
         };
         drive(&mut self.b, &i);
@@ -1014,4 +1021,103 @@ fn adopt_granted_while_bridging_commits_d_and_yields_without_r11() {
         ]
     );
     assert!(t.b.adopt_mode.val() && t.b.seal_mode.val());
+}
+
+/// An ABOVE of W.b + 1 adopted while bridging (`adopt` with `adopt_row`,
+/// recovery.md R17): D's certificate is f + 1 CERT records in the certify
+/// row (the bench's target stands for D, Protocol's mux; replica 0's and
+/// 2's, and this replica's own, written in seal mode before the grant).
+/// The machine reads the row, takes the first f + 1 (0 and its own),
+/// verifies both, its own too, signs and writes its COMMIT with the row's
+/// bitmap, and yields: no COMMIT record is read.
+#[test]
+fn adopt_from_the_row_while_bridging_verifies_the_rows_shares_commits_d_and_yields() {
+    let mut t = Bench::new();
+    t.mode = (true, false, false);
+    t.adopt_at_poll = true;
+    t.adopt_row = true;
+    t.run_slot(3000);
+    let k = t.kinds();
+    let poll = t.entered(SlowSt::SlowPollCertify)[0];
+    let at = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(CERT_ROW, 2 * NB))
+        .unwrap();
+    assert_eq!(
+        k[at..],
+        [
+            Ev::Fetch(CERT_ROW, 2 * NB),
+            Ev::Verify(2, 0, true),
+            Ev::Verify(2, ID, true),
+            Ev::Sign(3),
+            Ev::SetCommit,
+            Ev::Bc(3, commit_word(ID), false, 4),
+            Ev::Stop,
+        ]
+    );
+    // The granted poll was taken over (one row read, after the grant).
+    assert_eq!(
+        k.iter()
+            .filter(|e| **e == Ev::Fetch(CERT_ROW, 2 * NB))
+            .count(),
+        1
+    );
+    assert!(t
+        .states
+        .iter()
+        .any(|&(c, st)| c == poll + 1 && st == SlowSt::SlowPollCertify));
+    assert!(!k
+        .iter()
+        .any(|e| matches!(e, Ev::Fetch(w, 4) if *w != commit_word(ID))));
+    let w = commit_word(ID);
+    assert_eq!(t.mem[&w][..9], [3, 1, VIEW, K, M, PREV, 0, 0, 0b011]);
+    assert_eq!(t.mem[&(w + 32)], sig(&c_block(), 0));
+    assert_eq!(t.mem[&(w + 48)], sig(&c_block(), ID));
+    assert!(t.b.adopt_mode.val() && t.b.seal_mode.val());
+}
+
+/// Adopting from the row, fewer than f + 1 CERT records of D (the row
+/// changed since WATCH read it: here only this replica's own) end the pass
+/// at once, and a share that fails twice ends it after one more read: a
+/// yield, nothing signed.
+#[test]
+fn adopt_from_the_row_yields_on_a_short_row_or_a_share_that_fails_twice() {
+    let mut t = Bench::new();
+    t.mem.remove(&CERT_ROW);
+    t.mem.remove(&(CERT_ROW + (2 << 5)));
+    t.mode = (true, false, false);
+    t.adopt_at_poll = true;
+    t.adopt_row = true;
+    t.run_slot(3000);
+    let k = t.kinds();
+    let at = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(CERT_ROW, 2 * NB))
+        .unwrap();
+    assert_eq!(k[at..], [Ev::Fetch(CERT_ROW, 2 * NB), Ev::Missed, Ev::Stop]);
+
+    let mut t = Bench::new();
+    t.mem.insert(CERT_ROW + 16, sig(&c_block(), 2));
+    t.mode = (true, false, false);
+    t.adopt_at_poll = true;
+    t.adopt_row = true;
+    t.run_slot(3000);
+    let k = t.kinds();
+    let at = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(CERT_ROW, 2 * NB))
+        .unwrap();
+    assert_eq!(
+        k[at..],
+        [
+            Ev::Fetch(CERT_ROW, 2 * NB),
+            Ev::Verify(2, 0, false),
+            Ev::Missed,
+            Ev::Fetch(CERT_ROW, 2 * NB),
+            Ev::Verify(2, 0, false),
+            Ev::Missed,
+            Ev::Stop,
+        ]
+    );
+    assert!(!k.contains(&Ev::Sign(3)));
 }

@@ -718,10 +718,12 @@ impl Recovery {
     /// R17's other end (recovery.md R17): while bridging W = (w, b, m), a
     /// certificate of slot b + 1 whose prev is m, of a view it has not
     /// sealed (its view or later), committed (R10): L then covers W. The
-    /// kernel takes it from a peer's COMMIT record of b + 1, whose
-    /// certificate SLOW's adopt mode copies and verifies; the design as
-    /// written from any certificate it sees. Not in
-    /// `recovery:discharge_b1`, which discharges W on it instead.
+    /// kernel takes it as the design does, from any certificate it sees:
+    /// f + 1 matching shares in the certify row (WATCH's ABOVE, which
+    /// SLOW's adopt mode reads and verifies as R10) or a peer's COMMIT
+    /// record (WATCH's COMMIT, whose certificate adopt mode copies and
+    /// verifies). Not in `recovery:discharge_b1`, which discharges W on it
+    /// instead.
     fn bridge_next(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> Option<Block> {
         if self.variant == Variant::DischargeB1
             || rep.pc != Pc::Bridge
@@ -730,18 +732,7 @@ impl Recovery {
         {
             return None;
         }
-        let b1 = rep.wc.k + 1;
-        let certs = if self.kernel() {
-            let s = cfg.slot(b1);
-            h.commit[s][..cfg.n]
-                .iter()
-                .filter(|c| c.k == b1)
-                .copied()
-                .collect()
-        } else {
-            self.certs_for(cfg, h, b1, false)
-        };
-        certs
+        self.certs_for(cfg, h, rep.wc.k + 1, false)
             .into_iter()
             .find(|c| c.prev == rep.wc.m && c.v >= rep.view && c.above(&rep.l))
     }

@@ -1862,6 +1862,66 @@ cycles = 1
     }
 }
 
+/// The bridge's end by the next slot's certificate taken from the certify
+/// row (R17, `adopt_row`): the soak's seed 434,828, n = 3, a `random`
+/// replica 0 and replica 2's writes to it late. Replica 2 bridges a
+/// will_commit whose own certificate never forms; the certificate of the
+/// next slot on W.m exists only as f + 1 CERT records in the certify row
+/// (no peer wrote a COMMIT of it that replica 2 can adopt). WATCH reports
+/// it as ABOVE, and SLOW's adopt mode reads the row, verifies both shares
+/// and commits it, so replica 2 seals with L above W. Without the row's
+/// adoption (the bridge adopting COMMIT records only) replica 2 stays in
+/// its bridge and the run ends with the honest replicas short of the 7
+/// slots.
+#[test]
+fn a_bridge_ends_by_adopting_the_next_slots_certificate_from_the_certify_row() {
+    let s = Scenario::from_toml(
+        r#"
+replicas = 3
+slots = 7
+seed = 434828
+net_latency = 88
+hbm_read_latency = 8
+hbm_write_latency = 15
+wait_polls = 83
+sign_latency = 164
+verify_latency = 260
+max_cycles = 123232
+layout = "v3"
+
+[[fault]]
+kind = "random"
+replica = 0
+
+[[fault]]
+kind = "delay"
+src = 2
+dst = 0
+extra = 463
+from_cycle = 370
+to_cycle = 11495
+"#,
+    )
+    .unwrap();
+    let report = s.cluster(Backend::Verilator).unwrap().run().unwrap();
+    assert!(report.checks.ok(), "{}", report.summary());
+    for r in &report.replicas[1..] {
+        let ks: Vec<u64> = r.decided.iter().map(|d| d.k).collect();
+        assert_eq!(ks, (1..=7).collect::<Vec<u64>>(), "{}", report.summary());
+        assert_eq!(r.status.error, 0, "{}", report.summary());
+    }
+    for i in 0..7 {
+        assert_eq!(
+            report.replicas[1].decided[i].m,
+            report.replicas[2].decided[i].m,
+            "agreement at slot {}",
+            i + 1
+        );
+    }
+    // Replica 2 went through a view change (it sealed after its bridge).
+    assert!(report.replicas[2].view > 0, "{}", report.summary());
+}
+
 /// The equivocating leader (`Equivocate`: a signed PREP block with
 /// the client's request m for replica 1 and the next request m' for
 /// replica 2, its own CERT share and a signed COMMIT made up for each),

@@ -15,7 +15,8 @@
 //! | SEALS (R14's trigger) | the same as FULL_ROW | `grant`, `seals` | VIEW seals (from SLOW: `seal_trigger`, a handover) |
 //! | MINE (R25 while VIEW awaits: a peer's COMMIT of k on dec[k - 1]) | VIEW's `await_poll`, CertCheck idle | `dl_grant` | SLOW starts in deliver mode on its block, D; with `adopt_ok` (D of the awaited view or later, above L), in adopt mode too (`adopt_start`: R10's adoption, then R11) |
 //! | MINE while bridging W at slot k (`adopt_ok`: of a view after this one, above L) | SLOW's poll point (seal mode), CertCheck idle | `adopt` | SLOW turns to adopt mode at its poll point: it copies and verifies the COMMIT's certificate and commits D (R10's adoption, recovery.md D11.13), which covers W |
-//! | COMMIT of W.b + 1 on W.m while bridging (`adopt_next_ok`: of the view being sealed or later) | the same | `adopt` | the same, on D at slot W.b + 1: the COMMIT covers W (recovery.md R17) |
+//! | COMMIT of W.b + 1 on W.m while bridging (`adopt_next_ok`: of the view being sealed or later) | the same | `adopt`, `adopt_next` | the same, on D at slot W.b + 1: the COMMIT covers W (recovery.md R17) |
+//! | ABOVE of W.b + 1 on W.m while bridging (`adopt_next_ok`) | the same | `adopt`, `adopt_next`, `adopt_row` | the same, on D at slot W.b + 1, from the certify row: SLOW reads the row's f + 1 shares over D's CERT block and verifies them (R10 on D) |
 //! | NEW_VIEW; a MINE neither granted nor to adopt; any other event while bridging; a COMMIT not checked; FULL_ROW at a rerun slot (`rerun`) | (not acted on) | `take` at once | VIEW polls new_view itself; the rotation goes on; a rerun goes on to its own R12 (recovery.md D11.15) |
 //!
 //! `bridging` is SLOW in seal mode holding the slot (`seal_mode` is SLOW's
@@ -81,12 +82,16 @@ pub struct Grants {
     pub dl_grant: Signal<Out, Bit>,
     /// With `dl_grant`: deliver mode adopts D first (SLOW's `adopt_start`).
     pub adopt_start: Signal<Out, Bit>,
-    /// MINE, or a COMMIT of W.b + 1, granted while bridging: SLOW turns to
+    /// MINE, or a COMMIT or ABOVE of W.b + 1, granted while bridging: SLOW turns to
     /// adopt mode at its poll point (SLOW's `adopt`); D is latched as with
     /// `dl_grant`.
     pub adopt: Signal<Out, Bit>,
-    /// The event is a COMMIT of W.b + 1 to adopt: D's slot is W.b + 1.
+    /// The event is a COMMIT or an ABOVE of W.b + 1 to adopt: D's slot is
+    /// W.b + 1.
     pub adopt_next: Signal<Out, Bit>,
+    /// The event to adopt is an ABOVE: SLOW takes D's certificate from the
+    /// certify row, not from a COMMIT record.
+    pub adopt_row: Signal<Out, Bit>,
     pub cc_start: Signal<Out, Bit>,
     pub cc_hold: Signal<Out, Bit>,
     pub take: Signal<Out, Bit>,
@@ -95,6 +100,7 @@ pub struct Grants {
     dl_ev: Signal<Local, Bit>,
     ad_ev: Signal<Local, Bit>,
     an_ev: Signal<Local, Bit>,
+    ar_ev: Signal<Local, Bit>,
     cc_ev: Signal<Local, Bit>,
     free: Signal<Local, Bit>,
     row_ev: Signal<Local, Bit>,
@@ -119,7 +125,8 @@ impl Default for Grants {
             slow_deliver, slow_at_poll, view_awaiting, view_await_poll, view_catch_poll,
             cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, adopt_ok, adopt_next_ok, bridging, grant,
             decide, above, seals, seal_trigger, slow_abort, dl_grant, adopt_start, adopt,
-            adopt_next, cc_start, cc_hold, take, slow_point, dl_ev, ad_ev, an_ev, cc_ev, free, row_ev
+            adopt_next, adopt_row, cc_start, cc_hold, take, slow_point, dl_ev, ad_ev, an_ev, ar_ev,
+            cc_ev, free, row_ev
         })
     }
 }
@@ -152,8 +159,16 @@ impl Logic for Grants {
             & (self.ev_prev.val() == self.w_m.val())
             & self.bridging.val()
             & self.adopt_next_ok.val();
-        self.adopt_next.next = self.an_ev.val();
-        self.adopt.next = (self.ad_ev.val() | self.an_ev.val())
+        // f + 1 CERT blocks of W.b + 1 on W.m in the certify row while
+        // bridging, to adopt from the row (R17).
+        self.ar_ev.next = self.ev_valid.val()
+            & (self.ev_kind.val() == self.ev_above.val())
+            & (self.ev_prev.val() == self.w_m.val())
+            & self.bridging.val()
+            & self.adopt_next_ok.val();
+        self.adopt_next.next = self.an_ev.val() | self.ar_ev.val();
+        self.adopt_row.next = self.ar_ev.val();
+        self.adopt.next = (self.ad_ev.val() | self.an_ev.val() | self.ar_ev.val())
             & self.slow_at_poll.val()
             & !self.cc_busy.val()
             & self.free.val();
@@ -182,7 +197,7 @@ impl Logic for Grants {
         self.slow_abort.next = self.grant.val() & self.slow_point.val();
         // Taken: when acted on; a COMMIT whose certificate failed; at
         // once, a NEW_VIEW, a COMMIT that is not checked, and while
-        // bridging every event but a MINE or a COMMIT to adopt.
+        // bridging every event but a MINE, a COMMIT or an ABOVE to adopt.
         self.take.next = self.grant.val()
             | self.cc_failed.val()
             | self.dl_grant.val()
@@ -201,6 +216,10 @@ impl Logic for Grants {
                 & (self.ev_kind.val() == self.ev_commit.val())
                 & !self.cc_ev.val()
                 & !self.an_ev.val())
-            | (self.ev_valid.val() & self.bridging.val() & !self.ad_ev.val() & !self.an_ev.val());
+            | (self.ev_valid.val()
+                & self.bridging.val()
+                & !self.ad_ev.val()
+                & !self.an_ev.val()
+                & !self.ar_ev.val());
     }
 }

@@ -618,7 +618,7 @@ impl<const N: usize> Logic for Protocol<N> {
                     & (self.ledger.w_k.val() == self.position.k.val())
                     & (self.wt_ev_view.val() > self.view_no.q.val())));
         self.grants.adopt_ok.next = self.adopt_ok.val();
-        // A COMMIT of W.b + 1 (WATCH's event while bridging) of a view this
+        // A COMMIT or ABOVE of W.b + 1 (WATCH's event while bridging) of a view this
         // replica has not sealed: the view it is sealing, or later. It is
         // above L, which is below W.b while there is a bridge (R17).
         self.grants.adopt_next_ok.next = self.slow.holding.val()
@@ -634,6 +634,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.deliver_start.next = self.grants.dl_grant.val();
         self.slow.adopt_start.next = self.grants.adopt_start.val();
         self.slow.adopt.next = self.grants.adopt.val();
+        self.slow.adopt_row.next = self.grants.adopt_row.val();
         self.slow.d_x.next = self.ledger.d_x.val();
         self.slow.seal_start.next = self.view.call_slow.val() | self.close_start.val();
         // WATCH polls while SLOW holds the slot and while VIEW catches up
@@ -887,7 +888,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ledger.ev_x.next = self.wt_ev_x.val();
         self.ledger.ev_view.next = self.wt_ev_view.val();
         // D's slot: WATCH's (k, or W.b while bridging), or W.b + 1 for a
-        // COMMIT of the next slot that a bridge adopts (R17).
+        // COMMIT or an ABOVE of the next slot that a bridge adopts (R17).
         self.ledger.ev_k.next = self.wt_k.val();
         if self.grants.adopt_next.val() {
             self.ledger.ev_k.next = self.wt_k.val() + 1;

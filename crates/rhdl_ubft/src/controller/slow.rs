@@ -86,8 +86,8 @@
 //! | 50 | SlowSignCert | the signer's response: OK / an error | SlowSendCert (COMPOSE beat 1 := the share) / Off, `stop` |
 //! | 51 | SlowSendCert | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | SlowPollCertify |
 //! | 52 | SlowPollCertify | (fetch of the certify row, 2N beats; c, `bm` := 0) | SlowWaitCertify |
-//! | 53 | SlowWaitCertify | the fetch is done: an error / f + 1 candidates (shares copied as they arrived) / fewer / fewer, and it times out | SlowPollCertify / SlowVerifyShare / SlowPollCertify (a miss) / Off, `stop` |
-//! | 54 | SlowVerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | SlowSignCommit (adopt mode: Off, `stop` unless f + 1 were taken) / the next j (`verified` += j) / SlowPollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss; adopt mode: SlowPollRecord, or Off, `stop` if j failed before) / Off, `stop` |
+//! | 53 | SlowWaitCertify | the fetch is done: an error / f + 1 candidates (shares copied as they arrived) / fewer / fewer, and it times out | SlowPollCertify / SlowVerifyShare / SlowPollCertify (a miss; adopting from the row: Off, `stop`) / Off, `stop` |
+//! | 54 | SlowVerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | SlowSignCommit (adopt mode: Off, `stop` unless f + 1 were taken) / the next j (`verified` += j) / SlowPollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss; adopt mode: SlowPollRecord, from the row SlowPollCertify, or Off, `stop` if j failed before) / Off, `stop` |
 //! | 55 | SlowSignCommit | the signer's response (`sign` of K): OK / an error | SlowSendCommit (COMPOSE beat 1 := the signature) / Off, `stop` |
 //! | 56 | SlowSendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: seal mode / f + 1 = 1 / else | Off, `stop` (a yield) / Off, `decide` / SlowPollCommit (`delivered` := {id}, x := 0) |
 //! | 57 | SlowPollCommit | x >= n / x delivered or vetoed / else | SlowPollCommit (x := 0, a miss; Off, `stop` if it times out, and in deliver mode at once) / SlowPollCommit (x + 1) / SlowWaitCommit (fetch of commit[s(k)][x], two beats) |
@@ -265,6 +265,13 @@ pub struct Slow {
     /// state it turns to adopt mode (the same steps, on D) and, its COMMIT
     /// written, goes Off with `stop` as seal mode does: L covers W.
     pub adopt: Signal<In, Bit>,
+    /// With `adopt`: D's certificate is in the certify row (WATCH's ABOVE
+    /// of W.b + 1), not in a COMMIT record. The machine reads D's certify
+    /// row as R10 does (f + 1 entries whose first beat is D's CERT block,
+    /// their shares into COMPOSE) and verifies every share taken; fewer
+    /// than f + 1 entries, or a share that fails twice, ends it with
+    /// `stop` (a yield).
+    pub adopt_row: Signal<In, Bit>,
     /// The machine runs in adopt mode (Protocol's target mux: D).
     pub adopt_mode: Signal<Out, Bit>,
     /// D's writer x.
@@ -388,6 +395,9 @@ pub struct Slow {
     /// Adopt mode (latched at `start` from `adopt_start`, or set by
     /// `adopt`).
     adopting: DFF<Bit>,
+    /// Adopt mode from the certify row (set with `adopting` by `adopt`
+    /// with `adopt_row`).
+    rowing: DFF<Bit>,
     /// `expiring`, except in seal mode.
     exp: Signal<Local, Bit>,
     /// A request is out (sign and verify states), or Broadcast not yet
@@ -534,6 +544,7 @@ impl Default for Slow {
             deliver_mode: Default::default(),
             adopt_start: Default::default(),
             adopt: Default::default(),
+            adopt_row: Default::default(),
             adopt_mode: Default::default(),
             d_x: Default::default(),
             id: Default::default(),
@@ -607,6 +618,7 @@ impl Default for Slow {
             sealing: Default::default(),
             delivering: Default::default(),
             adopting: Default::default(),
+            rowing: Default::default(),
             exp: Default::default(),
             sent: Default::default(),
             beat_i: Default::default(),
@@ -685,6 +697,7 @@ impl Logic for Slow {
             sealing,
             delivering,
             adopting,
+            rowing,
             sent,
             beat_i,
             blk_ok,
@@ -808,6 +821,7 @@ impl Logic for Slow {
                     self.sealing.d.next = self.seal_start.val();
                     self.delivering.d.next = self.deliver_start.val();
                     self.adopting.d.next = self.adopt_start.val();
+                    self.rowing.d.next = false;
                     self.state.d.next = SlowSt::SlowStart;
                 }
             }
@@ -1120,9 +1134,10 @@ impl Logic for Slow {
                         self.state.d.next = SlowSt::SlowVerifyShare;
                     } else {
                         // Fewer than f + 1 candidates, or a failed read
-                        // (which finds nothing): a miss.
+                        // (which finds nothing): a miss. Adopting from the
+                        // row, the certificate WATCH saw is gone: a yield.
                         self.missed.next = true;
-                        if self.exp.val() {
+                        if self.exp.val() | self.rowing.q.val() {
                             self.stop.next = true;
                             self.state.d.next = SlowSt::Off;
                         } else {
@@ -1189,6 +1204,8 @@ impl Logic for Slow {
                             if (self.torn.q.val() & (self.one8.val() << self.sj.q.val())) != 0 {
                                 self.stop.next = true;
                                 self.state.d.next = SlowSt::Off;
+                            } else if self.rowing.q.val() {
+                                self.state.d.next = SlowSt::SlowPollCertify;
                             } else {
                                 self.state.d.next = SlowSt::SlowPollRecord;
                             }
@@ -1628,9 +1645,17 @@ impl Logic for Slow {
             self.stop.next = false;
             self.clear_wait.next = false;
             self.adopting.d.next = true;
+            self.rowing.d.next = self.adopt_row.val();
             self.torn.d.next = 0.into();
             self.bad.d.next = 0.into();
-            self.state.d.next = SlowSt::SlowPollRecord;
+            if self.adopt_row.val() {
+                // D's certificate from the certify row (R17): every share
+                // taken is verified, its own too.
+                self.verified.d.next = 0.into();
+                self.state.d.next = SlowSt::SlowPollCertify;
+            } else {
+                self.state.d.next = SlowSt::SlowPollRecord;
+            }
         } else if self.hold.val() & self.at_poll.val() {
             self.fetch_start.next = false;
             self.fetch_word.next = 0.into();
