@@ -82,9 +82,9 @@ pub struct Grants {
     pub dl_grant: Signal<Out, Bit>,
     /// With `dl_grant`: deliver mode adopts D first (SLOW's `adopt_start`).
     pub adopt_start: Signal<Out, Bit>,
-    /// MINE, or a COMMIT or ABOVE of W.b + 1, granted while bridging: SLOW turns to
-    /// adopt mode at its poll point (SLOW's `adopt`); D is latched as with
-    /// `dl_grant`.
+    /// MINE, or a COMMIT or ABOVE of W.b + 1, granted while bridging: SLOW
+    /// turns to adopt mode at its poll point (SLOW's `adopt`); D is latched
+    /// as with `dl_grant`.
     pub adopt: Signal<Out, Bit>,
     /// The event is a COMMIT or an ABOVE of W.b + 1 to adopt: D's slot is
     /// W.b + 1.

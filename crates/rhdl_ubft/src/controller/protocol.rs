@@ -618,9 +618,10 @@ impl<const N: usize> Logic for Protocol<N> {
                     & (self.ledger.w_k.val() == self.position.k.val())
                     & (self.wt_ev_view.val() > self.view_no.q.val())));
         self.grants.adopt_ok.next = self.adopt_ok.val();
-        // A COMMIT or ABOVE of W.b + 1 (WATCH's event while bridging) of a view this
-        // replica has not sealed: the view it is sealing, or later. It is
-        // above L, which is below W.b while there is a bridge (R17).
+        // A COMMIT or ABOVE of W.b + 1 (WATCH's event while bridging) of a
+        // view this replica has not sealed: the view it is sealing, or
+        // later. It is above L, which is below W.b while there is a bridge
+        // (R17).
         self.grants.adopt_next_ok.next = self.slow.holding.val()
             & self.slow.seal_mode.val()
             & (self.wt_ev_view.val() >= self.view_no.q.val());
