@@ -893,6 +893,19 @@ fn adopt_bench(bitmap: u32, shares: [Beat; 2]) -> Bench {
     t
 }
 
+/// An adoption while bridging after its read: replica 0's share and its
+/// own verified over C, K signed and written, and the yield to VIEW.
+fn adopted_and_yielded() -> Vec<Ev> {
+    vec![
+        Ev::Verify(2, 0, true),
+        Ev::Verify(2, ID, true),
+        Ev::Sign(3),
+        Ev::SetCommit,
+        Ev::Bc(3, commit_word(ID), false, 4),
+        Ev::Stop,
+    ]
+}
+
 fn good_shares() -> [Beat; 2] {
     [sig(&c_block(), 0), sig(&c_block(), ID)]
 }
@@ -1010,15 +1023,7 @@ fn adopt_granted_while_bridging_commits_d_and_yields_without_r11() {
         .unwrap();
     assert_eq!(
         k[at..],
-        [
-            Ev::Fetch(commit_word(2), 4),
-            Ev::Verify(2, 0, true),
-            Ev::Verify(2, ID, true),
-            Ev::Sign(3),
-            Ev::SetCommit,
-            Ev::Bc(3, commit_word(ID), false, 4),
-            Ev::Stop,
-        ]
+        [vec![Ev::Fetch(commit_word(2), 4)], adopted_and_yielded()].concat()
     );
     assert!(t.b.adopt_mode.val() && t.b.seal_mode.val());
 }
@@ -1053,15 +1058,7 @@ fn adopt_from_the_row_while_bridging_verifies_the_rows_shares_commits_d_and_yiel
     let (t, k) = row_adoption(|_| {});
     assert_eq!(
         k,
-        [
-            Ev::Fetch(CERT_ROW, 2 * NB),
-            Ev::Verify(2, 0, true),
-            Ev::Verify(2, ID, true),
-            Ev::Sign(3),
-            Ev::SetCommit,
-            Ev::Bc(3, commit_word(ID), false, 4),
-            Ev::Stop,
-        ]
+        [vec![Ev::Fetch(CERT_ROW, 2 * NB)], adopted_and_yielded()].concat()
     );
     // The granted poll was taken over: the one row read is the next
     // cycle's, and no COMMIT record is read.
