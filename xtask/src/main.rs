@@ -870,6 +870,47 @@ const SOAK_PROGRESS: std::time::Duration = std::time::Duration::from_secs(5);
 /// TOML after the soak; every one is listed by seed and reason.
 const SOAK_SHORT_TOML: usize = 10;
 
+/// How many times its budget a short soak run is replayed with.
+const SOAK_REPLAY_BUDGETS: u64 = 16;
+
+/// Why a soak run fell short, from two replays with the kernels running
+/// open-ended (no slot limit, `Scenario::open_ended`), as deployed:
+/// - "the run's end": open-ended, within the same budget, every honest
+///   replica decides every slot. The replicas that had decided the last
+///   slot stopped, and one behind had no later slot to catch up from
+///   (recovery.md, "The run's end");
+/// - "slow": open-ended, every slot is decided within
+///   `SOAK_REPLAY_BUDGETS` times the budget (the factor is given);
+/// - "stalled": open-ended, still short at that budget.
+fn short_cause(s: &ubft_sim::scenario::Scenario) -> String {
+    use ubft_sim::backend::Backend;
+    let mut open = s.clone();
+    open.open_ended = true;
+    let all_decided = |r: &ubft_sim::cluster::RunReport| {
+        r.checks.ok() && r.honest().all(|h| h.decided.len() as u64 >= s.slots)
+    };
+    match open.run(Backend::Verilator) {
+        Ok(r) if all_decided(&r) => return "the run's end".into(),
+        Ok(r) if !r.checks.ok() => {
+            return format!("open-ended replay FAILED: {}", r.checks.failures.join("; "))
+        }
+        Err(e) => return format!("open-ended replay could not run: {e}"),
+        Ok(_) => {}
+    }
+    open.max_cycles = s.max_cycles * SOAK_REPLAY_BUDGETS;
+    match open.run(Backend::Verilator) {
+        Ok(r) if all_decided(&r) => format!(
+            "slow: every slot at {:.1} × the budget",
+            r.cycles as f64 / s.max_cycles.max(1) as f64
+        ),
+        Ok(r) if !r.checks.ok() => {
+            format!("open-ended replay FAILED: {}", r.checks.failures.join("; "))
+        }
+        Ok(_) => format!("stalled: short at {SOAK_REPLAY_BUDGETS} × the budget"),
+        Err(e) => format!("open-ended replay could not run: {e}"),
+    }
+}
+
 /// `cargo xtask soak`: `runs` random scenarios from `seed` on Verilator.
 fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -1024,6 +1065,11 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                                 r.cycles,
                                 behind.join(", ")
                             );
+                            let cause = short_cause(&s);
+                            if cause.contains("FAILED") {
+                                eprintln!("seed {}: FAILED: {cause}", seed + i);
+                                failures.lock().unwrap().push((seed + i, cause.clone(), s.to_toml()));
+                            }
                             let states: Vec<String> = r
                                 .honest()
                                 .filter(|h| (h.decided.len() as u64) < s.slots)
@@ -1038,7 +1084,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                             short_rows.lock().unwrap().push((
                                 seed + i,
                                 format!(
-                                    "| {} | {} | {} | {} of {} | {} |\n",
+                                    "| {} | {} | {} | {} of {} | {} | {cause} |\n",
                                     seed + i,
                                     s.replicas,
                                     kinds.join(", "),
@@ -1047,6 +1093,7 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
                                     states.join("; ")
                                 ),
                             ));
+                            let why = format!("{why}; {cause}");
                             short.lock().unwrap().push((seed + i, why, s.to_toml()));
                         }
                         progress();
@@ -1232,9 +1279,9 @@ fn soak(runs: u64, seed: u64, max_cycles: u64, jobs: usize) -> Result {
     if rows.is_empty() {
         md += "\nNo run fell short.\n";
     } else {
-        md += "\nThe runs that fell short (each honest replica behind: id, slots decided, view, end state):\n\n\
-| seed | n | faulty kinds | slots decided by all | behind |\n\
-| ---: | ---: | --- | ---: | --- |\n";
+        md += "\nThe runs that fell short (each honest replica behind: id, slots decided, view, end state; the cause, from the run replayed open-ended, `short_cause`):\n\n\
+| seed | n | faulty kinds | slots decided by all | behind | cause |\n\
+| ---: | ---: | --- | ---: | --- | --- |\n";
         for (_, row) in rows {
             md += &row;
         }

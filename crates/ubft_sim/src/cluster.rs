@@ -145,6 +145,13 @@ pub struct ClusterConfig {
     /// default), or the network model's filter (the recorded testbenches),
     /// or unchecked (`Bypass`, tests only).
     pub delivery: Delivery,
+    /// The kernels run without a slot limit (`slots` register 0, as a
+    /// deployment runs them, registers.md), and the run still ends once
+    /// every honest replica has decided `slots` slots: a replica that
+    /// decided them goes on to the next slots instead of closing and
+    /// stopping (recovery.md, "The run's end"). Decisions above `slots`
+    /// are checked as every other.
+    pub open_ended: bool,
 }
 
 /// Why a layout other than the kernel's is refused.
@@ -179,6 +186,7 @@ impl ClusterConfig {
             hbm_write_errors: vec![],
             equivocate: vec![],
             delivery: Delivery::Kernel,
+            open_ended: false,
         }
     }
 
@@ -506,6 +514,8 @@ pub struct RunReport {
     pub backend: String,
     /// The mailbox layout the kernels ran ("v3").
     pub layout: &'static str,
+    /// The kernels ran with no slot limit (`ClusterConfig::open_ended`).
+    pub open_ended: bool,
     pub replicas: Vec<ReplicaReport>,
     /// The client requests, each once, in the order a replica first took
     /// one off `s_axis_prop` (every replica takes the same requests).
@@ -570,6 +580,9 @@ impl RunReport {
             "{} cycles on {}, layout {}",
             self.cycles, self.backend, self.layout
         );
+        if self.open_ended {
+            s += ", open-ended (no slot limit)";
+        }
         s += "\n";
         for r in &self.replicas {
             let fast = r.decided.iter().filter(|d| d.path == Path::Fast).count();
@@ -1124,6 +1137,7 @@ impl Cluster {
                 .map_or("none", |k| k.name())
                 .to_string(),
             layout: Version::V3.name(),
+            open_ended: self.cfg.open_ended,
             replicas,
             proposed,
             proposal_cycles,
@@ -1140,7 +1154,7 @@ fn args_of(cfg: &ClusterConfig, r: usize) -> Args {
         id: r as u32,
         n: cfg.replicas as u32,
         wait_polls: cfg.wait_polls as u32,
-        slots: cfg.slots as u32,
+        slots: if cfg.open_ended { 0 } else { cfg.slots as u32 },
         qpn_base: QPN_BASE,
     }
 }

@@ -14,6 +14,8 @@
 //! max_cycles = 5000000     # 0 or absent: the cluster's budget for the slots
 //! backend = "verilator"    # "verilator" (default) or "rust-hdl"
 //! layout = "v3"            # the kernels' mailbox layout: "v3", the kernel's (optional)
+//! open_ended = true        # the kernels run with no slot limit (`slots` register 0);
+//!                          # the run ends once every honest replica decided `slots`
 //!
 //! [[fault]]
 //! kind = "delay"           # extra latency on src -> dst for writes sent in a window
@@ -113,6 +115,9 @@ fn d_verify() -> u64 {
 }
 fn is_zero(x: &u64) -> bool {
     *x == 0
+}
+fn is_false(x: &bool) -> bool {
+    !*x
 }
 fn one_engine() -> usize {
     1
@@ -236,6 +241,11 @@ pub struct Scenario {
     /// expectation the scenario tests check; 0: safety only).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub expect_decided: u64,
+    /// The kernels run without a slot limit (`ClusterConfig::open_ended`):
+    /// `slots` is where the run's judgement ends, not where the kernels
+    /// stop. Absent: false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub open_ended: bool,
     #[serde(default, rename = "fault", skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
 }
@@ -521,6 +531,7 @@ impl Scenario {
             backend: None,
             layout: Version::V3,
             expect_decided: 0,
+            open_ended: false,
             faults: vec![],
         }
     }
@@ -763,6 +774,7 @@ impl Scenario {
                 })
                 .collect(),
             equivocate: vec![],
+            open_ended: self.open_ended,
             ..ClusterConfig::new(self.replicas, self.slots)
         }
     }
@@ -1051,6 +1063,21 @@ replica = 0
         assert_eq!(cfg.delays.len(), 1);
         assert_eq!(cfg.delays[0].to_cycle, 20_000);
         assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+    }
+
+    #[test]
+    fn open_ended_reaches_the_cluster_and_round_trips() {
+        let s = Scenario::from_toml("replicas = 3\nslots = 4\nopen_ended = true\n").unwrap();
+        assert!(s.open_ended && s.config().open_ended);
+        assert_eq!(s.config().slots, 4, "the slots the run is judged on");
+        assert!(s.to_toml().contains("open_ended = true"));
+        assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+        let closed = Scenario::new(3, 4);
+        assert!(!closed.config().open_ended);
+        assert!(
+            !closed.to_toml().contains("open_ended"),
+            "absent when false"
+        );
     }
 
     #[test]

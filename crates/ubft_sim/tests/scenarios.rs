@@ -123,3 +123,51 @@ fn every_shipped_scenario_runs_the_kernel_and_decides_every_slot() {
         assert_eq!(decided, s.slots, "{}", path.display());
     }
 }
+
+/// The run's last slot (protocol.md, "Weaknesses"; recovery.md, "The run's
+/// end"): with a slot limit the replicas that decided the last slot stop,
+/// and one behind stays a slot short; the same run open-ended, as a
+/// deployment runs the kernels, decides every slot, the replicas ahead
+/// going on past it.
+#[test]
+fn a_replica_behind_at_the_last_slot_decides_it_when_the_others_go_on() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/run_end_open_ended.toml");
+    let open = Scenario::from_file(&path).unwrap();
+    assert!(open.open_ended);
+    let decided = |r: &ubft_sim::cluster::RunReport, id: usize| {
+        r.replicas[id]
+            .decided
+            .iter()
+            .map(|d| d.k)
+            .collect::<Vec<_>>()
+    };
+
+    let report = open.run(Backend::Verilator).unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    assert!(report.open_ended);
+    assert_eq!(decided(&report, 2), [1, 2, 3], "{}", report.summary());
+    // Replica 1 went on to slot 4, whose certificate replica 2 caught up
+    // from (R24): its decision of slot 3 comes after replica 1's of 4.
+    let one = &report.replicas[1].decided;
+    assert!(one.len() >= 4, "{}", report.summary());
+    assert!(
+        report.replicas[2].decided[2].cycle > one[3].cycle,
+        "{}",
+        report.summary()
+    );
+
+    let mut limited = open.clone();
+    limited.open_ended = false;
+    let report = limited.run(Backend::Verilator).unwrap();
+    assert!(report.checks.ok(), "{:?}", report.checks.failures);
+    assert!(!report.open_ended);
+    // With `slots` = 3 replica 1 decides 3 and stops (Done, state 0);
+    // replica 2 stays at slot 3 for the rest of the budget.
+    assert_eq!(decided(&report, 1), [1, 2, 3], "{}", report.summary());
+    assert_eq!(report.replicas[1].status.state, 0, "{}", report.summary());
+    assert_eq!(decided(&report, 2), [1, 2], "{}", report.summary());
+    // (The report's cycles include the hosts' reads of the status
+    // registers after the budget.)
+    assert!(report.cycles >= limited.max_cycles, "{}", report.summary());
+}

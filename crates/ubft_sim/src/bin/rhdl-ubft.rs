@@ -5,11 +5,11 @@
 //! `rhdl-ubft simulate --replicas N --slots S --seed X [--net-latency L]
 //!     [--hbm-read-latency H] [--wait-polls P] [--sign-latency S]
 //!     [--verify-latency V] [--delay SRC:DST:EXTRA] [--max-cycles C]
-//!     [--backend rust-hdl|verilator] [--json] [--quiet]
+//!     [--open-ended] [--backend rust-hdl|verilator] [--json] [--quiet]
 //!     [--threads T] [--timeline FILE.svg [--timeline-from C] [--timeline-to C]]
 //!     [--waves DIR [--waves-from C] [--waves-to C]]`
 //! `rhdl-ubft simulate --scenario FILE.toml [--seed X] [--max-cycles C]
-//!     [--backend B] [--json] [--quiet] [--threads T] [--timeline ...]
+//!     [--open-ended] [--backend B] [--json] [--quiet] [--threads T] [--timeline ...]
 //!     [--waves ...]`
 //!
 //! `layout --version` defaults to v3, what the kernel runs; v1 is
@@ -28,9 +28,10 @@
 //! `--timeline-from` to `--timeline-to` if given.
 //!
 //! With `--scenario` the file supplies every parameter and fault
-//! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`
-//! and `--backend` may be given with it, and override the file's values (to
-//! replay a scenario under another seed, budget or simulator); every other
+//! (`ubft_sim::scenario`, docs/scenarios.md). Only `--seed`, `--max-cycles`,
+//! `--open-ended` and `--backend` may be given with it, and override the
+//! file's values (to replay a scenario under another seed, budget, slot
+//! limit or simulator); every other
 //! run flag (--replicas, --slots, the latencies, --wait-polls, --delay,
 //! --equivocate) is refused together with `--scenario`.
 //!
@@ -132,6 +133,12 @@ enum Cmd {
         /// with --scenario, overrides the file's).
         #[arg(long)]
         max_cycles: Option<u64>,
+        /// The kernels run with no slot limit (`slots` register 0, as
+        /// deployed); the run still ends once every honest replica has
+        /// decided --slots slots (with --scenario, sets the file's
+        /// `open_ended`).
+        #[arg(long)]
+        open_ended: bool,
         /// Extra latency on one link: SRC:DST:EXTRA (repeatable).
         #[arg(long, value_parser = parse_delay)]
         delay: Vec<LinkDelay>,
@@ -349,6 +356,7 @@ fn main() -> ExitCode {
             verify_latency,
             signer_engines,
             max_cycles,
+            open_ended,
             delay,
             equivocate,
             backend,
@@ -406,6 +414,7 @@ fn main() -> ExitCode {
                 };
                 sc.seed = seed.unwrap_or(sc.seed);
                 sc.max_cycles = max_cycles.unwrap_or(sc.max_cycles);
+                sc.open_ended |= open_ended;
                 let backend = match backend.map_or_else(|| sc.backend(), Ok) {
                     Ok(b) => b,
                     Err(e) => {
@@ -440,6 +449,7 @@ fn main() -> ExitCode {
                 equivocate,
                 // Every landing write goes through the receiver's guard.
                 delivery: ubft_sim::models::network::Delivery::Kernel,
+                open_ended,
             };
             finish(
                 run(
