@@ -11018,6 +11018,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow$abort;
     reg  slow$hold;
     wire  slow$at_poll;
+    wire  slow$undelivered;
     wire  slow$holding;
     wire  slow$stop;
     reg  slow$seal_start;
@@ -11512,6 +11513,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     // Local signals
     reg  close_now;
     reg  adopt_ok;
+    reg  slow_normal;
     reg  close_start;
     reg  close_abort;
     reg  [31:0] m_new;
@@ -11595,6 +11597,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .abort(slow$abort),
         .hold(slow$hold),
         .at_poll(slow$at_poll),
+        .undelivered(slow$undelivered),
         .holding(slow$holding),
         .stop(slow$stop),
         .seal_start(slow$seal_start),
@@ -12344,7 +12347,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         grants$cc_failed = cc$failed;
         grants$sg_busy = sg_busy;
         grants$bc_busy = bc_busy;
-        adopt_ok = ledger$ev_above_l & ((view$awaiting & (wt_ev_view >= view_no$q)) | (slow$holding & slow$seal_mode & (ledger$w_k == position$k) & (wt_ev_view > view_no$q)));
+        slow_normal = slow$holding & ~slow$seal_mode & ~slow$deliver_mode;
+        adopt_ok = ledger$ev_above_l & ((view$awaiting & (wt_ev_view >= view_no$q)) | (slow$holding & slow$seal_mode & (ledger$w_k == position$k) & (wt_ev_view > view_no$q)) | (slow_normal & ~slow$adopt_mode & ((wt_ev_view > view_no$q) | ((wt_ev_view == view_no$q) & slow$undelivered))));
         grants$adopt_ok = adopt_ok;
         grants$adopt_next_ok = slow$holding & slow$seal_mode & (wt_ev_view >= view_no$q);
         grants$w_m = ledger$w_m;
@@ -12363,7 +12367,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             wt_k = position$k;
         end
         wt_view = view_no$q;
-        wt_awaiting = view$awaiting | (slow$holding & slow$seal_mode & (ledger$w_k == position$k));
+        wt_awaiting = view$awaiting | (slow$holding & slow$seal_mode & (ledger$w_k == position$k)) | slow_normal;
         view$dlv_grant = grants$dl_grant;
         slow$hold = grants$cc_hold;
         view$hold = grants$cc_hold;
@@ -12398,7 +12402,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else if (grants$decide) begin
             m_new = wt_ev_m;
         end
-        else if (slow$decide & slow$deliver_mode) begin
+        else if (slow$decide & (slow$deliver_mode | slow$adopt_mode)) begin
             m_new = ledger$d_m;
         end
         else if (leader$set_m | fast$set_m) begin
@@ -14060,6 +14064,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
     
     // Local signals
     reg  slow_point;
+    reg  slow_normal;
     reg  dl_ev;
     reg  ad_ev;
     reg  an_ev;
@@ -14072,11 +14077,12 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
     always @(*) begin
         free = ~sg_busy & ~bc_busy & running;
         bridging = slow_holding & slow_seal;
-        slow_point = slow_at_poll & ~slow_seal & ~slow_deliver;
+        slow_normal = slow_holding & ~slow_seal & ~slow_deliver;
+        slow_point = slow_at_poll & slow_normal;
         dl_ev = ev_valid & (ev_kind == ev_mine) & (ev_prev == prev) & view_awaiting;
         dl_grant = dl_ev & view_await_poll & ~cc_busy & free;
         adopt_start = dl_grant & adopt_ok;
-        ad_ev = ev_valid & (ev_kind == ev_mine) & (ev_prev == prev) & bridging & adopt_ok;
+        ad_ev = ev_valid & (ev_kind == ev_mine) & (ev_prev == prev) & (bridging | slow_normal) & adopt_ok;
         an_ev = ev_valid & (ev_kind == ev_commit) & (ev_prev == w_m) & bridging & adopt_next_ok;
         ar_ev = ev_valid & (ev_kind == ev_above) & (ev_prev == w_m) & bridging & adopt_next_ok;
         adopt_next = an_ev | ar_ev;
@@ -15933,7 +15939,7 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
 endmodule // rhdl_ubft$protocol$requests$valid
 
 
-module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -15942,6 +15948,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     input wire  abort;
     input wire  hold;
     output reg  at_poll;
+    output reg  undelivered;
     output reg  holding;
     output reg  stop;
     input wire  seal_start;
@@ -16076,6 +16083,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     reg  rowing$d;
     wire  rowing$q;
     reg  rowing$clock;
+    reg  [4:0] back$d;
+    wire  [4:0] back$q;
+    reg  back$clock;
     reg  sent$d;
     wire  sent$q;
     reg  sent$clock;
@@ -16168,6 +16178,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
     reg  ctorn$clock;
     
     // Local signals
+    reg  resume;
     reg  exp;
     reg  [7:0] entry;
     reg  suspect;
@@ -16203,6 +16214,11 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         .d(rowing$d),
         .q(rowing$q),
         .clock(rowing$clock)
+    );
+    rhdl_ubft$protocol$slow$back back(
+        .d(back$d),
+        .q(back$q),
+        .clock(back$clock)
     );
     rhdl_ubft$protocol$slow$sent sent(
         .d(sent$d),
@@ -16362,6 +16378,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         delivering$clock = clock;
         adopting$clock = clock;
         rowing$clock = clock;
+        back$clock = clock;
         sent$clock = clock;
         beat_i$clock = clock;
         blk_ok$clock = clock;
@@ -16397,6 +16414,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         delivering$d = delivering$q;
         adopting$d = adopting$q;
         rowing$d = rowing$q;
+        back$d = back$q;
         sent$d = sent$q;
         beat_i$d = beat_i$q;
         blk_ok$d = blk_ok$q;
@@ -16431,6 +16449,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
         seal_mode = sealing$q;
         deliver_mode = delivering$q;
         adopt_mode = adopting$q;
+        resume = adopting$q & ~sealing$q & ~delivering$q;
         rec_ok = (fetch_beat[(32'h0)+:(256)] == commit_block) & ((fetch_beat[(32'h100)+:(8)] >> n) == 32'h0);
         entry = beat_i$q >> 32'h1;
         suspect = ~beat_i$q[32'h0] & (entry != id) & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(96)] == prep_block[(32'h0)+:(96)]) & (fetch_beat[(32'h0)+:(256)] != prep_block);
@@ -16817,8 +16836,17 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                     sg_signer = sj$q;
                     if (~sent$q) begin
                         if ((sj$q >= n) & adopting$q & (so$q != support)) begin
-                            stop = 1'b1;
-                            state$d = SlowSt$Off;
+                            if (resume) begin
+                                adopting$d = 1'b0;
+                                verified$d = 32'h0;
+                                torn$d = 32'h0;
+                                bad$d = 32'h0;
+                                state$d = back$q;
+                            end
+                            else begin
+                                stop = 1'b1;
+                                state$d = SlowSt$Off;
+                            end
                         end
                         else if (sj$q >= n) begin
                             state$d = SlowSt$SlowSignCommit;
@@ -16855,7 +16883,14 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                             bad_share = 1'b1;
                             missed = 1'b1;
                             if (adopting$q) begin
-                                if ((torn$q & (one8 << sj$q)) != 32'h0) begin
+                                if (resume) begin
+                                    adopting$d = 1'b0;
+                                    verified$d = 32'h0;
+                                    torn$d = 32'h0;
+                                    bad$d = 32'h0;
+                                    state$d = back$q;
+                                end
+                                else if ((torn$q & (one8 << sj$q)) != 32'h0) begin
                                     stop = 1'b1;
                                     state$d = SlowSt$Off;
                                 end
@@ -16908,6 +16943,14 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
                             rd$d = 1'b0;
                             sent$d = 1'b0;
                             state$d = SlowSt$SlowVerifyShare;
+                        end
+                        else if (resume) begin
+                            missed = 1'b1;
+                            adopting$d = 1'b0;
+                            verified$d = 32'h0;
+                            torn$d = 32'h0;
+                            bad$d = 32'h0;
+                            state$d = back$q;
                         end
                         else begin
                             missed = 1'b1;
@@ -17265,6 +17308,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
             clear_wait = 1'b0;
         end
         at_poll = (state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowPollCertify) | (state$q == SlowSt$SlowPollCommit) | (state$q == SlowSt$SlowPollSeal) | (state$q == SlowSt$SlowPollEchoSeal);
+        undelivered = ((state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowWaitPrepSig) | (state$q == SlowSt$SlowVerifyPrep) | (state$q == SlowSt$SlowEchoPrep) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowWaitEchoPrep) | (state$q == SlowSt$SlowVerifySuspect)) & ~sealing$q & ~delivering$q & ~adopting$q;
         holding = state$q != SlowSt$Off;
         if (abort & at_poll) begin
             fetch_start = 1'b0;
@@ -17282,6 +17326,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,holding,stop
             clear_wait = 1'b0;
             adopting$d = 1'b1;
             rowing$d = adopt_row;
+            back$d = state$q;
             torn$d = 32'h0;
             bad$d = 32'h0;
             if (adopt_row) begin
@@ -17453,6 +17498,58 @@ module rhdl_ubft$protocol$slow$adopting(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$slow$adopting
+
+
+module rhdl_ubft$protocol$slow$back(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam SlowSt$Off = 0;
+    localparam SlowSt$SlowStart = 1;
+    localparam SlowSt$SlowSignPrep = 2;
+    localparam SlowSt$SlowSendPrepSig = 3;
+    localparam SlowSt$SlowPollPrepSig = 4;
+    localparam SlowSt$SlowWaitPrepSig = 5;
+    localparam SlowSt$SlowVerifyPrep = 6;
+    localparam SlowSt$SlowEchoPrep = 7;
+    localparam SlowSt$SlowPollEchoPrep = 8;
+    localparam SlowSt$SlowWaitEchoPrep = 9;
+    localparam SlowSt$SlowVerifySuspect = 10;
+    localparam SlowSt$SlowSignCert = 11;
+    localparam SlowSt$SlowSendCert = 12;
+    localparam SlowSt$SlowPollCertify = 13;
+    localparam SlowSt$SlowWaitCertify = 14;
+    localparam SlowSt$SlowVerifyShare = 15;
+    localparam SlowSt$SlowSignCommit = 16;
+    localparam SlowSt$SlowSendCommit = 17;
+    localparam SlowSt$SlowPollCommit = 18;
+    localparam SlowSt$SlowWaitCommit = 19;
+    localparam SlowSt$SlowVerifyCommit = 20;
+    localparam SlowSt$SlowEchoCommit = 21;
+    localparam SlowSt$SlowPollSeal = 22;
+    localparam SlowSt$SlowWaitSeal = 23;
+    localparam SlowSt$SlowPollEchoSeal = 24;
+    localparam SlowSt$SlowWaitEchoSeal = 25;
+    localparam SlowSt$SlowVerifySeal = 26;
+    localparam SlowSt$SlowPollOwnEcho = 27;
+    localparam SlowSt$SlowWaitOwnEcho = 28;
+    localparam SlowSt$SlowPollRecord = 29;
+    localparam SlowSt$SlowWaitRecord = 30;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$back
 
 
 module rhdl_ubft$protocol$slow$bad(d,q,clock);

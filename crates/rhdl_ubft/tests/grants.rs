@@ -16,6 +16,8 @@ const W_M: u64 = 0x77;
 enum At {
     /// SLOW at a poll point in normal mode.
     SlowPoint,
+    /// SLOW holding the slot in normal mode, between its polls.
+    SlowBusy,
     /// SLOW at a poll point in seal mode (the bridge).
     Bridge,
     /// VIEW at a catch-up poll point.
@@ -68,7 +70,7 @@ fn run(c: Case) -> Vec<&'static str> {
     b.running.next = c.running;
     b.rerun.next = c.rerun;
     b.prev.next = PREV.into();
-    b.slow_holding.next = matches!(c.at, At::SlowPoint | At::Bridge);
+    b.slow_holding.next = matches!(c.at, At::SlowPoint | At::SlowBusy | At::Bridge);
     b.slow_seal.next = c.at == At::Bridge;
     b.slow_deliver.next = false;
     b.slow_at_poll.next = matches!(c.at, At::SlowPoint | At::Bridge);
@@ -316,7 +318,7 @@ fn a_mine_to_adopt_starts_adopt_mode_while_awaiting_and_while_bridging() {
         ..adopt(At::Bridge)
     };
     assert_eq!(run(other), ["bridging", "take"]);
-    // Held while CertCheck runs or the signer is busy; never in normal mode.
+    // Held while CertCheck runs or the signer is busy.
     let checking = Case {
         cc_busy: true,
         ..adopt(At::Bridge)
@@ -327,7 +329,43 @@ fn a_mine_to_adopt_starts_adopt_mode_while_awaiting_and_while_bridging() {
         ..adopt(At::Bridge)
     };
     assert_eq!(run(signing), ["bridging"]);
-    assert_eq!(run(adopt(At::SlowPoint)), ["take"]);
+}
+
+/// R10's second half: in SLOW's normal mode a MINE that Protocol finds
+/// adoptable (`adopt_ok`: above L, of a later view or of this one before
+/// SLOW delivered k, SLOW not adopting already) turns SLOW to adopt mode
+/// at its poll point, and
+/// waits for it there; any other MINE is taken at once.
+#[test]
+fn a_mine_to_adopt_in_normal_mode_turns_slow_to_adopt_mode_at_its_poll_point() {
+    let adopt = |at| Case {
+        adopt_ok: true,
+        ..case(ev::MINE, at)
+    };
+    assert_eq!(run(adopt(At::SlowPoint)), ["adopt", "take"]);
+    // Between SLOW's polls it waits (not taken, nothing started).
+    assert_eq!(run(adopt(At::SlowBusy)), Vec::<&str>::new());
+    // Not adoptable, or on another prev: taken at once, at a poll point
+    // or not.
+    for at in [At::SlowPoint, At::SlowBusy] {
+        assert_eq!(run(case(ev::MINE, at)), ["take"]);
+        let other = Case {
+            prev: PREV + 1,
+            ..adopt(at)
+        };
+        assert_eq!(run(other), ["take"]);
+    }
+    // Held while CertCheck runs or the signer is busy.
+    let checking = Case {
+        cc_busy: true,
+        ..adopt(At::SlowPoint)
+    };
+    assert_eq!(run(checking), ["cc_hold"]);
+    let signing = Case {
+        sg_busy: true,
+        ..adopt(At::SlowPoint)
+    };
+    assert_eq!(run(signing), Vec::<&str>::new());
 }
 
 #[test]

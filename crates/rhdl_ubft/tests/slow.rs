@@ -1109,3 +1109,146 @@ fn adopt_from_the_row_yields_on_a_short_row_or_a_share_that_fails_twice() {
         ]
     );
 }
+
+/// R10's second half in normal mode (`adopt` at its certify poll, not
+/// sealing, not delivering): the bench's block stands for D, whose record
+/// is replica 2's COMMIT with the certificate of replicas 0 and 1.
+fn normal_adoption(shares: [Beat; 2]) -> (Bench, Vec<Ev>) {
+    let mut t = adopt_bench(0b011, shares);
+    t.adopt_at_poll = true;
+    t.run_slot(5000);
+    let k = t.kinds();
+    let at = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
+        .expect("D's record read");
+    (t, k[at..].to_vec())
+}
+
+/// Adopted in normal mode, the machine commits D and goes on to R11 and
+/// R12 on D's COMMITs (replica 0's makes f + 1): it decides, and yields
+/// nothing.
+#[test]
+fn adopt_in_normal_mode_commits_d_then_decides_on_f_plus_1_commits() {
+    let (t, k) = normal_adoption(good_shares());
+    let poll = t.entered(SlowSt::SlowPollCertify)[0];
+    assert_eq!(t.entered(SlowSt::SlowPollRecord), vec![poll + 1]);
+    assert_eq!(
+        k[..7],
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Verify(2, 0, true),
+            Ev::Verify(2, ID, true),
+            Ev::Sign(3),
+            Ev::SetCommit,
+            Ev::Bc(3, commit_word(ID), false, 4),
+            Ev::Fetch(commit_word(0), 2),
+        ]
+    );
+    assert_eq!(k.last(), Some(&Ev::Decide));
+    assert!(!k.contains(&Ev::Stop));
+    // The granted poll was taken over: no certify row read after it.
+    assert!(!k.contains(&Ev::Fetch(CERT_ROW, 2 * NB)));
+    assert!(t.b.adopt_mode.val() && !t.b.seal_mode.val() && !t.b.deliver_mode.val());
+}
+
+/// A certificate that fails in normal mode (a share that fails once, or a
+/// record that is not D's) takes the machine back to the poll it left, with
+/// what it verified for D forgotten, so that the slot's own R10 goes on
+/// from its row: replica 0's share there is verified and counted although
+/// its forged copy in replica 2's record failed. No yield and no second
+/// read: a Byzantine record costs one pass, not a view change.
+#[test]
+fn a_failed_adoption_in_normal_mode_returns_to_its_poll_and_the_slot_goes_on() {
+    let forged = sig(&c_block(), 2);
+    let (t, k) = normal_adoption([forged, sig(&c_block(), ID)]);
+    assert_eq!(
+        k[..4],
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Verify(2, 0, false),
+            Ev::Missed,
+            Ev::Fetch(CERT_ROW, 2 * NB),
+        ]
+    );
+    assert!(k.contains(&Ev::Verify(2, 0, true)), "{k:?}");
+    assert_eq!(k.last(), Some(&Ev::Decide));
+    assert!(!k.contains(&Ev::Stop));
+    assert!(!t.b.adopt_mode.val());
+    let poll = t.entered(SlowSt::SlowPollCertify);
+    assert_eq!(poll.len(), 2, "the poll left, then the poll resumed");
+
+    // Not D's record (another value in its block): one read, a miss, and
+    // back to the certify poll.
+    let mut t = adopt_bench(0b011, good_shares());
+    t.commit(2, k_block(2, M + 1), 0b011);
+    t.adopt_at_poll = true;
+    t.run_slot(5000);
+    let k = t.kinds();
+    let at = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
+        .unwrap();
+    assert_eq!(
+        k[at..at + 3],
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Missed,
+            Ev::Fetch(CERT_ROW, 2 * NB)
+        ]
+    );
+    assert_eq!(k.last(), Some(&Ev::Decide));
+    assert!(!k.contains(&Ev::Stop));
+}
+
+/// `undelivered`, which lets Protocol adopt a certificate of this view in
+/// normal mode (R10's second half, `grants.md`): high exactly through R8
+/// (SlowPollPrepSig to SlowWaitEchoPrep here) in normal mode, and never
+/// in seal mode or once it delivered.
+#[test]
+fn undelivered_is_high_only_while_it_works_on_its_delivery_in_normal_mode() {
+    for seal in [false, true] {
+        let mut t = Bench::new();
+        t.mode = (seal, false, false);
+        let mut seen = vec![];
+        for _ in 0..2000 {
+            t.step();
+            let st = t.b.state();
+            let want = !seal
+                && matches!(
+                    st,
+                    SlowSt::SlowPollPrepSig
+                        | SlowSt::SlowWaitPrepSig
+                        | SlowSt::SlowVerifyPrep
+                        | SlowSt::SlowEchoPrep
+                        | SlowSt::SlowPollEchoPrep
+                        | SlowSt::SlowWaitEchoPrep
+                        | SlowSt::SlowVerifySuspect
+                );
+            assert_eq!(t.b.undelivered.val(), want, "{st:?}, seal mode {seal}");
+            if t.b.undelivered.val() && seen.last() != Some(&st) {
+                seen.push(st);
+            }
+            if st == SlowSt::Off && t.cycle > 2 {
+                break;
+            }
+        }
+        // The normal slot's R8: prep_sig read, verified, echoed, the echo
+        // row read; then SlowSignCert.
+        assert_eq!(
+            seen,
+            if seal {
+                vec![]
+            } else {
+                vec![
+                    SlowSt::SlowPollPrepSig,
+                    SlowSt::SlowWaitPrepSig,
+                    SlowSt::SlowVerifyPrep,
+                    SlowSt::SlowEchoPrep,
+                    SlowSt::SlowPollEchoPrep,
+                    SlowSt::SlowWaitEchoPrep,
+                ]
+            }
+        );
+    }
+}

@@ -768,10 +768,11 @@ impl Recovery {
         let certs = if self.kernel() {
             // The kernel adopts (recovery.md D11.13) from a peer's COMMIT
             // record of k, whose certificate SLOW copies and verifies,
-            // while awaiting a NEW_VIEW and while it bridges a
-            // will_commit of k; nowhere else.
+            // while awaiting a NEW_VIEW, while it bridges a will_commit of
+            // k, and in SLOW's normal mode (R10's second half); not while
+            // FAST holds the slot (WATCH is off there, V7).
             let bridging_k = rep.pc == Pc::Bridge && self.obligation(rep) && rep.wc.k == rep.k;
-            if !(awaiting || bridging_k) {
+            if !(awaiting || bridging_k || rep.pc == Pc::Slow) {
                 return None;
             }
             let s = cfg.slot(rep.k);

@@ -193,9 +193,10 @@ fn combined_kinds_on_two_of_5_replicas_are_safe() {
 /// others) hides a COMMIT from some honest replicas, and the honest
 /// replicas still agree and decide every slot (R21 refuses the lie, whose
 /// COMMITs they echoed). The view changes come from the leader's writes
-/// running 20,000 cycles late for a moment (n = 3, the liar the leader
-/// or the next one, `mute_fast` too so that every slot goes slow; n = 5,
-/// two liars) or from a silent leader (n = 5, the liar the next leader:
+/// running 20,000 cycles late for 400 cycles from its PREPARE of slot 4
+/// (n = 3, the liar the leader or the next one, `mute_fast` too so that
+/// every slot goes slow) or of slot 5 (n = 5, two liars; the slots before
+/// it slow on a late link), events, or from a silent leader (n = 5, the liar the next leader:
 /// the leader silent from its CERT share of slot 3, an event, so the four
 /// others certify and commit slot 3 without it and slot 4 is never
 /// proposed; `scenarios/lie_vc.toml` with the liar moved).
@@ -210,10 +211,23 @@ fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
         from: None,
         cycles: None,
     };
-    // The leader's writes sent in from..from + 400 land 20,000 cycles late.
-    let leader_late = |n: usize, from: u64| -> Vec<Fault> {
+    // The leader's writes sent in the 400 cycles from its first write of
+    // slot k's PREPARE land 20,000 cycles late.
+    let leader_late = |n: usize, k: u64| -> Vec<Fault> {
         (1..n)
-            .map(|d| late(0, d, 20_000, from, from + 400))
+            .map(|d| Fault::Delay {
+                src: 0,
+                dst: d,
+                extra: 20_000,
+                from_cycle: 0,
+                to_cycle: None,
+                from: Some(EventSpec {
+                    sent: Some("prepare".into()),
+                    slot: Some(k),
+                    ..EventSpec::default()
+                }),
+                cycles: Some(400),
+            })
             .collect()
     };
     let cases: [(usize, Vec<Fault>); 4] = [
@@ -221,7 +235,7 @@ fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
             3,
             [
                 vec![byz("lie_vc", 0), byz("mute_fast", 0)],
-                leader_late(3, 6_000),
+                leader_late(3, 4),
             ]
             .concat(),
         ),
@@ -229,7 +243,7 @@ fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
             3,
             [
                 vec![byz("lie_vc", 1), byz("mute_fast", 1)],
-                leader_late(3, 6_000),
+                leader_late(3, 4),
             ]
             .concat(),
         ),
@@ -257,7 +271,7 @@ fn lie_vc_is_read_in_view_changes_and_the_honest_still_agree() {
                     byz("lie_vc", 3),
                     late(1, 4, 2_000, 0, 8_000),
                 ],
-                leader_late(5, 9_000),
+                leader_late(5, 5),
             ]
             .concat(),
         ),

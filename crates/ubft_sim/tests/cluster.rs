@@ -1135,9 +1135,11 @@ fn plant(
 ///   T_vc (VIEW's) by 6.7 %, replica 0 sealed view 1 alone, and k = 2
 ///   went the slow path at cycle 283,549 instead of fast at 174,009.
 /// - With a signature that does not verify, it is passed over, and the
-///   leader certifies as in the test above; every replica decides both
-///   slots. (The timeout is 1,024 polls: the leader's extra verify delays
-///   its proposal of k = 2.)
+///   leader commits k = 1 in view 0: on its own certificate as in the test
+///   above, or on a follower's, whose COMMIT may come while it still works
+///   on its delivery (SLOW's adoption, R10's second half); every replica
+///   decides both slots. (The timeout is 1,024 polls: the leader's extra
+///   verify delays its proposal of k = 2.)
 #[test]
 fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
     let n = 3;
@@ -1163,6 +1165,9 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
                 w[0] == records::KIND_CERT
             })
             .collect();
+        // The leader's COMMIT of k = 1 in view 0, in its own mailbox.
+        let own = c.hbms[0].read_words(byte(mb.record(Region::Commit, 0, 0)), 4);
+        let committed_v0 = own == [records::KIND_COMMIT, 0, 0, 1];
         let outcome: Vec<(u8, usize)> = report
             .replicas
             .iter()
@@ -1196,18 +1201,18 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
         // went into entry 0, which it wrote in a round first).
         let echo0 = c.hbms[0].read_words(byte(mb.record(Region::EchoPrep, 0, 0)), 1);
         assert_eq!(echo0, vec![records::KIND_PREP]);
-        certified
+        (certified, committed_v0)
     };
-    assert_eq!(
-        run(true),
-        vec![false, true, true],
-        "refused: no share from 0"
-    );
-    assert_eq!(
-        run(false),
-        vec![true, true, true],
-        "passed over: 0 certifies"
-    );
+    // Refused: no share from the leader, and no COMMIT of k = 1 in view 0
+    // (it decides k = 1 from the followers' COMMITs while it awaits
+    // NEW_VIEW(1)).
+    assert_eq!(run(true), (vec![false, true, true], false), "refused");
+    // Passed over: the leader goes on in view 0 and commits k = 1 there,
+    // on its own certificate or, still working on its delivery when a
+    // follower's COMMIT comes, on the follower's (R10's second half).
+    let (certified, committed_v0) = run(false);
+    assert!(committed_v0, "passed over: 0 commits in view 0");
+    assert!(certified[1] && certified[2], "{certified:?}");
 }
 
 /// R11.3's seal veto (slow.md, SlowWaitSeal and SlowVerifySeal), on the
@@ -3314,4 +3319,189 @@ fn a_fault_placed_by_a_write_starts_with_that_write() {
     });
     assert_eq!(never, None);
     assert!(!out.lock().unwrap().is_empty());
+}
+
+/// Replica 0 (the view-0 leader), Byzantine: it casts no fast-path vote
+/// (so no slot is decided fast) and keeps its prep_sig and its COMMITs
+/// from replica 2.
+struct WithholdFrom2 {
+    mailbox: Mailbox,
+}
+
+impl ubft_sim::adversary::Adversary for WithholdFrom2 {
+    fn transform(&mut self, _src: usize, dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
+        match self.mailbox.locate(write.word).map(|(r, _)| r) {
+            Some(Region::WillCert | Region::WillCommit) => vec![],
+            Some(Region::PrepSig | Region::Commit) if dst == 2 => vec![],
+            _ => vec![write],
+        }
+    }
+
+    fn only_drops(&self) -> bool {
+        true
+    }
+}
+
+/// R10's second half in SLOW's normal mode (recovery.md D11.13, slow.md
+/// "Adopt mode"). Replica 1's will_cert of slot 1 reaches replica 2 after
+/// replica 2's fast-path wait, so replica 2 goes slow locked but not
+/// delivered, and the leader's prep_sig never reaches it: it cannot
+/// deliver slot 1, and holds one COMMIT of it (replica 1's), one short of
+/// f + 1. Replicas 0 and 1 certify and commit slot 1 in view 0. Replica 2,
+/// polling for its delivery, adopts the certificate in replica 1's COMMIT
+/// (verified share by share), commits it, and decides on replica 1's
+/// COMMIT and its own: in view 0, with no view change. Without the
+/// adoption it writes no COMMIT of slot 1 and decides it only once slot
+/// 2's certificate forms (R24).
+#[test]
+fn a_replica_that_cannot_deliver_adopts_a_peers_certificate_in_its_own_view() {
+    let slots = 2;
+    let cfg = ClusterConfig {
+        seed: 36,
+        max_cycles: 200_000,
+        wait_polls: 256,
+        sign_latency: 300,
+        verify_latency: 500,
+        delays: vec![LinkDelay {
+            src: 1,
+            dst: 2,
+            extra: 6_000,
+            from_cycle: 0,
+            to_cycle: u64::MAX,
+            records: Some(ubft_sim::cluster::Records {
+                region: Region::WillCert,
+                slot: Some(0),
+            }),
+            after: None,
+        }],
+        ..quick(3, slots)
+    };
+    let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    c.set_adversary(
+        0,
+        Box::new(WithholdFrom2 {
+            mailbox: cfg.mailbox(),
+        }),
+    );
+    let report = run_checked(&mut c);
+    let (fast, slow) = every_slot_decided(&report, slots);
+    assert_eq!((fast, slow), (0, slots as usize), "{}", report.summary());
+    let two = &report.replicas[2];
+    assert_eq!(
+        (two.view, two.status.view_changes),
+        (0, 0),
+        "{}",
+        report.summary()
+    );
+    // Slot 1: replica 2 never certified it, and its COMMIT of it carries
+    // the certificate it adopted (replicas 0 and 1).
+    let mb = cfg.mailbox();
+    let hbm = &c.hbms[2];
+    assert_eq!(
+        hbm.read_words(byte(mb.record(Region::Certify, 0, 2)), 1),
+        [0]
+    );
+    let commit = hbm.read_words(byte(mb.record(Region::Commit, 0, 2)), 9);
+    assert_eq!(commit[..4], [3, 2, 0, 1], "{commit:?}");
+    assert_eq!(commit[8], 0b011, "{commit:?}");
+}
+
+/// Replica 0, Byzantine, casts no fast-path vote (so every slot is
+/// decided slow, each replica's will_commit covered by its own COMMIT),
+/// and keeps from replica 2 its PREPARE of the slot at index `slot` and
+/// every COMMIT it writes; it follows the protocol otherwise.
+struct CutAtSlot {
+    mailbox: Mailbox,
+    slot: usize,
+}
+
+impl ubft_sim::adversary::Adversary for CutAtSlot {
+    fn transform(&mut self, _src: usize, dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
+        let prepare = ubft_sim::cluster::Records {
+            region: Region::Prepare,
+            slot: Some(self.slot),
+        }
+        .words(&self.mailbox, 0)
+        .unwrap();
+        let region = self.mailbox.locate(write.word).map(|(r, _)| r);
+        let vote = matches!(region, Some(Region::WillCert | Region::WillCommit));
+        let commit = region == Some(Region::Commit);
+        if vote || (dst == 2 && (commit || prepare.contains(&write.word))) {
+            vec![]
+        } else {
+            vec![write]
+        }
+    }
+
+    fn only_drops(&self) -> bool {
+        true
+    }
+}
+
+/// The run's last slot (protocol.md, "Weaknesses"; recovery.md, "The
+/// run's end"). Replica 0 keeps its PREPARE of slot 3, the last, and its
+/// COMMITs from replica 2: replica 2 times out with nothing locked and no
+/// will_commit left to bridge, and seals view 0, while replicas 0 and 1
+/// decide slot 3 on the slow path in view 0. Of slot 3 replica 2 holds one COMMIT (replica 1's); f + 1 is 2,
+/// and it has sealed the view of the certificate. With the kernels'
+/// `slots` = 3, replicas 0 and 1 stop after slot 3 and replica 2 stays a
+/// slot short for the rest of the run. Open-ended (`slots` register 0, as
+/// deployed), replicas 0 and 1 go on to slot 4 and certify it, and replica
+/// 2 decides slot 3 from slot 4's certificate in its certify row (R24)
+/// while it awaits NEW_VIEW(1).
+#[test]
+fn a_replica_behind_at_the_last_slot_decides_it_when_the_others_go_on() {
+    let slots = 3;
+    let base = ClusterConfig {
+        seed: 3,
+        max_cycles: 100_000,
+        sign_latency: 300,
+        verify_latency: 500,
+        ..quick(3, slots)
+    };
+    let run = |open_ended: bool| {
+        let cfg = ClusterConfig {
+            open_ended,
+            ..base.clone()
+        };
+        let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+        c.set_adversary(
+            0,
+            Box::new(CutAtSlot {
+                mailbox: cfg.mailbox(),
+                slot: slots as usize - 1,
+            }),
+        );
+        run_checked(&mut c)
+    };
+    let ks = |r: &ubft_sim::cluster::RunReport, id: usize| -> Vec<u64> {
+        r.replicas[id].decided.iter().map(|d| d.k).collect()
+    };
+
+    let open = run(true);
+    assert!(open.open_ended);
+    assert_eq!(ks(&open, 2), [1, 2, 3], "{}", open.summary());
+    // Replica 2 decided slot 3 after the others had, while it awaited
+    // NEW_VIEW(1) (its view is 1): from the certificate of slot 4 that
+    // replicas 0 and 1 formed in its certify row (R24, WATCH's ABOVE).
+    assert!(
+        open.replicas[2].decided[2].cycle > open.replicas[1].decided[2].cycle,
+        "{}",
+        open.summary()
+    );
+    assert_eq!(open.replicas[2].view, 1, "{}", open.summary());
+
+    let closed = run(false);
+    assert!(!closed.open_ended);
+    assert_eq!(ks(&closed, 1), [1, 2, 3], "{}", closed.summary());
+    assert_eq!(
+        closed.replicas[1].status.state,
+        0,
+        "Done: {}",
+        closed.summary()
+    );
+    assert_eq!(ks(&closed, 2), [1, 2], "{}", closed.summary());
+    // (The report's cycles include the hosts' reads of the status
+    // registers after the budget.)
+    assert!(closed.cycles >= base.max_cycles, "{}", closed.summary());
 }

@@ -149,7 +149,7 @@ fn the_cli_draws_a_window_of_the_run() {
         timeouts,
         [
             ["1", "8421", "FastWaitCert"],
-            ["2", "8481", "FastWaitCert"],
+            ["2", "8477", "FastWaitCert"],
             ["0", "8552", "FastWaitCommit"]
         ]
     );

@@ -15,6 +15,7 @@
 //! | SEALS (R14's trigger) | the same as FULL_ROW | `grant`, `seals` | VIEW seals (from SLOW: `seal_trigger`, a handover) |
 //! | MINE (R25 while VIEW awaits: a peer's COMMIT of k on dec[k - 1]) | VIEW's `await_poll`, CertCheck idle | `dl_grant` | SLOW starts in deliver mode on its block, D; with `adopt_ok` (D of the awaited view or later, above L), in adopt mode too (`adopt_start`: R10's adoption, then R11) |
 //! | MINE while bridging W at slot k (`adopt_ok`: of a view after this one, above L) | SLOW's poll point (seal mode), CertCheck idle | `adopt` | SLOW turns to adopt mode at its poll point: it copies and verifies the COMMIT's certificate and commits D (R10's adoption, recovery.md D11.13), which covers W |
+//! | MINE in SLOW's normal mode (`adopt_ok`: above L, of a later view or of this one before SLOW delivered k, SLOW not adopting already) | SLOW's poll point (normal mode), CertCheck idle | `adopt` | the same, then R11 and R12 on D (R10's second half); a certificate that fails takes SLOW back to the poll state it left |
 //! | COMMIT of W.b + 1 on W.m while bridging (`adopt_next_ok`: of the view being sealed or later) | the same | `adopt`, `adopt_next` | the same, on D at slot W.b + 1: the COMMIT covers W (recovery.md R17) |
 //! | ABOVE of W.b + 1 on W.m while bridging (`adopt_next_ok`) | the same | `adopt`, `adopt_next`, `adopt_row` | the same, on D at slot W.b + 1, from the certify row: SLOW reads the row's f + 1 shares over D's CERT block and verifies them (R10 on D) |
 //! | NEW_VIEW; a MINE neither granted nor to adopt; any other event while bridging; a COMMIT not checked; FULL_ROW at a rerun slot (`rerun`) | (not acted on) | `take` at once | VIEW polls new_view itself; the rotation goes on; a rerun goes on to its own R12 (recovery.md D11.15) |
@@ -63,7 +64,9 @@ pub struct Grants {
     pub bc_busy: Signal<In, Bit>,
     /// WATCH's event, as a COMMIT of k, may be adopted (recovery.md
     /// D11.13): above L, and of the awaited view or later while VIEW
-    /// awaits, or of a view after this one while bridging a W at slot k.
+    /// awaits, of a view after this one while bridging a W at slot k, or
+    /// in SLOW's normal mode of a later view, or of this one before SLOW
+    /// delivered k (R10's second half).
     pub adopt_ok: Signal<In, Bit>,
     /// WATCH's event, as a COMMIT of W.b + 1, may be adopted while
     /// bridging: of the view being sealed or later (recovery.md R17).
@@ -82,9 +85,9 @@ pub struct Grants {
     pub dl_grant: Signal<Out, Bit>,
     /// With `dl_grant`: deliver mode adopts D first (SLOW's `adopt_start`).
     pub adopt_start: Signal<Out, Bit>,
-    /// MINE, or a COMMIT or ABOVE of W.b + 1, granted while bridging: SLOW
-    /// turns to adopt mode at its poll point (SLOW's `adopt`); D is latched
-    /// as with `dl_grant`.
+    /// MINE, or a COMMIT or ABOVE of W.b + 1, granted while bridging, or
+    /// MINE in SLOW's normal mode: SLOW turns to adopt mode at its poll
+    /// point (SLOW's `adopt`); D is latched as with `dl_grant`.
     pub adopt: Signal<Out, Bit>,
     /// The event is a COMMIT or an ABOVE of W.b + 1 to adopt: D's slot is
     /// W.b + 1.
@@ -97,6 +100,7 @@ pub struct Grants {
     pub take: Signal<Out, Bit>,
     // Combinational temporaries.
     slow_point: Signal<Local, Bit>,
+    slow_normal: Signal<Local, Bit>,
     dl_ev: Signal<Local, Bit>,
     ad_ev: Signal<Local, Bit>,
     an_ev: Signal<Local, Bit>,
@@ -125,7 +129,7 @@ impl Default for Grants {
             slow_deliver, slow_at_poll, view_awaiting, view_await_poll, view_catch_poll,
             cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, adopt_ok, adopt_next_ok, bridging, grant,
             decide, above, seals, seal_trigger, slow_abort, dl_grant, adopt_start, adopt,
-            adopt_next, adopt_row, cc_start, cc_hold, take, slow_point, dl_ev, ad_ev, an_ev, ar_ev,
+            adopt_next, adopt_row, cc_start, cc_hold, take, slow_point, slow_normal, dl_ev, ad_ev, an_ev, ar_ev,
             cc_ev, free, row_ev
         })
     }
@@ -137,8 +141,9 @@ impl Logic for Grants {
         // Nothing of the holder's own in flight, and Protocol runs.
         self.free.next = !self.sg_busy.val() & !self.bc_busy.val() & self.running.val();
         self.bridging.next = self.slow_holding.val() & self.slow_seal.val();
-        self.slow_point.next =
-            self.slow_at_poll.val() & !self.slow_seal.val() & !self.slow_deliver.val();
+        self.slow_normal.next =
+            self.slow_holding.val() & !self.slow_seal.val() & !self.slow_deliver.val();
+        self.slow_point.next = self.slow_at_poll.val() & self.slow_normal.val();
         // MINE while VIEW awaits, on this replica's dec[k - 1].
         self.dl_ev.next = self.ev_valid.val()
             & (self.ev_kind.val() == self.ev_mine.val())
@@ -147,11 +152,12 @@ impl Logic for Grants {
         self.dl_grant.next =
             self.dl_ev.val() & self.view_await_poll.val() & !self.cc_busy.val() & self.free.val();
         self.adopt_start.next = self.dl_grant.val() & self.adopt_ok.val();
-        // MINE while bridging W at slot k, to adopt (R10, D11.13).
+        // MINE while bridging W at slot k, or in SLOW's normal mode, to
+        // adopt (R10, D11.13; `adopt_ok` says which view each may have).
         self.ad_ev.next = self.ev_valid.val()
             & (self.ev_kind.val() == self.ev_mine.val())
             & (self.ev_prev.val() == self.prev.val())
-            & self.bridging.val()
+            & (self.bridging.val() | self.slow_normal.val())
             & self.adopt_ok.val();
         // A COMMIT of W.b + 1 on W.m while bridging, to adopt (R17).
         self.an_ev.next = self.ev_valid.val()

@@ -260,9 +260,14 @@ pub struct Protocol<const N: usize> {
     /// ends.
     close_now: Signal<Local, Bit>,
     /// WATCH's MINE may be adopted (R10, recovery.md D11.13): above L, and
-    /// of the awaited view or later while VIEW awaits, or of a view after
-    /// this one while SLOW bridges a W at slot k.
+    /// of the awaited view or later while VIEW awaits, of a view after
+    /// this one while SLOW bridges a W at slot k, or in SLOW's normal mode
+    /// of a later view, or of this one before SLOW delivered k (R10's
+    /// second half).
     adopt_ok: Signal<Local, Bit>,
+    /// SLOW holds the slot in its normal mode (not sealing, not
+    /// delivering for VIEW).
+    slow_normal: Signal<Local, Bit>,
     close_start: Signal<Local, Bit>,
     close_abort: Signal<Local, Bit>,
     // Combinational temporaries.
@@ -333,7 +338,7 @@ impl<const N: usize> Protocol<N> {
             leader, fast, view, tally, requests, cc, timer, ledger, grants, counters, encoder,
             cfg, state, view_no, leader_id, missed_q, m, phase, vote_view, vote_leader,
             slow_path, done_q, error, m_new, next_leader, poll_word, missed, decided,
-            start_leader, own_state, bridged, close_now, adopt_ok, close_start, close_abort,
+            start_leader, own_state, bridged, close_now, adopt_ok, slow_normal, close_start, close_abort,
             bc_round, bc_round_done, bc_round_error, bc_failed, hand_over, cc_k1, wt_enable,
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
@@ -611,12 +616,22 @@ impl<const N: usize> Logic for Protocol<N> {
         self.grants.cc_failed.next = self.cc.failed.val();
         self.grants.sg_busy.next = self.sg_busy.val();
         self.grants.bc_busy.next = self.bc_busy.val();
+        self.slow_normal.next =
+            self.slow.holding.val() & !self.slow.seal_mode.val() & !self.slow.deliver_mode.val();
+        // (In SLOW's normal mode, R10's second half: of a later view, or
+        // of this view while SLOW has not delivered k, and one adoption
+        // per pass of SLOW, `slow_normal`.)
         self.adopt_ok.next = self.ledger.ev_above_l.val()
             & ((self.view.awaiting.val() & (self.wt_ev_view.val() >= self.view_no.q.val()))
                 | (self.slow.holding.val()
                     & self.slow.seal_mode.val()
                     & (self.ledger.w_k.val() == self.position.k.val())
-                    & (self.wt_ev_view.val() > self.view_no.q.val())));
+                    & (self.wt_ev_view.val() > self.view_no.q.val()))
+                | (self.slow_normal.val()
+                    & !self.slow.adopt_mode.val()
+                    & ((self.wt_ev_view.val() > self.view_no.q.val())
+                        | ((self.wt_ev_view.val() == self.view_no.q.val())
+                            & self.slow.undelivered.val()))));
         self.grants.adopt_ok.next = self.adopt_ok.val();
         // A COMMIT or ABOVE of W.b + 1 (WATCH's event while bridging) of a
         // view this replica has not sealed: the view it is sealing, or
@@ -648,12 +663,14 @@ impl<const N: usize> Logic for Protocol<N> {
             self.wt_k.next = self.position.k.val();
         }
         self.wt_view.next = self.view_no.q.val();
-        // The Mine poll: while awaiting (R25), and while bridging a W at
-        // slot k (R10's adoption, D11.13).
+        // The Mine poll: while awaiting (R25), while bridging a W at slot
+        // k (R10's adoption, D11.13), and in SLOW's normal mode (R10's
+        // second half).
         self.wt_awaiting.next = self.view.awaiting.val()
             | (self.slow.holding.val()
                 & self.slow.seal_mode.val()
-                & (self.ledger.w_k.val() == self.position.k.val()));
+                & (self.ledger.w_k.val() == self.position.k.val()))
+            | self.slow_normal.val();
         self.view.dlv_grant.next = self.grants.dl_grant.val();
         self.slow.hold.next = self.grants.cc_hold.val();
         self.view.hold.next = self.grants.cc_hold.val();
@@ -706,8 +723,11 @@ impl<const N: usize> Logic for Protocol<N> {
             // R26: the full row's m (this replica's own lane is in the row,
             // so it is the m it sent will_commit for).
             self.m_new.next = self.wt_ev_m.val();
-        } else if self.slow.decide.val() & self.slow.deliver_mode.val() {
-            // R25 while awaiting: D's m, which f + 1 COMMITs carried.
+        } else if self.slow.decide.val()
+            & (self.slow.deliver_mode.val() | self.slow.adopt_mode.val())
+        {
+            // R25 while awaiting, or R12 after an adoption in SLOW's
+            // normal mode: D's m, which f + 1 COMMITs carried.
             self.m_new.next = self.ledger.d_m.val();
         } else if self.leader.set_m.val() | self.fast.set_m.val() {
             self.m_new.next = self.leader.m_next.val() | self.fast.m_next.val();

@@ -53,7 +53,12 @@
 //! While the machine holds the slot Protocol runs WATCH; a full will_commit
 //! row for k (R26), or f + 1 CERT blocks of k + 1 with one prev (R24),
 //! makes Protocol take the slot back with `abort`, which the machine
-//! honours at a poll state (`at_poll`) and goes Off.
+//! honours at a poll state (`at_poll`) and goes Off. A peer's COMMIT of
+//! k above L, of a later view or of this one before the machine delivered
+//! k (`undelivered`; R10's second half), makes Protocol raise `adopt`
+//! there: adopt mode on its block D (SlowPollRecord), and
+//! after its own COMMIT of D, R11 and R12 on D; a certificate that fails
+//! takes the machine back to the poll state it left (`back`).
 //!
 //! Seal mode (`seal_start` with `start`: VIEW's bridge, R17, or
 //! Protocol's Close after the run's last decision, R28): the target
@@ -87,7 +92,7 @@
 //! | 51 | SlowSendCert | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | SlowPollCertify |
 //! | 52 | SlowPollCertify | (fetch of the certify row, 2N beats; c, `bm` := 0) | SlowWaitCertify |
 //! | 53 | SlowWaitCertify | the fetch is done: an error / f + 1 candidates (shares copied as they arrived) / fewer / fewer, and it times out | SlowPollCertify / SlowVerifyShare / SlowPollCertify (a miss; adopting from the row: Off, `stop`) / Off, `stop` |
-//! | 54 | SlowVerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | SlowSignCommit (adopt mode: Off, `stop` unless f + 1 were taken) / the next j (`verified` += j) / SlowPollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss; adopt mode: SlowPollRecord, from the row SlowPollCertify, or Off, `stop` if j failed before) / Off, `stop` |
+//! | 54 | SlowVerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | SlowSignCommit (adopt mode: Off, `stop` unless f + 1 were taken; in normal mode `back` instead) / the next j (`verified` += j) / SlowPollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss; adopt mode: SlowPollRecord, from the row SlowPollCertify, or Off, `stop` if j failed before; in normal mode `back` at the first failure) / Off, `stop` |
 //! | 55 | SlowSignCommit | the signer's response (`sign` of K): OK / an error | SlowSendCommit (COMPOSE beat 1 := the signature) / Off, `stop` |
 //! | 56 | SlowSendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: seal mode / f + 1 = 1 / else | Off, `stop` (a yield) / Off, `decide` / SlowPollCommit (`delivered` := {id}, x := 0) |
 //! | 57 | SlowPollCommit | x >= n / x delivered or vetoed / else | SlowPollCommit (x := 0, a miss; Off, `stop` if it times out, and in deliver mode at once) / SlowPollCommit (x + 1) / SlowWaitCommit (fetch of commit[s(k)][x], two beats) |
@@ -96,7 +101,7 @@
 //! | 97 | SlowPollOwnEcho | (fetch of its own echo_commit[x][id], one beat) | SlowWaitOwnEcho |
 //! | 98 | SlowWaitOwnEcho | the fetch is done: the entry holds a COMMIT of x higher than the one verified (k, then view) / else, or an error | SlowPollSeal (R11.2's "if higher": not echoed) / SlowEchoCommit |
 //! | 99 | SlowPollRecord | (adopt mode: fetch of D's record commit[s(D.k)][x], 3 + f beats; `verified` := none) | SlowWaitRecord |
-//! | 100 | SlowWaitRecord | the fetch is done: beat 0 is D's COMMIT block of x with a signer bitmap below n (the shares copied into COMPOSE beats 2 to f + 2 as they arrived) / not, or an error | SlowVerifyShare / Off, `stop` (a miss) |
+//! | 100 | SlowWaitRecord | the fetch is done: beat 0 is D's COMMIT block of x with a signer bitmap below n (the shares copied into COMPOSE beats 2 to f + 2 as they arrived) / not, or an error | SlowVerifyShare / Off, `stop` (a miss; in normal mode `back` instead) |
 //! | 60 | SlowEchoCommit | (first cycle: a round to echo_commit[x][id], the block and COMPOSE beat 15) `round_done` / `round_error` | SlowPollSeal / Off, `stop` |
 //! | 61 | SlowPollSeal | (fetch of seal[x], two beats) | SlowWaitSeal |
 //! | 62 | SlowWaitSeal | the fetch is done: an error / a SEAL of x (kept) / none | SlowPollSeal / SlowVerifySeal / SlowPollEchoSeal |
@@ -223,6 +228,11 @@ pub struct Slow {
     /// The machine is in a poll state (SlowPoll*): no fetch, signer request,
     /// broadcast or round of its own is outstanding, and `abort` is honoured.
     pub at_poll: Signal<Out, Bit>,
+    /// In normal mode, the machine works on its delivery (R8: SlowPollPrepSig
+    /// to SlowVerifySuspect): it has not certified the slot, and without
+    /// the leader's signature it cannot. High through the poll loop, so
+    /// that a MINE Protocol may adopt waits for the poll point.
+    pub undelivered: Signal<Out, Bit>,
     /// The machine holds the slot (not Off).
     pub holding: Signal<Out, Bit>,
     /// One cycle, as the machine goes Off without a decision: the slot is
@@ -398,6 +408,13 @@ pub struct Slow {
     /// Adopt mode from the certify row (set with `adopting` by `adopt`
     /// with `adopt_row`).
     rowing: DFF<Bit>,
+    /// The poll state an adoption in normal mode left (set by `adopt`):
+    /// where a certificate that fails takes the machine back, with
+    /// `verified`, `torn` and `bad` cleared (they were of D's block).
+    back: DFF<SlowSt>,
+    /// Adopt mode in normal mode (not sealing, not delivering): a failed
+    /// adoption resumes at `back` instead of yielding.
+    resume: Signal<Local, Bit>,
     /// `expiring`, except in seal mode.
     exp: Signal<Local, Bit>,
     /// A request is out (sign and verify states), or Broadcast not yet
@@ -536,6 +553,7 @@ impl Default for Slow {
             abort: Default::default(),
             hold: Default::default(),
             at_poll: Default::default(),
+            undelivered: Default::default(),
             holding: Default::default(),
             stop: Default::default(),
             seal_start: Default::default(),
@@ -619,6 +637,8 @@ impl Default for Slow {
             delivering: Default::default(),
             adopting: Default::default(),
             rowing: Default::default(),
+            back: Default::default(),
+            resume: Default::default(),
             exp: Default::default(),
             sent: Default::default(),
             beat_i: Default::default(),
@@ -698,6 +718,7 @@ impl Logic for Slow {
             delivering,
             adopting,
             rowing,
+            back,
             sent,
             beat_i,
             blk_ok,
@@ -736,6 +757,7 @@ impl Logic for Slow {
         self.seal_mode.next = self.sealing.q.val();
         self.deliver_mode.next = self.delivering.q.val();
         self.adopt_mode.next = self.adopting.q.val();
+        self.resume.next = self.adopting.q.val() & !self.sealing.q.val() & !self.delivering.q.val();
         // Adopt mode: the record's first beat is D's COMMIT block of x
         // (`commit_block` with `blk_j` = x) and its signer bitmap (word 8)
         // names no replica at or above n.
@@ -1158,9 +1180,18 @@ impl Logic for Slow {
                         & (self.so.q.val() != self.support.val())
                     {
                         // Adopt mode: the record's bitmap named other than
-                        // f + 1 replicas below n.
-                        self.stop.next = true;
-                        self.state.d.next = SlowSt::Off;
+                        // f + 1 replicas below n. In normal mode, back to
+                        // the poll it left; else a yield.
+                        if self.resume.val() {
+                            self.adopting.d.next = false;
+                            self.verified.d.next = 0.into();
+                            self.torn.d.next = 0.into();
+                            self.bad.d.next = 0.into();
+                            self.state.d.next = self.back.q.val();
+                        } else {
+                            self.stop.next = true;
+                            self.state.d.next = SlowSt::Off;
+                        }
                     } else if self.sj.q.val() >= self.n.val() {
                         // f + 1 shares over C, each verified (R10).
                         self.state.d.next = SlowSt::SlowSignCommit;
@@ -1200,8 +1231,20 @@ impl Logic for Slow {
                         if self.adopting.q.val() {
                             // Adopt mode: the record is read again once
                             // (a read may be torn); a second failure of j
-                            // ends the pass.
-                            if (self.torn.q.val() & (self.one8.val() << self.sj.q.val())) != 0 {
+                            // ends the pass with a yield. In normal mode
+                            // the first failure takes the machine back to
+                            // the poll it left: its own path is there to
+                            // go on with, and a Byzantine record costs one
+                            // pass of verifies, not two.
+                            if self.resume.val() {
+                                self.adopting.d.next = false;
+                                self.verified.d.next = 0.into();
+                                self.torn.d.next = 0.into();
+                                self.bad.d.next = 0.into();
+                                self.state.d.next = self.back.q.val();
+                            } else if (self.torn.q.val() & (self.one8.val() << self.sj.q.val()))
+                                != 0
+                            {
                                 self.stop.next = true;
                                 self.state.d.next = SlowSt::Off;
                             } else if self.rowing.q.val() {
@@ -1253,6 +1296,15 @@ impl Logic for Slow {
                         self.rd.d.next = false;
                         self.sent.d.next = false;
                         self.state.d.next = SlowSt::SlowVerifyShare;
+                    } else if self.resume.val() {
+                        // Not D's record any more, or a failed read: in
+                        // normal mode, back to the poll it left.
+                        self.missed.next = true;
+                        self.adopting.d.next = false;
+                        self.verified.d.next = 0.into();
+                        self.torn.d.next = 0.into();
+                        self.bad.d.next = 0.into();
+                        self.state.d.next = self.back.q.val();
                     } else {
                         // Not D's record any more, or a failed read.
                         self.missed.next = true;
@@ -1629,6 +1681,16 @@ impl Logic for Slow {
             | (self.state.q.val() == SlowSt::SlowPollCommit)
             | (self.state.q.val() == SlowSt::SlowPollSeal)
             | (self.state.q.val() == SlowSt::SlowPollEchoSeal);
+        self.undelivered.next = ((self.state.q.val() == SlowSt::SlowPollPrepSig)
+            | (self.state.q.val() == SlowSt::SlowWaitPrepSig)
+            | (self.state.q.val() == SlowSt::SlowVerifyPrep)
+            | (self.state.q.val() == SlowSt::SlowEchoPrep)
+            | (self.state.q.val() == SlowSt::SlowPollEchoPrep)
+            | (self.state.q.val() == SlowSt::SlowWaitEchoPrep)
+            | (self.state.q.val() == SlowSt::SlowVerifySuspect))
+            & !self.sealing.q.val()
+            & !self.delivering.q.val()
+            & !self.adopting.q.val();
         self.holding.next = self.state.q.val() != SlowSt::Off;
         if self.abort.val() & self.at_poll.val() {
             self.fetch_start.next = false;
@@ -1636,7 +1698,8 @@ impl Logic for Slow {
             self.stop.next = false;
             self.state.d.next = SlowSt::Off;
         } else if self.adopt.val() & self.at_poll.val() {
-            // Bridging: Protocol granted an adoption (D11.13).
+            // Bridging, or in normal mode: Protocol granted an adoption
+            // (D11.13; R10's second half). `back` keeps the poll state.
             self.fetch_start.next = false;
             self.fetch_word.next = 0.into();
             self.fetch_pair.next = false;
@@ -1646,6 +1709,7 @@ impl Logic for Slow {
             self.clear_wait.next = false;
             self.adopting.d.next = true;
             self.rowing.d.next = self.adopt_row.val();
+            self.back.d.next = self.state.q.val();
             self.torn.d.next = 0.into();
             self.bad.d.next = 0.into();
             if self.adopt_row.val() {
