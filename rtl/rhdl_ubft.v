@@ -16179,6 +16179,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     
     // Local signals
     reg  resume;
+    reg  to_back;
     reg  exp;
     reg  [7:0] entry;
     reg  suspect;
@@ -16450,6 +16451,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         deliver_mode = delivering$q;
         adopt_mode = adopting$q;
         resume = adopting$q & ~sealing$q & ~delivering$q;
+        to_back = 1'b0;
         rec_ok = (fetch_beat[(32'h0)+:(256)] == commit_block) & ((fetch_beat[(32'h100)+:(8)] >> n) == 32'h0);
         entry = beat_i$q >> 32'h1;
         suspect = ~beat_i$q[32'h0] & (entry != id) & (entry < n) & (~checked_any$q | (entry > checked$q)) & (fetch_beat[(32'h0)+:(96)] == prep_block[(32'h0)+:(96)]) & (fetch_beat[(32'h0)+:(256)] != prep_block);
@@ -16837,11 +16839,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                     if (~sent$q) begin
                         if ((sj$q >= n) & adopting$q & (so$q != support)) begin
                             if (resume) begin
-                                adopting$d = 1'b0;
-                                verified$d = 32'h0;
-                                torn$d = 32'h0;
-                                bad$d = 32'h0;
-                                state$d = back$q;
+                                to_back = 1'b1;
                             end
                             else begin
                                 stop = 1'b1;
@@ -16884,11 +16882,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                             missed = 1'b1;
                             if (adopting$q) begin
                                 if (resume) begin
-                                    adopting$d = 1'b0;
-                                    verified$d = 32'h0;
-                                    torn$d = 32'h0;
-                                    bad$d = 32'h0;
-                                    state$d = back$q;
+                                    to_back = 1'b1;
                                 end
                                 else if ((torn$q & (one8 << sj$q)) != 32'h0) begin
                                     stop = 1'b1;
@@ -16946,11 +16940,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                         end
                         else if (resume) begin
                             missed = 1'b1;
-                            adopting$d = 1'b0;
-                            verified$d = 32'h0;
-                            torn$d = 32'h0;
-                            bad$d = 32'h0;
-                            state$d = back$q;
+                            to_back = 1'b1;
                         end
                         else begin
                             missed = 1'b1;
@@ -17304,6 +17294,13 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                     state$d = SlowSt$Off;
                 end
         endcase
+        if (to_back) begin
+            adopting$d = 1'b0;
+            verified$d = 32'h0;
+            torn$d = 32'h0;
+            bad$d = 32'h0;
+            state$d = back$q;
+        end
         if (delivering$q) begin
             clear_wait = 1'b0;
         end

@@ -3321,19 +3321,34 @@ fn a_fault_placed_by_a_write_starts_with_that_write() {
     assert!(!out.lock().unwrap().is_empty());
 }
 
-/// Replica 0 (the view-0 leader), Byzantine: it casts no fast-path vote
-/// (so no slot is decided fast) and keeps its prep_sig and its COMMITs
-/// from replica 2.
-struct WithholdFrom2 {
+/// A Byzantine replica's drops: it casts no fast-path vote (none reaches
+/// anyone, so no slot is decided fast on its votes), and keeps from
+/// replica 2 its records of the regions in `from_2`, and its PREPARE of
+/// the slot at index `prepare_from_2`; it follows the protocol otherwise.
+struct Withhold {
     mailbox: Mailbox,
+    from_2: &'static [Region],
+    prepare_from_2: Option<usize>,
 }
 
-impl ubft_sim::adversary::Adversary for WithholdFrom2 {
-    fn transform(&mut self, _src: usize, dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
-        match self.mailbox.locate(write.word).map(|(r, _)| r) {
-            Some(Region::WillCert | Region::WillCommit) => vec![],
-            Some(Region::PrepSig | Region::Commit) if dst == 2 => vec![],
-            _ => vec![write],
+impl ubft_sim::adversary::Adversary for Withhold {
+    fn transform(&mut self, src: usize, dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
+        let region = self.mailbox.locate(write.word).map(|(r, _)| r);
+        let vote = matches!(region, Some(Region::WillCert | Region::WillCommit));
+        let kept = region.is_some_and(|r| self.from_2.contains(&r));
+        let prepare = self.prepare_from_2.is_some_and(|slot| {
+            ubft_sim::cluster::Records {
+                region: Region::Prepare,
+                slot: Some(slot),
+            }
+            .words(&self.mailbox, src)
+            .unwrap()
+            .contains(&write.word)
+        });
+        if vote || (dst == 2 && (kept || prepare)) {
+            vec![]
+        } else {
+            vec![write]
         }
     }
 
@@ -3377,10 +3392,14 @@ fn a_replica_that_cannot_deliver_adopts_a_peers_certificate_in_its_own_view() {
         ..quick(3, slots)
     };
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
+    // Replica 0, the view-0 leader, keeps its prep_sig and its COMMITs
+    // from replica 2.
     c.set_adversary(
         0,
-        Box::new(WithholdFrom2 {
+        Box::new(Withhold {
             mailbox: cfg.mailbox(),
+            from_2: &[Region::PrepSig, Region::Commit],
+            prepare_from_2: None,
         }),
     );
     let report = run_checked(&mut c);
@@ -3406,44 +3425,14 @@ fn a_replica_that_cannot_deliver_adopts_a_peers_certificate_in_its_own_view() {
     assert_eq!(commit[8], 0b011, "{commit:?}");
 }
 
-/// Replica 0, Byzantine, casts no fast-path vote (so every slot is
-/// decided slow, each replica's will_commit covered by its own COMMIT),
-/// and keeps from replica 2 its PREPARE of the slot at index `slot` and
-/// every COMMIT it writes; it follows the protocol otherwise.
-struct CutAtSlot {
-    mailbox: Mailbox,
-    slot: usize,
-}
-
-impl ubft_sim::adversary::Adversary for CutAtSlot {
-    fn transform(&mut self, _src: usize, dst: usize, write: Write, _cycle: u64) -> Vec<Write> {
-        let prepare = ubft_sim::cluster::Records {
-            region: Region::Prepare,
-            slot: Some(self.slot),
-        }
-        .words(&self.mailbox, 0)
-        .unwrap();
-        let region = self.mailbox.locate(write.word).map(|(r, _)| r);
-        let vote = matches!(region, Some(Region::WillCert | Region::WillCommit));
-        let commit = region == Some(Region::Commit);
-        if vote || (dst == 2 && (commit || prepare.contains(&write.word))) {
-            vec![]
-        } else {
-            vec![write]
-        }
-    }
-
-    fn only_drops(&self) -> bool {
-        true
-    }
-}
-
 /// The run's last slot (protocol.md, "Weaknesses"; recovery.md, "The
-/// run's end"). Replica 0 keeps its PREPARE of slot 3, the last, and its
-/// COMMITs from replica 2: replica 2 times out with nothing locked and no
-/// will_commit left to bridge, and seals view 0, while replicas 0 and 1
-/// decide slot 3 on the slow path in view 0. Of slot 3 replica 2 holds one COMMIT (replica 1's); f + 1 is 2,
-/// and it has sealed the view of the certificate. With the kernels'
+/// run's end"). Replica 0, Byzantine, casts no fast-path vote (every slot
+/// is slow, each will_commit covered by its replica's COMMIT) and keeps
+/// its PREPARE of slot 3, the last, and its COMMITs from replica 2:
+/// replica 2 times out with nothing locked and no will_commit left to
+/// bridge, and seals view 0, while replicas 0 and 1 decide slot 3 on the
+/// slow path in view 0. Of slot 3 replica 2 holds one COMMIT (replica
+/// 1's); f + 1 is 2, and it has sealed the view of the certificate. With the kernels'
 /// `slots` = 3, replicas 0 and 1 stop after slot 3 and replica 2 stays a
 /// slot short for the rest of the run. Open-ended (`slots` register 0, as
 /// deployed), replicas 0 and 1 go on to slot 4 and certify it, and replica
@@ -3467,9 +3456,10 @@ fn a_replica_behind_at_the_last_slot_decides_it_when_the_others_go_on() {
         let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
         c.set_adversary(
             0,
-            Box::new(CutAtSlot {
+            Box::new(Withhold {
                 mailbox: cfg.mailbox(),
-                slot: slots as usize - 1,
+                from_2: &[Region::Commit],
+                prepare_from_2: Some(slots as usize - 1),
             }),
         );
         run_checked(&mut c)

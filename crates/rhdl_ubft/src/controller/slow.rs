@@ -415,6 +415,8 @@ pub struct Slow {
     /// Adopt mode in normal mode (not sealing, not delivering): a failed
     /// adoption resumes at `back` instead of yielding.
     resume: Signal<Local, Bit>,
+    /// This cycle's adoption failed in normal mode: go back (`back`).
+    to_back: Signal<Local, Bit>,
     /// `expiring`, except in seal mode.
     exp: Signal<Local, Bit>,
     /// A request is out (sign and verify states), or Broadcast not yet
@@ -639,6 +641,7 @@ impl Default for Slow {
             rowing: Default::default(),
             back: Default::default(),
             resume: Default::default(),
+            to_back: Default::default(),
             exp: Default::default(),
             sent: Default::default(),
             beat_i: Default::default(),
@@ -758,6 +761,7 @@ impl Logic for Slow {
         self.deliver_mode.next = self.delivering.q.val();
         self.adopt_mode.next = self.adopting.q.val();
         self.resume.next = self.adopting.q.val() & !self.sealing.q.val() & !self.delivering.q.val();
+        self.to_back.next = false;
         // Adopt mode: the record's first beat is D's COMMIT block of x
         // (`commit_block` with `blk_j` = x) and its signer bitmap (word 8)
         // names no replica at or above n.
@@ -1183,11 +1187,7 @@ impl Logic for Slow {
                         // f + 1 replicas below n. In normal mode, back to
                         // the poll it left; else a yield.
                         if self.resume.val() {
-                            self.adopting.d.next = false;
-                            self.verified.d.next = 0.into();
-                            self.torn.d.next = 0.into();
-                            self.bad.d.next = 0.into();
-                            self.state.d.next = self.back.q.val();
+                            self.to_back.next = true;
                         } else {
                             self.stop.next = true;
                             self.state.d.next = SlowSt::Off;
@@ -1237,11 +1237,7 @@ impl Logic for Slow {
                             // go on with, and a Byzantine record costs one
                             // pass of verifies, not two.
                             if self.resume.val() {
-                                self.adopting.d.next = false;
-                                self.verified.d.next = 0.into();
-                                self.torn.d.next = 0.into();
-                                self.bad.d.next = 0.into();
-                                self.state.d.next = self.back.q.val();
+                                self.to_back.next = true;
                             } else if (self.torn.q.val() & (self.one8.val() << self.sj.q.val()))
                                 != 0
                             {
@@ -1300,11 +1296,7 @@ impl Logic for Slow {
                         // Not D's record any more, or a failed read: in
                         // normal mode, back to the poll it left.
                         self.missed.next = true;
-                        self.adopting.d.next = false;
-                        self.verified.d.next = 0.into();
-                        self.torn.d.next = 0.into();
-                        self.bad.d.next = 0.into();
-                        self.state.d.next = self.back.q.val();
+                        self.to_back.next = true;
                     } else {
                         // Not D's record any more, or a failed read.
                         self.missed.next = true;
@@ -1667,6 +1659,15 @@ impl Logic for Slow {
             _ => {
                 self.state.d.next = SlowSt::Off;
             }
+        }
+        // A failed adoption in normal mode: back to the poll it left, with
+        // what it verified for D forgotten.
+        if self.to_back.val() {
+            self.adopting.d.next = false;
+            self.verified.d.next = 0.into();
+            self.torn.d.next = 0.into();
+            self.bad.d.next = 0.into();
+            self.state.d.next = self.back.q.val();
         }
         // Deliver mode asks no `clear_wait`: its polls are VIEW's T_vc
         // wait's.
