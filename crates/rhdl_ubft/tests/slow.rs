@@ -1112,9 +1112,12 @@ fn adopt_from_the_row_yields_on_a_short_row_or_a_share_that_fails_twice() {
 
 /// R10's second half in normal mode (`adopt` at its certify poll, not
 /// sealing, not delivering): the bench's block stands for D, whose record
-/// is replica 2's COMMIT with the certificate of replicas 0 and 1.
-fn normal_adoption(shares: [Beat; 2]) -> (Bench, Vec<Ev>) {
+/// is replica 2's COMMIT with the certificate of replicas 0 and 1 (with
+/// `shares`), the mailbox changed by `setup` first: the bench, and what
+/// the block asked for from its read of D's record on.
+fn normal_adoption(shares: [Beat; 2], setup: impl FnOnce(&mut Bench)) -> (Bench, Vec<Ev>) {
     let mut t = adopt_bench(0b011, shares);
+    setup(&mut t);
     t.adopt_at_poll = true;
     t.run_slot(5000);
     let k = t.kinds();
@@ -1130,7 +1133,7 @@ fn normal_adoption(shares: [Beat; 2]) -> (Bench, Vec<Ev>) {
 /// nothing.
 #[test]
 fn adopt_in_normal_mode_commits_d_then_decides_on_f_plus_1_commits() {
-    let (t, k) = normal_adoption(good_shares());
+    let (t, k) = normal_adoption(good_shares(), |_| {});
     let poll = t.entered(SlowSt::SlowPollCertify)[0];
     assert_eq!(t.entered(SlowSt::SlowPollRecord), vec![poll + 1]);
     assert_eq!(
@@ -1161,7 +1164,7 @@ fn adopt_in_normal_mode_commits_d_then_decides_on_f_plus_1_commits() {
 #[test]
 fn a_failed_adoption_in_normal_mode_returns_to_its_poll_and_the_slot_goes_on() {
     let forged = sig(&c_block(), 2);
-    let (t, k) = normal_adoption([forged, sig(&c_block(), ID)]);
+    let (t, k) = normal_adoption([forged, sig(&c_block(), ID)], |_| {});
     assert_eq!(
         k[..4],
         [
@@ -1180,17 +1183,11 @@ fn a_failed_adoption_in_normal_mode_returns_to_its_poll_and_the_slot_goes_on() {
 
     // Not D's record (another value in its block): one read, a miss, and
     // back to the certify poll.
-    let mut t = adopt_bench(0b011, good_shares());
-    t.commit(2, k_block(2, M + 1), 0b011);
-    t.adopt_at_poll = true;
-    t.run_slot(5000);
-    let k = t.kinds();
-    let at = k
-        .iter()
-        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
-        .unwrap();
+    let (_, k) = normal_adoption(good_shares(), |t| {
+        t.commit(2, k_block(2, M + 1), 0b011);
+    });
     assert_eq!(
-        k[at..at + 3],
+        k[..3],
         [
             Ev::Fetch(commit_word(2), 4),
             Ev::Missed,

@@ -266,7 +266,9 @@ pub struct Protocol<const N: usize> {
     /// second half).
     adopt_ok: Signal<Local, Bit>,
     /// SLOW holds the slot in its normal mode (not sealing, not
-    /// delivering for VIEW).
+    /// delivering for VIEW). Grants derives the same for itself; taken
+    /// from a Grants output it would feed `grants.adopt_ok` back through
+    /// Grants' one always block, a loop Verilator's lint refuses.
     slow_normal: Signal<Local, Bit>,
     close_start: Signal<Local, Bit>,
     close_abort: Signal<Local, Bit>,
