@@ -10909,7 +10909,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  started;
     
     // Constant declarations
-    localparam  err_recovery = 8'h7;
     localparam  err_round = 8'h8;
     localparam  err_k_wrapped = 8'h6;
     localparam  k_last = 32'hffffff;
@@ -11100,7 +11099,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  view$clock;
     reg  view$rst_n;
     reg  view$start;
-    wire  view$stop;
     wire  view$start_leader;
     wire  view$holding;
     wire  view$catching;
@@ -11119,7 +11117,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] view$view_no;
     reg  [7:0] view$next_leader;
     reg  view$ob;
-    reg  view$ob_near;
     wire  view$call_slow;
     reg  view$slow_done;
     reg  [31:0] view$k;
@@ -11296,7 +11293,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [31:0] ledger$cons_m;
     wire  ledger$constrained;
     wire  ledger$ob;
-    wire  ledger$near;
+    wire  ledger$reach_ok;
     reg  grants$ev_valid;
     reg  [2:0] grants$ev_kind;
     reg  [31:0] grants$ev_prev;
@@ -11318,6 +11315,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  grants$bc_busy;
     reg  grants$adopt_ok;
     reg  grants$adopt_next_ok;
+    reg  grants$reach_ok;
     wire  grants$bridging;
     wire  grants$grant;
     wire  grants$decide;
@@ -11333,6 +11331,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  grants$cc_start;
     wire  grants$cc_hold;
     wire  grants$take;
+    wire  grants$held_back;
     reg  counters$clock;
     reg  counters$rst_n;
     reg  counters$start;
@@ -11509,6 +11508,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  bridged$d;
     wire  bridged$q;
     reg  bridged$clock;
+    reg  held$d;
+    wire  held$q;
+    reg  held$clock;
     
     // Local signals
     reg  close_now;
@@ -11681,7 +11683,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .clock(view$clock),
         .rst_n(view$rst_n),
         .start(view$start),
-        .stop(view$stop),
         .start_leader(view$start_leader),
         .holding(view$holding),
         .catching(view$catching),
@@ -11700,7 +11701,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .view_no(view$view_no),
         .next_leader(view$next_leader),
         .ob(view$ob),
-        .ob_near(view$ob_near),
         .call_slow(view$call_slow),
         .slow_done(view$slow_done),
         .k(view$k),
@@ -11887,7 +11887,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .cons_m(ledger$cons_m),
         .constrained(ledger$constrained),
         .ob(ledger$ob),
-        .near(ledger$near)
+        .reach_ok(ledger$reach_ok)
     );
     rhdl_ubft$protocol$grants grants(
         .ev_valid(grants$ev_valid),
@@ -11911,6 +11911,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .bc_busy(grants$bc_busy),
         .adopt_ok(grants$adopt_ok),
         .adopt_next_ok(grants$adopt_next_ok),
+        .reach_ok(grants$reach_ok),
         .bridging(grants$bridging),
         .grant(grants$grant),
         .decide(grants$decide),
@@ -11925,7 +11926,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .adopt_row(grants$adopt_row),
         .cc_start(grants$cc_start),
         .cc_hold(grants$cc_hold),
-        .take(grants$take)
+        .take(grants$take),
+        .held_back(grants$held_back)
     );
     rhdl_ubft$protocol$counters counters(
         .clock(counters$clock),
@@ -12137,6 +12139,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(bridged$q),
         .clock(bridged$clock)
     );
+    rhdl_ubft$protocol$held held(
+        .d(held$d),
+        .q(held$q),
+        .clock(held$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -12152,6 +12159,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         done_q$clock = clock;
         error$clock = clock;
         bridged$clock = clock;
+        held$clock = clock;
         state$d = state$q;
         view_no$d = view_no$q;
         leader_id$d = leader_id$q;
@@ -12164,6 +12172,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         done_q$d = done_q$q;
         error$d = error$q;
         bridged$d = bridged$q;
+        held$d = held$q;
         run_start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
         taken = (state$q == ProtocolSt$Decide) & ~position$rerun & dec_tready;
         if ((leader_id$q + 32'h1) >= n) begin
@@ -12297,7 +12306,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$view_no = view_no$q;
         view$next_leader = next_leader;
         view$ob = ledger$ob;
-        view$ob_near = ledger$near;
         view$k = position$k;
         view$prev = position$prev;
         view$prev2 = position$prev2;
@@ -12352,6 +12360,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         grants$adopt_ok = adopt_ok;
         grants$adopt_next_ok = slow$holding & slow$seal_mode & (wt_ev_view >= view_no$q);
         grants$w_m = ledger$w_m;
+        grants$reach_ok = ledger$reach_ok;
         slow$start = fast$start_slow | view$call_slow | close_start | grants$dl_grant;
         slow$deliver_start = grants$dl_grant;
         slow$adopt_start = grants$adopt_start;
@@ -12603,10 +12612,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                     else if (decided) begin
                         state$d = ProtocolSt$Decide;
                     end
-                    else if (view$stop) begin
-                        error$d = err_recovery;
-                        state$d = ProtocolSt$Done;
-                    end
                 end
             ProtocolSt$Decide:
                 begin
@@ -12669,6 +12674,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (view$call_slow | (bridged$q & ~grants$bridging)) begin
             wt_clear = 1'b1;
         end
+        if (held$q & ledger$reach_ok) begin
+            wt_clear = 1'b1;
+        end
+        held$d = (held$q | grants$held_back) & ~wt_clear;
         counters$clock = clock;
         counters$rst_n = rst_n;
         counters$start = run_start;
@@ -14015,7 +14024,7 @@ module rhdl_ubft$protocol$fast$state(d,q,clock);
 endmodule // rhdl_ubft$protocol$fast$state
 
 
-module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,adopt_next_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,adopt_next,adopt_row,cc_start,cc_hold,take);
+module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,adopt_next_ok,reach_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,adopt_next,adopt_row,cc_start,cc_hold,take,held_back);
     
     // Module arguments
     input wire  ev_valid;
@@ -14039,6 +14048,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
     input wire  bc_busy;
     input wire  adopt_ok;
     input wire  adopt_next_ok;
+    input wire  reach_ok;
     output reg  bridging;
     output reg  grant;
     output reg  decide;
@@ -14054,6 +14064,7 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
     output reg  cc_start;
     output reg  cc_hold;
     output reg  take;
+    output reg  held_back;
     
     // Constant declarations
     localparam  ev_full_row = 3'b1;
@@ -14088,20 +14099,40 @@ module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m
         adopt_next = an_ev | ar_ev;
         adopt_row = ar_ev;
         adopt = (ad_ev | an_ev | ar_ev) & slow_at_poll & ~cc_busy & free;
-        cc_ev = ev_valid & (ev_kind == ev_commit) & ~bridging;
+        cc_ev = ev_valid & (ev_kind == ev_commit) & ~bridging & reach_ok;
+        held_back = ev_valid & ((ev_kind == ev_above) | (ev_kind == ev_commit)) & ~bridging & ~reach_ok;
         above = (ev_kind == ev_above) | ((ev_kind == ev_commit) & cc_passed);
         seals = ev_kind == ev_seals;
         row_ev = (ev_kind == ev_full_row) & ~rerun;
-        grant = ev_valid & (row_ev | above | seals) & (slow_point | view_catch_poll) & free;
+        grant = ev_valid & (row_ev | (above & reach_ok) | seals) & (slow_point | view_catch_poll) & free;
         decide = grant & ~seals;
         seal_trigger = grant & seals & slow_point;
         cc_start = cc_ev & ~cc_busy & (slow_point | view_catch_poll) & free;
         cc_hold = cc_start | cc_busy;
         slow_abort = grant & slow_point;
-        take = grant | cc_failed | dl_grant | adopt | (ev_valid & (ev_kind == ev_full_row) & rerun) | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev & ~ad_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev & ~an_ev) | (ev_valid & bridging & ~ad_ev & ~an_ev & ~ar_ev);
+        take = grant | cc_failed | held_back | dl_grant | adopt | (ev_valid & (ev_kind == ev_full_row) & rerun) | (ev_valid & (ev_kind != ev_full_row) & (ev_kind != ev_commit) & ~above & ~seals & ~dl_ev & ~ad_ev) | (ev_valid & (ev_kind == ev_commit) & ~cc_ev & ~an_ev) | (ev_valid & bridging & ~ad_ev & ~an_ev & ~ar_ev);
     end
     
 endmodule // rhdl_ubft$protocol$grants
+
+
+module rhdl_ubft$protocol$held(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$held
 
 
 module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,prep_word,expiring,open_round,set_m,m_next,missed,head_valid,head_m,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_prepare,bc_done,sts_state);
@@ -14299,7 +14330,7 @@ module rhdl_ubft$protocol$leader_id(d,q,clock);
 endmodule // rhdl_ubft$protocol$leader_id
 
 
-module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set_l,t_view,t_k,t_m,t_prev,set_d,ev_view,ev_k,ev_m,ev_prev,ev_x,set_cons,cons_c,cons_in_m,next_view,taken,rerun_taken,w_w,w_k,w_m,w_prev,l_ok,l_w,l_c,l_m,l_prev,d_w,d_k,d_m,d_prev,d_x,ev_above_l,cons_m,constrained,ob,near);
+module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set_l,t_view,t_k,t_m,t_prev,set_d,ev_view,ev_k,ev_m,ev_prev,ev_x,set_cons,cons_c,cons_in_m,next_view,taken,rerun_taken,w_w,w_k,w_m,w_prev,l_ok,l_w,l_c,l_m,l_prev,d_w,d_k,d_m,d_prev,d_x,ev_above_l,cons_m,constrained,ob,reach_ok);
     
     // Module arguments
     input wire  clock;
@@ -14345,7 +14376,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
     output reg  [31:0] cons_m;
     output reg  constrained;
     output reg  ob;
-    output reg  near;
+    output reg  reach_ok;
     
     // Constant declarations
     localparam  half = 32'h7;
@@ -14554,7 +14585,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
         cons_m = c_m$q;
         constrained = c_ok$q & (c_k$q == k);
         ob = wc_ok$q & ~(lc_ok$q & (lc_c$q >= wc_k$q));
-        near = ((k - wc_k$q) <= half) | ((wc_k$q - k) == 32'h1);
+        reach_ok = ~wc_ok$q | (lc_ok$q & (lc_c$q >= wc_k$q)) | (((k + 32'h1) - wc_k$q) <= half);
         if (set_w) begin
             wc_ok$d = 1'b1;
             wc_k$d = k;
@@ -18660,13 +18691,12 @@ module rhdl_ubft$protocol$timer$waited(d,q,clock);
 endmodule // rhdl_ubft$protocol$timer$waited
 
 
-module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,ob_near,call_slow,slow_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,call_slow,slow_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    output reg  stop;
     output reg  start_leader;
     output reg  holding;
     output reg  catching;
@@ -18685,7 +18715,6 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
     input wire  [31:0] view_no;
     input wire  [7:0] next_leader;
     input wire  ob;
-    input wire  ob_near;
     output reg  call_slow;
     input wire  slow_done;
     input wire  [31:0] k;
@@ -19247,7 +19276,6 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
         if (lead$q) begin
             await_back = ViewSt$ViewPollSeals;
         end
-        stop = 1'b0;
         start_leader = 1'b0;
         holding = state$q != ViewSt$Off;
         catching = (state$q == ViewSt$ViewPollCatch) | (state$q == ViewSt$ViewWaitCatch) | (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals);
@@ -19320,13 +19348,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,stop,start_leader,holding,catch
                 end
             ViewSt$ViewTurn:
                 begin
-                    if (ob & ob_near) begin
+                    if (ob) begin
                         call_slow = 1'b1;
                         state$d = ViewSt$ViewBridge;
-                    end
-                    else if (ob) begin
-                        stop = 1'b1;
-                        state$d = ViewSt$Off;
                     end
                     else begin
                         sg_seal = 1'b1;

@@ -191,6 +191,11 @@ enum Cmd {
         /// Writes the network may hold back.
         #[arg(long, default_value_t = ubft_model::defaults::DELAYS)]
         delays: u8,
+        /// The bridge's reach in slots (`kernel`: a catch-up that would
+        /// leave an open obligation's W further below k is not taken,
+        /// recovery.md D11.16; the RTL's is 7).
+        #[arg(long, default_value_t = ubft_model::defaults::REACH)]
+        reach: usize,
         /// Views after GST without a decision that count as a liveness failure
         /// (default f + 2).
         #[arg(long)]
@@ -256,6 +261,7 @@ fn main() -> ExitCode {
             byz_writes,
             early_timeouts,
             delays,
+            reach,
             live_views,
             threads,
             max_states,
@@ -280,6 +286,7 @@ fn main() -> ExitCode {
                 byz_writes,
                 early_timeouts,
                 delays,
+                reach,
                 live_views,
                 threads,
                 max_states,
@@ -1310,6 +1317,7 @@ struct ModelArgs {
     byz_writes: u8,
     early_timeouts: u8,
     delays: u8,
+    reach: usize,
     live_views: Option<u8>,
     threads: usize,
     max_states: usize,
@@ -1361,6 +1369,7 @@ fn model(a: ModelArgs) -> ExitCode {
     cfg.silent = a.silent.unwrap_or(cfg.f() - a.byzantine.is_some() as usize);
     cfg.early_timeouts = a.early_timeouts;
     cfg.delays = a.delays;
+    cfg.reach = a.reach;
     if let Some(l) = a.live_views {
         cfg.live_views = l;
     }

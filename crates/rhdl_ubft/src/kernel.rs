@@ -38,9 +38,8 @@ use rust_hdl::prelude::*;
 /// The kernel of a build of N replicas: the mailbox layout
 /// (`layout::Mailbox::v3`), its guard (`guard::Guard`) and the controller
 /// (`Protocol::new`): the fast path, the slow path (R7 to R12, `slow.md`)
-/// and the view change (`view.md`); Protocol stops with `RecoveryNotBuilt`
-/// where what is not built would be needed. `rtl/rhdl_ubft.v`, what the
-/// card runs.
+/// and the view change (`view.md`). `rtl/rhdl_ubft.v`, what the card
+/// runs.
 #[derive(LogicBlock)]
 pub struct Kernel<const N: usize> {
     pub ap_clk: Signal<In, Clock>,

@@ -181,13 +181,8 @@ pub enum ConfigError {
     /// k = [`K_LAST`] and stopped there, before k's field of the vote tag
     /// wraps. Restart it (reset, clear the mailboxes) to go on.
     KWrapped = 6,
-    /// Not a refusal: the kernel (`kernel::Kernel`, which runs the
-    /// fast path, the slow path, R1 to R13, and the view change with the
-    /// bridge and a carried value, R14 to R23) stopped where the view
-    /// change would need what is not built: catch-up to a carried slot c*
-    /// above its k (R24 at install), or a bridge to a will_commit older
-    /// than k - 1 (docs/recovery.md D11.12, `view.md`).
-    RecoveryNotBuilt = 7,
+    // 7 is not assigned: no view change stops the run (a bridge is always
+    // within SLOW's reach, docs/recovery.md D11.16).
     /// Not a refusal: a round's local HBM write was answered with an error
     /// (or its record's stream was malformed), so HBM may hold the round's
     /// record without the peers holding it. Broadcast writes nothing more
@@ -197,7 +192,7 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// All codes, in register order.
-    pub const ALL: [ConfigError; 9] = [
+    pub const ALL: [ConfigError; 8] = [
         ConfigError::None,
         ConfigError::EvenReplicas,
         ConfigError::TooManyReplicas,
@@ -205,7 +200,6 @@ impl ConfigError {
         ConfigError::BufferMisaligned,
         ConfigError::SlotsWrap,
         ConfigError::KWrapped,
-        ConfigError::RecoveryNotBuilt,
         ConfigError::RoundFailed,
     ];
 
@@ -236,11 +230,6 @@ impl ConfigError {
                  deciding k = 2^24 - 1, where vote_tag's k field would wrap to zero; \
                  restart it (reset, clear the mailboxes) to go on"
             }
-            ConfigError::RecoveryNotBuilt => {
-                "the kernel's view change stopped where it would need what is not \
-                 built: a bridge to a will_commit more than (G - 1) / 2 slots behind k \
-                 (recovery.md D11.12, view.md)"
-            }
             ConfigError::RoundFailed => {
                 "a round's local HBM write must succeed: HBM answered one with an error \
                  (or its record's stream was malformed), so the replica stopped, as a \
@@ -252,10 +241,7 @@ impl ConfigError {
 
     /// Is this the stop of a run that had started (not a refusal)?
     pub const fn is_stop(self) -> bool {
-        matches!(
-            self,
-            ConfigError::KWrapped | ConfigError::RecoveryNotBuilt | ConfigError::RoundFailed
-        )
+        matches!(self, ConfigError::KWrapped | ConfigError::RoundFailed)
     }
 
     /// The check the kernel makes at `ap_start`, in Rust, for the simulator

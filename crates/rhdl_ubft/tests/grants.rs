@@ -43,6 +43,8 @@ struct Case {
     adopt_next_ok: bool,
     /// k is a rerun slot (R23; recovery.md D11.15).
     rerun: bool,
+    /// Ledger's `reach_ok` (recovery.md D11.16).
+    reach_ok: bool,
 }
 
 fn case(kind: u64, at: At) -> Case {
@@ -57,6 +59,7 @@ fn case(kind: u64, at: At) -> Case {
         adopt_ok: false,
         adopt_next_ok: false,
         rerun: false,
+        reach_ok: true,
     }
 }
 
@@ -84,6 +87,7 @@ fn run(c: Case) -> Vec<&'static str> {
     b.bc_busy.next = false;
     b.adopt_ok.next = c.adopt_ok;
     b.adopt_next_ok.next = c.adopt_next_ok;
+    b.reach_ok.next = c.reach_ok;
     b.w_m.next = W_M.into();
     assert!(simulate(&mut b, 100));
     let mut on = vec![];
@@ -103,6 +107,7 @@ fn run(c: Case) -> Vec<&'static str> {
         ("cc_start", b.cc_start.val()),
         ("cc_hold", b.cc_hold.val()),
         ("take", b.take.val()),
+        ("held_back", b.held_back.val()),
     ] {
         if v {
             on.push(name);
@@ -389,5 +394,61 @@ fn a_full_row_at_a_rerun_slot_is_taken_at_once_and_decides_nothing() {
     assert_eq!(
         above,
         vec!["above", "decide", "grant", "slow_abort", "take"]
+    );
+}
+
+#[test]
+fn a_catch_up_that_would_leave_w_out_of_the_bridges_reach_is_taken_unacted_on() {
+    // recovery.md D11.16: with `reach_ok` low an ABOVE, a COMMIT of k + 1
+    // and a COMMIT whose certificate passed are taken at once at every
+    // poll point: nothing decided, no CertCheck started.
+    for (kind, passed) in [(ev::ABOVE, false), (ev::COMMIT, false), (ev::COMMIT, true)] {
+        for at in [At::SlowPoint, At::Catch, At::SlowBusy] {
+            let c = Case {
+                reach_ok: false,
+                cc_passed: passed,
+                ..case(kind, at)
+            };
+            let mut on = run(c);
+            on.retain(|o| *o != "above");
+            assert_eq!(
+                on,
+                vec!["take", "held_back"],
+                "kind {kind}, passed {passed}"
+            );
+        }
+    }
+    // A full row, SEALS and MINE are not held back: a full row holds this
+    // replica's own will_commit of k, so k is at most W.b + 1.
+    for kind in [ev::FULL_ROW, ev::SEALS] {
+        let on = run(Case {
+            reach_ok: false,
+            ..case(kind, At::SlowPoint)
+        });
+        assert!(
+            on.contains(&"grant") && !on.contains(&"held_back"),
+            "{kind}: {on:?}"
+        );
+    }
+    let on = run(Case {
+        reach_ok: false,
+        adopt_ok: true,
+        ..case(ev::MINE, At::SlowPoint)
+    });
+    assert!(
+        on.contains(&"adopt") && !on.contains(&"held_back"),
+        "{on:?}"
+    );
+    // While bridging, an ABOVE of W.b + 1 to adopt is not held back (the
+    // bridge's own events; W is what it commits).
+    let on = run(Case {
+        reach_ok: false,
+        adopt_next_ok: true,
+        prev: W_M,
+        ..case(ev::ABOVE, At::Bridge)
+    });
+    assert!(
+        on.contains(&"adopt_row") && !on.contains(&"held_back"),
+        "{on:?}"
     );
 }

@@ -142,22 +142,28 @@ fn w_is_an_obligation_until_l_covers_it_or_it_ends() {
 }
 
 #[test]
-fn near_is_half_the_window_behind_k_or_one_above() {
+fn reach_ok_keeps_w_within_half_the_window_below_k_plus_1_while_the_obligation_stands() {
     let mut t = Bench::new();
     t.at((10, 0, 1, 0));
     t.step(|b| b.set_w.next = true);
     let half = ((G - 1) / 2) as u32;
-    for (k, near) in [
+    for (k, ok) in [
         (10, true),
-        (10 + half, true),
-        (11 + half, false),
+        // A catch-up of k leaves W.b at (k + 1) - 10 below the new k.
+        (9 + half, true),
+        (10 + half, false),
         // One above k, after R23's step back, is within reach; two are not.
         (9, true),
         (8, false),
     ] {
         t.at((k, 0, 1, 0));
-        assert_eq!(t.b.near.val(), near, "k = {k}, W.b = 10");
+        assert_eq!(t.b.reach_ok.val(), ok, "k = {k}, W.b = 10");
     }
+    // Without an obligation (a COMMIT at W.b covers W) any catch-up is.
+    t.at((10 + half, 0, 1, 0));
+    t.commit((10, 0, 1, 0));
+    t.at((10 + half, 0, 1, 0));
+    assert!(!t.b.ob.val() && t.b.reach_ok.val());
 }
 
 #[test]

@@ -109,7 +109,6 @@ enum Ev {
     OpenRound,
     StartLeader,
     CallSlow,
-    Stop,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -117,7 +116,6 @@ struct Ins {
     start: bool,
     view: u32,
     ob: bool,
-    ob_near: bool,
     slow_done: bool,
     seal_grant: bool,
     expiring: bool,
@@ -145,7 +143,6 @@ fn drive(b: &mut View, i: &Ins) {
     b.view_no.next = (i.view as u64).into();
     b.next_leader.next = ((i.view as u64 + 1) % N as u64).into();
     b.ob.next = i.ob;
-    b.ob_near.next = i.ob_near;
     b.slow_done.next = i.slow_done;
     b.k.next = 20u64.into();
     b.prev.next = 0.into();
@@ -192,7 +189,6 @@ struct Bench {
     limit: u64,
     misses: u64,
     ob: bool,
-    ob_near: bool,
     slow_done_at: Option<u64>,
     seal_grant_at: Option<u64>,
     events: Vec<(u64, Ev)>,
@@ -216,7 +212,6 @@ impl Bench {
             limit: 1000,
             misses: 0,
             ob: false,
-            ob_near: false,
             slow_done_at: None,
             seal_grant_at: None,
             events: vec![],
@@ -262,7 +257,6 @@ impl Bench {
             start: c == 0,
             view: self.view,
             ob: self.ob,
-            ob_near: self.ob_near,
             slow_done: self.slow_done_at == Some(c),
             seal_grant: self.seal_grant_at == Some(c),
             expiring: self.misses + 1 >= self.limit,
@@ -382,7 +376,6 @@ impl Bench {
             (b.open_round.val(), Ev::OpenRound),
             (b.start_leader.val(), Ev::StartLeader),
             (b.call_slow.val(), Ev::CallSlow),
-            (b.stop.val(), Ev::Stop),
         ] {
             if on {
                 ev.push(e);
@@ -606,10 +599,9 @@ fn a_seal_its_writer_contradicted_with_a_signed_commit_refuses_the_new_view() {
 }
 
 #[test]
-fn an_obligation_calls_slow_and_seals_when_it_yields_and_one_out_of_reach_stops() {
+fn an_obligation_calls_slow_and_seals_when_it_yields() {
     let mut t = Bench::new();
     t.ob = true;
-    t.ob_near = true;
     t.slow_done_at = Some(40);
     t.run(41);
     // ViewTurn at 2 calls SLOW; nothing else until it yields.
@@ -619,12 +611,6 @@ fn an_obligation_calls_slow_and_seals_when_it_yields_and_one_out_of_reach_stops(
     t.ob = false;
     t.run(3);
     assert_eq!(t.events.last(), Some(&(41, Ev::Sign(4))));
-    // Out of SLOW's reach: stop at ViewTurn, Off the next cycle.
-    let mut t = Bench::new();
-    t.ob = true;
-    t.run_slot(20);
-    assert_eq!(t.events, vec![(2, Ev::Stop)]);
-    assert_eq!(t.cycle, 3);
 }
 
 #[test]

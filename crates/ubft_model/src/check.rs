@@ -186,6 +186,8 @@ pub struct CheckReport {
     pub byzantine: Option<usize>,
     pub byz_writes: u8,
     pub live_views: u8,
+    /// The bridge's reach (`kernel`'s catch-up gate, recovery.md D11.16).
+    pub reach: usize,
     /// Explored with the partial-order reduction.
     pub por: bool,
     /// Unique states explored.
@@ -229,7 +231,7 @@ impl CheckReport {
     /// The report as text.
     pub fn text(&self) -> String {
         let mut s = format!(
-            "design {}: n = {}, S = {} slots, G = {}, views 0..={}, {} client values{}, ≤ {} silent, {} held write(s), {} early timeout(s), Byzantine {:?} ({} writes), L = {}\n",
+            "design {}: n = {}, S = {} slots, G = {}, views 0..={}, {} client values{}, ≤ {} silent, {} held write(s), {} early timeout(s), Byzantine {:?} ({} writes), L = {}, reach {}\n",
             self.design,
             self.replicas,
             self.slots,
@@ -242,7 +244,8 @@ impl CheckReport {
             self.early_timeouts,
             self.byzantine,
             self.byz_writes,
-            self.live_views
+            self.live_views,
+            self.reach
         );
         s += &format!(
             "{} states ({} generated, depth {}){}, {}, {:.1} s, peak {} MB resident\n",
@@ -444,6 +447,7 @@ pub fn run<D: Design>(design: D, cfg: Config, opts: &RunOpts) -> CheckReport {
         byzantine: cfg.byzantine,
         byz_writes: cfg.byz_writes,
         live_views: cfg.live_views,
+        reach: cfg.reach,
         por: opts.por,
         states: found.states,
         generated: found.generated,

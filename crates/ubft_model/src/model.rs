@@ -106,6 +106,11 @@ pub struct Config {
     /// Asynchrony: writes the network may hold back (a held write does not
     /// keep timeouts from firing; writes behind it on its queue pair wait).
     pub delays: u8,
+    /// The bridge's reach R, in slots (`kernel`: recovery.md D11.16): a
+    /// catch-up (R24) that would leave an open obligation's W more than R
+    /// slots below the new k is not taken. The RTL's is
+    /// ⌊(G − 1)/2⌋ = 7 at G = 16.
+    pub reach: usize,
 }
 
 impl Config {
@@ -134,6 +139,7 @@ impl Config {
             live_views: faults(n) as u8 + 2,
             early_timeouts: 2,
             delays: 1,
+            reach: crate::defaults::REACH,
         }
     }
 

@@ -866,6 +866,33 @@ impl Recovery {
                 >= cfg.f() + 1
     }
 
+    /// D11.16, in `kernel`: a catch-up of k (R24, to k + 1) leaves an open
+    /// obligation's W.b at most `reach` slots below the new k. One that
+    /// would not is not taken: the replica commits k itself (its own
+    /// certificate or an adopted one), and the catch-up is open again.
+    fn within_reach(&self, cfg: &Config, rep: &Rep) -> bool {
+        !self.kernel()
+            || !self.obligation(rep)
+            || (rep.k as usize + 1).saturating_sub(rep.wc.k as usize) <= cfg.reach
+    }
+
+    /// D11.16: what the gate keeps, checked where a bridge starts: an open
+    /// obligation's W.b is at most max(`reach`, 2) slots below k, or one
+    /// above it (after R23's step back). A fast decision leaves W one
+    /// below k; a full row two at most (a rerun's will_commit at c* moves
+    /// W below one it made at c* + 1, whose row may then decide c* + 1).
+    /// The RTL has no stop for a bridge beyond it (params.md: no code 7).
+    fn assert_reach(&self, cfg: &Config, id: usize, rep: &Rep) {
+        if self.kernel() && self.obligation(rep) {
+            let (k, b) = (rep.k as usize, rep.wc.k as usize);
+            assert!(
+                b + cfg.reach.max(2) >= k || b == k + 1,
+                "D11.16: r{id} bridges W at slot {b} from k {k}, beyond the reach {}: {rep:?}",
+                cfg.reach
+            );
+        }
+    }
+
     /// R17: the bridge obligation (its highest will_commit not covered by a
     /// commit at a slot ≥ b).
     fn obligation(&self, rep: &Rep) -> bool {
@@ -1194,6 +1221,7 @@ impl Recovery {
     /// R14–R16: the trigger. Stops voting, certifies what it delivered, the
     /// leader signs its PREPARE; then the bridge (or the view bound).
     fn vc_start(&self, cfg: &Config, id: usize, rep: &mut Rep) -> Vec<Out<Write>> {
+        self.assert_reach(cfg, id, rep);
         rep.round = Round::Idle;
         if rep.view >= cfg.views {
             rep.pc = Pc::Capped;
@@ -1409,7 +1437,7 @@ impl Design for Recovery {
             out.push(Step::FastDecide);
         }
         if self.above(cfg, rep, h).is_some() {
-            if !self.watch_off(rep) {
+            if !self.watch_off(rep) && self.within_reach(cfg, rep) {
                 out.push(Step::CatchAbove);
             }
         } else if self.behind(cfg, rep, h) {

@@ -605,8 +605,7 @@ fn check_new_view(c: &ubft_sim::cluster::Cluster, honest: &[usize], view: u32, s
 /// verifies 2's, echoes it and finds no COMMIT of 2's (R19, R21), and
 /// writes NEW_VIEW(1); replica 2 reads it, checks 1's SEAL the same way,
 /// and installs view 1. Every slot is then decided on the slow path (f + 1
-/// = 2 COMMITs: the fast path needs all 3). Before VIEW both stopped with
-/// `RecoveryNotBuilt` at slot 1, having decided nothing.
+/// = 2 COMMITs: the fast path needs all 3).
 ///
 /// The timeline, read from the HBMs as the run goes (exact cycles): the
 /// SEALs land before the NEW_VIEW, and slot 1 is decided after it.
@@ -1127,8 +1126,7 @@ fn plant(
 ///   NEW_VIEW(1), decides it from their two COMMITs (R25, SLOW's deliver
 ///   mode; before that was built it decided it in view 1 under the
 ///   constraint, fast), and reruns it as they do. Every replica decides
-///   k = 1 on the slow path and k = 2 fast in view 1. (Before carried
-///   values the followers stopped here with `RecoveryNotBuilt`.) This
+///   k = 1 on the slow path and k = 2 fast in view 1. This
 ///   test found a flaw in the first version of FAST's read ahead
 ///   (fetch.md): its loops read twice per H + 4 cycles, not H + 3, so the
 ///   followers' wait for k = 2's prepare (FAST's) outlasted replica 0's
@@ -1348,7 +1346,6 @@ fn a_late_will_commit_to_a_follower_is_caught_up_by_watch() {
 /// so the three replicas leave it together, and every replica decides
 /// every slot once, on the fast path: k = 1 in view 0, k = 2 and k = 3 in
 /// view 1, k = 3 at cycle 11,873 at the latest.
-/// (Before the bridge every replica stopped here with `RecoveryNotBuilt`.)
 #[test]
 fn e3_at_the_leader_is_bridged_into_view_1_and_every_slot_is_decided() {
     let extra = 1_129;
@@ -1447,7 +1444,7 @@ fn a_torn_seal_is_read_again_and_vetoes() {
 /// view 1, writes NEW_VIEW(1) with the certificate of (v0, b): cb names
 /// f + 1 = 2 signers. Both followers, at k = b + 1, step back and rerun
 /// b in view 1 without emitting it again, and every slot is decided once,
-/// in order. Before the bridge both stopped with `RecoveryNotBuilt`.
+/// in order.
 #[test]
 fn a_leader_silent_after_fast_decisions_is_bridged_and_every_slot_is_decided() {
     let slots = 20;

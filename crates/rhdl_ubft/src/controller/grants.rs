@@ -12,6 +12,7 @@
 //! | --- | --- | --- | --- |
 //! | FULL_ROW (R26), ABOVE (R24) | SLOW's poll point in normal mode, VIEW's `catch_poll` | `grant`, `decide` | k is decided (SLOW aborted: `slow_abort`) |
 //! | COMMIT of k + 1 (R24) | the same | `cc_start` | CertCheck verifies its certificate's f + 1 shares while the holder waits (`cc_hold`); passed, the event is as good as ABOVE (`above`); failed, it is taken |
+//! | ABOVE or COMMIT of k + 1 while an obligation's W would fall out of the bridge's reach (`reach_ok` low, not bridging) | (not acted on) | `take` at once, `held_back` | recovery.md D11.16: the replica commits k itself first; Protocol has WATCH report it again once `reach_ok` rises (a FULL_ROW holds this replica's will_commit of k, so it is not held back) |
 //! | SEALS (R14's trigger) | the same as FULL_ROW | `grant`, `seals` | VIEW seals (from SLOW: `seal_trigger`, a handover) |
 //! | MINE (R25 while VIEW awaits: a peer's COMMIT of k on dec[k - 1]) | VIEW's `await_poll`, CertCheck idle | `dl_grant` | SLOW starts in deliver mode on its block, D; with `adopt_ok` (D of the awaited view or later, above L), in adopt mode too (`adopt_start`: R10's adoption, then R11) |
 //! | MINE while bridging W at slot k (`adopt_ok`: of a view after this one, above L) | SLOW's poll point (seal mode), CertCheck idle | `adopt` | SLOW turns to adopt mode at its poll point: it copies and verifies the COMMIT's certificate and commits D (R10's adoption, recovery.md D11.13), which covers W |
@@ -71,6 +72,10 @@ pub struct Grants {
     /// WATCH's event, as a COMMIT of W.b + 1, may be adopted while
     /// bridging: of the view being sealed or later (recovery.md R17).
     pub adopt_next_ok: Signal<In, Bit>,
+    /// Ledger's `reach_ok`: no obligation, or W.b within the bridge's reach
+    /// of k + 1. An ABOVE or a COMMIT of k + 1 (a catch-up to k + 1) is
+    /// acted on only with it (recovery.md D11.16).
+    pub reach_ok: Signal<In, Bit>,
     pub bridging: Signal<Out, Bit>,
     pub grant: Signal<Out, Bit>,
     pub decide: Signal<Out, Bit>,
@@ -98,6 +103,8 @@ pub struct Grants {
     pub cc_start: Signal<Out, Bit>,
     pub cc_hold: Signal<Out, Bit>,
     pub take: Signal<Out, Bit>,
+    /// An ABOVE or a COMMIT of k + 1 taken unacted on for `reach_ok` low.
+    pub held_back: Signal<Out, Bit>,
     // Combinational temporaries.
     slow_point: Signal<Local, Bit>,
     slow_normal: Signal<Local, Bit>,
@@ -127,9 +134,9 @@ impl Default for Grants {
             defaults:
             ev_valid, ev_kind, ev_prev, running, rerun, prev, w_m, slow_holding, slow_seal,
             slow_deliver, slow_at_poll, view_awaiting, view_await_poll, view_catch_poll,
-            cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, adopt_ok, adopt_next_ok, bridging, grant,
+            cc_busy, cc_passed, cc_failed, sg_busy, bc_busy, adopt_ok, adopt_next_ok, reach_ok, bridging, grant,
             decide, above, seals, seal_trigger, slow_abort, dl_grant, adopt_start, adopt,
-            adopt_next, adopt_row, cc_start, cc_hold, take, slow_point, slow_normal, dl_ev, ad_ev, an_ev, ar_ev,
+            adopt_next, adopt_row, cc_start, cc_hold, take, held_back, slow_point, slow_normal, dl_ev, ad_ev, an_ev, ar_ev,
             cc_ev, free, row_ev
         })
     }
@@ -178,10 +185,19 @@ impl Logic for Grants {
             & self.slow_at_poll.val()
             & !self.cc_busy.val()
             & self.free.val();
-        // A COMMIT of k + 1 (not while bridging).
+        // A COMMIT of k + 1 (not while bridging), within the bridge's
+        // reach (D11.16).
         self.cc_ev.next = self.ev_valid.val()
             & (self.ev_kind.val() == self.ev_commit.val())
-            & !self.bridging.val();
+            & !self.bridging.val()
+            & self.reach_ok.val();
+        // A catch-up to k + 1 that would leave W beyond the bridge's reach
+        // (D11.16): taken at once, not acted on.
+        self.held_back.next = self.ev_valid.val()
+            & ((self.ev_kind.val() == self.ev_above.val())
+                | (self.ev_kind.val() == self.ev_commit.val()))
+            & !self.bridging.val()
+            & !self.reach_ok.val();
         self.above.next = (self.ev_kind.val() == self.ev_above.val())
             | ((self.ev_kind.val() == self.ev_commit.val()) & self.cc_passed.val());
         self.seals.next = self.ev_kind.val() == self.ev_seals.val();
@@ -190,7 +206,7 @@ impl Logic for Grants {
         // share and COMMIT (recovery.md D11.15).
         self.row_ev.next = (self.ev_kind.val() == self.ev_full_row.val()) & !self.rerun.val();
         self.grant.next = self.ev_valid.val()
-            & (self.row_ev.val() | self.above.val() | self.seals.val())
+            & (self.row_ev.val() | (self.above.val() & self.reach_ok.val()) | self.seals.val())
             & (self.slow_point.val() | self.view_catch_poll.val())
             & self.free.val();
         self.decide.next = self.grant.val() & !self.seals.val();
@@ -202,10 +218,11 @@ impl Logic for Grants {
         self.cc_hold.next = self.cc_start.val() | self.cc_busy.val();
         self.slow_abort.next = self.grant.val() & self.slow_point.val();
         // Taken: when acted on; a COMMIT whose certificate failed; at
-        // once, a NEW_VIEW, a COMMIT that is not checked, and while
+        // once, a catch-up held back (D11.16), a NEW_VIEW, a COMMIT that is not checked, and while
         // bridging every event but a MINE, a COMMIT or an ABOVE to adopt.
         self.take.next = self.grant.val()
             | self.cc_failed.val()
+            | self.held_back.val()
             | self.dl_grant.val()
             | self.adopt.val()
             | (self.ev_valid.val()

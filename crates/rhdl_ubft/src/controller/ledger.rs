@@ -15,10 +15,11 @@
 //!
 //! What Protocol and the machines read, from the registers (and k) only:
 //! the registers; `ob`, the obligation (W not covered by L: no L, or
-//! L.c < W.b); `near`, W.b within (G - 1) / 2 slots behind k or one above
-//! it, after R23's step back (the bridge's
-//! reach: SLOW works on W's own slot, whose records a replica at most
-//! G / 2 slots ahead has not reused); `constrained`, the constraint holds
+//! L.c < W.b); `reach_ok`, no obligation, or one whose W.b is at most
+//! (G - 1) / 2 slots below k + 1 (the bridge's reach: SLOW works on W's
+//! own slot, whose records a replica at most G / 2 slots ahead has not
+//! reused; a catch-up to k + 1 is granted only with it, recovery.md
+//! D11.16, so a bridge never starts beyond it); `constrained`, the constraint holds
 //! at k; `ev_above_l`, a COMMIT of (WATCH's event view, k) would be
 //! above L.
 //!
@@ -90,7 +91,9 @@ pub struct Ledger {
     pub cons_m: Signal<Out, Bits<32>>,
     pub constrained: Signal<Out, Bit>,
     pub ob: Signal<Out, Bit>,
-    pub near: Signal<Out, Bit>,
+    /// No obligation, or W.b within the bridge's reach of k + 1: a
+    /// catch-up of k may be granted (D11.16).
+    pub reach_ok: Signal<Out, Bit>,
     wc_ok: DFF<Bit>,
     wc_w: DFF<Bits<32>>,
     wc_k: DFF<Bits<32>>,
@@ -122,7 +125,7 @@ impl Default for Ledger {
             clock, start, k, view_no, m, prev, set_w, deciding, set_l,
             t_view, t_k, t_m, t_prev, set_d, ev_view, ev_k, ev_m, ev_prev, ev_x, set_cons, cons_c,
             cons_in_m, next_view, taken, rerun_taken, w_w, w_k, w_m, w_prev, l_ok, l_w,
-            l_c, l_m, l_prev, d_w, d_k, d_m, d_prev, d_x, ev_above_l, cons_m, constrained, ob, near, wc_ok,
+            l_c, l_m, l_prev, d_w, d_k, d_m, d_prev, d_x, ev_above_l, cons_m, constrained, ob, reach_ok, wc_ok,
             wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w, dl_k, dl_m,
             dl_prev, dl_x, c_ok, c_k, c_m
         })
@@ -157,10 +160,12 @@ impl Logic for Ledger {
         self.constrained.next = self.c_ok.q.val() & (self.c_k.q.val() == self.k.val());
         self.ob.next =
             self.wc_ok.q.val() & !(self.lc_ok.q.val() & (self.lc_c.q.val() >= self.wc_k.q.val()));
-        // Within the bridge's reach: up to (G - 1) / 2 slots behind k, or
-        // one above it (after R23's step back).
-        self.near.next = ((self.k.val() - self.wc_k.q.val()) <= self.half.val())
-            | ((self.wc_k.q.val() - self.k.val()) == 1);
+        // A catch-up to k + 1 keeps W within the bridge's reach: W.b at
+        // most (G - 1) / 2 below k + 1 (W.b = k + 1 after R23's step back
+        // gives 0).
+        self.reach_ok.next = !self.wc_ok.q.val()
+            | (self.lc_ok.q.val() & (self.lc_c.q.val() >= self.wc_k.q.val()))
+            | (((self.k.val() + 1) - self.wc_k.q.val()) <= self.half.val());
 
         // W: FAST's will_commit (its phase 2).
         if self.set_w.val() {

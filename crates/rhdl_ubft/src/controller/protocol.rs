@@ -254,6 +254,10 @@ pub struct Protocol<const N: usize> {
     /// `bridging` a cycle late: WATCH is cleared when the bridge ends, as
     /// `wt_k` moves back from W.b to k.
     bridged: DFF<Bit>,
+    /// A catch-up was held back for the bridge's reach (Grants'
+    /// `held_back`) since WATCH last forgot: it is cleared once `reach_ok`
+    /// rises, so that it reports the catch-up again (recovery.md D11.16).
+    held: DFF<Bit>,
     /// R28: the run's last decision leaves W uncovered (`close_now`),
     /// so Close starts SLOW in seal mode on W (`close_start`); at the
     /// timer's `close_to` SLOW is aborted at its poll point, and Close
@@ -288,7 +292,6 @@ pub struct Protocol<const N: usize> {
     cc_k1: Signal<Local, Bits<32>>,
     // Constants from `params`: the stop codes; 2^24 - 1 (`K_LAST`), the
     // last k a vote tag holds; a beat's word mask.
-    err_recovery: Constant<Bits<8>>,
     err_round: Constant<Bits<8>>,
     err_k_wrapped: Constant<Bits<8>>,
     k_last: Constant<Bits<32>>,
@@ -302,9 +305,9 @@ impl<const N: usize> Protocol<N> {
     /// the slot decided on f + 1 COMMITs). Where SLOW gives the slot up,
     /// and on LEADER's and FAST's other timeouts, VIEW starts the view
     /// change (R14 to R23: the bridge, a carried value, the rerun, the
-    /// catch-up at install); where that needs what is not built (a bridge
-    /// to a will_commit more than (G - 1) / 2 slots behind k) it stops with
-    /// `ConfigError::RecoveryNotBuilt` (view.md).
+    /// catch-up at install). A catch-up is granted only where it keeps an
+    /// open obligation's W within the bridge's reach (recovery.md D11.16),
+    /// so every bridge VIEW starts is one SLOW can run.
     pub fn new() -> Self {
         crate::controller::literals::check_literals::<N>();
         crate::controller::literals::check_record_literals::<N>();
@@ -321,7 +324,6 @@ impl<const N: usize> Protocol<N> {
             beat_words: Constant::new((!(BEAT_WORDS as u64 - 1) & 0xffff_ffff).into()),
             err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
             k_last: Constant::new(K_LAST.into()),
-            err_recovery: Constant::new(ConfigError::RecoveryNotBuilt.code().into()),
             err_round: Constant::new(ConfigError::RoundFailed.code().into()),
             records: SlotRecords::new(&mb, row_n),
             position: Position::new(row_n),
@@ -340,7 +342,7 @@ impl<const N: usize> Protocol<N> {
             leader, fast, view, tally, requests, cc, timer, ledger, grants, counters, encoder,
             cfg, state, view_no, leader_id, missed_q, m, phase, vote_view, vote_leader,
             slow_path, done_q, error, m_new, next_leader, poll_word, missed, decided,
-            start_leader, own_state, bridged, close_now, adopt_ok, slow_normal, close_start, close_abort,
+            start_leader, own_state, bridged, held, close_now, adopt_ok, slow_normal, close_start, close_abort,
             bc_round, bc_round_done, bc_round_error, bc_failed, hand_over, cc_k1, wt_enable,
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
@@ -372,7 +374,8 @@ impl<const N: usize> Logic for Protocol<N> {
             slow_path,
             done_q,
             error,
-            bridged
+            bridged,
+            held
         );
         // A run starts (Idle takes `ap_start`, accepted or refused); the
         // slot's decision is taken from `m_axis_dec` (not a rerun's).
@@ -539,10 +542,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.support.next = self.cfg.support.val();
         self.view.view_no.next = self.view_no.q.val();
         self.view.next_leader.next = self.next_leader.val();
-        // The obligation (D11.2), within the bridge's reach: further back
-        // (or more than one slot above k), VIEW stops (error 7).
+        // The obligation (D11.2); within the bridge's reach by D11.16.
         self.view.ob.next = self.ledger.ob.val();
-        self.view.ob_near.next = self.ledger.near.val();
         self.view.k.next = self.position.k.val();
         self.view.prev.next = self.position.prev.val();
         self.view.prev2.next = self.position.prev2.val();
@@ -643,6 +644,8 @@ impl<const N: usize> Logic for Protocol<N> {
             & self.slow.seal_mode.val()
             & (self.wt_ev_view.val() >= self.view_no.q.val());
         self.grants.w_m.next = self.ledger.w_m.val();
+        // D11.16: a catch-up to k + 1 keeps W within the bridge's reach.
+        self.grants.reach_ok.next = self.ledger.reach_ok.val();
         // R25 while awaiting: SLOW in deliver mode on D; R17 and R28: SLOW
         // in seal mode on W.
         self.slow.start.next = self.fast.start_slow.val()
@@ -977,11 +980,6 @@ impl<const N: usize> Logic for Protocol<N> {
                     self.state.d.next = ProtocolSt::Done;
                 } else if self.decided.val() {
                     self.state.d.next = ProtocolSt::Decide;
-                } else if self.view.stop.val() {
-                    // What VIEW would need next is not built: the bridge,
-                    // or a carried value (recovery.md D11.12).
-                    self.error.d.next = self.err_recovery.val();
-                    self.state.d.next = ProtocolSt::Done;
                 }
             }
             ProtocolSt::Decide => {
@@ -1059,6 +1057,13 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.view.call_slow.val() | (self.bridged.q.val() & !self.grants.bridging.val()) {
             self.wt_clear.next = true;
         }
+        // ... and once a catch-up held back for the bridge's reach may be
+        // acted on (this replica committed k, or W went), so that it is
+        // reported again (D11.16).
+        if self.held.q.val() & self.ledger.reach_ok.val() {
+            self.wt_clear.next = true;
+        }
+        self.held.d.next = (self.held.q.val() | self.grants.held_back.val()) & !self.wt_clear.val();
         // Every fetch is a poll.
         self.counters.clock.next = self.clock.val();
         self.counters.rst_n.next = self.rst_n.val();

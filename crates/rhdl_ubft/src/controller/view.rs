@@ -8,9 +8,10 @@
 //! - R17, the bridge: with an obligation (Protocol's `ob`: a will_commit
 //!   for W = (w, b, m, prev) that its latest COMMIT L does not cover), call
 //!   SLOW in seal mode (`call_slow`), which certifies and commits W (R9,
-//!   R10 on W's block; L := W) and yields (`slow_done`). W.b must be at most
-//!   (G - 1) / 2 slots behind k, or one above it after R23's step back
-//!   (`ob_near`); a W further back hands back with `stop` (error 7).
+//!   R10 on W's block; L := W) and yields (`slow_done`). W.b is at most
+//!   (G - 1) / 2 slots behind k, or one above it after R23's step back:
+//!   Protocol grants no catch-up that would leave it further back
+//!   (recovery.md D11.16), so SLOW's seal mode reaches every W.
 //! - R14, R18: with no obligation, sign the SEAL block S = [4, id, v, L.w,
 //!   L.c, L.m, L.prev, L present] and write seal[id] (S, then the
 //!   signature) into every mailbox; then view + 1.
@@ -84,7 +85,7 @@
 //! | ---: | --- | --- | --- |
 //! | – | Off | `start` | ViewStart |
 //! | 66 | ViewStart | a signer response due is dropped; SignerPort and Broadcast idle | ViewTurn |
-//! | 67 | ViewTurn | an obligation within reach / an older one / none | ViewBridge (`call_slow`) / Off, `stop` / ViewSignSeal (SignerPort `sign` of S) |
+//! | 67 | ViewTurn | an obligation / none | ViewBridge (`call_slow`) / ViewSignSeal (SignerPort `sign` of S) |
 //! | 68 | ViewSignSeal | the response: OK / an error | ViewSendSeal (COMPOSE beat 1 := the signature) / ViewSignSeal (again) |
 //! | 69 | ViewSendSeal | (first cycle: Broadcast and COMPOSE start, 2 beats to seal[id]) Broadcast's `done` | `next_view`; this replica leads view + 1: ViewPollSeals / else ViewPollNv |
 //! | 70 | ViewPollSeals | (a poll point, as ViewPollCatch) `seal_grant` / `catch_grant` / `dlv_grant` / else (fetch of the seal row, 2N beats) | ViewStart / ViewAwaitNext (`catch_k` := k) / ViewDeliver (`catch_k` := k) / ViewWaitSeals |
@@ -125,8 +126,7 @@
 //! `bc_seal` (S), `bc_echo_seal` (`blk`) or `bc_nv` (the header from
 //! `view_no` and `sb`), `bc_beats`, and `bc_round` for the echo;
 //! `fetch_start` with `fetch_word` and `fetch_len` (AxLEN); `next_view`,
-//! `open_round`, `clear_wait`, `missed`, `bad_share`; `stop`,
-//! `start_leader`.
+//! `open_round`, `clear_wait`, `missed`, `bad_share`; `start_leader`.
 //!
 //! Timing: a request leaves in the cycle its state is entered when the
 //! signer can take it (one at a time, as SLOW's). A fetched record is
@@ -220,10 +220,6 @@ pub struct View {
     pub rst_n: Signal<In, Bit>,
     // Handshakes.
     pub start: Signal<In, Bit>,
-    /// One cycle, as the machine goes Off without a new view: what follows
-    /// is not built (a bridge to a will_commit out of `ob_near`'s reach), and
-    /// Protocol stops the run with `RecoveryNotBuilt`.
-    pub stop: Signal<Out, Bit>,
     /// One cycle, as the machine goes Off: the new view is installed and
     /// LEADER starts at the same k.
     pub start_leader: Signal<Out, Bit>,
@@ -269,10 +265,9 @@ pub struct View {
     /// The leader of view + 1 (Protocol's `next_leader`).
     pub next_leader: Signal<In, Bits<8>>,
     /// The obligation (D11.2): a will_commit of this replica's that its
-    /// latest COMMIT does not cover; `ob_near`: W.b is at most (G - 1) / 2
-    /// slots behind k, where SLOW's seal mode can reach it.
+    /// latest COMMIT does not cover. Its W.b is at most (G - 1) / 2 slots
+    /// behind k, where SLOW's seal mode reaches it (D11.16).
     pub ob: Signal<In, Bit>,
-    pub ob_near: Signal<In, Bit>,
     /// The bridge: start SLOW in seal mode on W (one cycle); SLOW is
     /// back (its `stop` in seal mode: W committed, or a step failed).
     pub call_slow: Signal<Out, Bit>,
@@ -562,7 +557,6 @@ impl Default for View {
             clock: Default::default(),
             rst_n: Default::default(),
             start: Default::default(),
-            stop: Default::default(),
             start_leader: Default::default(),
             holding: Default::default(),
             catching: Default::default(),
@@ -581,7 +575,6 @@ impl Default for View {
             view_no: Default::default(),
             next_leader: Default::default(),
             ob: Default::default(),
-            ob_near: Default::default(),
             call_slow: Default::default(),
             slow_done: Default::default(),
             k: Default::default(),
@@ -895,7 +888,6 @@ impl Logic for View {
             self.await_back.next = ViewSt::ViewPollSeals;
         }
         // Outputs are zero unless a state drives them (see leader.rs).
-        self.stop.next = false;
         self.start_leader.next = false;
         self.holding.next = self.state.q.val() != ViewSt::Off;
         self.catching.next = (self.state.q.val() == ViewSt::ViewPollCatch)
@@ -978,15 +970,11 @@ impl Logic for View {
                 }
             }
             ViewSt::ViewTurn => {
-                if self.ob.val() & self.ob_near.val() {
+                if self.ob.val() {
                     // R17, the bridge: SLOW certifies and commits W (seal
                     // mode); back here when it yields.
                     self.call_slow.next = true;
                     self.state.d.next = ViewSt::ViewBridge;
-                } else if self.ob.val() {
-                    // W beyond SLOW's reach (`ob_near`): not built.
-                    self.stop.next = true;
-                    self.state.d.next = ViewSt::Off;
                 } else {
                     // R18: seal.
                     self.sg_seal.next = true;
@@ -1901,14 +1889,13 @@ mod tests {
         let mut b = at(ViewSt::ViewInstall, 4, 7);
         assert_eq!(step(&mut b), ViewSt::ViewPollCatch);
         assert!(b.open_round.next && !b.start_leader.next && !b.decide_prev.next);
-        assert!(!b.stop.next, "error 7 was the old answer");
         // k + 1 = c*: R24 from the NEW_VIEW's certificate: decide k as
         // prev*, set the constraint for c*, and go Off (Protocol starts
         // LEADER at c* after the decision).
         let mut b = at(ViewSt::ViewInstall, 6, 7);
         assert_eq!(step(&mut b), ViewSt::Off);
         assert!(b.decide_prev.next && b.cons_set.next && b.open_round.next);
-        assert!(!b.start_leader.next && !b.stop.next);
+        assert!(!b.start_leader.next);
         assert_eq!(b.cons_prev_out.next, Bits::<32>::from(0xbeef));
         // k = c* and k > c* + 1 are as before: LEADER starts.
         for k in [7, 9] {
