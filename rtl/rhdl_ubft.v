@@ -11019,6 +11019,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  slow$at_poll;
     wire  slow$undelivered;
     wire  slow$holding;
+    reg  slow$locks_ok;
+    reg  slow$locks;
+    reg  [31:0] slow$cert_row_word;
+    wire  slow$set_w;
+    reg  [31:0] slow$vote_row_word;
+    wire  slow$sharing;
+    wire  slow$refuse;
     wire  slow$stop;
     reg  slow$seal_start;
     wire  slow$seal_mode;
@@ -11511,6 +11518,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  held$d;
     wire  held$q;
     reg  held$clock;
+    reg  refused$d;
+    wire  refused$q;
+    reg  refused$clock;
     
     // Local signals
     reg  close_now;
@@ -11601,6 +11611,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .at_poll(slow$at_poll),
         .undelivered(slow$undelivered),
         .holding(slow$holding),
+        .locks_ok(slow$locks_ok),
+        .locks(slow$locks),
+        .cert_row_word(slow$cert_row_word),
+        .set_w(slow$set_w),
+        .vote_row_word(slow$vote_row_word),
+        .sharing(slow$sharing),
+        .refuse(slow$refuse),
         .stop(slow$stop),
         .seal_start(slow$seal_start),
         .seal_mode(slow$seal_mode),
@@ -12144,6 +12161,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(held$q),
         .clock(held$clock)
     );
+    rhdl_ubft$protocol$refused refused(
+        .d(refused$d),
+        .q(refused$q),
+        .clock(refused$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -12160,6 +12182,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         error$clock = clock;
         bridged$clock = clock;
         held$clock = clock;
+        refused$clock = clock;
         state$d = state$q;
         view_no$d = view_no$q;
         leader_id$d = leader_id$q;
@@ -12173,6 +12196,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         error$d = error$q;
         bridged$d = bridged$q;
         held$d = held$q;
+        refused$d = refused$q;
         run_start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
         taken = (state$q == ProtocolSt$Decide) & ~position$rerun & dec_tready;
         if ((leader_id$q + 32'h1) >= n) begin
@@ -12198,7 +12222,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         records$d_m = ledger$d_m;
         records$d_prev = ledger$d_prev;
         records$slow_holding = slow$holding;
-        records$slow_seal = slow$seal_mode;
+        records$slow_seal = slow$seal_mode & ~slow$sharing;
         records$slow_deliver = slow$deliver_mode | slow$adopt_mode;
         records$blk_j = slow$blk_j;
         records$cons_c = view$cons_c_out[(32'h0)+:(8)];
@@ -12291,6 +12315,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             slow$view_no = view_no$q;
         end
         slow$cert_block = records$cert_block;
+        slow$locks_ok = (phase$q == 32'h1) & (vote_view$q == view_no$q) & ~refused$q;
+        slow$locks = fast$votes >= cfg$quorum;
+        slow$cert_row_word = records$cert_row;
+        slow$vote_row_word = records$commit_row;
         slow$commit_block = records$commit_block;
         slow$certify_row_word = records$certify_row_word;
         slow$commit_row_word = records$commit_row_word;
@@ -12523,7 +12551,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         requests$retire = taken;
         requests$retire_m = m$q;
         missed = leader$missed | fast$missed | slow$missed | view$missed;
+        if (slow$refuse) begin
+            refused$d = 1'b1;
+        end
         if (leader$open_round | view$open_round) begin
+            refused$d = 1'b0;
             slow_path$d = 1'b0;
             phase$d = 32'h0;
             vote_view$d = view_no$q;
@@ -12532,6 +12564,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         m$d = m_new;
         if (fast$set_phase) begin
             phase$d = fast$phase_next;
+        end
+        if (slow$set_w) begin
+            phase$d = 32'h2;
         end
         if (view$next_view | view$step_view) begin
             view_no$d = view_no$q + 32'h1;
@@ -12546,7 +12581,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         ledger$view_no = view_no$q;
         ledger$m = m$q;
         ledger$prev = position$prev;
-        ledger$set_w = fast$set_phase & (fast$phase_next == 32'h2);
+        ledger$set_w = (fast$set_phase & (fast$phase_next == 32'h2)) | slow$set_w;
         ledger$deciding = state$q == ProtocolSt$Decide;
         ledger$set_l = slow$set_commit;
         ledger$t_view = records$t_view;
@@ -15448,6 +15483,25 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
 endmodule // rhdl_ubft$protocol$records
 
 
+module rhdl_ubft$protocol$refused(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$refused
+
+
 module rhdl_ubft$protocol$requests(clock,rst_n,prop_tdata,prop_tvalid,prop_tready,head_valid,head_m,probe_m,holds,retire,retire_m);
     
     // Module arguments
@@ -15970,7 +16024,7 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
 endmodule // rhdl_ubft$protocol$requests$valid
 
 
-module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,holding,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,holding,locks_ok,locks,cert_row_word,set_w,vote_row_word,sharing,refuse,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -15981,6 +16035,13 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     output reg  at_poll;
     output reg  undelivered;
     output reg  holding;
+    input wire  locks_ok;
+    input wire  locks;
+    input wire  [31:0] cert_row_word;
+    output reg  set_w;
+    input wire  [31:0] vote_row_word;
+    output reg  sharing;
+    output reg  refuse;
     output reg  stop;
     input wire  seal_start;
     output reg  seal_mode;
@@ -16097,10 +16158,13 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     localparam SlowSt$SlowWaitOwnEcho = 28;
     localparam SlowSt$SlowPollRecord = 29;
     localparam SlowSt$SlowWaitRecord = 30;
+    localparam SlowSt$SlowPollLocks = 31;
+    localparam SlowSt$SlowWaitLocks = 32;
+    localparam SlowSt$SlowSendVote = 33;
     
     // Stub signals
-    reg  [4:0] state$d;
-    wire  [4:0] state$q;
+    reg  [5:0] state$d;
+    wire  [5:0] state$q;
     reg  state$clock;
     reg  sealing$d;
     wire  sealing$q;
@@ -16114,9 +16178,15 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     reg  rowing$d;
     wire  rowing$q;
     reg  rowing$clock;
-    reg  [4:0] back$d;
-    wire  [4:0] back$q;
+    reg  [5:0] back$d;
+    wire  [5:0] back$q;
     reg  back$clock;
+    reg  share_q$d;
+    wire  share_q$q;
+    reg  share_q$clock;
+    reg  shared$d;
+    wire  shared$q;
+    reg  shared$clock;
     reg  sent$d;
     wire  sent$q;
     reg  sent$clock;
@@ -16251,6 +16321,16 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         .d(back$d),
         .q(back$q),
         .clock(back$clock)
+    );
+    rhdl_ubft$protocol$slow$share_q share_q(
+        .d(share_q$d),
+        .q(share_q$q),
+        .clock(share_q$clock)
+    );
+    rhdl_ubft$protocol$slow$shared shared(
+        .d(shared$d),
+        .q(shared$q),
+        .clock(shared$clock)
     );
     rhdl_ubft$protocol$slow$sent sent(
         .d(sent$d),
@@ -16441,6 +16521,8 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         retry_j$clock = clock;
         prep_torn$clock = clock;
         ctorn$clock = clock;
+        share_q$clock = clock;
+        shared$clock = clock;
         state$d = state$q;
         sealing$d = sealing$q;
         delivering$d = delivering$q;
@@ -16477,8 +16559,13 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         retry_j$d = retry_j$q;
         prep_torn$d = prep_torn$q;
         ctorn$d = ctorn$q;
+        share_q$d = share_q$q;
+        shared$d = shared$q;
         exp = expiring & ~sealing$q;
         seal_mode = sealing$q;
+        sharing = share_q$q;
+        refuse = 1'b0;
+        set_w = 1'b0;
         deliver_mode = delivering$q;
         adopt_mode = adopting$q;
         resume = adopting$q & ~sealing$q & ~delivering$q;
@@ -16541,6 +16628,8 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
             SlowSt$SlowStart:
                 begin
                     sent$d = 1'b0;
+                    share_q$d = 1'b0;
+                    shared$d = 1'b0;
                     checked_any$d = 1'b0;
                     verified$d = 32'h0;
                     torn$d = 32'h0;
@@ -16662,6 +16751,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                                 stop = 1'b1;
                                 state$d = SlowSt$Off;
                             end
+                            else if (locks_ok) begin
+                                state$d = SlowSt$SlowPollLocks;
+                            end
                             else begin
                                 state$d = SlowSt$SlowPollPrepSig;
                             end
@@ -16686,6 +16778,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                             missed = 1'b1;
                             prep_torn$d = 1'b1;
                             if (exp | prep_torn$q) begin
+                                refuse = prep_torn$q;
                                 stop = 1'b1;
                                 state$d = SlowSt$Off;
                             end
@@ -16771,6 +16864,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                     else if (sg_resp_valid) begin
                         sg_resp_take = 1'b1;
                         if (sg_resp_status == status_ok) begin
+                            refuse = 1'b1;
                             stop = 1'b1;
                             state$d = SlowSt$Off;
                         end
@@ -16812,7 +16906,55 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                     end
                     else if (bc_done) begin
                         clear_wait = 1'b1;
+                        if (share_q$q) begin
+                            share_q$d = 1'b0;
+                            shared$d = 1'b1;
+                        end
                         state$d = SlowSt$SlowPollCertify;
+                    end
+                end
+            SlowSt$SlowPollLocks:
+                begin
+                    fetch_start = 1'b1;
+                    fetch_word = cert_row_word;
+                    state$d = SlowSt$SlowWaitLocks;
+                end
+            SlowSt$SlowWaitLocks:
+                begin
+                    bc_word = vote_row_word + (((id) & 32'hffffffff) << 32'h1);
+                    if (fetch_done) begin
+                        if (~fetch_error & locks & sealing$q) begin
+                            share_q$d = 1'b1;
+                            sent$d = 1'b0;
+                            state$d = SlowSt$SlowSignCert;
+                        end
+                        else if (~fetch_error & locks) begin
+                            set_w = 1'b1;
+                            bc_start = 1'b1;
+                            clear_wait = 1'b1;
+                            state$d = SlowSt$SlowSendVote;
+                        end
+                        else if (sealing$q) begin
+                            state$d = SlowSt$SlowPollCertify;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (exp) begin
+                                stop = 1'b1;
+                                state$d = SlowSt$Off;
+                            end
+                            else begin
+                                state$d = SlowSt$SlowPollPrepSig;
+                            end
+                        end
+                    end
+                end
+            SlowSt$SlowSendVote:
+                begin
+                    bc_word = vote_row_word + (((id) & 32'hffffffff) << 32'h1);
+                    if (bc_done) begin
+                        sent$d = 1'b0;
+                        state$d = SlowSt$SlowSignCert;
                     end
                 end
             SlowSt$SlowPollCertify:
@@ -16855,6 +16997,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                             if (exp | rowing$q) begin
                                 stop = 1'b1;
                                 state$d = SlowSt$Off;
+                            end
+                            else if (sealing$q & ~adopting$q & locks_ok & ~shared$q) begin
+                                state$d = SlowSt$SlowPollLocks;
                             end
                             else begin
                                 state$d = SlowSt$SlowPollCertify;
@@ -17336,7 +17481,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
             clear_wait = 1'b0;
         end
         at_poll = (state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowPollCertify) | (state$q == SlowSt$SlowPollCommit) | (state$q == SlowSt$SlowPollSeal) | (state$q == SlowSt$SlowPollEchoSeal);
-        undelivered = ((state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowWaitPrepSig) | (state$q == SlowSt$SlowVerifyPrep) | (state$q == SlowSt$SlowEchoPrep) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowWaitEchoPrep) | (state$q == SlowSt$SlowVerifySuspect)) & ~sealing$q & ~delivering$q & ~adopting$q;
+        undelivered = ((state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowWaitPrepSig) | (state$q == SlowSt$SlowVerifyPrep) | (state$q == SlowSt$SlowEchoPrep) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowWaitEchoPrep) | (state$q == SlowSt$SlowVerifySuspect) | (state$q == SlowSt$SlowPollLocks) | (state$q == SlowSt$SlowWaitLocks)) & ~sealing$q & ~delivering$q & ~adopting$q;
         holding = state$q != SlowSt$Off;
         if (abort & at_poll) begin
             fetch_start = 1'b0;
@@ -17382,6 +17527,18 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
             SlowSt$SlowStart:
                 begin
                     sts_state = 32'h28;
+                end
+            SlowSt$SlowPollLocks:
+                begin
+                    sts_state = 32'h66;
+                end
+            SlowSt$SlowWaitLocks:
+                begin
+                    sts_state = 32'h67;
+                end
+            SlowSt$SlowSendVote:
+                begin
+                    sts_state = 32'h68;
                 end
             SlowSt$SlowSignPrep:
                 begin
@@ -17531,8 +17688,8 @@ endmodule // rhdl_ubft$protocol$slow$adopting
 module rhdl_ubft$protocol$slow$back(d,q,clock);
     
     // Module arguments
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     input wire  clock;
     
     // Enums
@@ -17567,6 +17724,9 @@ module rhdl_ubft$protocol$slow$back(d,q,clock);
     localparam SlowSt$SlowWaitOwnEcho = 28;
     localparam SlowSt$SlowPollRecord = 29;
     localparam SlowSt$SlowWaitRecord = 30;
+    localparam SlowSt$SlowPollLocks = 31;
+    localparam SlowSt$SlowWaitLocks = 32;
+    localparam SlowSt$SlowSendVote = 33;
     
     // Update code (custom)
     initial begin
@@ -17960,6 +18120,44 @@ module rhdl_ubft$protocol$slow$sent(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$sent
 
 
+module rhdl_ubft$protocol$slow$share_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$share_q
+
+
+module rhdl_ubft$protocol$slow$shared(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$shared
+
+
 module rhdl_ubft$protocol$slow$sj(d,q,clock);
     
     // Module arguments
@@ -18001,8 +18199,8 @@ endmodule // rhdl_ubft$protocol$slow$so
 module rhdl_ubft$protocol$slow$state(d,q,clock);
     
     // Module arguments
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     input wire  clock;
     
     // Enums
@@ -18037,6 +18235,9 @@ module rhdl_ubft$protocol$slow$state(d,q,clock);
     localparam SlowSt$SlowWaitOwnEcho = 28;
     localparam SlowSt$SlowPollRecord = 29;
     localparam SlowSt$SlowWaitRecord = 30;
+    localparam SlowSt$SlowPollLocks = 31;
+    localparam SlowSt$SlowWaitLocks = 32;
+    localparam SlowSt$SlowSendVote = 33;
     
     // Update code (custom)
     initial begin

@@ -518,11 +518,11 @@ module tb_silent_leader;
   );
 
   // replica 2
-  reg [127:0] vin_2 [0:3358];
+  reg [127:0] vin_2 [0:3374];
   integer pin_2;
-  reg [575:0] vin_wide_2 [0:507];
+  reg [575:0] vin_wide_2 [0:523];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:4099];
+  reg [127:0] vout_2 [0:4117];
   integer pout_2;
   reg [575:0] vout_wide_2 [0:363];
   integer pout_wide_2;
@@ -1031,7 +1031,7 @@ module tb_silent_leader;
         endcase
         pout_wide_1 = pout_wide_1 + 1;
       end
-      while (pin_2 < 3359 && vin_2[pin_2][127:96] == cycle) begin
+      while (pin_2 < 3375 && vin_2[pin_2][127:96] == cycle) begin
         case (vin_2[pin_2][95:64])
           0: i2_ap_rst_n = vin_2[pin_2][0:0];
           1: i2_s_axi_control_awaddr = vin_2[pin_2][11:0];
@@ -1074,7 +1074,7 @@ module tb_silent_leader;
         endcase
         pin_2 = pin_2 + 1;
       end
-      while (pin_wide_2 < 508 && vin_wide_2[pin_wide_2][575:544] == cycle) begin
+      while (pin_wide_2 < 524 && vin_wide_2[pin_wide_2][575:544] == cycle) begin
         case (vin_wide_2[pin_wide_2][543:512])
           11: i2_m_axi_hbm_rdata = vin_wide_2[pin_wide_2][511:0];
           23: i2_s_axis_sresp_tdata = vin_wide_2[pin_wide_2][511:0];
@@ -1084,7 +1084,7 @@ module tb_silent_leader;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 4100 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 4118 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_s_axi_control_awready = vout_2[pout_2][0:0];
           1: e2_s_axi_control_wready = vout_2[pout_2][0:0];

@@ -71,6 +71,12 @@ const COMMIT_SHIFT: u64 = 7;
 const ECHO_COMMIT: u64 = 0x10000;
 const SEAL: u64 = 0x20000;
 const ECHO_SEAL: u64 = 0x30000;
+/// The slot's will_cert row and will_commit row (R5 while undelivered).
+const LOCK_ROW: u64 = 0x5000;
+const VOTE_ROW: u64 = 0x6000;
+/// A vote's first word in the bench's broadcast log (the Encoder lays
+/// the vote out; the bench names it only).
+const VOTE: u32 = 0xb07e;
 
 type Blk = [u32; 8];
 type Beat = [u32; 16];
@@ -138,6 +144,8 @@ enum Ev {
     /// A broadcast: beat 0's kind, word, round, beats.
     Bc(u32, u64, bool, u64),
     SetCommit,
+    /// `set_w`: phase 2, W (R5 in normal mode).
+    SetW,
     Missed,
     Decide,
     Stop,
@@ -164,6 +172,8 @@ struct Ins {
     adopt: bool,
     adopt_row: bool,
     d_x: u8,
+    locks_ok: bool,
+    locks: bool,
 }
 
 /// The one place the ports are driven.
@@ -176,6 +186,10 @@ fn drive(b: &mut Slow, i: &Ins) {
     b.adopt.next = i.adopt;
     b.adopt_row.next = i.adopt_row;
     b.d_x.next = (i.d_x as u64).into();
+    b.locks_ok.next = i.locks_ok;
+    b.locks.next = i.locks;
+    b.cert_row_word.next = LOCK_ROW.into();
+    b.vote_row_word.next = VOTE_ROW.into();
     b.abort.next = i.abort;
     b.hold.next = i.hold;
     b.id.next = (ID as u64).into();
@@ -243,6 +257,10 @@ struct Bench {
     /// the certify row).
     adopt_row: bool,
     d_x: u8,
+    /// Protocol's `locks_ok`, and the cycle from which the will_cert row
+    /// shows n locks (Tally's count, `locks`).
+    locks_ok: bool,
+    locks_from: Option<u64>,
     events: Vec<(u64, Ev)>,
     states: Vec<(u64, SlowSt)>,
 }
@@ -273,6 +291,8 @@ impl Bench {
             adopt_at_poll: false,
             adopt_row: false,
             d_x: 0,
+            locks_ok: false,
+            locks_from: None,
             events: vec![],
             states: vec![],
         };
@@ -330,6 +350,8 @@ impl Bench {
             adopt,
             adopt_row: adopt && self.adopt_row,
             d_x: self.d_x,
+            locks_ok: self.locks_ok,
+            locks: self.locks_from.is_some_and(|t| c >= t),
         };
         drive(&mut self.b, &i);
         assert!(simulate(&mut self.b, 100));
@@ -416,9 +438,16 @@ impl Bench {
                 }
                 (f, b.cp_first.val().to_u64(), b.cp_last.val().to_u64())
             } else {
-                panic!("cycle {c}: a broadcast of no known record");
+                // No record named: the vote (tag, m), one beat.
+                let mut v = [0; 16];
+                v[0] = VOTE;
+                v[1] = M;
+                (v, 1, 0)
             };
-            assert!(b.cp_start.val(), "Broadcast and COMPOSE start together");
+            assert!(
+                b.cp_start.val() || first[0] == VOTE,
+                "Broadcast and COMPOSE start together"
+            );
             // The record lands in this replica's mailbox too: beat 0 from
             // Protocol, the rest streamed from COMPOSE as it stands.
             self.mem.insert(word, first);
@@ -453,6 +482,9 @@ impl Bench {
         }
         if b.set_commit.val() {
             ev.push(Ev::SetCommit);
+        }
+        if b.set_w.val() {
+            ev.push(Ev::SetW);
         }
         if b.clear_wait.val() {
             self.misses = 0;
@@ -827,11 +859,13 @@ fn abort_at_a_poll_state_goes_off_without_a_fetch_and_hold_stays() {
 #[test]
 fn sts_state_numbers_the_states_as_the_page_does() {
     for (i, st) in SLOW_STATES.iter().enumerate() {
-        // Off 0, SlowStart to SlowVerifySeal 40 to 65, then 97 and 98.
+        // Off 0, SlowStart to SlowVerifySeal 40 to 65, then 97 to 100,
+        // then 102 to 104.
         let want = match i {
             0 => 0,
             1..=26 => 39 + i as u8,
-            _ => 70 + i as u8,
+            27..=30 => 70 + i as u8,
+            _ => 71 + i as u8,
         };
         assert_eq!(Slow::reported(*st), want, "{st:?}");
     }
@@ -1248,4 +1282,112 @@ fn undelivered_is_high_only_while_it_works_on_its_delivery_in_normal_mode() {
             }
         );
     }
+}
+
+/// R5 in normal mode (recovery.md R16, slow.md "Delivery on n locks"):
+/// while undelivered (no prep_sig: the leader fell silent), the
+/// will_cert row is read between two reads of prep_sig; n locks there
+/// deliver the slot fast: will_commit (phase 2, W) on its own lane of the
+/// will_commit row, then R9 as from phase 2, and the slot is decided on
+/// f + 1 COMMITs.
+#[test]
+fn undelivered_in_normal_mode_n_locks_will_commit_and_certify() {
+    let mut t = Bench::new();
+    t.mem.remove(&PREP_SIG);
+    t.mem.remove(&(PREP_SIG + 16));
+    t.locks_ok = true;
+    t.locks_from = Some(60);
+    t.run_slot(4000);
+    let k = t.kinds();
+    let first_lock = k.iter().position(|e| *e == Ev::Fetch(LOCK_ROW, 1)).unwrap();
+    assert_eq!(
+        k[first_lock - 2..first_lock],
+        [Ev::Fetch(PREP_SIG, 2), Ev::Missed]
+    );
+    // At the read's end, in one cycle: the will_commit and phase 2.
+    let w = k.iter().position(|e| *e == Ev::SetW).expect("phase 2 set");
+    assert_eq!(k[w - 2], Ev::Fetch(LOCK_ROW, 1));
+    assert_eq!(k[w - 1], Ev::Bc(VOTE, VOTE_ROW + 2 * ID as u64, false, 1));
+    assert_eq!(k[w + 1], Ev::Sign(2));
+    assert_eq!(k.iter().filter(|e| **e == Ev::SetW).count(), 1);
+    // Each read of the row that finds fewer is a miss, as prep_sig's.
+    let lock_polls = k[..w]
+        .iter()
+        .filter(|e| **e == Ev::Fetch(LOCK_ROW, 1))
+        .count();
+    let misses = k[..w].iter().filter(|e| **e == Ev::Missed).count();
+    assert_eq!(misses, 2 * lock_polls - 1, "{k:?}");
+    assert!(
+        !k.contains(&Ev::Verify(1, LEADER, true)),
+        "no prep_sig was read"
+    );
+    assert_eq!(k.last(), Some(&Ev::Decide));
+    assert_eq!(t.b.state(), SlowSt::Off);
+}
+
+/// Without n locks the reads alternate and the wait ends as before, on
+/// the misses; without `locks_ok` (not locked in this view, or refused)
+/// the row is not read.
+#[test]
+fn without_n_locks_the_wait_times_out_and_without_locks_ok_the_row_is_not_read() {
+    for ok in [true, false] {
+        let mut t = Bench::new();
+        t.mem.remove(&PREP_SIG);
+        t.mem.remove(&(PREP_SIG + 16));
+        t.limit = 6;
+        t.locks_ok = ok;
+        t.run_slot(4000);
+        let k = t.kinds();
+        assert_eq!(k.last(), Some(&Ev::Stop));
+        assert_eq!(k.iter().filter(|e| **e == Ev::Missed).count(), 6);
+        let lock_polls = k.iter().filter(|e| **e == Ev::Fetch(LOCK_ROW, 1)).count();
+        assert_eq!(lock_polls, if ok { 3 } else { 0 }, "{k:?}");
+        assert!(!k.contains(&Ev::SetW));
+    }
+}
+
+/// R16 while bridging (seal mode): after a read of the certify row that
+/// finds fewer than f + 1 shares over W, the will_cert row is read once;
+/// with n locks the machine certifies the slot itself (`sharing`: Protocol
+/// makes the slot its target), writes no will_commit (R15), and goes back
+/// to W's row.
+#[test]
+fn bridging_n_locks_certify_the_slot_once_with_no_will_commit() {
+    let mut t = Bench::new();
+    t.mode = (true, false, false);
+    t.phase = 1;
+    // No share but its own over W: the bridge waits.
+    for j in [0u8, 2] {
+        t.mem.remove(&(CERT_ROW + ((j as u64) << 5)));
+    }
+    t.locks_ok = true;
+    t.locks_from = Some(0);
+    let mut sharing = vec![];
+    for _ in 0..600 {
+        t.step();
+        if t.b.sharing.val() {
+            sharing.push((t.cycle - 1, t.b.state()));
+        }
+    }
+    let k = t.kinds();
+    // W's CERT, then its row (one share), then the locks, once.
+    assert_eq!(k[0], Ev::Sign(2));
+    assert_eq!(
+        k.iter().filter(|e| **e == Ev::Fetch(LOCK_ROW, 1)).count(),
+        1,
+        "{k:?}"
+    );
+    let l = k.iter().position(|e| *e == Ev::Fetch(LOCK_ROW, 1)).unwrap();
+    assert_eq!(k[l + 1], Ev::Sign(2));
+    assert!(matches!(k[l + 2], Ev::Bc(2, _, false, 2)), "{k:?}");
+    assert_eq!(k[l + 3], Ev::Fetch(CERT_ROW, 2 * NB));
+    assert!(!k.contains(&Ev::SetW) && !k.iter().any(|e| matches!(e, Ev::Bc(VOTE, ..))));
+    // `sharing` from the locks' answer until the CERT is written.
+    let states: Vec<SlowSt> = sharing.iter().map(|s| s.1).collect();
+    assert!(states.contains(&SlowSt::SlowSignCert) && states.contains(&SlowSt::SlowSendCert));
+    assert!(states
+        .iter()
+        .all(|s| matches!(s, SlowSt::SlowSignCert | SlowSt::SlowSendCert)));
+    // The bridge goes on polling W's row, as seal mode does (no timeout).
+    assert_eq!(t.b.state() != SlowSt::Off, true);
 }

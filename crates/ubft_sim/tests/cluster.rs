@@ -3355,19 +3355,20 @@ impl ubft_sim::adversary::Adversary for Withhold {
 }
 
 /// R10's second half in SLOW's normal mode (recovery.md D11.13, slow.md
-/// "Adopt mode"). Replica 1's will_cert of slot 1 reaches replica 2 after
-/// replica 2's fast-path wait, so replica 2 goes slow locked but not
-/// delivered, and the leader's prep_sig never reaches it: it cannot
-/// deliver slot 1, and holds one COMMIT of it (replica 1's), one short of
-/// f + 1. Replicas 0 and 1 certify and commit slot 1 in view 0. Replica 2,
-/// polling for its delivery, adopts the certificate in replica 1's COMMIT
-/// (verified share by share), commits it, and decides on replica 1's
-/// COMMIT and its own: in view 0, with no view change. Without the
-/// adoption it writes no COMMIT of slot 1 and decides it only once slot
-/// 2's certificate forms (R24).
+/// "Adopt mode"). Replica 1's writes to replica 2 land 60,000 cycles late
+/// from its will_cert of slot 1 on (a queue pair stays in order), so
+/// replica 2 goes slow locked but not delivered: no n locks (R5), and the
+/// leader's prep_sig never reaches it. It holds one COMMIT of slot 1 (the
+/// leader's), one short of f + 1. Replicas 0 and 1 certify and commit slot
+/// 1 in view 0. Replica 2, polling for its delivery, adopts the
+/// certificate in the leader's COMMIT (verified share by share), commits
+/// it, and decides on the leader's COMMIT and its own: in view 0, with no
+/// view change, long before replica 1, whose rounds wait for the late
+/// link. Without the adoption it writes no COMMIT of slot 1 and waits
+/// for a view change.
 #[test]
 fn a_replica_that_cannot_deliver_adopts_a_peers_certificate_in_its_own_view() {
-    let slots = 2;
+    let slots = 1;
     let cfg = ClusterConfig {
         seed: 36,
         max_cycles: 200_000,
@@ -3377,7 +3378,7 @@ fn a_replica_that_cannot_deliver_adopts_a_peers_certificate_in_its_own_view() {
         delays: vec![LinkDelay {
             src: 1,
             dst: 2,
-            extra: 6_000,
+            extra: 60_000,
             from_cycle: 0,
             to_cycle: u64::MAX,
             records: Some(ubft_sim::cluster::Records {
@@ -3389,13 +3390,12 @@ fn a_replica_that_cannot_deliver_adopts_a_peers_certificate_in_its_own_view() {
         ..quick(3, slots)
     };
     let mut c = backend::cluster(&cfg, Backend::Verilator).unwrap();
-    // Replica 0, the view-0 leader, keeps its prep_sig and its COMMITs
-    // from replica 2.
+    // Replica 0, the view-0 leader, keeps its prep_sigs from replica 2.
     c.set_adversary(
         0,
         Box::new(Withhold {
             mailbox: cfg.mailbox(),
-            from_2: &[Region::PrepSig, Region::Commit],
+            from_2: &[Region::PrepSig],
             prepare_from_2: None,
         }),
     );

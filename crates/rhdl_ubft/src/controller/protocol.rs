@@ -258,6 +258,10 @@ pub struct Protocol<const N: usize> {
     /// `held_back`) since WATCH last forgot: it is cleared once `reach_ok`
     /// rises, so that it reports the catch-up again (recovery.md D11.16).
     held: DFF<Bit>,
+    /// R8 refused the slot in this round (SLOW's `refuse`: the leader
+    /// equivocated, or its signature failed twice), until the next round
+    /// (`open_round`): no delivery on n locks while bridging.
+    refused: DFF<Bit>,
     /// R28: the run's last decision leaves W uncovered (`close_now`),
     /// so Close starts SLOW in seal mode on W (`close_start`); at the
     /// timer's `close_to` SLOW is aborted at its poll point, and Close
@@ -342,7 +346,7 @@ impl<const N: usize> Protocol<N> {
             leader, fast, view, tally, requests, cc, timer, ledger, grants, counters, encoder,
             cfg, state, view_no, leader_id, missed_q, m, phase, vote_view, vote_leader,
             slow_path, done_q, error, m_new, next_leader, poll_word, missed, decided,
-            start_leader, own_state, bridged, held, close_now, adopt_ok, slow_normal, close_start, close_abort,
+            start_leader, own_state, bridged, held, refused, close_now, adopt_ok, slow_normal, close_start, close_abort,
             bc_round, bc_round_done, bc_round_error, bc_failed, hand_over, cc_k1, wt_enable,
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
@@ -375,7 +379,8 @@ impl<const N: usize> Logic for Protocol<N> {
             done_q,
             error,
             bridged,
-            held
+            held,
+            refused
         );
         // A run starts (Idle takes `ap_start`, accepted or refused); the
         // slot's decision is taken from `m_axis_dec` (not a rerun's).
@@ -409,7 +414,9 @@ impl<const N: usize> Logic for Protocol<N> {
         self.records.d_m.next = self.ledger.d_m.val();
         self.records.d_prev.next = self.ledger.d_prev.val();
         self.records.slow_holding.next = self.slow.holding.val();
-        self.records.slow_seal.next = self.slow.seal_mode.val();
+        // (While SLOW shares the slot's CERT in seal mode, its target is
+        // the slot.)
+        self.records.slow_seal.next = self.slow.seal_mode.val() & !self.slow.sharing.val();
         self.records.slow_deliver.next = self.slow.deliver_mode.val() | self.slow.adopt_mode.val();
         self.records.blk_j.next = self.slow.blk_j.val();
         self.records.cons_c.next = self.view.cons_c_out.val().get_bits::<8>(0);
@@ -527,6 +534,15 @@ impl<const N: usize> Logic for Protocol<N> {
             self.slow.view_no.next = self.view_no.q.val();
         }
         self.slow.cert_block.next = self.records.cert_block.val();
+        // R16 while bridging: n locks for the slot this replica locked in
+        // this view (phase 1), not refused (recovery.md R16; slow.md).
+        self.slow.locks_ok.next = (self.phase.q.val() == 1)
+            & (self.vote_view.q.val() == self.view_no.q.val())
+            & !self.refused.q.val();
+        // (FAST's `votes`: the lock count, D2's leader lane included.)
+        self.slow.locks.next = self.fast.votes.val() >= self.cfg.quorum.val();
+        self.slow.cert_row_word.next = self.records.cert_row.val();
+        self.slow.vote_row_word.next = self.records.commit_row.val();
         self.slow.commit_block.next = self.records.commit_block.val();
         self.slow.certify_row_word.next = self.records.certify_row_word.val();
         self.slow.commit_row_word.next = self.records.commit_row_word.val();
@@ -871,8 +887,12 @@ impl<const N: usize> Logic for Protocol<N> {
             | self.view.missed.val();
 
         // The machines' requests on the slot's registers.
+        if self.slow.refuse.val() {
+            self.refused.d.next = true;
+        }
         if self.leader.open_round.val() | self.view.open_round.val() {
             // Votes from here on are cast in this view, from phase 0.
+            self.refused.d.next = false;
             self.slow_path.d.next = false;
             self.phase.d.next = 0.into();
             self.vote_view.d.next = self.view_no.q.val();
@@ -881,6 +901,10 @@ impl<const N: usize> Logic for Protocol<N> {
         self.m.d.next = self.m_new.val();
         if self.fast.set_phase.val() {
             self.phase.d.next = self.fast.phase_next.val();
+        }
+        // R5 in SLOW (n locks while undelivered): will_commit, phase 2.
+        if self.slow.set_w.val() {
+            self.phase.d.next = 2.into();
         }
         // A SEAL's view change, or a view skipped on the way to a later
         // NEW_VIEW (VIEW's ViewJump, R14).
@@ -903,7 +927,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.ledger.view_no.next = self.view_no.q.val();
         self.ledger.m.next = self.m.q.val();
         self.ledger.prev.next = self.position.prev.val();
-        self.ledger.set_w.next = self.fast.set_phase.val() & (self.fast.phase_next.val() == 2);
+        self.ledger.set_w.next =
+            (self.fast.set_phase.val() & (self.fast.phase_next.val() == 2)) | self.slow.set_w.val();
         self.ledger.deciding.next = self.state.q.val() == ProtocolSt::Decide;
         self.ledger.set_l.next = self.slow.set_commit.val();
         self.ledger.t_view.next = self.records.t_view.val();

@@ -102,6 +102,9 @@
 //! | 98 | SlowWaitOwnEcho | the fetch is done: the entry holds a COMMIT of x higher than the one verified (k, then view) / else, or an error | SlowPollSeal (R11.2's "if higher": not echoed) / SlowEchoCommit |
 //! | 99 | SlowPollRecord | (adopt mode: fetch of D's record commit[s(D.k)][x], 3 + f beats; `verified` := none) | SlowWaitRecord |
 //! | 100 | SlowWaitRecord | the fetch is done: beat 0 is D's COMMIT block of x with a signer bitmap below n (the shares copied into COMPOSE beats 2 to f + 2 as they arrived) / not, or an error | SlowVerifyShare / Off, `stop` (a miss; in normal mode `back` instead) |
+//! | 102 | SlowPollLocks | (fetch of the slot's will_cert row, one beat: R5 while undelivered in normal mode, after a miss at prep_sig; R16 while bridging, after a miss at the certify row, once) | SlowWaitLocks |
+//! | 103 | SlowWaitLocks | the fetch is done: n locks (`locks`), bridging / n locks, normal mode / fewer, bridging / fewer, normal mode (a miss) / the same, and it times out | SlowSignCert (`sharing`: the slot's CERT, no will_commit) / SlowSendVote (`set_w`, will_commit broadcast) / SlowPollCertify / SlowPollPrepSig / Off, `stop` |
+//! | 104 | SlowSendVote | Broadcast's `done` (the will_commit written) | SlowSignCert (R9, as from phase 2) |
 //! | 60 | SlowEchoCommit | (first cycle: a round to echo_commit[x][id], the block and COMPOSE beat 15) `round_done` / `round_error` | SlowPollSeal / Off, `stop` |
 //! | 61 | SlowPollSeal | (fetch of seal[x], two beats) | SlowWaitSeal |
 //! | 62 | SlowWaitSeal | the fetch is done: an error / a SEAL of x (kept) / none | SlowPollSeal / SlowVerifySeal / SlowPollEchoSeal |
@@ -171,10 +174,14 @@ pub enum SlowSt {
     SlowWaitOwnEcho,
     SlowPollRecord,
     SlowWaitRecord,
+    /// (Numbered 102 to 104.)
+    SlowPollLocks,
+    SlowWaitLocks,
+    SlowSendVote,
 }
 
 /// Every state, in declaration order.
-pub const SLOW_STATES: [SlowSt; 31] = [
+pub const SLOW_STATES: [SlowSt; 34] = [
     SlowSt::Off,
     SlowSt::SlowStart,
     SlowSt::SlowSignPrep,
@@ -206,6 +213,9 @@ pub const SLOW_STATES: [SlowSt; 31] = [
     SlowSt::SlowWaitOwnEcho,
     SlowSt::SlowPollRecord,
     SlowSt::SlowWaitRecord,
+    SlowSt::SlowPollLocks,
+    SlowSt::SlowWaitLocks,
+    SlowSt::SlowSendVote,
 ];
 
 /// The signed block's width (`layout::records::BLOCK_BITS`).
@@ -235,6 +245,24 @@ pub struct Slow {
     pub undelivered: Signal<Out, Bit>,
     /// The machine holds the slot (not Off).
     pub holding: Signal<Out, Bit>,
+    /// Seal mode's delivery on n locks (R16): Protocol's `locks_ok` (this
+    /// replica locked the slot in this view, phase 1, and did not refuse
+    /// it), and with the will_cert row's fetch, `locks` (Tally: n locks for
+    /// its (tag, m), the leader's lane its PREPARE); the row's address.
+    pub locks_ok: Signal<In, Bit>,
+    pub locks: Signal<In, Bit>,
+    pub cert_row_word: Signal<In, Bits<32>>,
+    /// R5 in normal mode: n locks while undelivered. One cycle: phase := 2
+    /// (the Ledger takes the slot's block as W), with the will_commit's
+    /// broadcast to `vote_row_word` + 2 id (the will_commit row's own lane).
+    pub set_w: Signal<Out, Bit>,
+    pub vote_row_word: Signal<In, Bits<32>>,
+    /// While bridging, the machine certifies the slot itself (R16's share,
+    /// after n locks): Protocol's target is the slot, not W.
+    pub sharing: Signal<Out, Bit>,
+    /// One cycle: R8 refuses the slot (the leader equivocated, or its
+    /// signature failed twice); Protocol keeps it until the next round.
+    pub refuse: Signal<Out, Bit>,
     /// One cycle, as the machine goes Off without a decision: the slot is
     /// given up in this view (a wait ran out, the leader equivocated, or
     /// the signer failed): Protocol starts VIEW.
@@ -412,6 +440,10 @@ pub struct Slow {
     /// where a certificate that fails takes the machine back, with
     /// `verified`, `torn` and `bad` cleared (they were of D's block).
     back: DFF<SlowSt>,
+    /// Seal mode: the slot's own CERT is being signed and written (R16's
+    /// share after n locks), and it was (once per start).
+    share_q: DFF<Bit>,
+    shared: DFF<Bit>,
     /// Adopt mode in normal mode (not sealing, not delivering): a failed
     /// adoption resumes at `back` instead of yielding.
     resume: Signal<Local, Bit>,
@@ -556,6 +588,13 @@ impl Default for Slow {
             hold: Default::default(),
             at_poll: Default::default(),
             undelivered: Default::default(),
+            locks_ok: Default::default(),
+            locks: Default::default(),
+            cert_row_word: Default::default(),
+            set_w: Default::default(),
+            vote_row_word: Default::default(),
+            sharing: Default::default(),
+            refuse: Default::default(),
             holding: Default::default(),
             stop: Default::default(),
             seal_start: Default::default(),
@@ -675,6 +714,8 @@ impl Default for Slow {
             retry_j: Default::default(),
             prep_torn: Default::default(),
             ctorn: Default::default(),
+            share_q: Default::default(),
+            shared: Default::default(),
             cand: Default::default(),
             seal_like: Default::default(),
             full: Default::default(),
@@ -751,13 +792,18 @@ impl Logic for Slow {
             retry_seal,
             retry_j,
             prep_torn,
-            ctorn
+            ctorn,
+            share_q,
+            shared
         );
         // The echo_prep row's entry on `fetch_beat`, and whether it is a
         // suspect: another replica's, of the same (PREP, v, k) as B but not
         // B, above the entries passed over.
         self.exp.next = self.expiring.val() & !self.sealing.q.val();
         self.seal_mode.next = self.sealing.q.val();
+        self.sharing.next = self.share_q.q.val();
+        self.refuse.next = false;
+        self.set_w.next = false;
         self.deliver_mode.next = self.delivering.q.val();
         self.adopt_mode.next = self.adopting.q.val();
         self.resume.next = self.adopting.q.val() & !self.sealing.q.val() & !self.delivering.q.val();
@@ -853,6 +899,8 @@ impl Logic for Slow {
             }
             SlowSt::SlowStart => {
                 self.sent.d.next = false;
+                self.share_q.d.next = false;
+                self.shared.d.next = false;
                 self.checked_any.d.next = false;
                 self.verified.d.next = 0.into();
                 self.torn.d.next = 0.into();
@@ -979,6 +1027,10 @@ impl Logic for Slow {
                         if self.exp.val() {
                             self.stop.next = true;
                             self.state.d.next = SlowSt::Off;
+                        } else if self.locks_ok.val() {
+                            // R5 while undelivered: the will_cert row
+                            // between two reads of prep_sig.
+                            self.state.d.next = SlowSt::SlowPollLocks;
                         } else {
                             self.state.d.next = SlowSt::SlowPollPrepSig;
                         }
@@ -1005,6 +1057,7 @@ impl Logic for Slow {
                         if self.exp.val() | self.prep_torn.q.val() {
                             // Failed twice: the leader's signature is
                             // forged (R8 refuses the slot).
+                            self.refuse.next = self.prep_torn.q.val();
                             self.stop.next = true;
                             self.state.d.next = SlowSt::Off;
                         } else {
@@ -1086,6 +1139,7 @@ impl Logic for Slow {
                         // Two blocks of (v, k) signed by the leader: it
                         // equivocated, and this replica never delivers the
                         // slot (R8.2).
+                        self.refuse.next = true;
                         self.stop.next = true;
                         self.state.d.next = SlowSt::Off;
                     } else {
@@ -1121,7 +1175,59 @@ impl Logic for Slow {
                     self.sent.d.next = false;
                 } else if self.bc_done.val() {
                     self.clear_wait.next = true;
+                    // R16's share written: the target is W again.
+                    if self.share_q.q.val() {
+                        self.share_q.d.next = false;
+                        self.shared.d.next = true;
+                    }
                     self.state.d.next = SlowSt::SlowPollCertify;
+                }
+            }
+            SlowSt::SlowPollLocks => {
+                // R16 while bridging: the slot's will_cert row, one beat.
+                self.fetch_start.next = true;
+                self.fetch_word.next = self.cert_row_word.val();
+                self.state.d.next = SlowSt::SlowWaitLocks;
+            }
+            SlowSt::SlowWaitLocks => {
+                self.bc_word.next =
+                    self.vote_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & self.locks.val() & self.sealing.q.val() {
+                        // Bridging (R16): delivered (fast), with no
+                        // will_commit (R15); certify the slot (R9), then
+                        // back to W.
+                        self.share_q.d.next = true;
+                        self.sent.d.next = false;
+                        self.state.d.next = SlowSt::SlowSignCert;
+                    } else if !self.fetch_error.val() & self.locks.val() {
+                        // R5 in normal mode: delivered (fast). will_commit
+                        // (phase 2, W), then certify (R9) as from phase 2.
+                        self.set_w.next = true;
+                        self.bc_start.next = true;
+                        self.clear_wait.next = true;
+                        self.state.d.next = SlowSt::SlowSendVote;
+                    } else if self.sealing.q.val() {
+                        self.state.d.next = SlowSt::SlowPollCertify;
+                    } else {
+                        // (A miss, as prep_sig's: the wait's length in
+                        // cycles is about that of prep_sig's polls alone.)
+                        self.missed.next = true;
+                        if self.exp.val() {
+                            self.stop.next = true;
+                            self.state.d.next = SlowSt::Off;
+                        } else {
+                            self.state.d.next = SlowSt::SlowPollPrepSig;
+                        }
+                    }
+                }
+            }
+            SlowSt::SlowSendVote => {
+                self.bc_word.next =
+                    self.vote_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                if self.bc_done.val() {
+                    self.sent.d.next = false;
+                    self.state.d.next = SlowSt::SlowSignCert;
                 }
             }
             SlowSt::SlowPollCertify => {
@@ -1166,6 +1272,13 @@ impl Logic for Slow {
                         if self.exp.val() | self.rowing.q.val() {
                             self.stop.next = true;
                             self.state.d.next = SlowSt::Off;
+                        } else if self.sealing.q.val()
+                            & !self.adopting.q.val()
+                            & self.locks_ok.val()
+                            & !self.shared.q.val()
+                        {
+                            // Bridging: R16's delivery on n locks (once).
+                            self.state.d.next = SlowSt::SlowPollLocks;
                         } else {
                             self.state.d.next = SlowSt::SlowPollCertify;
                         }
@@ -1688,7 +1801,9 @@ impl Logic for Slow {
             | (self.state.q.val() == SlowSt::SlowEchoPrep)
             | (self.state.q.val() == SlowSt::SlowPollEchoPrep)
             | (self.state.q.val() == SlowSt::SlowWaitEchoPrep)
-            | (self.state.q.val() == SlowSt::SlowVerifySuspect))
+            | (self.state.q.val() == SlowSt::SlowVerifySuspect)
+            | (self.state.q.val() == SlowSt::SlowPollLocks)
+            | (self.state.q.val() == SlowSt::SlowWaitLocks))
             & !self.sealing.q.val()
             & !self.delivering.q.val()
             & !self.adopting.q.val();
@@ -1737,6 +1852,15 @@ impl Logic for Slow {
         match self.state.q.val() {
             SlowSt::SlowStart => {
                 self.sts_state.next = 40.into();
+            }
+            SlowSt::SlowPollLocks => {
+                self.sts_state.next = 102.into();
+            }
+            SlowSt::SlowWaitLocks => {
+                self.sts_state.next = 103.into();
+            }
+            SlowSt::SlowSendVote => {
+                self.sts_state.next = 104.into();
             }
             SlowSt::SlowSignPrep => {
                 self.sts_state.next = 41.into();

@@ -27,7 +27,7 @@ pub struct Status {
 
 /// The names of the states, in `sts_state` order; "" for a number no
 /// state reports (13 to 37).
-pub const STATE_NAMES: [&str; 102] = [
+pub const STATE_NAMES: [&str; 105] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -132,4 +132,7 @@ pub const STATE_NAMES: [&str; 102] = [
     "SlowPollRecord",
     "SlowWaitRecord",
     "ViewJump",
+    "SlowPollLocks",
+    "SlowWaitLocks",
+    "SlowSendVote",
 ];
