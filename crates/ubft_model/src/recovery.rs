@@ -119,6 +119,11 @@ pub enum Variant {
     /// sealing, and the leader does not sign its PREPARE (R7) at the
     /// trigger. A liveness variant, with the view bound.
     WBridge,
+    /// `w_bridge` with the RTL's delivery on n locks while it bridges
+    /// (SLOW's seal mode, slow.md "Delivery on n locks"): `SealDeliver`
+    /// only while the obligation stands (a replica with none seals without
+    /// reading the locks). A liveness variant, with the view bound.
+    WBridgeLocks,
     /// The kernel's design (`kernel`; formerly `recovery:rtl`): the
     /// design as the RTL builds it, D11.9's departures V2 to V7 together and
     /// R21's view bound. docs/model.md, "The kernel's rules in the model",
@@ -157,7 +162,7 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub const ALL: [Variant; 20] = [
+    pub const ALL: [Variant; 21] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -173,6 +178,7 @@ impl Variant {
         Variant::RtlWatchScope,
         Variant::R21ViewBound,
         Variant::WBridge,
+        Variant::WBridgeLocks,
         Variant::Kernel,
         Variant::NoClose,
         Variant::AdoptAbove,
@@ -196,6 +202,7 @@ impl Variant {
             Variant::RtlWatchScope => "recovery:rtl_watch_scope",
             Variant::R21ViewBound => "recovery:r21_view_bound",
             Variant::WBridge => "recovery:w_bridge",
+            Variant::WBridgeLocks => "recovery:w_bridge_locks",
             Variant::Kernel => "kernel",
             Variant::NoClose => "recovery:no_close",
             Variant::AdoptAbove => "recovery:adopt_above",
@@ -969,7 +976,8 @@ impl Recovery {
     /// above L_s (with the view bound, `r21_view_bound` and `kernel`: of a view
     /// w ≤ v_s and above L_s).
     fn seal_passes(&self, cfg: &Config, h: &Hbm, x: usize, s: &Seal) -> bool {
-        let bound = self.rtl(Variant::R21ViewBound) || self.variant == Variant::WBridge;
+        let bound = self.rtl(Variant::R21ViewBound)
+            || matches!(self.variant, Variant::WBridge | Variant::WBridgeLocks);
         !self.cross_check()
             || h.echo_commit[x][..cfg.n]
                 .iter()
@@ -1246,7 +1254,7 @@ impl Recovery {
             }));
             rep.prev1 = Block::NONE;
         }
-        let w_only = self.variant == Variant::WBridge;
+        let w_only = matches!(self.variant, Variant::WBridge | Variant::WBridgeLocks);
         let is_w = rep.wc.k == rep.dlv.k && rep.wc.v == rep.dlv.v && rep.wc.m == rep.dlv.m;
         if rep.dlv.is()
             && rep.dlv.v == rep.view
@@ -1502,6 +1510,7 @@ impl Design for Recovery {
                 // R16 (changed after finding 4): n locks seen while sealing
                 // still deliver, with no will_commit (R15).
                 if !matches!(self.variant, Variant::NoSealDeliver | Variant::WBridge)
+                    && (self.variant != Variant::WBridgeLocks || self.obligation(rep))
                     && rep.phase == 1
                     && !rep.dlv.is()
                     && !rep.refused

@@ -575,11 +575,18 @@ fn the_rtl_variants_of_d11_hold_at_run_i() {
 /// recovery.md D11.9 V2 names finding 4's targeted search for
 /// `recovery:rtl_no_commit_sealing`: S = 2, views 0..=1, one silent
 /// replica, the network holds back only will_commits. No stall in the
-/// first 300,000 states, for the variant and for `kernel` (evidence,
-/// not the complete claim, as for the design itself).
+/// first 300,000 states, for the variant, for `kernel`, and for the RTL's
+/// bridge with its delivery on n locks while bridging
+/// (`recovery:w_bridge_locks`; without it, `recovery:w_bridge`, the
+/// search stalls: docs/model.md) (evidence, not the complete claim, as
+/// for the design itself).
 #[test]
 fn the_rtl_variants_show_no_bridge_stall_in_finding_4s_search() {
-    for v in [Variant::RtlNoCommitSealing, Variant::Kernel] {
+    for v in [
+        Variant::RtlNoCommitSealing,
+        Variant::Kernel,
+        Variant::WBridgeLocks,
+    ] {
         let mut c = cfg(2, 1);
         c.silent = 1;
         c.delays = 1;
@@ -598,6 +605,22 @@ fn the_rtl_variants_show_no_bridge_stall_in_finding_4s_search() {
         );
         println!("{}: no stall in {states} states", v.name());
     }
+    // The RTL's bridge without the delivery on n locks stalls there.
+    let mut c = cfg(2, 1);
+    c.silent = 1;
+    c.delays = 1;
+    let m = ubft_model::UbftModel::new(design(Variant::WBridge), c);
+    let (states, ce) = targeted(
+        &m,
+        300_000,
+        |s, a, _| m.describe(s, a).contains("writes will_commit"),
+        |m, s| !m.live_with_f_silent(s),
+    );
+    let ce = ce
+        .unwrap_or_else(|| panic!("recovery:w_bridge: no stall in {states} states"))
+        .join("\n");
+    assert!(ce.contains("Bridge"), "{ce}");
+    println!("recovery:w_bridge stalls ({states} states)");
 }
 
 /// The path to the prev1 finding (docs/model.md, "prev1 after a decision
