@@ -19,6 +19,11 @@
 //!   a suspect whose signature verifies as the leader's proves that the
 //!   leader equivocated (the slot is refused); one that does not verify is
 //!   passed over (`checked`) and the row read again;
+//! - R5 while undelivered (phase 1, `locks_ok`): between two reads of
+//!   prep_sig that find nothing, read the will_cert row; n locks
+//!   (`locks`) deliver the slot: will_commit (`set_w`), then R9. While
+//!   bridging (seal mode), once after a miss at W's certify row: n locks
+//!   certify the slot itself (`sharing`), with no will_commit (R15, R16);
 //! - R9: having delivered (R5 or R8), sign the CERT block C = [2, v, k, m,
 //!   prev, 0, 0, 0] and write certify[s(k)][id] (C, then the share);
 //! - R10: read the certify row (2N beats); an entry j < n whose first beat
@@ -245,10 +250,11 @@ pub struct Slow {
     pub undelivered: Signal<Out, Bit>,
     /// The machine holds the slot (not Off).
     pub holding: Signal<Out, Bit>,
-    /// Seal mode's delivery on n locks (R16): Protocol's `locks_ok` (this
-    /// replica locked the slot in this view, phase 1, and did not refuse
-    /// it), and with the will_cert row's fetch, `locks` (Tally: n locks for
-    /// its (tag, m), the leader's lane its PREPARE); the row's address.
+    /// Delivery on n locks (R5 while undelivered, R16 while bridging):
+    /// Protocol's `locks_ok` (this replica locked the slot in this view,
+    /// phase 1, and did not refuse it), and with the will_cert row's fetch,
+    /// `locks` (Tally: n locks for its (tag, m), the leader's lane its
+    /// PREPARE); the row's address.
     pub locks_ok: Signal<In, Bit>,
     pub locks: Signal<In, Bit>,
     pub cert_row_word: Signal<In, Bits<32>>,
