@@ -189,7 +189,7 @@ set reg [::ipx::add_register -quiet "error" $addr_block]
   set_property address_offset 0x074 $reg
   set_property size [expr {32}] $reg
   set_property access read-only $reg
-  set_property description {why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; 7: a view change would need a bridge to a will_commit more than (G - 1) / 2 slots behind k, not built; 8: a round's local HBM write failed, and the replica stopped writing; see params::ConfigError and protocol.md)} $reg
+  set_property description {why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; 7: not assigned; 8: a round's local HBM write failed, and the replica stopped writing; see params::ConfigError and protocol.md)} $reg
 set reg [::ipx::add_register -quiet "state" $addr_block]
   set_property address_offset 0x078 $reg
   set_property size [expr {32}] $reg

@@ -99,7 +99,7 @@
 #define RHDL_UBFT_WRITE_ERRORS 0x70
 #define RHDL_UBFT_WRITE_ERRORS_BITS 32
 
-/* error [8 bits, RO (status)]: why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; 7: a view change would need a bridge to a will_commit more than (G - 1) / 2 slots behind k, not built; 8: a round's local HBM write failed, and the replica stopped writing; see params::ConfigError and protocol.md) */
+/* error [8 bits, RO (status)]: why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; 7: not assigned; 8: a round's local HBM write failed, and the replica stopped writing; see params::ConfigError and protocol.md) */
 #define RHDL_UBFT_ERROR 0x74
 #define RHDL_UBFT_ERROR_BITS 8
 

@@ -149,7 +149,7 @@ pub const REGS: [Reg; ROWS] = place([
     reg("acks", COUNTER_BITS, 1, Access::Status, "RDMA WRITE completions received in this run (cleared on ap_start, as the other counters)"),
     reg("write_errors", COUNTER_BITS, 1, Access::Status, "local HBM writes answered with an error BRESP (their records were not sent) in this run (cleared on ap_start)"),
     reg("error", 8, 1, Access::Status,
-        "why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; 7: a view change would need a bridge to a will_commit more than (G - 1) / 2 slots behind k, not built; 8: a round's local HBM write failed, and the replica stopped writing; see params::ConfigError and protocol.md)"),
+        "why the configuration was refused, or the run stopped early (0: accepted, not stopped; 1-5: refused at ap_start; 6: stopped after k = 2^24 - 1; 7: not assigned; 8: a round's local HBM write failed, and the replica stopped writing; see params::ConfigError and protocol.md)"),
     reg("state", 8, 1, Access::Status,
         "the controller's state (status::STATE_NAMES), for bring-up and debugging"),
     reg("guard_accepted", COUNTER_BITS, 1, Access::Status,
