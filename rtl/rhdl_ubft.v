@@ -14472,6 +14472,9 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
     wire  [31:0] c_m$q;
     reg  c_m$clock;
     
+    // Local signals
+    reg  open;
+    
     // Sub module instances
     rhdl_ubft$protocol$ledger$wc_ok wc_ok(
         .d(wc_ok$d),
@@ -14619,8 +14622,9 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
         ev_above_l = ~lc_ok$q | (k > lc_c$q) | ((k == lc_c$q) & (ev_view > lc_w$q));
         cons_m = c_m$q;
         constrained = c_ok$q & (c_k$q == k);
-        ob = wc_ok$q & ~(lc_ok$q & (lc_c$q >= wc_k$q));
-        reach_ok = ~wc_ok$q | (lc_ok$q & (lc_c$q >= wc_k$q)) | (((k + 32'h1) - wc_k$q) <= half);
+        open = wc_ok$q & ~(lc_ok$q & (lc_c$q >= wc_k$q));
+        ob = open;
+        reach_ok = ~open | (((k + 32'h1) - wc_k$q) <= half);
         if (set_w) begin
             wc_ok$d = 1'b1;
             wc_k$d = k;
@@ -16281,6 +16285,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     // Local signals
     reg  resume;
     reg  to_back;
+    reg  [31:0] vote_word;
     reg  exp;
     reg  [7:0] entry;
     reg  suspect;
@@ -16562,6 +16567,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         share_q$d = share_q$q;
         shared$d = shared$q;
         exp = expiring & ~sealing$q;
+        vote_word = vote_row_word + (((id) & 32'hffffffff) << 32'h1);
         seal_mode = sealing$q;
         sharing = share_q$q;
         refuse = 1'b0;
@@ -16921,7 +16927,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                 end
             SlowSt$SlowWaitLocks:
                 begin
-                    bc_word = vote_row_word + (((id) & 32'hffffffff) << 32'h1);
+                    bc_word = vote_word;
                     if (fetch_done) begin
                         if (~fetch_error & locks & sealing$q) begin
                             share_q$d = 1'b1;
@@ -16951,7 +16957,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                 end
             SlowSt$SlowSendVote:
                 begin
-                    bc_word = vote_row_word + (((id) & 32'hffffffff) << 32'h1);
+                    bc_word = vote_word;
                     if (bc_done) begin
                         sent$d = 1'b0;
                         state$d = SlowSt$SlowSignCert;

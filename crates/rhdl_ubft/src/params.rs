@@ -7,6 +7,10 @@
 pub const N: usize = 8;
 /// Slots in the window (the kernel's `G`): slot = (k - 1) mod G.
 pub const G: usize = 16;
+/// The bridge's reach in slots, ⌊(G − 1)/2⌋: how far below k SLOW's seal
+/// mode finds W's records unreused, and so how far behind an uncovered W
+/// a catch-up may leave it (docs/recovery.md D11.16).
+pub const BRIDGE_REACH: usize = (G - 1) / 2;
 /// Client requests a replica holds and has not seen decided (the buffer B of
 /// docs/recovery.md R1; `crate::controller::requests`).
 pub const REQUESTS: usize = 8;

@@ -1389,5 +1389,5 @@ fn bridging_n_locks_certify_the_slot_once_with_no_will_commit() {
         .iter()
         .all(|s| matches!(s, SlowSt::SlowSignCert | SlowSt::SlowSendCert)));
     // The bridge goes on polling W's row, as seal mode does (no timeout).
-    assert_eq!(t.b.state() != SlowSt::Off, true);
+    assert_ne!(t.b.state(), SlowSt::Off);
 }

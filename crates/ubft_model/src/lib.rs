@@ -57,8 +57,8 @@ pub mod defaults {
     pub const WINDOW: usize = 1;
     pub const DELAYS: u8 = 1;
     pub const EARLY_TIMEOUTS: u8 = 0;
-    /// The bridge's reach, the RTL's: ⌊(G − 1)/2⌋ at G = 16.
-    pub const REACH: usize = 7;
+    /// The bridge's reach, the RTL's (`rhdl_ubft::params::BRIDGE_REACH`).
+    pub const REACH: usize = rhdl_ubft::params::BRIDGE_REACH;
     pub const THREADS: usize = 2;
     /// The memory cap, in GB of resident memory (0: none).
     pub const MAX_MEMORY_GB: f64 = 8.0;

@@ -27,7 +27,7 @@
 //! W, L and the constraint at a run's start (D is only read after its
 //! grant).
 
-use crate::params::G;
+use crate::params::BRIDGE_REACH;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -112,20 +112,22 @@ pub struct Ledger {
     c_ok: DFF<Bit>,
     c_k: DFF<Bits<32>>,
     c_m: DFF<Bits<32>>,
-    /// (G - 1) / 2.
+    /// `BRIDGE_REACH`, (G - 1) / 2.
     half: Constant<Bits<32>>,
+    /// The obligation, as `ob` drives it.
+    open: Signal<Local, Bit>,
 }
 
 impl Default for Ledger {
     fn default() -> Self {
         block!(Ledger {
-            half: Constant::new((((G - 1) / 2) as u64).into()),
+            half: Constant::new((BRIDGE_REACH as u64).into()),
             ;
             defaults:
             clock, start, k, view_no, m, prev, set_w, deciding, set_l,
             t_view, t_k, t_m, t_prev, set_d, ev_view, ev_k, ev_m, ev_prev, ev_x, set_cons, cons_c,
             cons_in_m, next_view, taken, rerun_taken, w_w, w_k, w_m, w_prev, l_ok, l_w,
-            l_c, l_m, l_prev, d_w, d_k, d_m, d_prev, d_x, ev_above_l, cons_m, constrained, ob, reach_ok, wc_ok,
+            l_c, l_m, l_prev, d_w, d_k, d_m, d_prev, d_x, ev_above_l, cons_m, constrained, ob, reach_ok, open, wc_ok,
             wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w, dl_k, dl_m,
             dl_prev, dl_x, c_ok, c_k, c_m
         })
@@ -158,14 +160,14 @@ impl Logic for Ledger {
             | ((self.k.val() == self.lc_c.q.val()) & (self.ev_view.val() > self.lc_w.q.val()));
         self.cons_m.next = self.c_m.q.val();
         self.constrained.next = self.c_ok.q.val() & (self.c_k.q.val() == self.k.val());
-        self.ob.next =
+        self.open.next =
             self.wc_ok.q.val() & !(self.lc_ok.q.val() & (self.lc_c.q.val() >= self.wc_k.q.val()));
+        self.ob.next = self.open.val();
         // A catch-up to k + 1 keeps W within the bridge's reach: W.b at
         // most (G - 1) / 2 below k + 1 (W.b = k + 1 after R23's step back
         // gives 0).
-        self.reach_ok.next = !self.wc_ok.q.val()
-            | (self.lc_ok.q.val() & (self.lc_c.q.val() >= self.wc_k.q.val()))
-            | (((self.k.val() + 1) - self.wc_k.q.val()) <= self.half.val());
+        self.reach_ok.next =
+            !self.open.val() | (((self.k.val() + 1) - self.wc_k.q.val()) <= self.half.val());
 
         // W: FAST's will_commit (its phase 2).
         if self.set_w.val() {

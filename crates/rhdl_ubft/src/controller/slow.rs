@@ -455,6 +455,8 @@ pub struct Slow {
     resume: Signal<Local, Bit>,
     /// This cycle's adoption failed in normal mode: go back (`back`).
     to_back: Signal<Local, Bit>,
+    /// Its own lane of the will_commit row: R5's will_commit.
+    vote_word: Signal<Local, Bits<32>>,
     /// `expiring`, except in seal mode.
     exp: Signal<Local, Bit>,
     /// A request is out (sign and verify states), or Broadcast not yet
@@ -687,6 +689,7 @@ impl Default for Slow {
             back: Default::default(),
             resume: Default::default(),
             to_back: Default::default(),
+            vote_word: Default::default(),
             exp: Default::default(),
             sent: Default::default(),
             beat_i: Default::default(),
@@ -806,6 +809,7 @@ impl Logic for Slow {
         // suspect: another replica's, of the same (PREP, v, k) as B but not
         // B, above the entries passed over.
         self.exp.next = self.expiring.val() & !self.sealing.q.val();
+        self.vote_word.next = self.vote_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
         self.seal_mode.next = self.sealing.q.val();
         self.sharing.next = self.share_q.q.val();
         self.refuse.next = false;
@@ -1196,8 +1200,7 @@ impl Logic for Slow {
                 self.state.d.next = SlowSt::SlowWaitLocks;
             }
             SlowSt::SlowWaitLocks => {
-                self.bc_word.next =
-                    self.vote_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                self.bc_word.next = self.vote_word.val();
                 if self.fetch_done.val() {
                     if !self.fetch_error.val() & self.locks.val() & self.sealing.q.val() {
                         // Bridging (R16): delivered (fast), with no
@@ -1229,8 +1232,7 @@ impl Logic for Slow {
                 }
             }
             SlowSt::SlowSendVote => {
-                self.bc_word.next =
-                    self.vote_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
+                self.bc_word.next = self.vote_word.val();
                 if self.bc_done.val() {
                     self.sent.d.next = false;
                     self.state.d.next = SlowSt::SlowSignCert;
