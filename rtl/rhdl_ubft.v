@@ -16284,6 +16284,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     
     // Local signals
     reg  resume;
+    reg  seal_rec;
     reg  to_back;
     reg  [31:0] vote_word;
     reg  exp;
@@ -16575,6 +16576,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         deliver_mode = delivering$q;
         adopt_mode = adopting$q;
         resume = adopting$q & ~sealing$q & ~delivering$q;
+        seal_rec = adopting$q & sealing$q & ~rowing$q & ~delivering$q;
         to_back = 1'b0;
         rec_ok = (fetch_beat[(32'h0)+:(256)] == commit_block) & ((fetch_beat[(32'h100)+:(8)] >> n) == 32'h0);
         entry = beat_i$q >> 32'h1;
@@ -17020,7 +17022,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                     sg_signer = sj$q;
                     if (~sent$q) begin
                         if ((sj$q >= n) & adopting$q & (so$q != support)) begin
-                            if (resume) begin
+                            if (resume | seal_rec) begin
                                 to_back = 1'b1;
                             end
                             else begin
@@ -17067,8 +17069,13 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                                     to_back = 1'b1;
                                 end
                                 else if ((torn$q & (one8 << sj$q)) != 32'h0) begin
-                                    stop = 1'b1;
-                                    state$d = SlowSt$Off;
+                                    if (seal_rec) begin
+                                        to_back = 1'b1;
+                                    end
+                                    else begin
+                                        stop = 1'b1;
+                                        state$d = SlowSt$Off;
+                                    end
                                 end
                                 else if (rowing$q) begin
                                     state$d = SlowSt$SlowPollCertify;
@@ -17120,7 +17127,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                             sent$d = 1'b0;
                             state$d = SlowSt$SlowVerifyShare;
                         end
-                        else if (resume) begin
+                        else if (resume | seal_rec) begin
                             missed = 1'b1;
                             to_back = 1'b1;
                         end

@@ -1062,6 +1062,74 @@ fn adopt_granted_while_bridging_commits_d_and_yields_without_r11() {
     assert!(t.b.adopt_mode.val() && t.b.seal_mode.val());
 }
 
+/// A certificate that fails for good while bridging (a share that fails
+/// at both reads of the record, or a record that is not D's) takes the
+/// machine back to the poll it left, as in normal mode: no yield, so the
+/// bridge is not restarted, WATCH's memory of the record stands, and a
+/// Byzantine COMMIT costs one pass, not one per restart. The bridge goes
+/// on from its certify row: replica 0's share there is good, so W is
+/// committed (with the row's bitmap), and then the yield.
+#[test]
+fn a_failed_adoption_while_bridging_returns_to_its_poll_and_the_bridge_goes_on() {
+    let forged = sig(&c_block(), 2);
+    let mut t = adopt_bench(0b011, [forged, sig(&c_block(), ID)]);
+    t.mode = (true, false, false);
+    t.adopt_at_poll = true;
+    t.run_slot(3000);
+    let k = t.kinds();
+    let at = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
+        .expect("D's record read");
+    assert_eq!(
+        k[at..],
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Verify(2, 0, false),
+            Ev::Missed,
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Verify(2, 0, false),
+            Ev::Missed,
+            Ev::Fetch(CERT_ROW, 2 * NB),
+            // W's own certificate: its own share is not verified.
+            Ev::Verify(2, 0, true),
+            Ev::Sign(3),
+            Ev::SetCommit,
+            Ev::Bc(3, commit_word(ID), false, 4),
+            Ev::Stop,
+        ]
+    );
+    assert_eq!(
+        k.iter().filter(|e| **e == Ev::Stop).count(),
+        1,
+        "one yield, after W's COMMIT"
+    );
+    assert!(!t.b.adopt_mode.val() && t.b.seal_mode.val());
+    assert_eq!(t.entered(SlowSt::SlowPollCertify).len(), 2);
+
+    // Not D's record (another value in its block): one read, a miss, and
+    // back to the certify poll.
+    let mut t = adopt_bench(0b011, good_shares());
+    t.commit(2, k_block(2, M + 1), 0b011);
+    t.mode = (true, false, false);
+    t.adopt_at_poll = true;
+    t.run_slot(3000);
+    let k = t.kinds();
+    let at = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
+        .expect("D's record read");
+    assert_eq!(
+        k[at..at + 3],
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Missed,
+            Ev::Fetch(CERT_ROW, 2 * NB)
+        ]
+    );
+    assert_eq!(k.iter().filter(|e| **e == Ev::Stop).count(), 1);
+}
+
 /// Seal mode on the bench's block with Protocol's `adopt` and `adopt_row`
 /// at its first certify poll, the mailbox changed by `setup` first: the
 /// bench, and what the block asked for from its first certify row read on.

@@ -63,7 +63,8 @@
 //! k (`undelivered`; R10's second half), makes Protocol raise `adopt`
 //! there: adopt mode on its block D (SlowPollRecord), and
 //! after its own COMMIT of D, R11 and R12 on D; a certificate that fails
-//! takes the machine back to the poll state it left (`back`).
+//! takes the machine back to the poll state it left (`back`), as one in
+//! a peer's COMMIT record does while bridging.
 //!
 //! Seal mode (`seal_start` with `start`: VIEW's bridge, R17, or
 //! Protocol's Close after the run's last decision, R28): the target
@@ -97,7 +98,7 @@
 //! | 51 | SlowSendCert | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | SlowPollCertify |
 //! | 52 | SlowPollCertify | (fetch of the certify row, 2N beats; c, `bm` := 0) | SlowWaitCertify |
 //! | 53 | SlowWaitCertify | the fetch is done: an error / f + 1 candidates (shares copied as they arrived) / fewer / fewer, and it times out | SlowPollCertify / SlowVerifyShare / SlowPollCertify (a miss; adopting from the row: Off, `stop`) / Off, `stop` |
-//! | 54 | SlowVerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | SlowSignCommit (adopt mode: Off, `stop` unless f + 1 were taken; in normal mode `back` instead) / the next j (`verified` += j) / SlowPollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss; adopt mode: SlowPollRecord, from the row SlowPollCertify, or Off, `stop` if j failed before; in normal mode `back` at the first failure) / Off, `stop` |
+//! | 54 | SlowVerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | SlowSignCommit (adopt mode: Off, `stop` unless f + 1 were taken; in normal mode and from a record while bridging `back` instead) / the next j (`verified` += j) / SlowPollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss; adopt mode: SlowPollRecord, from the row SlowPollCertify, or, if j failed before, Off, `stop` (from a record while bridging `back`); in normal mode `back` at the first failure) / Off, `stop` |
 //! | 55 | SlowSignCommit | the signer's response (`sign` of K): OK / an error | SlowSendCommit (COMPOSE beat 1 := the signature) / Off, `stop` |
 //! | 56 | SlowSendCommit | (first cycle: Broadcast and COMPOSE start, 3 + f beats) Broadcast's `done`: seal mode / f + 1 = 1 / else | Off, `stop` (a yield) / Off, `decide` / SlowPollCommit (`delivered` := {id}, x := 0) |
 //! | 57 | SlowPollCommit | x >= n / x delivered or vetoed / else | SlowPollCommit (x := 0, a miss; Off, `stop` if it times out, and in deliver mode at once) / SlowPollCommit (x + 1) / SlowWaitCommit (fetch of commit[s(k)][x], two beats) |
@@ -106,7 +107,7 @@
 //! | 97 | SlowPollOwnEcho | (fetch of its own echo_commit[x][id], one beat) | SlowWaitOwnEcho |
 //! | 98 | SlowWaitOwnEcho | the fetch is done: the entry holds a COMMIT of x higher than the one verified (k, then view) / else, or an error | SlowPollSeal (R11.2's "if higher": not echoed) / SlowEchoCommit |
 //! | 99 | SlowPollRecord | (adopt mode: fetch of D's record commit[s(D.k)][x], 3 + f beats; `verified` := none) | SlowWaitRecord |
-//! | 100 | SlowWaitRecord | the fetch is done: beat 0 is D's COMMIT block of x with a signer bitmap below n (the shares copied into COMPOSE beats 2 to f + 2 as they arrived) / not, or an error | SlowVerifyShare / Off, `stop` (a miss; in normal mode `back` instead) |
+//! | 100 | SlowWaitRecord | the fetch is done: beat 0 is D's COMMIT block of x with a signer bitmap below n (the shares copied into COMPOSE beats 2 to f + 2 as they arrived) / not, or an error | SlowVerifyShare / Off, `stop` (a miss; in normal mode and while bridging `back` instead) |
 //! | 102 | SlowPollLocks | (fetch of the slot's will_cert row, one beat: R5 while undelivered in normal mode, after a miss at prep_sig; R16 while bridging, after a miss at the certify row, once) | SlowWaitLocks |
 //! | 103 | SlowWaitLocks | the fetch is done: n locks (`locks`), bridging / n locks, normal mode / fewer, bridging / fewer, normal mode (a miss) / the same, and it times out | SlowSignCert (`sharing`: the slot's CERT, no will_commit) / SlowSendVote (`set_w`, will_commit broadcast) / SlowPollCertify / SlowPollPrepSig / Off, `stop` |
 //! | 104 | SlowSendVote | Broadcast's `done` (the will_commit written) | SlowSignCert (R9, as from phase 2) |
@@ -453,7 +454,11 @@ pub struct Slow {
     /// Adopt mode in normal mode (not sealing, not delivering): a failed
     /// adoption resumes at `back` instead of yielding.
     resume: Signal<Local, Bit>,
-    /// This cycle's adoption failed in normal mode: go back (`back`).
+    /// Adopt mode from a record while bridging: a certificate that fails
+    /// for good (a share's second failure, a record that is not D's)
+    /// resumes at `back` too, so WATCH's memory of the record stands.
+    seal_rec: Signal<Local, Bit>,
+    /// This cycle's adoption failed: go back (`back`).
     to_back: Signal<Local, Bit>,
     /// Its own lane of the will_commit row: R5's will_commit.
     vote_word: Signal<Local, Bits<32>>,
@@ -688,6 +693,7 @@ impl Default for Slow {
             rowing: Default::default(),
             back: Default::default(),
             resume: Default::default(),
+            seal_rec: Default::default(),
             to_back: Default::default(),
             vote_word: Default::default(),
             exp: Default::default(),
@@ -817,6 +823,10 @@ impl Logic for Slow {
         self.deliver_mode.next = self.delivering.q.val();
         self.adopt_mode.next = self.adopting.q.val();
         self.resume.next = self.adopting.q.val() & !self.sealing.q.val() & !self.delivering.q.val();
+        self.seal_rec.next = self.adopting.q.val()
+            & self.sealing.q.val()
+            & !self.rowing.q.val()
+            & !self.delivering.q.val();
         self.to_back.next = false;
         // Adopt mode: the record's first beat is D's COMMIT block of x
         // (`commit_block` with `blk_j` = x) and its signer bitmap (word 8)
@@ -1305,9 +1315,10 @@ impl Logic for Slow {
                         & (self.so.q.val() != self.support.val())
                     {
                         // Adopt mode: the record's bitmap named other than
-                        // f + 1 replicas below n. In normal mode, back to
-                        // the poll it left; else a yield.
-                        if self.resume.val() {
+                        // f + 1 replicas below n. In normal mode and from
+                        // a record while bridging, back to the poll it
+                        // left; else a yield.
+                        if self.resume.val() | self.seal_rec.val() {
                             self.to_back.next = true;
                         } else {
                             self.stop.next = true;
@@ -1352,18 +1363,23 @@ impl Logic for Slow {
                         if self.adopting.q.val() {
                             // Adopt mode: the record is read again once
                             // (a read may be torn); a second failure of j
-                            // ends the pass with a yield. In normal mode
-                            // the first failure takes the machine back to
-                            // the poll it left: its own path is there to
-                            // go on with, and a Byzantine record costs one
-                            // pass of verifies, not two.
+                            // ends the pass: back to the poll it left
+                            // from a record while bridging, a yield from
+                            // the row. In normal mode the first failure
+                            // takes the machine back: its own path is
+                            // there to go on with, and a Byzantine record
+                            // costs one pass of verifies, not two.
                             if self.resume.val() {
                                 self.to_back.next = true;
                             } else if (self.torn.q.val() & (self.one8.val() << self.sj.q.val()))
                                 != 0
                             {
-                                self.stop.next = true;
-                                self.state.d.next = SlowSt::Off;
+                                if self.seal_rec.val() {
+                                    self.to_back.next = true;
+                                } else {
+                                    self.stop.next = true;
+                                    self.state.d.next = SlowSt::Off;
+                                }
                             } else if self.rowing.q.val() {
                                 self.state.d.next = SlowSt::SlowPollCertify;
                             } else {
@@ -1413,9 +1429,10 @@ impl Logic for Slow {
                         self.rd.d.next = false;
                         self.sent.d.next = false;
                         self.state.d.next = SlowSt::SlowVerifyShare;
-                    } else if self.resume.val() {
+                    } else if self.resume.val() | self.seal_rec.val() {
                         // Not D's record any more, or a failed read: in
-                        // normal mode, back to the poll it left.
+                        // normal mode and while bridging, back to the poll
+                        // it left.
                         self.missed.next = true;
                         self.to_back.next = true;
                     } else {
@@ -1781,8 +1798,9 @@ impl Logic for Slow {
                 self.state.d.next = SlowSt::Off;
             }
         }
-        // A failed adoption in normal mode: back to the poll it left, with
-        // what it verified for D forgotten.
+        // A failed adoption in normal mode, or from a record while
+        // bridging: back to the poll it left, with what it verified for D
+        // forgotten.
         if self.to_back.val() {
             self.adopting.d.next = false;
             self.verified.d.next = 0.into();
