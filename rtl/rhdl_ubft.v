@@ -12735,7 +12735,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timer$at_prepare = fast$at_prepare;
         timer$slow_holding = slow$holding;
         timer$view_holding = view$holding;
-        timer$next_view = view$next_view;
+        timer$next_view = view$next_view | view$step_view;
         timer$decided = decided;
         timer$rerun = position$rerun;
         timer$slow_decided = slow$decide | (grants$decide & grants$above) | view$decide_prev;

@@ -119,14 +119,12 @@ pub enum Variant {
     /// sealing, and the leader does not sign its PREPARE (R7) at the
     /// trigger. A liveness variant, with the view bound.
     WBridge,
-    /// `w_bridge` with the RTL's delivery on n locks while it bridges
-    /// (SLOW's seal mode, slow.md "Delivery on n locks"): `SealDeliver`
-    /// only while the obligation stands (a replica with none seals without
-    /// reading the locks). A liveness variant, with the view bound.
-    WBridgeLocks,
-    /// The kernel's design (`kernel`; formerly `recovery:rtl`): the
-    /// design as the RTL builds it, D11.9's departures V2 to V7 together and
-    /// R21's view bound. docs/model.md, "The kernel's rules in the model",
+    /// The kernel's design (`kernel`): the design as the RTL builds it,
+    /// D11.9's departures V2 to V7 together, R21's view bound, and the
+    /// RTL's bridge (`w_bridge`'s W-only target) with its delivery on n
+    /// locks (slow.md): in Slow only while R8 has neither delivered nor
+    /// refused the slot, and while sealing (`SealDeliver`) only while the
+    /// obligation stands. docs/model.md, "The kernel's rules in the model",
     /// lists what it does not model.
     Kernel,
     /// The design before R28: a replica that decided the run's S slots
@@ -162,7 +160,7 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub const ALL: [Variant; 21] = [
+    pub const ALL: [Variant; 20] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -178,7 +176,6 @@ impl Variant {
         Variant::RtlWatchScope,
         Variant::R21ViewBound,
         Variant::WBridge,
-        Variant::WBridgeLocks,
         Variant::Kernel,
         Variant::NoClose,
         Variant::AdoptAbove,
@@ -202,7 +199,6 @@ impl Variant {
             Variant::RtlWatchScope => "recovery:rtl_watch_scope",
             Variant::R21ViewBound => "recovery:r21_view_bound",
             Variant::WBridge => "recovery:w_bridge",
-            Variant::WBridgeLocks => "recovery:w_bridge_locks",
             Variant::Kernel => "kernel",
             Variant::NoClose => "recovery:no_close",
             Variant::AdoptAbove => "recovery:adopt_above",
@@ -581,6 +577,12 @@ impl Recovery {
     /// (`recovery:discharge_b1`).
     fn kernel(&self) -> bool {
         matches!(self.variant, Variant::Kernel | Variant::DischargeB1)
+    }
+    /// The RTL's bridge, whose only target is W (`kernel` and
+    /// `recovery:w_bridge`): R16 writes only prev1's share and W's, and
+    /// the leader does not sign its PREPARE (R7) at the trigger.
+    fn w_only(&self) -> bool {
+        self.kernel() || self.variant == Variant::WBridge
     }
     /// D11.9 V7: LEADER or FAST holds the slot (WATCH is off).
     fn watch_off(&self, rep: &Rep) -> bool {
@@ -976,8 +978,7 @@ impl Recovery {
     /// above L_s (with the view bound, `r21_view_bound` and `kernel`: of a view
     /// w ≤ v_s and above L_s).
     fn seal_passes(&self, cfg: &Config, h: &Hbm, x: usize, s: &Seal) -> bool {
-        let bound = self.rtl(Variant::R21ViewBound)
-            || matches!(self.variant, Variant::WBridge | Variant::WBridgeLocks);
+        let bound = self.rtl(Variant::R21ViewBound) || self.variant == Variant::WBridge;
         !self.cross_check()
             || h.echo_commit[x][..cfg.n]
                 .iter()
@@ -1254,7 +1255,7 @@ impl Recovery {
             }));
             rep.prev1 = Block::NONE;
         }
-        let w_only = matches!(self.variant, Variant::WBridge | Variant::WBridgeLocks);
+        let w_only = self.w_only();
         let is_w = rep.wc.k == rep.dlv.k && rep.wc.v == rep.dlv.v && rep.wc.m == rep.dlv.m;
         if rep.dlv.is()
             && rep.dlv.v == rep.view
@@ -1502,7 +1503,12 @@ impl Design for Recovery {
                 }
             }
             Pc::Slow => {
-                if rep.phase == 1 && self.n_locks(cfg, rep, h) {
+                // In `kernel` only while SLOW works on its delivery (R8's
+                // states, slow.md "Delivery on n locks"): not once R8
+                // delivered or refused the slot.
+                let working = !self.kernel()
+                    || (!rep.refused && !(rep.dlv.v == rep.view && rep.dlv.k == rep.k));
+                if rep.phase == 1 && working && self.n_locks(cfg, rep, h) {
                     out.push(Step::FastDeliver);
                 }
             }
@@ -1510,7 +1516,7 @@ impl Design for Recovery {
                 // R16 (changed after finding 4): n locks seen while sealing
                 // still deliver, with no will_commit (R15).
                 if !matches!(self.variant, Variant::NoSealDeliver | Variant::WBridge)
-                    && (self.variant != Variant::WBridgeLocks || self.obligation(rep))
+                    && (!self.kernel() || self.obligation(rep))
                     && rep.phase == 1
                     && !rep.dlv.is()
                     && !rep.refused

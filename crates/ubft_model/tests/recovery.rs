@@ -575,18 +575,13 @@ fn the_rtl_variants_of_d11_hold_at_run_i() {
 /// recovery.md D11.9 V2 names finding 4's targeted search for
 /// `recovery:rtl_no_commit_sealing`: S = 2, views 0..=1, one silent
 /// replica, the network holds back only will_commits. No stall in the
-/// first 300,000 states, for the variant, for `kernel`, and for the RTL's
-/// bridge with its delivery on n locks while bridging
-/// (`recovery:w_bridge_locks`; without it, `recovery:w_bridge`, the
-/// search stalls: docs/model.md) (evidence, not the complete claim, as
-/// for the design itself).
+/// first 300,000 states, for the variant and for `kernel`, whose bridge
+/// is the RTL's with its delivery on n locks while bridging (without it,
+/// `recovery:w_bridge`, the search stalls: docs/model.md) (evidence, not
+/// the complete claim, as for the design itself).
 #[test]
 fn the_rtl_variants_show_no_bridge_stall_in_finding_4s_search() {
-    for v in [
-        Variant::RtlNoCommitSealing,
-        Variant::Kernel,
-        Variant::WBridgeLocks,
-    ] {
+    for v in [Variant::RtlNoCommitSealing, Variant::Kernel] {
         let mut c = cfg(2, 1);
         c.silent = 1;
         c.delays = 1;

@@ -1,6 +1,7 @@
 //! Every scenario file directly in `scenarios/` (at the repo root) parses,
-//! runs on Verilator with a short cycle budget, and passes its checks. `scenarios/failing/` (found safety failures, kept for replay) is
-//! not run.
+//! runs on Verilator with a short cycle budget, and passes its checks;
+//! those in `scenarios/long/` run at their own budget. `scenarios/failing/`
+//! (found safety failures, kept for replay) is not run.
 
 use rhdl_ubft::layout::Version;
 use std::path::{Path, PathBuf};
@@ -32,9 +33,9 @@ fn names(files: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
-/// Runs one file and checks it; returns the fewest slots an honest replica
-/// decided.
-fn run(path: &Path) -> (Scenario, u64) {
+/// Runs one file and checks it, capped at `cap` cycles; returns the fewest
+/// slots an honest replica decided.
+fn run(path: &Path, cap: u64) -> (Scenario, u64) {
     let mut s = Scenario::from_file(path).unwrap();
     let text = std::fs::read_to_string(path).unwrap();
     assert!(
@@ -42,8 +43,8 @@ fn run(path: &Path) -> (Scenario, u64) {
         "{}: starts with a comment saying what it shows",
         path.display()
     );
-    if s.max_cycles == 0 || s.max_cycles > MAX_CYCLES {
-        s.max_cycles = MAX_CYCLES;
+    if s.max_cycles == 0 || s.max_cycles > cap {
+        s.max_cycles = cap;
     }
     let t = std::time::Instant::now();
     let report = s
@@ -112,7 +113,7 @@ fn every_shipped_scenario_runs_the_kernel_and_decides_every_slot() {
         );
     }
     for path in &files {
-        let (s, decided) = run(path);
+        let (s, decided) = run(path, MAX_CYCLES);
         assert_eq!(s.layout, Version::V3, "{}", path.display());
         assert_eq!(
             s.expect_decided,
@@ -120,6 +121,23 @@ fn every_shipped_scenario_runs_the_kernel_and_decides_every_slot() {
             "{}: a shipped scenario expects every honest replica to decide every slot",
             path.display()
         );
+        assert_eq!(decided, s.slots, "{}", path.display());
+    }
+}
+
+/// The long runs of `scenarios/long/` (soak seeds kept for a case that
+/// needs more than `MAX_CYCLES` to reach), each at its own budget, with the
+/// same checks: liveness expected, every honest replica decides every slot.
+#[test]
+fn every_long_scenario_decides_every_slot_within_its_own_budget() {
+    let files = files("long");
+    assert!(
+        names(&files).iter().any(|n| n == "jump_counts_every_view"),
+        "scenarios/long/jump_counts_every_view.toml is missing"
+    );
+    for path in &files {
+        let (s, decided) = run(path, u64::MAX);
+        assert_eq!(s.expect_decided, s.slots, "{}", path.display());
         assert_eq!(decided, s.slots, "{}", path.display());
     }
 }

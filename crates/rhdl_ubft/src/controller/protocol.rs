@@ -1120,7 +1120,9 @@ impl<const N: usize> Logic for Protocol<N> {
         self.timer.at_prepare.next = self.fast.at_prepare.val();
         self.timer.slow_holding.next = self.slow.holding.val();
         self.timer.view_holding.next = self.view.holding.val();
-        self.timer.next_view.next = self.view.next_view.val();
+        // Every view passed doubles the waits, those a NEW_VIEW of a later
+        // view skips (ViewJump's `step_view`) too (recovery.md R14).
+        self.timer.next_view.next = self.view.next_view.val() | self.view.step_view.val();
         self.timer.decided.next = self.decided.val();
         self.timer.rerun.next = self.position.rerun.val();
         self.timer.slow_decided.next = self.slow.decide.val()
