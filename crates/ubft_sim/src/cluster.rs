@@ -501,7 +501,8 @@ pub struct NetworkReport {
     pub rx_dropped: Vec<u64>,
     /// `Delivery::Kernel`: write statuses that did not match the write taken
     /// in their place, or acknowledged a write HBM did not hold yet (must
-    /// be 0).
+    /// be 0; a write of the same words since, the guard's or the receiver's
+    /// own kernel's, excuses the second).
     pub status_errors: u64,
     /// Writes faulty replicas sent of their own (a flood), per sender.
     pub emitted: Vec<u64>,

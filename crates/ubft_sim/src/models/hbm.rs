@@ -300,6 +300,10 @@ pub struct Hbm {
     faults: Vec<WriteFault>,
     /// The cycles of the bursts answered with SLVERR and their addresses.
     failed: Vec<(u64, u64)>,
+    /// For each word the kernel itself wrote (`m_axi_hbm`, a byte of it
+    /// enabled), by its byte address, the cycle of its last write
+    /// ([`Hbm::kernel_wrote_since`]).
+    kernel_wrote: HashMap<u64, u64>,
 }
 
 /// One AXI4 write port's state: accepted AWs and W beats not yet paired,
@@ -373,6 +377,7 @@ impl Hbm {
             watched: Vec::new(),
             faults: Vec::new(),
             failed: Vec::new(),
+            kernel_wrote: HashMap::new(),
         }
     }
 
@@ -643,7 +648,14 @@ impl Hbm {
             }
             for i in 0..beats {
                 let b = port.ws.pop_front().expect("counted above");
-                self.write_beat(aw.transfer_addr(i) / BEAT_BYTES, &b.data, b.strb);
+                let index = aw.transfer_addr(i) / BEAT_BYTES;
+                self.write_beat(index, &b.data, b.strb);
+                if !rx {
+                    for w in (0..BEAT_WORDS as u64).filter(|w| (b.strb >> (4 * w)) & 0xf != 0) {
+                        self.kernel_wrote
+                            .insert(index * BEAT_BYTES + w * WORD_BYTES, cycle);
+                    }
+                }
             }
             let counters = if rx {
                 &mut self.rx_counters
@@ -674,6 +686,17 @@ impl Hbm {
                 .fold(0u32, |m, b| m | 0xff << (8 * b));
             *old = (*old & !mask) | (new & mask);
         }
+    }
+
+    /// Whether the kernel itself (`m_axi_hbm`, not the guard's port) wrote
+    /// any of the `words` words from the 4-byte-aligned `byte_addr` at or
+    /// after `cycle`.
+    pub fn kernel_wrote_since(&self, byte_addr: u64, words: usize, cycle: u64) -> bool {
+        (0..words as u64).any(|i| {
+            self.kernel_wrote
+                .get(&(byte_addr + i * WORD_BYTES))
+                .is_some_and(|&c| c >= cycle)
+        })
     }
 
     /// Backdoor read of `words` 32-bit words from a 4-byte-aligned address.
@@ -867,6 +890,42 @@ mod tests {
         let (i, _) = step(&mut hbm, &idle_r(), 9);
         assert!(!i.hbm_bvalid);
         assert_eq!(hbm.counters().writes, 1);
+    }
+
+    /// The kernel's own writes (`m_axi_hbm`) are remembered word by word,
+    /// those of the guard's port (`m_axi_rx`) are not: the network's status
+    /// check takes an acknowledged write overwritten by the receiver's own
+    /// kernel as a later write, not as a write that never landed.
+    #[test]
+    fn the_kernels_own_writes_are_remembered_by_word_and_cycle() {
+        let mut hbm = Hbm::new(H, W);
+        // Word 1 only (bytes 4..8), at cycle 2.
+        step(&mut hbm, &w(aw(64, 0), 7, 0xf0, true), 2).1.unwrap();
+        assert!(hbm.kernel_wrote_since(64 + 4, 1, 2));
+        assert!(hbm.kernel_wrote_since(64, 4, 0));
+        assert!(
+            !hbm.kernel_wrote_since(64 + 4, 1, 3),
+            "before the cycle asked"
+        );
+        assert!(!hbm.kernel_wrote_since(64, 1, 0), "word 0 was not enabled");
+        assert!(!hbm.kernel_wrote_since(64 + 8, 8, 0));
+        // The guard's port writes the same beat at cycle 10: not the kernel's.
+        let mut rx = KernelOut {
+            rx_awvalid: true,
+            rx_awaddr: 64,
+            rx_awlen: 0,
+            rx_awsize: 6,
+            rx_awburst: 1,
+            rx_wvalid: true,
+            rx_wdata: [9; BEAT_WORDS],
+            rx_wstrb: u64::MAX,
+            rx_wlast: true,
+            ..Default::default()
+        };
+        rx.hbm_bready = true;
+        step(&mut hbm, &rx, 10).1.unwrap();
+        assert_eq!(hbm.read_words(64, 2), [9, 9]);
+        assert!(!hbm.kernel_wrote_since(64, 16, 3));
     }
 
     #[test]

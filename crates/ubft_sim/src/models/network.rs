@@ -1153,14 +1153,18 @@ impl Stack {
                     if qpn != links.qpn_base + w.src as u64 {
                         self.stats.status_errors += 1;
                     }
-                    // An accepted write is in HBM when it is acknowledged
-                    // (unless a later write taken has the same words).
+                    // An accepted write is in HBM when it is acknowledged,
+                    // unless a later write has the same words: one the guard
+                    // took after it, or the receiver's own kernel's since it
+                    // landed (a leader region is written by the leader of
+                    // each view, the receiver too when it leads).
                     let overlaps =
                         |o: &RxWrite| o.word < w.word + w.words && w.word < o.word + o.words;
+                    let addr = links.network_ptr + w.word as u64 * WORD_BYTES;
                     let later = self.rx.finished.iter().any(overlaps)
-                        || self.rx.deciding.as_ref().is_some_and(|d| overlaps(&d.w));
+                        || self.rx.deciding.as_ref().is_some_and(|d| overlaps(&d.w))
+                        || hbm.kernel_wrote_since(addr, w.words, w.handed);
                     if w.ack.is_some() && w.model.is_ok() && !later {
-                        let addr = links.network_ptr + w.word as u64 * WORD_BYTES;
                         if hbm.read_words(addr, w.words) != w.data {
                             self.stats.status_errors += 1;
                         }
