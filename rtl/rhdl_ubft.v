@@ -11018,6 +11018,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  slow$hold;
     wire  slow$at_poll;
     wire  slow$undelivered;
+    wire  slow$blocked;
     wire  slow$holding;
     reg  slow$locks_ok;
     reg  slow$locks;
@@ -11518,6 +11519,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  held$d;
     wire  held$q;
     reg  held$clock;
+    reg  blocked_q$d;
+    wire  blocked_q$q;
+    reg  blocked_q$clock;
     reg  refused$d;
     wire  refused$q;
     reg  refused$clock;
@@ -11610,6 +11614,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .hold(slow$hold),
         .at_poll(slow$at_poll),
         .undelivered(slow$undelivered),
+        .blocked(slow$blocked),
         .holding(slow$holding),
         .locks_ok(slow$locks_ok),
         .locks(slow$locks),
@@ -12161,6 +12166,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(held$q),
         .clock(held$clock)
     );
+    rhdl_ubft$protocol$blocked_q blocked_q(
+        .d(blocked_q$d),
+        .q(blocked_q$q),
+        .clock(blocked_q$clock)
+    );
     rhdl_ubft$protocol$refused refused(
         .d(refused$d),
         .q(refused$q),
@@ -12182,6 +12192,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         error$clock = clock;
         bridged$clock = clock;
         held$clock = clock;
+        blocked_q$clock = clock;
         refused$clock = clock;
         state$d = state$q;
         view_no$d = view_no$q;
@@ -12196,6 +12207,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         error$d = error$q;
         bridged$d = bridged$q;
         held$d = held$q;
+        blocked_q$d = blocked_q$q;
         refused$d = refused$q;
         run_start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
         taken = (state$q == ProtocolSt$Decide) & ~position$rerun & dec_tready;
@@ -12384,7 +12396,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         grants$sg_busy = sg_busy;
         grants$bc_busy = bc_busy;
         slow_normal = slow$holding & ~slow$seal_mode & ~slow$deliver_mode;
-        adopt_ok = ledger$ev_above_l & ((view$awaiting & (wt_ev_view >= view_no$q)) | (slow$holding & slow$seal_mode & (ledger$w_k == position$k) & (wt_ev_view > view_no$q)) | (slow_normal & ~slow$adopt_mode & ((wt_ev_view > view_no$q) | ((wt_ev_view == view_no$q) & slow$undelivered))));
+        adopt_ok = ledger$ev_above_l & ((view$awaiting & (wt_ev_view >= view_no$q)) | (slow$holding & slow$seal_mode & (ledger$w_k == position$k) & (wt_ev_view > view_no$q)) | (slow_normal & ~slow$adopt_mode & ((wt_ev_view > view_no$q) | ((wt_ev_view == view_no$q) & (slow$undelivered | slow$blocked)))));
         grants$adopt_ok = adopt_ok;
         grants$adopt_next_ok = slow$holding & slow$seal_mode & (wt_ev_view >= view_no$q);
         grants$w_m = ledger$w_m;
@@ -12712,6 +12724,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         if (held$q & ledger$reach_ok) begin
             wt_clear = 1'b1;
         end
+        if (slow$blocked & ~blocked_q$q) begin
+            wt_clear = 1'b1;
+        end
+        blocked_q$d = slow$blocked;
         held$d = (held$q | grants$held_back) & ~wt_clear;
         counters$clock = clock;
         counters$rst_n = rst_n;
@@ -12796,6 +12812,25 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     end
     
 endmodule // rhdl_ubft$protocol
+
+
+module rhdl_ubft$protocol$blocked_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$blocked_q
 
 
 module rhdl_ubft$protocol$bridged(d,q,clock);
@@ -16028,7 +16063,7 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
 endmodule // rhdl_ubft$protocol$requests$valid
 
 
-module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,holding,locks_ok,locks,cert_row_word,set_w,vote_row_word,sharing,refuse,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,blocked,holding,locks_ok,locks,cert_row_word,set_w,vote_row_word,sharing,refuse,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -16038,6 +16073,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     input wire  hold;
     output reg  at_poll;
     output reg  undelivered;
+    output reg  blocked;
     output reg  holding;
     input wire  locks_ok;
     input wire  locks;
@@ -17495,6 +17531,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         end
         at_poll = (state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowPollCertify) | (state$q == SlowSt$SlowPollCommit) | (state$q == SlowSt$SlowPollSeal) | (state$q == SlowSt$SlowPollEchoSeal);
         undelivered = ((state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowWaitPrepSig) | (state$q == SlowSt$SlowVerifyPrep) | (state$q == SlowSt$SlowEchoPrep) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowWaitEchoPrep) | (state$q == SlowSt$SlowVerifySuspect) | (state$q == SlowSt$SlowPollLocks) | (state$q == SlowSt$SlowWaitLocks)) & ~sealing$q & ~delivering$q & ~adopting$q;
+        blocked = (bad$q != 32'h0) & (state$q != SlowSt$Off) & (state$q != SlowSt$SlowStart) & ~sealing$q & ~delivering$q & ~adopting$q;
         holding = state$q != SlowSt$Off;
         if (abort & at_poll) begin
             fetch_start = 1'b0;

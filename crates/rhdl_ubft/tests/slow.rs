@@ -1459,3 +1459,52 @@ fn bridging_n_locks_certify_the_slot_once_with_no_will_commit() {
     // The bridge goes on polling W's row, as seal mode does (no timeout).
     assert_ne!(t.b.state(), SlowSt::Off);
 }
+
+/// `blocked` (Protocol may adopt a peer's COMMIT of this view although the
+/// machine delivered, R10's second half): in normal mode, high from the
+/// cycle after a share of its certify row fails at its second read, until
+/// the slot ends; never at the first failure (a read may be torn), never
+/// in a slot whose shares verify, never in seal mode.
+#[test]
+fn blocked_rises_when_a_share_of_its_row_fails_twice_in_normal_mode() {
+    for seal in [false, true] {
+        // Replica 0's share in the row is signed by replica 2: forged.
+        let mut t = Bench::new();
+        t.mode = (seal, false, false);
+        t.mem.insert(CERT_ROW + 16, sig(&c_block(), 2));
+        let mut rose = None;
+        let mut fails = 0;
+        for _ in 0..4000 {
+            let before = t.events.len();
+            t.step();
+            fails += t.events[before..]
+                .iter()
+                .filter(|e| e.1 == Ev::Verify(2, 0, false))
+                .count();
+            if t.b.blocked.val() && rose.is_none() {
+                rose = Some((t.cycle, fails));
+            }
+            if rose.is_some() && t.b.state() != SlowSt::Off {
+                assert!(t.b.blocked.val(), "blocked fell at {}", t.cycle);
+            }
+            if t.b.state() == SlowSt::Off && t.cycle > 2 {
+                break;
+            }
+        }
+        assert_eq!(fails, 2, "seal mode {seal}: {:?}", t.kinds());
+        if seal {
+            assert_eq!(rose, None);
+        } else {
+            assert_eq!(rose.map(|r| r.1), Some(2), "after the second failure");
+        }
+    }
+    // Good shares: never.
+    let mut t = Bench::new();
+    for _ in 0..4000 {
+        t.step();
+        assert!(!t.b.blocked.val());
+        if t.b.state() == SlowSt::Off && t.cycle > 2 {
+            break;
+        }
+    }
+}

@@ -258,6 +258,8 @@ pub struct Protocol<const N: usize> {
     /// `held_back`) since WATCH last forgot: it is cleared once `reach_ok`
     /// rises, so that it reports the catch-up again (recovery.md D11.16).
     held: DFF<Bit>,
+    /// SLOW's `blocked` last cycle: WATCH forgets when it rises.
+    blocked_q: DFF<Bit>,
     /// R8 refused the slot in this round (SLOW's `refuse`: the leader
     /// equivocated, or its signature failed twice), until the next round
     /// (`open_round`): no delivery on n locks while bridging.
@@ -346,7 +348,7 @@ impl<const N: usize> Protocol<N> {
             leader, fast, view, tally, requests, cc, timer, ledger, grants, counters, encoder,
             cfg, state, view_no, leader_id, missed_q, m, phase, vote_view, vote_leader,
             slow_path, done_q, error, m_new, next_leader, poll_word, missed, decided,
-            start_leader, own_state, bridged, held, refused, close_now, adopt_ok, slow_normal, close_start, close_abort,
+            start_leader, own_state, bridged, held, blocked_q, refused, close_now, adopt_ok, slow_normal, close_start, close_abort,
             bc_round, bc_round_done, bc_round_error, bc_failed, hand_over, cc_k1, wt_enable,
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
@@ -380,6 +382,7 @@ impl<const N: usize> Logic for Protocol<N> {
             error,
             bridged,
             held,
+            blocked_q,
             refused
         );
         // A run starts (Idle takes `ap_start`, accepted or refused); the
@@ -638,8 +641,9 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow_normal.next =
             self.slow.holding.val() & !self.slow.seal_mode.val() & !self.slow.deliver_mode.val();
         // (In SLOW's normal mode, R10's second half: of a later view, or
-        // of this view while SLOW has not delivered k, and one adoption
-        // per pass of SLOW, `slow_normal`.)
+        // of this view while SLOW has not delivered k or its certificate is
+        // blocked by a forged share, and one adoption per pass of SLOW,
+        // `slow_normal`.)
         self.adopt_ok.next = self.ledger.ev_above_l.val()
             & ((self.view.awaiting.val() & (self.wt_ev_view.val() >= self.view_no.q.val()))
                 | (self.slow.holding.val()
@@ -650,7 +654,7 @@ impl<const N: usize> Logic for Protocol<N> {
                     & !self.slow.adopt_mode.val()
                     & ((self.wt_ev_view.val() > self.view_no.q.val())
                         | ((self.wt_ev_view.val() == self.view_no.q.val())
-                            & self.slow.undelivered.val()))));
+                            & (self.slow.undelivered.val() | self.slow.blocked.val())))));
         self.grants.adopt_ok.next = self.adopt_ok.val();
         // A COMMIT or ABOVE of W.b + 1 (WATCH's event while bridging) of a
         // view this replica has not sealed: the view it is sealing, or
@@ -1088,6 +1092,13 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.held.q.val() & self.ledger.reach_ok.val() {
             self.wt_clear.next = true;
         }
+        // ... and once SLOW's own certificate is blocked by a forged share,
+        // so that a peer's COMMIT of this view, reported and not adopted
+        // while SLOW could still certify, is reported again.
+        if self.slow.blocked.val() & !self.blocked_q.q.val() {
+            self.wt_clear.next = true;
+        }
+        self.blocked_q.d.next = self.slow.blocked.val();
         self.held.d.next = (self.held.q.val() | self.grants.held_back.val()) & !self.wt_clear.val();
         // Every fetch is a poll.
         self.counters.clock.next = self.clock.val();

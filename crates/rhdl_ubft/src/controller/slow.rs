@@ -249,6 +249,11 @@ pub struct Slow {
     /// the leader's signature it cannot. High through the poll loop, so
     /// that a MINE Protocol may adopt waits for the poll point.
     pub undelivered: Signal<Out, Bit>,
+    /// In normal mode, a share of its certify row failed at both of its
+    /// reads (`bad`): the row holds a forged share, and its own certificate
+    /// may never form, so Protocol may adopt a peer's COMMIT of this view
+    /// although the machine delivered (R10's second half).
+    pub blocked: Signal<Out, Bit>,
     /// The machine holds the slot (not Off).
     pub holding: Signal<Out, Bit>,
     /// Delivery on n locks (R5 while undelivered, R16 while bridging):
@@ -601,6 +606,7 @@ impl Default for Slow {
             hold: Default::default(),
             at_poll: Default::default(),
             undelivered: Default::default(),
+            blocked: Default::default(),
             locks_ok: Default::default(),
             locks: Default::default(),
             cert_row_word: Default::default(),
@@ -1830,6 +1836,12 @@ impl Logic for Slow {
             | (self.state.q.val() == SlowSt::SlowVerifySuspect)
             | (self.state.q.val() == SlowSt::SlowPollLocks)
             | (self.state.q.val() == SlowSt::SlowWaitLocks))
+            & !self.sealing.q.val()
+            & !self.delivering.q.val()
+            & !self.adopting.q.val();
+        self.blocked.next = (self.bad.q.val() != 0)
+            & (self.state.q.val() != SlowSt::Off)
+            & (self.state.q.val() != SlowSt::SlowStart)
             & !self.sealing.q.val()
             & !self.delivering.q.val()
             & !self.adopting.q.val();
