@@ -1062,6 +1062,29 @@ fn adopt_granted_while_bridging_commits_d_and_yields_without_r11() {
     assert!(t.b.adopt_mode.val() && t.b.seal_mode.val());
 }
 
+/// `adopt` granted at the certify poll, in seal mode (`seal`) or normal
+/// mode: the bench's block stands for D, whose record is replica 2's
+/// COMMIT with the certificate of replicas 0 and 1 (with `shares`), the
+/// mailbox changed by `setup` first. The bench, and what the block asked
+/// for from its read of D's record on.
+fn adoption_at_poll(
+    seal: bool,
+    shares: [Beat; 2],
+    setup: impl FnOnce(&mut Bench),
+) -> (Bench, Vec<Ev>) {
+    let mut t = adopt_bench(0b011, shares);
+    setup(&mut t);
+    t.mode = (seal, false, false);
+    t.adopt_at_poll = true;
+    t.run_slot(5000);
+    let k = t.kinds();
+    let at = k
+        .iter()
+        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
+        .expect("D's record read");
+    (t, k[at..].to_vec())
+}
+
 /// A certificate that fails for good while bridging (a share that fails
 /// at both reads of the record, or a record that is not D's) takes the
 /// machine back to the poll it left, as in normal mode: no yield, so the
@@ -1072,17 +1095,9 @@ fn adopt_granted_while_bridging_commits_d_and_yields_without_r11() {
 #[test]
 fn a_failed_adoption_while_bridging_returns_to_its_poll_and_the_bridge_goes_on() {
     let forged = sig(&c_block(), 2);
-    let mut t = adopt_bench(0b011, [forged, sig(&c_block(), ID)]);
-    t.mode = (true, false, false);
-    t.adopt_at_poll = true;
-    t.run_slot(3000);
-    let k = t.kinds();
-    let at = k
-        .iter()
-        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
-        .expect("D's record read");
+    let (t, k) = adoption_at_poll(true, [forged, sig(&c_block(), ID)], |_| {});
     assert_eq!(
-        k[at..],
+        k,
         [
             Ev::Fetch(commit_word(2), 4),
             Ev::Verify(2, 0, false),
@@ -1100,7 +1115,7 @@ fn a_failed_adoption_while_bridging_returns_to_its_poll_and_the_bridge_goes_on()
         ]
     );
     assert_eq!(
-        k.iter().filter(|e| **e == Ev::Stop).count(),
+        t.kinds().iter().filter(|e| **e == Ev::Stop).count(),
         1,
         "one yield, after W's COMMIT"
     );
@@ -1109,25 +1124,18 @@ fn a_failed_adoption_while_bridging_returns_to_its_poll_and_the_bridge_goes_on()
 
     // Not D's record (another value in its block): one read, a miss, and
     // back to the certify poll.
-    let mut t = adopt_bench(0b011, good_shares());
-    t.commit(2, k_block(2, M + 1), 0b011);
-    t.mode = (true, false, false);
-    t.adopt_at_poll = true;
-    t.run_slot(3000);
-    let k = t.kinds();
-    let at = k
-        .iter()
-        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
-        .expect("D's record read");
+    let (t, k) = adoption_at_poll(true, good_shares(), |t| {
+        t.commit(2, k_block(2, M + 1), 0b011);
+    });
     assert_eq!(
-        k[at..at + 3],
+        k[..3],
         [
             Ev::Fetch(commit_word(2), 4),
             Ev::Missed,
             Ev::Fetch(CERT_ROW, 2 * NB)
         ]
     );
-    assert_eq!(k.iter().filter(|e| **e == Ev::Stop).count(), 1);
+    assert_eq!(t.kinds().iter().filter(|e| **e == Ev::Stop).count(), 1);
 }
 
 /// Seal mode on the bench's block with Protocol's `adopt` and `adopt_row`
@@ -1212,30 +1220,12 @@ fn adopt_from_the_row_yields_on_a_short_row_or_a_share_that_fails_twice() {
     );
 }
 
-/// R10's second half in normal mode (`adopt` at its certify poll, not
-/// sealing, not delivering): the bench's block stands for D, whose record
-/// is replica 2's COMMIT with the certificate of replicas 0 and 1 (with
-/// `shares`), the mailbox changed by `setup` first: the bench, and what
-/// the block asked for from its read of D's record on.
-fn normal_adoption(shares: [Beat; 2], setup: impl FnOnce(&mut Bench)) -> (Bench, Vec<Ev>) {
-    let mut t = adopt_bench(0b011, shares);
-    setup(&mut t);
-    t.adopt_at_poll = true;
-    t.run_slot(5000);
-    let k = t.kinds();
-    let at = k
-        .iter()
-        .position(|e| *e == Ev::Fetch(commit_word(2), 4))
-        .expect("D's record read");
-    (t, k[at..].to_vec())
-}
-
 /// Adopted in normal mode, the machine commits D and goes on to R11 and
 /// R12 on D's COMMITs (replica 0's makes f + 1): it decides, and yields
 /// nothing.
 #[test]
 fn adopt_in_normal_mode_commits_d_then_decides_on_f_plus_1_commits() {
-    let (t, k) = normal_adoption(good_shares(), |_| {});
+    let (t, k) = adoption_at_poll(false, good_shares(), |_| {});
     let poll = t.entered(SlowSt::SlowPollCertify)[0];
     assert_eq!(t.entered(SlowSt::SlowPollRecord), vec![poll + 1]);
     assert_eq!(
@@ -1266,7 +1256,7 @@ fn adopt_in_normal_mode_commits_d_then_decides_on_f_plus_1_commits() {
 #[test]
 fn a_failed_adoption_in_normal_mode_returns_to_its_poll_and_the_slot_goes_on() {
     let forged = sig(&c_block(), 2);
-    let (t, k) = normal_adoption([forged, sig(&c_block(), ID)], |_| {});
+    let (t, k) = adoption_at_poll(false, [forged, sig(&c_block(), ID)], |_| {});
     assert_eq!(
         k[..4],
         [
@@ -1285,7 +1275,7 @@ fn a_failed_adoption_in_normal_mode_returns_to_its_poll_and_the_slot_goes_on() {
 
     // Not D's record (another value in its block): one read, a miss, and
     // back to the certify poll.
-    let (_, k) = normal_adoption(good_shares(), |t| {
+    let (_, k) = adoption_at_poll(false, good_shares(), |t| {
         t.commit(2, k_block(2, M + 1), 0b011);
     });
     assert_eq!(
