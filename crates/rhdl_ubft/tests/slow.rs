@@ -1085,6 +1085,25 @@ fn adoption_at_poll(
     (t, k[at..].to_vec())
 }
 
+/// `adopt` granted at the certify poll on a record that is not D's
+/// (another value in its block): one read, a miss, and back to the certify
+/// poll, in seal mode (`seal`) or normal mode. The bench and what it asked
+/// for from the record's read on.
+fn not_ds_record(seal: bool) -> (Bench, Vec<Ev>) {
+    let (t, k) = adoption_at_poll(seal, good_shares(), |t| {
+        t.commit(2, k_block(2, M + 1), 0b011);
+    });
+    assert_eq!(
+        k[..3],
+        [
+            Ev::Fetch(commit_word(2), 4),
+            Ev::Missed,
+            Ev::Fetch(CERT_ROW, 2 * NB)
+        ]
+    );
+    (t, k)
+}
+
 /// A certificate that fails for good while bridging (a share that fails
 /// at both reads of the record, or a record that is not D's) takes the
 /// machine back to the poll it left, as in normal mode: no yield, so the
@@ -1122,19 +1141,8 @@ fn a_failed_adoption_while_bridging_returns_to_its_poll_and_the_bridge_goes_on()
     assert!(!t.b.adopt_mode.val() && t.b.seal_mode.val());
     assert_eq!(t.entered(SlowSt::SlowPollCertify).len(), 2);
 
-    // Not D's record (another value in its block): one read, a miss, and
-    // back to the certify poll.
-    let (t, k) = adoption_at_poll(true, good_shares(), |t| {
-        t.commit(2, k_block(2, M + 1), 0b011);
-    });
-    assert_eq!(
-        k[..3],
-        [
-            Ev::Fetch(commit_word(2), 4),
-            Ev::Missed,
-            Ev::Fetch(CERT_ROW, 2 * NB)
-        ]
-    );
+    // Not D's record (another value in its block).
+    let (t, _) = not_ds_record(true);
     assert_eq!(t.kinds().iter().filter(|e| **e == Ev::Stop).count(), 1);
 }
 
@@ -1273,19 +1281,8 @@ fn a_failed_adoption_in_normal_mode_returns_to_its_poll_and_the_slot_goes_on() {
     let poll = t.entered(SlowSt::SlowPollCertify);
     assert_eq!(poll.len(), 2, "the poll left, then the poll resumed");
 
-    // Not D's record (another value in its block): one read, a miss, and
-    // back to the certify poll.
-    let (_, k) = adoption_at_poll(false, good_shares(), |t| {
-        t.commit(2, k_block(2, M + 1), 0b011);
-    });
-    assert_eq!(
-        k[..3],
-        [
-            Ev::Fetch(commit_word(2), 4),
-            Ev::Missed,
-            Ev::Fetch(CERT_ROW, 2 * NB)
-        ]
-    );
+    // Not D's record (another value in its block).
+    let (_, k) = not_ds_record(false);
     assert_eq!(k.last(), Some(&Ev::Decide));
     assert!(!k.contains(&Ev::Stop));
 }
