@@ -11029,6 +11029,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  slow$refuse;
     wire  slow$stop;
     reg  slow$seal_start;
+    reg  slow$share_start;
     wire  slow$seal_mode;
     reg  slow$deliver_start;
     wire  slow$deliver_mode;
@@ -11125,7 +11126,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] view$view_no;
     reg  [7:0] view$next_leader;
     reg  view$ob;
+    reg  view$share_due;
     wire  view$call_slow;
+    wire  view$call_share;
     reg  view$slow_done;
     reg  [31:0] view$k;
     reg  [31:0] view$prev;
@@ -11280,6 +11283,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  ledger$set_cons;
     reg  [31:0] ledger$cons_c;
     reg  [31:0] ledger$cons_in_m;
+    reg  ledger$w_shared;
     reg  ledger$next_view;
     reg  ledger$taken;
     reg  ledger$rerun_taken;
@@ -11302,6 +11306,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  ledger$constrained;
     wire  ledger$ob;
     wire  ledger$reach_ok;
+    wire  ledger$share_due;
     reg  grants$ev_valid;
     reg  [2:0] grants$ev_kind;
     reg  [31:0] grants$ev_prev;
@@ -11625,6 +11630,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .refuse(slow$refuse),
         .stop(slow$stop),
         .seal_start(slow$seal_start),
+        .share_start(slow$share_start),
         .seal_mode(slow$seal_mode),
         .deliver_start(slow$deliver_start),
         .deliver_mode(slow$deliver_mode),
@@ -11723,7 +11729,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .view_no(view$view_no),
         .next_leader(view$next_leader),
         .ob(view$ob),
+        .share_due(view$share_due),
         .call_slow(view$call_slow),
+        .call_share(view$call_share),
         .slow_done(view$slow_done),
         .k(view$k),
         .prev(view$prev),
@@ -11888,6 +11896,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .set_cons(ledger$set_cons),
         .cons_c(ledger$cons_c),
         .cons_in_m(ledger$cons_in_m),
+        .w_shared(ledger$w_shared),
         .next_view(ledger$next_view),
         .taken(ledger$taken),
         .rerun_taken(ledger$rerun_taken),
@@ -11909,7 +11918,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .cons_m(ledger$cons_m),
         .constrained(ledger$constrained),
         .ob(ledger$ob),
-        .reach_ok(ledger$reach_ok)
+        .reach_ok(ledger$reach_ok),
+        .share_due(ledger$share_due)
     );
     rhdl_ubft$protocol$grants grants(
         .ev_valid(grants$ev_valid),
@@ -12346,6 +12356,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$view_no = view_no$q;
         view$next_leader = next_leader;
         view$ob = ledger$ob;
+        view$share_due = ledger$share_due;
+        ledger$w_shared = view$call_share;
         view$k = position$k;
         view$prev = position$prev;
         view$prev2 = position$prev2;
@@ -12408,6 +12420,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         slow$adopt_row = grants$adopt_row;
         slow$d_x = ledger$d_x;
         slow$seal_start = view$call_slow | close_start;
+        slow$share_start = view$call_share;
         wt_enable = (slow$holding | view$catching) & (state$q == ProtocolSt$Run);
         if (grants$bridging) begin
             wt_k = ledger$w_k;
@@ -14400,7 +14413,7 @@ module rhdl_ubft$protocol$leader_id(d,q,clock);
 endmodule // rhdl_ubft$protocol$leader_id
 
 
-module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set_l,t_view,t_k,t_m,t_prev,set_d,ev_view,ev_k,ev_m,ev_prev,ev_x,set_cons,cons_c,cons_in_m,next_view,taken,rerun_taken,w_w,w_k,w_m,w_prev,l_ok,l_w,l_c,l_m,l_prev,d_w,d_k,d_m,d_prev,d_x,ev_above_l,cons_m,constrained,ob,reach_ok);
+module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set_l,t_view,t_k,t_m,t_prev,set_d,ev_view,ev_k,ev_m,ev_prev,ev_x,set_cons,cons_c,cons_in_m,w_shared,next_view,taken,rerun_taken,w_w,w_k,w_m,w_prev,l_ok,l_w,l_c,l_m,l_prev,d_w,d_k,d_m,d_prev,d_x,ev_above_l,cons_m,constrained,ob,reach_ok,share_due);
     
     // Module arguments
     input wire  clock;
@@ -14425,6 +14438,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
     input wire  set_cons;
     input wire  [31:0] cons_c;
     input wire  [31:0] cons_in_m;
+    input wire  w_shared;
     input wire  next_view;
     input wire  taken;
     input wire  rerun_taken;
@@ -14447,6 +14461,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
     output reg  constrained;
     output reg  ob;
     output reg  reach_ok;
+    output reg  share_due;
     
     // Constant declarations
     localparam  half = 32'h7;
@@ -14455,6 +14470,9 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
     reg  wc_ok$d;
     wire  wc_ok$q;
     reg  wc_ok$clock;
+    reg  wc_shared$d;
+    wire  wc_shared$q;
+    reg  wc_shared$clock;
     reg  [31:0] wc_w$d;
     wire  [31:0] wc_w$q;
     reg  wc_w$clock;
@@ -14515,6 +14533,11 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
         .d(wc_ok$d),
         .q(wc_ok$q),
         .clock(wc_ok$clock)
+    );
+    rhdl_ubft$protocol$ledger$wc_shared wc_shared(
+        .d(wc_shared$d),
+        .q(wc_shared$q),
+        .clock(wc_shared$clock)
     );
     rhdl_ubft$protocol$ledger$wc_w wc_w(
         .d(wc_w$d),
@@ -14605,6 +14628,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
     // Update code
     always @(*) begin
         wc_ok$clock = clock;
+        wc_shared$clock = clock;
         wc_w$clock = clock;
         wc_k$clock = clock;
         wc_m$clock = clock;
@@ -14623,6 +14647,7 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
         c_k$clock = clock;
         c_m$clock = clock;
         wc_ok$d = wc_ok$q;
+        wc_shared$d = wc_shared$q;
         wc_w$d = wc_w$q;
         wc_k$d = wc_k$q;
         wc_m$d = wc_m$q;
@@ -14660,8 +14685,13 @@ module rhdl_ubft$protocol$ledger(clock,start,k,view_no,m,prev,set_w,deciding,set
         open = wc_ok$q & ~(lc_ok$q & (lc_c$q >= wc_k$q));
         ob = open;
         reach_ok = ~open | (((k + 32'h1) - wc_k$q) <= half);
+        share_due = wc_ok$q & ~open & ~wc_shared$q & ((wc_k$q + 32'h1) == k) & ~((lc_c$q == wc_k$q) & (lc_w$q >= wc_w$q));
+        if (w_shared) begin
+            wc_shared$d = 1'b1;
+        end
         if (set_w) begin
             wc_ok$d = 1'b1;
+            wc_shared$d = 1'b0;
             wc_k$d = k;
             wc_w$d = view_no;
             wc_m$d = m;
@@ -15026,6 +15056,25 @@ module rhdl_ubft$protocol$ledger$wc_prev(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$ledger$wc_prev
+
+
+module rhdl_ubft$protocol$ledger$wc_shared(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$ledger$wc_shared
 
 
 module rhdl_ubft$protocol$ledger$wc_w(d,q,clock);
@@ -16063,7 +16112,7 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
 endmodule // rhdl_ubft$protocol$requests$valid
 
 
-module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,blocked,holding,locks_ok,locks,cert_row_word,set_w,vote_row_word,sharing,refuse,stop,seal_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,blocked,holding,locks_ok,locks,cert_row_word,set_w,vote_row_word,sharing,refuse,stop,seal_start,share_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -16084,6 +16133,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     output reg  refuse;
     output reg  stop;
     input wire  seal_start;
+    input wire  share_start;
     output reg  seal_mode;
     input wire  deliver_start;
     output reg  deliver_mode;
@@ -16209,6 +16259,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     reg  sealing$d;
     wire  sealing$q;
     reg  sealing$clock;
+    reg  share_only$d;
+    wire  share_only$q;
+    reg  share_only$clock;
     reg  delivering$d;
     wire  delivering$q;
     reg  delivering$clock;
@@ -16343,6 +16396,11 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         .d(sealing$d),
         .q(sealing$q),
         .clock(sealing$clock)
+    );
+    rhdl_ubft$protocol$slow$share_only share_only(
+        .d(share_only$d),
+        .q(share_only$q),
+        .clock(share_only$clock)
     );
     rhdl_ubft$protocol$slow$delivering delivering(
         .d(delivering$d),
@@ -16529,6 +16587,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     always @(*) begin
         state$clock = clock;
         sealing$clock = clock;
+        share_only$clock = clock;
         delivering$clock = clock;
         adopting$clock = clock;
         rowing$clock = clock;
@@ -16567,6 +16626,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         shared$clock = clock;
         state$d = state$q;
         sealing$d = sealing$q;
+        share_only$d = share_only$q;
         delivering$d = delivering$q;
         adopting$d = adopting$q;
         rowing$d = rowing$q;
@@ -16663,6 +16723,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                 begin
                     if (start) begin
                         sealing$d = seal_start;
+                        share_only$d = seal_start & share_start;
                         delivering$d = deliver_start;
                         adopting$d = adopt_start;
                         rowing$d = 1'b0;
@@ -16954,7 +17015,13 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                             share_q$d = 1'b0;
                             shared$d = 1'b1;
                         end
-                        state$d = SlowSt$SlowPollCertify;
+                        if (share_only$q) begin
+                            stop = 1'b1;
+                            state$d = SlowSt$Off;
+                        end
+                        else begin
+                            state$d = SlowSt$SlowPollCertify;
+                        end
                     end
                 end
             SlowSt$SlowPollLocks:
@@ -18170,6 +18237,25 @@ module rhdl_ubft$protocol$slow$sent(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$sent
 
 
+module rhdl_ubft$protocol$slow$share_only(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$share_only
+
+
 module rhdl_ubft$protocol$slow$share_q(d,q,clock);
     
     // Module arguments
@@ -18942,7 +19028,7 @@ module rhdl_ubft$protocol$timer$waited(d,q,clock);
 endmodule // rhdl_ubft$protocol$timer$waited
 
 
-module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,call_slow,slow_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,share_due,call_slow,call_share,slow_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -18966,7 +19052,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
     input wire  [31:0] view_no;
     input wire  [7:0] next_leader;
     input wire  ob;
+    input wire  share_due;
     output reg  call_slow;
+    output reg  call_share;
     input wire  slow_done;
     input wire  [31:0] k;
     input wire  [31:0] prev;
@@ -19567,6 +19655,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
         bc_round = 1'b0;
         sb_out = sb$q;
         call_slow = 1'b0;
+        call_share = 1'b0;
         cons_set = 1'b0;
         step_back = 1'b0;
         cons_c_out = cons_c$q;
@@ -19601,6 +19690,11 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                 begin
                     if (ob) begin
                         call_slow = 1'b1;
+                        state$d = ViewSt$ViewBridge;
+                    end
+                    else if (share_due) begin
+                        call_slow = 1'b1;
+                        call_share = 1'b1;
                         state$d = ViewSt$ViewBridge;
                     end
                     else begin

@@ -37,6 +37,7 @@ impl Bench {
             &mut b.next_view,
             &mut b.taken,
             &mut b.rerun_taken,
+            &mut b.w_shared,
         ] {
             s.next = false;
         }
@@ -164,6 +165,53 @@ fn reach_ok_keeps_w_within_half_the_window_below_k_plus_1_while_the_obligation_s
     t.commit((10, 0, 1, 0));
     t.at((10 + half, 0, 1, 0));
     assert!(!t.b.ob.val() && t.b.reach_ok.val());
+}
+
+#[test]
+fn share_due_asks_once_for_ws_share_where_l_covers_its_slot_only_from_an_earlier_view() {
+    // W = (k 5, view 1), decided; k moves on to 6.
+    let w = |l: Option<Slot>| {
+        let mut t = Bench::new();
+        if let Some(l) = l {
+            t.commit(l);
+        }
+        t.at((5, 1, 50, 40));
+        t.step(|b| b.set_w.next = true);
+        t.at((6, 1, 60, 50));
+        t
+    };
+    // L = (5, view 0): covers the slot, not the view. Due, with no
+    // obligation, until the share is written; then not for this W.
+    let mut t = w(Some((5, 0, 50, 40)));
+    assert!(!t.b.ob.val());
+    assert!(t.b.share_due.val());
+    t.step(|b| b.w_shared.next = true);
+    assert!(!t.b.share_due.val());
+    // A new W asks again: W = (6, view 1), once L covers slot 6.
+    t.at((6, 1, 60, 50));
+    t.step(|b| b.set_w.next = true);
+    t.at((7, 1, 70, 60));
+    assert!(t.b.ob.val() && !t.b.share_due.val());
+    t.commit((6, 0, 60, 50));
+    assert!(t.b.share_due.val());
+    // ... unless it is an obligation: the bridge writes the share.
+    let mut t = w(None);
+    assert!(t.b.ob.val() && !t.b.share_due.val());
+    // L at W's slot from W's view or later covers it.
+    let mut t = w(Some((5, 1, 50, 40)));
+    assert!(!t.b.share_due.val());
+    let mut t = w(Some((5, 2, 50, 40)));
+    assert!(!t.b.share_due.val());
+    // L at a later slot: due, as the model's prev1 share is.
+    let mut t = w(None);
+    t.commit((6, 1, 60, 50));
+    assert!(!t.b.ob.val() && t.b.share_due.val());
+    // Only while W.b = k - 1: not at k = W.b, nor two slots on.
+    let mut t = w(Some((5, 0, 50, 40)));
+    t.at((7, 1, 70, 60));
+    assert!(!t.b.share_due.val());
+    t.at((5, 1, 50, 40));
+    assert!(!t.b.share_due.val());
 }
 
 #[test]

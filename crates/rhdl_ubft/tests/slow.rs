@@ -167,6 +167,7 @@ struct Ins {
     round_done: bool,
     commit_block: Blk,
     seal_start: bool,
+    share_start: bool,
     deliver_start: bool,
     adopt_start: bool,
     adopt: bool,
@@ -181,6 +182,7 @@ fn drive(b: &mut Slow, i: &Ins) {
     b.rst_n.next = true;
     b.start.next = i.start;
     b.seal_start.next = i.seal_start;
+    b.share_start.next = i.share_start;
     b.deliver_start.next = i.deliver_start;
     b.adopt_start.next = i.adopt_start;
     b.adopt.next = i.adopt;
@@ -251,6 +253,8 @@ struct Bench {
     hold: std::ops::Range<u64>,
     /// The mode `start` brings: (seal, deliver, adopt).
     mode: (bool, bool, bool),
+    /// With seal mode: VIEW's `call_share` (W's share only, R16).
+    share_only: bool,
     /// Protocol's `adopt`, raised at the first SlowPollCertify while set.
     adopt_at_poll: bool,
     /// With it, `adopt_row` (an ABOVE of W.b + 1: D's certificate is in
@@ -288,6 +292,7 @@ impl Bench {
             abort_at: None,
             hold: 0..0,
             mode: (false, false, false),
+            share_only: false,
             adopt_at_poll: false,
             adopt_row: false,
             d_x: 0,
@@ -345,6 +350,7 @@ impl Bench {
             round_done: self.bc.is_some_and(|(t, round)| round && c == t + RD),
             commit_block: k_block(ID, M),
             seal_start: self.mode.0,
+            share_start: self.share_only,
             deliver_start: self.mode.1,
             adopt_start: self.mode.2,
             adopt,
@@ -1033,6 +1039,46 @@ fn adopt_mode_reads_the_record_again_once_when_a_share_fails() {
     t.run_slot(3000);
     assert!(t.kinds().contains(&Ev::Verify(2, ID, false)));
     assert!(!t.kinds().contains(&Ev::Sign(3)));
+}
+
+#[test]
+fn share_only_signs_and_writes_ws_share_then_yields_without_reading_the_row() {
+    // VIEW's `call_share` (R16 with no obligation): seal mode signs C (the
+    // bench's block stands for W) in SlowStart, writes the share, and goes
+    // Off with `stop` the cycle after Broadcast's done.
+    let mut t = Bench::new();
+    t.mode = (true, false, false);
+    t.share_only = true;
+    t.run_slot(2000);
+    let c = c_block()[0];
+    assert_eq!(
+        t.events,
+        vec![
+            (1, Ev::Sign(c)),
+            (
+                1 + S + 1,
+                Ev::Bc(c, CERT_ROW + ((ID as u64) << 5), false, 2)
+            ),
+            (1 + S + 1 + BC, Ev::Stop),
+        ]
+    );
+    assert_eq!(
+        t.mem[&(CERT_ROW + ((ID as u64) << 5) + 16)],
+        sig(&c_block(), ID)
+    );
+    assert!(t.entered(SlowSt::SlowPollCertify).is_empty());
+    // Without it, the same start is the bridge: the row is read next.
+    let mut t = Bench::new();
+    t.mode = (true, false, false);
+    t.run_slot(3000);
+    assert_eq!(
+        t.kinds()[..3],
+        [
+            Ev::Sign(c),
+            Ev::Bc(c, CERT_ROW + ((ID as u64) << 5), false, 2),
+            Ev::Fetch(CERT_ROW, 2 * NB)
+        ]
+    );
 }
 
 #[test]

@@ -109,6 +109,8 @@ enum Ev {
     OpenRound,
     StartLeader,
     CallSlow,
+    /// `call_share` (with `call_slow`): W's share only (R16).
+    CallShare,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -116,6 +118,7 @@ struct Ins {
     start: bool,
     view: u32,
     ob: bool,
+    share_due: bool,
     slow_done: bool,
     seal_grant: bool,
     expiring: bool,
@@ -143,6 +146,7 @@ fn drive(b: &mut View, i: &Ins) {
     b.view_no.next = (i.view as u64).into();
     b.next_leader.next = ((i.view as u64 + 1) % N as u64).into();
     b.ob.next = i.ob;
+    b.share_due.next = i.share_due;
     b.slow_done.next = i.slow_done;
     b.k.next = 20u64.into();
     b.prev.next = 0.into();
@@ -189,6 +193,7 @@ struct Bench {
     limit: u64,
     misses: u64,
     ob: bool,
+    share_due: bool,
     slow_done_at: Option<u64>,
     seal_grant_at: Option<u64>,
     events: Vec<(u64, Ev)>,
@@ -212,6 +217,7 @@ impl Bench {
             limit: 1000,
             misses: 0,
             ob: false,
+            share_due: false,
             slow_done_at: None,
             seal_grant_at: None,
             events: vec![],
@@ -257,6 +263,7 @@ impl Bench {
             start: c == 0,
             view: self.view,
             ob: self.ob,
+            share_due: self.share_due,
             slow_done: self.slow_done_at == Some(c),
             seal_grant: self.seal_grant_at == Some(c),
             expiring: self.misses + 1 >= self.limit,
@@ -376,6 +383,7 @@ impl Bench {
             (b.open_round.val(), Ev::OpenRound),
             (b.start_leader.val(), Ev::StartLeader),
             (b.call_slow.val(), Ev::CallSlow),
+            (b.call_share.val(), Ev::CallShare),
         ] {
             if on {
                 ev.push(e);
@@ -611,6 +619,26 @@ fn an_obligation_calls_slow_and_seals_when_it_yields() {
     t.ob = false;
     t.run(3);
     assert_eq!(t.events.last(), Some(&(41, Ev::Sign(4))));
+}
+
+#[test]
+fn a_share_due_without_an_obligation_calls_slow_for_the_share_then_seals() {
+    let mut t = Bench::new();
+    t.share_due = true;
+    t.slow_done_at = Some(10);
+    t.run(11);
+    assert_eq!(t.events, vec![(2, Ev::CallSlow), (2, Ev::CallShare)]);
+    assert!(t.states[3..11].iter().all(|s| s.1 == ViewSt::ViewBridge));
+    // The Ledger marks the share written (`share_due` falls): the seal.
+    t.share_due = false;
+    t.run(3);
+    assert_eq!(t.events.last(), Some(&(11, Ev::Sign(4))));
+    // An obligation comes first: the bridge writes W's share itself.
+    let mut t = Bench::new();
+    t.ob = true;
+    t.share_due = true;
+    t.run(4);
+    assert_eq!(t.events, vec![(2, Ev::CallSlow)]);
 }
 
 #[test]

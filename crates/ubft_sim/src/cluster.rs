@@ -152,6 +152,10 @@ pub struct ClusterConfig {
     /// stopping (recovery.md, "The run's end"). Decisions above `slots`
     /// are checked as every other.
     pub open_ended: bool,
+    /// How many requests each replica's client offers in all (0: an endless
+    /// stream). The same stream goes to every replica (R1); once it is
+    /// offered the clients are quiet, as a deployment's are between bursts.
+    pub requests: u64,
 }
 
 /// Why a layout other than the kernel's is refused.
@@ -187,6 +191,7 @@ impl ClusterConfig {
             equivocate: vec![],
             delivery: Delivery::Kernel,
             open_ended: false,
+            requests: 0,
         }
     }
 
@@ -721,7 +726,13 @@ impl Cluster {
             .map(|_| Hbm::new(cfg.hbm_read_latency, cfg.hbm_write_latency))
             .collect();
         // Every request goes to every replica (recovery.md R1).
-        let clients = (0..n).map(|_| Client::new(cfg.seed)).collect();
+        let clients = (0..n)
+            .map(|_| {
+                let mut c = Client::new(cfg.seed);
+                c.limit = (cfg.requests != 0).then_some(cfg.requests);
+                c
+            })
+            .collect();
         let signers = (0..n)
             .map(|r| {
                 Signer::new(cfg.seed, r, n, cfg.sign_latency, cfg.verify_latency)

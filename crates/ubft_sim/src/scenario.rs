@@ -16,6 +16,8 @@
 //! layout = "v3"            # the kernels' mailbox layout: "v3", the kernel's (optional)
 //! open_ended = true        # the kernels run with no slot limit (`slots` register 0);
 //!                          # the run ends once every honest replica decided `slots`
+//! requests = 100           # the clients offer this many requests in all, then
+//!                          # go quiet (0 or absent: an endless stream); at least slots
 //!
 //! [[fault]]
 //! kind = "delay"           # extra latency on src -> dst for writes sent in a window
@@ -246,6 +248,12 @@ pub struct Scenario {
     /// stop. Absent: false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub open_ended: bool,
+    /// How many requests the clients offer in all before they go quiet
+    /// (`ClusterConfig::requests`; 0: an endless stream). Open-ended with
+    /// `requests` = `slots`, the replicas that decided every request run on
+    /// as a deployment's do when its clients are quiet.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub requests: u64,
     #[serde(default, rename = "fault", skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
 }
@@ -532,6 +540,7 @@ impl Scenario {
             layout: Version::V3,
             expect_decided: 0,
             open_ended: false,
+            requests: 0,
             faults: vec![],
         }
     }
@@ -624,6 +633,13 @@ impl Scenario {
             return Err(format!(
                 "seed {s} is above {MAX_SEED}: TOML integers are signed 64-bit, \
                  so a scenario file could not hold it"
+            ));
+        }
+        if self.requests != 0 && self.requests < self.slots {
+            return Err(format!(
+                "requests = {} is below slots = {}: the clients would never offer \
+                 the requests the run is judged on",
+                self.requests, self.slots
             ));
         }
         for (i, fault) in self.faults.iter().enumerate() {
@@ -775,6 +791,7 @@ impl Scenario {
                 .collect(),
             equivocate: vec![],
             open_ended: self.open_ended,
+            requests: self.requests,
             ..ClusterConfig::new(self.replicas, self.slots)
         }
     }
@@ -1078,6 +1095,21 @@ replica = 0
             !closed.to_toml().contains("open_ended"),
             "absent when false"
         );
+    }
+
+    #[test]
+    fn requests_reach_the_clients_and_fewer_than_slots_are_refused() {
+        let s = Scenario::from_toml("replicas = 3\nslots = 4\nopen_ended = true\nrequests = 4\n")
+            .unwrap();
+        assert_eq!(s.config().requests, 4);
+        assert!(s.to_toml().contains("requests = 4"));
+        assert_eq!(Scenario::from_toml(&s.to_toml()).unwrap(), s);
+        assert!(
+            !Scenario::new(3, 4).to_toml().contains("requests"),
+            "absent when 0"
+        );
+        let e = Scenario::from_toml("replicas = 3\nslots = 4\nrequests = 3\n").unwrap_err();
+        assert!(e.contains("requests = 3 is below slots = 4"), "{e}");
     }
 
     #[test]

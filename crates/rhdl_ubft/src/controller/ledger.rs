@@ -19,7 +19,9 @@
 //! (G - 1) / 2 slots below k + 1 (the bridge's reach: SLOW works on W's
 //! own slot, whose records a replica at most G / 2 slots ahead has not
 //! reused; a catch-up to k + 1 is granted only with it, recovery.md
-//! D11.16, so a bridge never starts beyond it); `constrained`, the constraint holds
+//! D11.16, so a bridge never starts beyond it); `share_due`, W's share owed
+//! with no obligation (R16: W.b = k - 1, L covers W.b but is no COMMIT of
+//! W's slot from W's view or later, once per W); `constrained`, the constraint holds
 //! at k; `ev_above_l`, a COMMIT of (WATCH's event view, k) would be
 //! above L.
 //!
@@ -62,6 +64,8 @@ pub struct Ledger {
     pub set_cons: Signal<In, Bit>,
     pub cons_c: Signal<In, Bits<32>>,
     pub cons_in_m: Signal<In, Bits<32>>,
+    /// SLOW certifies W with no obligation (VIEW's `call_share`, R16).
+    pub w_shared: Signal<In, Bit>,
     /// A view change installs the next view.
     pub next_view: Signal<In, Bit>,
     /// The slot's decision is taken from the decision stream; a rerun's
@@ -94,7 +98,14 @@ pub struct Ledger {
     /// No obligation, or W.b within the bridge's reach of k + 1: a
     /// catch-up of k may be granted (D11.16).
     pub reach_ok: Signal<Out, Bit>,
+    /// R16's share of W is due with no obligation: W is slot k - 1's (its
+    /// fast delivery, and decided: a decision of another value drops W),
+    /// L covers W.b without being a COMMIT of W's slot from W's view or
+    /// later, and this W's share was not written so (`w_shared`).
+    pub share_due: Signal<Out, Bit>,
     wc_ok: DFF<Bit>,
+    /// W's share was written with no obligation (`w_shared`): once per W.
+    wc_shared: DFF<Bit>,
     wc_w: DFF<Bits<32>>,
     wc_k: DFF<Bits<32>>,
     wc_m: DFF<Bits<32>>,
@@ -126,8 +137,8 @@ impl Default for Ledger {
             defaults:
             clock, start, k, view_no, m, prev, set_w, deciding, set_l,
             t_view, t_k, t_m, t_prev, set_d, ev_view, ev_k, ev_m, ev_prev, ev_x, set_cons, cons_c,
-            cons_in_m, next_view, taken, rerun_taken, w_w, w_k, w_m, w_prev, l_ok, l_w,
-            l_c, l_m, l_prev, d_w, d_k, d_m, d_prev, d_x, ev_above_l, cons_m, constrained, ob, reach_ok, open, wc_ok,
+            cons_in_m, w_shared, next_view, taken, rerun_taken, w_w, w_k, w_m, w_prev, l_ok, l_w,
+            l_c, l_m, l_prev, d_w, d_k, d_m, d_prev, d_x, ev_above_l, cons_m, constrained, ob, reach_ok, share_due, open, wc_ok, wc_shared,
             wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w, dl_k, dl_m,
             dl_prev, dl_x, c_ok, c_k, c_m
         })
@@ -138,8 +149,8 @@ impl Logic for Ledger {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, wc_ok, wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m, lc_prev, dl_w,
-            dl_k, dl_m, dl_prev, dl_x, c_ok, c_k, c_m
+            self, clock, wc_ok, wc_shared, wc_w, wc_k, wc_m, wc_prev, lc_ok, lc_w, lc_c, lc_m,
+            lc_prev, dl_w, dl_k, dl_m, dl_prev, dl_x, c_ok, c_k, c_m
         );
         self.w_w.next = self.wc_w.q.val();
         self.w_k.next = self.wc_k.q.val();
@@ -168,10 +179,23 @@ impl Logic for Ledger {
         // gives 0).
         self.reach_ok.next =
             !self.open.val() | (((self.k.val() + 1) - self.wc_k.q.val()) <= self.half.val());
+        // R16 with no obligation (the model's prev1 share at the trigger):
+        // a peer that holds W's will_commit uncovered bridges on W, and may
+        // need this share, which the bridge here does not write.
+        self.share_due.next = self.wc_ok.q.val()
+            & !self.open.val()
+            & !self.wc_shared.q.val()
+            & ((self.wc_k.q.val() + 1) == self.k.val())
+            & !((self.lc_c.q.val() == self.wc_k.q.val())
+                & (self.lc_w.q.val() >= self.wc_w.q.val()));
+        if self.w_shared.val() {
+            self.wc_shared.d.next = true;
+        }
 
         // W: FAST's will_commit (its phase 2).
         if self.set_w.val() {
             self.wc_ok.d.next = true;
+            self.wc_shared.d.next = false;
             self.wc_k.d.next = self.k.val();
             self.wc_w.d.next = self.view_no.val();
             self.wc_m.d.next = self.m.val();

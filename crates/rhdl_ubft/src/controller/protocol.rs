@@ -563,6 +563,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.next_leader.next = self.next_leader.val();
         // The obligation (D11.2); within the bridge's reach by D11.16.
         self.view.ob.next = self.ledger.ob.val();
+        self.view.share_due.next = self.ledger.share_due.val();
+        self.ledger.w_shared.next = self.view.call_share.val();
         self.view.k.next = self.position.k.val();
         self.view.prev.next = self.position.prev.val();
         self.view.prev2.next = self.position.prev2.val();
@@ -678,6 +680,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.slow.adopt_row.next = self.grants.adopt_row.val();
         self.slow.d_x.next = self.ledger.d_x.val();
         self.slow.seal_start.next = self.view.call_slow.val() | self.close_start.val();
+        self.slow.share_start.next = self.view.call_share.val();
         // WATCH polls while SLOW holds the slot and while VIEW catches up
         // or awaits a NEW_VIEW; while bridging, at W.b.
         self.wt_enable.next = (self.slow.holding.val() | self.view.catching.val())

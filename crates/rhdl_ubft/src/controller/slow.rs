@@ -73,7 +73,10 @@
 //! delivered), runs R9 and R10 on W, and after SlowSendCommit goes Off with
 //! `stop`, which Protocol hands to VIEW as a yield (in Close, it ends
 //! Close); it ignores `expiring` (the bridge has no timer; Close's timer
-//! is Protocol's, which aborts it) and never decides.
+//! is Protocol's, which aborts it) and never decides. With `share_start`
+//! too (VIEW's `call_share`: R16's share of W with no obligation, the
+//! Ledger's `share_due`) it signs and writes W's CERT share and goes Off
+//! with `stop` after SlowSendCert, reading nothing.
 //!
 //! When a wait times out, a signature of its own or a round fails, or the
 //! slot is refused, it hands the slot back with `stop`, and Protocol
@@ -95,7 +98,7 @@
 //! | 48 | SlowWaitEchoPrep | the fetch is done: no suspect / a suspect (kept: its block and signature) / an error | SlowSignCert (delivered) / SlowVerifySuspect / SlowPollEchoPrep |
 //! | 49 | SlowVerifySuspect | the response: OK / an error | Off, `stop` (refused: the leader equivocated) / SlowPollEchoPrep (`checked` := the suspect) |
 //! | 50 | SlowSignCert | the signer's response: OK / an error | SlowSendCert (COMPOSE beat 1 := the share) / Off, `stop` |
-//! | 51 | SlowSendCert | (first cycle: Broadcast and COMPOSE start) Broadcast's `done` | SlowPollCertify |
+//! | 51 | SlowSendCert | (first cycle: Broadcast and COMPOSE start) Broadcast's `done`: share only / else | Off, `stop` (a yield) / SlowPollCertify |
 //! | 52 | SlowPollCertify | (fetch of the certify row, 2N beats; c, `bm` := 0) | SlowWaitCertify |
 //! | 53 | SlowWaitCertify | the fetch is done: an error / f + 1 candidates (shares copied as they arrived) / fewer / fewer, and it times out | SlowPollCertify / SlowVerifyShare / SlowPollCertify (a miss; adopting from the row: Off, `stop`) / Off, `stop` |
 //! | 54 | SlowVerifyShare | every j < n taken in turn / a share's response: OK / an error / an error, and it times out | SlowSignCommit (adopt mode: Off, `stop` unless f + 1 were taken; in normal mode and from a record while bridging `back` instead) / the next j (`verified` += j) / SlowPollCertify (`torn` += j, or `bad` += j if j failed before; `bad_share`, a miss; adopt mode: SlowPollRecord, from the row SlowPollCertify, or, if j failed before, Off, `stop` (from a record while bridging `back`); in normal mode `back` at the first failure) / Off, `stop` |
@@ -285,6 +288,10 @@ pub struct Slow {
     /// written, or where it would otherwise stop; it ignores `expiring`
     /// (the bridge has no timer, recovery.md D11.1) and never decides.
     pub seal_start: Signal<In, Bit>,
+    /// With `start` and `seal_start`: share only (R16 with no obligation,
+    /// VIEW's `call_share`). Seal mode signs and writes W's CERT share,
+    /// then goes Off with `stop` (a yield) instead of reading the row.
+    pub share_start: Signal<In, Bit>,
     /// The machine runs in seal mode (Protocol's target mux; its `stop` is
     /// then a yield to VIEW, not a handover).
     pub seal_mode: Signal<Out, Bit>,
@@ -440,6 +447,8 @@ pub struct Slow {
     state: DFF<SlowSt>,
     /// Seal mode (latched at `start` from `seal_start`).
     sealing: DFF<Bit>,
+    /// Share only (latched at `start` from `share_start`).
+    share_only: DFF<Bit>,
     /// Deliver mode (latched at `start` from `deliver_start`).
     delivering: DFF<Bit>,
     /// Adopt mode (latched at `start` from `adopt_start`, or set by
@@ -617,6 +626,7 @@ impl Default for Slow {
             holding: Default::default(),
             stop: Default::default(),
             seal_start: Default::default(),
+            share_start: Default::default(),
             seal_mode: Default::default(),
             deliver_start: Default::default(),
             deliver_mode: Default::default(),
@@ -694,6 +704,7 @@ impl Default for Slow {
             sts_state: Default::default(),
             state: Default::default(),
             sealing: Default::default(),
+            share_only: Default::default(),
             delivering: Default::default(),
             adopting: Default::default(),
             rowing: Default::default(),
@@ -780,6 +791,7 @@ impl Logic for Slow {
             clock,
             state,
             sealing,
+            share_only,
             delivering,
             adopting,
             rowing,
@@ -917,6 +929,7 @@ impl Logic for Slow {
             SlowSt::Off => {
                 if self.start.val() {
                     self.sealing.d.next = self.seal_start.val();
+                    self.share_only.d.next = self.seal_start.val() & self.share_start.val();
                     self.delivering.d.next = self.deliver_start.val();
                     self.adopting.d.next = self.adopt_start.val();
                     self.rowing.d.next = false;
@@ -1206,7 +1219,14 @@ impl Logic for Slow {
                         self.share_q.d.next = false;
                         self.shared.d.next = true;
                     }
-                    self.state.d.next = SlowSt::SlowPollCertify;
+                    if self.share_only.q.val() {
+                        // R16 with no obligation: W's share is written,
+                        // and that is all (a yield).
+                        self.stop.next = true;
+                        self.state.d.next = SlowSt::Off;
+                    } else {
+                        self.state.d.next = SlowSt::SlowPollCertify;
+                    }
                 }
             }
             SlowSt::SlowPollLocks => {

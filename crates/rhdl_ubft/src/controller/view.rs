@@ -85,7 +85,7 @@
 //! | ---: | --- | --- | --- |
 //! | – | Off | `start` | ViewStart |
 //! | 66 | ViewStart | a signer response due is dropped; SignerPort and Broadcast idle | ViewTurn |
-//! | 67 | ViewTurn | an obligation / none | ViewBridge (`call_slow`) / ViewSignSeal (SignerPort `sign` of S) |
+//! | 67 | ViewTurn | an obligation / none, W's share owed (`share_due`) / neither | ViewBridge (`call_slow`) / ViewBridge (`call_slow`, `call_share`: the share only) / ViewSignSeal (SignerPort `sign` of S) |
 //! | 68 | ViewSignSeal | the response: OK / an error | ViewSendSeal (COMPOSE beat 1 := the signature) / ViewSignSeal (again) |
 //! | 69 | ViewSendSeal | (first cycle: Broadcast and COMPOSE start, 2 beats to seal[id]) Broadcast's `done` | `next_view`; this replica leads view + 1: ViewPollSeals / else ViewPollNv |
 //! | 70 | ViewPollSeals | (a poll point, as ViewPollCatch) `seal_grant` / `catch_grant` / `dlv_grant` / else (fetch of the seal row, 2N beats) | ViewStart / ViewAwaitNext (`catch_k` := k) / ViewDeliver (`catch_k` := k) / ViewWaitSeals |
@@ -268,9 +268,16 @@ pub struct View {
     /// latest COMMIT does not cover. Its W.b is at most (G - 1) / 2 slots
     /// behind k, where SLOW's seal mode reaches it (D11.16).
     pub ob: Signal<In, Bit>,
+    /// R16's share of W with no obligation (the Ledger's `share_due`): W
+    /// is slot k - 1's fast delivery, decided, and L covers its slot only
+    /// by a COMMIT of an earlier view, or a later slot.
+    pub share_due: Signal<In, Bit>,
     /// The bridge: start SLOW in seal mode on W (one cycle); SLOW is
     /// back (its `stop` in seal mode: W committed, or a step failed).
     pub call_slow: Signal<Out, Bit>,
+    /// With `call_slow`: SLOW only certifies W (R16) and yields; the
+    /// Ledger marks W's share written.
+    pub call_share: Signal<Out, Bit>,
     pub slow_done: Signal<In, Bit>,
     /// The slot (k), dec[k - 1] and dec[k - 2] (`prev2_ok`: known), for
     /// R23's check at install.
@@ -575,7 +582,9 @@ impl Default for View {
             view_no: Default::default(),
             next_leader: Default::default(),
             ob: Default::default(),
+            share_due: Default::default(),
             call_slow: Default::default(),
+            call_share: Default::default(),
             slow_done: Default::default(),
             k: Default::default(),
             prev: Default::default(),
@@ -940,6 +949,7 @@ impl Logic for View {
         self.bc_round.next = false;
         self.sb_out.next = self.sb.q.val();
         self.call_slow.next = false;
+        self.call_share.next = false;
         self.cons_set.next = false;
         self.step_back.next = false;
         self.cons_c_out.next = self.cons_c.q.val();
@@ -974,6 +984,13 @@ impl Logic for View {
                     // R17, the bridge: SLOW certifies and commits W (seal
                     // mode); back here when it yields.
                     self.call_slow.next = true;
+                    self.state.d.next = ViewSt::ViewBridge;
+                } else if self.share_due.val() {
+                    // R16: W's share with no obligation (L covers W.b
+                    // from an earlier view), so that a peer's bridge on W
+                    // finds it; SLOW signs and writes it, and yields.
+                    self.call_slow.next = true;
+                    self.call_share.next = true;
                     self.state.d.next = ViewSt::ViewBridge;
                 } else {
                     // R18: seal.

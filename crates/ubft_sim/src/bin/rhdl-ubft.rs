@@ -450,6 +450,9 @@ fn main() -> ExitCode {
                 // Every landing write goes through the receiver's guard.
                 delivery: ubft_sim::models::network::Delivery::Kernel,
                 open_ended,
+                // The clients' stream is endless from the command line (a
+                // scenario's `requests` key bounds it).
+                requests: 0,
             };
             finish(
                 run(
