@@ -881,11 +881,13 @@ const SOAK_SHORT_TOML: usize = 10;
 const SOAK_REPLAY_BUDGETS: u64 = 16;
 
 /// Why a soak run fell short, from two replays with the kernels running
-/// open-ended (no slot limit, `Scenario::open_ended`), as deployed:
+/// open-ended (no slot limit, `Scenario::open_ended`), as deployed, and
+/// clients that offer the run's requests and then go quiet
+/// (`Scenario::requests` = `slots`), so that no later slot is proposed:
 /// - "the run's end": open-ended, within the same budget, every honest
 ///   replica decides every slot. The replicas that had decided the last
-///   slot stopped, and one behind had no later slot to catch up from
-///   (recovery.md, "The run's end");
+///   slot stopped, and one behind needed them (recovery.md, "The run's
+///   end");
 /// - "slow": open-ended, every slot is decided within
 ///   `SOAK_REPLAY_BUDGETS` times the budget (the factor is given);
 /// - "stalled": open-ended, still short at that budget.
@@ -893,6 +895,7 @@ fn short_cause(s: &ubft_sim::scenario::Scenario) -> String {
     use ubft_sim::backend::Backend;
     let mut open = s.clone();
     open.open_ended = true;
+    open.requests = s.slots;
     let all_decided = |r: &ubft_sim::cluster::RunReport| {
         r.checks.ok() && r.honest().all(|h| h.decided.len() as u64 >= s.slots)
     };

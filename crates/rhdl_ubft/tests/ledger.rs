@@ -195,12 +195,12 @@ fn share_due_asks_once_for_ws_share_where_l_covers_its_slot_only_from_an_earlier
     t.commit((6, 0, 60, 50));
     assert!(t.b.share_due.val());
     // ... unless it is an obligation: the bridge writes the share.
-    let mut t = w(None);
+    let t = w(None);
     assert!(t.b.ob.val() && !t.b.share_due.val());
     // L at W's slot from W's view or later covers it.
-    let mut t = w(Some((5, 1, 50, 40)));
+    let t = w(Some((5, 1, 50, 40)));
     assert!(!t.b.share_due.val());
-    let mut t = w(Some((5, 2, 50, 40)));
+    let t = w(Some((5, 2, 50, 40)));
     assert!(!t.b.share_due.val());
     // L at a later slot: due, as the model's prev1 share is.
     let mut t = w(None);

@@ -157,10 +157,21 @@ pub enum Variant {
     /// Byzantine replica's carries nothing, and a laggard at b decides
     /// another value there (recovery.md R17, "Why no early end").
     DischargeB1,
+    /// A candidate for the lone bridge (recovery.md section 11's caveat):
+    /// `kernel` with a late share. A replica that sealed view w holding a
+    /// lock on (w, k, m) that it had not delivered keeps it (`late`); while
+    /// it is still at slot k, once the slot's rows show n locks for it
+    /// (the PREPARE of (w, k, m) and every will_cert lane), it delivers
+    /// (w, k, m) and writes its CERT share of (w, k, m, dec[k − 1]), once,
+    /// with no vote and no COMMIT (R15: it sealed w). A bridge on W = (w,
+    /// k, m) then finds the f + 1 shares it waits for among the replicas
+    /// that sealed before the last lock landed. It reads the rows while it
+    /// awaits a NEW_VIEW (AwaitNv) only.
+    LateShare,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 20] = [
+    pub const ALL: [Variant; 21] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -181,6 +192,7 @@ impl Variant {
         Variant::AdoptAbove,
         Variant::CloseInView,
         Variant::DischargeB1,
+        Variant::LateShare,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -204,6 +216,7 @@ impl Variant {
             Variant::AdoptAbove => "recovery:adopt_above",
             Variant::CloseInView => "recovery:close_in_view",
             Variant::DischargeB1 => "recovery:discharge_b1",
+            Variant::LateShare => "recovery:late_share",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`; `kernel`
@@ -427,6 +440,9 @@ pub struct Rep {
     /// it is kept only for D11.9 V11's assertions (a function of the rest
     /// of the state while they hold, so it adds no states).
     pub wc_prev: Val,
+    /// `recovery:late_share`: the lock (w, k, m) it sealed view w with,
+    /// undelivered; its share is written once n locks show (k == 0: none).
+    pub late: Vote,
     /// Its latest commit L.
     pub l: Block,
     /// `close_in_view`, in Close after the run's last slot: the block
@@ -471,6 +487,9 @@ pub enum Step {
     Behind,
     Trigger,
     BridgeCommit,
+    /// `recovery:late_share`: the share of the lock it sealed with, on n
+    /// locks.
+    LateShare,
     /// R28: the share of the last slot's W (`close_in_view`: of its view's
     /// block of the last slot).
     CloseShare,
@@ -525,6 +544,7 @@ impl Rep {
     }
     fn reset_slot(&mut self) {
         self.reset_view();
+        self.late = Vote::default();
         self.dseen = [Block::NONE; MAX_N];
         self.dcount = 0;
         self.dk = false;
@@ -576,7 +596,10 @@ impl Recovery {
     /// `kernel`, or `kernel` with R17's former early end
     /// (`recovery:discharge_b1`).
     fn kernel(&self) -> bool {
-        matches!(self.variant, Variant::Kernel | Variant::DischargeB1)
+        matches!(
+            self.variant,
+            Variant::Kernel | Variant::DischargeB1 | Variant::LateShare
+        )
     }
     /// The RTL's bridge, whose only target is W (`kernel` and
     /// `recovery:w_bridge`): R16 writes only prev1's share and W's, and
@@ -677,6 +700,31 @@ impl Recovery {
                 p.k == rep.k && p.v == rep.view && p.m == rep.m && p.prev == dec(rep, rep.k - 1)
             } else {
                 vote_matches(&h.will_cert[s][j], rep.view, rep.k, rep.m)
+            }
+        })
+    }
+
+    /// `recovery:late_share`: n locks for its kept lock (w, k, m) in the
+    /// slot's rows (w's PREPARE in the leader's lane), at slot k still,
+    /// while awaiting a NEW_VIEW (where the RTL's VIEW polls), and its own
+    /// certify entry holding no share of k from a later view.
+    fn late_share(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> bool {
+        let l = rep.late;
+        if self.variant != Variant::LateShare || l.k == 0 || l.k != rep.k || rep.pc != Pc::AwaitNv {
+            return false;
+        }
+        let s = cfg.slot(l.k);
+        let own = h.certify[s][id];
+        if own.k == l.k && own.v > l.v {
+            return false;
+        }
+        let ld = cfg.leader(l.v);
+        let p = h.prepare[s];
+        (0..cfg.n).all(|j| {
+            if j == ld {
+                p.k == l.k && p.v == l.v && p.m == l.m && p.prev == dec(rep, l.k - 1)
+            } else {
+                vote_matches(&h.will_cert[s][j], l.v, l.k, l.m)
             }
         })
     }
@@ -1327,6 +1375,13 @@ impl Recovery {
     /// installs that NEW_VIEW or waits for one.
     fn seal(&self, cfg: &Config, id: usize, rep: &mut Rep) -> Vec<Out<Write>> {
         let target = rep.pend.map(|n| n.view).unwrap_or(rep.view + 1);
+        if self.variant == Variant::LateShare && rep.phase == 1 && rep.m != 0 && !rep.dlv.is() {
+            rep.late = Vote {
+                v: rep.view,
+                k: rep.k,
+                m: rep.m,
+            };
+        }
         let mut last = None;
         while rep.view < target {
             let s = Seal {
@@ -1380,6 +1435,7 @@ impl Design for Recovery {
             cert_done: false,
             refused: false,
             committed: Block::NONE,
+            late: Vote::default(),
             prev1: Block::NONE,
             dk: false,
             wc: Vote::default(),
@@ -1541,6 +1597,9 @@ impl Design for Recovery {
                 }
             }
             _ => {}
+        }
+        if self.late_share(cfg, id, rep, h) {
+            out.push(Step::LateShare);
         }
         if self.echoable(cfg, id, rep, h).is_some() {
             out.push(Step::Echo);
@@ -1915,6 +1974,14 @@ impl Design for Recovery {
         let head = match *step {
             Step::Propose(m) => format!("{at} R3: proposes {}", val_name(m)),
             Step::Lock => format!("{at} R4 reads prepare[{s}] = {} → locks", blk(&h.prepare[s])),
+            Step::LateShare => format!(
+                "{at} late share: reads will_cert[{s}] = [{}] with prepare[{s}] = {} → n locks for its sealed lock (tag({},{}), {}): delivered, R9 certifies (no vote, no COMMIT)",
+                votes(&h.will_cert[s][..cfg.n]),
+                blk(&h.prepare[s]),
+                rep.late.v,
+                rep.late.k,
+                val_name(rep.late.m)
+            ),
             Step::FastDeliver | Step::SealDeliver => {
                 let (rule, what) = if *step == Step::FastDeliver {
                     ("R5", "delivered (fast)")
@@ -2621,6 +2688,24 @@ impl Recovery {
             Step::Commit => {
                 let c = self.commit_candidate(cfg, rep, h).expect("a certificate");
                 self.commit(cfg, id, rep, c)
+            }
+            Step::LateShare => {
+                // Delivered on n locks after sealing w: the share only
+                // (R9), no vote and no COMMIT (R15).
+                let l = rep.late;
+                let b = Block {
+                    v: l.v,
+                    k: l.k,
+                    m: l.m,
+                    prev: dec(rep, l.k - 1),
+                };
+                rep.late = Vote::default();
+                self.sign_share(cfg, rep, b);
+                vec![Out::All(Write::Certify {
+                    slot: cfg.slot(l.k) as u8,
+                    node: id as u8,
+                    b,
+                })]
             }
             Step::BridgeCommit => {
                 let c = self.bridge_block(rep);

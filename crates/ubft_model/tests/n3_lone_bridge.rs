@@ -215,3 +215,42 @@ fn the_default_bound_excuses_it() {
         }
     }
 }
+
+/// `recovery:late_share` (a candidate, not built): r1 sealed view 0 with
+/// its lock on A undelivered and keeps it; once r2's lock lands, r1 reads
+/// n locks, delivers A and writes its share of (v0, k1, A), and r0's
+/// bridge finds f + 1 = 2 shares. The late share is enabled as soon as r0
+/// has delivered, before r0's timeouts (the model's timers fire only when
+/// no replica can step), so the search starts after the prefix's eighth
+/// action (r0's delivery): complete, nothing unsafe, and no state fails
+/// liveness.
+#[test]
+fn late_share_ends_the_n3_lone_bridge() {
+    let run = |v: Variant| {
+        let m = UbftModel::new(Recovery { variant: v }, cfg(4, 3));
+        let (start, _) = replay(&m, &PREFIX[..8]);
+        let found = explore_from(&m, start, 1_000_000);
+        println!(
+            "{}, views 0..=4, L = 3, after 8 actions: {}",
+            v.name(),
+            found.summary()
+        );
+        for (d, who, _) in &found.fails {
+            println!("  failing at depth {d}: {who}");
+        }
+        found
+    };
+    let late = run(Variant::LateShare);
+    let kernel = run(Variant::Kernel);
+    assert!(late.complete && kernel.complete, "not complete");
+    assert_eq!(
+        late.unsafe_states + kernel.unsafe_states,
+        0,
+        "a safety property fails"
+    );
+    assert!(kernel.fails.iter().any(|f| the_stall(&f.1, 4)));
+    assert!(
+        !late.fails.iter().any(|f| f.1.contains("Bridge")),
+        "a replica stays in Bridge"
+    );
+}

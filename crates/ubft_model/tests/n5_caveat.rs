@@ -179,3 +179,19 @@ fn recovery_n5_bridge_stall_views_4() {
 fn recovery_n5_bridge_stall() {
     check(Variant::Full, 2, 1);
 }
+
+/// `recovery:late_share` (a candidate, not built) from the same prefix:
+/// r3 and r4 keep the lock they sealed view 0 with, and once r1's held
+/// will_certs land they read n locks and write their shares of (v0, k1,
+/// A), so r2's bridge finds f + 1 = 3. Complete, nothing unsafe, and no
+/// failing state has a replica in Bridge.
+#[test]
+fn late_share_ends_the_n5_caveat() {
+    let found = search(Variant::LateShare, 2, 1);
+    assert!(found.complete, "not complete");
+    assert_eq!(found.unsafe_states, 0, "a safety property fails");
+    assert!(
+        !found.fails.iter().any(|f| f.1.contains("Bridge")),
+        "a replica stays in Bridge"
+    );
+}
