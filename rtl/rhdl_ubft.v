@@ -12408,7 +12408,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         grants$sg_busy = sg_busy;
         grants$bc_busy = bc_busy;
         slow_normal = slow$holding & ~slow$seal_mode & ~slow$deliver_mode;
-        adopt_ok = ledger$ev_above_l & ((view$awaiting & (wt_ev_view >= view_no$q)) | (slow$holding & slow$seal_mode & (ledger$w_k == position$k) & (wt_ev_view > view_no$q)) | (slow_normal & ~slow$adopt_mode & ((wt_ev_view > view_no$q) | ((wt_ev_view == view_no$q) & (slow$undelivered | slow$blocked)))));
+        adopt_ok = ledger$ev_above_l & ((view$awaiting & (wt_ev_view >= view_no$q)) | (slow$holding & slow$seal_mode & (ledger$w_k == position$k) & (wt_ev_view >= view_no$q)) | (slow_normal & ~slow$adopt_mode & ((wt_ev_view > view_no$q) | ((wt_ev_view == view_no$q) & (slow$undelivered | slow$blocked)))));
         grants$adopt_ok = adopt_ok;
         grants$adopt_next_ok = slow$holding & slow$seal_mode & (wt_ev_view >= view_no$q);
         grants$w_m = ledger$w_m;

@@ -15,7 +15,7 @@
 //! | ABOVE or COMMIT of k + 1 while an obligation's W would fall out of the bridge's reach (`reach_ok` low, not bridging) | (not acted on) | `take` at once, `held_back` | recovery.md D11.16: the replica commits k itself first; Protocol has WATCH report it again once `reach_ok` rises (a FULL_ROW holds this replica's will_commit of k, so it is not held back) |
 //! | SEALS (R14's trigger) | the same as FULL_ROW | `grant`, `seals` | VIEW seals (from SLOW: `seal_trigger`, a handover) |
 //! | MINE (R25 while VIEW awaits: a peer's COMMIT of k on dec[k - 1]) | VIEW's `await_poll`, CertCheck idle | `dl_grant` | SLOW starts in deliver mode on its block, D; with `adopt_ok` (D of the awaited view or later, above L), in adopt mode too (`adopt_start`: R10's adoption, then R11) |
-//! | MINE while bridging W at slot k (`adopt_ok`: of a view after this one, above L) | SLOW's poll point (seal mode), CertCheck idle | `adopt` | SLOW turns to adopt mode at its poll point: it copies and verifies the COMMIT's certificate and commits D (R10's adoption, recovery.md D11.13), which covers W |
+//! | MINE while bridging W at slot k (`adopt_ok`: of this view or a later one, above L) | SLOW's poll point (seal mode), CertCheck idle | `adopt` | SLOW turns to adopt mode at its poll point: it copies and verifies the COMMIT's certificate and commits D (R10's adoption, recovery.md D11.13), which covers W |
 //! | MINE in SLOW's normal mode (`adopt_ok`: above L, of a later view or of this one before SLOW delivered k, SLOW not adopting already) | SLOW's poll point (normal mode), CertCheck idle | `adopt` | the same, then R11 and R12 on D (R10's second half); a certificate that fails takes SLOW back to the poll state it left |
 //! | COMMIT of W.b + 1 on W.m while bridging (`adopt_next_ok`: of the view being sealed or later) | the same | `adopt`, `adopt_next` | the same, on D at slot W.b + 1: the COMMIT covers W (recovery.md R17) |
 //! | ABOVE of W.b + 1 on W.m while bridging (`adopt_next_ok`) | the same | `adopt`, `adopt_next`, `adopt_row` | the same, on D at slot W.b + 1, from the certify row: SLOW reads the row's f + 1 shares over D's CERT block and verifies them (R10 on D) |
@@ -65,7 +65,7 @@ pub struct Grants {
     pub bc_busy: Signal<In, Bit>,
     /// WATCH's event, as a COMMIT of k, may be adopted (recovery.md
     /// D11.13): above L, and of the awaited view or later while VIEW
-    /// awaits, of a view after this one while bridging a W at slot k, or
+    /// awaits, of this view or a later one while bridging a W at slot k, or
     /// in SLOW's normal mode of a later view, or of this one before SLOW
     /// delivered k (R10's second half).
     pub adopt_ok: Signal<In, Bit>,

@@ -270,8 +270,8 @@ pub struct Protocol<const N: usize> {
     /// ends.
     close_now: Signal<Local, Bit>,
     /// WATCH's MINE may be adopted (R10, recovery.md D11.13): above L, and
-    /// of the awaited view or later while VIEW awaits, of a view after
-    /// this one while SLOW bridges a W at slot k, or in SLOW's normal mode
+    /// of the awaited view or later while VIEW awaits, of this view or a
+    /// later one while SLOW bridges a W at slot k, or in SLOW's normal mode
     /// of a later view, or of this one before SLOW delivered k (R10's
     /// second half).
     adopt_ok: Signal<Local, Bit>,
@@ -651,7 +651,7 @@ impl<const N: usize> Logic for Protocol<N> {
                 | (self.slow.holding.val()
                     & self.slow.seal_mode.val()
                     & (self.ledger.w_k.val() == self.position.k.val())
-                    & (self.wt_ev_view.val() > self.view_no.q.val()))
+                    & (self.wt_ev_view.val() >= self.view_no.q.val()))
                 | (self.slow_normal.val()
                     & !self.slow.adopt_mode.val()
                     & ((self.wt_ev_view.val() > self.view_no.q.val())
