@@ -504,6 +504,21 @@ pub enum Step {
     Timeout,
 }
 
+/// Slot k's rows hold n locks for (tag(v, k), m): the leader of v's lane
+/// is its PREPARE of (v, k, m, prev), every other lane a will_cert (R5).
+fn locks_of(cfg: &Config, h: &Hbm, v: u8, k: u8, m: Val, prev: Val) -> bool {
+    let s = cfg.slot(k);
+    let ld = cfg.leader(v);
+    let p = h.prepare[s];
+    (0..cfg.n).all(|j| {
+        if j == ld {
+            p.k == k && p.v == v && p.m == m && p.prev == prev
+        } else {
+            vote_matches(&h.will_cert[s][j], v, k, m)
+        }
+    })
+}
+
 fn vote_matches(e: &Vote, v: u8, k: u8, m: Val) -> bool {
     e.k != 0 && vote_tag(e.v as u32, e.k as u32) == vote_tag(v as u32, k as u32) && e.m == m
 }
@@ -692,16 +707,7 @@ impl Recovery {
     /// The will_cert row holds n locks for (tag(v, k), m), the leader's lane
     /// being its PREPARE (R5).
     fn n_locks(&self, cfg: &Config, rep: &Rep, h: &Hbm) -> bool {
-        let s = cfg.slot(rep.k);
-        let ld = cfg.leader(rep.view);
-        let p = h.prepare[s];
-        (0..cfg.n).all(|j| {
-            if j == ld {
-                p.k == rep.k && p.v == rep.view && p.m == rep.m && p.prev == dec(rep, rep.k - 1)
-            } else {
-                vote_matches(&h.will_cert[s][j], rep.view, rep.k, rep.m)
-            }
-        })
+        locks_of(cfg, h, rep.view, rep.k, rep.m, dec(rep, rep.k - 1))
     }
 
     /// `recovery:late_share`: n locks for its kept lock (w, k, m) in the
@@ -718,15 +724,7 @@ impl Recovery {
         if own.k == l.k && own.v > l.v {
             return false;
         }
-        let ld = cfg.leader(l.v);
-        let p = h.prepare[s];
-        (0..cfg.n).all(|j| {
-            if j == ld {
-                p.k == l.k && p.v == l.v && p.m == l.m && p.prev == dec(rep, l.k - 1)
-            } else {
-                vote_matches(&h.will_cert[s][j], l.v, l.k, l.m)
-            }
-        })
+        locks_of(cfg, h, l.v, l.k, l.m, dec(rep, l.k - 1))
     }
 
     /// R6, R26: a full will_commit row for the slot, under any view.
