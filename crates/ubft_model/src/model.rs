@@ -236,6 +236,31 @@ pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
         src: usize,
         w: &Self::Write,
     );
+    /// Remote reads (an RDMA READ of a peer's mailbox, served by the peer's
+    /// trusted stack from its trusted HBM): the steps `id` can take on what
+    /// `peer`'s HBM holds now (`hbm` is `id`'s own). The harness offers
+    /// every peer that is not silent (a crashed card answers no READ); a
+    /// design that drops a stopped replica's HBM reads nothing there.
+    /// The default reads nothing.
+    #[allow(clippy::too_many_arguments)]
+    fn remote_steps(
+        &self,
+        _cfg: &Config,
+        _id: usize,
+        _rep: &Self::Replica,
+        _hbm: &Self::Hbm,
+        _peer: usize,
+        _peer_hbm: &Self::Hbm,
+        _out: &mut Vec<Self::Step>,
+    ) {
+    }
+    /// Whether an honest replica's write `w` is kept in the Byzantine
+    /// replica's HBM, which nobody reads but a remote read (the default:
+    /// nothing is kept there). It lands at once: the Byzantine replica's
+    /// stack and HBM are trusted and take every write.
+    fn kept_at_byzantine(&self, _w: &Self::Write) -> bool {
+        false
+    }
     /// What the Byzantine replica `byz` may write into `dst`'s HBM now.
     /// `reps` and `hbms` are the whole cluster's (the Byzantine replica's
     /// own entries are not kept): what it has seen, so it may copy any signed
@@ -407,6 +432,18 @@ impl<D: Design> UbftModel<D> {
             && !(self.design.in_round(&s.reps[r]) && s.net.iter().any(|m| m.src as usize == r))
     }
 
+    /// Replica r's steps: on its own HBM, and on what it reads remotely in
+    /// each peer's that is not silent ([`Design::remote_steps`]).
+    fn steps_of(&self, s: &State<D>, r: usize, out: &mut Vec<D::Step>) {
+        self.design.steps(&self.cfg, r, &s.reps[r], &s.hbm[r], out);
+        for p in 0..self.cfg.n {
+            if p != r && s.silent & (1 << p) == 0 {
+                self.design
+                    .remote_steps(&self.cfg, r, &s.reps[r], &s.hbm[r], p, &s.hbm[p], out);
+            }
+        }
+    }
+
     /// Landings, steps, then the timeouts the synchrony rule allows.
     fn progress_actions(&self, s: &State<D>, out: &mut Vec<Action<D>>) {
         let n = self.cfg.n;
@@ -424,8 +461,7 @@ impl<D: Design> UbftModel<D> {
         let mut busy = false;
         for r in 0..n {
             if self.acts(s, r) {
-                self.design
-                    .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                self.steps_of(s, r, &mut steps);
                 busy |= !steps.is_empty();
                 self.push_steps(s, r, &mut steps, may_silence, holds, out);
             }
@@ -488,8 +524,7 @@ impl<D: Design> UbftModel<D> {
         let mut steps = Vec::new();
         (0..self.cfg.n).any(|r| {
             self.acts(s, r) && {
-                self.design
-                    .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                self.steps_of(s, r, &mut steps);
                 !steps.is_empty()
             }
         })
@@ -529,8 +564,7 @@ impl<D: Design> UbftModel<D> {
         let mut steps = Vec::new();
         for r in 0..self.cfg.n {
             if self.acts(s, r) {
-                self.design
-                    .steps(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
+                self.steps_of(s, r, &mut steps);
                 self.design
                     .timeouts(&self.cfg, r, &s.reps[r], &s.hbm[r], &mut steps);
                 if !steps.is_empty() {
@@ -850,7 +884,22 @@ impl<D: Design> UbftModel<D> {
                     }
                     sent = true;
                     for dst in 0..self.cfg.n {
-                        // Nobody reads a Byzantine or silent replica's HBM.
+                        // Nobody reads a silent replica's HBM, nor a
+                        // Byzantine one's but a remote read, for the
+                        // records the design keeps there.
+                        if dst != r
+                            && self.cfg.byzantine == Some(dst)
+                            && self.design.kept_at_byzantine(&w)
+                        {
+                            self.design.land(
+                                &self.cfg,
+                                dst,
+                                &mut t.reps[dst],
+                                &mut t.hbm[dst],
+                                r,
+                                &w,
+                            );
+                        }
                         if dst == r || !self.live(&t, dst) {
                             continue;
                         }

@@ -168,10 +168,21 @@ pub enum Variant {
     /// that sealed before the last lock landed. It reads the rows while it
     /// awaits a NEW_VIEW (AwaitNv) only.
     LateShare,
+    /// A candidate for the caveat's Byzantine form (recovery.md section
+    /// 11, "A remote read"): `recovery:late_share`, where the n locks may
+    /// also be found in a peer's rows, read over the network (an RDMA READ
+    /// of the peer's mailbox, served by its trusted stack from its trusted
+    /// HBM). Every lane of a peer's row holds what its owner last wrote
+    /// there (the guard on the network path), except the peer's own lanes
+    /// when the peer is the Byzantine replica (its kernel writes its own
+    /// HBM): the model counts those as locks of anything, the worst case.
+    /// A silent or stopped peer's mailbox is not read (a crashed card
+    /// answers no READ).
+    RemoteRead,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 21] = [
+    pub const ALL: [Variant; 22] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -193,6 +204,7 @@ impl Variant {
         Variant::CloseInView,
         Variant::DischargeB1,
         Variant::LateShare,
+        Variant::RemoteRead,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -217,6 +229,7 @@ impl Variant {
             Variant::CloseInView => "recovery:close_in_view",
             Variant::DischargeB1 => "recovery:discharge_b1",
             Variant::LateShare => "recovery:late_share",
+            Variant::RemoteRead => "recovery:remote_read",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`; `kernel`
@@ -490,6 +503,9 @@ pub enum Step {
     /// `recovery:late_share`: the share of the lock it sealed with, on n
     /// locks.
     LateShare,
+    /// `recovery:remote_read`: the same share, on n locks in replica p's
+    /// rows, read from p's HBM.
+    RemoteShare(u8),
     /// R28: the share of the last slot's W (`close_in_view`: of its view's
     /// block of the last slot).
     CloseShare,
@@ -507,11 +523,20 @@ pub enum Step {
 /// Slot k's rows hold n locks for (tag(v, k), m): the leader of v's lane
 /// is its PREPARE of (v, k, m, prev), every other lane a will_cert (R5).
 fn locks_of(cfg: &Config, h: &Hbm, v: u8, k: u8, m: Val, prev: Val) -> bool {
+    locks_in(cfg, h, v, k, m, prev, None)
+}
+
+/// [`locks_of`] in a row read from another replica's HBM, where the lanes
+/// of `any` (the Byzantine replica whose HBM it is: its kernel writes its
+/// own entries there) count as locks of anything.
+fn locks_in(cfg: &Config, h: &Hbm, v: u8, k: u8, m: Val, prev: Val, any: Option<usize>) -> bool {
     let s = cfg.slot(k);
     let ld = cfg.leader(v);
     let p = h.prepare[s];
     (0..cfg.n).all(|j| {
-        if j == ld {
+        if any == Some(j) {
+            true
+        } else if j == ld {
             p.k == k && p.v == v && p.m == m && p.prev == prev
         } else {
             vote_matches(&h.will_cert[s][j], v, k, m)
@@ -613,8 +638,13 @@ impl Recovery {
     fn kernel(&self) -> bool {
         matches!(
             self.variant,
-            Variant::Kernel | Variant::DischargeB1 | Variant::LateShare
+            Variant::Kernel | Variant::DischargeB1 | Variant::LateShare | Variant::RemoteRead
         )
+    }
+    /// `recovery:late_share` or `recovery:remote_read`: a lock sealed
+    /// undelivered is kept, and certified on n locks.
+    fn late_kept(&self) -> bool {
+        matches!(self.variant, Variant::LateShare | Variant::RemoteRead)
     }
     /// The RTL's bridge, whose only target is W (`kernel` and
     /// `recovery:w_bridge`): R16 writes only prev1's share and W's, and
@@ -715,16 +745,22 @@ impl Recovery {
     /// while awaiting a NEW_VIEW (where the RTL's VIEW polls), and its own
     /// certify entry holding no share of k from a later view.
     fn late_share(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> bool {
+        self.late_due(cfg, id, rep, h) && {
+            let l = rep.late;
+            locks_of(cfg, h, l.v, l.k, l.m, dec(rep, l.k - 1))
+        }
+    }
+
+    /// A late share is due once n locks show: a kept lock at its slot
+    /// still, awaiting a NEW_VIEW, its own certify entry holding no share
+    /// of k from a later view.
+    fn late_due(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> bool {
         let l = rep.late;
-        if self.variant != Variant::LateShare || l.k == 0 || l.k != rep.k || rep.pc != Pc::AwaitNv {
+        if !self.late_kept() || l.k == 0 || l.k != rep.k || rep.pc != Pc::AwaitNv {
             return false;
         }
-        let s = cfg.slot(l.k);
-        let own = h.certify[s][id];
-        if own.k == l.k && own.v > l.v {
-            return false;
-        }
-        locks_of(cfg, h, l.v, l.k, l.m, dec(rep, l.k - 1))
+        let own = h.certify[cfg.slot(l.k)][id];
+        !(own.k == l.k && own.v > l.v)
     }
 
     /// R6, R26: a full will_commit row for the slot, under any view.
@@ -1373,7 +1409,7 @@ impl Recovery {
     /// installs that NEW_VIEW or waits for one.
     fn seal(&self, cfg: &Config, id: usize, rep: &mut Rep) -> Vec<Out<Write>> {
         let target = rep.pend.map(|n| n.view).unwrap_or(rep.view + 1);
-        if self.variant == Variant::LateShare && rep.phase == 1 && rep.m != 0 && !rep.dlv.is() {
+        if self.late_kept() && rep.phase == 1 && rep.m != 0 && !rep.dlv.is() {
             rep.late = Vote {
                 v: rep.view,
                 k: rep.k,
@@ -1681,6 +1717,39 @@ impl Design for Recovery {
         };
     }
 
+    /// `recovery:remote_read`: n locks for its kept lock in `peer`'s rows
+    /// (and not in its own, where `LateShare` takes them).
+    fn remote_steps(
+        &self,
+        cfg: &Config,
+        id: usize,
+        rep: &Rep,
+        h: &Hbm,
+        peer: usize,
+        ph: &Hbm,
+        out: &mut Vec<Step>,
+    ) {
+        if self.variant != Variant::RemoteRead
+            || !self.late_due(cfg, id, rep, h)
+            || self.late_share(cfg, id, rep, h)
+        {
+            return;
+        }
+        let l = rep.late;
+        let any = (!cfg.honest(peer)).then_some(peer);
+        if locks_in(cfg, ph, l.v, l.k, l.m, dec(rep, l.k - 1), any) {
+            out.push(Step::RemoteShare(peer as u8));
+        }
+    }
+
+    /// `recovery:remote_read` reads the slot's rows of the Byzantine
+    /// replica's HBM too: honest will_cert votes and PREPAREs are kept
+    /// there.
+    fn kept_at_byzantine(&self, w: &Write) -> bool {
+        self.variant == Variant::RemoteRead
+            && matches!(w, Write::WillCert { .. } | Write::Prepare { .. })
+    }
+
     fn land(&self, _cfg: &Config, _dst: usize, rep: &mut Rep, h: &mut Hbm, _src: usize, w: &Write) {
         if rep.waiting() {
             land_write(h, w); // a stopped replica's mailbox is not kept
@@ -1976,6 +2045,12 @@ impl Design for Recovery {
                 "{at} late share: reads will_cert[{s}] = [{}] with prepare[{s}] = {} → n locks for its sealed lock (tag({},{}), {}): delivered, R9 certifies (no vote, no COMMIT)",
                 votes(&h.will_cert[s][..cfg.n]),
                 blk(&h.prepare[s]),
+                rep.late.v,
+                rep.late.k,
+                val_name(rep.late.m)
+            ),
+            Step::RemoteShare(p) => format!(
+                "{at} remote read: reads r{p}'s will_cert[{s}] and prepare[{s}] (an RDMA READ of its mailbox) → n locks for its sealed lock (tag({},{}), {}): delivered, R9 certifies (no vote, no COMMIT)",
                 rep.late.v,
                 rep.late.k,
                 val_name(rep.late.m)
@@ -2687,7 +2762,7 @@ impl Recovery {
                 let c = self.commit_candidate(cfg, rep, h).expect("a certificate");
                 self.commit(cfg, id, rep, c)
             }
-            Step::LateShare => {
+            Step::LateShare | Step::RemoteShare(_) => {
                 // Delivered on n locks after sealing w: the share only
                 // (R9), no vote and no COMMIT (R15).
                 let l = rep.late;

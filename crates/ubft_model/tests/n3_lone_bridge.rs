@@ -247,3 +247,17 @@ fn late_share_ends_the_n3_lone_bridge() {
         "a replica stays in Bridge"
     );
 }
+
+/// `recovery:remote_read` (the late share, and n locks read in a peer's
+/// rows) from the same start: complete, nothing unsafe, and no failing
+/// state leaves a replica in Bridge.
+#[test]
+fn remote_read_ends_the_n3_lone_bridge() {
+    let found = search(Variant::RemoteRead, 4, 3, &PREFIX[..8]);
+    assert!(found.complete, "not complete");
+    assert_eq!(found.unsafe_states, 0, "a safety property fails");
+    assert!(
+        !found.fails.iter().any(|f| f.1.contains("Bridge")),
+        "a replica stays in Bridge"
+    );
+}

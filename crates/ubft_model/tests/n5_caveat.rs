@@ -195,3 +195,17 @@ fn late_share_ends_the_n5_caveat() {
         "a replica stays in Bridge"
     );
 }
+
+/// `recovery:remote_read` (the late share, and n locks read in a peer's
+/// rows) from the same prefix: complete, nothing unsafe, and no failing
+/// state has a replica in Bridge.
+#[test]
+fn remote_read_ends_the_n5_caveat() {
+    let found = search(Variant::RemoteRead, 2, 1);
+    assert!(found.complete, "not complete");
+    assert_eq!(found.unsafe_states, 0, "a safety property fails");
+    assert!(
+        !found.fails.iter().any(|f| f.1.contains("Bridge")),
+        "a replica stays in Bridge"
+    );
+}
