@@ -79,8 +79,8 @@
 
 use crate::io::roce::QPNS_BITS;
 use crate::io::roce::{
-    WrCommand, QPN_BITS, WR_CMD_BITS, WR_DEST, WR_HOST, WR_LEN, WR_LEN_BITS, WR_QPN, WR_STRM,
-    WR_VADDR, WR_VADDR_BITS,
+    WrCommand, QPN_BITS, WR_CMD_BITS, WR_DEST, WR_HOST, WR_LEN, WR_LEN_BITS, WR_QPN, WR_RD,
+    WR_STRM, WR_VADDR, WR_VADDR_BITS,
 };
 use crate::layout::{records, Mailbox, Region, Shape, VOTE_WORDS};
 use crate::params::{BEAT_BITS, BEAT_WORDS, COUNTER_BITS, WORD_BYTES};
@@ -219,6 +219,13 @@ pub fn rule_for(mb: &Mailbox, region: Region) -> Rule {
         },
         _ => Rule::Closed(Refusal::NotOwner),
     }
+}
+
+/// Whether a region takes READ responses only (and nothing else takes
+/// them): remote_rows, where this replica's RDMA READs of its peers'
+/// mailboxes land (recovery.md section 11, "A remote read").
+pub fn read_only(region: Region) -> bool {
+    region == Region::RemoteRows
 }
 
 /// The largest record of the layout, in words: the longest write the guard
@@ -506,6 +513,21 @@ pub fn check(
     word: usize,
     data: &[u32],
 ) -> Result<(), Refusal> {
+    check_rd(mb, n, sender, word, data, false)
+}
+
+/// [`check`] for a write that is a READ response (`rd`, the stack's mark
+/// `WR_RD`) or not: a READ response is taken only into remote_rows, and
+/// remote_rows takes nothing else; where that fails, the row's refusal
+/// (`not_owner` for an owned row or none, `shape` for a leader's).
+pub fn check_rd(
+    mb: &Mailbox,
+    n: usize,
+    sender: usize,
+    word: usize,
+    data: &[u32],
+    rd: bool,
+) -> Result<(), Refusal> {
     assert!(sender < n, "the sender is a replica of the cluster");
     if data.is_empty() || data.len() > max_record_words(mb) {
         return Err(Refusal::Length);
@@ -517,6 +539,17 @@ pub fn check(
     let rule = mb
         .locate(word)
         .map(|(region, off)| (rule_for(mb, region), off));
+    match (mb.locate(word), rule) {
+        (Some((region, _)), Some((r, _))) if read_only(region) != rd => {
+            return Err(match r {
+                Rule::Leader { .. } => Refusal::Shape,
+                Rule::Closed(why) => why,
+                Rule::Owned { .. } => Refusal::NotOwner,
+            });
+        }
+        (None, _) => return Err(Refusal::NotOwner),
+        _ => {}
+    }
     match rule {
         Some((
             Rule::Leader {
@@ -594,7 +627,7 @@ pub fn decide(
     if beats as u64 != cmd.len.div_ceil(64) {
         return Err((Refusal::Data, Some(sender)));
     }
-    check(mb, cfg.n, sender, word, payload).map_err(|r| (r, Some(sender)))?;
+    check_rd(mb, cfg.n, sender, word, payload, cmd.rd).map_err(|r| (r, Some(sender)))?;
     Ok((sender, word))
 }
 
@@ -636,10 +669,14 @@ pub struct RowCheck {
     pub word: Signal<In, Bits<32>>,
     pub words: Signal<In, Bits<16>>,
     pub sender: Signal<In, Bits<8>>,
+    /// The command is a READ response's (`WR_RD`).
+    pub rd: Signal<In, Bit>,
     /// The first word is in this row.
     pub hit: Signal<Out, Bit>,
     /// Owned: the write lies in one entry, the sender's. Leader: it lies in
-    /// one record and holds the record's view word. Closed: never.
+    /// one record and holds the record's view word. Closed: never. And in
+    /// every row: the write is a READ response exactly where the row is
+    /// remote_rows.
     pub pass: Signal<Out, Bit>,
     /// A leader's row: the view still has to be checked.
     pub leader: Signal<Out, Bit>,
@@ -680,6 +717,7 @@ pub struct RowCheck {
     view_at17: Constant<Bits<17>>,
     is_owned: Constant<Bit>,
     is_leader: Constant<Bit>,
+    read_only: Constant<Bit>,
     refusal: Constant<Bits<4>>,
 }
 
@@ -696,6 +734,7 @@ impl RowCheck {
             word: Default::default(),
             words: Default::default(),
             sender: Default::default(),
+            rd: Default::default(),
             hit: Default::default(),
             pass: Default::default(),
             leader: Default::default(),
@@ -734,6 +773,7 @@ impl RowCheck {
             view_at17: konst(view_at as u64),
             is_owned: Constant::new(is_owned),
             is_leader: Constant::new(is_leader),
+            read_only: Constant::new(read_only(row.region)),
             refusal: Constant::new(refusal.code().into()),
         }
     }
@@ -767,13 +807,14 @@ impl Logic for RowCheck {
             bit_cast::<17, 16>(self.eo3.q.val()) + bit_cast::<17, 16>(self.words.val());
         self.fits.next = self.span_end.val() <= self.entry_end.val();
         self.hit4.d.next = self.hit3.q.val();
-        self.pass4.d.next = (self.is_owned.val()
+        self.pass4.d.next = ((self.is_owned.val()
             & self.fits.val()
             & (self.owner.val() == bit_cast::<16, 8>(self.sender.val())))
             | (self.is_leader.val()
                 & self.fits.val()
                 & (self.eo3.q.val() <= self.view_at.val())
-                & (self.view_at17.val() < self.span_end.val()));
+                & (self.view_at17.val() < self.span_end.val())))
+            & (self.rd.val() == self.read_only.val());
         self.vidx4.d.next = self.view_at.val() - self.eo3.q.val();
         self.hit.next = self.hit4.q.val();
         self.pass.next = self.pass4.q.val();
@@ -857,6 +898,8 @@ pub struct Guard<const N: usize> {
     len_q: DFF<Bits<32>>,
     qpn_q: DFF<Bits<QPN_BITS>>,
     high_q: DFF<Bit>,
+    /// The command is a READ response's (`WR_RD`).
+    rd_q: DFF<Bit>,
     age: DFF<Bits<4>>,
     // What the command alone says (one cycle after it is taken).
     word_q: DFF<Bits<32>>,
@@ -937,6 +980,7 @@ pub struct Guard<const N: usize> {
     at_len: Constant<Bits<8>>,
     at_strm: Constant<Bits<8>>,
     at_host: Constant<Bits<8>>,
+    at_rd: Constant<Bits<8>>,
     at_dest: Constant<Bits<8>>,
     at_qpn: Constant<Bits<8>>,
     ids: Constant<Bits<64>>,
@@ -1059,6 +1103,7 @@ impl<const N: usize> Guard<N> {
             len_q: Default::default(),
             qpn_q: Default::default(),
             high_q: Default::default(),
+            rd_q: Default::default(),
             age: Default::default(),
             word_q: Default::default(),
             words_q: Default::default(),
@@ -1128,6 +1173,7 @@ impl<const N: usize> Guard<N> {
             at_len: konst(WR_LEN as u64),
             at_strm: konst(WR_STRM as u64),
             at_host: konst(WR_HOST as u64),
+            at_rd: konst(WR_RD as u64),
             at_dest: konst(WR_DEST as u64),
             at_qpn: konst(WR_QPN as u64),
             ids: Constant::new(ids),
@@ -1158,7 +1204,7 @@ impl<const N: usize> Logic for Guard<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, vaddr_q, len_q, qpn_q, high_q, age, word_q, words_q, sender_q,
+            self, clock, state, vaddr_q, len_q, qpn_q, high_q, rd_q, age, word_q, words_q, sender_q,
             known_q, mal_q, csel, beat_n, data_bad, got_last, vsh, rem, step, wad, wrem, wsel,
             psel, hb, first, aw_done, w_done, accepted_q, werr_q, by_q
         );
@@ -1217,6 +1263,7 @@ impl<const N: usize> Logic for Guard<N> {
             self.rows[i].word.next = self.word_q.q.val();
             self.rows[i].words.next = self.words_q.q.val();
             self.rows[i].sender.next = self.sender_q.q.val();
+            self.rows[i].rd.next = self.rd_q.q.val();
         }
         self.r_hit.next = false;
         self.r_pass.next = false;
@@ -1367,6 +1414,7 @@ impl<const N: usize> Logic for Guard<N> {
                         .wr_cmd_tdata
                         .val()
                         .get_bits::<QPN_BITS>(self.at_qpn.val().index());
+                    self.rd_q.d.next = self.wr_cmd_tdata.val().get_bit(self.at_rd.val().index());
                     // Address bits above 47, or a SEND's payload: no mailbox.
                     self.high_q.d.next =
                         self.wr_cmd_tdata.val().get_bit(self.at_strm.val().index())

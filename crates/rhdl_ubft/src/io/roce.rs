@@ -63,6 +63,10 @@ pub const SQ_BITS: usize = 256;
 pub const CQ_BITS: usize = 40;
 /// The opcode of a single-packet RDMA WRITE.
 pub const RC_RDMA_WRITE_ONLY: u64 = 0x0A;
+/// The opcode of an RDMA READ request (the remote read, recovery.md
+/// section 11): the peer's stack answers with its memory at `raddr`, which
+/// this stack writes at `laddr`.
+pub const RC_RDMA_READ_REQUEST: u64 = 0x0C;
 
 pub const SQ_OPCODE: usize = 0;
 pub const SQ_QPN: usize = 32;
@@ -86,7 +90,7 @@ pub const QPN_BITS: usize = 10;
 /// Broadcast's input): `qpn_i` is bits `[QPN_BITS·i + QPN_BITS-1 : QPN_BITS·i]`.
 pub const QPNS_BITS: usize = crate::params::N * QPN_BITS;
 
-/// TDATA bits of a memory-write command (94 used, padded to whole bytes).
+/// TDATA bits of a memory-write command (95 used, padded to whole bytes).
 pub const WR_CMD_BITS: usize = 96;
 /// TDATA bits of a memory-write data beat.
 pub const WR_DATA_BITS: usize = 512;
@@ -105,7 +109,12 @@ pub const WR_PID: usize = 84;
 pub const WR_VFID: usize = 90;
 /// The queue pair, `{vfid, pid}`: `QPN_BITS` bits from here.
 pub const WR_QPN: usize = WR_PID;
-const _: () = assert!(WR_VFID == WR_PID + 6 && WR_QPN + QPN_BITS <= WR_CMD_BITS);
+/// The stack's mark on a READ response's payload (a change to the stack,
+/// docs/roce.md, "Read responses"): 1 for the response to an RDMA READ this
+/// card sent, 0 for an incoming WRITE. The guard takes a marked write only
+/// into `remote_rows`, and an unmarked one never there.
+pub const WR_RD: usize = 94;
+const _: () = assert!(WR_VFID == WR_PID + 6 && WR_QPN + QPN_BITS <= WR_RD && WR_RD < WR_CMD_BITS);
 
 /// An RDMA WRITE command, unpacked.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -219,6 +228,8 @@ pub struct WrCommand {
     pub dest: u64,
     /// The local queue pair the packet arrived on (`{vfid, pid}`).
     pub qpn: u64,
+    /// A READ response's payload (`WR_RD`), not an incoming WRITE's.
+    pub rd: bool,
 }
 
 impl WrCommand {
@@ -234,6 +245,17 @@ impl WrCommand {
             host: true,
             dest: (vaddr >> 48) & 0xf,
             qpn,
+            rd: false,
+        }
+    }
+
+    /// The command the stack emits for the response of `len` bytes to an
+    /// RDMA READ this card sent on queue pair `qpn`, to be written at
+    /// `vaddr` (the READ's `laddr`), marked `rd`.
+    pub fn read_response(qpn: u64, vaddr: u64, len: u64) -> WrCommand {
+        WrCommand {
+            rd: true,
+            ..WrCommand::write(qpn, vaddr, len)
         }
     }
 
@@ -248,6 +270,7 @@ impl WrCommand {
             | (self.host as u128) << WR_HOST
             | m(self.dest, 4) << WR_DEST
             | m(self.qpn, QPN_BITS) << WR_QPN
+            | (self.rd as u128) << WR_RD
     }
 
     /// Unpack TDATA.
@@ -262,6 +285,7 @@ impl WrCommand {
             host: f(WR_HOST, 1) == 1,
             dest: f(WR_DEST, 4),
             qpn: f(WR_QPN, QPN_BITS),
+            rd: f(WR_RD, 1) == 1,
         }
     }
 

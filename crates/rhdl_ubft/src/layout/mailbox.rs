@@ -37,11 +37,15 @@ pub enum Region {
     EchoSeal,
     /// The new leader's NEW_VIEW record (spelled `new_view`).
     NewViewRecord,
+    /// Per peer p, p's prepare beat and will_cert row beat of a slot, as
+    /// this replica's RDMA READ of p's mailbox returned them (the remote
+    /// read, recovery.md section 11): READ responses only, never a WRITE.
+    RemoteRows,
 }
 
 impl Region {
     /// In docs/recovery.md's order (section 13), which is the address order.
-    pub const ALL: [Region; 11] = [
+    pub const ALL: [Region; 12] = [
         Region::Prepare,
         Region::PrepSig,
         Region::WillCert,
@@ -53,6 +57,7 @@ impl Region {
         Region::Seal,
         Region::EchoSeal,
         Region::NewViewRecord,
+        Region::RemoteRows,
     ];
 
     /// The spec's name.
@@ -69,6 +74,7 @@ impl Region {
             Region::Seal => "seal",
             Region::EchoSeal => "echo_seal",
             Region::NewViewRecord => "new_view",
+            Region::RemoteRows => "remote_rows",
         }
     }
 
@@ -86,6 +92,9 @@ impl Region {
             Region::Seal => "the node's SEAL block (its latest commit) and signature",
             Region::EchoSeal => "the latest SEAL of x the node accepted, x's signature",
             Region::NewViewRecord => "the new leader's f + 1 SEALs and the carried certificate",
+            Region::RemoteRows => {
+                "the node's prepare and will_cert beats of a slot, as a READ of its mailbox returned them"
+            }
         }
     }
 }
@@ -114,7 +123,7 @@ pub enum Shape {
     SlotByNode,
     /// Per replica x, one record per writer j: echo_commit, echo_seal.
     PeerByNode,
-    /// One record per writer j: seal.
+    /// One record per writer j: seal, remote_rows.
     PerNode,
     /// One record, the leader's: new_view.
     Single,
@@ -128,7 +137,7 @@ impl Shape {
             Region::Prepare | Region::PrepSig => Shape::PerSlot,
             Region::EchoPrep | Region::Certify | Region::Commit => Shape::SlotByNode,
             Region::EchoCommit | Region::EchoSeal => Shape::PeerByNode,
-            Region::Seal => Shape::PerNode,
+            Region::Seal | Region::RemoteRows => Shape::PerNode,
             Region::NewViewRecord => Shape::Single,
         }
     }
@@ -180,6 +189,7 @@ pub const fn record_beats(region: Region, n: usize, sb: usize) -> usize {
         Region::Commit => 1 + sb + f1 * sb,
         Region::NewViewRecord => 1 + f1 * (1 + sb) + f1 * sb,
         Region::WillCert | Region::WillCommit => 0,
+        Region::RemoteRows => 2,
     }
 }
 

@@ -84,9 +84,11 @@
 use std::collections::BTreeMap;
 
 use rhdl_ubft::guard::{
-    check as check_reference, max_record_words, rule_for, Refusal as GuardRefusal, Rule,
+    check_rd as check_reference, max_record_words, rule_for, Refusal as GuardRefusal, Rule,
 };
-use rhdl_ubft::io::roce::{wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_WRITE_ONLY};
+use rhdl_ubft::io::roce::{
+    wr_data_beats, CqCompletion, SqCommand, WrCommand, RC_RDMA_READ_REQUEST, RC_RDMA_WRITE_ONLY,
+};
 use rhdl_ubft::layout::{Mailbox, Region};
 use rhdl_ubft::params::{defaults, BEAT_BYTES, WORD_BYTES};
 use std::collections::VecDeque;
@@ -284,6 +286,10 @@ pub struct NetStats {
     pub status_errors: u64,
     /// Writes adversaries sent of their own (`Adversary::emit`), per sender.
     pub emitted: Vec<u64>,
+    /// RDMA READs sent, per requester, and answered, per responder (the
+    /// remote read, recovery.md section 11).
+    pub reads: Vec<u64>,
+    pub read_responses: Vec<u64>,
 }
 
 impl NetStats {
@@ -301,6 +307,8 @@ impl NetStats {
             rx_depth_max: vec![0; n],
             rx_dropped: vec![0; n],
             emitted: vec![0; n],
+            reads: vec![0; n],
+            read_responses: vec![0; n],
             ..Default::default()
         }
     }
@@ -333,6 +341,8 @@ impl NetStats {
         add(&mut self.rx_dropped, &o.rx_dropped);
         self.status_errors += o.status_errors;
         add(&mut self.emitted, &o.emitted);
+        add(&mut self.reads, &o.reads);
+        add(&mut self.read_responses, &o.read_responses);
     }
 }
 
@@ -382,6 +392,21 @@ pub struct Flight {
     /// An acknowledgement instead of writes: the completion, valid from
     /// `key.0`, of the command `dst` sent at the cycle given.
     ack: Option<(u64, CqCompletion)>,
+    /// An RDMA READ request of `key.2`'s instead of writes: `dst`'s stack
+    /// reads its HBM at the landing and sends the response back.
+    read: Option<ReadRequest>,
+    /// `writes` are READ responses (the stack's mark `WR_RD`), not WRITEs.
+    rd: bool,
+}
+
+/// An RDMA READ request on its way to the peer whose memory it reads.
+#[derive(Copy, Clone, Debug)]
+struct ReadRequest {
+    /// Where in the responder's memory, and how many bytes.
+    raddr: u64,
+    length: u64,
+    /// Where the response lands in the requester's memory.
+    laddr: u64,
 }
 
 impl Flight {
@@ -397,6 +422,10 @@ impl Flight {
 struct Inbound {
     writes: Vec<Write>,
     owed: Option<(u64, CqCompletion)>,
+    /// READ responses, and READ requests to serve (their requester is the
+    /// key's sender).
+    responses: Vec<Write>,
+    requests: Vec<ReadRequest>,
 }
 
 /// A write handed to a receiving stack, waiting for the guard's decision.
@@ -417,6 +446,8 @@ struct RxWrite {
     ack: Option<(u64, CqCompletion)>,
     /// Its payload, to check that HBM holds it when it is acknowledged.
     data: Vec<u32>,
+    /// A READ response's payload (`WR_RD`).
+    rd: bool,
 }
 
 /// The write the guard took, until its decision shows.
@@ -870,6 +901,9 @@ impl Stack {
         if out.sq_tvalid && inp.sq_tready {
             let cmd = SqCommand::unpack(&out.sq_tdata);
             match links.check(r, &cmd) {
+                Ok(dst) if cmd.opcode == RC_RDMA_READ_REQUEST => {
+                    self.request(links, dst, &cmd, cycle)
+                }
                 Ok(dst) => self.send(links, dst, &cmd, cycle, hbm),
                 Err(kind) => {
                     self.stats.malformed[r] += 1;
@@ -903,6 +937,8 @@ impl Stack {
                     writes: vec![write],
                     owed: None,
                     ack: None,
+                    read: None,
+                    rd: false,
                 }),
             }
         }
@@ -931,8 +967,40 @@ impl Stack {
             return;
         }
         let e = self.inbox.entry(f.key).or_default();
-        e.writes.extend(f.writes);
+        if let Some(rq) = f.read {
+            e.requests.push(rq);
+        } else if f.rd {
+            e.responses.extend(f.writes);
+        } else {
+            e.writes.extend(f.writes);
+        }
         e.owed = e.owed.or(f.owed);
+    }
+
+    /// An RDMA READ of `dst`'s memory: the request reaches `dst`'s stack L
+    /// cycles on (in order with this replica's writes to `dst`), which
+    /// reads its HBM and sends the response back. A READ gets no
+    /// completion (the kernel sends it with `last` = 0 and reads the
+    /// region it lands in). A faulty sender's adversary does not see it: a
+    /// READ writes nothing at the peer.
+    fn request(&mut self, links: &Links, dst: usize, cmd: &SqCommand, cycle: u64) {
+        let src = self.r;
+        self.stats.reads[src] += 1;
+        let landing = (cycle + links.latency).max(self.last_landing[dst]);
+        self.last_landing[dst] = landing;
+        self.outbox.push(Flight {
+            dst,
+            key: (landing, cycle, src),
+            writes: vec![],
+            owed: None,
+            ack: None,
+            read: Some(ReadRequest {
+                raddr: cmd.raddr,
+                length: cmd.length,
+                laddr: cmd.laddr,
+            }),
+            rd: false,
+        });
     }
 
     fn send(&mut self, links: &Links, dst: usize, cmd: &SqCommand, cycle: u64, hbm: &Hbm) {
@@ -983,6 +1051,8 @@ impl Stack {
             writes,
             owed: (on_status && cmd.last).then_some((cycle, c)),
             ack: None,
+            read: None,
+            rd: false,
         });
         if cmd.last && !on_status {
             self.cq.pending.insert((landing + links.latency, cycle), c);
@@ -998,36 +1068,72 @@ impl Stack {
             }
             let ((_, _, src), flight) = entry.remove_entry();
             let ack = flight.owed;
-            for w in flight.writes {
+            for rq in &flight.requests {
+                // This stack serves the READ from its card's memory (the
+                // kernel does nothing): the response leaves after an HBM
+                // read and lands at the requester L cycles later, in order
+                // on the queue pair.
+                let data = hbm.read_words(rq.raddr, (rq.length / WORD_BYTES) as usize);
+                let landing = (cycle + hbm.read_latency() + links.latency).max(self.last_landing[src]);
+                self.last_landing[src] = landing;
+                self.stats.read_responses[dst] += 1;
+                self.outbox.push(Flight {
+                    dst: src,
+                    key: (landing, cycle, dst),
+                    writes: vec![Write {
+                        word: ((rq.laddr - links.network_ptr) / WORD_BYTES) as usize,
+                        data,
+                    }],
+                    owed: None,
+                    ack: None,
+                    read: None,
+                    rd: true,
+                });
+            }
+            for w in flight.responses {
                 if links.delivery == Delivery::Kernel {
-                    self.hand_to_stack(links, src, w, ack, cycle);
+                    self.hand_to_stack(links, src, w, None, cycle, true);
                     continue;
                 }
-                let verdict = match links.delivery {
-                    Delivery::Bypass => Ok(()),
-                    _ => links.guard(src, &w),
-                };
-                if let Some(log) = self.wires.as_mut() {
-                    log.decided(src, dst, cycle, w.word, verdict.is_ok());
+                self.land_model(links, src, w, cycle, hbm, true);
+            }
+            for w in flight.writes {
+                if links.delivery == Delivery::Kernel {
+                    self.hand_to_stack(links, src, w, ack, cycle, false);
+                    continue;
                 }
-                match verdict {
-                    Ok(()) => {
-                        let addr = links.network_ptr + w.word as u64 * WORD_BYTES;
-                        hbm.write_words(addr, &w.data);
-                        self.stats.delivered[src][dst] += 1;
-                    }
-                    Err(reason) => {
-                        self.stats.refused[src] += 1;
-                        self.stats.refused_at[dst] += 1;
-                        self.stats.refusal_log.push(Refusal {
-                            src,
-                            dst,
-                            cycle,
-                            word: w.word,
-                            reason,
-                        });
-                    }
-                }
+                self.land_model(links, src, w, cycle, hbm, false);
+            }
+        }
+    }
+
+    /// `Delivery::Model` and `Bypass`: the rule filters (or nothing does)
+    /// and the write lands at once. `rd`: a READ response.
+    fn land_model(&mut self, links: &Links, src: usize, w: Write, cycle: u64, hbm: &mut Hbm, rd: bool) {
+        let dst = self.r;
+        let verdict = match links.delivery {
+            Delivery::Bypass => Ok(()),
+            _ => links.guard_rd(src, &w, rd),
+        };
+        if let Some(log) = self.wires.as_mut() {
+            log.decided(src, dst, cycle, w.word, verdict.is_ok());
+        }
+        match verdict {
+            Ok(()) => {
+                let addr = links.network_ptr + w.word as u64 * WORD_BYTES;
+                hbm.write_words(addr, &w.data);
+                self.stats.delivered[src][dst] += 1;
+            }
+            Err(reason) => {
+                self.stats.refused[src] += 1;
+                self.stats.refused_at[dst] += 1;
+                self.stats.refusal_log.push(Refusal {
+                    src,
+                    dst,
+                    cycle,
+                    word: w.word,
+                    reason,
+                });
             }
         }
     }
@@ -1043,9 +1149,10 @@ impl Stack {
         w: Write,
         ack: Option<(u64, CqCompletion)>,
         cycle: u64,
+        rd: bool,
     ) {
         let dst = self.r;
-        let reason = links.guard(src, &w).err();
+        let reason = links.guard_rd(src, &w, rd).err();
         if w.data.is_empty() {
             // No memory command: acknowledged at once.
             if let Some(a) = ack {
@@ -1067,11 +1174,13 @@ impl Stack {
         }
         let model = links.expected(reason);
         let vaddr = links.network_ptr + w.word as u64 * WORD_BYTES;
-        let cmd = WrCommand::write(
-            links.qpn_base + src as u64,
-            vaddr,
-            w.data.len() as u64 * WORD_BYTES,
-        )
+        let qpn = links.qpn_base + src as u64;
+        let bytes = w.data.len() as u64 * WORD_BYTES;
+        let cmd = if rd {
+            WrCommand::read_response(qpn, vaddr, bytes)
+        } else {
+            WrCommand::write(qpn, vaddr, bytes)
+        }
         .pack();
         // The writes of src the stack holds: queued, and the one it
         // presents if the guard has not taken its command.
@@ -1099,6 +1208,7 @@ impl Stack {
                 reason,
                 ack,
                 data: w.data,
+                rd,
             }),
         });
         let depth = (q.len() + presented as usize) as u64;
@@ -1115,6 +1225,8 @@ impl Stack {
             writes: vec![],
             owed: None,
             ack: Some(ack),
+            read: None,
+            rd: false,
         });
     }
 
@@ -1286,6 +1398,9 @@ impl Links {
             .map(|d| d as usize)
             .filter(|&d| d < self.n && d != src)
             .ok_or(MalformedKind::NoConnection { qpn: cmd.qpn })?;
+        if cmd.opcode == RC_RDMA_READ_REQUEST {
+            return self.check_read(dst, cmd);
+        }
         if cmd.opcode != RC_RDMA_WRITE_ONLY {
             return Err(MalformedKind::Opcode(cmd.opcode));
         }
@@ -1314,6 +1429,35 @@ impl Links {
         Ok(dst)
     }
 
+    /// A READ the kernel may send: card memory, one beat of the peer's
+    /// mailbox buffer, into the peer's own record of remote_rows (where
+    /// the guard takes its response).
+    fn check_read(&self, dst: usize, cmd: &SqCommand) -> Result<usize, MalformedKind> {
+        if cmd.host {
+            return Err(MalformedKind::HostMemory);
+        }
+        if cmd.length != BEAT_BYTES {
+            return Err(MalformedKind::Length(cmd.length));
+        }
+        if cmd.laddr % BEAT_BYTES != 0 || cmd.raddr % BEAT_BYTES != 0 {
+            return Err(MalformedKind::Unaligned(cmd.laddr | cmd.raddr));
+        }
+        let end = self.network_ptr + self.buffer_bytes;
+        let rec = self.mailbox.record(Region::RemoteRows, 0, dst) as u64 * WORD_BYTES;
+        let rec_bytes = self.mailbox.stride(Region::RemoteRows) as u64 * WORD_BYTES;
+        let into = self.network_ptr + rec..self.network_ptr + rec + rec_bytes;
+        if cmd.raddr < self.network_ptr
+            || cmd.raddr + cmd.length > end
+            || !into.contains(&cmd.laddr)
+        {
+            return Err(MalformedKind::OutsideBuffer {
+                laddr: cmd.laddr,
+                length: cmd.length,
+            });
+        }
+        Ok(dst)
+    }
+
     /// The verdict the kernel's guard must reach: the model's rule's.
     fn expected(&self, reason: Option<RefuseReason>) -> Result<(), GuardRefusal> {
         reason.map_or(Ok(()), |r| Err(r.refusal()))
@@ -1325,11 +1469,16 @@ impl Links {
     /// log. No region's view lies elsewhere in HBM (new_view carries its
     /// own), so the receiver's HBM is not read.
     pub fn guard(&self, src: usize, w: &Write) -> Result<(), RefuseReason> {
+        self.guard_rd(src, w, false)
+    }
+
+    /// [`Links::guard`] for a write that is a READ response (`rd`) or not.
+    pub fn guard_rd(&self, src: usize, w: &Write, rd: bool) -> Result<(), RefuseReason> {
         if w.data.is_empty() {
             return Err(RefuseReason::Empty);
         }
         let mb = &self.mailbox;
-        let verdict = check_reference(mb, self.n, src, w.word, &w.data);
+        let verdict = check_reference(mb, self.n, src, w.word, &w.data, rd);
         let region = mb.locate(w.word).map(|(r, _)| r);
         match verdict {
             Ok(()) => Ok(()),
