@@ -10,6 +10,7 @@ pub mod ledger;
 pub mod literals;
 pub mod position;
 pub mod protocol;
+pub mod remote_read;
 pub mod requests;
 pub mod slot_records;
 pub mod slow;

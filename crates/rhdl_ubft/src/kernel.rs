@@ -479,6 +479,14 @@ impl<const N: usize> Logic for Kernel<N> {
         self.broadcast.bvalid.next = self.m_axi_hbm_bvalid.val();
         self.m_axi_hbm_bready.next = self.broadcast.bready.val();
         // Broadcast <-> RoceAdapter <-> the RoCE stack.
+        self.roce.clock.next = self.ap_clk.val();
+        // The remote read's READs: Protocol's, on the adapter's second port.
+        self.protocol.qpns.next = self.control.qpns.val();
+        self.roce.rd_qpn.next = self.protocol.rd_qpn.val();
+        self.roce.rd_laddr.next = self.protocol.rd_laddr.val();
+        self.roce.rd_raddr.next = self.protocol.rd_raddr.val();
+        self.roce.rd_valid.next = self.protocol.rd_valid.val();
+        self.protocol.rd_ready.next = self.roce.rd_ready.val();
         self.roce.cmd_qpn.next = self.broadcast.cmd_qpn.val();
         self.roce.cmd_addr.next = self.broadcast.cmd_addr.val();
         self.roce.cmd_len.next = self.broadcast.cmd_len.val();

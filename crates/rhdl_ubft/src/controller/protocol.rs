@@ -50,12 +50,14 @@ use crate::controller::grants::Grants;
 use crate::controller::leader::Leader;
 use crate::controller::ledger::Ledger;
 use crate::controller::position::Position;
+use crate::controller::remote_read::RemoteRead;
 use crate::controller::requests::Requests;
 use crate::controller::slot_records::SlotRecords;
 use crate::controller::slow::Slow;
 use crate::controller::tally::Tally;
 use crate::controller::timer::Timer;
 use crate::controller::view::View;
+use crate::io::roce::{QPNS_BITS, QPN_BITS};
 use crate::layout::records::BLOCK_BITS;
 use crate::params::{ConfigError, BEAT_BITS, BEAT_WORDS, G, K_LAST};
 use rust_hdl::prelude::*;
@@ -203,6 +205,14 @@ pub struct Protocol<const N: usize> {
     /// High for the cycle Protocol takes an `ap_start` in Idle (accepted or
     /// refused): Broadcast clears its counters (`acks`, `write_errors`).
     pub started: Signal<Out, Bit>,
+    /// The remote read's RDMA READs (RemoteRead; the RoceAdapter's READ
+    /// port), and the queue pairs it names its peers by.
+    pub qpns: Signal<In, Bits<QPNS_BITS>>,
+    pub rd_qpn: Signal<Out, Bits<QPN_BITS>>,
+    pub rd_laddr: Signal<Out, Bits<64>>,
+    pub rd_raddr: Signal<Out, Bits<64>>,
+    pub rd_valid: Signal<Out, Bit>,
+    pub rd_ready: Signal<In, Bit>,
     // The four machines and the blocks beside them (protocol.md).
     leader: Leader,
     fast: Fast,
@@ -230,6 +240,9 @@ pub struct Protocol<const N: usize> {
     encoder: Encoder,
     /// Where the slot's records are; SLOW's target and its blocks.
     records: SlotRecords,
+    /// The remote read: the kept lock K, its READs and their check
+    /// (recovery.md D11.17).
+    rr: RemoteRead<N>,
     /// k, its slot, dec[k - 1], dec[k - 2] and the rerun flag.
     position: Position,
     /// The configuration's checks, and what follows from n.
@@ -352,7 +365,8 @@ impl<const N: usize> Protocol<N> {
             bc_round, bc_round_done, bc_round_error, bc_failed, hand_over, cc_k1, wt_enable,
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
-            cp_wr_en, cp_wr_beat, cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data
+            cp_wr_en, cp_wr_beat, cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data,
+            qpns, rd_qpn, rd_laddr, rd_raddr, rd_valid, rd_ready, rr
         })
     }
 }
@@ -564,7 +578,48 @@ impl<const N: usize> Logic for Protocol<N> {
         // The obligation (D11.2); within the bridge's reach by D11.16.
         self.view.ob.next = self.ledger.ob.val();
         self.view.share_due.next = self.ledger.share_due.val();
-        self.ledger.w_shared.next = self.view.call_share.val();
+        self.ledger.w_shared.next = self.view.call_share.val() & !self.view.call_late.val();
+        // The remote read (recovery.md D11.17): K kept at a SEAL while the
+        // slot is locked and not delivered (no will_commit), armed while k
+        // stays; dropped once its late share is written, or once this
+        // replica writes a CERT share of k from a later view.
+        self.rr.clock.next = self.clock.val();
+        self.rr.rst_n.next = self.rst_n.val();
+        self.rr.n.next = self.n.val();
+        self.rr.id.next = self.id.val();
+        self.rr.network_ptr.next = self.network_ptr.val();
+        self.rr.qpns.next = self.qpns.val();
+        self.rr.active.next = self.cfg.active.val();
+        self.rr.k.next = self.position.k.val();
+        self.rr.keep.next = self.view.rr_keep.val() & (self.phase.q.val() == 1);
+        self.rr.keep_view.next = self.vote_view.q.val();
+        self.rr.keep_m.next = self.m.q.val();
+        self.rr.keep_prev.next = self.position.prev.val();
+        self.rr.keep_leader.next = self.vote_leader.q.val();
+        self.rr.cancel.next = (self.slow.stop.val() & self.slow.late_mode.val())
+            | (self.slow.bc_start.val()
+                & self.slow.bc_cert.val()
+                & !self.slow.late_mode.val()
+                & (self.records.t_k.val() == self.rr.kk.val())
+                & (self.records.t_view.val() > self.rr.kv.val()));
+        self.rr.issue.next = self.view.rr_issue.val();
+        self.rr.scan_start.next = self.view.rr_scan.val();
+        self.rr.beat.next = self.fetch_beat.val();
+        self.rr.beat_valid.next = self.fetch_beat_valid.val();
+        self.rr.rd_ready.next = self.rd_ready.val();
+        self.rd_qpn.next = self.rr.rd_qpn.val();
+        self.rd_laddr.next = self.rr.rd_laddr.val();
+        self.rd_raddr.next = self.rr.rd_raddr.val();
+        self.rd_valid.next = self.rr.rd_valid.val();
+        self.view.rr_armed.next = self.rr.armed.val();
+        self.view.rr_found.next = self.rr.found.val();
+        self.view.remote_rows_word.next = self.records.remote_rows_word.val();
+        self.records.l_w.next = self.rr.kv.val();
+        self.records.l_k.next = self.rr.kk.val();
+        self.records.l_m.next = self.rr.km.val();
+        self.records.l_prev.next = self.rr.kprev.val();
+        self.records.slow_late.next = self.slow.late_mode.val();
+        self.slow.late_start.next = self.view.call_late.val();
         self.view.k.next = self.position.k.val();
         self.view.prev.next = self.position.prev.val();
         self.view.prev2.next = self.position.prev2.val();

@@ -1,8 +1,9 @@
 //! SlotRecords: where the slot's records are in the mailbox, and the signed
 //! blocks SLOW works on (combinational; docs/slot_records.md).
 //!
-//! SLOW works on a target: W in seal mode (the bridge, recovery.md R17, and
-//! R28's close; W.b is k, or below it after a fast decision and catch-ups,
+//! SLOW works on a target: K in seal mode's late share (`slow_late`, the
+//! remote read's kept lock, recovery.md D11.17); W in seal mode (the
+//! bridge, recovery.md R17, and R28's close; W.b is k, or below it after a fast decision and catch-ups,
 //! and W's slot s(W.b) = (W.b − 1) mod G is derived from W.b), D in deliver
 //! or adopt mode (R25 while awaiting a NEW_VIEW, R10's adoption: D's view,
 //! m and prev at D's slot, which is k, or W.b + 1 when a bridge adopts a
@@ -62,9 +63,16 @@ pub struct SlotRecords {
     pub d_k: Signal<In, Bits<32>>,
     pub d_m: Signal<In, Bits<32>>,
     pub d_prev: Signal<In, Bits<32>>,
+    /// The remote read's kept lock K (crate::controller::remote_read).
+    pub l_w: Signal<In, Bits<32>>,
+    pub l_k: Signal<In, Bits<32>>,
+    pub l_m: Signal<In, Bits<32>>,
+    pub l_prev: Signal<In, Bits<32>>,
     /// SLOW: holds the slot, its modes, the COMMIT block's j.
     pub slow_holding: Signal<In, Bit>,
     pub slow_seal: Signal<In, Bit>,
+    /// SLOW's late share (seal mode on K).
+    pub slow_late: Signal<In, Bit>,
     pub slow_deliver: Signal<In, Bit>,
     pub blk_j: Signal<In, Bits<8>>,
     /// VIEW's c* (its low 8 bits: its slot) and x_T (R19).
@@ -96,6 +104,7 @@ pub struct SlotRecords {
     pub echo_seal_word: Signal<Out, Bits<32>>,
     pub echo_commit_word: Signal<Out, Bits<32>>,
     pub new_view_word: Signal<Out, Bits<32>>,
+    pub remote_rows_word: Signal<Out, Bits<32>>,
     pub commit_log: Signal<Out, Bits<8>>,
     pub r_log: Signal<Out, Bits<8>>,
     pub row_n: Signal<Out, Bits<8>>,
@@ -117,6 +126,7 @@ pub struct SlotRecords {
     echo_seal_base: Constant<Bits<32>>,
     echo_commit_base: Constant<Bits<32>>,
     new_view_base: Constant<Bits<32>>,
+    remote_rows_base: Constant<Bits<32>>,
     /// R and the AxLEN of 2N beats.
     row_records: Constant<Bits<8>>,
     row2_beats: Constant<Bits<8>>,
@@ -163,6 +173,7 @@ impl SlotRecords {
             echo_seal_base: base(Region::EchoSeal),
             echo_commit_base: base(Region::EchoCommit),
             new_view_base: base(Region::NewViewRecord),
+            remote_rows_base: base(Region::RemoteRows),
             row_records: konst(row_n as u64),
             row2_beats: konst((2 * mb.n - 1) as u64),
             commit_shift: konst(commit_shift(mb)),
@@ -175,12 +186,12 @@ impl SlotRecords {
             ;
             defaults:
             id, view_no, k, m, prev, slot, slot_n, w_w, w_k, w_m, w_prev, d_w, d_k, d_m, d_prev,
-            slow_holding, slow_seal, slow_deliver, blk_j, cons_c, x_t, cc_k1, cc_x, t_view, t_k,
+            l_w, l_k, l_m, l_prev, slow_holding, slow_seal, slow_late, slow_deliver, blk_j, cons_c, x_t, cc_k1, cc_x, t_view, t_k,
             t_m, t_prev, prep_word, cert_row, commit_row, prep_sig_word, echo_row_word,
             echo_own_word, certify_row_word, certify_own_word, commit_row_word, cert_word,
             cc_word, prep_block, cert_block, commit_block, t_slot, t_slot_n, cert_slot, cc_slot,
             seal_word, seal_own_word, echo_seal_word, echo_commit_word, new_view_word,
-            commit_log, r_log, row_n, row2_len
+            remote_rows_word, commit_log, r_log, row_n, row2_len
         })
     }
 }
@@ -194,6 +205,7 @@ impl Logic for SlotRecords {
         self.echo_seal_word.next = self.echo_seal_base.val();
         self.echo_commit_word.next = self.echo_commit_base.val();
         self.new_view_word.next = self.new_view_base.val();
+        self.remote_rows_word.next = self.remote_rows_base.val();
         self.commit_log.next = self.commit_shift.val();
         self.r_log.next = self.row_log.val();
         self.row_n.next = self.row_records.val();
@@ -214,6 +226,16 @@ impl Logic for SlotRecords {
             self.t_slot.next = (self.d_k.val().get_bits::<8>(0) - 1) & self.last_slot.val();
             self.t_slot_n.next =
                 bit_cast::<16, 8>((self.d_k.val().get_bits::<8>(0) - 1) & self.last_slot.val())
+                    << self.row_log.val();
+        } else if self.slow_seal.val() & self.slow_late.val() {
+            // The late share: K (the remote read).
+            self.t_view.next = self.l_w.val();
+            self.t_k.next = self.l_k.val();
+            self.t_m.next = self.l_m.val();
+            self.t_prev.next = self.l_prev.val();
+            self.t_slot.next = (self.l_k.val().get_bits::<8>(0) - 1) & self.last_slot.val();
+            self.t_slot_n.next =
+                bit_cast::<16, 8>((self.l_k.val().get_bits::<8>(0) - 1) & self.last_slot.val())
                     << self.row_log.val();
         } else if self.slow_seal.val() {
             self.t_view.next = self.w_w.val();

@@ -292,6 +292,12 @@ pub struct Slow {
     /// VIEW's `call_share`). Seal mode signs and writes W's CERT share,
     /// then goes Off with `stop` (a yield) instead of reading the row.
     pub share_start: Signal<In, Bit>,
+    /// With `share_start`: the share is the remote read's late share, of K
+    /// (VIEW's `call_late`; SlotRecords' target is K while `late_mode`).
+    pub late_start: Signal<In, Bit>,
+    /// The late share's mode (latched at `start`; kept after Off, as
+    /// `seal_mode`).
+    pub late_mode: Signal<Out, Bit>,
     /// The machine runs in seal mode (Protocol's target mux; its `stop` is
     /// then a yield to VIEW, not a handover).
     pub seal_mode: Signal<Out, Bit>,
@@ -449,6 +455,8 @@ pub struct Slow {
     sealing: DFF<Bit>,
     /// Share only (latched at `start` from `share_start`).
     share_only: DFF<Bit>,
+    /// The late share (latched at `start` from `late_start`).
+    late_q: DFF<Bit>,
     /// Deliver mode (latched at `start` from `deliver_start`).
     delivering: DFF<Bit>,
     /// Adopt mode (latched at `start` from `adopt_start`, or set by
@@ -627,6 +635,8 @@ impl Default for Slow {
             stop: Default::default(),
             seal_start: Default::default(),
             share_start: Default::default(),
+            late_start: Default::default(),
+            late_mode: Default::default(),
             seal_mode: Default::default(),
             deliver_start: Default::default(),
             deliver_mode: Default::default(),
@@ -705,6 +715,7 @@ impl Default for Slow {
             state: Default::default(),
             sealing: Default::default(),
             share_only: Default::default(),
+            late_q: Default::default(),
             delivering: Default::default(),
             adopting: Default::default(),
             rowing: Default::default(),
@@ -792,6 +803,7 @@ impl Logic for Slow {
             state,
             sealing,
             share_only,
+            late_q,
             delivering,
             adopting,
             rowing,
@@ -835,6 +847,7 @@ impl Logic for Slow {
         self.exp.next = self.expiring.val() & !self.sealing.q.val();
         self.vote_word.next = self.vote_row_word.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
         self.seal_mode.next = self.sealing.q.val();
+        self.late_mode.next = self.late_q.q.val();
         self.sharing.next = self.share_q.q.val();
         self.refuse.next = false;
         self.set_w.next = false;
@@ -930,6 +943,8 @@ impl Logic for Slow {
                 if self.start.val() {
                     self.sealing.d.next = self.seal_start.val();
                     self.share_only.d.next = self.seal_start.val() & self.share_start.val();
+                    self.late_q.d.next =
+                        self.seal_start.val() & self.share_start.val() & self.late_start.val();
                     self.delivering.d.next = self.deliver_start.val();
                     self.adopting.d.next = self.adopt_start.val();
                     self.rowing.d.next = false;

@@ -27,7 +27,7 @@ pub struct Status {
 
 /// The names of the states, in `sts_state` order; "" for a number no
 /// state reports (13 to 37).
-pub const STATE_NAMES: [&str; 105] = [
+pub const STATE_NAMES: [&str; 108] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -135,4 +135,7 @@ pub const STATE_NAMES: [&str; 105] = [
     "SlowPollLocks",
     "SlowWaitLocks",
     "SlowSendVote",
+    "ViewPollRemote",
+    "ViewWaitRemote",
+    "ViewLateShare",
 ];

@@ -173,10 +173,13 @@ pub enum ViewSt {
     ViewAwaitNext,
     ViewDeliver,
     ViewJump,
+    ViewPollRemote,
+    ViewWaitRemote,
+    ViewLateShare,
 }
 
 /// Every state, in declaration order.
-pub const VIEW_STATES: [ViewSt; 32] = [
+pub const VIEW_STATES: [ViewSt; 35] = [
     ViewSt::Off,
     ViewSt::ViewStart,
     ViewSt::ViewTurn,
@@ -209,6 +212,9 @@ pub const VIEW_STATES: [ViewSt; 32] = [
     ViewSt::ViewAwaitNext,
     ViewSt::ViewDeliver,
     ViewSt::ViewJump,
+    ViewSt::ViewPollRemote,
+    ViewSt::ViewWaitRemote,
+    ViewSt::ViewLateShare,
 ];
 
 /// The signed block's width (`layout::records::BLOCK_BITS`).
@@ -278,7 +284,22 @@ pub struct View {
     /// With `call_slow`: SLOW only certifies W (R16) and yields; the
     /// Ledger marks W's share written.
     pub call_share: Signal<Out, Bit>,
+    /// With `call_slow` and `call_share`: the share is the remote read's
+    /// late share of K (recovery.md D11.17), not W's.
+    pub call_late: Signal<Out, Bit>,
     pub slow_done: Signal<In, Bit>,
+    /// The remote read (crate::controller::remote_read): `rr_keep` at
+    /// each SEAL written (Protocol keeps K if the slot is locked and not
+    /// delivered); K armed (`rr_armed`); at a poll that missed, `rr_issue`
+    /// the next peer's READs and `rr_scan` remote_rows
+    /// (`remote_rows_word`, 2N beats), whose pairs showed n locks for K
+    /// (`rr_found`, with the fetch's `done`).
+    pub rr_keep: Signal<Out, Bit>,
+    pub rr_armed: Signal<In, Bit>,
+    pub rr_issue: Signal<Out, Bit>,
+    pub rr_scan: Signal<Out, Bit>,
+    pub rr_found: Signal<In, Bit>,
+    pub remote_rows_word: Signal<In, Bits<32>>,
     /// The slot (k), dec[k - 1] and dec[k - 2] (`prev2_ok`: known), for
     /// R23's check at install.
     pub k: Signal<In, Bits<32>>,
@@ -585,6 +606,13 @@ impl Default for View {
             share_due: Default::default(),
             call_slow: Default::default(),
             call_share: Default::default(),
+            call_late: Default::default(),
+            rr_keep: Default::default(),
+            rr_armed: Default::default(),
+            rr_issue: Default::default(),
+            rr_scan: Default::default(),
+            rr_found: Default::default(),
+            remote_rows_word: Default::default(),
             slow_done: Default::default(),
             k: Default::default(),
             prev: Default::default(),
@@ -904,7 +932,9 @@ impl Logic for View {
             | (self.state.q.val() == ViewSt::ViewPollNv)
             | (self.state.q.val() == ViewSt::ViewWaitNv)
             | (self.state.q.val() == ViewSt::ViewPollSeals)
-            | (self.state.q.val() == ViewSt::ViewWaitSeals);
+            | (self.state.q.val() == ViewSt::ViewWaitSeals)
+            | (self.state.q.val() == ViewSt::ViewPollRemote)
+            | (self.state.q.val() == ViewSt::ViewWaitRemote);
         self.catch_poll.next = (self.state.q.val() == ViewSt::ViewPollCatch)
             | (self.state.q.val() == ViewSt::ViewPollNv)
             | (self.state.q.val() == ViewSt::ViewPollSeals);
@@ -914,6 +944,8 @@ impl Logic for View {
             | (self.state.q.val() == ViewSt::ViewWaitNv)
             | (self.state.q.val() == ViewSt::ViewPollSeals)
             | (self.state.q.val() == ViewSt::ViewWaitSeals)
+            | (self.state.q.val() == ViewSt::ViewPollRemote)
+            | (self.state.q.val() == ViewSt::ViewWaitRemote)
             | (self.state.q.val() == ViewSt::ViewDeliver);
         self.decide_prev.next = false;
         self.next_view.next = false;
@@ -950,6 +982,10 @@ impl Logic for View {
         self.sb_out.next = self.sb.q.val();
         self.call_slow.next = false;
         self.call_share.next = false;
+        self.call_late.next = false;
+        self.rr_keep.next = false;
+        self.rr_issue.next = false;
+        self.rr_scan.next = false;
         self.cons_set.next = false;
         self.step_back.next = false;
         self.cons_c_out.next = self.cons_c.q.val();
@@ -1030,6 +1066,7 @@ impl Logic for View {
                     self.sent.d.next = false;
                 } else if self.bc_done.val() {
                     self.next_view.next = true;
+                    self.rr_keep.next = true;
                     self.clear_wait.next = true;
                     self.once.d.next = 0.into();
                     self.failed.d.next = 0.into();
@@ -1116,11 +1153,16 @@ impl Logic for View {
                         // D11.14).
                         self.few.d.next = self.few.q.val() + 1;
                         self.state.d.next = ViewSt::ViewPollSeals;
+                        if self.rr_armed.val() {
+                            self.state.d.next = ViewSt::ViewPollRemote;
+                        }
                     } else {
                         self.few.d.next = 0.into();
                         self.missed.next = true;
                         if self.expiring.val() {
                             self.state.d.next = ViewSt::ViewStart;
+                        } else if self.rr_armed.val() {
+                            self.state.d.next = ViewSt::ViewPollRemote;
                         } else {
                             self.state.d.next = ViewSt::ViewPollSeals;
                         }
@@ -1402,10 +1444,43 @@ impl Logic for View {
                         self.missed.next = true;
                         if self.expiring.val() {
                             self.state.d.next = ViewSt::ViewStart;
+                        } else if self.rr_armed.val() {
+                            self.state.d.next = ViewSt::ViewPollRemote;
                         } else {
                             self.state.d.next = ViewSt::ViewPollNv;
                         }
                     }
+                }
+            }
+            ViewSt::ViewPollRemote => {
+                // The remote read (recovery.md D11.17): the next peer's
+                // READs go out, and remote_rows is read whole, checked
+                // beat by beat for n locks for K.
+                self.rr_issue.next = true;
+                self.rr_scan.next = true;
+                self.fetch_start.next = true;
+                self.fetch_word.next = self.remote_rows_word.val();
+                self.fetch_len.next = self.row2_len.val();
+                self.state.d.next = ViewSt::ViewWaitRemote;
+            }
+            ViewSt::ViewWaitRemote => {
+                if self.fetch_done.val() {
+                    if !self.fetch_error.val() & self.rr_found.val() {
+                        // The late share: SLOW signs and writes K's CERT
+                        // share (seal mode, share only), and yields.
+                        self.call_slow.next = true;
+                        self.call_share.next = true;
+                        self.call_late.next = true;
+                        self.state.d.next = ViewSt::ViewLateShare;
+                    } else {
+                        self.state.d.next = self.await_back.val();
+                    }
+                }
+            }
+            ViewSt::ViewLateShare => {
+                if self.slow_done.val() {
+                    self.clear_wait.next = true;
+                    self.state.d.next = self.await_back.val();
                 }
             }
             ViewSt::ViewPollNvRec => {
@@ -1857,6 +1932,15 @@ impl Logic for View {
             }
             ViewSt::ViewJump => {
                 self.sts_state.next = 101.into();
+            }
+            ViewSt::ViewPollRemote => {
+                self.sts_state.next = 105.into();
+            }
+            ViewSt::ViewWaitRemote => {
+                self.sts_state.next = 106.into();
+            }
+            ViewSt::ViewLateShare => {
+                self.sts_state.next = 107.into();
             }
             _ => {
                 self.sts_state.next = 0.into();

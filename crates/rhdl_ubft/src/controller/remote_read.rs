@@ -1,0 +1,319 @@
+//! RemoteRead: the remote read's lock, its RDMA READs and their check
+//! (docs/recovery.md section 11, "A remote read", and D11.17).
+//!
+//! A replica that seals a view holding a lock it has not delivered keeps
+//! the lock, K = (w, k, m, prev) (`keep`, from VIEW at each SEAL, with
+//! Protocol's vote registers: the latest such lock); K is `armed` while the replica is still at
+//! slot k. While VIEW awaits a NEW_VIEW with K armed, each of its polls
+//! `issue`s two RDMA READs of one peer p, round robin over the peers: p's
+//! prepare[s(k)] beat into remote_rows[p] beat 0, and p's will_cert[s(k)]
+//! row beat into remote_rows[p] beat 1 (on `rd_*`, the RoceAdapter's READ
+//! port). VIEW then reads remote_rows whole (2N beats, `scan` while it
+//! comes): `found` rises when some peer's pair shows n locks for K, the
+//! leader of w's lane as its PREPARE (k, m, w, prev) and every other lane
+//! of the first n the vote (tag(w, k), m) (R5's rule). VIEW then has SLOW
+//! write K's CERT share, and `cancel` drops K; so does a share of slot k
+//! from a later view written by this replica (the model's rule: a later
+//! share is not overwritten).
+//!
+//! Why the pair needs to be neither fresh nor read at one instant: every
+//! lane of it is what its owner wrote (the guards, network and local),
+//! and a lock once written is a fact.
+//!
+//! Ports: `n`, `id`, `network_ptr`, `qpns` (configuration); `k`
+//! (Protocol's slot); `keep` with `keep_view`, `keep_m`, `keep_prev`,
+//! `keep_leader` (leader(w)); `cancel`; `armed` and K (`kv`, `kk`, `km`,
+//! `kprev`, for SLOW's target); `issue`; `rd_qpn`, `rd_laddr`, `rd_raddr`,
+//! `rd_valid`, `rd_ready`; `scan_start`, `beat`, `beat_valid`, `found`.
+//!
+//! Timing: `armed` and K are registers; a READ is presented the cycle
+//! after `issue` and held until `rd_ready`; `found` is registered on the
+//! scan's beats, valid from the cycle after the last.
+//!
+//! Reset (`rst_n`, synchronous, active low): K dropped, no READ.
+
+use crate::io::roce::{QPNS_BITS, QPN_BITS};
+use crate::layout::{Mailbox, Region};
+use crate::params::{BEAT_BITS, BEAT_WORDS, G, SB};
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum RrSt {
+    Idle,
+    /// p's prepare beat.
+    Prep,
+    /// p's will_cert row beat.
+    Row,
+}
+
+#[derive(LogicBlock)]
+pub struct RemoteRead<const N: usize> {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub n: Signal<In, Bits<8>>,
+    pub id: Signal<In, Bits<8>>,
+    pub network_ptr: Signal<In, Bits<64>>,
+    pub qpns: Signal<In, Bits<QPNS_BITS>>,
+    /// The first n replicas' lanes.
+    pub active: Signal<In, Bits<N>>,
+    pub k: Signal<In, Bits<32>>,
+    pub keep: Signal<In, Bit>,
+    pub keep_view: Signal<In, Bits<32>>,
+    pub keep_m: Signal<In, Bits<32>>,
+    pub keep_prev: Signal<In, Bits<32>>,
+    pub keep_leader: Signal<In, Bits<8>>,
+    pub cancel: Signal<In, Bit>,
+    pub armed: Signal<Out, Bit>,
+    pub kv: Signal<Out, Bits<32>>,
+    pub kk: Signal<Out, Bits<32>>,
+    pub km: Signal<Out, Bits<32>>,
+    pub kprev: Signal<Out, Bits<32>>,
+    pub issue: Signal<In, Bit>,
+    pub rd_qpn: Signal<Out, Bits<QPN_BITS>>,
+    pub rd_laddr: Signal<Out, Bits<64>>,
+    pub rd_raddr: Signal<Out, Bits<64>>,
+    pub rd_valid: Signal<Out, Bit>,
+    pub rd_ready: Signal<In, Bit>,
+    pub scan_start: Signal<In, Bit>,
+    pub beat: Signal<In, Bits<BEAT_BITS>>,
+    pub beat_valid: Signal<In, Bit>,
+    pub found: Signal<Out, Bit>,
+    kept: DFF<Bit>,
+    k_view: DFF<Bits<32>>,
+    k_k: DFF<Bits<32>>,
+    k_m: DFF<Bits<32>>,
+    k_prev: DFF<Bits<32>>,
+    k_leader: DFF<Bits<8>>,
+    state: DFF<RrSt>,
+    peer: DFF<Bits<8>>,
+    beat_n: DFF<Bits<8>>,
+    prep_ok: DFF<Bit>,
+    found_q: DFF<Bit>,
+    next1: Signal<Local, Bits<8>>,
+    next2: Signal<Local, Bits<8>>,
+    slot: Signal<Local, Bits<32>>,
+    tag: Signal<Local, Bits<32>>,
+    lanes_ok: Signal<Local, Bit>,
+    rr_word: Signal<Local, Bits<32>>,
+    peer_bit: Signal<Local, Bits<N>>,
+    leader_bit: Signal<Local, Bits<N>>,
+    one: Constant<Bits<N>>,
+    prepare_base: Constant<Bits<32>>,
+    will_cert_base: Constant<Bits<32>>,
+    row_shift: Constant<Bits<32>>,
+    remote_base: Constant<Bits<32>>,
+    remote_shift: Constant<Bits<32>>,
+    last_slot: Constant<Bits<32>>,
+}
+
+impl<const N: usize> Default for RemoteRead<N> {
+    fn default() -> Self {
+        let mb = Mailbox::v3(N, G, SB);
+        let row_words = mb.vote_row_words();
+        let remote_words = mb.stride(Region::RemoteRows);
+        assert!(row_words.is_power_of_two() && remote_words.is_power_of_two());
+        assert!(
+            row_words <= BEAT_WORDS && remote_words == 2 * BEAT_WORDS,
+            "remote_read.rs: a will_cert row is one beat, a remote_rows record two"
+        );
+        assert_eq!(
+            mb.prepare(1) - mb.prepare(0),
+            BEAT_WORDS,
+            "remote_read.rs: a prepare per beat (slot << 4)"
+        );
+        assert!(G.is_power_of_two());
+        assert_eq!(QPN_BITS, 10, "remote_read.rs: qpn i at bits i * 10");
+        let k = |x: usize| Constant::new((x as u64).into());
+        RemoteRead {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            n: Default::default(),
+            id: Default::default(),
+            network_ptr: Default::default(),
+            qpns: Default::default(),
+            active: Default::default(),
+            k: Default::default(),
+            keep: Default::default(),
+            keep_view: Default::default(),
+            keep_m: Default::default(),
+            keep_prev: Default::default(),
+            keep_leader: Default::default(),
+            cancel: Default::default(),
+            armed: Default::default(),
+            kv: Default::default(),
+            kk: Default::default(),
+            km: Default::default(),
+            kprev: Default::default(),
+            issue: Default::default(),
+            rd_qpn: Default::default(),
+            rd_laddr: Default::default(),
+            rd_raddr: Default::default(),
+            rd_valid: Default::default(),
+            rd_ready: Default::default(),
+            scan_start: Default::default(),
+            beat: Default::default(),
+            beat_valid: Default::default(),
+            found: Default::default(),
+            kept: Default::default(),
+            k_view: Default::default(),
+            k_k: Default::default(),
+            k_m: Default::default(),
+            k_prev: Default::default(),
+            k_leader: Default::default(),
+            state: Default::default(),
+            peer: Default::default(),
+            beat_n: Default::default(),
+            prep_ok: Default::default(),
+            found_q: Default::default(),
+            next1: Default::default(),
+            next2: Default::default(),
+            slot: Default::default(),
+            tag: Default::default(),
+            lanes_ok: Default::default(),
+            rr_word: Default::default(),
+            peer_bit: Default::default(),
+            leader_bit: Default::default(),
+            one: Constant::new(1u64.into()),
+            prepare_base: k(mb.base(Region::Prepare)),
+            will_cert_base: k(mb.base(Region::WillCert)),
+            row_shift: k(row_words.trailing_zeros() as usize),
+            remote_base: k(mb.base(Region::RemoteRows)),
+            remote_shift: k(remote_words.trailing_zeros() as usize),
+            last_slot: k(G - 1),
+        }
+    }
+}
+
+impl<const N: usize> Logic for RemoteRead<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, kept, k_view, k_k, k_m, k_prev, k_leader, state, peer, beat_n, prep_ok,
+            found_q
+        );
+        // K, and whether it is still this slot's.
+        if self.keep.val() {
+            self.kept.d.next = true;
+            self.k_view.d.next = self.keep_view.val();
+            self.k_k.d.next = self.k.val();
+            self.k_m.d.next = self.keep_m.val();
+            self.k_prev.d.next = self.keep_prev.val();
+            self.k_leader.d.next = self.keep_leader.val();
+        }
+        if self.cancel.val() | (self.kept.q.val() & (self.k_k.q.val() != self.k.val())) {
+            self.kept.d.next = false;
+        }
+        self.armed.next = self.kept.q.val() & (self.k_k.q.val() == self.k.val());
+        self.kv.next = self.k_view.q.val();
+        self.kk.next = self.k_k.q.val();
+        self.km.next = self.k_m.q.val();
+        self.kprev.next = self.k_prev.q.val();
+        // The next peer, round robin over the first n but this replica.
+        self.next1.next = self.peer.q.val() + 1;
+        if self.next1.val() >= self.n.val() {
+            self.next1.next = 0.into();
+        }
+        self.next2.next = self.next1.val();
+        if self.next1.val() == self.id.val() {
+            self.next2.next = self.next1.val() + 1;
+            if self.next1.val() + 1 >= self.n.val() {
+                self.next2.next = 0.into();
+            }
+        }
+        // The READs: p's prepare[s(k)] beat and will_cert[s(k)] row into
+        // remote_rows[p].
+        self.slot.next = (self.k_k.q.val() - 1) & self.last_slot.val();
+        self.rr_word.next =
+            self.remote_base.val() + (bit_cast::<32, 8>(self.peer.q.val()) << self.remote_shift.val());
+        self.peer_bit.next = self.one.val() << self.peer.q.val();
+        self.leader_bit.next = self.one.val() << self.k_leader.q.val();
+        self.rd_qpn.next = 0.into();
+        for i in 0..N {
+            if self.peer_bit.val().get_bit(i) {
+                self.rd_qpn.next = self.qpns.val().get_bits::<QPN_BITS>(i * 10);
+            }
+        }
+        self.rd_valid.next = false;
+        self.rd_laddr.next = self.network_ptr.val() + (bit_cast::<64, 32>(self.rr_word.val()) << 2);
+        self.rd_raddr.next = self.network_ptr.val()
+            + (bit_cast::<64, 32>(self.prepare_base.val() + (self.slot.val() << 4)) << 2);
+        match self.state.q.val() {
+            RrSt::Idle => {
+                if self.issue.val() & self.kept.q.val() {
+                    self.peer.d.next = self.next2.val();
+                    self.state.d.next = RrSt::Prep;
+                }
+            }
+            RrSt::Prep => {
+                self.rd_valid.next = true;
+                if self.rd_ready.val() {
+                    self.state.d.next = RrSt::Row;
+                }
+            }
+            RrSt::Row => {
+                self.rd_valid.next = true;
+                self.rd_laddr.next = self.network_ptr.val()
+                    + (bit_cast::<64, 32>(self.rr_word.val() + 16) << 2);
+                self.rd_raddr.next = self.network_ptr.val()
+                    + (bit_cast::<64, 32>(
+                        self.will_cert_base.val() + (self.slot.val() << self.row_shift.val()),
+                    ) << 2);
+                if self.rd_ready.val() {
+                    self.state.d.next = RrSt::Idle;
+                }
+            }
+            _ => {
+                self.state.d.next = RrSt::Idle;
+            }
+        }
+        // The scan of remote_rows: beat 2p is p's prepare, 2p + 1 its row.
+        self.tag.next = (bit_cast::<32, 8>(self.k_view.q.val().get_bits::<8>(0)) << 24)
+            | (self.k_k.q.val() & 0x00ff_ffff);
+        self.lanes_ok.next = true;
+        for i in 0..N {
+            if self.active.val().get_bit(i)
+                & !self.leader_bit.val().get_bit(i)
+                & ((self.beat.val().get_bits::<32>(i * 64) != self.tag.val())
+                    | (self.beat.val().get_bits::<32>(i * 64 + 32) != self.k_m.q.val()))
+            {
+                self.lanes_ok.next = false;
+            }
+        }
+        if self.scan_start.val() {
+            self.beat_n.d.next = 0.into();
+            self.prep_ok.d.next = false;
+            self.found_q.d.next = false;
+        } else if self.beat_valid.val() {
+            self.beat_n.d.next = self.beat_n.q.val() + 1;
+            if !self.beat_n.q.val().get_bit(0) {
+                // (k, m, v, prev) at words 0 to 3.
+                self.prep_ok.d.next = (self.beat.val().get_bits::<32>(0) == self.k_k.q.val())
+                    & (self.beat.val().get_bits::<32>(32) == self.k_m.q.val())
+                    & (self.beat.val().get_bits::<32>(64) == self.k_view.q.val())
+                    & (self.beat.val().get_bits::<32>(96) == self.k_prev.q.val());
+            } else if self.prep_ok.q.val() & self.lanes_ok.val() & self.kept.q.val() {
+                self.found_q.d.next = true;
+            }
+        }
+        self.found.next = self.found_q.q.val();
+        if !self.rst_n.val() {
+            self.kept.d.next = false;
+            self.state.d.next = RrSt::Idle;
+            self.found_q.d.next = false;
+        }
+    }
+}
+
+/// n locks for K in one peer's pair (prepare beat words, will_cert row
+/// words): the reference the block's scan is tested against.
+pub fn n_locks(
+    prep: &[u32],
+    row: &[u32],
+    n: usize,
+    leader: usize,
+    (view, k, m, prev): (u32, u32, u32, u32),
+) -> bool {
+    let tag = crate::params::vote_tag(view, k);
+    prep[..4] == [k, m, view, prev]
+        && (0..n).all(|j| j == leader || (row[2 * j] == tag && row[2 * j + 1] == m))
+}
