@@ -444,6 +444,11 @@ impl GuardTable {
         );
         for r in &self.rows {
             let (rule, owner, view) = match r.rule {
+                Rule::Owned { period, .. } if read_only(r.region) => (
+                    "owned, READ responses only".to_string(),
+                    format!("e mod {period}"),
+                    "".into(),
+                ),
                 Rule::Owned { period, .. } => {
                     ("owned".to_string(), format!("e mod {period}"), "".into())
                 }
@@ -1204,9 +1209,9 @@ impl<const N: usize> Logic for Guard<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, vaddr_q, len_q, qpn_q, high_q, rd_q, age, word_q, words_q, sender_q,
-            known_q, mal_q, csel, beat_n, data_bad, got_last, vsh, rem, step, wad, wrem, wsel,
-            psel, hb, first, aw_done, w_done, accepted_q, werr_q, by_q
+            self, clock, state, vaddr_q, len_q, qpn_q, high_q, rd_q, age, word_q, words_q,
+            sender_q, known_q, mal_q, csel, beat_n, data_bad, got_last, vsh, rem, step, wad, wrem,
+            wsel, psel, hb, first, aw_done, w_done, accepted_q, werr_q, by_q
         );
         for i in 0..BEATS {
             self.buf[i].clock.next = self.clock.val();

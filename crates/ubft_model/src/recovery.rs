@@ -168,11 +168,11 @@ pub enum Variant {
     /// that sealed before the last lock landed. It reads the rows while it
     /// awaits a NEW_VIEW (AwaitNv) only.
     LateShare,
-    /// A candidate for the caveat's Byzantine form (recovery.md section
-    /// 11, "A remote read"): `recovery:late_share`, where the n locks may
-    /// also be found in a peer's rows, read over the network (an RDMA READ
-    /// of the peer's mailbox, served by its trusted stack from its trusted
-    /// HBM). Every lane of a peer's row holds what its owner last wrote
+    /// The caveat's fix (recovery.md section 11, "A remote read", built
+    /// as RemoteRead): `recovery:late_share`, where the n locks are found
+    /// in a peer's rows, read over the network (an RDMA READ of the peer's
+    /// mailbox, served by its trusted stack from its trusted HBM), not in
+    /// the replica's own. Every lane of a peer's row holds what its owner last wrote
     /// there (the guard on the network path), except the peer's own lanes
     /// when the peer is the Byzantine replica (its kernel writes its own
     /// HBM): the model counts those as locks of anything, the worst case.
@@ -1632,7 +1632,7 @@ impl Design for Recovery {
             }
             _ => {}
         }
-        if self.late_share(cfg, id, rep, h) {
+        if self.variant == Variant::LateShare && self.late_share(cfg, id, rep, h) {
             out.push(Step::LateShare);
         }
         if self.echoable(cfg, id, rep, h).is_some() {
@@ -1718,7 +1718,7 @@ impl Design for Recovery {
     }
 
     /// `recovery:remote_read`: n locks for its kept lock in `peer`'s rows
-    /// (and not in its own, where `LateShare` takes them).
+    /// (its own rows are not read: the RTL's RemoteRead reads peers').
     fn remote_steps(
         &self,
         cfg: &Config,
@@ -1729,10 +1729,7 @@ impl Design for Recovery {
         ph: &Hbm,
         out: &mut Vec<Step>,
     ) {
-        if self.variant != Variant::RemoteRead
-            || !self.late_due(cfg, id, rep, h)
-            || self.late_share(cfg, id, rep, h)
-        {
+        if self.variant != Variant::RemoteRead || !self.late_due(cfg, id, rep, h) {
             return;
         }
         let l = rep.late;

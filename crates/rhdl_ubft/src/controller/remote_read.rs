@@ -223,8 +223,8 @@ impl<const N: usize> Logic for RemoteRead<N> {
         // The READs: p's prepare[s(k)] beat and will_cert[s(k)] row into
         // remote_rows[p].
         self.slot.next = (self.k_k.q.val() - 1) & self.last_slot.val();
-        self.rr_word.next =
-            self.remote_base.val() + (bit_cast::<32, 8>(self.peer.q.val()) << self.remote_shift.val());
+        self.rr_word.next = self.remote_base.val()
+            + (bit_cast::<32, 8>(self.peer.q.val()) << self.remote_shift.val());
         self.peer_bit.next = self.one.val() << self.peer.q.val();
         self.leader_bit.next = self.one.val() << self.k_leader.q.val();
         self.rd_qpn.next = 0.into();
@@ -252,8 +252,8 @@ impl<const N: usize> Logic for RemoteRead<N> {
             }
             RrSt::Row => {
                 self.rd_valid.next = true;
-                self.rd_laddr.next = self.network_ptr.val()
-                    + (bit_cast::<64, 32>(self.rr_word.val() + 16) << 2);
+                self.rd_laddr.next =
+                    self.network_ptr.val() + (bit_cast::<64, 32>(self.rr_word.val() + 16) << 2);
                 self.rd_raddr.next = self.network_ptr.val()
                     + (bit_cast::<64, 32>(
                         self.will_cert_base.val() + (self.slot.val() << self.row_shift.val()),

@@ -446,8 +446,6 @@ struct RxWrite {
     ack: Option<(u64, CqCompletion)>,
     /// Its payload, to check that HBM holds it when it is acknowledged.
     data: Vec<u32>,
-    /// A READ response's payload (`WR_RD`).
-    rd: bool,
 }
 
 /// The write the guard took, until its decision shows.
@@ -1074,7 +1072,8 @@ impl Stack {
                 // read and lands at the requester L cycles later, in order
                 // on the queue pair.
                 let data = hbm.read_words(rq.raddr, (rq.length / WORD_BYTES) as usize);
-                let landing = (cycle + hbm.read_latency() + links.latency).max(self.last_landing[src]);
+                let landing =
+                    (cycle + hbm.read_latency() + links.latency).max(self.last_landing[src]);
                 self.last_landing[src] = landing;
                 self.stats.read_responses[dst] += 1;
                 self.outbox.push(Flight {
@@ -1109,7 +1108,15 @@ impl Stack {
 
     /// `Delivery::Model` and `Bypass`: the rule filters (or nothing does)
     /// and the write lands at once. `rd`: a READ response.
-    fn land_model(&mut self, links: &Links, src: usize, w: Write, cycle: u64, hbm: &mut Hbm, rd: bool) {
+    fn land_model(
+        &mut self,
+        links: &Links,
+        src: usize,
+        w: Write,
+        cycle: u64,
+        hbm: &mut Hbm,
+        rd: bool,
+    ) {
         let dst = self.r;
         let verdict = match links.delivery {
             Delivery::Bypass => Ok(()),
@@ -1208,7 +1215,6 @@ impl Stack {
                 reason,
                 ack,
                 data: w.data,
-                rd,
             }),
         });
         let depth = (q.len() + presented as usize) as u64;
