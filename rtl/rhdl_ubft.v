@@ -182,6 +182,12 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [7:0] protocol$sts_error;
     wire  [7:0] protocol$sts_state;
     wire  protocol$started;
+    reg  [79:0] protocol$qpns;
+    wire  [9:0] protocol$rd_qpn;
+    wire  [63:0] protocol$rd_laddr;
+    wire  [63:0] protocol$rd_raddr;
+    wire  protocol$rd_valid;
+    reg  protocol$rd_ready;
     reg  fetch$clock;
     reg  fetch$rst_n;
     reg  fetch$start;
@@ -333,12 +339,18 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [31:0] control$sts_guard_refused_shape;
     reg  [31:0] control$sts_guard_refused_unchecked;
     reg  [255:0] control$sts_guard_refused_by;
+    reg  roce$clock;
     reg  [9:0] roce$cmd_qpn;
     reg  [63:0] roce$cmd_addr;
     reg  [15:0] roce$cmd_len;
     reg  roce$cmd_valid;
     wire  roce$cmd_ready;
     wire  roce$ack;
+    reg  [9:0] roce$rd_qpn;
+    reg  [63:0] roce$rd_laddr;
+    reg  [63:0] roce$rd_raddr;
+    reg  roce$rd_valid;
+    wire  roce$rd_ready;
     wire  [255:0] roce$sq_tdata;
     wire  roce$sq_tvalid;
     reg  roce$sq_tready;
@@ -577,7 +589,13 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_bad_shares(protocol$sts_bad_shares),
         .sts_error(protocol$sts_error),
         .sts_state(protocol$sts_state),
-        .started(protocol$started)
+        .started(protocol$started),
+        .qpns(protocol$qpns),
+        .rd_qpn(protocol$rd_qpn),
+        .rd_laddr(protocol$rd_laddr),
+        .rd_raddr(protocol$rd_raddr),
+        .rd_valid(protocol$rd_valid),
+        .rd_ready(protocol$rd_ready)
     );
     rhdl_ubft$fetch fetch(
         .clock(fetch$clock),
@@ -739,12 +757,18 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_guard_refused_by(control$sts_guard_refused_by)
     );
     rhdl_ubft$roce roce(
+        .clock(roce$clock),
         .cmd_qpn(roce$cmd_qpn),
         .cmd_addr(roce$cmd_addr),
         .cmd_len(roce$cmd_len),
         .cmd_valid(roce$cmd_valid),
         .cmd_ready(roce$cmd_ready),
         .ack(roce$ack),
+        .rd_qpn(roce$rd_qpn),
+        .rd_laddr(roce$rd_laddr),
+        .rd_raddr(roce$rd_raddr),
+        .rd_valid(roce$rd_valid),
+        .rd_ready(roce$rd_ready),
         .sq_tdata(roce$sq_tdata),
         .sq_tvalid(roce$sq_tvalid),
         .sq_tready(roce$sq_tready),
@@ -1090,6 +1114,13 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         broadcast$bresp = m_axi_hbm_bresp;
         broadcast$bvalid = m_axi_hbm_bvalid;
         m_axi_hbm_bready = broadcast$bready;
+        roce$clock = ap_clk;
+        protocol$qpns = control$qpns;
+        roce$rd_qpn = protocol$rd_qpn;
+        roce$rd_laddr = protocol$rd_laddr;
+        roce$rd_raddr = protocol$rd_raddr;
+        roce$rd_valid = protocol$rd_valid;
+        protocol$rd_ready = roce$rd_ready;
         roce$cmd_qpn = broadcast$cmd_qpn;
         roce$cmd_addr = broadcast$cmd_addr;
         roce$cmd_len = broadcast$cmd_len;
@@ -4114,12 +4145,13 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     localparam  at_len = 8'h30;
     localparam  at_strm = 8'h4d;
     localparam  at_host = 8'h4f;
+    localparam  at_rd = 8'h5e;
     localparam  at_dest = 8'h50;
     localparam  at_qpn = 8'h54;
     localparam  ids = 64'h706050403020100;
     localparam  reason_ids = 64'h987654321;
     localparam  beat_ids = 1024'h3f003e003d003c003b003a0039003800370036003500340033003200310030002f002e002d002c002b002a0029002800270026002500240023002200210020001f001e001d001c001b001a0019001800170016001500140013001200110010000f000e000d000c000b000a0009000800070006000500040003000200010000;
-    localparam  end_bytes = 64'h367a800;
+    localparam  end_bytes = 64'h367ac00;
     localparam  max_bytes = 32'h400;
     localparam  ready_age = 4'h5;
     localparam  c_length = 4'h2;
@@ -4151,6 +4183,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$0$word;
     reg  [15:0] rows$0$words;
     reg  [7:0] rows$0$sender;
+    reg  rows$0$rd;
     wire  rows$0$hit;
     wire  rows$0$pass;
     wire  rows$0$leader;
@@ -4160,6 +4193,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$1$word;
     reg  [15:0] rows$1$words;
     reg  [7:0] rows$1$sender;
+    reg  rows$1$rd;
     wire  rows$1$hit;
     wire  rows$1$pass;
     wire  rows$1$leader;
@@ -4169,6 +4203,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$2$word;
     reg  [15:0] rows$2$words;
     reg  [7:0] rows$2$sender;
+    reg  rows$2$rd;
     wire  rows$2$hit;
     wire  rows$2$pass;
     wire  rows$2$leader;
@@ -4178,6 +4213,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$3$word;
     reg  [15:0] rows$3$words;
     reg  [7:0] rows$3$sender;
+    reg  rows$3$rd;
     wire  rows$3$hit;
     wire  rows$3$pass;
     wire  rows$3$leader;
@@ -4187,6 +4223,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$4$word;
     reg  [15:0] rows$4$words;
     reg  [7:0] rows$4$sender;
+    reg  rows$4$rd;
     wire  rows$4$hit;
     wire  rows$4$pass;
     wire  rows$4$leader;
@@ -4196,6 +4233,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$5$word;
     reg  [15:0] rows$5$words;
     reg  [7:0] rows$5$sender;
+    reg  rows$5$rd;
     wire  rows$5$hit;
     wire  rows$5$pass;
     wire  rows$5$leader;
@@ -4205,6 +4243,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$6$word;
     reg  [15:0] rows$6$words;
     reg  [7:0] rows$6$sender;
+    reg  rows$6$rd;
     wire  rows$6$hit;
     wire  rows$6$pass;
     wire  rows$6$leader;
@@ -4214,6 +4253,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$7$word;
     reg  [15:0] rows$7$words;
     reg  [7:0] rows$7$sender;
+    reg  rows$7$rd;
     wire  rows$7$hit;
     wire  rows$7$pass;
     wire  rows$7$leader;
@@ -4223,6 +4263,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$8$word;
     reg  [15:0] rows$8$words;
     reg  [7:0] rows$8$sender;
+    reg  rows$8$rd;
     wire  rows$8$hit;
     wire  rows$8$pass;
     wire  rows$8$leader;
@@ -4232,6 +4273,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$9$word;
     reg  [15:0] rows$9$words;
     reg  [7:0] rows$9$sender;
+    reg  rows$9$rd;
     wire  rows$9$hit;
     wire  rows$9$pass;
     wire  rows$9$leader;
@@ -4241,11 +4283,22 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [31:0] rows$10$word;
     reg  [15:0] rows$10$words;
     reg  [7:0] rows$10$sender;
+    reg  rows$10$rd;
     wire  rows$10$hit;
     wire  rows$10$pass;
     wire  rows$10$leader;
     wire  [3:0] rows$10$code;
     wire  [15:0] rows$10$vidx;
+    reg  rows$11$clock;
+    reg  [31:0] rows$11$word;
+    reg  [15:0] rows$11$words;
+    reg  [7:0] rows$11$sender;
+    reg  rows$11$rd;
+    wire  rows$11$hit;
+    wire  rows$11$pass;
+    wire  rows$11$leader;
+    wire  [3:0] rows$11$code;
+    wire  [15:0] rows$11$vidx;
     reg  [2:0] state$d;
     wire  [2:0] state$q;
     reg  state$clock;
@@ -4261,6 +4314,9 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  high_q$d;
     wire  high_q$q;
     reg  high_q$clock;
+    reg  rd_q$d;
+    wire  rd_q$q;
+    reg  rd_q$clock;
     reg  [3:0] age$d;
     wire  [3:0] age$q;
     reg  age$clock;
@@ -4414,6 +4470,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$0$word),
         .words(rows$0$words),
         .sender(rows$0$sender),
+        .rd(rows$0$rd),
         .hit(rows$0$hit),
         .pass(rows$0$pass),
         .leader(rows$0$leader),
@@ -4425,6 +4482,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$1$word),
         .words(rows$1$words),
         .sender(rows$1$sender),
+        .rd(rows$1$rd),
         .hit(rows$1$hit),
         .pass(rows$1$pass),
         .leader(rows$1$leader),
@@ -4436,6 +4494,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$2$word),
         .words(rows$2$words),
         .sender(rows$2$sender),
+        .rd(rows$2$rd),
         .hit(rows$2$hit),
         .pass(rows$2$pass),
         .leader(rows$2$leader),
@@ -4447,6 +4506,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$3$word),
         .words(rows$3$words),
         .sender(rows$3$sender),
+        .rd(rows$3$rd),
         .hit(rows$3$hit),
         .pass(rows$3$pass),
         .leader(rows$3$leader),
@@ -4458,6 +4518,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$4$word),
         .words(rows$4$words),
         .sender(rows$4$sender),
+        .rd(rows$4$rd),
         .hit(rows$4$hit),
         .pass(rows$4$pass),
         .leader(rows$4$leader),
@@ -4469,6 +4530,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$5$word),
         .words(rows$5$words),
         .sender(rows$5$sender),
+        .rd(rows$5$rd),
         .hit(rows$5$hit),
         .pass(rows$5$pass),
         .leader(rows$5$leader),
@@ -4480,6 +4542,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$6$word),
         .words(rows$6$words),
         .sender(rows$6$sender),
+        .rd(rows$6$rd),
         .hit(rows$6$hit),
         .pass(rows$6$pass),
         .leader(rows$6$leader),
@@ -4491,6 +4554,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$7$word),
         .words(rows$7$words),
         .sender(rows$7$sender),
+        .rd(rows$7$rd),
         .hit(rows$7$hit),
         .pass(rows$7$pass),
         .leader(rows$7$leader),
@@ -4502,6 +4566,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$8$word),
         .words(rows$8$words),
         .sender(rows$8$sender),
+        .rd(rows$8$rd),
         .hit(rows$8$hit),
         .pass(rows$8$pass),
         .leader(rows$8$leader),
@@ -4513,6 +4578,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$9$word),
         .words(rows$9$words),
         .sender(rows$9$sender),
+        .rd(rows$9$rd),
         .hit(rows$9$hit),
         .pass(rows$9$pass),
         .leader(rows$9$leader),
@@ -4524,11 +4590,24 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .word(rows$10$word),
         .words(rows$10$words),
         .sender(rows$10$sender),
+        .rd(rows$10$rd),
         .hit(rows$10$hit),
         .pass(rows$10$pass),
         .leader(rows$10$leader),
         .code(rows$10$code),
         .vidx(rows$10$vidx)
+    );
+    rhdl_ubft$guard$rows$11 rows$11(
+        .clock(rows$11$clock),
+        .word(rows$11$word),
+        .words(rows$11$words),
+        .sender(rows$11$sender),
+        .rd(rows$11$rd),
+        .hit(rows$11$hit),
+        .pass(rows$11$pass),
+        .leader(rows$11$leader),
+        .code(rows$11$code),
+        .vidx(rows$11$vidx)
     );
     rhdl_ubft$guard$state state(
         .d(state$d),
@@ -4554,6 +4633,11 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .d(high_q$d),
         .q(high_q$q),
         .clock(high_q$clock)
+    );
+    rhdl_ubft$guard$rd_q rd_q(
+        .d(rd_q$d),
+        .q(rd_q$q),
+        .clock(rd_q$clock)
     );
     rhdl_ubft$guard$age age(
         .d(age$d),
@@ -4738,6 +4822,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         len_q$clock = clock;
         qpn_q$clock = clock;
         high_q$clock = clock;
+        rd_q$clock = clock;
         age$clock = clock;
         word_q$clock = clock;
         words_q$clock = clock;
@@ -4767,6 +4852,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         len_q$d = len_q$q;
         qpn_q$d = qpn_q$q;
         high_q$d = high_q$q;
+        rd_q$d = rd_q$q;
         age$d = age$q;
         word_q$d = word_q$q;
         words_q$d = words_q$q;
@@ -4875,46 +4961,62 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         rows$0$word = word_q$q;
         rows$0$words = words_q$q;
         rows$0$sender = sender_q$q;
+        rows$0$rd = rd_q$q;
         rows$1$clock = clock;
         rows$1$word = word_q$q;
         rows$1$words = words_q$q;
         rows$1$sender = sender_q$q;
+        rows$1$rd = rd_q$q;
         rows$2$clock = clock;
         rows$2$word = word_q$q;
         rows$2$words = words_q$q;
         rows$2$sender = sender_q$q;
+        rows$2$rd = rd_q$q;
         rows$3$clock = clock;
         rows$3$word = word_q$q;
         rows$3$words = words_q$q;
         rows$3$sender = sender_q$q;
+        rows$3$rd = rd_q$q;
         rows$4$clock = clock;
         rows$4$word = word_q$q;
         rows$4$words = words_q$q;
         rows$4$sender = sender_q$q;
+        rows$4$rd = rd_q$q;
         rows$5$clock = clock;
         rows$5$word = word_q$q;
         rows$5$words = words_q$q;
         rows$5$sender = sender_q$q;
+        rows$5$rd = rd_q$q;
         rows$6$clock = clock;
         rows$6$word = word_q$q;
         rows$6$words = words_q$q;
         rows$6$sender = sender_q$q;
+        rows$6$rd = rd_q$q;
         rows$7$clock = clock;
         rows$7$word = word_q$q;
         rows$7$words = words_q$q;
         rows$7$sender = sender_q$q;
+        rows$7$rd = rd_q$q;
         rows$8$clock = clock;
         rows$8$word = word_q$q;
         rows$8$words = words_q$q;
         rows$8$sender = sender_q$q;
+        rows$8$rd = rd_q$q;
         rows$9$clock = clock;
         rows$9$word = word_q$q;
         rows$9$words = words_q$q;
         rows$9$sender = sender_q$q;
+        rows$9$rd = rd_q$q;
         rows$10$clock = clock;
         rows$10$word = word_q$q;
         rows$10$words = words_q$q;
         rows$10$sender = sender_q$q;
+        rows$10$rd = rd_q$q;
+        rows$11$clock = clock;
+        rows$11$word = word_q$q;
+        rows$11$words = words_q$q;
+        rows$11$sender = sender_q$q;
+        rows$11$rd = rd_q$q;
         r_hit = 1'b0;
         r_pass = 1'b0;
         r_leader = 1'b0;
@@ -4996,6 +5098,13 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
             r_leader = rows$10$leader;
             r_code = rows$10$code;
             r_vidx = rows$10$vidx;
+        end
+        if (rows$11$hit) begin
+            r_hit = 1'b1;
+            r_pass = rows$11$pass;
+            r_leader = rows$11$leader;
+            r_code = rows$11$code;
+            r_vidx = rows$11$vidx;
         end
         lane = vaddr_q$q[(32'h2)+:(4)];
         expect_m1 = (((len_q$q - 32'h1) >> 32'h6) & 8'hff);
@@ -5124,6 +5233,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                         vaddr_q$d = ((wr_cmd_tdata[(at_vaddr)+:(48)]) & 64'hffffffffffffffff);
                         len_q$d = ((wr_cmd_tdata[(at_len)+:(28)]) & 32'hffffffff);
                         qpn_q$d = wr_cmd_tdata[(at_qpn)+:(10)];
+                        rd_q$d = wr_cmd_tdata[at_rd];
                         high_q$d = wr_cmd_tdata[at_strm] | (wr_cmd_tdata[(at_dest)+:(4)] != 32'h0) | ~wr_cmd_tdata[at_host];
                         age$d = 32'h0;
                         csel$d = 32'h1;
@@ -5743,6 +5853,25 @@ module rhdl_ubft$guard$qpn_q(d,q,clock);
 endmodule // rhdl_ubft$guard$qpn_q
 
 
+module rhdl_ubft$guard$rd_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rd_q
+
+
 module rhdl_ubft$guard$refused_q$0(d,q,clock);
     
     // Module arguments
@@ -5933,13 +6062,14 @@ module rhdl_ubft$guard$rem(d,q,clock);
 endmodule // rhdl_ubft$guard$rem
 
 
-module rhdl_ubft$guard$rows$0(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$0(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -5960,6 +6090,7 @@ module rhdl_ubft$guard$rows$0(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b10;
     localparam  is_owned = 1'b0;
     localparam  is_leader = 1'b1;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h8;
     
     // Stub signals
@@ -6116,7 +6247,7 @@ module rhdl_ubft$guard$rows$0(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -6356,13 +6487,14 @@ module rhdl_ubft$guard$rows$0$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$0$vidx4
 
 
-module rhdl_ubft$guard$rows$1(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$1(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -6383,6 +6515,7 @@ module rhdl_ubft$guard$rows$1(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b1;
     localparam  is_owned = 1'b0;
     localparam  is_leader = 1'b1;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h8;
     
     // Stub signals
@@ -6539,7 +6672,7 @@ module rhdl_ubft$guard$rows$1(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -6779,13 +6912,14 @@ module rhdl_ubft$guard$rows$1$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$1$vidx4
 
 
-module rhdl_ubft$guard$rows$10(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$10(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -6806,6 +6940,7 @@ module rhdl_ubft$guard$rows$10(clock,word,words,sender,hit,pass,leader,code,vidx
     localparam  view_at17 = 17'b0;
     localparam  is_owned = 1'b0;
     localparam  is_leader = 1'b1;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h8;
     
     // Stub signals
@@ -6962,7 +7097,7 @@ module rhdl_ubft$guard$rows$10(clock,word,words,sender,hit,pass,leader,code,vidx
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -7202,13 +7337,439 @@ module rhdl_ubft$guard$rows$10$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$10$vidx4
 
 
-module rhdl_ubft$guard$rows$2(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$11(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
+    output reg  hit;
+    output reg  pass;
+    output reg  leader;
+    output reg  [3:0] code;
+    output reg  [15:0] vidx;
+    
+    // Constant declarations
+    localparam  base = 32'hd9ea00;
+    localparam  size = 32'h100;
+    localparam  entry_words = 16'h20;
+    localparam  entry_end = 17'b100000;
+    localparam  entry_mul = 16'h1;
+    localparam  entry_shift = 6'b101;
+    localparam  period = 16'h8;
+    localparam  period_mul = 16'h1;
+    localparam  period_shift = 6'b11;
+    localparam  view_at = 16'h0;
+    localparam  view_at17 = 17'b0;
+    localparam  is_owned = 1'b1;
+    localparam  is_leader = 1'b0;
+    localparam  read_only = 1'b1;
+    localparam  refusal = 4'h6;
+    
+    // Stub signals
+    reg  hit1$d;
+    wire  hit1$q;
+    reg  hit1$clock;
+    reg  [15:0] off1$d;
+    wire  [15:0] off1$q;
+    reg  off1$clock;
+    reg  hit2$d;
+    wire  hit2$q;
+    reg  hit2$clock;
+    reg  [15:0] off2$d;
+    wire  [15:0] off2$q;
+    reg  off2$clock;
+    reg  [15:0] e2$d;
+    wire  [15:0] e2$q;
+    reg  e2$clock;
+    reg  hit3$d;
+    wire  hit3$q;
+    reg  hit3$clock;
+    reg  [15:0] e3$d;
+    wire  [15:0] e3$q;
+    reg  e3$clock;
+    reg  [15:0] eo3$d;
+    wire  [15:0] eo3$q;
+    reg  eo3$clock;
+    reg  [15:0] q3$d;
+    wire  [15:0] q3$q;
+    reg  q3$clock;
+    reg  hit4$d;
+    wire  hit4$q;
+    reg  hit4$clock;
+    reg  pass4$d;
+    wire  pass4$q;
+    reg  pass4$clock;
+    reg  [15:0] vidx4$d;
+    wire  [15:0] vidx4$q;
+    reg  vidx4$clock;
+    
+    // Local signals
+    reg  [31:0] rel;
+    reg  [31:0] prod_e;
+    reg  [15:0] back_e;
+    reg  [31:0] prod_q;
+    reg  [15:0] back_q;
+    reg  [15:0] owner;
+    reg  [16:0] span_end;
+    reg  fits;
+    
+    // Sub module instances
+    rhdl_ubft$guard$rows$11$hit1 hit1(
+        .d(hit1$d),
+        .q(hit1$q),
+        .clock(hit1$clock)
+    );
+    rhdl_ubft$guard$rows$11$off1 off1(
+        .d(off1$d),
+        .q(off1$q),
+        .clock(off1$clock)
+    );
+    rhdl_ubft$guard$rows$11$hit2 hit2(
+        .d(hit2$d),
+        .q(hit2$q),
+        .clock(hit2$clock)
+    );
+    rhdl_ubft$guard$rows$11$off2 off2(
+        .d(off2$d),
+        .q(off2$q),
+        .clock(off2$clock)
+    );
+    rhdl_ubft$guard$rows$11$e2 e2(
+        .d(e2$d),
+        .q(e2$q),
+        .clock(e2$clock)
+    );
+    rhdl_ubft$guard$rows$11$hit3 hit3(
+        .d(hit3$d),
+        .q(hit3$q),
+        .clock(hit3$clock)
+    );
+    rhdl_ubft$guard$rows$11$e3 e3(
+        .d(e3$d),
+        .q(e3$q),
+        .clock(e3$clock)
+    );
+    rhdl_ubft$guard$rows$11$eo3 eo3(
+        .d(eo3$d),
+        .q(eo3$q),
+        .clock(eo3$clock)
+    );
+    rhdl_ubft$guard$rows$11$q3 q3(
+        .d(q3$d),
+        .q(q3$q),
+        .clock(q3$clock)
+    );
+    rhdl_ubft$guard$rows$11$hit4 hit4(
+        .d(hit4$d),
+        .q(hit4$q),
+        .clock(hit4$clock)
+    );
+    rhdl_ubft$guard$rows$11$pass4 pass4(
+        .d(pass4$d),
+        .q(pass4$q),
+        .clock(pass4$clock)
+    );
+    rhdl_ubft$guard$rows$11$vidx4 vidx4(
+        .d(vidx4$d),
+        .q(vidx4$q),
+        .clock(vidx4$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        hit1$clock = clock;
+        off1$clock = clock;
+        hit2$clock = clock;
+        off2$clock = clock;
+        e2$clock = clock;
+        hit3$clock = clock;
+        e3$clock = clock;
+        eo3$clock = clock;
+        q3$clock = clock;
+        hit4$clock = clock;
+        pass4$clock = clock;
+        vidx4$clock = clock;
+        hit1$d = hit1$q;
+        off1$d = off1$q;
+        hit2$d = hit2$q;
+        off2$d = off2$q;
+        e2$d = e2$q;
+        hit3$d = hit3$q;
+        e3$d = e3$q;
+        eo3$d = eo3$q;
+        q3$d = q3$q;
+        hit4$d = hit4$q;
+        pass4$d = pass4$q;
+        vidx4$d = vidx4$q;
+        rel = word - base;
+        hit1$d = (word >= base) & (rel < size);
+        off1$d = rel[(32'h0)+:(16)];
+        prod_e = off1$q * entry_mul;
+        hit2$d = hit1$q;
+        off2$d = off1$q;
+        e2$d = ((prod_e >> entry_shift) & 16'hffff);
+        back_e = ((e2$q * entry_words) & 16'hffff);
+        prod_q = e2$q * period_mul;
+        hit3$d = hit2$q;
+        e3$d = e2$q;
+        eo3$d = off2$q - back_e;
+        q3$d = ((prod_q >> period_shift) & 16'hffff);
+        back_q = ((q3$q * period) & 16'hffff);
+        owner = e3$q - back_q;
+        span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
+        fits = span_end <= entry_end;
+        hit4$d = hit3$q;
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
+        vidx4$d = view_at - eo3$q;
+        hit = hit4$q;
+        pass = pass4$q;
+        leader = is_leader;
+        code = refusal;
+        vidx = vidx4$q;
+    end
+    
+endmodule // rhdl_ubft$guard$rows$11
+
+
+module rhdl_ubft$guard$rows$11$e2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$e2
+
+
+module rhdl_ubft$guard$rows$11$e3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$e3
+
+
+module rhdl_ubft$guard$rows$11$eo3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$eo3
+
+
+module rhdl_ubft$guard$rows$11$hit1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$hit1
+
+
+module rhdl_ubft$guard$rows$11$hit2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$hit2
+
+
+module rhdl_ubft$guard$rows$11$hit3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$hit3
+
+
+module rhdl_ubft$guard$rows$11$hit4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$hit4
+
+
+module rhdl_ubft$guard$rows$11$off1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$off1
+
+
+module rhdl_ubft$guard$rows$11$off2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$off2
+
+
+module rhdl_ubft$guard$rows$11$pass4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$pass4
+
+
+module rhdl_ubft$guard$rows$11$q3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$q3
+
+
+module rhdl_ubft$guard$rows$11$vidx4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rows$11$vidx4
+
+
+module rhdl_ubft$guard$rows$2(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [31:0] word;
+    input wire  [15:0] words;
+    input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -7229,6 +7790,7 @@ module rhdl_ubft$guard$rows$2(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b0;
     localparam  is_owned = 1'b1;
     localparam  is_leader = 1'b0;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h6;
     
     // Stub signals
@@ -7385,7 +7947,7 @@ module rhdl_ubft$guard$rows$2(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -7625,13 +8187,14 @@ module rhdl_ubft$guard$rows$2$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$2$vidx4
 
 
-module rhdl_ubft$guard$rows$3(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$3(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -7652,6 +8215,7 @@ module rhdl_ubft$guard$rows$3(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b0;
     localparam  is_owned = 1'b1;
     localparam  is_leader = 1'b0;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h6;
     
     // Stub signals
@@ -7808,7 +8372,7 @@ module rhdl_ubft$guard$rows$3(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -8048,13 +8612,14 @@ module rhdl_ubft$guard$rows$3$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$3$vidx4
 
 
-module rhdl_ubft$guard$rows$4(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$4(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -8075,6 +8640,7 @@ module rhdl_ubft$guard$rows$4(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b0;
     localparam  is_owned = 1'b1;
     localparam  is_leader = 1'b0;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h6;
     
     // Stub signals
@@ -8231,7 +8797,7 @@ module rhdl_ubft$guard$rows$4(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -8471,13 +9037,14 @@ module rhdl_ubft$guard$rows$4$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$4$vidx4
 
 
-module rhdl_ubft$guard$rows$5(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$5(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -8498,6 +9065,7 @@ module rhdl_ubft$guard$rows$5(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b0;
     localparam  is_owned = 1'b1;
     localparam  is_leader = 1'b0;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h6;
     
     // Stub signals
@@ -8654,7 +9222,7 @@ module rhdl_ubft$guard$rows$5(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -8894,13 +9462,14 @@ module rhdl_ubft$guard$rows$5$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$5$vidx4
 
 
-module rhdl_ubft$guard$rows$6(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$6(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -8921,6 +9490,7 @@ module rhdl_ubft$guard$rows$6(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b0;
     localparam  is_owned = 1'b1;
     localparam  is_leader = 1'b0;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h6;
     
     // Stub signals
@@ -9077,7 +9647,7 @@ module rhdl_ubft$guard$rows$6(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -9317,13 +9887,14 @@ module rhdl_ubft$guard$rows$6$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$6$vidx4
 
 
-module rhdl_ubft$guard$rows$7(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$7(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -9344,6 +9915,7 @@ module rhdl_ubft$guard$rows$7(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b0;
     localparam  is_owned = 1'b1;
     localparam  is_leader = 1'b0;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h6;
     
     // Stub signals
@@ -9500,7 +10072,7 @@ module rhdl_ubft$guard$rows$7(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -9740,13 +10312,14 @@ module rhdl_ubft$guard$rows$7$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$7$vidx4
 
 
-module rhdl_ubft$guard$rows$8(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$8(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -9767,6 +10340,7 @@ module rhdl_ubft$guard$rows$8(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b0;
     localparam  is_owned = 1'b1;
     localparam  is_leader = 1'b0;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h6;
     
     // Stub signals
@@ -9923,7 +10497,7 @@ module rhdl_ubft$guard$rows$8(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -10163,13 +10737,14 @@ module rhdl_ubft$guard$rows$8$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$8$vidx4
 
 
-module rhdl_ubft$guard$rows$9(clock,word,words,sender,hit,pass,leader,code,vidx);
+module rhdl_ubft$guard$rows$9(clock,word,words,sender,rd,hit,pass,leader,code,vidx);
     
     // Module arguments
     input wire  clock;
     input wire  [31:0] word;
     input wire  [15:0] words;
     input wire  [7:0] sender;
+    input wire  rd;
     output reg  hit;
     output reg  pass;
     output reg  leader;
@@ -10190,6 +10765,7 @@ module rhdl_ubft$guard$rows$9(clock,word,words,sender,hit,pass,leader,code,vidx)
     localparam  view_at17 = 17'b0;
     localparam  is_owned = 1'b1;
     localparam  is_leader = 1'b0;
+    localparam  read_only = 1'b0;
     localparam  refusal = 4'h6;
     
     // Stub signals
@@ -10346,7 +10922,7 @@ module rhdl_ubft$guard$rows$9(clock,word,words,sender,hit,pass,leader,code,vidx)
         span_end = ((eo3$q) & 17'h1ffff) + ((words) & 17'h1ffff);
         fits = span_end <= entry_end;
         hit4$d = hit3$q;
-        pass4$d = (is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end));
+        pass4$d = ((is_owned & fits & (owner == ((sender) & 16'hffff))) | (is_leader & fits & (eo3$q <= view_at) & (view_at17 < span_end))) & (rd == read_only);
         vidx4$d = view_at - eo3$q;
         hit = hit4$q;
         pass = pass4$q;
@@ -10823,7 +11399,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_failed,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_failed,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started,qpns,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready);
     
     // Module arguments
     input wire  clock;
@@ -10907,6 +11483,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [7:0] sts_error;
     output reg  [7:0] sts_state;
     output reg  started;
+    input wire  [79:0] qpns;
+    output reg  [9:0] rd_qpn;
+    output reg  [63:0] rd_laddr;
+    output reg  [63:0] rd_raddr;
+    output reg  rd_valid;
+    input wire  rd_ready;
     
     // Constant declarations
     localparam  err_round = 8'h8;
@@ -10947,6 +11529,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam ViewSt$ViewAwaitNext = 29;
     localparam ViewSt$ViewDeliver = 30;
     localparam ViewSt$ViewJump = 31;
+    localparam ViewSt$ViewPollRemote = 32;
+    localparam ViewSt$ViewWaitRemote = 33;
+    localparam ViewSt$ViewLateShare = 34;
     localparam ProtocolSt$Idle = 0;
     localparam ProtocolSt$Run = 1;
     localparam ProtocolSt$Decide = 2;
@@ -11030,6 +11615,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  slow$stop;
     reg  slow$seal_start;
     reg  slow$share_start;
+    reg  slow$late_start;
+    wire  slow$late_mode;
     wire  slow$seal_mode;
     reg  slow$deliver_start;
     wire  slow$deliver_mode;
@@ -11129,7 +11716,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  view$share_due;
     wire  view$call_slow;
     wire  view$call_share;
+    wire  view$call_late;
     reg  view$slow_done;
+    wire  view$rr_keep;
+    reg  view$rr_armed;
+    wire  view$rr_issue;
+    wire  view$rr_scan;
+    reg  view$rr_found;
+    reg  [31:0] view$remote_rows_word;
     reg  [31:0] view$k;
     reg  [31:0] view$prev;
     reg  [31:0] view$prev2;
@@ -11427,8 +12021,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] records$d_k;
     reg  [31:0] records$d_m;
     reg  [31:0] records$d_prev;
+    reg  [31:0] records$l_w;
+    reg  [31:0] records$l_k;
+    reg  [31:0] records$l_m;
+    reg  [31:0] records$l_prev;
     reg  records$slow_holding;
     reg  records$slow_seal;
+    reg  records$slow_late;
     reg  records$slow_deliver;
     reg  [7:0] records$blk_j;
     reg  [7:0] records$cons_c;
@@ -11458,10 +12057,40 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [31:0] records$echo_seal_word;
     wire  [31:0] records$echo_commit_word;
     wire  [31:0] records$new_view_word;
+    wire  [31:0] records$remote_rows_word;
     wire  [7:0] records$commit_log;
     wire  [7:0] records$r_log;
     wire  [7:0] records$row_n;
     wire  [7:0] records$row2_len;
+    reg  rr$clock;
+    reg  rr$rst_n;
+    reg  [7:0] rr$n;
+    reg  [7:0] rr$id;
+    reg  [63:0] rr$network_ptr;
+    reg  [79:0] rr$qpns;
+    reg  [7:0] rr$active;
+    reg  [31:0] rr$k;
+    reg  rr$keep;
+    reg  [31:0] rr$keep_view;
+    reg  [31:0] rr$keep_m;
+    reg  [31:0] rr$keep_prev;
+    reg  [7:0] rr$keep_leader;
+    reg  rr$cancel;
+    wire  rr$armed;
+    wire  [31:0] rr$kv;
+    wire  [31:0] rr$kk;
+    wire  [31:0] rr$km;
+    wire  [31:0] rr$kprev;
+    reg  rr$issue;
+    wire  [9:0] rr$rd_qpn;
+    wire  [63:0] rr$rd_laddr;
+    wire  [63:0] rr$rd_raddr;
+    wire  rr$rd_valid;
+    reg  rr$rd_ready;
+    reg  rr$scan_start;
+    reg  [511:0] rr$beat;
+    reg  rr$beat_valid;
+    wire  rr$found;
     reg  position$clock;
     reg  position$start;
     reg  position$advance;
@@ -11631,6 +12260,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .stop(slow$stop),
         .seal_start(slow$seal_start),
         .share_start(slow$share_start),
+        .late_start(slow$late_start),
+        .late_mode(slow$late_mode),
         .seal_mode(slow$seal_mode),
         .deliver_start(slow$deliver_start),
         .deliver_mode(slow$deliver_mode),
@@ -11732,7 +12363,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .share_due(view$share_due),
         .call_slow(view$call_slow),
         .call_share(view$call_share),
+        .call_late(view$call_late),
         .slow_done(view$slow_done),
+        .rr_keep(view$rr_keep),
+        .rr_armed(view$rr_armed),
+        .rr_issue(view$rr_issue),
+        .rr_scan(view$rr_scan),
+        .rr_found(view$rr_found),
+        .remote_rows_word(view$remote_rows_word),
         .k(view$k),
         .prev(view$prev),
         .prev2(view$prev2),
@@ -12048,8 +12686,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .d_k(records$d_k),
         .d_m(records$d_m),
         .d_prev(records$d_prev),
+        .l_w(records$l_w),
+        .l_k(records$l_k),
+        .l_m(records$l_m),
+        .l_prev(records$l_prev),
         .slow_holding(records$slow_holding),
         .slow_seal(records$slow_seal),
+        .slow_late(records$slow_late),
         .slow_deliver(records$slow_deliver),
         .blk_j(records$blk_j),
         .cons_c(records$cons_c),
@@ -12079,10 +12722,42 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .echo_seal_word(records$echo_seal_word),
         .echo_commit_word(records$echo_commit_word),
         .new_view_word(records$new_view_word),
+        .remote_rows_word(records$remote_rows_word),
         .commit_log(records$commit_log),
         .r_log(records$r_log),
         .row_n(records$row_n),
         .row2_len(records$row2_len)
+    );
+    rhdl_ubft$protocol$rr rr(
+        .clock(rr$clock),
+        .rst_n(rr$rst_n),
+        .n(rr$n),
+        .id(rr$id),
+        .network_ptr(rr$network_ptr),
+        .qpns(rr$qpns),
+        .active(rr$active),
+        .k(rr$k),
+        .keep(rr$keep),
+        .keep_view(rr$keep_view),
+        .keep_m(rr$keep_m),
+        .keep_prev(rr$keep_prev),
+        .keep_leader(rr$keep_leader),
+        .cancel(rr$cancel),
+        .armed(rr$armed),
+        .kv(rr$kv),
+        .kk(rr$kk),
+        .km(rr$km),
+        .kprev(rr$kprev),
+        .issue(rr$issue),
+        .rd_qpn(rr$rd_qpn),
+        .rd_laddr(rr$rd_laddr),
+        .rd_raddr(rr$rd_raddr),
+        .rd_valid(rr$rd_valid),
+        .rd_ready(rr$rd_ready),
+        .scan_start(rr$scan_start),
+        .beat(rr$beat),
+        .beat_valid(rr$beat_valid),
+        .found(rr$found)
     );
     rhdl_ubft$protocol$position position(
         .clock(position$clock),
@@ -12357,7 +13032,39 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$next_leader = next_leader;
         view$ob = ledger$ob;
         view$share_due = ledger$share_due;
-        ledger$w_shared = view$call_share;
+        ledger$w_shared = view$call_share & ~view$call_late;
+        rr$clock = clock;
+        rr$rst_n = rst_n;
+        rr$n = n;
+        rr$id = id;
+        rr$network_ptr = network_ptr;
+        rr$qpns = qpns;
+        rr$active = cfg$active;
+        rr$k = position$k;
+        rr$keep = view$rr_keep & (phase$q == 32'h1);
+        rr$keep_view = vote_view$q;
+        rr$keep_m = m$q;
+        rr$keep_prev = position$prev;
+        rr$keep_leader = vote_leader$q;
+        rr$cancel = (slow$stop & slow$late_mode) | (slow$bc_start & slow$bc_cert & ~slow$late_mode & (records$t_k == rr$kk) & (records$t_view > rr$kv));
+        rr$issue = view$rr_issue;
+        rr$scan_start = view$rr_scan;
+        rr$beat = fetch_beat;
+        rr$beat_valid = fetch_beat_valid;
+        rr$rd_ready = rd_ready;
+        rd_qpn = rr$rd_qpn;
+        rd_laddr = rr$rd_laddr;
+        rd_raddr = rr$rd_raddr;
+        rd_valid = rr$rd_valid;
+        view$rr_armed = rr$armed;
+        view$rr_found = rr$found;
+        view$remote_rows_word = records$remote_rows_word;
+        records$l_w = rr$kv;
+        records$l_k = rr$kk;
+        records$l_m = rr$km;
+        records$l_prev = rr$kprev;
+        records$slow_late = slow$late_mode;
+        slow$late_start = view$call_late;
         view$k = position$k;
         view$prev = position$prev;
         view$prev2 = position$prev2;
@@ -15433,7 +16140,7 @@ module rhdl_ubft$protocol$position$slot_q(d,q,clock);
 endmodule // rhdl_ubft$protocol$position$slot_q
 
 
-module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_prev,d_w,d_k,d_m,d_prev,slow_holding,slow_seal,slow_deliver,blk_j,cons_c,x_t,cc_k1,cc_x,t_view,t_k,t_m,t_prev,prep_word,cert_row,commit_row,prep_sig_word,echo_row_word,echo_own_word,certify_row_word,certify_own_word,commit_row_word,cert_word,cc_word,prep_block,cert_block,commit_block,seal_word,seal_own_word,echo_seal_word,echo_commit_word,new_view_word,commit_log,r_log,row_n,row2_len);
+module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_prev,d_w,d_k,d_m,d_prev,l_w,l_k,l_m,l_prev,slow_holding,slow_seal,slow_late,slow_deliver,blk_j,cons_c,x_t,cc_k1,cc_x,t_view,t_k,t_m,t_prev,prep_word,cert_row,commit_row,prep_sig_word,echo_row_word,echo_own_word,certify_row_word,certify_own_word,commit_row_word,cert_word,cc_word,prep_block,cert_block,commit_block,seal_word,seal_own_word,echo_seal_word,echo_commit_word,new_view_word,remote_rows_word,commit_log,r_log,row_n,row2_len);
     
     // Module arguments
     input wire  [7:0] id;
@@ -15451,8 +16158,13 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
     input wire  [31:0] d_k;
     input wire  [31:0] d_m;
     input wire  [31:0] d_prev;
+    input wire  [31:0] l_w;
+    input wire  [31:0] l_k;
+    input wire  [31:0] l_m;
+    input wire  [31:0] l_prev;
     input wire  slow_holding;
     input wire  slow_seal;
+    input wire  slow_late;
     input wire  slow_deliver;
     input wire  [7:0] blk_j;
     input wire  [7:0] cons_c;
@@ -15482,6 +16194,7 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
     output reg  [31:0] echo_seal_word;
     output reg  [31:0] echo_commit_word;
     output reg  [31:0] new_view_word;
+    output reg  [31:0] remote_rows_word;
     output reg  [7:0] commit_log;
     output reg  [7:0] r_log;
     output reg  [7:0] row_n;
@@ -15499,6 +16212,7 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
     localparam  echo_seal_base = 32'hd9e100;
     localparam  echo_commit_base = 32'hd9d800;
     localparam  new_view_base = 32'hd9e900;
+    localparam  remote_rows_base = 32'hd9ea00;
     localparam  row_records = 8'h8;
     localparam  row2_beats = 8'hf;
     localparam  commit_shift = 8'h7;
@@ -15522,6 +16236,7 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
         echo_seal_word = echo_seal_base;
         echo_commit_word = echo_commit_base;
         new_view_word = new_view_base;
+        remote_rows_word = remote_rows_base;
         commit_log = commit_shift;
         r_log = row_log;
         row_n = row_records;
@@ -15536,6 +16251,14 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
             t_prev = d_prev;
             t_slot = (d_k[(32'h0)+:(8)] - 32'h1) & last_slot;
             t_slot_n = (((d_k[(32'h0)+:(8)] - 32'h1) & last_slot) & 16'hffff) << row_log;
+        end
+        else if (slow_seal & slow_late) begin
+            t_view = l_w;
+            t_k = l_k;
+            t_m = l_m;
+            t_prev = l_prev;
+            t_slot = (l_k[(32'h0)+:(8)] - 32'h1) & last_slot;
+            t_slot_n = (((l_k[(32'h0)+:(8)] - 32'h1) & last_slot) & 16'hffff) << row_log;
         end
         else if (slow_seal) begin
             t_view = w_w;
@@ -16112,7 +16835,533 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
 endmodule // rhdl_ubft$protocol$requests$valid
 
 
-module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,blocked,holding,locks_ok,locks,cert_row_word,set_w,vote_row_word,sharing,refuse,stop,seal_start,share_start,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,keep_view,keep_m,keep_prev,keep_leader,cancel,armed,kv,kk,km,kprev,issue,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,scan_start,beat,beat_valid,found);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] n;
+    input wire  [7:0] id;
+    input wire  [63:0] network_ptr;
+    input wire  [79:0] qpns;
+    input wire  [7:0] active;
+    input wire  [31:0] k;
+    input wire  keep;
+    input wire  [31:0] keep_view;
+    input wire  [31:0] keep_m;
+    input wire  [31:0] keep_prev;
+    input wire  [7:0] keep_leader;
+    input wire  cancel;
+    output reg  armed;
+    output reg  [31:0] kv;
+    output reg  [31:0] kk;
+    output reg  [31:0] km;
+    output reg  [31:0] kprev;
+    input wire  issue;
+    output reg  [9:0] rd_qpn;
+    output reg  [63:0] rd_laddr;
+    output reg  [63:0] rd_raddr;
+    output reg  rd_valid;
+    input wire  rd_ready;
+    input wire  scan_start;
+    input wire  [511:0] beat;
+    input wire  beat_valid;
+    output reg  found;
+    
+    // Constant declarations
+    localparam  one = 8'h1;
+    localparam  prepare_base = 32'hd97090;
+    localparam  will_cert_base = 32'hd973a0;
+    localparam  row_shift = 32'h4;
+    localparam  remote_base = 32'hd9ea00;
+    localparam  remote_shift = 32'h5;
+    localparam  last_slot = 32'hf;
+    
+    // Enums
+    localparam RrSt$Idle = 0;
+    localparam RrSt$Prep = 1;
+    localparam RrSt$Row = 2;
+    
+    // Stub signals
+    reg  kept$d;
+    wire  kept$q;
+    reg  kept$clock;
+    reg  [31:0] k_view$d;
+    wire  [31:0] k_view$q;
+    reg  k_view$clock;
+    reg  [31:0] k_k$d;
+    wire  [31:0] k_k$q;
+    reg  k_k$clock;
+    reg  [31:0] k_m$d;
+    wire  [31:0] k_m$q;
+    reg  k_m$clock;
+    reg  [31:0] k_prev$d;
+    wire  [31:0] k_prev$q;
+    reg  k_prev$clock;
+    reg  [7:0] k_leader$d;
+    wire  [7:0] k_leader$q;
+    reg  k_leader$clock;
+    reg  [1:0] state$d;
+    wire  [1:0] state$q;
+    reg  state$clock;
+    reg  [7:0] peer$d;
+    wire  [7:0] peer$q;
+    reg  peer$clock;
+    reg  [7:0] beat_n$d;
+    wire  [7:0] beat_n$q;
+    reg  beat_n$clock;
+    reg  prep_ok$d;
+    wire  prep_ok$q;
+    reg  prep_ok$clock;
+    reg  found_q$d;
+    wire  found_q$q;
+    reg  found_q$clock;
+    
+    // Local signals
+    reg  [7:0] next1;
+    reg  [7:0] next2;
+    reg  [31:0] slot;
+    reg  [31:0] tag;
+    reg  lanes_ok;
+    reg  [31:0] rr_word;
+    reg  [7:0] peer_bit;
+    reg  [7:0] leader_bit;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$rr$kept kept(
+        .d(kept$d),
+        .q(kept$q),
+        .clock(kept$clock)
+    );
+    rhdl_ubft$protocol$rr$k_view k_view(
+        .d(k_view$d),
+        .q(k_view$q),
+        .clock(k_view$clock)
+    );
+    rhdl_ubft$protocol$rr$k_k k_k(
+        .d(k_k$d),
+        .q(k_k$q),
+        .clock(k_k$clock)
+    );
+    rhdl_ubft$protocol$rr$k_m k_m(
+        .d(k_m$d),
+        .q(k_m$q),
+        .clock(k_m$clock)
+    );
+    rhdl_ubft$protocol$rr$k_prev k_prev(
+        .d(k_prev$d),
+        .q(k_prev$q),
+        .clock(k_prev$clock)
+    );
+    rhdl_ubft$protocol$rr$k_leader k_leader(
+        .d(k_leader$d),
+        .q(k_leader$q),
+        .clock(k_leader$clock)
+    );
+    rhdl_ubft$protocol$rr$state state(
+        .d(state$d),
+        .q(state$q),
+        .clock(state$clock)
+    );
+    rhdl_ubft$protocol$rr$peer peer(
+        .d(peer$d),
+        .q(peer$q),
+        .clock(peer$clock)
+    );
+    rhdl_ubft$protocol$rr$beat_n beat_n(
+        .d(beat_n$d),
+        .q(beat_n$q),
+        .clock(beat_n$clock)
+    );
+    rhdl_ubft$protocol$rr$prep_ok prep_ok(
+        .d(prep_ok$d),
+        .q(prep_ok$q),
+        .clock(prep_ok$clock)
+    );
+    rhdl_ubft$protocol$rr$found_q found_q(
+        .d(found_q$d),
+        .q(found_q$q),
+        .clock(found_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        kept$clock = clock;
+        k_view$clock = clock;
+        k_k$clock = clock;
+        k_m$clock = clock;
+        k_prev$clock = clock;
+        k_leader$clock = clock;
+        state$clock = clock;
+        peer$clock = clock;
+        beat_n$clock = clock;
+        prep_ok$clock = clock;
+        found_q$clock = clock;
+        kept$d = kept$q;
+        k_view$d = k_view$q;
+        k_k$d = k_k$q;
+        k_m$d = k_m$q;
+        k_prev$d = k_prev$q;
+        k_leader$d = k_leader$q;
+        state$d = state$q;
+        peer$d = peer$q;
+        beat_n$d = beat_n$q;
+        prep_ok$d = prep_ok$q;
+        found_q$d = found_q$q;
+        if (keep) begin
+            kept$d = 1'b1;
+            k_view$d = keep_view;
+            k_k$d = k;
+            k_m$d = keep_m;
+            k_prev$d = keep_prev;
+            k_leader$d = keep_leader;
+        end
+        if (cancel | (kept$q & (k_k$q != k))) begin
+            kept$d = 1'b0;
+        end
+        armed = kept$q & (k_k$q == k);
+        kv = k_view$q;
+        kk = k_k$q;
+        km = k_m$q;
+        kprev = k_prev$q;
+        next1 = peer$q + 32'h1;
+        if (next1 >= n) begin
+            next1 = 32'h0;
+        end
+        next2 = next1;
+        if (next1 == id) begin
+            next2 = next1 + 32'h1;
+            if (next1 + 32'h1 >= n) begin
+                next2 = 32'h0;
+            end
+        end
+        slot = (k_k$q - 32'h1) & last_slot;
+        rr_word = remote_base + (((peer$q) & 32'hffffffff) << remote_shift);
+        peer_bit = one << peer$q;
+        leader_bit = one << k_leader$q;
+        rd_qpn = 32'h0;
+        if (peer_bit[0]) begin
+            rd_qpn = qpns[(0 * 32'ha)+:(10)];
+        end
+        if (peer_bit[1]) begin
+            rd_qpn = qpns[(1 * 32'ha)+:(10)];
+        end
+        if (peer_bit[2]) begin
+            rd_qpn = qpns[(2 * 32'ha)+:(10)];
+        end
+        if (peer_bit[3]) begin
+            rd_qpn = qpns[(3 * 32'ha)+:(10)];
+        end
+        if (peer_bit[4]) begin
+            rd_qpn = qpns[(4 * 32'ha)+:(10)];
+        end
+        if (peer_bit[5]) begin
+            rd_qpn = qpns[(5 * 32'ha)+:(10)];
+        end
+        if (peer_bit[6]) begin
+            rd_qpn = qpns[(6 * 32'ha)+:(10)];
+        end
+        if (peer_bit[7]) begin
+            rd_qpn = qpns[(7 * 32'ha)+:(10)];
+        end
+        rd_valid = 1'b0;
+        rd_laddr = network_ptr + (((rr_word) & 64'hffffffffffffffff) << 32'h2);
+        rd_raddr = network_ptr + (((prepare_base + (slot << 32'h4)) & 64'hffffffffffffffff) << 32'h2);
+        case (state$q)
+            RrSt$Idle:
+                begin
+                    if (issue & kept$q) begin
+                        peer$d = next2;
+                        state$d = RrSt$Prep;
+                    end
+                end
+            RrSt$Prep:
+                begin
+                    rd_valid = 1'b1;
+                    if (rd_ready) begin
+                        state$d = RrSt$Row;
+                    end
+                end
+            RrSt$Row:
+                begin
+                    rd_valid = 1'b1;
+                    rd_laddr = network_ptr + (((rr_word + 32'h10) & 64'hffffffffffffffff) << 32'h2);
+                    rd_raddr = network_ptr + (((will_cert_base + (slot << row_shift)) & 64'hffffffffffffffff) << 32'h2);
+                    if (rd_ready) begin
+                        state$d = RrSt$Idle;
+                    end
+                end
+            default:
+                begin
+                    state$d = RrSt$Idle;
+                end
+        endcase
+        tag = (((k_view$q[(32'h0)+:(8)]) & 32'hffffffff) << 32'h18) | (k_k$q & 32'hffffff);
+        lanes_ok = 1'b1;
+        if (active[0] & ~leader_bit[0] & ((beat[(0 * 32'h40)+:(32)] != tag) | (beat[(0 * 32'h40 + 32'h20)+:(32)] != k_m$q))) begin
+            lanes_ok = 1'b0;
+        end
+        if (active[1] & ~leader_bit[1] & ((beat[(1 * 32'h40)+:(32)] != tag) | (beat[(1 * 32'h40 + 32'h20)+:(32)] != k_m$q))) begin
+            lanes_ok = 1'b0;
+        end
+        if (active[2] & ~leader_bit[2] & ((beat[(2 * 32'h40)+:(32)] != tag) | (beat[(2 * 32'h40 + 32'h20)+:(32)] != k_m$q))) begin
+            lanes_ok = 1'b0;
+        end
+        if (active[3] & ~leader_bit[3] & ((beat[(3 * 32'h40)+:(32)] != tag) | (beat[(3 * 32'h40 + 32'h20)+:(32)] != k_m$q))) begin
+            lanes_ok = 1'b0;
+        end
+        if (active[4] & ~leader_bit[4] & ((beat[(4 * 32'h40)+:(32)] != tag) | (beat[(4 * 32'h40 + 32'h20)+:(32)] != k_m$q))) begin
+            lanes_ok = 1'b0;
+        end
+        if (active[5] & ~leader_bit[5] & ((beat[(5 * 32'h40)+:(32)] != tag) | (beat[(5 * 32'h40 + 32'h20)+:(32)] != k_m$q))) begin
+            lanes_ok = 1'b0;
+        end
+        if (active[6] & ~leader_bit[6] & ((beat[(6 * 32'h40)+:(32)] != tag) | (beat[(6 * 32'h40 + 32'h20)+:(32)] != k_m$q))) begin
+            lanes_ok = 1'b0;
+        end
+        if (active[7] & ~leader_bit[7] & ((beat[(7 * 32'h40)+:(32)] != tag) | (beat[(7 * 32'h40 + 32'h20)+:(32)] != k_m$q))) begin
+            lanes_ok = 1'b0;
+        end
+        if (scan_start) begin
+            beat_n$d = 32'h0;
+            prep_ok$d = 1'b0;
+            found_q$d = 1'b0;
+        end
+        else if (beat_valid) begin
+            beat_n$d = beat_n$q + 32'h1;
+            if (~beat_n$q[32'h0]) begin
+                prep_ok$d = (beat[(32'h0)+:(32)] == k_k$q) & (beat[(32'h20)+:(32)] == k_m$q) & (beat[(32'h40)+:(32)] == k_view$q) & (beat[(32'h60)+:(32)] == k_prev$q);
+            end
+            else if (prep_ok$q & lanes_ok & kept$q) begin
+                found_q$d = 1'b1;
+            end
+        end
+        found = found_q$q;
+        if (~rst_n) begin
+            kept$d = 1'b0;
+            state$d = RrSt$Idle;
+            found_q$d = 1'b0;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$rr
+
+
+module rhdl_ubft$protocol$rr$beat_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$beat_n
+
+
+module rhdl_ubft$protocol$rr$found_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$found_q
+
+
+module rhdl_ubft$protocol$rr$k_k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$k_k
+
+
+module rhdl_ubft$protocol$rr$k_leader(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$k_leader
+
+
+module rhdl_ubft$protocol$rr$k_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$k_m
+
+
+module rhdl_ubft$protocol$rr$k_prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$k_prev
+
+
+module rhdl_ubft$protocol$rr$k_view(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$k_view
+
+
+module rhdl_ubft$protocol$rr$kept(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$kept
+
+
+module rhdl_ubft$protocol$rr$peer(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$peer
+
+
+module rhdl_ubft$protocol$rr$prep_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$prep_ok
+
+
+module rhdl_ubft$protocol$rr$state(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Enums
+    localparam RrSt$Idle = 0;
+    localparam RrSt$Prep = 1;
+    localparam RrSt$Row = 2;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$state
+
+
+module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,blocked,holding,locks_ok,locks,cert_row_word,set_w,vote_row_word,sharing,refuse,stop,seal_start,share_start,late_start,late_mode,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -16134,6 +17383,8 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     output reg  stop;
     input wire  seal_start;
     input wire  share_start;
+    input wire  late_start;
+    output reg  late_mode;
     output reg  seal_mode;
     input wire  deliver_start;
     output reg  deliver_mode;
@@ -16262,6 +17513,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     reg  share_only$d;
     wire  share_only$q;
     reg  share_only$clock;
+    reg  late_q$d;
+    wire  late_q$q;
+    reg  late_q$clock;
     reg  delivering$d;
     wire  delivering$q;
     reg  delivering$clock;
@@ -16401,6 +17655,11 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         .d(share_only$d),
         .q(share_only$q),
         .clock(share_only$clock)
+    );
+    rhdl_ubft$protocol$slow$late_q late_q(
+        .d(late_q$d),
+        .q(late_q$q),
+        .clock(late_q$clock)
     );
     rhdl_ubft$protocol$slow$delivering delivering(
         .d(delivering$d),
@@ -16588,6 +17847,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         state$clock = clock;
         sealing$clock = clock;
         share_only$clock = clock;
+        late_q$clock = clock;
         delivering$clock = clock;
         adopting$clock = clock;
         rowing$clock = clock;
@@ -16627,6 +17887,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         state$d = state$q;
         sealing$d = sealing$q;
         share_only$d = share_only$q;
+        late_q$d = late_q$q;
         delivering$d = delivering$q;
         adopting$d = adopting$q;
         rowing$d = rowing$q;
@@ -16666,6 +17927,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         exp = expiring & ~sealing$q;
         vote_word = vote_row_word + (((id) & 32'hffffffff) << 32'h1);
         seal_mode = sealing$q;
+        late_mode = late_q$q;
         sharing = share_q$q;
         refuse = 1'b0;
         set_w = 1'b0;
@@ -16724,6 +17986,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                     if (start) begin
                         sealing$d = seal_start;
                         share_only$d = seal_start & share_start;
+                        late_q$d = seal_start & share_start & late_start;
                         delivering$d = deliver_start;
                         adopting$d = adopt_start;
                         rowing$d = 1'b0;
@@ -18085,6 +19348,25 @@ module rhdl_ubft$protocol$slow$grab(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$grab
 
 
+module rhdl_ubft$protocol$slow$late_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$late_q
+
+
 module rhdl_ubft$protocol$slow$prep_torn(d,q,clock);
     
     // Module arguments
@@ -19028,7 +20310,7 @@ module rhdl_ubft$protocol$timer$waited(d,q,clock);
 endmodule // rhdl_ubft$protocol$timer$waited
 
 
-module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,share_due,call_slow,call_share,slow_done,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,share_due,call_slow,call_share,call_late,slow_done,rr_keep,rr_armed,rr_issue,rr_scan,rr_found,remote_rows_word,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -19055,7 +20337,14 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
     input wire  share_due;
     output reg  call_slow;
     output reg  call_share;
+    output reg  call_late;
     input wire  slow_done;
+    output reg  rr_keep;
+    input wire  rr_armed;
+    output reg  rr_issue;
+    output reg  rr_scan;
+    input wire  rr_found;
+    input wire  [31:0] remote_rows_word;
     input wire  [31:0] k;
     input wire  [31:0] prev;
     input wire  [31:0] prev2;
@@ -19165,10 +20454,13 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
     localparam ViewSt$ViewAwaitNext = 29;
     localparam ViewSt$ViewDeliver = 30;
     localparam ViewSt$ViewJump = 31;
+    localparam ViewSt$ViewPollRemote = 32;
+    localparam ViewSt$ViewWaitRemote = 33;
+    localparam ViewSt$ViewLateShare = 34;
     
     // Stub signals
-    reg  [4:0] state$d;
-    wire  [4:0] state$q;
+    reg  [5:0] state$d;
+    wire  [5:0] state$q;
     reg  state$clock;
     reg  sent$d;
     wire  sent$q;
@@ -19294,7 +20586,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
     reg  suspect;
     reg  own_echo;
     reg  [31:0] x_row;
-    reg  [4:0] await_back;
+    reg  [5:0] await_back;
     reg  [3:0] cnt2;
     reg  [3:0] p2;
     reg  [4:0] sup2;
@@ -19617,10 +20909,10 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
         end
         start_leader = 1'b0;
         holding = state$q != ViewSt$Off;
-        catching = (state$q == ViewSt$ViewPollCatch) | (state$q == ViewSt$ViewWaitCatch) | (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals);
+        catching = (state$q == ViewSt$ViewPollCatch) | (state$q == ViewSt$ViewWaitCatch) | (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewPollRemote) | (state$q == ViewSt$ViewWaitRemote);
         catch_poll = (state$q == ViewSt$ViewPollCatch) | (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewPollSeals);
         await_poll = (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewPollSeals);
-        awaiting = (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewDeliver);
+        awaiting = (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewPollRemote) | (state$q == ViewSt$ViewWaitRemote) | (state$q == ViewSt$ViewDeliver);
         decide_prev = 1'b0;
         next_view = 1'b0;
         step_view = 1'b0;
@@ -19656,6 +20948,10 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
         sb_out = sb$q;
         call_slow = 1'b0;
         call_share = 1'b0;
+        call_late = 1'b0;
+        rr_keep = 1'b0;
+        rr_issue = 1'b0;
+        rr_scan = 1'b0;
         cons_set = 1'b0;
         step_back = 1'b0;
         cons_c_out = cons_c$q;
@@ -19737,6 +21033,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                     end
                     else if (bc_done) begin
                         next_view = 1'b1;
+                        rr_keep = 1'b1;
                         clear_wait = 1'b1;
                         once$d = 32'h0;
                         failed$d = 32'h0;
@@ -19816,12 +21113,18 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                         else if (~fetch_error & (few$q != few_max)) begin
                             few$d = few$q + 32'h1;
                             state$d = ViewSt$ViewPollSeals;
+                            if (rr_armed) begin
+                                state$d = ViewSt$ViewPollRemote;
+                            end
                         end
                         else begin
                             few$d = 32'h0;
                             missed = 1'b1;
                             if (expiring) begin
                                 state$d = ViewSt$ViewStart;
+                            end
+                            else if (rr_armed) begin
+                                state$d = ViewSt$ViewPollRemote;
                             end
                             else begin
                                 state$d = ViewSt$ViewPollSeals;
@@ -20111,10 +21414,43 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                             if (expiring) begin
                                 state$d = ViewSt$ViewStart;
                             end
+                            else if (rr_armed) begin
+                                state$d = ViewSt$ViewPollRemote;
+                            end
                             else begin
                                 state$d = ViewSt$ViewPollNv;
                             end
                         end
+                    end
+                end
+            ViewSt$ViewPollRemote:
+                begin
+                    rr_issue = 1'b1;
+                    rr_scan = 1'b1;
+                    fetch_start = 1'b1;
+                    fetch_word = remote_rows_word;
+                    fetch_len = row2_len;
+                    state$d = ViewSt$ViewWaitRemote;
+                end
+            ViewSt$ViewWaitRemote:
+                begin
+                    if (fetch_done) begin
+                        if (~fetch_error & rr_found) begin
+                            call_slow = 1'b1;
+                            call_share = 1'b1;
+                            call_late = 1'b1;
+                            state$d = ViewSt$ViewLateShare;
+                        end
+                        else begin
+                            state$d = await_back;
+                        end
+                    end
+                end
+            ViewSt$ViewLateShare:
+                begin
+                    if (slow_done) begin
+                        clear_wait = 1'b1;
+                        state$d = await_back;
                     end
                 end
             ViewSt$ViewPollNvRec:
@@ -20566,6 +21902,18 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
             ViewSt$ViewJump:
                 begin
                     sts_state = 32'h65;
+                end
+            ViewSt$ViewPollRemote:
+                begin
+                    sts_state = 32'h69;
+                end
+            ViewSt$ViewWaitRemote:
+                begin
+                    sts_state = 32'h6a;
+                end
+            ViewSt$ViewLateShare:
+                begin
+                    sts_state = 32'h6b;
                 end
             default:
                 begin
@@ -21169,8 +22517,8 @@ endmodule // rhdl_ubft$protocol$view$sj
 module rhdl_ubft$protocol$view$state(d,q,clock);
     
     // Module arguments
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     input wire  clock;
     
     // Enums
@@ -21206,6 +22554,9 @@ module rhdl_ubft$protocol$view$state(d,q,clock);
     localparam ViewSt$ViewAwaitNext = 29;
     localparam ViewSt$ViewDeliver = 30;
     localparam ViewSt$ViewJump = 31;
+    localparam ViewSt$ViewPollRemote = 32;
+    localparam ViewSt$ViewWaitRemote = 33;
+    localparam ViewSt$ViewLateShare = 34;
     
     // Update code (custom)
     initial begin
@@ -21712,15 +23063,21 @@ module rhdl_ubft$rdmux$third(d,q,clock);
 endmodule // rhdl_ubft$rdmux$third
 
 
-module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready);
+module rhdl_ubft$roce(clock,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready);
     
     // Module arguments
+    input wire  clock;
     input wire  [9:0] cmd_qpn;
     input wire  [63:0] cmd_addr;
     input wire  [15:0] cmd_len;
     input wire  cmd_valid;
     output reg  cmd_ready;
     output reg  ack;
+    input wire  [9:0] rd_qpn;
+    input wire  [63:0] rd_laddr;
+    input wire  [63:0] rd_raddr;
+    input wire  rd_valid;
+    output reg  rd_ready;
     output reg  [255:0] sq_tdata;
     output reg  sq_tvalid;
     input wire  sq_tready;
@@ -21730,6 +23087,8 @@ module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,
     
     // Constant declarations
     localparam  opcode = 256'ha;
+    localparam  rd_opcode = 256'hc;
+    localparam  rd_length = 256'h4000000000000000000000000000000000000000000000;
     localparam  last = 256'h80000000000;
     localparam  qpn_at = 8'h20;
     localparam  laddr_at = 8'h30;
@@ -21737,16 +23096,63 @@ module rhdl_ubft$roce(cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,sq_tdata,
     localparam  length_at = 8'hb0;
     localparam  cmplt_mask = 40'h400000000;
     
+    // Stub signals
+    reg  rd_on$d;
+    wire  rd_on$q;
+    reg  rd_on$clock;
+    
+    // Local signals
+    reg  sel_rd;
+    
+    // Sub module instances
+    rhdl_ubft$roce$rd_on rd_on(
+        .d(rd_on$d),
+        .q(rd_on$q),
+        .clock(rd_on$clock)
+    );
+    
     // Update code
     always @(*) begin
-        sq_tvalid = cmd_valid;
-        cmd_ready = sq_tready;
-        sq_tdata = opcode | (((cmd_qpn) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << qpn_at) | last | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << laddr_at) | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << raddr_at) | (((cmd_len) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << length_at);
+        rd_on$clock = clock;
+        rd_on$d = rd_on$q;
+        sel_rd = rd_on$q | (~cmd_valid & rd_valid);
+        rd_on$d = sel_rd & rd_valid & ~sq_tready;
+        if (sel_rd) begin
+            sq_tvalid = rd_valid;
+            cmd_ready = 1'b0;
+            rd_ready = sq_tready;
+            sq_tdata = rd_opcode | (((rd_qpn) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << qpn_at) | (((rd_laddr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << laddr_at) | (((rd_raddr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << raddr_at) | rd_length;
+        end
+        else begin
+            sq_tvalid = cmd_valid;
+            cmd_ready = sq_tready;
+            rd_ready = 1'b0;
+            sq_tdata = opcode | (((cmd_qpn) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << qpn_at) | last | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << laddr_at) | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << raddr_at) | (((cmd_len) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << length_at);
+        end
         cq_tready = 1'b1;
         ack = cq_tvalid & ((cq_tdata & cmplt_mask) != 32'h0);
     end
     
 endmodule // rhdl_ubft$roce
+
+
+module rhdl_ubft$roce$rd_on(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$roce$rd_on
 
 
 module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tvalid,g_cmd_tready,awvalid,awready,bvalid,bresp,bready,m_sts_tdata,m_sts_tvalid,m_sts_tready);
