@@ -883,6 +883,10 @@ pub struct Guard<const N: usize> {
     pub bresp: Signal<In, Bits<2>>,
     pub bvalid: Signal<In, Bit>,
     pub bready: Signal<Out, Bit>,
+    /// One cycle as the block takes a READ response's command (`WR_RD`),
+    /// accepted or not: it has left the stack's receive queue (RemoteRead
+    /// counts its READs in flight by it).
+    pub rd_taken: Signal<Out, Bit>,
     // Status.
     pub sts_accepted: Signal<Out, Bits<32>>,
     pub sts_write_errors: Signal<Out, Bits<32>>,
@@ -1090,6 +1094,7 @@ impl<const N: usize> Guard<N> {
             bresp: Default::default(),
             bvalid: Default::default(),
             bready: Default::default(),
+            rd_taken: Default::default(),
             sts_accepted: Default::default(),
             sts_write_errors: Default::default(),
             sts_refused_unknown_qp: Default::default(),
@@ -1398,6 +1403,7 @@ impl<const N: usize> Logic for Guard<N> {
         self.refuse.next = false;
         self.why.next = 0.into();
         self.wr_cmd_tready.next = false;
+        self.rd_taken.next = false;
         self.wr_data_tready.next = false;
         self.awvalid.next = false;
         self.wvalid.next = false;
@@ -1405,6 +1411,7 @@ impl<const N: usize> Logic for Guard<N> {
             GuardState::Idle => {
                 self.wr_cmd_tready.next = self.rst_n.val();
                 if self.wr_cmd_tvalid.val() & self.rst_n.val() {
+                    self.rd_taken.next = self.wr_cmd_tdata.val().get_bit(self.at_rd.val().index());
                     self.vaddr_q.d.next = bit_cast::<64, WR_VADDR_BITS>(
                         self.wr_cmd_tdata
                             .val()

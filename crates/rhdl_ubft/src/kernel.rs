@@ -487,6 +487,7 @@ impl<const N: usize> Logic for Kernel<N> {
         self.roce.rd_raddr.next = self.protocol.rd_raddr.val();
         self.roce.rd_valid.next = self.protocol.rd_valid.val();
         self.protocol.rd_ready.next = self.roce.rd_ready.val();
+        self.protocol.rd_taken.next = self.guard.rd_taken.val();
         self.roce.cmd_qpn.next = self.broadcast.cmd_qpn.val();
         self.roce.cmd_addr.next = self.broadcast.cmd_addr.val();
         self.roce.cmd_len.next = self.broadcast.cmd_len.val();

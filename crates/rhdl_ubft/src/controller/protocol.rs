@@ -213,6 +213,8 @@ pub struct Protocol<const N: usize> {
     pub rd_raddr: Signal<Out, Bits<64>>,
     pub rd_valid: Signal<Out, Bit>,
     pub rd_ready: Signal<In, Bit>,
+    /// The guard took a READ response's command.
+    pub rd_taken: Signal<In, Bit>,
     // The four machines and the blocks beside them (protocol.md).
     leader: Leader,
     fast: Fast,
@@ -366,7 +368,7 @@ impl<const N: usize> Protocol<N> {
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
             cp_wr_en, cp_wr_beat, cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data,
-            qpns, rd_qpn, rd_laddr, rd_raddr, rd_valid, rd_ready, rr
+            qpns, rd_qpn, rd_laddr, rd_raddr, rd_valid, rd_ready, rd_taken, rr
         })
     }
 }
@@ -607,6 +609,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.rr.beat.next = self.fetch_beat.val();
         self.rr.beat_valid.next = self.fetch_beat_valid.val();
         self.rr.rd_ready.next = self.rd_ready.val();
+        self.rr.rd_taken.next = self.rd_taken.val();
         self.rd_qpn.next = self.rr.rd_qpn.val();
         self.rd_laddr.next = self.rr.rd_laddr.val();
         self.rd_raddr.next = self.rr.rd_raddr.val();

@@ -24,7 +24,14 @@
 //! (Protocol's slot); `keep` with `keep_view`, `keep_m`, `keep_prev`,
 //! `keep_leader` (leader(w)); `cancel`; `armed` and K (`kv`, `kk`, `km`,
 //! `kprev`, for SLOW's target); `issue`; `rd_qpn`, `rd_laddr`, `rd_raddr`,
-//! `rd_valid`, `rd_ready`; `scan_start`, `beat`, `beat_valid`, `found`.
+//! `rd_valid`, `rd_ready`, `rd_taken`; `scan_start`, `beat`, `beat_valid`,
+//! `found`.
+//!
+//! One pair is in flight at a time: `issue` sends the next pair only once
+//! the guard has taken both responses of the last (`rd_taken`), or 2^16
+//! cycles after it was sent (READs lost to a crashed peer), so the READ
+//! responses a peer's queue pair holds at this replica's receive path
+//! are at most two, whatever the polls' rate.
 //!
 //! Timing: `armed` and K are registers; a READ is presented the cycle
 //! after `issue` and held until `rd_ready`; `found` is registered on the
@@ -74,6 +81,9 @@ pub struct RemoteRead<const N: usize> {
     pub rd_raddr: Signal<Out, Bits<64>>,
     pub rd_valid: Signal<Out, Bit>,
     pub rd_ready: Signal<In, Bit>,
+    /// The guard took a READ response's command (it left the receive
+    /// queue).
+    pub rd_taken: Signal<In, Bit>,
     pub scan_start: Signal<In, Bit>,
     pub beat: Signal<In, Bits<BEAT_BITS>>,
     pub beat_valid: Signal<In, Bit>,
@@ -89,6 +99,10 @@ pub struct RemoteRead<const N: usize> {
     beat_n: DFF<Bits<8>>,
     prep_ok: DFF<Bit>,
     found_q: DFF<Bit>,
+    /// READs sent whose responses the guard has not taken yet (at most
+    /// two: one pair), and the cycles since the pair was sent.
+    in_flight: DFF<Bits<2>>,
+    age: DFF<Bits<16>>,
     next1: Signal<Local, Bits<8>>,
     next2: Signal<Local, Bits<8>>,
     slot: Signal<Local, Bits<32>>,
@@ -150,6 +164,7 @@ impl<const N: usize> Default for RemoteRead<N> {
             rd_raddr: Default::default(),
             rd_valid: Default::default(),
             rd_ready: Default::default(),
+            rd_taken: Default::default(),
             scan_start: Default::default(),
             beat: Default::default(),
             beat_valid: Default::default(),
@@ -165,6 +180,8 @@ impl<const N: usize> Default for RemoteRead<N> {
             beat_n: Default::default(),
             prep_ok: Default::default(),
             found_q: Default::default(),
+            in_flight: Default::default(),
+            age: Default::default(),
             next1: Default::default(),
             next2: Default::default(),
             slot: Default::default(),
@@ -189,7 +206,7 @@ impl<const N: usize> Logic for RemoteRead<N> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, kept, k_view, k_k, k_m, k_prev, k_leader, state, peer, beat_n, prep_ok,
-            found_q
+            found_q, in_flight, age
         );
         // K, and whether it is still this slot's.
         if self.keep.val() {
@@ -237,10 +254,24 @@ impl<const N: usize> Logic for RemoteRead<N> {
         self.rd_laddr.next = self.network_ptr.val() + (bit_cast::<64, 32>(self.rr_word.val()) << 2);
         self.rd_raddr.next = self.network_ptr.val()
             + (bit_cast::<64, 32>(self.prepare_base.val() + (self.slot.val() << 4)) << 2);
+        // The pair in flight: a response taken by the guard is one less;
+        // after 2^16 cycles without both, the READs are given up as lost
+        // (a crashed peer answers none), so the next peer gets its turn.
+        if self.age.q.val() != 0xffff {
+            self.age.d.next = self.age.q.val() + 1;
+        }
+        if self.rd_taken.val() & (self.in_flight.q.val() != 0) {
+            self.in_flight.d.next = self.in_flight.q.val() - 1;
+        }
         match self.state.q.val() {
             RrSt::Idle => {
-                if self.issue.val() & self.kept.q.val() {
+                if self.issue.val()
+                    & self.kept.q.val()
+                    & ((self.in_flight.q.val() == 0) | (self.age.q.val() == 0xffff))
+                {
                     self.peer.d.next = self.next2.val();
+                    self.in_flight.d.next = 2.into();
+                    self.age.d.next = 0.into();
                     self.state.d.next = RrSt::Prep;
                 }
             }
@@ -300,6 +331,7 @@ impl<const N: usize> Logic for RemoteRead<N> {
             self.kept.d.next = false;
             self.state.d.next = RrSt::Idle;
             self.found_q.d.next = false;
+            self.in_flight.d.next = 0.into();
         }
     }
 }
