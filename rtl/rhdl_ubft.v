@@ -188,6 +188,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [63:0] protocol$rd_raddr;
     wire  protocol$rd_valid;
     reg  protocol$rd_ready;
+    reg  protocol$rd_taken;
     reg  fetch$clock;
     reg  fetch$rst_n;
     reg  fetch$start;
@@ -385,6 +386,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [1:0] guard$bresp;
     reg  guard$bvalid;
     wire  guard$bready;
+    wire  guard$rd_taken;
     wire  [31:0] guard$sts_accepted;
     wire  [31:0] guard$sts_write_errors;
     wire  [31:0] guard$sts_refused_unknown_qp;
@@ -595,7 +597,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .rd_laddr(protocol$rd_laddr),
         .rd_raddr(protocol$rd_raddr),
         .rd_valid(protocol$rd_valid),
-        .rd_ready(protocol$rd_ready)
+        .rd_ready(protocol$rd_ready),
+        .rd_taken(protocol$rd_taken)
     );
     rhdl_ubft$fetch fetch(
         .clock(fetch$clock),
@@ -805,6 +808,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .bresp(guard$bresp),
         .bvalid(guard$bvalid),
         .bready(guard$bready),
+        .rd_taken(guard$rd_taken),
         .sts_accepted(guard$sts_accepted),
         .sts_write_errors(guard$sts_write_errors),
         .sts_refused_unknown_qp(guard$sts_refused_unknown_qp),
@@ -1121,6 +1125,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         roce$rd_raddr = protocol$rd_raddr;
         roce$rd_valid = protocol$rd_valid;
         protocol$rd_ready = roce$rd_ready;
+        protocol$rd_taken = guard$rd_taken;
         roce$cmd_qpn = broadcast$cmd_qpn;
         roce$cmd_addr = broadcast$cmd_addr;
         roce$cmd_len = broadcast$cmd_len;
@@ -4096,7 +4101,7 @@ module rhdl_ubft$fetch$want(d,q,clock);
 endmodule // rhdl_ubft$fetch$want
 
 
-module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tvalid,wr_cmd_tready,wr_data_tdata,wr_data_tkeep,wr_data_tlast,wr_data_tvalid,wr_data_tready,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,sts_accepted,sts_write_errors,sts_refused_unknown_qp,sts_refused_length,sts_refused_unaligned,sts_refused_outside,sts_refused_data,sts_refused_not_owner,sts_refused_not_leader,sts_refused_shape,sts_refused_unchecked,sts_refused_by);
+module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tvalid,wr_cmd_tready,wr_data_tdata,wr_data_tkeep,wr_data_tlast,wr_data_tvalid,wr_data_tready,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,rd_taken,sts_accepted,sts_write_errors,sts_refused_unknown_qp,sts_refused_length,sts_refused_unaligned,sts_refused_outside,sts_refused_data,sts_refused_not_owner,sts_refused_not_leader,sts_refused_shape,sts_refused_unchecked,sts_refused_by);
     
     // Module arguments
     input wire  clock;
@@ -4127,6 +4132,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     input wire  [1:0] bresp;
     input wire  bvalid;
     output reg  bready;
+    output reg  rd_taken;
     output reg  [31:0] sts_accepted;
     output reg  [31:0] sts_write_errors;
     output reg  [31:0] sts_refused_unknown_qp;
@@ -5222,6 +5228,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         refuse = 1'b0;
         why = 32'h0;
         wr_cmd_tready = 1'b0;
+        rd_taken = 1'b0;
         wr_data_tready = 1'b0;
         awvalid = 1'b0;
         wvalid = 1'b0;
@@ -5230,6 +5237,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                 begin
                     wr_cmd_tready = rst_n;
                     if (wr_cmd_tvalid & rst_n) begin
+                        rd_taken = wr_cmd_tdata[at_rd];
                         vaddr_q$d = ((wr_cmd_tdata[(at_vaddr)+:(48)]) & 64'hffffffffffffffff);
                         len_q$d = ((wr_cmd_tdata[(at_len)+:(28)]) & 32'hffffffff);
                         qpn_q$d = wr_cmd_tdata[(at_qpn)+:(10)];
@@ -11399,7 +11407,7 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_failed,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started,qpns,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_failed,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started,qpns,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,rd_taken);
     
     // Module arguments
     input wire  clock;
@@ -11489,6 +11497,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     output reg  [63:0] rd_raddr;
     output reg  rd_valid;
     input wire  rd_ready;
+    input wire  rd_taken;
     
     // Constant declarations
     localparam  err_round = 8'h8;
@@ -12087,6 +12096,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [63:0] rr$rd_raddr;
     wire  rr$rd_valid;
     reg  rr$rd_ready;
+    reg  rr$rd_taken;
     reg  rr$scan_start;
     reg  [511:0] rr$beat;
     reg  rr$beat_valid;
@@ -12754,6 +12764,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .rd_raddr(rr$rd_raddr),
         .rd_valid(rr$rd_valid),
         .rd_ready(rr$rd_ready),
+        .rd_taken(rr$rd_taken),
         .scan_start(rr$scan_start),
         .beat(rr$beat),
         .beat_valid(rr$beat_valid),
@@ -13052,6 +13063,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         rr$beat = fetch_beat;
         rr$beat_valid = fetch_beat_valid;
         rr$rd_ready = rd_ready;
+        rr$rd_taken = rd_taken;
         rd_qpn = rr$rd_qpn;
         rd_laddr = rr$rd_laddr;
         rd_raddr = rr$rd_raddr;
@@ -16835,7 +16847,7 @@ module rhdl_ubft$protocol$requests$valid(d,q,clock);
 endmodule // rhdl_ubft$protocol$requests$valid
 
 
-module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,keep_view,keep_m,keep_prev,keep_leader,cancel,armed,kv,kk,km,kprev,issue,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,scan_start,beat,beat_valid,found);
+module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,keep_view,keep_m,keep_prev,keep_leader,cancel,armed,kv,kk,km,kprev,issue,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,rd_taken,scan_start,beat,beat_valid,found);
     
     // Module arguments
     input wire  clock;
@@ -16863,6 +16875,7 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
     output reg  [63:0] rd_raddr;
     output reg  rd_valid;
     input wire  rd_ready;
+    input wire  rd_taken;
     input wire  scan_start;
     input wire  [511:0] beat;
     input wire  beat_valid;
@@ -16916,6 +16929,12 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
     reg  found_q$d;
     wire  found_q$q;
     reg  found_q$clock;
+    reg  [1:0] in_flight$d;
+    wire  [1:0] in_flight$q;
+    reg  in_flight$clock;
+    reg  [15:0] age$d;
+    wire  [15:0] age$q;
+    reg  age$clock;
     
     // Local signals
     reg  [7:0] next1;
@@ -16983,6 +17002,16 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
         .q(found_q$q),
         .clock(found_q$clock)
     );
+    rhdl_ubft$protocol$rr$in_flight in_flight(
+        .d(in_flight$d),
+        .q(in_flight$q),
+        .clock(in_flight$clock)
+    );
+    rhdl_ubft$protocol$rr$age age(
+        .d(age$d),
+        .q(age$q),
+        .clock(age$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -16997,6 +17026,8 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
         beat_n$clock = clock;
         prep_ok$clock = clock;
         found_q$clock = clock;
+        in_flight$clock = clock;
+        age$clock = clock;
         kept$d = kept$q;
         k_view$d = k_view$q;
         k_k$d = k_k$q;
@@ -17008,6 +17039,8 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
         beat_n$d = beat_n$q;
         prep_ok$d = prep_ok$q;
         found_q$d = found_q$q;
+        in_flight$d = in_flight$q;
+        age$d = age$q;
         if (keep) begin
             kept$d = 1'b1;
             k_view$d = keep_view;
@@ -17067,11 +17100,19 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
         rd_valid = 1'b0;
         rd_laddr = network_ptr + (((rr_word) & 64'hffffffffffffffff) << 32'h2);
         rd_raddr = network_ptr + (((prepare_base + (slot << 32'h4)) & 64'hffffffffffffffff) << 32'h2);
+        if (age$q != 32'hffff) begin
+            age$d = age$q + 32'h1;
+        end
+        if (rd_taken & (in_flight$q != 32'h0)) begin
+            in_flight$d = in_flight$q - 32'h1;
+        end
         case (state$q)
             RrSt$Idle:
                 begin
-                    if (issue & kept$q) begin
+                    if (issue & kept$q & ((in_flight$q == 32'h0) | (age$q == 32'hffff))) begin
                         peer$d = next2;
+                        in_flight$d = 32'h2;
+                        age$d = 32'h0;
                         state$d = RrSt$Prep;
                     end
                 end
@@ -17136,15 +17177,35 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
                 found_q$d = 1'b1;
             end
         end
-        found = found_q$q;
+        found = found_q$q | (beat_valid & beat_n$q[32'h0] & prep_ok$q & lanes_ok & kept$q);
         if (~rst_n) begin
             kept$d = 1'b0;
             state$d = RrSt$Idle;
             found_q$d = 1'b0;
+            in_flight$d = 32'h0;
         end
     end
     
 endmodule // rhdl_ubft$protocol$rr
+
+
+module rhdl_ubft$protocol$rr$age(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$age
 
 
 module rhdl_ubft$protocol$rr$beat_n(d,q,clock);
@@ -17183,6 +17244,25 @@ module rhdl_ubft$protocol$rr$found_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$rr$found_q
+
+
+module rhdl_ubft$protocol$rr$in_flight(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$rr$in_flight
 
 
 module rhdl_ubft$protocol$rr$k_k(d,q,clock);

@@ -1734,6 +1734,31 @@ mod tests {
     }
 
     #[test]
+    fn remote_rows_takes_read_responses_only_and_nothing_else_takes_them() {
+        let n = 3;
+        let mb = Mailbox::v3(n, 4, 1);
+        let rr = mb.record(Region::RemoteRows, 0, 2);
+        let pair = vec![7; mb.stride(Region::RemoteRows)];
+        // A READ response of peer 2 into its own record: taken; into
+        // another's, or as a WRITE: refused.
+        assert_eq!(check_rd(&mb, n, 2, rr, &pair, true), Ok(()));
+        assert_eq!(check_rd(&mb, n, 2, rr + 16, &pair[..16], true), Ok(()));
+        assert_eq!(check_rd(&mb, n, 1, rr, &pair, true), Err(Refusal::NotOwner));
+        assert_eq!(check(&mb, n, 2, rr, &pair), Err(Refusal::NotOwner));
+        // A READ response anywhere else: refused, with the row's code.
+        let vote = mb.vote(Region::WillCert, 1, 2);
+        assert_eq!(check(&mb, n, 2, vote, &[1, 2]), Ok(()));
+        assert_eq!(
+            check_rd(&mb, n, 2, vote, &[1, 2], true),
+            Err(Refusal::NotOwner)
+        );
+        let p = mb.record(Region::Prepare, 3, 0);
+        let prep = [6, 9, 4, 1];
+        assert_eq!(check(&mb, n, 1, p, &prep), Ok(()));
+        assert_eq!(check_rd(&mb, n, 1, p, &prep, true), Err(Refusal::Shape));
+    }
+
+    #[test]
     fn the_reference_rule() {
         let n = 3;
         let mb = Mailbox::v3(n, 4, 1);

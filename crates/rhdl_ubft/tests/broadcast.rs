@@ -385,6 +385,64 @@ fn the_roce_adapter_speaks_the_stacks_format() {
     assert!(!a.ack.val(), "only completions count");
 }
 
+#[test]
+fn the_roce_adapter_sends_a_read_when_broadcast_has_no_command_and_holds_it() {
+    use rhdl_ubft::io::roce::adapter::RoceAdapter;
+    use rhdl_ubft::io::roce::{SqCommand, RC_RDMA_READ_REQUEST, RC_RDMA_WRITE_ONLY};
+    let mut a = RoceAdapter::default();
+    a.connect_all();
+    let cycle = |a: &mut RoceAdapter| {
+        assert!(simulate(a, 20));
+        a.clock.next = Clock::from(true);
+        assert!(simulate(a, 20));
+        a.clock.next = Clock::from(false);
+        assert!(simulate(a, 20));
+    };
+    let sq = |a: &RoceAdapter| {
+        let t = a.sq_tdata.val();
+        SqCommand::unpack(&[0, 64, 128, 192].map(|o| t.get_bits::<64>(o).to_u64()))
+    };
+    a.rd_qpn.next = 0x101.into();
+    a.rd_laddr.next = 0x1_0360_0400u64.into();
+    a.rd_raddr.next = 0x1_0359_0040u64.into();
+    a.rd_valid.next = true;
+    a.cmd_valid.next = false;
+    a.sq_tready.next = false;
+    cycle(&mut a);
+    assert!(a.sq_tvalid.val() && !a.rd_ready.val());
+    assert_eq!(
+        sq(&a),
+        SqCommand {
+            opcode: RC_RDMA_READ_REQUEST,
+            qpn: 0x101,
+            host: false,
+            last: false,
+            offs: 0,
+            laddr: 0x1_0360_0400,
+            raddr: 0x1_0359_0040,
+            length: 64,
+            params: 0
+        },
+        "a READ of one beat, no completion asked"
+    );
+    // Broadcast's command comes while the READ waits on sq: the READ stays
+    // (AXI-Stream keeps TDATA while TVALID waits), and Broadcast waits.
+    a.cmd_qpn.next = 0x102.into();
+    a.cmd_addr.next = 0x1_0380_0040u64.into();
+    a.cmd_len.next = 8.into();
+    a.cmd_valid.next = true;
+    cycle(&mut a);
+    assert_eq!(sq(&a).opcode, RC_RDMA_READ_REQUEST);
+    assert!(!a.cmd_ready.val());
+    a.sq_tready.next = true;
+    assert!(simulate(&mut a, 20));
+    assert!(a.rd_ready.val() && !a.cmd_ready.val());
+    cycle(&mut a);
+    // Taken: Broadcast's WRITE goes next, ahead of a READ still asked for.
+    assert_eq!(sq(&a).opcode, RC_RDMA_WRITE_ONLY);
+    assert!(a.cmd_ready.val() && !a.rd_ready.val());
+}
+
 // Rounds (R13) and records of more than one beat.
 
 /// One broadcast request of a scripted run.

@@ -1414,8 +1414,11 @@ fn expect(
 fn adversarial(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
     let n = cfg.n;
     // The records longer than the buffer a third of the time.
+    // (And remote_rows, where READ responses land, a tenth of the rest.)
     let region = if rng.below(3) == 0 {
         [Region::Commit, Region::NewViewRecord][rng.below(2)]
+    } else if rng.below(10) == 0 {
+        Region::RemoteRows
     } else {
         Region::ALL[rng.below(Region::ALL.len())]
     };
@@ -1463,7 +1466,11 @@ fn adversarial(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
     }
     let qp = if from < n { cfg.qpns[from] } else { 999 };
     let mut cmd = WrCommand::write(qp, addr(word), 4 * len as u64);
+    // A READ response (the stack's mark): mostly where remote_rows takes
+    // one, and now and then anywhere else.
+    cmd.rd = region == Region::RemoteRows && rng.below(4) > 0;
     match rng.below(30) {
+        7 => cmd.rd = true,
         0 => cmd.len = 4 * len as u64 - 2,
         1 => cmd.vaddr += 2,
         2 => cmd.vaddr = PTR - 4 * (1 + rng.below(8)) as u64,
@@ -1509,6 +1516,9 @@ fn the_block_agrees_with_the_reference_on_random_writes() {
     // Accepted records streamed past the buffer; refused ones drained
     // past it; streamed ones stopped by their tlast.
     let (mut streamed, mut drained, mut stopped) = (0, 0, 0);
+    // READ responses (`WR_RD`) taken into remote_rows, and refused.
+    let (mut rd_taken, mut rd_refused) = (0, 0);
+    let p_word = |p: &Packet| ((p.cmd.vaddr.wrapping_sub(PTR)) / 4) as usize;
     for (n, id, writes) in [(3usize, 1usize, 300usize), (5, 0, 300), (8, 6, 300)] {
         let mut b = bench(n, id);
         b.cfg.qpns.rotate_left(n / 2);
@@ -1550,6 +1560,16 @@ fn the_block_agrees_with_the_reference_on_random_writes() {
                 hbm.insert(w as u64, v);
             }
             *outcomes.entry(verdict.map_err(|e| e.0)).or_insert(0) += 1;
+            if p.cmd.rd {
+                match verdict {
+                    Ok(()) => rd_taken += 1,
+                    Err(_) => rd_refused += 1,
+                }
+            } else if verdict.is_ok()
+                && m.locate(p_word(&p)).map(|(r, _)| r) == Some(Region::RemoteRows)
+            {
+                panic!("a WRITE into remote_rows accepted by the reference");
+            }
             snapshots.push(want.clone());
             b.send(p);
         }
@@ -1574,7 +1594,11 @@ fn the_block_agrees_with_the_reference_on_random_writes() {
             assert!(outcomes.contains_key(&r), "n = {n}: no {r:?} in {seen:?}");
         }
     }
-    eprintln!("streamed {streamed}, drained {drained}, stopped {stopped}");
+    eprintln!("streamed {streamed}, drained {drained}, stopped {stopped}; READ responses taken {rd_taken}, refused {rd_refused}");
+    assert!(
+        rd_taken > 5 && rd_refused > 5,
+        "READ responses taken {rd_taken}, refused {rd_refused}"
+    );
     assert!(
         streamed > 40 && drained > 40 && stopped > 2,
         "streamed {streamed}, drained {drained}, stopped {stopped}"

@@ -34,8 +34,9 @@
 //! are at most two, whatever the polls' rate.
 //!
 //! Timing: `armed` and K are registers; a READ is presented the cycle
-//! after `issue` and held until `rd_ready`; `found` is registered on the
-//! scan's beats, valid from the cycle after the last.
+//! after `issue` and held until `rd_ready`; `found` rises with the beat
+//! that completes a pair (combinational on it) and stays until the next
+//! `scan_start`.
 //!
 //! Reset (`rst_n`, synchronous, active low): K dropped, no READ.
 
@@ -326,7 +327,14 @@ impl<const N: usize> Logic for RemoteRead<N> {
                 self.found_q.d.next = true;
             }
         }
-        self.found.next = self.found_q.q.val();
+        // With the beat that completes a pair: VIEW reads it in the cycle
+        // of the fetch's `done`, which comes with the last beat.
+        self.found.next = self.found_q.q.val()
+            | (self.beat_valid.val()
+                & self.beat_n.q.val().get_bit(0)
+                & self.prep_ok.q.val()
+                & self.lanes_ok.val()
+                & self.kept.q.val());
         if !self.rst_n.val() {
             self.kept.d.next = false;
             self.state.d.next = RrSt::Idle;

@@ -4,11 +4,14 @@
 //! queue `sq_*` and completion queue `cq_*`, see `rhdl_ubft::io::roce`) and the
 //! links between the cards. A replica's command on queue pair `q` goes to
 //! replica `q - qpn_base`; a stack has no connection to its own card, so a
-//! queue pair naming no replica, or the sender itself, is refused. Only a
+//! queue pair naming no replica, or the sender itself, is refused. A
 //! single-packet RDMA WRITE (`RC_RDMA_WRITE_ONLY`, card memory, 4 bytes to
 //! the layout's longest record in whole words, 1 KiB at the default build,
-//! `laddr == raddr`, inside the mailbox buffer) is taken; any other command
-//! is counted as [`Malformed`] and dropped. A record of more than one beat
+//! `laddr == raddr`, inside the mailbox buffer) and an RDMA READ of one
+//! beat (`RC_RDMA_READ_REQUEST`, card memory, the peer's beat inside its
+//! mailbox buffer into this replica's record of remote_rows for that
+//! peer: the remote read, docs/remote_read.md) are taken; any other
+//! command is counted as [`Malformed`] and dropped. A record of more than one beat
 //! is one packet on a path MTU of 1 KiB or more; a stack that split it into
 //! packets would hand the guard several memory-write commands, which this
 //! model does not do (docs/broadcast.md, Rounds: the PMTU is not checked).
@@ -33,6 +36,16 @@
 //!   status"); otherwise at the landing, when the write is in HBM (a faulty
 //!   sender's stack completes its commands as usual). Completions are
 //!   presented in the order they become valid.
+//!
+//! - A READ accepted at cycle `c` reaches the peer's stack at `max(c + L,
+//!   previous landing on the queue pair)` (no link delay of its own: a
+//!   delay holds it behind the writes it delays); that stack reads its HBM
+//!   then (the peer's kernel takes no part) and the response lands at the
+//!   reader H + L cycles later, in order on the peer's queue pair to the
+//!   reader, as a write marked `WR_RD` (`WrCommand::read_response`). It
+//!   gets no completion (the kernel sends it with `last` = 0). An
+//!   adversary does not see READs or their responses: the stack and HBM
+//!   are trusted.
 //!
 //! Delivery ([`Delivery`]): by default a landing write is handed, as a real
 //! network does, to the receiver's RoCE stack, which presents it to the
@@ -1703,6 +1716,64 @@ mod tests {
         let mut net = Network::new(N, L, mailbox(), PTR, QPN_BASE);
         net.set_delivery(Delivery::Kernel);
         (net, (0..N).map(|_| Hbm::new(5, 3)).collect())
+    }
+
+    #[test]
+    fn a_read_is_served_from_the_peers_hbm_and_lands_in_remote_rows_marked() {
+        // Replica 0 reads the beat of replica 2's will_cert rows from slot 2
+        // (a beat holds two rows at n = 3) into remote_rows[2]: L to the peer, its HBM read (5 cycles here), L
+        // back; no completion. Through the model's rule, a READ response
+        // lands in remote_rows and nowhere else.
+        let (mut net, mut hbms) = setup();
+        let mb = mailbox();
+        let row = mb.vote_row(Region::WillCert, 2);
+        let lanes: Vec<u32> = (0..16).map(|i| 100 + i).collect();
+        hbms[2].write_words(addr(row), &lanes);
+        let rr = mb.record(Region::RemoteRows, 0, 2) + 16;
+        let read = SqCommand {
+            opcode: RC_RDMA_READ_REQUEST,
+            qpn: QPN_BASE + 2,
+            last: false,
+            laddr: addr(rr),
+            raddr: addr(row),
+            length: BEAT_BYTES,
+            ..Default::default()
+        };
+        one(&mut net, &mut hbms, 3, 0, read);
+        // Replica 2 overwrites its row after the request landed and its
+        // HBM was read: the response holds the row as read.
+        let seen = idle(&mut net, &mut hbms, 4, 3 + L + 1);
+        hbms[2].write_words(addr(row), &[0; 16]);
+        let later = idle(&mut net, &mut hbms, 3 + L + 1, 3 + 2 * L + 5 + 2);
+        assert!(
+            seen.is_empty() && later.is_empty(),
+            "no completion for a READ"
+        );
+        assert_eq!(hbms[0].read_words(addr(rr), 16), lanes);
+        let st = net.stats();
+        assert_eq!(
+            (st.reads[0], st.read_responses[2], st.malformed[0]),
+            (1, 1, 0)
+        );
+        // A READ into another peer's record of remote_rows, or of two
+        // beats, is malformed: the kernel never sends one.
+        let mut bad = read;
+        bad.laddr = addr(mb.record(Region::RemoteRows, 0, 1));
+        one(&mut net, &mut hbms, 200, 0, bad);
+        let mut two = read;
+        two.length = 2 * BEAT_BYTES;
+        one(&mut net, &mut hbms, 201, 0, two);
+        assert_eq!(net.stats().malformed[0], 2);
+        // And a WRITE into remote_rows is refused by the rule.
+        assert!(net
+            .guard(
+                1,
+                &Write {
+                    word: rr,
+                    data: vec![1; 16]
+                }
+            )
+            .is_err());
     }
 
     #[test]
