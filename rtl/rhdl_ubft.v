@@ -21521,8 +21521,17 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                             call_late = 1'b1;
                             state$d = ViewSt$ViewLateShare;
                         end
+                        else if (lead$q) begin
+                            state$d = ViewSt$ViewPollSeals;
+                        end
                         else begin
-                            state$d = await_back;
+                            missed = 1'b1;
+                            if (expiring) begin
+                                state$d = ViewSt$ViewStart;
+                            end
+                            else begin
+                                state$d = ViewSt$ViewPollNv;
+                            end
                         end
                     end
                 end

@@ -16,13 +16,13 @@ module tb_equivocating_leader;
   reg failed;
 
   // replica 0
-  reg [127:0] vin_0 [0:1909];
+  reg [127:0] vin_0 [0:1886];
   integer pin_0;
-  reg [575:0] vin_wide_0 [0:337];
+  reg [575:0] vin_wide_0 [0:326];
   integer pin_wide_0;
-  reg [127:0] vout_0 [0:2341];
+  reg [127:0] vout_0 [0:2283];
   integer pout_0;
-  reg [575:0] vout_wide_0 [0:258];
+  reg [575:0] vout_wide_0 [0:244];
   integer pout_wide_0;
   reg [0:0] i0_ap_rst_n;
   reg [11:0] i0_s_axi_control_awaddr;
@@ -518,13 +518,13 @@ module tb_equivocating_leader;
   );
 
   // replica 2
-  reg [127:0] vin_2 [0:2122];
+  reg [127:0] vin_2 [0:2056];
   integer pin_2;
-  reg [575:0] vin_wide_2 [0:391];
+  reg [575:0] vin_wide_2 [0:358];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:2724];
+  reg [127:0] vout_2 [0:2584];
   integer pout_2;
-  reg [575:0] vout_wide_2 [0:286];
+  reg [575:0] vout_wide_2 [0:251];
   integer pout_wide_2;
   reg [0:0] i2_ap_rst_n;
   reg [11:0] i2_s_axi_control_awaddr;
@@ -797,7 +797,7 @@ module tb_equivocating_leader;
     failed = 0;
     for (cycle = 0; cycle < CYCLES && !failed; cycle = cycle + 1) begin
       ap_clk = 0;
-      while (pin_0 < 1910 && vin_0[pin_0][127:96] == cycle) begin
+      while (pin_0 < 1887 && vin_0[pin_0][127:96] == cycle) begin
         case (vin_0[pin_0][95:64])
           0: i0_ap_rst_n = vin_0[pin_0][0:0];
           1: i0_s_axi_control_awaddr = vin_0[pin_0][11:0];
@@ -840,7 +840,7 @@ module tb_equivocating_leader;
         endcase
         pin_0 = pin_0 + 1;
       end
-      while (pin_wide_0 < 338 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
+      while (pin_wide_0 < 327 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
         case (vin_wide_0[pin_wide_0][543:512])
           11: i0_m_axi_hbm_rdata = vin_wide_0[pin_wide_0][511:0];
           23: i0_s_axis_sresp_tdata = vin_wide_0[pin_wide_0][511:0];
@@ -850,7 +850,7 @@ module tb_equivocating_leader;
         endcase
         pin_wide_0 = pin_wide_0 + 1;
       end
-      while (pout_0 < 2342 && vout_0[pout_0][127:96] == cycle) begin
+      while (pout_0 < 2284 && vout_0[pout_0][127:96] == cycle) begin
         case (vout_0[pout_0][95:64])
           0: e0_s_axi_control_awready = vout_0[pout_0][0:0];
           1: e0_s_axi_control_wready = vout_0[pout_0][0:0];
@@ -904,7 +904,7 @@ module tb_equivocating_leader;
         endcase
         pout_0 = pout_0 + 1;
       end
-      while (pout_wide_0 < 259 && vout_wide_0[pout_wide_0][575:544] == cycle) begin
+      while (pout_wide_0 < 245 && vout_wide_0[pout_wide_0][575:544] == cycle) begin
         case (vout_wide_0[pout_wide_0][543:512])
           20: e0_m_axi_hbm_wdata = vout_wide_0[pout_wide_0][511:0];
           25: e0_m_axis_sq_tdata = vout_wide_0[pout_wide_0][255:0];
@@ -1031,7 +1031,7 @@ module tb_equivocating_leader;
         endcase
         pout_wide_1 = pout_wide_1 + 1;
       end
-      while (pin_2 < 2123 && vin_2[pin_2][127:96] == cycle) begin
+      while (pin_2 < 2057 && vin_2[pin_2][127:96] == cycle) begin
         case (vin_2[pin_2][95:64])
           0: i2_ap_rst_n = vin_2[pin_2][0:0];
           1: i2_s_axi_control_awaddr = vin_2[pin_2][11:0];
@@ -1074,7 +1074,7 @@ module tb_equivocating_leader;
         endcase
         pin_2 = pin_2 + 1;
       end
-      while (pin_wide_2 < 392 && vin_wide_2[pin_wide_2][575:544] == cycle) begin
+      while (pin_wide_2 < 359 && vin_wide_2[pin_wide_2][575:544] == cycle) begin
         case (vin_wide_2[pin_wide_2][543:512])
           11: i2_m_axi_hbm_rdata = vin_wide_2[pin_wide_2][511:0];
           23: i2_s_axis_sresp_tdata = vin_wide_2[pin_wide_2][511:0];
@@ -1084,7 +1084,7 @@ module tb_equivocating_leader;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 2725 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 2585 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_s_axi_control_awready = vout_2[pout_2][0:0];
           1: e2_s_axi_control_wready = vout_2[pout_2][0:0];
@@ -1138,7 +1138,7 @@ module tb_equivocating_leader;
         endcase
         pout_2 = pout_2 + 1;
       end
-      while (pout_wide_2 < 287 && vout_wide_2[pout_wide_2][575:544] == cycle) begin
+      while (pout_wide_2 < 252 && vout_wide_2[pout_wide_2][575:544] == cycle) begin
         case (vout_wide_2[pout_wide_2][543:512])
           20: e2_m_axi_hbm_wdata = vout_wide_2[pout_wide_2][511:0];
           25: e2_m_axis_sq_tdata = vout_wide_2[pout_wide_2][255:0];

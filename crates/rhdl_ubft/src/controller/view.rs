@@ -116,7 +116,7 @@
 //! | 96 | ViewDeliver | Protocol stopped running / k moved past `catch_k` (SLOW decided it, R25) / SLOW yields (`slow_done`) with T_vc expiring, a follower / otherwise | Off / the poll it left (ViewPollSeals or ViewPollNv) / ViewStart / the poll it left |
 //! | 101 | ViewJump | (R14: a later view's NEW_VIEW(v′) passed R21 and R22) view + 1 < v′ / else | ViewJump (`step_view`: view + 1, the leader rotates, no SEAL) / ViewStart (the SEAL of v′ − 1, then NEW_VIEW(v′) is read again as the awaited one) |
 //! | 105 | ViewPollRemote | (the remote read: `rr_issue`, the next peer's two READs; `rr_scan` with a fetch of `remote_rows`, 2N beats) | ViewWaitRemote |
-//! | 106 | ViewWaitRemote | the fetch is done: n locks for K in a peer's pair (`rr_found`) / not, or an error | ViewLateShare (`call_slow`, `call_share`, `call_late`: SLOW writes K's share only) / the poll it left |
+//! | 106 | ViewWaitRemote | the fetch is done: n locks for K in a peer's pair (`rr_found`) / not, or an error: the new leader / a follower | ViewLateShare (`call_slow`, `call_share`, `call_late`: SLOW writes K's share only) / ViewPollSeals / ViewPollNv (a miss; ViewStart if it times out) |
 //! | 107 | ViewLateShare | SLOW (seal mode, the late share) yields (`slow_done`) | the poll it left (the new leader ViewPollSeals, a follower ViewPollNv) |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
@@ -1475,8 +1475,20 @@ impl Logic for View {
                         self.call_share.next = true;
                         self.call_late.next = true;
                         self.state.d.next = ViewSt::ViewLateShare;
+                    } else if self.lead.q.val() {
+                        // A new leader's wait for its SEALs counts its
+                        // own misses (`few`, D11.14).
+                        self.state.d.next = ViewSt::ViewPollSeals;
                     } else {
-                        self.state.d.next = self.await_back.val();
+                        // A follower's remote poll is one of its T_vc
+                        // polls: the wait stays as long in cycles as
+                        // without the remote read.
+                        self.missed.next = true;
+                        if self.expiring.val() {
+                            self.state.d.next = ViewSt::ViewStart;
+                        } else {
+                            self.state.d.next = ViewSt::ViewPollNv;
+                        }
                     }
                 }
             }
