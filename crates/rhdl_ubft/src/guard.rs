@@ -6,8 +6,11 @@
 //! queue pair names before any of it reaches HBM. A write must lie wholly in
 //! the sender's own entries of the mailbox (`layout::Mailbox::owner`); the
 //! leader's regions take only a record whose view the sender leads (view mod
-//! n = sender); anything else, and any malformed command, is refused whole
-//! and counted by reason and by sender. What passes is written to HBM through
+//! n = sender); a READ response's payload (the stack's mark `WR_RD`) goes
+//! only into the sender's record of remote_rows, which takes nothing else
+//! (the remote read, docs/remote_read.md); anything else, and any
+//! malformed command, is refused whole and counted by reason and by
+//! sender. What passes is written to HBM through
 //! the block's own AXI4 write master (`aw*`, `w*`, `b*`), one single-beat
 //! write per 64-byte beat it touches, byte strobes covering only the record.
 //!
@@ -32,6 +35,8 @@
 //!   BRESP is counted in `sts_write_errors`.
 //! - configuration: `network_ptr`, `n`, `id`, `qpns` (as for Broadcast: the
 //!   local queue pair connected to peer i in bits [10 i + 9 : 10 i]).
+//! - `rd_taken`: one cycle as a READ response's command (`WR_RD`) is
+//!   taken, accepted or not (RemoteRead's count of READs in flight).
 //! - status: `sts_accepted`, `sts_write_errors`, one `sts_refused_*` per
 //!   [`Refusal`], and `sts_refused_by` (refusals of sender i in bits
 //!   [32 i + 31 : 32 i]); 32-bit counters that wrap.
