@@ -3,9 +3,10 @@
 //!
 //! A replica that seals a view holding a lock it has not delivered keeps
 //! the lock, K = (w, k, m, prev) (`keep`, from VIEW at each SEAL, with
-//! Protocol's vote registers: the latest such lock); K is `armed` while the replica is still at
-//! slot k. While VIEW awaits a NEW_VIEW with K armed, each of its polls
-//! `issue`s two RDMA READs of one peer p, round robin over the peers: p's
+//! Protocol's vote registers: the latest such lock); K is `armed` while
+//! the replica is still at slot k. While VIEW awaits a NEW_VIEW with K
+//! armed, each of its polls that misses `issue`s two RDMA READs of one
+//! peer p (one pair in flight, below), round robin over the peers: p's
 //! prepare[s(k)] beat into remote_rows[p] beat 0, and p's will_cert[s(k)]
 //! row beat into remote_rows[p] beat 1 (on `rd_*`, the RoceAdapter's READ
 //! port). VIEW then reads remote_rows whole (2N beats, `scan` while it
