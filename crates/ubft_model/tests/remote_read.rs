@@ -77,13 +77,7 @@ fn search(v: Variant, views: u8, live_views: u8) -> Found {
         v.name(),
         found.summary()
     );
-    let mut kinds: Vec<(&str, usize)> = vec![];
-    for (_, who, _) in &found.fails {
-        match kinds.iter_mut().find(|(w, _)| w == who) {
-            Some((_, c)) => *c += 1,
-            None => kinds.push((who, 1)),
-        }
-    }
+    let kinds = found.kinds();
     for (who, c) in &kinds {
         println!("  {c} failing state(s): {who}");
     }

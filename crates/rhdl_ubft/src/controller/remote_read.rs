@@ -43,7 +43,7 @@
 
 use crate::io::roce::{QPNS_BITS, QPN_BITS};
 use crate::layout::{Mailbox, Region};
-use crate::params::{BEAT_BITS, BEAT_WORDS, G, SB};
+use crate::params::{BEAT_BITS, BEAT_WORDS, G, SB, TAG_K_BITS, TAG_K_MASK};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -138,6 +138,15 @@ impl<const N: usize> Default for RemoteRead<N> {
             "remote_read.rs: a prepare per beat (slot << 4)"
         );
         assert!(G.is_power_of_two());
+        // The literals `update` holds: a beat of 16 words (`<< 4`, `+ 16`)
+        // and a tag of k's low 24 bits under the view's low 8
+        // (`params::vote_tag`).
+        assert_eq!(BEAT_WORDS, 16, "remote_read.rs: 16 words a beat");
+        assert_eq!(
+            (TAG_K_BITS, TAG_K_MASK),
+            (24, 0x00ff_ffff),
+            "remote_read.rs: tag = view << 24 | k & 0x00ff_ffff"
+        );
         assert_eq!(QPN_BITS, 10, "remote_read.rs: qpn i at bits i * 10");
         let k = |x: usize| Constant::new((x as u64).into());
         RemoteRead {

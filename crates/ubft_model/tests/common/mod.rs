@@ -105,6 +105,19 @@ pub struct Found {
 }
 
 impl Found {
+    /// The failing states by kind (the live replicas' lines), each with
+    /// its count, in the order first found.
+    pub fn kinds(&self) -> Vec<(&str, usize)> {
+        let mut kinds: Vec<(&str, usize)> = vec![];
+        for (_, who, _) in &self.fails {
+            match kinds.iter_mut().find(|(w, _)| w == who) {
+                Some((_, c)) => *c += 1,
+                None => kinds.push((who, 1)),
+            }
+        }
+        kinds
+    }
+
     /// One line: the states from the prefix's end, whether complete, the
     /// depth, the terminal and failing states, the time.
     pub fn summary(&self) -> String {
