@@ -340,6 +340,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [31:0] control$sts_guard_refused_shape;
     reg  [31:0] control$sts_guard_refused_unchecked;
     reg  [255:0] control$sts_guard_refused_by;
+    reg  [31:0] control$sts_local_refused;
     reg  roce$clock;
     reg  [9:0] roce$cmd_qpn;
     reg  [63:0] roce$cmd_addr;
@@ -399,6 +400,37 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [31:0] guard$sts_refused_shape;
     wire  [31:0] guard$sts_refused_unchecked;
     wire  [255:0] guard$sts_refused_by;
+    reg  local_guard$clock;
+    reg  local_guard$rst_n;
+    reg  [7:0] local_guard$id;
+    reg  [63:0] local_guard$network_ptr;
+    reg  [63:0] local_guard$s_awaddr;
+    reg  [7:0] local_guard$s_awlen;
+    reg  local_guard$s_awvalid;
+    wire  local_guard$s_awready;
+    reg  [511:0] local_guard$s_wdata;
+    reg  [63:0] local_guard$s_wstrb;
+    reg  local_guard$s_wvalid;
+    wire  local_guard$s_wready;
+    wire  [1:0] local_guard$s_bresp;
+    wire  local_guard$s_bvalid;
+    reg  local_guard$s_bready;
+    wire  [63:0] local_guard$m_awaddr;
+    wire  [7:0] local_guard$m_awlen;
+    wire  [2:0] local_guard$m_awsize;
+    wire  [1:0] local_guard$m_awburst;
+    wire  local_guard$m_awvalid;
+    reg  local_guard$m_awready;
+    wire  [511:0] local_guard$m_wdata;
+    wire  [63:0] local_guard$m_wstrb;
+    wire  local_guard$m_wlast;
+    wire  local_guard$m_wvalid;
+    reg  local_guard$m_wready;
+    reg  [1:0] local_guard$m_bresp;
+    reg  local_guard$m_bvalid;
+    wire  local_guard$m_bready;
+    wire  local_guard$refused;
+    wire  [31:0] local_guard$sts_refused;
     reg  rx_status$clock;
     reg  [95:0] rx_status$s_cmd_tdata;
     reg  rx_status$s_cmd_tvalid;
@@ -757,7 +789,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_guard_refused_not_leader(control$sts_guard_refused_not_leader),
         .sts_guard_refused_shape(control$sts_guard_refused_shape),
         .sts_guard_refused_unchecked(control$sts_guard_refused_unchecked),
-        .sts_guard_refused_by(control$sts_guard_refused_by)
+        .sts_guard_refused_by(control$sts_guard_refused_by),
+        .sts_local_refused(control$sts_local_refused)
     );
     rhdl_ubft$roce roce(
         .clock(roce$clock),
@@ -821,6 +854,39 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_refused_shape(guard$sts_refused_shape),
         .sts_refused_unchecked(guard$sts_refused_unchecked),
         .sts_refused_by(guard$sts_refused_by)
+    );
+    rhdl_ubft$local_guard local_guard(
+        .clock(local_guard$clock),
+        .rst_n(local_guard$rst_n),
+        .id(local_guard$id),
+        .network_ptr(local_guard$network_ptr),
+        .s_awaddr(local_guard$s_awaddr),
+        .s_awlen(local_guard$s_awlen),
+        .s_awvalid(local_guard$s_awvalid),
+        .s_awready(local_guard$s_awready),
+        .s_wdata(local_guard$s_wdata),
+        .s_wstrb(local_guard$s_wstrb),
+        .s_wvalid(local_guard$s_wvalid),
+        .s_wready(local_guard$s_wready),
+        .s_bresp(local_guard$s_bresp),
+        .s_bvalid(local_guard$s_bvalid),
+        .s_bready(local_guard$s_bready),
+        .m_awaddr(local_guard$m_awaddr),
+        .m_awlen(local_guard$m_awlen),
+        .m_awsize(local_guard$m_awsize),
+        .m_awburst(local_guard$m_awburst),
+        .m_awvalid(local_guard$m_awvalid),
+        .m_awready(local_guard$m_awready),
+        .m_wdata(local_guard$m_wdata),
+        .m_wstrb(local_guard$m_wstrb),
+        .m_wlast(local_guard$m_wlast),
+        .m_wvalid(local_guard$m_wvalid),
+        .m_wready(local_guard$m_wready),
+        .m_bresp(local_guard$m_bresp),
+        .m_bvalid(local_guard$m_bvalid),
+        .m_bready(local_guard$m_bready),
+        .refused(local_guard$refused),
+        .sts_refused(local_guard$sts_refused)
     );
     rhdl_ubft$rx_status rx_status(
         .clock(rx_status$clock),
@@ -1104,20 +1170,35 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         rdmux$m_rlast = m_axi_hbm_rlast;
         rdmux$m_rvalid = m_axi_hbm_rvalid;
         m_axi_hbm_rready = rdmux$m_rready;
-        m_axi_hbm_awaddr = broadcast$awaddr;
-        m_axi_hbm_awlen = broadcast$awlen;
-        m_axi_hbm_awsize = broadcast$awsize;
-        m_axi_hbm_awburst = broadcast$awburst;
-        m_axi_hbm_awvalid = broadcast$awvalid;
-        broadcast$awready = m_axi_hbm_awready;
-        m_axi_hbm_wdata = broadcast$wdata;
-        m_axi_hbm_wstrb = broadcast$wstrb;
-        m_axi_hbm_wlast = broadcast$wlast;
-        m_axi_hbm_wvalid = broadcast$wvalid;
-        broadcast$wready = m_axi_hbm_wready;
-        broadcast$bresp = m_axi_hbm_bresp;
-        broadcast$bvalid = m_axi_hbm_bvalid;
-        m_axi_hbm_bready = broadcast$bready;
+        local_guard$clock = ap_clk;
+        local_guard$rst_n = ap_rst_n;
+        local_guard$id = control$id;
+        local_guard$network_ptr = control$network_ptr;
+        local_guard$s_awaddr = broadcast$awaddr;
+        local_guard$s_awlen = broadcast$awlen;
+        local_guard$s_awvalid = broadcast$awvalid;
+        broadcast$awready = local_guard$s_awready;
+        local_guard$s_wdata = broadcast$wdata;
+        local_guard$s_wstrb = broadcast$wstrb;
+        local_guard$s_wvalid = broadcast$wvalid;
+        broadcast$wready = local_guard$s_wready;
+        broadcast$bresp = local_guard$s_bresp;
+        broadcast$bvalid = local_guard$s_bvalid;
+        local_guard$s_bready = broadcast$bready;
+        m_axi_hbm_awaddr = local_guard$m_awaddr;
+        m_axi_hbm_awlen = local_guard$m_awlen;
+        m_axi_hbm_awsize = local_guard$m_awsize;
+        m_axi_hbm_awburst = local_guard$m_awburst;
+        m_axi_hbm_awvalid = local_guard$m_awvalid;
+        local_guard$m_awready = m_axi_hbm_awready;
+        m_axi_hbm_wdata = local_guard$m_wdata;
+        m_axi_hbm_wstrb = local_guard$m_wstrb;
+        m_axi_hbm_wlast = local_guard$m_wlast;
+        m_axi_hbm_wvalid = local_guard$m_wvalid;
+        local_guard$m_wready = m_axi_hbm_wready;
+        local_guard$m_bresp = m_axi_hbm_bresp;
+        local_guard$m_bvalid = m_axi_hbm_bvalid;
+        m_axi_hbm_bready = local_guard$m_bready;
         roce$clock = ap_clk;
         protocol$qpns = control$qpns;
         roce$rd_qpn = protocol$rd_qpn;
@@ -1211,6 +1292,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         control$sts_guard_refused_shape = guard$sts_refused_shape;
         control$sts_guard_refused_unchecked = guard$sts_refused_unchecked;
         control$sts_guard_refused_by = guard$sts_refused_by;
+        control$sts_local_refused = local_guard$sts_refused;
     end
     
 endmodule // top
@@ -2359,7 +2441,7 @@ module rhdl_ubft$compose$state(d,q,clock);
 endmodule // rhdl_ubft$compose$state
 
 
-module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,ap_start,network_ptr,id,n,wait_polls,slots,qpns,ap_done,ap_idle,ap_ready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state,sts_guard_accepted,sts_guard_write_errors,sts_guard_refused_unknown_qp,sts_guard_refused_length,sts_guard_refused_unaligned,sts_guard_refused_outside,sts_guard_refused_data,sts_guard_refused_not_owner,sts_guard_refused_not_leader,sts_guard_refused_shape,sts_guard_refused_unchecked,sts_guard_refused_by);
+module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,ap_start,network_ptr,id,n,wait_polls,slots,qpns,ap_done,ap_idle,ap_ready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state,sts_guard_accepted,sts_guard_write_errors,sts_guard_refused_unknown_qp,sts_guard_refused_length,sts_guard_refused_unaligned,sts_guard_refused_outside,sts_guard_refused_data,sts_guard_refused_not_owner,sts_guard_refused_not_leader,sts_guard_refused_shape,sts_guard_refused_unchecked,sts_guard_refused_by,sts_local_refused);
     
     // Module arguments
     input wire  clock;
@@ -2417,6 +2499,7 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
     input wire  [31:0] sts_guard_refused_shape;
     input wire  [31:0] sts_guard_refused_unchecked;
     input wire  [255:0] sts_guard_refused_by;
+    input wire  [31:0] sts_local_refused;
     
     // Constant declarations
     localparam  a_ctrl = 12'h0;
@@ -2457,6 +2540,7 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
     localparam  a_guard_refused_unchecked = 12'ha4;
     localparam  a_guard_by = 12'ha8;
     localparam  a_guard_by_end = 12'hc8;
+    localparam  a_local_refused = 12'hc8;
     localparam  qpn_mask = 80'h3ff;
     
     // Stub signals
@@ -2939,6 +3023,9 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
         gsh = ((((ra - a_guard_by) >> 32'h2) << 32'h5) & 8'hff);
         if ((ra >= a_guard_by) & (ra < a_guard_by_end)) begin
             rmux = sts_guard_refused_by[(gsh)+:(32)];
+        end
+        if (ra == a_local_refused) begin
+            rmux = sts_local_refused;
         end
         if (ar_hs) begin
             rvalid_q$d = 1'b1;
@@ -4157,7 +4244,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     localparam  ids = 64'h706050403020100;
     localparam  reason_ids = 64'h987654321;
     localparam  beat_ids = 1024'h3f003e003d003c003b003a0039003800370036003500340033003200310030002f002e002d002c002b002a0029002800270026002500240023002200210020001f001e001d001c001b001a0019001800170016001500140013001200110010000f000e000d000c000b000a0009000800070006000500040003000200010000;
-    localparam  end_bytes = 64'h367ac00;
+    localparam  end_bytes = 64'h367aa00;
     localparam  max_bytes = 32'h400;
     localparam  ready_age = 4'h5;
     localparam  c_length = 4'h2;
@@ -7361,11 +7448,11 @@ module rhdl_ubft$guard$rows$11(clock,word,words,sender,rd,hit,pass,leader,code,v
     
     // Constant declarations
     localparam  base = 32'hd9ea00;
-    localparam  size = 32'h100;
-    localparam  entry_words = 16'h20;
-    localparam  entry_end = 17'b100000;
+    localparam  size = 32'h80;
+    localparam  entry_words = 16'h10;
+    localparam  entry_end = 17'b10000;
     localparam  entry_mul = 16'h1;
-    localparam  entry_shift = 6'b101;
+    localparam  entry_shift = 6'b100;
     localparam  period = 16'h8;
     localparam  period_mul = 16'h1;
     localparam  period_shift = 6'b11;
@@ -11407,6 +11494,386 @@ module rhdl_ubft$guard$wsel(d,q,clock);
 endmodule // rhdl_ubft$guard$wsel
 
 
+module rhdl_ubft$local_guard(clock,rst_n,id,network_ptr,s_awaddr,s_awlen,s_awvalid,s_awready,s_wdata,s_wstrb,s_wvalid,s_wready,s_bresp,s_bvalid,s_bready,m_awaddr,m_awlen,m_awsize,m_awburst,m_awvalid,m_awready,m_wdata,m_wstrb,m_wlast,m_wvalid,m_wready,m_bresp,m_bvalid,m_bready,refused,sts_refused);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] id;
+    input wire  [63:0] network_ptr;
+    input wire  [63:0] s_awaddr;
+    input wire  [7:0] s_awlen;
+    input wire  s_awvalid;
+    output reg  s_awready;
+    input wire  [511:0] s_wdata;
+    input wire  [63:0] s_wstrb;
+    input wire  s_wvalid;
+    output reg  s_wready;
+    output reg  [1:0] s_bresp;
+    output reg  s_bvalid;
+    input wire  s_bready;
+    output reg  [63:0] m_awaddr;
+    output reg  [7:0] m_awlen;
+    output reg  [2:0] m_awsize;
+    output reg  [1:0] m_awburst;
+    output reg  m_awvalid;
+    input wire  m_awready;
+    output reg  [511:0] m_wdata;
+    output reg  [63:0] m_wstrb;
+    output reg  m_wlast;
+    output reg  m_wvalid;
+    input wire  m_wready;
+    input wire  [1:0] m_bresp;
+    input wire  m_bvalid;
+    output reg  m_bready;
+    output reg  refused;
+    output reg  [31:0] sts_refused;
+    
+    // Constant declarations
+    localparam  one = 8'h1;
+    localparam  lanes = 512'hff0000000000000000ff0000000000000000ff0000000000000000ff0000000000000000ff0000000000000000ff0000000000000000ff0000000000000000ff;
+    localparam  rows_lo = 64'hd973a0;
+    localparam  rows_hi = 64'hd974a0;
+    localparam  beat_mask = 64'hffffffffffffffc0;
+    localparam  page = 16'h1000;
+    localparam  size_beat = 3'b110;
+    localparam  burst_incr = 2'b1;
+    
+    // Stub signals
+    reg  open$d;
+    wire  open$q;
+    reg  open$clock;
+    reg  aw_sent$d;
+    wire  aw_sent$q;
+    reg  aw_sent$clock;
+    reg  w_done$d;
+    wire  w_done$q;
+    reg  w_done$clock;
+    reg  [63:0] a_addr$d;
+    wire  [63:0] a_addr$q;
+    reg  a_addr$clock;
+    reg  [7:0] a_len$d;
+    wire  [7:0] a_len$q;
+    reg  a_len$clock;
+    reg  a_cross$d;
+    wire  a_cross$q;
+    reg  a_cross$clock;
+    reg  [7:0] beat$d;
+    wire  [7:0] beat$q;
+    reg  beat$clock;
+    reg  [31:0] count$d;
+    wire  [31:0] count$q;
+    reg  count$clock;
+    
+    // Local signals
+    reg  [63:0] beat_addr;
+    reg  [63:0] beat_word;
+    reg  in_rows;
+    reg  [63:0] allowed;
+    reg  [63:0] own;
+    reg  [7:0] id_bit;
+    reg  w_go;
+    reg  [15:0] cross_end;
+    
+    // Sub module instances
+    rhdl_ubft$local_guard$open open(
+        .d(open$d),
+        .q(open$q),
+        .clock(open$clock)
+    );
+    rhdl_ubft$local_guard$aw_sent aw_sent(
+        .d(aw_sent$d),
+        .q(aw_sent$q),
+        .clock(aw_sent$clock)
+    );
+    rhdl_ubft$local_guard$w_done w_done(
+        .d(w_done$d),
+        .q(w_done$q),
+        .clock(w_done$clock)
+    );
+    rhdl_ubft$local_guard$a_addr a_addr(
+        .d(a_addr$d),
+        .q(a_addr$q),
+        .clock(a_addr$clock)
+    );
+    rhdl_ubft$local_guard$a_len a_len(
+        .d(a_len$d),
+        .q(a_len$q),
+        .clock(a_len$clock)
+    );
+    rhdl_ubft$local_guard$a_cross a_cross(
+        .d(a_cross$d),
+        .q(a_cross$q),
+        .clock(a_cross$clock)
+    );
+    rhdl_ubft$local_guard$beat beat(
+        .d(beat$d),
+        .q(beat$q),
+        .clock(beat$clock)
+    );
+    rhdl_ubft$local_guard$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        open$clock = clock;
+        aw_sent$clock = clock;
+        w_done$clock = clock;
+        a_addr$clock = clock;
+        a_len$clock = clock;
+        a_cross$clock = clock;
+        beat$clock = clock;
+        count$clock = clock;
+        open$d = open$q;
+        aw_sent$d = aw_sent$q;
+        w_done$d = w_done$q;
+        a_addr$d = a_addr$q;
+        a_len$d = a_len$q;
+        a_cross$d = a_cross$q;
+        beat$d = beat$q;
+        count$d = count$q;
+        s_awready = ~open$q;
+        cross_end = ((s_awaddr[(32'h0)+:(12)]) & 16'hffff) + (((s_awlen) & 16'hffff) << 32'h6) + 32'h40;
+        if (~open$q & s_awvalid) begin
+            open$d = 1'b1;
+            aw_sent$d = 1'b0;
+            w_done$d = 1'b0;
+            a_addr$d = s_awaddr & beat_mask;
+            a_len$d = s_awlen;
+            a_cross$d = cross_end > page;
+            beat$d = 32'h0;
+        end
+        m_awaddr = a_addr$q;
+        m_awlen = a_len$q;
+        m_awsize = size_beat;
+        m_awburst = burst_incr;
+        m_awvalid = open$q & ~aw_sent$q;
+        if (open$q & ~aw_sent$q & m_awready) begin
+            aw_sent$d = 1'b1;
+        end
+        beat_addr = a_addr$q + (((beat$q) & 64'hffffffffffffffff) << 32'h6);
+        beat_word = (beat_addr - network_ptr) >> 32'h2;
+        in_rows = (beat_addr >= network_ptr) & (beat_word >= rows_lo) & (beat_word < rows_hi);
+        id_bit = one << id;
+        own = 32'h0;
+        if (id_bit[0]) begin
+            own = lanes[(0 * 32'h40)+:(64)];
+        end
+        if (id_bit[1]) begin
+            own = lanes[(1 * 32'h40)+:(64)];
+        end
+        if (id_bit[2]) begin
+            own = lanes[(2 * 32'h40)+:(64)];
+        end
+        if (id_bit[3]) begin
+            own = lanes[(3 * 32'h40)+:(64)];
+        end
+        if (id_bit[4]) begin
+            own = lanes[(4 * 32'h40)+:(64)];
+        end
+        if (id_bit[5]) begin
+            own = lanes[(5 * 32'h40)+:(64)];
+        end
+        if (id_bit[6]) begin
+            own = lanes[(6 * 32'h40)+:(64)];
+        end
+        if (id_bit[7]) begin
+            own = lanes[(7 * 32'h40)+:(64)];
+        end
+        allowed = 64'hffffffffffffffff;
+        if (a_cross$q) begin
+            allowed = 32'h0;
+        end
+        else if (in_rows) begin
+            allowed = own;
+        end
+        w_go = open$q & ~w_done$q;
+        m_wdata = s_wdata;
+        m_wstrb = s_wstrb & allowed;
+        m_wlast = beat$q == a_len$q;
+        m_wvalid = w_go & s_wvalid;
+        s_wready = w_go & m_wready;
+        refused = 1'b0;
+        if (w_go & s_wvalid & m_wready) begin
+            beat$d = beat$q + 32'h1;
+            if (beat$q == a_len$q) begin
+                w_done$d = 1'b1;
+            end
+            if ((s_wstrb & ~allowed) != 32'h0) begin
+                refused = 1'b1;
+                count$d = count$q + 32'h1;
+            end
+        end
+        sts_refused = count$q;
+        if (open$q & aw_sent$q & w_done$q) begin
+            open$d = 1'b0;
+        end
+        s_bresp = m_bresp;
+        s_bvalid = m_bvalid;
+        m_bready = s_bready;
+        if (~rst_n) begin
+            open$d = 1'b0;
+        end
+    end
+    
+endmodule // rhdl_ubft$local_guard
+
+
+module rhdl_ubft$local_guard$a_addr(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$local_guard$a_addr
+
+
+module rhdl_ubft$local_guard$a_cross(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$local_guard$a_cross
+
+
+module rhdl_ubft$local_guard$a_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$local_guard$a_len
+
+
+module rhdl_ubft$local_guard$aw_sent(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$local_guard$aw_sent
+
+
+module rhdl_ubft$local_guard$beat(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$local_guard$beat
+
+
+module rhdl_ubft$local_guard$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$local_guard$count
+
+
+module rhdl_ubft$local_guard$open(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$local_guard$open
+
+
+module rhdl_ubft$local_guard$w_done(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$local_guard$w_done
+
+
 module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_failed,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started,qpns,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,rd_taken);
     
     // Module arguments
@@ -11754,6 +12221,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [31:0] view$echo_commit_base;
     reg  [7:0] view$row_log;
     reg  [7:0] view$row2_len;
+    reg  [7:0] view$remote_len;
     wire  view$next_view;
     wire  view$step_view;
     wire  view$open_round;
@@ -12071,6 +12539,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  [7:0] records$r_log;
     wire  [7:0] records$row_n;
     wire  [7:0] records$row2_len;
+    wire  [7:0] records$remote_len;
     reg  rr$clock;
     reg  rr$rst_n;
     reg  [7:0] rr$n;
@@ -12402,6 +12871,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .echo_commit_base(view$echo_commit_base),
         .row_log(view$row_log),
         .row2_len(view$row2_len),
+        .remote_len(view$remote_len),
         .next_view(view$next_view),
         .step_view(view$step_view),
         .open_round(view$open_round),
@@ -12736,7 +13206,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .commit_log(records$commit_log),
         .r_log(records$r_log),
         .row_n(records$row_n),
-        .row2_len(records$row2_len)
+        .row2_len(records$row2_len),
+        .remote_len(records$remote_len)
     );
     rhdl_ubft$protocol$rr rr(
         .clock(rr$clock),
@@ -13091,6 +13562,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$echo_commit_base = records$echo_commit_word;
         view$row_log = records$r_log;
         view$row2_len = records$row2_len;
+        view$remote_len = records$remote_len;
         view$fetch_beat = fetch_beat[(32'h0)+:(256)];
         view$fetch_beat_valid = fetch_beat_valid;
         view$fetch_done = fetch_done;
@@ -16152,7 +16624,7 @@ module rhdl_ubft$protocol$position$slot_q(d,q,clock);
 endmodule // rhdl_ubft$protocol$position$slot_q
 
 
-module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_prev,d_w,d_k,d_m,d_prev,l_w,l_k,l_m,l_prev,slow_holding,slow_seal,slow_late,slow_deliver,blk_j,cons_c,x_t,cc_k1,cc_x,t_view,t_k,t_m,t_prev,prep_word,cert_row,commit_row,prep_sig_word,echo_row_word,echo_own_word,certify_row_word,certify_own_word,commit_row_word,cert_word,cc_word,prep_block,cert_block,commit_block,seal_word,seal_own_word,echo_seal_word,echo_commit_word,new_view_word,remote_rows_word,commit_log,r_log,row_n,row2_len);
+module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_prev,d_w,d_k,d_m,d_prev,l_w,l_k,l_m,l_prev,slow_holding,slow_seal,slow_late,slow_deliver,blk_j,cons_c,x_t,cc_k1,cc_x,t_view,t_k,t_m,t_prev,prep_word,cert_row,commit_row,prep_sig_word,echo_row_word,echo_own_word,certify_row_word,certify_own_word,commit_row_word,cert_word,cc_word,prep_block,cert_block,commit_block,seal_word,seal_own_word,echo_seal_word,echo_commit_word,new_view_word,remote_rows_word,commit_log,r_log,row_n,row2_len,remote_len);
     
     // Module arguments
     input wire  [7:0] id;
@@ -16211,6 +16683,7 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
     output reg  [7:0] r_log;
     output reg  [7:0] row_n;
     output reg  [7:0] row2_len;
+    output reg  [7:0] remote_len;
     
     // Constant declarations
     localparam  prepare_base = 32'hd97090;
@@ -16227,6 +16700,7 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
     localparam  remote_rows_base = 32'hd9ea00;
     localparam  row_records = 8'h8;
     localparam  row2_beats = 8'hf;
+    localparam  remote_beats = 8'h7;
     localparam  commit_shift = 8'h7;
     localparam  row_shift = 8'h4;
     localparam  row_log = 8'h3;
@@ -16253,6 +16727,7 @@ module rhdl_ubft$protocol$records(id,view_no,k,m,prev,slot,slot_n,w_w,w_k,w_m,w_
         r_log = row_log;
         row_n = row_records;
         row2_len = row2_beats;
+        remote_len = remote_beats;
         prep_word = prepare_base + (((slot) & 32'hffffffff) << 32'h4);
         cert_row = will_cert_base + (((slot) & 32'hffffffff) << row_shift);
         commit_row = will_commit_base + (((slot) & 32'hffffffff) << row_shift);
@@ -16883,17 +17358,15 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
     
     // Constant declarations
     localparam  one = 8'h1;
-    localparam  prepare_base = 32'hd97090;
     localparam  will_cert_base = 32'hd973a0;
     localparam  row_shift = 32'h4;
     localparam  remote_base = 32'hd9ea00;
-    localparam  remote_shift = 32'h5;
+    localparam  remote_shift = 32'h4;
     localparam  last_slot = 32'hf;
     
     // Enums
     localparam RrSt$Idle = 0;
-    localparam RrSt$Prep = 1;
-    localparam RrSt$Row = 2;
+    localparam RrSt$Row = 1;
     
     // Stub signals
     reg  kept$d;
@@ -16914,23 +17387,17 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
     reg  [7:0] k_leader$d;
     wire  [7:0] k_leader$q;
     reg  k_leader$clock;
-    reg  [1:0] state$d;
-    wire  [1:0] state$q;
+    reg  state$d;
+    wire  state$q;
     reg  state$clock;
     reg  [7:0] peer$d;
     wire  [7:0] peer$q;
     reg  peer$clock;
-    reg  [7:0] beat_n$d;
-    wire  [7:0] beat_n$q;
-    reg  beat_n$clock;
-    reg  prep_ok$d;
-    wire  prep_ok$q;
-    reg  prep_ok$clock;
     reg  found_q$d;
     wire  found_q$q;
     reg  found_q$clock;
-    reg  [1:0] in_flight$d;
-    wire  [1:0] in_flight$q;
+    reg  in_flight$d;
+    wire  in_flight$q;
     reg  in_flight$clock;
     reg  [15:0] age$d;
     wire  [15:0] age$q;
@@ -16987,16 +17454,6 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
         .q(peer$q),
         .clock(peer$clock)
     );
-    rhdl_ubft$protocol$rr$beat_n beat_n(
-        .d(beat_n$d),
-        .q(beat_n$q),
-        .clock(beat_n$clock)
-    );
-    rhdl_ubft$protocol$rr$prep_ok prep_ok(
-        .d(prep_ok$d),
-        .q(prep_ok$q),
-        .clock(prep_ok$clock)
-    );
     rhdl_ubft$protocol$rr$found_q found_q(
         .d(found_q$d),
         .q(found_q$q),
@@ -17023,8 +17480,6 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
         k_leader$clock = clock;
         state$clock = clock;
         peer$clock = clock;
-        beat_n$clock = clock;
-        prep_ok$clock = clock;
         found_q$clock = clock;
         in_flight$clock = clock;
         age$clock = clock;
@@ -17036,8 +17491,6 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
         k_leader$d = k_leader$q;
         state$d = state$q;
         peer$d = peer$q;
-        beat_n$d = beat_n$q;
-        prep_ok$d = prep_ok$q;
         found_q$d = found_q$q;
         in_flight$d = in_flight$q;
         age$d = age$q;
@@ -17099,35 +17552,26 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
         end
         rd_valid = 1'b0;
         rd_laddr = network_ptr + (((rr_word) & 64'hffffffffffffffff) << 32'h2);
-        rd_raddr = network_ptr + (((prepare_base + (slot << 32'h4)) & 64'hffffffffffffffff) << 32'h2);
+        rd_raddr = network_ptr + (((will_cert_base + (slot << row_shift)) & 64'hffffffffffffffff) << 32'h2);
         if (age$q != 32'hffff) begin
             age$d = age$q + 32'h1;
         end
-        if (rd_taken & (in_flight$q != 32'h0)) begin
-            in_flight$d = in_flight$q - 32'h1;
+        if (rd_taken) begin
+            in_flight$d = 1'b0;
         end
         case (state$q)
             RrSt$Idle:
                 begin
-                    if (issue & kept$q & ((in_flight$q == 32'h0) | (age$q == 32'hffff))) begin
+                    if (issue & kept$q & (~in_flight$q | (age$q == 32'hffff))) begin
                         peer$d = next2;
-                        in_flight$d = 32'h2;
+                        in_flight$d = 1'b1;
                         age$d = 32'h0;
-                        state$d = RrSt$Prep;
-                    end
-                end
-            RrSt$Prep:
-                begin
-                    rd_valid = 1'b1;
-                    if (rd_ready) begin
                         state$d = RrSt$Row;
                     end
                 end
             RrSt$Row:
                 begin
                     rd_valid = 1'b1;
-                    rd_laddr = network_ptr + (((rr_word + 32'h10) & 64'hffffffffffffffff) << 32'h2);
-                    rd_raddr = network_ptr + (((will_cert_base + (slot << row_shift)) & 64'hffffffffffffffff) << 32'h2);
                     if (rd_ready) begin
                         state$d = RrSt$Idle;
                     end
@@ -17164,25 +17608,17 @@ module rhdl_ubft$protocol$rr(clock,rst_n,n,id,network_ptr,qpns,active,k,keep,kee
             lanes_ok = 1'b0;
         end
         if (scan_start) begin
-            beat_n$d = 32'h0;
-            prep_ok$d = 1'b0;
             found_q$d = 1'b0;
         end
-        else if (beat_valid) begin
-            beat_n$d = beat_n$q + 32'h1;
-            if (~beat_n$q[32'h0]) begin
-                prep_ok$d = (beat[(32'h0)+:(32)] == k_k$q) & (beat[(32'h20)+:(32)] == k_m$q) & (beat[(32'h40)+:(32)] == k_view$q) & (beat[(32'h60)+:(32)] == k_prev$q);
-            end
-            else if (prep_ok$q & lanes_ok & kept$q) begin
-                found_q$d = 1'b1;
-            end
+        else if (beat_valid & lanes_ok & kept$q) begin
+            found_q$d = 1'b1;
         end
-        found = found_q$q | (beat_valid & beat_n$q[32'h0] & prep_ok$q & lanes_ok & kept$q);
+        found = found_q$q | (beat_valid & lanes_ok & kept$q);
         if (~rst_n) begin
             kept$d = 1'b0;
             state$d = RrSt$Idle;
             found_q$d = 1'b0;
-            in_flight$d = 32'h0;
+            in_flight$d = 1'b0;
         end
     end
     
@@ -17208,25 +17644,6 @@ module rhdl_ubft$protocol$rr$age(d,q,clock);
 endmodule // rhdl_ubft$protocol$rr$age
 
 
-module rhdl_ubft$protocol$rr$beat_n(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$rr$beat_n
-
-
 module rhdl_ubft$protocol$rr$found_q(d,q,clock);
     
     // Module arguments
@@ -17249,13 +17666,13 @@ endmodule // rhdl_ubft$protocol$rr$found_q
 module rhdl_ubft$protocol$rr$in_flight(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
@@ -17398,36 +17815,16 @@ module rhdl_ubft$protocol$rr$peer(d,q,clock);
 endmodule // rhdl_ubft$protocol$rr$peer
 
 
-module rhdl_ubft$protocol$rr$prep_ok(d,q,clock);
+module rhdl_ubft$protocol$rr$state(d,q,clock);
     
     // Module arguments
     input wire  d;
     output reg  q;
     input wire  clock;
     
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$protocol$rr$prep_ok
-
-
-module rhdl_ubft$protocol$rr$state(d,q,clock);
-    
-    // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    input wire  clock;
-    
     // Enums
     localparam RrSt$Idle = 0;
-    localparam RrSt$Prep = 1;
-    localparam RrSt$Row = 2;
+    localparam RrSt$Row = 1;
     
     // Update code (custom)
     initial begin
@@ -20390,7 +20787,7 @@ module rhdl_ubft$protocol$timer$waited(d,q,clock);
 endmodule // rhdl_ubft$protocol$timer$waited
 
 
-module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,share_due,call_slow,call_share,call_late,slow_done,rr_keep,rr_armed,rr_issue,rr_scan,rr_found,remote_rows_word,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,share_due,call_slow,call_share,call_late,slow_done,rr_keep,rr_armed,rr_issue,rr_scan,rr_found,remote_rows_word,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,remote_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -20446,6 +20843,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
     input wire  [31:0] echo_commit_base;
     input wire  [7:0] row_log;
     input wire  [7:0] row2_len;
+    input wire  [7:0] remote_len;
     output reg  next_view;
     output reg  step_view;
     output reg  open_round;
@@ -21509,7 +21907,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                     rr_scan = 1'b1;
                     fetch_start = 1'b1;
                     fetch_word = remote_rows_word;
-                    fetch_len = row2_len;
+                    fetch_len = remote_len;
                     state$d = ViewSt$ViewWaitRemote;
                 end
             ViewSt$ViewWaitRemote:

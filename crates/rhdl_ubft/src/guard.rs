@@ -1743,13 +1743,13 @@ mod tests {
         let n = 3;
         let mb = Mailbox::v3(n, 4, 1);
         let rr = mb.record(Region::RemoteRows, 0, 2);
-        let pair = vec![7; mb.stride(Region::RemoteRows)];
+        let row = vec![7; mb.stride(Region::RemoteRows)];
+        assert_eq!(row.len(), 16, "a beat");
         // A READ response of peer 2 into its own record: taken; into
         // another's, or as a WRITE: refused.
-        assert_eq!(check_rd(&mb, n, 2, rr, &pair, true), Ok(()));
-        assert_eq!(check_rd(&mb, n, 2, rr + 16, &pair[..16], true), Ok(()));
-        assert_eq!(check_rd(&mb, n, 1, rr, &pair, true), Err(Refusal::NotOwner));
-        assert_eq!(check(&mb, n, 2, rr, &pair), Err(Refusal::NotOwner));
+        assert_eq!(check_rd(&mb, n, 2, rr, &row, true), Ok(()));
+        assert_eq!(check_rd(&mb, n, 1, rr, &row, true), Err(Refusal::NotOwner));
+        assert_eq!(check(&mb, n, 2, rr, &row), Err(Refusal::NotOwner));
         // A READ response anywhere else: refused, with the row's code.
         let vote = mb.vote(Region::WillCert, 1, 2);
         assert_eq!(check(&mb, n, 2, vote, &[1, 2]), Ok(()));

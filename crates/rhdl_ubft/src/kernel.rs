@@ -1,6 +1,6 @@
 //! Kernel: the top, wiring only.
 //!
-//! Connects Control, Protocol, Fetch, Broadcast, Compose, RoceAdapter, SignerPort, Guard,
+//! Connects Control, Protocol, Fetch, Broadcast, LocalGuard, Compose, RoceAdapter, SignerPort, Guard,
 //! and WATCH with its Fetch and the read multiplexer RdMux, and exposes the ports of DESIGN.md section 4 with Vitis names (an
 //! interface prefix and the AXI suffix), so Vivado infers `s_axi_control`,
 //! `m_axi_hbm`, `m_axi_rx`, `m_axis_sq`, `s_axis_cq`, `s_axis_rx_cmd`,
@@ -11,8 +11,11 @@
 //!
 //! Fetch owns the read channels of `m_axi_hbm` (through RdMux, which
 //! passes it through unchanged while WATCH is idle; WATCH's Fetch shares
-//! the channel, responses in order), Broadcast
-//! the write channels; AXI's channels are independent, so both run at once. Guard
+//! the channel, responses in order), Broadcast the write channels,
+//! through LocalGuard, which keeps the kernel's writes to its own lanes of
+//! the will_cert rows a peer's remote read trusts (docs/local_guard.md;
+//! its reset is `ap_rst_n` alone, as Guard's); AXI's channels are
+//! independent, so both run at once. Guard
 //! owns `m_axi_rx`, a second, write-only master for the peers' writes it
 //! accepts (docs/guard.md: no arbiter on Broadcast's path), and RxStatus,
 //! on the guard's command stream, reports each incoming write's end to the
@@ -32,6 +35,7 @@ use crate::io::roce::adapter::RoceAdapter;
 use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 use crate::io::rx_status::{RxStatus, STS_BITS};
 use crate::io::signer::SignerPort;
+use crate::local_guard::LocalGuard;
 use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
 
@@ -153,6 +157,8 @@ pub struct Kernel<const N: usize> {
     control: Control<N>,
     roce: RoceAdapter,
     guard: Guard<N>,
+    /// The owner rule on Broadcast's writes into this card's HBM.
+    local_guard: LocalGuard,
     /// The receive path's write statuses, for the stack.
     rx_status: RxStatus,
     /// A record's later beats, for Broadcast's `s_rec`.
@@ -275,6 +281,7 @@ impl<const N: usize> Kernel<N> {
             control: Control::new(),
             roce: Default::default(),
             guard,
+            local_guard: Default::default(),
             rx_status: Default::default(),
             compose: Default::default(),
             watch: Default::default(),
@@ -464,20 +471,37 @@ impl<const N: usize> Logic for Kernel<N> {
         self.rdmux.m_rvalid.next = self.m_axi_hbm_rvalid.val();
         self.m_axi_hbm_rready.next = self.rdmux.m_rready.val();
         // m_axi_hbm write channels: Broadcast.
-        self.m_axi_hbm_awaddr.next = self.broadcast.awaddr.val();
-        self.m_axi_hbm_awlen.next = self.broadcast.awlen.val();
-        self.m_axi_hbm_awsize.next = self.broadcast.awsize.val();
-        self.m_axi_hbm_awburst.next = self.broadcast.awburst.val();
-        self.m_axi_hbm_awvalid.next = self.broadcast.awvalid.val();
-        self.broadcast.awready.next = self.m_axi_hbm_awready.val();
-        self.m_axi_hbm_wdata.next = self.broadcast.wdata.val();
-        self.m_axi_hbm_wstrb.next = self.broadcast.wstrb.val();
-        self.m_axi_hbm_wlast.next = self.broadcast.wlast.val();
-        self.m_axi_hbm_wvalid.next = self.broadcast.wvalid.val();
-        self.broadcast.wready.next = self.m_axi_hbm_wready.val();
-        self.broadcast.bresp.next = self.m_axi_hbm_bresp.val();
-        self.broadcast.bvalid.next = self.m_axi_hbm_bvalid.val();
-        self.m_axi_hbm_bready.next = self.broadcast.bready.val();
+        // Broadcast's writes reach m_axi_hbm through LocalGuard, trusted
+        // as Guard is (its reset is ap_rst_n alone).
+        self.local_guard.clock.next = self.ap_clk.val();
+        self.local_guard.rst_n.next = self.ap_rst_n.val();
+        self.local_guard.id.next = self.control.id.val();
+        self.local_guard.network_ptr.next = self.control.network_ptr.val();
+        self.local_guard.s_awaddr.next = self.broadcast.awaddr.val();
+        self.local_guard.s_awlen.next = self.broadcast.awlen.val();
+        self.local_guard.s_awvalid.next = self.broadcast.awvalid.val();
+        self.broadcast.awready.next = self.local_guard.s_awready.val();
+        self.local_guard.s_wdata.next = self.broadcast.wdata.val();
+        self.local_guard.s_wstrb.next = self.broadcast.wstrb.val();
+        self.local_guard.s_wvalid.next = self.broadcast.wvalid.val();
+        self.broadcast.wready.next = self.local_guard.s_wready.val();
+        self.broadcast.bresp.next = self.local_guard.s_bresp.val();
+        self.broadcast.bvalid.next = self.local_guard.s_bvalid.val();
+        self.local_guard.s_bready.next = self.broadcast.bready.val();
+        self.m_axi_hbm_awaddr.next = self.local_guard.m_awaddr.val();
+        self.m_axi_hbm_awlen.next = self.local_guard.m_awlen.val();
+        self.m_axi_hbm_awsize.next = self.local_guard.m_awsize.val();
+        self.m_axi_hbm_awburst.next = self.local_guard.m_awburst.val();
+        self.m_axi_hbm_awvalid.next = self.local_guard.m_awvalid.val();
+        self.local_guard.m_awready.next = self.m_axi_hbm_awready.val();
+        self.m_axi_hbm_wdata.next = self.local_guard.m_wdata.val();
+        self.m_axi_hbm_wstrb.next = self.local_guard.m_wstrb.val();
+        self.m_axi_hbm_wlast.next = self.local_guard.m_wlast.val();
+        self.m_axi_hbm_wvalid.next = self.local_guard.m_wvalid.val();
+        self.local_guard.m_wready.next = self.m_axi_hbm_wready.val();
+        self.local_guard.m_bresp.next = self.m_axi_hbm_bresp.val();
+        self.local_guard.m_bvalid.next = self.m_axi_hbm_bvalid.val();
+        self.m_axi_hbm_bready.next = self.local_guard.m_bready.val();
         // Broadcast <-> RoceAdapter <-> the RoCE stack.
         self.roce.clock.next = self.ap_clk.val();
         // The remote read's READs: Protocol's, on the adapter's second port.
@@ -580,6 +604,7 @@ impl<const N: usize> Logic for Kernel<N> {
         self.control.sts_guard_refused_shape.next = self.guard.sts_refused_shape.val();
         self.control.sts_guard_refused_unchecked.next = self.guard.sts_refused_unchecked.val();
         self.control.sts_guard_refused_by.next = self.guard.sts_refused_by.val();
+        self.control.sts_local_refused.next = self.local_guard.sts_refused.val();
     }
 }
 

@@ -7,7 +7,8 @@
 //!   blocks they share;
 //! - [`io`]: the kernel's ports to the host, HBM, the RoCE v2 stack and the
 //!   signer service;
-//! - [`guard`]: the slot guard on the receive path;
+//! - [`guard`]: the slot guard on the receive path, and [`local_guard`]
+//!   its rule on the kernel's own HBM writes;
 //! - [`layout`]: the HBM mailbox and its records, and the seed's v1 table;
 //! - [`params`] and [`regs`]: the numbers and the register table;
 //! - [`vitis`]: the card flow's kernel description.
@@ -26,6 +27,7 @@ pub mod guard;
 pub mod io;
 pub mod kernel;
 pub mod layout;
+pub mod local_guard;
 pub mod params;
 pub mod regs;
 pub mod vitis;

@@ -119,7 +119,7 @@ const fn reg(
 }
 
 /// Rows in [`REGS`].
-pub const ROWS: usize = 27;
+pub const ROWS: usize = 28;
 
 /// The register map, in address order. THE source of every offset.
 pub const REGS: [Reg; ROWS] = place([
@@ -160,6 +160,8 @@ pub const REGS: [Reg; ROWS] = place([
         "incoming writes the slot guard refused, by reason (guard_refused_i counts reason code i + 1, docs/guard.md): 0 unknown_qp, 1 length, 2 unaligned, 3 outside, 4 data, 5 not_owner, 6 not_leader, 7 shape, 8 unchecked; since reset"),
     reg("guard_refused_by", COUNTER_BITS, N, Access::Status,
         "incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset"),
+    reg("local_refused", COUNTER_BITS, 1, Access::Status,
+        "beats of the kernel's own HBM writes whose strobes reached past its own lanes of a will_cert row, or that crossed 4 KiB, and that the local guard narrowed (docs/local_guard.md; an honest kernel makes none), since reset"),
 ]);
 
 /// Packs the rows word after word from 0x00.
@@ -244,6 +246,7 @@ pub const GUARD_WRITE_ERRORS: u64 = offset("guard_write_errors");
 pub const GUARD_REFUSED: u64 = offset("guard_refused");
 /// `guard_refused_by_0`; sender i's is at `GUARD_REFUSED_BY + 4 i`.
 pub const GUARD_REFUSED_BY: u64 = offset("guard_refused_by");
+pub const LOCAL_REFUSED: u64 = offset("local_refused");
 /// One past the last register.
 pub const END: u64 = REGS[ROWS - 1].offset + REGS[ROWS - 1].bytes();
 

@@ -1,8 +1,9 @@
 //! RemoteRead, cycle by cycle, against docs/remote_read.md: K kept at a
-//! SEAL and armed while k stays; the READ pair of the next peer (round
-//! robin, this replica skipped) with the layout's addresses and the peer's
-//! queue pair; one pair in flight until the guard took both responses;
-//! the scan of remote_rows against the reference `n_locks`; `cancel`.
+//! SEAL and armed while k stays; the READ of the next peer's will_cert row
+//! (round robin, this replica skipped) with the layout's addresses and the
+//! peer's queue pair; one READ in flight until the guard took its
+//! response; the scan of remote_rows against the reference `n_locks`;
+//! `cancel`.
 
 use rhdl_ubft::controller::remote_read::{n_locks, RemoteRead};
 use rhdl_ubft::layout::{Mailbox, Region};
@@ -99,7 +100,7 @@ impl Bench {
         got
     }
 
-    /// The scan of a remote_rows image (2N beats), beat by beat; `found`
+    /// The scan of a remote_rows image (N beats), beat by beat; `found`
     /// with the last beat, as VIEW reads it with the fetch's `done`.
     fn scan(&mut self, beats: &[[u32; 16]]) -> bool {
         self.step(|b| b.scan_start.next = true);
@@ -125,11 +126,9 @@ impl Bench {
     }
 }
 
-/// A pair (prepare beat, will_cert row beat) holding n locks for K with
-/// leader `ld`, the leader's lane empty.
-fn locked_pair(n: usize, ld: usize) -> ([u32; 16], [u32; 16]) {
-    let mut prep = [0; 16];
-    prep[..4].copy_from_slice(&[K, M, W, PREV]);
+/// A will_cert row beat holding the n − 1 locks for K that with the
+/// leader's lane (K itself) are n, the leader `ld`'s lane empty.
+fn locked_row(n: usize, ld: usize) -> [u32; 16] {
     let mut row = [0; 16];
     for j in 0..n {
         if j != ld {
@@ -137,7 +136,7 @@ fn locked_pair(n: usize, ld: usize) -> ([u32; 16], [u32; 16]) {
             row[2 * j + 1] = M;
         }
     }
-    (prep, row)
+    row
 }
 
 #[test]
@@ -172,31 +171,26 @@ fn k_is_kept_at_a_seal_and_armed_while_k_stays() {
 }
 
 #[test]
-fn each_issue_reads_the_next_peers_prepare_and_row_into_its_remote_rows_record() {
+fn each_issue_reads_the_next_peers_row_into_its_remote_rows_record() {
     let mut t = Bench::new(5, 2);
     t.keep(0);
     let s = ((K - 1) as usize) % G;
     let mut peers = vec![];
     for _ in 0..5 {
         let got = t.issue();
-        assert_eq!(got.len(), 2, "a pair");
+        assert_eq!(got.len(), 1, "one READ");
         let p = (got[0].0 - 100) as usize;
         peers.push(p);
         let rec = t.mb.record(Region::RemoteRows, 0, p);
         assert_eq!(
             got[0],
-            (100 + p as u64, t.word(rec), t.word(t.mb.prepare(s)))
-        );
-        assert_eq!(
-            got[1],
             (
                 100 + p as u64,
-                t.word(rec + 16),
+                t.word(rec),
                 t.word(t.mb.vote_row(Region::WillCert, s))
             )
         );
-        // Both responses taken by the guard: the next pair may go.
-        t.step(|b| b.rd_taken.next = true);
+        // Its response taken by the guard: the next READ may go.
         t.step(|b| b.rd_taken.next = true);
     }
     // Round robin over the first n, this replica (2) skipped.
@@ -204,73 +198,75 @@ fn each_issue_reads_the_next_peers_prepare_and_row_into_its_remote_rows_record()
 }
 
 #[test]
-fn one_pair_is_in_flight_until_the_guard_takes_both_responses() {
+fn one_read_is_in_flight_until_the_guard_takes_its_response() {
     let mut t = Bench::new(3, 0);
     t.keep(1);
-    assert_eq!(t.issue().len(), 2);
-    // No response yet: the next poll sends nothing.
+    assert_eq!(t.issue().len(), 1);
+    // No response yet: the next polls send nothing.
+    assert!(t.issue().is_empty());
     assert!(t.issue().is_empty());
     t.step(|b| b.rd_taken.next = true);
-    assert!(t.issue().is_empty(), "one response of two");
-    t.step(|b| b.rd_taken.next = true);
-    assert_eq!(t.issue().len(), 2);
+    assert_eq!(t.issue().len(), 1);
 }
 
 #[test]
-fn the_scan_finds_n_locks_in_one_peers_pair_as_the_reference_does() {
+fn the_scan_finds_n_locks_in_one_peers_row_as_the_reference_does() {
     let n = 5;
     let ld = 0;
     let mut t = Bench::new(n, 4);
     t.keep(ld as u32);
-    let empty = [[0u32; 16]; 2 * N];
+    let empty = [[0u32; 16]; N];
     assert!(!t.scan(&empty));
-    // Peer 2's pair holds n locks: found.
-    let (prep, row) = locked_pair(n, ld);
-    assert!(n_locks(&prep, &row, n, ld, (W, K, M, PREV)));
+    // Peer 2's row holds the n − 1 other locks: found.
+    let row = locked_row(n, ld);
+    assert!(n_locks(&row, n, ld, (W, K, M)));
     let mut img = empty;
-    img[4] = prep;
-    img[5] = row;
+    img[2] = row;
     assert!(t.scan(&img));
-    // Each single fault in the pair: not found, by the block and the
+    // Each single fault in the row: not found, by the block and the
     // reference alike.
-    let faults: Vec<Box<dyn Fn(&mut [u32; 16], &mut [u32; 16])>> = vec![
-        Box::new(|p, _| p[1] = M + 1),                  // the PREPARE's m
-        Box::new(|p, _| p[2] = W + 1),                  // its view
-        Box::new(|p, _| p[3] = PREV + 1),               // its prev
-        Box::new(|_, r| r[2 * 3 + 1] = M + 1),          // lane 3 another m
-        Box::new(|_, r| r[2 * 1] = vote_tag(W, K + 1)), // lane 1 another slot
-        Box::new(|_, r| r[2 * 4] = 0),                  // lane 4 empty
+    let faults: Vec<Box<dyn Fn(&mut [u32; 16])>> = vec![
+        Box::new(|r| r[2 * 3 + 1] = M + 1),          // lane 3 another m
+        Box::new(|r| r[2 * 1] = vote_tag(W, K + 1)), // lane 1 another slot
+        Box::new(|r| r[2 * 2] = vote_tag(W + 1, K)), // lane 2 another view
+        Box::new(|r| r[2 * 4] = 0),                  // lane 4 empty
     ];
     for (i, f) in faults.iter().enumerate() {
-        let (mut p, mut r) = locked_pair(n, ld);
-        f(&mut p, &mut r);
-        assert!(!n_locks(&p, &r, n, ld, (W, K, M, PREV)), "fault {i}");
+        let mut r = locked_row(n, ld);
+        f(&mut r);
+        assert!(!n_locks(&r, n, ld, (W, K, M)), "fault {i}");
         let mut img = empty;
-        img[4] = p;
-        img[5] = r;
+        img[2] = r;
         assert!(!t.scan(&img), "fault {i}");
     }
-    // A pair split across two peers is not n locks: the prepare of one,
-    // the row of another.
+    // n − 1 locks spread over two peers' rows are not found: the row of
+    // one peer must hold them all.
+    let mut a = locked_row(n, ld);
+    a[2 * 3] = 0;
+    let mut b = locked_row(n, ld);
+    b[2 * 1] = 0;
     let mut img = empty;
-    img[2] = prep;
-    img[5] = row;
+    img[1] = a;
+    img[3] = b;
     assert!(!t.scan(&img));
-    // The last peer's pair (n = N: beats 2N − 2 and 2N − 1) is found
-    // with the last beat, the one the fetch's `done` comes with.
+    // The last peer's row (n = N: beat N − 1) is found with the last
+    // beat, the one the fetch's `done` comes with.
     let mut t8 = Bench::new(N, 0);
     t8.keep(1);
-    let (p8, r8) = locked_pair(N, 1);
     let mut img = empty;
-    img[2 * N - 2] = p8;
-    img[2 * N - 1] = r8;
+    img[N - 1] = locked_row(N, 1);
     assert!(t8.scan(&img));
-    // Lanes past n do not count; the leader's lane is its PREPARE.
-    let (prep, mut row) = locked_pair(n, ld);
+    // Lanes past n do not count, nor does the leader's lane: K proves it.
+    let mut row = locked_row(n, ld);
     row[2 * 6] = 7;
     row[2 * ld] = 1;
     let mut img = empty;
-    img[0] = prep;
-    img[1] = row;
+    img[0] = row;
     assert!(t.scan(&img));
+    // Another leader named in K: lane 0 then counts, and is empty there.
+    let mut t1 = Bench::new(n, 4);
+    t1.keep(1);
+    let mut img = empty;
+    img[2] = locked_row(n, 0);
+    assert!(!t1.scan(&img));
 }

@@ -120,12 +120,16 @@ pub enum Variant {
     /// trigger. A liveness variant, with the view bound.
     WBridge,
     /// The kernel's design (`kernel`): the design as the RTL builds it,
-    /// D11.9's departures V2 to V7 together, R21's view bound, and the
-    /// RTL's bridge (`w_bridge`'s W-only target) with its delivery on n
-    /// locks (slow.md): in Slow only while R8 has neither delivered nor
-    /// refused the slot, and while sealing (`SealDeliver`) only while the
-    /// obligation stands. docs/model.md, "The kernel's rules in the model",
-    /// lists what it does not model.
+    /// D11.9's departures V2 to V7 together, R21's view bound, the RTL's
+    /// bridge (`w_bridge`'s W-only target) with its delivery on n locks
+    /// (slow.md): in Slow only while R8 has neither delivered nor refused
+    /// the slot, and while sealing (`SealDeliver`) only while the
+    /// obligation stands; and the remote read (recovery.md section 11, "A
+    /// remote read", D11.17): a lock sealed undelivered is kept, and
+    /// certified once a peer's will_cert row, read over the network, holds
+    /// the n − 1 other lanes' locks (the leader's lane is the replica's own
+    /// lock). docs/model.md, "The kernel's rules in the model", lists what
+    /// it does not model.
     Kernel,
     /// The design before R28: a replica that decided the run's S slots
     /// stops at once, its last will_commit's COMMIT unwritten. A liveness
@@ -158,27 +162,21 @@ pub enum Variant {
     /// another value there (recovery.md R17, "Why no early end").
     DischargeB1,
     /// A candidate for the lone bridge (recovery.md section 11's caveat):
-    /// `kernel` with a late share. A replica that sealed view w holding a
-    /// lock on (w, k, m) that it had not delivered keeps it (`late`); while
-    /// it is still at slot k, once the slot's rows show n locks for it
-    /// (the PREPARE of (w, k, m) and every will_cert lane), it delivers
-    /// (w, k, m) and writes its CERT share of (w, k, m, dec[k − 1]), once,
-    /// with no vote and no COMMIT (R15: it sealed w). A bridge on W = (w,
-    /// k, m) then finds the f + 1 shares it waits for among the replicas
-    /// that sealed before the last lock landed. It reads the rows while it
-    /// awaits a NEW_VIEW (AwaitNv) only.
+    /// `recovery:no_remote_read` with a late share. A replica that sealed
+    /// view w holding a lock on (w, k, m) that it had not delivered keeps
+    /// it (`late`); while it is still at slot k, once the slot's rows show
+    /// n locks for it (the PREPARE of (w, k, m) and every will_cert lane),
+    /// it delivers (w, k, m) and writes its CERT share of (w, k, m,
+    /// dec[k − 1]), once, with no vote and no COMMIT (R15: it sealed w). A
+    /// bridge on W = (w, k, m) then finds the f + 1 shares it waits for
+    /// among the replicas that sealed before the last lock landed. It
+    /// reads the rows while it awaits a NEW_VIEW (AwaitNv) only.
     LateShare,
-    /// The caveat's fix (recovery.md section 11, "A remote read", built
-    /// as RemoteRead): `recovery:late_share`, where the n locks are found
-    /// in a peer's rows, read over the network (an RDMA READ of the peer's
-    /// mailbox, served by its trusted stack from its trusted HBM), not in
-    /// the replica's own. Every lane of a peer's row holds what its owner last wrote
-    /// there (the guard on the network path), except the peer's own lanes
-    /// when the peer is the Byzantine replica (its kernel writes its own
-    /// HBM): the model counts those as locks of anything, the worst case.
-    /// A silent or stopped peer's mailbox is not read (a crashed card
-    /// answers no READ).
-    RemoteRead,
+    /// `kernel` without the remote read (the kernel before it was built):
+    /// a lock sealed undelivered is dropped, so the caveat's Byzantine form
+    /// (the faulty writer's lock sent to the bridger only) leaves the
+    /// bridger in Bridge for good (`tests/remote_read.rs`).
+    NoRemoteRead,
 }
 
 impl Variant {
@@ -204,7 +202,7 @@ impl Variant {
         Variant::CloseInView,
         Variant::DischargeB1,
         Variant::LateShare,
-        Variant::RemoteRead,
+        Variant::NoRemoteRead,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -229,13 +227,17 @@ impl Variant {
             Variant::CloseInView => "recovery:close_in_view",
             Variant::DischargeB1 => "recovery:discharge_b1",
             Variant::LateShare => "recovery:late_share",
-            Variant::RemoteRead => "recovery:remote_read",
+            Variant::NoRemoteRead => "recovery:no_remote_read",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`; `kernel`
-    /// also as its former name `recovery:rtl` (an alias).
+    /// also as its former names `recovery:rtl` and `recovery:remote_read`
+    /// (aliases).
     pub fn by_name(name: &str) -> Option<Variant> {
-        if matches!(name, "recovery:rtl" | "recovery-rtl") {
+        if matches!(
+            name,
+            "recovery:rtl" | "recovery-rtl" | "recovery:remote_read" | "recovery-remote-read"
+        ) {
             return Some(Variant::Kernel);
         }
         let canon = match name.strip_prefix("recovery-") {
@@ -523,25 +525,19 @@ pub enum Step {
 /// Slot k's rows hold n locks for (tag(v, k), m): the leader of v's lane
 /// is its PREPARE of (v, k, m, prev), every other lane a will_cert (R5).
 fn locks_of(cfg: &Config, h: &Hbm, v: u8, k: u8, m: Val, prev: Val) -> bool {
-    locks_in(cfg, h, v, k, m, prev, None)
+    let p = h.prepare[cfg.slot(k)];
+    p.k == k && p.v == v && p.m == m && p.prev == prev && other_locks_in(cfg, h, v, k, m, None)
 }
 
-/// [`locks_of`] in a row read from another replica's HBM, where the lanes
-/// of `any` (the Byzantine replica whose HBM it is: its kernel writes its
-/// own entries there) count as locks of anything.
-fn locks_in(cfg: &Config, h: &Hbm, v: u8, k: u8, m: Val, prev: Val, any: Option<usize>) -> bool {
+/// The remote read's n locks (recovery.md D11.17): every lane of a
+/// will_cert row read from another replica's HBM but the leader of v's,
+/// which the reader's own lock on (v, k, m) proves (it locked on leader(v)'s
+/// PREPARE in its own HBM, R4). The lanes of `any` (the Byzantine replica
+/// whose HBM it is) count as locks of anything.
+fn other_locks_in(cfg: &Config, h: &Hbm, v: u8, k: u8, m: Val, any: Option<usize>) -> bool {
     let s = cfg.slot(k);
     let ld = cfg.leader(v);
-    let p = h.prepare[s];
-    (0..cfg.n).all(|j| {
-        if any == Some(j) {
-            true
-        } else if j == ld {
-            p.k == k && p.v == v && p.m == m && p.prev == prev
-        } else {
-            vote_matches(&h.will_cert[s][j], v, k, m)
-        }
-    })
+    (0..cfg.n).all(|j| j == ld || any == Some(j) || vote_matches(&h.will_cert[s][j], v, k, m))
 }
 
 fn vote_matches(e: &Vote, v: u8, k: u8, m: Val) -> bool {
@@ -638,13 +634,17 @@ impl Recovery {
     fn kernel(&self) -> bool {
         matches!(
             self.variant,
-            Variant::Kernel | Variant::DischargeB1 | Variant::LateShare | Variant::RemoteRead
+            Variant::Kernel | Variant::DischargeB1 | Variant::LateShare | Variant::NoRemoteRead
         )
     }
-    /// `recovery:late_share` or `recovery:remote_read`: a lock sealed
-    /// undelivered is kept, and certified on n locks.
+    /// The remote read: `kernel`, and `kernel` with R17's former early end.
+    fn remote_read(&self) -> bool {
+        matches!(self.variant, Variant::Kernel | Variant::DischargeB1)
+    }
+    /// The remote read or `recovery:late_share`: a lock sealed undelivered
+    /// is kept, and certified on n locks.
     fn late_kept(&self) -> bool {
-        matches!(self.variant, Variant::LateShare | Variant::RemoteRead)
+        self.remote_read() || self.variant == Variant::LateShare
     }
     /// The RTL's bridge, whose only target is W (`kernel` and
     /// `recovery:w_bridge`): R16 writes only prev1's share and W's, and
@@ -1717,8 +1717,9 @@ impl Design for Recovery {
         };
     }
 
-    /// `recovery:remote_read`: n locks for its kept lock in `peer`'s rows
-    /// (its own rows are not read: the RTL's RemoteRead reads peers').
+    /// The remote read (`kernel`): n locks for its kept lock, the leader's
+    /// lane from the lock itself and the others from `peer`'s will_cert
+    /// row (its own rows are not read: the RTL's RemoteRead reads peers').
     fn remote_steps(
         &self,
         cfg: &Config,
@@ -1729,22 +1730,20 @@ impl Design for Recovery {
         ph: &Hbm,
         out: &mut Vec<Step>,
     ) {
-        if self.variant != Variant::RemoteRead || !self.late_due(cfg, id, rep, h) {
+        if !self.remote_read() || !self.late_due(cfg, id, rep, h) {
             return;
         }
         let l = rep.late;
         let any = (!cfg.honest(peer)).then_some(peer);
-        if locks_in(cfg, ph, l.v, l.k, l.m, dec(rep, l.k - 1), any) {
+        if other_locks_in(cfg, ph, l.v, l.k, l.m, any) {
             out.push(Step::RemoteShare(peer as u8));
         }
     }
 
-    /// `recovery:remote_read` reads the slot's rows of the Byzantine
-    /// replica's HBM too: honest will_cert votes and PREPAREs are kept
-    /// there.
+    /// The remote read reads the will_cert rows of the Byzantine replica's
+    /// HBM too: honest will_cert votes are kept there.
     fn kept_at_byzantine(&self, w: &Write) -> bool {
-        self.variant == Variant::RemoteRead
-            && matches!(w, Write::WillCert { .. } | Write::Prepare { .. })
+        self.remote_read() && matches!(w, Write::WillCert { .. })
     }
 
     fn land(&self, _cfg: &Config, _dst: usize, rep: &mut Rep, h: &mut Hbm, _src: usize, w: &Write) {
@@ -2047,7 +2046,8 @@ impl Design for Recovery {
                 val_name(rep.late.m)
             ),
             Step::RemoteShare(p) => format!(
-                "{at} remote read: reads r{p}'s will_cert[{s}] and prepare[{s}] (an RDMA READ of its mailbox) → n locks for its sealed lock (tag({},{}), {}): delivered, R9 certifies (no vote, no COMMIT)",
+                "{at} remote read: reads r{p}'s will_cert[{s}] (an RDMA READ of its mailbox) → with its own lock on leader({})'s PREPARE, n locks for its sealed lock (tag({},{}), {}): delivered, R9 certifies (no vote, no COMMIT)",
+                rep.late.v,
                 rep.late.v,
                 rep.late.k,
                 val_name(rep.late.m)

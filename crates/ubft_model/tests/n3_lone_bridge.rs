@@ -1,7 +1,9 @@
 //! The lone bridge at n = 3: a leader delivers fast after a follower
 //! sealed, and bridges its will_commit alone. The model shows the stall,
-//! for `kernel` and for `recovery`, by a targeted search; the default run
-//! (`cargo xtask model`: views 0..=1, L = f + 2 = 3) reaches the same
+//! for `recovery:no_remote_read` (the kernel without its remote read) and
+//! for `recovery`, by a targeted search, and that `kernel`'s remote read
+//! ends it; `recovery:no_remote_read` at the default bounds (`cargo xtask
+//! model`'s: views 0..=1, L = f + 2 = 3) reaches the same
 //! terminal state and excuses it ("the view bound cut the run before L
 //! synchronous views", `UbftModel::excuse`).
 //!
@@ -148,8 +150,8 @@ fn check(v: Variant, views: u8, live_views: u8) {
 /// failing `live_with_f_silent` (the lone bridge, r1 Capped at view 4, 4
 /// views after the last asynchronous event), none unsafe; under 1 ms.
 #[test]
-fn kernel_n3_lone_bridge() {
-    check(Variant::Kernel, 4, 3);
+fn no_remote_read_n3_lone_bridge() {
+    check(Variant::NoRemoteRead, 4, 3);
 }
 
 /// The same search on `recovery`: the same 8 states and the same stall
@@ -180,7 +182,7 @@ fn the_default_bound_excuses_it() {
         }
         let m = UbftModel::new(
             Recovery {
-                variant: Variant::Kernel,
+                variant: Variant::NoRemoteRead,
             },
             c,
         );
@@ -229,31 +231,32 @@ fn the_default_bound_excuses_it() {
 /// action (r0's delivery): complete, nothing unsafe, and no failing state
 /// leaves a replica in Bridge (the one that fails liveness has both live
 /// replicas at the view bound, r1 having timed out of every view before
-/// r0 left CommitWait: the model's unordered timers); `kernel`, from the
+/// r0 left CommitWait: the model's unordered timers);
+/// `recovery:no_remote_read`, from the
 /// same start, reaches the lone bridge.
 #[test]
 fn late_share_ends_the_n3_lone_bridge() {
     let late = search(Variant::LateShare, 4, 3, &PREFIX[..8]);
-    let kernel = search(Variant::Kernel, 4, 3, &PREFIX[..8]);
-    assert!(late.complete && kernel.complete, "not complete");
+    let without = search(Variant::NoRemoteRead, 4, 3, &PREFIX[..8]);
+    assert!(late.complete && without.complete, "not complete");
     assert_eq!(
-        late.unsafe_states + kernel.unsafe_states,
+        late.unsafe_states + without.unsafe_states,
         0,
         "a safety property fails"
     );
-    assert!(kernel.fails.iter().any(|f| the_stall(&f.1, 4)));
+    assert!(without.fails.iter().any(|f| the_stall(&f.1, 4)));
     assert!(
         !late.fails.iter().any(|f| f.1.contains("Bridge")),
         "a replica stays in Bridge"
     );
 }
 
-/// `recovery:remote_read` (the late share, and n locks read in a peer's
-/// rows) from the same start: complete, nothing unsafe, and no failing
+/// `kernel` (the remote read: the late share, with the n locks read in a
+/// peer's will_cert row) from the same start: complete, nothing unsafe, and no failing
 /// state leaves a replica in Bridge.
 #[test]
 fn remote_read_ends_the_n3_lone_bridge() {
-    let found = search(Variant::RemoteRead, 4, 3, &PREFIX[..8]);
+    let found = search(Variant::Kernel, 4, 3, &PREFIX[..8]);
     assert!(found.complete, "not complete");
     assert_eq!(found.unsafe_states, 0, "a safety property fails");
     assert!(

@@ -1,7 +1,8 @@
 //! docs/recovery.md section 11, "Caveat, for n ≥ 5 (f ≥ 2): the bridge of a
 //! will_commit that nobody else could deliver", and docs/model.md "n = 5":
-//! the model shows the stall, for `kernel` and for `recovery`, by a
-//! targeted search.
+//! the model shows the stall, for `recovery:no_remote_read` (the kernel
+//! without its remote read) and for `recovery`, by a targeted search, and
+//! that `kernel`'s remote read ends it.
 //!
 //! The scenario (model.md "n = 5", point 2): n = 5, S = 1, G = 1, at most
 //! two silent replicas, two held writes, no early timeout. The view-0
@@ -34,7 +35,7 @@
 //!
 //! The same spaces hold other `live_with_f_silent` failures that are not
 //! the caveat (no replica waits in Bridge; a replica stops at the view
-//! bound while the others are Done or Capped): e.g. in `kernel` r2 bridges
+//! bound while the others are Done or Capped): e.g. in `recovery:no_remote_read` r2 bridges
 //! W with a certificate, its own bridge COMMIT is not counted (D11.9 V2),
 //! and it counts only r3's and r4's COMMITs before they decide and stop;
 //! in `recovery` r2 does not count r3's COMMIT because r3 sealed its view
@@ -144,17 +145,17 @@ fn check(v: Variant, views: u8, live_views: u8) {
 /// terminal, 15 failing `live_with_f_silent`, none unsafe; the caveat's
 /// stall 20 actions after the prefix; 17 to 19 s.
 #[test]
-fn kernel_n5_bridge_stall() {
-    check(Variant::Kernel, 2, 1);
+fn no_remote_read_n5_bridge_stall() {
+    check(Variant::NoRemoteRead, 2, 1);
 }
 
 /// Views 0..=4, L = 3: 6,032,452 states, complete, BFS depth 94, 46
 /// terminal, 15 failing `live_with_f_silent`, none unsafe; the caveat's
 /// stall 28 actions after the prefix; 195 to 209 s, 1.75 GB.
 #[test]
-#[ignore = "3.5 min: cargo test --release -p ubft_model --test n5_caveat kernel_n5_bridge_stall_views_4 -- --ignored --nocapture"]
-fn kernel_n5_bridge_stall_views_4() {
-    check(Variant::Kernel, 4, 3);
+#[ignore = "3.5 min: cargo test --release -p ubft_model --test n5_caveat no_remote_read_n5_bridge_stall_views_4 -- --ignored --nocapture"]
+fn no_remote_read_n5_bridge_stall_views_4() {
+    check(Variant::NoRemoteRead, 4, 3);
 }
 
 /// Views 0..=4, L = 3: 4,921,153 states, complete, BFS depth 94, 61
@@ -190,12 +191,12 @@ fn late_share_ends_the_n5_caveat() {
     );
 }
 
-/// `recovery:remote_read` (the late share, and n locks read in a peer's
-/// rows) from the same prefix: complete, nothing unsafe, and no failing
+/// `kernel` (the remote read: the late share, with the n locks read in a
+/// peer's will_cert row) from the same prefix: complete, nothing unsafe, and no failing
 /// state has a replica in Bridge.
 #[test]
 fn remote_read_ends_the_n5_caveat() {
-    let found = search(Variant::RemoteRead, 2, 1);
+    let found = search(Variant::Kernel, 2, 1);
     assert!(found.complete, "not complete");
     assert_eq!(found.unsafe_states, 0, "a safety property fails");
     assert!(

@@ -1,6 +1,7 @@
 //! docs/recovery.md section 11, the caveat's Byzantine form, and "A remote
-//! read": a targeted search at n = 5 shows the stall for `kernel` and for
-//! `recovery:late_share`, and that `recovery:remote_read` ends it.
+//! read": a targeted search at n = 5 shows the stall for
+//! `recovery:no_remote_read` and for `recovery:late_share`, and that
+//! `kernel`, whose remote read reads a peer's will_cert row, ends it.
 //!
 //! The scenario is the soak's seed 484,426 reduced to its core: n = 5
 //! (f = 2), S = 1, G = 1, views 0..=2, the leader r0 silent after its
@@ -15,16 +16,18 @@
 //! checked on each.
 //!
 //! What it finds (the tests assert it):
-//! - `kernel` and `recovery:late_share`: nothing unsafe, and the stall.
+//! - `recovery:no_remote_read` and `recovery:late_share`: nothing unsafe,
+//!   and the stall.
 //!   r2 bridges its will_commit of (v0, k1, A) for good (W's certificate
 //!   needs f + 1 = 3 shares; r3 and r4 sealed view 0 with four locks and
 //!   no leader signature, and their rows never show r1's lock, so the late
 //!   share never fires); r3 and r4 seal their way to the view bound.
-//! - `recovery:remote_read`: nothing unsafe, and no failing state leaves a
+//! - `kernel`: nothing unsafe, and no failing state leaves a
 //!   replica in Bridge (the failing states are every replica at the view
 //!   bound, the model's unordered timers). r3 and r4, awaiting NEW_VIEW(1) with the lock they
-//!   sealed view 0 with, read r2's rows, find n locks (r1's lane there is
-//!   what r1 wrote through r2's guard), and write their shares; r2's bridge
+//!   sealed view 0 with, read r2's will_cert row, find the four locks that
+//!   with the leader's lane (their own lock on r0's PREPARE) are n (r1's
+//!   lane there is what r1 wrote through r2's guard), and write their shares; r2's bridge
 //!   commits W with f + 1 shares, and the view change carries A.
 
 mod common;
@@ -97,11 +100,16 @@ fn search(v: Variant, views: u8, live_views: u8) -> Found {
     found
 }
 
-/// `kernel`: the Byzantine form of the caveat stalls.
+/// `recovery:no_remote_read`: the Byzantine form of the caveat stalls.
 #[test]
-fn kernel_stalls_in_the_byzantine_form() {
-    let found = search(Variant::Kernel, 4, 3);
-    assert_reached(&found, "kernel", bridged, "r2 left in Bridge");
+fn no_remote_read_stalls_in_the_byzantine_form() {
+    let found = search(Variant::NoRemoteRead, 4, 3);
+    assert_reached(
+        &found,
+        "recovery:no_remote_read",
+        bridged,
+        "r2 left in Bridge",
+    );
 }
 
 /// `recovery:late_share`: r3's and r4's own rows never show r1's lock, so
@@ -112,14 +120,14 @@ fn late_share_does_not_end_the_byzantine_form() {
     assert_reached(&found, "recovery:late_share", bridged, "r2 left in Bridge");
 }
 
-/// `recovery:remote_read`: complete, nothing unsafe, no replica left in
+/// `kernel` (the remote read): complete, nothing unsafe, no replica left in
 /// Bridge, and every honest replica decides in some terminal state. What
 /// still fails `live_with_f_silent` is the view bound under unordered
 /// timers: one replica times out of every view before another leaves
 /// its first (a timer fires whenever no replica can step).
 #[test]
 fn remote_read_ends_the_byzantine_form() {
-    let found = search(Variant::RemoteRead, 4, 3);
+    let found = search(Variant::Kernel, 4, 3);
     assert!(found.complete, "not complete");
     assert_eq!(found.unsafe_states, 0, "a safety property fails");
     assert!(

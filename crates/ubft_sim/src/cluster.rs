@@ -396,6 +396,9 @@ pub struct GuardReport {
     pub refused_by_sender: Vec<u32>,
     /// The guard's HBM writes answered with an error.
     pub write_errors: u32,
+    /// Beats of the kernel's own HBM writes its local guard narrowed
+    /// (`local_refused`): 0 for the honest kernel every replica runs.
+    pub local_refused: u32,
 }
 
 impl GuardReport {
@@ -409,6 +412,7 @@ impl GuardReport {
                 .collect(),
             refused_by_sender: g.refused_by[..n.min(BUILD_N)].to_vec(),
             write_errors: g.write_errors,
+            local_refused: g.local_refused,
         }
     }
 
@@ -469,7 +473,8 @@ pub struct Checks {
     /// Every honest replica decided k = 1, 2, 3, ... without gaps or repeats.
     pub order: bool,
     /// Every kernel's guard decided every write as the network model's rule
-    /// does (`Delivery::Kernel`; true otherwise).
+    /// does (`Delivery::Kernel`; true otherwise), and no kernel's own write
+    /// tripped its local guard (every replica runs the honest kernel).
     pub guard: bool,
     /// What failed, in words.
     pub failures: Vec<String>,
@@ -1139,8 +1144,20 @@ impl Cluster {
                 "{d} writes of honest replica {src} dropped by a full receive queue (RX_QP_DEPTH)"
             ));
         }
-        checks.guard =
-            stats.disagreements == 0 && stats.status_errors == 0 && honest_drops.is_empty();
+        let local: Vec<(usize, u32)> = replicas
+            .iter()
+            .filter(|r| r.guard.local_refused > 0)
+            .map(|r| (r.id, r.guard.local_refused))
+            .collect();
+        for (r, c) in &local {
+            checks.failures.push(format!(
+                "replica {r}'s local guard narrowed {c} beats of its kernel's own HBM writes (an honest kernel writes only its own will_cert lanes)"
+            ));
+        }
+        checks.guard = stats.disagreements == 0
+            && stats.status_errors == 0
+            && honest_drops.is_empty()
+            && local.is_empty();
         RunReport {
             cycles: self.cycle,
             backend: self

@@ -637,6 +637,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.echo_commit_base.next = self.records.echo_commit_word.val();
         self.view.row_log.next = self.records.r_log.val();
         self.view.row2_len.next = self.records.row2_len.val();
+        self.view.remote_len.next = self.records.remote_len.val();
         self.view.fetch_beat.next = self.fetch_beat.val().get_bits::<BLOCK_BITS>(0);
         self.view.fetch_beat_valid.next = self.fetch_beat_valid.val();
         self.view.fetch_done.next = self.fetch_done.val();

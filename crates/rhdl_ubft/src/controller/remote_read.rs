@@ -5,21 +5,22 @@
 //! the lock, K = (w, k, m, prev) (`keep`, from VIEW at each SEAL, with
 //! Protocol's vote registers: the latest such lock); K is `armed` while
 //! the replica is still at slot k. While VIEW awaits a NEW_VIEW with K
-//! armed, each of its polls that misses `issue`s two RDMA READs of one
-//! peer p (one pair in flight, below), round robin over the peers: p's
-//! prepare[s(k)] beat into remote_rows[p] beat 0, and p's will_cert[s(k)]
-//! row beat into remote_rows[p] beat 1 (on `rd_*`, the RoceAdapter's READ
-//! port). VIEW then reads remote_rows whole (2N beats, `scan` while it
-//! comes): `found` rises when some peer's pair shows n locks for K, the
-//! leader of w's lane as its PREPARE (k, m, w, prev) and every other lane
-//! of the first n the vote (tag(w, k), m) (R5's rule). VIEW then has SLOW
-//! write K's CERT share, and `cancel` drops K; so does a share of slot k
-//! from a later view written by this replica (the model's rule: a later
-//! share is not overwritten).
+//! armed, each of its polls that misses `issue`s one RDMA READ of one
+//! peer p (one in flight, below), round robin over the peers: p's
+//! will_cert[s(k)] row beat into remote_rows[p] (on `rd_*`, the
+//! RoceAdapter's READ port). VIEW then reads remote_rows whole (N beats,
+//! `scan` while it comes): `found` rises when some peer's row shows the
+//! vote (tag(w, k), m) in every lane of the first n but the leader of
+//! w's. The leader's lane is K itself: this replica locked on leader(w)'s
+//! PREPARE of (w, k, m, prev) in its own HBM (R4), which its guard took
+//! from leader(w) only. VIEW then has SLOW write K's CERT share, and
+//! `cancel` drops K; so does a share of slot k from a later view written
+//! by this replica (the model's rule: a later share is not overwritten).
 //!
-//! Why the pair needs to be neither fresh nor read at one instant: every
-//! lane of it is what its owner wrote (the guards, network and local),
-//! and a lock once written is a fact.
+//! Why the row needs to be neither fresh nor read at one instant: every
+//! lane of it is what its owner wrote (the guard on the network path, the
+//! local guard on the owner's own, `local_guard.md`), and a lock once
+//! written is a fact.
 //!
 //! Ports: `n`, `id`, `network_ptr`, `qpns` (configuration); `k`
 //! (Protocol's slot); `keep` with `keep_view`, `keep_m`, `keep_prev`,
@@ -28,15 +29,15 @@
 //! `rd_valid`, `rd_ready`, `rd_taken`; `scan_start`, `beat`, `beat_valid`,
 //! `found`.
 //!
-//! One pair is in flight at a time: `issue` sends the next pair only once
-//! the guard has taken both responses of the last (`rd_taken`), or 2^16
-//! cycles after it was sent (READs lost to a crashed peer), so the READ
+//! One READ is in flight at a time: `issue` sends the next only once the
+//! guard has taken the last one's response (`rd_taken`), or 2^16 cycles
+//! after it was sent (a READ lost to a crashed peer), so the READ
 //! responses a peer's queue pair holds at this replica's receive path
-//! are at most two, whatever the polls' rate.
+//! are at most one, whatever the polls' rate.
 //!
 //! Timing: `armed` and K are registers; a READ is presented the cycle
 //! after `issue` and held until `rd_ready`; `found` rises with the beat
-//! that completes a pair (combinational on it) and stays until the next
+//! that shows the locks (combinational on it) and stays until the next
 //! `scan_start`.
 //!
 //! Reset (`rst_n`, synchronous, active low): K dropped, no READ.
@@ -49,8 +50,6 @@ use rust_hdl::prelude::*;
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum RrSt {
     Idle,
-    /// p's prepare beat.
-    Prep,
     /// p's will_cert row beat.
     Row,
 }
@@ -98,12 +97,10 @@ pub struct RemoteRead<const N: usize> {
     k_leader: DFF<Bits<8>>,
     state: DFF<RrSt>,
     peer: DFF<Bits<8>>,
-    beat_n: DFF<Bits<8>>,
-    prep_ok: DFF<Bit>,
     found_q: DFF<Bit>,
-    /// READs sent whose responses the guard has not taken yet (at most
-    /// two: one pair), and the cycles since the pair was sent.
-    in_flight: DFF<Bits<2>>,
+    /// A READ sent whose response the guard has not taken yet, and the
+    /// cycles since it was sent.
+    in_flight: DFF<Bit>,
     age: DFF<Bits<16>>,
     next1: Signal<Local, Bits<8>>,
     next2: Signal<Local, Bits<8>>,
@@ -114,7 +111,6 @@ pub struct RemoteRead<const N: usize> {
     peer_bit: Signal<Local, Bits<N>>,
     leader_bit: Signal<Local, Bits<N>>,
     one: Constant<Bits<N>>,
-    prepare_base: Constant<Bits<32>>,
     will_cert_base: Constant<Bits<32>>,
     row_shift: Constant<Bits<32>>,
     remote_base: Constant<Bits<32>>,
@@ -129,19 +125,13 @@ impl<const N: usize> Default for RemoteRead<N> {
         let remote_words = mb.stride(Region::RemoteRows);
         assert!(row_words.is_power_of_two() && remote_words.is_power_of_two());
         assert!(
-            row_words <= BEAT_WORDS && remote_words == 2 * BEAT_WORDS,
-            "remote_read.rs: a will_cert row is one beat, a remote_rows record two"
-        );
-        assert_eq!(
-            mb.prepare(1) - mb.prepare(0),
-            BEAT_WORDS,
-            "remote_read.rs: a prepare per beat (slot << 4)"
+            row_words <= BEAT_WORDS && remote_words == BEAT_WORDS,
+            "remote_read.rs: a will_cert row and a remote_rows record are one beat each"
         );
         assert!(G.is_power_of_two());
-        // The literals `update` holds: a beat of 16 words (`<< 4`, `+ 16`)
-        // and a tag of k's low 24 bits under the view's low 8
+        // The literals `update` holds: a tag of k's low 24 bits under the
+        // view's low 8 a tag of k's low 24 bits under the view's low 8
         // (`params::vote_tag`).
-        assert_eq!(BEAT_WORDS, 16, "remote_read.rs: 16 words a beat");
         assert_eq!(
             (TAG_K_BITS, TAG_K_MASK),
             (24, 0x00ff_ffff),
@@ -188,8 +178,6 @@ impl<const N: usize> Default for RemoteRead<N> {
             k_leader: Default::default(),
             state: Default::default(),
             peer: Default::default(),
-            beat_n: Default::default(),
-            prep_ok: Default::default(),
             found_q: Default::default(),
             in_flight: Default::default(),
             age: Default::default(),
@@ -202,7 +190,6 @@ impl<const N: usize> Default for RemoteRead<N> {
             peer_bit: Default::default(),
             leader_bit: Default::default(),
             one: Constant::new(1u64.into()),
-            prepare_base: k(mb.base(Region::Prepare)),
             will_cert_base: k(mb.base(Region::WillCert)),
             row_shift: k(row_words.trailing_zeros() as usize),
             remote_base: k(mb.base(Region::RemoteRows)),
@@ -216,8 +203,8 @@ impl<const N: usize> Logic for RemoteRead<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, kept, k_view, k_k, k_m, k_prev, k_leader, state, peer, beat_n, prep_ok,
-            found_q, in_flight, age
+            self, clock, kept, k_view, k_k, k_m, k_prev, k_leader, state, peer, found_q, in_flight,
+            age
         );
         // K, and whether it is still this slot's.
         if self.keep.val() {
@@ -248,8 +235,7 @@ impl<const N: usize> Logic for RemoteRead<N> {
                 self.next2.next = 0.into();
             }
         }
-        // The READs: p's prepare[s(k)] beat and will_cert[s(k)] row into
-        // remote_rows[p].
+        // The READ: p's will_cert[s(k)] row beat into remote_rows[p].
         self.slot.next = (self.k_k.q.val() - 1) & self.last_slot.val();
         self.rr_word.next = self.remote_base.val()
             + (bit_cast::<32, 8>(self.peer.q.val()) << self.remote_shift.val());
@@ -264,42 +250,32 @@ impl<const N: usize> Logic for RemoteRead<N> {
         self.rd_valid.next = false;
         self.rd_laddr.next = self.network_ptr.val() + (bit_cast::<64, 32>(self.rr_word.val()) << 2);
         self.rd_raddr.next = self.network_ptr.val()
-            + (bit_cast::<64, 32>(self.prepare_base.val() + (self.slot.val() << 4)) << 2);
-        // The pair in flight: a response taken by the guard is one less;
-        // after 2^16 cycles without both, the READs are given up as lost
-        // (a crashed peer answers none), so the next peer gets its turn.
+            + (bit_cast::<64, 32>(
+                self.will_cert_base.val() + (self.slot.val() << self.row_shift.val()),
+            ) << 2);
+        // The READ in flight: its response taken by the guard ends it;
+        // after 2^16 cycles without it, the READ is given up as lost (a
+        // crashed peer answers none), so the next peer gets its turn.
         if self.age.q.val() != 0xffff {
             self.age.d.next = self.age.q.val() + 1;
         }
-        if self.rd_taken.val() & (self.in_flight.q.val() != 0) {
-            self.in_flight.d.next = self.in_flight.q.val() - 1;
+        if self.rd_taken.val() {
+            self.in_flight.d.next = false;
         }
         match self.state.q.val() {
             RrSt::Idle => {
                 if self.issue.val()
                     & self.kept.q.val()
-                    & ((self.in_flight.q.val() == 0) | (self.age.q.val() == 0xffff))
+                    & (!self.in_flight.q.val() | (self.age.q.val() == 0xffff))
                 {
                     self.peer.d.next = self.next2.val();
-                    self.in_flight.d.next = 2.into();
+                    self.in_flight.d.next = true;
                     self.age.d.next = 0.into();
-                    self.state.d.next = RrSt::Prep;
-                }
-            }
-            RrSt::Prep => {
-                self.rd_valid.next = true;
-                if self.rd_ready.val() {
                     self.state.d.next = RrSt::Row;
                 }
             }
             RrSt::Row => {
                 self.rd_valid.next = true;
-                self.rd_laddr.next =
-                    self.network_ptr.val() + (bit_cast::<64, 32>(self.rr_word.val() + 16) << 2);
-                self.rd_raddr.next = self.network_ptr.val()
-                    + (bit_cast::<64, 32>(
-                        self.will_cert_base.val() + (self.slot.val() << self.row_shift.val()),
-                    ) << 2);
                 if self.rd_ready.val() {
                     self.state.d.next = RrSt::Idle;
                 }
@@ -308,7 +284,10 @@ impl<const N: usize> Logic for RemoteRead<N> {
                 self.state.d.next = RrSt::Idle;
             }
         }
-        // The scan of remote_rows: beat 2p is p's prepare, 2p + 1 its row.
+        // The scan of remote_rows, a peer's row a beat: every lane of the
+        // first n but the leader of w's holds (tag(w, k), m). A beat never
+        // written (this replica's own, a peer not read yet) is zero, which
+        // no tag of a slot k >= 1 matches.
         self.tag.next = (bit_cast::<32, 8>(self.k_view.q.val().get_bits::<8>(0)) << 24)
             | (self.k_k.q.val() & 0x00ff_ffff);
         self.lanes_ok.next = true;
@@ -322,48 +301,27 @@ impl<const N: usize> Logic for RemoteRead<N> {
             }
         }
         if self.scan_start.val() {
-            self.beat_n.d.next = 0.into();
-            self.prep_ok.d.next = false;
             self.found_q.d.next = false;
-        } else if self.beat_valid.val() {
-            self.beat_n.d.next = self.beat_n.q.val() + 1;
-            if !self.beat_n.q.val().get_bit(0) {
-                // (k, m, v, prev) at words 0 to 3.
-                self.prep_ok.d.next = (self.beat.val().get_bits::<32>(0) == self.k_k.q.val())
-                    & (self.beat.val().get_bits::<32>(32) == self.k_m.q.val())
-                    & (self.beat.val().get_bits::<32>(64) == self.k_view.q.val())
-                    & (self.beat.val().get_bits::<32>(96) == self.k_prev.q.val());
-            } else if self.prep_ok.q.val() & self.lanes_ok.val() & self.kept.q.val() {
-                self.found_q.d.next = true;
-            }
+        } else if self.beat_valid.val() & self.lanes_ok.val() & self.kept.q.val() {
+            self.found_q.d.next = true;
         }
-        // With the beat that completes a pair: VIEW reads it in the cycle
-        // of the fetch's `done`, which comes with the last beat.
+        // With the beat that shows them: VIEW reads it in the cycle of the
+        // fetch's `done`, which comes with the last beat.
         self.found.next = self.found_q.q.val()
-            | (self.beat_valid.val()
-                & self.beat_n.q.val().get_bit(0)
-                & self.prep_ok.q.val()
-                & self.lanes_ok.val()
-                & self.kept.q.val());
+            | (self.beat_valid.val() & self.lanes_ok.val() & self.kept.q.val());
         if !self.rst_n.val() {
             self.kept.d.next = false;
             self.state.d.next = RrSt::Idle;
             self.found_q.d.next = false;
-            self.in_flight.d.next = 0.into();
+            self.in_flight.d.next = false;
         }
     }
 }
 
-/// n locks for K in one peer's pair (prepare beat words, will_cert row
-/// words): the reference the block's scan is tested against.
-pub fn n_locks(
-    prep: &[u32],
-    row: &[u32],
-    n: usize,
-    leader: usize,
-    (view, k, m, prev): (u32, u32, u32, u32),
-) -> bool {
+/// n locks for K in one peer's will_cert row (its words), the leader of
+/// w's lane being K itself: the reference the block's scan is tested
+/// against.
+pub fn n_locks(row: &[u32], n: usize, leader: usize, (view, k, m): (u32, u32, u32)) -> bool {
     let tag = crate::params::vote_tag(view, k);
-    prep[..4] == [k, m, view, prev]
-        && (0..n).all(|j| j == leader || (row[2 * j] == tag && row[2 * j + 1] == m))
+    (0..n).all(|j| j == leader || (row[2 * j] == tag && row[2 * j + 1] == m))
 }

@@ -34,7 +34,8 @@
 //! `seal_word` (seal[0]), `seal_own_word` (seal[id]), `echo_seal_word`,
 //! `echo_commit_word` and `new_view_word` (each region's base),
 //! `commit_log` (log2 of a commit record's stride in words), `r_log` and
-//! `row_n` (log2 of R, and R), `row2_len` (AxLEN of a row of 2N beats).
+//! `row_n` (log2 of R, and R), `row2_len` (AxLEN of a row of 2N beats),
+//! `remote_len` (AxLEN of remote_rows, N beats).
 //!
 //! Every output is assigned once on every path.
 
@@ -109,6 +110,7 @@ pub struct SlotRecords {
     pub r_log: Signal<Out, Bits<8>>,
     pub row_n: Signal<Out, Bits<8>>,
     pub row2_len: Signal<Out, Bits<8>>,
+    pub remote_len: Signal<Out, Bits<8>>,
     // Combinational temporaries: the target's slot s and s · R.
     t_slot: Signal<Local, Bits<8>>,
     t_slot_n: Signal<Local, Bits<16>>,
@@ -130,6 +132,8 @@ pub struct SlotRecords {
     /// R and the AxLEN of 2N beats.
     row_records: Constant<Bits<8>>,
     row2_beats: Constant<Bits<8>>,
+    /// The AxLEN of remote_rows: N beats.
+    remote_beats: Constant<Bits<8>>,
     /// log2 of a commit record's stride in words.
     commit_shift: Constant<Bits<8>>,
     /// log2 of a vote row's words.
@@ -176,6 +180,7 @@ impl SlotRecords {
             remote_rows_base: base(Region::RemoteRows),
             row_records: konst(row_n as u64),
             row2_beats: konst((2 * mb.n - 1) as u64),
+            remote_beats: konst((mb.span(Region::RemoteRows).words / BEAT_WORDS - 1) as u64),
             commit_shift: konst(commit_shift(mb)),
             row_shift: konst(mb.vote_row_words().trailing_zeros() as u64),
             row_log: konst(row_n.trailing_zeros() as u64),
@@ -191,7 +196,7 @@ impl SlotRecords {
             echo_own_word, certify_row_word, certify_own_word, commit_row_word, cert_word,
             cc_word, prep_block, cert_block, commit_block, t_slot, t_slot_n, cert_slot, cc_slot,
             seal_word, seal_own_word, echo_seal_word, echo_commit_word, new_view_word,
-            remote_rows_word, commit_log, r_log, row_n, row2_len
+            remote_rows_word, commit_log, r_log, row_n, row2_len, remote_len
         })
     }
 }
@@ -210,6 +215,7 @@ impl Logic for SlotRecords {
         self.r_log.next = self.row_log.val();
         self.row_n.next = self.row_records.val();
         self.row2_len.next = self.row2_beats.val();
+        self.remote_len.next = self.remote_beats.val();
         // prepare[slot] and the slot's vote rows.
         self.prep_word.next = self.prepare_base.val() + (bit_cast::<32, 8>(self.slot.val()) << 4);
         self.cert_row.next = self.will_cert_base.val()

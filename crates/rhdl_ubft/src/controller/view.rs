@@ -336,6 +336,8 @@ pub struct View {
     pub row_log: Signal<In, Bits<8>>,
     /// AxLEN of a row of 2N beats.
     pub row2_len: Signal<In, Bits<8>>,
+    /// AxLEN of remote_rows (N beats).
+    pub remote_len: Signal<In, Bits<8>>,
     // Requests to Protocol.
     pub next_view: Signal<Out, Bit>,
     /// One cycle in ViewJump: view := view + 1 and the leader rotates,
@@ -638,6 +640,7 @@ impl Default for View {
             echo_commit_base: Default::default(),
             row_log: Default::default(),
             row2_len: Default::default(),
+            remote_len: Default::default(),
             next_view: Default::default(),
             step_view: Default::default(),
             open_round: Default::default(),
@@ -1463,7 +1466,7 @@ impl Logic for View {
                 self.rr_scan.next = true;
                 self.fetch_start.next = true;
                 self.fetch_word.next = self.remote_rows_word.val();
-                self.fetch_len.next = self.row2_len.val();
+                self.fetch_len.next = self.remote_len.val();
                 self.state.d.next = ViewSt::ViewWaitRemote;
             }
             ViewSt::ViewWaitRemote => {

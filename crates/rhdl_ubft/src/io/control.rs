@@ -22,7 +22,8 @@
 //! - from the kernel: `ap_done`, `ap_ready` (pulses), `ap_idle` (level), and
 //!   the status values `sts_*`, read live; from the guard, its counters
 //!   `sts_guard_*` (`sts_guard_refused_by`: sender i's in bits
-//!   [32 i + 31 : 32 i], `guard::REFUSED_BY_BITS` = params::N × 32).
+//!   [32 i + 31 : 32 i], `guard::REFUSED_BY_BITS` = params::N × 32), and
+//!   from the local guard `sts_local_refused`.
 //!
 //! ap_ctrl_hs: writing 1 to CTRL bit 0 sets `ap_start`; it stays high until
 //! the kernel's `ap_ready`, when it takes the value of `auto_restart` (a
@@ -116,6 +117,7 @@ pub struct Control<const N: usize> {
     pub sts_guard_refused_shape: Signal<In, Bits<32>>,
     pub sts_guard_refused_unchecked: Signal<In, Bits<32>>,
     pub sts_guard_refused_by: Signal<In, Bits<REFUSED_BY_BITS>>,
+    pub sts_local_refused: Signal<In, Bits<32>>,
     // AXI state.
     aw_full: DFF<Bit>,
     aw_addr: DFF<Bits<12>>,
@@ -193,6 +195,7 @@ pub struct Control<const N: usize> {
     a_guard_refused_unchecked: Constant<Bits<12>>,
     a_guard_by: Constant<Bits<12>>,
     a_guard_by_end: Constant<Bits<12>>,
+    a_local_refused: Constant<Bits<12>>,
     qpn_mask: Constant<Bits<QPNS_BITS>>,
 }
 
@@ -261,6 +264,7 @@ impl<const N: usize> Control<N> {
             sts_guard_refused_shape: Default::default(),
             sts_guard_refused_unchecked: Default::default(),
             sts_guard_refused_by: Default::default(),
+            sts_local_refused: Default::default(),
             aw_full: Default::default(),
             aw_addr: Default::default(),
             w_full: Default::default(),
@@ -333,6 +337,7 @@ impl<const N: usize> Control<N> {
             a_guard_refused_unchecked: refused(8),
             a_guard_by: a(regs::GUARD_REFUSED_BY),
             a_guard_by_end: a(regs::GUARD_REFUSED_BY + 4 * N as u64),
+            a_local_refused: a(regs::LOCAL_REFUSED),
             qpn_mask: Constant::new(((1u64 << QPN_BITS) - 1).into()),
         }
     }
@@ -658,6 +663,9 @@ impl<const N: usize> Logic for Control<N> {
                 .val()
                 .get_bits::<32>(self.gsh.val().index());
         }
+        if self.ra.val() == self.a_local_refused.val() {
+            self.rmux.next = self.sts_local_refused.val();
+        }
         if self.ar_hs.val() {
             self.rvalid_q.d.next = true;
             self.rdata_q.d.next = self.rmux.val();
@@ -737,6 +745,7 @@ impl<const N: usize> Control<N> {
         self.sts_guard_refused_shape.connect();
         self.sts_guard_refused_unchecked.connect();
         self.sts_guard_refused_by.connect();
+        self.sts_local_refused.connect();
         self.connect_all();
     }
 }

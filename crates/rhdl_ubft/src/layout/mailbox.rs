@@ -93,7 +93,7 @@ impl Region {
             Region::EchoSeal => "the latest SEAL of x the node accepted, x's signature",
             Region::NewViewRecord => "the new leader's f + 1 SEALs and the carried certificate",
             Region::RemoteRows => {
-                "the node's prepare and will_cert beats of a slot, as a READ of its mailbox returned them"
+                "the node's will_cert row beat of a slot, as a READ of its mailbox returned it"
             }
         }
     }
@@ -189,7 +189,7 @@ pub const fn record_beats(region: Region, n: usize, sb: usize) -> usize {
         Region::Commit => 1 + sb + f1 * sb,
         Region::NewViewRecord => 1 + f1 * (1 + sb) + f1 * sb,
         Region::WillCert | Region::WillCommit => 0,
-        Region::RemoteRows => 2,
+        Region::RemoteRows => 1,
     }
 }
 

@@ -55,6 +55,8 @@ pub struct GuardStatus {
     pub refused: [u32; REASONS],
     /// `refused_by[i]`: refusals of writes from peer i.
     pub refused_by: [u32; BUILD_N],
+    /// The local guard's narrowed beats (`local_refused`).
+    pub local_refused: u32,
 }
 
 impl GuardStatus {
@@ -265,17 +267,19 @@ impl Host {
             {
                 self.guard.refused_by[((a - regs::GUARD_REFUSED_BY) / 4) as usize] = v
             }
+            regs::LOCAL_REFUSED => self.guard.local_refused = v,
             _ => {}
         }
     }
 }
 
-/// The guard's status registers, in map order: accepted, write errors,
-/// refused by reason, refused by sender.
+/// The guards' status registers, in map order: accepted, write errors,
+/// refused by reason, refused by sender, and the local guard's count.
 pub fn guard_regs() -> Vec<u64> {
     let mut v = vec![regs::GUARD_ACCEPTED, regs::GUARD_WRITE_ERRORS];
     v.extend((0..REASONS as u64).map(|i| regs::GUARD_REFUSED + 4 * i));
     v.extend((0..BUILD_N as u64).map(|i| regs::GUARD_REFUSED_BY + 4 * i));
+    v.push(regs::LOCAL_REFUSED);
     v
 }
 

@@ -1729,7 +1729,7 @@ mod tests {
         let row = mb.vote_row(Region::WillCert, 2);
         let lanes: Vec<u32> = (0..16).map(|i| 100 + i).collect();
         hbms[2].write_words(addr(row), &lanes);
-        let rr = mb.record(Region::RemoteRows, 0, 2) + 16;
+        let rr = mb.record(Region::RemoteRows, 0, 2);
         let read = SqCommand {
             opcode: RC_RDMA_READ_REQUEST,
             qpn: QPN_BASE + 2,
