@@ -290,6 +290,11 @@ set reg [::ipx::add_register -quiet "guard_refused_by_7" $addr_block]
   set_property size [expr {32}] $reg
   set_property access read-only $reg
   set_property description {incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset} $reg
+set reg [::ipx::add_register -quiet "local_refused" $addr_block]
+  set_property address_offset 0x0C8 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {beats of the kernel's own HBM writes whose strobes reached past its own lanes of a will_cert row, or that crossed 4 KiB, and that the local guard narrowed (docs/local_guard.md; an honest kernel makes none), since reset} $reg
 # --- end of generated register map ---
 set_property slave_memory_map_ref s_axi_control [::ipx::get_bus_interfaces -of_objects $core s_axi_control]
 

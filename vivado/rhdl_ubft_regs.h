@@ -140,6 +140,10 @@
 #define RHDL_UBFT_GUARD_REFUSED_BY_7 0xC4
 #define RHDL_UBFT_GUARD_REFUSED_BY_BITS 32
 
+/* local_refused [32 bits, RO (status)]: beats of the kernel's own HBM writes whose strobes reached past its own lanes of a will_cert row, or that crossed 4 KiB, and that the local guard narrowed (docs/local_guard.md; an honest kernel makes none), since reset */
+#define RHDL_UBFT_LOCAL_REFUSED 0xC8
+#define RHDL_UBFT_LOCAL_REFUSED_BITS 32
+
 #define RHDL_UBFT_CTRL_AP_START 0x1
 #define RHDL_UBFT_CTRL_AP_DONE 0x2
 #define RHDL_UBFT_CTRL_AP_IDLE 0x4
