@@ -416,13 +416,15 @@ mod tests {
         }
         assert!(next <= RANGE);
         assert_eq!(QPN, 0x28);
-        assert_eq!(expanded().len(), 4 + 5 + N + 13 + 2 + REASONS + N);
-        // The guard's rows come last, so adding them moved no older offset.
+        assert_eq!(expanded().len(), 4 + 5 + N + 13 + 2 + REASONS + N + 1);
+        // The guard's rows come last, then the local guard's, so adding
+        // them moved no older offset.
         assert_eq!(STATE, 0x28 + 4 * N as u64 + 4 * 12);
         assert_eq!(GUARD_ACCEPTED, STATE + 4);
         assert_eq!(GUARD_REFUSED, GUARD_ACCEPTED + 8);
         assert_eq!(GUARD_REFUSED_BY, GUARD_REFUSED + 4 * REASONS as u64);
-        assert_eq!(END, GUARD_REFUSED_BY + 4 * N as u64);
+        assert_eq!(LOCAL_REFUSED, GUARD_REFUSED_BY + 4 * N as u64);
+        assert_eq!(END, LOCAL_REFUSED + 4);
         // guard_refused_i counts Refusal code i + 1.
         for (i, r) in crate::guard::Refusal::ALL.iter().enumerate() {
             assert_eq!(r.code(), i as u64 + 1);

@@ -100,6 +100,8 @@ impl<const N: usize> Tb<N> {
             by.set_bits::<32>(32 * i, (base as u64 + 24 + i as u64).into());
         }
         c.sts_guard_refused_by.next = by;
+        // local_refused: base + 24 + N.
+        c.sts_local_refused.next = (base as u64 + 24 + rhdl_ubft::params::N as u64).into();
     }
 
     /// Applies the kernel-side inputs, settles with the clock low (the
@@ -364,6 +366,7 @@ fn every_register_is_written_and_read_back_at_its_table_offset() {
                     "guard_refused_by_5",
                     "guard_refused_by_6",
                     "guard_refused_by_7",
+                    "local_refused",
                 ]
                 .iter()
                 .position(|s| *s == name)

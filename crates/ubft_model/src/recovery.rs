@@ -505,8 +505,9 @@ pub enum Step {
     /// `recovery:late_share`: the share of the lock it sealed with, on n
     /// locks.
     LateShare,
-    /// `recovery:remote_read`: the same share, on n locks in replica p's
-    /// rows, read from p's HBM.
+    /// The remote read (`kernel`): the same share, on the kept lock and
+    /// the n − 1 other votes in replica p's will_cert row, read from p's
+    /// HBM.
     RemoteShare(u8),
     /// R28: the share of the last slot's W (`close_in_view`: of its view's
     /// block of the last slot).

@@ -3,6 +3,7 @@
 //! each dropped write marked, every decision, the view change and every
 //! timeout on its lane; and the CLI's `--timeline` with a cycle window.
 
+use rhdl_ubft::controller::status::STATE_NAMES;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use ubft_sim::backend::Backend;
@@ -139,19 +140,49 @@ fn the_cli_draws_a_window_of_the_run() {
     assert!(groups(&doc, "decision")
         .iter()
         .any(|g| g.attribute("data-replica") == Some("1") && g.attribute("data-k") == Some("1")));
-    // The window's timeouts, read on the CLI's threads: slot 2's fast path
-    // runs out on each replica.
-    let timeouts: Vec<[&str; 3]> = groups(&doc, "timeout")
+    // The window's timeouts, read on the CLI's threads, are the ones the
+    // same run records in this process (the window's cycles, by replica
+    // and state): slot 2's fast path runs out on each replica.
+    let timeouts: Vec<(u64, String, String)> = groups(&doc, "timeout")
         .iter()
-        .map(|g| ["data-replica", "data-cycle", "data-state"].map(|a| g.attribute(a).unwrap()))
+        .map(|g| {
+            (
+                g.attribute("data-cycle").unwrap().parse().unwrap(),
+                g.attribute("data-replica").unwrap().to_string(),
+                g.attribute("data-state").unwrap().to_string(),
+            )
+        })
         .collect();
-    assert_eq!(
-        timeouts,
-        [
-            ["1", "8421", "FastWaitCert"],
-            ["2", "8477", "FastWaitCert"],
-            ["0", "8552", "FastWaitCommit"]
-        ]
+    let mut s = Scenario::from_file(&scenario).unwrap();
+    s.max_cycles = 12000;
+    let mut c = s.cluster(Backend::Verilator).unwrap();
+    c.record_timeline();
+    c.run().unwrap();
+    let mut want: Vec<(u64, String, String)> = c
+        .timeout_logs()
+        .into_iter()
+        .enumerate()
+        .flat_map(|(r, l)| {
+            l.unwrap()
+                .timeouts
+                .iter()
+                .filter(|t| (7000..=9000).contains(&t.cycle))
+                .map(move |t| {
+                    let st = STATE_NAMES[t.state.unwrap() as usize].to_string();
+                    (t.cycle, r.to_string(), st)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    want.sort();
+    let mut got = timeouts.clone();
+    got.sort();
+    assert_eq!(got, want);
+    let lanes: BTreeSet<&str> = timeouts.iter().map(|t| t.1.as_str()).collect();
+    assert_eq!(lanes.len(), 3, "a timeout on each replica: {timeouts:?}");
+    assert!(
+        timeouts.iter().all(|t| t.2.starts_with("FastWait")),
+        "the fast path's waits: {timeouts:?}"
     );
 }
 

@@ -179,11 +179,16 @@ fn leaders_with_nothing_to_propose_rotate_the_view_without_deciding() {
 /// Replica 1's will_commit for k = 1 reaches replica 0 late (everything
 /// else on time). Replicas 1 and 2 decide k = 1 on the fast path and wait
 /// at k = 2 for replica 0, the view's leader, which times out holding k = 1
-/// into SLOW. When the late will_commit lands, replica 0's HBM holds the
-/// full view-0 row for k = 1, and WATCH finds it (R26, any view): replica 0
-/// decides k = 1 fast. By then the followers have timed out into VIEW:
-/// they bridge k = 1 (R17), NEW_VIEW(1) carries it, and every replica ends
-/// in view 1 having decided every slot. The delays are those of a sweep
+/// into SLOW. When the late will_commit lands while WATCH still polls the
+/// slot, replica 0's HBM holds the full view-0 row for k = 1, and WATCH
+/// finds it (R26, any view): replica 0 decides k = 1 fast. When it lands
+/// after replica 0 has left for the view change, replica 0 decides k = 1
+/// from NEW_VIEW(1), which carries it (slow). Either way the followers
+/// have timed out into VIEW: they bridge k = 1 (R17), NEW_VIEW(1) carries
+/// it, and every replica ends in view 1 having decided every slot. The
+/// sweep has both outcomes (the shortest delays land in time for WATCH);
+/// which one a delay near the edge gets is timing, so the test asserts
+/// that both occur, not which delay gets which. The delays are those of a sweep
 /// (500 to 12,000 cycles in steps of 37) for which the v2 kernel before
 /// R26 stalled for good (the model's `current:no_r26` counterexample,
 /// model.md); `cluster.rs` traces one of them
@@ -198,6 +203,7 @@ fn one_late_will_commit_among_honest_replicas_does_not_stall_the_cluster() {
     watch(&mut probe, 1, Region::WillCommit);
     probe.run().unwrap();
     let sent = probe.hbms[1].watched_writes()[0];
+    let mut fast_at_0 = 0;
     for extra in [
         1129u64, 1203, 1314, 1388, 1573, 1758, 1943, 2128, 2313, 2498, 2683, 2868, 3053,
     ] {
@@ -221,14 +227,26 @@ fn one_late_will_commit_among_honest_replicas_does_not_stall_the_cluster() {
             assert!(r.view >= 1, "late by {extra}: replica {}", r.id);
         }
         // Replica 1 decided k = 1 on the fast path before the late write
-        // landed; replica 0 decided it from the full row after it.
+        // landed; replica 0 decided it after it: from the full row (fast),
+        // or from NEW_VIEW(1) (slow).
         let (r0, r1) = (&report.replicas[0], &report.replicas[1]);
         assert_eq!(r1.decided[0].path, Path::Fast);
         assert!(r1.decided[0].cycle < sent + extra, "late by {extra}");
-        assert_eq!(r0.decided[0].path, Path::Fast, "late by {extra}");
         assert!(r0.decided[0].cycle > sent + extra, "late by {extra}");
         assert!(r0.status.timeouts >= 1, "late by {extra}");
+        if r0.decided[0].path == Path::Fast {
+            fast_at_0 += 1;
+        }
     }
+    // R26's path is taken in the sweep, and so is the view change's.
+    assert!(
+        fast_at_0 > 0,
+        "replica 0 never decided k = 1 from the full row"
+    );
+    assert!(
+        fast_at_0 < 13,
+        "no delay landed after replica 0's view change"
+    );
 }
 
 /// Each view change since the last decision doubles the timeout
