@@ -141,19 +141,19 @@ fn check(v: Variant, views: u8, live_views: u8) {
     );
 }
 
-/// Views 0..=2, L = 1: 509,297 states, complete, BFS depth 69, 25
-/// terminal, 15 failing `live_with_f_silent`, none unsafe; the caveat's
-/// stall 20 actions after the prefix; 17 to 19 s.
+/// Views 0..=2, L = 1: 80,372 states, complete, BFS depth 69, 17
+/// terminal, 12 failing `live_with_f_silent`, none unsafe; the caveat's
+/// stall 20 actions after the prefix; 3 s.
 #[test]
 fn no_remote_read_n5_bridge_stall() {
     check(Variant::NoRemoteRead, 2, 1);
 }
 
-/// Views 0..=4, L = 3: 6,032,452 states, complete, BFS depth 94, 46
-/// terminal, 15 failing `live_with_f_silent`, none unsafe; the caveat's
-/// stall 28 actions after the prefix; 195 to 209 s, 1.75 GB.
+/// Views 0..=4, L = 3: 751,549 states, complete, BFS depth 94, 25
+/// terminal, 12 failing `live_with_f_silent`, none unsafe; the caveat's
+/// stall 28 actions after the prefix; 43 s.
 #[test]
-#[ignore = "3.5 min: cargo test --release -p ubft_model --test n5_caveat no_remote_read_n5_bridge_stall_views_4 -- --ignored --nocapture"]
+#[ignore = "45 s: cargo test --release -p ubft_model --test n5_caveat no_remote_read_n5_bridge_stall_views_4 -- --ignored --nocapture"]
 fn no_remote_read_n5_bridge_stall_views_4() {
     check(Variant::NoRemoteRead, 4, 3);
 }
