@@ -115,8 +115,8 @@
 //! | 94 | ViewAwaitNext | the same, after a grant while awaiting a NEW_VIEW | Off / the new leader ViewPollSeals, a follower ViewPollNv |
 //! | 96 | ViewDeliver | Protocol stopped running / k moved past `catch_k` (SLOW decided it, R25) / SLOW yields (`slow_done`) with T_vc expiring, a follower / otherwise | Off / the poll it left (ViewPollSeals or ViewPollNv) / ViewStart / the poll it left |
 //! | 101 | ViewJump | (R14: a later view's NEW_VIEW(v′) passed R21 and R22) view + 1 < v′ / else | ViewJump (`step_view`: view + 1, the leader rotates, no SEAL) / ViewStart (the SEAL of v′ − 1, then NEW_VIEW(v′) is read again as the awaited one) |
-//! | 105 | ViewPollRemote | (the remote read: `rr_issue`, the next peer's two READs; `rr_scan` with a fetch of `remote_rows`, 2N beats) | ViewWaitRemote |
-//! | 106 | ViewWaitRemote | the fetch is done: n locks for K in a peer's pair (`rr_found`) / not, or an error: the new leader / a follower | ViewLateShare (`call_slow`, `call_share`, `call_late`: SLOW writes K's share only) / ViewPollSeals / ViewPollNv (a miss; ViewStart if it times out) |
+//! | 105 | ViewPollRemote | (the remote read: `rr_issue`, the next peer's READ; `rr_scan` with a fetch of `remote_rows`, N beats) | ViewWaitRemote |
+//! | 106 | ViewWaitRemote | the fetch is done: n locks for K in a peer's row (`rr_found`) / not, or an error: the new leader / a follower | ViewLateShare (`call_slow`, `call_share`, `call_late`: SLOW writes K's share only) / ViewPollSeals / ViewPollNv (a miss; ViewStart if it times out) |
 //! | 107 | ViewLateShare | SLOW (seal mode, the late share) yields (`slow_done`) | the poll it left (the new leader ViewPollSeals, a follower ViewPollNv) |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
@@ -294,9 +294,9 @@ pub struct View {
     /// The remote read (crate::controller::remote_read): `rr_keep` at
     /// each SEAL written (Protocol keeps K if the slot is locked and not
     /// delivered); K armed (`rr_armed`); at a poll that missed, `rr_issue`
-    /// the next peer's READs and `rr_scan` remote_rows
-    /// (`remote_rows_word`, 2N beats), whose pairs showed n locks for K
-    /// (`rr_found`, with the fetch's `done`).
+    /// the next peer's READ and `rr_scan` remote_rows
+    /// (`remote_rows_word`, N beats, `remote_len`), whose rows showed n
+    /// locks for K (`rr_found`, with the fetch's `done`).
     pub rr_keep: Signal<Out, Bit>,
     pub rr_armed: Signal<In, Bit>,
     pub rr_issue: Signal<Out, Bit>,

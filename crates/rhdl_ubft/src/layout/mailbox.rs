@@ -37,9 +37,9 @@ pub enum Region {
     EchoSeal,
     /// The new leader's NEW_VIEW record (spelled `new_view`).
     NewViewRecord,
-    /// Per peer p, p's prepare beat and will_cert row beat of a slot, as
-    /// this replica's RDMA READ of p's mailbox returned them (the remote
-    /// read, recovery.md section 11): READ responses only, never a WRITE.
+    /// Per peer p, p's will_cert row beat of a slot, as this replica's
+    /// RDMA READ of p's mailbox returned it (the remote read, recovery.md
+    /// section 11): READ responses only, never a WRITE.
     RemoteRows,
 }
 
