@@ -200,7 +200,7 @@ pub fn synth(ns: &[usize], flatten: bool, block: Option<&str>) -> Result {
 /// The blocks of the kernel whose register-to-register depth `cargo
 /// xtask synth` reports: (module under the top, what it is). WATCH's
 /// Fetch is the module of `fetch`.
-const BLOCKS: [(&str, &str); 19] = [
+const BLOCKS: [(&str, &str); 21] = [
     ("", "the whole kernel (paths across blocks)"),
     ("control", "Control: s_axi_control"),
     ("protocol", "Protocol, with its machines"),
@@ -211,11 +211,13 @@ const BLOCKS: [(&str, &str); 19] = [
     ("protocol$cc", "CertCheck: a certificate inside a COMMIT"),
     ("protocol$requests", "Requests: the client requests held"),
     ("protocol$tally", "Tally (combinational: port to port)"),
+    ("protocol$rr", "RemoteRead: the kept lock and its READs"),
     ("fetch", "Fetch"),
     ("watch", "WATCH: the background poller"),
     ("rdmux", "RdMux: the two Fetches on m_axi_hbm's reads"),
     ("compose", "COMPOSE: a record's later beats"),
     ("broadcast", "Broadcast"),
+    ("local_guard", "LocalGuard: the owner rule on the kernel's own writes"),
     ("signing", "SignerPort"),
     ("roce", "RoCE adapter (combinational: port to port)"),
     ("guard", "Guard: the receive path"),
