@@ -11636,7 +11636,7 @@ module rhdl_ubft$local_guard(clock,rst_n,id,network_ptr,s_awaddr,s_awlen,s_awval
         beat$d = beat$q;
         count$d = count$q;
         s_awready = ~open$q;
-        cross_end = ((s_awaddr[(32'h0)+:(12)]) & 16'hffff) + (((s_awlen) & 16'hffff) << 32'h6) + 32'h40;
+        cross_end = (((s_awaddr[(32'h6)+:(6)]) & 16'hffff) << 32'h6) + (((s_awlen) & 16'hffff) << 32'h6) + 32'h40;
         if (~open$q & s_awvalid) begin
             open$d = 1'b1;
             aw_sent$d = 1'b0;

@@ -217,7 +217,10 @@ const BLOCKS: [(&str, &str); 21] = [
     ("rdmux", "RdMux: the two Fetches on m_axi_hbm's reads"),
     ("compose", "COMPOSE: a record's later beats"),
     ("broadcast", "Broadcast"),
-    ("local_guard", "LocalGuard: the owner rule on the kernel's own writes"),
+    (
+        "local_guard",
+        "LocalGuard: the owner rule on the kernel's own writes",
+    ),
     ("signing", "SignerPort"),
     ("roce", "RoCE adapter (combinational: port to port)"),
     ("guard", "Guard: the receive path"),

@@ -178,9 +178,9 @@ impl Logic for LocalGuard {
         dff_setup!(self, clock, open, aw_sent, w_done, a_addr, a_len, a_cross, beat, count);
         // AW: taken into the registers while no burst is open.
         self.s_awready.next = !self.open.q.val();
-        // The burst's end in its 4 KiB page: (address mod 4 KiB) + 64
-        // (AWLEN + 1) beyond 4 KiB crosses.
-        self.cross_end.next = bit_cast::<16, 12>(self.s_awaddr.val().get_bits::<12>(0))
+        // The burst's end in its 4 KiB page, from its first beat's address
+        // (the address rounded down to the beat): beyond 4 KiB crosses.
+        self.cross_end.next = (bit_cast::<16, 6>(self.s_awaddr.val().get_bits::<6>(6)) << 6)
             + (bit_cast::<16, 8>(self.s_awlen.val()) << 6)
             + 64;
         if !self.open.q.val() & self.s_awvalid.val() {

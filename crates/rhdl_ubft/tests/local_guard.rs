@@ -200,6 +200,12 @@ fn a_burst_across_4_kib_writes_nothing() {
     // The same two beats inside a page pass.
     t.write(page_end - 32, &[ALL, ALL]);
     assert_eq!(t.drain().1, vec![(ALL, false), (ALL, true)]);
+    // One beat at an address inside the page's last beat does not cross:
+    // its beat is the page's last.
+    t.write(page_end - 8, &[ALL]);
+    let (aws, beats, refused) = t.drain();
+    assert_eq!(aws[0].0, PTR + 4 * (page_end as u64 - 16));
+    assert_eq!((beats, refused), (vec![(ALL, true)], 0));
 }
 
 #[test]

@@ -129,9 +129,8 @@ impl<const N: usize> Default for RemoteRead<N> {
             "remote_read.rs: a will_cert row and a remote_rows record are one beat each"
         );
         assert!(G.is_power_of_two());
-        // The literals `update` holds: a tag of k's low 24 bits under the
-        // view's low 8 a tag of k's low 24 bits under the view's low 8
-        // (`params::vote_tag`).
+        // The literal `update` holds: a tag of k's low 24 bits under the
+        // view's low 8 (`params::vote_tag`).
         assert_eq!(
             (TAG_K_BITS, TAG_K_MASK),
             (24, 0x00ff_ffff),
