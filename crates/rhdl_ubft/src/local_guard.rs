@@ -148,6 +148,10 @@ impl Default for LocalGuard {
             "local_guard.rs: a lane mask per replica in 512 bits"
         );
         assert_eq!(BEAT_BYTES, 64, "local_guard.rs: beat i at + 64 i (<< 6)");
+        assert_eq!(
+            AXI_BOUNDARY_BYTES, 4096,
+            "local_guard.rs: a beat's place in its page is address bits 11:6"
+        );
         let mut lanes = Bits::<512>::default();
         for j in 0..N {
             lanes.set_bits::<64>(64 * j, own_lane_strobes(j).into());

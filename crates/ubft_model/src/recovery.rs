@@ -172,7 +172,7 @@ pub enum Variant {
     /// among the replicas that sealed before the last lock landed. It
     /// reads the rows while it awaits a NEW_VIEW (AwaitNv) only.
     LateShare,
-    /// `kernel` without the remote read (the kernel before it was built):
+    /// `kernel` without the remote read:
     /// a lock sealed undelivered is dropped, so the caveat's Byzantine form
     /// (the faulty writer's lock sent to the bridger only) leaves the
     /// bridger in Bridge for good (`tests/remote_read.rs`).
