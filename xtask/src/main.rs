@@ -171,9 +171,10 @@ enum Cmd {
         /// The model's window G (slot = (k - 1) mod G; G < slots wraps).
         #[arg(long, default_value_t = ubft_model::defaults::WINDOW)]
         window: usize,
-        /// Client values.
-        #[arg(long, default_value_t = 2)]
-        values: u8,
+        /// Client values, at least --slots (a leader proposes each value
+        /// once) [default: the larger of 2 and --slots].
+        #[arg(long)]
+        values: Option<u8>,
         /// A leader may propose any client value (default: its stream's one).
         #[arg(long)]
         any_value: bool,
@@ -1314,7 +1315,7 @@ struct ModelArgs {
     slots: usize,
     views: u8,
     window: usize,
-    values: u8,
+    values: Option<u8>,
     any_value: bool,
     silent: Option<usize>,
     byzantine: Option<usize>,
@@ -1342,14 +1343,22 @@ fn model(a: ModelArgs) -> ExitCode {
     use ubft_model::model::{MAX_N, MAX_SLOTS, MAX_WINDOW};
     use ubft_model::{run_named, Config, RunOpts};
     let n = a.replicas;
+    let values = a.values.unwrap_or(2.max(a.slots.min(13) as u8));
     let bad = if n % 2 == 0 || n > MAX_N {
         Some(format!("--replicas must be odd and at most {MAX_N}"))
     } else if a.slots == 0 || a.slots > MAX_SLOTS {
         Some(format!("--slots must be in 1..={MAX_SLOTS}"))
     } else if a.window == 0 || a.window > MAX_WINDOW {
         Some(format!("--window must be in 1..={MAX_WINDOW}"))
-    } else if a.values == 0 || a.values > 13 {
+    } else if values == 0 || values > 13 {
         Some("--values must be in 1..=13".into())
+    } else if (values as usize) < a.slots {
+        Some(format!(
+            "--values {values} is below --slots {}: a leader proposes each client value once, so \
+             the last slots would have nothing to propose and every run would end at the view \
+             bound, which liveness excuses",
+            a.slots
+        ))
     } else if a.byzantine.is_some_and(|b| b >= n) {
         Some("--byzantine must name a replica below --replicas".into())
     } else if !(a.max_memory_gb >= 0.0 && a.max_memory_gb.is_finite()) {
@@ -1362,7 +1371,7 @@ fn model(a: ModelArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let mut cfg = Config::new(n, a.slots, a.window, a.views);
-    cfg.values = a.values;
+    cfg.values = values;
     cfg.any_value = a.any_value;
     cfg.byzantine = a.byzantine;
     cfg.byz_writes = if a.byzantine.is_some() {

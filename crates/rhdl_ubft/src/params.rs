@@ -11,6 +11,11 @@ pub const G: usize = 16;
 /// mode finds W's records unreused, and so how far behind an uncovered W
 /// a catch-up may leave it (docs/recovery.md D11.16).
 pub const BRIDGE_REACH: usize = (G - 1) / 2;
+// The window's premise (docs/recovery.md D11.16): while a will_commit W
+// is uncovered, k stays within max(BRIDGE_REACH, 2) slots above W's slot,
+// so the entry holding W's records is not reused for another slot while
+// the bridge may need them. That needs BRIDGE_REACH >= 2, i.e. G >= 5.
+const _: () = assert!(BRIDGE_REACH >= 2 && G > BRIDGE_REACH);
 /// Client requests a replica holds and has not seen decided (the buffer B of
 /// docs/recovery.md R1; `crate::controller::requests`).
 pub const REQUESTS: usize = 8;

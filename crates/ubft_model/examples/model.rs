@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let mut n = 3usize;
-    let (mut slots, mut views, mut window, mut values) = (2usize, 2u8, 1usize, 2u8);
+    let (mut slots, mut views, mut window, mut values) = (2usize, 2u8, 1usize, None::<u8>);
     let (mut silent, mut byzantine, mut byz_writes) = (None::<usize>, None::<usize>, 4u8);
     let (mut delays, mut early, mut live_views) = (1u8, 0u8, None::<u8>);
     let mut opts = RunOpts {
@@ -39,7 +39,7 @@ fn main() -> ExitCode {
             "--slots" => slots = num(),
             "--views" => views = num() as u8,
             "--window" => window = num(),
-            "--values" => values = num() as u8,
+            "--values" => values = Some(num() as u8),
             "--silent" => silent = Some(num()),
             "--byzantine" => byzantine = Some(num()),
             "--byz-writes" => byz_writes = num() as u8,
@@ -66,7 +66,7 @@ fn main() -> ExitCode {
         i += if takes { 2 } else { 1 };
     }
     let mut cfg = Config::new(n, slots, window, views);
-    cfg.values = values;
+    cfg.values = values.unwrap_or(cfg.values);
     cfg.any_value = any_value;
     cfg.byzantine = byzantine;
     cfg.byz_writes = if byzantine.is_some() { byz_writes } else { 0 };

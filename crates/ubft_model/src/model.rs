@@ -114,8 +114,10 @@ pub struct Config {
 }
 
 impl Config {
-    /// n replicas, S slots, window G, views 0..=V, two client values, f
-    /// silent, no Byzantine replica, L = f + 2.
+    /// n replicas, S slots, window G, views 0..=V, max(2, S) client values
+    /// (a leader proposes each value once, so fewer than S would leave the
+    /// last slots with nothing to propose), f silent, no Byzantine replica,
+    /// L = f + 2.
     pub fn new(n: usize, slots: usize, window: usize, views: u8) -> Config {
         assert!(
             n % 2 == 1 && n <= MAX_N,
@@ -131,7 +133,7 @@ impl Config {
             slots,
             window,
             views,
-            values: 2,
+            values: 2.max(slots as Val),
             any_value: false,
             silent: faults(n),
             byzantine: None,

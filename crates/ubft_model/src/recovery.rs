@@ -177,10 +177,16 @@ pub enum Variant {
     /// (the faulty writer's lock sent to the bridger only) leaves the
     /// bridger in Bridge for good (`tests/remote_read.rs`).
     NoRemoteRead,
+    /// `kernel` with R28 in the view (`close_in_view`'s close; the
+    /// adoption is `kernel`'s already): the candidate for the kernel's
+    /// run's-end stall with a Byzantine replica, a value decided in a view
+    /// on COMMITs of an earlier one while a peer bridges on it
+    /// (docs/model.md, "R28 in the view, for the kernel").
+    KernelClose,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 22] = [
+    pub const ALL: [Variant; 23] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -203,6 +209,7 @@ impl Variant {
         Variant::DischargeB1,
         Variant::LateShare,
         Variant::NoRemoteRead,
+        Variant::KernelClose,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -228,6 +235,7 @@ impl Variant {
             Variant::DischargeB1 => "recovery:discharge_b1",
             Variant::LateShare => "recovery:late_share",
             Variant::NoRemoteRead => "recovery:no_remote_read",
+            Variant::KernelClose => "kernel:close_in_view",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`; `kernel`
@@ -614,9 +622,10 @@ impl Recovery {
     fn adopts(&self) -> bool {
         self.variant == Variant::CloseInView || self.kernel()
     }
-    /// R28 in the view (recovery.md section 11): `close_in_view` only.
+    /// R28 in the view (recovery.md section 11): `close_in_view` and
+    /// `kernel:close_in_view`.
     fn closes_in_view(&self) -> bool {
-        self.variant == Variant::CloseInView
+        matches!(self.variant, Variant::CloseInView | Variant::KernelClose)
     }
     /// D11.15 (`kernel`): WATCH's full will_commit row does not decide a
     /// rerun slot (R23) again; the replica stays in the rerun's slow path,
@@ -635,12 +644,19 @@ impl Recovery {
     fn kernel(&self) -> bool {
         matches!(
             self.variant,
-            Variant::Kernel | Variant::DischargeB1 | Variant::LateShare | Variant::NoRemoteRead
+            Variant::Kernel
+                | Variant::DischargeB1
+                | Variant::LateShare
+                | Variant::NoRemoteRead
+                | Variant::KernelClose
         )
     }
     /// The remote read: `kernel`, and `kernel` with R17's former early end.
     fn remote_read(&self) -> bool {
-        matches!(self.variant, Variant::Kernel | Variant::DischargeB1)
+        matches!(
+            self.variant,
+            Variant::Kernel | Variant::DischargeB1 | Variant::KernelClose
+        )
     }
     /// The remote read or `recovery:late_share`: a lock sealed undelivered
     /// is kept, and certified on n locks.
@@ -982,6 +998,30 @@ impl Recovery {
                 "D11.16: r{id} bridges W at slot {b} from k {k}, beyond the reach {}: {rep:?}",
                 cfg.reach
             );
+        }
+    }
+
+    /// The window's premise, in `kernel` where G > max(R, 2) (the RTL's
+    /// G = 16 > 7): while an obligation on W stands, the replica writes no
+    /// CERT share of another slot into W's entry, so the share its bridge
+    /// needs is never its own casualty. D11.16's invariant keeps W.b
+    /// within max(R, 2) slots of k, and entries are reused only G slots on
+    /// (params.md, `BRIDGE_REACH`). At G = 1 a share of k lands in k − 1's
+    /// entry by construction: the Byzantine stall of model.md, "Running
+    /// it", is that case.
+    fn assert_window(&self, cfg: &Config, id: usize, rep: &Rep, w: Vote, out: &[Out<Write>]) {
+        if cfg.window <= cfg.reach.max(2) || !(self.obligation(rep) && rep.wc == w) {
+            return;
+        }
+        for o in out {
+            if let Out::All(Write::Certify { slot, node, b })
+            | Out::Local(Write::Certify { slot, node, b }) = o
+            {
+                assert!(
+                    !(*node as usize == id && *slot as usize == cfg.slot(w.k) && b.k != w.k),
+                    "window premise: r{id} writes its share of {b:?} into the entry of W {w:?}: {rep:?}"
+                );
+            }
         }
     }
 
@@ -1683,7 +1723,11 @@ impl Design for Recovery {
         h: &mut Hbm,
         step: &Step,
     ) -> Vec<Out<Write>> {
+        let w_before = (self.kernel() && self.obligation(rep)).then_some(rep.wc);
         let out = self.apply_step(cfg, id, rep, h, step);
+        if let Some(w) = w_before {
+            self.assert_window(cfg, id, rep, w, &out);
+        }
         if !rep.waiting() {
             // Stopped (Done, Capped, Behind): it never polls again and
             // nobody reads its HBM, so the model keeps neither its mailbox

@@ -155,3 +155,47 @@ fn a_stopped_run_keeps_the_counterexample_it_found() {
     let ce = live.counterexample.as_ref().unwrap();
     assert!(ce.iter().any(|l| l.contains("terminal")), "{}", r.text());
 }
+
+/// A leader proposes each client value once (R1's buffer), so a run needs
+/// a value per slot: `Config::new` gives max(2, S), and with it a run at
+/// the largest S, all replicas live and timely, decides every slot on the
+/// fast path in view 0 instead of ending at the view bound with its last
+/// slots empty (which `live_with_f_silent` would excuse).
+#[test]
+fn every_slot_has_a_client_value_to_decide() {
+    use stateright::Model;
+    use ubft_model::model::{UbftModel, MAX_SLOTS};
+    use ubft_model::recovery::{Recovery, Variant};
+    for s in 1..=MAX_SLOTS {
+        assert!(Config::new(3, s, 1, 0).values as usize >= s);
+    }
+    let mut c = Config::new(3, MAX_SLOTS, 2, 0);
+    c.silent = 0;
+    c.delays = 0;
+    c.early_timeouts = 0;
+    let m = UbftModel::new(
+        Recovery {
+            variant: Variant::by_name("kernel").unwrap(),
+        },
+        c,
+    );
+    // Always the first enabled action: a timely run with no timeout early.
+    let mut st = m.init_states()[0].clone();
+    loop {
+        let mut acts = vec![];
+        m.actions(&st, &mut acts);
+        let Some(a) = acts.into_iter().next() else {
+            break;
+        };
+        st = m.next_state(&st, a).unwrap();
+    }
+    for (id, r) in st.reps.iter().enumerate() {
+        let decided: Vec<u8> = r.log[..r.nlog as usize].iter().map(|d| d.0).collect();
+        assert_eq!(
+            decided,
+            (1..=MAX_SLOTS as u8).collect::<Vec<_>>(),
+            "r{id} decides every slot in order: {r:?}"
+        );
+        assert_eq!(r.view, 0, "r{id}: no view change in a timely run");
+    }
+}

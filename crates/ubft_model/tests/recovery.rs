@@ -1123,3 +1123,81 @@ fn holding_back_a_catch_up_for_the_bridges_reach_keeps_every_property() {
         rtl.states
     );
 }
+
+/// recovery.md D11.16, the window's premise: the smallest configuration
+/// whose slots wrap within it, S = 4 in G = 3 entries at R = 1 (slot 4
+/// reuses slot 1's entries), views 0..=2, up to one replica silent from
+/// any point. `assert_window` checks, at every step, that no replica
+/// writes a share of another slot into its uncovered W's entry; the run
+/// is complete and every property holds.
+#[test]
+fn slots_that_wrap_within_the_windows_premise_keep_every_property() {
+    let mut c = Config::new(3, 4, 3, 2);
+    c.delays = 0;
+    c.early_timeouts = 0;
+    c.reach = 1;
+    assert!(c.window > c.reach.max(2) && c.slots > c.window);
+    let r = run(design(Variant::Kernel), c, &RunOpts::default());
+    assert!(r.complete && r.all_hold(), "{}", r.text());
+}
+
+/// The same wrap with a Byzantine r0 or r1 of two writes (model.md,
+/// "Running it": 7,853,172 and 5,747,134 states). With r2 Byzantine the
+/// run fails liveness at slot 4 in the one-slot form of the next test.
+#[test]
+#[ignore = "3 min: cargo test --release -p ubft_model --test recovery byzantine_slots_that_wrap -- --ignored"]
+fn byzantine_slots_that_wrap_within_the_windows_premise_keep_every_property() {
+    for b in 0..2 {
+        let mut c = Config::new(3, 4, 3, 2);
+        c.delays = 0;
+        c.early_timeouts = 0;
+        c.reach = 1;
+        c.silent = 0;
+        byz(&mut c, b, 2);
+        let r = run(design(Variant::Kernel), c, &RunOpts::default());
+        assert!(r.complete && r.all_hold(), "{}", r.text());
+    }
+}
+
+/// model.md, "A decider a view ahead of a bridger": with the view-2
+/// leader r2 Byzantine (two writes), n = 3, S = 1, views 0..=2, r0
+/// decides A in view 2 on COMMITs of view 0 (r2's sent to it only) while
+/// r1 bridges on (v1, k1, A), delivered with r2's lock sent to it only,
+/// and nothing ends r1's bridge. The kernel's design stays safe and
+/// fails `live_with_f_silent` with r1 in Bridge; the same bounds with r0
+/// or r1 Byzantine hold all four. When a rule ends this bridge, this
+/// test is the one to turn around.
+#[test]
+fn a_decider_a_view_ahead_of_a_bridger_leaves_the_kernels_bridge_waiting() {
+    let at = |b: usize| {
+        let mut c = Config::new(3, 1, 1, 2);
+        c.delays = 0;
+        c.early_timeouts = 0;
+        c.silent = 0;
+        byz(&mut c, b, 2);
+        run(design(Variant::Kernel), c, &RunOpts::default())
+    };
+    let r = at(2);
+    assert!(r.complete, "{}", r.text());
+    for p in ["agreement", "validity", "integrity"] {
+        assert!(r.property(p).holds, "{}", r.text());
+    }
+    let live = r.property("live_with_f_silent");
+    assert!(!live.holds, "{}", r.text());
+    let ce = live.counterexample.as_ref().unwrap();
+    assert!(
+        ce.iter().any(|l| l.contains("r1: Bridge view 1")),
+        "{}",
+        ce.join("\n")
+    );
+    assert!(
+        ce.iter()
+            .any(|l| l.contains("r0: Done") && l.contains("k1=A")),
+        "{}",
+        ce.join("\n")
+    );
+    for b in 0..2 {
+        let r = at(b);
+        assert!(r.complete && r.all_hold(), "{}", r.text());
+    }
+}
