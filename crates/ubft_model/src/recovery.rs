@@ -183,10 +183,19 @@ pub enum Variant {
     /// on COMMITs of an earlier one while a peer bridges on it
     /// (docs/model.md, "R28 in the view, for the kernel").
     KernelClose,
+    /// A candidate, not the design: `kernel` with the decider's share for
+    /// a bridger (docs/model.md, "A decider a view ahead of a bridger"). A
+    /// replica that decided slot j = m on a block of view w_d (a full
+    /// row's or the COMMITs'; not a catch-up) and finds a peer's
+    /// will_commit of (w, j, m) with w ≥ w_d in its will_commit row of
+    /// slot j writes its share of (w, j, m, dec[j − 1]), in any waiting
+    /// state, once per block; and at the run's end it does not stop but
+    /// lingers (no timer, no other step) for such a will_commit.
+    KernelHelp,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 23] = [
+    pub const ALL: [Variant; 24] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -210,6 +219,7 @@ impl Variant {
         Variant::LateShare,
         Variant::NoRemoteRead,
         Variant::KernelClose,
+        Variant::KernelHelp,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -236,6 +246,7 @@ impl Variant {
             Variant::LateShare => "recovery:late_share",
             Variant::NoRemoteRead => "recovery:no_remote_read",
             Variant::KernelClose => "kernel:close_in_view",
+            Variant::KernelHelp => "kernel:help",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`; `kernel`
@@ -391,6 +402,9 @@ pub enum Pc {
     Close,
     /// Decided S slots.
     Done,
+    /// `kernel:help`: decided S slots, and waits (no timer) to write its
+    /// share for a peer's will_commit of a slot it decided.
+    Linger,
     /// The model's view bound.
     Capped,
     /// R27: BEHIND_WINDOW.
@@ -490,6 +504,9 @@ pub struct Rep {
     pub failed: [Option<Seal>; MAX_N],
     pub log: [(u8, Val); MAX_SLOTS + 1],
     pub nlog: u8,
+    /// `kernel:help`: for each decided slot j, 1 + the view of the block
+    /// it was decided on (0: unknown, a catch-up).
+    pub wd: [u8; MAX_SLOTS + 1],
     pub signed: Signed,
 }
 
@@ -523,6 +540,9 @@ pub enum Step {
     /// `close_in_view`: commits a certificate of the last slot of a view
     /// ≥ its own, then stops.
     CloseCommit,
+    /// `kernel:help`: the share of (w, j, m, dec[j − 1]) for a peer's
+    /// will_commit of a slot j it decided m on a block of a view ≤ w.
+    HelpShare(Block),
     Seal,
     Collect,
     CollectCheck,
@@ -649,13 +669,14 @@ impl Recovery {
                 | Variant::LateShare
                 | Variant::NoRemoteRead
                 | Variant::KernelClose
+                | Variant::KernelHelp
         )
     }
     /// The remote read: `kernel`, and `kernel` with R17's former early end.
     fn remote_read(&self) -> bool {
         matches!(
             self.variant,
-            Variant::Kernel | Variant::DischargeB1 | Variant::KernelClose
+            Variant::Kernel | Variant::DischargeB1 | Variant::KernelClose | Variant::KernelHelp
         )
     }
     /// The remote read or `recovery:late_share`: a lock sealed undelivered
@@ -1025,6 +1046,40 @@ impl Recovery {
         }
     }
 
+    /// `kernel:help`: the blocks (w, j, m, dec[j − 1]) of peers'
+    /// will_commits at slots j this replica decided m on a block of view
+    /// w_d ≤ w, within the window (j > k − G, or any once it lingers), that
+    /// its certify entry of slot j does not hold.
+    fn help_shares(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> Vec<Block> {
+        let mut out = vec![];
+        for &(j, m) in &rep.log[..rep.nlog as usize] {
+            let wd = rep.wd[j as usize];
+            // Slot j's entries hold slot j + G's records once k reaches
+            // it; a replica that lingers after the run's last slot works
+            // on none.
+            let reused = j as usize + cfg.window <= rep.k as usize && rep.pc != Pc::Linger;
+            if wd == 0 || reused {
+                continue;
+            }
+            let s = cfg.slot(j);
+            for (x, w) in h.will_commit[s][..cfg.n].iter().enumerate() {
+                if x == id || w.k != j || w.m != m || w.v + 1 < wd {
+                    continue;
+                }
+                let b = Block {
+                    v: w.v,
+                    k: j,
+                    m,
+                    prev: dec(rep, j - 1),
+                };
+                if h.certify[s][id] != b {
+                    add(&mut out, b);
+                }
+            }
+        }
+        out
+    }
+
     /// R17: the bridge obligation (its highest will_commit not covered by a
     /// commit at a slot ≥ b).
     fn obligation(&self, rep: &Rep) -> bool {
@@ -1153,6 +1208,9 @@ impl Recovery {
         if !rep.rerun || dec(rep, k) != m {
             rep.log[rep.nlog as usize] = (k, m);
             rep.nlog += 1;
+            if self.variant == Variant::KernelHelp {
+                rep.wd[k as usize] = w.map_or(0, |w| w + 1);
+            }
         }
         rep.rerun = false;
         // prev1 (R16's k − 1 share): slot k delivered fast in this view, not
@@ -1208,6 +1266,8 @@ impl Recovery {
                     Block::NONE
                 };
                 Pc::Close
+            } else if self.variant == Variant::KernelHelp {
+                Pc::Linger
             } else {
                 Pc::Done
             };
@@ -1527,6 +1587,7 @@ impl Design for Recovery {
             nv_refused: None,
             failed: [None; MAX_N],
             log: [(0, 0); MAX_SLOTS + 1],
+            wd: [0; MAX_SLOTS + 1],
             nlog: 0,
             signed: Signed::default(),
         };
@@ -1547,6 +1608,16 @@ impl Design for Recovery {
             Round::Idle => {}
         }
         if !rep.waiting() {
+            return;
+        }
+        if self.variant == Variant::KernelHelp && rep.round == Round::Idle {
+            out.extend(
+                self.help_shares(cfg, id, rep, h)
+                    .into_iter()
+                    .map(Step::HelpShare),
+            );
+        }
+        if rep.pc == Pc::Linger {
             return;
         }
         if rep.pc == Pc::Close && rep.close.is() {
@@ -2184,6 +2255,15 @@ impl Design for Recovery {
                 blocks(&h.certify[cfg.slot(rep.k + 1)][..cfg.n]),
                 nv_text(&h.new_view),
                 rep.k
+            ),
+            Step::HelpShare(b) => format!(
+                "{at} the decider's share: decided k {} = {} on a block of view {}, reads will_commit[{}] = [{}] → certifies the bridger's block: CERT {}",
+                b.k,
+                val_name(b.m),
+                rep.wd[b.k as usize].saturating_sub(1),
+                cfg.slot(b.k),
+                votes(&h.will_commit[cfg.slot(b.k)][..cfg.n]),
+                blk(&b)
             ),
             Step::CloseShare if rep.close.is() => format!(
                 "{at} R28 (in the view) decided the run's last slot → certifies it in its view: CERT {}",
@@ -2837,6 +2917,14 @@ impl Recovery {
                 let out = self.commit(cfg, id, rep, c);
                 rep.pc = Pc::Done;
                 out
+            }
+            Step::HelpShare(b) => {
+                self.sign_share(cfg, rep, b);
+                vec![Out::All(Write::Certify {
+                    slot: cfg.slot(b.k) as u8,
+                    node: id as u8,
+                    b,
+                })]
             }
             Step::CloseShare => {
                 // R28: prev1 is W (V11), delivered fast and not certified

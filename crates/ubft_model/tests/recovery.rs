@@ -1201,3 +1201,20 @@ fn a_decider_a_view_ahead_of_a_bridger_leaves_the_kernels_bridge_waiting() {
         assert!(r.complete && r.all_hold(), "{}", r.text());
     }
 }
+
+/// The candidate `kernel:help` (recovery.md section 11, "A decider a view
+/// ahead of a bridger"): the decider writes its share of the bridger's
+/// block, and the same bounds hold all four properties, with r0, r1 or
+/// r2 Byzantine.
+#[test]
+fn the_deciders_share_ends_the_bridge_of_a_decider_a_view_ahead() {
+    for b in 0..3 {
+        let mut c = Config::new(3, 1, 1, 2);
+        c.delays = 0;
+        c.early_timeouts = 0;
+        c.silent = 0;
+        byz(&mut c, b, 2);
+        let r = run(design(Variant::KernelHelp), c, &RunOpts::default());
+        assert!(r.complete && r.all_hold(), "r{b} Byzantine: {}", r.text());
+    }
+}
