@@ -178,10 +178,10 @@ pub enum Variant {
     /// bridger in Bridge for good (`tests/remote_read.rs`).
     NoRemoteRead,
     /// `kernel` with R28 in the view (`close_in_view`'s close; the
-    /// adoption is `kernel`'s already): the candidate for the kernel's
-    /// run's-end stall with a Byzantine replica, a value decided in a view
-    /// on COMMITs of an earlier one while a peer bridges on it
-    /// (docs/model.md, "R28 in the view, for the kernel").
+    /// adoption is `kernel`'s already). Not a fix: with the view-2 leader
+    /// Byzantine it fails where `kernel` does, since the closer certifies
+    /// its own view's block and the bridger waits for an earlier view's
+    /// (docs/model.md, "A decider a view ahead of a bridger").
     KernelClose,
     /// A candidate, not the design: `kernel` with the decider's share for
     /// a bridger (docs/model.md, "A decider a view ahead of a bridger"). A
