@@ -1205,7 +1205,9 @@ fn a_decider_a_view_ahead_of_a_bridger_leaves_the_kernels_bridge_waiting() {
 /// The candidate `kernel:help` (recovery.md section 11, "A decider a view
 /// ahead of a bridger"): the decider writes its share of the bridger's
 /// block, and the same bounds hold all four properties, with r0, r1 or
-/// r2 Byzantine.
+/// r2 Byzantine. (The bridger's decision after its bridge ends is cut by
+/// the view bound at these bounds: model.md, "What these runs do not
+/// show".)
 #[test]
 fn the_deciders_share_ends_the_bridge_of_a_decider_a_view_ahead() {
     for b in 0..3 {
