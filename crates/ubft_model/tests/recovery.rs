@@ -61,6 +61,17 @@ fn byz(c: &mut Config, id: usize, writes: u8) {
     c.byz_writes = writes;
 }
 
+/// n = 3, S slots in G entries, views 0..=2, no held write, no early
+/// timeout, and replica `b` Byzantine with two writes (no silent one).
+fn byz_views_0_to_2(slots: usize, window: usize, b: usize) -> Config {
+    let mut c = Config::new(3, slots, window, 2);
+    c.delays = 0;
+    c.early_timeouts = 0;
+    c.silent = 0;
+    byz(&mut c, b, 2);
+    c
+}
+
 #[test]
 fn variant_cert_f_loses_agreement() {
     let mut c = cfg(1, 1);
@@ -1148,12 +1159,8 @@ fn slots_that_wrap_within_the_windows_premise_keep_every_property() {
 #[ignore = "3 min: cargo test --release -p ubft_model --test recovery byzantine_slots_that_wrap -- --ignored"]
 fn byzantine_slots_that_wrap_within_the_windows_premise_keep_every_property() {
     for b in 0..2 {
-        let mut c = Config::new(3, 4, 3, 2);
-        c.delays = 0;
-        c.early_timeouts = 0;
+        let mut c = byz_views_0_to_2(4, 3, b);
         c.reach = 1;
-        c.silent = 0;
-        byz(&mut c, b, 2);
         let r = run(design(Variant::Kernel), c, &RunOpts::default());
         assert!(r.complete && r.all_hold(), "{}", r.text());
     }
@@ -1170,12 +1177,11 @@ fn byzantine_slots_that_wrap_within_the_windows_premise_keep_every_property() {
 #[test]
 fn a_decider_a_view_ahead_of_a_bridger_leaves_the_kernels_bridge_waiting() {
     let at = |b: usize| {
-        let mut c = Config::new(3, 1, 1, 2);
-        c.delays = 0;
-        c.early_timeouts = 0;
-        c.silent = 0;
-        byz(&mut c, b, 2);
-        run(design(Variant::Kernel), c, &RunOpts::default())
+        run(
+            design(Variant::Kernel),
+            byz_views_0_to_2(1, 1, b),
+            &RunOpts::default(),
+        )
     };
     let r = at(2);
     assert!(r.complete, "{}", r.text());
@@ -1211,11 +1217,7 @@ fn a_decider_a_view_ahead_of_a_bridger_leaves_the_kernels_bridge_waiting() {
 #[test]
 fn the_deciders_share_ends_the_bridge_of_a_decider_a_view_ahead() {
     for b in 0..3 {
-        let mut c = Config::new(3, 1, 1, 2);
-        c.delays = 0;
-        c.early_timeouts = 0;
-        c.silent = 0;
-        byz(&mut c, b, 2);
+        let c = byz_views_0_to_2(1, 1, b);
         let r = run(design(Variant::KernelHelp), c, &RunOpts::default());
         assert!(r.complete && r.all_hold(), "r{b} Byzantine: {}", r.text());
     }
