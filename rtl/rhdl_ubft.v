@@ -12008,6 +12008,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     localparam ViewSt$ViewPollRemote = 32;
     localparam ViewSt$ViewWaitRemote = 33;
     localparam ViewSt$ViewLateShare = 34;
+    localparam ViewSt$ViewPollHelp = 35;
+    localparam ViewSt$ViewWaitHelp = 36;
+    localparam ViewSt$ViewHelpShare = 37;
     localparam ProtocolSt$Idle = 0;
     localparam ProtocolSt$Run = 1;
     localparam ProtocolSt$Decide = 2;
@@ -12199,6 +12202,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  view$rr_issue;
     wire  view$rr_scan;
     reg  view$rr_found;
+    reg  view$help_armed;
+    reg  view$help_found;
+    reg  [31:0] view$help_row_word;
+    wire  view$help_scan;
+    wire  view$call_help;
+    reg  view$linger;
+    reg  view$linger_start;
+    wire  view$lingers;
     reg  [31:0] view$remote_rows_word;
     reg  [31:0] view$k;
     reg  [31:0] view$prev;
@@ -12570,6 +12581,45 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  [511:0] rr$beat;
     reg  rr$beat_valid;
     wire  rr$found;
+    reg  help$clock;
+    reg  help$rst_n;
+    reg  [7:0] help$id;
+    reg  [7:0] help$active;
+    reg  [31:0] help$k;
+    reg  [31:0] help$prev;
+    reg  [31:0] help$prev2;
+    reg  help$prev2_ok;
+    reg  [31:0] help$view;
+    reg  help$decide;
+    reg  help$dec_ok;
+    reg  [31:0] help$dec_view;
+    reg  help$dec_short;
+    reg  help$helped;
+    reg  help$scan_start;
+    reg  [511:0] help$beat;
+    reg  help$beat_valid;
+    wire  help$armed;
+    wire  help$found;
+    wire  [31:0] help$row_word;
+    wire  [31:0] help$tv;
+    wire  [31:0] help$tk;
+    wire  [31:0] help$tm;
+    wire  [31:0] help$tprev;
+    reg  helping$d;
+    wire  helping$q;
+    reg  helping$clock;
+    reg  [31:0] dec_bv$d;
+    wire  [31:0] dec_bv$q;
+    reg  dec_bv$clock;
+    reg  dec_bv_ok$d;
+    wire  dec_bv_ok$q;
+    reg  dec_bv_ok$clock;
+    reg  dec_bv_short$d;
+    wire  dec_bv_short$q;
+    reg  dec_bv_short$clock;
+    reg  lingering$d;
+    wire  lingering$q;
+    reg  lingering$clock;
     reg  position$clock;
     reg  position$start;
     reg  position$advance;
@@ -12640,6 +12690,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  refused$clock;
     
     // Local signals
+    reg  linger_now;
     reg  close_now;
     reg  adopt_ok;
     reg  slow_normal;
@@ -12849,6 +12900,14 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .rr_issue(view$rr_issue),
         .rr_scan(view$rr_scan),
         .rr_found(view$rr_found),
+        .help_armed(view$help_armed),
+        .help_found(view$help_found),
+        .help_row_word(view$help_row_word),
+        .help_scan(view$help_scan),
+        .call_help(view$call_help),
+        .linger(view$linger),
+        .linger_start(view$linger_start),
+        .lingers(view$lingers),
         .remote_rows_word(view$remote_rows_word),
         .k(view$k),
         .prev(view$prev),
@@ -13241,6 +13300,57 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .beat_valid(rr$beat_valid),
         .found(rr$found)
     );
+    rhdl_ubft$protocol$help help(
+        .clock(help$clock),
+        .rst_n(help$rst_n),
+        .id(help$id),
+        .active(help$active),
+        .k(help$k),
+        .prev(help$prev),
+        .prev2(help$prev2),
+        .prev2_ok(help$prev2_ok),
+        .view(help$view),
+        .decide(help$decide),
+        .dec_ok(help$dec_ok),
+        .dec_view(help$dec_view),
+        .dec_short(help$dec_short),
+        .helped(help$helped),
+        .scan_start(help$scan_start),
+        .beat(help$beat),
+        .beat_valid(help$beat_valid),
+        .armed(help$armed),
+        .found(help$found),
+        .row_word(help$row_word),
+        .tv(help$tv),
+        .tk(help$tk),
+        .tm(help$tm),
+        .tprev(help$tprev)
+    );
+    rhdl_ubft$protocol$helping helping(
+        .d(helping$d),
+        .q(helping$q),
+        .clock(helping$clock)
+    );
+    rhdl_ubft$protocol$dec_bv dec_bv(
+        .d(dec_bv$d),
+        .q(dec_bv$q),
+        .clock(dec_bv$clock)
+    );
+    rhdl_ubft$protocol$dec_bv_ok dec_bv_ok(
+        .d(dec_bv_ok$d),
+        .q(dec_bv_ok$q),
+        .clock(dec_bv_ok$clock)
+    );
+    rhdl_ubft$protocol$dec_bv_short dec_bv_short(
+        .d(dec_bv_short$d),
+        .q(dec_bv_short$q),
+        .clock(dec_bv_short$clock)
+    );
+    rhdl_ubft$protocol$lingering lingering(
+        .d(lingering$d),
+        .q(lingering$q),
+        .clock(lingering$clock)
+    );
     rhdl_ubft$protocol$position position(
         .clock(position$clock),
         .start(position$start),
@@ -13361,6 +13471,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         held$clock = clock;
         blocked_q$clock = clock;
         refused$clock = clock;
+        helping$clock = clock;
+        dec_bv$clock = clock;
+        dec_bv_ok$clock = clock;
+        dec_bv_short$clock = clock;
+        lingering$clock = clock;
         state$d = state$q;
         view_no$d = view_no$q;
         leader_id$d = leader_id$q;
@@ -13376,7 +13491,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         held$d = held$q;
         blocked_q$d = blocked_q$q;
         refused$d = refused$q;
-        run_start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q;
+        helping$d = helping$q;
+        dec_bv$d = dec_bv$q;
+        dec_bv_ok$d = dec_bv_ok$q;
+        dec_bv_short$d = dec_bv_short$q;
+        lingering$d = lingering$q;
+        run_start = (state$q == ProtocolSt$Idle) & ap_start & ~done_q$q & ~view$lingers;
         taken = (state$q == ProtocolSt$Decide) & ~position$rerun & dec_tready;
         if ((leader_id$q + 32'h1) >= n) begin
             next_leader = 32'h0;
@@ -13528,7 +13648,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         rr$keep_m = m$q;
         rr$keep_prev = position$prev;
         rr$keep_leader = vote_leader$q;
-        rr$cancel = (slow$stop & slow$late_mode) | (slow$bc_start & slow$bc_cert & ~slow$late_mode & (records$t_k == rr$kk) & (records$t_view > rr$kv));
+        rr$cancel = (slow$stop & slow$late_mode & ~helping$q) | (slow$bc_start & slow$bc_cert & ~slow$late_mode & (records$t_k == rr$kk) & (records$t_view > rr$kv));
         rr$issue = view$rr_issue;
         rr$scan_start = view$rr_scan;
         rr$beat = fetch_beat;
@@ -13542,10 +13662,65 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$rr_armed = rr$armed;
         view$rr_found = rr$found;
         view$remote_rows_word = records$remote_rows_word;
-        records$l_w = rr$kv;
-        records$l_k = rr$kk;
-        records$l_m = rr$km;
-        records$l_prev = rr$kprev;
+        if (helping$q) begin
+            records$l_w = help$tv;
+            records$l_k = help$tk;
+            records$l_m = help$tm;
+            records$l_prev = help$tprev;
+        end
+        else begin
+            records$l_w = rr$kv;
+            records$l_k = rr$kk;
+            records$l_m = rr$km;
+            records$l_prev = rr$kprev;
+        end
+        if (fast$decide) begin
+            dec_bv$d = vote_view$q;
+            dec_bv_ok$d = 1'b1;
+            dec_bv_short$d = 1'b0;
+        end
+        else if (slow$decide) begin
+            dec_bv$d = records$t_view;
+            dec_bv_ok$d = 1'b1;
+            dec_bv_short$d = 1'b0;
+        end
+        else if (grants$decide & ~grants$above) begin
+            dec_bv$d = wt_ev_view;
+            dec_bv_ok$d = 1'b1;
+            dec_bv_short$d = 1'b1;
+        end
+        else if (grants$decide | view$decide_prev) begin
+            dec_bv_ok$d = 1'b0;
+        end
+        help$clock = clock;
+        help$rst_n = rst_n;
+        help$id = id;
+        help$active = cfg$active;
+        help$k = position$k;
+        help$prev = position$prev;
+        help$prev2 = position$prev2;
+        help$prev2_ok = position$prev2_ok;
+        help$view = view_no$q;
+        view$linger = lingering$q & ~ap_start;
+        if ((state$q == ProtocolSt$Idle) & ap_start) begin
+            lingering$d = 1'b0;
+        end
+        help$dec_ok = dec_bv_ok$q;
+        help$dec_view = dec_bv$q;
+        help$dec_short = dec_bv_short$q;
+        help$scan_start = view$help_scan;
+        help$beat = fetch_beat;
+        help$beat_valid = fetch_beat_valid;
+        help$helped = slow$stop & helping$q;
+        if (view$call_help) begin
+            helping$d = 1'b1;
+        end
+        else if (slow$stop) begin
+            helping$d = 1'b0;
+        end
+        view$help_armed = help$armed;
+        view$help_found = help$found;
+        view$help_row_word = help$row_word;
         records$slow_late = slow$late_mode;
         slow$late_start = view$call_late;
         view$k = position$k;
@@ -13642,6 +13817,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$catch_grant = grants$decide;
         view$seal_grant = grants$grant & grants$seals;
         view$start = hand_over | grants$seal_trigger;
+        linger_now = (state$q == ProtocolSt$Done) & (error$q == 32'h0) & (slots != 32'h0) & (counters$decisions == slots) & help$armed;
+        view$linger_start = linger_now;
         view$running = (state$q == ProtocolSt$Run) | (state$q == ProtocolSt$Decide);
         wt_ev_take = grants$take;
         cc$settle = grants$take;
@@ -13823,6 +14000,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         position$start = run_start;
         position$advance = (state$q == ProtocolSt$Decide) & (position$rerun | dec_tready);
         position$m = m$q;
+        help$decide = position$advance & ~position$rerun;
         position$step_back = view$step_back;
         position$cons_prev = view$cons_prev_out;
         cfg$clock = clock;
@@ -13905,6 +14083,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
                 begin
                     done_q$d = 1'b1;
                     state$d = ProtocolSt$Idle;
+                    if (linger_now) begin
+                        lingering$d = 1'b1;
+                    end
                 end
             ProtocolSt$Close:
                 begin
@@ -13965,6 +14146,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             done_q$d = 1'b0;
             error$d = 32'h0;
             view_no$d = 32'h0;
+            helping$d = 1'b0;
+            dec_bv_ok$d = 1'b0;
+            lingering$d = 1'b0;
         end
         dec_tdata = ((position$k) & 64'hffffffffffffffff) | (((m$q) & 64'hffffffffffffffff) << 32'h20);
         dec_tuser = slow_path$q;
@@ -14832,6 +15016,63 @@ module rhdl_ubft$protocol$counters$views_q(d,q,clock);
 endmodule // rhdl_ubft$protocol$counters$views_q
 
 
+module rhdl_ubft$protocol$dec_bv(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$dec_bv
+
+
+module rhdl_ubft$protocol$dec_bv_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$dec_bv_ok
+
+
+module rhdl_ubft$protocol$dec_bv_short(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$dec_bv_short
+
+
 module rhdl_ubft$protocol$done_q(d,q,clock);
     
     // Module arguments
@@ -15407,6 +15648,420 @@ module rhdl_ubft$protocol$held(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$held
+
+
+module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,decide,dec_ok,dec_view,dec_short,helped,scan_start,beat,beat_valid,armed,found,row_word,tv,tk,tm,tprev);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] id;
+    input wire  [7:0] active;
+    input wire  [31:0] k;
+    input wire  [31:0] prev;
+    input wire  [31:0] prev2;
+    input wire  prev2_ok;
+    input wire  [31:0] view;
+    input wire  decide;
+    input wire  dec_ok;
+    input wire  [31:0] dec_view;
+    input wire  dec_short;
+    input wire  helped;
+    input wire  scan_start;
+    input wire  [511:0] beat;
+    input wire  beat_valid;
+    output reg  armed;
+    output reg  found;
+    output reg  [31:0] row_word;
+    output reg  [31:0] tv;
+    output reg  [31:0] tk;
+    output reg  [31:0] tm;
+    output reg  [31:0] tprev;
+    
+    // Constant declarations
+    localparam  one = 8'h1;
+    localparam  will_commit_base = 32'hd974a0;
+    localparam  row_shift = 32'h4;
+    localparam  last_slot = 32'hf;
+    
+    // Stub signals
+    reg  wd_ok$d;
+    wire  wd_ok$q;
+    reg  wd_ok$clock;
+    reg  [31:0] wd$d;
+    wire  [31:0] wd$q;
+    reg  wd$clock;
+    reg  [31:0] wd_k$d;
+    wire  [31:0] wd_k$q;
+    reg  wd_k$clock;
+    reg  hv_ok$d;
+    wire  hv_ok$q;
+    reg  hv_ok$clock;
+    reg  [31:0] hv$d;
+    wire  [31:0] hv$q;
+    reg  hv$clock;
+    reg  [31:0] t_view$d;
+    wire  [31:0] t_view$q;
+    reg  t_view$clock;
+    reg  found_q$d;
+    wire  found_q$q;
+    reg  found_q$clock;
+    
+    // Local signals
+    reg  [31:0] j;
+    reg  [31:0] tag_k;
+    reg  [7:0] view8;
+    reg  [7:0] d8;
+    reg  [31:0] w;
+    reg  [7:0] dd8;
+    reg  [31:0] dw;
+    reg  got;
+    reg  [31:0] got_w;
+    reg  [7:0] id_bit;
+    
+    // Sub module instances
+    rhdl_ubft$protocol$help$wd_ok wd_ok(
+        .d(wd_ok$d),
+        .q(wd_ok$q),
+        .clock(wd_ok$clock)
+    );
+    rhdl_ubft$protocol$help$wd wd(
+        .d(wd$d),
+        .q(wd$q),
+        .clock(wd$clock)
+    );
+    rhdl_ubft$protocol$help$wd_k wd_k(
+        .d(wd_k$d),
+        .q(wd_k$q),
+        .clock(wd_k$clock)
+    );
+    rhdl_ubft$protocol$help$hv_ok hv_ok(
+        .d(hv_ok$d),
+        .q(hv_ok$q),
+        .clock(hv_ok$clock)
+    );
+    rhdl_ubft$protocol$help$hv hv(
+        .d(hv$d),
+        .q(hv$q),
+        .clock(hv$clock)
+    );
+    rhdl_ubft$protocol$help$t_view t_view(
+        .d(t_view$d),
+        .q(t_view$q),
+        .clock(t_view$clock)
+    );
+    rhdl_ubft$protocol$help$found_q found_q(
+        .d(found_q$d),
+        .q(found_q$q),
+        .clock(found_q$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        wd_ok$clock = clock;
+        wd$clock = clock;
+        wd_k$clock = clock;
+        hv_ok$clock = clock;
+        hv$clock = clock;
+        t_view$clock = clock;
+        found_q$clock = clock;
+        wd_ok$d = wd_ok$q;
+        wd$d = wd$q;
+        wd_k$d = wd_k$q;
+        hv_ok$d = hv_ok$q;
+        hv$d = hv$q;
+        t_view$d = t_view$q;
+        found_q$d = found_q$q;
+        view8 = view[(32'h0)+:(8)];
+        dd8 = dec_view[(32'h0)+:(8)] - view8;
+        if (~dec_short) begin
+            dw = dec_view;
+        end
+        else if (dd8[32'h7]) begin
+            dw = (view + ((dd8) & 32'hffffffff)) - 32'h100;
+        end
+        else begin
+            dw = view + ((dd8) & 32'hffffffff);
+        end
+        if (decide) begin
+            wd_ok$d = dec_ok & (dw < view);
+            wd$d = dw;
+            wd_k$d = k;
+            hv_ok$d = 1'b0;
+        end
+        if (helped) begin
+            hv_ok$d = 1'b1;
+            hv$d = t_view$q;
+        end
+        j = k - 32'h1;
+        armed = wd_ok$q & ((wd_k$q + 32'h1) == k) & prev2_ok;
+        row_word = will_commit_base + (((j - 32'h1) & last_slot) << row_shift);
+        tv = t_view$q;
+        tk = j;
+        tm = prev;
+        tprev = prev2;
+        tag_k = j & 32'hffffff;
+        id_bit = one << id;
+        got = 1'b0;
+        got_w = 32'h0;
+        d8 = 32'h0;
+        w = 32'h0;
+        d8 = beat[(0 * 32'h40 + 32'h18)+:(8)] - view8;
+        if (d8[32'h7]) begin
+            w = (view + ((d8) & 32'hffffffff)) - 32'h100;
+        end
+        else begin
+            w = view + ((d8) & 32'hffffffff);
+        end
+        if (~got & active[0] & ~id_bit[0] & ((beat[(0 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(0 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+            got = 1'b1;
+            got_w = w;
+        end
+        d8 = beat[(1 * 32'h40 + 32'h18)+:(8)] - view8;
+        if (d8[32'h7]) begin
+            w = (view + ((d8) & 32'hffffffff)) - 32'h100;
+        end
+        else begin
+            w = view + ((d8) & 32'hffffffff);
+        end
+        if (~got & active[1] & ~id_bit[1] & ((beat[(1 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(1 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+            got = 1'b1;
+            got_w = w;
+        end
+        d8 = beat[(2 * 32'h40 + 32'h18)+:(8)] - view8;
+        if (d8[32'h7]) begin
+            w = (view + ((d8) & 32'hffffffff)) - 32'h100;
+        end
+        else begin
+            w = view + ((d8) & 32'hffffffff);
+        end
+        if (~got & active[2] & ~id_bit[2] & ((beat[(2 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(2 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+            got = 1'b1;
+            got_w = w;
+        end
+        d8 = beat[(3 * 32'h40 + 32'h18)+:(8)] - view8;
+        if (d8[32'h7]) begin
+            w = (view + ((d8) & 32'hffffffff)) - 32'h100;
+        end
+        else begin
+            w = view + ((d8) & 32'hffffffff);
+        end
+        if (~got & active[3] & ~id_bit[3] & ((beat[(3 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(3 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+            got = 1'b1;
+            got_w = w;
+        end
+        d8 = beat[(4 * 32'h40 + 32'h18)+:(8)] - view8;
+        if (d8[32'h7]) begin
+            w = (view + ((d8) & 32'hffffffff)) - 32'h100;
+        end
+        else begin
+            w = view + ((d8) & 32'hffffffff);
+        end
+        if (~got & active[4] & ~id_bit[4] & ((beat[(4 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(4 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+            got = 1'b1;
+            got_w = w;
+        end
+        d8 = beat[(5 * 32'h40 + 32'h18)+:(8)] - view8;
+        if (d8[32'h7]) begin
+            w = (view + ((d8) & 32'hffffffff)) - 32'h100;
+        end
+        else begin
+            w = view + ((d8) & 32'hffffffff);
+        end
+        if (~got & active[5] & ~id_bit[5] & ((beat[(5 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(5 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+            got = 1'b1;
+            got_w = w;
+        end
+        d8 = beat[(6 * 32'h40 + 32'h18)+:(8)] - view8;
+        if (d8[32'h7]) begin
+            w = (view + ((d8) & 32'hffffffff)) - 32'h100;
+        end
+        else begin
+            w = view + ((d8) & 32'hffffffff);
+        end
+        if (~got & active[6] & ~id_bit[6] & ((beat[(6 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(6 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+            got = 1'b1;
+            got_w = w;
+        end
+        d8 = beat[(7 * 32'h40 + 32'h18)+:(8)] - view8;
+        if (d8[32'h7]) begin
+            w = (view + ((d8) & 32'hffffffff)) - 32'h100;
+        end
+        else begin
+            w = view + ((d8) & 32'hffffffff);
+        end
+        if (~got & active[7] & ~id_bit[7] & ((beat[(7 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(7 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+            got = 1'b1;
+            got_w = w;
+        end
+        if (scan_start) begin
+            found_q$d = 1'b0;
+        end
+        else if (beat_valid & got & armed) begin
+            found_q$d = 1'b1;
+            t_view$d = got_w;
+        end
+        found = found_q$q | (beat_valid & got & armed);
+        if (~rst_n) begin
+            wd_ok$d = 1'b0;
+            hv_ok$d = 1'b0;
+            found_q$d = 1'b0;
+        end
+    end
+    
+endmodule // rhdl_ubft$protocol$help
+
+
+module rhdl_ubft$protocol$help$found_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$help$found_q
+
+
+module rhdl_ubft$protocol$help$hv(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$help$hv
+
+
+module rhdl_ubft$protocol$help$hv_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$help$hv_ok
+
+
+module rhdl_ubft$protocol$help$t_view(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$help$t_view
+
+
+module rhdl_ubft$protocol$help$wd(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$help$wd
+
+
+module rhdl_ubft$protocol$help$wd_k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$help$wd_k
+
+
+module rhdl_ubft$protocol$help$wd_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$help$wd_ok
+
+
+module rhdl_ubft$protocol$helping(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$helping
 
 
 module rhdl_ubft$protocol$leader(clock,rst_n,start,start_fast,start_view,id,leader_id,prep_word,expiring,open_round,set_m,m_next,missed,head_valid,head_m,fetch_start,fetch_word,fetch_done,bc_start,bc_word,bc_prepare,bc_done,sts_state);
@@ -16285,6 +16940,25 @@ module rhdl_ubft$protocol$ledger$wc_w(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$ledger$wc_w
+
+
+module rhdl_ubft$protocol$lingering(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$lingering
 
 
 module rhdl_ubft$protocol$m(d,q,clock);
@@ -20787,7 +21461,7 @@ module rhdl_ubft$protocol$timer$waited(d,q,clock);
 endmodule // rhdl_ubft$protocol$timer$waited
 
 
-module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,share_due,call_slow,call_share,call_late,slow_done,rr_keep,rr_armed,rr_issue,rr_scan,rr_found,remote_rows_word,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,remote_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
+module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,catch_poll,catch_grant,seal_grant,await_poll,dlv_grant,awaiting,hold,running,decide_prev,id,n,support,view_no,next_leader,ob,share_due,call_slow,call_share,call_late,slow_done,rr_keep,rr_armed,rr_issue,rr_scan,rr_found,help_armed,help_found,help_row_word,help_scan,call_help,linger,linger_start,lingers,remote_rows_word,k,prev,prev2,prev2_ok,cert_word,fetch_hi,cons_set,step_back,cons_c_out,cons_m_out,cons_prev_out,x_t_out,cb_out,expiring,seal_own_word,seal_row_word,new_view_word,echo_seal_base,echo_commit_base,row_log,row2_len,remote_len,next_view,step_view,open_round,clear_wait,missed,bad_share,fetch_start,fetch_word,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_seal,sg_blk,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,blk_out,sus_block,cp_wr_en,cp_from_fetch,cp_wr_beat,cp_start,cp_first,cp_last,cp_rd_data,bc_start,bc_word,bc_seal,bc_echo_seal,bc_nv,bc_beats,bc_round,bc_done,bc_busy,round_done,round_error,sb_out,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -20821,6 +21495,14 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
     output reg  rr_issue;
     output reg  rr_scan;
     input wire  rr_found;
+    input wire  help_armed;
+    input wire  help_found;
+    input wire  [31:0] help_row_word;
+    output reg  help_scan;
+    output reg  call_help;
+    input wire  linger;
+    input wire  linger_start;
+    output reg  lingers;
     input wire  [31:0] remote_rows_word;
     input wire  [31:0] k;
     input wire  [31:0] prev;
@@ -20935,6 +21617,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
     localparam ViewSt$ViewPollRemote = 32;
     localparam ViewSt$ViewWaitRemote = 33;
     localparam ViewSt$ViewLateShare = 34;
+    localparam ViewSt$ViewPollHelp = 35;
+    localparam ViewSt$ViewWaitHelp = 36;
+    localparam ViewSt$ViewHelpShare = 37;
     
     // Stub signals
     reg  [5:0] state$d;
@@ -20952,6 +21637,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
     reg  [2:0] few$d;
     wire  [2:0] few$q;
     reg  few$clock;
+    reg  hturn$d;
+    wire  hturn$q;
+    reg  hturn$clock;
     reg  [7:0] beat_i$d;
     wire  [7:0] beat_i$q;
     reg  beat_i$clock;
@@ -21053,6 +21741,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
     reg  sj$clock;
     
     // Local signals
+    reg  to_help;
     reg  l_above;
     reg  [255:0] cstar;
     reg  [255:0] kstar;
@@ -21096,6 +21785,11 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
         .d(few$d),
         .q(few$q),
         .clock(few$clock)
+    );
+    rhdl_ubft$protocol$view$hturn hturn(
+        .d(hturn$d),
+        .q(hturn$q),
+        .clock(hturn$clock)
     );
     rhdl_ubft$protocol$view$beat_i beat_i(
         .d(beat_i$d),
@@ -21270,6 +21964,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
         rd$clock = clock;
         lead$clock = clock;
         few$clock = clock;
+        hturn$clock = clock;
         beat_i$clock = clock;
         cnt$clock = clock;
         others$clock = clock;
@@ -21308,6 +22003,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
         rd$d = rd$q;
         lead$d = lead$q;
         few$d = few$q;
+        hturn$d = hturn$q;
         beat_i$d = beat_i$q;
         cnt$d = cnt$q;
         others$d = others$q;
@@ -21387,10 +22083,10 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
         end
         start_leader = 1'b0;
         holding = state$q != ViewSt$Off;
-        catching = (state$q == ViewSt$ViewPollCatch) | (state$q == ViewSt$ViewWaitCatch) | (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewPollRemote) | (state$q == ViewSt$ViewWaitRemote);
+        catching = (state$q == ViewSt$ViewPollCatch) | (state$q == ViewSt$ViewWaitCatch) | (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewPollRemote) | (state$q == ViewSt$ViewWaitRemote) | (state$q == ViewSt$ViewPollHelp) | (state$q == ViewSt$ViewWaitHelp);
         catch_poll = (state$q == ViewSt$ViewPollCatch) | (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewPollSeals);
         await_poll = (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewPollSeals);
-        awaiting = (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewPollRemote) | (state$q == ViewSt$ViewWaitRemote) | (state$q == ViewSt$ViewDeliver);
+        awaiting = (state$q == ViewSt$ViewPollNv) | (state$q == ViewSt$ViewWaitNv) | (state$q == ViewSt$ViewPollSeals) | (state$q == ViewSt$ViewWaitSeals) | (state$q == ViewSt$ViewPollRemote) | (state$q == ViewSt$ViewWaitRemote) | (state$q == ViewSt$ViewPollHelp) | (state$q == ViewSt$ViewWaitHelp) | (state$q == ViewSt$ViewDeliver);
         decide_prev = 1'b0;
         next_view = 1'b0;
         step_view = 1'b0;
@@ -21427,6 +22123,10 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
         call_slow = 1'b0;
         call_share = 1'b0;
         call_late = 1'b0;
+        call_help = 1'b0;
+        help_scan = 1'b0;
+        lingers = ~running & ((state$q == ViewSt$ViewPollHelp) | (state$q == ViewSt$ViewWaitHelp) | (state$q == ViewSt$ViewHelpShare));
+        to_help = help_armed & (~rr_armed | ~hturn$q);
         rr_keep = 1'b0;
         rr_issue = 1'b0;
         rr_scan = 1'b0;
@@ -21445,6 +22145,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                 begin
                     if (start) begin
                         state$d = ViewSt$ViewStart;
+                    end
+                    else if (linger_start) begin
+                        state$d = ViewSt$ViewPollHelp;
                     end
                 end
             ViewSt$ViewStart:
@@ -21591,7 +22294,10 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                         else if (~fetch_error & (few$q != few_max)) begin
                             few$d = few$q + 32'h1;
                             state$d = ViewSt$ViewPollSeals;
-                            if (rr_armed) begin
+                            if (to_help) begin
+                                state$d = ViewSt$ViewPollHelp;
+                            end
+                            else if (rr_armed) begin
                                 state$d = ViewSt$ViewPollRemote;
                             end
                         end
@@ -21600,6 +22306,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                             missed = 1'b1;
                             if (expiring) begin
                                 state$d = ViewSt$ViewStart;
+                            end
+                            else if (to_help) begin
+                                state$d = ViewSt$ViewPollHelp;
                             end
                             else if (rr_armed) begin
                                 state$d = ViewSt$ViewPollRemote;
@@ -21892,6 +22601,9 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                             if (expiring) begin
                                 state$d = ViewSt$ViewStart;
                             end
+                            else if (to_help) begin
+                                state$d = ViewSt$ViewPollHelp;
+                            end
                             else if (rr_armed) begin
                                 state$d = ViewSt$ViewPollRemote;
                             end
@@ -21905,6 +22617,7 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                 begin
                     rr_issue = 1'b1;
                     rr_scan = 1'b1;
+                    hturn$d = 1'b1;
                     fetch_start = 1'b1;
                     fetch_word = remote_rows_word;
                     fetch_len = remote_len;
@@ -21938,6 +22651,62 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                     if (slow_done) begin
                         clear_wait = 1'b1;
                         state$d = await_back;
+                    end
+                end
+            ViewSt$ViewPollHelp:
+                begin
+                    if (~running & ~linger) begin
+                        state$d = ViewSt$Off;
+                    end
+                    else begin
+                        help_scan = 1'b1;
+                        hturn$d = 1'b0;
+                        fetch_start = 1'b1;
+                        fetch_word = help_row_word;
+                        fetch_len = 32'h0;
+                        state$d = ViewSt$ViewWaitHelp;
+                    end
+                end
+            ViewSt$ViewWaitHelp:
+                begin
+                    if (fetch_done) begin
+                        if (~running & ~linger) begin
+                            state$d = ViewSt$Off;
+                        end
+                        else if (~fetch_error & help_found) begin
+                            call_slow = 1'b1;
+                            call_share = 1'b1;
+                            call_late = 1'b1;
+                            call_help = 1'b1;
+                            state$d = ViewSt$ViewHelpShare;
+                        end
+                        else if (~running) begin
+                            state$d = ViewSt$ViewPollHelp;
+                        end
+                        else if (lead$q) begin
+                            state$d = ViewSt$ViewPollSeals;
+                        end
+                        else begin
+                            missed = 1'b1;
+                            if (expiring) begin
+                                state$d = ViewSt$ViewStart;
+                            end
+                            else begin
+                                state$d = ViewSt$ViewPollNv;
+                            end
+                        end
+                    end
+                end
+            ViewSt$ViewHelpShare:
+                begin
+                    if (slow_done) begin
+                        clear_wait = 1'b1;
+                        if (running) begin
+                            state$d = await_back;
+                        end
+                        else begin
+                            state$d = ViewSt$ViewPollHelp;
+                        end
                     end
                 end
             ViewSt$ViewPollNvRec:
@@ -22402,6 +23171,18 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                 begin
                     sts_state = 32'h6b;
                 end
+            ViewSt$ViewPollHelp:
+                begin
+                    sts_state = 32'h6c;
+                end
+            ViewSt$ViewWaitHelp:
+                begin
+                    sts_state = 32'h6d;
+                end
+            ViewSt$ViewHelpShare:
+                begin
+                    sts_state = 32'h6e;
+                end
             default:
                 begin
                     sts_state = 32'h0;
@@ -22714,6 +23495,25 @@ module rhdl_ubft$protocol$view$has_l(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$view$has_l
+
+
+module rhdl_ubft$protocol$view$hturn(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$view$hturn
 
 
 module rhdl_ubft$protocol$view$last_x(d,q,clock);
@@ -23044,6 +23844,9 @@ module rhdl_ubft$protocol$view$state(d,q,clock);
     localparam ViewSt$ViewPollRemote = 32;
     localparam ViewSt$ViewWaitRemote = 33;
     localparam ViewSt$ViewLateShare = 34;
+    localparam ViewSt$ViewPollHelp = 35;
+    localparam ViewSt$ViewWaitHelp = 36;
+    localparam ViewSt$ViewHelpShare = 37;
     
     // Update code (custom)
     initial begin

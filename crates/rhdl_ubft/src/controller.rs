@@ -5,6 +5,7 @@ pub mod counters;
 pub mod encoder;
 pub mod fast;
 pub mod grants;
+pub mod help;
 pub mod leader;
 pub mod ledger;
 pub mod literals;

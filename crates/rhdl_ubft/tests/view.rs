@@ -654,14 +654,15 @@ fn seal_grant_at_the_poll_point_seals_the_next_view_without_a_fetch() {
 #[test]
 fn sts_state_numbers_the_states_as_the_page_does() {
     // 66 to 94, then 96 for ViewDeliver (95 is not a VIEW state), 101
-    // for ViewJump (99 and 100 are SLOW's) and 105 to 107 for the remote
-    // read's (102 to 104 are SLOW's).
+    // for ViewJump (99 and 100 are SLOW's), 105 to 107 for the remote
+    // read's (102 to 104 are SLOW's) and 108 to 110 for the decider's
+    // share.
     for (i, st) in VIEW_STATES.iter().enumerate() {
         let want = match i {
             0 => 0,
             30 => 96,
             31 => 101,
-            32..=34 => 73 + i as u8,
+            32..=37 => 73 + i as u8,
             _ => 65 + i as u8,
         };
         assert_eq!(View::reported(*st), want, "{st:?}");

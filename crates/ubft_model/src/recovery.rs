@@ -192,10 +192,16 @@ pub enum Variant {
     /// state, once per block; and at the run's end it does not stop but
     /// lingers (no timer, no other step) for such a will_commit.
     KernelHelp,
+    /// `kernel:help` narrowed to what the RTL builds: the decider's share
+    /// only for the slot it decided last (j = k − 1), whose view, m and
+    /// prev are one register each (Position's dec[k − 1] and dec[k − 2]),
+    /// and only while it awaits or collects a NEW_VIEW (VIEW's poll loops)
+    /// or lingers at the run's end.
+    KernelHelpLast,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 24] = [
+    pub const ALL: [Variant; 25] = [
         Variant::Full,
         Variant::NoBridge,
         Variant::CertF,
@@ -220,6 +226,7 @@ impl Variant {
         Variant::NoRemoteRead,
         Variant::KernelClose,
         Variant::KernelHelp,
+        Variant::KernelHelpLast,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -247,6 +254,7 @@ impl Variant {
             Variant::NoRemoteRead => "recovery:no_remote_read",
             Variant::KernelClose => "kernel:close_in_view",
             Variant::KernelHelp => "kernel:help",
+            Variant::KernelHelpLast => "kernel:help_last",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`; `kernel`
@@ -670,13 +678,22 @@ impl Recovery {
                 | Variant::NoRemoteRead
                 | Variant::KernelClose
                 | Variant::KernelHelp
+                | Variant::KernelHelpLast
         )
+    }
+    /// The decider's share (`kernel:help`, `kernel:help_last`).
+    fn helps(&self) -> bool {
+        matches!(self.variant, Variant::KernelHelp | Variant::KernelHelpLast)
     }
     /// The remote read: `kernel`, and `kernel` with R17's former early end.
     fn remote_read(&self) -> bool {
         matches!(
             self.variant,
-            Variant::Kernel | Variant::DischargeB1 | Variant::KernelClose | Variant::KernelHelp
+            Variant::Kernel
+                | Variant::DischargeB1
+                | Variant::KernelClose
+                | Variant::KernelHelp
+                | Variant::KernelHelpLast
         )
     }
     /// The remote read or `recovery:late_share`: a lock sealed undelivered
@@ -1058,12 +1075,20 @@ impl Recovery {
             // it; a replica that lingers after the run's last slot works
             // on none.
             let reused = j as usize + cfg.window <= rep.k as usize && rep.pc != Pc::Linger;
-            if wd == 0 || reused {
+            let last = self.variant != Variant::KernelHelpLast || j + 1 == rep.k;
+            if wd == 0 || reused || !last {
                 continue;
             }
             let s = cfg.slot(j);
             for (x, w) in h.will_commit[s][..cfg.n].iter().enumerate() {
-                if x == id || w.k != j || w.m != m || w.v + 1 < wd {
+                // (`kernel:help_last`: a view above w_d only; at w_d itself
+                // adoption (R10) or R16's share of a fast delivery covers it.)
+                let low = if self.variant == Variant::KernelHelpLast {
+                    w.v + 1 <= wd
+                } else {
+                    w.v + 1 < wd
+                };
+                if x == id || w.k != j || w.m != m || low {
                     continue;
                 }
                 let b = Block {
@@ -1210,6 +1235,12 @@ impl Recovery {
             rep.nlog += 1;
             if self.variant == Variant::KernelHelp {
                 rep.wd[k as usize] = w.map_or(0, |w| w + 1);
+            } else if self.helps() {
+                // `kernel:help_last`: armed only for a block of a view
+                // below the replica's own (an honest peer's will_commit of
+                // (w > w_d, k, m) needs this replica's lock at (w, k), so
+                // its view reached w before it decided k).
+                rep.wd[k as usize] = w.filter(|&w| w < rep.view).map_or(0, |w| w + 1);
             }
         }
         rep.rerun = false;
@@ -1266,7 +1297,7 @@ impl Recovery {
                     Block::NONE
                 };
                 Pc::Close
-            } else if self.variant == Variant::KernelHelp {
+            } else if self.helps() {
                 Pc::Linger
             } else {
                 Pc::Done
@@ -1610,7 +1641,11 @@ impl Design for Recovery {
         if !rep.waiting() {
             return;
         }
-        if self.variant == Variant::KernelHelp && rep.round == Round::Idle {
+        // `kernel:help_last` (the RTL's): only while it awaits or collects
+        // a NEW_VIEW (VIEW's poll loops), or lingers.
+        let help_here =
+            self.variant != Variant::KernelHelpLast || matches!(rep.pc, Pc::AwaitNv | Pc::Linger);
+        if self.helps() && rep.round == Round::Idle && help_here {
             out.extend(
                 self.help_shares(cfg, id, rep, h)
                     .into_iter()

@@ -1113,9 +1113,8 @@ fn plant(
 /// the run above with an echo planted in the leader's HBM at cycle 600 as
 /// replica 1's: a PREP block of the same (v0, k1) with another m.
 /// - Signed by the leader, it proves that the leader equivocated: the
-///   leader never delivers the slot and writes no share (its certify entry
-///   stays empty), while the followers, which delivered on the fast path,
-///   certify as before.
+///   leader never delivers the slot and writes no share of view 0, while
+///   the followers, which delivered on the fast path, certify as before.
 ///   The followers decide the slot on their two COMMITs (f + 1 = 2). At
 ///   k = 2, whose prepare never comes, they time out into VIEW and seal
 ///   view 0 carrying that COMMIT (L). Replica 1, the leader of view 1,
@@ -1157,12 +1156,24 @@ fn a_second_signed_block_in_the_echo_row_keeps_the_leader_from_delivering() {
         let report = c.run().unwrap();
         settle(&mut c);
         assert!(report.checks.ok(), "{:?}", report.checks.failures);
+        // A CERT share of (v0, k1) in each replica's entry.
+        let entry = |j: usize| c.hbms[1].read_words(byte(mb.record(Region::Certify, 0, j)), 8);
         let certified: Vec<bool> = (0..n)
             .map(|j| {
-                let w = c.hbms[1].read_words(byte(mb.record(Region::Certify, 0, j)), 8);
-                w[0] == records::KIND_CERT
+                let w = entry(j);
+                w[0] == records::KIND_CERT && w[1] == 0
             })
             .collect();
+        if signed {
+            // The leader's entry holds no share of view 0. It may hold the
+            // decider's share (help.md) of the followers' rerun in view 1:
+            // it decided k = 1 on view 0's COMMITs while in view 1.
+            let w = entry(0);
+            assert!(
+                w[0] == 0 || (w[0] == records::KIND_CERT && w[1] == 1 && w[2] == 1),
+                "leader's certify entry {w:x?}"
+            );
+        }
         // The leader's COMMIT of k = 1 in view 0, in its own mailbox.
         let own = c.hbms[0].read_words(byte(mb.record(Region::Commit, 0, 0)), 4);
         let committed_v0 = own == [records::KIND_COMMIT, 0, 0, 1];

@@ -47,6 +47,7 @@ use crate::controller::counters::Counters;
 use crate::controller::encoder::Encoder;
 use crate::controller::fast::Fast;
 use crate::controller::grants::Grants;
+use crate::controller::help::Help;
 use crate::controller::leader::Leader;
 use crate::controller::ledger::Ledger;
 use crate::controller::position::Position;
@@ -245,6 +246,24 @@ pub struct Protocol<const N: usize> {
     /// The remote read: the kept lock K, its READs and their check
     /// (recovery.md D11.17).
     rr: RemoteRead<N>,
+    /// The decider's share for a bridger: the view of the block slot
+    /// k − 1 was decided on, and the scan of its will_commit row
+    /// (recovery.md section 11, D11.18).
+    help: Help<N>,
+    /// SLOW's late share is Help's block (VIEW's `call_help`), until SLOW
+    /// yields.
+    helping: DFF<Bit>,
+    /// The view of the block the slot is being decided on, from the
+    /// machine's `decide` to Position's `advance` (`dec_bv_ok`: known,
+    /// not a catch-up; `dec_bv_short`: a full row's 8-bit tag field).
+    dec_bv: DFF<Bits<32>>,
+    dec_bv_ok: DFF<Bit>,
+    dec_bv_short: DFF<Bit>,
+    /// The run's end: a run that decided its last slot with Help armed
+    /// lingers in Idle (VIEW's `linger`), writing the decider's share for
+    /// a peer's will_commit of that slot, until the next `ap_start`.
+    lingering: DFF<Bit>,
+    linger_now: Signal<Local, Bit>,
     /// k, its slot, dec[k - 1], dec[k - 2] and the rerun flag.
     position: Position,
     /// The configuration's checks, and what follows from n.
@@ -368,7 +387,8 @@ impl<const N: usize> Protocol<N> {
             wt_awaiting, wt_clear, wt_k, wt_view, wt_ev_valid, wt_ev_kind, wt_ev_view,
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
             cp_wr_en, cp_wr_beat, cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data,
-            qpns, rd_qpn, rd_laddr, rd_raddr, rd_valid, rd_ready, rd_taken, rr
+            qpns, rd_qpn, rd_laddr, rd_raddr, rd_valid, rd_ready, rd_taken, rr,
+            help, helping, dec_bv, dec_bv_ok, dec_bv_short, lingering, linger_now
         })
     }
 }
@@ -399,12 +419,20 @@ impl<const N: usize> Logic for Protocol<N> {
             bridged,
             held,
             blocked_q,
-            refused
+            refused,
+            helping,
+            dec_bv,
+            dec_bv_ok,
+            dec_bv_short,
+            lingering
         );
         // A run starts (Idle takes `ap_start`, accepted or refused); the
         // slot's decision is taken from `m_axis_dec` (not a rerun's).
-        self.run_start.next =
-            (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() & !self.done_q.q.val();
+        // (Not while VIEW is in a lingering step: it ends it first.)
+        self.run_start.next = (self.state.q.val() == ProtocolSt::Idle)
+            & self.ap_start.val()
+            & !self.done_q.q.val()
+            & !self.view.lingers.val();
         self.taken.next = (self.state.q.val() == ProtocolSt::Decide)
             & !self.position.rerun.val()
             & self.dec_tready.val();
@@ -598,12 +626,13 @@ impl<const N: usize> Logic for Protocol<N> {
         self.rr.keep_m.next = self.m.q.val();
         self.rr.keep_prev.next = self.position.prev.val();
         self.rr.keep_leader.next = self.vote_leader.q.val();
-        self.rr.cancel.next = (self.slow.stop.val() & self.slow.late_mode.val())
-            | (self.slow.bc_start.val()
-                & self.slow.bc_cert.val()
-                & !self.slow.late_mode.val()
-                & (self.records.t_k.val() == self.rr.kk.val())
-                & (self.records.t_view.val() > self.rr.kv.val()));
+        self.rr.cancel.next =
+            (self.slow.stop.val() & self.slow.late_mode.val() & !self.helping.q.val())
+                | (self.slow.bc_start.val()
+                    & self.slow.bc_cert.val()
+                    & !self.slow.late_mode.val()
+                    & (self.records.t_k.val() == self.rr.kk.val())
+                    & (self.records.t_view.val() > self.rr.kv.val()));
         self.rr.issue.next = self.view.rr_issue.val();
         self.rr.scan_start.next = self.view.rr_scan.val();
         self.rr.beat.next = self.fetch_beat.val();
@@ -617,10 +646,67 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.rr_armed.next = self.rr.armed.val();
         self.view.rr_found.next = self.rr.found.val();
         self.view.remote_rows_word.next = self.records.remote_rows_word.val();
-        self.records.l_w.next = self.rr.kv.val();
-        self.records.l_k.next = self.rr.kk.val();
-        self.records.l_m.next = self.rr.km.val();
-        self.records.l_prev.next = self.rr.kprev.val();
+        // SLOW's late share: Help's block while helping, else K.
+        if self.helping.q.val() {
+            self.records.l_w.next = self.help.tv.val();
+            self.records.l_k.next = self.help.tk.val();
+            self.records.l_m.next = self.help.tm.val();
+            self.records.l_prev.next = self.help.tprev.val();
+        } else {
+            self.records.l_w.next = self.rr.kv.val();
+            self.records.l_k.next = self.rr.kk.val();
+            self.records.l_m.next = self.rr.km.val();
+            self.records.l_prev.next = self.rr.kprev.val();
+        }
+        // The decider's share (recovery.md D11.18): the view of the block
+        // the slot is decided on, taken with the machine's `decide` (fast:
+        // the votes' view; slow, in any mode: SLOW's target's; R26's full
+        // row: its tag's view field; a catch-up's, R24, is not known), and
+        // kept by Help at Position's `advance` (not a rerun's).
+        if self.fast.decide.val() {
+            self.dec_bv.d.next = self.vote_view.q.val();
+            self.dec_bv_ok.d.next = true;
+            self.dec_bv_short.d.next = false;
+        } else if self.slow.decide.val() {
+            self.dec_bv.d.next = self.records.t_view.val();
+            self.dec_bv_ok.d.next = true;
+            self.dec_bv_short.d.next = false;
+        } else if self.grants.decide.val() & !self.grants.above.val() {
+            self.dec_bv.d.next = self.wt_ev_view.val();
+            self.dec_bv_ok.d.next = true;
+            self.dec_bv_short.d.next = true;
+        } else if self.grants.decide.val() | self.view.decide_prev.val() {
+            self.dec_bv_ok.d.next = false;
+        }
+        self.help.clock.next = self.clock.val();
+        self.help.rst_n.next = self.rst_n.val();
+        self.help.id.next = self.id.val();
+        self.help.active.next = self.cfg.active.val();
+        self.help.k.next = self.position.k.val();
+        self.help.prev.next = self.position.prev.val();
+        self.help.prev2.next = self.position.prev2.val();
+        self.help.prev2_ok.next = self.position.prev2_ok.val();
+        self.help.view.next = self.view_no.q.val();
+        // Lingering ends with the next `ap_start` (or reset).
+        self.view.linger.next = self.lingering.q.val() & !self.ap_start.val();
+        if (self.state.q.val() == ProtocolSt::Idle) & self.ap_start.val() {
+            self.lingering.d.next = false;
+        }
+        self.help.dec_ok.next = self.dec_bv_ok.q.val();
+        self.help.dec_view.next = self.dec_bv.q.val();
+        self.help.dec_short.next = self.dec_bv_short.q.val();
+        self.help.scan_start.next = self.view.help_scan.val();
+        self.help.beat.next = self.fetch_beat.val();
+        self.help.beat_valid.next = self.fetch_beat_valid.val();
+        self.help.helped.next = self.slow.stop.val() & self.helping.q.val();
+        if self.view.call_help.val() {
+            self.helping.d.next = true;
+        } else if self.slow.stop.val() {
+            self.helping.d.next = false;
+        }
+        self.view.help_armed.next = self.help.armed.val();
+        self.view.help_found.next = self.help.found.val();
+        self.view.help_row_word.next = self.help.row_word.val();
         self.records.slow_late.next = self.slow.late_mode.val();
         self.slow.late_start.next = self.view.call_late.val();
         self.view.k.next = self.position.k.val();
@@ -789,6 +875,14 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.catch_grant.next = self.grants.decide.val();
         self.view.seal_grant.next = self.grants.grant.val() & self.grants.seals.val();
         self.view.start.next = self.hand_over.val() | self.grants.seal_trigger.val();
+        // The run's end (recovery.md D11.18): in Done, its last slot
+        // decided on a block whose view is known, it lingers.
+        self.linger_now.next = (self.state.q.val() == ProtocolSt::Done)
+            & (self.error.q.val() == 0)
+            & (self.slots.val() != 0)
+            & (self.counters.decisions.val() == self.slots.val())
+            & self.help.armed.val();
+        self.view.linger_start.next = self.linger_now.val();
         self.view.running.next =
             (self.state.q.val() == ProtocolSt::Run) | (self.state.q.val() == ProtocolSt::Decide);
         self.wt_ev_take.next = self.grants.take.val();
@@ -1027,6 +1121,9 @@ impl<const N: usize> Logic for Protocol<N> {
         self.position.advance.next = (self.state.q.val() == ProtocolSt::Decide)
             & (self.position.rerun.val() | self.dec_tready.val());
         self.position.m.next = self.m.q.val();
+        // (Help keeps the decided block's view at the advance, not a
+        // rerun's: R23's rerun decides what it decided before.)
+        self.help.decide.next = self.position.advance.val() & !self.position.rerun.val();
         self.position.step_back.next = self.view.step_back.val();
         self.position.cons_prev.next = self.view.cons_prev_out.val();
         self.cfg.clock.next = self.clock.val();
@@ -1122,6 +1219,9 @@ impl<const N: usize> Logic for Protocol<N> {
             ProtocolSt::Done => {
                 self.done_q.d.next = true;
                 self.state.d.next = ProtocolSt::Idle;
+                if self.linger_now.val() {
+                    self.lingering.d.next = true;
+                }
             }
             ProtocolSt::Close => {
                 // SLOW gave W up (it is Off): its COMMIT is written, or
@@ -1207,6 +1307,9 @@ impl<const N: usize> Logic for Protocol<N> {
             self.done_q.d.next = false;
             self.error.d.next = 0.into();
             self.view_no.d.next = 0.into();
+            self.helping.d.next = false;
+            self.dec_bv_ok.d.next = false;
+            self.lingering.d.next = false;
         }
 
         self.dec_tdata.next =

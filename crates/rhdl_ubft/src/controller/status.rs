@@ -27,7 +27,7 @@ pub struct Status {
 
 /// The names of the states, in `sts_state` order; "" for a number no
 /// state reports (13 to 37).
-pub const STATE_NAMES: [&str; 108] = [
+pub const STATE_NAMES: [&str; 111] = [
     "Idle",
     "LeaderCheck",
     "LeaderWaitValue",
@@ -138,4 +138,7 @@ pub const STATE_NAMES: [&str; 108] = [
     "ViewPollRemote",
     "ViewWaitRemote",
     "ViewLateShare",
+    "ViewPollHelp",
+    "ViewWaitHelp",
+    "ViewHelpShare",
 ];

@@ -118,6 +118,9 @@
 //! | 105 | ViewPollRemote | (the remote read: `rr_issue`, the next peer's READ; `rr_scan` with a fetch of `remote_rows`, N beats) | ViewWaitRemote |
 //! | 106 | ViewWaitRemote | the fetch is done: n locks for K in a peer's row (`rr_found`) / not, or an error: the new leader / a follower | ViewLateShare (`call_slow`, `call_share`, `call_late`: SLOW writes K's share only) / ViewPollSeals / ViewPollNv (a miss; ViewStart if it times out) |
 //! | 107 | ViewLateShare | SLOW (seal mode, the late share) yields (`slow_done`) | the poll it left (the new leader ViewPollSeals, a follower ViewPollNv) |
+//! | 108 | ViewPollHelp | (the decider's share, `help.md`: a poll that missed with Help armed, taking turns with the remote read; `help_scan` with a fetch of will_commit[s(k − 1)], one beat) | ViewWaitHelp |
+//! | 109 | ViewWaitHelp | the fetch is done: a peer's will_commit to help (`help_found`) / not, or an error: the new leader / a follower | ViewHelpShare (`call_slow`, `call_share`, `call_late`, `call_help`: SLOW writes Help's share only) / ViewPollSeals / ViewPollNv (a miss; ViewStart if it times out) |
+//! | 110 | ViewHelpShare | SLOW (seal mode, the decider's share) yields (`slow_done`) | the poll it left (the new leader ViewPollSeals, a follower ViewPollNv) |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
 //! out from its registers), `sg_verify` with `sg_blk` (the block `blk`:
@@ -179,10 +182,13 @@ pub enum ViewSt {
     ViewPollRemote,
     ViewWaitRemote,
     ViewLateShare,
+    ViewPollHelp,
+    ViewWaitHelp,
+    ViewHelpShare,
 }
 
 /// Every state, in declaration order.
-pub const VIEW_STATES: [ViewSt; 35] = [
+pub const VIEW_STATES: [ViewSt; 38] = [
     ViewSt::Off,
     ViewSt::ViewStart,
     ViewSt::ViewTurn,
@@ -218,6 +224,9 @@ pub const VIEW_STATES: [ViewSt; 35] = [
     ViewSt::ViewPollRemote,
     ViewSt::ViewWaitRemote,
     ViewSt::ViewLateShare,
+    ViewSt::ViewPollHelp,
+    ViewSt::ViewWaitHelp,
+    ViewSt::ViewHelpShare,
 ];
 
 /// The signed block's width (`layout::records::BLOCK_BITS`).
@@ -302,6 +311,28 @@ pub struct View {
     pub rr_issue: Signal<Out, Bit>,
     pub rr_scan: Signal<Out, Bit>,
     pub rr_found: Signal<In, Bit>,
+    /// The decider's share (crate::controller::help, recovery.md D11.18):
+    /// armed (`help_armed`); at a poll that missed, `help_scan` with a
+    /// fetch of will_commit[s(k − 1)] (`help_row_word`, one beat), whose
+    /// lane showed a peer's will_commit to help (`help_found`, with the
+    /// fetch's `done`); with `call_slow`, `call_share` and `call_late`,
+    /// `call_help`: the late share is Help's block, not K's.
+    pub help_armed: Signal<In, Bit>,
+    pub help_found: Signal<In, Bit>,
+    pub help_row_word: Signal<In, Bits<32>>,
+    pub help_scan: Signal<Out, Bit>,
+    pub call_help: Signal<Out, Bit>,
+    /// The run's end (Protocol Idle after a run that decided its last
+    /// slot with Help armed): `linger_start` starts the machine at
+    /// ViewPollHelp, and while `linger` stays up it reads the row and
+    /// writes the share, with no timer; once it falls (`ap_start`, or
+    /// reset) the machine finishes the step it is in and goes Off.
+    pub linger: Signal<In, Bit>,
+    pub linger_start: Signal<In, Bit>,
+    /// In a lingering step (ViewPollHelp, ViewWaitHelp, ViewHelpShare
+    /// with Protocol not running): Protocol takes no `ap_start` until it
+    /// is done.
+    pub lingers: Signal<Out, Bit>,
     pub remote_rows_word: Signal<In, Bits<32>>,
     /// The slot (k), dec[k - 1] and dec[k - 2] (`prev2_ok`: known), for
     /// R23's check at install.
@@ -409,6 +440,12 @@ pub struct View {
     /// The leader's seal-row reads with fewer than f + 1 since the last one
     /// that counted as a miss (`LEAD_WAIT_SHIFT`, recovery.md D11.14).
     few: DFF<Bits<LEAD_WAIT_SHIFT>>,
+    /// The remote read's poll went last: the next miss's side poll is
+    /// the decider's share, when both are armed.
+    hturn: DFF<Bit>,
+    /// A miss's side poll is the decider's share (`help_armed`, and the
+    /// remote read not armed or its turn taken).
+    to_help: Signal<Local, Bit>,
     /// The fetched record's beat number.
     beat_i: DFF<Bits<8>>,
     /// Collection: SEALs taken, others than its own, their writers; the
@@ -617,6 +654,16 @@ impl Default for View {
             rr_issue: Default::default(),
             rr_scan: Default::default(),
             rr_found: Default::default(),
+            help_armed: Default::default(),
+            help_found: Default::default(),
+            help_row_word: Default::default(),
+            help_scan: Default::default(),
+            call_help: Default::default(),
+            linger: Default::default(),
+            linger_start: Default::default(),
+            lingers: Default::default(),
+            hturn: Default::default(),
+            to_help: Default::default(),
             remote_rows_word: Default::default(),
             slow_done: Default::default(),
             k: Default::default(),
@@ -784,6 +831,7 @@ impl Logic for View {
             rd,
             lead,
             few,
+            hturn,
             beat_i,
             cnt,
             others,
@@ -940,7 +988,9 @@ impl Logic for View {
             | (self.state.q.val() == ViewSt::ViewPollSeals)
             | (self.state.q.val() == ViewSt::ViewWaitSeals)
             | (self.state.q.val() == ViewSt::ViewPollRemote)
-            | (self.state.q.val() == ViewSt::ViewWaitRemote);
+            | (self.state.q.val() == ViewSt::ViewWaitRemote)
+            | (self.state.q.val() == ViewSt::ViewPollHelp)
+            | (self.state.q.val() == ViewSt::ViewWaitHelp);
         self.catch_poll.next = (self.state.q.val() == ViewSt::ViewPollCatch)
             | (self.state.q.val() == ViewSt::ViewPollNv)
             | (self.state.q.val() == ViewSt::ViewPollSeals);
@@ -952,6 +1002,8 @@ impl Logic for View {
             | (self.state.q.val() == ViewSt::ViewWaitSeals)
             | (self.state.q.val() == ViewSt::ViewPollRemote)
             | (self.state.q.val() == ViewSt::ViewWaitRemote)
+            | (self.state.q.val() == ViewSt::ViewPollHelp)
+            | (self.state.q.val() == ViewSt::ViewWaitHelp)
             | (self.state.q.val() == ViewSt::ViewDeliver);
         self.decide_prev.next = false;
         self.next_view.next = false;
@@ -989,6 +1041,15 @@ impl Logic for View {
         self.call_slow.next = false;
         self.call_share.next = false;
         self.call_late.next = false;
+        self.call_help.next = false;
+        self.help_scan.next = false;
+        self.lingers.next = !self.running.val()
+            & ((self.state.q.val() == ViewSt::ViewPollHelp)
+                | (self.state.q.val() == ViewSt::ViewWaitHelp)
+                | (self.state.q.val() == ViewSt::ViewHelpShare));
+        // The next side poll at a miss: the decider's share, taking turns
+        // with the remote read when both are armed.
+        self.to_help.next = self.help_armed.val() & (!self.rr_armed.val() | !self.hturn.q.val());
         self.rr_keep.next = false;
         self.rr_issue.next = false;
         self.rr_scan.next = false;
@@ -1006,6 +1067,8 @@ impl Logic for View {
             ViewSt::Off => {
                 if self.start.val() {
                     self.state.d.next = ViewSt::ViewStart;
+                } else if self.linger_start.val() {
+                    self.state.d.next = ViewSt::ViewPollHelp;
                 }
             }
             ViewSt::ViewStart => {
@@ -1159,7 +1222,9 @@ impl Logic for View {
                         // D11.14).
                         self.few.d.next = self.few.q.val() + 1;
                         self.state.d.next = ViewSt::ViewPollSeals;
-                        if self.rr_armed.val() {
+                        if self.to_help.val() {
+                            self.state.d.next = ViewSt::ViewPollHelp;
+                        } else if self.rr_armed.val() {
                             self.state.d.next = ViewSt::ViewPollRemote;
                         }
                     } else {
@@ -1167,6 +1232,8 @@ impl Logic for View {
                         self.missed.next = true;
                         if self.expiring.val() {
                             self.state.d.next = ViewSt::ViewStart;
+                        } else if self.to_help.val() {
+                            self.state.d.next = ViewSt::ViewPollHelp;
                         } else if self.rr_armed.val() {
                             self.state.d.next = ViewSt::ViewPollRemote;
                         } else {
@@ -1450,6 +1517,8 @@ impl Logic for View {
                         self.missed.next = true;
                         if self.expiring.val() {
                             self.state.d.next = ViewSt::ViewStart;
+                        } else if self.to_help.val() {
+                            self.state.d.next = ViewSt::ViewPollHelp;
                         } else if self.rr_armed.val() {
                             self.state.d.next = ViewSt::ViewPollRemote;
                         } else {
@@ -1464,6 +1533,7 @@ impl Logic for View {
                 // beat by beat for n locks for K.
                 self.rr_issue.next = true;
                 self.rr_scan.next = true;
+                self.hturn.d.next = true;
                 self.fetch_start.next = true;
                 self.fetch_word.next = self.remote_rows_word.val();
                 self.fetch_len.next = self.remote_len.val();
@@ -1499,6 +1569,61 @@ impl Logic for View {
                 if self.slow_done.val() {
                     self.clear_wait.next = true;
                     self.state.d.next = self.await_back.val();
+                }
+            }
+            ViewSt::ViewPollHelp => {
+                // The decider's share (recovery.md D11.18): the will_commit
+                // row of slot k − 1, one beat, scanned by Help as it comes.
+                // (At the run's end, once `linger` fell: Off.)
+                if !self.running.val() & !self.linger.val() {
+                    self.state.d.next = ViewSt::Off;
+                } else {
+                    self.help_scan.next = true;
+                    self.hturn.d.next = false;
+                    self.fetch_start.next = true;
+                    self.fetch_word.next = self.help_row_word.val();
+                    self.fetch_len.next = 0.into();
+                    self.state.d.next = ViewSt::ViewWaitHelp;
+                }
+            }
+            ViewSt::ViewWaitHelp => {
+                if self.fetch_done.val() {
+                    if !self.running.val() & !self.linger.val() {
+                        self.state.d.next = ViewSt::Off;
+                    } else if !self.fetch_error.val() & self.help_found.val() {
+                        // SLOW signs and writes Help's CERT share (seal
+                        // mode, share only, as the late share), and yields.
+                        self.call_slow.next = true;
+                        self.call_share.next = true;
+                        self.call_late.next = true;
+                        self.call_help.next = true;
+                        self.state.d.next = ViewSt::ViewHelpShare;
+                    } else if !self.running.val() {
+                        // Lingering at the run's end: no timer, no seal.
+                        self.state.d.next = ViewSt::ViewPollHelp;
+                    } else if self.lead.q.val() {
+                        self.state.d.next = ViewSt::ViewPollSeals;
+                    } else {
+                        // One of a follower's T_vc polls, as the remote
+                        // read's.
+                        self.missed.next = true;
+                        if self.expiring.val() {
+                            self.state.d.next = ViewSt::ViewStart;
+                        } else {
+                            self.state.d.next = ViewSt::ViewPollNv;
+                        }
+                    }
+                }
+            }
+            ViewSt::ViewHelpShare => {
+                if self.slow_done.val() {
+                    self.clear_wait.next = true;
+                    if self.running.val() {
+                        self.state.d.next = self.await_back.val();
+                    } else {
+                        // Lingering (ViewPollHelp goes Off once it ends).
+                        self.state.d.next = ViewSt::ViewPollHelp;
+                    }
                 }
             }
             ViewSt::ViewPollNvRec => {
@@ -1959,6 +2084,15 @@ impl Logic for View {
             }
             ViewSt::ViewLateShare => {
                 self.sts_state.next = 107.into();
+            }
+            ViewSt::ViewPollHelp => {
+                self.sts_state.next = 108.into();
+            }
+            ViewSt::ViewWaitHelp => {
+                self.sts_state.next = 109.into();
+            }
+            ViewSt::ViewHelpShare => {
+                self.sts_state.next = 110.into();
             }
             _ => {
                 self.sts_state.next = 0.into();
