@@ -15694,6 +15694,9 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
     reg  [31:0] wd_k$d;
     wire  [31:0] wd_k$q;
     reg  wd_k$clock;
+    reg  [31:0] wv$d;
+    wire  [31:0] wv$q;
+    reg  wv$clock;
     reg  hv_ok$d;
     wire  hv_ok$q;
     reg  hv_ok$clock;
@@ -15735,6 +15738,11 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         .q(wd_k$q),
         .clock(wd_k$clock)
     );
+    rhdl_ubft$protocol$help$wv wv(
+        .d(wv$d),
+        .q(wv$q),
+        .clock(wv$clock)
+    );
     rhdl_ubft$protocol$help$hv_ok hv_ok(
         .d(hv_ok$d),
         .q(hv_ok$q),
@@ -15761,6 +15769,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         wd_ok$clock = clock;
         wd$clock = clock;
         wd_k$clock = clock;
+        wv$clock = clock;
         hv_ok$clock = clock;
         hv$clock = clock;
         t_view$clock = clock;
@@ -15768,6 +15777,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         wd_ok$d = wd_ok$q;
         wd$d = wd$q;
         wd_k$d = wd_k$q;
+        wv$d = wv$q;
         hv_ok$d = hv_ok$q;
         hv$d = hv$q;
         t_view$d = t_view$q;
@@ -15787,6 +15797,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
             wd_ok$d = dec_ok & (dw < view);
             wd$d = dw;
             wd_k$d = k;
+            wv$d = view;
             hv_ok$d = 1'b0;
         end
         if (helped) begin
@@ -15813,7 +15824,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         else begin
             w = view + ((d8) & 32'hffffffff);
         end
-        if (~got & active[0] & ~id_bit[0] & ((beat[(0 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(0 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+        if (~got & active[0] & ~id_bit[0] & ((beat[(0 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(0 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (w <= wv$q) & (~hv_ok$q | (w > hv$q))) begin
             got = 1'b1;
             got_w = w;
         end
@@ -15824,7 +15835,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         else begin
             w = view + ((d8) & 32'hffffffff);
         end
-        if (~got & active[1] & ~id_bit[1] & ((beat[(1 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(1 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+        if (~got & active[1] & ~id_bit[1] & ((beat[(1 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(1 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (w <= wv$q) & (~hv_ok$q | (w > hv$q))) begin
             got = 1'b1;
             got_w = w;
         end
@@ -15835,7 +15846,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         else begin
             w = view + ((d8) & 32'hffffffff);
         end
-        if (~got & active[2] & ~id_bit[2] & ((beat[(2 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(2 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+        if (~got & active[2] & ~id_bit[2] & ((beat[(2 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(2 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (w <= wv$q) & (~hv_ok$q | (w > hv$q))) begin
             got = 1'b1;
             got_w = w;
         end
@@ -15846,7 +15857,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         else begin
             w = view + ((d8) & 32'hffffffff);
         end
-        if (~got & active[3] & ~id_bit[3] & ((beat[(3 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(3 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+        if (~got & active[3] & ~id_bit[3] & ((beat[(3 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(3 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (w <= wv$q) & (~hv_ok$q | (w > hv$q))) begin
             got = 1'b1;
             got_w = w;
         end
@@ -15857,7 +15868,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         else begin
             w = view + ((d8) & 32'hffffffff);
         end
-        if (~got & active[4] & ~id_bit[4] & ((beat[(4 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(4 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+        if (~got & active[4] & ~id_bit[4] & ((beat[(4 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(4 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (w <= wv$q) & (~hv_ok$q | (w > hv$q))) begin
             got = 1'b1;
             got_w = w;
         end
@@ -15868,7 +15879,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         else begin
             w = view + ((d8) & 32'hffffffff);
         end
-        if (~got & active[5] & ~id_bit[5] & ((beat[(5 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(5 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+        if (~got & active[5] & ~id_bit[5] & ((beat[(5 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(5 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (w <= wv$q) & (~hv_ok$q | (w > hv$q))) begin
             got = 1'b1;
             got_w = w;
         end
@@ -15879,7 +15890,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         else begin
             w = view + ((d8) & 32'hffffffff);
         end
-        if (~got & active[6] & ~id_bit[6] & ((beat[(6 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(6 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+        if (~got & active[6] & ~id_bit[6] & ((beat[(6 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(6 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (w <= wv$q) & (~hv_ok$q | (w > hv$q))) begin
             got = 1'b1;
             got_w = w;
         end
@@ -15890,7 +15901,7 @@ module rhdl_ubft$protocol$help(clock,rst_n,id,active,k,prev,prev2,prev2_ok,view,
         else begin
             w = view + ((d8) & 32'hffffffff);
         end
-        if (~got & active[7] & ~id_bit[7] & ((beat[(7 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(7 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (~hv_ok$q | (w > hv$q))) begin
+        if (~got & active[7] & ~id_bit[7] & ((beat[(7 * 32'h40)+:(32)] & 32'hffffff) == tag_k) & (beat[(7 * 32'h40 + 32'h20)+:(32)] == prev) & (w > wd$q) & (w <= wv$q) & (~hv_ok$q | (w > hv$q))) begin
             got = 1'b1;
             got_w = w;
         end
@@ -16043,6 +16054,25 @@ module rhdl_ubft$protocol$help$wd_ok(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$help$wd_ok
+
+
+module rhdl_ubft$protocol$help$wv(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$help$wv
 
 
 module rhdl_ubft$protocol$helping(d,q,clock);
@@ -22685,6 +22715,16 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                         end
                         else if (lead$q) begin
                             state$d = ViewSt$ViewPollSeals;
+                            if (few$q != few_max) begin
+                                few$d = few$q + 32'h1;
+                            end
+                            else begin
+                                few$d = 32'h0;
+                                missed = 1'b1;
+                                if (expiring) begin
+                                    state$d = ViewSt$ViewStart;
+                                end
+                            end
                         end
                         else begin
                             missed = 1'b1;
@@ -22700,7 +22740,6 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
             ViewSt$ViewHelpShare:
                 begin
                     if (slow_done) begin
-                        clear_wait = 1'b1;
                         if (running) begin
                             state$d = await_back;
                         end

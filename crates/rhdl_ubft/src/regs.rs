@@ -325,7 +325,10 @@ with `auto_restart` (bit 7) set it is set again at every `ap_ready`.\n";
 and wait for it; write 1 to IP_ISR bit 0 to clear it.\n";
     s += "4. Reading CTRL clears `ap_done` and `ap_ready`. Status registers are live: they may be read while the kernel runs.\n\n";
     s += "A write takes effect when both its address and data have arrived; arguments must not change while \
-the kernel runs (`ap_idle` = 0).\n";
+the kernel runs (`ap_idle` = 0). A run that decided its last slot may leave the kernel lingering (`help.md`): \
+Idle, with `ap_idle` = 1, it still reads its mailbox at `network_ptr` and writes its CERT share to its peers, \
+until the next `ap_start`. Change the arguments then only together with `ap_start`, or reset the kernel \
+(`ap_rst_n`) first.\n";
     s
 }
 

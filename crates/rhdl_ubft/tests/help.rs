@@ -161,8 +161,11 @@ fn a_peers_will_commit_of_a_view_above_the_decided_blocks_is_helped() {
     assert_eq!(t.scan(&[0; 16]), None, "an empty row");
     // Replica 1's will_commit of (1, J, M): helped at view 1.
     assert_eq!(t.scan(&row(&[(1, 1, J, M)])), Some(1));
-    // Of view 2: helped at 2.
+    // Of view 2, the view it decided in: helped at 2.
     assert_eq!(t.scan(&row(&[(2, 2, J, M)])), Some(2));
+    // Of view 3, above it: no honest peer's, not helped (a Byzantine
+    // peer's will_commits draw at most one share per view passed).
+    assert_eq!(t.scan(&row(&[(2, 3, J, M)])), None);
     // Not helped: of the decided block's view, another m, another slot,
     // this replica's own lane, a lane past n.
     for (what, r) in [
@@ -215,8 +218,11 @@ fn views_are_read_from_the_tags_field_nearest_to_the_replicas_view() {
     t.decide(Some(290), false);
     // A tag of view 295 (field 39): 295.
     assert_eq!(t.scan(&row(&[(0, 295, J, M)])), Some(295));
-    // A tag of view 310 (field 54, above the replica's): 310.
-    assert_eq!(t.scan(&row(&[(2, 310, J, M)])), Some(310));
+    // A tag of view 310 (field 54): above the view it decided in, which
+    // no honest peer's will_commit can be: not helped.
+    assert_eq!(t.scan(&row(&[(2, 310, J, M)])), None);
+    // The view it decided in itself: helped.
+    assert_eq!(t.scan(&row(&[(2, 300, J, M)])), Some(300));
     // A tag of view 280 (field 24): below 290, not helped.
     assert_eq!(t.scan(&row(&[(0, 280, J, M)])), None);
     // A full row's view field (R26) is widened the same way: field 34
@@ -269,12 +275,12 @@ fn the_scan_picks_the_lane_the_reference_picks_on_random_rows() {
                 }
             }
         }
-        let want = help_lane(&r, n, id, (view, J, M), wd, None).map(|(_, w)| w);
+        let want = help_lane(&r, n, id, (view, J, M), (wd, view), None).map(|(_, w)| w);
         assert_eq!(t.scan(&r), want, "case {case}: n {n}, id {id}, row {r:x?}");
         if let Some(w) = want {
             helped += 1;
             t.step(|b| b.helped.next = true);
-            let again = help_lane(&r, n, id, (view, J, M), wd, Some(w)).map(|(_, w)| w);
+            let again = help_lane(&r, n, id, (view, J, M), (wd, view), Some(w)).map(|(_, w)| w);
             assert_eq!(t.scan(&r), again, "case {case}, after helping {w}");
         }
     }

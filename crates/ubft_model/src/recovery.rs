@@ -128,8 +128,12 @@ pub enum Variant {
     /// remote read", D11.17): a lock sealed undelivered is kept, and
     /// certified once a peer's will_cert row, read over the network, holds
     /// the n − 1 other lanes' locks (the leader's lane is the replica's own
-    /// lock). docs/model.md, "The kernel's rules in the model", lists what
-    /// it does not model.
+    /// lock); and the decider's share (recovery.md D11.18): a replica that
+    /// decided slot j = k − 1 on a block of view w_d below its own view
+    /// writes, while it awaits or collects a NEW_VIEW, its share of (w, j,
+    /// m, dec[j − 1]) for a peer's will_commit of (w > w_d, j, m), and at
+    /// the run's end lingers (no timer) to do so. docs/model.md, "The
+    /// kernel's rules in the model", lists what it does not model.
     Kernel,
     /// The design before R28: a replica that decided the run's S slots
     /// stops at once, its last will_commit's COMMIT unwritten. A liveness
@@ -177,14 +181,15 @@ pub enum Variant {
     /// (the faulty writer's lock sent to the bridger only) leaves the
     /// bridger in Bridge for good (`tests/remote_read.rs`).
     NoRemoteRead,
-    /// `kernel` with R28 in the view (`close_in_view`'s close; the
+    /// `kernel:no_help` with R28 in the view (`close_in_view`'s close; the
     /// adoption is `kernel`'s already). Not a fix: with the view-2 leader
-    /// Byzantine it fails where `kernel` does, since the closer certifies
+    /// Byzantine it fails where `kernel:no_help` does, since the closer certifies
     /// its own view's block and the bridger waits for an earlier view's
     /// (docs/model.md, "A decider a view ahead of a bridger").
     KernelClose,
-    /// A candidate, not the design: `kernel` with the decider's share for
-    /// a bridger (docs/model.md, "A decider a view ahead of a bridger"). A
+    /// The decider's share in its wider form, not the design (`kernel`
+    /// builds the narrower one; docs/model.md, "A decider a view ahead of
+    /// a bridger"). A
     /// replica that decided slot j = m on a block of view w_d (a full
     /// row's or the COMMITs'; not a catch-up) and finds a peer's
     /// will_commit of (w, j, m) with w ≥ w_d in its will_commit row of
@@ -192,12 +197,13 @@ pub enum Variant {
     /// state, once per block; and at the run's end it does not stop but
     /// lingers (no timer, no other step) for such a will_commit.
     KernelHelp,
-    /// `kernel:help` narrowed to what the RTL builds: the decider's share
-    /// only for the slot it decided last (j = k − 1), whose view, m and
-    /// prev are one register each (Position's dec[k − 1] and dec[k − 2]),
-    /// and only while it awaits or collects a NEW_VIEW (VIEW's poll loops)
-    /// or lingers at the run's end.
-    KernelHelpLast,
+    /// `kernel` without the decider's share (recovery.md D11.18): a
+    /// replica that decided stops at the run's end and never certifies a
+    /// bridger's block of a later view. With the view-2 leader Byzantine
+    /// it fails liveness ("A decider a view ahead of a bridger"). (The
+    /// variants `discharge_b1`, `late_share`, `no_remote_read` and
+    /// `kernel:close_in_view` are this design with their change.)
+    NoHelp,
 }
 
 impl Variant {
@@ -226,7 +232,7 @@ impl Variant {
         Variant::NoRemoteRead,
         Variant::KernelClose,
         Variant::KernelHelp,
-        Variant::KernelHelpLast,
+        Variant::NoHelp,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -254,7 +260,7 @@ impl Variant {
             Variant::NoRemoteRead => "recovery:no_remote_read",
             Variant::KernelClose => "kernel:close_in_view",
             Variant::KernelHelp => "kernel:help",
-            Variant::KernelHelpLast => "kernel:help_last",
+            Variant::NoHelp => "kernel:no_help",
         }
     }
     /// By name: `recovery:no_bridge`, or `recovery-no-bridge`; `kernel`
@@ -515,6 +521,10 @@ pub struct Rep {
     /// `kernel:help`: for each decided slot j, 1 + the view of the block
     /// it was decided on (0: unknown, a catch-up).
     pub wd: [u8; MAX_SLOTS + 1],
+    /// `kernel`: for each decided slot j, the replica's view when it
+    /// decided it (an honest peer's will_commit of (w, j) has w at most
+    /// that: it needs this replica's lock at (w, j)).
+    pub wv: [u8; MAX_SLOTS + 1],
     pub signed: Signed,
 }
 
@@ -678,12 +688,13 @@ impl Recovery {
                 | Variant::NoRemoteRead
                 | Variant::KernelClose
                 | Variant::KernelHelp
-                | Variant::KernelHelpLast
+                | Variant::NoHelp
         )
     }
-    /// The decider's share (`kernel:help`, `kernel:help_last`).
+    /// The decider's share: `kernel` (as built, recovery.md D11.18) and
+    /// the wider candidate `kernel:help`.
     fn helps(&self) -> bool {
-        matches!(self.variant, Variant::KernelHelp | Variant::KernelHelpLast)
+        matches!(self.variant, Variant::Kernel | Variant::KernelHelp)
     }
     /// The remote read: `kernel`, and `kernel` with R17's former early end.
     fn remote_read(&self) -> bool {
@@ -693,7 +704,7 @@ impl Recovery {
                 | Variant::DischargeB1
                 | Variant::KernelClose
                 | Variant::KernelHelp
-                | Variant::KernelHelpLast
+                | Variant::NoHelp
         )
     }
     /// The remote read or `recovery:late_share`: a lock sealed undelivered
@@ -1075,16 +1086,19 @@ impl Recovery {
             // it; a replica that lingers after the run's last slot works
             // on none.
             let reused = j as usize + cfg.window <= rep.k as usize && rep.pc != Pc::Linger;
-            let last = self.variant != Variant::KernelHelpLast || j + 1 == rep.k;
+            let last = self.variant != Variant::Kernel || j + 1 == rep.k;
             if wd == 0 || reused || !last {
                 continue;
             }
             let s = cfg.slot(j);
             for (x, w) in h.will_commit[s][..cfg.n].iter().enumerate() {
-                // (`kernel:help_last`: a view above w_d only; at w_d itself
+                // (`kernel`: a view above w_d only; at w_d itself
                 // adoption (R10) or R16's share of a fast delivery covers it.)
-                let low = if self.variant == Variant::KernelHelpLast {
-                    w.v + 1 <= wd
+                // (`kernel`: and at most the view it decided in, which an
+                // honest bridger's is; a Byzantine replica's will_commits
+                // of later views get no share.)
+                let low = if self.variant == Variant::Kernel {
+                    w.v + 1 <= wd || w.v > rep.wv[j as usize]
                 } else {
                     w.v + 1 < wd
                 };
@@ -1236,11 +1250,12 @@ impl Recovery {
             if self.variant == Variant::KernelHelp {
                 rep.wd[k as usize] = w.map_or(0, |w| w + 1);
             } else if self.helps() {
-                // `kernel:help_last`: armed only for a block of a view
+                // `kernel`: armed only for a block of a view
                 // below the replica's own (an honest peer's will_commit of
                 // (w > w_d, k, m) needs this replica's lock at (w, k), so
                 // its view reached w before it decided k).
                 rep.wd[k as usize] = w.filter(|&w| w < rep.view).map_or(0, |w| w + 1);
+                rep.wv[k as usize] = rep.view;
             }
         }
         rep.rerun = false;
@@ -1619,6 +1634,7 @@ impl Design for Recovery {
             failed: [None; MAX_N],
             log: [(0, 0); MAX_SLOTS + 1],
             wd: [0; MAX_SLOTS + 1],
+            wv: [0; MAX_SLOTS + 1],
             nlog: 0,
             signed: Signed::default(),
         };
@@ -1641,10 +1657,10 @@ impl Design for Recovery {
         if !rep.waiting() {
             return;
         }
-        // `kernel:help_last` (the RTL's): only while it awaits or collects
+        // `kernel` (the RTL's): only while it awaits or collects
         // a NEW_VIEW (VIEW's poll loops), or lingers.
         let help_here =
-            self.variant != Variant::KernelHelpLast || matches!(rep.pc, Pc::AwaitNv | Pc::Linger);
+            self.variant != Variant::Kernel || matches!(rep.pc, Pc::AwaitNv | Pc::Linger);
         if self.helps() && rep.round == Round::Idle && help_here {
             out.extend(
                 self.help_shares(cfg, id, rep, h)

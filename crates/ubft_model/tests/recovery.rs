@@ -1152,13 +1152,14 @@ fn slots_that_wrap_within_the_windows_premise_keep_every_property() {
     assert!(r.complete && r.all_hold(), "{}", r.text());
 }
 
-/// The same wrap with a Byzantine r0 or r1 of two writes (model.md,
-/// "Running it": 7,853,172 and 5,747,134 states). With r2 Byzantine the
-/// run fails liveness at slot 4 in the one-slot form of the next test.
+/// The same wrap with a Byzantine r0, r1 or r2 of two writes (model.md,
+/// "Running it", has the counts). Without the decider's share
+/// (`kernel:no_help`) the run with r2 Byzantine fails liveness at slot 4
+/// in the one-slot form of the next test.
 #[test]
-#[ignore = "3 min: cargo test --release -p ubft_model --test recovery byzantine_slots_that_wrap -- --ignored"]
+#[ignore = "6 min: cargo test --release -p ubft_model --test recovery byzantine_slots_that_wrap -- --ignored"]
 fn byzantine_slots_that_wrap_within_the_windows_premise_keep_every_property() {
-    for b in 0..2 {
+    for b in 0..3 {
         let mut c = byz_views_0_to_2(4, 3, b);
         c.reach = 1;
         let r = run(design(Variant::Kernel), c, &RunOpts::default());
@@ -1170,15 +1171,16 @@ fn byzantine_slots_that_wrap_within_the_windows_premise_keep_every_property() {
 /// leader r2 Byzantine (two writes), n = 3, S = 1, views 0..=2, r0
 /// decides A in view 2 on COMMITs of view 0 (r2's sent to it only) while
 /// r1 bridges on (v1, k1, A), delivered with r2's lock sent to it only,
-/// and nothing ends r1's bridge. The kernel's design stays safe and
-/// fails `live_with_f_silent` with r1 in Bridge; the same bounds with r0
-/// or r1 Byzantine hold all four. When a rule ends this bridge, this
-/// test is the one to turn around.
+/// and nothing ends r1's bridge. The kernel's design without the
+/// decider's share (`kernel:no_help`) stays safe and fails
+/// `live_with_f_silent` with r1 in Bridge; the same bounds with r0 or r1
+/// Byzantine hold all four. The test below is the same run with the
+/// share.
 #[test]
-fn a_decider_a_view_ahead_of_a_bridger_leaves_the_kernels_bridge_waiting() {
+fn without_the_deciders_share_a_decider_a_view_ahead_leaves_the_bridge_waiting() {
     let at = |b: usize| {
         run(
-            design(Variant::Kernel),
+            design(Variant::NoHelp),
             byz_views_0_to_2(1, 1, b),
             &RunOpts::default(),
         )
@@ -1208,17 +1210,31 @@ fn a_decider_a_view_ahead_of_a_bridger_leaves_the_kernels_bridge_waiting() {
     }
 }
 
-/// The candidate `kernel:help` (recovery.md section 11, "A decider a view
-/// ahead of a bridger"): the decider writes its share of the bridger's
+/// The decider's share (recovery.md section 11, "A decider a view ahead
+/// of a bridger", and D11.18), as `kernel` builds it and in its wider
+/// form `kernel:help`: the decider writes its share of the bridger's
 /// block, and the same bounds hold all four properties, with r0, r1 or
 /// r2 Byzantine. (The bridger's decision after its bridge ends is cut by
 /// the view bound at these bounds: model.md, "What these runs do not
 /// show".)
 #[test]
 fn the_deciders_share_ends_the_bridge_of_a_decider_a_view_ahead() {
-    for b in 0..3 {
-        let c = byz_views_0_to_2(1, 1, b);
-        let r = run(design(Variant::KernelHelp), c, &RunOpts::default());
-        assert!(r.complete && r.all_hold(), "r{b} Byzantine: {}", r.text());
+    for v in [Variant::Kernel, Variant::KernelHelp] {
+        for b in 0..3 {
+            let c = byz_views_0_to_2(1, 1, b);
+            let r = run(design(v), c, &RunOpts::default());
+            assert!(
+                r.complete && r.all_hold(),
+                "{v:?}, r{b} Byzantine: {}",
+                r.text()
+            );
+        }
     }
+    // Two slots in two entries, r2 Byzantine (kernel:no_help fails here).
+    let r = run(
+        design(Variant::Kernel),
+        byz_views_0_to_2(2, 2, 2),
+        &RunOpts::default(),
+    );
+    assert!(r.complete && r.all_hold(), "{}", r.text());
 }

@@ -24,7 +24,10 @@
 //! collecting a NEW_VIEW, reads will_commit[s(j)] (`row_word`, one beat)
 //! at a poll that missed, and the scan (`scan_start`, then the beat) finds
 //! the first lane x ≠ id of the first n whose vote is (tag(w, j), m =
-//! `prev`, which is dec[j]) with w > w_d, above the view it helped last
+//! `prev`, which is dec[j]) with w_d < w ≤ `wv`, the replica's view at
+//! the decision (an honest peer's w is at most that: a Byzantine peer's
+//! will_commits of later views get no share, so the shares it can draw
+//! are at most `wv` − w_d per decision), above the view it helped last
 //! (`hv`, once `helped`): `found`, with the block (`tv`, `tk` = j, `tm` =
 //! dec[j], `tprev` = dec[j − 1]) that SLOW's late share signs and writes
 //! to certify[s(j)][id].
@@ -83,6 +86,9 @@ pub struct Help<const N: usize> {
     wd_ok: DFF<Bit>,
     wd: DFF<Bits<32>>,
     wd_k: DFF<Bits<32>>,
+    /// The replica's view at the decision: an honest peer's will_commit of
+    /// (w, j) has w at most that.
+    wv: DFF<Bits<32>>,
     hv_ok: DFF<Bit>,
     hv: DFF<Bits<32>>,
     t_view: DFF<Bits<32>>,
@@ -145,6 +151,7 @@ impl<const N: usize> Default for Help<N> {
             wd_ok: Default::default(),
             wd: Default::default(),
             wd_k: Default::default(),
+            wv: Default::default(),
             hv_ok: Default::default(),
             hv: Default::default(),
             t_view: Default::default(),
@@ -170,7 +177,7 @@ impl<const N: usize> Default for Help<N> {
 impl<const N: usize> Logic for Help<N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wd_ok, wd, wd_k, hv_ok, hv, t_view, found_q);
+        dff_setup!(self, clock, wd_ok, wd, wd_k, wv, hv_ok, hv, t_view, found_q);
         // The slot decided last, j = k − 1, and the decided block's view,
         // kept when it is below the replica's view.
         self.view8.next = self.view.val().get_bits::<8>(0);
@@ -186,6 +193,7 @@ impl<const N: usize> Logic for Help<N> {
             self.wd_ok.d.next = self.dec_ok.val() & (self.dw.val() < self.view.val());
             self.wd.d.next = self.dw.val();
             self.wd_k.d.next = self.k.val();
+            self.wv.d.next = self.view.val();
             self.hv_ok.d.next = false;
         }
         if self.helped.val() {
@@ -202,7 +210,8 @@ impl<const N: usize> Logic for Help<N> {
         self.tm.next = self.prev.val();
         self.tprev.next = self.prev2.val();
         // The scan: the first lane x != id of the first n voting
-        // (tag(w, j), dec[j]) with w > w_d, above the view helped last.
+        // (tag(w, j), dec[j]) with w_d < w <= wv, above the view helped
+        // last.
         self.tag_k.next = self.j.val() & 0x00ff_ffff;
         self.id_bit.next = self.one.val() << self.id.val();
         self.got.next = false;
@@ -227,6 +236,7 @@ impl<const N: usize> Logic for Help<N> {
                 & ((self.beat.val().get_bits::<32>(i * 64) & 0x00ff_ffff) == self.tag_k.val())
                 & (self.beat.val().get_bits::<32>(i * 64 + 32) == self.prev.val())
                 & (self.w.val() > self.wd.q.val())
+                & (self.w.val() <= self.wv.q.val())
                 & (!self.hv_ok.q.val() | (self.w.val() > self.hv.q.val()))
             {
                 self.got.next = true;
@@ -252,7 +262,8 @@ impl<const N: usize> Logic for Help<N> {
 }
 
 /// The lane the scan picks in a will_commit row (its words): the first
-/// x != id of the first n voting (tag(w, j), m) with w > w_d and, when
+/// x != id of the first n voting (tag(w, j), m) with w_d < w <= `wv` (the
+/// view it decided in) and, when
 /// `hv` is some, w > hv; w is the tag's view field taken nearest to
 /// `view`. The reference the block is tested against.
 pub fn help_lane(
@@ -260,7 +271,7 @@ pub fn help_lane(
     n: usize,
     id: usize,
     (view, j, m): (u32, u32, u32),
-    wd: u32,
+    (wd, wv): (u32, u32),
     hv: Option<u32>,
 ) -> Option<(usize, u32)> {
     (0..n).filter(|&x| x != id).find_map(|x| {
@@ -270,6 +281,7 @@ pub fn help_lane(
         let ok = tag & TAG_K_MASK == j & TAG_K_MASK
             && row[2 * x + 1] == m
             && w > wd
+            && w <= wv
             && hv.is_none_or(|h| w > h);
         ok.then_some((x, w))
     })

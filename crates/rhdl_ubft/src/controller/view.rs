@@ -119,7 +119,7 @@
 //! | 106 | ViewWaitRemote | the fetch is done: n locks for K in a peer's row (`rr_found`) / not, or an error: the new leader / a follower | ViewLateShare (`call_slow`, `call_share`, `call_late`: SLOW writes K's share only) / ViewPollSeals / ViewPollNv (a miss; ViewStart if it times out) |
 //! | 107 | ViewLateShare | SLOW (seal mode, the late share) yields (`slow_done`) | the poll it left (the new leader ViewPollSeals, a follower ViewPollNv) |
 //! | 108 | ViewPollHelp | (the decider's share, `help.md`: a poll that missed with Help armed, taking turns with the remote read; `help_scan` with a fetch of will_commit[s(k − 1)], one beat) | ViewWaitHelp |
-//! | 109 | ViewWaitHelp | the fetch is done: a peer's will_commit to help (`help_found`) / not, or an error: the new leader / a follower | ViewHelpShare (`call_slow`, `call_share`, `call_late`, `call_help`: SLOW writes Help's share only) / ViewPollSeals / ViewPollNv (a miss; ViewStart if it times out) |
+//! | 109 | ViewWaitHelp | the fetch is done: a peer's will_commit to help (`help_found`) / not, or an error: the new leader / a follower | ViewHelpShare (`call_slow`, `call_share`, `call_late`, `call_help`: SLOW writes Help's share only) / ViewPollSeals (counted as a seal poll with too few: `few`, and a miss at its 2^LEAD_WAIT_SHIFT-th) / ViewPollNv (a miss; ViewStart if it times out) |
 //! | 110 | ViewHelpShare | SLOW (seal mode, the decider's share) yields (`slow_done`) | the poll it left (the new leader ViewPollSeals, a follower ViewPollNv) |
 //!
 //! Requests to Protocol: `sg_sign` with `sg_seal` (S, which Protocol lays
@@ -1602,7 +1602,19 @@ impl Logic for View {
                         // Lingering at the run's end: no timer, no seal.
                         self.state.d.next = ViewSt::ViewPollHelp;
                     } else if self.lead.q.val() {
+                        // One of the new leader's polls for its SEALs, as
+                        // a seal row with fewer than f + 1 (`few`, D11.14):
+                        // its wait is as long in polls as without the help.
                         self.state.d.next = ViewSt::ViewPollSeals;
+                        if self.few.q.val() != self.few_max.val() {
+                            self.few.d.next = self.few.q.val() + 1;
+                        } else {
+                            self.few.d.next = 0.into();
+                            self.missed.next = true;
+                            if self.expiring.val() {
+                                self.state.d.next = ViewSt::ViewStart;
+                            }
+                        }
                     } else {
                         // One of a follower's T_vc polls, as the remote
                         // read's.
@@ -1616,8 +1628,9 @@ impl Logic for View {
                 }
             }
             ViewSt::ViewHelpShare => {
+                // (The wait is not restarted: a share for a peer is no
+                // progress of this replica's.)
                 if self.slow_done.val() {
-                    self.clear_wait.next = true;
                     if self.running.val() {
                         self.state.d.next = self.await_back.val();
                     } else {
