@@ -155,7 +155,8 @@ enum Cmd {
         /// replicas), current:no_r26, current:no_requests, or a variant of
         /// recovery (recovery:no_bridge, recovery:cert_f, recovery:decide_f,
         /// recovery:no_cross_check, recovery:w_bridge, recovery:close_in_view,
-        /// recovery:late_share, recovery:no_remote_read,
+        /// recovery:late_share, recovery:no_remote_read, kernel:no_help (the
+        /// kernel without the decider's share), kernel:help,
         /// ...; docs/model.md lists them; also spelt recovery-no-bridge, ...).
         #[arg(long, default_value = ubft_model::defaults::DESIGN)]
         design: String,
