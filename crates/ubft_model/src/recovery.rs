@@ -131,8 +131,9 @@ pub enum Variant {
     /// lock); and the decider's share (recovery.md D11.18): a replica that
     /// decided slot j = k − 1 on a block of view w_d below its own view
     /// writes, while it awaits or collects a NEW_VIEW, its share of (w, j,
-    /// m, dec[j − 1]) for a peer's will_commit of (w > w_d, j, m), and at
-    /// the run's end lingers (no timer) to do so. docs/model.md, "The
+    /// m, dec[j − 1]) for a peer's will_commit of (w, j, m) with w_d < w ≤
+    /// its view at the decision, and at the run's end lingers (no timer)
+    /// to do so. docs/model.md, "The
     /// kernel's rules in the model", lists what it does not model.
     Kernel,
     /// The design before R28: a replica that decided the run's S slots
@@ -518,8 +519,10 @@ pub struct Rep {
     pub failed: [Option<Seal>; MAX_N],
     pub log: [(u8, Val); MAX_SLOTS + 1],
     pub nlog: u8,
-    /// `kernel:help`: for each decided slot j, 1 + the view of the block
-    /// it was decided on (0: unknown, a catch-up).
+    /// `kernel` and `kernel:help`: for each decided slot j, 1 + the view
+    /// of the block it was decided on (0: unknown, a catch-up; for
+    /// `kernel`, also a block of the replica's own view, which arms
+    /// nothing).
     pub wd: [u8; MAX_SLOTS + 1],
     /// `kernel`: for each decided slot j, the replica's view when it
     /// decided it (an honest peer's will_commit of (w, j) has w at most
@@ -1077,7 +1080,8 @@ impl Recovery {
     /// `kernel:help`: the blocks (w, j, m, dec[j − 1]) of peers'
     /// will_commits at slots j this replica decided m on a block of view
     /// w_d ≤ w, within the window (j > k − G, or any once it lingers), that
-    /// its certify entry of slot j does not hold.
+    /// its certify entry of slot j does not hold. `kernel`: only j = k − 1,
+    /// and only w_d < w ≤ the view it decided j in (`Rep::wv`).
     fn help_shares(&self, cfg: &Config, id: usize, rep: &Rep, h: &Hbm) -> Vec<Block> {
         let mut out = vec![];
         for &(j, m) in &rep.log[..rep.nlog as usize] {
