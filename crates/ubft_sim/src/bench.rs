@@ -141,8 +141,9 @@ pub fn measure(
 /// beats H + 2N + 4 (N the build's), W `wait_polls`, S and V the sign and
 /// verify latencies, L the network latency, f = (n − 1) / 2. In order:
 /// - detection: the leader's last writes land (L); a follower that locked
-///   b + 1 times out in FastWaitCert and then in SLOW's prep_sig poll
-///   (2 W polls, and a few polls between);
+///   b + 1 times out in FastWaitCert (W polls' time) and then in SLOW's
+///   prep_sig poll, whose wait is T_vc's length (W · 2^vc_shift(n) polls,
+///   protocol.md, "SLOW's waits"), and a few polls between;
 /// - the bridge: its share of W (S, a write), the certify row until the
 ///   other followers' shares land (they time out up to L + a poll later),
 ///   f verifies, the COMMIT (S, a write): 2 S + f V + 2 L + 2 rows + L;
@@ -160,7 +161,8 @@ pub fn recovery_bound(cfg: &ClusterConfig) -> u64 {
     let row = cfg.hbm_read_latency + 2 * rhdl_ubft::params::N as u64 + 4;
     let f = (cfg.replicas as u64 - 1) / 2;
     let r21 = v + 2 * l + 2 * row;
-    let detect = l + 2 * cfg.wait_polls * poll + 4 * poll;
+    let t_vc = cfg.wait_polls << rhdl_ubft::params::vc_shift(cfg.replicas);
+    let detect = l + (cfg.wait_polls + t_vc) * poll + 4 * poll;
     let bridge = 2 * s + f * v + 3 * l + 2 * row + poll;
     let seal = s + l;
     let leader = row + f * r21 + (f + 1) * v + l;
@@ -175,17 +177,37 @@ pub fn recovery_bound(cfg: &ClusterConfig) -> u64 {
 /// recoveries in a row ([`recovery_bound`]), the i-th (from 0) with the
 /// wait doubled i times (`wait_polls` << i), since the timeouts double with
 /// each view change without a decision and within f + 1 consecutive views
-/// one has an honest leader.
+/// one has an honest leader. From the second on, the faulty replica leads
+/// the view the others await: each of their T_vc misses (`wait_polls` << (i
+/// + vc_shift(n))) may read a NEW_VIEW it wrote and be refused, a poll of
+/// new_view's first word and a read of the record's 3f + 4 beats
+/// ([`nv_miss`]) where [`recovery_bound`] counts one poll.
 pub fn fault_bound(cfg: &ClusterConfig) -> u64 {
     let f = (cfg.replicas as u64 - 1) / 2;
+    let poll = cfg.hbm_read_latency + 4;
+    let vc = rhdl_ubft::params::vc_shift(cfg.replicas);
     (0..=f)
         .map(|i| {
+            let wait = cfg.wait_polls << i;
+            let refused = if i == 0 {
+                0
+            } else {
+                (wait << vc) * (nv_miss(cfg) - poll)
+            };
             recovery_bound(&ClusterConfig {
-                wait_polls: cfg.wait_polls << i,
+                wait_polls: wait,
                 ..cfg.clone()
-            })
+            }) + refused
         })
         .sum()
+}
+
+/// The longest miss of a follower awaiting a NEW_VIEW (view.md, ViewWaitNv
+/// and ViewWaitNvRec): a poll of new_view's first word (H + 4), then a
+/// read of the record, 3f + 4 beats (H + 3f + 8), refused.
+pub fn nv_miss(cfg: &ClusterConfig) -> u64 {
+    let f = (cfg.replicas as u64 - 1) / 2;
+    2 * (cfg.hbm_read_latency + 4) + 3 * f + 4
 }
 
 /// One recovery measurement: the cycles from the leader's silence to the

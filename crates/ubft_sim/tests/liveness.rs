@@ -5,7 +5,7 @@
 //! falls silent mid-run, the measured recovery is within the bound.
 
 use ubft_sim::backend::Backend;
-use ubft_sim::bench::{fault_bound, recovery_bound};
+use ubft_sim::bench::{fault_bound, nv_miss, recovery_bound};
 use ubft_sim::cluster::{After, Decision, Path};
 use ubft_sim::scenario::{EventSpec, Fault, Scenario};
 
@@ -95,11 +95,18 @@ fn the_bound_is_f_plus_1_recoveries_with_the_wait_doubling() {
     for n in [3usize, 5, 7] {
         let cfg = Scenario::new(n, 4).config();
         let f = (n - 1) / 2;
+        let vc = rhdl_ubft::params::vc_shift(n);
+        let poll = cfg.hbm_read_latency + 4;
         let mut sum = 0;
         for i in 0..=f {
             let mut c = cfg.clone();
             c.wait_polls = cfg.wait_polls << i;
             sum += recovery_bound(&c);
+            if i > 0 {
+                // The faulty leader of the awaited view: every T_vc miss
+                // may read its NEW_VIEW and refuse it.
+                sum += (c.wait_polls << vc) * (nv_miss(&c) - poll);
+            }
         }
         assert_eq!(fault_bound(&cfg), sum, "n = {n}");
         assert!(
@@ -143,4 +150,62 @@ fn a_leader_silent_after_slot_2_recovers_within_the_bound() {
         other => panic!("{other:?} after cycle {onset}"),
     }
     assert!(r.honest().all(|h| h.view >= 1));
+}
+
+/// A leader silent after a slow slot: its PREPARE of slot 3 lands, and it
+/// falls silent with its will_commit of slot 3 (the event: that write, the
+/// first one dropped), after its prep_sig, so the followers decide slot 3
+/// on the slow path in view 0. Slot 4's PREPARE never reaches them, and a
+/// follower's wait for the PREPARE after a slow decision is T_vc's length
+/// (protocol.md, "FAST's and LEADER's waits"), as is SLOW's prep_sig wait
+/// when the followers locked: `bench::recovery_bound` counts the path
+/// timeout and T_vc in its detection. From each honest replica's decision
+/// of slot 3 to its decision of slot 4 is within the bound, and above what
+/// the bound would be with two path timeouts for the detection, at n = 3
+/// and n = 5 and the scenario defaults.
+#[test]
+fn a_leader_silent_after_a_slow_slot_recovers_within_the_bound() {
+    for n in [3usize, 5] {
+        let mut s = Scenario::new(n, 5);
+        s.max_cycles = 1_000_000;
+        s.faults.push(Fault::Silent {
+            replica: 0,
+            from_cycle: 0,
+            from: Some(EventSpec {
+                sent: Some("will_commit".into()),
+                slot: Some(3),
+                ..Default::default()
+            }),
+        });
+        let r = s.run(Backend::Verilator).unwrap();
+        assert!(r.checks.ok(), "n = {n}: {:?}", r.checks.failures);
+        let cfg = s.config();
+        let bound = recovery_bound(&cfg);
+        let poll = cfg.hbm_read_latency + 4;
+        let t_vc = cfg.wait_polls << rhdl_ubft::params::vc_shift(n);
+        let two_path_waits = bound - (t_vc - cfg.wait_polls) * poll;
+        for h in r.honest() {
+            let at = |k: u64| {
+                h.decided
+                    .iter()
+                    .find(|d| d.k == k)
+                    .map(|d| (d.cycle, d.path))
+            };
+            let (three, path) = at(3).expect("slot 3 decided");
+            assert_eq!(path, Path::Slow, "n = {n}, replica {}", h.id);
+            let (four, _) = at(4).expect("slot 4 decided");
+            let gap = four - three;
+            eprintln!(
+                "n = {n}, replica {}: {gap} (bound {bound}, with two path waits {two_path_waits})",
+                h.id
+            );
+            assert!(gap <= bound, "n = {n}, replica {}: {gap} > {bound}", h.id);
+            assert!(gap > two_path_waits, "n = {n}, replica {}: {gap}", h.id);
+            assert!(
+                h.view >= 1 && h.decided.len() == 5,
+                "n = {n}\n{}",
+                r.summary()
+            );
+        }
+    }
 }
