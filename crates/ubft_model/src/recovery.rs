@@ -53,6 +53,8 @@
 //! positions of `rhdl_ubft::layout::records`, and [`address`] places them in
 //! `rhdl_ubft::layout::Mailbox::v3` (section 13).
 
+use std::hash::{Hash, Hasher};
+
 use rhdl_ubft::layout::{records, Mailbox, Region};
 use rhdl_ubft::params::{faults, vote_tag};
 
@@ -290,7 +292,7 @@ pub struct Recovery {
 
 /// A signed block's contents (v, k, m, prev): a PREPARE, a CERT share, a
 /// COMMIT, a latest commit L. `k == 0` is "none".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Block {
     pub v: u8,
     pub k: u8,
@@ -318,7 +320,7 @@ impl Block {
 }
 
 /// A vote entry (tag(v, k), m); `k == 0` is empty.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Vote {
     pub v: u8,
     pub k: u8,
@@ -326,7 +328,7 @@ pub struct Vote {
 }
 
 /// A SEAL (j, v, L) with j's signature (j is where it is kept).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Seal {
     pub v: u8,
     pub l: Block,
@@ -361,7 +363,7 @@ impl Nv {
 }
 
 /// The mailbox records that matter, in one replica's HBM (section 3).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Hbm {
     pub prepare: [Block; MAX_WINDOW],
     pub prep_sig: [Block; MAX_WINDOW],
@@ -379,6 +381,118 @@ pub struct Hbm {
 }
 
 /// A write: which record, and what goes there. `node` is the owner.
+// Hashing. The checker fingerprints every state it generates by hashing
+// it whole, and a derived `Hash` makes one hasher call per field: for the
+// mailboxes, most of them empty, that was most of the checker's time. These
+// impls hash the same fields, packed (a block or a vote in one `u32`, a
+// SEAL in one `u64`, a whole mailbox in one byte string), so equal values
+// still hash alike and the states explored are the same.
+
+impl Block {
+    fn bytes(&self) -> [u8; 4] {
+        [self.v, self.k, self.m, self.prev]
+    }
+}
+
+impl Hash for Block {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u32(u32::from_le_bytes(self.bytes()));
+    }
+}
+
+impl Vote {
+    fn bytes(&self) -> [u8; 3] {
+        [self.v, self.k, self.m]
+    }
+}
+
+impl Hash for Vote {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        let [v, k, m] = self.bytes();
+        h.write_u32(u32::from_le_bytes([v, k, m, 0]));
+    }
+}
+
+impl Seal {
+    fn bytes(&self) -> [u8; 5] {
+        let [v, k, m, p] = self.l.bytes();
+        [self.v, v, k, m, p]
+    }
+}
+
+impl Hash for Seal {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        let [a, b, c, d, e] = self.bytes();
+        h.write_u64(u64::from_le_bytes([a, b, c, d, e, 0, 0, 0]));
+    }
+}
+
+/// A mailbox's bytes, each field in declaration order, an absent SEAL or
+/// NEW_VIEW as a 0 tag and zeros (a present one: a 1 tag, then its bytes).
+const HBM_BYTES: usize = 2 * MAX_WINDOW * 4
+    + 2 * MAX_WINDOW * MAX_N * 3
+    + 3 * MAX_WINDOW * MAX_N * 4
+    + MAX_N * MAX_N * 4
+    + (MAX_N + MAX_N * MAX_N) * 6
+    + 1
+    + 3
+    + MAX_F1 * 6;
+
+impl Hash for Hbm {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        let mut buf = [0u8; HBM_BYTES];
+        let mut at = 0;
+        let mut put = |b: &[u8]| {
+            buf[at..at + b.len()].copy_from_slice(b);
+            at += b.len();
+        };
+        for b in self.prepare.iter().chain(&self.prep_sig) {
+            put(&b.bytes());
+        }
+        for row in self.will_cert.iter().chain(&self.will_commit) {
+            for v in row {
+                put(&v.bytes());
+            }
+        }
+        for row in self
+            .echo_prep
+            .iter()
+            .chain(&self.certify)
+            .chain(&self.commit)
+        {
+            for b in row {
+                put(&b.bytes());
+            }
+        }
+        for row in &self.echo_commit {
+            for b in row {
+                put(&b.bytes());
+            }
+        }
+        for s in self.seal.iter().chain(self.echo_seal.iter().flatten()) {
+            match s {
+                Some(s) => {
+                    put(&[1]);
+                    put(&s.bytes());
+                }
+                None => put(&[0; 6]),
+            }
+        }
+        match &self.new_view {
+            Some(nv) => {
+                put(&[1, nv.view, nv.len, nv.cert_ok as u8]);
+                for (w, s) in nv.who.iter().zip(&nv.seals) {
+                    put(&[*w]);
+                    put(&s.bytes());
+                }
+            }
+            None => put(&[0; 4 + MAX_F1 * 6]),
+        }
+        debug_assert_eq!(at, HBM_BYTES);
+        h.write(&buf);
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Write {
     Prepare { slot: u8, b: Block },
