@@ -380,7 +380,6 @@ pub struct Hbm {
     pub new_view: Option<Nv>,
 }
 
-/// A write: which record, and what goes there. `node` is the owner.
 // Hashing. The checker fingerprints every state it generates by hashing
 // it whole, and a derived `Hash` makes one hasher call per field: for the
 // mailboxes, most of them empty, that was most of the checker's time. These
@@ -493,6 +492,7 @@ impl Hash for Hbm {
     }
 }
 
+/// A write: which record, and what goes there. `node` is the owner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Write {
     Prepare { slot: u8, b: Block },
