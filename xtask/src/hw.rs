@@ -200,7 +200,7 @@ pub fn synth(ns: &[usize], flatten: bool, block: Option<&str>) -> Result {
 /// The blocks of the kernel whose register-to-register depth `cargo
 /// xtask synth` reports: (module under the top, what it is). WATCH's
 /// Fetch is the module of `fetch`.
-const BLOCKS: [(&str, &str); 21] = [
+const BLOCKS: [(&str, &str); 22] = [
     ("", "the whole kernel (paths across blocks)"),
     ("control", "Control: s_axi_control"),
     ("protocol", "Protocol, with its machines"),
@@ -212,6 +212,7 @@ const BLOCKS: [(&str, &str); 21] = [
     ("protocol$requests", "Requests: the client requests held"),
     ("protocol$tally", "Tally (combinational: port to port)"),
     ("protocol$rr", "RemoteRead: the kept lock and its READs"),
+    ("protocol$help", "Help: the decider's share"),
     ("fetch", "Fetch"),
     ("watch", "WATCH: the background poller"),
     ("rdmux", "RdMux: the two Fetches on m_axi_hbm's reads"),
