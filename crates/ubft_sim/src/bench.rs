@@ -161,8 +161,7 @@ pub fn recovery_bound(cfg: &ClusterConfig) -> u64 {
     let row = cfg.hbm_read_latency + 2 * rhdl_ubft::params::N as u64 + 4;
     let f = (cfg.replicas as u64 - 1) / 2;
     let r21 = v + 2 * l + 2 * row;
-    let t_vc = cfg.wait_polls << rhdl_ubft::params::vc_shift(cfg.replicas);
-    let detect = l + (cfg.wait_polls + t_vc) * poll + 4 * poll;
+    let detect = l + (cfg.wait_polls + t_vc(cfg)) * poll + 4 * poll;
     let bridge = 2 * s + f * v + 3 * l + 2 * row + poll;
     let seal = s + l;
     let leader = row + f * r21 + (f + 1) * v + l;
@@ -185,21 +184,26 @@ pub fn recovery_bound(cfg: &ClusterConfig) -> u64 {
 pub fn fault_bound(cfg: &ClusterConfig) -> u64 {
     let f = (cfg.replicas as u64 - 1) / 2;
     let poll = cfg.hbm_read_latency + 4;
-    let vc = rhdl_ubft::params::vc_shift(cfg.replicas);
     (0..=f)
         .map(|i| {
-            let wait = cfg.wait_polls << i;
+            let c = ClusterConfig {
+                wait_polls: cfg.wait_polls << i,
+                ..cfg.clone()
+            };
             let refused = if i == 0 {
                 0
             } else {
-                (wait << vc) * (nv_miss(cfg) - poll)
+                t_vc(&c) * (nv_miss(&c) - poll)
             };
-            recovery_bound(&ClusterConfig {
-                wait_polls: wait,
-                ..cfg.clone()
-            }) + refused
+            recovery_bound(&c) + refused
         })
         .sum()
+}
+
+/// T_vc in polls at the base wait: `wait_polls` · 2^vc_shift(n), the
+/// length of VIEW's and SLOW's waits (protocol.md, "Timeouts").
+pub fn t_vc(cfg: &ClusterConfig) -> u64 {
+    cfg.wait_polls << rhdl_ubft::params::vc_shift(cfg.replicas)
 }
 
 /// The longest miss of a follower awaiting a NEW_VIEW (view.md, ViewWaitNv

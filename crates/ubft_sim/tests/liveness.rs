@@ -5,7 +5,7 @@
 //! falls silent mid-run, the measured recovery is within the bound.
 
 use ubft_sim::backend::Backend;
-use ubft_sim::bench::{fault_bound, nv_miss, recovery_bound};
+use ubft_sim::bench::{fault_bound, nv_miss, recovery_bound, t_vc};
 use ubft_sim::cluster::{After, Decision, Path};
 use ubft_sim::scenario::{EventSpec, Fault, Scenario};
 
@@ -95,7 +95,6 @@ fn the_bound_is_f_plus_1_recoveries_with_the_wait_doubling() {
     for n in [3usize, 5, 7] {
         let cfg = Scenario::new(n, 4).config();
         let f = (n - 1) / 2;
-        let vc = rhdl_ubft::params::vc_shift(n);
         let poll = cfg.hbm_read_latency + 4;
         let mut sum = 0;
         for i in 0..=f {
@@ -105,7 +104,7 @@ fn the_bound_is_f_plus_1_recoveries_with_the_wait_doubling() {
             if i > 0 {
                 // The faulty leader of the awaited view: every T_vc miss
                 // may read its NEW_VIEW and refuse it.
-                sum += (c.wait_polls << vc) * (nv_miss(&c) - poll);
+                sum += t_vc(&c) * (nv_miss(&c) - poll);
             }
         }
         assert_eq!(fault_bound(&cfg), sum, "n = {n}");
@@ -182,8 +181,7 @@ fn a_leader_silent_after_a_slow_slot_recovers_within_the_bound() {
         let cfg = s.config();
         let bound = recovery_bound(&cfg);
         let poll = cfg.hbm_read_latency + 4;
-        let t_vc = cfg.wait_polls << rhdl_ubft::params::vc_shift(n);
-        let two_path_waits = bound - (t_vc - cfg.wait_polls) * poll;
+        let two_path_waits = bound - (t_vc(&cfg) - cfg.wait_polls) * poll;
         for h in r.honest() {
             let at = |k: u64| {
                 h.decided
