@@ -199,6 +199,15 @@ enum Cmd {
         /// recovery.md D11.16; the RTL's is 7).
         #[arg(long, default_value_t = ubft_model::defaults::REACH)]
         reach: usize,
+        /// Restarts: at most this many times a live honest replica restarts
+        /// at any point (its state lost, its mailbox cleared) and rejoins
+        /// from a checkpoint certificate (recovery.md section 17; `recovery`
+        /// and `kernel` only; at most two slots, no Byzantine replica).
+        #[arg(long, default_value_t = 0)]
+        restarts: u8,
+        /// With --restarts: a checkpoint after every C-th slot.
+        #[arg(long, default_value_t = 1)]
+        ckpt_every: usize,
         /// Views after GST without a decision that count as a liveness failure
         /// (default f + 2).
         #[arg(long)]
@@ -265,6 +274,8 @@ fn main() -> ExitCode {
             early_timeouts,
             delays,
             reach,
+            restarts,
+            ckpt_every,
             live_views,
             threads,
             max_states,
@@ -290,6 +301,8 @@ fn main() -> ExitCode {
                 early_timeouts,
                 delays,
                 reach,
+                restarts,
+                ckpt_every,
                 live_views,
                 threads,
                 max_states,
@@ -1324,6 +1337,8 @@ struct ModelArgs {
     early_timeouts: u8,
     delays: u8,
     reach: usize,
+    restarts: u8,
+    ckpt_every: usize,
     live_views: Option<u8>,
     threads: usize,
     max_states: usize,
@@ -1362,6 +1377,10 @@ fn model(a: ModelArgs) -> ExitCode {
         ))
     } else if a.byzantine.is_some_and(|b| b >= n) {
         Some("--byzantine must name a replica below --replicas".into())
+    } else if a.restarts > 0 && (a.slots > 2 || a.byzantine.is_some() || a.por) {
+        Some("--restarts runs at most two slots, with no --byzantine replica and no --por".into())
+    } else if a.ckpt_every == 0 {
+        Some("--ckpt-every must be at least 1".into())
     } else if !(a.max_memory_gb >= 0.0 && a.max_memory_gb.is_finite()) {
         Some("--max-memory-gb must be a number of GB, 0 for no cap".into())
     } else {
@@ -1384,6 +1403,8 @@ fn model(a: ModelArgs) -> ExitCode {
     cfg.early_timeouts = a.early_timeouts;
     cfg.delays = a.delays;
     cfg.reach = a.reach;
+    cfg.restarts = a.restarts;
+    cfg.ckpt_every = a.ckpt_every;
     if let Some(l) = a.live_views {
         cfg.live_views = l;
     }

@@ -111,6 +111,16 @@ pub struct Config {
     /// slots below the new k is not taken. The RTL's is
     /// ⌊(G − 1)/2⌋ = 7 at G = 16.
     pub reach: usize,
+    /// Restarts (recovery.md R29 to R33): at most this many times a live
+    /// honest replica restarts, at any point: its controller state is
+    /// lost, its own mailbox cleared, its writes in flight dropped, and
+    /// it rejoins from a checkpoint certificate. A replica rejoining counts
+    /// among the f faults (`silent` is their budget) until it installs.
+    /// 0 (the default) leaves every design as it was: no checkpoints.
+    pub restarts: u8,
+    /// Checkpoints: a replica writes one after deciding a slot k with
+    /// k mod C = 0 (only when `restarts` > 0).
+    pub ckpt_every: usize,
 }
 
 impl Config {
@@ -142,6 +152,8 @@ impl Config {
             early_timeouts: 2,
             delays: 1,
             reach: crate::defaults::REACH,
+            restarts: 0,
+            ckpt_every: 1,
         }
     }
 
@@ -289,6 +301,41 @@ pub trait Design: Clone + Debug + Hash + Eq + Send + Sync + 'static {
     /// what the properties, the harness and the Byzantine replica read: its
     /// decisions and signatures). The default keeps everything.
     fn silenced(&self, _cfg: &Config, _id: usize, _rep: &mut Self::Replica) {}
+    /// Replica `id` restarts (`Config::restarts`): the state it restarts
+    /// with, keeping only what the properties read (its decisions so far,
+    /// as [`Design::past_decisions`]). The harness clears its mailbox and
+    /// settles the network ([`Design::resent`]). The default: no design
+    /// restarts.
+    fn restart(&self, _cfg: &Config, _id: usize, _rep: &Self::Replica) -> Self::Replica {
+        panic!("{} has no restart", self.name())
+    }
+    /// It has restarted and not yet rejoined (it counts among the f faults).
+    fn rejoining(&self, _rep: &Self::Replica) -> bool {
+        false
+    }
+    /// Whether a replica in this state may restart (a stopped one has
+    /// nothing left to rejoin for).
+    fn may_restart(&self, _rep: &Self::Replica) -> bool {
+        false
+    }
+    /// Whether a peer re-sends write `w`, in flight when the replica it is
+    /// for restarted (or landed there before and still in flight to
+    /// another peer), on the new queue pair: the record of a round in
+    /// progress. Every other write in flight to the restarted replica is
+    /// dropped with its old queue pair.
+    fn resent(&self, _w: &Self::Write) -> bool {
+        false
+    }
+    /// Decisions of its earlier lives (before restarts): agreement and
+    /// validity cover them; integrity is per life.
+    fn past_decisions<'a>(&self, _rep: &'a Self::Replica) -> &'a [(u8, Val)] {
+        &[]
+    }
+    /// Slots it holds no decision for because it installed a checkpoint
+    /// above them (the host fetches that state from a peer).
+    fn skipped(&self, _rep: &Self::Replica) -> usize {
+        0
+    }
     /// The per-sender slot guard: may `src` write `w`?
     fn allowed(&self, cfg: &Config, src: usize, w: &Self::Write) -> bool;
     /// The replica's decisions (k, m), in order.
@@ -351,6 +398,8 @@ pub struct State<D: Design> {
     pub gst: u8,
     /// Writes the Byzantine replica made.
     pub forged: u8,
+    /// Restarts so far.
+    pub restarted: u8,
 }
 
 /// What happens next.
@@ -367,6 +416,8 @@ pub enum Action<D: Design> {
     Forge(usize, D::Write, D::Step, bool, u8),
     /// Replica r is silent from the start.
     Silence(usize),
+    /// Replica r restarts (`Config::restarts`).
+    Restart(usize),
 }
 
 /// The cluster around design `D` with bounds `cfg`, as a stateright model.
@@ -457,7 +508,7 @@ impl<D: Design> UbftModel<D> {
                 out.push(Action::Land(m.src as usize, m.dst as usize));
             }
         }
-        let may_silence = (s.silent.count_ones() as usize) < self.cfg.silent;
+        let may_silence = self.faults(s) < self.cfg.silent;
         let holds = self.cfg.delays - s.held;
         let mut steps = Vec::new();
         let mut busy = false;
@@ -519,6 +570,44 @@ impl<D: Design> UbftModel<D> {
                 }
             }
         }
+    }
+
+    /// Faults now: silent replicas, and restarted ones not yet rejoined.
+    pub fn faults(&self, s: &State<D>) -> usize {
+        s.silent.count_ones() as usize
+            + (0..self.cfg.n)
+                .filter(|&r| self.live(s, r) && self.design.rejoining(&s.reps[r]))
+                .count()
+    }
+
+    /// Replica r restarts: its state as the design restarts it, its mailbox
+    /// cleared, its writes in flight dropped, and every write in flight to
+    /// it dropped but the records of rounds in progress, which their
+    /// writers re-send on the new queue pair (and land at once).
+    fn restart(&self, t: &mut State<D>, r: usize) {
+        t.reps[r] = self.design.restart(&self.cfg, r, &t.reps[r]);
+        t.hbm[r] = self.design.init(&self.cfg, r).1;
+        let mut again: Vec<(u8, D::Write)> = vec![];
+        for m in &t.net {
+            if m.src as usize != r && self.design.resent(&m.w) {
+                let e = (m.src, m.w.clone());
+                if !again.contains(&e) {
+                    again.push(e);
+                }
+            }
+        }
+        t.net.retain(|m| m.src as usize != r && m.dst as usize != r);
+        for (src, w) in again {
+            self.design.land(
+                &self.cfg,
+                r,
+                &mut t.reps[r],
+                &mut t.hbm[r],
+                src as usize,
+                &w,
+            );
+        }
+        t.restarted += 1;
     }
 
     /// A live replica can step (so a timeout now is an early one).
@@ -587,7 +676,9 @@ impl<D: Design> UbftModel<D> {
     pub fn agreement(&self, s: &State<D>) -> bool {
         let mut by_k = [0 as Val; 256];
         for r in self.honest() {
-            for &(k, m) in self.design.decisions(&s.reps[r]) {
+            let rep = &s.reps[r];
+            let all = self.design.past_decisions(rep).iter();
+            for &(k, m) in all.chain(self.design.decisions(rep)) {
                 let e = &mut by_k[k as usize];
                 if *e == 0 {
                     *e = m;
@@ -601,9 +692,11 @@ impl<D: Design> UbftModel<D> {
 
     pub fn validity(&self, s: &State<D>) -> bool {
         self.honest().all(|r| {
+            let rep = &s.reps[r];
             self.design
-                .decisions(&s.reps[r])
+                .past_decisions(rep)
                 .iter()
+                .chain(self.design.decisions(rep))
                 .all(|&(_, m)| (m >= 1 && m <= self.cfg.values) || m == NOOP)
         })
     }
@@ -617,25 +710,37 @@ impl<D: Design> UbftModel<D> {
         })
     }
 
-    /// Every live honest replica decided every slot.
+    /// Every live honest replica decided every slot (a replica that
+    /// installed a checkpoint: every slot above it).
     pub fn all_decided(&self, s: &State<D>) -> bool {
         (0..self.cfg.n)
             .filter(|&r| self.live(s, r))
-            .all(|r| self.design.decisions(&s.reps[r]).len() >= self.cfg.slots)
+            .all(|r| self.finished(s, r))
+    }
+
+    fn finished(&self, s: &State<D>, r: usize) -> bool {
+        let rep = &s.reps[r];
+        self.design.decisions(rep).len() + self.design.skipped(rep) >= self.cfg.slots
     }
 
     /// Why a terminal state with a slot undecided does not count against
     /// liveness, if it does not: a bound cut the run.
     pub fn excuse(&self, s: &State<D>) -> Option<&'static str> {
         let live: Vec<usize> = (0..self.cfg.n).filter(|&r| self.live(s, r)).collect();
-        if !self.design.last_slot_live()
-            && live
-                .iter()
-                .any(|&r| self.design.decisions(&s.reps[r]).len() >= self.cfg.slots)
-        {
+        if !self.design.last_slot_live() && live.iter().any(|&r| self.finished(s, r)) {
             // A replica that decided S slots stops, so a laggard may wait for
             // it where an unbounded run would go on to slot S + 1.
             return Some("a replica finished the S slots and stopped");
+        }
+        if live.iter().any(|&r| self.design.rejoining(&s.reps[r]))
+            && live
+                .iter()
+                .all(|&r| self.design.rejoining(&s.reps[r]) || self.finished(s, r))
+        {
+            // The checkpoint a restarted replica installs is one made after
+            // its restart; a run with no last slot makes one within C
+            // slots, this one has none left to decide.
+            return Some("a replica restarted after the run's last checkpoint");
         }
         if live.iter().any(|&r| self.design.capped(&s.reps[r]))
             && self.views_since_gst(s) < self.cfg.live_views
@@ -715,6 +820,9 @@ impl<D: Design> UbftModel<D> {
             Action::Silence(r) => {
                 format!("r{r} is silent from the start (its mailbox still takes writes)")
             }
+            Action::Restart(r) => format!(
+                "r{r} restarts: its controller state is lost, its mailbox cleared, its writes in flight dropped; its peers re-send their rounds in progress to it"
+            ),
         }
     }
 
@@ -769,6 +877,7 @@ impl<D: Design> Model for UbftModel<D> {
             held: 0,
             gst: 0,
             forged: 0,
+            restarted: 0,
         }]
     }
 
@@ -842,6 +951,17 @@ impl<D: Design> UbftModel<D> {
                             }
                         }
                     }
+                }
+            }
+        }
+        // A restart, at any point, while the faults stay within f.
+        if s.restarted < self.cfg.restarts && self.faults(s) < self.cfg.silent {
+            for r in 0..self.cfg.n {
+                if self.live(s, r)
+                    && !self.design.rejoining(&s.reps[r])
+                    && self.design.may_restart(&s.reps[r])
+                {
+                    out.push(Action::Restart(r));
                 }
             }
         }
@@ -965,6 +1085,7 @@ impl<D: Design> UbftModel<D> {
                 return self.step(&t, Action::Step(dst, st, silent, hold));
             }
             Action::Silence(r) => self.silence(&mut t, r),
+            Action::Restart(r) => self.restart(&mut t, r),
         }
         Some(t)
     }
@@ -1113,7 +1234,9 @@ pub enum Group {
 
 pub fn group<D: Design>(a: &Action<D>) -> Group {
     match a {
-        Action::Step(r, ..) | Action::Forge(r, ..) | Action::Silence(r) => Group::Replica(*r),
+        Action::Step(r, ..) | Action::Forge(r, ..) | Action::Silence(r) | Action::Restart(r) => {
+            Group::Replica(*r)
+        }
         Action::Land(src, dst) => Group::Pair(*src, *dst),
     }
 }

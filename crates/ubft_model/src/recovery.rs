@@ -319,6 +319,48 @@ impl Block {
     }
 }
 
+/// The view word of a checkpoint floor (R32): a SEAL's L, or a
+/// NEW_VIEW's constraint, that is a checkpoint certificate of slot c and no
+/// COMMIT. It ranks above every commit of slot c and below every commit
+/// of c + 1 (the order of L: slot first, then view), and its `prev` holds
+/// the checkpoint's chain (dec[1..=c], [`chain_dec`]).
+pub const FLOOR: u8 = 250;
+
+impl Block {
+    /// A checkpoint floor, not a commit.
+    pub fn floor(&self) -> bool {
+        self.is() && self.v == FLOOR
+    }
+}
+
+/// A checkpoint (R29): slot c and the chain of the values decided in
+/// slots 1..=c, as signed by its writer (`c == 0`: none). The chain stands
+/// for the digest of recovery.md section 17: hashes do not collide, so two
+/// chains are equal only when the decided values are. The model packs
+/// dec[j] into bits 4(j − 1).. of one byte, so it runs two slots at most
+/// with restarts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Ckpt {
+    pub c: u8,
+    pub chain: u8,
+}
+
+/// dec[j] from a checkpoint's chain.
+pub fn chain_dec(chain: u8, j: u8) -> Val {
+    (chain >> (4 * (j - 1))) & 0xf
+}
+
+/// The registers a rejoining replica copies from one peer's HBM (R33):
+/// echo_prep, echo_commit and echo_seal, and the peer's copy of its own
+/// SEAL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Regs {
+    pub echo_prep: [[Block; MAX_N]; MAX_WINDOW],
+    pub echo_commit: [[Block; MAX_N]; MAX_N],
+    pub echo_seal: [[Option<Seal>; MAX_N]; MAX_N],
+    pub own_seal: Option<Seal>,
+}
+
 /// A vote entry (tag(v, k), m); `k == 0` is empty.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Vote {
@@ -378,6 +420,8 @@ pub struct Hbm {
     /// echo_seal[x][j]
     pub echo_seal: [[Option<Seal>; MAX_N]; MAX_N],
     pub new_view: Option<Nv>,
+    /// ckpt[j]: j's latest checkpoint (R29).
+    pub ckpt: [Ckpt; MAX_N],
 }
 
 // Hashing. The checker fingerprints every state it generates by hashing
@@ -435,7 +479,8 @@ const HBM_BYTES: usize = 2 * MAX_WINDOW * 4
     + (MAX_N + MAX_N * MAX_N) * 6
     + 1
     + 3
-    + MAX_F1 * 6;
+    + MAX_F1 * 6
+    + MAX_N * 2;
 
 impl Hash for Hbm {
     fn hash<H: Hasher>(&self, h: &mut H) {
@@ -487,6 +532,9 @@ impl Hash for Hbm {
             }
             None => put(&[0; 4 + MAX_F1 * 6]),
         }
+        for c in &self.ckpt {
+            put(&[c.c, c.chain]);
+        }
         debug_assert_eq!(at, HBM_BYTES);
         h.write(&buf);
     }
@@ -495,17 +543,61 @@ impl Hash for Hbm {
 /// A write: which record, and what goes there. `node` is the owner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Write {
-    Prepare { slot: u8, b: Block },
-    PrepSig { slot: u8, b: Block },
-    WillCert { slot: u8, node: u8, v: Vote },
-    WillCommit { slot: u8, node: u8, v: Vote },
-    EchoPrep { slot: u8, node: u8, b: Block },
-    Certify { slot: u8, node: u8, b: Block },
-    Commit { slot: u8, node: u8, b: Block },
-    EchoCommit { x: u8, node: u8, b: Block },
-    Seal { node: u8, s: Seal },
-    EchoSeal { x: u8, node: u8, s: Seal },
-    NewView { nv: Nv },
+    Prepare {
+        slot: u8,
+        b: Block,
+    },
+    PrepSig {
+        slot: u8,
+        b: Block,
+    },
+    WillCert {
+        slot: u8,
+        node: u8,
+        v: Vote,
+    },
+    WillCommit {
+        slot: u8,
+        node: u8,
+        v: Vote,
+    },
+    EchoPrep {
+        slot: u8,
+        node: u8,
+        b: Block,
+    },
+    Certify {
+        slot: u8,
+        node: u8,
+        b: Block,
+    },
+    Commit {
+        slot: u8,
+        node: u8,
+        b: Block,
+    },
+    EchoCommit {
+        x: u8,
+        node: u8,
+        b: Block,
+    },
+    Seal {
+        node: u8,
+        s: Seal,
+    },
+    EchoSeal {
+        x: u8,
+        node: u8,
+        s: Seal,
+    },
+    NewView {
+        nv: Nv,
+    },
+    /// R29: node's checkpoint.
+    Ckpt {
+        node: u8,
+        ck: Ckpt,
+    },
 }
 
 /// The controller's abstract state.
@@ -538,6 +630,9 @@ pub enum Pc {
     Capped,
     /// R27: BEHIND_WINDOW.
     Behind,
+    /// R33: restarted; copies its registers from a peer (`stage` 1), then
+    /// waits for a checkpoint certificate in its own mailbox (`stage` 2).
+    Rejoin,
 }
 
 /// A round in progress (R13): what was written, to be checked when it has
@@ -554,6 +649,9 @@ pub enum Round {
     Nv(Nv),
     /// R19: echo_seal written for these candidate seals.
     Collect([Option<Seal>; MAX_N]),
+    /// R32 (with restarts): its SEAL written; it goes on once the SEAL is
+    /// in every replica's HBM.
+    Seal,
 }
 
 /// What an honest replica has signed (kept only when a Byzantine replica
@@ -643,6 +741,19 @@ pub struct Rep {
     /// that: it needs this replica's lock at (w, j)).
     pub wv: [u8; MAX_SLOTS + 1],
     pub signed: Signed,
+    /// R33: 1 copying its registers, 2 waiting for a checkpoint
+    /// certificate (in `Pc::Rejoin`).
+    pub stage: u8,
+    /// R33: the first view it may act in after a restart.
+    pub fence: u8,
+    /// The checkpoint it installed last (R31, R33): slot and chain (0: none).
+    pub base: Ckpt,
+    /// Slots it holds no decision for, having installed a checkpoint above
+    /// them.
+    pub skipped: u8,
+    /// The decisions of its lives before a restart.
+    pub past: [(u8, Val); MAX_SLOTS],
+    pub npast: u8,
 }
 
 /// What a replica does next.
@@ -679,11 +790,19 @@ pub enum Step {
     /// will_commit of a slot j it decided m on a block of a view ≤ w.
     HelpShare(Block),
     Seal,
+    /// R32: its SEAL's round has landed.
+    SealLanded,
     Collect,
     CollectCheck,
     ReadNv,
     NvCheck,
     Timeout,
+    /// R33: copies its registers from peer p's HBM (an RDMA READ).
+    Restore(u8, Regs),
+    /// R33: installs a checkpoint certificate in its own mailbox.
+    Install,
+    /// R31: a checkpoint certificate of a slot ≥ k: skips to the slot after.
+    Skip,
 }
 
 /// Slot k's rows hold n locks for (tag(v, k), m): the leader of v's lane
@@ -711,6 +830,9 @@ fn vote_matches(e: &Vote, v: u8, k: u8, m: Val) -> bool {
 /// The decided value of slot k at this replica (0: none; k = 0 is "before
 /// slot 1", prev 0).
 pub fn dec(rep: &Rep, k: u8) -> Val {
+    if k >= 1 && k <= rep.base.c {
+        return chain_dec(rep.base.chain, k);
+    }
     rep.log[..rep.nlog as usize]
         .iter()
         .find(|&&(kk, _)| kk == k)
@@ -730,7 +852,10 @@ impl Rep {
     }
     /// R1: the buffer B, the client values it has not decided.
     fn in_b(&self, m: Val, cfg: &Config) -> bool {
-        m >= 1 && m <= cfg.values && self.log[..self.nlog as usize].iter().all(|&(_, d)| d != m)
+        m >= 1
+            && m <= cfg.values
+            && self.log[..self.nlog as usize].iter().all(|&(_, d)| d != m)
+            && (1..=self.base.c).all(|j| chain_dec(self.base.chain, j) != m)
     }
     fn reset_view(&mut self) {
         self.m = 0;
@@ -886,6 +1011,11 @@ impl Recovery {
     /// A certificate for `b` in the slot's rows: f + 1 shares, or a COMMIT
     /// (which carries one).
     fn cert_visible(&self, cfg: &Config, h: &Hbm, b: &Block) -> bool {
+        if b.floor() {
+            // R32: a floor's certificate (f + 1 checkpoints) travels with
+            // the SEAL that carries it.
+            return true;
+        }
         let s = cfg.slot(b.k);
         h.commit[s][..cfg.n].iter().any(|c| c == b)
             || h.certify[s][..cfg.n].iter().filter(|c| *c == b).count() >= self.cert_need(cfg)
@@ -909,7 +1039,7 @@ impl Recovery {
         if nv {
             if let Some(n) = &h.new_view {
                 let c = n.constraint();
-                if n.cert_ok && c.k == k {
+                if n.cert_ok && c.k == k && !c.floor() {
                     add(&mut out, c);
                 }
             }
@@ -1127,7 +1257,7 @@ impl Recovery {
                     .any(|c| far(c.k) && self.cert_visible(cfg, h, c))
         }) || h
             .new_view
-            .is_some_and(|n| n.cert_ok && far(n.constraint().k))
+            .is_some_and(|n| n.cert_ok && !n.constraint().floor() && far(n.constraint().k))
     }
 
     /// R14: f + 1 SEALs of views ≥ v in its HBM.
@@ -1648,6 +1778,33 @@ impl Recovery {
     /// R22, R23: installs an accepted NEW_VIEW (false: R23's check fails).
     fn install(&self, cfg: &Config, id: usize, rep: &mut Rep, nv: &Nv) -> bool {
         let c = nv.constraint();
+        if c.floor() {
+            // R32: every slot up to the floor is decided; a replica below it
+            // skips to the slot after (R31, on the certificate the NEW_VIEW
+            // carries), and nothing is carried or rerun.
+            rep.view = nv.view;
+            rep.nv_ok = true;
+            rep.cons = Block::NONE;
+            rep.pend = None;
+            rep.nv_refused = None;
+            rep.failed = [None; MAX_N];
+            rep.round = Round::Idle;
+            rep.reset_view();
+            if rep.k <= c.k {
+                self.skip_to(
+                    cfg,
+                    rep,
+                    Ckpt {
+                        c: c.k,
+                        chain: c.prev,
+                    },
+                );
+            }
+            if rep.pc != Pc::Done {
+                self.leader_check(cfg, id, rep);
+            }
+            return true;
+        }
         let step_back = c.is() && rep.k == c.k + 1;
         if step_back && (dec(rep, c.k) != c.m || dec(rep, c.k - 1) != c.prev) {
             return false;
@@ -1698,15 +1855,72 @@ impl Recovery {
         rep.reset_view();
         rep.failed = [None; MAX_N];
         rep.pc = Pc::AwaitNv;
+        if cfg.restarts > 0 && last.is_some() {
+            // R32: it acts in the next view only once its SEAL is in every
+            // HBM, so a restart finds it in the peer it copies from.
+            rep.round = Round::Seal;
+            return last
+                .map(|s| Out::All(Write::Seal { node: id as u8, s }))
+                .into_iter()
+                .collect();
+        }
+        self.seal_landed(cfg, id, rep);
+        last.map(|s| Out::All(Write::Seal { node: id as u8, s }))
+            .into_iter()
+            .collect()
+    }
+
+    /// After R18's SEAL (and, with restarts, its round): installs the
+    /// NEW_VIEW it sealed its way up to, if any.
+    fn seal_landed(&self, cfg: &Config, id: usize, rep: &mut Rep) {
+        rep.round = Round::Idle;
         if let Some(nv) = rep.pend {
             if !self.install(cfg, id, rep, &nv) {
                 rep.pend = None;
                 rep.nv_refused = Some(nv);
             }
         }
-        last.map(|s| Out::All(Write::Seal { node: id as u8, s }))
-            .into_iter()
-            .collect()
+    }
+
+    /// R29: f + 1 checkpoints of one (c, chain) from distinct replicas in
+    /// its HBM, the highest such c (none: `None`).
+    fn ckpt_cert(&self, cfg: &Config, h: &Hbm) -> Option<Ckpt> {
+        let mut best: Option<Ckpt> = None;
+        for a in &h.ckpt[..cfg.n] {
+            if a.c != 0
+                && h.ckpt[..cfg.n].iter().filter(|b| *b == a).count() > cfg.f()
+                && best.is_none_or(|b| a.c > b.c)
+            {
+                best = Some(*a);
+            }
+        }
+        best
+    }
+
+    /// R31: installs checkpoint `ck` (above its slot): the slots up to
+    /// ck.c are the host's to fetch, its L becomes at least the floor, and
+    /// it goes on at ck.c + 1 (or stops, past the run's last slot).
+    fn skip_to(&self, cfg: &Config, rep: &mut Rep, ck: Ckpt) {
+        let from = rep.k;
+        rep.skipped += ck.c + 1 - from;
+        rep.base = ck;
+        let floor = Block {
+            v: FLOOR,
+            k: ck.c,
+            m: chain_dec(ck.chain, ck.c),
+            prev: ck.chain,
+        };
+        if floor.above(&rep.l) {
+            rep.l = floor;
+        }
+        rep.reset_slot();
+        rep.prev1 = Block::NONE;
+        rep.rerun = false;
+        rep.k = ck.c + 1;
+        if rep.k as usize > cfg.slots {
+            rep.pc = Pc::Done;
+            rep.round = Round::Idle;
+        }
     }
 }
 
@@ -1755,6 +1969,12 @@ impl Design for Recovery {
             wv: [0; MAX_SLOTS + 1],
             nlog: 0,
             signed: Signed::default(),
+            stage: 0,
+            fence: 0,
+            base: Ckpt::default(),
+            skipped: 0,
+            past: [(0, 0); MAX_SLOTS],
+            npast: 0,
         };
         self.leader_check(cfg, id, &mut rep);
         (rep, Hbm::default())
@@ -1770,10 +1990,25 @@ impl Design for Recovery {
             Round::Commit(..) => return out.push(Step::CommitCheck),
             Round::Nv(_) => return out.push(Step::NvCheck),
             Round::Collect(_) => return out.push(Step::CollectCheck),
+            Round::Seal => return out.push(Step::SealLanded),
             Round::Idle => {}
         }
         if !rep.waiting() {
             return;
+        }
+        if rep.pc == Pc::Rejoin {
+            // R33: passive until it installs (its copy is a remote step).
+            if rep.stage == 2 && self.ckpt_cert(cfg, h).is_some() {
+                out.push(Step::Install);
+            }
+            return;
+        }
+        // R31: a checkpoint certificate of its slot or above.
+        if cfg.restarts > 0
+            && !matches!(rep.pc, Pc::Close | Pc::Linger)
+            && self.ckpt_cert(cfg, h).is_some_and(|c| c.c >= rep.k)
+        {
+            out.push(Step::Skip);
         }
         // `kernel` (the RTL's): only while it awaits or collects
         // a NEW_VIEW (VIEW's poll loops), or lingers.
@@ -1964,11 +2199,30 @@ impl Design for Recovery {
         step: &Step,
     ) -> Vec<Out<Write>> {
         let w_before = (self.kernel() && self.obligation(rep)).then_some(rep.wc);
-        let out = self.apply_step(cfg, id, rep, h, step);
+        let nlog = rep.nlog;
+        let mut out = self.apply_step(cfg, id, rep, h, step);
         if let Some(w) = w_before {
             self.assert_window(cfg, id, rep, w, &out);
         }
-        if !rep.waiting() {
+        if cfg.restarts > 0 && rep.nlog > nlog {
+            // R29: a checkpoint after deciding a slot c with c mod C = 0
+            // (a rerun's decision emits nothing, and writes none).
+            let (c, _) = rep.log[rep.nlog as usize - 1];
+            if c as usize % cfg.ckpt_every == 0 {
+                let chain = (1..=c).fold(0u8, |a, j| a | dec(rep, j) << (4 * (j - 1)));
+                let w = Write::Ckpt {
+                    node: id as u8,
+                    ck: Ckpt { c, chain },
+                };
+                land_write(h, &w);
+                out.push(Out::All(w));
+            }
+        }
+        if !rep.waiting() && cfg.restarts > 0 {
+            // With restarts a stopped replica's HBM is kept: a rejoining
+            // one may copy its registers from it.
+            rep.round = Round::Idle;
+        } else if !rep.waiting() {
             // Stopped (Done, Capped, Behind): it never polls again and
             // nobody reads its HBM, so the model keeps neither its mailbox
             // nor its working registers (one state for every way of
@@ -1982,6 +2236,10 @@ impl Design for Recovery {
                 log: rep.log,
                 nlog: rep.nlog,
                 signed: std::mem::take(&mut rep.signed),
+                past: rep.past,
+                npast: rep.npast,
+                skipped: rep.skipped,
+                base: rep.base,
                 ..init
             };
         }
@@ -1998,8 +2256,60 @@ impl Design for Recovery {
             log: rep.log,
             nlog: rep.nlog,
             signed: std::mem::take(&mut rep.signed),
+            past: rep.past,
+            npast: rep.npast,
+            skipped: rep.skipped,
+            base: rep.base,
             ..init
         };
+    }
+
+    /// R33: a restart loses the controller's state; what the properties
+    /// read (its decisions so far) moves to `past`.
+    fn restart(&self, cfg: &Config, id: usize, rep: &Rep) -> Rep {
+        assert!(
+            cfg.byzantine.is_none() && cfg.slots <= 2,
+            "restarts: no Byzantine replica, at most two slots (the chain's byte)"
+        );
+        let (mut new, _) = self.init(cfg, id);
+        let mut np = rep.npast as usize;
+        for &(k, m) in &rep.log[..rep.nlog as usize] {
+            new.past[np] = (k, m);
+            np += 1;
+        }
+        new.past[..rep.npast as usize].copy_from_slice(&rep.past[..rep.npast as usize]);
+        new.npast = np as u8;
+        new.pc = Pc::Rejoin;
+        new.stage = 1;
+        new
+    }
+
+    fn rejoining(&self, rep: &Rep) -> bool {
+        rep.pc == Pc::Rejoin
+    }
+
+    fn may_restart(&self, rep: &Rep) -> bool {
+        rep.waiting() && rep.pc != Pc::Linger
+    }
+
+    /// The rounds' records (R8, R11, R21): echo_prep, echo_commit,
+    /// echo_seal, and (R32) the SEAL.
+    fn resent(&self, w: &Write) -> bool {
+        matches!(
+            w,
+            Write::EchoPrep { .. }
+                | Write::EchoCommit { .. }
+                | Write::EchoSeal { .. }
+                | Write::Seal { .. }
+        )
+    }
+
+    fn past_decisions<'a>(&self, rep: &'a Rep) -> &'a [(u8, Val)] {
+        &rep.past[..rep.npast as usize]
+    }
+
+    fn skipped(&self, rep: &Rep) -> usize {
+        rep.skipped as usize
     }
 
     /// The remote read (`kernel`): n locks for its kept lock, the leader's
@@ -2015,6 +2325,19 @@ impl Design for Recovery {
         ph: &Hbm,
         out: &mut Vec<Step>,
     ) {
+        if rep.pc == Pc::Rejoin && rep.stage == 1 {
+            // R33: the registers, and its own SEAL, as the peer holds them.
+            out.push(Step::Restore(
+                peer as u8,
+                Regs {
+                    echo_prep: ph.echo_prep,
+                    echo_commit: ph.echo_commit,
+                    echo_seal: ph.echo_seal,
+                    own_seal: ph.seal[id],
+                },
+            ));
+            return;
+        }
         if !self.remote_read() || !self.late_due(cfg, id, rep, h) {
             return;
         }
@@ -2031,8 +2354,8 @@ impl Design for Recovery {
         self.remote_read() && matches!(w, Write::WillCert { .. })
     }
 
-    fn land(&self, _cfg: &Config, _dst: usize, rep: &mut Rep, h: &mut Hbm, _src: usize, w: &Write) {
-        if rep.waiting() {
+    fn land(&self, cfg: &Config, _dst: usize, rep: &mut Rep, h: &mut Hbm, _src: usize, w: &Write) {
+        if rep.waiting() || cfg.restarts > 0 {
             land_write(h, w); // a stopped replica's mailbox is not kept
         }
     }
@@ -2261,7 +2584,7 @@ impl Design for Recovery {
                     }
                 }
             }
-            Round::Idle => {}
+            Round::Idle | Round::Seal => {}
         }
         // Only writes that change something.
         let mut i = start;
@@ -2289,7 +2612,8 @@ impl Design for Recovery {
             | Write::Commit { node, .. }
             | Write::EchoCommit { node, .. }
             | Write::Seal { node, .. }
-            | Write::EchoSeal { node, .. } => node == s,
+            | Write::EchoSeal { node, .. }
+            | Write::Ckpt { node, .. } => node == s,
         }
     }
 
@@ -2494,6 +2818,31 @@ impl Design for Recovery {
                     }
                 )
             }
+            Step::SealLanded => format!("{at} R32: its SEAL is in every HBM"),
+            Step::Restore(p, regs) => format!(
+                "{at} R33 reads r{p}'s echo_prep, echo_commit and echo_seal (an RDMA READ) and merges them into its own; r{p} holds its SEAL {} → acts from view {} on",
+                seal_text(&regs.own_seal),
+                t.fence
+            ),
+            Step::Install => format!(
+                "{at} R33 reads ckpt = [{}] → installs k{} (the host fetches slots up to it), seals view {} with the floor as L",
+                h.ckpt[..cfg.n]
+                    .iter()
+                    .map(|c| format!("k{}:{:#x}", c.c, c.chain))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                t.base.c,
+                rep.fence.saturating_sub(1)
+            ),
+            Step::Skip => format!(
+                "{at} R31 reads ckpt = [{}] → skips to k{}",
+                h.ckpt[..cfg.n]
+                    .iter()
+                    .map(|c| format!("k{}:{:#x}", c.c, c.chain))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                t.k
+            ),
             Step::Timeout => format!(
                 "{at}{} → {}",
                 if rep.pc == Pc::AwaitNv { " (no NEW_VIEW within T_vc)" } else { "" },
@@ -2533,6 +2882,17 @@ impl Design for Recovery {
     }
 
     fn describe_write(&self, cfg: &Config, _src: usize, w: &Write) -> String {
+        if let Write::Ckpt { node, ck } = *w {
+            return format!(
+                "ckpt[{node}] = CKPT(r{node}, k{}, chain [{}]) {:x?}",
+                ck.c,
+                (1..=ck.c)
+                    .map(|j| val_name(chain_dec(ck.chain, j)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                w.words(cfg)
+            );
+        }
         let (addr, words) = (address(&mailbox(cfg), w), w.words(cfg));
         let ws: Vec<String> = words.iter().map(|x| format!("{x:#x}")).collect();
         let at = format!("{{@{addr}: [{}]}}", ws.join(", "));
@@ -2570,6 +2930,7 @@ impl Design for Recovery {
                 )
             }
             Write::NewView { nv } => format!("new_view = {} {at}", nv_text(&Some(nv))),
+            Write::Ckpt { .. } => unreachable!(),
         }
     }
 
@@ -2715,7 +3076,7 @@ impl Recovery {
         let c = nv.constraint();
         if c.is() {
             let (xt, st) = nv.seals().find(|(_, s)| s.l == c).expect("x_T");
-            if xt != id && h.commit[cfg.slot(c.k)][xt] != c {
+            if xt != id && !c.floor() && h.commit[cfg.slot(c.k)][xt] != c {
                 rep.failed[xt] = Some(st);
                 return vec![];
             }
@@ -2838,6 +3199,7 @@ pub fn address(mb: &Mailbox, w: &Write) -> usize {
         Write::Seal { node, .. } => (Region::Seal, 0, node as usize),
         Write::EchoSeal { x, node, .. } => (Region::EchoSeal, x as usize, node as usize),
         Write::NewView { .. } => (Region::NewViewRecord, 0, 0),
+        Write::Ckpt { .. } => unreachable!("a checkpoint has no place in the v3 mailbox"),
     };
     mb.record(r, i, j)
 }
@@ -2850,6 +3212,10 @@ impl Write {
     /// leader of the block's view). A commit shows its own signature only (the
     /// shares follow it in HBM); a NEW_VIEW its first beat and its seals.
     pub fn words(&self, _cfg: &Config) -> Vec<u32> {
+        if let Write::Ckpt { node, ck } = *self {
+            // Not in v3: [kind 5, j, c, chain], and j's signature.
+            return vec![5, node as u32, ck.c as u32, ck.chain as u32, sig5(node)];
+        }
         let sig = |kind: u32, who: u8| 0x5160_0000 | kind << 8 | who as u32;
         let block = |kind: u32, b: &Block| {
             records::block(kind, b.v as u32, b.k as u32, b.m as u32, b.prev as u32).to_vec()
@@ -2910,8 +3276,14 @@ impl Write {
                 }
                 w
             }
+            Write::Ckpt { .. } => unreachable!("returned above"),
         }
     }
+}
+
+/// The stand-in word for a checkpoint's signature (see [`Write::words`]).
+fn sig5(who: u8) -> u32 {
+    0x5160_0000 | 5 << 8 | who as u32
 }
 
 /// f as the model uses it (re-exported for tests).
@@ -2933,6 +3305,7 @@ fn land_write(h: &mut Hbm, w: &Write) {
         Write::Seal { node, s } => h.seal[node as usize] = Some(s),
         Write::EchoSeal { x, node, s } => h.echo_seal[x as usize][node as usize] = Some(s),
         Write::NewView { nv } => h.new_view = Some(nv),
+        Write::Ckpt { node, ck } => h.ckpt[node as usize] = ck,
     }
 }
 
@@ -3264,6 +3637,68 @@ impl Recovery {
                         vec![]
                     }
                 }
+            }
+            Step::SealLanded => {
+                self.seal_landed(cfg, id, rep);
+                vec![]
+            }
+            Step::Restore(_, regs) => {
+                // R33: merged entry by entry, each register keeping the
+                // higher of its copy and what landed since the restart (a
+                // register only grows: echo_prep and echo_commit by (k, v),
+                // echo_seal by view).
+                for (mine, theirs) in h.echo_prep.iter_mut().zip(&regs.echo_prep) {
+                    for (a, b) in mine.iter_mut().zip(theirs) {
+                        if b.key() > a.key() {
+                            *a = *b;
+                        }
+                    }
+                }
+                for (mine, theirs) in h.echo_commit.iter_mut().zip(&regs.echo_commit) {
+                    for (a, b) in mine.iter_mut().zip(theirs) {
+                        if b.key() > a.key() {
+                            *a = *b;
+                        }
+                    }
+                }
+                for (mine, theirs) in h.echo_seal.iter_mut().zip(&regs.echo_seal) {
+                    for (a, b) in mine.iter_mut().zip(theirs) {
+                        if b.is_some_and(|b| a.is_none_or(|a| b.v > a.v)) {
+                            *a = *b;
+                        }
+                    }
+                }
+                // Its SEAL in the peer's HBM is its last completed seal
+                // round (R32): it acted in no view above that one's + 1.
+                rep.fence = regs.own_seal.map_or(1, |s| s.v + 2);
+                rep.stage = 2;
+                vec![]
+            }
+            Step::Install => {
+                let ck = self.ckpt_cert(cfg, h).expect("a checkpoint certificate");
+                rep.stage = 0;
+                self.skip_to(cfg, rep, ck);
+                if rep.pc == Pc::Done {
+                    return vec![];
+                }
+                if rep.fence > cfg.views {
+                    rep.pc = Pc::Capped;
+                    return vec![];
+                }
+                // It seals the view below its fence with the floor as L,
+                // and awaits NEW_VIEW(fence).
+                rep.view = rep.fence - 1;
+                rep.pend = None;
+                self.seal(cfg, id, rep)
+            }
+            Step::Skip => {
+                let ck = self.ckpt_cert(cfg, h).expect("a checkpoint certificate");
+                let working = rep.working();
+                self.skip_to(cfg, rep, ck);
+                if working && rep.pc != Pc::Done {
+                    self.leader_check(cfg, id, rep);
+                }
+                vec![]
             }
             Step::ReadNv => {
                 let nv = self.readable_nv(cfg, rep, h).expect("a NEW_VIEW");

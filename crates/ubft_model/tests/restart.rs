@@ -1,0 +1,153 @@
+//! Restarts and the rejoin (docs/recovery.md section 17, R29 to R33): a
+//! replica restarts at any point, its state lost and its mailbox cleared,
+//! and rejoins from a checkpoint certificate; the model checks the four
+//! properties over every interleaving (docs/model.md, "Restarts").
+
+mod common;
+
+use common::{fp, trace, St};
+use stateright::Model;
+use std::collections::{HashMap, VecDeque};
+use ubft_model::model::Action;
+use ubft_model::recovery::{Pc, Recovery, Variant};
+use ubft_model::{run, Config, RunOpts, UbftModel};
+
+/// n = 3, S = 2 at G = 2, views 0..=1, no held write, one restart.
+fn restart_cfg(views: u8) -> Config {
+    let mut c = Config::new(3, 2, 2, views);
+    c.delays = 0;
+    c.early_timeouts = 0;
+    c.restarts = 1;
+    c
+}
+
+fn kernel() -> Recovery {
+    Recovery {
+        variant: Variant::Kernel,
+    }
+}
+
+#[test]
+fn a_replica_that_restarts_at_any_point_rejoins_and_all_four_hold() {
+    let with = run(kernel(), restart_cfg(1), &RunOpts::default());
+    println!("{}", with.text());
+    assert!(with.complete);
+    assert!(with.all_hold(), "{}", with.text());
+    // The restarts are explored: the same bounds without them are a small
+    // fraction of the states.
+    let mut c = restart_cfg(1);
+    c.restarts = 0;
+    let without = run(kernel(), c, &RunOpts::default());
+    assert!(without.all_hold(), "{}", without.text());
+    assert!(
+        with.states > 100 * without.states,
+        "{} states with a restart, {} without",
+        with.states,
+        without.states
+    );
+}
+
+/// Breadth-first from the initial state to the first state `is_it`
+/// accepts: the trace there (at most `cap` states explored).
+fn witness(m: &UbftModel<Recovery>, cap: usize, is_it: impl Fn(&St) -> bool) -> Option<String> {
+    let start = m.init_states().remove(0);
+    let mut parent: HashMap<u64, Option<(u64, Action<Recovery>)>> =
+        HashMap::from([(fp(&start), None)]);
+    let mut queue = VecDeque::from([start.clone()]);
+    while let Some(s) = queue.pop_front() {
+        if is_it(&s) {
+            let (mut lines, t) = trace(m, &parent, &start, fp(&s));
+            lines.extend(m.describe_state(&t));
+            return Some(lines.join("\n"));
+        }
+        if parent.len() >= cap {
+            continue;
+        }
+        let mut acts = vec![];
+        m.actions(&s, &mut acts);
+        for a in acts {
+            if let Some(t) = m.next_state(&s, a.clone()) {
+                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(fp(&t)) {
+                    e.insert(Some((fp(&s), a)));
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn a_restarted_replica_installs_a_checkpoint_and_decides_the_slot_after_it() {
+    // The rejoin is reached, not vacuous: a replica that restarted (its
+    // decisions so far are its past life's) installed the checkpoint of
+    // slot 1 written after its restart, and then decided slot 2 while
+    // another replica is silent and wrote no vote or COMMIT of slot 2 that
+    // reached it: with f + 1 = 2 COMMITs or n votes needed, its own COMMIT
+    // is one of them. So once it installed it counts as honest again, and
+    // the one fault n = 3 tolerates may fall elsewhere.
+    let m = UbftModel::new(kernel(), restart_cfg(1));
+    let found = witness(&m, 3_000_000, |s| {
+        (0..3).any(|r| {
+            let rep = &s.reps[r];
+            let h = &s.hbm[r];
+            let sl = m.cfg.slot(2);
+            rep.npast > 0
+                && rep.base.c == 1
+                && rep.log[..rep.nlog as usize].iter().any(|&(k, _)| k == 2)
+                && (0..3).any(|x| {
+                    x != r
+                        && s.silent & (1 << x) != 0
+                        && h.commit[sl][x].k != 2
+                        && h.will_commit[sl][x].k != 2
+                })
+        })
+    });
+    let trace = found.expect("a restarted replica that installs slot 1 and decides slot 2");
+    println!("{trace}");
+    assert!(trace.contains("restarts"));
+    assert!(trace.contains("R33 reads ckpt"));
+    assert!(trace.contains("falls silent"));
+}
+
+#[test]
+fn a_restarted_replica_does_nothing_until_it_installs() {
+    // Every state where a replica is rejoining: it has written nothing of
+    // its new life (no decision, and it sealed nothing: its seal entry in
+    // every live peer's HBM is its old life's or none), so it is a silent
+    // replica until it installs. Checked over a bounded part of the run.
+    let m = UbftModel::new(kernel(), restart_cfg(1));
+    let found = witness(&m, 400_000, |s| {
+        (0..3).any(|r| {
+            let rep = &s.reps[r];
+            rep.pc == Pc::Rejoin && (rep.nlog != 0 || rep.round != Default::default())
+        })
+    });
+    assert!(found.is_none(), "{}", found.unwrap());
+}
+
+#[test]
+#[ignore = "48 s and 10 M states; run with --ignored"]
+fn recovery_without_the_deciders_share_stalls_after_a_restart_and_kernel_does_not() {
+    // Views 0..=2: the rejoiner, a view ahead (its fence), delivers slot 2
+    // fast in view 1 and bridges it, while the decider, also in view 1,
+    // decided slot 2 on view-0 COMMITs and stopped; `recovery` has no
+    // decider's share (D11.18) and stalls, `kernel` holds.
+    let r = run(
+        Recovery {
+            variant: Variant::Full,
+        },
+        restart_cfg(2),
+        &RunOpts::default(),
+    );
+    assert!(r.complete);
+    assert!(!r.all_hold(), "{}", r.text());
+    assert!(
+        r.text().contains("live_with_f_silent   FAILS"),
+        "{}",
+        r.text()
+    );
+    let k = run(kernel(), restart_cfg(2), &RunOpts::default());
+    assert!(k.complete);
+    assert!(k.all_hold(), "{}", k.text());
+}
