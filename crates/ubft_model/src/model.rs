@@ -31,6 +31,15 @@
 //!   no step; writes it already handed to the NIC still land (the NIC is
 //!   trusted); its own mailbox still takes writes, but nobody reads it again,
 //!   so the model drops them.
+//! - `Restart(r)` (with `Config::restarts`): replica r restarts at any point
+//!   (docs/recovery.md R33): the design's restart state, its mailbox
+//!   cleared, its writes in flight dropped, and of the writes in flight to
+//!   it only the records of rounds in progress kept, which their writers
+//!   re-send on the new queue pair (they land at once). Until it rejoins it
+//!   counts among the f faults, with the silent ones: a silence or a
+//!   restart is offered only while the faults stay within `Config::silent`.
+//!   Not sound with `--por` (a restart reads and drops other replicas'
+//!   writes in flight), which the CLI refuses with restarts.
 //!
 //! So the network is synchronous except for at most `delays` held writes and
 //! `early_timeouts` early timers: eventual synchrony with a bounded amount of
