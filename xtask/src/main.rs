@@ -208,6 +208,10 @@ enum Cmd {
         /// With --restarts: a checkpoint after every C-th slot.
         #[arg(long, default_value_t = 1)]
         ckpt_every: usize,
+        /// With --restarts: leave out rules of the rejoin, to see what each
+        /// guards against (comma-separated: floor, copy, fence, fresh).
+        #[arg(long, value_delimiter = ',')]
+        rejoin_without: Vec<String>,
         /// Views after GST without a decision that count as a liveness failure
         /// (default f + 2).
         #[arg(long)]
@@ -276,6 +280,7 @@ fn main() -> ExitCode {
             reach,
             restarts,
             ckpt_every,
+            rejoin_without,
             live_views,
             threads,
             max_states,
@@ -303,6 +308,7 @@ fn main() -> ExitCode {
                 reach,
                 restarts,
                 ckpt_every,
+                rejoin_without,
                 live_views,
                 threads,
                 max_states,
@@ -1339,6 +1345,7 @@ struct ModelArgs {
     reach: usize,
     restarts: u8,
     ckpt_every: usize,
+    rejoin_without: Vec<String>,
     live_views: Option<u8>,
     threads: usize,
     max_states: usize,
@@ -1405,6 +1412,15 @@ fn model(a: ModelArgs) -> ExitCode {
     cfg.reach = a.reach;
     cfg.restarts = a.restarts;
     cfg.ckpt_every = a.ckpt_every;
+    for r in &a.rejoin_without {
+        match ubft_model::model::REJOIN_RULES.iter().find(|(n, _)| n == r) {
+            Some((_, bit)) => cfg.rejoin_off |= bit,
+            None => {
+                eprintln!("error: --rejoin-without takes floor, copy, fence or fresh, not {r}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     if let Some(l) = a.live_views {
         cfg.live_views = l;
     }

@@ -130,7 +130,16 @@ pub struct Config {
     /// Checkpoints: a replica writes one after deciding a slot k with
     /// k mod C = 0 (only when `restarts` > 0).
     pub ckpt_every: usize,
+    /// Rules of the rejoin to leave out, to see what each guards against
+    /// (bits of [`REJOIN_RULES`]); 0: the design.
+    pub rejoin_off: u8,
 }
+
+/// The rejoin's rules that `Config::rejoin_off` can leave out: the floor
+/// in the SEAL (R30, R33 step 4), the register copy (step 2), the fence
+/// (step 3), and the checkpoint made after the restart (step 4: without
+/// it the copy also brings the peer's checkpoints).
+pub const REJOIN_RULES: [(&str, u8); 4] = [("floor", 1), ("copy", 2), ("fence", 4), ("fresh", 8)];
 
 impl Config {
     /// n replicas, S slots, window G, views 0..=V, max(2, S) client values
@@ -163,6 +172,7 @@ impl Config {
             reach: crate::defaults::REACH,
             restarts: 0,
             ckpt_every: 1,
+            rejoin_off: 0,
         }
     }
 

@@ -359,6 +359,9 @@ pub struct Regs {
     pub echo_commit: [[Block; MAX_N]; MAX_N],
     pub echo_seal: [[Option<Seal>; MAX_N]; MAX_N],
     pub own_seal: Option<Seal>,
+    /// The peer's checkpoints (used only when `Config::rejoin_off` leaves
+    /// out the fresh checkpoint).
+    pub ckpt: [Ckpt; MAX_N],
 }
 
 /// A vote entry (tag(v, k), m); `k == 0` is empty.
@@ -803,6 +806,9 @@ pub enum Step {
     Install,
     /// R31: a checkpoint certificate of a slot ≥ k: skips to the slot after.
     Skip,
+    /// R30: a checkpoint certificate at its bridge's slot or above: L
+    /// takes its floor, which ends the bridge.
+    Floor,
 }
 
 /// Slot k's rows hold n locks for (tag(v, k), m): the leader of v's lane
@@ -1910,7 +1916,7 @@ impl Recovery {
             m: chain_dec(ck.chain, ck.c),
             prev: ck.chain,
         };
-        if floor.above(&rep.l) {
+        if floor.above(&rep.l) && cfg.rejoin_off & 1 == 0 {
             rep.l = floor;
         }
         rep.reset_slot();
@@ -2130,7 +2136,15 @@ impl Design for Recovery {
                 {
                     out.push(Step::SealDeliver);
                 }
-                if self.obligation(rep) && !self.discharged(cfg, rep, h) {
+                if self.obligation(rep)
+                    && cfg.restarts > 0
+                    && cfg.rejoin_off & 1 == 0
+                    && self.ckpt_cert(cfg, h).is_some_and(|c| c.c >= rep.wc.k)
+                {
+                    // R30: a checkpoint certificate at W's slot or above
+                    // covers W; L takes its floor, and the bridge ends.
+                    out.push(Step::Floor);
+                } else if self.obligation(rep) && !self.discharged(cfg, rep, h) {
                     if rep.wc.v == rep.view && self.cert_visible(cfg, h, &self.bridge_block(rep)) {
                         out.push(Step::BridgeCommit);
                     }
@@ -2334,6 +2348,11 @@ impl Design for Recovery {
                     echo_commit: ph.echo_commit,
                     echo_seal: ph.echo_seal,
                     own_seal: ph.seal[id],
+                    ckpt: if cfg.rejoin_off & 8 != 0 {
+                        ph.ckpt
+                    } else {
+                        [Ckpt::default(); MAX_N]
+                    },
                 },
             ));
             return;
@@ -2833,6 +2852,14 @@ impl Design for Recovery {
                     .join(", "),
                 t.base.c,
                 rep.fence.saturating_sub(1)
+            ),
+            Step::Floor => format!(
+                "{at} R30 reads ckpt = [{}] → a certificate at or above its bridge's slot: L = its floor, the bridge ends",
+                h.ckpt[..cfg.n]
+                    .iter()
+                    .map(|c| format!("k{}:{:#x}", c.c, c.chain))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Step::Skip => format!(
                 "{at} R31 reads ckpt = [{}] → skips to k{}",
@@ -3647,6 +3674,25 @@ impl Recovery {
                 // higher of its copy and what landed since the restart (a
                 // register only grows: echo_prep and echo_commit by (k, v),
                 // echo_seal by view).
+                let copy = cfg.rejoin_off & 2 == 0;
+                let regs = if copy {
+                    regs
+                } else {
+                    Regs {
+                        echo_prep: Default::default(),
+                        echo_commit: Default::default(),
+                        echo_seal: Default::default(),
+                        ..regs
+                    }
+                };
+                if cfg.rejoin_off & 8 != 0 {
+                    // Without the fresh checkpoint: the peer's count too.
+                    for (a, b) in h.ckpt.iter_mut().zip(&regs.ckpt) {
+                        if b.c > a.c {
+                            *a = *b;
+                        }
+                    }
+                }
                 for (mine, theirs) in h.echo_prep.iter_mut().zip(&regs.echo_prep) {
                     for (a, b) in mine.iter_mut().zip(theirs) {
                         if b.key() > a.key() {
@@ -3670,7 +3716,11 @@ impl Recovery {
                 }
                 // Its SEAL in the peer's HBM is its last completed seal
                 // round (R32): it acted in no view above that one's + 1.
-                rep.fence = regs.own_seal.map_or(1, |s| s.v + 2);
+                rep.fence = if cfg.rejoin_off & 4 == 0 {
+                    regs.own_seal.map_or(1, |s| s.v + 2)
+                } else {
+                    1
+                };
                 rep.stage = 2;
                 vec![]
             }
@@ -3690,6 +3740,16 @@ impl Recovery {
                 rep.view = rep.fence - 1;
                 rep.pend = None;
                 self.seal(cfg, id, rep)
+            }
+            Step::Floor => {
+                let ck = self.ckpt_cert(cfg, h).expect("a checkpoint certificate");
+                rep.l = Block {
+                    v: FLOOR,
+                    k: ck.c,
+                    m: chain_dec(ck.chain, ck.c),
+                    prev: ck.chain,
+                };
+                vec![]
             }
             Step::Skip => {
                 let ck = self.ckpt_cert(cfg, h).expect("a checkpoint certificate");
