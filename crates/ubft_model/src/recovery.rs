@@ -1018,7 +1018,7 @@ impl Recovery {
     /// (which carries one).
     fn cert_visible(&self, cfg: &Config, h: &Hbm, b: &Block) -> bool {
         if b.floor() {
-            // R32: a floor's certificate (f + 1 checkpoints) travels with
+            // R30: a floor's certificate (f + 1 checkpoints) travels with
             // the SEAL that carries it.
             return true;
         }
@@ -1785,7 +1785,7 @@ impl Recovery {
     fn install(&self, cfg: &Config, id: usize, rep: &mut Rep, nv: &Nv) -> bool {
         let c = nv.constraint();
         if c.floor() {
-            // R32: every slot up to the floor is decided; a replica below it
+            // R30: every slot up to the floor is decided; a replica below it
             // skips to the slot after (R31, on the certificate the NEW_VIEW
             // carries), and nothing is carried or rerun.
             rep.view = nv.view;
