@@ -212,3 +212,28 @@ fn a_bridge_below_a_checkpoint_needs_the_floor() {
     assert!(without.contains("r1: Bridge"));
     assert!(stuck(0).is_none(), "{}", stuck(0).unwrap());
 }
+
+#[test]
+fn without_the_fresh_checkpoint_a_rejoined_leaders_own_seal_fails_r21() {
+    // Two restarts, views 0..=1, the rejoin taking the peer's checkpoints
+    // with its registers (`fresh` left out): the second rejoiner installs
+    // a checkpoint older than its restart, and a COMMIT of its earlier
+    // life above that floor, delivered by a peer, makes its own SEAL fail
+    // R21 at itself as the leader of view 1: the model's assertion of
+    // D11.9 V9 (VIEW does not check a leader's own SEAL) fires. With the
+    // fresh checkpoint the same bounds hold (the design's run).
+    let mut c = restart_cfg(1);
+    c.restarts = 2;
+    c.rejoin_off = 8;
+    let m = UbftModel::new(kernel(), c.clone());
+    let hit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        witness(&m, 20_000_000, |_| false);
+    }));
+    let e = hit.expect_err("the assertion fires");
+    let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("D11.9 V9"), "{msg}");
+    c.rejoin_off = 0;
+    let with = run(kernel(), c, &RunOpts::default());
+    assert!(with.complete);
+    assert!(with.all_hold(), "{}", with.text());
+}
