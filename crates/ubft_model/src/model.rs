@@ -606,12 +606,19 @@ impl<D: Design> UbftModel<D> {
     fn restart(&self, t: &mut State<D>, r: usize) {
         t.reps[r] = self.design.restart(&self.cfg, r, &t.reps[r]);
         t.hbm[r] = self.design.init(&self.cfg, r).1;
+        // Each writer's queues in flight are suffixes of its send order
+        // (a broadcast goes to every peer in turn), so its longest queue
+        // holds them all, in the order they were sent.
         let mut again: Vec<(u8, D::Write)> = vec![];
-        for m in &t.net {
-            if m.src as usize != r && self.design.resent(&m.w) {
-                let e = (m.src, m.w.clone());
-                if !again.contains(&e) {
-                    again.push(e);
+        for src in (0..self.cfg.n).filter(|&u| u != r) {
+            let queue = |d: usize| {
+                t.net
+                    .iter()
+                    .filter(move |m| m.src as usize == src && m.dst as usize == d)
+            };
+            if let Some(d) = (0..self.cfg.n).max_by_key(|&d| queue(d).count()) {
+                for m in queue(d).filter(|m| self.design.resent(&m.w)) {
+                    again.push((m.src, m.w.clone()));
                 }
             }
         }
