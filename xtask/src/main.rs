@@ -1386,6 +1386,12 @@ fn model(a: ModelArgs) -> ExitCode {
         Some("--byzantine must name a replica below --replicas".into())
     } else if a.restarts > 0 && (a.slots > 2 || a.byzantine.is_some() || a.por) {
         Some("--restarts runs at most two slots, with no --byzantine replica and no --por".into())
+    } else if a.restarts as usize * a.slots > MAX_SLOTS {
+        Some(format!(
+            "--restarts {} at --slots {} keeps more past decisions than the model holds \
+             ({MAX_SLOTS})",
+            a.restarts, a.slots
+        ))
     } else if a.ckpt_every == 0 {
         Some("--ckpt-every must be at least 1".into())
     } else if !(a.max_memory_gb >= 0.0 && a.max_memory_gb.is_finite()) {

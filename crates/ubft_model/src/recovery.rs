@@ -2282,8 +2282,11 @@ impl Design for Recovery {
     /// read (its decisions so far) moves to `past`.
     fn restart(&self, cfg: &Config, id: usize, rep: &Rep) -> Rep {
         assert!(
-            cfg.byzantine.is_none() && cfg.slots <= 2,
-            "restarts: no Byzantine replica, at most two slots (the chain's byte)"
+            cfg.byzantine.is_none()
+                && cfg.slots <= 2
+                && cfg.restarts as usize * cfg.slots <= MAX_SLOTS,
+            "restarts: no Byzantine replica, at most two slots (the chain's byte), \
+             and room for every life's decisions"
         );
         let (mut new, _) = self.init(cfg, id);
         let mut np = rep.npast as usize;
@@ -2375,7 +2378,8 @@ impl Design for Recovery {
 
     fn land(&self, cfg: &Config, _dst: usize, rep: &mut Rep, h: &mut Hbm, _src: usize, w: &Write) {
         if rep.waiting() || cfg.restarts > 0 {
-            land_write(h, w); // a stopped replica's mailbox is not kept
+            // Without restarts a stopped replica's mailbox is not kept.
+            land_write(h, w);
         }
     }
 
