@@ -112,10 +112,10 @@ fn a_restarted_replica_installs_a_checkpoint_and_decides_the_slot_after_it() {
 
 #[test]
 fn a_restarted_replica_does_nothing_until_it_installs() {
-    // Every state where a replica is rejoining: it has written nothing of
-    // its new life (no decision, and it sealed nothing: its seal entry in
-    // every live peer's HBM is its old life's or none), so it is a silent
-    // replica until it installs. Checked over a bounded part of the run.
+    // Every state where a replica is rejoining (a bounded part of the
+    // run, breadth-first): it has decided nothing and is in no round of
+    // its new life, so until it installs it acts as a silent replica, the
+    // fault it counts as.
     let m = UbftModel::new(kernel(), restart_cfg(1));
     let found = witness(&m, 400_000, |s| {
         (0..3).any(|r| {
