@@ -345,6 +345,18 @@ pub struct Ckpt {
     pub chain: u8,
 }
 
+impl Ckpt {
+    /// Its floor (R30): the block an L or a constraint holds for it.
+    pub fn floor(&self) -> Block {
+        Block {
+            v: FLOOR,
+            k: self.c,
+            m: chain_dec(self.chain, self.c),
+            prev: self.chain,
+        }
+    }
+}
+
 /// dec[j] from a checkpoint's chain.
 pub fn chain_dec(chain: u8, j: u8) -> Val {
     (chain >> (4 * (j - 1))) & 0xf
@@ -1910,12 +1922,7 @@ impl Recovery {
         let from = rep.k;
         rep.skipped += ck.c + 1 - from;
         rep.base = ck;
-        let floor = Block {
-            v: FLOOR,
-            k: ck.c,
-            m: chain_dec(ck.chain, ck.c),
-            prev: ck.chain,
-        };
+        let floor = ck.floor();
         if floor.above(&rep.l) && cfg.rejoin_off & 1 == 0 {
             rep.l = floor;
         }
@@ -2849,29 +2856,17 @@ impl Design for Recovery {
             ),
             Step::Install => format!(
                 "{at} R33 reads ckpt = [{}] → installs k{} (the host fetches slots up to it), seals view {} with the floor as L",
-                h.ckpt[..cfg.n]
-                    .iter()
-                    .map(|c| format!("k{}:{:#x}", c.c, c.chain))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                ckpts(&h.ckpt[..cfg.n]),
                 t.base.c,
                 rep.fence.saturating_sub(1)
             ),
             Step::Floor => format!(
                 "{at} R30 reads ckpt = [{}] → a certificate at or above its bridge's slot: L = its floor, the bridge ends",
-                h.ckpt[..cfg.n]
-                    .iter()
-                    .map(|c| format!("k{}:{:#x}", c.c, c.chain))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                ckpts(&h.ckpt[..cfg.n])
             ),
             Step::Skip => format!(
                 "{at} R31 reads ckpt = [{}] → skips to k{}",
-                h.ckpt[..cfg.n]
-                    .iter()
-                    .map(|c| format!("k{}:{:#x}", c.c, c.chain))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                ckpts(&h.ckpt[..cfg.n]),
                 t.k
             ),
             Step::Timeout => format!(
@@ -3003,6 +2998,15 @@ fn blk(b: &Block) -> String {
             val_name(b.prev)
         )
     }
+}
+
+/// A ckpt region in a trace line: each replica's checkpoint slot and
+/// chain.
+fn ckpts(cs: &[Ckpt]) -> String {
+    cs.iter()
+        .map(|c| format!("k{}:{:#x}", c.c, c.chain))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn blocks(bs: &[Block]) -> String {
@@ -3747,12 +3751,7 @@ impl Recovery {
             }
             Step::Floor => {
                 let ck = self.ckpt_cert(cfg, h).expect("a checkpoint certificate");
-                rep.l = Block {
-                    v: FLOOR,
-                    k: ck.c,
-                    m: chain_dec(ck.chain, ck.c),
-                    prev: ck.chain,
-                };
+                rep.l = ck.floor();
                 vec![]
             }
             Step::Skip => {

@@ -5,10 +5,7 @@
 
 mod common;
 
-use common::{fp, trace, St};
 use stateright::Model;
-use std::collections::{HashMap, VecDeque};
-use ubft_model::model::Action;
 use ubft_model::recovery::{Pc, Recovery, Variant};
 use ubft_model::{run, Config, RunOpts, UbftModel};
 
@@ -47,36 +44,6 @@ fn a_replica_that_restarts_at_any_point_rejoins_and_all_four_hold() {
     );
 }
 
-/// Breadth-first from the initial state to the first state `is_it`
-/// accepts: the trace there (at most `cap` states explored).
-fn witness(m: &UbftModel<Recovery>, cap: usize, is_it: impl Fn(&St) -> bool) -> Option<String> {
-    let start = m.init_states().remove(0);
-    let mut parent: HashMap<u64, Option<(u64, Action<Recovery>)>> =
-        HashMap::from([(fp(&start), None)]);
-    let mut queue = VecDeque::from([start.clone()]);
-    while let Some(s) = queue.pop_front() {
-        if is_it(&s) {
-            let (mut lines, t) = trace(m, &parent, &start, fp(&s));
-            lines.extend(m.describe_state(&t));
-            return Some(lines.join("\n"));
-        }
-        if parent.len() >= cap {
-            continue;
-        }
-        let mut acts = vec![];
-        m.actions(&s, &mut acts);
-        for a in acts {
-            if let Some(t) = m.next_state(&s, a.clone()) {
-                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(fp(&t)) {
-                    e.insert(Some((fp(&s), a)));
-                    queue.push_back(t);
-                }
-            }
-        }
-    }
-    None
-}
-
 #[test]
 fn a_restarted_replica_installs_a_checkpoint_and_decides_the_slot_after_it() {
     // The rejoin is reached, not vacuous: a replica that restarted (its
@@ -87,7 +54,7 @@ fn a_restarted_replica_installs_a_checkpoint_and_decides_the_slot_after_it() {
     // is one of them. So once it installed it counts as honest again, and
     // the one fault n = 3 tolerates may fall elsewhere.
     let m = UbftModel::new(kernel(), restart_cfg(1));
-    let found = witness(&m, 3_000_000, |s| {
+    let found = common::witness(&m, &m.init_states().remove(0), 3_000_000, |s| {
         (0..3).any(|r| {
             let rep = &s.reps[r];
             let h = &s.hbm[r];
@@ -117,7 +84,7 @@ fn a_restarted_replica_does_nothing_until_it_installs() {
     // its new life, so until it installs it acts as a silent replica, the
     // fault it counts as.
     let m = UbftModel::new(kernel(), restart_cfg(1));
-    let found = witness(&m, 400_000, |s| {
+    let found = common::witness(&m, &m.init_states().remove(0), 400_000, |s| {
         (0..3).any(|r| {
             let rep = &s.reps[r];
             rep.pc == Pc::Rejoin && (rep.nlog != 0 || rep.round != Default::default())
@@ -189,23 +156,9 @@ fn a_bridge_below_a_checkpoint_needs_the_floor() {
         assert_eq!(found.unsafe_states, 0);
         // Breadth-first from the prefix to a terminal state with a live
         // replica in Bridge.
-        let mut seen = std::collections::HashSet::from([fp(&s)]);
-        let mut queue = VecDeque::from([s]);
-        while let Some(t) = queue.pop_front() {
-            if m.terminal(&t) && (0..3).any(|r| m.live(&t, r) && t.reps[r].pc == Pc::Bridge) {
-                return Some(m.describe_state(&t).join("\n"));
-            }
-            let mut acts = vec![];
-            m.actions(&t, &mut acts);
-            for a in acts {
-                if let Some(u) = m.next_state(&t, a) {
-                    if seen.insert(fp(&u)) {
-                        queue.push_back(u);
-                    }
-                }
-            }
-        }
-        None
+        common::witness(&m, &s, 2_000_000, |t| {
+            m.terminal(t) && (0..3).any(|r| m.live(t, r) && t.reps[r].pc == Pc::Bridge)
+        })
     };
     let without = stuck(1).expect("a bridge that waits for good without the floor");
     println!("without the floor:\n{without}");
@@ -227,7 +180,7 @@ fn without_the_fresh_checkpoint_a_rejoined_leaders_own_seal_fails_r21() {
     c.rejoin_off = 8;
     let m = UbftModel::new(kernel(), c.clone());
     let hit = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        witness(&m, 20_000_000, |_| false);
+        common::witness(&m, &m.init_states().remove(0), 20_000_000, |_| false);
     }));
     let e = hit.expect_err("the assertion fires");
     let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();

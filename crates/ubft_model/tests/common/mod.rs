@@ -211,3 +211,36 @@ pub fn assert_reached(found: &Found, design: &str, is_it: impl Fn(&str) -> bool,
         "{design}: no state of {what}"
     );
 }
+
+/// Breadth-first from `start` to the first state `is_it` accepts: the
+/// trace there and the state it ends in (at most `cap` states explored).
+pub fn witness(
+    m: &UbftModel<Recovery>,
+    start: &St,
+    cap: usize,
+    is_it: impl Fn(&St) -> bool,
+) -> Option<String> {
+    let mut parent: HashMap<u64, Option<(u64, Act)>> = HashMap::from([(fp(start), None)]);
+    let mut queue = VecDeque::from([start.clone()]);
+    while let Some(s) = queue.pop_front() {
+        if is_it(&s) {
+            let (mut lines, t) = trace(m, &parent, start, fp(&s));
+            lines.extend(m.describe_state(&t));
+            return Some(lines.join("\n"));
+        }
+        if parent.len() >= cap {
+            continue;
+        }
+        let mut acts = vec![];
+        m.actions(&s, &mut acts);
+        for a in acts {
+            if let Some(t) = m.next_state(&s, a.clone()) {
+                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(fp(&t)) {
+                    e.insert(Some((fp(&s), a)));
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
+    None
+}
