@@ -341,6 +341,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [31:0] control$sts_guard_refused_unchecked;
     reg  [255:0] control$sts_guard_refused_by;
     reg  [31:0] control$sts_local_refused;
+    reg  [31:0] control$sts_chain_k;
+    reg  [255:0] control$sts_chain_h;
     reg  roce$clock;
     reg  [9:0] roce$cmd_qpn;
     reg  [63:0] roce$cmd_addr;
@@ -431,6 +433,19 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  local_guard$m_bready;
     wire  local_guard$refused;
     wire  [31:0] local_guard$sts_refused;
+    reg  chain$clock;
+    reg  chain$rst_n;
+    reg  chain$start;
+    reg  [63:0] chain$s_tdata;
+    reg  chain$s_tuser;
+    reg  chain$s_tvalid;
+    wire  chain$s_tready;
+    wire  [63:0] chain$m_tdata;
+    wire  chain$m_tuser;
+    wire  chain$m_tvalid;
+    reg  chain$m_tready;
+    wire  [31:0] chain$k;
+    wire  [255:0] chain$h;
     reg  rx_status$clock;
     reg  [95:0] rx_status$s_cmd_tdata;
     reg  rx_status$s_cmd_tvalid;
@@ -790,7 +805,9 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .sts_guard_refused_shape(control$sts_guard_refused_shape),
         .sts_guard_refused_unchecked(control$sts_guard_refused_unchecked),
         .sts_guard_refused_by(control$sts_guard_refused_by),
-        .sts_local_refused(control$sts_local_refused)
+        .sts_local_refused(control$sts_local_refused),
+        .sts_chain_k(control$sts_chain_k),
+        .sts_chain_h(control$sts_chain_h)
     );
     rhdl_ubft$roce roce(
         .clock(roce$clock),
@@ -887,6 +904,21 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .m_bready(local_guard$m_bready),
         .refused(local_guard$refused),
         .sts_refused(local_guard$sts_refused)
+    );
+    rhdl_ubft$chain chain(
+        .clock(chain$clock),
+        .rst_n(chain$rst_n),
+        .start(chain$start),
+        .s_tdata(chain$s_tdata),
+        .s_tuser(chain$s_tuser),
+        .s_tvalid(chain$s_tvalid),
+        .s_tready(chain$s_tready),
+        .m_tdata(chain$m_tdata),
+        .m_tuser(chain$m_tuser),
+        .m_tvalid(chain$m_tvalid),
+        .m_tready(chain$m_tready),
+        .k(chain$k),
+        .h(chain$h)
     );
     rhdl_ubft$rx_status rx_status(
         .clock(rx_status$clock),
@@ -1263,10 +1295,17 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         protocol$prop_tdata = s_axis_prop_tdata;
         protocol$prop_tvalid = s_axis_prop_tvalid;
         s_axis_prop_tready = protocol$prop_tready;
-        m_axis_dec_tdata = protocol$dec_tdata;
-        m_axis_dec_tuser = protocol$dec_tuser;
-        m_axis_dec_tvalid = protocol$dec_tvalid;
-        protocol$dec_tready = m_axis_dec_tready;
+        chain$clock = ap_clk;
+        chain$rst_n = ap_rst_n;
+        chain$start = protocol$started;
+        chain$s_tdata = protocol$dec_tdata;
+        chain$s_tuser = protocol$dec_tuser;
+        chain$s_tvalid = protocol$dec_tvalid;
+        protocol$dec_tready = chain$s_tready;
+        m_axis_dec_tdata = chain$m_tdata;
+        m_axis_dec_tuser = chain$m_tuser;
+        m_axis_dec_tvalid = chain$m_tvalid;
+        chain$m_tready = m_axis_dec_tready;
         control$sts_cycles = protocol$sts_cycles;
         control$sts_decisions = protocol$sts_decisions;
         control$sts_fast = protocol$sts_fast;
@@ -1293,6 +1332,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         control$sts_guard_refused_unchecked = guard$sts_refused_unchecked;
         control$sts_guard_refused_by = guard$sts_refused_by;
         control$sts_local_refused = local_guard$sts_refused;
+        control$sts_chain_k = chain$k;
+        control$sts_chain_h = chain$h;
     end
     
 endmodule // top
@@ -2227,6 +2268,1360 @@ module rhdl_ubft$broadcast$wstrb_q(d,q,clock);
 endmodule // rhdl_ubft$broadcast$wstrb_q
 
 
+module rhdl_ubft$chain(clock,rst_n,start,s_tdata,s_tuser,s_tvalid,s_tready,m_tdata,m_tuser,m_tvalid,m_tready,k,h);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [63:0] s_tdata;
+    input wire  s_tuser;
+    input wire  s_tvalid;
+    output reg  s_tready;
+    output reg  [63:0] m_tdata;
+    output reg  m_tuser;
+    output reg  m_tvalid;
+    input wire  m_tready;
+    output reg  [31:0] k;
+    output reg  [255:0] h;
+    
+    // Constant declarations
+    localparam  all = 4'hf;
+    localparam  iv$0 = 32'h6a09e667;
+    localparam  iv$1 = 32'hbb67ae85;
+    localparam  iv$2 = 32'h3c6ef372;
+    localparam  iv$3 = 32'ha54ff53a;
+    localparam  iv$4 = 32'h510e527f;
+    localparam  iv$5 = 32'h9b05688c;
+    localparam  iv$6 = 32'h1f83d9ab;
+    localparam  iv$7 = 32'h5be0cd19;
+    localparam  krom = 2048'hc67178f2bef9a3f7a4506ceb90befffa8cc7020884c8781478a5636f748f82ee682e6ff35b9cca4f4ed8aa4a391c0cb334b0bcb52748774c1e376c0819a4c116106aa070f40e3585d6990624d192e819c76c51a3c24b8b70a81a664ba2bfe8a192722c8581c2c92e766a0abb650a735453380d134d2c6dfc2e1b213827b70a851429296706ca6351d5a79147c6e00bf3bf597fc7b00327c8a831c66d983e515276f988da5cb0a9dc4a7484aa2de92c6f240ca1cc0fc19dc6efbe4786e49b69c1c19bf1749bdc06a780deb1fe72be5d74550c7dc3243185be12835b01d807aa98ab1c5ed5923f82a459f111f13956c25be9b5dba5b5c0fbcf71374491428a2f98;
+    localparam  pad = 32'h80000000;
+    localparam  len = 32'h160;
+    localparam  last_round = 6'b111111;
+    
+    // Stub signals
+    reg  [31:0] qk$0$d;
+    wire  [31:0] qk$0$q;
+    reg  qk$0$clock;
+    reg  [31:0] qk$1$d;
+    wire  [31:0] qk$1$q;
+    reg  qk$1$clock;
+    reg  [31:0] qk$2$d;
+    wire  [31:0] qk$2$q;
+    reg  qk$2$clock;
+    reg  [31:0] qk$3$d;
+    wire  [31:0] qk$3$q;
+    reg  qk$3$clock;
+    reg  [31:0] qm$0$d;
+    wire  [31:0] qm$0$q;
+    reg  qm$0$clock;
+    reg  [31:0] qm$1$d;
+    wire  [31:0] qm$1$q;
+    reg  qm$1$clock;
+    reg  [31:0] qm$2$d;
+    wire  [31:0] qm$2$q;
+    reg  qm$2$clock;
+    reg  [31:0] qm$3$d;
+    wire  [31:0] qm$3$q;
+    reg  qm$3$clock;
+    reg  [3:0] qv$d;
+    wire  [3:0] qv$q;
+    reg  qv$clock;
+    reg  busy$d;
+    wire  busy$q;
+    reg  busy$clock;
+    reg  [5:0] round$d;
+    wire  [5:0] round$q;
+    reg  round$clock;
+    reg  [31:0] v$0$d;
+    wire  [31:0] v$0$q;
+    reg  v$0$clock;
+    reg  [31:0] v$1$d;
+    wire  [31:0] v$1$q;
+    reg  v$1$clock;
+    reg  [31:0] v$2$d;
+    wire  [31:0] v$2$q;
+    reg  v$2$clock;
+    reg  [31:0] v$3$d;
+    wire  [31:0] v$3$q;
+    reg  v$3$clock;
+    reg  [31:0] v$4$d;
+    wire  [31:0] v$4$q;
+    reg  v$4$clock;
+    reg  [31:0] v$5$d;
+    wire  [31:0] v$5$q;
+    reg  v$5$clock;
+    reg  [31:0] v$6$d;
+    wire  [31:0] v$6$q;
+    reg  v$6$clock;
+    reg  [31:0] v$7$d;
+    wire  [31:0] v$7$q;
+    reg  v$7$clock;
+    reg  [31:0] w$0$d;
+    wire  [31:0] w$0$q;
+    reg  w$0$clock;
+    reg  [31:0] w$1$d;
+    wire  [31:0] w$1$q;
+    reg  w$1$clock;
+    reg  [31:0] w$2$d;
+    wire  [31:0] w$2$q;
+    reg  w$2$clock;
+    reg  [31:0] w$3$d;
+    wire  [31:0] w$3$q;
+    reg  w$3$clock;
+    reg  [31:0] w$4$d;
+    wire  [31:0] w$4$q;
+    reg  w$4$clock;
+    reg  [31:0] w$5$d;
+    wire  [31:0] w$5$q;
+    reg  w$5$clock;
+    reg  [31:0] w$6$d;
+    wire  [31:0] w$6$q;
+    reg  w$6$clock;
+    reg  [31:0] w$7$d;
+    wire  [31:0] w$7$q;
+    reg  w$7$clock;
+    reg  [31:0] w$8$d;
+    wire  [31:0] w$8$q;
+    reg  w$8$clock;
+    reg  [31:0] w$9$d;
+    wire  [31:0] w$9$q;
+    reg  w$9$clock;
+    reg  [31:0] w$10$d;
+    wire  [31:0] w$10$q;
+    reg  w$10$clock;
+    reg  [31:0] w$11$d;
+    wire  [31:0] w$11$q;
+    reg  w$11$clock;
+    reg  [31:0] w$12$d;
+    wire  [31:0] w$12$q;
+    reg  w$12$clock;
+    reg  [31:0] w$13$d;
+    wire  [31:0] w$13$q;
+    reg  w$13$clock;
+    reg  [31:0] w$14$d;
+    wire  [31:0] w$14$q;
+    reg  w$14$clock;
+    reg  [31:0] w$15$d;
+    wire  [31:0] w$15$q;
+    reg  w$15$clock;
+    reg  [31:0] cur_k$d;
+    wire  [31:0] cur_k$q;
+    reg  cur_k$clock;
+    reg  [255:0] hq$d;
+    wire  [255:0] hq$q;
+    reg  hq$clock;
+    reg  [31:0] kq$d;
+    wire  [31:0] kq$q;
+    reg  kq$clock;
+    
+    // Local signals
+    reg  room;
+    reg  push;
+    reg  pop;
+    reg  gone;
+    reg  [31:0] mid_k$0;
+    reg  [31:0] mid_k$1;
+    reg  [31:0] mid_k$2;
+    reg  [31:0] mid_k$3;
+    reg  [31:0] mid_m$0;
+    reg  [31:0] mid_m$1;
+    reg  [31:0] mid_m$2;
+    reg  [31:0] mid_m$3;
+    reg  [3:0] midv;
+    reg  [3:0] nv;
+    reg  placed;
+    reg  [10:0] koff;
+    reg  [31:0] kt;
+    reg  [31:0] sig0;
+    reg  [31:0] sig1;
+    reg  [31:0] ch;
+    reg  [31:0] maj;
+    reg  [31:0] t1;
+    reg  [31:0] t2;
+    reg  [31:0] s0;
+    reg  [31:0] s1;
+    reg  [31:0] fin$0;
+    reg  [31:0] fin$1;
+    reg  [31:0] fin$2;
+    reg  [31:0] fin$3;
+    reg  [31:0] fin$4;
+    reg  [31:0] fin$5;
+    reg  [31:0] fin$6;
+    reg  [31:0] fin$7;
+    
+    // Sub module instances
+    rhdl_ubft$chain$qk$0 qk$0(
+        .d(qk$0$d),
+        .q(qk$0$q),
+        .clock(qk$0$clock)
+    );
+    rhdl_ubft$chain$qk$1 qk$1(
+        .d(qk$1$d),
+        .q(qk$1$q),
+        .clock(qk$1$clock)
+    );
+    rhdl_ubft$chain$qk$2 qk$2(
+        .d(qk$2$d),
+        .q(qk$2$q),
+        .clock(qk$2$clock)
+    );
+    rhdl_ubft$chain$qk$3 qk$3(
+        .d(qk$3$d),
+        .q(qk$3$q),
+        .clock(qk$3$clock)
+    );
+    rhdl_ubft$chain$qm$0 qm$0(
+        .d(qm$0$d),
+        .q(qm$0$q),
+        .clock(qm$0$clock)
+    );
+    rhdl_ubft$chain$qm$1 qm$1(
+        .d(qm$1$d),
+        .q(qm$1$q),
+        .clock(qm$1$clock)
+    );
+    rhdl_ubft$chain$qm$2 qm$2(
+        .d(qm$2$d),
+        .q(qm$2$q),
+        .clock(qm$2$clock)
+    );
+    rhdl_ubft$chain$qm$3 qm$3(
+        .d(qm$3$d),
+        .q(qm$3$q),
+        .clock(qm$3$clock)
+    );
+    rhdl_ubft$chain$qv qv(
+        .d(qv$d),
+        .q(qv$q),
+        .clock(qv$clock)
+    );
+    rhdl_ubft$chain$busy busy(
+        .d(busy$d),
+        .q(busy$q),
+        .clock(busy$clock)
+    );
+    rhdl_ubft$chain$round round(
+        .d(round$d),
+        .q(round$q),
+        .clock(round$clock)
+    );
+    rhdl_ubft$chain$v$0 v$0(
+        .d(v$0$d),
+        .q(v$0$q),
+        .clock(v$0$clock)
+    );
+    rhdl_ubft$chain$v$1 v$1(
+        .d(v$1$d),
+        .q(v$1$q),
+        .clock(v$1$clock)
+    );
+    rhdl_ubft$chain$v$2 v$2(
+        .d(v$2$d),
+        .q(v$2$q),
+        .clock(v$2$clock)
+    );
+    rhdl_ubft$chain$v$3 v$3(
+        .d(v$3$d),
+        .q(v$3$q),
+        .clock(v$3$clock)
+    );
+    rhdl_ubft$chain$v$4 v$4(
+        .d(v$4$d),
+        .q(v$4$q),
+        .clock(v$4$clock)
+    );
+    rhdl_ubft$chain$v$5 v$5(
+        .d(v$5$d),
+        .q(v$5$q),
+        .clock(v$5$clock)
+    );
+    rhdl_ubft$chain$v$6 v$6(
+        .d(v$6$d),
+        .q(v$6$q),
+        .clock(v$6$clock)
+    );
+    rhdl_ubft$chain$v$7 v$7(
+        .d(v$7$d),
+        .q(v$7$q),
+        .clock(v$7$clock)
+    );
+    rhdl_ubft$chain$w$0 w$0(
+        .d(w$0$d),
+        .q(w$0$q),
+        .clock(w$0$clock)
+    );
+    rhdl_ubft$chain$w$1 w$1(
+        .d(w$1$d),
+        .q(w$1$q),
+        .clock(w$1$clock)
+    );
+    rhdl_ubft$chain$w$2 w$2(
+        .d(w$2$d),
+        .q(w$2$q),
+        .clock(w$2$clock)
+    );
+    rhdl_ubft$chain$w$3 w$3(
+        .d(w$3$d),
+        .q(w$3$q),
+        .clock(w$3$clock)
+    );
+    rhdl_ubft$chain$w$4 w$4(
+        .d(w$4$d),
+        .q(w$4$q),
+        .clock(w$4$clock)
+    );
+    rhdl_ubft$chain$w$5 w$5(
+        .d(w$5$d),
+        .q(w$5$q),
+        .clock(w$5$clock)
+    );
+    rhdl_ubft$chain$w$6 w$6(
+        .d(w$6$d),
+        .q(w$6$q),
+        .clock(w$6$clock)
+    );
+    rhdl_ubft$chain$w$7 w$7(
+        .d(w$7$d),
+        .q(w$7$q),
+        .clock(w$7$clock)
+    );
+    rhdl_ubft$chain$w$8 w$8(
+        .d(w$8$d),
+        .q(w$8$q),
+        .clock(w$8$clock)
+    );
+    rhdl_ubft$chain$w$9 w$9(
+        .d(w$9$d),
+        .q(w$9$q),
+        .clock(w$9$clock)
+    );
+    rhdl_ubft$chain$w$10 w$10(
+        .d(w$10$d),
+        .q(w$10$q),
+        .clock(w$10$clock)
+    );
+    rhdl_ubft$chain$w$11 w$11(
+        .d(w$11$d),
+        .q(w$11$q),
+        .clock(w$11$clock)
+    );
+    rhdl_ubft$chain$w$12 w$12(
+        .d(w$12$d),
+        .q(w$12$q),
+        .clock(w$12$clock)
+    );
+    rhdl_ubft$chain$w$13 w$13(
+        .d(w$13$d),
+        .q(w$13$q),
+        .clock(w$13$clock)
+    );
+    rhdl_ubft$chain$w$14 w$14(
+        .d(w$14$d),
+        .q(w$14$q),
+        .clock(w$14$clock)
+    );
+    rhdl_ubft$chain$w$15 w$15(
+        .d(w$15$d),
+        .q(w$15$q),
+        .clock(w$15$clock)
+    );
+    rhdl_ubft$chain$cur_k cur_k(
+        .d(cur_k$d),
+        .q(cur_k$q),
+        .clock(cur_k$clock)
+    );
+    rhdl_ubft$chain$hq hq(
+        .d(hq$d),
+        .q(hq$q),
+        .clock(hq$clock)
+    );
+    rhdl_ubft$chain$kq kq(
+        .d(kq$d),
+        .q(kq$q),
+        .clock(kq$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        qv$clock = clock;
+        busy$clock = clock;
+        round$clock = clock;
+        cur_k$clock = clock;
+        kq$clock = clock;
+        hq$clock = clock;
+        qv$d = qv$q;
+        busy$d = busy$q;
+        round$d = round$q;
+        cur_k$d = cur_k$q;
+        kq$d = kq$q;
+        hq$d = hq$q;
+        qk$0$clock = clock;
+        qk$0$d = qk$0$q;
+        qm$0$clock = clock;
+        qm$0$d = qm$0$q;
+        qk$1$clock = clock;
+        qk$1$d = qk$1$q;
+        qm$1$clock = clock;
+        qm$1$d = qm$1$q;
+        qk$2$clock = clock;
+        qk$2$d = qk$2$q;
+        qm$2$clock = clock;
+        qm$2$d = qm$2$q;
+        qk$3$clock = clock;
+        qk$3$d = qk$3$q;
+        qm$3$clock = clock;
+        qm$3$d = qm$3$q;
+        v$0$clock = clock;
+        v$0$d = v$0$q;
+        v$1$clock = clock;
+        v$1$d = v$1$q;
+        v$2$clock = clock;
+        v$2$d = v$2$q;
+        v$3$clock = clock;
+        v$3$d = v$3$q;
+        v$4$clock = clock;
+        v$4$d = v$4$q;
+        v$5$clock = clock;
+        v$5$d = v$5$q;
+        v$6$clock = clock;
+        v$6$d = v$6$q;
+        v$7$clock = clock;
+        v$7$d = v$7$q;
+        w$0$clock = clock;
+        w$0$d = w$0$q;
+        w$1$clock = clock;
+        w$1$d = w$1$q;
+        w$2$clock = clock;
+        w$2$d = w$2$q;
+        w$3$clock = clock;
+        w$3$d = w$3$q;
+        w$4$clock = clock;
+        w$4$d = w$4$q;
+        w$5$clock = clock;
+        w$5$d = w$5$q;
+        w$6$clock = clock;
+        w$6$d = w$6$q;
+        w$7$clock = clock;
+        w$7$d = w$7$q;
+        w$8$clock = clock;
+        w$8$d = w$8$q;
+        w$9$clock = clock;
+        w$9$d = w$9$q;
+        w$10$clock = clock;
+        w$10$d = w$10$q;
+        w$11$clock = clock;
+        w$11$d = w$11$q;
+        w$12$clock = clock;
+        w$12$d = w$12$q;
+        w$13$clock = clock;
+        w$13$d = w$13$q;
+        w$14$clock = clock;
+        w$14$d = w$14$q;
+        w$15$clock = clock;
+        w$15$d = w$15$q;
+        k = kq$q;
+        h = hq$q;
+        room = rst_n & (qv$q != all);
+        m_tdata = s_tdata;
+        m_tuser = s_tuser;
+        m_tvalid = s_tvalid & room;
+        s_tready = m_tready & room;
+        push = s_tvalid & m_tready & room;
+        pop = ~busy$q & qv$q[32'h0];
+        gone = pop;
+        if (gone) begin
+            mid_k$0 = qk$1$q;
+            mid_m$0 = qm$1$q;
+        end
+        else begin
+            mid_k$0 = qk$0$q;
+            mid_m$0 = qm$0$q;
+        end
+        if (gone) begin
+            mid_k$1 = qk$2$q;
+            mid_m$1 = qm$2$q;
+        end
+        else begin
+            mid_k$1 = qk$1$q;
+            mid_m$1 = qm$1$q;
+        end
+        if (gone) begin
+            mid_k$2 = qk$3$q;
+            mid_m$2 = qm$3$q;
+        end
+        else begin
+            mid_k$2 = qk$2$q;
+            mid_m$2 = qm$2$q;
+        end
+        mid_k$3 = qk$3$q;
+        mid_m$3 = qm$3$q;
+        if (gone) begin
+            midv = qv$q >> 32'h1;
+        end
+        else begin
+            midv = qv$q;
+        end
+        placed = 1'b0;
+        nv = 32'h0;
+        qk$0$d = mid_k$0;
+        qm$0$d = mid_m$0;
+        if (midv[0]) begin
+            nv = (nv & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        else if (push & ~placed) begin
+            qk$0$d = s_tdata[(32'h0)+:(32)];
+            qm$0$d = s_tdata[(32'h20)+:(32)];
+            nv = (nv & ~(1 << (0)) | ((1'b1) << (0)));
+            placed = 1'b1;
+        end
+        qk$1$d = mid_k$1;
+        qm$1$d = mid_m$1;
+        if (midv[1]) begin
+            nv = (nv & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        else if (push & ~placed) begin
+            qk$1$d = s_tdata[(32'h0)+:(32)];
+            qm$1$d = s_tdata[(32'h20)+:(32)];
+            nv = (nv & ~(1 << (1)) | ((1'b1) << (1)));
+            placed = 1'b1;
+        end
+        qk$2$d = mid_k$2;
+        qm$2$d = mid_m$2;
+        if (midv[2]) begin
+            nv = (nv & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        else if (push & ~placed) begin
+            qk$2$d = s_tdata[(32'h0)+:(32)];
+            qm$2$d = s_tdata[(32'h20)+:(32)];
+            nv = (nv & ~(1 << (2)) | ((1'b1) << (2)));
+            placed = 1'b1;
+        end
+        qk$3$d = mid_k$3;
+        qm$3$d = mid_m$3;
+        if (midv[3]) begin
+            nv = (nv & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        else if (push & ~placed) begin
+            qk$3$d = s_tdata[(32'h0)+:(32)];
+            qm$3$d = s_tdata[(32'h20)+:(32)];
+            nv = (nv & ~(1 << (3)) | ((1'b1) << (3)));
+            placed = 1'b1;
+        end
+        qv$d = nv;
+        koff = ((round$q) & 11'h7ff) << 32'h5;
+        kt = krom[(koff)+:(32)];
+        s1 = ((v$4$q >> 32'h6) | (v$4$q << 32'h1a)) ^ ((v$4$q >> 32'hb) | (v$4$q << 32'h15)) ^ ((v$4$q >> 32'h19) | (v$4$q << 32'h7));
+        ch = (v$4$q & v$5$q) ^ (~v$4$q & v$6$q);
+        t1 = v$7$q + s1 + ch + kt + w$0$q;
+        s0 = ((v$0$q >> 32'h2) | (v$0$q << 32'h1e)) ^ ((v$0$q >> 32'hd) | (v$0$q << 32'h13)) ^ ((v$0$q >> 32'h16) | (v$0$q << 32'ha));
+        maj = (v$0$q & v$1$q) ^ (v$0$q & v$2$q) ^ (v$1$q & v$2$q);
+        t2 = s0 + maj;
+        sig0 = ((w$1$q >> 32'h7) | (w$1$q << 32'h19)) ^ ((w$1$q >> 32'h12) | (w$1$q << 32'he)) ^ (w$1$q >> 32'h3);
+        sig1 = ((w$14$q >> 32'h11) | (w$14$q << 32'hf)) ^ ((w$14$q >> 32'h13) | (w$14$q << 32'hd)) ^ (w$14$q >> 32'ha);
+        fin$0 = iv$0 + t1 + t2;
+        fin$1 = iv$1 + v$0$q;
+        fin$2 = iv$2 + v$1$q;
+        fin$3 = iv$3 + v$2$q;
+        fin$4 = iv$4 + v$3$q + t1;
+        fin$5 = iv$5 + v$4$q;
+        fin$6 = iv$6 + v$5$q;
+        fin$7 = iv$7 + v$6$q;
+        if (busy$q) begin
+            v$0$d = t1 + t2;
+            v$1$d = v$0$q;
+            v$2$d = v$1$q;
+            v$3$d = v$2$q;
+            v$4$d = v$3$q + t1;
+            v$5$d = v$4$q;
+            v$6$d = v$5$q;
+            v$7$d = v$6$q;
+            w$0$d = w$1$q;
+            w$1$d = w$2$q;
+            w$2$d = w$3$q;
+            w$3$d = w$4$q;
+            w$4$d = w$5$q;
+            w$5$d = w$6$q;
+            w$6$d = w$7$q;
+            w$7$d = w$8$q;
+            w$8$d = w$9$q;
+            w$9$d = w$10$q;
+            w$10$d = w$11$q;
+            w$11$d = w$12$q;
+            w$12$d = w$13$q;
+            w$13$d = w$14$q;
+            w$14$d = w$15$q;
+            w$15$d = w$0$q + sig0 + w$9$q + sig1;
+            round$d = round$q + 32'h1;
+            if (round$q == last_round) begin
+                busy$d = 1'b0;
+                kq$d = cur_k$q;
+                hq$d = ((fin$0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((fin$1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((fin$2) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((fin$3) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((fin$4) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((fin$5) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((fin$6) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((fin$7) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
+            end
+        end
+        else if (pop) begin
+            busy$d = 1'b1;
+            round$d = 32'h0;
+            cur_k$d = qk$0$q;
+            v$0$d = iv$0;
+            w$0$d = hq$q[(32'h20 * 0)+:(32)];
+            v$1$d = iv$1;
+            w$1$d = hq$q[(32'h20 * 1)+:(32)];
+            v$2$d = iv$2;
+            w$2$d = hq$q[(32'h20 * 2)+:(32)];
+            v$3$d = iv$3;
+            w$3$d = hq$q[(32'h20 * 3)+:(32)];
+            v$4$d = iv$4;
+            w$4$d = hq$q[(32'h20 * 4)+:(32)];
+            v$5$d = iv$5;
+            w$5$d = hq$q[(32'h20 * 5)+:(32)];
+            v$6$d = iv$6;
+            w$6$d = hq$q[(32'h20 * 6)+:(32)];
+            v$7$d = iv$7;
+            w$7$d = hq$q[(32'h20 * 7)+:(32)];
+            w$8$d = 32'h0;
+            w$9$d = qk$0$q;
+            w$10$d = qm$0$q;
+            w$11$d = pad;
+            w$12$d = 32'h0;
+            w$13$d = 32'h0;
+            w$14$d = 32'h0;
+            w$15$d = len;
+        end
+        if (start | ~rst_n) begin
+            qv$d = 32'h0;
+            busy$d = 1'b0;
+            kq$d = 32'h0;
+            hq$d = 32'h0;
+        end
+    end
+    
+endmodule // rhdl_ubft$chain
+
+
+module rhdl_ubft$chain$busy(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$busy
+
+
+module rhdl_ubft$chain$cur_k(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$cur_k
+
+
+module rhdl_ubft$chain$hq(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$hq
+
+
+module rhdl_ubft$chain$kq(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$kq
+
+
+module rhdl_ubft$chain$qk$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$qk$0
+
+
+module rhdl_ubft$chain$qk$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$qk$1
+
+
+module rhdl_ubft$chain$qk$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$qk$2
+
+
+module rhdl_ubft$chain$qk$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$qk$3
+
+
+module rhdl_ubft$chain$qm$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$qm$0
+
+
+module rhdl_ubft$chain$qm$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$qm$1
+
+
+module rhdl_ubft$chain$qm$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$qm$2
+
+
+module rhdl_ubft$chain$qm$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$qm$3
+
+
+module rhdl_ubft$chain$qv(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$qv
+
+
+module rhdl_ubft$chain$round(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$round
+
+
+module rhdl_ubft$chain$v$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$v$0
+
+
+module rhdl_ubft$chain$v$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$v$1
+
+
+module rhdl_ubft$chain$v$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$v$2
+
+
+module rhdl_ubft$chain$v$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$v$3
+
+
+module rhdl_ubft$chain$v$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$v$4
+
+
+module rhdl_ubft$chain$v$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$v$5
+
+
+module rhdl_ubft$chain$v$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$v$6
+
+
+module rhdl_ubft$chain$v$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$v$7
+
+
+module rhdl_ubft$chain$w$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$0
+
+
+module rhdl_ubft$chain$w$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$1
+
+
+module rhdl_ubft$chain$w$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$10
+
+
+module rhdl_ubft$chain$w$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$11
+
+
+module rhdl_ubft$chain$w$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$12
+
+
+module rhdl_ubft$chain$w$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$13
+
+
+module rhdl_ubft$chain$w$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$14
+
+
+module rhdl_ubft$chain$w$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$15
+
+
+module rhdl_ubft$chain$w$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$2
+
+
+module rhdl_ubft$chain$w$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$3
+
+
+module rhdl_ubft$chain$w$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$4
+
+
+module rhdl_ubft$chain$w$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$5
+
+
+module rhdl_ubft$chain$w$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$6
+
+
+module rhdl_ubft$chain$w$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$7
+
+
+module rhdl_ubft$chain$w$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$8
+
+
+module rhdl_ubft$chain$w$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$chain$w$9
+
+
 module rhdl_ubft$compose(clock,rst_n,wr_en,wr_beat,wr_data,start,first,last,busy,m_rec_tdata,m_rec_tvalid,m_rec_tlast,m_rec_tready);
     
     // Module arguments
@@ -2441,7 +3836,7 @@ module rhdl_ubft$compose$state(d,q,clock);
 endmodule // rhdl_ubft$compose$state
 
 
-module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,ap_start,network_ptr,id,n,wait_polls,slots,qpns,ap_done,ap_idle,ap_ready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state,sts_guard_accepted,sts_guard_write_errors,sts_guard_refused_unknown_qp,sts_guard_refused_length,sts_guard_refused_unaligned,sts_guard_refused_outside,sts_guard_refused_data,sts_guard_refused_not_owner,sts_guard_refused_not_leader,sts_guard_refused_shape,sts_guard_refused_unchecked,sts_guard_refused_by,sts_local_refused);
+module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,ap_start,network_ptr,id,n,wait_polls,slots,qpns,ap_done,ap_idle,ap_ready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_acks,sts_write_errors,sts_error,sts_state,sts_guard_accepted,sts_guard_write_errors,sts_guard_refused_unknown_qp,sts_guard_refused_length,sts_guard_refused_unaligned,sts_guard_refused_outside,sts_guard_refused_data,sts_guard_refused_not_owner,sts_guard_refused_not_leader,sts_guard_refused_shape,sts_guard_refused_unchecked,sts_guard_refused_by,sts_local_refused,sts_chain_k,sts_chain_h);
     
     // Module arguments
     input wire  clock;
@@ -2500,6 +3895,8 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
     input wire  [31:0] sts_guard_refused_unchecked;
     input wire  [255:0] sts_guard_refused_by;
     input wire  [31:0] sts_local_refused;
+    input wire  [31:0] sts_chain_k;
+    input wire  [255:0] sts_chain_h;
     
     // Constant declarations
     localparam  a_ctrl = 12'h0;
@@ -2541,6 +3938,9 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
     localparam  a_guard_by = 12'ha8;
     localparam  a_guard_by_end = 12'hc8;
     localparam  a_local_refused = 12'hc8;
+    localparam  a_chain_k = 12'hcc;
+    localparam  a_chain_h = 12'hd0;
+    localparam  a_chain_h_end = 12'hf0;
     localparam  qpn_mask = 80'h3ff;
     
     // Stub signals
@@ -2626,6 +4026,7 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
     reg  [1:0] isr_n;
     reg  [31:0] rmux;
     reg  [7:0] gsh;
+    reg  [7:0] csh;
     
     // Sub module instances
     rhdl_ubft$control$aw_full aw_full(
@@ -3026,6 +4427,13 @@ module rhdl_ubft$control(clock,rst_n,s_axi_control_awaddr,s_axi_control_awvalid,
         end
         if (ra == a_local_refused) begin
             rmux = sts_local_refused;
+        end
+        if (ra == a_chain_k) begin
+            rmux = sts_chain_k;
+        end
+        csh = ((((ra - a_chain_h) >> 32'h2) << 32'h5) & 8'hff);
+        if ((ra >= a_chain_h) & (ra < a_chain_h_end)) begin
+            rmux = sts_chain_h[(csh)+:(32)];
         end
         if (ar_hs) begin
             rvalid_q$d = 1'b1;

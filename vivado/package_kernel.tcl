@@ -295,6 +295,51 @@ set reg [::ipx::add_register -quiet "local_refused" $addr_block]
   set_property size [expr {32}] $reg
   set_property access read-only $reg
   set_property description {beats of the kernel's own HBM writes whose strobes reached past its own lanes of a will_cert row, or that crossed 4 KiB, and that the local guard narrowed (docs/local_guard.md; an honest kernel makes none), since reset} $reg
+set reg [::ipx::add_register -quiet "chain_k" $addr_block]
+  set_property address_offset 0x0CC $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {the slot of the latest decision hashed into the chain (0: none in this run); chain_h is its h_k (docs/chain.md)} $reg
+set reg [::ipx::add_register -quiet "chain_h_0" $addr_block]
+  set_property address_offset 0x0D0 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved} $reg
+set reg [::ipx::add_register -quiet "chain_h_1" $addr_block]
+  set_property address_offset 0x0D4 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved} $reg
+set reg [::ipx::add_register -quiet "chain_h_2" $addr_block]
+  set_property address_offset 0x0D8 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved} $reg
+set reg [::ipx::add_register -quiet "chain_h_3" $addr_block]
+  set_property address_offset 0x0DC $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved} $reg
+set reg [::ipx::add_register -quiet "chain_h_4" $addr_block]
+  set_property address_offset 0x0E0 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved} $reg
+set reg [::ipx::add_register -quiet "chain_h_5" $addr_block]
+  set_property address_offset 0x0E4 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved} $reg
+set reg [::ipx::add_register -quiet "chain_h_6" $addr_block]
+  set_property address_offset 0x0E8 $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved} $reg
+set reg [::ipx::add_register -quiet "chain_h_7" $addr_block]
+  set_property address_offset 0x0EC $reg
+  set_property size [expr {32}] $reg
+  set_property access read-only $reg
+  set_property description {h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved} $reg
 # --- end of generated register map ---
 set_property slave_memory_map_ref s_axi_control [::ipx::get_bus_interfaces -of_objects $core s_axi_control]
 

@@ -144,6 +144,22 @@
 #define RHDL_UBFT_LOCAL_REFUSED 0xC8
 #define RHDL_UBFT_LOCAL_REFUSED_BITS 32
 
+/* chain_k [32 bits, RO (status)]: the slot of the latest decision hashed into the chain (0: none in this run); chain_h is its h_k (docs/chain.md) */
+#define RHDL_UBFT_CHAIN_K 0xCC
+#define RHDL_UBFT_CHAIN_K_BITS 32
+
+/* chain_h [32 bits, RO (status)]: h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved */
+#define RHDL_UBFT_CHAIN_H(i) (0xD0 + 4 * (i))
+#define RHDL_UBFT_CHAIN_H_0 0xD0
+#define RHDL_UBFT_CHAIN_H_1 0xD4
+#define RHDL_UBFT_CHAIN_H_2 0xD8
+#define RHDL_UBFT_CHAIN_H_3 0xDC
+#define RHDL_UBFT_CHAIN_H_4 0xE0
+#define RHDL_UBFT_CHAIN_H_5 0xE4
+#define RHDL_UBFT_CHAIN_H_6 0xE8
+#define RHDL_UBFT_CHAIN_H_7 0xEC
+#define RHDL_UBFT_CHAIN_H_BITS 32
+
 #define RHDL_UBFT_CTRL_AP_START 0x1
 #define RHDL_UBFT_CTRL_AP_DONE 0x2
 #define RHDL_UBFT_CTRL_AP_IDLE 0x4

@@ -200,7 +200,7 @@ pub fn synth(ns: &[usize], flatten: bool, block: Option<&str>) -> Result {
 /// The blocks of the kernel whose register-to-register depth `cargo
 /// xtask synth` reports: (module under the top, what it is). WATCH's
 /// Fetch is the module of `fetch`.
-const BLOCKS: [(&str, &str); 22] = [
+const BLOCKS: [(&str, &str); 23] = [
     ("", "the whole kernel (paths across blocks)"),
     ("control", "Control: s_axi_control"),
     ("protocol", "Protocol, with its machines"),
@@ -226,6 +226,7 @@ const BLOCKS: [(&str, &str); 22] = [
     ("roce", "RoCE adapter (combinational: port to port)"),
     ("guard", "Guard: the receive path"),
     ("rx_status", "RxStatus: the receive path's write statuses"),
+    ("chain", "Chain: the SHA-256 chain of the decisions"),
 ];
 
 /// One block's deepest path: cells on it, and its ends.
@@ -472,6 +473,7 @@ fn block_note(block: &str) -> &'static str {
         "cert_check" => "CertCheck, the check of a certificate inside a peer's COMMIT for R24 (docs/cert_check.md); in the kernel's Protocol.",
         "rdmux" => "RdMux, the two-master AXI4 read multiplexer in front of `m_axi_hbm` (docs/rdmux.md).",
         "rx_status" => "RxStatus, the write statuses for the stack's ACK (docs/rx_status.md).",
+        "chain" => "Chain, the SHA-256 chain of the decisions on `m_axis_dec` (docs/chain.md).",
         "kernel" => "The kernel (rtl/rhdl_ubft.v), the one of the tables at the top; `cargo xtask synth` drops this section.",
         _ => "",
     }
@@ -490,6 +492,7 @@ fn block_source(block: &str) -> (String, Option<&'static str>) {
         "rdmux" => ("rhdl_ubft::io::rdmux::verilog()".into(), None),
         "rx_status" => ("rhdl_ubft::io::rx_status::verilog()".into(), None),
         "cert_check" => ("rhdl_ubft::controller::cert_check::verilog()".into(), None),
+        "chain" => ("rhdl_ubft::controller::chain::verilog()".into(), None),
         "kernel" => ("rhdl_ubft::kernel::verilog::<N>()".into(), Some("v3")),
         b => (format!("rhdl_ubft::{b}::verilog::<N>()"), Some("v3")),
     }

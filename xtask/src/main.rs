@@ -486,8 +486,11 @@ pub fn block_verilog(block: &str, n: usize) -> Result<(&'static str, String)> {
             "rhdl_ubft_cert_check",
             rhdl_ubft::controller::cert_check::verilog(),
         )),
+        // The SHA-256 chain of the decisions (docs/chain.md), on the
+        // decision stream; one size for every n.
+        "chain" => Ok(("rhdl_ubft_chain", rhdl_ubft::controller::chain::verilog())),
         _ => Err(format!(
-            "--block {block}: the blocks are: guard, watch, compose, rdmux, rx_status, cert_check, kernel"
+            "--block {block}: the blocks are: guard, watch, compose, rdmux, rx_status, cert_check, chain, kernel"
         )),
     }
 }

@@ -1,5 +1,6 @@
 //! The consensus controller: Protocol and the machines and blocks it holds.
 pub mod cert_check;
+pub mod chain;
 pub mod config;
 pub mod counters;
 pub mod encoder;

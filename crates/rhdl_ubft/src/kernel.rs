@@ -1,6 +1,6 @@
 //! Kernel: the top, wiring only.
 //!
-//! Connects Control, Protocol, Fetch, Broadcast, LocalGuard, Compose, RoceAdapter, SignerPort, Guard,
+//! Connects Control, Protocol, Chain, Fetch, Broadcast, LocalGuard, Compose, RoceAdapter, SignerPort, Guard,
 //! and WATCH with its Fetch and the read multiplexer RdMux, and exposes the ports of DESIGN.md section 4 with Vitis names (an
 //! interface prefix and the AXI suffix), so Vivado infers `s_axi_control`,
 //! `m_axi_hbm`, `m_axi_rx`, `m_axis_sq`, `s_axis_cq`, `s_axis_rx_cmd`,
@@ -23,6 +23,7 @@
 //! `ap_rst_n` alone: it checks incoming writes whenever the card is out of
 //! reset, before `ap_start` and after `ap_done` too.
 
+use crate::controller::chain::Chain;
 use crate::controller::protocol::Protocol;
 use crate::controller::watch::Watch;
 use crate::guard::Guard;
@@ -159,6 +160,7 @@ pub struct Kernel<const N: usize> {
     guard: Guard<N>,
     /// The owner rule on Broadcast's writes into this card's HBM.
     local_guard: LocalGuard,
+    chain: Chain,
     /// The receive path's write statuses, for the stack.
     rx_status: RxStatus,
     /// A record's later beats, for Broadcast's `s_rec`.
@@ -282,6 +284,7 @@ impl<const N: usize> Kernel<N> {
             roce: Default::default(),
             guard,
             local_guard: Default::default(),
+            chain: Default::default(),
             rx_status: Default::default(),
             compose: Default::default(),
             watch: Default::default(),
@@ -574,10 +577,18 @@ impl<const N: usize> Logic for Kernel<N> {
         self.protocol.prop_tdata.next = self.s_axis_prop_tdata.val();
         self.protocol.prop_tvalid.next = self.s_axis_prop_tvalid.val();
         self.s_axis_prop_tready.next = self.protocol.prop_tready.val();
-        self.m_axis_dec_tdata.next = self.protocol.dec_tdata.val();
-        self.m_axis_dec_tuser.next = self.protocol.dec_tuser.val();
-        self.m_axis_dec_tvalid.next = self.protocol.dec_tvalid.val();
-        self.protocol.dec_tready.next = self.m_axis_dec_tready.val();
+        // Decisions go out through Chain, which hashes them (chain.md).
+        self.chain.clock.next = self.ap_clk.val();
+        self.chain.rst_n.next = self.ap_rst_n.val();
+        self.chain.start.next = self.protocol.started.val();
+        self.chain.s_tdata.next = self.protocol.dec_tdata.val();
+        self.chain.s_tuser.next = self.protocol.dec_tuser.val();
+        self.chain.s_tvalid.next = self.protocol.dec_tvalid.val();
+        self.protocol.dec_tready.next = self.chain.s_tready.val();
+        self.m_axis_dec_tdata.next = self.chain.m_tdata.val();
+        self.m_axis_dec_tuser.next = self.chain.m_tuser.val();
+        self.m_axis_dec_tvalid.next = self.chain.m_tvalid.val();
+        self.chain.m_tready.next = self.m_axis_dec_tready.val();
         // Status registers: Control reads them live.
         self.control.sts_cycles.next = self.protocol.sts_cycles.val();
         self.control.sts_decisions.next = self.protocol.sts_decisions.val();
@@ -605,6 +616,8 @@ impl<const N: usize> Logic for Kernel<N> {
         self.control.sts_guard_refused_unchecked.next = self.guard.sts_refused_unchecked.val();
         self.control.sts_guard_refused_by.next = self.guard.sts_refused_by.val();
         self.control.sts_local_refused.next = self.local_guard.sts_refused.val();
+        self.control.sts_chain_k.next = self.chain.k.val();
+        self.control.sts_chain_h.next = self.chain.h.val();
     }
 }
 

@@ -67,6 +67,17 @@ pub const D_LAND: u64 = 0;
 /// (`defaults::HBM_WRITE_LATENCY`) at the guard's fastest pace.
 pub const RX_STS_DEPTH: usize = 4;
 
+/// Decisions Chain queues for its hash (`controller::chain`): handed to
+/// the host and not yet hashed. A hash takes `CHAIN_CYCLES`; the fastest
+/// path decides a slot per 3L cycles, and a burst (a catch-up, a
+/// NEW_VIEW's delivery) waits for the stream only past four.
+pub const CHAIN_QUEUE: usize = 4;
+/// Cycles Chain spends on a decision: a load and 64 rounds, the last of
+/// which writes h_k. Its h_k shows `CHAIN_CYCLES` + 1 after the handshake
+/// that handed it out (the queue's register in between), when the queue
+/// was empty and the hash idle.
+pub const CHAIN_CYCLES: u64 = 65;
+
 /// SignerPort requests SignerPort keeps outstanding: taken from the controller and
 /// not yet answered (docs/signer.md, In flight). The f + 1 slow path
 /// verifies a leader's PREP signature, f shares and f + 1 COMMITs per slot

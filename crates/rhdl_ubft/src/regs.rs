@@ -119,7 +119,7 @@ const fn reg(
 }
 
 /// Rows in [`REGS`].
-pub const ROWS: usize = 28;
+pub const ROWS: usize = 30;
 
 /// The register map, in address order. THE source of every offset.
 pub const REGS: [Reg; ROWS] = place([
@@ -162,6 +162,10 @@ pub const REGS: [Reg; ROWS] = place([
         "incoming writes the slot guard refused, by sender (guard_refused_by_i: peer i, named by its queue pair; an unknown_qp refusal names no sender), since reset"),
     reg("local_refused", COUNTER_BITS, 1, Access::Status,
         "beats of the kernel's own HBM writes whose strobes reached past its own lanes of a will_cert row, or that crossed 4 KiB, and that the local guard narrowed (docs/local_guard.md; an honest kernel makes none), since reset"),
+    reg("chain_k", 32, 1, Access::Status,
+        "the slot of the latest decision hashed into the chain (0: none in this run); chain_h is its h_k (docs/chain.md)"),
+    reg("chain_h", 32, 8, Access::Status,
+        "h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved"),
 ]);
 
 /// Packs the rows word after word from 0x00.
@@ -247,6 +251,9 @@ pub const GUARD_REFUSED: u64 = offset("guard_refused");
 /// `guard_refused_by_0`; sender i's is at `GUARD_REFUSED_BY + 4 i`.
 pub const GUARD_REFUSED_BY: u64 = offset("guard_refused_by");
 pub const LOCAL_REFUSED: u64 = offset("local_refused");
+pub const CHAIN_K: u64 = offset("chain_k");
+/// `chain_h_0`; word i of h_k is at `CHAIN_H + 4 i`.
+pub const CHAIN_H: u64 = offset("chain_h");
 /// One past the last register.
 pub const END: u64 = REGS[ROWS - 1].offset + REGS[ROWS - 1].bytes();
 
@@ -419,15 +426,20 @@ mod tests {
         }
         assert!(next <= RANGE);
         assert_eq!(QPN, 0x28);
-        assert_eq!(expanded().len(), 4 + 5 + N + 13 + 2 + REASONS + N + 1);
-        // The guard's rows come last, then the local guard's, so adding
-        // them moved no older offset.
+        assert_eq!(
+            expanded().len(),
+            4 + 5 + N + 13 + 2 + REASONS + N + 1 + 1 + 8
+        );
+        // The guard's rows come last, then the local guard's, then the
+        // chain's, so adding them moved no older offset.
         assert_eq!(STATE, 0x28 + 4 * N as u64 + 4 * 12);
         assert_eq!(GUARD_ACCEPTED, STATE + 4);
         assert_eq!(GUARD_REFUSED, GUARD_ACCEPTED + 8);
         assert_eq!(GUARD_REFUSED_BY, GUARD_REFUSED + 4 * REASONS as u64);
         assert_eq!(LOCAL_REFUSED, GUARD_REFUSED_BY + 4 * N as u64);
-        assert_eq!(END, LOCAL_REFUSED + 4);
+        assert_eq!(CHAIN_K, LOCAL_REFUSED + 4);
+        assert_eq!(CHAIN_H, CHAIN_K + 4);
+        assert_eq!(END, CHAIN_H + 4 * 8);
         // guard_refused_i counts Refusal code i + 1.
         for (i, r) in crate::guard::Refusal::ALL.iter().enumerate() {
             assert_eq!(r.code(), i as u64 + 1);

@@ -102,6 +102,14 @@ impl<const N: usize> Tb<N> {
         c.sts_guard_refused_by.next = by;
         // local_refused: base + 24 + N.
         c.sts_local_refused.next = (base as u64 + 24 + rhdl_ubft::params::N as u64).into();
+        // chain_k: base + 25 + N; chain_h_i: base + 26 + N + i.
+        let n = rhdl_ubft::params::N as u64;
+        c.sts_chain_k.next = (base as u64 + 25 + n).into();
+        let mut h = Bits::<256>::default();
+        for i in 0..8 {
+            h.set_bits::<32>(32 * i, (base as u64 + 26 + n + i as u64).into());
+        }
+        c.sts_chain_h.next = h;
     }
 
     /// Applies the kernel-side inputs, settles with the clock low (the
@@ -367,6 +375,15 @@ fn every_register_is_written_and_read_back_at_its_table_offset() {
                     "guard_refused_by_6",
                     "guard_refused_by_7",
                     "local_refused",
+                    "chain_k",
+                    "chain_h_0",
+                    "chain_h_1",
+                    "chain_h_2",
+                    "chain_h_3",
+                    "chain_h_4",
+                    "chain_h_5",
+                    "chain_h_6",
+                    "chain_h_7",
                 ]
                 .iter()
                 .position(|s| *s == name)

@@ -18,7 +18,7 @@ mod parallel;
 pub use event::{Event, Trigger};
 
 use crate::adversary::equivocate::Equivocate;
-use crate::models::client::Client;
+use crate::models::client::{Client, Decided};
 use crate::models::hbm::{AxiViolation, Hbm};
 use crate::models::host::{Args, GuardStatus, Host};
 use crate::models::network::{Adversary, Delivery, Flight, Links, Network, Stack};
@@ -39,7 +39,7 @@ pub const QPN_BASE: u32 = 16;
 /// The first cycle out of reset, when the hosts start programming.
 pub const START_CYCLE: u64 = 2;
 /// Cycles allowed for the hosts' final status reads.
-pub const STATUS_READ_CYCLES: u64 = 200;
+pub const STATUS_READ_CYCLES: u64 = 400;
 /// `Cluster::run_with` reports progress this often: a power of two (a mask
 /// test per cycle), a few times a second at simulation speed.
 pub const PROGRESS_CYCLES: u64 = 1 << 17;
@@ -476,13 +476,18 @@ pub struct Checks {
     /// does (`Delivery::Kernel`; true otherwise), and no kernel's own write
     /// tripped its local guard (every replica runs the honest kernel).
     pub guard: bool,
+    /// Every honest replica's `chain_k` and `chain_h` registers, as its
+    /// host read them at the end, are the SHA-256 chain of the decisions
+    /// its kernel handed out since its last start (`chain::chain`), and
+    /// name its last decision once Chain had the time to hash it.
+    pub chain: bool,
     /// What failed, in words.
     pub failures: Vec<String>,
 }
 
 impl Checks {
     pub fn ok(&self) -> bool {
-        self.agreement && self.validity && self.order && self.guard
+        self.agreement && self.validity && self.order && self.guard && self.chain
     }
 }
 
@@ -627,8 +632,12 @@ impl RunReport {
             }
         }
         s += &format!(
-            "checks: agreement {}, validity {}, order {}, guard {}\n",
-            self.checks.agreement, self.checks.validity, self.checks.order, self.checks.guard
+            "checks: agreement {}, validity {}, order {}, guard {}, chain {}\n",
+            self.checks.agreement,
+            self.checks.validity,
+            self.checks.order,
+            self.checks.guard,
+            self.checks.chain
         );
         if self.network.delivery == Delivery::Kernel {
             let refused: Vec<u64> = self.replicas.iter().map(|r| r.guard.refused).collect();
@@ -692,6 +701,7 @@ pub fn check(replicas: &[ReplicaReport], proposed: &[u32]) -> Checks {
         validity,
         order,
         guard: true,
+        chain: true,
         failures,
     }
 }
@@ -1037,6 +1047,12 @@ impl Cluster {
         }
     }
 
+    /// Replica r's status registers as its host last read them
+    /// ([`Cluster::read_status`]; `run` reads them at its end).
+    pub fn status(&self, r: usize) -> Status {
+        self.last_status[r]
+    }
+
     /// Has every host read every status register, as a host does at the end
     /// of a run (the report's status is from these reads).
     pub fn read_status(&mut self) -> Result<(), SimError> {
@@ -1044,9 +1060,21 @@ impl Cluster {
             h.read_status();
         }
         let deadline = self.cycle + STATUS_READ_CYCLES;
-        while !self.hosts.iter().all(|h| h.idle()) {
+        loop {
+            if self.hosts.iter().all(|h| h.idle()) {
+                // A chain read that straddled a hash is read again.
+                let torn: Vec<usize> = (0..self.hosts.len())
+                    .filter(|&r| self.hosts[r].chain_torn())
+                    .collect();
+                if torn.is_empty() {
+                    break;
+                }
+                for r in torn {
+                    self.hosts[r].read_chain();
+                }
+            }
             if self.cycle >= deadline {
-                let r = self.hosts.iter().position(|h| !h.idle()).unwrap();
+                let r = self.hosts.iter().position(|h| !h.idle()).unwrap_or(0);
                 return Err(SimError::Control {
                     replica: r,
                     cycle: self.cycle,
@@ -1158,6 +1186,12 @@ impl Cluster {
             && stats.status_errors == 0
             && honest_drops.is_empty()
             && local.is_empty();
+        for r in (0..n).filter(|&r| self.is_honest(r)) {
+            if let Err(e) = self.check_chain(r) {
+                checks.chain = false;
+                checks.failures.push(format!("replica {r}'s chain: {e}"));
+            }
+        }
         RunReport {
             cycles: self.cycle,
             backend: self
@@ -1173,6 +1207,57 @@ impl Cluster {
             network,
             checks,
         }
+    }
+}
+
+impl Cluster {
+    /// Replica r's chain registers, as its host last read them, against
+    /// the decisions its kernel handed out since the kernels' last start
+    /// (docs/chain.md).
+    fn check_chain(&self, r: usize) -> Result<(), String> {
+        use rhdl_ubft::controller::chain;
+        use rhdl_ubft::params::{CHAIN_CYCLES, CHAIN_QUEUE};
+        let status = &self.last_status[r];
+        // The first `chain_k` read of the last pair (`Host::chain_regs`).
+        let Some(&(_, _, read_at)) = self.hosts[r]
+            .reads
+            .iter()
+            .rev()
+            .filter(|x| x.0 == rhdl_ubft::regs::CHAIN_K)
+            .nth(1)
+        else {
+            return Ok(()); // never read: no status was read in this run
+        };
+        let run: Vec<&Decided> = self.clients[r]
+            .decisions()
+            .iter()
+            .filter(|d| d.cycle >= self.start_at && d.cycle < read_at)
+            .collect();
+        let upto = run.iter().position(|d| d.k == status.chain_k);
+        let hashed = match (status.chain_k, upto) {
+            (0, _) => 0,
+            (_, Some(i)) => i + 1,
+            (k, None) => return Err(format!("chain_k = {k} is no decision of the run")),
+        };
+        let want = chain::chain(run[..hashed].iter().map(|d| (d.k as u64, d.m)));
+        if status.chain_h != want {
+            return Err(format!(
+                "chain_h at k = {} is {:08x?}, the decisions' chain is {want:08x?}",
+                status.chain_k, status.chain_h
+            ));
+        }
+        // A decision handed out this long before the read has been hashed,
+        // even behind a full queue.
+        let due = (CHAIN_QUEUE as u64 + 1) * CHAIN_CYCLES + 1;
+        if let Some(last) = run.iter().rev().find(|d| d.cycle + due <= read_at) {
+            if hashed < run.iter().position(|d| d.k == last.k).unwrap() + 1 {
+                return Err(format!(
+                    "chain_k = {} at cycle {read_at}, but k = {} was handed out at cycle {}",
+                    status.chain_k, last.k, last.cycle
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -23,6 +23,10 @@ pub struct Status {
     pub error: u8,
     /// The controller's state (`STATE_NAMES`).
     pub state: u8,
+    /// The slot of the latest decision Chain hashed (`chain_k`), and its
+    /// h_k (`chain_h_0` .. `chain_h_7`; `controller::chain`).
+    pub chain_k: u32,
+    pub chain_h: [u32; 8],
 }
 
 /// The names of the states, in `sts_state` order; "" for a number no

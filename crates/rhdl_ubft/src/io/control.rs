@@ -23,7 +23,8 @@
 //!   the status values `sts_*`, read live; from the guard, its counters
 //!   `sts_guard_*` (`sts_guard_refused_by`: sender i's in bits
 //!   [32 i + 31 : 32 i], `guard::REFUSED_BY_BITS` = params::N × 32), and
-//!   from the local guard `sts_local_refused`.
+//!   from the local guard `sts_local_refused`, and from Chain `sts_chain_k`
+//!   and `sts_chain_h` (word i of h_k in bits [32 i + 31 : 32 i]).
 //!
 //! ap_ctrl_hs: writing 1 to CTRL bit 0 sets `ap_start`; it stays high until
 //! the kernel's `ap_ready`, when it takes the value of `auto_restart` (a
@@ -118,6 +119,8 @@ pub struct Control<const N: usize> {
     pub sts_guard_refused_unchecked: Signal<In, Bits<32>>,
     pub sts_guard_refused_by: Signal<In, Bits<REFUSED_BY_BITS>>,
     pub sts_local_refused: Signal<In, Bits<32>>,
+    pub sts_chain_k: Signal<In, Bits<32>>,
+    pub sts_chain_h: Signal<In, Bits<256>>,
     // AXI state.
     aw_full: DFF<Bit>,
     aw_addr: DFF<Bits<12>>,
@@ -156,6 +159,7 @@ pub struct Control<const N: usize> {
     isr_n: Signal<Local, Bits<2>>,
     rmux: Signal<Local, Bits<32>>,
     gsh: Signal<Local, Bits<8>>,
+    csh: Signal<Local, Bits<8>>,
     // Offsets (regs::REGS) and masks.
     a_ctrl: Constant<Bits<12>>,
     a_gier: Constant<Bits<12>>,
@@ -196,6 +200,9 @@ pub struct Control<const N: usize> {
     a_guard_by: Constant<Bits<12>>,
     a_guard_by_end: Constant<Bits<12>>,
     a_local_refused: Constant<Bits<12>>,
+    a_chain_k: Constant<Bits<12>>,
+    a_chain_h: Constant<Bits<12>>,
+    a_chain_h_end: Constant<Bits<12>>,
     qpn_mask: Constant<Bits<QPNS_BITS>>,
 }
 
@@ -265,6 +272,8 @@ impl<const N: usize> Control<N> {
             sts_guard_refused_unchecked: Default::default(),
             sts_guard_refused_by: Default::default(),
             sts_local_refused: Default::default(),
+            sts_chain_k: Default::default(),
+            sts_chain_h: Default::default(),
             aw_full: Default::default(),
             aw_addr: Default::default(),
             w_full: Default::default(),
@@ -299,6 +308,7 @@ impl<const N: usize> Control<N> {
             isr_n: Default::default(),
             rmux: Default::default(),
             gsh: Default::default(),
+            csh: Default::default(),
             a_ctrl: a(regs::CTRL),
             a_gier: a(regs::GIER),
             a_ier: a(regs::IP_IER),
@@ -338,6 +348,9 @@ impl<const N: usize> Control<N> {
             a_guard_by: a(regs::GUARD_REFUSED_BY),
             a_guard_by_end: a(regs::GUARD_REFUSED_BY + 4 * N as u64),
             a_local_refused: a(regs::LOCAL_REFUSED),
+            a_chain_k: a(regs::CHAIN_K),
+            a_chain_h: a(regs::CHAIN_H),
+            a_chain_h_end: a(regs::CHAIN_H + 4 * 8),
             qpn_mask: Constant::new(((1u64 << QPN_BITS) - 1).into()),
         }
     }
@@ -666,6 +679,17 @@ impl<const N: usize> Logic for Control<N> {
         if self.ra.val() == self.a_local_refused.val() {
             self.rmux.next = self.sts_local_refused.val();
         }
+        if self.ra.val() == self.a_chain_k.val() {
+            self.rmux.next = self.sts_chain_k.val();
+        }
+        // chain_h_i: 32 bits at 32 i of the packed field (i < 8: eight bits).
+        self.csh.next = bit_cast::<8, 12>(((self.ra.val() - self.a_chain_h.val()) >> 2) << 5);
+        if (self.ra.val() >= self.a_chain_h.val()) & (self.ra.val() < self.a_chain_h_end.val()) {
+            self.rmux.next = self
+                .sts_chain_h
+                .val()
+                .get_bits::<32>(self.csh.val().index());
+        }
         if self.ar_hs.val() {
             self.rvalid_q.d.next = true;
             self.rdata_q.d.next = self.rmux.val();
@@ -746,6 +770,8 @@ impl<const N: usize> Control<N> {
         self.sts_guard_refused_unchecked.connect();
         self.sts_guard_refused_by.connect();
         self.sts_local_refused.connect();
+        self.sts_chain_k.connect();
+        self.sts_chain_h.connect();
         self.connect_all();
     }
 }

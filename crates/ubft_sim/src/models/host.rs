@@ -156,12 +156,32 @@ impl Host {
         self.push(Op::Read { addr: regs::CTRL });
     }
 
-    /// Reads every status register, then the guard's.
+    /// Did the last reads of the chain's registers straddle a hash (the
+    /// two `chain_k` reads differ)?
+    pub fn chain_torn(&self) -> bool {
+        let mut ks = self.reads.iter().rev().filter(|r| r.0 == regs::CHAIN_K);
+        match (ks.next(), ks.next()) {
+            (Some(a), Some(b)) => a.1 != b.1,
+            _ => false,
+        }
+    }
+
+    /// Reads the chain's registers again (after [`Host::chain_torn`]).
+    pub fn read_chain(&mut self) {
+        for addr in chain_regs() {
+            self.push(Op::Read { addr });
+        }
+    }
+
+    /// Reads every status register, then the guard's, then the chain's.
     pub fn read_status(&mut self) {
         for addr in STATUS_REGS {
             self.push(Op::Read { addr });
         }
         for addr in guard_regs() {
+            self.push(Op::Read { addr });
+        }
+        for addr in chain_regs() {
             self.push(Op::Read { addr });
         }
     }
@@ -268,6 +288,10 @@ impl Host {
                 self.guard.refused_by[((a - regs::GUARD_REFUSED_BY) / 4) as usize] = v
             }
             regs::LOCAL_REFUSED => self.guard.local_refused = v,
+            regs::CHAIN_K => s.chain_k = v,
+            a if (regs::CHAIN_H..regs::CHAIN_H + 4 * 8).contains(&a) => {
+                s.chain_h[((a - regs::CHAIN_H) / 4) as usize] = v
+            }
             _ => {}
         }
     }
@@ -280,6 +304,17 @@ pub fn guard_regs() -> Vec<u64> {
     v.extend((0..REASONS as u64).map(|i| regs::GUARD_REFUSED + 4 * i));
     v.extend((0..BUILD_N as u64).map(|i| regs::GUARD_REFUSED_BY + 4 * i));
     v.push(regs::LOCAL_REFUSED);
+    v
+}
+
+/// The chain's registers as a host reads them (registers.md): `chain_k`,
+/// h_k's eight words, and `chain_k` again; if the two `chain_k` differ, a
+/// hash ended between them and the host reads all ten again
+/// ([`Host::chain_torn`]).
+pub fn chain_regs() -> Vec<u64> {
+    let mut v = vec![regs::CHAIN_K];
+    v.extend((0..8).map(|i| regs::CHAIN_H + 4 * i));
+    v.push(regs::CHAIN_K);
     v
 }
 
