@@ -1228,6 +1228,11 @@ impl Cluster {
         else {
             return Ok(()); // never read: no status was read in this run
         };
+        if read_at < self.start_at {
+            // Read before a restart the cluster still waits for: the
+            // registers are an earlier run's, whose start is not kept.
+            return Ok(());
+        }
         let run: Vec<&Decided> = self.clients[r]
             .decisions()
             .iter()
