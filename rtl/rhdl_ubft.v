@@ -2420,7 +2420,6 @@ module rhdl_ubft$chain(clock,rst_n,start,s_tdata,s_tuser,s_tvalid,s_tready,m_tda
     reg  room;
     reg  push;
     reg  pop;
-    reg  gone;
     reg  [31:0] mid_k$0;
     reg  [31:0] mid_k$1;
     reg  [31:0] mid_k$2;
@@ -2730,8 +2729,7 @@ module rhdl_ubft$chain(clock,rst_n,start,s_tdata,s_tuser,s_tvalid,s_tready,m_tda
         s_tready = m_tready & room;
         push = s_tvalid & m_tready & room;
         pop = ~busy$q & qv$q[32'h0];
-        gone = pop;
-        if (gone) begin
+        if (pop) begin
             mid_k$0 = qk$1$q;
             mid_m$0 = qm$1$q;
         end
@@ -2739,7 +2737,7 @@ module rhdl_ubft$chain(clock,rst_n,start,s_tdata,s_tuser,s_tvalid,s_tready,m_tda
             mid_k$0 = qk$0$q;
             mid_m$0 = qm$0$q;
         end
-        if (gone) begin
+        if (pop) begin
             mid_k$1 = qk$2$q;
             mid_m$1 = qm$2$q;
         end
@@ -2747,7 +2745,7 @@ module rhdl_ubft$chain(clock,rst_n,start,s_tdata,s_tuser,s_tvalid,s_tready,m_tda
             mid_k$1 = qk$1$q;
             mid_m$1 = qm$1$q;
         end
-        if (gone) begin
+        if (pop) begin
             mid_k$2 = qk$3$q;
             mid_m$2 = qm$3$q;
         end
@@ -2757,7 +2755,7 @@ module rhdl_ubft$chain(clock,rst_n,start,s_tdata,s_tuser,s_tvalid,s_tready,m_tda
         end
         mid_k$3 = qk$3$q;
         mid_m$3 = qm$3$q;
-        if (gone) begin
+        if (pop) begin
             midv = qv$q >> 32'h1;
         end
         else begin

@@ -147,7 +147,6 @@ pub struct Chain {
     room: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
-    gone: Signal<Local, Bit>,
     mid_k: [Signal<Local, Bits<32>>; CHAIN_QUEUE],
     mid_m: [Signal<Local, Bits<32>>; CHAIN_QUEUE],
     midv: Signal<Local, Bits<CHAIN_QUEUE>>,
@@ -205,7 +204,6 @@ impl Default for Chain {
             room: Default::default(),
             push: Default::default(),
             pop: Default::default(),
-            gone: Default::default(),
             mid_k: std::array::from_fn(|_| Default::default()),
             mid_m: std::array::from_fn(|_| Default::default()),
             midv: Default::default(),
@@ -259,9 +257,8 @@ impl Logic for Chain {
 
         // The compression starts on the oldest entry when idle (`pop`).
         self.pop.next = !self.busy.q.val() & self.qv.q.val().get_bit(0);
-        self.gone.next = self.pop.val();
         for i in 0..LAST {
-            if self.gone.val() {
+            if self.pop.val() {
                 self.mid_k[i].next = self.qk[i + 1].q.val();
                 self.mid_m[i].next = self.qm[i + 1].q.val();
             } else {
@@ -273,7 +270,7 @@ impl Logic for Chain {
             self.mid_k[i].next = self.qk[i].q.val();
             self.mid_m[i].next = self.qm[i].q.val();
         }
-        if self.gone.val() {
+        if self.pop.val() {
             self.midv.next = self.qv.q.val() >> 1;
         } else {
             self.midv.next = self.qv.q.val();

@@ -36,7 +36,8 @@
 //! --equivocate) is refused together with `--scenario`.
 //!
 //! A refused argument exits with status 2 and names the rule it breaks; a run
-//! whose own checks fail (agreement, validity, order) exits with status 1.
+//! whose own checks fail (agreement, validity, order, guard, chain:
+//! `cluster::Checks`) exits with status 1.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rhdl_ubft::layout::{seed, Mailbox};
