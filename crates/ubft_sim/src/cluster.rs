@@ -442,6 +442,10 @@ pub struct StatusReport {
     pub error: u8,
     /// The controller's state at the end (`rhdl_ubft::controller::status::STATE_NAMES`).
     pub state: u8,
+    /// The slot of the latest decision in the chain (`chain_k`), and its
+    /// h_k as SHA-256's 64 hex digits (`chain_h_0` first; docs/chain.md).
+    pub chain_k: u32,
+    pub chain_h: String,
 }
 
 impl From<Status> for StatusReport {
@@ -459,6 +463,8 @@ impl From<Status> for StatusReport {
             write_errors: s.write_errors,
             error: s.error,
             state: s.state,
+            chain_k: s.chain_k,
+            chain_h: s.chain_h.iter().map(|w| format!("{w:08x}")).collect(),
         }
     }
 }
@@ -603,7 +609,7 @@ impl RunReport {
         for r in &self.replicas {
             let fast = r.decided.iter().filter(|d| d.path == Path::Fast).count();
             s += &format!(
-                "replica {}{}: view {}, {} decided ({} fast, {} slow), {} timeouts, last k {}\n",
+                "replica {}{}: view {}, {} decided ({} fast, {} slow), {} timeouts, last k {}, chain h_{} {}…\n",
                 r.id,
                 if r.honest { "" } else { " (faulty)" },
                 r.view,
@@ -611,7 +617,9 @@ impl RunReport {
                 fast,
                 r.decided.len() - fast,
                 r.status.timeouts,
-                r.decided.last().map_or(0, |d| d.k)
+                r.decided.last().map_or(0, |d| d.k),
+                r.status.chain_k,
+                &r.status.chain_h[..16]
             );
             // A refused configuration, or a run the kernel stopped: say
             // which rule (the `error` status register).

@@ -32,6 +32,7 @@ fn chains_are_the_streams(c: &Cluster, report: &RunReport, seed: u64, slots: u64
     );
     let want = chain::chain((1..=slots).map(|k| (k, proposal(seed, k - 1))));
     assert_ne!(want, [0; 8]);
+    let hex: String = want.iter().map(|w| format!("{w:08x}")).collect();
     for r in report.honest() {
         let s = c.status(r.id);
         assert_eq!(
@@ -41,6 +42,11 @@ fn chains_are_the_streams(c: &Cluster, report: &RunReport, seed: u64, slots: u64
             r.id,
             report.summary()
         );
+        // The report and its summary show the same chain, as hex digits.
+        assert_eq!((r.status.chain_k as u64, &r.status.chain_h), (slots, &hex));
+        assert!(report
+            .summary()
+            .contains(&format!("chain h_{slots} {}…", &hex[..16])));
     }
     want
 }
