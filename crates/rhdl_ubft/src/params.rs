@@ -72,6 +72,11 @@ pub const RX_STS_DEPTH: usize = 4;
 /// path decides a slot per 3L cycles, and a burst (a catch-up, a
 /// NEW_VIEW's delivery) waits for the stream only past four.
 pub const CHAIN_QUEUE: usize = 4;
+/// Words of h_k, Chain's hash: SHA-256's digest, eight 32-bit words
+/// (`chain_h_0` .. `chain_h_7`).
+pub const CHAIN_WORDS: usize = 8;
+/// Its bits (Chain's `h`, Control's `sts_chain_h`).
+pub const CHAIN_BITS: usize = CHAIN_WORDS * WORD_BITS;
 /// Cycles Chain spends on a decision: a load and 64 rounds, the last of
 /// which writes h_k. Its h_k shows `CHAIN_CYCLES` + 1 after the handshake
 /// that handed it out (the queue's register in between), when the queue

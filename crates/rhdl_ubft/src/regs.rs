@@ -20,7 +20,7 @@
 
 use crate::guard::REASONS;
 use crate::io::roce::QPN_BITS;
-use crate::params::{COUNTER_BITS, N, WAIT_BITS};
+use crate::params::{CHAIN_WORDS, COUNTER_BITS, N, WAIT_BITS};
 
 /// How the host may use a register.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -164,7 +164,7 @@ pub const REGS: [Reg; ROWS] = place([
         "beats of the kernel's own HBM writes whose strobes reached past its own lanes of a will_cert row, or that crossed 4 KiB, and that the local guard narrowed (docs/local_guard.md; an honest kernel makes none), since reset"),
     reg("chain_k", 32, 1, Access::Status,
         "the slot of the latest decision hashed into the chain (0: none in this run); chain_h is its h_k (docs/chain.md)"),
-    reg("chain_h", 32, 8, Access::Status,
+    reg("chain_h", 32, CHAIN_WORDS, Access::Status,
         "h_k = SHA-256(h_(k-1) || k || dec[k]) of the decisions of this run (h_0 = 0), as eight big-endian words, chain_h_0 first (docs/chain.md); chain_k and chain_h change in one cycle: read chain_k, the eight words, and chain_k again, and retry if it moved"),
 ]);
 
@@ -439,7 +439,7 @@ mod tests {
         assert_eq!(LOCAL_REFUSED, GUARD_REFUSED_BY + 4 * N as u64);
         assert_eq!(CHAIN_K, LOCAL_REFUSED + 4);
         assert_eq!(CHAIN_H, CHAIN_K + 4);
-        assert_eq!(END, CHAIN_H + 4 * 8);
+        assert_eq!(END, CHAIN_H + 4 * CHAIN_WORDS as u64);
         // guard_refused_i counts Refusal code i + 1.
         for (i, r) in crate::guard::Refusal::ALL.iter().enumerate() {
             assert_eq!(r.code(), i as u64 + 1);

@@ -49,8 +49,9 @@ fn the_software_chain_is_sha256_of_the_44_bytes() {
         assert_eq!(chain::next(&h, c, m), want, "c = {c}");
         h = want;
     }
-    // SHA-256 of 44 zero bytes but for c = 1: a fixed vector, so a change
-    // of the message's byte order fails here and not only against itself.
+    // c is 8 bytes, high word first: c = 1 and c = 2^32 are different
+    // messages (a 32-bit c, or the words swapped, would hash them alike
+    // or both wrongly against `sha2`).
     let h1 = chain::next(&[0; 8], 1, 0);
     assert_eq!(h1, reference(&[0; 8], 1, 0));
     assert_ne!(h1, chain::next(&[0; 8], 1 << 32, 0));

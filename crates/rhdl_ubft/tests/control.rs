@@ -105,8 +105,8 @@ impl<const N: usize> Tb<N> {
         // chain_k: base + 25 + N; chain_h_i: base + 26 + N + i.
         let n = rhdl_ubft::params::N as u64;
         c.sts_chain_k.next = (base as u64 + 25 + n).into();
-        let mut h = Bits::<256>::default();
-        for i in 0..8 {
+        let mut h = Bits::<{ rhdl_ubft::params::CHAIN_BITS }>::default();
+        for i in 0..rhdl_ubft::params::CHAIN_WORDS {
             h.set_bits::<32>(32 * i, (base as u64 + 26 + n + i as u64).into());
         }
         c.sts_chain_h.next = h;

@@ -22,7 +22,10 @@
 //! chain back to h_0 = 0 at k = 0. The register view of both
 //! (`chain_k`, `chain_h_i`) is in `regs`.
 
-use crate::params::CHAIN_QUEUE;
+use crate::params::{CHAIN_BITS, CHAIN_QUEUE, CHAIN_WORDS};
+
+// The packing of h_k in `update` is written for eight words.
+const _: () = assert!(CHAIN_BITS == 256, "chain.rs: h_k's packing literals");
 use rust_hdl::prelude::*;
 
 /// SHA-256's round constants (FIPS 180-4, 4.2.2).
@@ -49,7 +52,7 @@ pub const LENGTH_WORD: u32 = 44 * 8;
 
 /// The sixteen message words of the block that hashes (c, dec[c]) onto
 /// `h` = h_{c−1}.
-pub fn message(h: &[u32; 8], c: u64, m: u32) -> [u32; 16] {
+pub fn message(h: &[u32; CHAIN_WORDS], c: u64, m: u32) -> [u32; 16] {
     let mut w = [0; 16];
     w[..8].copy_from_slice(h);
     w[8] = (c >> 32) as u32;
@@ -62,7 +65,7 @@ pub fn message(h: &[u32; 8], c: u64, m: u32) -> [u32; 16] {
 
 /// h_c from h_{c−1} = `h`, c and dec[c] = `m`: what the block computes,
 /// in software (the simulator's check of the `chain_h_i` registers).
-pub fn next(h: &[u32; 8], c: u64, m: u32) -> [u32; 8] {
+pub fn next(h: &[u32; CHAIN_WORDS], c: u64, m: u32) -> [u32; CHAIN_WORDS] {
     let mut w = [0u32; 64];
     w[..16].copy_from_slice(&message(h, c, m));
     for t in 16..64 {
@@ -92,8 +95,9 @@ pub fn next(h: &[u32; 8], c: u64, m: u32) -> [u32; 8] {
 }
 
 /// h_c of the decisions `dec` = [(c, dec[c])], in order, from h_0 = 0.
-pub fn chain(dec: impl IntoIterator<Item = (u64, u32)>) -> [u32; 8] {
-    dec.into_iter().fold([0; 8], |h, (c, m)| next(&h, c, m))
+pub fn chain(dec: impl IntoIterator<Item = (u64, u32)>) -> [u32; CHAIN_WORDS] {
+    dec.into_iter()
+        .fold([0; CHAIN_WORDS], |h, (c, m)| next(&h, c, m))
 }
 
 /// Rounds in a compression.
@@ -120,7 +124,7 @@ pub struct Chain {
     /// The slot of the latest decision hashed, and its h_k: SHA-256's
     /// eight big-endian words, word i in bits [32 i + 31 : 32 i].
     pub k: Signal<Out, Bits<32>>,
-    pub h: Signal<Out, Bits<256>>,
+    pub h: Signal<Out, Bits<CHAIN_BITS>>,
     // The queue: entry 0 the oldest, `qv` bit i = entry i holds one.
     qk: [DFF<Bits<32>>; CHAIN_QUEUE],
     qm: [DFF<Bits<32>>; CHAIN_QUEUE],
@@ -135,7 +139,7 @@ pub struct Chain {
     w: [DFF<Bits<32>>; 16],
     cur_k: DFF<Bits<32>>,
     // The chain: h_k and k.
-    hq: DFF<Bits<256>>,
+    hq: DFF<Bits<CHAIN_BITS>>,
     kq: DFF<Bits<32>>,
     // Constants.
     iv: [Constant<Bits<32>>; 8],

@@ -26,7 +26,7 @@ pub struct Status {
     /// The slot of the latest decision Chain hashed (`chain_k`), and its
     /// h_k (`chain_h_0` .. `chain_h_7`; `controller::chain`).
     pub chain_k: u32,
-    pub chain_h: [u32; 8],
+    pub chain_h: [u32; crate::params::CHAIN_WORDS],
 }
 
 /// The names of the states, in `sts_state` order; "" for a number no

@@ -54,6 +54,7 @@ use crate::regs;
 // `gsh`, the bit offset of guard_refused_by_i, is eight bits.
 const _: () = assert!(REFUSED_BY_BITS <= 256);
 use crate::io::roce::QPN_BITS;
+use crate::params::{CHAIN_BITS, CHAIN_WORDS};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -120,7 +121,7 @@ pub struct Control<const N: usize> {
     pub sts_guard_refused_by: Signal<In, Bits<REFUSED_BY_BITS>>,
     pub sts_local_refused: Signal<In, Bits<32>>,
     pub sts_chain_k: Signal<In, Bits<32>>,
-    pub sts_chain_h: Signal<In, Bits<256>>,
+    pub sts_chain_h: Signal<In, Bits<CHAIN_BITS>>,
     // AXI state.
     aw_full: DFF<Bit>,
     aw_addr: DFF<Bits<12>>,
@@ -350,7 +351,7 @@ impl<const N: usize> Control<N> {
             a_local_refused: a(regs::LOCAL_REFUSED),
             a_chain_k: a(regs::CHAIN_K),
             a_chain_h: a(regs::CHAIN_H),
-            a_chain_h_end: a(regs::CHAIN_H + 4 * 8),
+            a_chain_h_end: a(regs::CHAIN_H + 4 * CHAIN_WORDS as u64),
             qpn_mask: Constant::new(((1u64 << QPN_BITS) - 1).into()),
         }
     }

@@ -15,7 +15,7 @@
 
 use crate::ports::{KernelIn, KernelOut, Status};
 use rhdl_ubft::guard::{Refusal, REASONS};
-use rhdl_ubft::params::N as BUILD_N;
+use rhdl_ubft::params::{CHAIN_WORDS, N as BUILD_N};
 use rhdl_ubft::regs;
 use std::collections::VecDeque;
 
@@ -289,7 +289,7 @@ impl Host {
             }
             regs::LOCAL_REFUSED => self.guard.local_refused = v,
             regs::CHAIN_K => s.chain_k = v,
-            a if (regs::CHAIN_H..regs::CHAIN_H + 4 * 8).contains(&a) => {
+            a if (regs::CHAIN_H..regs::CHAIN_H + 4 * CHAIN_WORDS as u64).contains(&a) => {
                 s.chain_h[((a - regs::CHAIN_H) / 4) as usize] = v
             }
             _ => {}
@@ -313,7 +313,7 @@ pub fn guard_regs() -> Vec<u64> {
 /// ([`Host::chain_torn`]).
 pub fn chain_regs() -> Vec<u64> {
     let mut v = vec![regs::CHAIN_K];
-    v.extend((0..8).map(|i| regs::CHAIN_H + 4 * i));
+    v.extend((0..CHAIN_WORDS as u64).map(|i| regs::CHAIN_H + 4 * i));
     v.push(regs::CHAIN_K);
     v
 }
