@@ -922,7 +922,7 @@ fn short_cause(s: &ubft_sim::scenario::Scenario) -> String {
     open.open_ended = true;
     open.requests = s.slots;
     let all_decided = |r: &ubft_sim::cluster::RunReport| {
-        r.checks.ok() && r.honest().all(|h| h.decided.len() as u64 >= s.slots)
+        r.checks.ok() && r.live().all(|h| h.decided.len() as u64 >= s.slots)
     };
     match open.run(Backend::Verilator) {
         Ok(r) if all_decided(&r) => return "the run's end".into(),

@@ -375,6 +375,11 @@ pub struct Decision {
 pub struct ReplicaReport {
     pub id: usize,
     pub honest: bool,
+    /// The cycles at which its host started its kernel again after a
+    /// restart ([`Cluster::restart`]); its decisions after each start again
+    /// at k = 1.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub restarts: Vec<u64>,
     pub view: u32,
     pub decided: Vec<Decision>,
     pub status: StatusReport,
@@ -585,10 +590,16 @@ impl RunReport {
         self.replicas.iter().filter(|r| r.honest)
     }
 
+    /// The reports of the honest replicas that never restarted: those the
+    /// run waits for ([`Cluster::is_live`]).
+    pub fn live(&self) -> impl Iterator<Item = &ReplicaReport> {
+        self.honest().filter(|r| r.restarts.is_empty())
+    }
+
     /// How long after `cycle` every honest replica made its next decision,
     /// in a run of `slots` slots (0: no limit).
     pub fn after(&self, cycle: u64, slots: u64) -> After {
-        After::of(self.honest().map(|h| h.decided.as_slice()), cycle, slots)
+        After::of(self.live().map(|h| h.decided.as_slice()), cycle, slots)
     }
 
     /// As JSON (the CLI's `simulate --json`).
@@ -609,9 +620,13 @@ impl RunReport {
         for r in &self.replicas {
             let fast = r.decided.iter().filter(|d| d.path == Path::Fast).count();
             s += &format!(
-                "replica {}{}: view {}, {} decided ({} fast, {} slow), {} timeouts, last k {}, chain h_{} {}…\n",
+                "replica {}{}{}: view {}, {} decided ({} fast, {} slow), {} timeouts, last k {}, chain h_{} {}…\n",
                 r.id,
                 if r.honest { "" } else { " (faulty)" },
+                match r.restarts.as_slice() {
+                    [] => String::new(),
+                    c => format!(" (restarted at cycle {})", c.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")),
+                },
                 r.view,
                 r.decided.len(),
                 fast,
@@ -670,18 +685,23 @@ pub fn check(replicas: &[ReplicaReport], proposed: &[u32]) -> Checks {
     let mut by_k: BTreeMap<u64, (usize, u32)> = BTreeMap::new();
     let (mut agreement, mut validity, mut order) = (true, true, true);
     for r in replicas.iter().filter(|r| r.honest) {
-        for (i, d) in r.decided.iter().enumerate() {
-            if d.k != i as u64 + 1 {
+        // k starts again at 1 at each restart.
+        let mut next = 1;
+        let mut restarts = r.restarts.iter().peekable();
+        for d in &r.decided {
+            while restarts.next_if(|&&c| c <= d.cycle).is_some() {
+                next = 1;
+            }
+            if d.k != next {
                 if order {
                     failures.push(format!(
-                        "replica {} decided k = {} as its decision #{}",
-                        r.id,
-                        d.k,
-                        i + 1
+                        "replica {} decided k = {} where k = {} was next",
+                        r.id, d.k, next
                     ));
                 }
                 order = false;
             }
+            next = d.k + 1;
             if !proposed.contains(&d.m) {
                 failures.push(format!(
                     "replica {} decided m = {:#x} at k = {}, never proposed",
@@ -726,10 +746,9 @@ pub struct Cluster {
     pub cycle: u64,
     /// Replicas whose writes an adversary transforms.
     faulty: Vec<usize>,
-    /// `ap_rst_n` is low before this cycle; the hosts start the kernels then.
-    start_at: u64,
-    /// Zero the mailboxes at `start_at` (a restart after `reset`).
-    clear_at_start: bool,
+    /// Each replica's start: when its host starts its kernel, and the
+    /// restarts planned for it ([`Cluster::restart`]).
+    starts: Vec<Start>,
     last_status: Vec<Status>,
     /// Every replica's arguments, as its host writes them.
     run_args: Vec<Args>,
@@ -814,8 +833,7 @@ impl Cluster {
             net,
             cycle: 0,
             faulty,
-            start_at: START_CYCLE,
-            clear_at_start: false,
+            starts: vec![Start::new(START_CYCLE); n],
             last_status: vec![Status::default(); n],
             run_args,
             threads: 1,
@@ -862,9 +880,6 @@ impl Cluster {
                 stacks[f.dst()].receive(f);
             }
         }
-        if cycle == self.start_at {
-            self.clear_at_start = false;
-        }
         self.cycle += 1;
         Ok(())
     }
@@ -878,8 +893,6 @@ impl Cluster {
         let (links, stacks) = self.net.split();
         let frame = Frame {
             links,
-            start_at: self.start_at,
-            clear: self.clear_at_start,
             args: &self.run_args,
         };
         let parts = self
@@ -891,11 +904,15 @@ impl Cluster {
             .zip(self.hosts.iter_mut())
             .zip(stacks.iter_mut())
             .zip(self.last_status.iter_mut())
-            .zip(self.timeouts.iter_mut());
+            .zip(self.timeouts.iter_mut())
+            .zip(self.starts.iter_mut());
         let replicas = parts
             .enumerate()
             .map(
-                |(r, (((((((k, hbm), client), signer), host), stack), status), timeouts))| {
+                |(
+                    r,
+                    ((((((((k, hbm), client), signer), host), stack), status), timeouts), start),
+                )| {
                     Some(Replica {
                         r,
                         kernel: kernel(k)?,
@@ -906,6 +923,7 @@ impl Cluster {
                         stack,
                         status,
                         timeouts,
+                        start,
                     })
                 },
             )
@@ -931,10 +949,11 @@ impl Cluster {
         }
     }
 
-    /// True once every honest replica decided the slots asked for.
+    /// True once every live replica ([`Cluster::is_live`]) decided the
+    /// slots asked for.
     pub fn finished(&self) -> bool {
         (0..self.kernels.len())
-            .filter(|&r| self.is_honest(r))
+            .filter(|&r| self.is_live(r))
             .all(|r| self.clients[r].decisions().len() as u64 >= self.cfg.slots)
     }
 
@@ -1013,26 +1032,23 @@ impl Cluster {
     /// [`step`](Self::step)s would have (see `parallel.rs`).
     fn run_parallel(&mut self, threads: usize, until: u64) -> Result<(), SimError> {
         let n = self.kernels.len();
-        let honest: Vec<bool> = (0..n).map(|r| self.is_honest(r)).collect();
+        let live: Vec<bool> = (0..n).map(|r| self.is_live(r)).collect();
         let slots = self.cfg.slots;
-        let (start_at, from) = (self.start_at, self.cycle);
+        let from = self.cycle;
         let (frame, replicas) = self.parts(|k| k.as_send());
         let replicas: Vec<_> = replicas
             .into_iter()
             .map(|x| x.expect("checked by threads()"))
             .collect();
-        let reached = parallel::run(&frame, replicas, &honest, slots, threads, from, until)?;
-        if from <= start_at && start_at < reached {
-            self.clear_at_start = false;
-        }
+        let reached = parallel::run(&frame, replicas, &live, slots, threads, from, until)?;
         self.cycle = reached;
         Ok(())
     }
 
-    /// The fewest slots an honest replica has decided so far.
+    /// The fewest slots a live replica has decided so far.
     pub fn decided(&self) -> u64 {
         (0..self.kernels.len())
-            .filter(|&r| self.is_honest(r))
+            .filter(|&r| self.is_live(r))
             .map(|r| self.clients[r].decisions().len() as u64)
             .min()
             .unwrap_or(0)
@@ -1048,11 +1064,62 @@ impl Cluster {
     /// stacks still hold for the kernels' guards, which were in reset, are
     /// dropped with the clear (`Network::discard_waiting_writes`).
     pub fn reset(&mut self, cycles: u64, clear_mailboxes: bool) {
-        self.start_at = self.cycle + cycles.max(1);
-        self.clear_at_start = clear_mailboxes;
-        for h in self.hosts.iter_mut() {
+        let at = self.cycle + cycles.max(1);
+        for (s, h) in self.starts.iter_mut().zip(self.hosts.iter_mut()) {
+            s.at = at;
+            s.clear = clear_mailboxes;
+            s.drop_waiting = clear_mailboxes;
             h.abandon();
         }
+    }
+
+    /// Restarts replica r's kernel alone, as a host does after a fault of
+    /// its card's kernel, while the other replicas run on: from the cycle
+    /// `when` names (a cycle, or one of r's own events,
+    /// [`set_adversary_from`](Self::set_adversary_from)), `ap_rst_n` is
+    /// low for `cycles` cycles, with r's AXI interconnect and signer
+    /// service, and its host's operations are dropped; then its host
+    /// programs and starts the kernel again with the run's arguments. With
+    /// `clear_mailbox` the host first zeroes r's mailbox. The card's
+    /// network stack and its queue pairs stay up: the peers' writes that
+    /// arrive meanwhile wait in it for the guard, which takes them once the
+    /// kernel is out of reset, so their completions come and the peers'
+    /// rounds end (a restart that also tears the queue pairs down is not
+    /// modelled).
+    ///
+    /// The restarted kernel starts at k = 1 in view 0 and does not rejoin
+    /// (recovery.md section 17, R33, is not built), so r counts among the
+    /// f: its decisions are checked for agreement, validity and order (the
+    /// order starting again at k = 1 at each restart) as an honest
+    /// replica's, and the run does not wait for it to decide
+    /// ([`Cluster::is_live`]). Panics if the event is another replica's.
+    pub fn restart(&mut self, r: usize, when: RestartAt, cycles: u64, clear_mailbox: bool) {
+        let trigger = match when {
+            RestartAt::Cycle(c) => {
+                let t = Trigger::new();
+                t.fire(c);
+                t
+            }
+            RestartAt::Event(e) => {
+                assert_eq!(
+                    e.replica(),
+                    r,
+                    "a restart of replica {r} placed by \"{e}\": an event places only its own replica's faults"
+                );
+                self.trigger(e)
+            }
+        };
+        self.starts[r].planned.push(PlannedRestart {
+            trigger,
+            cycles: cycles.max(1),
+            clear: clear_mailbox,
+        });
+    }
+
+    /// Whether the run waits for replica r to decide every slot: an honest
+    /// replica that is not to restart ([`Cluster::restart`]).
+    pub fn is_live(&self, r: usize) -> bool {
+        self.is_honest(r) && self.starts[r].planned.is_empty() && self.starts[r].restarts.is_empty()
     }
 
     /// Replica r's status registers as its host last read them
@@ -1102,6 +1169,7 @@ impl Cluster {
             .map(|r| ReplicaReport {
                 id: r,
                 honest: self.is_honest(r),
+                restarts: self.starts[r].restarts.clone(),
                 view: self.last_status[r].view,
                 decided: self.clients[r]
                     .decisions()
@@ -1236,7 +1304,8 @@ impl Cluster {
         else {
             return Ok(()); // never read: no status was read in this run
         };
-        if read_at < self.start_at {
+        let start_at = self.starts[r].at;
+        if read_at < start_at {
             // Read before a restart the cluster still waits for: the
             // registers are an earlier run's, whose start is not kept.
             return Ok(());
@@ -1244,7 +1313,7 @@ impl Cluster {
         let run: Vec<&Decided> = self.clients[r]
             .decisions()
             .iter()
-            .filter(|d| d.cycle >= self.start_at && d.cycle < read_at)
+            .filter(|d| d.cycle >= start_at && d.cycle < read_at)
             .collect();
         let upto = run.iter().position(|d| d.k == status.chain_k);
         let hashed = match (status.chain_k, upto) {
@@ -1286,14 +1355,58 @@ fn args_of(cfg: &ClusterConfig, r: usize) -> Args {
     }
 }
 
-/// What stepping a replica needs from the rest of the cluster: the links,
-/// and when the hosts start the kernels (and whether they clear the
-/// mailboxes first).
+/// What stepping a replica needs from the rest of the cluster: the links
+/// and the arguments its host programs.
 pub(crate) struct Frame<'a> {
     pub links: &'a Links,
-    pub start_at: u64,
-    pub clear: bool,
     pub args: &'a [Args],
+}
+
+/// When to restart a replica's kernel ([`Cluster::restart`]).
+#[derive(Clone, Debug)]
+pub enum RestartAt {
+    /// `ap_rst_n` falls at this cycle.
+    Cycle(u64),
+    /// `ap_rst_n` falls at the cycle the event starts its faults.
+    Event(Event),
+}
+
+/// A restart not yet begun.
+#[derive(Clone, Debug)]
+pub(crate) struct PlannedRestart {
+    /// Fired with the cycle `ap_rst_n` falls.
+    trigger: Trigger,
+    /// Cycles in reset.
+    cycles: u64,
+    clear: bool,
+}
+
+/// One replica's start: when its host starts its kernel.
+#[derive(Clone, Debug)]
+pub(crate) struct Start {
+    /// `ap_rst_n` is low before this cycle; the host starts the kernel then.
+    pub at: u64,
+    /// Zero the mailbox at `at` (a restart).
+    pub clear: bool,
+    /// Drop, with the clear, the writes the stack holds for the guard (a
+    /// reset of every kernel: they are the old run's).
+    pub drop_waiting: bool,
+    /// Restarts not yet begun, in the order given.
+    planned: Vec<PlannedRestart>,
+    /// The cycles at which restarts started the kernel again.
+    pub restarts: Vec<u64>,
+}
+
+impl Start {
+    fn new(at: u64) -> Start {
+        Start {
+            at,
+            clear: false,
+            drop_waiting: false,
+            planned: vec![],
+            restarts: vec![],
+        }
+    }
 }
 
 /// One replica of a cluster, its kernel and the models around it, borrowed
@@ -1309,6 +1422,7 @@ pub(crate) struct Replica<'a, K: KernelBackend + ?Sized> {
     pub stack: &'a mut Stack,
     pub status: &'a mut Status,
     pub timeouts: &'a mut Option<Box<TimeoutLog>>,
+    pub start: &'a mut Start,
 }
 
 impl<K: KernelBackend + ?Sized> Replica<'_, K> {
@@ -1320,11 +1434,25 @@ impl<K: KernelBackend + ?Sized> Replica<'_, K> {
     /// earliest, so the replicas of a cycle may be stepped in any order, or
     /// up to L cycles apart.
     pub fn cycle(&mut self, f: &Frame, cycle: u64) -> Result<(), SimError> {
-        if cycle == f.start_at {
-            if f.clear {
+        if let Some(i) = self
+            .start
+            .planned
+            .iter()
+            .position(|p| p.trigger.started(cycle))
+        {
+            let p = self.start.planned.remove(i);
+            self.start.at = cycle + p.cycles;
+            self.start.clear = p.clear;
+            self.start.restarts.push(self.start.at);
+            self.host.abandon();
+        }
+        if cycle == self.start.at {
+            if std::mem::take(&mut self.start.clear) {
                 let zeros = vec![0u32; f.links.mailbox().end() - UBFT_BASE_PTR];
                 self.hbm
                     .write_words(NETWORK_PTR + 4 * UBFT_BASE_PTR as u64, &zeros);
+            }
+            if std::mem::take(&mut self.start.drop_waiting) {
                 // Old writes still waiting in the stack for the guard (in
                 // reset until now) are cleared with the mailbox.
                 self.stack.discard_waiting();
@@ -1332,7 +1460,7 @@ impl<K: KernelBackend + ?Sized> Replica<'_, K> {
             self.host.configure(&f.args[self.r]);
         }
         let mut inp = KernelIn {
-            ap_rst_n: cycle >= f.start_at,
+            ap_rst_n: cycle >= self.start.at,
             ..KernelIn::default()
         };
         self.host.drive(&mut inp);

@@ -40,6 +40,13 @@
 //! from = { decided = 5 }
 //!
 //! [[fault]]
+//! kind = "restart"         # replica 1's kernel restarts the cycle after its
+//! replica = 1              # client takes its decision of slot 4: ap_rst_n
+//! from = { decided = 4 }   # low for reset_cycles (optional, 100), then its
+//! clear = true             # host zeroes its mailbox (optional, true) and
+//!                          # starts it again; or from_cycle = C
+//!
+//! [[fault]]
 //! kind = "delay"           # the writes 0 -> 2 from the one that carries its
 //! src = 0                  # PREPARE of slot 3, for 20 cycles
 //! dst = 2
@@ -50,13 +57,17 @@
 //!
 //! Kinds (`kind`, then the keys): `delay` (src, dst, extra, from_cycle,
 //! to_cycle, or from and cycles), `silent` (replica, from_cycle or from),
+//! `restart` (replica, from_cycle or from, clear, reset_cycles),
 //! `equivocate`, `lie_vc`, `split_view`, `forge`, `forge_shares`,
 //! `mute_fast`, `made_up`, `forge_cert`, `wrong_history` and
 //! `omit_carried` (replica), `random` (replica, and optional `seed` and
 //! per-mille rates `drop`, `flip`, `rewrite`, `duplicate`, `extra`);
-//! [`BYZANTINE_KINDS`]. Every kind but `delay` makes its replica faulty
-//! (`"honest": false` in the report, left out of the checks); at most
-//! f = (n - 1) / 2 replicas may be faulty. Several faults on one replica
+//! [`BYZANTINE_KINDS`]. Every kind but `delay` and `restart` makes its
+//! replica faulty (`"honest": false` in the report, left out of the
+//! checks). A restarted replica stays honest, its decisions checked, but
+//! the run does not wait for it (its kernel does not rejoin,
+//! `Cluster::restart`), so it counts among the f: at most f = (n - 1) / 2
+//! replicas may have a fault, and a restarted one no other. Several faults on one replica
 //! compose in file order ([`Chain`]). Unknown keys and kinds, replica ids
 //! not below n, too many faulty replicas and malformed events are refused
 //! with a message naming the problem; `layout = "v1"` and `"v2"` are
@@ -87,7 +98,7 @@ use crate::adversary::wrong_history::WrongHistory;
 use crate::adversary::{After, Chain, Rng};
 use crate::backend::{self, Backend};
 use crate::cluster::event::{has_slots, sent_regions};
-use crate::cluster::{Cluster, ClusterConfig, Event, LinkDelay, RunReport, SimError};
+use crate::cluster::{Cluster, ClusterConfig, Event, LinkDelay, RestartAt, RunReport, SimError};
 use crate::models::network::Adversary;
 use rhdl_ubft::layout::{Mailbox, Version};
 use rhdl_ubft::params::{defaults, G, N as BUILD_N, SB};
@@ -115,6 +126,18 @@ fn d_sign() -> u64 {
 fn d_verify() -> u64 {
     defaults::VERIFY_LATENCY
 }
+fn yes() -> bool {
+    true
+}
+fn d_reset_cycles() -> u64 {
+    RESTART_RESET_CYCLES
+}
+
+/// A restart's default time in reset (`reset_cycles`): long enough for the
+/// kernel's registers and the models' queues to clear, far shorter than a
+/// card's reboot, which the peers see only as a longer silence.
+pub const RESTART_RESET_CYCLES: u64 = 100;
+
 fn is_zero(x: &u64) -> bool {
     *x == 0
 }
@@ -288,6 +311,23 @@ pub enum Fault {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<EventSpec>,
     },
+    /// The replica's kernel restarts at `from_cycle`, or from the cycle its
+    /// event `from` starts its faults: `ap_rst_n` low for `reset_cycles`
+    /// (default [`RESTART_RESET_CYCLES`]), then its host starts it again,
+    /// zeroing its mailbox first if `clear` (default true)
+    /// ([`Cluster::restart`]). It counts among the f, its writes pass
+    /// unchanged, and its decisions are checked as an honest replica's.
+    Restart {
+        replica: usize,
+        #[serde(default)]
+        from_cycle: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<EventSpec>,
+        #[serde(default = "yes")]
+        clear: bool,
+        #[serde(default = "d_reset_cycles")]
+        reset_cycles: u64,
+    },
     /// While leader, a different m to each peer, in prepare and in its votes
     /// (`Equivocate`).
     Equivocate { replica: usize },
@@ -448,6 +488,7 @@ impl Fault {
         match self {
             Fault::Delay { .. } => "delay",
             Fault::Silent { .. } => "silent",
+            Fault::Restart { .. } => "restart",
             Fault::Equivocate { .. } => "equivocate",
             Fault::LieVc { .. } => "lie_vc",
             Fault::SplitView { .. } => "split_view",
@@ -468,6 +509,7 @@ impl Fault {
         match *self {
             Fault::Delay { .. } => None,
             Fault::Silent { replica, .. }
+            | Fault::Restart { replica, .. }
             | Fault::Equivocate { replica }
             | Fault::LieVc { replica }
             | Fault::SplitView { replica }
@@ -583,9 +625,9 @@ impl Scenario {
         let mut at = 0;
         for f in &self.faults {
             let c = match f {
-                Fault::Delay { from: Some(_), .. } | Fault::Silent { from: Some(_), .. } => {
-                    return None
-                }
+                Fault::Delay { from: Some(_), .. }
+                | Fault::Silent { from: Some(_), .. }
+                | Fault::Restart { .. } => return None,
                 Fault::Delay { to_cycle: None, .. } => return None,
                 Fault::Delay {
                     to_cycle: Some(t),
@@ -604,9 +646,19 @@ impl Scenario {
         Some(at)
     }
 
-    /// The faulty replicas, in order.
+    /// The replicas with a fault, restarts included (at most f), in order.
     pub fn faulty(&self) -> BTreeSet<usize> {
         self.faults.iter().filter_map(Fault::replica).collect()
+    }
+
+    /// The replicas the report calls faulty (`"honest": false`): those with
+    /// a fault other than a restart, in order.
+    pub fn byzantine(&self) -> BTreeSet<usize> {
+        self.faults
+            .iter()
+            .filter(|f| !matches!(f, Fault::Restart { .. }))
+            .filter_map(Fault::replica)
+            .collect()
     }
 
     /// The scenario's backend key (rust-hdl when absent).
@@ -716,6 +768,11 @@ impl Scenario {
                         from_cycle,
                         from: Some(e),
                         ..
+                    }
+                    | Fault::Restart {
+                        from_cycle,
+                        from: Some(e),
+                        ..
                     } = fault
                     {
                         if *from_cycle != 0 {
@@ -724,6 +781,44 @@ impl Scenario {
                             ));
                         }
                         e.event(r, n).map_err(|m| format!("{which}: {m}"))?;
+                    }
+                    if let Fault::Restart {
+                        from_cycle,
+                        from: None,
+                        ..
+                    } = *fault
+                    {
+                        if from_cycle <= crate::cluster::START_CYCLE {
+                            return Err(format!(
+                                "{which}: from_cycle = {from_cycle} is not after the kernels' start at cycle {}: give a later from_cycle, or from (an event)",
+                                crate::cluster::START_CYCLE
+                            ));
+                        }
+                    }
+                    if let Fault::Restart {
+                        reset_cycles: 0, ..
+                    } = *fault
+                    {
+                        return Err(format!(
+                            "{which}: reset_cycles = 0: ap_rst_n is low for at least a cycle"
+                        ));
+                    }
+                    let kinds = self
+                        .faults
+                        .iter()
+                        .filter(|f| f.replica() == Some(r))
+                        .map(Fault::kind);
+                    if matches!(fault, Fault::Restart { .. })
+                        && kinds.clone().any(|k| k != "restart")
+                    {
+                        return Err(format!(
+                            "{which}: replica {r} also has a Byzantine fault; a restart is a crash of an honest replica's kernel"
+                        ));
+                    }
+                    if matches!(fault, Fault::Restart { .. })
+                        && kinds.filter(|&k| k == "restart").count() > 1
+                    {
+                        return Err(format!("{which}: replica {r} restarts once in a scenario"));
                     }
                 }
             }
@@ -803,7 +898,7 @@ impl Scenario {
         let mb = Mailbox::v3(BUILD_N, G, SB);
         let per_replica = |r: usize| self.seed ^ (r as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         Some(match fault {
-            Fault::Delay { .. } => return None,
+            Fault::Delay { .. } | Fault::Restart { .. } => return None,
             Fault::Silent {
                 replica,
                 from_cycle,
@@ -893,6 +988,22 @@ impl Scenario {
     }
 
     fn with_adversaries(&self, mut cluster: Cluster) -> Cluster {
+        for f in &self.faults {
+            if let Fault::Restart {
+                replica,
+                from_cycle,
+                ref from,
+                clear,
+                reset_cycles,
+            } = *f
+            {
+                let when = match from {
+                    None => RestartAt::Cycle(from_cycle),
+                    Some(e) => RestartAt::Event(e.event(replica, self.replicas).expect("checked")),
+                };
+                cluster.restart(replica, when, reset_cycles, clear);
+            }
+        }
         for r in self.faulty() {
             let chain: Vec<Box<dyn Adversary>> = self
                 .faults
@@ -900,6 +1011,9 @@ impl Scenario {
                 .filter(|f| f.replica() == Some(r))
                 .filter_map(|f| self.adversary(f, &mut cluster))
                 .collect();
+            if chain.is_empty() {
+                continue; // a restart alone: no adversary, and honest
+            }
             let adv: Box<dyn Adversary> = if chain.len() == 1 {
                 chain.into_iter().next().unwrap()
             } else {

@@ -6,8 +6,8 @@
 //! at are identical. The configurations cover the ways a parallel run could
 //! drift: the fast path, the slow path, view changes, Byzantine writes,
 //! link delays, a thread holding only a faulty replica, the model's
-//! delivery, a budget that ends the run, and a reset with a mailbox clear
-//! in the middle.
+//! delivery, a budget that ends the run, a reset with a mailbox clear
+//! in the middle, and one replica's restart placed by its decision.
 
 use rhdl_ubft::layout::Version;
 use std::path::PathBuf;
@@ -203,4 +203,22 @@ fn a_reset_with_a_mailbox_clear_in_the_middle() {
     assert_eq!(one.1, two.1);
     let decided = one.1["replicas"][0]["decided"].as_array().unwrap().len();
     assert!(decided > 8, "the cluster restarted and decided again");
+}
+
+#[test]
+fn one_replica_restarting_at_its_decision() {
+    // The leader's restart begins in its own thread, the cycle after its
+    // client takes slot 4: the same cycle on any number of threads.
+    let scenario = "replicas = 3\nslots = 10\nwait_polls = 64\nsign_latency = 300\n\
+                    verify_latency = 500\nnet_latency = 40\nhbm_read_latency = 12\n\
+                    hbm_write_latency = 6\n[[fault]]\nkind = \"restart\"\nreplica = 0\n\
+                    from = { decided = 4 }\n";
+    let sc = Scenario::from_toml(scenario).unwrap();
+    let r = same_run(
+        "restart",
+        || sc.cluster(Backend::Verilator).unwrap(),
+        &[2, 3],
+    );
+    assert_eq!(r["replicas"][0]["restarts"].as_array().unwrap().len(), 1);
+    assert_eq!(r["replicas"][1]["decided"].as_array().unwrap().len(), 10);
 }
