@@ -13466,6 +13466,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  fast$prev_ok;
     reg  fast$expiring;
     reg  fast$prep_expiring;
+    reg  fast$skip_votes;
     wire  fast$at_prepare;
     wire  fast$set_m;
     wire  [31:0] fast$m_next;
@@ -13743,6 +13744,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  timer$rerun;
     reg  timer$slow_decided;
     reg  timer$closing;
+    reg  timer$fast_failed;
+    reg  timer$fast_decided;
+    wire  [4:0] timer$probe_mask;
     wire  timer$fast_expiring;
     wire  timer$prep_expiring;
     wire  timer$slow_expiring;
@@ -14160,6 +14164,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .prev_ok(fast$prev_ok),
         .expiring(fast$expiring),
         .prep_expiring(fast$prep_expiring),
+        .skip_votes(fast$skip_votes),
         .at_prepare(fast$at_prepare),
         .set_m(fast$set_m),
         .m_next(fast$m_next),
@@ -14449,6 +14454,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .rerun(timer$rerun),
         .slow_decided(timer$slow_decided),
         .closing(timer$closing),
+        .fast_failed(timer$fast_failed),
+        .fast_decided(timer$fast_decided),
+        .probe_mask(timer$probe_mask),
         .fast_expiring(timer$fast_expiring),
         .prep_expiring(timer$prep_expiring),
         .slow_expiring(timer$slow_expiring),
@@ -14981,6 +14989,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         fast$prev_ok = fetch_beat[(32'h60)+:(32)] == position$prev;
         fast$expiring = timer$fast_expiring;
         fast$prep_expiring = timer$prep_expiring;
+        fast$skip_votes = (position$k[(32'h0)+:(5)] & timer$probe_mask) != 32'h0;
         fast$fetch_done = fetch_done;
         fast$fetch_error = fetch_error;
         fast$bc_done = bc_done;
@@ -15547,6 +15556,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timer$rerun = position$rerun;
         timer$slow_decided = slow$decide | (grants$decide & grants$above) | view$decide_prev;
         timer$closing = state$q == ProtocolSt$Close;
+        timer$fast_failed = fast$start_slow & ~fast$skip_votes;
+        timer$fast_decided = fast$decide;
         if (~rst_n) begin
             state$d = ProtocolSt$Idle;
             done_q$d = 1'b0;
@@ -16681,7 +16692,7 @@ module rhdl_ubft$protocol$error(d,q,clock);
 endmodule // rhdl_ubft$protocol$error
 
 
-module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,prev_ok,expiring,prep_expiring,at_prepare,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
+module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,prev_ok,expiring,prep_expiring,skip_votes,at_prepare,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -16703,6 +16714,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
     input wire  prev_ok;
     input wire  expiring;
     input wire  prep_expiring;
+    input wire  skip_votes;
     output reg  at_prepare;
     output reg  set_m;
     output reg  [31:0] m_next;
@@ -16801,7 +16813,13 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
             FastSt$FastSendCert:
                 begin
                     if (bc_done) begin
-                        state$d = FastSt$FastPollCert;
+                        if (skip_votes) begin
+                            start_slow = 1'b1;
+                            state$d = FastSt$Off;
+                        end
+                        else begin
+                            state$d = FastSt$FastPollCert;
+                        end
                     end
                 end
             FastSt$FastPollCert:
@@ -22578,7 +22596,7 @@ module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flag
 endmodule // rhdl_ubft$protocol$tally
 
 
-module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin,missed,fast_missed,at_prepare,slow_holding,view_holding,next_view,decided,rerun,slow_decided,closing,fast_expiring,prep_expiring,slow_expiring,vc_expiring,timeouts,close_to);
+module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin,missed,fast_missed,at_prepare,slow_holding,view_holding,next_view,decided,rerun,slow_decided,closing,fast_failed,fast_decided,probe_mask,fast_expiring,prep_expiring,slow_expiring,vc_expiring,timeouts,close_to);
     
     // Module arguments
     input wire  clock;
@@ -22598,6 +22616,9 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
     input wire  rerun;
     input wire  slow_decided;
     input wire  closing;
+    input wire  fast_failed;
+    input wire  fast_decided;
+    output reg  [4:0] probe_mask;
     output reg  fast_expiring;
     output reg  prep_expiring;
     output reg  slow_expiring;
@@ -22632,6 +22653,9 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
     reg  close_q$d;
     wire  close_q$q;
     reg  close_q$clock;
+    reg  [4:0] mask$d;
+    wire  [4:0] mask$q;
+    reg  mask$clock;
     
     // Local signals
     reg  [3:0] vc_shift;
@@ -22673,6 +22697,11 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
         .q(close_q$q),
         .clock(close_q$clock)
     );
+    rhdl_ubft$protocol$timer$mask mask(
+        .d(mask$d),
+        .q(mask$q),
+        .clock(mask$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -22683,6 +22712,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
         prep_long$clock = clock;
         count$clock = clock;
         close_q$clock = clock;
+        mask$clock = clock;
         waited$d = waited$q;
         streak$d = streak$q;
         vc_wait$d = vc_wait$q;
@@ -22690,6 +22720,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
         prep_long$d = prep_long$q;
         count$d = count$q;
         close_q$d = close_q$q;
+        mask$d = mask$q;
         fast_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
         if (prep_long$q) begin
             prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1));
@@ -22701,6 +22732,13 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
         vc_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
         timeouts = count$q;
         close_to = close_q$q;
+        probe_mask = mask$q;
+        if (fast_failed) begin
+            mask$d = (mask$q << 32'h1) | 32'h1;
+        end
+        if (fast_decided) begin
+            mask$d = 32'h0;
+        end
         if (n <= 32'h3) begin
             vc_shift = vc_shift_f1;
         end
@@ -22735,6 +22773,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
             vc_wait$d = 32'h0;
             streak$d = 32'h0;
             prep_long$d = 1'b0;
+            mask$d = 32'h0;
         end
         if (close_begin) begin
             close_q$d = 1'b0;
@@ -22758,6 +22797,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
             count$d = 32'h0;
             prep_long$d = 1'b0;
             close_q$d = 1'b0;
+            mask$d = 32'h0;
         end
     end
     
@@ -22800,6 +22840,25 @@ module rhdl_ubft$protocol$timer$count(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$timer$count
+
+
+module rhdl_ubft$protocol$timer$mask(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$timer$mask
 
 
 module rhdl_ubft$protocol$timer$prep_long(d,q,clock);

@@ -632,7 +632,7 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
         UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES, VERIFY_LATENCY,
     };
     use ubft_sim::backend::Backend;
-    use ubft_sim::bench::{fast_bound, measure, slow_bound, Latency};
+    use ubft_sim::bench::{fast_bound, measure, Latency};
     use ubft_sim::cluster::{ClusterConfig, Path};
     let cmd = if slots == 20 {
         "cargo xtask bench".to_string()
@@ -701,25 +701,89 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
         per_sec(&fast[2]),
     );
     println!();
-    let slow_slots = slots.min(5);
+    let outage_slots = 40;
     println!(
-        "slow path, decided on f + 1 COMMITs (recovery.md R7-R12; one replica writes no fast votes), L = 300, H = 80, sign {SIGN_LATENCY}, verify {VERIFY_LATENCY}, wait 64 polls, {slow_slots} slots"
+        "slow path, one replica off the fast path from the start (it writes no fast votes, or is silent), L = 300, H = 80, sign {SIGN_LATENCY}, verify {VERIFY_LATENCY}, wait 64 polls, {outage_slots} slots;"
     );
     println!(
-        "bound wait (H + 4) + 3 sign + (1 + c + f) verify + (4 + f) L + (3 + 4f) (H + 4) + f, c = f + 1 at n >= 5 (bench::slow_bound)"
+        "latency from the proposal to the decision of a majority (the f + 1-th honest replica), and of the last honest replica"
+    );
+    println!(
+        "slot 1 waits for fast votes: bound wait (H + 4) + 3 sign + (1 + c + f) verify + (4 + f) L + (3 + 4f) (H + 4) + f, c = f + 1 at n >= 5 (bench::slow_bound);"
+    );
+    println!(
+        "the later slots skip the wait but at the probes (2, 4, 8, 16, 32): bound without the wait (bench::sticky_bound)"
+    );
+    println!(
+        "{:>6} {:>2} {:>7} {:>6} {:>6} {:>9} {:>9} {:>6} {:>9} {:>6} {:>10} {:>10} {:>9} {:>6}",
+        "fault",
+        "n",
+        "slot 1",
+        "bound",
+        "ratio",
+        "mean 2..",
+        "skipped",
+        "max",
+        "last 2..",
+        "bound",
+        "mean/bound",
+        "skip/bound",
+        "interval",
+        "dec/s"
     );
     md += &format!(
-        "**Slow path**: the last replica writes no fast-path votes; L = {NET_LATENCY}, H = {HBM_READ_LATENCY}, sign {}, verify {}, wait 64 polls, {slow_slots} slots; bound `bench::slow_bound`.\n\n{md_head}",
+        "**Slow path**: one replica off the fast path from the start, the last: it writes no fast-path votes (`mute_fast`) or nothing (`silent`); L = {NET_LATENCY}, H = {HBM_READ_LATENCY}, sign {}, verify {}, wait 64 polls, {outage_slots} slots. A slot's latency runs from its proposal to its decision at a majority, the f + 1-th honest replica to decide (`bench::OutageLatency`). Slot 1 waits for the fast path's votes until its wait runs out, bound `bench::slow_bound`; the later slots skip that wait except the probes, slots 2, 4, 8, 16 and 32 (`protocol.md`, \"The sticky slow path\"), bound without the wait `bench::sticky_bound`. \"mean 2..\" is the mean over slots 2 to {outage_slots}, the probes included; \"skipped\" over the slots that skipped the wait; \"last 2..\" the mean over slots 2 to {outage_slots} at the last honest replica; \"interval\" the mean cycles from one proposal to the next, and decisions per second at {KERNEL_MHZ} MHz from it.\n\n\
+| fault | n | slot 1 | bound | slot 1 / bound | mean 2.. | skipped: mean | skipped: max | last 2.. | bound without the wait | mean 2.. / bound | skipped / bound | interval | decisions / s |\n\
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
         grouped(SIGN_LATENCY),
         grouped(VERIFY_LATENCY)
     );
-    header();
-    for n in [3, 5, 7] {
-        let cfg = ClusterConfig::new(n, slow_slots);
-        let bound = slow_bound(&cfg);
-        let l = measure(cfg, Path::Slow, bound, Backend::Verilator).map_err(|e| e.to_string())?;
-        row(&l);
-        md += &md_row(&l);
+    use ubft_sim::bench::{measure_outage, Outage};
+    for (name, outage, n) in [
+        ("mute", Outage::MuteFast, 3),
+        ("mute", Outage::MuteFast, 5),
+        ("mute", Outage::MuteFast, 7),
+        ("silent", Outage::Silent, 3),
+        ("silent", Outage::Silent, 5),
+    ] {
+        let cfg = ClusterConfig::new(n, outage_slots);
+        let o = measure_outage(cfg, outage, Backend::Verilator).map_err(|e| e.to_string())?;
+        let per_sec = (KERNEL_MHZ as f64 * 1e6 / o.interval).round() as u64;
+        println!(
+            "{name:>6} {n:>2} {:>7} {:>6} {:>6.3} {:>9.1} {:>9.1} {:>6} {:>9.1} {:>6} {:>10.3} {:>10.3} {:>9.1} {:>6}",
+            o.first,
+            o.first_bound,
+            o.first as f64 / o.first_bound as f64,
+            o.after_mean,
+            o.skip_mean,
+            o.skip_max,
+            o.after_last,
+            o.bound,
+            o.after_mean / o.bound as f64,
+            o.skip_mean / o.bound as f64,
+            o.interval,
+            per_sec
+        );
+        md += &format!(
+            "| {} | {n} | {} | {} | {:.3} | {} | {} | {} | {} | {} | {:.3} | {:.3} | {} | {} |\n",
+            if outage == Outage::MuteFast {
+                "`mute_fast`"
+            } else {
+                "`silent`"
+            },
+            grouped(o.first),
+            grouped(o.first_bound),
+            o.first as f64 / o.first_bound as f64,
+            grouped1(o.after_mean),
+            grouped1(o.skip_mean),
+            grouped(o.skip_max),
+            grouped1(o.after_last),
+            grouped(o.bound),
+            o.after_mean / o.bound as f64,
+            o.skip_mean / o.bound as f64,
+            grouped1(o.interval),
+            grouped(per_sec)
+        );
     }
     println!(
         "ubft_new: at least {UBFT_NEW_CYCLES_PER_SLOT} cycles per slot ({UBFT_NEW_SIGN_CYCLES} signing + {UBFT_NEW_VERIFY_CYCLES} verifying, kernel stopped)"

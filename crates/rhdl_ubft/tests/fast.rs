@@ -51,6 +51,7 @@ struct Ins {
     fetch_done: bool,
     fetch_error: bool,
     bc_done: bool,
+    skip_votes: bool,
 }
 
 /// What the block drove in one cycle.
@@ -93,6 +94,7 @@ fn drive(b: &mut Fast, i: &Ins) {
     b.fetch_done.next = i.fetch_done;
     b.fetch_error.next = i.fetch_error;
     b.bc_done.next = i.bc_done;
+    b.skip_votes.next = i.skip_votes;
 }
 
 fn sample(b: &Fast) -> Outs {
@@ -153,6 +155,8 @@ struct Bench {
     bc_at: Option<u64>,
     start_at: u64,
     reset_at: Option<u64>,
+    /// Protocol's `skip_votes` (the sticky slow path), every cycle.
+    skip: bool,
     trace: Vec<(u64, Outs, FastSt)>,
 }
 
@@ -173,6 +177,7 @@ impl Bench {
             bc_at: None,
             start_at: 0,
             reset_at: None,
+            skip: false,
             trace: vec![],
         }
     }
@@ -192,6 +197,7 @@ impl Bench {
             prep_expiring: self.misses + 1 >= self.prep_limit,
             fetch_done: done.is_some(),
             bc_done: self.bc_at.is_some_and(|t| c == t + BC),
+            skip_votes: self.skip,
             ..Default::default()
         };
         // The polled word's contents go with its done (Tally reads the
@@ -496,6 +502,37 @@ fn a_quorum_short_by_one_times_out_into_slow_from_either_round_and_never_decides
             }
         }
     }
+}
+
+#[test]
+fn with_skip_votes_the_slot_goes_to_slow_as_its_will_cert_is_sent() {
+    // The sticky slow path: the prepare is polled and voted for as usual,
+    // and at Broadcast's done FAST hands the slot to SLOW, polling no
+    // vote row, with every vote row full (the skip is Protocol's call,
+    // not the votes').
+    let mut t = Bench::new();
+    t.skip = true;
+    t.run_slot(200);
+    let v1 = 1 + P;
+    let end = v1 + 1 + BC - 1;
+    assert_eq!(
+        t.states(),
+        vec![
+            (0, FastSt::Off),
+            (1, FastSt::FastPollPrepare),
+            (2, FastSt::FastWaitPrepare),
+            (v1 + 1, FastSt::FastSendCert),
+            (end + 1, FastSt::Off),
+        ]
+    );
+    assert_eq!(t.ends(), vec![(end, "start_slow")]);
+    assert_eq!(t.at(|o| o.bc.is_some()), vec![v1]);
+    assert_eq!(t.at(|o| o.set_phase == Some(1)), vec![v1]);
+    assert!(t
+        .at(|o| o.fetch == Some(CERT) || o.fetch == Some(COMMIT))
+        .is_empty());
+    assert!(t.at(|o| o.missed).is_empty(), "a skip is no miss");
+    t.check_quiet_when_off();
 }
 
 #[test]

@@ -30,6 +30,8 @@ struct Ins {
     rerun: bool,
     slow_decided: bool,
     closing: bool,
+    fast_failed: bool,
+    fast_decided: bool,
 }
 
 struct Bench {
@@ -68,6 +70,8 @@ impl Bench {
         b.rerun.next = i.rerun;
         b.slow_decided.next = i.slow_decided;
         b.closing.next = i.closing;
+        b.fast_failed.next = i.fast_failed;
+        b.fast_decided.next = i.fast_decided;
         assert!(simulate(b, 100));
         b.clock.next = Clock::from(true);
         assert!(simulate(b, 100));
@@ -302,4 +306,71 @@ fn closes_timer_is_set_by_a_timeout_while_closing() {
         ..Ins::default()
     });
     assert!(!t.b.close_to.val());
+}
+
+#[test]
+fn the_probe_mask_doubles_at_each_failure_to_2_to_the_5_and_clears_at_a_fast_decision() {
+    use rhdl_ubft::params::{PROBE_SHIFT, PROBE_SLOTS};
+    let mask = |t: &Bench| t.b.probe_mask.val().to_u64();
+    let failed = Ins {
+        fast_failed: true,
+        ..Ins::default()
+    };
+    let mut t = Bench::new(3);
+    assert_eq!(mask(&t), 0, "a run starts with no skip");
+    // 2^j - 1 after j failures, up to PROBE_SHIFT; then it stays.
+    for j in 1..=PROBE_SHIFT + 2 {
+        t.step(failed);
+        assert_eq!(
+            mask(&t),
+            (1 << j.min(PROBE_SHIFT)) - 1,
+            "after {j} failures"
+        );
+    }
+    assert_eq!(mask(&t) + 1, PROBE_SLOTS);
+    // A slow decision, a view change and a miss leave it.
+    for i in [
+        Ins {
+            decided: true,
+            slow_decided: true,
+            ..Ins::default()
+        },
+        Ins {
+            next_view: true,
+            ..Ins::default()
+        },
+        fast_miss(),
+    ] {
+        t.step(i);
+        assert_eq!(mask(&t), 31);
+    }
+    // A fast decision clears it; a failure in the same cycle loses.
+    t.step(Ins {
+        fast_decided: true,
+        fast_failed: true,
+        ..Ins::default()
+    });
+    assert_eq!(mask(&t), 0);
+    for (end, i) in [
+        (
+            "start",
+            Ins {
+                start: true,
+                ..Ins::default()
+            },
+        ),
+        (
+            "reset",
+            Ins {
+                rst: true,
+                ..Ins::default()
+            },
+        ),
+    ] {
+        t.step(failed);
+        t.step(failed);
+        assert_eq!(mask(&t), 3);
+        t.step(i);
+        assert_eq!(mask(&t), 0, "{end} clears it");
+    }
 }

@@ -64,6 +64,133 @@ pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
         + f
 }
 
+/// The slow path's bound without the fast path's wait: `slow_bound` less
+/// `wait_polls` (H + 4), the latency of a slot that skips the wait on the
+/// sticky slow path (protocol.md, "The sticky slow path").
+pub fn sticky_bound(cfg: &ClusterConfig) -> u64 {
+    slow_bound(cfg) - cfg.wait_polls * (cfg.hbm_read_latency + 4)
+}
+
+/// Whether slot k waits for the fast path's votes in a run whose every
+/// slot misses it from slot 1 on: slot 1, and the probes 2, 4, 8, 16, then
+/// every multiple of `PROBE_SLOTS` (protocol.md, "The sticky slow path").
+pub fn is_probe(k: u64) -> bool {
+    use rhdl_ubft::params::PROBE_SLOTS;
+    k % PROBE_SLOTS == 0 || (k < PROBE_SLOTS && k.is_power_of_two())
+}
+
+/// The replica a run of [`measure_outage`] keeps off the fast path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outage {
+    /// The last replica writes no fast-path votes (`MuteFast`) and takes
+    /// part in the slow path.
+    MuteFast,
+    /// The last replica is silent from the start (`Silent`).
+    Silent,
+}
+
+/// A run with one replica off the fast path from the start, every slot on
+/// the slow path: slot 1 pays the fast path's wait, and so do the probes
+/// ([`is_probe`]); the others skip it. Latencies run from the slot's
+/// proposal to its decision at a majority, the f + 1-th honest replica to
+/// decide (the f + 1 matching replies a client waits for), and at the last
+/// honest replica. Without the wait a replica whose signer work per slot
+/// exceeds the leader's (the last, which verifies one share more) falls
+/// behind the others by up to a slot, so its latency is not the slot's.
+#[derive(Clone, Debug)]
+pub struct OutageLatency {
+    pub replicas: usize,
+    pub slots: u64,
+    pub outage: Outage,
+    /// Slot 1's latency at a majority, and its bound (`slow_bound`).
+    pub first: u64,
+    pub first_bound: u64,
+    /// The mean latency at a majority of slots 2 to `slots`, probes
+    /// included, and of the slots that skipped the wait; the largest of
+    /// the latter; their bound (`sticky_bound`).
+    pub after_mean: f64,
+    pub skip_mean: f64,
+    pub skip_max: u64,
+    pub bound: u64,
+    /// The mean latency of slots 2 to `slots` at the last honest replica.
+    pub after_last: f64,
+    /// The mean cycles from one proposal to the next over the run: a
+    /// decision every `interval` cycles, one slot at a time.
+    pub interval: f64,
+}
+
+/// Runs `cfg` with its last replica off the fast path (`outage`) and
+/// measures [`OutageLatency`]. The run must pass its checks and decide
+/// every slot on the slow path.
+pub fn measure_outage(
+    cfg: ClusterConfig,
+    outage: Outage,
+    backend: crate::backend::Backend,
+) -> Result<OutageLatency, SimError> {
+    cfg.validate()?;
+    let kernels = crate::backend::kernels(backend, cfg.replicas).map_err(SimError::Invalid)?;
+    let mut c = Cluster::with_kernels(cfg.clone(), kernels);
+    let last = cfg.replicas - 1;
+    match outage {
+        Outage::MuteFast => {
+            let mailbox = c.net.mailbox().clone();
+            c.set_adversary(
+                last,
+                Box::new(crate::adversary::mute_fast::MuteFast { mailbox }),
+            );
+        }
+        Outage::Silent => c.set_adversary(
+            last,
+            Box::new(crate::adversary::silent::Silent { from_cycle: 0 }),
+        ),
+    }
+    let report = c.run()?;
+    if !report.checks.ok() {
+        return Err(SimError::Invalid(format!(
+            "the run failed its checks: {:?}",
+            report.checks.failures
+        )));
+    }
+    let f = (cfg.replicas - 1) / 2;
+    let mut majority = vec![];
+    let mut latest = vec![];
+    for k in 1..=cfg.slots {
+        let mut at: Vec<u64> = report
+            .honest()
+            .filter_map(|r| r.decided.iter().find(|d| d.k == k && d.path == Path::Slow))
+            .map(|d| d.cycle)
+            .collect();
+        let taken = report.proposal_cycles.get(k as usize - 1).copied();
+        let (Some(taken), true) = (taken, at.len() == cfg.replicas - 1) else {
+            return Err(SimError::Invalid(format!(
+                "slot {k} was not decided on the slow path by every honest replica"
+            )));
+        };
+        at.sort();
+        majority.push(at[f] - taken);
+        latest.push(at[at.len() - 1] - taken);
+    }
+    let skipped: Vec<u64> = (2..=cfg.slots)
+        .filter(|&k| !is_probe(k))
+        .map(|k| majority[k as usize - 1])
+        .collect();
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
+    let p = &report.proposal_cycles;
+    Ok(OutageLatency {
+        replicas: cfg.replicas,
+        slots: cfg.slots,
+        outage,
+        first: majority[0],
+        first_bound: slow_bound(&cfg),
+        after_mean: mean(&majority[1..]),
+        skip_mean: mean(&skipped),
+        skip_max: skipped.iter().copied().max().unwrap_or(0),
+        bound: sticky_bound(&cfg),
+        after_last: mean(&latest[1..]),
+        interval: (p[cfg.slots as usize - 1] - p[0]) as f64 / (cfg.slots - 1) as f64,
+    })
+}
+
 /// Per-slot decision latencies of a finished run, for the slots decided by
 /// every honest replica on `path`.
 pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {

@@ -9,7 +9,7 @@
 //! | – | Off | `start` | FastPollPrepare |
 //! | 5 | FastPollPrepare | (fetch of prepare[slot]) | FastWaitPrepare |
 //! | 6 | FastWaitPrepare | holds (k, view) and an m this replica holds as a request / not / and it times out | FastSendCert (broadcast will_cert (tag, m)) / FastPollPrepare (a miss) / Off, `start_view` |
-//! | 7 | FastSendCert | the broadcast is done | FastPollCert |
+//! | 7 | FastSendCert | the broadcast is done / and `skip_votes` | FastPollCert / Off, `start_slow` |
 //! | 8 | FastPollCert | (fetch of the will_cert row) | FastWaitCert |
 //! | 9 | FastWaitCert | 2f + 1 for (tag, m) (v3: the leader's lane counts, D2) / fewer / and it times out | FastSendCommit (broadcast will_commit) / FastPollCert (a miss) / Off, `start_slow` |
 //! | 10 | FastSendCommit | the broadcast is done | FastPollCommit |
@@ -46,6 +46,12 @@
 //! FAST's misses against twice the others' limit. The Wait state decides
 //! in the `done` cycle, starting the next broadcast in it. Handovers are
 //! combinational and cost no cycle (see `leader.rs`).
+//!
+//! The sticky slow path (protocol.md): with `skip_votes` (Protocol's: the
+//! fast path failed since the last fast decision, and the slot is not a
+//! probe) FAST hands the slot to SLOW as its will_cert vote is sent, with
+//! no wait for votes: the same handover as a timeout in FastWaitCert, at
+//! its earliest.
 //!
 //! Reset (`rst_n`, synchronous, active low): Off the next cycle.
 
@@ -112,6 +118,9 @@ pub struct Fast {
     /// a slot decided on the slow path it is SLOW's wait (Protocol), as
     /// the leader may still be delivering that slot's COMMITs.
     pub prep_expiring: Signal<In, Bit>,
+    /// Hand the slot to SLOW once the will_cert vote is sent (the sticky
+    /// slow path, Protocol's).
+    pub skip_votes: Signal<In, Bit>,
     /// In FastPollPrepare or FastWaitPrepare (Protocol counts the misses
     /// there against `prep_expiring`).
     pub at_prepare: Signal<Out, Bit>,
@@ -246,7 +255,14 @@ impl Logic for Fast {
             }
             FastSt::FastSendCert => {
                 if self.bc_done.val() {
-                    self.state.d.next = FastSt::FastPollCert;
+                    if self.skip_votes.val() {
+                        // The sticky slow path: SLOW at once, as a timeout
+                        // in FastWaitCert would hand it over.
+                        self.start_slow.next = true;
+                        self.state.d.next = FastSt::Off;
+                    } else {
+                        self.state.d.next = FastSt::FastPollCert;
+                    }
                 }
             }
             FastSt::FastPollCert => {

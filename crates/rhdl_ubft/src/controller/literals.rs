@@ -33,6 +33,11 @@ pub fn check_literals<const N: usize>() {
         "timer.rs: bit_cast::<WAITED_BITS, 16>(wait_polls), WAITED_BITS = 29"
     );
     assert_eq!(
+        crate::params::PROBE_SHIFT,
+        5,
+        "protocol.rs, skip_votes: k.get_bits::<5>(0) against timer.rs's Bits<5> probe_mask"
+    );
+    assert_eq!(
         FAST_POLL_SHIFT, 1,
         "timer.rs, FAST's limits: wait_polls << (streak + 1)"
     );

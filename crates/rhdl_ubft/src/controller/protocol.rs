@@ -540,6 +540,10 @@ impl<const N: usize> Logic for Protocol<N> {
             self.fetch_beat.val().get_bits::<32>(96) == self.position.prev.val();
         self.fast.expiring.next = self.timer.fast_expiring.val();
         self.fast.prep_expiring.next = self.timer.prep_expiring.val();
+        // The sticky slow path: no wait for votes once the fast path failed,
+        // but at the probes, the k with no bit of the mask (protocol.md).
+        self.fast.skip_votes.next =
+            (self.position.k.val().get_bits::<5>(0) & self.timer.probe_mask.val()) != 0;
         self.fast.fetch_done.next = self.fetch_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
         self.fast.bc_done.next = self.bc_done.val();
@@ -1302,6 +1306,8 @@ impl<const N: usize> Logic for Protocol<N> {
             | (self.grants.decide.val() & self.grants.above.val())
             | self.view.decide_prev.val();
         self.timer.closing.next = self.state.q.val() == ProtocolSt::Close;
+        self.timer.fast_failed.next = self.fast.start_slow.val() & !self.fast.skip_votes.val();
+        self.timer.fast_decided.next = self.fast.decide.val();
         if !self.rst_n.val() {
             self.state.d.next = ProtocolSt::Idle;
             self.done_q.d.next = false;

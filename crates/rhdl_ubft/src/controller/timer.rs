@@ -42,15 +42,22 @@
 //! Close's timer (recovery.md R28): `close_to` is cleared at `close_begin`
 //! and set by a timeout while `closing`.
 //!
+//! The sticky slow path (protocol.md): `probe_mask` is 2^j − 1, j the
+//! times FAST's wait for votes ran out (`fast_failed`) since FAST last
+//! decided (`fast_decided`) or the run started, up to `PROBE_SHIFT`;
+//! Protocol skips FAST's wait at a slot whose k has a bit of the mask set.
+//!
 //! Ports in: `wait_polls`, `n`; the strobes `start` (a run starts: every
 //! count to 0), `clear` (a machine restarts its wait), `close_begin`,
 //! `missed` and its source (`fast_missed`, `at_prepare`, `slow_holding`,
 //! `view_holding`), `next_view`, `decided` with `rerun` and `slow_decided`,
-//! `closing`. Out: the four `*_expiring`, `timeouts`, `close_to`.
+//! `closing`, `fast_failed`, `fast_decided`. Out: the four `*_expiring`,
+//! `timeouts`, `close_to`, `probe_mask`.
 //!
 //! Timing: a strobe at cycle c shows in the outputs from c + 1. Reset
 //! (`rst_n`, synchronous, active low): `waited`, `streak`, `vc_wait`,
-//! `timeouts`, `prep_long` and `close_to` are 0 the next cycle.
+//! `timeouts`, `prep_long`, `close_to` and `probe_mask` are 0 the next
+//! cycle.
 
 use crate::params::{STREAK_BITS, VC_SHIFT, VC_SHIFT_F1, WAITED_BITS, WAIT_DOUBLINGS};
 use rust_hdl::prelude::*;
@@ -82,6 +89,15 @@ pub struct Timer {
     pub slow_decided: Signal<In, Bit>,
     /// Protocol is in Close.
     pub closing: Signal<In, Bit>,
+    /// FAST's wait for votes ran out (it hands the slot to SLOW); FAST
+    /// decides its slot.
+    pub fast_failed: Signal<In, Bit>,
+    pub fast_decided: Signal<In, Bit>,
+    /// The sticky slow path's probes (protocol.md, "The sticky slow
+    /// path"): 2^j − 1, j the fast path's failures since the last fast
+    /// decision, up to `PROBE_SHIFT`; a slot whose k has a bit of it set
+    /// skips FAST's wait.
+    pub probe_mask: Signal<Out, Bits<5>>,
     /// The next miss ends the wait: LEADER's and FAST's votes, FAST's
     /// prepare, SLOW's, VIEW's (T_vc).
     pub fast_expiring: Signal<Out, Bit>,
@@ -97,6 +113,7 @@ pub struct Timer {
     prep_long: DFF<Bit>,
     count: DFF<Bits<32>>,
     close_q: DFF<Bit>,
+    mask: DFF<Bits<5>>,
     // Combinational temporaries.
     vc_shift: Signal<Local, Bits<STREAK_BITS>>,
     timeout: Signal<Local, Bit>,
@@ -115,9 +132,10 @@ impl Default for Timer {
             defaults:
             clock, rst_n, wait_polls, n, start, clear, close_begin, missed, fast_missed,
             at_prepare, slow_holding, view_holding, next_view, decided, rerun,
-            slow_decided, closing, fast_expiring, prep_expiring, slow_expiring,
+            slow_decided, closing, fast_failed, fast_decided, probe_mask, fast_expiring,
+            prep_expiring, slow_expiring,
             vc_expiring, timeouts, close_to, waited, streak, vc_wait, slow_shift,
-            prep_long, count, close_q, vc_shift, timeout
+            prep_long, count, close_q, mask, vc_shift, timeout
         })
     }
 }
@@ -125,7 +143,9 @@ impl Default for Timer {
 impl Logic for Timer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, waited, streak, vc_wait, slow_shift, prep_long, count, close_q);
+        dff_setup!(
+            self, clock, waited, streak, vc_wait, slow_shift, prep_long, count, close_q, mask
+        );
         // The outputs, from the registers and `wait_polls` only.
         self.fast_expiring.next = (self.waited.q.val() + 1)
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << (self.streak.q.val() + 1));
@@ -146,6 +166,16 @@ impl Logic for Timer {
                 << (self.streak.q.val() + self.vc_wait.q.val()));
         self.timeouts.next = self.count.q.val();
         self.close_to.next = self.close_q.q.val();
+        self.probe_mask.next = self.mask.q.val();
+        // The sticky slow path: each failure of the fast path doubles the
+        // gap between probes (the shift drops the top bit: at 2^5 - 1 it
+        // stays), a fast decision ends it.
+        if self.fast_failed.val() {
+            self.mask.d.next = (self.mask.q.val() << 1) | 1;
+        }
+        if self.fast_decided.val() {
+            self.mask.d.next = 0.into();
+        }
 
         // T_vc's doublings (params.rs `vc_shift`): VC_SHIFT_F1 at n = 3,
         // VC_SHIFT at n >= 5.
@@ -209,6 +239,7 @@ impl Logic for Timer {
             self.vc_wait.d.next = 0.into();
             self.streak.d.next = 0.into();
             self.prep_long.d.next = false;
+            self.mask.d.next = 0.into();
         }
         if self.close_begin.val() {
             self.close_q.d.next = false;
@@ -231,6 +262,7 @@ impl Logic for Timer {
             self.count.d.next = 0.into();
             self.prep_long.d.next = false;
             self.close_q.d.next = false;
+            self.mask.d.next = 0.into();
         }
     }
 }
