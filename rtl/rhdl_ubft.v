@@ -13452,6 +13452,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  fast$start;
     wire  fast$decide;
     wire  fast$start_slow;
+    wire  fast$failed;
     wire  fast$start_view;
     reg  [7:0] fast$id;
     reg  [31:0] fast$k;
@@ -14150,6 +14151,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .start(fast$start),
         .decide(fast$decide),
         .start_slow(fast$start_slow),
+        .failed(fast$failed),
         .start_view(fast$start_view),
         .id(fast$id),
         .k(fast$k),
@@ -15556,7 +15558,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timer$rerun = position$rerun;
         timer$slow_decided = slow$decide | (grants$decide & grants$above) | view$decide_prev;
         timer$closing = state$q == ProtocolSt$Close;
-        timer$fast_failed = fast$start_slow & ~fast$skip_votes;
+        timer$fast_failed = fast$failed;
         timer$fast_decided = fast$decide;
         if (~rst_n) begin
             state$d = ProtocolSt$Idle;
@@ -16692,7 +16694,7 @@ module rhdl_ubft$protocol$error(d,q,clock);
 endmodule // rhdl_ubft$protocol$error
 
 
-module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,prev_ok,expiring,prep_expiring,skip_votes,at_prepare,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
+module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,failed,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,prev_ok,expiring,prep_expiring,skip_votes,at_prepare,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -16700,6 +16702,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
     input wire  start;
     output reg  decide;
     output reg  start_slow;
+    output reg  failed;
     output reg  start_view;
     input wire  [7:0] id;
     input wire  [31:0] k;
@@ -16760,6 +16763,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
         state$d = state$q;
         decide = 1'b0;
         start_slow = 1'b0;
+        failed = 1'b0;
         start_view = 1'b0;
         set_m = 1'b0;
         m_next = 32'h0;
@@ -16843,6 +16847,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
                             missed = 1'b1;
                             if (expiring) begin
                                 start_slow = 1'b1;
+                                failed = 1'b1;
                                 state$d = FastSt$Off;
                             end
                             else begin
@@ -16874,6 +16879,7 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,start_view,id
                             missed = 1'b1;
                             if (expiring) begin
                                 start_slow = 1'b1;
+                                failed = 1'b1;
                                 state$d = FastSt$Off;
                             end
                             else begin
@@ -22736,7 +22742,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
         if (fast_failed) begin
             mask$d = (mask$q << 32'h1) | 32'h1;
         end
-        if (fast_decided) begin
+        if (fast_decided | next_view) begin
             mask$d = 32'h0;
         end
         if (n <= 32'h3) begin

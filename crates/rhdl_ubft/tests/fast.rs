@@ -59,6 +59,7 @@ struct Ins {
 struct Outs {
     decide: bool,
     start_slow: bool,
+    failed: bool,
     start_view: bool,
     at_prepare: bool,
     set_m: Option<u32>,
@@ -101,6 +102,7 @@ fn sample(b: &Fast) -> Outs {
     Outs {
         decide: b.decide.val(),
         start_slow: b.start_slow.val(),
+        failed: b.failed.val(),
         start_view: b.start_view.val(),
         at_prepare: b.at_prepare.val(),
         set_m: b.set_m.val().then(|| b.m_next.val().to_u64() as u32),
@@ -486,6 +488,8 @@ fn a_quorum_short_by_one_times_out_into_slow_from_either_round_and_never_decides
                 assert_eq!(misses.len() as u64, limit, "round {round}, ahead {ahead}");
                 assert_eq!(misses.last(), Some(&last));
                 assert_eq!(t.ends(), vec![(last, "start_slow")], "round {round}");
+                // A wait that ran out: the fast path failed.
+                assert_eq!(t.at(|o| o.failed), vec![last]);
                 let polls: Vec<u64> = t
                     .trace
                     .iter()
@@ -532,6 +536,7 @@ fn with_skip_votes_the_slot_goes_to_slow_as_its_will_cert_is_sent() {
         .at(|o| o.fetch == Some(CERT) || o.fetch == Some(COMMIT))
         .is_empty());
     assert!(t.at(|o| o.missed).is_empty(), "a skip is no miss");
+    assert!(t.at(|o| o.failed).is_empty(), "a skip is no failure");
     t.check_quiet_when_off();
 }
 

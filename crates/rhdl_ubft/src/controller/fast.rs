@@ -92,6 +92,9 @@ pub struct Fast {
     pub start: Signal<In, Bit>,
     pub decide: Signal<Out, Bit>,
     pub start_slow: Signal<Out, Bit>,
+    /// With `start_slow` after a wait for votes that ran out (not a skip):
+    /// the fast path failed (the Timer's `fast_failed`).
+    pub failed: Signal<Out, Bit>,
     pub start_view: Signal<Out, Bit>,
     // The slot (Protocol's registers) and the configuration.
     pub id: Signal<In, Bits<8>>,
@@ -197,6 +200,7 @@ impl Logic for Fast {
         // Outputs are zero unless a state drives them (see leader.rs).
         self.decide.next = false;
         self.start_slow.next = false;
+        self.failed.next = false;
         self.start_view.next = false;
         self.set_m.next = false;
         self.m_next.next = 0.into();
@@ -285,6 +289,7 @@ impl Logic for Fast {
                             // It holds the slot's value: the slow path can
                             // still decide it.
                             self.start_slow.next = true;
+                            self.failed.next = true;
                             self.state.d.next = FastSt::Off;
                         } else {
                             self.state.d.next = FastSt::FastPollCert;
@@ -311,6 +316,7 @@ impl Logic for Fast {
                         self.missed.next = true;
                         if self.expiring.val() {
                             self.start_slow.next = true;
+                            self.failed.next = true;
                             self.state.d.next = FastSt::Off;
                         } else {
                             self.state.d.next = FastSt::FastPollCommit;

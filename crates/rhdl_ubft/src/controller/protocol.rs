@@ -1306,7 +1306,7 @@ impl<const N: usize> Logic for Protocol<N> {
             | (self.grants.decide.val() & self.grants.above.val())
             | self.view.decide_prev.val();
         self.timer.closing.next = self.state.q.val() == ProtocolSt::Close;
-        self.timer.fast_failed.next = self.fast.start_slow.val() & !self.fast.skip_votes.val();
+        self.timer.fast_failed.next = self.fast.failed.val();
         self.timer.fast_decided.next = self.fast.decide.val();
         if !self.rst_n.val() {
             self.state.d.next = ProtocolSt::Idle;

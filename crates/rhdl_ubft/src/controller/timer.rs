@@ -44,7 +44,8 @@
 //!
 //! The sticky slow path (protocol.md): `probe_mask` is 2^j − 1, j the
 //! times FAST's wait for votes ran out (`fast_failed`) since FAST last
-//! decided (`fast_decided`) or the run started, up to `PROBE_SHIFT`;
+//! decided (`fast_decided`), the view changed (`next_view`) or the run
+//! started, up to `PROBE_SHIFT`;
 //! Protocol skips FAST's wait at a slot whose k has a bit of the mask set.
 //!
 //! Ports in: `wait_polls`, `n`; the strobes `start` (a run starts: every
@@ -89,14 +90,14 @@ pub struct Timer {
     pub slow_decided: Signal<In, Bit>,
     /// Protocol is in Close.
     pub closing: Signal<In, Bit>,
-    /// FAST's wait for votes ran out (it hands the slot to SLOW); FAST
-    /// decides its slot.
+    /// FAST's wait for votes ran out (FAST's `failed`: it hands the slot
+    /// to SLOW); FAST decides its slot.
     pub fast_failed: Signal<In, Bit>,
     pub fast_decided: Signal<In, Bit>,
     /// The sticky slow path's probes (protocol.md, "The sticky slow
     /// path"): 2^j − 1, j the fast path's failures since the last fast
-    /// decision, up to `PROBE_SHIFT`; a slot whose k has a bit of it set
-    /// skips FAST's wait.
+    /// decision or view change, up to `PROBE_SHIFT`; a slot whose k has a
+    /// bit of it set skips FAST's wait.
     pub probe_mask: Signal<Out, Bits<5>>,
     /// The next miss ends the wait: LEADER's and FAST's votes, FAST's
     /// prepare, SLOW's, VIEW's (T_vc).
@@ -169,11 +170,12 @@ impl Logic for Timer {
         self.probe_mask.next = self.mask.q.val();
         // The sticky slow path: each failure of the fast path doubles the
         // gap between probes (the shift drops the top bit: at 2^5 - 1 it
-        // stays), a fast decision ends it.
+        // stays); a fast decision ends it, and so does a view change (a
+        // new leader, which may be what the fast path missed).
         if self.fast_failed.val() {
             self.mask.d.next = (self.mask.q.val() << 1) | 1;
         }
-        if self.fast_decided.val() {
+        if self.fast_decided.val() | self.next_view.val() {
             self.mask.d.next = 0.into();
         }
 
