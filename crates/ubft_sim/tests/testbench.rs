@@ -214,11 +214,13 @@ fn the_standard_scenarios_replay_ok_on_the_rtl() {
             }
             "hbm_write_error" => {
                 // The leader counts its two failed writes; k = 1 fast, k = 2
-                // slow after the timeout, k = 3 fast, everywhere, in view 0.
+                // slow after the timeout, k = 3 slow without the wait (no
+                // probe after one failure: the sticky slow path),
+                // everywhere, in view 0.
                 for r in 0..3 {
                     assert_eq!(
                         paths(r),
-                        vec![Path::Fast, Path::Slow, Path::Fast],
+                        vec![Path::Fast, Path::Slow, Path::Slow],
                         "replica {r}"
                     );
                     assert_eq!(reps[r].status.write_errors, if r == 0 { 2 } else { 0 });

@@ -337,7 +337,9 @@ fn the_timeout_doubles_with_each_view_change_in_a_row() {
 /// out once in SLOW, seal views alone and stay a view ahead (protocol.md,
 /// "Weaknesses"), deciding every slot from their peers' COMMITs and
 /// certificates; fewer than f + 1 seals never install a view, so the other
-/// three never change view, and each of them times out at every slot.
+/// three never change view, and each of them times out at slot 1 and at
+/// the probes 2, 4 and 8, and skips the wait at the other slots (the
+/// sticky slow path, protocol.md).
 #[test]
 fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
     let cfg = ClusterConfig {
@@ -361,12 +363,13 @@ fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
             r.status
         );
         // A replica that never changed view ran FAST at every slot and
-        // timed out there; one a view ahead decides from its peers'
+        // timed out at slot 1 and the probes 2, 4 and 8, skipping the
+        // wait at the others; one a view ahead decides from its peers'
         // COMMITs while it awaits, and as a new leader short of f + 1
         // SEALs it counts a miss only every 2^LEAD_WAIT_SHIFT-th read
         // (recovery.md D11.14).
         if r.status.view_changes == 0 {
-            assert!(r.status.timeouts >= 12, "replica {}: {:?}", r.id, r.status);
+            assert!(r.status.timeouts >= 4, "replica {}: {:?}", r.id, r.status);
         }
     }
     let f = (cfg.replicas - 1) / 2;
