@@ -56,7 +56,7 @@ pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
     let n = cfg.replicas as u64;
     let f = (n - 1) / 2;
     let c = if n - 2 > f { f + 1 } else { f };
-    cfg.wait_polls * poll
+    fast_wait(cfg)
         + 3 * cfg.sign_latency
         + (1 + c + f) * cfg.verify_latency
         + (4 + f) * cfg.net_latency
@@ -64,11 +64,17 @@ pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
         + f
 }
 
+/// The fast path's wait for votes, `wait_polls` (H + 4) cycles: FAST's
+/// polls read ahead and count twice (protocol.md, "Timeouts").
+pub fn fast_wait(cfg: &ClusterConfig) -> u64 {
+    cfg.wait_polls * (cfg.hbm_read_latency + 4)
+}
+
 /// The slow path's bound without the fast path's wait: `slow_bound` less
-/// `wait_polls` (H + 4), the latency of a slot that skips the wait on the
-/// sticky slow path (protocol.md, "The sticky slow path").
+/// [`fast_wait`], the latency of a slot that skips the wait on the sticky
+/// slow path (protocol.md, "The sticky slow path").
 pub fn sticky_bound(cfg: &ClusterConfig) -> u64 {
-    slow_bound(cfg) - cfg.wait_polls * (cfg.hbm_read_latency + 4)
+    slow_bound(cfg) - fast_wait(cfg)
 }
 
 /// Whether slot k waits for the fast path's votes in a run whose every
@@ -215,9 +221,9 @@ pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
     out
 }
 
-/// Runs `cfg` and measures its decision latency on `path`. For the slow
-/// path, the last replica writes no fast-path votes (`MuteFast`), so every
-/// slot takes the slow path without any delay added to its critical path.
+/// Runs `cfg` and measures its decision latency on `path`, over the slots
+/// every honest replica decided on it (the slow path with a replica off
+/// the fast path is [`measure_outage`]'s).
 pub fn measure(
     cfg: ClusterConfig,
     path: Path,
@@ -227,13 +233,6 @@ pub fn measure(
     cfg.validate()?;
     let kernels = crate::backend::kernels(backend, cfg.replicas).map_err(SimError::Invalid)?;
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
-    if path == Path::Slow {
-        let mailbox = c.net.mailbox().clone();
-        c.set_adversary(
-            cfg.replicas - 1,
-            Box::new(crate::adversary::mute_fast::MuteFast { mailbox }),
-        );
-    }
     let t = Instant::now();
     let report = c.run()?;
     let secs = t.elapsed().as_secs_f64();

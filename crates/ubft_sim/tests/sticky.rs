@@ -14,6 +14,7 @@
 use rhdl_ubft::params::PROBE_SLOTS;
 use ubft_sim::adversary::silent::Silent;
 use ubft_sim::backend::{self, Backend};
+use ubft_sim::bench::{fast_wait, is_probe};
 use ubft_sim::cluster::{ClusterConfig, Event, Path};
 use ubft_sim::models::network::{Adversary, Write};
 
@@ -25,12 +26,6 @@ fn quick(replicas: usize, slots: u64) -> ClusterConfig {
         max_cycles: 2_000_000,
         ..ClusterConfig::quick(replicas, slots)
     }
-}
-
-/// The fast path's wait for votes, in cycles: `wait_polls` polls of
-/// H + 4 (FAST's read-ahead polls count twice, protocol.md "Timeouts").
-fn fast_wait(cfg: &ClusterConfig) -> u64 {
-    cfg.wait_polls * (cfg.hbm_read_latency + 4)
 }
 
 #[test]
@@ -65,10 +60,12 @@ fn a_silent_replica_costs_the_fast_wait_at_its_first_slot_and_at_each_probe() {
                 first - report.proposal_cycles[k as usize - 1]
             })
             .collect();
-        let paid = [1, 2, 4, 8, 16, PROBE_SLOTS];
+        // Slot 1 and the probes 2, 4, 8, 16 and 32.
+        let paid: Vec<u64> = (1..=slots).filter(|&k| is_probe(k)).collect();
+        assert_eq!(paid, [1, 2, 4, 8, 16, PROBE_SLOTS]);
         for k in (2..=slots).filter(|k| !paid.contains(k)) {
             let l = lat[k as usize - 1];
-            for p in paid {
+            for &p in &paid {
                 assert!(
                     l + w / 2 < lat[p as usize - 1],
                     "n = {n}: slot {k} took {l} cycles, slot {p} {}: the wait ({w}) is paid at the probes alone",
