@@ -121,6 +121,11 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  protocol$fetch_done;
     reg  protocol$fetch_beat_valid;
     reg  protocol$fetch_error;
+    wire  [31:0] protocol$sb_prep_word;
+    wire  [31:0] protocol$sb_cert_word;
+    wire  [31:0] protocol$sb_commit_word;
+    wire  [1:0] protocol$sb_sel;
+    reg  [511:0] protocol$sb_view;
     wire  protocol$bc_start;
     wire  [31:0] protocol$bc_word;
     wire  [4:0] protocol$bc_words;
@@ -257,6 +262,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [31:0] broadcast$acks;
     wire  [31:0] broadcast$write_errors;
     wire  broadcast$failed;
+    wire  broadcast$written;
     reg  signing$clock;
     reg  signing$rst_n;
     reg  signing$sign;
@@ -390,6 +396,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  guard$bvalid;
     wire  guard$bready;
     wire  guard$rd_taken;
+    wire  guard$landed;
     wire  [31:0] guard$sts_accepted;
     wire  [31:0] guard$sts_write_errors;
     wire  [31:0] guard$sts_refused_unknown_qp;
@@ -555,6 +562,29 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  rdmux$m_rlast;
     reg  rdmux$m_rvalid;
     wire  rdmux$m_rready;
+    reg  scoreboard$clock;
+    reg  scoreboard$rst_n;
+    reg  [63:0] scoreboard$network_ptr;
+    reg  [31:0] scoreboard$prep_word;
+    reg  [31:0] scoreboard$cert_word;
+    reg  [31:0] scoreboard$commit_word;
+    reg  [1:0] scoreboard$sel;
+    reg  scoreboard$rx_valid;
+    reg  [63:0] scoreboard$rx_addr;
+    reg  [511:0] scoreboard$rx_data;
+    reg  [63:0] scoreboard$rx_strb;
+    reg  scoreboard$tx_valid;
+    reg  [63:0] scoreboard$tx_addr;
+    reg  [511:0] scoreboard$tx_data;
+    reg  [63:0] scoreboard$tx_strb;
+    reg  scoreboard$poll_start;
+    reg  [7:0] scoreboard$poll_len;
+    reg  [63:0] scoreboard$poll_addr;
+    reg  scoreboard$poll_done;
+    reg  scoreboard$poll_error;
+    reg  [511:0] scoreboard$poll_beat;
+    wire  [511:0] scoreboard$view;
+    wire  [15:0] scoreboard$view_known;
     
     // Sub module instances
     rhdl_ubft$protocol protocol(
@@ -578,6 +608,11 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .fetch_done(protocol$fetch_done),
         .fetch_beat_valid(protocol$fetch_beat_valid),
         .fetch_error(protocol$fetch_error),
+        .sb_prep_word(protocol$sb_prep_word),
+        .sb_cert_word(protocol$sb_cert_word),
+        .sb_commit_word(protocol$sb_commit_word),
+        .sb_sel(protocol$sb_sel),
+        .sb_view(protocol$sb_view),
         .bc_start(protocol$bc_start),
         .bc_word(protocol$bc_word),
         .bc_words(protocol$bc_words),
@@ -717,7 +752,8 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .clear(broadcast$clear),
         .acks(broadcast$acks),
         .write_errors(broadcast$write_errors),
-        .failed(broadcast$failed)
+        .failed(broadcast$failed),
+        .written(broadcast$written)
     );
     rhdl_ubft$signing signing(
         .clock(signing$clock),
@@ -859,6 +895,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .bvalid(guard$bvalid),
         .bready(guard$bready),
         .rd_taken(guard$rd_taken),
+        .landed(guard$landed),
         .sts_accepted(guard$sts_accepted),
         .sts_write_errors(guard$sts_write_errors),
         .sts_refused_unknown_qp(guard$sts_refused_unknown_qp),
@@ -1039,6 +1076,31 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .m_rvalid(rdmux$m_rvalid),
         .m_rready(rdmux$m_rready)
     );
+    rhdl_ubft$scoreboard scoreboard(
+        .clock(scoreboard$clock),
+        .rst_n(scoreboard$rst_n),
+        .network_ptr(scoreboard$network_ptr),
+        .prep_word(scoreboard$prep_word),
+        .cert_word(scoreboard$cert_word),
+        .commit_word(scoreboard$commit_word),
+        .sel(scoreboard$sel),
+        .rx_valid(scoreboard$rx_valid),
+        .rx_addr(scoreboard$rx_addr),
+        .rx_data(scoreboard$rx_data),
+        .rx_strb(scoreboard$rx_strb),
+        .tx_valid(scoreboard$tx_valid),
+        .tx_addr(scoreboard$tx_addr),
+        .tx_data(scoreboard$tx_data),
+        .tx_strb(scoreboard$tx_strb),
+        .poll_start(scoreboard$poll_start),
+        .poll_len(scoreboard$poll_len),
+        .poll_addr(scoreboard$poll_addr),
+        .poll_done(scoreboard$poll_done),
+        .poll_error(scoreboard$poll_error),
+        .poll_beat(scoreboard$poll_beat),
+        .view(scoreboard$view),
+        .view_known(scoreboard$view_known)
+    );
     
     // Update code
     always @(*) begin
@@ -1092,6 +1154,28 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         protocol$fetch_done = fetch$done;
         protocol$fetch_beat_valid = fetch$beat_valid;
         protocol$fetch_error = fetch$error;
+        scoreboard$clock = ap_clk;
+        scoreboard$rst_n = ap_rst_n;
+        scoreboard$network_ptr = control$network_ptr;
+        scoreboard$prep_word = protocol$sb_prep_word;
+        scoreboard$cert_word = protocol$sb_cert_word;
+        scoreboard$commit_word = protocol$sb_commit_word;
+        scoreboard$sel = protocol$sb_sel;
+        protocol$sb_view = scoreboard$view;
+        scoreboard$rx_valid = guard$landed;
+        scoreboard$rx_addr = guard$awaddr;
+        scoreboard$rx_data = guard$wdata;
+        scoreboard$rx_strb = guard$wstrb;
+        scoreboard$tx_valid = broadcast$written;
+        scoreboard$tx_addr = broadcast$awaddr;
+        scoreboard$tx_data = broadcast$wdata;
+        scoreboard$tx_strb = broadcast$wstrb;
+        scoreboard$poll_start = protocol$fetch_start;
+        scoreboard$poll_len = protocol$fetch_len;
+        scoreboard$poll_addr = protocol$fetch_addr;
+        scoreboard$poll_done = fetch$done;
+        scoreboard$poll_error = fetch$error;
+        scoreboard$poll_beat = fetch$beat;
         broadcast$start = protocol$bc_start;
         broadcast$word = protocol$bc_word;
         broadcast$words = protocol$bc_words;
@@ -1339,7 +1423,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
 endmodule // top
 
 
-module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,beats,busy,done,round_done,round_error,s_rec_tdata,s_rec_tvalid,s_rec_tlast,s_rec_tready,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors,failed);
+module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,beats,busy,done,round_done,round_error,s_rec_tdata,s_rec_tvalid,s_rec_tlast,s_rec_tready,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors,failed,written);
     
     // Module arguments
     input wire  clock;
@@ -1387,6 +1471,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
     output reg  [31:0] acks;
     output reg  [31:0] write_errors;
     output reg  failed;
+    output reg  written;
     
     // Constant declarations
     localparam  size = 3'b110;
@@ -1671,6 +1756,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         w_take = 1'b0;
         s_rec_tready = 1'b0;
         bready = 1'b0;
+        written = 1'b0;
         cmd_valid = 1'b0;
         taken = 1'b0;
         case (state$q)
@@ -1747,6 +1833,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
                             state$d = BroadcastState$Idle;
                         end
                         else if (local_q$q) begin
+                            written = last_q$q == 32'h0;
                             done_q$d = 1'b1;
                             state$d = BroadcastState$Idle;
                             if (round_q$q) begin
@@ -1754,6 +1841,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
                             end
                         end
                         else begin
+                            written = last_q$q == 32'h0;
                             state$d = BroadcastState$Send;
                         end
                     end
@@ -5594,7 +5682,7 @@ module rhdl_ubft$fetch$want(d,q,clock);
 endmodule // rhdl_ubft$fetch$want
 
 
-module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tvalid,wr_cmd_tready,wr_data_tdata,wr_data_tkeep,wr_data_tlast,wr_data_tvalid,wr_data_tready,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,rd_taken,sts_accepted,sts_write_errors,sts_refused_unknown_qp,sts_refused_length,sts_refused_unaligned,sts_refused_outside,sts_refused_data,sts_refused_not_owner,sts_refused_not_leader,sts_refused_shape,sts_refused_unchecked,sts_refused_by);
+module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tvalid,wr_cmd_tready,wr_data_tdata,wr_data_tkeep,wr_data_tlast,wr_data_tvalid,wr_data_tready,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,rd_taken,landed,sts_accepted,sts_write_errors,sts_refused_unknown_qp,sts_refused_length,sts_refused_unaligned,sts_refused_outside,sts_refused_data,sts_refused_not_owner,sts_refused_not_leader,sts_refused_shape,sts_refused_unchecked,sts_refused_by);
     
     // Module arguments
     input wire  clock;
@@ -5626,6 +5714,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     input wire  bvalid;
     output reg  bready;
     output reg  rd_taken;
+    output reg  landed;
     output reg  [31:0] sts_accepted;
     output reg  [31:0] sts_write_errors;
     output reg  [31:0] sts_refused_unknown_qp;
@@ -6722,6 +6811,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         why = 32'h0;
         wr_cmd_tready = 1'b0;
         rd_taken = 1'b0;
+        landed = 1'b0;
         wr_data_tready = 1'b0;
         awvalid = 1'b0;
         wvalid = 1'b0;
@@ -6864,6 +6954,7 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                         w_done$d = 1'b1;
                     end
                     if ((aw_done$q | awready) & (w_done$q | wready)) begin
+                        landed = 1'b1;
                         if (wrem$q <= 32'h40) begin
                             accepted_q$d = accepted_q$q + 32'h1;
                             state$d = GuardState$Idle;
@@ -13280,7 +13371,7 @@ module rhdl_ubft$local_guard$w_done(d,q,clock);
 endmodule // rhdl_ubft$local_guard$w_done
 
 
-module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_failed,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started,qpns,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,rd_taken);
+module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_ptr,id,n,wait_polls,slots,fetch_start,fetch_addr,fetch_len,fetch_poll,fetch_again,fetch_beat,fetch_done,fetch_beat_valid,fetch_error,sb_prep_word,sb_cert_word,sb_commit_word,sb_sel,sb_view,bc_start,bc_word,bc_words,bc_data,bc_local_only,bc_beats,bc_round,bc_round_done,bc_round_error,bc_failed,bc_done,bc_busy,sg_sign,sg_verify,sg_block,sg_signer,sg_signature,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_sig,sg_resp_take,cp_wr_en,cp_wr_beat,cp_wr_data,cp_start,cp_first,cp_last,cp_rd_data,wt_enable,wt_clear,wt_k,wt_view,wt_awaiting,wt_ev_valid,wt_ev_kind,wt_ev_view,wt_ev_m,wt_ev_prev,wt_ev_x,wt_ev_bits,wt_ev_take,prop_tdata,prop_tvalid,prop_tready,dec_tdata,dec_tuser,dec_tvalid,dec_tready,sts_cycles,sts_decisions,sts_fast,sts_slow,sts_view_changes,sts_view,sts_timeouts,sts_polls,sts_bad_shares,sts_error,sts_state,started,qpns,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,rd_taken);
     
     // Module arguments
     input wire  clock;
@@ -13303,6 +13394,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     input wire  fetch_done;
     input wire  fetch_beat_valid;
     input wire  fetch_error;
+    output reg  [31:0] sb_prep_word;
+    output reg  [31:0] sb_cert_word;
+    output reg  [31:0] sb_commit_word;
+    output reg  [1:0] sb_sel;
+    input wire  [511:0] sb_view;
     output reg  bc_start;
     output reg  [31:0] bc_word;
     output reg  [4:0] bc_words;
@@ -13482,6 +13578,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  fast$bc_start;
     wire  [31:0] fast$bc_word;
     reg  fast$bc_done;
+    wire  [1:0] fast$watch;
+    wire  fast$abandon;
     wire  [7:0] fast$sts_state;
     reg  slow$clock;
     reg  slow$rst_n;
@@ -14066,6 +14164,24 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  missed_q$d;
     wire  missed_q$q;
     reg  missed_q$clock;
+    reg  stale$d;
+    wire  stale$q;
+    reg  stale$clock;
+    reg  fheld$d;
+    wire  fheld$q;
+    reg  fheld$clock;
+    reg  [63:0] fheld_addr$d;
+    wire  [63:0] fheld_addr$q;
+    reg  fheld_addr$clock;
+    reg  [7:0] fheld_len$d;
+    wire  [7:0] fheld_len$q;
+    reg  fheld_len$clock;
+    reg  fheld_poll$d;
+    wire  fheld_poll$q;
+    reg  fheld_poll$clock;
+    reg  fheld_again$d;
+    wire  fheld_again$q;
+    reg  fheld_again$clock;
     reg  [31:0] m$d;
     wire  [31:0] m$q;
     reg  m$clock;
@@ -14102,6 +14218,10 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     
     // Local signals
     reg  linger_now;
+    reg  f_done;
+    reg  f_valid;
+    reg  f_blocked;
+    reg  [511:0] pbeat;
     reg  close_now;
     reg  adopt_ok;
     reg  slow_normal;
@@ -14181,6 +14301,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .bc_start(fast$bc_start),
         .bc_word(fast$bc_word),
         .bc_done(fast$bc_done),
+        .watch(fast$watch),
+        .abandon(fast$abandon),
         .sts_state(fast$sts_state)
     );
     rhdl_ubft$protocol$slow slow(
@@ -14814,6 +14936,36 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .q(missed_q$q),
         .clock(missed_q$clock)
     );
+    rhdl_ubft$protocol$stale stale(
+        .d(stale$d),
+        .q(stale$q),
+        .clock(stale$clock)
+    );
+    rhdl_ubft$protocol$fheld fheld(
+        .d(fheld$d),
+        .q(fheld$q),
+        .clock(fheld$clock)
+    );
+    rhdl_ubft$protocol$fheld_addr fheld_addr(
+        .d(fheld_addr$d),
+        .q(fheld_addr$q),
+        .clock(fheld_addr$clock)
+    );
+    rhdl_ubft$protocol$fheld_len fheld_len(
+        .d(fheld_len$d),
+        .q(fheld_len$q),
+        .clock(fheld_len$clock)
+    );
+    rhdl_ubft$protocol$fheld_poll fheld_poll(
+        .d(fheld_poll$d),
+        .q(fheld_poll$q),
+        .clock(fheld_poll$clock)
+    );
+    rhdl_ubft$protocol$fheld_again fheld_again(
+        .d(fheld_again$d),
+        .q(fheld_again$q),
+        .clock(fheld_again$clock)
+    );
     rhdl_ubft$protocol$m m(
         .d(m$d),
         .q(m$q),
@@ -14876,6 +15028,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view_no$clock = clock;
         leader_id$clock = clock;
         missed_q$clock = clock;
+        stale$clock = clock;
+        fheld$clock = clock;
+        fheld_addr$clock = clock;
+        fheld_len$clock = clock;
+        fheld_poll$clock = clock;
+        fheld_again$clock = clock;
         m$clock = clock;
         phase$clock = clock;
         vote_view$clock = clock;
@@ -14896,6 +15054,12 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view_no$d = view_no$q;
         leader_id$d = leader_id$q;
         missed_q$d = missed_q$q;
+        stale$d = stale$q;
+        fheld$d = fheld$q;
+        fheld_addr$d = fheld_addr$q;
+        fheld_len$d = fheld_len$q;
+        fheld_poll$d = fheld_poll$q;
+        fheld_again$d = fheld_again$q;
         m$d = m$q;
         phase$d = phase$q;
         vote_view$d = vote_view$q;
@@ -14944,7 +15108,18 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         records$x_t = view$x_t_out;
         records$cc_k1 = cc_k1[(32'h0)+:(8)];
         records$cc_x = wt_ev_x;
-        tally$beat = fetch_beat;
+        f_blocked = stale$q & ~fetch_done;
+        f_done = fetch_done & ~stale$q;
+        f_valid = fetch_beat_valid & ~stale$q;
+        sb_prep_word = records$prep_word;
+        sb_cert_word = records$cert_row;
+        sb_commit_word = records$commit_row;
+        sb_sel = fast$watch;
+        pbeat = fetch_beat;
+        if (fast$watch != 32'h0) begin
+            pbeat = sb_view;
+        end
+        tally$beat = pbeat;
         tally$lane = records$cert_row[(32'h0)+:(4)];
         tally$quarter = records$prep_word[(32'h2)+:(2)];
         tally$active = cfg$active;
@@ -14964,7 +15139,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             leader$head_valid = requests$head_valid;
             leader$head_m = requests$head_m;
         end
-        leader$fetch_done = fetch_done;
+        leader$fetch_done = f_done;
         leader$bc_done = bc_done;
         fast$clock = clock;
         fast$rst_n = rst_n;
@@ -14988,11 +15163,11 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             fast$m_held = requests$holds;
         end
-        fast$prev_ok = fetch_beat[(32'h60)+:(32)] == position$prev;
+        fast$prev_ok = pbeat[(32'h60)+:(32)] == position$prev;
         fast$expiring = timer$fast_expiring;
         fast$prep_expiring = timer$prep_expiring;
         fast$skip_votes = (position$k[(32'h0)+:(5)] & timer$probe_mask) != 32'h0;
-        fast$fetch_done = fetch_done;
+        fast$fetch_done = f_done;
         fast$fetch_error = fetch_error;
         fast$bc_done = bc_done;
         slow$clock = clock;
@@ -15013,8 +15188,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             slow$expiring = timer$slow_expiring;
         end
         slow$fetch_beat = fetch_beat;
-        slow$fetch_beat_valid = fetch_beat_valid;
-        slow$fetch_done = fetch_done;
+        slow$fetch_beat_valid = f_valid;
+        slow$fetch_done = f_done;
         slow$fetch_error = fetch_error;
         slow$round_done = bc_round_done;
         slow$round_error = bc_round_error;
@@ -15069,7 +15244,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         rr$issue = view$rr_issue;
         rr$scan_start = view$rr_scan;
         rr$beat = fetch_beat;
-        rr$beat_valid = fetch_beat_valid;
+        rr$beat_valid = f_valid;
         rr$rd_ready = rd_ready;
         rr$rd_taken = rd_taken;
         rd_qpn = rr$rd_qpn;
@@ -15127,7 +15302,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         help$dec_short = dec_bv_short$q;
         help$scan_start = view$help_scan;
         help$beat = fetch_beat;
-        help$beat_valid = fetch_beat_valid;
+        help$beat_valid = f_valid;
         help$helped = slow$stop & helping$q;
         if (view$call_help) begin
             helping$d = 1'b1;
@@ -15156,8 +15331,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         view$row2_len = records$row2_len;
         view$remote_len = records$remote_len;
         view$fetch_beat = fetch_beat[(32'h0)+:(256)];
-        view$fetch_beat_valid = fetch_beat_valid;
-        view$fetch_done = fetch_done;
+        view$fetch_beat_valid = f_valid;
+        view$fetch_done = f_done;
         view$fetch_error = fetch_error;
         view$sg_busy = sg_busy;
         view$sg_resp_valid = sg_resp_valid;
@@ -15223,8 +15398,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         cc$bitmap = ((wt_ev_bits) & 8'hff);
         cc$n = n;
         cc$support = cfg$support;
-        cc$fetch_beat_valid = fetch_beat_valid;
-        cc$fetch_done = fetch_done;
+        cc$fetch_beat_valid = f_valid;
+        cc$fetch_done = f_done;
         cc$fetch_error = fetch_error;
         cc$sg_busy = sg_busy;
         cc$sg_resp_valid = sg_resp_valid;
@@ -15275,6 +15450,33 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             fetch_len = view$fetch_len;
         end
         fetch_addr = network_ptr + (((poll_word & beat_words) & 64'hffffffffffffffff) << 32'h2);
+        if (stale$q & fetch_done) begin
+            stale$d = 1'b0;
+        end
+        if (fetch_start & f_blocked) begin
+            fheld$d = 1'b1;
+            fheld_addr$d = fetch_addr;
+            fheld_len$d = fetch_len;
+            fheld_poll$d = fetch_poll;
+            fheld_again$d = fetch_again;
+            fetch_start = 1'b0;
+        end
+        if (fast$abandon) begin
+            if (fheld$q) begin
+                fheld$d = 1'b0;
+            end
+            else begin
+                stale$d = 1'b1;
+            end
+        end
+        else if (fheld$q & ~f_blocked) begin
+            fheld$d = 1'b0;
+            fetch_start = 1'b1;
+            fetch_addr = fheld_addr$q;
+            fetch_len = fheld_len$q;
+            fetch_poll = fheld_poll$q;
+            fetch_again = fheld_again$q;
+        end
         bc_start = leader$bc_start | fast$bc_start | slow$bc_start | view$bc_start;
         bc_word = leader$bc_word | fast$bc_word | slow$bc_word | view$bc_word;
         bc_local_only = 1'b0;
@@ -15562,6 +15764,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timer$fast_decided = fast$decide;
         if (~rst_n) begin
             state$d = ProtocolSt$Idle;
+            stale$d = 1'b0;
+            fheld$d = 1'b0;
             done_q$d = 1'b0;
             error$d = 32'h0;
             view_no$d = 32'h0;
@@ -16694,7 +16898,7 @@ module rhdl_ubft$protocol$error(d,q,clock);
 endmodule // rhdl_ubft$protocol$error
 
 
-module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,failed,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,prev_ok,expiring,prep_expiring,skip_votes,at_prepare,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,sts_state);
+module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,failed,start_view,id,k,view_no,quorum,prep_word,cert_row,commit_row,record,votes,m_held,prev_ok,expiring,prep_expiring,skip_votes,at_prepare,set_m,m_next,set_phase,phase_next,clear_wait,missed,fetch_start,fetch_word,fetch_done,fetch_error,bc_start,bc_word,bc_done,watch,abandon,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -16732,6 +16936,8 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,failed,start_
     output reg  bc_start;
     output reg  [31:0] bc_word;
     input wire  bc_done;
+    output reg  [1:0] watch;
+    output reg  abandon;
     output reg  [7:0] sts_state;
     
     // Enums
@@ -16776,6 +16982,8 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,failed,start_
         fetch_word = 32'h0;
         bc_start = 1'b0;
         bc_word = 32'h0;
+        abandon = 1'b0;
+        watch = 32'h0;
         case (state$q)
             FastSt$Off:
                 begin
@@ -16791,26 +16999,26 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,failed,start_
                 end
             FastSt$FastWaitPrepare:
                 begin
+                    watch = 32'h1;
                     m_next = record[(32'h20)+:(32)];
                     bc_word = cert_row + (((id) & 32'hffffffff) << 32'h1);
-                    if (fetch_done) begin
-                        if (~fetch_error & (record[(32'h0)+:(32)] == k) & (record[(32'h40)+:(32)] == view_no) & m_held & prev_ok) begin
-                            set_m = 1'b1;
-                            set_phase = 1'b1;
-                            phase_next = 32'h1;
-                            bc_start = 1'b1;
-                            clear_wait = 1'b1;
-                            state$d = FastSt$FastSendCert;
+                    if (~(fetch_done & fetch_error) & (record[(32'h0)+:(32)] == k) & (record[(32'h40)+:(32)] == view_no) & m_held & prev_ok) begin
+                        set_m = 1'b1;
+                        set_phase = 1'b1;
+                        phase_next = 32'h1;
+                        bc_start = 1'b1;
+                        clear_wait = 1'b1;
+                        abandon = ~fetch_done;
+                        state$d = FastSt$FastSendCert;
+                    end
+                    else if (fetch_done) begin
+                        missed = 1'b1;
+                        if (prep_expiring) begin
+                            start_view = 1'b1;
+                            state$d = FastSt$Off;
                         end
                         else begin
-                            missed = 1'b1;
-                            if (prep_expiring) begin
-                                start_view = 1'b1;
-                                state$d = FastSt$Off;
-                            end
-                            else begin
-                                state$d = FastSt$FastPollPrepare;
-                            end
+                            state$d = FastSt$FastPollPrepare;
                         end
                     end
                 end
@@ -16834,25 +17042,25 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,failed,start_
                 end
             FastSt$FastWaitCert:
                 begin
+                    watch = 32'h2;
                     bc_word = commit_row + (((id) & 32'hffffffff) << 32'h1);
-                    if (fetch_done) begin
-                        if (~fetch_error & (votes >= quorum)) begin
-                            set_phase = 1'b1;
-                            phase_next = 32'h2;
-                            bc_start = 1'b1;
-                            clear_wait = 1'b1;
-                            state$d = FastSt$FastSendCommit;
+                    if (~(fetch_done & fetch_error) & (votes >= quorum)) begin
+                        set_phase = 1'b1;
+                        phase_next = 32'h2;
+                        bc_start = 1'b1;
+                        clear_wait = 1'b1;
+                        abandon = ~fetch_done;
+                        state$d = FastSt$FastSendCommit;
+                    end
+                    else if (fetch_done) begin
+                        missed = 1'b1;
+                        if (expiring) begin
+                            start_slow = 1'b1;
+                            failed = 1'b1;
+                            state$d = FastSt$Off;
                         end
                         else begin
-                            missed = 1'b1;
-                            if (expiring) begin
-                                start_slow = 1'b1;
-                                failed = 1'b1;
-                                state$d = FastSt$Off;
-                            end
-                            else begin
-                                state$d = FastSt$FastPollCert;
-                            end
+                            state$d = FastSt$FastPollCert;
                         end
                     end
                 end
@@ -16870,21 +17078,21 @@ module rhdl_ubft$protocol$fast(clock,rst_n,start,decide,start_slow,failed,start_
                 end
             FastSt$FastWaitCommit:
                 begin
-                    if (fetch_done) begin
-                        if (~fetch_error & (votes >= quorum)) begin
-                            decide = 1'b1;
+                    watch = 32'h3;
+                    if (~(fetch_done & fetch_error) & (votes >= quorum)) begin
+                        decide = 1'b1;
+                        abandon = ~fetch_done;
+                        state$d = FastSt$Off;
+                    end
+                    else if (fetch_done) begin
+                        missed = 1'b1;
+                        if (expiring) begin
+                            start_slow = 1'b1;
+                            failed = 1'b1;
                             state$d = FastSt$Off;
                         end
                         else begin
-                            missed = 1'b1;
-                            if (expiring) begin
-                                start_slow = 1'b1;
-                                failed = 1'b1;
-                                state$d = FastSt$Off;
-                            end
-                            else begin
-                                state$d = FastSt$FastPollCommit;
-                            end
+                            state$d = FastSt$FastPollCommit;
                         end
                     end
                 end
@@ -16967,6 +17175,101 @@ module rhdl_ubft$protocol$fast$state(d,q,clock);
     end
           
 endmodule // rhdl_ubft$protocol$fast$state
+
+
+module rhdl_ubft$protocol$fheld(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$fheld
+
+
+module rhdl_ubft$protocol$fheld_addr(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$fheld_addr
+
+
+module rhdl_ubft$protocol$fheld_again(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$fheld_again
+
+
+module rhdl_ubft$protocol$fheld_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$fheld_len
+
+
+module rhdl_ubft$protocol$fheld_poll(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$fheld_poll
 
 
 module rhdl_ubft$protocol$grants(ev_valid,ev_kind,ev_prev,running,rerun,prev,w_m,slow_holding,slow_seal,slow_deliver,slow_at_poll,view_awaiting,view_await_poll,view_catch_poll,cc_busy,cc_passed,cc_failed,sg_busy,bc_busy,adopt_ok,adopt_next_ok,reach_ok,bridging,grant,decide,above,seals,seal_trigger,slow_abort,dl_grant,adopt_start,adopt,adopt_next,adopt_row,cc_start,cc_hold,take,held_back);
@@ -22508,6 +22811,25 @@ module rhdl_ubft$protocol$slow_path(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow_path
 
 
+module rhdl_ubft$protocol$stale(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$stale
+
+
 module rhdl_ubft$protocol$state(d,q,clock);
     
     // Module arguments
@@ -26356,6 +26678,2592 @@ module rhdl_ubft$rx_status$taken(d,q,clock);
     end
           
 endmodule // rhdl_ubft$rx_status$taken
+
+
+module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_word,sel,rx_valid,rx_addr,rx_data,rx_strb,tx_valid,tx_addr,tx_data,tx_strb,poll_start,poll_len,poll_addr,poll_done,poll_error,poll_beat,view,view_known);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [63:0] network_ptr;
+    input wire  [31:0] prep_word;
+    input wire  [31:0] cert_word;
+    input wire  [31:0] commit_word;
+    input wire  [1:0] sel;
+    input wire  rx_valid;
+    input wire  [63:0] rx_addr;
+    input wire  [511:0] rx_data;
+    input wire  [63:0] rx_strb;
+    input wire  tx_valid;
+    input wire  [63:0] tx_addr;
+    input wire  [511:0] tx_data;
+    input wire  [63:0] tx_strb;
+    input wire  poll_start;
+    input wire  [7:0] poll_len;
+    input wire  [63:0] poll_addr;
+    input wire  poll_done;
+    input wire  poll_error;
+    input wire  [511:0] poll_beat;
+    output reg  [511:0] view;
+    output reg  [15:0] view_known;
+    
+    // Constant declarations
+    localparam  beat_mask = 64'hffffffffffffffc0;
+    localparam  all = 16'hffff;
+    
+    // Stub signals
+    reg  [31:0] w$0$d;
+    wire  [31:0] w$0$q;
+    reg  w$0$clock;
+    reg  [31:0] w$1$d;
+    wire  [31:0] w$1$q;
+    reg  w$1$clock;
+    reg  [31:0] w$2$d;
+    wire  [31:0] w$2$q;
+    reg  w$2$clock;
+    reg  [31:0] w$3$d;
+    wire  [31:0] w$3$q;
+    reg  w$3$clock;
+    reg  [31:0] w$4$d;
+    wire  [31:0] w$4$q;
+    reg  w$4$clock;
+    reg  [31:0] w$5$d;
+    wire  [31:0] w$5$q;
+    reg  w$5$clock;
+    reg  [31:0] w$6$d;
+    wire  [31:0] w$6$q;
+    reg  w$6$clock;
+    reg  [31:0] w$7$d;
+    wire  [31:0] w$7$q;
+    reg  w$7$clock;
+    reg  [31:0] w$8$d;
+    wire  [31:0] w$8$q;
+    reg  w$8$clock;
+    reg  [31:0] w$9$d;
+    wire  [31:0] w$9$q;
+    reg  w$9$clock;
+    reg  [31:0] w$10$d;
+    wire  [31:0] w$10$q;
+    reg  w$10$clock;
+    reg  [31:0] w$11$d;
+    wire  [31:0] w$11$q;
+    reg  w$11$clock;
+    reg  [31:0] w$12$d;
+    wire  [31:0] w$12$q;
+    reg  w$12$clock;
+    reg  [31:0] w$13$d;
+    wire  [31:0] w$13$q;
+    reg  w$13$clock;
+    reg  [31:0] w$14$d;
+    wire  [31:0] w$14$q;
+    reg  w$14$clock;
+    reg  [31:0] w$15$d;
+    wire  [31:0] w$15$q;
+    reg  w$15$clock;
+    reg  [31:0] w$16$d;
+    wire  [31:0] w$16$q;
+    reg  w$16$clock;
+    reg  [31:0] w$17$d;
+    wire  [31:0] w$17$q;
+    reg  w$17$clock;
+    reg  [31:0] w$18$d;
+    wire  [31:0] w$18$q;
+    reg  w$18$clock;
+    reg  [31:0] w$19$d;
+    wire  [31:0] w$19$q;
+    reg  w$19$clock;
+    reg  [31:0] w$20$d;
+    wire  [31:0] w$20$q;
+    reg  w$20$clock;
+    reg  [31:0] w$21$d;
+    wire  [31:0] w$21$q;
+    reg  w$21$clock;
+    reg  [31:0] w$22$d;
+    wire  [31:0] w$22$q;
+    reg  w$22$clock;
+    reg  [31:0] w$23$d;
+    wire  [31:0] w$23$q;
+    reg  w$23$clock;
+    reg  [31:0] w$24$d;
+    wire  [31:0] w$24$q;
+    reg  w$24$clock;
+    reg  [31:0] w$25$d;
+    wire  [31:0] w$25$q;
+    reg  w$25$clock;
+    reg  [31:0] w$26$d;
+    wire  [31:0] w$26$q;
+    reg  w$26$clock;
+    reg  [31:0] w$27$d;
+    wire  [31:0] w$27$q;
+    reg  w$27$clock;
+    reg  [31:0] w$28$d;
+    wire  [31:0] w$28$q;
+    reg  w$28$clock;
+    reg  [31:0] w$29$d;
+    wire  [31:0] w$29$q;
+    reg  w$29$clock;
+    reg  [31:0] w$30$d;
+    wire  [31:0] w$30$q;
+    reg  w$30$clock;
+    reg  [31:0] w$31$d;
+    wire  [31:0] w$31$q;
+    reg  w$31$clock;
+    reg  [31:0] w$32$d;
+    wire  [31:0] w$32$q;
+    reg  w$32$clock;
+    reg  [31:0] w$33$d;
+    wire  [31:0] w$33$q;
+    reg  w$33$clock;
+    reg  [31:0] w$34$d;
+    wire  [31:0] w$34$q;
+    reg  w$34$clock;
+    reg  [31:0] w$35$d;
+    wire  [31:0] w$35$q;
+    reg  w$35$clock;
+    reg  [31:0] w$36$d;
+    wire  [31:0] w$36$q;
+    reg  w$36$clock;
+    reg  [31:0] w$37$d;
+    wire  [31:0] w$37$q;
+    reg  w$37$clock;
+    reg  [31:0] w$38$d;
+    wire  [31:0] w$38$q;
+    reg  w$38$clock;
+    reg  [31:0] w$39$d;
+    wire  [31:0] w$39$q;
+    reg  w$39$clock;
+    reg  [31:0] w$40$d;
+    wire  [31:0] w$40$q;
+    reg  w$40$clock;
+    reg  [31:0] w$41$d;
+    wire  [31:0] w$41$q;
+    reg  w$41$clock;
+    reg  [31:0] w$42$d;
+    wire  [31:0] w$42$q;
+    reg  w$42$clock;
+    reg  [31:0] w$43$d;
+    wire  [31:0] w$43$q;
+    reg  w$43$clock;
+    reg  [31:0] w$44$d;
+    wire  [31:0] w$44$q;
+    reg  w$44$clock;
+    reg  [31:0] w$45$d;
+    wire  [31:0] w$45$q;
+    reg  w$45$clock;
+    reg  [31:0] w$46$d;
+    wire  [31:0] w$46$q;
+    reg  w$46$clock;
+    reg  [31:0] w$47$d;
+    wire  [31:0] w$47$q;
+    reg  w$47$clock;
+    reg  [15:0] known$0$d;
+    wire  [15:0] known$0$q;
+    reg  known$0$clock;
+    reg  [15:0] known$1$d;
+    wire  [15:0] known$1$q;
+    reg  known$1$clock;
+    reg  [15:0] known$2$d;
+    wire  [15:0] known$2$q;
+    reg  known$2$clock;
+    reg  [15:0] capt$0$d;
+    wire  [15:0] capt$0$q;
+    reg  capt$0$clock;
+    reg  [15:0] capt$1$d;
+    wire  [15:0] capt$1$q;
+    reg  capt$1$clock;
+    reg  [15:0] capt$2$d;
+    wire  [15:0] capt$2$q;
+    reg  capt$2$clock;
+    reg  [63:0] at$0$d;
+    wire  [63:0] at$0$q;
+    reg  at$0$clock;
+    reg  [63:0] at$1$d;
+    wire  [63:0] at$1$q;
+    reg  at$1$clock;
+    reg  [63:0] at$2$d;
+    wire  [63:0] at$2$q;
+    reg  at$2$clock;
+    reg  pend$d;
+    wire  pend$q;
+    reg  pend$clock;
+    reg  [63:0] pend_addr$d;
+    wire  [63:0] pend_addr$q;
+    reg  pend_addr$clock;
+    
+    // Local signals
+    reg  [63:0] wa$0;
+    reg  [63:0] wa$1;
+    reg  [63:0] wa$2;
+    reg  [15:0] kn$0;
+    reg  [15:0] kn$1;
+    reg  [15:0] kn$2;
+    reg  [15:0] cp$0;
+    reg  [15:0] cp$1;
+    reg  [15:0] cp$2;
+    reg  fill$0;
+    reg  fill$1;
+    reg  fill$2;
+    reg  rxh$0;
+    reg  rxh$1;
+    reg  rxh$2;
+    reg  txh$0;
+    reg  txh$1;
+    reg  txh$2;
+    reg  [15:0] rxw;
+    reg  [15:0] txw;
+    reg  [15:0] kq$0;
+    reg  [15:0] kq$1;
+    reg  [15:0] kq$2;
+    reg  [15:0] cq$0;
+    reg  [15:0] cq$1;
+    reg  [15:0] cq$2;
+    reg  [31:0] sw$0;
+    reg  [31:0] sw$1;
+    reg  [31:0] sw$2;
+    reg  [31:0] sw$3;
+    reg  [31:0] sw$4;
+    reg  [31:0] sw$5;
+    reg  [31:0] sw$6;
+    reg  [31:0] sw$7;
+    reg  [31:0] sw$8;
+    reg  [31:0] sw$9;
+    reg  [31:0] sw$10;
+    reg  [31:0] sw$11;
+    reg  [31:0] sw$12;
+    reg  [31:0] sw$13;
+    reg  [31:0] sw$14;
+    reg  [31:0] sw$15;
+    reg  [15:0] vk;
+    reg  [31:0] vw;
+    reg  vf;
+    reg  [15:0] vc;
+    
+    // Sub module instances
+    rhdl_ubft$scoreboard$w$0 w$0(
+        .d(w$0$d),
+        .q(w$0$q),
+        .clock(w$0$clock)
+    );
+    rhdl_ubft$scoreboard$w$1 w$1(
+        .d(w$1$d),
+        .q(w$1$q),
+        .clock(w$1$clock)
+    );
+    rhdl_ubft$scoreboard$w$2 w$2(
+        .d(w$2$d),
+        .q(w$2$q),
+        .clock(w$2$clock)
+    );
+    rhdl_ubft$scoreboard$w$3 w$3(
+        .d(w$3$d),
+        .q(w$3$q),
+        .clock(w$3$clock)
+    );
+    rhdl_ubft$scoreboard$w$4 w$4(
+        .d(w$4$d),
+        .q(w$4$q),
+        .clock(w$4$clock)
+    );
+    rhdl_ubft$scoreboard$w$5 w$5(
+        .d(w$5$d),
+        .q(w$5$q),
+        .clock(w$5$clock)
+    );
+    rhdl_ubft$scoreboard$w$6 w$6(
+        .d(w$6$d),
+        .q(w$6$q),
+        .clock(w$6$clock)
+    );
+    rhdl_ubft$scoreboard$w$7 w$7(
+        .d(w$7$d),
+        .q(w$7$q),
+        .clock(w$7$clock)
+    );
+    rhdl_ubft$scoreboard$w$8 w$8(
+        .d(w$8$d),
+        .q(w$8$q),
+        .clock(w$8$clock)
+    );
+    rhdl_ubft$scoreboard$w$9 w$9(
+        .d(w$9$d),
+        .q(w$9$q),
+        .clock(w$9$clock)
+    );
+    rhdl_ubft$scoreboard$w$10 w$10(
+        .d(w$10$d),
+        .q(w$10$q),
+        .clock(w$10$clock)
+    );
+    rhdl_ubft$scoreboard$w$11 w$11(
+        .d(w$11$d),
+        .q(w$11$q),
+        .clock(w$11$clock)
+    );
+    rhdl_ubft$scoreboard$w$12 w$12(
+        .d(w$12$d),
+        .q(w$12$q),
+        .clock(w$12$clock)
+    );
+    rhdl_ubft$scoreboard$w$13 w$13(
+        .d(w$13$d),
+        .q(w$13$q),
+        .clock(w$13$clock)
+    );
+    rhdl_ubft$scoreboard$w$14 w$14(
+        .d(w$14$d),
+        .q(w$14$q),
+        .clock(w$14$clock)
+    );
+    rhdl_ubft$scoreboard$w$15 w$15(
+        .d(w$15$d),
+        .q(w$15$q),
+        .clock(w$15$clock)
+    );
+    rhdl_ubft$scoreboard$w$16 w$16(
+        .d(w$16$d),
+        .q(w$16$q),
+        .clock(w$16$clock)
+    );
+    rhdl_ubft$scoreboard$w$17 w$17(
+        .d(w$17$d),
+        .q(w$17$q),
+        .clock(w$17$clock)
+    );
+    rhdl_ubft$scoreboard$w$18 w$18(
+        .d(w$18$d),
+        .q(w$18$q),
+        .clock(w$18$clock)
+    );
+    rhdl_ubft$scoreboard$w$19 w$19(
+        .d(w$19$d),
+        .q(w$19$q),
+        .clock(w$19$clock)
+    );
+    rhdl_ubft$scoreboard$w$20 w$20(
+        .d(w$20$d),
+        .q(w$20$q),
+        .clock(w$20$clock)
+    );
+    rhdl_ubft$scoreboard$w$21 w$21(
+        .d(w$21$d),
+        .q(w$21$q),
+        .clock(w$21$clock)
+    );
+    rhdl_ubft$scoreboard$w$22 w$22(
+        .d(w$22$d),
+        .q(w$22$q),
+        .clock(w$22$clock)
+    );
+    rhdl_ubft$scoreboard$w$23 w$23(
+        .d(w$23$d),
+        .q(w$23$q),
+        .clock(w$23$clock)
+    );
+    rhdl_ubft$scoreboard$w$24 w$24(
+        .d(w$24$d),
+        .q(w$24$q),
+        .clock(w$24$clock)
+    );
+    rhdl_ubft$scoreboard$w$25 w$25(
+        .d(w$25$d),
+        .q(w$25$q),
+        .clock(w$25$clock)
+    );
+    rhdl_ubft$scoreboard$w$26 w$26(
+        .d(w$26$d),
+        .q(w$26$q),
+        .clock(w$26$clock)
+    );
+    rhdl_ubft$scoreboard$w$27 w$27(
+        .d(w$27$d),
+        .q(w$27$q),
+        .clock(w$27$clock)
+    );
+    rhdl_ubft$scoreboard$w$28 w$28(
+        .d(w$28$d),
+        .q(w$28$q),
+        .clock(w$28$clock)
+    );
+    rhdl_ubft$scoreboard$w$29 w$29(
+        .d(w$29$d),
+        .q(w$29$q),
+        .clock(w$29$clock)
+    );
+    rhdl_ubft$scoreboard$w$30 w$30(
+        .d(w$30$d),
+        .q(w$30$q),
+        .clock(w$30$clock)
+    );
+    rhdl_ubft$scoreboard$w$31 w$31(
+        .d(w$31$d),
+        .q(w$31$q),
+        .clock(w$31$clock)
+    );
+    rhdl_ubft$scoreboard$w$32 w$32(
+        .d(w$32$d),
+        .q(w$32$q),
+        .clock(w$32$clock)
+    );
+    rhdl_ubft$scoreboard$w$33 w$33(
+        .d(w$33$d),
+        .q(w$33$q),
+        .clock(w$33$clock)
+    );
+    rhdl_ubft$scoreboard$w$34 w$34(
+        .d(w$34$d),
+        .q(w$34$q),
+        .clock(w$34$clock)
+    );
+    rhdl_ubft$scoreboard$w$35 w$35(
+        .d(w$35$d),
+        .q(w$35$q),
+        .clock(w$35$clock)
+    );
+    rhdl_ubft$scoreboard$w$36 w$36(
+        .d(w$36$d),
+        .q(w$36$q),
+        .clock(w$36$clock)
+    );
+    rhdl_ubft$scoreboard$w$37 w$37(
+        .d(w$37$d),
+        .q(w$37$q),
+        .clock(w$37$clock)
+    );
+    rhdl_ubft$scoreboard$w$38 w$38(
+        .d(w$38$d),
+        .q(w$38$q),
+        .clock(w$38$clock)
+    );
+    rhdl_ubft$scoreboard$w$39 w$39(
+        .d(w$39$d),
+        .q(w$39$q),
+        .clock(w$39$clock)
+    );
+    rhdl_ubft$scoreboard$w$40 w$40(
+        .d(w$40$d),
+        .q(w$40$q),
+        .clock(w$40$clock)
+    );
+    rhdl_ubft$scoreboard$w$41 w$41(
+        .d(w$41$d),
+        .q(w$41$q),
+        .clock(w$41$clock)
+    );
+    rhdl_ubft$scoreboard$w$42 w$42(
+        .d(w$42$d),
+        .q(w$42$q),
+        .clock(w$42$clock)
+    );
+    rhdl_ubft$scoreboard$w$43 w$43(
+        .d(w$43$d),
+        .q(w$43$q),
+        .clock(w$43$clock)
+    );
+    rhdl_ubft$scoreboard$w$44 w$44(
+        .d(w$44$d),
+        .q(w$44$q),
+        .clock(w$44$clock)
+    );
+    rhdl_ubft$scoreboard$w$45 w$45(
+        .d(w$45$d),
+        .q(w$45$q),
+        .clock(w$45$clock)
+    );
+    rhdl_ubft$scoreboard$w$46 w$46(
+        .d(w$46$d),
+        .q(w$46$q),
+        .clock(w$46$clock)
+    );
+    rhdl_ubft$scoreboard$w$47 w$47(
+        .d(w$47$d),
+        .q(w$47$q),
+        .clock(w$47$clock)
+    );
+    rhdl_ubft$scoreboard$known$0 known$0(
+        .d(known$0$d),
+        .q(known$0$q),
+        .clock(known$0$clock)
+    );
+    rhdl_ubft$scoreboard$known$1 known$1(
+        .d(known$1$d),
+        .q(known$1$q),
+        .clock(known$1$clock)
+    );
+    rhdl_ubft$scoreboard$known$2 known$2(
+        .d(known$2$d),
+        .q(known$2$q),
+        .clock(known$2$clock)
+    );
+    rhdl_ubft$scoreboard$capt$0 capt$0(
+        .d(capt$0$d),
+        .q(capt$0$q),
+        .clock(capt$0$clock)
+    );
+    rhdl_ubft$scoreboard$capt$1 capt$1(
+        .d(capt$1$d),
+        .q(capt$1$q),
+        .clock(capt$1$clock)
+    );
+    rhdl_ubft$scoreboard$capt$2 capt$2(
+        .d(capt$2$d),
+        .q(capt$2$q),
+        .clock(capt$2$clock)
+    );
+    rhdl_ubft$scoreboard$at$0 at$0(
+        .d(at$0$d),
+        .q(at$0$q),
+        .clock(at$0$clock)
+    );
+    rhdl_ubft$scoreboard$at$1 at$1(
+        .d(at$1$d),
+        .q(at$1$q),
+        .clock(at$1$clock)
+    );
+    rhdl_ubft$scoreboard$at$2 at$2(
+        .d(at$2$d),
+        .q(at$2$q),
+        .clock(at$2$clock)
+    );
+    rhdl_ubft$scoreboard$pend pend(
+        .d(pend$d),
+        .q(pend$q),
+        .clock(pend$clock)
+    );
+    rhdl_ubft$scoreboard$pend_addr pend_addr(
+        .d(pend_addr$d),
+        .q(pend_addr$q),
+        .clock(pend_addr$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        pend$clock = clock;
+        pend_addr$clock = clock;
+        pend$d = pend$q;
+        pend_addr$d = pend_addr$q;
+        w$0$clock = clock;
+        w$0$d = w$0$q;
+        w$1$clock = clock;
+        w$1$d = w$1$q;
+        w$2$clock = clock;
+        w$2$d = w$2$q;
+        w$3$clock = clock;
+        w$3$d = w$3$q;
+        w$4$clock = clock;
+        w$4$d = w$4$q;
+        w$5$clock = clock;
+        w$5$d = w$5$q;
+        w$6$clock = clock;
+        w$6$d = w$6$q;
+        w$7$clock = clock;
+        w$7$d = w$7$q;
+        w$8$clock = clock;
+        w$8$d = w$8$q;
+        w$9$clock = clock;
+        w$9$d = w$9$q;
+        w$10$clock = clock;
+        w$10$d = w$10$q;
+        w$11$clock = clock;
+        w$11$d = w$11$q;
+        w$12$clock = clock;
+        w$12$d = w$12$q;
+        w$13$clock = clock;
+        w$13$d = w$13$q;
+        w$14$clock = clock;
+        w$14$d = w$14$q;
+        w$15$clock = clock;
+        w$15$d = w$15$q;
+        w$16$clock = clock;
+        w$16$d = w$16$q;
+        w$17$clock = clock;
+        w$17$d = w$17$q;
+        w$18$clock = clock;
+        w$18$d = w$18$q;
+        w$19$clock = clock;
+        w$19$d = w$19$q;
+        w$20$clock = clock;
+        w$20$d = w$20$q;
+        w$21$clock = clock;
+        w$21$d = w$21$q;
+        w$22$clock = clock;
+        w$22$d = w$22$q;
+        w$23$clock = clock;
+        w$23$d = w$23$q;
+        w$24$clock = clock;
+        w$24$d = w$24$q;
+        w$25$clock = clock;
+        w$25$d = w$25$q;
+        w$26$clock = clock;
+        w$26$d = w$26$q;
+        w$27$clock = clock;
+        w$27$d = w$27$q;
+        w$28$clock = clock;
+        w$28$d = w$28$q;
+        w$29$clock = clock;
+        w$29$d = w$29$q;
+        w$30$clock = clock;
+        w$30$d = w$30$q;
+        w$31$clock = clock;
+        w$31$d = w$31$q;
+        w$32$clock = clock;
+        w$32$d = w$32$q;
+        w$33$clock = clock;
+        w$33$d = w$33$q;
+        w$34$clock = clock;
+        w$34$d = w$34$q;
+        w$35$clock = clock;
+        w$35$d = w$35$q;
+        w$36$clock = clock;
+        w$36$d = w$36$q;
+        w$37$clock = clock;
+        w$37$d = w$37$q;
+        w$38$clock = clock;
+        w$38$d = w$38$q;
+        w$39$clock = clock;
+        w$39$d = w$39$q;
+        w$40$clock = clock;
+        w$40$d = w$40$q;
+        w$41$clock = clock;
+        w$41$d = w$41$q;
+        w$42$clock = clock;
+        w$42$d = w$42$q;
+        w$43$clock = clock;
+        w$43$d = w$43$q;
+        w$44$clock = clock;
+        w$44$d = w$44$q;
+        w$45$clock = clock;
+        w$45$d = w$45$q;
+        w$46$clock = clock;
+        w$46$d = w$46$q;
+        w$47$clock = clock;
+        w$47$d = w$47$q;
+        known$0$clock = clock;
+        capt$0$clock = clock;
+        at$0$clock = clock;
+        known$1$clock = clock;
+        capt$1$clock = clock;
+        at$1$clock = clock;
+        known$2$clock = clock;
+        capt$2$clock = clock;
+        at$2$clock = clock;
+        wa$0 = (network_ptr + (((prep_word) & 64'hffffffffffffffff) << 32'h2)) & beat_mask;
+        wa$1 = (network_ptr + (((cert_word) & 64'hffffffffffffffff) << 32'h2)) & beat_mask;
+        wa$2 = (network_ptr + (((commit_word) & 64'hffffffffffffffff) << 32'h2)) & beat_mask;
+        rxw = 32'h0;
+        txw = 32'h0;
+        rxw = (rxw & ~(1 << (0)) | ((rx_strb[0 * 32'h4]) << (0)));
+        txw = (txw & ~(1 << (0)) | ((tx_strb[0 * 32'h4]) << (0)));
+        rxw = (rxw & ~(1 << (1)) | ((rx_strb[1 * 32'h4]) << (1)));
+        txw = (txw & ~(1 << (1)) | ((tx_strb[1 * 32'h4]) << (1)));
+        rxw = (rxw & ~(1 << (2)) | ((rx_strb[2 * 32'h4]) << (2)));
+        txw = (txw & ~(1 << (2)) | ((tx_strb[2 * 32'h4]) << (2)));
+        rxw = (rxw & ~(1 << (3)) | ((rx_strb[3 * 32'h4]) << (3)));
+        txw = (txw & ~(1 << (3)) | ((tx_strb[3 * 32'h4]) << (3)));
+        rxw = (rxw & ~(1 << (4)) | ((rx_strb[4 * 32'h4]) << (4)));
+        txw = (txw & ~(1 << (4)) | ((tx_strb[4 * 32'h4]) << (4)));
+        rxw = (rxw & ~(1 << (5)) | ((rx_strb[5 * 32'h4]) << (5)));
+        txw = (txw & ~(1 << (5)) | ((tx_strb[5 * 32'h4]) << (5)));
+        rxw = (rxw & ~(1 << (6)) | ((rx_strb[6 * 32'h4]) << (6)));
+        txw = (txw & ~(1 << (6)) | ((tx_strb[6 * 32'h4]) << (6)));
+        rxw = (rxw & ~(1 << (7)) | ((rx_strb[7 * 32'h4]) << (7)));
+        txw = (txw & ~(1 << (7)) | ((tx_strb[7 * 32'h4]) << (7)));
+        rxw = (rxw & ~(1 << (8)) | ((rx_strb[8 * 32'h4]) << (8)));
+        txw = (txw & ~(1 << (8)) | ((tx_strb[8 * 32'h4]) << (8)));
+        rxw = (rxw & ~(1 << (9)) | ((rx_strb[9 * 32'h4]) << (9)));
+        txw = (txw & ~(1 << (9)) | ((tx_strb[9 * 32'h4]) << (9)));
+        rxw = (rxw & ~(1 << (10)) | ((rx_strb[10 * 32'h4]) << (10)));
+        txw = (txw & ~(1 << (10)) | ((tx_strb[10 * 32'h4]) << (10)));
+        rxw = (rxw & ~(1 << (11)) | ((rx_strb[11 * 32'h4]) << (11)));
+        txw = (txw & ~(1 << (11)) | ((tx_strb[11 * 32'h4]) << (11)));
+        rxw = (rxw & ~(1 << (12)) | ((rx_strb[12 * 32'h4]) << (12)));
+        txw = (txw & ~(1 << (12)) | ((tx_strb[12 * 32'h4]) << (12)));
+        rxw = (rxw & ~(1 << (13)) | ((rx_strb[13 * 32'h4]) << (13)));
+        txw = (txw & ~(1 << (13)) | ((tx_strb[13 * 32'h4]) << (13)));
+        rxw = (rxw & ~(1 << (14)) | ((rx_strb[14 * 32'h4]) << (14)));
+        txw = (txw & ~(1 << (14)) | ((tx_strb[14 * 32'h4]) << (14)));
+        rxw = (rxw & ~(1 << (15)) | ((rx_strb[15 * 32'h4]) << (15)));
+        txw = (txw & ~(1 << (15)) | ((tx_strb[15 * 32'h4]) << (15)));
+        kn$0 = 32'h0;
+        cp$0 = 32'h0;
+        if (wa$0 == at$0$q) begin
+            kn$0 = known$0$q;
+            cp$0 = capt$0$q;
+        end
+        at$0$d = wa$0;
+        fill$0 = (poll_done & ~poll_error) & (pend$q & (pend_addr$q == wa$0));
+        rxh$0 = rx_valid & ((rx_addr & beat_mask) == wa$0);
+        txh$0 = tx_valid & ((tx_addr & beat_mask) == wa$0);
+        kq$0 = kn$0;
+        cq$0 = cp$0;
+        if (fill$0) begin
+            kq$0 = all;
+        end
+        if (rxh$0) begin
+            kq$0 = kq$0 | rxw;
+            cq$0 = cq$0 | rxw;
+        end
+        if (txh$0) begin
+            kq$0 = kq$0 | txw;
+            cq$0 = cq$0 | txw;
+        end
+        known$0$d = kq$0;
+        capt$0$d = cq$0;
+        if (fill$0 & ~cp$0[0]) begin
+            w$0$d = poll_beat[(0 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[0]) begin
+            w$0$d = rx_data[(0 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[0]) begin
+            w$0$d = tx_data[(0 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[1]) begin
+            w$1$d = poll_beat[(1 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[1]) begin
+            w$1$d = rx_data[(1 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[1]) begin
+            w$1$d = tx_data[(1 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[2]) begin
+            w$2$d = poll_beat[(2 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[2]) begin
+            w$2$d = rx_data[(2 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[2]) begin
+            w$2$d = tx_data[(2 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[3]) begin
+            w$3$d = poll_beat[(3 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[3]) begin
+            w$3$d = rx_data[(3 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[3]) begin
+            w$3$d = tx_data[(3 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[4]) begin
+            w$4$d = poll_beat[(4 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[4]) begin
+            w$4$d = rx_data[(4 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[4]) begin
+            w$4$d = tx_data[(4 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[5]) begin
+            w$5$d = poll_beat[(5 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[5]) begin
+            w$5$d = rx_data[(5 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[5]) begin
+            w$5$d = tx_data[(5 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[6]) begin
+            w$6$d = poll_beat[(6 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[6]) begin
+            w$6$d = rx_data[(6 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[6]) begin
+            w$6$d = tx_data[(6 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[7]) begin
+            w$7$d = poll_beat[(7 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[7]) begin
+            w$7$d = rx_data[(7 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[7]) begin
+            w$7$d = tx_data[(7 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[8]) begin
+            w$8$d = poll_beat[(8 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[8]) begin
+            w$8$d = rx_data[(8 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[8]) begin
+            w$8$d = tx_data[(8 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[9]) begin
+            w$9$d = poll_beat[(9 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[9]) begin
+            w$9$d = rx_data[(9 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[9]) begin
+            w$9$d = tx_data[(9 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[10]) begin
+            w$10$d = poll_beat[(10 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[10]) begin
+            w$10$d = rx_data[(10 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[10]) begin
+            w$10$d = tx_data[(10 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[11]) begin
+            w$11$d = poll_beat[(11 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[11]) begin
+            w$11$d = rx_data[(11 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[11]) begin
+            w$11$d = tx_data[(11 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[12]) begin
+            w$12$d = poll_beat[(12 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[12]) begin
+            w$12$d = rx_data[(12 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[12]) begin
+            w$12$d = tx_data[(12 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[13]) begin
+            w$13$d = poll_beat[(13 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[13]) begin
+            w$13$d = rx_data[(13 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[13]) begin
+            w$13$d = tx_data[(13 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[14]) begin
+            w$14$d = poll_beat[(14 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[14]) begin
+            w$14$d = rx_data[(14 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[14]) begin
+            w$14$d = tx_data[(14 * 32'h20)+:(32)];
+        end
+        if (fill$0 & ~cp$0[15]) begin
+            w$15$d = poll_beat[(15 * 32'h20)+:(32)];
+        end
+        if (rxh$0 & rxw[15]) begin
+            w$15$d = rx_data[(15 * 32'h20)+:(32)];
+        end
+        if (txh$0 & txw[15]) begin
+            w$15$d = tx_data[(15 * 32'h20)+:(32)];
+        end
+        kn$1 = 32'h0;
+        cp$1 = 32'h0;
+        if (wa$1 == at$1$q) begin
+            kn$1 = known$1$q;
+            cp$1 = capt$1$q;
+        end
+        at$1$d = wa$1;
+        fill$1 = (poll_done & ~poll_error) & (pend$q & (pend_addr$q == wa$1));
+        rxh$1 = rx_valid & ((rx_addr & beat_mask) == wa$1);
+        txh$1 = tx_valid & ((tx_addr & beat_mask) == wa$1);
+        kq$1 = kn$1;
+        cq$1 = cp$1;
+        if (fill$1) begin
+            kq$1 = all;
+        end
+        if (rxh$1) begin
+            kq$1 = kq$1 | rxw;
+            cq$1 = cq$1 | rxw;
+        end
+        if (txh$1) begin
+            kq$1 = kq$1 | txw;
+            cq$1 = cq$1 | txw;
+        end
+        known$1$d = kq$1;
+        capt$1$d = cq$1;
+        if (fill$1 & ~cp$1[0]) begin
+            w$16$d = poll_beat[(0 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[0]) begin
+            w$16$d = rx_data[(0 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[0]) begin
+            w$16$d = tx_data[(0 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[1]) begin
+            w$17$d = poll_beat[(1 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[1]) begin
+            w$17$d = rx_data[(1 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[1]) begin
+            w$17$d = tx_data[(1 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[2]) begin
+            w$18$d = poll_beat[(2 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[2]) begin
+            w$18$d = rx_data[(2 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[2]) begin
+            w$18$d = tx_data[(2 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[3]) begin
+            w$19$d = poll_beat[(3 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[3]) begin
+            w$19$d = rx_data[(3 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[3]) begin
+            w$19$d = tx_data[(3 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[4]) begin
+            w$20$d = poll_beat[(4 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[4]) begin
+            w$20$d = rx_data[(4 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[4]) begin
+            w$20$d = tx_data[(4 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[5]) begin
+            w$21$d = poll_beat[(5 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[5]) begin
+            w$21$d = rx_data[(5 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[5]) begin
+            w$21$d = tx_data[(5 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[6]) begin
+            w$22$d = poll_beat[(6 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[6]) begin
+            w$22$d = rx_data[(6 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[6]) begin
+            w$22$d = tx_data[(6 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[7]) begin
+            w$23$d = poll_beat[(7 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[7]) begin
+            w$23$d = rx_data[(7 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[7]) begin
+            w$23$d = tx_data[(7 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[8]) begin
+            w$24$d = poll_beat[(8 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[8]) begin
+            w$24$d = rx_data[(8 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[8]) begin
+            w$24$d = tx_data[(8 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[9]) begin
+            w$25$d = poll_beat[(9 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[9]) begin
+            w$25$d = rx_data[(9 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[9]) begin
+            w$25$d = tx_data[(9 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[10]) begin
+            w$26$d = poll_beat[(10 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[10]) begin
+            w$26$d = rx_data[(10 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[10]) begin
+            w$26$d = tx_data[(10 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[11]) begin
+            w$27$d = poll_beat[(11 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[11]) begin
+            w$27$d = rx_data[(11 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[11]) begin
+            w$27$d = tx_data[(11 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[12]) begin
+            w$28$d = poll_beat[(12 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[12]) begin
+            w$28$d = rx_data[(12 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[12]) begin
+            w$28$d = tx_data[(12 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[13]) begin
+            w$29$d = poll_beat[(13 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[13]) begin
+            w$29$d = rx_data[(13 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[13]) begin
+            w$29$d = tx_data[(13 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[14]) begin
+            w$30$d = poll_beat[(14 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[14]) begin
+            w$30$d = rx_data[(14 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[14]) begin
+            w$30$d = tx_data[(14 * 32'h20)+:(32)];
+        end
+        if (fill$1 & ~cp$1[15]) begin
+            w$31$d = poll_beat[(15 * 32'h20)+:(32)];
+        end
+        if (rxh$1 & rxw[15]) begin
+            w$31$d = rx_data[(15 * 32'h20)+:(32)];
+        end
+        if (txh$1 & txw[15]) begin
+            w$31$d = tx_data[(15 * 32'h20)+:(32)];
+        end
+        kn$2 = 32'h0;
+        cp$2 = 32'h0;
+        if (wa$2 == at$2$q) begin
+            kn$2 = known$2$q;
+            cp$2 = capt$2$q;
+        end
+        at$2$d = wa$2;
+        fill$2 = (poll_done & ~poll_error) & (pend$q & (pend_addr$q == wa$2));
+        rxh$2 = rx_valid & ((rx_addr & beat_mask) == wa$2);
+        txh$2 = tx_valid & ((tx_addr & beat_mask) == wa$2);
+        kq$2 = kn$2;
+        cq$2 = cp$2;
+        if (fill$2) begin
+            kq$2 = all;
+        end
+        if (rxh$2) begin
+            kq$2 = kq$2 | rxw;
+            cq$2 = cq$2 | rxw;
+        end
+        if (txh$2) begin
+            kq$2 = kq$2 | txw;
+            cq$2 = cq$2 | txw;
+        end
+        known$2$d = kq$2;
+        capt$2$d = cq$2;
+        if (fill$2 & ~cp$2[0]) begin
+            w$32$d = poll_beat[(0 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[0]) begin
+            w$32$d = rx_data[(0 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[0]) begin
+            w$32$d = tx_data[(0 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[1]) begin
+            w$33$d = poll_beat[(1 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[1]) begin
+            w$33$d = rx_data[(1 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[1]) begin
+            w$33$d = tx_data[(1 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[2]) begin
+            w$34$d = poll_beat[(2 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[2]) begin
+            w$34$d = rx_data[(2 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[2]) begin
+            w$34$d = tx_data[(2 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[3]) begin
+            w$35$d = poll_beat[(3 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[3]) begin
+            w$35$d = rx_data[(3 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[3]) begin
+            w$35$d = tx_data[(3 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[4]) begin
+            w$36$d = poll_beat[(4 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[4]) begin
+            w$36$d = rx_data[(4 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[4]) begin
+            w$36$d = tx_data[(4 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[5]) begin
+            w$37$d = poll_beat[(5 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[5]) begin
+            w$37$d = rx_data[(5 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[5]) begin
+            w$37$d = tx_data[(5 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[6]) begin
+            w$38$d = poll_beat[(6 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[6]) begin
+            w$38$d = rx_data[(6 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[6]) begin
+            w$38$d = tx_data[(6 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[7]) begin
+            w$39$d = poll_beat[(7 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[7]) begin
+            w$39$d = rx_data[(7 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[7]) begin
+            w$39$d = tx_data[(7 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[8]) begin
+            w$40$d = poll_beat[(8 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[8]) begin
+            w$40$d = rx_data[(8 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[8]) begin
+            w$40$d = tx_data[(8 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[9]) begin
+            w$41$d = poll_beat[(9 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[9]) begin
+            w$41$d = rx_data[(9 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[9]) begin
+            w$41$d = tx_data[(9 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[10]) begin
+            w$42$d = poll_beat[(10 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[10]) begin
+            w$42$d = rx_data[(10 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[10]) begin
+            w$42$d = tx_data[(10 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[11]) begin
+            w$43$d = poll_beat[(11 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[11]) begin
+            w$43$d = rx_data[(11 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[11]) begin
+            w$43$d = tx_data[(11 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[12]) begin
+            w$44$d = poll_beat[(12 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[12]) begin
+            w$44$d = rx_data[(12 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[12]) begin
+            w$44$d = tx_data[(12 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[13]) begin
+            w$45$d = poll_beat[(13 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[13]) begin
+            w$45$d = rx_data[(13 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[13]) begin
+            w$45$d = tx_data[(13 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[14]) begin
+            w$46$d = poll_beat[(14 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[14]) begin
+            w$46$d = rx_data[(14 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[14]) begin
+            w$46$d = tx_data[(14 * 32'h20)+:(32)];
+        end
+        if (fill$2 & ~cp$2[15]) begin
+            w$47$d = poll_beat[(15 * 32'h20)+:(32)];
+        end
+        if (rxh$2 & rxw[15]) begin
+            w$47$d = rx_data[(15 * 32'h20)+:(32)];
+        end
+        if (txh$2 & txw[15]) begin
+            w$47$d = tx_data[(15 * 32'h20)+:(32)];
+        end
+        vk = 32'h0;
+        vc = 32'h0;
+        vf = 1'b0;
+        sw$0 = 32'h0;
+        sw$1 = 32'h0;
+        sw$2 = 32'h0;
+        sw$3 = 32'h0;
+        sw$4 = 32'h0;
+        sw$5 = 32'h0;
+        sw$6 = 32'h0;
+        sw$7 = 32'h0;
+        sw$8 = 32'h0;
+        sw$9 = 32'h0;
+        sw$10 = 32'h0;
+        sw$11 = 32'h0;
+        sw$12 = 32'h0;
+        sw$13 = 32'h0;
+        sw$14 = 32'h0;
+        sw$15 = 32'h0;
+        if (sel == 32'h1) begin
+            vk = kn$0;
+            vc = cp$0;
+            vf = fill$0;
+            sw$0 = w$0$q;
+            sw$1 = w$1$q;
+            sw$2 = w$2$q;
+            sw$3 = w$3$q;
+            sw$4 = w$4$q;
+            sw$5 = w$5$q;
+            sw$6 = w$6$q;
+            sw$7 = w$7$q;
+            sw$8 = w$8$q;
+            sw$9 = w$9$q;
+            sw$10 = w$10$q;
+            sw$11 = w$11$q;
+            sw$12 = w$12$q;
+            sw$13 = w$13$q;
+            sw$14 = w$14$q;
+            sw$15 = w$15$q;
+        end
+        if (sel == 32'h2) begin
+            vk = kn$1;
+            vc = cp$1;
+            vf = fill$1;
+            sw$0 = w$16$q;
+            sw$1 = w$17$q;
+            sw$2 = w$18$q;
+            sw$3 = w$19$q;
+            sw$4 = w$20$q;
+            sw$5 = w$21$q;
+            sw$6 = w$22$q;
+            sw$7 = w$23$q;
+            sw$8 = w$24$q;
+            sw$9 = w$25$q;
+            sw$10 = w$26$q;
+            sw$11 = w$27$q;
+            sw$12 = w$28$q;
+            sw$13 = w$29$q;
+            sw$14 = w$30$q;
+            sw$15 = w$31$q;
+        end
+        if (sel == 32'h3) begin
+            vk = kn$2;
+            vc = cp$2;
+            vf = fill$2;
+            sw$0 = w$32$q;
+            sw$1 = w$33$q;
+            sw$2 = w$34$q;
+            sw$3 = w$35$q;
+            sw$4 = w$36$q;
+            sw$5 = w$37$q;
+            sw$6 = w$38$q;
+            sw$7 = w$39$q;
+            sw$8 = w$40$q;
+            sw$9 = w$41$q;
+            sw$10 = w$42$q;
+            sw$11 = w$43$q;
+            sw$12 = w$44$q;
+            sw$13 = w$45$q;
+            sw$14 = w$46$q;
+            sw$15 = w$47$q;
+        end
+        view = 32'h0;
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 0]) begin
+            vw = poll_beat[((32'hf - 0) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 0]) begin
+            vw = sw$15;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 1]) begin
+            vw = poll_beat[((32'hf - 1) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 1]) begin
+            vw = sw$14;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 2]) begin
+            vw = poll_beat[((32'hf - 2) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 2]) begin
+            vw = sw$13;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 3]) begin
+            vw = poll_beat[((32'hf - 3) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 3]) begin
+            vw = sw$12;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 4]) begin
+            vw = poll_beat[((32'hf - 4) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 4]) begin
+            vw = sw$11;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 5]) begin
+            vw = poll_beat[((32'hf - 5) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 5]) begin
+            vw = sw$10;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 6]) begin
+            vw = poll_beat[((32'hf - 6) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 6]) begin
+            vw = sw$9;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 7]) begin
+            vw = poll_beat[((32'hf - 7) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 7]) begin
+            vw = sw$8;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 8]) begin
+            vw = poll_beat[((32'hf - 8) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 8]) begin
+            vw = sw$7;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 9]) begin
+            vw = poll_beat[((32'hf - 9) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 9]) begin
+            vw = sw$6;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 10]) begin
+            vw = poll_beat[((32'hf - 10) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 10]) begin
+            vw = sw$5;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 11]) begin
+            vw = poll_beat[((32'hf - 11) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 11]) begin
+            vw = sw$4;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 12]) begin
+            vw = poll_beat[((32'hf - 12) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 12]) begin
+            vw = sw$3;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 13]) begin
+            vw = poll_beat[((32'hf - 13) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 13]) begin
+            vw = sw$2;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 14]) begin
+            vw = poll_beat[((32'hf - 14) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 14]) begin
+            vw = sw$1;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view = view << 32'h20;
+        vw = 32'h0;
+        if (vf & ~vc[32'hf - 15]) begin
+            vw = poll_beat[((32'hf - 15) * 32'h20)+:(32)];
+        end
+        else if (vk[32'hf - 15]) begin
+            vw = sw$0;
+        end
+        view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        view_known = vk;
+        if (vf) begin
+            view_known = all;
+        end
+        if (~rst_n) begin
+            pend$d = 1'b0;
+            known$0$d = 32'h0;
+            capt$0$d = 32'h0;
+            known$1$d = 32'h0;
+            capt$1$d = 32'h0;
+            known$2$d = 32'h0;
+            capt$2$d = 32'h0;
+        end
+        if (poll_done) begin
+            pend$d = 1'b0;
+        end
+        if (poll_start) begin
+            pend$d = poll_len == 32'h0;
+            pend_addr$d = poll_addr & beat_mask;
+        end
+        if (~rst_n) begin
+            pend$d = 1'b0;
+        end
+    end
+    
+endmodule // rhdl_ubft$scoreboard
+
+
+module rhdl_ubft$scoreboard$at$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$at$0
+
+
+module rhdl_ubft$scoreboard$at$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$at$1
+
+
+module rhdl_ubft$scoreboard$at$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$at$2
+
+
+module rhdl_ubft$scoreboard$capt$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$capt$0
+
+
+module rhdl_ubft$scoreboard$capt$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$capt$1
+
+
+module rhdl_ubft$scoreboard$capt$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$capt$2
+
+
+module rhdl_ubft$scoreboard$known$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$known$0
+
+
+module rhdl_ubft$scoreboard$known$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$known$1
+
+
+module rhdl_ubft$scoreboard$known$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$known$2
+
+
+module rhdl_ubft$scoreboard$pend(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$pend
+
+
+module rhdl_ubft$scoreboard$pend_addr(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$pend_addr
+
+
+module rhdl_ubft$scoreboard$w$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$0
+
+
+module rhdl_ubft$scoreboard$w$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$1
+
+
+module rhdl_ubft$scoreboard$w$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$10
+
+
+module rhdl_ubft$scoreboard$w$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$11
+
+
+module rhdl_ubft$scoreboard$w$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$12
+
+
+module rhdl_ubft$scoreboard$w$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$13
+
+
+module rhdl_ubft$scoreboard$w$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$14
+
+
+module rhdl_ubft$scoreboard$w$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$15
+
+
+module rhdl_ubft$scoreboard$w$16(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$16
+
+
+module rhdl_ubft$scoreboard$w$17(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$17
+
+
+module rhdl_ubft$scoreboard$w$18(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$18
+
+
+module rhdl_ubft$scoreboard$w$19(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$19
+
+
+module rhdl_ubft$scoreboard$w$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$2
+
+
+module rhdl_ubft$scoreboard$w$20(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$20
+
+
+module rhdl_ubft$scoreboard$w$21(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$21
+
+
+module rhdl_ubft$scoreboard$w$22(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$22
+
+
+module rhdl_ubft$scoreboard$w$23(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$23
+
+
+module rhdl_ubft$scoreboard$w$24(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$24
+
+
+module rhdl_ubft$scoreboard$w$25(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$25
+
+
+module rhdl_ubft$scoreboard$w$26(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$26
+
+
+module rhdl_ubft$scoreboard$w$27(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$27
+
+
+module rhdl_ubft$scoreboard$w$28(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$28
+
+
+module rhdl_ubft$scoreboard$w$29(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$29
+
+
+module rhdl_ubft$scoreboard$w$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$3
+
+
+module rhdl_ubft$scoreboard$w$30(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$30
+
+
+module rhdl_ubft$scoreboard$w$31(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$31
+
+
+module rhdl_ubft$scoreboard$w$32(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$32
+
+
+module rhdl_ubft$scoreboard$w$33(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$33
+
+
+module rhdl_ubft$scoreboard$w$34(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$34
+
+
+module rhdl_ubft$scoreboard$w$35(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$35
+
+
+module rhdl_ubft$scoreboard$w$36(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$36
+
+
+module rhdl_ubft$scoreboard$w$37(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$37
+
+
+module rhdl_ubft$scoreboard$w$38(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$38
+
+
+module rhdl_ubft$scoreboard$w$39(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$39
+
+
+module rhdl_ubft$scoreboard$w$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$4
+
+
+module rhdl_ubft$scoreboard$w$40(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$40
+
+
+module rhdl_ubft$scoreboard$w$41(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$41
+
+
+module rhdl_ubft$scoreboard$w$42(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$42
+
+
+module rhdl_ubft$scoreboard$w$43(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$43
+
+
+module rhdl_ubft$scoreboard$w$44(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$44
+
+
+module rhdl_ubft$scoreboard$w$45(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$45
+
+
+module rhdl_ubft$scoreboard$w$46(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$46
+
+
+module rhdl_ubft$scoreboard$w$47(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$47
+
+
+module rhdl_ubft$scoreboard$w$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$5
+
+
+module rhdl_ubft$scoreboard$w$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$6
+
+
+module rhdl_ubft$scoreboard$w$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$7
+
+
+module rhdl_ubft$scoreboard$w$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$8
+
+
+module rhdl_ubft$scoreboard$w$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$scoreboard$w$9
 
 
 module rhdl_ubft$signing(clock,rst_n,sign,verify,block,signer,signature,tag,busy,pending,in_flight,resp_valid,resp_status,resp_sig,resp_sign,resp_tag,resp_take,sreq_tdata,sreq_tkeep,sreq_tlast,sreq_tuser,sreq_tvalid,sreq_tready,sresp_tdata,sresp_tuser,sresp_tlast,sresp_tvalid,sresp_tready);

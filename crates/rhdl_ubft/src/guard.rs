@@ -892,6 +892,10 @@ pub struct Guard<const N: usize> {
     /// accepted or not: it has left the stack's receive queue (RemoteRead
     /// counts its READs in flight by it).
     pub rd_taken: Signal<Out, Bit>,
+    /// One cycle as an HBM beat's AW and W have both been taken (the
+    /// later of the two handshakes): `awaddr`, `wdata` and `wstrb` are that
+    /// beat. The scoreboard's `rx_*` (docs/scoreboard.md).
+    pub landed: Signal<Out, Bit>,
     // Status.
     pub sts_accepted: Signal<Out, Bits<32>>,
     pub sts_write_errors: Signal<Out, Bits<32>>,
@@ -1100,6 +1104,7 @@ impl<const N: usize> Guard<N> {
             bvalid: Default::default(),
             bready: Default::default(),
             rd_taken: Default::default(),
+            landed: Default::default(),
             sts_accepted: Default::default(),
             sts_write_errors: Default::default(),
             sts_refused_unknown_qp: Default::default(),
@@ -1409,6 +1414,7 @@ impl<const N: usize> Logic for Guard<N> {
         self.why.next = 0.into();
         self.wr_cmd_tready.next = false;
         self.rd_taken.next = false;
+        self.landed.next = false;
         self.wr_data_tready.next = false;
         self.awvalid.next = false;
         self.wvalid.next = false;
@@ -1567,6 +1573,7 @@ impl<const N: usize> Logic for Guard<N> {
                 if (self.aw_done.q.val() | self.awready.val())
                     & (self.w_done.q.val() | self.wready.val())
                 {
+                    self.landed.next = true;
                     if self.wrem.q.val() <= 64 {
                         self.accepted_q.d.next = self.accepted_q.q.val() + 1;
                         self.state.d.next = GuardState::Idle;

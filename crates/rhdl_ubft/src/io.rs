@@ -7,4 +7,5 @@ pub mod fetch;
 pub mod rdmux;
 pub mod roce;
 pub mod rx_status;
+pub mod scoreboard;
 pub mod signer;

@@ -36,6 +36,7 @@ use crate::io::roce::adapter::RoceAdapter;
 use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 use crate::io::rx_status::{RxStatus, STS_BITS};
 use crate::io::signer::SignerPort;
+use crate::io::scoreboard::Scoreboard;
 use crate::local_guard::LocalGuard;
 use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
@@ -170,6 +171,9 @@ pub struct Kernel<const N: usize> {
     watch: Watch<N>,
     watch_fetch: Fetch,
     rdmux: RdMux,
+    /// The slot's prepare and vote rows as the guard's and Broadcast's
+    /// writes land, for FAST (docs/scoreboard.md).
+    scoreboard: Scoreboard,
 }
 
 impl<const N: usize> Default for Kernel<N> {
@@ -290,6 +294,7 @@ impl<const N: usize> Kernel<N> {
             watch: Default::default(),
             watch_fetch: Default::default(),
             rdmux: Default::default(),
+            scoreboard: Default::default(),
         }
     }
 }
@@ -351,6 +356,30 @@ impl<const N: usize> Logic for Kernel<N> {
         self.protocol.fetch_done.next = self.fetch.done.val();
         self.protocol.fetch_beat_valid.next = self.fetch.beat_valid.val();
         self.protocol.fetch_error.next = self.fetch.error.val();
+        // The scoreboard: the guard's and Broadcast's writes, Protocol's
+        // reads, and the beat FAST waits on.
+        self.scoreboard.clock.next = self.ap_clk.val();
+        self.scoreboard.rst_n.next = self.ap_rst_n.val();
+        self.scoreboard.network_ptr.next = self.control.network_ptr.val();
+        self.scoreboard.prep_word.next = self.protocol.sb_prep_word.val();
+        self.scoreboard.cert_word.next = self.protocol.sb_cert_word.val();
+        self.scoreboard.commit_word.next = self.protocol.sb_commit_word.val();
+        self.scoreboard.sel.next = self.protocol.sb_sel.val();
+        self.protocol.sb_view.next = self.scoreboard.view.val();
+        self.scoreboard.rx_valid.next = self.guard.landed.val();
+        self.scoreboard.rx_addr.next = self.guard.awaddr.val();
+        self.scoreboard.rx_data.next = self.guard.wdata.val();
+        self.scoreboard.rx_strb.next = self.guard.wstrb.val();
+        self.scoreboard.tx_valid.next = self.broadcast.written.val();
+        self.scoreboard.tx_addr.next = self.broadcast.awaddr.val();
+        self.scoreboard.tx_data.next = self.broadcast.wdata.val();
+        self.scoreboard.tx_strb.next = self.broadcast.wstrb.val();
+        self.scoreboard.poll_start.next = self.protocol.fetch_start.val();
+        self.scoreboard.poll_len.next = self.protocol.fetch_len.val();
+        self.scoreboard.poll_addr.next = self.protocol.fetch_addr.val();
+        self.scoreboard.poll_done.next = self.fetch.done.val();
+        self.scoreboard.poll_error.next = self.fetch.error.val();
+        self.scoreboard.poll_beat.next = self.fetch.beat.val();
         // Protocol <-> Broadcast.
         self.broadcast.start.next = self.protocol.bc_start.val();
         self.broadcast.word.next = self.protocol.bc_word.val();

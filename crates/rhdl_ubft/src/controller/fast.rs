@@ -143,6 +143,15 @@ pub struct Fast {
     pub bc_start: Signal<Out, Bit>,
     pub bc_word: Signal<Out, Bits<32>>,
     pub bc_done: Signal<In, Bit>,
+    /// The beat a Wait state waits on, for the scoreboard (Protocol's
+    /// `sb_sel`): 1 the prepare (FastWaitPrepare), 2 the will_cert row
+    /// (FastWaitCert), 3 the will_commit row (FastWaitCommit); 0 in any
+    /// other state.
+    pub watch: Signal<Out, Bits<2>>,
+    /// One cycle as a Wait state ends on what it waits for before its
+    /// poll is done: that poll's burst is no longer anybody's (Protocol's
+    /// `stale`).
+    pub abandon: Signal<Out, Bit>,
     /// The state's number (`STATE_NAMES`), 0 when Off.
     pub sts_state: Signal<Out, Bits<8>>,
     state: DFF<FastSt>,
@@ -214,6 +223,8 @@ impl Logic for Fast {
         self.fetch_word.next = 0.into();
         self.bc_start.next = false;
         self.bc_word.next = 0.into();
+        self.abandon.next = false;
+        self.watch.next = 0.into();
         match self.state.q.val() {
             FastSt::Off => {
                 if self.start.val() {
@@ -227,33 +238,35 @@ impl Logic for Fast {
             }
             FastSt::FastWaitPrepare => {
                 // (Values for the strobes below, by state: see leader.rs.)
+                self.watch.next = 1.into();
                 self.m_next.next = self.record.val().get_bits::<32>(32);
                 self.bc_word.next = self.cert_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val()
-                        & (self.record.val().get_bits::<32>(0) == self.k.val())
-                        & (self.record.val().get_bits::<32>(64) == self.view_no.val())
-                        & self.m_held.val()
-                        & self.prev_ok.val()
-                    {
-                        // The prepare of this k in this view, with a value a
-                        // client sent: vote for its m (the vote carries the
-                        // m taken in this cycle).
-                        self.set_m.next = true;
-                        self.set_phase.next = true;
-                        self.phase_next.next = 1.into();
-                        self.bc_start.next = true;
-                        self.clear_wait.next = true;
-                        self.state.d.next = FastSt::FastSendCert;
+                // What it waits for may be there before the poll is done
+                // (the scoreboard's beat): a failed read shows nothing.
+                if !(self.fetch_done.val() & self.fetch_error.val())
+                    & (self.record.val().get_bits::<32>(0) == self.k.val())
+                    & (self.record.val().get_bits::<32>(64) == self.view_no.val())
+                    & self.m_held.val()
+                    & self.prev_ok.val()
+                {
+                    // The prepare of this k in this view, with a value a
+                    // client sent: vote for its m (the vote carries the
+                    // m taken in this cycle).
+                    self.set_m.next = true;
+                    self.set_phase.next = true;
+                    self.phase_next.next = 1.into();
+                    self.bc_start.next = true;
+                    self.clear_wait.next = true;
+                    self.abandon.next = !self.fetch_done.val();
+                    self.state.d.next = FastSt::FastSendCert;
+                } else if self.fetch_done.val() {
+                    self.missed.next = true;
+                    if self.prep_expiring.val() {
+                        // No value in this view: change it.
+                        self.start_view.next = true;
+                        self.state.d.next = FastSt::Off;
                     } else {
-                        self.missed.next = true;
-                        if self.prep_expiring.val() {
-                            // No value in this view: change it.
-                            self.start_view.next = true;
-                            self.state.d.next = FastSt::Off;
-                        } else {
-                            self.state.d.next = FastSt::FastPollPrepare;
-                        }
+                        self.state.d.next = FastSt::FastPollPrepare;
                     }
                 }
             }
@@ -275,25 +288,27 @@ impl Logic for Fast {
                 self.state.d.next = FastSt::FastWaitCert;
             }
             FastSt::FastWaitCert => {
+                self.watch.next = 2.into();
                 self.bc_word.next = self.commit_row.val() + (bit_cast::<32, 8>(self.id.val()) << 1);
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.votes.val() >= self.quorum.val()) {
-                        self.set_phase.next = true;
-                        self.phase_next.next = 2.into();
-                        self.bc_start.next = true;
-                        self.clear_wait.next = true;
-                        self.state.d.next = FastSt::FastSendCommit;
+                if !(self.fetch_done.val() & self.fetch_error.val())
+                    & (self.votes.val() >= self.quorum.val())
+                {
+                    self.set_phase.next = true;
+                    self.phase_next.next = 2.into();
+                    self.bc_start.next = true;
+                    self.clear_wait.next = true;
+                    self.abandon.next = !self.fetch_done.val();
+                    self.state.d.next = FastSt::FastSendCommit;
+                } else if self.fetch_done.val() {
+                    self.missed.next = true;
+                    if self.expiring.val() {
+                        // It holds the slot's value: the slow path can
+                        // still decide it.
+                        self.start_slow.next = true;
+                        self.failed.next = true;
+                        self.state.d.next = FastSt::Off;
                     } else {
-                        self.missed.next = true;
-                        if self.expiring.val() {
-                            // It holds the slot's value: the slow path can
-                            // still decide it.
-                            self.start_slow.next = true;
-                            self.failed.next = true;
-                            self.state.d.next = FastSt::Off;
-                        } else {
-                            self.state.d.next = FastSt::FastPollCert;
-                        }
+                        self.state.d.next = FastSt::FastPollCert;
                     }
                 }
             }
@@ -308,19 +323,21 @@ impl Logic for Fast {
                 self.state.d.next = FastSt::FastWaitCommit;
             }
             FastSt::FastWaitCommit => {
-                if self.fetch_done.val() {
-                    if !self.fetch_error.val() & (self.votes.val() >= self.quorum.val()) {
-                        self.decide.next = true;
+                self.watch.next = 3.into();
+                if !(self.fetch_done.val() & self.fetch_error.val())
+                    & (self.votes.val() >= self.quorum.val())
+                {
+                    self.decide.next = true;
+                    self.abandon.next = !self.fetch_done.val();
+                    self.state.d.next = FastSt::Off;
+                } else if self.fetch_done.val() {
+                    self.missed.next = true;
+                    if self.expiring.val() {
+                        self.start_slow.next = true;
+                        self.failed.next = true;
                         self.state.d.next = FastSt::Off;
                     } else {
-                        self.missed.next = true;
-                        if self.expiring.val() {
-                            self.start_slow.next = true;
-                            self.failed.next = true;
-                            self.state.d.next = FastSt::Off;
-                        } else {
-                            self.state.d.next = FastSt::FastPollCommit;
-                        }
+                        self.state.d.next = FastSt::FastPollCommit;
                     }
                 }
             }

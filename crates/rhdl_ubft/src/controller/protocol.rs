@@ -121,6 +121,15 @@ pub struct Protocol<const N: usize> {
     pub fetch_done: Signal<In, Bit>,
     pub fetch_beat_valid: Signal<In, Bit>,
     pub fetch_error: Signal<In, Bit>,
+    /// The scoreboard (docs/scoreboard.md): the beats it watches (the
+    /// slot's prepare, will_cert row and will_commit row, in words), the
+    /// one FAST waits on (`sb_sel`: 1, 2, 3; 0 none) and that beat as it
+    /// stands (`sb_view`), which Tally counts while FAST waits.
+    pub sb_prep_word: Signal<Out, Bits<32>>,
+    pub sb_cert_word: Signal<Out, Bits<32>>,
+    pub sb_commit_word: Signal<Out, Bits<32>>,
+    pub sb_sel: Signal<Out, Bits<2>>,
+    pub sb_view: Signal<In, Bits<BEAT_BITS>>,
     // Broadcast.
     pub bc_start: Signal<Out, Bit>,
     pub bc_word: Signal<Out, Bits<32>>,
@@ -275,6 +284,24 @@ pub struct Protocol<const N: usize> {
     leader_id: DFF<Bits<8>>,
     /// Last cycle's `missed`: a poll now repeats one that missed.
     missed_q: DFF<Bit>,
+    /// FAST left a wait on the scoreboard's word while its poll was still
+    /// in flight: that burst's beats and `done` reach no machine (`stale`).
+    /// A request made meanwhile waits (`fheld`, with its address, length
+    /// and poll flags) until the stale burst's `done`, when Fetch takes it.
+    stale: DFF<Bit>,
+    fheld: DFF<Bit>,
+    fheld_addr: DFF<Bits<64>>,
+    fheld_len: DFF<Bits<8>>,
+    fheld_poll: DFF<Bit>,
+    fheld_again: DFF<Bit>,
+    /// Fetch's results as the machines see them (none of a stale burst).
+    f_done: Signal<Local, Bit>,
+    f_valid: Signal<Local, Bit>,
+    /// The stale burst is still outstanding in this cycle.
+    f_blocked: Signal<Local, Bit>,
+    /// The beat Tally reads: the scoreboard's while FAST waits, else
+    /// Fetch's.
+    pbeat: Signal<Local, Bits<BEAT_BITS>>,
     m: DFF<Bits<32>>,
     phase: DFF<Bits<2>>,
     vote_view: DFF<Bits<32>>,
@@ -373,6 +400,9 @@ impl<const N: usize> Protocol<N> {
             clock, rst_n, ap_start, ap_done, ap_idle, ap_ready, network_ptr, id, n,
             wait_polls, slots, fetch_start, fetch_addr, fetch_len, fetch_poll,
             fetch_again, fetch_beat, fetch_done, fetch_beat_valid, fetch_error,
+            sb_prep_word, sb_cert_word, sb_commit_word, sb_sel, sb_view,
+            stale, fheld, fheld_addr, fheld_len, fheld_poll, fheld_again, f_done, f_valid,
+            f_blocked, pbeat,
             bc_start, bc_word, bc_words, bc_data, bc_local_only, bc_done, bc_busy,
             sg_sign, sg_verify, sg_block, sg_signer, sg_signature, sg_busy,
             sg_resp_valid, sg_resp_status, sg_resp_sig, sg_resp_take, prop_tdata,
@@ -409,6 +439,12 @@ impl<const N: usize> Logic for Protocol<N> {
             view_no,
             leader_id,
             missed_q,
+            stale,
+            fheld,
+            fheld_addr,
+            fheld_len,
+            fheld_poll,
+            fheld_again,
             m,
             phase,
             vote_view,
@@ -471,8 +507,22 @@ impl<const N: usize> Logic for Protocol<N> {
         self.records.cc_k1.next = self.cc_k1.val().get_bits::<8>(0);
         self.records.cc_x.next = self.wt_ev_x.val();
 
-        // The read side of the fetch port.
-        self.tally.beat.next = self.fetch_beat.val();
+        // The read side of the fetch port. A burst FAST no longer waits
+        // for (it left on the scoreboard's word) reaches no machine.
+        self.f_blocked.next = self.stale.q.val() & !self.fetch_done.val();
+        self.f_done.next = self.fetch_done.val() & !self.stale.q.val();
+        self.f_valid.next = self.fetch_beat_valid.val() & !self.stale.q.val();
+        // While FAST waits, Tally counts the scoreboard's beat: what the
+        // writes brought since the slot began, and the polls elsewhere.
+        self.sb_prep_word.next = self.records.prep_word.val();
+        self.sb_cert_word.next = self.records.cert_row.val();
+        self.sb_commit_word.next = self.records.commit_row.val();
+        self.sb_sel.next = self.fast.watch.val();
+        self.pbeat.next = self.fetch_beat.val();
+        if self.fast.watch.val() != 0 {
+            self.pbeat.next = self.sb_view.val();
+        }
+        self.tally.beat.next = self.pbeat.val();
         self.tally.lane.next = self.records.cert_row.val().get_bits::<4>(0);
         self.tally.quarter.next = self.records.prep_word.val().get_bits::<2>(2);
         self.tally.active.next = self.cfg.active.val();
@@ -497,7 +547,7 @@ impl<const N: usize> Logic for Protocol<N> {
             self.leader.head_valid.next = self.requests.head_valid.val();
             self.leader.head_m.next = self.requests.head_m.val();
         }
-        self.leader.fetch_done.next = self.fetch_done.val();
+        self.leader.fetch_done.next = self.f_done.val();
         self.leader.bc_done.next = self.bc_done.val();
 
         self.fast.clock.next = self.clock.val();
@@ -536,15 +586,14 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         // The prepare's prev (word 3 of its beat, quarter 0) is this
         // replica's dec[k - 1] (R4).
-        self.fast.prev_ok.next =
-            self.fetch_beat.val().get_bits::<32>(96) == self.position.prev.val();
+        self.fast.prev_ok.next = self.pbeat.val().get_bits::<32>(96) == self.position.prev.val();
         self.fast.expiring.next = self.timer.fast_expiring.val();
         self.fast.prep_expiring.next = self.timer.prep_expiring.val();
         // The sticky slow path: no wait for votes once the fast path failed,
         // but at the probes, the k with no bit of the mask (protocol.md).
         self.fast.skip_votes.next =
             (self.position.k.val().get_bits::<5>(0) & self.timer.probe_mask.val()) != 0;
-        self.fast.fetch_done.next = self.fetch_done.val();
+        self.fast.fetch_done.next = self.f_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
         self.fast.bc_done.next = self.bc_done.val();
 
@@ -566,8 +615,8 @@ impl<const N: usize> Logic for Protocol<N> {
             self.slow.expiring.next = self.timer.slow_expiring.val();
         }
         self.slow.fetch_beat.next = self.fetch_beat.val();
-        self.slow.fetch_beat_valid.next = self.fetch_beat_valid.val();
-        self.slow.fetch_done.next = self.fetch_done.val();
+        self.slow.fetch_beat_valid.next = self.f_valid.val();
+        self.slow.fetch_done.next = self.f_done.val();
         self.slow.fetch_error.next = self.fetch_error.val();
         self.slow.round_done.next = self.bc_round_done.val();
         self.slow.round_error.next = self.bc_round_error.val();
@@ -640,7 +689,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.rr.issue.next = self.view.rr_issue.val();
         self.rr.scan_start.next = self.view.rr_scan.val();
         self.rr.beat.next = self.fetch_beat.val();
-        self.rr.beat_valid.next = self.fetch_beat_valid.val();
+        self.rr.beat_valid.next = self.f_valid.val();
         self.rr.rd_ready.next = self.rd_ready.val();
         self.rr.rd_taken.next = self.rd_taken.val();
         self.rd_qpn.next = self.rr.rd_qpn.val();
@@ -701,7 +750,7 @@ impl<const N: usize> Logic for Protocol<N> {
         self.help.dec_short.next = self.dec_bv_short.q.val();
         self.help.scan_start.next = self.view.help_scan.val();
         self.help.beat.next = self.fetch_beat.val();
-        self.help.beat_valid.next = self.fetch_beat_valid.val();
+        self.help.beat_valid.next = self.f_valid.val();
         self.help.helped.next = self.slow.stop.val() & self.helping.q.val();
         if self.view.call_help.val() {
             self.helping.d.next = true;
@@ -729,8 +778,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.view.row2_len.next = self.records.row2_len.val();
         self.view.remote_len.next = self.records.remote_len.val();
         self.view.fetch_beat.next = self.fetch_beat.val().get_bits::<BLOCK_BITS>(0);
-        self.view.fetch_beat_valid.next = self.fetch_beat_valid.val();
-        self.view.fetch_done.next = self.fetch_done.val();
+        self.view.fetch_beat_valid.next = self.f_valid.val();
+        self.view.fetch_done.next = self.f_done.val();
         self.view.fetch_error.next = self.fetch_error.val();
         self.view.sg_busy.next = self.sg_busy.val();
         self.view.sg_resp_valid.next = self.sg_resp_valid.val();
@@ -860,8 +909,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.cc.bitmap.next = bit_cast::<8, N>(self.wt_ev_bits.val());
         self.cc.n.next = self.n.val();
         self.cc.support.next = self.cfg.support.val();
-        self.cc.fetch_beat_valid.next = self.fetch_beat_valid.val();
-        self.cc.fetch_done.next = self.fetch_done.val();
+        self.cc.fetch_beat_valid.next = self.f_valid.val();
+        self.cc.fetch_done.next = self.f_done.val();
         self.cc.fetch_error.next = self.fetch_error.val();
         self.cc.sg_busy.next = self.sg_busy.val();
         self.cc.sg_resp_valid.next = self.sg_resp_valid.val();
@@ -944,6 +993,35 @@ impl<const N: usize> Logic for Protocol<N> {
         }
         self.fetch_addr.next = self.network_ptr.val()
             + (bit_cast::<64, 32>(self.poll_word.val() & self.beat_words.val()) << 2);
+        // A burst FAST left is still outstanding: a request now waits for
+        // its `done`, when Fetch takes it. FAST leaving the wait whose
+        // request waits drops it (nobody waits for its beats); leaving one
+        // whose burst is out makes that burst stale.
+        if self.stale.q.val() & self.fetch_done.val() {
+            self.stale.d.next = false;
+        }
+        if self.fetch_start.val() & self.f_blocked.val() {
+            self.fheld.d.next = true;
+            self.fheld_addr.d.next = self.fetch_addr.val();
+            self.fheld_len.d.next = self.fetch_len.val();
+            self.fheld_poll.d.next = self.fetch_poll.val();
+            self.fheld_again.d.next = self.fetch_again.val();
+            self.fetch_start.next = false;
+        }
+        if self.fast.abandon.val() {
+            if self.fheld.q.val() {
+                self.fheld.d.next = false;
+            } else {
+                self.stale.d.next = true;
+            }
+        } else if self.fheld.q.val() & !self.f_blocked.val() {
+            self.fheld.d.next = false;
+            self.fetch_start.next = true;
+            self.fetch_addr.next = self.fheld_addr.q.val();
+            self.fetch_len.next = self.fheld_len.q.val();
+            self.fetch_poll.next = self.fheld_poll.q.val();
+            self.fetch_again.next = self.fheld_again.q.val();
+        }
         self.bc_start.next = self.leader.bc_start.val()
             | self.fast.bc_start.val()
             | self.slow.bc_start.val()
@@ -1310,6 +1388,8 @@ impl<const N: usize> Logic for Protocol<N> {
         self.timer.fast_decided.next = self.fast.decide.val();
         if !self.rst_n.val() {
             self.state.d.next = ProtocolSt::Idle;
+            self.stale.d.next = false;
+            self.fheld.d.next = false;
             self.done_q.d.next = false;
             self.error.d.next = 0.into();
             self.view_no.d.next = 0.into();

@@ -146,6 +146,10 @@ pub struct Broadcast {
     pub write_errors: Signal<Out, Bits<32>>,
     /// A round failed in this run: nothing is written until `clear`.
     pub failed: Signal<Out, Bit>,
+    /// One cycle as a one-beat record's local write is answered OKAY:
+    /// `awaddr`, `wdata` and `wstrb` are that beat, in HBM. The
+    /// scoreboard's `tx_*` (docs/scoreboard.md).
+    pub written: Signal<Out, Bit>,
     state: DFF<BroadcastState>,
     byte_addr: DFF<Bits<64>>,
     length: DFF<Bits<8>>,
@@ -389,6 +393,7 @@ impl Default for Broadcast {
             acks: Default::default(),
             write_errors: Default::default(),
             failed: Default::default(),
+            written: Default::default(),
             state: Default::default(),
             byte_addr: Default::default(),
             length: Default::default(),
@@ -506,6 +511,7 @@ impl Logic for Broadcast {
         self.w_take.next = false;
         self.s_rec_tready.next = false;
         self.bready.next = false;
+        self.written.next = false;
         self.cmd_valid.next = false;
         self.taken.next = false;
         match self.state.q.val() {
@@ -592,12 +598,14 @@ impl Logic for Broadcast {
                         }
                         self.state.d.next = BroadcastState::Idle;
                     } else if self.local_q.q.val() {
+                        self.written.next = self.last_q.q.val() == 0;
                         self.done_q.d.next = true;
                         self.state.d.next = BroadcastState::Idle;
                         if self.round_q.q.val() {
                             self.state.d.next = BroadcastState::Land;
                         }
                     } else {
+                        self.written.next = self.last_q.q.val() == 0;
                         self.state.d.next = BroadcastState::Send;
                     }
                 }
