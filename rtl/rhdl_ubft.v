@@ -584,7 +584,6 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  scoreboard$poll_error;
     reg  [511:0] scoreboard$poll_beat;
     wire  [511:0] scoreboard$view;
-    wire  [15:0] scoreboard$view_known;
     
     // Sub module instances
     rhdl_ubft$protocol protocol(
@@ -1098,8 +1097,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .poll_done(scoreboard$poll_done),
         .poll_error(scoreboard$poll_error),
         .poll_beat(scoreboard$poll_beat),
-        .view(scoreboard$view),
-        .view_known(scoreboard$view_known)
+        .view(scoreboard$view)
     );
     
     // Update code
@@ -26680,7 +26678,7 @@ module rhdl_ubft$rx_status$taken(d,q,clock);
 endmodule // rhdl_ubft$rx_status$taken
 
 
-module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_word,sel,rx_valid,rx_addr,rx_data,rx_strb,tx_valid,tx_addr,tx_data,tx_strb,poll_start,poll_len,poll_addr,poll_done,poll_error,poll_beat,view,view_known);
+module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_word,sel,rx_valid,rx_addr,rx_data,rx_strb,tx_valid,tx_addr,tx_data,tx_strb,poll_start,poll_len,poll_addr,poll_done,poll_error,poll_beat,view);
     
     // Module arguments
     input wire  clock;
@@ -26705,7 +26703,6 @@ module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_w
     input wire  poll_error;
     input wire  [511:0] poll_beat;
     output reg  [511:0] view;
-    output reg  [15:0] view_known;
     
     // Constant declarations
     localparam  beat_mask = 64'hffffffffffffffc0;
@@ -27351,38 +27348,38 @@ module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_w
         wa$2 = (network_ptr + (((commit_word) & 64'hffffffffffffffff) << 32'h2)) & beat_mask;
         rxw = 32'h0;
         txw = 32'h0;
-        rxw = (rxw & ~(1 << (0)) | ((rx_strb[0 * 32'h4]) << (0)));
-        txw = (txw & ~(1 << (0)) | ((tx_strb[0 * 32'h4]) << (0)));
-        rxw = (rxw & ~(1 << (1)) | ((rx_strb[1 * 32'h4]) << (1)));
-        txw = (txw & ~(1 << (1)) | ((tx_strb[1 * 32'h4]) << (1)));
-        rxw = (rxw & ~(1 << (2)) | ((rx_strb[2 * 32'h4]) << (2)));
-        txw = (txw & ~(1 << (2)) | ((tx_strb[2 * 32'h4]) << (2)));
-        rxw = (rxw & ~(1 << (3)) | ((rx_strb[3 * 32'h4]) << (3)));
-        txw = (txw & ~(1 << (3)) | ((tx_strb[3 * 32'h4]) << (3)));
-        rxw = (rxw & ~(1 << (4)) | ((rx_strb[4 * 32'h4]) << (4)));
-        txw = (txw & ~(1 << (4)) | ((tx_strb[4 * 32'h4]) << (4)));
-        rxw = (rxw & ~(1 << (5)) | ((rx_strb[5 * 32'h4]) << (5)));
-        txw = (txw & ~(1 << (5)) | ((tx_strb[5 * 32'h4]) << (5)));
-        rxw = (rxw & ~(1 << (6)) | ((rx_strb[6 * 32'h4]) << (6)));
-        txw = (txw & ~(1 << (6)) | ((tx_strb[6 * 32'h4]) << (6)));
-        rxw = (rxw & ~(1 << (7)) | ((rx_strb[7 * 32'h4]) << (7)));
-        txw = (txw & ~(1 << (7)) | ((tx_strb[7 * 32'h4]) << (7)));
-        rxw = (rxw & ~(1 << (8)) | ((rx_strb[8 * 32'h4]) << (8)));
-        txw = (txw & ~(1 << (8)) | ((tx_strb[8 * 32'h4]) << (8)));
-        rxw = (rxw & ~(1 << (9)) | ((rx_strb[9 * 32'h4]) << (9)));
-        txw = (txw & ~(1 << (9)) | ((tx_strb[9 * 32'h4]) << (9)));
-        rxw = (rxw & ~(1 << (10)) | ((rx_strb[10 * 32'h4]) << (10)));
-        txw = (txw & ~(1 << (10)) | ((tx_strb[10 * 32'h4]) << (10)));
-        rxw = (rxw & ~(1 << (11)) | ((rx_strb[11 * 32'h4]) << (11)));
-        txw = (txw & ~(1 << (11)) | ((tx_strb[11 * 32'h4]) << (11)));
-        rxw = (rxw & ~(1 << (12)) | ((rx_strb[12 * 32'h4]) << (12)));
-        txw = (txw & ~(1 << (12)) | ((tx_strb[12 * 32'h4]) << (12)));
-        rxw = (rxw & ~(1 << (13)) | ((rx_strb[13 * 32'h4]) << (13)));
-        txw = (txw & ~(1 << (13)) | ((tx_strb[13 * 32'h4]) << (13)));
-        rxw = (rxw & ~(1 << (14)) | ((rx_strb[14 * 32'h4]) << (14)));
-        txw = (txw & ~(1 << (14)) | ((tx_strb[14 * 32'h4]) << (14)));
-        rxw = (rxw & ~(1 << (15)) | ((rx_strb[15 * 32'h4]) << (15)));
-        txw = (txw & ~(1 << (15)) | ((tx_strb[15 * 32'h4]) << (15)));
+        rxw = (rxw & ~(1 << (0)) | ((rx_strb[(0 * 32'h4)+:(4)] == 32'hf) << (0)));
+        txw = (txw & ~(1 << (0)) | ((tx_strb[(0 * 32'h4)+:(4)] == 32'hf) << (0)));
+        rxw = (rxw & ~(1 << (1)) | ((rx_strb[(1 * 32'h4)+:(4)] == 32'hf) << (1)));
+        txw = (txw & ~(1 << (1)) | ((tx_strb[(1 * 32'h4)+:(4)] == 32'hf) << (1)));
+        rxw = (rxw & ~(1 << (2)) | ((rx_strb[(2 * 32'h4)+:(4)] == 32'hf) << (2)));
+        txw = (txw & ~(1 << (2)) | ((tx_strb[(2 * 32'h4)+:(4)] == 32'hf) << (2)));
+        rxw = (rxw & ~(1 << (3)) | ((rx_strb[(3 * 32'h4)+:(4)] == 32'hf) << (3)));
+        txw = (txw & ~(1 << (3)) | ((tx_strb[(3 * 32'h4)+:(4)] == 32'hf) << (3)));
+        rxw = (rxw & ~(1 << (4)) | ((rx_strb[(4 * 32'h4)+:(4)] == 32'hf) << (4)));
+        txw = (txw & ~(1 << (4)) | ((tx_strb[(4 * 32'h4)+:(4)] == 32'hf) << (4)));
+        rxw = (rxw & ~(1 << (5)) | ((rx_strb[(5 * 32'h4)+:(4)] == 32'hf) << (5)));
+        txw = (txw & ~(1 << (5)) | ((tx_strb[(5 * 32'h4)+:(4)] == 32'hf) << (5)));
+        rxw = (rxw & ~(1 << (6)) | ((rx_strb[(6 * 32'h4)+:(4)] == 32'hf) << (6)));
+        txw = (txw & ~(1 << (6)) | ((tx_strb[(6 * 32'h4)+:(4)] == 32'hf) << (6)));
+        rxw = (rxw & ~(1 << (7)) | ((rx_strb[(7 * 32'h4)+:(4)] == 32'hf) << (7)));
+        txw = (txw & ~(1 << (7)) | ((tx_strb[(7 * 32'h4)+:(4)] == 32'hf) << (7)));
+        rxw = (rxw & ~(1 << (8)) | ((rx_strb[(8 * 32'h4)+:(4)] == 32'hf) << (8)));
+        txw = (txw & ~(1 << (8)) | ((tx_strb[(8 * 32'h4)+:(4)] == 32'hf) << (8)));
+        rxw = (rxw & ~(1 << (9)) | ((rx_strb[(9 * 32'h4)+:(4)] == 32'hf) << (9)));
+        txw = (txw & ~(1 << (9)) | ((tx_strb[(9 * 32'h4)+:(4)] == 32'hf) << (9)));
+        rxw = (rxw & ~(1 << (10)) | ((rx_strb[(10 * 32'h4)+:(4)] == 32'hf) << (10)));
+        txw = (txw & ~(1 << (10)) | ((tx_strb[(10 * 32'h4)+:(4)] == 32'hf) << (10)));
+        rxw = (rxw & ~(1 << (11)) | ((rx_strb[(11 * 32'h4)+:(4)] == 32'hf) << (11)));
+        txw = (txw & ~(1 << (11)) | ((tx_strb[(11 * 32'h4)+:(4)] == 32'hf) << (11)));
+        rxw = (rxw & ~(1 << (12)) | ((rx_strb[(12 * 32'h4)+:(4)] == 32'hf) << (12)));
+        txw = (txw & ~(1 << (12)) | ((tx_strb[(12 * 32'h4)+:(4)] == 32'hf) << (12)));
+        rxw = (rxw & ~(1 << (13)) | ((rx_strb[(13 * 32'h4)+:(4)] == 32'hf) << (13)));
+        txw = (txw & ~(1 << (13)) | ((tx_strb[(13 * 32'h4)+:(4)] == 32'hf) << (13)));
+        rxw = (rxw & ~(1 << (14)) | ((rx_strb[(14 * 32'h4)+:(4)] == 32'hf) << (14)));
+        txw = (txw & ~(1 << (14)) | ((tx_strb[(14 * 32'h4)+:(4)] == 32'hf) << (14)));
+        rxw = (rxw & ~(1 << (15)) | ((rx_strb[(15 * 32'h4)+:(4)] == 32'hf) << (15)));
+        txw = (txw & ~(1 << (15)) | ((tx_strb[(15 * 32'h4)+:(4)] == 32'hf) << (15)));
         kn$0 = 32'h0;
         cp$0 = 32'h0;
         if (wa$0 == at$0$q) begin
@@ -28117,10 +28114,6 @@ module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_w
             vw = sw$0;
         end
         view = view | ((vw) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-        view_known = vk;
-        if (vf) begin
-            view_known = all;
-        end
         if (~rst_n) begin
             pend$d = 1'b0;
             known$0$d = 32'h0;

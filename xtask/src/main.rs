@@ -632,7 +632,7 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
         UBFT_NEW_SIGN_CYCLES, UBFT_NEW_VERIFY_CYCLES, VERIFY_LATENCY,
     };
     use ubft_sim::backend::Backend;
-    use ubft_sim::bench::{fast_bound, measure, Latency};
+    use ubft_sim::bench::{fast_bound, measure, wire_bound, Latency};
     use ubft_sim::cluster::{ClusterConfig, Path};
     let cmd = if slots == 20 {
         "cargo xtask bench".to_string()
@@ -641,33 +641,54 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
     };
     let header = || {
         println!(
-            "{:>3} {:>10} {:>8} {:>7} {:>11} {:>10} {:>14}",
-            "n", "mean", "max", "bound", "mean/bound", "max/bound", "ubft_new/mean"
+            "{:>3} {:>8} {:>6} {:>5} {:>8} {:>8} {:>8} {:>11} {:>8} {:>10} {:>12} {:>14}",
+            "n",
+            "mean",
+            "max",
+            "3L",
+            "mean/3L",
+            "max/3L",
+            "3(L+H)",
+            "mean/3(L+H)",
+            "prepare",
+            "will_cert",
+            "will_commit",
+            "ubft_new/mean"
         )
     };
-    let row = |l: &Latency| {
+    let row = |l: &Latency, wire: u64| {
         println!(
-            "{:>3} {:>10.1} {:>8} {:>7} {:>11.3} {:>10.3} {:>14.0}",
+            "{:>3} {:>8.1} {:>6} {:>5} {:>8.3} {:>8.3} {:>8} {:>11.3} {:>8.1} {:>10.1} {:>12.1} {:>14.0}",
             l.replicas,
             l.mean,
             l.max,
+            wire,
+            l.mean / wire as f64,
+            l.max as f64 / wire as f64,
             l.bound,
             l.mean / l.bound as f64,
-            l.max as f64 / l.bound as f64,
+            l.hops.prepare,
+            l.hops.will_cert,
+            l.hops.will_commit,
             UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean
         )
     };
-    let md_head = "| n | mean | max | bound | mean / bound | max / bound | ubft_new / mean |\n\
-                   | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-    let md_row = |l: &Latency| {
+    let md_head = "| n | mean | max | 3L | mean / 3L | max / 3L | 3 (L + H) | mean / 3 (L + H) | hop: prepare | hop: will_cert | hop: will_commit | ubft_new / mean |\n\
+                   | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    let md_row = |l: &Latency, wire: u64| {
         format!(
-            "| {} | {} | {} | {} | {:.3} | {:.3} | {} |\n",
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {} | {:.3} | {} | {} | {} | {} |\n",
             l.replicas,
             grouped1(l.mean),
             grouped(l.max),
+            grouped(wire),
+            l.mean / wire as f64,
+            l.max as f64 / wire as f64,
             grouped(l.bound),
             l.mean / l.bound as f64,
-            l.max as f64 / l.bound as f64,
+            grouped1(l.hops.prepare),
+            grouped1(l.hops.will_cert),
+            grouped1(l.hops.will_commit),
             grouped((UBFT_NEW_CYCLES_PER_SLOT as f64 / l.mean).round() as u64)
         )
     };
@@ -679,9 +700,9 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
     );
     println!("which agrees cycle for cycle with rust-hdl's simulator: tests/differential.rs).");
     println!();
-    println!("fast path, L = 300, H = 80, {slots} slots; bound 3 (L + H)");
+    println!("fast path, L = 300, H = 80, {slots} slots; against the wire, 3L, and the poll model's bound, 3 (L + H); the three hops at the last replica");
     md += &format!(
-        "**Fast path**: L = {NET_LATENCY}, H = {HBM_READ_LATENCY}, {slots} slots; bound 3 (L + H) (`bench::fast_bound`).\n\n{md_head}"
+        "**Fast path**: L = {NET_LATENCY}, H = {HBM_READ_LATENCY}, {slots} slots; against the wire's three hops, 3L (`bench::wire_bound`), and the poll model's bound 3 (L + H) (`bench::fast_bound`). The hops (`bench::Hops`, means over the slots): from the proposal to the last replica's will_cert vote sent, from there to the last will_commit vote sent, from there to the last decision; each is one L on the wire and the rest in the kernels.\n\n{md_head}"
     );
     header();
     let per_sec = |l: &Latency| grouped((KERNEL_MHZ as f64 * 1e6 / l.mean).round() as u64);
@@ -689,9 +710,10 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
     for n in [3, 5, 7] {
         let cfg = ClusterConfig::new(n, slots);
         let bound = fast_bound(&cfg);
+        let wire = wire_bound(&cfg);
         let l = measure(cfg, Path::Fast, bound, Backend::Verilator).map_err(|e| e.to_string())?;
-        row(&l);
-        md += &md_row(&l);
+        row(&l, wire);
+        md += &md_row(&l, wire);
         fast.push(l);
     }
     md += &format!(
@@ -700,6 +722,39 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
         per_sec(&fast[1]),
         per_sec(&fast[2]),
     );
+    println!();
+    // The guard alone under a flood of one-beat writes.
+    let flood = 60;
+    println!("guard: {flood} back-to-back one-beat writes from the n - 1 peers, HBM always ready");
+    println!(
+        "{:>3} {:>7} {:>7} {:>15} {:>16}",
+        "n", "writes", "cycles", "writes/cycle", "cycles/write"
+    );
+    md += &format!(
+        "**The guard's rate**: the kernel's guard alone (`bench::guard_rate`, rust-hdl's simulator), {flood} one-beat will_cert votes from the n − 1 peers in turn, each command and payload offered back to back, HBM always ready; cycles from the first command taken to the last vote's AXI beat.\n\n\
+| n | writes | cycles | writes / cycle | cycles / write |\n\
+| ---: | ---: | ---: | ---: | ---: |\n"
+    );
+    for n in [3, 5, 7] {
+        let g = ubft_sim::bench::guard_rate(n, flood).map_err(|e| e.to_string())?;
+        println!(
+            "{:>3} {:>7} {:>7} {:>15.3} {:>16.2}",
+            n,
+            g.writes,
+            g.cycles,
+            g.per_cycle(),
+            1.0 / g.per_cycle()
+        );
+        md += &format!(
+            "| {} | {} | {} | {:.3} | {:.2} |\n",
+            n,
+            g.writes,
+            g.cycles,
+            g.per_cycle(),
+            1.0 / g.per_cycle()
+        );
+    }
+    md += "\n";
     println!();
     let outage_slots = 40;
     println!(

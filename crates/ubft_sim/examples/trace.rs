@@ -3,7 +3,8 @@
 //! (the tests' links, 64 polls and the default signer latencies;
 //! `SEED=s` sets the seed, `WAIT=p`
 //! the polls, `LAT=sign:verify` the signer's latencies, `SILENT=r:cycle`
-//! silences replica r.) `SCENARIO=file.toml` runs a scenario file instead,
+//! silences replica r, `LINKS=defaults` runs at the defaults' links and
+//! HBM, L = 300 and H = 80, as the bench does.) `SCENARIO=file.toml` runs a scenario file instead,
 //! with its own faults (N, SLOTS and the links are then ignored;
 //! MAX_CYCLES, if not 0, replaces the file's budget). It runs on
 //! rust-hdl's simulator; `BACKEND=verilator` runs the exported Verilog,
@@ -57,7 +58,11 @@ fn main() {
         wait_polls: 64,
         sign_latency: rhdl_ubft::params::defaults::SIGN_LATENCY,
         verify_latency: rhdl_ubft::params::defaults::VERIFY_LATENCY,
-        ..ClusterConfig::quick(n, slots)
+        ..if std::env::var("LINKS").as_deref() == Ok("defaults") {
+            ClusterConfig::new(n, slots)
+        } else {
+            ClusterConfig::quick(n, slots)
+        }
     };
     if let Ok(seed) = std::env::var("SEED") {
         cfg.seed = seed.parse().unwrap();

@@ -8,7 +8,9 @@
 //! runs have no view change, so the i-th prepare written is k = i + 1's. Simulation speed is wall-clock and
 //! varies with the machine.
 
+use crate::cluster::event::{Event, Trigger};
 use crate::cluster::{Cluster, ClusterConfig, Path, RunReport, SimError};
+use rhdl_ubft::layout::Region;
 use std::time::Instant;
 
 /// One configuration's measurements.
@@ -22,6 +24,9 @@ pub struct Latency {
     pub max: u64,
     /// The bound of the performance model, in cycles.
     pub bound: u64,
+    /// The fast path's three hops, mean cycles over the slots measured
+    /// (`Hops`); zero for another path.
+    pub hops: Hops,
     /// Cluster cycles simulated, and per wall-clock second.
     pub cycles: u64,
     pub cycles_per_sec: f64,
@@ -30,6 +35,25 @@ pub struct Latency {
 /// The fast-path bound: three network hops and three polls, 3 (L + H).
 pub fn fast_bound(cfg: &ClusterConfig) -> u64 {
     3 * (cfg.net_latency + cfg.hbm_read_latency)
+}
+
+/// The wire's share of the fast path: three network hops, 3 L.
+pub fn wire_bound(cfg: &ClusterConfig) -> u64 {
+    3 * cfg.net_latency
+}
+
+/// A fast slot's latency cut at the two events between its three hops,
+/// each at the last honest replica to reach it: from the proposal to the
+/// last will_cert vote sent (`prepare`: the prepare's hop, and the vote's
+/// local write), from there to the last will_commit vote sent
+/// (`will_cert`), and from there to the last decision (`will_commit`).
+/// "Sent" is the send queue taking the vote's first write (`Event::Sent`).
+/// The three add up to the slot's latency.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hops {
+    pub prepare: f64,
+    pub will_cert: f64,
+    pub will_commit: f64,
 }
 
 /// The slow-path bound (docs/performance.md, "The slow path"): the
@@ -221,6 +245,54 @@ pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
     out
 }
 
+/// The mean hops over the slots every honest replica decided fast and
+/// sent both votes of.
+fn hops(report: &RunReport, sent: &[(u64, usize, Region, Trigger)]) -> Hops {
+    let honest: Vec<usize> = report.honest().map(|r| r.id).collect();
+    let last_sent = |k: u64, region: Region| -> Option<u64> {
+        honest
+            .iter()
+            .map(|&r| {
+                sent.iter()
+                    .find(|(sk, sr, sg, _)| *sk == k && *sr == r && *sg == region)
+                    .and_then(|(_, _, _, t)| t.start())
+            })
+            .collect::<Option<Vec<u64>>>()
+            .and_then(|v| v.into_iter().max())
+    };
+    let mut sums = [0u64; 3];
+    let mut count = 0;
+    for (i, &taken) in report.proposal_cycles.iter().enumerate() {
+        let k = i as u64 + 1;
+        let decided = report
+            .honest()
+            .map(|r| {
+                r.decided
+                    .iter()
+                    .find(|d| d.k == k && d.path == Path::Fast)
+                    .map(|d| d.cycle)
+            })
+            .collect::<Option<Vec<u64>>>()
+            .and_then(|v| v.into_iter().max());
+        if let (Some(cert), Some(commit), Some(dec)) = (
+            last_sent(k, Region::WillCert),
+            last_sent(k, Region::WillCommit),
+            decided,
+        ) {
+            sums[0] += cert - taken;
+            sums[1] += commit - cert;
+            sums[2] += dec - commit;
+            count += 1;
+        }
+    }
+    let mean = |x: u64| x as f64 / count.max(1) as f64;
+    Hops {
+        prepare: mean(sums[0]),
+        will_cert: mean(sums[1]),
+        will_commit: mean(sums[2]),
+    }
+}
+
 /// Runs `cfg` and measures its decision latency on `path`, over the slots
 /// every honest replica decided on it (the slow path with a replica off
 /// the fast path is [`measure_outage`]'s).
@@ -233,6 +305,24 @@ pub fn measure(
     cfg.validate()?;
     let kernels = crate::backend::kernels(backend, cfg.replicas).map_err(SimError::Invalid)?;
     let mut c = Cluster::with_kernels(cfg.clone(), kernels);
+    // Each replica's will_cert and will_commit votes of each slot, sent.
+    let mut sent = vec![];
+    if path == Path::Fast {
+        for k in 1..=cfg.slots {
+            for r in 0..cfg.replicas {
+                for region in [Region::WillCert, Region::WillCommit] {
+                    let trigger = Trigger::new();
+                    let event = Event::Sent {
+                        replica: r,
+                        region,
+                        slot: Some(k),
+                    };
+                    c.net.watch(r, event, trigger.clone());
+                    sent.push((k, r, region, trigger));
+                }
+            }
+        }
+    }
     let t = Instant::now();
     let report = c.run()?;
     let secs = t.elapsed().as_secs_f64();
@@ -248,6 +338,7 @@ pub fn measure(
             "no slot was decided on the {path:?} path"
         )));
     }
+    let hops = hops(&report, &sent);
     Ok(Latency {
         replicas: cfg.replicas,
         slots: cfg.slots,
@@ -255,6 +346,7 @@ pub fn measure(
         mean: l.iter().sum::<u64>() as f64 / l.len() as f64,
         max: *l.iter().max().unwrap(),
         bound,
+        hops,
         cycles: report.cycles,
         cycles_per_sec: report.cycles as f64 / secs,
     })
@@ -431,5 +523,134 @@ pub fn measure_recovery(
             .filter(|r| (r.decided.len() as u64) < cfg.slots)
             .map(|r| r.id)
             .collect(),
+    })
+}
+
+/// The guard's rate under a flood (`guard_rate`): one-beat writes accepted
+/// over the cycles from the first command offered to the last write's AXI
+/// beat.
+#[derive(Clone, Copy, Debug)]
+pub struct GuardRate {
+    pub replicas: usize,
+    pub writes: u64,
+    pub cycles: u64,
+}
+
+impl GuardRate {
+    /// Writes accepted per cycle.
+    pub fn per_cycle(&self) -> f64 {
+        self.writes as f64 / self.cycles as f64
+    }
+}
+
+/// The kernel's guard (`guard::Guard`, the default build's) alone on
+/// rust-hdl's simulator, under back-to-back one-beat writes from the n − 1
+/// peers of replica 0, in turn: each a will_cert vote of its own lane, slot
+/// after slot, its command and payload always valid, HBM always ready, B
+/// three cycles after W. Every write must be accepted.
+pub fn guard_rate(n: usize, writes: u64) -> Result<GuardRate, SimError> {
+    use rhdl_ubft::guard::Guard;
+    use rhdl_ubft::io::roce::{wr_data_beats, WrCommand, QPNS_BITS, WR_CMD_BITS};
+    use rhdl_ubft::layout::Mailbox;
+    use rhdl_ubft::params::{G, N, SB};
+    use rust_hdl::prelude::{Bits, Block, Clock};
+    if !(2..=N).contains(&n) {
+        return Err(SimError::Invalid(format!("guard_rate: n = {n}, 2 to {N}")));
+    }
+    const PTR: u64 = 0x1_0000_0000;
+    let qpn = |i: usize| 16 + i as u64;
+    let mb = Mailbox::v3(N, G, SB);
+    let row = (2 * N).next_power_of_two();
+    let mut g = Guard::<N>::default();
+    g.connect_all();
+    let mut q = Bits::<QPNS_BITS>::default();
+    for i in 0..N {
+        q.set_bits::<10>(10 * i, qpn(i).into());
+    }
+    let settle = |g: &mut Guard<N>| {
+        for _ in 0..200 {
+            g.update_all();
+            if !g.has_changed() {
+                return;
+            }
+        }
+        panic!("guard_rate: the guard does not settle");
+    };
+    // The packets: (command, its one payload beat).
+    let packets: Vec<(u128, [u32; 16])> = (0..writes)
+        .map(|j| {
+            let sender = 1 + (j as usize % (n - 1));
+            let slot = (j as usize / (n - 1)) % G;
+            let word = mb.base(Region::WillCert) + slot * row + 2 * sender;
+            let payload = [0x0100_0000 | (slot as u32 + 1), 7];
+            let cmd = WrCommand::write(qpn(sender), PTR + 4 * word as u64, 8).pack();
+            (cmd, wr_data_beats(&payload)[0].0)
+        })
+        .collect();
+    let (mut next_cmd, mut next_beat, mut landed) = (0usize, 0usize, 0u64);
+    let mut b_due: std::collections::VecDeque<u64> = Default::default();
+    let (mut first, mut last) = (None, 0u64);
+    for cycle in 0..writes * 64 + 100 {
+        g.rst_n.next = cycle >= 2;
+        g.network_ptr.next = PTR.into();
+        g.n.next = (n as u64).into();
+        g.id.next = 0.into();
+        g.qpns.next = q;
+        let feeding = cycle >= 4;
+        let mut t = Bits::<WR_CMD_BITS>::default();
+        if let Some((cmd, _)) = packets.get(next_cmd) {
+            t.set_bits::<64>(0, (*cmd as u64).into());
+            t.set_bits::<32>(64, ((*cmd >> 64) as u64).into());
+        }
+        g.wr_cmd_tdata.next = t;
+        g.wr_cmd_tvalid.next = feeding && next_cmd < packets.len();
+        let mut beat = Bits::<512>::default();
+        if let Some((_, d)) = packets.get(next_beat) {
+            for (i, w) in d.iter().enumerate() {
+                beat.set_bits::<32>(32 * i, (*w as u64).into());
+            }
+        }
+        g.wr_data_tdata.next = beat;
+        g.wr_data_tkeep.next = u64::MAX.into();
+        g.wr_data_tlast.next = true;
+        g.wr_data_tvalid.next = feeding && next_beat < packets.len().min(next_cmd);
+        g.awready.next = true;
+        g.wready.next = true;
+        let bvalid = b_due.front().is_some_and(|&d| d <= cycle);
+        g.bvalid.next = bvalid;
+        g.bresp.next = 0.into();
+        g.clock.next = Clock::from(false);
+        settle(&mut g);
+        if g.wr_cmd_tvalid.val() && g.wr_cmd_tready.val() {
+            first.get_or_insert(cycle);
+            next_cmd += 1;
+        }
+        if g.wr_data_tvalid.val() && g.wr_data_tready.val() {
+            next_beat += 1;
+        }
+        if bvalid {
+            b_due.pop_front();
+        }
+        if g.landed.val() {
+            landed += 1;
+            last = cycle;
+            b_due.push_back(cycle + 3);
+        }
+        g.clock.next = Clock::from(true);
+        settle(&mut g);
+        if landed == writes {
+            break;
+        }
+    }
+    let accepted = g.sts_accepted.val().to_u64();
+    if landed != writes || accepted != writes {
+        return Err(SimError::Invalid(format!(
+            "guard_rate: {landed} of {writes} writes landed, {accepted} accepted"
+        )));
+    }
+    Ok(GuardRate {
+        replicas: n,
+        writes,
+        cycles: last + 1 - first.unwrap_or(0),
     })
 }

@@ -111,6 +111,7 @@ pub fn check_literals<const N: usize>() {
     );
     crate::controller::tally::check_literals();
     crate::controller::fast::check_literals();
+    crate::io::scoreboard::check_literals();
     // Broadcast places records aligned to their size only.
     crate::io::broadcast::check_lanes(&mb);
 }

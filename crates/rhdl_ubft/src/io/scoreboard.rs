@@ -23,8 +23,7 @@
 //! not captured: a write seen since the beat was watched is at least as
 //! new as any read of it (the read may have been issued before the write
 //! reached HBM), and a read issued later returns that same write. A write
-//! updates the words its strobes cover (strobe 4i for word i: records are
-//! whole words).
+//! updates the words its strobes cover whole (records are whole words).
 //!
 //! `view` is the mirror `sel` names (1 prepare, 2 will_cert, 3
 //! will_commit; 0 none: zero), combinationally: a poll's beat that
@@ -46,7 +45,7 @@ pub const WATCHED: usize = 3;
 pub const WORDS: usize = WATCHED * BEAT_WORDS;
 
 /// The literals `update` holds: sixteen words of 32 bits a beat, a
-/// strobe bit per byte (`get_bit(i * 4)` is word i's first byte).
+/// strobe bit per byte (`get_bits::<4>(i * 4)` are word i's).
 pub fn check_literals() {
     use crate::params::WORD_BITS;
     assert_eq!(
@@ -88,8 +87,6 @@ pub struct Scoreboard {
     pub poll_beat: Signal<In, Bits<BEAT_BITS>>,
     /// The mirror `sel` names, unknown words 0.
     pub view: Signal<Out, Bits<BEAT_BITS>>,
-    /// Its known words (bit i: word i).
-    pub view_known: Signal<Out, Bits<16>>,
     w: [DFF<Bits<32>>; WORDS],
     known: [DFF<Bits<16>>; WATCHED],
     capt: [DFF<Bits<16>>; WATCHED],
@@ -143,7 +140,6 @@ impl Default for Scoreboard {
             poll_error: Default::default(),
             poll_beat: Default::default(),
             view: Default::default(),
-            view_known: Default::default(),
             w: std::array::from_fn(|_| Default::default()),
             known: std::array::from_fn(|_| Default::default()),
             capt: std::array::from_fn(|_| Default::default()),
@@ -198,8 +194,14 @@ impl Logic for Scoreboard {
         self.rxw.next = 0.into();
         self.txw.next = 0.into();
         for i in 0..16 {
-            self.rxw.next = self.rxw.val().replace_bit(i, self.rx_strb.val().get_bit(i * 4));
-            self.txw.next = self.txw.val().replace_bit(i, self.tx_strb.val().get_bit(i * 4));
+            self.rxw.next = self
+                .rxw
+                .val()
+                .replace_bit(i, self.rx_strb.val().get_bits::<4>(i * 4) == 0xf);
+            self.txw.next = self
+                .txw
+                .val()
+                .replace_bit(i, self.tx_strb.val().get_bits::<4>(i * 4) == 0xf);
         }
         for j in 0..3 {
             // A new address forgets the mirror.
@@ -290,10 +292,6 @@ impl Logic for Scoreboard {
                 self.vw.next = self.sw[15 - i].val();
             }
             self.view.next = self.view.val() | bit_cast::<BEAT_BITS, 32>(self.vw.val());
-        }
-        self.view_known.next = self.vk.val();
-        if self.vf.val() {
-            self.view_known.next = self.all.val();
         }
         if !self.rst_n.val() {
             self.pend.d.next = false;
