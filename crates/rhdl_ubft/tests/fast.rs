@@ -6,7 +6,10 @@
 //! vote, and times out into VIEW after exactly the limit of misses
 //! (`prep_expiring`, not `expiring`); a quorum short by one times out into
 //! SLOW from either round (`expiring`); votes that arrive late; outputs
-//! zero while Off; `sts_state`; reset.
+//! zero while Off; `sts_state`; reset. With the scoreboard (`live`): each
+//! Wait state names its beat (`watch`), ends in the cycle its word is
+//! there, before its poll's `done`, and abandons that poll; a failed
+//! poll's `done` is a miss whatever the scoreboard holds.
 //!
 //! The block's `update()` is stepped directly. Around it, a model of what
 //! Protocol gives it: a Fetch whose poll is done `P` cycles after
@@ -68,6 +71,8 @@ struct Outs {
     missed: bool,
     fetch: Option<u64>,
     bc: Option<u64>,
+    watch: u8,
+    abandon: bool,
     sts_state: u8,
 }
 
@@ -111,6 +116,8 @@ fn sample(b: &Fast) -> Outs {
         missed: b.missed.val(),
         fetch: b.fetch_start.val().then(|| b.fetch_word.val().to_u64()),
         bc: b.bc_start.val().then(|| b.bc_word.val().to_u64()),
+        watch: b.watch.val().to_u8(),
+        abandon: b.abandon.val(),
         sts_state: b.sts_state.val().to_u8(),
     }
 }
@@ -159,6 +166,12 @@ struct Bench {
     reset_at: Option<u64>,
     /// Protocol's `skip_votes` (the sticky slow path), every cycle.
     skip: bool,
+    /// The scoreboard: the watched word's contents on `record`/`votes` in
+    /// every cycle of its Wait state, not only with `done`; an abandoned
+    /// poll's `done` reaches nobody, and a poll asked for meanwhile starts
+    /// at that `done` (Protocol's `stale` and held request).
+    live: bool,
+    stale_until: Option<u64>,
     trace: Vec<(u64, Outs, FastSt)>,
 }
 
@@ -180,6 +193,8 @@ impl Bench {
             start_at: 0,
             reset_at: None,
             skip: false,
+            live: false,
+            stale_until: None,
             trace: vec![],
         }
     }
@@ -191,7 +206,11 @@ impl Bench {
     fn step(&mut self) {
         let c = self.cycle;
         let mb = self.mailbox(c);
-        let done = self.fetch.filter(|f| f.0 == c).map(|f| f.1);
+        let stale = self.stale_until.is_some_and(|t| t >= c);
+        let done = self
+            .fetch
+            .filter(|f| f.0 == c && !stale)
+            .map(|f| f.1);
         let mut i = Ins {
             rst: self.reset_at == Some(c),
             start: self.start_at == c,
@@ -221,6 +240,19 @@ impl Bench {
             }
             _ => {}
         }
+        if self.live && done.is_none() {
+            // The scoreboard's copy of the beat the Wait state waits on.
+            match self.b.state() {
+                FastSt::FastWaitPrepare => {
+                    i.record = mb.prepare;
+                    i.m_held = mb.m_held;
+                    i.prev_ok = mb.prev_ok;
+                }
+                FastSt::FastWaitCert => i.votes = mb.cert_votes,
+                FastSt::FastWaitCommit => i.votes = mb.commit_votes,
+                _ => {}
+            }
+        }
         drive(&mut self.b, &i);
         assert!(simulate(&mut self.b, 100));
         let o = sample(&self.b);
@@ -232,13 +264,23 @@ impl Bench {
             self.misses += 1;
         }
         if let Some(w) = o.fetch {
-            assert!(self.fetch.is_none_or(|f| c > f.0), "one poll at a time");
             let lat = if self.after_miss && self.ahead {
                 P_AHEAD
             } else {
                 P
             };
-            self.fetch = Some((c + lat, w));
+            // Held until the abandoned poll's done, if one is in flight.
+            let from = match self.stale_until {
+                Some(t) if t >= c => t,
+                _ => c,
+            };
+            assert!(self.fetch.is_none_or(|f| from >= f.0), "one poll at a time");
+            self.fetch = Some((from + lat, w));
+        }
+        if o.abandon {
+            let (t, _) = self.fetch.expect("an abandoned poll is in flight");
+            assert!(t > c, "cycle {c}: abandon with the poll's done");
+            self.stale_until = Some(t);
         }
         self.after_miss = o.missed;
         if o.bc.is_some() {
@@ -606,4 +648,101 @@ fn sts_state_numbers_the_states_as_the_page_does() {
     for (st, n) in FAST_STATES.iter().zip(want) {
         assert_eq!(Fast::reported(*st), n, "{st:?}");
     }
+}
+
+#[test]
+fn each_wait_names_its_beat_for_the_scoreboard() {
+    let mut t = Bench::new();
+    t.run_slot(200);
+    for (c, o, st) in &t.trace {
+        let want = match st {
+            FastSt::FastWaitPrepare => 1,
+            FastSt::FastWaitCert => 2,
+            FastSt::FastWaitCommit => 3,
+            _ => 0,
+        };
+        assert_eq!(o.watch, want, "cycle {c}, {st:?}");
+    }
+}
+
+#[test]
+fn with_the_scoreboard_each_wait_ends_the_cycle_after_it_begins_and_abandons_its_poll() {
+    // Everything is in the mailbox from the start: each Wait state sees
+    // it on the scoreboard in its first cycle, long before its poll's
+    // done, goes on and leaves that poll to nobody.
+    let mut t = Bench::new();
+    t.live = true;
+    t.run_slot(200);
+    let w1 = 2;
+    let w2 = w1 + BC + 2;
+    let w3 = w2 + BC + 2;
+    assert_eq!(t.ends(), vec![(w3, "decide")]);
+    assert_eq!(t.at(|o| o.abandon), vec![w1, w2, w3]);
+    assert_eq!(t.at(|o| o.bc.is_some()), vec![w1, w2]);
+    assert_eq!(t.at(|o| o.missed), Vec::<u64>::new());
+    // The will_cert row's poll waited for the prepare's abandoned one.
+    let fetches = t.at(|o| o.fetch.is_some());
+    assert_eq!(fetches, vec![w1 - 1, w2 - 1, w3 - 1]);
+    assert!(w3 < 3 + 3 * P + 2 * BC, "faster than the polls");
+    t.check_quiet_when_off();
+}
+
+#[test]
+fn with_the_scoreboard_a_vote_that_lands_mid_poll_ends_the_wait_in_that_cycle() {
+    // The will_cert row is one vote short until cycle 15, in the middle
+    // of the row's first poll (started at 11, done at 21): the wait ends
+    // at 15, not at the poll's done.
+    let mut t = Bench::new();
+    t.live = true;
+    t.mailbox = vec![
+        (
+            0,
+            Mailbox {
+                cert_votes: QUORUM - 1,
+                ..Mailbox::default()
+            },
+        ),
+        (15, Mailbox::default()),
+    ];
+    t.run_slot(200);
+    let cert_wait = t
+        .states()
+        .iter()
+        .find(|s| s.1 == FastSt::FastWaitCert)
+        .unwrap()
+        .0;
+    assert!(cert_wait < 15 && 15 < cert_wait + P);
+    let commit_bc = t.at(|o| o.bc == Some(COMMIT + 2 * ID as u64));
+    assert_eq!(commit_bc, vec![15]);
+    assert!(t.at(|o| o.abandon).contains(&15));
+}
+
+#[test]
+fn a_wait_whose_poll_fails_finds_nothing_in_that_cycle_even_on_the_scoreboard() {
+    // The will_cert row fills in the cycle its first poll is done (21:
+    // that poll started at 11, when the prepare's abandoned poll was
+    // done), but that poll failed: the cycle is a miss, whatever the
+    // scoreboard holds. The next Wait state sees the quorum in its first
+    // cycle (23) and goes on.
+    let mut t = Bench::new();
+    t.live = true;
+    t.mailbox = vec![
+        (
+            0,
+            Mailbox {
+                cert_votes: 0,
+                ..Mailbox::default()
+            },
+        ),
+        (
+            21,
+            Mailbox {
+                error: true,
+                ..Mailbox::default()
+            },
+        ),
+    ];
+    t.run_slot(200);
+    assert_eq!(t.at(|o| o.missed), vec![21]);
+    assert_eq!(t.at(|o| o.bc == Some(COMMIT + 2 * ID as u64)), vec![23]);
 }
