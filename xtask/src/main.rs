@@ -764,7 +764,7 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
         "latency from the proposal to the decision of a majority (the f + 1-th honest replica), and of the last honest replica"
     );
     println!(
-        "slot 1 waits for fast votes: bound wait (H + 4) + 3 sign + (1 + c + f) verify + (4 + f) L + (3 + 4f) (H + 4) + f, c = f + 1 at n >= 5 (bench::slow_bound);"
+        "slot 1 waits for fast votes: bound wait (H + 4) + 3 sign + (1 + c + f) verify + (5 + 2f) L + (3 + 4f) (H + 4) + f, c = f + 1 at n >= 5 (bench::slow_bound);"
     );
     println!(
         "the later slots skip the wait but at the probes (2, 4, 8, 16, 32): bound without the wait (bench::sticky_bound)"

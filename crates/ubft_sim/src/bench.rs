@@ -58,19 +58,21 @@ pub struct Hops {
 
 /// The slow-path bound (docs/performance.md, "The slow path"): the
 /// fast path's wait, then the chain of recovery.md R7 to R12 on the
-/// critical path, each poll H + 4 cycles:
+/// critical path, each poll H + 4 cycles and each round (R13) 2 L, its
+/// writes' way out and their completions' way back:
 /// - the leader signs its PREP block and writes prep_sig (S + L);
 /// - a replica polls it, verifies it, echoes it in a round and reads the
-///   echo row (H + V + L + H), signs its CERT share and writes it (S + L);
+///   echo row (H + V + 2 L + H), signs its CERT share and writes it
+///   (S + L);
 /// - it reads the certify row and verifies the shares of the f + 1 lowest
 ///   ids but its own (H + c V), signs its COMMIT and writes it (S + L);
 /// - for each of f peers: it reads the COMMIT and verifies it, reads its
 ///   own echo_commit entry of the peer (R11.2's "if higher") and echoes
 ///   the COMMIT in a round, and reads the peer's seal and echo_seal row
-///   (H + V + H + 1 + L + 2H).
+///   (H + V + H + 1 + 2 L + 2H).
 ///
-/// That is W + 3 S + (1 + c + f) V + (4 + f) L + (3 + 4f) (H + 4) + f, where
-/// f + 1 COMMITs decide. c, the shares a
+/// That is W + 3 S + (1 + c + f) V + (5 + 2f) L + (3 + 4f) (H + 4) + f,
+/// where f + 1 COMMITs decide. c, the shares a
 /// replica verifies, is f for a replica among the f + 1 lowest ids and
 /// f + 1 above them; the latency is the last honest replica's, and the
 /// bench's muted replica is the last (n − 1), so c = f + 1 once an honest
@@ -83,7 +85,7 @@ pub fn slow_bound(cfg: &ClusterConfig) -> u64 {
     fast_wait(cfg)
         + 3 * cfg.sign_latency
         + (1 + c + f) * cfg.verify_latency
-        + (4 + f) * cfg.net_latency
+        + (5 + 2 * f) * cfg.net_latency
         + (3 + 4 * f) * poll
         + f
 }
