@@ -207,10 +207,7 @@ impl Bench {
         let c = self.cycle;
         let mb = self.mailbox(c);
         let stale = self.stale_until.is_some_and(|t| t >= c);
-        let done = self
-            .fetch
-            .filter(|f| f.0 == c && !stale)
-            .map(|f| f.1);
+        let done = self.fetch.filter(|f| f.0 == c && !stale).map(|f| f.1);
         let mut i = Ins {
             rst: self.reset_at == Some(c),
             start: self.start_at == c,

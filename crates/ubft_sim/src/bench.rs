@@ -228,23 +228,26 @@ pub fn measure_outage(
 pub fn latencies(report: &RunReport, path: Path) -> Vec<u64> {
     let mut out = vec![];
     for (i, &taken) in report.proposal_cycles.iter().enumerate() {
-        let k = i as u64 + 1;
-        let last = report
-            .honest()
-            .map(|r| {
-                r.decided
-                    .iter()
-                    .find(|d| d.k == k && d.path == path)
-                    .map(|d| d.cycle)
-            })
-            .collect::<Option<Vec<u64>>>();
-        if let Some(cycles) = last {
-            if let Some(&max) = cycles.iter().max() {
-                out.push(max - taken);
-            }
+        if let Some(last) = last_decision(report, i as u64 + 1, path) {
+            out.push(last - taken);
         }
     }
     out
+}
+
+/// The cycle the last honest replica decided slot `k` on `path`, if every
+/// honest replica did.
+fn last_decision(report: &RunReport, k: u64, path: Path) -> Option<u64> {
+    report
+        .honest()
+        .map(|r| {
+            r.decided
+                .iter()
+                .find(|d| d.k == k && d.path == path)
+                .map(|d| d.cycle)
+        })
+        .collect::<Option<Vec<u64>>>()
+        .and_then(|v| v.into_iter().max())
 }
 
 /// The mean hops over the slots every honest replica decided fast and
@@ -266,16 +269,7 @@ fn hops(report: &RunReport, sent: &[(u64, usize, Region, Trigger)]) -> Hops {
     let mut count = 0;
     for (i, &taken) in report.proposal_cycles.iter().enumerate() {
         let k = i as u64 + 1;
-        let decided = report
-            .honest()
-            .map(|r| {
-                r.decided
-                    .iter()
-                    .find(|d| d.k == k && d.path == Path::Fast)
-                    .map(|d| d.cycle)
-            })
-            .collect::<Option<Vec<u64>>>()
-            .and_then(|v| v.into_iter().max());
+        let decided = last_decision(report, k, Path::Fast);
         if let (Some(cert), Some(commit), Some(dec)) = (
             last_sent(k, Region::WillCert),
             last_sent(k, Region::WillCommit),

@@ -385,6 +385,9 @@ fn through_the_guard_the_fast_path_sees_votes_as_they_land() {
             direct - guarded
         );
         let h = ClusterConfig::new(n, 20).hbm_read_latency as f64;
-        assert!(direct - guarded > 2.0 * h, "n = {n}: {direct:.1} and {guarded:.1}");
+        assert!(
+            direct - guarded > 2.0 * h,
+            "n = {n}: {direct:.1} and {guarded:.1}"
+        );
     }
 }
