@@ -454,6 +454,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [31:0] chain$k;
     wire  [255:0] chain$h;
     reg  rx_status$clock;
+    reg  rx_status$rst_n;
     reg  [95:0] rx_status$s_cmd_tdata;
     reg  rx_status$s_cmd_tvalid;
     wire  rx_status$s_cmd_tready;
@@ -958,6 +959,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     );
     rhdl_ubft$rx_status rx_status(
         .clock(rx_status$clock),
+        .rst_n(rx_status$rst_n),
         .s_cmd_tdata(rx_status$s_cmd_tdata),
         .s_cmd_tvalid(rx_status$s_cmd_tvalid),
         .s_cmd_tready(rx_status$s_cmd_tready),
@@ -1341,6 +1343,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         guard$id = control$id;
         guard$qpns = control$qpns;
         rx_status$clock = ap_clk;
+        rx_status$rst_n = ap_rst_n;
         rx_status$s_cmd_tdata = s_axis_rx_cmd_tdata;
         rx_status$s_cmd_tvalid = s_axis_rx_cmd_tvalid;
         s_axis_rx_cmd_tready = rx_status$s_cmd_tready;
@@ -26275,10 +26278,11 @@ module rhdl_ubft$roce$rd_on(d,q,clock);
 endmodule // rhdl_ubft$roce$rd_on
 
 
-module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tvalid,g_cmd_tready,awvalid,awready,bvalid,bresp,bready,m_sts_tdata,m_sts_tvalid,m_sts_tready);
+module rhdl_ubft$rx_status(clock,rst_n,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tvalid,g_cmd_tready,awvalid,awready,bvalid,bresp,bready,m_sts_tdata,m_sts_tvalid,m_sts_tready);
     
     // Module arguments
     input wire  clock;
+    input wire  rst_n;
     input wire  [95:0] s_cmd_tdata;
     input wire  s_cmd_tvalid;
     output reg  s_cmd_tready;
@@ -26306,6 +26310,9 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
     reg  [7:0] bs$d;
     wire  [7:0] bs$q;
     reg  bs$clock;
+    reg  [7:0] pend$d;
+    wire  [7:0] pend$q;
+    reg  pend$clock;
     reg  [15:0] e0$d;
     wire  [15:0] e0$q;
     reg  e0$clock;
@@ -26335,6 +26342,8 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
     reg  [7:0] head_beats;
     reg  [5:0] aw_fire;
     reg  [7:0] b_fire;
+    reg  [7:0] lost;
+    reg  [7:0] pnext;
     
     // Sub module instances
     rhdl_ubft$rx_status$taken taken(
@@ -26356,6 +26365,11 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
         .d(bs$d),
         .q(bs$q),
         .clock(bs$clock)
+    );
+    rhdl_ubft$rx_status$pend pend(
+        .d(pend$d),
+        .q(pend$q),
+        .clock(pend$clock)
     );
     rhdl_ubft$rx_status$e0 e0(
         .d(e0$d),
@@ -26394,6 +26408,7 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
         qpn$clock = clock;
         aws$clock = clock;
         bs$clock = clock;
+        pend$clock = clock;
         e0$clock = clock;
         e1$clock = clock;
         e2$clock = clock;
@@ -26404,6 +26419,7 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
         qpn$d = qpn$q;
         aws$d = aws$q;
         bs$d = bs$q;
+        pend$d = pend$q;
         e0$d = e0$q;
         e1$d = e1$q;
         e2$d = e2$q;
@@ -26443,11 +26459,21 @@ module rhdl_ubft$rx_status(clock,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_cmd_tva
         m_sts_tvalid = valid;
         m_sts_tdata = ((e0$q[(32'h0)+:(10)]) & 32'hffffffff) | (((e0$q[(32'ha)+:(6)]) & 32'hffffffff) << 32'h10);
         pop = valid & m_sts_tready;
+        pnext = pend$q + ((aw_fire) & 8'hff);
+        if ((b_fire != 32'h0) & (pend$q != 32'h0)) begin
+            pnext = (pend$q - 32'h1) + ((aw_fire) & 8'hff);
+        end
+        pend$d = pnext;
+        lost = 32'h0;
+        if (~rst_n) begin
+            lost = pnext;
+            pend$d = 32'h0;
+        end
         if (pop) begin
-            bs$d = (bs$q + b_fire) - head_beats;
+            bs$d = ((bs$q + b_fire) + lost) - head_beats;
         end
         else begin
-            bs$d = bs$q + b_fire;
+            bs$d = (bs$q + b_fire) + lost;
         end
         if (push & ~pop) begin
             if (count$q == 32'h0) begin
@@ -26638,6 +26664,25 @@ module rhdl_ubft$rx_status$failed(d,q,clock);
     end
           
 endmodule // rhdl_ubft$rx_status$failed
+
+
+module rhdl_ubft$rx_status$pend(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$pend
 
 
 module rhdl_ubft$rx_status$qpn(d,q,clock);

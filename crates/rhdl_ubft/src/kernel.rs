@@ -569,6 +569,7 @@ impl<const N: usize> Logic for Kernel<N> {
         // The command stream passes through RxStatus, which watches
         // m_axi_rx's handshakes and reports each write's end.
         self.rx_status.clock.next = self.ap_clk.val();
+        self.rx_status.rst_n.next = self.ap_rst_n.val();
         self.rx_status.s_cmd_tdata.next = self.s_axis_rx_cmd_tdata.val();
         self.rx_status.s_cmd_tvalid.next = self.s_axis_rx_cmd_tvalid.val();
         self.s_axis_rx_cmd_tready.next = self.rx_status.s_cmd_tready.val();

@@ -76,6 +76,20 @@ fn run_err(
     cycles: u64,
     bad: Option<usize>,
 ) -> Trace {
+    run_reset(writes, b_lat, sts_ready, cycles, bad, 0..0)
+}
+
+/// `run_err`, with `ap_rst_n` low in the cycles `reset`: the interconnect
+/// is reset with the kernel, so every B due then or later for an AW made
+/// before or during it never comes.
+fn run_reset(
+    writes: &[W],
+    b_lat: u64,
+    sts_ready: &dyn Fn(u64) -> bool,
+    cycles: u64,
+    bad: Option<usize>,
+    reset: std::ops::Range<u64>,
+) -> Trace {
     let mut bs_seen = 0usize;
     let mut b = block();
     let mut t = Trace::default();
@@ -96,7 +110,11 @@ fn run_err(
             let w = writes[i];
             c + w.aws >= at + w.busy && c < at + w.busy
         });
+        if reset.contains(&c) {
+            bq.clear();
+        }
         let b_now = bq.front().is_some_and(|&(due, _)| due <= c);
+        b.rst_n.next = !reset.contains(&c);
         b.s_cmd_tvalid.next = next < writes.len();
         b.s_cmd_tdata.next = cmd(writes.get(next).map_or(0, |w| w.qpn));
         b.g_cmd_tready.next = idle;
@@ -127,7 +145,7 @@ fn run_err(
             t.last_b.push(None);
             next += 1;
         }
-        if aw {
+        if aw && !reset.contains(&c) {
             let (i, _) = guard.unwrap();
             bq.push_back((c + b_lat, i));
         }
@@ -320,4 +338,34 @@ fn the_verilog_names_its_top_rhdl_ubft_rx_status() {
     let v = rhdl_ubft::io::rx_status::verilog();
     assert!(v.contains("module rhdl_ubft_rx_status("));
     assert!(!v.contains("module top("));
+}
+
+#[test]
+fn a_write_whose_b_the_reset_takes_away_gets_its_status_after_the_reset() {
+    // Two one-beat writes, B 20 cycles after each AW. The kernel is reset
+    // for cycles 18..22: the first write's B (AW at 7, due at 27) and the
+    // second's (AW at 15, due at 35) never come. Each still gets its
+    // status, in order, from the cycle after the reset's first cycle: the
+    // interconnect lost the B's, and the stack must not wait for them.
+    let w = [
+        W {
+            qpn: 5,
+            aws: 1,
+            busy: 8,
+        },
+        W {
+            qpn: 6,
+            aws: 1,
+            busy: 8,
+        },
+    ];
+    let t = run_reset(&w, 20, &|_| true, 200, None, 18..22);
+    assert_eq!(t.last_b, vec![None, None], "{t:?}");
+    let at: Vec<u64> = t.statuses.iter().map(|s| s.0).collect();
+    assert_eq!(at, vec![19, 20], "{t:?}");
+    let qpns: Vec<u32> = t.statuses.iter().map(|s| s.1 & 0x3ff).collect();
+    assert_eq!(qpns, vec![5, 6]);
+    // Without the reset, each waits for its B.
+    let t = run(&w, 20, &|_| true, 200);
+    assert_exact(&w, &t);
 }

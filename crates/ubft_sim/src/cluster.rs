@@ -1450,7 +1450,7 @@ impl<K: KernelBackend + ?Sized> Replica<'_, K> {
             if std::mem::take(&mut self.start.clear) {
                 let zeros = vec![0u32; f.links.mailbox().end() - UBFT_BASE_PTR];
                 self.hbm
-                    .write_words(NETWORK_PTR + 4 * UBFT_BASE_PTR as u64, &zeros);
+                    .host_write_words(NETWORK_PTR + 4 * UBFT_BASE_PTR as u64, &zeros, cycle);
             }
             if std::mem::take(&mut self.start.drop_waiting) {
                 // Old writes still waiting in the stack for the guard (in

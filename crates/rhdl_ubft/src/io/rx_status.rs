@@ -49,12 +49,13 @@
 //! (docs/recovery.md section 2). The guard counts the error
 //! (`guard_write_errors`).
 //!
-//! Reset: none. RxStatus ignores `ap_rst_n`, like the AXI handshakes it
-//! counts: a write the guard finishes through a reset still has its B's to
-//! come, and clearing `bs` or the FIFO would let a later status out before
-//! its own B's. A command the reset abandons is finished when the guard is
-//! Idle again, with the beats it wrote (0 if none). The registers start at
-//! 0 on configuration.
+//! Reset (`rst_n`, `ap_rst_n`): the FIFO and `bs` are kept, since the
+//! stack is not reset and every command it handed over gets its status.
+//! A command the reset abandons is finished when the guard is Idle again,
+//! with the beats it wrote (0 if none). The reset takes the AXI
+//! interconnect with it, so the B's of the writes in flight (`pend`) never
+//! come: in each cycle of the reset they count as answered
+//! (docs/rx_status.md, Reset). The registers start at 0 on configuration.
 //!
 //! Timing: no register on the command stream's path; a status is valid the
 //! cycle after its command is finished (a refusal) or the cycle after its
@@ -81,6 +82,9 @@ const _: () = assert!(RX_STS_DEPTH == 4, "rx_status.rs: four FIFO registers");
 #[derive(LogicBlock, Default)]
 pub struct RxStatus {
     pub clock: Signal<In, Clock>,
+    /// The kernel's reset (`ap_rst_n`): it resets the AXI interconnect
+    /// too, so the B's of writes in flight never come (see Reset).
+    pub rst_n: Signal<In, Bit>,
     // The stack's command stream, and the guard's side of it.
     pub s_cmd_tdata: Signal<In, Bits<WR_CMD_BITS>>,
     pub s_cmd_tvalid: Signal<In, Bit>,
@@ -105,6 +109,8 @@ pub struct RxStatus {
     aws: DFF<Bits<STS_BEATS_BITS>>,
     /// B handshakes not yet matched to a status taken.
     bs: DFF<Bits<8>>,
+    /// AW handshakes whose B has not come.
+    pend: DFF<Bits<8>>,
     /// The FIFO: {beats [15:10], queue pair [9:0]}, e0 the head.
     e0: DFF<Bits<16>>,
     e1: DFF<Bits<16>>,
@@ -122,12 +128,15 @@ pub struct RxStatus {
     head_beats: Signal<Local, Bits<8>>,
     aw_fire: Signal<Local, Bits<STS_BEATS_BITS>>,
     b_fire: Signal<Local, Bits<8>>,
+    /// The B's a reset takes away, counted as answered.
+    lost: Signal<Local, Bits<8>>,
+    pnext: Signal<Local, Bits<8>>,
 }
 
 impl Logic for RxStatus {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, taken, qpn, aws, bs, e0, e1, e2, e3, count, failed);
+        dff_setup!(self, clock, taken, qpn, aws, bs, pend, e0, e1, e2, e3, count, failed);
         self.room.next = self.count.q.val() != 4;
         self.g_cmd_tvalid.next = self.s_cmd_tvalid.val() & self.room.val();
         self.s_cmd_tready.next = self.g_cmd_tready.val() & self.room.val();
@@ -165,10 +174,24 @@ impl Logic for RxStatus {
         self.m_sts_tdata.next = bit_cast::<STS_BITS, 10>(self.e0.q.val().get_bits::<10>(0))
             | (bit_cast::<STS_BITS, 6>(self.e0.q.val().get_bits::<6>(10)) << 16);
         self.pop.next = self.valid.val() & self.m_sts_tready.val();
+        // The writes in flight: a reset takes their B's away with the
+        // interconnect, and they count as answered.
+        self.pnext.next = self.pend.q.val() + bit_cast::<8, STS_BEATS_BITS>(self.aw_fire.val());
+        if (self.b_fire.val() != 0) & (self.pend.q.val() != 0) {
+            self.pnext.next =
+                (self.pend.q.val() - 1) + bit_cast::<8, STS_BEATS_BITS>(self.aw_fire.val());
+        }
+        self.pend.d.next = self.pnext.val();
+        self.lost.next = 0.into();
+        if !self.rst_n.val() {
+            self.lost.next = self.pnext.val();
+            self.pend.d.next = 0.into();
+        }
         if self.pop.val() {
-            self.bs.d.next = (self.bs.q.val() + self.b_fire.val()) - self.head_beats.val();
+            self.bs.d.next =
+                ((self.bs.q.val() + self.b_fire.val()) + self.lost.val()) - self.head_beats.val();
         } else {
-            self.bs.d.next = self.bs.q.val() + self.b_fire.val();
+            self.bs.d.next = (self.bs.q.val() + self.b_fire.val()) + self.lost.val();
         }
         // The FIFO: a push goes last, a pop shifts.
         if self.push.val() & !self.pop.val() {

@@ -304,6 +304,9 @@ pub struct Hbm {
     /// enabled), by its byte address, the cycle of its last write
     /// ([`Hbm::kernel_wrote_since`]).
     kernel_wrote: HashMap<u64, u64>,
+    /// The host's writes into the card's memory ([`Hbm::host_write_words`]):
+    /// byte ranges and their cycles.
+    host_wrote: Vec<(std::ops::Range<u64>, u64)>,
 }
 
 /// One AXI4 write port's state: accepted AWs and W beats not yet paired,
@@ -378,6 +381,7 @@ impl Hbm {
             faults: Vec::new(),
             failed: Vec::new(),
             kernel_wrote: HashMap::new(),
+            host_wrote: Vec::new(),
         }
     }
 
@@ -686,6 +690,27 @@ impl Hbm {
                 .fold(0u32, |m, b| m | 0xff << (8 * b));
             *old = (*old & !mask) | (new & mask);
         }
+    }
+
+    /// Whether anyone but the guard wrote any of the `words` words from the
+    /// 4-byte-aligned `byte_addr` at or after `cycle`: the kernel itself
+    /// (`m_axi_hbm`, not the guard's port), or the host
+    /// ([`Hbm::host_write_words`], a mailbox cleared at a restart).
+    pub fn overwritten_since(&self, byte_addr: u64, words: usize, cycle: u64) -> bool {
+        let end = byte_addr + words as u64 * WORD_BYTES;
+        self.kernel_wrote_since(byte_addr, words, cycle)
+            || self
+                .host_wrote
+                .iter()
+                .any(|(r, c)| *c >= cycle && r.start < end && byte_addr < r.end)
+    }
+
+    /// The host writes `data` at `byte_addr` through XRT at `cycle` (a
+    /// backdoor write, remembered for [`Hbm::overwritten_since`]).
+    pub fn host_write_words(&mut self, byte_addr: u64, data: &[u32], cycle: u64) {
+        self.write_words(byte_addr, data);
+        let end = byte_addr + data.len() as u64 * WORD_BYTES;
+        self.host_wrote.push((byte_addr..end, cycle));
     }
 
     /// Whether the kernel itself (`m_axi_hbm`, not the guard's port) wrote

@@ -1286,15 +1286,16 @@ impl Stack {
                     }
                     // An accepted write is in HBM when it is acknowledged,
                     // unless a later write has the same words: one the guard
-                    // took after it, or the receiver's own kernel's since it
+                    // took after it, the receiver's own kernel's since it
                     // landed (a leader region is written by the leader of
-                    // each view, the receiver too when it leads).
+                    // each view, the receiver too when it leads), or its
+                    // host's (a mailbox cleared at a restart).
                     let overlaps =
                         |o: &RxWrite| o.word < w.word + w.words && w.word < o.word + o.words;
                     let addr = links.network_ptr + w.word as u64 * WORD_BYTES;
                     let later = self.rx.finished.iter().any(overlaps)
                         || self.rx.deciding.as_ref().is_some_and(|d| overlaps(&d.w))
-                        || hbm.kernel_wrote_since(addr, w.words, w.handed);
+                        || hbm.overwritten_since(addr, w.words, w.handed);
                     if w.ack.is_some() && w.model.is_ok() && !later {
                         if hbm.read_words(addr, w.words) != w.data {
                             self.stats.status_errors += 1;
@@ -1315,7 +1316,8 @@ impl Stack {
             .is_some_and(|d| out.rx_cmd_tready && cycle > d.taken);
         let abandoned = !inp.ap_rst_n && rx.deciding.as_ref().is_some_and(|d| !d.written);
         if abandoned {
-            // Its status still comes (RxStatus ignores the reset).
+            // Its status still comes (RxStatus keeps its FIFO through the
+            // reset).
             let d = rx.deciding.take().expect("checked");
             rx.finished.push_back(d.w);
             self.stats.abandoned += 1;
