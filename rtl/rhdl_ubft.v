@@ -27425,16 +27425,12 @@ module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_w
         txw = (txw & ~(1 << (14)) | ((tx_strb[(14 * 32'h4)+:(4)] == 32'hf) << (14)));
         rxw = (rxw & ~(1 << (15)) | ((rx_strb[(15 * 32'h4)+:(4)] == 32'hf) << (15)));
         txw = (txw & ~(1 << (15)) | ((tx_strb[(15 * 32'h4)+:(4)] == 32'hf) << (15)));
-        kn$0 = 32'h0;
-        cp$0 = 32'h0;
-        if (wa$0 == at$0$q) begin
-            kn$0 = known$0$q;
-            cp$0 = capt$0$q;
-        end
+        kn$0 = known$0$q;
+        cp$0 = capt$0$q;
         at$0$d = wa$0;
-        fill$0 = (poll_done & ~poll_error) & (pend$q & (pend_addr$q == wa$0));
-        rxh$0 = rx_valid & ((rx_addr & beat_mask) == wa$0);
-        txh$0 = tx_valid & ((tx_addr & beat_mask) == wa$0);
+        fill$0 = (poll_done & ~poll_error) & (pend$q & (pend_addr$q == at$0$q));
+        rxh$0 = rx_valid & ((rx_addr & beat_mask) == at$0$q);
+        txh$0 = tx_valid & ((tx_addr & beat_mask) == at$0$q);
         kq$0 = kn$0;
         cq$0 = cp$0;
         if (fill$0) begin
@@ -27450,6 +27446,10 @@ module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_w
         end
         known$0$d = kq$0;
         capt$0$d = cq$0;
+        if (wa$0 != at$0$q) begin
+            known$0$d = 32'h0;
+            capt$0$d = 32'h0;
+        end
         if (fill$0 & ~cp$0[0]) begin
             w$0$d = poll_beat[(0 * 32'h20)+:(32)];
         end
@@ -27594,16 +27594,12 @@ module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_w
         if (txh$0 & txw[15]) begin
             w$15$d = tx_data[(15 * 32'h20)+:(32)];
         end
-        kn$1 = 32'h0;
-        cp$1 = 32'h0;
-        if (wa$1 == at$1$q) begin
-            kn$1 = known$1$q;
-            cp$1 = capt$1$q;
-        end
+        kn$1 = known$1$q;
+        cp$1 = capt$1$q;
         at$1$d = wa$1;
-        fill$1 = (poll_done & ~poll_error) & (pend$q & (pend_addr$q == wa$1));
-        rxh$1 = rx_valid & ((rx_addr & beat_mask) == wa$1);
-        txh$1 = tx_valid & ((tx_addr & beat_mask) == wa$1);
+        fill$1 = (poll_done & ~poll_error) & (pend$q & (pend_addr$q == at$1$q));
+        rxh$1 = rx_valid & ((rx_addr & beat_mask) == at$1$q);
+        txh$1 = tx_valid & ((tx_addr & beat_mask) == at$1$q);
         kq$1 = kn$1;
         cq$1 = cp$1;
         if (fill$1) begin
@@ -27619,6 +27615,10 @@ module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_w
         end
         known$1$d = kq$1;
         capt$1$d = cq$1;
+        if (wa$1 != at$1$q) begin
+            known$1$d = 32'h0;
+            capt$1$d = 32'h0;
+        end
         if (fill$1 & ~cp$1[0]) begin
             w$16$d = poll_beat[(0 * 32'h20)+:(32)];
         end
@@ -27763,16 +27763,12 @@ module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_w
         if (txh$1 & txw[15]) begin
             w$31$d = tx_data[(15 * 32'h20)+:(32)];
         end
-        kn$2 = 32'h0;
-        cp$2 = 32'h0;
-        if (wa$2 == at$2$q) begin
-            kn$2 = known$2$q;
-            cp$2 = capt$2$q;
-        end
+        kn$2 = known$2$q;
+        cp$2 = capt$2$q;
         at$2$d = wa$2;
-        fill$2 = (poll_done & ~poll_error) & (pend$q & (pend_addr$q == wa$2));
-        rxh$2 = rx_valid & ((rx_addr & beat_mask) == wa$2);
-        txh$2 = tx_valid & ((tx_addr & beat_mask) == wa$2);
+        fill$2 = (poll_done & ~poll_error) & (pend$q & (pend_addr$q == at$2$q));
+        rxh$2 = rx_valid & ((rx_addr & beat_mask) == at$2$q);
+        txh$2 = tx_valid & ((tx_addr & beat_mask) == at$2$q);
         kq$2 = kn$2;
         cq$2 = cp$2;
         if (fill$2) begin
@@ -27788,6 +27784,10 @@ module rhdl_ubft$scoreboard(clock,rst_n,network_ptr,prep_word,cert_word,commit_w
         end
         known$2$d = kq$2;
         capt$2$d = cq$2;
+        if (wa$2 != at$2$q) begin
+            known$2$d = 32'h0;
+            capt$2$d = 32'h0;
+        end
         if (fill$2 & ~cp$2[0]) begin
             w$32$d = poll_beat[(0 * 32'h20)+:(32)];
         end

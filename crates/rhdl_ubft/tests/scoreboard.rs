@@ -1,7 +1,7 @@
 //! Scoreboard against docs/scoreboard.md: a write is in `view` the cycle
 //! after it is handed over, a poll's beat in the cycle of its `done` and
 //! only where no write came since the beat was watched, a new address
-//! forgets the mirror, unknown words read 0; and, over random traffic,
+//! forgets the mirror from the next cycle, unknown words read 0; and, over random traffic,
 //! against a reference written from the page.
 
 use rhdl_ubft::io::scoreboard::Scoreboard;
@@ -81,15 +81,11 @@ impl Reference {
     /// The view in this cycle, then the clock edge.
     fn step(&mut self, i: &Ins) -> [u32; 16] {
         let wa: [u64; 3] = std::array::from_fn(|j| Self::beat(i.words[j]));
-        let mut kn = [0u16; 3];
-        let mut cp = [0u16; 3];
+        let kn = self.known;
+        let cp = self.capt;
         let mut fill = [false; 3];
         for j in 0..3 {
-            if wa[j] == self.at[j] {
-                kn[j] = self.known[j];
-                cp[j] = self.capt[j];
-            }
-            fill[j] = matches!(i.poll_done, Some((false, _))) && self.pend == Some(wa[j]);
+            fill[j] = matches!(i.poll_done, Some((false, _))) && self.pend == Some(self.at[j]);
         }
         let mut view = [0u32; 16];
         if (1..=3).contains(&i.sel) {
@@ -116,7 +112,7 @@ impl Reference {
             }
             for (wr, _) in [(&i.rx, 0), (&i.tx, 1)] {
                 if let Some((word, data, mask)) = wr {
-                    if Self::beat(*word) == wa[j] {
+                    if Self::beat(*word) == self.at[j] {
                         k |= mask;
                         c |= mask;
                         for x in 0..16 {
@@ -129,6 +125,10 @@ impl Reference {
             }
             self.known[j] = k;
             self.capt[j] = c;
+            if wa[j] != self.at[j] {
+                self.known[j] = 0;
+                self.capt[j] = 0;
+            }
             self.at[j] = wa[j];
         }
         if i.poll_done.is_some() {
@@ -316,13 +316,16 @@ fn a_poll_fills_only_the_words_no_write_brought_and_a_new_slot_forgets() {
         ..base.clone()
     });
     assert_eq!(t.step(&base), v);
-    // The next slot: new addresses, nothing known.
+    // The next slot: new addresses, watched from the next cycle (the
+    // address is registered); then nothing is known.
     let next = Ins {
         words: [80, 144, 208],
         ..base.clone()
     };
+    assert_eq!(t.step(&next), v, "the cycle the address changes");
     assert_eq!(t.step(&next), [0; 16]);
     // Back at the old addresses, still nothing: forgotten.
+    t.step(&base);
     assert_eq!(t.step(&base), [0; 16]);
 }
 

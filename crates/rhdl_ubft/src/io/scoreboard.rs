@@ -14,9 +14,11 @@
 //!
 //! Watching: a mirror follows the byte address `network_ptr` + 4 × word
 //! of its input (`prep_word`, `cert_word`, `commit_word`, rounded down to
-//! the beat). When that address changes (the next slot), the mirror
-//! forgets what it held: every word is unknown until a write or a poll
-//! brings it.
+//! the beat), registered (`at`): it holds the beat at the address of the
+//! cycle before. When that address changes (the next slot), the mirror
+//! forgets what it held from the next cycle on: every word is unknown
+//! until a write or a poll brings it. A write into the new beat in the
+//! cycle the address changes is not captured (a poll brings it).
 //!
 //! Per word, two bits: `known` (a write or a poll brought it) and
 //! `captured` (a write brought it). A poll's beat updates only the words
@@ -32,8 +34,9 @@
 //! in it from the next. An unknown word reads as 0, which is no prepare
 //! and no vote (k ≥ 1 in every tag and prepare).
 //!
-//! Timing: a write handed over at cycle t is in `view` at t + 1. Reset
-//! (`rst_n` low, synchronous) forgets everything.
+//! Timing: a write handed over at cycle t is in `view` at t + 1; an
+//! address given at t is watched from t + 1. Reset (`rst_n` low,
+//! synchronous) forgets everything.
 
 use crate::params::{BEAT_BITS, BEAT_WORDS};
 use rust_hdl::prelude::*;
@@ -204,20 +207,17 @@ impl Logic for Scoreboard {
                 .replace_bit(i, self.tx_strb.val().get_bits::<4>(i * 4) == 0xf);
         }
         for j in 0..3 {
-            // A new address forgets the mirror.
-            self.kn[j].next = 0.into();
-            self.cp[j].next = 0.into();
-            if self.wa[j].val() == self.at[j].q.val() {
-                self.kn[j].next = self.known[j].q.val();
-                self.cp[j].next = self.capt[j].q.val();
-            }
+            // The mirror is of the beat at `at`, the address registered:
+            // nothing in `view` waits for the address's adder.
+            self.kn[j].next = self.known[j].q.val();
+            self.cp[j].next = self.capt[j].q.val();
             self.at[j].d.next = self.wa[j].val();
             self.fill[j].next = (self.poll_done.val() & !self.poll_error.val())
-                & (self.pend.q.val() & (self.pend_addr.q.val() == self.wa[j].val()));
+                & (self.pend.q.val() & (self.pend_addr.q.val() == self.at[j].q.val()));
             self.rxh[j].next = self.rx_valid.val()
-                & ((self.rx_addr.val() & self.beat_mask.val()) == self.wa[j].val());
+                & ((self.rx_addr.val() & self.beat_mask.val()) == self.at[j].q.val());
             self.txh[j].next = self.tx_valid.val()
-                & ((self.tx_addr.val() & self.beat_mask.val()) == self.wa[j].val());
+                & ((self.tx_addr.val() & self.beat_mask.val()) == self.at[j].q.val());
             self.kq[j].next = self.kn[j].val();
             self.cq[j].next = self.cp[j].val();
             if self.fill[j].val() {
@@ -233,6 +233,12 @@ impl Logic for Scoreboard {
             }
             self.known[j].d.next = self.kq[j].val();
             self.capt[j].d.next = self.cq[j].val();
+            if self.wa[j].val() != self.at[j].q.val() {
+                // A new address (the next slot) forgets the mirror, what
+                // this cycle brought for the old one too.
+                self.known[j].d.next = 0.into();
+                self.capt[j].d.next = 0.into();
+            }
             // Word by word: a poll's beat where no write came, then the
             // writes (the guard's and Broadcast's never share a word of an
             // honest replica's mailbox; Broadcast's is the later).
