@@ -9,18 +9,8 @@ use rust_hdl::prelude::*;
 
 const PTR: u64 = 0x10_0000;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+mod common;
+use common::Rng;
 
 /// One cycle's inputs.
 #[derive(Clone, Default)]
@@ -199,16 +189,6 @@ impl Bench {
         assert!(simulate(b, 100));
         out
     }
-}
-
-fn simulate<T: Block>(b: &mut T, n: usize) -> bool {
-    for _ in 0..n {
-        b.update_all();
-        if !b.has_changed() {
-            return true;
-        }
-    }
-    false
 }
 
 const WORDS: [u32; 3] = [64, 128, 192];

@@ -6,18 +6,8 @@ use rhdl_ubft::controller::tally::{count_votes, Tally};
 use rhdl_ubft::params::{vote_tag, BEAT_WORDS, N as BUILD_N};
 use rust_hdl::prelude::*;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+mod common;
+use common::Rng;
 
 #[test]
 fn the_block_counts_what_count_votes_counts() {

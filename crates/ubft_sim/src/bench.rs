@@ -549,7 +549,7 @@ pub fn guard_rate(n: usize, writes: u64) -> Result<GuardRate, SimError> {
     use rhdl_ubft::io::roce::{wr_data_beats, WrCommand, QPNS_BITS, WR_CMD_BITS};
     use rhdl_ubft::layout::Mailbox;
     use rhdl_ubft::params::{G, N, SB};
-    use rust_hdl::prelude::{Bits, Block, Clock};
+    use rust_hdl::prelude::{simulate, Bits, Block, Clock};
     if !(2..=N).contains(&n) {
         return Err(SimError::Invalid(format!("guard_rate: n = {n}, 2 to {N}")));
     }
@@ -563,15 +563,8 @@ pub fn guard_rate(n: usize, writes: u64) -> Result<GuardRate, SimError> {
     for i in 0..N {
         q.set_bits::<10>(10 * i, qpn(i).into());
     }
-    let settle = |g: &mut Guard<N>| {
-        for _ in 0..200 {
-            g.update_all();
-            if !g.has_changed() {
-                return;
-            }
-        }
-        panic!("guard_rate: the guard does not settle");
-    };
+    let settle =
+        |g: &mut Guard<N>| assert!(simulate(g, 200), "guard_rate: the guard does not settle");
     // The packets: (command, its one payload beat).
     let packets: Vec<(u128, [u32; 16])> = (0..writes)
         .map(|j| {

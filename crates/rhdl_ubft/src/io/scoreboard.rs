@@ -47,14 +47,19 @@ pub const WATCHED: usize = 3;
 /// Its words, a beat per mirror.
 pub const WORDS: usize = WATCHED * BEAT_WORDS;
 
-/// The literals `update` holds: sixteen words of 32 bits a beat, a
-/// strobe bit per byte (`get_bits::<4>(i * 4)` are word i's).
+/// The literals `update` holds: three mirrors of sixteen words of 32
+/// bits, a strobe bit per byte (`get_bits::<4>(i * 4)` are word i's).
 pub fn check_literals() {
     use crate::params::WORD_BITS;
     assert_eq!(
         (BEAT_WORDS, WORD_BITS),
         (16, 32),
         "scoreboard.rs: j * 16 + i, get_bits::<32>(i * 32), known is Bits<16>"
+    );
+    assert_eq!(
+        (WATCHED, WORDS),
+        (3, 48),
+        "scoreboard.rs: for j in 0..3, for i in 0..48, sel 1 to 3"
     );
 }
 

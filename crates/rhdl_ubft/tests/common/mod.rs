@@ -59,3 +59,20 @@ pub fn fetch() -> Fetch {
     f.rst_n.next = true;
     f
 }
+
+/// xorshift64, so the tests need no crate and replay exactly.
+#[allow(dead_code)] // (each test crate uses what it needs)
+pub struct Rng(pub u64);
+
+#[allow(dead_code)]
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
