@@ -9,3 +9,4 @@ pub mod roce;
 pub mod rx_status;
 pub mod scoreboard;
 pub mod signer;
+pub mod stage;

@@ -4,7 +4,7 @@
 //! and WATCH with its Fetch and the read multiplexer RdMux, and exposes the ports of DESIGN.md section 4 with Vitis names (an
 //! interface prefix and the AXI suffix), so Vivado infers `s_axi_control`,
 //! `m_axi_hbm`, `m_axi_rx`, `m_axis_sq`, `s_axis_cq`, `s_axis_rx_cmd`,
-//! `s_axis_rx_data`, `m_axis_rx_sts`, `m_axis_sreq`, `s_axis_sresp`,
+//! `s_axis_rx_data`, `m_axis_rx_sts`, `s_axis_tx_cmd`, `m_axis_tx_data`, `m_axis_sreq`, `s_axis_sresp`,
 //! `s_axis_prop` and `m_axis_dec`. The host
 //! configures, starts and reads the kernel through `s_axi_control` (Control,
 //! register map in `regs`).
@@ -21,7 +21,10 @@
 //! on the guard's command stream, reports each incoming write's end to the
 //! stack on `m_axis_rx_sts` (docs/rx_status.md). Guard's reset is
 //! `ap_rst_n` alone: it checks incoming writes whenever the card is out of
-//! reset, before `ap_start` and after `ap_done` too.
+//! reset, before `ap_start` and after `ap_done` too. Stage holds a
+//! one-beat broadcast's payload for the stack, which reads it on
+//! `s_axis_tx_cmd` and `m_axis_tx_data` (docs/stage.md), so Broadcast's
+//! commands go out beside its local write.
 
 use crate::controller::chain::Chain;
 use crate::controller::protocol::Protocol;
@@ -37,6 +40,7 @@ use crate::io::roce::{CQ_BITS, SQ_BITS, WR_CMD_BITS, WR_DATA_BITS};
 use crate::io::rx_status::{RxStatus, STS_BITS};
 use crate::io::scoreboard::Scoreboard;
 use crate::io::signer::SignerPort;
+use crate::io::stage::Stage;
 use crate::local_guard::LocalGuard;
 use crate::params::BEAT_BITS;
 use rust_hdl::prelude::*;
@@ -152,6 +156,17 @@ pub struct Kernel<const N: usize> {
     pub m_axis_rx_sts_tdata: Signal<Out, Bits<STS_BITS>>,
     pub m_axis_rx_sts_tvalid: Signal<Out, Bit>,
     pub m_axis_rx_sts_tready: Signal<In, Bit>,
+    // s_axis_tx_cmd, m_axis_tx_data: the stack's reads of staged payloads
+    // (memory-read commands with `host` = 1) and their data
+    // (crate::io::stage).
+    pub s_axis_tx_cmd_tdata: Signal<In, Bits<WR_CMD_BITS>>,
+    pub s_axis_tx_cmd_tvalid: Signal<In, Bit>,
+    pub s_axis_tx_cmd_tready: Signal<Out, Bit>,
+    pub m_axis_tx_data_tdata: Signal<Out, Bits<WR_DATA_BITS>>,
+    pub m_axis_tx_data_tkeep: Signal<Out, Bits<64>>,
+    pub m_axis_tx_data_tlast: Signal<Out, Bit>,
+    pub m_axis_tx_data_tvalid: Signal<Out, Bit>,
+    pub m_axis_tx_data_tready: Signal<In, Bit>,
     protocol: Protocol<N>,
     fetch: Fetch,
     broadcast: Broadcast,
@@ -166,6 +181,8 @@ pub struct Kernel<const N: usize> {
     rx_status: RxStatus,
     /// A record's later beats, for Broadcast's `s_rec`.
     compose: Compose,
+    /// A one-beat record's payload, where the stack reads it.
+    stage: Stage,
     /// The background poller (D3), its own Fetch, and the read multiplexer
     /// that puts both Fetches on `m_axi_hbm`'s read channels.
     watch: Watch<N>,
@@ -280,6 +297,14 @@ impl<const N: usize> Kernel<N> {
             m_axis_rx_sts_tdata: Default::default(),
             m_axis_rx_sts_tvalid: Default::default(),
             m_axis_rx_sts_tready: Default::default(),
+            s_axis_tx_cmd_tdata: Default::default(),
+            s_axis_tx_cmd_tvalid: Default::default(),
+            s_axis_tx_cmd_tready: Default::default(),
+            m_axis_tx_data_tdata: Default::default(),
+            m_axis_tx_data_tkeep: Default::default(),
+            m_axis_tx_data_tlast: Default::default(),
+            m_axis_tx_data_tvalid: Default::default(),
+            m_axis_tx_data_tready: Default::default(),
             protocol,
             fetch: Default::default(),
             broadcast: Default::default(),
@@ -291,6 +316,7 @@ impl<const N: usize> Kernel<N> {
             chain: Default::default(),
             rx_status: Default::default(),
             compose: Default::default(),
+            stage: Default::default(),
             watch: Default::default(),
             watch_fetch: Default::default(),
             rdmux: Default::default(),
@@ -548,6 +574,26 @@ impl<const N: usize> Logic for Kernel<N> {
         self.roce.cmd_addr.next = self.broadcast.cmd_addr.val();
         self.roce.cmd_len.next = self.broadcast.cmd_len.val();
         self.roce.cmd_valid.next = self.broadcast.cmd_valid.val();
+        self.roce.cmd_staged.next = self.broadcast.cmd_staged.val();
+        // Stage: Broadcast's one-beat record, read by the stack.
+        self.stage.clock.next = self.ap_clk.val();
+        self.stage.rst_n.next = self.ap_rst_n.val();
+        self.stage.put.next = self.broadcast.stage_put.val();
+        self.stage.put_addr.next = self.broadcast.stage_addr.val();
+        self.stage.put_len.next = self.broadcast.stage_len.val();
+        self.stage.put_data.next = self.broadcast.stage_data.val();
+        self.stage.sent.next = self.broadcast.cmd_valid.val()
+            & self.roce.cmd_ready.val()
+            & self.broadcast.cmd_staged.val();
+        self.broadcast.stage_busy.next = self.stage.busy.val();
+        self.stage.s_cmd_tdata.next = self.s_axis_tx_cmd_tdata.val();
+        self.stage.s_cmd_tvalid.next = self.s_axis_tx_cmd_tvalid.val();
+        self.s_axis_tx_cmd_tready.next = self.stage.s_cmd_tready.val();
+        self.m_axis_tx_data_tdata.next = self.stage.m_data_tdata.val();
+        self.m_axis_tx_data_tkeep.next = self.stage.m_data_tkeep.val();
+        self.m_axis_tx_data_tlast.next = self.stage.m_data_tlast.val();
+        self.m_axis_tx_data_tvalid.next = self.stage.m_data_tvalid.val();
+        self.stage.m_data_tready.next = self.m_axis_tx_data_tready.val();
         self.broadcast.cmd_ready.next = self.roce.cmd_ready.val();
         self.broadcast.ack.next = self.roce.ack.val();
         // A run's counters start at zero: Broadcast's too.

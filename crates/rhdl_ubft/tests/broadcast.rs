@@ -1,6 +1,7 @@
-//! Broadcast, cycle by cycle: the local write first, then one RDMA WRITE
-//! command per peer, held under back-pressure, nothing dropped; and the RoCE
-//! adapter that puts a command into the stack's format.
+//! Broadcast, cycle by cycle: a one-beat record staged and its RDMA WRITE
+//! commands beside its local write, a longer one's after it, one per peer,
+//! held under back-pressure, nothing dropped; and the RoCE adapter that puts
+//! a command into the stack's format.
 
 use rhdl_ubft::io::broadcast::Broadcast;
 use rhdl_ubft::io::roce::QPNS_BITS;
@@ -41,10 +42,17 @@ fn cmd(b: &Broadcast) -> Cmd {
 struct Trace {
     aw: Option<u64>,
     w: Option<u64>,
+    /// The cycle B was taken.
+    b: Option<u64>,
     commands: Vec<(u64, Cmd)>,
     done: Option<u64>,
     /// `write_errors` at the end.
     errors: u64,
+    /// `failed` at the end.
+    failed: bool,
+    /// The cycles of `stage_put`, with what it stages (address, bytes, the
+    /// record's first two words).
+    puts: Vec<(u64, u64, u64, [u64; 2])>,
 }
 
 /// Runs one broadcast of a two-word record from replica `id` of `n`, with
@@ -62,13 +70,29 @@ fn run_bresp(
     bresp: u64,
     sq_ready: impl Fn(u64) -> bool,
 ) -> Trace {
+    run_staged(n, id, wlat, local_only, bresp, sq_ready, |_| false)
+}
+
+/// As `run_bresp`, with Stage busy while `stage_busy(cycle)`.
+fn run_staged(
+    n: u64,
+    id: u64,
+    wlat: u64,
+    local_only: bool,
+    bresp: u64,
+    sq_ready: impl Fn(u64) -> bool,
+    stage_busy: impl Fn(u64) -> bool,
+) -> Trace {
     let mut b = block();
     let mut t = Trace {
         aw: None,
         w: None,
+        b: None,
         commands: vec![],
         done: None,
         errors: 0,
+        failed: false,
+        puts: vec![],
     };
     let mut held: Option<Cmd> = None;
     for cycle in 0..60u64 {
@@ -96,7 +120,21 @@ fn run_bresp(
         b.bresp.next = bresp.into();
         b.cmd_ready.next = sq_ready(cycle);
         b.ack.next = false;
+        b.stage_busy.next = stage_busy(cycle);
         settle(&mut b);
+        if b.bvalid.val() && b.bready.val() {
+            t.b = Some(cycle);
+        }
+        if b.stage_put.val() {
+            assert!(!stage_busy(cycle), "staged only while Stage is free");
+            let d = b.stage_data.val();
+            t.puts.push((
+                cycle,
+                b.stage_addr.val().to_u64(),
+                b.stage_len.val().to_u64(),
+                [d.get_bits::<32>(0).to_u64(), d.get_bits::<32>(32).to_u64()],
+            ));
+        }
         if b.awvalid.val() && b.awready.val() {
             t.aw = Some(cycle);
             let byte = 0x8000_0000u64 + (0x0100_0000 + 48 + 2 * id) * 4;
@@ -120,8 +158,8 @@ fn run_bresp(
         }
         if b.cmd_valid.val() {
             assert!(
-                t.aw.is_some() && t.w.is_some(),
-                "commands only after the local write"
+                !t.puts.is_empty() && b.cmd_staged.val(),
+                "a one-beat record's commands only once it is staged, and marked staged"
             );
             let c = cmd(&b);
             if let Some(h) = held {
@@ -141,25 +179,44 @@ fn run_bresp(
     }
     settle(&mut b);
     t.errors = b.write_errors.val().to_u64();
+    t.failed = b.failed.val();
     t
 }
 
 #[test]
-fn the_record_reaches_every_peer_after_the_local_write() {
+fn a_one_beat_record_is_staged_and_sent_beside_its_local_write() {
     let t = run(5, 2, 4, false, |_| true);
     // AW held from cycle 2 until awready at 3; W taken at 2; B at 3 + 4 = 7.
     assert_eq!(t.aw, Some(3));
     assert_eq!(t.w, Some(2));
+    assert_eq!(t.b, Some(7));
+    // Staged at 2 (Stage free): its address, 8 bytes, the record's words.
+    let addr = 0x8000_0000 + (0x0100_0000 + 48 + 4) * 4;
+    assert_eq!(t.puts, vec![(2, addr, 8, [7, 0xCAFE_F00D])]);
     let peers: Vec<u64> = t.commands.iter().map(|(_, c)| c.qpn - 16).collect();
     assert_eq!(peers, vec![0, 1, 3, 4], "every peer once, never itself");
-    // B accepted at 7; Send from 8: peers 0, 1 at 8, 9; own id skipped at 10.
+    // Commands from 3, before B: peers 0, 1 at 3, 4; own id skipped at 5.
     let cycles: Vec<u64> = t.commands.iter().map(|(c, _)| *c).collect();
-    assert_eq!(cycles, vec![8, 9, 11, 12]);
-    assert_eq!(t.done, Some(14));
+    assert_eq!(cycles, vec![3, 4, 6, 7]);
+    // done two cycles after the later of B (7) and the last command (7).
+    assert_eq!(t.done, Some(9));
     for (_, c) in &t.commands {
         assert_eq!(c.len, 8);
-        assert_eq!(c.addr, 0x8000_0000 + (0x0100_0000 + 48 + 4) * 4);
+        assert_eq!(c.addr, addr);
     }
+}
+
+/// A record waits for Stage, which holds the one before until the stack has
+/// read every copy of it; the local write does not wait.
+#[test]
+fn a_one_beat_record_waits_for_stage_to_be_free() {
+    let t = run_staged(5, 2, 4, false, 0, |_| true, |c| c < 10);
+    assert_eq!((t.aw, t.w, t.b), (Some(3), Some(2), Some(7)));
+    assert_eq!(t.puts.len(), 1);
+    assert_eq!(t.puts[0].0, 10, "staged the cycle Stage is free");
+    let cycles: Vec<u64> = t.commands.iter().map(|(c, _)| *c).collect();
+    assert_eq!(cycles, vec![11, 12, 14, 15]);
+    assert_eq!(t.done, Some(17));
 }
 
 #[test]
@@ -186,20 +243,39 @@ fn a_local_only_record_is_written_locally_and_sent_nowhere() {
     assert_eq!(t.done, Some(8));
 }
 
-/// A local write answered with an error (SLVERR) leaves the record out of
-/// local HBM, from where the stack would read the payload: no RDMA WRITE to
-/// any peer, no retry; `write_errors` counts it and `done` pulses as after
-/// a local-only record.
+/// A staged record's local write answered with an error (SLVERR), after
+/// some of its commands went out: its peers may hold the record while this
+/// replica's HBM does not. Broadcast sends no further command, counts the
+/// error, and fails stop (`failed`): it writes nothing more, and Protocol
+/// stops the run as a crashed card's.
 #[test]
-fn a_failed_local_write_sends_nothing() {
+fn a_failed_local_write_of_a_sent_record_fails_stop() {
     let ok = run(5, 2, 4, false, |_| true);
-    assert_eq!(ok.errors, 0);
+    assert_eq!((ok.errors, ok.failed), (0, false));
     assert_eq!(ok.commands.len(), 4);
-    let t = run_bresp(5, 2, 4, false, 2, |_| true);
-    assert_eq!((t.aw, t.w), (Some(3), Some(2)));
-    assert!(t.commands.is_empty(), "{:?}", t.commands);
+    // The send queue takes a command every third cycle: peers 0 and 1 go
+    // out (cycles 3 and 6) before B's error at 7; nothing after it.
+    let t = run_bresp(5, 2, 4, false, 2, |c| c % 3 == 0);
+    assert_eq!(t.b, Some(7));
+    let cycles: Vec<u64> = t.commands.iter().map(|(c, _)| *c).collect();
+    assert_eq!(cycles, vec![3, 6]);
     assert_eq!(t.done, Some(8));
-    assert_eq!(t.errors, 1);
+    assert_eq!((t.errors, t.failed), (1, true));
+}
+
+/// A record never staged (Stage busy until after its local write failed)
+/// was sent to no peer: the error is counted, and Broadcast goes on.
+#[test]
+fn a_failed_local_write_of_a_record_not_yet_staged_sends_nothing() {
+    let t = run_staged(5, 2, 4, false, 2, |_| true, |c| c < 20);
+    assert_eq!(t.b, Some(7));
+    assert!(
+        t.puts.is_empty() && t.commands.is_empty(),
+        "{:?}",
+        t.commands
+    );
+    assert_eq!(t.done, Some(8));
+    assert_eq!((t.errors, t.failed), (1, false));
 }
 
 /// The adapter packs a command into fpga-network-stack's send-queue word and
@@ -704,14 +780,15 @@ fn a_round_ends_d_land_after_its_last_completion() {
             "busy until round_done"
         );
     }
-    // The same broadcast as a plain one: the same cycles, not busy after
-    // done, no round_done.
+    // The same record as a plain broadcast: staged, its commands from 3
+    // beside the local write (B at 6), done two cycles after the last; not
+    // busy after done, no round_done.
     let mut s = Script::new(5, 2, vec![Req::plain(1)]);
     s.acks = vec![30, 31, 45, 60];
     let t = script(&s);
-    assert_eq!(cycles(&t.commands), vec![7, 8, 10, 11]);
-    assert_eq!(t.done, vec![13]);
-    assert_eq!(t.busy, (2..13).collect::<Vec<_>>());
+    assert_eq!(cycles(&t.commands), vec![3, 4, 6, 7]);
+    assert_eq!(t.done, vec![9]);
+    assert_eq!(t.busy, (2..9).collect::<Vec<_>>());
     assert!(t.round_done.is_empty());
 }
 
@@ -725,17 +802,18 @@ fn a_round_ends_d_land_after_its_last_completion() {
 fn a_round_waits_for_the_completions_of_earlier_broadcasts() {
     use rhdl_ubft::params::D_LAND;
     // n = 3, id 0: two commands each (own id skipped first). The plain
-    // broadcast at 1 takes its commands at 8 and 9 and is done at 11; the
-    // round starts at 12 and takes its commands at 19 and 20.
+    // broadcast at 1 is staged, takes its commands at 4 and 5 and is done
+    // at 8 (B at 6); the round starts at 12 and takes its commands at 19
+    // and 20, after its B.
     let mut s = Script::new(3, 0, vec![Req::plain(1), Req::round(12)]);
     let first = script(&s);
-    assert_eq!(cycles(&first.commands), vec![8, 9, 19, 20]);
-    assert_eq!(first.done, vec![11, 22]);
+    assert_eq!(cycles(&first.commands), vec![4, 5, 19, 20]);
+    assert_eq!(first.done, vec![8, 22]);
     assert!(first.round_done.is_empty(), "no completion, no end");
     s.acks = vec![19, 41, 90, 91];
     let t = script(&s);
-    assert_eq!(cycles(&t.commands), vec![8, 9, 19, 20]);
-    assert_eq!(t.done, vec![11, 22]);
+    assert_eq!(cycles(&t.commands), vec![4, 5, 19, 20]);
+    assert_eq!(t.done, vec![8, 22]);
     assert_eq!(t.round_done, vec![91 + D_LAND + 2]);
     // A local-only round waits for them too, then D_LAND: it writes
     // nothing remote, but the rule is the same.
@@ -746,9 +824,9 @@ fn a_round_waits_for_the_completions_of_earlier_broadcasts() {
     let mut s = Script::new(3, 0, vec![Req::plain(1), lo]);
     s.acks = vec![50, 70];
     let t = script(&s);
-    assert_eq!(cycles(&t.commands), vec![8, 9]);
+    assert_eq!(cycles(&t.commands), vec![4, 5]);
     // The local write's B at 17, done at 18, then the last completion.
-    assert_eq!(t.done, vec![11, 18]);
+    assert_eq!(t.done, vec![8, 18]);
     assert_eq!(t.round_done, vec![70 + D_LAND + 2]);
     // With nothing outstanding, a local-only round ends D_LAND + 1 after
     // its done.
@@ -785,8 +863,10 @@ fn a_round_whose_local_write_fails_ends_with_round_error() {
 /// After a failed round Broadcast fails stop: HBM may hold the round's
 /// record without the peers, so it writes nothing more, locally or to a
 /// peer, until `clear`. Every later request ends the cycle after it (a
-/// round with `round_error`), so no machine waits. A failed plain
-/// broadcast does not fail it stop, and `clear` (the next run) ends it.
+/// round with `round_error`), so no machine waits. A failed broadcast of
+/// more than one beat (sent after its local write, so to no peer) does not
+/// fail it stop, a failed staged one does, and `clear` (the next run)
+/// ends it.
 #[test]
 fn after_a_failed_round_nothing_is_written_until_clear() {
     let t = {
@@ -804,23 +884,37 @@ fn after_a_failed_round_nothing_is_written_until_clear() {
         script(&s)
     };
     // The failed round writes locally (B at 6, SLVERR), then nothing until
-    // the clear at 50: the broadcast at 60 writes (AW at 61) and sends.
+    // the clear at 50: the broadcast at 60 writes (AW at 61) and, staged,
+    // sends beside it.
     assert_eq!(t.aw.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2, 61]);
-    assert_eq!(cycles(&t.commands), vec![66, 67, 69, 70]);
-    assert_eq!(t.done, vec![7, 21, 31, 72]);
+    assert_eq!(cycles(&t.commands), vec![62, 63, 65, 66]);
+    assert_eq!(t.done, vec![7, 21, 31, 68]);
     assert_eq!(t.round_done, vec![7, 31]);
     assert_eq!(t.round_error, vec![7, 31]);
     assert_eq!(t.errors, 0, "the clear at 50 zeroed the count");
     assert_eq!(t.failed, (7..51).collect::<Vec<_>>());
     assert!(!t.busy.contains(&21) && !t.busy.contains(&31));
-    // A failed plain broadcast leaves Broadcast working.
-    let mut s = Script::new(5, 2, vec![Req::plain(1), Req::plain(20)]);
+    // A failed plain broadcast of two beats leaves Broadcast working.
+    let two = |at| Req {
+        beats: 2,
+        ..Req::plain(at)
+    };
+    let mut s = Script::new(5, 2, vec![two(1), Req::plain(20)]);
     s.bresp = 2;
     s.bresp_until = 10;
     let t = script(&s);
     assert_eq!(t.aw.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2, 21]);
-    assert_eq!(cycles(&t.commands), vec![26, 27, 29, 30]);
+    assert_eq!(cycles(&t.commands), vec![22, 23, 25, 26]);
     assert!(t.round_error.is_empty() && t.failed.is_empty());
+    // A failed staged one, whose commands went out, fails it stop.
+    let mut s = Script::new(5, 2, vec![Req::plain(1), Req::plain(20)]);
+    s.bresp = 2;
+    s.bresp_until = 10;
+    let t = script(&s);
+    assert_eq!(t.aw.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2]);
+    assert_eq!(cycles(&t.commands), vec![3, 4, 6]);
+    assert_eq!(t.done, vec![7, 21]);
+    assert_eq!(t.failed, (7..300).collect::<Vec<_>>());
 }
 
 /// Checks a record of `beats` beats as written: one AW (the record's

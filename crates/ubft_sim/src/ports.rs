@@ -75,6 +75,11 @@ pub struct KernelIn {
     pub rx_bresp: u8,
     /// `m_axis_rx_sts_tready`: the stack takes the write statuses.
     pub rx_sts_tready: bool,
+    // The stack's reads of staged payloads (`s_axis_tx_cmd`, a memCmd
+    // packed as `rx_cmd_tdata`) and the data's ready (`m_axis_tx_data`).
+    pub tx_cmd_tvalid: bool,
+    pub tx_cmd_tdata: [u32; 3],
+    pub tx_data_tready: bool,
 }
 
 impl Default for KernelIn {
@@ -121,6 +126,9 @@ impl Default for KernelIn {
             rx_bvalid: false,
             rx_bresp: 0,
             rx_sts_tready: false,
+            tx_cmd_tvalid: false,
+            tx_cmd_tdata: [0; 3],
+            tx_data_tready: false,
         }
     }
 }
@@ -196,6 +204,13 @@ pub struct KernelOut {
     // beats written in [21:16].
     pub rx_sts_tvalid: bool,
     pub rx_sts_tdata: u32,
+    // s_axis_tx_cmd's ready, and m_axis_tx_data: a staged payload's beats
+    // (`rhdl_ubft::io::stage`).
+    pub tx_cmd_tready: bool,
+    pub tx_data_tvalid: bool,
+    pub tx_data_tdata: Beat,
+    pub tx_data_tkeep: u64,
+    pub tx_data_tlast: bool,
 }
 
 pub use rhdl_ubft::controller::status::Status;

@@ -150,6 +150,19 @@ pub struct Broadcast {
     /// `awaddr`, `wdata` and `wstrb` are that beat, in HBM. The
     /// scoreboard's `tx_*` (docs/scoreboard.md).
     pub written: Signal<Out, Bit>,
+    /// With `cmd_valid`: the command's payload is staged (a one-beat
+    /// record that is not a round): the stack reads it from Stage, not
+    /// HBM (docs/stage.md). The adapter sets the command's `host` bit.
+    pub cmd_staged: Signal<Out, Bit>,
+    /// One cycle: stage the record (`stage_addr`, `stage_len` bytes,
+    /// `stage_data` its words from lane 0); Stage's `put`.
+    pub stage_put: Signal<Out, Bit>,
+    pub stage_addr: Signal<Out, Bits<64>>,
+    pub stage_len: Signal<Out, Bits<8>>,
+    pub stage_data: Signal<Out, Bits<BEAT_BITS>>,
+    /// Stage still owes reads of the record staged before: the next one
+    /// waits.
+    pub stage_busy: Signal<In, Bit>,
     state: DFF<BroadcastState>,
     byte_addr: DFF<Bits<64>>,
     length: DFF<Bits<8>>,
@@ -172,7 +185,15 @@ pub struct Broadcast {
     round_done_q: DFF<Bit>,
     round_error_q: DFF<Bit>,
     failed_q: DFF<Bit>,
+    /// The record is staged: its commands go out beside its local write.
+    staged_q: DFF<Bit>,
+    /// A staged record waits for Stage.
+    put_q: DFF<Bit>,
+    /// Commands to issue, from `peer` on.
+    send_q: DFF<Bit>,
     words_eff: Signal<Local, Bits<5>>,
+    send_end: Signal<Local, Bit>,
+    put_now: Signal<Local, Bit>,
     taken: Signal<Local, Bit>,
     w_take: Signal<Local, Bit>,
     w_last: Signal<Local, Bit>,
@@ -394,6 +415,12 @@ impl Default for Broadcast {
             write_errors: Default::default(),
             failed: Default::default(),
             written: Default::default(),
+            cmd_staged: Default::default(),
+            stage_put: Default::default(),
+            stage_addr: Default::default(),
+            stage_len: Default::default(),
+            stage_data: Default::default(),
+            stage_busy: Default::default(),
             state: Default::default(),
             byte_addr: Default::default(),
             length: Default::default(),
@@ -416,7 +443,12 @@ impl Default for Broadcast {
             round_done_q: Default::default(),
             round_error_q: Default::default(),
             failed_q: Default::default(),
+            staged_q: Default::default(),
+            put_q: Default::default(),
+            send_q: Default::default(),
             words_eff: Default::default(),
+            send_end: Default::default(),
+            put_now: Default::default(),
             taken: Default::default(),
             w_take: Default::default(),
             w_last: Default::default(),
@@ -462,7 +494,10 @@ impl Logic for Broadcast {
             land,
             round_done_q,
             round_error_q,
-            failed_q
+            failed_q,
+            staged_q,
+            put_q,
+            send_q
         );
         // The beat written, from the record as taken at `start` (`data_q`,
         // its pair of lanes `pair_q` = word[3:1], its size in `length`):
@@ -541,6 +576,13 @@ impl Logic for Broadcast {
                     self.wbeat.d.next = 0.into();
                     self.bad_q.d.next = false;
                     self.land.d.next = 0.into();
+                    // A one-beat record that is not a round is staged: its
+                    // commands go out as soon as Stage holds it.
+                    self.staged_q.d.next =
+                        (self.beats.val() <= 1) & !self.local_only.val() & !self.round.val();
+                    self.put_q.d.next =
+                        (self.beats.val() <= 1) & !self.local_only.val() & !self.round.val();
+                    self.send_q.d.next = false;
                     self.state.d.next = BroadcastState::Local;
                 }
             }
@@ -581,19 +623,22 @@ impl Logic for Broadcast {
             BroadcastState::Resp => {
                 self.bready.next = true;
                 if self.bvalid.val() {
-                    self.peer.d.next = 0.into();
                     if (self.bresp.val() != 0) | self.bad_q.q.val() {
-                        // The record is not in local HBM, from where the
-                        // stack would read it: send nothing (the peers'
+                        // The record is not in local HBM: a record read
+                        // from there is sent to no peer (the peers'
                         // quorums time out rather than count garbage). A
                         // round ends here, failed: nothing was sent.
                         self.errors_q.d.next = self.errors_q.q.val() + 1;
                         self.done_q.d.next = true;
                         self.round_done_q.d.next = self.round_q.q.val();
                         self.round_error_q.d.next = self.round_q.q.val();
+                        self.put_q.d.next = false;
+                        self.send_q.d.next = false;
                         // A round's local copy may be in HBM without the
-                        // peers': stop writing (see the module's doc).
-                        if self.round_q.q.val() {
+                        // peers', and a staged record may be at peers
+                        // without the local copy: stop writing (see the
+                        // module's doc).
+                        if self.round_q.q.val() | (self.staged_q.q.val() & !self.put_q.q.val()) {
                             self.failed_q.d.next = true;
                         }
                         self.state.d.next = BroadcastState::Idle;
@@ -606,24 +651,23 @@ impl Logic for Broadcast {
                         }
                     } else {
                         self.written.next = self.last_q.q.val() == 0;
+                        if !self.staged_q.q.val() {
+                            // Read from HBM: the commands go out now.
+                            self.peer.d.next = 0.into();
+                            self.send_q.d.next = true;
+                        }
                         self.state.d.next = BroadcastState::Send;
                     }
                 }
             }
             BroadcastState::Send => {
-                if self.peer.q.val() >= self.n.val() {
+                // Every command taken (a staged record's may all be out
+                // before its B).
+                if (!self.put_q.q.val() & !self.send_q.q.val()) | self.send_end.val() {
                     self.done_q.d.next = true;
                     self.state.d.next = BroadcastState::Idle;
                     if self.round_q.q.val() {
                         self.state.d.next = BroadcastState::Land;
-                    }
-                } else if self.peer.q.val() == self.id.val() {
-                    self.peer.d.next = self.peer.q.val() + 1;
-                } else {
-                    self.cmd_valid.next = true;
-                    if self.cmd_ready.val() {
-                        self.taken.next = true;
-                        self.peer.d.next = self.peer.q.val() + 1;
                     }
                 }
             }
@@ -643,6 +687,34 @@ impl Logic for Broadcast {
                 self.state.d.next = BroadcastState::Idle;
             }
         }
+        // Staging: once Stage is free, the record goes in, and its commands
+        // start; they go out beside the local write (Local, Resp) and after
+        // it (Send).
+        self.stage_put.next = false;
+        self.put_now.next = self.put_q.q.val()
+            & !self.stage_busy.val()
+            & (self.state.q.val() != BroadcastState::Idle);
+        if self.put_now.val() {
+            self.stage_put.next = true;
+            self.put_q.d.next = false;
+            self.send_q.d.next = true;
+            self.peer.d.next = 0.into();
+        }
+        // The commands, one per peer in peer order, skipping this replica.
+        self.send_end.next = self.send_q.q.val() & (self.peer.q.val() >= self.n.val());
+        if self.send_end.val() {
+            self.send_q.d.next = false;
+        } else if self.send_q.q.val() {
+            if self.peer.q.val() == self.id.val() {
+                self.peer.d.next = self.peer.q.val() + 1;
+            } else {
+                self.cmd_valid.next = true;
+                if self.cmd_ready.val() {
+                    self.taken.next = true;
+                    self.peer.d.next = self.peer.q.val() + 1;
+                }
+            }
+        }
         // Commands taken minus completions. A completion with nothing
         // outstanding (one of a write from before a reset) is not counted.
         if self.taken.val() & !self.ack.val() {
@@ -660,6 +732,8 @@ impl Logic for Broadcast {
         }
         if !self.rst_n.val() {
             self.state.d.next = BroadcastState::Idle;
+            self.put_q.d.next = false;
+            self.send_q.d.next = false;
             self.done_q.d.next = false;
             self.round_done_q.d.next = false;
             self.round_error_q.d.next = false;
@@ -679,6 +753,10 @@ impl Logic for Broadcast {
         if self.last_q.q.val() != 0 {
             self.cmd_len.next = (bit_cast::<16, 5>(self.last_q.q.val()) + 1) << 6;
         }
+        self.cmd_staged.next = self.staged_q.q.val();
+        self.stage_addr.next = self.byte_addr.q.val();
+        self.stage_len.next = self.length.q.val();
+        self.stage_data.next = self.data_q.q.val();
         self.busy.next = self.state.q.val() != BroadcastState::Idle;
         self.done.next = self.done_q.q.val();
         self.round_done.next = self.round_done_q.q.val();

@@ -32,6 +32,7 @@ pub fn broadcast() -> Broadcast {
     b.cmd_ready.connect();
     b.ack.connect();
     b.clear.connect();
+    b.stage_busy.connect();
     b.connect_all();
     b.rst_n.next = true;
     b.beats.next = 1.into();

@@ -131,6 +131,9 @@ macro_rules! eval_kernel {
         k.m_axi_rx_wready.next = i.rx_wready;
         k.m_axi_rx_bvalid.next = i.rx_bvalid;
         k.m_axi_rx_bresp.next = (i.rx_bresp as u64).into();
+        k.s_axis_tx_cmd_tvalid.next = i.tx_cmd_tvalid;
+        k.s_axis_tx_cmd_tdata.next = cmd_to_bits(&i.tx_cmd_tdata);
+        k.m_axis_tx_data_tready.next = i.tx_data_tready;
         settle(k.as_mut());
         let sq: Bits<SQ_BITS> = k.m_axis_sq_tdata.val();
         let dec: Bits<64> = k.m_axis_dec_tdata.val();
@@ -214,6 +217,15 @@ macro_rules! eval_kernel {
             rx_wlast: k.m_axi_rx_wlast.val(),
             rx_wvalid,
             rx_bready: k.m_axi_rx_bready.val(),
+            tx_cmd_tready: k.s_axis_tx_cmd_tready.val(),
+            tx_data_tvalid: k.m_axis_tx_data_tvalid.val(),
+            tx_data_tdata: if k.m_axis_tx_data_tvalid.val() {
+                bits_to_beat(k.m_axis_tx_data_tdata.val())
+            } else {
+                [0; BEAT_WORDS]
+            },
+            tx_data_tkeep: k.m_axis_tx_data_tkeep.val().to_u64(),
+            tx_data_tlast: k.m_axis_tx_data_tlast.val(),
         }
     }};
 }

@@ -163,7 +163,9 @@ pub enum MalformedKind {
     NoConnection { qpn: u64 },
     /// Not `RC_RDMA_WRITE_ONLY`.
     Opcode(u64),
-    /// `host = 1`: host memory, which this cluster has none of.
+    /// `host = 1` on a READ, or on a WRITE of more than one beat: the
+    /// kernel stages one-beat payloads only (`rhdl_ubft::io::stage`), and
+    /// this cluster has no host memory.
     HostMemory,
     /// Length not 4 bytes to the layout's longest record (1 KiB at the
     /// default build) in whole words.
@@ -572,6 +574,24 @@ pub struct Stack {
     /// What a timeline of the run needs ([`Network::record_wires`]); `None`,
     /// and untouched, unless asked for.
     wires: Option<Box<WireLog>>,
+    /// The WRITEs taken and not yet sent, in command order: a staged one
+    /// waits for its payload from the kernel (`s_axis_tx_cmd`,
+    /// `m_axis_tx_data`), and every later one waits behind it.
+    tx: VecDeque<TxWrite>,
+}
+
+/// A WRITE taken from the send queue whose payload the stack has not read
+/// yet.
+#[derive(Clone, Debug)]
+struct TxWrite {
+    dst: usize,
+    cmd: SqCommand,
+    /// Staged (`host` = 1): the payload comes from the kernel.
+    staged: bool,
+    /// The memory-read command has been taken by the kernel.
+    asked: bool,
+    /// The payload's words read back so far.
+    data: Vec<u32>,
 }
 
 /// The RoCE stacks and links of an n-replica cluster (see the module header).
@@ -621,6 +641,7 @@ impl Network {
                     },
                     stats: NetStats::new(n),
                     wires: None,
+                    tx: VecDeque::new(),
                 })
                 .collect(),
         }
@@ -848,6 +869,7 @@ impl Stack {
     /// True while a write or a completion of this replica's is on its way.
     fn busy(&self) -> bool {
         !self.outbox.is_empty()
+            || !self.tx.is_empty()
             || !self.inbox.is_empty()
             || self.rx.busy()
             || self.cq.presenting.is_some()
@@ -858,6 +880,24 @@ impl Stack {
     pub fn drive(&mut self, inp: &mut KernelIn) {
         let cycle = self.now;
         inp.sq_tready = self.sq_ready.at(cycle);
+        // The payload read of the first staged WRITE not yet asked for, as
+        // the stack's memory-read command (memCmd: `laddr`, length, `host`
+        // = 1, the queue pair); its data is taken as it comes.
+        let ask = self.tx.iter().find(|t| t.staged && !t.asked);
+        inp.tx_cmd_tvalid = ask.is_some();
+        inp.tx_cmd_tdata = ask.map_or([0; 3], |t| {
+            let c = WrCommand {
+                vaddr: t.cmd.laddr & ((1 << 48) - 1),
+                len: t.cmd.length,
+                ctl: true,
+                host: true,
+                qpn: t.cmd.qpn,
+                ..Default::default()
+            }
+            .pack();
+            [c as u32, (c >> 32) as u32, (c >> 64) as u32]
+        });
+        inp.tx_data_tready = true;
         let q = &mut self.cq;
         if q.presenting.is_none() {
             if let Some(entry) = q.pending.first_entry() {
@@ -915,7 +955,13 @@ impl Stack {
                 Ok(dst) if cmd.opcode == RC_RDMA_READ_REQUEST => {
                     self.request(links, dst, &cmd, cycle)
                 }
-                Ok(dst) => self.send(links, dst, &cmd, cycle, hbm),
+                Ok(dst) => self.tx.push_back(TxWrite {
+                    dst,
+                    cmd,
+                    staged: cmd.host,
+                    asked: false,
+                    data: Vec::new(),
+                }),
                 Err(kind) => {
                     self.stats.malformed[r] += 1;
                     self.stats.malformed_log.push(Malformed {
@@ -925,6 +971,47 @@ impl Stack {
                     });
                 }
             }
+        }
+        // The staged payloads' reads: the command taken, the data in command
+        // order. A WRITE is sent once its payload is in, in command order: a
+        // WRITE read from HBM reads it now, behind the staged ones before it.
+        if inp.tx_cmd_tvalid && out.tx_cmd_tready {
+            if let Some(t) = self.tx.iter_mut().find(|t| t.staged && !t.asked) {
+                t.asked = true;
+            }
+        }
+        let mut payload_in = false;
+        if out.tx_data_tvalid && inp.tx_data_tready {
+            let t = self
+                .tx
+                .iter_mut()
+                .find(|t| t.staged && t.asked)
+                .expect("the kernel sent payload data for no read the stack asked for");
+            let want = (t.cmd.length / WORD_BYTES) as usize;
+            let have = t.data.len();
+            let take = (want - have).min(out.tx_data_tdata.len());
+            t.data.extend_from_slice(&out.tx_data_tdata[..take]);
+            if out.tx_data_tlast {
+                assert_eq!(
+                    t.data.len(),
+                    want,
+                    "a staged payload's TLAST before its length (or after it)"
+                );
+                payload_in = true;
+            }
+        }
+        while let Some(t) = self.tx.front() {
+            if t.staged && !(payload_in && t.asked) {
+                break;
+            }
+            let t = self.tx.pop_front().expect("a front");
+            let data = if t.staged {
+                payload_in = false;
+                t.data
+            } else {
+                hbm.read_words(t.cmd.laddr, (t.cmd.length / WORD_BYTES) as usize)
+            };
+            self.send(links, t.dst, &t.cmd, cycle, data);
         }
         // An adversary's own writes, after its kernel's of this cycle.
         let emitted = match &mut self.adversary {
@@ -1014,14 +1101,13 @@ impl Stack {
         });
     }
 
-    fn send(&mut self, links: &Links, dst: usize, cmd: &SqCommand, cycle: u64, hbm: &Hbm) {
+    /// A WRITE whose payload `data` the stack has at `cycle` (read from
+    /// HBM, or staged in the kernel) goes out.
+    fn send(&mut self, links: &Links, dst: usize, cmd: &SqCommand, cycle: u64, data: Vec<u32>) {
         let src = self.r;
         self.stats.accepted[src][dst] += 1;
         let word = ((cmd.laddr - links.network_ptr) / WORD_BYTES) as usize;
-        let write = Write {
-            word,
-            data: hbm.read_words(cmd.laddr, (cmd.length / WORD_BYTES) as usize),
-        };
+        let write = Write { word, data };
         // An event this write is starts its faults with it.
         self.watches.sent(&links.mailbox, src, &write, cycle);
         let extra: u64 = links
@@ -1425,7 +1511,7 @@ impl Links {
         if cmd.opcode != RC_RDMA_WRITE_ONLY {
             return Err(MalformedKind::Opcode(cmd.opcode));
         }
-        if cmd.host {
+        if cmd.host && cmd.length > BEAT_BYTES {
             return Err(MalformedKind::HostMemory);
         }
         if cmd.length == 0 || cmd.length % WORD_BYTES != 0 || cmd.length > self.max_write_bytes {

@@ -6,7 +6,8 @@
 //! knows the stack. It packs each command into the send-queue word of
 //! fpga-network-stack's RoCE v2 core (`roce.rs`: opcode RC_RDMA_WRITE_ONLY,
 //! qpn, last = 1 so that every WRITE is acknowledged, local and remote
-//! address, length) on `sq` (AXI-Stream), and turns each completion word on
+//! address, length; `host` = 1 when the payload is staged, `cmd_staged`)
+//! on `sq` (AXI-Stream), and turns each completion word on
 //! `cq` with `cmplt` set into an `ack` pulse. Another stack (Coyote's
 //! `sq_wr`/`cq_wr`, ERNIC) needs another adapter only.
 //!
@@ -41,6 +42,10 @@ pub struct RoceAdapter {
     pub cmd_len: Signal<In, Bits<CMD_LEN_BITS>>,
     pub cmd_valid: Signal<In, Bit>,
     pub cmd_ready: Signal<Out, Bit>,
+    /// With `cmd_valid`: the payload is staged (Stage, docs/stage.md): the
+    /// command's `host` bit is 1, and the network kernel sends the stack's
+    /// read of it to the kernel's `s_axis_tx_cmd` instead of HBM.
+    pub cmd_staged: Signal<In, Bit>,
     pub ack: Signal<Out, Bit>,
     // The remote read's READs (one beat each).
     pub rd_qpn: Signal<In, Bits<QPN_BITS>>,
@@ -59,9 +64,11 @@ pub struct RoceAdapter {
     rd_opcode: Constant<Bits<SQ_BITS>>,
     rd_length: Constant<Bits<SQ_BITS>>,
     last: Constant<Bits<SQ_BITS>>,
+    host: Constant<Bits<SQ_BITS>>,
     /// A READ is on `sq`, not yet taken.
     rd_on: DFF<Bit>,
     sel_rd: Signal<Local, Bit>,
+    host_bit: Signal<Local, Bits<SQ_BITS>>,
     qpn_at: Constant<Bits<8>>,
     laddr_at: Constant<Bits<8>>,
     raddr_at: Constant<Bits<8>>,
@@ -89,6 +96,8 @@ impl Default for RoceAdapter {
         assert!(CQ_CMPLT < 64 && CQ_CMPLT < CQ_BITS);
         let mut last = Bits::<SQ_BITS>::default();
         last.set_bits::<1>(SQ_LAST, 1u64.into());
+        let mut host = Bits::<SQ_BITS>::default();
+        host.set_bits::<1>(SQ_HOST, 1u64.into());
         let mut rd_length = Bits::<SQ_BITS>::default();
         rd_length.set_bits::<32>(SQ_LENGTH, BEAT_BYTES.into());
         RoceAdapter {
@@ -102,11 +111,13 @@ impl Default for RoceAdapter {
             rd_length: Constant::new(rd_length),
             rd_on: Default::default(),
             sel_rd: Default::default(),
+            host_bit: Default::default(),
             cmd_qpn: Default::default(),
             cmd_addr: Default::default(),
             cmd_len: Default::default(),
             cmd_valid: Default::default(),
             cmd_ready: Default::default(),
+            cmd_staged: Default::default(),
             ack: Default::default(),
             sq_tdata: Default::default(),
             sq_tvalid: Default::default(),
@@ -116,6 +127,7 @@ impl Default for RoceAdapter {
             cq_tready: Default::default(),
             opcode: Constant::new(RC_RDMA_WRITE_ONLY.into()),
             last: Constant::new(last),
+            host: Constant::new(host),
             qpn_at: Constant::new((SQ_QPN as u64).into()),
             laddr_at: Constant::new((SQ_LADDR as u64).into()),
             raddr_at: Constant::new((SQ_RADDR as u64).into()),
@@ -131,6 +143,10 @@ impl Logic for RoceAdapter {
         dff_setup!(self, clock, rd_on);
         // A READ presented stays until taken; else Broadcast's command
         // first.
+        self.host_bit.next = 0.into();
+        if self.cmd_staged.val() {
+            self.host_bit.next = self.host.val();
+        }
         self.sel_rd.next = self.rd_on.q.val() | (!self.cmd_valid.val() & self.rd_valid.val());
         self.rd_on.d.next = self.sel_rd.val() & self.rd_valid.val() & !self.sq_tready.val();
         if self.sel_rd.val() {
@@ -151,7 +167,8 @@ impl Logic for RoceAdapter {
                 | self.last.val()
                 | (bit_cast::<SQ_BITS, 64>(self.cmd_addr.val()) << self.laddr_at.val())
                 | (bit_cast::<SQ_BITS, 64>(self.cmd_addr.val()) << self.raddr_at.val())
-                | (bit_cast::<SQ_BITS, 16>(self.cmd_len.val()) << self.length_at.val());
+                | (bit_cast::<SQ_BITS, 16>(self.cmd_len.val()) << self.length_at.val())
+                | self.host_bit.val();
         }
         self.cq_tready.next = true;
         self.ack.next = self.cq_tvalid.val() & ((self.cq_tdata.val() & self.cmplt_mask.val()) != 0);

@@ -309,6 +309,9 @@ pub fn inputs() -> Vec<InPort> {
         inp!("m_axi_rx_wready", rx_wready),
         inp!("m_axi_rx_bresp", rx_bresp),
         inp!("m_axi_rx_bvalid", rx_bvalid),
+        inp!("s_axis_tx_cmd_tdata", tx_cmd_tdata),
+        inp!("s_axis_tx_cmd_tvalid", tx_cmd_tvalid),
+        inp!("m_axis_tx_data_tready", tx_data_tready),
     ]
 }
 
@@ -396,6 +399,14 @@ pub fn outputs() -> Vec<OutPort> {
         outp!("m_axi_rx_wlast", rx_wlast),
         outp!("m_axi_rx_wvalid", rx_wvalid),
         outp!("m_axi_rx_bready", rx_bready),
+        outp!("s_axis_tx_cmd_tready", tx_cmd_tready),
+        OutPort {
+            qualifier: Some("m_axis_tx_data_tvalid"),
+            ..outp!("m_axis_tx_data_tdata", tx_data_tdata)
+        },
+        outp!("m_axis_tx_data_tkeep", tx_data_tkeep),
+        outp!("m_axis_tx_data_tlast", tx_data_tlast),
+        outp!("m_axis_tx_data_tvalid", tx_data_tvalid),
     ]
 }
 
