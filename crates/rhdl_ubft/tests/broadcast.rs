@@ -190,15 +190,17 @@ fn a_one_beat_record_is_staged_and_sent_beside_its_local_write() {
     assert_eq!(t.aw, Some(3));
     assert_eq!(t.w, Some(2));
     assert_eq!(t.b, Some(7));
-    // Staged at 2 (Stage free): its address, 8 bytes, the record's words.
+    // Staged at 1, as it is taken (Stage free): its address, 8 bytes, the
+    // record's words.
     let addr = 0x8000_0000 + (0x0100_0000 + 48 + 4) * 4;
-    assert_eq!(t.puts, vec![(2, addr, 8, [7, 0xCAFE_F00D])]);
+    assert_eq!(t.puts, vec![(1, addr, 8, [7, 0xCAFE_F00D])]);
     let peers: Vec<u64> = t.commands.iter().map(|(_, c)| c.qpn - 16).collect();
     assert_eq!(peers, vec![0, 1, 3, 4], "every peer once, never itself");
-    // Commands from 3, before B: peers 0, 1 at 3, 4; own id skipped at 5.
+    // Commands from 2, with the local write, before B: peers 0, 1 at 2, 3;
+    // own id skipped at 4.
     let cycles: Vec<u64> = t.commands.iter().map(|(c, _)| *c).collect();
-    assert_eq!(cycles, vec![3, 4, 6, 7]);
-    // done two cycles after the later of B (7) and the last command (7).
+    assert_eq!(cycles, vec![2, 3, 5, 6]);
+    // done two cycles after the later of B (7) and the last command (6).
     assert_eq!(t.done, Some(9));
     for (_, c) in &t.commands {
         assert_eq!(c.len, 8);
@@ -780,15 +782,15 @@ fn a_round_ends_d_land_after_its_last_completion() {
             "busy until round_done"
         );
     }
-    // The same record as a plain broadcast: staged, its commands from 3
-    // beside the local write (B at 6), done two cycles after the last; not
-    // busy after done, no round_done.
+    // The same record as a plain broadcast: staged, its commands from 2
+    // beside the local write (B at 6), done two cycles after B; not busy
+    // after done, no round_done.
     let mut s = Script::new(5, 2, vec![Req::plain(1)]);
     s.acks = vec![30, 31, 45, 60];
     let t = script(&s);
-    assert_eq!(cycles(&t.commands), vec![3, 4, 6, 7]);
-    assert_eq!(t.done, vec![9]);
-    assert_eq!(t.busy, (2..9).collect::<Vec<_>>());
+    assert_eq!(cycles(&t.commands), vec![2, 3, 5, 6]);
+    assert_eq!(t.done, vec![8]);
+    assert_eq!(t.busy, (2..8).collect::<Vec<_>>());
     assert!(t.round_done.is_empty());
 }
 
@@ -802,17 +804,17 @@ fn a_round_ends_d_land_after_its_last_completion() {
 fn a_round_waits_for_the_completions_of_earlier_broadcasts() {
     use rhdl_ubft::params::D_LAND;
     // n = 3, id 0: two commands each (own id skipped first). The plain
-    // broadcast at 1 is staged, takes its commands at 4 and 5 and is done
+    // broadcast at 1 is staged, takes its commands at 3 and 4 and is done
     // at 8 (B at 6); the round starts at 12 and takes its commands at 19
     // and 20, after its B.
     let mut s = Script::new(3, 0, vec![Req::plain(1), Req::round(12)]);
     let first = script(&s);
-    assert_eq!(cycles(&first.commands), vec![4, 5, 19, 20]);
+    assert_eq!(cycles(&first.commands), vec![3, 4, 19, 20]);
     assert_eq!(first.done, vec![8, 22]);
     assert!(first.round_done.is_empty(), "no completion, no end");
     s.acks = vec![19, 41, 90, 91];
     let t = script(&s);
-    assert_eq!(cycles(&t.commands), vec![4, 5, 19, 20]);
+    assert_eq!(cycles(&t.commands), vec![3, 4, 19, 20]);
     assert_eq!(t.done, vec![8, 22]);
     assert_eq!(t.round_done, vec![91 + D_LAND + 2]);
     // A local-only round waits for them too, then D_LAND: it writes
@@ -824,7 +826,7 @@ fn a_round_waits_for_the_completions_of_earlier_broadcasts() {
     let mut s = Script::new(3, 0, vec![Req::plain(1), lo]);
     s.acks = vec![50, 70];
     let t = script(&s);
-    assert_eq!(cycles(&t.commands), vec![4, 5]);
+    assert_eq!(cycles(&t.commands), vec![3, 4]);
     // The local write's B at 17, done at 18, then the last completion.
     assert_eq!(t.done, vec![8, 18]);
     assert_eq!(t.round_done, vec![70 + D_LAND + 2]);
@@ -887,8 +889,8 @@ fn after_a_failed_round_nothing_is_written_until_clear() {
     // the clear at 50: the broadcast at 60 writes (AW at 61) and, staged,
     // sends beside it.
     assert_eq!(t.aw.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2, 61]);
-    assert_eq!(cycles(&t.commands), vec![62, 63, 65, 66]);
-    assert_eq!(t.done, vec![7, 21, 31, 68]);
+    assert_eq!(cycles(&t.commands), vec![61, 62, 64, 65]);
+    assert_eq!(t.done, vec![7, 21, 31, 67]);
     assert_eq!(t.round_done, vec![7, 31]);
     assert_eq!(t.round_error, vec![7, 31]);
     assert_eq!(t.errors, 0, "the clear at 50 zeroed the count");
@@ -904,7 +906,7 @@ fn after_a_failed_round_nothing_is_written_until_clear() {
     s.bresp_until = 10;
     let t = script(&s);
     assert_eq!(t.aw.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2, 21]);
-    assert_eq!(cycles(&t.commands), vec![22, 23, 25, 26]);
+    assert_eq!(cycles(&t.commands), vec![21, 22, 24, 25]);
     assert!(t.round_error.is_empty() && t.failed.is_empty());
     // A failed staged one, whose commands went out, fails it stop.
     let mut s = Script::new(5, 2, vec![Req::plain(1), Req::plain(20)]);
@@ -912,7 +914,7 @@ fn after_a_failed_round_nothing_is_written_until_clear() {
     s.bresp_until = 10;
     let t = script(&s);
     assert_eq!(t.aw.iter().map(|a| a.0).collect::<Vec<_>>(), vec![2]);
-    assert_eq!(cycles(&t.commands), vec![3, 4, 6]);
+    assert_eq!(cycles(&t.commands), vec![2, 3, 5, 6]);
     assert_eq!(t.done, vec![7, 21]);
     assert_eq!(t.failed, (7..300).collect::<Vec<_>>());
 }

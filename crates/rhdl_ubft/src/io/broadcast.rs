@@ -194,6 +194,7 @@ pub struct Broadcast {
     words_eff: Signal<Local, Bits<5>>,
     send_end: Signal<Local, Bit>,
     put_now: Signal<Local, Bit>,
+    stage_now: Signal<Local, Bit>,
     taken: Signal<Local, Bit>,
     w_take: Signal<Local, Bit>,
     w_last: Signal<Local, Bit>,
@@ -449,6 +450,7 @@ impl Default for Broadcast {
             words_eff: Default::default(),
             send_end: Default::default(),
             put_now: Default::default(),
+            stage_now: Default::default(),
             taken: Default::default(),
             w_take: Default::default(),
             w_last: Default::default(),
@@ -532,6 +534,22 @@ impl Logic for Broadcast {
         if self.beats.val() > 1 {
             self.words_eff.next = 16.into();
         }
+        // A one-beat record that is not a round is staged: its commands go
+        // out as soon as Stage holds it.
+        self.stage_now.next = (self.beats.val() <= 1) & !self.local_only.val() & !self.round.val();
+        // What Stage takes: the request itself at `start`, the registers
+        // after it.
+        self.stage_put.next = false;
+        if self.state.q.val() == BroadcastState::Idle {
+            self.stage_addr.next =
+                self.network_ptr.val() + (bit_cast::<64, 32>(self.word.val()) << 2);
+            self.stage_len.next = bit_cast::<8, 5>(self.words_eff.val()) << 2;
+            self.stage_data.next = self.data.val();
+        } else {
+            self.stage_addr.next = self.byte_addr.q.val();
+            self.stage_len.next = self.length.q.val();
+            self.stage_data.next = self.data_q.q.val();
+        }
         self.strb_shift.next = bit_cast::<7, 4>(self.word.val().get_bits::<4>(0)) << 2;
         // Peer p's queue pair: bits [10 p + 9 : 10 p] of qpns.
         // (below 10 N <= 80: seven bits)
@@ -578,11 +596,16 @@ impl Logic for Broadcast {
                     self.land.d.next = 0.into();
                     // A one-beat record that is not a round is staged: its
                     // commands go out as soon as Stage holds it.
-                    self.staged_q.d.next =
-                        (self.beats.val() <= 1) & !self.local_only.val() & !self.round.val();
-                    self.put_q.d.next =
-                        (self.beats.val() <= 1) & !self.local_only.val() & !self.round.val();
+                    self.staged_q.d.next = self.stage_now.val();
+                    self.put_q.d.next = self.stage_now.val() & self.stage_busy.val();
                     self.send_q.d.next = false;
+                    if self.stage_now.val() & !self.stage_busy.val() {
+                        // Staged as it is taken: its commands start with
+                        // its local write.
+                        self.stage_put.next = true;
+                        self.send_q.d.next = true;
+                        self.peer.d.next = 0.into();
+                    }
                     self.state.d.next = BroadcastState::Local;
                 }
             }
@@ -687,10 +710,10 @@ impl Logic for Broadcast {
                 self.state.d.next = BroadcastState::Idle;
             }
         }
-        // Staging: once Stage is free, the record goes in, and its commands
-        // start; they go out beside the local write (Local, Resp) and after
-        // it (Send).
-        self.stage_put.next = false;
+        // Staging: once Stage is free, the record goes in (at `start`, from
+        // the request; later, from the registers), and its commands start;
+        // they go out beside the local write (Local, Resp) and after it
+        // (Send).
         self.put_now.next = self.put_q.q.val()
             & !self.stage_busy.val()
             & (self.state.q.val() != BroadcastState::Idle);
@@ -754,9 +777,6 @@ impl Logic for Broadcast {
             self.cmd_len.next = (bit_cast::<16, 5>(self.last_q.q.val()) + 1) << 6;
         }
         self.cmd_staged.next = self.staged_q.q.val();
-        self.stage_addr.next = self.byte_addr.q.val();
-        self.stage_len.next = self.length.q.val();
-        self.stage_data.next = self.data_q.q.val();
         self.busy.next = self.state.q.val() != BroadcastState::Idle;
         self.done.next = self.done_q.q.val();
         self.round_done.next = self.round_done_q.q.val();
