@@ -28,6 +28,8 @@ ipx::associate_bus_interfaces -busif s_axis_cq -clock ap_clk $core
 ipx::associate_bus_interfaces -busif s_axis_rx_cmd -clock ap_clk $core
 ipx::associate_bus_interfaces -busif s_axis_rx_data -clock ap_clk $core
 ipx::associate_bus_interfaces -busif m_axis_rx_sts -clock ap_clk $core
+ipx::associate_bus_interfaces -busif s_axis_tx_cmd -clock ap_clk $core
+ipx::associate_bus_interfaces -busif m_axis_tx_data -clock ap_clk $core
 ipx::associate_bus_interfaces -busif s_axis_prop -clock ap_clk $core
 ipx::associate_bus_interfaces -busif m_axis_dec -clock ap_clk $core
 ipx::associate_bus_interfaces -busif m_axis_sreq -clock ap_clk $core

@@ -221,11 +221,12 @@ pub enum ConfigError {
     KWrapped = 6,
     // 7 is not assigned: no view change stops the run (a bridge is always
     // within SLOW's reach, docs/recovery.md D11.16).
-    /// Not a refusal: a round's local HBM write was answered with an error
-    /// (or its record's stream was malformed), so HBM may hold the round's
-    /// record without the peers holding it. Broadcast writes nothing more
-    /// and the run stops, as a crashed card's (docs/recovery.md section 2).
-    RoundFailed = 8,
+    /// Not a refusal: a round's local HBM write, or a staged record's, was
+    /// answered with an error (or a round's record stream was malformed),
+    /// so HBM may hold a round's record without the peers, or the peers a
+    /// staged record without HBM. Broadcast writes nothing more and the run
+    /// stops, as a crashed card's (docs/recovery.md section 2 and D7.3).
+    WriteFailed = 8,
 }
 
 impl ConfigError {
@@ -238,7 +239,7 @@ impl ConfigError {
         ConfigError::BufferMisaligned,
         ConfigError::SlotsWrap,
         ConfigError::KWrapped,
-        ConfigError::RoundFailed,
+        ConfigError::WriteFailed,
     ];
 
     /// The code as it reads in the status register.
@@ -268,18 +269,19 @@ impl ConfigError {
                  deciding k = 2^24 - 1, where vote_tag's k field would wrap to zero; \
                  restart it (reset, clear the mailboxes) to go on"
             }
-            ConfigError::RoundFailed => {
-                "a round's local HBM write must succeed: HBM answered one with an error \
-                 (or its record's stream was malformed), so the replica stopped, as a \
+            ConfigError::WriteFailed => {
+                "a round's local HBM write, and a staged record's, must succeed: HBM \
+                 answered one with an error (or a round's record stream was malformed), \
+                 so HBM and the peers' mailboxes may disagree; the replica stopped, as a \
                  crashed card, and writes nothing more until the next ap_start \
-                 (broadcast.md, recovery.md section 2)"
+                 (broadcast.md, recovery.md section 2 and D7.3)"
             }
         }
     }
 
     /// Is this the stop of a run that had started (not a refusal)?
     pub const fn is_stop(self) -> bool {
-        matches!(self, ConfigError::KWrapped | ConfigError::RoundFailed)
+        matches!(self, ConfigError::KWrapped | ConfigError::WriteFailed)
     }
 
     /// The check the kernel makes at `ap_start`, in Rust, for the simulator

@@ -82,7 +82,7 @@ pub struct Interface {
 }
 
 /// The kernel's interfaces, in kernel.xml order.
-pub const INTERFACES: [Interface; 12] = [
+pub const INTERFACES: [Interface; 14] = [
     Interface {
         name: "s_axi_control",
         kind: Kind::AxiLiteSlave,
@@ -136,6 +136,18 @@ pub const INTERFACES: [Interface; 12] = [
         kind: Kind::StreamOut(stream(STS_BITS, 0, false, false)),
         arg: "rx_sts",
         desc: "RoCE receive path: a status per incoming write once it is refused or in HBM (rx_status.rs), for the stack's ACK",
+    },
+    Interface {
+        name: "s_axis_tx_cmd",
+        kind: Kind::StreamIn(stream(WR_CMD_BITS, 0, false, false)),
+        arg: "tx_cmd",
+        desc: "RoCE send path: the stack's memory-read commands for staged payloads (host = 1; roce.rs WrCommand), into Stage",
+    },
+    Interface {
+        name: "m_axis_tx_data",
+        kind: Kind::StreamOut(stream(WR_DATA_BITS, 0, true, true)),
+        arg: "tx_data",
+        desc: "RoCE send path: the staged payloads, to the stack (stage.rs)",
     },
     Interface {
         name: "s_axis_prop",

@@ -367,7 +367,7 @@ fn fetches_continue_while_the_signer_is_busy() {
 }
 
 /// A round whose local write HBM refuses fails the replica stop
-/// (`RoundFailed`, broadcast.md): HBM may hold the round's record without
+/// (`WriteFailed`, broadcast.md): HBM may hold the round's record without
 /// the peers, which a later check (R11's "if higher", R21's echo_seal)
 /// would take for a round that landed everywhere. Replica 2's own
 /// will_commit of k = 1 is refused (not sent), so every replica goes slow
@@ -419,7 +419,7 @@ fn a_replica_whose_round_fails_stops_and_the_others_decide_every_slot() {
     let r2 = &report.replicas[2];
     assert_eq!(
         ConfigError::from_code(r2.status.error as u64),
-        Some(ConfigError::RoundFailed),
+        Some(ConfigError::WriteFailed),
         "{}",
         report.summary()
     );

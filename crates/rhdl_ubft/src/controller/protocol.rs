@@ -143,8 +143,8 @@ pub struct Protocol<const N: usize> {
     pub bc_round: Signal<Out, Bit>,
     pub bc_round_done: Signal<In, Bit>,
     pub bc_round_error: Signal<In, Bit>,
-    /// Broadcast failed stop after a round's failed local write: the run
-    /// stops with `RoundFailed`.
+    /// Broadcast failed stop after a round's or a staged record's failed
+    /// local write: the run stops with `WriteFailed`.
     pub bc_failed: Signal<In, Bit>,
     pub bc_done: Signal<In, Bit>,
     pub bc_busy: Signal<In, Bit>,
@@ -391,7 +391,7 @@ impl<const N: usize> Protocol<N> {
             beat_words: Constant::new((!(BEAT_WORDS as u64 - 1) & 0xffff_ffff).into()),
             err_k_wrapped: Constant::new(ConfigError::KWrapped.code().into()),
             k_last: Constant::new(K_LAST.into()),
-            err_round: Constant::new(ConfigError::RoundFailed.code().into()),
+            err_round: Constant::new(ConfigError::WriteFailed.code().into()),
             records: SlotRecords::new(&mb, row_n),
             position: Position::new(row_n),
             ;

@@ -4,11 +4,14 @@
 //! buffer (`word`, `words`, `data` with the record in its low words), or
 //! (`beats` > 1) up to 16 whole beats on a beat: the first is `data`, the
 //! rest come on `s_rec`. The RoCE stack has no connection to the replica
-//! itself and pulls a WRITE's payload from local HBM when it sends it, so
-//! Broadcast first writes the record into its own HBM (one AXI4 burst of
-//! `beats` beats, byte strobes on a one-beat record's words), waits for the
-//! write response, then issues one RDMA WRITE command per peer (on the queue
-//! pair configured for that peer), in peer order. A round (`round`, R13 of
+//! itself, so Broadcast writes the record into its own HBM (one AXI4 burst
+//! of `beats` beats, byte strobes on a one-beat record's words) and issues
+//! one RDMA WRITE command per peer (on the queue pair configured for that
+//! peer), in peer order. The stack pulls a WRITE's payload when it sends
+//! it: a one-beat record that is not a round is staged (Stage,
+//! docs/stage.md: `stage_put`, `cmd_staged`), and its commands go out
+//! beside its local write; any other record is read from HBM, so its
+//! commands wait for the write response. A round (`round`, R13 of
 //! docs/recovery.md) then waits for every command taken so far to complete,
 //! and D_LAND cycles more, before `round_done`.
 //!
@@ -40,9 +43,9 @@
 //!   RoCE stack's send-queue words, so another stack needs another adapter
 //!   only.
 //! - `ack`: a completion pulse from the adapter; `acks` counts them,
-//!   `write_errors` counts non-OKAY write responses (after one, the record
-//!   is not sent to any peer and not retried: the stack would read it from
-//!   local HBM). `clear` (Protocol's `started`: the cycle it takes an
+//!   `write_errors` counts non-OKAY write responses (after one, no command
+//!   goes out and nothing is retried; a staged record whose commands went
+//!   out fails Broadcast stop, as a failed round does). `clear` (Protocol's `started`: the cycle it takes an
 //!   `ap_start`) zeroes both, so they count one run, as the other status
 //!   counters do; a completion in that very cycle (of the run before) is
 //!   not counted.
@@ -58,14 +61,17 @@
 //!   for a round that landed everywhere. From then on every `start` writes
 //!   nothing, locally or to a peer, and ends the cycle after (`done`, and
 //!   `round_done` with `round_error` for a round), until `clear` (the next
-//!   run). Protocol stops the run (`RoundFailed`): the replica stops as a
-//!   crashed card's (docs/recovery.md section 2).
+//!   run). Protocol stops the run (`WriteFailed`): the replica stops as a
+//!   crashed card's (docs/recovery.md section 2). So does a staged
+//!   record's failed local write once Stage has it: its peers may hold it
+//!   while HBM does not (docs/recovery.md D7.3).
 //!
-//! Timing: AW and W go out the cycle after `start`, a beat a cycle; with W
-//! the HBM write latency and the send queue ready, the first command is
-//! valid W + 1 cycles after the last beat (one more when peer 0 is the
-//! replica itself) and one command goes out per cycle; `done` follows the
-//! last.
+//! Timing: AW and W go out the cycle after `start`, a beat a cycle; with the
+//! send queue ready a staged record's first command is valid then too
+//! (Stage free), any other's W + 1 cycles after the last beat (W the HBM
+//! write latency), one more when peer 0 is the replica itself, and one
+//! command goes out per cycle; `done` comes two cycles after the later of
+//! B and the last command.
 //!
 //! Reset (`rst_n`, synchronous, active low): abandons the record and zeroes
 //! `outstanding`; `busy` falls the next cycle.
@@ -144,7 +150,8 @@ pub struct Broadcast {
     pub clear: Signal<In, Bit>,
     pub acks: Signal<Out, Bits<32>>,
     pub write_errors: Signal<Out, Bits<32>>,
-    /// A round failed in this run: nothing is written until `clear`.
+    /// A round, or a staged record's local write, failed in this run:
+    /// nothing is written until `clear`.
     pub failed: Signal<Out, Bit>,
     /// One cycle as a one-beat record's local write is answered OKAY:
     /// `awaddr`, `wdata` and `wstrb` are that beat, in HBM. The

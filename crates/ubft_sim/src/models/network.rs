@@ -18,8 +18,14 @@
 //!
 //! Timing, in kernel cycles:
 //!
-//! - A command accepted (`sq_tvalid && sq_tready`) at cycle `c` reads its
-//!   payload from the sender's HBM at `c` (the stack pulls the payload) and
+//! - The stack pulls a WRITE's payload, WRITEs in command order. A
+//!   command taken (`sq_tvalid && sq_tready`) with `host` = 0 reads the
+//!   sender's HBM the cycle it is taken, or, behind a staged WRITE still
+//!   waiting, the cycle that one is sent. A staged one (`host` = 1, one
+//!   beat: docs/stage.md) asks the sender's kernel for its payload: its
+//!   memory-read command is presented on `s_axis_tx_cmd` from the next
+//!   cycle, and it is sent the cycle `m_axis_tx_data` hands over the beat
+//!   with TLAST. Sent at cycle `c`, a WRITE
 //!   lands in the receiver's HBM at `max(c + L + extra, previous landing on
 //!   the same queue pair)`: in order per queue pair. `extra` is the sum of the
 //!   link delays ([`Network::add_delay`]) whose window holds `c` (and, for a
@@ -251,9 +257,8 @@ pub const LINE_RATE_CYCLES: u64 = 4;
 /// that finds its queue full is dropped unacknowledged
 /// (`NetStats::rx_dropped`). An honest sender's write dropped fails the
 /// run's guard check (`Cluster::report`), so every run and the soak check
-/// that the depth covers the kernel's own traffic: a broadcast sends after
-/// its local write, one broadcast at a time, and a round waits for every
-/// completion.
+/// that the depth covers the kernel's own traffic: one broadcast at a time,
+/// one WRITE per peer each, and a round waits for every completion.
 pub const RX_QP_DEPTH: usize = 16;
 
 /// The network's counters; `[src][dst]` per queue pair, `[r]` per replica.
@@ -2000,6 +2005,81 @@ mod tests {
         assert!(!net.busy());
     }
 
+    /// A staged WRITE (`host` = 1): the stack asks the sender's kernel for
+    /// the payload the cycle after taking the command, sends it the cycle
+    /// the beat comes back, whatever the sender's HBM holds, and a WRITE
+    /// read from HBM that was taken after it waits for it (command order).
+    #[test]
+    fn a_staged_write_sends_the_payload_its_kernel_hands_over_in_command_order() {
+        let (mut net, mut hbms) = setup();
+        let mb = mailbox();
+        let w = mb.vote(Region::WillCert, 2, 1);
+        let c2 = mb.vote(Region::WillCommit, 2, 1);
+        // HBM does not hold the staged record (its local write is not in).
+        hbms[1].write_words(addr(w), &[0, 0]);
+        hbms[1].write_words(addr(c2), &[vote_tag(0, 3), 7]);
+        let staged = SqCommand {
+            host: true,
+            ..cmd(0, w, 2)
+        };
+        let mut asked = vec![];
+        // The kernel answers each read the cycle after it takes it.
+        let mut answer: Option<[u32; 16]> = None;
+        for c in 0..40u64 {
+            net.deliver(c, &mut hbms);
+            // Sent at 8, when the beat came: lands at 8 + L = 18.
+            let landed = hbms[0].read_words(addr(w), 2) == vec![vote_tag(0, 3), 42];
+            assert_eq!(landed, c >= 8 + L, "cycle {c}");
+            for r in 0..N {
+                let mut inp = KernelIn::default();
+                net.drive(r, &mut inp);
+                let mut out = KernelOut::default();
+                if r == 1 {
+                    let send = match c {
+                        5 => Some(staged),
+                        6 => Some(cmd(0, c2, 2)),
+                        _ => None,
+                    };
+                    out.sq_tvalid = send.is_some();
+                    out.sq_tdata = send.map_or([0; 4], |s| s.pack());
+                    // The read is held one cycle before it is taken.
+                    out.tx_cmd_tready = c >= 7;
+                    if let Some(beat) = answer.take() {
+                        out.tx_data_tvalid = true;
+                        out.tx_data_tdata = beat;
+                        out.tx_data_tkeep = 0xff;
+                        out.tx_data_tlast = true;
+                    }
+                    if inp.tx_cmd_tvalid && out.tx_cmd_tready {
+                        let v = inp.tx_cmd_tdata;
+                        let m = WrCommand::unpack(
+                            v[0] as u128 | (v[1] as u128) << 32 | (v[2] as u128) << 64,
+                        );
+                        asked.push((c, m));
+                        let mut beat = [0u32; 16];
+                        beat[0] = vote_tag(0, 3);
+                        beat[1] = 42;
+                        answer = Some(beat);
+                    }
+                }
+                out.cq_tready = true;
+                net.observe(r, &inp, &out, c, &hbms);
+            }
+        }
+        // Asked from 6 (the cycle after the command), taken at 7: the
+        // memCmd names laddr, the length, host and the queue pair.
+        assert_eq!(asked.len(), 1);
+        let (at, m) = asked[0];
+        assert_eq!(at, 7);
+        assert_eq!((m.vaddr, m.len, m.host, m.qpn), (addr(w), 8, true, QPN_BASE));
+        // Sent at 8, when the beat came: lands at 8 + L = 18, with the
+        // staged payload, not HBM's; the WRITE behind it is sent with it.
+        assert_eq!(hbms[0].read_words(addr(w), 2), vec![vote_tag(0, 3), 42]);
+        assert_eq!(hbms[0].read_words(addr(c2), 2), vec![vote_tag(0, 3), 7]);
+        assert_eq!(net.stats().accepted[1][0], 2);
+        assert!(!net.busy());
+    }
+
     #[test]
     fn completions_are_held_until_cq_tready_and_numbered_per_queue_pair() {
         let (mut net, mut hbms) = setup();
@@ -2117,7 +2197,12 @@ mod tests {
             },
             SqCommand { qpn: 2, ..ok },
             SqCommand { opcode: 0x06, ..ok },
-            SqCommand { host: true, ..ok },
+            // Staged, and longer than the beat a staged payload is.
+            SqCommand {
+                host: true,
+                length: 2 * BEAT_BYTES,
+                ..ok
+            },
             SqCommand { length: 6, ..ok },
             SqCommand {
                 length: too_long,
