@@ -23,7 +23,11 @@
 //!
 //! Ports and handshakes:
 //! - `wr_cmd_tdata/tvalid/tready`: AXI-Stream, one command per packet.
-//!   `tready` is high only in Idle (not during reset).
+//!   `tready` is high only in Idle (not during reset), so the command
+//!   taken before is finished whenever it is high (RxStatus and the
+//!   simulator read a command's end from it). The checks start on the
+//!   command presented, before it is taken: AXI-Stream holds `tdata` while
+//!   `tvalid` is high.
 //! - `wr_data_tdata/tkeep/tlast/tvalid/tready`: AXI-Stream, the payload of
 //!   the command last taken, lane 0 first, `tlast` on its last beat. `tready`
 //!   is high from the cycle after the command is taken until `tlast`, and
@@ -41,15 +45,22 @@
 //!   [`Refusal`], and `sts_refused_by` (refusals of sender i in bits
 //!   [32 i + 31 : 32 i]); 32-bit counters that wrap.
 //!
-//! Timing (command taken at cycle a, one-beat payload at a + 1, `awready` and
-//! `wready` high): the checks take five cycles, so AW and W are valid at
-//! a + 7 and the next command is taken at a + 8. A record in a leader's
-//! region adds eight cycles (view mod n, four bits a cycle): AW at a + 15.
-//! A refusal is decided at a + 6 (leader: a + 14) and the next command is
-//! taken the cycle after. A payload whose last beat comes at t is decided
-//! at max(a + 6, t + 1); a record touching k HBM beats is k AXI writes, one
-//! a cycle, and each cycle `awready` or `wready` stays low adds one.
-//! `bvalid` never holds the guard up.
+//! Timing (`awready` and `wready` high). The checks are a pipeline fed
+//! every cycle with the command presented on `wr_cmd_*`: a command first
+//! presented at p has its results at p + [`CHECK_CYCLES`] = p + 5 (a cycle
+//! with `tvalid` low, or a reset cycle, starts them again). Taken at a ≥ p,
+//! its payload's last beat at t ≥ a + 1, it is decided at max(p + 5,
+//! t + 1), and AW and W are valid the cycle after. Taken as soon as it is
+//! presented (the guard idle, p = a), a one-beat write is decided at a + 5,
+//! on AXI at a + 6, and the next command is taken at a + 7. The next one,
+//! presented from a + 1 while this one is checked and written, has its
+//! checks done when it is taken: decided two cycles after it is taken and
+//! on AXI the cycle after that, so a flood of one-beat writes lands one
+//! every 4 cycles. A record in a leader's region adds eight cycles (view
+//! mod n, four bits a cycle). A refusal is decided the same way and the
+//! next command is taken the cycle after. A record touching k HBM beats is
+//! k AXI writes, one a cycle, and each cycle `awready` or `wready` stays
+//! low adds one. `bvalid` never holds the guard up.
 //!
 //! Streaming: a record longer than the [`BEATS`]-beat buffer is not held
 //! whole. Its first `BEATS` beats are taken and the rest are
@@ -67,14 +78,15 @@
 //! | --- | --- | --- |
 //! | Idle | a command | Collect (Check when its length is 0: no payload follows) |
 //! | Collect | the payload's beats, until `tlast` (streaming: or a full buffer) | Check |
-//! | Check | the row checks (`CHECK_CYCLES` after the command) | Idle (refused; Drain if the payload is not all in), Leader, or Write |
+//! | Check | the checks' results (`CHECK_CYCLES` after the command was first presented) | Idle (refused; Drain if the payload is not all in), Leader, or Write |
 //! | Leader | view mod n (`LEADER_CYCLES`) | Write, or Idle/Drain (refused) |
 //! | Write | AWREADY and WREADY, beat by beat | Idle after the last beat; Fetch when the next HBM beat needs a payload beat not yet taken |
 //! | Fetch | streaming: the next payload beat | Write; Idle/Drain when its `tlast` disagrees with the length |
 //! | Drain | `tlast` of a payload abandoned by a reset or refused while streaming | Idle |
 //!
-//! Reset (`rst_n`, synchronous, active low): clears the counters and
-//! abandons a write that has not reached AXI: nothing of it is written. A
+//! Reset (`rst_n`, synchronous, active low): clears the counters, starts
+//! the checks of the command presented again, and abandons a write that
+//! has not reached AXI: nothing of it is written. A
 //! write whose AW and W are already valid is finished, all of its beats:
 //! AXI cannot take back a valid, and stopping would leave a partial record.
 //! If the abandoned command's payload is still coming, the guard drains it
@@ -641,8 +653,8 @@ pub fn decide(
     Ok((sender, word))
 }
 
-/// Cycles from the command taken to the row checks' results (docs/guard.md,
-/// "Timing").
+/// Cycles from a command's first cycle presented on `wr_cmd_*` (taken or
+/// not) to its checks' results (docs/guard.md, "Timing").
 pub const CHECK_CYCLES: u64 = 5;
 /// Cycles of the leader check (32 bits of view, four a cycle).
 pub const LEADER_CYCLES: u64 = 8;
@@ -667,11 +679,12 @@ fn konst<const B: usize>(x: u64) -> Constant<Bits<B>> {
 /// One row of the table in hardware: is the write's first word in this
 /// region, and may the sender write there?
 ///
-/// A four-stage pipeline on the guard's registered word, length and sender
-/// (which stay put while a command is checked): stage 1 finds the row
-/// (`hit`) and the offset; 2 the entry, offset / entry words; 3 the offset
-/// in the entry and the period; 4 the owner, entry − period · period
-/// length, and the verdict. The divisions are multiplications by the row's
+/// A four-stage pipeline that takes a command every cycle: stage 1 finds
+/// the row (`hit`) from `word` and the offset; 2 the entry, offset / entry
+/// words; 3 the offset in the entry and the period; 4 the owner, entry −
+/// period · period length, and the verdict, from `words`, `sender` and
+/// `rd`, which the guard carries along so that stage 4 reads its own
+/// command's. The divisions are multiplications by the row's
 /// constants ([`Divider`]), so a row of powers of two costs shifts only.
 #[derive(LogicBlock)]
 pub struct RowCheck {
@@ -842,7 +855,8 @@ pub enum GuardState {
     Collect,
     /// Dropping the rest of an abandoned payload (after a reset).
     Drain,
-    /// Waiting for the row checks; then refuse, write, or check the view.
+    /// Waiting for the checks' results; then refuse, write, or check the
+    /// view.
     Check,
     /// view mod n, four bits a cycle.
     Leader,
@@ -911,20 +925,50 @@ pub struct Guard<const N: usize> {
     pub sts_refused_by: Signal<Out, Bits<REFUSED_BY_BITS>>,
     rows: [RowCheck; ROWS],
     state: DFF<GuardState>,
-    // The command.
+    // The checks of the command presented on `wr_cmd_*`, a pipeline fed
+    // every cycle: `pres` counts the cycles the same command has been
+    // presented (0 its first; its row checks are out at 5).
+    pres: DFF<Bits<4>>,
+    // What the command alone says (registered from `wr_cmd_tdata`), then
+    // carried along the row checks' stages (sN: with stage N).
+    word_d: DFF<Bits<32>>,
+    words_d: DFF<Bits<16>>,
+    sender_d: DFF<Bits<8>>,
+    known_d: DFF<Bit>,
+    mal_d: DFF<Bits<4>>,
+    rd_d: DFF<Bit>,
+    words_s2: DFF<Bits<16>>,
+    words_s3: DFF<Bits<16>>,
+    words_s4: DFF<Bits<16>>,
+    sender_s2: DFF<Bits<8>>,
+    sender_s3: DFF<Bits<8>>,
+    sender_s4: DFF<Bits<8>>,
+    sender_s5: DFF<Bits<8>>,
+    known_s2: DFF<Bit>,
+    known_s3: DFF<Bit>,
+    known_s4: DFF<Bit>,
+    known_s5: DFF<Bit>,
+    mal_s2: DFF<Bits<4>>,
+    mal_s3: DFF<Bits<4>>,
+    mal_s4: DFF<Bits<4>>,
+    mal_s5: DFF<Bits<4>>,
+    rd_s2: DFF<Bit>,
+    rd_s3: DFF<Bit>,
+    rd_s4: DFF<Bit>,
+    // The command taken: its address and length, and its checks' results
+    // (latched when they come out, at age 5; age counts from the cycle it
+    // was first presented).
     vaddr_q: DFF<Bits<64>>,
     len_q: DFF<Bits<32>>,
-    qpn_q: DFF<Bits<QPN_BITS>>,
-    high_q: DFF<Bit>,
-    /// The command is a READ response's (`WR_RD`).
-    rd_q: DFF<Bit>,
     age: DFF<Bits<4>>,
-    // What the command alone says (one cycle after it is taken).
-    word_q: DFF<Bits<32>>,
-    words_q: DFF<Bits<16>>,
     sender_q: DFF<Bits<8>>,
     known_q: DFF<Bit>,
     mal_q: DFF<Bits<4>>,
+    hit_q: DFF<Bit>,
+    pass_q: DFF<Bit>,
+    leader_q: DFF<Bit>,
+    code_q: DFF<Bits<4>>,
+    vidx_q: DFF<Bits<16>>,
     // The payload.
     buf: [DFF<Bits<BEAT_BITS>>; BEATS],
     csel: DFF<Bits<64>>,
@@ -954,6 +998,10 @@ pub struct Guard<const N: usize> {
     refused_q: [DFF<Bits<32>>; REASONS],
     by_q: DFF<Bits<REFUSED_BY_BITS>>,
     // Combinational.
+    take: Signal<Local, Bit>,
+    c_vaddr: Signal<Local, Bits<64>>,
+    c_len: Signal<Local, Bits<32>>,
+    c_high: Signal<Local, Bit>,
     diff: Signal<Local, Bits<64>>,
     found: Signal<Local, Bit>,
     who: Signal<Local, Bits<8>>,
@@ -969,6 +1017,15 @@ pub struct Guard<const N: usize> {
     r_leader: Signal<Local, Bit>,
     r_code: Signal<Local, Bits<4>>,
     r_vidx: Signal<Local, Bits<16>>,
+    // The taken command's results: live at age 5, latched after.
+    s_hit: Signal<Local, Bit>,
+    s_pass: Signal<Local, Bit>,
+    s_leader: Signal<Local, Bit>,
+    s_code: Signal<Local, Bits<4>>,
+    s_vidx: Signal<Local, Bits<16>>,
+    s_sender: Signal<Local, Bits<8>>,
+    s_known: Signal<Local, Bit>,
+    s_mal: Signal<Local, Bits<4>>,
     vbeat: Signal<Local, Bits<BEAT_BITS>>,
     vlane: Signal<Local, Bits<4>>,
     vword: Signal<Local, Bits<9>>,
@@ -1119,17 +1176,42 @@ impl<const N: usize> Guard<N> {
             sts_refused_by: Default::default(),
             rows: std::array::from_fn(|i| RowCheck::new(&table.rows[i])),
             state: Default::default(),
+            pres: Default::default(),
+            word_d: Default::default(),
+            words_d: Default::default(),
+            sender_d: Default::default(),
+            known_d: Default::default(),
+            mal_d: Default::default(),
+            rd_d: Default::default(),
+            words_s2: Default::default(),
+            words_s3: Default::default(),
+            words_s4: Default::default(),
+            sender_s2: Default::default(),
+            sender_s3: Default::default(),
+            sender_s4: Default::default(),
+            sender_s5: Default::default(),
+            known_s2: Default::default(),
+            known_s3: Default::default(),
+            known_s4: Default::default(),
+            known_s5: Default::default(),
+            mal_s2: Default::default(),
+            mal_s3: Default::default(),
+            mal_s4: Default::default(),
+            mal_s5: Default::default(),
+            rd_s2: Default::default(),
+            rd_s3: Default::default(),
+            rd_s4: Default::default(),
             vaddr_q: Default::default(),
             len_q: Default::default(),
-            qpn_q: Default::default(),
-            high_q: Default::default(),
-            rd_q: Default::default(),
             age: Default::default(),
-            word_q: Default::default(),
-            words_q: Default::default(),
             sender_q: Default::default(),
             known_q: Default::default(),
             mal_q: Default::default(),
+            hit_q: Default::default(),
+            pass_q: Default::default(),
+            leader_q: Default::default(),
+            code_q: Default::default(),
+            vidx_q: Default::default(),
             buf: std::array::from_fn(|_| Default::default()),
             csel: Default::default(),
             beat_n: Default::default(),
@@ -1150,6 +1232,10 @@ impl<const N: usize> Guard<N> {
             werr_q: Default::default(),
             refused_q: std::array::from_fn(|_| Default::default()),
             by_q: Default::default(),
+            take: Default::default(),
+            c_vaddr: Default::default(),
+            c_len: Default::default(),
+            c_high: Default::default(),
             diff: Default::default(),
             found: Default::default(),
             who: Default::default(),
@@ -1165,6 +1251,14 @@ impl<const N: usize> Guard<N> {
             r_leader: Default::default(),
             r_code: Default::default(),
             r_vidx: Default::default(),
+            s_hit: Default::default(),
+            s_pass: Default::default(),
+            s_leader: Default::default(),
+            s_code: Default::default(),
+            s_vidx: Default::default(),
+            s_sender: Default::default(),
+            s_known: Default::default(),
+            s_mal: Default::default(),
             vbeat: Default::default(),
             vlane: Default::default(),
             vword: Default::default(),
@@ -1224,9 +1318,12 @@ impl<const N: usize> Logic for Guard<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, vaddr_q, len_q, qpn_q, high_q, rd_q, age, word_q, words_q,
-            sender_q, known_q, mal_q, csel, beat_n, data_bad, got_last, vsh, rem, step, wad, wrem,
-            wsel, psel, hb, first, aw_done, w_done, accepted_q, werr_q, by_q
+            self, clock, state, pres, word_d, words_d, sender_d, known_d, mal_d, rd_d, words_s2,
+            words_s3, words_s4, sender_s2, sender_s3, sender_s4, sender_s5, known_s2, known_s3,
+            known_s4, known_s5, mal_s2, mal_s3, mal_s4, mal_s5, rd_s2, rd_s3, rd_s4, vaddr_q,
+            len_q, age, sender_q, known_q, mal_q, hit_q, pass_q, leader_q, code_q, vidx_q, csel,
+            beat_n, data_bad, got_last, vsh, rem, step, wad, wrem, wsel, psel, hb, first, aw_done,
+            w_done, accepted_q, werr_q, by_q
         );
         for i in 0..BEATS {
             self.buf[i].clock.next = self.clock.val();
@@ -1236,17 +1333,50 @@ impl<const N: usize> Logic for Guard<N> {
             self.refused_q[i].clock.next = self.clock.val();
             self.refused_q[i].d.next = self.refused_q[i].q.val();
         }
-        // What the command alone says, registered the cycle after it is
-        // taken: the word index, the sender its queue pair names, and
-        // whether it is malformed.
-        self.diff.next = self.vaddr_q.q.val() - self.network_ptr.val();
+        // The command presented on wr_cmd_*, taken or not: AXI-Stream holds
+        // TDATA while TVALID is high, so the checks can start before the
+        // guard is free to take it.
+        self.take.next = ((self.state.q.val() == GuardState::Idle) & self.rst_n.val())
+            & self.wr_cmd_tvalid.val();
+        self.c_vaddr.next = bit_cast::<64, WR_VADDR_BITS>(
+            self.wr_cmd_tdata
+                .val()
+                .get_bits::<WR_VADDR_BITS>(self.at_vaddr.val().index()),
+        );
+        self.c_len.next = bit_cast::<32, WR_LEN_BITS>(
+            self.wr_cmd_tdata
+                .val()
+                .get_bits::<WR_LEN_BITS>(self.at_len.val().index()),
+        );
+        // Address bits above 47, or a SEND's payload: no mailbox.
+        self.c_high.next = self.wr_cmd_tdata.val().get_bit(self.at_strm.val().index())
+            | (self
+                .wr_cmd_tdata
+                .val()
+                .get_bits::<4>(self.at_dest.val().index())
+                != 0)
+            | !self.wr_cmd_tdata.val().get_bit(self.at_host.val().index());
+        // Cycles the same command has been presented: none after a take, a
+        // cycle without TVALID, or a reset cycle.
+        if self.take.val() | !self.wr_cmd_tvalid.val() | !self.rst_n.val() {
+            self.pres.d.next = 0.into();
+        } else if self.pres.q.val() != 15 {
+            self.pres.d.next = self.pres.q.val() + 1;
+        }
+        // What the command alone says, registered: the word index, the
+        // sender its queue pair names, and whether it is malformed.
+        self.diff.next = self.c_vaddr.val() - self.network_ptr.val();
         self.found.next = false;
         self.who.next = 0.into();
         for i in 0..N {
             if !self.found.val()
                 & (self.ids.val().get_bits::<8>(i * 8) < self.n.val())
                 & (self.ids.val().get_bits::<8>(i * 8) != self.id.val())
-                & (self.qpns.val().get_bits::<QPN_BITS>(i * 10) == self.qpn_q.q.val())
+                & (self.qpns.val().get_bits::<QPN_BITS>(i * 10)
+                    == self
+                        .wr_cmd_tdata
+                        .val()
+                        .get_bits::<QPN_BITS>(self.at_qpn.val().index()))
             {
                 self.found.next = true;
                 self.who.next = self.ids.val().get_bits::<8>(i * 8);
@@ -1254,36 +1384,58 @@ impl<const N: usize> Logic for Guard<N> {
         }
         if !self.found.val() {
             self.mal.next = self.c_unknown.val();
-        } else if (self.len_q.q.val() == 0)
-            | (self.len_q.q.val().get_bits::<2>(0) != 0)
-            | (self.len_q.q.val() > self.max_bytes.val())
+        } else if (self.c_len.val() == 0)
+            | (self.c_len.val().get_bits::<2>(0) != 0)
+            | (self.c_len.val() > self.max_bytes.val())
         {
             self.mal.next = self.c_length.val();
-        } else if self.vaddr_q.q.val().get_bits::<2>(0) != 0 {
+        } else if self.c_vaddr.val().get_bits::<2>(0) != 0 {
             self.mal.next = self.c_unaligned.val();
-        } else if self.high_q.q.val()
-            | (self.vaddr_q.q.val() < self.network_ptr.val())
-            | ((self.diff.val() + bit_cast::<64, 32>(self.len_q.q.val())) > self.end_bytes.val())
+        } else if self.c_high.val()
+            | (self.c_vaddr.val() < self.network_ptr.val())
+            | ((self.diff.val() + bit_cast::<64, 32>(self.c_len.val())) > self.end_bytes.val())
         {
             self.mal.next = self.c_outside.val();
         } else {
             self.mal.next = 0.into();
         }
-        self.word_q.d.next = self.diff.val().get_bits::<32>(2);
-        self.words_q.d.next = self.len_q.q.val().get_bits::<16>(2);
-        self.sender_q.d.next = self.who.val();
-        self.known_q.d.next = self.found.val();
-        self.mal_q.d.next = self.mal.val();
+        self.word_d.d.next = self.diff.val().get_bits::<32>(2);
+        self.words_d.d.next = self.c_len.val().get_bits::<16>(2);
+        self.sender_d.d.next = self.who.val();
+        self.known_d.d.next = self.found.val();
+        self.mal_d.d.next = self.mal.val();
+        self.rd_d.d.next = self.wr_cmd_tdata.val().get_bit(self.at_rd.val().index());
+        // Carried along the row checks' stages: the length, sender and mark
+        // to stage 4, which reads them; the sender and the command's
+        // verdict to the results.
+        self.words_s2.d.next = self.words_d.q.val();
+        self.words_s3.d.next = self.words_s2.q.val();
+        self.words_s4.d.next = self.words_s3.q.val();
+        self.sender_s2.d.next = self.sender_d.q.val();
+        self.sender_s3.d.next = self.sender_s2.q.val();
+        self.sender_s4.d.next = self.sender_s3.q.val();
+        self.sender_s5.d.next = self.sender_s4.q.val();
+        self.known_s2.d.next = self.known_d.q.val();
+        self.known_s3.d.next = self.known_s2.q.val();
+        self.known_s4.d.next = self.known_s3.q.val();
+        self.known_s5.d.next = self.known_s4.q.val();
+        self.mal_s2.d.next = self.mal_d.q.val();
+        self.mal_s3.d.next = self.mal_s2.q.val();
+        self.mal_s4.d.next = self.mal_s3.q.val();
+        self.mal_s5.d.next = self.mal_s4.q.val();
+        self.rd_s2.d.next = self.rd_d.q.val();
+        self.rd_s3.d.next = self.rd_s2.q.val();
+        self.rd_s4.d.next = self.rd_s3.q.val();
         if self.age.q.val() != 15 {
             self.age.d.next = self.age.q.val() + 1;
         }
-        // The row checks, on the registered command; at most one row hits.
+        // The row checks; at most one row hits.
         for i in 0..ROWS {
             self.rows[i].clock.next = self.clock.val();
-            self.rows[i].word.next = self.word_q.q.val();
-            self.rows[i].words.next = self.words_q.q.val();
-            self.rows[i].sender.next = self.sender_q.q.val();
-            self.rows[i].rd.next = self.rd_q.q.val();
+            self.rows[i].word.next = self.word_d.q.val();
+            self.rows[i].words.next = self.words_s4.q.val();
+            self.rows[i].sender.next = self.sender_s4.q.val();
+            self.rows[i].rd.next = self.rd_s4.q.val();
         }
         self.r_hit.next = false;
         self.r_pass.next = false;
@@ -1298,6 +1450,41 @@ impl<const N: usize> Logic for Guard<N> {
                 self.r_code.next = self.rows[i].code.val();
                 self.r_vidx.next = self.rows[i].vidx.val();
             }
+        }
+        // The results of the command presented `CHECK_CYCLES` cycles ago
+        // (with its command checks, carried along). The command taken reads
+        // them as they come out (age 5) and keeps them; one presented long
+        // enough before it is taken has them at once.
+        if self.age.q.val() == self.ready_age.val() {
+            self.s_hit.next = self.r_hit.val();
+            self.s_pass.next = self.r_pass.val();
+            self.s_leader.next = self.r_leader.val();
+            self.s_code.next = self.r_code.val();
+            self.s_vidx.next = self.r_vidx.val();
+            self.s_sender.next = self.sender_s5.q.val();
+            self.s_known.next = self.known_s5.q.val();
+            self.s_mal.next = self.mal_s5.q.val();
+        } else {
+            self.s_hit.next = self.hit_q.q.val();
+            self.s_pass.next = self.pass_q.q.val();
+            self.s_leader.next = self.leader_q.q.val();
+            self.s_code.next = self.code_q.q.val();
+            self.s_vidx.next = self.vidx_q.q.val();
+            self.s_sender.next = self.sender_q.q.val();
+            self.s_known.next = self.known_q.q.val();
+            self.s_mal.next = self.mal_q.q.val();
+        }
+        if (self.age.q.val() == self.ready_age.val())
+            | (self.take.val() & (self.pres.q.val() >= self.ready_age.val()))
+        {
+            self.hit_q.d.next = self.r_hit.val();
+            self.pass_q.d.next = self.r_pass.val();
+            self.leader_q.d.next = self.r_leader.val();
+            self.code_q.d.next = self.r_code.val();
+            self.vidx_q.d.next = self.r_vidx.val();
+            self.sender_q.d.next = self.sender_s5.q.val();
+            self.known_q.d.next = self.known_s5.q.val();
+            self.mal_q.d.next = self.mal_s5.q.val();
         }
         // The payload, rotated by the write's lane as it arrives: payload
         // word k of a beat is kept at word (k + lane) mod 16, where it sits
@@ -1343,12 +1530,12 @@ impl<const N: usize> Logic for Guard<N> {
         // word (vidx + lane) mod 16.
         self.vbeat.next = 0.into();
         for i in 0..BEATS {
-            if (self.r_vidx.val() >> 4) == self.beat_ids.val().get_bits::<16>(i * 16) {
+            if (self.s_vidx.val() >> 4) == self.beat_ids.val().get_bits::<16>(i * 16) {
                 self.vbeat.next = self.buf[i].q.val();
             }
         }
         // (A four-bit signal, so that Verilog wraps the sum as Rust does.)
-        self.vlane.next = self.r_vidx.val().get_bits::<4>(0) + self.lane.val();
+        self.vlane.next = self.s_vidx.val().get_bits::<4>(0) + self.lane.val();
         self.vword.next = bit_cast::<9, 4>(self.vlane.val()) << 5;
         self.view.next = self.vbeat.val().get_bits::<32>(self.vword.val().index());
         // view mod n, restoring division, four bits of the view a cycle.
@@ -1421,43 +1608,21 @@ impl<const N: usize> Logic for Guard<N> {
         match self.state.q.val() {
             GuardState::Idle => {
                 self.wr_cmd_tready.next = self.rst_n.val();
-                if self.wr_cmd_tvalid.val() & self.rst_n.val() {
+                if self.take.val() {
                     self.rd_taken.next = self.wr_cmd_tdata.val().get_bit(self.at_rd.val().index());
-                    self.vaddr_q.d.next = bit_cast::<64, WR_VADDR_BITS>(
-                        self.wr_cmd_tdata
-                            .val()
-                            .get_bits::<WR_VADDR_BITS>(self.at_vaddr.val().index()),
-                    );
-                    self.len_q.d.next = bit_cast::<32, WR_LEN_BITS>(
-                        self.wr_cmd_tdata
-                            .val()
-                            .get_bits::<WR_LEN_BITS>(self.at_len.val().index()),
-                    );
-                    self.qpn_q.d.next = self
-                        .wr_cmd_tdata
-                        .val()
-                        .get_bits::<QPN_BITS>(self.at_qpn.val().index());
-                    self.rd_q.d.next = self.wr_cmd_tdata.val().get_bit(self.at_rd.val().index());
-                    // Address bits above 47, or a SEND's payload: no mailbox.
-                    self.high_q.d.next =
-                        self.wr_cmd_tdata.val().get_bit(self.at_strm.val().index())
-                            | (self
-                                .wr_cmd_tdata
-                                .val()
-                                .get_bits::<4>(self.at_dest.val().index())
-                                != 0)
-                            | !self.wr_cmd_tdata.val().get_bit(self.at_host.val().index());
-                    self.age.d.next = 0.into();
+                    self.vaddr_q.d.next = self.c_vaddr.val();
+                    self.len_q.d.next = self.c_len.val();
+                    // Its age: the cycles it has been presented.
+                    if self.pres.q.val() != 15 {
+                        self.age.d.next = self.pres.q.val() + 1;
+                    } else {
+                        self.age.d.next = self.pres.q.val();
+                    }
                     self.csel.d.next = 1.into();
                     self.beat_n.d.next = 0.into();
                     self.data_bad.d.next = false;
                     self.got_last.d.next = false;
-                    if self
-                        .wr_cmd_tdata
-                        .val()
-                        .get_bits::<WR_LEN_BITS>(self.at_len.val().index())
-                        == 0
-                    {
+                    if self.c_len.val() == 0 {
                         // No payload follows an empty write.
                         self.got_last.d.next = true;
                         self.state.d.next = GuardState::Check;
@@ -1503,19 +1668,19 @@ impl<const N: usize> Logic for Guard<N> {
             }
             GuardState::Check => {
                 if self.age.q.val() >= self.ready_age.val() {
-                    if self.mal_q.q.val() != 0 {
+                    if self.s_mal.val() != 0 {
                         self.refuse.next = true;
-                        self.why.next = self.mal_q.q.val();
+                        self.why.next = self.s_mal.val();
                     } else if self.data_bad.q.val() {
                         self.refuse.next = true;
                         self.why.next = self.c_data.val();
-                    } else if !self.r_hit.val() {
+                    } else if !self.s_hit.val() {
                         self.refuse.next = true;
                         self.why.next = self.c_not_owner.val();
-                    } else if !self.r_pass.val() {
+                    } else if !self.s_pass.val() {
                         self.refuse.next = true;
-                        self.why.next = self.r_code.val();
-                    } else if self.r_leader.val() {
+                        self.why.next = self.s_code.val();
+                    } else if self.s_leader.val() {
                         self.vsh.d.next = self.view.val();
                         self.rem.d.next = 0.into();
                         self.step.d.next = 0.into();
@@ -1548,7 +1713,7 @@ impl<const N: usize> Logic for Guard<N> {
                 self.vsh.d.next = self.vsh.q.val() << 4;
                 self.step.d.next = self.step.q.val() + 1;
                 if self.step.q.val() == 7 {
-                    if self.m4.val() == bit_cast::<9, 8>(self.sender_q.q.val()) {
+                    if self.m4.val() == bit_cast::<9, 8>(self.s_sender.val()) {
                         self.state.d.next = GuardState::Write;
                     } else {
                         self.refuse.next = true;
@@ -1641,11 +1806,11 @@ impl<const N: usize> Logic for Guard<N> {
                 self.refused_q[i].d.next = self.refused_q[i].q.val() + 1;
             }
         }
-        self.by_off.next = bit_cast::<16, 8>(self.sender_q.q.val()) << 5;
+        self.by_off.next = bit_cast::<16, 8>(self.s_sender.val()) << 5;
         // The field's next value in a 32-bit signal: it wraps there, in
         // Verilog as in Rust, and never carries into the next sender's.
         self.by_field.next = self.by_q.q.val().get_bits::<32>(self.by_off.val().index()) + 1;
-        if self.refuse.val() & self.known_q.q.val() {
+        if self.refuse.val() & self.s_known.val() {
             self.by_q.d.next = (self.by_q.q.val() & !(self.mask32.val() << self.by_off.val()))
                 | (bit_cast::<REFUSED_BY_BITS, 32>(self.by_field.val()) << self.by_off.val());
         }

@@ -81,6 +81,8 @@ struct Trace {
     ws: Vec<u64>,
     /// B handshakes.
     bs: Vec<u64>,
+    /// Cycles `landed` was high.
+    landed: Vec<u64>,
     /// Counters after each command's decision (snapshot when the next
     /// command is taken, and at the end).
     counters: Vec<Counters>,
@@ -113,6 +115,9 @@ struct Bench<const N: usize> {
     bresp: u64,
     /// The payload is offered only on cycles where this is true.
     data_ready: Knob,
+    /// Commands are offered only on cycles where this is true (RxStatus
+    /// holds TVALID low while its status FIFO is full; TDATA stays).
+    cmd_ready: Knob,
     rst_at: Vec<u64>,
     trace: Trace,
     held_aw: Option<u64>,
@@ -163,6 +168,7 @@ impl<const N: usize> Bench<N> {
             b_latency: 3,
             bresp: 0,
             data_ready: Box::new(|_| true),
+            cmd_ready: Box::new(|_| true),
             rst_at: vec![],
             trace: Trace::default(),
             held_aw: None,
@@ -216,7 +222,7 @@ impl<const N: usize> Bench<N> {
         t.set_bits::<64>(0, (front as u64).into());
         t.set_bits::<32>(64, ((front >> 64) as u64).into());
         g.wr_cmd_tdata.next = t;
-        g.wr_cmd_tvalid.next = !self.cmds.is_empty();
+        g.wr_cmd_tvalid.next = (self.cmd_ready)(c) && !self.cmds.is_empty();
         let offer = (self.data_ready)(c);
         let (d, last) = self.data.front().copied().unwrap_or(([0; 16], false));
         let mut beat = Bits::<512>::default();
@@ -252,6 +258,9 @@ impl<const N: usize> Bench<N> {
             self.trace.beats.push(c);
         }
         assert!(g.bready.val(), "bready is always high");
+        if g.landed.val() {
+            self.trace.landed.push(c);
+        }
         if bvalid {
             self.b_due.pop_front();
             self.trace.bs.push(c);
@@ -364,19 +373,22 @@ fn by(sender: Option<usize>) -> Vec<u64> {
 }
 
 #[test]
-fn an_own_vote_lands_seven_cycles_after_its_command() {
+fn an_own_vote_lands_six_cycles_after_its_command() {
     let mut b = bench(3, 0);
     let w = mb().vote(Region::WillCert, 2, 1);
     b.send(Packet::write(1, w, &[0x0100_0003, 0xCAFE_F00D]));
     b.send(Packet::write(2, mb().vote(Region::WillCert, 2, 2), &[7, 8]));
     b.run(60);
     let t = &b.trace;
-    // Taken at 0, the payload at 1; AW and W at 0 + 7; the next command at 8.
-    assert_eq!(t.cmds, vec![0, 8]);
-    assert_eq!(t.beats, vec![1, 9]);
-    assert_eq!(t.aws[0], (7, (addr(w)) & !63));
-    assert_eq!(t.ws, vec![7, 15]);
-    assert_eq!(t.bs, vec![10, 18], "B three cycles later, never waited for");
+    // Taken at 0, the payload at 1, decided at 5; AW and W at 0 + 6; the
+    // next command at 7. It was presented from 1, so its checks are done:
+    // its payload at 8, decided at 9, AW and W at 10.
+    assert_eq!(t.cmds, vec![0, 7]);
+    assert_eq!(t.beats, vec![1, 8]);
+    assert_eq!(t.aws[0], (6, (addr(w)) & !63));
+    assert_eq!(t.ws, vec![6, 10]);
+    assert_eq!(t.landed, vec![6, 10], "landed: both handshakes");
+    assert_eq!(t.bs, vec![9, 13], "B three cycles later, never waited for");
     assert_eq!(b.read(w, 2), vec![0x0100_0003, 0xCAFE_F00D]);
     assert_eq!(b.read(w - 2, 2), vec![0, 0], "strobes: only the record");
     assert_eq!(b.read(w + 2, 2), vec![7, 8]);
@@ -515,17 +527,17 @@ fn each_rule_refuses_whole_and_counts_by_reason_and_sender() {
             "{what}: refused writes never reach AXI"
         );
         assert_eq!(b.hbm.len(), 2, "{what}: only the good write landed");
-        // Decided at 6 (a leader's record: at 14), the next command at 7
-        // (15). A payload longer than the buffer waits in the stack after
+        // Decided at 5 (a leader's record: at 13), the next command at 6
+        // (14). A payload longer than the buffer waits in the stack after
         // its first BEATS beats (taken at 1 and 2) and is drained from the
-        // decision on, a beat a cycle from 7 (15): the next command at
-        // B + 5 (B + 13) for B payload beats (docs/guard.md, Timing).
+        // decision on, a beat a cycle from 6 (14): the next command at
+        // B + 4 (B + 12) for B payload beats (docs/guard.md, Timing).
         let streamed = beats > BEATS;
         let next = match (reason == Refusal::NotLeader, streamed) {
-            (true, false) => 15,
-            (true, true) => beats as u64 + 13,
-            (false, false) => 7,
-            (false, true) => beats as u64 + 5,
+            (true, false) => 14,
+            (true, true) => beats as u64 + 12,
+            (false, false) => 6,
+            (false, true) => beats as u64 + 4,
         };
         assert_eq!(t.cmds[1], next, "{what}");
         let after = &t.counters[1];
@@ -595,8 +607,8 @@ fn a_payload_whose_last_beat_disagrees_with_the_length_is_refused() {
     b.send(p);
     b.send(Packet::write(1, w, &[3, 4]));
     b.run(80);
-    assert_eq!(b.trace.beats, vec![1, 2, 8]);
-    assert_eq!(b.trace.cmds, vec![0, 7]);
+    assert_eq!(b.trace.beats, vec![1, 2, 7]);
+    assert_eq!(b.trace.cmds, vec![0, 6]);
     assert_eq!(b.trace.counters[1].refused, refused(Refusal::Data));
     assert_eq!(b.read(w, 2), vec![3, 4]);
 }
@@ -675,13 +687,14 @@ fn a_record_of_two_beats_is_written_beat_by_beat_at_any_word_offset() {
     b.send(Packet::write(2, share + 20, &data[..16]));
     b.run(80);
     let t = &b.trace;
-    // Taken at 0, beats at 1 and 2; AW/W for beats 0 and 1 at 7 and 8.
-    assert_eq!(t.cmds[..2], [0, 9]);
-    assert_eq!(t.ws[..2], [7, 8]);
-    assert_eq!(t.aws[0], (7, addr(share)));
-    assert_eq!(t.aws[1], (8, addr(share) + 64));
-    // The second: words 5..25 of the share, two payload beats, two HBM beats.
-    assert_eq!(t.aws[2..], [(16, addr(share)), (17, addr(share) + 64)]);
+    // Taken at 0, beats at 1 and 2; AW/W for beats 0 and 1 at 6 and 7.
+    assert_eq!(t.cmds[..2], [0, 8]);
+    assert_eq!(t.ws[..2], [6, 7]);
+    assert_eq!(t.aws[0], (6, addr(share)));
+    assert_eq!(t.aws[1], (7, addr(share) + 64));
+    // The second, checked while the first was: words 5..25 of the share,
+    // two payload beats (9, 10), decided at 11, two HBM beats.
+    assert_eq!(t.aws[2..], [(12, addr(share)), (13, addr(share) + 64)]);
     let mut expect = data.clone();
     expect[5..25].copy_from_slice(&part);
     assert_eq!(b.read(share, 32), expect);
@@ -725,12 +738,15 @@ fn the_leaders_regions_take_only_the_views_leader() {
         let mut landed = 0;
         for (i, (ok, _, _)) in want.iter().enumerate() {
             // A leader's record: the view check adds LEADER_CYCLES; a write
-            // takes one more cycle than a refusal.
+            // takes one more cycle than a refusal. The first is checked
+            // from its take (CHECK_CYCLES); every later one while the one
+            // before it was, so it is decided the cycle after its payload.
+            let decided = if i == 0 { CHECK_CYCLES } else { 2 };
             let spent = t.cmds.get(i + 1).copied().unwrap_or(b.cycle) - t.cmds[i];
             if i + 1 < t.cmds.len() {
                 assert_eq!(
                     spent,
-                    CHECK_CYCLES + LEADER_CYCLES + 2 + *ok as u64,
+                    decided + LEADER_CYCLES + 1 + *ok as u64,
                     "n = {n}, write {i}"
                 );
             }
@@ -761,15 +777,15 @@ fn the_leaders_regions_take_only_the_views_leader() {
 }
 
 #[test]
-fn a_leaders_record_lands_fifteen_cycles_after_its_command() {
+fn a_leaders_record_lands_fourteen_cycles_after_its_command() {
     let mut b = bench(5, 0);
     let p = mb().prepare(7);
     b.send(Packet::write(3, p, &[8, 0xABCD, 13, 0])); // 13 mod 5 = 3
     b.send(Packet::write(2, p + 2, &[13])); // the view word alone, not its leader
     b.run(60);
     let t = &b.trace;
-    assert_eq!(t.aws, vec![(15, addr(p) & !63)]);
-    assert_eq!(t.cmds, vec![0, 16]);
+    assert_eq!(t.aws, vec![(14, addr(p) & !63)]);
+    assert_eq!(t.cmds, vec![0, 15]);
     let end = t.counters.last().unwrap();
     assert_eq!(end.refused, refused(Refusal::NotLeader));
     assert_eq!(b.read(p, 4), vec![8, 0xABCD, 13, 0]);
@@ -796,16 +812,18 @@ fn back_pressure_from_hbm_holds_the_write_and_the_stack() {
     b.bresp = 2;
     b.run(200);
     let t = &b.trace;
-    // AW and W of the first at 12 and 10; the second's AW at 20, W at 22;
-    // the third's at 30 (taken at 23, decided at 29).
+    // AW and W of the first at 12 and 10; the second (taken at 13, checked
+    // while the first waited, decided at 15): AW at 16, W at 22; the
+    // third's at 26 (taken at 23, decided at 25).
     assert_eq!(
         t.aws.iter().map(|a| a.0).collect::<Vec<_>>(),
-        vec![12, 20, 30]
+        vec![12, 16, 26]
     );
-    assert_eq!(t.ws, vec![10, 22, 30]);
+    assert_eq!(t.ws, vec![10, 22, 26]);
+    assert_eq!(t.landed, vec![12, 22, 26]);
     // The stack waits while a write is on AXI, not for B.
     assert_eq!(t.cmds, vec![0, 13, 23]);
-    assert_eq!(t.bs, vec![52, 62, 70]);
+    assert_eq!(t.bs, vec![52, 62, 66]);
     assert_eq!(b.read(w1, 2), vec![1, 2]);
     assert_eq!(b.read(w2, 2), vec![3, 4]);
     assert_eq!(b.read(w3, 4), vec![5, 6, 7, 8]);
@@ -847,46 +865,49 @@ fn reset_abandons_or_finishes_a_write_but_never_writes_part_of_one() {
         b.send(Packet::write(2, vote, &[9, 9]));
         b.send(Packet::write(1, share, &data));
         b.send(Packet::write(2, vote, &[5, 6]));
-        b.data_ready = Box::new(|c| c != 10);
+        b.data_ready = Box::new(|c| c != 9);
         b.awready = Box::new(move |c| c < 10 || c >= awready_from);
         b.rst_at = vec![rst];
         b.run(100);
         b
     };
     let aws = |b: &Bench<BUILD_N>| b.trace.aws.iter().map(|a| a.0).collect::<Vec<_>>();
-    // No reset: the first vote's AW at 7; the share taken at 8, its beats at
-    // 9 and 11 (the stack pauses at 10), checked from 12, decided at 14
-    // (8 + 6), its two AXI writes at 15 and 16; the last vote taken at 17.
+    // No reset: the first vote's AW at 6; the share taken at 7 (checked
+    // while it was presented), its beats at 8 and 10 (the stack pauses at
+    // 9), decided at 11, its two AXI writes at 12 and 13; the last vote
+    // taken at 14, written at 17.
     let b = run(100, 0);
-    assert_eq!(b.trace.cmds, vec![0, 8, 17]);
-    assert_eq!(b.trace.beats, vec![1, 9, 11, 18]);
-    assert_eq!(aws(&b), vec![7, 15, 16, 24]);
+    assert_eq!(b.trace.cmds, vec![0, 7, 14]);
+    assert_eq!(b.trace.beats, vec![1, 8, 10, 15]);
+    assert_eq!(aws(&b), vec![6, 12, 13, 17]);
     // Reset at 0: no command is taken in a reset cycle; all one cycle later,
-    // except that the share's beats (11, 12) now follow the pause at 10.
+    // except that the share's beats (10, 11) now follow the pause at 9.
     let b = run(0, 0);
-    assert_eq!(b.trace.cmds, vec![1, 9, 18]);
+    assert_eq!(b.trace.cmds, vec![1, 8, 15]);
 
-    // Reset at 10, between the share's two beats: the second beat is drained
-    // at 11, nothing of the share is written, the next vote is taken at 12.
-    let b = run(10, 0);
-    assert_eq!(b.trace.beats, vec![1, 9, 11, 13]);
-    assert_eq!(b.trace.cmds, vec![0, 8, 12]);
-    assert_eq!(aws(&b), vec![7, 19]);
+    // Reset at 9, between the share's two beats: the second is drained at
+    // 10, nothing of the share is written. The last vote's checks start
+    // again after the reset (presented from 10): taken at 11, decided at
+    // 15, written at 16.
+    let b = run(9, 0);
+    assert_eq!(b.trace.beats, vec![1, 8, 10, 12]);
+    assert_eq!(b.trace.cmds, vec![0, 7, 11]);
+    assert_eq!(aws(&b), vec![6, 16]);
     assert_eq!(b.read(share, 32), vec![0; 32]);
     assert_eq!(b.read(vote, 2), vec![5, 6]);
     assert_eq!(b.trace.counters[2].accepted, 0, "cleared by the reset");
 
-    // Reset at 14, the cycle the share is decided: abandoned.
-    let b = run(14, 0);
-    assert_eq!(b.trace.cmds, vec![0, 8, 15]);
-    assert_eq!(aws(&b), vec![7, 22]);
+    // Reset at 11, the cycle the share is decided: abandoned.
+    let b = run(11, 0);
+    assert_eq!(b.trace.cmds, vec![0, 7, 12]);
+    assert_eq!(aws(&b), vec![6, 18]);
     assert_eq!(b.read(share, 32), vec![0; 32]);
     assert_eq!(b.read(vote, 2), vec![5, 6]);
 
-    // Reset at 16, between the share's two AXI writes: the second is still
+    // Reset at 13, between the share's two AXI writes: the second is still
     // written, so the share lands whole.
-    let b = run(16, 0);
-    assert_eq!(aws(&b), vec![7, 15, 16, 24]);
+    let b = run(13, 0);
+    assert_eq!(aws(&b), vec![6, 12, 13, 20]);
     assert_eq!(b.read(share, 32), data);
     assert_eq!(
         b.trace.counters.last().unwrap().accepted,
@@ -894,11 +915,11 @@ fn reset_abandons_or_finishes_a_write_but_never_writes_part_of_one() {
         "the share's count is cleared, the vote after it counts"
     );
 
-    // Reset at 17 while the share's first AW waits for awready (from 21;
-    // its W went at 15): held through the reset, then both beats written.
-    let b = run(17, 21);
-    assert_eq!(aws(&b), vec![7, 21, 22, 30]);
-    assert_eq!(b.trace.ws[..3], [7, 15, 22]);
+    // Reset at 14 while the share's first AW waits for awready (from 16;
+    // its W went at 12): held through the reset, then both beats written.
+    let b = run(14, 16);
+    assert_eq!(aws(&b), vec![6, 16, 17, 21]);
+    assert_eq!(b.trace.ws[..3], [6, 12, 17]);
     assert_eq!(b.read(share, 32), data);
 
     // A reset that lasts: no command is taken while rst_n is low.
@@ -1196,16 +1217,16 @@ fn a_commit_record_streams_after_its_first_two_beats() {
     b.run(100);
     let t = &b.trace;
     // The first two beats at 1 and 2 fill the buffer; the rest wait until
-    // the write is decided (6) and then follow their HBM beats.
-    assert_eq!(t.beats, vec![1, 2, 9, 11, 13, 15, 18]);
+    // the write is decided (5) and then follow their HBM beats.
+    assert_eq!(t.beats, vec![1, 2, 8, 10, 12, 14, 17]);
     let aws: Vec<u64> = t.aws.iter().map(|a| a.0).collect();
-    assert_eq!(aws, vec![7, 8, 10, 12, 14, 16, 24]);
+    assert_eq!(aws, vec![6, 7, 9, 11, 13, 15, 19]);
     assert_eq!(t.ws, aws);
     assert_eq!(
         t.aws[..6].iter().map(|a| a.1).collect::<Vec<_>>(),
         (0..6).map(|k| addr(at) + 64 * k).collect::<Vec<_>>()
     );
-    assert_eq!(t.cmds, vec![0, 17], "the next command after the last beat");
+    assert_eq!(t.cmds, vec![0, 16], "the next command after the last beat");
     assert_eq!(b.read(at, words), rec);
     assert_eq!(
         b.read(at + words, 32),
@@ -1232,15 +1253,15 @@ fn a_streamed_record_at_a_word_offset_lands_shifted_under_back_pressure() {
     b.wready = Box::new(|c| c != 14);
     b.run(100);
     let t = &b.trace;
-    // HBM beat 2's AW waits until 12 (its W went at 10), beat 3's W until
+    // HBM beat 3's AW waits until 12 (its W went at 11), beat 4's W until
     // 15: each holds the next fetch. The sixth HBM beat (the spill) takes
     // the fifth payload beat's last words and fetches nothing.
-    assert_eq!(t.beats, vec![1, 2, 9, 13, 16]);
+    assert_eq!(t.beats, vec![1, 2, 8, 10, 13]);
     assert_eq!(
         t.aws.iter().map(|a| a.0).collect::<Vec<_>>(),
-        vec![7, 8, 12, 14, 17, 18]
+        vec![6, 7, 9, 12, 14, 16]
     );
-    assert_eq!(t.ws, vec![7, 8, 10, 15, 17, 18]);
+    assert_eq!(t.ws, vec![6, 7, 9, 11, 15, 16]);
     assert_eq!(b.read(at, 76), rec);
     assert_eq!(b.read(at - 5, 5), vec![0; 5]);
     assert_eq!(b.read(at + 76, 8), vec![0; 8]);
@@ -1267,17 +1288,18 @@ fn a_refused_streamed_record_is_drained_and_never_reaches_axi() {
     b.send(Packet::write(1, own, &[5, 6]));
     b.run(200);
     let t = &b.trace;
-    // Commit: taken at 0, beats at 1 and 2, refused at 6, beats 2..5
-    // drained at 7..10, the next command at 11.
-    assert_eq!(t.cmds[..2], [0, 11]);
-    assert_eq!(t.beats[..6], [1, 2, 7, 8, 9, 10]);
+    // Commit: taken at 0, beats at 1 and 2, refused at 5, beats 2..5
+    // drained at 6..9, the next command at 10.
+    assert_eq!(t.cmds[..2], [0, 10]);
+    assert_eq!(t.beats[..6], [1, 2, 6, 7, 8, 9]);
     assert_eq!(t.counters[1].refused, refused(Refusal::NotOwner));
-    // new_view: beats at 12 and 13, refused at 11 + 14 = 25, the other 14
-    // beats drained at 26..39, the vote taken at 40 and written at 47.
-    assert_eq!(t.cmds[2], 40);
-    assert_eq!(t.beats[6..8], [12, 13]);
-    assert_eq!(t.beats[8..22], (26..40).collect::<Vec<_>>()[..]);
-    assert_eq!(t.aws, vec![(47, addr(own) & !63)]);
+    // new_view (checked while the commit was): beats at 11 and 12,
+    // decided at 13, refused at 13 + 8 = 21, the other 14 beats drained
+    // at 22..35, the vote taken at 36 and written at 39.
+    assert_eq!(t.cmds[2], 36);
+    assert_eq!(t.beats[6..8], [11, 12]);
+    assert_eq!(t.beats[8..22], (22..36).collect::<Vec<_>>()[..]);
+    assert_eq!(t.aws, vec![(39, addr(own) & !63)]);
     let end = t.counters.last().unwrap();
     let mut want = refused(Refusal::NotOwner);
     want[Refusal::NotLeader.code() as usize - 1] = 1;
@@ -1299,8 +1321,8 @@ fn a_leaders_new_view_record_lands_beat_by_beat_after_its_view_check() {
     b.send(Packet::write(1, nv, &rec));
     b.run(100);
     let t = &b.trace;
-    let mut aws = vec![15, 16];
-    aws.extend((2..16).map(|j| 16 + 2 * (j - 1)));
+    let mut aws = vec![14, 15];
+    aws.extend((2..16).map(|j| 15 + 2 * (j - 1)));
     assert_eq!(t.aws.iter().map(|a| a.0).collect::<Vec<_>>(), aws);
     assert_eq!(b.read(nv, rec.len()), rec);
     assert_eq!(t.counters.last().unwrap().accepted, 1);
@@ -1325,7 +1347,7 @@ fn a_payload_that_disagrees_with_its_length_while_streaming_stops_the_write() {
     b.send(p);
     b.send(Packet::write(1, at, &[1, 2]));
     b.run(100);
-    assert_eq!(b.trace.cmds, vec![0, 7]);
+    assert_eq!(b.trace.cmds, vec![0, 6]);
     assert_eq!(b.trace.counters[1].refused, refused(Refusal::Data));
     assert_eq!(b.read(at, 3), vec![1, 2, 0]);
     // tlast on beat 3 of 6: HBM beats 0..=2 written, then it stops.
@@ -1335,10 +1357,10 @@ fn a_payload_that_disagrees_with_its_length_while_streaming_stops_the_write() {
     p.beats[3].1 = true;
     b.send(p);
     b.run(100);
-    assert_eq!(b.trace.beats, vec![1, 2, 9, 11]);
+    assert_eq!(b.trace.beats, vec![1, 2, 8, 10]);
     assert_eq!(
         b.trace.aws.iter().map(|a| a.0).collect::<Vec<_>>(),
-        vec![7, 8, 10]
+        vec![6, 7, 9]
     );
     assert_eq!(b.read(at, 96)[..48], rec[..48]);
     assert_eq!(b.read(at + 48, 48), vec![0; 48]);
@@ -1353,8 +1375,8 @@ fn a_payload_that_disagrees_with_its_length_while_streaming_stops_the_write() {
     b.send(p);
     b.send(Packet::write(1, at + 100, &[1]));
     b.run(100);
-    assert_eq!(b.trace.beats, vec![1, 2, 9, 11, 13, 15, 16, 18]);
-    assert_eq!(b.trace.cmds, vec![0, 17]);
+    assert_eq!(b.trace.beats, vec![1, 2, 8, 10, 12, 14, 15, 17]);
+    assert_eq!(b.trace.cmds, vec![0, 16]);
     assert_eq!(b.read(at, 96)[..80], rec[..80]);
     assert_eq!(b.read(at + 80, 16), vec![0; 16]);
     assert_eq!(b.trace.counters[1].refused, refused(Refusal::Data));
@@ -1529,6 +1551,9 @@ fn the_block_agrees_with_the_reference_on_random_writes() {
         b.wready = Box::new(move |c| (c.wrapping_mul(7) ^ state) % 4 != 0);
         state = rng.next();
         b.data_ready = Box::new(move |c| (c.wrapping_mul(3) ^ state) % 7 != 0);
+        // (From the same draw, so the writes stay those of the seed.)
+        let gaps = state.rotate_left(29);
+        b.cmd_ready = Box::new(move |c| (c.wrapping_mul(11) ^ gaps) % 13 != 0);
         b.b_latency = 9;
         let mut want = Counters {
             by: vec![0; BUILD_N],
@@ -1620,6 +1645,7 @@ fn the_verilog_replays_a_recorded_run_cycle_for_cycle() {
     b.wready = Box::new(move |c| (c.wrapping_mul(5) ^ state) % 4 != 0);
     b.b_latency = 7;
     b.data_ready = Box::new(|c| c % 11 != 5);
+    b.cmd_ready = Box::new(|c| c % 17 != 3);
     b.rst_at = vec![300, 301, 777, 1234, 2000];
     for _ in 0..200 {
         let p = adversarial(&mut rng, &m, &b.cfg);
@@ -1657,9 +1683,9 @@ fn a_two_beat_record_is_held_whole() {
     b.send(Packet::write(1, at, &[1]));
     b.run(60);
     let t = &b.trace;
-    assert_eq!(t.beats, vec![1, 2, 10]);
-    assert_eq!(t.aws[..2], [(7, addr(at)), (8, addr(at) + 64)]);
-    assert_eq!(t.cmds, vec![0, 9]);
+    assert_eq!(t.beats, vec![1, 2, 9]);
+    assert_eq!(t.aws[..2], [(6, addr(at)), (7, addr(at) + 64)]);
+    assert_eq!(t.cmds, vec![0, 8]);
     let mut want = rec.clone();
     want[0] = 1;
     assert_eq!(b.read(at, 32), want);
@@ -1689,16 +1715,246 @@ fn reset_abandons_a_streamed_record_before_axi_and_finishes_it_after() {
     assert_eq!(b.trace.cmds, vec![0, 9]);
     assert!(b.trace.aws.iter().all(|a| a.1 == addr(vote) & !63));
     assert_eq!(b.read(at, 96), vec![0; 96]);
-    // Reset from 9 to 12, while beat 2 is fetched and HBM beats 2 and 3
+    // Reset from 8 to 11, while beat 2 is fetched and HBM beats 2 and 3
     // are written: the record goes on as without a reset and lands whole;
-    // the vote is taken after it, at 17.
-    let b = run(vec![9, 10, 11, 12]);
-    assert_eq!(b.trace.beats[..6], [1, 2, 9, 11, 13, 15]);
+    // the vote is taken after it, at 16.
+    let b = run(vec![8, 9, 10, 11]);
+    assert_eq!(b.trace.beats[..6], [1, 2, 8, 10, 12, 14]);
     assert_eq!(
         b.trace.aws.iter().map(|a| a.0).collect::<Vec<_>>()[..6],
-        [7, 8, 10, 12, 14, 16]
+        [6, 7, 9, 11, 13, 15]
     );
     assert_eq!(b.read(at, 96), rec);
-    assert_eq!(b.trace.cmds, vec![0, 17]);
+    assert_eq!(b.trace.cmds, vec![0, 16]);
     assert_eq!(b.trace.counters[1].accepted, 1, "counted after the reset");
+}
+
+// ---- A command is checked while it is presented ----
+
+/// A flood of one-beat votes from the n − 1 peers in turn, each command
+/// and payload offered back to back, HBM always ready (as
+/// `ubft_sim::bench::guard_rate` drives the block): each command's checks
+/// run while the one before it is decided and written, so a vote lands
+/// every 4 cycles.
+#[test]
+fn a_flood_of_one_beat_votes_lands_one_every_four_cycles() {
+    let m = mb();
+    for n in [3usize, 5, 7] {
+        let mut b = bench(n, 0);
+        let writes = 4 * (n - 1);
+        let mut want = vec![];
+        for k in 0..writes {
+            let from = 1 + k % (n - 1);
+            let slot = k / (n - 1);
+            let w = m.vote(Region::WillCert, slot, from);
+            let rec = [0x0100_0000 | (slot as u32 + 1), k as u32];
+            b.send(Packet::write(from, w, &rec));
+            want.push((w, rec));
+        }
+        b.run(400);
+        let t = &b.trace;
+        // The first: taken at 0, on AXI at 6. Each later one is taken the
+        // cycle after the one before it lands, its checks done: its
+        // payload, its decision, and its AW and W in the next three cycles.
+        let landed: Vec<u64> = (0..writes as u64).map(|k| 6 + 4 * k).collect();
+        assert_eq!(t.landed, landed, "n = {n}");
+        assert!(t.landed.windows(2).all(|w| w[1] - w[0] <= 4));
+        assert_eq!(t.aws.iter().map(|a| a.0).collect::<Vec<_>>(), landed);
+        assert_eq!(t.ws, landed);
+        let cmds: Vec<u64> = std::iter::once(0)
+            .chain((1..writes as u64).map(|k| 3 + 4 * k))
+            .collect();
+        assert_eq!(t.cmds, cmds, "n = {n}");
+        // The n − 1 votes of a round: the last lands 4 (n − 2) cycles after
+        // the first.
+        assert_eq!(t.landed[n - 2] - t.landed[0], 4 * (n as u64 - 2));
+        for (w, rec) in want {
+            assert_eq!(b.read(w, 2), rec.to_vec(), "n = {n}");
+        }
+        let end = t.counters.last().unwrap();
+        assert_eq!((end.accepted, end.refused), (writes as u64, [0; REASONS]));
+    }
+}
+
+/// A command presented while the one before it is checked and refused
+/// has its own checks done when it is taken, and one taken before its
+/// checks are done waits for them.
+#[test]
+fn a_command_is_checked_while_a_refused_one_before_it_is() {
+    let m = mb();
+    let mut b = bench(3, 0);
+    let other = m.vote(Region::WillCert, 5, 2);
+    let own1 = m.vote(Region::WillCert, 5, 1);
+    let own2 = m.vote(Region::WillCert, 6, 2);
+    b.send(Packet::write(1, other, &[1, 2])); // 2's entry: refused
+    b.send(Packet::write(1, own1, &[3, 4]));
+    b.send(Packet::write(2, own1, &[9, 9])); // 1's entry: refused
+    b.send(Packet::write(2, own2, &[5, 6]));
+    b.run(80);
+    let t = &b.trace;
+    // 1: taken at 0, refused at 5. 2: presented from 1, its checks out at
+    // 6, the cycle it is taken: payload at 7, decided at 8, AW and W at 9
+    // (taken alone it lands at 6 + 6 = 12). 3: presented from 7, taken at
+    // 10, its checks out at 12 (7 + CHECK_CYCLES) with its payload in:
+    // refused at 12. 4: presented from 11, taken at 13, its payload at 14,
+    // its checks out at 16: AW and W at 17.
+    assert_eq!(t.cmds, vec![0, 6, 10, 13]);
+    assert_eq!(t.beats, vec![1, 7, 11, 14]);
+    assert_eq!(t.aws, vec![(9, addr(own1) & !63), (17, addr(own2) & !63)]);
+    assert_eq!(t.landed, vec![9, 17]);
+    assert_eq!(t.counters[1].refused, refused(Refusal::NotOwner));
+    assert_eq!(t.counters[1].by, by(Some(1)));
+    assert_eq!(t.counters[2].accepted, 1);
+    assert_eq!(t.counters[3].by, vec![0, 1, 1, 0, 0, 0, 0, 0]);
+    let end = t.counters.last().unwrap();
+    assert_eq!(end.accepted, 2);
+    assert_eq!(b.read(own1, 2), vec![3, 4]);
+    assert_eq!(b.read(own2, 2), vec![5, 6]);
+    assert_eq!(b.read(other, 2), vec![0, 0]);
+}
+
+/// An owned write presented behind a leader's record is checked during the
+/// record's view check, and written three cycles after it is taken.
+#[test]
+fn an_owned_write_is_checked_during_the_leaders_view_check_before_it() {
+    let m = mb();
+    let mut b = bench(5, 0);
+    let p = m.prepare(7);
+    b.send(Packet::write(3, p, &[8, 0xABCD, 13, 0])); // 13 mod 5 = 3
+    let own = m.vote(Region::WillCommit, 7, 2);
+    b.send(Packet::write(2, own, &[5, 6]));
+    b.run(60);
+    let t = &b.trace;
+    // The prepare: decided at 5, view mod n from 6 to 13, AW and W at 14
+    // (CHECK_CYCLES + LEADER_CYCLES + 1). The vote, presented from 1:
+    // taken at 15, payload at 16, decided at 17, AW and W at 18.
+    assert_eq!(t.cmds, vec![0, 15]);
+    assert_eq!(t.aws, vec![(14, addr(p) & !63), (18, addr(own) & !63)]);
+    assert_eq!(t.landed, vec![14, 18]);
+    assert_eq!(t.landed[0], CHECK_CYCLES + LEADER_CYCLES + 1);
+    assert_eq!(b.read(p, 4), vec![8, 0xABCD, 13, 0]);
+    assert_eq!(b.read(own, 2), vec![5, 6]);
+    assert_eq!(t.counters.last().unwrap().accepted, 2);
+}
+
+/// Reset with a command in the guard and the next one presented and being
+/// checked: the first is abandoned before AXI (its payload drained) or
+/// finished on AXI; the second's checks start again after the reset, and
+/// its payload is its own.
+#[test]
+fn reset_with_a_command_in_the_guard_and_the_next_one_checked() {
+    let m = mb();
+    let share = m.record(Region::Certify, 2, 1);
+    let rec: Vec<u32> = (0..32).map(|i| 0x8800 + i).collect();
+    let vote = m.vote(Region::WillCert, 2, 2);
+    let run = |rst: Vec<u64>, awready_from: u64| {
+        let mut b = bench(3, 0);
+        b.send(Packet::write(1, share, &rec));
+        b.send(Packet::write(2, vote, &[7, 8]));
+        b.awready = Box::new(move |c| c >= awready_from);
+        b.rst_at = rst;
+        b.run(80);
+        b
+    };
+    let aws = |b: &Bench<BUILD_N>| b.trace.aws.iter().map(|a| a.0).collect::<Vec<_>>();
+    // No reset: the share taken at 0, its beats at 1 and 2, decided at 5,
+    // on AXI at 6 and 7; the vote, checked from 1, taken at 8, AW at 11.
+    let b = run(vec![], 0);
+    assert_eq!(b.trace.cmds, vec![0, 8]);
+    assert_eq!(b.trace.beats, vec![1, 2, 9]);
+    assert_eq!(aws(&b), vec![6, 7, 11]);
+    // Reset at 3, the share checked (both beats in), the vote presented:
+    // the share is abandoned, nothing of it on AXI; the vote is taken at
+    // 4, its checks from 4 (CHECK_CYCLES): decided at 9, AW at 10.
+    let b = run(vec![3], 0);
+    assert_eq!(b.trace.cmds, vec![0, 4]);
+    assert_eq!(b.trace.beats, vec![1, 2, 5]);
+    assert_eq!(b.trace.aws, vec![(10, addr(vote) & !63)]);
+    assert_eq!(b.read(share, 32), vec![0; 32]);
+    assert_eq!(b.read(vote, 2), vec![7, 8]);
+    // Reset at 1, the share's first beat taken: its second is drained at
+    // 2, and the beat taken at 4 is the vote's.
+    let b = run(vec![1], 0);
+    assert_eq!(b.trace.cmds, vec![0, 3]);
+    assert_eq!(b.trace.beats, vec![1, 2, 4]);
+    assert_eq!(b.trace.aws, vec![(8, addr(vote) & !63)]);
+    assert_eq!(b.read(share, 32), vec![0; 32]);
+    assert_eq!(b.read(vote, 2), vec![7, 8]);
+    assert_eq!(b.hbm.len(), 2, "only the vote landed");
+    // Reset at 7 and 8 while the share's first AW waits for awready (from
+    // 9; its W went at 6): the share lands whole, AWs at 9 and 10. The
+    // vote, presented from 1, is checked again from 9: taken at 11,
+    // decided at 14, AW at 15.
+    let b = run(vec![7, 8], 9);
+    assert_eq!(aws(&b), vec![9, 10, 15]);
+    assert_eq!(b.trace.ws, vec![6, 10, 15]);
+    assert_eq!(b.trace.cmds, vec![0, 11]);
+    assert_eq!(b.read(share, 32), rec);
+    assert_eq!(b.read(vote, 2), vec![7, 8]);
+    assert_eq!(
+        b.trace.counters.last().unwrap().accepted,
+        2,
+        "both counted after the reset"
+    );
+}
+
+/// A streamed record behind a one-beat write: checked while the write
+/// was, then streamed as alone; the write after it waits for its last
+/// beat.
+#[test]
+fn a_streamed_record_after_a_one_beat_write() {
+    let m = mb();
+    let mut b = bench(3, 0);
+    let v1 = m.vote(Region::WillCert, 4, 1);
+    b.send(Packet::write(1, v1, &[1, 2]));
+    let at = m.record(Region::Commit, 4, 2);
+    let rec: Vec<u32> = (0..96).map(|i| 0x9900 + i).collect();
+    b.send(Packet::write(2, at, &rec));
+    let v2 = m.vote(Region::WillCert, 4, 2);
+    b.send(Packet::write(2, v2, &[3, 4]));
+    b.run(100);
+    let t = &b.trace;
+    // The vote: AW at 6. The commit record: taken at 7, its first two beats
+    // at 8 and 9, decided at 10, HBM beats 0 and 1 at 11 and 12; payload
+    // beat j ≥ 2 fetched at 2j + 9, its HBM beat at 2j + 10; the last at
+    // 20. The second vote: taken at 21, AW at 24.
+    assert_eq!(t.cmds, vec![0, 7, 21]);
+    assert_eq!(t.beats, vec![1, 8, 9, 13, 15, 17, 19, 22]);
+    assert_eq!(
+        t.aws.iter().map(|a| a.0).collect::<Vec<_>>(),
+        vec![6, 11, 12, 14, 16, 18, 20, 24]
+    );
+    assert_eq!(t.landed, t.ws);
+    assert_eq!(b.read(v1, 2), vec![1, 2]);
+    assert_eq!(b.read(at, 96), rec);
+    assert_eq!(b.read(v2, 2), vec![3, 4]);
+    assert_eq!(t.counters.last().unwrap().accepted, 3);
+}
+
+/// A command whose TVALID drops before it is taken (RxStatus holding the
+/// stream while its status FIFO is full) is checked again from the cycle
+/// it is presented again.
+#[test]
+fn a_command_whose_tvalid_drops_is_checked_again() {
+    let m = mb();
+    let v1 = m.vote(Region::WillCert, 1, 1);
+    let v2 = m.vote(Region::WillCert, 1, 2);
+    let run = |gap: Option<u64>| {
+        let mut b = bench(3, 0);
+        b.send(Packet::write(1, v1, &[1, 2]));
+        b.send(Packet::write(2, v2, &[3, 4]));
+        b.cmd_ready = Box::new(move |c| Some(c) != gap);
+        b.run(60);
+        b
+    };
+    // Presented from 1: its checks are out at 6, taken at 7, AW at 10.
+    let b = run(None);
+    assert_eq!(b.trace.cmds, vec![0, 7]);
+    assert_eq!(b.trace.landed, vec![6, 10]);
+    // TVALID low at 4: presented again from 5, its checks out at 10: taken
+    // at 7, AW at 11.
+    let b = run(Some(4));
+    assert_eq!(b.trace.cmds, vec![0, 7]);
+    assert_eq!(b.trace.landed, vec![6, 11]);
+    assert_eq!(b.read(v2, 2), vec![3, 4]);
 }

@@ -283,13 +283,16 @@ fn idle_kernel(backend: Backend, sent: &[Sent]) -> (Vec<(u64, Vec<u64>)>, Hbm, H
 
 /// The guard of a v3 kernel that is configured and never started, on both
 /// backends, at the kernel's ports. Replica 1 writes, at replica 0:
-/// - its own will_cert entry of slot 2 (two words): AW and W at a + 7;
+/// - its own will_cert entry of slot 2 (two words): AW and W at a + 6;
 /// - replica 2's entry: refused (`not_owner`), no AXI write;
-/// - its own certify record of slot 2 (two beats, block and share): held
-///   whole, AW and W at a + 7 and a + 8;
-/// - a prepare of view 1, which it leads (1 mod 3): a leader's record,
-///   the view checked 4 bits a cycle, AW and W at a + 15;
+/// - its own certify record of slot 2 (two beats, block and share),
+///   checked while it waited behind the refusal: held whole, AW and W at
+///   a + 5 and a + 6;
+/// - a prepare of view 1, which it leads (1 mod 3), checked while it
+///   waited: a leader's record, the view checked 4 bits a cycle, AW and W
+///   at a + 11;
 /// - a prepare of view 0, which replica 0 leads: refused (`not_leader`).
+/// (Each command is taken at a; guard.md, "Timing".)
 #[test]
 fn the_guard_checks_writes_while_the_kernel_is_idle_on_both_backends() {
     let mb = Mailbox::v3(BUILD_N, G, SB);
@@ -336,7 +339,7 @@ fn the_guard_checks_writes_while_the_kernel_is_idle_on_both_backends() {
             .collect();
         assert_eq!(
             aws,
-            vec![vec![7], vec![], vec![7, 8], vec![15], vec![]],
+            vec![vec![6], vec![], vec![5, 6], vec![11], vec![]],
             "{backend}: AWs after each command was taken"
         );
         assert_eq!(hbm.read_words(at(own), 2), vote);
