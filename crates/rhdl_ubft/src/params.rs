@@ -63,9 +63,9 @@ pub const CMD_LEN_BITS: usize = 16;
 pub const D_LAND: u64 = 0;
 
 /// Statuses RxStatus queues for the stack (`io::rx_status`): a write waits
-/// there for its B's only, so four cover HBM's answer
+/// there for its B's only, so eight cover HBM's answer
 /// (`defaults::HBM_WRITE_LATENCY`) at the guard's fastest pace.
-pub const RX_STS_DEPTH: usize = 4;
+pub const RX_STS_DEPTH: usize = 8;
 
 /// Decisions Chain queues for its hash (`controller::chain`): handed to
 /// the host and not yet hashed. A hash takes `CHAIN_CYCLES`; the fastest

@@ -10,7 +10,7 @@
 //! room; each status names its command's queue pair and HBM beats, in the
 //! order the commands were taken, and comes exactly at the first cycle
 //! after the write is finished, after its last B and after the status
-//! before it; with statuses not taken, four fill the FIFO and the command
+//! before it; with statuses not taken, eight fill the FIFO and the command
 //! stream stops, losing nothing.
 
 use rhdl_ubft::io::roce::WrCommand;
@@ -254,9 +254,9 @@ fn a_refusal_waits_for_the_bs_of_the_writes_before_it() {
 }
 
 #[test]
-fn statuses_not_taken_fill_four_places_and_stop_the_command_stream() {
-    // Six refusals; the stack takes no status before cycle 100.
-    let w: Vec<W> = (0..6)
+fn statuses_not_taken_fill_eight_places_and_stop_the_command_stream() {
+    // Ten refusals; the stack takes no status before cycle 100.
+    let w: Vec<W> = (0..10)
         .map(|i| W {
             qpn: 40 + i,
             aws: 0,
@@ -264,19 +264,19 @@ fn statuses_not_taken_fill_four_places_and_stop_the_command_stream() {
         })
         .collect();
     let t = run(&w, 20, &|c| c >= 100, 200);
-    // Four are finished and queued; the fifth is taken and finished only
+    // Eight are finished and queued; the ninth is taken and finished only
     // once room is made.
-    assert_eq!(t.statuses.len(), 6);
+    assert_eq!(t.statuses.len(), 10);
     assert!(t.stopped > 0);
     assert_eq!(t.statuses[0].0, 100);
-    assert!(t.taken[4] < 100 && t.idle_after[4] < 100, "{t:?}");
-    assert!(t.taken[5] > 100, "{t:?}");
+    assert!(t.taken[8] < 100 && t.idle_after[8] < 100, "{t:?}");
+    assert!(t.taken[9] > 100, "{t:?}");
     for (i, (_, d)) in t.statuses.iter().enumerate() {
         assert_eq!(d & 0x3ff, 40 + i as u32);
     }
-    // In order, one a cycle once taken: the four queued, then write 4 (its
-    // end was seen when room came back), then write 5.
-    for i in 1..4 {
+    // In order, one a cycle once taken: the eight queued, then write 8
+    // (its end was seen when room came back), then write 9.
+    for i in 1..8 {
         assert_eq!(t.statuses[i].0, 100 + i as u64);
     }
 }
@@ -284,13 +284,13 @@ fn statuses_not_taken_fill_four_places_and_stop_the_command_stream() {
 #[test]
 fn a_busy_receive_path_with_hbm_at_its_latency_never_stops_the_stream() {
     // Back-to-back one-beat writes (the guard's fastest accepted pace, a
-    // command every 8 cycles) with B at HBM's 20 cycles: at most three
+    // command every 4 cycles) with B at HBM's 20 cycles: at most five
     // statuses wait, and the stream is never held.
     let w: Vec<W> = (0..40)
         .map(|i| W {
             qpn: i % 7,
-            aws: 1 + (i % 2),
-            busy: 8 + (i % 2),
+            aws: 1,
+            busy: 4,
         })
         .collect();
     let t = run(
@@ -311,15 +311,15 @@ fn a_busy_receive_path_with_hbm_at_its_latency_never_stops_the_stream() {
         })
         .max()
         .unwrap();
-    assert_eq!(most, 3);
+    assert_eq!(most, 5);
 }
 
 #[test]
 fn after_a_b_that_is_not_okay_no_status_goes_out_again() {
     // Write 1's B is SLVERR: write 0's status goes out, write 1's (its
-    // record is not in HBM) and every later one never do; four fill the
+    // record is not in HBM) and every later one never do; eight fill the
     // FIFO, the guard finishes one more, and the command stream stops.
-    let w: Vec<W> = (0..10)
+    let w: Vec<W> = (0..14)
         .map(|i| W {
             qpn: 60 + i,
             aws: 1,
@@ -329,7 +329,7 @@ fn after_a_b_that_is_not_okay_no_status_goes_out_again() {
     let t = run_err(&w, 20, &|_| true, 400, Some(1));
     assert_eq!(t.statuses.len(), 1, "{t:?}");
     assert_eq!(t.statuses[0].1 & 0x3ff, 60);
-    assert_eq!(t.taken.len(), 6, "{t:?}");
+    assert_eq!(t.taken.len(), 10, "{t:?}");
     assert!(t.stopped > 0);
 }
 

@@ -35,11 +35,12 @@
 //! its beats, and the pop subtracts them. A refused command has 0 beats and
 //! goes out as soon as it is at the head, after every earlier one.
 //!
-//! FIFO: `RX_STS_DEPTH` = 4 entries (`e0` the head). A status waits at most
-//! for its B's, `defaults::HBM_WRITE_LATENCY` = 20 cycles after its last AW,
-//! and the guard finishes a write in 7 cycles or more, so with HBM at that
-//! latency and the stack taking statuses as they come, at most three are
-//! queued and the FIFO never holds the guard up.
+//! FIFO: `RX_STS_DEPTH` = 8 entries, a ring (`head`, `tail`). A status
+//! waits at most for its B's, `defaults::HBM_WRITE_LATENCY` = 20 cycles
+//! after its last AW, and the guard writes a one-beat record every 4 cycles
+//! at most, so with HBM at that latency and the stack taking statuses as
+//! they come, at most five are queued and the FIFO never holds the guard
+//! up.
 //!
 //! A write HBM refused: after a B whose `bresp` is not OKAY, no status goes
 //! out again (`failed`, until the card is configured again). The write's
@@ -77,9 +78,12 @@ pub const STS_BEATS_BITS: usize = 6;
 const _: () = assert!(QPN_BITS == 10 && STS_BEATS_BITS == 6 && STS_BEATS == 16);
 // The queue pair's field of a command, as a literal in `update`.
 const _: () = assert!(WR_QPN == 84);
-const _: () = assert!(RX_STS_DEPTH == 4, "rx_status.rs: four FIFO registers");
+const _: () = assert!(
+    RX_STS_DEPTH == 8,
+    "rx_status.rs: eight FIFO registers, 3-bit pointers, a 4-bit count"
+);
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct RxStatus {
     pub clock: Signal<In, Clock>,
     /// The kernel's reset (`ap_rst_n`): it resets the AXI interconnect
@@ -111,12 +115,12 @@ pub struct RxStatus {
     bs: DFF<Bits<8>>,
     /// AW handshakes whose B has not come.
     pend: DFF<Bits<8>>,
-    /// The FIFO: {beats [15:10], queue pair [9:0]}, e0 the head.
-    e0: DFF<Bits<16>>,
-    e1: DFF<Bits<16>>,
-    e2: DFF<Bits<16>>,
-    e3: DFF<Bits<16>>,
-    count: DFF<Bits<3>>,
+    /// The FIFO, a ring: {beats [15:10], queue pair [9:0]}; `head` the
+    /// oldest entry, `tail` the next free one, `count` the entries.
+    e: [DFF<Bits<16>>; RX_STS_DEPTH],
+    head: DFF<Bits<3>>,
+    tail: DFF<Bits<3>>,
+    count: DFF<Bits<4>>,
     /// A B was not OKAY: no status goes out again.
     failed: DFF<Bit>,
     room: Signal<Local, Bit>,
@@ -125,6 +129,11 @@ pub struct RxStatus {
     pop: Signal<Local, Bit>,
     valid: Signal<Local, Bit>,
     entry: Signal<Local, Bits<16>>,
+    /// The head entry.
+    first: Signal<Local, Bits<16>>,
+    /// Entry i's index, in bits [3 i + 2 : 3 i] (the loops compare the
+    /// pointers with it).
+    ids: Constant<Bits<24>>,
     head_beats: Signal<Local, Bits<8>>,
     aw_fire: Signal<Local, Bits<STS_BEATS_BITS>>,
     b_fire: Signal<Local, Bits<8>>,
@@ -133,11 +142,64 @@ pub struct RxStatus {
     pnext: Signal<Local, Bits<8>>,
 }
 
+impl Default for RxStatus {
+    fn default() -> Self {
+        let mut ids = Bits::<24>::default();
+        for i in 0..RX_STS_DEPTH {
+            ids.set_bits::<3>(3 * i, (i as u64).into());
+        }
+        RxStatus {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            s_cmd_tdata: Default::default(),
+            s_cmd_tvalid: Default::default(),
+            s_cmd_tready: Default::default(),
+            g_cmd_tvalid: Default::default(),
+            g_cmd_tready: Default::default(),
+            awvalid: Default::default(),
+            awready: Default::default(),
+            bvalid: Default::default(),
+            bresp: Default::default(),
+            bready: Default::default(),
+            m_sts_tdata: Default::default(),
+            m_sts_tvalid: Default::default(),
+            m_sts_tready: Default::default(),
+            taken: Default::default(),
+            qpn: Default::default(),
+            aws: Default::default(),
+            bs: Default::default(),
+            pend: Default::default(),
+            e: Default::default(),
+            head: Default::default(),
+            tail: Default::default(),
+            count: Default::default(),
+            failed: Default::default(),
+            room: Default::default(),
+            take: Default::default(),
+            push: Default::default(),
+            pop: Default::default(),
+            valid: Default::default(),
+            entry: Default::default(),
+            first: Default::default(),
+            ids: Constant::new(ids),
+            head_beats: Default::default(),
+            aw_fire: Default::default(),
+            b_fire: Default::default(),
+            lost: Default::default(),
+            pnext: Default::default(),
+        }
+    }
+}
+
 impl Logic for RxStatus {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, taken, qpn, aws, bs, pend, e0, e1, e2, e3, count, failed);
-        self.room.next = self.count.q.val() != 4;
+        dff_setup!(self, clock, taken, qpn, aws, bs, pend, head, tail, count, failed);
+        for i in 0..RX_STS_DEPTH {
+            self.e[i].clock.next = self.clock.val();
+            self.e[i].d.next = self.e[i].q.val();
+        }
+        self.room.next = self.count.q.val() != 8;
         self.g_cmd_tvalid.next = self.s_cmd_tvalid.val() & self.room.val();
         self.s_cmd_tready.next = self.g_cmd_tready.val() & self.room.val();
         self.take.next = (self.s_cmd_tvalid.val() & self.g_cmd_tready.val()) & self.room.val();
@@ -167,12 +229,18 @@ impl Logic for RxStatus {
             self.aws.d.next = self.aws.q.val() + self.aw_fire.val();
         }
         // The head goes out once its B's are in.
-        self.head_beats.next = bit_cast::<8, 6>(self.e0.q.val().get_bits::<6>(10));
+        self.first.next = 0.into();
+        for i in 0..RX_STS_DEPTH {
+            if self.head.q.val() == self.ids.val().get_bits::<3>(i * 3) {
+                self.first.next = self.e[i].q.val();
+            }
+        }
+        self.head_beats.next = bit_cast::<8, 6>(self.first.val().get_bits::<6>(10));
         self.valid.next = ((self.count.q.val() != 0) & (self.bs.q.val() >= self.head_beats.val()))
             & !self.failed.q.val();
         self.m_sts_tvalid.next = self.valid.val();
-        self.m_sts_tdata.next = bit_cast::<STS_BITS, 10>(self.e0.q.val().get_bits::<10>(0))
-            | (bit_cast::<STS_BITS, 6>(self.e0.q.val().get_bits::<6>(10)) << 16);
+        self.m_sts_tdata.next = bit_cast::<STS_BITS, 10>(self.first.val().get_bits::<10>(0))
+            | (bit_cast::<STS_BITS, 6>(self.first.val().get_bits::<6>(10)) << 16);
         self.pop.next = self.valid.val() & self.m_sts_tready.val();
         // The writes in flight: a reset takes their B's away with the
         // interconnect, and they count as answered.
@@ -193,35 +261,23 @@ impl Logic for RxStatus {
         } else {
             self.bs.d.next = (self.bs.q.val() + self.b_fire.val()) + self.lost.val();
         }
-        // The FIFO: a push goes last, a pop shifts.
-        if self.push.val() & !self.pop.val() {
-            if self.count.q.val() == 0 {
-                self.e0.d.next = self.entry.val();
-            } else if self.count.q.val() == 1 {
-                self.e1.d.next = self.entry.val();
-            } else if self.count.q.val() == 2 {
-                self.e2.d.next = self.entry.val();
-            } else {
-                self.e3.d.next = self.entry.val();
+        // The FIFO: a push goes in at the tail, a pop moves the head on
+        // (the pointers wrap at 8).
+        if self.push.val() {
+            for i in 0..RX_STS_DEPTH {
+                if self.tail.q.val() == self.ids.val().get_bits::<3>(i * 3) {
+                    self.e[i].d.next = self.entry.val();
+                }
             }
-            self.count.d.next = self.count.q.val() + 1;
+            self.tail.d.next = self.tail.q.val() + 1;
         }
         if self.pop.val() {
-            self.e0.d.next = self.e1.q.val();
-            self.e1.d.next = self.e2.q.val();
-            self.e2.d.next = self.e3.q.val();
-            if self.push.val() {
-                // The count stays (a push needs room, a pop an entry).
-                if self.count.q.val() == 1 {
-                    self.e0.d.next = self.entry.val();
-                } else if self.count.q.val() == 2 {
-                    self.e1.d.next = self.entry.val();
-                } else {
-                    self.e2.d.next = self.entry.val();
-                }
-            } else {
-                self.count.d.next = self.count.q.val() - 1;
-            }
+            self.head.d.next = self.head.q.val() + 1;
+        }
+        if self.push.val() & !self.pop.val() {
+            self.count.d.next = self.count.q.val() + 1;
+        } else if self.pop.val() & !self.push.val() {
+            self.count.d.next = self.count.q.val() - 1;
         }
     }
 }
