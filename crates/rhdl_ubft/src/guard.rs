@@ -57,7 +57,8 @@
 //! checks done when it is taken: decided two cycles after it is taken and
 //! on AXI the cycle after that, so a flood of one-beat writes lands one
 //! every 4 cycles. A record in a leader's region adds eight cycles (view
-//! mod n, four bits a cycle). A refusal is decided the same way and the
+//! mod n, four bits a cycle), unless its view is the one last checked under
+//! the same n (the memo: `memo_view`, `memo_n`, `memo_rem`). A refusal is decided the same way and the
 //! next command is taken the cycle after. A record touching k HBM beats is
 //! k AXI writes, one a cycle, and each cycle `awready` or `wready` stays
 //! low adds one. `bvalid` never holds the guard up.
@@ -981,6 +982,16 @@ pub struct Guard<const N: usize> {
     vsh: DFF<Bits<32>>,
     rem: DFF<Bits<9>>,
     step: DFF<Bits<4>>,
+    // The view being checked and the n it is checked with.
+    vck: DFF<Bits<32>>,
+    nck: DFF<Bits<8>>,
+    // The last view checked, the n it was checked with, and view mod n: a
+    // record of the same view under the same n needs no check.
+    memo_ok: DFF<Bit>,
+    memo_view: DFF<Bits<32>>,
+    memo_n: DFF<Bits<8>>,
+    memo_rem: DFF<Bits<9>>,
+    memo_hit: Signal<Local, Bit>,
     // The HBM write.
     wad: DFF<Bits<64>>,
     wrem: DFF<Bits<32>>,
@@ -1218,6 +1229,13 @@ impl<const N: usize> Guard<N> {
             data_bad: Default::default(),
             got_last: Default::default(),
             vsh: Default::default(),
+            vck: Default::default(),
+            nck: Default::default(),
+            memo_ok: Default::default(),
+            memo_view: Default::default(),
+            memo_n: Default::default(),
+            memo_rem: Default::default(),
+            memo_hit: Default::default(),
             rem: Default::default(),
             step: Default::default(),
             wad: Default::default(),
@@ -1322,7 +1340,8 @@ impl<const N: usize> Logic for Guard<N> {
             words_s3, words_s4, sender_s2, sender_s3, sender_s4, sender_s5, known_s2, known_s3,
             known_s4, known_s5, mal_s2, mal_s3, mal_s4, mal_s5, rd_s2, rd_s3, rd_s4, vaddr_q,
             len_q, age, sender_q, known_q, mal_q, hit_q, pass_q, leader_q, code_q, vidx_q, csel,
-            beat_n, data_bad, got_last, vsh, rem, step, wad, wrem, wsel, psel, hb, first, aw_done,
+            beat_n, data_bad, got_last, vsh, rem, step, vck, nck, memo_ok, memo_view, memo_n,
+            memo_rem, wad, wrem, wsel, psel, hb, first, aw_done,
             w_done, accepted_q, werr_q, by_q
         );
         for i in 0..BEATS {
@@ -1538,6 +1557,10 @@ impl<const N: usize> Logic for Guard<N> {
         self.vlane.next = self.s_vidx.val().get_bits::<4>(0) + self.lane.val();
         self.vword.next = bit_cast::<9, 4>(self.vlane.val()) << 5;
         self.view.next = self.vbeat.val().get_bits::<32>(self.vword.val().index());
+        // The view last checked, under today's n: no check needed.
+        self.memo_hit.next = self.memo_ok.q.val()
+            & (self.view.val() == self.memo_view.q.val())
+            & (self.n.val() == self.memo_n.q.val());
         // view mod n, restoring division, four bits of the view a cycle.
         self.n9.next = bit_cast::<9, 8>(self.n.val());
         self.t1.next =
@@ -1680,8 +1703,19 @@ impl<const N: usize> Logic for Guard<N> {
                     } else if !self.s_pass.val() {
                         self.refuse.next = true;
                         self.why.next = self.s_code.val();
+                    } else if self.s_leader.val() & self.memo_hit.val() {
+                        // The view last checked, under the same n: its
+                        // leader is known.
+                        if self.memo_rem.q.val() == bit_cast::<9, 8>(self.s_sender.val()) {
+                            self.state.d.next = GuardState::Write;
+                        } else {
+                            self.refuse.next = true;
+                            self.why.next = self.c_not_leader.val();
+                        }
                     } else if self.s_leader.val() {
                         self.vsh.d.next = self.view.val();
+                        self.vck.d.next = self.view.val();
+                        self.nck.d.next = self.n.val();
                         self.rem.d.next = 0.into();
                         self.step.d.next = 0.into();
                         self.state.d.next = GuardState::Leader;
@@ -1713,6 +1747,11 @@ impl<const N: usize> Logic for Guard<N> {
                 self.vsh.d.next = self.vsh.q.val() << 4;
                 self.step.d.next = self.step.q.val() + 1;
                 if self.step.q.val() == 7 {
+                    // Remember it, unless n moved while it was checked.
+                    self.memo_ok.d.next = self.n.val() == self.nck.q.val();
+                    self.memo_view.d.next = self.vck.q.val();
+                    self.memo_n.d.next = self.nck.q.val();
+                    self.memo_rem.d.next = self.m4.val();
                     if self.m4.val() == bit_cast::<9, 8>(self.s_sender.val()) {
                         self.state.d.next = GuardState::Write;
                     } else {

@@ -1837,6 +1837,39 @@ fn an_owned_write_is_checked_during_the_leaders_view_check_before_it() {
     assert_eq!(t.counters.last().unwrap().accepted, 2);
 }
 
+/// The guard keeps the last view it checked and its leader under the n it
+/// used: a leader's record of that view is decided as an owned write is,
+/// without the view check, whoever sends it; another view is checked.
+#[test]
+fn a_leaders_record_of_the_view_last_checked_needs_no_view_check() {
+    let m = mb();
+    let mut b = bench(5, 0);
+    let (p7, p8, p9) = (m.prepare(7), m.prepare(8), m.prepare(9));
+    b.send(Packet::write(3, p7, &[8, 0xA, 13, 0])); // 13 mod 5 = 3: checked
+    b.send(Packet::write(3, p8, &[9, 0xB, 13, 0])); // view 13 again
+    b.send(Packet::write(2, p9, &[10, 0xC, 13, 0])); // view 13, not its leader
+    b.send(Packet::write(4, p9, &[10, 0xD, 14, 0])); // 14 mod 5 = 4: checked
+    b.run(80);
+    let t = &b.trace;
+    // The first as alone: AW at 14, the next taken at 15. The second,
+    // checked while presented: payload at 16, decided at 17 with the view
+    // known, AW at 18, as an owned write. The third is refused at its
+    // decision (21). The fourth, presented from 20 and taken at 22, has its
+    // checks at 25 (CHECK_CYCLES after 20), the view from 26 to 33, AW at
+    // 34.
+    assert_eq!(t.cmds, vec![0, 15, 19, 22]);
+    assert_eq!(
+        t.aws,
+        vec![(14, addr(p7) & !63), (18, addr(p8) & !63), (34, addr(p9) & !63)]
+    );
+    let end = t.counters.last().unwrap();
+    assert_eq!(end.accepted, 3);
+    assert_eq!(end.refused, refused(Refusal::NotLeader));
+    assert_eq!(end.by, by(Some(2)));
+    assert_eq!(b.read(p8, 4), vec![9, 0xB, 13, 0]);
+    assert_eq!(b.read(p9, 4), vec![10, 0xD, 14, 0]);
+}
+
 /// Reset with a command in the guard and the next one presented and being
 /// checked: the first is abandoned before AXI (its payload drained) or
 /// finished on AXI; the second's checks start again after the reset, and
