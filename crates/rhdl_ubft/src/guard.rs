@@ -57,8 +57,9 @@
 //! checks done when it is taken: decided two cycles after it is taken and
 //! on AXI the cycle after that, so a flood of one-beat writes lands one
 //! every 4 cycles. A record in a leader's region adds eight cycles (view
-//! mod n, four bits a cycle), unless its view is the one last checked under
-//! the same n (the memo: `memo_view`, `memo_n`, `memo_rem`). A refusal is decided the same way and the
+//! mod n, four bits a cycle), unless its view is below n (its own
+//! remainder) or the one last checked under the same n (the memo:
+//! `memo_view`, `memo_n`, `memo_rem`). A refusal is decided the same way and the
 //! next command is taken the cycle after. A record touching k HBM beats is
 //! k AXI writes, one a cycle, and each cycle `awready` or `wready` stays
 //! low adds one. `bvalid` never holds the guard up.
@@ -992,6 +993,8 @@ pub struct Guard<const N: usize> {
     memo_n: DFF<Bits<8>>,
     memo_rem: DFF<Bits<9>>,
     memo_hit: Signal<Local, Bit>,
+    known: Signal<Local, Bit>,
+    known_rem: Signal<Local, Bits<9>>,
     // The HBM write.
     wad: DFF<Bits<64>>,
     wrem: DFF<Bits<32>>,
@@ -1236,6 +1239,8 @@ impl<const N: usize> Guard<N> {
             memo_n: Default::default(),
             memo_rem: Default::default(),
             memo_hit: Default::default(),
+            known: Default::default(),
+            known_rem: Default::default(),
             rem: Default::default(),
             step: Default::default(),
             wad: Default::default(),
@@ -1341,8 +1346,7 @@ impl<const N: usize> Logic for Guard<N> {
             known_s4, known_s5, mal_s2, mal_s3, mal_s4, mal_s5, rd_s2, rd_s3, rd_s4, vaddr_q,
             len_q, age, sender_q, known_q, mal_q, hit_q, pass_q, leader_q, code_q, vidx_q, csel,
             beat_n, data_bad, got_last, vsh, rem, step, vck, nck, memo_ok, memo_view, memo_n,
-            memo_rem, wad, wrem, wsel, psel, hb, first, aw_done,
-            w_done, accepted_q, werr_q, by_q
+            memo_rem, wad, wrem, wsel, psel, hb, first, aw_done, w_done, accepted_q, werr_q, by_q
         );
         for i in 0..BEATS {
             self.buf[i].clock.next = self.clock.val();
@@ -1561,6 +1565,13 @@ impl<const N: usize> Logic for Guard<N> {
         self.memo_hit.next = self.memo_ok.q.val()
             & (self.view.val() == self.memo_view.q.val())
             & (self.n.val() == self.memo_n.q.val());
+        // A view below n is its own remainder.
+        self.known.next = self.memo_hit.val() | (self.view.val() < bit_cast::<32, 8>(self.n.val()));
+        if self.memo_hit.val() {
+            self.known_rem.next = self.memo_rem.q.val();
+        } else {
+            self.known_rem.next = self.view.val().get_bits::<9>(0);
+        }
         // view mod n, restoring division, four bits of the view a cycle.
         self.n9.next = bit_cast::<9, 8>(self.n.val());
         self.t1.next =
@@ -1703,10 +1714,10 @@ impl<const N: usize> Logic for Guard<N> {
                     } else if !self.s_pass.val() {
                         self.refuse.next = true;
                         self.why.next = self.s_code.val();
-                    } else if self.s_leader.val() & self.memo_hit.val() {
-                        // The view last checked, under the same n: its
-                        // leader is known.
-                        if self.memo_rem.q.val() == bit_cast::<9, 8>(self.s_sender.val()) {
+                    } else if self.s_leader.val() & self.known.val() {
+                        // A view below n, or the view last checked under
+                        // the same n: its leader is known.
+                        if self.known_rem.val() == bit_cast::<9, 8>(self.s_sender.val()) {
                             self.state.d.next = GuardState::Write;
                         } else {
                             self.refuse.next = true;

@@ -288,9 +288,9 @@ fn idle_kernel(backend: Backend, sent: &[Sent]) -> (Vec<(u64, Vec<u64>)>, Hbm, H
 /// - its own certify record of slot 2 (two beats, block and share),
 ///   checked while it waited behind the refusal: held whole, AW and W at
 ///   a + 5 and a + 6;
-/// - a prepare of view 1, which it leads (1 mod 3), checked while it
-///   waited: a leader's record, the view checked 4 bits a cycle, AW and W
-///   at a + 11;
+/// - a prepare of view 4, which it leads (4 mod 3), checked while it
+///   waited: a leader's record, the view checked 4 bits a cycle (a view
+///   below n would need no check), AW and W at a + 11;
 /// - a prepare of view 0, which replica 0 leads: refused (`not_leader`).
 /// (Each command is taken at a; guard.md, "Timing".)
 #[test]
@@ -322,7 +322,7 @@ fn the_guard_checks_writes_while_the_kernel_is_idle_on_both_backends() {
         Sent {
             sender: 1,
             word: p1,
-            words: prepare(4, 1),
+            words: prepare(4, 4),
         },
         Sent {
             sender: 1,
@@ -345,7 +345,7 @@ fn the_guard_checks_writes_while_the_kernel_is_idle_on_both_backends() {
         assert_eq!(hbm.read_words(at(own), 2), vote);
         assert_eq!(hbm.read_words(at(other), 2), vec![0, 0]);
         assert_eq!(hbm.read_words(at(certify), record.len()), record);
-        assert_eq!(hbm.read_words(at(p1), 4), prepare(4, 1));
+        assert_eq!(hbm.read_words(at(p1), 4), prepare(4, 4));
         assert_eq!(hbm.read_words(at(p0), 4), vec![0; 4]);
         let g = host.guard();
         assert_eq!(g.accepted, 3, "{backend}");

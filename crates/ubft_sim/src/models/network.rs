@@ -2071,7 +2071,10 @@ mod tests {
         assert_eq!(asked.len(), 1);
         let (at, m) = asked[0];
         assert_eq!(at, 7);
-        assert_eq!((m.vaddr, m.len, m.host, m.qpn), (addr(w), 8, true, QPN_BASE));
+        assert_eq!(
+            (m.vaddr, m.len, m.host, m.qpn),
+            (addr(w), 8, true, QPN_BASE)
+        );
         // Sent at 8, when the beat came: lands at 8 + L = 18, with the
         // staged payload, not HBM's; the WRITE behind it is sent with it.
         assert_eq!(hbms[0].read_words(addr(w), 2), vec![vote_tag(0, 3), 42]);
