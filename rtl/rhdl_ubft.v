@@ -2,7 +2,7 @@
 // Do not edit: change the Rust source and regenerate.
 
 
-module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,s_axis_rx_cmd_tdata,s_axis_rx_cmd_tvalid,s_axis_rx_cmd_tready,s_axis_rx_data_tdata,s_axis_rx_data_tkeep,s_axis_rx_data_tlast,s_axis_rx_data_tvalid,s_axis_rx_data_tready,m_axi_rx_awaddr,m_axi_rx_awlen,m_axi_rx_awsize,m_axi_rx_awburst,m_axi_rx_awvalid,m_axi_rx_awready,m_axi_rx_wdata,m_axi_rx_wstrb,m_axi_rx_wlast,m_axi_rx_wvalid,m_axi_rx_wready,m_axi_rx_bresp,m_axi_rx_bvalid,m_axi_rx_bready,m_axis_rx_sts_tdata,m_axis_rx_sts_tvalid,m_axis_rx_sts_tready);
+module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_axi_control_awready,s_axi_control_wdata,s_axi_control_wstrb,s_axi_control_wvalid,s_axi_control_wready,s_axi_control_bresp,s_axi_control_bvalid,s_axi_control_bready,s_axi_control_araddr,s_axi_control_arvalid,s_axi_control_arready,s_axi_control_rdata,s_axi_control_rresp,s_axi_control_rvalid,s_axi_control_rready,interrupt,m_axi_hbm_araddr,m_axi_hbm_arlen,m_axi_hbm_arsize,m_axi_hbm_arburst,m_axi_hbm_arvalid,m_axi_hbm_arready,m_axi_hbm_rdata,m_axi_hbm_rresp,m_axi_hbm_rlast,m_axi_hbm_rvalid,m_axi_hbm_rready,m_axi_hbm_awaddr,m_axi_hbm_awlen,m_axi_hbm_awsize,m_axi_hbm_awburst,m_axi_hbm_awvalid,m_axi_hbm_awready,m_axi_hbm_wdata,m_axi_hbm_wstrb,m_axi_hbm_wlast,m_axi_hbm_wvalid,m_axi_hbm_wready,m_axi_hbm_bresp,m_axi_hbm_bvalid,m_axi_hbm_bready,m_axis_sq_tdata,m_axis_sq_tvalid,m_axis_sq_tready,s_axis_cq_tdata,s_axis_cq_tvalid,s_axis_cq_tready,m_axis_sreq_tdata,m_axis_sreq_tkeep,m_axis_sreq_tlast,m_axis_sreq_tuser,m_axis_sreq_tvalid,m_axis_sreq_tready,s_axis_sresp_tdata,s_axis_sresp_tuser,s_axis_sresp_tlast,s_axis_sresp_tvalid,s_axis_sresp_tready,s_axis_prop_tdata,s_axis_prop_tvalid,s_axis_prop_tready,m_axis_dec_tdata,m_axis_dec_tuser,m_axis_dec_tvalid,m_axis_dec_tready,s_axis_rx_cmd_tdata,s_axis_rx_cmd_tvalid,s_axis_rx_cmd_tready,s_axis_rx_data_tdata,s_axis_rx_data_tkeep,s_axis_rx_data_tlast,s_axis_rx_data_tvalid,s_axis_rx_data_tready,m_axi_rx_awaddr,m_axi_rx_awlen,m_axi_rx_awsize,m_axi_rx_awburst,m_axi_rx_awvalid,m_axi_rx_awready,m_axi_rx_wdata,m_axi_rx_wstrb,m_axi_rx_wlast,m_axi_rx_wvalid,m_axi_rx_wready,m_axi_rx_bresp,m_axi_rx_bvalid,m_axi_rx_bready,m_axis_rx_sts_tdata,m_axis_rx_sts_tvalid,m_axis_rx_sts_tready,s_axis_tx_cmd_tdata,s_axis_tx_cmd_tvalid,s_axis_tx_cmd_tready,m_axis_tx_data_tdata,m_axis_tx_data_tkeep,m_axis_tx_data_tlast,m_axis_tx_data_tvalid,m_axis_tx_data_tready);
     
     // Module arguments
     input wire  ap_clk;
@@ -99,6 +99,14 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     output reg  [31:0] m_axis_rx_sts_tdata;
     output reg  m_axis_rx_sts_tvalid;
     input wire  m_axis_rx_sts_tready;
+    input wire  [95:0] s_axis_tx_cmd_tdata;
+    input wire  s_axis_tx_cmd_tvalid;
+    output reg  s_axis_tx_cmd_tready;
+    output reg  [511:0] m_axis_tx_data_tdata;
+    output reg  [63:0] m_axis_tx_data_tkeep;
+    output reg  m_axis_tx_data_tlast;
+    output reg  m_axis_tx_data_tvalid;
+    input wire  m_axis_tx_data_tready;
     
     // Stub signals
     reg  protocol$clock;
@@ -263,6 +271,13 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  [31:0] broadcast$write_errors;
     wire  broadcast$failed;
     wire  broadcast$written;
+    wire  broadcast$cmd_staged;
+    wire  broadcast$stage_put;
+    wire  [47:0] broadcast$stage_addr;
+    wire  [7:0] broadcast$stage_len;
+    wire  [511:0] broadcast$stage_data;
+    reg  broadcast$stage_busy;
+    wire  broadcast$stage_sent;
     reg  signing$clock;
     reg  signing$rst_n;
     reg  signing$sign;
@@ -355,6 +370,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     reg  [15:0] roce$cmd_len;
     reg  roce$cmd_valid;
     wire  roce$cmd_ready;
+    reg  roce$cmd_staged;
     wire  roce$ack;
     reg  [9:0] roce$rd_qpn;
     reg  [63:0] roce$rd_laddr;
@@ -481,6 +497,22 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
     wire  compose$m_rec_tvalid;
     wire  compose$m_rec_tlast;
     reg  compose$m_rec_tready;
+    reg  stage$clock;
+    reg  stage$rst_n;
+    reg  stage$put;
+    reg  [47:0] stage$put_addr;
+    reg  [7:0] stage$put_len;
+    reg  [511:0] stage$put_data;
+    reg  stage$sent;
+    wire  stage$busy;
+    reg  [95:0] stage$s_cmd_tdata;
+    reg  stage$s_cmd_tvalid;
+    wire  stage$s_cmd_tready;
+    wire  [511:0] stage$m_data_tdata;
+    wire  [63:0] stage$m_data_tkeep;
+    wire  stage$m_data_tlast;
+    wire  stage$m_data_tvalid;
+    reg  stage$m_data_tready;
     reg  watch$clock;
     reg  watch$rst_n;
     reg  watch$enable;
@@ -753,7 +785,14 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .acks(broadcast$acks),
         .write_errors(broadcast$write_errors),
         .failed(broadcast$failed),
-        .written(broadcast$written)
+        .written(broadcast$written),
+        .cmd_staged(broadcast$cmd_staged),
+        .stage_put(broadcast$stage_put),
+        .stage_addr(broadcast$stage_addr),
+        .stage_len(broadcast$stage_len),
+        .stage_data(broadcast$stage_data),
+        .stage_busy(broadcast$stage_busy),
+        .stage_sent(broadcast$stage_sent)
     );
     rhdl_ubft$signing signing(
         .clock(signing$clock),
@@ -852,6 +891,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .cmd_len(roce$cmd_len),
         .cmd_valid(roce$cmd_valid),
         .cmd_ready(roce$cmd_ready),
+        .cmd_staged(roce$cmd_staged),
         .ack(roce$ack),
         .rd_qpn(roce$rd_qpn),
         .rd_laddr(roce$rd_laddr),
@@ -988,6 +1028,24 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         .m_rec_tvalid(compose$m_rec_tvalid),
         .m_rec_tlast(compose$m_rec_tlast),
         .m_rec_tready(compose$m_rec_tready)
+    );
+    rhdl_ubft$stage stage(
+        .clock(stage$clock),
+        .rst_n(stage$rst_n),
+        .put(stage$put),
+        .put_addr(stage$put_addr),
+        .put_len(stage$put_len),
+        .put_data(stage$put_data),
+        .sent(stage$sent),
+        .busy(stage$busy),
+        .s_cmd_tdata(stage$s_cmd_tdata),
+        .s_cmd_tvalid(stage$s_cmd_tvalid),
+        .s_cmd_tready(stage$s_cmd_tready),
+        .m_data_tdata(stage$m_data_tdata),
+        .m_data_tkeep(stage$m_data_tkeep),
+        .m_data_tlast(stage$m_data_tlast),
+        .m_data_tvalid(stage$m_data_tvalid),
+        .m_data_tready(stage$m_data_tready)
     );
     rhdl_ubft$watch watch(
         .clock(watch$clock),
@@ -1327,6 +1385,23 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
         roce$cmd_addr = broadcast$cmd_addr;
         roce$cmd_len = broadcast$cmd_len;
         roce$cmd_valid = broadcast$cmd_valid;
+        roce$cmd_staged = broadcast$cmd_staged;
+        stage$clock = ap_clk;
+        stage$rst_n = ap_rst_n;
+        stage$put = broadcast$stage_put;
+        stage$put_addr = broadcast$stage_addr;
+        stage$put_len = broadcast$stage_len;
+        stage$put_data = broadcast$stage_data;
+        stage$sent = broadcast$stage_sent;
+        broadcast$stage_busy = stage$busy;
+        stage$s_cmd_tdata = s_axis_tx_cmd_tdata;
+        stage$s_cmd_tvalid = s_axis_tx_cmd_tvalid;
+        s_axis_tx_cmd_tready = stage$s_cmd_tready;
+        m_axis_tx_data_tdata = stage$m_data_tdata;
+        m_axis_tx_data_tkeep = stage$m_data_tkeep;
+        m_axis_tx_data_tlast = stage$m_data_tlast;
+        m_axis_tx_data_tvalid = stage$m_data_tvalid;
+        stage$m_data_tready = m_axis_tx_data_tready;
         broadcast$cmd_ready = roce$cmd_ready;
         broadcast$ack = roce$ack;
         broadcast$clear = protocol$started;
@@ -1424,7 +1499,7 @@ module rhdl_ubft(ap_clk,ap_rst_n,s_axi_control_awaddr,s_axi_control_awvalid,s_ax
 endmodule // top
 
 
-module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,beats,busy,done,round_done,round_error,s_rec_tdata,s_rec_tvalid,s_rec_tlast,s_rec_tready,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors,failed,written);
+module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,beats,busy,done,round_done,round_error,s_rec_tdata,s_rec_tvalid,s_rec_tlast,s_rec_tready,network_ptr,n,id,qpns,awaddr,awlen,awsize,awburst,awvalid,awready,wdata,wstrb,wlast,wvalid,wready,bresp,bvalid,bready,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,clear,acks,write_errors,failed,written,cmd_staged,stage_put,stage_addr,stage_len,stage_data,stage_busy,stage_sent);
     
     // Module arguments
     input wire  clock;
@@ -1473,6 +1548,13 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
     output reg  [31:0] write_errors;
     output reg  failed;
     output reg  written;
+    output reg  cmd_staged;
+    output reg  stage_put;
+    output reg  [47:0] stage_addr;
+    output reg  [7:0] stage_len;
+    output reg  [511:0] stage_data;
+    input wire  stage_busy;
+    output reg  stage_sent;
     
     // Constant declarations
     localparam  size = 3'b110;
@@ -1555,9 +1637,25 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
     reg  failed_q$d;
     wire  failed_q$q;
     reg  failed_q$clock;
+    reg  staged_q$d;
+    wire  staged_q$q;
+    reg  staged_q$clock;
+    reg  put_q$d;
+    wire  put_q$q;
+    reg  put_q$clock;
+    reg  send_q$d;
+    wire  send_q$q;
+    reg  send_q$clock;
+    reg  sent_q$d;
+    wire  sent_q$q;
+    reg  sent_q$clock;
     
     // Local signals
     reg  [4:0] words_eff;
+    reg  send_end;
+    reg  put_now;
+    reg  stage_now;
+    reg  [47:0] req_addr;
     reg  taken;
     reg  w_take;
     reg  w_last;
@@ -1679,6 +1777,26 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         .q(failed_q$q),
         .clock(failed_q$clock)
     );
+    rhdl_ubft$broadcast$staged_q staged_q(
+        .d(staged_q$d),
+        .q(staged_q$q),
+        .clock(staged_q$clock)
+    );
+    rhdl_ubft$broadcast$put_q put_q(
+        .d(put_q$d),
+        .q(put_q$q),
+        .clock(put_q$clock)
+    );
+    rhdl_ubft$broadcast$send_q send_q(
+        .d(send_q$d),
+        .q(send_q$q),
+        .clock(send_q$clock)
+    );
+    rhdl_ubft$broadcast$sent_q sent_q(
+        .d(sent_q$d),
+        .q(sent_q$q),
+        .clock(sent_q$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -1704,6 +1822,10 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         round_done_q$clock = clock;
         round_error_q$clock = clock;
         failed_q$clock = clock;
+        staged_q$clock = clock;
+        put_q$clock = clock;
+        send_q$clock = clock;
+        sent_q$clock = clock;
         state$d = state$q;
         byte_addr$d = byte_addr$q;
         length$d = length$q;
@@ -1726,6 +1848,10 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         round_done_q$d = round_done_q$q;
         round_error_q$d = round_error_q$q;
         failed_q$d = failed_q$q;
+        staged_q$d = staged_q$q;
+        put_q$d = put_q$q;
+        send_q$d = send_q$q;
+        sent_q$d = sent_q$q;
         pair_shift = ((pair_q$q) & 10'h3ff) << 32'h6;
         quad_shift = (((pair_q$q[(32'h1)+:(2)]) & 10'h3ff) << 32'h7) + 32'h40;
         upper = 32'h0;
@@ -1744,6 +1870,19 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         words_eff = words;
         if (beats > 32'h1) begin
             words_eff = 32'h10;
+        end
+        stage_now = (beats <= 32'h1) & ~local_only & ~round;
+        stage_put = 1'b0;
+        req_addr = ((network_ptr) & 48'hffffffffffff) + (((word) & 48'hffffffffffff) << 32'h2);
+        if (state$q == BroadcastState$Idle) begin
+            stage_addr = req_addr;
+            stage_len = ((words_eff) & 8'hff) << 32'h2;
+            stage_data = data;
+        end
+        else begin
+            stage_addr = byte_addr$q[(32'h0)+:(48)];
+            stage_len = length$q;
+            stage_data = data_q$q;
         end
         strb_shift = ((word[(32'h0)+:(4)]) & 7'h7f) << 32'h2;
         qpn_off = (((peer$q << 32'h3) + (peer$q << 32'h1)) & 7'h7f);
@@ -1785,6 +1924,14 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
                         wbeat$d = 32'h0;
                         bad_q$d = 1'b0;
                         land$d = 32'h0;
+                        staged_q$d = stage_now;
+                        put_q$d = stage_now & stage_busy;
+                        send_q$d = 1'b0;
+                        if (stage_now & ~stage_busy) begin
+                            stage_put = 1'b1;
+                            send_q$d = 1'b1;
+                            peer$d = 32'h0;
+                        end
                         state$d = BroadcastState$Local;
                     end
                 end
@@ -1822,13 +1969,14 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
                 begin
                     bready = 1'b1;
                     if (bvalid) begin
-                        peer$d = 32'h0;
                         if ((bresp != 32'h0) | bad_q$q) begin
                             errors_q$d = errors_q$q + 32'h1;
                             done_q$d = 1'b1;
                             round_done_q$d = round_q$q;
                             round_error_q$d = round_q$q;
-                            if (round_q$q) begin
+                            put_q$d = 1'b0;
+                            send_q$d = 1'b0;
+                            if (round_q$q | (staged_q$q & ~put_q$q)) begin
                                 failed_q$d = 1'b1;
                             end
                             state$d = BroadcastState$Idle;
@@ -1843,27 +1991,21 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
                         end
                         else begin
                             written = last_q$q == 32'h0;
+                            if (~staged_q$q) begin
+                                peer$d = 32'h0;
+                                send_q$d = 1'b1;
+                            end
                             state$d = BroadcastState$Send;
                         end
                     end
                 end
             BroadcastState$Send:
                 begin
-                    if (peer$q >= n) begin
+                    if ((~put_q$q & ~send_q$q) | send_end) begin
                         done_q$d = 1'b1;
                         state$d = BroadcastState$Idle;
                         if (round_q$q) begin
                             state$d = BroadcastState$Land;
-                        end
-                    end
-                    else if (peer$q == id) begin
-                        peer$d = peer$q + 32'h1;
-                    end
-                    else begin
-                        cmd_valid = 1'b1;
-                        if (cmd_ready) begin
-                            taken = 1'b1;
-                            peer$d = peer$q + 32'h1;
                         end
                     end
                 end
@@ -1885,6 +2027,29 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
                     state$d = BroadcastState$Idle;
                 end
         endcase
+        put_now = put_q$q & ~stage_busy & (state$q != BroadcastState$Idle);
+        if (put_now) begin
+            stage_put = 1'b1;
+            put_q$d = 1'b0;
+            send_q$d = 1'b1;
+            peer$d = 32'h0;
+        end
+        send_end = send_q$q & (peer$q >= n);
+        if (send_end) begin
+            send_q$d = 1'b0;
+        end
+        else if (send_q$q) begin
+            if (peer$q == id) begin
+                peer$d = peer$q + 32'h1;
+            end
+            else begin
+                cmd_valid = 1'b1;
+                if (cmd_ready) begin
+                    taken = 1'b1;
+                    peer$d = peer$q + 32'h1;
+                end
+            end
+        end
         if (taken & ~ack) begin
             outstanding$d = outstanding$q + 32'h1;
         end
@@ -1901,6 +2066,8 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         end
         if (~rst_n) begin
             state$d = BroadcastState$Idle;
+            put_q$d = 1'b0;
+            send_q$d = 1'b0;
             done_q$d = 1'b0;
             round_done_q$d = 1'b0;
             round_error_q$d = 1'b0;
@@ -1920,6 +2087,9 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         if (last_q$q != 32'h0) begin
             cmd_len = (((last_q$q) & 16'hffff) + 32'h1) << 32'h6;
         end
+        cmd_staged = staged_q$q;
+        sent_q$d = taken & staged_q$q;
+        stage_sent = sent_q$q;
         busy = state$q != BroadcastState$Idle;
         done = done_q$q;
         round_done = round_done_q$q;
@@ -2217,6 +2387,25 @@ module rhdl_ubft$broadcast$peer(d,q,clock);
 endmodule // rhdl_ubft$broadcast$peer
 
 
+module rhdl_ubft$broadcast$put_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$put_q
+
+
 module rhdl_ubft$broadcast$round_done_q(d,q,clock);
     
     // Module arguments
@@ -2272,6 +2461,63 @@ module rhdl_ubft$broadcast$round_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$broadcast$round_q
+
+
+module rhdl_ubft$broadcast$send_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$send_q
+
+
+module rhdl_ubft$broadcast$sent_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$sent_q
+
+
+module rhdl_ubft$broadcast$staged_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$broadcast$staged_q
 
 
 module rhdl_ubft$broadcast$state(d,q,clock);
@@ -5891,30 +6137,90 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [2:0] state$d;
     wire  [2:0] state$q;
     reg  state$clock;
+    reg  [3:0] pres$d;
+    wire  [3:0] pres$q;
+    reg  pres$clock;
+    reg  [31:0] word_d$d;
+    wire  [31:0] word_d$q;
+    reg  word_d$clock;
+    reg  [15:0] words_d$d;
+    wire  [15:0] words_d$q;
+    reg  words_d$clock;
+    reg  [7:0] sender_d$d;
+    wire  [7:0] sender_d$q;
+    reg  sender_d$clock;
+    reg  known_d$d;
+    wire  known_d$q;
+    reg  known_d$clock;
+    reg  [3:0] mal_d$d;
+    wire  [3:0] mal_d$q;
+    reg  mal_d$clock;
+    reg  rd_d$d;
+    wire  rd_d$q;
+    reg  rd_d$clock;
+    reg  [15:0] words_s2$d;
+    wire  [15:0] words_s2$q;
+    reg  words_s2$clock;
+    reg  [15:0] words_s3$d;
+    wire  [15:0] words_s3$q;
+    reg  words_s3$clock;
+    reg  [15:0] words_s4$d;
+    wire  [15:0] words_s4$q;
+    reg  words_s4$clock;
+    reg  [7:0] sender_s2$d;
+    wire  [7:0] sender_s2$q;
+    reg  sender_s2$clock;
+    reg  [7:0] sender_s3$d;
+    wire  [7:0] sender_s3$q;
+    reg  sender_s3$clock;
+    reg  [7:0] sender_s4$d;
+    wire  [7:0] sender_s4$q;
+    reg  sender_s4$clock;
+    reg  [7:0] sender_s5$d;
+    wire  [7:0] sender_s5$q;
+    reg  sender_s5$clock;
+    reg  known_s2$d;
+    wire  known_s2$q;
+    reg  known_s2$clock;
+    reg  known_s3$d;
+    wire  known_s3$q;
+    reg  known_s3$clock;
+    reg  known_s4$d;
+    wire  known_s4$q;
+    reg  known_s4$clock;
+    reg  known_s5$d;
+    wire  known_s5$q;
+    reg  known_s5$clock;
+    reg  [3:0] mal_s2$d;
+    wire  [3:0] mal_s2$q;
+    reg  mal_s2$clock;
+    reg  [3:0] mal_s3$d;
+    wire  [3:0] mal_s3$q;
+    reg  mal_s3$clock;
+    reg  [3:0] mal_s4$d;
+    wire  [3:0] mal_s4$q;
+    reg  mal_s4$clock;
+    reg  [3:0] mal_s5$d;
+    wire  [3:0] mal_s5$q;
+    reg  mal_s5$clock;
+    reg  rd_s2$d;
+    wire  rd_s2$q;
+    reg  rd_s2$clock;
+    reg  rd_s3$d;
+    wire  rd_s3$q;
+    reg  rd_s3$clock;
+    reg  rd_s4$d;
+    wire  rd_s4$q;
+    reg  rd_s4$clock;
     reg  [63:0] vaddr_q$d;
     wire  [63:0] vaddr_q$q;
     reg  vaddr_q$clock;
     reg  [31:0] len_q$d;
     wire  [31:0] len_q$q;
     reg  len_q$clock;
-    reg  [9:0] qpn_q$d;
-    wire  [9:0] qpn_q$q;
-    reg  qpn_q$clock;
-    reg  high_q$d;
-    wire  high_q$q;
-    reg  high_q$clock;
-    reg  rd_q$d;
-    wire  rd_q$q;
-    reg  rd_q$clock;
     reg  [3:0] age$d;
     wire  [3:0] age$q;
     reg  age$clock;
-    reg  [31:0] word_q$d;
-    wire  [31:0] word_q$q;
-    reg  word_q$clock;
-    reg  [15:0] words_q$d;
-    wire  [15:0] words_q$q;
-    reg  words_q$clock;
     reg  [7:0] sender_q$d;
     wire  [7:0] sender_q$q;
     reg  sender_q$clock;
@@ -5924,6 +6230,21 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [3:0] mal_q$d;
     wire  [3:0] mal_q$q;
     reg  mal_q$clock;
+    reg  hit_q$d;
+    wire  hit_q$q;
+    reg  hit_q$clock;
+    reg  pass_q$d;
+    wire  pass_q$q;
+    reg  pass_q$clock;
+    reg  leader_q$d;
+    wire  leader_q$q;
+    reg  leader_q$clock;
+    reg  [3:0] code_q$d;
+    wire  [3:0] code_q$q;
+    reg  code_q$clock;
+    reg  [15:0] vidx_q$d;
+    wire  [15:0] vidx_q$q;
+    reg  vidx_q$clock;
     reg  [511:0] buf$0$d;
     wire  [511:0] buf$0$q;
     reg  buf$0$clock;
@@ -5951,6 +6272,24 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  [3:0] step$d;
     wire  [3:0] step$q;
     reg  step$clock;
+    reg  [31:0] vck$d;
+    wire  [31:0] vck$q;
+    reg  vck$clock;
+    reg  [7:0] nck$d;
+    wire  [7:0] nck$q;
+    reg  nck$clock;
+    reg  memo_ok$d;
+    wire  memo_ok$q;
+    reg  memo_ok$clock;
+    reg  [31:0] memo_view$d;
+    wire  [31:0] memo_view$q;
+    reg  memo_view$clock;
+    reg  [7:0] memo_n$d;
+    wire  [7:0] memo_n$q;
+    reg  memo_n$clock;
+    reg  [8:0] memo_rem$d;
+    wire  [8:0] memo_rem$q;
+    reg  memo_rem$clock;
     reg  [63:0] wad$d;
     wire  [63:0] wad$q;
     reg  wad$clock;
@@ -6013,6 +6352,13 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  by_q$clock;
     
     // Local signals
+    reg  memo_hit;
+    reg  known;
+    reg  [8:0] known_rem;
+    reg  take;
+    reg  [63:0] c_vaddr;
+    reg  [31:0] c_len;
+    reg  c_high;
     reg  [63:0] diff;
     reg  found;
     reg  [7:0] who;
@@ -6028,6 +6374,14 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     reg  r_leader;
     reg  [3:0] r_code;
     reg  [15:0] r_vidx;
+    reg  s_hit;
+    reg  s_pass;
+    reg  s_leader;
+    reg  [3:0] s_code;
+    reg  [15:0] s_vidx;
+    reg  [7:0] s_sender;
+    reg  s_known;
+    reg  [3:0] s_mal;
     reg  [511:0] vbeat;
     reg  [3:0] vlane;
     reg  [8:0] vword;
@@ -6203,6 +6557,131 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .q(state$q),
         .clock(state$clock)
     );
+    rhdl_ubft$guard$pres pres(
+        .d(pres$d),
+        .q(pres$q),
+        .clock(pres$clock)
+    );
+    rhdl_ubft$guard$word_d word_d(
+        .d(word_d$d),
+        .q(word_d$q),
+        .clock(word_d$clock)
+    );
+    rhdl_ubft$guard$words_d words_d(
+        .d(words_d$d),
+        .q(words_d$q),
+        .clock(words_d$clock)
+    );
+    rhdl_ubft$guard$sender_d sender_d(
+        .d(sender_d$d),
+        .q(sender_d$q),
+        .clock(sender_d$clock)
+    );
+    rhdl_ubft$guard$known_d known_d(
+        .d(known_d$d),
+        .q(known_d$q),
+        .clock(known_d$clock)
+    );
+    rhdl_ubft$guard$mal_d mal_d(
+        .d(mal_d$d),
+        .q(mal_d$q),
+        .clock(mal_d$clock)
+    );
+    rhdl_ubft$guard$rd_d rd_d(
+        .d(rd_d$d),
+        .q(rd_d$q),
+        .clock(rd_d$clock)
+    );
+    rhdl_ubft$guard$words_s2 words_s2(
+        .d(words_s2$d),
+        .q(words_s2$q),
+        .clock(words_s2$clock)
+    );
+    rhdl_ubft$guard$words_s3 words_s3(
+        .d(words_s3$d),
+        .q(words_s3$q),
+        .clock(words_s3$clock)
+    );
+    rhdl_ubft$guard$words_s4 words_s4(
+        .d(words_s4$d),
+        .q(words_s4$q),
+        .clock(words_s4$clock)
+    );
+    rhdl_ubft$guard$sender_s2 sender_s2(
+        .d(sender_s2$d),
+        .q(sender_s2$q),
+        .clock(sender_s2$clock)
+    );
+    rhdl_ubft$guard$sender_s3 sender_s3(
+        .d(sender_s3$d),
+        .q(sender_s3$q),
+        .clock(sender_s3$clock)
+    );
+    rhdl_ubft$guard$sender_s4 sender_s4(
+        .d(sender_s4$d),
+        .q(sender_s4$q),
+        .clock(sender_s4$clock)
+    );
+    rhdl_ubft$guard$sender_s5 sender_s5(
+        .d(sender_s5$d),
+        .q(sender_s5$q),
+        .clock(sender_s5$clock)
+    );
+    rhdl_ubft$guard$known_s2 known_s2(
+        .d(known_s2$d),
+        .q(known_s2$q),
+        .clock(known_s2$clock)
+    );
+    rhdl_ubft$guard$known_s3 known_s3(
+        .d(known_s3$d),
+        .q(known_s3$q),
+        .clock(known_s3$clock)
+    );
+    rhdl_ubft$guard$known_s4 known_s4(
+        .d(known_s4$d),
+        .q(known_s4$q),
+        .clock(known_s4$clock)
+    );
+    rhdl_ubft$guard$known_s5 known_s5(
+        .d(known_s5$d),
+        .q(known_s5$q),
+        .clock(known_s5$clock)
+    );
+    rhdl_ubft$guard$mal_s2 mal_s2(
+        .d(mal_s2$d),
+        .q(mal_s2$q),
+        .clock(mal_s2$clock)
+    );
+    rhdl_ubft$guard$mal_s3 mal_s3(
+        .d(mal_s3$d),
+        .q(mal_s3$q),
+        .clock(mal_s3$clock)
+    );
+    rhdl_ubft$guard$mal_s4 mal_s4(
+        .d(mal_s4$d),
+        .q(mal_s4$q),
+        .clock(mal_s4$clock)
+    );
+    rhdl_ubft$guard$mal_s5 mal_s5(
+        .d(mal_s5$d),
+        .q(mal_s5$q),
+        .clock(mal_s5$clock)
+    );
+    rhdl_ubft$guard$rd_s2 rd_s2(
+        .d(rd_s2$d),
+        .q(rd_s2$q),
+        .clock(rd_s2$clock)
+    );
+    rhdl_ubft$guard$rd_s3 rd_s3(
+        .d(rd_s3$d),
+        .q(rd_s3$q),
+        .clock(rd_s3$clock)
+    );
+    rhdl_ubft$guard$rd_s4 rd_s4(
+        .d(rd_s4$d),
+        .q(rd_s4$q),
+        .clock(rd_s4$clock)
+    );
     rhdl_ubft$guard$vaddr_q vaddr_q(
         .d(vaddr_q$d),
         .q(vaddr_q$q),
@@ -6213,35 +6692,10 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .q(len_q$q),
         .clock(len_q$clock)
     );
-    rhdl_ubft$guard$qpn_q qpn_q(
-        .d(qpn_q$d),
-        .q(qpn_q$q),
-        .clock(qpn_q$clock)
-    );
-    rhdl_ubft$guard$high_q high_q(
-        .d(high_q$d),
-        .q(high_q$q),
-        .clock(high_q$clock)
-    );
-    rhdl_ubft$guard$rd_q rd_q(
-        .d(rd_q$d),
-        .q(rd_q$q),
-        .clock(rd_q$clock)
-    );
     rhdl_ubft$guard$age age(
         .d(age$d),
         .q(age$q),
         .clock(age$clock)
-    );
-    rhdl_ubft$guard$word_q word_q(
-        .d(word_q$d),
-        .q(word_q$q),
-        .clock(word_q$clock)
-    );
-    rhdl_ubft$guard$words_q words_q(
-        .d(words_q$d),
-        .q(words_q$q),
-        .clock(words_q$clock)
     );
     rhdl_ubft$guard$sender_q sender_q(
         .d(sender_q$d),
@@ -6257,6 +6711,31 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .d(mal_q$d),
         .q(mal_q$q),
         .clock(mal_q$clock)
+    );
+    rhdl_ubft$guard$hit_q hit_q(
+        .d(hit_q$d),
+        .q(hit_q$q),
+        .clock(hit_q$clock)
+    );
+    rhdl_ubft$guard$pass_q pass_q(
+        .d(pass_q$d),
+        .q(pass_q$q),
+        .clock(pass_q$clock)
+    );
+    rhdl_ubft$guard$leader_q leader_q(
+        .d(leader_q$d),
+        .q(leader_q$q),
+        .clock(leader_q$clock)
+    );
+    rhdl_ubft$guard$code_q code_q(
+        .d(code_q$d),
+        .q(code_q$q),
+        .clock(code_q$clock)
+    );
+    rhdl_ubft$guard$vidx_q vidx_q(
+        .d(vidx_q$d),
+        .q(vidx_q$q),
+        .clock(vidx_q$clock)
     );
     rhdl_ubft$guard$buf$0 buf$0(
         .d(buf$0$d),
@@ -6302,6 +6781,36 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         .d(step$d),
         .q(step$q),
         .clock(step$clock)
+    );
+    rhdl_ubft$guard$vck vck(
+        .d(vck$d),
+        .q(vck$q),
+        .clock(vck$clock)
+    );
+    rhdl_ubft$guard$nck nck(
+        .d(nck$d),
+        .q(nck$q),
+        .clock(nck$clock)
+    );
+    rhdl_ubft$guard$memo_ok memo_ok(
+        .d(memo_ok$d),
+        .q(memo_ok$q),
+        .clock(memo_ok$clock)
+    );
+    rhdl_ubft$guard$memo_view memo_view(
+        .d(memo_view$d),
+        .q(memo_view$q),
+        .clock(memo_view$clock)
+    );
+    rhdl_ubft$guard$memo_n memo_n(
+        .d(memo_n$d),
+        .q(memo_n$q),
+        .clock(memo_n$clock)
+    );
+    rhdl_ubft$guard$memo_rem memo_rem(
+        .d(memo_rem$d),
+        .q(memo_rem$q),
+        .clock(memo_rem$clock)
     );
     rhdl_ubft$guard$wad wad(
         .d(wad$d),
@@ -6407,17 +6916,42 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
     // Update code
     always @(*) begin
         state$clock = clock;
+        pres$clock = clock;
+        word_d$clock = clock;
+        words_d$clock = clock;
+        sender_d$clock = clock;
+        known_d$clock = clock;
+        mal_d$clock = clock;
+        rd_d$clock = clock;
+        words_s2$clock = clock;
+        words_s3$clock = clock;
+        words_s4$clock = clock;
+        sender_s2$clock = clock;
+        sender_s3$clock = clock;
+        sender_s4$clock = clock;
+        sender_s5$clock = clock;
+        known_s2$clock = clock;
+        known_s3$clock = clock;
+        known_s4$clock = clock;
+        known_s5$clock = clock;
+        mal_s2$clock = clock;
+        mal_s3$clock = clock;
+        mal_s4$clock = clock;
+        mal_s5$clock = clock;
+        rd_s2$clock = clock;
+        rd_s3$clock = clock;
+        rd_s4$clock = clock;
         vaddr_q$clock = clock;
         len_q$clock = clock;
-        qpn_q$clock = clock;
-        high_q$clock = clock;
-        rd_q$clock = clock;
         age$clock = clock;
-        word_q$clock = clock;
-        words_q$clock = clock;
         sender_q$clock = clock;
         known_q$clock = clock;
         mal_q$clock = clock;
+        hit_q$clock = clock;
+        pass_q$clock = clock;
+        leader_q$clock = clock;
+        code_q$clock = clock;
+        vidx_q$clock = clock;
         csel$clock = clock;
         beat_n$clock = clock;
         data_bad$clock = clock;
@@ -6425,6 +6959,12 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         vsh$clock = clock;
         rem$clock = clock;
         step$clock = clock;
+        vck$clock = clock;
+        nck$clock = clock;
+        memo_ok$clock = clock;
+        memo_view$clock = clock;
+        memo_n$clock = clock;
+        memo_rem$clock = clock;
         wad$clock = clock;
         wrem$clock = clock;
         wsel$clock = clock;
@@ -6437,17 +6977,42 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         werr_q$clock = clock;
         by_q$clock = clock;
         state$d = state$q;
+        pres$d = pres$q;
+        word_d$d = word_d$q;
+        words_d$d = words_d$q;
+        sender_d$d = sender_d$q;
+        known_d$d = known_d$q;
+        mal_d$d = mal_d$q;
+        rd_d$d = rd_d$q;
+        words_s2$d = words_s2$q;
+        words_s3$d = words_s3$q;
+        words_s4$d = words_s4$q;
+        sender_s2$d = sender_s2$q;
+        sender_s3$d = sender_s3$q;
+        sender_s4$d = sender_s4$q;
+        sender_s5$d = sender_s5$q;
+        known_s2$d = known_s2$q;
+        known_s3$d = known_s3$q;
+        known_s4$d = known_s4$q;
+        known_s5$d = known_s5$q;
+        mal_s2$d = mal_s2$q;
+        mal_s3$d = mal_s3$q;
+        mal_s4$d = mal_s4$q;
+        mal_s5$d = mal_s5$q;
+        rd_s2$d = rd_s2$q;
+        rd_s3$d = rd_s3$q;
+        rd_s4$d = rd_s4$q;
         vaddr_q$d = vaddr_q$q;
         len_q$d = len_q$q;
-        qpn_q$d = qpn_q$q;
-        high_q$d = high_q$q;
-        rd_q$d = rd_q$q;
         age$d = age$q;
-        word_q$d = word_q$q;
-        words_q$d = words_q$q;
         sender_q$d = sender_q$q;
         known_q$d = known_q$q;
         mal_q$d = mal_q$q;
+        hit_q$d = hit_q$q;
+        pass_q$d = pass_q$q;
+        leader_q$d = leader_q$q;
+        code_q$d = code_q$q;
+        vidx_q$d = vidx_q$q;
         csel$d = csel$q;
         beat_n$d = beat_n$q;
         data_bad$d = data_bad$q;
@@ -6455,6 +7020,12 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         vsh$d = vsh$q;
         rem$d = rem$q;
         step$d = step$q;
+        vck$d = vck$q;
+        nck$d = nck$q;
+        memo_ok$d = memo_ok$q;
+        memo_view$d = memo_view$q;
+        memo_n$d = memo_n$q;
+        memo_rem$d = memo_rem$q;
         wad$d = wad$q;
         wrem$d = wrem$q;
         wsel$d = wsel$q;
@@ -6488,124 +7059,153 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         refused_q$7$d = refused_q$7$q;
         refused_q$8$clock = clock;
         refused_q$8$d = refused_q$8$q;
-        diff = vaddr_q$q - network_ptr;
+        take = ((state$q == GuardState$Idle) & rst_n) & wr_cmd_tvalid;
+        c_vaddr = ((wr_cmd_tdata[(at_vaddr)+:(48)]) & 64'hffffffffffffffff);
+        c_len = ((wr_cmd_tdata[(at_len)+:(28)]) & 32'hffffffff);
+        c_high = wr_cmd_tdata[at_strm] | (wr_cmd_tdata[(at_dest)+:(4)] != 32'h0) | ~wr_cmd_tdata[at_host];
+        if (take | ~wr_cmd_tvalid | ~rst_n) begin
+            pres$d = 32'h0;
+        end
+        else if (pres$q != 32'hf) begin
+            pres$d = pres$q + 32'h1;
+        end
+        diff = c_vaddr - network_ptr;
         found = 1'b0;
         who = 32'h0;
-        if (~found & (ids[(0 * 32'h8)+:(8)] < n) & (ids[(0 * 32'h8)+:(8)] != id) & (qpns[(0 * 32'ha)+:(10)] == qpn_q$q)) begin
+        if (~found & (ids[(0 * 32'h8)+:(8)] < n) & (ids[(0 * 32'h8)+:(8)] != id) & (qpns[(0 * 32'ha)+:(10)] == wr_cmd_tdata[(at_qpn)+:(10)])) begin
             found = 1'b1;
             who = ids[(0 * 32'h8)+:(8)];
         end
-        if (~found & (ids[(1 * 32'h8)+:(8)] < n) & (ids[(1 * 32'h8)+:(8)] != id) & (qpns[(1 * 32'ha)+:(10)] == qpn_q$q)) begin
+        if (~found & (ids[(1 * 32'h8)+:(8)] < n) & (ids[(1 * 32'h8)+:(8)] != id) & (qpns[(1 * 32'ha)+:(10)] == wr_cmd_tdata[(at_qpn)+:(10)])) begin
             found = 1'b1;
             who = ids[(1 * 32'h8)+:(8)];
         end
-        if (~found & (ids[(2 * 32'h8)+:(8)] < n) & (ids[(2 * 32'h8)+:(8)] != id) & (qpns[(2 * 32'ha)+:(10)] == qpn_q$q)) begin
+        if (~found & (ids[(2 * 32'h8)+:(8)] < n) & (ids[(2 * 32'h8)+:(8)] != id) & (qpns[(2 * 32'ha)+:(10)] == wr_cmd_tdata[(at_qpn)+:(10)])) begin
             found = 1'b1;
             who = ids[(2 * 32'h8)+:(8)];
         end
-        if (~found & (ids[(3 * 32'h8)+:(8)] < n) & (ids[(3 * 32'h8)+:(8)] != id) & (qpns[(3 * 32'ha)+:(10)] == qpn_q$q)) begin
+        if (~found & (ids[(3 * 32'h8)+:(8)] < n) & (ids[(3 * 32'h8)+:(8)] != id) & (qpns[(3 * 32'ha)+:(10)] == wr_cmd_tdata[(at_qpn)+:(10)])) begin
             found = 1'b1;
             who = ids[(3 * 32'h8)+:(8)];
         end
-        if (~found & (ids[(4 * 32'h8)+:(8)] < n) & (ids[(4 * 32'h8)+:(8)] != id) & (qpns[(4 * 32'ha)+:(10)] == qpn_q$q)) begin
+        if (~found & (ids[(4 * 32'h8)+:(8)] < n) & (ids[(4 * 32'h8)+:(8)] != id) & (qpns[(4 * 32'ha)+:(10)] == wr_cmd_tdata[(at_qpn)+:(10)])) begin
             found = 1'b1;
             who = ids[(4 * 32'h8)+:(8)];
         end
-        if (~found & (ids[(5 * 32'h8)+:(8)] < n) & (ids[(5 * 32'h8)+:(8)] != id) & (qpns[(5 * 32'ha)+:(10)] == qpn_q$q)) begin
+        if (~found & (ids[(5 * 32'h8)+:(8)] < n) & (ids[(5 * 32'h8)+:(8)] != id) & (qpns[(5 * 32'ha)+:(10)] == wr_cmd_tdata[(at_qpn)+:(10)])) begin
             found = 1'b1;
             who = ids[(5 * 32'h8)+:(8)];
         end
-        if (~found & (ids[(6 * 32'h8)+:(8)] < n) & (ids[(6 * 32'h8)+:(8)] != id) & (qpns[(6 * 32'ha)+:(10)] == qpn_q$q)) begin
+        if (~found & (ids[(6 * 32'h8)+:(8)] < n) & (ids[(6 * 32'h8)+:(8)] != id) & (qpns[(6 * 32'ha)+:(10)] == wr_cmd_tdata[(at_qpn)+:(10)])) begin
             found = 1'b1;
             who = ids[(6 * 32'h8)+:(8)];
         end
-        if (~found & (ids[(7 * 32'h8)+:(8)] < n) & (ids[(7 * 32'h8)+:(8)] != id) & (qpns[(7 * 32'ha)+:(10)] == qpn_q$q)) begin
+        if (~found & (ids[(7 * 32'h8)+:(8)] < n) & (ids[(7 * 32'h8)+:(8)] != id) & (qpns[(7 * 32'ha)+:(10)] == wr_cmd_tdata[(at_qpn)+:(10)])) begin
             found = 1'b1;
             who = ids[(7 * 32'h8)+:(8)];
         end
         if (~found) begin
             mal = c_unknown;
         end
-        else if ((len_q$q == 32'h0) | (len_q$q[(32'h0)+:(2)] != 32'h0) | (len_q$q > max_bytes)) begin
+        else if ((c_len == 32'h0) | (c_len[(32'h0)+:(2)] != 32'h0) | (c_len > max_bytes)) begin
             mal = c_length;
         end
-        else if (vaddr_q$q[(32'h0)+:(2)] != 32'h0) begin
+        else if (c_vaddr[(32'h0)+:(2)] != 32'h0) begin
             mal = c_unaligned;
         end
-        else if (high_q$q | (vaddr_q$q < network_ptr) | ((diff + ((len_q$q) & 64'hffffffffffffffff)) > end_bytes)) begin
+        else if (c_high | (c_vaddr < network_ptr) | ((diff + ((c_len) & 64'hffffffffffffffff)) > end_bytes)) begin
             mal = c_outside;
         end
         else begin
             mal = 32'h0;
         end
-        word_q$d = diff[(32'h2)+:(32)];
-        words_q$d = len_q$q[(32'h2)+:(16)];
-        sender_q$d = who;
-        known_q$d = found;
-        mal_q$d = mal;
+        word_d$d = diff[(32'h2)+:(32)];
+        words_d$d = c_len[(32'h2)+:(16)];
+        sender_d$d = who;
+        known_d$d = found;
+        mal_d$d = mal;
+        rd_d$d = wr_cmd_tdata[at_rd];
+        words_s2$d = words_d$q;
+        words_s3$d = words_s2$q;
+        words_s4$d = words_s3$q;
+        sender_s2$d = sender_d$q;
+        sender_s3$d = sender_s2$q;
+        sender_s4$d = sender_s3$q;
+        sender_s5$d = sender_s4$q;
+        known_s2$d = known_d$q;
+        known_s3$d = known_s2$q;
+        known_s4$d = known_s3$q;
+        known_s5$d = known_s4$q;
+        mal_s2$d = mal_d$q;
+        mal_s3$d = mal_s2$q;
+        mal_s4$d = mal_s3$q;
+        mal_s5$d = mal_s4$q;
+        rd_s2$d = rd_d$q;
+        rd_s3$d = rd_s2$q;
+        rd_s4$d = rd_s3$q;
         if (age$q != 32'hf) begin
             age$d = age$q + 32'h1;
         end
         rows$0$clock = clock;
-        rows$0$word = word_q$q;
-        rows$0$words = words_q$q;
-        rows$0$sender = sender_q$q;
-        rows$0$rd = rd_q$q;
+        rows$0$word = word_d$q;
+        rows$0$words = words_s4$q;
+        rows$0$sender = sender_s4$q;
+        rows$0$rd = rd_s4$q;
         rows$1$clock = clock;
-        rows$1$word = word_q$q;
-        rows$1$words = words_q$q;
-        rows$1$sender = sender_q$q;
-        rows$1$rd = rd_q$q;
+        rows$1$word = word_d$q;
+        rows$1$words = words_s4$q;
+        rows$1$sender = sender_s4$q;
+        rows$1$rd = rd_s4$q;
         rows$2$clock = clock;
-        rows$2$word = word_q$q;
-        rows$2$words = words_q$q;
-        rows$2$sender = sender_q$q;
-        rows$2$rd = rd_q$q;
+        rows$2$word = word_d$q;
+        rows$2$words = words_s4$q;
+        rows$2$sender = sender_s4$q;
+        rows$2$rd = rd_s4$q;
         rows$3$clock = clock;
-        rows$3$word = word_q$q;
-        rows$3$words = words_q$q;
-        rows$3$sender = sender_q$q;
-        rows$3$rd = rd_q$q;
+        rows$3$word = word_d$q;
+        rows$3$words = words_s4$q;
+        rows$3$sender = sender_s4$q;
+        rows$3$rd = rd_s4$q;
         rows$4$clock = clock;
-        rows$4$word = word_q$q;
-        rows$4$words = words_q$q;
-        rows$4$sender = sender_q$q;
-        rows$4$rd = rd_q$q;
+        rows$4$word = word_d$q;
+        rows$4$words = words_s4$q;
+        rows$4$sender = sender_s4$q;
+        rows$4$rd = rd_s4$q;
         rows$5$clock = clock;
-        rows$5$word = word_q$q;
-        rows$5$words = words_q$q;
-        rows$5$sender = sender_q$q;
-        rows$5$rd = rd_q$q;
+        rows$5$word = word_d$q;
+        rows$5$words = words_s4$q;
+        rows$5$sender = sender_s4$q;
+        rows$5$rd = rd_s4$q;
         rows$6$clock = clock;
-        rows$6$word = word_q$q;
-        rows$6$words = words_q$q;
-        rows$6$sender = sender_q$q;
-        rows$6$rd = rd_q$q;
+        rows$6$word = word_d$q;
+        rows$6$words = words_s4$q;
+        rows$6$sender = sender_s4$q;
+        rows$6$rd = rd_s4$q;
         rows$7$clock = clock;
-        rows$7$word = word_q$q;
-        rows$7$words = words_q$q;
-        rows$7$sender = sender_q$q;
-        rows$7$rd = rd_q$q;
+        rows$7$word = word_d$q;
+        rows$7$words = words_s4$q;
+        rows$7$sender = sender_s4$q;
+        rows$7$rd = rd_s4$q;
         rows$8$clock = clock;
-        rows$8$word = word_q$q;
-        rows$8$words = words_q$q;
-        rows$8$sender = sender_q$q;
-        rows$8$rd = rd_q$q;
+        rows$8$word = word_d$q;
+        rows$8$words = words_s4$q;
+        rows$8$sender = sender_s4$q;
+        rows$8$rd = rd_s4$q;
         rows$9$clock = clock;
-        rows$9$word = word_q$q;
-        rows$9$words = words_q$q;
-        rows$9$sender = sender_q$q;
-        rows$9$rd = rd_q$q;
+        rows$9$word = word_d$q;
+        rows$9$words = words_s4$q;
+        rows$9$sender = sender_s4$q;
+        rows$9$rd = rd_s4$q;
         rows$10$clock = clock;
-        rows$10$word = word_q$q;
-        rows$10$words = words_q$q;
-        rows$10$sender = sender_q$q;
-        rows$10$rd = rd_q$q;
+        rows$10$word = word_d$q;
+        rows$10$words = words_s4$q;
+        rows$10$sender = sender_s4$q;
+        rows$10$rd = rd_s4$q;
         rows$11$clock = clock;
-        rows$11$word = word_q$q;
-        rows$11$words = words_q$q;
-        rows$11$sender = sender_q$q;
-        rows$11$rd = rd_q$q;
+        rows$11$word = word_d$q;
+        rows$11$words = words_s4$q;
+        rows$11$sender = sender_s4$q;
+        rows$11$rd = rd_s4$q;
         r_hit = 1'b0;
         r_pass = 1'b0;
         r_leader = 1'b0;
@@ -6695,6 +7295,36 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
             r_code = rows$11$code;
             r_vidx = rows$11$vidx;
         end
+        if (age$q == ready_age) begin
+            s_hit = r_hit;
+            s_pass = r_pass;
+            s_leader = r_leader;
+            s_code = r_code;
+            s_vidx = r_vidx;
+            s_sender = sender_s5$q;
+            s_known = known_s5$q;
+            s_mal = mal_s5$q;
+        end
+        else begin
+            s_hit = hit_q$q;
+            s_pass = pass_q$q;
+            s_leader = leader_q$q;
+            s_code = code_q$q;
+            s_vidx = vidx_q$q;
+            s_sender = sender_q$q;
+            s_known = known_q$q;
+            s_mal = mal_q$q;
+        end
+        if ((age$q == ready_age) | (take & (pres$q >= ready_age))) begin
+            hit_q$d = r_hit;
+            pass_q$d = r_pass;
+            leader_q$d = r_leader;
+            code_q$d = r_code;
+            vidx_q$d = r_vidx;
+            sender_q$d = sender_s5$q;
+            known_q$d = known_s5$q;
+            mal_q$d = mal_s5$q;
+        end
         lane = vaddr_q$q[(32'h2)+:(4)];
         expect_m1 = (((len_q$q - 32'h1) >> 32'h6) & 8'hff);
         lane_lo = lane[(32'h0)+:(2)];
@@ -6736,15 +7366,23 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                 end
         endcase
         vbeat = 32'h0;
-        if ((r_vidx >> 32'h4) == beat_ids[(0 * 32'h10)+:(16)]) begin
+        if ((s_vidx >> 32'h4) == beat_ids[(0 * 32'h10)+:(16)]) begin
             vbeat = buf$0$q;
         end
-        if ((r_vidx >> 32'h4) == beat_ids[(1 * 32'h10)+:(16)]) begin
+        if ((s_vidx >> 32'h4) == beat_ids[(1 * 32'h10)+:(16)]) begin
             vbeat = buf$1$q;
         end
-        vlane = r_vidx[(32'h0)+:(4)] + lane;
+        vlane = s_vidx[(32'h0)+:(4)] + lane;
         vword = ((vlane) & 9'h1ff) << 32'h5;
         view = vbeat[(vword)+:(32)];
+        memo_hit = memo_ok$q & (view == memo_view$q) & (n == memo_n$q);
+        known = memo_hit | (view < ((n) & 32'hffffffff));
+        if (memo_hit) begin
+            known_rem = memo_rem$q;
+        end
+        else begin
+            known_rem = view[(32'h0)+:(9)];
+        end
         n9 = ((n) & 9'h1ff);
         t1 = (rem$q << 32'h1) | ((vsh$q[(32'h1f)+:(1)]) & 9'h1ff);
         if (t1 >= n9) begin
@@ -6820,19 +7458,21 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
             GuardState$Idle:
                 begin
                     wr_cmd_tready = rst_n;
-                    if (wr_cmd_tvalid & rst_n) begin
+                    if (take) begin
                         rd_taken = wr_cmd_tdata[at_rd];
-                        vaddr_q$d = ((wr_cmd_tdata[(at_vaddr)+:(48)]) & 64'hffffffffffffffff);
-                        len_q$d = ((wr_cmd_tdata[(at_len)+:(28)]) & 32'hffffffff);
-                        qpn_q$d = wr_cmd_tdata[(at_qpn)+:(10)];
-                        rd_q$d = wr_cmd_tdata[at_rd];
-                        high_q$d = wr_cmd_tdata[at_strm] | (wr_cmd_tdata[(at_dest)+:(4)] != 32'h0) | ~wr_cmd_tdata[at_host];
-                        age$d = 32'h0;
+                        vaddr_q$d = c_vaddr;
+                        len_q$d = c_len;
+                        if (pres$q != 32'hf) begin
+                            age$d = pres$q + 32'h1;
+                        end
+                        else begin
+                            age$d = pres$q;
+                        end
                         csel$d = 32'h1;
                         beat_n$d = 32'h0;
                         data_bad$d = 1'b0;
                         got_last$d = 1'b0;
-                        if (wr_cmd_tdata[(at_len)+:(28)] == 32'h0) begin
+                        if (c_len == 32'h0) begin
                             got_last$d = 1'b1;
                             state$d = GuardState$Check;
                         end
@@ -6880,24 +7520,35 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
             GuardState$Check:
                 begin
                     if (age$q >= ready_age) begin
-                        if (mal_q$q != 32'h0) begin
+                        if (s_mal != 32'h0) begin
                             refuse = 1'b1;
-                            why = mal_q$q;
+                            why = s_mal;
                         end
                         else if (data_bad$q) begin
                             refuse = 1'b1;
                             why = c_data;
                         end
-                        else if (~r_hit) begin
+                        else if (~s_hit) begin
                             refuse = 1'b1;
                             why = c_not_owner;
                         end
-                        else if (~r_pass) begin
+                        else if (~s_pass) begin
                             refuse = 1'b1;
-                            why = r_code;
+                            why = s_code;
                         end
-                        else if (r_leader) begin
+                        else if (s_leader & known) begin
+                            if (known_rem == ((s_sender) & 9'h1ff)) begin
+                                state$d = GuardState$Write;
+                            end
+                            else begin
+                                refuse = 1'b1;
+                                why = c_not_leader;
+                            end
+                        end
+                        else if (s_leader) begin
                             vsh$d = view;
+                            vck$d = view;
+                            nck$d = n;
                             rem$d = 32'h0;
                             step$d = 32'h0;
                             state$d = GuardState$Leader;
@@ -6929,7 +7580,11 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
                     vsh$d = vsh$q << 32'h4;
                     step$d = step$q + 32'h1;
                     if (step$q == 32'h7) begin
-                        if (m4 == ((sender_q$q) & 9'h1ff)) begin
+                        memo_ok$d = n == nck$q;
+                        memo_view$d = vck$q;
+                        memo_n$d = nck$q;
+                        memo_rem$d = m4;
+                        if (m4 == ((s_sender) & 9'h1ff)) begin
                             state$d = GuardState$Write;
                         end
                         else begin
@@ -7041,9 +7696,9 @@ module rhdl_ubft$guard(clock,rst_n,network_ptr,n,id,qpns,wr_cmd_tdata,wr_cmd_tva
         if (refuse & (why == reason_ids[(8 * 32'h4)+:(4)])) begin
             refused_q$8$d = refused_q$8$q + 32'h1;
         end
-        by_off = ((sender_q$q) & 16'hffff) << 32'h5;
+        by_off = ((s_sender) & 16'hffff) << 32'h5;
         by_field = by_q$q[(by_off)+:(32)] + 32'h1;
-        if (refuse & known_q$q) begin
+        if (refuse & s_known) begin
             by_q$d = (by_q$q & ~(mask32 << by_off)) | (((by_field) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << by_off);
         end
         if (bvalid & (bresp != 32'h0)) begin
@@ -7237,6 +7892,25 @@ module rhdl_ubft$guard$by_q(d,q,clock);
 endmodule // rhdl_ubft$guard$by_q
 
 
+module rhdl_ubft$guard$code_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$code_q
+
+
 module rhdl_ubft$guard$csel(d,q,clock);
     
     // Module arguments
@@ -7332,7 +8006,7 @@ module rhdl_ubft$guard$hb(d,q,clock);
 endmodule // rhdl_ubft$guard$hb
 
 
-module rhdl_ubft$guard$high_q(d,q,clock);
+module rhdl_ubft$guard$hit_q(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7348,7 +8022,26 @@ module rhdl_ubft$guard$high_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$guard$high_q
+endmodule // rhdl_ubft$guard$hit_q
+
+
+module rhdl_ubft$guard$known_d(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$known_d
 
 
 module rhdl_ubft$guard$known_q(d,q,clock);
@@ -7370,6 +8063,101 @@ module rhdl_ubft$guard$known_q(d,q,clock);
 endmodule // rhdl_ubft$guard$known_q
 
 
+module rhdl_ubft$guard$known_s2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$known_s2
+
+
+module rhdl_ubft$guard$known_s3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$known_s3
+
+
+module rhdl_ubft$guard$known_s4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$known_s4
+
+
+module rhdl_ubft$guard$known_s5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$known_s5
+
+
+module rhdl_ubft$guard$leader_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$leader_q
+
+
 module rhdl_ubft$guard$len_q(d,q,clock);
     
     // Module arguments
@@ -7387,6 +8175,25 @@ module rhdl_ubft$guard$len_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$guard$len_q
+
+
+module rhdl_ubft$guard$mal_d(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$mal_d
 
 
 module rhdl_ubft$guard$mal_q(d,q,clock);
@@ -7408,6 +8215,215 @@ module rhdl_ubft$guard$mal_q(d,q,clock);
 endmodule // rhdl_ubft$guard$mal_q
 
 
+module rhdl_ubft$guard$mal_s2(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$mal_s2
+
+
+module rhdl_ubft$guard$mal_s3(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$mal_s3
+
+
+module rhdl_ubft$guard$mal_s4(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$mal_s4
+
+
+module rhdl_ubft$guard$mal_s5(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$mal_s5
+
+
+module rhdl_ubft$guard$memo_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$memo_n
+
+
+module rhdl_ubft$guard$memo_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$memo_ok
+
+
+module rhdl_ubft$guard$memo_rem(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$memo_rem
+
+
+module rhdl_ubft$guard$memo_view(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$memo_view
+
+
+module rhdl_ubft$guard$nck(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$nck
+
+
+module rhdl_ubft$guard$pass_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$pass_q
+
+
+module rhdl_ubft$guard$pres(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$pres
+
+
 module rhdl_ubft$guard$psel(d,q,clock);
     
     // Module arguments
@@ -7427,26 +8443,7 @@ module rhdl_ubft$guard$psel(d,q,clock);
 endmodule // rhdl_ubft$guard$psel
 
 
-module rhdl_ubft$guard$qpn_q(d,q,clock);
-    
-    // Module arguments
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 10'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$guard$qpn_q
-
-
-module rhdl_ubft$guard$rd_q(d,q,clock);
+module rhdl_ubft$guard$rd_d(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7462,7 +8459,64 @@ module rhdl_ubft$guard$rd_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$guard$rd_q
+endmodule // rhdl_ubft$guard$rd_d
+
+
+module rhdl_ubft$guard$rd_s2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rd_s2
+
+
+module rhdl_ubft$guard$rd_s3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rd_s3
+
+
+module rhdl_ubft$guard$rd_s4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$rd_s4
 
 
 module rhdl_ubft$guard$refused_q$0(d,q,clock);
@@ -12755,6 +13809,25 @@ module rhdl_ubft$guard$rows$9$vidx4(d,q,clock);
 endmodule // rhdl_ubft$guard$rows$9$vidx4
 
 
+module rhdl_ubft$guard$sender_d(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$sender_d
+
+
 module rhdl_ubft$guard$sender_q(d,q,clock);
     
     // Module arguments
@@ -12772,6 +13845,82 @@ module rhdl_ubft$guard$sender_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$guard$sender_q
+
+
+module rhdl_ubft$guard$sender_s2(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$sender_s2
+
+
+module rhdl_ubft$guard$sender_s3(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$sender_s3
+
+
+module rhdl_ubft$guard$sender_s4(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$sender_s4
+
+
+module rhdl_ubft$guard$sender_s5(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$sender_s5
 
 
 module rhdl_ubft$guard$state(d,q,clock);
@@ -12838,6 +13987,44 @@ module rhdl_ubft$guard$vaddr_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$guard$vaddr_q
+
+
+module rhdl_ubft$guard$vck(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$vck
+
+
+module rhdl_ubft$guard$vidx_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$vidx_q
 
 
 module rhdl_ubft$guard$vsh(d,q,clock);
@@ -12916,7 +14103,7 @@ module rhdl_ubft$guard$werr_q(d,q,clock);
 endmodule // rhdl_ubft$guard$werr_q
 
 
-module rhdl_ubft$guard$word_q(d,q,clock);
+module rhdl_ubft$guard$word_d(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -12932,10 +14119,10 @@ module rhdl_ubft$guard$word_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$guard$word_q
+endmodule // rhdl_ubft$guard$word_d
 
 
-module rhdl_ubft$guard$words_q(d,q,clock);
+module rhdl_ubft$guard$words_d(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -12951,7 +14138,64 @@ module rhdl_ubft$guard$words_q(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$guard$words_q
+endmodule // rhdl_ubft$guard$words_d
+
+
+module rhdl_ubft$guard$words_s2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$words_s2
+
+
+module rhdl_ubft$guard$words_s3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$words_s3
+
+
+module rhdl_ubft$guard$words_s4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$guard$words_s4
 
 
 module rhdl_ubft$guard$wrem(d,q,clock);
@@ -26186,7 +27430,7 @@ module rhdl_ubft$rdmux$third(d,q,clock);
 endmodule // rhdl_ubft$rdmux$third
 
 
-module rhdl_ubft$roce(clock,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready);
+module rhdl_ubft$roce(clock,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,cmd_staged,ack,rd_qpn,rd_laddr,rd_raddr,rd_valid,rd_ready,sq_tdata,sq_tvalid,sq_tready,cq_tdata,cq_tvalid,cq_tready);
     
     // Module arguments
     input wire  clock;
@@ -26195,6 +27439,7 @@ module rhdl_ubft$roce(clock,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,rd_
     input wire  [15:0] cmd_len;
     input wire  cmd_valid;
     output reg  cmd_ready;
+    input wire  cmd_staged;
     output reg  ack;
     input wire  [9:0] rd_qpn;
     input wire  [63:0] rd_laddr;
@@ -26213,6 +27458,7 @@ module rhdl_ubft$roce(clock,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,rd_
     localparam  rd_opcode = 256'hc;
     localparam  rd_length = 256'h4000000000000000000000000000000000000000000000;
     localparam  last = 256'h80000000000;
+    localparam  host = 256'h40000000000;
     localparam  qpn_at = 8'h20;
     localparam  laddr_at = 8'h30;
     localparam  raddr_at = 8'h70;
@@ -26226,6 +27472,7 @@ module rhdl_ubft$roce(clock,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,rd_
     
     // Local signals
     reg  sel_rd;
+    reg  [255:0] host_bit;
     
     // Sub module instances
     rhdl_ubft$roce$rd_on rd_on(
@@ -26238,6 +27485,10 @@ module rhdl_ubft$roce(clock,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,rd_
     always @(*) begin
         rd_on$clock = clock;
         rd_on$d = rd_on$q;
+        host_bit = 32'h0;
+        if (cmd_staged) begin
+            host_bit = host;
+        end
         sel_rd = rd_on$q | (~cmd_valid & rd_valid);
         rd_on$d = sel_rd & rd_valid & ~sq_tready;
         if (sel_rd) begin
@@ -26250,7 +27501,7 @@ module rhdl_ubft$roce(clock,cmd_qpn,cmd_addr,cmd_len,cmd_valid,cmd_ready,ack,rd_
             sq_tvalid = cmd_valid;
             cmd_ready = sq_tready;
             rd_ready = 1'b0;
-            sq_tdata = opcode | (((cmd_qpn) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << qpn_at) | last | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << laddr_at) | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << raddr_at) | (((cmd_len) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << length_at);
+            sq_tdata = opcode | (((cmd_qpn) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << qpn_at) | last | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << laddr_at) | (((cmd_addr) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << raddr_at) | (((cmd_len) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << length_at) | host_bit;
         end
         cq_tready = 1'b1;
         ack = cq_tvalid & ((cq_tdata & cmplt_mask) != 32'h0);
@@ -26297,6 +27548,9 @@ module rhdl_ubft$rx_status(clock,rst_n,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_c
     output reg  m_sts_tvalid;
     input wire  m_sts_tready;
     
+    // Constant declarations
+    localparam  ids = 24'hfac688;
+    
     // Stub signals
     reg  taken$d;
     wire  taken$q;
@@ -26313,20 +27567,38 @@ module rhdl_ubft$rx_status(clock,rst_n,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_c
     reg  [7:0] pend$d;
     wire  [7:0] pend$q;
     reg  pend$clock;
-    reg  [15:0] e0$d;
-    wire  [15:0] e0$q;
-    reg  e0$clock;
-    reg  [15:0] e1$d;
-    wire  [15:0] e1$q;
-    reg  e1$clock;
-    reg  [15:0] e2$d;
-    wire  [15:0] e2$q;
-    reg  e2$clock;
-    reg  [15:0] e3$d;
-    wire  [15:0] e3$q;
-    reg  e3$clock;
-    reg  [2:0] count$d;
-    wire  [2:0] count$q;
+    reg  [15:0] e$0$d;
+    wire  [15:0] e$0$q;
+    reg  e$0$clock;
+    reg  [15:0] e$1$d;
+    wire  [15:0] e$1$q;
+    reg  e$1$clock;
+    reg  [15:0] e$2$d;
+    wire  [15:0] e$2$q;
+    reg  e$2$clock;
+    reg  [15:0] e$3$d;
+    wire  [15:0] e$3$q;
+    reg  e$3$clock;
+    reg  [15:0] e$4$d;
+    wire  [15:0] e$4$q;
+    reg  e$4$clock;
+    reg  [15:0] e$5$d;
+    wire  [15:0] e$5$q;
+    reg  e$5$clock;
+    reg  [15:0] e$6$d;
+    wire  [15:0] e$6$q;
+    reg  e$6$clock;
+    reg  [15:0] e$7$d;
+    wire  [15:0] e$7$q;
+    reg  e$7$clock;
+    reg  [2:0] head$d;
+    wire  [2:0] head$q;
+    reg  head$clock;
+    reg  [2:0] tail$d;
+    wire  [2:0] tail$q;
+    reg  tail$clock;
+    reg  [3:0] count$d;
+    wire  [3:0] count$q;
     reg  count$clock;
     reg  failed$d;
     wire  failed$q;
@@ -26339,6 +27611,7 @@ module rhdl_ubft$rx_status(clock,rst_n,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_c
     reg  pop;
     reg  valid;
     reg  [15:0] entry;
+    reg  [15:0] first;
     reg  [7:0] head_beats;
     reg  [5:0] aw_fire;
     reg  [7:0] b_fire;
@@ -26371,25 +27644,55 @@ module rhdl_ubft$rx_status(clock,rst_n,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_c
         .q(pend$q),
         .clock(pend$clock)
     );
-    rhdl_ubft$rx_status$e0 e0(
-        .d(e0$d),
-        .q(e0$q),
-        .clock(e0$clock)
+    rhdl_ubft$rx_status$e$0 e$0(
+        .d(e$0$d),
+        .q(e$0$q),
+        .clock(e$0$clock)
     );
-    rhdl_ubft$rx_status$e1 e1(
-        .d(e1$d),
-        .q(e1$q),
-        .clock(e1$clock)
+    rhdl_ubft$rx_status$e$1 e$1(
+        .d(e$1$d),
+        .q(e$1$q),
+        .clock(e$1$clock)
     );
-    rhdl_ubft$rx_status$e2 e2(
-        .d(e2$d),
-        .q(e2$q),
-        .clock(e2$clock)
+    rhdl_ubft$rx_status$e$2 e$2(
+        .d(e$2$d),
+        .q(e$2$q),
+        .clock(e$2$clock)
     );
-    rhdl_ubft$rx_status$e3 e3(
-        .d(e3$d),
-        .q(e3$q),
-        .clock(e3$clock)
+    rhdl_ubft$rx_status$e$3 e$3(
+        .d(e$3$d),
+        .q(e$3$q),
+        .clock(e$3$clock)
+    );
+    rhdl_ubft$rx_status$e$4 e$4(
+        .d(e$4$d),
+        .q(e$4$q),
+        .clock(e$4$clock)
+    );
+    rhdl_ubft$rx_status$e$5 e$5(
+        .d(e$5$d),
+        .q(e$5$q),
+        .clock(e$5$clock)
+    );
+    rhdl_ubft$rx_status$e$6 e$6(
+        .d(e$6$d),
+        .q(e$6$q),
+        .clock(e$6$clock)
+    );
+    rhdl_ubft$rx_status$e$7 e$7(
+        .d(e$7$d),
+        .q(e$7$q),
+        .clock(e$7$clock)
+    );
+    rhdl_ubft$rx_status$head head(
+        .d(head$d),
+        .q(head$q),
+        .clock(head$clock)
+    );
+    rhdl_ubft$rx_status$tail tail(
+        .d(tail$d),
+        .q(tail$q),
+        .clock(tail$clock)
     );
     rhdl_ubft$rx_status$count count(
         .d(count$d),
@@ -26409,10 +27712,8 @@ module rhdl_ubft$rx_status(clock,rst_n,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_c
         aws$clock = clock;
         bs$clock = clock;
         pend$clock = clock;
-        e0$clock = clock;
-        e1$clock = clock;
-        e2$clock = clock;
-        e3$clock = clock;
+        head$clock = clock;
+        tail$clock = clock;
         count$clock = clock;
         failed$clock = clock;
         taken$d = taken$q;
@@ -26420,13 +27721,27 @@ module rhdl_ubft$rx_status(clock,rst_n,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_c
         aws$d = aws$q;
         bs$d = bs$q;
         pend$d = pend$q;
-        e0$d = e0$q;
-        e1$d = e1$q;
-        e2$d = e2$q;
-        e3$d = e3$q;
+        head$d = head$q;
+        tail$d = tail$q;
         count$d = count$q;
         failed$d = failed$q;
-        room = count$q != 32'h4;
+        e$0$clock = clock;
+        e$0$d = e$0$q;
+        e$1$clock = clock;
+        e$1$d = e$1$q;
+        e$2$clock = clock;
+        e$2$d = e$2$q;
+        e$3$clock = clock;
+        e$3$d = e$3$q;
+        e$4$clock = clock;
+        e$4$d = e$4$q;
+        e$5$clock = clock;
+        e$5$d = e$5$q;
+        e$6$clock = clock;
+        e$6$d = e$6$q;
+        e$7$clock = clock;
+        e$7$d = e$7$q;
+        room = count$q != 32'h8;
         g_cmd_tvalid = s_cmd_tvalid & room;
         s_cmd_tready = g_cmd_tready & room;
         take = (s_cmd_tvalid & g_cmd_tready) & room;
@@ -26454,10 +27769,35 @@ module rhdl_ubft$rx_status(clock,rst_n,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_c
             end
             aws$d = aws$q + aw_fire;
         end
-        head_beats = ((e0$q[(32'ha)+:(6)]) & 8'hff);
+        first = 32'h0;
+        if (head$q == ids[(0 * 32'h3)+:(3)]) begin
+            first = e$0$q;
+        end
+        if (head$q == ids[(1 * 32'h3)+:(3)]) begin
+            first = e$1$q;
+        end
+        if (head$q == ids[(2 * 32'h3)+:(3)]) begin
+            first = e$2$q;
+        end
+        if (head$q == ids[(3 * 32'h3)+:(3)]) begin
+            first = e$3$q;
+        end
+        if (head$q == ids[(4 * 32'h3)+:(3)]) begin
+            first = e$4$q;
+        end
+        if (head$q == ids[(5 * 32'h3)+:(3)]) begin
+            first = e$5$q;
+        end
+        if (head$q == ids[(6 * 32'h3)+:(3)]) begin
+            first = e$6$q;
+        end
+        if (head$q == ids[(7 * 32'h3)+:(3)]) begin
+            first = e$7$q;
+        end
+        head_beats = ((first[(32'ha)+:(6)]) & 8'hff);
         valid = ((count$q != 32'h0) & (bs$q >= head_beats)) & ~failed$q;
         m_sts_tvalid = valid;
-        m_sts_tdata = ((e0$q[(32'h0)+:(10)]) & 32'hffffffff) | (((e0$q[(32'ha)+:(6)]) & 32'hffffffff) << 32'h10);
+        m_sts_tdata = ((first[(32'h0)+:(10)]) & 32'hffffffff) | (((first[(32'ha)+:(6)]) & 32'hffffffff) << 32'h10);
         pop = valid & m_sts_tready;
         pnext = pend$q + ((aw_fire) & 8'hff);
         if ((b_fire != 32'h0) & (pend$q != 32'h0)) begin
@@ -26475,39 +27815,41 @@ module rhdl_ubft$rx_status(clock,rst_n,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,g_c
         else begin
             bs$d = (bs$q + b_fire) + lost;
         end
-        if (push & ~pop) begin
-            if (count$q == 32'h0) begin
-                e0$d = entry;
+        if (push) begin
+            if (tail$q == ids[(0 * 32'h3)+:(3)]) begin
+                e$0$d = entry;
             end
-            else if (count$q == 32'h1) begin
-                e1$d = entry;
+            if (tail$q == ids[(1 * 32'h3)+:(3)]) begin
+                e$1$d = entry;
             end
-            else if (count$q == 32'h2) begin
-                e2$d = entry;
+            if (tail$q == ids[(2 * 32'h3)+:(3)]) begin
+                e$2$d = entry;
             end
-            else begin
-                e3$d = entry;
+            if (tail$q == ids[(3 * 32'h3)+:(3)]) begin
+                e$3$d = entry;
             end
-            count$d = count$q + 32'h1;
+            if (tail$q == ids[(4 * 32'h3)+:(3)]) begin
+                e$4$d = entry;
+            end
+            if (tail$q == ids[(5 * 32'h3)+:(3)]) begin
+                e$5$d = entry;
+            end
+            if (tail$q == ids[(6 * 32'h3)+:(3)]) begin
+                e$6$d = entry;
+            end
+            if (tail$q == ids[(7 * 32'h3)+:(3)]) begin
+                e$7$d = entry;
+            end
+            tail$d = tail$q + 32'h1;
         end
         if (pop) begin
-            e0$d = e1$q;
-            e1$d = e2$q;
-            e2$d = e3$q;
-            if (push) begin
-                if (count$q == 32'h1) begin
-                    e0$d = entry;
-                end
-                else if (count$q == 32'h2) begin
-                    e1$d = entry;
-                end
-                else begin
-                    e2$d = entry;
-                end
-            end
-            else begin
-                count$d = count$q - 32'h1;
-            end
+            head$d = head$q + 32'h1;
+        end
+        if (push & ~pop) begin
+            count$d = count$q + 32'h1;
+        end
+        else if (pop & ~push) begin
+            count$d = count$q - 32'h1;
         end
     end
     
@@ -26555,13 +27897,13 @@ endmodule // rhdl_ubft$rx_status$bs
 module rhdl_ubft$rx_status$count(d,q,clock);
     
     // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 3'h0;
+       q = 4'h0;
     end
     
     always @(posedge clock) begin
@@ -26571,7 +27913,7 @@ module rhdl_ubft$rx_status$count(d,q,clock);
 endmodule // rhdl_ubft$rx_status$count
 
 
-module rhdl_ubft$rx_status$e0(d,q,clock);
+module rhdl_ubft$rx_status$e$0(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -26587,10 +27929,10 @@ module rhdl_ubft$rx_status$e0(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$rx_status$e0
+endmodule // rhdl_ubft$rx_status$e$0
 
 
-module rhdl_ubft$rx_status$e1(d,q,clock);
+module rhdl_ubft$rx_status$e$1(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -26606,10 +27948,10 @@ module rhdl_ubft$rx_status$e1(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$rx_status$e1
+endmodule // rhdl_ubft$rx_status$e$1
 
 
-module rhdl_ubft$rx_status$e2(d,q,clock);
+module rhdl_ubft$rx_status$e$2(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -26625,10 +27967,10 @@ module rhdl_ubft$rx_status$e2(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$rx_status$e2
+endmodule // rhdl_ubft$rx_status$e$2
 
 
-module rhdl_ubft$rx_status$e3(d,q,clock);
+module rhdl_ubft$rx_status$e$3(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -26644,7 +27986,83 @@ module rhdl_ubft$rx_status$e3(d,q,clock);
        q <= d;
     end
           
-endmodule // rhdl_ubft$rx_status$e3
+endmodule // rhdl_ubft$rx_status$e$3
+
+
+module rhdl_ubft$rx_status$e$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$e$4
+
+
+module rhdl_ubft$rx_status$e$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$e$5
+
+
+module rhdl_ubft$rx_status$e$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$e$6
+
+
+module rhdl_ubft$rx_status$e$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$e$7
 
 
 module rhdl_ubft$rx_status$failed(d,q,clock);
@@ -26664,6 +28082,25 @@ module rhdl_ubft$rx_status$failed(d,q,clock);
     end
           
 endmodule // rhdl_ubft$rx_status$failed
+
+
+module rhdl_ubft$rx_status$head(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$head
 
 
 module rhdl_ubft$rx_status$pend(d,q,clock);
@@ -26702,6 +28139,25 @@ module rhdl_ubft$rx_status$qpn(d,q,clock);
     end
           
 endmodule // rhdl_ubft$rx_status$qpn
+
+
+module rhdl_ubft$rx_status$tail(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$rx_status$tail
 
 
 module rhdl_ubft$rx_status$taken(d,q,clock);
@@ -29741,6 +31197,409 @@ module rhdl_ubft$signing$user_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$signing$user_q
+
+
+module rhdl_ubft$stage(clock,rst_n,put,put_addr,put_len,put_data,sent,busy,s_cmd_tdata,s_cmd_tvalid,s_cmd_tready,m_data_tdata,m_data_tkeep,m_data_tlast,m_data_tvalid,m_data_tready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  put;
+    input wire  [47:0] put_addr;
+    input wire  [7:0] put_len;
+    input wire  [511:0] put_data;
+    input wire  sent;
+    output reg  busy;
+    input wire  [95:0] s_cmd_tdata;
+    input wire  s_cmd_tvalid;
+    output reg  s_cmd_tready;
+    output reg  [511:0] m_data_tdata;
+    output reg  [63:0] m_data_tkeep;
+    output reg  m_data_tlast;
+    output reg  m_data_tvalid;
+    input wire  m_data_tready;
+    
+    // Constant declarations
+    localparam  ones = 64'hffffffffffffffff;
+    
+    // Stub signals
+    reg  [47:0] addr_q$d;
+    wire  [47:0] addr_q$q;
+    reg  addr_q$clock;
+    reg  [15:0] len_q$d;
+    wire  [15:0] len_q$q;
+    reg  len_q$clock;
+    reg  [511:0] data_q$d;
+    wire  [511:0] data_q$q;
+    reg  data_q$clock;
+    reg  held$d;
+    wire  held$q;
+    reg  held$clock;
+    reg  [7:0] owed$d;
+    wire  [7:0] owed$q;
+    reg  owed$clock;
+    reg  out_valid$d;
+    wire  out_valid$q;
+    reg  out_valid$clock;
+    reg  out_hit$d;
+    wire  out_hit$q;
+    reg  out_hit$clock;
+    reg  [63:0] out_keep$d;
+    wire  [63:0] out_keep$q;
+    reg  out_keep$clock;
+    reg  [15:0] out_left$d;
+    wire  [15:0] out_left$q;
+    reg  out_left$clock;
+    reg  [63:0] out_tail$d;
+    wire  [63:0] out_tail$q;
+    reg  out_tail$clock;
+    
+    // Local signals
+    reg  [47:0] c_addr;
+    reg  [27:0] c_len;
+    reg  hit;
+    reg  take;
+    reg  served;
+    reg  last_out;
+    reg  [15:0] beats_m1;
+    reg  [63:0] tail;
+    reg  [5:0] tail_m1;
+    
+    // Sub module instances
+    rhdl_ubft$stage$addr_q addr_q(
+        .d(addr_q$d),
+        .q(addr_q$q),
+        .clock(addr_q$clock)
+    );
+    rhdl_ubft$stage$len_q len_q(
+        .d(len_q$d),
+        .q(len_q$q),
+        .clock(len_q$clock)
+    );
+    rhdl_ubft$stage$data_q data_q(
+        .d(data_q$d),
+        .q(data_q$q),
+        .clock(data_q$clock)
+    );
+    rhdl_ubft$stage$held held(
+        .d(held$d),
+        .q(held$q),
+        .clock(held$clock)
+    );
+    rhdl_ubft$stage$owed owed(
+        .d(owed$d),
+        .q(owed$q),
+        .clock(owed$clock)
+    );
+    rhdl_ubft$stage$out_valid out_valid(
+        .d(out_valid$d),
+        .q(out_valid$q),
+        .clock(out_valid$clock)
+    );
+    rhdl_ubft$stage$out_hit out_hit(
+        .d(out_hit$d),
+        .q(out_hit$q),
+        .clock(out_hit$clock)
+    );
+    rhdl_ubft$stage$out_keep out_keep(
+        .d(out_keep$d),
+        .q(out_keep$q),
+        .clock(out_keep$clock)
+    );
+    rhdl_ubft$stage$out_left out_left(
+        .d(out_left$d),
+        .q(out_left$q),
+        .clock(out_left$clock)
+    );
+    rhdl_ubft$stage$out_tail out_tail(
+        .d(out_tail$d),
+        .q(out_tail$q),
+        .clock(out_tail$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        addr_q$clock = clock;
+        len_q$clock = clock;
+        data_q$clock = clock;
+        held$clock = clock;
+        owed$clock = clock;
+        out_valid$clock = clock;
+        out_hit$clock = clock;
+        out_keep$clock = clock;
+        out_left$clock = clock;
+        out_tail$clock = clock;
+        addr_q$d = addr_q$q;
+        len_q$d = len_q$q;
+        data_q$d = data_q$q;
+        held$d = held$q;
+        owed$d = owed$q;
+        out_valid$d = out_valid$q;
+        out_hit$d = out_hit$q;
+        out_keep$d = out_keep$q;
+        out_left$d = out_left$q;
+        out_tail$d = out_tail$q;
+        busy = (owed$q != 32'h0) | (out_valid$q & out_hit$q);
+        c_addr = s_cmd_tdata[(32'h0)+:(48)];
+        c_len = s_cmd_tdata[(32'h30)+:(28)];
+        hit = held$q & (c_addr == addr_q$q) & (c_len == ((len_q$q) & 28'hfffffff));
+        last_out = out_left$q == 32'h0;
+        s_cmd_tready = ~out_valid$q | (m_data_tready & last_out);
+        take = s_cmd_tvalid & s_cmd_tready;
+        served = 1'b0;
+        if (out_valid$q & m_data_tready) begin
+            if (last_out) begin
+                out_valid$d = 1'b0;
+            end
+            else begin
+                out_left$d = out_left$q - 32'h1;
+                out_keep$d = ones;
+                if (out_left$q == 32'h1) begin
+                    out_keep$d = out_tail$q;
+                end
+            end
+        end
+        tail_m1 = c_len[(32'h0)+:(6)] - 32'h1;
+        beats_m1 = 32'h0;
+        tail = 32'h0;
+        if (c_len != 32'h0) begin
+            beats_m1 = (((c_len - 32'h1) >> 32'h6) & 16'hffff);
+            tail = ones >> (32'h3f - ((tail_m1) & 64'hffffffffffffffff));
+        end
+        if (take) begin
+            out_valid$d = 1'b1;
+            out_hit$d = hit;
+            served = hit;
+            if (hit) begin
+                out_left$d = 32'h0;
+                out_keep$d = ones >> (32'h40 - ((len_q$q) & 64'hffffffffffffffff));
+            end
+            else begin
+                out_left$d = beats_m1;
+                out_tail$d = tail;
+                if (beats_m1 == 32'h0) begin
+                    out_keep$d = tail;
+                end
+                else begin
+                    out_keep$d = ones;
+                end
+            end
+        end
+        if (sent & ~served) begin
+            owed$d = owed$q + 32'h1;
+        end
+        else if (~sent & served & (owed$q != 32'h0)) begin
+            owed$d = owed$q - 32'h1;
+        end
+        if (put & ~busy) begin
+            addr_q$d = put_addr;
+            len_q$d = ((put_len) & 16'hffff);
+            data_q$d = put_data;
+            held$d = 1'b1;
+        end
+        if (~rst_n) begin
+            owed$d = 32'h0;
+        end
+        m_data_tvalid = out_valid$q;
+        m_data_tlast = last_out;
+        m_data_tkeep = out_keep$q;
+        m_data_tdata = 32'h0;
+        if (out_hit$q) begin
+            m_data_tdata = data_q$q;
+        end
+    end
+    
+endmodule // rhdl_ubft$stage
+
+
+module rhdl_ubft$stage$addr_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$addr_q
+
+
+module rhdl_ubft$stage$data_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$data_q
+
+
+module rhdl_ubft$stage$held(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$held
+
+
+module rhdl_ubft$stage$len_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$len_q
+
+
+module rhdl_ubft$stage$out_hit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$out_hit
+
+
+module rhdl_ubft$stage$out_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$out_keep
+
+
+module rhdl_ubft$stage$out_left(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$out_left
+
+
+module rhdl_ubft$stage$out_tail(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$out_tail
+
+
+module rhdl_ubft$stage$out_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$out_valid
+
+
+module rhdl_ubft$stage$owed(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$stage$owed
 
 
 module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fetch_start,fetch_addr,fetch_len,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,ev_valid,ev_kind,ev_view,ev_m,ev_prev,ev_x,ev_bits,ev_take);

@@ -582,9 +582,7 @@ impl<const N: usize> Logic for Kernel<N> {
         self.stage.put_addr.next = self.broadcast.stage_addr.val();
         self.stage.put_len.next = self.broadcast.stage_len.val();
         self.stage.put_data.next = self.broadcast.stage_data.val();
-        self.stage.sent.next = self.broadcast.cmd_valid.val()
-            & self.roce.cmd_ready.val()
-            & self.broadcast.cmd_staged.val();
+        self.stage.sent.next = self.broadcast.stage_sent.val();
         self.broadcast.stage_busy.next = self.stage.busy.val();
         self.stage.s_cmd_tdata.next = self.s_axis_tx_cmd_tdata.val();
         self.stage.s_cmd_tvalid.next = self.s_axis_tx_cmd_tvalid.val();

@@ -300,3 +300,40 @@ fn a_reset_clears_the_reads_owed_and_keeps_the_record() {
         "a read with nothing owed"
     );
 }
+
+/// The stack asks for the payload at the earliest in the cycle Broadcast's
+/// registered `sent` for the command arrives: the read served and the
+/// `sent` leave nothing owed.
+#[test]
+fn a_read_in_the_cycle_of_its_sent_owes_nothing_after_it() {
+    let mut s = block();
+    step(
+        &mut s,
+        In {
+            put: true,
+            ..Default::default()
+        },
+    );
+    let o = step(
+        &mut s,
+        In {
+            sent: true,
+            cmd: Some((ADDR, 8)),
+            ready: true,
+            ..Default::default()
+        },
+    );
+    assert!(o.cmd_ready && !o.busy);
+    let o = step(
+        &mut s,
+        In {
+            ready: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        (o.valid, o.data, o.busy),
+        (true, [0x0100_0005, 0xCAFE], true)
+    );
+    assert!(!step(&mut s, In::default()).busy, "nothing owed");
+}

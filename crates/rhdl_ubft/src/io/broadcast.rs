@@ -164,12 +164,17 @@ pub struct Broadcast {
     /// One cycle: stage the record (`stage_addr`, `stage_len` bytes,
     /// `stage_data` its words from lane 0); Stage's `put`.
     pub stage_put: Signal<Out, Bit>,
-    pub stage_addr: Signal<Out, Bits<64>>,
+    /// (Bits 47:0 of the address: the stack's memory commands carry 48.)
+    pub stage_addr: Signal<Out, Bits<48>>,
     pub stage_len: Signal<Out, Bits<8>>,
     pub stage_data: Signal<Out, Bits<BEAT_BITS>>,
     /// Stage still owes reads of the record staged before: the next one
     /// waits.
     pub stage_busy: Signal<In, Bit>,
+    /// One cycle, the cycle after a staged command is taken: Stage's
+    /// `sent` (registered, so that Stage's `busy` and this block's
+    /// commands form no combinational circle through the adapter).
+    pub stage_sent: Signal<Out, Bit>,
     state: DFF<BroadcastState>,
     byte_addr: DFF<Bits<64>>,
     length: DFF<Bits<8>>,
@@ -198,10 +203,12 @@ pub struct Broadcast {
     put_q: DFF<Bit>,
     /// Commands to issue, from `peer` on.
     send_q: DFF<Bit>,
+    sent_q: DFF<Bit>,
     words_eff: Signal<Local, Bits<5>>,
     send_end: Signal<Local, Bit>,
     put_now: Signal<Local, Bit>,
     stage_now: Signal<Local, Bit>,
+    req_addr: Signal<Local, Bits<48>>,
     taken: Signal<Local, Bit>,
     w_take: Signal<Local, Bit>,
     w_last: Signal<Local, Bit>,
@@ -429,6 +436,7 @@ impl Default for Broadcast {
             stage_len: Default::default(),
             stage_data: Default::default(),
             stage_busy: Default::default(),
+            stage_sent: Default::default(),
             state: Default::default(),
             byte_addr: Default::default(),
             length: Default::default(),
@@ -454,10 +462,12 @@ impl Default for Broadcast {
             staged_q: Default::default(),
             put_q: Default::default(),
             send_q: Default::default(),
+            sent_q: Default::default(),
             words_eff: Default::default(),
             send_end: Default::default(),
             put_now: Default::default(),
             stage_now: Default::default(),
+            req_addr: Default::default(),
             taken: Default::default(),
             w_take: Default::default(),
             w_last: Default::default(),
@@ -506,7 +516,8 @@ impl Logic for Broadcast {
             failed_q,
             staged_q,
             put_q,
-            send_q
+            send_q,
+            sent_q
         );
         // The beat written, from the record as taken at `start` (`data_q`,
         // its pair of lanes `pair_q` = word[3:1], its size in `length`):
@@ -547,13 +558,14 @@ impl Logic for Broadcast {
         // What Stage takes: the request itself at `start`, the registers
         // after it.
         self.stage_put.next = false;
+        self.req_addr.next =
+            bit_cast::<48, 64>(self.network_ptr.val()) + (bit_cast::<48, 32>(self.word.val()) << 2);
         if self.state.q.val() == BroadcastState::Idle {
-            self.stage_addr.next =
-                self.network_ptr.val() + (bit_cast::<64, 32>(self.word.val()) << 2);
+            self.stage_addr.next = self.req_addr.val();
             self.stage_len.next = bit_cast::<8, 5>(self.words_eff.val()) << 2;
             self.stage_data.next = self.data.val();
         } else {
-            self.stage_addr.next = self.byte_addr.q.val();
+            self.stage_addr.next = self.byte_addr.q.val().get_bits::<48>(0);
             self.stage_len.next = self.length.q.val();
             self.stage_data.next = self.data_q.q.val();
         }
@@ -784,6 +796,8 @@ impl Logic for Broadcast {
             self.cmd_len.next = (bit_cast::<16, 5>(self.last_q.q.val()) + 1) << 6;
         }
         self.cmd_staged.next = self.staged_q.q.val();
+        self.sent_q.d.next = self.taken.val() & self.staged_q.q.val();
+        self.stage_sent.next = self.sent_q.q.val();
         self.busy.next = self.state.q.val() != BroadcastState::Idle;
         self.done.next = self.done_q.q.val();
         self.round_done.next = self.round_done_q.q.val();

@@ -19,8 +19,10 @@
 //!   from `put_addr`): Broadcast stages a record. Taken only while `busy` is
 //!   low; Broadcast waits for that.
 //! - `sent`: one cycle per staged command the stack takes (Broadcast's
-//!   command handshake with `cmd_staged`): the stack owes one read of the
-//!   record more.
+//!   `stage_sent`, the cycle after the command's handshake): the stack owes
+//!   one read of the record more. The read comes at the earliest in the
+//!   same cycle (the stack asks the cycle after it takes the command), and
+//!   a read served and a `sent` in one cycle leave `owed` as it was.
 //! - `busy`: the stack owes reads of the record staged (`owed` ≠ 0), or
 //!   a beat of it is presented and not yet taken.
 //! - `s_cmd_tdata/tvalid/tready`: the stack's memory-read commands
@@ -54,7 +56,7 @@ pub struct Stage {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     pub put: Signal<In, Bit>,
-    pub put_addr: Signal<In, Bits<64>>,
+    pub put_addr: Signal<In, Bits<48>>,
     pub put_len: Signal<In, Bits<8>>,
     pub put_data: Signal<In, Bits<BEAT_BITS>>,
     pub sent: Signal<In, Bit>,
@@ -197,13 +199,13 @@ impl Logic for Stage {
             }
         }
         // Reads owed: one more per command sent, one fewer per read served.
-        if self.sent.val() & !(self.served.val() & (self.owed.q.val() != 0)) {
+        if self.sent.val() & !self.served.val() {
             self.owed.d.next = self.owed.q.val() + 1;
         } else if !self.sent.val() & self.served.val() & (self.owed.q.val() != 0) {
             self.owed.d.next = self.owed.q.val() - 1;
         }
         if self.put.val() & !self.busy.val() {
-            self.addr_q.d.next = self.put_addr.val().get_bits::<48>(0);
+            self.addr_q.d.next = self.put_addr.val();
             self.len_q.d.next = bit_cast::<16, 8>(self.put_len.val());
             self.data_q.d.next = self.put_data.val();
             self.held.d.next = true;
