@@ -263,18 +263,19 @@ pub fn standard() -> Vec<Standard> {
         },
         Standard {
             name: "hbm_write_error",
-            about: "3 replicas decide 3 slots; the leader's HBM answers its own will_cert write of k = 1 and its will_commit write of k = 2 with SLVERR, so neither is sent (write_errors 2). k = 1 is still decided fast (the leader's lane counts by its PREPARE, recovery.md D2); at k = 2 every replica is a will_commit short, times out and decides on the f + 1 slow path; k = 3 is fast",
+            about: "3 replicas, 3 slots; the leader's HBM answers its own will_cert write of k = 1 with SLVERR after the vote was sent beside it (staged, stage.md): the leader stops (WriteFailed, write_errors 1) as a crashed card, having decided nothing; replicas 1 and 2, a will_commit short, decide k = 1 on the f + 1 slow path, change view and decide k = 2 and 3 in view 1",
             cfg: ClusterConfig {
-                hbm_write_errors: [(Region::WillCert, 0), (Region::WillCommit, 1)]
-                    .map(|(region, slot)| HbmWriteError {
-                        replica: 0,
-                        records: Records {
-                            region,
-                            slot: Some(slot),
-                        },
-                        count: 1,
-                    })
-                    .to_vec(),
+                hbm_write_errors: vec![HbmWriteError {
+                    replica: 0,
+                    records: Records {
+                        region: Region::WillCert,
+                        slot: Some(0),
+                    },
+                    count: 1,
+                }],
+                // The stopped leader never decides, so the run ends at its
+                // budget: long enough for slot 3 in view 1.
+                max_cycles: 11_000,
                 ..quick(3)
             },
             silent: vec![],

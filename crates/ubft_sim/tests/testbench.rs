@@ -7,7 +7,7 @@
 //! icarus`).
 
 use rhdl_ubft::layout::Region;
-use rhdl_ubft::params::defaults;
+use rhdl_ubft::params::{defaults, ConfigError};
 use std::path::PathBuf;
 use ubft_sim::backend::verilator::{cache_dir, kernel_port_map, kernel_verilog};
 use ubft_sim::backend::Backend;
@@ -213,28 +213,23 @@ fn the_standard_scenarios_replay_ok_on_the_rtl() {
                 );
             }
             "hbm_write_error" => {
-                // The leader counts its two failed writes; k = 1 fast, k = 2
-                // slow after the timeout, k = 3 slow without the wait (no
-                // probe after one failure: the sticky slow path),
-                // everywhere, in view 0.
-                for r in 0..3 {
-                    assert_eq!(
-                        paths(r),
-                        vec![Path::Fast, Path::Slow, Path::Slow],
-                        "replica {r}"
-                    );
-                    assert_eq!(reps[r].status.write_errors, if r == 0 { 2 } else { 0 });
-                    assert_eq!(
-                        (reps[r].view, reps[r].status.timeouts),
-                        (0, 1),
-                        "replica {r}"
-                    );
+                // The leader's will_cert of k = 1 was staged and sent beside
+                // its local write, which HBM refused: the leader stops
+                // (WriteFailed) having decided nothing; replicas 1 and 2
+                // decide every slot slow, the second and third in view 1.
+                assert!(paths(0).is_empty(), "{}", sc.report.summary());
+                assert_eq!(reps[0].status.write_errors, 1);
+                assert_eq!(reps[0].status.error as u64, ConfigError::WriteFailed.code());
+                for r in 1..3 {
+                    assert_eq!(paths(r), vec![Path::Slow; 3], "replica {r}");
+                    assert_eq!(reps[r].status.write_errors, 0);
+                    assert_eq!(reps[r].view, 1, "replica {r}");
                 }
-                // Neither failed record reached a follower.
+                // The failed record reached both followers; the leader's
+                // will_commit of k = 1, which it never sent, reached none.
                 for t in &sc.replicas[1..] {
-                    assert_eq!(written(t, vote(Region::WillCert, 0, 0), true), None);
-                    assert_eq!(written(t, vote(Region::WillCommit, 1, 0), true), None);
-                    assert!(written(t, vote(Region::WillCommit, 0, 0), true).is_some());
+                    assert!(written(t, vote(Region::WillCert, 0, 0), true).is_some());
+                    assert_eq!(written(t, vote(Region::WillCommit, 0, 0), true), None);
                 }
             }
             other => panic!("{other}: every recorded run says what it shows"),
