@@ -208,6 +208,8 @@ pub struct Broadcast {
     send_end: Signal<Local, Bit>,
     put_now: Signal<Local, Bit>,
     stage_now: Signal<Local, Bit>,
+    /// The local write failed this cycle: nothing is staged or sent after.
+    fail_now: Signal<Local, Bit>,
     req_addr: Signal<Local, Bits<48>>,
     taken: Signal<Local, Bit>,
     w_take: Signal<Local, Bit>,
@@ -467,6 +469,7 @@ impl Default for Broadcast {
             send_end: Default::default(),
             put_now: Default::default(),
             stage_now: Default::default(),
+            fail_now: Default::default(),
             req_addr: Default::default(),
             taken: Default::default(),
             w_take: Default::default(),
@@ -558,6 +561,7 @@ impl Logic for Broadcast {
         // What Stage takes: the request itself at `start`, the registers
         // after it.
         self.stage_put.next = false;
+        self.fail_now.next = false;
         self.req_addr.next =
             bit_cast::<48, 64>(self.network_ptr.val()) + (bit_cast::<48, 32>(self.word.val()) << 2);
         if self.state.q.val() == BroadcastState::Idle {
@@ -676,6 +680,7 @@ impl Logic for Broadcast {
                         self.round_error_q.d.next = self.round_q.q.val();
                         self.put_q.d.next = false;
                         self.send_q.d.next = false;
+                        self.fail_now.next = true;
                         // A round's local copy may be in HBM without the
                         // peers', and a staged record may be at peers
                         // without the local copy: stop writing (see the
@@ -735,7 +740,8 @@ impl Logic for Broadcast {
         // (Send).
         self.put_now.next = self.put_q.q.val()
             & !self.stage_busy.val()
-            & (self.state.q.val() != BroadcastState::Idle);
+            & (self.state.q.val() != BroadcastState::Idle)
+            & !self.fail_now.val();
         if self.put_now.val() {
             self.stage_put.next = true;
             self.put_q.d.next = false;
