@@ -1655,6 +1655,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
     reg  send_end;
     reg  put_now;
     reg  stage_now;
+    reg  fail_now;
     reg  [47:0] req_addr;
     reg  taken;
     reg  w_take;
@@ -1873,6 +1874,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
         end
         stage_now = (beats <= 32'h1) & ~local_only & ~round;
         stage_put = 1'b0;
+        fail_now = 1'b0;
         req_addr = ((network_ptr) & 48'hffffffffffff) + (((word) & 48'hffffffffffff) << 32'h2);
         if (state$q == BroadcastState$Idle) begin
             stage_addr = req_addr;
@@ -1976,6 +1978,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
                             round_error_q$d = round_q$q;
                             put_q$d = 1'b0;
                             send_q$d = 1'b0;
+                            fail_now = 1'b1;
                             if (round_q$q | (staged_q$q & ~put_q$q)) begin
                                 failed_q$d = 1'b1;
                             end
@@ -2027,7 +2030,7 @@ module rhdl_ubft$broadcast(clock,rst_n,start,word,words,data,local_only,round,be
                     state$d = BroadcastState$Idle;
                 end
         endcase
-        put_now = put_q$q & ~stage_busy & (state$q != BroadcastState$Idle);
+        put_now = put_q$q & ~stage_busy & (state$q != BroadcastState$Idle) & ~fail_now;
         if (put_now) begin
             stage_put = 1'b1;
             put_q$d = 1'b0;
