@@ -63,14 +63,25 @@ fn a_silent_replica_costs_the_fast_wait_at_its_first_slot_and_at_each_probe() {
         // Slot 1 and the probes 2, 4, 8, 16 and 32.
         let paid: Vec<u64> = (1..=slots).filter(|&k| is_probe(k)).collect();
         assert_eq!(paid, [1, 2, 4, 8, 16, PROBE_SLOTS]);
-        for k in (2..=slots).filter(|k| !paid.contains(k)) {
-            let l = lat[k as usize - 1];
-            for &p in &paid {
-                assert!(
-                    l + w / 2 < lat[p as usize - 1],
-                    "n = {n}: slot {k} took {l} cycles, slot {p} {}: the wait ({w}) is paid at the probes alone",
-                    lat[p as usize - 1]
-                );
+        // No skipped slot pays the wait: each is quicker than every probe,
+        // and the typical one (the median) by more than half the wait. (A
+        // skipped slot may pay a verify more than the others: a share
+        // read while it lands fails its verify and is read again, slow.md.)
+        let mut skipped: Vec<u64> = (2..=slots)
+            .filter(|k| !paid.contains(k))
+            .map(|k| lat[k as usize - 1])
+            .collect();
+        skipped.sort_unstable();
+        let median = skipped[skipped.len() / 2];
+        for &p in &paid {
+            let lp = lat[p as usize - 1];
+            assert!(
+                median + w / 2 < lp,
+                "n = {n}: skipped slots' median {median} cycles, slot {p} {lp}: the wait ({w}) is paid at the probes alone"
+            );
+            for k in (2..=slots).filter(|k| !paid.contains(k)) {
+                let l = lat[k as usize - 1];
+                assert!(l < lp, "n = {n}: slot {k} took {l} cycles, probe {p} {lp}");
             }
         }
     }
