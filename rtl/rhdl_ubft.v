@@ -31235,9 +31235,6 @@ module rhdl_ubft$stage(clock,rst_n,put,put_addr,put_len,put_data,sent,busy,s_cmd
     reg  [511:0] data_q$d;
     wire  [511:0] data_q$q;
     reg  data_q$clock;
-    reg  held$d;
-    wire  held$q;
-    reg  held$clock;
     reg  [7:0] owed$d;
     wire  [7:0] owed$q;
     reg  owed$clock;
@@ -31284,11 +31281,6 @@ module rhdl_ubft$stage(clock,rst_n,put,put_addr,put_len,put_data,sent,busy,s_cmd
         .q(data_q$q),
         .clock(data_q$clock)
     );
-    rhdl_ubft$stage$held held(
-        .d(held$d),
-        .q(held$q),
-        .clock(held$clock)
-    );
     rhdl_ubft$stage$owed owed(
         .d(owed$d),
         .q(owed$q),
@@ -31325,7 +31317,6 @@ module rhdl_ubft$stage(clock,rst_n,put,put_addr,put_len,put_data,sent,busy,s_cmd
         addr_q$clock = clock;
         len_q$clock = clock;
         data_q$clock = clock;
-        held$clock = clock;
         owed$clock = clock;
         out_valid$clock = clock;
         out_hit$clock = clock;
@@ -31335,7 +31326,6 @@ module rhdl_ubft$stage(clock,rst_n,put,put_addr,put_len,put_data,sent,busy,s_cmd
         addr_q$d = addr_q$q;
         len_q$d = len_q$q;
         data_q$d = data_q$q;
-        held$d = held$q;
         owed$d = owed$q;
         out_valid$d = out_valid$q;
         out_hit$d = out_hit$q;
@@ -31345,7 +31335,7 @@ module rhdl_ubft$stage(clock,rst_n,put,put_addr,put_len,put_data,sent,busy,s_cmd
         busy = (owed$q != 32'h0) | (out_valid$q & out_hit$q);
         c_addr = s_cmd_tdata[(32'h0)+:(48)];
         c_len = s_cmd_tdata[(32'h30)+:(28)];
-        hit = held$q & (c_addr == addr_q$q) & (c_len == ((len_q$q) & 28'hfffffff));
+        hit = (len_q$q != 32'h0) & (c_addr == addr_q$q) & (c_len == ((len_q$q) & 28'hfffffff));
         last_out = out_left$q == 32'h0;
         s_cmd_tready = ~out_valid$q | (m_data_tready & last_out);
         take = s_cmd_tvalid & s_cmd_tready;
@@ -31398,7 +31388,6 @@ module rhdl_ubft$stage(clock,rst_n,put,put_addr,put_len,put_data,sent,busy,s_cmd
             addr_q$d = put_addr;
             len_q$d = ((put_len) & 16'hffff);
             data_q$d = put_data;
-            held$d = 1'b1;
         end
         if (~rst_n) begin
             owed$d = 32'h0;
@@ -31451,25 +31440,6 @@ module rhdl_ubft$stage$data_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$stage$data_q
-
-
-module rhdl_ubft$stage$held(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rhdl_ubft$stage$held
 
 
 module rhdl_ubft$stage$len_q(d,q,clock);

@@ -35,11 +35,7 @@ fn record() -> Bits<512> {
 }
 
 fn read(addr: u64, len: u64) -> Bits<96> {
-    let c = WrCommand {
-        host: true,
-        ..WrCommand::write(17, addr, len)
-    }
-    .pack();
+    let c = WrCommand::payload_read(17, addr, len).pack();
     let mut b = Bits::<96>::default();
     b.set_bits::<64>(0, (c as u64).into());
     b.set_bits::<32>(64, ((c >> 64) as u64).into());

@@ -249,6 +249,14 @@ impl WrCommand {
         }
     }
 
+    /// The stack's memory-read command for the payload of a WRITE it sends
+    /// (`mem_cmd_merger`: the send-queue command's `laddr`, its length, its
+    /// `host` bit and queue pair, in the same `memCmd` format). With `host`
+    /// = 1 it goes to the kernel's Stage (docs/stage.md).
+    pub fn payload_read(qpn: u64, laddr: u64, len: u64) -> WrCommand {
+        WrCommand::write(qpn, laddr, len)
+    }
+
     /// The command the stack emits for the response of `len` bytes to an
     /// RDMA READ this card sent on queue pair `qpn`, to be written at
     /// `vaddr` (the READ's `laddr`), marked `rd`.
@@ -271,6 +279,17 @@ impl WrCommand {
             | m(self.dest, 4) << WR_DEST
             | m(self.qpn, QPN_BITS) << WR_QPN
             | (self.rd as u128) << WR_RD
+    }
+
+    /// TDATA as three 32-bit words, the low first.
+    pub fn to_words(&self) -> [u32; 3] {
+        let v = self.pack();
+        [v as u32, (v >> 32) as u32, (v >> 64) as u32]
+    }
+
+    /// Unpack TDATA given as three 32-bit words, the low first.
+    pub fn from_words(w: [u32; 3]) -> WrCommand {
+        WrCommand::unpack(w[0] as u128 | (w[1] as u128) << 32 | (w[2] as u128) << 64)
     }
 
     /// Unpack TDATA.

@@ -73,7 +73,6 @@ pub struct Stage {
     addr_q: DFF<Bits<48>>,
     len_q: DFF<Bits<16>>,
     data_q: DFF<Bits<BEAT_BITS>>,
-    held: DFF<Bit>,
     owed: DFF<Bits<8>>,
     // The beat presented, and the beats of its command after it.
     out_valid: DFF<Bit>,
@@ -115,7 +114,6 @@ impl Default for Stage {
             addr_q: Default::default(),
             len_q: Default::default(),
             data_q: Default::default(),
-            held: Default::default(),
             owed: Default::default(),
             out_valid: Default::default(),
             out_hit: Default::default(),
@@ -140,7 +138,7 @@ impl Logic for Stage {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, addr_q, len_q, data_q, held, owed, out_valid, out_hit, out_keep, out_left,
+            self, clock, addr_q, len_q, data_q, owed, out_valid, out_hit, out_keep, out_left,
             out_tail
         );
         // Busy while a read is owed or the record's beat is presented: the
@@ -149,7 +147,8 @@ impl Logic for Stage {
         // The command presented, against the record staged.
         self.c_addr.next = self.s_cmd_tdata.val().get_bits::<48>(0);
         self.c_len.next = self.s_cmd_tdata.val().get_bits::<28>(48);
-        self.hit.next = self.held.q.val()
+        // (A record is held once `len_q` is not 0: every record has bytes.)
+        self.hit.next = (self.len_q.q.val() != 0)
             & (self.c_addr.val() == self.addr_q.q.val())
             & (self.c_len.val() == bit_cast::<28, 16>(self.len_q.q.val()));
         // The beat presented is the last of its command.
@@ -208,7 +207,6 @@ impl Logic for Stage {
             self.addr_q.d.next = self.put_addr.val();
             self.len_q.d.next = bit_cast::<16, 8>(self.put_len.val());
             self.data_q.d.next = self.put_data.val();
-            self.held.d.next = true;
         }
         if !self.rst_n.val() {
             self.owed.d.next = 0.into();

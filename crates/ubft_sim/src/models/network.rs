@@ -891,16 +891,7 @@ impl Stack {
         let ask = self.tx.iter().find(|t| t.staged && !t.asked);
         inp.tx_cmd_tvalid = ask.is_some();
         inp.tx_cmd_tdata = ask.map_or([0; 3], |t| {
-            let c = WrCommand {
-                vaddr: t.cmd.laddr & ((1 << 48) - 1),
-                len: t.cmd.length,
-                ctl: true,
-                host: true,
-                qpn: t.cmd.qpn,
-                ..Default::default()
-            }
-            .pack();
-            [c as u32, (c >> 32) as u32, (c >> 64) as u32]
+            WrCommand::payload_read(t.cmd.qpn, t.cmd.laddr, t.cmd.length).to_words()
         });
         inp.tx_data_tready = true;
         let q = &mut self.cq;
@@ -1292,7 +1283,7 @@ impl Stack {
         } else {
             WrCommand::write(qpn, vaddr, bytes)
         }
-        .pack();
+        .to_words();
         // The writes of src the stack holds: queued, and the one it
         // presents if the guard has not taken its command.
         let presented = self
@@ -1308,7 +1299,7 @@ impl Stack {
             return;
         }
         q.push_back(RxEntry {
-            cmd: [cmd as u32, (cmd >> 32) as u32, (cmd >> 64) as u32],
+            cmd,
             beats: wr_data_beats(&w.data).into_iter().collect(),
             w: Some(RxWrite {
                 src,
@@ -1759,8 +1750,7 @@ mod tests {
                 }
             }
             if out.rx_cmd_tready && inp.rx_cmd_tvalid {
-                let [a, b, d] = inp.rx_cmd_tdata;
-                let w = WrCommand::unpack(a as u128 | (b as u128) << 32 | (d as u128) << 64);
+                let w = WrCommand::from_words(inp.rx_cmd_tdata);
                 self.cmd = Some((w.vaddr, (w.len / WORD_BYTES) as usize, w.qpn, None));
                 self.taken.push(w.qpn);
             }
@@ -2051,10 +2041,7 @@ mod tests {
                         out.tx_data_tlast = true;
                     }
                     if inp.tx_cmd_tvalid && out.tx_cmd_tready {
-                        let v = inp.tx_cmd_tdata;
-                        let m = WrCommand::unpack(
-                            v[0] as u128 | (v[1] as u128) << 32 | (v[2] as u128) << 64,
-                        );
+                        let m = WrCommand::from_words(inp.tx_cmd_tdata);
                         asked.push((c, m));
                         let mut beat = [0u32; 16];
                         beat[0] = vote_tag(0, 3);
