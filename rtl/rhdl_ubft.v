@@ -15086,6 +15086,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  timer$at_prepare;
     reg  timer$slow_holding;
     reg  timer$view_holding;
+    reg  timer$probe;
     reg  timer$next_view;
     reg  timer$decided;
     reg  timer$rerun;
@@ -15821,6 +15822,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .at_prepare(timer$at_prepare),
         .slow_holding(timer$slow_holding),
         .view_holding(timer$view_holding),
+        .probe(timer$probe),
         .next_view(timer$next_view),
         .decided(timer$decided),
         .rerun(timer$rerun),
@@ -17003,6 +17005,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timer$at_prepare = fast$at_prepare;
         timer$slow_holding = slow$holding;
         timer$view_holding = view$holding;
+        timer$probe = (timer$probe_mask != 32'h0) & ((position$k[(32'h0)+:(5)] & timer$probe_mask) == 32'h0) & fast$watch[32'h1];
         timer$next_view = view$next_view | view$step_view;
         timer$decided = decided;
         timer$rerun = position$rerun;
@@ -24172,7 +24175,7 @@ module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flag
 endmodule // rhdl_ubft$protocol$tally
 
 
-module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin,missed,fast_missed,at_prepare,slow_holding,view_holding,next_view,decided,rerun,slow_decided,closing,fast_failed,fast_decided,probe_mask,fast_expiring,prep_expiring,slow_expiring,vc_expiring,timeouts,close_to);
+module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin,missed,fast_missed,at_prepare,slow_holding,view_holding,probe,next_view,decided,rerun,slow_decided,closing,fast_failed,fast_decided,probe_mask,fast_expiring,prep_expiring,slow_expiring,vc_expiring,timeouts,close_to);
     
     // Module arguments
     input wire  clock;
@@ -24187,6 +24190,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
     input wire  at_prepare;
     input wire  slow_holding;
     input wire  view_holding;
+    input wire  probe;
     input wire  next_view;
     input wire  decided;
     input wire  rerun;
@@ -24236,6 +24240,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
     // Local signals
     reg  [3:0] vc_shift;
     reg  timeout;
+    reg  [3:0] fast_shift;
     
     // Sub module instances
     rhdl_ubft$protocol$timer$waited waited(
@@ -24297,7 +24302,13 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
         count$d = count$q;
         close_q$d = close_q$q;
         mask$d = mask$q;
-        fast_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
+        if (probe) begin
+            fast_shift = streak$q;
+        end
+        else begin
+            fast_shift = streak$q + 32'h1;
+        end
+        fast_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << fast_shift);
         if (prep_long$q) begin
             prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1));
         end
@@ -24322,7 +24333,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
             vc_shift = vc_shift_big;
         end
         slow_shift$d = vc_shift;
-        timeout = missed & ((fast_missed & (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1))) & (at_prepare & prep_long$q) | ((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1))) & ~(at_prepare & prep_long$q))) | (~fast_missed & ((((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << streak$q)) & ~(slow_holding | view_holding)) | (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q))) & view_holding) | (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q))) & slow_holding & ~view_holding))));
+        timeout = missed & ((fast_missed & (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1))) & (at_prepare & prep_long$q) | ((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << fast_shift)) & ~(at_prepare & prep_long$q))) | (~fast_missed & ((((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << streak$q)) & ~(slow_holding | view_holding)) | (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q))) & view_holding) | (((waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q))) & slow_holding & ~view_holding))));
         if (clear | start | close_begin) begin
             waited$d = 32'h0;
         end

@@ -767,7 +767,7 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
         "slot 1 waits for fast votes: bound wait (H + 4) + 3 sign + (1 + c + f) verify + (5 + 2f) L + (3 + 4f) (H + 4) + f, c = f + 1 at n >= 5 (bench::slow_bound);"
     );
     println!(
-        "the later slots skip the wait but at the probes (2, 4, 8, 16, 32): bound without the wait (bench::sticky_bound)"
+        "the later slots skip the wait but at the probes (2, 4, 8, 16, 32), which wait half of it: bound without the wait (bench::sticky_bound)"
     );
     println!(
         "{:>6} {:>2} {:>7} {:>6} {:>6} {:>9} {:>9} {:>6} {:>9} {:>6} {:>10} {:>10} {:>9} {:>6}",
@@ -787,7 +787,7 @@ fn bench(slots: u64, synth: bool, check: bool) -> Result {
         "dec/s"
     );
     md += &format!(
-        "**Slow path**: one replica off the fast path from the start, the last: it writes no fast-path votes (`mute_fast`) or nothing (`silent`); L = {NET_LATENCY}, H = {HBM_READ_LATENCY}, sign {}, verify {}, wait 64 polls, {outage_slots} slots. A slot's latency runs from its proposal to its decision at a majority, the f + 1-th honest replica to decide (`bench::OutageLatency`). Slot 1 waits for the fast path's votes until its wait runs out, bound `bench::slow_bound`; the later slots skip that wait except the probes, slots 2, 4, 8, 16 and 32 (`protocol.md`, \"The sticky slow path\"), bound without the wait `bench::sticky_bound`. \"mean 2..\" is the mean over slots 2 to {outage_slots}, the probes included; \"skipped\" over the slots that skipped the wait; \"last 2..\" the mean over slots 2 to {outage_slots} at the last honest replica; \"interval\" the mean cycles from one proposal to the next, and decisions per second at {KERNEL_MHZ} MHz from it.\n\n\
+        "**Slow path**: one replica off the fast path from the start, the last: it writes no fast-path votes (`mute_fast`) or nothing (`silent`); L = {NET_LATENCY}, H = {HBM_READ_LATENCY}, sign {}, verify {}, wait 64 polls, {outage_slots} slots. A slot's latency runs from its proposal to its decision at a majority, the f + 1-th honest replica to decide (`bench::OutageLatency`). Slot 1 waits for the fast path's votes until its wait runs out, bound `bench::slow_bound`; the later slots skip that wait except the probes, slots 2, 4, 8, 16 and 32, which wait half of it (`protocol.md`, \"The sticky slow path\"), bound without the wait `bench::sticky_bound`. \"mean 2..\" is the mean over slots 2 to {outage_slots}, the probes included; \"skipped\" over the slots that skipped the wait; \"last 2..\" the mean over slots 2 to {outage_slots} at the last honest replica; \"interval\" the mean cycles from one proposal to the next, and decisions per second at {KERNEL_MHZ} MHz from it.\n\n\
 | fault | n | slot 1 | bound | slot 1 / bound | mean 2.. | skipped: mean | skipped: max | last 2.. | bound without the wait | mean 2.. / bound | skipped / bound | interval | decisions / s |\n\
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
         grouped(SIGN_LATENCY),

@@ -32,6 +32,7 @@ struct Ins {
     closing: bool,
     fast_failed: bool,
     fast_decided: bool,
+    probe: bool,
 }
 
 struct Bench {
@@ -72,6 +73,7 @@ impl Bench {
         b.closing.next = i.closing;
         b.fast_failed.next = i.fast_failed;
         b.fast_decided.next = i.fast_decided;
+        b.probe.next = i.probe;
         assert!(simulate(b, 100));
         b.clock.next = Clock::from(true);
         assert!(simulate(b, 100));
@@ -306,6 +308,41 @@ fn closes_timer_is_set_by_a_timeout_while_closing() {
         ..Ins::default()
     });
     assert!(!t.b.close_to.val());
+}
+
+#[test]
+fn a_probe_waits_for_votes_half_the_fast_wait_and_leaves_the_others_alone() {
+    let probe_miss = Ins {
+        probe: true,
+        ..fast_miss()
+    };
+    let mut t = Bench::new(3);
+    assert_eq!(t.wait(probe_miss, |b| b.fast_expiring.val()), WAIT);
+    // The wait is as long as ever once FAST is past the probe.
+    assert_eq!(t.wait(fast_miss(), |b| b.fast_expiring.val()), WAIT << 1);
+    // It doubles with the view changes like the others: `streak`.
+    let nv = Ins {
+        next_view: true,
+        ..Ins::default()
+    };
+    t.step(nv);
+    t.step(nv);
+    assert_eq!(t.wait(probe_miss, |b| b.fast_expiring.val()), WAIT << 2);
+    // A probe strobe does not reach SLOW's and VIEW's waits (Protocol
+    // raises it only while FAST waits for votes, but the Timer does not
+    // rely on that for the others).
+    let vc = VC_SHIFT_F1;
+    assert_eq!(
+        t.wait(
+            Ins {
+                probe: true,
+                ..slow_miss()
+            },
+            |b| b.slow_expiring.val()
+        ),
+        WAIT << (2 + vc)
+    );
+    assert_eq!(t.timeouts(), 4);
 }
 
 #[test]

@@ -104,8 +104,9 @@ pub fn sticky_bound(cfg: &ClusterConfig) -> u64 {
 }
 
 /// Whether slot k waits for the fast path's votes in a run whose every
-/// slot misses it from slot 1 on: slot 1, and the probes 2, 4, 8, 16, then
-/// every multiple of `PROBE_SLOTS` (protocol.md, "The sticky slow path").
+/// slot misses it from slot 1 on: slot 1 the whole wait, and the probes
+/// 2, 4, 8, 16, then every multiple of `PROBE_SLOTS`, half of it
+/// (protocol.md, "The sticky slow path").
 pub fn is_probe(k: u64) -> bool {
     use rhdl_ubft::params::PROBE_SLOTS;
     k % PROBE_SLOTS == 0 || (k < PROBE_SLOTS && k.is_power_of_two())

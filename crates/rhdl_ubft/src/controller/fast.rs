@@ -51,7 +51,8 @@
 //! fast path failed since the last fast decision, and the slot is not a
 //! probe) FAST hands the slot to SLOW as its will_cert vote is sent, with
 //! no wait for votes: the same handover as a timeout in FastWaitCert, at
-//! its earliest.
+//! its earliest. At a probe (no `skip_votes` while the fast path has
+//! failed) Protocol's `expiring` comes from the Timer's shorter wait.
 //!
 //! Reset (`rst_n`, synchronous, active low): Off the next cycle.
 

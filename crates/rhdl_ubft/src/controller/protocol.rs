@@ -1375,6 +1375,11 @@ impl<const N: usize> Logic for Protocol<N> {
         self.timer.at_prepare.next = self.fast.at_prepare.val();
         self.timer.slow_holding.next = self.slow.holding.val();
         self.timer.view_holding.next = self.view.holding.val();
+        // FAST waits for votes (its `watch` is 2 or 3) at a probe: a slot
+        // of the sticky slow path whose k has no bit of the mask set.
+        self.timer.probe.next = (self.timer.probe_mask.val() != 0)
+            & ((self.position.k.val().get_bits::<5>(0) & self.timer.probe_mask.val()) == 0)
+            & self.fast.watch.val().get_bit(1);
         // Every view passed doubles the waits, those a NEW_VIEW of a later
         // view skips (ViewJump's `step_view`) too (recovery.md R14).
         self.timer.next_view.next = self.view.next_view.val() | self.view.step_view.val();
