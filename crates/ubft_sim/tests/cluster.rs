@@ -1419,6 +1419,16 @@ fn a_torn_seal_is_read_again_and_vetoes() {
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
     c.hbms[2].write_words(byte(at) + 64, &words);
+    // The echo of the COMMIT replica 2 decided slot 1 on, read as it
+    // decides (a later slot's COMMIT of the same peer replaces it, R11's
+    // "only if higher"); its echo round has ended, so it is in every HBM.
+    while c.report().replicas[2].decided.is_empty() {
+        assert!(c.cycle < cfg.cycle_budget(), "{}", c.report().summary());
+        for _ in 0..16 {
+            c.step().unwrap();
+        }
+    }
+    let echo0 = c.hbms[1].read_words(byte(mb.record(Region::EchoCommit, 0, 2)), 8);
     let report = c.run().unwrap();
     settle(&mut c);
     assert!(report.checks.ok(), "{:?}", report.checks.failures);
@@ -1431,7 +1441,6 @@ fn a_torn_seal_is_read_again_and_vetoes() {
         report.summary()
     );
     let k0 = records::commit_block(0, 0, 1, m, 0);
-    let echo0 = c.hbms[1].read_words(byte(mb.record(Region::EchoCommit, 0, 2)), 8);
     assert_eq!(
         echo0,
         k0.to_vec(),
@@ -2026,8 +2035,8 @@ extra = 40
 /// agree. The run once reached R28's laggard case (recovery.md section 7:
 /// replica 2 decided slot 10 fast and closed its will_commit, replica 0
 /// decided it on the two COMMITs); with the rerun run whole (recovery.md
-/// D11.15) its timing changed and both decide slot 10 on the slow path,
-/// replica 0 first. R28's laggard case is checked by the model
+/// D11.15) its timing changed and both decide slot 10 on the slow path.
+/// R28's laggard case is checked by the model
 /// (`recovery:no_close` stalls, `kernel` does not; model.md, "R28: the
 /// run's end") and Close itself by `tests/control.rs`.
 #[test]
@@ -2068,7 +2077,6 @@ replica = 1
     assert_eq!((d0.k, d2.k), (10, 10));
     assert_eq!(d0.m, d2.m, "agreement at slot 10");
     assert_eq!((d0.path, d2.path), (Path::Slow, Path::Slow), "slot 10");
-    assert!(d0.cycle < d2.cycle, "{d0:?} {d2:?}");
 }
 
 /// `lie_vc` (`LieVc`): at n = 5, replica 0, the view-0 leader, falls
@@ -3485,7 +3493,8 @@ fn a_replica_behind_at_the_last_slot_decides_it_when_the_others_go_on() {
 
     let open = run(true);
     assert!(open.open_ended);
-    assert_eq!(ks(&open, 2), [1, 2, 3], "{}", open.summary());
+    // (It may decide slot 4 too before the run ends, as the others did.)
+    assert_eq!(ks(&open, 2)[..3], [1, 2, 3], "{}", open.summary());
     // Replica 2 decided slot 3 after the others had, while it awaited
     // NEW_VIEW(1) (its view is 1): from the certificate of slot 4 that
     // replicas 0 and 1 formed in its certify row (R24, WATCH's ABOVE).
