@@ -15086,7 +15086,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  timer$at_prepare;
     reg  timer$slow_holding;
     reg  timer$view_holding;
-    reg  timer$probe;
+    reg  timer$probe_missed;
     reg  timer$next_view;
     reg  timer$decided;
     reg  timer$rerun;
@@ -15096,6 +15096,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     reg  timer$fast_decided;
     wire  [4:0] timer$probe_mask;
     wire  timer$fast_expiring;
+    wire  timer$probe_expiring;
     wire  timer$prep_expiring;
     wire  timer$slow_expiring;
     wire  timer$vc_expiring;
@@ -15467,6 +15468,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     
     // Local signals
     reg  linger_now;
+    reg  probe_slot;
     reg  f_done;
     reg  f_valid;
     reg  f_blocked;
@@ -15822,7 +15824,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .at_prepare(timer$at_prepare),
         .slow_holding(timer$slow_holding),
         .view_holding(timer$view_holding),
-        .probe(timer$probe),
+        .probe_missed(timer$probe_missed),
         .next_view(timer$next_view),
         .decided(timer$decided),
         .rerun(timer$rerun),
@@ -15832,6 +15834,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .fast_decided(timer$fast_decided),
         .probe_mask(timer$probe_mask),
         .fast_expiring(timer$fast_expiring),
+        .probe_expiring(timer$probe_expiring),
         .prep_expiring(timer$prep_expiring),
         .slow_expiring(timer$slow_expiring),
         .vc_expiring(timer$vc_expiring),
@@ -16414,7 +16417,13 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             fast$m_held = requests$holds;
         end
         fast$prev_ok = pbeat[(32'h60)+:(32)] == position$prev;
-        fast$expiring = timer$fast_expiring;
+        probe_slot = (timer$probe_mask != 32'h0) & ((position$k[(32'h0)+:(5)] & timer$probe_mask) == 32'h0);
+        if (probe_slot) begin
+            fast$expiring = timer$probe_expiring;
+        end
+        else begin
+            fast$expiring = timer$fast_expiring;
+        end
         fast$prep_expiring = timer$prep_expiring;
         fast$skip_votes = (position$k[(32'h0)+:(5)] & timer$probe_mask) != 32'h0;
         fast$fetch_done = f_done;
@@ -17005,7 +17014,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         timer$at_prepare = fast$at_prepare;
         timer$slow_holding = slow$holding;
         timer$view_holding = view$holding;
-        timer$probe = (timer$probe_mask != 32'h0) & ((position$k[(32'h0)+:(5)] & timer$probe_mask) == 32'h0) & fast$watch[32'h1];
+        timer$probe_missed = probe_slot & fast$missed & ~fast$at_prepare;
         timer$next_view = view$next_view | view$step_view;
         timer$decided = decided;
         timer$rerun = position$rerun;
@@ -24175,7 +24184,7 @@ module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flag
 endmodule // rhdl_ubft$protocol$tally
 
 
-module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin,missed,fast_missed,at_prepare,slow_holding,view_holding,probe,next_view,decided,rerun,slow_decided,closing,fast_failed,fast_decided,probe_mask,fast_expiring,prep_expiring,slow_expiring,vc_expiring,timeouts,close_to);
+module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin,missed,fast_missed,at_prepare,slow_holding,view_holding,probe_missed,next_view,decided,rerun,slow_decided,closing,fast_failed,fast_decided,probe_mask,fast_expiring,probe_expiring,prep_expiring,slow_expiring,vc_expiring,timeouts,close_to);
     
     // Module arguments
     input wire  clock;
@@ -24190,7 +24199,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
     input wire  at_prepare;
     input wire  slow_holding;
     input wire  view_holding;
-    input wire  probe;
+    input wire  probe_missed;
     input wire  next_view;
     input wire  decided;
     input wire  rerun;
@@ -24200,6 +24209,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
     input wire  fast_decided;
     output reg  [4:0] probe_mask;
     output reg  fast_expiring;
+    output reg  probe_expiring;
     output reg  prep_expiring;
     output reg  slow_expiring;
     output reg  vc_expiring;
@@ -24302,13 +24312,14 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
         count$d = count$q;
         close_q$d = close_q$q;
         mask$d = mask$q;
-        if (probe) begin
+        fast_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + 32'h1));
+        probe_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << streak$q);
+        if (probe_missed) begin
             fast_shift = streak$q;
         end
         else begin
             fast_shift = streak$q + 32'h1;
         end
-        fast_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << fast_shift);
         if (prep_long$q) begin
             prep_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << ((streak$q + slow_shift$q) + 32'h1));
         end
@@ -25291,14 +25302,10 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                     bc_seal = 1'b1;
                     if (sent$q) begin
                         bc_start = 1'b1;
-                        bc_round = 1'b1;
                         cp_start = 1'b1;
                         sent$d = 1'b0;
                     end
-                    else if (round_error) begin
-                        state$d = ViewSt$ViewStart;
-                    end
-                    else if (round_done) begin
+                    else if (bc_done) begin
                         next_view = 1'b1;
                         rr_keep = 1'b1;
                         clear_wait = 1'b1;

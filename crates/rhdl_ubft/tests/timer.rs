@@ -32,7 +32,7 @@ struct Ins {
     closing: bool,
     fast_failed: bool,
     fast_decided: bool,
-    probe: bool,
+    probe_missed: bool,
 }
 
 struct Bench {
@@ -73,7 +73,7 @@ impl Bench {
         b.closing.next = i.closing;
         b.fast_failed.next = i.fast_failed;
         b.fast_decided.next = i.fast_decided;
-        b.probe.next = i.probe;
+        b.probe_missed.next = i.probe_missed;
         assert!(simulate(b, 100));
         b.clock.next = Clock::from(true);
         assert!(simulate(b, 100));
@@ -313,11 +313,11 @@ fn closes_timer_is_set_by_a_timeout_while_closing() {
 #[test]
 fn a_probe_waits_for_votes_half_the_fast_wait_and_leaves_the_others_alone() {
     let probe_miss = Ins {
-        probe: true,
+        probe_missed: true,
         ..fast_miss()
     };
     let mut t = Bench::new(3);
-    assert_eq!(t.wait(probe_miss, |b| b.fast_expiring.val()), WAIT);
+    assert_eq!(t.wait(probe_miss, |b| b.probe_expiring.val()), WAIT);
     // The wait is as long as ever once FAST is past the probe.
     assert_eq!(t.wait(fast_miss(), |b| b.fast_expiring.val()), WAIT << 1);
     // It doubles with the view changes like the others: `streak`.
@@ -327,15 +327,15 @@ fn a_probe_waits_for_votes_half_the_fast_wait_and_leaves_the_others_alone() {
     };
     t.step(nv);
     t.step(nv);
-    assert_eq!(t.wait(probe_miss, |b| b.fast_expiring.val()), WAIT << 2);
-    // A probe strobe does not reach SLOW's and VIEW's waits (Protocol
-    // raises it only while FAST waits for votes, but the Timer does not
-    // rely on that for the others).
+    assert_eq!(t.wait(probe_miss, |b| b.probe_expiring.val()), WAIT << 2);
+    // `probe_missed` does not reach SLOW's and VIEW's waits (Protocol
+    // raises it only with FAST's misses, but the Timer does not rely on
+    // that for the others).
     let vc = VC_SHIFT_F1;
     assert_eq!(
         t.wait(
             Ins {
-                probe: true,
+                probe_missed: true,
                 ..slow_miss()
             },
             |b| b.slow_expiring.val()

@@ -65,7 +65,7 @@ fn a_silent_replica_costs_the_fast_wait_at_its_first_slot_and_half_of_it_at_each
         assert_eq!(paid, [1, 2, 4, 8, 16, PROBE_SLOTS]);
         // No skipped slot pays the wait: each is quicker than every probe,
         // and the typical one (the median) by more than a quarter of the
-        // wait (a probe waits half of it, the Timer's `probe`). (A
+        // wait (a probe waits half of it, the Timer's `probe_expiring`). (A
         // skipped slot may pay a verify more than the others: a share
         // read while it lands fails its verify and is read again, slow.md.)
         let mut skipped: Vec<u64> = (2..=slots)

@@ -52,7 +52,7 @@
 //! probe) FAST hands the slot to SLOW as its will_cert vote is sent, with
 //! no wait for votes: the same handover as a timeout in FastWaitCert, at
 //! its earliest. At a probe (no `skip_votes` while the fast path has
-//! failed) Protocol's `expiring` comes from the Timer's shorter wait.
+//! failed) Protocol's `expiring` is the Timer's shorter `probe_expiring`.
 //!
 //! Reset (`rst_n`, synchronous, active low): Off the next cycle.
 

@@ -273,6 +273,9 @@ pub struct Protocol<const N: usize> {
     /// a peer's will_commit of that slot, until the next `ap_start`.
     lingering: DFF<Bit>,
     linger_now: Signal<Local, Bit>,
+    /// The slot is a probe of the sticky slow path (FAST's vote waits are
+    /// the Timer's `probe_expiring`).
+    probe_slot: Signal<Local, Bit>,
     /// k, its slot, dec[k - 1], dec[k - 2] and the rerun flag.
     position: Position,
     /// The configuration's checks, and what follows from n.
@@ -418,7 +421,8 @@ impl<const N: usize> Protocol<N> {
             wt_ev_m, wt_ev_prev, wt_ev_x, wt_ev_bits, wt_ev_take, slow, bc_beats,
             cp_wr_en, cp_wr_beat, cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data,
             qpns, rd_qpn, rd_laddr, rd_raddr, rd_valid, rd_ready, rd_taken, rr,
-            help, helping, dec_bv, dec_bv_ok, dec_bv_short, lingering, linger_now
+            help, helping, dec_bv, dec_bv_ok, dec_bv_short, lingering, linger_now,
+            probe_slot
         })
     }
 }
@@ -587,7 +591,16 @@ impl<const N: usize> Logic for Protocol<N> {
         // The prepare's prev (word 3 of its beat, quarter 0) is this
         // replica's dec[k - 1] (R4).
         self.fast.prev_ok.next = self.pbeat.val().get_bits::<32>(96) == self.position.prev.val();
-        self.fast.expiring.next = self.timer.fast_expiring.val();
+        // At a probe of the sticky slow path (the mask is set, and k has
+        // no bit of it) FAST waits for votes half its usual wait; both
+        // from registers only.
+        self.probe_slot.next = (self.timer.probe_mask.val() != 0)
+            & ((self.position.k.val().get_bits::<5>(0) & self.timer.probe_mask.val()) == 0);
+        if self.probe_slot.val() {
+            self.fast.expiring.next = self.timer.probe_expiring.val();
+        } else {
+            self.fast.expiring.next = self.timer.fast_expiring.val();
+        }
         self.fast.prep_expiring.next = self.timer.prep_expiring.val();
         // The sticky slow path: no wait for votes once the fast path failed,
         // but at the probes, the k with no bit of the mask (protocol.md).
@@ -1375,11 +1388,10 @@ impl<const N: usize> Logic for Protocol<N> {
         self.timer.at_prepare.next = self.fast.at_prepare.val();
         self.timer.slow_holding.next = self.slow.holding.val();
         self.timer.view_holding.next = self.view.holding.val();
-        // FAST waits for votes (its `watch` is 2 or 3) at a probe: a slot
-        // of the sticky slow path whose k has no bit of the mask set.
-        self.timer.probe.next = (self.timer.probe_mask.val() != 0)
-            & ((self.position.k.val().get_bits::<5>(0) & self.timer.probe_mask.val()) == 0)
-            & self.fast.watch.val().get_bit(1);
+        // FAST's miss in a wait for votes at a probe counts towards
+        // `probe_expiring`.
+        self.timer.probe_missed.next =
+            self.probe_slot.val() & self.fast.missed.val() & !self.fast.at_prepare.val();
         // Every view passed doubles the waits, those a NEW_VIEW of a later
         // view skips (ViewJump's `step_view`) too (recovery.md R14).
         self.timer.next_view.next = self.view.next_view.val() | self.view.step_view.val();

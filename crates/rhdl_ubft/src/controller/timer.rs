@@ -10,7 +10,7 @@
 //! | wait | d | output |
 //! | --- | --- | --- |
 //! | LEADER's idle polls, FAST's votes | `streak` + 1 | `fast_expiring` |
-//! | FAST's votes at a probe (`probe`) | `streak` | `fast_expiring` |
+//! | FAST's votes at a probe | `streak` | `probe_expiring` |
 //! | FAST's prepare after a slow decision (`prep_long`) | `streak` + `slow_shift` + 1 | `prep_expiring` |
 //! | FAST's prepare otherwise | `streak` + 1 | `prep_expiring` |
 //! | SLOW (normal and seal mode) | `streak` + `slow_shift` | `slow_expiring` |
@@ -29,8 +29,8 @@
 //! - The +1: LEADER's and FAST's polls read ahead (`fetch_poll`,
 //!   docs/fetch.md), two reads per round trip (`FAST_POLL_SHIFT`).
 //!
-//! Every output is a function of the registers, `wait_polls` and `probe`
-//! (Protocol's, from registers) only, so a machine's `missed` never reaches its own `expiring` in the same
+//! Every output is a function of the registers and of `wait_polls` only,
+//! so a machine's `missed` never reaches its own `expiring` in the same
 //! cycle.
 //!
 //! Which wait a miss counts towards (the machine that missed): FAST's or
@@ -49,15 +49,16 @@
 //! started, up to `PROBE_SHIFT`;
 //! Protocol skips FAST's wait at a slot whose k has a bit of the mask set.
 //! At the other slots, the probes, FAST waits for votes half its usual
-//! wait (`probe`, from Protocol while FAST waits for votes at a probe): a
-//! timely cluster's votes come within a round trip, and a probe that
+//! wait (Protocol gives FAST `probe_expiring` there, and marks its misses
+//! `probe_missed`): a timely cluster's votes come within a round trip,
+//! and a probe that
 //! gives up early costs a slow slot, never safety.
 //!
 //! Ports in: `wait_polls`, `n`; the strobes `start` (a run starts: every
 //! count to 0), `clear` (a machine restarts its wait), `close_begin`,
 //! `missed` and its source (`fast_missed`, `at_prepare`, `slow_holding`,
-//! `view_holding`), `probe`, `next_view`, `decided` with `rerun` and `slow_decided`,
-//! `closing`, `fast_failed`, `fast_decided`. Out: the four `*_expiring`,
+//! `view_holding`, `probe_missed`), `next_view`, `decided` with `rerun` and `slow_decided`,
+//! `closing`, `fast_failed`, `fast_decided`. Out: the five `*_expiring`,
 //! `timeouts`, `close_to`, `probe_mask`.
 //!
 //! Timing: a strobe at cycle c shows in the outputs from c + 1. Reset
@@ -87,9 +88,9 @@ pub struct Timer {
     pub at_prepare: Signal<In, Bit>,
     pub slow_holding: Signal<In, Bit>,
     pub view_holding: Signal<In, Bit>,
-    /// FAST waits for votes at a probe of the sticky slow path: its wait
-    /// is `wait_polls` << `streak` (a function of registers only).
-    pub probe: Signal<In, Bit>,
+    /// The miss is FAST's, waiting for votes at a probe of the sticky
+    /// slow path: it counts towards `probe_expiring`'s wait.
+    pub probe_missed: Signal<In, Bit>,
     /// A view change installs the next view.
     pub next_view: Signal<In, Bit>,
     /// The slot is decided; a rerun's decision (R23); on the slow path.
@@ -110,6 +111,8 @@ pub struct Timer {
     /// The next miss ends the wait: LEADER's and FAST's votes, FAST's
     /// prepare, SLOW's, VIEW's (T_vc).
     pub fast_expiring: Signal<Out, Bit>,
+    /// FAST's wait for votes at a probe: half of `fast_expiring`'s.
+    pub probe_expiring: Signal<Out, Bit>,
     pub prep_expiring: Signal<Out, Bit>,
     pub slow_expiring: Signal<Out, Bit>,
     pub vc_expiring: Signal<Out, Bit>,
@@ -141,8 +144,9 @@ impl Default for Timer {
             ;
             defaults:
             clock, rst_n, wait_polls, n, start, clear, close_begin, missed, fast_missed,
-            at_prepare, slow_holding, view_holding, probe, next_view, decided, rerun,
+            at_prepare, slow_holding, view_holding, probe_missed, next_view, decided, rerun,
             slow_decided, closing, fast_failed, fast_decided, probe_mask, fast_expiring,
+            probe_expiring,
             prep_expiring, slow_expiring,
             vc_expiring, timeouts, close_to, waited, streak, vc_wait, slow_shift,
             prep_long, count, close_q, mask, vc_shift, timeout, fast_shift
@@ -156,15 +160,18 @@ impl Logic for Timer {
         dff_setup!(
             self, clock, waited, streak, vc_wait, slow_shift, prep_long, count, close_q, mask
         );
-        // FAST's and LEADER's wait: half at a probe.
-        if self.probe.val() {
+        // The outputs, from the registers and `wait_polls` only.
+        self.fast_expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << (self.streak.q.val() + 1));
+        self.probe_expiring.next = (self.waited.q.val() + 1)
+            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.streak.q.val());
+        // The wait FAST's or LEADER's miss counts towards: half for FAST's
+        // wait for votes at a probe.
+        if self.probe_missed.val() {
             self.fast_shift.next = self.streak.q.val();
         } else {
             self.fast_shift.next = self.streak.q.val() + 1;
         }
-        // The outputs, from the registers, `wait_polls` and `probe` only.
-        self.fast_expiring.next = (self.waited.q.val() + 1)
-            >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val()) << self.fast_shift.val());
         if self.prep_long.q.val() {
             self.prep_expiring.next = (self.waited.q.val() + 1)
                 >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
