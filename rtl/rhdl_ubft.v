@@ -25302,10 +25302,14 @@ module rhdl_ubft$protocol$view(clock,rst_n,start,start_leader,holding,catching,c
                     bc_seal = 1'b1;
                     if (sent$q) begin
                         bc_start = 1'b1;
+                        bc_round = 1'b1;
                         cp_start = 1'b1;
                         sent$d = 1'b0;
                     end
-                    else if (bc_done) begin
+                    else if (round_error) begin
+                        state$d = ViewSt$ViewStart;
+                    end
+                    else if (round_done) begin
                         next_view = 1'b1;
                         rr_keep = 1'b1;
                         clear_wait = 1'b1;

@@ -128,6 +128,7 @@ struct Ins {
     bc_done: bool,
     bc_busy: bool,
     round_done: bool,
+    round_error: bool,
     rd_data: Beat,
 }
 
@@ -177,7 +178,7 @@ fn drive(b: &mut View, i: &Ins) {
     b.bc_done.next = i.bc_done;
     b.bc_busy.next = i.bc_busy;
     b.round_done.next = i.round_done;
-    b.round_error.next = false;
+    b.round_error.next = i.round_error;
 }
 
 struct Bench {
@@ -196,6 +197,8 @@ struct Bench {
     share_due: bool,
     slow_done_at: Option<u64>,
     seal_grant_at: Option<u64>,
+    /// Every round ends with `round_error` (its local write failed).
+    rounds_fail: bool,
     events: Vec<(u64, Ev)>,
     states: Vec<(u64, ViewSt)>,
 }
@@ -220,6 +223,7 @@ impl Bench {
             share_due: false,
             slow_done_at: None,
             seal_grant_at: None,
+            rounds_fail: false,
             events: vec![],
             states: vec![],
         }
@@ -275,6 +279,7 @@ impl Bench {
                 .bc
                 .is_some_and(|(t, r)| c < t + if r { RD } else { BC }),
             round_done: self.bc.is_some_and(|(t, r)| r && c == t + RD),
+            round_error: self.rounds_fail && self.bc.is_some_and(|(t, r)| r && c == t + RD),
             rd_data: self.rd_data,
         };
         drive(&mut self.b, &i);
@@ -423,14 +428,15 @@ impl Bench {
 fn sealing() -> (Vec<(u64, Ev)>, u64) {
     // ViewStart at 1 (signer and Broadcast idle), ViewTurn at 2 signs S.
     let sign = 2;
-    // The response writes COMPOSE beat 1; SEAL goes out the next cycle.
+    // The response writes COMPOSE beat 1; SEAL goes out the next cycle,
+    // in a round (R32): the next view once it has ended.
     let send = sign + S + 1;
-    let done = send + BC;
+    let done = send + RD;
     let poll = done + 1;
     (
         vec![
             (sign, Ev::Sign(4)),
-            (send, Ev::Bc(4, SEAL_ROW + ((ID as u64) << 5), false, 2)),
+            (send, Ev::Bc(4, SEAL_ROW + ((ID as u64) << 5), true, 2)),
             (done, Ev::NextView),
             (poll, Ev::Fetch(NEW_VIEW, 1)),
         ],
@@ -583,8 +589,12 @@ fn a_forged_seal_in_the_new_view_is_a_miss_then_refused_at_its_second_failure() 
     assert_eq!(k[verifies[1] + 1], Ev::Missed);
     assert_eq!(k[verifies[1] + 2], Ev::Sign(4));
     assert_eq!(t.view, VIEW0 + 2);
-    // No echo of a SEAL that did not verify.
-    assert!(!k.iter().any(|e| matches!(e, Ev::Bc(_, _, true, _))));
+    // No echo of a SEAL that did not verify: its own SEALs are the only
+    // records it wrote.
+    let own = SEAL_ROW + ((ID as u64) << 5);
+    assert!(!k
+        .iter()
+        .any(|e| matches!(e, Ev::Bc(_, a, _, _) if *a != own)));
 }
 
 #[test]
@@ -639,6 +649,22 @@ fn a_share_due_without_an_obligation_calls_slow_for_the_share_then_seals() {
     t.share_due = true;
     t.run(4);
     assert_eq!(t.events, vec![(2, Ev::CallSlow)]);
+}
+
+#[test]
+fn a_seal_whose_round_fails_moves_to_no_view() {
+    // R32: the next view only once the SEAL is in every HBM. A failed
+    // round (its local write: Broadcast fails stop and Protocol ends the
+    // run) leaves the view as it is and starts the machine again.
+    let mut t = Bench::new();
+    t.rounds_fail = true;
+    let (want, _) = sealing();
+    let end = want[2].0;
+    t.run(end + 2);
+    assert_eq!(&t.events[..2], &want[..2]);
+    assert!(!t.kinds().contains(&Ev::NextView));
+    assert_eq!(t.view, VIEW0);
+    assert_eq!(t.states[(end + 1) as usize].1, ViewSt::ViewStart);
 }
 
 #[test]

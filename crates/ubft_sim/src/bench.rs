@@ -362,7 +362,8 @@ pub fn measure(
 /// - the bridge: its share of W (S, a write), the certify row until the
 ///   other followers' shares land (they time out up to L + a poll later),
 ///   f verifies, the COMMIT (S, a write): 2 S + f V + 2 L + 2 rows + L;
-/// - the SEAL (S + L);
+/// - the SEAL, a round (R32): S + 2 L, its writes out and their
+///   completions back;
 /// - the new leader: the seal row, then for each of f SEALs a verify, an
 ///   echo round (2 L) and two reads; the certificate of another replica's
 ///   COMMIT (f + 1 verifies) and the NEW_VIEW's write (L);
@@ -378,7 +379,7 @@ pub fn recovery_bound(cfg: &ClusterConfig) -> u64 {
     let r21 = v + 2 * l + 2 * row;
     let detect = l + (cfg.wait_polls + t_vc(cfg)) * poll + 4 * poll;
     let bridge = 2 * s + f * v + 3 * l + 2 * row + poll;
-    let seal = s + l;
+    let seal = s + 2 * l;
     let leader = row + f * r21 + (f + 1) * v + l;
     let follower = poll + cfg.hbm_read_latency + 3 * f + 8 + f * r21 + (f + 1) * v;
     let slots = 2 * (slow_bound(cfg) + l + poll);

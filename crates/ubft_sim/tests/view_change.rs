@@ -333,7 +333,10 @@ fn the_timeout_doubles_with_each_view_change_in_a_row() {
 /// length (protocol.md, "SLOW's waits"), and is decided there on f + 1
 /// COMMITs: every slot is decided, each on the slow path. A SLOW that
 /// still times out seals, and views may be installed (two in this run),
-/// but the cluster never stalls and ends in one view. A replica that
+/// but the cluster never stalls: n − f replicas or more end in one view,
+/// and a replica whose short wait ran out alone seals ahead of them, and
+/// decides every slot there from their COMMITs while it awaits a NEW_VIEW
+/// (R24 to R26), re-sealing at each T_vc (R14); it is never behind. A replica that
 /// never changed view times out at slot 1 and at the probes 2, 4 and 8,
 /// and skips the wait at the other slots (the sticky slow path,
 /// protocol.md). (At the seed's own L = 43 the votes come within the 4
@@ -371,8 +374,14 @@ fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {
         }
     }
     let views: Vec<u32> = report.replicas.iter().map(|r| r.view).collect();
+    let common = *views
+        .iter()
+        .max_by_key(|&&v| views.iter().filter(|&&w| w == v).count())
+        .unwrap();
+    let f = (cfg.replicas - 1) / 2;
     assert!(
-        views.iter().all(|&v| v == views[0]),
+        views.iter().filter(|&&v| v == common).count() >= cfg.replicas - f
+            && views.iter().all(|&v| v >= common),
         "{views:?}\n{}",
         report.summary()
     );

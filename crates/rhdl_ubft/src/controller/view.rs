@@ -14,7 +14,8 @@
 //!   (recovery.md D11.16), so SLOW's seal mode reaches every W.
 //! - R14, R18: with no obligation, sign the SEAL block S = [4, id, v, L.w,
 //!   L.c, L.m, L.prev, L present] and write seal[id] (S, then the
-//!   signature) into every mailbox; then view + 1.
+//!   signature) into every mailbox in a round (R32: recovery.md section
+//!   17); then view + 1, once the round has ended.
 //! - R19 (the new leader): read the seal row (2N beats); take its own SEAL
 //!   and the first f other well-formed SEALs of views >= view - 1 whose
 //!   writers have not failed, copying each (block, signature) into COMPOSE
@@ -87,7 +88,7 @@
 //! | 66 | ViewStart | a signer response due is dropped; SignerPort and Broadcast idle | ViewTurn |
 //! | 67 | ViewTurn | an obligation / none, W's share owed (`share_due`) / neither | ViewBridge (`call_slow`) / ViewBridge (`call_slow`, `call_share`: the share only) / ViewSignSeal (SignerPort `sign` of S) |
 //! | 68 | ViewSignSeal | the response: OK / an error | ViewSendSeal (COMPOSE beat 1 := the signature) / ViewSignSeal (again) |
-//! | 69 | ViewSendSeal | (first cycle: Broadcast and COMPOSE start, 2 beats to seal[id]) Broadcast's `done` | `next_view`; this replica leads view + 1: ViewPollSeals / else ViewPollNv |
+//! | 69 | ViewSendSeal | (first cycle: Broadcast and COMPOSE start, 2 beats to seal[id], in a round, R32) `round_done` / `round_error` | `next_view`; this replica leads view + 1: ViewPollSeals / else ViewPollNv / ViewStart (the run stops: WriteFailed) |
 //! | 70 | ViewPollSeals | (a poll point, as ViewPollCatch) `seal_grant` / `catch_grant` / `dlv_grant` / else (fetch of the seal row, 2N beats) | ViewStart / ViewAwaitNext (`catch_k` := k) / ViewDeliver (`catch_k` := k) / ViewWaitSeals |
 //! | 71 | ViewWaitSeals | the fetch is done: f + 1 taken / fewer, not the 2^LEAD_WAIT_SHIFT-th in a row (`few`, D11.14) / fewer at the 2^LEAD_WAIT_SHIFT-th, or an error | ViewNext (p := 0) / ViewPollSeals / ViewPollSeals (a miss; ViewStart if it times out) |
 //! | 72 | ViewNext | p = f + 1: leader with L / leader / follower with L / follower; else | ViewPollCert / ViewSendNv / ViewVerifyCert / ViewInstall (ViewJump for a later view's NEW_VIEW); ViewLoad |
@@ -1127,13 +1128,21 @@ impl Logic for View {
                 }
             }
             ViewSt::ViewSendSeal => {
+                // R32: the SEAL in a round; this replica acts in the next
+                // view only once it is in every replica's HBM.
                 self.bc_word.next = self.seal_own_word.val();
                 self.bc_seal.next = true;
                 if self.sent.q.val() {
                     self.bc_start.next = true;
+                    self.bc_round.next = true;
                     self.cp_start.next = true;
                     self.sent.d.next = false;
-                } else if self.bc_done.val() {
+                } else if self.round_error.val() {
+                    // Its local write failed: Broadcast fails stop and
+                    // Protocol ends the run (WriteFailed); nothing acts in
+                    // the next view.
+                    self.state.d.next = ViewSt::ViewStart;
+                } else if self.round_done.val() {
                     self.next_view.next = true;
                     self.rr_keep.next = true;
                     self.clear_wait.next = true;
