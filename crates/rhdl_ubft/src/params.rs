@@ -145,13 +145,15 @@ pub const FAST_POLL_SHIFT: usize = 1;
 /// The sticky slow path's probes (protocol.md, "The sticky slow path"):
 /// once a slot's fast path has failed, FAST hands the later slots to SLOW
 /// right after its will_cert vote, without waiting for votes, except the
-/// probes, which wait half the usual wait (timer.rs); a fast decision or a view change ends it.
+/// probes, which wait half the usual wait (timer.rs); a fast decision or
+/// a view change ends it.
 /// The probes are the slots whose k is a multiple of 2^j, j the fast
 /// path's failures since then, up to PROBE_SHIFT: every second slot
 /// after one failure, then every 4th, 8th, ..., 32nd, so a transient miss
 /// costs a slow slot or two and a replica down costs half the wait (a
-/// probe's, timer.rs) once in 32 slots. Every replica's probes are multiples of its 2^j, so the slots
-/// that are multiples of 2^PROBE_SHIFT are probes everywhere.
+/// probe's, timer.rs) once in 32 slots. Every replica's probes are
+/// multiples of its 2^j, so the slots that are multiples of
+/// 2^PROBE_SHIFT are probes everywhere.
 pub const PROBE_SHIFT: usize = 5;
 /// The longest gap between two probes: 2^PROBE_SHIFT slots.
 pub const PROBE_SLOTS: u64 = 1 << PROBE_SHIFT;

@@ -51,14 +51,13 @@
 //! At the other slots, the probes, FAST waits for votes half its usual
 //! wait (Protocol gives FAST `probe_expiring` there, and marks its misses
 //! `probe_missed`): a timely cluster's votes come within a round trip,
-//! and a probe that
-//! gives up early costs a slow slot, never safety.
+//! and a probe that gives up early costs a slow slot, never safety.
 //!
 //! Ports in: `wait_polls`, `n`; the strobes `start` (a run starts: every
 //! count to 0), `clear` (a machine restarts its wait), `close_begin`,
 //! `missed` and its source (`fast_missed`, `at_prepare`, `slow_holding`,
-//! `view_holding`, `probe_missed`), `next_view`, `decided` with `rerun` and `slow_decided`,
-//! `closing`, `fast_failed`, `fast_decided`. Out: the five `*_expiring`,
+//! `view_holding`, `probe_missed`), `next_view`, `decided` with `rerun`
+//! and `slow_decided`, `closing`, `fast_failed`, `fast_decided`. Out: the five `*_expiring`,
 //! `timeouts`, `close_to`, `probe_mask`.
 //!
 //! Timing: a strobe at cycle c shows in the outputs from c + 1. Reset
