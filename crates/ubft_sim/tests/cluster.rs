@@ -2035,9 +2035,9 @@ extra = 40
 /// agree. The run once reached R28's laggard case (recovery.md section 7:
 /// replica 2 decided slot 10 fast and closed its will_commit, replica 0
 /// decided it on the two COMMITs); with the rerun run whole (recovery.md
-/// D11.15) its timing changed and both decide slot 10 on the slow path.
-/// R28's laggard case is checked by the model
-/// (`recovery:no_close` stalls, `kernel` does not; model.md, "R28: the
+/// D11.15) its timing changed and both decide slot 10 on the slow path
+/// (which of them first follows the timing). R28's laggard case is
+/// checked by the model (`recovery:no_close` stalls, `kernel` does not; model.md, "R28: the
 /// run's end") and Close itself by `tests/control.rs`.
 #[test]
 fn the_last_slot_with_a_random_replica_is_decided_by_both_honest_replicas() {

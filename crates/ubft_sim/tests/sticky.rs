@@ -4,8 +4,8 @@
 //! probe decides fast; the gap between probes doubles with each failure,
 //! up to `PROBE_SLOTS`. So a replica that is down costs the others the
 //! fast path's wait at slot 1 and half of it at the probes 2, 4, 8, 16,
-//! 32, 64, ..., not in every slot; and once it is back, the next probe brings every replica back to
-//! the fast path.
+//! 32, 64, ..., not in every slot; and once it is back, the next probe
+//! brings every replica back to the fast path.
 //!
 //! The Timer counts each wait that runs out (`timeouts`): with every slot
 //! decided on the slow path in one view, those are exactly the fast
