@@ -15468,6 +15468,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     
     // Local signals
     reg  linger_now;
+    reg  skip;
     reg  probe_slot;
     reg  f_done;
     reg  f_valid;
@@ -16417,7 +16418,9 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             fast$m_held = requests$holds;
         end
         fast$prev_ok = pbeat[(32'h60)+:(32)] == position$prev;
-        probe_slot = (timer$probe_mask != 32'h0) & ((position$k[(32'h0)+:(5)] & timer$probe_mask) == 32'h0);
+        skip = (position$k[(32'h0)+:(5)] & timer$probe_mask) != 32'h0;
+        probe_slot = (timer$probe_mask != 32'h0) & ~skip;
+        fast$skip_votes = skip;
         if (probe_slot) begin
             fast$expiring = timer$probe_expiring;
         end
@@ -16425,7 +16428,6 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
             fast$expiring = timer$fast_expiring;
         end
         fast$prep_expiring = timer$prep_expiring;
-        fast$skip_votes = (position$k[(32'h0)+:(5)] & timer$probe_mask) != 32'h0;
         fast$fetch_done = f_done;
         fast$fetch_error = fetch_error;
         fast$bc_done = bc_done;

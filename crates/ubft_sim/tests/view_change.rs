@@ -336,10 +336,10 @@ fn the_timeout_doubles_with_each_view_change_in_a_row() {
 /// but the cluster never stalls: n − f replicas or more end in one view,
 /// and a replica whose short wait ran out alone seals ahead of them, and
 /// decides every slot there from their COMMITs while it awaits a NEW_VIEW
-/// (R24 to R26), re-sealing at each T_vc (R14); it is never behind. A replica that
-/// never changed view times out at slot 1 and at the probes 2, 4 and 8,
-/// and skips the wait at the other slots (the sticky slow path,
-/// protocol.md). (At the seed's own L = 43 the votes come within the 4
+/// (R24 to R26), re-sealing at each T_vc (R14); it is never behind. A
+/// replica that never changed view times out at slot 1 and at the probes
+/// 2, 4 and 8, and skips the wait at the other slots (the sticky slow
+/// path, protocol.md). (At the seed's own L = 43 the votes come within the 4
 /// polls: the scoreboard hands FAST each vote as it lands.)
 #[test]
 fn a_timeout_shorter_than_a_round_trip_no_longer_stalls_the_cluster() {

@@ -35,7 +35,7 @@ pub fn check_literals<const N: usize>() {
     assert_eq!(
         crate::params::PROBE_SHIFT,
         5,
-        "protocol.rs, skip_votes: k.get_bits::<5>(0) against timer.rs's Bits<5> probe_mask"
+        "protocol.rs, skip: k.get_bits::<5>(0) against timer.rs's Bits<5> probe_mask"
     );
     assert_eq!(
         FAST_POLL_SHIFT, 1,

@@ -273,8 +273,10 @@ pub struct Protocol<const N: usize> {
     /// a peer's will_commit of that slot, until the next `ap_start`.
     lingering: DFF<Bit>,
     linger_now: Signal<Local, Bit>,
-    /// The slot is a probe of the sticky slow path (FAST's vote waits are
-    /// the Timer's `probe_expiring`).
+    /// The sticky slow path: FAST skips its wait for votes at this slot;
+    /// the slot is a probe (FAST's vote waits are the Timer's
+    /// `probe_expiring`).
+    skip: Signal<Local, Bit>,
     probe_slot: Signal<Local, Bit>,
     /// k, its slot, dec[k - 1], dec[k - 2] and the rerun flag.
     position: Position,
@@ -422,7 +424,7 @@ impl<const N: usize> Protocol<N> {
             cp_wr_en, cp_wr_beat, cp_wr_data, cp_start, cp_first, cp_last, cp_rd_data,
             qpns, rd_qpn, rd_laddr, rd_raddr, rd_valid, rd_ready, rd_taken, rr,
             help, helping, dec_bv, dec_bv_ok, dec_bv_short, lingering, linger_now,
-            probe_slot
+            skip, probe_slot
         })
     }
 }
@@ -591,21 +593,20 @@ impl<const N: usize> Logic for Protocol<N> {
         // The prepare's prev (word 3 of its beat, quarter 0) is this
         // replica's dec[k - 1] (R4).
         self.fast.prev_ok.next = self.pbeat.val().get_bits::<32>(96) == self.position.prev.val();
-        // At a probe of the sticky slow path (the mask is set, and k has
-        // no bit of it) FAST waits for votes half its usual wait; both
-        // from registers only.
-        self.probe_slot.next = (self.timer.probe_mask.val() != 0)
-            & ((self.position.k.val().get_bits::<5>(0) & self.timer.probe_mask.val()) == 0);
+        // The sticky slow path (protocol.md): no wait for votes once the
+        // fast path failed (`skip`: k has a bit of the mask), but at the
+        // probes, the k with no bit of a mask that is set, where FAST waits
+        // for votes half its usual wait. All from registers only.
+        self.skip.next =
+            (self.position.k.val().get_bits::<5>(0) & self.timer.probe_mask.val()) != 0;
+        self.probe_slot.next = (self.timer.probe_mask.val() != 0) & !self.skip.val();
+        self.fast.skip_votes.next = self.skip.val();
         if self.probe_slot.val() {
             self.fast.expiring.next = self.timer.probe_expiring.val();
         } else {
             self.fast.expiring.next = self.timer.fast_expiring.val();
         }
         self.fast.prep_expiring.next = self.timer.prep_expiring.val();
-        // The sticky slow path: no wait for votes once the fast path failed,
-        // but at the probes, the k with no bit of the mask (protocol.md).
-        self.fast.skip_votes.next =
-            (self.position.k.val().get_bits::<5>(0) & self.timer.probe_mask.val()) != 0;
         self.fast.fetch_done.next = self.f_done.val();
         self.fast.fetch_error.next = self.fetch_error.val();
         self.fast.bc_done.next = self.bc_done.val();

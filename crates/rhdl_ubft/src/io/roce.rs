@@ -251,8 +251,9 @@ impl WrCommand {
 
     /// The stack's memory-read command for the payload of a WRITE it sends
     /// (`mem_cmd_merger`: the send-queue command's `laddr`, its length, its
-    /// `host` bit and queue pair, in the same `memCmd` format). With `host`
-    /// = 1 it goes to the kernel's Stage (docs/stage.md).
+    /// `host` bit and queue pair, in the same `memCmd` format), as for a
+    /// staged command: `host` = 1, so it goes to the kernel's Stage
+    /// (docs/stage.md).
     pub fn payload_read(qpn: u64, laddr: u64, len: u64) -> WrCommand {
         WrCommand::write(qpn, laddr, len)
     }
