@@ -64,6 +64,11 @@ pub enum Version {
     /// records of whole beats whose first beat is the block their signature
     /// covers. Run by the kernel (`kernel::Kernel`, `rtl/rhdl_ubft.v`).
     V3,
+    /// docs/recovery.md section 13's v4 ([`Mailbox::v4`]): 48-bit slots and
+    /// views, four-word vote entries (a 96-bit tag and m), one-beat signed
+    /// blocks, and section 17's ckpt region. Printed by the CLI and
+    /// docs/layout.md; no kernel of this crate runs it.
+    V4,
 }
 
 impl Version {
@@ -71,6 +76,7 @@ impl Version {
         match self {
             Version::V1 => "v1",
             Version::V3 => "v3",
+            Version::V4 => "v4",
         }
     }
 }
@@ -148,6 +154,7 @@ its stride (commit's 6 beats take 8, new_view's 13 take 16 at the default build)
 boundary, as AXI requires, and each is one burst; the pad beats are the record's owner's.\n";
     s += "- The host reads none of these regions.\n";
     s += &kernel_markdown();
+    s += &v4_markdown();
     s
 }
 
@@ -238,6 +245,114 @@ signature ({} here) follows on beats of its own. Certificates here have f + 1 = 
             "-".to_string()
         } else {
             format!("{} ({})", beats(r), stride(r))
+        };
+        s += &format!("| {} | {size} | {first} | {then} |\n", r.name());
+    }
+    s
+}
+
+/// The v4 part of `docs/layout.md`.
+fn v4_markdown() -> String {
+    use records::v4::*;
+    let b = Mailbox::v4(BUILD_N, crate::params::G, crate::params::SB);
+    let mut s = format!(
+        "\n## Mailbox::v4 (48-bit slots and views; run by no kernel), N = {}, G = {}, SB = {}\n\n",
+        b.n, b.g, b.sb
+    );
+    s += "docs/recovery.md section 13's v4: the layout of a kernel whose slots and views do not wrap in a \
+deployment's life, with section 17's ckpt region after v3's regions. It is laid out by v3's rules (each \
+record on its power-of-two stride, no record across 4 KiB) with v4's sizes. `rhdl-ubft layout --version v4` \
+prints it for any n, G and signature; the kernel runs v3.\n\n";
+    s += &b.markdown_table();
+    s += "\n### The records\n\n";
+    s += &format!(
+        "k, every view and a checkpoint's slot c are {WIDE_BITS}-bit values of two words: x.lo = x[31:0], then \
+x[47:32] in bits [15:0] of the next word, bits [31:16] zero (a block with a bit set there is not well formed). \
+Every signed block is one beat of {BLOCK_WORDS} words ({BLOCK_BYTES} bytes), word {KIND} its kind (v3's four, \
+and CKPT = {KIND_CKPT}). A vote entry is {VOTE_WORDS} words: the 96-bit tag t(v, k) = v · 2^48 + k in words \
+{VOTE_TAG} to {} (k.lo; k[47:32] | v[15:0] << 16; v[47:16]) and m in word {VOTE_M}.\n\n",
+        VOTE_TAG + TAG_WORDS - 1
+    );
+    s += "| record | beats (stride) | first beat | then |\n| --- | ---: | --- | --- |\n";
+    let rows: [(Region, String, &str); 12] = [
+        (
+            Region::Prepare,
+            format!(
+                "words {PREPARE_K}..={}: (k.lo, k.hi, m, v.lo, v.hi, prev), unsigned",
+                PREPARE_WORDS - 1
+            ),
+            "",
+        ),
+        (
+            Region::PrepSig,
+            "PREP block [1, v.lo, v.hi, k.lo, k.hi, m, prev]".into(),
+            "σ_leader(PREP block)",
+        ),
+        (
+            Region::EchoPrep,
+            "PREP block as j read it".into(),
+            "the leader's signature",
+        ),
+        (
+            Region::Certify,
+            "CERT block [2, v.lo, v.hi, k.lo, k.hi, m, prev]".into(),
+            "σ_j(CERT block): the share",
+        ),
+        (
+            Region::Commit,
+            "COMMIT block [3, j, v.lo, v.hi, k.lo, k.hi, m, prev]".into(),
+            "a beat whose word 0 is the shares' signer bitmap, σ_j(COMMIT block), then the f + 1 CERT shares in ascending signer order",
+        ),
+        (
+            Region::EchoCommit,
+            "x's COMMIT block, the highest j delivered".into(),
+            "σ_x(COMMIT block)",
+        ),
+        (
+            Region::Seal,
+            format!(
+                "SEAL block [4, j, v.lo, v.hi, L.w.lo, L.w.hi, L.c.lo, L.c.hi, L.m, L.prev, L's kind] (kind at word {SEAL_LKIND}: {L_NONE} none, {L_COMMIT} a commit, {L_FLOOR} a floor)"
+            ),
+            "σ_j(SEAL block); with a floor, its header beat [c.lo, c.hi, dec[c], signer bitmap, 0, 0, 0, 0, h_c] and the f + 1 CKPT signatures",
+        ),
+        (
+            Region::EchoSeal,
+            "x's SEAL block, the latest j accepted".into(),
+            "σ_x(SEAL block)",
+        ),
+        (
+            Region::NewViewRecord,
+            format!(
+                "words {NV_VIEW}, {}: v + 1; word {NV_SEALS}: the seals' bitmap; word {NV_CERT}: the certificate's bitmap; word {NV_CERT_KIND}: its kind ({NV_CERT_SHARES} CERT shares, {NV_CERT_FLOOR} a floor); unsigned",
+                NV_VIEW + 1
+            ),
+            "f + 1 seals (block beat and signature each), then the certificate of the highest L: f + 1 CERT shares, or a floor's header beat and f + 1 CKPT signatures",
+        ),
+        (
+            Region::WillCert,
+            "(tag(v, k), m) per node, four words each (the row is not a record)".into(),
+            "",
+        ),
+        (
+            Region::RemoteRows,
+            "a peer's will_cert row, as a READ of its mailbox returned it".into(),
+            "the row's second beat, where it has one",
+        ),
+        (
+            Region::Ckpt,
+            "CKPT block [5, j, c.lo, c.hi, dec[c], 0, 0, 0, h_c as SHA-256's eight words, H0 first]".into(),
+            "σ_j(CKPT block)",
+        ),
+    ];
+    for (r, first, then) in rows {
+        let size = if r == Region::WillCert {
+            "-".to_string()
+        } else {
+            format!(
+                "{} ({})",
+                b.record_beats(r),
+                b.stride(r) / crate::params::BEAT_WORDS
+            )
         };
         s += &format!("| {} | {size} | {first} | {then} |\n", r.name());
     }

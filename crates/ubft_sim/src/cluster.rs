@@ -159,14 +159,14 @@ pub struct ClusterConfig {
 }
 
 /// Why a layout other than the kernel's is refused.
-pub const LAYOUT_REFUSED: &str = "the kernel runs the v3 mailbox layout, the only one the simulator runs: v1 is ubft_new's word-for-word layout, which no kernel of this project runs (`rhdl-ubft layout --version v1` prints it), and the v2 reference kernel is retired (CHANGELOG.md names its last commit)";
+pub const LAYOUT_REFUSED: &str = "the kernel runs the v3 mailbox layout, the only one the simulator runs: v1 is ubft_new's word-for-word layout, which no kernel of this project runs (`rhdl-ubft layout --version v1` prints it), the v2 reference kernel is retired (CHANGELOG.md names its last commit), and v4 (48-bit slots and views, docs/recovery.md section 13) is laid out but run by no kernel (`rhdl-ubft layout --version v4` prints it)";
 
 /// A layout by name, as the scenario key `layout` takes it: "v3", the
 /// kernel's; anything else is refused with the reason.
 pub fn parse_layout(s: &str) -> Result<Version, String> {
     match s {
         "v3" => Ok(Version::V3),
-        "v1" | "v2" => Err(format!("layout {s:?}: {LAYOUT_REFUSED}")),
+        "v1" | "v2" | "v4" => Err(format!("layout {s:?}: {LAYOUT_REFUSED}")),
         _ => Err(format!("unknown layout {s:?}: the kernel runs v3")),
     }
 }

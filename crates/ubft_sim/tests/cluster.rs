@@ -32,13 +32,13 @@ fn the_mailbox_is_v3_and_only_v3_is_a_layout() {
     );
     assert_eq!(ClusterConfig::quick(3, 1).validate(), Ok(()));
     assert_eq!(parse_layout("v3"), Ok(Version::V3));
-    for name in ["v1", "v2"] {
+    for name in ["v1", "v2", "v4"] {
         let err = parse_layout(name).unwrap_err();
         assert!(err.contains(LAYOUT_REFUSED), "{name}: {err}");
         assert!(err.contains(&format!("layout \"{name}\"")), "{name}: {err}");
     }
-    let err = parse_layout("v4").unwrap_err();
-    assert!(err.contains("unknown layout \"v4\""), "{err}");
+    let err = parse_layout("v5").unwrap_err();
+    assert!(err.contains("unknown layout \"v5\""), "{err}");
 }
 
 #[test]

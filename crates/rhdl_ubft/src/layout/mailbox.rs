@@ -8,8 +8,13 @@
 //! will_commit are rows of two-word entries (tag(v, k), m), one row per
 //! slot padded to a power of two words, so that a slot's row is one aligned
 //! burst.
+//!
+//! [`Mailbox::v3`] is the layout the kernel runs. [`Mailbox::v4`] is
+//! section 13's v4: 48-bit slots and views (four-word vote entries,
+//! one-beat blocks) and the ckpt region of section 17; the CLI and
+//! docs/layout.md print it, and no kernel of this crate runs it.
 
-use super::UBFT_BASE_PTR;
+use super::{records, Version, UBFT_BASE_PTR};
 use crate::params::BEAT_WORDS;
 
 /// The kernel's mailbox regions.
@@ -37,14 +42,18 @@ pub enum Region {
     EchoSeal,
     /// The new leader's NEW_VIEW record (spelled `new_view`).
     NewViewRecord,
-    /// Per peer p, p's will_cert row beat of a slot, as this replica's
-    /// RDMA READ of p's mailbox returned it (the remote read, recovery.md
-    /// section 11): READ responses only, never a WRITE.
+    /// Per peer p, p's will_cert row of a slot (one beat in v3, two at
+    /// N = 8 in v4), as this replica's RDMA READ of p's mailbox returned
+    /// it (the remote read, recovery.md section 11): READ responses only,
+    /// never a WRITE.
     RemoteRows,
+    /// v4 only: each replica's two latest CKPT records (recovery.md R29).
+    Ckpt,
 }
 
 impl Region {
-    /// In docs/recovery.md's order (section 13), which is the address order.
+    /// v3's regions, in docs/recovery.md's order (section 13), which is the
+    /// address order; the kernel and its guard have a rule for each.
     pub const ALL: [Region; 12] = [
         Region::Prepare,
         Region::PrepSig,
@@ -59,6 +68,32 @@ impl Region {
         Region::NewViewRecord,
         Region::RemoteRows,
     ];
+
+    /// v4's regions in address order: v3's, then ckpt.
+    pub const V4: [Region; 13] = [
+        Region::Prepare,
+        Region::PrepSig,
+        Region::WillCert,
+        Region::WillCommit,
+        Region::EchoPrep,
+        Region::Certify,
+        Region::Commit,
+        Region::EchoCommit,
+        Region::Seal,
+        Region::EchoSeal,
+        Region::NewViewRecord,
+        Region::RemoteRows,
+        Region::Ckpt,
+    ];
+
+    /// A layout's regions in address order.
+    pub fn of_version(version: Version) -> &'static [Region] {
+        match version {
+            Version::V1 => panic!("v1's regions are layout::seed's"),
+            Version::V3 => &Region::ALL,
+            Version::V4 => &Region::V4,
+        }
+    }
 
     /// The spec's name.
     pub fn name(self) -> &'static str {
@@ -75,6 +110,7 @@ impl Region {
             Region::EchoSeal => "echo_seal",
             Region::NewViewRecord => "new_view",
             Region::RemoteRows => "remote_rows",
+            Region::Ckpt => "ckpt",
         }
     }
 
@@ -93,7 +129,10 @@ impl Region {
             Region::EchoSeal => "the latest SEAL of x the node accepted, x's signature",
             Region::NewViewRecord => "the new leader's f + 1 SEALs and the carried certificate",
             Region::RemoteRows => {
-                "the node's will_cert row beat of a slot, as a READ of its mailbox returned it"
+                "the node's will_cert row of a slot, as a READ of its mailbox returned it"
+            }
+            Region::Ckpt => {
+                "the node's CKPT block (c, dec[c], h_c) and signature, entry (c / C) mod 2"
             }
         }
     }
@@ -108,6 +147,20 @@ pub const PREPARE_WORDS: usize = 4;
 /// Words per slot's row of votes: n entries padded to a power of two words.
 pub const fn vote_row_words(n: usize) -> usize {
     (VOTE_WORDS * n).next_power_of_two()
+}
+
+/// Words per vote entry in `version`: v3's (tag(v, k), m), v4's three tag
+/// words and m.
+pub const fn vote_words_of(version: Version) -> usize {
+    match version {
+        Version::V4 => records::v4::VOTE_WORDS,
+        _ => VOTE_WORDS,
+    }
+}
+
+/// [`vote_row_words`] in `version`.
+pub const fn vote_row_words_of(version: Version, n: usize) -> usize {
+    (vote_words_of(version) * n).next_power_of_two()
 }
 
 /// How a region's records are indexed: record \[i\]\[j\] is the
@@ -127,7 +180,13 @@ pub enum Shape {
     PerNode,
     /// One record, the leader's: new_view.
     Single,
+    /// Two records per writer j, entry e of the two (v4's ckpt).
+    EntryByNode,
 }
+
+/// Entries per replica in v4's ckpt region: the checkpoints of the two
+/// latest multiples of C.
+pub const CKPT_ENTRIES: usize = 2;
 
 impl Shape {
     /// The shape of a region.
@@ -139,6 +198,7 @@ impl Shape {
             Region::EchoCommit | Region::EchoSeal => Shape::PeerByNode,
             Region::Seal | Region::RemoteRows => Shape::PerNode,
             Region::NewViewRecord => Shape::Single,
+            Region::Ckpt => Shape::EntryByNode,
         }
     }
 
@@ -151,6 +211,7 @@ impl Shape {
             Shape::PeerByNode => (n, n),
             Shape::PerNode => (1, n),
             Shape::Single => (1, 1),
+            Shape::EntryByNode => (CKPT_ENTRIES, n),
         }
     }
 
@@ -161,7 +222,7 @@ impl Shape {
     /// The padding records have no owner.
     pub const fn row_records(self, n: usize, g: usize) -> usize {
         match self {
-            Shape::SlotByNode | Shape::PeerByNode => n.next_power_of_two(),
+            Shape::SlotByNode | Shape::PeerByNode | Shape::EntryByNode => n.next_power_of_two(),
             _ => self.dims(n, g).1,
         }
     }
@@ -169,13 +230,16 @@ impl Shape {
     /// Whether record \[i\]\[j\] is replica j's (else the leader's, named
     /// by the record's view; the vote rows have their own rule).
     pub const fn per_node(self) -> bool {
-        matches!(self, Shape::SlotByNode | Shape::PeerByNode | Shape::PerNode)
+        matches!(
+            self,
+            Shape::SlotByNode | Shape::PeerByNode | Shape::PerNode | Shape::EntryByNode
+        )
     }
 }
 
-/// Beats of one record of `region` (its words are a whole number of beats),
-/// for n replicas (certificates of f + 1 shares) and shares of `sb` beats.
-/// The vote rows hold no record of their own: 0.
+/// Beats of one record of `region` in v3 (its words are a whole number of
+/// beats), for n replicas (certificates of f + 1 shares) and shares of `sb`
+/// beats. The vote rows hold no record of their own: 0.
 pub const fn record_beats(region: Region, n: usize, sb: usize) -> usize {
     let f1 = crate::params::faults(n) + 1;
     match region {
@@ -190,6 +254,29 @@ pub const fn record_beats(region: Region, n: usize, sb: usize) -> usize {
         Region::NewViewRecord => 1 + f1 * (1 + sb) + f1 * sb,
         Region::WillCert | Region::WillCommit => 0,
         Region::RemoteRows => 1,
+        Region::Ckpt => panic!("v3 has no ckpt region"),
+    }
+}
+
+/// Beats of one record of `region` in `version` (v3: [`record_beats`]).
+/// v4's (recovery.md section 13, "v4"): a commit's signer bitmap takes a
+/// beat of its own after the block; a SEAL has room for a floor's
+/// certificate (a header beat and f + 1 CKPT signatures); a NEW_VIEW for
+/// f + 1 SEALs and the larger of the two certificates; a remote row is a
+/// whole vote row; a CKPT is its block and signature.
+pub const fn record_beats_of(version: Version, region: Region, n: usize, sb: usize) -> usize {
+    let f1 = crate::params::faults(n) + 1;
+    match version {
+        Version::V1 => panic!("v1's records are layout::seed's"),
+        Version::V3 => record_beats(region, n, sb),
+        Version::V4 => match region {
+            Region::Commit => 2 + sb + f1 * sb,
+            Region::Seal => 1 + sb + 1 + f1 * sb,
+            Region::NewViewRecord => 1 + f1 * (1 + sb) + 1 + f1 * sb,
+            Region::RemoteRows => vote_row_words_of(version, n).div_ceil(BEAT_WORDS),
+            Region::Ckpt => 1 + sb,
+            _ => record_beats(region, n, sb),
+        },
     }
 }
 
@@ -199,7 +286,12 @@ pub const fn record_beats(region: Region, n: usize, sb: usize) -> usize {
 /// crosses a 4 KiB boundary; a longer record (DSig's shares) is rounded up
 /// to whole 4 KiB pages and read in several bursts.
 pub const fn stride_beats(region: Region, n: usize, sb: usize) -> usize {
-    let beats = record_beats(region, n, sb);
+    stride_beats_of(Version::V3, region, n, sb)
+}
+
+/// [`stride_beats`] of `version`'s records.
+pub const fn stride_beats_of(version: Version, region: Region, n: usize, sb: usize) -> usize {
+    let beats = record_beats_of(version, region, n, sb);
     let page = (crate::params::AXI_BOUNDARY_BYTES / crate::params::BEAT_BYTES) as usize;
     if beats <= page {
         beats.next_power_of_two()
@@ -222,6 +314,8 @@ pub struct Span {
 /// `g` slots, with `sb` beats per signature share.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mailbox {
+    /// V3 or V4.
+    pub version: Version,
     pub n: usize,
     pub g: usize,
     pub sb: usize,
@@ -233,13 +327,25 @@ impl Mailbox {
     /// window of g slots and shares of sb beats; the CLI and the docs call
     /// it v3.
     pub fn v3(n: usize, g: usize, sb: usize) -> Mailbox {
+        Mailbox::of(Version::V3, n, g, sb)
+    }
+
+    /// Section 13's v4 (48-bit slots and views, and the ckpt region of
+    /// section 17) for n replicas, a window of g slots and shares of sb
+    /// beats. Laid out by the same rules as v3, with v4's record sizes
+    /// ([`record_beats_of`]) and vote entries of four words.
+    pub fn v4(n: usize, g: usize, sb: usize) -> Mailbox {
+        Mailbox::of(Version::V4, n, g, sb)
+    }
+
+    fn of(version: Version, n: usize, g: usize, sb: usize) -> Mailbox {
         assert!(n >= 1 && g >= 1 && sb >= 1, "layout needs n, g, sb >= 1");
         let page = (crate::params::AXI_BOUNDARY_BYTES / crate::params::BEAT_BYTES) as usize;
         let mut at = UBFT_BASE_PTR;
         let mut spans = Vec::new();
-        for region in Region::ALL {
+        for &region in Region::of_version(version) {
             let shape = Shape::of(region);
-            let stride = stride_beats(region, n, sb);
+            let stride = stride_beats_of(version, region, n, sb);
             // Every region on its records' stride (at most a 4 KiB page), so
             // that no record crosses a 4 KiB boundary; a region of rows of n
             // records (one per writer), on the row's size rounded up to a
@@ -252,7 +358,7 @@ impl Mailbox {
             at = at.next_multiple_of(row.clamp(1, page) * BEAT_WORDS);
             let (rows, _) = shape.dims(n, g);
             let words = match shape {
-                Shape::VoteRows => rows * vote_row_words(n),
+                Shape::VoteRows => rows * vote_row_words_of(version, n),
                 _ => rows * shape.row_records(n, g) * stride * BEAT_WORDS,
             };
             spans.push(Span {
@@ -262,7 +368,13 @@ impl Mailbox {
             });
             at += words;
         }
-        Mailbox { n, g, sb, spans }
+        Mailbox {
+            version,
+            n,
+            g,
+            sb,
+            spans,
+        }
     }
 
     /// The regions in address order.
@@ -272,7 +384,10 @@ impl Mailbox {
 
     /// A region's place.
     pub fn span(&self, region: Region) -> Span {
-        self.spans[region as usize]
+        *self
+            .spans
+            .get(region as usize)
+            .unwrap_or_else(|| panic!("no {} region in {}", region.name(), self.version.name()))
     }
 
     /// Whether `region` is a row of per-node votes per slot (will_cert,
@@ -294,7 +409,12 @@ impl Mailbox {
 
     /// Words per slot's row of votes.
     pub fn vote_row_words(&self) -> usize {
-        vote_row_words(self.n)
+        vote_row_words_of(self.version, self.n)
+    }
+
+    /// Words per vote entry.
+    pub fn vote_words(&self) -> usize {
+        vote_words_of(self.version)
     }
 
     /// First word of the prepare of `slot` (one beat per slot).
@@ -312,7 +432,7 @@ impl Mailbox {
     /// First word of `node`'s entry for `slot` in a vote region.
     pub fn vote(&self, region: Region, slot: usize, node: usize) -> usize {
         assert!(node < self.n);
-        self.vote_row(region, slot) + node * VOTE_WORDS
+        self.vote_row(region, slot) + node * self.vote_words()
     }
 
     /// First word of `node`'s share for `slot`: the share after the certify
@@ -323,7 +443,12 @@ impl Mailbox {
 
     /// Words between two records of a region.
     pub fn stride(&self, region: Region) -> usize {
-        stride_beats(region, self.n, self.sb) * BEAT_WORDS
+        stride_beats_of(self.version, region, self.n, self.sb) * BEAT_WORDS
+    }
+
+    /// Beats of one record of `region` ([`record_beats_of`]).
+    pub fn record_beats(&self, region: Region) -> usize {
+        record_beats_of(self.version, region, self.n, self.sb)
     }
 
     /// First word of a record: `record(region, i, j)` is
@@ -331,7 +456,8 @@ impl Mailbox {
     /// - echo_prep\[i\]\[j\], certify\[i\]\[j\], commit\[i\]\[j\] (slot i, written by j);
     /// - echo_commit\[i\]\[j\], echo_seal\[i\]\[j\] (about replica i, written by j);
     /// - seal\[j\] (i = 0);
-    /// - new_view (i = j = 0).
+    /// - new_view (i = j = 0);
+    /// - v4: ckpt\[j\]\[e\] as `record(Ckpt, e, j)` (entry e, written by j).
     ///
     /// The vote rows hold entries, not records ([`Mailbox::vote`]).
     pub fn record(&self, region: Region, i: usize, j: usize) -> usize {
@@ -364,7 +490,7 @@ impl Mailbox {
     pub fn owner(&self, word: usize) -> Option<usize> {
         let (region, off) = self.locate(word)?;
         let node = match Shape::of(region) {
-            Shape::VoteRows => (off % self.vote_row_words()) / VOTE_WORDS,
+            Shape::VoteRows => (off % self.vote_row_words()) / self.vote_words(),
             s if s.per_node() => (off / self.stride(region)) % s.row_records(self.n, self.g),
             _ => return None,
         };
@@ -378,19 +504,28 @@ impl Mailbox {
             .iter()
             .map(|s| (s.region.name(), s.start, s.words))
             .collect();
-        super::json(self.n, self.g, self.sb, "v3", &regions)
+        super::json(self.n, self.g, self.sb, self.version.name(), &regions)
     }
 
     /// The index formula of each region, for the docs.
     fn formula(&self, region: Region) -> String {
         let s = self.stride(region);
         let row = self.n.next_power_of_two();
+        let v4 = self.version == Version::V4;
         match (region, Shape::of(region)) {
+            (Region::Prepare, _) if v4 => {
+                format!("slot·{s} + {{0, 1: k, 2: m, 3, 4: v, 5: prev}}")
+            }
             (Region::Prepare, _) => format!("slot·{s} + {{0: k, 1: m, 2: v, 3: prev}}"),
+            (_, Shape::VoteRows) if v4 => format!(
+                "slot·R + node·4 + {{0..=2: tag(v, k), 3: m}}, R = {}",
+                self.vote_row_words()
+            ),
             (_, Shape::VoteRows) => format!(
                 "slot·R + node·2 + {{0: tag(v, k), 1: m}}, R = {}",
                 self.vote_row_words()
             ),
+            (_, Shape::EntryByNode) => format!("(e·{row} + node)·{s} + word, e = (c / C) mod 2"),
             (_, Shape::PerSlot) => format!("slot·{s} + word"),
             (_, Shape::SlotByNode) => format!("(slot·{row} + node)·{s} + word"),
             (_, Shape::PeerByNode) => format!("(x·{row} + node)·{s} + word"),
@@ -443,6 +578,11 @@ mod tests {
                 out.push((Region::EchoCommit, x, j, Some(j)));
                 out.push((Region::EchoSeal, x, j, Some(j)));
             }
+            if m.version == Version::V4 {
+                for e in 0..CKPT_ENTRIES {
+                    out.push((Region::Ckpt, e, j, Some(j)));
+                }
+            }
         }
         out
     }
@@ -459,10 +599,18 @@ mod tests {
             (8, 64, 1),
             (5, 4, SB_DSIG),
         ] {
-            let m = Mailbox::v3(n, g, sb);
+            for m in [Mailbox::v3(n, g, sb), Mailbox::v4(n, g, sb)] {
+                check_records(&m);
+            }
+        }
+    }
+
+    fn check_records(m: &Mailbox) {
+        let (n, g, sb) = (m.n, m.g, m.sb);
+        {
             assert_eq!(
                 m.spans().iter().map(|s| s.region).collect::<Vec<_>>(),
-                Region::ALL,
+                Region::of_version(m.version),
                 "the regions in section 13's order"
             );
             assert!(m.spans()[0].start >= UBFT_BASE_PTR);
@@ -474,9 +622,9 @@ mod tests {
                 );
             }
             let mut ranges = Vec::new();
-            for (r, i, j, writer) in all_records(&m) {
+            for (r, i, j, writer) in all_records(m) {
                 let at = m.record(r, i, j);
-                let words = record_beats(r, n, sb) * BEAT_WORDS;
+                let words = m.record_beats(r) * BEAT_WORDS;
                 let span = m.span(r);
                 assert!(
                     at >= span.start && at + words <= span.start + span.words,
@@ -510,22 +658,30 @@ mod tests {
                 assert!(p[0].1 <= p[1].0, "n={n}: {:?} and {:?} overlap", p[0], p[1]);
             }
             // The vote rows: each entry its node's, the padding nobody's,
-            // a slot's row one aligned burst inside a beat for n <= 8.
+            // a slot's row one aligned burst: inside a beat for n <= 8 in
+            // v3, on its own size (two beats at n = 5 to 8) in v4.
+            let vw = m.vote_words();
             for slot in 0..g {
                 for node in 0..n {
                     let w = m.vote(Region::WillCert, slot, node);
-                    assert_eq!(m.owner(w), Some(node));
-                    assert_eq!(m.owner(w + 1), Some(node));
+                    for x in w..w + vw {
+                        assert_eq!(m.owner(x), Some(node));
+                    }
                     assert_eq!(m.locate(w).map(|l| l.0), Some(Region::WillCert));
                 }
                 let row = m.vote_row(Region::WillCommit, slot);
-                if n <= 8 {
-                    let first = row as u64 * WORD_BYTES;
-                    let last = first + m.vote_row_words() as u64 * WORD_BYTES - 1;
-                    assert_eq!(first / BEAT_BYTES, last / BEAT_BYTES, "n={n} slot {slot}");
+                let first = row as u64 * WORD_BYTES;
+                let bytes = m.vote_row_words() as u64 * WORD_BYTES;
+                assert_eq!(
+                    first % bytes.min(AXI_BOUNDARY_BYTES),
+                    0,
+                    "n={n} slot {slot}"
+                );
+                if n <= 8 && m.version == Version::V3 {
+                    assert!(bytes <= BEAT_BYTES);
                 }
-                if 2 * n < m.vote_row_words() {
-                    assert_eq!(m.owner(row + 2 * n), None, "padding");
+                if vw * n < m.vote_row_words() {
+                    assert_eq!(m.owner(row + vw * n), None, "padding");
                 }
             }
         }
@@ -545,6 +701,53 @@ mod tests {
         assert_eq!(r(Region::PrepSig), (2, 2));
         // A DSig commit (1 + 26 + 4·26 beats) takes whole 4 KiB pages.
         assert_eq!(stride_beats(Region::Commit, n, SB_DSIG), 192);
+    }
+
+    #[test]
+    fn v4_sizes_are_recovery_md_section_13s_for_the_default_build() {
+        // N = 8, G = 16, Ed25519, f + 1 = 4 (section 13, "v4"): commit
+        // 3 + f + 1 = 7 beats in 8, seal 7 in 8, new_view 14 in 16, a vote
+        // row two beats, a remote row two, a CKPT two; the others as v3.
+        let (n, g, sb) = (super::super::UPSTREAM_NUM_NODES, 16, 1);
+        let m = Mailbox::v4(n, g, sb);
+        let r = |x| (m.record_beats(x), m.stride(x) / BEAT_WORDS);
+        assert_eq!(r(Region::Commit), (7, 8));
+        assert_eq!(r(Region::Seal), (7, 8));
+        assert_eq!(r(Region::NewViewRecord), (14, 16));
+        assert_eq!(r(Region::RemoteRows), (2, 2));
+        assert_eq!(r(Region::Ckpt), (2, 2));
+        for x in [
+            Region::Prepare,
+            Region::PrepSig,
+            Region::EchoPrep,
+            Region::Certify,
+            Region::EchoCommit,
+            Region::EchoSeal,
+        ] {
+            assert_eq!(m.record_beats(x), record_beats(x, n, sb), "{x:?} as in v3");
+        }
+        assert_eq!(m.vote_row_words(), 2 * BEAT_WORDS);
+        // A row is one beat at n <= 4 and two at n = 5 and 7.
+        for (n, beats) in [(3, 1), (4, 1), (5, 2), (7, 2)] {
+            assert_eq!(
+                Mailbox::v4(n, g, sb).vote_row_words(),
+                beats * BEAT_WORDS,
+                "n = {n}"
+            );
+        }
+        // ckpt[j][e]: replica j's two entries, j's alone.
+        assert_eq!(m.owner(m.record(Region::Ckpt, 1, 5) + 31), Some(5));
+        assert!(m.span(Region::Ckpt).start >= m.base(Region::RemoteRows));
+        assert_eq!(
+            m.span(Region::Ckpt).words,
+            CKPT_ENTRIES * 8 * 2 * BEAT_WORDS
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "no ckpt region in v3")]
+    fn v3_has_no_ckpt_region() {
+        Mailbox::v3(3, 16, 1).span(Region::Ckpt);
     }
 
     #[test]

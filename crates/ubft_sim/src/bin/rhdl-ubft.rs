@@ -76,6 +76,9 @@ enum LayoutVersion {
     /// What the kernel runs (docs/recovery.md, section 13): the fast path,
     /// the f + 1 slow path and the view change. The default.
     V3,
+    /// docs/recovery.md section 13's v4: 48-bit slots and views, and the
+    /// checkpoints' region. No kernel runs it.
+    V4,
 }
 
 // Parsed once per process: the simulate variant's size is no cost.
@@ -334,6 +337,10 @@ fn main() -> ExitCode {
                 }
                 LayoutVersion::V3 => {
                     let mb = Mailbox::v3(replicas, window, sb);
+                    (mb.to_json(), mb.markdown_table())
+                }
+                LayoutVersion::V4 => {
+                    let mb = Mailbox::v4(replicas, window, sb);
                     (mb.to_json(), mb.markdown_table())
                 }
             };
