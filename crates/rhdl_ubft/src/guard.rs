@@ -101,7 +101,7 @@ use crate::io::roce::{
     WrCommand, QPN_BITS, WR_CMD_BITS, WR_DEST, WR_HOST, WR_LEN, WR_LEN_BITS, WR_QPN, WR_RD,
     WR_STRM, WR_VADDR, WR_VADDR_BITS,
 };
-use crate::layout::{records, Mailbox, Region, Shape, VOTE_WORDS};
+use crate::layout::{records, Mailbox, Region, Shape, Version};
 use crate::params::{BEAT_BITS, BEAT_WORDS, COUNTER_BITS, WORD_BYTES};
 
 // The queue pairs of `qpns` are 10 bits apart (the loop below writes it out).
@@ -200,10 +200,15 @@ pub enum Rule {
     /// Entry e = offset / `entry_words` belongs to node e mod `period`
     /// (nobody when that is not below the layout's n: padding).
     Owned { entry_words: usize, period: usize },
-    /// One record every `record_words`, its view at word `view_at`: only
-    /// leader(view) = view mod n writes it, a whole write inside one record
-    /// and holding the view word.
-    Leader { record_words: usize, view_at: usize },
+    /// One record every `record_words`, its view at word `view_at`
+    /// (`view_words` words: 1 in v3; 2 in v4, a 48-bit view whose high
+    /// word has no bit above 15): only leader(view) = view mod n writes it,
+    /// a whole write inside one record and holding the view's words.
+    Leader {
+        record_words: usize,
+        view_at: usize,
+        view_words: usize,
+    },
     /// Nobody writes here; a write is refused with this reason.
     Closed(Refusal),
 }
@@ -212,30 +217,29 @@ pub enum Rule {
 /// 3 and 13; docs/guard.md, "Rules"): will_cert and will_commit entries are
 /// their writer's; every other per-node record is its writer's entry, one
 /// per stride; prepare, prep_sig and new_view are the leader's, each
-/// record's view word naming it.
+/// record's view word naming it. For `Mailbox::v4` the same rules with
+/// v4's entries and view words (`records::v4`); the kernel's guard block
+/// takes v3's ([`Guard::new`]).
 pub fn rule_for(mb: &Mailbox, region: Region) -> Rule {
+    let v4 = mb.version == Version::V4;
+    let leader = |view_at: usize, view_at_v4: usize| Rule::Leader {
+        record_words: mb.stride(region),
+        view_at: if v4 { view_at_v4 } else { view_at },
+        view_words: if v4 { 2 } else { 1 },
+    };
     match (region, Shape::of(region)) {
         (_, Shape::VoteRows) => Rule::Owned {
-            entry_words: VOTE_WORDS,
-            period: mb.vote_row_words() / VOTE_WORDS,
+            entry_words: mb.vote_words(),
+            period: mb.vote_row_words() / mb.vote_words(),
         },
         (_, s) if s.per_node() => Rule::Owned {
             entry_words: mb.stride(region),
             period: s.row_records(mb.n, mb.g),
         },
-        (Region::Prepare, _) => Rule::Leader {
-            record_words: mb.stride(region),
-            view_at: records::PREPARE_V,
-        },
-        (Region::PrepSig, _) => Rule::Leader {
-            record_words: mb.stride(region),
-            view_at: records::BLOCK_V,
-        },
+        (Region::Prepare, _) => leader(records::PREPARE_V, records::v4::PREPARE_V),
+        (Region::PrepSig, _) => leader(records::BLOCK_V, records::v4::BLOCK_V),
         // v + 1, the view the record's writer leads.
-        (Region::NewViewRecord, _) => Rule::Leader {
-            record_words: mb.stride(region),
-            view_at: records::NV_VIEW,
-        },
+        (Region::NewViewRecord, _) => leader(records::NV_VIEW, records::v4::NV_VIEW),
         _ => Rule::Closed(Refusal::NotOwner),
     }
 }
@@ -250,7 +254,7 @@ pub fn read_only(region: Region) -> bool {
 /// The largest record of the layout, in words: the longest write the guard
 /// takes.
 pub fn max_record_words(mb: &Mailbox) -> usize {
-    Region::ALL
+    Region::of_version(mb.version)
         .iter()
         .map(|&r| match rule_for(mb, r) {
             Rule::Owned { entry_words, .. } => entry_words,
@@ -377,7 +381,10 @@ pub struct GuardTable {
 impl GuardTable {
     /// The table of `mb`, checked word by word against `Mailbox::owner`.
     pub fn new(mb: &Mailbox) -> GuardTable {
-        let rows: Vec<Row> = Region::ALL.iter().map(|&r| Row::new(mb, r)).collect();
+        let rows: Vec<Row> = Region::of_version(mb.version)
+            .iter()
+            .map(|&r| Row::new(mb, r))
+            .collect();
         let t = GuardTable {
             n: mb.n,
             rows,
@@ -471,10 +478,17 @@ impl GuardTable {
                 Rule::Owned { period, .. } => {
                     ("owned".to_string(), format!("e mod {period}"), "".into())
                 }
-                Rule::Leader { view_at, .. } => (
+                Rule::Leader {
+                    view_at,
+                    view_words,
+                    ..
+                } => (
                     "leader's record".into(),
                     "view mod n".into(),
-                    view_at.to_string(),
+                    (view_at..view_at + view_words)
+                        .map(|w| w.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 ),
                 Rule::Closed(why) => (
                     format!("closed: `{}`", why.name()),
@@ -579,16 +593,29 @@ pub fn check_rd(
             Rule::Leader {
                 record_words,
                 view_at,
+                view_words,
             },
             off,
         )) => {
             let start = word - off % record_words;
             let view_word = start + view_at;
-            if words.end > start + record_words || !words.contains(&view_word) {
+            let last = view_word + view_words - 1;
+            if words.end > start + record_words
+                || !words.contains(&view_word)
+                || !words.contains(&last)
+            {
                 return Err(Refusal::Shape);
             }
-            let view = data[view_word - word] as usize;
-            if view % n == sender {
+            let lo = data[view_word - word];
+            let view = if view_words == 1 {
+                u64::from(lo)
+            } else {
+                match records::v4::join(lo, data[last - word]) {
+                    Some(v) => v,
+                    None => return Err(Refusal::Shape),
+                }
+            };
+            if view % n as u64 == sender as u64 {
                 Ok(())
             } else {
                 Err(Refusal::NotLeader)
@@ -1120,7 +1147,17 @@ impl<const N: usize> Guard<N> {
             "beat_n counts a record's beats"
         );
         for r in &table.rows {
-            if let Rule::Leader { view_at, .. } = r.rule {
+            if let Rule::Leader {
+                view_at,
+                view_words,
+                ..
+            } = r.rule
+            {
+                assert_eq!(
+                    view_words, 1,
+                    "{:?}: the block checks a one-word view (Mailbox::v3)",
+                    r.region
+                );
                 assert!(
                     view_at < BEATS * BEAT_WORDS,
                     "{:?}: the view word is checked before the write starts, \
@@ -1958,6 +1995,66 @@ mod tests {
                 assert_eq!(t.max_words, mb.stride(Region::NewViewRecord));
             }
         }
+    }
+
+    #[test]
+    fn v4s_table_matches_its_layout_and_its_rules_read_wide_views() {
+        // Mailbox::v4's rules, checked word by word against its owners as
+        // v3's are; the longest write is still a new_view record.
+        for n in [1, 3, 5, 8] {
+            let mb = Mailbox::v4(n, G, 1);
+            let t = GuardTable::new(&mb);
+            assert_eq!(t.rows.len(), Region::V4.len());
+            assert_eq!(t.max_words, mb.stride(Region::NewViewRecord));
+        }
+        use records::v4;
+        let (n, mb) = (5, Mailbox::v4(5, G, 1));
+        // A prepare of view 2^32 + 7 (leader (2^32 + 7) mod 5 = 3): only 3
+        // writes it, and only with both view words.
+        let view = (1u64 << 32) + 7;
+        let leader = (view % n as u64) as usize;
+        let [vlo, vhi] = v4::split(view);
+        let mut prep = [0u32; BEAT_WORDS];
+        prep[v4::PREPARE_K] = 9;
+        prep[v4::PREPARE_V] = vlo;
+        prep[v4::PREPARE_V + 1] = vhi;
+        let at = mb.prepare(3);
+        assert_eq!(check(&mb, n, leader, at, &prep), Ok(()));
+        assert_eq!(
+            check(&mb, n, (leader + 1) % n, at, &prep),
+            Err(Refusal::NotLeader)
+        );
+        assert_eq!(
+            check(&mb, n, leader, at, &prep[..v4::PREPARE_V + 1]),
+            Err(Refusal::Shape),
+            "the view's high word is not in the write"
+        );
+        let mut bad = prep;
+        bad[v4::PREPARE_V + 1] |= 1 << 16;
+        assert_eq!(check(&mb, n, leader, at, &bad), Err(Refusal::Shape));
+        // A vote entry is four words, its writer's; one word more is the
+        // next node's.
+        let entry = mb.vote(Region::WillCert, 2, 1);
+        assert_eq!(check(&mb, n, 1, entry, &[1, 2, 3, 4]), Ok(()));
+        assert_eq!(
+            check(&mb, n, 1, entry, &[1, 2, 3, 4, 5]),
+            Err(Refusal::NotOwner)
+        );
+        // ckpt[j][e] is j's alone.
+        let ck = mb.record(Region::Ckpt, 1, 4);
+        let block = v4::ckpt_block(4, 16, 7, [1; v4::HASH_WORDS]);
+        assert_eq!(check(&mb, n, 4, ck, &block), Ok(()));
+        assert_eq!(check(&mb, n, 2, ck, &block), Err(Refusal::NotOwner));
+    }
+
+    #[test]
+    #[should_panic(expected = "the block checks a one-word view")]
+    fn the_guard_block_refuses_a_v4_table() {
+        let mut t = GuardTable::new(&Mailbox::v4(8, G, 1));
+        // Keep v3's row count, so that the first check to fail is the
+        // view's width.
+        t.rows.truncate(ROWS);
+        let _ = Guard::<8>::new(&t);
     }
 
     #[test]

@@ -1465,6 +1465,7 @@ fn adversarial(rng: &mut Rng, m: &Mailbox, cfg: &GuardConfig) -> Packet {
         Rule::Leader {
             record_words,
             view_at,
+            ..
         } => (record_words, Some(view_at)),
         Rule::Closed(_) => (16, None),
     };

@@ -1599,6 +1599,7 @@ impl Links {
                 let Rule::Leader {
                     record_words,
                     view_at,
+                    ..
                 } = rule_for(mb, region)
                 else {
                     unreachable!("only a leader's region refuses as not_leader")
