@@ -14837,6 +14837,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  slow$at_poll;
     wire  slow$undelivered;
     wire  slow$blocked;
+    reg  slow$base_waited;
     wire  slow$holding;
     reg  slow$locks_ok;
     reg  slow$locks;
@@ -15102,6 +15103,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
     wire  timer$vc_expiring;
     wire  [31:0] timer$timeouts;
     wire  timer$close_to;
+    wire  timer$base_waited;
     reg  ledger$clock;
     reg  ledger$start;
     reg  [31:0] ledger$k;
@@ -15566,6 +15568,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .at_poll(slow$at_poll),
         .undelivered(slow$undelivered),
         .blocked(slow$blocked),
+        .base_waited(slow$base_waited),
         .holding(slow$holding),
         .locks_ok(slow$locks_ok),
         .locks(slow$locks),
@@ -15840,7 +15843,8 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         .slow_expiring(timer$slow_expiring),
         .vc_expiring(timer$vc_expiring),
         .timeouts(timer$timeouts),
-        .close_to(timer$close_to)
+        .close_to(timer$close_to),
+        .base_waited(timer$base_waited)
     );
     rhdl_ubft$protocol$ledger ledger(
         .clock(ledger$clock),
@@ -16448,6 +16452,7 @@ module rhdl_ubft$protocol(clock,rst_n,ap_start,ap_done,ap_idle,ap_ready,network_
         else begin
             slow$expiring = timer$slow_expiring;
         end
+        slow$base_waited = timer$base_waited;
         slow$fetch_beat = fetch_beat;
         slow$fetch_beat_valid = f_valid;
         slow$fetch_done = f_done;
@@ -21537,7 +21542,7 @@ module rhdl_ubft$protocol$rr$state(d,q,clock);
 endmodule // rhdl_ubft$protocol$rr$state
 
 
-module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,blocked,holding,locks_ok,locks,cert_row_word,set_w,vote_row_word,sharing,refuse,stop,seal_start,share_start,late_start,late_mode,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
+module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,blocked,base_waited,holding,locks_ok,locks,cert_row_word,set_w,vote_row_word,sharing,refuse,stop,seal_start,share_start,late_start,late_mode,seal_mode,deliver_start,deliver_mode,adopt_start,adopt,adopt_row,adopt_mode,d_x,id,n,leader_id,phase,prep_block,prep_sig_word,echo_row_word,echo_own_word,certify_own_word,expiring,missed,clear_wait,bad_share,fetch_start,fetch_word,fetch_pair,fetch_row,fetch_rec,fetch_beat,fetch_beat_valid,fetch_done,fetch_error,sg_sign,sg_verify,sg_prep,sg_sus,sg_signer,sg_busy,sg_resp_valid,sg_resp_status,sg_resp_take,sus_block,sus_sig,cp_wr_en,cp_from_fetch,cp_start,bc_start,bc_word,bc_prep_sig,bc_cert,bc_round,bc_done,round_done,round_error,support,row_n,view_no,cert_block,commit_block,certify_row_word,commit_row_word,commit_shift,echo_commit_base,seal_base,echo_seal_base,decide,blk_j,bitmap,sg_commit,sg_compose,cp_wr_beat,cp_first,cp_last,bc_commit,bc_echo_commit,set_commit,sts_state);
     
     // Module arguments
     input wire  clock;
@@ -21548,6 +21553,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     output reg  at_poll;
     output reg  undelivered;
     output reg  blocked;
+    input wire  base_waited;
     output reg  holding;
     input wire  locks_ok;
     input wire  locks;
@@ -21758,6 +21764,9 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
     reg  [7:0] bad$d;
     wire  [7:0] bad$q;
     reg  bad$clock;
+    reg  short$d;
+    wire  short$q;
+    reg  short$clock;
     reg  [7:0] sj$d;
     wire  [7:0] sj$q;
     reg  sj$clock;
@@ -21947,6 +21956,11 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         .q(bad$q),
         .clock(bad$clock)
     );
+    rhdl_ubft$protocol$slow$short short(
+        .d(short$d),
+        .q(short$q),
+        .clock(short$clock)
+    );
     rhdl_ubft$protocol$slow$sj sj(
         .d(sj$d),
         .q(sj$q),
@@ -22044,6 +22058,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         verified$clock = clock;
         torn$clock = clock;
         bad$clock = clock;
+        short$clock = clock;
         sj$clock = clock;
         so$clock = clock;
         rd$clock = clock;
@@ -22084,6 +22099,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         verified$d = verified$q;
         torn$d = torn$q;
         bad$d = bad$q;
+        short$d = short$q;
         sj$d = sj$q;
         so$d = so$q;
         rd$d = rd$q;
@@ -22178,6 +22194,7 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
                     verified$d = 32'h0;
                     torn$d = 32'h0;
                     bad$d = 32'h0;
+                    short$d = 1'b0;
                     prep_torn$d = 1'b0;
                     clear_wait = 1'b1;
                     if (adopting$q) begin
@@ -23037,7 +23054,10 @@ module rhdl_ubft$protocol$slow(clock,rst_n,start,abort,hold,at_poll,undelivered,
         end
         at_poll = (state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowPollCertify) | (state$q == SlowSt$SlowPollCommit) | (state$q == SlowSt$SlowPollSeal) | (state$q == SlowSt$SlowPollEchoSeal);
         undelivered = ((state$q == SlowSt$SlowPollPrepSig) | (state$q == SlowSt$SlowWaitPrepSig) | (state$q == SlowSt$SlowVerifyPrep) | (state$q == SlowSt$SlowEchoPrep) | (state$q == SlowSt$SlowPollEchoPrep) | (state$q == SlowSt$SlowWaitEchoPrep) | (state$q == SlowSt$SlowVerifySuspect) | (state$q == SlowSt$SlowPollLocks) | (state$q == SlowSt$SlowWaitLocks)) & ~sealing$q & ~delivering$q & ~adopting$q;
-        blocked = (bad$q != 32'h0) & (state$q != SlowSt$Off) & (state$q != SlowSt$SlowStart) & ~sealing$q & ~delivering$q & ~adopting$q;
+        if (((state$q == SlowSt$SlowPollCertify) | (state$q == SlowSt$SlowWaitCertify)) & base_waited & ~sealing$q & ~delivering$q & ~adopting$q) begin
+            short$d = 1'b1;
+        end
+        blocked = ((bad$q != 32'h0) | short$q) & (state$q != SlowSt$Off) & (state$q != SlowSt$SlowStart) & ~sealing$q & ~delivering$q & ~adopting$q;
         holding = state$q != SlowSt$Off;
         if (abort & at_poll) begin
             fetch_start = 1'b0;
@@ -23752,6 +23772,25 @@ module rhdl_ubft$protocol$slow$shared(d,q,clock);
 endmodule // rhdl_ubft$protocol$slow$shared
 
 
+module rhdl_ubft$protocol$slow$short(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$protocol$slow$short
+
+
 module rhdl_ubft$protocol$slow$sj(d,q,clock);
     
     // Module arguments
@@ -24186,7 +24225,7 @@ module rhdl_ubft$protocol$tally(beat,lane,quarter,active,tag,m,record,votes,flag
 endmodule // rhdl_ubft$protocol$tally
 
 
-module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin,missed,fast_missed,at_prepare,slow_holding,view_holding,probe_missed,next_view,decided,rerun,slow_decided,closing,fast_failed,fast_decided,probe_mask,fast_expiring,probe_expiring,prep_expiring,slow_expiring,vc_expiring,timeouts,close_to);
+module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin,missed,fast_missed,at_prepare,slow_holding,view_holding,probe_missed,next_view,decided,rerun,slow_decided,closing,fast_failed,fast_decided,probe_mask,fast_expiring,probe_expiring,prep_expiring,slow_expiring,vc_expiring,timeouts,close_to,base_waited);
     
     // Module arguments
     input wire  clock;
@@ -24217,6 +24256,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
     output reg  vc_expiring;
     output reg  [31:0] timeouts;
     output reg  close_to;
+    output reg  base_waited;
     
     // Constant declarations
     localparam  max_streak = 4'h8;
@@ -24331,6 +24371,7 @@ module rhdl_ubft$protocol$timer(clock,rst_n,wait_polls,n,start,clear,close_begin
         slow_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + slow_shift$q));
         vc_expiring = (waited$q + 32'h1) >= (((wait_polls) & 29'h1fffffff) << (streak$q + vc_wait$q));
         timeouts = count$q;
+        base_waited = waited$q >= ((wait_polls) & 29'h1fffffff);
         close_to = close_q$q;
         probe_mask = mask$q;
         if (fast_failed) begin
@@ -31772,6 +31813,9 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
     reg  [7:0] mine_seen$d;
     wire  [7:0] mine_seen$q;
     reg  mine_seen$clock;
+    reg  [7:0] mine_cur$d;
+    wire  [7:0] mine_cur$q;
+    reg  mine_cur$clock;
     reg  [95:0] com_mem$0$d;
     wire  [95:0] com_mem$0$q;
     reg  com_mem$0$clock;
@@ -32010,6 +32054,11 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         .q(mine_seen$q),
         .clock(mine_seen$clock)
     );
+    rhdl_ubft$watch$mine_cur mine_cur(
+        .d(mine_cur$d),
+        .q(mine_cur$q),
+        .clock(mine_cur$clock)
+    );
     rhdl_ubft$watch$com_mem$0 com_mem$0(
         .d(com_mem$0$d),
         .q(com_mem$0$q),
@@ -32100,6 +32149,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         above_prev$clock = clock;
         com_seen$clock = clock;
         mine_seen$clock = clock;
+        mine_cur$clock = clock;
         seal_last$clock = clock;
         nv_seen$clock = clock;
         nv_last$clock = clock;
@@ -32135,6 +32185,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
         above_prev$d = above_prev$q;
         com_seen$d = com_seen$q;
         mine_seen$d = mine_seen$q;
+        mine_cur$d = mine_cur$q;
         seal_last$d = seal_last$q;
         nv_seen$d = nv_seen$q;
         nv_last$d = nv_last$q;
@@ -32448,9 +32499,12 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
                                     ev_prev_q$d = r_prev$q;
                                     ev_x_q$d = cx$q;
                                     ev_bits_q$d = bits$q;
-                                    if (hit$q & ((mine_seen$q & x_sel) == 32'h0)) begin
+                                    if (hit$q & (((mine_seen$q & x_sel) == 32'h0) | ((r_view$q == view) & ((mine_cur$q & x_sel) == 32'h0)))) begin
                                         found = 1'b1;
                                         mine_seen$d = mine_seen$q | x_sel;
+                                        if (r_view$q == view) begin
+                                            mine_cur$d = mine_cur$q | x_sel;
+                                        end
                                     end
                                 end
                             default:
@@ -32547,6 +32601,7 @@ module rhdl_ubft$watch(clock,rst_n,enable,clear,network_ptr,n,k,view,awaiting,fe
             above_seen$d = 1'b0;
             com_seen$d = 32'h0;
             mine_seen$d = 32'h0;
+            mine_cur$d = 32'h0;
             seal_last$d = 32'h0;
             nv_seen$d = 1'b0;
             state$d = WatchState$Idle;
@@ -33082,6 +33137,25 @@ module rhdl_ubft$watch$lane_q(d,q,clock);
     end
           
 endmodule // rhdl_ubft$watch$lane_q
+
+
+module rhdl_ubft$watch$mine_cur(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rhdl_ubft$watch$mine_cur
 
 
 module rhdl_ubft$watch$mine_seen(d,q,clock);

@@ -16,11 +16,11 @@ module tb_equivocating_leader;
   reg failed;
 
   // replica 0
-  reg [127:0] vin_0 [0:1864];
+  reg [127:0] vin_0 [0:1865];
   integer pin_0;
-  reg [575:0] vin_wide_0 [0:320];
+  reg [575:0] vin_wide_0 [0:322];
   integer pin_wide_0;
-  reg [127:0] vout_0 [0:2270];
+  reg [127:0] vout_0 [0:2260];
   integer pout_0;
   reg [575:0] vout_wide_0 [0:242];
   integer pout_wide_0;
@@ -288,7 +288,7 @@ module tb_equivocating_leader;
   );
 
   // replica 1
-  reg [127:0] vin_1 [0:1955];
+  reg [127:0] vin_1 [0:1959];
   integer pin_1;
   reg [575:0] vin_wide_1 [0:396];
   integer pin_wide_1;
@@ -564,7 +564,7 @@ module tb_equivocating_leader;
   integer pin_2;
   reg [575:0] vin_wide_2 [0:351];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:2588];
+  reg [127:0] vout_2 [0:2590];
   integer pout_2;
   reg [575:0] vout_wide_2 [0:249];
   integer pout_wide_2;
@@ -860,7 +860,7 @@ module tb_equivocating_leader;
     failed = 0;
     for (cycle = 0; cycle < CYCLES && !failed; cycle = cycle + 1) begin
       ap_clk = 0;
-      while (pin_0 < 1865 && vin_0[pin_0][127:96] == cycle) begin
+      while (pin_0 < 1866 && vin_0[pin_0][127:96] == cycle) begin
         case (vin_0[pin_0][95:64])
           0: i0_ap_rst_n = vin_0[pin_0][0:0];
           1: i0_s_axi_control_awaddr = vin_0[pin_0][11:0];
@@ -905,7 +905,7 @@ module tb_equivocating_leader;
         endcase
         pin_0 = pin_0 + 1;
       end
-      while (pin_wide_0 < 321 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
+      while (pin_wide_0 < 323 && vin_wide_0[pin_wide_0][575:544] == cycle) begin
         case (vin_wide_0[pin_wide_0][543:512])
           11: i0_m_axi_hbm_rdata = vin_wide_0[pin_wide_0][511:0];
           23: i0_s_axis_sresp_tdata = vin_wide_0[pin_wide_0][511:0];
@@ -916,7 +916,7 @@ module tb_equivocating_leader;
         endcase
         pin_wide_0 = pin_wide_0 + 1;
       end
-      while (pout_0 < 2271 && vout_0[pout_0][127:96] == cycle) begin
+      while (pout_0 < 2261 && vout_0[pout_0][127:96] == cycle) begin
         case (vout_0[pout_0][95:64])
           0: e0_s_axi_control_awready = vout_0[pout_0][0:0];
           1: e0_s_axi_control_wready = vout_0[pout_0][0:0];
@@ -985,7 +985,7 @@ module tb_equivocating_leader;
         endcase
         pout_wide_0 = pout_wide_0 + 1;
       end
-      while (pin_1 < 1956 && vin_1[pin_1][127:96] == cycle) begin
+      while (pin_1 < 1960 && vin_1[pin_1][127:96] == cycle) begin
         case (vin_1[pin_1][95:64])
           0: i1_ap_rst_n = vin_1[pin_1][0:0];
           1: i1_s_axi_control_awaddr = vin_1[pin_1][11:0];
@@ -1166,7 +1166,7 @@ module tb_equivocating_leader;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 2589 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 2591 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_s_axi_control_awready = vout_2[pout_2][0:0];
           1: e2_s_axi_control_wready = vout_2[pout_2][0:0];

@@ -288,11 +288,11 @@ module tb_hbm_write_error;
   );
 
   // replica 1
-  reg [127:0] vin_1 [0:3910];
+  reg [127:0] vin_1 [0:3900];
   integer pin_1;
-  reg [575:0] vin_wide_1 [0:633];
+  reg [575:0] vin_wide_1 [0:632];
   integer pin_wide_1;
-  reg [127:0] vout_1 [0:4518];
+  reg [127:0] vout_1 [0:4511];
   integer pout_1;
   reg [575:0] vout_wide_1 [0:407];
   integer pout_wide_1;
@@ -560,11 +560,11 @@ module tb_hbm_write_error;
   );
 
   // replica 2
-  reg [127:0] vin_2 [0:4022];
+  reg [127:0] vin_2 [0:4026];
   integer pin_2;
   reg [575:0] vin_wide_2 [0:528];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:4540];
+  reg [127:0] vout_2 [0:4534];
   integer pout_2;
   reg [575:0] vout_wide_2 [0:358];
   integer pout_wide_2;
@@ -985,7 +985,7 @@ module tb_hbm_write_error;
         endcase
         pout_wide_0 = pout_wide_0 + 1;
       end
-      while (pin_1 < 3911 && vin_1[pin_1][127:96] == cycle) begin
+      while (pin_1 < 3901 && vin_1[pin_1][127:96] == cycle) begin
         case (vin_1[pin_1][95:64])
           0: i1_ap_rst_n = vin_1[pin_1][0:0];
           1: i1_s_axi_control_awaddr = vin_1[pin_1][11:0];
@@ -1030,7 +1030,7 @@ module tb_hbm_write_error;
         endcase
         pin_1 = pin_1 + 1;
       end
-      while (pin_wide_1 < 634 && vin_wide_1[pin_wide_1][575:544] == cycle) begin
+      while (pin_wide_1 < 633 && vin_wide_1[pin_wide_1][575:544] == cycle) begin
         case (vin_wide_1[pin_wide_1][543:512])
           11: i1_m_axi_hbm_rdata = vin_wide_1[pin_wide_1][511:0];
           23: i1_s_axis_sresp_tdata = vin_wide_1[pin_wide_1][511:0];
@@ -1041,7 +1041,7 @@ module tb_hbm_write_error;
         endcase
         pin_wide_1 = pin_wide_1 + 1;
       end
-      while (pout_1 < 4519 && vout_1[pout_1][127:96] == cycle) begin
+      while (pout_1 < 4512 && vout_1[pout_1][127:96] == cycle) begin
         case (vout_1[pout_1][95:64])
           0: e1_s_axi_control_awready = vout_1[pout_1][0:0];
           1: e1_s_axi_control_wready = vout_1[pout_1][0:0];
@@ -1110,7 +1110,7 @@ module tb_hbm_write_error;
         endcase
         pout_wide_1 = pout_wide_1 + 1;
       end
-      while (pin_2 < 4023 && vin_2[pin_2][127:96] == cycle) begin
+      while (pin_2 < 4027 && vin_2[pin_2][127:96] == cycle) begin
         case (vin_2[pin_2][95:64])
           0: i2_ap_rst_n = vin_2[pin_2][0:0];
           1: i2_s_axi_control_awaddr = vin_2[pin_2][11:0];
@@ -1166,7 +1166,7 @@ module tb_hbm_write_error;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 4541 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 4535 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_s_axi_control_awready = vout_2[pout_2][0:0];
           1: e2_s_axi_control_wready = vout_2[pout_2][0:0];

@@ -288,11 +288,11 @@ module tb_silent_leader;
   );
 
   // replica 1
-  reg [127:0] vin_1 [0:2881];
+  reg [127:0] vin_1 [0:2871];
   integer pin_1;
-  reg [575:0] vin_wide_1 [0:644];
+  reg [575:0] vin_wide_1 [0:641];
   integer pin_wide_1;
-  reg [127:0] vout_1 [0:3932];
+  reg [127:0] vout_1 [0:3925];
   integer pout_1;
   reg [575:0] vout_wide_1 [0:425];
   integer pout_wide_1;
@@ -560,11 +560,11 @@ module tb_silent_leader;
   );
 
   // replica 2
-  reg [127:0] vin_2 [0:2997];
+  reg [127:0] vin_2 [0:3001];
   integer pin_2;
   reg [575:0] vin_wide_2 [0:534];
   integer pin_wide_2;
-  reg [127:0] vout_2 [0:3956];
+  reg [127:0] vout_2 [0:3950];
   integer pout_2;
   reg [575:0] vout_wide_2 [0:372];
   integer pout_wide_2;
@@ -985,7 +985,7 @@ module tb_silent_leader;
         endcase
         pout_wide_0 = pout_wide_0 + 1;
       end
-      while (pin_1 < 2882 && vin_1[pin_1][127:96] == cycle) begin
+      while (pin_1 < 2872 && vin_1[pin_1][127:96] == cycle) begin
         case (vin_1[pin_1][95:64])
           0: i1_ap_rst_n = vin_1[pin_1][0:0];
           1: i1_s_axi_control_awaddr = vin_1[pin_1][11:0];
@@ -1030,7 +1030,7 @@ module tb_silent_leader;
         endcase
         pin_1 = pin_1 + 1;
       end
-      while (pin_wide_1 < 645 && vin_wide_1[pin_wide_1][575:544] == cycle) begin
+      while (pin_wide_1 < 642 && vin_wide_1[pin_wide_1][575:544] == cycle) begin
         case (vin_wide_1[pin_wide_1][543:512])
           11: i1_m_axi_hbm_rdata = vin_wide_1[pin_wide_1][511:0];
           23: i1_s_axis_sresp_tdata = vin_wide_1[pin_wide_1][511:0];
@@ -1041,7 +1041,7 @@ module tb_silent_leader;
         endcase
         pin_wide_1 = pin_wide_1 + 1;
       end
-      while (pout_1 < 3933 && vout_1[pout_1][127:96] == cycle) begin
+      while (pout_1 < 3926 && vout_1[pout_1][127:96] == cycle) begin
         case (vout_1[pout_1][95:64])
           0: e1_s_axi_control_awready = vout_1[pout_1][0:0];
           1: e1_s_axi_control_wready = vout_1[pout_1][0:0];
@@ -1110,7 +1110,7 @@ module tb_silent_leader;
         endcase
         pout_wide_1 = pout_wide_1 + 1;
       end
-      while (pin_2 < 2998 && vin_2[pin_2][127:96] == cycle) begin
+      while (pin_2 < 3002 && vin_2[pin_2][127:96] == cycle) begin
         case (vin_2[pin_2][95:64])
           0: i2_ap_rst_n = vin_2[pin_2][0:0];
           1: i2_s_axi_control_awaddr = vin_2[pin_2][11:0];
@@ -1166,7 +1166,7 @@ module tb_silent_leader;
         endcase
         pin_wide_2 = pin_wide_2 + 1;
       end
-      while (pout_2 < 3957 && vout_2[pout_2][127:96] == cycle) begin
+      while (pout_2 < 3951 && vout_2[pout_2][127:96] == cycle) begin
         case (vout_2[pout_2][95:64])
           0: e2_s_axi_control_awready = vout_2[pout_2][0:0];
           1: e2_s_axi_control_wready = vout_2[pout_2][0:0];

@@ -160,6 +160,7 @@ struct Ins {
     abort: bool,
     hold: bool,
     expiring: bool,
+    base_waited: bool,
     beat: Option<(Beat, bool, bool)>,
     sg_busy: bool,
     resp: Option<u8>,
@@ -204,6 +205,7 @@ fn drive(b: &mut Slow, i: &Ins) {
     b.echo_own_word.next = (ECHO_ROW + ((ID as u64) << 5)).into();
     b.certify_own_word.next = (CERT_ROW + ((ID as u64) << 5)).into();
     b.expiring.next = i.expiring;
+    b.base_waited.next = i.base_waited;
     let (beat, valid, done, error) = match i.beat {
         Some((b, done, error)) => (b, true, done, error),
         None => ([0; 16], false, false, false),
@@ -247,6 +249,8 @@ struct Bench {
     /// The request out: (response cycle, status, signature).
     sg: Option<(u64, u8, Beat)>,
     limit: u64,
+    /// Misses in a row at which the Timer's `base_waited` is high.
+    base: u64,
     misses: u64,
     start_at: u64,
     abort_at: Option<u64>,
@@ -287,6 +291,7 @@ impl Bench {
             rd_data: [0; 16],
             sg: None,
             limit: 1000,
+            base: u64::MAX,
             misses: 0,
             start_at: 0,
             abort_at: None,
@@ -343,6 +348,7 @@ impl Bench {
             abort: self.abort_at == Some(c),
             hold: self.hold.contains(&c),
             expiring: self.misses + 1 >= self.limit,
+            base_waited: self.misses >= self.base,
             beat,
             sg_busy: self.sg.is_some(),
             resp: resp.map(|r| r.0),
@@ -1538,6 +1544,49 @@ fn blocked_rises_when_a_share_of_its_row_fails_twice_in_normal_mode() {
         assert!(!t.b.blocked.val());
         if t.b.state() == SlowSt::Off && t.cycle > 2 {
             break;
+        }
+    }
+}
+
+/// `blocked` also once a poll of its certify row is missed with the
+/// Timer's `base_waited` high (the base wait for shares that may never
+/// come): in normal mode, from that miss until the slot ends; not in seal
+/// mode, and not while the base wait has not passed.
+#[test]
+fn blocked_rises_when_its_certify_row_stays_short_for_the_base_wait() {
+    for (seal, base) in [(false, 5), (true, 5), (false, u64::MAX)] {
+        // No peer's share: its own certificate is one short for good.
+        let mut t = Bench::new();
+        t.mode = (seal, false, false);
+        t.base = base;
+        t.limit = 40;
+        for j in [0u64, 2] {
+            t.mem.remove(&(CERT_ROW + (j << 5)));
+            t.mem.remove(&(CERT_ROW + (j << 5) + 16));
+        }
+        let mut rose = None;
+        for _ in 0..20_000 {
+            t.step();
+            if t.b.blocked.val() && rose.is_none() {
+                rose = Some((t.misses, t.b.state()));
+            }
+            if rose.is_some() && t.b.state() != SlowSt::Off {
+                assert!(t.b.blocked.val(), "blocked fell at {}", t.cycle);
+            }
+            if (t.b.state() == SlowSt::Off && t.cycle > 2) || t.cycle > 15_000 {
+                break;
+            }
+        }
+        match (seal, base) {
+            (false, 5) => {
+                let (misses, state) = rose.expect("blocked rises");
+                assert!(misses >= base, "after the base wait: {misses}");
+                assert!(
+                    matches!(state, SlowSt::SlowPollCertify | SlowSt::SlowWaitCertify),
+                    "{state:?}"
+                );
+            }
+            _ => assert_eq!(rose, None, "seal mode {seal}, base {base}"),
         }
     }
 }

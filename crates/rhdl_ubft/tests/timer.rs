@@ -414,3 +414,29 @@ fn the_probe_mask_doubles_at_each_failure_to_2_to_the_5_and_clears_at_a_fast_dec
         assert_eq!(mask(&t), 0, "{end} clears it");
     }
 }
+
+#[test]
+fn base_waited_rises_after_wait_polls_misses_in_a_row_at_any_streak() {
+    let mut t = Bench::new(5);
+    // Two view changes: SLOW's own wait is wait_polls << (2 + VC_SHIFT), the
+    // base wait still wait_polls.
+    for _ in 0..2 {
+        t.step(Ins {
+            next_view: true,
+            ..Ins::default()
+        });
+    }
+    for _ in 0..WAIT {
+        assert!(!t.b.base_waited.val());
+        t.step(slow_miss());
+    }
+    assert!(t.b.base_waited.val(), "after wait_polls misses");
+    assert!(!t.b.slow_expiring.val(), "long before SLOW's timeout");
+    t.step(slow_miss());
+    assert!(t.b.base_waited.val(), "and on");
+    t.step(Ins {
+        clear: true,
+        ..Ins::default()
+    });
+    assert!(!t.b.base_waited.val(), "a clear restarts it");
+}

@@ -731,6 +731,36 @@ fn a_commit_of_this_slot_is_reported_only_while_awaiting_once_per_x() {
 }
 
 #[test]
+fn a_commit_of_this_view_is_reported_again_after_one_of_an_older_view() {
+    // x = 1's COMMIT of slot k in view 2 is reported, and once x replaces it
+    // with its COMMIT of this replica's view 4, that one is reported too
+    // (R10's second half may adopt it; the older one it may not); then
+    // nothing more until a clear.
+    let k = 5;
+    let mut b = Bench::<3>::new(k, 4);
+    b.awaiting = true;
+    b.take_after = Some(0);
+    b.mine(1, records::commit_block(1, 2, k, 77, 76), 0b011);
+    b.run_to(400 * 3 * 4);
+    let views: Vec<u32> = b.events.iter().map(|e| e.view).collect();
+    assert_eq!(views, vec![2], "{:?}", b.events);
+    b.mine(1, records::commit_block(1, 4, k, 78, 76), 0b101);
+    b.run_to(2 * 400 * 3 * 4);
+    let got: Vec<(u32, u32, u32, u64)> = b
+        .events
+        .iter()
+        .map(|e| (e.view, e.m, e.x, e.bits))
+        .collect();
+    assert_eq!(got, vec![(2, 77, 1, 0b011), (4, 78, 1, 0b101)]);
+    // A COMMIT of a later view after these is not reported before a clear.
+    b.mine(1, records::commit_block(1, 6, k, 79, 76), 0b011);
+    b.run_to(3 * 400 * 3 * 4);
+    assert_eq!(b.events.len(), 2, "{:?}", b.events);
+    let polled_x1 = b.bursts.iter().filter(|q| q.addr == b.mine_addr(1)).count();
+    assert!(polled_x1 >= 3, "x = 1 polled on");
+}
+
+#[test]
 fn a_poll_with_fetch_error_finds_nothing() {
     let (k, w, m) = (5, 3, 0xabc);
     let mut b = Bench::<3>::new(k, 0);

@@ -628,6 +628,7 @@ impl<const N: usize> Logic for Protocol<N> {
         } else {
             self.slow.expiring.next = self.timer.slow_expiring.val();
         }
+        self.slow.base_waited.next = self.timer.base_waited.val();
         self.slow.fetch_beat.next = self.fetch_beat.val();
         self.slow.fetch_beat_valid.next = self.f_valid.val();
         self.slow.fetch_done.next = self.f_done.val();
@@ -856,8 +857,8 @@ impl<const N: usize> Logic for Protocol<N> {
             self.slow.holding.val() & !self.slow.seal_mode.val() & !self.slow.deliver_mode.val();
         // (In SLOW's normal mode, R10's second half: of a later view, or
         // of this view while SLOW has not delivered k or its certificate is
-        // blocked by a forged share, and one adoption per pass of SLOW,
-        // `slow_normal`.)
+        // blocked, by a forged share or a wait for shares as long as the
+        // base wait, and one adoption per pass of SLOW, `slow_normal`.)
         self.adopt_ok.next = self.ledger.ev_above_l.val()
             & ((self.view.awaiting.val() & (self.wt_ev_view.val() >= self.view_no.q.val()))
                 | (self.slow.holding.val()
@@ -1350,9 +1351,10 @@ impl<const N: usize> Logic for Protocol<N> {
         if self.held.q.val() & self.ledger.reach_ok.val() {
             self.wt_clear.next = true;
         }
-        // ... and once SLOW's own certificate is blocked by a forged share,
-        // so that a peer's COMMIT of this view, reported and not adopted
-        // while SLOW could still certify, is reported again.
+        // ... and once SLOW's own certificate is blocked (a forged share, or
+        // the base wait for shares), so that a peer's COMMIT of this view,
+        // reported and not adopted while SLOW could still certify, is
+        // reported again.
         if self.slow.blocked.val() & !self.blocked_q.q.val() {
             self.wt_clear.next = true;
         }

@@ -252,11 +252,16 @@ pub struct Slow {
     /// the leader's signature it cannot. High through the poll loop, so
     /// that a MINE Protocol may adopt waits for the poll point.
     pub undelivered: Signal<Out, Bit>,
-    /// In normal mode, a share of its certify row failed at both of its
-    /// reads (`bad`): the row holds a forged share, and its own certificate
-    /// may never form, so Protocol may adopt a peer's COMMIT of this view
-    /// although the machine delivered (R10's second half).
+    /// In normal mode, its own certificate may never form: a share of its
+    /// certify row failed at both of its reads (`bad`: the row holds a
+    /// forged share), or it has polled the row for its shares for the base
+    /// wait (`short`: a share it lacks may never come, since a peer that
+    /// adopted writes none). Protocol may then adopt a peer's COMMIT of
+    /// this view although the machine delivered (R10's second half).
     pub blocked: Signal<Out, Bit>,
+    /// The Timer's `base_waited`: the misses in a row reached
+    /// `wait_polls`.
+    pub base_waited: Signal<In, Bit>,
     /// The machine holds the slot (not Off).
     pub holding: Signal<Out, Bit>,
     /// Delivery on n locks (R5 while undelivered, R16 while bridging):
@@ -514,6 +519,9 @@ pub struct Slow {
     verified: DFF<Bits<8>>,
     torn: DFF<Bits<8>>,
     bad: DFF<Bits<8>>,
+    /// In normal mode, a miss of its certify row's poll came with
+    /// `base_waited`, this slot.
+    short: DFF<Bit>,
     /// The share being checked: its replica, its place among the copied
     /// ones, and COMPOSE's read of it settled.
     sj: DFF<Bits<8>>,
@@ -624,6 +632,7 @@ impl Default for Slow {
             at_poll: Default::default(),
             undelivered: Default::default(),
             blocked: Default::default(),
+            base_waited: Default::default(),
             locks_ok: Default::default(),
             locks: Default::default(),
             cert_row_word: Default::default(),
@@ -743,6 +752,7 @@ impl Default for Slow {
             verified: Default::default(),
             torn: Default::default(),
             bad: Default::default(),
+            short: Default::default(),
             sj: Default::default(),
             so: Default::default(),
             rd: Default::default(),
@@ -824,6 +834,7 @@ impl Logic for Slow {
             verified,
             torn,
             bad,
+            short,
             sj,
             so,
             rd,
@@ -959,6 +970,7 @@ impl Logic for Slow {
                 self.verified.d.next = 0.into();
                 self.torn.d.next = 0.into();
                 self.bad.d.next = 0.into();
+                self.short.d.next = false;
                 self.prep_torn.d.next = false;
                 self.clear_wait.next = true;
                 if self.adopting.q.val() {
@@ -1874,7 +1886,16 @@ impl Logic for Slow {
             & !self.sealing.q.val()
             & !self.delivering.q.val()
             & !self.adopting.q.val();
-        self.blocked.next = (self.bad.q.val() != 0)
+        if ((self.state.q.val() == SlowSt::SlowPollCertify)
+            | (self.state.q.val() == SlowSt::SlowWaitCertify))
+            & self.base_waited.val()
+            & !self.sealing.q.val()
+            & !self.delivering.q.val()
+            & !self.adopting.q.val()
+        {
+            self.short.d.next = true;
+        }
+        self.blocked.next = ((self.bad.q.val() != 0) | self.short.q.val())
             & (self.state.q.val() != SlowSt::Off)
             & (self.state.q.val() != SlowSt::SlowStart)
             & !self.sealing.q.val()

@@ -117,6 +117,11 @@ pub struct Timer {
     pub vc_expiring: Signal<Out, Bit>,
     pub timeouts: Signal<Out, Bits<32>>,
     pub close_to: Signal<Out, Bit>,
+    /// The misses in a row reach the base wait, `wait_polls` (no
+    /// doublings): Protocol lets SLOW adopt a peer's COMMIT of its own view
+    /// once its certificate has been short that long (protocol.md, "R10's
+    /// second half").
+    pub base_waited: Signal<Out, Bit>,
     waited: DFF<Bits<WAITED_BITS>>,
     streak: DFF<Bits<STREAK_BITS>>,
     vc_wait: DFF<Bits<STREAK_BITS>>,
@@ -147,7 +152,7 @@ impl Default for Timer {
             slow_decided, closing, fast_failed, fast_decided, probe_mask, fast_expiring,
             probe_expiring,
             prep_expiring, slow_expiring,
-            vc_expiring, timeouts, close_to, waited, streak, vc_wait, slow_shift,
+            vc_expiring, timeouts, close_to, base_waited, waited, streak, vc_wait, slow_shift,
             prep_long, count, close_q, mask, vc_shift, timeout, fast_shift
         })
     }
@@ -187,6 +192,8 @@ impl Logic for Timer {
             >= (bit_cast::<WAITED_BITS, 16>(self.wait_polls.val())
                 << (self.streak.q.val() + self.vc_wait.q.val()));
         self.timeouts.next = self.count.q.val();
+        self.base_waited.next =
+            self.waited.q.val() >= bit_cast::<WAITED_BITS, 16>(self.wait_polls.val());
         self.close_to.next = self.close_q.q.val();
         self.probe_mask.next = self.mask.q.val();
         // The sticky slow path: each failure of the fast path doubles the

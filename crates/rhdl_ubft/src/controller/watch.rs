@@ -272,6 +272,10 @@ pub struct Watch<const N: usize> {
     com_seen: DFF<Bits<N>>,
     /// Mine: the x whose COMMIT of k was reported.
     mine_seen: DFF<Bits<N>>,
+    /// Mine: the x whose COMMIT of k in this replica's view was reported.
+    /// A COMMIT of x in the view is reported once more after one of an
+    /// older view (R10's second half adopts it; the older one it may not).
+    mine_cur: DFF<Bits<N>>,
     /// x's last reported COMMIT: (w, m << 32, prev << 64).
     com_mem: [DFF<Bits<96>>; N],
     seal_last: DFF<Bits<N>>,
@@ -458,6 +462,7 @@ impl<const N: usize> Watch<N> {
             above_prev: Default::default(),
             com_seen: Default::default(),
             mine_seen: Default::default(),
+            mine_cur: Default::default(),
             com_mem: std::array::from_fn(|_| Default::default()),
             seal_last: Default::default(),
             nv_seen: Default::default(),
@@ -551,7 +556,7 @@ impl<const N: usize> Logic for Watch<N> {
             self, clock, state, poll, cx, cur_x, cnt_q, rec, sub, pass, err, lane_q, hit, r_view,
             r_m, r_prev, tally, bits, ev_valid_q, ev_kind_q, ev_view_q, ev_m_q, ev_prev_q, ev_x_q,
             ev_bits_q, row_seen, row_w, row_m, above_seen, above_v, above_m, above_prev, com_seen,
-            mine_seen, seal_last, nv_seen, nv_last
+            mine_seen, mine_cur, seal_last, nv_seen, nv_last
         );
         for i in 0..N {
             self.com_mem[i].clock.next = self.clock.val();
@@ -857,10 +862,16 @@ impl<const N: usize> Logic for Watch<N> {
                             self.ev_prev_q.d.next = self.r_prev.q.val();
                             self.ev_x_q.d.next = self.cx.q.val();
                             self.ev_bits_q.d.next = self.bits.q.val();
-                            if self.hit.q.val() & ((self.mine_seen.q.val() & self.x_sel.val()) == 0)
+                            if self.hit.q.val()
+                                & (((self.mine_seen.q.val() & self.x_sel.val()) == 0)
+                                    | ((self.r_view.q.val() == self.view.val())
+                                        & ((self.mine_cur.q.val() & self.x_sel.val()) == 0)))
                             {
                                 self.found.next = true;
                                 self.mine_seen.d.next = self.mine_seen.q.val() | self.x_sel.val();
+                                if self.r_view.q.val() == self.view.val() {
+                                    self.mine_cur.d.next = self.mine_cur.q.val() | self.x_sel.val();
+                                }
                             }
                         }
                         _ => {
@@ -952,6 +963,7 @@ impl<const N: usize> Logic for Watch<N> {
             self.above_seen.d.next = false;
             self.com_seen.d.next = 0.into();
             self.mine_seen.d.next = 0.into();
+            self.mine_cur.d.next = 0.into();
             self.seal_last.d.next = 0.into();
             self.nv_seen.d.next = false;
             self.state.d.next = WatchState::Idle;
