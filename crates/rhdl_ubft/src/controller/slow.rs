@@ -519,8 +519,9 @@ pub struct Slow {
     verified: DFF<Bits<8>>,
     torn: DFF<Bits<8>>,
     bad: DFF<Bits<8>>,
-    /// In normal mode, a miss of its certify row's poll came with
-    /// `base_waited`, this slot.
+    /// In normal mode, the machine was in a poll state of its certify row
+    /// (SlowPollCertify, SlowWaitCertify) with `base_waited` high, this
+    /// slot.
     short: DFF<Bit>,
     /// The share being checked: its replica, its place among the copied
     /// ones, and COMPOSE's read of it settled.

@@ -118,9 +118,10 @@ pub struct Timer {
     pub timeouts: Signal<Out, Bits<32>>,
     pub close_to: Signal<Out, Bit>,
     /// The misses in a row reach the base wait, `wait_polls` (no
-    /// doublings): Protocol lets SLOW adopt a peer's COMMIT of its own view
-    /// once its certificate has been short that long (protocol.md, "R10's
-    /// second half").
+    /// doublings). SLOW takes it: a certificate short that long lets
+    /// Protocol adopt a peer's COMMIT of its own view (protocol.md, "SLOW's
+    /// normal mode adopts a peer's certificate only where it cannot do
+    /// better").
     pub base_waited: Signal<Out, Bit>,
     waited: DFF<Bits<WAITED_BITS>>,
     streak: DFF<Bits<STREAK_BITS>>,

@@ -273,8 +273,9 @@ pub struct Watch<const N: usize> {
     /// Mine: the x whose COMMIT of k was reported.
     mine_seen: DFF<Bits<N>>,
     /// Mine: the x whose COMMIT of k in this replica's view was reported.
-    /// A COMMIT of x in the view is reported once more after one of an
-    /// older view (R10's second half adopts it; the older one it may not).
+    /// A COMMIT of x in the view is reported once more after one of
+    /// another view (R10's second half may adopt it where it could not
+    /// adopt the other).
     mine_cur: DFF<Bits<N>>,
     /// x's last reported COMMIT: (w, m << 32, prev << 64).
     com_mem: [DFF<Bits<96>>; N],
