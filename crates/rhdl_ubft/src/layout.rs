@@ -179,9 +179,6 @@ COMMIT = {KIND_COMMIT}, SEAL = {KIND_SEAL}), so a verify request reads the block
 signature ({} here) follows on beats of its own. Certificates here have f + 1 = {f1} shares.\n\n",
         if b.sb == 1 { "one beat".to_string() } else { format!("{} beats", b.sb) }
     );
-    let beats = |r: Region| record_beats(r, b.n, b.sb);
-    let stride = |r: Region| stride_beats(r, b.n, b.sb);
-    s += "| record | beats (stride) | first beat | then |\n| --- | ---: | --- | --- |\n";
     let rows: [(Region, String, &str); 10] = [
         (
             Region::Prepare,
@@ -240,14 +237,7 @@ signature ({} here) follows on beats of its own. Certificates here have f + 1 = 
             "",
         ),
     ];
-    for (r, first, then) in rows {
-        let size = if r == Region::WillCert {
-            "-".to_string()
-        } else {
-            format!("{} ({})", beats(r), stride(r))
-        };
-        s += &format!("| {} | {size} | {first} | {then} |\n", r.name());
-    }
+    s += &records_table(&b, &rows);
     s
 }
 
@@ -273,7 +263,6 @@ and CKPT = {KIND_CKPT}). A vote entry is {VOTE_WORDS} words: the 96-bit tag t(v,
 {VOTE_TAG} to {} (k.lo; k[47:32] | v[15:0] << 16; v[47:16]) and m in word {VOTE_M}.\n\n",
         VOTE_TAG + TAG_WORDS - 1
     );
-    s += "| record | beats (stride) | first beat | then |\n| --- | ---: | --- | --- |\n";
     let rows: [(Region, String, &str); 12] = [
         (
             Region::Prepare,
@@ -344,14 +333,25 @@ and CKPT = {KIND_CKPT}). A vote entry is {VOTE_WORDS} words: the 96-bit tag t(v,
             "σ_j(CKPT block)",
         ),
     ];
+    s += &records_table(&b, &rows);
+    s
+}
+
+/// A records table for docs/layout.md: one row per (region, first beat,
+/// then), with the record's beats and stride in `b` (the vote row has
+/// none).
+fn records_table(b: &Mailbox, rows: &[(Region, String, &str)]) -> String {
+    let mut s = String::from(
+        "| record | beats (stride) | first beat | then |\n| --- | ---: | --- | --- |\n",
+    );
     for (r, first, then) in rows {
-        let size = if r == Region::WillCert {
+        let size = if *r == Region::WillCert {
             "-".to_string()
         } else {
             format!(
                 "{} ({})",
-                b.record_beats(r),
-                b.stride(r) / crate::params::BEAT_WORDS
+                b.record_beats(*r),
+                b.stride(*r) / crate::params::BEAT_WORDS
             )
         };
         s += &format!("| {} | {size} | {first} | {then} |\n", r.name());
